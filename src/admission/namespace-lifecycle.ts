@@ -1,0 +1,39 @@
+import { forbidden, notFound } from '../api/errors';
+import type { KubeObject } from '../api/types';
+import type { AdmissionAttributes, AdmissionPlugin } from './admission';
+
+/** Looks a namespace up, from a cache where one exists. */
+export interface NamespaceLookup {
+  get(name: string): Promise<KubeObject | null>;
+}
+
+/** Namespaces that always exist and may never be deleted. */
+export const IMMORTAL_NAMESPACES = ['default', 'kube-system', 'kube-public'];
+
+const NAMESPACES = { group: '', resource: 'namespaces' };
+
+/** NamespaceLifecycle: no content in absent or terminating namespaces; immortal namespaces stay. */
+export class NamespaceLifecycle implements AdmissionPlugin {
+  readonly name = 'NamespaceLifecycle';
+
+  constructor(private readonly namespaces: NamespaceLookup) {}
+
+  async admit(attrs: AdmissionAttributes): Promise<void> {
+    const { def, operation, namespace, name } = attrs;
+    if (!def.group && def.resource === 'namespaces') {
+      if (operation === 'DELETE' && IMMORTAL_NAMESPACES.includes(name)) {
+        throw forbidden(NAMESPACES, name, 'this namespace may not be deleted');
+      }
+      return;
+    }
+    if (!def.namespaced || operation !== 'CREATE') return;
+    const ns = await this.namespaces.get(namespace);
+    if (!ns) throw notFound(NAMESPACES, namespace);
+    if (ns.metadata.deletionTimestamp || (ns.status as { phase?: string } | undefined)?.phase === 'Terminating') {
+      const message = `unable to create new content in namespace ${namespace} because it is being terminated`;
+      const err = forbidden({ group: def.group, resource: def.resource }, attrs.object?.metadata.name ?? '', message);
+      err.status.details!.causes = [{ reason: 'NamespaceTerminating', message, field: 'metadata.namespace' }];
+      throw err;
+    }
+  }
+}

@@ -1,0 +1,98 @@
+/** Field-level validation errors, rendered exactly as apimachinery's field.Error does. */
+
+export type FieldErrorType =
+  | 'FieldValueNotFound'
+  | 'FieldValueRequired'
+  | 'FieldValueDuplicate'
+  | 'FieldValueInvalid'
+  | 'FieldValueNotSupported'
+  | 'FieldValueForbidden'
+  | 'FieldValueTooLong'
+  | 'FieldValueTooMany'
+  | 'InternalError'
+  | 'FieldValueTypeInvalid';
+
+const typeText: Record<FieldErrorType, string> = {
+  FieldValueNotFound: 'Not found',
+  FieldValueRequired: 'Required value',
+  FieldValueDuplicate: 'Duplicate value',
+  FieldValueInvalid: 'Invalid value',
+  FieldValueNotSupported: 'Unsupported value',
+  FieldValueForbidden: 'Forbidden',
+  FieldValueTooLong: 'Too long',
+  FieldValueTooMany: 'Too many',
+  InternalError: 'Internal error',
+  FieldValueTypeInvalid: 'Invalid value',
+};
+
+/** Types whose message never shows the offending value. */
+const valueless = new Set<FieldErrorType>(['FieldValueRequired', 'FieldValueForbidden', 'FieldValueTooLong', 'InternalError']);
+
+export interface FieldError {
+  type: FieldErrorType;
+  field: string;
+  value?: unknown;
+  detail?: string;
+}
+
+export type FieldErrorList = FieldError[];
+
+/** Go's %q for the common cases: JSON string escaping matches it for printable text. */
+export function goQuote(value: string): string {
+  return JSON.stringify(value);
+}
+
+function formatValue(value: unknown): string {
+  if (value === null || value === undefined) return 'null';
+  if (typeof value === 'string') return goQuote(value);
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  return JSON.stringify(value);
+}
+
+export function fieldErrorBody(e: FieldError): string {
+  let body = typeText[e.type];
+  if (!valueless.has(e.type) && 'value' in e) body += `: ${formatValue(e.value)}`;
+  if (e.detail) body += `: ${e.detail}`;
+  return body;
+}
+
+export function fieldErrorMessage(e: FieldError): string {
+  return e.field ? `${e.field}: ${fieldErrorBody(e)}` : fieldErrorBody(e);
+}
+
+/** utilerrors.NewAggregate(...).Error(): one message bare, several in brackets, duplicates folded. */
+export function aggregateMessage(messages: string[]): string {
+  const unique = [...new Set(messages)];
+  return unique.length === 1 ? unique[0] : `[${unique.join(', ')}]`;
+}
+
+export const field = {
+  required: (path: string, detail = ''): FieldError => ({ type: 'FieldValueRequired', field: path, detail }),
+  invalid: (path: string, value: unknown, detail: string): FieldError => ({ type: 'FieldValueInvalid', field: path, value, detail }),
+  forbidden: (path: string, detail: string): FieldError => ({ type: 'FieldValueForbidden', field: path, detail }),
+  duplicate: (path: string, value: unknown): FieldError => ({ type: 'FieldValueDuplicate', field: path, value }),
+  notFound: (path: string, value: unknown): FieldError => ({ type: 'FieldValueNotFound', field: path, value }),
+  tooLong: (path: string, max: number): FieldError => ({
+    type: 'FieldValueTooLong',
+    field: path,
+    detail: `may not be more than ${max} bytes`,
+  }),
+  tooMany: (path: string, actual: number, max: number): FieldError => ({
+    type: 'FieldValueTooMany',
+    field: path,
+    value: actual,
+    detail: `must have at most ${max} items`,
+  }),
+  notSupported: (path: string, value: unknown, supported: string[]): FieldError => ({
+    type: 'FieldValueNotSupported',
+    field: path,
+    value,
+    detail: `supported values: ${supported.map(goQuote).join(', ')}`,
+  }),
+  typeInvalid: (path: string, value: unknown, detail: string): FieldError => ({
+    type: 'FieldValueTypeInvalid',
+    field: path,
+    value,
+    detail,
+  }),
+};

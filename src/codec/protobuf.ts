@@ -1,0 +1,156 @@
+import path from 'node:path';
+import { Root, type Field, type Type } from 'protobufjs';
+import type { GroupVersionKind, KubeObject } from '../api/types';
+import { parseApiVersion } from '../api/types';
+import { FIELD_FACTS } from '../schema/field-facts';
+import { DecodeError } from './decode-error';
+
+/** Every Kubernetes protobuf body starts with these four bytes ("k8s\0"). */
+export const PROTOBUF_MAGIC = Buffer.from([0x6b, 0x38, 0x73, 0x00]);
+
+const PROTO_ROOT = path.resolve(__dirname, '../../proto');
+const PROTO_FILES = [
+  'k8s.io/apimachinery/pkg/runtime/generated.proto',
+  'k8s.io/apimachinery/pkg/apis/meta/v1/generated.proto',
+  'k8s.io/api/core/v1/generated.proto',
+  'k8s.io/api/apps/v1/generated.proto',
+  'k8s.io/api/coordination/v1/generated.proto',
+];
+
+const META = '.k8s.io.apimachinery.pkg.apis.meta.v1';
+
+let cachedRoot: Root | null = null;
+
+export function protoRoot(): Root {
+  if (cachedRoot) return cachedRoot;
+  const root = new Root();
+  root.resolvePath = (_origin, target) => path.join(PROTO_ROOT, target);
+  root.loadSync(PROTO_FILES, { keepCase: true });
+  root.resolveAll();
+  cachedRoot = root;
+  return root;
+}
+
+/** Kinds of meta/v1 that other group-versions also register (client-go sends DeleteOptions as "v1"). */
+const META_KINDS = new Set(['DeleteOptions', 'Status', 'WatchEvent', 'PartialObjectMetadata', 'PartialObjectMetadataList', 'List']);
+
+/** "apps" -> k8s.io.api.apps.v1, "" -> core, "coordination.k8s.io" -> coordination; meta kinds -> apimachinery. */
+export function protoTypeName(gvk: GroupVersionKind): string {
+  if (gvk.group === 'meta.k8s.io' || gvk.group === 'meta.cluster' || META_KINDS.has(gvk.kind)) {
+    return `k8s.io.apimachinery.pkg.apis.meta.v1.${gvk.kind}`;
+  }
+  const group = gvk.group === '' ? 'core' : gvk.group.replace(/\.k8s\.io$/, '').split('.')[0];
+  return `k8s.io.api.${group}.${gvk.version}.${gvk.kind}`;
+}
+
+export function lookupMessage(gvk: GroupVersionKind): Type | null {
+  try {
+    return protoRoot().lookupType(protoTypeName(gvk));
+  } catch {
+    return null;
+  }
+}
+
+type Longish = number | { toNumber(): number };
+
+function toNumber(v: Longish): number {
+  return typeof v === 'number' ? v : v.toNumber();
+}
+
+function isZero(v: unknown): boolean {
+  return v === '' || v === 0 || v === false;
+}
+
+function formatTime(seconds: number, nanos: number, micro: boolean): string {
+  const iso = new Date(seconds * 1000).toISOString().slice(0, 19);
+  if (!micro) return `${iso}Z`;
+  return `${iso}.${String(Math.floor(nanos / 1000)).padStart(6, '0')}Z`;
+}
+
+/** The messages whose JSON form is not a plain object of their fields. */
+const SPECIAL: Record<string, (msg: Record<string, unknown>) => unknown> = {
+  [`${META}.Time`]: (m) => (m.seconds === undefined || toNumber(m.seconds as Longish) === 0 ? undefined : formatTime(toNumber(m.seconds as Longish), 0, false)),
+  [`${META}.MicroTime`]: (m) =>
+    m.seconds === undefined ? undefined : formatTime(toNumber(m.seconds as Longish), toNumber((m.nanos as Longish) ?? 0), true),
+  [`${META}.Duration`]: (m) => formatDuration(toNumber((m.duration as Longish) ?? 0)),
+  [`${META}.FieldsV1`]: (m) => (m.Raw ? JSON.parse((m.Raw as Buffer).toString('utf8')) : undefined),
+  '.k8s.io.apimachinery.pkg.util.intstr.IntOrString': (m) => (toNumber((m.type as Longish) ?? 0) === 1 ? (m.strVal ?? '') : (m.intVal ?? 0)),
+  '.k8s.io.apimachinery.pkg.api.resource.Quantity': (m) => m.string,
+  '.k8s.io.apimachinery.pkg.runtime.RawExtension': (m) => (m.raw && (m.raw as Buffer).length > 0 ? JSON.parse((m.raw as Buffer).toString('utf8')) : undefined),
+};
+
+/** Go's time.Duration.String(), for metav1.Duration. */
+function formatDuration(nanos: number): string {
+  if (nanos === 0) return '0s';
+  let rest = Math.abs(nanos) / 1e9;
+  const h = Math.floor(rest / 3600);
+  rest -= h * 3600;
+  const m = Math.floor(rest / 60);
+  const s = +(rest - m * 60).toFixed(9);
+  const sign = nanos < 0 ? '-' : '';
+  if (h > 0) return `${sign}${h}h${m}m${s}s`;
+  if (m > 0) return `${sign}${m}m${s}s`;
+  return `${sign}${s}s`;
+}
+
+function scalarToJson(field: Field, value: unknown): unknown {
+  if (field.resolvedType) return messageToJson(field.resolvedType as Type, value as Record<string, unknown>);
+  if (Buffer.isBuffer(value) || value instanceof Uint8Array) return Buffer.from(value).toString('base64');
+  if (typeof value === 'object' && value !== null && 'low' in value) return toNumber(value as unknown as Longish);
+  return value;
+}
+
+/** Converts a decoded message to the JSON Kubernetes would print for it. */
+export function messageToJson(type: Type, msg: Record<string, unknown>): unknown {
+  const special = SPECIAL[type.fullName];
+  if (special) return special(msg);
+  const out: Record<string, unknown> = {};
+  for (const field of type.fieldsArray) {
+    if (!Object.prototype.hasOwnProperty.call(msg, field.name)) continue;
+    const value = msg[field.name];
+    if (field.map) {
+      const entries = Object.entries(value as Record<string, unknown>);
+      if (entries.length === 0) continue;
+      out[field.name] = Object.fromEntries(entries.map(([k, v]) => [k, scalarToJson(field, v)]));
+    } else if (field.repeated) {
+      const items = value as unknown[];
+      if (items.length === 0) continue;
+      out[field.name] = items.map((v) => scalarToJson(field, v));
+    } else {
+      const json = scalarToJson(field, value);
+      if (json === undefined) continue;
+      // client-go writes every non-pointer scalar even when zero; Kubernetes' JSON drops those zeros.
+      if (!field.resolvedType && isZero(json) && !FIELD_FACTS[type.fullName.slice(1)]?.[field.name]?.keepZero) continue;
+      out[field.name] = json;
+    }
+  }
+  return out;
+}
+
+/** Reads a `k8s\0` + runtime.Unknown body into a plain object of the kind its typeMeta names. */
+export function decodeProtobuf(body: Buffer): KubeObject {
+  if (body.length < 4 || !body.subarray(0, 4).equals(PROTOBUF_MAGIC)) {
+    throw new DecodeError(`provided data does not appear to be a protobuf message, expected prefix [107 56 115 0]`);
+  }
+  const root = protoRoot();
+  const unknownType = root.lookupType('k8s.io.apimachinery.pkg.runtime.Unknown');
+  let unknown: Record<string, unknown>;
+  try {
+    unknown = unknownType.decode(body.subarray(4)) as unknown as Record<string, unknown>;
+  } catch (err) {
+    throw new DecodeError(`unable to decode protobuf envelope: ${(err as Error).message}`);
+  }
+  const typeMeta = (unknown.typeMeta ?? {}) as { apiVersion?: string; kind?: string };
+  if (!typeMeta.kind || !typeMeta.apiVersion) throw new DecodeError('Object \'Kind\' is missing in protobuf envelope');
+  const gv = parseApiVersion(typeMeta.apiVersion);
+  const type = lookupMessage({ ...gv, kind: typeMeta.kind });
+  if (!type) throw new DecodeError(`no kind "${typeMeta.kind}" is registered for version "${typeMeta.apiVersion}"`);
+  let message: Record<string, unknown>;
+  try {
+    message = type.decode((unknown.raw as Buffer | undefined) ?? Buffer.alloc(0)) as unknown as Record<string, unknown>;
+  } catch (err) {
+    throw new DecodeError(`unable to decode ${typeMeta.kind}: ${(err as Error).message}`);
+  }
+  const json = messageToJson(type, message) as Record<string, unknown>;
+  return { apiVersion: typeMeta.apiVersion, kind: typeMeta.kind, metadata: {}, ...json } as KubeObject;
+}

@@ -1,0 +1,15 @@
+import { dump, load } from 'js-yaml';
+import { DecodeError } from './decode-error';
+
+export function decodeYaml(body: Buffer): unknown {
+  try {
+    return load(body.toString('utf8'));
+  } catch (err) {
+    throw new DecodeError(`error converting YAML to JSON: ${(err as Error).message.split('\n')[0]}`);
+  }
+}
+
+/** YAML as sigs.k8s.io/yaml writes it: keys sorted, no anchors. */
+export function encodeYaml(value: unknown): Buffer {
+  return Buffer.from(dump(value, { sortKeys: true, noRefs: true, lineWidth: -1 }));
+}

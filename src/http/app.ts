@@ -1,0 +1,223 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import express from 'express';
+import { notAcceptable, pathNotFound, toStatusError, type StatusError } from '../api/errors';
+import type { AdmissionChain } from '../admission/admission';
+import { negotiateOutput, type Encoding, type OutputChoice } from '../codec/negotiate';
+import type { ApiServerMetrics } from '../metrics/metrics';
+import type { PatchSchema } from '../patch/strategic-merge';
+import type { ResourceDefinition } from '../registry/resource-definition';
+import type { ResourceRegistry } from '../registry/resource-registry';
+import { aggregatedDiscovery, apiGroupDocument, apiGroupList, apiResourceList, apiVersions } from './discovery';
+import { requestLabels } from './filters/request-metrics';
+import { groupVersionPath, openApiV2Document, openApiV3Document, openApiV3Index, type SchemaSource } from './openapi';
+import { isPretty } from './query';
+import { parseRequestInfo, type RequestInfo } from './request-info';
+import { encode, writeBody, writeEncoded, writeError } from './respond';
+import { serveResource } from './router';
+
+export interface VersionInfo {
+  major: string;
+  minor: string;
+  gitVersion: string;
+  gitCommit: string;
+  gitTreeState: string;
+  buildDate: string;
+  goVersion: string;
+  compiler: string;
+  platform: string;
+}
+
+export interface HealthCheck {
+  name: string;
+  check(): Promise<void>;
+}
+
+export interface AppDeps {
+  registry: ResourceRegistry;
+  admission: AdmissionChain;
+  metrics: ApiServerMetrics;
+  version: VersionInfo;
+  schemas: SchemaSource;
+  patchSchemaFor(def: ResourceDefinition): PatchSchema | null;
+  /** Checks behind /readyz (all must pass); /livez and /healthz use `liveChecks`. */
+  readyChecks: HealthCheck[];
+  liveChecks: HealthCheck[];
+  inputEncodings: Encoding[];
+  outputEncodings: Encoding[];
+  streamEncodings: Encoding[];
+  log: (message: string, err?: unknown) => void;
+}
+
+interface RequestState {
+  info: RequestInfo;
+  query: URLSearchParams;
+  output: OutputChoice | null;
+  pretty: boolean;
+}
+
+const STATE = Symbol('kapi.request');
+type StatefulResponse = ServerResponse & { [STATE]?: RequestState };
+
+/** Health endpoints answer as kube-apiserver's: "ok", or a per-check report with ?verbose. */
+async function health(res: ServerResponse, query: URLSearchParams, checks: HealthCheck[], kind: string, only?: string): Promise<void> {
+  const selected = only ? checks.filter((c) => c.name === only) : checks;
+  if (only && selected.length === 0) throw pathNotFound();
+  const results = await Promise.all(
+    selected.map(async (c) => {
+      try {
+        await c.check();
+        return { name: c.name, ok: true };
+      } catch {
+        return { name: c.name, ok: false };
+      }
+    }),
+  );
+  const healthy = results.every((r) => r.ok);
+  const lines = results.map((r) => (r.ok ? `[+]${r.name} ok` : `[-]${r.name} failed: reason withheld`));
+  const verbose = query.has('verbose') || !healthy;
+  const text = verbose ? `${lines.join('\n')}\n${kind} check ${healthy ? 'passed' : 'failed'}\n` : 'ok';
+  res.setHeader('X-Content-Type-Options', 'nosniff');
+  writeBody(res, healthy ? 200 : 500, 'text/plain; charset=utf-8', Buffer.from(text));
+}
+
+export function createApp(deps: AppDeps): express.Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.disable('etag');
+  app.set('query parser', false);
+
+  // Request info, timing, metrics and the audit id: every request, parsed once.
+  app.use((req, res: StatefulResponse, next) => {
+    const url = new URL(req.url, 'http://kapi');
+    const info = parseRequestInfo(req.method, url.pathname, url.searchParams);
+    const state: RequestState = { info, query: url.searchParams, output: null, pretty: isPretty(url.searchParams, req.headers['user-agent']) };
+    res[STATE] = state;
+    res.setHeader('Audit-Id', randomUUID());
+    res.setHeader('Cache-Control', 'no-cache, private');
+    const labels = requestLabels(req, info, url.searchParams);
+    const started = process.hrtime.bigint();
+    const untrack = info.isResourceRequest && info.verb === 'watch' ? deps.metrics.trackLongRunning(labels) : null;
+    res.on('close', () => {
+      untrack?.();
+      deps.metrics.observeRequest(labels, res.statusCode, Number(process.hrtime.bigint() - started) / 1e9);
+    });
+    next();
+  });
+
+  const state = (res: ServerResponse): RequestState => (res as StatefulResponse)[STATE]!;
+  const json = (res: ServerResponse, value: unknown, code = 200): void => {
+    const s = state(res);
+    const output = negotiateOutput((res.req as IncomingMessage).headers.accept, { encodings: ['json', 'yaml'] });
+    writeEncoded(res, code, value, output, s.pretty);
+  };
+  const wrap =
+    (fn: (req: express.Request, res: express.Response) => Promise<void> | void) =>
+    (req: express.Request, res: express.Response, next: express.NextFunction): void => {
+      Promise.resolve()
+        .then(() => fn(req, res))
+        .catch(next);
+    };
+
+  app.get('/version', wrap((_req, res) => json(res, deps.version)));
+  for (const kind of ['healthz', 'livez', 'readyz'] as const) {
+    const checks = kind === 'readyz' ? deps.readyChecks : deps.liveChecks;
+    app.get(`/${kind}`, wrap((_req, res) => health(res, state(res).query, checks, kind)));
+    app.get(`/${kind}/:check`, wrap((req, res) => health(res, state(res).query, checks, kind, String(req.params.check))));
+  }
+  app.get(
+    '/metrics',
+    wrap(async (_req, res) => {
+      writeBody(res, 200, deps.metrics.registry.contentType, Buffer.from(await deps.metrics.registry.metrics()));
+    }),
+  );
+
+  const v3Docs = (): Map<string, Buffer> => {
+    const docs = new Map<string, Buffer>();
+    for (const entry of deps.registry.groupVersions()) {
+      docs.set(groupVersionPath(entry), encode(openApiV3Document(entry, deps.schemas, deps.version.gitVersion), 'json', false));
+    }
+    return docs;
+  };
+  app.get('/openapi/v3', wrap((_req, res) => json(res, openApiV3Index(v3Docs()))));
+  app.get(
+    '/openapi/v3/*path',
+    wrap((req, res) => {
+      const path = (req.params as { path: string[] }).path.join('/');
+      const body = v3Docs().get(path);
+      if (!body) throw pathNotFound();
+      if (state(res).query.has('hash')) res.setHeader('Cache-Control', 'public, immutable');
+      writeBody(res, 200, 'application/json', body);
+    }),
+  );
+  app.get(
+    '/openapi/v2',
+    wrap((req, res) => {
+      const accept = req.headers.accept;
+      if (accept && !/application\/json|\*\/\*/.test(accept)) throw notAcceptable(['application/json']);
+      writeBody(res, 200, 'application/json', encode(openApiV2Document(deps.registry, deps.schemas, deps.version.gitVersion), 'json', false));
+    }),
+  );
+
+  const discovery = (core: boolean) =>
+    wrap((req, res) => {
+      const output = negotiateOutput(req.headers.accept, { encodings: deps.outputEncodings, discovery: true });
+      state(res).output = output;
+      res.setHeader('Vary', 'Accept');
+      if (output.representation.kind === 'APIGroupDiscoveryList') {
+        writeEncoded(res, 200, aggregatedDiscovery(deps.registry, core, output.representation.version), output, state(res).pretty);
+        return;
+      }
+      const host = req.headers.host ?? '127.0.0.1';
+      writeEncoded(res, 200, core ? apiVersions(host) : apiGroupList(deps.registry), output, state(res).pretty);
+    });
+  app.get('/api', discovery(true));
+  app.get('/apis', discovery(false));
+
+  app.use(
+    wrap(async (req, res) => {
+      const s = state(res);
+      const { info } = s;
+      if (!info.isResourceRequest) {
+        const segments = info.path.split('/').filter(Boolean);
+        if (req.method === 'GET' && segments[0] === 'api' && segments.length === 2 && deps.registry.hasGroupVersion('', segments[1])) {
+          const entry = deps.registry.groupVersions().find((gv) => gv.group === '' && gv.version === segments[1])!;
+          return json(res, apiResourceList(entry));
+        }
+        if (req.method === 'GET' && segments[0] === 'apis' && segments.length === 2) {
+          const doc = apiGroupDocument(deps.registry, segments[1]);
+          if (doc) return json(res, doc);
+        }
+        if (req.method === 'GET' && segments[0] === 'apis' && segments.length === 3 && deps.registry.hasGroupVersion(segments[1], segments[2])) {
+          const entry = deps.registry.groupVersions().find((gv) => gv.group === segments[1] && gv.version === segments[2])!;
+          return json(res, apiResourceList(entry));
+        }
+        if (req.method === 'GET' && segments.length === 0) return json(res, rootPaths(deps));
+        throw pathNotFound();
+      }
+      const abort = new AbortController();
+      res.on('close', () => abort.abort());
+      await serveResource(req, res, info, s.query, deps, abort.signal, (output) => {
+        s.output = output;
+      });
+    }),
+  );
+
+  app.use((err: unknown, _req: express.Request, res: express.Response, _next: express.NextFunction) => {
+    const s = state(res);
+    const status: StatusError = toStatusError(err, (e) => deps.log('internal error', e));
+    if (res.headersSent) {
+      res.end();
+      return;
+    }
+    writeError(res, status, s?.output ?? null, s?.pretty ?? false);
+  });
+  return app;
+}
+
+function rootPaths(deps: AppDeps): Record<string, unknown> {
+  const paths = ['/api', '/apis', '/healthz', '/livez', '/metrics', '/openapi/v2', '/openapi/v3', '/readyz', '/version'];
+  for (const gv of deps.registry.groupVersions()) paths.push(gv.group ? `/apis/${gv.group}/${gv.version}` : `/api/${gv.version}`);
+  for (const gv of deps.registry.groupVersions()) if (gv.group) paths.push(`/apis/${gv.group}`);
+  return { paths: [...new Set(paths)].sort() };
+}

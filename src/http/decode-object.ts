@@ -1,0 +1,117 @@
+import { badRequest } from '../api/errors';
+import { isPlainObject, type KubeObject } from '../api/types';
+import { DecodeError } from '../codec/decode-error';
+import { decodeJson } from '../codec/json';
+import { negotiateInput, type Encoding } from '../codec/negotiate';
+import { decodeProtobuf } from '../codec/protobuf';
+import { decodeYaml } from '../codec/yaml';
+import { apiVersionOfDefinition, type ResourceDefinition } from '../registry/resource-definition';
+
+/** summarizeData: what a 400 shows of a body it could not read. */
+function summarize(body: Buffer): string {
+  if (body.length === 0) return '<empty>';
+  if (body[0] === 0x7b) return body.length > 30 ? `${body.subarray(0, 30).toString()} ...` : body.toString();
+  return body.length > 30 ? `${body.subarray(0, 30).toString('hex')} ...` : body.toString('hex');
+}
+
+function jsonTypeName(v: unknown): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'array';
+  if (typeof v === 'object') return 'object';
+  return typeof v === 'boolean' ? 'bool' : typeof v;
+}
+
+export function decodeBody(body: Buffer, encoding: Encoding): unknown {
+  switch (encoding) {
+    case 'json':
+      return decodeJson(body);
+    case 'yaml':
+      return decodeYaml(body);
+    case 'protobuf':
+      return decodeProtobuf(body);
+    case 'cbor':
+      throw new DecodeError('CBOR is not enabled');
+  }
+}
+
+/** Shapes of metadata fields that the machinery reads before any schema check. */
+const META_SHAPES: Record<string, 'string' | 'stringMap' | 'stringList' | 'number' | 'list'> = {
+  name: 'string',
+  generateName: 'string',
+  namespace: 'string',
+  uid: 'string',
+  resourceVersion: 'string',
+  labels: 'stringMap',
+  annotations: 'stringMap',
+  finalizers: 'stringList',
+  ownerReferences: 'list',
+  managedFields: 'list',
+  generation: 'number',
+  deletionGracePeriodSeconds: 'number',
+};
+
+function metadataTypeError(meta: Record<string, unknown>): string | null {
+  for (const [key, shape] of Object.entries(META_SHAPES)) {
+    const v = meta[key];
+    if (v === undefined || v === null) continue;
+    const goType = { string: 'string', stringMap: 'map[string]string', stringList: '[]string', number: 'int64', list: 'array' }[shape];
+    const ok =
+      shape === 'string'
+        ? typeof v === 'string'
+        : shape === 'number'
+          ? typeof v === 'number' && Number.isInteger(v)
+          : shape === 'stringMap'
+            ? isPlainObject(v) && Object.values(v).every((x) => typeof x === 'string')
+            : shape === 'stringList'
+              ? Array.isArray(v) && v.every((x) => typeof x === 'string')
+              : Array.isArray(v) && v.every(isPlainObject);
+    if (!ok) return `json: cannot unmarshal ${jsonTypeName(v)} into Go struct field ObjectMeta.metadata.${key} of type ${goType}`;
+  }
+  return null;
+}
+
+/** Reads a request body as an object of the endpoint's kind, with kube-apiserver's 400s for anything else. */
+export function decodeObject(body: Buffer, contentType: string | undefined, def: ResourceDefinition, encodings: Encoding[]): KubeObject {
+  const encoding = negotiateInput(contentType, encodings);
+  const expected = apiVersionOfDefinition(def);
+  let value: unknown;
+  try {
+    value = decodeBody(body, encoding);
+  } catch (err) {
+    if (err instanceof DecodeError) {
+      throw badRequest(`the object provided is unrecognized (must be of type ${def.kind}): ${err.message} (${summarize(body)})`);
+    }
+    throw err;
+  }
+  if (!isPlainObject(value)) {
+    throw badRequest(
+      `the object provided is unrecognized (must be of type ${def.kind}): couldn't get version/kind; json parse error: json: cannot unmarshal ${jsonTypeName(value)} into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" } (${summarize(body)})`,
+    );
+  }
+  for (const key of ['apiVersion', 'kind'] as const) {
+    if (value[key] !== undefined && typeof value[key] !== 'string') {
+      throw badRequest(`couldn't get version/kind; json parse error: json: cannot unmarshal ${jsonTypeName(value[key])} into Go struct field .${key} of type string`);
+    }
+  }
+  const apiVersion = (value.apiVersion as string | undefined) || expected;
+  const kind = (value.kind as string | undefined) || def.kind;
+  const version = apiVersion.includes('/') ? apiVersion.split('/')[1] : apiVersion;
+  if (kind !== def.kind) {
+    const internal = def.group === '' ? 'core' : def.group.split('.')[0];
+    throw badRequest(`${kind} in version "${version}" cannot be handled as a ${def.kind}: converting (${version}.${kind}) to (${internal}.${def.kind}): unknown conversion`);
+  }
+  if (apiVersion !== expected) {
+    throw badRequest(`the API version in the data (${apiVersion}) does not match the expected API version (${expected})`);
+  }
+  if (value.metadata === undefined || value.metadata === null) value.metadata = {};
+  if (!isPlainObject(value.metadata)) {
+    throw badRequest(
+      `${def.kind} in version "${version}" cannot be handled as a ${def.kind}: json: cannot unmarshal ${jsonTypeName(value.metadata)} into Go struct field ${def.kind}.metadata of type v1.ObjectMeta`,
+    );
+  }
+  const metaError = metadataTypeError(value.metadata);
+  if (metaError) throw badRequest(`${def.kind} in version "${version}" cannot be handled as a ${def.kind}: ${metaError}`);
+  value.apiVersion = apiVersion;
+  value.kind = kind;
+  return value as KubeObject;
+}

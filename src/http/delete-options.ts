@@ -1,0 +1,92 @@
+import { badRequest, invalid } from '../api/errors';
+import { field, type FieldErrorList } from '../api/field-errors';
+import { isPlainObject } from '../api/types';
+import { DecodeError } from '../codec/decode-error';
+import { negotiateInput, type Encoding } from '../codec/negotiate';
+import { decodeBody } from './decode-object';
+import { boolParam, intParam } from './query';
+
+export type PropagationPolicy = 'Orphan' | 'Background' | 'Foreground';
+
+export interface DeleteOptions {
+  gracePeriodSeconds?: number;
+  preconditions?: { uid?: string; resourceVersion?: string };
+  orphanDependents?: boolean;
+  propagationPolicy?: PropagationPolicy;
+  dryRun: boolean;
+}
+
+const POLICIES = ['Orphan', 'Background', 'Foreground'];
+const DELETE_OPTIONS = { group: 'meta.k8s.io', kind: 'DeleteOptions' };
+
+function fromBody(body: Buffer, contentType: string | undefined, encodings: Encoding[]): Record<string, unknown> {
+  const encoding = negotiateInput(contentType, encodings);
+  let value: unknown;
+  try {
+    value = decodeBody(body, encoding);
+  } catch (err) {
+    if (err instanceof DecodeError) throw badRequest(err.message);
+    throw err;
+  }
+  if (!isPlainObject(value)) throw badRequest('decoded object cannot be converted to DeleteOptions');
+  if (value.kind !== undefined && value.kind !== 'DeleteOptions') {
+    throw badRequest(`decoded object cannot be converted to DeleteOptions: got kind ${JSON.stringify(value.kind)}`);
+  }
+  return value;
+}
+
+function fromQuery(query: URLSearchParams): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  const grace = intParam(query, 'gracePeriodSeconds');
+  if (grace !== undefined) out.gracePeriodSeconds = grace;
+  if (query.has('orphanDependents')) out.orphanDependents = boolParam(query, 'orphanDependents');
+  if (query.has('propagationPolicy')) out.propagationPolicy = query.get('propagationPolicy');
+  if (query.has('dryRun')) out.dryRun = query.getAll('dryRun');
+  const uid = query.get('preconditions.uid');
+  const rv = query.get('preconditions.resourceVersion');
+  if (uid || rv) out.preconditions = { ...(uid ? { uid } : {}), ...(rv ? { resourceVersion: rv } : {}) };
+  return out;
+}
+
+function typeError(name: string, goType: string): Error {
+  return badRequest(`json: cannot unmarshal into Go struct field DeleteOptions.${name} of type ${goType}`);
+}
+
+/** DeleteOptions from the body when there is one, else from the query; validated as kube-apiserver does. */
+export function parseDeleteOptions(body: Buffer, contentType: string | undefined, query: URLSearchParams, encodings: Encoding[]): DeleteOptions {
+  const raw = body.length > 0 ? fromBody(body, contentType, encodings) : fromQuery(query);
+  const opts: DeleteOptions = { dryRun: false };
+  if (raw.gracePeriodSeconds !== undefined && raw.gracePeriodSeconds !== null) {
+    if (typeof raw.gracePeriodSeconds !== 'number' || !Number.isInteger(raw.gracePeriodSeconds)) throw typeError('gracePeriodSeconds', 'int64');
+    // Negative grace periods mean "as soon as possible", which the delete path treats as one second.
+    opts.gracePeriodSeconds = raw.gracePeriodSeconds < 0 ? 1 : raw.gracePeriodSeconds;
+  }
+  if (raw.preconditions !== undefined && raw.preconditions !== null) {
+    if (!isPlainObject(raw.preconditions)) throw typeError('preconditions', 'v1.Preconditions');
+    const { uid, resourceVersion } = raw.preconditions;
+    if ((uid !== undefined && typeof uid !== 'string') || (resourceVersion !== undefined && typeof resourceVersion !== 'string')) {
+      throw typeError('preconditions', 'v1.Preconditions');
+    }
+    opts.preconditions = { ...(uid ? { uid } : {}), ...(resourceVersion ? { resourceVersion } : {}) };
+  }
+  if (raw.orphanDependents !== undefined && raw.orphanDependents !== null) {
+    if (typeof raw.orphanDependents !== 'boolean') throw typeError('orphanDependents', 'bool');
+    opts.orphanDependents = raw.orphanDependents;
+  }
+  const errs: FieldErrorList = [];
+  if (raw.propagationPolicy !== undefined && raw.propagationPolicy !== null) {
+    if (typeof raw.propagationPolicy !== 'string') throw typeError('propagationPolicy', 'v1.DeletionPropagation');
+    if (!POLICIES.includes(raw.propagationPolicy)) errs.push(field.notSupported('propagationPolicy', raw.propagationPolicy, POLICIES));
+    else opts.propagationPolicy = raw.propagationPolicy as PropagationPolicy;
+  }
+  if (opts.orphanDependents !== undefined && raw.propagationPolicy) {
+    errs.push(field.invalid('propagationPolicy', raw.propagationPolicy, 'orphanDependents and deletionPropagation cannot be both set'));
+  }
+  if (raw.dryRun !== undefined && raw.dryRun !== null) {
+    if (!Array.isArray(raw.dryRun) || !raw.dryRun.every((v) => typeof v === 'string')) throw typeError('dryRun', '[]string');
+    for (const v of raw.dryRun as string[]) if (v !== 'All' && v !== '') errs.push(field.notSupported('dryRun', v, ['All']));
+    opts.dryRun = raw.dryRun.length > 0;
+  }
+  if (errs.length > 0) throw invalid(DELETE_OPTIONS, '', errs);
+  return opts;
+}

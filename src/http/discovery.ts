@@ -1,0 +1,123 @@
+import { createHash } from 'node:crypto';
+import type { GenericStore } from '../registry/generic-store';
+import type { ResourceDefinition, Verb } from '../registry/resource-definition';
+import type { GroupVersionEntry, ResourceRegistry } from '../registry/resource-registry';
+import type { Subresource } from '../registry/subresources';
+
+/** Discovery documents, legacy (APIVersions, APIGroupList, APIResourceList) and aggregated (apidiscovery v2). */
+
+const SUBRESOURCE_VERBS: Record<Subresource, Verb[]> = {
+  status: ['get', 'patch', 'update'],
+  finalize: ['update'],
+};
+
+/** discovery.StorageVersionHash: lets clients notice a change of storage version. */
+export function storageVersionHash(def: ResourceDefinition): string {
+  return createHash('sha256').update(`${def.group}/${def.version}/${def.kind}`).digest().subarray(0, 8).toString('base64');
+}
+
+const sortedVerbs = (verbs: Verb[]): Verb[] => [...verbs].sort();
+
+function apiResource(def: ResourceDefinition): Record<string, unknown> {
+  const r: Record<string, unknown> = {
+    name: def.resource,
+    singularName: def.singular,
+    namespaced: def.namespaced,
+    kind: def.kind,
+    verbs: sortedVerbs(def.verbs),
+  };
+  if (def.shortNames.length > 0) r.shortNames = def.shortNames;
+  if (def.categories.length > 0) r.categories = def.categories;
+  r.storageVersionHash = storageVersionHash(def);
+  return r;
+}
+
+export function apiResourceList(entry: GroupVersionEntry): Record<string, unknown> {
+  const resources: Record<string, unknown>[] = [];
+  for (const { def } of entry.stores) {
+    resources.push(apiResource(def));
+    for (const sub of def.subresources) {
+      resources.push({ name: `${def.resource}/${sub}`, singularName: '', namespaced: def.namespaced, kind: def.kind, verbs: SUBRESOURCE_VERBS[sub] });
+    }
+  }
+  return {
+    kind: 'APIResourceList',
+    apiVersion: 'v1',
+    groupVersion: entry.group ? `${entry.group}/${entry.version}` : entry.version,
+    resources,
+  };
+}
+
+export function apiVersions(serverAddress: string): Record<string, unknown> {
+  return {
+    kind: 'APIVersions',
+    versions: ['v1'],
+    serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress }],
+  };
+}
+
+function groupsOf(registry: ResourceRegistry): Map<string, GroupVersionEntry[]> {
+  const groups = new Map<string, GroupVersionEntry[]>();
+  for (const gv of registry.groupVersions()) {
+    if (gv.group === '') continue;
+    const list = groups.get(gv.group) ?? [];
+    list.push(gv);
+    groups.set(gv.group, list);
+  }
+  return groups;
+}
+
+function apiGroup(name: string, versions: GroupVersionEntry[]): Record<string, unknown> {
+  const gvs = versions.map((v) => ({ groupVersion: `${name}/${v.version}`, version: v.version }));
+  return { name, versions: gvs, preferredVersion: gvs[0] };
+}
+
+export function apiGroupList(registry: ResourceRegistry): Record<string, unknown> {
+  return {
+    kind: 'APIGroupList',
+    apiVersion: 'v1',
+    groups: [...groupsOf(registry)].map(([name, versions]) => apiGroup(name, versions)),
+  };
+}
+
+export function apiGroupDocument(registry: ResourceRegistry, group: string): Record<string, unknown> | null {
+  const versions = groupsOf(registry).get(group);
+  if (!versions) return null;
+  return { kind: 'APIGroup', apiVersion: 'v1', ...apiGroup(group, versions) };
+}
+
+function discoveryResource(store: GenericStore): Record<string, unknown> {
+  const { def } = store;
+  const responseKind = { group: def.group, version: def.version, kind: def.kind };
+  const r: Record<string, unknown> = {
+    resource: def.resource,
+    responseKind,
+    scope: def.namespaced ? 'Namespaced' : 'Cluster',
+    singularResource: def.singular,
+    verbs: sortedVerbs(def.verbs),
+  };
+  if (def.shortNames.length > 0) r.shortNames = def.shortNames;
+  if (def.categories.length > 0) r.categories = def.categories;
+  if (def.subresources.length > 0) {
+    r.subresources = def.subresources.map((sub) => ({ subresource: sub, responseKind, verbs: SUBRESOURCE_VERBS[sub] }));
+  }
+  return r;
+}
+
+/** Aggregated discovery for /api (core only) or /apis (every named group). */
+export function aggregatedDiscovery(registry: ResourceRegistry, core: boolean, version: string): Record<string, unknown> {
+  const items = core
+    ? registry
+        .groupVersions()
+        .filter((gv) => gv.group === '')
+        .map((gv) => ({ metadata: { creationTimestamp: null }, versions: [discoveryVersion(gv)] }))
+    : [...groupsOf(registry)].map(([name, versions]) => ({
+        metadata: { name, creationTimestamp: null },
+        versions: versions.map(discoveryVersion),
+      }));
+  return { kind: 'APIGroupDiscoveryList', apiVersion: `apidiscovery.k8s.io/${version}`, metadata: {}, items };
+}
+
+function discoveryVersion(gv: GroupVersionEntry): Record<string, unknown> {
+  return { version: gv.version, resources: gv.stores.map(discoveryResource), freshness: 'Current' };
+}

@@ -1,0 +1,29 @@
+import type { IncomingMessage } from 'node:http';
+import type { RequestLabels } from '../../metrics/metrics';
+import type { RequestInfo } from '../request-info';
+
+/** apiserver_request_total's verb: the HTTP method, except LIST, WATCH and APPLY. */
+function reportedVerb(req: IncomingMessage, info: RequestInfo): string {
+  if (!info.isResourceRequest) return (req.method ?? 'GET').toUpperCase();
+  if (info.verb === 'list') return 'LIST';
+  if (info.verb === 'watch') return 'WATCH';
+  if (req.method === 'PATCH' && (req.headers['content-type'] ?? '').startsWith('application/apply-patch')) return 'APPLY';
+  return (req.method ?? 'GET').toUpperCase();
+}
+
+export function requestLabels(req: IncomingMessage, info: RequestInfo, query: URLSearchParams): RequestLabels {
+  if (!info.isResourceRequest) {
+    return { verb: reportedVerb(req, info), dry_run: '', group: '', version: '', resource: '', subresource: '', scope: '', component: 'apiserver' };
+  }
+  const scope = info.name ? 'resource' : info.namespace ? 'namespace' : 'cluster';
+  return {
+    verb: reportedVerb(req, info),
+    dry_run: query.getAll('dryRun').join(','),
+    group: info.group,
+    version: info.version,
+    resource: info.resource,
+    subresource: info.subresource,
+    scope,
+    component: 'apiserver',
+  };
+}

@@ -1,0 +1,25 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AdmissionChain } from '../../admission/admission';
+import type { Encoding, OutputChoice } from '../../codec/negotiate';
+import type { PatchSchema } from '../../patch/strategic-merge';
+import type { GenericStore } from '../../registry/generic-store';
+import type { ResourceDefinition } from '../../registry/resource-definition';
+import type { ResourceRequestInfo } from '../request-info';
+
+/** Everything a verb handler needs about one resource request, resolved once by the router. */
+export interface ResourceRequest {
+  req: IncomingMessage;
+  res: ServerResponse;
+  info: ResourceRequestInfo;
+  store: GenericStore;
+  query: URLSearchParams;
+  output: OutputChoice;
+  pretty: boolean;
+  admission: AdmissionChain;
+  /** Request body encodings this server accepts. */
+  inputEncodings: Encoding[];
+  /** The strategic-merge schema of a kind; null when the kind has none (custom resources). */
+  patchSchemaFor(def: ResourceDefinition): PatchSchema | null;
+  /** Ends when the client goes away. */
+  signal: AbortSignal;
+}

@@ -1,0 +1,28 @@
+import type { Subresource } from '../../registry/subresources';
+import { readBody } from '../body';
+import { decodeObject } from '../decode-object';
+import { dryRunParam, fieldValidationParam } from '../query';
+import { present, writeEncoded } from '../respond';
+import type { ResourceRequest } from './context';
+
+export async function handleUpdate(r: ResourceRequest): Promise<void> {
+  const { info, store, query, output } = r;
+  const body = await readBody(r.req);
+  const dryRun = dryRunParam(query, 'UpdateOptions');
+  fieldValidationParam(query, 'UpdateOptions');
+  const obj = decodeObject(body, r.req.headers['content-type'], store.def, r.inputEncodings);
+  await r.admission.admit({
+    operation: 'UPDATE',
+    def: store.def,
+    namespace: info.namespace,
+    name: info.name,
+    subresource: info.subresource,
+    object: obj,
+    dryRun,
+  });
+  const { object, created } = await store.update(info.namespace, info.name, obj, {
+    dryRun,
+    subresource: info.subresource as '' | Subresource,
+  });
+  writeEncoded(r.res, created ? 201 : 200, present(store.def, object, output, query), output, r.pretty);
+}

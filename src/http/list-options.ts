@@ -1,0 +1,74 @@
+import { badRequest, invalid } from '../api/errors';
+import { field, type FieldErrorList } from '../api/field-errors';
+import type { ResourceDefinition } from '../registry/resource-definition';
+import { selectionPredicate } from '../registry/predicate';
+import type { ListOptions } from '../storage/interfaces';
+import { parseRevision } from '../storage/revision';
+import { boolParam, intParam } from './query';
+
+export interface WatchListOptions extends ListOptions {
+  allowWatchBookmarks: boolean;
+  /** undefined when the client did not send the parameter. */
+  sendInitialEvents: boolean | undefined;
+  timeoutSeconds: number | undefined;
+}
+
+function optionalBool(query: URLSearchParams, name: string): boolean | undefined {
+  return query.has(name) ? boolParam(query, name) : undefined;
+}
+
+/** ListOptions validation (metainternalversion), for list and for watch. */
+function validate(opts: WatchListOptions, watch: boolean): FieldErrorList {
+  const errs: FieldErrorList = [];
+  const { match, resourceVersion } = opts;
+  if (watch) {
+    if (opts.sendInitialEvents !== undefined && match !== 'NotOlderThan') {
+      errs.push(field.forbidden('resourceVersionMatch', 'sendInitialEvents requires setting resourceVersionMatch to NotOlderThan'));
+    }
+    if (match) {
+      if (opts.sendInitialEvents === undefined) {
+        errs.push(field.forbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided'));
+      }
+      if (match !== 'NotOlderThan') errs.push(field.notSupported('resourceVersionMatch', match, ['NotOlderThan']));
+      if (opts.continue) errs.push(field.forbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden when continue is provided'));
+    }
+    return errs;
+  }
+  if (match) {
+    if (!resourceVersion) errs.push(field.forbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden unless resourceVersion is provided'));
+    if (opts.continue) errs.push(field.forbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden when continue is provided'));
+    if (match === 'Exact' && resourceVersion === '0') {
+      errs.push(field.forbidden('resourceVersionMatch', 'resourceVersionMatch "exact" is forbidden for resourceVersion "0"'));
+    }
+  }
+  if (opts.sendInitialEvents !== undefined) errs.push(field.forbidden('sendInitialEvents', 'sendInitialEvents is forbidden for list'));
+  return errs;
+}
+
+/** Reads and validates list/watch query parameters, with kube-apiserver's 400 and 422 answers. */
+export function parseListOptions(query: URLSearchParams, def: ResourceDefinition, watch: boolean): WatchListOptions {
+  const match = query.get('resourceVersionMatch') ?? '';
+  if (match !== '' && match !== 'Exact' && match !== 'NotOlderThan') {
+    throw invalid({ group: 'meta.k8s.io', kind: 'ListOptions' }, '', [
+      field.notSupported('resourceVersionMatch', match, watch ? ['NotOlderThan'] : ['Exact', 'NotOlderThan', '']),
+    ]);
+  }
+  const limit = intParam(query, 'limit');
+  const opts: WatchListOptions = {
+    resourceVersion: query.get('resourceVersion') ?? '',
+    match,
+    limit: limit !== undefined && limit > 0 ? limit : undefined,
+    continue: query.get('continue') ?? undefined,
+    predicate: selectionPredicate(def, query.get('labelSelector') ?? '', query.get('fieldSelector') ?? ''),
+    allowWatchBookmarks: boolParam(query, 'allowWatchBookmarks'),
+    sendInitialEvents: optionalBool(query, 'sendInitialEvents'),
+    timeoutSeconds: intParam(query, 'timeoutSeconds'),
+  };
+  const errs = validate(opts, watch);
+  if (errs.length > 0) throw invalid({ group: 'meta.k8s.io', kind: 'ListOptions' }, '', errs);
+  if (opts.resourceVersion) parseRevision(opts.resourceVersion);
+  if (opts.continue && opts.resourceVersion !== '' && opts.resourceVersion !== '0') {
+    throw badRequest('specifying resource version is not allowed when using continue');
+  }
+  return opts;
+}

@@ -1,0 +1,63 @@
+import { badRequest, invalid } from '../api/errors';
+import { field } from '../api/field-errors';
+import type { ReadConsistency } from '../storage/interfaces';
+import { isTruthyParam } from './request-info';
+
+/** Query parameters as the handlers read them; each parser throws kube-apiserver's error. */
+
+export function boolParam(query: URLSearchParams, name: string): boolean {
+  const v = query.get(name);
+  if (v === null) return false;
+  if (v === '' ) return false;
+  if (isTruthyParam(v)) return true;
+  if (['0', 'f', 'F', 'false', 'False', 'FALSE'].includes(v)) return false;
+  throw badRequest(`strconv.ParseBool: parsing ${JSON.stringify(v)}: invalid syntax`);
+}
+
+export function intParam(query: URLSearchParams, name: string): number | undefined {
+  const v = query.get(name);
+  if (v === null || v === '') return undefined;
+  if (!/^-?[0-9]+$/.test(v)) throw badRequest(`strconv.ParseInt: parsing ${JSON.stringify(v)}: invalid syntax`);
+  return Number(v);
+}
+
+export function isPretty(query: URLSearchParams, userAgent: string | undefined): boolean {
+  if (query.has('pretty')) return boolParam(query, 'pretty');
+  const ua = userAgent ?? '';
+  return ua.startsWith('curl') || ua.startsWith('Wget') || ua.startsWith('Mozilla/5.0');
+}
+
+/** dryRun: "All", or the bare flag. */
+export function dryRunParam(query: URLSearchParams, optionsKind: string): boolean {
+  const values = query.getAll('dryRun');
+  if (values.length === 0) return false;
+  for (const v of values) {
+    if (v !== 'All' && v !== '') {
+      throw invalid({ group: 'meta.k8s.io', kind: optionsKind }, '', [field.notSupported('dryRun', v, ['All'])]);
+    }
+  }
+  return true;
+}
+
+export type FieldValidation = 'Ignore' | 'Warn' | 'Strict';
+
+export function fieldValidationParam(query: URLSearchParams, optionsKind: string): FieldValidation {
+  const v = query.get('fieldValidation');
+  if (v === null || v === '') return 'Warn';
+  if (v === 'Ignore' || v === 'Warn' || v === 'Strict') return v;
+  throw invalid({ group: 'meta.k8s.io', kind: optionsKind }, '', [
+    field.notSupported('fieldValidation', v, ['Ignore', 'Warn', 'Strict']),
+  ]);
+}
+
+/** resourceVersion and resourceVersionMatch, checked as ListOptions validation checks them. */
+export function readConsistency(query: URLSearchParams): ReadConsistency {
+  const resourceVersion = query.get('resourceVersion') ?? '';
+  const match = query.get('resourceVersionMatch') ?? '';
+  if (match !== '' && match !== 'Exact' && match !== 'NotOlderThan') {
+    throw invalid({ group: 'meta.k8s.io', kind: 'ListOptions' }, '', [
+      field.notSupported('resourceVersionMatch', match, ['Exact', 'NotOlderThan', '']),
+    ]);
+  }
+  return { resourceVersion, match };
+}

@@ -1,0 +1,85 @@
+/** Parses a request path once into what kube-apiserver calls RequestInfo. */
+
+export type RequestVerb =
+  | 'get'
+  | 'list'
+  | 'watch'
+  | 'create'
+  | 'update'
+  | 'patch'
+  | 'delete'
+  | 'deletecollection'
+  | 'head'
+  | 'unknown';
+
+export interface ResourceRequestInfo {
+  isResourceRequest: true;
+  verb: RequestVerb;
+  apiPrefix: 'api' | 'apis';
+  group: string;
+  version: string;
+  namespace: string;
+  resource: string;
+  subresource: string;
+  name: string;
+  /** Path segments from the resource on. */
+  parts: string[];
+}
+
+export interface NonResourceRequestInfo {
+  isResourceRequest: false;
+  verb: string;
+  path: string;
+}
+
+export type RequestInfo = ResourceRequestInfo | NonResourceRequestInfo;
+
+const NAMESPACE_SUBRESOURCES = new Set(['status', 'finalize']);
+
+const METHOD_VERBS: Record<string, RequestVerb> = {
+  GET: 'get',
+  HEAD: 'get',
+  POST: 'create',
+  PUT: 'update',
+  PATCH: 'patch',
+  DELETE: 'delete',
+};
+
+export function isTruthyParam(value: unknown): boolean {
+  return typeof value === 'string' && ['1', 'true', 't', 'True', 'TRUE', 'T'].includes(value);
+}
+
+export function parseRequestInfo(method: string, pathname: string, query: URLSearchParams): RequestInfo {
+  const segments = pathname.split('/').filter((s) => s !== '');
+  const nonResource: NonResourceRequestInfo = { isResourceRequest: false, verb: method.toLowerCase(), path: pathname };
+  if (segments.length === 0 || (segments[0] !== 'api' && segments[0] !== 'apis')) return nonResource;
+  const apiPrefix = segments[0] as 'api' | 'apis';
+  let rest = segments.slice(1);
+  let group = '';
+  if (apiPrefix === 'apis') {
+    if (rest.length < 3) return nonResource;
+    group = rest[0];
+    rest = rest.slice(1);
+  } else if (rest.length < 2) {
+    return nonResource;
+  }
+  const version = rest[0];
+  rest = rest.slice(1);
+  let verb: RequestVerb = METHOD_VERBS[method] ?? 'unknown';
+  let legacyWatch = false;
+  if (rest[0] === 'watch' && verb === 'get') {
+    legacyWatch = true;
+    rest = rest.slice(1);
+    if (rest.length === 0) return nonResource;
+  }
+  let namespace = '';
+  if (rest[0] === 'namespaces' && rest.length > 1) {
+    namespace = rest[1];
+    if (rest.length > 2 && !NAMESPACE_SUBRESOURCES.has(rest[2])) rest = rest.slice(2);
+  }
+  const [resource = '', name = '', subresource = ''] = rest;
+  if (verb === 'get' && !name) verb = 'list';
+  if (verb === 'delete' && !name) verb = 'deletecollection';
+  if ((verb === 'get' || verb === 'list') && (legacyWatch || isTruthyParam(query.get('watch')))) verb = 'watch';
+  return { isResourceRequest: true, verb, apiPrefix, group, version, namespace, resource, subresource, name, parts: rest };
+}

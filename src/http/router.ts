@@ -1,0 +1,99 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { methodNotAllowed, pathNotFound } from '../api/errors';
+import type { AdmissionChain } from '../admission/admission';
+import { negotiateOutput, type Encoding } from '../codec/negotiate';
+import type { GenericStore } from '../registry/generic-store';
+import type { ResourceDefinition, Verb } from '../registry/resource-definition';
+import type { PatchSchema } from '../patch/strategic-merge';
+import type { ResourceRegistry } from '../registry/resource-registry';
+import type { Subresource } from '../registry/subresources';
+import type { ResourceRequest } from './handlers/context';
+import { handleCreate } from './handlers/create';
+import { handleDelete } from './handlers/delete';
+import { handleDeleteCollection } from './handlers/delete-collection';
+import { handleGet } from './handlers/get';
+import { handleList } from './handlers/list';
+import { handlePatch } from './handlers/patch';
+import { handleUpdate } from './handlers/update';
+import { handleWatch } from './handlers/watch';
+import { isPretty } from './query';
+import type { ResourceRequestInfo } from './request-info';
+import { addWarning } from './warnings';
+
+type Handler = (r: ResourceRequest) => Promise<void>;
+
+const HANDLERS: Record<Verb, Handler> = {
+  get: handleGet,
+  list: handleList,
+  watch: handleWatch,
+  create: handleCreate,
+  update: handleUpdate,
+  patch: handlePatch,
+  delete: handleDelete,
+  deletecollection: handleDeleteCollection,
+};
+
+/** Verbs a subresource path serves. */
+const SUBRESOURCE_VERBS: Verb[] = ['get', 'update', 'patch'];
+
+export interface RouterDeps {
+  registry: ResourceRegistry;
+  admission: AdmissionChain;
+  inputEncodings: Encoding[];
+  outputEncodings: Encoding[];
+  streamEncodings: Encoding[];
+  patchSchemaFor(def: ResourceDefinition): PatchSchema | null;
+}
+
+/** The one place mapping a request onto a resource definition and a verb: 404 unknown, 405 not allowed. */
+export function resolveResourceRequest(info: ResourceRequestInfo, registry: ResourceRegistry): { store: GenericStore; verb: Verb } {
+  const store = registry.lookup(info.group, info.version, info.resource);
+  if (!store) throw pathNotFound();
+  const { def } = store;
+  if (info.parts.length > 3) throw pathNotFound();
+  if (info.subresource && !def.subresources.includes(info.subresource as Subresource)) throw pathNotFound();
+  // A namespaced resource is named only inside a namespace; a cluster-scoped one never is.
+  const namespacedPath = info.namespace !== '' && !(def.resource === 'namespaces' && def.group === '');
+  if (!def.namespaced && namespacedPath) throw pathNotFound();
+  const verb = info.verb as Verb;
+  if (def.namespaced && !namespacedPath && (info.name || verb === 'create' || verb === 'deletecollection')) {
+    if (info.name) throw pathNotFound();
+    throw methodNotAllowed();
+  }
+  if (!(verb in HANDLERS)) throw methodNotAllowed();
+  if (info.subresource && !SUBRESOURCE_VERBS.includes(verb)) throw methodNotAllowed();
+  if (verb === 'create' && info.name) throw methodNotAllowed();
+  if (!def.verbs.includes(verb)) throw methodNotAllowed();
+  return { store, verb };
+}
+
+export async function serveResource(
+  req: IncomingMessage,
+  res: ServerResponse,
+  info: ResourceRequestInfo,
+  query: URLSearchParams,
+  deps: RouterDeps,
+  signal: AbortSignal,
+  onOutput: (output: ResourceRequest['output']) => void,
+): Promise<void> {
+  const { store, verb } = resolveResourceRequest(info, deps.registry);
+  const output = negotiateOutput(req.headers.accept, {
+    encodings: verb === 'watch' ? deps.streamEncodings : deps.outputEncodings,
+    meta: true,
+  });
+  onOutput(output);
+  if (store.def.deprecationWarning) addWarning(res, store.def.deprecationWarning);
+  await HANDLERS[verb]({
+    req,
+    res,
+    info,
+    store,
+    query,
+    output,
+    pretty: isPretty(query, req.headers['user-agent']),
+    admission: deps.admission,
+    inputEncodings: deps.inputEncodings,
+    patchSchemaFor: deps.patchSchemaFor,
+    signal,
+  });
+}

@@ -1,0 +1,39 @@
+import { parseFlags, usage } from './server/config';
+import { createLogger } from './server/logger';
+import { startServer } from './server/start-server';
+
+async function main(): Promise<void> {
+  const log = createLogger();
+  let config;
+  try {
+    config = parseFlags(process.argv.slice(2));
+  } catch (err) {
+    process.stderr.write(`kapi: ${(err as Error).message}\n${usage()}`);
+    process.exit(2);
+  }
+  if (config === 'help') {
+    process.stdout.write(usage());
+    return;
+  }
+  let server;
+  try {
+    server = await startServer(config, log);
+  } catch (err) {
+    process.stderr.write(`kapi: ${(err as Error).message}\n`);
+    process.exit(1);
+  }
+  const shutdown = (signal: string): void => {
+    log(`received ${signal}, shutting down`);
+    server
+      .close()
+      .then(() => process.exit(0))
+      .catch((err: unknown) => {
+        log('shutdown failed', err);
+        process.exit(1);
+      });
+  };
+  process.once('SIGINT', () => shutdown('SIGINT'));
+  process.once('SIGTERM', () => shutdown('SIGTERM'));
+}
+
+void main();

@@ -1,0 +1,74 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+/** kube-apiserver's latency buckets, so existing dashboards and alerts keep working. */
+const REQUEST_BUCKETS = [0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0, 1.25, 1.5, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 45, 60];
+const ETCD_BUCKETS = [0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0, 1.25, 1.5, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 45, 60];
+
+const REQUEST_LABELS = ['verb', 'dry_run', 'group', 'version', 'resource', 'subresource', 'scope', 'component'] as const;
+
+export type RequestLabels = Record<(typeof REQUEST_LABELS)[number], string>;
+
+/** One server's metrics, with kube-apiserver's names and labels. */
+export class ApiServerMetrics {
+  readonly registry = new Registry();
+  private readonly requests: Counter<string>;
+  private readonly latency: Histogram<string>;
+  private readonly etcdLatency: Histogram<string>;
+  private readonly longRunning: Gauge<string>;
+
+  constructor(countObjects: () => Promise<Map<string, number>>) {
+    collectDefaultMetrics({ register: this.registry });
+    this.requests = new Counter({
+      name: 'apiserver_request_total',
+      help: 'Counter of apiserver requests broken out for each verb, dry run value, group, version, resource, scope, component, and HTTP response code.',
+      labelNames: [...REQUEST_LABELS, 'code'],
+      registers: [this.registry],
+    });
+    this.latency = new Histogram({
+      name: 'apiserver_request_duration_seconds',
+      help: 'Response latency distribution in seconds for each verb, dry run value, group, version, resource, subresource, scope and component.',
+      labelNames: [...REQUEST_LABELS],
+      buckets: REQUEST_BUCKETS,
+      registers: [this.registry],
+    });
+    this.etcdLatency = new Histogram({
+      name: 'etcd_request_duration_seconds',
+      help: 'Etcd request latency in seconds for each operation and object type.',
+      labelNames: ['operation', 'type'],
+      buckets: ETCD_BUCKETS,
+      registers: [this.registry],
+    });
+    this.longRunning = new Gauge({
+      name: 'apiserver_longrunning_requests',
+      help: 'Gauge of all active long-running apiserver requests broken out by verb, group, version, resource, scope and component.',
+      labelNames: ['verb', 'group', 'version', 'resource', 'subresource', 'scope', 'component'],
+      registers: [this.registry],
+    });
+    new Gauge({
+      name: 'apiserver_storage_objects',
+      help: 'Number of stored objects at the time of last check split by kind.',
+      labelNames: ['resource'],
+      registers: [this.registry],
+      async collect() {
+        this.reset();
+        for (const [resource, count] of await countObjects()) this.set({ resource }, count);
+      },
+    });
+  }
+
+  observeRequest(labels: RequestLabels, code: number, seconds: number): void {
+    this.requests.inc({ ...labels, code: String(code) });
+    if (labels.verb !== 'WATCH' && labels.verb !== 'CONNECT') this.latency.observe(labels, seconds);
+  }
+
+  observeEtcd(operation: string, type: string, seconds: number): void {
+    this.etcdLatency.observe({ operation, type }, seconds);
+  }
+
+  /** Counts a long-running request until the returned function is called. */
+  trackLongRunning(labels: RequestLabels): () => void {
+    const { dry_run: _d, ...rest } = labels;
+    this.longRunning.inc(rest);
+    return () => this.longRunning.dec(rest);
+  }
+}

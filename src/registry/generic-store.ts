@@ -1,0 +1,353 @@
+import { randomUUID } from 'node:crypto';
+import { jsonEqual } from '../api/deep-equal';
+import { badRequest, conflict, invalid, notFound, OPTIMISTIC_LOCK_MESSAGE } from '../api/errors';
+import { field, type FieldErrorList } from '../api/field-errors';
+import { validateObjectMeta, validateObjectMetaUpdate } from '../api/meta-validation';
+import { nameIsPathSegment } from '../api/name-validation';
+import type { KubeList, KubeObject, Status } from '../api/types';
+import type { ListOptions, Preconditions, ReadConsistency, Storage, WatchItem, WatchOptions } from '../storage/interfaces';
+import { checkPreconditions } from '../storage/preconditions';
+import { isStorageError } from '../storage/storage-error';
+import type { WatchChannel } from '../storage/watch-channel';
+import { apiVersionOfDefinition, groupResource, type ResourceDefinition } from './resource-definition';
+import { inWireOrder } from './object-order';
+import { interpretStorageError } from './storage-errors';
+import { specOf } from './strategy';
+import { applySubresource, keepSubresourceFields, type Subresource } from './subresources';
+
+export interface WriteOptions {
+  dryRun: boolean;
+}
+
+export interface UpdateRequest extends WriteOptions {
+  /** A subresource updates only its part; '' updates everything but what subresources own. */
+  subresource: '' | Subresource;
+}
+
+export interface DeleteRequest extends WriteOptions {
+  gracePeriodSeconds?: number;
+  preconditions?: Preconditions;
+}
+
+export type DeleteOutcome = { object: KubeObject | Status; deleted: boolean };
+
+/** RFC 3339 with second precision, as metav1.Time serialises. */
+export function nowTimestamp(offsetSeconds = 0): string {
+  return new Date(Math.floor(Date.now() / 1000 + offsetSeconds) * 1000).toISOString().replace('.000Z', 'Z');
+}
+
+const GENERATED_SUFFIX_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
+const MAX_GENERATED_NAME_PREFIX = 58;
+/** RetryGenerateName: a generated name that collides is drawn again, a few times. */
+const GENERATE_NAME_ATTEMPTS = 8;
+
+function generateName(base: string): string {
+  let suffix = '';
+  for (let i = 0; i < 5; i++) suffix += GENERATED_SUFFIX_ALPHABET[Math.floor(Math.random() * GENERATED_SUFFIX_ALPHABET.length)];
+  return base.slice(0, MAX_GENERATED_NAME_PREFIX) + suffix;
+}
+
+/** The only REST storage: every resource, built-in or not, goes through these verbs. */
+export class GenericStore {
+  private readonly root: string;
+
+  constructor(
+    readonly def: ResourceDefinition,
+    private readonly storage: Storage,
+    etcdPrefix: string,
+  ) {
+    this.root = `${etcdPrefix.replace(/\/$/, '')}/${def.storagePath}/`;
+  }
+
+  key(namespace: string, name: string): string {
+    return this.def.namespaced ? `${this.root}${namespace}/${name}` : `${this.root}${name}`;
+  }
+
+  /** The prefix of a collection: one namespace, or all of them when namespace is ''. */
+  prefix(namespace: string): string {
+    return this.def.namespaced && namespace ? `${this.root}${namespace}/` : this.root;
+  }
+
+  private fail(err: unknown, name: string, operation: string): never {
+    throw interpretStorageError(err, groupResource(this.def), name, operation);
+  }
+
+  /** What is written: type meta stamped, fields in wire order. */
+  private canonical(obj: KubeObject): KubeObject {
+    return inWireOrder(obj, this.def.kind, apiVersionOfDefinition(this.def));
+  }
+
+  /** What is read: stored objects are already canonical, so only foreign ones are rebuilt. */
+  private stampTypeMeta(obj: KubeObject): KubeObject {
+    if (obj.kind === this.def.kind && obj.apiVersion === apiVersionOfDefinition(this.def)) return obj;
+    return this.canonical(obj);
+  }
+
+  async get(namespace: string, name: string, opts: ReadConsistency): Promise<KubeObject> {
+    try {
+      return this.stampTypeMeta(await this.storage.get(this.key(namespace, name), opts));
+    } catch (err) {
+      this.fail(err, name, 'get');
+    }
+  }
+
+  async list(namespace: string, opts: ListOptions): Promise<KubeList> {
+    try {
+      const result = await this.storage.list(this.prefix(namespace), opts);
+      const metadata: KubeList['metadata'] = { resourceVersion: result.resourceVersion };
+      if (result.continue) metadata.continue = result.continue;
+      if (result.remainingItemCount !== undefined) metadata.remainingItemCount = result.remainingItemCount;
+      return {
+        kind: this.def.listKind,
+        apiVersion: apiVersionOfDefinition(this.def),
+        metadata,
+        items: result.items.map((o) => this.stampTypeMeta(o)),
+      };
+    } catch (err) {
+      this.fail(err, '', 'list');
+    }
+  }
+
+  async watch(namespace: string, opts: WatchOptions): Promise<WatchChannel<WatchItem>> {
+    try {
+      return await this.storage.watch(this.prefix(namespace), opts);
+    } catch (err) {
+      this.fail(err, '', 'watch');
+    }
+  }
+
+  /** BeforeCreate: what the server owns is set here, then the kind's hooks run in order. */
+  private prepareCreate(namespace: string, obj: KubeObject): void {
+    const meta = obj.metadata;
+    if (this.def.namespaced) {
+      if (!meta.namespace) meta.namespace = namespace;
+      if (meta.namespace !== namespace) {
+        throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
+      }
+    } else {
+      delete meta.namespace;
+    }
+    delete meta.deletionTimestamp;
+    delete meta.deletionGracePeriodSeconds;
+    delete meta.selfLink;
+    delete meta.resourceVersion;
+    meta.uid = randomUUID();
+    meta.creationTimestamp = nowTimestamp();
+    const { strategy } = this.def;
+    if (strategy.tracksGeneration) meta.generation = 1;
+    else delete meta.generation;
+    strategy.prepareForCreate(obj);
+    strategy.applyDefaults(obj);
+    this.validateCreate(obj);
+    strategy.canonicalize(obj);
+  }
+
+  private validateCreate(obj: KubeObject): void {
+    const { strategy } = this.def;
+    const errs: FieldErrorList = [
+      ...validateObjectMeta(obj.metadata, { namespaced: this.def.namespaced, validateName: strategy.validateName }),
+      ...strategy.validate(obj),
+    ];
+    if (errs.length > 0) throw invalid(this.def, obj.metadata.name ?? '', errs);
+    const pathErrs = this.pathSegmentErrors(obj);
+    if (pathErrs.length > 0) throw invalid(this.def, obj.metadata.name ?? '', pathErrs);
+  }
+
+  private pathSegmentErrors(obj: KubeObject): FieldErrorList {
+    const { name = '', generateName } = obj.metadata;
+    const errs: FieldErrorList = [];
+    if (generateName) for (const msg of nameIsPathSegment(generateName, true)) errs.push(field.invalid('metadata.generateName', generateName, msg));
+    for (const msg of nameIsPathSegment(name, false)) errs.push(field.invalid('metadata.name', name, msg));
+    return errs;
+  }
+
+  async create(namespace: string, obj: KubeObject, opts: WriteOptions): Promise<KubeObject> {
+    const generated = !obj.metadata.name && !!obj.metadata.generateName;
+    for (let attempt = 1; ; attempt++) {
+      if (generated) obj.metadata.name = generateName(obj.metadata.generateName!);
+      this.prepareCreate(namespace, obj);
+      const name = obj.metadata.name!;
+      try {
+        return await this.storage.create(this.key(namespace, name), this.canonical(obj), { dryRun: opts.dryRun });
+      } catch (err) {
+        if (generated && attempt < GENERATE_NAME_ATTEMPTS && isStorageError(err, 'KeyExists')) continue;
+        this.fail(err, name, 'create');
+      }
+    }
+  }
+
+  /** BeforeUpdate: keeps what no update may change, then runs the kind's hooks in order. */
+  private prepareUpdate(namespace: string, requested: KubeObject, prev: KubeObject, subresource: '' | Subresource): KubeObject {
+    const next = subresource ? applySubresource(requested, prev, subresource) : requested;
+    const meta = next.metadata;
+    if (this.def.namespaced) {
+      if (!meta.namespace) meta.namespace = namespace;
+      if (meta.namespace !== namespace) {
+        throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
+      }
+    } else {
+      delete meta.namespace;
+    }
+    const old = prev.metadata;
+    meta.generation = old.generation;
+    if (!meta.generation) delete meta.generation;
+    if (!meta.uid) meta.uid = old.uid;
+    meta.creationTimestamp = old.creationTimestamp;
+    if (old.deletionTimestamp) meta.deletionTimestamp = old.deletionTimestamp;
+    if (old.deletionGracePeriodSeconds !== undefined && meta.deletionGracePeriodSeconds === undefined) {
+      meta.deletionGracePeriodSeconds = old.deletionGracePeriodSeconds;
+    }
+    delete meta.selfLink;
+    const { strategy } = this.def;
+    if (!subresource) {
+      keepSubresourceFields(next, prev, this.def.subresources);
+      strategy.prepareForUpdate(next, prev);
+      if (strategy.tracksGeneration && !jsonEqual(specOf(next), specOf(prev))) {
+        meta.generation = (old.generation ?? 0) + 1;
+      }
+    }
+    strategy.applyDefaults(next);
+    const errs: FieldErrorList = [
+      ...validateObjectMetaUpdate(meta, old),
+      ...(subresource ? [] : [...strategy.validate(next), ...strategy.validateUpdate(next, prev)]),
+    ];
+    if (errs.length > 0) throw invalid(this.def, meta.name ?? '', errs);
+    strategy.canonicalize(next);
+    return next;
+  }
+
+  /**
+   * PUT, and PATCH when `input` is a function of the stored object. A client's resourceVersion is
+   * checked against every fresh read, so the storage's retry on a moved object can never silently
+   * overwrite a change the client has not seen.
+   */
+  async update(
+    namespace: string,
+    name: string,
+    input: KubeObject | ((current: KubeObject) => KubeObject),
+    req: UpdateRequest,
+  ): Promise<{ object: KubeObject; created: boolean }> {
+    const { strategy } = this.def;
+    const checkName = (obj: KubeObject): void => {
+      if (obj.metadata.name !== name) {
+        throw badRequest(`the name of the object (${obj.metadata.name ?? ''}) does not match the name on the URL (${name})`);
+      }
+    };
+    if (typeof input !== 'function') checkName(input);
+    const key = this.key(namespace, name);
+    let created = false;
+    let emptiedFinalizers = false;
+    const createOnUpdate = strategy.allowCreateOnUpdate && typeof input !== 'function' && req.subresource === '';
+    try {
+      const object = await this.storage.guaranteedUpdate(
+        key,
+        async (current) => {
+          created = false;
+          if (!current) {
+            if (!createOnUpdate || typeof input === 'function' || input.metadata.resourceVersion) throw notFound(this.def, name);
+            created = true;
+            const fresh = structuredClone(input);
+            this.prepareCreate(namespace, fresh);
+            return this.canonical(fresh);
+          }
+          const next = typeof input === 'function' ? input(structuredClone(current)) : structuredClone(input);
+          checkName(next);
+          const rv = next.metadata.resourceVersion;
+          if (!rv) {
+            if (!strategy.allowUnconditionalUpdate) {
+              throw invalid(this.def, name, [field.invalid('metadata.resourceVersion', 0, 'must be specified for an update')]);
+            }
+            next.metadata.resourceVersion = current.metadata.resourceVersion;
+          } else if (rv !== current.metadata.resourceVersion) {
+            throw conflict(groupResource(this.def), name, OPTIMISTIC_LOCK_MESSAGE);
+          }
+          const updated = this.prepareUpdate(namespace, next, current, req.subresource);
+          emptiedFinalizers = !!updated.metadata.deletionTimestamp && !this.finalizing(updated);
+          return this.canonical(updated);
+        },
+        { ignoreNotFound: createOnUpdate, dryRun: req.dryRun },
+      );
+      if (emptiedFinalizers) {
+        // The last finalizer is gone from an object being deleted: it is removed now.
+        const removed = await this.storage.delete(key, {
+          preconditions: { uid: object.metadata.uid, resourceVersion: object.metadata.resourceVersion },
+          dryRun: req.dryRun,
+        });
+        return { object: this.stampTypeMeta(removed), created: false };
+      }
+      return { object, created };
+    } catch (err) {
+      this.fail(err, name, 'update');
+    }
+  }
+
+  /**
+   * DELETE: an object with finalizers, or a grace period, is marked (deletionTimestamp) and kept;
+   * anything else is removed in one guarded transaction.
+   */
+  async delete(namespace: string, name: string, req: DeleteRequest): Promise<DeleteOutcome> {
+    const key = this.key(namespace, name);
+    try {
+      const current = await this.storage.get(key, { resourceVersion: '', match: '' });
+      checkPreconditions(key, current, req.preconditions);
+      const period = this.def.strategy.gracePeriodSeconds(current, req.gracePeriodSeconds);
+      if (period > 0 || this.finalizing(current) || current.metadata.deletionTimestamp) {
+        return await this.markDeleted(key, name, period, req);
+      }
+      const removed = await this.storage.delete(key, { preconditions: req.preconditions, dryRun: req.dryRun });
+      return { object: this.deletedResult(removed), deleted: true };
+    } catch (err) {
+      this.fail(err, name, 'delete');
+    }
+  }
+
+  private async markDeleted(key: string, name: string, period: number, req: DeleteRequest): Promise<DeleteOutcome> {
+    let removeNow = false;
+    const updated = await this.storage.guaranteedUpdate(
+      key,
+      async (current) => {
+        if (!current) throw notFound(this.def, name);
+        checkPreconditions(key, current, req.preconditions);
+        const next = structuredClone(current);
+        const meta = next.metadata;
+        if (!meta.deletionTimestamp) {
+          meta.deletionTimestamp = nowTimestamp(period);
+          meta.deletionGracePeriodSeconds = period;
+          if (meta.generation) meta.generation += 1;
+          this.def.strategy.prepareForDeletion(next);
+        } else if (meta.deletionGracePeriodSeconds !== undefined && period < meta.deletionGracePeriodSeconds) {
+          // A second delete may only shorten the grace period.
+          meta.deletionTimestamp = nowTimestamp(period);
+          meta.deletionGracePeriodSeconds = period;
+        }
+        removeNow = !this.finalizing(next) && meta.deletionGracePeriodSeconds === 0;
+        return next;
+      },
+      { dryRun: req.dryRun },
+    );
+    if (!removeNow) return { object: this.stampTypeMeta(updated), deleted: false };
+    const removed = await this.storage.delete(key, {
+      preconditions: { uid: updated.metadata.uid },
+      dryRun: req.dryRun,
+    });
+    return { object: this.deletedResult(removed), deleted: true };
+  }
+
+  /** Deletion of this object waits on finalizers of some kind. */
+  private finalizing(obj: KubeObject): boolean {
+    return (obj.metadata.finalizers ?? []).length > 0 || this.def.strategy.finalizing(obj);
+  }
+
+  private deletedResult(obj: KubeObject): KubeObject | Status {
+    if (this.def.returnDeletedObject) return this.stampTypeMeta(obj);
+    const details: NonNullable<Status['details']> = { name: obj.metadata.name };
+    if (this.def.group) details.group = this.def.group;
+    details.kind = this.def.resource;
+    details.uid = obj.metadata.uid;
+    return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details } as Status;
+  }
+
+  async count(): Promise<number> {
+    return this.storage.count(this.root);
+  }
+}

@@ -1,0 +1,77 @@
+import type { GroupResource, GroupVersionKind, KubeObject } from '../api/types';
+import type { Strategy } from './strategy';
+import type { Subresource } from './subresources';
+
+export type Verb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete' | 'deletecollection';
+
+export const ALL_VERBS: Verb[] = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
+
+
+/** A printed column of `kubectl get`: the Table column definition plus how to compute its cell. */
+export interface PrinterColumn {
+  name: string;
+  type: 'string' | 'integer' | 'number' | 'boolean' | 'date';
+  format?: string;
+  description: string;
+  priority?: number;
+  cell(obj: KubeObject): unknown;
+}
+
+/** Everything the machinery knows about one resource; routes, discovery and storage derive from it. */
+export interface ResourceDefinition {
+  group: string;
+  version: string;
+  /** Plural, lower case: the URL segment. */
+  resource: string;
+  singular: string;
+  kind: string;
+  listKind: string;
+  namespaced: boolean;
+  shortNames: string[];
+  categories: string[];
+  verbs: Verb[];
+  /** Update subresources (status, finalize); each owns part of the object. */
+  subresources: Subresource[];
+  /** Path under the etcd prefix, as kube-apiserver lays it out (e.g. "services/specs", "minions"). */
+  storagePath: string;
+  /** DELETE answers with the object rather than a Success Status. */
+  returnDeletedObject: boolean;
+  /** Extra selectable fields beyond metadata.name and metadata.namespace. */
+  selectableFields: Record<string, (obj: KubeObject) => string>;
+  /** Sent as a Warning header on every request for this resource. */
+  deprecationWarning?: string;
+  /** Columns for Table output; empty means the default Name / Created At. */
+  printerColumns: PrinterColumn[];
+  strategy: Strategy;
+}
+
+export function groupResource(def: ResourceDefinition): GroupResource {
+  return { group: def.group, resource: def.resource };
+}
+
+export function groupVersionKind(def: ResourceDefinition): GroupVersionKind {
+  return { group: def.group, version: def.version, kind: def.kind };
+}
+
+export function apiVersionOfDefinition(def: ResourceDefinition): string {
+  return def.group === '' ? def.version : `${def.group}/${def.version}`;
+}
+
+/** Fills in the parts most definitions share. */
+export function defineResource(
+  def: Pick<ResourceDefinition, 'group' | 'version' | 'resource' | 'kind' | 'namespaced' | 'strategy'> & Partial<ResourceDefinition>,
+): ResourceDefinition {
+  return {
+    singular: def.kind.toLowerCase(),
+    listKind: `${def.kind}List`,
+    shortNames: [],
+    categories: [],
+    verbs: ALL_VERBS,
+    subresources: [],
+    storagePath: def.resource,
+    returnDeletedObject: false,
+    selectableFields: {},
+    printerColumns: [],
+    ...def,
+  };
+}

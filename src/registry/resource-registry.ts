@@ -1,0 +1,54 @@
+import type { GenericStore } from './generic-store';
+import type { ResourceDefinition } from './resource-definition';
+
+export interface GroupVersionEntry {
+  group: string;
+  version: string;
+  stores: GenericStore[];
+}
+
+/** GVR -> store. Mutable so that custom resources can come and go at run time. */
+export class ResourceRegistry {
+  private readonly stores = new Map<string, GenericStore>();
+
+  private static key(group: string, version: string, resource: string): string {
+    return `${group}/${version}/${resource}`;
+  }
+
+  add(store: GenericStore): void {
+    const { group, version, resource } = store.def;
+    this.stores.set(ResourceRegistry.key(group, version, resource), store);
+  }
+
+  remove(def: Pick<ResourceDefinition, 'group' | 'version' | 'resource'>): void {
+    this.stores.delete(ResourceRegistry.key(def.group, def.version, def.resource));
+  }
+
+  lookup(group: string, version: string, resource: string): GenericStore | undefined {
+    return this.stores.get(ResourceRegistry.key(group, version, resource));
+  }
+
+  all(): GenericStore[] {
+    return [...this.stores.values()];
+  }
+
+  /** Group-versions in registration order, each with its stores. */
+  groupVersions(): GroupVersionEntry[] {
+    const byGv = new Map<string, GroupVersionEntry>();
+    for (const store of this.stores.values()) {
+      const { group, version } = store.def;
+      const k = `${group}/${version}`;
+      let entry = byGv.get(k);
+      if (!entry) {
+        entry = { group, version, stores: [] };
+        byGv.set(k, entry);
+      }
+      entry.stores.push(store);
+    }
+    return [...byGv.values()];
+  }
+
+  hasGroupVersion(group: string, version: string): boolean {
+    return this.groupVersions().some((gv) => gv.group === group && gv.version === version);
+  }
+}

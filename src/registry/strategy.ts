@@ -1,0 +1,63 @@
+import type { FieldErrorList } from '../api/field-errors';
+import { nameIsDnsSubdomain, type NameValidator } from '../api/name-validation';
+import type { KubeObject } from '../api/types';
+
+/**
+ * What one kind adds to the generic store. The store always runs the hooks in the same order —
+ * prepare, default, validate, canonicalize — so no kind can skip a step.
+ */
+export interface Strategy {
+  /** The rule for metadata.name (and generateName). */
+  validateName: NameValidator;
+  /** PUT of an absent object creates it. */
+  allowCreateOnUpdate: boolean;
+  /** PUT without metadata.resourceVersion overwrites whatever is stored. */
+  allowUnconditionalUpdate: boolean;
+  /** metadata.generation starts at 1 and grows with every change of the spec. */
+  tracksGeneration: boolean;
+  /** Clears what a client may not set on create (e.g. status). */
+  prepareForCreate(obj: KubeObject): void;
+  /** Restores what a client may not change on update (e.g. status through the main resource). */
+  prepareForUpdate(next: KubeObject, prev: KubeObject): void;
+  /** Fills in defaults, as the versioned defaulting functions do. */
+  applyDefaults(obj: KubeObject): void;
+  validate(obj: KubeObject): FieldErrorList;
+  validateUpdate(next: KubeObject, prev: KubeObject): FieldErrorList;
+  /** Normalises the stored form (e.g. Secret stringData folded into data). */
+  canonicalize(obj: KubeObject): void;
+  /**
+   * Seconds to wait before an object being deleted is really removed; 0 removes it at once (pods
+   * on no node, for instance). `requested` is the client's gracePeriodSeconds.
+   */
+  gracePeriodSeconds(obj: KubeObject, requested: number | undefined): number;
+  /** Something besides metadata.finalizers holds the object after deletion starts (namespaces' spec.finalizers). */
+  finalizing(obj: KubeObject): boolean;
+  /** Changes made when deletion starts (a namespace becomes Terminating). */
+  prepareForDeletion(obj: KubeObject): void;
+}
+
+/** Everything but metadata and status: what a status update must leave alone. */
+export function specOf(obj: KubeObject): Record<string, unknown> {
+  const { metadata: _m, status: _s, kind: _k, apiVersion: _a, ...rest } = obj;
+  return rest;
+}
+
+export const defaultStrategy: Strategy = {
+  validateName: nameIsDnsSubdomain,
+  allowCreateOnUpdate: false,
+  allowUnconditionalUpdate: true,
+  tracksGeneration: false,
+  prepareForCreate: () => undefined,
+  prepareForUpdate: () => undefined,
+  applyDefaults: () => undefined,
+  validate: () => [],
+  validateUpdate: () => [],
+  canonicalize: () => undefined,
+  gracePeriodSeconds: () => 0,
+  finalizing: () => false,
+  prepareForDeletion: () => undefined,
+};
+
+export function strategy(overrides: Partial<Strategy>): Strategy {
+  return { ...defaultStrategy, ...overrides };
+}

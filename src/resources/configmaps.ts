@@ -1,0 +1,41 @@
+import { field, type FieldErrorList } from '../api/field-errors';
+import type { KubeObject } from '../api/types';
+import { defineResource } from '../registry/resource-definition';
+import { strategy } from '../registry/strategy';
+import { AGE_COLUMN, NAME_COLUMN } from '../registry/table';
+import { mapOf, MAX_CONFIG_BYTES, validateImmutable, validateKeys } from './config-data';
+
+function validateConfigMap(cm: KubeObject): FieldErrorList {
+  const data = mapOf(cm.data);
+  const binary = mapOf(cm.binaryData);
+  const errs = [...validateKeys(data, 'data'), ...validateKeys(binary, 'binaryData')];
+  for (const key of Object.keys(binary)) if (key in data) errs.push(field.invalid('data', key, 'duplicate of key present in binaryData'));
+  let size = 0;
+  for (const v of Object.values(data)) size += typeof v === 'string' ? Buffer.byteLength(v) : 0;
+  for (const v of Object.values(binary)) size += typeof v === 'string' ? Buffer.from(v, 'base64').length : 0;
+  if (size > MAX_CONFIG_BYTES) errs.push(field.tooLong('', MAX_CONFIG_BYTES));
+  return errs;
+}
+
+export const configmaps = defineResource({
+  group: '',
+  version: 'v1',
+  resource: 'configmaps',
+  kind: 'ConfigMap',
+  namespaced: true,
+  shortNames: ['cm'],
+  strategy: strategy({
+    validate: validateConfigMap,
+    validateUpdate: (next, prev) => validateImmutable(next, prev, ['data', 'binaryData']),
+  }),
+  printerColumns: [
+    NAME_COLUMN,
+    {
+      name: 'Data',
+      type: 'string',
+      description: 'Data contains the configuration data. Each key must consist of alphanumeric characters, \'-\', \'_\' or \'.\'.',
+      cell: (cm) => Object.keys(mapOf(cm.data)).length + Object.keys(mapOf(cm.binaryData)).length,
+    },
+    AGE_COLUMN,
+  ],
+});

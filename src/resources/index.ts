@@ -1,0 +1,33 @@
+import type { ResourceDefinition } from '../registry/resource-definition';
+import { configmaps } from './configmaps';
+import { daemonsets } from './daemonsets';
+import { deployments } from './deployments';
+import { endpoints } from './endpoints';
+import { events } from './events';
+import { leases } from './leases';
+import { namespaces } from './namespaces';
+import { nodes } from './nodes';
+import { pods } from './pods';
+import { replicasets } from './replicasets';
+import { secrets } from './secrets';
+import { serviceaccounts } from './serviceaccounts';
+import { services } from './services';
+import { statefulsets } from './statefulsets';
+
+/** Every built-in resource kapi serves, in discovery order. */
+export const BUILT_IN_RESOURCES: ResourceDefinition[] = [
+  namespaces,
+  nodes,
+  pods,
+  services,
+  configmaps,
+  secrets,
+  serviceaccounts,
+  events,
+  endpoints,
+  deployments,
+  replicasets,
+  statefulsets,
+  daemonsets,
+  leases,
+];

@@ -1,0 +1,60 @@
+import { field, type FieldErrorList } from '../api/field-errors';
+import { isQualifiedName, nameIsDnsLabel } from '../api/name-validation';
+import { isPlainObject, type KubeObject } from '../api/types';
+import { defineResource } from '../registry/resource-definition';
+import { strategy } from '../registry/strategy';
+import { AGE_COLUMN, NAME_COLUMN } from '../registry/table';
+
+type Obj = Record<string, unknown>;
+
+export const NAMESPACE_FINALIZER = 'kubernetes';
+
+export function namespaceFinalizers(ns: KubeObject): string[] {
+  const spec = isPlainObject(ns.spec) ? ns.spec : {};
+  return Array.isArray(spec.finalizers) ? (spec.finalizers as string[]) : [];
+}
+
+function validateFinalizers(ns: KubeObject): FieldErrorList {
+  const errs: FieldErrorList = [];
+  for (const f of namespaceFinalizers(ns)) {
+    for (const msg of isQualifiedName(f)) errs.push(field.invalid('spec.finalizers', f, msg));
+  }
+  return errs;
+}
+
+export const namespaces = defineResource({
+  group: '',
+  version: 'v1',
+  resource: 'namespaces',
+  kind: 'Namespace',
+  namespaced: false,
+  shortNames: ['ns'],
+  verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'],
+  subresources: ['status', 'finalize'],
+  returnDeletedObject: true,
+  strategy: strategy({
+    validateName: nameIsDnsLabel,
+    prepareForCreate: (ns) => {
+      ns.status = { phase: 'Active' };
+      const spec = (isPlainObject(ns.spec) ? ns.spec : (ns.spec = {})) as Obj;
+      const finalizers = namespaceFinalizers(ns);
+      if (!finalizers.includes(NAMESPACE_FINALIZER)) spec.finalizers = [...finalizers, NAMESPACE_FINALIZER];
+    },
+    applyDefaults: (ns) => {
+      if (ns.metadata.name) ns.metadata.labels = { ...ns.metadata.labels, 'kubernetes.io/metadata.name': ns.metadata.name };
+    },
+    validate: validateFinalizers,
+    finalizing: (ns) => namespaceFinalizers(ns).length > 0,
+    prepareForDeletion: (ns) => {
+      ns.status = { ...(isPlainObject(ns.status) ? ns.status : {}), phase: 'Terminating' };
+    },
+  }),
+  selectableFields: {
+    'status.phase': (ns) => String((isPlainObject(ns.status) ? ns.status.phase : '') ?? ''),
+  },
+  printerColumns: [
+    NAME_COLUMN,
+    { name: 'Status', type: 'string', description: 'The status of the namespace', cell: (ns) => (isPlainObject(ns.status) ? ns.status.phase : '') ?? '' },
+    AGE_COLUMN,
+  ],
+});

@@ -1,0 +1,184 @@
+import { field, type FieldErrorList } from '../api/field-errors';
+import { isDns1123Label } from '../api/name-validation';
+import { isPlainObject } from '../api/types';
+
+/** PodSpec defaulting and validation, shared by pods and every workload's pod template. */
+
+type Obj = Record<string, unknown>;
+
+const asList = (v: unknown): Obj[] => (Array.isArray(v) ? v.filter(isPlainObject) : []);
+
+function defaultProbe(probe: unknown): void {
+  if (!isPlainObject(probe)) return;
+  probe.timeoutSeconds ??= 1;
+  probe.periodSeconds ??= 10;
+  probe.successThreshold ??= 1;
+  probe.failureThreshold ??= 3;
+  if (isPlainObject(probe.httpGet)) {
+    probe.httpGet.path ??= '/';
+    probe.httpGet.scheme ??= 'HTTP';
+  }
+}
+
+/** PullAlways for ":latest" or untagged images, IfNotPresent otherwise (digests included). */
+function defaultPullPolicy(image: unknown): string {
+  if (typeof image !== 'string') return 'IfNotPresent';
+  if (image.includes('@')) return 'IfNotPresent';
+  const lastSegment = image.slice(image.lastIndexOf('/') + 1);
+  const colon = lastSegment.lastIndexOf(':');
+  const tag = colon < 0 ? '' : lastSegment.slice(colon + 1);
+  return tag === '' || tag === 'latest' ? 'Always' : 'IfNotPresent';
+}
+
+function defaultContainer(c: Obj): void {
+  c.terminationMessagePath ??= '/dev/termination-log';
+  c.terminationMessagePolicy ??= 'File';
+  c.imagePullPolicy ??= defaultPullPolicy(c.image);
+  c.resources ??= {};
+  for (const port of asList(c.ports)) port.protocol ??= 'TCP';
+  for (const env of asList(c.env)) {
+    if (isPlainObject(env.valueFrom) && isPlainObject(env.valueFrom.fieldRef)) env.valueFrom.fieldRef.apiVersion ??= 'v1';
+  }
+  defaultProbe(c.livenessProbe);
+  defaultProbe(c.readinessProbe);
+  defaultProbe(c.startupProbe);
+}
+
+const VOLUME_SOURCES_WITH_MODE = ['secret', 'configMap', 'downwardAPI', 'projected'];
+
+function defaultVolume(v: Obj): void {
+  const sources = Object.keys(v).filter((k) => k !== 'name');
+  if (sources.length === 0) v.emptyDir = {};
+  for (const key of VOLUME_SOURCES_WITH_MODE) {
+    const source = v[key];
+    if (isPlainObject(source)) source.defaultMode ??= 420;
+  }
+  if (isPlainObject(v.projected)) {
+    for (const s of asList(v.projected.sources)) {
+      if (isPlainObject(s.serviceAccountToken)) s.serviceAccountToken.expirationSeconds ??= 3600;
+    }
+  }
+  if (isPlainObject(v.hostPath)) v.hostPath.type ??= '';
+}
+
+/** SetDefaults_PodSpec and its containers, probes and volumes. */
+export function defaultPodSpec(spec: unknown): void {
+  if (!isPlainObject(spec)) return;
+  spec.restartPolicy ??= 'Always';
+  spec.terminationGracePeriodSeconds ??= 30;
+  spec.dnsPolicy ??= 'ClusterFirst';
+  spec.securityContext ??= {};
+  spec.schedulerName ??= 'default-scheduler';
+  for (const c of [...asList(spec.containers), ...asList(spec.initContainers), ...asList(spec.ephemeralContainers)]) defaultContainer(c);
+  for (const v of asList(spec.volumes)) defaultVolume(v);
+}
+
+/** SetDefaults_Pod: what a pod gets beyond its spec defaults. */
+export function defaultPod(spec: unknown): void {
+  if (!isPlainObject(spec)) return;
+  spec.enableServiceLinks ??= true;
+  for (const c of [...asList(spec.containers), ...asList(spec.initContainers)]) {
+    const resources = c.resources;
+    if (isPlainObject(resources) && isPlainObject(resources.limits)) {
+      const requests = isPlainObject(resources.requests) ? resources.requests : {};
+      for (const [k, v] of Object.entries(resources.limits)) requests[k] ??= v;
+      resources.requests = requests;
+    }
+  }
+  defaultPodSpec(spec);
+}
+
+const RESTART_POLICIES = ['Always', 'OnFailure', 'Never'];
+const DNS_POLICIES = ['ClusterFirstWithHostNet', 'ClusterFirst', 'Default', 'None'];
+const PROTOCOLS = ['SCTP', 'TCP', 'UDP'];
+const PULL_POLICIES = ['Always', 'IfNotPresent', 'Never'];
+
+function validatePort(value: unknown, path: string, errs: FieldErrorList, required: boolean): void {
+  if (value === undefined || value === null || value === 0) {
+    if (required) errs.push(field.required(path));
+    return;
+  }
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > 65535) {
+    errs.push(field.invalid(path, value, 'must be between 1 and 65535, inclusive'));
+  }
+}
+
+function validateUniqueNames(list: Obj[], path: string, errs: FieldErrorList, seen: Set<string>): void {
+  list.forEach((item, i) => {
+    const name = item.name;
+    if (typeof name !== 'string' || name === '') {
+      errs.push(field.required(`${path}[${i}].name`));
+      return;
+    }
+    for (const msg of isDns1123Label(name)) errs.push(field.invalid(`${path}[${i}].name`, name, msg));
+    if (seen.has(name)) errs.push(field.duplicate(`${path}[${i}].name`, name));
+    seen.add(name);
+  });
+}
+
+function validateContainers(list: Obj[], path: string, errs: FieldErrorList, seen: Set<string>, volumes: Set<string>): void {
+  validateUniqueNames(list, path, errs, seen);
+  list.forEach((c, i) => {
+    const p = `${path}[${i}]`;
+    if (typeof c.image !== 'string' || c.image.trim() === '') errs.push(field.required(`${p}.image`));
+    if (c.imagePullPolicy !== undefined && !PULL_POLICIES.includes(c.imagePullPolicy as string)) {
+      errs.push(field.notSupported(`${p}.imagePullPolicy`, c.imagePullPolicy, PULL_POLICIES));
+    }
+    asList(c.ports).forEach((port, j) => {
+      validatePort(port.containerPort, `${p}.ports[${j}].containerPort`, errs, true);
+      validatePort(port.hostPort, `${p}.ports[${j}].hostPort`, errs, false);
+      if (port.protocol !== undefined && !PROTOCOLS.includes(port.protocol as string)) {
+        errs.push(field.notSupported(`${p}.ports[${j}].protocol`, port.protocol, PROTOCOLS));
+      }
+    });
+    asList(c.volumeMounts).forEach((m, j) => {
+      if (typeof m.name !== 'string' || m.name === '') errs.push(field.required(`${p}.volumeMounts[${j}].name`));
+      else if (!volumes.has(m.name)) errs.push(field.notFound(`${p}.volumeMounts[${j}].name`, m.name));
+      if (typeof m.mountPath !== 'string' || m.mountPath === '') errs.push(field.required(`${p}.volumeMounts[${j}].mountPath`));
+    });
+    asList(c.env).forEach((e, j) => {
+      if (typeof e.name !== 'string' || e.name === '') errs.push(field.required(`${p}.env[${j}].name`));
+    });
+  });
+}
+
+/** ValidatePodSpec, for the rules a client most often trips over. */
+export function validatePodSpec(spec: unknown, path: string): FieldErrorList {
+  const errs: FieldErrorList = [];
+  if (!isPlainObject(spec)) return [field.required(path)];
+  const volumes = new Set<string>();
+  validateUniqueNames(asList(spec.volumes), `${path}.volumes`, errs, volumes);
+  const containers = asList(spec.containers);
+  if (containers.length === 0) errs.push(field.required(`${path}.containers`));
+  const names = new Set<string>();
+  validateContainers(containers, `${path}.containers`, errs, names, volumes);
+  validateContainers(asList(spec.initContainers), `${path}.initContainers`, errs, names, volumes);
+  if (spec.restartPolicy !== undefined && !RESTART_POLICIES.includes(spec.restartPolicy as string)) {
+    errs.push(field.notSupported(`${path}.restartPolicy`, spec.restartPolicy, RESTART_POLICIES));
+  }
+  if (spec.dnsPolicy !== undefined && !DNS_POLICIES.includes(spec.dnsPolicy as string)) {
+    errs.push(field.notSupported(`${path}.dnsPolicy`, spec.dnsPolicy, DNS_POLICIES));
+  }
+  const grace = spec.terminationGracePeriodSeconds;
+  if (typeof grace === 'number' && grace < 0) errs.push(field.invalid(`${path}.terminationGracePeriodSeconds`, grace, 'must be greater than or equal to 0'));
+  return errs;
+}
+
+/** The QoS class a pod's resources put it in. */
+export function podQosClass(spec: unknown): string {
+  if (!isPlainObject(spec)) return 'BestEffort';
+  const containers = [...asList(spec.containers), ...asList(spec.initContainers)];
+  let anySet = false;
+  let guaranteed = containers.length > 0;
+  for (const c of containers) {
+    const r = isPlainObject(c.resources) ? c.resources : {};
+    const limits = isPlainObject(r.limits) ? r.limits : {};
+    const requests = isPlainObject(r.requests) ? r.requests : {};
+    if (Object.keys(limits).length > 0 || Object.keys(requests).length > 0) anySet = true;
+    for (const res of ['cpu', 'memory']) {
+      if (limits[res] === undefined || (requests[res] !== undefined && requests[res] !== limits[res])) guaranteed = false;
+    }
+  }
+  if (!anySet) return 'BestEffort';
+  return guaranteed ? 'Guaranteed' : 'Burstable';
+}

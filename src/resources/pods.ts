@@ -1,0 +1,203 @@
+import { jsonEqual } from '../api/deep-equal';
+import { field } from '../api/field-errors';
+import { isPlainObject, type KubeObject } from '../api/types';
+import { defineResource } from '../registry/resource-definition';
+import { strategy } from '../registry/strategy';
+import { age, AGE_COLUMN, NAME_COLUMN } from '../registry/table';
+import { defaultPod, podQosClass, validatePodSpec } from './pod-spec';
+
+type Obj = Record<string, unknown>;
+
+const spec = (pod: KubeObject): Obj => (isPlainObject(pod.spec) ? pod.spec : {});
+const status = (pod: KubeObject): Obj => (isPlainObject(pod.status) ? pod.status : {});
+const list = (v: unknown): Obj[] => (Array.isArray(v) ? v.filter(isPlainObject) : []);
+const orNone = (v: unknown): string => (typeof v === 'string' && v !== '' ? v : '<none>');
+
+const IMMUTABLE_SPEC_MESSAGE =
+  'pod updates may not change fields other than `spec.containers[*].image`,`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)';
+
+/** The parts of a pod spec an update may change, blanked so that the rest can be compared. */
+function mutableBlanked(s: Obj): Obj {
+  const copy = structuredClone(s);
+  for (const key of ['containers', 'initContainers']) for (const c of list(copy[key])) delete c.image;
+  delete copy.activeDeadlineSeconds;
+  delete copy.tolerations;
+  delete copy.terminationGracePeriodSeconds;
+  return copy;
+}
+
+/** Tolerations the DefaultTolerationSeconds admission plugin gives every pod. */
+const DEFAULT_TOLERATIONS = ['node.kubernetes.io/not-ready', 'node.kubernetes.io/unreachable'];
+
+function admitDefaults(s: Obj): void {
+  s.serviceAccountName ??= 'default';
+  s.serviceAccount ??= s.serviceAccountName;
+  s.priority ??= 0;
+  s.preemptionPolicy ??= 'PreemptLowerPriority';
+  const tolerations = list(s.tolerations);
+  for (const key of DEFAULT_TOLERATIONS) {
+    if (!tolerations.some((t) => t.key === key && (t.effect === 'NoExecute' || t.effect === undefined))) {
+      tolerations.push({ key, operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 });
+    }
+  }
+  s.tolerations = tolerations;
+}
+
+/** The STATUS column: kubectl's reason logic over init containers, containers and deletion. */
+function podReason(pod: KubeObject): { reason: string; ready: number; total: number; restarts: number; lastRestart?: string } {
+  const st = status(pod);
+  const sp = spec(pod);
+  let reason = (st.reason as string | undefined) || (st.phase as string | undefined) || '';
+  const containers = list(sp.containers);
+  const initContainers = list(sp.initContainers);
+  const sidecars = initContainers.filter((c) => c.restartPolicy === 'Always');
+  const total = containers.length + sidecars.length;
+  let ready = 0;
+  let restarts = 0;
+  let lastRestart: string | undefined;
+  const noteRestart = (cs: Obj): void => {
+    restarts += typeof cs.restartCount === 'number' ? cs.restartCount : 0;
+    const finished = isPlainObject(cs.lastState) && isPlainObject(cs.lastState.terminated) ? (cs.lastState.terminated.finishedAt as string | undefined) : undefined;
+    if (finished && (!lastRestart || finished > lastRestart)) lastRestart = finished;
+  };
+  const conditions = list(st.conditions);
+  if (conditions.some((c) => c.type === 'PodScheduled' && c.reason === 'SchedulingGated')) reason = 'SchedulingGated';
+  let initializing = false;
+  const initStatuses = list(st.initContainerStatuses);
+  initStatuses.forEach((cs, i) => {
+    noteRestart(cs);
+    if (initializing) return;
+    const state = isPlainObject(cs.state) ? cs.state : {};
+    const term = isPlainObject(state.terminated) ? state.terminated : null;
+    const waiting = isPlainObject(state.waiting) ? state.waiting : null;
+    if (term && term.exitCode === 0) return;
+    const isSidecar = sidecars.some((c) => c.name === cs.name);
+    if (isSidecar && cs.started === true) {
+      if (cs.ready === true) ready++;
+      return;
+    }
+    initializing = true;
+    if (term) reason = term.reason ? `Init:${String(term.reason)}` : term.signal ? `Init:Signal:${String(term.signal)}` : `Init:ExitCode:${String(term.exitCode)}`;
+    else if (waiting && waiting.reason && waiting.reason !== 'PodInitializing') reason = `Init:${String(waiting.reason)}`;
+    else reason = `Init:${i}/${initContainers.length}`;
+  });
+  if (!initializing || conditions.some((c) => c.type === 'Initialized' && c.status === 'True')) {
+    let hasRunning = false;
+    for (const cs of [...list(st.containerStatuses)].reverse()) {
+      noteRestart(cs);
+      const state = isPlainObject(cs.state) ? cs.state : {};
+      if (isPlainObject(state.waiting) && state.waiting.reason) reason = String(state.waiting.reason);
+      else if (isPlainObject(state.terminated)) {
+        const t = state.terminated;
+        reason = t.reason ? String(t.reason) : t.signal ? `Signal:${String(t.signal)}` : `ExitCode:${String(t.exitCode)}`;
+      } else if (isPlainObject(state.running) && cs.ready === true) {
+        hasRunning = true;
+        ready++;
+      }
+    }
+    if (reason === 'Completed' && hasRunning) {
+      reason = conditions.some((c) => c.type === 'Ready' && c.status === 'True') ? 'Running' : 'NotReady';
+    }
+  }
+  if (pod.metadata.deletionTimestamp) {
+    if (st.reason === 'NodeLost') reason = 'Unknown';
+    else if (st.phase !== 'Failed' && st.phase !== 'Succeeded') reason = 'Terminating';
+  }
+  return { reason, ready, total, restarts, lastRestart };
+}
+
+export const pods = defineResource({
+  group: '',
+  version: 'v1',
+  resource: 'pods',
+  kind: 'Pod',
+  namespaced: true,
+  shortNames: ['po'],
+  categories: ['all'],
+  subresources: ['status'],
+  returnDeletedObject: true,
+  strategy: strategy({
+    tracksGeneration: true,
+    prepareForCreate: (pod) => {
+      pod.status = { phase: 'Pending', qosClass: podQosClass(pod.spec) };
+    },
+    applyDefaults: (pod) => {
+      if (!isPlainObject(pod.spec)) return;
+      defaultPod(pod.spec);
+      admitDefaults(pod.spec);
+    },
+    validate: (pod) => validatePodSpec(pod.spec, 'spec'),
+    validateUpdate: (next, prev) => {
+      if (jsonEqual(mutableBlanked(spec(next)), mutableBlanked(spec(prev)))) return [];
+      return [field.forbidden('spec', IMMUTABLE_SPEC_MESSAGE)];
+    },
+    gracePeriodSeconds: (pod, requested) => {
+      const phase = status(pod).phase;
+      if (!spec(pod).nodeName || phase === 'Failed' || phase === 'Succeeded') return 0;
+      const period = requested ?? (spec(pod).terminationGracePeriodSeconds as number | undefined) ?? 30;
+      return period < 0 ? 1 : period;
+    },
+  }),
+  selectableFields: {
+    'spec.nodeName': (p) => String(spec(p).nodeName ?? ''),
+    'spec.restartPolicy': (p) => String(spec(p).restartPolicy ?? ''),
+    'spec.schedulerName': (p) => String(spec(p).schedulerName ?? ''),
+    'spec.serviceAccountName': (p) => String(spec(p).serviceAccountName ?? ''),
+    'spec.hostNetwork': (p) => String(spec(p).hostNetwork === true),
+    'status.phase': (p) => String(status(p).phase ?? ''),
+    'status.podIP': (p) => String(list(status(p).podIPs)[0]?.ip ?? status(p).podIP ?? ''),
+    'status.podIPs': () => '',
+    'status.nominatedNodeName': (p) => String(status(p).nominatedNodeName ?? ''),
+  },
+  printerColumns: [
+    NAME_COLUMN,
+    {
+      name: 'Ready',
+      type: 'string',
+      description: 'The aggregate readiness state of this pod for accepting traffic.',
+      cell: (p) => {
+        const r = podReason(p);
+        return `${r.ready}/${r.total}`;
+      },
+    },
+    { name: 'Status', type: 'string', description: 'The aggregate status of the containers in this pod.', cell: (p) => podReason(p).reason },
+    {
+      name: 'Restarts',
+      type: 'string',
+      description: 'The number of times the containers in this pod have been restarted and when the last container in this pod has restarted.',
+      cell: (p) => {
+        const r = podReason(p);
+        return r.restarts > 0 && r.lastRestart ? `${r.restarts} (${age(r.lastRestart)} ago)` : String(r.restarts);
+      },
+    },
+    AGE_COLUMN,
+    {
+      name: 'IP',
+      type: 'string',
+      priority: 1,
+      description: 'podIP address allocated to the pod. Routable at least within the cluster. Empty if not yet allocated.',
+      cell: (p) => orNone(list(status(p).podIPs)[0]?.ip ?? status(p).podIP),
+    },
+    { name: 'Node', type: 'string', priority: 1, description: 'NodeName indicates in which node this pod is scheduled.', cell: (p) => orNone(spec(p).nodeName) },
+    {
+      name: 'Nominated Node',
+      type: 'string',
+      priority: 1,
+      description: 'nominatedNodeName is set only when this pod preempts other pods on the node, but it cannot be scheduled right away as preemption victims receive their graceful termination periods.',
+      cell: (p) => orNone(status(p).nominatedNodeName),
+    },
+    {
+      name: 'Readiness Gates',
+      type: 'string',
+      priority: 1,
+      description: 'If specified, all readiness gates will be evaluated for pod readiness.',
+      cell: (p) => {
+        const gates = list(spec(p).readinessGates);
+        if (gates.length === 0) return '<none>';
+        const conditions = list(status(p).conditions);
+        const ok = gates.filter((g) => conditions.some((c) => c.type === g.conditionType && c.status === 'True')).length;
+        return `${ok}/${gates.length}`;
+      },
+    },
+  ],
+});

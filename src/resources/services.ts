@@ -1,0 +1,193 @@
+import { randomInt } from 'node:crypto';
+import { field, type FieldErrorList } from '../api/field-errors';
+import { nameIsDns1035Label, isDns1123Label } from '../api/name-validation';
+import { isPlainObject, type KubeObject } from '../api/types';
+import { defineResource } from '../registry/resource-definition';
+import { strategy } from '../registry/strategy';
+import { AGE_COLUMN, NAME_COLUMN } from '../registry/table';
+
+type Obj = Record<string, unknown>;
+
+const TYPES = ['ClusterIP', 'ExternalName', 'LoadBalancer', 'NodePort'];
+const PROTOCOLS = ['SCTP', 'TCP', 'UDP'];
+/** The default service CIDR, 10.96.0.0/12; .1 is the kubernetes service's. */
+const SERVICE_CIDR_BASE = (10 << 24) | (96 << 16);
+const SERVICE_CIDR_SIZE = 1 << 20;
+const NODE_PORT_RANGE: [number, number] = [30000, 32767];
+
+const spec = (svc: KubeObject): Obj => (isPlainObject(svc.spec) ? svc.spec : (svc.spec = {}) as Obj);
+const ports = (svc: KubeObject): Obj[] => (Array.isArray(spec(svc).ports) ? (spec(svc).ports as Obj[]).filter(isPlainObject) : []);
+
+function randomClusterIp(): string {
+  const n = SERVICE_CIDR_BASE + randomInt(2, SERVICE_CIDR_SIZE - 1);
+  return [n >>> 24, (n >>> 16) & 255, (n >>> 8) & 255, n & 255].join('.');
+}
+
+function externallyAccessible(s: Obj): boolean {
+  return s.type === 'NodePort' || s.type === 'LoadBalancer' || (Array.isArray(s.externalIPs) && s.externalIPs.length > 0);
+}
+
+function defaultService(svc: KubeObject): void {
+  const s = spec(svc);
+  s.type ??= 'ClusterIP';
+  s.sessionAffinity ??= 'None';
+  if (s.sessionAffinity === 'ClientIP') s.sessionAffinityConfig ??= { clientIP: { timeoutSeconds: 10800 } };
+  for (const p of ports(svc)) {
+    p.protocol ??= 'TCP';
+    if (p.targetPort === undefined || p.targetPort === 0 || p.targetPort === '') p.targetPort = p.port;
+  }
+  if (s.type !== 'ExternalName') s.internalTrafficPolicy ??= 'Cluster';
+  if (externallyAccessible(s)) s.externalTrafficPolicy ??= 'Cluster';
+  if (s.type === 'LoadBalancer') s.allocateLoadBalancerNodePorts ??= true;
+}
+
+/** The registry's allocations: a cluster IP (unless headless or ExternalName) and node ports. */
+function allocate(svc: KubeObject): void {
+  const s = spec(svc);
+  if (s.type !== 'ExternalName') {
+    if (!s.clusterIP && Array.isArray(s.clusterIPs) && typeof s.clusterIPs[0] === 'string') s.clusterIP = s.clusterIPs[0];
+    s.clusterIP ??= randomClusterIp();
+    s.clusterIPs = [s.clusterIP];
+    s.ipFamilies ??= ['IPv4'];
+    s.ipFamilyPolicy ??= 'SingleStack';
+  }
+  const wantsNodePorts = s.type === 'NodePort' || (s.type === 'LoadBalancer' && s.allocateLoadBalancerNodePorts !== false);
+  if (wantsNodePorts) for (const p of ports(svc)) p.nodePort ??= randomInt(NODE_PORT_RANGE[0], NODE_PORT_RANGE[1] + 1);
+}
+
+function validateService(svc: KubeObject): FieldErrorList {
+  const errs: FieldErrorList = [];
+  const s = spec(svc);
+  const type = s.type as string;
+  if (!TYPES.includes(type)) errs.push(field.notSupported('spec.type', type, TYPES));
+  const list = ports(svc);
+  const headless = s.clusterIP === 'None';
+  if (list.length === 0 && type !== 'ExternalName' && !headless) errs.push(field.required('spec.ports'));
+  if (type === 'ExternalName' && !s.externalName) errs.push(field.required('spec.externalName'));
+  const names = new Set<string>();
+  list.forEach((p, i) => {
+    const path = `spec.ports[${i}]`;
+    if (list.length > 1) {
+      if (typeof p.name !== 'string' || p.name === '') errs.push(field.required(`${path}.name`));
+      else if (names.has(p.name)) errs.push(field.duplicate(`${path}.name`, p.name));
+    }
+    if (typeof p.name === 'string' && p.name !== '') {
+      names.add(p.name);
+      for (const msg of isDns1123Label(p.name)) errs.push(field.invalid(`${path}.name`, p.name, msg));
+    }
+    if (typeof p.port !== 'number' || !Number.isInteger(p.port) || p.port < 1 || p.port > 65535) {
+      errs.push(p.port === undefined ? field.required(`${path}.port`) : field.invalid(`${path}.port`, p.port, 'must be between 1 and 65535, inclusive'));
+    }
+    if (!PROTOCOLS.includes(p.protocol as string)) errs.push(field.notSupported(`${path}.protocol`, p.protocol, PROTOCOLS));
+    if (p.nodePort !== undefined && (typeof p.nodePort !== 'number' || p.nodePort < 1 || p.nodePort > 65535)) {
+      errs.push(field.invalid(`${path}.nodePort`, p.nodePort, 'must be between 1 and 65535, inclusive'));
+    }
+  });
+  return errs;
+}
+
+/** Allocated values survive an update that leaves them out (kubectl apply of a manifest without clusterIP). */
+function keepAllocations(next: KubeObject, prev: KubeObject): void {
+  const n = spec(next);
+  const p = spec(prev);
+  if (n.type !== 'ExternalName') {
+    for (const key of ['clusterIP', 'clusterIPs', 'ipFamilies', 'ipFamilyPolicy']) if (n[key] === undefined && p[key] !== undefined) n[key] = structuredClone(p[key]);
+  }
+  const oldPorts = ports(prev);
+  for (const port of ports(next)) {
+    const before = oldPorts.find((o) => o.port === port.port && o.protocol === (port.protocol ?? 'TCP'));
+    if (port.nodePort === undefined && before?.nodePort !== undefined && n.type !== 'ClusterIP') port.nodePort = before.nodePort;
+  }
+}
+
+function validateServiceUpdate(next: KubeObject, prev: KubeObject): FieldErrorList {
+  const n = spec(next);
+  const p = spec(prev);
+  if (p.clusterIP && n.clusterIP !== p.clusterIP && n.type !== 'ExternalName' && p.type !== 'ExternalName') {
+    return [field.invalid('spec.clusterIPs[0]', n.clusterIP ?? '', 'may not change once set')];
+  }
+  return [];
+}
+
+function externalIp(svc: KubeObject): string {
+  const s = spec(svc);
+  const external = Array.isArray(s.externalIPs) ? (s.externalIPs as string[]) : [];
+  switch (s.type) {
+    case 'ExternalName':
+      return String(s.externalName ?? '');
+    case 'LoadBalancer': {
+      const lb = isPlainObject(svc.status) && isPlainObject(svc.status.loadBalancer) ? svc.status.loadBalancer : {};
+      const ingress = Array.isArray(lb.ingress) ? (lb.ingress as Obj[]).map((i) => String(i.ip ?? i.hostname ?? '')) : [];
+      const all = [...ingress, ...external];
+      return all.length > 0 ? all.join(',') : '<pending>';
+    }
+    default:
+      return external.length > 0 ? external.join(',') : '<none>';
+  }
+}
+
+function portsCell(svc: KubeObject): string {
+  const list = ports(svc);
+  if (list.length === 0) return '<none>';
+  return list.map((p) => (p.nodePort ? `${String(p.port)}:${String(p.nodePort)}/${String(p.protocol)}` : `${String(p.port)}/${String(p.protocol)}`)).join(',');
+}
+
+export const services = defineResource({
+  group: '',
+  version: 'v1',
+  resource: 'services',
+  kind: 'Service',
+  namespaced: true,
+  shortNames: ['svc'],
+  categories: ['all'],
+  subresources: ['status'],
+  storagePath: 'services/specs',
+  returnDeletedObject: true,
+  strategy: strategy({
+    validateName: nameIsDns1035Label,
+    allowCreateOnUpdate: true,
+    prepareForCreate: (svc) => {
+      svc.status = { loadBalancer: {} };
+    },
+    prepareForUpdate: keepAllocations,
+    applyDefaults: (svc) => {
+      defaultService(svc);
+      allocate(svc);
+    },
+    validate: validateService,
+    validateUpdate: validateServiceUpdate,
+  }),
+  selectableFields: {
+    'spec.clusterIP': (s) => String(spec(s).clusterIP ?? ''),
+    'spec.type': (s) => String(spec(s).type ?? ''),
+  },
+  printerColumns: [
+    NAME_COLUMN,
+    { name: 'Type', type: 'string', description: 'type determines how the Service is exposed.', cell: (s) => spec(s).type ?? '' },
+    {
+      name: 'Cluster-IP',
+      type: 'string',
+      description: 'clusterIP is the IP address of the service and is usually assigned randomly.',
+      cell: (s) => {
+        const ips = spec(s).clusterIPs;
+        return Array.isArray(ips) && ips.length > 0 ? ips[0] : '<none>';
+      },
+    },
+    { name: 'External-IP', type: 'string', description: 'externalIPs is a list of IP addresses for which nodes in the cluster will also accept traffic for this service.', cell: externalIp },
+    { name: 'Port(s)', type: 'string', description: 'The list of ports that are exposed by this service.', cell: portsCell },
+    AGE_COLUMN,
+    {
+      name: 'Selector',
+      type: 'string',
+      priority: 1,
+      description: 'Route service traffic to pods with label keys and values matching this selector.',
+      cell: (s) => {
+        const sel = isPlainObject(spec(s).selector) ? (spec(s).selector as Obj) : {};
+        const parts = Object.entries(sel)
+          .sort(([a], [b]) => a.localeCompare(b))
+          .map(([k, v]) => `${k}=${String(v)}`);
+        return parts.length > 0 ? parts.join(',') : '<none>';
+      },
+    },
+  ],
+});

@@ -1,0 +1,53 @@
+import { isPlainObject } from '../api/types';
+import { defineResource } from '../registry/resource-definition';
+import { strategy } from '../registry/strategy';
+import { AGE_COLUMN, NAME_COLUMN } from '../registry/table';
+import {
+  CONTAINERS_COLUMN,
+  defaultTemplate,
+  IMAGES_COLUMN,
+  num,
+  specObject,
+  validateReplicas,
+  validateSelectorAndTemplate,
+  validateSelectorUnchanged,
+} from './workload';
+
+export const statefulsets = defineResource({
+  group: 'apps',
+  version: 'v1',
+  resource: 'statefulsets',
+  kind: 'StatefulSet',
+  namespaced: true,
+  shortNames: ['sts'],
+  categories: ['all'],
+  subresources: ['status'],
+  strategy: strategy({
+    tracksGeneration: true,
+    prepareForCreate: (obj) => {
+      obj.status = {};
+    },
+    applyDefaults: (obj) => {
+      const spec = specObject(obj);
+      spec.replicas ??= 1;
+      spec.podManagementPolicy ??= 'OrderedReady';
+      if (!isPlainObject(spec.updateStrategy) || spec.updateStrategy.type === undefined) {
+        spec.updateStrategy = { type: 'RollingUpdate', rollingUpdate: { partition: 0 }, ...(isPlainObject(spec.updateStrategy) ? spec.updateStrategy : {}) };
+      } else if (isPlainObject(spec.updateStrategy.rollingUpdate)) {
+        spec.updateStrategy.rollingUpdate.partition ??= 0;
+      }
+      spec.revisionHistoryLimit ??= 10;
+      spec.persistentVolumeClaimRetentionPolicy ??= { whenDeleted: 'Retain', whenScaled: 'Retain' };
+      defaultTemplate(spec);
+    },
+    validate: (obj) => [...validateReplicas(specObject(obj), 'spec'), ...validateSelectorAndTemplate(specObject(obj), 'spec', ['Always'], 'statefulset')],
+    validateUpdate: validateSelectorUnchanged,
+  }),
+  printerColumns: [
+    NAME_COLUMN,
+    { name: 'Ready', type: 'string', description: 'Number of the pod with ready state', cell: (o) => `${num(o, 'status', 'readyReplicas')}/${num(o, 'spec', 'replicas')}` },
+    AGE_COLUMN,
+    CONTAINERS_COLUMN,
+    IMAGES_COLUMN,
+  ],
+});

@@ -1,0 +1,172 @@
+import type { Field, Type } from 'protobufjs';
+import { lookupMessage, protoRoot } from '../codec/protobuf';
+import type { FieldPatchMeta, PatchSchema } from '../patch/strategic-merge';
+import type { ResourceDefinition } from '../registry/resource-definition';
+import { FIELD_FACTS, type FieldFacts } from './field-facts';
+
+/**
+ * Structural schemas of the built-in kinds, derived once from the .proto files (structure, names)
+ * and the field facts (list semantics, required fields, enums). Strategic merge, OpenAPI and
+ * validation all read them from here.
+ */
+
+const META = 'k8s.io.apimachinery.pkg.apis.meta.v1';
+
+/** Messages whose JSON is not an object of their fields, with their OpenAPI form. */
+const SPECIAL_SCHEMAS: Record<string, Record<string, unknown>> = {
+  [`${META}.Time`]: { type: 'string', format: 'date-time' },
+  [`${META}.MicroTime`]: { type: 'string', format: 'date-time' },
+  [`${META}.Duration`]: { type: 'string' },
+  [`${META}.FieldsV1`]: { type: 'object' },
+  'k8s.io.apimachinery.pkg.util.intstr.IntOrString': { type: 'string', format: 'int-or-string', 'x-kubernetes-int-or-string': true },
+  'k8s.io.apimachinery.pkg.api.resource.Quantity': { oneOf: [{ type: 'string' }, { type: 'number' }] },
+  'k8s.io.apimachinery.pkg.runtime.RawExtension': { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
+};
+
+export function typeName(type: Type): string {
+  return type.fullName.replace(/^\./, '');
+}
+
+export function isSpecial(type: Type): boolean {
+  return typeName(type) in SPECIAL_SCHEMAS;
+}
+
+export function factsOf(type: Type, fieldName: string): FieldFacts {
+  return FIELD_FACTS[typeName(type)]?.[fieldName] ?? {};
+}
+
+/** "k8s.io.api.core.v1.Pod" -> "io.k8s.api.core.v1.Pod", as Kubernetes names OpenAPI definitions. */
+export function definitionName(protoName: string): string {
+  return protoName.replace(/^k8s\.io\./, 'io.k8s.');
+}
+
+function messageField(field: Field): Type | null {
+  return (field.resolvedType as Type | null) ?? null;
+}
+
+class ProtoPatchSchema implements PatchSchema {
+  constructor(private readonly type: Type) {}
+
+  field(name: string): FieldPatchMeta | null {
+    const f = this.type.fields[name];
+    if (!f) return null;
+    const facts = factsOf(this.type, name);
+    const valueType = messageField(f);
+    return {
+      strategies: facts.patchStrategy ? facts.patchStrategy.split(',') : [],
+      mergeKey: facts.patchMergeKey,
+      schema: valueType && !isSpecial(valueType) ? patchSchemaOf(valueType) : null,
+    };
+  }
+}
+
+const patchSchemas = new Map<Type, ProtoPatchSchema>();
+
+function patchSchemaOf(type: Type): ProtoPatchSchema {
+  let schema = patchSchemas.get(type);
+  if (!schema) {
+    schema = new ProtoPatchSchema(type);
+    patchSchemas.set(type, schema);
+  }
+  return schema;
+}
+
+/** The strategic-merge schema of a kind, or null when kapi has no schema for it. */
+export function patchSchemaFor(def: ResourceDefinition): PatchSchema | null {
+  const type = lookupMessage({ group: def.group, version: def.version, kind: def.kind });
+  return type ? patchSchemaOf(type) : null;
+}
+
+function scalarSchema(protoType: string): Record<string, unknown> {
+  switch (protoType) {
+    case 'string':
+      return { type: 'string' };
+    case 'bool':
+      return { type: 'boolean' };
+    case 'int32':
+    case 'uint32':
+    case 'sint32':
+      return { type: 'integer', format: 'int32' };
+    case 'int64':
+    case 'uint64':
+    case 'sint64':
+      return { type: 'integer', format: 'int64' };
+    case 'double':
+    case 'float':
+      return { type: 'number', format: 'double' };
+    case 'bytes':
+      return { type: 'string', format: 'byte' };
+    default:
+      return {};
+  }
+}
+
+/** A field's OpenAPI v3 schema, registering the messages it refers to in `out`. */
+function fieldSchema(owner: Type, field: Field, out: Record<string, unknown>): Record<string, unknown> {
+  const facts = factsOf(owner, field.name);
+  const valueType = messageField(field);
+  const value = valueType ? refTo(valueType, out) : { ...scalarSchema(field.type), ...(facts.enum ? { enum: facts.enum } : {}) };
+  let schema: Record<string, unknown>;
+  if (field.map) schema = { type: 'object', additionalProperties: value };
+  else if (field.repeated) schema = { type: 'array', items: value };
+  else schema = valueType ? { allOf: [value] } : value;
+  if (facts.listType) schema['x-kubernetes-list-type'] = facts.listType;
+  if (facts.listMapKeys) schema['x-kubernetes-list-map-keys'] = facts.listMapKeys;
+  if (facts.mapType) schema['x-kubernetes-map-type'] = facts.mapType;
+  if (facts.patchStrategy) schema['x-kubernetes-patch-strategy'] = facts.patchStrategy;
+  if (facts.patchMergeKey) schema['x-kubernetes-patch-merge-key'] = facts.patchMergeKey;
+  return schema;
+}
+
+function refTo(type: Type, out: Record<string, unknown>): Record<string, unknown> {
+  const name = definitionName(typeName(type));
+  if (!(name in out)) {
+    out[name] = {};
+    out[name] = messageSchema(type, out);
+  }
+  return { $ref: `#/components/schemas/${name}` };
+}
+
+function messageSchema(type: Type, out: Record<string, unknown>): Record<string, unknown> {
+  const special = SPECIAL_SCHEMAS[typeName(type)];
+  if (special) return special;
+  const properties: Record<string, unknown> = {};
+  const required: string[] = [];
+  for (const field of [...type.fieldsArray].sort((a, b) => a.name.localeCompare(b.name))) {
+    properties[field.name] = fieldSchema(type, field, out);
+    if (factsOf(type, field.name).required) required.push(field.name);
+  }
+  const schema: Record<string, unknown> = { type: 'object', properties };
+  if (required.length > 0) schema.required = required;
+  return schema;
+}
+
+/** OpenAPI v3 component schemas for these kinds and everything they refer to. */
+export function openApiDefinitions(defs: ResourceDefinition[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const def of defs) {
+    const type = lookupMessage({ group: def.group, version: def.version, kind: def.kind });
+    if (!type) continue;
+    refTo(type, out);
+    const schema = out[definitionName(typeName(type))] as Record<string, unknown>;
+    schema['x-kubernetes-group-version-kind'] = [{ group: def.group, kind: def.kind, version: def.version }];
+    const listType = lookupMessage({ group: def.group, version: def.version, kind: def.listKind });
+    if (listType) {
+      refTo(listType, out);
+      (out[definitionName(typeName(listType))] as Record<string, unknown>)['x-kubernetes-group-version-kind'] = [
+        { group: def.group, kind: def.listKind, version: def.version },
+      ];
+    }
+  }
+  return out;
+}
+
+export function protoDefinitionName(def: ResourceDefinition): string {
+  const type = lookupMessage({ group: def.group, version: def.version, kind: def.kind });
+  return type ? definitionName(typeName(type)) : `${def.group || 'core'}.${def.version}.${def.kind}`;
+}
+
+/** Loads the proto files early so that a broken schema fails at start-up, not on a request. */
+export function loadSchemas(): void {
+  protoRoot();
+}

@@ -1,0 +1,71 @@
+import { ConfigError, parseFeatureGates, type FeatureGates } from './feature-gates';
+
+export interface Config {
+  /** External etcd endpoints; empty starts an embedded etcd child process. */
+  etcdServers: string[];
+  dataDir: string;
+  bindAddress: string;
+  port: number;
+  etcdPrefix: string;
+  featureGates: FeatureGates;
+}
+
+interface FlagSpec {
+  key: keyof Config;
+  parse(value: string): unknown;
+  help: string;
+}
+
+const integer = (name: string) => (v: string): number => {
+  if (!/^[0-9]+$/.test(v)) throw new ConfigError(`invalid argument "${v}" for "--${name}" flag: must be a non-negative integer`);
+  return Number(v);
+};
+
+const FLAGS: Record<string, FlagSpec> = {
+  'etcd-servers': {
+    key: 'etcdServers',
+    parse: (v) => v.split(',').map((s) => s.trim()).filter(Boolean),
+    help: 'List of etcd servers to connect with (scheme://ip:port), comma separated. Without it kapi runs its own etcd.',
+  },
+  'data-dir': { key: 'dataDir', parse: (v) => v, help: 'Directory for the embedded etcd data.' },
+  'insecure-bind-address': { key: 'bindAddress', parse: (v) => v, help: 'The IP address on which to serve plain HTTP.' },
+  'insecure-port': { key: 'port', parse: integer('insecure-port'), help: 'The port on which to serve plain HTTP; every request acts as a cluster admin.' },
+  'etcd-prefix': { key: 'etcdPrefix', parse: (v) => (v.startsWith('/') ? v : `/${v}`).replace(/\/$/, ''), help: 'The prefix to prepend to all resource paths in etcd.' },
+  'feature-gates': { key: 'featureGates', parse: parseFeatureGates, help: 'A set of key=value pairs that describe feature gates.' },
+};
+
+export function defaultConfig(): Config {
+  return {
+    etcdServers: [],
+    dataDir: './data',
+    bindAddress: '127.0.0.1',
+    port: 8080,
+    etcdPrefix: '/registry',
+    featureGates: parseFeatureGates(''),
+  };
+}
+
+export function usage(): string {
+  const lines = Object.entries(FLAGS).map(([name, spec]) => `  --${name.padEnd(24)} ${spec.help}`);
+  return `Usage: kapi [flags]\n\nFlags:\n${lines.join('\n')}\n`;
+}
+
+/** Parses `--name=value` and `--name value` flags, as kube-apiserver spells them. */
+export function parseFlags(argv: string[]): Config | 'help' {
+  const config = defaultConfig();
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (arg === '-h' || arg === '--help') return 'help';
+    if (!arg.startsWith('--')) throw new ConfigError(`unexpected argument: ${arg}`);
+    const eq = arg.indexOf('=');
+    const name = arg.slice(2, eq < 0 ? undefined : eq);
+    const spec = FLAGS[name];
+    if (!spec) throw new ConfigError(`unknown flag: --${name}`);
+    let value: string;
+    if (eq >= 0) value = arg.slice(eq + 1);
+    else if (i + 1 < argv.length) value = argv[++i];
+    else throw new ConfigError(`flag needs an argument: --${name}`);
+    (config as unknown as Record<string, unknown>)[spec.key] = spec.parse(value);
+  }
+  return config;
+}

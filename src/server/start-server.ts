@@ -1,0 +1,183 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { AdmissionChain } from '../admission/admission';
+import { IMMORTAL_NAMESPACES, NamespaceLifecycle } from '../admission/namespace-lifecycle';
+import { isStatusError } from '../api/errors';
+import { NamespaceController } from '../controllers/namespace-controller';
+import { createApp, type VersionInfo } from '../http/app';
+import { ApiServerMetrics } from '../metrics/metrics';
+import { GenericStore } from '../registry/generic-store';
+import { ResourceRegistry } from '../registry/resource-registry';
+import { BUILT_IN_RESOURCES } from '../resources';
+import { loadSchemas, openApiDefinitions, patchSchemaFor, protoDefinitionName } from '../schema/proto-schema';
+import { Etcd3Kv } from '../storage/etcd/etcd3-kv';
+import { EtcdStorage } from '../storage/etcd/etcd-storage';
+import type { KV } from '../storage/etcd/kv';
+import type { Config } from './config';
+import { EmbeddedEtcd } from './embedded-etcd';
+import type { Logger } from './logger';
+
+export const KUBERNETES_VERSION = { major: '1', minor: '34', patch: '0' };
+
+export interface RunningServer {
+  /** http://host:port */
+  url: string;
+  etcdEndpoints: string[];
+  close(): Promise<void>;
+}
+
+function versionInfo(): VersionInfo {
+  const { major, minor, patch } = KUBERNETES_VERSION;
+  return {
+    major,
+    minor,
+    gitVersion: `v${major}.${minor}.${patch}+kapi`,
+    gitCommit: process.env.KAPI_GIT_COMMIT ?? 'unknown',
+    gitTreeState: 'clean',
+    buildDate: process.env.KAPI_BUILD_DATE ?? '1970-01-01T00:00:00Z',
+    goVersion: `node${process.versions.node}`,
+    compiler: 'tsc',
+    platform: `${process.platform}/${process.arch === 'x64' ? 'amd64' : process.arch}`,
+  };
+}
+
+async function waitForEtcd(kv: KV, endpoints: string[], timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  while (Date.now() < deadline) {
+    try {
+      await kv.status();
+      return;
+    } catch (err) {
+      last = err;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+  throw new Error(`cannot reach etcd at ${endpoints.join(',')}: ${last instanceof Error ? last.message : String(last)}`);
+}
+
+/** The namespaces every cluster has from its first start. */
+async function ensureSystemNamespaces(namespaces: GenericStore): Promise<void> {
+  for (const name of [...IMMORTAL_NAMESPACES, 'kube-node-lease']) {
+    try {
+      await namespaces.create('', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } }, { dryRun: false });
+    } catch (err) {
+      if (!(isStatusError(err) && err.code === 409)) throw err;
+    }
+  }
+}
+
+function listen(server: Server, port: number, host: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+}
+
+/** The composition root: etcd, storage, registry, admission, controllers and the HTTP server. */
+export async function startServer(config: Config, log: Logger): Promise<RunningServer> {
+  loadSchemas();
+  let etcd: EmbeddedEtcd | null = null;
+  let endpoints = config.etcdServers;
+  if (endpoints.length === 0) {
+    etcd = await EmbeddedEtcd.start({ dataDir: path.join(config.dataDir, 'etcd') });
+    endpoints = [etcd.endpoint];
+    log(`embedded etcd serving at ${etcd.endpoint}`);
+  }
+  const stores: GenericStore[] = [];
+  let metrics: ApiServerMetrics | null = null;
+  const resourceOfKey = (key: string): string => {
+    const store = stores.find((s) => key.startsWith(s.prefix('')));
+    return store ? (store.def.group ? `${store.def.resource}.${store.def.group}` : store.def.resource) : '';
+  };
+  const kv = new Etcd3Kv({
+    endpoints,
+    observe: (operation, key, seconds) => metrics?.observeEtcd(operation, resourceOfKey(key), seconds),
+  });
+  try {
+    await waitForEtcd(kv, endpoints, 20_000);
+  } catch (err) {
+    await kv.close();
+    await etcd?.stop();
+    throw err;
+  }
+  const storage = new EtcdStorage(kv, `${config.etcdPrefix}/`);
+  const registry = new ResourceRegistry();
+  for (const def of BUILT_IN_RESOURCES) {
+    const store = new GenericStore(def, storage, config.etcdPrefix);
+    stores.push(store);
+    registry.add(store);
+  }
+  const namespaces = registry.lookup('', 'v1', 'namespaces')!;
+  metrics = new ApiServerMetrics(async () => {
+    const counts = new Map<string, number>();
+    await Promise.all(stores.map(async (s) => counts.set(s.def.group ? `${s.def.resource}.${s.def.group}` : s.def.resource, await s.count())));
+    return counts;
+  });
+  const admission = new AdmissionChain([
+    new NamespaceLifecycle({
+      get: async (name) => {
+        try {
+          return await namespaces.get('', name, { resourceVersion: '', match: '' });
+        } catch (err) {
+          if (isStatusError(err) && err.code === 404) return null;
+          throw err;
+        }
+      },
+    }),
+  ]);
+  await ensureSystemNamespaces(namespaces);
+  const namespaceController = new NamespaceController(registry, namespaces, log);
+  await namespaceController.start();
+
+  const app = createApp({
+    registry,
+    admission,
+    metrics,
+    version: versionInfo(),
+    schemas: { definitionName: protoDefinitionName, definitions: openApiDefinitions },
+    patchSchemaFor,
+    readyChecks: [
+      { name: 'ping', check: async () => undefined },
+      { name: 'etcd', check: async () => void (await kv.status()) },
+    ],
+    liveChecks: [{ name: 'ping', check: async () => undefined }],
+    inputEncodings: ['json', 'yaml', 'protobuf'],
+    outputEncodings: ['json', 'yaml'],
+    streamEncodings: ['json'],
+    log,
+  });
+  const server = createServer(app);
+  server.keepAliveTimeout = 65_000;
+  try {
+    await listen(server, config.port, config.bindAddress);
+  } catch (err) {
+    namespaceController.stop();
+    await kv.close();
+    await etcd?.stop();
+    throw new Error(`cannot listen on ${config.bindAddress}:${config.port}: ${(err as Error).message}`);
+  }
+  const { port } = server.address() as AddressInfo;
+  const url = `http://${config.bindAddress.includes(':') ? `[${config.bindAddress}]` : config.bindAddress}:${port}`;
+  log(`kapi serving on ${url}`);
+
+  let closing: Promise<void> | null = null;
+  return {
+    url,
+    etcdEndpoints: endpoints,
+    close: () =>
+      (closing ??= (async () => {
+        namespaceController.stop();
+        await new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          server.closeAllConnections();
+        });
+        await kv.close();
+        await etcd?.stop();
+      })()),
+  };
+}

@@ -1,0 +1,93 @@
+import type { KubeObject } from '../api/types';
+import type { WatchChannel } from './watch-channel';
+
+/** Decides whether an object belongs to a result; selectors compile to one of these. */
+export interface Predicate {
+  matches(obj: KubeObject): boolean;
+  /** True when it matches everything, so counts such as remainingItemCount stay exact. */
+  readonly empty: boolean;
+}
+
+export const everything: Predicate = { matches: () => true, empty: true };
+
+export interface Preconditions {
+  uid?: string;
+  resourceVersion?: string;
+}
+
+/** How a read may be served: the resourceVersion and resourceVersionMatch of the request, already validated. */
+export interface ReadConsistency {
+  /** '' = most recent (quorum); '0' = any; otherwise a revision. */
+  resourceVersion: string;
+  match: '' | 'Exact' | 'NotOlderThan';
+}
+
+export interface ListOptions extends ReadConsistency {
+  predicate: Predicate;
+  limit?: number;
+  continue?: string;
+}
+
+export interface ListResult {
+  items: KubeObject[];
+  resourceVersion: string;
+  continue?: string;
+  remainingItemCount?: number;
+}
+
+export type StorageEventType = 'ADDED' | 'MODIFIED' | 'DELETED';
+
+export interface StorageEvent {
+  type: StorageEventType;
+  /** The object after the change; for DELETED, its last state stamped with the deletion revision. */
+  object: KubeObject;
+  /** The object before the change (MODIFIED and DELETED). */
+  previous?: KubeObject;
+  revision: number;
+}
+
+/** What a watch delivers: changes, and the revision it has caught up to when nothing changed. */
+export type WatchItem = StorageEvent | { type: 'PROGRESS'; revision: number } | { type: 'INITIAL_EVENTS_END'; revision: number };
+
+export interface WatchOptions {
+  /** '' or '0': start from the current state (synthetic ADDED for what exists); otherwise changes after this revision. */
+  resourceVersion: string;
+  predicate: Predicate;
+  /** Send the current state as ADDED first, even when a resourceVersion is given (streaming lists). */
+  sendInitialEvents?: boolean;
+}
+
+export interface WriteOptions {
+  dryRun?: boolean;
+}
+
+/**
+ * Computes the next state from the current one. Returning `null` from a delete-capable update
+ * is not allowed; throw a StatusError to abort.
+ */
+export type TryUpdate = (current: KubeObject | null) => Promise<KubeObject>;
+
+export interface UpdateOptions extends WriteOptions {
+  /** Call tryUpdate with null instead of failing when the key is absent (create on update). */
+  ignoreNotFound?: boolean;
+}
+
+export interface DeleteOptions extends WriteOptions {
+  preconditions?: Preconditions;
+  /** Runs against the object about to be deleted, after each re-read; throw to refuse. */
+  validateDeletion?: (current: KubeObject) => Promise<void> | void;
+}
+
+/** The storage contract: keys are full etcd keys, objects are plain JSON with resourceVersion set. */
+export interface Storage {
+  get(key: string, opts: ReadConsistency): Promise<KubeObject>;
+  list(prefix: string, opts: ListOptions): Promise<ListResult>;
+  create(key: string, obj: KubeObject, opts?: WriteOptions): Promise<KubeObject>;
+  /** Read, compute, write guarded by the read's revision; re-reads and recomputes when the object moved. */
+  guaranteedUpdate(key: string, tryUpdate: TryUpdate, opts?: UpdateOptions): Promise<KubeObject>;
+  delete(key: string, opts?: DeleteOptions): Promise<KubeObject>;
+  watch(prefix: string, opts: WatchOptions): Promise<WatchChannel<WatchItem>>;
+  count(prefix: string): Promise<number>;
+  /** The latest revision the store knows of (a quorum read). */
+  currentRevision(): Promise<number>;
+}

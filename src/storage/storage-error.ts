@@ -1,0 +1,27 @@
+/** What storage throws; only the registry turns it into a StatusError. */
+export type StorageErrorCode =
+  | 'KeyNotFound'
+  | 'KeyExists'
+  | 'Conflict'
+  | 'TooOld'
+  | 'FutureRevision'
+  | 'InvalidContinue'
+  | 'Corrupt'
+  | 'Unavailable';
+
+export class StorageError extends Error {
+  constructor(
+    readonly code: StorageErrorCode,
+    message: string,
+    readonly key = '',
+    /** For KeyExists/Conflict: the object as it is now. */
+    readonly current?: unknown,
+  ) {
+    super(message);
+    this.name = 'StorageError';
+  }
+}
+
+export function isStorageError(err: unknown, code?: StorageErrorCode): err is StorageError {
+  return err instanceof StorageError && (code === undefined || err.code === code);
+}
