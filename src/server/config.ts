@@ -1,3 +1,4 @@
+import { parseDuration } from './duration';
 import { ConfigError, parseFeatureGates, type FeatureGates } from './feature-gates';
 
 export interface Config {
@@ -8,6 +9,8 @@ export interface Config {
   port: number;
   etcdPrefix: string;
   featureGates: FeatureGates;
+  /** How long to wait for etcd at start-up before giving up. */
+  storageInitializationTimeoutMs: number;
 }
 
 interface FlagSpec {
@@ -31,6 +34,11 @@ const FLAGS: Record<string, FlagSpec> = {
   'insecure-bind-address': { key: 'bindAddress', parse: (v) => v, help: 'The IP address on which to serve plain HTTP.' },
   'insecure-port': { key: 'port', parse: integer('insecure-port'), help: 'The port on which to serve plain HTTP; every request acts as a cluster admin.' },
   'etcd-prefix': { key: 'etcdPrefix', parse: (v) => (v.startsWith('/') ? v : `/${v}`).replace(/\/$/, ''), help: 'The prefix to prepend to all resource paths in etcd.' },
+  'storage-initialization-timeout': {
+    key: 'storageInitializationTimeoutMs',
+    parse: (v) => parseDuration(v, 'storage-initialization-timeout'),
+    help: 'How long to wait for etcd at start-up before exiting with an error (e.g. 30s).',
+  },
   'feature-gates': { key: 'featureGates', parse: parseFeatureGates, help: 'A set of key=value pairs that describe feature gates.' },
 };
 
@@ -42,6 +50,7 @@ export function defaultConfig(): Config {
     port: 8080,
     etcdPrefix: '/registry',
     featureGates: parseFeatureGates(''),
+    storageInitializationTimeoutMs: 30_000,
   };
 }
 

@@ -99,7 +99,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     observe: (operation, key, seconds) => metrics?.observeEtcd(operation, resourceOfKey(key), seconds),
   });
   try {
-    await waitForEtcd(kv, endpoints, 20_000);
+    await waitForEtcd(kv, endpoints, config.storageInitializationTimeoutMs);
   } catch (err) {
     await kv.close();
     await etcd?.stop();

@@ -1,0 +1,98 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import http from 'node:http';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { EmbeddedEtcd, freePort } from '../../src/server/embedded-etcd';
+
+/** What every benchmark needs: a real etcd, kapi as its own process, and a keep-alive HTTP client. */
+
+export interface BenchEnv {
+  etcd: EmbeddedEtcd;
+  kapiUrl: string;
+  kapi: ChildProcess;
+  close(): Promise<void>;
+}
+
+export async function startBenchEnv(): Promise<BenchEnv> {
+  const dir = mkdtempSync(path.join(tmpdir(), 'kapi-bench-'));
+  const etcd = await EmbeddedEtcd.start({ dataDir: dir });
+  const port = await freePort();
+  const main = path.resolve(__dirname, '../../../dist/main.js');
+  const kapi = spawn(process.execPath, [...(process.env.BENCH_PROFILE ? ['--cpu-prof', '--cpu-prof-dir=' + process.env.BENCH_PROFILE] : []), main, `--etcd-servers=${etcd.endpoint}`, `--insecure-port=${port}`], { stdio: ['ignore', 'ignore', 'inherit'] });
+  const kapiUrl = `http://127.0.0.1:${port}`;
+  for (let i = 0; ; i++) {
+    try {
+      if ((await fetch(`${kapiUrl}/readyz`)).ok) break;
+    } catch {
+      // starting
+    }
+    if (i > 200) throw new Error('kapi did not start');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return {
+    etcd,
+    kapi,
+    kapiUrl,
+    close: async () => {
+      kapi.kill('SIGTERM');
+      await new Promise((r) => kapi.once('exit', r));
+      await etcd.stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
+
+export interface HttpResult {
+  status: number;
+  body: Buffer;
+}
+
+export function request(url: string, method: string, body?: string, headers: Record<string, string> = {}): Promise<HttpResult> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, { method, agent, headers: { ...(body ? { 'Content-Type': 'application/json' } : {}), ...headers } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks) }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+export interface LoadResult {
+  opsPerSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  count: number;
+}
+
+export function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return 0;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
+
+/** Runs `total` operations with `concurrency` in flight; operation i must throw on failure. */
+export async function runLoad(total: number, concurrency: number, op: (i: number) => Promise<void>): Promise<LoadResult> {
+  const latencies: number[] = [];
+  let next = 0;
+  const started = process.hrtime.bigint();
+  const worker = async (): Promise<void> => {
+    for (let i = next++; i < total; i = next++) {
+      const t = process.hrtime.bigint();
+      await op(i);
+      latencies.push(Number(process.hrtime.bigint() - t) / 1e6);
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  latencies.sort((a, b) => a - b);
+  return { opsPerSecond: total / seconds, p50Ms: percentile(latencies, 50), p99Ms: percentile(latencies, 99), count: total };
+}
+
+export function fmt(n: number, digits = 1): string {
+  return n.toFixed(digits);
+}

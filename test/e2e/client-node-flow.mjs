@@ -1,0 +1,51 @@
+// Drives kapi with @kubernetes/client-node (an ES module, hence its own process); prints one JSON report.
+import { AppsV1Api, CoreV1Api, KubeConfig } from '@kubernetes/client-node';
+
+const server = process.argv[2];
+const kc = new KubeConfig();
+kc.loadFromOptions({
+  clusters: [{ name: 'kapi', server, skipTLSVerify: true }],
+  users: [{ name: 'admin' }],
+  contexts: [{ name: 'kapi', cluster: 'kapi', user: 'admin' }],
+  currentContext: 'kapi',
+});
+const core = kc.makeApiClient(CoreV1Api);
+const apps = kc.makeApiClient(AppsV1Api);
+const namespace = 'client-node';
+
+async function failure(promise) {
+  try {
+    await promise;
+    return null;
+  } catch (err) {
+    return { code: err.code, body: typeof err.body === 'string' ? JSON.parse(err.body) : err.body };
+  }
+}
+
+const report = {};
+await core.createNamespace({ body: { metadata: { name: namespace } } });
+const created = await core.createNamespacedConfigMap({ namespace, body: { metadata: { name: 'settings' }, data: { mode: 'fast' } } });
+report.created = { name: created.metadata.name, uid: created.metadata.uid, resourceVersion: created.metadata.resourceVersion };
+const read = await core.readNamespacedConfigMap({ name: 'settings', namespace });
+report.read = { data: read.data, resourceVersion: read.metadata.resourceVersion };
+const list = await core.listNamespacedConfigMap({ namespace });
+report.list = { kind: list.kind, names: list.items.map((i) => i.metadata.name), resourceVersion: list.metadata.resourceVersion };
+const replaced = await core.replaceNamespacedConfigMap({ name: 'settings', namespace, body: { ...read, data: { mode: 'safe' } } });
+report.replaced = { data: replaced.data, resourceVersion: replaced.metadata.resourceVersion };
+report.conflict = await failure(core.replaceNamespacedConfigMap({ name: 'settings', namespace, body: { ...read, data: { mode: 'stale' } } }));
+report.duplicate = await failure(core.createNamespacedConfigMap({ namespace, body: { metadata: { name: 'settings' } } }));
+const deployment = await apps.createNamespacedDeployment({
+  namespace,
+  body: {
+    metadata: { name: 'api' },
+    spec: {
+      replicas: 2,
+      selector: { matchLabels: { app: 'api' } },
+      template: { metadata: { labels: { app: 'api' } }, spec: { containers: [{ name: 'api', image: 'nginx:1.27' }] } },
+    },
+  },
+});
+report.deployment = { generation: deployment.metadata.generation, replicas: deployment.spec.replicas, strategy: deployment.spec.strategy.type };
+await core.deleteNamespacedConfigMap({ name: 'settings', namespace });
+report.afterDelete = await failure(core.readNamespacedConfigMap({ name: 'settings', namespace }));
+process.stdout.write(JSON.stringify(report));

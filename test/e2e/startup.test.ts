@@ -1,0 +1,68 @@
+import { execFile, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { freePort } from '../../src/server/embedded-etcd';
+import { startServerProcess } from '../harness/process';
+
+const MAIN = path.resolve(__dirname, '../../dist/main.js');
+
+function run(args: string[]): Promise<{ code: number | null; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [MAIN, ...args], { timeout: 40_000 }, (err, _stdout, stderr) => {
+      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stderr });
+    });
+  });
+}
+
+test('an unreachable etcd is a one-line error and a non-zero exit', async () => {
+  const port = await freePort();
+  const res = await run([`--etcd-servers=http://127.0.0.1:${port}`, `--insecure-port=${await freePort()}`, '--storage-initialization-timeout=2s']);
+  expect(res.code).toBe(1);
+  expect(res.stderr.trim().split('\n')).toHaveLength(1);
+  expect(res.stderr).toMatch(/^kapi: cannot reach etcd at http:\/\/127\.0\.0\.1:\d+/);
+});
+
+test('an unknown flag or feature gate is refused with usage', async () => {
+  const flag = await run(['--no-such-flag=1']);
+  expect(flag.code).toBe(2);
+  expect(flag.stderr).toContain('kapi: unknown flag: --no-such-flag');
+  const gate = await run(['--feature-gates=Bogus=true']);
+  expect(gate.code).toBe(2);
+  expect(gate.stderr).toContain('unrecognized feature gate: Bogus');
+});
+
+test('SIGTERM shuts down cleanly', async () => {
+  const kapi = await startServerProcess();
+  expect(await kapi.stop('SIGTERM')).toBe(0);
+});
+
+test('without --etcd-servers kapi runs its own etcd under --data-dir and stops it on SIGINT', async () => {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'kapi-embedded-'));
+  const port = await freePort();
+  const child = spawn(process.execPath, [MAIN, `--data-dir=${dataDir}`, `--insecure-port=${port}`], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stderr.on('data', (c: Buffer) => (output += c.toString()));
+  try {
+    const deadline = Date.now() + 30_000;
+    for (;;) {
+      try {
+        if ((await fetch(`http://127.0.0.1:${port}/readyz`)).ok) break;
+      } catch {
+        // starting
+      }
+      if (Date.now() > deadline || child.exitCode !== null) throw new Error(`not ready: ${output}`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    const etcdUrl = /embedded etcd serving at (\S+)/.exec(output)?.[1];
+    expect(etcdUrl).toBeDefined();
+    expect((await fetch(`${etcdUrl}/health`)).ok).toBe(true);
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    child.kill('SIGINT');
+    expect(await exited).toBe(0);
+    await expect(fetch(`${etcdUrl}/health`)).rejects.toThrow();
+  } finally {
+    child.kill('SIGKILL');
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});

@@ -1,0 +1,81 @@
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { freePort } from '../../src/server/embedded-etcd';
+import { testEtcdEndpoint, uniquePrefix } from './server';
+
+const ROOT = path.resolve(__dirname, '../..');
+
+/** The built server (dist/main.js) as a real process, as users run it. */
+export interface ServerProcess {
+  url: string;
+  child: ChildProcess;
+  output(): string;
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+export async function startServerProcess(extraArgs: string[] = []): Promise<ServerProcess> {
+  const port = await freePort();
+  const args = [
+    path.join(ROOT, 'dist/main.js'),
+    `--etcd-servers=${testEtcdEndpoint()}`,
+    `--etcd-prefix=${uniquePrefix('e2e')}`,
+    `--insecure-port=${port}`,
+    ...extraArgs,
+  ];
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout?.on('data', (c: Buffer) => (output += c.toString()));
+  child.stderr?.on('data', (c: Buffer) => (output += c.toString()));
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`kapi exited early (${child.exitCode}): ${output}`);
+    try {
+      if ((await fetch(`${url}/readyz`)).ok) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error(`kapi did not become ready: ${output}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return {
+    url,
+    child,
+    output: () => output,
+    stop: (signal = 'SIGTERM') =>
+      new Promise((resolve) => {
+        if (child.exitCode !== null) return resolve(child.exitCode);
+        child.once('exit', (code) => resolve(code));
+        child.kill(signal);
+      }),
+  };
+}
+
+export interface CommandResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+const KUBECTL_CACHE = mkdtempSync(path.join(tmpdir(), 'kapi-kubectl-cache-'));
+
+/** Runs the real kubectl against a server, with no user kubeconfig or discovery cache in the way. */
+export function kubectl(server: string, args: string[], input?: string): Promise<CommandResult> {
+  return new Promise((resolve) => {
+    const child = execFile(
+      'kubectl',
+      [`--server=${server}`, `--cache-dir=${KUBECTL_CACHE}`, ...args],
+      { env: { ...process.env, KUBECONFIG: '/dev/null', HOME: process.env.HOME ?? '/tmp' }, timeout: 30_000 },
+      (err, stdout, stderr) => {
+        const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? (err as { code: number }).code : 1) : 0;
+        resolve({ code, stdout, stderr });
+      },
+    );
+    if (input !== undefined) {
+      child.stdin?.write(input);
+      child.stdin?.end();
+    }
+  });
+}

@@ -1,0 +1,126 @@
+import { Api } from '../harness/http';
+import { startTestServer } from '../harness/server';
+
+let server: Awaited<ReturnType<typeof startTestServer>>;
+let api: Api;
+
+beforeAll(async () => {
+  server = await startTestServer();
+  api = new Api(server.url);
+});
+
+afterAll(async () => {
+  await server.close();
+});
+
+const AGGREGATED = 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList';
+
+test('/version reports Kubernetes 1.34', async () => {
+  const res = await api.get('/version');
+  expect(res.body).toMatchObject({ major: '1', minor: '34', gitVersion: expect.stringMatching(/^v1\.34\.\d+/) });
+});
+
+test('legacy discovery: /api, /api/v1, /apis, /apis/apps, /apis/apps/v1', async () => {
+  expect((await api.get('/api')).body).toMatchObject({ kind: 'APIVersions', versions: ['v1'] });
+  const v1 = await api.get('/api/v1');
+  expect(v1.body.kind).toBe('APIResourceList');
+  const pods = v1.body.resources.find((r: { name: string }) => r.name === 'pods');
+  expect(pods).toEqual({
+    name: 'pods',
+    singularName: 'pod',
+    namespaced: true,
+    kind: 'Pod',
+    verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'],
+    shortNames: ['po'],
+    categories: ['all'],
+    storageVersionHash: 'xPOwRZ+Yhw8=',
+  });
+  expect(v1.body.resources.find((r: { name: string }) => r.name === 'pods/status')).toMatchObject({ kind: 'Pod', verbs: ['get', 'patch', 'update'] });
+  expect(v1.body.resources.find((r: { name: string }) => r.name === 'namespaces/finalize')).toMatchObject({ verbs: ['update'] });
+  const apis = await api.get('/apis');
+  expect(apis.body.groups.map((g: { name: string }) => g.name)).toEqual(['apps', 'coordination.k8s.io']);
+  expect((await api.get('/apis/apps')).body).toMatchObject({ kind: 'APIGroup', name: 'apps', preferredVersion: { groupVersion: 'apps/v1', version: 'v1' } });
+  const apps = await api.get('/apis/apps/v1');
+  expect(apps.body.resources.find((r: { name: string }) => r.name === 'deployments')).toMatchObject({ kind: 'Deployment', shortNames: ['deploy'], storageVersionHash: '8aSe+NMegvE=' });
+  expect((await api.get('/apis/nope')).status).toBe(404);
+});
+
+test('aggregated discovery when asked for it', async () => {
+  const core = await api.get('/api', { accept: `${AGGREGATED},application/json` });
+  expect(core.headers.get('content-type')).toBe(AGGREGATED);
+  expect(core.body.kind).toBe('APIGroupDiscoveryList');
+  const resources = core.body.items[0].versions[0].resources;
+  expect(resources.find((r: { resource: string }) => r.resource === 'namespaces')).toMatchObject({
+    scope: 'Cluster',
+    responseKind: { group: '', version: 'v1', kind: 'Namespace' },
+    subresources: [
+      { subresource: 'status', verbs: ['get', 'patch', 'update'] },
+      { subresource: 'finalize', verbs: ['update'] },
+    ],
+  });
+  const groups = await api.get('/apis', { accept: AGGREGATED });
+  expect(groups.body.items.map((i: { metadata: { name: string } }) => i.metadata.name)).toEqual(['apps', 'coordination.k8s.io']);
+});
+
+test('OpenAPI v3: index and per group-version documents with GVK and fieldValidation on PATCH', async () => {
+  const index = await api.get('/openapi/v3');
+  expect(Object.keys(index.body.paths)).toEqual(expect.arrayContaining(['api/v1', 'apis/apps/v1', 'apis/coordination.k8s.io/v1']));
+  const url = index.body.paths['apis/apps/v1'].serverRelativeURL;
+  expect(url).toMatch(/^\/openapi\/v3\/apis\/apps\/v1\?hash=[0-9A-F]+$/);
+  const doc = await api.get(url);
+  const item = doc.body.paths['/apis/apps/v1/namespaces/{namespace}/deployments/{name}'];
+  expect(item.patch['x-kubernetes-group-version-kind']).toEqual({ group: 'apps', version: 'v1', kind: 'Deployment' });
+  expect(item.patch.parameters.map((p: { name: string }) => p.name)).toContain('fieldValidation');
+  const schema = doc.body.components.schemas['io.k8s.api.apps.v1.Deployment'];
+  expect(schema['x-kubernetes-group-version-kind']).toEqual([{ group: 'apps', kind: 'Deployment', version: 'v1' }]);
+  const podSpec = doc.body.components.schemas['io.k8s.api.core.v1.PodSpec'];
+  expect(podSpec.required).toEqual(['containers']);
+  expect(podSpec.properties.containers).toMatchObject({ 'x-kubernetes-patch-merge-key': 'name', 'x-kubernetes-list-type': 'map' });
+});
+
+test('OpenAPI v2 is served as JSON', async () => {
+  const res = await api.get('/openapi/v2', { accept: 'application/json' });
+  expect(res.status).toBe(200);
+  expect(res.body.swagger).toBe('2.0');
+  expect(res.body.definitions['io.k8s.api.core.v1.Pod']).toBeDefined();
+});
+
+test('health endpoints', async () => {
+  for (const path of ['/healthz', '/livez', '/readyz']) {
+    const res = await api.get(path);
+    expect(res.status).toBe(200);
+    expect(res.text).toBe('ok');
+  }
+  const verbose = await api.get('/readyz?verbose');
+  expect(verbose.text).toBe('[+]ping ok\n[+]etcd ok\nreadyz check passed\n');
+  expect((await api.get('/readyz/etcd')).status).toBe(200);
+});
+
+test('metrics with kube-apiserver names and labels', async () => {
+  await api.get('/api/v1/namespaces/default/configmaps');
+  await api.get('/api/v1/namespaces/default/configmaps/missing');
+  const res = await api.get('/metrics');
+  expect(res.headers.get('content-type')).toContain('text/plain');
+  expect(res.text).toMatch(
+    /apiserver_request_total\{verb="LIST",dry_run="",group="",version="v1",resource="configmaps",subresource="",scope="namespace",component="apiserver",code="200"\} \d+/,
+  );
+  expect(res.text).toMatch(/apiserver_request_total\{verb="GET",[^}]*resource="configmaps",[^}]*scope="resource",[^}]*code="404"\} \d+/);
+  expect(res.text).toMatch(/apiserver_request_duration_seconds_bucket\{le="0.005",verb="LIST"/);
+  expect(res.text).toMatch(/etcd_request_duration_seconds_bucket\{le="[^"]+",operation="list",type="configmaps"\}/);
+  expect(res.text).toMatch(/apiserver_storage_objects\{resource="namespaces"\} 4/);
+});
+
+test('Table output for kubectl', async () => {
+  await api.post('/api/v1/namespaces/default/configmaps', { metadata: { name: 'tbl' }, data: { a: '1', b: '2' } });
+  const res = await api.get('/api/v1/namespaces/default/configmaps', { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json' });
+  expect(res.body.kind).toBe('Table');
+  expect(res.body.apiVersion).toBe('meta.k8s.io/v1');
+  expect(res.body.columnDefinitions.map((c: { name: string }) => c.name)).toEqual(['Name', 'Data', 'Age']);
+  const row = res.body.rows.find((r: { cells: unknown[] }) => r.cells[0] === 'tbl');
+  expect(row.cells[1]).toBe(2);
+  expect(row.object).toMatchObject({ kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: { name: 'tbl' } });
+  const cluster = await api.get('/api/v1/namespaces/default/configmaps/tbl', { accept: 'application/json;as=Table;v=v1;g=meta.cluster' });
+  expect(cluster.body).toMatchObject({ kind: 'Table', apiVersion: 'meta.cluster/v1' });
+  const onlyTable = await api.get('/api/v1/namespaces/default/configmaps', { accept: 'application/json;as=Table;v=v9;g=meta.k8s.io' });
+  expect(onlyTable.status).toBe(406);
+});

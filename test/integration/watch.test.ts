@@ -1,0 +1,70 @@
+import { Api } from '../harness/http';
+import { startTestServer } from '../harness/server';
+import { openWatch } from '../harness/watch';
+
+let server: Awaited<ReturnType<typeof startTestServer>>;
+let api: Api;
+const CM = '/api/v1/namespaces/default/configmaps';
+
+beforeAll(async () => {
+  server = await startTestServer();
+  api = new Api(server.url);
+});
+
+afterAll(async () => {
+  await server.close();
+});
+
+test('watch from a resourceVersion streams ADDED, MODIFIED and DELETED after it', async () => {
+  const before = await api.post(CM, { metadata: { name: 'w0' } });
+  const watch = await openWatch(`${server.url}${CM}?watch=1&resourceVersion=${before.body.metadata.resourceVersion}`);
+  try {
+    expect(watch.status).toBe(200);
+    expect(watch.contentType).toBe('application/json;stream=watch');
+    const created = await api.post(CM, { metadata: { name: 'w1' }, data: { a: '1' } });
+    const added = await watch.next();
+    expect(added.type).toBe('ADDED');
+    expect(added.object).toMatchObject({ kind: 'ConfigMap', apiVersion: 'v1', metadata: { name: 'w1', resourceVersion: created.body.metadata.resourceVersion } });
+    await api.put(`${CM}/w1`, { ...created.body, data: { a: '2' } });
+    const modified = await watch.next();
+    expect(modified.type).toBe('MODIFIED');
+    expect(modified.object.data).toEqual({ a: '2' });
+    await api.delete(`${CM}/w1`);
+    const deleted = await watch.next();
+    expect(deleted.type).toBe('DELETED');
+    expect(deleted.object.metadata.name).toBe('w1');
+    expect(Number(deleted.object.metadata.resourceVersion)).toBeGreaterThan(Number(modified.object.metadata.resourceVersion));
+  } finally {
+    watch.close();
+  }
+});
+
+test('watch without a resourceVersion starts with the current objects', async () => {
+  await api.post(CM, { metadata: { name: 'w2' } });
+  const watch = await openWatch(`${server.url}${CM}?watch=true&fieldSelector=metadata.name%3Dw2`);
+  try {
+    const first = await watch.next();
+    expect(first).toMatchObject({ type: 'ADDED', object: { metadata: { name: 'w2' } } });
+  } finally {
+    watch.close();
+  }
+});
+
+test('a single-object watch path sees only that object', async () => {
+  const start = await api.get(CM);
+  const watch = await openWatch(`${server.url}${CM}/w3?watch=1&resourceVersion=${start.body.metadata.resourceVersion}`);
+  try {
+    await api.post(CM, { metadata: { name: 'other' } });
+    await api.post(CM, { metadata: { name: 'w3' } });
+    expect((await watch.next()).object.metadata.name).toBe('w3');
+  } finally {
+    watch.close();
+  }
+});
+
+test('timeoutSeconds ends the stream', async () => {
+  const started = Date.now();
+  const res = await fetch(`${server.url}${CM}?watch=1&timeoutSeconds=1&resourceVersion=0`);
+  await res.text();
+  expect(Date.now() - started).toBeLessThan(5000);
+});
