@@ -1,4 +1,4 @@
-import { aggregateMessage, fieldErrorBody, fieldErrorMessage, type FieldErrorList } from './field-errors';
+import { aggregateMessage, fieldErrorBody, fieldErrorMessage, goQuote, type FieldErrorList } from './field-errors';
 import {
   qualifiedKind,
   qualifiedResource,
@@ -62,7 +62,7 @@ function compactDetails(details: StatusDetails): StatusDetails {
 export const OPTIMISTIC_LOCK_MESSAGE = 'the object has been modified; please apply your changes to the latest version and try again';
 
 export function notFound(gr: GroupResource, name: string): StatusError {
-  return new StatusError(404, 'NotFound', `${qualifiedResource(gr)} "${name}" not found`, resourceDetails(gr, name));
+  return new StatusError(404, 'NotFound', `${qualifiedResource(gr)} ${goQuote(name)} not found`, resourceDetails(gr, name));
 }
 
 /** What kube-apiserver answers for a path it does not serve. */
@@ -71,14 +71,14 @@ export function pathNotFound(): StatusError {
 }
 
 export function alreadyExists(gr: GroupResource, name: string): StatusError {
-  return new StatusError(409, 'AlreadyExists', `${qualifiedResource(gr)} "${name}" already exists`, resourceDetails(gr, name));
+  return new StatusError(409, 'AlreadyExists', `${qualifiedResource(gr)} ${goQuote(name)} already exists`, resourceDetails(gr, name));
 }
 
 export function conflict(gr: GroupResource, name: string, cause: string): StatusError {
   return new StatusError(
     409,
     'Conflict',
-    `Operation cannot be fulfilled on ${qualifiedResource(gr)} "${name}": ${cause}`,
+    `Operation cannot be fulfilled on ${qualifiedResource(gr)} ${goQuote(name)}: ${cause}`,
     resourceDetails(gr, name),
   );
 }
@@ -86,8 +86,9 @@ export function conflict(gr: GroupResource, name: string, cause: string): Status
 export function invalid(gk: GroupKind, name: string, errs: FieldErrorList): StatusError {
   const summary = errs.length === 0 ? '' : `: ${aggregateMessage(errs.map(fieldErrorMessage))}`;
   const details: StatusDetails = compactDetails({ name, group: gk.group, kind: gk.kind });
-  details.causes = errs.map((e) => ({ reason: e.type, message: fieldErrorBody(e), field: e.field }));
-  return new StatusError(422, 'Invalid', `${qualifiedKind(gk)} "${name}" is invalid${summary}`, details);
+  // causes is omitempty in Go: an empty list is not written.
+  if (errs.length > 0) details.causes = errs.map((e) => ({ reason: e.type, message: fieldErrorBody(e), field: e.field }));
+  return new StatusError(422, 'Invalid', `${qualifiedKind(gk)} ${goQuote(name)} is invalid${summary}`, details);
 }
 
 export function badRequest(message: string): StatusError {
@@ -95,7 +96,7 @@ export function badRequest(message: string): StatusError {
 }
 
 export function forbidden(gr: GroupResource, name: string, cause: string): StatusError {
-  const what = name ? `${qualifiedResource(gr)} "${name}"` : qualifiedResource(gr);
+  const what = name ? `${qualifiedResource(gr)} ${goQuote(name)}` : qualifiedResource(gr);
   return new StatusError(403, 'Forbidden', `${what} is forbidden: ${cause}`, resourceDetails(gr, name));
 }
 

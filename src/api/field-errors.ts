@@ -75,13 +75,13 @@ export const field = {
   tooLong: (path: string, max: number): FieldError => ({
     type: 'FieldValueTooLong',
     field: path,
-    detail: `may not be more than ${max} bytes`,
+    detail: `may not be more than ${max} ${max === 1 ? 'byte' : 'bytes'}`,
   }),
   tooMany: (path: string, actual: number, max: number): FieldError => ({
     type: 'FieldValueTooMany',
     field: path,
     value: actual,
-    detail: `must have at most ${max} items`,
+    detail: `must have at most ${max} ${max === 1 ? 'item' : 'items'}`,
   }),
   notSupported: (path: string, value: unknown, supported: string[]): FieldError => ({
     type: 'FieldValueNotSupported',

@@ -1,6 +1,6 @@
 import { badRequest } from './errors';
 
-/** Field selectors (`a=b,c!=d`, with `\` escapes) as fields.ParseSelector reads them. */
+/** Field selectors (`a=b,c!=d`, with `\` escapes) as apimachinery's fields.ParseSelector reads them. */
 
 export interface FieldRequirement {
   field: string;
@@ -10,63 +10,69 @@ export interface FieldRequirement {
 
 export type FieldSelector = FieldRequirement[];
 
-/** Splits on an unescaped separator. */
-function splitUnescaped(input: string, separator: string): string[] {
-  const parts: string[] = [];
-  let current = '';
-  for (let i = 0; i < input.length; i++) {
-    const ch = input[i];
-    if (ch === '\\' && i + 1 < input.length) {
-      current += ch + input[i + 1];
-      i++;
-    } else if (ch === separator) {
-      parts.push(current);
-      current = '';
-    } else {
-      current += ch;
+/** splitTerms: commas split terms unless escaped; the backslash stays for UnescapeValue. */
+function splitTerms(selector: string): string[] {
+  if (selector.length === 0) return [];
+  const terms: string[] = [];
+  let start = 0;
+  let inSlash = false;
+  for (let i = 0; i < selector.length; i++) {
+    const c = selector[i];
+    if (inSlash) inSlash = false;
+    else if (c === '\\') inSlash = true;
+    else if (c === ',') {
+      terms.push(selector.slice(start, i));
+      start = i + 1;
     }
   }
-  parts.push(current);
-  return parts;
+  terms.push(selector.slice(start));
+  return terms;
 }
 
-function unescape(value: string): string {
-  let out = '';
-  for (let i = 0; i < value.length; i++) {
-    if (value[i] === '\\') {
-      const next = value[i + 1];
-      if (next !== '\\' && next !== ',' && next !== '=') throw badRequest(`invalid field selector: invalid escape sequence: \\${next ?? ''}`);
-      out += next;
-      i++;
-    } else {
-      out += value[i];
+/** "==" is tried before "=" so a value never keeps a leading "=". */
+const TERM_OPERATORS = ['!=', '==', '='] as const;
+
+/** splitTerm: the first operator anywhere in the term splits it; the field name has no escaping. */
+function splitTerm(term: string): { lhs: string; op: (typeof TERM_OPERATORS)[number]; rhs: string } | null {
+  for (let i = 0; i < term.length; i++) {
+    for (const op of TERM_OPERATORS) {
+      if (term.startsWith(op, i)) return { lhs: term.slice(0, i), op, rhs: term.slice(i + op.length) };
     }
   }
+  return null;
+}
+
+/** UnescapeValue: `\\`, `\,` and `\=` are the only escapes, and `,` or `=` may not appear bare. */
+export function unescapeFieldValue(s: string): string {
+  let out = '';
+  let inSlash = false;
+  for (const c of s) {
+    if (inSlash) {
+      if (c !== '\\' && c !== ',' && c !== '=') throw badRequest(`invalid field selector: invalid escape sequence: \\${c}`);
+      out += c;
+      inSlash = false;
+    } else if (c === '\\') {
+      inSlash = true;
+    } else if (c === ',' || c === '=') {
+      // Go prints the rune with %v, which is its code point.
+      throw badRequest(`invalid field selector: unescaped character in value: ${c.codePointAt(0)}`);
+    } else {
+      out += c;
+    }
+  }
+  if (inSlash) throw badRequest('invalid field selector: invalid escape sequence: \\');
   return out;
 }
 
 export function parseFieldSelector(input: string): FieldSelector {
-  if (input.trim() === '') return [];
-  return splitUnescaped(input, ',').map((term) => {
-    for (const op of ['!=', '==', '='] as const) {
-      const at = findUnescaped(term, op);
-      if (at >= 0) {
-        return { field: term.slice(0, at).trim(), operator: op === '!=' ? '!=' : '=', value: unescape(term.slice(at + op.length)) };
-      }
-    }
-    throw badRequest(`invalid selector: '${input}'; can't understand '${term}'`);
-  });
-}
-
-function findUnescaped(term: string, op: string): number {
-  for (let i = 0; i < term.length; i++) {
-    if (term[i] === '\\') {
-      i++;
-      continue;
-    }
-    if (term.startsWith(op, i)) return i;
+  const requirements: FieldSelector = [];
+  for (const part of splitTerms(input).sort()) {
+    if (part === '') continue;
+    const term = splitTerm(part);
+    if (!term) throw badRequest(`invalid selector: '${input}'; can't understand '${part}'`);
+    requirements.push({ field: term.lhs, operator: term.op === '!=' ? '!=' : '=', value: unescapeFieldValue(term.rhs) });
   }
-  return -1;
+  return requirements;
 }
 
 export function matchesFields(selector: FieldSelector, fields: (name: string) => string): boolean {

@@ -1,7 +1,11 @@
 import { badRequest } from './errors';
+import { aggregateMessage, field, fieldErrorMessage, type FieldError } from './field-errors';
 import { isQualifiedName, isValidLabelValue } from './name-validation';
 
-/** Label selectors in the string syntax of labels.Parse, and the LabelSelector struct of meta/v1. */
+/**
+ * Label selectors in the string syntax of labels.Parse, and the LabelSelector struct of meta/v1.
+ * The lexer and parser follow apimachinery's pkg/labels/selector.go, errors included.
+ */
 
 export type LabelOperator = 'Exists' | 'DoesNotExist' | 'Equals' | 'NotEquals' | 'In' | 'NotIn' | 'Gt' | 'Lt';
 
@@ -12,6 +16,16 @@ export interface LabelRequirement {
 }
 
 export type LabelSelector = LabelRequirement[];
+
+const INT64_MIN = -(2n ** 63n);
+const INT64_MAX = 2n ** 63n - 1n;
+
+/** strconv.ParseInt(s, 10, 64), or null when Go would fail. */
+function parseInt64(s: string): bigint | null {
+  if (!/^[+-]?[0-9]+$/.test(s)) return null;
+  const n = BigInt(s);
+  return n < INT64_MIN || n > INT64_MAX ? null : n;
+}
 
 function matchesRequirement(r: LabelRequirement, labels: Record<string, string>): boolean {
   const has = Object.prototype.hasOwnProperty.call(labels, r.key);
@@ -29,10 +43,11 @@ function matchesRequirement(r: LabelRequirement, labels: Record<string, string>)
       return !has || !r.values.includes(value);
     case 'Gt':
     case 'Lt': {
-      if (!has) return false;
-      const n = Number(value);
-      if (!/^-?[0-9]+$/.test(value)) return false;
-      return r.operator === 'Gt' ? n > Number(r.values[0]) : n < Number(r.values[0]);
+      if (!has || r.values.length !== 1) return false;
+      const actual = parseInt64(value);
+      const bound = parseInt64(r.values[0]);
+      if (actual === null || bound === null) return false;
+      return r.operator === 'Gt' ? actual > bound : actual < bound;
     }
   }
 }
@@ -42,91 +57,301 @@ export function matchesLabels(selector: LabelSelector, labels: Record<string, st
   return selector.every((r) => matchesRequirement(r, l));
 }
 
-const OPERATORS: [string, LabelOperator][] = [
-  ['==', 'Equals'],
-  ['!=', 'NotEquals'],
+// ---- lexer ----
+
+type Token =
+  | 'Error'
+  | 'EndOfString'
+  | 'ClosedPar'
+  | 'Comma'
+  | 'DoesNotExist'
+  | 'DoubleEquals'
+  | 'Equals'
+  | 'GreaterThan'
+  | 'Identifier'
+  | 'In'
+  | 'LessThan'
+  | 'NotEquals'
+  | 'NotIn'
+  | 'OpenPar';
+
+const STRING_TO_TOKEN = new Map<string, Token>([
+  [')', 'ClosedPar'],
+  [',', 'Comma'],
+  ['!', 'DoesNotExist'],
+  ['==', 'DoubleEquals'],
   ['=', 'Equals'],
-  ['>', 'Gt'],
-  ['<', 'Lt'],
-];
+  ['>', 'GreaterThan'],
+  ['in', 'In'],
+  ['<', 'LessThan'],
+  ['!=', 'NotEquals'],
+  ['notin', 'NotIn'],
+  ['(', 'OpenPar'],
+]);
 
-function parseError(message: string): Error {
-  return badRequest(`unable to parse requirement: ${message}`);
+interface Scanned {
+  tok: Token;
+  lit: string;
 }
 
-function validateRequirement(r: LabelRequirement): void {
-  const keyErrs = isQualifiedName(r.key);
-  if (keyErrs.length > 0) throw parseError(`<nil>: Invalid value: ${JSON.stringify(r.key)}: ${keyErrs.join('; ')}`);
-  if (r.operator === 'Gt' || r.operator === 'Lt') {
-    if (r.values.length !== 1 || !/^-?[0-9]+$/.test(r.values[0])) {
-      throw parseError(`<nil>: Invalid value: ${JSON.stringify(r.values[0] ?? '')}: for 'Gt', 'Lt' operators, the value must be an integer`);
+const END = '\0';
+const isWhitespace = (ch: string): boolean => ch === ' ' || ch === '\t' || ch === '\r' || ch === '\n';
+const isSpecialSymbol = (ch: string): boolean => '=!(),><'.includes(ch) && ch !== '';
+
+class Lexer {
+  private pos = 0;
+
+  constructor(private readonly s: string) {}
+
+  private read(): string {
+    return this.pos < this.s.length ? this.s[this.pos++] : END;
+  }
+
+  private unread(): void {
+    this.pos--;
+  }
+
+  private scanIdOrKeyword(): Scanned {
+    let buffer = '';
+    for (;;) {
+      const ch = this.read();
+      if (ch === END) break;
+      if (isSpecialSymbol(ch) || isWhitespace(ch)) {
+        this.unread();
+        break;
+      }
+      buffer += ch;
     }
-    return;
+    const keyword = STRING_TO_TOKEN.get(buffer);
+    return keyword ? { tok: keyword, lit: buffer } : { tok: 'Identifier', lit: buffer };
   }
-  for (const v of r.values) {
-    const errs = isValidLabelValue(v);
-    if (errs.length > 0) throw parseError(`values[0][${r.key}]: Invalid value: ${JSON.stringify(v)}: ${errs.join('; ')}`);
+
+  private scanSpecialSymbol(): Scanned {
+    let last: Scanned | null = null;
+    let buffer = '';
+    for (;;) {
+      const ch = this.read();
+      if (ch === END) break;
+      if (!isSpecialSymbol(ch)) {
+        this.unread();
+        break;
+      }
+      buffer += ch;
+      const tok = STRING_TO_TOKEN.get(buffer);
+      if (tok) {
+        last = { tok, lit: buffer };
+      } else if (last) {
+        this.unread();
+        break;
+      }
+    }
+    return last ?? { tok: 'Error', lit: `error expected: keyword found '${buffer}'` };
+  }
+
+  lex(): Scanned {
+    let ch = this.read();
+    while (isWhitespace(ch)) ch = this.read();
+    if (ch === END) return { tok: 'EndOfString', lit: '' };
+    this.unread();
+    return isSpecialSymbol(ch) ? this.scanSpecialSymbol() : this.scanIdOrKeyword();
   }
 }
 
-/** Splits at commas that are not inside a parenthesised value set. */
-function splitTopLevel(input: string): string[] {
-  const parts: string[] = [];
-  let depth = 0;
-  let current = '';
-  for (const ch of input) {
-    if (ch === '(') depth++;
-    if (ch === ')') depth--;
-    if (ch === ',' && depth === 0) {
-      parts.push(current);
-      current = '';
-    } else {
-      current += ch;
+// ---- parser ----
+
+type Context = 'KeyAndOperator' | 'Values';
+
+class SelectorParseError extends Error {}
+
+function fieldErr(e: FieldError): SelectorParseError {
+  return new SelectorParseError(fieldErrorMessage(e));
+}
+
+class Parser {
+  private readonly items: Scanned[] = [];
+  private position = 0;
+
+  constructor(input: string) {
+    const lexer = new Lexer(input);
+    for (;;) {
+      const item = lexer.lex();
+      this.items.push(item);
+      if (item.tok === 'EndOfString') break;
     }
   }
-  parts.push(current);
-  return parts;
-}
 
-function parseOne(raw: string): LabelRequirement {
-  const term = raw.trim();
-  if (term === '') throw parseError('found \'\', expected: !, identifier, or \'end of string\'');
-  const setMatch = /^(\S+)\s+(in|notin)\s*\((.*)\)$/.exec(term);
-  if (setMatch) {
-    const values = setMatch[3].split(',').map((v) => v.trim());
-    return { key: setMatch[1], operator: setMatch[2] === 'in' ? 'In' : 'NotIn', values };
+  private lookahead(ctx: Context): Scanned {
+    const { tok, lit } = this.items[this.position];
+    return { tok: ctx === 'Values' && (tok === 'In' || tok === 'NotIn') ? 'Identifier' : tok, lit };
   }
-  if (term.startsWith('!')) {
-    const key = term.slice(1).trim();
-    if (!key || /[\s=!<>()]/.test(key)) throw parseError(`found '${term}', expected: identifier after '!'`);
-    return { key, operator: 'DoesNotExist', values: [] };
+
+  private consume(ctx: Context): Scanned {
+    const item = this.lookahead(ctx);
+    this.position++;
+    return item;
   }
-  for (const [symbol, operator] of OPERATORS) {
-    const at = term.indexOf(symbol);
-    if (at > 0) {
-      const key = term.slice(0, at).trim();
-      const value = term.slice(at + symbol.length).trim();
-      if (/[\s=!<>()]/.test(key) || /[=!<>()\s]/.test(value)) throw parseError(`found '${term}', expected: identifier, or 'end of string'`);
-      return { key, operator, values: [value] };
+
+  parse(): LabelRequirement[] {
+    const requirements: LabelRequirement[] = [];
+    for (;;) {
+      const { tok, lit } = this.lookahead('Values');
+      if (tok === 'EndOfString') return requirements;
+      if (tok !== 'Identifier' && tok !== 'DoesNotExist') {
+        throw new SelectorParseError(`found '${lit}', expected: !, identifier, or 'end of string'`);
+      }
+      try {
+        requirements.push(this.parseRequirement());
+      } catch (err) {
+        if (err instanceof SelectorParseError) throw new SelectorParseError(`unable to parse requirement: ${err.message}`);
+        throw err;
+      }
+      const next = this.consume('Values');
+      if (next.tok === 'EndOfString') return requirements;
+      if (next.tok !== 'Comma') throw new SelectorParseError(`found '${next.lit}', expected: ',' or 'end of string'`);
+      const after = this.lookahead('Values');
+      if (after.tok !== 'Identifier' && after.tok !== 'DoesNotExist') {
+        throw new SelectorParseError(`found '${after.lit}', expected: identifier after ','`);
+      }
     }
   }
-  if (/[\s=!<>()]/.test(term)) throw parseError(`found '${term}', expected: identifier, or 'end of string'`);
-  return { key: term, operator: 'Exists', values: [] };
+
+  private parseRequirement(): LabelRequirement {
+    const { key, operator } = this.parseKeyAndInferOperator();
+    if (operator === 'Exists' || operator === 'DoesNotExist') return newRequirement(key, operator, []);
+    const op = this.parseOperator();
+    const values = op === 'In' || op === 'NotIn' ? this.parseValues() : this.parseExactValue();
+    return newRequirement(key, op, [...values].sort());
+  }
+
+  private parseKeyAndInferOperator(): { key: string; operator: LabelOperator | null } {
+    let operator: LabelOperator | null = null;
+    let { tok, lit } = this.consume('Values');
+    if (tok === 'DoesNotExist') {
+      operator = 'DoesNotExist';
+      ({ tok, lit } = this.consume('Values'));
+    }
+    if (tok !== 'Identifier') throw new SelectorParseError(`found '${lit}', expected: identifier`);
+    const keyErrs = isQualifiedName(lit);
+    // The parser has no field path, which Go prints as "<nil>".
+    if (keyErrs.length > 0) throw fieldErr(field.invalid('<nil>', lit, keyErrs.join('; ')));
+    const next = this.lookahead('Values').tok;
+    if ((next === 'EndOfString' || next === 'Comma') && operator !== 'DoesNotExist') operator = 'Exists';
+    return { key: lit, operator };
+  }
+
+  private parseOperator(): LabelOperator {
+    const { tok, lit } = this.consume('KeyAndOperator');
+    switch (tok) {
+      case 'In':
+        return 'In';
+      case 'Equals':
+      case 'DoubleEquals':
+        return 'Equals';
+      case 'GreaterThan':
+        return 'Gt';
+      case 'LessThan':
+        return 'Lt';
+      case 'NotIn':
+        return 'NotIn';
+      case 'NotEquals':
+        return 'NotEquals';
+      default:
+        throw new SelectorParseError(`found '${lit}', expected: '=', '!=', '==', 'in', notin'`);
+    }
+  }
+
+  private parseValues(): Set<string> {
+    const open = this.consume('Values');
+    if (open.tok !== 'OpenPar') throw new SelectorParseError(`found '${open.lit}' expected: '('`);
+    const { tok, lit } = this.lookahead('Values');
+    if (tok === 'Identifier' || tok === 'Comma') {
+      const values = this.parseIdentifiersList();
+      if (this.consume('Values').tok !== 'ClosedPar') throw new SelectorParseError(`found '${lit}', expected: ')'`);
+      return values;
+    }
+    if (tok === 'ClosedPar') {
+      this.consume('Values');
+      return new Set(['']);
+    }
+    throw new SelectorParseError(`found '${lit}', expected: ',', ')' or identifier`);
+  }
+
+  private parseIdentifiersList(): Set<string> {
+    const values = new Set<string>();
+    for (;;) {
+      const { tok, lit } = this.consume('Values');
+      if (tok === 'Identifier') {
+        values.add(lit);
+        const next = this.lookahead('Values');
+        if (next.tok === 'Comma') continue;
+        if (next.tok === 'ClosedPar') return values;
+        throw new SelectorParseError(`found '${next.lit}', expected: ',' or ')'`);
+      }
+      if (tok === 'Comma') {
+        if (values.size === 0) values.add('');
+        const next = this.lookahead('Values').tok;
+        if (next === 'ClosedPar') {
+          values.add('');
+          return values;
+        }
+        if (next === 'Comma') {
+          this.consume('Values');
+          values.add('');
+        }
+        continue;
+      }
+      throw new SelectorParseError(`found '${lit}', expected: ',', or identifier`);
+    }
+  }
+
+  private parseExactValue(): Set<string> {
+    const ahead = this.lookahead('Values').tok;
+    if (ahead === 'EndOfString' || ahead === 'Comma') return new Set(['']);
+    const { tok, lit } = this.consume('Values');
+    if (tok === 'Identifier') return new Set([lit]);
+    throw new SelectorParseError(`found '${lit}', expected: identifier`);
+  }
 }
 
-/** Parses `app=web,tier!=db,env in (a,b),!legacy`; an empty string selects everything. */
+/** labels.NewRequirement's checks on what the parser produced. */
+function newRequirement(key: string, operator: LabelOperator, values: string[]): LabelRequirement {
+  const errs: FieldError[] = [];
+  if (operator === 'Gt' || operator === 'Lt') {
+    if (values.length !== 1) errs.push(field.invalid('values', values, "for 'Gt', 'Lt' operators, exactly one value is required"));
+    values.forEach((v, i) => {
+      if (parseInt64(v) === null) errs.push(field.invalid(`values[${i}]`, v, "for 'Gt', 'Lt' operators, the value must be an integer"));
+    });
+  }
+  values.forEach((v, i) => {
+    const msgs = isValidLabelValue(v);
+    if (msgs.length > 0) errs.push(field.invalid(`values[${i}][${key}]`, v, msgs.join('; ')));
+  });
+  if (errs.length > 0) throw new SelectorParseError(aggregateMessage(errs.map(fieldErrorMessage)));
+  return { key, operator, values };
+}
+
+/** Parses `app=web,tier!=db,env in (a,b),!legacy`; an empty string selects everything. Errors are 400s. */
 export function parseLabelSelector(input: string): LabelSelector {
-  if (input.trim() === '') return [];
-  const requirements = splitTopLevel(input).map(parseOne);
-  for (const r of requirements) validateRequirement(r);
-  return requirements;
+  try {
+    return new Parser(input).parse().sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  } catch (err) {
+    if (err instanceof SelectorParseError) throw badRequest(err.message);
+    throw err;
+  }
 }
+
+const STRUCT_OPERATORS = new Map<string, LabelOperator>([
+  ['In', 'In'],
+  ['NotIn', 'NotIn'],
+  ['Exists', 'Exists'],
+  ['DoesNotExist', 'DoesNotExist'],
+]);
 
 /** metav1.LabelSelector (matchLabels, matchExpressions) as requirements. */
 export function fromLabelSelectorStruct(sel: { matchLabels?: Record<string, string>; matchExpressions?: { key: string; operator: string; values?: string[] }[] }): LabelSelector {
   const reqs: LabelSelector = Object.entries(sel.matchLabels ?? {}).map(([key, v]) => ({ key, operator: 'Equals' as const, values: [v] }));
   for (const e of sel.matchExpressions ?? []) {
-    const operator = ({ In: 'In', NotIn: 'NotIn', Exists: 'Exists', DoesNotExist: 'DoesNotExist' } as Record<string, LabelOperator>)[e.operator];
+    const operator = STRUCT_OPERATORS.get(e.operator);
     if (operator) reqs.push({ key: e.key, operator, values: e.values ?? [] });
   }
   return reqs;

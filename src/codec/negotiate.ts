@@ -49,7 +49,8 @@ function encodingOf(type: string): Encoding | null {
 
 function representationFor(clause: AcceptClause, opts: OutputOptions): Representation | null {
   const { as, g, v } = clause.params;
-  if (as === undefined) return { kind: 'object' };
+  // Any of as, g or v asks for a conversion; a group or version alone names no kind, so nothing serves it.
+  if (as === undefined) return g === undefined && v === undefined ? { kind: 'object' } : null;
   if (as === 'APIGroupDiscoveryList') {
     if (!opts.discovery || g !== 'apidiscovery.k8s.io' || (v !== 'v2' && v !== 'v2beta1')) return null;
     return { kind: 'APIGroupDiscoveryList', version: v };

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import express from 'express';
 import { notAcceptable, pathNotFound, toStatusError, type StatusError } from '../api/errors';
 import type { AdmissionChain } from '../admission/admission';
@@ -81,31 +81,22 @@ async function health(res: ServerResponse, query: URLSearchParams, checks: Healt
   writeBody(res, healthy ? 200 : 500, 'text/plain; charset=utf-8', Buffer.from(text));
 }
 
-export function createApp(deps: AppDeps): express.Express {
+export function createApp(deps: AppDeps): RequestListener {
   const app = express();
   app.disable('x-powered-by');
   app.disable('etag');
   app.set('query parser', false);
 
-  // Request info, timing, metrics and the audit id: every request, parsed once.
-  app.use((req, res: StatefulResponse, next) => {
-    const url = new URL(req.url, 'http://kapi');
-    const info = parseRequestInfo(req.method, url.pathname, url.searchParams);
-    const state: RequestState = { info, query: url.searchParams, output: null, pretty: isPretty(url.searchParams, req.headers['user-agent']) };
-    res[STATE] = state;
-    res.setHeader('Audit-Id', randomUUID());
-    res.setHeader('Cache-Control', 'no-cache, private');
-    const labels = requestLabels(req, info, url.searchParams);
-    const started = process.hrtime.bigint();
-    const untrack = info.isResourceRequest && info.verb === 'watch' ? deps.metrics.trackLongRunning(labels) : null;
-    res.on('close', () => {
-      untrack?.();
-      deps.metrics.observeRequest(labels, res.statusCode, Number(process.hrtime.bigint() - started) / 1e9);
-    });
-    next();
-  });
-
   const state = (res: ServerResponse): RequestState => (res as StatefulResponse)[STATE]!;
+  const respondError = (res: ServerResponse, err: unknown): void => {
+    const status: StatusError = toStatusError(err, (e) => deps.log('internal error', e));
+    if (res.headersSent) {
+      res.end();
+      return;
+    }
+    const s = state(res);
+    writeError(res, status, s.output, s.pretty);
+  };
   const json = (res: ServerResponse, value: unknown, code = 200): void => {
     const s = state(res);
     const output = negotiateOutput((res.req as IncomingMessage).headers.accept, { encodings: ['json', 'yaml'] });
@@ -118,6 +109,7 @@ export function createApp(deps: AppDeps): express.Express {
         .then(() => fn(req, res))
         .catch(next);
     };
+
 
   app.get('/version', wrap((_req, res) => json(res, deps.version)));
   for (const kind of ['healthz', 'livez', 'readyz'] as const) {
@@ -174,46 +166,57 @@ export function createApp(deps: AppDeps): express.Express {
   app.get('/api', discovery(true));
   app.get('/apis', discovery(false));
 
+  // Discovery documents per group and group-version; anything else is a 404 Status.
   app.use(
-    wrap(async (req, res) => {
-      const s = state(res);
-      const { info } = s;
-      if (!info.isResourceRequest) {
-        const segments = info.path.split('/').filter(Boolean);
-        if (req.method === 'GET' && segments[0] === 'api' && segments.length === 2 && deps.registry.hasGroupVersion('', segments[1])) {
-          const entry = deps.registry.groupVersions().find((gv) => gv.group === '' && gv.version === segments[1])!;
-          return json(res, apiResourceList(entry));
-        }
-        if (req.method === 'GET' && segments[0] === 'apis' && segments.length === 2) {
-          const doc = apiGroupDocument(deps.registry, segments[1]);
-          if (doc) return json(res, doc);
-        }
-        if (req.method === 'GET' && segments[0] === 'apis' && segments.length === 3 && deps.registry.hasGroupVersion(segments[1], segments[2])) {
-          const entry = deps.registry.groupVersions().find((gv) => gv.group === segments[1] && gv.version === segments[2])!;
-          return json(res, apiResourceList(entry));
-        }
-        if (req.method === 'GET' && segments.length === 0) return json(res, rootPaths(deps));
-        throw pathNotFound();
+    wrap((req, res) => {
+      const { info } = state(res);
+      const segments = info.isResourceRequest ? [] : info.path.split('/').filter(Boolean);
+      if (req.method === 'GET' && segments[0] === 'api' && segments.length === 2 && deps.registry.hasGroupVersion('', segments[1])) {
+        const entry = deps.registry.groupVersions().find((gv) => gv.group === '' && gv.version === segments[1])!;
+        return json(res, apiResourceList(entry));
       }
-      const abort = new AbortController();
-      res.on('close', () => abort.abort());
-      await serveResource(req, res, info, s.query, deps, abort.signal, (output) => {
-        s.output = output;
-      });
+      if (req.method === 'GET' && segments[0] === 'apis' && segments.length === 2) {
+        const doc = apiGroupDocument(deps.registry, segments[1]);
+        if (doc) return json(res, doc);
+      }
+      if (req.method === 'GET' && segments[0] === 'apis' && segments.length === 3 && deps.registry.hasGroupVersion(segments[1], segments[2])) {
+        const entry = deps.registry.groupVersions().find((gv) => gv.group === segments[1] && gv.version === segments[2])!;
+        return json(res, apiResourceList(entry));
+      }
+      if (req.method === 'GET' && segments.length === 0) return json(res, rootPaths(deps));
+      throw pathNotFound();
     }),
   );
 
-  app.use((err: unknown, _req: express.Request, res: express.Response, _next: express.NextFunction) => {
-    const s = state(res);
-    const status: StatusError = toStatusError(err, (e) => deps.log('internal error', e));
-    if (res.headersSent) {
-      res.end();
+  app.use((err: unknown, _req: express.Request, res: express.Response, _next: express.NextFunction) => respondError(res, err));
+
+  /** Request info, audit id and metrics for every request; resource requests skip express's routing. */
+  return (req, res) => {
+    const url = new URL(req.url ?? '/', 'http://kapi');
+    const info = parseRequestInfo(req.method ?? 'GET', url.pathname, url.searchParams);
+    const s: RequestState = { info, query: url.searchParams, output: null, pretty: isPretty(url.searchParams, req.headers['user-agent']) };
+    (res as StatefulResponse)[STATE] = s;
+    res.setHeader('Audit-Id', randomUUID());
+    res.setHeader('Cache-Control', 'no-cache, private');
+    const labels = requestLabels(req, info, url.searchParams);
+    const started = process.hrtime.bigint();
+    const untrack = info.isResourceRequest && info.verb === 'watch' ? deps.metrics.trackLongRunning(labels) : null;
+    const abort = new AbortController();
+    res.on('close', () => {
+      if (!res.writableFinished) abort.abort();
+      untrack?.();
+      deps.metrics.observeRequest(labels, res.statusCode, Number(process.hrtime.bigint() - started) / 1e9);
+    });
+    if (!info.isResourceRequest) {
+      app(req, res);
       return;
     }
-    writeError(res, status, s?.output ?? null, s?.pretty ?? false);
-  });
-  return app;
+    serveResource(req, res, info, s.query, deps, abort.signal, (output) => {
+      s.output = output;
+    }).catch((err: unknown) => respondError(res, err));
+  };
 }
+
 
 function rootPaths(deps: AppDeps): Record<string, unknown> {
   const paths = ['/api', '/apis', '/healthz', '/livez', '/metrics', '/openapi/v2', '/openapi/v3', '/readyz', '/version'];

@@ -49,6 +49,14 @@ export function isTruthyParam(value: unknown): boolean {
   return typeof value === 'string' && ['1', 'true', 't', 'True', 'TRUE', 'T'].includes(value);
 }
 
+/**
+ * How ListOptions.watch converts (runtime.Convert_Slice_string_To_bool): absent, "0" or "false"
+ * (any case) is false; any other value, the empty string included, is true.
+ */
+export function isWatchParam(value: string | null): boolean {
+  return value !== null && value !== '0' && value.toLowerCase() !== 'false';
+}
+
 export function parseRequestInfo(method: string, pathname: string, query: URLSearchParams): RequestInfo {
   const segments = pathname.split('/').filter((s) => s !== '');
   const nonResource: NonResourceRequestInfo = { isResourceRequest: false, verb: method.toLowerCase(), path: pathname };
@@ -80,6 +88,6 @@ export function parseRequestInfo(method: string, pathname: string, query: URLSea
   const [resource = '', name = '', subresource = ''] = rest;
   if (verb === 'get' && !name) verb = 'list';
   if (verb === 'delete' && !name) verb = 'deletecollection';
-  if ((verb === 'get' || verb === 'list') && (legacyWatch || isTruthyParam(query.get('watch')))) verb = 'watch';
+  if ((verb === 'get' || verb === 'list') && (legacyWatch || isWatchParam(query.get('watch')))) verb = 'watch';
   return { isResourceRequest: true, verb, apiPrefix, group, version, namespace, resource, subresource, name, parts: rest };
 }

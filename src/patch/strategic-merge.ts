@@ -37,77 +37,179 @@ function clean(value: unknown): unknown {
   return out;
 }
 
+/** Go's %v for a decoded JSON value, as strategicpatch errors print maps. */
+function goFormat(value: unknown): string {
+  if (value === null || value === undefined) return '<nil>';
+  if (Array.isArray(value)) return `[${value.map(goFormat).join(' ')}]`;
+  if (isPlainObject(value)) {
+    const keys = Object.keys(value).sort();
+    return `map[${keys.map((k) => `${k}:${goFormat(value[k])}`).join(' ')}]`;
+  }
+  return String(value);
+}
+
 function sameKey(a: unknown, b: unknown, mergeKey: string): boolean {
   return isPlainObject(a) && isPlainObject(b) && has(a, mergeKey) && a[mergeKey] === b[mergeKey];
 }
 
-function keyOf(v: unknown, mergeKey: string | undefined): unknown {
-  return mergeKey && isPlainObject(v) ? v[mergeKey] : v;
+/** strategicpatch's index(): position by merge key value for maps, by value for scalars; -1 when absent. */
+function indexIn(list: unknown[], item: unknown, mergeKey: string | undefined): number {
+  const id = (v: unknown): unknown => (mergeKey ? (isPlainObject(v) ? v[mergeKey] : undefined) : v);
+  const wanted = id(item);
+  return list.findIndex((v) => id(v) === wanted);
 }
 
-/** Orders a merged list: what $setElementOrder names comes first, in that order, then the rest as they were. */
-function applyOrder(list: unknown[], order: unknown[] | undefined, mergeKey: string | undefined): unknown[] {
-  if (!order) return list;
-  const keys = order.map((o) => keyOf(o, mergeKey));
-  const listed: unknown[] = [];
-  for (const k of keys) {
-    const found = list.find((v) => keyOf(v, mergeKey) === k);
-    if (found !== undefined && !listed.includes(found)) listed.push(found);
+/** normalizeSliceOrder: a stable sort of `items` by their position in `order` (Go's insertion sort and comparator). */
+function sortByOrder(items: unknown[], order: unknown[], mergeKey: string | undefined): unknown[] {
+  const sorted = [...items];
+  const less = (a: unknown, b: unknown): boolean => {
+    const ia = indexIn(order, a, mergeKey);
+    const ib = indexIn(order, b, mergeKey);
+    return ia >= 0 && ib >= 0 ? ia < ib : true;
+  };
+  for (let i = 1; i < sorted.length; i++) {
+    for (let j = i; j > 0 && less(sorted[j], sorted[j - 1]); j--) [sorted[j - 1], sorted[j]] = [sorted[j], sorted[j - 1]];
   }
-  return [...listed, ...list.filter((v) => !listed.includes(v))];
+  return sorted;
 }
 
-function mergeList(original: unknown[], patch: unknown[], meta: FieldPatchMeta | null, order: unknown[] | undefined): unknown[] {
-  if (!meta?.strategies.includes('merge')) return clean(patch) as unknown[];
-  const mergeKey = meta.mergeKey;
+/**
+ * normalizeElementOrder + mergeSortedSlice: patch items keep the patch's (or $setElementOrder's)
+ * order, server-only items keep the live order, and a server-only item goes before a patch item
+ * only when the live list has both and puts it first. Items the live list lacks therefore lead.
+ */
+function normalizeOrder(patchItems: unknown[], serverOnly: unknown[], patchOrder: unknown[], serverOrder: unknown[], mergeKey: string | undefined): unknown[] {
+  const right = sortByOrder(patchItems, patchOrder, mergeKey);
+  const left = sortByOrder(serverOnly, serverOrder, mergeKey);
+  const out: unknown[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < left.length && j < right.length) {
+    const li = indexIn(serverOrder, left[i], mergeKey);
+    const ri = indexIn(serverOrder, right[j], mergeKey);
+    if (li >= 0 && ri >= 0 && li < ri) out.push(left[i++]);
+    else out.push(right[j++]);
+  }
+  return [...out, ...left.slice(i), ...right.slice(j)];
+}
+
+/** Splits `merged` into the items `by` names (by merge key or value) and the rest, keeping order. */
+function partition(merged: unknown[], by: unknown[], mergeKey: string | undefined): [unknown[], unknown[]] {
+  const named: unknown[] = [];
+  const rest: unknown[] = [];
+  for (const v of merged) (indexIn(by, v, mergeKey) >= 0 ? named : rest).push(v);
+  return [named, rest];
+}
+
+/** mergeSlice for a list with the merge strategy. */
+function mergeList(original: unknown[], patch: unknown[], meta: FieldPatchMeta): unknown[] {
+  if (original.length === 0 && patch.length === 0) return original;
   const isMaps = [...original, ...patch].some(isPlainObject);
   if (!isMaps) {
-    const merged = [...original];
-    for (const v of patch) if (!merged.includes(v)) merged.push(v);
-    return applyOrder(merged, order, undefined);
+    const merged = [...new Set([...original, ...patch])];
+    const [patchItems, serverOnly] = partition(merged, patch, undefined);
+    return normalizeOrder(patchItems, serverOnly, patch, original, undefined);
   }
+  const mergeKey = meta.mergeKey;
   if (!mergeKey) throw badRequest('cannot merge lists without merge key');
-  if (patch.some((p) => isPlainObject(p) && p[PATCH] === 'replace')) {
-    return clean(patch.filter((p) => !(isPlainObject(p) && p[PATCH] === 'replace'))) as unknown[];
-  }
-  let merged = [...original];
+  // mergeSliceWithSpecialElements: $patch items delete entries or turn the merge into a replace.
+  let base = [...original];
+  let items: Obj[] = [];
+  let replace = false;
   for (const p of patch) {
     if (!isPlainObject(p)) throw badRequest(`unable to find api field in struct for the merge key ${mergeKey}`);
-    if (!has(p, mergeKey)) throw badRequest(`map: ${JSON.stringify(p)} does not contain declared merge key: ${mergeKey}`);
-    const index = merged.findIndex((o) => sameKey(o, p, mergeKey));
-    if (p[PATCH] === 'delete') {
-      if (index >= 0) merged = merged.filter((_, i) => i !== index);
+    if (!has(p, PATCH)) {
+      items.push(p);
       continue;
     }
+    const directive = p[PATCH];
+    if (directive === 'delete') {
+      if (!has(p, mergeKey)) throw badRequest(`map: ${goFormat(p)} does not contain declared merge key: ${mergeKey}`);
+      base = base.filter((o) => !sameKey(o, p, mergeKey));
+    } else if (directive === 'replace') {
+      replace = true;
+    } else if (directive === 'merge') {
+      throw badRequest('merging lists cannot yet be specified in the patch');
+    } else {
+      throw badRequest(`unknown patch type: ${String(directive)} in map: ${goFormat(p)}`);
+    }
+  }
+  if (replace) {
+    base = items.map((p) => clean(p));
+    items = [];
+  }
+  // mergeSliceWithoutSpecialElements: merge by key, append what the list lacks.
+  const merged = [...base];
+  for (const p of items) {
+    if (!has(p, mergeKey)) throw badRequest(`map: ${goFormat(p)} does not contain declared merge key: ${mergeKey}`);
+    const index = merged.findIndex((o) => sameKey(o, p, mergeKey));
     if (index >= 0) merged[index] = mergeObject(merged[index] as Obj, p, meta.schema);
     else merged.push(clean(p));
   }
-  return applyOrder(merged, order, mergeKey);
+  const [patchItems, serverOnly] = partition(merged, items, mergeKey);
+  return normalizeOrder(patchItems, serverOnly, items, base, mergeKey);
 }
 
-function mergeValue(original: unknown, patch: unknown, meta: FieldPatchMeta | null, order: unknown[] | undefined): unknown {
+function mergeValue(original: unknown, patch: unknown, meta: FieldPatchMeta | null): unknown {
   if (isPlainObject(original) && isPlainObject(patch)) {
     if (meta?.strategies.includes('replace')) return clean(patch);
     return mergeObject(original, patch, meta?.schema ?? null);
   }
-  if (Array.isArray(original) && Array.isArray(patch)) return mergeList(original, patch, meta, order);
+  if (Array.isArray(original) && Array.isArray(patch)) {
+    // Lists without the merge strategy are atomic: the patch replaces them.
+    return meta?.strategies.includes('merge') ? mergeList(original, patch, meta) : clean(patch);
+  }
   return clean(patch);
 }
 
-/** Applies a strategic merge patch to an object, per the schema's list and map semantics. */
-export function mergeObject(original: Obj, patch: Obj, schema: PatchSchema | null): Obj {
-  const directive = patch[PATCH];
-  if (directive === 'replace') return clean(patch) as Obj;
-  if (directive === 'delete') return {};
-  if (directive !== undefined && directive !== 'merge') throw badRequest(`Unknown patch type: ${String(directive)}`);
-  const result: Obj = { ...original };
+/** applyRetainKeysDirective: every key the patch sets must be retained; everything else goes. */
+function applyRetainKeys(result: Obj, patch: Obj): void {
   const retain = patch[RETAIN_KEYS];
-  if (retain !== undefined) {
-    if (!Array.isArray(retain)) throw badRequest('$retainKeys must be a list');
-    for (const k of Object.keys(result)) if (!retain.includes(k) && !has(patch, k)) delete result[k];
+  if (!Array.isArray(retain)) throw badRequest('invalid patch format of retainKeys');
+  for (const [k, v] of Object.entries(patch)) {
+    if (k === RETAIN_KEYS || v === null || k.startsWith('$deleteFromPrimitiveList') || k.startsWith('$setElementOrder')) continue;
+    if (!retain.includes(k)) throw badRequest('invalid patch format of retainKeys');
+  }
+  for (const k of Object.keys(result)) if (!retain.includes(k)) delete result[k];
+}
+
+/** mergePatchIntoOriginal: a list named by $setElementOrder is merged, then put in that order. */
+function applyElementOrder(result: Obj, patch: Obj, key: string, schema: PatchSchema | null): void {
+  const order = patch[`${SET_ORDER}${key}`];
+  if (!Array.isArray(order)) throw badRequest('invalid patch format of setElementOrder list');
+  const live = has(result, key) ? result[key] : undefined;
+  const patched = has(patch, key) ? patch[key] : undefined;
+  if ((live !== undefined && !Array.isArray(live)) || (patched !== undefined && !Array.isArray(patched))) {
+    throw badRequest('invalid patch format of setElementOrder list');
+  }
+  if (live === undefined && patched === undefined) return;
+  const meta = schema?.field(key) ?? null;
+  const merged = patched === undefined ? (live as unknown[]) : live === undefined ? (clean(patched) as unknown[]) : (mergeValue(live, patched, meta) as unknown[]);
+  const mergeKey = merged.some(isPlainObject) ? meta?.mergeKey : undefined;
+  const [patchItems, serverOnly] = partition(merged, order, mergeKey);
+  setOwn(result, key, normalizeOrder(patchItems, serverOnly, order, (live as unknown[] | undefined) ?? [], mergeKey));
+}
+
+/** Applies a strategic merge patch to an object, per the schema's list and map semantics (strategicpatch.mergeMap). */
+export function mergeObject(original: Obj, patch: Obj, schema: PatchSchema | null): Obj {
+  if (has(patch, PATCH)) {
+    const directive = patch[PATCH];
+    if (directive === 'replace') return clean(patch) as Obj;
+    if (directive === 'delete') return {};
+    // Kubernetes knows no "$patch: merge" on a map either.
+    throw badRequest(`unknown patch type: ${String(directive)} in map: ${goFormat(patch)}`);
+  }
+  const result: Obj = { ...original };
+  if (has(patch, RETAIN_KEYS)) applyRetainKeys(result, patch);
+  const ordered = new Set<string>();
+  for (const key of Object.keys(patch)) {
+    if (!key.startsWith(SET_ORDER)) continue;
+    const target = key.slice(SET_ORDER.length);
+    ordered.add(target);
+    applyElementOrder(result, patch, target, schema);
   }
   for (const [key, value] of Object.entries(patch)) {
-    if (key === PATCH || key === RETAIN_KEYS || key.startsWith(SET_ORDER)) continue;
+    if (key === RETAIN_KEYS || key.startsWith(SET_ORDER) || ordered.has(key)) continue;
     if (key.startsWith(DELETE_FROM_PRIMITIVE)) {
       const target = key.slice(DELETE_FROM_PRIMITIVE.length);
       if (Array.isArray(value) && Array.isArray(result[target])) {
@@ -119,17 +221,8 @@ export function mergeObject(original: Obj, patch: Obj, schema: PatchSchema | nul
       delete result[key];
       continue;
     }
-    const order = patch[`${SET_ORDER}${key}`] as unknown[] | undefined;
-    const meta = schema?.field(key) ?? null;
     const current = has(result, key) ? result[key] : undefined;
-    setOwn(result, key, current === undefined ? clean(value) : mergeValue(current, value, meta, order));
-  }
-  // An order directive may name a list the patch does not otherwise touch.
-  for (const key of Object.keys(patch)) {
-    if (!key.startsWith(SET_ORDER)) continue;
-    const target = key.slice(SET_ORDER.length);
-    if (has(patch, target) || !Array.isArray(result[target])) continue;
-    setOwn(result, target, applyOrder(result[target] as unknown[], patch[key] as unknown[], schema?.field(target)?.mergeKey));
+    setOwn(result, key, current === undefined ? clean(value) : mergeValue(current, value, schema?.field(key) ?? null));
   }
   return result;
 }

@@ -47,6 +47,11 @@ function generateName(base: string): string {
   return base.slice(0, MAX_GENERATED_NAME_PREFIX) + suffix;
 }
 
+/** Where a resource's objects live in etcd: `<prefix>/<storagePath>/`. */
+export function resourceRoot(etcdPrefix: string, def: ResourceDefinition): string {
+  return `${etcdPrefix.replace(/\/$/, '')}/${def.storagePath}/`;
+}
+
 /** The only REST storage: every resource, built-in or not, goes through these verbs. */
 export class GenericStore {
   private readonly root: string;
@@ -56,7 +61,7 @@ export class GenericStore {
     private readonly storage: Storage,
     etcdPrefix: string,
   ) {
-    this.root = `${etcdPrefix.replace(/\/$/, '')}/${def.storagePath}/`;
+    this.root = resourceRoot(etcdPrefix, def);
   }
 
   key(namespace: string, name: string): string {

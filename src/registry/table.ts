@@ -26,7 +26,8 @@ export interface Table {
 
 /** duration.HumanDuration: how kubectl prints an age. */
 export function humanDuration(ms: number): string {
-  const seconds = Math.floor(ms / 1000);
+  // Go's int(d.Seconds()) truncates toward zero: up to 2s in the future still reads as 0s.
+  const seconds = Math.trunc(ms / 1000);
   if (seconds < -1) return '<invalid>';
   if (seconds < 0) return '0s';
   if (seconds < 120) return `${seconds}s`;

@@ -11,6 +11,12 @@ export interface Config {
   featureGates: FeatureGates;
   /** How long to wait for etcd at start-up before giving up. */
   storageInitializationTimeoutMs: number;
+  /** Serve reads and watches from per-resource caches. */
+  watchCache: boolean;
+  /** How long the watch cache keeps events for watches that resume (--watch-cache-history). */
+  watchCacheHistoryMs: number;
+  /** How often watchers that allow bookmarks get one; not a flag, tests shorten it. */
+  watchBookmarkIntervalMs: number;
 }
 
 interface FlagSpec {
@@ -39,6 +45,19 @@ const FLAGS: Record<string, FlagSpec> = {
     parse: (v) => parseDuration(v, 'storage-initialization-timeout'),
     help: 'How long to wait for etcd at start-up before exiting with an error (e.g. 30s).',
   },
+  'watch-cache': {
+    key: 'watchCache',
+    parse: (v) => {
+      if (v !== 'true' && v !== 'false') throw new ConfigError(`invalid argument "${v}" for "--watch-cache" flag: must be true or false`);
+      return v === 'true';
+    },
+    help: 'Serve reads and watches from per-resource caches in front of etcd (default true).',
+  },
+  'watch-cache-history': {
+    key: 'watchCacheHistoryMs',
+    parse: (v) => parseDuration(v, 'watch-cache-history'),
+    help: 'How long the watch cache keeps events for watches resuming from a resourceVersion (default 5m).',
+  },
   'feature-gates': { key: 'featureGates', parse: parseFeatureGates, help: 'A set of key=value pairs that describe feature gates.' },
 };
 
@@ -51,6 +70,9 @@ export function defaultConfig(): Config {
     etcdPrefix: '/registry',
     featureGates: parseFeatureGates(''),
     storageInitializationTimeoutMs: 30_000,
+    watchCache: true,
+    watchCacheHistoryMs: 5 * 60_000,
+    watchBookmarkIntervalMs: 60_000,
   };
 }
 

@@ -126,6 +126,10 @@ export class EmbeddedEtcd {
     throw new Error(`embedded etcd did not become healthy within ${timeoutMs} ms`);
   }
 
+  get pid(): number {
+    return this.child.pid ?? 0;
+  }
+
   get running(): boolean {
     return !this.exited;
   }

@@ -7,13 +7,15 @@ import { isStatusError } from '../api/errors';
 import { NamespaceController } from '../controllers/namespace-controller';
 import { createApp, type VersionInfo } from '../http/app';
 import { ApiServerMetrics } from '../metrics/metrics';
-import { GenericStore } from '../registry/generic-store';
+import { GenericStore, resourceRoot } from '../registry/generic-store';
 import { ResourceRegistry } from '../registry/resource-registry';
 import { BUILT_IN_RESOURCES } from '../resources';
 import { loadSchemas, openApiDefinitions, patchSchemaFor, protoDefinitionName } from '../schema/proto-schema';
 import { Etcd3Kv } from '../storage/etcd/etcd3-kv';
 import { EtcdStorage } from '../storage/etcd/etcd-storage';
 import type { KV } from '../storage/etcd/kv';
+import { WatchCache } from '../storage/cache/watch-cache';
+import type { Storage } from '../storage/interfaces';
 import type { Config } from './config';
 import { EmbeddedEtcd } from './embedded-etcd';
 import type { Logger } from './logger';
@@ -40,6 +42,15 @@ function versionInfo(): VersionInfo {
     compiler: 'tsc',
     platform: `${process.platform}/${process.arch === 'x64' ? 'amd64' : process.arch}`,
   };
+}
+
+/** etcd fixed its progress notifications in 3.4.31 and 3.5.13; before that the cache cannot prove it is current. */
+export function consistentReadsFromCacheSupported(version: string): boolean {
+  const [major, minor, patch] = version.split('.').map((p) => Number.parseInt(p, 10));
+  if (major !== 3) return major > 3;
+  if (minor === 4) return patch >= 31;
+  if (minor === 5) return patch >= 13;
+  return minor > 5;
 }
 
 async function waitForEtcd(kv: KV, endpoints: string[], timeoutMs: number): Promise<void> {
@@ -105,13 +116,32 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     await etcd?.stop();
     throw err;
   }
-  const storage = new EtcdStorage(kv, `${config.etcdPrefix}/`);
+  const etcdStorage = new EtcdStorage(kv, `${config.etcdPrefix}/`);
+  const etcdVersion = (await kv.status()).version;
+  const consistentReads = consistentReadsFromCacheSupported(etcdVersion);
+  log(`etcd ${etcdVersion}: consistent reads ${consistentReads ? 'from the watch cache' : 'from etcd'}`);
+  const caches: WatchCache[] = [];
   const registry = new ResourceRegistry();
   for (const def of BUILT_IN_RESOURCES) {
+    let storage: Storage = etcdStorage;
+    if (config.watchCache) {
+      const cache = new WatchCache(etcdStorage, resourceRoot(config.etcdPrefix, def), {
+        historyMs: config.watchCacheHistoryMs,
+        maxEvents: 100_000,
+        bookmarkIntervalMs: config.watchBookmarkIntervalMs,
+        freshnessTimeoutMs: 3000,
+        consistentReads,
+        watcherBuffer: 1000,
+        log,
+      });
+      caches.push(cache);
+      storage = cache;
+    }
     const store = new GenericStore(def, storage, config.etcdPrefix);
     stores.push(store);
     registry.add(store);
   }
+  await Promise.all(caches.map((c) => c.start()));
   const namespaces = registry.lookup('', 'v1', 'namespaces')!;
   metrics = new ApiServerMetrics(async () => {
     const counts = new Map<string, number>();
@@ -121,12 +151,15 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
   const admission = new AdmissionChain([
     new NamespaceLifecycle({
       get: async (name) => {
-        try {
-          return await namespaces.get('', name, { resourceVersion: '', match: '' });
-        } catch (err) {
-          if (isStatusError(err) && err.code === 404) return null;
-          throw err;
+        // From the cache first; a namespace created a moment ago may only be in etcd yet.
+        for (const resourceVersion of ['0', '']) {
+          try {
+            return await namespaces.get('', name, { resourceVersion, match: '' });
+          } catch (err) {
+            if (!(isStatusError(err) && err.code === 404)) throw err;
+          }
         }
+        return null;
       },
     }),
   ]);
@@ -144,6 +177,12 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     readyChecks: [
       { name: 'ping', check: async () => undefined },
       { name: 'etcd', check: async () => void (await kv.status()) },
+      {
+        name: 'watch-cache',
+        check: async () => {
+          if (!caches.every((c) => c.synced)) throw new Error('watch caches are not synced');
+        },
+      },
     ],
     liveChecks: [{ name: 'ping', check: async () => undefined }],
     inputEncodings: ['json', 'yaml', 'protobuf'],
@@ -172,6 +211,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     close: () =>
       (closing ??= (async () => {
         namespaceController.stop();
+        for (const cache of caches) cache.stop();
         await new Promise<void>((resolve) => {
           server.close(() => resolve());
           server.closeAllConnections();

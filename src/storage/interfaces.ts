@@ -39,6 +39,8 @@ export type StorageEventType = 'ADDED' | 'MODIFIED' | 'DELETED';
 
 export interface StorageEvent {
   type: StorageEventType;
+  /** The etcd key of the object. */
+  key: string;
   /** The object after the change; for DELETED, its last state stamped with the deletion revision. */
   object: KubeObject;
   /** The object before the change (MODIFIED and DELETED). */

@@ -10,6 +10,9 @@ export class WatchChannel<T> implements AsyncIterable<T> {
   private error: Error | null = null;
   private readonly onStop: Array<() => void> = [];
 
+  /** Asks the source for a progress notification, where the source can give one. */
+  requestProgress: () => void = () => undefined;
+
   constructor(private readonly capacity = 1000) {}
 
   /** Adds an item; returns false (and closes with an error) when the consumer is too slow. */

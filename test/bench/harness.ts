@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -9,6 +9,7 @@ import { EmbeddedEtcd, freePort } from '../../src/server/embedded-etcd';
 
 export interface BenchEnv {
   etcd: EmbeddedEtcd;
+  etcdPid: number;
   kapiUrl: string;
   kapi: ChildProcess;
   close(): Promise<void>;
@@ -32,6 +33,7 @@ export async function startBenchEnv(): Promise<BenchEnv> {
   }
   return {
     etcd,
+    etcdPid: etcd.pid,
     kapi,
     kapiUrl,
     close: async () => {
@@ -91,6 +93,21 @@ export async function runLoad(total: number, concurrency: number, op: (i: number
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
   latencies.sort((a, b) => a - b);
   return { opsPerSecond: total / seconds, p50Ms: percentile(latencies, 50), p99Ms: percentile(latencies, 99), count: total };
+}
+
+/** CPU seconds (user + system) a process has used so far, from /proc. */
+export function cpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/** CPU spent per operation by each process during a load, in microseconds. */
+export async function measureCpu<T>(pids: Record<string, number>, ops: number, fn: () => Promise<T>): Promise<{ result: T; cpuUsPerOp: Record<string, number> }> {
+  const before = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, cpuSeconds(pid)]));
+  const result = await fn();
+  const cpuUsPerOp = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, ((cpuSeconds(pid) - before[k]) * 1e6) / ops]));
+  return { result, cpuUsPerOp };
 }
 
 export function fmt(n: number, digits = 1): string {

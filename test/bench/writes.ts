@@ -1,5 +1,5 @@
 import { Etcd3Kv } from '../../src/storage/etcd/etcd3-kv';
-import { fmt, request, runLoad, type BenchEnv, type LoadResult } from './harness';
+import { fmt, measureCpu, request, runLoad, type BenchEnv, type LoadResult } from './harness';
 
 /**
  * Creates and gets through kapi (HTTP, JSON) beside the same shapes straight on etcd through the
@@ -26,14 +26,19 @@ export async function benchWrites(env: BenchEnv): Promise<Record<string, number>
     await kv.create(`/bench-raw/warm-${i}`, Buffer.from(configMap(`warm-${i}`)));
   });
 
-  const raw = await runLoad(COUNT, CONCURRENCY, async (i) => {
-    const res = await kv.create(`/bench-raw/cm-${i}`, Buffer.from(configMap(`cm-${i}`)));
-    if (!res.ok) throw new Error('raw create failed');
-  });
-  const kapi = await runLoad(COUNT, CONCURRENCY, async (i) => {
-    const res = await request(ns, 'POST', configMap(`cm-${i}`));
-    if (res.status !== 201) throw new Error(`kapi create: ${res.status} ${res.body.toString()}`);
-  });
+  const pids = { kapi: env.kapi.pid!, etcd: env.etcdPid, client: process.pid };
+  const raw = await measureCpu(pids, COUNT, () =>
+    runLoad(COUNT, CONCURRENCY, async (i) => {
+      const res = await kv.create(`/bench-raw/cm-${i}`, Buffer.from(configMap(`cm-${i}`)));
+      if (!res.ok) throw new Error('raw create failed');
+    }),
+  );
+  const kapi = await measureCpu(pids, COUNT, () =>
+    runLoad(COUNT, CONCURRENCY, async (i) => {
+      const res = await request(ns, 'POST', configMap(`cm-${i}`));
+      if (res.status !== 201) throw new Error(`kapi create: ${res.status} ${res.body.toString()}`);
+    }),
+  );
   const rawGet = await runLoad(COUNT, CONCURRENCY, async (i) => {
     const res = await kv.get(`/bench-raw/cm-${i % COUNT}`);
     if (!res.kv) throw new Error('raw get failed');
@@ -45,11 +50,13 @@ export async function benchWrites(env: BenchEnv): Promise<Record<string, number>
   await kv.close();
 
   console.log(`\nwrites and reads (${COUNT} each, ${CONCURRENCY} concurrent clients)`);
-  console.log(row('raw etcd create txn', raw));
-  console.log(row('kapi POST configmap', kapi));
+  console.log(row('raw etcd create txn', raw.result));
+  console.log(row('kapi POST configmap', kapi.result));
   console.log(row('raw etcd get', rawGet));
   console.log(row('kapi GET configmap', kapiGet));
-  const createRatio = kapi.opsPerSecond / raw.opsPerSecond;
+  const cpu = (m: Record<string, number>): string => Object.entries(m).map(([k, v]) => `${k} ${fmt(v, 0)}`).join(', ');
+  console.log(`  CPU µs per create: raw [${cpu(raw.cpuUsPerOp)}]  kapi [${cpu(kapi.cpuUsPerOp)}]`);
+  const createRatio = kapi.result.opsPerSecond / raw.result.opsPerSecond;
   const getRatio = kapiGet.opsPerSecond / rawGet.opsPerSecond;
   console.log(`  creates ratio kapi/raw: ${fmt(createRatio, 2)}  (target >= 0.70)${createRatio >= 0.7 ? '' : '  BELOW TARGET'}`);
   console.log(`  gets ratio kapi/raw:    ${fmt(getRatio, 2)}`);

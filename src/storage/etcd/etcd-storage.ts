@@ -73,6 +73,12 @@ export class EtcdStorage implements Storage {
   }
 
   async list(prefix: string, opts: ListOptions): Promise<ListResult> {
+    const { entries, ...rest } = await this.listEntries(prefix, opts);
+    return { items: entries.map((e) => e.object), ...rest };
+  }
+
+  /** A list that keeps each object's key beside it. */
+  private async listEntries(prefix: string, opts: ListOptions): Promise<Omit<ListResult, 'items'> & { entries: { key: string; object: KubeObject }[] }> {
     let revision = 0;
     let start = prefix;
     if (opts.continue) {
@@ -85,7 +91,7 @@ export class EtcdStorage implements Storage {
     }
     const end = prefixEnd(prefix);
     const limit = opts.limit ?? 0;
-    const items: KubeObject[] = [];
+    const entries: { key: string; object: KubeObject }[] = [];
     let readAt = revision;
     let lastKey = '';
     let more = false;
@@ -100,15 +106,15 @@ export class EtcdStorage implements Storage {
         const kv = page.kvs[i];
         lastKey = kv.key;
         const obj = this.decode(kv);
-        if (opts.predicate.matches(obj)) items.push(obj);
-        if (limit > 0 && items.length >= limit) {
+        if (opts.predicate.matches(obj)) entries.push({ key: kv.key, object: obj });
+        if (limit > 0 && entries.length >= limit) {
           stoppedEarly = i < page.kvs.length - 1;
           more = stoppedEarly || page.more;
           if (more && opts.predicate.empty) remaining = page.count - (i + 1);
           break;
         }
       }
-      if (limit === 0 || items.length >= limit || !page.more) break;
+      if (limit === 0 || entries.length >= limit || !page.more) break;
       start = `${lastKey}\0`;
       pageSize = Math.min(pageSize * 2, 10_000);
     }
@@ -116,7 +122,7 @@ export class EtcdStorage implements Storage {
       ? parseRevision(opts.resourceVersion)
       : 0;
     if (minimum > readAt) throw EtcdStorage.tooLarge(minimum, readAt);
-    const result: ListResult = { items, resourceVersion: String(readAt) };
+    const result: Omit<ListResult, 'items'> & { entries: typeof entries } = { entries, resourceVersion: String(readAt) };
     if (more) {
       result.continue = encodeContinue({ revision: readAt, startKey: `${lastKey}\0`.slice(prefix.length) });
       if (remaining !== undefined && remaining > 0) result.remainingItemCount = remaining;
@@ -184,11 +190,11 @@ export class EtcdStorage implements Storage {
     const revision = e.kv.modRevision;
     if (e.type === 'delete') {
       const last = e.prevKv ? this.decode(e.prevKv, revision) : { metadata: { resourceVersion: String(revision) } };
-      return { type: 'DELETED', object: last, previous: e.prevKv ? this.decode(e.prevKv) : undefined, revision };
+      return { type: 'DELETED', key: e.kv.key, object: last, previous: e.prevKv ? this.decode(e.prevKv) : undefined, revision };
     }
     const object = this.decode(e.kv);
-    if (e.kv.createRevision === e.kv.modRevision) return { type: 'ADDED', object, revision };
-    return { type: 'MODIFIED', object, previous: e.prevKv ? this.decode(e.prevKv) : undefined, revision };
+    if (e.kv.createRevision === e.kv.modRevision) return { type: 'ADDED', key: e.kv.key, object, revision };
+    return { type: 'MODIFIED', key: e.kv.key, object, previous: e.prevKv ? this.decode(e.prevKv) : undefined, revision };
   }
 
   async watch(prefix: string, opts: WatchOptions): Promise<WatchChannel<WatchItem>> {
@@ -197,8 +203,8 @@ export class EtcdStorage implements Storage {
     const initial = opts.resourceVersion === '' || opts.resourceVersion === '0' || opts.sendInitialEvents;
     if (initial) {
       const revision = opts.resourceVersion === '' || opts.resourceVersion === '0' ? 0 : parseRevision(opts.resourceVersion);
-      const list = await this.list(prefix, { resourceVersion: revision ? String(revision) : '', match: revision ? 'NotOlderThan' : '', predicate: opts.predicate });
-      for (const object of list.items) channel.push({ type: 'ADDED', object, revision: Number(object.metadata.resourceVersion) });
+      const list = await this.listEntries(prefix, { resourceVersion: revision ? String(revision) : '', match: revision ? 'NotOlderThan' : '', predicate: opts.predicate });
+      for (const { key, object } of list.entries) channel.push({ type: 'ADDED', key, object, revision: Number(object.metadata.resourceVersion) });
       if (opts.sendInitialEvents) channel.push({ type: 'INITIAL_EVENTS_END', revision: Number(list.resourceVersion) });
       from = Number(list.resourceVersion) + 1;
     } else {
@@ -220,6 +226,7 @@ export class EtcdStorage implements Storage {
       progress: (revision) => channel.push({ type: 'PROGRESS', revision }),
       closed: (err) => channel.fail(err),
     });
+    channel.requestProgress = () => watch.requestProgress();
     channel.onClose(() => watch.cancel());
     return channel;
   }

@@ -1,0 +1,89 @@
+import { StatusError } from '../api/errors';
+import { applyJsonPatch } from './json-patch';
+
+const doc = { metadata: { name: 'c', labels: { a: '1' } }, data: { k: 'v' }, list: [1, 2, 3] };
+
+function statusOf(fn: () => unknown): StatusError['status'] {
+  try {
+    fn();
+  } catch (err) {
+    expect(err).toBeInstanceOf(StatusError);
+    return (err as StatusError).status;
+  }
+  throw new Error('no error');
+}
+
+describe('applyJsonPatch (RFC 6902)', () => {
+  test('add, replace, remove, move, copy, and a passing test', () => {
+    const out = applyJsonPatch(doc, [
+      { op: 'test', path: '/data/k', value: 'v' },
+      { op: 'add', path: '/metadata/labels/b', value: '2' },
+      { op: 'replace', path: '/data/k', value: 'w' },
+      { op: 'remove', path: '/list/0' },
+      { op: 'add', path: '/list/-', value: 4 },
+      { op: 'copy', from: '/data/k', path: '/data/k2' },
+      { op: 'move', from: '/metadata/labels/a', path: '/metadata/labels/z' },
+    ]);
+    expect(out).toEqual({ metadata: { name: 'c', labels: { b: '2', z: '1' } }, data: { k: 'w', k2: 'w' }, list: [2, 3, 4] });
+  });
+
+  test('the input document is not modified', () => {
+    applyJsonPatch(doc, [{ op: 'replace', path: '/data/k', value: 'changed' }]);
+    expect(doc.data.k).toBe('v');
+  });
+
+  test('a failed test is 422 Invalid, and nothing applies', () => {
+    const status = statusOf(() =>
+      applyJsonPatch(doc, [
+        { op: 'replace', path: '/data/k', value: 'w' },
+        { op: 'test', path: '/data/k', value: 'nope' },
+      ]),
+    );
+    expect(status).toMatchObject({
+      status: 'Failure',
+      code: 422,
+      reason: 'Invalid',
+      message: 'the server rejected our request due to an error in our request',
+    });
+    expect(doc.data.k).toBe('v');
+  });
+
+  test('a path that does not exist is 422 too', () => {
+    expect(statusOf(() => applyJsonPatch(doc, [{ op: 'remove', path: '/data/missing' }])).code).toBe(422);
+    expect(statusOf(() => applyJsonPatch(doc, [{ op: 'add', path: '/nope/deeper', value: 1 }])).code).toBe(422);
+    expect(statusOf(() => applyJsonPatch(doc, [{ op: 'replace', path: '/list/9', value: 1 }])).code).toBe(422);
+  });
+
+  test('an operation kube-apiserver decodes but cannot apply is 422', () => {
+    expect(statusOf(() => applyJsonPatch(doc, [{ path: '/a' }])).code).toBe(422);
+    expect(statusOf(() => applyJsonPatch(doc, [{ op: 'frobnicate', path: '/a' }])).code).toBe(422);
+    expect(statusOf(() => applyJsonPatch(doc, [{ op: 'add', path: 'no-slash', value: 1 }])).code).toBe(422);
+  });
+
+  test('a body that is not a JSON list of objects is 400', () => {
+    expect(statusOf(() => applyJsonPatch(doc, { op: 'add' }))).toMatchObject({
+      code: 400,
+      reason: 'BadRequest',
+      message: 'json: cannot unmarshal object into Go value of type jsonpatch.Patch',
+    });
+    expect(statusOf(() => applyJsonPatch(doc, ['add'])).message).toBe('json: cannot unmarshal string into Go value of type jsonpatch.Operation');
+  });
+
+  test('a null patch is an empty patch', () => {
+    expect(applyJsonPatch(doc, null)).toEqual(doc);
+  });
+
+  test('more than 10000 operations is 413', () => {
+    const ops = Array.from({ length: 10001 }, () => ({ op: 'test', path: '/data/k', value: 'v' }));
+    expect(statusOf(() => applyJsonPatch(doc, ops))).toMatchObject({
+      code: 413,
+      reason: 'RequestEntityTooLarge',
+      message: 'Request entity too large: The allowed maximum operations in a JSON patch is 10000, got 10001',
+    });
+  });
+
+  test('"__proto__" paths do not reach Object.prototype', () => {
+    expect(statusOf(() => applyJsonPatch({}, [{ op: 'add', path: '/__proto__/polluted', value: 'yes' }])).code).toBe(422);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+});

@@ -1,0 +1,331 @@
+import type { KubeObject } from '../../api/types';
+import type { EtcdStorage } from '../etcd/etcd-storage';
+import { filterEvent } from '../event-filter';
+import {
+  everything,
+  type DeleteOptions,
+  type ListOptions,
+  type ListResult,
+  type Predicate,
+  type ReadConsistency,
+  type Storage,
+  type StorageEvent,
+  type TryUpdate,
+  type UpdateOptions,
+  type WatchItem,
+  type WatchOptions,
+  type WriteOptions,
+} from '../interfaces';
+import { parseRevision } from '../revision';
+import { StorageError } from '../storage-error';
+import { WatchChannel } from '../watch-channel';
+import { EventWindow } from './event-window';
+
+export interface WatchCacheOptions {
+  /** How long events are kept for watches that resume from a resourceVersion (--watch-cache-history). */
+  historyMs: number;
+  /** A bound on the events kept, whatever their age. */
+  maxEvents: number;
+  /** How often watchers are told the current revision (BOOKMARK when they allow it). */
+  bookmarkIntervalMs: number;
+  /** How long a read that asks for a newer revision than the cache has may wait for it. */
+  freshnessTimeoutMs: number;
+  /** Serve consistent reads from the cache once it has caught up with etcd (etcd >= 3.4.31 / 3.5.13). */
+  consistentReads: boolean;
+  /** Events a watcher may fall behind by before it is dropped. */
+  watcherBuffer: number;
+  log: (message: string, err?: unknown) => void;
+}
+
+interface Watcher {
+  prefix: string;
+  predicate: Predicate;
+  channel: WatchChannel<WatchItem>;
+}
+
+interface Waiter {
+  revision: number;
+  resolve: () => void;
+}
+
+const RESTART_DELAY_MS = 1000;
+const PROGRESS_POLL_MS = 50;
+
+/**
+ * One resource's cache: the current objects and a window of recent events, fed by a single etcd
+ * watch, serving reads that allow it and every watch. Writes pass straight through to etcd; the
+ * cache learns of them from the watch like everybody else.
+ */
+export class WatchCache implements Storage {
+  private objects = new Map<string, KubeObject>();
+  private sortedKeys: string[] | null = null;
+  private revision = 0;
+  private window = new EventWindow(0, 0, 0);
+  private readonly watchers = new Set<Watcher>();
+  private readonly waiters = new Set<Waiter>();
+  private source: WatchChannel<WatchItem> | null = null;
+  private ready!: Promise<void>;
+  private markReady!: () => void;
+  private isReady = false;
+  private stopped = false;
+  private readonly bookmarkTimer: NodeJS.Timeout;
+  private progressTimer: NodeJS.Timeout | null = null;
+  /** Events received from etcd since start, for metrics. */
+  eventsReceived = 0;
+
+  constructor(
+    private readonly etcd: EtcdStorage,
+    readonly root: string,
+    private readonly opts: WatchCacheOptions,
+  ) {
+    this.resetReady();
+    this.bookmarkTimer = setInterval(() => this.bookmark(), opts.bookmarkIntervalMs);
+    this.bookmarkTimer.unref();
+  }
+
+  private resetReady(): void {
+    this.isReady = false;
+    this.ready = new Promise((resolve) => (this.markReady = () => {
+      this.isReady = true;
+      resolve();
+    }));
+  }
+
+  /** The cache holds a complete list and a live watch. */
+  get synced(): boolean {
+    return this.isReady;
+  }
+
+  /** Lists, then watches from the list's revision; resolves once the cache is filled. */
+  async start(): Promise<void> {
+    const list = await this.etcd.list(this.root, { resourceVersion: '', match: '', predicate: everything });
+    const revision = Number(list.resourceVersion);
+    this.objects = new Map(list.items.map((o) => [this.keyOf(o), o]));
+    this.sortedKeys = null;
+    this.revision = revision;
+    this.window = new EventWindow(revision, this.opts.historyMs, this.opts.maxEvents);
+    const source = await this.etcd.watch(this.root, { resourceVersion: String(revision), predicate: everything });
+    this.source = source;
+    this.markReady();
+    void this.consume(source);
+  }
+
+  private async consume(source: WatchChannel<WatchItem>): Promise<void> {
+    try {
+      for await (const item of source) this.apply(item);
+      if (this.stopped) return;
+      throw new Error('etcd watch closed');
+    } catch (err) {
+      if (this.stopped) return;
+      this.opts.log(`watch cache for ${this.root} lost its etcd watch; re-listing`, err);
+      this.resetReady();
+      this.terminateWatchers();
+      setTimeout(() => this.restart(), RESTART_DELAY_MS).unref();
+    }
+  }
+
+  private restart(): void {
+    if (this.stopped) return;
+    this.start().catch((err: unknown) => {
+      this.opts.log(`watch cache for ${this.root} could not re-list`, err);
+      setTimeout(() => this.restart(), RESTART_DELAY_MS).unref();
+    });
+  }
+
+  stop(): void {
+    this.stopped = true;
+    clearInterval(this.bookmarkTimer);
+    if (this.progressTimer) clearInterval(this.progressTimer);
+    this.source?.close();
+    this.terminateWatchers();
+  }
+
+  private keyOf(obj: KubeObject): string {
+    const { namespace, name } = obj.metadata;
+    return namespace ? `${this.root}${namespace}/${name}` : `${this.root}${name}`;
+  }
+
+  private apply(item: WatchItem): void {
+    if (item.type === 'PROGRESS') {
+      this.advance(item.revision);
+      return;
+    }
+    if (item.type === 'INITIAL_EVENTS_END') return;
+    this.eventsReceived++;
+    const { key } = item;
+    if (item.type === 'DELETED') {
+      this.objects.delete(key);
+      this.sortedKeys = null;
+    } else {
+      if (!this.objects.has(key)) this.sortedKeys = null;
+      this.objects.set(key, item.object);
+    }
+    this.window.add(item);
+    for (const w of this.watchers) {
+      if (!key.startsWith(w.prefix)) continue;
+      const filtered = filterEvent(item, w.predicate);
+      if (filtered && !w.channel.push(filtered)) this.watchers.delete(w);
+    }
+    this.advance(item.revision);
+  }
+
+  private advance(revision: number): void {
+    if (revision > this.revision) this.revision = revision;
+    for (const w of this.waiters) {
+      if (this.revision >= w.revision) {
+        this.waiters.delete(w);
+        w.resolve();
+      }
+    }
+    if (this.waiters.size === 0 && this.progressTimer) {
+      clearInterval(this.progressTimer);
+      this.progressTimer = null;
+    }
+  }
+
+  private bookmark(): void {
+    this.window.evict();
+    for (const w of this.watchers) {
+      if (!w.channel.push({ type: 'PROGRESS', revision: this.revision })) this.watchers.delete(w);
+    }
+  }
+
+  private terminateWatchers(): void {
+    for (const w of this.watchers) w.channel.close();
+    this.watchers.clear();
+  }
+
+  /** Waits until the cache has seen `revision`, asking etcd for progress meanwhile; 504 after the timeout. */
+  private async waitUntilFresh(revision: number): Promise<void> {
+    await this.ready;
+    if (this.revision >= revision) return;
+    await new Promise<void>((resolve, reject) => {
+      const waiter: Waiter = {
+        revision,
+        resolve: () => {
+          clearTimeout(timer);
+          resolve();
+        },
+      };
+      const timer = setTimeout(() => {
+        this.waiters.delete(waiter);
+        reject(new StorageError('FutureRevision', `Too large resource version: ${revision}, current: ${this.revision}`));
+      }, this.opts.freshnessTimeoutMs);
+      this.waiters.add(waiter);
+      this.source?.requestProgress();
+      this.progressTimer ??= setInterval(() => this.source?.requestProgress(), PROGRESS_POLL_MS);
+    });
+  }
+
+  /** For a consistent read: catch up with etcd's current revision. */
+  private async syncWithEtcd(): Promise<void> {
+    await this.waitUntilFresh(await this.etcd.currentRevision());
+  }
+
+  private keysUnder(prefix: string): string[] {
+    this.sortedKeys ??= [...this.objects.keys()].sort();
+    const keys = this.sortedKeys;
+    let lo = 0;
+    let hi = keys.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (keys[mid] < prefix) lo = mid + 1;
+      else hi = mid;
+    }
+    let end = lo;
+    while (end < keys.length && keys[end].startsWith(prefix)) end++;
+    return keys.slice(lo, end);
+  }
+
+  private snapshot(prefix: string, predicate: Predicate): KubeObject[] {
+    const items: KubeObject[] = [];
+    for (const key of this.keysUnder(prefix)) {
+      const obj = this.objects.get(key)!;
+      if (predicate.matches(obj)) items.push(obj);
+    }
+    return items;
+  }
+
+  async get(key: string, opts: ReadConsistency): Promise<KubeObject> {
+    if (opts.resourceVersion === '') {
+      if (!this.opts.consistentReads) return this.etcd.get(key, opts);
+      await this.syncWithEtcd();
+    } else {
+      await this.waitUntilFresh(parseRevision(opts.resourceVersion));
+    }
+    const obj = this.objects.get(key);
+    if (!obj) throw new StorageError('KeyNotFound', `key ${key} not found`, key);
+    return obj;
+  }
+
+  /** Lists from the cache where the resourceVersion semantics allow it, from etcd otherwise. */
+  async list(prefix: string, opts: ListOptions): Promise<ListResult> {
+    const { resourceVersion: rv, match } = opts;
+    const hasLimit = (opts.limit ?? 0) > 0 && rv !== '0';
+    const delegate = !!opts.continue || match === 'Exact' || hasLimit || (rv === '' && !this.opts.consistentReads);
+    if (delegate) return this.etcd.list(prefix, opts);
+    if (rv === '') await this.syncWithEtcd();
+    else await this.waitUntilFresh(parseRevision(rv));
+    return { items: this.snapshot(prefix, opts.predicate), resourceVersion: String(this.revision) };
+  }
+
+  /** Every watch is served here: initial state if asked, replayed history, then live events. */
+  async watch(prefix: string, opts: WatchOptions): Promise<WatchChannel<WatchItem>> {
+    await this.ready;
+    const rv = opts.resourceVersion;
+    const initial = opts.sendInitialEvents ?? (rv === '' || rv === '0');
+    if (rv === '') await this.syncWithEtcd();
+    else await this.waitUntilFresh(parseRevision(rv));
+    // From here to registration nothing awaits, so no event can slip between replay and live delivery.
+    let replay: StorageEvent[] = [];
+    let state: KubeObject[] = [];
+    if (initial) {
+      state = this.snapshot(prefix, opts.predicate);
+    } else if (rv !== '' && rv !== '0') {
+      const since = this.window.since(parseRevision(rv));
+      if (!since) throw new StorageError('TooOld', `too old resource version: ${rv} (${this.window.start})`);
+      replay = since;
+    }
+    const channel = new WatchChannel<WatchItem>(state.length + replay.length + this.opts.watcherBuffer);
+    for (const object of state) channel.push({ type: 'ADDED', key: this.keyOf(object), object, revision: Number(object.metadata.resourceVersion) });
+    if (opts.sendInitialEvents) channel.push({ type: 'INITIAL_EVENTS_END', revision: this.revision });
+    for (const event of replay) {
+      if (!event.key.startsWith(prefix)) continue;
+      const filtered = filterEvent(event, opts.predicate);
+      if (filtered) channel.push(filtered);
+    }
+    const watcher: Watcher = { prefix, predicate: opts.predicate, channel };
+    this.watchers.add(watcher);
+    channel.onClose(() => this.watchers.delete(watcher));
+    return channel;
+  }
+
+  get watcherCount(): number {
+    return this.watchers.size;
+  }
+
+  get objectCount(): number {
+    return this.objects.size;
+  }
+
+  create(key: string, obj: KubeObject, opts?: WriteOptions): Promise<KubeObject> {
+    return this.etcd.create(key, obj, opts);
+  }
+
+  guaranteedUpdate(key: string, tryUpdate: TryUpdate, opts?: UpdateOptions): Promise<KubeObject> {
+    return this.etcd.guaranteedUpdate(key, tryUpdate, opts);
+  }
+
+  delete(key: string, opts?: DeleteOptions): Promise<KubeObject> {
+    return this.etcd.delete(key, opts);
+  }
+
+  async count(prefix: string): Promise<number> {
+    await this.ready;
+    return this.keysUnder(prefix).length;
+  }
+
+  currentRevision(): Promise<number> {
+    return this.etcd.currentRevision();
+  }
+}
