@@ -23,7 +23,7 @@ install: deps etcd
 deps: node_modules/.package-lock.json
 
 node_modules/.package-lock.json: package.json package-lock.json
-	npm ci --no-audit --no-fund
+	npm install --no-audit --no-fund
 	@touch $@
 
 # Debian's etcd-server, unless an etcd binary is already on PATH.

@@ -40,6 +40,8 @@ export interface AppDeps {
   version: VersionInfo;
   schemas: SchemaSource;
   patchSchemaFor(def: ResourceDefinition): PatchSchema | null;
+  watchListEnabled: boolean;
+  onWatchEvent(def: ResourceDefinition): void;
   /** Checks behind /readyz (all must pass); /livez and /healthz use `liveChecks`. */
   readyChecks: HealthCheck[];
   liveChecks: HealthCheck[];

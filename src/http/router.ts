@@ -43,6 +43,8 @@ export interface RouterDeps {
   outputEncodings: Encoding[];
   streamEncodings: Encoding[];
   patchSchemaFor(def: ResourceDefinition): PatchSchema | null;
+  watchListEnabled: boolean;
+  onWatchEvent(def: ResourceDefinition): void;
 }
 
 /** The one place mapping a request onto a resource definition and a verb: 404 unknown, 405 not allowed. */
@@ -94,6 +96,8 @@ export async function serveResource(
     admission: deps.admission,
     inputEncodings: deps.inputEncodings,
     patchSchemaFor: deps.patchSchemaFor,
+    watchListEnabled: deps.watchListEnabled,
+    onWatchEvent: () => deps.onWatchEvent(store.def),
     signal,
   });
 }

@@ -4,6 +4,18 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 const REQUEST_BUCKETS = [0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0, 1.25, 1.5, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 45, 60];
 const ETCD_BUCKETS = [0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0, 1.25, 1.5, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 45, 60];
 
+/** What a watch cache reports about itself at scrape time. */
+export interface CacheStats {
+  group: string;
+  version: string;
+  resource: string;
+  kind: string;
+  eventsReceived: number;
+  eventsHeld: number;
+  watchers: number;
+  revision: number;
+}
+
 const REQUEST_LABELS = ['verb', 'dry_run', 'group', 'version', 'resource', 'subresource', 'scope', 'component'] as const;
 
 export type RequestLabels = Record<(typeof REQUEST_LABELS)[number], string>;
@@ -16,7 +28,9 @@ export class ApiServerMetrics {
   private readonly etcdLatency: Histogram<string>;
   private readonly longRunning: Gauge<string>;
 
-  constructor(countObjects: () => Promise<Map<string, number>>) {
+  private readonly watchEvents: Counter<string>;
+
+  constructor(countObjects: () => Promise<Map<string, number>>, cacheStats: () => CacheStats[]) {
     collectDefaultMetrics({ register: this.registry });
     this.requests = new Counter({
       name: 'apiserver_request_total',
@@ -44,6 +58,52 @@ export class ApiServerMetrics {
       labelNames: ['verb', 'group', 'version', 'resource', 'subresource', 'scope', 'component'],
       registers: [this.registry],
     });
+    this.watchEvents = new Counter({
+      name: 'apiserver_watch_events_total',
+      help: 'Number of events sent in watch clients',
+      labelNames: ['group', 'version', 'resource'],
+      registers: [this.registry],
+    });
+    new Counter({
+      name: 'apiserver_watch_cache_events_received_total',
+      help: 'Counter of events received in watch cache broken by resource type.',
+      labelNames: ['group', 'resource'],
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        for (const c of cacheStats()) this.inc({ group: c.group, resource: c.resource }, c.eventsReceived);
+      },
+    });
+    new Gauge({
+      name: 'apiserver_watch_cache_capacity',
+      help: 'Total capacity of watch cache broken by resource type: the events it holds for resuming watches.',
+      labelNames: ['group', 'resource'],
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        for (const c of cacheStats()) this.set({ group: c.group, resource: c.resource }, c.eventsHeld);
+      },
+    });
+    new Gauge({
+      name: 'apiserver_watch_cache_resource_version',
+      help: 'Current resource version of watch cache broken by resource type.',
+      labelNames: ['group', 'resource'],
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        for (const c of cacheStats()) this.set({ group: c.group, resource: c.resource }, c.revision);
+      },
+    });
+    new Gauge({
+      name: 'apiserver_registered_watchers',
+      help: 'Number of currently registered watchers for a given resources',
+      labelNames: ['group', 'version', 'kind'],
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        for (const c of cacheStats()) this.set({ group: c.group, version: c.version, kind: c.kind }, c.watchers);
+      },
+    });
     new Gauge({
       name: 'apiserver_storage_objects',
       help: 'Number of stored objects at the time of last check split by kind.',
@@ -59,6 +119,10 @@ export class ApiServerMetrics {
   observeRequest(labels: RequestLabels, code: number, seconds: number): void {
     this.requests.inc({ ...labels, code: String(code) });
     if (labels.verb !== 'WATCH' && labels.verb !== 'CONNECT') this.latency.observe(labels, seconds);
+  }
+
+  observeWatchEvent(group: string, version: string, resource: string): void {
+    this.watchEvents.inc({ group, version, resource });
   }
 
   observeEtcd(operation: string, type: string, seconds: number): void {

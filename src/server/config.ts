@@ -15,6 +15,8 @@ export interface Config {
   watchCache: boolean;
   /** How long the watch cache keeps events for watches that resume (--watch-cache-history). */
   watchCacheHistoryMs: number;
+  /** How often etcd's history is compacted (--etcd-compaction-interval); 0 never. */
+  etcdCompactionIntervalMs: number;
   /** How often watchers that allow bookmarks get one; not a flag, tests shorten it. */
   watchBookmarkIntervalMs: number;
 }
@@ -58,6 +60,11 @@ const FLAGS: Record<string, FlagSpec> = {
     parse: (v) => parseDuration(v, 'watch-cache-history'),
     help: 'How long the watch cache keeps events for watches resuming from a resourceVersion (default 5m).',
   },
+  'etcd-compaction-interval': {
+    key: 'etcdCompactionIntervalMs',
+    parse: (v) => parseDuration(v, 'etcd-compaction-interval'),
+    help: 'How often to compact etcd history, coordinated among replicas (default 5m; 0 disables).',
+  },
   'feature-gates': { key: 'featureGates', parse: parseFeatureGates, help: 'A set of key=value pairs that describe feature gates.' },
 };
 
@@ -73,6 +80,7 @@ export function defaultConfig(): Config {
     watchCache: true,
     watchCacheHistoryMs: 5 * 60_000,
     watchBookmarkIntervalMs: 60_000,
+    etcdCompactionIntervalMs: 5 * 60_000,
   };
 }
 

@@ -8,10 +8,12 @@ import { NamespaceController } from '../controllers/namespace-controller';
 import { createApp, type VersionInfo } from '../http/app';
 import { ApiServerMetrics } from '../metrics/metrics';
 import { GenericStore, resourceRoot } from '../registry/generic-store';
+import type { ResourceDefinition } from '../registry/resource-definition';
 import { ResourceRegistry } from '../registry/resource-registry';
 import { BUILT_IN_RESOURCES } from '../resources';
 import { loadSchemas, openApiDefinitions, patchSchemaFor, protoDefinitionName } from '../schema/proto-schema';
 import { Etcd3Kv } from '../storage/etcd/etcd3-kv';
+import { Compactor } from '../storage/etcd/compactor';
 import { EtcdStorage } from '../storage/etcd/etcd-storage';
 import type { KV } from '../storage/etcd/kv';
 import { WatchCache } from '../storage/cache/watch-cache';
@@ -120,7 +122,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
   const etcdVersion = (await kv.status()).version;
   const consistentReads = consistentReadsFromCacheSupported(etcdVersion);
   log(`etcd ${etcdVersion}: consistent reads ${consistentReads ? 'from the watch cache' : 'from etcd'}`);
-  const caches: WatchCache[] = [];
+  const caches: { def: ResourceDefinition; cache: WatchCache }[] = [];
   const registry = new ResourceRegistry();
   for (const def of BUILT_IN_RESOURCES) {
     let storage: Storage = etcdStorage;
@@ -134,20 +136,31 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
         watcherBuffer: 1000,
         log,
       });
-      caches.push(cache);
+      caches.push({ def, cache });
       storage = cache;
     }
     const store = new GenericStore(def, storage, config.etcdPrefix);
     stores.push(store);
     registry.add(store);
   }
-  await Promise.all(caches.map((c) => c.start()));
+  await Promise.all(caches.map((c) => c.cache.start()));
   const namespaces = registry.lookup('', 'v1', 'namespaces')!;
   metrics = new ApiServerMetrics(async () => {
     const counts = new Map<string, number>();
     await Promise.all(stores.map(async (s) => counts.set(s.def.group ? `${s.def.resource}.${s.def.group}` : s.def.resource, await s.count())));
     return counts;
-  });
+  }, () =>
+    caches.map(({ def, cache }) => ({
+      group: def.group,
+      version: def.version,
+      resource: def.resource,
+      kind: def.kind,
+      eventsReceived: cache.eventsReceived,
+      eventsHeld: cache.eventsHeld,
+      watchers: cache.watcherCount,
+      revision: cache.currentCacheRevision,
+    })),
+  );
   const admission = new AdmissionChain([
     new NamespaceLifecycle({
       get: async (name) => {
@@ -166,6 +179,8 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
   await ensureSystemNamespaces(namespaces);
   const namespaceController = new NamespaceController(registry, namespaces, log);
   await namespaceController.start();
+  const compactor = new Compactor(kv, config.etcdCompactionIntervalMs, log);
+  compactor.start();
 
   const app = createApp({
     registry,
@@ -174,13 +189,15 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     version: versionInfo(),
     schemas: { definitionName: protoDefinitionName, definitions: openApiDefinitions },
     patchSchemaFor,
+    watchListEnabled: config.featureGates.WatchList,
+    onWatchEvent: (def) => metrics!.observeWatchEvent(def.group, def.version, def.resource),
     readyChecks: [
       { name: 'ping', check: async () => undefined },
       { name: 'etcd', check: async () => void (await kv.status()) },
       {
         name: 'watch-cache',
         check: async () => {
-          if (!caches.every((c) => c.synced)) throw new Error('watch caches are not synced');
+          if (!caches.every((c) => c.cache.synced)) throw new Error('watch caches are not synced');
         },
       },
     ],
@@ -211,7 +228,8 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     close: () =>
       (closing ??= (async () => {
         namespaceController.stop();
-        for (const cache of caches) cache.stop();
+        compactor.stop();
+        for (const { cache } of caches) cache.stop();
         await new Promise<void>((resolve) => {
           server.close(() => resolve());
           server.closeAllConnections();

@@ -1,3 +1,11 @@
+/** Why a channel closed on a consumer that fell behind. */
+export class ConsumerTooSlowError extends Error {
+  constructor() {
+    super('watch consumer fell too far behind');
+    this.name = 'ConsumerTooSlowError';
+  }
+}
+
 /**
  * A bounded queue between one producer and one consumer. The producer never waits: when the
  * consumer falls `capacity` items behind, the channel closes with an error instead of growing.
@@ -26,7 +34,7 @@ export class WatchChannel<T> implements AsyncIterable<T> {
       return true;
     }
     if (this.queue.length >= this.capacity) {
-      this.fail(new Error('watch consumer fell too far behind'));
+      this.fail(new ConsumerTooSlowError());
       return false;
     }
     this.queue.push(item);

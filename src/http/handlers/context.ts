@@ -20,6 +20,10 @@ export interface ResourceRequest {
   inputEncodings: Encoding[];
   /** The strategic-merge schema of a kind; null when the kind has none (custom resources). */
   patchSchemaFor(def: ResourceDefinition): PatchSchema | null;
+  /** The WatchList feature gate: streaming lists (sendInitialEvents) are allowed. */
+  watchListEnabled: boolean;
+  /** Counts one watch event sent (apiserver_watch_events_total). */
+  onWatchEvent(): void;
   /** Ends when the client goes away. */
   signal: AbortSignal;
 }

@@ -1,9 +1,11 @@
 import { once } from 'node:events';
-import { internalError, resourceExpired, toStatusError } from '../../api/errors';
+import { invalid, isStatusError, toStatusError, type StatusError } from '../../api/errors';
+import { field } from '../../api/field-errors';
 import type { KubeObject, WatchEventType } from '../../api/types';
-import { apiVersionOfDefinition } from '../../registry/resource-definition';
+import { apiVersionOfDefinition, groupResource } from '../../registry/resource-definition';
 import type { Predicate, WatchItem } from '../../storage/interfaces';
-import { isStorageError } from '../../storage/storage-error';
+import { ConsumerTooSlowError, type WatchChannel } from '../../storage/watch-channel';
+import { interpretStorageError } from '../../registry/storage-errors';
 import { parseListOptions } from '../list-options';
 import { encode, present } from '../respond';
 import type { ResourceRequest } from './context';
@@ -15,31 +17,50 @@ function singleObject(predicate: Predicate, name: string): Predicate {
   return { empty: false, matches: (obj) => obj.metadata.name === name && predicate.matches(obj) };
 }
 
-/** A streamed watch: one JSON document per event, written as the client can take them. */
+/**
+ * A streamed watch: one document per event, written as fast as the client takes them. Failures
+ * that kube-apiserver reports inside the stream (a resourceVersion too old for the history) are
+ * sent as an ERROR event carrying the Status.
+ */
 export async function handleWatch(r: ResourceRequest): Promise<void> {
   const { info, store, query, output, res } = r;
   const opts = parseListOptions(query, store.def, true);
+  if (opts.sendInitialEvents !== undefined && !r.watchListEnabled) {
+    throw invalid({ group: 'meta.k8s.io', kind: 'ListOptions' }, '', [
+      field.forbidden('sendInitialEvents', 'sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled'),
+    ]);
+  }
   const predicate = info.name ? singleObject(opts.predicate, info.name) : opts.predicate;
-  const channel = await store.watch(info.namespace, {
-    resourceVersion: opts.resourceVersion,
-    predicate,
-    sendInitialEvents: opts.sendInitialEvents,
-  });
-  const timeoutSeconds = opts.timeoutSeconds ?? MIN_REQUEST_TIMEOUT_SECONDS * (1 + Math.random());
-  const timer = setTimeout(() => channel.close(), timeoutSeconds * 1000);
-  const stop = (): void => channel.close();
-  r.signal.addEventListener('abort', stop);
+  let channel: WatchChannel<WatchItem> | null = null;
+  let startError: StatusError | null = null;
+  try {
+    channel = await store.watch(info.namespace, { resourceVersion: opts.resourceVersion, predicate, sendInitialEvents: opts.sendInitialEvents });
+  } catch (err) {
+    if (!(isStatusError(err) && err.code === 410)) throw err;
+    startError = err;
+  }
 
   res.statusCode = 200;
   res.setHeader('Content-Type', `${output.contentType};stream=watch`);
   res.setHeader('Transfer-Encoding', 'chunked');
   res.flushHeaders();
 
-  let first = true;
   const write = async (type: WatchEventType, object: unknown): Promise<void> => {
     const body = encode({ type, object }, output.encoding, false);
-    if (!res.write(body)) await once(res, 'drain', { signal: r.signal }).catch(() => channel.close());
+    if (!res.write(body)) await once(res, 'drain', { signal: r.signal }).catch(() => channel?.close());
   };
+  if (startError || !channel) {
+    await write('ERROR', startError!.status);
+    res.end();
+    return;
+  }
+
+  const stream = channel;
+  const timeoutSeconds = opts.timeoutSeconds ?? MIN_REQUEST_TIMEOUT_SECONDS * (1 + Math.random());
+  const timer = setTimeout(() => stream.close(), timeoutSeconds * 1000);
+  const stop = (): void => stream.close();
+  r.signal.addEventListener('abort', stop);
+  let first = true;
   const bookmark = (revision: number, annotations?: Record<string, string>): KubeObject => ({
     kind: store.def.kind,
     apiVersion: apiVersionOfDefinition(store.def),
@@ -51,32 +72,33 @@ export async function handleWatch(r: ResourceRequest): Promise<void> {
       case 'MODIFIED':
       case 'DELETED': {
         const shown = present(store.def, item.object, output, query) as Record<string, unknown>;
+        // A Table stream describes its columns once, in the first event.
         if (!first && shown.kind === 'Table') shown.columnDefinitions = [];
         first = false;
+        r.onWatchEvent();
         return [item.type, shown];
       }
       case 'INITIAL_EVENTS_END':
         return opts.allowWatchBookmarks ? ['BOOKMARK', bookmark(item.revision, { 'k8s.io/initial-events-end': 'true' })] : null;
       case 'PROGRESS':
-        return null;
+        return opts.allowWatchBookmarks ? ['BOOKMARK', bookmark(item.revision)] : null;
     }
   };
   try {
-    for await (const item of channel) {
+    for await (const item of stream) {
       const wire = toWire(item);
       if (wire) await write(wire[0], wire[1]);
     }
   } catch (err) {
-    const status = isStorageError(err, 'TooOld')
-      ? resourceExpired(`too old resource version: ${opts.resourceVersion}`)
-      : isStorageError(err)
-        ? internalError(err.message)
-        : toStatusError(err);
-    if (!res.writableEnded) await write('ERROR', status.status).catch(() => undefined);
+    // A watcher dropped for falling behind just ends; the client re-watches from its last version.
+    if (!res.writableEnded && !(err instanceof ConsumerTooSlowError)) {
+      const status = toStatusError(interpretStorageError(err, groupResource(store.def), '', 'watch'));
+      await write('ERROR', status.status).catch(() => undefined);
+    }
   } finally {
     clearTimeout(timer);
     r.signal.removeEventListener('abort', stop);
-    channel.close();
+    stream.close();
     if (!res.writableEnded) res.end();
   }
 }

@@ -41,6 +41,8 @@ interface Watcher {
   prefix: string;
   predicate: Predicate;
   channel: WatchChannel<WatchItem>;
+  /** Events at or below this revision are not for this watcher (it asked to start later). */
+  after: number;
 }
 
 interface Waiter {
@@ -162,7 +164,7 @@ export class WatchCache implements Storage {
     }
     this.window.add(item);
     for (const w of this.watchers) {
-      if (!key.startsWith(w.prefix)) continue;
+      if (!key.startsWith(w.prefix) || item.revision <= w.after) continue;
       const filtered = filterEvent(item, w.predicate);
       if (filtered && !w.channel.push(filtered)) this.watchers.delete(w);
     }
@@ -273,16 +275,18 @@ export class WatchCache implements Storage {
   async watch(prefix: string, opts: WatchOptions): Promise<WatchChannel<WatchItem>> {
     await this.ready;
     const rv = opts.resourceVersion;
+    const requested = rv === '' ? 0 : parseRevision(rv);
     const initial = opts.sendInitialEvents ?? (rv === '' || rv === '0');
     if (rv === '') await this.syncWithEtcd();
-    else await this.waitUntilFresh(parseRevision(rv));
+    // A watch from a revision the cache has not reached yet simply starts there; an initial state must be that fresh.
+    else if (initial) await this.waitUntilFresh(requested);
     // From here to registration nothing awaits, so no event can slip between replay and live delivery.
     let replay: StorageEvent[] = [];
     let state: KubeObject[] = [];
     if (initial) {
       state = this.snapshot(prefix, opts.predicate);
-    } else if (rv !== '' && rv !== '0') {
-      const since = this.window.since(parseRevision(rv));
+    } else if (rv !== '' && rv !== '0' && requested <= this.revision) {
+      const since = this.window.since(requested);
       if (!since) throw new StorageError('TooOld', `too old resource version: ${rv} (${this.window.start})`);
       replay = since;
     }
@@ -294,7 +298,7 @@ export class WatchCache implements Storage {
       const filtered = filterEvent(event, opts.predicate);
       if (filtered) channel.push(filtered);
     }
-    const watcher: Watcher = { prefix, predicate: opts.predicate, channel };
+    const watcher: Watcher = { prefix, predicate: opts.predicate, channel, after: initial ? 0 : requested };
     this.watchers.add(watcher);
     channel.onClose(() => this.watchers.delete(watcher));
     return channel;
@@ -306,6 +310,14 @@ export class WatchCache implements Storage {
 
   get objectCount(): number {
     return this.objects.size;
+  }
+
+  get eventsHeld(): number {
+    return this.window.size;
+  }
+
+  get currentCacheRevision(): number {
+    return this.revision;
   }
 
   create(key: string, obj: KubeObject, opts?: WriteOptions): Promise<KubeObject> {
