@@ -16,6 +16,46 @@ export function encode(value: unknown, encoding: Encoding, pretty: boolean): Buf
   }
 }
 
+/**
+ * Watch events of one object go to every watcher of it: its JSON is computed once and kept as
+ * long as the object lives (the watch cache shares one object among all watchers).
+ */
+const jsonOfObject = new WeakMap<object, string>();
+
+function objectJson(object: object): string {
+  let json = jsonOfObject.get(object);
+  if (json === undefined) {
+    json = JSON.stringify(object);
+    jsonOfObject.set(object, json);
+  }
+  return json;
+}
+
+export function encodeWatchEvent(type: string, object: unknown, encoding: Encoding): Buffer {
+  if (encoding !== 'json' || typeof object !== 'object' || object === null) return encode({ type, object }, encoding, false);
+  return Buffer.from(`{"type":${JSON.stringify(type)},"object":${objectJson(object)}}\n`);
+}
+
+/** Items per chunk when a large collection is streamed. */
+const LIST_CHUNK_ITEMS = 500;
+
+/**
+ * Writes a collection item by item in chunks, reusing each item's JSON: a list of thousands of
+ * objects is never built as one string, and objects served before are not serialised again.
+ */
+function writeJsonList(res: ServerResponse, code: number, contentType: string, list: { items: unknown[] } & Record<string, unknown>): void {
+  const { items, ...envelope } = list;
+  const head = JSON.stringify(envelope);
+  res.statusCode = code;
+  res.setHeader('Content-Type', contentType);
+  res.write(`${head.slice(0, -1)}${head.length > 2 ? ',' : ''}"items":[`);
+  for (let i = 0; i < items.length; i += LIST_CHUNK_ITEMS) {
+    const chunk = items.slice(i, i + LIST_CHUNK_ITEMS).map((item) => (typeof item === 'object' && item !== null ? objectJson(item) : JSON.stringify(item)));
+    res.write(`${i > 0 ? ',' : ''}${chunk.join(',')}`);
+  }
+  res.end(']}\n');
+}
+
 /** Writes a complete response body. */
 export function writeBody(res: ServerResponse, code: number, contentType: string, body: Buffer): void {
   res.statusCode = code;
@@ -25,6 +65,11 @@ export function writeBody(res: ServerResponse, code: number, contentType: string
 }
 
 export function writeEncoded(res: ServerResponse, code: number, value: unknown, output: OutputChoice, pretty: boolean): void {
+  const items = (value as { items?: unknown }).items;
+  if (output.encoding === 'json' && !pretty && Array.isArray(items) && items.length > LIST_CHUNK_ITEMS) {
+    writeJsonList(res, code, output.contentType, value as { items: unknown[] } & Record<string, unknown>);
+    return;
+  }
   writeBody(res, code, output.contentType, encode(value, output.encoding, pretty));
 }
 

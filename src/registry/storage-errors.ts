@@ -21,8 +21,11 @@ export function interpretStorageError(err: unknown, gr: GroupResource, name: str
       return alreadyExists(gr, name);
     case 'Conflict':
       return conflict(gr, name, err.message);
-    case 'TooOld':
-      return resourceExpired(err.message);
+    case 'TooOld': {
+      const e = resourceExpired(err.message);
+      if (err.continueToken) e.status.metadata.continue = err.continueToken;
+      return e;
+    }
     case 'FutureRevision': {
       const e = timeout(err.message, 1);
       e.status.details!.causes = [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }];

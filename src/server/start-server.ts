@@ -179,7 +179,9 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
   await ensureSystemNamespaces(namespaces);
   const namespaceController = new NamespaceController(registry, namespaces, log);
   await namespaceController.start();
-  const compactor = new Compactor(kv, config.etcdCompactionIntervalMs, log);
+  const compactor = new Compactor(kv, config.etcdCompactionIntervalMs, log, (revision) => {
+    for (const { cache } of caches) cache.compacted(revision);
+  });
   compactor.start();
 
   const app = createApp({

@@ -3,6 +3,7 @@ import { StorageError } from './storage-error';
 
 /** The opaque `continue` value of a chunked list: the list's revision and the key to resume at. */
 export interface ContinueToken {
+  /** The list's revision; negative continues at the latest (after the original was compacted away). */
   revision: number;
   /** The next key, relative to the list's prefix. */
   startKey: string;
@@ -52,8 +53,6 @@ export function decodeContinue(value: string): ContinueToken {
   }
   if (typeof rv !== 'number' || !Number.isSafeInteger(rv)) throw invalid(`json: cannot unmarshal ${JSON.stringify(rv)} into Go struct field continueToken.rv of type int64`);
   if (rv === 0) throw invalid('incorrect encoded start resourceVersion (version meta.k8s.io/v1)');
-  // A negative revision asks Kubernetes for a continuation at the latest state, which kapi never issues.
-  if (rv < 0) throw invalid('incorrect encoded start resourceVersion (version meta.k8s.io/v1)');
   if (typeof start !== 'string') throw invalid('json: cannot unmarshal into Go struct field continueToken.start of type string');
   if (start.length === 0) throw invalid('encoded start key empty (version meta.k8s.io/v1)');
   // Path traversal: the key must already be clean, so it cannot climb above the list's prefix.

@@ -10,6 +10,9 @@ export type StorageErrorCode =
   | 'Unavailable';
 
 export class StorageError extends Error {
+  /** For an expired chunked list: a token that continues at the latest revision. */
+  continueToken?: string;
+
   constructor(
     readonly code: StorageErrorCode,
     message: string,

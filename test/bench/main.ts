@@ -1,4 +1,6 @@
 import { startBenchEnv } from './harness';
+import { benchLists } from './lists';
+import { benchWatchLatency } from './watch-latency';
 import { benchWrites } from './writes';
 
 /** `npm run bench`: every benchmark in one run against one etcd and one kapi process; prints ratios. */
@@ -6,6 +8,8 @@ async function main(): Promise<void> {
   const env = await startBenchEnv();
   try {
     await benchWrites(env);
+    await benchLists(env);
+    await benchWatchLatency(env);
   } finally {
     await env.close();
   }

@@ -15,12 +15,19 @@ export interface ServerProcess {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-export async function startServerProcess(extraArgs: string[] = []): Promise<ServerProcess> {
-  const port = await freePort();
+export interface ProcessOptions {
+  /** Reuse a port and a prefix to restart "the same" server. */
+  port?: number;
+  prefix?: string;
+}
+
+export async function startServerProcess(extraArgs: string[] = [], opts: ProcessOptions = {}): Promise<ServerProcess & { port: number; prefix: string }> {
+  const port = opts.port ?? (await freePort());
+  const prefix = opts.prefix ?? uniquePrefix('e2e');
   const args = [
     path.join(ROOT, 'dist/main.js'),
     `--etcd-servers=${testEtcdEndpoint()}`,
-    `--etcd-prefix=${uniquePrefix('e2e')}`,
+    `--etcd-prefix=${prefix}`,
     `--insecure-port=${port}`,
     ...extraArgs,
   ];
@@ -42,6 +49,8 @@ export async function startServerProcess(extraArgs: string[] = []): Promise<Serv
   }
   return {
     url,
+    port,
+    prefix,
     child,
     output: () => output,
     stop: (signal = 'SIGTERM') =>

@@ -7,7 +7,7 @@ import type { Predicate, WatchItem } from '../../storage/interfaces';
 import { ConsumerTooSlowError, type WatchChannel } from '../../storage/watch-channel';
 import { interpretStorageError } from '../../registry/storage-errors';
 import { parseListOptions } from '../list-options';
-import { encode, present } from '../respond';
+import { encodeWatchEvent, present } from '../respond';
 import type { ResourceRequest } from './context';
 
 /** kube-apiserver's --min-request-timeout: watches without timeoutSeconds end after 1 to 2 times this. */
@@ -46,7 +46,7 @@ export async function handleWatch(r: ResourceRequest): Promise<void> {
   res.flushHeaders();
 
   const write = async (type: WatchEventType, object: unknown): Promise<void> => {
-    const body = encode({ type, object }, output.encoding, false);
+    const body = encodeWatchEvent(type, object, output.encoding);
     if (!res.write(body)) await once(res, 'drain', { signal: r.signal }).catch(() => channel?.close());
   };
   if (startError || !channel) {

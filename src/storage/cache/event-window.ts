@@ -45,6 +45,12 @@ export class EventWindow {
     }
   }
 
+  /** History at or below `revision` is gone from etcd: resuming from there must fail here too. */
+  truncate(revision: number): void {
+    while (this.head < this.events.length && this.events[this.head].event.revision <= revision) this.head++;
+    if (revision > this.startRevision) this.startRevision = revision;
+  }
+
   /** Events after `revision`, oldest first; null when some of them are no longer held. */
   since(revision: number): StorageEvent[] | null {
     if (revision < this.startRevision) return null;

@@ -304,6 +304,11 @@ export class WatchCache implements Storage {
     return channel;
   }
 
+  /** etcd compacted its history up to `revision`; watches may no longer resume from before it. */
+  compacted(revision: number): void {
+    this.window.truncate(revision);
+  }
+
   get watcherCount(): number {
     return this.watchers.size;
   }

@@ -21,6 +21,7 @@ export class Compactor {
     private readonly kv: KV,
     private readonly intervalMs: number,
     private readonly log: (message: string, err?: unknown) => void,
+    private readonly onCompacted: (revision: number) => void = () => undefined,
   ) {}
 
   start(): void {
@@ -56,6 +57,7 @@ export class Compactor {
       throw err;
     }
     this.log(`etcd compacted to revision ${target}`);
+    this.onCompacted(target);
     return target;
   }
 }

@@ -17,7 +17,7 @@ import type {
 } from '../interfaces';
 import { checkPreconditions } from '../preconditions';
 import { parseRevision } from '../revision';
-import { StorageError } from '../storage-error';
+import { isStorageError, StorageError } from '../storage-error';
 import { WatchChannel } from '../watch-channel';
 import { prefixEnd, type KeyValue, type KV, type KvEvent } from './kv';
 
@@ -83,7 +83,7 @@ export class EtcdStorage implements Storage {
     let start = prefix;
     if (opts.continue) {
       const token = decodeContinue(opts.continue);
-      revision = token.revision;
+      revision = Math.max(token.revision, 0);
       start = prefix + token.startKey;
     } else if (opts.resourceVersion !== '' && opts.resourceVersion !== '0') {
       const rv = parseRevision(opts.resourceVersion);
@@ -99,7 +99,9 @@ export class EtcdStorage implements Storage {
     // With a selector some keys do not match, so a chunk may need several ranges to fill.
     let pageSize = limit;
     for (;;) {
-      const page = await this.kv.range(start, end, { revision: readAt || undefined, limit: pageSize || undefined });
+      const page = await this.kv.range(start, end, { revision: readAt || undefined, limit: pageSize || undefined }).catch((err: unknown) => {
+        throw isStorageError(err, 'TooOld') ? expired(prefix, start, limit > 0) : err;
+      });
       if (!readAt) readAt = page.revision;
       let stoppedEarly = false;
       for (let i = 0; i < page.kvs.length; i++) {
@@ -230,6 +232,23 @@ export class EtcdStorage implements Storage {
     channel.onClose(() => watch.cancel());
     return channel;
   }
+}
+
+const LIST_EXPIRED = 'The resourceVersion for the provided list is too old.';
+const CONTINUE_EXPIRED = 'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.';
+const INCONSISTENT_CONTINUE =
+  'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.';
+
+/**
+ * The history a list needs was compacted away. A chunked list gets a token that continues at the
+ * latest revision instead, for clients that accept an inconsistent result.
+ */
+function expired(prefix: string, start: string, paging: boolean): StorageError {
+  if (!paging) return new StorageError('TooOld', LIST_EXPIRED);
+  if (start === prefix) return new StorageError('TooOld', CONTINUE_EXPIRED);
+  const err = new StorageError('TooOld', INCONSISTENT_CONTINUE);
+  err.continueToken = encodeContinue({ revision: -1, startKey: start.slice(prefix.length) });
+  return err;
 }
 
 /** A no-op update writes nothing and keeps the resourceVersion, as in kube-apiserver. */

@@ -41,6 +41,8 @@ export class Etcd3Kv implements KV {
       hosts: opts.endpoints.map((e) => e.replace(/^https?:\/\//, '')),
       // A write whose reply was lost must not be sent again: its guard would then fail against itself.
       faultHandling: { global: noop },
+      // Lists of many objects exceed gRPC's 4 MiB default; etcd itself bounds requests.
+      grpcOptions: { 'grpc.max_receive_message_length': -1, 'grpc.max_send_message_length': -1 },
       defaultCallOptions: (ctx) => (ctx.isStream ? {} : { deadline: Date.now() + this.timeoutMs }),
     });
   }
