@@ -51,6 +51,20 @@ export function lookupMessage(gvk: GroupVersionKind): Type | null {
   }
 }
 
+/** Go structs embedded with `json:",inline"`: in protobuf a field of their own, in JSON their fields sit in the parent. */
+const INLINE_TYPES: Record<string, string> = {
+  LocalObjectReference: 'localObjectReference',
+  VolumeSource: 'volumeSource',
+  PersistentVolumeSource: 'persistentVolumeSource',
+  EphemeralContainerCommon: 'ephemeralContainerCommon',
+  ProbeHandler: 'handler',
+};
+
+export function isInlineField(field: Field): boolean {
+  const message = field.resolvedType as Type | null;
+  return !!message && !field.repeated && !field.map && INLINE_TYPES[message.name] === field.name;
+}
+
 type Longish = number | { toNumber(): number };
 
 function toNumber(v: Longish): number {
@@ -116,6 +130,8 @@ export function messageToJson(type: Type, msg: Record<string, unknown>): unknown
       const items = value as unknown[];
       if (items.length === 0) continue;
       out[field.name] = items.map((v) => scalarToJson(field, v));
+    } else if (isInlineField(field)) {
+      Object.assign(out, messageToJson(field.resolvedType as Type, value as Record<string, unknown>));
     } else {
       const json = scalarToJson(field, value);
       if (json === undefined) continue;

@@ -1,9 +1,10 @@
 import { dump, load } from 'js-yaml';
 import { DecodeError } from './decode-error';
 
+/** YAML to a JSON value; a repeated key keeps its last value (strict field validation reports it). */
 export function decodeYaml(body: Buffer): unknown {
   try {
-    return load(body.toString('utf8'));
+    return load(body.toString('utf8'), { json: true });
   } catch (err) {
     throw new DecodeError(`error converting YAML to JSON: ${(err as Error).message.split('\n')[0]}`);
   }

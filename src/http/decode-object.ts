@@ -6,6 +6,10 @@ import { negotiateInput, type Encoding } from '../codec/negotiate';
 import { decodeProtobuf } from '../codec/protobuf';
 import { decodeYaml } from '../codec/yaml';
 import { apiVersionOfDefinition, type ResourceDefinition } from '../registry/resource-definition';
+import { typedDecode } from '../schema/typed-decode';
+import type { ObjectNode } from '../schema/typed-schema';
+import { duplicateFieldErrors, unknownFieldErrors } from './field-validation';
+import type { FieldValidation } from './query';
 
 /** summarizeData: what a 400 shows of a body it could not read. */
 function summarize(body: Buffer): string {
@@ -70,8 +74,24 @@ function metadataTypeError(meta: Record<string, unknown>): string | null {
   return null;
 }
 
-/** Reads a request body as an object of the endpoint's kind, with kube-apiserver's 400s for anything else. */
-export function decodeObject(body: Buffer, contentType: string | undefined, def: ResourceDefinition, encodings: Encoding[]): KubeObject {
+export interface DecodedObject {
+  object: KubeObject;
+  /** Unknown and duplicate fields, for fieldValidation to report; the object no longer has them. */
+  fieldErrors: string[];
+}
+
+/**
+ * Reads a request body as an object of the endpoint's kind, checked against its schema as a strict
+ * decoder would: values of the wrong type are a 400, unknown fields are removed and reported.
+ */
+export function decodeObject(
+  body: Buffer,
+  contentType: string | undefined,
+  def: ResourceDefinition,
+  encodings: Encoding[],
+  schema: ObjectNode | null,
+  validation: FieldValidation,
+): DecodedObject {
   const encoding = negotiateInput(contentType, encodings);
   const expected = apiVersionOfDefinition(def);
   let value: unknown;
@@ -113,5 +133,11 @@ export function decodeObject(body: Buffer, contentType: string | undefined, def:
   if (metaError) throw badRequest(`${def.kind} in version "${version}" cannot be handled as a ${def.kind}: ${metaError}`);
   value.apiVersion = apiVersion;
   value.kind = kind;
-  return value as KubeObject;
+  const fieldErrors = validation === 'Ignore' ? [] : duplicateFieldErrors(body, encoding);
+  if (schema) {
+    const report = typedDecode(value, schema);
+    if (report.typeError) throw badRequest(`${def.kind} in version "${version}" cannot be handled as a ${def.kind}: ${report.typeError}`);
+    fieldErrors.push(...unknownFieldErrors(report.unknown));
+  }
+  return { object: value as KubeObject, fieldErrors };
 }

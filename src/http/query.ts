@@ -61,3 +61,18 @@ export function readConsistency(query: URLSearchParams): ReadConsistency {
   }
   return { resourceVersion, match };
 }
+
+const FIELD_MANAGER_MAX = 128;
+
+/** fieldManager, or the user agent's product token when absent; required for apply. */
+export function fieldManagerParam(query: URLSearchParams, userAgent: string | undefined, optionsKind: string, required: boolean): string {
+  const given = query.get('fieldManager');
+  const optionsGk = { group: 'meta.k8s.io', kind: optionsKind };
+  if (given === null || given === '') {
+    if (required) throw invalid(optionsGk, '', [field.required('fieldManager', 'is required for apply patch')]);
+    return [...(userAgent ?? '').split('/')[0]].filter((c) => c >= ' ' && c !== '\u007f').join('').slice(0, FIELD_MANAGER_MAX);
+  }
+  if (given.length > FIELD_MANAGER_MAX) throw invalid(optionsGk, '', [field.tooLong('fieldManager', FIELD_MANAGER_MAX)]);
+  if ([...given].some((c) => c < ' ' || c === '\u007f')) throw invalid(optionsGk, '', [field.invalid('fieldManager', given, 'must only contain printable characters')]);
+  return given;
+}

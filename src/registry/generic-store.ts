@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { jsonEqual } from '../api/deep-equal';
-import { badRequest, conflict, invalid, notFound, OPTIMISTIC_LOCK_MESSAGE } from '../api/errors';
+import { badRequest, conflict, invalid, notFound, OPTIMISTIC_LOCK_MESSAGE, StatusError } from '../api/errors';
 import { field, type FieldErrorList } from '../api/field-errors';
+import { kindSchema, type ObjectNode } from '../schema/typed-schema';
+import { validateAgainstSchema } from '../schema/validator';
 import { validateObjectMeta, validateObjectMetaUpdate } from '../api/meta-validation';
 import { nameIsPathSegment } from '../api/name-validation';
 import type { KubeList, KubeObject, Status } from '../api/types';
@@ -10,6 +12,7 @@ import { checkPreconditions } from '../storage/preconditions';
 import { isStorageError } from '../storage/storage-error';
 import type { WatchChannel } from '../storage/watch-channel';
 import { apiVersionOfDefinition, groupResource, type ResourceDefinition } from './resource-definition';
+import { FieldManager } from './field-manager';
 import { inWireOrder } from './object-order';
 import { interpretStorageError } from './storage-errors';
 import { specOf } from './strategy';
@@ -17,11 +20,18 @@ import { applySubresource, keepSubresourceFields, type Subresource } from './sub
 
 export interface WriteOptions {
   dryRun: boolean;
+  /** Who makes the change, for managedFields; empty leaves ownership untracked (the server's own writes). */
+  fieldManager?: string;
 }
 
 export interface UpdateRequest extends WriteOptions {
   /** A subresource updates only its part; '' updates everything but what subresources own. */
   subresource: '' | Subresource;
+}
+
+export interface ApplyRequest extends UpdateRequest {
+  fieldManager: string;
+  force: boolean;
 }
 
 export interface DeleteRequest extends WriteOptions {
@@ -47,6 +57,17 @@ function generateName(base: string): string {
   return base.slice(0, MAX_GENERATED_NAME_PREFIX) + suffix;
 }
 
+/** The same problem reported by two checks (a kind's own validation and its schema) is reported once. */
+function uniqueErrors(errs: FieldErrorList): FieldErrorList {
+  const seen = new Set<string>();
+  return errs.filter((e) => {
+    const key = `${e.type}\u0000${e.field}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
 /** Where a resource's objects live in etcd: `<prefix>/<storagePath>/`. */
 export function resourceRoot(etcdPrefix: string, def: ResourceDefinition): string {
   return `${etcdPrefix.replace(/\/$/, '')}/${def.storagePath}/`;
@@ -55,6 +76,8 @@ export function resourceRoot(etcdPrefix: string, def: ResourceDefinition): strin
 /** The only REST storage: every resource, built-in or not, goes through these verbs. */
 export class GenericStore {
   private readonly root: string;
+  private readonly schema: ObjectNode | null;
+  private readonly fields: FieldManager | null;
 
   constructor(
     readonly def: ResourceDefinition,
@@ -62,6 +85,13 @@ export class GenericStore {
     etcdPrefix: string,
   ) {
     this.root = resourceRoot(etcdPrefix, def);
+    this.schema = kindSchema({ group: def.group, version: def.version, kind: def.kind });
+    this.fields = this.schema ? new FieldManager(def, this.schema) : null;
+  }
+
+  /** The typed schema of the kind, where kapi has one. */
+  get typedSchema(): ObjectNode | null {
+    return this.schema;
   }
 
   key(namespace: string, name: string): string {
@@ -152,8 +182,9 @@ export class GenericStore {
     const errs: FieldErrorList = [
       ...validateObjectMeta(obj.metadata, { namespaced: this.def.namespaced, validateName: strategy.validateName }),
       ...strategy.validate(obj),
+      ...validateAgainstSchema(this.def, obj),
     ];
-    if (errs.length > 0) throw invalid(this.def, obj.metadata.name ?? '', errs);
+    if (errs.length > 0) throw invalid(this.def, obj.metadata.name ?? '', uniqueErrors(errs));
     const pathErrs = this.pathSegmentErrors(obj);
     if (pathErrs.length > 0) throw invalid(this.def, obj.metadata.name ?? '', pathErrs);
   }
@@ -171,6 +202,7 @@ export class GenericStore {
     for (let attempt = 1; ; attempt++) {
       if (generated) obj.metadata.name = generateName(obj.metadata.generateName!);
       this.prepareCreate(namespace, obj);
+      if (opts.fieldManager) this.fields?.update(null, obj, opts.fieldManager, '');
       const name = obj.metadata.name!;
       try {
         return await this.storage.create(this.key(namespace, name), this.canonical(obj), { dryRun: opts.dryRun });
@@ -215,8 +247,9 @@ export class GenericStore {
     const errs: FieldErrorList = [
       ...validateObjectMetaUpdate(meta, old),
       ...(subresource ? [] : [...strategy.validate(next), ...strategy.validateUpdate(next, prev)]),
+      ...validateAgainstSchema(this.def, next),
     ];
-    if (errs.length > 0) throw invalid(this.def, meta.name ?? '', errs);
+    if (errs.length > 0) throw invalid(this.def, meta.name ?? '', uniqueErrors(errs));
     strategy.canonicalize(next);
     return next;
   }
@@ -226,11 +259,16 @@ export class GenericStore {
    * checked against every fresh read, so the storage's retry on a moved object can never silently
    * overwrite a change the client has not seen.
    */
-  async update(
+  update(namespace: string, name: string, input: KubeObject | ((current: KubeObject) => KubeObject), req: UpdateRequest): Promise<{ object: KubeObject; created: boolean }> {
+    return this.write(namespace, name, typeof input === 'function' ? (current) => input(current!) : input, req);
+  }
+
+  /** An update, or (createIfAbsent) the create of an absent object from `input(null)`. */
+  private async write(
     namespace: string,
     name: string,
-    input: KubeObject | ((current: KubeObject) => KubeObject),
-    req: UpdateRequest,
+    input: KubeObject | ((current: KubeObject | null) => KubeObject),
+    req: UpdateRequest & { createIfAbsent?: boolean; ownershipRecorded?: boolean },
   ): Promise<{ object: KubeObject; created: boolean }> {
     const { strategy } = this.def;
     const checkName = (obj: KubeObject): void => {
@@ -242,17 +280,20 @@ export class GenericStore {
     const key = this.key(namespace, name);
     let created = false;
     let emptiedFinalizers = false;
-    const createOnUpdate = strategy.allowCreateOnUpdate && typeof input !== 'function' && req.subresource === '';
+    const createOnUpdate = req.createIfAbsent ?? (strategy.allowCreateOnUpdate && typeof input !== 'function' && req.subresource === '');
+    const manager = req.ownershipRecorded ? '' : (req.fieldManager ?? '');
     try {
       const object = await this.storage.guaranteedUpdate(
         key,
         async (current) => {
           created = false;
           if (!current) {
-            if (!createOnUpdate || typeof input === 'function' || input.metadata.resourceVersion) throw notFound(this.def, name);
+            if (!createOnUpdate || (typeof input !== 'function' && input.metadata.resourceVersion)) throw notFound(this.def, name);
             created = true;
-            const fresh = structuredClone(input);
+            const fresh = typeof input === 'function' ? input(null) : structuredClone(input);
+            checkName(fresh);
             this.prepareCreate(namespace, fresh);
+            if (manager) this.fields?.update(null, fresh, manager, '');
             return this.canonical(fresh);
           }
           const next = typeof input === 'function' ? input(structuredClone(current)) : structuredClone(input);
@@ -267,6 +308,7 @@ export class GenericStore {
             throw conflict(groupResource(this.def), name, OPTIMISTIC_LOCK_MESSAGE);
           }
           const updated = this.prepareUpdate(namespace, next, current, req.subresource);
+          if (manager) this.fields?.update(current, updated, manager, req.subresource);
           emptiedFinalizers = !!updated.metadata.deletionTimestamp && !this.finalizing(updated);
           return this.canonical(updated);
         },
@@ -284,6 +326,20 @@ export class GenericStore {
     } catch (err) {
       this.fail(err, name, 'update');
     }
+  }
+
+  /**
+   * Server-side apply: the configuration is merged into the live object (created when absent)
+   * under the rules of its schema; managedFields record the applier's ownership.
+   */
+  async apply(namespace: string, name: string, config: KubeObject, req: ApplyRequest): Promise<{ object: KubeObject; created: boolean }> {
+    const fields = this.fields;
+    if (!fields) throw new StatusError(415, 'UnsupportedMediaType', `apply is not supported for ${this.def.resource}`);
+    return this.write(namespace, name, (current) => fields.apply(current, config, req.fieldManager, req.force, req.subresource), {
+      ...req,
+      createIfAbsent: req.subresource === '',
+      ownershipRecorded: true,
+    });
   }
 
   /**

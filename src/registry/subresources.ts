@@ -3,7 +3,7 @@ import type { KubeObject } from '../api/types';
 export type Subresource = 'status' | 'finalize';
 
 /** The part of an object each update subresource owns: it alone may change it. */
-const OWNED_PATHS: Record<Subresource, string[]> = {
+export const OWNED_PATHS: Record<Subresource, string[]> = {
   status: ['status'],
   finalize: ['spec', 'finalizers'],
 };

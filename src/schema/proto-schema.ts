@@ -1,5 +1,5 @@
 import type { Field, Type } from 'protobufjs';
-import { lookupMessage, protoRoot } from '../codec/protobuf';
+import { isInlineField, lookupMessage, protoRoot } from '../codec/protobuf';
 import type { FieldPatchMeta, PatchSchema } from '../patch/strategic-merge';
 import type { ResourceDefinition } from '../registry/resource-definition';
 import { FIELD_FACTS, type FieldFacts } from './field-facts';
@@ -44,13 +44,27 @@ function messageField(field: Field): Type | null {
   return (field.resolvedType as Type | null) ?? null;
 }
 
+/** A field of a message, looking through inlined messages. */
+function findField(type: Type, name: string): { owner: Type; field: Field } | null {
+  const own = type.fields[name];
+  if (own && Object.prototype.hasOwnProperty.call(type.fields, name) && !isInlineField(own)) return { owner: type, field: own };
+  for (const f of type.fieldsArray) {
+    if (isInlineField(f)) {
+      const found = findField(f.resolvedType as Type, name);
+      if (found) return found;
+    }
+  }
+  return null;
+}
+
 class ProtoPatchSchema implements PatchSchema {
   constructor(private readonly type: Type) {}
 
   field(name: string): FieldPatchMeta | null {
-    const f = this.type.fields[name];
-    if (!f) return null;
-    const facts = factsOf(this.type, name);
+    const found = findField(this.type, name);
+    if (!found) return null;
+    const { owner, field: f } = found;
+    const facts = factsOf(owner, name);
     const valueType = messageField(f);
     return {
       strategies: facts.patchStrategy ? facts.patchStrategy.split(',') : [],
@@ -132,9 +146,11 @@ function messageSchema(type: Type, out: Record<string, unknown>): Record<string,
   if (special) return special;
   const properties: Record<string, unknown> = {};
   const required: string[] = [];
-  for (const field of [...type.fieldsArray].sort((a, b) => a.name.localeCompare(b.name))) {
-    properties[field.name] = fieldSchema(type, field, out);
-    if (factsOf(type, field.name).required) required.push(field.name);
+  const fields = (t: Type): { owner: Type; field: Field }[] =>
+    t.fieldsArray.flatMap((f) => (isInlineField(f) ? fields(f.resolvedType as Type) : [{ owner: t, field: f }]));
+  for (const { owner, field } of fields(type).sort((a, b) => a.field.name.localeCompare(b.field.name))) {
+    properties[field.name] = fieldSchema(owner, field, out);
+    if (factsOf(owner, field.name).required) required.push(field.name);
   }
   const schema: Record<string, unknown> = { type: 'object', properties };
   if (required.length > 0) schema.required = required;

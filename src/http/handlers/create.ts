@@ -1,6 +1,7 @@
 import { readBody } from '../body';
 import { decodeObject } from '../decode-object';
-import { dryRunParam, fieldValidationParam } from '../query';
+import { enforceFieldValidation } from '../field-validation';
+import { dryRunParam, fieldManagerParam, fieldValidationParam } from '../query';
 import { present, writeEncoded } from '../respond';
 import type { ResourceRequest } from './context';
 
@@ -8,17 +9,19 @@ export async function handleCreate(r: ResourceRequest): Promise<void> {
   const { info, store, query, output } = r;
   const body = await readBody(r.req);
   const dryRun = dryRunParam(query, 'CreateOptions');
-  fieldValidationParam(query, 'CreateOptions');
-  const obj = decodeObject(body, r.req.headers['content-type'], store.def, r.inputEncodings);
+  const validation = fieldValidationParam(query, 'CreateOptions');
+  const fieldManager = fieldManagerParam(query, r.req.headers['user-agent'], 'CreateOptions', false);
+  const { object, fieldErrors } = decodeObject(body, r.req.headers['content-type'], store.def, r.inputEncodings, store.typedSchema, validation);
+  enforceFieldValidation(r.res, validation, fieldErrors);
   await r.admission.admit({
     operation: 'CREATE',
     def: store.def,
     namespace: info.namespace,
-    name: obj.metadata.name ?? '',
+    name: object.metadata.name ?? '',
     subresource: '',
-    object: obj,
+    object,
     dryRun,
   });
-  const created = await store.create(info.namespace, obj, { dryRun });
+  const created = await store.create(info.namespace, object, { dryRun, fieldManager });
   writeEncoded(r.res, 201, present(store.def, created, output, query), output, r.pretty);
 }

@@ -1,18 +1,25 @@
-import { badRequest, unsupportedMediaType } from '../../api/errors';
+import { badRequest, invalid, unsupportedMediaType } from '../../api/errors';
+import { field } from '../../api/field-errors';
 import { isPlainObject, type KubeObject } from '../../api/types';
+import { DecodeError } from '../../codec/decode-error';
 import { parseMediaType } from '../../codec/media-type';
+import { decodeYaml } from '../../codec/yaml';
 import { applyJsonPatch } from '../../patch/json-patch';
 import { applyMergePatch } from '../../patch/merge-patch';
 import { applyStrategicMergePatch } from '../../patch/strategic-merge';
+import { apiVersionOfDefinition } from '../../registry/resource-definition';
 import type { Subresource } from '../../registry/subresources';
+import { typedDecode } from '../../schema/typed-decode';
 import { readBody } from '../body';
-import { dryRunParam, fieldValidationParam } from '../query';
+import { duplicateFieldErrors, enforceFieldValidation, unknownFieldErrors } from '../field-validation';
+import { boolParam, dryRunParam, fieldManagerParam, fieldValidationParam } from '../query';
 import { present, writeEncoded } from '../respond';
 import type { ResourceRequest } from './context';
 
 const JSON_PATCH = 'application/json-patch+json';
 const MERGE_PATCH = 'application/merge-patch+json';
 const STRATEGIC_MERGE_PATCH = 'application/strategic-merge-patch+json';
+const APPLY_PATCH = 'application/apply-patch+yaml';
 
 function parsePatchBody(body: Buffer): unknown {
   try {
@@ -32,32 +39,78 @@ function asObject(value: unknown, current: KubeObject): KubeObject {
   return value as KubeObject;
 }
 
+/** An apply configuration: YAML (or JSON), naming the endpoint's apiVersion and kind. */
+function applyConfig(body: Buffer, r: ResourceRequest): KubeObject {
+  let value: unknown;
+  try {
+    value = decodeYaml(body);
+  } catch (err) {
+    if (err instanceof DecodeError) throw badRequest(err.message);
+    throw err;
+  }
+  if (!isPlainObject(value)) throw badRequest('error decoding YAML: the apply patch is not an object');
+  const { def } = r.store;
+  const expected = apiVersionOfDefinition(def);
+  if (value.apiVersion !== expected) {
+    throw badRequest(`Incorrect version specified in apply patch. Specified patch version: ${String(value.apiVersion ?? '')}, expected: ${expected}`);
+  }
+  if (value.kind !== def.kind) {
+    throw badRequest(`Incorrect kind specified in apply patch. Specified patch kind: ${String(value.kind ?? '')}, expected: ${def.kind}`);
+  }
+  if (!isPlainObject(value.metadata)) value.metadata = {};
+  const meta = value.metadata as KubeObject['metadata'];
+  meta.name ??= r.info.name;
+  if (def.namespaced) meta.namespace ??= r.info.namespace;
+  return value as KubeObject;
+}
+
 export async function handlePatch(r: ResourceRequest): Promise<void> {
   const { info, store, query, output } = r;
   const patchSchema = r.patchSchemaFor(store.def);
-  const supported = [JSON_PATCH, MERGE_PATCH, ...(patchSchema ? [STRATEGIC_MERGE_PATCH] : [])];
+  const supported = [JSON_PATCH, MERGE_PATCH, APPLY_PATCH, ...(patchSchema ? [STRATEGIC_MERGE_PATCH] : [])];
   const type = parseMediaType(r.req.headers['content-type'] ?? '').type;
   if (!supported.includes(type)) throw unsupportedMediaType(supported);
   const body = await readBody(r.req);
   const dryRun = dryRunParam(query, 'PatchOptions');
-  fieldValidationParam(query, 'PatchOptions');
-  const patch = parsePatchBody(body);
-  if (type !== JSON_PATCH && !isPlainObject(patch)) {
-    throw badRequest(`json: cannot unmarshal ${Array.isArray(patch) ? 'array' : typeof patch} into Go value of type map[string]interface {}`);
-  }
-  const apply = (current: KubeObject): unknown => {
-    switch (type) {
-      case JSON_PATCH:
-        return applyJsonPatch(current, patch);
-      case MERGE_PATCH:
-        return applyMergePatch(current, patch);
-      default:
-        return applyStrategicMergePatch(current, patch, patchSchema);
-    }
+  const validation = fieldValidationParam(query, 'PatchOptions');
+  const fieldManager = fieldManagerParam(query, r.req.headers['user-agent'], 'PatchOptions', type === APPLY_PATCH);
+  const subresource = info.subresource as '' | Subresource;
+  const schema = store.typedSchema;
+  const fieldErrors = validation === 'Ignore' ? [] : duplicateFieldErrors(body, type === APPLY_PATCH ? 'yaml' : 'json');
+
+  /** Type errors are fatal; unknown fields are dropped and reported per fieldValidation. */
+  const checked = (obj: KubeObject): KubeObject => {
+    if (!schema) return obj;
+    const report = typedDecode(obj, schema);
+    if (report.typeError) throw badRequest(report.typeError);
+    fieldErrors.push(...unknownFieldErrors(report.unknown));
+    enforceFieldValidation(r.res, validation, [...new Set(fieldErrors)]);
+    return obj;
   };
-  const { object } = await store.update(info.namespace, info.name, (current) => asObject(apply(current), current), {
-    dryRun,
-    subresource: info.subresource as '' | Subresource,
-  });
-  writeEncoded(r.res, 200, present(store.def, object, output, query), output, r.pretty);
+
+  let result: { object: KubeObject; created: boolean };
+  if (type === APPLY_PATCH) {
+    const config = checked(applyConfig(body, r));
+    result = await store.apply(info.namespace, info.name, config, { dryRun, fieldManager, force: boolParam(query, 'force'), subresource });
+  } else {
+    if (query.has('force')) {
+      throw invalid({ group: 'meta.k8s.io', kind: 'PatchOptions' }, '', [field.forbidden('force', 'may not be specified for non-apply patch')]);
+    }
+    const patch = parsePatchBody(body);
+    if (type !== JSON_PATCH && !isPlainObject(patch)) {
+      throw badRequest(`json: cannot unmarshal ${Array.isArray(patch) ? 'array' : typeof patch} into Go value of type map[string]interface {}`);
+    }
+    const apply = (current: KubeObject): unknown => {
+      switch (type) {
+        case JSON_PATCH:
+          return applyJsonPatch(current, patch);
+        case MERGE_PATCH:
+          return applyMergePatch(current, patch);
+        default:
+          return applyStrategicMergePatch(current, patch, patchSchema);
+      }
+    };
+    result = await store.update(info.namespace, info.name, (current) => checked(asObject(apply(current), current)), { dryRun, fieldManager, subresource });
+  }
+  writeEncoded(r.res, result.created ? 201 : 200, present(store.def, result.object, output, query), output, r.pretty);
 }

@@ -1,7 +1,8 @@
 import type { Subresource } from '../../registry/subresources';
 import { readBody } from '../body';
 import { decodeObject } from '../decode-object';
-import { dryRunParam, fieldValidationParam } from '../query';
+import { enforceFieldValidation } from '../field-validation';
+import { dryRunParam, fieldManagerParam, fieldValidationParam } from '../query';
 import { present, writeEncoded } from '../respond';
 import type { ResourceRequest } from './context';
 
@@ -9,20 +10,23 @@ export async function handleUpdate(r: ResourceRequest): Promise<void> {
   const { info, store, query, output } = r;
   const body = await readBody(r.req);
   const dryRun = dryRunParam(query, 'UpdateOptions');
-  fieldValidationParam(query, 'UpdateOptions');
-  const obj = decodeObject(body, r.req.headers['content-type'], store.def, r.inputEncodings);
+  const validation = fieldValidationParam(query, 'UpdateOptions');
+  const fieldManager = fieldManagerParam(query, r.req.headers['user-agent'], 'UpdateOptions', false);
+  const { object, fieldErrors } = decodeObject(body, r.req.headers['content-type'], store.def, r.inputEncodings, store.typedSchema, validation);
+  enforceFieldValidation(r.res, validation, fieldErrors);
   await r.admission.admit({
     operation: 'UPDATE',
     def: store.def,
     namespace: info.namespace,
     name: info.name,
     subresource: info.subresource,
-    object: obj,
+    object,
     dryRun,
   });
-  const { object, created } = await store.update(info.namespace, info.name, obj, {
+  const result = await store.update(info.namespace, info.name, object, {
     dryRun,
+    fieldManager,
     subresource: info.subresource as '' | Subresource,
   });
-  writeEncoded(r.res, created ? 201 : 200, present(store.def, object, output, query), output, r.pretty);
+  writeEncoded(r.res, result.created ? 201 : 200, present(store.def, result.object, output, query), output, r.pretty);
 }

@@ -1,0 +1,33 @@
+import type { ServerResponse } from 'node:http';
+import { badRequest } from '../api/errors';
+import { jsonDuplicateFields, yamlDuplicateKeys } from '../codec/duplicate-keys';
+import type { Encoding } from '../codec/negotiate';
+import type { FieldValidation } from './query';
+import { addWarning } from './warnings';
+
+/**
+ * fieldValidation: unknown and duplicate fields are always dropped; Ignore says nothing, Warn adds a
+ * Warning per field, Strict refuses the request with all of them.
+ */
+
+/** Duplicate keys in a request body, worded as kube-apiserver's strict decoders word them. */
+export function duplicateFieldErrors(body: Buffer, encoding: Encoding): string[] {
+  switch (encoding) {
+    case 'json':
+      return jsonDuplicateFields(body.toString('utf8')).map((path) => `duplicate field ${JSON.stringify(path)}`);
+    case 'yaml':
+      return yamlDuplicateKeys(body.toString('utf8')).map((d) => `line ${d.line}: key ${JSON.stringify(d.key)} already set in map`);
+    default:
+      return [];
+  }
+}
+
+export function unknownFieldErrors(paths: string[]): string[] {
+  return paths.map((path) => `unknown field ${JSON.stringify(path)}`);
+}
+
+export function enforceFieldValidation(res: ServerResponse, validation: FieldValidation, errors: string[]): void {
+  if (errors.length === 0 || validation === 'Ignore') return;
+  if (validation === 'Strict') throw badRequest(`strict decoding error: ${errors.join(', ')}`);
+  for (const e of errors) addWarning(res, e);
+}

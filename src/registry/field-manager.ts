@@ -1,0 +1,186 @@
+import { StatusError } from '../api/errors';
+import type { KubeObject, ManagedFieldsEntry, StatusCause } from '../api/types';
+import { child, elements, fieldElement, FieldSet, type FieldPath } from '../schema/field-set';
+import { compare, fieldSetOf, merge, removePaths } from '../schema/typed-ops';
+import type { ObjectNode } from '../schema/typed-schema';
+import { apiVersionOfDefinition, type ResourceDefinition } from './resource-definition';
+import { OWNED_PATHS, type Subresource } from './subresources';
+
+/**
+ * Field ownership (metadata.managedFields) as kube-apiserver's field manager keeps it: every
+ * write records what it set under its manager; server-side apply merges a configuration,
+ * removes what the applier stopped applying when no one else owns it, and refuses to change
+ * fields another manager owns unless forced.
+ */
+
+interface Entry {
+  manager: string;
+  operation: 'Apply' | 'Update';
+  apiVersion: string;
+  time: string;
+  subresource: string;
+  set: FieldSet;
+}
+
+/** Fields no manager ever owns (stripMeta). */
+const STRIPPED: FieldPath[] = [
+  'f:apiVersion',
+  'f:kind',
+  ...['name', 'namespace', 'creationTimestamp', 'selfLink', 'uid', 'generation', 'managedFields', 'resourceVersion', 'deletionTimestamp', 'deletionGracePeriodSeconds'].map((f) =>
+    child(fieldElement('metadata'), fieldElement(f)),
+  ),
+];
+
+const METADATA: FieldPath = fieldElement('metadata');
+
+function pathOf(parts: string[]): FieldPath {
+  return parts.reduce<FieldPath>((p, part) => child(p, fieldElement(part)), '');
+}
+
+/** fieldpath.Path.String(): ".spec.containers[name=\"c\"].image". */
+export function describePath(path: FieldPath): string {
+  return elements(path)
+    .map((e) => {
+      const body = e.slice(2);
+      switch (e[0]) {
+        case 'f':
+          return `.${body}`;
+        case 'k': {
+          const keys = JSON.parse(body) as Record<string, unknown>;
+          return `[${Object.entries(keys)
+            .map(([k, v]) => `${k}=${JSON.stringify(v)}`)
+            .join(',')}]`;
+        }
+        case 'v':
+          return `[=${body}]`;
+        default:
+          return `[${body}]`;
+      }
+    })
+    .join('');
+}
+
+function nowTimestamp(): string {
+  return new Date(Math.floor(Date.now() / 1000) * 1000).toISOString().replace('.000Z', 'Z');
+}
+
+function printManager(e: Entry): string {
+  let s = JSON.stringify(e.manager);
+  if (e.subresource) s += ` with subresource ${JSON.stringify(e.subresource)}`;
+  if (e.operation === 'Update') s += ` using ${e.apiVersion}`;
+  return s;
+}
+
+function conflictError(conflicts: { entry: Entry; path: FieldPath }[]): StatusError {
+  const causes: StatusCause[] = conflicts.map((c) => ({ reason: 'FieldManagerConflict', message: `conflict with ${printManager(c.entry)}`, field: describePath(c.path) }));
+  let message: string;
+  if (conflicts.length === 1) {
+    message = `Apply failed with 1 conflict: conflict with ${printManager(conflicts[0].entry)}: ${describePath(conflicts[0].path)}`;
+  } else {
+    const byManager = new Map<string, string[]>();
+    for (const c of conflicts) byManager.set(printManager(c.entry), [...(byManager.get(printManager(c.entry)) ?? []), describePath(c.path)]);
+    const lines: string[] = [];
+    for (const manager of [...byManager.keys()].sort()) {
+      lines.push(`conflicts with ${manager}:`);
+      for (const p of byManager.get(manager)!) lines.push(`- ${p}`);
+    }
+    message = `Apply failed with ${conflicts.length} conflicts: ${lines.join('\n')}`;
+  }
+  return new StatusError(409, 'Conflict', message, { causes });
+}
+
+export class FieldManager {
+  constructor(
+    private readonly def: ResourceDefinition,
+    private readonly schema: ObjectNode,
+  ) {}
+
+  /** Paths a write through `subresource` never claims: stripped metadata, and what other parts own. */
+  private tracked(set: FieldSet, subresource: string): FieldSet {
+    const kept = set.withoutPrefixes(STRIPPED).difference(FieldSet.of([METADATA]));
+    if (subresource) return kept.onlyPrefixes([pathOf(OWNED_PATHS[subresource as Subresource])]);
+    return kept.withoutPrefixes(this.def.subresources.map((s) => pathOf(OWNED_PATHS[s])));
+  }
+
+  private decode(entries: ManagedFieldsEntry[] | undefined): Entry[] {
+    return (entries ?? []).map((e) => ({
+      manager: e.manager ?? '',
+      operation: e.operation ?? 'Update',
+      apiVersion: e.apiVersion ?? apiVersionOfDefinition(this.def),
+      time: e.time ?? '',
+      subresource: e.subresource ?? '',
+      set: FieldSet.fromFieldsV1(e.fieldsV1),
+    }));
+  }
+
+  private store(obj: KubeObject, entries: Entry[]): void {
+    const kept = entries.filter((e) => !e.set.empty);
+    kept.sort((p, q) => (p.operation !== q.operation ? (p.operation < q.operation ? -1 : 1) : p.time !== q.time ? (p.time < q.time ? -1 : 1) : p.manager < q.manager ? -1 : p.manager > q.manager ? 1 : 0));
+    if (kept.length === 0) {
+      delete obj.metadata.managedFields;
+      return;
+    }
+    obj.metadata.managedFields = kept.map((e) => ({
+      manager: e.manager,
+      operation: e.operation,
+      apiVersion: e.apiVersion,
+      time: e.time,
+      fieldsType: 'FieldsV1',
+      fieldsV1: e.set.toFieldsV1(),
+      ...(e.subresource ? { subresource: e.subresource } : {}),
+    }));
+  }
+
+  /** The ownership a write starts from: the client's own managedFields when it sent some ([] resets), else the live object's. */
+  private starting(next: KubeObject, live: KubeObject | null): Entry[] {
+    return this.decode(next.metadata.managedFields ?? live?.metadata.managedFields);
+  }
+
+  /** Records a create, update or patch by `manager` (operation Update) in next.metadata.managedFields. */
+  update(live: KubeObject | null, next: KubeObject, manager: string, subresource: string): void {
+    const entries = this.starting(next, live);
+    const cmp = compare(live ?? undefined, next, this.schema);
+    const changed = this.tracked(cmp.added.union(cmp.modified), subresource);
+    const removed = this.tracked(cmp.removed, subresource);
+    for (const e of entries) e.set = e.set.difference(changed).difference(removed);
+    if (!changed.empty) {
+      const apiVersion = apiVersionOfDefinition(this.def);
+      let own = entries.find((e) => e.manager === manager && e.operation === 'Update' && e.subresource === subresource);
+      if (!own) entries.push((own = { manager, operation: 'Update', apiVersion, time: '', subresource, set: new FieldSet() }));
+      own.set = own.set.union(changed);
+      own.time = nowTimestamp();
+    }
+    this.store(next, entries);
+  }
+
+  /**
+   * Server-side apply of `config` onto `live` (absent for a create). Returns the merged object with
+   * its managedFields, or throws a 409 naming every conflicting field unless `force`.
+   */
+  apply(live: KubeObject | null, config: KubeObject, manager: string, force: boolean, subresource: string): KubeObject {
+    const entries = this.decode(live?.metadata.managedFields);
+    const base = live ? structuredClone(live) : undefined;
+    if (base) delete base.metadata.managedFields;
+    const merged = merge(base, config, this.schema) as KubeObject;
+    const applied = this.tracked(fieldSetOf(config, this.schema), subresource);
+    const own = entries.find((e) => e.manager === manager && e.operation === 'Apply' && e.subresource === subresource);
+    const others = entries.filter((e) => e !== own);
+    if (own) {
+      const dropped = [...own.set.difference(applied).paths].filter((p) => !others.some((o) => o.set.touches(p)) && !applied.touches(p));
+      removePaths(merged, dropped, this.schema);
+    }
+    const cmp = compare(live ?? undefined, merged, this.schema);
+    const changed = this.tracked(cmp.added.union(cmp.modified), subresource);
+    const conflicts = others.flatMap((e) => [...e.set.intersection(changed).paths].map((path) => ({ entry: e, path })));
+    if (conflicts.length > 0 && !force) throw conflictError(conflicts);
+    const removed = this.tracked(cmp.removed, subresource);
+    for (const e of others) e.set = e.set.difference(changed).difference(removed);
+    const entry: Entry = own ?? { manager, operation: 'Apply', apiVersion: apiVersionOfDefinition(this.def), time: '', subresource, set: new FieldSet() };
+    // Re-applying what is already there changes nothing, not even the time: the write is a no-op.
+    const unchanged = own && own.set.paths.size === applied.paths.size && own.set.difference(applied).empty && cmp.added.empty && cmp.modified.empty && cmp.removed.empty;
+    entry.set = applied;
+    if (!unchanged) entry.time = nowTimestamp();
+    this.store(merged, own ? entries : [...entries, entry]);
+    return merged;
+  }
+}

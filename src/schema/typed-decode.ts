@@ -1,0 +1,170 @@
+import { isPlainObject } from '../api/types';
+import type { ObjectNode, ScalarType, SchemaNode } from './typed-schema';
+
+/**
+ * Reads a JSON value against a kind's schema as Go's strict decoder would: the first value of the
+ * wrong type is a decode error (worded as encoding/json words it); fields the schema does not
+ * know are collected with their paths and removed; nulls become absent fields.
+ */
+
+export interface DecodeReport {
+  /** Paths of unknown fields, e.g. "spec.containers[0].foo", in document order. */
+  unknown: string[];
+  /** The first type error, or null. */
+  typeError: string | null;
+}
+
+const INT_RANGE: Record<'int32' | 'int64', [number, number]> = {
+  int32: [-2147483648, 2147483647],
+  int64: [Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER],
+};
+
+const QUANTITY = /^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$/;
+const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+
+function jsonKind(v: unknown): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'array';
+  if (typeof v === 'object') return 'object';
+  return typeof v === 'boolean' ? 'bool' : typeof v;
+}
+
+/** Go's name for the type of a schema node, as it appears in unmarshal errors. */
+function goType(node: SchemaNode): string {
+  switch (node.kind) {
+    case 'scalar':
+      return ({ string: 'string', int32: 'int32', int64: 'int64', number: 'float64', boolean: 'bool', bytes: '[]uint8' } as Record<ScalarType, string>)[node.type];
+    case 'object':
+      return `v1.${node.name}`;
+    case 'map':
+      return `map[string]${goType(node.values)}`;
+    case 'list':
+      return `[]${goType(node.items)}`;
+    case 'time':
+      return 'v1.Time';
+    case 'duration':
+      return 'v1.Duration';
+    case 'int-or-string':
+      return 'intstr.IntOrString';
+    case 'quantity':
+      return 'resource.Quantity';
+    case 'free':
+      return 'interface {}';
+  }
+}
+
+/** Go's omitempty drops empty maps and slices: a decoded and re-encoded object has none. */
+function isEmptyCollection(value: unknown, node: SchemaNode): boolean {
+  if (node.kind === 'map') return isPlainObject(value) && Object.keys(value).length === 0;
+  if (node.kind === 'list') return Array.isArray(value) && value.length === 0;
+  return false;
+}
+
+class Walker {
+  readonly unknown: string[] = [];
+  typeError: string | null = null;
+
+  constructor(private readonly prune: boolean) {}
+
+  private mismatch(value: unknown, node: SchemaNode, owner: string, namePath: string): void {
+    if (this.typeError) return;
+    const intoInteger = node.kind === 'scalar' && (node.type === 'int32' || node.type === 'int64');
+    const shown = typeof value === 'number' && intoInteger ? `number ${value}` : jsonKind(value);
+    this.typeError = `json: cannot unmarshal ${shown} into Go struct field ${owner}.${namePath} of type ${goType(node)}`;
+  }
+
+  /** Checks one value; nulls decode to zero values and are fine everywhere. */
+  value(value: unknown, node: SchemaNode, owner: string, namePath: string, path: string): void {
+    if (this.typeError || value === null || value === undefined) return;
+    switch (node.kind) {
+      case 'scalar':
+        return this.scalar(value, node.type, node, owner, namePath);
+      case 'free':
+        return;
+      case 'int-or-string':
+        if (typeof value === 'string') return;
+        if (typeof value !== 'number' || !Number.isInteger(value)) {
+          this.typeError = `json: cannot unmarshal ${typeof value === 'number' ? `number ${value}` : jsonKind(value)} into Go value of type int32`;
+        }
+        return;
+      case 'quantity':
+        if ((typeof value !== 'string' && typeof value !== 'number') || !QUANTITY.test(String(value))) {
+          this.typeError = "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'";
+        }
+        return;
+      case 'time':
+        if (typeof value !== 'string') return this.mismatch(value, node, owner, namePath);
+        if (!RFC3339.test(value)) this.typeError = `parsing time ${JSON.stringify(value)} as "2006-01-02T15:04:05Z07:00": cannot parse ${JSON.stringify(value)} as "2006"`;
+        return;
+      case 'duration':
+        if (typeof value !== 'string') this.mismatch(value, node, owner, namePath);
+        return;
+      case 'object':
+        if (!isPlainObject(value)) return this.mismatch(value, node, owner, namePath);
+        return this.object(value, node, namePath, path);
+      case 'map':
+        if (!isPlainObject(value)) return this.mismatch(value, node, owner, namePath);
+        for (const [k, v] of Object.entries(value)) this.value(v, node.values, owner, namePath, `${path}.${k}`);
+        return;
+      case 'list':
+        if (!Array.isArray(value)) return this.mismatch(value, node, owner, namePath);
+        value.forEach((item, i) => this.value(item, node.items, owner, namePath, `${path}[${i}]`));
+        return;
+    }
+  }
+
+  private scalar(value: unknown, type: ScalarType, node: SchemaNode, owner: string, namePath: string): void {
+    switch (type) {
+      case 'string':
+        if (typeof value !== 'string') this.mismatch(value, node, owner, namePath);
+        return;
+      case 'boolean':
+        if (typeof value !== 'boolean') this.mismatch(value, node, owner, namePath);
+        return;
+      case 'number':
+        if (typeof value !== 'number') this.mismatch(value, node, owner, namePath);
+        return;
+      case 'int32':
+      case 'int64': {
+        const [min, max] = INT_RANGE[type];
+        if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) this.mismatch(value, node, owner, namePath);
+        return;
+      }
+      case 'bytes':
+        if (typeof value !== 'string') return this.mismatch(value, node, owner, namePath);
+        if (!BASE64.test(value) || value.length % 4 !== 0) this.typeError = `illegal base64 data at input byte ${Math.max(0, value.search(/[^A-Za-z0-9+/=]/))}`;
+        return;
+    }
+  }
+
+  object(obj: Record<string, unknown>, node: ObjectNode, namePath: string, path: string, root = false): void {
+    for (const key of Object.keys(obj)) {
+      if (this.typeError) return;
+      const child = path ? `${path}.${key}` : key;
+      if (root && (key === 'apiVersion' || key === 'kind')) continue;
+      const field = node.field(key);
+      if (!field) {
+        this.unknown.push(child);
+        if (this.prune) delete obj[key];
+        continue;
+      }
+      const value = obj[key];
+      if (value === null || (this.prune && isEmptyCollection(value, field.node) && !field.facts.required)) {
+        delete obj[key];
+        continue;
+      }
+      this.value(value, field.node, node.name, namePath ? `${namePath}.${key}` : key, child);
+    }
+  }
+}
+
+/**
+ * Checks `obj` against the kind's schema; with `prune`, unknown fields, nulls and empty optional
+ * maps and lists are removed in place, as a Go decode and encode would.
+ */
+export function typedDecode(obj: Record<string, unknown>, schema: ObjectNode, prune = true): DecodeReport {
+  const walker = new Walker(prune);
+  walker.object(obj, schema, '', '', true);
+  return { unknown: walker.unknown, typeError: walker.typeError };
+}

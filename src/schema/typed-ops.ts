@@ -1,0 +1,152 @@
+import { jsonEqual } from '../api/deep-equal';
+import { isPlainObject, setOwn } from '../api/types';
+import { child, elements, fieldElement, FieldSet, keyElement, rootPath, valueElement, type FieldPath } from './field-set';
+import type { SchemaNode } from './typed-schema';
+
+/**
+ * The operations of server-side apply over plain JSON values and a schema: the set of fields a
+ * value sets, the comparison of two values, the merge of an applied configuration into a live
+ * object, and the removal of fields. They follow structured-merge-diff's rules: atomic lists,
+ * maps and structs are single fields; keyed lists and sets are merged item by item.
+ */
+
+type Obj = Record<string, unknown>;
+
+function isLeaf(node: SchemaNode): boolean {
+  switch (node.kind) {
+    case 'object':
+    case 'map':
+      return node.atomic;
+    case 'list':
+      return node.listType === 'atomic';
+    default:
+      return true;
+  }
+}
+
+function childNode(node: SchemaNode, key: string): SchemaNode | null {
+  if (node.kind === 'object') return node.field(key)?.node ?? null;
+  if (node.kind === 'map') return node.values;
+  return null;
+}
+
+function itemElement(node: Extract<SchemaNode, { kind: 'list' }>, item: unknown): string {
+  return node.listType === 'map' && isPlainObject(item) ? keyElement(node.keys, item) : valueElement(item);
+}
+
+const isEmptyObject = (v: unknown): boolean => isPlainObject(v) && Object.keys(v).length === 0;
+
+/** The fields a value sets (ToFieldSet). */
+export function fieldSetOf(value: unknown, node: SchemaNode, path: FieldPath = rootPath, into = new FieldSet()): FieldSet {
+  if (isLeaf(node)) {
+    into.insert(path);
+    return into;
+  }
+  if (node.kind === 'list') {
+    if (!Array.isArray(value)) return into;
+    for (const item of value) {
+      const p = child(path, itemElement(node, item));
+      fieldSetOf(item, node.items, p, into);
+      into.insert(p);
+    }
+    return into;
+  }
+  if (!isPlainObject(value)) return into;
+  for (const [key, v] of Object.entries(value)) {
+    const sub = childNode(node, key);
+    if (!sub) continue;
+    const p = child(path, fieldElement(key));
+    fieldSetOf(v, sub, p, into);
+    if (v === null || isEmptyObject(v) || node.kind === 'map') into.insert(p);
+  }
+  return into;
+}
+
+export interface Comparison {
+  added: FieldSet;
+  modified: FieldSet;
+  removed: FieldSet;
+}
+
+/** What changed from `lhs` to `rhs`, field by field (Compare). */
+export function compare(lhs: unknown, rhs: unknown, node: SchemaNode): Comparison {
+  const out: Comparison = { added: new FieldSet(), modified: new FieldSet(), removed: new FieldSet() };
+  compareInto(lhs ?? undefined, rhs ?? undefined, node, rootPath, out);
+  return out;
+}
+
+function compareInto(lhs: unknown, rhs: unknown, node: SchemaNode, path: FieldPath, out: Comparison): void {
+  if (lhs === undefined && rhs === undefined) return;
+  const bothEmpty = (lhs === undefined || isEmptyObject(lhs)) && (rhs === undefined || isEmptyObject(rhs));
+  if (isLeaf(node) || bothEmpty || (node.kind !== 'list' && ((lhs !== undefined && !isPlainObject(lhs)) || (rhs !== undefined && !isPlainObject(rhs))))) {
+    if (lhs === undefined) out.added.insert(path);
+    else if (rhs === undefined) out.removed.insert(path);
+    else if (!jsonEqual(lhs, rhs)) out.modified.insert(path);
+    return;
+  }
+  if (node.kind === 'list') {
+    const left = new Map((Array.isArray(lhs) ? lhs : []).map((i) => [itemElement(node, i), i] as const));
+    const right = new Map((Array.isArray(rhs) ? rhs : []).map((i) => [itemElement(node, i), i] as const));
+    for (const pe of new Set([...left.keys(), ...right.keys()])) compareInto(left.get(pe), right.get(pe), node.items, child(path, pe), out);
+  } else {
+    const l = (lhs ?? {}) as Obj;
+    const r = (rhs ?? {}) as Obj;
+    for (const key of new Set([...Object.keys(l), ...Object.keys(r)])) {
+      const sub = childNode(node, key);
+      if (sub) compareInto(l[key] ?? undefined, r[key] ?? undefined, sub, child(path, fieldElement(key)), out);
+    }
+  }
+  if (path === rootPath) return;
+  if (lhs === undefined) out.added.insert(path);
+  else if (rhs === undefined) out.removed.insert(path);
+}
+
+/** An applied configuration merged into a live value (Merge). A null in the configuration removes the field. */
+export function merge(live: unknown, config: unknown, node: SchemaNode): unknown {
+  if (config === undefined) return live;
+  if (live === undefined || live === null || config === null || isLeaf(node)) return structuredClone(config);
+  if (node.kind === 'list') {
+    if (!Array.isArray(live) || !Array.isArray(config)) return structuredClone(config);
+    const result = [...live];
+    for (const item of config) {
+      const pe = itemElement(node, item);
+      const at = result.findIndex((i) => itemElement(node, i) === pe);
+      if (at >= 0) result[at] = merge(result[at], item, node.items);
+      else result.push(structuredClone(item));
+    }
+    return result;
+  }
+  if (!isPlainObject(live) || !isPlainObject(config)) return structuredClone(config);
+  const result: Obj = { ...live };
+  for (const [key, value] of Object.entries(config)) {
+    const sub = childNode(node, key);
+    if (!sub) continue;
+    if (value === null) delete result[key];
+    else setOwn(result, key, merge(result[key], value, sub));
+  }
+  return result;
+}
+
+/** Removes the fields at `paths` (and everything under them) from a value, in place. */
+export function removePaths(value: unknown, paths: Iterable<FieldPath>, node: SchemaNode): void {
+  for (const path of paths) removeOne(value, elements(path), node);
+}
+
+function removeOne(value: unknown, parts: string[], node: SchemaNode): void {
+  if (parts.length === 0) return;
+  const [head, ...rest] = parts;
+  if (node.kind === 'list') {
+    if (!Array.isArray(value)) return;
+    const at = value.findIndex((item) => itemElement(node, item) === head);
+    if (at < 0) return;
+    if (rest.length === 0) value.splice(at, 1);
+    else removeOne(value[at], rest, node.items);
+    return;
+  }
+  if (!isPlainObject(value) || !head.startsWith('f:')) return;
+  const key = head.slice(2);
+  const sub = childNode(node, key);
+  if (!sub) return;
+  if (rest.length === 0) delete value[key];
+  else removeOne(value[key], rest, sub);
+}

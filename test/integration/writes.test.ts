@@ -1,0 +1,300 @@
+import { Api } from '../harness/http';
+import { startTestServer } from '../harness/server';
+
+/** Field validation, the four patch types, server-side apply and managedFields, lost updates, dry run. */
+
+let server: Awaited<ReturnType<typeof startTestServer>>;
+let api: Api;
+const NS = '/api/v1/namespaces/default';
+const DEPLOYMENTS = '/apis/apps/v1/namespaces/default/deployments';
+
+beforeAll(async () => {
+  server = await startTestServer();
+  api = new Api(server.url);
+});
+
+afterAll(async () => {
+  await server.close();
+});
+
+const pod = (name: string, extra: Record<string, unknown> = {}) => ({
+  apiVersion: 'v1',
+  kind: 'Pod',
+  metadata: { name },
+  spec: {
+    containers: [
+      { name: 'app', image: 'nginx:1.25', volumeMounts: [{ name: 'data', mountPath: '/data' }] },
+      { name: 'log', image: 'busybox:1.36' },
+    ],
+    volumes: [{ name: 'data', emptyDir: {} }, { name: 'cache', emptyDir: {} }],
+    ...extra,
+  },
+});
+
+const deployment = (name: string, replicas = 1) => ({
+  apiVersion: 'apps/v1',
+  kind: 'Deployment',
+  metadata: { name },
+  spec: {
+    replicas,
+    selector: { matchLabels: { app: name } },
+    template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'web', image: 'nginx:1.25' }] } },
+  },
+});
+
+async function revision(): Promise<string> {
+  return (await api.get('/api/v1/namespaces')).body.metadata.resourceVersion;
+}
+
+describe('field validation', () => {
+  const withUnknown = () => ({ ...pod('fv'), spec: { ...pod('fv').spec, bogus: 1 }, extra: true });
+
+  test('Strict refuses unknown fields, naming each', async () => {
+    const res = await api.post(`${NS}/pods?fieldValidation=Strict`, withUnknown());
+    expect(res.status).toBe(400);
+    expect(res.body.message).toBe('strict decoding error: unknown field "spec.bogus", unknown field "extra"');
+  });
+
+  test('Warn (the default) drops them with one Warning each', async () => {
+    const res = await api.post(`${NS}/pods`, withUnknown());
+    expect(res.status).toBe(201);
+    expect(res.headers.get('warning')).toBe('299 - "unknown field \\"spec.bogus\\"", 299 - "unknown field \\"extra\\""');
+    expect(res.body.extra).toBeUndefined();
+    expect(res.body.spec.bogus).toBeUndefined();
+  });
+
+  test('Ignore drops them silently', async () => {
+    const res = await api.post(`${NS}/pods?fieldValidation=Ignore`, { ...withUnknown(), metadata: { name: 'fv-ignore' } });
+    expect(res.status).toBe(201);
+    expect(res.headers.get('warning')).toBeNull();
+  });
+
+  test('duplicate fields in JSON and YAML', async () => {
+    const json = '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"dup-json","name":"dup-json"},"data":{"a":"1","a":"2"}}';
+    const strict = await api.request('POST', `${NS}/configmaps?fieldValidation=Strict`, { raw: json, contentType: 'application/json' });
+    expect(strict.status).toBe(400);
+    expect(strict.body.message).toBe('strict decoding error: duplicate field "metadata.name", duplicate field "data.a"');
+    const warn = await api.request('POST', `${NS}/configmaps`, { raw: json, contentType: 'application/json' });
+    expect(warn.status).toBe(201);
+    expect(warn.body.data).toEqual({ a: '2' });
+    expect(warn.headers.get('warning')).toContain('duplicate field \\"data.a\\"');
+    const yaml = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: dup-yaml\ndata:\n  a: "1"\n  a: "2"\n';
+    const yamlStrict = await api.request('POST', `${NS}/configmaps?fieldValidation=Strict`, { raw: yaml, contentType: 'application/yaml' });
+    expect(yamlStrict.status).toBe(400);
+    expect(yamlStrict.body.message).toBe('strict decoding error: line 7: key "a" already set in map');
+  });
+
+  test('wrong types are 400 whatever the level; missing required fields are 422', async () => {
+    const wrong = await api.post(`${DEPLOYMENTS}?fieldValidation=Ignore`, { ...deployment('typed'), spec: { ...deployment('typed').spec, replicas: 'three' } });
+    expect(wrong.status).toBe(400);
+    expect(wrong.body.message).toBe(
+      'Deployment in version "v1" cannot be handled as a Deployment: json: cannot unmarshal string into Go struct field DeploymentSpec.spec.replicas of type int32',
+    );
+    const missing = await api.post(`${NS}/pods`, { metadata: { name: 'req' }, spec: { containers: [{ image: 'x' }] } });
+    expect(missing.status).toBe(422);
+    expect(missing.body.details.causes).toContainEqual({ reason: 'FieldValueRequired', message: 'Required value', field: 'spec.containers[0].name' });
+  });
+
+  test('a request both invalid and with unknown fields reports only the first fatal error', async () => {
+    const res = await api.post(`${DEPLOYMENTS}?fieldValidation=Strict`, { ...deployment('both'), spec: { replicas: 'x', nope: 1 } });
+    expect(res.status).toBe(400);
+    expect(res.body.message).toContain('cannot unmarshal string');
+    expect(res.body.message).not.toContain('unknown field');
+  });
+
+  test('an unknown fieldValidation value is 422', async () => {
+    const res = await api.post(`${NS}/configmaps?fieldValidation=Loose`, { metadata: { name: 'x' } });
+    expect(res.status).toBe(422);
+    expect(res.body.message).toBe('CreateOptions.meta.k8s.io "" is invalid: fieldValidation: Unsupported value: "Loose": supported values: "Ignore", "Warn", "Strict"');
+  });
+});
+
+describe('patches', () => {
+  test('JSON patch, including a failed test that changes nothing', async () => {
+    await api.post(`${NS}/configmaps`, { metadata: { name: 'jp', labels: { v: '1' } } });
+    const ok = await api.patch(`${NS}/configmaps/jp`, [{ op: 'test', path: '/metadata/labels/v', value: '1' }, { op: 'replace', path: '/metadata/labels/v', value: '2' }], 'application/json-patch+json');
+    expect(ok.status).toBe(200);
+    expect(ok.body.metadata.labels).toEqual({ v: '2' });
+    const failed = await api.patch(`${NS}/configmaps/jp`, [{ op: 'test', path: '/metadata/labels/v', value: '1' }, { op: 'remove', path: '/metadata/labels' }], 'application/json-patch+json');
+    expect(failed.status).toBe(422);
+    expect(failed.body).toMatchObject({ reason: 'Invalid', message: 'the server rejected our request due to an error in our request' });
+    expect((await api.get(`${NS}/configmaps/jp`)).body.metadata.labels).toEqual({ v: '2' });
+  });
+
+  test('merge patch: null deletes, objects merge, lists replace', async () => {
+    await api.post(`${NS}/configmaps`, { metadata: { name: 'mp', labels: { a: '1', b: '2' } }, data: { x: 'y' } });
+    const res = await api.patch(`${NS}/configmaps/mp`, { metadata: { labels: { a: null, c: '3' } }, data: { z: 'w' } }, 'application/merge-patch+json');
+    expect(res.body.metadata.labels).toEqual({ b: '2', c: '3' });
+    expect(res.body.data).toEqual({ x: 'y', z: 'w' });
+  });
+
+  test('strategic merge on pod containers and volumes by name', async () => {
+    await api.post(`${NS}/pods`, pod('smp'));
+    const res = await api.patch(
+      `${NS}/pods/smp`,
+      {
+        spec: {
+          containers: [{ name: 'log', image: 'busybox:1.37' }, { name: 'app', $patch: 'delete' }],
+          volumes: [{ name: 'cache', $patch: 'delete' }],
+        },
+      },
+      'application/strategic-merge-patch+json',
+    );
+    expect(res.status).toBe(422);
+    const patched = await api.patch(
+      `${NS}/pods/smp`,
+      { spec: { containers: [{ name: 'log', image: 'busybox:1.37' }], volumes: [{ name: 'cache', $patch: 'delete' }] } },
+      'application/strategic-merge-patch+json',
+    );
+    expect(patched.status).toBe(422);
+    expect(patched.body.message).toContain('pod updates may not change fields');
+    const images = await api.patch(`${NS}/pods/smp`, { spec: { containers: [{ name: 'log', image: 'busybox:1.37' }] } }, 'application/strategic-merge-patch+json');
+    expect(images.status).toBe(200);
+    expect(images.body.spec.containers.map((c: { name: string; image: string }) => `${c.name}=${c.image}`)).toEqual(['app=nginx:1.25', 'log=busybox:1.37']);
+    const dep = await api.post(DEPLOYMENTS, { ...deployment('smp-dep'), spec: { ...deployment('smp-dep').spec, template: { ...deployment('smp-dep').spec.template, spec: pod('x').spec } } });
+    expect(dep.status).toBe(201);
+    const vol = await api.patch(
+      `${DEPLOYMENTS}/smp-dep`,
+      { spec: { template: { spec: { volumes: [{ name: 'cache', $patch: 'delete' }, { name: 'extra', emptyDir: {} }], containers: [{ name: 'app', env: [{ name: 'A', value: '1' }] }] } } } },
+      'application/strategic-merge-patch+json',
+    );
+    expect(vol.status).toBe(200);
+    const tpl = vol.body.spec.template.spec;
+    expect(tpl.volumes.map((v: { name: string }) => v.name).sort()).toEqual(['data', 'extra']);
+    expect(tpl.containers.find((c: { name: string }) => c.name === 'app')).toMatchObject({ image: 'nginx:1.25', env: [{ name: 'A', value: '1' }] });
+  });
+
+  test('unsupported patch types are 415', async () => {
+    const res = await api.patch(`${NS}/configmaps/mp`, {}, 'application/xml');
+    expect(res.status).toBe(415);
+    expect(res.body.message).toContain('application/strategic-merge-patch+json');
+  });
+
+  test('a patch carrying a stale resourceVersion is 409; a current one applies', async () => {
+    const cm = await api.post(`${NS}/configmaps`, { metadata: { name: 'lost' } });
+    await api.patch(`${NS}/configmaps/lost`, { data: { a: '1' } }, 'application/merge-patch+json');
+    const stale = await api.patch(`${NS}/configmaps/lost`, { metadata: { resourceVersion: cm.body.metadata.resourceVersion }, data: { a: '2' } }, 'application/merge-patch+json');
+    expect(stale.status).toBe(409);
+    const current = (await api.get(`${NS}/configmaps/lost`)).body.metadata.resourceVersion;
+    const ok = await api.patch(`${NS}/configmaps/lost`, { metadata: { resourceVersion: current }, data: { a: '3' } }, 'application/merge-patch+json');
+    expect(ok.status).toBe(200);
+  });
+});
+
+describe('server-side apply', () => {
+  const applyYaml = (name: string, replicas: number, image = 'nginx:1.25') =>
+    `apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: ${name}\nspec:\n  replicas: ${replicas}\n  selector:\n    matchLabels: {app: ${name}}\n  template:\n    metadata:\n      labels: {app: ${name}}\n    spec:\n      containers:\n      - name: web\n        image: ${image}\n`;
+  const apply = (name: string, body: string, query: string) =>
+    api.request('PATCH', `${DEPLOYMENTS}/${name}?${query}`, { raw: body, contentType: 'application/apply-patch+yaml' });
+
+  test('creates when absent and records Apply ownership in managedFields', async () => {
+    const res = await apply('ssa', applyYaml('ssa', 2), 'fieldManager=alice');
+    expect(res.status).toBe(201);
+    expect(res.body.metadata.managedFields).toEqual([
+      {
+        manager: 'alice',
+        operation: 'Apply',
+        apiVersion: 'apps/v1',
+        time: expect.any(String),
+        fieldsType: 'FieldsV1',
+        fieldsV1: {
+          'f:spec': {
+            'f:replicas': {},
+            'f:selector': {},
+            'f:template': {
+              'f:metadata': { 'f:labels': { 'f:app': {} } },
+              'f:spec': { 'f:containers': { 'k:{"name":"web"}': { '.': {}, 'f:image': {}, 'f:name': {} } } },
+            },
+          },
+        },
+      },
+    ]);
+  });
+
+  test('fieldManager is required', async () => {
+    const res = await apply('ssa', applyYaml('ssa', 2), '');
+    expect(res.status).toBe(422);
+    expect(res.body.message).toBe('PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: is required for apply patch');
+  });
+
+  test('a second manager changing an owned field conflicts; force takes ownership', async () => {
+    const conflict = await apply('ssa', 'apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: ssa\nspec:\n  replicas: 5\n', 'fieldManager=bob');
+    expect(conflict.status).toBe(409);
+    expect(conflict.body).toMatchObject({
+      reason: 'Conflict',
+      message: 'Apply failed with 1 conflict: conflict with "alice": .spec.replicas',
+      details: { causes: [{ reason: 'FieldManagerConflict', message: 'conflict with "alice"', field: '.spec.replicas' }] },
+    });
+    const same = await apply('ssa', 'apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: ssa\nspec:\n  replicas: 2\n', 'fieldManager=carol');
+    expect(same.status).toBe(200);
+    const forced = await apply('ssa', 'apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: ssa\nspec:\n  replicas: 5\n', 'fieldManager=bob&force=true');
+    expect(forced.status).toBe(200);
+    expect(forced.body.spec.replicas).toBe(5);
+    const owners = (m: { manager: string; fieldsV1: { 'f:spec'?: Record<string, unknown> } }[]) =>
+      Object.fromEntries(m.map((e) => [e.manager, Object.keys(e.fieldsV1['f:spec'] ?? {}).sort()]));
+    expect(owners(forced.body.metadata.managedFields)).toEqual({ alice: ['f:selector', 'f:template'], bob: ['f:replicas'] });
+  });
+
+  test('a field dropped from the configuration is removed when no one else owns it', async () => {
+    const withSidecar = applyYaml('prune', 1).replace('        image: nginx:1.25\n', '        image: nginx:1.25\n      - name: side\n        image: busybox\n');
+    await apply('prune', withSidecar, 'fieldManager=alice');
+    const res = await apply('prune', applyYaml('prune', 1), 'fieldManager=alice');
+    expect(res.body.spec.template.spec.containers.map((c: { name: string }) => c.name)).toEqual(['web']);
+  });
+
+  test('updates are tracked too: a PUT records an Update entry for its manager', async () => {
+    const current = (await api.get(`${DEPLOYMENTS}/prune`)).body;
+    const res = await api.put(`${DEPLOYMENTS}/prune?fieldManager=editor`, { ...current, metadata: { ...current.metadata, labels: { edited: 'yes' } } });
+    const update = res.body.metadata.managedFields.find((e: { manager: string }) => e.manager === 'editor');
+    expect(update).toMatchObject({ operation: 'Update', apiVersion: 'apps/v1', fieldsV1: { 'f:metadata': { 'f:labels': { '.': {}, 'f:edited': {} } } } });
+    const created = await api.post(`${NS}/configmaps`, { metadata: { name: 'by-agent' }, data: { a: 'b' } }, { headers: { 'User-Agent': 'my-controller/1.0 (linux)' } });
+    expect(created.body.metadata.managedFields).toEqual([
+      { manager: 'my-controller', operation: 'Update', apiVersion: 'v1', time: expect.any(String), fieldsType: 'FieldsV1', fieldsV1: { 'f:data': { '.': {}, 'f:a': {} } } },
+    ]);
+  });
+
+  test('re-applying the same configuration writes nothing', async () => {
+    const first = await apply('same', applyYaml('same', 1), 'fieldManager=alice');
+    const again = await apply('same', applyYaml('same', 1), 'fieldManager=alice');
+    expect(again.body.metadata.resourceVersion).toBe(first.body.metadata.resourceVersion);
+  });
+});
+
+describe('dry run', () => {
+  test('each verb runs fully, answers as usual and persists nothing', async () => {
+    await api.post(`${NS}/configmaps`, { metadata: { name: 'dry' }, data: { a: '1' } });
+    const before = await revision();
+    const create = await api.post(`${NS}/configmaps?dryRun=All`, { metadata: { generateName: 'dry-' } });
+    expect(create.status).toBe(201);
+    expect(create.body.metadata.name).toMatch(/^dry-/);
+    expect(create.body.metadata.uid).toBeDefined();
+    expect(create.body.metadata.resourceVersion).toBeUndefined();
+    const current = (await api.get(`${NS}/configmaps/dry`)).body;
+    const update = await api.put(`${NS}/configmaps/dry?dryRun=All`, { ...current, data: { a: '2' } });
+    expect(update.status).toBe(200);
+    expect(update.body.data).toEqual({ a: '2' });
+    const patch = await api.patch(`${NS}/configmaps/dry?dryRun`, { data: { a: '3' } }, 'application/merge-patch+json');
+    expect(patch.body.data).toEqual({ a: '3' });
+    const apply = await api.request('PATCH', `${NS}/configmaps/dry-applied?dryRun=All&fieldManager=x`, {
+      raw: 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: dry-applied\n',
+      contentType: 'application/apply-patch+yaml',
+    });
+    expect(apply.status).toBe(201);
+    const del = await api.delete(`${NS}/configmaps/dry?dryRun=All`);
+    expect(del.status).toBe(200);
+    expect(await revision()).toBe(before);
+    expect((await api.get(`${NS}/configmaps/dry`)).body.data).toEqual({ a: '1' });
+    expect((await api.get(`${NS}/configmaps/dry-applied`)).status).toBe(404);
+  });
+
+  test('an unknown dryRun value is refused', async () => {
+    const res = await api.post(`${NS}/configmaps?dryRun=Maybe`, { metadata: { name: 'x' } });
+    expect(res.status).toBe(422);
+    expect(res.body.message).toBe('CreateOptions.meta.k8s.io "" is invalid: dryRun: Unsupported value: "Maybe": supported values: "All"');
+  });
+
+  test('pretty works with writes, dry run included', async () => {
+    const res = await api.post(`${NS}/configmaps?dryRun=All&pretty=true`, { metadata: { name: 'pretty' } });
+    expect(res.text.startsWith('{\n  "kind": "ConfigMap",')).toBe(true);
+  });
+});
