@@ -2,7 +2,10 @@ import { EVENT_MAPPING, EVENT_POP, EVENT_SCALAR, EVENT_SEQUENCE, getScalarValue,
 
 /** Keys written twice in one object: what a strict decoder reports and a lenient one silently overwrites. */
 
-/** Paths of repeated keys in a JSON text that has already parsed, e.g. "metadata.name". */
+/**
+ * Paths of repeated keys in a JSON text, e.g. "metadata.name". Meant for text that has parsed;
+ * on anything else it stops at the end of the input rather than trust its shape.
+ */
 export function jsonDuplicateFields(text: string): string[] {
   const found: string[] = [];
   let i = 0;
@@ -12,9 +15,9 @@ export function jsonDuplicateFields(text: string): string[] {
   const str = (): string => {
     const start = i;
     i++;
-    while (text[i] !== '"') i += text[i] === '\\' ? 2 : 1;
+    while (i < text.length && text[i] !== '"') i += text[i] === '\\' ? 2 : 1;
     i++;
-    return JSON.parse(text.slice(start, i)) as string;
+    return i <= text.length ? (JSON.parse(text.slice(start, i)) as string) : '';
   };
   const value = (path: string): void => {
     ws();
@@ -27,7 +30,7 @@ export function jsonDuplicateFields(text: string): string[] {
         i++;
         return;
       }
-      for (;;) {
+      while (i < text.length) {
         ws();
         const key = str();
         const child = path ? `${path}.${key}` : key;
@@ -46,7 +49,7 @@ export function jsonDuplicateFields(text: string): string[] {
         i++;
         return;
       }
-      for (let n = 0; ; n++) {
+      for (let n = 0; i < text.length; n++) {
         value(`${path}[${n}]`);
         ws();
         if (text[i++] === ']') return;

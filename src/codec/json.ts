@@ -2,8 +2,10 @@ import { DecodeError } from './decode-error';
 
 export function decodeJson(body: Buffer): unknown {
   if (body.length === 0) throw new DecodeError("couldn't get version/kind; json parse error: unexpected end of JSON input");
+  const text = body.toString('utf8');
+  if (jsonNestingDepth(text) > MAX_NESTING_DEPTH) throw new DecodeError(`couldn't get version/kind; json parse error: exceeded max depth of ${MAX_NESTING_DEPTH}`);
   try {
-    return JSON.parse(body.toString('utf8'));
+    return JSON.parse(text);
   } catch (err) {
     throw new DecodeError(`couldn't get version/kind; json parse error: ${(err as Error).message}`);
   }
@@ -12,4 +14,37 @@ export function decodeJson(body: Buffer): unknown {
 /** JSON as Go's encoder writes it: compact, or two-space indented when pretty; always newline-terminated. */
 export function encodeJson(value: unknown, pretty = false): Buffer {
   return Buffer.from(`${pretty ? JSON.stringify(value, null, 2) : JSON.stringify(value)}\n`);
+}
+
+/** Deeper documents are refused before anything walks them recursively. */
+export const MAX_NESTING_DEPTH = 1000;
+
+/** The deepest nesting of objects and arrays in a JSON text, counted without parsing it. */
+export function jsonNestingDepth(text: string): number {
+  let depth = 0;
+  let max = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++;
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x7b || c === 0x5b) max = Math.max(max, ++depth);
+    else if (c === 0x7d || c === 0x5d) depth--;
+  }
+  return max;
+}
+
+/** The deepest nesting of a parsed value, walked without recursion. */
+export function valueNestingDepth(value: unknown): number {
+  let max = 0;
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length > 0) {
+    const [v, d] = stack.pop()!;
+    if (typeof v !== 'object' || v === null) continue;
+    max = Math.max(max, d + 1);
+    for (const child of Array.isArray(v) ? v : Object.values(v)) stack.push([child, d + 1]);
+  }
+  return max;
 }

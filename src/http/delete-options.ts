@@ -57,7 +57,7 @@ export function parseDeleteOptions(body: Buffer, contentType: string | undefined
   const raw = body.length > 0 ? fromBody(body, contentType, encodings) : fromQuery(query);
   const opts: DeleteOptions = { dryRun: false };
   if (raw.gracePeriodSeconds !== undefined && raw.gracePeriodSeconds !== null) {
-    if (typeof raw.gracePeriodSeconds !== 'number' || !Number.isInteger(raw.gracePeriodSeconds)) throw typeError('gracePeriodSeconds', 'int64');
+    if (typeof raw.gracePeriodSeconds !== 'number' || !Number.isSafeInteger(raw.gracePeriodSeconds)) throw typeError('gracePeriodSeconds', 'int64');
     // Negative grace periods mean "as soon as possible", which the delete path treats as one second.
     opts.gracePeriodSeconds = raw.gracePeriodSeconds < 0 ? 1 : raw.gracePeriodSeconds;
   }

@@ -10,8 +10,19 @@ import { addWarning } from './warnings';
  * Warning per field, Strict refuses the request with all of them.
  */
 
-/** Duplicate keys in a request body, worded as kube-apiserver's strict decoders word them. */
+/**
+ * Duplicate keys in a request body, worded as kube-apiserver's strict decoders word them. A body
+ * that does not even parse has none to report: its decoding error is what the client gets.
+ */
 export function duplicateFieldErrors(body: Buffer, encoding: Encoding): string[] {
+  try {
+    return duplicatesIn(body, encoding);
+  } catch {
+    return [];
+  }
+}
+
+function duplicatesIn(body: Buffer, encoding: Encoding): string[] {
   switch (encoding) {
     case 'json':
       return jsonDuplicateFields(body.toString('utf8')).map((path) => `duplicate field ${JSON.stringify(path)}`);

@@ -236,6 +236,8 @@ export class GenericStore {
     }
     delete meta.selfLink;
     const { strategy } = this.def;
+    // Defaults first, as decoding applies them in kube-apiserver: a field the client left to its default is no change.
+    strategy.applyDefaults(next);
     if (!subresource) {
       keepSubresourceFields(next, prev, this.def.subresources);
       strategy.prepareForUpdate(next, prev);
@@ -243,7 +245,6 @@ export class GenericStore {
         meta.generation = (old.generation ?? 0) + 1;
       }
     }
-    strategy.applyDefaults(next);
     const errs: FieldErrorList = [
       ...validateObjectMetaUpdate(meta, old),
       ...(subresource ? [] : [...strategy.validate(next), ...strategy.validateUpdate(next, prev)]),

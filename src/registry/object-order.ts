@@ -1,4 +1,4 @@
-import type { KubeObject, ObjectMeta } from '../api/types';
+import { setOwn, type KubeObject, type ObjectMeta } from '../api/types';
 
 /** metav1.ObjectMeta's field order, which kube-apiserver's JSON follows. */
 const META_ORDER: (keyof ObjectMeta)[] = [
@@ -25,12 +25,12 @@ export function inWireOrder(obj: KubeObject, kind: string, apiVersion: string): 
   const source = (obj.metadata ?? {}) as Record<string, unknown>;
   for (const k of META_ORDER) {
     // The resourceVersion slot is always kept, so that the revision read back from etcd lands in its place.
-    if (source[k] !== undefined || k === 'resourceVersion') meta[k] = source[k];
+    if (source[k] !== undefined || k === 'resourceVersion') setOwn(meta, k, source[k]);
   }
-  for (const k of Object.keys(source)) if (!(k in meta) && source[k] !== undefined) meta[k] = source[k];
+  for (const k of Object.keys(source)) if (!Object.prototype.hasOwnProperty.call(meta, k) && source[k] !== undefined) setOwn(meta, k, source[k]);
   const out: KubeObject = { kind, apiVersion, metadata: meta as ObjectMeta };
   for (const k of Object.keys(obj)) {
-    if (k !== 'kind' && k !== 'apiVersion' && k !== 'metadata' && k !== 'status') out[k] = obj[k];
+    if (k !== 'kind' && k !== 'apiVersion' && k !== 'metadata' && k !== 'status') setOwn(out, k, obj[k]);
   }
   if (obj.status !== undefined) out.status = obj.status;
   return out;

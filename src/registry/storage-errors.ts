@@ -35,6 +35,9 @@ export function interpretStorageError(err: unknown, gr: GroupResource, name: str
       return badRequest(err.message);
     case 'Corrupt':
       return internalError(err.message);
+    case 'TooLarge':
+      // etcd's own limit on a request (--max-request-bytes) is below kube-apiserver's body limit.
+      return new StatusError(413, 'RequestEntityTooLarge', `Request entity too large: ${err.message}`);
     case 'Unavailable':
       return new StatusError(
         500,

@@ -7,6 +7,7 @@ export type StorageErrorCode =
   | 'FutureRevision'
   | 'InvalidContinue'
   | 'Corrupt'
+  | 'TooLarge'
   | 'Unavailable';
 
 export class StorageError extends Error {

@@ -31,7 +31,8 @@ async function create(name: string, labels: Record<string, string> = {}): Promis
 describe('get', () => {
   test('unset, 0 and a known version all find the object', async () => {
     const obj = await create('g1');
-    for (const rv of ['', '0', obj.metadata.resourceVersion]) {
+    // The known version first: it waits for the cache, after which "any version" (0) sees the object too.
+    for (const rv of [obj.metadata.resourceVersion, '', '0']) {
       const res = await api.get(`${CM}/g1${rv === '' ? '' : `?resourceVersion=${rv}`}`);
       expect(res.status).toBe(200);
       expect(res.body.metadata.uid).toBe(obj.metadata.uid);

@@ -2,6 +2,7 @@ import { badRequest, invalid, unsupportedMediaType } from '../../api/errors';
 import { field } from '../../api/field-errors';
 import { isPlainObject, type KubeObject } from '../../api/types';
 import { DecodeError } from '../../codec/decode-error';
+import { jsonNestingDepth, MAX_NESTING_DEPTH } from '../../codec/json';
 import { parseMediaType } from '../../codec/media-type';
 import { decodeYaml } from '../../codec/yaml';
 import { applyJsonPatch } from '../../patch/json-patch';
@@ -22,8 +23,10 @@ const STRATEGIC_MERGE_PATCH = 'application/strategic-merge-patch+json';
 const APPLY_PATCH = 'application/apply-patch+yaml';
 
 function parsePatchBody(body: Buffer): unknown {
+  const text = body.toString('utf8');
+  if (jsonNestingDepth(text) > MAX_NESTING_DEPTH) throw badRequest(`exceeded max depth of ${MAX_NESTING_DEPTH}`);
   try {
-    return JSON.parse(body.toString('utf8'));
+    return JSON.parse(text);
   } catch (err) {
     throw badRequest((err as Error).message);
   }
@@ -76,7 +79,7 @@ export async function handlePatch(r: ResourceRequest): Promise<void> {
   const fieldManager = fieldManagerParam(query, r.req.headers['user-agent'], 'PatchOptions', type === APPLY_PATCH);
   const subresource = info.subresource as '' | Subresource;
   const schema = store.typedSchema;
-  const fieldErrors = validation === 'Ignore' ? [] : duplicateFieldErrors(body, type === APPLY_PATCH ? 'yaml' : 'json');
+  const fieldErrors: string[] = [];
 
   /** Type errors are fatal; unknown fields are dropped and reported per fieldValidation. */
   const checked = (obj: KubeObject): KubeObject => {
@@ -90,13 +93,16 @@ export async function handlePatch(r: ResourceRequest): Promise<void> {
 
   let result: { object: KubeObject; created: boolean };
   if (type === APPLY_PATCH) {
-    const config = checked(applyConfig(body, r));
+    const parsed = applyConfig(body, r);
+    if (validation !== 'Ignore') fieldErrors.push(...duplicateFieldErrors(body, 'yaml'));
+    const config = checked(parsed);
     result = await store.apply(info.namespace, info.name, config, { dryRun, fieldManager, force: boolParam(query, 'force'), subresource });
   } else {
     if (query.has('force')) {
       throw invalid({ group: 'meta.k8s.io', kind: 'PatchOptions' }, '', [field.forbidden('force', 'may not be specified for non-apply patch')]);
     }
     const patch = parsePatchBody(body);
+    if (validation !== 'Ignore') fieldErrors.push(...duplicateFieldErrors(body, 'json'));
     if (type !== JSON_PATCH && !isPlainObject(patch)) {
       throw badRequest(`json: cannot unmarshal ${Array.isArray(patch) ? 'array' : typeof patch} into Go value of type map[string]interface {}`);
     }

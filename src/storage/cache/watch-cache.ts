@@ -248,12 +248,40 @@ export class WatchCache implements Storage {
     return items;
   }
 
+  /**
+   * Whether a read that must see revision `revision` can be served from the cache. Without
+   * trustworthy progress notifications (older etcd) a cache behind it defers to etcd rather than
+   * risk a stale answer; either way a revision etcd itself has not reached is waited for, then 504.
+   */
+  private async cacheIsFreshFor(revision: number): Promise<boolean> {
+    await this.ready;
+    if (this.revision >= revision) return true;
+    if (this.opts.consistentReads) {
+      await this.waitUntilFresh(revision);
+      return true;
+    }
+    await this.waitForEtcd(revision);
+    return false;
+  }
+
+  /** Polls etcd until it has reached `revision`; 504 Too large resource version after the timeout. */
+  private async waitForEtcd(revision: number): Promise<number> {
+    const deadline = Date.now() + this.opts.freshnessTimeoutMs;
+    for (;;) {
+      const current = await this.etcd.currentRevision();
+      if (current >= revision) return current;
+      if (Date.now() >= deadline) throw new StorageError('FutureRevision', `Too large resource version: ${revision}, current: ${current}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+
   async get(key: string, opts: ReadConsistency): Promise<KubeObject> {
+    const latest: ReadConsistency = { resourceVersion: '', match: '' };
     if (opts.resourceVersion === '') {
-      if (!this.opts.consistentReads) return this.etcd.get(key, opts);
+      if (!this.opts.consistentReads) return this.etcd.get(key, latest);
       await this.syncWithEtcd();
-    } else {
-      await this.waitUntilFresh(parseRevision(opts.resourceVersion));
+    } else if (!(await this.cacheIsFreshFor(parseRevision(opts.resourceVersion)))) {
+      return this.etcd.get(key, latest);
     }
     const obj = this.objects.get(key);
     if (!obj) throw new StorageError('KeyNotFound', `key ${key} not found`, key);
@@ -267,38 +295,65 @@ export class WatchCache implements Storage {
     const delegate = !!opts.continue || match === 'Exact' || hasLimit || (rv === '' && !this.opts.consistentReads);
     if (delegate) return this.etcd.list(prefix, opts);
     if (rv === '') await this.syncWithEtcd();
-    else await this.waitUntilFresh(parseRevision(rv));
+    else if (!(await this.cacheIsFreshFor(parseRevision(rv)))) return this.etcd.list(prefix, { ...opts, resourceVersion: '', match: '' });
     return { items: this.snapshot(prefix, opts.predicate), resourceVersion: String(this.revision) };
+  }
+
+  /**
+   * The state a watch starts from when it asks for one: the cache's when it is fresh enough (or any
+   * state will do), else a consistent list from etcd, whose revision the live events then follow.
+   */
+  private async initialState(prefix: string, opts: WatchOptions): Promise<{ state: { key: string; object: KubeObject }[]; revision: number }> {
+    const rv = opts.resourceVersion;
+    const fromCache = (): { state: { key: string; object: KubeObject }[]; revision: number } => ({
+      state: this.snapshot(prefix, opts.predicate).map((object) => ({ key: this.keyOf(object), object })),
+      revision: this.revision,
+    });
+    if (rv === '0') return fromCache();
+    if (this.opts.consistentReads) {
+      if (rv === '') await this.syncWithEtcd();
+      else await this.waitUntilFresh(parseRevision(rv));
+      return fromCache();
+    }
+    if (rv !== '' && this.revision >= parseRevision(rv)) return fromCache();
+    if (rv !== '') await this.waitForEtcd(parseRevision(rv));
+    const list = await this.etcd.list(prefix, { resourceVersion: '', match: '', predicate: opts.predicate });
+    return { state: list.items.map((object) => ({ key: this.keyOf(object), object })), revision: Number(list.resourceVersion) };
   }
 
   /** Every watch is served here: initial state if asked, replayed history, then live events. */
   async watch(prefix: string, opts: WatchOptions): Promise<WatchChannel<WatchItem>> {
     await this.ready;
     const rv = opts.resourceVersion;
-    const requested = rv === '' ? 0 : parseRevision(rv);
     const initial = opts.sendInitialEvents ?? (rv === '' || rv === '0');
-    if (rv === '') await this.syncWithEtcd();
-    // A watch from a revision the cache has not reached yet simply starts there; an initial state must be that fresh.
-    else if (initial) await this.waitUntilFresh(requested);
+    let state: { key: string; object: KubeObject }[] = [];
+    let after: number;
+    if (initial) {
+      ({ state, revision: after } = await this.initialState(prefix, opts));
+    } else if (rv === '') {
+      after = this.opts.consistentReads ? (await this.syncWithEtcd(), this.revision) : await this.etcd.currentRevision();
+    } else {
+      after = rv === '0' ? this.revision : parseRevision(rv);
+    }
     // From here to registration nothing awaits, so no event can slip between replay and live delivery.
     let replay: StorageEvent[] = [];
-    let state: KubeObject[] = [];
-    if (initial) {
-      state = this.snapshot(prefix, opts.predicate);
-    } else if (rv !== '' && rv !== '0' && requested <= this.revision) {
-      const since = this.window.since(requested);
-      if (!since) throw new StorageError('TooOld', `too old resource version: ${rv} (${this.window.start})`);
-      replay = since;
+    if (after < this.revision) {
+      const since = this.window.since(after);
+      if (!since) {
+        if (!initial) throw new StorageError('TooOld', `too old resource version: ${rv} (${this.window.start})`);
+      } else {
+        replay = since;
+      }
     }
     const channel = new WatchChannel<WatchItem>(state.length + replay.length + this.opts.watcherBuffer);
-    for (const object of state) channel.push({ type: 'ADDED', key: this.keyOf(object), object, revision: Number(object.metadata.resourceVersion) });
-    if (opts.sendInitialEvents) channel.push({ type: 'INITIAL_EVENTS_END', revision: this.revision });
+    for (const { key, object } of state) channel.push({ type: 'ADDED', key, object, revision: Number(object.metadata.resourceVersion) });
+    if (opts.sendInitialEvents) channel.push({ type: 'INITIAL_EVENTS_END', revision: after });
     for (const event of replay) {
       if (!event.key.startsWith(prefix)) continue;
       const filtered = filterEvent(event, opts.predicate);
       if (filtered) channel.push(filtered);
     }
-    const watcher: Watcher = { prefix, predicate: opts.predicate, channel, after: initial ? 0 : requested };
+    const watcher: Watcher = { prefix, predicate: opts.predicate, channel, after: Math.max(after, this.revision) };
     this.watchers.add(watcher);
     channel.onClose(() => this.watchers.delete(watcher));
     return channel;

@@ -25,6 +25,7 @@ function translate(err: unknown): Error {
   const message = err instanceof Error ? err.message : String(err);
   if (message.includes('required revision has been compacted')) return new StorageError('TooOld', message);
   if (message.includes('required revision is a future revision')) return new StorageError('FutureRevision', message);
+  if (message.includes('request is too large')) return new StorageError('TooLarge', message);
   return new StorageError('Unavailable', message);
 }
 
