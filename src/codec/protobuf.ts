@@ -19,6 +19,28 @@ const PROTO_FILES = [
 
 const META = '.k8s.io.apimachinery.pkg.apis.meta.v1';
 
+/**
+ * Fields of Go structs embedded with `json:",inline"`: a message of their own in protobuf, while
+ * in JSON their fields sit in the embedding object.
+ */
+const INLINE_FIELDS = new Set(
+  [
+    'core.v1.Volume.volumeSource',
+    'core.v1.Probe.handler',
+    'core.v1.EphemeralContainer.ephemeralContainerCommon',
+    'core.v1.PersistentVolumeSpec.persistentVolumeSource',
+    'core.v1.VolumeMountStatus.volumeStatus',
+    ...['ConfigMapEnvSource', 'ConfigMapKeySelector', 'ConfigMapProjection', 'ConfigMapVolumeSource', 'SecretEnvSource', 'SecretKeySelector', 'SecretProjection'].map(
+      (m) => `core.v1.${m}.localObjectReference`,
+    ),
+  ].map((f) => `.k8s.io.api.${f}`),
+);
+
+/** Whether a field of a message is an inlined Go struct (see INLINE_FIELDS). */
+export function isInlineField(type: Type, field: Field): boolean {
+  return INLINE_FIELDS.has(`${type.fullName}.${field.name}`);
+}
+
 let cachedRoot: Root | null = null;
 
 export function protoRoot(): Root {
@@ -69,7 +91,8 @@ function formatTime(seconds: number, nanos: number, micro: boolean): string {
 
 /** The messages whose JSON form is not a plain object of their fields. */
 const SPECIAL: Record<string, (msg: Record<string, unknown>) => unknown> = {
-  [`${META}.Time`]: (m) => (m.seconds === undefined || toNumber(m.seconds as Longish) === 0 ? undefined : formatTime(toNumber(m.seconds as Longish), 0, false)),
+  // A Time written at all is a non-pointer field: its zero value is JSON's null.
+  [`${META}.Time`]: (m) => (m.seconds === undefined || toNumber(m.seconds as Longish) === 0 ? null : formatTime(toNumber(m.seconds as Longish), 0, false)),
   [`${META}.MicroTime`]: (m) =>
     m.seconds === undefined ? undefined : formatTime(toNumber(m.seconds as Longish), toNumber((m.nanos as Longish) ?? 0), true),
   [`${META}.Duration`]: (m) => formatDuration(toNumber((m.duration as Longish) ?? 0)),
@@ -108,6 +131,10 @@ export function messageToJson(type: Type, msg: Record<string, unknown>): unknown
   for (const field of type.fieldsArray) {
     if (!Object.prototype.hasOwnProperty.call(msg, field.name)) continue;
     const value = msg[field.name];
+    if (isInlineField(type, field)) {
+      Object.assign(out, messageToJson(field.resolvedType as Type, value as Record<string, unknown>));
+      continue;
+    }
     if (field.map) {
       const entries = Object.entries(value as Record<string, unknown>);
       if (entries.length === 0) continue;
