@@ -37,10 +37,14 @@ function requireType(obj: Json): Type {
   return type;
 }
 
+/** A complete protobuf body around the message bytes of an object of that apiVersion and kind. */
+export function protobufEnvelope(apiVersion: string, kind: string, raw: Uint8Array): Buffer {
+  return Buffer.concat([unknownHead(apiVersion, kind, raw.length), raw, UNKNOWN_TRAILER]);
+}
+
 /** One object (or list, or Status) as a complete protobuf body. */
 export function encodeProtobuf(obj: Json): Buffer {
-  const raw = encodeMessage(requireType(obj), obj);
-  return Buffer.concat([unknownHead(String(obj.apiVersion), String(obj.kind), raw.length), raw, UNKNOWN_TRAILER]);
+  return protobufEnvelope(String(obj.apiVersion), String(obj.kind), encodeMessage(requireType(obj), obj));
 }
 
 /**

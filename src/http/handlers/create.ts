@@ -1,11 +1,11 @@
 import { readBody } from '../body';
 import { decodeObject } from '../decode-object';
 import { dryRunParam, fieldValidationParam } from '../query';
-import { present, writeEncoded } from '../respond';
+import { respond } from '../respond';
 import type { ResourceRequest } from './context';
 
 export async function handleCreate(r: ResourceRequest): Promise<void> {
-  const { info, store, query, output } = r;
+  const { info, store, query } = r;
   const body = await readBody(r.req);
   const dryRun = dryRunParam(query, 'CreateOptions');
   fieldValidationParam(query, 'CreateOptions');
@@ -20,5 +20,5 @@ export async function handleCreate(r: ResourceRequest): Promise<void> {
     dryRun,
   });
   const created = await store.create(info.namespace, obj, { dryRun });
-  writeEncoded(r.res, 201, present(store.def, created, output, query), output, r.pretty);
+  respond(r, 201, created);
 }

@@ -7,7 +7,7 @@ import { applyStrategicMergePatch } from '../../patch/strategic-merge';
 import type { Subresource } from '../../registry/subresources';
 import { readBody } from '../body';
 import { dryRunParam, fieldValidationParam } from '../query';
-import { present, writeEncoded } from '../respond';
+import { respond } from '../respond';
 import type { ResourceRequest } from './context';
 
 const JSON_PATCH = 'application/json-patch+json';
@@ -33,7 +33,7 @@ function asObject(value: unknown, current: KubeObject): KubeObject {
 }
 
 export async function handlePatch(r: ResourceRequest): Promise<void> {
-  const { info, store, query, output } = r;
+  const { info, store, query } = r;
   const patchSchema = r.patchSchemaFor(store.def);
   const supported = [JSON_PATCH, MERGE_PATCH, ...(patchSchema ? [STRATEGIC_MERGE_PATCH] : [])];
   const type = parseMediaType(r.req.headers['content-type'] ?? '').type;
@@ -59,5 +59,5 @@ export async function handlePatch(r: ResourceRequest): Promise<void> {
     dryRun,
     subresource: info.subresource as '' | Subresource,
   });
-  writeEncoded(r.res, 200, present(store.def, object, output, query), output, r.pretty);
+  respond(r, 200, object);
 }

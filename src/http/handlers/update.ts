@@ -2,11 +2,11 @@ import type { Subresource } from '../../registry/subresources';
 import { readBody } from '../body';
 import { decodeObject } from '../decode-object';
 import { dryRunParam, fieldValidationParam } from '../query';
-import { present, writeEncoded } from '../respond';
+import { respond } from '../respond';
 import type { ResourceRequest } from './context';
 
 export async function handleUpdate(r: ResourceRequest): Promise<void> {
-  const { info, store, query, output } = r;
+  const { info, store, query } = r;
   const body = await readBody(r.req);
   const dryRun = dryRunParam(query, 'UpdateOptions');
   fieldValidationParam(query, 'UpdateOptions');
@@ -24,5 +24,5 @@ export async function handleUpdate(r: ResourceRequest): Promise<void> {
     dryRun,
     subresource: info.subresource as '' | Subresource,
   });
-  writeEncoded(r.res, created ? 201 : 200, present(store.def, object, output, query), output, r.pretty);
+  respond(r, created ? 201 : 200, object);
 }
