@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { Root, type Field, type Type } from 'protobufjs';
 import type { GroupVersionKind, KubeObject } from '../api/types';
@@ -8,7 +9,8 @@ import { DecodeError } from './decode-error';
 /** Every Kubernetes protobuf body starts with these four bytes ("k8s\0"). */
 export const PROTOBUF_MAGIC = Buffer.from([0x6b, 0x38, 0x73, 0x00]);
 
-const PROTO_ROOT = path.resolve(__dirname, '../../proto');
+/** proto/ at the project root: two levels above src/codec and dist/codec, three above dist-test/src/codec. */
+const PROTO_ROOT = ['../../proto', '../../../proto'].map((p) => path.resolve(__dirname, p)).find((p) => existsSync(path.join(p, 'k8s.io')))!;
 const PROTO_FILES = [
   'k8s.io/apimachinery/pkg/runtime/generated.proto',
   'k8s.io/apimachinery/pkg/apis/meta/v1/generated.proto',
