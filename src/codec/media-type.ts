@@ -6,11 +6,16 @@ export interface MediaType {
   params: Record<string, string>;
 }
 
-export interface AcceptClause extends MediaType {
+/** One clause of an Accept header. */
+export interface AcceptClause {
+  type: string;
+  subtype: string;
   q: number;
+  params: Record<string, string>;
 }
 
-function splitParams(raw: string): MediaType {
+/** A Content-Type as Go's mime.ParseMediaType reads it: type and parameter names lower-cased, quotes dropped. */
+export function parseMediaType(raw: string): MediaType {
   const [head, ...rest] = raw.split(';');
   const params: Record<string, string> = {};
   for (const p of rest) {
@@ -24,31 +29,54 @@ function splitParams(raw: string): MediaType {
   return { type: head.trim().toLowerCase(), params };
 }
 
-export function parseMediaType(raw: string): MediaType {
-  return splitParams(raw);
+/** goautoneg's order: a higher q first; a concrete type, then a concrete subtype, before a wildcard. */
+function less(a: AcceptClause, b: AcceptClause): boolean {
+  if (a.q > b.q) return true;
+  if (a.type !== '*' && b.type === '*') return true;
+  return a.subtype !== '*' && b.subtype === '*';
 }
 
-/** Clauses in preference order: higher q first, then concrete types before wildcards, then as written. */
-export function parseAccept(header: string | undefined): AcceptClause[] {
-  if (!header || header.trim() === '') return [{ type: '*/*', params: {}, q: 1 }];
-  const clauses: (AcceptClause & { index: number })[] = [];
-  header.split(',').forEach((part, index) => {
-    if (part.trim() === '') return;
-    const { type, params } = splitParams(part);
-    let q = 1;
-    if ('q' in params) {
-      const parsed = Number(params.q);
-      q = Number.isFinite(parsed) ? Math.min(Math.max(parsed, 0), 1) : 0;
-      delete params.q;
+/**
+ * Accept clauses in preference order, exactly as kube-apiserver's parser (goautoneg) reads them:
+ * case kept, spaces trimmed, clauses that are not type/subtype dropped, q=0 kept (it only sorts
+ * last), and an insertion sort by its comparison.
+ */
+export function parseAccept(header: string): AcceptClause[] {
+  const clauses: AcceptClause[] = [];
+  for (const rawPart of header.split(',')) {
+    const part = rawPart.replace(/^ +| +$/g, '');
+    const [range, ...rawParams] = part.split(';');
+    const slash = range.split('/');
+    const type = slash[0].replace(/^ +| +$/g, '');
+    let subtype: string;
+    if (slash.length === 1) {
+      if (type !== '*') continue;
+      subtype = '*';
+    } else if (slash.length === 2) {
+      subtype = slash[1].replace(/^ +| +$/g, '');
+    } else continue;
+    const clause: AcceptClause = { type, subtype, q: 1, params: {} };
+    for (const p of rawParams) {
+      const kv = p.split('=');
+      if (kv.length !== 2) continue;
+      const key = kv[0].replace(/^ +| +$/g, '');
+      if (key === 'q') {
+        const q = Number(kv[1]);
+        clause.q = Number.isNaN(q) ? 0 : Math.fround(q);
+      } else clause.params[key] = kv[1].replace(/^ +| +$/g, '');
     }
-    if (q > 0) clauses.push({ type, params, q, index });
-  });
-  const specificity = (c: AcceptClause): number => (c.type === '*/*' ? 0 : c.type.endsWith('/*') ? 1 : 2);
-  clauses.sort((a, b) => b.q - a.q || specificity(b) - specificity(a) || a.index - b.index);
-  return clauses.map(({ index: _i, ...c }) => c);
+    clauses.push(clause);
+  }
+  for (let i = 1; i < clauses.length; i++) {
+    for (let j = i; j > 0 && less(clauses[j], clauses[j - 1]); j--) {
+      [clauses[j], clauses[j - 1]] = [clauses[j - 1], clauses[j]];
+    }
+  }
+  return clauses;
 }
 
-export function mediaTypeMatches(pattern: string, type: string): boolean {
-  if (pattern === '*/*' || pattern === type) return true;
-  return pattern.endsWith('/*') && type.startsWith(pattern.slice(0, -1));
+/** The clause matches a served media type: exactly, by subtype wildcard, or by `* / *`. */
+export function clauseMatches(clause: AcceptClause, mediaType: string): boolean {
+  const [type, subtype] = mediaType.split('/');
+  return (clause.type === type && (clause.subtype === subtype || clause.subtype === '*')) || (clause.type === '*' && clause.subtype === '*');
 }

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { Root, type Field, type Type } from 'protobufjs';
 import type { GroupVersionKind, KubeObject } from '../api/types';
@@ -8,7 +9,8 @@ import { DecodeError } from './decode-error';
 /** Every Kubernetes protobuf body starts with these four bytes ("k8s\0"). */
 export const PROTOBUF_MAGIC = Buffer.from([0x6b, 0x38, 0x73, 0x00]);
 
-const PROTO_ROOT = path.resolve(__dirname, '../../proto');
+/** proto/ at the project root: two levels above src/codec and dist/codec, three above dist-test/src/codec. */
+const PROTO_ROOT = ['../../proto', '../../../proto'].map((p) => path.resolve(__dirname, p)).find((p) => existsSync(path.join(p, 'k8s.io')))!;
 const PROTO_FILES = [
   'k8s.io/apimachinery/pkg/runtime/generated.proto',
   'k8s.io/apimachinery/pkg/apis/meta/v1/generated.proto',
@@ -18,6 +20,28 @@ const PROTO_FILES = [
 ];
 
 const META = '.k8s.io.apimachinery.pkg.apis.meta.v1';
+
+/**
+ * Fields of Go structs embedded with `json:",inline"`: a message of their own in protobuf, while
+ * in JSON their fields sit in the embedding object.
+ */
+const INLINE_FIELDS = new Set(
+  [
+    'core.v1.Volume.volumeSource',
+    'core.v1.Probe.handler',
+    'core.v1.EphemeralContainer.ephemeralContainerCommon',
+    'core.v1.PersistentVolumeSpec.persistentVolumeSource',
+    'core.v1.VolumeMountStatus.volumeStatus',
+    ...['ConfigMapEnvSource', 'ConfigMapKeySelector', 'ConfigMapProjection', 'ConfigMapVolumeSource', 'SecretEnvSource', 'SecretKeySelector', 'SecretProjection'].map(
+      (m) => `core.v1.${m}.localObjectReference`,
+    ),
+  ].map((f) => `.k8s.io.api.${f}`),
+);
+
+/** Whether a field of a message is an inlined Go struct (see INLINE_FIELDS). */
+export function isInlineField(type: Type, field: Field): boolean {
+  return INLINE_FIELDS.has(`${type.fullName}.${field.name}`);
+}
 
 let cachedRoot: Root | null = null;
 
@@ -51,20 +75,6 @@ export function lookupMessage(gvk: GroupVersionKind): Type | null {
   }
 }
 
-/** Go structs embedded with `json:",inline"`: in protobuf a field of their own, in JSON their fields sit in the parent. */
-const INLINE_TYPES: Record<string, string> = {
-  LocalObjectReference: 'localObjectReference',
-  VolumeSource: 'volumeSource',
-  PersistentVolumeSource: 'persistentVolumeSource',
-  EphemeralContainerCommon: 'ephemeralContainerCommon',
-  ProbeHandler: 'handler',
-};
-
-export function isInlineField(field: Field): boolean {
-  const message = field.resolvedType as Type | null;
-  return !!message && !field.repeated && !field.map && INLINE_TYPES[message.name] === field.name;
-}
-
 type Longish = number | { toNumber(): number };
 
 function toNumber(v: Longish): number {
@@ -83,7 +93,8 @@ function formatTime(seconds: number, nanos: number, micro: boolean): string {
 
 /** The messages whose JSON form is not a plain object of their fields. */
 const SPECIAL: Record<string, (msg: Record<string, unknown>) => unknown> = {
-  [`${META}.Time`]: (m) => (m.seconds === undefined || toNumber(m.seconds as Longish) === 0 ? undefined : formatTime(toNumber(m.seconds as Longish), 0, false)),
+  // A Time written at all is a non-pointer field: its zero value is JSON's null.
+  [`${META}.Time`]: (m) => (m.seconds === undefined || toNumber(m.seconds as Longish) === 0 ? null : formatTime(toNumber(m.seconds as Longish), 0, false)),
   [`${META}.MicroTime`]: (m) =>
     m.seconds === undefined ? undefined : formatTime(toNumber(m.seconds as Longish), toNumber((m.nanos as Longish) ?? 0), true),
   [`${META}.Duration`]: (m) => formatDuration(toNumber((m.duration as Longish) ?? 0)),
@@ -122,6 +133,10 @@ export function messageToJson(type: Type, msg: Record<string, unknown>): unknown
   for (const field of type.fieldsArray) {
     if (!Object.prototype.hasOwnProperty.call(msg, field.name)) continue;
     const value = msg[field.name];
+    if (isInlineField(type, field)) {
+      Object.assign(out, messageToJson(field.resolvedType as Type, value as Record<string, unknown>));
+      continue;
+    }
     if (field.map) {
       const entries = Object.entries(value as Record<string, unknown>);
       if (entries.length === 0) continue;
@@ -130,8 +145,6 @@ export function messageToJson(type: Type, msg: Record<string, unknown>): unknown
       const items = value as unknown[];
       if (items.length === 0) continue;
       out[field.name] = items.map((v) => scalarToJson(field, v));
-    } else if (isInlineField(field)) {
-      Object.assign(out, messageToJson(field.resolvedType as Type, value as Record<string, unknown>));
     } else {
       const json = scalarToJson(field, value);
       if (json === undefined) continue;

@@ -3,7 +3,7 @@ import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http
 import express from 'express';
 import { notAcceptable, pathNotFound, toStatusError, type StatusError } from '../api/errors';
 import type { AdmissionChain } from '../admission/admission';
-import { negotiateOutput, type Encoding, type OutputChoice } from '../codec/negotiate';
+import { negotiateOutput, type Encoding } from '../codec/negotiate';
 import type { ApiServerMetrics } from '../metrics/metrics';
 import type { PatchSchema } from '../patch/strategic-merge';
 import type { ResourceDefinition } from '../registry/resource-definition';
@@ -13,7 +13,9 @@ import { requestLabels } from './filters/request-metrics';
 import { groupVersionPath, openApiV2Document, openApiV3Document, openApiV3Index, type SchemaSource } from './openapi';
 import { isPretty } from './query';
 import { parseRequestInfo, type RequestInfo } from './request-info';
-import { encode, writeBody, writeEncoded, writeError } from './respond';
+import { acceptsGzip } from './body-writer';
+import { encode } from './encode';
+import { writeBody, writeEncoded, writeError } from './respond';
 import { serveResource } from './router';
 
 export interface VersionInfo {
@@ -46,19 +48,25 @@ export interface AppDeps {
   readyChecks: HealthCheck[];
   liveChecks: HealthCheck[];
   inputEncodings: Encoding[];
+  /** Response encodings of resource endpoints (JSON, YAML, Protobuf; CBOR behind its gate). */
   outputEncodings: Encoding[];
-  streamEncodings: Encoding[];
+  /** The APIResponseCompression feature gate. */
+  responseCompression: boolean;
   log: (message: string, err?: unknown) => void;
 }
 
 interface RequestState {
   info: RequestInfo;
   query: URLSearchParams;
-  output: OutputChoice | null;
   pretty: boolean;
+  /** The client takes gzip and the server may compress. */
+  compress: boolean;
 }
 
 const STATE = Symbol('kapi.request');
+
+/** What version, discovery and other non-resource documents are written in. */
+const NON_RESOURCE_ENCODINGS: Encoding[] = ['json', 'yaml'];
 type StatefulResponse = ServerResponse & { [STATE]?: RequestState };
 
 /** Health endpoints answer as kube-apiserver's: "ok", or a per-check report with ?verbose. */
@@ -97,12 +105,13 @@ export function createApp(deps: AppDeps): RequestListener {
       return;
     }
     const s = state(res);
-    writeError(res, status, s.output, s.pretty);
+    const encodings = s.info.isResourceRequest ? deps.outputEncodings : NON_RESOURCE_ENCODINGS;
+    writeError(res, status, (res.req as IncomingMessage).headers.accept, encodings, s.pretty, s.compress);
   };
   const json = (res: ServerResponse, value: unknown, code = 200): void => {
     const s = state(res);
-    const output = negotiateOutput((res.req as IncomingMessage).headers.accept, { encodings: ['json', 'yaml'] });
-    writeEncoded(res, code, value, output, s.pretty);
+    const output = negotiateOutput((res.req as IncomingMessage).headers.accept, { encodings: NON_RESOURCE_ENCODINGS });
+    writeEncoded(res, code, value, output, s.pretty || output.pretty, s.compress);
   };
   const wrap =
     (fn: (req: express.Request, res: express.Response) => Promise<void> | void) =>
@@ -155,15 +164,15 @@ export function createApp(deps: AppDeps): RequestListener {
 
   const discovery = (core: boolean) =>
     wrap((req, res) => {
-      const output = negotiateOutput(req.headers.accept, { encodings: deps.outputEncodings, discovery: true });
-      state(res).output = output;
+      const output = negotiateOutput(req.headers.accept, { encodings: NON_RESOURCE_ENCODINGS, discovery: true });
+      const { pretty, compress } = state(res);
       res.setHeader('Vary', 'Accept');
       if (output.representation.kind === 'APIGroupDiscoveryList') {
-        writeEncoded(res, 200, aggregatedDiscovery(deps.registry, core, output.representation.version), output, state(res).pretty);
+        writeEncoded(res, 200, aggregatedDiscovery(deps.registry, core, output.representation.version), output, pretty, compress);
         return;
       }
       const host = req.headers.host ?? '127.0.0.1';
-      writeEncoded(res, 200, core ? apiVersions(host) : apiGroupList(deps.registry), output, state(res).pretty);
+      writeEncoded(res, 200, core ? apiVersions(host) : apiGroupList(deps.registry), output, pretty, compress);
     });
   app.get('/api', discovery(true));
   app.get('/apis', discovery(false));
@@ -196,7 +205,12 @@ export function createApp(deps: AppDeps): RequestListener {
   return (req, res) => {
     const url = new URL(req.url ?? '/', 'http://kapi');
     const info = parseRequestInfo(req.method ?? 'GET', url.pathname, url.searchParams);
-    const s: RequestState = { info, query: url.searchParams, output: null, pretty: isPretty(url.searchParams, req.headers['user-agent']) };
+    const s: RequestState = {
+      info,
+      query: url.searchParams,
+      pretty: isPretty(url.searchParams, req.headers['user-agent']),
+      compress: deps.responseCompression && acceptsGzip(req.headers['accept-encoding']),
+    };
     (res as StatefulResponse)[STATE] = s;
     res.setHeader('Audit-Id', randomUUID());
     res.setHeader('Cache-Control', 'no-cache, private');
@@ -213,9 +227,7 @@ export function createApp(deps: AppDeps): RequestListener {
       app(req, res);
       return;
     }
-    serveResource(req, res, info, s.query, deps, abort.signal, (output) => {
-      s.output = output;
-    }).catch((err: unknown) => respondError(res, err));
+    serveResource(req, res, info, s.query, deps, abort.signal, s.compress).catch((err: unknown) => respondError(res, err));
   };
 }
 

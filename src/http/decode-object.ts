@@ -1,6 +1,7 @@
 import { badRequest } from '../api/errors';
 import { isPlainObject, type KubeObject } from '../api/types';
 import { DecodeError } from '../codec/decode-error';
+import { decodeCbor } from '../codec/cbor';
 import { decodeJson } from '../codec/json';
 import { negotiateInput, type Encoding } from '../codec/negotiate';
 import { decodeProtobuf } from '../codec/protobuf';
@@ -34,7 +35,7 @@ export function decodeBody(body: Buffer, encoding: Encoding): unknown {
     case 'protobuf':
       return decodeProtobuf(body);
     case 'cbor':
-      throw new DecodeError('CBOR is not enabled');
+      return decodeCbor(body);
   }
 }
 

@@ -1,83 +1,48 @@
 import type { ServerResponse } from 'node:http';
-import { badRequest, notAcceptable, type StatusError } from '../api/errors';
+import { badRequest, StatusError } from '../api/errors';
 import type { KubeList, KubeObject, Status } from '../api/types';
-import { encodeJson } from '../codec/json';
-import { mediaTypeOf, type Encoding, type OutputChoice } from '../codec/negotiate';
-import { encodeYaml } from '../codec/yaml';
+import { negotiateError, type Encoding, type OutputChoice } from '../codec/negotiate';
 import type { ResourceDefinition } from '../registry/resource-definition';
 import { toTable, type IncludeObject } from '../registry/table';
+import { StreamedBody, writeWholeBody } from './body-writer';
+import type { ResourceRequest } from './handlers/context';
+import { encode, listPieces } from './encode';
 
-export function encode(value: unknown, encoding: Encoding, pretty: boolean): Buffer {
-  switch (encoding) {
-    case 'yaml':
-      return encodeYaml(value);
-    default:
-      return encodeJson(value, pretty);
-  }
+/** Lists longer than this are written item by item rather than as one buffer. */
+const STREAM_LIST_ITEMS = 500;
+
+/** Writes a complete response body (health, metrics, OpenAPI). */
+export function writeBody(res: ServerResponse, code: number, contentType: string, body: Buffer, compress = false): void {
+  writeWholeBody(res, code, contentType, body, compress);
 }
 
-/**
- * Watch events of one object go to every watcher of it: its JSON is computed once and kept as
- * long as the object lives (the watch cache shares one object among all watchers).
- */
-const jsonOfObject = new WeakMap<object, string>();
-
-function objectJson(object: object): string {
-  let json = jsonOfObject.get(object);
-  if (json === undefined) {
-    json = JSON.stringify(object);
-    jsonOfObject.set(object, json);
-  }
-  return json;
-}
-
-export function encodeWatchEvent(type: string, object: unknown, encoding: Encoding): Buffer {
-  if (encoding !== 'json' || typeof object !== 'object' || object === null) return encode({ type, object }, encoding, false);
-  return Buffer.from(`{"type":${JSON.stringify(type)},"object":${objectJson(object)}}\n`);
-}
-
-/** Items per chunk when a large collection is streamed. */
-const LIST_CHUNK_ITEMS = 500;
-
-/**
- * Writes a collection item by item in chunks, reusing each item's JSON: a list of thousands of
- * objects is never built as one string, and objects served before are not serialised again.
- */
-function writeJsonList(res: ServerResponse, code: number, contentType: string, list: { items: unknown[] } & Record<string, unknown>): void {
-  const { items, ...envelope } = list;
-  const head = JSON.stringify(envelope);
-  res.statusCode = code;
-  res.setHeader('Content-Type', contentType);
-  res.write(`${head.slice(0, -1)}${head.length > 2 ? ',' : ''}"items":[`);
-  for (let i = 0; i < items.length; i += LIST_CHUNK_ITEMS) {
-    const chunk = items.slice(i, i + LIST_CHUNK_ITEMS).map((item) => (typeof item === 'object' && item !== null ? objectJson(item) : JSON.stringify(item)));
-    res.write(`${i > 0 ? ',' : ''}${chunk.join(',')}`);
-  }
-  res.end(']}\n');
-}
-
-/** Writes a complete response body. */
-export function writeBody(res: ServerResponse, code: number, contentType: string, body: Buffer): void {
-  res.statusCode = code;
-  res.setHeader('Content-Type', contentType);
-  res.setHeader('Content-Length', body.length);
-  res.end(body);
-}
-
-export function writeEncoded(res: ServerResponse, code: number, value: unknown, output: OutputChoice, pretty: boolean): void {
+/** Writes a value in the negotiated encoding; large JSON and Protobuf lists are streamed item by item. */
+export function writeEncoded(res: ServerResponse, code: number, value: unknown, output: OutputChoice, pretty: boolean, compress = false): void {
   const items = (value as { items?: unknown }).items;
-  if (output.encoding === 'json' && !pretty && Array.isArray(items) && items.length > LIST_CHUNK_ITEMS) {
-    writeJsonList(res, code, output.contentType, value as { items: unknown[] } & Record<string, unknown>);
+  if (Array.isArray(items) && items.length > STREAM_LIST_ITEMS) {
+    const pieces = listPieces(value as { items: unknown[] } & Record<string, unknown>, output.encoding, pretty);
+    if (pieces) {
+      const body = new StreamedBody(res, code, output.contentType, compress);
+      for (const piece of pieces) body.write(piece);
+      body.end();
+      return;
+    }
+  }
+  writeWholeBody(res, code, output.contentType, encode(value, output.encoding, pretty), compress);
+}
+
+/**
+ * An error in a format the client reads, negotiated as kube-apiserver does for errors (any served
+ * type, no conversion); when no Accept clause fits, the Status as indented JSON.
+ */
+export function writeError(res: ServerResponse, err: StatusError, accept: string | undefined, encodings: Encoding[], pretty: boolean, compress: boolean): void {
+  for (const [k, v] of Object.entries(err.headers)) res.setHeader(k, v);
+  const output = negotiateError(accept, encodings);
+  if (!output) {
+    writeWholeBody(res, err.code, 'application/json', Buffer.from(JSON.stringify(err.status, null, 2)), false);
     return;
   }
-  writeBody(res, code, output.contentType, encode(value, output.encoding, pretty));
-}
-
-/** Errors are always written in a format the client reads: the negotiated one, else JSON. */
-export function writeError(res: ServerResponse, err: StatusError, output: OutputChoice | null, pretty: boolean): void {
-  for (const [k, v] of Object.entries(err.headers)) res.setHeader(k, v);
-  const encoding = output?.representation.kind === 'object' ? output.encoding : 'json';
-  writeBody(res, err.code, mediaTypeOf(encoding), encode(err.status, encoding, pretty));
+  writeWholeBody(res, err.code, output.contentType, encode(err.status, output.encoding, pretty || output.pretty), compress);
 }
 
 function isStatus(value: KubeObject | KubeList | Status): value is Status {
@@ -90,18 +55,23 @@ export function isList(value: KubeObject | KubeList | Status): value is KubeList
 
 export function includeObjectParam(query: URLSearchParams): IncludeObject {
   const v = query.get('includeObject') ?? '';
-  if (v === '' ) return 'Metadata';
+  if (v === '') return 'Metadata';
   if (v === 'None' || v === 'Metadata' || v === 'Object') return v;
   throw badRequest(`unrecognized includeObject value: ${JSON.stringify(v)}`);
 }
 
+/** How kube-apiserver's errors name the stored type: its internal Go type, e.g. *core.PodList. */
+function internalTypeName(def: ResourceDefinition, list: boolean): string {
+  const pkg = def.group === '' ? 'core' : def.group.split('.')[0];
+  return `*${pkg}.${list ? def.listKind : def.kind}`;
+}
+
+function notAcceptableConversion(message: string): StatusError {
+  return new StatusError(406, 'NotAcceptable', message);
+}
+
 /** Converts a result to the representation the client negotiated (object, Table, metadata only). */
-export function present(
-  def: ResourceDefinition,
-  value: KubeObject | KubeList | Status,
-  output: OutputChoice,
-  query: URLSearchParams,
-): unknown {
+export function present(def: ResourceDefinition, value: KubeObject | KubeList | Status, output: OutputChoice, query: URLSearchParams): unknown {
   if (isStatus(value)) return value;
   const rep = output.representation;
   if (rep.kind === 'object' || rep.kind === 'APIGroupDiscoveryList') return value;
@@ -111,7 +81,10 @@ export function present(
     if (isList(value)) return toTable(def, value.items, value.metadata, include, apiVersion);
     return toTable(def, [value], { resourceVersion: value.metadata.resourceVersion }, include, apiVersion);
   }
-  if (isList(value)) {
+  if (rep.kind === 'PartialObjectMetadataList') {
+    if (!isList(value)) {
+      throw notAcceptableConversion(`you requested PartialObjectMetadataList, but the requested object is not a list (${internalTypeName(def, false)})`);
+    }
     return {
       kind: 'PartialObjectMetadataList',
       apiVersion,
@@ -119,6 +92,13 @@ export function present(
       items: value.items.map((o) => ({ kind: 'PartialObjectMetadata', apiVersion, metadata: o.metadata })),
     };
   }
-  if (rep.kind === 'PartialObjectMetadataList') throw notAcceptable(['application/json', 'application/yaml']);
+  if (isList(value)) {
+    throw notAcceptableConversion(`you requested PartialObjectMetadata, but the requested object is a list (${internalTypeName(def, true)})`);
+  }
   return { kind: 'PartialObjectMetadata', apiVersion, metadata: value.metadata };
+}
+
+/** A resource handler's answer: the result in the negotiated representation and encoding. */
+export function respond(r: ResourceRequest, code: number, value: KubeObject | KubeList | Status): void {
+  writeEncoded(r.res, code, present(r.store.def, value, r.output, r.query), r.output, r.pretty, r.compress);
 }

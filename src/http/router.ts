@@ -1,7 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { methodNotAllowed, pathNotFound } from '../api/errors';
 import type { AdmissionChain } from '../admission/admission';
-import { negotiateOutput, type Encoding } from '../codec/negotiate';
+import { negotiateOutput, negotiateStream, type Encoding } from '../codec/negotiate';
+import { lookupMessage } from '../codec/protobuf';
 import type { GenericStore } from '../registry/generic-store';
 import type { ResourceDefinition, Verb } from '../registry/resource-definition';
 import type { PatchSchema } from '../patch/strategic-merge';
@@ -40,8 +41,8 @@ export interface RouterDeps {
   registry: ResourceRegistry;
   admission: AdmissionChain;
   inputEncodings: Encoding[];
+  /** Every response encoding the server speaks (Protobuf only for kinds with a message). */
   outputEncodings: Encoding[];
-  streamEncodings: Encoding[];
   patchSchemaFor(def: ResourceDefinition): PatchSchema | null;
   watchListEnabled: boolean;
   onWatchEvent(def: ResourceDefinition): void;
@@ -76,14 +77,16 @@ export async function serveResource(
   query: URLSearchParams,
   deps: RouterDeps,
   signal: AbortSignal,
-  onOutput: (output: ResourceRequest['output']) => void,
+  compress: boolean,
 ): Promise<void> {
   const { store, verb } = resolveResourceRequest(info, deps.registry);
-  const output = negotiateOutput(req.headers.accept, {
-    encodings: verb === 'watch' ? deps.streamEncodings : deps.outputEncodings,
+  const hasMessage = lookupMessage({ group: store.def.group, version: store.def.version, kind: store.def.kind }) !== null;
+  const options = {
+    encodings: deps.outputEncodings,
+    objectEncodings: hasMessage ? deps.outputEncodings : deps.outputEncodings.filter((e) => e !== 'protobuf'),
     meta: true,
-  });
-  onOutput(output);
+  };
+  const output = verb === 'watch' ? negotiateStream(req.headers.accept, options) : negotiateOutput(req.headers.accept, options);
   if (store.def.deprecationWarning) addWarning(res, store.def.deprecationWarning);
   await HANDLERS[verb]({
     req,
@@ -92,7 +95,8 @@ export async function serveResource(
     store,
     query,
     output,
-    pretty: isPretty(query, req.headers['user-agent']),
+    pretty: output.pretty || isPretty(query, req.headers['user-agent']),
+    compress,
     admission: deps.admission,
     inputEncodings: deps.inputEncodings,
     patchSchemaFor: deps.patchSchemaFor,

@@ -60,12 +60,12 @@ describe('toTable', () => {
     expect(table.kind).toBe('Table');
     expect(table.apiVersion).toBe('meta.k8s.io/v1');
     expect(table.metadata).toEqual({ resourceVersion: '7' });
-    expect(table.columnDefinitions.map(({ description: _d, ...c }) => c)).toEqual([
+    expect(table.columnDefinitions!.map(({ description: _d, ...c }) => c)).toEqual([
       { name: 'Name', type: 'string', format: 'name', priority: 0 },
       { name: 'Created At', type: 'date', format: '', priority: 0 },
     ]);
-    expect(table.columnDefinitions[0].description).toMatch(/^Name must be unique within a namespace\./);
-    expect(table.columnDefinitions[1].description).toMatch(/^CreationTimestamp is a timestamp representing the server time/);
+    expect(table.columnDefinitions![0].description).toMatch(/^Name must be unique within a namespace\./);
+    expect(table.columnDefinitions![1].description).toMatch(/^CreationTimestamp is a timestamp representing the server time/);
     expect(table.rows).toEqual([{ cells: ['w1', '2024-01-01T00:00:00Z'] }]);
   });
 
@@ -76,6 +76,6 @@ describe('toTable', () => {
   });
 
   test('a kind with printer columns uses them (ConfigMap: Name, Data, Age)', () => {
-    expect(toTable(configmaps, [], {}, 'None', 'meta.k8s.io/v1').columnDefinitions.map((c) => c.name)).toEqual(['Name', 'Data', 'Age']);
+    expect(toTable(configmaps, [], {}, 'None', 'meta.k8s.io/v1').columnDefinitions!.map((c) => c.name)).toEqual(['Name', 'Data', 'Age']);
   });
 });

@@ -20,7 +20,8 @@ export interface Table {
   kind: 'Table';
   apiVersion: string;
   metadata: ListMeta;
-  columnDefinitions: TableColumnDefinition[];
+  /** Null in the events of a Table watch after the first: kube-apiserver prints the headers once. */
+  columnDefinitions: TableColumnDefinition[] | null;
   rows: TableRow[];
 }
 

@@ -47,9 +47,9 @@ function messageField(field: Field): Type | null {
 /** A field of a message, looking through inlined messages. */
 function findField(type: Type, name: string): { owner: Type; field: Field } | null {
   const own = type.fields[name];
-  if (own && Object.prototype.hasOwnProperty.call(type.fields, name) && !isInlineField(own)) return { owner: type, field: own };
+  if (own && Object.prototype.hasOwnProperty.call(type.fields, name) && !isInlineField(type, own)) return { owner: type, field: own };
   for (const f of type.fieldsArray) {
-    if (isInlineField(f)) {
+    if (isInlineField(type, f)) {
       const found = findField(f.resolvedType as Type, name);
       if (found) return found;
     }
@@ -147,7 +147,7 @@ function messageSchema(type: Type, out: Record<string, unknown>): Record<string,
   const properties: Record<string, unknown> = {};
   const required: string[] = [];
   const fields = (t: Type): { owner: Type; field: Field }[] =>
-    t.fieldsArray.flatMap((f) => (isInlineField(f) ? fields(f.resolvedType as Type) : [{ owner: t, field: f }]));
+    t.fieldsArray.flatMap((f) => (isInlineField(t, f) ? fields(f.resolvedType as Type) : [{ owner: t, field: f }]));
   for (const { owner, field } of fields(type).sort((a, b) => a.field.name.localeCompare(b.field.name))) {
     properties[field.name] = fieldSchema(owner, field, out);
     if (factsOf(owner, field.name).required) required.push(field.name);

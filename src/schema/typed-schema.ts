@@ -82,12 +82,12 @@ export class ObjectNode {
   /** A field of this message, or of a message inlined into it. */
   private resolve(name: string): FieldSchema | null {
     const own = this.type.fields[name];
-    if (own && Object.prototype.hasOwnProperty.call(this.type.fields, name) && !isInlineField(own)) {
+    if (own && Object.prototype.hasOwnProperty.call(this.type.fields, name) && !isInlineField(this.type, own)) {
       const facts = FIELD_FACTS[this.fullName]?.[name] ?? {};
       return { name, node: fieldNode(own, facts), facts };
     }
     for (const f of this.type.fieldsArray) {
-      if (isInlineField(f)) {
+      if (isInlineField(this.type, f)) {
         const found = objectNode(f.resolvedType as Type, false).field(name);
         if (found) return found;
       }
@@ -96,7 +96,7 @@ export class ObjectNode {
   }
 
   fieldNames(): string[] {
-    return this.type.fieldsArray.flatMap((f) => (isInlineField(f) ? objectNode(f.resolvedType as Type, false).fieldNames() : [f.name]));
+    return this.type.fieldsArray.flatMap((f) => (isInlineField(this.type, f) ? objectNode(f.resolvedType as Type, false).fieldNames() : [f.name]));
   }
 }
 

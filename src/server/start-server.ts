@@ -5,6 +5,7 @@ import { AdmissionChain } from '../admission/admission';
 import { IMMORTAL_NAMESPACES, NamespaceLifecycle } from '../admission/namespace-lifecycle';
 import { isStatusError } from '../api/errors';
 import { NamespaceController } from '../controllers/namespace-controller';
+import type { Encoding } from '../codec/negotiate';
 import { createApp, type VersionInfo } from '../http/app';
 import { ApiServerMetrics } from '../metrics/metrics';
 import { GenericStore, resourceRoot } from '../registry/generic-store';
@@ -184,6 +185,8 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
   });
   compactor.start();
 
+  // CBOR is served (and read) only behind its feature gate, as in kube-apiserver.
+  const encodings: Encoding[] = ['json', 'yaml', 'protobuf', ...(config.featureGates.CBORServingAndStorage ? (['cbor'] as const) : [])];
   const app = createApp({
     registry,
     admission,
@@ -204,9 +207,9 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
       },
     ],
     liveChecks: [{ name: 'ping', check: async () => undefined }],
-    inputEncodings: ['json', 'yaml', 'protobuf'],
-    outputEncodings: ['json', 'yaml'],
-    streamEncodings: ['json'],
+    inputEncodings: encodings,
+    outputEncodings: encodings,
+    responseCompression: config.featureGates.APIResponseCompression,
     log,
   });
   const server = createServer(app);

@@ -1,5 +1,6 @@
 import { startBenchEnv } from './harness';
 import { benchLists } from './lists';
+import { benchSerialization } from './serialization';
 import { benchWatchLatency } from './watch-latency';
 import { benchWrites } from './writes';
 
@@ -9,6 +10,7 @@ async function main(): Promise<void> {
   try {
     await benchWrites(env);
     await benchLists(env);
+    await benchSerialization(env);
     await benchWatchLatency(env);
   } finally {
     await env.close();

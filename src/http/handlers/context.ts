@@ -15,6 +15,8 @@ export interface ResourceRequest {
   query: URLSearchParams;
   output: OutputChoice;
   pretty: boolean;
+  /** The client takes gzip and APIResponseCompression is on: large responses are compressed. */
+  compress: boolean;
   admission: AdmissionChain;
   /** Request body encodings this server accepts. */
   inputEncodings: Encoding[];

@@ -2,11 +2,11 @@ import { readBody } from '../body';
 import { decodeObject } from '../decode-object';
 import { enforceFieldValidation } from '../field-validation';
 import { dryRunParam, fieldManagerParam, fieldValidationParam } from '../query';
-import { present, writeEncoded } from '../respond';
+import { respond } from '../respond';
 import type { ResourceRequest } from './context';
 
 export async function handleCreate(r: ResourceRequest): Promise<void> {
-  const { info, store, query, output } = r;
+  const { info, store, query } = r;
   const body = await readBody(r.req);
   const dryRun = dryRunParam(query, 'CreateOptions');
   const validation = fieldValidationParam(query, 'CreateOptions');
@@ -23,5 +23,5 @@ export async function handleCreate(r: ResourceRequest): Promise<void> {
     dryRun,
   });
   const created = await store.create(info.namespace, object, { dryRun, fieldManager });
-  writeEncoded(r.res, 201, present(store.def, created, output, query), output, r.pretty);
+  respond(r, 201, created);
 }

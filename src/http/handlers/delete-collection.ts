@@ -2,12 +2,12 @@ import { isStatusError } from '../../api/errors';
 import { readBody } from '../body';
 import { parseDeleteOptions } from '../delete-options';
 import { parseListOptions } from '../list-options';
-import { present, writeEncoded } from '../respond';
+import { respond } from '../respond';
 import type { ResourceRequest } from './context';
 
 /** DELETE on a collection: deletes what the selectors match and answers with the list as it was. */
 export async function handleDeleteCollection(r: ResourceRequest): Promise<void> {
-  const { info, store, query, output } = r;
+  const { info, store, query } = r;
   const body = await readBody(r.req);
   const opts = parseDeleteOptions(body, r.req.headers['content-type'], query, r.inputEncodings);
   const listOpts = parseListOptions(query, store.def, false);
@@ -23,5 +23,5 @@ export async function handleDeleteCollection(r: ResourceRequest): Promise<void> 
       if (!(isStatusError(err) && err.code === 404)) throw err;
     }
   }
-  writeEncoded(r.res, 200, present(store.def, list, output, query), output, r.pretty);
+  respond(r, 200, list);
 }

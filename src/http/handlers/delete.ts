@@ -1,10 +1,10 @@
 import { readBody } from '../body';
 import { parseDeleteOptions } from '../delete-options';
-import { present, writeEncoded } from '../respond';
+import { respond } from '../respond';
 import type { ResourceRequest } from './context';
 
 export async function handleDelete(r: ResourceRequest): Promise<void> {
-  const { info, store, query, output } = r;
+  const { info, store, query } = r;
   const body = await readBody(r.req);
   const opts = parseDeleteOptions(body, r.req.headers['content-type'], query, r.inputEncodings);
   await r.admission.admit({
@@ -22,5 +22,5 @@ export async function handleDelete(r: ResourceRequest): Promise<void> {
   });
   // kube-apiserver answers 202 only when a requested cascading deletion is still in progress.
   const code = !deleted && opts.orphanDependents === false ? 202 : 200;
-  writeEncoded(r.res, code, present(store.def, object, output, query), output, r.pretty);
+  respond(r, code, object);
 }

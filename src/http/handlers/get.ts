@@ -1,8 +1,8 @@
-import { present, writeEncoded } from '../respond';
+import { respond } from '../respond';
 import type { ResourceRequest } from './context';
 
 export async function handleGet(r: ResourceRequest): Promise<void> {
-  const { info, store, query, output } = r;
+  const { info, store, query } = r;
   const obj = await store.get(info.namespace, info.name, { resourceVersion: query.get('resourceVersion') ?? '', match: '' });
-  writeEncoded(r.res, 200, present(store.def, obj, output, query), output, r.pretty);
+  respond(r, 200, obj);
 }

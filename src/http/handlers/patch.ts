@@ -14,7 +14,7 @@ import { typedDecode } from '../../schema/typed-decode';
 import { readBody } from '../body';
 import { duplicateFieldErrors, enforceFieldValidation, unknownFieldErrors } from '../field-validation';
 import { boolParam, dryRunParam, fieldManagerParam, fieldValidationParam } from '../query';
-import { present, writeEncoded } from '../respond';
+import { respond } from '../respond';
 import type { ResourceRequest } from './context';
 
 const JSON_PATCH = 'application/json-patch+json';
@@ -68,7 +68,7 @@ function applyConfig(body: Buffer, r: ResourceRequest): KubeObject {
 }
 
 export async function handlePatch(r: ResourceRequest): Promise<void> {
-  const { info, store, query, output } = r;
+  const { info, store, query } = r;
   const patchSchema = r.patchSchemaFor(store.def);
   const supported = [JSON_PATCH, MERGE_PATCH, APPLY_PATCH, ...(patchSchema ? [STRATEGIC_MERGE_PATCH] : [])];
   const type = parseMediaType(r.req.headers['content-type'] ?? '').type;
@@ -118,5 +118,5 @@ export async function handlePatch(r: ResourceRequest): Promise<void> {
     };
     result = await store.update(info.namespace, info.name, (current) => checked(asObject(apply(current), current)), { dryRun, fieldManager, subresource });
   }
-  writeEncoded(r.res, result.created ? 201 : 200, present(store.def, result.object, output, query), output, r.pretty);
+  respond(r, result.created ? 201 : 200, result.object);
 }

@@ -3,11 +3,11 @@ import { readBody } from '../body';
 import { decodeObject } from '../decode-object';
 import { enforceFieldValidation } from '../field-validation';
 import { dryRunParam, fieldManagerParam, fieldValidationParam } from '../query';
-import { present, writeEncoded } from '../respond';
+import { respond } from '../respond';
 import type { ResourceRequest } from './context';
 
 export async function handleUpdate(r: ResourceRequest): Promise<void> {
-  const { info, store, query, output } = r;
+  const { info, store, query } = r;
   const body = await readBody(r.req);
   const dryRun = dryRunParam(query, 'UpdateOptions');
   const validation = fieldValidationParam(query, 'UpdateOptions');
@@ -28,5 +28,5 @@ export async function handleUpdate(r: ResourceRequest): Promise<void> {
     fieldManager,
     subresource: info.subresource as '' | Subresource,
   });
-  writeEncoded(r.res, result.created ? 201 : 200, present(store.def, result.object, output, query), output, r.pretty);
+  respond(r, result.created ? 201 : 200, result.object);
 }

@@ -7,7 +7,8 @@ import type { Predicate, WatchItem } from '../../storage/interfaces';
 import { ConsumerTooSlowError, type WatchChannel } from '../../storage/watch-channel';
 import { interpretStorageError } from '../../registry/storage-errors';
 import { parseListOptions } from '../list-options';
-import { encodeWatchEvent, present } from '../respond';
+import { encodeWatchEvent } from '../encode';
+import { present } from '../respond';
 import type { ResourceRequest } from './context';
 
 /** kube-apiserver's --min-request-timeout: watches without timeoutSeconds end after 1 to 2 times this. */
@@ -41,7 +42,7 @@ export async function handleWatch(r: ResourceRequest): Promise<void> {
   }
 
   res.statusCode = 200;
-  res.setHeader('Content-Type', `${output.contentType};stream=watch`);
+  res.setHeader('Content-Type', output.contentType);
   res.setHeader('Transfer-Encoding', 'chunked');
   res.flushHeaders();
 
@@ -66,14 +67,23 @@ export async function handleWatch(r: ResourceRequest): Promise<void> {
     apiVersion: apiVersionOfDefinition(store.def),
     metadata: { resourceVersion: String(revision), ...(annotations ? { annotations } : {}) },
   });
+  // As kube-apiserver, an event that cannot take the asked form (a list form of one object) goes out as is.
+  const shownObject = (object: KubeObject): Record<string, unknown> => {
+    try {
+      return present(store.def, object, output, query) as Record<string, unknown>;
+    } catch (err) {
+      if (isStatusError(err) && err.code === 406) return object;
+      throw err;
+    }
+  };
   const toWire = (item: WatchItem): [WatchEventType, unknown] | null => {
     switch (item.type) {
       case 'ADDED':
       case 'MODIFIED':
       case 'DELETED': {
-        const shown = present(store.def, item.object, output, query) as Record<string, unknown>;
-        // A Table stream describes its columns once, in the first event.
-        if (!first && shown.kind === 'Table') shown.columnDefinitions = [];
+        const shown = shownObject(item.object);
+        // A Table stream describes its columns once, in the first event; later ones print no headers.
+        if (!first && shown.kind === 'Table') shown.columnDefinitions = null;
         first = false;
         r.onWatchEvent();
         return [item.type, shown];

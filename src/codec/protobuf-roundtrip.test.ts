@@ -1,0 +1,251 @@
+import { BUILT_IN_RESOURCES } from '../resources';
+import { decodeProtobuf } from './protobuf';
+import { encodeProtobuf, messageTypeOf } from './protobuf-write';
+
+/** Objects of every built-in kind, as kube-apiserver would print them in JSON. */
+const meta = (name: string, namespaced = true) => ({
+  name,
+  ...(namespaced ? { namespace: 'default' } : {}),
+  uid: '0b1c2d3e-0000-4000-8000-000000000001',
+  resourceVersion: '42',
+  generation: 3,
+  creationTimestamp: '2024-05-06T07:08:09Z',
+  labels: { app: 'web', tier: 'front' },
+  annotations: { note: 'x' },
+  ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'web-1', uid: 'owner-uid', controller: true, blockOwnerDeletion: true }],
+  finalizers: ['example.com/f'],
+  managedFields: [
+    { manager: 'kubectl', operation: 'Update', apiVersion: 'v1', time: '2024-05-06T07:08:09Z', fieldsType: 'FieldsV1', fieldsV1: { 'f:metadata': { 'f:labels': { '.': {}, 'f:app': {} } } } },
+  ],
+});
+
+const podSpec = {
+  volumes: [{ name: 'cfg', configMap: { name: 'cfg', defaultMode: 420 } }, { name: 'tmp', emptyDir: { sizeLimit: '1Gi' } }],
+  initContainers: [{ name: 'init', image: 'busybox', command: ['sh', '-c', 'true'], resources: {}, terminationMessagePath: '/dev/termination-log', terminationMessagePolicy: 'File', imagePullPolicy: 'Always' }],
+  containers: [
+    {
+      name: 'nginx',
+      image: 'nginx:1.27',
+      args: ['-g', 'daemon off;'],
+      ports: [{ name: 'http', containerPort: 80, protocol: 'TCP' }],
+      env: [{ name: 'A', value: '1' }, { name: 'POD', valueFrom: { fieldRef: { apiVersion: 'v1', fieldPath: 'metadata.name' } } }],
+      resources: { limits: { cpu: '500m', memory: '128Mi' }, requests: { cpu: '250m' } },
+      volumeMounts: [{ name: 'cfg', readOnly: true, mountPath: '/etc/cfg' }],
+      livenessProbe: { httpGet: { path: '/', port: 'http', scheme: 'HTTP' }, timeoutSeconds: 1, periodSeconds: 10, successThreshold: 1, failureThreshold: 3 },
+      readinessProbe: { tcpSocket: { port: 80 }, timeoutSeconds: 1, periodSeconds: 10, successThreshold: 1, failureThreshold: 3 },
+      terminationMessagePath: '/dev/termination-log',
+      terminationMessagePolicy: 'File',
+      imagePullPolicy: 'IfNotPresent',
+      securityContext: { runAsNonRoot: true, runAsUser: 1000, allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } },
+    },
+  ],
+  restartPolicy: 'Always',
+  terminationGracePeriodSeconds: 30,
+  dnsPolicy: 'ClusterFirst',
+  nodeSelector: { 'kubernetes.io/os': 'linux' },
+  serviceAccountName: 'default',
+  serviceAccount: 'default',
+  securityContext: { fsGroup: 2000 },
+  affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'zone', operator: 'In', values: ['a', 'b'] }] }] } } },
+  schedulerName: 'default-scheduler',
+  tolerations: [{ key: 'node.kubernetes.io/not-ready', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 }],
+  priority: 0,
+  enableServiceLinks: true,
+  preemptionPolicy: 'PreemptLowerPriority',
+  topologySpreadConstraints: [{ maxSkew: 1, topologyKey: 'zone', whenUnsatisfiable: 'DoNotSchedule', labelSelector: { matchLabels: { app: 'web' } } }],
+};
+
+const template = { metadata: { labels: { app: 'web' } }, spec: podSpec };
+const selector = { matchLabels: { app: 'web' }, matchExpressions: [{ key: 'tier', operator: 'In', values: ['front'] }] };
+
+const OBJECTS: Record<string, Record<string, unknown>> = {
+  Namespace: { apiVersion: 'v1', kind: 'Namespace', metadata: meta('team', false), spec: { finalizers: ['kubernetes'] }, status: { phase: 'Active' } },
+  Node: {
+    apiVersion: 'v1',
+    kind: 'Node',
+    metadata: meta('node-1', false),
+    spec: { podCIDR: '10.0.0.0/24', podCIDRs: ['10.0.0.0/24'], taints: [{ key: 'k', value: 'v', effect: 'NoSchedule' }], unschedulable: true },
+    status: {
+      capacity: { cpu: '4', memory: '16Gi', pods: '110' },
+      allocatable: { cpu: '3800m', memory: '15Gi', pods: '110' },
+      conditions: [{ type: 'Ready', status: 'True', lastHeartbeatTime: '2024-05-06T07:08:09Z', lastTransitionTime: '2024-05-06T07:00:00Z', reason: 'KubeletReady', message: 'ok' }],
+      addresses: [{ type: 'InternalIP', address: '10.1.2.3' }],
+      daemonEndpoints: { kubeletEndpoint: { Port: 10250 } },
+      nodeInfo: { machineID: 'm', systemUUID: 's', bootID: 'b', kernelVersion: '6.1', osImage: 'Debian', containerRuntimeVersion: 'containerd://1.7', kubeletVersion: 'v1.34.0', kubeProxyVersion: '', operatingSystem: 'linux', architecture: 'amd64' },
+      images: [{ names: ['nginx:1.27'], sizeBytes: 70000000 }],
+    },
+  },
+  Pod: {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { ...meta('web-1'), deletionTimestamp: '2024-05-06T08:00:00Z', deletionGracePeriodSeconds: 0 },
+    spec: { ...podSpec, nodeName: 'node-1' },
+    status: {
+      phase: 'Running',
+      conditions: [{ type: 'Ready', status: 'True', lastProbeTime: null, lastTransitionTime: '2024-05-06T07:08:10Z' }],
+      hostIP: '10.1.2.3',
+      hostIPs: [{ ip: '10.1.2.3' }],
+      podIP: '10.0.0.5',
+      podIPs: [{ ip: '10.0.0.5' }],
+      startTime: '2024-05-06T07:08:09Z',
+      containerStatuses: [
+        {
+          name: 'nginx',
+          state: { running: { startedAt: '2024-05-06T07:08:10Z' } },
+          lastState: { terminated: { exitCode: 137, reason: 'OOMKilled', startedAt: '2024-05-06T07:00:00Z', finishedAt: '2024-05-06T07:05:00Z' } },
+          ready: true,
+          restartCount: 2,
+          image: 'nginx:1.27',
+          imageID: 'docker.io/library/nginx@sha256:abc',
+          containerID: 'containerd://123',
+          started: true,
+        },
+      ],
+      qosClass: 'Burstable',
+    },
+  },
+  Service: {
+    apiVersion: 'v1',
+    kind: 'Service',
+    metadata: meta('svc'),
+    spec: {
+      ports: [{ name: 'http', protocol: 'TCP', port: 80, targetPort: 'http', nodePort: 30080 }, { name: 'alt', protocol: 'TCP', port: 8080, targetPort: 8080 }],
+      selector: { app: 'web' },
+      clusterIP: '10.96.0.10',
+      clusterIPs: ['10.96.0.10'],
+      type: 'NodePort',
+      sessionAffinity: 'None',
+      externalTrafficPolicy: 'Cluster',
+      ipFamilies: ['IPv4'],
+      ipFamilyPolicy: 'SingleStack',
+      internalTrafficPolicy: 'Cluster',
+    },
+    status: { loadBalancer: {} },
+  },
+  ConfigMap: { apiVersion: 'v1', kind: 'ConfigMap', metadata: meta('cfg'), data: { 'a.txt': 'hello\n', b: '' }, binaryData: { bin: 'AAEC' }, immutable: true },
+  Secret: { apiVersion: 'v1', kind: 'Secret', metadata: meta('sec'), data: { password: 'aHVudGVyMg==' }, type: 'Opaque' },
+  ServiceAccount: { apiVersion: 'v1', kind: 'ServiceAccount', metadata: meta('sa'), secrets: [{ name: 'sa-token' }], imagePullSecrets: [{ name: 'reg' }], automountServiceAccountToken: false },
+  Event: {
+    apiVersion: 'v1',
+    kind: 'Event',
+    metadata: meta('web-1.17'),
+    involvedObject: { kind: 'Pod', namespace: 'default', name: 'web-1', uid: 'u', apiVersion: 'v1', resourceVersion: '41' },
+    reason: 'Scheduled',
+    message: 'Successfully assigned',
+    source: { component: 'default-scheduler' },
+    firstTimestamp: '2024-05-06T07:08:09Z',
+    lastTimestamp: '2024-05-06T07:08:09Z',
+    count: 1,
+    type: 'Normal',
+    eventTime: '2024-05-06T07:08:09.123456Z',
+    reportingComponent: 'default-scheduler',
+    reportingInstance: 'sched-1',
+  },
+  Endpoints: {
+    apiVersion: 'v1',
+    kind: 'Endpoints',
+    metadata: meta('svc'),
+    subsets: [{ addresses: [{ ip: '10.0.0.5', nodeName: 'node-1', targetRef: { kind: 'Pod', namespace: 'default', name: 'web-1', uid: 'u' } }], ports: [{ name: 'http', port: 80, protocol: 'TCP' }] }],
+  },
+  Deployment: {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: meta('web'),
+    spec: {
+      replicas: 3,
+      selector,
+      template,
+      strategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: '25%', maxSurge: 1 } },
+      revisionHistoryLimit: 10,
+      progressDeadlineSeconds: 600,
+    },
+    status: {
+      observedGeneration: 3,
+      replicas: 3,
+      updatedReplicas: 3,
+      readyReplicas: 2,
+      availableReplicas: 2,
+      unavailableReplicas: 1,
+      conditions: [{ type: 'Available', status: 'True', lastUpdateTime: '2024-05-06T07:08:09Z', lastTransitionTime: '2024-05-06T07:08:09Z', reason: 'MinimumReplicasAvailable', message: 'ok' }],
+    },
+  },
+  ReplicaSet: { apiVersion: 'apps/v1', kind: 'ReplicaSet', metadata: meta('web-1'), spec: { replicas: 0, selector, template }, status: { replicas: 0, observedGeneration: 1 } },
+  StatefulSet: {
+    apiVersion: 'apps/v1',
+    kind: 'StatefulSet',
+    metadata: meta('db'),
+    spec: {
+      replicas: 1,
+      selector,
+      template,
+      volumeClaimTemplates: [
+        // TypeMeta of an embedded object has no protobuf field.
+        { metadata: { name: 'data' }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } }, volumeMode: 'Filesystem' }, status: { phase: 'Pending' } },
+      ],
+      serviceName: 'db',
+      podManagementPolicy: 'OrderedReady',
+      updateStrategy: { type: 'RollingUpdate', rollingUpdate: { partition: 0 } },
+      revisionHistoryLimit: 10,
+      persistentVolumeClaimRetentionPolicy: { whenDeleted: 'Retain', whenScaled: 'Retain' },
+    },
+    status: { replicas: 1, readyReplicas: 1, currentReplicas: 1, updatedReplicas: 1, currentRevision: 'db-1', updateRevision: 'db-1', collisionCount: 0, availableReplicas: 1 },
+  },
+  DaemonSet: {
+    apiVersion: 'apps/v1',
+    kind: 'DaemonSet',
+    metadata: meta('agent'),
+    spec: { selector, template, updateStrategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 1, maxSurge: 0 } }, revisionHistoryLimit: 10 },
+    status: { currentNumberScheduled: 1, numberMisscheduled: 0, desiredNumberScheduled: 1, numberReady: 1 },
+  },
+  Lease: {
+    apiVersion: 'coordination.k8s.io/v1',
+    kind: 'Lease',
+    metadata: meta('lock'),
+    spec: { holderIdentity: 'node-1', leaseDurationSeconds: 40, acquireTime: '2024-05-06T07:08:09.000000Z', renewTime: '2024-05-06T07:08:19.654321Z', leaseTransitions: 0 },
+  },
+};
+
+/** The machinery's kinds that go over the wire in protobuf too. */
+const META_OBJECTS: Record<string, unknown>[] = [
+  { apiVersion: 'v1', kind: 'Status', metadata: {}, status: 'Failure', message: 'pods "x" not found', reason: 'NotFound', details: { name: 'x', kind: 'pods' }, code: 404 },
+  {
+    apiVersion: 'v1',
+    kind: 'Status',
+    metadata: {},
+    status: 'Failure',
+    message: 'invalid',
+    reason: 'Invalid',
+    details: { name: 'x', kind: 'Pod', causes: [{ reason: 'FieldValueRequired', message: 'Required value', field: 'spec.containers' }], retryAfterSeconds: 1 },
+    code: 422,
+  },
+  { apiVersion: 'meta.k8s.io/v1', kind: 'PartialObjectMetadata', metadata: meta('web-1') },
+  { apiVersion: 'meta.k8s.io/v1', kind: 'PartialObjectMetadataList', metadata: { resourceVersion: '9', continue: 'c', remainingItemCount: 5 }, items: [{ metadata: meta('a') }, { metadata: meta('b') }] },
+  { apiVersion: 'meta.k8s.io/v1', kind: 'DeleteOptions', gracePeriodSeconds: 0, preconditions: { uid: 'u', resourceVersion: '3' }, propagationPolicy: 'Foreground', dryRun: ['All'] },
+];
+
+describe('protobuf round trips: encode, decode, the same JSON', () => {
+  test('there is an object here for every built-in kind', () => {
+    expect(BUILT_IN_RESOURCES.map((d) => d.kind).sort()).toEqual(Object.keys(OBJECTS).sort());
+  });
+
+  test.each(Object.entries(OBJECTS))('%s', (_kind, obj) => {
+    expect(messageTypeOf(obj)).not.toBeNull();
+    expect(decodeProtobuf(encodeProtobuf(obj))).toEqual(obj);
+  });
+
+  test.each(BUILT_IN_RESOURCES.map((d) => [d.listKind, d] as const))('%s', (listKind, def) => {
+    const item = OBJECTS[def.kind] as { metadata: unknown } & Record<string, unknown>;
+    const { apiVersion: _a, kind: _k, ...bare } = item;
+    const list = { apiVersion: item.apiVersion, kind: listKind, metadata: { resourceVersion: '100', continue: 'token' }, items: [bare, bare] };
+    expect(decodeProtobuf(encodeProtobuf(list))).toEqual(list);
+  });
+
+  test.each(META_OBJECTS.map((o) => [o.kind, o] as const))('%s', (_kind, obj) => {
+    // The decoder gives every object a metadata, DeleteOptions too.
+    expect(decodeProtobuf(encodeProtobuf(obj as Record<string, unknown>))).toEqual({ metadata: {}, ...obj });
+  });
+
+  test('Table has no protobuf message (kube-apiserver serves it in JSON and YAML only)', () => {
+    expect(messageTypeOf({ apiVersion: 'meta.k8s.io/v1', kind: 'Table' })).toBeNull();
+  });
+});

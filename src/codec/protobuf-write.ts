@@ -1,0 +1,92 @@
+import { Writer, type Type } from 'protobufjs';
+import { parseApiVersion } from '../api/types';
+import { lookupMessage, PROTOBUF_MAGIC } from './protobuf';
+import { encodeMessage } from './protobuf-encode';
+
+/**
+ * Kubernetes' protobuf wire form of whole objects: "k8s\0", then a runtime.Unknown whose typeMeta
+ * names the kind and whose raw field holds the message. Unknown's contentEncoding and contentType
+ * are non-pointer strings, written empty (1a 00 22 00), as kube-apiserver writes them.
+ */
+
+const UNKNOWN_TRAILER = Buffer.from([0x1a, 0x00, 0x22, 0x00]);
+
+type Json = Record<string, unknown>;
+
+/** The message type of an object from its apiVersion and kind; null when Kubernetes has none. */
+export function messageTypeOf(obj: unknown): Type | null {
+  const { apiVersion, kind } = (obj ?? {}) as Json;
+  if (typeof apiVersion !== 'string' || typeof kind !== 'string' || !kind) return null;
+  return lookupMessage({ ...parseApiVersion(apiVersion), kind });
+}
+
+/** The bytes before `raw`'s content: magic, typeMeta, and raw's tag and length. */
+function unknownHead(apiVersion: string, kind: string, rawLength: number): Buffer {
+  const w = Writer.create();
+  w.uint32((1 << 3) | 2).fork();
+  w.uint32((1 << 3) | 2).string(apiVersion);
+  w.uint32((2 << 3) | 2).string(kind);
+  w.ldelim();
+  w.uint32((2 << 3) | 2).uint32(rawLength);
+  return Buffer.concat([PROTOBUF_MAGIC, w.finish()]);
+}
+
+function requireType(obj: Json): Type {
+  const type = messageTypeOf(obj);
+  if (!type) throw new Error(`no protobuf message for ${String(obj.apiVersion)} ${String(obj.kind)}`);
+  return type;
+}
+
+/** A complete protobuf body around the message bytes of an object of that apiVersion and kind. */
+export function protobufEnvelope(apiVersion: string, kind: string, raw: Uint8Array): Buffer {
+  return Buffer.concat([unknownHead(apiVersion, kind, raw.length), raw, UNKNOWN_TRAILER]);
+}
+
+/** One object (or list, or Status) as a complete protobuf body. */
+export function encodeProtobuf(obj: Json): Buffer {
+  return protobufEnvelope(String(obj.apiVersion), String(obj.kind), encodeMessage(requireType(obj), obj));
+}
+
+/**
+ * A list in parts, so it can be written item by item: the same bytes as encodeProtobuf(list),
+ * without one buffer holding the whole body. `itemBytes` encodes one item (callers may cache).
+ */
+export function protobufListParts(
+  list: Json & { items: unknown[] },
+  itemBytes: (item: unknown, type: Type) => Uint8Array,
+): { head: Buffer; items: Buffer[]; tail: Buffer } {
+  const listType = requireType(list);
+  const metaType = listType.fields.metadata.resolvedType as Type;
+  const itemType = listType.fields.items.resolvedType as Type;
+  const w = Writer.create();
+  w.uint32((1 << 3) | 2).bytes(encodeMessage(metaType, list.metadata ?? {}));
+  const meta = w.finish();
+  const items: Buffer[] = [];
+  let rawLength = meta.length;
+  for (const item of list.items) {
+    const bytes = itemBytes(item, itemType);
+    const header = Writer.create().uint32((2 << 3) | 2).uint32(bytes.length).finish();
+    const framed = Buffer.concat([header, bytes]);
+    rawLength += framed.length;
+    items.push(framed);
+  }
+  return { head: Buffer.concat([unknownHead(String(list.apiVersion), String(list.kind), rawLength), meta]), items, tail: UNKNOWN_TRAILER };
+}
+
+/**
+ * A watch event as kube-apiserver frames it: a 4-byte big-endian length, then a WatchEvent
+ * message {type = 1, object = 2 (RawExtension {raw = 1})} whose raw is the complete
+ * protobuf body of the object.
+ */
+export function encodeProtobufWatchEvent(type: string, objectBody: Uint8Array): Buffer {
+  const w = Writer.create();
+  w.uint32((1 << 3) | 2).string(type);
+  w.uint32((2 << 3) | 2).fork();
+  w.uint32((1 << 3) | 2).bytes(objectBody);
+  w.ldelim();
+  const event = w.finish();
+  const frame = Buffer.allocUnsafe(4 + event.length);
+  frame.writeUInt32BE(event.length, 0);
+  frame.set(event, 4);
+  return frame;
+}

@@ -1,0 +1,92 @@
+import type { Type } from 'protobufjs';
+import { encodeCbor, encodeCborWatchEvent } from '../codec/cbor';
+import { encodeJson } from '../codec/json';
+import type { Encoding } from '../codec/negotiate';
+import { encodeProtobuf, encodeProtobufWatchEvent, messageTypeOf, protobufEnvelope, protobufListParts } from '../codec/protobuf-write';
+import { encodeMessage } from '../codec/protobuf-encode';
+import { encodeYaml } from '../codec/yaml';
+
+/**
+ * Response values to bytes in every encoding. Objects from the watch cache are shared by every
+ * reader and never change, so each one's JSON and protobuf message are computed once and kept
+ * as long as the object lives.
+ */
+
+type Json = Record<string, unknown>;
+
+const jsonOfObject = new WeakMap<object, string>();
+const protobufOfObject = new WeakMap<object, Uint8Array>();
+
+export function objectJson(object: object): string {
+  let json = jsonOfObject.get(object);
+  if (json === undefined) {
+    json = JSON.stringify(object);
+    jsonOfObject.set(object, json);
+  }
+  return json;
+}
+
+/** The protobuf message of one object (no envelope), as lists embed their items. */
+export function objectMessage(object: object, type: Type): Uint8Array {
+  let bytes = protobufOfObject.get(object);
+  if (bytes === undefined) {
+    bytes = encodeMessage(type, object);
+    protobufOfObject.set(object, bytes);
+  }
+  return bytes;
+}
+
+/** A complete body of one value in one encoding. */
+export function encode(value: unknown, encoding: Encoding, pretty: boolean): Buffer {
+  switch (encoding) {
+    case 'yaml':
+      return encodeYaml(value);
+    case 'protobuf':
+      return encodeProtobuf(value as Json);
+    case 'cbor':
+      return encodeCbor(value, messageTypeOf(value));
+    default:
+      return encodeJson(value, pretty);
+  }
+}
+
+/** A list in pieces that concatenate to its body; null for encodings written whole. */
+export function listPieces(list: Json & { items: unknown[] }, encoding: Encoding, pretty: boolean): Iterable<Buffer | string> | null {
+  if (encoding === 'json' && !pretty) return jsonListPieces(list);
+  if (encoding === 'protobuf') {
+    const { head, items, tail } = protobufListParts(list, (item, type) => objectMessage(item as object, type));
+    return [head, ...items, tail];
+  }
+  return null;
+}
+
+/** Items per JSON piece when a list is streamed. */
+const JSON_PIECE_ITEMS = 500;
+
+function* jsonListPieces(list: Json & { items: unknown[] }): Iterable<string> {
+  const { items, ...envelope } = list;
+  const head = JSON.stringify(envelope);
+  yield `${head.slice(0, -1)}${head.length > 2 ? ',' : ''}"items":[`;
+  for (let i = 0; i < items.length; i += JSON_PIECE_ITEMS) {
+    const chunk = items.slice(i, i + JSON_PIECE_ITEMS).map((item) => (typeof item === 'object' && item !== null ? objectJson(item) : JSON.stringify(item)));
+    yield `${i > 0 ? ',' : ''}${chunk.join(',')}`;
+  }
+  yield ']}\n';
+}
+
+/** One watch event in the stream's framing: JSON lines, length-prefixed Protobuf frames, a CBOR sequence. */
+export function encodeWatchEvent(type: string, object: unknown, encoding: Encoding): Buffer {
+  switch (encoding) {
+    case 'protobuf': {
+      const obj = object as Json;
+      const messageType = messageTypeOf(obj);
+      const body = messageType ? protobufEnvelope(String(obj.apiVersion), String(obj.kind), objectMessage(obj, messageType)) : encodeProtobuf(obj);
+      return encodeProtobufWatchEvent(type, body);
+    }
+    case 'cbor':
+      return encodeCborWatchEvent(type, encodeCbor(object, messageTypeOf(object)));
+    default:
+      if (typeof object !== 'object' || object === null) return encodeJson({ type, object });
+      return Buffer.from(`{"type":${JSON.stringify(type)},"object":${objectJson(object)}}\n`);
+  }
+}
