@@ -15,6 +15,8 @@ import { loadSchemas, openApiDefinitions, patchSchemaFor, protoDefinitionName } 
 import { Etcd3Kv } from '../storage/etcd/etcd3-kv';
 import { Compactor } from '../storage/etcd/compactor';
 import { EtcdStorage } from '../storage/etcd/etcd-storage';
+import { loadEncryptionConfig } from '../storage/etcd/transformers/encryption-config';
+import type { ValueTransformer } from '../storage/etcd/transformers/value-transformer';
 import type { KV } from '../storage/etcd/kv';
 import { WatchCache } from '../storage/cache/watch-cache';
 import type { Storage } from '../storage/interfaces';
@@ -91,9 +93,19 @@ function listen(server: Server, port: number, host: string): Promise<void> {
   });
 }
 
+/** Encryption at rest: the transformer of each resource's key space, from --encryption-provider-config. */
+function transformersByKey(config: Config): ((key: string) => ValueTransformer | undefined) | undefined {
+  if (!config.encryptionProviderConfig) return undefined;
+  const lookup = loadEncryptionConfig(config.encryptionProviderConfig);
+  const roots = BUILT_IN_RESOURCES.map((def) => ({ root: resourceRoot(config.etcdPrefix, def), transformer: lookup(def.group, def.resource) }))
+    .filter((r): r is { root: string; transformer: ValueTransformer } => r.transformer !== undefined);
+  return (key) => roots.find((r) => key.startsWith(r.root))?.transformer;
+}
+
 /** The composition root: etcd, storage, registry, admission, controllers and the HTTP server. */
 export async function startServer(config: Config, log: Logger): Promise<RunningServer> {
   loadSchemas();
+  const transformerFor = transformersByKey(config);
   let etcd: EmbeddedEtcd | null = null;
   let endpoints = config.etcdServers;
   if (endpoints.length === 0) {
@@ -118,7 +130,10 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     await etcd?.stop();
     throw err;
   }
-  const etcdStorage = new EtcdStorage(kv, `${config.etcdPrefix}/`);
+  const etcdStorage = new EtcdStorage(kv, `${config.etcdPrefix}/`, {
+    transformerFor,
+    unsafeCorruptObjectDeletion: config.featureGates.AllowUnsafeMalformedObjectDeletion,
+  });
   const etcdVersion = (await kv.status()).version;
   const consistentReads = consistentReadsFromCacheSupported(etcdVersion);
   log(`etcd ${etcdVersion}: consistent reads ${consistentReads ? 'from the watch cache' : 'from etcd'}`);

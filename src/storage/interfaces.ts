@@ -57,6 +57,11 @@ export interface WatchOptions {
   predicate: Predicate;
   /** Send the current state as ADDED first, even when a resourceVersion is given (streaming lists). */
   sendInitialEvents?: boolean;
+  /**
+   * For caches: a value that cannot be read (written, or deleted) is reported here and skipped
+   * instead of ending the watch.
+   */
+  onUnreadable?: (key: string, deleted: boolean, revision: number) => void;
 }
 
 export interface WriteOptions {
