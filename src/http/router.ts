@@ -44,6 +44,7 @@ export interface RouterDeps {
   streamEncodings: Encoding[];
   patchSchemaFor(def: ResourceDefinition): PatchSchema | null;
   watchListEnabled: boolean;
+  unsafeMalformedObjectDeletion: boolean;
   onWatchEvent(def: ResourceDefinition): void;
 }
 
@@ -97,6 +98,7 @@ export async function serveResource(
     inputEncodings: deps.inputEncodings,
     patchSchemaFor: deps.patchSchemaFor,
     watchListEnabled: deps.watchListEnabled,
+    unsafeMalformedObjectDeletion: deps.unsafeMalformedObjectDeletion,
     onWatchEvent: () => deps.onWatchEvent(store.def),
     signal,
   });

@@ -207,6 +207,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     schemas: { definitionName: protoDefinitionName, definitions: openApiDefinitions },
     patchSchemaFor,
     watchListEnabled: config.featureGates.WatchList,
+    unsafeMalformedObjectDeletion: config.featureGates.AllowUnsafeMalformedObjectDeletion,
     onWatchEvent: (def) => metrics!.observeWatchEvent(def.group, def.version, def.resource),
     readyChecks: [
       { name: 'ping', check: async () => undefined },

@@ -370,6 +370,10 @@ export class WatchCache implements Storage {
     return this.etcd.delete(key, opts);
   }
 
+  deleteUnreadable(key: string): Promise<void> {
+    return this.etcd.deleteUnreadable(key);
+  }
+
   async count(prefix: string): Promise<number> {
     await this.ready;
     return this.keysUnder(prefix).length;
