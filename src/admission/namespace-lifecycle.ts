@@ -7,8 +7,11 @@ export interface NamespaceLookup {
   get(name: string): Promise<KubeObject | null>;
 }
 
-/** Namespaces that always exist and may never be deleted. */
-export const IMMORTAL_NAMESPACES = ['default', 'kube-system', 'kube-public'];
+/**
+ * Namespaces that always exist and may never be deleted. kube-apiserver protects the first three
+ * and lets kube-node-lease be deleted (then re-creates it); kapi protects all four.
+ */
+export const IMMORTAL_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
 
 const NAMESPACES = { group: '', resource: 'namespaces' };
 
@@ -29,10 +32,10 @@ export class NamespaceLifecycle implements AdmissionPlugin {
     if (!def.namespaced || operation !== 'CREATE') return;
     const ns = await this.namespaces.get(namespace);
     if (!ns) throw notFound(NAMESPACES, namespace);
-    if (ns.metadata.deletionTimestamp || (ns.status as { phase?: string } | undefined)?.phase === 'Terminating') {
+    if ((ns.status as { phase?: string } | undefined)?.phase === 'Terminating') {
       const message = `unable to create new content in namespace ${namespace} because it is being terminated`;
       const err = forbidden({ group: def.group, resource: def.resource }, attrs.object?.metadata.name ?? '', message);
-      err.status.details!.causes = [{ reason: 'NamespaceTerminating', message, field: 'metadata.namespace' }];
+      err.status.details!.causes = [{ reason: 'NamespaceTerminating', message: `namespace ${namespace} is being terminated`, field: 'metadata.namespace' }];
       throw err;
     }
   }

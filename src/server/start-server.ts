@@ -4,6 +4,7 @@ import path from 'node:path';
 import { AdmissionChain } from '../admission/admission';
 import { IMMORTAL_NAMESPACES, NamespaceLifecycle } from '../admission/namespace-lifecycle';
 import { isStatusError } from '../api/errors';
+import { GarbageCollector } from '../controllers/garbage-collector';
 import { NamespaceController } from '../controllers/namespace-controller';
 import { createApp, type VersionInfo } from '../http/app';
 import { ApiServerMetrics } from '../metrics/metrics';
@@ -74,7 +75,7 @@ async function waitForEtcd(kv: KV, endpoints: string[], timeoutMs: number): Prom
 
 /** The namespaces every cluster has from its first start. */
 async function ensureSystemNamespaces(namespaces: GenericStore): Promise<void> {
-  for (const name of [...IMMORTAL_NAMESPACES, 'kube-node-lease']) {
+  for (const name of IMMORTAL_NAMESPACES) {
     try {
       await namespaces.create('', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } }, { dryRun: false });
     } catch (err) {
@@ -194,6 +195,8 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
   await ensureSystemNamespaces(namespaces);
   const namespaceController = new NamespaceController(registry, namespaces, log);
   await namespaceController.start();
+  const garbageCollector = new GarbageCollector(registry, log);
+  await garbageCollector.start();
   const compactor = new Compactor(kv, config.etcdCompactionIntervalMs, log, (revision) => {
     for (const { cache } of caches) cache.compacted(revision);
   });
@@ -231,6 +234,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     await listen(server, config.port, config.bindAddress);
   } catch (err) {
     namespaceController.stop();
+    garbageCollector.stop();
     await kv.close();
     await etcd?.stop();
     throw new Error(`cannot listen on ${config.bindAddress}:${config.port}: ${(err as Error).message}`);
@@ -246,6 +250,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     close: () =>
       (closing ??= (async () => {
         namespaceController.stop();
+        garbageCollector.stop();
         compactor.stop();
         for (const { cache } of caches) cache.stop();
         await new Promise<void>((resolve) => {
