@@ -56,9 +56,16 @@ export class GarbageCollector {
     if (this.retryTimer) clearTimeout(this.retryTimer);
   }
 
-  /** Resolves once the store's current state is in the graph; keeps watching after that. */
+  /** Resolves once the store's current state is in the graph (or could not be read); keeps watching after that. */
   private async watch(store: GenericStore): Promise<void> {
-    const channel = await store.watch('', { resourceVersion: '', predicate: everything, sendInitialEvents: true });
+    let channel: Awaited<ReturnType<GenericStore['watch']>>;
+    try {
+      channel = await store.watch('', { resourceVersion: '', predicate: everything, sendInitialEvents: true });
+    } catch (err) {
+      // A resource that cannot be listed (a corrupt object in it) is retried until it can.
+      this.retryWatch(store, err);
+      return;
+    }
     this.stops.push(() => channel.close());
     const seen = new Set<string>();
     let synced = false;
@@ -81,12 +88,18 @@ export class GarbageCollector {
         if (!this.stopped) throw new Error('watch closed');
       } catch (err) {
         if (this.stopped) return;
-        this.log(`garbage collector: watch of ${store.def.resource} ended; restarting`, err);
         markSynced();
-        setTimeout(() => void this.watch(store).catch((e) => this.log('garbage collector: restarting a watch failed', e)), RETRY_MS);
+        this.retryWatch(store, err);
       }
     })();
     await ready;
+  }
+
+  private retryWatch(store: GenericStore, err: unknown): void {
+    if (this.stopped) return;
+    this.log(`garbage collector: watch of ${store.def.resource} ended; restarting`, err);
+    const timer = setTimeout(() => void this.watch(store), RETRY_MS);
+    this.stops.push(() => clearTimeout(timer));
   }
 
   /** After a (re)list: objects of this store that were not listed are gone. */
