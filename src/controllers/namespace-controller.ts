@@ -20,6 +20,9 @@ export class NamespaceController {
   private stopped = false;
   private readonly pending = new Set<string>();
   private timer: NodeJS.Timeout | null = null;
+  /** One pass at a time; a namespace change during a pass asks for another right after it. */
+  private draining = false;
+  private again = false;
   private stopWatch: (() => void) | null = null;
 
   constructor(
@@ -59,7 +62,8 @@ export class NamespaceController {
   }
 
   private schedule(delayMs: number): void {
-    if (this.timer || this.stopped) return;
+    if (this.draining && delayMs === 0) this.again = true;
+    if (this.timer || this.draining || this.stopped) return;
     this.timer = setTimeout(() => {
       this.timer = null;
       void this.drain();
@@ -67,15 +71,18 @@ export class NamespaceController {
   }
 
   private async drain(): Promise<void> {
+    this.draining = true;
+    this.again = false;
     for (const name of [...this.pending]) {
-      if (this.stopped) return;
+      if (this.stopped) break;
       try {
         if (await this.finalize(name)) this.pending.delete(name);
       } catch (err) {
         this.log(`namespace controller: finalizing ${name} failed`, err);
       }
     }
-    if (this.pending.size > 0) this.schedule(RETRY_MS);
+    this.draining = false;
+    if (this.pending.size > 0) this.schedule(this.again ? 0 : RETRY_MS);
   }
 
   private namespacedStores(): GenericStore[] {
