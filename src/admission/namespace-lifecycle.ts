@@ -2,10 +2,13 @@ import { forbidden, notFound } from '../api/errors';
 import type { KubeObject } from '../api/types';
 import type { AdmissionAttributes, AdmissionPlugin } from './admission';
 
-/** Looks a namespace up, from a cache where one exists. */
+/** Looks a namespace up, from a cache where one exists unless `live` asks for etcd. */
 export interface NamespaceLookup {
-  get(name: string): Promise<KubeObject | null>;
+  get(name: string, live: boolean): Promise<KubeObject | null>;
 }
+
+/** After a namespace's DELETE, creates in it look the namespace up live for a while (forceLiveLookupTTL). */
+const FORCE_LIVE_LOOKUP_MS = 30_000;
 
 /**
  * Namespaces that always exist and may never be deleted. kube-apiserver protects the first three
@@ -19,6 +22,8 @@ const NAMESPACES = { group: '', resource: 'namespaces' };
 export class NamespaceLifecycle implements AdmissionPlugin {
   readonly name = 'NamespaceLifecycle';
 
+  private readonly recentlyDeleted = new Map<string, number>();
+
   constructor(private readonly namespaces: NamespaceLookup) {}
 
   async admit(attrs: AdmissionAttributes): Promise<void> {
@@ -27,10 +32,13 @@ export class NamespaceLifecycle implements AdmissionPlugin {
       if (operation === 'DELETE' && IMMORTAL_NAMESPACES.includes(name)) {
         throw forbidden(NAMESPACES, name, 'this namespace may not be deleted');
       }
+      if (operation === 'DELETE') this.recentlyDeleted.set(name, Date.now() + FORCE_LIVE_LOOKUP_MS);
       return;
     }
     if (!def.namespaced || operation !== 'CREATE') return;
-    const ns = await this.namespaces.get(namespace);
+    const until = this.recentlyDeleted.get(namespace);
+    if (until !== undefined && until < Date.now()) this.recentlyDeleted.delete(namespace);
+    const ns = await this.namespaces.get(namespace, until !== undefined && until >= Date.now());
     if (!ns) throw notFound(NAMESPACES, namespace);
     if ((ns.status as { phase?: string } | undefined)?.phase === 'Terminating') {
       const message = `unable to create new content in namespace ${namespace} because it is being terminated`;

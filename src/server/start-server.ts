@@ -179,9 +179,9 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
   );
   const admission = new AdmissionChain([
     new NamespaceLifecycle({
-      get: async (name) => {
-        // From the cache first; a namespace created a moment ago may only be in etcd yet.
-        for (const resourceVersion of ['0', '']) {
+      get: async (name, live) => {
+        // From the cache first (unless asked to be live); a namespace created a moment ago may only be in etcd yet.
+        for (const resourceVersion of live ? [''] : ['0', '']) {
           try {
             return await namespaces.get('', name, { resourceVersion, match: '' });
           } catch (err) {

@@ -168,7 +168,11 @@ describe('preconditions, dry run and options', () => {
     expect(res.status).toBe(200);
     expect(res.body.kind).toBe('ConfigMapList');
     expect(res.body.items.map((i: any) => i.metadata.name)).toEqual(['a', 'd']);
-    const left = (await api.get(cmPath())).body.items;
+    // a got the orphan finalizer too and stays until the collector has orphaned its (no) dependents.
+    const left = await eventually('a to be gone', async () => {
+      const items = (await api.get(cmPath())).body.items;
+      return items.length === 3 ? items : undefined;
+    });
     expect(left.map((i: any) => i.metadata.name)).toEqual(['b', 'c', 'd']);
     expect(left.find((i: any) => i.metadata.name === 'd').metadata.deletionTimestamp).toBeDefined();
     // The orphan finalizer is the collector's to remove once d's (no) dependents are orphaned.
