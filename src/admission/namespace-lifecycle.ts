@@ -2,19 +2,27 @@ import { forbidden, notFound } from '../api/errors';
 import type { KubeObject } from '../api/types';
 import type { AdmissionAttributes, AdmissionPlugin } from './admission';
 
-/** Looks a namespace up, from a cache where one exists. */
+/** Looks a namespace up, from a cache where one exists unless `live` asks for etcd. */
 export interface NamespaceLookup {
-  get(name: string): Promise<KubeObject | null>;
+  get(name: string, live: boolean): Promise<KubeObject | null>;
 }
 
-/** Namespaces that always exist and may never be deleted. */
-export const IMMORTAL_NAMESPACES = ['default', 'kube-system', 'kube-public'];
+/** After a namespace's DELETE, creates in it look the namespace up live for a while (forceLiveLookupTTL). */
+const FORCE_LIVE_LOOKUP_MS = 30_000;
+
+/**
+ * Namespaces that always exist and may never be deleted. kube-apiserver protects the first three
+ * and lets kube-node-lease be deleted (then re-creates it); kapi protects all four.
+ */
+export const IMMORTAL_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
 
 const NAMESPACES = { group: '', resource: 'namespaces' };
 
 /** NamespaceLifecycle: no content in absent or terminating namespaces; immortal namespaces stay. */
 export class NamespaceLifecycle implements AdmissionPlugin {
   readonly name = 'NamespaceLifecycle';
+
+  private readonly recentlyDeleted = new Map<string, number>();
 
   constructor(private readonly namespaces: NamespaceLookup) {}
 
@@ -24,15 +32,18 @@ export class NamespaceLifecycle implements AdmissionPlugin {
       if (operation === 'DELETE' && IMMORTAL_NAMESPACES.includes(name)) {
         throw forbidden(NAMESPACES, name, 'this namespace may not be deleted');
       }
+      if (operation === 'DELETE') this.recentlyDeleted.set(name, Date.now() + FORCE_LIVE_LOOKUP_MS);
       return;
     }
     if (!def.namespaced || operation !== 'CREATE') return;
-    const ns = await this.namespaces.get(namespace);
+    const until = this.recentlyDeleted.get(namespace);
+    if (until !== undefined && until < Date.now()) this.recentlyDeleted.delete(namespace);
+    const ns = await this.namespaces.get(namespace, until !== undefined && until >= Date.now());
     if (!ns) throw notFound(NAMESPACES, namespace);
-    if (ns.metadata.deletionTimestamp || (ns.status as { phase?: string } | undefined)?.phase === 'Terminating') {
+    if ((ns.status as { phase?: string } | undefined)?.phase === 'Terminating') {
       const message = `unable to create new content in namespace ${namespace} because it is being terminated`;
       const err = forbidden({ group: def.group, resource: def.resource }, attrs.object?.metadata.name ?? '', message);
-      err.status.details!.causes = [{ reason: 'NamespaceTerminating', message, field: 'metadata.namespace' }];
+      err.status.details!.causes = [{ reason: 'NamespaceTerminating', message: `namespace ${namespace} is being terminated`, field: 'metadata.namespace' }];
       throw err;
     }
   }

@@ -77,6 +77,7 @@ export type StatusReason =
   | 'InternalError'
   | 'Expired'
   | 'ServiceUnavailable'
+  | 'StorageReadError'
   | '';
 
 export interface StatusCause {

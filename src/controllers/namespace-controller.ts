@@ -1,9 +1,10 @@
 import { isStatusError } from '../api/errors';
-import type { KubeObject } from '../api/types';
+import { isPlainObject, type KubeObject } from '../api/types';
 import type { GenericStore } from '../registry/generic-store';
 import type { ResourceRegistry } from '../registry/resource-registry';
 import { everything } from '../storage/interfaces';
 import { NAMESPACE_FINALIZER, namespaceFinalizers } from '../resources/namespaces';
+import { updatedConditions, type ContentTotals, type NamespaceCondition } from './namespace-conditions';
 
 export interface ControllerLog {
   (message: string, err?: unknown): void;
@@ -19,6 +20,9 @@ export class NamespaceController {
   private stopped = false;
   private readonly pending = new Set<string>();
   private timer: NodeJS.Timeout | null = null;
+  /** One pass at a time; a namespace change during a pass asks for another right after it. */
+  private draining = false;
+  private again = false;
   private stopWatch: (() => void) | null = null;
 
   constructor(
@@ -58,7 +62,8 @@ export class NamespaceController {
   }
 
   private schedule(delayMs: number): void {
-    if (this.timer || this.stopped) return;
+    if (this.draining && delayMs === 0) this.again = true;
+    if (this.timer || this.draining || this.stopped) return;
     this.timer = setTimeout(() => {
       this.timer = null;
       void this.drain();
@@ -66,45 +71,56 @@ export class NamespaceController {
   }
 
   private async drain(): Promise<void> {
+    this.draining = true;
+    this.again = false;
     for (const name of [...this.pending]) {
-      if (this.stopped) return;
+      if (this.stopped) break;
       try {
         if (await this.finalize(name)) this.pending.delete(name);
       } catch (err) {
         this.log(`namespace controller: finalizing ${name} failed`, err);
       }
     }
-    if (this.pending.size > 0) this.schedule(RETRY_MS);
+    this.draining = false;
+    if (this.pending.size > 0) this.schedule(this.again ? 0 : RETRY_MS);
   }
 
   private namespacedStores(): GenericStore[] {
     return this.registry.all().filter((s) => s.def.namespaced && s.def.verbs.includes('delete'));
   }
 
-  /** Deletes what is left in the namespace; true once it is empty and finalized. */
+  /**
+   * One pass of the namespace deleter: deletes everything in the namespace (in the background, so
+   * that the collector's finalizers are not added), records what is left in the status
+   * conditions, and once nothing is left removes the "kubernetes" finalizer. True when done.
+   */
   private async finalize(name: string): Promise<boolean> {
-    let remaining = 0;
+    let ns: KubeObject;
+    try {
+      ns = await this.namespaces.get('', name, { resourceVersion: '', match: '' });
+    } catch (err) {
+      if (isStatusError(err) && err.code === 404) return true;
+      throw err;
+    }
+    if (!ns.metadata.deletionTimestamp || !namespaceFinalizers(ns).includes(NAMESPACE_FINALIZER)) return true;
+    const totals: ContentTotals = { remainingByResource: new Map(), remainingByFinalizer: new Map(), deleteErrors: [] };
     for (const store of this.namespacedStores()) {
-      const list = await store.list(name, { resourceVersion: '', match: '', predicate: everything });
-      for (const item of list.items) {
-        remaining++;
-        if (item.metadata.deletionTimestamp) continue;
-        try {
-          await store.delete(name, item.metadata.name!, { dryRun: false });
-        } catch (err) {
-          if (!(isStatusError(err) && err.code === 404)) throw err;
-        }
+      try {
+        await this.deleteContent(store, name, totals);
+      } catch (err) {
+        totals.deleteErrors.push(err instanceof Error ? err.message : String(err));
       }
     }
-    if (remaining > 0) return false;
+    await this.writeConditions(ns, totals);
+    if (totals.deleteErrors.length > 0 || totals.remainingByResource.size > 0) return false;
     try {
       await this.namespaces.update(
         '',
         name,
-        (ns) => {
-          const spec = (ns.spec ?? {}) as { finalizers?: string[] };
-          ns.spec = { ...spec, finalizers: (spec.finalizers ?? []).filter((f) => f !== NAMESPACE_FINALIZER) };
-          return ns;
+        (current) => {
+          const spec = (current.spec ?? {}) as { finalizers?: string[] };
+          current.spec = { ...spec, finalizers: (spec.finalizers ?? []).filter((f) => f !== NAMESPACE_FINALIZER) };
+          return current;
         },
         { dryRun: false, subresource: 'finalize' },
       );
@@ -112,5 +128,51 @@ export class NamespaceController {
       if (!(isStatusError(err) && err.code === 404)) throw err;
     }
     return true;
+  }
+
+  /** deleteAllContentForGroupVersionResource: delete the collection, then count what stays and why. */
+  private async deleteContent(store: GenericStore, namespace: string, totals: ContentTotals): Promise<void> {
+    const { def } = store;
+    const all = { resourceVersion: '', match: '' as const, predicate: everything };
+    for (const item of (await store.list(namespace, all)).items) {
+      try {
+        await store.delete(namespace, item.metadata.name!, { dryRun: false, propagationPolicy: 'Background' });
+      } catch (err) {
+        if (!(isStatusError(err) && err.code === 404)) throw err;
+      }
+    }
+    const left = (await store.list(namespace, all)).items;
+    if (left.length === 0) return;
+    totals.remainingByResource.set(`${def.resource}.${def.group}`, left.length);
+    let held = false;
+    for (const item of left) {
+      for (const f of item.metadata.finalizers ?? []) {
+        held = true;
+        totals.remainingByFinalizer.set(f, (totals.remainingByFinalizer.get(f) ?? 0) + 1);
+      }
+      // A graceful deletion (a pod on a node) that is still running its course.
+      if ((item.metadata.deletionGracePeriodSeconds ?? 0) > 0) held = true;
+    }
+    if (!held) throw new Error(`unexpected items still remain in namespace: ${namespace} for gvr: {${def.group} ${def.version} ${def.resource}}`);
+  }
+
+  private async writeConditions(ns: KubeObject, totals: ContentTotals): Promise<void> {
+    const status = isPlainObject(ns.status) ? ns.status : {};
+    const existing = Array.isArray(status.conditions) ? (status.conditions as NamespaceCondition[]) : [];
+    const conditions = updatedConditions(existing, totals);
+    if (!conditions) return;
+    try {
+      await this.namespaces.update(
+        '',
+        ns.metadata.name!,
+        (current) => {
+          current.status = { ...(isPlainObject(current.status) ? current.status : {}), conditions };
+          return current;
+        },
+        { dryRun: false, subresource: 'status' },
+      );
+    } catch (err) {
+      this.log(`namespace controller: couldn't update status condition for namespace ${JSON.stringify(ns.metadata.name)}`, err);
+    }
   }
 }

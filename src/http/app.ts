@@ -43,6 +43,8 @@ export interface AppDeps {
   schemas: SchemaSource;
   patchSchemaFor(def: ResourceDefinition): PatchSchema | null;
   watchListEnabled: boolean;
+  /** The AllowUnsafeMalformedObjectDeletion feature gate. */
+  unsafeMalformedObjectDeletion: boolean;
   onWatchEvent(def: ResourceDefinition): void;
   /** Checks behind /readyz (all must pass); /livez and /healthz use `liveChecks`. */
   readyChecks: HealthCheck[];

@@ -4,9 +4,8 @@ import { isPlainObject } from '../api/types';
 import { DecodeError } from '../codec/decode-error';
 import { negotiateInput, type Encoding } from '../codec/negotiate';
 import { decodeBody } from './decode-object';
+import type { PropagationPolicy } from '../registry/deletion-finalizers';
 import { boolParam, intParam } from './query';
-
-export type PropagationPolicy = 'Orphan' | 'Background' | 'Foreground';
 
 export interface DeleteOptions {
   gracePeriodSeconds?: number;
@@ -14,9 +13,12 @@ export interface DeleteOptions {
   orphanDependents?: boolean;
   propagationPolicy?: PropagationPolicy;
   dryRun: boolean;
+  /** Unsafe deletion of an object that cannot be read (AllowUnsafeMalformedObjectDeletion). */
+  ignoreStoreReadErrorWithClusterBreakingPotential?: boolean;
 }
 
-const POLICIES = ['Orphan', 'Background', 'Foreground'];
+const POLICIES = ['Foreground', 'Background', 'Orphan'];
+const UNSAFE_OPTION = 'ignoreStoreReadErrorWithClusterBreakingPotential';
 const DELETE_OPTIONS = { group: 'meta.k8s.io', kind: 'DeleteOptions' };
 
 function fromBody(body: Buffer, contentType: string | undefined, encodings: Encoding[]): Record<string, unknown> {
@@ -45,15 +47,35 @@ function fromQuery(query: URLSearchParams): Record<string, unknown> {
   const uid = query.get('preconditions.uid');
   const rv = query.get('preconditions.resourceVersion');
   if (uid || rv) out.preconditions = { ...(uid ? { uid } : {}), ...(rv ? { resourceVersion: rv } : {}) };
+  if (query.has(UNSAFE_OPTION)) out[UNSAFE_OPTION] = boolParam(query, UNSAFE_OPTION);
   return out;
+}
+
+/** With the unsafe option set, no option that shapes a normal deletion may be. */
+function unsafeOptionConflicts(raw: Record<string, unknown>): FieldErrorList {
+  const errs: FieldErrorList = [];
+  const set = (v: unknown): boolean => v !== undefined && v !== null && !(Array.isArray(v) && v.length === 0);
+  for (const name of ['dryRun', 'gracePeriodSeconds', 'orphanDependents', 'preconditions', 'propagationPolicy']) {
+    if (set(raw[name])) errs.push(field.invalid(name, raw[name], `can not be set together with ${UNSAFE_OPTION}`));
+  }
+  return errs;
 }
 
 function typeError(name: string, goType: string): Error {
   return badRequest(`json: cannot unmarshal into Go struct field DeleteOptions.${name} of type ${goType}`);
 }
 
-/** DeleteOptions from the body when there is one, else from the query; validated as kube-apiserver does. */
-export function parseDeleteOptions(body: Buffer, contentType: string | undefined, query: URLSearchParams, encodings: Encoding[]): DeleteOptions {
+/**
+ * DeleteOptions from the body when there is one, else from the query; validated as kube-apiserver
+ * does. Without the AllowUnsafeMalformedObjectDeletion gate the unsafe option is dropped, unseen.
+ */
+export function parseDeleteOptions(
+  body: Buffer,
+  contentType: string | undefined,
+  query: URLSearchParams,
+  encodings: Encoding[],
+  unsafeDeletionGate: boolean,
+): DeleteOptions {
   const raw = body.length > 0 ? fromBody(body, contentType, encodings) : fromQuery(query);
   const opts: DeleteOptions = { dryRun: false };
   if (raw.gracePeriodSeconds !== undefined && raw.gracePeriodSeconds !== null) {
@@ -76,7 +98,7 @@ export function parseDeleteOptions(body: Buffer, contentType: string | undefined
   const errs: FieldErrorList = [];
   if (raw.propagationPolicy !== undefined && raw.propagationPolicy !== null) {
     if (typeof raw.propagationPolicy !== 'string') throw typeError('propagationPolicy', 'v1.DeletionPropagation');
-    if (!POLICIES.includes(raw.propagationPolicy)) errs.push(field.notSupported('propagationPolicy', raw.propagationPolicy, POLICIES));
+    if (!POLICIES.includes(raw.propagationPolicy)) errs.push(field.notSupported('propagationPolicy', raw.propagationPolicy, [...POLICIES, 'nil']));
     else opts.propagationPolicy = raw.propagationPolicy as PropagationPolicy;
   }
   if (opts.orphanDependents !== undefined && raw.propagationPolicy) {
@@ -86,6 +108,12 @@ export function parseDeleteOptions(body: Buffer, contentType: string | undefined
     if (!Array.isArray(raw.dryRun) || !raw.dryRun.every((v) => typeof v === 'string')) throw typeError('dryRun', '[]string');
     for (const v of raw.dryRun as string[]) if (v !== 'All' && v !== '') errs.push(field.notSupported('dryRun', v, ['All']));
     opts.dryRun = raw.dryRun.length > 0;
+  }
+  const unsafe = raw[UNSAFE_OPTION];
+  if (unsafeDeletionGate && unsafe !== undefined && unsafe !== null) {
+    if (typeof unsafe !== 'boolean') throw typeError(UNSAFE_OPTION, 'bool');
+    opts.ignoreStoreReadErrorWithClusterBreakingPotential = unsafe;
+    if (unsafe) errs.push(...unsafeOptionConflicts(raw));
   }
   if (errs.length > 0) throw invalid(DELETE_OPTIONS, '', errs);
   return opts;

@@ -47,17 +47,23 @@ const PARAMS = {
   timeoutSeconds: queryParam('timeoutSeconds', 'integer', 'Timeout for the list/watch call.'),
   gracePeriodSeconds: queryParam('gracePeriodSeconds', 'integer', 'The duration in seconds before the object should be deleted.'),
   propagationPolicy: queryParam('propagationPolicy', 'string', 'Whether and how garbage collection will be performed.'),
+  orphanDependents: queryParam('orphanDependents', 'boolean', 'Deprecated: please use the PropagationPolicy. Should the dependent objects be orphaned.'),
+  ignoreStoreReadErrorWithClusterBreakingPotential: queryParam(
+    'ignoreStoreReadErrorWithClusterBreakingPotential',
+    'boolean',
+    'if set to true, it will trigger an unsafe deletion of the resource in case the normal deletion flow fails with a corrupt object error.',
+  ),
 };
 
 const ACTION_PARAMS: Record<Action, (keyof typeof PARAMS)[]> = {
   list: ['pretty', 'labelSelector', 'fieldSelector', 'limit', 'continue', 'resourceVersion', 'resourceVersionMatch', 'watch', 'allowWatchBookmarks', 'sendInitialEvents', 'timeoutSeconds'],
   watchlist: ['labelSelector', 'fieldSelector', 'resourceVersion', 'allowWatchBookmarks', 'timeoutSeconds'],
   post: ['pretty', 'dryRun', 'fieldManager', 'fieldValidation'],
-  deletecollection: ['pretty', 'dryRun', 'labelSelector', 'fieldSelector', 'gracePeriodSeconds', 'propagationPolicy'],
+  deletecollection: ['pretty', 'dryRun', 'labelSelector', 'fieldSelector', 'gracePeriodSeconds', 'ignoreStoreReadErrorWithClusterBreakingPotential', 'orphanDependents', 'propagationPolicy'],
   get: ['pretty', 'resourceVersion'],
   put: ['pretty', 'dryRun', 'fieldManager', 'fieldValidation'],
   patch: ['pretty', 'dryRun', 'fieldManager', 'fieldValidation', 'force'],
-  delete: ['pretty', 'dryRun', 'gracePeriodSeconds', 'propagationPolicy'],
+  delete: ['pretty', 'dryRun', 'gracePeriodSeconds', 'ignoreStoreReadErrorWithClusterBreakingPotential', 'orphanDependents', 'propagationPolicy'],
 };
 
 const VERB_FOR_ACTION: Record<Action, Verb> = {

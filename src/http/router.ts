@@ -45,6 +45,7 @@ export interface RouterDeps {
   outputEncodings: Encoding[];
   patchSchemaFor(def: ResourceDefinition): PatchSchema | null;
   watchListEnabled: boolean;
+  unsafeMalformedObjectDeletion: boolean;
   onWatchEvent(def: ResourceDefinition): void;
 }
 
@@ -101,6 +102,7 @@ export async function serveResource(
     inputEncodings: deps.inputEncodings,
     patchSchemaFor: deps.patchSchemaFor,
     watchListEnabled: deps.watchListEnabled,
+    unsafeMalformedObjectDeletion: deps.unsafeMalformedObjectDeletion,
     onWatchEvent: () => deps.onWatchEvent(store.def),
     signal,
   });

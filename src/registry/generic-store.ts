@@ -1,16 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import { jsonEqual } from '../api/deep-equal';
-import { badRequest, conflict, invalid, notFound, OPTIMISTIC_LOCK_MESSAGE, StatusError } from '../api/errors';
+import { badRequest, conflict, invalid, isStatusError, notFound, OPTIMISTIC_LOCK_MESSAGE, StatusError } from '../api/errors';
 import { field, type FieldErrorList } from '../api/field-errors';
 import { kindSchema, type ObjectNode } from '../schema/typed-schema';
 import { validateAgainstSchema } from '../schema/validator';
 import { validateObjectMeta, validateObjectMetaUpdate } from '../api/meta-validation';
 import { nameIsPathSegment } from '../api/name-validation';
-import type { KubeList, KubeObject, Status } from '../api/types';
+import { isPlainObject, type KubeList, type KubeObject, type Status } from '../api/types';
 import type { ListOptions, Preconditions, ReadConsistency, Storage, WatchItem, WatchOptions } from '../storage/interfaces';
 import { checkPreconditions } from '../storage/preconditions';
 import { isStorageError } from '../storage/storage-error';
 import type { WatchChannel } from '../storage/watch-channel';
+import { finalizersForDeletion, namespaceFinalizersForDeletion, type PropagationOptions } from './deletion-finalizers';
 import { apiVersionOfDefinition, groupResource, type ResourceDefinition } from './resource-definition';
 import { FieldManager } from './field-manager';
 import { inWireOrder } from './object-order';
@@ -34,16 +35,45 @@ export interface ApplyRequest extends UpdateRequest {
   force: boolean;
 }
 
-export interface DeleteRequest extends WriteOptions {
+export interface DeleteRequest extends WriteOptions, PropagationOptions {
   gracePeriodSeconds?: number;
   preconditions?: Preconditions;
+}
+
+/** Signals out of a marking update: the deletion is already under way / nothing holds the object. */
+const ALREADY_DELETING = Symbol('already deleting');
+const DELETE_NOW = Symbol('delete now');
+
+function setFinalizers(obj: KubeObject, finalizers: string[]): void {
+  if (finalizers.length > 0) obj.metadata.finalizers = finalizers;
+  else delete obj.metadata.finalizers;
+}
+
+/** markAsDeleting: deletion starts now (or stays earlier), with no grace period. */
+function markAsDeleting(obj: KubeObject): void {
+  const meta = obj.metadata;
+  if (!meta.deletionTimestamp && meta.generation) meta.generation += 1;
+  const now = nowTimestamp();
+  if (!meta.deletionTimestamp || meta.deletionTimestamp > now) meta.deletionTimestamp = now;
+  meta.deletionGracePeriodSeconds = 0;
+}
+
+/** An update that empties the finalizers of an object being deleted, with no grace period left, deletes it. */
+function shouldDeleteDuringUpdate(prev: KubeObject, held: boolean): boolean {
+  if (held || !prev.metadata.deletionTimestamp) return false;
+  const grace = prev.metadata.deletionGracePeriodSeconds;
+  return grace === undefined || grace === 0;
 }
 
 export type DeleteOutcome = { object: KubeObject | Status; deleted: boolean };
 
 /** RFC 3339 with second precision, as metav1.Time serialises. */
+export function timestampAt(epochSeconds: number): string {
+  return new Date(Math.floor(epochSeconds) * 1000).toISOString().replace('.000Z', 'Z');
+}
+
 export function nowTimestamp(offsetSeconds = 0): string {
-  return new Date(Math.floor(Date.now() / 1000 + offsetSeconds) * 1000).toISOString().replace('.000Z', 'Z');
+  return timestampAt(Date.now() / 1000 + offsetSeconds);
 }
 
 const GENERATED_SUFFIX_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
@@ -310,7 +340,7 @@ export class GenericStore {
           }
           const updated = this.prepareUpdate(namespace, next, current, req.subresource);
           if (manager) this.fields?.update(current, updated, manager, req.subresource);
-          emptiedFinalizers = !!updated.metadata.deletionTimestamp && !this.finalizing(updated);
+          emptiedFinalizers = shouldDeleteDuringUpdate(current, this.finalizing(updated));
           return this.canonical(updated);
         },
         { ignoreNotFound: createOnUpdate, dryRun: req.dryRun },
@@ -344,55 +374,180 @@ export class GenericStore {
   }
 
   /**
-   * DELETE: an object with finalizers, or a grace period, is marked (deletionTimestamp) and kept;
-   * anything else is removed in one guarded transaction.
+   * DELETE, as the generic store does it: BeforeDelete (preconditions, graceful deletion), the
+   * garbage collector's finalizers from the propagation options, then either a marking update
+   * (deletionTimestamp; the object stays while finalizers or a grace period hold it) or removal.
    */
   async delete(namespace: string, name: string, req: DeleteRequest): Promise<DeleteOutcome> {
     const key = this.key(namespace, name);
     try {
       const current = await this.storage.get(key, { resourceVersion: '', match: '' });
-      checkPreconditions(key, current, req.preconditions);
-      const period = this.def.strategy.gracePeriodSeconds(current, req.gracePeriodSeconds);
-      if (period > 0 || this.finalizing(current) || current.metadata.deletionTimestamp) {
-        return await this.markDeleted(key, name, period, req);
-      }
-      const removed = await this.storage.delete(key, { preconditions: req.preconditions, dryRun: req.dryRun });
-      return { object: this.deletedResult(removed), deleted: true };
+      if (this.def.strategy.terminatesOnDelete) return await this.terminate(key, current, req);
+      return await this.deleteObject(key, current, req);
     } catch (err) {
       this.fail(err, name, 'delete');
     }
   }
 
-  private async markDeleted(key: string, name: string, period: number, req: DeleteRequest): Promise<DeleteOutcome> {
-    let removeNow = false;
-    const updated = await this.storage.guaranteedUpdate(
-      key,
-      async (current) => {
-        if (!current) throw notFound(this.def, name);
-        checkPreconditions(key, current, req.preconditions);
-        const next = structuredClone(current);
-        const meta = next.metadata;
-        if (!meta.deletionTimestamp) {
-          meta.deletionTimestamp = nowTimestamp(period);
-          meta.deletionGracePeriodSeconds = period;
-          if (meta.generation) meta.generation += 1;
-          this.def.strategy.prepareForDeletion(next);
-        } else if (meta.deletionGracePeriodSeconds !== undefined && period < meta.deletionGracePeriodSeconds) {
-          // A second delete may only shorten the grace period.
-          meta.deletionTimestamp = nowTimestamp(period);
-          meta.deletionGracePeriodSeconds = period;
-        }
-        removeNow = !this.finalizing(next) && meta.deletionGracePeriodSeconds === 0;
-        return next;
-      },
-      { dryRun: req.dryRun },
-    );
-    if (!removeNow) return { object: this.stampTypeMeta(updated), deleted: false };
-    const removed = await this.storage.delete(key, {
-      preconditions: { uid: updated.metadata.uid },
-      dryRun: req.dryRun,
-    });
+  private async deleteObject(key: string, current: KubeObject, req: DeleteRequest): Promise<DeleteOutcome> {
+    const name = current.metadata.name ?? '';
+    const first = this.beforeDelete(structuredClone(current), req);
+    if (first.pending) return { object: this.deletedResult(current), deleted: false };
+    const { strategy } = this.def;
+    const finalizers = current.metadata.finalizers ?? [];
+    const gc = finalizersForDeletion(finalizers, req, strategy.garbageCollectionPolicy);
+    if (!first.graceful && finalizers.length === 0 && !gc.changed) return this.remove(key, req);
+    let outcome: 'pending' | 'keep' | 'removeNow' = 'keep';
+    let period = 0;
+    let updated: KubeObject;
+    try {
+      updated = await this.storage.guaranteedUpdate(
+        key,
+        async (existing) => {
+          if (!existing) throw notFound(this.def, name);
+          checkPreconditions(key, existing, req.preconditions);
+          const next = structuredClone(existing);
+          const decision = this.beforeDelete(next, req);
+          if (decision.pending) throw ALREADY_DELETING;
+          const wanted = finalizersForDeletion(next.metadata.finalizers ?? [], req, strategy.garbageCollectionPolicy);
+          if (wanted.changed) setFinalizers(next, wanted.finalizers);
+          const held = (next.metadata.finalizers ?? []).length > 0;
+          if (!decision.graceful) {
+            if (!held) throw DELETE_NOW;
+            markAsDeleting(next);
+            outcome = 'keep';
+            return next;
+          }
+          period = decision.period;
+          outcome = held || period > 0 ? 'keep' : 'removeNow';
+          return next;
+        },
+        { dryRun: req.dryRun },
+      );
+    } catch (err) {
+      if (err === ALREADY_DELETING) return { object: this.deletedResult(current), deleted: false };
+      if (err === DELETE_NOW) return this.remove(key, req);
+      throw err;
+    }
+    if (outcome === 'keep') return { object: this.stampTypeMeta(updated), deleted: false };
+    if (req.dryRun) return { object: this.deletedResult(updated), deleted: true };
+    const preconditions = req.preconditions?.resourceVersion ? { ...req.preconditions, resourceVersion: updated.metadata.resourceVersion } : req.preconditions;
+    try {
+      return await this.remove(key, { ...req, preconditions });
+    } catch (err) {
+      // Someone else finished the deletion meanwhile: it is done all the same (kubernetes#19403).
+      if (isStorageError(err, 'KeyNotFound')) return { object: this.deletedResult(updated), deleted: true };
+      throw err;
+    }
+  }
+
+  private async remove(key: string, req: DeleteRequest): Promise<DeleteOutcome> {
+    const removed = await this.storage.delete(key, { preconditions: req.preconditions, dryRun: req.dryRun });
     return { object: this.deletedResult(removed), deleted: true };
+  }
+
+  /**
+   * rest.BeforeDelete on a copy of the object: preconditions (409 naming the kind), then graceful
+   * deletion. `pending`: a graceful deletion is under way and this request does not shorten it.
+   */
+  private beforeDelete(obj: KubeObject, req: DeleteRequest): { graceful: boolean; pending: boolean; period: number } {
+    const meta = obj.metadata;
+    const gk = { group: this.def.group, resource: this.def.kind };
+    const pre = req.preconditions;
+    if (pre?.uid && pre.uid !== meta.uid) {
+      throw conflict(gk, meta.name ?? '', `the UID in the precondition (${pre.uid}) does not match the UID in record (${meta.uid ?? ''}). The object might have been deleted and then recreated`);
+    }
+    if (pre?.resourceVersion && pre.resourceVersion !== meta.resourceVersion) {
+      throw conflict(gk, meta.name ?? '', `the ResourceVersion in the precondition (${pre.resourceVersion}) does not match the ResourceVersion in record (${meta.resourceVersion ?? ''}). The object might have been modified`);
+    }
+    const none = { graceful: false, pending: false, period: 0 };
+    const period = this.def.strategy.gracePeriodSeconds(obj, req.gracePeriodSeconds);
+    if (period === null) return none;
+    if (meta.deletionTimestamp) {
+      const current = meta.deletionGracePeriodSeconds;
+      // Marked with no grace period left: a delete that did not finish; remove it now.
+      if (current === undefined || current === 0) return none;
+      if (req.gracePeriodSeconds === undefined || req.gracePeriodSeconds >= current) return { graceful: false, pending: true, period: 0 };
+      // Only a shorter grace period may be given.
+      const start = Date.parse(meta.deletionTimestamp) / 1000 - current;
+      meta.deletionTimestamp = timestampAt(start + req.gracePeriodSeconds);
+      meta.deletionGracePeriodSeconds = req.gracePeriodSeconds;
+      return { graceful: true, pending: false, period: req.gracePeriodSeconds };
+    }
+    meta.deletionTimestamp = nowTimestamp(period);
+    meta.deletionGracePeriodSeconds = period;
+    if (meta.generation) meta.generation += 1;
+    return { graceful: true, pending: false, period };
+  }
+
+  /**
+   * A namespace's DELETE: the first one marks it (deletionTimestamp, phase Terminating, the
+   * collector's finalizers from the options) and keeps it; later ones answer with it unchanged
+   * while spec.finalizers remain; then it is deleted like anything else. A uid precondition is
+   * always enforced.
+   */
+  private async terminate(key: string, current: KubeObject, req: DeleteRequest): Promise<DeleteOutcome> {
+    const meta = current.metadata;
+    const name = meta.name ?? '';
+    const pre = req.preconditions;
+    const gr = groupResource(this.def);
+    if (pre?.uid && pre.uid !== meta.uid) {
+      throw conflict(gr, name, `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${meta.uid ?? ''}`);
+    }
+    if (pre?.resourceVersion && pre.resourceVersion !== meta.resourceVersion) {
+      throw conflict(gr, name, `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${meta.resourceVersion ?? ''}`);
+    }
+    const preconditions = { ...pre, uid: pre?.uid ?? meta.uid };
+    if (!meta.deletionTimestamp) {
+      const updated = await this.storage.guaranteedUpdate(
+        key,
+        async (existing) => {
+          if (!existing) throw notFound(this.def, name);
+          checkPreconditions(key, existing, preconditions);
+          const next = structuredClone(existing);
+          next.metadata.deletionTimestamp ??= nowTimestamp();
+          next.status = { ...(isPlainObject(next.status) ? next.status : {}), phase: 'Terminating' };
+          setFinalizers(next, namespaceFinalizersForDeletion(next.metadata.finalizers ?? [], req));
+          return next;
+        },
+        { dryRun: req.dryRun },
+      );
+      return { object: this.stampTypeMeta(updated), deleted: false };
+    }
+    if (this.def.strategy.finalizing(current)) return { object: this.stampTypeMeta(current), deleted: false };
+    return this.deleteObject(key, current, { ...req, preconditions });
+  }
+
+  /**
+   * Unsafe deletion of an object that cannot be read (ignoreStoreReadErrorWithClusterBreakingPotential):
+   * refused for a readable object; otherwise a normal deletion is tried first, and only a
+   * corrupt-object failure removes the value, ignoring finalizers and preconditions.
+   */
+  async deleteCorrupt(namespace: string, name: string): Promise<Status> {
+    const key = this.key(namespace, name);
+    let corrupt = false;
+    try {
+      await this.storage.get(key, { resourceVersion: '', match: '' });
+    } catch (err) {
+      corrupt = isStorageError(err, 'Corrupt');
+      if (!corrupt && !isStorageError(err, 'KeyNotFound')) this.fail(err, name, 'delete');
+    }
+    if (!corrupt) {
+      throw invalid({ group: this.def.group, kind: this.def.resource }, name, [
+        field.invalid('ignoreStoreReadErrorWithClusterBreakingPotential', true, 'is exclusively used to delete corrupt object(s), try again by removing this option'),
+      ]);
+    }
+    try {
+      await this.delete(namespace, name, { dryRun: false });
+    } catch (err) {
+      if (!(isStatusError(err) && err.message.includes('corrupt object'))) throw err;
+      try {
+        await this.storage.deleteUnreadable(key);
+      } catch (e) {
+        if (!isStorageError(e, 'KeyNotFound')) this.fail(e, name, 'delete');
+      }
+    }
+    return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details: { name, kind: this.def.kind }, code: 200 };
   }
 
   /** Deletion of this object waits on finalizers of some kind. */

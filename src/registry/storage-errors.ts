@@ -8,7 +8,7 @@ import {
   StatusError,
   timeout,
 } from '../api/errors';
-import type { GroupResource } from '../api/types';
+import { qualifiedResource, type GroupResource } from '../api/types';
 import { isStorageError } from '../storage/storage-error';
 
 /** The registry's one translation from storage failures to what clients see. */
@@ -33,8 +33,23 @@ export function interpretStorageError(err: unknown, gr: GroupResource, name: str
     }
     case 'InvalidContinue':
       return badRequest(err.message);
-    case 'Corrupt':
-      return internalError(err.message);
+    case 'Corrupt': {
+      if (!err.unreasoned) return internalError(err.message);
+      // Not a Status inside kube-apiserver either: a 500 without a reason.
+      const e = new StatusError(500, '', err.message);
+      delete e.status.reason;
+      return e;
+    }
+    case 'CorruptList': {
+      const causes = (err.corruptValues ?? []).map((c) => ({ reason: 'UnexpectedServerResponse', message: c.message, field: c.key }));
+      if (err.truncated) causes.push({ reason: 'TooMany', message: 'too many errors, the list is truncated', field: '' });
+      return new StatusError(500, 'StorageReadError', `failed to read one or more ${qualifiedResource(gr)} from the storage`, {
+        name: 'list',
+        ...(gr.group ? { group: gr.group } : {}),
+        kind: gr.resource,
+        causes: causes.map(({ field, ...rest }) => (field ? { ...rest, field } : rest)),
+      });
+    }
     case 'TooLarge':
       // etcd's own limit on a request (--max-request-bytes) is below kube-apiserver's body limit.
       return new StatusError(413, 'RequestEntityTooLarge', `Request entity too large: ${err.message}`);

@@ -1,6 +1,7 @@
 import type { FieldErrorList } from '../api/field-errors';
 import { nameIsDnsSubdomain, type NameValidator } from '../api/name-validation';
 import type { KubeObject } from '../api/types';
+import type { GarbageCollectionPolicy } from './deletion-finalizers';
 
 /**
  * What one kind adds to the generic store. The store always runs the hooks in the same order —
@@ -26,14 +27,20 @@ export interface Strategy {
   /** Normalises the stored form (e.g. Secret stringData folded into data). */
   canonicalize(obj: KubeObject): void;
   /**
-   * Seconds to wait before an object being deleted is really removed; 0 removes it at once (pods
-   * on no node, for instance). `requested` is the client's gracePeriodSeconds.
+   * Graceful deletion (CheckGracefulDelete): seconds to wait before an object being deleted is
+   * really removed, 0 removing it at once (pods on no node, for instance); null for kinds that are
+   * never deleted gracefully. `requested` is the client's gracePeriodSeconds.
    */
-  gracePeriodSeconds(obj: KubeObject, requested: number | undefined): number;
+  gracePeriodSeconds(obj: KubeObject, requested: number | undefined): number | null;
   /** Something besides metadata.finalizers holds the object after deletion starts (namespaces' spec.finalizers). */
   finalizing(obj: KubeObject): boolean;
-  /** Changes made when deletion starts (a namespace becomes Terminating). */
-  prepareForDeletion(obj: KubeObject): void;
+  /** Whether deleting sets the garbage collector's finalizers (orphan, foregroundDeletion). */
+  garbageCollectionPolicy: GarbageCollectionPolicy;
+  /**
+   * Namespaces: the first delete only starts termination (deletionTimestamp, phase Terminating);
+   * the object goes once its spec.finalizers are gone.
+   */
+  terminatesOnDelete: boolean;
 }
 
 /** Everything but metadata and status: what a status update must leave alone. */
@@ -53,9 +60,10 @@ export const defaultStrategy: Strategy = {
   validate: () => [],
   validateUpdate: () => [],
   canonicalize: () => undefined,
-  gracePeriodSeconds: () => 0,
+  gracePeriodSeconds: () => null,
   finalizing: () => false,
-  prepareForDeletion: () => undefined,
+  garbageCollectionPolicy: 'DeleteDependents',
+  terminatesOnDelete: false,
 };
 
 export function strategy(overrides: Partial<Strategy>): Strategy {

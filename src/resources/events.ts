@@ -39,7 +39,7 @@ export const events = defineResource({
   kind: 'Event',
   namespaced: true,
   shortNames: ['ev'],
-  strategy: strategy({ allowCreateOnUpdate: true, validate: validateEvent }),
+  strategy: strategy({ allowCreateOnUpdate: true, validate: validateEvent, garbageCollectionPolicy: 'Unsupported' }),
   selectableFields: {
     'involvedObject.kind': (e) => str(involved(e).kind),
     'involvedObject.namespace': (e) => str(involved(e).namespace),

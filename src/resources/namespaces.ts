@@ -45,9 +45,7 @@ export const namespaces = defineResource({
     },
     validate: validateFinalizers,
     finalizing: (ns) => namespaceFinalizers(ns).length > 0,
-    prepareForDeletion: (ns) => {
-      ns.status = { ...(isPlainObject(ns.status) ? ns.status : {}), phase: 'Terminating' };
-    },
+    terminatesOnDelete: true,
   }),
   selectableFields: {
     'status.phase': (ns) => String((isPlainObject(ns.status) ? ns.status.phase : '') ?? ''),

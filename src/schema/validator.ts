@@ -9,7 +9,7 @@ import { openApiDefinitions, protoDefinitionName } from './proto-schema';
  * definitions /openapi serves, reported as Kubernetes field errors.
  */
 
-const ajv = new Ajv({ allErrors: true, strict: false, validateFormats: false });
+const ajv = new Ajv({ allErrors: true, strict: false, validateFormats: false, verbose: true });
 const validators = new Map<string, ValidateFunction | null>();
 
 function validatorFor(def: ResourceDefinition): ValidateFunction | null {
@@ -37,6 +37,9 @@ function toFieldError(e: ErrorObject): FieldErrorList {
   switch (e.keyword) {
     case 'required': {
       const missing = (e.params as { missingProperty: string }).missingProperty;
+      // A Go int or bool without omitempty decodes to its zero value, which the schema alone cannot reject.
+      const type = (e.parentSchema as { properties?: Record<string, { type?: string }> } | undefined)?.properties?.[missing]?.type;
+      if (type === 'integer' || type === 'number' || type === 'boolean') return [];
       return [field.required(path ? `${path}.${missing}` : missing)];
     }
     case 'enum':

@@ -19,6 +19,8 @@ export interface Config {
   etcdCompactionIntervalMs: number;
   /** How often watchers that allow bookmarks get one; not a flag, tests shorten it. */
   watchBookmarkIntervalMs: number;
+  /** An EncryptionConfiguration file: which resources are encrypted at rest, and how; '' for none. */
+  encryptionProviderConfig: string;
 }
 
 interface FlagSpec {
@@ -65,6 +67,11 @@ const FLAGS: Record<string, FlagSpec> = {
     parse: (v) => parseDuration(v, 'etcd-compaction-interval'),
     help: 'How often to compact etcd history, coordinated among replicas (default 5m; 0 disables).',
   },
+  'encryption-provider-config': {
+    key: 'encryptionProviderConfig',
+    parse: (v) => v,
+    help: 'The file containing configuration for encryption providers to be used for storing secrets in etcd.',
+  },
   'feature-gates': { key: 'featureGates', parse: parseFeatureGates, help: 'A set of key=value pairs that describe feature gates.' },
 };
 
@@ -81,6 +88,7 @@ export function defaultConfig(): Config {
     watchCacheHistoryMs: 5 * 60_000,
     watchBookmarkIntervalMs: 60_000,
     etcdCompactionIntervalMs: 5 * 60_000,
+    encryptionProviderConfig: '',
   };
 }
 

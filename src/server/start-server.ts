@@ -4,6 +4,7 @@ import path from 'node:path';
 import { AdmissionChain } from '../admission/admission';
 import { IMMORTAL_NAMESPACES, NamespaceLifecycle } from '../admission/namespace-lifecycle';
 import { isStatusError } from '../api/errors';
+import { GarbageCollector } from '../controllers/garbage-collector';
 import { NamespaceController } from '../controllers/namespace-controller';
 import type { Encoding } from '../codec/negotiate';
 import { createApp, type VersionInfo } from '../http/app';
@@ -16,6 +17,8 @@ import { loadSchemas, openApiDefinitions, patchSchemaFor, protoDefinitionName } 
 import { Etcd3Kv } from '../storage/etcd/etcd3-kv';
 import { Compactor } from '../storage/etcd/compactor';
 import { EtcdStorage } from '../storage/etcd/etcd-storage';
+import { loadEncryptionConfig } from '../storage/etcd/transformers/encryption-config';
+import type { ValueTransformer } from '../storage/etcd/transformers/value-transformer';
 import type { KV } from '../storage/etcd/kv';
 import { WatchCache } from '../storage/cache/watch-cache';
 import type { Storage } from '../storage/interfaces';
@@ -73,7 +76,7 @@ async function waitForEtcd(kv: KV, endpoints: string[], timeoutMs: number): Prom
 
 /** The namespaces every cluster has from its first start. */
 async function ensureSystemNamespaces(namespaces: GenericStore): Promise<void> {
-  for (const name of [...IMMORTAL_NAMESPACES, 'kube-node-lease']) {
+  for (const name of IMMORTAL_NAMESPACES) {
     try {
       await namespaces.create('', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } }, { dryRun: false });
     } catch (err) {
@@ -92,9 +95,19 @@ function listen(server: Server, port: number, host: string): Promise<void> {
   });
 }
 
+/** Encryption at rest: the transformer of each resource's key space, from --encryption-provider-config. */
+function transformersByKey(config: Config): ((key: string) => ValueTransformer | undefined) | undefined {
+  if (!config.encryptionProviderConfig) return undefined;
+  const lookup = loadEncryptionConfig(config.encryptionProviderConfig);
+  const roots = BUILT_IN_RESOURCES.map((def) => ({ root: resourceRoot(config.etcdPrefix, def), transformer: lookup(def.group, def.resource) }))
+    .filter((r): r is { root: string; transformer: ValueTransformer } => r.transformer !== undefined);
+  return (key) => roots.find((r) => key.startsWith(r.root))?.transformer;
+}
+
 /** The composition root: etcd, storage, registry, admission, controllers and the HTTP server. */
 export async function startServer(config: Config, log: Logger): Promise<RunningServer> {
   loadSchemas();
+  const transformerFor = transformersByKey(config);
   let etcd: EmbeddedEtcd | null = null;
   let endpoints = config.etcdServers;
   if (endpoints.length === 0) {
@@ -119,7 +132,10 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     await etcd?.stop();
     throw err;
   }
-  const etcdStorage = new EtcdStorage(kv, `${config.etcdPrefix}/`);
+  const etcdStorage = new EtcdStorage(kv, `${config.etcdPrefix}/`, {
+    transformerFor,
+    unsafeCorruptObjectDeletion: config.featureGates.AllowUnsafeMalformedObjectDeletion,
+  });
   const etcdVersion = (await kv.status()).version;
   const consistentReads = consistentReadsFromCacheSupported(etcdVersion);
   log(`etcd ${etcdVersion}: consistent reads ${consistentReads ? 'from the watch cache' : 'from etcd'}`);
@@ -164,9 +180,9 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
   );
   const admission = new AdmissionChain([
     new NamespaceLifecycle({
-      get: async (name) => {
-        // From the cache first; a namespace created a moment ago may only be in etcd yet.
-        for (const resourceVersion of ['0', '']) {
+      get: async (name, live) => {
+        // From the cache first (unless asked to be live); a namespace created a moment ago may only be in etcd yet.
+        for (const resourceVersion of live ? [''] : ['0', '']) {
           try {
             return await namespaces.get('', name, { resourceVersion, match: '' });
           } catch (err) {
@@ -180,6 +196,8 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
   await ensureSystemNamespaces(namespaces);
   const namespaceController = new NamespaceController(registry, namespaces, log);
   await namespaceController.start();
+  const garbageCollector = new GarbageCollector(registry, log);
+  await garbageCollector.start();
   const compactor = new Compactor(kv, config.etcdCompactionIntervalMs, log, (revision) => {
     for (const { cache } of caches) cache.compacted(revision);
   });
@@ -195,6 +213,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     schemas: { definitionName: protoDefinitionName, definitions: openApiDefinitions },
     patchSchemaFor,
     watchListEnabled: config.featureGates.WatchList,
+    unsafeMalformedObjectDeletion: config.featureGates.AllowUnsafeMalformedObjectDeletion,
     onWatchEvent: (def) => metrics!.observeWatchEvent(def.group, def.version, def.resource),
     readyChecks: [
       { name: 'ping', check: async () => undefined },
@@ -218,6 +237,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     await listen(server, config.port, config.bindAddress);
   } catch (err) {
     namespaceController.stop();
+    garbageCollector.stop();
     await kv.close();
     await etcd?.stop();
     throw new Error(`cannot listen on ${config.bindAddress}:${config.port}: ${(err as Error).message}`);
@@ -233,6 +253,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     close: () =>
       (closing ??= (async () => {
         namespaceController.stop();
+        garbageCollector.stop();
         compactor.stop();
         for (const { cache } of caches) cache.stop();
         await new Promise<void>((resolve) => {

@@ -57,6 +57,11 @@ export interface WatchOptions {
   predicate: Predicate;
   /** Send the current state as ADDED first, even when a resourceVersion is given (streaming lists). */
   sendInitialEvents?: boolean;
+  /**
+   * For caches: a value that cannot be read (written, or deleted) is reported here and skipped
+   * instead of ending the watch.
+   */
+  onUnreadable?: (key: string, deleted: boolean, revision: number) => void;
 }
 
 export interface WriteOptions {
@@ -88,6 +93,8 @@ export interface Storage {
   /** Read, compute, write guarded by the read's revision; re-reads and recomputes when the object moved. */
   guaranteedUpdate(key: string, tryUpdate: TryUpdate, opts?: UpdateOptions): Promise<KubeObject>;
   delete(key: string, opts?: DeleteOptions): Promise<KubeObject>;
+  /** Removes a value that cannot be read (unsafe deletion of a corrupt object); KeyNotFound when absent. */
+  deleteUnreadable(key: string): Promise<void>;
   watch(prefix: string, opts: WatchOptions): Promise<WatchChannel<WatchItem>>;
   count(prefix: string): Promise<number>;
   /** The latest revision the store knows of (a quorum read). */

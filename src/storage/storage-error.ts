@@ -8,11 +8,18 @@ export type StorageErrorCode =
   | 'InvalidContinue'
   | 'Corrupt'
   | 'TooLarge'
+  | 'CorruptList'
   | 'Unavailable';
 
 export class StorageError extends Error {
   /** For an expired chunked list: a token that continues at the latest revision. */
   continueToken?: string;
+  /** Corrupt: kube-apiserver reports this one as a plain error (500 without a reason). */
+  unreasoned?: boolean;
+  /** CorruptList: each value that could not be read, by full etcd key. */
+  corruptValues?: { key: string; message: string }[];
+  /** CorruptList: more values could not be read than are listed. */
+  truncated?: boolean;
 
   constructor(
     readonly code: StorageErrorCode,

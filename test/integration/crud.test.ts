@@ -234,7 +234,9 @@ describe('delete', () => {
     const created = await api.post(`${NS}/configmaps`, configMap('pre'));
     const res = await api.delete(`${NS}/configmaps/pre`, { body: { kind: 'DeleteOptions', apiVersion: 'v1', preconditions: { uid: 'nope' } } });
     expect(res.status).toBe(409);
-    expect(res.body.message).toContain('Precondition failed: UID in precondition: nope');
+    expect(res.body.message).toBe(
+      `Operation cannot be fulfilled on ConfigMap "pre": the UID in the precondition (nope) does not match the UID in record (${created.body.metadata.uid}). The object might have been deleted and then recreated`,
+    );
     const ok = await api.delete(`${NS}/configmaps/pre`, { body: { preconditions: { uid: created.body.metadata.uid } } });
     expect(ok.status).toBe(200);
   });

@@ -95,6 +95,20 @@ describe('field validation', () => {
     expect(missing.body.details.causes).toContainEqual({ reason: 'FieldValueRequired', message: 'Required value', field: 'spec.containers[0].name' });
   });
 
+  test('a missing int or bool the schema requires is its zero value, as a Go struct decodes it', async () => {
+    const rs = {
+      apiVersion: 'apps/v1',
+      kind: 'ReplicaSet',
+      metadata: { name: 'zero-status' },
+      spec: { selector: { matchLabels: { app: 'z' } }, template: { metadata: { labels: { app: 'z' } }, spec: { containers: [{ name: 'c', image: 'x' }] } } },
+    };
+    expect((await api.post('/apis/apps/v1/namespaces/default/replicasets', rs)).status).toBe(201);
+    const svc = { metadata: { name: 'no-port' }, spec: { ports: [{ name: 'p' }] } };
+    const refused = await api.post(`${NS}/services`, svc);
+    expect(refused.status).toBe(422);
+    expect(refused.body.details.causes).toContainEqual(expect.objectContaining({ field: 'spec.ports[0].port' }));
+  });
+
   test('a request both invalid and with unknown fields reports only the first fatal error', async () => {
     const res = await api.post(`${DEPLOYMENTS}?fieldValidation=Strict`, { ...deployment('both'), spec: { replicas: 'x', nope: 1 } });
     expect(res.status).toBe(400);

@@ -24,6 +24,8 @@ export interface ResourceRequest {
   patchSchemaFor(def: ResourceDefinition): PatchSchema | null;
   /** The WatchList feature gate: streaming lists (sendInitialEvents) are allowed. */
   watchListEnabled: boolean;
+  /** The AllowUnsafeMalformedObjectDeletion feature gate. */
+  unsafeMalformedObjectDeletion: boolean;
   /** Counts one watch event sent (apiserver_watch_events_total). */
   onWatchEvent(): void;
   /** Ends when the client goes away. */

@@ -1,12 +1,22 @@
 import { readBody } from '../body';
 import { parseDeleteOptions } from '../delete-options';
 import { respond } from '../respond';
+import { authorizeUnsafeDelete, insecurePortAuthorizer } from '../unsafe-delete-authorization';
 import type { ResourceRequest } from './context';
 
 export async function handleDelete(r: ResourceRequest): Promise<void> {
   const { info, store, query } = r;
   const body = await readBody(r.req);
-  const opts = parseDeleteOptions(body, r.req.headers['content-type'], query, r.inputEncodings);
+  const opts = parseDeleteOptions(body, r.req.headers['content-type'], query, r.inputEncodings, r.unsafeMalformedObjectDeletion);
+  if (opts.ignoreStoreReadErrorWithClusterBreakingPotential) {
+    await authorizeUnsafeDelete(insecurePortAuthorizer, {
+      group: info.group,
+      version: info.version,
+      resource: info.resource,
+      namespace: info.namespace,
+      name: info.name,
+    });
+  }
   await r.admission.admit({
     operation: 'DELETE',
     def: store.def,
@@ -15,10 +25,16 @@ export async function handleDelete(r: ResourceRequest): Promise<void> {
     subresource: '',
     dryRun: opts.dryRun,
   });
+  if (opts.ignoreStoreReadErrorWithClusterBreakingPotential) {
+    respond(r, 200, await store.deleteCorrupt(info.namespace, info.name));
+    return;
+  }
   const { object, deleted } = await store.delete(info.namespace, info.name, {
     dryRun: opts.dryRun,
     gracePeriodSeconds: opts.gracePeriodSeconds,
     preconditions: opts.preconditions,
+    propagationPolicy: opts.propagationPolicy,
+    orphanDependents: opts.orphanDependents,
   });
   // kube-apiserver answers 202 only when a requested cascading deletion is still in progress.
   const code = !deleted && opts.orphanDependents === false ? 202 : 200;

@@ -60,6 +60,8 @@ const PROGRESS_POLL_MS = 50;
  */
 export class WatchCache implements Storage {
   private objects = new Map<string, KubeObject>();
+  /** Keys whose values cannot be read (undecryptable or undecodable); reads of them go to etcd. */
+  private unreadable = new Set<string>();
   private sortedKeys: string[] | null = null;
   private revision = 0;
   private window = new EventWindow(0, 0, 0);
@@ -100,13 +102,18 @@ export class WatchCache implements Storage {
 
   /** Lists, then watches from the list's revision; resolves once the cache is filled. */
   async start(): Promise<void> {
-    const list = await this.etcd.list(this.root, { resourceVersion: '', match: '', predicate: everything });
+    const list = await this.etcd.listReadable(this.root);
     const revision = Number(list.resourceVersion);
     this.objects = new Map(list.items.map((o) => [this.keyOf(o), o]));
+    this.unreadable = new Set(list.unreadable);
     this.sortedKeys = null;
     this.revision = revision;
     this.window = new EventWindow(revision, this.opts.historyMs, this.opts.maxEvents);
-    const source = await this.etcd.watch(this.root, { resourceVersion: String(revision), predicate: everything });
+    const source = await this.etcd.watch(this.root, {
+      resourceVersion: String(revision),
+      predicate: everything,
+      onUnreadable: (key, deleted, rev) => this.noteUnreadable(key, deleted, rev),
+    });
     this.source = source;
     this.markReady();
     void this.consume(source);
@@ -147,6 +154,28 @@ export class WatchCache implements Storage {
     return namespace ? `${this.root}${namespace}/${name}` : `${this.root}${name}`;
   }
 
+  /**
+   * A value that cannot be read was written (or such a value was deleted). Like kube-apiserver's
+   * cache re-initialising, watchers are ended so that they re-list, which then fails naming the
+   * value until it is gone; reads that could include it are served by etcd meanwhile.
+   */
+  private noteUnreadable(key: string, deleted: boolean, revision: number): void {
+    this.eventsReceived++;
+    if (this.objects.delete(key)) this.sortedKeys = null;
+    if (deleted) {
+      this.unreadable.delete(key);
+    } else {
+      this.unreadable.add(key);
+      this.terminateWatchers();
+    }
+    this.advance(revision);
+  }
+
+  private hasUnreadableUnder(prefix: string): boolean {
+    for (const key of this.unreadable) if (key.startsWith(prefix)) return true;
+    return false;
+  }
+
   private apply(item: WatchItem): void {
     if (item.type === 'PROGRESS') {
       this.advance(item.revision);
@@ -155,6 +184,7 @@ export class WatchCache implements Storage {
     if (item.type === 'INITIAL_EVENTS_END') return;
     this.eventsReceived++;
     const { key } = item;
+    this.unreadable.delete(key);
     if (item.type === 'DELETED') {
       this.objects.delete(key);
       this.sortedKeys = null;
@@ -283,6 +313,7 @@ export class WatchCache implements Storage {
     } else if (!(await this.cacheIsFreshFor(parseRevision(opts.resourceVersion)))) {
       return this.etcd.get(key, latest);
     }
+    if (this.unreadable.has(key)) return this.etcd.get(key, { resourceVersion: '', match: '' });
     const obj = this.objects.get(key);
     if (!obj) throw new StorageError('KeyNotFound', `key ${key} not found`, key);
     return obj;
@@ -293,7 +324,7 @@ export class WatchCache implements Storage {
     const { resourceVersion: rv, match } = opts;
     const hasLimit = (opts.limit ?? 0) > 0 && rv !== '0';
     const delegate = !!opts.continue || match === 'Exact' || hasLimit || (rv === '' && !this.opts.consistentReads);
-    if (delegate) return this.etcd.list(prefix, opts);
+    if (delegate || this.hasUnreadableUnder(prefix)) return this.etcd.list(prefix, opts);
     if (rv === '') await this.syncWithEtcd();
     else if (!(await this.cacheIsFreshFor(parseRevision(rv)))) return this.etcd.list(prefix, { ...opts, resourceVersion: '', match: '' });
     return { items: this.snapshot(prefix, opts.predicate), resourceVersion: String(this.revision) };
@@ -329,6 +360,8 @@ export class WatchCache implements Storage {
     let state: { key: string; object: KubeObject }[] = [];
     let after: number;
     if (initial) {
+      // An initial state with unreadable values fails as the list of them does.
+      if (this.hasUnreadableUnder(prefix)) await this.etcd.list(prefix, { resourceVersion: '', match: '', predicate: everything });
       ({ state, revision: after } = await this.initialState(prefix, opts));
     } else if (rv === '') {
       after = this.opts.consistentReads ? (await this.syncWithEtcd(), this.revision) : await this.etcd.currentRevision();
@@ -390,6 +423,10 @@ export class WatchCache implements Storage {
 
   delete(key: string, opts?: DeleteOptions): Promise<KubeObject> {
     return this.etcd.delete(key, opts);
+  }
+
+  deleteUnreadable(key: string): Promise<void> {
+    return this.etcd.deleteUnreadable(key);
   }
 
   async count(prefix: string): Promise<number> {

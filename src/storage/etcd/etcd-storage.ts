@@ -2,61 +2,101 @@ import { jsonEqual } from '../../api/deep-equal';
 import type { KubeObject } from '../../api/types';
 import { decodeContinue, encodeContinue } from '../continue-token';
 import { filterEvent } from '../event-filter';
-import type {
-  DeleteOptions,
-  ListOptions,
-  ListResult,
-  ReadConsistency,
-  Storage,
-  StorageEvent,
-  TryUpdate,
-  UpdateOptions,
-  WatchItem,
-  WatchOptions,
-  WriteOptions,
+import {
+  everything,
+  type DeleteOptions,
+  type ListOptions,
+  type ListResult,
+  type ReadConsistency,
+  type Storage,
+  type StorageEvent,
+  type TryUpdate,
+  type UpdateOptions,
+  type WatchItem,
+  type WatchOptions,
+  type WriteOptions,
 } from '../interfaces';
 import { checkPreconditions } from '../preconditions';
 import { parseRevision } from '../revision';
 import { isStorageError, StorageError } from '../storage-error';
 import { WatchChannel } from '../watch-channel';
 import { prefixEnd, type KeyValue, type KV, type KvEvent } from './kv';
+import type { ValueTransformer } from './transformers/value-transformer';
+import { MAX_LISTED_UNREADABLE, UnreadableValue, unreadableListError, unreadableObjectError } from './unreadable-value';
+
+export interface EtcdStorageOptions {
+  /** Encryption at rest: the transformer for the value under a key; none stores plain JSON. */
+  transformerFor?: (key: string) => ValueTransformer | undefined;
+  /** The AllowUnsafeMalformedObjectDeletion gate: how unreadable values are reported. */
+  unsafeCorruptObjectDeletion?: boolean;
+}
 
 /** Storage straight on etcd: every read is a quorum read, every write one guarded transaction. */
 export class EtcdStorage implements Storage {
   constructor(
     private readonly kv: KV,
-    /** A key under which nothing is stored, read to learn the current revision. */
+    /** A key under which nothing is stored, read to learn the current revision; also the etcd prefix. */
     private readonly revisionProbeKey: string,
+    private readonly opts: EtcdStorageOptions = {},
   ) {}
 
-  private decode(kv: KeyValue, revision = kv.modRevision): KubeObject {
+  /** Reads a stored value: transform (decrypt), then decode; throws UnreadableValue. */
+  private read(kv: KeyValue, revision = kv.modRevision): { object: KubeObject; stale: boolean } {
+    let data = kv.value;
+    let stale = false;
+    const transformer = this.opts.transformerFor?.(kv.key);
+    if (transformer) {
+      try {
+        ({ data, stale } = transformer.fromStorage(kv.value, kv.key));
+      } catch (err) {
+        throw new UnreadableValue(kv.key, 'untransformable', (err as Error).message, 0);
+      }
+    }
     let obj: KubeObject;
     try {
-      obj = JSON.parse(kv.value.toString('utf8')) as KubeObject;
+      obj = JSON.parse(data.toString('utf8')) as KubeObject;
     } catch (err) {
-      throw new StorageError('Corrupt', `failed to decode the object stored at ${kv.key}: ${(err as Error).message}`, kv.key);
+      throw new UnreadableValue(kv.key, 'undecodable', `couldn't get version/kind; json parse error: ${(err as Error).message}`, kv.modRevision);
     }
     if (typeof obj !== 'object' || obj === null || typeof obj.metadata !== 'object' || obj.metadata === null) {
-      throw new StorageError('Corrupt', `the object stored at ${kv.key} has no metadata`, kv.key);
+      throw new UnreadableValue(kv.key, 'undecodable', 'Object \'metadata\' is missing or not an object', kv.modRevision);
     }
     obj.metadata.resourceVersion = String(revision);
-    return obj;
+    return { object: obj, stale };
+  }
+
+  private decode(kv: KeyValue, revision = kv.modRevision): KubeObject {
+    try {
+      return this.read(kv, revision).object;
+    } catch (err) {
+      throw this.unreadable(err);
+    }
+  }
+
+  private unreadable(err: unknown): unknown {
+    if (!(err instanceof UnreadableValue)) return err;
+    const relativeKey = `/${err.key.slice(this.revisionProbeKey.length)}`;
+    return unreadableObjectError(err, relativeKey, !!this.opts.unsafeCorruptObjectDeletion);
   }
 
   /**
    * Objects are stored without a resourceVersion (etcd's revision is the only truth); an empty one
-   * keeps its place in the field order for the revision written in on every read.
+   * keeps its place in the field order for the revision written in on every read. The JSON is then
+   * transformed (encrypted) when the resource has a transformer.
    */
-  private encode(obj: KubeObject): Buffer {
+  private encode(obj: KubeObject, key: string): Buffer {
     const meta = obj.metadata;
     const hasSlot = 'resourceVersion' in meta;
     const rv = meta.resourceVersion;
     if (hasSlot) meta.resourceVersion = '';
+    let data: Buffer;
     try {
-      return Buffer.from(JSON.stringify(obj));
+      data = Buffer.from(JSON.stringify(obj));
     } finally {
       if (hasSlot) meta.resourceVersion = rv;
     }
+    const transformer = this.opts.transformerFor?.(key);
+    return transformer ? transformer.toStorage(data, key) : data;
   }
 
   private static tooLarge(minimum: number, current: number): StorageError {
@@ -77,8 +117,22 @@ export class EtcdStorage implements Storage {
     return { items: entries.map((e) => e.object), ...rest };
   }
 
-  /** A list that keeps each object's key beside it. */
-  private async listEntries(prefix: string, opts: ListOptions): Promise<Omit<ListResult, 'items'> & { entries: { key: string; object: KubeObject }[] }> {
+  /** Everything under a prefix that can be read, and the keys of values that cannot (for caches). */
+  async listReadable(prefix: string): Promise<ListResult & { unreadable: string[] }> {
+    const unreadable: string[] = [];
+    const { entries, ...rest } = await this.listEntries(prefix, { resourceVersion: '', match: '', predicate: everything }, unreadable);
+    return { items: entries.map((e) => e.object), ...rest, unreadable };
+  }
+
+  /**
+   * A list that keeps each object's key beside it. With `unreadable`, values that cannot be read
+   * are skipped and their keys collected there instead of failing the list.
+   */
+  private async listEntries(
+    prefix: string,
+    opts: ListOptions,
+    unreadable?: string[],
+  ): Promise<Omit<ListResult, 'items'> & { entries: { key: string; object: KubeObject }[] }> {
     let revision = 0;
     let start = prefix;
     if (opts.continue) {
@@ -96,9 +150,11 @@ export class EtcdStorage implements Storage {
     let lastKey = '';
     let more = false;
     let remaining: number | undefined;
+    const failures: UnreadableValue[] = [];
+    let truncated = false;
     // With a selector some keys do not match, so a chunk may need several ranges to fill.
     let pageSize = limit;
-    for (;;) {
+    scan: for (;;) {
       const page = await this.kv.range(start, end, { revision: readAt || undefined, limit: pageSize || undefined }).catch((err: unknown) => {
         throw isStorageError(err, 'TooOld') ? expired(prefix, start, limit > 0) : err;
       });
@@ -107,7 +163,23 @@ export class EtcdStorage implements Storage {
       for (let i = 0; i < page.kvs.length; i++) {
         const kv = page.kvs[i];
         lastKey = kv.key;
-        const obj = this.decode(kv);
+        let obj: KubeObject;
+        try {
+          obj = this.read(kv).object;
+        } catch (err) {
+          if (!(err instanceof UnreadableValue)) throw err;
+          if (unreadable) {
+            unreadable.push(kv.key);
+            continue;
+          }
+          if (!this.opts.unsafeCorruptObjectDeletion) throw unreadableListError([err], false, false);
+          if (failures.length >= MAX_LISTED_UNREADABLE) {
+            truncated = true;
+            break scan;
+          }
+          failures.push(err);
+          continue;
+        }
         if (opts.predicate.matches(obj)) entries.push({ key: kv.key, object: obj });
         if (limit > 0 && entries.length >= limit) {
           stoppedEarly = i < page.kvs.length - 1;
@@ -120,6 +192,7 @@ export class EtcdStorage implements Storage {
       start = `${lastKey}\0`;
       pageSize = Math.min(pageSize * 2, 10_000);
     }
+    if (failures.length > 0) throw unreadableListError(failures, truncated, true);
     const minimum = opts.match !== 'Exact' && !opts.continue && opts.resourceVersion !== '' && opts.resourceVersion !== '0'
       ? parseRevision(opts.resourceVersion)
       : 0;
@@ -138,7 +211,7 @@ export class EtcdStorage implements Storage {
       if (kv) throw new StorageError('KeyExists', `key ${key} already exists`, key);
       return obj;
     }
-    const res = await this.kv.create(key, this.encode(obj));
+    const res = await this.kv.create(key, this.encode(obj, key));
     if (!res.ok) throw new StorageError('KeyExists', `key ${key} already exists`, key);
     obj.metadata.resourceVersion = String(res.revision);
     return obj;
@@ -148,10 +221,19 @@ export class EtcdStorage implements Storage {
     let { kv } = await this.kv.get(key);
     for (;;) {
       if (!kv && !opts.ignoreNotFound) throw new StorageError('KeyNotFound', `key ${key} not found`, key);
-      const current = kv ? this.decode(kv) : null;
+      let current: KubeObject | null = null;
+      let stale = false;
+      if (kv) {
+        try {
+          ({ object: current, stale } = this.read(kv));
+        } catch (err) {
+          throw this.unreadable(err);
+        }
+      }
       const next = await tryUpdate(current ? structuredClone(current) : null);
-      if (current && sameContent(next, current)) return current;
-      const data = this.encode(next);
+      // A value read with an older key is rewritten even when nothing changed (key rotation).
+      if (current && !stale && sameContent(next, current)) return current;
+      const data = this.encode(next, key);
       if (opts.dryRun) {
         next.metadata.resourceVersion = kv ? String(kv.modRevision) : '';
         return next;
@@ -174,7 +256,30 @@ export class EtcdStorage implements Storage {
       await opts.validateDeletion?.(current);
       if (opts.dryRun) return current;
       const res = await this.kv.delete(key, kv.modRevision);
-      if (res.ok) return current;
+      if (res.ok) {
+        current.metadata.resourceVersion = String(res.revision);
+        return current;
+      }
+      kv = res.current;
+    }
+  }
+
+  /**
+   * Removes a value that cannot be read, unconditionally but only while it still cannot be read:
+   * a value that became readable again is left alone (Conflict).
+   */
+  async deleteUnreadable(key: string): Promise<void> {
+    let { kv } = await this.kv.get(key);
+    for (;;) {
+      if (!kv) throw new StorageError('KeyNotFound', `key ${key} not found`, key);
+      try {
+        this.read(kv);
+        throw new StorageError('Conflict', 'the object can be read again and was not deleted; delete it without ignoreStoreReadErrorWithClusterBreakingPotential', key);
+      } catch (err) {
+        if (!(err instanceof UnreadableValue)) throw err;
+      }
+      const res = await this.kv.delete(key, kv.modRevision);
+      if (res.ok) return;
       kv = res.current;
     }
   }
@@ -219,6 +324,10 @@ export class EtcdStorage implements Storage {
           try {
             item = filterEvent(this.toStorageEvent(e), opts.predicate);
           } catch (err) {
+            if (opts.onUnreadable && err instanceof StorageError && err.code === 'Corrupt') {
+              opts.onUnreadable(e.kv.key, e.type === 'delete', e.kv.modRevision);
+              continue;
+            }
             channel.fail(err as Error);
             return;
           }

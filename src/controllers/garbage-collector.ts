@@ -1,0 +1,299 @@
+import { isStatusError } from '../api/errors';
+import { parseApiVersion, type KubeObject, type OwnerReference } from '../api/types';
+import type { GenericStore } from '../registry/generic-store';
+import { FOREGROUND_FINALIZER, ORPHAN_FINALIZER, type PropagationPolicy } from '../registry/deletion-finalizers';
+import type { ResourceRegistry } from '../registry/resource-registry';
+import { everything } from '../storage/interfaces';
+import type { ControllerLog } from './namespace-controller';
+
+const RETRY_MS = 1000;
+
+/** What the collector knows of one object, from its watches. */
+interface GraphNode {
+  store: GenericStore;
+  namespace: string;
+  name: string;
+  uid: string;
+  owners: OwnerReference[];
+  deletionTimestamp?: string;
+  finalizers: string[];
+}
+
+const deletingDependents = (n: GraphNode): boolean => !!n.deletionTimestamp && n.finalizers.includes(FOREGROUND_FINALIZER);
+const orphaning = (n: GraphNode): boolean => !!n.deletionTimestamp && n.finalizers.includes(ORPHAN_FINALIZER);
+
+type OwnerState = 'solid' | 'dangling' | 'waiting';
+
+/**
+ * The garbage collector: keeps a graph of owners and dependents from watches on every resource,
+ * deletes dependents whose owners are all gone (their absence confirmed by a live read, by uid),
+ * serves foreground deletion (an owner with the foregroundDeletion finalizer goes after its
+ * blocking dependents) and orphaning (the orphan finalizer: dependents lose the reference first).
+ * Its state is rebuilt from etcd at every start, so a restart resumes where it stopped.
+ */
+export class GarbageCollector {
+  private readonly nodes = new Map<string, GraphNode>();
+  private readonly dependents = new Map<string, Set<string>>();
+  private readonly queue = new Set<string>();
+  private readonly stops: (() => void)[] = [];
+  private stopped = false;
+  private working = false;
+  private retryTimer: NodeJS.Timeout | null = null;
+
+  constructor(
+    private readonly registry: ResourceRegistry,
+    private readonly log: ControllerLog,
+  ) {}
+
+  async start(): Promise<void> {
+    const stores = this.registry.all().filter((s) => s.def.verbs.includes('watch'));
+    await Promise.all(stores.map((s) => this.watch(s)));
+  }
+
+  stop(): void {
+    this.stopped = true;
+    for (const stop of this.stops) stop();
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+  }
+
+  /** Resolves once the store's current state is in the graph (or could not be read); keeps watching after that. */
+  private async watch(store: GenericStore): Promise<void> {
+    let channel: Awaited<ReturnType<GenericStore['watch']>>;
+    try {
+      channel = await store.watch('', { resourceVersion: '', predicate: everything, sendInitialEvents: true });
+    } catch (err) {
+      // A resource that cannot be listed (a corrupt object in it) is retried until it can.
+      this.retryWatch(store, err);
+      return;
+    }
+    this.stops.push(() => channel.close());
+    const seen = new Set<string>();
+    let synced = false;
+    let markSynced!: () => void;
+    const ready = new Promise<void>((resolve) => (markSynced = resolve));
+    void (async () => {
+      try {
+        for await (const item of channel) {
+          if (item.type === 'INITIAL_EVENTS_END') {
+            synced = true;
+            this.forgetMissing(store, seen);
+            markSynced();
+          } else if (item.type === 'ADDED' || item.type === 'MODIFIED') {
+            if (!synced && item.object.metadata.uid) seen.add(item.object.metadata.uid);
+            this.observe(store, item.object);
+          } else if (item.type === 'DELETED') {
+            this.forget(item.object.metadata.uid ?? '');
+          }
+        }
+        if (!this.stopped) throw new Error('watch closed');
+      } catch (err) {
+        if (this.stopped) return;
+        markSynced();
+        this.retryWatch(store, err);
+      }
+    })();
+    await ready;
+  }
+
+  private retryWatch(store: GenericStore, err: unknown): void {
+    if (this.stopped) return;
+    this.log(`garbage collector: watch of ${store.def.resource} ended; restarting`, err);
+    const timer = setTimeout(() => void this.watch(store), RETRY_MS);
+    this.stops.push(() => clearTimeout(timer));
+  }
+
+  /** After a (re)list: objects of this store that were not listed are gone. */
+  private forgetMissing(store: GenericStore, seen: Set<string>): void {
+    for (const [uid, node] of this.nodes) if (node.store === store && !seen.has(uid)) this.forget(uid);
+  }
+
+  private observe(store: GenericStore, obj: KubeObject): void {
+    const meta = obj.metadata;
+    const uid = meta.uid;
+    if (!uid) return;
+    const previous = this.nodes.get(uid);
+    const node: GraphNode = {
+      store,
+      namespace: meta.namespace ?? '',
+      name: meta.name ?? '',
+      uid,
+      owners: meta.ownerReferences ?? [],
+      deletionTimestamp: meta.deletionTimestamp,
+      finalizers: meta.finalizers ?? [],
+    };
+    for (const owner of previous?.owners ?? []) {
+      if (node.owners.some((o) => o.uid === owner.uid)) continue;
+      this.dependents.get(owner.uid)?.delete(uid);
+      // A dependent that let go of a foreground owner may have been the last one blocking it.
+      this.enqueue(owner.uid);
+    }
+    for (const owner of node.owners) {
+      let set = this.dependents.get(owner.uid);
+      if (!set) this.dependents.set(owner.uid, (set = new Set()));
+      set.add(uid);
+    }
+    this.nodes.set(uid, node);
+    if (deletingDependents(node) && !(previous && deletingDependents(previous))) {
+      for (const dep of this.dependents.get(uid) ?? []) this.enqueue(dep);
+    }
+    if (node.owners.length > 0 || deletingDependents(node) || orphaning(node)) this.enqueue(uid);
+  }
+
+  private forget(uid: string): void {
+    const node = this.nodes.get(uid);
+    if (!node) return;
+    this.nodes.delete(uid);
+    for (const owner of node.owners) {
+      this.dependents.get(owner.uid)?.delete(uid);
+      this.enqueue(owner.uid);
+    }
+    // Its dependents may have lost their last owner.
+    for (const dep of this.dependents.get(uid) ?? []) this.enqueue(dep);
+  }
+
+  private enqueue(uid: string): void {
+    if (this.stopped) return;
+    this.queue.add(uid);
+    if (!this.working) {
+      this.working = true;
+      setImmediate(() => void this.drain());
+    }
+  }
+
+  private async drain(): Promise<void> {
+    const failed: string[] = [];
+    while (this.queue.size > 0 && !this.stopped) {
+      const uid = this.queue.values().next().value as string;
+      this.queue.delete(uid);
+      try {
+        await this.process(uid);
+      } catch (err) {
+        this.log(`garbage collector: processing ${uid} failed; will retry`, err);
+        failed.push(uid);
+      }
+    }
+    this.working = false;
+    if (failed.length > 0 && !this.stopped) {
+      this.retryTimer = setTimeout(() => {
+        this.retryTimer = null;
+        for (const uid of failed) this.enqueue(uid);
+      }, RETRY_MS);
+    }
+  }
+
+  private async process(uid: string): Promise<void> {
+    const node = this.nodes.get(uid);
+    if (!node) return;
+    if (orphaning(node)) return this.orphanDependents(node);
+    if (deletingDependents(node)) return this.deleteDependentsFirst(node);
+    if (node.deletionTimestamp || node.owners.length === 0) return;
+    await this.collect(node);
+  }
+
+  /** Orphan: every dependent loses its reference to the owner, then the orphan finalizer goes. */
+  private async orphanDependents(owner: GraphNode): Promise<void> {
+    for (const depUid of [...(this.dependents.get(owner.uid) ?? [])]) {
+      const dep = this.nodes.get(depUid);
+      if (dep) await this.removeOwnerReferences(dep, [owner.uid]);
+    }
+    await this.removeFinalizer(owner, ORPHAN_FINALIZER);
+  }
+
+  /** Foreground: the owner waits until no dependent that blocks it (blockOwnerDeletion) is left. */
+  private async deleteDependentsFirst(owner: GraphNode): Promise<void> {
+    const blocking = [...(this.dependents.get(owner.uid) ?? [])]
+      .map((uid) => this.nodes.get(uid))
+      .filter((d): d is GraphNode => !!d && d.owners.some((o) => o.uid === owner.uid && o.blockOwnerDeletion === true));
+    if (blocking.length === 0) {
+      await this.removeFinalizer(owner, FOREGROUND_FINALIZER);
+      return;
+    }
+    for (const dep of blocking) if (!deletingDependents(dep)) this.enqueue(dep.uid);
+  }
+
+  /** attemptToDeleteItem: an object whose owners are all gone, or waiting for it, is deleted. */
+  private async collect(node: GraphNode): Promise<void> {
+    const states = await Promise.all(node.owners.map((ref) => this.ownerState(node, ref)));
+    const solid = states.filter((s) => s === 'solid').length;
+    const gone = node.owners.filter((_, i) => states[i] !== 'solid').map((o) => o.uid);
+    if (solid > 0) {
+      if (gone.length > 0) await this.removeOwnerReferences(node, gone);
+      return;
+    }
+    const waitedFor = states.includes('waiting');
+    let policy: PropagationPolicy;
+    if (waitedFor && (this.dependents.get(node.uid)?.size ?? 0) > 0) policy = 'Foreground';
+    else if (node.finalizers.includes(ORPHAN_FINALIZER)) policy = 'Orphan';
+    else if (node.finalizers.includes(FOREGROUND_FINALIZER)) policy = 'Foreground';
+    else policy = 'Background';
+    try {
+      await node.store.delete(node.namespace, node.name, { dryRun: false, propagationPolicy: policy, preconditions: { uid: node.uid } });
+    } catch (err) {
+      if (!(isStatusError(err) && (err.code === 404 || err.code === 409))) throw err;
+    }
+  }
+
+  /** Is the owner there (solid), being deleted in the foreground (waiting), or gone (dangling)? */
+  private async ownerState(dependent: GraphNode, ref: OwnerReference): Promise<OwnerState> {
+    const { group } = parseApiVersion(ref.apiVersion ?? '');
+    const store = this.registry.all().find((s) => s.def.group === group && s.def.kind === ref.kind);
+    // An owner of a kind not served here, or a namespaced owner of a cluster-scoped object, cannot be resolved: left alone.
+    if (!store || (store.def.namespaced && !dependent.namespace)) return 'solid';
+    const known = this.nodes.get(ref.uid);
+    let owner: { uid?: string; deletionTimestamp?: string; finalizers: string[] } | null = known
+      ? { uid: known.uid, deletionTimestamp: known.deletionTimestamp, finalizers: known.finalizers }
+      : null;
+    if (!owner) {
+      // Absence is confirmed by a live read before anything is deleted.
+      try {
+        const live = await store.get(store.def.namespaced ? dependent.namespace : '', ref.name, { resourceVersion: '', match: '' });
+        owner = { uid: live.metadata.uid, deletionTimestamp: live.metadata.deletionTimestamp, finalizers: live.metadata.finalizers ?? [] };
+      } catch (err) {
+        if (!(isStatusError(err) && err.code === 404)) throw err;
+      }
+    }
+    if (!owner || owner.uid !== ref.uid) return 'dangling';
+    return owner.deletionTimestamp && owner.finalizers.includes(FOREGROUND_FINALIZER) ? 'waiting' : 'solid';
+  }
+
+  private async removeOwnerReferences(node: GraphNode, uids: string[]): Promise<void> {
+    await this.updateLatest(node, (obj) => {
+      const refs = (obj.metadata.ownerReferences ?? []).filter((r) => !uids.includes(r.uid));
+      if (refs.length === (obj.metadata.ownerReferences ?? []).length) return false;
+      if (refs.length > 0) obj.metadata.ownerReferences = refs;
+      else delete obj.metadata.ownerReferences;
+      return true;
+    });
+  }
+
+  private async removeFinalizer(node: GraphNode, finalizer: string): Promise<void> {
+    await this.updateLatest(node, (obj) => {
+      const finalizers = obj.metadata.finalizers ?? [];
+      if (!finalizers.includes(finalizer)) return false;
+      const rest = finalizers.filter((f) => f !== finalizer);
+      if (rest.length > 0) obj.metadata.finalizers = rest;
+      else delete obj.metadata.finalizers;
+      return true;
+    });
+  }
+
+  /** Changes the stored object (the same uid only); nothing happens when `change` finds nothing to do. */
+  private async updateLatest(node: GraphNode, change: (obj: KubeObject) => boolean): Promise<void> {
+    try {
+      await node.store.update(
+        node.namespace,
+        node.name,
+        (current) => {
+          if (current.metadata.uid !== node.uid || !change(current)) throw NOTHING_TO_DO;
+          return current;
+        },
+        { dryRun: false, subresource: '' },
+      );
+    } catch (err) {
+      if (err === NOTHING_TO_DO || (isStatusError(err) && err.code === 404)) return;
+      throw err;
+    }
+  }
+}
+
+const NOTHING_TO_DO = Symbol('nothing to do');

@@ -1,0 +1,295 @@
+import { eventually, RawEtcd } from '../harness/etcd-keys';
+import { Api } from '../harness/http';
+import { startTestServer } from '../harness/server';
+
+let server: Awaited<ReturnType<typeof startTestServer>>;
+let api: Api;
+let etcd: RawEtcd;
+let n = 0;
+let ns = '';
+
+beforeAll(async () => {
+  server = await startTestServer();
+  api = new Api(server.url);
+  etcd = new RawEtcd();
+});
+
+afterAll(async () => {
+  await server.close();
+  etcd.close();
+});
+
+/** Each test works in a namespace of its own and leaves nothing of it behind in etcd. */
+beforeEach(async () => {
+  ns = `del-${++n}`;
+  expect((await api.post('/api/v1/namespaces', { metadata: { name: ns } })).status).toBe(201);
+});
+
+afterEach(async () => {
+  await api.delete(`/api/v1/namespaces/${ns}`);
+  await eventually(`namespace ${ns} to be gone from etcd`, async () => ((await etcd.namespaceKeys(server.prefix, ns)).length === 0 ? true : undefined));
+});
+
+const cm = (name: string, extra: Record<string, unknown> = {}) => ({ metadata: { name, ...extra }, data: { a: '1' } });
+const cmPath = (name = '') => `/api/v1/namespaces/${ns}/configmaps${name ? `/${name}` : ''}`;
+const podSpec = { containers: [{ name: 'c', image: 'nginx' }] };
+const keysOfNs = () => etcd.namespaceKeys(server.prefix, ns).then((keys) => keys.map((k) => k.slice(server.prefix.length)));
+
+describe('finalizers', () => {
+  test('a delete marks the object and keeps it; new finalizers are refused; the last one removed deletes it', async () => {
+    await api.post(cmPath(), cm('held', { finalizers: ['example.com/hold'] }));
+    const marked = await api.delete(cmPath('held'));
+    expect(marked.status).toBe(200);
+    expect(marked.body.kind).toBe('ConfigMap');
+    expect(marked.body.metadata.deletionTimestamp).toMatch(/Z$/);
+    expect(marked.body.metadata.deletionGracePeriodSeconds).toBe(0);
+    const again = await api.delete(cmPath('held'));
+    expect(again.body.metadata.deletionTimestamp).toBe(marked.body.metadata.deletionTimestamp);
+    expect(await keysOfNs()).toEqual([`/configmaps/${ns}/held`, `/namespaces/${ns}`]);
+
+    const more = await api.put(cmPath('held'), { ...marked.body, metadata: { ...marked.body.metadata, finalizers: ['example.com/hold', 'example.com/more'] } });
+    expect(more.status).toBe(422);
+    expect(more.body.details.causes).toEqual([
+      { reason: 'FieldValueForbidden', message: 'Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers []string{"example.com/more"}', field: 'metadata.finalizers' },
+    ]);
+    const released = await api.patch(cmPath('held'), { metadata: { finalizers: null } }, 'application/merge-patch+json');
+    expect(released.status).toBe(200);
+    expect((await api.get(cmPath('held'))).status).toBe(404);
+    expect(await keysOfNs()).toEqual([`/namespaces/${ns}`]);
+  });
+
+  test('deletionTimestamp and deletionGracePeriodSeconds belong to the server', async () => {
+    const created = await api.post(cmPath(), cm('own', { deletionTimestamp: '2030-01-01T00:00:00Z', deletionGracePeriodSeconds: 5 }));
+    expect(created.body.metadata.deletionTimestamp).toBeUndefined();
+    expect(created.body.metadata.deletionGracePeriodSeconds).toBeUndefined();
+    const set = await api.put(cmPath('own'), { ...created.body, metadata: { ...created.body.metadata, deletionTimestamp: '2030-01-01T00:00:00Z' } });
+    expect(set.status).toBe(422);
+    expect(set.body.details.causes[0]).toMatchObject({ reason: 'FieldValueInvalid', field: 'metadata.deletionTimestamp' });
+    await api.delete(cmPath('own'));
+  });
+});
+
+describe('grace periods', () => {
+  const pod = (name: string, spec: Record<string, unknown> = {}) => ({ metadata: { name }, spec: { ...podSpec, ...spec } });
+  const podPath = (name = '') => `/api/v1/namespaces/${ns}/pods${name ? `/${name}` : ''}`;
+
+  test('a scheduled pod is marked for its grace period, which a later delete may only shorten; 0 removes it', async () => {
+    await api.post(podPath(), pod('p', { nodeName: 'node-1' }));
+    const first = await api.delete(podPath('p'));
+    expect(first.status).toBe(200);
+    expect(first.body.metadata.deletionGracePeriodSeconds).toBe(30);
+    expect(first.body.metadata.generation).toBe(2);
+    expect(Date.parse(first.body.metadata.deletionTimestamp) - Date.now()).toBeGreaterThan(25_000);
+    const longer = await api.delete(`${podPath('p')}?gracePeriodSeconds=60`);
+    expect(longer.body.metadata.deletionGracePeriodSeconds).toBe(30);
+    const shorter = await api.delete(podPath('p'), { body: { gracePeriodSeconds: 10 } });
+    expect(shorter.body.metadata.deletionGracePeriodSeconds).toBe(10);
+    expect(Date.parse(first.body.metadata.deletionTimestamp) - Date.parse(shorter.body.metadata.deletionTimestamp)).toBe(20_000);
+    const now = await api.delete(`${podPath('p')}?gracePeriodSeconds=0`);
+    expect(now.status).toBe(200);
+    expect(now.body.metadata.deletionGracePeriodSeconds).toBe(0);
+    expect((await api.get(podPath('p'))).status).toBe(404);
+  });
+
+  test('an unscheduled pod goes at once; a negative grace period counts as one second', async () => {
+    await api.post(podPath(), pod('q'));
+    const gone = await api.delete(podPath('q'), { body: { gracePeriodSeconds: 30 } });
+    expect(gone.status).toBe(200);
+    expect((await api.get(podPath('q'))).status).toBe(404);
+    await api.post(podPath(), pod('r', { nodeName: 'n', terminationGracePeriodSeconds: 5 }));
+    expect((await api.delete(`${podPath('r')}?gracePeriodSeconds=-5`)).body.metadata.deletionGracePeriodSeconds).toBe(1);
+    await api.delete(`${podPath('r')}?gracePeriodSeconds=0`);
+  });
+});
+
+describe('preconditions, dry run and options', () => {
+  test('each precondition: a mismatch is 409 and deletes nothing; a match deletes', async () => {
+    const c = (await api.post(cmPath(), cm('pre'))).body;
+    const uid = await api.delete(cmPath('pre'), { body: { preconditions: { uid: 'other' } } });
+    expect(uid.status).toBe(409);
+    expect(uid.body).toMatchObject({ reason: 'Conflict', details: { name: 'pre', kind: 'ConfigMap' } });
+    expect(uid.body.message).toBe(
+      `Operation cannot be fulfilled on ConfigMap "pre": the UID in the precondition (other) does not match the UID in record (${c.metadata.uid}). The object might have been deleted and then recreated`,
+    );
+    const rv = await api.delete(cmPath('pre'), { body: { preconditions: { resourceVersion: '1' } } });
+    expect(rv.status).toBe(409);
+    expect(rv.body.message).toBe(
+      `Operation cannot be fulfilled on ConfigMap "pre": the ResourceVersion in the precondition (1) does not match the ResourceVersion in record (${c.metadata.resourceVersion}). The object might have been modified`,
+    );
+    const query = await api.delete(`${cmPath('pre')}?preconditions.uid=other`);
+    expect(query.status).toBe(409);
+    expect((await api.get(cmPath('pre'))).status).toBe(200);
+    const ok = await api.delete(cmPath('pre'), { body: { preconditions: { uid: c.metadata.uid, resourceVersion: c.metadata.resourceVersion } } });
+    expect(ok.status).toBe(200);
+    expect(ok.body).toEqual({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details: { name: 'pre', kind: 'configmaps', uid: c.metadata.uid } });
+  });
+
+  test('dryRun deletes nothing; YAML bodies parse; bad options are 422', async () => {
+    await api.post(cmPath(), cm('dry', { finalizers: ['example.com/x'] }));
+    const dry = await api.delete(`${cmPath('dry')}?dryRun=All`);
+    expect(dry.status).toBe(200);
+    expect(dry.body.metadata.deletionTimestamp).toBeDefined();
+    expect((await api.get(cmPath('dry'))).body.metadata.deletionTimestamp).toBeUndefined();
+    const yaml = await api.request('DELETE', cmPath('dry'), { raw: 'kind: DeleteOptions\napiVersion: v1\ndryRun: [All]\n', contentType: 'application/yaml' });
+    expect(yaml.status).toBe(200);
+    const bad = await api.delete(cmPath('dry'), { body: { propagationPolicy: 'Sideways' } });
+    expect(bad.status).toBe(422);
+    expect(bad.body.message).toBe('DeleteOptions.meta.k8s.io "" is invalid: propagationPolicy: Unsupported value: "Sideways": supported values: "Foreground", "Background", "Orphan", "nil"');
+    const both = await api.delete(cmPath('dry'), { body: { propagationPolicy: 'Orphan', orphanDependents: true } });
+    expect(both.status).toBe(422);
+    await api.patch(cmPath('dry'), { metadata: { finalizers: null } }, 'application/merge-patch+json');
+  });
+
+  test('Orphan and Foreground on a deletion set the collector finalizers; events never get them', async () => {
+    await api.post(cmPath(), cm('o', { finalizers: ['example.com/x'] }));
+    const orphan = await api.delete(`${cmPath('o')}?propagationPolicy=Orphan`);
+    expect(orphan.body.metadata.finalizers).toEqual(['example.com/x', 'orphan']);
+    const legacy = await api.delete(cmPath('o'), { body: { orphanDependents: false } });
+    expect(legacy.status).toBe(202);
+    expect(legacy.body.metadata.finalizers).toEqual(['example.com/x']);
+    await api.patch(cmPath('o'), { metadata: { finalizers: null } }, 'application/merge-patch+json');
+    const ev = await api.post(`/api/v1/namespaces/${ns}/events`, {
+      metadata: { name: 'e', finalizers: ['example.com/x'] },
+      involvedObject: { kind: 'Pod', name: 'p', namespace: ns },
+    });
+    expect(ev.status).toBe(201);
+    const marked = await api.delete(`/api/v1/namespaces/${ns}/events/e?propagationPolicy=Foreground`);
+    expect(marked.body.metadata.finalizers).toEqual(['example.com/x']);
+    await api.patch(`/api/v1/namespaces/${ns}/events/e`, { metadata: { finalizers: null } }, 'application/merge-patch+json');
+  });
+
+  test('deletecollection deletes what label and field selectors match, with the delete options', async () => {
+    for (const [name, group] of [['a', 'x'], ['b', 'x'], ['c', 'y']]) await api.post(cmPath(), cm(name, { labels: { group } }));
+    await api.post(cmPath(), cm('d', { labels: { group: 'x' }, finalizers: ['example.com/x'] }));
+    const dry = await api.delete(`${cmPath()}?labelSelector=group%3Dx&dryRun=All`);
+    expect(dry.body.items.map((i: any) => i.metadata.name)).toEqual(['a', 'b', 'd']);
+    expect((await api.get(cmPath())).body.items).toHaveLength(4);
+    const res = await api.delete(`${cmPath()}?labelSelector=group%3Dx&fieldSelector=metadata.name!%3Db&propagationPolicy=Orphan`);
+    expect(res.status).toBe(200);
+    expect(res.body.kind).toBe('ConfigMapList');
+    expect(res.body.items.map((i: any) => i.metadata.name)).toEqual(['a', 'd']);
+    // a got the orphan finalizer too and stays until the collector has orphaned its (no) dependents.
+    const left = await eventually('a to be gone', async () => {
+      const items = (await api.get(cmPath())).body.items;
+      return items.length === 3 ? items : undefined;
+    });
+    expect(left.map((i: any) => i.metadata.name)).toEqual(['b', 'c', 'd']);
+    expect(left.find((i: any) => i.metadata.name === 'd').metadata.deletionTimestamp).toBeDefined();
+    // The orphan finalizer is the collector's to remove once d's (no) dependents are orphaned.
+    await eventually('the collector to orphan', async () => ((await api.get(cmPath('d'))).body.metadata.finalizers.length === 1 ? true : undefined));
+    await api.patch(cmPath('d'), { metadata: { finalizers: null } }, 'application/merge-patch+json');
+    expect(await keysOfNs()).toEqual([`/configmaps/${ns}/b`, `/configmaps/${ns}/c`, `/namespaces/${ns}`]);
+  });
+});
+
+describe('propagation through a deployment -> replicaset -> pods chain', () => {
+  const labels = { app: 'web' };
+  async function chain(): Promise<{ deploy: any; rs: any; pods: any[] }> {
+    const deploy = (await api.post(`/apis/apps/v1/namespaces/${ns}/deployments`, {
+      metadata: { name: 'web' },
+      spec: { replicas: 2, selector: { matchLabels: labels }, template: { metadata: { labels }, spec: podSpec } },
+    })).body;
+    const owner = (o: any, kind: string, apiVersion: string) => [{ apiVersion, kind, name: o.metadata.name, uid: o.metadata.uid, controller: true, blockOwnerDeletion: true }];
+    const rs = (await api.post(`/apis/apps/v1/namespaces/${ns}/replicasets`, {
+      metadata: { name: 'web-1', labels, ownerReferences: owner(deploy, 'Deployment', 'apps/v1') },
+      spec: { replicas: 2, selector: { matchLabels: labels }, template: { metadata: { labels }, spec: podSpec } },
+    })).body;
+    const pods = [];
+    for (const name of ['web-1-a', 'web-1-b']) {
+      pods.push((await api.post(`/api/v1/namespaces/${ns}/pods`, { metadata: { name, labels, ownerReferences: owner(rs, 'ReplicaSet', 'apps/v1') }, spec: podSpec })).body);
+    }
+    expect(pods.every((p) => p.metadata.uid)).toBe(true);
+    return { deploy, rs, pods };
+  }
+  const workloadKeys = async () => (await keysOfNs()).filter((k) => !k.startsWith('/namespaces/') && !k.startsWith('/serviceaccounts/') && !k.startsWith('/configmaps/'));
+
+  test('Background: the owner goes at once, then the collector removes the replicaset and its pods', async () => {
+    await chain();
+    const res = await api.delete(`/apis/apps/v1/namespaces/${ns}/deployments/web`, { body: { propagationPolicy: 'Background' } });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ kind: 'Status', status: 'Success', details: { name: 'web', group: 'apps', kind: 'deployments' } });
+    await eventually('the chain to be collected', async () => ((await workloadKeys()).length === 0 ? true : undefined));
+  });
+
+  test('Foreground: the owner waits, with the foregroundDeletion finalizer, for its blocking dependents', async () => {
+    await chain();
+    const res = await api.delete(`/apis/apps/v1/namespaces/${ns}/deployments/web`, { body: { propagationPolicy: 'Foreground' } });
+    expect(res.status).toBe(200);
+    expect(res.body.metadata.finalizers).toEqual(['foregroundDeletion']);
+    expect(res.body.metadata.deletionTimestamp).toBeDefined();
+    await eventually('the chain to be collected', async () => ((await workloadKeys()).length === 0 ? true : undefined));
+  });
+
+  test('Orphan: dependents lose the reference and stay; the owner goes', async () => {
+    const { rs } = await chain();
+    const res = await api.delete(`/apis/apps/v1/namespaces/${ns}/deployments/web?propagationPolicy=Orphan`);
+    expect(res.body.metadata.finalizers).toEqual(['orphan']);
+    await eventually('the deployment to go', async () => ((await api.get(`/apis/apps/v1/namespaces/${ns}/deployments/web`)).status === 404 ? true : undefined));
+    const kept = (await api.get(`/apis/apps/v1/namespaces/${ns}/replicasets/web-1`)).body;
+    expect(kept.metadata.uid).toBe(rs.metadata.uid);
+    expect(kept.metadata.ownerReferences).toBeUndefined();
+    const pods = (await api.get(`/api/v1/namespaces/${ns}/pods`)).body.items;
+    expect(pods.map((p: any) => p.metadata.ownerReferences[0].uid)).toEqual([rs.metadata.uid, rs.metadata.uid]);
+    expect(await workloadKeys()).toEqual([`/pods/${ns}/web-1-a`, `/pods/${ns}/web-1-b`, `/replicasets/${ns}/web-1`]);
+  });
+
+  test('the deprecated orphanDependents=true orphans as well; an owner reference to a missing owner is collected', async () => {
+    const { rs } = await chain();
+    await api.delete(`/apis/apps/v1/namespaces/${ns}/deployments/web`, { body: { orphanDependents: true } });
+    await eventually('the replicaset to be orphaned', async () => ((await api.get(`/apis/apps/v1/namespaces/${ns}/replicasets/web-1`)).body.metadata.ownerReferences ? undefined : true));
+    await api.post(`/api/v1/namespaces/${ns}/configmaps`, cm('stray', { ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'nobody', uid: 'f0f0f0f0-0000-0000-0000-000000000000' }] }));
+    await eventually('the stray dependent to be collected', async () => ((await api.get(cmPath('stray'))).status === 404 ? true : undefined));
+    expect((await api.get(`/apis/apps/v1/namespaces/${ns}/replicasets/web-1`)).body.metadata.uid).toBe(rs.metadata.uid);
+  });
+});
+
+describe('namespaces', () => {
+  test('default, kube-system, kube-public and kube-node-lease cannot be deleted', async () => {
+    for (const name of ['default', 'kube-system', 'kube-public', 'kube-node-lease']) {
+      const res = await api.delete(`/api/v1/namespaces/${name}`);
+      expect(res.status).toBe(403);
+      expect(res.body.message).toBe(`namespaces "${name}" is forbidden: this namespace may not be deleted`);
+    }
+  });
+
+  test('hundreds of objects of several kinds are deleted; a finalizer holds the namespace until it is released', async () => {
+    const kinds: [string, (i: number) => unknown][] = [
+      ['/api/v1/namespaces/NS/configmaps', (i) => cm(`cm-${i}`)],
+      ['/api/v1/namespaces/NS/secrets', (i) => ({ metadata: { name: `s-${i}` }, stringData: { k: 'v' } })],
+      ['/api/v1/namespaces/NS/serviceaccounts', (i) => ({ metadata: { name: `sa-${i}` } })],
+      ['/apis/coordination.k8s.io/v1/namespaces/NS/leases', (i) => ({ metadata: { name: `l-${i}` }, spec: {} })],
+    ];
+    for (const [path, make] of kinds) {
+      for (let i = 0; i < 80; i++) expect((await api.post(path.replace('NS', ns), make(i))).status).toBe(201);
+    }
+    await api.post(cmPath(), cm('keeper', { finalizers: ['example.com/keep'] }));
+    const del = await api.delete(`/api/v1/namespaces/${ns}`);
+    expect(del.status).toBe(200);
+    expect(del.body.status.phase).toBe('Terminating');
+    expect(del.body.spec.finalizers).toEqual(['kubernetes']);
+    const refused = await api.post(cmPath(), cm('late'));
+    expect(refused.status).toBe(403);
+    expect(refused.body).toMatchObject({
+      reason: 'Forbidden',
+      message: `configmaps "late" is forbidden: unable to create new content in namespace ${ns} because it is being terminated`,
+      details: { causes: [{ reason: 'NamespaceTerminating', message: `namespace ${ns} is being terminated`, field: 'metadata.namespace' }] },
+    });
+    const conditions = await eventually('only the held configmap to remain', async () => {
+      const got = (await api.get(`/api/v1/namespaces/${ns}`)).body;
+      const remaining = got.status.conditions?.find((c: any) => c.type === 'NamespaceContentRemaining');
+      return remaining?.message === 'Some resources are remaining: configmaps. has 1 resource instances' ? got.status.conditions : undefined;
+    });
+    expect(conditions.map((c: any) => [c.type, c.status, c.reason])).toEqual([
+      ['NamespaceDeletionDiscoveryFailure', 'False', 'ResourcesDiscovered'],
+      ['NamespaceDeletionGroupVersionParsingFailure', 'False', 'ParsedGroupVersions'],
+      ['NamespaceDeletionContentFailure', 'False', 'ContentDeleted'],
+      ['NamespaceContentRemaining', 'True', 'SomeResourcesRemain'],
+      ['NamespaceFinalizersRemaining', 'True', 'SomeFinalizersRemain'],
+    ]);
+    expect(conditions[4].message).toBe('Some content in the namespace has finalizers remaining: example.com/keep in 1 resource instances');
+    expect(await keysOfNs()).toEqual([`/configmaps/${ns}/keeper`, `/namespaces/${ns}`]);
+    expect((await api.delete(`/api/v1/namespaces/${ns}`)).body.metadata.deletionTimestamp).toBe(del.body.metadata.deletionTimestamp);
+    await api.patch(cmPath('keeper'), { metadata: { finalizers: null } }, 'application/merge-patch+json');
+    await eventually('the namespace to go', async () => ((await api.get(`/api/v1/namespaces/${ns}`)).status === 404 ? true : undefined));
+  });
+});
