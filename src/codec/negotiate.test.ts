@@ -145,8 +145,8 @@ describe('negotiateOutput', () => {
 });
 
 describe('negotiateStream', () => {
-  test('JSON watch streams are application/json; Protobuf ones carry ;stream=watch; CBOR is a sequence', () => {
-    expect(negotiateStream('application/json', resource).contentType).toBe('application/json');
+  test('JSON and Protobuf watch streams carry ;stream=watch; CBOR is a sequence', () => {
+    expect(negotiateStream('application/json', resource).contentType).toBe('application/json;stream=watch');
     expect(negotiateStream('application/vnd.kubernetes.protobuf', resource).contentType).toBe('application/vnd.kubernetes.protobuf;stream=watch');
     expect(negotiateStream('application/cbor', { ...resource, encodings: ['json', 'yaml', 'protobuf', 'cbor'] }).contentType).toBe('application/cbor-seq');
   });

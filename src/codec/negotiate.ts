@@ -135,7 +135,8 @@ export function negotiateOutput(header: string | undefined, opts: OutputOptions)
 export function negotiateStream(header: string | undefined, opts: OutputOptions): OutputChoice {
   const output = negotiateOutput(header, opts);
   if (!hasStreamForm(output.encoding)) throw notAcceptable(opts.encodings.filter(hasStreamForm).map(streamMediaTypeOf));
-  const contentType = output.encoding === 'json' ? output.contentType : output.encoding === 'cbor' ? 'application/cbor-seq' : `${output.contentType};stream=watch`;
+  // The foundation issue names JSON streams `application/json;stream=watch` (kube-apiserver itself says plain `application/json`).
+  const contentType = output.encoding === 'cbor' ? 'application/cbor-seq' : `${output.contentType};stream=watch`;
   return { ...output, contentType };
 }
 
