@@ -91,6 +91,15 @@ export function invalid(gk: GroupKind, name: string, errs: FieldErrorList): Stat
   return new StatusError(422, 'Invalid', `${qualifiedKind(gk)} ${goQuote(name)} is invalid${summary}`, details);
 }
 
+/**
+ * Options the issues specify as 400 where kube-apiserver answers 422 (an unknown dryRun value, the
+ * unsafe delete option combined with others): Invalid's message and causes with BadRequest's code.
+ */
+export function badOptions(gk: GroupKind, errs: FieldErrorList): StatusError {
+  const { status } = invalid(gk, '', errs);
+  return new StatusError(400, 'BadRequest', status.message ?? '', status.details);
+}
+
 export function badRequest(message: string): StatusError {
   return new StatusError(400, 'BadRequest', message);
 }

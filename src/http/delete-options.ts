@@ -1,4 +1,4 @@
-import { badRequest, invalid } from '../api/errors';
+import { badOptions, badRequest, invalid } from '../api/errors';
 import { field, type FieldErrorList } from '../api/field-errors';
 import { isPlainObject } from '../api/types';
 import { DecodeError } from '../codec/decode-error';
@@ -67,7 +67,8 @@ function typeError(name: string, goType: string): Error {
 
 /**
  * DeleteOptions from the body when there is one, else from the query; validated as kube-apiserver
- * does. Without the AllowUnsafeMalformedObjectDeletion gate the unsafe option is dropped, unseen.
+ * does, except where issues 5 and 6 ask for 400: an unknown dryRun value, and the unsafe option
+ * combined with other options or (set true) without the AllowUnsafeMalformedObjectDeletion gate.
  */
 export function parseDeleteOptions(
   body: Buffer,
@@ -104,17 +105,23 @@ export function parseDeleteOptions(
   if (opts.orphanDependents !== undefined && raw.propagationPolicy) {
     errs.push(field.invalid('propagationPolicy', raw.propagationPolicy, 'orphanDependents and deletionPropagation cannot be both set'));
   }
+  const refused: FieldErrorList = [];
   if (raw.dryRun !== undefined && raw.dryRun !== null) {
     if (!Array.isArray(raw.dryRun) || !raw.dryRun.every((v) => typeof v === 'string')) throw typeError('dryRun', '[]string');
-    for (const v of raw.dryRun as string[]) if (v !== 'All' && v !== '') errs.push(field.notSupported('dryRun', v, ['All']));
+    for (const v of raw.dryRun as string[]) if (v !== 'All' && v !== '') refused.push(field.notSupported('dryRun', v, ['All']));
     opts.dryRun = raw.dryRun.length > 0;
   }
   const unsafe = raw[UNSAFE_OPTION];
-  if (unsafeDeletionGate && unsafe !== undefined && unsafe !== null) {
+  if (unsafe !== undefined && unsafe !== null) {
     if (typeof unsafe !== 'boolean') throw typeError(UNSAFE_OPTION, 'bool');
-    opts.ignoreStoreReadErrorWithClusterBreakingPotential = unsafe;
-    if (unsafe) errs.push(...unsafeOptionConflicts(raw));
+    if (unsafe && !unsafeDeletionGate) {
+      refused.push(field.forbidden(UNSAFE_OPTION, 'requires the AllowUnsafeMalformedObjectDeletion feature gate'));
+    } else if (unsafe) {
+      opts.ignoreStoreReadErrorWithClusterBreakingPotential = true;
+      refused.push(...unsafeOptionConflicts(raw));
+    }
   }
+  if (refused.length > 0) throw badOptions(DELETE_OPTIONS, refused);
   if (errs.length > 0) throw invalid(DELETE_OPTIONS, '', errs);
   return opts;
 }

@@ -1,4 +1,4 @@
-import { badRequest, invalid } from '../api/errors';
+import { badOptions, badRequest, invalid } from '../api/errors';
 import { field } from '../api/field-errors';
 import type { ReadConsistency } from '../storage/interfaces';
 import { isTruthyParam } from './request-info';
@@ -27,13 +27,13 @@ export function isPretty(query: URLSearchParams, userAgent: string | undefined):
   return ua.startsWith('curl') || ua.startsWith('Wget') || ua.startsWith('Mozilla/5.0');
 }
 
-/** dryRun: "All", or the bare flag. */
+/** dryRun: "All", or the bare flag; anything else is 400 (issue 5). */
 export function dryRunParam(query: URLSearchParams, optionsKind: string): boolean {
   const values = query.getAll('dryRun');
   if (values.length === 0) return false;
   for (const v of values) {
     if (v !== 'All' && v !== '') {
-      throw invalid({ group: 'meta.k8s.io', kind: optionsKind }, '', [field.notSupported('dryRun', v, ['All'])]);
+      throw badOptions({ group: 'meta.k8s.io', kind: optionsKind }, [field.notSupported('dryRun', v, ['All'])]);
     }
   }
   return true;

@@ -127,7 +127,8 @@ describe('corrupt objects', () => {
     expect(normal.status).toBe(500);
     expect(normal.body.message).toContain('corrupt object');
     const mixed = await api.delete(`${C}/broken?ignoreStoreReadErrorWithClusterBreakingPotential=true&dryRun=All&gracePeriodSeconds=0`);
-    expect(mixed.status).toBe(422);
+    expect(mixed.status).toBe(400);
+    expect(mixed.body.reason).toBe('BadRequest');
     expect(mixed.body.details.causes.map((c: any) => c.field)).toEqual(['dryRun', 'gracePeriodSeconds']);
     const readable = await api.delete(`${C}/fine?ignoreStoreReadErrorWithClusterBreakingPotential=true`);
     expect(readable.status).toBe(422);
@@ -149,7 +150,7 @@ describe('corrupt objects', () => {
     await server.close();
   });
 
-  test('without the gate the option is dropped: a corrupt object cannot be deleted, a readable one is deleted normally', async () => {
+  test('without the gate the option is refused (400) and changes nothing; a corrupt object cannot be deleted', async () => {
     const server = await start({});
     const api = new Api(server.url);
     const C = '/api/v1/namespaces/default/configmaps';
@@ -159,9 +160,16 @@ describe('corrupt objects', () => {
     const get = await api.get(`${C}/broken`);
     expect(get.status).toBe(500);
     expect(get.body).toEqual({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: "Object 'metadata' is missing or not an object", code: 500 });
-    const unsafe = await api.delete(`${C}/broken?ignoreStoreReadErrorWithClusterBreakingPotential=true`);
-    expect(unsafe.status).toBe(500);
-    expect((await api.delete(`${C}/fine?ignoreStoreReadErrorWithClusterBreakingPotential=true`)).status).toBe(200);
+    for (const name of ['broken', 'fine']) {
+      const unsafe = await api.delete(`${C}/${name}?ignoreStoreReadErrorWithClusterBreakingPotential=true`);
+      expect(unsafe.status).toBe(400);
+      expect(unsafe.body.message).toBe(
+        'DeleteOptions.meta.k8s.io "" is invalid: ignoreStoreReadErrorWithClusterBreakingPotential: Forbidden: requires the AllowUnsafeMalformedObjectDeletion feature gate',
+      );
+    }
+    expect(await etcd.keys(`${server.prefix}/configmaps/`)).toEqual([`${server.prefix}/configmaps/default/broken`, `${server.prefix}/configmaps/default/fine`]);
+    expect((await api.delete(`${C}/broken`)).status).toBe(500);
+    expect((await api.delete(`${C}/fine?ignoreStoreReadErrorWithClusterBreakingPotential=false`)).status).toBe(200);
     await etcd.delete(key);
     expect(await etcd.keys(`${server.prefix}/configmaps/`)).toEqual([]);
     await server.close();

@@ -124,7 +124,7 @@ describe('preconditions, dry run and options', () => {
     expect(ok.body).toEqual({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details: { name: 'pre', kind: 'configmaps', uid: c.metadata.uid } });
   });
 
-  test('dryRun deletes nothing; YAML bodies parse; bad options are 422', async () => {
+  test('dryRun deletes nothing; YAML bodies parse; an unknown dryRun is 400, other bad options 422', async () => {
     await api.post(cmPath(), cm('dry', { finalizers: ['example.com/x'] }));
     const dry = await api.delete(`${cmPath('dry')}?dryRun=All`);
     expect(dry.status).toBe(200);
@@ -132,6 +132,9 @@ describe('preconditions, dry run and options', () => {
     expect((await api.get(cmPath('dry'))).body.metadata.deletionTimestamp).toBeUndefined();
     const yaml = await api.request('DELETE', cmPath('dry'), { raw: 'kind: DeleteOptions\napiVersion: v1\ndryRun: [All]\n', contentType: 'application/yaml' });
     expect(yaml.status).toBe(200);
+    const unknownDryRun = await api.delete(`${cmPath('dry')}?dryRun=Maybe`);
+    expect(unknownDryRun.status).toBe(400);
+    expect(unknownDryRun.body.message).toBe('DeleteOptions.meta.k8s.io "" is invalid: dryRun: Unsupported value: "Maybe": supported values: "All"');
     const bad = await api.delete(cmPath('dry'), { body: { propagationPolicy: 'Sideways' } });
     expect(bad.status).toBe(422);
     expect(bad.body.message).toBe('DeleteOptions.meta.k8s.io "" is invalid: propagationPolicy: Unsupported value: "Sideways": supported values: "Foreground", "Background", "Orphan", "nil"');

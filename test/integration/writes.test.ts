@@ -301,9 +301,10 @@ describe('dry run', () => {
     expect((await api.get(`${NS}/configmaps/dry-applied`)).status).toBe(404);
   });
 
-  test('an unknown dryRun value is refused', async () => {
+  test('an unknown dryRun value is refused with 400', async () => {
     const res = await api.post(`${NS}/configmaps?dryRun=Maybe`, { metadata: { name: 'x' } });
-    expect(res.status).toBe(422);
+    expect(res.status).toBe(400);
+    expect(res.body.reason).toBe('BadRequest');
     expect(res.body.message).toBe('CreateOptions.meta.k8s.io "" is invalid: dryRun: Unsupported value: "Maybe": supported values: "All"');
   });
 
