@@ -1,5 +1,4 @@
-import { spawn } from 'node:child_process';
-import { kubectl, startServerProcess, type ServerProcess } from '../harness/process';
+import { kubectl, kubectlWatch, startServerProcess, type ServerProcess } from '../harness/process';
 
 /** What kubectl users see: Table columns from get and get -o wide -w, and raw bodies from get --raw. */
 
@@ -27,29 +26,21 @@ test('kubectl get pods: NAME READY STATUS RESTARTS AGE', async () => {
 });
 
 test('kubectl get pods -o wide -w: the wide columns, then a row per change', async () => {
-  const watcher = spawn('kubectl', [`--server=${kapi.url}`, 'get', 'pods', '-n', 'tables', '-o', 'wide', '-w'], { env: { ...process.env, KUBECONFIG: '/dev/null' } });
-  let out = '';
-  watcher.stdout.on('data', (c: Buffer) => (out += c.toString()));
-  const waitFor = async (pattern: RegExp): Promise<void> => {
-    const deadline = Date.now() + 15_000;
-    while (!pattern.test(out)) {
-      if (Date.now() > deadline) throw new Error(`watch output never matched ${pattern}: ${out}`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  };
+  const watcher = kubectlWatch(kapi.url, ['get', 'pods', '-n', 'tables', '-o', 'wide', '-w']);
+  const { waitFor } = watcher;
   try {
     await waitFor(/^web\s/m);
-    const [header, first] = out.split('\n');
+    const [header, first] = watcher.output().split('\n');
     expect(columns(header)).toEqual(['NAME', 'READY', 'STATUS', 'RESTARTS', 'AGE', 'IP', 'NODE', 'NOMINATED NODE', 'READINESS GATES']);
     expect(columns(first)).toEqual(['web', '0/1', 'Pending', '0', expect.stringMatching(/^\d+s$/), '<none>', '<none>', '<none>', '<none>']);
     await k('run', 'api', '-n', 'tables', '--image=nginx:1.27');
     await waitFor(/^api\s/m);
-    const row = out.split('\n').find((l) => l.startsWith('api'))!;
+    const row = watcher.output().split('\n').find((l) => l.startsWith('api'))!;
     expect(columns(row).slice(0, 3)).toEqual(['api', '0/1', 'Pending']);
     // The header is printed once: later events carry no column definitions.
-    expect(out.match(/^NAME\s/gm)).toHaveLength(1);
+    expect(watcher.output().match(/^NAME\s/gm)).toHaveLength(1);
   } finally {
-    watcher.kill();
+    watcher.stop();
   }
 });
 

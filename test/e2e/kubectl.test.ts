@@ -1,7 +1,6 @@
-import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { kubectl, startServerProcess, type ServerProcess } from '../harness/process';
+import { kubectl, kubectlWatch, startServerProcess, type ServerProcess } from '../harness/process';
 
 const FIXTURES = path.resolve(__dirname, '../fixtures');
 let kapi: ServerProcess;
@@ -72,24 +71,14 @@ test('get --chunk-size pages through everything', async () => {
 });
 
 test('get -w sees a create', async () => {
-  const watcher = spawn('kubectl', [`--server=${kapi.url}`, 'get', 'configmaps', '-n', 'e2e', '-w', '--output-watch-events'], {
-    env: { ...process.env, KUBECONFIG: '/dev/null' },
-  });
-  let out = '';
-  watcher.stdout.on('data', (c: Buffer) => (out += c.toString()));
-  const waitFor = async (pattern: RegExp): Promise<void> => {
-    const deadline = Date.now() + 15_000;
-    while (!pattern.test(out)) {
-      if (Date.now() > deadline) throw new Error(`watch output never matched ${pattern}: ${out}`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  };
+  const watcher = kubectlWatch(kapi.url, ['get', 'configmaps', '-n', 'e2e', '-w', '--output-watch-events']);
+  const { waitFor } = watcher;
   try {
     await waitFor(/ADDED\s+cfg\s/);
     await k('create', 'configmap', 'watched', '-n', 'e2e', '--from-literal=x=y');
     await waitFor(/ADDED\s+watched\s+1\s/);
   } finally {
-    watcher.kill();
+    watcher.stop();
   }
 });
 

@@ -88,3 +88,29 @@ export function kubectl(server: string, args: string[], input?: string): Promise
     }
   });
 }
+
+export interface KubectlWatch {
+  /** Everything kubectl has printed so far. */
+  output(): string;
+  /** Resolves once the output matches; fails after 15 s with what was printed. */
+  waitFor(pattern: RegExp): Promise<void>;
+  stop(): void;
+}
+
+/** A long-running kubectl (`get -w`) whose output a test waits on. */
+export function kubectlWatch(server: string, args: string[]): KubectlWatch {
+  const child = spawn('kubectl', [`--server=${server}`, `--cache-dir=${KUBECTL_CACHE}`, ...args], { env: { ...process.env, KUBECONFIG: '/dev/null' } });
+  let out = '';
+  child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+  return {
+    output: () => out,
+    waitFor: async (pattern) => {
+      const deadline = Date.now() + 15_000;
+      while (!pattern.test(out)) {
+        if (Date.now() > deadline) throw new Error(`watch output never matched ${pattern}: ${out}`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    },
+    stop: () => child.kill(),
+  };
+}
