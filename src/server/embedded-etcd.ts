@@ -1,5 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
 
@@ -55,6 +55,37 @@ async function choosePorts(dataDir: string): Promise<Ports> {
   return ports;
 }
 
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * An etcd left running by a kapi that was killed outright still holds the data directory's lock:
+ * stop it, but only if its command line shows it is the member of this very directory.
+ */
+async function reclaimOrphan(dataDir: string): Promise<void> {
+  const file = path.join(dataDir, 'kapi-etcd.pid');
+  if (!existsSync(file)) return;
+  const pid = Number(readFileSync(file, 'utf8'));
+  rmSync(file, { force: true });
+  let cmdline = '';
+  try {
+    cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+  } catch {
+    return;
+  }
+  if (!Number.isInteger(pid) || pid <= 0 || !cmdline.includes(`--data-dir=${path.join(dataDir, 'member-data')}`)) return;
+  process.kill(pid, 'SIGTERM');
+  const deadline = Date.now() + 10_000;
+  while (isAlive(pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+  if (isAlive(pid)) process.kill(pid, 'SIGKILL');
+}
+
 export function etcdBinary(explicit?: string): string {
   const candidate = explicit ?? process.env.KAPI_ETCD_BINARY ?? 'etcd';
   const probe = spawnSync(candidate, ['--version'], { encoding: 'utf8' });
@@ -85,6 +116,7 @@ export class EmbeddedEtcd {
   static async start(opts: EmbeddedEtcdOptions): Promise<EmbeddedEtcd> {
     const binary = etcdBinary(opts.binary);
     mkdirSync(opts.dataDir, { recursive: true });
+    await reclaimOrphan(opts.dataDir);
     const ports = await choosePorts(opts.dataDir);
     const clientUrl = `http://127.0.0.1:${ports.client}`;
     const peerUrl = `http://127.0.0.1:${ports.peer}`;
@@ -105,6 +137,9 @@ export class EmbeddedEtcd {
       ],
       { stdio: ['ignore', 'pipe', 'pipe'] },
     );
+    const pidFile = path.join(opts.dataDir, 'kapi-etcd.pid');
+    if (child.pid) writeFileSync(pidFile, String(child.pid));
+    child.once('exit', () => rmSync(pidFile, { force: true }));
     const etcd = new EmbeddedEtcd(child, clientUrl);
     await etcd.waitUntilServing(opts.startTimeoutMs ?? 30_000);
     return etcd;

@@ -1,4 +1,4 @@
-import { execFile, spawn } from 'node:child_process';
+import { execFile, spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -37,32 +37,76 @@ test('SIGTERM shuts down cleanly', async () => {
   expect(await kapi.stop('SIGTERM')).toBe(0);
 });
 
-test('without --etcd-servers kapi runs its own etcd under --data-dir and stops it on SIGINT', async () => {
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'kapi-embedded-'));
+interface EmbeddedKapi {
+  child: ReturnType<typeof spawn>;
+  url: string;
+  etcdUrl: string;
+  output(): string;
+}
+
+async function startEmbedded(dataDir: string): Promise<EmbeddedKapi> {
   const port = await freePort();
   const child = spawn(process.execPath, [MAIN, `--data-dir=${dataDir}`, `--insecure-port=${port}`], { stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
-  child.stderr.on('data', (c: Buffer) => (output += c.toString()));
-  try {
-    const deadline = Date.now() + 30_000;
-    for (;;) {
-      try {
-        if ((await fetch(`http://127.0.0.1:${port}/readyz`)).ok) break;
-      } catch {
-        // starting
-      }
-      if (Date.now() > deadline || child.exitCode !== null) throw new Error(`not ready: ${output}`);
-      await new Promise((r) => setTimeout(r, 200));
+  child.stderr!.on('data', (c: Buffer) => (output += c.toString()));
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    try {
+      if ((await fetch(`${url}/readyz`)).ok) break;
+    } catch {
+      // starting
     }
-    const etcdUrl = /embedded etcd serving at (\S+)/.exec(output)?.[1];
-    expect(etcdUrl).toBeDefined();
-    expect((await fetch(`${etcdUrl}/health`)).ok).toBe(true);
-    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
-    child.kill('SIGINT');
+    if (Date.now() > deadline || child.exitCode !== null) {
+      child.kill('SIGKILL');
+      throw new Error(`not ready: ${output}`);
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  const etcdUrl = /embedded etcd serving at (\S+)/.exec(output)?.[1] ?? '';
+  return { child, url, etcdUrl, output: () => output };
+}
+
+test('without --etcd-servers kapi runs its own etcd under --data-dir and stops it on SIGINT', async () => {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'kapi-embedded-'));
+  const kapi = await startEmbedded(dataDir);
+  try {
+    expect(kapi.etcdUrl).not.toBe('');
+    expect((await fetch(`${kapi.etcdUrl}/health`)).ok).toBe(true);
+    const exited = new Promise<number | null>((resolve) => kapi.child.once('exit', resolve));
+    kapi.child.kill('SIGINT');
     expect(await exited).toBe(0);
-    await expect(fetch(`${etcdUrl}/health`)).rejects.toThrow();
+    await expect(fetch(`${kapi.etcdUrl}/health`)).rejects.toThrow();
   } finally {
-    child.kill('SIGKILL');
+    kapi.child.kill('SIGKILL');
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+test('after kapi is killed outright, the next start stops the etcd it left behind and keeps the data', async () => {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'kapi-embedded-'));
+  const first = await startEmbedded(dataDir);
+  let second: EmbeddedKapi | undefined;
+  try {
+    const created = await fetch(`${first.url}/api/v1/namespaces/default/configmaps`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ metadata: { name: 'survivor' } }),
+    });
+    expect(created.status).toBe(201);
+    const exited = new Promise((resolve) => first.child.once('exit', resolve));
+    first.child.kill('SIGKILL');
+    await exited;
+    // The orphan still serves, holding the data directory.
+    expect((await fetch(`${first.etcdUrl}/health`)).ok).toBe(true);
+    second = await startEmbedded(dataDir);
+    expect((await fetch(`${second.url}/api/v1/namespaces/default/configmaps/survivor`)).status).toBe(200);
+  } finally {
+    second?.child.kill('SIGINT');
+    if (second) await new Promise((resolve) => (second!.child.exitCode !== null ? resolve(null) : second!.child.once('exit', resolve)));
+    first.child.kill('SIGKILL');
+    // Should the test fail, no etcd of this data directory may outlive it.
+    spawnSync('pkill', ['-f', dataDir]);
     rmSync(dataDir, { recursive: true, force: true });
   }
 });
