@@ -151,6 +151,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
         freshnessTimeoutMs: 3000,
         consistentReads,
         watcherBuffer: 1000,
+        snapshots: config.featureGates.ListFromCacheSnapshot,
         log,
       });
       caches.push({ def, cache });

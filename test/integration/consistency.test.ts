@@ -2,6 +2,7 @@ import { Api } from '../harness/http';
 import { startTestServer } from '../harness/server';
 import { openWatch } from '../harness/watch';
 import { eventually } from '../harness/etcd-keys';
+import { parseFeatureGates } from '../../src/server/feature-gates';
 
 /** resourceVersion semantics for get, list and watch, chunking, selectors, compaction, streaming lists. */
 
@@ -132,6 +133,47 @@ describe('chunked lists', () => {
     expect(seen).toHaveLength(total);
     expect(seen).not.toContain('zzz-after-first-chunk');
     expect([...seen].sort()).toEqual(seen);
+  });
+
+  test('ListFromCacheSnapshot (on by default): later chunks and exact lists come from the cache, matching etcd', async () => {
+    for (let i = 0; i < 5; i++) await create(`snap-${i}`, { snap: 'yes' });
+    const etcdLists = async (url: string): Promise<number> => {
+      const text = await (await fetch(`${url}/metrics`)).text();
+      const line = text.split('\n').find((l) => l.startsWith('etcd_request_duration_seconds_count{operation="list",type="configmaps"}'));
+      return Number(line?.split(' ')[1] ?? 0);
+    };
+    const first = await api.get(`${CM}?labelSelector=snap&limit=2`);
+    const exactRv = first.body.metadata.resourceVersion;
+    await api.put(`${CM}/snap-0`, { metadata: { name: 'snap-0', labels: { snap: 'yes' } }, data: { changed: 'after' } });
+    await api.delete(`${CM}/snap-4`);
+    await create('snap-5', { snap: 'yes' });
+    const pages = async (url: string): Promise<unknown[]> => {
+      const out: unknown[] = [];
+      let token = first.body.metadata.continue as string | undefined;
+      while (token) {
+        const res = await fetch(`${url}${CM}?labelSelector=snap&limit=2&continue=${encodeURIComponent(token)}`);
+        const body = (await res.json()) as { metadata: { continue?: string } };
+        out.push(body);
+        token = body.metadata.continue;
+      }
+      out.push(await (await fetch(`${url}${CM}?labelSelector=snap&resourceVersion=${exactRv}&resourceVersionMatch=Exact`)).json());
+      return out;
+    };
+    const before = await etcdLists(server.url);
+    const fromCache = await pages(server.url);
+    expect(await etcdLists(server.url)).toBe(before);
+    const exact = fromCache[fromCache.length - 1] as { items: { metadata: { name: string }; data?: Record<string, string> }[] };
+    expect(names(exact)).toEqual(['snap-0', 'snap-1', 'snap-2', 'snap-3', 'snap-4']);
+    expect(exact.items[0].data).toEqual({ v: '1' });
+
+    const plain = await startTestServer({ etcdPrefix: server.prefix, etcdCompactionIntervalMs: 0, featureGates: parseFeatureGates('ListFromCacheSnapshot=false') });
+    try {
+      const plainBefore = await etcdLists(plain.url);
+      expect(await pages(plain.url)).toEqual(fromCache);
+      expect(await etcdLists(plain.url)).toBeGreaterThan(plainBefore);
+    } finally {
+      await plain.close();
+    }
   });
 
   test('with a selector, chunks fill up to the limit and remainingItemCount is absent', async () => {

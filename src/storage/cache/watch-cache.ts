@@ -16,10 +16,12 @@ import {
   type WatchOptions,
   type WriteOptions,
 } from '../interfaces';
+import { decodeContinue } from '../continue-token';
 import { parseRevision } from '../revision';
 import { StorageError } from '../storage-error';
 import { WatchChannel } from '../watch-channel';
 import { EventWindow } from './event-window';
+import { snapshotPage } from './snapshot-page';
 
 export interface WatchCacheOptions {
   /** How long events are kept for watches that resume from a resourceVersion (--watch-cache-history). */
@@ -34,6 +36,8 @@ export interface WatchCacheOptions {
   consistentReads: boolean;
   /** Events a watcher may fall behind by before it is dropped. */
   watcherBuffer: number;
+  /** Serve paged and exact lists from snapshots of the window (ListFromCacheSnapshot). */
+  snapshots: boolean;
   log: (message: string, err?: unknown) => void;
 }
 
@@ -65,6 +69,8 @@ export class WatchCache implements Storage {
   private sortedKeys: string[] | null = null;
   private revision = 0;
   private window = new EventWindow(0, 0, 0);
+  /** Snapshots before this revision are unknown: an unreadable value changed then, outside the window. */
+  private snapshotFloor = 0;
   private readonly watchers = new Set<Watcher>();
   private readonly waiters = new Set<Waiter>();
   private source: WatchChannel<WatchItem> | null = null;
@@ -109,6 +115,7 @@ export class WatchCache implements Storage {
     this.sortedKeys = null;
     this.revision = revision;
     this.window = new EventWindow(revision, this.opts.historyMs, this.opts.maxEvents);
+    this.snapshotFloor = revision;
     const source = await this.etcd.watch(this.root, {
       resourceVersion: String(revision),
       predicate: everything,
@@ -161,6 +168,7 @@ export class WatchCache implements Storage {
    */
   private noteUnreadable(key: string, deleted: boolean, revision: number): void {
     this.eventsReceived++;
+    this.snapshotFloor = revision;
     if (this.objects.delete(key)) this.sortedKeys = null;
     if (deleted) {
       this.unreadable.delete(key);
@@ -184,6 +192,8 @@ export class WatchCache implements Storage {
     if (item.type === 'INITIAL_EVENTS_END') return;
     this.eventsReceived++;
     const { key } = item;
+    // Snapshots undo events with their previous state, which etcd omits once that state is compacted.
+    if (item.type !== 'ADDED' && !item.previous) item.previous = this.objects.get(key);
     this.unreadable.delete(key);
     if (item.type === 'DELETED') {
       this.objects.delete(key);
@@ -322,12 +332,50 @@ export class WatchCache implements Storage {
   /** Lists from the cache where the resourceVersion semantics allow it, from etcd otherwise. */
   async list(prefix: string, opts: ListOptions): Promise<ListResult> {
     const { resourceVersion: rv, match } = opts;
-    const hasLimit = (opts.limit ?? 0) > 0 && rv !== '0';
-    const delegate = !!opts.continue || match === 'Exact' || hasLimit || (rv === '' && !this.opts.consistentReads);
-    if (delegate || this.hasUnreadableUnder(prefix)) return this.etcd.list(prefix, opts);
-    if (rv === '') await this.syncWithEtcd();
-    else if (!(await this.cacheIsFreshFor(parseRevision(rv)))) return this.etcd.list(prefix, { ...opts, resourceVersion: '', match: '' });
+    if (this.hasUnreadableUnder(prefix)) return this.etcd.list(prefix, opts);
+    const paged = !!opts.continue || match === 'Exact' || ((opts.limit ?? 0) > 0 && rv !== '0');
+    if (paged) return (this.opts.snapshots ? await this.listFromSnapshot(prefix, opts) : null) ?? this.etcd.list(prefix, opts);
+    if (rv === '') {
+      if (!this.opts.consistentReads) return this.etcd.list(prefix, opts);
+      await this.syncWithEtcd();
+    } else if (!(await this.cacheIsFreshFor(parseRevision(rv)))) {
+      return this.etcd.list(prefix, { ...opts, resourceVersion: '', match: '' });
+    }
     return { items: this.snapshot(prefix, opts.predicate), resourceVersion: String(this.revision) };
+  }
+
+  /**
+   * A chunk, or an exact list, from the cache: at the continue token's revision, at the exact
+   * revision asked for, or (consistent and not-older-than reads) at the cache's own. Null when
+   * the window does not reach that revision or the cache cannot vouch for it: etcd answers then.
+   */
+  private async listFromSnapshot(prefix: string, opts: ListOptions): Promise<ListResult | null> {
+    const { resourceVersion: rv, match, predicate } = opts;
+    const limit = opts.limit ?? 0;
+    let revision: number;
+    let start = prefix;
+    if (opts.continue) {
+      const token = decodeContinue(opts.continue);
+      revision = token.revision;
+      start = prefix + token.startKey;
+    } else if (rv === '') {
+      if (!this.opts.consistentReads) return null;
+      await this.syncWithEtcd();
+      revision = this.revision;
+    } else if (match === 'NotOlderThan') {
+      if (!(await this.cacheIsFreshFor(parseRevision(rv)))) return null;
+      revision = this.revision;
+    } else {
+      revision = parseRevision(rv);
+    }
+    await this.ready;
+    if (revision <= 0 || revision < this.snapshotFloor || revision > this.revision) return null;
+    const later = revision === this.revision ? [] : this.window.since(revision);
+    if (!later) return null;
+    return snapshotPage(
+      { keys: this.keysUnder(prefix), current: (key) => this.objects.get(key), later },
+      { prefix, revision, start, limit, predicate },
+    );
   }
 
   /**
