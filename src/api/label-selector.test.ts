@@ -1,5 +1,5 @@
 import { StatusError } from './errors';
-import { fromLabelSelectorStruct, matchesLabels, parseLabelSelector } from './label-selector';
+import { fromLabelSelectorStruct, labelSelectorString, matchesLabels, parseLabelSelector } from './label-selector';
 
 const selects = (selector: string, labels: Record<string, string>): boolean => matchesLabels(parseLabelSelector(selector), labels);
 
@@ -134,5 +134,67 @@ describe('metav1.LabelSelector structs', () => {
 
   test('an operator name that is an Object.prototype key is not an operator', () => {
     expect(fromLabelSelectorStruct({ matchExpressions: [{ key: 'a', operator: 'constructor' }] })).toEqual([]);
+  });
+});
+
+describe('labelSelectorString: LabelSelectorAsSelector(sel).String(), as a Scale shows it', () => {
+  test('an absent or empty selector is the empty string', () => {
+    expect(labelSelectorString(undefined)).toBe('');
+    expect(labelSelectorString(null)).toBe('');
+    expect(labelSelectorString({})).toBe('');
+    expect(labelSelectorString({ matchLabels: {}, matchExpressions: [] })).toBe('');
+  });
+
+  test('matchLabels as k=v, sorted by key', () => {
+    expect(labelSelectorString({ matchLabels: { tier: 'front', app: 'web', 'example.com/role': 'x' } })).toBe('app=web,example.com/role=x,tier=front');
+  });
+
+  test('each operator as kube renders it, values sorted, everything sorted by key', () => {
+    expect(
+      labelSelectorString({
+        matchLabels: { app: 'web' },
+        matchExpressions: [
+          { key: 'zone', operator: 'NotIn', values: ['west', 'east'] },
+          { key: 'tier', operator: 'In', values: ['front', 'back', 'edge'] },
+          { key: 'legacy', operator: 'DoesNotExist' },
+          { key: 'canary', operator: 'Exists', values: [] },
+          { key: 'single', operator: 'In', values: ['one'] },
+        ],
+      }),
+    ).toBe('app=web,canary,!legacy,single in (one),tier in (back,edge,front),zone notin (east,west)');
+  });
+
+  test('requirements on one key keep their order: matchLabels first, then matchExpressions as given', () => {
+    expect(
+      labelSelectorString({
+        matchLabels: { app: 'web' },
+        matchExpressions: [
+          { key: 'app', operator: 'NotIn', values: ['db'] },
+          { key: 'app', operator: 'Exists' },
+        ],
+      }),
+    ).toBe('app=web,app notin (db),app');
+  });
+
+  test('what it prints parses back to the same requirements', () => {
+    const sel = { matchLabels: { app: 'web' }, matchExpressions: [{ key: 'tier', operator: 'In', values: ['b', 'a'] }, { key: 'old', operator: 'DoesNotExist' }] };
+    expect(parseLabelSelector(labelSelectorString(sel))).toEqual([...fromLabelSelectorStruct(sel)].sort((a, b) => a.key.localeCompare(b.key)).map((r) => ({ ...r, values: [...r.values].sort() })));
+  });
+
+  test('a selector kube-apiserver could not convert is a 400 with its message', () => {
+    const message = (sel: Parameters<typeof labelSelectorString>[0]): string => {
+      try {
+        labelSelectorString(sel);
+      } catch (err) {
+        expect((err as StatusError).status).toMatchObject({ code: 400, reason: 'BadRequest' });
+        return (err as StatusError).message;
+      }
+      throw new Error('converted');
+    };
+    expect(message({ matchExpressions: [{ key: 'a', operator: 'Gt', values: ['1'] }] })).toBe('"Gt" is not a valid label selector operator');
+    expect(message({ matchExpressions: [{ key: 'a', operator: 'In', values: [] }] })).toBe("values: Invalid value: []: for 'in', 'notin' operators, values set can't be empty");
+    expect(message({ matchExpressions: [{ key: 'a', operator: 'Exists', values: ['x'] }] })).toBe('values: Invalid value: ["x"]: values set must be empty for exists and does not exist');
+    expect(message({ matchLabels: { 'a b': 'c' } })).toMatch(/^key: Invalid value: "a b": name part must consist of/);
+    expect(message({ matchLabels: { a: 'b c' } })).toMatch(/^values\[0\]\[a\]: Invalid value: "b c": a valid label must be/);
   });
 });

@@ -1,5 +1,5 @@
 import { badRequest } from './errors';
-import { aggregateMessage, field, fieldErrorMessage, type FieldError } from './field-errors';
+import { aggregateMessage, field, fieldErrorMessage, goQuote, type FieldError } from './field-errors';
 import { isQualifiedName, isValidLabelValue } from './name-validation';
 
 /**
@@ -347,12 +347,84 @@ const STRUCT_OPERATORS = new Map<string, LabelOperator>([
   ['DoesNotExist', 'DoesNotExist'],
 ]);
 
+/** metav1.LabelSelector: matchLabels and matchExpressions. */
+export interface LabelSelectorStruct {
+  matchLabels?: Record<string, string>;
+  matchExpressions?: { key: string; operator: string; values?: string[] }[];
+}
+
 /** metav1.LabelSelector (matchLabels, matchExpressions) as requirements. */
-export function fromLabelSelectorStruct(sel: { matchLabels?: Record<string, string>; matchExpressions?: { key: string; operator: string; values?: string[] }[] }): LabelSelector {
+export function fromLabelSelectorStruct(sel: LabelSelectorStruct): LabelSelector {
   const reqs: LabelSelector = Object.entries(sel.matchLabels ?? {}).map(([key, v]) => ({ key, operator: 'Equals' as const, values: [v] }));
   for (const e of sel.matchExpressions ?? []) {
     const operator = STRUCT_OPERATORS.get(e.operator);
     if (operator) reqs.push({ key: e.key, operator, values: e.values ?? [] });
   }
   return reqs;
+}
+
+/** Requirement.String(): `k=v`, `k in (a,b)`, `k notin (a,b)`, `k`, `!k`; values printed sorted. */
+function requirementString(r: LabelRequirement): string {
+  const values = r.values.length === 1 ? r.values[0] : [...r.values].sort().join(',');
+  switch (r.operator) {
+    case 'Exists':
+      return r.key;
+    case 'DoesNotExist':
+      return `!${r.key}`;
+    case 'Equals':
+      return `${r.key}=${values}`;
+    case 'NotEquals':
+      return `${r.key}!=${values}`;
+    case 'In':
+      return `${r.key} in (${values})`;
+    case 'NotIn':
+      return `${r.key} notin (${values})`;
+    case 'Gt':
+      return `${r.key}>${values}`;
+    case 'Lt':
+      return `${r.key}<${values}`;
+  }
+}
+
+/** labels.NewRequirement's checks for the requirements a LabelSelector struct produces. */
+function structRequirementErrors(r: LabelRequirement): FieldError[] {
+  const errs: FieldError[] = [];
+  const keyErrs = isQualifiedName(r.key);
+  if (keyErrs.length > 0) errs.push(field.invalid('key', r.key, keyErrs.join('; ')));
+  if ((r.operator === 'In' || r.operator === 'NotIn') && r.values.length === 0) {
+    errs.push(field.invalid('values', r.values, "for 'in', 'notin' operators, values set can't be empty"));
+  }
+  if ((r.operator === 'Exists' || r.operator === 'DoesNotExist') && r.values.length !== 0) {
+    errs.push(field.invalid('values', r.values, 'values set must be empty for exists and does not exist'));
+  }
+  r.values.forEach((v, i) => {
+    const msgs = isValidLabelValue(v);
+    if (msgs.length > 0) errs.push(field.invalid(`values[${i}][${r.key}]`, v, msgs.join('; ')));
+  });
+  return errs;
+}
+
+/**
+ * metav1.LabelSelectorAsSelector(sel).String(), as a Scale's status.selector shows it: matchLabels
+ * and then matchExpressions, sorted by key (stably), joined by commas; an absent or empty selector
+ * is "". A selector kube-apiserver could not convert is a 400 with the first error's message.
+ */
+export function labelSelectorString(sel: LabelSelectorStruct | null | undefined): string {
+  if (!sel) return '';
+  const reqs: LabelSelector = [];
+  const add = (r: LabelRequirement): void => {
+    const errs = structRequirementErrors(r);
+    if (errs.length > 0) throw badRequest(aggregateMessage(errs.map(fieldErrorMessage)));
+    reqs.push(r);
+  };
+  for (const [key, v] of Object.entries(sel.matchLabels ?? {})) add({ key, operator: 'Equals', values: [v] });
+  for (const e of sel.matchExpressions ?? []) {
+    const operator = STRUCT_OPERATORS.get(e.operator);
+    if (!operator) throw badRequest(`${goQuote(e.operator)} is not a valid label selector operator`);
+    add({ key: e.key, operator, values: e.values ?? [] });
+  }
+  return reqs
+    .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
+    .map(requirementString)
+    .join(',');
 }

@@ -3,6 +3,7 @@ import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http
 import express from 'express';
 import { notAcceptable, pathNotFound, toStatusError, type StatusError } from '../api/errors';
 import type { AdmissionChain } from '../admission/admission';
+import type { GroupVersionKind } from '../api/types';
 import { negotiateOutput, type Encoding } from '../codec/negotiate';
 import type { ApiServerMetrics } from '../metrics/metrics';
 import type { PatchSchema } from '../patch/strategic-merge';
@@ -41,7 +42,7 @@ export interface AppDeps {
   metrics: ApiServerMetrics;
   version: VersionInfo;
   schemas: SchemaSource;
-  patchSchemaFor(def: ResourceDefinition): PatchSchema | null;
+  patchSchemaFor(kind: GroupVersionKind): PatchSchema | null;
   watchListEnabled: boolean;
   /** The AllowUnsafeMalformedObjectDeletion feature gate. */
   unsafeMalformedObjectDeletion: boolean;

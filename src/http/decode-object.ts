@@ -1,12 +1,11 @@
 import { badRequest } from '../api/errors';
-import { isPlainObject, type KubeObject } from '../api/types';
+import { apiVersionOf, isPlainObject, type GroupVersionKind, type KubeObject } from '../api/types';
 import { DecodeError } from '../codec/decode-error';
 import { decodeCbor } from '../codec/cbor';
 import { decodeJson } from '../codec/json';
 import { negotiateInput, type Encoding } from '../codec/negotiate';
 import { decodeProtobuf } from '../codec/protobuf';
 import { decodeYaml } from '../codec/yaml';
-import { apiVersionOfDefinition, type ResourceDefinition } from '../registry/resource-definition';
 import { typedDecode } from '../schema/typed-decode';
 import type { ObjectNode } from '../schema/typed-schema';
 import { duplicateFieldErrors, unknownFieldErrors } from './field-validation';
@@ -88,25 +87,25 @@ export interface DecodedObject {
 export function decodeObject(
   body: Buffer,
   contentType: string | undefined,
-  def: ResourceDefinition,
+  gvk: GroupVersionKind,
   encodings: Encoding[],
   schema: ObjectNode | null,
   validation: FieldValidation,
 ): DecodedObject {
   const encoding = negotiateInput(contentType, encodings);
-  const expected = apiVersionOfDefinition(def);
+  const expected = apiVersionOf(gvk);
   let value: unknown;
   try {
     value = decodeBody(body, encoding);
   } catch (err) {
     if (err instanceof DecodeError) {
-      throw badRequest(`the object provided is unrecognized (must be of type ${def.kind}): ${err.message} (${summarize(body)})`);
+      throw badRequest(`the object provided is unrecognized (must be of type ${gvk.kind}): ${err.message} (${summarize(body)})`);
     }
     throw err;
   }
   if (!isPlainObject(value)) {
     throw badRequest(
-      `the object provided is unrecognized (must be of type ${def.kind}): couldn't get version/kind; json parse error: json: cannot unmarshal ${jsonTypeName(value)} into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" } (${summarize(body)})`,
+      `the object provided is unrecognized (must be of type ${gvk.kind}): couldn't get version/kind; json parse error: json: cannot unmarshal ${jsonTypeName(value)} into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" } (${summarize(body)})`,
     );
   }
   for (const key of ['apiVersion', 'kind'] as const) {
@@ -115,11 +114,11 @@ export function decodeObject(
     }
   }
   const apiVersion = (value.apiVersion as string | undefined) || expected;
-  const kind = (value.kind as string | undefined) || def.kind;
+  const kind = (value.kind as string | undefined) || gvk.kind;
   const version = apiVersion.includes('/') ? apiVersion.split('/')[1] : apiVersion;
-  if (kind !== def.kind) {
-    const internal = def.group === '' ? 'core' : def.group.split('.')[0];
-    throw badRequest(`${kind} in version "${version}" cannot be handled as a ${def.kind}: converting (${version}.${kind}) to (${internal}.${def.kind}): unknown conversion`);
+  if (kind !== gvk.kind) {
+    const internal = gvk.group === '' ? 'core' : gvk.group.split('.')[0];
+    throw badRequest(`${kind} in version "${version}" cannot be handled as a ${gvk.kind}: converting (${version}.${kind}) to (${internal}.${gvk.kind}): unknown conversion`);
   }
   if (apiVersion !== expected) {
     throw badRequest(`the API version in the data (${apiVersion}) does not match the expected API version (${expected})`);
@@ -127,17 +126,17 @@ export function decodeObject(
   if (value.metadata === undefined || value.metadata === null) value.metadata = {};
   if (!isPlainObject(value.metadata)) {
     throw badRequest(
-      `${def.kind} in version "${version}" cannot be handled as a ${def.kind}: json: cannot unmarshal ${jsonTypeName(value.metadata)} into Go struct field ${def.kind}.metadata of type v1.ObjectMeta`,
+      `${gvk.kind} in version "${version}" cannot be handled as a ${gvk.kind}: json: cannot unmarshal ${jsonTypeName(value.metadata)} into Go struct field ${gvk.kind}.metadata of type v1.ObjectMeta`,
     );
   }
   const metaError = metadataTypeError(value.metadata);
-  if (metaError) throw badRequest(`${def.kind} in version "${version}" cannot be handled as a ${def.kind}: ${metaError}`);
+  if (metaError) throw badRequest(`${gvk.kind} in version "${version}" cannot be handled as a ${gvk.kind}: ${metaError}`);
   value.apiVersion = apiVersion;
   value.kind = kind;
   const fieldErrors = validation === 'Ignore' ? [] : duplicateFieldErrors(body, encoding);
   if (schema) {
     const report = typedDecode(value, schema);
-    if (report.typeError) throw badRequest(`${def.kind} in version "${version}" cannot be handled as a ${def.kind}: ${report.typeError}`);
+    if (report.typeError) throw badRequest(`${gvk.kind} in version "${version}" cannot be handled as a ${gvk.kind}: ${report.typeError}`);
     fieldErrors.push(...unknownFieldErrors(report.unknown));
   }
   return { object: value as KubeObject, fieldErrors };

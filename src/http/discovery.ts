@@ -2,14 +2,18 @@ import { createHash } from 'node:crypto';
 import type { GenericStore } from '../registry/generic-store';
 import type { ResourceDefinition, Verb } from '../registry/resource-definition';
 import type { GroupVersionEntry, ResourceRegistry } from '../registry/resource-registry';
-import type { Subresource } from '../registry/subresources';
+import { subresourceView, type Subresource } from '../registry/subresources';
 
 /** Discovery documents, legacy (APIVersions, APIGroupList, APIResourceList) and aggregated (apidiscovery v2). */
 
 const SUBRESOURCE_VERBS: Record<Subresource, Verb[]> = {
   status: ['get', 'patch', 'update'],
   finalize: ['update'],
+  scale: ['get', 'patch', 'update'],
 };
+
+/** kube-apiserver registers a resource's paths sorted, so its subresources come in name order. */
+const sortedSubresources = (def: ResourceDefinition): Subresource[] => [...def.subresources].sort();
 
 /** discovery.StorageVersionHash: lets clients notice a change of storage version. */
 export function storageVersionHash(def: ResourceDefinition): string {
@@ -36,8 +40,11 @@ export function apiResourceList(entry: GroupVersionEntry): Record<string, unknow
   const resources: Record<string, unknown>[] = [];
   for (const { def } of entry.stores) {
     resources.push(apiResource(def));
-    for (const sub of def.subresources) {
-      resources.push({ name: `${def.resource}/${sub}`, singularName: '', namespaced: def.namespaced, kind: def.kind, verbs: SUBRESOURCE_VERBS[sub] });
+    for (const sub of sortedSubresources(def)) {
+      // A subresource with a kind of its own names its group and version too (deployments/scale: autoscaling/v1 Scale).
+      const own = subresourceView(def, sub)?.kind;
+      const kind = own ? { group: own.group, version: own.version, kind: own.kind } : { kind: def.kind };
+      resources.push({ name: `${def.resource}/${sub}`, singularName: '', namespaced: def.namespaced, ...kind, verbs: SUBRESOURCE_VERBS[sub] });
     }
   }
   return {
@@ -99,7 +106,10 @@ function discoveryResource(store: GenericStore): Record<string, unknown> {
   if (def.shortNames.length > 0) r.shortNames = def.shortNames;
   if (def.categories.length > 0) r.categories = def.categories;
   if (def.subresources.length > 0) {
-    r.subresources = def.subresources.map((sub) => ({ subresource: sub, responseKind, verbs: SUBRESOURCE_VERBS[sub] }));
+    r.subresources = sortedSubresources(def).map((sub) => {
+      const own = subresourceView(def, sub)?.kind;
+      return { subresource: sub, responseKind: own ? { group: own.group, version: own.version, kind: own.kind } : responseKind, verbs: SUBRESOURCE_VERBS[sub] };
+    });
   }
   return r;
 }

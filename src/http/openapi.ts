@@ -1,15 +1,17 @@
 import { createHash } from 'node:crypto';
-import type { ResourceDefinition, Verb } from '../registry/resource-definition';
+import type { GroupVersionKind } from '../api/types';
+import type { ResourceDefinition, ServedKind, Verb } from '../registry/resource-definition';
 import type { GroupVersionEntry, ResourceRegistry } from '../registry/resource-registry';
+import { subresourceView, type Subresource } from '../registry/subresources';
 
 /** OpenAPI v2 and v3 documents derived from the resource definitions and their schemas. */
 
 /** The component schema of a kind, keyed by its OpenAPI definition name. */
 export interface SchemaSource {
   /** e.g. io.k8s.api.core.v1.Pod */
-  definitionName(def: ResourceDefinition): string;
+  definitionName(kind: ServedKind): string;
   /** All definitions a group-version's documents need, by name, as OpenAPI v3 schemas. */
-  definitions(defs: ResourceDefinition[]): Record<string, unknown>;
+  definitions(kinds: ServedKind[]): Record<string, unknown>;
 }
 
 type Action = 'list' | 'watchlist' | 'post' | 'deletecollection' | 'get' | 'put' | 'patch' | 'delete';
@@ -100,7 +102,7 @@ interface OperationSpec {
   path: string;
   action: Action;
   params: Record<string, unknown>[];
-  subresource?: string;
+  subresource?: Subresource;
 }
 
 function operationsOf(def: ResourceDefinition): OperationSpec[] {
@@ -137,8 +139,9 @@ function operationId(def: ResourceDefinition, op: OperationSpec): string {
   return `${verb}${gv}${scope}${def.kind}${suffix}${allNs}`;
 }
 
-function v3Operation(def: ResourceDefinition, op: OperationSpec, ref: string, listRef: string): Record<string, unknown> {
-  const gvk = { group: def.group, version: def.version, kind: def.kind };
+/** `kind`: what the operation's bodies carry (the resource's own kind, or its subresource's, e.g. Scale). */
+function v3Operation(def: ResourceDefinition, op: OperationSpec, kind: GroupVersionKind, ref: string, listRef: string): Record<string, unknown> {
+  const gvk = { group: kind.group, version: kind.version, kind: kind.kind };
   const json = (schemaRef: string): Record<string, unknown> => ({
     'application/json': { schema: { $ref: schemaRef } },
     'application/yaml': { schema: { $ref: schemaRef } },
@@ -191,8 +194,9 @@ function genericListSchema(def: ResourceDefinition, itemRef: string): Record<str
 
 export function openApiV3Document(entry: GroupVersionEntry, schemas: SchemaSource, serverVersion: string): Record<string, unknown> {
   const defs = entry.stores.map((s) => s.def);
+  const subresourceKinds = defs.flatMap((def) => def.subresources.flatMap((sub) => subresourceView(def, sub)?.kind ?? []));
   const componentSchemas: Record<string, unknown> = {
-    ...schemas.definitions(defs),
+    ...schemas.definitions([...defs, ...subresourceKinds]),
     'io.k8s.apimachinery.pkg.apis.meta.v1.Patch': {
       description: 'Patch is provided to give a concrete name and type to the Kubernetes PATCH request body.',
       type: 'object',
@@ -206,7 +210,9 @@ export function openApiV3Document(entry: GroupVersionEntry, schemas: SchemaSourc
     componentSchemas[listName] ??= genericListSchema(def, ref);
     for (const op of operationsOf(def)) {
       const path = (paths[op.path] ??= { parameters: op.params });
-      path[METHOD[op.action]] = v3Operation(def, op, ref, `#/components/schemas/${listName}`);
+      const own = op.subresource ? subresourceView(def, op.subresource)?.kind : undefined;
+      const opRef = own ? `#/components/schemas/${schemas.definitionName(own)}` : ref;
+      path[METHOD[op.action]] = v3Operation(def, op, own ?? def, opRef, `#/components/schemas/${listName}`);
     }
   }
   return {

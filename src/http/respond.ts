@@ -2,7 +2,7 @@ import type { ServerResponse } from 'node:http';
 import { badRequest, StatusError } from '../api/errors';
 import type { KubeList, KubeObject, Status } from '../api/types';
 import { negotiateError, type Encoding, type OutputChoice } from '../codec/negotiate';
-import type { ResourceDefinition } from '../registry/resource-definition';
+import type { ServedKind } from '../registry/resource-definition';
 import { toTable, type IncludeObject } from '../registry/table';
 import { StreamedBody, writeWholeBody } from './body-writer';
 import type { ResourceRequest } from './handlers/context';
@@ -61,7 +61,7 @@ export function includeObjectParam(query: URLSearchParams): IncludeObject {
 }
 
 /** How kube-apiserver's errors name the stored type: its internal Go type, e.g. *core.PodList. */
-function internalTypeName(def: ResourceDefinition, list: boolean): string {
+function internalTypeName(def: ServedKind, list: boolean): string {
   const pkg = def.group === '' ? 'core' : def.group.split('.')[0];
   return `*${pkg}.${list ? def.listKind : def.kind}`;
 }
@@ -71,7 +71,7 @@ function notAcceptableConversion(message: string): StatusError {
 }
 
 /** Converts a result to the representation the client negotiated (object, Table, metadata only). */
-export function present(def: ResourceDefinition, value: KubeObject | KubeList | Status, output: OutputChoice, query: URLSearchParams): unknown {
+export function present(def: ServedKind, value: KubeObject | KubeList | Status, output: OutputChoice, query: URLSearchParams): unknown {
   if (isStatus(value)) return value;
   const rep = output.representation;
   if (rep.kind === 'object' || rep.kind === 'APIGroupDiscoveryList') return value;
@@ -100,5 +100,5 @@ export function present(def: ResourceDefinition, value: KubeObject | KubeList | 
 
 /** A resource handler's answer: the result in the negotiated representation and encoding. */
 export function respond(r: ResourceRequest, code: number, value: KubeObject | KubeList | Status): void {
-  writeEncoded(r.res, code, present(r.store.def, value, r.output, r.query), r.output, r.pretty, r.compress);
+  writeEncoded(r.res, code, present(r.served.kind, value, r.output, r.query), r.output, r.pretty, r.compress);
 }

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { methodNotAllowed, pathNotFound } from '../api/errors';
+import type { GroupVersionKind } from '../api/types';
 import type { AdmissionChain } from '../admission/admission';
 import { negotiateOutput, negotiateStream, type Encoding } from '../codec/negotiate';
 import { lookupMessage } from '../codec/protobuf';
@@ -43,7 +44,7 @@ export interface RouterDeps {
   inputEncodings: Encoding[];
   /** Every response encoding the server speaks (Protobuf only for kinds with a message). */
   outputEncodings: Encoding[];
-  patchSchemaFor(def: ResourceDefinition): PatchSchema | null;
+  patchSchemaFor(kind: GroupVersionKind): PatchSchema | null;
   watchListEnabled: boolean;
   unsafeMalformedObjectDeletion: boolean;
   onWatchEvent(def: ResourceDefinition): void;
@@ -81,7 +82,8 @@ export async function serveResource(
   compress: boolean,
 ): Promise<void> {
   const { store, verb } = resolveResourceRequest(info, deps.registry);
-  const hasMessage = lookupMessage({ group: store.def.group, version: store.def.version, kind: store.def.kind }) !== null;
+  const served = store.served(info.subresource as '' | Subresource);
+  const hasMessage = lookupMessage(served.kind) !== null;
   const options = {
     encodings: deps.outputEncodings,
     objectEncodings: hasMessage ? deps.outputEncodings : deps.outputEncodings.filter((e) => e !== 'protobuf'),
@@ -94,6 +96,7 @@ export async function serveResource(
     res,
     info,
     store,
+    served,
     query,
     output,
     pretty: output.pretty || isPretty(query, req.headers['user-agent']),

@@ -1,10 +1,10 @@
 import { StatusError } from '../api/errors';
-import type { KubeObject, ManagedFieldsEntry, StatusCause } from '../api/types';
+import { apiVersionOf, type KubeObject, type ManagedFieldsEntry, type StatusCause } from '../api/types';
 import { child, elements, fieldElement, FieldSet, type FieldPath } from '../schema/field-set';
 import { compare, fieldSetOf, merge, removePaths } from '../schema/typed-ops';
 import type { ObjectNode } from '../schema/typed-schema';
 import { apiVersionOfDefinition, type ResourceDefinition } from './resource-definition';
-import { OWNED_PATHS, type Subresource } from './subresources';
+import { exclusivePaths, ownedPath, subresourceView, type Subresource } from './subresources';
 
 /**
  * Field ownership (metadata.managedFields) as kube-apiserver's field manager keeps it: every
@@ -96,10 +96,21 @@ export class FieldManager {
   ) {}
 
   /** Paths a write through `subresource` never claims: stripped metadata, and what other parts own. */
-  private tracked(set: FieldSet, subresource: string): FieldSet {
+  private tracked(set: FieldSet, subresource: '' | Subresource): FieldSet {
     const kept = set.withoutPrefixes(STRIPPED).difference(FieldSet.of([METADATA]));
-    if (subresource) return kept.onlyPrefixes([pathOf(OWNED_PATHS[subresource as Subresource])]);
-    return kept.withoutPrefixes(this.def.subresources.map((s) => pathOf(OWNED_PATHS[s])));
+    if (subresource) return kept.onlyPrefixes([pathOf(ownedPath(this.def, subresource))]);
+    return kept.withoutPrefixes(exclusivePaths(this.def).map(pathOf));
+  }
+
+  /**
+   * Through a subresource with a kind of its own (scale), kube-apiserver converts every entry to
+   * that kind's version before applying, so conflicts name it: "kubectl" using autoscaling/v1.
+   */
+  private asSeenThrough(conflicts: { entry: Entry; path: FieldPath }[], subresource: '' | Subresource): { entry: Entry; path: FieldPath }[] {
+    const view = subresourceView(this.def, subresource);
+    if (!view) return conflicts;
+    const apiVersion = apiVersionOf(view.kind);
+    return conflicts.map((c) => ({ ...c, entry: { ...c.entry, apiVersion } }));
   }
 
   private decode(entries: ManagedFieldsEntry[] | undefined): Entry[] {
@@ -137,7 +148,7 @@ export class FieldManager {
   }
 
   /** Records a create, update or patch by `manager` (operation Update) in next.metadata.managedFields. */
-  update(live: KubeObject | null, next: KubeObject, manager: string, subresource: string): void {
+  update(live: KubeObject | null, next: KubeObject, manager: string, subresource: '' | Subresource): void {
     const entries = this.starting(next, live);
     const cmp = compare(live ?? undefined, next, this.schema);
     const changed = this.tracked(cmp.added.union(cmp.modified), subresource);
@@ -157,7 +168,7 @@ export class FieldManager {
    * Server-side apply of `config` onto `live` (absent for a create). Returns the merged object with
    * its managedFields, or throws a 409 naming every conflicting field unless `force`.
    */
-  apply(live: KubeObject | null, config: KubeObject, manager: string, force: boolean, subresource: string): KubeObject {
+  apply(live: KubeObject | null, config: KubeObject, manager: string, force: boolean, subresource: '' | Subresource): KubeObject {
     const entries = this.decode(live?.metadata.managedFields);
     const base = live ? structuredClone(live) : undefined;
     if (base) delete base.metadata.managedFields;
@@ -172,7 +183,7 @@ export class FieldManager {
     const cmp = compare(live ?? undefined, merged, this.schema);
     const changed = this.tracked(cmp.added.union(cmp.modified), subresource);
     const conflicts = others.flatMap((e) => [...e.set.intersection(changed).paths].map((path) => ({ entry: e, path })));
-    if (conflicts.length > 0 && !force) throw conflictError(conflicts);
+    if (conflicts.length > 0 && !force) throw conflictError(this.asSeenThrough(conflicts, subresource));
     const removed = this.tracked(cmp.removed, subresource);
     for (const e of others) e.set = e.set.difference(changed).difference(removed);
     const entry: Entry = own ?? { manager, operation: 'Apply', apiVersion: apiVersionOfDefinition(this.def), time: '', subresource, set: new FieldSet() };

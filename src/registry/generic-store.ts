@@ -12,12 +12,12 @@ import { checkPreconditions } from '../storage/preconditions';
 import { isStorageError } from '../storage/storage-error';
 import type { WatchChannel } from '../storage/watch-channel';
 import { finalizersForDeletion, namespaceFinalizersForDeletion, type PropagationOptions } from './deletion-finalizers';
-import { apiVersionOfDefinition, groupResource, type ResourceDefinition } from './resource-definition';
+import { apiVersionOfDefinition, groupResource, type ResourceDefinition, type ServedKind } from './resource-definition';
 import { FieldManager } from './field-manager';
 import { inWireOrder } from './object-order';
 import { interpretStorageError } from './storage-errors';
 import { specOf } from './strategy';
-import { applySubresource, keepSubresourceFields, type Subresource } from './subresources';
+import { applySubresource, keepSubresourceFields, runsMainRules, subresourceView, type Subresource } from './subresources';
 
 export interface WriteOptions {
   dryRun: boolean;
@@ -124,6 +124,12 @@ export class GenericStore {
     return this.schema;
   }
 
+  /** The kind requests and responses through a subresource (or the main resource, '') carry, and its schema. */
+  served(subresource: '' | Subresource): { kind: ServedKind; schema: ObjectNode | null } {
+    const view = subresourceView(this.def, subresource);
+    return view ? { kind: view.kind, schema: kindSchema(view.kind) } : { kind: this.def, schema: this.schema };
+  }
+
   key(namespace: string, name: string): string {
     return this.def.namespaced ? `${this.root}${namespace}/${name}` : `${this.root}${name}`;
   }
@@ -148,12 +154,15 @@ export class GenericStore {
     return this.canonical(obj);
   }
 
-  async get(namespace: string, name: string, opts: ReadConsistency): Promise<KubeObject> {
+  /** The object, or what a subresource with a kind of its own (scale) shows of it. */
+  async get(namespace: string, name: string, opts: ReadConsistency, subresource: '' | Subresource = ''): Promise<KubeObject> {
+    let obj: KubeObject;
     try {
-      return this.stampTypeMeta(await this.storage.get(this.key(namespace, name), opts));
+      obj = this.stampTypeMeta(await this.storage.get(this.key(namespace, name), opts));
     } catch (err) {
       this.fail(err, name, 'get');
     }
+    return subresourceView(this.def, subresource)?.read(obj) ?? obj;
   }
 
   async list(namespace: string, opts: ListOptions): Promise<KubeList> {
@@ -245,7 +254,7 @@ export class GenericStore {
 
   /** BeforeUpdate: keeps what no update may change, then runs the kind's hooks in order. */
   private prepareUpdate(namespace: string, requested: KubeObject, prev: KubeObject, subresource: '' | Subresource): KubeObject {
-    const next = subresource ? applySubresource(requested, prev, subresource) : requested;
+    const next = subresource ? applySubresource(requested, prev, this.def, subresource) : requested;
     const meta = next.metadata;
     if (this.def.namespaced) {
       if (!meta.namespace) meta.namespace = namespace;
@@ -268,8 +277,9 @@ export class GenericStore {
     const { strategy } = this.def;
     // Defaults first, as decoding applies them in kube-apiserver: a field the client left to its default is no change.
     strategy.applyDefaults(next);
-    if (!subresource) {
-      keepSubresourceFields(next, prev, this.def.subresources);
+    const mainRules = runsMainRules(subresource);
+    if (mainRules) {
+      keepSubresourceFields(next, prev, this.def);
       strategy.prepareForUpdate(next, prev);
       if (strategy.tracksGeneration && !jsonEqual(specOf(next), specOf(prev))) {
         meta.generation = (old.generation ?? 0) + 1;
@@ -277,7 +287,7 @@ export class GenericStore {
     }
     const errs: FieldErrorList = [
       ...validateObjectMetaUpdate(meta, old),
-      ...(subresource ? [] : [...strategy.validate(next), ...strategy.validateUpdate(next, prev)]),
+      ...(mainRules ? [...strategy.validate(next), ...strategy.validateUpdate(next, prev)] : []),
       ...validateAgainstSchema(this.def, next),
     ];
     if (errs.length > 0) throw invalid(this.def, meta.name ?? '', uniqueErrors(errs));
@@ -288,10 +298,30 @@ export class GenericStore {
   /**
    * PUT, and PATCH when `input` is a function of the stored object. A client's resourceVersion is
    * checked against every fresh read, so the storage's retry on a moved object can never silently
-   * overwrite a change the client has not seen.
+   * overwrite a change the client has not seen. Through a subresource with a kind of its own
+   * (scale), `input` and the result are of that kind.
    */
-  update(namespace: string, name: string, input: KubeObject | ((current: KubeObject) => KubeObject), req: UpdateRequest): Promise<{ object: KubeObject; created: boolean }> {
-    return this.write(namespace, name, typeof input === 'function' ? (current) => input(current!) : input, req);
+  async update(namespace: string, name: string, input: KubeObject | ((current: KubeObject) => KubeObject), req: UpdateRequest): Promise<{ object: KubeObject; created: boolean }> {
+    const view = subresourceView(this.def, req.subresource);
+    if (!view) return this.write(namespace, name, typeof input === 'function' ? (current) => input(current!) : input, req);
+    if (typeof input !== 'function') this.checkName(input, name);
+    const result = await this.write(
+      namespace,
+      name,
+      (current) => {
+        const requested = typeof input === 'function' ? input(view.read(current!)) : structuredClone(input);
+        this.checkName(requested, name);
+        return view.write(requested, current!);
+      },
+      req,
+    );
+    return { object: view.read(result.object), created: false };
+  }
+
+  private checkName(obj: KubeObject, name: string): void {
+    if (obj.metadata.name !== name) {
+      throw badRequest(`the name of the object (${obj.metadata.name ?? ''}) does not match the name on the URL (${name})`);
+    }
   }
 
   /** An update, or (createIfAbsent) the create of an absent object from `input(null)`. */
@@ -302,11 +332,7 @@ export class GenericStore {
     req: UpdateRequest & { createIfAbsent?: boolean; ownershipRecorded?: boolean },
   ): Promise<{ object: KubeObject; created: boolean }> {
     const { strategy } = this.def;
-    const checkName = (obj: KubeObject): void => {
-      if (obj.metadata.name !== name) {
-        throw badRequest(`the name of the object (${obj.metadata.name ?? ''}) does not match the name on the URL (${name})`);
-      }
-    };
+    const checkName = (obj: KubeObject): void => this.checkName(obj, name);
     if (typeof input !== 'function') checkName(input);
     const key = this.key(namespace, name);
     let created = false;
@@ -366,11 +392,19 @@ export class GenericStore {
   async apply(namespace: string, name: string, config: KubeObject, req: ApplyRequest): Promise<{ object: KubeObject; created: boolean }> {
     const fields = this.fields;
     if (!fields) throw new StatusError(415, 'UnsupportedMediaType', `apply is not supported for ${this.def.resource}`);
-    return this.write(namespace, name, (current) => fields.apply(current, config, req.fieldManager, req.force, req.subresource), {
-      ...req,
-      createIfAbsent: req.subresource === '',
-      ownershipRecorded: true,
-    });
+    const view = subresourceView(this.def, req.subresource);
+    const applied = view ? view.configuration(config) : config;
+    const result = await this.write(
+      namespace,
+      name,
+      (current) => {
+        const merged = fields.apply(current, applied, req.fieldManager, req.force, req.subresource);
+        // The merged object is written as its view would be: validated as that kind, what it leaves out at its zero value.
+        return view ? view.write(view.read(merged), merged) : merged;
+      },
+      { ...req, createIfAbsent: req.subresource === '', ownershipRecorded: true },
+    );
+    return view ? { object: view.read(result.object), created: false } : result;
   }
 
   /**

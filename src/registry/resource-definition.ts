@@ -1,4 +1,5 @@
 import type { GroupResource, GroupVersionKind, KubeObject } from '../api/types';
+import type { ScaleFacts } from './scale';
 import type { Strategy } from './strategy';
 import type { Subresource } from './subresources';
 
@@ -17,6 +18,17 @@ export interface PrinterColumn {
   cell(obj: KubeObject): unknown;
 }
 
+/**
+ * The kind a path's bodies carry, with what presenting it needs: a resource's own kind (every
+ * definition is one) or a subresource's (Scale).
+ */
+export interface ServedKind extends GroupVersionKind {
+  /** Absent for kinds that are never listed. */
+  listKind?: string;
+  /** Columns for Table output; empty means the default Name / Created At. */
+  printerColumns: PrinterColumn[];
+}
+
 /** Everything the machinery knows about one resource; routes, discovery and storage derive from it. */
 export interface ResourceDefinition {
   group: string;
@@ -30,8 +42,10 @@ export interface ResourceDefinition {
   shortNames: string[];
   categories: string[];
   verbs: Verb[];
-  /** Update subresources (status, finalize); each owns part of the object. */
+  /** Update subresources (status, finalize, scale); each owns part of the object. */
   subresources: Subresource[];
+  /** Where the scale subresource finds replicas and the selector; required with 'scale'. */
+  scale?: ScaleFacts;
   /** Path under the etcd prefix, as kube-apiserver lays it out (e.g. "services/specs", "minions"). */
   storagePath: string;
   /** DELETE answers with the object rather than a Success Status. */
@@ -61,6 +75,7 @@ export function apiVersionOfDefinition(def: ResourceDefinition): string {
 export function defineResource(
   def: Pick<ResourceDefinition, 'group' | 'version' | 'resource' | 'kind' | 'namespaced' | 'strategy'> & Partial<ResourceDefinition>,
 ): ResourceDefinition {
+  if (def.subresources?.includes('scale') && !def.scale) throw new Error(`${def.resource}: the scale subresource needs scale facts`);
   return {
     singular: def.kind.toLowerCase(),
     listKind: `${def.kind}List`,

@@ -1,50 +1,71 @@
 import type { KubeObject } from '../api/types';
+import { getPath, setPath } from './object-path';
+import type { ResourceDefinition, ServedKind } from './resource-definition';
+import { scaleFacts, scaleView } from './scale';
 
-export type Subresource = 'status' | 'finalize';
+export type Subresource = 'status' | 'finalize' | 'scale';
 
-/** The part of an object each update subresource owns: it alone may change it. */
-export const OWNED_PATHS: Record<Subresource, string[]> = {
-  status: ['status'],
-  finalize: ['spec', 'finalizers'],
+/**
+ * A subresource whose requests and responses carry a kind of their own (Scale): how it shows the
+ * stored object, and how what a client wrote through it goes back into the stored object.
+ */
+export interface SubresourceView {
+  kind: ServedKind;
+  read(stored: KubeObject): KubeObject;
+  /** The stored object after `requested` was written through the subresource: validated, preconditions checked. */
+  write(requested: KubeObject, stored: KubeObject): KubeObject;
+  /** A server-side apply configuration of the view's kind, as a configuration of the stored kind. */
+  configuration(config: KubeObject): KubeObject;
+}
+
+interface SubresourceRule {
+  /** The part of the object a write through the subresource changes; it may change nothing else. */
+  owned(def: ResourceDefinition): string[];
+  /**
+   * Writes run the kind's own update rules (prepareForUpdate, generation, validation) and the main
+   * resource may change the owned part as well: scale is a narrower door to spec.replicas, while
+   * status and finalize have rules of their own and a part the main resource cannot touch.
+   */
+  mainRules: boolean;
+  view?(def: ResourceDefinition): SubresourceView;
+}
+
+const RULES: Record<Subresource, SubresourceRule> = {
+  status: { owned: () => ['status'], mainRules: false },
+  finalize: { owned: () => ['spec', 'finalizers'], mainRules: false },
+  scale: { owned: (def) => scaleFacts(def).specReplicasPath, mainRules: true, view: scaleView },
 };
 
-function getPath(obj: Record<string, unknown>, path: string[]): unknown {
-  let cur: unknown = obj;
-  for (const p of path) {
-    if (typeof cur !== 'object' || cur === null) return undefined;
-    cur = (cur as Record<string, unknown>)[p];
-  }
-  return cur;
+export function ownedPath(def: ResourceDefinition, sub: Subresource): string[] {
+  return RULES[sub].owned(def);
 }
 
-function setPath(obj: Record<string, unknown>, path: string[], value: unknown): void {
-  let cur = obj;
-  for (const p of path.slice(0, -1)) {
-    if (typeof cur[p] !== 'object' || cur[p] === null) {
-      if (value === undefined) return;
-      cur[p] = {};
-    }
-    cur = cur[p] as Record<string, unknown>;
-  }
-  const last = path[path.length - 1];
-  if (value === undefined) delete cur[last];
-  else cur[last] = value;
+/** Whether a write (through `sub`, or the main resource for '') runs the kind's own update rules. */
+export function runsMainRules(sub: '' | Subresource): boolean {
+  return sub === '' || RULES[sub].mainRules;
 }
 
-/** A main-resource update leaves every subresource-owned part as it was. */
-export function keepSubresourceFields(next: KubeObject, prev: KubeObject, subresources: Subresource[]): void {
-  for (const sub of subresources) {
-    const path = OWNED_PATHS[sub];
-    setPath(next, path, structuredClone(getPath(prev, path)));
-  }
+/** The parts of the object only their subresource may change. */
+export function exclusivePaths(def: ResourceDefinition): string[][] {
+  return def.subresources.filter((s) => !RULES[s].mainRules).map((s) => ownedPath(def, s));
+}
+
+/** The view of a subresource carrying a kind of its own; null when it carries the object itself. */
+export function subresourceView(def: ResourceDefinition, sub: '' | Subresource): SubresourceView | null {
+  return sub ? (RULES[sub].view?.(def) ?? null) : null;
+}
+
+/** A main-resource update leaves every exclusively owned part as it was. */
+export function keepSubresourceFields(next: KubeObject, prev: KubeObject, def: ResourceDefinition): void {
+  for (const path of exclusivePaths(def)) setPath(next, path, structuredClone(getPath(prev, path)));
 }
 
 /**
  * A subresource update changes only what the subresource owns: the result is the stored object
  * with that part taken from the request (managedFields and resourceVersion too).
  */
-export function applySubresource(next: KubeObject, prev: KubeObject, sub: Subresource): KubeObject {
-  const path = OWNED_PATHS[sub];
+export function applySubresource(next: KubeObject, prev: KubeObject, def: ResourceDefinition, sub: Subresource): KubeObject {
+  const path = ownedPath(def, sub);
   const result = structuredClone(prev);
   result.metadata.resourceVersion = next.metadata.resourceVersion;
   if (next.metadata.managedFields) result.metadata.managedFields = next.metadata.managedFields;

@@ -1,5 +1,5 @@
 import type { KubeObject, ListMeta } from '../api/types';
-import type { PrinterColumn, ResourceDefinition } from './resource-definition';
+import type { PrinterColumn, ServedKind } from './resource-definition';
 
 export type IncludeObject = 'None' | 'Metadata' | 'Object';
 
@@ -87,7 +87,7 @@ function rowObject(obj: KubeObject, include: IncludeObject, metaApiVersion: stri
 }
 
 export function toTable(
-  def: ResourceDefinition,
+  def: ServedKind,
   objects: KubeObject[],
   listMeta: ListMeta,
   include: IncludeObject,

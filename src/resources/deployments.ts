@@ -12,6 +12,7 @@ import {
   validateReplicas,
   validateSelectorAndTemplate,
   validateSelectorUnchanged,
+  WORKLOAD_SCALE,
 } from './workload';
 
 export const deployments = defineResource({
@@ -22,7 +23,8 @@ export const deployments = defineResource({
   namespaced: true,
   shortNames: ['deploy'],
   categories: ['all'],
-  subresources: ['status'],
+  subresources: ['status', 'scale'],
+  scale: WORKLOAD_SCALE,
   strategy: strategy({
     tracksGeneration: true,
     prepareForCreate: (obj) => {

@@ -11,6 +11,7 @@ import {
   validateReplicas,
   validateSelectorAndTemplate,
   validateSelectorUnchanged,
+  WORKLOAD_SCALE,
 } from './workload';
 
 export const replicasets = defineResource({
@@ -21,7 +22,8 @@ export const replicasets = defineResource({
   namespaced: true,
   shortNames: ['rs'],
   categories: ['all'],
-  subresources: ['status'],
+  subresources: ['status', 'scale'],
+  scale: WORKLOAD_SCALE,
   strategy: strategy({
     tracksGeneration: true,
     prepareForCreate: (obj) => {

@@ -11,6 +11,7 @@ import {
   validateReplicas,
   validateSelectorAndTemplate,
   validateSelectorUnchanged,
+  WORKLOAD_SCALE,
 } from './workload';
 
 export const statefulsets = defineResource({
@@ -21,7 +22,8 @@ export const statefulsets = defineResource({
   namespaced: true,
   shortNames: ['sts'],
   categories: ['all'],
-  subresources: ['status'],
+  subresources: ['status', 'scale'],
+  scale: WORKLOAD_SCALE,
   strategy: strategy({
     tracksGeneration: true,
     prepareForCreate: (obj) => {

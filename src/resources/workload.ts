@@ -3,6 +3,7 @@ import { fromLabelSelectorStruct, matchesLabels } from '../api/label-selector';
 import { validateLabels } from '../api/meta-validation';
 import { isPlainObject, type KubeObject } from '../api/types';
 import type { PrinterColumn } from '../registry/resource-definition';
+import type { ScaleFacts } from '../registry/scale';
 import { defaultPodSpec, validatePodSpec } from './pod-spec';
 
 /** What apps/v1 workloads (deployments, replicasets, statefulsets, daemonsets) share. */
@@ -13,6 +14,13 @@ export function specObject(obj: KubeObject): Obj {
   if (!isPlainObject(obj.spec)) obj.spec = {};
   return obj.spec as Obj;
 }
+
+/** Deployments, replica sets and stateful sets scale spec.replicas and select with spec.selector. */
+export const WORKLOAD_SCALE: ScaleFacts = {
+  specReplicasPath: ['spec', 'replicas'],
+  statusReplicasPath: ['status', 'replicas'],
+  labelSelectorPath: ['spec', 'selector'],
+};
 
 export function defaultTemplate(spec: Obj): void {
   const template = spec.template;

@@ -1033,6 +1033,9 @@ export const FIELD_FACTS: Record<string, Record<string, FieldFacts>> = {
     strategy: { keepZero: true },
     preferredHolder: { keepZero: true },
   },
+  'k8s.io.api.autoscaling.v1.ScaleStatus': {
+    replicas: { keepZero: true, required: true },
+  },
   'k8s.io.apimachinery.pkg.apis.meta.v1.APIGroup': {
     name: { keepZero: true, required: true },
     versions: { required: true, listType: 'atomic' },

@@ -1,7 +1,8 @@
 import type { Field, Type } from 'protobufjs';
 import { isInlineField, lookupMessage, protoRoot } from '../codec/protobuf';
 import type { FieldPatchMeta, PatchSchema } from '../patch/strategic-merge';
-import type { ResourceDefinition } from '../registry/resource-definition';
+import type { GroupVersionKind } from '../api/types';
+import type { ServedKind } from '../registry/resource-definition';
 import { FIELD_FACTS, type FieldFacts } from './field-facts';
 
 /**
@@ -86,8 +87,8 @@ function patchSchemaOf(type: Type): ProtoPatchSchema {
 }
 
 /** The strategic-merge schema of a kind, or null when kapi has no schema for it. */
-export function patchSchemaFor(def: ResourceDefinition): PatchSchema | null {
-  const type = lookupMessage({ group: def.group, version: def.version, kind: def.kind });
+export function patchSchemaFor(gvk: GroupVersionKind): PatchSchema | null {
+  const type = lookupMessage(gvk);
   return type ? patchSchemaOf(type) : null;
 }
 
@@ -158,7 +159,7 @@ function messageSchema(type: Type, out: Record<string, unknown>): Record<string,
 }
 
 /** OpenAPI v3 component schemas for these kinds and everything they refer to. */
-export function openApiDefinitions(defs: ResourceDefinition[]): Record<string, unknown> {
+export function openApiDefinitions(defs: ServedKind[]): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const def of defs) {
     const type = lookupMessage({ group: def.group, version: def.version, kind: def.kind });
@@ -166,7 +167,7 @@ export function openApiDefinitions(defs: ResourceDefinition[]): Record<string, u
     refTo(type, out);
     const schema = out[definitionName(typeName(type))] as Record<string, unknown>;
     schema['x-kubernetes-group-version-kind'] = [{ group: def.group, kind: def.kind, version: def.version }];
-    const listType = lookupMessage({ group: def.group, version: def.version, kind: def.listKind });
+    const listType = def.listKind ? lookupMessage({ group: def.group, version: def.version, kind: def.listKind }) : null;
     if (listType) {
       refTo(listType, out);
       (out[definitionName(typeName(listType))] as Record<string, unknown>)['x-kubernetes-group-version-kind'] = [
@@ -177,7 +178,7 @@ export function openApiDefinitions(defs: ResourceDefinition[]): Record<string, u
   return out;
 }
 
-export function protoDefinitionName(def: ResourceDefinition): string {
+export function protoDefinitionName(def: ServedKind): string {
   const type = lookupMessage({ group: def.group, version: def.version, kind: def.kind });
   return type ? definitionName(typeName(type)) : `${def.group || 'core'}.${def.version}.${def.kind}`;
 }

@@ -53,9 +53,10 @@ test('aggregated discovery when asked for it', async () => {
   expect(resources.find((r: { resource: string }) => r.resource === 'namespaces')).toMatchObject({
     scope: 'Cluster',
     responseKind: { group: '', version: 'v1', kind: 'Namespace' },
+    // In name order, as kube-apiserver registers a resource's paths sorted.
     subresources: [
-      { subresource: 'status', verbs: ['get', 'patch', 'update'] },
       { subresource: 'finalize', verbs: ['update'] },
+      { subresource: 'status', verbs: ['get', 'patch', 'update'] },
     ],
   });
   const groups = await api.get('/apis', { accept: AGGREGATED });

@@ -1,9 +1,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AdmissionChain } from '../../admission/admission';
+import type { GroupVersionKind } from '../../api/types';
 import type { Encoding, OutputChoice } from '../../codec/negotiate';
 import type { PatchSchema } from '../../patch/strategic-merge';
 import type { GenericStore } from '../../registry/generic-store';
-import type { ResourceDefinition } from '../../registry/resource-definition';
+import type { ServedKind } from '../../registry/resource-definition';
+import type { ObjectNode } from '../../schema/typed-schema';
 import type { ResourceRequestInfo } from '../request-info';
 
 /** Everything a verb handler needs about one resource request, resolved once by the router. */
@@ -12,6 +14,8 @@ export interface ResourceRequest {
   res: ServerResponse;
   info: ResourceRequestInfo;
   store: GenericStore;
+  /** The kind this path's bodies carry (the resource's own, or a subresource's like Scale) and its schema. */
+  served: { kind: ServedKind; schema: ObjectNode | null };
   query: URLSearchParams;
   output: OutputChoice;
   pretty: boolean;
@@ -21,7 +25,7 @@ export interface ResourceRequest {
   /** Request body encodings this server accepts. */
   inputEncodings: Encoding[];
   /** The strategic-merge schema of a kind; null when the kind has none (custom resources). */
-  patchSchemaFor(def: ResourceDefinition): PatchSchema | null;
+  patchSchemaFor(kind: GroupVersionKind): PatchSchema | null;
   /** The WatchList feature gate: streaming lists (sendInitialEvents) are allowed. */
   watchListEnabled: boolean;
   /** The AllowUnsafeMalformedObjectDeletion feature gate. */

@@ -11,7 +11,7 @@ export async function handleCreate(r: ResourceRequest): Promise<void> {
   const dryRun = dryRunParam(query, 'CreateOptions');
   const validation = fieldValidationParam(query, 'CreateOptions');
   const fieldManager = fieldManagerParam(query, r.req.headers['user-agent'], 'CreateOptions', false);
-  const { object, fieldErrors } = decodeObject(body, r.req.headers['content-type'], store.def, r.inputEncodings, store.typedSchema, validation);
+  const { object, fieldErrors } = decodeObject(body, r.req.headers['content-type'], r.served.kind, r.inputEncodings, r.served.schema, validation);
   enforceFieldValidation(r.res, validation, fieldErrors);
   await r.admission.admit({
     operation: 'CREATE',

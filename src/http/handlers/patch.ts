@@ -1,6 +1,6 @@
 import { badRequest, invalid, unsupportedMediaType } from '../../api/errors';
 import { field } from '../../api/field-errors';
-import { isPlainObject, type KubeObject } from '../../api/types';
+import { apiVersionOf, isPlainObject, type KubeObject } from '../../api/types';
 import { DecodeError } from '../../codec/decode-error';
 import { jsonNestingDepth, MAX_NESTING_DEPTH } from '../../codec/json';
 import { parseMediaType } from '../../codec/media-type';
@@ -8,7 +8,6 @@ import { decodeYaml } from '../../codec/yaml';
 import { applyJsonPatch } from '../../patch/json-patch';
 import { applyMergePatch } from '../../patch/merge-patch';
 import { applyStrategicMergePatch } from '../../patch/strategic-merge';
-import { apiVersionOfDefinition } from '../../registry/resource-definition';
 import type { Subresource } from '../../registry/subresources';
 import { typedDecode } from '../../schema/typed-decode';
 import { readBody } from '../body';
@@ -42,7 +41,7 @@ function asObject(value: unknown, current: KubeObject): KubeObject {
   return value as KubeObject;
 }
 
-/** An apply configuration: YAML (or JSON), naming the endpoint's apiVersion and kind. */
+/** An apply configuration: YAML (or JSON), naming the apiVersion and kind the endpoint serves. */
 function applyConfig(body: Buffer, r: ResourceRequest): KubeObject {
   let value: unknown;
   try {
@@ -52,24 +51,24 @@ function applyConfig(body: Buffer, r: ResourceRequest): KubeObject {
     throw err;
   }
   if (!isPlainObject(value)) throw badRequest('error decoding YAML: the apply patch is not an object');
-  const { def } = r.store;
-  const expected = apiVersionOfDefinition(def);
+  const { kind } = r.served;
+  const expected = apiVersionOf(kind);
   if (value.apiVersion !== expected) {
     throw badRequest(`Incorrect version specified in apply patch. Specified patch version: ${String(value.apiVersion ?? '')}, expected: ${expected}`);
   }
-  if (value.kind !== def.kind) {
-    throw badRequest(`Incorrect kind specified in apply patch. Specified patch kind: ${String(value.kind ?? '')}, expected: ${def.kind}`);
+  if (value.kind !== kind.kind) {
+    throw badRequest(`Incorrect kind specified in apply patch. Specified patch kind: ${String(value.kind ?? '')}, expected: ${kind.kind}`);
   }
   if (!isPlainObject(value.metadata)) value.metadata = {};
   const meta = value.metadata as KubeObject['metadata'];
   meta.name ??= r.info.name;
-  if (def.namespaced) meta.namespace ??= r.info.namespace;
+  if (r.store.def.namespaced) meta.namespace ??= r.info.namespace;
   return value as KubeObject;
 }
 
 export async function handlePatch(r: ResourceRequest): Promise<void> {
   const { info, store, query } = r;
-  const patchSchema = r.patchSchemaFor(store.def);
+  const patchSchema = r.patchSchemaFor(r.served.kind);
   const supported = [JSON_PATCH, MERGE_PATCH, APPLY_PATCH, ...(patchSchema ? [STRATEGIC_MERGE_PATCH] : [])];
   const type = parseMediaType(r.req.headers['content-type'] ?? '').type;
   if (!supported.includes(type)) throw unsupportedMediaType(supported);
@@ -78,7 +77,7 @@ export async function handlePatch(r: ResourceRequest): Promise<void> {
   const validation = fieldValidationParam(query, 'PatchOptions');
   const fieldManager = fieldManagerParam(query, r.req.headers['user-agent'], 'PatchOptions', type === APPLY_PATCH);
   const subresource = info.subresource as '' | Subresource;
-  const schema = store.typedSchema;
+  const { schema } = r.served;
   const fieldErrors: string[] = [];
 
   /** Type errors are fatal; unknown fields are dropped and reported per fieldValidation. */

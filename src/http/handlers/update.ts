@@ -12,7 +12,7 @@ export async function handleUpdate(r: ResourceRequest): Promise<void> {
   const dryRun = dryRunParam(query, 'UpdateOptions');
   const validation = fieldValidationParam(query, 'UpdateOptions');
   const fieldManager = fieldManagerParam(query, r.req.headers['user-agent'], 'UpdateOptions', false);
-  const { object, fieldErrors } = decodeObject(body, r.req.headers['content-type'], store.def, r.inputEncodings, store.typedSchema, validation);
+  const { object, fieldErrors } = decodeObject(body, r.req.headers['content-type'], r.served.kind, r.inputEncodings, r.served.schema, validation);
   enforceFieldValidation(r.res, validation, fieldErrors);
   await r.admission.admit({
     operation: 'UPDATE',
