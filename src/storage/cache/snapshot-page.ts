@@ -21,7 +21,8 @@ export interface PageRequest {
   predicate: Predicate;
 }
 
-function lowerBound(keys: string[], key: string): number {
+/** The index of the first of the sorted keys not below `key`. */
+export function lowerBound(keys: string[], key: string): number {
   let lo = 0;
   let hi = keys.length;
   while (lo < hi) {

@@ -21,7 +21,7 @@ import { parseRevision } from '../revision';
 import { StorageError } from '../storage-error';
 import { WatchChannel } from '../watch-channel';
 import { EventWindow } from './event-window';
-import { snapshotPage } from './snapshot-page';
+import { lowerBound, snapshotPage } from './snapshot-page';
 
 export interface WatchCacheOptions {
   /** How long events are kept for watches that resume from a resourceVersion (--watch-cache-history). */
@@ -267,13 +267,7 @@ export class WatchCache implements Storage {
   private keysUnder(prefix: string): string[] {
     this.sortedKeys ??= [...this.objects.keys()].sort();
     const keys = this.sortedKeys;
-    let lo = 0;
-    let hi = keys.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (keys[mid] < prefix) lo = mid + 1;
-      else hi = mid;
-    }
+    const lo = lowerBound(keys, prefix);
     let end = lo;
     while (end < keys.length && keys[end].startsWith(prefix)) end++;
     return keys.slice(lo, end);
