@@ -14,6 +14,8 @@ const SUBRESOURCE_VERBS: Record<Subresource, Verb[]> = {
 
 /** kube-apiserver registers a resource's paths sorted, so its subresources come in name order. */
 const sortedSubresources = (def: ResourceDefinition): Subresource[] => [...def.subresources].sort();
+/** ... and so its resources in name order too. */
+const sortedStores = <T extends { def: ResourceDefinition }>(stores: T[]): T[] => [...stores].sort((a, b) => (a.def.resource < b.def.resource ? -1 : 1));
 
 /** discovery.StorageVersionHash: lets clients notice a change of storage version. */
 export function storageVersionHash(def: ResourceDefinition): string {
@@ -38,7 +40,7 @@ function apiResource(def: ResourceDefinition): Record<string, unknown> {
 
 export function apiResourceList(entry: GroupVersionEntry): Record<string, unknown> {
   const resources: Record<string, unknown>[] = [];
-  for (const { def } of entry.stores) {
+  for (const { def } of sortedStores(entry.stores)) {
     resources.push(apiResource(def));
     for (const sub of sortedSubresources(def)) {
       // A subresource with a kind of its own names its group and version too (deployments/scale: autoscaling/v1 Scale).
@@ -129,5 +131,5 @@ export function aggregatedDiscovery(registry: ResourceRegistry, core: boolean, v
 }
 
 function discoveryVersion(gv: GroupVersionEntry): Record<string, unknown> {
-  return { version: gv.version, resources: gv.stores.map(discoveryResource), freshness: 'Current' };
+  return { version: gv.version, resources: sortedStores(gv.stores).map(discoveryResource), freshness: 'Current' };
 }
