@@ -1,5 +1,5 @@
 import { fieldErrorMessage, type FieldErrorList } from './field-errors';
-import { validateAnnotations, validateLabels, validateObjectMeta, validateObjectMetaUpdate } from './meta-validation';
+import { validateAnnotations, validateLabelSelector, validateLabels, validateObjectMeta, validateObjectMetaUpdate } from './meta-validation';
 import { nameIsDnsSubdomain } from './name-validation';
 import type { ObjectMeta } from './types';
 
@@ -103,6 +103,34 @@ describe('labels and annotations', () => {
     ]);
     // "é" is two bytes in UTF-8.
     expect(validateAnnotations({ a: 'é'.repeat(128 * 1024) }, 'metadata.annotations')).toHaveLength(1);
+  });
+});
+
+describe('validateLabelSelector', () => {
+  test('a well-formed selector has no errors', () => {
+    expect(validateLabelSelector({ matchLabels: { app: 'web' }, matchExpressions: [{ key: 'tier', operator: 'In', values: ['a'] }, { key: 'x', operator: 'Exists' }] }, 'spec.selector')).toEqual([]);
+  });
+
+  test('operators, their values, keys and values are checked per requirement', () => {
+    const errs = messages(
+      validateLabelSelector(
+        {
+          matchExpressions: [
+            { key: 'a', operator: 'In', values: [] },
+            { key: 'b', operator: 'Exists', values: ['x'] },
+            { key: 'c', operator: 'Like', values: ['x'] },
+            { key: 'bad key!', operator: 'NotIn', values: ['bad value'] },
+          ],
+        },
+        'spec.selector',
+      ),
+    );
+    expect(errs[0]).toBe("spec.selector.matchExpressions[0].values: Required value: must be specified when `operator` is 'In' or 'NotIn'");
+    expect(errs[1]).toBe("spec.selector.matchExpressions[1].values: Forbidden: may not be specified when `operator` is 'Exists' or 'DoesNotExist'");
+    expect(errs[2]).toBe('spec.selector.matchExpressions[2].operator: Invalid value: "Like": not a valid selector operator');
+    expect(errs[3]).toMatch(/^spec\.selector\.matchExpressions\[3\]\.key: Invalid value: "bad key!": name part must consist of/);
+    expect(errs[4]).toMatch(/^spec\.selector\.matchExpressions\[3\]\.values\[0\]: Invalid value: "bad value": a valid label must be/);
+    expect(errs).toHaveLength(5);
   });
 });
 

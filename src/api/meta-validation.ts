@@ -14,6 +14,38 @@ export function validateLabels(labels: Record<string, string> | undefined, path:
   return errs;
 }
 
+interface SelectorRequirement {
+  key?: string;
+  operator?: string;
+  values?: string[];
+}
+
+/** metav1validation.ValidateLabelSelector: matchLabels as labels, each matchExpressions requirement well-formed. */
+export function validateLabelSelector(selector: { matchLabels?: Record<string, string>; matchExpressions?: SelectorRequirement[] }, path: string): FieldErrorList {
+  const errs = validateLabels(selector.matchLabels, `${path}.matchLabels`);
+  (selector.matchExpressions ?? []).forEach((req, i) => {
+    const at = `${path}.matchExpressions[${i}]`;
+    const values = req.values ?? [];
+    switch (req.operator) {
+      case 'In':
+      case 'NotIn':
+        if (values.length === 0) errs.push(field.required(`${at}.values`, "must be specified when `operator` is 'In' or 'NotIn'"));
+        break;
+      case 'Exists':
+      case 'DoesNotExist':
+        if (values.length > 0) errs.push(field.forbidden(`${at}.values`, "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"));
+        break;
+      default:
+        errs.push(field.invalid(`${at}.operator`, req.operator ?? '', 'not a valid selector operator'));
+    }
+    for (const msg of isQualifiedName(req.key ?? '')) errs.push(field.invalid(`${at}.key`, req.key ?? '', msg));
+    values.forEach((value, j) => {
+      for (const msg of isValidLabelValue(value)) errs.push(field.invalid(`${at}.values[${j}]`, value, msg));
+    });
+  });
+  return errs;
+}
+
 export function validateAnnotations(annotations: Record<string, string> | undefined, path: string): FieldErrorList {
   const errs: FieldErrorList = [];
   let size = 0;

@@ -1,6 +1,6 @@
 import { field, type FieldErrorList } from '../api/field-errors';
 import { fromLabelSelectorStruct, matchesLabels } from '../api/label-selector';
-import { validateLabels } from '../api/meta-validation';
+import { validateLabelSelector, validateLabels } from '../api/meta-validation';
 import { isPlainObject, type KubeObject } from '../api/types';
 import type { PrinterColumn } from '../registry/resource-definition';
 import type { ScaleFacts } from '../registry/scale';
@@ -56,10 +56,13 @@ export function formatLabelSelector(selector: unknown): string {
 export function validateSelectorAndTemplate(spec: Obj, path: string, restartPolicies: string[], kindWord: string): FieldErrorList {
   const errs: FieldErrorList = [];
   const selector = spec.selector;
+  let selectorValid = false;
   if (!isPlainObject(selector)) {
     errs.push(field.required(`${path}.selector`));
   } else {
-    errs.push(...validateLabels(selector.matchLabels as Record<string, string> | undefined, `${path}.selector.matchLabels`));
+    const selectorErrs = validateLabelSelector(selector, `${path}.selector`);
+    selectorValid = selectorErrs.length === 0;
+    errs.push(...selectorErrs);
     if (Object.keys((selector.matchLabels as Obj | undefined) ?? {}).length === 0 && ((selector.matchExpressions as unknown[] | undefined) ?? []).length === 0) {
       errs.push(field.invalid(`${path}.selector`, selector, `empty selector is invalid for ${kindWord}`));
     }
@@ -71,7 +74,8 @@ export function validateSelectorAndTemplate(spec: Obj, path: string, restartPoli
   }
   const labels = (isPlainObject(template.metadata) ? (template.metadata.labels as Record<string, string> | undefined) : undefined) ?? {};
   errs.push(...validateLabels(labels, `${path}.template.metadata.labels`));
-  if (isPlainObject(selector) && !matchesLabels(fromLabelSelectorStruct(selector), labels)) {
+  // As in kube-apiserver, an invalid selector is reported once, not also as a mismatch.
+  if (isPlainObject(selector) && selectorValid && !matchesLabels(fromLabelSelectorStruct(selector), labels)) {
     errs.push(field.invalid(`${path}.template.metadata.labels`, labels, '`selector` does not match template `labels`'));
   }
   errs.push(...validatePodSpec(template.spec, `${path}.template.spec`));

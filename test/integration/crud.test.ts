@@ -55,6 +55,20 @@ describe('create', () => {
     expect(cm.body.metadata.generation).toBeUndefined();
   });
 
+  test('a malformed workload selector is 422 naming the requirement, and not also a template mismatch', async () => {
+    const res = await api.post('/apis/apps/v1/namespaces/default/replicasets', {
+      metadata: { name: 'badsel' },
+      spec: {
+        selector: { matchExpressions: [{ key: 'app', operator: 'In', values: [] }] },
+        template: { metadata: { labels: { app: 'x' } }, spec: { containers: [{ name: 'c', image: 'nginx' }] } },
+      },
+    });
+    expect(res.status).toBe(422);
+    expect(res.body.details.causes).toEqual([
+      { reason: 'FieldValueRequired', message: "Required value: must be specified when `operator` is 'In' or 'NotIn'", field: 'spec.selector.matchExpressions[0].values' },
+    ]);
+  });
+
   test('invalid names and labels are 422 Invalid with causes', async () => {
     const res = await api.post(`${NS}/configmaps`, { metadata: { name: 'Bad_Name', labels: { 'bad key!': 'v' } } });
     expect(res.status).toBe(422);
