@@ -220,9 +220,11 @@ export function createApp(deps: AppDeps): RequestListener {
     const labels = requestLabels(req, info, url.searchParams);
     const started = process.hrtime.bigint();
     const untrack = info.isResourceRequest && info.verb === 'watch' ? deps.metrics.trackLongRunning(labels) : null;
-    const abort = new AbortController();
+    // Watches listen for the client going away from the start; other requests build the controller only if asked.
+    let abort: AbortController | null = untrack ? new AbortController() : null;
+    const signal = (): AbortSignal => (abort ??= new AbortController()).signal;
     res.on('close', () => {
-      if (!res.writableFinished) abort.abort();
+      if (!res.writableFinished) abort?.abort();
       untrack?.();
       deps.metrics.observeRequest(labels, res.statusCode, Number(process.hrtime.bigint() - started) / 1e9);
     });
@@ -230,7 +232,7 @@ export function createApp(deps: AppDeps): RequestListener {
       app(req, res);
       return;
     }
-    serveResource(req, res, info, s.query, deps, abort.signal, s.compress).catch((err: unknown) => respondError(res, err));
+    serveResource(req, res, info, s.query, deps, signal, s.compress).catch((err: unknown) => respondError(res, err));
   };
 }
 

@@ -54,11 +54,13 @@ const META_SHAPES: Record<string, 'string' | 'stringMap' | 'stringList' | 'numbe
   deletionGracePeriodSeconds: 'number',
 };
 
+const GO_TYPES = { string: 'string', stringMap: 'map[string]string', stringList: '[]string', number: 'int64', list: 'array' } as const;
+
 function metadataTypeError(meta: Record<string, unknown>): string | null {
   for (const [key, shape] of Object.entries(META_SHAPES)) {
     const v = meta[key];
     if (v === undefined || v === null) continue;
-    const goType = { string: 'string', stringMap: 'map[string]string', stringList: '[]string', number: 'int64', list: 'array' }[shape];
+    const goType = GO_TYPES[shape];
     const ok =
       shape === 'string'
         ? typeof v === 'string'

@@ -78,7 +78,7 @@ export async function serveResource(
   info: ResourceRequestInfo,
   query: URLSearchParams,
   deps: RouterDeps,
-  signal: AbortSignal,
+  signal: () => AbortSignal,
   compress: boolean,
 ): Promise<void> {
   const { store, verb } = resolveResourceRequest(info, deps.registry);
@@ -107,6 +107,8 @@ export async function serveResource(
     watchListEnabled: deps.watchListEnabled,
     unsafeMalformedObjectDeletion: deps.unsafeMalformedObjectDeletion,
     onWatchEvent: () => deps.onWatchEvent(store.def),
-    signal,
+    get signal() {
+      return signal();
+    },
   });
 }
