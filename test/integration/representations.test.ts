@@ -268,6 +268,21 @@ describe('CBOR behind CBORServingAndStorage', () => {
     );
   });
 
+  test('server-side apply in CBOR (application/apply-patch+cbor), refused with the gate off', async () => {
+    const config = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'applied-cbor' }, data: { a: 'b' } };
+    const path = `${CM}/applied-cbor?fieldManager=cbor-tool`;
+    const applied = await raw(cborServer.url, path, { 'Content-Type': 'application/apply-patch+cbor' }, { method: 'PATCH', body: encodeCbor(config) });
+    expect(applied.status).toBe(201);
+    const got = await new Api(cborServer.url).get(`${CM}/applied-cbor`);
+    expect(got.body.data).toEqual({ a: 'b' });
+    expect(got.body.metadata.managedFields[0]).toMatchObject({ manager: 'cbor-tool', operation: 'Apply' });
+    const garbled = await raw(cborServer.url, path, { 'Content-Type': 'application/apply-patch+cbor' }, { method: 'PATCH', body: Buffer.from([0xff, 0x00]) });
+    expect(garbled.status).toBe(400);
+    const off = await raw(server.url, path, { 'Content-Type': 'application/apply-patch+cbor' }, { method: 'PATCH', body: encodeCbor(config) });
+    expect(off.status).toBe(415);
+    expect(JSON.parse(off.body.toString()).message).not.toContain('cbor');
+  });
+
   test('watch streams are application/cbor-seq: one self-described item per event', async () => {
     const cborApi = new Api(cborServer.url);
     const list = await cborApi.get(CM);

@@ -1,6 +1,7 @@
 import { badRequest, invalid, unsupportedMediaType } from '../../api/errors';
 import { field } from '../../api/field-errors';
 import { apiVersionOf, isPlainObject, type KubeObject } from '../../api/types';
+import { decodeCbor } from '../../codec/cbor';
 import { DecodeError } from '../../codec/decode-error';
 import { jsonNestingDepth, MAX_NESTING_DEPTH } from '../../codec/json';
 import { parseMediaType } from '../../codec/media-type';
@@ -20,6 +21,8 @@ const JSON_PATCH = 'application/json-patch+json';
 const MERGE_PATCH = 'application/merge-patch+json';
 const STRATEGIC_MERGE_PATCH = 'application/strategic-merge-patch+json';
 const APPLY_PATCH = 'application/apply-patch+yaml';
+/** Served only with CBORServingAndStorage, as kube-apiserver does. */
+const APPLY_PATCH_CBOR = 'application/apply-patch+cbor';
 
 function parsePatchBody(body: Buffer): unknown {
   const text = body.toString('utf8');
@@ -41,11 +44,11 @@ function asObject(value: unknown, current: KubeObject): KubeObject {
   return value as KubeObject;
 }
 
-/** An apply configuration: YAML (or JSON), naming the apiVersion and kind the endpoint serves. */
-function applyConfig(body: Buffer, r: ResourceRequest): KubeObject {
+/** An apply configuration: YAML (or JSON), or CBOR, naming the apiVersion and kind the endpoint serves. */
+function applyConfig(body: Buffer, r: ResourceRequest, type: string): KubeObject {
   let value: unknown;
   try {
-    value = decodeYaml(body);
+    value = type === APPLY_PATCH_CBOR ? decodeCbor(body) : decodeYaml(body);
   } catch (err) {
     if (err instanceof DecodeError) throw badRequest(err.message);
     throw err;
@@ -69,13 +72,20 @@ function applyConfig(body: Buffer, r: ResourceRequest): KubeObject {
 export async function handlePatch(r: ResourceRequest): Promise<void> {
   const { info, store, query } = r;
   const patchSchema = r.patchSchemaFor(r.served.kind);
-  const supported = [JSON_PATCH, MERGE_PATCH, APPLY_PATCH, ...(patchSchema ? [STRATEGIC_MERGE_PATCH] : [])];
+  const supported = [
+    JSON_PATCH,
+    MERGE_PATCH,
+    APPLY_PATCH,
+    ...(patchSchema ? [STRATEGIC_MERGE_PATCH] : []),
+    ...(r.inputEncodings.includes('cbor') ? [APPLY_PATCH_CBOR] : []),
+  ];
   const type = parseMediaType(r.req.headers['content-type'] ?? '').type;
   if (!supported.includes(type)) throw unsupportedMediaType(supported);
+  const isApply = type === APPLY_PATCH || type === APPLY_PATCH_CBOR;
   const body = await readBody(r.req);
   const dryRun = dryRunParam(query, 'PatchOptions');
   const validation = fieldValidationParam(query, 'PatchOptions');
-  const fieldManager = fieldManagerParam(query, r.req.headers['user-agent'], 'PatchOptions', type === APPLY_PATCH);
+  const fieldManager = fieldManagerParam(query, r.req.headers['user-agent'], 'PatchOptions', isApply);
   const subresource = info.subresource as '' | Subresource;
   const { schema } = r.served;
   const fieldErrors: string[] = [];
@@ -91,9 +101,9 @@ export async function handlePatch(r: ResourceRequest): Promise<void> {
   };
 
   let result: { object: KubeObject; created: boolean };
-  if (type === APPLY_PATCH) {
-    const parsed = applyConfig(body, r);
-    if (validation !== 'Ignore') fieldErrors.push(...duplicateFieldErrors(body, 'yaml'));
+  if (isApply) {
+    const parsed = applyConfig(body, r, type);
+    if (validation !== 'Ignore' && type === APPLY_PATCH) fieldErrors.push(...duplicateFieldErrors(body, 'yaml'));
     const config = checked(parsed);
     result = await store.apply(info.namespace, info.name, config, { dryRun, fieldManager, force: boolParam(query, 'force'), subresource });
   } else {
