@@ -1,19 +1,9 @@
-import { StatusError } from '../api/errors';
+import { statusOf } from '../../test/harness/status-of';
 import { parseAccept, parseMediaType } from './media-type';
 import { negotiateError, negotiateInput, negotiateOutput, negotiateStream, type OutputOptions } from './negotiate';
 
 const resource: OutputOptions = { encodings: ['json', 'yaml', 'protobuf'], meta: true };
 const pick = (accept: string | undefined, opts = resource) => negotiateOutput(accept, opts);
-
-function statusOf(fn: () => unknown): StatusError['status'] {
-  try {
-    fn();
-  } catch (err) {
-    expect(err).toBeInstanceOf(StatusError);
-    return (err as StatusError).status;
-  }
-  throw new Error('no error');
-}
 
 describe('media types and Accept headers', () => {
   test('a Content-Type: parameters parsed, type lower-cased, quotes dropped', () => {

@@ -64,46 +64,33 @@ export class ApiServerMetrics {
       labelNames: ['group', 'version', 'resource'],
       registers: [this.registry],
     });
-    new Counter({
-      name: 'apiserver_watch_cache_events_received_total',
-      help: 'Counter of events received in watch cache broken by resource type.',
-      labelNames: ['group', 'resource'],
-      registers: [this.registry],
-      collect() {
-        this.reset();
-        for (const c of cacheStats()) this.inc({ group: c.group, resource: c.resource }, c.eventsReceived);
-      },
-    });
-    new Gauge({
-      name: 'apiserver_watch_cache_capacity',
-      help: 'Total capacity of watch cache broken by resource type: the events it holds for resuming watches.',
-      labelNames: ['group', 'resource'],
-      registers: [this.registry],
-      collect() {
-        this.reset();
-        for (const c of cacheStats()) this.set({ group: c.group, resource: c.resource }, c.eventsHeld);
-      },
-    });
-    new Gauge({
-      name: 'apiserver_watch_cache_resource_version',
-      help: 'Current resource version of watch cache broken by resource type.',
-      labelNames: ['group', 'resource'],
-      registers: [this.registry],
-      collect() {
-        this.reset();
-        for (const c of cacheStats()) this.set({ group: c.group, resource: c.resource }, c.revision);
-      },
-    });
-    new Gauge({
-      name: 'apiserver_registered_watchers',
-      help: 'Number of currently registered watchers for a given resources',
-      labelNames: ['group', 'version', 'kind'],
-      registers: [this.registry],
-      collect() {
-        this.reset();
-        for (const c of cacheStats()) this.set({ group: c.group, version: c.version, kind: c.kind }, c.watchers);
-      },
-    });
+    const byResource = (c: CacheStats) => ({ group: c.group, resource: c.resource });
+    const perCache: [typeof Counter | typeof Gauge, string, string, string[], (c: CacheStats) => Record<string, string>, (c: CacheStats) => number][] = [
+      [Counter, 'apiserver_watch_cache_events_received_total', 'Counter of events received in watch cache broken by resource type.', ['group', 'resource'], byResource, (c) => c.eventsReceived],
+      [Gauge, 'apiserver_watch_cache_capacity', 'Total capacity of watch cache broken by resource type: the events it holds for resuming watches.', ['group', 'resource'], byResource, (c) => c.eventsHeld],
+      [Gauge, 'apiserver_watch_cache_resource_version', 'Current resource version of watch cache broken by resource type.', ['group', 'resource'], byResource, (c) => c.revision],
+      [
+        Gauge,
+        'apiserver_registered_watchers',
+        'Number of currently registered watchers for a given resources',
+        ['group', 'version', 'kind'],
+        (c) => ({ group: c.group, version: c.version, kind: c.kind }),
+        (c) => c.watchers,
+      ],
+    ];
+    // Read from the caches at scrape time; a counter is reset and raised to the cache's own total.
+    for (const [Metric, name, help, labelNames, labelsOf, valueOf] of perCache) {
+      new Metric({
+        name,
+        help,
+        labelNames,
+        registers: [this.registry],
+        collect(this: Counter<string> | Gauge<string>) {
+          this.reset();
+          for (const c of cacheStats()) this.inc(labelsOf(c), valueOf(c));
+        },
+      });
+    }
     new Gauge({
       name: 'apiserver_storage_objects',
       help: 'Number of stored objects at the time of last check split by kind.',

@@ -1,17 +1,7 @@
-import { StatusError } from '../api/errors';
+import { statusOf } from '../../test/harness/status-of';
 import { applyJsonPatch } from './json-patch';
 
 const doc = { metadata: { name: 'c', labels: { a: '1' } }, data: { k: 'v' }, list: [1, 2, 3] };
-
-function statusOf(fn: () => unknown): StatusError['status'] {
-  try {
-    fn();
-  } catch (err) {
-    expect(err).toBeInstanceOf(StatusError);
-    return (err as StatusError).status;
-  }
-  throw new Error('no error');
-}
 
 describe('applyJsonPatch (RFC 6902)', () => {
   test('add, replace, remove, move, copy, and a passing test', () => {

@@ -1,14 +1,9 @@
 // Drives kapi with @kubernetes/client-node (an ES module, hence its own process); prints one JSON report.
-import { AppsV1Api, CoreV1Api, KubeConfig } from '@kubernetes/client-node';
+import { AppsV1Api, CoreV1Api } from '@kubernetes/client-node';
+import { kubeConfigFor } from './kube-config.mjs';
 
 const server = process.argv[2];
-const kc = new KubeConfig();
-kc.loadFromOptions({
-  clusters: [{ name: 'kapi', server, skipTLSVerify: true }],
-  users: [{ name: 'admin' }],
-  contexts: [{ name: 'kapi', cluster: 'kapi', user: 'admin' }],
-  currentContext: 'kapi',
-});
+const kc = kubeConfigFor(server);
 const core = kc.makeApiClient(CoreV1Api);
 const apps = kc.makeApiClient(AppsV1Api);
 const namespace = 'client-node';

@@ -1,17 +1,12 @@
 // An @kubernetes/client-node informer (list, then watch with bookmarks) kept in sync across many
 // writes and a forced 410. Talks to its parent test over stdin/stdout, one JSON line per message.
 import { createInterface } from 'node:readline';
-import { CoreV1Api, KubeConfig, makeInformer } from '@kubernetes/client-node';
+import { CoreV1Api, makeInformer } from '@kubernetes/client-node';
+import { kubeConfigFor } from './kube-config.mjs';
 
 const [server, namespace, writesArg] = process.argv.slice(2);
 const writes = Number(writesArg);
-const kc = new KubeConfig();
-kc.loadFromOptions({
-  clusters: [{ name: 'kapi', server, skipTLSVerify: true }],
-  users: [{ name: 'admin' }],
-  contexts: [{ name: 'kapi', cluster: 'kapi', user: 'admin' }],
-  currentContext: 'kapi',
-});
+const kc = kubeConfigFor(server);
 const core = kc.makeApiClient(CoreV1Api);
 const send = (msg) => process.stdout.write(`${JSON.stringify(msg)}\n`);
 const lines = createInterface({ input: process.stdin })[Symbol.asyncIterator]();
