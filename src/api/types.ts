@@ -159,5 +159,7 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
 
 /** Sets a property as data, so keys such as "__proto__" from a request stay ordinary fields. */
 export function setOwn(obj: Record<string, unknown>, key: string, value: unknown): void {
-  Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
+  // Only "__proto__" needs the slow path; defining every key would also leave objects in dictionary mode.
+  if (key === '__proto__') Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
+  else obj[key] = value;
 }

@@ -2,65 +2,69 @@ import { EVENT_MAPPING, EVENT_POP, EVENT_SCALAR, EVENT_SEQUENCE, getScalarValue,
 
 /** Keys written twice in one object: what a strict decoder reports and a lenient one silently overwrites. */
 
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const OPEN_OBJECT = 0x7b;
+const CLOSE_OBJECT = 0x7d;
+const OPEN_ARRAY = 0x5b;
+const CLOSE_ARRAY = 0x5d;
+
+/** One open object (its keys so far) or array (its element count) during a scan. */
+interface OpenValue {
+  keys: Set<string> | null;
+  /** The object's current key, or the array's current index. */
+  at: string | number;
+}
+
+function pathOf(stack: OpenValue[], last: string): string {
+  let path = '';
+  for (const open of stack) {
+    if (open.keys === null) path += `[${open.at as number}]`;
+    else if (open !== stack[stack.length - 1]) path += path ? `.${open.at as string}` : (open.at as string);
+  }
+  return path ? `${path}.${last}` : last;
+}
+
 /**
  * Paths of repeated keys in a JSON text, e.g. "metadata.name". Meant for text that has parsed;
- * on anything else it stops at the end of the input rather than trust its shape.
+ * on anything else it stops at the end of the input rather than trust its shape. One pass over
+ * the characters: a path is only spelled out for a key that repeats.
  */
 export function jsonDuplicateFields(text: string): string[] {
   const found: string[] = [];
-  let i = 0;
-  const ws = (): void => {
-    while (i < text.length && ' \t\n\r'.includes(text[i])) i++;
-  };
-  const str = (): string => {
-    const start = i;
-    i++;
-    while (i < text.length && text[i] !== '"') i += text[i] === '\\' ? 2 : 1;
-    i++;
-    return i <= text.length ? (JSON.parse(text.slice(start, i)) as string) : '';
-  };
-  const value = (path: string): void => {
-    ws();
-    const c = text[i];
-    if (c === '{') {
-      i++;
-      const seen = new Set<string>();
-      ws();
-      if (text[i] === '}') {
-        i++;
-        return;
+  const stack: OpenValue[] = [];
+  // Inside an object, every other string is a key: the one after '{' or ','.
+  let expectKey = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === QUOTE) {
+      const start = i;
+      let escaped = false;
+      for (i++; i < text.length && text.charCodeAt(i) !== QUOTE; i++) {
+        if (text.charCodeAt(i) === BACKSLASH) {
+          escaped = true;
+          i++;
+        }
       }
-      while (i < text.length) {
-        ws();
-        const key = str();
-        const child = path ? `${path}.${key}` : key;
-        if (seen.has(key)) found.push(child);
-        seen.add(key);
-        ws();
-        i++; // ':'
-        value(child);
-        ws();
-        if (text[i++] === '}') return;
-      }
-    } else if (c === '[') {
-      i++;
-      ws();
-      if (text[i] === ']') {
-        i++;
-        return;
-      }
-      for (let n = 0; i < text.length; n++) {
-        value(`${path}[${n}]`);
-        ws();
-        if (text[i++] === ']') return;
-      }
-    } else if (c === '"') {
-      str();
-    } else {
-      while (i < text.length && !',}] \t\n\r'.includes(text[i])) i++;
+      if (i >= text.length) break;
+      const top = stack[stack.length - 1];
+      if (!expectKey || top?.keys == null) continue;
+      expectKey = false;
+      const key = escaped ? (JSON.parse(text.slice(start, i + 1)) as string) : text.slice(start + 1, i);
+      if (top.keys.has(key)) found.push(pathOf(stack, key));
+      top.keys.add(key);
+      top.at = key;
+    } else if (c === OPEN_OBJECT || c === OPEN_ARRAY) {
+      stack.push(c === OPEN_OBJECT ? { keys: new Set(), at: '' } : { keys: null, at: 0 });
+      expectKey = c === OPEN_OBJECT;
+    } else if (c === CLOSE_OBJECT || c === CLOSE_ARRAY) {
+      stack.pop();
+    } else if (c === 0x2c) {
+      const top = stack[stack.length - 1];
+      expectKey = top?.keys != null;
+      if (top?.keys === null) top.at = (top.at as number) + 1;
     }
-  };
-  value('');
+  }
   return found;
 }
 

@@ -56,8 +56,10 @@ const META_SHAPES: Record<string, 'string' | 'stringMap' | 'stringList' | 'numbe
 
 const GO_TYPES = { string: 'string', stringMap: 'map[string]string', stringList: '[]string', number: 'int64', list: 'array' } as const;
 
+const META_SHAPE_ENTRIES = Object.entries(META_SHAPES);
+
 function metadataTypeError(meta: Record<string, unknown>): string | null {
-  for (const [key, shape] of Object.entries(META_SHAPES)) {
+  for (const [key, shape] of META_SHAPE_ENTRIES) {
     const v = meta[key];
     if (v === undefined || v === null) continue;
     const goType = GO_TYPES[shape];

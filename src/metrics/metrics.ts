@@ -20,6 +20,27 @@ const REQUEST_LABELS = ['verb', 'dry_run', 'group', 'version', 'resource', 'subr
 
 export type RequestLabels = Record<(typeof REQUEST_LABELS)[number], string>;
 
+/**
+ * prom-client hashes a label set on every observation; a server observes the same few sets all
+ * day, so each set's child is looked up by its values instead.
+ */
+class Children<C> {
+  private readonly byValues = new Map<string, C>();
+
+  constructor(private readonly make: (labels: Record<string, string>) => C) {}
+
+  of(labels: Record<string, string>): C {
+    let key = '';
+    for (const name in labels) key += `${labels[name]}\0`;
+    let child = this.byValues.get(key);
+    if (!child) {
+      child = this.make(labels);
+      this.byValues.set(key, child);
+    }
+    return child;
+  }
+}
+
 /** One server's metrics, with kube-apiserver's names and labels. */
 export class ApiServerMetrics {
   readonly registry = new Registry();
@@ -29,6 +50,10 @@ export class ApiServerMetrics {
   private readonly longRunning: Gauge<string>;
 
   private readonly watchEvents: Counter<string>;
+  private readonly requestCounts: Children<Counter.Internal>;
+  private readonly latencies: Children<Histogram.Internal<string>>;
+  private readonly etcdLatencies: Children<Histogram.Internal<string>>;
+  private readonly watchEventCounts: Children<Counter.Internal>;
 
   constructor(countObjects: () => Promise<Map<string, number>>, cacheStats: () => CacheStats[]) {
     collectDefaultMetrics({ register: this.registry });
@@ -64,6 +89,10 @@ export class ApiServerMetrics {
       labelNames: ['group', 'version', 'resource'],
       registers: [this.registry],
     });
+    this.requestCounts = new Children((labels) => this.requests.labels(labels));
+    this.latencies = new Children((labels) => this.latency.labels(labels));
+    this.etcdLatencies = new Children((labels) => this.etcdLatency.labels(labels));
+    this.watchEventCounts = new Children((labels) => this.watchEvents.labels(labels));
     const byResource = (c: CacheStats) => ({ group: c.group, resource: c.resource });
     const perCache: [typeof Counter | typeof Gauge, string, string, string[], (c: CacheStats) => Record<string, string>, (c: CacheStats) => number][] = [
       [Counter, 'apiserver_watch_cache_events_received_total', 'Counter of events received in watch cache broken by resource type.', ['group', 'resource'], byResource, (c) => c.eventsReceived],
@@ -104,16 +133,16 @@ export class ApiServerMetrics {
   }
 
   observeRequest(labels: RequestLabels, code: number, seconds: number): void {
-    this.requests.inc({ ...labels, code: String(code) });
-    if (labels.verb !== 'WATCH' && labels.verb !== 'CONNECT') this.latency.observe(labels, seconds);
+    this.requestCounts.of({ ...labels, code: String(code) }).inc();
+    if (labels.verb !== 'WATCH' && labels.verb !== 'CONNECT') this.latencies.of(labels).observe(seconds);
   }
 
   observeWatchEvent(group: string, version: string, resource: string): void {
-    this.watchEvents.inc({ group, version, resource });
+    this.watchEventCounts.of({ group, version, resource }).inc();
   }
 
   observeEtcd(operation: string, type: string, seconds: number): void {
-    this.etcdLatency.observe({ operation, type }, seconds);
+    this.etcdLatencies.of({ operation, type }).observe(seconds);
   }
 
   /** Counts a long-running request until the returned function is called. */

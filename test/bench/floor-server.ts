@@ -4,12 +4,27 @@ import { Etcd3Kv } from '../../src/storage/etcd/etcd3-kv';
 /**
  * The least an API server must do per create: read the HTTP body, parse it, run one guarded etcd
  * transaction through the same client, write the object back. The bench measures it beside kapi
- * so that the creates ratio has a reference point on the machine it runs on.
- * Started by the bench as `node floor-server.js ETCD_URL PORT`; says "ready" over IPC.
+ * so that the creates ratio has a reference point on the machine it runs on. With `watch`, it also
+ * keeps the least of a watch cache: one etcd watch on its keys, each event's value parsed into a map.
+ * Started by the bench as `node floor-server.js ETCD_URL PORT [watch]`; says "ready" over IPC.
  */
-const [endpoint, port] = process.argv.slice(2);
+const [endpoint, port, mode] = process.argv.slice(2);
 const kv = new Etcd3Kv({ endpoints: [endpoint] });
+const prefix = `/bench-floor-${process.pid}/`;
 let sequence = 0;
+
+if (mode === 'watch') {
+  const cache = new Map<string, unknown>();
+  kv.watch(prefix, `${prefix.slice(0, -1)}0`, 1, {
+    events: (events) => {
+      for (const e of events) cache.set(e.kv.key, JSON.parse(e.kv.value.toString()));
+    },
+    progress: () => undefined,
+    closed: (err) => {
+      throw err;
+    },
+  });
+}
 
 http
   .createServer((req, res) => {
@@ -18,7 +33,7 @@ http
     req.on('end', () => {
       const object = JSON.parse(Buffer.concat(chunks).toString()) as unknown;
       const body = JSON.stringify(object);
-      kv.create(`/bench-floor/${sequence++}`, Buffer.from(body)).then(
+      kv.create(`${prefix}${sequence++}`, Buffer.from(body)).then(
         (r) => {
           res.writeHead(r.ok ? 201 : 409, { 'Content-Type': 'application/json' });
           res.end(body);

@@ -1,17 +1,27 @@
-import { startBenchEnv } from './harness';
+import { startBenchEnv, type BenchEnv } from './harness';
 import { benchLists } from './lists';
 import { benchSerialization } from './serialization';
 import { benchWatchLatency } from './watch-latency';
 import { benchWrites } from './writes';
 
-/** `npm run bench`: every benchmark in one run against one etcd and one kapi process; prints ratios. */
+const benches: Record<string, (env: BenchEnv) => Promise<unknown>> = {
+  writes: benchWrites,
+  lists: benchLists,
+  serialization: benchSerialization,
+  watch: benchWatchLatency,
+};
+
+/**
+ * `npm run bench`: every benchmark in one run against one etcd and one kapi process; prints ratios.
+ * BENCH_ONLY=writes,lists runs a subset.
+ */
 async function main(): Promise<void> {
+  const only = process.env.BENCH_ONLY?.split(',').filter(Boolean) ?? Object.keys(benches);
+  const unknown = only.filter((name) => !(name in benches));
+  if (unknown.length > 0) throw new Error(`BENCH_ONLY: unknown bench ${unknown.join(', ')}; known: ${Object.keys(benches).join(', ')}`);
   const env = await startBenchEnv();
   try {
-    await benchWrites(env);
-    await benchLists(env);
-    await benchSerialization(env);
-    await benchWatchLatency(env);
+    for (const name of only) await benches[name](env);
   } finally {
     await env.close();
   }
