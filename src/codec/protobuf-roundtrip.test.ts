@@ -197,6 +197,36 @@ const OBJECTS: Record<string, Record<string, unknown>> = {
     spec: { selector, template, updateStrategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 1, maxSurge: 0 } }, revisionHistoryLimit: 10 },
     status: { currentNumberScheduled: 1, numberMisscheduled: 0, desiredNumberScheduled: 1, numberReady: 1 },
   },
+  Role: {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'Role',
+    metadata: meta('pod-reader'),
+    rules: [{ verbs: ['get', 'list'], apiGroups: [''], resources: ['pods', 'pods/log'], resourceNames: ['web'] }],
+  },
+  ClusterRole: {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'ClusterRole',
+    metadata: meta('system:metrics', false),
+    rules: [{ verbs: ['get'], nonResourceURLs: ['/metrics', '/healthz/*'] }],
+    aggregationRule: { clusterRoleSelectors: [selector] },
+  },
+  RoleBinding: {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'RoleBinding',
+    metadata: meta('read-pods'),
+    subjects: [
+      { kind: 'User', apiGroup: 'rbac.authorization.k8s.io', name: 'jane' },
+      { kind: 'ServiceAccount', name: 'builder', namespace: 'ci' },
+    ],
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'pod-reader' },
+  },
+  ClusterRoleBinding: {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'ClusterRoleBinding',
+    metadata: meta('metrics', false),
+    subjects: [{ kind: 'Group', apiGroup: 'rbac.authorization.k8s.io', name: 'system:monitoring' }],
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'system:metrics' },
+  },
   Lease: {
     apiVersion: 'coordination.k8s.io/v1',
     kind: 'Lease',

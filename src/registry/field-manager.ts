@@ -33,6 +33,31 @@ const STRIPPED: FieldPath[] = [
 
 const METADATA: FieldPath = fieldElement('metadata');
 
+/** kubectl's client-side apply keeps what it applied here; its server-side apply takes over from it. */
+const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
+/** The manager `kubectl apply --server-side` uses unless told otherwise. */
+const KUBECTL = 'kubectl';
+
+/** Go's encoding of a map: keys sorted, compact, newline-terminated. */
+function goJson(value: unknown): string {
+  const sorted = (v: unknown): unknown => {
+    if (Array.isArray(v)) return v.map(sorted);
+    if (typeof v !== 'object' || v === null) return v;
+    const out: Record<string, unknown> = {};
+    for (const k of Object.keys(v).sort()) out[k] = sorted((v as Record<string, unknown>)[k]);
+    return out;
+  };
+  return `${JSON.stringify(sorted(value))}\n`;
+}
+
+/** buildLastApplied: the applied configuration without the annotation itself. */
+function lastAppliedOf(config: KubeObject): string {
+  const copy = structuredClone(config);
+  const annotations = copy.metadata.annotations;
+  if (annotations) delete annotations[LAST_APPLIED];
+  return goJson(copy);
+}
+
 function pathOf(parts: string[]): FieldPath {
   return parts.reduce<FieldPath>((p, part) => child(p, fieldElement(part)), '');
 }
@@ -183,7 +208,7 @@ export class FieldManager {
     const cmp = compare(live ?? undefined, merged, this.schema);
     const changed = this.tracked(cmp.added.union(cmp.modified), subresource);
     const conflicts = others.flatMap((e) => [...e.set.intersection(changed).paths].map((path) => ({ entry: e, path })));
-    if (conflicts.length > 0 && !force) throw conflictError(this.asSeenThrough(conflicts, subresource));
+    if (conflicts.length > 0 && !force && !this.upgradesClientSideApply(live, manager, conflicts)) throw conflictError(this.asSeenThrough(conflicts, subresource));
     const removed = this.tracked(cmp.removed, subresource);
     for (const e of others) e.set = e.set.difference(changed).difference(removed);
     const entry: Entry = own ?? { manager, operation: 'Apply', apiVersion: apiVersionOfDefinition(this.def), time: '', subresource, set: new FieldSet() };
@@ -192,6 +217,27 @@ export class FieldManager {
     entry.set = applied;
     if (!unchanged) entry.time = nowTimestamp();
     this.store(merged, own ? entries : [...entries, entry]);
+    // lastAppliedUpdater: a later client-side apply must see what kubectl last applied, whichever way.
+    if (manager === KUBECTL && merged.metadata.annotations?.[LAST_APPLIED] !== undefined) merged.metadata.annotations[LAST_APPLIED] = lastAppliedOf(config);
     return merged;
+  }
+
+  /**
+   * lastAppliedManager: kubectl's server-side apply may take fields from its client-side apply
+   * without conflict, as long as they still hold what the last-applied annotation says was applied.
+   */
+  private upgradesClientSideApply(live: KubeObject | null, manager: string, conflicts: { path: FieldPath }[]): boolean {
+    const text = live?.metadata.annotations?.[LAST_APPLIED];
+    if (manager !== KUBECTL || !text) return false;
+    let lastApplied: KubeObject;
+    try {
+      lastApplied = JSON.parse(text) as KubeObject;
+    } catch {
+      return false;
+    }
+    if (typeof lastApplied !== 'object' || lastApplied === null) return false;
+    const sinceApplied = compare(lastApplied, live!, this.schema).modified;
+    const allowed = fieldSetOf(lastApplied, this.schema).difference(sinceApplied);
+    return conflicts.every((c) => allowed.has(c.path));
   }
 }

@@ -8,13 +8,14 @@ import { leases } from './leases';
 import { namespaces } from './namespaces';
 import { nodes } from './nodes';
 import { pods } from './pods';
+import { clusterrolebindings, clusterroles, rolebindings, roles } from './rbac';
 import { replicasets } from './replicasets';
 import { secrets } from './secrets';
 import { serviceaccounts } from './serviceaccounts';
 import { services } from './services';
 import { statefulsets } from './statefulsets';
 
-/** Every built-in resource kapi serves, in discovery order. */
+/** Every built-in resource kapi serves; groups appear in discovery in kube-apiserver's order. */
 export const BUILT_IN_RESOURCES: ResourceDefinition[] = [
   namespaces,
   nodes,
@@ -29,5 +30,9 @@ export const BUILT_IN_RESOURCES: ResourceDefinition[] = [
   replicasets,
   statefulsets,
   daemonsets,
+  clusterrolebindings,
+  clusterroles,
+  rolebindings,
+  roles,
   leases,
 ];

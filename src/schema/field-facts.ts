@@ -1033,6 +1033,51 @@ export const FIELD_FACTS: Record<string, Record<string, FieldFacts>> = {
     strategy: { keepZero: true },
     preferredHolder: { keepZero: true },
   },
+  'k8s.io.api.rbac.v1.AggregationRule': {
+    clusterRoleSelectors: { listType: 'atomic' },
+  },
+  'k8s.io.api.rbac.v1.ClusterRole': {
+    rules: { listType: 'atomic' },
+  },
+  'k8s.io.api.rbac.v1.ClusterRoleBinding': {
+    subjects: { listType: 'atomic' },
+    roleRef: { required: true, structType: 'atomic' },
+  },
+  'k8s.io.api.rbac.v1.ClusterRoleBindingList': {
+    items: { required: true },
+  },
+  'k8s.io.api.rbac.v1.ClusterRoleList': {
+    items: { required: true },
+  },
+  'k8s.io.api.rbac.v1.PolicyRule': {
+    verbs: { required: true, listType: 'atomic' },
+    apiGroups: { listType: 'atomic' },
+    resources: { listType: 'atomic' },
+    resourceNames: { listType: 'atomic' },
+    nonResourceURLs: { listType: 'atomic' },
+  },
+  'k8s.io.api.rbac.v1.Role': {
+    rules: { listType: 'atomic' },
+  },
+  'k8s.io.api.rbac.v1.RoleBinding': {
+    subjects: { listType: 'atomic' },
+    roleRef: { required: true, structType: 'atomic' },
+  },
+  'k8s.io.api.rbac.v1.RoleBindingList': {
+    items: { required: true },
+  },
+  'k8s.io.api.rbac.v1.RoleList': {
+    items: { required: true },
+  },
+  'k8s.io.api.rbac.v1.RoleRef': {
+    apiGroup: { keepZero: true, required: true },
+    kind: { keepZero: true, required: true },
+    name: { keepZero: true, required: true },
+  },
+  'k8s.io.api.rbac.v1.Subject': {
+    kind: { keepZero: true, required: true },
+    name: { keepZero: true, required: true },
+  },
   'k8s.io.api.autoscaling.v1.ScaleStatus': {
     replicas: { keepZero: true, required: true },
   },

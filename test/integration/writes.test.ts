@@ -272,6 +272,39 @@ describe('server-side apply', () => {
     const again = await apply('same', applyYaml('same', 1), 'fieldManager=alice');
     expect(again.body.metadata.resourceVersion).toBe(first.body.metadata.resourceVersion);
   });
+
+  describe("kubectl's server-side apply takes over from its client-side apply", () => {
+    const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
+    const cm = (name: string, value: string) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'default' }, data: { key: value } });
+    const applyCm = (name: string, value: string, query: string) =>
+      api.request('PATCH', `${NS}/configmaps/${name}?${query}`, { raw: JSON.stringify(cm(name, value)), contentType: 'application/apply-patch+yaml' });
+    /** What `kubectl apply` (client-side) leaves: the annotation, owned by kubectl-client-side-apply. */
+    const clientSideApplied = async (name: string, value: string) => {
+      const config = cm(name, value);
+      const body = { ...config, metadata: { ...config.metadata, annotations: { [LAST_APPLIED]: `${JSON.stringify(config)}\n` } } };
+      expect((await api.post(`${NS}/configmaps?fieldManager=kubectl-client-side-apply`, body)).status).toBe(201);
+    };
+
+    test('without conflicts for fields that still hold what was last applied, and the annotation follows', async () => {
+      await clientSideApplied('csa', 'one');
+      const res = await applyCm('csa', 'two', 'fieldManager=kubectl');
+      expect(res.status).toBe(200);
+      expect(res.body.data).toEqual({ key: 'two' });
+      expect(res.body.metadata.annotations[LAST_APPLIED]).toBe('{"apiVersion":"v1","data":{"key":"two"},"kind":"ConfigMap","metadata":{"name":"csa","namespace":"default"}}\n');
+      expect(res.body.metadata.managedFields.map((e: { manager: string }) => e.manager)).toEqual(['kubectl', 'kubectl-client-side-apply']);
+    });
+
+    test('other managers, and fields changed since the last client-side apply, still conflict', async () => {
+      await clientSideApplied('csa-other', 'one');
+      const other = await applyCm('csa-other', 'two', 'fieldManager=helm');
+      expect(other.status).toBe(409);
+      expect(other.body.message).toBe('Apply failed with 1 conflict: conflict with "kubectl-client-side-apply" using v1: .data.key');
+      const live = (await api.get(`${NS}/configmaps/csa-other`)).body;
+      expect((await api.put(`${NS}/configmaps/csa-other?fieldManager=kubectl-client-side-apply`, { ...live, data: { key: 'edited' } })).status).toBe(200);
+      const stale = await applyCm('csa-other', 'two', 'fieldManager=kubectl');
+      expect(stale.status).toBe(409);
+    });
+  });
 });
 
 describe('dry run', () => {
