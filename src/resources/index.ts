@@ -10,11 +10,15 @@ import { nodes } from './nodes';
 import { pods } from './pods';
 import { replicasets } from './replicasets';
 import { secrets } from './secrets';
+import { selfsubjectreviews } from './selfsubjectreviews';
+import { selfsubjectrulesreviews } from './selfsubjectrulesreviews';
 import { serviceaccounts } from './serviceaccounts';
 import { services } from './services';
 import { statefulsets } from './statefulsets';
+import { localsubjectaccessreviews, selfsubjectaccessreviews, subjectaccessreviews } from './subject-access-reviews';
+import { tokenreviews } from './tokenreviews';
 
-/** Every built-in resource kapi serves, in discovery order. */
+/** Every built-in resource kapi serves, in discovery order (kube-apiserver's group order). */
 export const BUILT_IN_RESOURCES: ResourceDefinition[] = [
   namespaces,
   nodes,
@@ -29,5 +33,11 @@ export const BUILT_IN_RESOURCES: ResourceDefinition[] = [
   replicasets,
   statefulsets,
   daemonsets,
+  selfsubjectreviews,
+  tokenreviews,
+  localsubjectaccessreviews,
+  selfsubjectaccessreviews,
+  selfsubjectrulesreviews,
+  subjectaccessreviews,
   leases,
 ];
