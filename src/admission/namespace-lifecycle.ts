@@ -18,6 +18,12 @@ export const IMMORTAL_NAMESPACES = ['default', 'kube-system', 'kube-public', 'ku
 
 const NAMESPACES = { group: '', resource: 'namespaces' };
 
+/**
+ * Access reviews may be created in any namespace, present or not, as in kube-apiserver: a 404
+ * would let anyone probe which namespaces exist.
+ */
+const ACCESS_REVIEW_RESOURCES = new Set(['authorization.k8s.io/localsubjectaccessreviews']);
+
 /** NamespaceLifecycle: no content in absent or terminating namespaces; immortal namespaces stay. */
 export class NamespaceLifecycle implements AdmissionPlugin {
   readonly name = 'NamespaceLifecycle';
@@ -35,7 +41,7 @@ export class NamespaceLifecycle implements AdmissionPlugin {
       if (operation === 'DELETE') this.recentlyDeleted.set(name, Date.now() + FORCE_LIVE_LOOKUP_MS);
       return;
     }
-    if (!def.namespaced || operation !== 'CREATE') return;
+    if (!def.namespaced || operation !== 'CREATE' || ACCESS_REVIEW_RESOURCES.has(`${def.group}/${def.resource}`)) return;
     const until = this.recentlyDeleted.get(namespace);
     if (until !== undefined && until < Date.now()) this.recentlyDeleted.delete(namespace);
     const ns = await this.namespaces.get(namespace, until !== undefined && until >= Date.now());

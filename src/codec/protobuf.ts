@@ -14,6 +14,8 @@ const PROTO_ROOT = ['../../proto', '../../../proto'].map((p) => path.resolve(__d
 const PROTO_FILES = [
   'k8s.io/apimachinery/pkg/runtime/generated.proto',
   'k8s.io/apimachinery/pkg/apis/meta/v1/generated.proto',
+  'k8s.io/api/authentication/v1/generated.proto',
+  'k8s.io/api/authorization/v1/generated.proto',
   'k8s.io/api/core/v1/generated.proto',
   'k8s.io/api/apps/v1/generated.proto',
   'k8s.io/api/coordination/v1/generated.proto',

@@ -46,7 +46,7 @@ export class GarbageCollector {
   ) {}
 
   async start(): Promise<void> {
-    const stores = this.registry.all().filter((s) => s.def.verbs.includes('watch'));
+    const stores = this.registry.stored().filter((s) => s.def.verbs.includes('watch'));
     await Promise.all(stores.map((s) => this.watch(s)));
   }
 
@@ -236,7 +236,7 @@ export class GarbageCollector {
   /** Is the owner there (solid), being deleted in the foreground (waiting), or gone (dangling)? */
   private async ownerState(dependent: GraphNode, ref: OwnerReference): Promise<OwnerState> {
     const { group } = parseApiVersion(ref.apiVersion ?? '');
-    const store = this.registry.all().find((s) => s.def.group === group && s.def.kind === ref.kind);
+    const store = this.registry.stored().find((s) => s.def.group === group && s.def.kind === ref.kind);
     // An owner of a kind not served here, or a namespaced owner of a cluster-scoped object, cannot be resolved: left alone.
     if (!store || (store.def.namespaced && !dependent.namespace)) return 'solid';
     const known = this.nodes.get(ref.uid);

@@ -86,7 +86,7 @@ export class NamespaceController {
   }
 
   private namespacedStores(): GenericStore[] {
-    return this.registry.all().filter((s) => s.def.namespaced && s.def.verbs.includes('delete'));
+    return this.registry.stored().filter((s) => s.def.namespaced && s.def.verbs.includes('delete'));
   }
 
   /**

@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import type { GenericStore } from '../registry/generic-store';
 import type { ResourceDefinition, Verb } from '../registry/resource-definition';
 import type { GroupVersionEntry, ResourceRegistry } from '../registry/resource-registry';
 import { subresourceView, type Subresource } from '../registry/subresources';
@@ -34,7 +33,8 @@ function apiResource(def: ResourceDefinition): Record<string, unknown> {
   };
   if (def.shortNames.length > 0) r.shortNames = def.shortNames;
   if (def.categories.length > 0) r.categories = def.categories;
-  r.storageVersionHash = storageVersionHash(def);
+  // Only stored resources have a storage version (the review APIs have none).
+  if (!def.compute) r.storageVersionHash = storageVersionHash(def);
   return r;
 }
 
@@ -95,8 +95,7 @@ export function apiGroupDocument(registry: ResourceRegistry, group: string): Rec
   return { kind: 'APIGroup', apiVersion: 'v1', ...apiGroup(group, versions) };
 }
 
-function discoveryResource(store: GenericStore): Record<string, unknown> {
-  const { def } = store;
+function discoveryResource({ def }: { def: ResourceDefinition }): Record<string, unknown> {
   const responseKind = { group: def.group, version: def.version, kind: def.kind };
   const r: Record<string, unknown> = {
     resource: def.resource,

@@ -207,7 +207,7 @@ export function openApiV3Document(entry: GroupVersionEntry, schemas: SchemaSourc
     const name = schemas.definitionName(def);
     const ref = `#/components/schemas/${name}`;
     const listName = listDefinitionName(name);
-    componentSchemas[listName] ??= genericListSchema(def, ref);
+    if (def.verbs.includes('list')) componentSchemas[listName] ??= genericListSchema(def, ref);
     for (const op of operationsOf(def)) {
       const path = (paths[op.path] ??= { parameters: op.params });
       const own = op.subresource ? subresourceView(def, op.subresource)?.kind : undefined;

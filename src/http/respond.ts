@@ -5,6 +5,7 @@ import { negotiateError, type Encoding, type OutputChoice } from '../codec/negot
 import type { ServedKind } from '../registry/resource-definition';
 import { toTable, type IncludeObject } from '../registry/table';
 import { StreamedBody, writeWholeBody } from './body-writer';
+import type { RestStore } from '../registry/resource-registry';
 import type { ResourceRequest } from './handlers/context';
 import { encode, listPieces } from './encode';
 
@@ -99,6 +100,6 @@ export function present(def: ServedKind, value: KubeObject | KubeList | Status, 
 }
 
 /** A resource handler's answer: the result in the negotiated representation and encoding. */
-export function respond(r: ResourceRequest, code: number, value: KubeObject | KubeList | Status): void {
+export function respond(r: ResourceRequest<RestStore>, code: number, value: KubeObject | KubeList | Status): void {
   writeEncoded(r.res, code, present(r.served.kind, value, r.output, r.query), r.output, r.pretty, r.compress);
 }

@@ -4,10 +4,10 @@ import type { GroupVersionKind } from '../api/types';
 import type { AdmissionChain } from '../admission/admission';
 import { negotiateOutput, negotiateStream, type Encoding } from '../codec/negotiate';
 import { lookupMessage } from '../codec/protobuf';
-import type { GenericStore } from '../registry/generic-store';
+import { GenericStore } from '../registry/generic-store';
 import type { ResourceDefinition, Verb } from '../registry/resource-definition';
 import type { PatchSchema } from '../patch/strategic-merge';
-import type { ResourceRegistry } from '../registry/resource-registry';
+import type { ResourceRegistry, RestStore } from '../registry/resource-registry';
 import type { Subresource } from '../registry/subresources';
 import type { ResourceRequest } from './handlers/context';
 import { handleCreate } from './handlers/create';
@@ -35,6 +35,9 @@ const HANDLERS: Record<Verb, Handler> = {
   deletecollection: handleDeleteCollection,
 };
 
+/** Verbs served on an object's own path; a resource with none of them has no such path. */
+const ITEM_VERBS: Verb[] = ['get', 'update', 'patch', 'delete'];
+
 /** Verbs a subresource path serves. */
 const SUBRESOURCE_VERBS: Verb[] = ['get', 'update', 'patch'];
 
@@ -51,7 +54,7 @@ export interface RouterDeps {
 }
 
 /** The one place mapping a request onto a resource definition and a verb: 404 unknown, 405 not allowed. */
-export function resolveResourceRequest(info: ResourceRequestInfo, registry: ResourceRegistry): { store: GenericStore; verb: Verb } {
+export function resolveResourceRequest(info: ResourceRequestInfo, registry: ResourceRegistry): { store: RestStore; verb: Verb } {
   const store = registry.lookup(info.group, info.version, info.resource);
   if (!store) throw pathNotFound();
   const { def } = store;
@@ -60,6 +63,7 @@ export function resolveResourceRequest(info: ResourceRequestInfo, registry: Reso
   // A namespaced resource is named only inside a namespace; a cluster-scoped one never is.
   const namespacedPath = info.namespace !== '' && !(def.resource === 'namespaces' && def.group === '');
   if (!def.namespaced && namespacedPath) throw pathNotFound();
+  if (info.name && !def.verbs.some((v) => ITEM_VERBS.includes(v))) throw pathNotFound();
   const verb = info.verb as Verb;
   if (def.namespaced && !namespacedPath && (info.name || verb === 'create' || verb === 'deletecollection')) {
     if (info.name) throw pathNotFound();
@@ -82,7 +86,7 @@ export async function serveResource(
   compress: boolean,
 ): Promise<void> {
   const { store, verb } = resolveResourceRequest(info, deps.registry);
-  const served = store.served(info.subresource as '' | Subresource);
+  const served = store instanceof GenericStore ? store.served(info.subresource as '' | Subresource) : store.served();
   const hasMessage = lookupMessage(served.kind) !== null;
   const options = {
     encodings: deps.outputEncodings,
@@ -91,11 +95,11 @@ export async function serveResource(
   };
   const output = verb === 'watch' ? negotiateStream(req.headers.accept, options) : negotiateOutput(req.headers.accept, options);
   if (store.def.deprecationWarning) addWarning(res, store.def.deprecationWarning);
-  await HANDLERS[verb]({
+  const requestTo = <S extends RestStore>(target: S): ResourceRequest<S> => ({
     req,
     res,
     info,
-    store,
+    store: target,
     served,
     query,
     output,
@@ -111,4 +115,7 @@ export async function serveResource(
       return signal();
     },
   });
+  // A resource that is not stored serves create alone (resolveResourceRequest made sure of the verb).
+  if (!(store instanceof GenericStore)) return handleCreate(requestTo(store));
+  await HANDLERS[verb](requestTo(store));
 }

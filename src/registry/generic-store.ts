@@ -107,7 +107,7 @@ export function resourceRoot(etcdPrefix: string, def: ResourceDefinition): strin
   return `${etcdPrefix.replace(/\/$/, '')}/${def.storagePath}/`;
 }
 
-/** The only REST storage: every resource, built-in or not, goes through these verbs. */
+/** The REST storage of every stored resource, built-in or not: all verbs go through it. */
 export class GenericStore {
   private readonly root: string;
   private readonly schema: ObjectNode | null;

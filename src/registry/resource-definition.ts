@@ -1,6 +1,6 @@
 import type { GroupResource, GroupVersionKind, KubeObject } from '../api/types';
 import type { ScaleFacts } from './scale';
-import type { Strategy } from './strategy';
+import { defaultStrategy, type Strategy } from './strategy';
 import type { Subresource } from './subresources';
 
 export type Verb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete' | 'deletecollection';
@@ -29,7 +29,17 @@ export interface ServedKind extends GroupVersionKind {
   printerColumns: PrinterColumn[];
 }
 
-/** Everything the machinery knows about one resource; routes, discovery and storage derive from it. */
+/** What a create of a non-stored resource is asked: the decoded object and the request's namespace. */
+export interface ComputeRequest {
+  namespace: string;
+  object: KubeObject;
+}
+
+/**
+ * Everything the machinery knows about one resource; routes, discovery and storage derive from it.
+ * A definition with `compute` is not stored: its only verb is create, which answers with what
+ * `compute` returns (the review APIs).
+ */
 export interface ResourceDefinition {
   group: string;
   version: string;
@@ -57,6 +67,8 @@ export interface ResourceDefinition {
   /** Columns for Table output; empty means the default Name / Created At. */
   printerColumns: PrinterColumn[];
   strategy: Strategy;
+  /** The response to a create of a resource that is never stored; throws StatusErrors for invalid requests. */
+  compute?: (request: ComputeRequest) => KubeObject;
 }
 
 export function groupResource(def: ResourceDefinition): GroupResource {
@@ -69,6 +81,13 @@ export function groupVersionKind(def: ResourceDefinition): GroupVersionKind {
 
 export function apiVersionOfDefinition(def: ResourceDefinition): string {
   return def.group === '' ? def.version : `${def.group}/${def.version}`;
+}
+
+/** Create-only resources whose answer is computed, never stored (see `compute`). */
+export function defineComputedResource(
+  def: Pick<ResourceDefinition, 'group' | 'version' | 'resource' | 'kind' | 'namespaced' | 'compute'> & Partial<ResourceDefinition>,
+): ResourceDefinition {
+  return defineResource({ verbs: ['create'], strategy: defaultStrategy, ...def });
 }
 
 /** Fills in the parts most definitions share. */

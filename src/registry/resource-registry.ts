@@ -1,21 +1,25 @@
-import type { GenericStore } from './generic-store';
+import type { ComputedStore } from './computed-store';
+import { GenericStore } from './generic-store';
 import type { ResourceDefinition } from './resource-definition';
+
+/** The REST storage of one resource: stored objects, or answers computed on create. */
+export type RestStore = GenericStore | ComputedStore;
 
 export interface GroupVersionEntry {
   group: string;
   version: string;
-  stores: GenericStore[];
+  stores: RestStore[];
 }
 
 /** GVR -> store. Mutable so that custom resources can come and go at run time. */
 export class ResourceRegistry {
-  private readonly stores = new Map<string, GenericStore>();
+  private readonly stores = new Map<string, RestStore>();
 
   private static key(group: string, version: string, resource: string): string {
     return `${group}/${version}/${resource}`;
   }
 
-  add(store: GenericStore): void {
+  add(store: RestStore): void {
     const { group, version, resource } = store.def;
     this.stores.set(ResourceRegistry.key(group, version, resource), store);
   }
@@ -24,12 +28,13 @@ export class ResourceRegistry {
     this.stores.delete(ResourceRegistry.key(def.group, def.version, def.resource));
   }
 
-  lookup(group: string, version: string, resource: string): GenericStore | undefined {
+  lookup(group: string, version: string, resource: string): RestStore | undefined {
     return this.stores.get(ResourceRegistry.key(group, version, resource));
   }
 
-  all(): GenericStore[] {
-    return [...this.stores.values()];
+  /** The stores of resources kept in etcd: what controllers watch, list and delete. */
+  stored(): GenericStore[] {
+    return [...this.stores.values()].filter((s): s is GenericStore => s instanceof GenericStore);
   }
 
   /** Group-versions in registration order, each with its stores. */

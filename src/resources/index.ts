@@ -11,9 +11,13 @@ import { pods } from './pods';
 import { clusterrolebindings, clusterroles, rolebindings, roles } from './rbac';
 import { replicasets } from './replicasets';
 import { secrets } from './secrets';
+import { selfsubjectreviews } from './selfsubjectreviews';
+import { selfsubjectrulesreviews } from './selfsubjectrulesreviews';
 import { serviceaccounts } from './serviceaccounts';
 import { services } from './services';
 import { statefulsets } from './statefulsets';
+import { localsubjectaccessreviews, selfsubjectaccessreviews, subjectaccessreviews } from './subject-access-reviews';
+import { tokenreviews } from './tokenreviews';
 
 /** Every built-in resource kapi serves; groups appear in discovery in kube-apiserver's order. */
 export const BUILT_IN_RESOURCES: ResourceDefinition[] = [
@@ -30,6 +34,12 @@ export const BUILT_IN_RESOURCES: ResourceDefinition[] = [
   replicasets,
   statefulsets,
   daemonsets,
+  selfsubjectreviews,
+  tokenreviews,
+  localsubjectaccessreviews,
+  selfsubjectaccessreviews,
+  selfsubjectrulesreviews,
+  subjectaccessreviews,
   clusterrolebindings,
   clusterroles,
   rolebindings,

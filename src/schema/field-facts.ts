@@ -1023,6 +1023,62 @@ export const FIELD_FACTS: Record<string, Record<string, FieldFacts>> = {
   'k8s.io.api.apps.v1.StatefulSetUpdateStrategy': {
     type: { enum: ['RollingUpdate', 'OnDelete'] },
   },
+  'k8s.io.api.authentication.v1.TokenReview': {
+    spec: { required: true },
+  },
+  'k8s.io.api.authentication.v1.TokenReviewSpec': {
+    audiences: { listType: 'atomic' },
+  },
+  'k8s.io.api.authentication.v1.TokenReviewStatus': {
+    audiences: { listType: 'atomic' },
+  },
+  'k8s.io.api.authentication.v1.UserInfo': {
+    groups: { listType: 'atomic' },
+  },
+  'k8s.io.api.authorization.v1.FieldSelectorAttributes': {
+    requirements: { listType: 'atomic' },
+  },
+  'k8s.io.api.authorization.v1.FieldSelectorRequirement': {
+    key: { keepZero: true, required: true },
+    operator: { keepZero: true, required: true },
+    values: { listType: 'atomic' },
+  },
+  'k8s.io.api.authorization.v1.LabelSelectorAttributes': {
+    requirements: { listType: 'atomic' },
+  },
+  'k8s.io.api.authorization.v1.LocalSubjectAccessReview': {
+    spec: { required: true },
+  },
+  'k8s.io.api.authorization.v1.NonResourceRule': {
+    verbs: { required: true, listType: 'atomic' },
+    nonResourceURLs: { listType: 'atomic' },
+  },
+  'k8s.io.api.authorization.v1.ResourceRule': {
+    verbs: { required: true, listType: 'atomic' },
+    apiGroups: { listType: 'atomic' },
+    resources: { listType: 'atomic' },
+    resourceNames: { listType: 'atomic' },
+  },
+  'k8s.io.api.authorization.v1.SelfSubjectAccessReview': {
+    spec: { required: true },
+  },
+  'k8s.io.api.authorization.v1.SelfSubjectRulesReview': {
+    spec: { required: true },
+  },
+  'k8s.io.api.authorization.v1.SubjectAccessReview': {
+    spec: { required: true },
+  },
+  'k8s.io.api.authorization.v1.SubjectAccessReviewSpec': {
+    groups: { listType: 'atomic' },
+  },
+  'k8s.io.api.authorization.v1.SubjectAccessReviewStatus': {
+    allowed: { keepZero: true, required: true },
+  },
+  'k8s.io.api.authorization.v1.SubjectRulesReviewStatus': {
+    resourceRules: { required: true, listType: 'atomic' },
+    nonResourceRules: { required: true, listType: 'atomic' },
+    incomplete: { keepZero: true, required: true },
+  },
   'k8s.io.api.coordination.v1.LeaseList': {
     items: { required: true },
   },

@@ -9,6 +9,7 @@ import { NamespaceController } from '../controllers/namespace-controller';
 import type { Encoding } from '../codec/negotiate';
 import { createApp, type VersionInfo } from '../http/app';
 import { ApiServerMetrics } from '../metrics/metrics';
+import { ComputedStore } from '../registry/computed-store';
 import { GenericStore, resourceRoot } from '../registry/generic-store';
 import type { ResourceDefinition } from '../registry/resource-definition';
 import { ResourceRegistry } from '../registry/resource-registry';
@@ -99,7 +100,7 @@ function listen(server: Server, port: number, host: string): Promise<void> {
 function transformersByKey(config: Config): ((key: string) => ValueTransformer | undefined) | undefined {
   if (!config.encryptionProviderConfig) return undefined;
   const lookup = loadEncryptionConfig(config.encryptionProviderConfig);
-  const roots = BUILT_IN_RESOURCES.map((def) => ({ root: resourceRoot(config.etcdPrefix, def), transformer: lookup(def.group, def.resource) }))
+  const roots = BUILT_IN_RESOURCES.filter((def) => !def.compute).map((def) => ({ root: resourceRoot(config.etcdPrefix, def), transformer: lookup(def.group, def.resource) }))
     .filter((r): r is { root: string; transformer: ValueTransformer } => r.transformer !== undefined);
   return (key) => roots.find((r) => key.startsWith(r.root))?.transformer;
 }
@@ -142,6 +143,10 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
   const caches: { def: ResourceDefinition; cache: WatchCache }[] = [];
   const registry = new ResourceRegistry();
   for (const def of BUILT_IN_RESOURCES) {
+    if (def.compute) {
+      registry.add(new ComputedStore(def));
+      continue;
+    }
     let storage: Storage = etcdStorage;
     if (config.watchCache) {
       const cache = new WatchCache(etcdStorage, resourceRoot(config.etcdPrefix, def), {
@@ -162,7 +167,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     registry.add(store);
   }
   await Promise.all(caches.map((c) => c.cache.start()));
-  const namespaces = registry.lookup('', 'v1', 'namespaces')!;
+  const namespaces = stores.find((s) => s.def.group === '' && s.def.resource === 'namespaces')!;
   metrics = new ApiServerMetrics(async () => {
     const counts = new Map<string, number>();
     await Promise.all(stores.map(async (s) => counts.set(s.def.group ? `${s.def.resource}.${s.def.group}` : s.def.resource, await s.count())));

@@ -4,16 +4,20 @@ import type { GroupVersionKind } from '../../api/types';
 import type { Encoding, OutputChoice } from '../../codec/negotiate';
 import type { PatchSchema } from '../../patch/strategic-merge';
 import type { GenericStore } from '../../registry/generic-store';
+import type { RestStore } from '../../registry/resource-registry';
 import type { ServedKind } from '../../registry/resource-definition';
 import type { ObjectNode } from '../../schema/typed-schema';
 import type { ResourceRequestInfo } from '../request-info';
 
-/** Everything a verb handler needs about one resource request, resolved once by the router. */
-export interface ResourceRequest {
+/**
+ * Everything a verb handler needs about one resource request, resolved once by the router. Only
+ * create reaches a resource that is not stored, so only its handler takes any RestStore.
+ */
+export interface ResourceRequest<S extends RestStore = GenericStore> {
   req: IncomingMessage;
   res: ServerResponse;
   info: ResourceRequestInfo;
-  store: GenericStore;
+  store: S;
   /** The kind this path's bodies carry (the resource's own, or a subresource's like Scale) and its schema. */
   served: { kind: ServedKind; schema: ObjectNode | null };
   query: URLSearchParams;

@@ -3,9 +3,10 @@ import { decodeObject } from '../decode-object';
 import { enforceFieldValidation } from '../field-validation';
 import { dryRunParam, fieldManagerParam, fieldValidationParam } from '../query';
 import { respond } from '../respond';
+import type { RestStore } from '../../registry/resource-registry';
 import type { ResourceRequest } from './context';
 
-export async function handleCreate(r: ResourceRequest): Promise<void> {
+export async function handleCreate(r: ResourceRequest<RestStore>): Promise<void> {
   const { info, store, query } = r;
   const body = await readBody(r.req);
   const dryRun = dryRunParam(query, 'CreateOptions');

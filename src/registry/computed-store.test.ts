@@ -1,0 +1,28 @@
+import type { KubeObject } from '../api/types';
+import { ComputedStore } from './computed-store';
+import { defineComputedResource } from './resource-definition';
+
+const echo = (namespaced: boolean) =>
+  new ComputedStore(
+    defineComputedResource({ group: 'example.com', version: 'v1', resource: 'probes', kind: 'Probe', namespaced, compute: ({ object }) => ({ ...object, status: { ok: true } }) }),
+  );
+
+const probe = (namespace?: string): KubeObject => ({ apiVersion: 'example.com/v1', kind: 'Probe', metadata: namespace ? { namespace } : {}, spec: { a: 1 } }) as KubeObject;
+
+describe('ComputedStore', () => {
+  test('answers with the computed object in wire order, with a null creation time', async () => {
+    const answer = await echo(false).create('', probe(), { dryRun: false });
+    expect(answer).toEqual({ kind: 'Probe', apiVersion: 'example.com/v1', metadata: { creationTimestamp: null }, spec: { a: 1 }, status: { ok: true } });
+    expect(Object.keys(answer)).toEqual(['kind', 'apiVersion', 'metadata', 'spec', 'status']);
+  });
+
+  test('reconciles namespaces as the create handler does', async () => {
+    expect((await echo(true).create('ns', probe(), { dryRun: false })).metadata.namespace).toBe('ns');
+    expect((await echo(false).create('', probe('ns'), { dryRun: false })).metadata.namespace).toBeUndefined();
+    await expect(echo(true).create('ns', probe('other'), { dryRun: false })).rejects.toMatchObject({ code: 400 });
+  });
+
+  test('a definition without compute is refused', () => {
+    expect(() => new ComputedStore({ ...echo(false).def, compute: undefined })).toThrow('needs compute');
+  });
+});

@@ -1,0 +1,51 @@
+import { badRequest } from '../api/errors';
+import type { KubeObject } from '../api/types';
+import { kindSchema, type ObjectNode } from '../schema/typed-schema';
+import { FieldManager } from './field-manager';
+import type { WriteOptions } from './generic-store';
+import { inWireOrder } from './object-order';
+import { apiVersionOfDefinition, type ResourceDefinition, type ServedKind } from './resource-definition';
+
+/**
+ * The REST storage of a resource that is never stored (a definition with `compute`): create
+ * answers with the computed object and writes nothing, so dryRun changes nothing either.
+ */
+export class ComputedStore {
+  private readonly schema: ObjectNode | null;
+  private readonly fields: FieldManager | null;
+  private readonly compute: NonNullable<ResourceDefinition['compute']>;
+
+  constructor(readonly def: ResourceDefinition) {
+    if (!def.compute) throw new Error(`${def.resource}: a computed resource needs compute`);
+    this.compute = def.compute;
+    this.schema = kindSchema({ group: def.group, version: def.version, kind: def.kind });
+    this.fields = this.schema ? new FieldManager(def, this.schema) : null;
+  }
+
+  served(): { kind: ServedKind; schema: ObjectNode | null } {
+    return { kind: this.def, schema: this.schema };
+  }
+
+  /**
+   * As kube-apiserver's create handler: the namespace of the object and the request's are
+   * reconciled, the field manager records the request's fields (so a review that echoes its
+   * request carries managedFields), then the resource computes its answer.
+   */
+  async create(namespace: string, obj: KubeObject, opts: WriteOptions): Promise<KubeObject> {
+    reconcileNamespace(namespace, obj);
+    if (opts.fieldManager) this.fields?.update(null, obj, opts.fieldManager, '');
+    const answer = this.compute({ namespace, object: obj });
+    // An unset metav1.Time in a Go struct is written as null; these objects never get a creation time.
+    answer.metadata.creationTimestamp ??= null;
+    return inWireOrder(answer, this.def.kind, apiVersionOfDefinition(this.def));
+  }
+}
+
+/** rest.EnsureObjectNamespaceMatchesRequestNamespace. */
+function reconcileNamespace(requestNamespace: string, obj: KubeObject): void {
+  const own = obj.metadata.namespace ?? '';
+  if (own === requestNamespace) return;
+  if (own === '') obj.metadata.namespace = requestNamespace;
+  else if (requestNamespace === '') delete obj.metadata.namespace;
+  else throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
+}

@@ -1,0 +1,16 @@
+import { nowTimestamp } from '../registry/generic-store';
+import { defineComputedResource } from '../registry/resource-definition';
+import { INSECURE_PORT_USER } from './insecure-port-user';
+
+/** Who the requesting user is (`kubectl auth whoami`): a new object, created now, as kube-apiserver answers. */
+export const selfsubjectreviews = defineComputedResource({
+  group: 'authentication.k8s.io',
+  version: 'v1',
+  resource: 'selfsubjectreviews',
+  kind: 'SelfSubjectReview',
+  namespaced: false,
+  compute: () => ({
+    metadata: { creationTimestamp: nowTimestamp() },
+    status: { userInfo: { username: INSECURE_PORT_USER.username, groups: [...INSECURE_PORT_USER.groups] } },
+  }),
+});

@@ -1,0 +1,47 @@
+import { kubectl, startServerProcess, type ServerProcess } from '../harness/process';
+
+let kapi: ServerProcess;
+const k = (...args: string[]) => kubectl(kapi.url, args);
+
+beforeAll(async () => {
+  kapi = await startServerProcess();
+});
+
+afterAll(async () => {
+  await kapi.stop();
+});
+
+test.each([
+  [['create', 'pods']],
+  [['*', '*', '--all-namespaces']],
+  [['get', '/logs']],
+  [['delete', 'leases.coordination.k8s.io', '-n', 'kube-system']],
+])('kubectl auth can-i %j: yes', async (args) => {
+  const res = await k('auth', 'can-i', ...args);
+  expect(res).toEqual({ code: 0, stdout: 'yes\n', stderr: '' });
+});
+
+test('kubectl auth can-i --list: every verb on everything', async () => {
+  const res = await k('auth', 'can-i', '--list');
+  expect(res.code).toBe(0);
+  expect(res.stderr).toBe('');
+  const rows = res.stdout.trim().split('\n').map((line) => line.trim().split(/\s{2,}/));
+  expect(rows).toEqual([
+    ['Resources', 'Non-Resource URLs', 'Resource Names', 'Verbs'],
+    ['*.*', '[]', '[]', '[*]'],
+    ['[*]', '[]', '[*]'],
+  ]);
+});
+
+test('kubectl auth whoami, as a table and as JSON', async () => {
+  const table = await k('auth', 'whoami');
+  expect(table.code).toBe(0);
+  expect(table.stdout).toMatch(/^ATTRIBUTE\s+VALUE\nUsername\s+system:unsecured\nGroups\s+\[system:masters system:authenticated\]\n$/);
+  const json = await k('auth', 'whoami', '-o', 'json');
+  expect(json.code).toBe(0);
+  expect(JSON.parse(json.stdout)).toMatchObject({
+    kind: 'SelfSubjectReview',
+    apiVersion: 'authentication.k8s.io/v1',
+    status: { userInfo: { username: 'system:unsecured', groups: ['system:masters', 'system:authenticated'] } },
+  });
+});
