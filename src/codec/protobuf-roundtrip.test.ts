@@ -227,6 +227,66 @@ const OBJECTS: Record<string, Record<string, unknown>> = {
     subjects: [{ kind: 'Group', apiGroup: 'rbac.authorization.k8s.io', name: 'system:monitoring' }],
     roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'system:metrics' },
   },
+  Ingress: {
+    apiVersion: 'networking.k8s.io/v1',
+    kind: 'Ingress',
+    metadata: meta('web'),
+    spec: {
+      ingressClassName: 'nginx',
+      defaultBackend: { resource: { apiGroup: 'k8s.example.com', kind: 'StorageBucket', name: 'static' } },
+      tls: [{ hosts: ['example.com'], secretName: 'web-tls' }],
+      rules: [
+        {
+          host: 'example.com',
+          http: {
+            paths: [
+              { path: '/', pathType: 'Prefix', backend: { service: { name: 'web', port: { number: 80 } } } },
+              { path: '/api', pathType: 'Exact', backend: { service: { name: 'api', port: { name: 'http' } } } },
+            ],
+          },
+        },
+        { host: '*.example.com' },
+      ],
+    },
+    status: { loadBalancer: { ingress: [{ ip: '10.0.0.1', ports: [{ port: 443, protocol: 'TCP', error: 'Pending' }] }, { hostname: 'lb.example.com' }] } },
+  },
+  IngressClass: {
+    apiVersion: 'networking.k8s.io/v1',
+    kind: 'IngressClass',
+    metadata: meta('nginx', false),
+    spec: { controller: 'k8s.io/ingress-nginx', parameters: { apiGroup: 'k8s.example.com', kind: 'IngressParameters', name: 'external', scope: 'Namespace', namespace: 'ingress' } },
+  },
+  NetworkPolicy: {
+    apiVersion: 'networking.k8s.io/v1',
+    kind: 'NetworkPolicy',
+    metadata: meta('db'),
+    spec: {
+      podSelector: { matchLabels: { app: 'db' } },
+      ingress: [
+        {
+          ports: [{ protocol: 'TCP', port: 5432 }, { protocol: 'TCP', port: 'metrics' }, { protocol: 'UDP', port: 30000, endPort: 30100 }],
+          from: [{ podSelector: selector, namespaceSelector: {} }, { ipBlock: { cidr: '10.0.0.0/8', except: ['10.1.0.0/16'] } }],
+        },
+      ],
+      egress: [{ to: [{ namespaceSelector: { matchLabels: { team: 'ops' } } }] }],
+      policyTypes: ['Ingress', 'Egress'],
+    },
+  },
+  PodDisruptionBudget: {
+    apiVersion: 'policy/v1',
+    kind: 'PodDisruptionBudget',
+    metadata: meta('web'),
+    spec: { minAvailable: '50%', selector, unhealthyPodEvictionPolicy: 'AlwaysAllow' },
+    status: {
+      observedGeneration: 3,
+      disruptedPods: { 'web-1': '2024-05-06T07:08:09Z' },
+      disruptionsAllowed: 0,
+      currentHealthy: 2,
+      desiredHealthy: 2,
+      expectedPods: 3,
+      conditions: [{ type: 'DisruptionAllowed', status: 'False', observedGeneration: 3, lastTransitionTime: '2024-05-06T07:08:09Z', reason: 'InsufficientPods', message: '' }],
+    },
+  },
   Lease: {
     apiVersion: 'coordination.k8s.io/v1',
     kind: 'Lease',

@@ -21,6 +21,8 @@ const PROTO_FILES = [
   'k8s.io/api/coordination/v1/generated.proto',
   'k8s.io/api/autoscaling/v1/generated.proto',
   'k8s.io/api/rbac/v1/generated.proto',
+  'k8s.io/api/networking/v1/generated.proto',
+  'k8s.io/api/policy/v1/generated.proto',
 ];
 
 const META = '.k8s.io.apimachinery.pkg.apis.meta.v1';
@@ -36,6 +38,7 @@ const INLINE_FIELDS = new Set(
     'core.v1.EphemeralContainer.ephemeralContainerCommon',
     'core.v1.PersistentVolumeSpec.persistentVolumeSource',
     'core.v1.VolumeMountStatus.volumeStatus',
+    'networking.v1.IngressRule.ingressRuleValue',
     ...['ConfigMapEnvSource', 'ConfigMapKeySelector', 'ConfigMapProjection', 'ConfigMapVolumeSource', 'SecretEnvSource', 'SecretKeySelector', 'SecretProjection'].map(
       (m) => `core.v1.${m}.localObjectReference`,
     ),

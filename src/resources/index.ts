@@ -4,9 +4,13 @@ import { daemonsets } from './daemonsets';
 import { deployments } from './deployments';
 import { endpoints } from './endpoints';
 import { events } from './events';
+import { ingressclasses } from './ingressclasses';
+import { ingresses } from './ingresses';
 import { leases } from './leases';
 import { namespaces } from './namespaces';
+import { networkpolicies } from './networkpolicies';
 import { nodes } from './nodes';
+import { poddisruptionbudgets } from './poddisruptionbudgets';
 import { pods } from './pods';
 import { clusterrolebindings, clusterroles, rolebindings, roles } from './rbac';
 import { replicasets } from './replicasets';
@@ -40,6 +44,10 @@ export const BUILT_IN_RESOURCES: ResourceDefinition[] = [
   selfsubjectaccessreviews,
   selfsubjectrulesreviews,
   subjectaccessreviews,
+  ingressclasses,
+  ingresses,
+  networkpolicies,
+  poddisruptionbudgets,
   clusterrolebindings,
   clusterroles,
   rolebindings,

@@ -1134,6 +1134,92 @@ export const FIELD_FACTS: Record<string, Record<string, FieldFacts>> = {
     kind: { keepZero: true, required: true },
     name: { keepZero: true, required: true },
   },
+  'k8s.io.api.networking.v1.HTTPIngressPath': {
+    pathType: { keepZero: true, required: true, enum: ['Exact', 'ImplementationSpecific', 'Prefix'] },
+    backend: { required: true },
+  },
+  'k8s.io.api.networking.v1.HTTPIngressRuleValue': {
+    paths: { required: true, listType: 'atomic' },
+  },
+  'k8s.io.api.networking.v1.IPBlock': {
+    cidr: { keepZero: true, required: true },
+    except: { listType: 'atomic' },
+  },
+  'k8s.io.api.networking.v1.IngressClassList': {
+    items: { required: true },
+  },
+  'k8s.io.api.networking.v1.IngressClassParametersReference': {
+    apiGroup: { keepZero: true },
+    kind: { keepZero: true, required: true },
+    name: { keepZero: true, required: true },
+    scope: { keepZero: true },
+    namespace: { keepZero: true },
+  },
+  'k8s.io.api.networking.v1.IngressList': {
+    items: { required: true },
+  },
+  'k8s.io.api.networking.v1.IngressLoadBalancerIngress': {
+    ports: { listType: 'atomic' },
+  },
+  'k8s.io.api.networking.v1.IngressLoadBalancerStatus': {
+    ingress: { listType: 'atomic' },
+  },
+  'k8s.io.api.networking.v1.IngressPortStatus': {
+    port: { keepZero: true, required: true },
+    protocol: { keepZero: true, required: true, enum: ['SCTP', 'TCP', 'UDP'] },
+    error: { keepZero: true },
+  },
+  'k8s.io.api.networking.v1.IngressServiceBackend': {
+    name: { keepZero: true, required: true },
+    port: { structType: 'atomic' },
+  },
+  'k8s.io.api.networking.v1.IngressSpec': {
+    ingressClassName: { keepZero: true },
+    tls: { listType: 'atomic' },
+    rules: { listType: 'atomic' },
+  },
+  'k8s.io.api.networking.v1.IngressTLS': {
+    hosts: { listType: 'atomic' },
+  },
+  'k8s.io.api.networking.v1.NetworkPolicyEgressRule': {
+    ports: { listType: 'atomic' },
+    to: { listType: 'atomic' },
+  },
+  'k8s.io.api.networking.v1.NetworkPolicyIngressRule': {
+    ports: { listType: 'atomic' },
+    from: { listType: 'atomic' },
+  },
+  'k8s.io.api.networking.v1.NetworkPolicyList': {
+    items: { required: true },
+  },
+  'k8s.io.api.networking.v1.NetworkPolicyPeer': {
+    podSelector: { structType: 'atomic' },
+    namespaceSelector: { structType: 'atomic' },
+  },
+  'k8s.io.api.networking.v1.NetworkPolicyPort': {
+    protocol: { keepZero: true, enum: ['SCTP', 'TCP', 'UDP'] },
+    endPort: { keepZero: true },
+  },
+  'k8s.io.api.networking.v1.NetworkPolicySpec': {
+    podSelector: { structType: 'atomic' },
+    ingress: { listType: 'atomic' },
+    egress: { listType: 'atomic' },
+    policyTypes: { listType: 'atomic', enum: ['Egress', 'Ingress'] },
+  },
+  'k8s.io.api.policy.v1.PodDisruptionBudgetList': {
+    items: { required: true },
+  },
+  'k8s.io.api.policy.v1.PodDisruptionBudgetSpec': {
+    selector: { patchStrategy: 'replace', structType: 'atomic' },
+    unhealthyPodEvictionPolicy: { keepZero: true, enum: ['AlwaysAllow', 'IfHealthyBudget'] },
+  },
+  'k8s.io.api.policy.v1.PodDisruptionBudgetStatus': {
+    disruptionsAllowed: { keepZero: true, required: true },
+    currentHealthy: { keepZero: true, required: true },
+    desiredHealthy: { keepZero: true, required: true },
+    expectedPods: { keepZero: true, required: true },
+    conditions: { patchStrategy: 'merge', patchMergeKey: 'type', listType: 'map', listMapKeys: ['type'] },
+  },
   'k8s.io.api.autoscaling.v1.ScaleStatus': {
     replicas: { keepZero: true, required: true },
   },

@@ -1,0 +1,137 @@
+import { field, type FieldErrorList } from '../api/field-errors';
+import { validateLabelSelector } from '../api/meta-validation';
+import { isPlainObject, type KubeObject } from '../api/types';
+import { defineResource } from '../registry/resource-definition';
+import { strategy } from '../registry/strategy';
+import { AGE_COLUMN, NAME_COLUMN } from '../registry/table';
+import { CIDR_MESSAGE, isStrictSubset, isValidPortName, isValidPortNum, parseCidr } from './network-validation';
+import { formatLabelSelector } from './workload';
+
+/** networking.k8s.io/v1 NetworkPolicy: stored, defaulted and validated as kube-apiserver does (nothing enforces it). */
+
+type Obj = Record<string, unknown>;
+
+const PROTOCOLS = ['TCP', 'UDP', 'SCTP'];
+const POLICY_TYPES = ['Ingress', 'Egress'];
+
+const records = (value: unknown): Obj[] => (Array.isArray(value) ? value.filter(isPlainObject) : []);
+const spec = (np: KubeObject): Obj => (isPlainObject(np.spec) ? np.spec : (np.spec = {}) as Obj);
+
+function rulePorts(s: Obj): Obj[] {
+  return [...records(s.ingress), ...records(s.egress)].flatMap((rule) => records(rule.ports));
+}
+
+/** SetDefaults_NetworkPolicy and SetDefaults_NetworkPolicyPort; podSelector is a Go struct, so always present. */
+function defaultNetworkPolicy(np: KubeObject): void {
+  const s = spec(np);
+  if (!isPlainObject(s.podSelector)) s.podSelector = {};
+  for (const port of rulePorts(s)) port.protocol ??= 'TCP';
+  if (!Array.isArray(s.policyTypes) || s.policyTypes.length === 0) {
+    s.policyTypes = records(s.egress).length > 0 ? ['Ingress', 'Egress'] : ['Ingress'];
+  }
+}
+
+/** ValidateNetworkPolicyPort. */
+function validatePort(port: Obj, path: string): FieldErrorList {
+  const errs: FieldErrorList = [];
+  if (port.protocol !== undefined && !PROTOCOLS.includes(port.protocol as string)) errs.push(field.notSupported(`${path}.protocol`, port.protocol, PROTOCOLS));
+  const endPort = port.endPort;
+  if (typeof port.port === 'number') {
+    for (const msg of isValidPortNum(port.port)) errs.push(field.invalid(`${path}.port`, port.port, msg));
+    if (typeof endPort === 'number') {
+      if (endPort < port.port) errs.push(field.invalid(`${path}.endPort`, endPort, 'must be greater than or equal to `port`'));
+      for (const msg of isValidPortNum(endPort)) errs.push(field.invalid(`${path}.endPort`, endPort, msg));
+    }
+  } else if (typeof port.port === 'string') {
+    if (endPort !== undefined) errs.push(field.invalid(`${path}.endPort`, endPort, 'may not be specified when `port` is non-numeric'));
+    for (const msg of isValidPortName(port.port)) errs.push(field.invalid(`${path}.port`, port.port, msg));
+  } else if (endPort !== undefined) {
+    errs.push(field.invalid(`${path}.endPort`, endPort, 'may not be specified when `port` is not specified'));
+  }
+  return errs;
+}
+
+/** ValidateIPBlock: a CIDR, and exceptions strictly inside it. */
+function validateIpBlock(block: Obj, path: string): FieldErrorList {
+  const cidrText = typeof block.cidr === 'string' ? block.cidr : '';
+  if (!cidrText) return [field.required(`${path}.cidr`)];
+  const cidr = parseCidr(cidrText);
+  if (!cidr) return [field.invalid(`${path}.cidr`, cidrText, CIDR_MESSAGE)];
+  const errs: FieldErrorList = [];
+  (Array.isArray(block.except) ? block.except : []).forEach((text: unknown, i) => {
+    const at = `${path}.except[${i}]`;
+    const except = typeof text === 'string' ? parseCidr(text) : null;
+    if (!except) errs.push(field.invalid(at, text, CIDR_MESSAGE));
+    else if (!isStrictSubset(except, cidr)) errs.push(field.invalid(at, text, 'must be a strict subset of `cidr`'));
+  });
+  return errs;
+}
+
+/** ValidateNetworkPolicyPeer: at least one selector or an ipBlock, and an ipBlock alone. */
+function validatePeer(peer: Obj, path: string): FieldErrorList {
+  const errs: FieldErrorList = [];
+  let peers = 0;
+  for (const key of ['podSelector', 'namespaceSelector']) {
+    if (!isPlainObject(peer[key])) continue;
+    peers++;
+    errs.push(...validateLabelSelector(peer[key] as Obj, `${path}.${key}`));
+  }
+  if (isPlainObject(peer.ipBlock)) {
+    peers++;
+    errs.push(...validateIpBlock(peer.ipBlock, `${path}.ipBlock`));
+  }
+  if (peers === 0) errs.push(field.required(path, 'must specify a peer'));
+  else if (peers > 1 && isPlainObject(peer.ipBlock)) errs.push(field.forbidden(path, 'may not specify both ipBlock and another peer'));
+  return errs;
+}
+
+function validateRules(rules: Obj[], direction: 'ingress' | 'egress', peersKey: 'from' | 'to'): FieldErrorList {
+  return rules.flatMap((rule, i) => {
+    const path = `spec.${direction}[${i}]`;
+    return [
+      ...records(rule.ports).flatMap((port, j) => validatePort(port, `${path}.ports[${j}]`)),
+      ...records(rule[peersKey]).flatMap((peer, j) => validatePeer(peer, `${path}.${peersKey}[${j}]`)),
+    ];
+  });
+}
+
+/** ValidateNetworkPolicySpec. */
+function validateNetworkPolicy(np: KubeObject): FieldErrorList {
+  const s = spec(np);
+  const errs: FieldErrorList = [
+    ...validateLabelSelector(isPlainObject(s.podSelector) ? s.podSelector : {}, 'spec.podSelector'),
+    ...validateRules(records(s.ingress), 'ingress', 'from'),
+    ...validateRules(records(s.egress), 'egress', 'to'),
+  ];
+  const policyTypes: unknown[] = Array.isArray(s.policyTypes) ? s.policyTypes : [];
+  if (policyTypes.length > POLICY_TYPES.length) return [...errs, field.invalid('spec.policyTypes', policyTypes, 'may not specify more than two policyTypes')];
+  policyTypes.forEach((type, i) => {
+    if (!POLICY_TYPES.includes(type as string)) errs.push(field.notSupported(`spec.policyTypes[${i}]`, type, POLICY_TYPES));
+  });
+  return errs;
+}
+
+export const networkpolicies = defineResource({
+  group: 'networking.k8s.io',
+  version: 'v1',
+  resource: 'networkpolicies',
+  kind: 'NetworkPolicy',
+  namespaced: true,
+  shortNames: ['netpol'],
+  strategy: strategy({
+    tracksGeneration: true,
+    applyDefaults: defaultNetworkPolicy,
+    validate: validateNetworkPolicy,
+  }),
+  printerColumns: [
+    NAME_COLUMN,
+    {
+      name: 'Pod-Selector',
+      type: 'string',
+      description:
+        "podSelector selects the pods to which this NetworkPolicy object applies. The array of rules is applied to any pods selected by this field. An empty selector matches all pods in the policy's namespace. Multiple network policies can select the same set of pods. In this case, the ingress rules for each are combined additively. This field is optional. If it is not specified, it defaults to an empty selector.",
+      cell: (np) => formatLabelSelector(spec(np).podSelector),
+    },
+    AGE_COLUMN,
+  ],
+});
