@@ -19,6 +19,7 @@ const PROTO_FILES = [
   'k8s.io/api/coordination/v1/generated.proto',
   'k8s.io/api/autoscaling/v1/generated.proto',
   'k8s.io/api/rbac/v1/generated.proto',
+  'k8s.io/api/batch/v1/generated.proto',
 ];
 
 const META = '.k8s.io.apimachinery.pkg.apis.meta.v1';

@@ -1,9 +1,11 @@
 import type { ResourceDefinition } from '../registry/resource-definition';
 import { configmaps } from './configmaps';
+import { cronjobs } from './cronjobs';
 import { daemonsets } from './daemonsets';
 import { deployments } from './deployments';
 import { endpoints } from './endpoints';
 import { events } from './events';
+import { jobs } from './jobs';
 import { leases } from './leases';
 import { namespaces } from './namespaces';
 import { nodes } from './nodes';
@@ -30,6 +32,8 @@ export const BUILT_IN_RESOURCES: ResourceDefinition[] = [
   replicasets,
   statefulsets,
   daemonsets,
+  cronjobs,
+  jobs,
   clusterrolebindings,
   clusterroles,
   rolebindings,
