@@ -170,7 +170,8 @@ function planOf(type: Type): FieldPlan[] {
     .map((field) => {
       field.resolve();
       const message = (field.resolvedType as Type | null) && 'fieldsArray' in (field.resolvedType as object) ? (field.resolvedType as Type) : null;
-      const wire = message || field.map || field.repeated ? LENGTH : wireType(field.type);
+      // Go writes repeated scalars of proto2 messages unpacked: one tag, with the scalar's own wire type, per item.
+      const wire = message || field.map ? LENGTH : wireType(field.type);
       return {
         field,
         name: field.name,

@@ -21,6 +21,7 @@ const PROTO_FILES = [
   'k8s.io/api/coordination/v1/generated.proto',
   'k8s.io/api/autoscaling/v1/generated.proto',
   'k8s.io/api/rbac/v1/generated.proto',
+  'k8s.io/api/batch/v1/generated.proto',
   'k8s.io/api/networking/v1/generated.proto',
   'k8s.io/api/policy/v1/generated.proto',
 ];

@@ -1,11 +1,13 @@
 import type { ResourceDefinition } from '../registry/resource-definition';
 import { configmaps } from './configmaps';
+import { cronjobs } from './cronjobs';
 import { daemonsets } from './daemonsets';
 import { deployments } from './deployments';
 import { endpoints } from './endpoints';
 import { events } from './events';
 import { ingressclasses } from './ingressclasses';
 import { ingresses } from './ingresses';
+import { jobs } from './jobs';
 import { leases } from './leases';
 import { namespaces } from './namespaces';
 import { networkpolicies } from './networkpolicies';
@@ -44,6 +46,8 @@ export const BUILT_IN_RESOURCES: ResourceDefinition[] = [
   selfsubjectaccessreviews,
   selfsubjectrulesreviews,
   subjectaccessreviews,
+  cronjobs,
+  jobs,
   ingressclasses,
   ingresses,
   networkpolicies,

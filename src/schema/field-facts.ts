@@ -1079,6 +1079,78 @@ export const FIELD_FACTS: Record<string, Record<string, FieldFacts>> = {
     nonResourceRules: { required: true, listType: 'atomic' },
     incomplete: { keepZero: true, required: true },
   },
+  'k8s.io.api.batch.v1.CronJobList': {
+    items: { required: true },
+  },
+  'k8s.io.api.batch.v1.CronJobSpec': {
+    schedule: { keepZero: true, required: true },
+    timeZone: { keepZero: true },
+    startingDeadlineSeconds: { keepZero: true },
+    concurrencyPolicy: { enum: ['Allow', 'Forbid', 'Replace'] },
+    suspend: { keepZero: true },
+    jobTemplate: { required: true },
+    successfulJobsHistoryLimit: { keepZero: true },
+    failedJobsHistoryLimit: { keepZero: true },
+  },
+  'k8s.io.api.batch.v1.CronJobStatus': {
+    active: { listType: 'atomic' },
+  },
+  'k8s.io.api.batch.v1.JobCondition': {
+    type: { keepZero: true, required: true },
+    status: { keepZero: true, required: true },
+  },
+  'k8s.io.api.batch.v1.JobList': {
+    items: { required: true },
+  },
+  'k8s.io.api.batch.v1.JobSpec': {
+    parallelism: { keepZero: true },
+    completions: { keepZero: true },
+    activeDeadlineSeconds: { keepZero: true },
+    backoffLimit: { keepZero: true },
+    backoffLimitPerIndex: { keepZero: true },
+    maxFailedIndexes: { keepZero: true },
+    selector: { structType: 'atomic' },
+    manualSelector: { keepZero: true },
+    template: { required: true },
+    ttlSecondsAfterFinished: { keepZero: true },
+    completionMode: { keepZero: true, enum: ['NonIndexed', 'Indexed'] },
+    suspend: { keepZero: true },
+    podReplacementPolicy: { keepZero: true, enum: ['TerminatingOrFailed', 'Failed'] },
+    managedBy: { keepZero: true },
+  },
+  'k8s.io.api.batch.v1.JobStatus': {
+    conditions: { patchStrategy: 'merge', patchMergeKey: 'type', listType: 'atomic' },
+    terminating: { keepZero: true },
+    failedIndexes: { keepZero: true },
+    ready: { keepZero: true },
+  },
+  'k8s.io.api.batch.v1.PodFailurePolicy': {
+    rules: { required: true, listType: 'atomic' },
+  },
+  'k8s.io.api.batch.v1.PodFailurePolicyOnExitCodesRequirement': {
+    containerName: { keepZero: true },
+    operator: { keepZero: true, required: true, enum: ['In', 'NotIn'] },
+    values: { required: true, listType: 'set' },
+  },
+  'k8s.io.api.batch.v1.PodFailurePolicyOnPodConditionsPattern': {
+    type: { keepZero: true, required: true },
+    status: { keepZero: true },
+  },
+  'k8s.io.api.batch.v1.PodFailurePolicyRule': {
+    action: { keepZero: true, required: true, enum: ['FailJob', 'FailIndex', 'Ignore', 'Count'] },
+    onPodConditions: { listType: 'atomic' },
+  },
+  'k8s.io.api.batch.v1.SuccessPolicy': {
+    rules: { required: true, listType: 'atomic' },
+  },
+  'k8s.io.api.batch.v1.SuccessPolicyRule': {
+    succeededIndexes: { keepZero: true },
+    succeededCount: { keepZero: true },
+  },
+  'k8s.io.api.batch.v1.UncountedTerminatedPods': {
+    succeeded: { listType: 'set' },
+    failed: { listType: 'set' },
+  },
   'k8s.io.api.coordination.v1.LeaseList': {
     items: { required: true },
   },
