@@ -6,17 +6,17 @@ import { kindSchema, type ObjectNode } from '../schema/typed-schema';
 import { validateAgainstSchema } from '../schema/validator';
 import { validateObjectMeta, validateObjectMetaUpdate } from '../api/meta-validation';
 import { nameIsPathSegment } from '../api/name-validation';
-import { isPlainObject, type KubeList, type KubeObject, type Status } from '../api/types';
+import type { KubeList, KubeObject, Status } from '../api/types';
 import type { ListOptions, Preconditions, ReadConsistency, Storage, WatchItem, WatchOptions } from '../storage/interfaces';
 import { checkPreconditions } from '../storage/preconditions';
 import { isStorageError } from '../storage/storage-error';
 import type { WatchChannel } from '../storage/watch-channel';
-import { finalizersForDeletion, namespaceFinalizersForDeletion, type PropagationOptions } from './deletion-finalizers';
+import { finalizersForDeletion, type PropagationOptions } from './deletion-finalizers';
 import { apiVersionOfDefinition, groupResource, type ResourceDefinition, type ServedKind } from './resource-definition';
 import { FieldManager } from './field-manager';
 import { inWireOrder } from './object-order';
 import { interpretStorageError } from './storage-errors';
-import { specOf } from './strategy';
+import { specOf, type Strategy } from './strategy';
 import { applySubresource, keepSubresourceFields, runsMainRules, subresourceView, type Subresource } from './subresources';
 
 export interface WriteOptions {
@@ -420,7 +420,8 @@ export class GenericStore {
     const key = this.key(namespace, name);
     try {
       const current = await this.storage.get(key, { resourceVersion: '', match: '' });
-      if (this.def.strategy.terminatesOnDelete) return await this.terminate(key, current, req);
+      const { startTermination } = this.def.strategy;
+      if (startTermination) return await this.terminate(key, current, req, startTermination);
       return await this.deleteObject(key, current, req);
     } catch (err) {
       this.fail(err, name, 'delete');
@@ -524,7 +525,7 @@ export class GenericStore {
    * while spec.finalizers remain; then it is deleted like anything else. A uid precondition is
    * always enforced.
    */
-  private async terminate(key: string, current: KubeObject, req: DeleteRequest): Promise<DeleteOutcome> {
+  private async terminate(key: string, current: KubeObject, req: DeleteRequest, startTermination: NonNullable<Strategy['startTermination']>): Promise<DeleteOutcome> {
     const meta = current.metadata;
     const name = meta.name ?? '';
     const pre = req.preconditions;
@@ -544,8 +545,7 @@ export class GenericStore {
           checkPreconditions(key, existing, preconditions);
           const next = structuredClone(existing);
           next.metadata.deletionTimestamp ??= nowTimestamp();
-          next.status = { ...(isPlainObject(next.status) ? next.status : {}), phase: 'Terminating' };
-          setFinalizers(next, namespaceFinalizersForDeletion(next.metadata.finalizers ?? [], req));
+          startTermination(next, req);
           return next;
         },
         { dryRun: req.dryRun },

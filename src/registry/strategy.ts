@@ -1,7 +1,7 @@
 import type { FieldErrorList } from '../api/field-errors';
 import { nameIsDnsSubdomain, type NameValidator } from '../api/name-validation';
 import type { KubeObject } from '../api/types';
-import type { GarbageCollectionPolicy } from './deletion-finalizers';
+import type { GarbageCollectionPolicy, PropagationOptions } from './deletion-finalizers';
 
 /**
  * What one kind adds to the generic store. The store always runs the hooks in the same order —
@@ -37,10 +37,11 @@ export interface Strategy {
   /** Whether deleting sets the garbage collector's finalizers (orphan, foregroundDeletion). */
   garbageCollectionPolicy: GarbageCollectionPolicy;
   /**
-   * Namespaces: the first delete only starts termination (deletionTimestamp, phase Terminating);
-   * the object goes once its spec.finalizers are gone.
+   * Kinds whose first delete only starts termination: the store sets deletionTimestamp and this
+   * marks the rest (namespaces: phase Terminating; CRDs: the cleanup finalizer). The object goes
+   * once nothing holds it.
    */
-  terminatesOnDelete: boolean;
+  startTermination: ((obj: KubeObject, opts: PropagationOptions) => void) | null;
 }
 
 /** Everything but metadata and status: what a status update must leave alone. */
@@ -63,7 +64,7 @@ export const defaultStrategy: Strategy = {
   gracePeriodSeconds: () => null,
   finalizing: () => false,
   garbageCollectionPolicy: 'DeleteDependents',
-  terminatesOnDelete: false,
+  startTermination: null,
 };
 
 export function strategy(overrides: Partial<Strategy>): Strategy {

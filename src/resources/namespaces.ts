@@ -1,6 +1,7 @@
 import { field, type FieldErrorList } from '../api/field-errors';
 import { isQualifiedName, nameIsDnsLabel } from '../api/name-validation';
 import { isPlainObject, type KubeObject } from '../api/types';
+import { namespaceFinalizersForDeletion } from '../registry/deletion-finalizers';
 import { defineResource } from '../registry/resource-definition';
 import { strategy } from '../registry/strategy';
 import { AGE_COLUMN, NAME_COLUMN } from '../registry/table';
@@ -45,7 +46,12 @@ export const namespaces = defineResource({
     },
     validate: validateFinalizers,
     finalizing: (ns) => namespaceFinalizers(ns).length > 0,
-    terminatesOnDelete: true,
+    startTermination: (ns, opts) => {
+      ns.status = { ...(isPlainObject(ns.status) ? ns.status : {}), phase: 'Terminating' };
+      const finalizers = namespaceFinalizersForDeletion(ns.metadata.finalizers ?? [], opts);
+      if (finalizers.length > 0) ns.metadata.finalizers = finalizers;
+      else delete ns.metadata.finalizers;
+    },
   }),
   selectableFields: {
     'status.phase': (ns) => String((isPlainObject(ns.status) ? ns.status.phase : '') ?? ''),
