@@ -24,6 +24,28 @@ const orphaning = (n: GraphNode): boolean => !!n.deletionTimestamp && n.finalize
 
 type OwnerState = 'solid' | 'dangling' | 'waiting';
 
+/** How long a store's watch lives: until the collector stops, or the store is untracked. */
+class WatchScope {
+  private readonly closers: (() => void)[] = [];
+  private closed = false;
+
+  constructor(private readonly collectorStopped: () => boolean) {}
+
+  get ended(): boolean {
+    return this.closed || this.collectorStopped();
+  }
+
+  onEnd(close: () => void): void {
+    if (this.ended) close();
+    else this.closers.push(close);
+  }
+
+  end(): void {
+    this.closed = true;
+    for (const close of this.closers.splice(0)) close();
+  }
+}
+
 /**
  * The garbage collector: keeps a graph of owners and dependents from watches on every resource,
  * deletes dependents whose owners are all gone (their absence confirmed by a live read, by uid),
@@ -35,7 +57,7 @@ export class GarbageCollector {
   private readonly nodes = new Map<string, GraphNode>();
   private readonly dependents = new Map<string, Set<string>>();
   private readonly queue = new Set<string>();
-  private readonly stops: (() => void)[] = [];
+  private readonly scopes = new Map<GenericStore, WatchScope>();
   private stopped = false;
   private working = false;
   private retryTimer: NodeJS.Timeout | null = null;
@@ -47,26 +69,41 @@ export class GarbageCollector {
 
   async start(): Promise<void> {
     const stores = this.registry.stored().filter((s) => s.def.verbs.includes('watch'));
-    await Promise.all(stores.map((s) => this.watch(s)));
+    await Promise.all(stores.map((s) => this.track(s)));
+  }
+
+  /** Watches a store: every stored resource from the start, custom resources once they are served. */
+  track(store: GenericStore): Promise<void> {
+    if (this.scopes.has(store) || this.stopped) return Promise.resolve();
+    const scope = new WatchScope(() => this.stopped);
+    this.scopes.set(store, scope);
+    return this.watch(store, scope);
+  }
+
+  /** Stops watching a store that is no longer served; its objects leave the graph. */
+  untrack(store: GenericStore): void {
+    this.scopes.get(store)?.end();
+    this.scopes.delete(store);
+    for (const [uid, node] of this.nodes) if (node.store === store) this.forget(uid);
   }
 
   stop(): void {
     this.stopped = true;
-    for (const stop of this.stops) stop();
+    for (const scope of this.scopes.values()) scope.end();
     if (this.retryTimer) clearTimeout(this.retryTimer);
   }
 
   /** Resolves once the store's current state is in the graph (or could not be read); keeps watching after that. */
-  private async watch(store: GenericStore): Promise<void> {
+  private async watch(store: GenericStore, scope: WatchScope): Promise<void> {
     let channel: Awaited<ReturnType<GenericStore['watch']>>;
     try {
       channel = await store.watch('', { resourceVersion: '', predicate: everything, sendInitialEvents: true });
     } catch (err) {
       // A resource that cannot be listed (a corrupt object in it) is retried until it can.
-      this.retryWatch(store, err);
+      this.retryWatch(store, scope, err);
       return;
     }
-    this.stops.push(() => channel.close());
+    scope.onEnd(() => channel.close());
     const seen = new Set<string>();
     let synced = false;
     let markSynced!: () => void;
@@ -85,21 +122,20 @@ export class GarbageCollector {
             this.forget(item.object.metadata.uid ?? '');
           }
         }
-        if (!this.stopped) throw new Error('watch closed');
+        if (!scope.ended) throw new Error('watch closed');
       } catch (err) {
-        if (this.stopped) return;
         markSynced();
-        this.retryWatch(store, err);
+        this.retryWatch(store, scope, err);
       }
     })();
     await ready;
   }
 
-  private retryWatch(store: GenericStore, err: unknown): void {
-    if (this.stopped) return;
+  private retryWatch(store: GenericStore, scope: WatchScope, err: unknown): void {
+    if (scope.ended) return;
     this.log(`garbage collector: watch of ${store.def.resource} ended; restarting`, err);
-    const timer = setTimeout(() => void this.watch(store), RETRY_MS);
-    this.stops.push(() => clearTimeout(timer));
+    const timer = setTimeout(() => void this.watch(store, scope), RETRY_MS);
+    scope.onEnd(() => clearTimeout(timer));
   }
 
   /** After a (re)list: objects of this store that were not listed are gone. */

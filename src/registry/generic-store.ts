@@ -119,7 +119,7 @@ export class GenericStore {
     etcdPrefix: string,
   ) {
     this.root = resourceRoot(etcdPrefix, def);
-    this.schema = kindSchema({ group: def.group, version: def.version, kind: def.kind });
+    this.schema = def.ownSchema?.typed ?? kindSchema({ group: def.group, version: def.version, kind: def.kind });
     this.fields = this.schema ? new FieldManager(def, this.schema) : null;
   }
 

@@ -1,4 +1,5 @@
 import type { GroupResource, GroupVersionKind, KubeObject } from '../api/types';
+import type { ObjectNode } from '../schema/typed-schema';
 import type { ScaleFacts } from './scale';
 import { defaultStrategy, type Strategy } from './strategy';
 import type { Subresource } from './subresources';
@@ -27,6 +28,15 @@ export interface ServedKind extends GroupVersionKind {
   listKind?: string;
   /** Columns for Table output; empty means the default Name / Created At. */
   printerColumns: PrinterColumn[];
+}
+
+/** The schemas of a kind that has no .proto message (custom resources, CRDs): given, not derived. */
+export interface OwnSchema {
+  /** What decoding prunes against and server-side apply merges with. */
+  typed: ObjectNode;
+  /** The OpenAPI v3 schema /openapi serves for the kind, under `definitionName`. */
+  openApi: Record<string, unknown>;
+  definitionName: string;
 }
 
 /** What a create of a non-stored resource is asked: the decoded object and the request's namespace. */
@@ -69,6 +79,8 @@ export interface ResourceDefinition {
   strategy: Strategy;
   /** The response to a create of a resource that is never stored; throws StatusErrors for invalid requests. */
   compute?: (request: ComputeRequest) => KubeObject;
+  /** Set for kinds without a .proto message; the others' schemas come from proto/ and field facts. */
+  ownSchema?: OwnSchema;
 }
 
 export function groupResource(def: ResourceDefinition): GroupResource {

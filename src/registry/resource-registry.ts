@@ -32,9 +32,17 @@ export class ResourceRegistry {
     return this.stores.get(ResourceRegistry.key(group, version, resource));
   }
 
-  /** The stores of resources kept in etcd: what controllers watch, list and delete. */
+  /**
+   * The stores of resources kept in etcd: what controllers watch, list and delete. Versions of one
+   * resource share their objects, so each storage path appears once (the version added first).
+   */
   stored(): GenericStore[] {
-    return [...this.stores.values()].filter((s): s is GenericStore => s instanceof GenericStore);
+    const seen = new Set<string>();
+    return [...this.stores.values()].filter((s): s is GenericStore => {
+      if (!(s instanceof GenericStore) || seen.has(s.def.storagePath)) return false;
+      seen.add(s.def.storagePath);
+      return true;
+    });
   }
 
   /** Group-versions in registration order, each with its stores. */

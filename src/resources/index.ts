@@ -1,6 +1,7 @@
 import type { ResourceDefinition } from '../registry/resource-definition';
 import { configmaps } from './configmaps';
 import { cronjobs } from './cronjobs';
+import { customresourcedefinitions } from './customresourcedefinitions';
 import { daemonsets } from './daemonsets';
 import { deployments } from './deployments';
 import { endpoints } from './endpoints';
@@ -56,5 +57,6 @@ export const BUILT_IN_RESOURCES: ResourceDefinition[] = [
   clusterroles,
   rolebindings,
   roles,
+  customresourcedefinitions,
   leases,
 ];

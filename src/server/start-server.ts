@@ -5,15 +5,18 @@ import { AdmissionChain } from '../admission/admission';
 import { IMMORTAL_NAMESPACES, NamespaceLifecycle } from '../admission/namespace-lifecycle';
 import { isStatusError } from '../api/errors';
 import { GarbageCollector } from '../controllers/garbage-collector';
+import { CrdController, type ServeResource } from '../controllers/crd-controller';
 import { NamespaceController } from '../controllers/namespace-controller';
 import type { Encoding } from '../codec/negotiate';
 import { createApp, type VersionInfo } from '../http/app';
 import { ApiServerMetrics } from '../metrics/metrics';
 import { ComputedStore } from '../registry/computed-store';
 import { GenericStore, resourceRoot } from '../registry/generic-store';
-import type { ResourceDefinition } from '../registry/resource-definition';
+import type { OwnSchema, ResourceDefinition, ServedKind } from '../registry/resource-definition';
+import type { SchemaSource } from '../http/openapi';
 import { ResourceRegistry } from '../registry/resource-registry';
 import { BUILT_IN_RESOURCES } from '../resources';
+import { CRD_GROUP } from '../resources/customresourcedefinitions';
 import { loadSchemas, openApiDefinitions, patchSchemaFor, protoDefinitionName } from '../schema/proto-schema';
 import { Etcd3Kv } from '../storage/etcd/etcd3-kv';
 import { Compactor } from '../storage/etcd/compactor';
@@ -105,6 +108,23 @@ function transformersByKey(config: Config): ((key: string) => ValueTransformer |
   return (key) => roots.find((r) => key.startsWith(r.root))?.transformer;
 }
 
+function ownSchemaOf(kind: ServedKind): OwnSchema | undefined {
+  return (kind as Partial<ResourceDefinition>).ownSchema;
+}
+
+/** OpenAPI definitions: from the .proto files, or the kind's own schema (custom resources, CRDs). */
+const KIND_SCHEMAS: SchemaSource = {
+  definitionName: (kind) => ownSchemaOf(kind)?.definitionName ?? protoDefinitionName(kind),
+  definitions: (kinds) => {
+    const out = openApiDefinitions(kinds);
+    for (const kind of kinds) {
+      const own = ownSchemaOf(kind);
+      if (own) out[own.definitionName] = own.openApi;
+    }
+    return out;
+  },
+};
+
 /** The composition root: etcd, storage, registry, admission, controllers and the HTTP server. */
 export async function startServer(config: Config, log: Logger): Promise<RunningServer> {
   loadSchemas();
@@ -117,9 +137,11 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     log(`embedded etcd serving at ${etcd.endpoint}`);
   }
   const stores: GenericStore[] = [];
+  const registry = new ResourceRegistry();
   let metrics: ApiServerMetrics | null = null;
   const resourceOfKey = (key: string): string => {
-    const store = stores.find((s) => key.startsWith(s.prefix('')));
+    const inRange = (s: GenericStore): boolean => key.startsWith(s.prefix(''));
+    const store = stores.find(inRange) ?? registry.stored().find(inRange);
     return store ? (store.def.group ? `${store.def.resource}.${store.def.group}` : store.def.resource) : '';
   };
   const kv = new Etcd3Kv({
@@ -141,28 +163,28 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
   const consistentReads = consistentReadsFromCacheSupported(etcdVersion);
   log(`etcd ${etcdVersion}: consistent reads ${consistentReads ? 'from the watch cache' : 'from etcd'}`);
   const caches: { def: ResourceDefinition; cache: WatchCache }[] = [];
-  const registry = new ResourceRegistry();
+  /** A resource's storage: a watch cache of its key range (started here), or etcd itself. */
+  const storageFor = (def: ResourceDefinition): { storage: Storage; cache: WatchCache | null } => {
+    if (!config.watchCache) return { storage: etcdStorage, cache: null };
+    const cache = new WatchCache(etcdStorage, resourceRoot(config.etcdPrefix, def), {
+      historyMs: config.watchCacheHistoryMs,
+      maxEvents: 100_000,
+      bookmarkIntervalMs: config.watchBookmarkIntervalMs,
+      freshnessTimeoutMs: 3000,
+      consistentReads,
+      watcherBuffer: 1000,
+      snapshots: config.featureGates.ListFromCacheSnapshot,
+      log,
+    });
+    caches.push({ def, cache });
+    return { storage: cache, cache };
+  };
   for (const def of BUILT_IN_RESOURCES) {
     if (def.compute) {
       registry.add(new ComputedStore(def));
       continue;
     }
-    let storage: Storage = etcdStorage;
-    if (config.watchCache) {
-      const cache = new WatchCache(etcdStorage, resourceRoot(config.etcdPrefix, def), {
-        historyMs: config.watchCacheHistoryMs,
-        maxEvents: 100_000,
-        bookmarkIntervalMs: config.watchBookmarkIntervalMs,
-        freshnessTimeoutMs: 3000,
-        consistentReads,
-        watcherBuffer: 1000,
-        snapshots: config.featureGates.ListFromCacheSnapshot,
-        log,
-      });
-      caches.push({ def, cache });
-      storage = cache;
-    }
-    const store = new GenericStore(def, storage, config.etcdPrefix);
+    const store = new GenericStore(def, storageFor(def).storage, config.etcdPrefix);
     stores.push(store);
     registry.add(store);
   }
@@ -170,7 +192,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
   const namespaces = stores.find((s) => s.def.group === '' && s.def.resource === 'namespaces')!;
   metrics = new ApiServerMetrics(async () => {
     const counts = new Map<string, number>();
-    await Promise.all(stores.map(async (s) => counts.set(s.def.group ? `${s.def.resource}.${s.def.group}` : s.def.resource, await s.count())));
+    await Promise.all(registry.stored().map(async (s) => counts.set(s.def.group ? `${s.def.resource}.${s.def.group}` : s.def.resource, await s.count())));
     return counts;
   }, () =>
     caches.map(({ def, cache }) => ({
@@ -204,6 +226,30 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
   await namespaceController.start();
   const garbageCollector = new GarbageCollector(registry, log);
   await garbageCollector.start();
+  /** The versions of a custom resource share one storage (their objects differ only in apiVersion). */
+  const serveCustomResource: ServeResource = async (defs) => {
+    const { storage, cache } = storageFor(defs[0]);
+    await cache?.start();
+    return {
+      stores: defs.map((def) => new GenericStore(def, storage, config.etcdPrefix)),
+      close: () => {
+        cache?.stop();
+        const at = caches.findIndex((c) => c.cache === cache);
+        if (at >= 0) caches.splice(at, 1);
+      },
+    };
+  };
+  const crdController = new CrdController(
+    stores.find((s) => s.def.group === CRD_GROUP && s.def.resource === 'customresourcedefinitions')!,
+    registry,
+    serveCustomResource,
+    (served, serving) => {
+      if (serving) void garbageCollector.track(served[0]);
+      else garbageCollector.untrack(served[0]);
+    },
+    log,
+  );
+  await crdController.start();
   const compactor = new Compactor(kv, config.etcdCompactionIntervalMs, log, (revision) => {
     for (const { cache } of caches) cache.compacted(revision);
   });
@@ -216,7 +262,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     admission,
     metrics,
     version: versionInfo(),
-    schemas: { definitionName: protoDefinitionName, definitions: openApiDefinitions },
+    schemas: KIND_SCHEMAS,
     patchSchemaFor,
     watchListEnabled: config.featureGates.WatchList,
     unsafeMalformedObjectDeletion: config.featureGates.AllowUnsafeMalformedObjectDeletion,
@@ -244,6 +290,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
   } catch (err) {
     namespaceController.stop();
     garbageCollector.stop();
+    crdController.stop();
     await kv.close();
     await etcd?.stop();
     throw new Error(`cannot listen on ${config.bindAddress}:${config.port}: ${(err as Error).message}`);
@@ -260,6 +307,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
       (closing ??= (async () => {
         namespaceController.stop();
         garbageCollector.stop();
+        crdController.stop();
         compactor.stop();
         for (const { cache } of caches) cache.stop();
         await new Promise<void>((resolve) => {

@@ -1,0 +1,74 @@
+import type { KubeObject } from '../api/types';
+import { customResourceColumns, type AdditionalPrinterColumn } from '../registry/custom-columns';
+import { defineResource, type ResourceDefinition } from '../registry/resource-definition';
+import { strategy } from '../registry/strategy';
+import { applySchemaDefaults } from '../schema/custom-defaults';
+import { validateCustomObject } from '../schema/custom-validation';
+import type { JSONSchemaProps } from '../schema/json-schema-props';
+import { customResourceSchema } from '../schema/openapi-typed-schema';
+import type { CrdVersion, CrdView } from './customresourcedefinitions';
+
+/**
+ * The resources a CustomResourceDefinition defines: one definition per served version, all kept
+ * under `/<group>/<plural>/` as kube-apiserver keeps them. Versions convert with the None
+ * strategy: only apiVersion differs between them.
+ */
+
+/** "stable.example.com" -> "com.example.stable": how kube-apiserver names custom kinds in OpenAPI. */
+function reversedGroup(group: string): string {
+  return group.split('.').reverse().join('.');
+}
+
+/** The OpenAPI v3 schema of the kind: the CRD's schema with the fields every object has. */
+function openApiOf(view: CrdView, version: CrdVersion, schema: JSONSchemaProps): Record<string, unknown> {
+  return {
+    ...schema,
+    properties: {
+      apiVersion: { type: 'string' },
+      kind: { type: 'string' },
+      metadata: { $ref: '#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta' },
+      ...schema.properties,
+    },
+    'x-kubernetes-group-version-kind': [{ group: view.group, kind: view.names.kind, version: version.name }],
+  };
+}
+
+function customResource(view: CrdView, version: CrdVersion): ResourceDefinition {
+  const schema = version.schema ?? { type: 'object', 'x-kubernetes-preserve-unknown-fields': true };
+  return defineResource({
+    group: view.group,
+    version: version.name,
+    resource: view.names.plural,
+    singular: view.names.singular,
+    kind: view.names.kind,
+    listKind: view.names.listKind,
+    namespaced: view.scope === 'Namespaced',
+    shortNames: view.names.shortNames,
+    categories: view.names.categories,
+    subresources: version.hasStatus ? ['status'] : [],
+    storagePath: `${view.group}/${view.names.plural}`,
+    returnDeletedObject: true,
+    printerColumns: customResourceColumns(version.printerColumns as unknown as AdditionalPrinterColumn[]),
+    strategy: strategy({
+      tracksGeneration: true,
+      prepareForCreate: (obj: KubeObject) => {
+        if (version.hasStatus) delete obj.status;
+      },
+      applyDefaults: (obj) => applySchemaDefaults(schema, obj),
+      validate: (obj) => validateCustomObject(schema, obj),
+    }),
+    ownSchema: {
+      typed: customResourceSchema(schema, view.names.kind),
+      openApi: openApiOf(view, version, schema),
+      definitionName: `${reversedGroup(view.group)}.${version.name}.${view.names.kind}`,
+    },
+  });
+}
+
+/** The served versions' definitions, the storage version first (the one controllers watch). */
+export function customResourceDefinitions(view: CrdView): ResourceDefinition[] {
+  return view.versions
+    .filter((v) => v.served)
+    .sort((a, b) => Number(b.storage) - Number(a.storage))
+    .map((v) => customResource(view, v));
+}

@@ -1,0 +1,297 @@
+import { field, type FieldErrorList } from '../api/field-errors';
+import { isDns1035Label, isDns1123Subdomain, nameIsDnsSubdomain } from '../api/name-validation';
+import { isPlainObject, type KubeObject } from '../api/types';
+import { defineResource } from '../registry/resource-definition';
+import { strategy } from '../registry/strategy';
+import type { JSONSchemaProps } from '../schema/json-schema-props';
+import { customResourceSchema } from '../schema/openapi-typed-schema';
+import { parseJsonPath } from '../api/jsonpath';
+
+/**
+ * apiextensions.k8s.io/v1 CustomResourceDefinitions: stored, defaulted and validated as
+ * kube-apiserver does. The CRD controller (controllers/crd-controller.ts) serves what they define.
+ */
+
+export const CRD_GROUP = 'apiextensions.k8s.io';
+/** Held by a CRD from its first delete until every custom resource it defines is gone. */
+export const CLEANUP_FINALIZER = 'customresourcecleanup.apiextensions.k8s.io';
+
+type Obj = Record<string, unknown>;
+
+export interface CrdNames {
+  plural: string;
+  singular: string;
+  kind: string;
+  listKind: string;
+  shortNames: string[];
+  categories: string[];
+}
+
+export interface CrdVersion {
+  name: string;
+  served: boolean;
+  storage: boolean;
+  schema: JSONSchemaProps | null;
+  hasStatus: boolean;
+  printerColumns: Obj[];
+}
+
+/** The parts of a CRD the machinery reads, with absent fields at their Go zero values. */
+export interface CrdView {
+  name: string;
+  group: string;
+  scope: string;
+  names: CrdNames;
+  versions: CrdVersion[];
+}
+
+const str = (v: unknown): string => (typeof v === 'string' ? v : '');
+const strs = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
+const objs = (v: unknown): Obj[] => (Array.isArray(v) ? v.filter(isPlainObject) : []);
+
+export function crdView(crd: KubeObject): CrdView {
+  const spec = isPlainObject(crd.spec) ? crd.spec : {};
+  const names = isPlainObject(spec.names) ? spec.names : {};
+  return {
+    name: crd.metadata.name ?? '',
+    group: str(spec.group),
+    scope: str(spec.scope),
+    names: {
+      plural: str(names.plural),
+      singular: str(names.singular),
+      kind: str(names.kind),
+      listKind: str(names.listKind),
+      shortNames: strs(names.shortNames),
+      categories: strs(names.categories),
+    },
+    versions: objs(spec.versions).map((v) => {
+      const schema = isPlainObject(v.schema) && isPlainObject(v.schema.openAPIV3Schema) ? (v.schema.openAPIV3Schema as JSONSchemaProps) : null;
+      const subresources = isPlainObject(v.subresources) ? v.subresources : {};
+      return {
+        name: str(v.name),
+        served: v.served === true,
+        storage: v.storage === true,
+        schema,
+        hasStatus: isPlainObject(subresources.status),
+        printerColumns: objs(v.additionalPrinterColumns),
+      };
+    }),
+  };
+}
+
+/** SetDefaults_CustomResourceDefinitionSpec, and the default port of a conversion webhook's service. */
+function applyCrdDefaults(crd: KubeObject): void {
+  const spec = (isPlainObject(crd.spec) ? crd.spec : (crd.spec = {})) as Obj;
+  const names = (isPlainObject(spec.names) ? spec.names : (spec.names = {})) as Obj;
+  if (!names.singular && typeof names.kind === 'string') names.singular = names.kind.toLowerCase();
+  if (!names.listKind && typeof names.kind === 'string' && names.kind) names.listKind = `${names.kind}List`;
+  if (!isPlainObject(spec.conversion)) spec.conversion = { strategy: 'None' };
+  const webhook = isPlainObject(spec.conversion) && isPlainObject(spec.conversion.webhook) ? spec.conversion.webhook : null;
+  const service = webhook && isPlainObject(webhook.clientConfig) && isPlainObject(webhook.clientConfig.service) ? webhook.clientConfig.service : null;
+  if (service && service.port === undefined) service.port = 443;
+}
+
+function storageVersionOf(crd: KubeObject): string | undefined {
+  return crdView(crd).versions.find((v) => v.storage)?.name;
+}
+
+/** PrepareForCreate: the status starts empty but for the storage version. */
+function prepareCrdForCreate(crd: KubeObject): void {
+  const storage = storageVersionOf(crd);
+  crd.status = { acceptedNames: { plural: '', kind: '' }, storedVersions: storage ? [storage] : [] };
+}
+
+/** PrepareForUpdate: a new storage version joins the stored versions. */
+function prepareCrdForUpdate(next: KubeObject): void {
+  const storage = storageVersionOf(next);
+  const status = (isPlainObject(next.status) ? next.status : (next.status = {})) as Obj;
+  const stored = strs(status.storedVersions);
+  if (storage && !stored.includes(storage)) status.storedVersions = [...stored, storage];
+}
+
+function dns1035(path: string, value: string, mixedCase = false): FieldErrorList {
+  const errs = isDns1035Label(mixedCase ? value.toLowerCase() : value);
+  if (errs.length === 0) return [];
+  return [field.invalid(path, value, mixedCase ? `may have mixed case, but should otherwise match: ${errs.join(',')}` : errs.join(','))];
+}
+
+/** ValidateCustomResourceDefinitionNames, plus the names a spec must have. */
+function validateNames(names: CrdNames): FieldErrorList {
+  const errs: FieldErrorList = [];
+  const path = 'spec.names';
+  if (!names.plural) errs.push(field.required(`${path}.plural`));
+  else errs.push(...dns1035(`${path}.plural`, names.plural));
+  if (names.singular) errs.push(...dns1035(`${path}.singular`, names.singular));
+  if (!names.kind) errs.push(field.required(`${path}.kind`));
+  else errs.push(...dns1035(`${path}.kind`, names.kind, true));
+  if (!names.listKind) errs.push(field.required(`${path}.listKind`));
+  else errs.push(...dns1035(`${path}.listKind`, names.listKind, true));
+  names.shortNames.forEach((s, i) => errs.push(...dns1035(`${path}.shortNames[${i}]`, s)));
+  if (names.kind && names.kind === names.listKind) errs.push(field.invalid(`${path}.listKind`, names.listKind, 'kind and listKind may not be the same'));
+  names.categories.forEach((c, i) => errs.push(...dns1035(`${path}.categories[${i}]`, c)));
+  return errs;
+}
+
+/** The root of a structural schema; deeper structure is the custom resource validator's to read. */
+function validateSchemaRoot(schema: JSONSchemaProps | null, path: string): FieldErrorList {
+  if (!schema) return [field.required(`${path}.schema.openAPIV3Schema`, 'schemas are required')];
+  const typePath = `${path}.schema.openAPIV3Schema.type`;
+  if (!schema.type) return [field.required(typePath, 'must not be empty at the root')];
+  if (schema.type !== 'object') return [field.invalid(typePath, schema.type, 'must be object at the root')];
+  return [];
+}
+
+function validatePrinterColumns(columns: Obj[], path: string): FieldErrorList {
+  const errs: FieldErrorList = [];
+  columns.forEach((c, i) => {
+    const at = `${path}.additionalPrinterColumns[${i}]`;
+    if (!c.name) errs.push(field.required(`${at}.name`));
+    const types = ['integer', 'number', 'string', 'boolean', 'date'];
+    if (!types.includes(str(c.type))) errs.push(field.notSupported(`${at}.type`, str(c.type), types));
+    if (!c.jsonPath) {
+      errs.push(field.required(`${at}.jsonPath`));
+    } else {
+      const problem = parseJsonPath(str(c.jsonPath)).error;
+      if (problem) errs.push(field.invalid(`${at}.jsonPath`, c.jsonPath, `must be a simple json path: ${problem}`));
+    }
+  });
+  return errs;
+}
+
+/** ValidateCustomResourceDefinitionSpec: group, scope, names and versions. */
+function validateCrd(crd: KubeObject): FieldErrorList {
+  const view = crdView(crd);
+  const errs: FieldErrorList = [];
+  const required = `${view.names.plural}.${view.group}`;
+  if (view.name && view.name !== required) errs.push(field.invalid('metadata.name', view.name, 'must be spec.names.plural+"."+spec.group'));
+  if (!view.group) errs.push(field.required('spec.group'));
+  else if (isDns1123Subdomain(view.group).length > 0) errs.push(field.invalid('spec.group', view.group, isDns1123Subdomain(view.group).join(',')));
+  else if (view.group.split('.').length < 2) errs.push(field.invalid('spec.group', view.group, 'should be a domain with at least one dot'));
+  if (!view.scope) errs.push(field.required('spec.scope'));
+  else if (view.scope !== 'Cluster' && view.scope !== 'Namespaced') errs.push(field.notSupported('spec.scope', view.scope, ['Cluster', 'Namespaced']));
+  const seen = new Set<string>();
+  let unique = true;
+  view.versions.forEach((v, i) => {
+    const path = `spec.versions[${i}]`;
+    if (seen.has(v.name)) unique = false;
+    seen.add(v.name);
+    errs.push(...dns1035(`${path}.name`, v.name));
+    errs.push(...validateSchemaRoot(v.schema, path));
+    errs.push(...validatePrinterColumns(v.printerColumns, path));
+  });
+  const versions = (isPlainObject(crd.spec) ? crd.spec.versions : undefined) ?? [];
+  if (!unique) errs.push(field.invalid('spec.versions', versions, 'must contain unique version names'));
+  if (view.versions.filter((v) => v.storage).length !== 1) errs.push(field.invalid('spec.versions', versions, 'must have exactly one version marked as storage version'));
+  errs.push(...validateNames(view.names));
+  return errs;
+}
+
+function established(crd: KubeObject): boolean {
+  const conditions = isPlainObject(crd.status) ? objs(crd.status.conditions) : [];
+  return conditions.some((c) => c.type === 'Established' && c.status === 'True');
+}
+
+/** ValidateCustomResourceDefinitionUpdate: what storage depends on may not change. */
+function validateCrdUpdate(next: KubeObject, prev: KubeObject): FieldErrorList {
+  const now = crdView(next);
+  const before = crdView(prev);
+  const errs: FieldErrorList = [];
+  const immutable = (path: string, a: string, b: string): void => {
+    if (a !== b) errs.push(field.invalid(path, a, 'field is immutable'));
+  };
+  if (established(prev)) {
+    immutable('spec.scope', now.scope, before.scope);
+    immutable('spec.names.kind', now.names.kind, before.names.kind);
+  }
+  immutable('spec.group', now.group, before.group);
+  immutable('spec.names.plural', now.names.plural, before.names.plural);
+  return errs;
+}
+
+/** Adds the cleanup finalizer and the Terminating condition, as the CRD registry's Delete does. */
+function startCrdTermination(crd: KubeObject): void {
+  const finalizers = crd.metadata.finalizers ?? [];
+  if (!finalizers.includes(CLEANUP_FINALIZER)) crd.metadata.finalizers = [...finalizers, CLEANUP_FINALIZER];
+  setCrdCondition(crd, {
+    type: 'Terminating',
+    status: 'True',
+    reason: 'InstanceDeletionPending',
+    message: 'CustomResourceDefinition marked for deletion; CustomResource deletion will begin soon',
+  });
+}
+
+export interface CrdCondition {
+  type: string;
+  status: 'True' | 'False' | 'Unknown';
+  reason: string;
+  message: string;
+}
+
+/** SetCRDCondition: replaces the condition of its type; the transition time moves only when the status does. */
+export function setCrdCondition(crd: KubeObject, condition: CrdCondition): void {
+  const status = (isPlainObject(crd.status) ? crd.status : (crd.status = {})) as Obj;
+  const conditions = objs(status.conditions);
+  const old = conditions.find((c) => c.type === condition.type);
+  const time = old && old.status === condition.status ? old.lastTransitionTime : new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+  const next = { type: condition.type, status: condition.status, lastTransitionTime: time, reason: condition.reason, message: condition.message };
+  status.conditions = old ? conditions.map((c) => (c === old ? next : c)) : [...conditions, next];
+}
+
+/**
+ * The structure server-side apply and pruning need of a CRD: the spec's own fields, with the
+ * version list atomic (as kube declares it) and the free-form parts kept whole.
+ */
+const CRD_SCHEMA: JSONSchemaProps = {
+  type: 'object',
+  properties: {
+    spec: {
+      type: 'object',
+      properties: {
+        group: { type: 'string' },
+        names: {
+          type: 'object',
+          properties: {
+            plural: { type: 'string' },
+            singular: { type: 'string' },
+            kind: { type: 'string' },
+            listKind: { type: 'string' },
+            shortNames: { type: 'array', items: { type: 'string' }, 'x-kubernetes-list-type': 'atomic' },
+            categories: { type: 'array', items: { type: 'string' }, 'x-kubernetes-list-type': 'atomic' },
+          },
+        },
+        scope: { type: 'string' },
+        versions: { type: 'array', items: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true }, 'x-kubernetes-list-type': 'atomic' },
+        conversion: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
+        preserveUnknownFields: { type: 'boolean' },
+      },
+    },
+    status: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
+  },
+};
+
+export const customresourcedefinitions = defineResource({
+  group: CRD_GROUP,
+  version: 'v1',
+  resource: 'customresourcedefinitions',
+  kind: 'CustomResourceDefinition',
+  namespaced: false,
+  shortNames: ['crd', 'crds'],
+  categories: ['api-extensions'],
+  subresources: ['status'],
+  storagePath: `${CRD_GROUP}/customresourcedefinitions`,
+  strategy: strategy({
+    validateName: nameIsDnsSubdomain,
+    tracksGeneration: true,
+    prepareForCreate: prepareCrdForCreate,
+    prepareForUpdate: prepareCrdForUpdate,
+    applyDefaults: applyCrdDefaults,
+    validate: validateCrd,
+    validateUpdate: validateCrdUpdate,
+    startTermination: startCrdTermination,
+  }),
+  ownSchema: {
+    typed: customResourceSchema(CRD_SCHEMA, 'CustomResourceDefinition'),
+    openApi: { ...CRD_SCHEMA, 'x-kubernetes-group-version-kind': [{ group: CRD_GROUP, kind: 'CustomResourceDefinition', version: 'v1' }] },
+    definitionName: 'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinition',
+  },
+});

@@ -1,0 +1,127 @@
+import { kubectl, startServerProcess, type ServerProcess } from '../harness/process';
+
+/** A CRD through kubectl: apply, wait for it, use its resource with validation and columns, delete it. */
+
+let kapi: ServerProcess;
+const k = (...args: string[]) => kubectl(kapi.url, args);
+
+beforeAll(async () => {
+  kapi = await startServerProcess();
+});
+
+afterAll(async () => {
+  await kapi.stop();
+});
+
+const CRD = `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: widgets.example.com
+spec:
+  group: example.com
+  scope: Namespaced
+  names:
+    plural: widgets
+    singular: widget
+    kind: Widget
+    shortNames: [wd]
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    subresources:
+      status: {}
+    additionalPrinterColumns:
+    - name: Size
+      type: integer
+      jsonPath: .spec.size
+    - name: Ready
+      type: string
+      jsonPath: .status.conditions[?(@.type=="Ready")].status
+    - name: Age
+      type: date
+      jsonPath: .metadata.creationTimestamp
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              size:
+                type: integer
+                minimum: 1
+              color:
+                type: string
+                enum: [red, blue]
+              ports:
+                type: array
+                x-kubernetes-list-type: map
+                x-kubernetes-list-map-keys: [name]
+                items:
+                  type: object
+                  required: [name]
+                  properties:
+                    name: {type: string}
+                    port: {type: integer}
+          status:
+            type: object
+            x-kubernetes-preserve-unknown-fields: true
+`;
+
+const widget = (size: number, extra = '') => `apiVersion: example.com/v1
+kind: Widget
+metadata:
+  name: w1
+spec:
+  size: ${size}
+  color: red
+  ports:
+  - name: http
+    port: 80${extra}
+`;
+
+test('kubectl apply of a CRD, then kubectl wait for it to be established', async () => {
+  const applied = await kubectl(kapi.url, ['apply', '-f', '-'], CRD);
+  expect(applied.stderr).toBe('');
+  expect(applied.stdout.trim()).toBe('customresourcedefinition.apiextensions.k8s.io/widgets.example.com created');
+  const waited = await k('wait', '--for', 'condition=established', '--timeout=20s', 'crd/widgets.example.com');
+  expect(waited.stdout.trim()).toBe('customresourcedefinition.apiextensions.k8s.io/widgets.example.com condition met');
+  expect((await kubectl(kapi.url, ['apply', '-f', '-'], CRD)).stdout.trim()).toBe('customresourcedefinition.apiextensions.k8s.io/widgets.example.com unchanged');
+  const names = await k('api-resources', '--api-group=example.com', '--no-headers');
+  expect(names.stdout).toMatch(/^widgets\s+wd\s+example\.com\/v1\s+true\s+Widget\n$/);
+});
+
+test('kubectl apply of a custom resource twice; get shows the printer columns', async () => {
+  expect((await kubectl(kapi.url, ['apply', '-f', '-'], widget(3))).stdout.trim()).toBe('widget.example.com/w1 created');
+  expect((await kubectl(kapi.url, ['apply', '-f', '-'], widget(3))).stdout.trim()).toBe('widget.example.com/w1 unchanged');
+  expect((await kubectl(kapi.url, ['apply', '-f', '-'], widget(4))).stdout.trim()).toBe('widget.example.com/w1 configured');
+  expect((await k('get', 'widgets')).stdout).toMatch(/^NAME\s+SIZE\s+READY\s+AGE\nw1\s+4\s+\S+\n$/);
+  expect((await k('get', 'wd', 'w1', '-o', 'jsonpath={.spec.ports[0].port}')).stdout).toBe('80');
+});
+
+test('schema violations and unknown fields are refused by kubectl apply (strict field validation)', async () => {
+  const invalid = await kubectl(kapi.url, ['apply', '-f', '-'], widget(0));
+  expect(invalid.code).not.toBe(0);
+  expect(invalid.stderr).toContain('spec.size: Invalid value: 0: spec.size in body should be greater than or equal to 1');
+  const unknown = await kubectl(kapi.url, ['apply', '-f', '-'], widget(2, '\n    protocol: TCP'));
+  expect(unknown.code).not.toBe(0);
+  expect(unknown.stderr).toContain('unknown field "spec.ports[0].protocol"');
+});
+
+test('kubectl apply --server-side and kubectl patch on a custom resource; status through --subresource', async () => {
+  const ssa = await kubectl(kapi.url, ['apply', '--server-side', '-f', '-'], widget(5));
+  expect(ssa.stderr).toBe('');
+  expect(ssa.stdout.trim()).toBe('widget.example.com/w1 serverside-applied');
+  expect((await k('patch', 'widget', 'w1', '--type=merge', '-p', '{"spec":{"color":"blue"}}')).stdout.trim()).toBe('widget.example.com/w1 patched');
+  const status = await k('patch', 'widget', 'w1', '--subresource=status', '--type=merge', '-p', '{"status":{"conditions":[{"type":"Ready","status":"True"}]}}');
+  expect(status.stdout.trim()).toBe('widget.example.com/w1 patched');
+  expect((await k('get', 'widget', 'w1')).stdout).toMatch(/\nw1\s+5\s+True\s+\S+\n$/);
+});
+
+test('kubectl delete crd removes its resources and stops serving them', async () => {
+  expect((await k('delete', 'crd', 'widgets.example.com')).stdout.trim()).toBe('customresourcedefinition.apiextensions.k8s.io "widgets.example.com" deleted');
+  const gone = await k('get', 'widgets');
+  expect(gone.code).not.toBe(0);
+  expect(gone.stderr).toContain(`the server doesn't have a resource type "widgets"`);
+});

@@ -1,0 +1,234 @@
+import { eventually } from '../harness/etcd-keys';
+import { Api } from '../harness/http';
+import { startTestServer } from '../harness/server';
+
+/** CustomResourceDefinitions and the custom resources they define, as kube-apiserver serves them. */
+
+let server: Awaited<ReturnType<typeof startTestServer>>;
+let api: Api;
+const CRDS = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
+const CRONTABS = '/apis/stable.example.com/v1/namespaces/default/crontabs';
+const TABLE = 'application/json;as=Table;v=v1;g=meta.k8s.io';
+
+beforeAll(async () => {
+  server = await startTestServer();
+  api = new Api(server.url);
+});
+
+afterAll(async () => {
+  await server.close();
+});
+
+const crd = (group = 'stable.example.com', plural = 'crontabs', kind = 'CronTab', extra: Record<string, unknown> = {}) => ({
+  apiVersion: 'apiextensions.k8s.io/v1',
+  kind: 'CustomResourceDefinition',
+  metadata: { name: `${plural}.${group}` },
+  spec: {
+    group,
+    scope: 'Namespaced',
+    names: { plural, singular: kind.toLowerCase(), kind, shortNames: ['ct'] },
+    versions: [
+      {
+        name: 'v1',
+        served: true,
+        storage: true,
+        subresources: { status: {} },
+        additionalPrinterColumns: [
+          { name: 'Spec', type: 'string', jsonPath: '.spec.cronSpec' },
+          { name: 'Replicas', type: 'integer', jsonPath: '.spec.replicas' },
+          { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
+        ],
+        schema: {
+          openAPIV3Schema: {
+            type: 'object',
+            properties: {
+              spec: {
+                type: 'object',
+                required: ['cronSpec'],
+                properties: {
+                  cronSpec: { type: 'string', pattern: '^(\\d+|\\*)(/\\d+)?(\\s+(\\d+|\\*)(/\\d+)?){4}$' },
+                  image: { type: 'string' },
+                  replicas: { type: 'integer', minimum: 1, maximum: 10, default: 1 },
+                },
+              },
+              status: { type: 'object', properties: { replicas: { type: 'integer' } } },
+            },
+          },
+        },
+      },
+    ],
+    ...extra,
+  },
+});
+
+const cronTab = (name: string, spec: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
+  apiVersion: 'stable.example.com/v1',
+  kind: 'CronTab',
+  metadata: { name },
+  spec,
+  ...extra,
+});
+
+function causes(body: { details?: { causes?: { field: string; message: string }[] } }): string[] {
+  return (body.details?.causes ?? []).map((c) => `${c.field}: ${c.message}`);
+}
+
+async function established(name: string): Promise<Record<string, any>> {
+  return eventually(`${name} established`, async () => {
+    const res = await api.get(`${CRDS}/${name}`);
+    const ok = (res.body.status?.conditions ?? []).some((c: { type: string; status: string }) => c.type === 'Established' && c.status === 'True');
+    return ok ? res.body : undefined;
+  });
+}
+
+describe('a CustomResourceDefinition', () => {
+  test('is created with kube defaults and an empty status, then established with its names accepted', async () => {
+    const res = await api.post(CRDS, crd());
+    expect(res.status).toBe(201);
+    expect(res.body.spec.names.listKind).toBe('CronTabList');
+    expect(res.body.spec.conversion).toEqual({ strategy: 'None' });
+    expect(res.body.metadata.generation).toBe(1);
+    expect(res.body.status).toEqual({ acceptedNames: { plural: '', kind: '' }, storedVersions: ['v1'] });
+    const live = await established('crontabs.stable.example.com');
+    expect(live.status.acceptedNames).toEqual({ plural: 'crontabs', singular: 'crontab', shortNames: ['ct'], kind: 'CronTab', listKind: 'CronTabList' });
+    expect(live.status.conditions.map((c: { type: string; status: string; reason: string }) => `${c.type}=${c.status} ${c.reason}`)).toEqual([
+      'NamesAccepted=True NoConflicts',
+      'Established=True InitialNamesAccepted',
+    ]);
+  });
+
+  test('its resource appears in discovery, legacy and aggregated, and in OpenAPI v3', async () => {
+    const list = await api.get('/apis/stable.example.com/v1');
+    expect(list.status).toBe(200);
+    expect(list.body.resources.map((r: { name: string }) => r.name)).toEqual(['crontabs', 'crontabs/status']);
+    expect(list.body.resources[0]).toMatchObject({ kind: 'CronTab', namespaced: true, shortNames: ['ct'], singularName: 'crontab' });
+    const groups = await api.get('/apis');
+    expect(groups.body.groups.map((g: { name: string }) => g.name)).toContain('stable.example.com');
+    const doc = await api.get('/openapi/v3/apis/stable.example.com/v1');
+    expect(doc.status).toBe(200);
+    expect(doc.body.components.schemas['com.example.stable.v1.CronTab']).toMatchObject({
+      type: 'object',
+      'x-kubernetes-group-version-kind': [{ group: 'stable.example.com', kind: 'CronTab', version: 'v1' }],
+    });
+  });
+
+  test('invalid definitions are refused with kube-apiserver causes', async () => {
+    const bad = crd('example', 'widgets', 'Widget');
+    bad.metadata.name = 'wrong';
+    bad.spec.versions[0].storage = false;
+    delete (bad.spec.versions[0] as { schema?: unknown }).schema;
+    const res = await api.post(CRDS, bad);
+    expect(res.status).toBe(422);
+    expect(causes(res.body)).toEqual(
+      expect.arrayContaining([
+        'metadata.name: Invalid value: "wrong": must be spec.names.plural+"."+spec.group',
+        'spec.group: Invalid value: "example": should be a domain with at least one dot',
+        'spec.versions[0].schema.openAPIV3Schema: Required value: schemas are required',
+        expect.stringMatching(/^spec\.versions: Invalid value: .*: must have exactly one version marked as storage version$/),
+      ]),
+    );
+  });
+});
+
+describe('custom resources', () => {
+  beforeAll(async () => {
+    await established('crontabs.stable.example.com');
+  });
+
+  test('are created with schema defaults; unknown fields are dropped with a warning; status is the subresource’s', async () => {
+    const res = await api.post(CRONTABS, cronTab('nightly', { cronSpec: '0 3 * * *', image: 'busybox', extra: true }, { status: { replicas: 5 } }));
+    expect(res.status).toBe(201);
+    expect(res.body.spec).toEqual({ cronSpec: '0 3 * * *', image: 'busybox', replicas: 1 });
+    expect(res.body.status).toBeUndefined();
+    expect(res.headers.get('warning')).toContain('unknown field "spec.extra"');
+    expect(res.body.metadata.generation).toBe(1);
+  });
+
+  test('are validated against the schema: 422 naming each field', async () => {
+    const res = await api.post(CRONTABS, cronTab('bad', { cronSpec: 'every day', replicas: 11 }));
+    expect(res.status).toBe(422);
+    expect(res.body.message).toMatch(/^CronTab\.stable\.example\.com "bad" is invalid: /);
+    expect(causes(res.body)).toEqual(expect.arrayContaining([expect.stringMatching(/^spec\.cronSpec: Invalid value: "every day": spec\.cronSpec in body should match/), expect.stringMatching(/^spec\.replicas: Invalid value: 11: spec\.replicas in body should be less than or equal to 10$/)]));
+    const missing = await api.post(CRONTABS, cronTab('missing', {}));
+    expect(causes(missing.body)).toEqual(['spec.cronSpec: Required value']);
+    const strict = await api.post(`${CRONTABS}?fieldValidation=Strict`, cronTab('strict', { cronSpec: '* * * * *', nope: 1 }));
+    expect(strict.status).toBe(400);
+    expect(strict.body.message).toContain('unknown field "spec.nope"');
+  });
+
+  test('status changes only through /status; spec changes bump the generation', async () => {
+    const current = (await api.get(`${CRONTABS}/nightly`)).body;
+    const status = await api.put(`${CRONTABS}/nightly/status`, { ...current, spec: { ...current.spec, image: 'ignored' }, status: { replicas: 2 } });
+    expect(status.status).toBe(200);
+    expect(status.body.status).toEqual({ replicas: 2 });
+    expect(status.body.spec.image).toBe('busybox');
+    const main = await api.put(`${CRONTABS}/nightly`, { ...status.body, spec: { ...status.body.spec, replicas: 3 }, status: { replicas: 9 } });
+    expect(main.status).toBe(200);
+    expect(main.body.status).toEqual({ replicas: 2 });
+    expect(main.body.metadata.generation).toBe(2);
+  });
+
+  test('tables carry the additional printer columns', async () => {
+    const res = await api.get(CRONTABS, { accept: TABLE });
+    expect(res.status).toBe(200);
+    expect(res.body.columnDefinitions.map((c: { name: string; type: string }) => `${c.name}:${c.type}`)).toEqual(['Name:string', 'Spec:string', 'Replicas:integer', 'Age:date']);
+    expect(res.body.rows[0].cells.slice(0, 3)).toEqual(['nightly', '0 3 * * *', 3]);
+  });
+
+  test('server-side apply merges by the schema and reports conflicts', async () => {
+    const apply = (manager: string, spec: Record<string, unknown>, force = false) =>
+      api.request('PATCH', `${CRONTABS}/applied?fieldManager=${manager}${force ? '&force=true' : ''}`, {
+        raw: JSON.stringify(cronTab('applied', spec)),
+        contentType: 'application/apply-patch+yaml',
+      });
+    const first = await apply('alice', { cronSpec: '* * * * *', image: 'a' });
+    expect(first.status).toBe(201);
+    expect(first.body.metadata.managedFields[0]).toMatchObject({ manager: 'alice', operation: 'Apply', apiVersion: 'stable.example.com/v1' });
+    const conflict = await apply('bob', { cronSpec: '* * * * *', image: 'b' });
+    expect(conflict.status).toBe(409);
+    expect(conflict.body.message).toBe('Apply failed with 1 conflict: conflict with "alice": .spec.image');
+    expect((await apply('bob', { cronSpec: '* * * * *', image: 'b' }, true)).body.spec.image).toBe('b');
+  });
+
+  test('strategic merge patch is refused, as for every custom resource', async () => {
+    const res = await api.patch(`${CRONTABS}/nightly`, { spec: { image: 'x' } }, 'application/strategic-merge-patch+json');
+    expect(res.status).toBe(415);
+    const merge = await api.patch(`${CRONTABS}/nightly`, { spec: { image: 'x' } }, 'application/merge-patch+json');
+    expect(merge.status).toBe(200);
+    expect(merge.body.spec.image).toBe('x');
+  });
+
+  test('the garbage collector deletes what a custom resource owns', async () => {
+    const owner = (await api.get(`${CRONTABS}/nightly`)).body;
+    const owned = await api.post('/api/v1/namespaces/default/configmaps', {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'owned', ownerReferences: [{ apiVersion: 'stable.example.com/v1', kind: 'CronTab', name: 'nightly', uid: owner.metadata.uid }] },
+    });
+    expect(owned.status).toBe(201);
+    const deleted = await api.delete(`${CRONTABS}/nightly`);
+    expect(deleted.status).toBe(200);
+    expect(deleted.body.kind).toBe('CronTab');
+    await eventually('the owned configmap is collected', async () => ((await api.get('/api/v1/namespaces/default/configmaps/owned')).status === 404 ? true : undefined));
+  });
+
+  test('a restarted server serves the resource before it is ready', async () => {
+    expect((await api.post(CRONTABS, cronTab('survivor', { cronSpec: '* * * * *' }))).status).toBe(201);
+    const again = await startTestServer({ etcdPrefix: server.prefix });
+    try {
+      const res = await new Api(again.url).get(`${CRONTABS}/survivor`);
+      expect(res.status).toBe(200);
+    } finally {
+      await again.close();
+    }
+  });
+
+  test('deleting the definition deletes its resources, then the definition, and the resource is no longer served', async () => {
+    const res = await api.delete(`${CRDS}/crontabs.stable.example.com`);
+    expect(res.status).toBe(200);
+    expect(res.body.metadata.finalizers).toEqual(['customresourcecleanup.apiextensions.k8s.io']);
+    await eventually('the CRD is gone', async () => ((await api.get(`${CRDS}/crontabs.stable.example.com`)).status === 404 ? true : undefined));
+    expect((await api.get(CRONTABS)).status).toBe(404);
+    expect((await api.get('/apis/stable.example.com/v1')).status).toBe(404);
+  });
+});
