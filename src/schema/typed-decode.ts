@@ -1,10 +1,14 @@
 import { isPlainObject } from '../api/types';
-import type { ObjectNode, ScalarType, SchemaNode } from './typed-schema';
+import type { ObjectNode, ScalarType, SchemaNode, StructOrigin } from './typed-schema';
 
 /**
- * Reads a JSON value against a kind's schema as Go's strict decoder would: the first value of the
- * wrong type is a decode error (worded as encoding/json words it); fields the schema does not
- * know are collected with their paths and removed; nulls become absent fields.
+ * Reads a JSON value against a kind's schema as kube-apiserver's decoders do. Under Go-typed
+ * (proto) structs, as Go's strict decoder: the first value of the wrong type is a decode error
+ * (worded as encoding/json words it); fields the schema does not know are collected with their
+ * paths and removed; nulls become absent fields. Under a custom resource's schema (openapi), as
+ * apiextensions-apiserver's structural pruning: unknown fields are removed and reported unless the
+ * schema preserves them, a value of the wrong shape loses its fields (validation reports the type),
+ * nulls stay only where the schema is nullable or defaulted.
  */
 
 export interface DecodeReport {
@@ -61,11 +65,61 @@ function isEmptyCollection(value: unknown, node: SchemaNode): boolean {
   return false;
 }
 
+/** Whether a value has the JSON shape (object, array or neither) a schema node describes. */
+function fitsShape(value: unknown, node: SchemaNode): boolean {
+  switch (node.kind) {
+    case 'free':
+      return true;
+    case 'object':
+    case 'map':
+      return isPlainObject(value);
+    case 'list':
+      return Array.isArray(value);
+    default:
+      return !isPlainObject(value) && !Array.isArray(value);
+  }
+}
+
 class Walker {
+  /** Unknown fields of Go-typed structs (ObjectMeta's, in a custom resource), in document order. */
   readonly unknown: string[] = [];
+  /** Fields pruned by a custom resource's schema. */
+  readonly pruned: string[] = [];
   typeError: string | null = null;
 
   constructor(private readonly prune: boolean) {}
+
+  private unknownField(obj: Record<string, unknown>, key: string, path: string, origin: StructOrigin): void {
+    (origin === 'openapi' ? this.pruned : this.unknown).push(path);
+    if (this.prune) delete obj[key];
+  }
+
+  /** A custom resource's value: only pruning applies; schema validation judges the types. */
+  private customValue(value: unknown, node: SchemaNode, path: string): void {
+    if (!fitsShape(value, node)) {
+      // structural pruning walks a wrong-shaped value with no schema, which drops every field in it
+      if (!(node.kind === 'object' && node.preservesUnknown)) this.pruneAll(value, path);
+      return;
+    }
+    switch (node.kind) {
+      case 'object':
+        return this.object(value as Record<string, unknown>, node, path, path);
+      case 'map':
+        for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
+          if (v === null && !node.values.keepsNull) delete (value as Record<string, unknown>)[k];
+          else this.value(v, node.values, '', '', `${path}.${k}`, 'openapi');
+        }
+        return;
+      case 'list':
+        (value as unknown[]).forEach((item, i) => this.value(item, node.items, '', '', `${path}[${i}]`, 'openapi'));
+        return;
+    }
+  }
+
+  private pruneAll(value: unknown, path: string): void {
+    if (Array.isArray(value)) value.forEach((item, i) => this.pruneAll(item, `${path}[${i}]`));
+    else if (isPlainObject(value)) for (const key of Object.keys(value)) this.unknownField(value, key, `${path}.${key}`, 'openapi');
+  }
 
   private mismatch(value: unknown, node: SchemaNode, owner: string, namePath: string): void {
     if (this.typeError) return;
@@ -75,8 +129,10 @@ class Walker {
   }
 
   /** Checks one value; nulls decode to zero values and are fine everywhere. */
-  value(value: unknown, node: SchemaNode, owner: string, namePath: string, path: string): void {
+  value(value: unknown, node: SchemaNode, owner: string, namePath: string, path: string, origin: StructOrigin): void {
     if (this.typeError || value === null || value === undefined) return;
+    // ObjectMeta in an embedded resource is decoded as Go decodes it, type errors and all
+    if (origin === 'openapi' && !(node.kind === 'object' && node.origin === 'proto')) return this.customValue(value, node, path);
     switch (node.kind) {
       case 'scalar':
         return this.scalar(value, node.type, node, owner, namePath);
@@ -105,11 +161,11 @@ class Walker {
         return this.object(value, node, namePath, path);
       case 'map':
         if (!isPlainObject(value)) return this.mismatch(value, node, owner, namePath);
-        for (const [k, v] of Object.entries(value)) this.value(v, node.values, owner, namePath, `${path}.${k}`);
+        for (const [k, v] of Object.entries(value)) this.value(v, node.values, owner, namePath, `${path}.${k}`, 'proto');
         return;
       case 'list':
         if (!Array.isArray(value)) return this.mismatch(value, node, owner, namePath);
-        value.forEach((item, i) => this.value(item, node.items, owner, namePath, `${path}[${i}]`));
+        value.forEach((item, i) => this.value(item, node.items, owner, namePath, `${path}[${i}]`, 'proto'));
         return;
     }
   }
@@ -139,32 +195,43 @@ class Walker {
   }
 
   object(obj: Record<string, unknown>, node: ObjectNode, namePath: string, path: string, root = false): void {
+    const custom = node.origin === 'openapi';
     for (const key of Object.keys(obj)) {
       if (this.typeError) return;
       const child = path ? `${path}.${key}` : key;
       if (root && (key === 'apiVersion' || key === 'kind')) continue;
       const field = node.field(key);
       if (!field) {
-        this.unknown.push(child);
-        if (this.prune) delete obj[key];
+        if (!node.preservesUnknown) this.unknownField(obj, key, child, node.origin);
         continue;
       }
       const value = obj[key];
-      if (value === null || (this.prune && isEmptyCollection(value, field.node) && !field.facts.required)) {
+      if (value === null ? !(custom && field.node.keepsNull) : !custom && this.prune && isEmptyCollection(value, field.node) && !field.facts.required) {
         delete obj[key];
         continue;
       }
-      this.value(value, field.node, node.name, namePath ? `${namePath}.${key}` : key, child);
+      this.value(value, field.node, node.name, namePath ? `${namePath}.${key}` : key, child, node.origin);
     }
+  }
+
+  /**
+   * Under a custom resource, in kube-apiserver's order: ObjectMeta's unknown fields, then the
+   * schema's pruned paths sorted, then embedded resources' metadata.
+   */
+  report(root: ObjectNode): string[] {
+    if (root.origin === 'proto') return this.unknown;
+    const isMeta = (p: string): boolean => p.startsWith('metadata.');
+    return [...this.unknown.filter(isMeta), ...[...this.pruned].sort(), ...this.unknown.filter((p) => !isMeta(p))];
   }
 }
 
 /**
  * Checks `obj` against the kind's schema; with `prune`, unknown fields, nulls and empty optional
- * maps and lists are removed in place, as a Go decode and encode would.
+ * maps and lists are removed in place, as a Go decode and encode would (a custom resource keeps
+ * its empty maps and lists, and the nulls its schema allows).
  */
 export function typedDecode(obj: Record<string, unknown>, schema: ObjectNode, prune = true): DecodeReport {
   const walker = new Walker(prune);
   walker.object(obj, schema, '', '', true);
-  return { unknown: walker.unknown, typeError: walker.typeError };
+  return { unknown: walker.report(schema), typeError: walker.typeError };
 }

@@ -1,7 +1,7 @@
 import { jsonEqual } from '../api/deep-equal';
 import { isPlainObject, setOwn } from '../api/types';
 import { child, elements, fieldElement, FieldSet, keyElement, rootPath, valueElement, type FieldPath } from './field-set';
-import type { SchemaNode } from './typed-schema';
+import type { ObjectNode, SchemaNode } from './typed-schema';
 
 /**
  * The operations of server-side apply over plain JSON values and a schema: the set of fields a
@@ -24,10 +24,31 @@ function isLeaf(node: SchemaNode): boolean {
   }
 }
 
+/**
+ * structured-merge-diff's __untyped_deduced_, the type of fields a schema keeps without declaring
+ * them (x-kubernetes-preserve-unknown-fields): an object is merged key by key, anything else is
+ * one value.
+ */
+const DEDUCED: ObjectNode = {
+  kind: 'object',
+  atomic: false,
+  preservesUnknown: true,
+  origin: 'openapi',
+  name: '__untyped_deduced_',
+  fullName: '__untyped_deduced_',
+  field: () => null,
+  fieldNames: () => [],
+};
+
 function childNode(node: SchemaNode, key: string): SchemaNode | null {
-  if (node.kind === 'object') return node.field(key)?.node ?? null;
+  if (node.kind === 'object') return node.field(key)?.node ?? (node.preservesUnknown ? DEDUCED : null);
   if (node.kind === 'map') return node.values;
   return null;
+}
+
+/** A map's entries and an object's undeclared fields are members of their own in a field set. */
+function isElement(node: SchemaNode, key: string): boolean {
+  return node.kind === 'map' || (node.kind === 'object' && node.field(key) === null);
 }
 
 function itemElement(node: Extract<SchemaNode, { kind: 'list' }>, item: unknown): string {
@@ -57,7 +78,7 @@ export function fieldSetOf(value: unknown, node: SchemaNode, path: FieldPath = r
     if (!sub) continue;
     const p = child(path, fieldElement(key));
     fieldSetOf(v, sub, p, into);
-    if (v === null || isEmptyObject(v) || node.kind === 'map') into.insert(p);
+    if (v === null || isEmptyObject(v) || isElement(node, key)) into.insert(p);
   }
   return into;
 }

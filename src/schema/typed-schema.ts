@@ -5,19 +5,57 @@ import { FIELD_FACTS, type FieldFacts } from './field-facts';
 
 /**
  * The typed view of a kind that decoding, field validation, pruning, strategic merge and
- * server-side apply walk: built from the .proto messages (structure) and the field facts
- * (list and map semantics, required fields, enums).
+ * server-side apply walk: for built-in kinds, built from the .proto messages (structure) and the
+ * field facts (list and map semantics, required fields, enums); for custom resources, from the
+ * CRD's OpenAPI schema (openapi-typed-schema.ts).
  */
 
 export type ScalarType = 'string' | 'int32' | 'int64' | 'number' | 'boolean' | 'bytes';
 
-export type SchemaNode =
+export type SchemaNode = (
   | { kind: 'scalar'; type: ScalarType }
   /** Values whose JSON is a string or number of their own syntax, or free-form JSON. */
   | { kind: 'time' | 'duration' | 'int-or-string' | 'quantity' | 'free' }
   | ObjectNode
   | { kind: 'map'; values: SchemaNode; atomic: boolean }
-  | { kind: 'list'; items: SchemaNode; listType: 'atomic' | 'set' | 'map'; keys: string[] };
+  | { kind: 'list'; items: SchemaNode; listType: 'atomic' | 'set' | 'map'; keys: string[] }
+) &
+  NullPolicy;
+
+export interface NullPolicy {
+  /**
+   * Under a custom resource's schema, a null here survives decoding: the schema says `nullable`,
+   * or has a `default` that defaulting puts in its place. Other nulls are dropped, as
+   * kube-apiserver's PruneNonNullableNullsWithoutDefaults does; Go-typed fields never keep one.
+   */
+  readonly keepsNull?: true;
+}
+
+/**
+ * Where a struct's structure comes from. 'proto': a Go struct, whose decoding fails on a value of
+ * the wrong type. 'openapi': a CRD's structural schema, whose decoding only prunes (a wrong type
+ * is schema validation's 422), keeps nulls where the schema allows them, and keeps empty maps and
+ * lists (there is no omitempty).
+ */
+export type StructOrigin = 'proto' | 'openapi';
+
+export interface ObjectNode extends NullPolicy {
+  readonly kind: 'object';
+  /** +structType=atomic (x-kubernetes-map-type: atomic): replaced whole, never merged field by field. */
+  readonly atomic: boolean;
+  /**
+   * x-kubernetes-preserve-unknown-fields: fields the schema does not declare are kept (neither
+   * pruned nor reported), and server-side apply tracks them as structured-merge-diff's deduced type.
+   */
+  readonly preservesUnknown: boolean;
+  readonly origin: StructOrigin;
+  /** The Go struct name, as decoding errors name it (e.g. "PodSpec"); a custom resource's kind. */
+  readonly name: string;
+  readonly fullName: string;
+  /** A declared field (an inlined struct's too), or null. */
+  field(name: string): FieldSchema | null;
+  fieldNames(): string[];
+}
 
 export interface FieldSchema {
   name: string;
@@ -51,8 +89,11 @@ const SCALARS: Record<string, ScalarType> = {
   bytes: 'bytes',
 };
 
-export class ObjectNode {
+/** The object node of a protobuf message. */
+class MessageNode implements ObjectNode {
   readonly kind = 'object';
+  readonly preservesUnknown = false;
+  readonly origin = 'proto';
   private readonly cache = new Map<string, FieldSchema | null>();
 
   constructor(
@@ -61,7 +102,6 @@ export class ObjectNode {
     readonly atomic: boolean,
   ) {}
 
-  /** The Go struct name, as decoding errors name it (e.g. "PodSpec"). */
   get name(): string {
     return this.type.name;
   }
@@ -100,13 +140,13 @@ export class ObjectNode {
   }
 }
 
-const objectNodes = new Map<string, ObjectNode>();
+const objectNodes = new Map<string, MessageNode>();
 
-function objectNode(type: Type, atomic: boolean): ObjectNode {
+function objectNode(type: Type, atomic: boolean): MessageNode {
   const key = `${type.fullName}|${atomic}`;
   let node = objectNodes.get(key);
   if (!node) {
-    node = new ObjectNode(type, atomic);
+    node = new MessageNode(type, atomic);
     objectNodes.set(key, node);
   }
   return node;
@@ -142,4 +182,9 @@ function fieldNode(field: Field, facts: FieldFacts): SchemaNode {
 export function kindSchema(gvk: GroupVersionKind): ObjectNode | null {
   const type = lookupMessage(gvk);
   return type ? objectNode(type, false) : null;
+}
+
+/** metav1.ObjectMeta: the metadata of every object, custom resources' and embedded resources' too. */
+export function objectMetaSchema(): ObjectNode {
+  return kindSchema({ group: 'meta.k8s.io', version: 'v1', kind: 'ObjectMeta' })!;
 }
