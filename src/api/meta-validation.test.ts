@@ -3,8 +3,8 @@ import { validateAnnotations, validateLabelSelector, validateLabels, validateObj
 import { nameIsDnsSubdomain } from './name-validation';
 import type { ObjectMeta } from './types';
 
-const namespaced = { namespaced: true, validateName: nameIsDnsSubdomain };
-const clusterScoped = { namespaced: false, validateName: nameIsDnsSubdomain };
+const namespaced = { namespaced: true, validateName: nameIsDnsSubdomain, kubeFinalizerNames: true };
+const clusterScoped = { namespaced: false, validateName: nameIsDnsSubdomain, kubeFinalizerNames: true };
 const messages = (errs: FieldErrorList): string[] => errs.map(fieldErrorMessage);
 
 const SUBDOMAIN_MSG =
@@ -46,6 +46,8 @@ describe('validateObjectMeta (create)', () => {
 
   test('finalizers: qualified names, then the kube name check with an index', () => {
     expect(validateObjectMeta({ name: 'a', finalizers: ['kubernetes', 'orphan', 'example.com/x'] }, clusterScoped)).toEqual([]);
+    // apimachinery's ValidateObjectMeta (CRDs, custom resources) takes any qualified name.
+    expect(validateObjectMeta({ name: 'a', finalizers: ['customresourcecleanup.apiextensions.k8s.io'] }, { ...clusterScoped, kubeFinalizerNames: false })).toEqual([]);
     expect(messages(validateObjectMeta({ name: 'a', finalizers: ['example.com/x', 'custom'] }, clusterScoped))).toEqual([
       'metadata.finalizers[1]: Invalid value: "custom": name is neither a standard finalizer name nor is it fully qualified',
     ]);
@@ -138,36 +140,36 @@ describe('validateObjectMetaUpdate', () => {
   const prev: ObjectMeta = { name: 'a', namespace: 'ns', uid: 'u1', resourceVersion: '5', generation: 2, creationTimestamp: '2024-01-01T00:00:00Z' };
 
   test('an unchanged object passes', () => {
-    expect(validateObjectMetaUpdate({ ...prev }, prev)).toEqual([]);
+    expect(validateObjectMetaUpdate({ ...prev }, prev, true)).toEqual([]);
   });
 
   test('resourceVersion must be given, generation may not go down', () => {
-    expect(messages(validateObjectMetaUpdate({ ...prev, resourceVersion: '', generation: 1 }, prev))).toEqual([
+    expect(messages(validateObjectMetaUpdate({ ...prev, resourceVersion: '', generation: 1 }, prev, true))).toEqual([
       'metadata.resourceVersion: Invalid value: "": must be specified for an update',
       'metadata.generation: Invalid value: 1: must not be decremented',
     ]);
   });
 
   test('immutable fields', () => {
-    expect(messages(validateObjectMetaUpdate({ ...prev, name: 'b', uid: undefined }, prev))).toEqual([
+    expect(messages(validateObjectMetaUpdate({ ...prev, name: 'b', uid: undefined }, prev, true))).toEqual([
       'metadata.name: Invalid value: "b": field is immutable',
       'metadata.uid: Invalid value: "": field is immutable',
     ]);
-    expect(messages(validateObjectMetaUpdate({ ...prev, deletionGracePeriodSeconds: 30 }, prev))).toEqual([
+    expect(messages(validateObjectMetaUpdate({ ...prev, deletionGracePeriodSeconds: 30 }, prev, true))).toEqual([
       'metadata.deletionGracePeriodSeconds: Invalid value: 30: field is immutable',
     ]);
   });
 
   test('no new finalizers once deleting', () => {
     const deleting = { ...prev, deletionTimestamp: '2024-01-02T00:00:00Z', finalizers: ['example.com/a'] };
-    expect(messages(validateObjectMetaUpdate({ ...deleting, finalizers: ['example.com/a', 'example.com/c', 'example.com/b', 'example.com/c'] }, deleting))).toEqual([
+    expect(messages(validateObjectMetaUpdate({ ...deleting, finalizers: ['example.com/a', 'example.com/c', 'example.com/b', 'example.com/c'] }, deleting, true))).toEqual([
       'metadata.finalizers: Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers []string{"example.com/b", "example.com/c"}',
     ]);
-    expect(validateObjectMetaUpdate({ ...deleting, finalizers: [] }, deleting)).toEqual([]);
+    expect(validateObjectMetaUpdate({ ...deleting, finalizers: [] }, deleting, true)).toEqual([]);
   });
 
   test('on update only the kube finalizer name check runs', () => {
-    expect(messages(validateObjectMetaUpdate({ ...prev, finalizers: ['custom', 'orphan', 'foregroundDeletion'] }, prev))).toEqual([
+    expect(messages(validateObjectMetaUpdate({ ...prev, finalizers: ['custom', 'orphan', 'foregroundDeletion'] }, prev, true))).toEqual([
       'metadata.finalizers[0]: Invalid value: "custom": name is neither a standard finalizer name nor is it fully qualified',
     ]);
   });

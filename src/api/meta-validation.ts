@@ -113,6 +113,8 @@ function validateOwnerReferences(meta: ObjectMeta, path: string): FieldErrorList
 export interface MetaRules {
   namespaced: boolean;
   validateName: NameValidator;
+  /** core/validation's ValidateObjectMeta (every built-in kind but CRDs): finalizers without a domain must be standard ones. */
+  kubeFinalizerNames: boolean;
 }
 
 /** ValidateObjectMeta: the checks common to every object on create. */
@@ -140,7 +142,7 @@ export function validateObjectMeta(meta: ObjectMeta, rules: MetaRules, path = 'm
   errs.push(...validateAnnotations(meta.annotations, `${path}.annotations`));
   errs.push(...validateOwnerReferences(meta, `${path}.ownerReferences`));
   errs.push(...validateFinalizers(meta.finalizers, `${path}.finalizers`));
-  errs.push(...validateKubeFinalizerNames(meta.finalizers, `${path}.finalizers`));
+  if (rules.kubeFinalizerNames) errs.push(...validateKubeFinalizerNames(meta.finalizers, `${path}.finalizers`));
   return errs;
 }
 
@@ -150,7 +152,7 @@ function immutable(errs: FieldErrorList, path: string, next: unknown, prev: unkn
 }
 
 /** ValidateObjectMetaUpdate: what no update may change. */
-export function validateObjectMetaUpdate(next: ObjectMeta, prev: ObjectMeta, path = 'metadata'): FieldErrorList {
+export function validateObjectMetaUpdate(next: ObjectMeta, prev: ObjectMeta, kubeFinalizerNames: boolean, path = 'metadata'): FieldErrorList {
   const errs: FieldErrorList = [];
   if (prev.deletionTimestamp) {
     // sets.NewString(...).Difference(...).List(): unique and sorted.
@@ -177,6 +179,6 @@ export function validateObjectMetaUpdate(next: ObjectMeta, prev: ObjectMeta, pat
   errs.push(...validateLabels(next.labels, `${path}.labels`));
   errs.push(...validateAnnotations(next.annotations, `${path}.annotations`));
   errs.push(...validateOwnerReferences(next, `${path}.ownerReferences`));
-  errs.push(...validateKubeFinalizerNames(next.finalizers, `${path}.finalizers`));
+  if (kubeFinalizerNames) errs.push(...validateKubeFinalizerNames(next.finalizers, `${path}.finalizers`));
   return errs;
 }

@@ -223,7 +223,7 @@ export class GenericStore {
   private validateCreate(obj: KubeObject): void {
     const { strategy } = this.def;
     const errs: FieldErrorList = [
-      ...validateObjectMeta(obj.metadata, { namespaced: this.def.namespaced, validateName: strategy.validateName }),
+      ...validateObjectMeta(obj.metadata, { namespaced: this.def.namespaced, validateName: strategy.validateName, kubeFinalizerNames: strategy.kubeFinalizerNames }),
       ...strategy.validate(obj),
       ...validateAgainstSchema(this.def, obj),
     ];
@@ -290,7 +290,7 @@ export class GenericStore {
       }
     }
     const errs: FieldErrorList = [
-      ...validateObjectMetaUpdate(meta, old),
+      ...validateObjectMetaUpdate(meta, old, strategy.kubeFinalizerNames),
       ...(mainRules ? [...strategy.validate(next), ...strategy.validateUpdate(next, prev)] : []),
       ...validateAgainstSchema(this.def, next),
     ];

@@ -69,7 +69,7 @@ function scaleOf(obj: KubeObject, facts: ScaleFacts): KubeObject {
 
 /** ValidateScale. */
 function validateScale(scale: KubeObject, namespaced: boolean): FieldErrorList {
-  const errs = validateObjectMeta(scale.metadata, { namespaced, validateName: nameIsDnsSubdomain });
+  const errs = validateObjectMeta(scale.metadata, { namespaced, validateName: nameIsDnsSubdomain, kubeFinalizerNames: true });
   const replicas = replicasAt(scale, ['spec', 'replicas']);
   if (replicas < 0) errs.push(field.invalid('spec.replicas', replicas, 'must be greater than or equal to 0'));
   return errs;

@@ -10,6 +10,11 @@ import type { GarbageCollectionPolicy, PropagationOptions } from './deletion-fin
 export interface Strategy {
   /** The rule for metadata.name (and generateName). */
   validateName: NameValidator;
+  /**
+   * Objects are validated by core's ValidateObjectMeta, which allows only the standard finalizer
+   * names without a domain; CRDs and custom resources get apimachinery's, which allows any qualified name.
+   */
+  kubeFinalizerNames: boolean;
   /** PUT of an absent object creates it. */
   allowCreateOnUpdate: boolean;
   /** PUT without metadata.resourceVersion overwrites whatever is stored. */
@@ -52,6 +57,7 @@ export function specOf(obj: KubeObject): Record<string, unknown> {
 
 export const defaultStrategy: Strategy = {
   validateName: nameIsDnsSubdomain,
+  kubeFinalizerNames: true,
   allowCreateOnUpdate: false,
   allowUnconditionalUpdate: true,
   tracksGeneration: false,

@@ -50,6 +50,7 @@ function customResource(view: CrdView, version: CrdVersion): ResourceDefinition 
     returnDeletedObject: true,
     printerColumns: customResourceColumns(version.printerColumns as unknown as AdditionalPrinterColumn[]),
     strategy: strategy({
+      kubeFinalizerNames: false,
       tracksGeneration: true,
       prepareForCreate: (obj: KubeObject) => {
         if (version.hasStatus) delete obj.status;

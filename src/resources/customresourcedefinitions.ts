@@ -275,6 +275,7 @@ export const customresourcedefinitions = defineResource({
   subresources: ['status'],
   storagePath: `${CRD_GROUP}/customresourcedefinitions`,
   strategy: strategy({
+    kubeFinalizerNames: false,
     validateName: nameIsDnsSubdomain,
     tracksGeneration: true,
     prepareForCreate: prepareCrdForCreate,

@@ -1,4 +1,4 @@
-import { applySchemaDefaults, pruneNonNullableNullsWithoutDefaults } from './custom-defaults';
+import { applySchemaDefaults } from './custom-defaults';
 import type { JSONSchemaProps } from './json-schema-props';
 
 // Cases after apiextensions-apiserver's pkg/apiserver/schema/defaulting algorithm_test.go.
@@ -75,20 +75,4 @@ describe('applySchemaDefaults', () => {
   });
 });
 
-describe('pruneNonNullableNullsWithoutDefaults', () => {
-  it('drops nulls the schema neither allows nor defaults, keeping list items', () => {
-    const schema: JSONSchemaProps = {
-      type: 'object',
-      properties: {
-        a: { type: 'string' },
-        b: { type: 'string', nullable: true },
-        c: { type: 'string', default: 'x' },
-        list: { type: 'array', items: { type: 'object', properties: { d: { type: 'string' } } } },
-        map: { type: 'object', additionalProperties: { type: 'string' } },
-      },
-    };
-    const obj = { a: null, b: null, c: null, unknown: null, list: [null, { d: null }], map: { k: null } };
-    pruneNonNullableNullsWithoutDefaults(schema, obj);
-    expect(obj).toEqual({ b: null, c: null, unknown: null, list: [null, {}], map: {} });
-  });
-});
+

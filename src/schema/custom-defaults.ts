@@ -2,9 +2,8 @@ import type { JSONSchemaProps } from './json-schema-props';
 
 /**
  * Structural defaulting of custom resources, as apiextensions-apiserver's
- * `pkg/apiserver/schema/defaulting` does it. kube runs pruneNonNullableNullsWithoutDefaults while
- * decoding, right after pruning unknown fields (and only when it prunes), then
- * applySchemaDefaults; both change the object in place. Defaults only come from `properties`,
+ * `pkg/apiserver/schema/defaulting` does it, after decoding has pruned unknown fields and the nulls
+ * no schema allows (typed-decode.ts); it changes the object in place. Defaults only come from `properties`,
  * `additionalProperties` and `items`: structural schemas allow none under allOf/anyOf/oneOf/not.
  */
 
@@ -12,30 +11,7 @@ type JSONObject = Record<string, unknown>;
 
 const isObject = (v: unknown): v is JSONObject => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** The schema of a field: its property, else the additionalProperties schema. */
-function fieldSchema(s: JSONSchemaProps | undefined, key: string): JSONSchemaProps | undefined {
-  if (!s) return undefined;
-  if (s.properties && Object.hasOwn(s.properties, key)) return s.properties[key];
-  return typeof s.additionalProperties === 'object' ? s.additionalProperties : undefined;
-}
-
 const isNonNullableNull = (v: unknown, s: JSONSchemaProps | undefined): s is JSONSchemaProps => v === null && !!s && !s.nullable;
-
-/**
- * Removes null fields whose schema neither allows null nor has a default (a null with a default
- * is left for applySchemaDefaults to replace). Null list items are kept.
- */
-export function pruneNonNullableNullsWithoutDefaults(schema: JSONSchemaProps | undefined, x: unknown): void {
-  if (Array.isArray(x)) {
-    for (const item of x) pruneNonNullableNullsWithoutDefaults(schema?.items, item);
-  } else if (isObject(x)) {
-    for (const [key, value] of Object.entries(x)) {
-      const s = fieldSchema(schema, key);
-      if (isNonNullableNull(value, s) && s.default === undefined) delete x[key];
-      else pruneNonNullableNullsWithoutDefaults(s, value);
-    }
-  }
-}
 
 /**
  * Fills each missing property that has a default, and each null one whose schema does not allow

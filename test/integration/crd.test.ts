@@ -140,7 +140,7 @@ describe('custom resources', () => {
     expect(res.status).toBe(201);
     expect(res.body.spec).toEqual({ cronSpec: '0 3 * * *', image: 'busybox', replicas: 1 });
     expect(res.body.status).toBeUndefined();
-    expect(res.headers.get('warning')).toContain('unknown field "spec.extra"');
+    expect(res.headers.get('warning')).toContain('unknown field \\"spec.extra\\"');
     expect(res.body.metadata.generation).toBe(1);
   });
 
