@@ -21,7 +21,7 @@ function runFlow(): Promise<Record<string, any>> {
   });
 }
 
-test('@kubernetes/client-node: create, read, list, replace with conflict, delete', async () => {
+test('@kubernetes/client-node: create, read, list, replace with conflict, delete; a CRD and its custom objects', async () => {
   const report = await runFlow();
   expect(report.created.name).toBe('settings');
   expect(report.read).toEqual({ data: { mode: 'fast' }, resourceVersion: report.created.resourceVersion });
@@ -37,4 +37,5 @@ test('@kubernetes/client-node: create, read, list, replace with conflict, delete
   expect(report.deployment).toEqual({ generation: 1, replicas: 2, strategy: 'RollingUpdate' });
   expect(report.afterDelete.code).toBe(404);
   expect(report.afterDelete.body.reason).toBe('NotFound');
+  expect(report.custom).toMatchObject({ level: 1, listed: ['g1'], listKind: 'GadgetList', invalid: { code: 422, body: { reason: 'Invalid' } } });
 });
