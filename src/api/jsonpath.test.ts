@@ -1,4 +1,5 @@
-import { findResults, goFloatText, goJsonMarshal, JsonPathEvalError, JsonPathParseError, parseJsonPath, printResult } from './jsonpath';
+import { goJsonMarshal } from './go-json';
+import { findResults, goFloatText, JsonPathEvalError, JsonPathParseError, parseJsonPath, printResult } from './jsonpath';
 
 const pod = {
   metadata: {

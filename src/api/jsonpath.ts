@@ -4,6 +4,8 @@
  * decoding would hold them: integral numbers inside int64 are int64, the rest float64.
  */
 
+import { goJsonMarshal } from './go-json';
+
 export interface SliceParam {
   value: number;
   known: boolean;
@@ -642,18 +644,6 @@ export function goFloatText(n: number): string {
   return String(n);
 }
 
-/** encoding/json's Marshal of decoded JSON: keys sorted, HTML characters escaped. */
-export function goJsonMarshal(value: unknown): string {
-  const sorted = (v: unknown): unknown => {
-    if (Array.isArray(v)) return v.map(sorted);
-    if (typeof v !== 'object' || v === null) return v;
-    const out: Record<string, unknown> = {};
-    for (const k of Object.keys(v).sort()) out[k] = sorted((v as Record<string, unknown>)[k]);
-    return out;
-  };
-  const escapes: Record<string, string> = { '<': '\\u003c', '>': '\\u003e', '&': '\\u0026', '\u2028': '\\u2028', '\u2029': '\\u2029' };
-  return JSON.stringify(sorted(value)).replace(/[<>&\u2028\u2029]/g, (c) => escapes[c]);
-}
 
 /** PrintResults of one value: maps and arrays as JSON, anything else as fmt prints it. */
 export function printResult(value: unknown): string {

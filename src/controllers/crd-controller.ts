@@ -7,6 +7,7 @@ import { customResourceDefinitions } from '../resources/custom-resources';
 import { CLEANUP_FINALIZER, crdView, setCrdCondition, type CrdView } from '../resources/customresourcedefinitions';
 import { everything } from '../storage/interfaces';
 import type { ControllerLog } from './namespace-controller';
+import { WorkQueue } from './work-queue';
 
 const RETRY_MS = 1000;
 
@@ -29,11 +30,8 @@ export type ServeResource = (defs: ResourceDefinition[]) => Promise<ServedResour
  */
 export class CrdController {
   private readonly served = new Map<string, { key: string; resource: ServedResource }>();
-  private readonly pending = new Set<string>();
+  private readonly queue: WorkQueue;
   private stopped = false;
-  private draining = false;
-  private again = false;
-  private timer: NodeJS.Timeout | null = null;
   private stopWatch: (() => void) | null = null;
 
   constructor(
@@ -42,18 +40,31 @@ export class CrdController {
     private readonly serve: ServeResource,
     private readonly onServed: (stores: GenericStore[], served: boolean) => void,
     private readonly log: ControllerLog,
-  ) {}
+  ) {
+    this.queue = new WorkQueue(
+      (name) => this.sync(name),
+      (name, err) => this.log(`CRD controller: ${name} failed; retrying`, err),
+      RETRY_MS,
+    );
+  }
 
   /** Serves every CRD already stored, then follows their changes. */
   async start(): Promise<void> {
     const list = await this.crds.list('', { resourceVersion: '', match: '', predicate: everything });
-    for (const crd of list.items) await this.sync(crd.metadata.name!).catch((err: unknown) => this.retryLater(crd.metadata.name!, err));
+    for (const crd of list.items) {
+      const name = crd.metadata.name!;
+      const done = await this.sync(name).catch((err: unknown) => {
+        this.log(`CRD controller: ${name} failed; retrying`, err);
+        return false;
+      });
+      if (!done) this.queue.add(name);
+    }
     const channel = await this.crds.watch('', { resourceVersion: list.metadata.resourceVersion ?? '', predicate: everything });
     this.stopWatch = () => channel.close();
     void (async () => {
       try {
         for await (const item of channel) {
-          if (item.type === 'ADDED' || item.type === 'MODIFIED' || item.type === 'DELETED') this.enqueue(item.object.metadata.name!);
+          if (item.type === 'ADDED' || item.type === 'MODIFIED' || item.type === 'DELETED') this.queue.add(item.object.metadata.name!);
         }
       } catch (err) {
         if (this.stopped) return;
@@ -66,45 +77,9 @@ export class CrdController {
   stop(): void {
     this.stopped = true;
     this.stopWatch?.();
-    if (this.timer) clearTimeout(this.timer);
+    this.queue.stop();
     for (const { resource } of this.served.values()) resource.close();
     this.served.clear();
-  }
-
-  private enqueue(name: string): void {
-    this.pending.add(name);
-    this.schedule(0);
-  }
-
-  private retryLater(name: string, err: unknown): void {
-    this.log(`CRD controller: ${name} failed; retrying`, err);
-    this.pending.add(name);
-    this.schedule(RETRY_MS);
-  }
-
-  private schedule(delayMs: number): void {
-    if (this.draining && delayMs === 0) this.again = true;
-    if (this.timer || this.draining || this.stopped) return;
-    this.timer = setTimeout(() => {
-      this.timer = null;
-      void this.drain();
-    }, delayMs);
-  }
-
-  private async drain(): Promise<void> {
-    this.draining = true;
-    this.again = false;
-    for (const name of [...this.pending]) {
-      if (this.stopped) break;
-      this.pending.delete(name);
-      try {
-        await this.sync(name);
-      } catch (err) {
-        this.retryLater(name, err);
-      }
-    }
-    this.draining = false;
-    if (this.again || this.pending.size > 0) this.schedule(this.again ? 0 : RETRY_MS);
   }
 
   private async current(name: string): Promise<KubeObject | null> {
@@ -116,21 +91,19 @@ export class CrdController {
     }
   }
 
-  /** Brings what is served for one CRD in line with the stored object. */
-  private async sync(name: string): Promise<void> {
+  /** Brings what is served for one CRD in line with the stored object; false while its cleanup is not done. */
+  private async sync(name: string): Promise<boolean> {
     const crd = await this.current(name);
     if (!crd) {
       this.unserve(name);
-      return;
+      return true;
     }
-    if (crd.metadata.deletionTimestamp) {
-      await this.cleanUp(crd);
-      return;
-    }
+    if (crd.metadata.deletionTimestamp) return this.cleanUp(crd);
     const view = crdView(crd);
     const conflict = this.nameConflict(view);
     if (!conflict) await this.ensureServed(view, crd);
     await this.reportNames(crd, view, conflict);
+    return true;
   }
 
   /** The served definitions follow from the spec alone: when it changes, the stores are rebuilt. */
@@ -207,9 +180,9 @@ export class CrdController {
    * cleanup finalizer goes and with it the CRD. Until then the resource stays served, so that
    * its objects' own finalizers can still be removed.
    */
-  private async cleanUp(crd: KubeObject): Promise<void> {
+  private async cleanUp(crd: KubeObject): Promise<boolean> {
     const name = crd.metadata.name!;
-    if (!(crd.metadata.finalizers ?? []).includes(CLEANUP_FINALIZER)) return;
+    if (!(crd.metadata.finalizers ?? []).includes(CLEANUP_FINALIZER)) return true;
     const store = this.served.get(name)?.resource.stores[0];
     if (store) {
       const next = structuredClone(crd);
@@ -224,11 +197,8 @@ export class CrdController {
           if (!(isStatusError(err) && err.code === 404)) throw err;
         }
       }
-      if ((await store.list('', all)).items.length > 0) {
-        this.pending.add(name);
-        this.schedule(RETRY_MS);
-        return;
-      }
+      // Objects held by finalizers of their own: their owners' controllers must let go first.
+      if ((await store.list('', all)).items.length > 0) return false;
     }
     this.unserve(name);
     try {
@@ -244,6 +214,7 @@ export class CrdController {
     } catch (err) {
       if (!(isStatusError(err) && err.code === 404)) throw err;
     }
+    return true;
   }
 }
 

@@ -5,6 +5,7 @@ import type { ResourceRegistry } from '../registry/resource-registry';
 import { everything } from '../storage/interfaces';
 import { NAMESPACE_FINALIZER, namespaceFinalizers } from '../resources/namespaces';
 import { updatedConditions, type ContentTotals, type NamespaceCondition } from './namespace-conditions';
+import { WorkQueue } from './work-queue';
 
 export interface ControllerLog {
   (message: string, err?: unknown): void;
@@ -18,18 +19,20 @@ const RETRY_MS = 1000;
  */
 export class NamespaceController {
   private stopped = false;
-  private readonly pending = new Set<string>();
-  private timer: NodeJS.Timeout | null = null;
-  /** One pass at a time; a namespace change during a pass asks for another right after it. */
-  private draining = false;
-  private again = false;
+  private readonly queue: WorkQueue;
   private stopWatch: (() => void) | null = null;
 
   constructor(
     private readonly registry: ResourceRegistry,
     private readonly namespaces: GenericStore,
     private readonly log: ControllerLog,
-  ) {}
+  ) {
+    this.queue = new WorkQueue(
+      (name) => this.finalize(name),
+      (name, err) => this.log(`namespace controller: finalizing ${name} failed`, err),
+      RETRY_MS,
+    );
+  }
 
   async start(): Promise<void> {
     const channel = await this.namespaces.watch('', { resourceVersion: '', predicate: everything });
@@ -51,38 +54,11 @@ export class NamespaceController {
   stop(): void {
     this.stopped = true;
     this.stopWatch?.();
-    if (this.timer) clearTimeout(this.timer);
+    this.queue.stop();
   }
 
   private observe(ns: KubeObject): void {
-    if (ns.metadata.deletionTimestamp && namespaceFinalizers(ns).includes(NAMESPACE_FINALIZER)) {
-      this.pending.add(ns.metadata.name!);
-      this.schedule(0);
-    }
-  }
-
-  private schedule(delayMs: number): void {
-    if (this.draining && delayMs === 0) this.again = true;
-    if (this.timer || this.draining || this.stopped) return;
-    this.timer = setTimeout(() => {
-      this.timer = null;
-      void this.drain();
-    }, delayMs);
-  }
-
-  private async drain(): Promise<void> {
-    this.draining = true;
-    this.again = false;
-    for (const name of [...this.pending]) {
-      if (this.stopped) break;
-      try {
-        if (await this.finalize(name)) this.pending.delete(name);
-      } catch (err) {
-        this.log(`namespace controller: finalizing ${name} failed`, err);
-      }
-    }
-    this.draining = false;
-    if (this.pending.size > 0) this.schedule(this.again ? 0 : RETRY_MS);
+    if (ns.metadata.deletionTimestamp && namespaceFinalizers(ns).includes(NAMESPACE_FINALIZER)) this.queue.add(ns.metadata.name!);
   }
 
   private namespacedStores(): GenericStore[] {

@@ -1,4 +1,5 @@
 import { StatusError } from '../api/errors';
+import { goJsonMarshal } from '../api/go-json';
 import { apiVersionOf, type KubeObject, type ManagedFieldsEntry, type StatusCause } from '../api/types';
 import { child, elements, fieldElement, FieldSet, type FieldPath } from '../schema/field-set';
 import { compare, fieldSetOf, merge, removePaths } from '../schema/typed-ops';
@@ -38,24 +39,13 @@ const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
 /** The manager `kubectl apply --server-side` uses unless told otherwise. */
 const KUBECTL = 'kubectl';
 
-/** Go's encoding of a map: keys sorted, compact, newline-terminated. */
-function goJson(value: unknown): string {
-  const sorted = (v: unknown): unknown => {
-    if (Array.isArray(v)) return v.map(sorted);
-    if (typeof v !== 'object' || v === null) return v;
-    const out: Record<string, unknown> = {};
-    for (const k of Object.keys(v).sort()) out[k] = sorted((v as Record<string, unknown>)[k]);
-    return out;
-  };
-  return `${JSON.stringify(sorted(value))}\n`;
-}
-
 /** buildLastApplied: the applied configuration without the annotation itself. */
 function lastAppliedOf(config: KubeObject): string {
   const copy = structuredClone(config);
   const annotations = copy.metadata.annotations;
   if (annotations) delete annotations[LAST_APPLIED];
-  return goJson(copy);
+  // runtime.Encode with the unstructured JSON scheme: encoding/json's Encoder, so newline-terminated.
+  return `${goJsonMarshal(copy)}\n`;
 }
 
 function pathOf(parts: string[]): FieldPath {
