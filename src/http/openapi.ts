@@ -23,6 +23,14 @@ const PATCH_TYPES = [
   'application/apply-patch+yaml',
 ];
 
+/**
+ * Kinds with a schema of their own (custom resources, CRDs) have no strategic merge schema. kubectl
+ * reads this list to choose its patch type, so it must not offer what the server refuses.
+ */
+function patchTypesOf(def: ResourceDefinition): string[] {
+  return def.ownSchema ? PATCH_TYPES.filter((t) => t !== 'application/strategic-merge-patch+json') : PATCH_TYPES;
+}
+
 function queryParam(name: string, type: string, description: string): Record<string, unknown> {
   return { name, in: 'query', description, schema: { type, uniqueItems: true } };
 }
@@ -166,7 +174,7 @@ function v3Operation(def: ResourceDefinition, op: OperationSpec, kind: GroupVers
   }
   if (op.action === 'patch') {
     operation.requestBody = {
-      content: Object.fromEntries(PATCH_TYPES.map((t) => [t, { schema: { $ref: '#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.Patch' } }])),
+      content: Object.fromEntries(patchTypesOf(def).map((t) => [t, { schema: { $ref: '#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.Patch' } }])),
       required: true,
     };
   }

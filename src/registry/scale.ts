@@ -21,7 +21,10 @@ export interface ScaleFacts {
   specReplicasPath: string[];
   /** The observed replicas. */
   statusReplicasPath: string[];
-  /** A metav1.LabelSelector, which the Scale shows as a selector string. */
+  /**
+   * A metav1.LabelSelector, which the Scale shows as a selector string; custom resources keep the
+   * string itself there. Empty when the kind has none.
+   */
   labelSelectorPath: string[];
 }
 
@@ -54,8 +57,8 @@ function scaleOf(obj: KubeObject, facts: ScaleFacts): KubeObject {
   const { name, namespace, uid, resourceVersion, creationTimestamp } = obj.metadata;
   const metadata: ObjectMeta = { name, namespace, uid, resourceVersion, creationTimestamp };
   for (const k of Object.keys(metadata) as (keyof ObjectMeta)[]) if (metadata[k] === undefined) delete metadata[k];
-  const selector = getPath(obj, facts.labelSelectorPath);
-  const selectorString = labelSelectorString(isPlainObject(selector) ? (selector as LabelSelectorStruct) : undefined);
+  const selector = facts.labelSelectorPath.length > 0 ? getPath(obj, facts.labelSelectorPath) : undefined;
+  const selectorString = typeof selector === 'string' ? selector : labelSelectorString(isPlainObject(selector) ? (selector as LabelSelectorStruct) : undefined);
   const desired = replicasAt(obj, facts.specReplicasPath);
   return {
     kind: SCALE_KIND.kind,

@@ -1,6 +1,7 @@
 import type { KubeObject } from '../api/types';
 import { customResourceColumns, type AdditionalPrinterColumn } from '../registry/custom-columns';
 import { defineResource, type ResourceDefinition } from '../registry/resource-definition';
+import type { ScaleFacts } from '../registry/scale';
 import { strategy } from '../registry/strategy';
 import { applySchemaDefaults } from '../schema/custom-defaults';
 import { validateCustomObject } from '../schema/custom-validation';
@@ -33,6 +34,19 @@ function openApiOf(view: CrdView, version: CrdVersion, schema: JSONSchemaProps):
   };
 }
 
+/** ".spec.replicas" -> ["spec", "replicas"]: CRDs allow only simple paths here. */
+function pathOf(jsonPath: string): string[] {
+  return jsonPath.split('.').filter(Boolean);
+}
+
+function scaleFactsOf(scale: NonNullable<CrdVersion['scale']>): ScaleFacts {
+  return {
+    specReplicasPath: pathOf(scale.specReplicasPath),
+    statusReplicasPath: pathOf(scale.statusReplicasPath),
+    labelSelectorPath: pathOf(scale.labelSelectorPath),
+  };
+}
+
 function customResource(view: CrdView, version: CrdVersion): ResourceDefinition {
   const schema = version.schema ?? { type: 'object', 'x-kubernetes-preserve-unknown-fields': true };
   return defineResource({
@@ -45,7 +59,8 @@ function customResource(view: CrdView, version: CrdVersion): ResourceDefinition 
     namespaced: view.scope === 'Namespaced',
     shortNames: view.names.shortNames,
     categories: view.names.categories,
-    subresources: version.hasStatus ? ['status'] : [],
+    subresources: [...(version.hasStatus ? (['status'] as const) : []), ...(version.scale ? (['scale'] as const) : [])],
+    ...(version.scale ? { scale: scaleFactsOf(version.scale) } : {}),
     storagePath: `${view.group}/${view.names.plural}`,
     returnDeletedObject: true,
     printerColumns: customResourceColumns(version.printerColumns as unknown as AdditionalPrinterColumn[]),

@@ -32,6 +32,8 @@ export interface CrdVersion {
   storage: boolean;
   schema: JSONSchemaProps | null;
   hasStatus: boolean;
+  /** The scale subresource's JSON paths (".spec.replicas"), when the version has one. */
+  scale: { specReplicasPath: string; statusReplicasPath: string; labelSelectorPath: string } | null;
   printerColumns: Obj[];
 }
 
@@ -66,12 +68,14 @@ export function crdView(crd: KubeObject): CrdView {
     versions: objs(spec.versions).map((v) => {
       const schema = isPlainObject(v.schema) && isPlainObject(v.schema.openAPIV3Schema) ? (v.schema.openAPIV3Schema as JSONSchemaProps) : null;
       const subresources = isPlainObject(v.subresources) ? v.subresources : {};
+      const scale = isPlainObject(subresources.scale) ? subresources.scale : null;
       return {
         name: str(v.name),
         served: v.served === true,
         storage: v.storage === true,
         schema,
         hasStatus: isPlainObject(subresources.status),
+        scale: scale && { specReplicasPath: str(scale.specReplicasPath), statusReplicasPath: str(scale.statusReplicasPath), labelSelectorPath: str(scale.labelSelectorPath) },
         printerColumns: objs(v.additionalPrinterColumns),
       };
     }),
@@ -140,6 +144,25 @@ function validateSchemaRoot(schema: JSONSchemaProps | null, path: string): Field
   return [];
 }
 
+/** ValidateCustomResourceDefinitionSubresources: scale paths are simple paths under .spec or .status. */
+function validateScalePaths(scale: CrdVersion['scale'], path: string): FieldErrorList {
+  if (!scale) return [];
+  const at = `${path}.subresources.scale`;
+  const errs: FieldErrorList = [];
+  const check = (name: keyof NonNullable<CrdVersion['scale']>, prefixes: string[], message: string, required: boolean): void => {
+    const value = scale[name];
+    if (!value) {
+      if (required) errs.push(field.required(`${at}.${name}`));
+    } else if (!prefixes.some((p) => value.startsWith(p))) {
+      errs.push(field.invalid(`${at}.${name}`, value, message));
+    }
+  };
+  check('specReplicasPath', ['.spec.'], 'should be a json path under .spec', true);
+  check('statusReplicasPath', ['.status.'], 'should be a json path under .status', true);
+  check('labelSelectorPath', ['.spec.', '.status.'], 'should be a json path under either .spec or .status', false);
+  return errs;
+}
+
 function validatePrinterColumns(columns: Obj[], path: string): FieldErrorList {
   const errs: FieldErrorList = [];
   columns.forEach((c, i) => {
@@ -173,6 +196,7 @@ function validateCrd(crd: KubeObject): FieldErrorList {
     errs.push(...dns1035(`${path}.name`, v.name));
     errs.push(...validateSchemaRoot(v.schema, path));
     errs.push(...validatePrinterColumns(v.printerColumns, path));
+    errs.push(...validateScalePaths(v.scale, path));
   });
   const versions = (isPlainObject(crd.spec) ? crd.spec.versions : undefined) ?? [];
   if (!unique) errs.push(field.invalid('spec.versions', versions, 'must contain unique version names'));

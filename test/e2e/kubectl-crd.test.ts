@@ -31,6 +31,10 @@ spec:
     storage: true
     subresources:
       status: {}
+      scale:
+        specReplicasPath: .spec.size
+        statusReplicasPath: .status.replicas
+        labelSelectorPath: .status.selector
     additionalPrinterColumns:
     - name: Size
       type: integer
@@ -117,6 +121,14 @@ test('kubectl apply --server-side and kubectl patch on a custom resource; status
   const status = await k('patch', 'widget', 'w1', '--subresource=status', '--type=merge', '-p', '{"status":{"conditions":[{"type":"Ready","status":"True"}]}}');
   expect(status.stdout.trim()).toBe('widget.example.com/w1 patched');
   expect((await k('get', 'widget', 'w1')).stdout).toMatch(/\nw1\s+5\s+True\s+\S+\n$/);
+});
+
+test('kubectl scale through the scale subresource the CRD declares', async () => {
+  expect((await k('scale', 'widget', 'w1', '--replicas=7')).stdout.trim()).toBe('widget.example.com/w1 scaled');
+  expect((await k('get', 'widget', 'w1', '-o', 'jsonpath={.spec.size}')).stdout).toBe('7');
+  await k('patch', 'widget', 'w1', '--subresource=status', '--type=merge', '-p', '{"status":{"replicas":6,"selector":"app=w1"}}');
+  const scale = JSON.parse((await k('get', 'widget', 'w1', '--subresource=scale', '-o', 'json')).stdout);
+  expect(scale).toMatchObject({ kind: 'Scale', apiVersion: 'autoscaling/v1', spec: { replicas: 7 }, status: { replicas: 6, selector: 'app=w1' } });
 });
 
 test('kubectl delete crd removes its resources and stops serving them', async () => {

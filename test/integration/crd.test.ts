@@ -106,10 +106,28 @@ describe('a CustomResourceDefinition', () => {
     expect(groups.body.groups.map((g: { name: string }) => g.name)).toContain('stable.example.com');
     const doc = await api.get('/openapi/v3/apis/stable.example.com/v1');
     expect(doc.status).toBe(200);
+    // kubectl picks its patch type from these: no strategic merge patch for custom resources.
+    expect(Object.keys(doc.body.paths['/apis/stable.example.com/v1/namespaces/{namespace}/crontabs/{name}'].patch.requestBody.content)).toEqual([
+      'application/json-patch+json',
+      'application/merge-patch+json',
+      'application/apply-patch+yaml',
+    ]);
     expect(doc.body.components.schemas['com.example.stable.v1.CronTab']).toMatchObject({
       type: 'object',
       'x-kubernetes-group-version-kind': [{ group: 'stable.example.com', kind: 'CronTab', version: 'v1' }],
     });
+  });
+
+  test('scale paths must lie under .spec and .status', async () => {
+    const bad = crd('scaled.example.com', 'things', 'Thing');
+    (bad.spec.versions[0].subresources as Record<string, unknown>).scale = { specReplicasPath: '.status.x', labelSelectorPath: '.metadata.labels' };
+    const res = await api.post(CRDS, bad);
+    expect(res.status).toBe(422);
+    expect(causes(res.body)).toEqual([
+      'spec.versions[0].subresources.scale.specReplicasPath: Invalid value: ".status.x": should be a json path under .spec',
+      'spec.versions[0].subresources.scale.statusReplicasPath: Required value',
+      'spec.versions[0].subresources.scale.labelSelectorPath: Invalid value: ".metadata.labels": should be a json path under either .spec or .status',
+    ]);
   });
 
   test('invalid definitions are refused with kube-apiserver causes', async () => {
