@@ -6,7 +6,7 @@ import { kindSchema, type ObjectNode } from '../schema/typed-schema';
 import { validateAgainstSchema } from '../schema/validator';
 import { validateObjectMeta, validateObjectMetaUpdate } from '../api/meta-validation';
 import { nameIsPathSegment } from '../api/name-validation';
-import type { KubeList, KubeObject, Status } from '../api/types';
+import { apiVersionOf, type KubeList, type KubeObject, type Status } from '../api/types';
 import type { ListOptions, Preconditions, ReadConsistency, Storage, WatchItem, WatchOptions } from '../storage/interfaces';
 import { checkPreconditions } from '../storage/preconditions';
 import { isStorageError } from '../storage/storage-error';
@@ -147,22 +147,27 @@ export class GenericStore {
     throw interpretStorageError(err, groupResource(this.def), name, operation);
   }
 
-  /** What is written: type meta stamped, fields in wire order. */
+  /** What is written: type meta stamped (the storage version's), fields in wire order. */
   private canonical(obj: KubeObject): KubeObject {
-    return inWireOrder(obj, this.def.kind, apiVersionOfDefinition(this.def));
+    const { group, storageVersion } = this.def;
+    const apiVersion = storageVersion ? apiVersionOf({ group, version: storageVersion }) : apiVersionOfDefinition(this.def);
+    return inWireOrder(obj, this.def.kind, apiVersion);
   }
 
-  /** What is read: stored objects are already canonical, so only foreign ones are rebuilt. */
-  private stampTypeMeta(obj: KubeObject): KubeObject {
+  /**
+   * What a client of this version sees of a stored object. Stored objects are canonical, so only
+   * those of another version (custom resources convert by apiVersion alone) are rebuilt.
+   */
+  asServed(obj: KubeObject): KubeObject {
     if (obj.kind === this.def.kind && obj.apiVersion === apiVersionOfDefinition(this.def)) return obj;
-    return this.canonical(obj);
+    return inWireOrder(obj, this.def.kind, apiVersionOfDefinition(this.def));
   }
 
   /** The object, or what a subresource with a kind of its own (scale) shows of it. */
   async get(namespace: string, name: string, opts: ReadConsistency, subresource: '' | Subresource = ''): Promise<KubeObject> {
     let obj: KubeObject;
     try {
-      obj = this.stampTypeMeta(await this.storage.get(this.key(namespace, name), opts));
+      obj = this.asServed(await this.storage.get(this.key(namespace, name), opts));
     } catch (err) {
       this.fail(err, name, 'get');
     }
@@ -179,7 +184,7 @@ export class GenericStore {
         kind: this.def.listKind,
         apiVersion: apiVersionOfDefinition(this.def),
         metadata,
-        items: result.items.map((o) => this.stampTypeMeta(o)),
+        items: result.items.map((o) => this.asServed(o)),
       };
     } catch (err) {
       this.fail(err, '', 'list');
@@ -248,7 +253,7 @@ export class GenericStore {
       if (opts.fieldManager) this.fields?.update(null, obj, opts.fieldManager, '');
       const name = obj.metadata.name!;
       try {
-        return await this.storage.create(this.key(namespace, name), this.canonical(obj), { dryRun: opts.dryRun });
+        return this.asServed(await this.storage.create(this.key(namespace, name), this.canonical(obj), { dryRun: opts.dryRun }));
       } catch (err) {
         if (generated && attempt < GENERATE_NAME_ATTEMPTS && isStorageError(err, 'KeyExists')) continue;
         this.fail(err, name, 'create');
@@ -381,9 +386,9 @@ export class GenericStore {
           preconditions: { uid: object.metadata.uid, resourceVersion: object.metadata.resourceVersion },
           dryRun: req.dryRun,
         });
-        return { object: this.stampTypeMeta(removed), created: false };
+        return { object: this.asServed(removed), created: false };
       }
-      return { object, created };
+      return { object: this.asServed(object), created };
     } catch (err) {
       this.fail(err, name, 'update');
     }
@@ -468,7 +473,7 @@ export class GenericStore {
       if (err === DELETE_NOW) return this.remove(key, req);
       throw err;
     }
-    if (outcome === 'keep') return { object: this.stampTypeMeta(updated), deleted: false };
+    if (outcome === 'keep') return { object: this.asServed(updated), deleted: false };
     if (req.dryRun) return { object: this.deletedResult(updated), deleted: true };
     const preconditions = req.preconditions?.resourceVersion ? { ...req.preconditions, resourceVersion: updated.metadata.resourceVersion } : req.preconditions;
     try {
@@ -550,9 +555,9 @@ export class GenericStore {
         },
         { dryRun: req.dryRun },
       );
-      return { object: this.stampTypeMeta(updated), deleted: false };
+      return { object: this.asServed(updated), deleted: false };
     }
-    if (this.def.strategy.finalizing(current)) return { object: this.stampTypeMeta(current), deleted: false };
+    if (this.def.strategy.finalizing(current)) return { object: this.asServed(current), deleted: false };
     return this.deleteObject(key, current, { ...req, preconditions });
   }
 
@@ -594,7 +599,7 @@ export class GenericStore {
   }
 
   private deletedResult(obj: KubeObject): KubeObject | Status {
-    if (this.def.returnDeletedObject) return this.stampTypeMeta(obj);
+    if (this.def.returnDeletedObject) return this.asServed(obj);
     const details: NonNullable<Status['details']> = { name: obj.metadata.name };
     if (this.def.group) details.group = this.def.group;
     details.kind = this.def.resource;

@@ -81,6 +81,8 @@ export interface ResourceDefinition {
   compute?: (request: ComputeRequest) => KubeObject;
   /** Set for kinds without a .proto message; the others' schemas come from proto/ and field facts. */
   ownSchema?: OwnSchema;
+  /** The version objects are stored in, where it is not this one (a custom resource's other versions). */
+  storageVersion?: string;
 }
 
 export function groupResource(def: ResourceDefinition): GroupResource {

@@ -47,7 +47,7 @@ function scaleFactsOf(scale: NonNullable<CrdVersion['scale']>): ScaleFacts {
   };
 }
 
-function customResource(view: CrdView, version: CrdVersion): ResourceDefinition {
+function customResource(view: CrdView, version: CrdVersion, storage: string | undefined): ResourceDefinition {
   const schema = version.schema ?? { type: 'object', 'x-kubernetes-preserve-unknown-fields': true };
   return defineResource({
     group: view.group,
@@ -63,6 +63,7 @@ function customResource(view: CrdView, version: CrdVersion): ResourceDefinition 
     ...(version.scale ? { scale: scaleFactsOf(version.scale) } : {}),
     storagePath: `${view.group}/${view.names.plural}`,
     returnDeletedObject: true,
+    ...(storage && storage !== version.name ? { storageVersion: storage } : {}),
     printerColumns: customResourceColumns(version.printerColumns as unknown as AdditionalPrinterColumn[]),
     strategy: strategy({
       kubeFinalizerNames: false,
@@ -86,5 +87,5 @@ export function customResourceDefinitions(view: CrdView): ResourceDefinition[] {
   return view.versions
     .filter((v) => v.served)
     .sort((a, b) => Number(b.storage) - Number(a.storage))
-    .map((v) => customResource(view, v));
+    .map((v) => customResource(view, v, view.versions.find((s) => s.storage)?.name));
 }

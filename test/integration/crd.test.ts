@@ -1,4 +1,4 @@
-import { eventually } from '../harness/etcd-keys';
+import { eventually, RawEtcd } from '../harness/etcd-keys';
 import { Api } from '../harness/http';
 import { startTestServer } from '../harness/server';
 
@@ -239,6 +239,30 @@ describe('custom resources', () => {
     } finally {
       await again.close();
     }
+  });
+
+  test('versions share the objects: stored in the storage version, shown in the version asked for, watches too', async () => {
+    const twoVersions = crd('versions.example.com', 'gizmos', 'Gizmo', { scope: 'Cluster' });
+    const v1 = twoVersions.spec.versions[0];
+    twoVersions.spec.versions = [v1, { ...v1, name: 'v2', storage: false }];
+    expect((await api.post(CRDS, twoVersions)).status).toBe(201);
+    await established('gizmos.versions.example.com');
+    const gizmo = (version: string, name: string) => ({ apiVersion: `versions.example.com/${version}`, kind: 'Gizmo', metadata: { name }, spec: { cronSpec: '* * * * *' } });
+    const created = await api.post('/apis/versions.example.com/v2/gizmos', gizmo('v2', 'g2'));
+    expect(created.status).toBe(201);
+    expect(created.body.apiVersion).toBe('versions.example.com/v2');
+    const etcd = new RawEtcd();
+    try {
+      const stored = JSON.parse((await etcd.get(`${server.prefix}/versions.example.com/gizmos/g2`))!.toString());
+      expect(stored.apiVersion).toBe('versions.example.com/v1');
+    } finally {
+      etcd.close();
+    }
+    expect((await api.get('/apis/versions.example.com/v1/gizmos/g2')).body.apiVersion).toBe('versions.example.com/v1');
+    const watch = await fetch(`${server.url}/apis/versions.example.com/v2/gizmos?watch=true&resourceVersion=${created.body.metadata.resourceVersion}&timeoutSeconds=2`);
+    expect((await api.post('/apis/versions.example.com/v1/gizmos', gizmo('v1', 'g1'))).status).toBe(201);
+    const event = JSON.parse((await watch.text()).split('\n')[0]);
+    expect(event).toMatchObject({ type: 'ADDED', object: { apiVersion: 'versions.example.com/v2', metadata: { name: 'g1' } } });
   });
 
   test('deleting the definition deletes its resources, then the definition, and the resource is no longer served', async () => {

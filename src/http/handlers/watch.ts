@@ -81,7 +81,7 @@ export async function handleWatch(r: ResourceRequest): Promise<void> {
       case 'ADDED':
       case 'MODIFIED':
       case 'DELETED': {
-        const shown = shownObject(item.object);
+        const shown = shownObject(store.asServed(item.object));
         // A Table stream describes its columns once, in the first event; later ones print no headers.
         if (!first && shown.kind === 'Table') shown.columnDefinitions = null;
         first = false;
