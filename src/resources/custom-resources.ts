@@ -1,6 +1,7 @@
 import type { KubeObject } from '../api/types';
 import { customResourceColumns, type AdditionalPrinterColumn } from '../registry/custom-columns';
 import { defineResource, type ResourceDefinition } from '../registry/resource-definition';
+import { getPath } from '../registry/object-path';
 import type { ScaleFacts } from '../registry/scale';
 import { strategy } from '../registry/strategy';
 import { applySchemaDefaults } from '../schema/custom-defaults';
@@ -39,6 +40,19 @@ function pathOf(jsonPath: string): string[] {
   return jsonPath.split('.').filter(Boolean);
 }
 
+/** A field selector sees a missing field as "" and a number or bool as its JSON text. */
+function selectableFieldsOf(paths: string[]): ResourceDefinition['selectableFields'] {
+  return Object.fromEntries(
+    paths.map((jsonPath) => {
+      const path = pathOf(jsonPath);
+      return [path.join('.'), (obj: KubeObject) => {
+        const value = getPath(obj, path);
+        return value === undefined || value === null ? '' : String(value);
+      }];
+    }),
+  );
+}
+
 function scaleFactsOf(scale: NonNullable<CrdVersion['scale']>): ScaleFacts {
   return {
     specReplicasPath: pathOf(scale.specReplicasPath),
@@ -63,6 +77,7 @@ function customResource(view: CrdView, version: CrdVersion, storage: string | un
     ...(version.scale ? { scale: scaleFactsOf(version.scale) } : {}),
     storagePath: `${view.group}/${view.names.plural}`,
     returnDeletedObject: true,
+    selectableFields: selectableFieldsOf(version.selectableFields),
     ...(storage && storage !== version.name ? { storageVersion: storage } : {}),
     printerColumns: customResourceColumns(version.printerColumns as unknown as AdditionalPrinterColumn[]),
     strategy: strategy({

@@ -32,6 +32,8 @@ export interface CrdVersion {
   storage: boolean;
   schema: JSONSchemaProps | null;
   hasStatus: boolean;
+  /** Field selector paths (".spec.color") the version serves. */
+  selectableFields: string[];
   /** The scale subresource's JSON paths (".spec.replicas"), when the version has one. */
   scale: { specReplicasPath: string; statusReplicasPath: string; labelSelectorPath: string } | null;
   printerColumns: Obj[];
@@ -75,6 +77,7 @@ export function crdView(crd: KubeObject): CrdView {
         storage: v.storage === true,
         schema,
         hasStatus: isPlainObject(subresources.status),
+        selectableFields: objs(v.selectableFields).map((f) => str(f.jsonPath)),
         scale: scale && { specReplicasPath: str(scale.specReplicasPath), statusReplicasPath: str(scale.statusReplicasPath), labelSelectorPath: str(scale.labelSelectorPath) },
         printerColumns: objs(v.additionalPrinterColumns),
       };
@@ -163,6 +166,38 @@ function validateScalePaths(scale: CrdVersion['scale'], path: string): FieldErro
   return errs;
 }
 
+const MAX_SELECTABLE_FIELDS = 8;
+
+/** The schema a simple path (".spec.color") leads to, if it leads anywhere. */
+function schemaAt(schema: JSONSchemaProps | null, path: string): JSONSchemaProps | undefined {
+  let at: JSONSchemaProps | undefined = schema ?? undefined;
+  for (const name of path.split('.').slice(1)) at = at?.properties?.[name];
+  return at;
+}
+
+/** validateSelectableFields: at most 8, distinct, each a string, integer or boolean field of the schema. */
+function validateSelectableFields(version: CrdVersion, path: string): FieldErrorList {
+  const errs: FieldErrorList = [];
+  const at = `${path}.selectableFields`;
+  if (version.selectableFields.length > MAX_SELECTABLE_FIELDS) errs.push(field.tooMany(at, version.selectableFields.length, MAX_SELECTABLE_FIELDS));
+  const seen = new Set<string>();
+  version.selectableFields.forEach((jsonPath, i) => {
+    const fieldPath = `${at}[${i}].jsonPath`;
+    if (!jsonPath) {
+      errs.push(field.required(fieldPath));
+      return;
+    }
+    if (seen.has(jsonPath)) errs.push(field.duplicate(fieldPath, jsonPath));
+    seen.add(jsonPath);
+    const type = schemaAt(version.schema, jsonPath)?.type;
+    if (!jsonPath.startsWith('.') || !type) errs.push(field.invalid(fieldPath, jsonPath, 'is an invalid path: does not refer to a valid field'));
+    else if (type !== 'string' && type !== 'integer' && type !== 'boolean') {
+      errs.push(field.invalid(fieldPath, jsonPath, 'must point to a field of type string, boolean or integer. Enum string fields and strings with formats are allowed.'));
+    }
+  });
+  return errs;
+}
+
 function validatePrinterColumns(columns: Obj[], path: string): FieldErrorList {
   const errs: FieldErrorList = [];
   columns.forEach((c, i) => {
@@ -197,6 +232,7 @@ function validateCrd(crd: KubeObject): FieldErrorList {
     errs.push(...validateSchemaRoot(v.schema, path));
     errs.push(...validatePrinterColumns(v.printerColumns, path));
     errs.push(...validateScalePaths(v.scale, path));
+    errs.push(...validateSelectableFields(v, path));
   });
   const versions = (isPlainObject(crd.spec) ? crd.spec.versions : undefined) ?? [];
   if (!unique) errs.push(field.invalid('spec.versions', versions, 'must contain unique version names'));

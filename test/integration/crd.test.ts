@@ -33,6 +33,7 @@ const crd = (group = 'stable.example.com', plural = 'crontabs', kind = 'CronTab'
         served: true,
         storage: true,
         subresources: { status: {} },
+        selectableFields: [{ jsonPath: '.spec.image' }],
         additionalPrinterColumns: [
           { name: 'Spec', type: 'string', jsonPath: '.spec.cronSpec' },
           { name: 'Replicas', type: 'integer', jsonPath: '.spec.replicas' },
@@ -118,6 +119,18 @@ describe('a CustomResourceDefinition', () => {
     });
   });
 
+  test('selectable fields must name string, integer or boolean fields of the schema', async () => {
+    const bad = crd('select.example.com', 'things', 'Thing');
+    (bad.spec.versions[0] as Record<string, unknown>).selectableFields = [{ jsonPath: '.spec' }, { jsonPath: '.spec.nothing' }, { jsonPath: '.spec.replicas' }, { jsonPath: '.spec.replicas' }];
+    const res = await api.post(CRDS, bad);
+    expect(res.status).toBe(422);
+    expect(causes(res.body)).toEqual([
+      'spec.versions[0].selectableFields[0].jsonPath: Invalid value: ".spec": must point to a field of type string, boolean or integer. Enum string fields and strings with formats are allowed.',
+      'spec.versions[0].selectableFields[1].jsonPath: Invalid value: ".spec.nothing": is an invalid path: does not refer to a valid field',
+      'spec.versions[0].selectableFields[3].jsonPath: Duplicate value: ".spec.replicas"',
+    ]);
+  });
+
   test('scale paths must lie under .spec and .status', async () => {
     const bad = crd('scaled.example.com', 'things', 'Thing');
     (bad.spec.versions[0].subresources as Record<string, unknown>).scale = { specReplicasPath: '.status.x', labelSelectorPath: '.metadata.labels' };
@@ -184,6 +197,15 @@ describe('custom resources', () => {
     expect(main.status).toBe(200);
     expect(main.body.status).toEqual({ replicas: 2 });
     expect(main.body.metadata.generation).toBe(2);
+  });
+
+  test('field selectors work on the selectable fields the version declares, and only on those', async () => {
+    expect((await api.post(CRONTABS, cronTab('other-image', { cronSpec: '* * * * *', image: 'alpine' }))).status).toBe(201);
+    const selected = await api.get(`${CRONTABS}?fieldSelector=spec.image%3Dalpine`);
+    expect(selected.body.items.map((i: { metadata: { name: string } }) => i.metadata.name)).toEqual(['other-image']);
+    const refused = await api.get(`${CRONTABS}?fieldSelector=spec.cronSpec%3Dx`);
+    expect(refused.status).toBe(400);
+    expect((await api.delete(`${CRONTABS}/other-image`)).status).toBe(200);
   });
 
   test('tables carry the additional printer columns', async () => {
