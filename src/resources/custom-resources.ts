@@ -4,6 +4,7 @@ import { defineResource, type ResourceDefinition } from '../registry/resource-de
 import { getPath } from '../registry/object-path';
 import type { ScaleFacts } from '../registry/scale';
 import { strategy } from '../registry/strategy';
+import { CelRules } from '../schema/custom-cel-rules';
 import { applySchemaDefaults } from '../schema/custom-defaults';
 import { validateCustomObject } from '../schema/custom-validation';
 import type { JSONSchemaProps } from '../schema/json-schema-props';
@@ -63,6 +64,7 @@ function scaleFactsOf(scale: NonNullable<CrdVersion['scale']>): ScaleFacts {
 
 function customResource(view: CrdView, version: CrdVersion, storage: string | undefined): ResourceDefinition {
   const schema = version.schema ?? { type: 'object', 'x-kubernetes-preserve-unknown-fields': true };
+  const rules = new CelRules(schema);
   return defineResource({
     group: view.group,
     version: version.name,
@@ -87,7 +89,8 @@ function customResource(view: CrdView, version: CrdVersion, storage: string | un
         if (version.hasStatus) delete obj.status;
       },
       applyDefaults: (obj) => applySchemaDefaults(schema, obj),
-      validate: (obj) => validateCustomObject(schema, obj),
+      validate: (obj) => [...validateCustomObject(schema, obj), ...rules.validate(obj)],
+      validateUpdate: (next, prev) => rules.validateUpdate(next, prev),
     }),
     ownSchema: {
       typed: customResourceSchema(schema, view.names.kind),

@@ -3,6 +3,7 @@ import { isDns1035Label, isDns1123Subdomain, nameIsDnsSubdomain } from '../api/n
 import { isPlainObject, type KubeObject } from '../api/types';
 import { defineResource } from '../registry/resource-definition';
 import { strategy } from '../registry/strategy';
+import { celRuleErrors } from '../schema/custom-cel-rules';
 import type { JSONSchemaProps } from '../schema/json-schema-props';
 import { customResourceSchema } from '../schema/openapi-typed-schema';
 
@@ -138,13 +139,13 @@ function validateNames(names: CrdNames): FieldErrorList {
   return errs;
 }
 
-/** The root of a structural schema; deeper structure is the custom resource validator's to read. */
+/** The root of a structural schema, and the syntax of its CEL rules; deeper structure is the custom resource validator's to read. */
 function validateSchemaRoot(schema: JSONSchemaProps | null, path: string): FieldErrorList {
   if (!schema) return [field.required(`${path}.schema.openAPIV3Schema`, 'schemas are required')];
   const typePath = `${path}.schema.openAPIV3Schema.type`;
   if (!schema.type) return [field.required(typePath, 'must not be empty at the root')];
   if (schema.type !== 'object') return [field.invalid(typePath, schema.type, 'must be object at the root')];
-  return [];
+  return celRuleErrors(schema, `${path}.schema.openAPIV3Schema`);
 }
 
 /** ValidateCustomResourceDefinitionSubresources: scale paths are simple paths under .spec or .status. */

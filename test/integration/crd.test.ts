@@ -263,6 +263,32 @@ describe('custom resources', () => {
     }
   });
 
+  test('x-kubernetes-validations rules are enforced with CEL, transition rules on updates', async () => {
+    const ruled = crd('rules.example.com', 'ranges', 'Range', { scope: 'Cluster' });
+    const spec = (ruled.spec.versions[0].schema.openAPIV3Schema.properties.spec as Record<string, any>);
+    spec.properties = { min: { type: 'integer' }, max: { type: 'integer' }, owner: { type: 'string', 'x-kubernetes-validations': [{ rule: 'self == oldSelf', message: 'owner is immutable' }] } };
+    spec.required = [];
+    delete (ruled.spec.versions[0] as Record<string, unknown>).selectableFields;
+    spec['x-kubernetes-validations'] = [{ rule: 'self.min <= self.max', message: 'min must not exceed max' }];
+    expect((await api.post(CRDS, ruled)).status).toBe(201);
+    await established('ranges.rules.example.com');
+    const base = '/apis/rules.example.com/v1/ranges';
+    const range = (min: number, max: number, owner: string) => ({ apiVersion: 'rules.example.com/v1', kind: 'Range', metadata: { name: 'r' }, spec: { min, max, owner } });
+    const bad = await api.post(base, range(5, 1, 'a'));
+    expect(bad.status).toBe(422);
+    expect(bad.body.message).toBe('Range.rules.example.com "r" is invalid: spec: Invalid value: "object": min must not exceed max');
+    const created = await api.post(base, range(1, 5, 'a'));
+    expect(created.status).toBe(201);
+    const changed = await api.put(`${base}/r`, { ...created.body, spec: { min: 1, max: 5, owner: 'b' } });
+    expect(changed.status).toBe(422);
+    expect(causes(changed.body)).toEqual(['spec.owner: Invalid value: "string": owner is immutable']);
+    const badRule = crd('badrule.example.com', 'things', 'Thing');
+    (badRule.spec.versions[0].schema.openAPIV3Schema as Record<string, unknown>)['x-kubernetes-validations'] = [{ rule: 'self.spec.x >' }];
+    const refused = await api.post(CRDS, badRule);
+    expect(refused.status).toBe(422);
+    expect(causes(refused.body)[0]).toMatch(/^spec\.versions\[0\]\.schema\.openAPIV3Schema\.x-kubernetes-validations\[0\]\.rule: Invalid value: "self\.spec\.x >": compilation failed: /);
+  });
+
   test('versions share the objects: stored in the storage version, shown in the version asked for, watches too', async () => {
     const twoVersions = crd('versions.example.com', 'gizmos', 'Gizmo', { scope: 'Cluster' });
     const v1 = twoVersions.spec.versions[0];

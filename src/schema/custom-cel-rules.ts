@@ -1,0 +1,178 @@
+import { celEnv, isCelError, parse, plan, type CelResult } from '@bufbuild/cel';
+import { strings } from '@bufbuild/cel/ext';
+import { field, type FieldError, type FieldErrorList } from '../api/field-errors';
+import type { JSONSchemaProps } from './json-schema-props';
+
+/**
+ * The validation rules of a CRD's schema (`x-kubernetes-validations`), evaluated with CEL as
+ * apiextensions-apiserver does: `self` is the value at the rule's node, `oldSelf` its value before
+ * an update (rules that read it are transition rules, run only when there is an old value).
+ * Values are typed by the schema: integers are CEL ints, objects maps. Kubernetes' own CEL
+ * libraries (lists, regex, quantity, url, ...) beyond the standard and string functions are not
+ * here: a rule that calls one of them is not enforced rather than failing every request.
+ */
+
+type ValidationRule = NonNullable<JSONSchemaProps['x-kubernetes-validations']>[number];
+
+interface CompiledRule {
+  rule: ValidationRule;
+  transition: boolean;
+  check: (ctx: Record<string, unknown>) => CelResult;
+  message: ((ctx: Record<string, unknown>) => CelResult) | null;
+}
+
+const env = celEnv({ funcs: strings });
+
+function compile(source: string): (ctx: Record<string, unknown>) => CelResult {
+  const run = plan(env, parse(source));
+  return (ctx) => run(ctx as never);
+}
+
+/** Syntax errors of a schema's rules, as a CRD's validation reports them. */
+export function celRuleErrors(schema: JSONSchemaProps, path: string): FieldErrorList {
+  const errs: FieldErrorList = [];
+  const walk = (s: JSONSchemaProps, at: string): void => {
+    (s['x-kubernetes-validations'] ?? []).forEach((r, i) => {
+      const rulePath = `${at}.x-kubernetes-validations[${i}]`;
+      if (!r.rule) {
+        errs.push(field.required(`${rulePath}.rule`));
+        return;
+      }
+      try {
+        parse(r.rule);
+      } catch (err) {
+        errs.push(field.invalid(`${rulePath}.rule`, r.rule, `compilation failed: ${(err as Error).message}`));
+      }
+    });
+    for (const [name, child] of Object.entries(s.properties ?? {})) walk(child, `${at}.properties[${name}]`);
+    if (s.items) walk(s.items, `${at}.items`);
+    if (typeof s.additionalProperties === 'object') walk(s.additionalProperties, `${at}.additionalProperties`);
+  };
+  walk(schema, path);
+  return errs;
+}
+
+/** A value as CEL sees it under its schema: objects as maps, integers as ints. */
+function celValue(value: unknown, s: JSONSchemaProps | undefined): unknown {
+  if (Array.isArray(value)) return value.map((v) => celValue(v, s?.items));
+  if (typeof value === 'object' && value !== null) {
+    const additional = typeof s?.additionalProperties === 'object' ? s.additionalProperties : undefined;
+    return new Map(Object.entries(value).map(([k, v]) => [k, celValue(v, s?.properties?.[k] ?? additional)]));
+  }
+  if (typeof value === 'number' && Number.isInteger(value) && (s?.type === 'integer' || s?.['x-kubernetes-int-or-string'])) return BigInt(value);
+  return value;
+}
+
+/** The type kube shows as the value of a failed rule ("object", "string", ...). */
+function typeName(value: unknown): string {
+  if (Array.isArray(value)) return 'array';
+  if (value === null) return 'null';
+  if (typeof value === 'object') return 'object';
+  if (typeof value === 'number') return Number.isInteger(value) ? 'integer' : 'number';
+  return typeof value;
+}
+
+/** A library function this evaluator lacks: the rule cannot be judged here. */
+function unsupported(result: CelResult): boolean {
+  return isCelError(result) && /unbound function|unknown function|no such overload|not supported/i.test(result.message);
+}
+
+function failure(rule: ValidationRule, at: string, value: unknown, message: string): FieldError {
+  const path = rule.fieldPath ? `${at}${rule.fieldPath}` : at;
+  switch (rule.reason) {
+    case 'FieldValueRequired':
+      return field.required(path, message);
+    case 'FieldValueForbidden':
+      return field.forbidden(path, message);
+    case 'FieldValueDuplicate':
+      return { ...field.duplicate(path, typeName(value)), detail: message };
+    default:
+      return field.invalid(path, typeName(value), message);
+  }
+}
+
+interface RuleNode {
+  rules: CompiledRule[];
+  schema: JSONSchemaProps;
+}
+
+/** The compiled rules of a custom resource's schema, evaluated against objects (and their old versions). */
+export class CelRules {
+  private readonly nodes = new Map<JSONSchemaProps, RuleNode>();
+
+  constructor(private readonly schema: JSONSchemaProps) {
+    const visit = (s: JSONSchemaProps): void => {
+      const rules = (s['x-kubernetes-validations'] ?? []).flatMap((rule): CompiledRule[] => {
+        try {
+          return [
+            {
+              rule,
+              transition: /\boldSelf\b/.test(rule.rule),
+              check: compile(rule.rule),
+              message: rule.messageExpression ? compile(rule.messageExpression) : null,
+            },
+          ];
+        } catch {
+          return [];
+        }
+      });
+      if (rules.length > 0) this.nodes.set(s, { rules, schema: s });
+      for (const child of Object.values(s.properties ?? {})) visit(child);
+      if (s.items) visit(s.items);
+      if (typeof s.additionalProperties === 'object') visit(s.additionalProperties);
+    };
+    visit(schema);
+  }
+
+  get empty(): boolean {
+    return this.nodes.size === 0;
+  }
+
+  /** Errors of the rules that hold on their own (no oldSelf). */
+  validate(obj: Record<string, unknown>): FieldErrorList {
+    return this.walk(obj, undefined, this.schema, '', false);
+  }
+
+  /** Errors of the transition rules (those reading oldSelf), where the old object has a value. */
+  validateUpdate(obj: Record<string, unknown>, old: Record<string, unknown>): FieldErrorList {
+    return this.walk(obj, old, this.schema, '', true);
+  }
+
+  private walk(value: unknown, old: unknown, s: JSONSchemaProps, at: string, transitions: boolean): FieldErrorList {
+    if (value === undefined || value === null) return [];
+    const errs: FieldErrorList = [];
+    const node = this.nodes.get(s);
+    if (node) errs.push(...this.evaluate(node, value, old, at || '<nil>', transitions));
+    if (Array.isArray(value) && s.items) {
+      // Items are matched to old ones only by position-independent keys in kube; without them, transition rules on items do not run.
+      value.forEach((item, i) => errs.push(...this.walk(item, undefined, s.items!, `${at}[${i}]`, transitions)));
+    } else if (typeof value === 'object') {
+      const oldObject = typeof old === 'object' && old !== null && !Array.isArray(old) ? (old as Record<string, unknown>) : undefined;
+      for (const [key, child] of Object.entries(value as Record<string, unknown>)) {
+        const childSchema = s.properties?.[key] ?? (typeof s.additionalProperties === 'object' ? s.additionalProperties : undefined);
+        if (!childSchema) continue;
+        const childPath = s.properties?.[key] ? (at ? `${at}.${key}` : key) : `${at}[${key}]`;
+        errs.push(...this.walk(child, oldObject?.[key], childSchema, childPath, transitions));
+      }
+    }
+    return errs;
+  }
+
+  private evaluate(node: RuleNode, value: unknown, old: unknown, at: string, transitions: boolean): FieldErrorList {
+    const errs: FieldErrorList = [];
+    for (const compiled of node.rules) {
+      if (compiled.transition !== transitions || (compiled.transition && (old === undefined || old === null))) continue;
+      const ctx = { self: celValue(value, node.schema), ...(compiled.transition ? { oldSelf: celValue(old, node.schema) } : {}) };
+      const result = compiled.check(ctx);
+      if (result === true || unsupported(result)) continue;
+      if (isCelError(result)) {
+        errs.push(field.invalid(at, typeName(value), result.message));
+        continue;
+      }
+      const custom = compiled.message?.(ctx);
+      const message = typeof custom === 'string' && custom ? custom : compiled.rule.message || `failed rule: ${compiled.rule.rule}`;
+      errs.push(failure(compiled.rule, at, value, message));
+    }
+    return errs;
+  }
+}
