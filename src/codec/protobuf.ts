@@ -24,6 +24,7 @@ const PROTO_FILES = [
   'k8s.io/api/batch/v1/generated.proto',
   'k8s.io/api/networking/v1/generated.proto',
   'k8s.io/api/policy/v1/generated.proto',
+  'k8s.io/api/storage/v1/generated.proto',
 ];
 
 const META = '.k8s.io.apimachinery.pkg.apis.meta.v1';

@@ -294,6 +294,7 @@ export class GenericStore {
         meta.generation = (old.generation ?? 0) + 1;
       }
     }
+    if (subresource === 'status') strategy.prepareForStatusUpdate(next, prev);
     const errs: FieldErrorList = [
       ...validateObjectMetaUpdate(meta, old, strategy.kubeFinalizerNames),
       ...(mainRules ? [...strategy.validate(next), ...strategy.validateUpdate(next, prev)] : []),

@@ -25,6 +25,8 @@ export interface Strategy {
   prepareForCreate(obj: KubeObject): void;
   /** Restores what a client may not change on update (e.g. status through the main resource). */
   prepareForUpdate(next: KubeObject, prev: KubeObject): void;
+  /** What the status strategy's PrepareForUpdate adds to a write through /status (e.g. a phase's transition time). */
+  prepareForStatusUpdate(next: KubeObject, prev: KubeObject): void;
   /** Fills in defaults, as the versioned defaulting functions do. */
   applyDefaults(obj: KubeObject): void;
   validate(obj: KubeObject): FieldErrorList;
@@ -63,6 +65,7 @@ export const defaultStrategy: Strategy = {
   tracksGeneration: false,
   prepareForCreate: () => undefined,
   prepareForUpdate: () => undefined,
+  prepareForStatusUpdate: () => undefined,
   applyDefaults: () => undefined,
   validate: () => [],
   validateUpdate: () => [],

@@ -13,6 +13,8 @@ import { leases } from './leases';
 import { namespaces } from './namespaces';
 import { networkpolicies } from './networkpolicies';
 import { nodes } from './nodes';
+import { persistentvolumeclaims } from './persistentvolumeclaims';
+import { persistentvolumes } from './persistentvolumes';
 import { poddisruptionbudgets } from './poddisruptionbudgets';
 import { pods } from './pods';
 import { clusterrolebindings, clusterroles, rolebindings, roles } from './rbac';
@@ -23,6 +25,7 @@ import { selfsubjectrulesreviews } from './selfsubjectrulesreviews';
 import { serviceaccounts } from './serviceaccounts';
 import { services } from './services';
 import { statefulsets } from './statefulsets';
+import { storageclasses } from './storageclasses';
 import { localsubjectaccessreviews, selfsubjectaccessreviews, subjectaccessreviews } from './subject-access-reviews';
 import { tokenreviews } from './tokenreviews';
 
@@ -37,6 +40,8 @@ export const BUILT_IN_RESOURCES: ResourceDefinition[] = [
   serviceaccounts,
   events,
   endpoints,
+  persistentvolumeclaims,
+  persistentvolumes,
   deployments,
   replicasets,
   statefulsets,
@@ -57,6 +62,7 @@ export const BUILT_IN_RESOURCES: ResourceDefinition[] = [
   clusterroles,
   rolebindings,
   roles,
+  storageclasses,
   customresourcedefinitions,
   leases,
 ];

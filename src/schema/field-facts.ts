@@ -1292,6 +1292,17 @@ export const FIELD_FACTS: Record<string, Record<string, FieldFacts>> = {
     expectedPods: { keepZero: true, required: true },
     conditions: { patchStrategy: 'merge', patchMergeKey: 'type', listType: 'map', listMapKeys: ['type'] },
   },
+  'k8s.io.api.storage.v1.StorageClass': {
+    provisioner: { keepZero: true, required: true },
+    reclaimPolicy: { keepZero: true, enum: ['Recycle', 'Delete', 'Retain'] },
+    mountOptions: { listType: 'atomic' },
+    allowVolumeExpansion: { keepZero: true },
+    volumeBindingMode: { keepZero: true, enum: ['Immediate', 'WaitForFirstConsumer'] },
+    allowedTopologies: { listType: 'atomic' },
+  },
+  'k8s.io.api.storage.v1.StorageClassList': {
+    items: { required: true },
+  },
   'k8s.io.api.autoscaling.v1.ScaleStatus': {
     replicas: { keepZero: true, required: true },
   },
