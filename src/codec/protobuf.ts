@@ -24,6 +24,9 @@ const PROTO_FILES = [
   'k8s.io/api/batch/v1/generated.proto',
   'k8s.io/api/networking/v1/generated.proto',
   'k8s.io/api/policy/v1/generated.proto',
+  'k8s.io/api/autoscaling/v2/generated.proto',
+  'k8s.io/api/scheduling/v1/generated.proto',
+  'k8s.io/api/discovery/v1/generated.proto',
 ];
 
 const META = '.k8s.io.apimachinery.pkg.apis.meta.v1';

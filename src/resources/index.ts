@@ -5,7 +5,9 @@ import { customresourcedefinitions } from './customresourcedefinitions';
 import { daemonsets } from './daemonsets';
 import { deployments } from './deployments';
 import { endpoints } from './endpoints';
+import { endpointslices } from './endpointslices';
 import { events } from './events';
+import { horizontalpodautoscalers } from './horizontalpodautoscalers';
 import { ingressclasses } from './ingressclasses';
 import { ingresses } from './ingresses';
 import { jobs } from './jobs';
@@ -15,6 +17,7 @@ import { networkpolicies } from './networkpolicies';
 import { nodes } from './nodes';
 import { poddisruptionbudgets } from './poddisruptionbudgets';
 import { pods } from './pods';
+import { priorityclasses } from './priorityclasses';
 import { clusterrolebindings, clusterroles, rolebindings, roles } from './rbac';
 import { replicasets } from './replicasets';
 import { secrets } from './secrets';
@@ -47,6 +50,7 @@ export const BUILT_IN_RESOURCES: ResourceDefinition[] = [
   selfsubjectaccessreviews,
   selfsubjectrulesreviews,
   subjectaccessreviews,
+  horizontalpodautoscalers,
   cronjobs,
   jobs,
   ingressclasses,
@@ -58,5 +62,7 @@ export const BUILT_IN_RESOURCES: ResourceDefinition[] = [
   rolebindings,
   roles,
   customresourcedefinitions,
+  priorityclasses,
   leases,
+  endpointslices,
 ];
