@@ -25,6 +25,9 @@ const PROTO_FILES = [
   'k8s.io/api/networking/v1/generated.proto',
   'k8s.io/api/policy/v1/generated.proto',
   'k8s.io/api/storage/v1/generated.proto',
+  'k8s.io/api/autoscaling/v2/generated.proto',
+  'k8s.io/api/scheduling/v1/generated.proto',
+  'k8s.io/api/discovery/v1/generated.proto',
 ];
 
 const META = '.k8s.io.apimachinery.pkg.apis.meta.v1';

@@ -5,7 +5,9 @@ import { customresourcedefinitions } from './customresourcedefinitions';
 import { daemonsets } from './daemonsets';
 import { deployments } from './deployments';
 import { endpoints } from './endpoints';
+import { endpointslices } from './endpointslices';
 import { events } from './events';
+import { horizontalpodautoscalers } from './horizontalpodautoscalers';
 import { ingressclasses } from './ingressclasses';
 import { ingresses } from './ingresses';
 import { jobs } from './jobs';
@@ -17,6 +19,7 @@ import { persistentvolumeclaims } from './persistentvolumeclaims';
 import { persistentvolumes } from './persistentvolumes';
 import { poddisruptionbudgets } from './poddisruptionbudgets';
 import { pods } from './pods';
+import { priorityclasses } from './priorityclasses';
 import { clusterrolebindings, clusterroles, rolebindings, roles } from './rbac';
 import { replicasets } from './replicasets';
 import { secrets } from './secrets';
@@ -52,6 +55,7 @@ export const BUILT_IN_RESOURCES: ResourceDefinition[] = [
   selfsubjectaccessreviews,
   selfsubjectrulesreviews,
   subjectaccessreviews,
+  horizontalpodautoscalers,
   cronjobs,
   jobs,
   ingressclasses,
@@ -64,5 +68,7 @@ export const BUILT_IN_RESOURCES: ResourceDefinition[] = [
   roles,
   storageclasses,
   customresourcedefinitions,
+  priorityclasses,
   leases,
+  endpointslices,
 ];

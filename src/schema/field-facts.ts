@@ -1306,6 +1306,143 @@ export const FIELD_FACTS: Record<string, Record<string, FieldFacts>> = {
   'k8s.io.api.autoscaling.v1.ScaleStatus': {
     replicas: { keepZero: true, required: true },
   },
+  'k8s.io.api.autoscaling.v2.ContainerResourceMetricSource': {
+    name: { keepZero: true, required: true },
+    target: { required: true },
+    container: { keepZero: true, required: true },
+  },
+  'k8s.io.api.autoscaling.v2.ContainerResourceMetricStatus': {
+    name: { keepZero: true, required: true },
+    current: { required: true },
+    container: { keepZero: true, required: true },
+  },
+  'k8s.io.api.autoscaling.v2.CrossVersionObjectReference': {
+    kind: { keepZero: true, required: true },
+    name: { keepZero: true, required: true },
+  },
+  'k8s.io.api.autoscaling.v2.ExternalMetricSource': {
+    metric: { required: true },
+    target: { required: true },
+  },
+  'k8s.io.api.autoscaling.v2.ExternalMetricStatus': {
+    metric: { required: true },
+    current: { required: true },
+  },
+  'k8s.io.api.autoscaling.v2.HPAScalingPolicy': {
+    type: { keepZero: true, required: true },
+    value: { keepZero: true, required: true },
+    periodSeconds: { keepZero: true, required: true },
+  },
+  'k8s.io.api.autoscaling.v2.HPAScalingRules': {
+    selectPolicy: { keepZero: true },
+    policies: { listType: 'atomic' },
+    stabilizationWindowSeconds: { keepZero: true },
+  },
+  'k8s.io.api.autoscaling.v2.HorizontalPodAutoscalerCondition': {
+    type: { keepZero: true, required: true },
+    status: { keepZero: true, required: true },
+  },
+  'k8s.io.api.autoscaling.v2.HorizontalPodAutoscalerList': {
+    items: { required: true },
+  },
+  'k8s.io.api.autoscaling.v2.HorizontalPodAutoscalerSpec': {
+    scaleTargetRef: { required: true },
+    minReplicas: { keepZero: true },
+    maxReplicas: { keepZero: true, required: true },
+    metrics: { listType: 'atomic' },
+  },
+  'k8s.io.api.autoscaling.v2.HorizontalPodAutoscalerStatus': {
+    observedGeneration: { keepZero: true },
+    desiredReplicas: { keepZero: true, required: true },
+    currentMetrics: { listType: 'atomic' },
+    conditions: { patchStrategy: 'merge', patchMergeKey: 'type', listType: 'map', listMapKeys: ['type'] },
+  },
+  'k8s.io.api.autoscaling.v2.MetricIdentifier': {
+    name: { keepZero: true, required: true },
+    selector: { structType: 'atomic' },
+  },
+  'k8s.io.api.autoscaling.v2.MetricSpec': {
+    type: { keepZero: true, required: true },
+  },
+  'k8s.io.api.autoscaling.v2.MetricStatus': {
+    type: { keepZero: true, required: true },
+  },
+  'k8s.io.api.autoscaling.v2.MetricTarget': {
+    type: { keepZero: true, required: true },
+    averageUtilization: { keepZero: true },
+  },
+  'k8s.io.api.autoscaling.v2.MetricValueStatus': {
+    averageUtilization: { keepZero: true },
+  },
+  'k8s.io.api.autoscaling.v2.ObjectMetricSource': {
+    describedObject: { required: true },
+    target: { required: true },
+    metric: { required: true },
+  },
+  'k8s.io.api.autoscaling.v2.ObjectMetricStatus': {
+    metric: { required: true },
+    current: { required: true },
+    describedObject: { required: true },
+  },
+  'k8s.io.api.autoscaling.v2.PodsMetricSource': {
+    metric: { required: true },
+    target: { required: true },
+  },
+  'k8s.io.api.autoscaling.v2.PodsMetricStatus': {
+    metric: { required: true },
+    current: { required: true },
+  },
+  'k8s.io.api.autoscaling.v2.ResourceMetricSource': {
+    name: { keepZero: true, required: true },
+    target: { required: true },
+  },
+  'k8s.io.api.autoscaling.v2.ResourceMetricStatus': {
+    name: { keepZero: true, required: true },
+    current: { required: true },
+  },
+  'k8s.io.api.scheduling.v1.PriorityClass': {
+    value: { keepZero: true, required: true },
+    preemptionPolicy: { keepZero: true, enum: ['Never', 'PreemptLowerPriority'] },
+  },
+  'k8s.io.api.scheduling.v1.PriorityClassList': {
+    items: { required: true },
+  },
+  'k8s.io.api.discovery.v1.Endpoint': {
+    addresses: { required: true, listType: 'set' },
+    hostname: { keepZero: true },
+    targetRef: { structType: 'atomic' },
+    nodeName: { keepZero: true },
+    zone: { keepZero: true },
+  },
+  'k8s.io.api.discovery.v1.EndpointConditions': {
+    ready: { keepZero: true },
+    serving: { keepZero: true },
+    terminating: { keepZero: true },
+  },
+  'k8s.io.api.discovery.v1.EndpointHints': {
+    forZones: { listType: 'atomic' },
+    forNodes: { listType: 'atomic' },
+  },
+  'k8s.io.api.discovery.v1.EndpointPort': {
+    name: { keepZero: true },
+    protocol: { keepZero: true, enum: ['SCTP', 'TCP', 'UDP'] },
+    port: { keepZero: true },
+    appProtocol: { keepZero: true },
+  },
+  'k8s.io.api.discovery.v1.EndpointSlice': {
+    addressType: { keepZero: true, required: true, enum: ['FQDN', 'IPv4', 'IPv6'] },
+    endpoints: { listType: 'atomic' },
+    ports: { listType: 'atomic' },
+  },
+  'k8s.io.api.discovery.v1.EndpointSliceList': {
+    items: { required: true },
+  },
+  'k8s.io.api.discovery.v1.ForNode': {
+    name: { keepZero: true, required: true },
+  },
+  'k8s.io.api.discovery.v1.ForZone': {
+    name: { keepZero: true, required: true },
+  },
   'k8s.io.apimachinery.pkg.apis.meta.v1.APIGroup': {
     name: { keepZero: true, required: true },
     versions: { required: true, listType: 'atomic' },

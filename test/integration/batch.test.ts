@@ -55,7 +55,7 @@ test('discovery serves jobs and cronjobs with their status subresources, in cate
     ['jobs/status', 'Job', true, [], []],
   ]);
   const groups = (await api.get('/apis')).body.groups.map((g: { name: string }) => g.name);
-  expect(groups.indexOf('batch')).toBe(groups.indexOf('authorization.k8s.io') + 1);
+  expect(groups.indexOf('batch')).toBe(groups.indexOf('autoscaling') + 1);
 });
 
 test('a Job is stored under /registry/jobs with its defaults, a generated selector and the generated labels', async () => {

@@ -1,0 +1,67 @@
+import { isIP } from 'node:net';
+import { field, type FieldErrorList } from '../api/field-errors';
+import { isDns1123Label, isDns1123Subdomain } from '../api/name-validation';
+import { parseCidr } from './network-validation';
+
+/** How an EndpointSlice's addresses are checked for each addressType, with apimachinery's messages. */
+
+/** Ranges ValidateNonSpecialIP refuses: [network, prefix length, message]. */
+const SPECIAL_V4: [string, number, string][] = [
+  ['127.0.0.0', 8, 'may not be in the loopback range (127.0.0.0/8, ::1/128)'],
+  ['169.254.0.0', 16, 'may not be in the link-local range (169.254.0.0/16, fe80::/10)'],
+  ['224.0.0.0', 24, 'may not be in the link-local multicast range (224.0.0.0/24, ff02::/10)'],
+];
+const SPECIAL_V6: [string, number, string][] = [
+  ['::1', 128, 'may not be in the loopback range (127.0.0.0/8, ::1/128)'],
+  ['fe80::', 10, 'may not be in the link-local range (169.254.0.0/16, fe80::/10)'],
+  ['ff02::', 16, 'may not be in the link-local multicast range (224.0.0.0/24, ff02::/10)'],
+];
+
+function inRange(address: string, bits: 32 | 128, network: string, prefix: number): boolean {
+  const ip = parseCidr(`${address}/${bits}`);
+  const net = parseCidr(`${network}/${prefix}`);
+  if (!ip || !net) return false;
+  const shift = BigInt(bits - prefix);
+  return ip.network >> shift === net.network >> shift;
+}
+
+/** ValidateNonSpecialIP: no unspecified, loopback or link-local address. */
+function nonSpecialIpErrors(address: string, path: string): FieldErrorList {
+  const v4 = isIP(address) === 4;
+  const bits = v4 ? 32 : 128;
+  const errs: FieldErrorList = [];
+  if (inRange(address, bits, v4 ? '0.0.0.0' : '::', bits)) errs.push(field.invalid(path, address, `may not be unspecified (${address})`));
+  for (const [network, prefix, message] of v4 ? SPECIAL_V4 : SPECIAL_V6) {
+    if (inRange(address, bits, network, prefix)) errs.push(field.invalid(path, address, message));
+  }
+  return errs;
+}
+
+/** IsFullyQualifiedDomainName: a DNS subdomain of two labels at least, a trailing dot allowed. */
+function fqdnErrors(address: string, path: string): FieldErrorList {
+  if (!address) return [field.required(path)];
+  const name = address.endsWith('.') ? address.slice(0, -1) : address;
+  const subdomainErrs = isDns1123Subdomain(name);
+  if (subdomainErrs.length > 0) return [field.invalid(path, name, subdomainErrs.join(','))];
+  const labels = name.split('.');
+  if (labels.length < 2) return [field.invalid(path, name, 'should be a domain with at least two segments separated by dots')];
+  for (const label of labels) {
+    const labelErrs = isDns1123Label(label);
+    if (labelErrs.length > 0) return [field.invalid(path, label, labelErrs.join(','))];
+  }
+  return [];
+}
+
+/** The checks of validateEndpoints for one address; unknown address types are not checked. */
+export function addressErrors(addressType: string, address: string, path: string): FieldErrorList {
+  switch (addressType) {
+    case 'IPv4':
+      return isIP(address) === 4 ? nonSpecialIpErrors(address, path) : [field.invalid(path, address, 'must be a valid IPv4 address')];
+    case 'IPv6':
+      return isIP(address) === 6 ? nonSpecialIpErrors(address, path) : [field.invalid(path, address, 'must be a valid IPv6 address')];
+    case 'FQDN':
+      return fqdnErrors(address, path);
+    default:
+      return [];
+  }
+}

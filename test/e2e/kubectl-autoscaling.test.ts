@@ -1,0 +1,75 @@
+import { kubectl, startServerProcess, type ServerProcess } from '../harness/process';
+
+/** An applied HPA, kubectl create priorityclass and an applied EndpointSlice, against the built server. */
+
+let kapi: ServerProcess;
+const k = (...args: string[]) => kubectl(kapi.url, args);
+
+beforeAll(async () => {
+  kapi = await startServerProcess();
+});
+
+afterAll(async () => {
+  await kapi.stop();
+});
+
+// kubectl v1.32's `autoscale` posts an autoscaling/v1 HPA, which kapi does not serve (v2 only), so
+// the HPA comes from a v2 manifest here.
+test('an autoscaling/v2 HPA for a deployment; get hpa shows its columns', async () => {
+  expect((await k('create', 'deployment', 'web', '--image=nginx')).stdout.trim()).toBe('deployment.apps/web created');
+  const manifest = `apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata:
+  name: web
+spec:
+  scaleTargetRef:
+    apiVersion: apps/v1
+    kind: Deployment
+    name: web
+  minReplicas: 2
+  maxReplicas: 5
+  metrics:
+  - type: Resource
+    resource:
+      name: cpu
+      target:
+        type: Utilization
+        averageUtilization: 60
+`;
+  expect((await kubectl(kapi.url, ['apply', '-f', '-'], manifest)).stdout.trim()).toBe('horizontalpodautoscaler.autoscaling/web created');
+  expect((await kubectl(kapi.url, ['apply', '-f', '-'], manifest)).stdout.trim()).toBe('horizontalpodautoscaler.autoscaling/web unchanged');
+  const hpa = JSON.parse((await k('get', 'hpa', 'web', '-o', 'json')).stdout);
+  expect(hpa.apiVersion).toBe('autoscaling/v2');
+  expect(hpa.status).toEqual({ desiredReplicas: 0 });
+  expect((await k('get', 'hpa')).stdout).toMatch(/^NAME\s+REFERENCE\s+TARGETS\s+MINPODS\s+MAXPODS\s+REPLICAS\s+AGE\nweb\s+Deployment\/web\s+cpu: <unknown>\/60%\s+2\s+5\s+0\s+\S+\n$/);
+  expect((await k('get', 'all')).stdout).toContain('horizontalpodautoscaler.autoscaling/web');
+});
+
+test('kubectl create priorityclass; get pc', async () => {
+  expect((await k('create', 'priorityclass', 'high', '--value=1000', '--description=x')).stdout.trim()).toBe('priorityclass.scheduling.k8s.io/high created');
+  expect((await k('get', 'pc')).stdout).toMatch(/^NAME\s+VALUE\s+GLOBAL-DEFAULT\s+AGE\s+PREEMPTIONPOLICY\nhigh\s+1000\s+false\s+\S+\s+PreemptLowerPriority\n$/);
+});
+
+test('an EndpointSlice applies twice, the second time unchanged; get endpointslices', async () => {
+  const manifest = `apiVersion: discovery.k8s.io/v1
+kind: EndpointSlice
+metadata:
+  name: web-abc
+  labels:
+    kubernetes.io/service-name: web
+addressType: IPv4
+ports:
+- name: http
+  protocol: TCP
+  port: 80
+endpoints:
+- addresses: ["10.0.0.1"]
+  conditions:
+    ready: true
+- addresses: ["10.0.0.2"]
+  conditions: {}
+`;
+  expect((await kubectl(kapi.url, ['apply', '-f', '-'], manifest)).stdout.trim()).toBe('endpointslice.discovery.k8s.io/web-abc created');
+  expect((await kubectl(kapi.url, ['apply', '-f', '-'], manifest)).stdout.trim()).toBe('endpointslice.discovery.k8s.io/web-abc unchanged');
+  expect((await k('get', 'endpointslices')).stdout).toMatch(/^NAME\s+ADDRESSTYPE\s+PORTS\s+ENDPOINTS\s+AGE\nweb-abc\s+IPv4\s+80\s+10\.0\.0\.1,10\.0\.0\.2\s+\S+\n$/);
+});
