@@ -1,7 +1,10 @@
 import { BUILT_IN_RESOURCES } from '../resources';
 
-/** Kinds with a .proto message; CRDs are served in JSON and YAML only. */
-const PROTO_KINDS = BUILT_IN_RESOURCES.filter((d) => !d.ownSchema);
+/**
+ * Kinds with a .proto message (CRDs are served in JSON and YAML only), one version each: versions
+ * converted from another (autoscaling/v1 HPAs) have their own test.
+ */
+const PROTO_KINDS = BUILT_IN_RESOURCES.filter((d) => !d.ownSchema && !d.conversion);
 import { decodeProtobuf } from './protobuf';
 import { encodeProtobuf, messageTypeOf } from './protobuf-write';
 
@@ -564,6 +567,17 @@ describe('protobuf round trips: encode, decode, the same JSON', () => {
   test.each(META_OBJECTS.map((o) => [o.kind, o] as const))('%s', (_kind, obj) => {
     // The decoder gives every object a metadata, DeleteOptions too.
     expect(decodeProtobuf(encodeProtobuf(obj as Record<string, unknown>))).toEqual({ metadata: {}, ...obj });
+  });
+
+  test('autoscaling/v1 HorizontalPodAutoscaler, the version kubectl autoscale writes', () => {
+    const hpa = {
+      apiVersion: 'autoscaling/v1',
+      kind: 'HorizontalPodAutoscaler',
+      metadata: meta('web'),
+      spec: { scaleTargetRef: { kind: 'Deployment', name: 'web', apiVersion: 'apps/v1' }, minReplicas: 1, maxReplicas: 5, targetCPUUtilizationPercentage: 60 },
+      status: { observedGeneration: 2, lastScaleTime: '2024-05-06T07:08:09Z', currentReplicas: 0, desiredReplicas: 3, currentCPUUtilizationPercentage: 0 },
+    };
+    expect(decodeProtobuf(encodeProtobuf(hpa))).toEqual(hpa);
   });
 
   test('Table has no protobuf message (kube-apiserver serves it in JSON and YAML only)', () => {

@@ -149,18 +149,20 @@ export class GenericStore {
 
   /** What is written: type meta stamped (the storage version's), fields in wire order. */
   private canonical(obj: KubeObject): KubeObject {
-    const { group, storageVersion } = this.def;
+    const { group, storageVersion, conversion } = this.def;
     const apiVersion = storageVersion ? apiVersionOf({ group, version: storageVersion }) : apiVersionOfDefinition(this.def);
-    return inWireOrder(obj, this.def.kind, apiVersion);
+    return inWireOrder(conversion ? conversion.toStorage(obj) : obj, this.def.kind, apiVersion);
   }
 
   /**
    * What a client of this version sees of a stored object. Stored objects are canonical, so only
-   * those of another version (custom resources convert by apiVersion alone) are rebuilt.
+   * those of another version are rebuilt: converted where the versions differ in more than
+   * apiVersion, restamped otherwise (custom resources).
    */
   asServed(obj: KubeObject): KubeObject {
     if (obj.kind === this.def.kind && obj.apiVersion === apiVersionOfDefinition(this.def)) return obj;
-    return inWireOrder(obj, this.def.kind, apiVersionOfDefinition(this.def));
+    const { conversion } = this.def;
+    return inWireOrder(conversion ? conversion.fromStorage(structuredClone(obj)) : obj, this.def.kind, apiVersionOfDefinition(this.def));
   }
 
   /** The object, or what a subresource with a kind of its own (scale) shows of it. */
@@ -363,6 +365,7 @@ export class GenericStore {
             if (manager) this.fields?.update(null, fresh, manager, '');
             return this.canonical(fresh);
           }
+          current = this.asServed(current);
           const next = typeof input === 'function' ? input(structuredClone(current)) : structuredClone(input);
           checkName(next);
           const rv = next.metadata.resourceVersion;

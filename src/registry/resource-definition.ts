@@ -83,6 +83,16 @@ export interface ResourceDefinition {
   ownSchema?: OwnSchema;
   /** The version objects are stored in, where it is not this one (a custom resource's other versions). */
   storageVersion?: string;
+  /**
+   * How objects of this version become the storage version's and back, where more than apiVersion
+   * differs (autoscaling/v1 HorizontalPodAutoscalers). Both take and return objects without type meta concerns.
+   */
+  conversion?: VersionConversion;
+}
+
+export interface VersionConversion {
+  toStorage(obj: KubeObject): KubeObject;
+  fromStorage(obj: KubeObject): KubeObject;
 }
 
 export function groupResource(def: ResourceDefinition): GroupResource {

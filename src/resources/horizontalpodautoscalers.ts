@@ -6,8 +6,9 @@ import { defaultHpa, hpaSpec, validateHpaSpec } from './hpa-spec';
 import { formatHpaTargets } from './hpa-targets';
 
 /**
- * autoscaling/v2 HorizontalPodAutoscaler, defaulted and validated as kube-apiserver does. Only v2
- * is served (kube-apiserver also serves autoscaling/v1, converting), and no controller scales anything.
+ * autoscaling/v2 HorizontalPodAutoscaler, defaulted and validated as kube-apiserver does; the
+ * storage version, which autoscaling/v1 converts to and from (horizontalpodautoscalers-v1.ts). No
+ * controller scales anything.
  */
 
 type Obj = Record<string, unknown>;

@@ -8,6 +8,7 @@ import { endpoints } from './endpoints';
 import { endpointslices } from './endpointslices';
 import { events } from './events';
 import { horizontalpodautoscalers } from './horizontalpodautoscalers';
+import { horizontalpodautoscalersV1 } from './horizontalpodautoscalers-v1';
 import { ingressclasses } from './ingressclasses';
 import { ingresses } from './ingresses';
 import { jobs } from './jobs';
@@ -56,6 +57,7 @@ export const BUILT_IN_RESOURCES: ResourceDefinition[] = [
   selfsubjectrulesreviews,
   subjectaccessreviews,
   horizontalpodautoscalers,
+  horizontalpodautoscalersV1,
   cronjobs,
   jobs,
   ingressclasses,

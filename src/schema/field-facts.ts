@@ -1303,6 +1303,25 @@ export const FIELD_FACTS: Record<string, Record<string, FieldFacts>> = {
   'k8s.io.api.storage.v1.StorageClassList': {
     items: { required: true },
   },
+  'k8s.io.api.autoscaling.v1.CrossVersionObjectReference': {
+    kind: { keepZero: true, required: true },
+    name: { keepZero: true, required: true },
+  },
+  'k8s.io.api.autoscaling.v1.HorizontalPodAutoscalerList': {
+    items: { required: true },
+  },
+  'k8s.io.api.autoscaling.v1.HorizontalPodAutoscalerSpec': {
+    scaleTargetRef: { required: true, structType: 'atomic' },
+    minReplicas: { keepZero: true },
+    maxReplicas: { keepZero: true, required: true },
+    targetCPUUtilizationPercentage: { keepZero: true },
+  },
+  'k8s.io.api.autoscaling.v1.HorizontalPodAutoscalerStatus': {
+    observedGeneration: { keepZero: true },
+    currentReplicas: { keepZero: true, required: true },
+    desiredReplicas: { keepZero: true, required: true },
+    currentCPUUtilizationPercentage: { keepZero: true },
+  },
   'k8s.io.api.autoscaling.v1.ScaleStatus': {
     replicas: { keepZero: true, required: true },
   },

@@ -179,12 +179,16 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     caches.push({ def, cache });
     return { storage: cache, cache };
   };
+  // Versions of one resource (autoscaling/v1 and v2 HPAs) share one storage.
+  const storageByPath = new Map<string, Storage>();
   for (const def of BUILT_IN_RESOURCES) {
     if (def.compute) {
       registry.add(new ComputedStore(def));
       continue;
     }
-    const store = new GenericStore(def, storageFor(def).storage, config.etcdPrefix);
+    let storage = storageByPath.get(def.storagePath);
+    if (!storage) storageByPath.set(def.storagePath, (storage = storageFor(def).storage));
+    const store = new GenericStore(def, storage, config.etcdPrefix);
     stores.push(store);
     registry.add(store);
   }

@@ -13,8 +13,14 @@ afterAll(async () => {
   await kapi.stop();
 });
 
-// kubectl v1.32's `autoscale` posts an autoscaling/v1 HPA, which kapi does not serve (v2 only), so
-// the HPA comes from a v2 manifest here.
+test('kubectl autoscale (an autoscaling/v1 HPA) shows as v2 too', async () => {
+  expect((await k('create', 'deployment', 'api', '--image=nginx')).stdout.trim()).toBe('deployment.apps/api created');
+  expect((await k('autoscale', 'deployment', 'api', '--min=2', '--max=5', '--cpu-percent=60')).stdout.trim()).toBe('horizontalpodautoscaler.autoscaling/api autoscaled');
+  expect((await k('get', 'hpa', 'api', '-o', 'jsonpath={.spec.metrics[0].resource.target.averageUtilization}')).stdout).toBe('60');
+  expect((await k('get', 'horizontalpodautoscalers.v1.autoscaling', 'api', '-o', 'jsonpath={.spec.targetCPUUtilizationPercentage}')).stdout).toBe('60');
+  expect((await k('delete', 'hpa', 'api')).stdout.trim()).toBe('horizontalpodautoscaler.autoscaling "api" deleted');
+});
+
 test('an autoscaling/v2 HPA for a deployment; get hpa shows its columns', async () => {
   expect((await k('create', 'deployment', 'web', '--image=nginx')).stdout.trim()).toBe('deployment.apps/web created');
   const manifest = `apiVersion: autoscaling/v2

@@ -53,7 +53,7 @@ test('discovery: autoscaling serves v2 only, scheduling and discovery groups in 
   expect(names.indexOf('batch')).toBe(names.indexOf('autoscaling') + 1);
   expect(names.indexOf('scheduling.k8s.io')).toBe(names.indexOf('apiextensions.k8s.io') + 1);
   expect(names.indexOf('discovery.k8s.io')).toBe(names.indexOf('coordination.k8s.io') + 1);
-  expect(groups.find((g) => g.name === 'autoscaling')).toMatchObject({ versions: [{ version: 'v2' }], preferredVersion: { version: 'v2' } });
+  expect(groups.find((g) => g.name === 'autoscaling')).toMatchObject({ versions: [{ version: 'v2' }, { version: 'v1' }], preferredVersion: { version: 'v2' } });
   const autoscaling = (await api.get('/apis/autoscaling/v2')).body.resources;
   expect(autoscaling.find((r: { name: string }) => r.name === 'horizontalpodautoscalers')).toMatchObject({
     kind: 'HorizontalPodAutoscaler',
@@ -64,8 +64,11 @@ test('discovery: autoscaling serves v2 only, scheduling and discovery groups in 
   expect(autoscaling.find((r: { name: string }) => r.name === 'horizontalpodautoscalers/status')).toMatchObject({ verbs: ['get', 'patch', 'update'] });
   expect((await api.get('/apis/scheduling.k8s.io/v1')).body.resources[0]).toMatchObject({ name: 'priorityclasses', namespaced: false, shortNames: ['pc'] });
   expect((await api.get('/apis/discovery.k8s.io/v1')).body.resources[0]).toMatchObject({ name: 'endpointslices', namespaced: true, kind: 'EndpointSlice' });
-  expect((await api.get('/apis/autoscaling/v1')).status).toBe(404);
+  const v1 = (await api.get('/apis/autoscaling/v1')).body.resources.map((r: { name: string }) => r.name);
+  expect(v1).toEqual(['horizontalpodautoscalers', 'horizontalpodautoscalers/status']);
 });
+
+
 
 test('an HPA gets one replica at least and 80% CPU; a behavior given is filled in; create cannot set status', async () => {
   const res = await api.post(HPAS, { ...hpa('web'), status: { currentReplicas: 9, desiredReplicas: 9 } });
@@ -196,4 +199,47 @@ test('the scale subresource still answers with an autoscaling/v1 Scale, in proto
   expect((await api.post('/apis/apps/v1/namespaces/default/deployments', deployment)).status).toBe(201);
   const scale = await fetch(`${server.url}/apis/apps/v1/namespaces/default/deployments/scaled/scale`, { headers: { Accept: PROTOBUF } });
   expect(decodeProtobuf(Buffer.from(await scale.arrayBuffer()))).toMatchObject({ apiVersion: 'autoscaling/v1', kind: 'Scale', spec: { replicas: 2 } });
+});
+
+describe('autoscaling/v1 HPAs are the v2 objects, converted', () => {
+  const V1 = '/apis/autoscaling/v1/namespaces/default/horizontalpodautoscalers';
+  const V2 = '/apis/autoscaling/v2/namespaces/default/horizontalpodautoscalers';
+  const target = { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' };
+
+  test('a v1 CPU target is a v2 Resource metric; without one, v2 defaults to 80%', async () => {
+    const created = await api.post(V1, { apiVersion: 'autoscaling/v1', kind: 'HorizontalPodAutoscaler', metadata: { name: 'v1-cpu' }, spec: { scaleTargetRef: target, maxReplicas: 4, targetCPUUtilizationPercentage: 70 } });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({ apiVersion: 'autoscaling/v1', spec: { minReplicas: 1, maxReplicas: 4, targetCPUUtilizationPercentage: 70 }, status: { currentReplicas: 0, desiredReplicas: 0 } });
+    const asV2 = (await api.get(`${V2}/v1-cpu`)).body;
+    expect(asV2.spec.metrics).toEqual([{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 70 } } }]);
+    expect(asV2.spec.targetCPUUtilizationPercentage).toBeUndefined();
+    await api.post(V1, { apiVersion: 'autoscaling/v1', kind: 'HorizontalPodAutoscaler', metadata: { name: 'v1-plain' }, spec: { scaleTargetRef: target, maxReplicas: 2 } });
+    expect((await api.get(`${V1}/v1-plain`)).body.spec.targetCPUUtilizationPercentage).toBe(80);
+  });
+
+  test('other v2 metrics and the behavior survive a v1 read-modify-write in annotations', async () => {
+    const memory = { type: 'Resource', resource: { name: 'memory', target: { type: 'AverageValue', averageValue: '500Mi' } } };
+    const cpu = { type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 50 } } };
+    const made = await api.post(V2, { apiVersion: 'autoscaling/v2', kind: 'HorizontalPodAutoscaler', metadata: { name: 'mixed' }, spec: { scaleTargetRef: target, maxReplicas: 3, metrics: [memory, cpu] } });
+    expect(made.status).toBe(201);
+    const v1 = (await api.get(`${V1}/mixed`)).body;
+    expect(v1.spec.targetCPUUtilizationPercentage).toBe(50);
+    expect(JSON.parse(v1.metadata.annotations['autoscaling.alpha.kubernetes.io/metrics'])).toEqual([memory]);
+    const updated = await api.put(`${V1}/mixed`, { ...v1, spec: { ...v1.spec, maxReplicas: 6, targetCPUUtilizationPercentage: 40 } });
+    expect(updated.status).toBe(200);
+    const after = (await api.get(`${V2}/mixed`)).body;
+    expect(after.spec.maxReplicas).toBe(6);
+    expect(after.spec.metrics).toEqual([memory, { ...cpu, resource: { ...cpu.resource, target: { type: 'Utilization', averageUtilization: 40 } } }]);
+    expect(after.metadata.annotations).toBeUndefined();
+  });
+
+  afterAll(async () => {
+    for (const name of ['v1-cpu', 'v1-plain', 'mixed']) await api.delete(`${V2}/${name}`);
+  });
+
+  test('v1 validation reports the v2 fields it converts to', async () => {
+    const res = await api.post(V1, { apiVersion: 'autoscaling/v1', kind: 'HorizontalPodAutoscaler', metadata: { name: 'bad' }, spec: { scaleTargetRef: target, maxReplicas: 2, targetCPUUtilizationPercentage: 0 } });
+    expect(res.status).toBe(422);
+    expect(res.body.message).toContain('spec.metrics[0].resource.target.averageUtilization');
+  });
 });
