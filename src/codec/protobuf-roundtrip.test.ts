@@ -2,7 +2,7 @@ import { BUILT_IN_RESOURCES } from '../resources';
 
 /**
  * Kinds with a .proto message (CRDs are served in JSON and YAML only), one version each: versions
- * converted from another (autoscaling/v1 HPAs) have their own test.
+ * converted from another (autoscaling/v1 HPAs, events.k8s.io/v1 Events) have their own tests.
  */
 const PROTO_KINDS = BUILT_IN_RESOURCES.filter((d) => !d.ownSchema && !d.conversion);
 import { decodeProtobuf } from './protobuf';
@@ -578,6 +578,32 @@ describe('protobuf round trips: encode, decode, the same JSON', () => {
       status: { observedGeneration: 2, lastScaleTime: '2024-05-06T07:08:09Z', currentReplicas: 0, desiredReplicas: 3, currentCPUUtilizationPercentage: 0 },
     };
     expect(decodeProtobuf(encodeProtobuf(hpa))).toEqual(hpa);
+  });
+
+  test('events.k8s.io/v1 Event and EventList, what client-go\'s events recorder writes', () => {
+    const event = {
+      apiVersion: 'events.k8s.io/v1',
+      kind: 'Event',
+      metadata: meta('web-1.18'),
+      eventTime: '2024-05-06T07:08:09.123456Z',
+      series: { count: 3, lastObservedTime: '2024-05-06T07:09:10.000001Z' },
+      reportingController: 'default-scheduler',
+      reportingInstance: 'sched-1',
+      action: 'Binding',
+      reason: 'Scheduled',
+      regarding: { kind: 'Pod', namespace: 'default', name: 'web-1', uid: 'u', apiVersion: 'v1', resourceVersion: '41' },
+      related: { kind: 'Node', name: 'node-1', apiVersion: 'v1' },
+      note: 'Successfully assigned default/web-1 to node-1',
+      type: 'Normal',
+      deprecatedSource: { component: 'default-scheduler', host: 'node-1' },
+      deprecatedFirstTimestamp: '2024-05-06T07:08:09Z',
+      deprecatedLastTimestamp: '2024-05-06T07:09:10Z',
+      deprecatedCount: 3,
+    };
+    expect(decodeProtobuf(encodeProtobuf(event))).toEqual(event);
+    const { apiVersion: _a, kind: _k, ...bare } = event;
+    const list = { apiVersion: 'events.k8s.io/v1', kind: 'EventList', metadata: { resourceVersion: '100' }, items: [bare, bare] };
+    expect(decodeProtobuf(encodeProtobuf(list))).toEqual(list);
   });
 
   test('Table has no protobuf message (kube-apiserver serves it in JSON and YAML only)', () => {

@@ -28,6 +28,7 @@ const PROTO_FILES = [
   'k8s.io/api/autoscaling/v2/generated.proto',
   'k8s.io/api/scheduling/v1/generated.proto',
   'k8s.io/api/discovery/v1/generated.proto',
+  'k8s.io/api/events/v1/generated.proto',
 ];
 
 const META = '.k8s.io.apimachinery.pkg.apis.meta.v1';

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { ResourceDefinition, Verb } from '../registry/resource-definition';
+import { storageApiVersionOf, type ResourceDefinition, type Verb } from '../registry/resource-definition';
 import type { GroupVersionEntry, ResourceRegistry } from '../registry/resource-registry';
 import { subresourceView, type Subresource } from '../registry/subresources';
 
@@ -16,9 +16,14 @@ const sortedSubresources = (def: ResourceDefinition): Subresource[] => [...def.s
 /** ... and so its resources in name order too. */
 const sortedStores = <T extends { def: ResourceDefinition }>(stores: T[]): T[] => [...stores].sort((a, b) => (a.def.resource < b.def.resource ? -1 : 1));
 
-/** discovery.StorageVersionHash: lets clients notice a change of storage version. */
+/**
+ * discovery.StorageVersionHash of the storage version (group/version/kind): lets clients notice a
+ * change of storage version; versions stored alike (events.k8s.io/v1 and core/v1 Events) share it.
+ */
 export function storageVersionHash(def: ResourceDefinition): string {
-  return createHash('sha256').update(`${def.group}/${def.version}/${def.kind}`).digest().subarray(0, 8).toString('base64');
+  const apiVersion = storageApiVersionOf(def);
+  const groupVersion = apiVersion.includes('/') ? apiVersion : `/${apiVersion}`;
+  return createHash('sha256').update(`${groupVersion}/${def.kind}`).digest().subarray(0, 8).toString('base64');
 }
 
 const sortedVerbs = (verbs: Verb[]): Verb[] => [...verbs].sort();

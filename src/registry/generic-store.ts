@@ -6,13 +6,13 @@ import { kindSchema, type ObjectNode } from '../schema/typed-schema';
 import { validateAgainstSchema } from '../schema/validator';
 import { validateObjectMeta, validateObjectMetaUpdate } from '../api/meta-validation';
 import { nameIsPathSegment } from '../api/name-validation';
-import { apiVersionOf, type KubeList, type KubeObject, type Status } from '../api/types';
+import type { KubeList, KubeObject, Status } from '../api/types';
 import type { ListOptions, Preconditions, ReadConsistency, Storage, WatchItem, WatchOptions } from '../storage/interfaces';
 import { checkPreconditions } from '../storage/preconditions';
 import { isStorageError } from '../storage/storage-error';
 import type { WatchChannel } from '../storage/watch-channel';
 import { finalizersForDeletion, type PropagationOptions } from './deletion-finalizers';
-import { apiVersionOfDefinition, groupResource, type ResourceDefinition, type ServedKind } from './resource-definition';
+import { apiVersionOfDefinition, groupResource, storageApiVersionOf, type ResourceDefinition, type ServedKind } from './resource-definition';
 import { FieldManager } from './field-manager';
 import { inWireOrder } from './object-order';
 import { interpretStorageError } from './storage-errors';
@@ -149,9 +149,8 @@ export class GenericStore {
 
   /** What is written: type meta stamped (the storage version's), fields in wire order. */
   private canonical(obj: KubeObject): KubeObject {
-    const { group, storageVersion, conversion } = this.def;
-    const apiVersion = storageVersion ? apiVersionOf({ group, version: storageVersion }) : apiVersionOfDefinition(this.def);
-    return inWireOrder(conversion ? conversion.toStorage(obj) : obj, this.def.kind, apiVersion);
+    const { conversion } = this.def;
+    return inWireOrder(conversion ? conversion.toStorage(obj) : obj, this.def.kind, storageApiVersionOf(this.def));
   }
 
   /**
@@ -232,6 +231,7 @@ export class GenericStore {
     const errs: FieldErrorList = [
       ...validateObjectMeta(obj.metadata, { namespaced: this.def.namespaced, validateName: strategy.validateName, kubeFinalizerNames: strategy.kubeFinalizerNames }),
       ...strategy.validate(obj),
+      ...strategy.validateCreate(obj),
       ...validateAgainstSchema(this.def, obj),
     ];
     if (errs.length > 0) throw invalid(this.def, obj.metadata.name ?? '', uniqueErrors(errs));

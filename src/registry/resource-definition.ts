@@ -81,11 +81,16 @@ export interface ResourceDefinition {
   compute?: (request: ComputeRequest) => KubeObject;
   /** Set for kinds without a .proto message; the others' schemas come from proto/ and field facts. */
   ownSchema?: OwnSchema;
-  /** The version objects are stored in, where it is not this one (a custom resource's other versions). */
-  storageVersion?: string;
+  /**
+   * The apiVersion objects are stored in, where it is not this definition's: another version of
+   * the group (a custom resource's other versions, autoscaling/v1 HPAs) or another group's
+   * (events.k8s.io/v1 Events are stored as core/v1 Events). The stored kind is always `kind`.
+   */
+  storageApiVersion?: string;
   /**
    * How objects of this version become the storage version's and back, where more than apiVersion
-   * differs (autoscaling/v1 HorizontalPodAutoscalers). Both take and return objects without type meta concerns.
+   * differs (autoscaling/v1 HorizontalPodAutoscalers, events.k8s.io/v1 Events). Both take and
+   * return objects without type meta concerns.
    */
   conversion?: VersionConversion;
 }
@@ -105,6 +110,11 @@ export function groupVersionKind(def: ResourceDefinition): GroupVersionKind {
 
 export function apiVersionOfDefinition(def: ResourceDefinition): string {
   return def.group === '' ? def.version : `${def.group}/${def.version}`;
+}
+
+/** The apiVersion this definition's objects are stored in. */
+export function storageApiVersionOf(def: ResourceDefinition): string {
+  return def.storageApiVersion ?? apiVersionOfDefinition(def);
 }
 
 /** Create-only resources whose answer is computed, never stored (see `compute`). */

@@ -30,6 +30,8 @@ export interface Strategy {
   /** Fills in defaults, as the versioned defaulting functions do. */
   applyDefaults(obj: KubeObject): void;
   validate(obj: KubeObject): FieldErrorList;
+  /** Rules only a create must satisfy, beyond `validate` (events.k8s.io/v1's new-style Events). */
+  validateCreate(obj: KubeObject): FieldErrorList;
   validateUpdate(next: KubeObject, prev: KubeObject): FieldErrorList;
   /** Normalises the stored form (e.g. Secret stringData folded into data). */
   canonicalize(obj: KubeObject): void;
@@ -68,6 +70,7 @@ export const defaultStrategy: Strategy = {
   prepareForStatusUpdate: () => undefined,
   applyDefaults: () => undefined,
   validate: () => [],
+  validateCreate: () => [],
   validateUpdate: () => [],
   canonicalize: () => undefined,
   gracePeriodSeconds: () => null,

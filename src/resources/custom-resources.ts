@@ -80,7 +80,7 @@ function customResource(view: CrdView, version: CrdVersion, storage: string | un
     storagePath: `${view.group}/${view.names.plural}`,
     returnDeletedObject: true,
     selectableFields: selectableFieldsOf(version.selectableFields),
-    ...(storage && storage !== version.name ? { storageVersion: storage } : {}),
+    ...(storage && storage !== version.name ? { storageApiVersion: `${view.group}/${storage}` } : {}),
     printerColumns: customResourceColumns(version.printerColumns as unknown as AdditionalPrinterColumn[]),
     strategy: strategy({
       kubeFinalizerNames: false,

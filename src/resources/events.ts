@@ -1,8 +1,8 @@
-import { field, type FieldErrorList } from '../api/field-errors';
 import { isPlainObject, type KubeObject } from '../api/types';
 import { defineResource } from '../registry/resource-definition';
 import { strategy } from '../registry/strategy';
 import { age, NAME_COLUMN } from '../registry/table';
+import { validateEvent } from './event-validation';
 
 type Obj = Record<string, unknown>;
 
@@ -19,17 +19,9 @@ function lastSeen(e: KubeObject): string {
 }
 
 function eventSource(e: KubeObject): string {
-  const component = str(source(e).component) || str(e.reportingController);
+  const component = str(source(e).component) || str(e.reportingComponent);
   const host = str(source(e).host) || str(e.reportingInstance);
   return host ? `${component}, ${host}` : component;
-}
-
-function validateEvent(e: KubeObject): FieldErrorList {
-  const ns = involved(e).namespace;
-  if (typeof ns === 'string' && ns !== '' && ns !== e.metadata.namespace) {
-    return [field.invalid('involvedObject.namespace', ns, 'does not match event.namespace')];
-  }
-  return [];
 }
 
 export const events = defineResource({
@@ -49,8 +41,8 @@ export const events = defineResource({
     'involvedObject.resourceVersion': (e) => str(involved(e).resourceVersion),
     'involvedObject.fieldPath': (e) => str(involved(e).fieldPath),
     reason: (e) => str(e.reason),
-    reportingComponent: (e) => str(e.reportingController),
-    source: (e) => str(source(e).component) || str(e.reportingController),
+    reportingComponent: (e) => str(e.reportingComponent),
+    source: (e) => str(source(e).component) || str(e.reportingComponent),
     type: (e) => str(e.type),
   },
   printerColumns: [

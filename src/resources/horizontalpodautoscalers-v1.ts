@@ -16,7 +16,7 @@ const asV2 = (hpa: KubeObject): KubeObject => hpaV2FromV1(structuredClone(hpa));
 export const horizontalpodautoscalersV1 = defineResource({
   ...horizontalpodautoscalers,
   version: 'v1',
-  storageVersion: 'v2',
+  storageApiVersion: 'autoscaling/v2',
   conversion: { toStorage: hpaV2FromV1, fromStorage: hpaV1FromV2 },
   strategy: strategy({
     ...horizontalpodautoscalers.strategy,

@@ -7,6 +7,7 @@ import { deployments } from './deployments';
 import { endpoints } from './endpoints';
 import { endpointslices } from './endpointslices';
 import { events } from './events';
+import { eventsV1 } from './events-v1';
 import { horizontalpodautoscalers } from './horizontalpodautoscalers';
 import { horizontalpodautoscalersV1 } from './horizontalpodautoscalers-v1';
 import { ingressclasses } from './ingressclasses';
@@ -50,6 +51,7 @@ export const BUILT_IN_RESOURCES: ResourceDefinition[] = [
   replicasets,
   statefulsets,
   daemonsets,
+  eventsV1,
   selfsubjectreviews,
   tokenreviews,
   localsubjectaccessreviews,

@@ -1462,6 +1462,19 @@ export const FIELD_FACTS: Record<string, Record<string, FieldFacts>> = {
   'k8s.io.api.discovery.v1.ForZone': {
     name: { keepZero: true, required: true },
   },
+  'k8s.io.api.events.v1.Event': {
+    metadata: { required: true },
+    eventTime: { required: true },
+    regarding: { structType: 'atomic' },
+    related: { structType: 'atomic' },
+  },
+  'k8s.io.api.events.v1.EventList': {
+    items: { required: true },
+  },
+  'k8s.io.api.events.v1.EventSeries': {
+    count: { keepZero: true, required: true },
+    lastObservedTime: { required: true },
+  },
   'k8s.io.apimachinery.pkg.apis.meta.v1.APIGroup': {
     name: { keepZero: true, required: true },
     versions: { required: true, listType: 'atomic' },
