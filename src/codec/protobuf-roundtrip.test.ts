@@ -520,6 +520,12 @@ const OBJECTS: Record<string, Record<string, unknown>> = {
     metadata: { creationTimestamp: '2024-05-06T07:08:09Z' },
     status: { userInfo: { username: 'system:unsecured', uid: 'u-1', groups: ['system:masters'] } },
   },
+  Binding: {
+    apiVersion: 'v1',
+    kind: 'Binding',
+    metadata: { name: 'p', namespace: 'default', creationTimestamp: null, annotations: { a: 'b' } },
+    target: { kind: 'Node', name: 'node-1' },
+  },
   TokenReview: {
     apiVersion: 'authentication.k8s.io/v1',
     kind: 'TokenReview',

@@ -8,6 +8,7 @@ import { negotiateOutput, type Encoding } from '../codec/negotiate';
 import type { ApiServerMetrics } from '../metrics/metrics';
 import type { PatchSchema } from '../patch/strategic-merge';
 import type { ResourceDefinition } from '../registry/resource-definition';
+import type { ServerServices } from '../registry/server-services';
 import type { ResourceRegistry } from '../registry/resource-registry';
 import { aggregatedDiscovery, apiGroupDocument, apiGroupList, apiResourceList, apiVersions } from './discovery';
 import { requestLabels } from './filters/request-metrics';
@@ -47,6 +48,7 @@ export interface AppDeps {
   /** The AllowUnsafeMalformedObjectDeletion feature gate. */
   unsafeMalformedObjectDeletion: boolean;
   onWatchEvent(def: ResourceDefinition): void;
+  services: ServerServices;
   /** Checks behind /readyz (all must pass); /livez and /healthz use `liveChecks`. */
   readyChecks: HealthCheck[];
   liveChecks: HealthCheck[];

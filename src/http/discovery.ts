@@ -1,18 +1,29 @@
 import { createHash } from 'node:crypto';
+import type { GroupVersionKind } from '../api/types';
 import { storageApiVersionOf, type ResourceDefinition, type Verb } from '../registry/resource-definition';
 import type { GroupVersionEntry, ResourceRegistry } from '../registry/resource-registry';
-import { subresourceView, type Subresource } from '../registry/subresources';
+import { subresourceVerbs, subresourceView } from '../registry/subresources';
 
 /** Discovery documents, legacy (APIVersions, APIGroupList, APIResourceList) and aggregated (apidiscovery v2). */
 
-const SUBRESOURCE_VERBS: Record<Subresource, Verb[]> = {
-  status: ['get', 'patch', 'update'],
-  finalize: ['update'],
-  scale: ['get', 'patch', 'update'],
-};
+interface DiscoveredSubresource {
+  name: string;
+  /** The kind its bodies carry when it is not the resource's own (Scale, Binding, TokenRequest). */
+  kind: GroupVersionKind | null;
+  verbs: Verb[];
+}
 
-/** kube-apiserver registers a resource's paths sorted, so its subresources come in name order. */
-const sortedSubresources = (def: ResourceDefinition): Subresource[] => [...def.subresources].sort();
+/**
+ * Update and create subresources alike; kube-apiserver registers a resource's paths sorted, so
+ * they come in name order.
+ */
+function sortedSubresources(def: ResourceDefinition): DiscoveredSubresource[] {
+  const subs: DiscoveredSubresource[] = [
+    ...def.subresources.map((sub) => ({ name: sub, kind: subresourceView(def, sub)?.kind ?? null, verbs: subresourceVerbs(sub) })),
+    ...def.createSubresources.map((sub) => ({ name: sub.name, kind: sub.kind, verbs: subresourceVerbs(sub) })),
+  ];
+  return subs.sort((a, b) => (a.name < b.name ? -1 : 1));
+}
 /** ... and so its resources in name order too. */
 const sortedStores = <T extends { def: ResourceDefinition }>(stores: T[]): T[] => [...stores].sort((a, b) => (a.def.resource < b.def.resource ? -1 : 1));
 
@@ -48,10 +59,10 @@ export function apiResourceList(entry: GroupVersionEntry): Record<string, unknow
   for (const { def } of sortedStores(entry.stores)) {
     resources.push(apiResource(def));
     for (const sub of sortedSubresources(def)) {
-      // A subresource with a kind of its own names its group and version too (deployments/scale: autoscaling/v1 Scale).
-      const own = subresourceView(def, sub)?.kind;
-      const kind = own ? { group: own.group, version: own.version, kind: own.kind } : { kind: def.kind };
-      resources.push({ name: `${def.resource}/${sub}`, singularName: '', namespaced: def.namespaced, ...kind, verbs: SUBRESOURCE_VERBS[sub] });
+      // A kind of another group-version is named with it (deployments/scale: autoscaling/v1 Scale); pods/binding's core/v1 Binding is not.
+      const own = sub.kind;
+      const kind = !own ? { kind: def.kind } : own.group === def.group && own.version === def.version ? { kind: own.kind } : { group: own.group, version: own.version, kind: own.kind };
+      resources.push({ name: `${def.resource}/${sub.name}`, singularName: '', namespaced: def.namespaced, ...kind, verbs: sub.verbs });
     }
   }
   return {
@@ -111,11 +122,13 @@ function discoveryResource({ def }: { def: ResourceDefinition }): Record<string,
   };
   if (def.shortNames.length > 0) r.shortNames = def.shortNames;
   if (def.categories.length > 0) r.categories = def.categories;
-  if (def.subresources.length > 0) {
-    r.subresources = sortedSubresources(def).map((sub) => {
-      const own = subresourceView(def, sub)?.kind;
-      return { subresource: sub, responseKind: own ? { group: own.group, version: own.version, kind: own.kind } : responseKind, verbs: SUBRESOURCE_VERBS[sub] };
-    });
+  const subresources = sortedSubresources(def);
+  if (subresources.length > 0) {
+    r.subresources = subresources.map(({ name, kind, verbs }) => ({
+      subresource: name,
+      responseKind: kind ? { group: kind.group, version: kind.version, kind: kind.kind } : responseKind,
+      verbs,
+    }));
   }
   return r;
 }

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { GroupVersionKind } from '../api/types';
 import type { ResourceDefinition, ServedKind, Verb } from '../registry/resource-definition';
 import type { GroupVersionEntry, ResourceRegistry } from '../registry/resource-registry';
-import { subresourceView, type Subresource } from '../registry/subresources';
+import { subresourceView } from '../registry/subresources';
 
 /** OpenAPI v2 and v3 documents derived from the resource definitions and their schemas. */
 
@@ -110,7 +110,9 @@ interface OperationSpec {
   path: string;
   action: Action;
   params: Record<string, unknown>[];
-  subresource?: Subresource;
+  subresource?: string;
+  /** What the operation's bodies carry when it is not the resource's own kind (Scale, Binding, TokenRequest). */
+  kind?: ServedKind;
 }
 
 function operationsOf(def: ResourceDefinition): OperationSpec[] {
@@ -131,10 +133,17 @@ function operationsOf(def: ResourceDefinition): OperationSpec[] {
   if (def.namespaced) ops.push({ path: `${base}/${def.resource}`, action: 'list', params: [] });
   for (const sub of def.subresources) {
     for (const action of sub === 'finalize' ? (['put'] as Action[]) : (['get', 'put', 'patch'] as Action[])) {
-      ops.push({ path: `${collection}/{name}/${sub}`, action, params: [...scopeParams, nameParam], subresource: sub });
+      ops.push({ path: `${collection}/{name}/${sub}`, action, params: [...scopeParams, nameParam], subresource: sub, kind: subresourceView(def, sub)?.kind });
     }
   }
-  return ops.filter((op) => def.verbs.includes(VERB_FOR_ACTION[op.action]));
+  const createOps: OperationSpec[] = def.createSubresources.map((sub) => ({
+    path: `${collection}/{name}/${sub.name}`,
+    action: 'post',
+    params: [...scopeParams, nameParam],
+    subresource: sub.name,
+    kind: sub.kind,
+  }));
+  return [...ops.filter((op) => def.verbs.includes(VERB_FOR_ACTION[op.action])), ...createOps];
 }
 
 function operationId(def: ResourceDefinition, op: OperationSpec): string {
@@ -202,7 +211,10 @@ function genericListSchema(def: ResourceDefinition, itemRef: string): Record<str
 
 export function openApiV3Document(entry: GroupVersionEntry, schemas: SchemaSource, serverVersion: string): Record<string, unknown> {
   const defs = entry.stores.map((s) => s.def);
-  const subresourceKinds = defs.flatMap((def) => def.subresources.flatMap((sub) => subresourceView(def, sub)?.kind ?? []));
+  const subresourceKinds = defs.flatMap((def) => [
+    ...def.subresources.flatMap((sub) => subresourceView(def, sub)?.kind ?? []),
+    ...def.createSubresources.map((sub) => sub.kind),
+  ]);
   const componentSchemas: Record<string, unknown> = {
     ...schemas.definitions([...defs, ...subresourceKinds]),
     'io.k8s.apimachinery.pkg.apis.meta.v1.Patch': {
@@ -218,7 +230,7 @@ export function openApiV3Document(entry: GroupVersionEntry, schemas: SchemaSourc
     if (def.verbs.includes('list')) componentSchemas[listName] ??= genericListSchema(def, ref);
     for (const op of operationsOf(def)) {
       const path = (paths[op.path] ??= { parameters: op.params });
-      const own = op.subresource ? subresourceView(def, op.subresource)?.kind : undefined;
+      const own = op.kind;
       const opRef = own ? `#/components/schemas/${schemas.definitionName(own)}` : ref;
       path[METHOD[op.action]] = v3Operation(def, op, own ?? def, opRef, `#/components/schemas/${listName}`);
     }

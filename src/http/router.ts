@@ -8,9 +8,12 @@ import { GenericStore } from '../registry/generic-store';
 import type { ResourceDefinition, Verb } from '../registry/resource-definition';
 import type { PatchSchema } from '../patch/strategic-merge';
 import type { ResourceRegistry, RestStore } from '../registry/resource-registry';
-import type { Subresource } from '../registry/subresources';
+import type { ServerServices } from '../registry/server-services';
+import type { CreateSubresource, Subresource } from '../registry/subresources';
+import { kindSchema } from '../schema/typed-schema';
 import type { ResourceRequest } from './handlers/context';
 import { handleCreate } from './handlers/create';
+import { handleCreateSubresource } from './handlers/create-subresource';
 import { handleDelete } from './handlers/delete';
 import { handleDeleteCollection } from './handlers/delete-collection';
 import { handleGet } from './handlers/get';
@@ -38,7 +41,7 @@ const HANDLERS: Record<Verb, Handler> = {
 /** Verbs served on an object's own path; a resource with none of them has no such path. */
 const ITEM_VERBS: Verb[] = ['get', 'update', 'patch', 'delete'];
 
-/** Verbs a subresource path serves. */
+/** Verbs an update subresource's path serves. */
 const SUBRESOURCE_VERBS: Verb[] = ['get', 'update', 'patch'];
 
 export interface RouterDeps {
@@ -51,15 +54,24 @@ export interface RouterDeps {
   watchListEnabled: boolean;
   unsafeMalformedObjectDeletion: boolean;
   onWatchEvent(def: ResourceDefinition): void;
+  services: ServerServices;
+}
+
+export interface ResolvedRequest {
+  store: RestStore;
+  verb: Verb;
+  /** Set when the path is a create subresource's (pods/x/binding). */
+  createSubresource?: CreateSubresource;
 }
 
 /** The one place mapping a request onto a resource definition and a verb: 404 unknown, 405 not allowed. */
-export function resolveResourceRequest(info: ResourceRequestInfo, registry: ResourceRegistry): { store: RestStore; verb: Verb } {
+export function resolveResourceRequest(info: ResourceRequestInfo, registry: ResourceRegistry): ResolvedRequest {
   const store = registry.lookup(info.group, info.version, info.resource);
   if (!store) throw pathNotFound();
   const { def } = store;
   if (info.parts.length > 3) throw pathNotFound();
-  if (info.subresource && !def.subresources.includes(info.subresource as Subresource)) throw pathNotFound();
+  const createSubresource = info.subresource ? def.createSubresources.find((s) => s.name === info.subresource) : undefined;
+  if (info.subresource && !createSubresource && !def.subresources.includes(info.subresource as Subresource)) throw pathNotFound();
   // A namespaced resource is named only inside a namespace; a cluster-scoped one never is.
   const namespacedPath = info.namespace !== '' && !(def.resource === 'namespaces' && def.group === '');
   if (!def.namespaced && namespacedPath) throw pathNotFound();
@@ -70,6 +82,11 @@ export function resolveResourceRequest(info: ResourceRequestInfo, registry: Reso
     throw methodNotAllowed();
   }
   if (!(verb in HANDLERS)) throw methodNotAllowed();
+  if (createSubresource) {
+    // Only POST is routed to such a path, as kube-apiserver registers it.
+    if (verb !== 'create') throw methodNotAllowed();
+    return { store, verb, createSubresource };
+  }
   if (info.subresource && !SUBRESOURCE_VERBS.includes(verb)) throw methodNotAllowed();
   if (verb === 'create' && info.name) throw methodNotAllowed();
   if (!def.verbs.includes(verb)) throw methodNotAllowed();
@@ -85,8 +102,12 @@ export async function serveResource(
   signal: () => AbortSignal,
   compress: boolean,
 ): Promise<void> {
-  const { store, verb } = resolveResourceRequest(info, deps.registry);
-  const served = store instanceof GenericStore ? store.served(info.subresource as '' | Subresource) : store.served();
+  const { store, verb, createSubresource } = resolveResourceRequest(info, deps.registry);
+  const served = createSubresource
+    ? { kind: createSubresource.kind, schema: kindSchema(createSubresource.kind) }
+    : store instanceof GenericStore
+      ? store.served(info.subresource as '' | Subresource)
+      : store.served();
   const hasMessage = lookupMessage(served.kind) !== null;
   const options = {
     encodings: deps.outputEncodings,
@@ -117,5 +138,6 @@ export async function serveResource(
   });
   // A resource that is not stored serves create alone (resolveResourceRequest made sure of the verb).
   if (!(store instanceof GenericStore)) return handleCreate(requestTo(store));
+  if (createSubresource) return handleCreateSubresource(requestTo(store), createSubresource, deps.services);
   await HANDLERS[verb](requestTo(store));
 }

@@ -1,10 +1,14 @@
 import type { KubeObject } from '../api/types';
 import { ComputedStore } from './computed-store';
 import { defineComputedResource } from './resource-definition';
+import type { ServerServices } from './server-services';
+
+const NO_SERVICES = {} as ServerServices;
 
 const echo = (namespaced: boolean) =>
   new ComputedStore(
-    defineComputedResource({ group: 'example.com', version: 'v1', resource: 'probes', kind: 'Probe', namespaced, compute: ({ object }) => ({ ...object, status: { ok: true } }) }),
+    defineComputedResource({ group: 'example.com', version: 'v1', resource: 'probes', kind: 'Probe', namespaced, compute: async ({ object }) => ({ ...object, status: { ok: true } }) }),
+    NO_SERVICES,
   );
 
 const probe = (namespace?: string): KubeObject => ({ apiVersion: 'example.com/v1', kind: 'Probe', metadata: namespace ? { namespace } : {}, spec: { a: 1 } }) as KubeObject;
@@ -17,12 +21,12 @@ describe('ComputedStore', () => {
   });
 
   test('reconciles namespaces as the create handler does', async () => {
-    expect((await echo(true).create('ns', probe(), { dryRun: false })).metadata.namespace).toBe('ns');
-    expect((await echo(false).create('', probe('ns'), { dryRun: false })).metadata.namespace).toBeUndefined();
+    expect(((await echo(true).create('ns', probe(), { dryRun: false })) as KubeObject).metadata.namespace).toBe('ns');
+    expect(((await echo(false).create('', probe('ns'), { dryRun: false })) as KubeObject).metadata.namespace).toBeUndefined();
     await expect(echo(true).create('ns', probe('other'), { dryRun: false })).rejects.toMatchObject({ code: 400 });
   });
 
   test('a definition without compute is refused', () => {
-    expect(() => new ComputedStore({ ...echo(false).def, compute: undefined })).toThrow('needs compute');
+    expect(() => new ComputedStore({ ...echo(false).def, compute: undefined }, NO_SERVICES)).toThrow('needs compute');
   });
 });

@@ -1,21 +1,28 @@
 import { badRequest } from '../api/errors';
-import type { KubeObject } from '../api/types';
+import type { KubeObject, Status } from '../api/types';
+
+const isStatus = (value: KubeObject | Status): value is Status => value.kind === 'Status';
 import { kindSchema, type ObjectNode } from '../schema/typed-schema';
 import { FieldManager } from './field-manager';
 import type { WriteOptions } from './generic-store';
 import { inWireOrder } from './object-order';
 import { apiVersionOfDefinition, type ResourceDefinition, type ServedKind } from './resource-definition';
+import type { ServerServices } from './server-services';
 
 /**
  * The REST storage of a resource that is never stored (a definition with `compute`): create
- * answers with the computed object and writes nothing, so dryRun changes nothing either.
+ * answers with the computed object and stores nothing of its own; what it writes elsewhere (the
+ * legacy `bindings` write pods) goes through the services, which honour dryRun.
  */
 export class ComputedStore {
   private readonly schema: ObjectNode | null;
   private readonly fields: FieldManager | null;
   private readonly compute: NonNullable<ResourceDefinition['compute']>;
 
-  constructor(readonly def: ResourceDefinition) {
+  constructor(
+    readonly def: ResourceDefinition,
+    private readonly services: ServerServices,
+  ) {
     if (!def.compute) throw new Error(`${def.resource}: a computed resource needs compute`);
     this.compute = def.compute;
     this.schema = kindSchema({ group: def.group, version: def.version, kind: def.kind });
@@ -31,10 +38,11 @@ export class ComputedStore {
    * reconciled, the field manager records the request's fields (so a review that echoes its
    * request carries managedFields), then the resource computes its answer.
    */
-  async create(namespace: string, obj: KubeObject, opts: WriteOptions): Promise<KubeObject> {
+  async create(namespace: string, obj: KubeObject, opts: WriteOptions): Promise<KubeObject | Status> {
     reconcileNamespace(namespace, obj);
     if (opts.fieldManager) this.fields?.update(null, obj, opts.fieldManager, '');
-    const answer = this.compute({ namespace, object: obj });
+    const answer = await this.compute({ namespace, object: obj, dryRun: opts.dryRun, services: this.services });
+    if (isStatus(answer)) return answer;
     // An unset metav1.Time in a Go struct is written as null; these objects never get a creation time.
     answer.metadata.creationTimestamp ??= null;
     return inWireOrder(answer, this.def.kind, apiVersionOfDefinition(this.def));
@@ -42,7 +50,7 @@ export class ComputedStore {
 }
 
 /** rest.EnsureObjectNamespaceMatchesRequestNamespace. */
-function reconcileNamespace(requestNamespace: string, obj: KubeObject): void {
+export function reconcileNamespace(requestNamespace: string, obj: KubeObject): void {
   const own = obj.metadata.namespace ?? '';
   if (own === requestNamespace) return;
   if (own === '') obj.metadata.namespace = requestNamespace;

@@ -399,6 +399,29 @@ export class GenericStore {
   }
 
   /**
+   * A write past the kind's strategy, as a registry's own GuaranteedUpdate (pods/binding): no
+   * defaults, validation, managedFields or resourceVersion check; `mutate` changes the stored
+   * object in place and may throw StatusErrors. 404 when the object does not exist.
+   */
+  async updateDirectly(namespace: string, name: string, mutate: (current: KubeObject) => void, opts: WriteOptions): Promise<KubeObject> {
+    try {
+      const object = await this.storage.guaranteedUpdate(
+        this.key(namespace, name),
+        async (current) => {
+          if (!current) throw notFound(this.def, name);
+          const next = structuredClone(this.asServed(current));
+          mutate(next);
+          return this.canonical(next);
+        },
+        { ignoreNotFound: false, dryRun: opts.dryRun },
+      );
+      return this.asServed(object);
+    } catch (err) {
+      this.fail(err, name, 'update');
+    }
+  }
+
+  /**
    * Server-side apply: the configuration is merged into the live object (created when absent)
    * under the rules of its schema; managedFields record the applier's ownership.
    */

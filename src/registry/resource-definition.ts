@@ -1,8 +1,9 @@
-import type { GroupResource, GroupVersionKind, KubeObject } from '../api/types';
+import type { GroupResource, GroupVersionKind, KubeObject, Status } from '../api/types';
 import type { ObjectNode } from '../schema/typed-schema';
 import type { ScaleFacts } from './scale';
 import { defaultStrategy, type Strategy } from './strategy';
-import type { Subresource } from './subresources';
+import type { ServerServices } from './server-services';
+import type { CreateSubresource, Subresource } from './subresources';
 
 export type Verb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete' | 'deletecollection';
 
@@ -43,6 +44,8 @@ export interface OwnSchema {
 export interface ComputeRequest {
   namespace: string;
   object: KubeObject;
+  dryRun: boolean;
+  services: ServerServices;
 }
 
 /**
@@ -64,6 +67,8 @@ export interface ResourceDefinition {
   verbs: Verb[];
   /** Update subresources (status, finalize, scale); each owns part of the object. */
   subresources: Subresource[];
+  /** Subresources whose only verb is create (pods/binding, serviceaccounts/token). */
+  createSubresources: CreateSubresource[];
   /** Where the scale subresource finds replicas and the selector; required with 'scale'. */
   scale?: ScaleFacts;
   /** Path under the etcd prefix, as kube-apiserver lays it out (e.g. "services/specs", "minions"). */
@@ -77,8 +82,11 @@ export interface ResourceDefinition {
   /** Columns for Table output; empty means the default Name / Created At. */
   printerColumns: PrinterColumn[];
   strategy: Strategy;
-  /** The response to a create of a resource that is never stored; throws StatusErrors for invalid requests. */
-  compute?: (request: ComputeRequest) => KubeObject;
+  /**
+   * The response to a create of a resource that is never stored (an object, or a Success Status);
+   * throws StatusErrors for invalid requests. It may read or write other resources through the services.
+   */
+  compute?: (request: ComputeRequest) => Promise<KubeObject | Status>;
   /** Set for kinds without a .proto message; the others' schemas come from proto/ and field facts. */
   ownSchema?: OwnSchema;
   /**
@@ -136,6 +144,7 @@ export function defineResource(
     categories: [],
     verbs: ALL_VERBS,
     subresources: [],
+    createSubresources: [],
     storagePath: def.resource,
     returnDeletedObject: false,
     selectableFields: {},

@@ -1,9 +1,23 @@
-import type { KubeObject } from '../api/types';
+import type { KubeObject, Status } from '../api/types';
+import type { GenericStore } from './generic-store';
 import { getPath, setPath } from './object-path';
-import type { ResourceDefinition, ServedKind } from './resource-definition';
+import type { ResourceDefinition, ServedKind, Verb } from './resource-definition';
 import { scaleFacts, scaleView } from './scale';
+import type { ServerServices } from './server-services';
 
+/** Subresources that get, update or patch part of the object. */
 export type Subresource = 'status' | 'finalize' | 'scale';
+
+const UPDATE_VERBS: Record<Subresource, Verb[]> = {
+  status: ['get', 'patch', 'update'],
+  finalize: ['update'],
+  scale: ['get', 'patch', 'update'],
+};
+
+/** The verbs a subresource path serves, as discovery lists them. */
+export function subresourceVerbs(sub: Subresource | CreateSubresource): Verb[] {
+  return typeof sub === 'string' ? UPDATE_VERBS[sub] : ['create'];
+}
 
 /**
  * A subresource whose requests and responses carry a kind of their own (Scale): how it shows the
@@ -71,4 +85,25 @@ export function applySubresource(next: KubeObject, prev: KubeObject, def: Resour
   if (next.metadata.managedFields) result.metadata.managedFields = next.metadata.managedFields;
   setPath(result, path, getPath(next, path));
   return result;
+}
+
+/**
+ * A subresource whose only verb is create (pods/binding, serviceaccounts/token): its requests carry
+ * a kind of its own and its answer is whatever `create` returns (an object, or a Success Status).
+ */
+export interface CreateSubresource {
+  name: string;
+  kind: ServedKind;
+  create(request: CreateSubresourceRequest): Promise<KubeObject | Status>;
+}
+
+export interface CreateSubresourceRequest {
+  /** The store of the resource the subresource belongs to. */
+  parent: GenericStore;
+  namespace: string;
+  /** The parent object's name, from the path. */
+  name: string;
+  object: KubeObject;
+  dryRun: boolean;
+  services: ServerServices;
 }

@@ -20,6 +20,7 @@ import { nodes } from './nodes';
 import { persistentvolumeclaims } from './persistentvolumeclaims';
 import { persistentvolumes } from './persistentvolumes';
 import { poddisruptionbudgets } from './poddisruptionbudgets';
+import { bindings } from './bindings';
 import { pods } from './pods';
 import { priorityclasses } from './priorityclasses';
 import { clusterrolebindings, clusterroles, rolebindings, roles } from './rbac';
@@ -39,6 +40,7 @@ export const BUILT_IN_RESOURCES: ResourceDefinition[] = [
   namespaces,
   nodes,
   pods,
+  bindings,
   services,
   configmaps,
   secrets,

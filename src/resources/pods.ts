@@ -4,6 +4,7 @@ import { isPlainObject, type KubeObject } from '../api/types';
 import { defineResource } from '../registry/resource-definition';
 import { strategy } from '../registry/strategy';
 import { age, AGE_COLUMN, NAME_COLUMN } from '../registry/table';
+import { podBinding } from './pod-binding';
 import { defaultPod, podQosClass, validatePodSpec } from './pod-spec';
 
 type Obj = Record<string, unknown>;
@@ -115,6 +116,7 @@ export const pods = defineResource({
   shortNames: ['po'],
   categories: ['all'],
   subresources: ['status'],
+  createSubresources: [podBinding],
   returnDeletedObject: true,
   strategy: strategy({
     tracksGeneration: true,

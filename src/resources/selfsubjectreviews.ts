@@ -9,7 +9,7 @@ export const selfsubjectreviews = defineComputedResource({
   resource: 'selfsubjectreviews',
   kind: 'SelfSubjectReview',
   namespaced: false,
-  compute: () => ({
+  compute: async () => ({
     metadata: { creationTimestamp: nowTimestamp() },
     status: { userInfo: { username: INSECURE_PORT_USER.username, groups: [...INSECURE_PORT_USER.groups] } },
   }),

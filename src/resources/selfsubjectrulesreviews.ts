@@ -13,7 +13,7 @@ export const selfsubjectrulesreviews = defineComputedResource({
   resource: 'selfsubjectrulesreviews',
   kind: 'SelfSubjectRulesReview',
   namespaced: false,
-  compute: ({ object }) => {
+  compute: async ({ object }) => {
     const namespace = isPlainObject(object.spec) ? object.spec.namespace : undefined;
     if (typeof namespace !== 'string' || namespace === '') throw badRequest('no namespace on request');
     return {

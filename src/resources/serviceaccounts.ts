@@ -2,6 +2,7 @@ import { isPlainObject } from '../api/types';
 import { defineResource } from '../registry/resource-definition';
 import { strategy } from '../registry/strategy';
 import { AGE_COLUMN, NAME_COLUMN } from '../registry/table';
+import { serviceAccountToken } from './serviceaccount-token';
 
 export const serviceaccounts = defineResource({
   group: '',
@@ -10,6 +11,7 @@ export const serviceaccounts = defineResource({
   kind: 'ServiceAccount',
   namespaced: true,
   shortNames: ['sa'],
+  createSubresources: [serviceAccountToken],
   returnDeletedObject: true,
   strategy: strategy({
     // Secret references keep only the name, as cleanSecretReferences does.

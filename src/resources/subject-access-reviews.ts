@@ -119,7 +119,7 @@ export const selfsubjectaccessreviews = defineComputedResource({
   resource: 'selfsubjectaccessreviews',
   kind: 'SelfSubjectAccessReview',
   namespaced: false,
-  compute: ({ object }) => allowed(checked(object, validateSelfSubjectAccessReview)),
+  compute: async ({ object }) => allowed(checked(object, validateSelfSubjectAccessReview)),
 });
 
 export const subjectaccessreviews = defineComputedResource({
@@ -128,7 +128,7 @@ export const subjectaccessreviews = defineComputedResource({
   resource: 'subjectaccessreviews',
   kind: 'SubjectAccessReview',
   namespaced: false,
-  compute: ({ object }) => allowed(checked(object, validateSubjectAccessReview)),
+  compute: async ({ object }) => allowed(checked(object, validateSubjectAccessReview)),
 });
 
 export const localsubjectaccessreviews = defineComputedResource({
@@ -137,7 +137,7 @@ export const localsubjectaccessreviews = defineComputedResource({
   resource: 'localsubjectaccessreviews',
   kind: 'LocalSubjectAccessReview',
   namespaced: true,
-  compute: ({ namespace, object }) => {
+  compute: async ({ namespace, object }) => {
     checked(object, validateLocalSubjectAccessReview);
     if (object.metadata.namespace !== namespace) throw badRequest(`spec.resourceAttributes.namespace must match namespace: ${namespace}`);
     return allowed(object);

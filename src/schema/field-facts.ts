@@ -1023,6 +1023,17 @@ export const FIELD_FACTS: Record<string, Record<string, FieldFacts>> = {
   'k8s.io.api.apps.v1.StatefulSetUpdateStrategy': {
     type: { enum: ['RollingUpdate', 'OnDelete'] },
   },
+  'k8s.io.api.authentication.v1.TokenRequest': {
+    spec: { required: true },
+  },
+  'k8s.io.api.authentication.v1.TokenRequestSpec': {
+    audiences: { listType: 'atomic', required: true },
+    expirationSeconds: { keepZero: true },
+  },
+  'k8s.io.api.authentication.v1.TokenRequestStatus': {
+    token: { required: true },
+    expirationTimestamp: { required: true },
+  },
   'k8s.io.api.authentication.v1.TokenReview': {
     spec: { required: true },
   },

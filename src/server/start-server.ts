@@ -10,7 +10,10 @@ import { NamespaceController } from '../controllers/namespace-controller';
 import type { Encoding } from '../codec/negotiate';
 import { createApp, type VersionInfo } from '../http/app';
 import { ApiServerMetrics } from '../metrics/metrics';
+import { loadSigningKey } from '../auth/signing-key';
+import { ServiceAccountTokens } from '../auth/service-account-tokens';
 import { ComputedStore } from '../registry/computed-store';
+import type { ServerServices } from '../registry/server-services';
 import { GenericStore, resourceRoot } from '../registry/generic-store';
 import type { OwnSchema, ResourceDefinition, ServedKind } from '../registry/resource-definition';
 import type { SchemaSource } from '../http/openapi';
@@ -181,9 +184,17 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
   };
   // Versions of one resource (autoscaling/v1 and v2 HPAs) share one storage.
   const storageByPath = new Map<string, Storage>();
+  const services: ServerServices = {
+    store: (group, resource) => {
+      const store = registry.stored().find((s) => s.def.group === group && s.def.resource === resource);
+      if (!store) throw new Error(`${resource}.${group} is not served`);
+      return store;
+    },
+    tokens: new ServiceAccountTokens(await loadSigningKey(kv, config.etcdPrefix)),
+  };
   for (const def of BUILT_IN_RESOURCES) {
     if (def.compute) {
-      registry.add(new ComputedStore(def));
+      registry.add(new ComputedStore(def, services));
       continue;
     }
     let storage = storageByPath.get(def.storagePath);
@@ -271,6 +282,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     watchListEnabled: config.featureGates.WatchList,
     unsafeMalformedObjectDeletion: config.featureGates.AllowUnsafeMalformedObjectDeletion,
     onWatchEvent: (def) => metrics!.observeWatchEvent(def.group, def.version, def.resource),
+    services,
     readyChecks: [
       { name: 'ping', check: async () => undefined },
       { name: 'etcd', check: async () => void (await kv.status()) },

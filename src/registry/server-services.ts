@@ -1,0 +1,12 @@
+import type { ServiceAccountTokens } from '../auth/service-account-tokens';
+import type { GenericStore } from './generic-store';
+
+/**
+ * What answers that are not plain stored writes (computed resources, create subresources) may use
+ * beyond their request: other resources' stores and the service account token issuer.
+ */
+export interface ServerServices {
+  /** The store of a built-in resource; throws when it is not served. */
+  store(group: string, resource: string): GenericStore;
+  tokens: ServiceAccountTokens;
+}
