@@ -10,6 +10,7 @@ import type { PatchSchema } from '../patch/strategic-merge';
 import type { ResourceDefinition } from '../registry/resource-definition';
 import type { ServerServices } from '../registry/server-services';
 import type { ResourceRegistry } from '../registry/resource-registry';
+import { acceptsOpenApiV2Protobuf, encodeOpenApiV2, OPENAPI_V2_PROTOBUF } from './openapi-v2-protobuf';
 import { aggregatedDiscovery, apiGroupDocument, apiGroupList, apiResourceList, apiVersions } from './discovery';
 import { requestLabels } from './filters/request-metrics';
 import { groupVersionPath, openApiV2Document, openApiV3Document, openApiV3Index, type SchemaSource } from './openapi';
@@ -162,8 +163,10 @@ export function createApp(deps: AppDeps): RequestListener {
     '/openapi/v2',
     wrap((req, res) => {
       const accept = req.headers.accept;
-      if (accept && !/application\/json|\*\/\*/.test(accept)) throw notAcceptable(['application/json']);
-      writeBody(res, 200, 'application/json', encode(openApiV2Document(deps.registry, deps.schemas, deps.version.gitVersion), 'json', false));
+      const document = openApiV2Document(deps.registry, deps.schemas, deps.version.gitVersion);
+      if (acceptsOpenApiV2Protobuf(accept)) return writeBody(res, 200, OPENAPI_V2_PROTOBUF, encodeOpenApiV2(document));
+      if (accept && !/application\/json|\*\/\*/.test(accept)) throw notAcceptable(['application/json', OPENAPI_V2_PROTOBUF]);
+      writeBody(res, 200, 'application/json', encode(document, 'json', false));
     }),
   );
 

@@ -158,6 +158,25 @@ function messageSchema(type: Type, out: Record<string, unknown>): Record<string,
   return schema;
 }
 
+/** The type meta every kind's object carries in JSON, though its proto message has no such fields. */
+const TYPE_META_PROPERTIES = {
+  apiVersion: {
+    description:
+      'APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources',
+    type: 'string',
+  },
+  kind: {
+    description:
+      'Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds',
+    type: 'string',
+  },
+};
+
+function markKind(schema: Record<string, unknown>, gvk: { group: string; kind: string; version: string }): void {
+  schema.properties = { ...TYPE_META_PROPERTIES, ...(schema.properties as Record<string, unknown> | undefined) };
+  schema['x-kubernetes-group-version-kind'] = [gvk];
+}
+
 /** OpenAPI v3 component schemas for these kinds and everything they refer to. */
 export function openApiDefinitions(defs: ServedKind[]): Record<string, unknown> {
   const out: Record<string, unknown> = {};
@@ -165,14 +184,12 @@ export function openApiDefinitions(defs: ServedKind[]): Record<string, unknown> 
     const type = lookupMessage({ group: def.group, version: def.version, kind: def.kind });
     if (!type) continue;
     refTo(type, out);
-    const schema = out[definitionName(typeName(type))] as Record<string, unknown>;
-    schema['x-kubernetes-group-version-kind'] = [{ group: def.group, kind: def.kind, version: def.version }];
-    const listType = def.listKind ? lookupMessage({ group: def.group, version: def.version, kind: def.listKind }) : null;
-    if (listType) {
+    markKind(out[definitionName(typeName(type))] as Record<string, unknown>, { group: def.group, kind: def.kind, version: def.version });
+    const { listKind } = def;
+    const listType = listKind ? lookupMessage({ group: def.group, version: def.version, kind: listKind }) : null;
+    if (listType && listKind) {
       refTo(listType, out);
-      (out[definitionName(typeName(listType))] as Record<string, unknown>)['x-kubernetes-group-version-kind'] = [
-        { group: def.group, kind: def.listKind, version: def.version },
-      ];
+      markKind(out[definitionName(typeName(listType))] as Record<string, unknown>, { group: def.group, kind: listKind, version: def.version });
     }
   }
   return out;

@@ -45,3 +45,10 @@ test('kubectl auth whoami, as a table and as JSON', async () => {
     status: { userInfo: { username: 'system:unsecured', groups: ['system:masters', 'system:authenticated'] } },
   });
 });
+
+test('kubectl create -f of a SelfSubjectAccessReview, validated against /openapi/v2 in Protobuf', async () => {
+  const review = 'apiVersion: authorization.k8s.io/v1\nkind: SelfSubjectAccessReview\nspec:\n  resourceAttributes:\n    verb: get\n    resource: pods\n';
+  const res = await kubectl(kapi.url, ['create', '-f', '-', '-o', 'jsonpath={.status.allowed}'], review);
+  expect(res.stderr).toBe('');
+  expect(res.stdout).toBe('true');
+});

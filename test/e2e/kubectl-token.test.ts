@@ -18,11 +18,8 @@ afterAll(async () => {
 
 const claimsOf = (token: string) => JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString('utf8'));
 
-/**
- * kubectl validates a kind without a PATCH operation (the reviews) against /openapi/v2 in Protobuf,
- * which kapi does not serve (406), so reviews are created without client-side validation.
- */
-const review = (token: string, audiences?: string[]) => k(['create', '--validate=false', '-f', '-', '-o', 'json'], tokenReview(token, audiences));
+/** kubectl validates a review (a kind without a PATCH operation) against /openapi/v2 in Protobuf. */
+const review = (token: string, audiences?: string[]) => k(['create', '-f', '-', '-o', 'json'], tokenReview(token, audiences));
 
 const tokenReview = (token: string, audiences?: string[]) =>
   JSON.stringify({ apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: { token, ...(audiences ? { audiences } : {}) } });

@@ -1,3 +1,5 @@
+import path from 'node:path';
+import { Root } from 'protobufjs';
 import { Api } from '../harness/http';
 import { startTestServer } from '../harness/server';
 
@@ -83,11 +85,28 @@ test('OpenAPI v3: index and per group-version documents with GVK and fieldValida
   expect(podSpec.properties.containers).toMatchObject({ 'x-kubernetes-patch-merge-key': 'name', 'x-kubernetes-list-type': 'map' });
 });
 
-test('OpenAPI v2 is served as JSON', async () => {
+test('OpenAPI v2 is served as JSON; kinds carry apiVersion and kind', async () => {
   const res = await api.get('/openapi/v2', { accept: 'application/json' });
   expect(res.status).toBe(200);
   expect(res.body.swagger).toBe('2.0');
-  expect(res.body.definitions['io.k8s.api.core.v1.Pod']).toBeDefined();
+  expect(Object.keys(res.body.definitions['io.k8s.api.core.v1.Pod'].properties).slice(0, 3)).toEqual(['apiVersion', 'kind', 'metadata']);
+});
+
+test('OpenAPI v2 is served in Protobuf (gnostic openapi.v2.Document), as client-go asks for it first', async () => {
+  for (const accept of ['application/com.github.proto-openapi.spec.v2@v1.0+protobuf', 'application/com.github.proto-openapi.spec.v2.v1.0+protobuf']) {
+    const res = await fetch(`${server.url}/openapi/v2`, { headers: { Accept: accept } });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('application/com.github.proto-openapi.spec.v2.v1.0+protobuf');
+    const document = new Root().loadSync(path.resolve(__dirname, '../../proto/openapiv2/OpenAPIv2.proto'), { keepCase: true }).lookupType('openapi.v2.Document');
+    const decoded = document.toObject(document.decode(Buffer.from(await res.arrayBuffer()))) as {
+      swagger: string;
+      definitions: { additional_properties: { name: string; value: { properties: { additional_properties: { name: string }[] }; vendor_extension: { name: string; value: { yaml: string } }[] } }[] };
+    };
+    expect(decoded.swagger).toBe('2.0');
+    const pod = decoded.definitions.additional_properties.find((d) => d.name === 'io.k8s.api.core.v1.Pod')!.value;
+    expect(pod.properties.additional_properties.map((p) => p.name)).toEqual(expect.arrayContaining(['apiVersion', 'kind', 'metadata', 'spec', 'status']));
+    expect(pod.vendor_extension).toEqual([{ name: 'x-kubernetes-group-version-kind', value: { yaml: '- group: \'\'\n  kind: Pod\n  version: v1\n' } }]);
+  }
 });
 
 test('health endpoints', async () => {
