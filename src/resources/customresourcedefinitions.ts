@@ -1,4 +1,5 @@
 import { field, type FieldErrorList } from '../api/field-errors';
+import { objectsIn as objs, stringOf as str, stringsIn as strs } from '../api/json-read';
 import { isDns1035Label, isDns1123Subdomain, nameIsDnsSubdomain } from '../api/name-validation';
 import { isPlainObject, type KubeObject } from '../api/types';
 import { defineResource } from '../registry/resource-definition';
@@ -49,9 +50,6 @@ export interface CrdView {
   versions: CrdVersion[];
 }
 
-const str = (v: unknown): string => (typeof v === 'string' ? v : '');
-const strs = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
-const objs = (v: unknown): Obj[] => (Array.isArray(v) ? v.filter(isPlainObject) : []);
 
 export function crdView(crd: KubeObject): CrdView {
   const spec = isPlainObject(crd.spec) ? crd.spec : {};

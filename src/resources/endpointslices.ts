@@ -1,4 +1,5 @@
 import { field, type FieldErrorList } from '../api/field-errors';
+import { objectsIn as records, stringOf as str } from '../api/json-read';
 import { validateLabels } from '../api/meta-validation';
 import { isDns1123Label, isQualifiedName, isValidLabelValue, nameIsDnsSubdomain } from '../api/name-validation';
 import { isPlainObject, type KubeObject } from '../api/types';
@@ -21,8 +22,6 @@ const MAX_TOPOLOGY_LABELS = 16;
 const MAX_ZONE_HINTS = 8;
 const SHOWN_IN_COLUMN = 3;
 
-const records = (value: unknown): Obj[] => (Array.isArray(value) ? value.filter(isPlainObject) : []);
-const str = (value: unknown): string => (typeof value === 'string' ? value : '');
 
 /**
  * SetDefaults_EndpointPort: an unnamed TCP port unless told otherwise. An endpoint's conditions are

@@ -1,5 +1,6 @@
 import { jsonEqual } from '../api/deep-equal';
 import { field, type FieldErrorList } from '../api/field-errors';
+import { stringOf as str } from '../api/json-read';
 import { isQualifiedName } from '../api/name-validation';
 import { isPlainObject, type KubeObject } from '../api/types';
 
@@ -17,7 +18,6 @@ const NOTE_LENGTH_LIMIT = 1024;
 
 type Obj = Record<string, unknown>;
 
-const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 const objectAt = (e: KubeObject, key: string): Obj => (isPlainObject(e[key]) ? (e[key] as Obj) : {});
 /** Go's len(string) counts bytes. */
 const byteLength = (s: string): number => Buffer.byteLength(s, 'utf8');

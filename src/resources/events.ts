@@ -1,3 +1,4 @@
+import { stringOf as str } from '../api/json-read';
 import { isPlainObject, type KubeObject } from '../api/types';
 import { defineResource } from '../registry/resource-definition';
 import { strategy } from '../registry/strategy';
@@ -9,7 +10,6 @@ type Obj = Record<string, unknown>;
 const involved = (e: KubeObject): Obj => (isPlainObject(e.involvedObject) ? e.involvedObject : {});
 const source = (e: KubeObject): Obj => (isPlainObject(e.source) ? e.source : {});
 const series = (e: KubeObject): Obj | null => (isPlainObject(e.series) ? e.series : null);
-const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 
 function lastSeen(e: KubeObject): string {
   const s = series(e);

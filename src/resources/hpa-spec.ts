@@ -1,4 +1,5 @@
 import { field, type FieldErrorList } from '../api/field-errors';
+import { objectOf as obj, stringOf as str } from '../api/json-read';
 import { isDns1123Label, nameIsPathSegment } from '../api/name-validation';
 import { isPlainObject, type KubeObject } from '../api/types';
 
@@ -16,9 +17,7 @@ const TARGET_TYPES = ['Utilization', 'Value', 'AverageValue'];
 /** The field of a MetricSpec each source type fills. */
 const SOURCE_FIELDS: Record<string, string> = { Object: 'object', Pods: 'pods', Resource: 'resource', ContainerResource: 'containerResource', External: 'external' };
 
-const str = (value: unknown): string => (typeof value === 'string' ? value : '');
 const num = (value: unknown): number => (typeof value === 'number' ? value : 0);
-const obj = (value: unknown): Obj => (isPlainObject(value) ? value : {});
 
 export const hpaSpec = (hpa: KubeObject): Obj => (isPlainObject(hpa.spec) ? hpa.spec : (hpa.spec = {}) as Obj);
 

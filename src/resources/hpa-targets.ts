@@ -1,3 +1,4 @@
+import { objectOf as obj } from '../api/json-read';
 import { isPlainObject } from '../api/types';
 
 /** kubectl's Targets column of an HPA (formatHPAMetrics): each metric's current value over its target, two at most. */
@@ -7,7 +8,6 @@ type Obj = Record<string, unknown>;
 const MAX_SHOWN = 2;
 const UNKNOWN = '<unknown>';
 
-const obj = (value: unknown): Obj => (isPlainObject(value) ? value : {});
 /** Quantity.String() of a pointer: "<nil>" when absent. */
 const quantity = (value: unknown): string => (value === undefined || value === null ? '<nil>' : String(value));
 

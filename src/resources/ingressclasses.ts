@@ -1,4 +1,5 @@
 import { field, type FieldErrorList } from '../api/field-errors';
+import { stringOf as str } from '../api/json-read';
 import { isDns1123Label, isDns1123Subdomain, nameIsPathSegment } from '../api/name-validation';
 import { isPlainObject, type KubeObject } from '../api/types';
 import { defineResource } from '../registry/resource-definition';
@@ -14,7 +15,6 @@ const SCOPES = ['Cluster', 'Namespace'];
 const HTTP_PATH = "[A-Za-z0-9/\\-._~%!$&'()*+,;=:]+";
 
 const spec = (ic: KubeObject): Obj => (isPlainObject(ic.spec) ? ic.spec : (ic.spec = {}) as Obj);
-const str = (value: unknown): string => (typeof value === 'string' ? value : '');
 
 /** SetDefaults_IngressClass: a parameters reference is cluster-scoped unless it says otherwise. */
 function defaultIngressClass(ic: KubeObject): void {

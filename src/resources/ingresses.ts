@@ -1,4 +1,5 @@
 import { field, type FieldErrorList } from '../api/field-errors';
+import { objectsIn as records, stringOf as str } from '../api/json-read';
 import { isDns1123Subdomain, nameIsDns1035Label, nameIsDnsSubdomain, nameIsPathSegment } from '../api/name-validation';
 import { isPlainObject, type KubeObject } from '../api/types';
 import { defineResource } from '../registry/resource-definition';
@@ -14,8 +15,6 @@ const PATH_TYPES = ['Exact', 'ImplementationSpecific', 'Prefix'];
 const INVALID_PATH_SEQUENCES = ['//', '/./', '/../', '%2f', '%2F'];
 const INVALID_PATH_SUFFIXES = ['/..', '/.'];
 
-const records = (value: unknown): Obj[] => (Array.isArray(value) ? value.filter(isPlainObject) : []);
-const str = (value: unknown): string => (typeof value === 'string' ? value : '');
 const spec = (ing: KubeObject): Obj => (isPlainObject(ing.spec) ? ing.spec : (ing.spec = {}) as Obj);
 
 function httpPaths(s: Obj): Obj[] {

@@ -1,5 +1,6 @@
 import { jsonEqual } from '../api/deep-equal';
 import { field, type FieldErrorList } from '../api/field-errors';
+import { objectsIn as records } from '../api/json-read';
 import { fromLabelSelectorStruct, matchesLabels } from '../api/label-selector';
 import { validateLabelSelector, validateLabels } from '../api/meta-validation';
 import { isPlainObject, type KubeObject } from '../api/types';
@@ -18,10 +19,6 @@ export const LEGACY_CONTROLLER_UID_LABEL = 'controller-uid';
 const MAX_PARALLELISM_FOR_INDEXED_JOB = 100000;
 const NEGATIVE = 'must be greater than or equal to 0';
 const NONNEGATIVE_FIELDS = ['parallelism', 'completions', 'activeDeadlineSeconds', 'backoffLimit', 'ttlSecondsAfterFinished', 'backoffLimitPerIndex', 'maxFailedIndexes'];
-
-function records(value: unknown): Obj[] {
-  return Array.isArray(value) ? value.filter(isPlainObject) : [];
-}
 
 function templateOf(spec: Obj): Obj | undefined {
   return isPlainObject(spec.template) ? spec.template : undefined;

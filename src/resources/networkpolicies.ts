@@ -1,4 +1,5 @@
 import { field, type FieldErrorList } from '../api/field-errors';
+import { objectsIn as records } from '../api/json-read';
 import { validateLabelSelector } from '../api/meta-validation';
 import { isPlainObject, type KubeObject } from '../api/types';
 import { defineResource } from '../registry/resource-definition';
@@ -14,7 +15,6 @@ type Obj = Record<string, unknown>;
 const PROTOCOLS = ['TCP', 'UDP', 'SCTP'];
 const POLICY_TYPES = ['Ingress', 'Egress'];
 
-const records = (value: unknown): Obj[] => (Array.isArray(value) ? value.filter(isPlainObject) : []);
 const spec = (np: KubeObject): Obj => (isPlainObject(np.spec) ? np.spec : (np.spec = {}) as Obj);
 
 function rulePorts(s: Obj): Obj[] {

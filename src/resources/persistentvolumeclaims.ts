@@ -1,5 +1,6 @@
 import { jsonEqual } from '../api/deep-equal';
 import { field, type FieldErrorList } from '../api/field-errors';
+import { objectOf as obj } from '../api/json-read';
 import { isDns1123Subdomain, nameIsDnsLabel } from '../api/name-validation';
 import { validateLabelSelector } from '../api/meta-validation';
 import { compareQuantities, parseQuantity } from '../api/quantity';
@@ -24,7 +25,6 @@ type Obj = Record<string, unknown>;
 
 const SPEC_IMMUTABLE = 'spec is immutable after creation except resources.requests and volumeAttributesClassName for bound claims';
 
-const obj = (value: unknown): Obj => (isPlainObject(value) ? value : {});
 const spec = (pvc: KubeObject): Obj => (isPlainObject(pvc.spec) ? pvc.spec : (pvc.spec = {}) as Obj);
 const status = (pvc: KubeObject): Obj => obj(pvc.status);
 const requestedStorage = (s: Obj): unknown => obj(obj(s.resources).requests).storage;

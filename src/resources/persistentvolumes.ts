@@ -1,5 +1,6 @@
 import { jsonEqual } from '../api/deep-equal';
 import { field, type FieldErrorList } from '../api/field-errors';
+import { objectOf as obj, stringOf as str } from '../api/json-read';
 import { isPlainObject, type KubeObject } from '../api/types';
 import { defineResource } from '../registry/resource-definition';
 import { nowTimestamp } from '../registry/generic-store';
@@ -52,10 +53,8 @@ const SOURCES: [key: string, errorPath: string | null][] = [
   ['csi', 'csi'],
 ];
 
-const obj = (value: unknown): Obj => (isPlainObject(value) ? value : {});
 const spec = (pv: KubeObject): Obj => (isPlainObject(pv.spec) ? pv.spec : (pv.spec = {}) as Obj);
 const status = (pv: KubeObject): Obj => obj(pv.status);
-const str = (value: unknown): string => (typeof value === 'string' ? value : '');
 
 /** SetDefaults_PersistentVolume and SetDefaults_HostPathVolumeSource. */
 function defaultVolume(pv: KubeObject): void {

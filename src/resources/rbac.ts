@@ -1,4 +1,5 @@
 import { field, type FieldErrorList } from '../api/field-errors';
+import { objectsIn as records, stringsIn as strings } from '../api/json-read';
 import { validateLabelSelector } from '../api/meta-validation';
 import { nameIsDnsSubdomain, nameIsPathSegment } from '../api/name-validation';
 import { isPlainObject, type KubeObject } from '../api/types';
@@ -14,14 +15,6 @@ import { AGE_COLUMN, NAME_COLUMN } from '../registry/table';
  */
 
 const RBAC_GROUP = 'rbac.authorization.k8s.io';
-
-function records(value: unknown): Record<string, unknown>[] {
-  return Array.isArray(value) ? value.filter(isPlainObject) : [];
-}
-
-function strings(value: unknown): string[] {
-  return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
-}
 
 /** ValidatePolicyRule: a rule names verbs and either resources (with groups) or non-resource URLs. */
 function validatePolicyRule(rule: Record<string, unknown>, namespaced: boolean, path: string): FieldErrorList {

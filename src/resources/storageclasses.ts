@@ -1,5 +1,6 @@
 import { jsonEqual } from '../api/deep-equal';
 import { field, type FieldErrorList } from '../api/field-errors';
+import { stringOf as str } from '../api/json-read';
 import { isQualifiedName } from '../api/name-validation';
 import { isPlainObject, type KubeObject } from '../api/types';
 import { defineResource } from '../registry/resource-definition';
@@ -14,7 +15,6 @@ const MAX_PARAMETERS = 512;
 const MAX_PARAMETERS_SIZE = 256 * 1024;
 const DEFAULT_CLASS_ANNOTATIONS = ['storageclass.kubernetes.io/is-default-class', 'storageclass.beta.kubernetes.io/is-default-class'];
 
-const str = (value: unknown): string => (typeof value === 'string' ? value : '');
 const parameters = (sc: KubeObject): Record<string, unknown> => (isPlainObject(sc.parameters) ? sc.parameters : {});
 
 /** SetDefaults_StorageClass. */

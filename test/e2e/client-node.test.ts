@@ -1,16 +1,8 @@
 import { execFile } from 'node:child_process';
 import path from 'node:path';
-import { startServerProcess, type ServerProcess } from '../harness/process';
+import { serverProcessForFile } from '../harness/process';
 
-let kapi: ServerProcess;
-
-beforeAll(async () => {
-  kapi = await startServerProcess();
-});
-
-afterAll(async () => {
-  await kapi.stop();
-});
+const kapi = serverProcessForFile();
 
 function runFlow(): Promise<Record<string, any>> {
   return new Promise((resolve, reject) => {

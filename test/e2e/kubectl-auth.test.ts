@@ -1,15 +1,7 @@
-import { kubectl, startServerProcess, type ServerProcess } from '../harness/process';
+import { kubectl, serverProcessForFile } from '../harness/process';
 
-let kapi: ServerProcess;
+const kapi = serverProcessForFile();
 const k = (...args: string[]) => kubectl(kapi.url, args);
-
-beforeAll(async () => {
-  kapi = await startServerProcess();
-});
-
-afterAll(async () => {
-  await kapi.stop();
-});
 
 test.each([
   [['create', 'pods']],

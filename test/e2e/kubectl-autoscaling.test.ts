@@ -1,17 +1,9 @@
-import { kubectl, startServerProcess, type ServerProcess } from '../harness/process';
+import { kubectl, serverProcessForFile } from '../harness/process';
 
 /** An applied HPA, kubectl create priorityclass and an applied EndpointSlice, against the built server. */
 
-let kapi: ServerProcess;
+const kapi = serverProcessForFile();
 const k = (...args: string[]) => kubectl(kapi.url, args);
-
-beforeAll(async () => {
-  kapi = await startServerProcess();
-});
-
-afterAll(async () => {
-  await kapi.stop();
-});
 
 test('kubectl autoscale (an autoscaling/v1 HPA) shows as v2 too', async () => {
   expect((await k('create', 'deployment', 'api', '--image=nginx')).stdout.trim()).toBe('deployment.apps/api created');

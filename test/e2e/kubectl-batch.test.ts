@@ -1,17 +1,9 @@
-import { kubectl, startServerProcess, type ServerProcess } from '../harness/process';
+import { kubectl, serverProcessForFile } from '../harness/process';
 
 /** kubectl's batch commands: create job|cronjob (protobuf bodies), a job from a cronjob, get, apply, delete. */
 
-let kapi: ServerProcess;
+const kapi = serverProcessForFile();
 const k = (...args: string[]) => kubectl(kapi.url, args);
-
-beforeAll(async () => {
-  kapi = await startServerProcess();
-});
-
-afterAll(async () => {
-  await kapi.stop();
-});
 
 test('kubectl create job and cronjob, then a job from the cronjob', async () => {
   expect((await k('create', 'job', 'pi', '--image=busybox', '--', 'echo', 'hi')).stdout.trim()).toBe('job.batch/pi created');

@@ -1,17 +1,9 @@
-import { kubectl, startServerProcess, type ServerProcess } from '../harness/process';
+import { kubectl, serverProcessForFile } from '../harness/process';
 
 /** A CRD through kubectl: apply, wait for it, use its resource with validation and columns, delete it. */
 
-let kapi: ServerProcess;
+const kapi = serverProcessForFile();
 const k = (...args: string[]) => kubectl(kapi.url, args);
-
-beforeAll(async () => {
-  kapi = await startServerProcess();
-});
-
-afterAll(async () => {
-  await kapi.stop();
-});
 
 const CRD = `apiVersion: apiextensions.k8s.io/v1
 kind: CustomResourceDefinition

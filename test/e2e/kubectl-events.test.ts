@@ -1,17 +1,9 @@
-import { kubectl, startServerProcess, type ServerProcess } from '../harness/process';
+import { kubectl, serverProcessForFile } from '../harness/process';
 
 /** An events.k8s.io/v1 Event, as client-go's events recorder writes one, through kubectl's three views of events. */
 
-let kapi: ServerProcess;
+const kapi = serverProcessForFile();
 const k = (...args: string[]) => kubectl(kapi.url, args);
-
-beforeAll(async () => {
-  kapi = await startServerProcess();
-});
-
-afterAll(async () => {
-  await kapi.stop();
-});
 
 const manifest = (eventTime: string) => `apiVersion: events.k8s.io/v1
 kind: Event

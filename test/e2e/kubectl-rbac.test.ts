@@ -1,17 +1,9 @@
-import { kubectl, startServerProcess, type ServerProcess } from '../harness/process';
+import { kubectl, serverProcessForFile } from '../harness/process';
 
 /** kubectl's RBAC commands and a chart's usual manifest: service account, cluster role and binding. */
 
-let kapi: ServerProcess;
+const kapi = serverProcessForFile();
 const k = (...args: string[]) => kubectl(kapi.url, args);
-
-beforeAll(async () => {
-  kapi = await startServerProcess();
-});
-
-afterAll(async () => {
-  await kapi.stop();
-});
 
 test('kubectl api-resources lists the RBAC group', async () => {
   const res = await k('api-resources', '--api-group=rbac.authorization.k8s.io', '--no-headers', '-o', 'name');

@@ -1,17 +1,9 @@
-import { kubectl, startServerProcess, type ServerProcess } from '../harness/process';
+import { kubectl, serverProcessForFile } from '../harness/process';
 
 /** A chart's storage: a class, a volume and a claim applied with kubectl, listed, expanded and deleted. */
 
-let kapi: ServerProcess;
+const kapi = serverProcessForFile();
 const k = (...args: string[]) => kubectl(kapi.url, args);
-
-beforeAll(async () => {
-  kapi = await startServerProcess();
-});
-
-afterAll(async () => {
-  await kapi.stop();
-});
 
 const manifest = `apiVersion: storage.k8s.io/v1
 kind: StorageClass

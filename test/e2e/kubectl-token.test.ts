@@ -1,20 +1,12 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { kubectl, startServerProcess, type ServerProcess } from '../harness/process';
+import { kubectl, serverProcessForFile } from '../harness/process';
 
-let kapi: ServerProcess;
+const kapi = serverProcessForFile();
 const k = (args: string[], input?: string) => kubectl(kapi.url, args, input);
 const dir = mkdtempSync(path.join(tmpdir(), 'kapi-token-'));
 const JWT = /^[\w-]+\.[\w-]+\.[\w-]+$/;
-
-beforeAll(async () => {
-  kapi = await startServerProcess();
-});
-
-afterAll(async () => {
-  await kapi.stop();
-});
 
 const claimsOf = (token: string) => JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString('utf8'));
 

@@ -1,11 +1,11 @@
 import { readFileSync, writeFileSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { kubectl, startServerProcess, type ServerProcess } from '../harness/process';
+import { kubectl, serverProcessForFile } from '../harness/process';
 
 /** The write paths as kubectl drives them: apply (client- and server-side), patch, explain, dry run, diff. */
 
-let kapi: ServerProcess;
+const kapi = serverProcessForFile();
 const dir = mkdtempSync(path.join(tmpdir(), 'kapi-writes-'));
 const k = (...args: string[]) => kubectl(kapi.url, args);
 const manifest = (name: string, body: string): string => {
@@ -15,14 +15,6 @@ const manifest = (name: string, body: string): string => {
 };
 
 const CONFIG = (data: string) => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\n  namespace: default\n  labels:\n    app: demo\ndata:\n${data}`;
-
-beforeAll(async () => {
-  kapi = await startServerProcess();
-});
-
-afterAll(async () => {
-  await kapi.stop();
-});
 
 test('client-side apply, three rounds, a field removed in the third', async () => {
   const file = manifest('cm.yaml', CONFIG('  a: "1"\n  b: "2"\n'));

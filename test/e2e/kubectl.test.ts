@@ -1,18 +1,10 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { kubectl, kubectlWatch, startServerProcess, type ServerProcess } from '../harness/process';
+import { kubectl, kubectlWatch, serverProcessForFile } from '../harness/process';
 
 const FIXTURES = path.resolve(__dirname, '../fixtures');
-let kapi: ServerProcess;
+const kapi = serverProcessForFile();
 const k = (...args: string[]) => kubectl(kapi.url, args);
-
-beforeAll(async () => {
-  kapi = await startServerProcess();
-});
-
-afterAll(async () => {
-  await kapi.stop();
-});
 
 test('create namespace, get -o yaml, api-resources', async () => {
   const created = await k('create', 'namespace', 'e2e');

@@ -62,6 +62,26 @@ export async function startServerProcess(extraArgs: string[] = [], opts: Process
   };
 }
 
+/**
+ * The server process of one test file: started before its tests, stopped after them. Its url is
+ * read inside tests (the process starts in beforeAll).
+ */
+export function serverProcessForFile(): { readonly url: string } {
+  let server: ServerProcess | null = null;
+  beforeAll(async () => {
+    server = await startServerProcess();
+  });
+  afterAll(async () => {
+    await server?.stop();
+  });
+  return {
+    get url(): string {
+      if (!server) throw new Error('the server process starts in beforeAll');
+      return server.url;
+    },
+  };
+}
+
 export interface CommandResult {
   code: number;
   stdout: string;

@@ -1,5 +1,6 @@
 import { decodeProtobuf } from '../../src/codec/protobuf';
 import { encodeProtobuf } from '../../src/codec/protobuf-write';
+import { causes } from '../harness/causes';
 import { RawEtcd } from '../harness/etcd-keys';
 import { Api } from '../harness/http';
 import { startTestServer } from '../harness/server';
@@ -41,10 +42,6 @@ const slice = (name: string, extra: Record<string, unknown> = {}) => ({
   ports: [{ port: 80 }],
   ...extra,
 });
-
-function causes(body: { details?: { causes?: { field: string; message: string; reason: string }[] } }): string[] {
-  return (body.details?.causes ?? []).map((c) => `${c.reason} ${c.field}: ${c.message}`);
-}
 
 test('discovery: autoscaling serves v2 only, scheduling and discovery groups in kube-apiserver order', async () => {
   const groups = (await api.get('/apis')).body.groups as { name: string; versions: { version: string }[]; preferredVersion: { version: string } }[];

@@ -1,5 +1,6 @@
 import { decodeProtobuf } from '../../src/codec/protobuf';
 import { encodeProtobuf } from '../../src/codec/protobuf-write';
+import { causes } from '../harness/causes';
 import { RawEtcd } from '../harness/etcd-keys';
 import { Api } from '../harness/http';
 import { startTestServer } from '../harness/server';
@@ -33,10 +34,6 @@ const cronJob = (name: string, spec: Record<string, unknown> = {}) => ({
   metadata: { name },
   spec: { schedule: '0 3 * * *', jobTemplate: { spec: { template: podTemplate('OnFailure') } }, ...spec },
 });
-
-function causes(body: { details?: { causes?: { field: string; message: string; reason: string }[] } }): string[] {
-  return (body.details?.causes ?? []).map((c) => `${c.reason} ${c.field}: ${c.message}`);
-}
 
 test('discovery serves jobs and cronjobs with their status subresources, in category all, cronjobs as cj', async () => {
   const res = await api.get(BATCH);

@@ -1,3 +1,4 @@
+import { fieldCauses as causes } from '../harness/causes';
 import { eventually, RawEtcd } from '../harness/etcd-keys';
 import { Api } from '../harness/http';
 import { startTestServer } from '../harness/server';
@@ -69,10 +70,6 @@ const cronTab = (name: string, spec: Record<string, unknown>, extra: Record<stri
   spec,
   ...extra,
 });
-
-function causes(body: { details?: { causes?: { field: string; message: string }[] } }): string[] {
-  return (body.details?.causes ?? []).map((c) => `${c.field}: ${c.message}`);
-}
 
 async function established(name: string): Promise<Record<string, any>> {
   return eventually(`${name} established`, async () => {

@@ -1,5 +1,6 @@
 import { decodeProtobuf } from '../../src/codec/protobuf';
 import { encodeProtobuf } from '../../src/codec/protobuf-write';
+import { causes } from '../harness/causes';
 import { RawEtcd } from '../harness/etcd-keys';
 import { Api } from '../harness/http';
 import { startTestServer } from '../harness/server';
@@ -41,10 +42,6 @@ const v1Event = (name: string, extra: Record<string, unknown> = {}) => ({
   type: 'Normal',
   ...extra,
 });
-
-function causes(body: { details?: { causes?: { field: string; message: string; reason: string }[] } }): string[] {
-  return (body.details?.causes ?? []).map((c) => `${c.reason} ${c.field}: ${c.message}`);
-}
 
 test('created through events.k8s.io/v1, stored and listed as a core/v1 Event', async () => {
   const created = await api.post(EVENTS, v1Event('made-v1', { series: { count: 2, lastObservedTime: '2024-05-06T07:09:10.000001Z' } }));

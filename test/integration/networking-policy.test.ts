@@ -1,5 +1,6 @@
 import { decodeProtobuf } from '../../src/codec/protobuf';
 import { encodeProtobuf } from '../../src/codec/protobuf-write';
+import { causes } from '../harness/causes';
 import { RawEtcd } from '../harness/etcd-keys';
 import { Api } from '../harness/http';
 import { startTestServer } from '../harness/server';
@@ -23,10 +24,6 @@ afterAll(async () => {
   etcd.close();
   await server.close();
 });
-
-function causes(body: { details?: { causes?: { field: string; message: string; reason: string }[] } }): string[] {
-  return (body.details?.causes ?? []).map((c) => `${c.reason} ${c.field}: ${c.message}`);
-}
 
 const ingress = (name: string, spec: Record<string, unknown>) => ({ apiVersion: 'networking.k8s.io/v1', kind: 'Ingress', metadata: { name }, spec });
 const netpol = (name: string, spec: Record<string, unknown>) => ({ apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy', metadata: { name }, spec });

@@ -1,3 +1,4 @@
+import { causes } from '../harness/causes';
 import { RawEtcd } from '../harness/etcd-keys';
 import { Api } from '../harness/http';
 import { startTestServer } from '../harness/server';
@@ -30,10 +31,6 @@ const binding = (kind: 'RoleBinding' | 'ClusterRoleBinding', name: string, roleR
   roleRef,
   subjects,
 });
-
-function causes(body: { details?: { causes?: { field: string; message: string; reason: string }[] } }): string[] {
-  return (body.details?.causes ?? []).map((c) => `${c.reason} ${c.field}: ${c.message}`);
-}
 
 test('discovery serves the group with its four resources, namespaced as in kube-apiserver', async () => {
   const res = await api.get(RBAC);

@@ -1,5 +1,6 @@
 import { decodeProtobuf } from '../../src/codec/protobuf';
 import { encodeProtobuf } from '../../src/codec/protobuf-write';
+import { causes } from '../harness/causes';
 import { RawEtcd } from '../harness/etcd-keys';
 import { Api } from '../harness/http';
 import { startTestServer } from '../harness/server';
@@ -45,10 +46,6 @@ const storageClass = (name: string, extra: Record<string, unknown> = {}) => ({
   provisioner: 'example.com/disk',
   ...extra,
 });
-
-function causes(body: { details?: { causes?: { field: string; message: string; reason: string }[] } }): string[] {
-  return (body.details?.causes ?? []).map((c) => `${c.reason} ${c.field}: ${c.message}`);
-}
 
 test('discovery: claims and volumes in core/v1 with status, storage classes in storage.k8s.io/v1', async () => {
   const core = (await api.get('/api/v1')).body.resources as { name: string; namespaced: boolean; shortNames?: string[] }[];
