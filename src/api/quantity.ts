@@ -46,3 +46,9 @@ export function compareQuantities(a: Quantity, b: Quantity): number {
 }
 
 export const ZERO_QUANTITY: Quantity = { digits: 0n, pow10: 0, pow2: 0 };
+
+/** Quantity.Sign() > 0, for a value that parses as a quantity at all. */
+export function isPositiveQuantity(value: unknown): boolean {
+  const q = parseQuantity(value);
+  return q !== null && compareQuantities(q, ZERO_QUANTITY) > 0;
+}

@@ -14,6 +14,8 @@ export interface GroupVersionEntry {
 /** GVR -> store. Mutable so that custom resources can come and go at run time. */
 export class ResourceRegistry {
   private readonly stores = new Map<string, RestStore>();
+  /** stored() is read on every etcd call (metrics) and controller pass; it changes only with add and remove. */
+  private storedCache: readonly GenericStore[] | null = null;
 
   private static key(group: string, version: string, resource: string): string {
     return `${group}/${version}/${resource}`;
@@ -22,10 +24,12 @@ export class ResourceRegistry {
   add(store: RestStore): void {
     const { group, version, resource } = store.def;
     this.stores.set(ResourceRegistry.key(group, version, resource), store);
+    this.storedCache = null;
   }
 
   remove(def: Pick<ResourceDefinition, 'group' | 'version' | 'resource'>): void {
     this.stores.delete(ResourceRegistry.key(def.group, def.version, def.resource));
+    this.storedCache = null;
   }
 
   lookup(group: string, version: string, resource: string): RestStore | undefined {
@@ -36,13 +40,15 @@ export class ResourceRegistry {
    * The stores of resources kept in etcd: what controllers watch, list and delete. Versions of one
    * resource share their objects, so each storage path appears once (the version added first).
    */
-  stored(): GenericStore[] {
+  stored(): readonly GenericStore[] {
+    if (this.storedCache) return this.storedCache;
     const seen = new Set<string>();
-    return [...this.stores.values()].filter((s): s is GenericStore => {
+    this.storedCache = [...this.stores.values()].filter((s): s is GenericStore => {
       if (!(s instanceof GenericStore) || seen.has(s.def.storagePath)) return false;
       seen.add(s.def.storagePath);
       return true;
     });
+    return this.storedCache;
   }
 
   /** Group-versions in registration order, each with its stores. */

@@ -1,6 +1,7 @@
 import { field, type FieldErrorList } from '../api/field-errors';
 import { objectOf as obj, stringOf as str } from '../api/json-read';
 import { isDns1123Label, nameIsPathSegment } from '../api/name-validation';
+import { isPositiveQuantity } from '../api/quantity';
 import { isPlainObject, type KubeObject } from '../api/types';
 
 /** autoscaling/v2 HorizontalPodAutoscaler spec: kube's defaults (pkg/apis/autoscaling/v2) and validation (pkg/apis/autoscaling/validation). */
@@ -54,12 +55,6 @@ export function defaultHpa(hpa: KubeObject): void {
     spec.behavior.scaleUp = withDefaults(spec.behavior.scaleUp, scaleUpRules());
     spec.behavior.scaleDown = withDefaults(spec.behavior.scaleDown, scaleDownRules());
   }
-}
-
-/** Quantity.Sign() > 0: the sign of the number before any suffix. */
-function isPositiveQuantity(value: unknown): boolean {
-  const mantissa = /^[+-]?[0-9.]+/.exec(String(value));
-  return mantissa !== null && Number(mantissa[0]) > 0;
 }
 
 export function validateCrossVersionObjectReference(ref: Obj, path: string): FieldErrorList {

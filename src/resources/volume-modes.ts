@@ -1,6 +1,6 @@
 import { field, type FieldErrorList } from '../api/field-errors';
 import { nameIsDnsSubdomain } from '../api/name-validation';
-import { compareQuantities, parseQuantity, ZERO_QUANTITY } from '../api/quantity';
+import { isPositiveQuantity } from '../api/quantity';
 import type { KubeObject } from '../api/types';
 
 /** What PersistentVolumes and PersistentVolumeClaims share: access and volume modes, classes, sizes. */
@@ -41,8 +41,7 @@ export function validateVolumeMode(value: unknown, path: string): FieldErrorList
 
 /** ValidatePositiveQuantityValue. */
 export function validatePositiveQuantity(value: unknown, path: string): FieldErrorList {
-  const q = parseQuantity(value);
-  return q && compareQuantities(q, ZERO_QUANTITY) > 0 ? [] : [field.invalid(path, String(value), 'must be greater than zero')];
+  return isPositiveQuantity(value) ? [] : [field.invalid(path, String(value), 'must be greater than zero')];
 }
 
 /** GetAccessModesAsString: the short forms in a fixed order, each once. */

@@ -160,9 +160,10 @@ export class CelRules {
 
   private evaluate(node: RuleNode, value: unknown, old: unknown, at: string, transitions: boolean): FieldErrorList {
     const errs: FieldErrorList = [];
-    for (const compiled of node.rules) {
-      if (compiled.transition !== transitions || (compiled.transition && (old === undefined || old === null))) continue;
-      const ctx = { self: celValue(value, node.schema), ...(compiled.transition ? { oldSelf: celValue(old, node.schema) } : {}) };
+    const rules = node.rules.filter((r) => r.transition === transitions);
+    if (rules.length === 0 || (transitions && (old === undefined || old === null))) return errs;
+    const ctx = { self: celValue(value, node.schema), ...(transitions ? { oldSelf: celValue(old, node.schema) } : {}) };
+    for (const compiled of rules) {
       const result = compiled.check(ctx);
       if (result === true || unsupported(result)) continue;
       if (isCelError(result)) {

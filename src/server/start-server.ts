@@ -139,12 +139,10 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     endpoints = [etcd.endpoint];
     log(`embedded etcd serving at ${etcd.endpoint}`);
   }
-  const stores: GenericStore[] = [];
   const registry = new ResourceRegistry();
   let metrics: ApiServerMetrics | null = null;
   const resourceOfKey = (key: string): string => {
-    const inRange = (s: GenericStore): boolean => key.startsWith(s.prefix(''));
-    const store = stores.find(inRange) ?? registry.stored().find(inRange);
+    const store = registry.stored().find((s) => key.startsWith(s.prefix('')));
     return store ? (store.def.group ? `${store.def.resource}.${store.def.group}` : store.def.resource) : '';
   };
   const kv = new Etcd3Kv({
@@ -200,11 +198,11 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     let storage = storageByPath.get(def.storagePath);
     if (!storage) storageByPath.set(def.storagePath, (storage = storageFor(def).storage));
     const store = new GenericStore(def, storage, config.etcdPrefix);
-    stores.push(store);
     registry.add(store);
   }
   await Promise.all(caches.map((c) => c.cache.start()));
-  const namespaces = stores.find((s) => s.def.group === '' && s.def.resource === 'namespaces')!;
+  const storeOf = (group: string, version: string, resource: string): GenericStore => registry.lookup(group, version, resource) as GenericStore;
+  const namespaces = storeOf('', 'v1', 'namespaces');
   metrics = new ApiServerMetrics(async () => {
     const counts = new Map<string, number>();
     await Promise.all(registry.stored().map(async (s) => counts.set(s.def.group ? `${s.def.resource}.${s.def.group}` : s.def.resource, await s.count())));
@@ -255,7 +253,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     };
   };
   const crdController = new CrdController(
-    stores.find((s) => s.def.group === CRD_GROUP && s.def.resource === 'customresourcedefinitions')!,
+    storeOf(CRD_GROUP, 'v1', 'customresourcedefinitions'),
     registry,
     serveCustomResource,
     (served, serving) => {
