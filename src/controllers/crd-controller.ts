@@ -8,6 +8,7 @@ import { CLEANUP_FINALIZER, crdView, setCrdCondition, type CrdView } from '../re
 import { everything } from '../storage/interfaces';
 import type { ControllerLog } from './namespace-controller';
 import { WorkQueue } from './work-queue';
+import { internalContext } from '../registry/request-context';
 
 const RETRY_MS = 1000;
 
@@ -162,13 +163,13 @@ export class CrdController {
   private async writeStatus(name: string, status: unknown): Promise<void> {
     try {
       await this.crds.update(
-        '',
+        internalContext({ namespace: '', subresource: 'status' }),
         name,
         (current) => {
           current.status = status;
           return current;
         },
-        { dryRun: false, subresource: 'status' },
+        { dryRun: false },
       );
     } catch (err) {
       if (!(isStatusError(err) && err.code === 404)) throw err;
@@ -192,7 +193,7 @@ export class CrdController {
       const items = (await store.list('', all)).items;
       for (const item of items) {
         try {
-          await store.delete(item.metadata.namespace ?? '', item.metadata.name!, { dryRun: false, propagationPolicy: 'Background' });
+          await store.delete(internalContext({ namespace: item.metadata.namespace ?? '' }), item.metadata.name!, { dryRun: false, propagationPolicy: 'Background' });
         } catch (err) {
           if (!(isStatusError(err) && err.code === 404)) throw err;
         }
@@ -203,13 +204,13 @@ export class CrdController {
     this.unserve(name);
     try {
       await this.crds.update(
-        '',
+        internalContext({ namespace: '' }),
         name,
         (current) => {
           current.metadata.finalizers = (current.metadata.finalizers ?? []).filter((f) => f !== CLEANUP_FINALIZER);
           return current;
         },
-        { dryRun: false, subresource: '' },
+        { dryRun: false },
       );
     } catch (err) {
       if (!(isStatusError(err) && err.code === 404)) throw err;

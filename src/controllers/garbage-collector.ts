@@ -5,6 +5,7 @@ import { FOREGROUND_FINALIZER, ORPHAN_FINALIZER, type PropagationPolicy } from '
 import type { ResourceRegistry } from '../registry/resource-registry';
 import { everything } from '../storage/interfaces';
 import type { ControllerLog } from './namespace-controller';
+import { internalContext } from '../registry/request-context';
 
 const RETRY_MS = 1000;
 
@@ -263,7 +264,7 @@ export class GarbageCollector {
     else if (node.finalizers.includes(FOREGROUND_FINALIZER)) policy = 'Foreground';
     else policy = 'Background';
     try {
-      await node.store.delete(node.namespace, node.name, { dryRun: false, propagationPolicy: policy, preconditions: { uid: node.uid } });
+      await node.store.delete(internalContext({ namespace: node.namespace }), node.name, { dryRun: false, propagationPolicy: policy, preconditions: { uid: node.uid } });
     } catch (err) {
       if (!(isStatusError(err) && (err.code === 404 || err.code === 409))) throw err;
     }
@@ -317,13 +318,13 @@ export class GarbageCollector {
   private async updateLatest(node: GraphNode, change: (obj: KubeObject) => boolean): Promise<void> {
     try {
       await node.store.update(
-        node.namespace,
+        internalContext({ namespace: node.namespace }),
         node.name,
         (current) => {
           if (current.metadata.uid !== node.uid || !change(current)) throw NOTHING_TO_DO;
           return current;
         },
-        { dryRun: false, subresource: '' },
+        { dryRun: false },
       );
     } catch (err) {
       if (err === NOTHING_TO_DO || (isStatusError(err) && err.code === 404)) return;

@@ -6,6 +6,7 @@ import { everything } from '../storage/interfaces';
 import { NAMESPACE_FINALIZER, namespaceFinalizers } from '../resources/namespaces';
 import { updatedConditions, type ContentTotals, type NamespaceCondition } from './namespace-conditions';
 import { WorkQueue } from './work-queue';
+import { internalContext } from '../registry/request-context';
 
 export interface ControllerLog {
   (message: string, err?: unknown): void;
@@ -91,14 +92,14 @@ export class NamespaceController {
     if (totals.deleteErrors.length > 0 || totals.remainingByResource.size > 0) return false;
     try {
       await this.namespaces.update(
-        '',
+        internalContext({ namespace: '', subresource: 'finalize' }),
         name,
         (current) => {
           const spec = (current.spec ?? {}) as { finalizers?: string[] };
           current.spec = { ...spec, finalizers: (spec.finalizers ?? []).filter((f) => f !== NAMESPACE_FINALIZER) };
           return current;
         },
-        { dryRun: false, subresource: 'finalize' },
+        { dryRun: false },
       );
     } catch (err) {
       if (!(isStatusError(err) && err.code === 404)) throw err;
@@ -112,7 +113,7 @@ export class NamespaceController {
     const all = { resourceVersion: '', match: '' as const, predicate: everything };
     for (const item of (await store.list(namespace, all)).items) {
       try {
-        await store.delete(namespace, item.metadata.name!, { dryRun: false, propagationPolicy: 'Background' });
+        await store.delete(internalContext({ namespace }), item.metadata.name!, { dryRun: false, propagationPolicy: 'Background' });
       } catch (err) {
         if (!(isStatusError(err) && err.code === 404)) throw err;
       }
@@ -139,13 +140,13 @@ export class NamespaceController {
     if (!conditions) return;
     try {
       await this.namespaces.update(
-        '',
+        internalContext({ namespace: '', subresource: 'status' }),
         ns.metadata.name!,
         (current) => {
           current.status = { ...(isPlainObject(current.status) ? current.status : {}), conditions };
           return current;
         },
-        { dryRun: false, subresource: 'status' },
+        { dryRun: false },
       );
     } catch (err) {
       this.log(`namespace controller: couldn't update status condition for namespace ${JSON.stringify(ns.metadata.name)}`, err);

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { jsonEqual } from '../api/deep-equal';
-import { badRequest, conflict, invalid, isStatusError, notFound, OPTIMISTIC_LOCK_MESSAGE, StatusError } from '../api/errors';
+import { badRequest, conflict, invalid, isStatusError, notFound, OPTIMISTIC_LOCK_MESSAGE, pathNotFound, StatusError } from '../api/errors';
 import { field, type FieldErrorList } from '../api/field-errors';
 import { kindSchema, type ObjectNode } from '../schema/typed-schema';
 import { validateAgainstSchema } from '../schema/validator';
@@ -17,20 +17,21 @@ import { FieldManager } from './field-manager';
 import { inWireOrder } from './object-order';
 import { interpretStorageError } from './storage-errors';
 import { specOf, type Strategy } from './strategy';
-import { applySubresource, keepSubresourceFields, runsMainRules, subresourceView, type Subresource } from './subresources';
+import { applySubresource, keepSubresourceFields, runsMainRules, subresourceView, type CreateSubresource, type Subresource, type SubresourceView } from './subresources';
+import type { AdmissionAttributes, AdmissionOperation, WriteAdmission } from './admission-hooks';
+import { reconcileNamespace } from './computed-store';
+import { ensureActive, withInfo, type RequestContext } from './request-context';
+import type { ServerServices } from './server-services';
 
 export interface WriteOptions {
   dryRun: boolean;
   /** Who makes the change, for managedFields; empty leaves ownership untracked (the server's own writes). */
   fieldManager?: string;
+  /** The request's admission, run inside the write (kube's createValidation/updateValidation); absent for the server's own writes. */
+  admission?: WriteAdmission;
 }
 
-export interface UpdateRequest extends WriteOptions {
-  /** A subresource updates only its part; '' updates everything but what subresources own. */
-  subresource: '' | Subresource;
-}
-
-export interface ApplyRequest extends UpdateRequest {
+export interface ApplyRequest extends WriteOptions {
   fieldManager: string;
   force: boolean;
 }
@@ -66,6 +67,29 @@ function shouldDeleteDuringUpdate(prev: KubeObject, held: boolean): boolean {
 }
 
 export type DeleteOutcome = { object: KubeObject | Status; deleted: boolean };
+
+/** rest.Update's unconditional update: no resourceVersion, or "0" (what ObjectResourceVersion reads as zero). */
+function isUnconditional(obj: KubeObject): boolean {
+  const rv = obj.metadata.resourceVersion;
+  return !rv || rv === '0';
+}
+
+/** The operation's options as admission (and webhooks' AdmissionReview) sees them. */
+function admissionOptions(operation: AdmissionOperation, opts: WriteOptions | DeleteRequest): Record<string, unknown> {
+  const kind = operation === 'CREATE' ? 'CreateOptions' : operation === 'UPDATE' ? 'UpdateOptions' : 'DeleteOptions';
+  const options: Record<string, unknown> = { kind, apiVersion: 'meta.k8s.io/v1' };
+  if (opts.dryRun) options.dryRun = ['All'];
+  if (operation !== 'DELETE') {
+    if (opts.fieldManager) options.fieldManager = opts.fieldManager;
+    return options;
+  }
+  const del = opts as DeleteRequest;
+  if (del.gracePeriodSeconds !== undefined) options.gracePeriodSeconds = del.gracePeriodSeconds;
+  if (del.preconditions) options.preconditions = del.preconditions;
+  if (del.orphanDependents !== undefined) options.orphanDependents = del.orphanDependents;
+  if (del.propagationPolicy) options.propagationPolicy = del.propagationPolicy;
+  return options;
+}
 
 let lastTimestamp = { second: NaN, text: '' };
 
@@ -247,13 +271,51 @@ export class GenericStore {
     return errs;
   }
 
-  async create(namespace: string, obj: KubeObject, opts: WriteOptions): Promise<KubeObject> {
+  /** The part of the object the request writes: its subresource, or '' for the whole object. */
+  private subresourceOf(ctx: RequestContext): '' | Subresource {
+    const sub = ctx.info.subresource;
+    if (sub && !this.def.subresources.includes(sub as Subresource)) throw pathNotFound();
+    return sub as '' | Subresource;
+  }
+
+  /**
+   * One admission phase of a write, once the store knows what the write is: its operation, the
+   * object as the request's kind shows it, the stored one. Absent admission (the server's own
+   * writes) admits everything.
+   */
+  private async admit(phase: 'mutate' | 'validate', ctx: RequestContext, opts: WriteOptions | DeleteRequest, operation: AdmissionOperation, object: KubeObject | undefined, oldObject: KubeObject | undefined, name?: string): Promise<void> {
+    const admission = opts.admission;
+    if (!admission) return;
+    const attrs: AdmissionAttributes = {
+      operation,
+      def: this.def,
+      namespace: ctx.info.namespace,
+      name: name ?? object?.metadata.name ?? oldObject?.metadata.name ?? '',
+      subresource: ctx.info.subresource,
+      object,
+      oldObject,
+      options: admissionOptions(operation, opts),
+      dryRun: opts.dryRun,
+      user: ctx.user,
+    };
+    await (phase === 'mutate' ? admission.mutate(attrs) : admission.validate(attrs));
+  }
+
+  /**
+   * POST: mutating admission, the kind's create strategy, validating admission, then the
+   * create-if-absent transaction, as kube's create handler and Store.Create.
+   */
+  async create(ctx: RequestContext, obj: KubeObject, opts: WriteOptions): Promise<KubeObject> {
+    const { namespace } = ctx.info;
+    await this.admit('mutate', ctx, opts, 'CREATE', obj, undefined);
     const generated = !obj.metadata.name && !!obj.metadata.generateName;
     for (let attempt = 1; ; attempt++) {
       if (generated) obj.metadata.name = generateName(obj.metadata.generateName!);
       this.prepareCreate(namespace, obj);
       if (opts.fieldManager) this.fields?.update(null, obj, opts.fieldManager, '');
+      await this.admit('validate', ctx, opts, 'CREATE', obj, undefined);
       const name = obj.metadata.name!;
+      ensureActive(ctx);
       try {
         return this.asServed(await this.storage.create(this.key(namespace, name), this.canonical(obj), { dryRun: opts.dryRun }));
       } catch (err) {
@@ -261,6 +323,19 @@ export class GenericStore {
         this.fail(err, name, 'create');
       }
     }
+  }
+
+  /**
+   * POST to a create subresource (pods/binding, serviceaccounts/token): admitted as a CREATE of
+   * the subresource under the parent's name, then answered by the subresource.
+   */
+  async createThrough(ctx: RequestContext, sub: CreateSubresource, object: KubeObject, opts: WriteOptions, services: ServerServices): Promise<KubeObject | Status> {
+    const { namespace, name } = ctx.info;
+    await this.admit('mutate', ctx, opts, 'CREATE', object, undefined, name);
+    reconcileNamespace(namespace, object);
+    await this.admit('validate', ctx, opts, 'CREATE', object, undefined, name);
+    ensureActive(ctx);
+    return sub.create({ ctx, parent: this, namespace, name, object, dryRun: opts.dryRun, services });
   }
 
   /** BeforeUpdate: keeps what no update may change, then runs the kind's hooks in order. */
@@ -311,21 +386,23 @@ export class GenericStore {
    * PUT, and PATCH when `input` is a function of the stored object. A client's resourceVersion is
    * checked against every fresh read, so the storage's retry on a moved object can never silently
    * overwrite a change the client has not seen. Through a subresource with a kind of its own
-   * (scale), `input` and the result are of that kind.
+   * (scale), `input` and the result are of that kind, and so is what admission sees.
    */
-  async update(namespace: string, name: string, input: KubeObject | ((current: KubeObject) => KubeObject), req: UpdateRequest): Promise<{ object: KubeObject; created: boolean }> {
-    const view = subresourceView(this.def, req.subresource);
-    if (!view) return this.write(namespace, name, typeof input === 'function' ? (current) => input(current!) : input, req);
+  async update(ctx: RequestContext, name: string, input: KubeObject | ((current: KubeObject) => KubeObject), opts: WriteOptions): Promise<{ object: KubeObject; created: boolean }> {
+    const view = subresourceView(this.def, this.subresourceOf(ctx));
+    if (!view) return this.write(ctx, name, typeof input === 'function' ? (current) => input(current!) : input, opts);
     if (typeof input !== 'function') this.checkName(input, name);
     const result = await this.write(
-      namespace,
+      ctx,
       name,
-      (current) => {
-        const requested = typeof input === 'function' ? input(view.read(current!)) : structuredClone(input);
+      async (current) => {
+        const old = view.read(current!);
+        const requested = typeof input === 'function' ? input(old) : structuredClone(input);
         this.checkName(requested, name);
+        await this.admit('mutate', ctx, opts, 'UPDATE', requested, old);
         return view.write(requested, current!);
       },
-      req,
+      { ...opts, view, inputAdmitted: true },
     );
     return { object: view.read(result.object), created: false };
   }
@@ -336,20 +413,27 @@ export class GenericStore {
     }
   }
 
-  /** An update, or (createIfAbsent) the create of an absent object from `input(null)`. */
+  /**
+   * An update, or the create of an absent object (PUT of a kind that allows it; apply), as
+   * Store.Update: once the store knows which it is, mutating admission (as CREATE or UPDATE), the
+   * kind's strategy, validating admission, then the guarded transaction.
+   */
   private async write(
-    namespace: string,
+    ctx: RequestContext,
     name: string,
-    input: KubeObject | ((current: KubeObject | null) => KubeObject),
-    req: UpdateRequest & { createIfAbsent?: boolean; ownershipRecorded?: boolean },
+    input: KubeObject | ((current: KubeObject | null) => KubeObject | Promise<KubeObject>),
+    req: WriteOptions & { createIfAbsent?: boolean; ownershipRecorded?: boolean; view?: SubresourceView; inputAdmitted?: boolean },
   ): Promise<{ object: KubeObject; created: boolean }> {
     const { strategy } = this.def;
+    const { namespace } = ctx.info;
+    const subresource = this.subresourceOf(ctx);
+    const shown = (obj: KubeObject): KubeObject => (req.view ? req.view.read(obj) : obj);
     const checkName = (obj: KubeObject): void => this.checkName(obj, name);
     if (typeof input !== 'function') checkName(input);
     const key = this.key(namespace, name);
     let created = false;
     let emptiedFinalizers = false;
-    const createOnUpdate = req.createIfAbsent ?? (strategy.allowCreateOnUpdate && typeof input !== 'function' && req.subresource === '');
+    const createOnUpdate = req.createIfAbsent ?? (strategy.allowCreateOnUpdate && typeof input !== 'function' && subresource === '');
     const manager = req.ownershipRecorded ? '' : (req.fieldManager ?? '');
     try {
       const object = await this.storage.guaranteedUpdate(
@@ -357,29 +441,35 @@ export class GenericStore {
         async (current) => {
           created = false;
           if (!current) {
-            if (!createOnUpdate || (typeof input !== 'function' && input.metadata.resourceVersion)) throw notFound(this.def, name);
+            if (!createOnUpdate || (typeof input !== 'function' && !isUnconditional(input))) throw notFound(this.def, name);
             created = true;
-            const fresh = typeof input === 'function' ? input(null) : structuredClone(input);
+            const fresh = typeof input === 'function' ? await input(null) : structuredClone(input);
             checkName(fresh);
+            if (!req.inputAdmitted) await this.admit('mutate', ctx, req, 'CREATE', fresh, undefined);
             this.prepareCreate(namespace, fresh);
             if (manager) this.fields?.update(null, fresh, manager, '');
+            await this.admit('validate', ctx, req, 'CREATE', fresh, undefined);
+            ensureActive(ctx);
             return this.canonical(fresh);
           }
           current = this.asServed(current);
-          const next = typeof input === 'function' ? input(structuredClone(current)) : structuredClone(input);
+          const next = typeof input === 'function' ? await input(structuredClone(current)) : structuredClone(input);
           checkName(next);
-          const rv = next.metadata.resourceVersion;
-          if (!rv) {
+          if (!req.inputAdmitted) await this.admit('mutate', ctx, req, 'UPDATE', next, current);
+          if (isUnconditional(next)) {
+            // rest.Update: no resourceVersion (or "0") overwrites what is stored, where the kind allows it.
             if (!strategy.allowUnconditionalUpdate) {
               throw invalid(this.def, name, [field.invalid('metadata.resourceVersion', 0, 'must be specified for an update')]);
             }
             next.metadata.resourceVersion = current.metadata.resourceVersion;
-          } else if (rv !== current.metadata.resourceVersion) {
+          } else if (next.metadata.resourceVersion !== current.metadata.resourceVersion) {
             throw conflict(groupResource(this.def), name, OPTIMISTIC_LOCK_MESSAGE);
           }
-          const updated = this.prepareUpdate(namespace, next, current, req.subresource);
-          if (manager) this.fields?.update(current, updated, manager, req.subresource);
+          const updated = this.prepareUpdate(namespace, next, current, subresource);
+          if (manager) this.fields?.update(current, updated, manager, subresource);
+          await this.admit('validate', ctx, req, 'UPDATE', shown(updated), shown(current));
           emptiedFinalizers = shouldDeleteDuringUpdate(current, this.finalizing(updated));
+          ensureActive(ctx);
           return this.canonical(updated);
         },
         { ignoreNotFound: createOnUpdate, dryRun: req.dryRun },
@@ -400,17 +490,18 @@ export class GenericStore {
 
   /**
    * A write past the kind's strategy, as a registry's own GuaranteedUpdate (pods/binding): no
-   * defaults, validation, managedFields or resourceVersion check; `mutate` changes the stored
-   * object in place and may throw StatusErrors. 404 when the object does not exist.
+   * defaults, validation, admission, managedFields or resourceVersion check; `mutate` changes the
+   * stored object in place and may throw StatusErrors. 404 when the object does not exist.
    */
-  async updateDirectly(namespace: string, name: string, mutate: (current: KubeObject) => void, opts: WriteOptions): Promise<KubeObject> {
+  async updateDirectly(ctx: RequestContext, name: string, mutate: (current: KubeObject) => void, opts: WriteOptions): Promise<KubeObject> {
     try {
       const object = await this.storage.guaranteedUpdate(
-        this.key(namespace, name),
+        this.key(ctx.info.namespace, name),
         async (current) => {
           if (!current) throw notFound(this.def, name);
           const next = structuredClone(this.asServed(current));
           mutate(next);
+          ensureActive(ctx);
           return this.canonical(next);
         },
         { ignoreNotFound: false, dryRun: opts.dryRun },
@@ -422,23 +513,27 @@ export class GenericStore {
   }
 
   /**
-   * Server-side apply: the configuration is merged into the live object (created when absent)
-   * under the rules of its schema; managedFields record the applier's ownership.
+   * Server-side apply: the configuration is merged into the live object (created when absent, and
+   * then admitted as a CREATE) under the rules of its schema; managedFields record the applier's ownership.
    */
-  async apply(namespace: string, name: string, config: KubeObject, req: ApplyRequest): Promise<{ object: KubeObject; created: boolean }> {
+  async apply(ctx: RequestContext, name: string, config: KubeObject, req: ApplyRequest): Promise<{ object: KubeObject; created: boolean }> {
     const fields = this.fields;
     if (!fields) throw new StatusError(415, 'UnsupportedMediaType', `apply is not supported for ${this.def.resource}`);
-    const view = subresourceView(this.def, req.subresource);
+    const subresource = this.subresourceOf(ctx);
+    const view = subresourceView(this.def, subresource);
     const applied = view ? view.configuration(config) : config;
     const result = await this.write(
-      namespace,
+      ctx,
       name,
-      (current) => {
-        const merged = fields.apply(current, applied, req.fieldManager, req.force, req.subresource);
+      async (current) => {
+        const merged = fields.apply(current, applied, req.fieldManager, req.force, subresource);
+        if (!view) return merged;
         // The merged object is written as its view would be: validated as that kind, what it leaves out at its zero value.
-        return view ? view.write(view.read(merged), merged) : merged;
+        const requested = view.read(merged);
+        await this.admit('mutate', ctx, req, 'UPDATE', requested, view.read(current!));
+        return view.write(requested, merged);
       },
-      { ...req, createIfAbsent: req.subresource === '', ownershipRecorded: true },
+      { ...req, createIfAbsent: subresource === '', ownershipRecorded: true, view: view ?? undefined, inputAdmitted: !!view },
     );
     return view ? { object: view.read(result.object), created: false } : result;
   }
@@ -447,27 +542,58 @@ export class GenericStore {
    * DELETE, as the generic store does it: BeforeDelete (preconditions, graceful deletion), the
    * garbage collector's finalizers from the propagation options, then either a marking update
    * (deletionTimestamp; the object stays while finalizers or a grace period hold it) or removal.
+   * Admission sees the stored object before each transaction (kube's deleteValidation).
    */
-  async delete(namespace: string, name: string, req: DeleteRequest): Promise<DeleteOutcome> {
-    const key = this.key(namespace, name);
+  async delete(ctx: RequestContext, name: string, req: DeleteRequest): Promise<DeleteOutcome> {
+    const key = this.key(ctx.info.namespace, name);
     try {
       const current = await this.storage.get(key, { resourceVersion: '', match: '' });
       const { startTermination } = this.def.strategy;
-      if (startTermination) return await this.terminate(key, current, req, startTermination);
-      return await this.deleteObject(key, current, req);
+      if (startTermination) return await this.terminate(ctx, key, current, req, startTermination);
+      return await this.deleteObject(ctx, key, current, req);
     } catch (err) {
       this.fail(err, name, 'delete');
     }
   }
 
-  private async deleteObject(key: string, current: KubeObject, req: DeleteRequest): Promise<DeleteOutcome> {
+  /**
+   * DELETE on a collection, as Store.DeleteCollection: what the options select, each deleted as
+   * DELETE would (admitted one by one), answered with the list as it was. A limit deletes one page only.
+   */
+  async deleteCollection(ctx: RequestContext, listOpts: ListOptions, req: DeleteRequest): Promise<KubeList> {
+    const paged = (listOpts.limit ?? 0) > 0;
+    const list = await this.list(ctx.info.namespace, paged ? listOpts : { ...listOpts, limit: undefined, continue: undefined });
+    for (const item of list.items) {
+      try {
+        await this.delete(withInfo(ctx, { namespace: item.metadata.namespace ?? '', name: item.metadata.name ?? '' }), item.metadata.name ?? '', req);
+      } catch (err) {
+        // Something else deleted it meanwhile: the collection is still gone, as asked.
+        if (!(isStatusError(err) && err.code === 404)) throw err;
+      }
+    }
+    return list;
+  }
+
+  /** kube's deleteValidation: both admission phases on the object about to be deleted, then the deadline. */
+  private deleteValidation(ctx: RequestContext, req: DeleteRequest): (existing: KubeObject) => Promise<void> {
+    return async (existing) => {
+      const old = this.asServed(existing);
+      const name = old.metadata.name ?? '';
+      await this.admit('mutate', ctx, req, 'DELETE', undefined, old, name);
+      await this.admit('validate', ctx, req, 'DELETE', undefined, old, name);
+      ensureActive(ctx);
+    };
+  }
+
+  private async deleteObject(ctx: RequestContext, key: string, current: KubeObject, req: DeleteRequest): Promise<DeleteOutcome> {
     const name = current.metadata.name ?? '';
+    const validate = this.deleteValidation(ctx, req);
     const first = this.beforeDelete(structuredClone(current), req);
     if (first.pending) return { object: this.deletedResult(current), deleted: false };
     const { strategy } = this.def;
     const finalizers = current.metadata.finalizers ?? [];
     const gc = finalizersForDeletion(finalizers, req, strategy.garbageCollectionPolicy);
-    if (!first.graceful && finalizers.length === 0 && !gc.changed) return this.remove(key, req);
+    if (!first.graceful && finalizers.length === 0 && !gc.changed) return this.remove(key, req, validate);
     let outcome: 'pending' | 'keep' | 'removeNow' = 'keep';
     let period = 0;
     let updated: KubeObject;
@@ -477,6 +603,7 @@ export class GenericStore {
         async (existing) => {
           if (!existing) throw notFound(this.def, name);
           checkPreconditions(key, existing, req.preconditions);
+          await validate(existing);
           const next = structuredClone(existing);
           const decision = this.beforeDelete(next, req);
           if (decision.pending) throw ALREADY_DELETING;
@@ -497,14 +624,14 @@ export class GenericStore {
       );
     } catch (err) {
       if (err === ALREADY_DELETING) return { object: this.deletedResult(current), deleted: false };
-      if (err === DELETE_NOW) return this.remove(key, req);
+      if (err === DELETE_NOW) return this.remove(key, req, validate);
       throw err;
     }
     if (outcome === 'keep') return { object: this.asServed(updated), deleted: false };
     if (req.dryRun) return { object: this.deletedResult(updated), deleted: true };
     const preconditions = req.preconditions?.resourceVersion ? { ...req.preconditions, resourceVersion: updated.metadata.resourceVersion } : req.preconditions;
     try {
-      return await this.remove(key, { ...req, preconditions });
+      return await this.remove(key, { ...req, preconditions }, validate);
     } catch (err) {
       // Someone else finished the deletion meanwhile: it is done all the same (kubernetes#19403).
       if (isStorageError(err, 'KeyNotFound')) return { object: this.deletedResult(updated), deleted: true };
@@ -512,8 +639,8 @@ export class GenericStore {
     }
   }
 
-  private async remove(key: string, req: DeleteRequest): Promise<DeleteOutcome> {
-    const removed = await this.storage.delete(key, { preconditions: req.preconditions, dryRun: req.dryRun });
+  private async remove(key: string, req: DeleteRequest, validateDeletion: (existing: KubeObject) => Promise<void>): Promise<DeleteOutcome> {
+    const removed = await this.storage.delete(key, { preconditions: req.preconditions, dryRun: req.dryRun, validateDeletion });
     return { object: this.deletedResult(removed), deleted: true };
   }
 
@@ -557,7 +684,7 @@ export class GenericStore {
    * while spec.finalizers remain; then it is deleted like anything else. A uid precondition is
    * always enforced.
    */
-  private async terminate(key: string, current: KubeObject, req: DeleteRequest, startTermination: NonNullable<Strategy['startTermination']>): Promise<DeleteOutcome> {
+  private async terminate(ctx: RequestContext, key: string, current: KubeObject, req: DeleteRequest, startTermination: NonNullable<Strategy['startTermination']>): Promise<DeleteOutcome> {
     const meta = current.metadata;
     const name = meta.name ?? '';
     const pre = req.preconditions;
@@ -575,6 +702,7 @@ export class GenericStore {
         async (existing) => {
           if (!existing) throw notFound(this.def, name);
           checkPreconditions(key, existing, preconditions);
+          await this.deleteValidation(ctx, req)(existing);
           const next = structuredClone(existing);
           next.metadata.deletionTimestamp ??= nowTimestamp();
           startTermination(next, req);
@@ -585,7 +713,7 @@ export class GenericStore {
       return { object: this.asServed(updated), deleted: false };
     }
     if (this.def.strategy.finalizing(current)) return { object: this.asServed(current), deleted: false };
-    return this.deleteObject(key, current, { ...req, preconditions });
+    return this.deleteObject(ctx, key, current, { ...req, preconditions });
   }
 
   /**
@@ -593,8 +721,8 @@ export class GenericStore {
    * refused for a readable object; otherwise a normal deletion is tried first, and only a
    * corrupt-object failure removes the value, ignoring finalizers and preconditions.
    */
-  async deleteCorrupt(namespace: string, name: string): Promise<Status> {
-    const key = this.key(namespace, name);
+  async deleteCorrupt(ctx: RequestContext, name: string, opts: WriteOptions): Promise<Status> {
+    const key = this.key(ctx.info.namespace, name);
     let corrupt = false;
     try {
       await this.storage.get(key, { resourceVersion: '', match: '' });
@@ -608,9 +736,12 @@ export class GenericStore {
       ]);
     }
     try {
-      await this.delete(namespace, name, { dryRun: false });
+      await this.delete(ctx, name, { dryRun: false, admission: opts.admission });
     } catch (err) {
       if (!(isStatusError(err) && err.message.includes('corrupt object'))) throw err;
+      await this.admit('mutate', ctx, opts, 'DELETE', undefined, undefined, name);
+      await this.admit('validate', ctx, opts, 'DELETE', undefined, undefined, name);
+      ensureActive(ctx);
       try {
         await this.storage.deleteUnreadable(key);
       } catch (e) {

@@ -32,6 +32,7 @@ import type { Storage } from '../storage/interfaces';
 import type { Config } from './config';
 import { EmbeddedEtcd } from './embedded-etcd';
 import type { Logger } from './logger';
+import { internalContext } from '../registry/request-context';
 
 export const KUBERNETES_VERSION = { major: '1', minor: '34', patch: '0' };
 
@@ -85,7 +86,7 @@ async function waitForEtcd(kv: KV, endpoints: string[], timeoutMs: number): Prom
 async function ensureSystemNamespaces(namespaces: GenericStore): Promise<void> {
   for (const name of IMMORTAL_NAMESPACES) {
     try {
-      await namespaces.create('', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } }, { dryRun: false });
+      await namespaces.create(internalContext({ namespace: '' }), { apiVersion: 'v1', kind: 'Namespace', metadata: { name } }, { dryRun: false });
     } catch (err) {
       if (!(isStatusError(err) && err.code === 409)) throw err;
     }

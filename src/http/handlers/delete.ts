@@ -17,20 +17,13 @@ export async function handleDelete(r: ResourceRequest): Promise<void> {
       name: info.name,
     });
   }
-  await r.admission.admit({
-    operation: 'DELETE',
-    def: store.def,
-    namespace: info.namespace,
-    name: info.name,
-    subresource: '',
-    dryRun: opts.dryRun,
-  });
   if (opts.ignoreStoreReadErrorWithClusterBreakingPotential) {
-    respond(r, 200, await store.deleteCorrupt(info.namespace, info.name));
+    respond(r, 200, await store.deleteCorrupt(r.ctx, info.name, { dryRun: opts.dryRun, admission: r.admission }));
     return;
   }
-  const { object, deleted } = await store.delete(info.namespace, info.name, {
+  const { object, deleted } = await store.delete(r.ctx, info.name, {
     dryRun: opts.dryRun,
+    admission: r.admission,
     gracePeriodSeconds: opts.gracePeriodSeconds,
     preconditions: opts.preconditions,
     propagationPolicy: opts.propagationPolicy,
