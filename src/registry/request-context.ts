@@ -73,10 +73,11 @@ export function withInfo(ctx: RequestContext, info: Partial<RequestAttributes>):
 
 /**
  * A write is never committed for a request that was abandoned or ran out of time: checked right
- * before each etcd transaction, as kube's storage calls fail on a done context.
+ * before each etcd transaction, as kube's storage calls fail on a done context. The error is the
+ * one kube's request finisher gives (the client that went away never sees it).
  */
 export function ensureActive(ctx: RequestContext): void {
-  if (ctx.signal.aborted || (ctx.deadline !== null && Date.now() >= ctx.deadline)) {
-    throw timeout('request did not complete within the allowed duration', 0);
-  }
+  const expired = ctx.deadline !== null && Date.now() >= ctx.deadline;
+  if (!expired && !ctx.signal.aborted) return;
+  throw timeout(`request did not complete within requested timeout - ${expired ? 'context deadline exceeded' : 'context canceled'}`, 0);
 }

@@ -91,6 +91,8 @@ function customResource(view: CrdView, version: CrdVersion, storage: string | un
       applyDefaults: (obj) => applySchemaDefaults(schema, obj),
       validate: (obj) => [...validateCustomObject(schema, obj), ...rules.validate(obj)],
       validateUpdate: (next, prev) => rules.validateUpdate(next, prev),
+      // The status strategy validates the object against its schema and rules; what lies outside status is unchanged there, so only status's errors can be new.
+      validateStatusUpdate: (next, prev) => [...validateCustomObject(schema, next), ...rules.validate(next), ...rules.validateUpdate(next, prev)].filter((e) => /^status(\.|\[|$)/.test(e.field)),
     }),
     ownSchema: {
       typed: customResourceSchema(schema, view.names.kind),

@@ -5,6 +5,7 @@ import { isPlainObject, type KubeObject } from '../api/types';
 import { defineResource } from '../registry/resource-definition';
 import { strategy } from '../registry/strategy';
 import { AGE_COLUMN, NAME_COLUMN } from '../registry/table';
+import { validateLoadBalancerStatus, statusOf } from './status-validation';
 
 type Obj = Record<string, unknown>;
 
@@ -144,6 +145,7 @@ export const services = defineResource({
   storagePath: 'services/specs',
   returnDeletedObject: true,
   strategy: strategy({
+    validateStatusUpdate: (next) => validateLoadBalancerStatus(statusOf(next), 'status', true),
     validateName: nameIsDns1035Label,
     allowCreateOnUpdate: true,
     prepareForCreate: (svc) => {
