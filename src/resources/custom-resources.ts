@@ -84,6 +84,7 @@ function customResource(view: CrdView, version: CrdVersion, storage: string | un
     printerColumns: customResourceColumns(version.printerColumns as unknown as AdditionalPrinterColumn[]),
     strategy: strategy({
       kubeFinalizerNames: false,
+      allowUnconditionalUpdate: false,
       tracksGeneration: true,
       prepareForCreate: (obj: KubeObject) => {
         if (version.hasStatus) delete obj.status;

@@ -335,6 +335,7 @@ export const customresourcedefinitions = defineResource({
   subresources: ['status'],
   storagePath: `${CRD_GROUP}/customresourcedefinitions`,
   strategy: strategy({
+    allowUnconditionalUpdate: false,
     validateStatusUpdate: (next) => validateAcceptedNames(statusOf(next)),
     kubeFinalizerNames: false,
     validateName: nameIsDnsSubdomain,

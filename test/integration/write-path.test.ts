@@ -1,3 +1,4 @@
+import { eventually } from '../harness/etcd-keys';
 import { Api } from '../harness/http';
 import { startTestServer } from '../harness/server';
 
@@ -234,5 +235,62 @@ describe('unconditional updates', () => {
   test('a PUT-create of a kind that allows it ignores resourceVersion "0"', async () => {
     const res = await api.put(`${leases('default')}/zero`, { ...lease('zero'), metadata: { name: 'zero', resourceVersion: '0' } });
     expect(res.status).toBe(201);
+  });
+});
+
+describe('custom resources', () => {
+  const WIDGETS = '/apis/write.example.com/v1/namespaces/default/widgets';
+  const widget = (name: string, status?: Record<string, unknown>) => ({
+    apiVersion: 'write.example.com/v1',
+    kind: 'Widget',
+    metadata: { name },
+    spec: { size: 1 },
+    ...(status ? { status } : {}),
+  });
+
+  beforeAll(async () => {
+    const crd = {
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: 'widgets.write.example.com' },
+      spec: {
+        group: 'write.example.com',
+        scope: 'Namespaced',
+        names: { plural: 'widgets', singular: 'widget', kind: 'Widget' },
+        versions: [
+          {
+            name: 'v1',
+            served: true,
+            storage: true,
+            subresources: { status: {} },
+            schema: {
+              openAPIV3Schema: {
+                type: 'object',
+                properties: {
+                  spec: { type: 'object', properties: { size: { type: 'integer' } } },
+                  status: { type: 'object', properties: { ready: { type: 'integer', minimum: 0 } } },
+                },
+              },
+            },
+          },
+        ],
+      },
+    };
+    expect((await api.post('/apis/apiextensions.k8s.io/v1/customresourcedefinitions', crd)).status).toBe(201);
+    await eventually('widgets served', async () => ((await api.get(WIDGETS)).status === 200 ? true : undefined));
+    expect((await api.post(WIDGETS, widget('w'))).status).toBe(201);
+  });
+
+  test('a status that breaks the schema is a 422', async () => {
+    const res = await api.patch(`${WIDGETS}/w/status`, { status: { ready: -1 } }, MERGE);
+    expect(res.status).toBe(422);
+    expect(res.body.details.causes).toEqual([{ reason: 'FieldValueInvalid', message: 'Invalid value: -1: status.ready in body should be greater than or equal to 0', field: 'status.ready' }]);
+    expect((await api.patch(`${WIDGETS}/w/status`, { status: { ready: 1 } }, MERGE)).status).toBe(200);
+  });
+
+  test('an update without resourceVersion is refused, as for every custom resource', async () => {
+    const res = await api.put(`${WIDGETS}/w`, { ...widget('w'), metadata: { name: 'w', resourceVersion: '0' } });
+    expect(res.status).toBe(422);
+    expect(res.body.message).toBe('Widget.write.example.com "w" is invalid: metadata.resourceVersion: Invalid value: 0: must be specified for an update');
   });
 });
