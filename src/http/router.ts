@@ -172,9 +172,6 @@ export async function serveResource(
     watchListEnabled: deps.watchListEnabled,
     unsafeMalformedObjectDeletion: deps.unsafeMalformedObjectDeletion,
     onWatchEvent: () => deps.onWatchEvent(store.def),
-    get signal() {
-      return signal();
-    },
   });
   // A resource that is not stored serves create alone (resolveResourceRequest made sure of the verb).
   if (!(store instanceof GenericStore)) return handleCreate(requestTo(store));

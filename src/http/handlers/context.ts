@@ -39,6 +39,4 @@ export interface ResourceRequest<S extends RestStore = GenericStore> {
   unsafeMalformedObjectDeletion: boolean;
   /** Counts one watch event sent (apiserver_watch_events_total). */
   onWatchEvent(): void;
-  /** Ends when the client goes away. */
-  signal: AbortSignal;
 }
