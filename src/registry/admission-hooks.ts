@@ -1,4 +1,4 @@
-import type { KubeObject } from '../api/types';
+import type { GroupVersionKind, KubeObject } from '../api/types';
 import type { UserInfo } from '../auth/user';
 import type { ResourceDefinition } from './resource-definition';
 
@@ -11,6 +11,8 @@ export interface AdmissionAttributes {
   namespace: string;
   name: string;
   subresource: string;
+  /** The kind of `object` and `oldObject` (a subresource may have its own: Scale, Binding, TokenRequest). */
+  kind: GroupVersionKind;
   /** The incoming object (CREATE, UPDATE); mutating plugins change it in place. */
   object?: KubeObject;
   /** The stored object (UPDATE, DELETE). */

@@ -48,6 +48,7 @@ export class ComputedStore {
       namespace,
       name: obj.metadata.name ?? '',
       subresource: '',
+      kind: { group: this.def.group, version: this.def.version, kind: this.def.kind },
       object: obj,
       options: { kind: 'CreateOptions', apiVersion: 'meta.k8s.io/v1', ...(opts.dryRun ? { dryRun: ['All'] } : {}), ...(opts.fieldManager ? { fieldManager: opts.fieldManager } : {}) },
       dryRun: opts.dryRun,

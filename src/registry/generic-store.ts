@@ -6,7 +6,7 @@ import { kindSchema, type ObjectNode } from '../schema/typed-schema';
 import { validateAgainstSchema } from '../schema/validator';
 import { validateObjectMeta, validateObjectMetaUpdate } from '../api/meta-validation';
 import { nameIsPathSegment } from '../api/name-validation';
-import type { KubeList, KubeObject, Status } from '../api/types';
+import type { GroupVersionKind, KubeList, KubeObject, Status } from '../api/types';
 import type { ListOptions, Preconditions, ReadConsistency, Storage, WatchItem, WatchOptions } from '../storage/interfaces';
 import { checkPreconditions } from '../storage/preconditions';
 import { isStorageError } from '../storage/storage-error';
@@ -278,6 +278,13 @@ export class GenericStore {
     return sub as '' | Subresource;
   }
 
+  /** The kind a path's objects have: a create subresource's or a view's own (Binding, Scale), or the resource's. */
+  private kindAt(subresource: string): GroupVersionKind {
+    const created = this.def.createSubresources.find((s) => s.name === subresource);
+    const kind: ServedKind = created?.kind ?? subresourceView(this.def, this.def.subresources.includes(subresource as Subresource) ? (subresource as Subresource) : '')?.kind ?? this.def;
+    return { group: kind.group, version: kind.version, kind: kind.kind };
+  }
+
   /**
    * One admission phase of a write, once the store knows what the write is: its operation, the
    * object as the request's kind shows it, the stored one. Absent admission (the server's own
@@ -292,6 +299,7 @@ export class GenericStore {
       namespace: ctx.info.namespace,
       name: name ?? object?.metadata.name ?? oldObject?.metadata.name ?? '',
       subresource: ctx.info.subresource,
+      kind: this.kindAt(ctx.info.subresource),
       object,
       oldObject,
       options: admissionOptions(operation, opts),
