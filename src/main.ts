@@ -15,6 +15,8 @@ async function main(): Promise<void> {
     process.stdout.write(usage());
     return;
   }
+  // A promise nobody awaited must not take the server down with it: log it, as Go's HandleCrash logs.
+  process.on('unhandledRejection', (err) => log('unhandled rejection', err));
   let server;
   try {
     server = await startServer(config, log);
@@ -22,6 +24,7 @@ async function main(): Promise<void> {
     process.stderr.write(`kapi: ${(err as Error).message}\n`);
     process.exit(1);
   }
+  /** Graceful: /readyz red, listeners closed after --shutdown-delay-duration, requests drained, then etcd stopped. */
   const shutdown = (signal: string): void => {
     log(`received ${signal}, shutting down`);
     server

@@ -21,6 +21,19 @@ export interface Config {
   watchBookmarkIntervalMs: number;
   /** An EncryptionConfiguration file: which resources are encrypted at rest, and how; '' for none. */
   encryptionProviderConfig: string;
+  /** The deadline of every request that is not long-running (--request-timeout). */
+  requestTimeoutMs: number;
+  /** Watches without timeoutSeconds end after 1 to 2 times this (--min-request-timeout). */
+  minRequestTimeoutSeconds: number;
+  /** Read-only and mutating requests served at once before 429s; 0 for no limit. */
+  maxRequestsInflight: number;
+  maxMutatingRequestsInflight: number;
+  /** After SIGTERM: how long /readyz is red before the listeners close (--shutdown-delay-duration). */
+  shutdownDelayMs: number;
+  /** After the listeners close: how long in-flight requests may take to finish (--shutdown-timeout). */
+  shutdownTimeoutMs: number;
+  /** Open client connections at most (--max-connections); 0 for no limit. */
+  maxConnections: number;
 }
 
 interface FlagSpec {
@@ -72,6 +85,41 @@ const FLAGS: Record<string, FlagSpec> = {
     parse: (v) => v,
     help: 'The file containing configuration for encryption providers to be used for storing secrets in etcd.',
   },
+  'request-timeout': {
+    key: 'requestTimeoutMs',
+    parse: (v) => parseDuration(v, 'request-timeout'),
+    help: 'The deadline of every request but watches and other long-running ones; a request past it gets 504 (default 1m0s).',
+  },
+  'min-request-timeout': {
+    key: 'minRequestTimeoutSeconds',
+    parse: integer('min-request-timeout'),
+    help: 'Seconds a watch without timeoutSeconds lasts at least; it ends at a random time between this and twice this (default 1800).',
+  },
+  'max-requests-inflight': {
+    key: 'maxRequestsInflight',
+    parse: integer('max-requests-inflight'),
+    help: 'Read-only requests served at once; more get 429. 0 means no limit (default 400).',
+  },
+  'max-mutating-requests-inflight': {
+    key: 'maxMutatingRequestsInflight',
+    parse: integer('max-mutating-requests-inflight'),
+    help: 'Mutating requests served at once; more get 429. 0 means no limit (default 200).',
+  },
+  'shutdown-delay-duration': {
+    key: 'shutdownDelayMs',
+    parse: (v) => parseDuration(v, 'shutdown-delay-duration'),
+    help: 'After SIGTERM, how long to keep serving with /readyz failing before the listeners close (default 0s).',
+  },
+  'shutdown-timeout': {
+    key: 'shutdownTimeoutMs',
+    parse: (v) => parseDuration(v, 'shutdown-timeout'),
+    help: 'After the listeners close, how long in-flight requests may take to finish before their connections are closed (default 1m0s).',
+  },
+  'max-connections': {
+    key: 'maxConnections',
+    parse: integer('max-connections'),
+    help: 'Open client connections at most; at the cap an idle connection is closed for a new one, or the new one is refused. 0 means no limit (default 8192).',
+  },
   'feature-gates': { key: 'featureGates', parse: parseFeatureGates, help: 'A set of key=value pairs that describe feature gates.' },
 };
 
@@ -89,6 +137,13 @@ export function defaultConfig(): Config {
     watchBookmarkIntervalMs: 60_000,
     etcdCompactionIntervalMs: 5 * 60_000,
     encryptionProviderConfig: '',
+    requestTimeoutMs: 60_000,
+    minRequestTimeoutSeconds: 1800,
+    maxRequestsInflight: 400,
+    maxMutatingRequestsInflight: 200,
+    shutdownDelayMs: 0,
+    shutdownTimeoutMs: 60_000,
+    maxConnections: 8192,
   };
 }
 

@@ -9,6 +9,8 @@ import { CrdController, type ServeResource } from '../controllers/crd-controller
 import { NamespaceController } from '../controllers/namespace-controller';
 import type { Encoding } from '../codec/negotiate';
 import { createApp, type VersionInfo } from '../http/app';
+import { InFlightRequests } from '../http/filters/in-flight-requests';
+import { MaxInFlight } from '../http/filters/max-in-flight';
 import { ApiServerMetrics } from '../metrics/metrics';
 import { loadSigningKey } from '../auth/signing-key';
 import { ServiceAccountTokens } from '../auth/service-account-tokens';
@@ -31,6 +33,7 @@ import { WatchCache } from '../storage/cache/watch-cache';
 import type { Storage } from '../storage/interfaces';
 import type { Config } from './config';
 import { EmbeddedEtcd } from './embedded-etcd';
+import { applyListenerLimits } from './listener';
 import type { Logger } from './logger';
 import { internalContext } from '../registry/request-context';
 
@@ -271,6 +274,8 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
 
   // CBOR is served (and read) only behind its feature gate, as in kube-apiserver.
   const encodings: Encoding[] = ['json', 'yaml', 'protobuf', ...(config.featureGates.CBORServingAndStorage ? (['cbor'] as const) : [])];
+  const inFlight = new InFlightRequests();
+  let shuttingDown = false;
   const app = createApp({
     registry,
     admission,
@@ -284,6 +289,13 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     services,
     readyChecks: [
       { name: 'ping', check: async () => undefined },
+      // Red from the moment a shutdown begins, so that load balancers stop sending (as kube's "shutdown" check).
+      {
+        name: 'shutdown',
+        check: async () => {
+          if (shuttingDown) throw new Error('the server is shutting down');
+        },
+      },
       { name: 'etcd', check: async () => void (await kv.status()) },
       {
         name: 'watch-cache',
@@ -297,9 +309,12 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     outputEncodings: encodings,
     responseCompression: config.featureGates.APIResponseCompression,
     log,
+    deadlines: { requestTimeoutMs: config.requestTimeoutMs, minRequestTimeoutSeconds: config.minRequestTimeoutSeconds },
+    maxInFlight: new MaxInFlight({ readOnly: config.maxRequestsInflight, mutating: config.maxMutatingRequestsInflight }),
+    inFlight,
   });
   const server = createServer(app);
-  server.keepAliveTimeout = 65_000;
+  applyListenerLimits(server, { maxConnections: config.maxConnections }, log);
   try {
     await listen(server, config.port, config.bindAddress);
   } catch (err) {
@@ -320,15 +335,20 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     etcdEndpoints: endpoints,
     close: () =>
       (closing ??= (async () => {
+        // Graceful termination, in kube-apiserver's order: not ready at once; after the delay the
+        // listener closes; in-flight requests finish (watches end cleanly) up to the timeout; then storage stops.
+        shuttingDown = true;
+        if (config.shutdownDelayMs > 0) await new Promise((r) => setTimeout(r, config.shutdownDelayMs));
+        const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+        server.closeIdleConnections();
+        if (!(await inFlight.drain(config.shutdownTimeoutMs))) log(`shutdown: ${inFlight.size} requests still running after ${config.shutdownTimeoutMs} ms are cut`);
+        server.closeAllConnections();
+        await closed;
         namespaceController.stop();
         garbageCollector.stop();
         crdController.stop();
         compactor.stop();
         for (const { cache } of caches) cache.stop();
-        await new Promise<void>((resolve) => {
-          server.close(() => resolve());
-          server.closeAllConnections();
-        });
         await kv.close();
         await etcd?.stop();
       })()),
