@@ -273,6 +273,7 @@ export class GenericStore {
       options: admissionOptions(operation, opts),
       dryRun: opts.dryRun,
       user: ctx.user,
+      request: ctx,
     };
     await (phase === 'mutate' ? admission.mutate(attrs) : admission.validate(attrs));
   }
