@@ -1,5 +1,6 @@
 import type { GroupVersionKind, KubeObject } from '../api/types';
 import type { UserInfo } from '../auth/user';
+import type { RequestContext } from './request-context';
 import type { ResourceDefinition } from './resource-definition';
 
 export type AdmissionOperation = 'CREATE' | 'UPDATE' | 'DELETE';
@@ -21,6 +22,8 @@ export interface AdmissionAttributes {
   options: Record<string, unknown>;
   dryRun: boolean;
   user: UserInfo;
+  /** The request: its deadline and abort signal (a webhook call must not outlive them), warnings, audit annotations. */
+  request: RequestContext;
 }
 
 /**

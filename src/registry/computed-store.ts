@@ -53,6 +53,7 @@ export class ComputedStore {
       options: { kind: 'CreateOptions', apiVersion: 'meta.k8s.io/v1', ...(opts.dryRun ? { dryRun: ['All'] } : {}), ...(opts.fieldManager ? { fieldManager: opts.fieldManager } : {}) },
       dryRun: opts.dryRun,
       user: ctx.user,
+      request: ctx,
     });
     await opts.admission?.mutate(attrs());
     reconcileNamespace(namespace, obj);

@@ -7,11 +7,13 @@ import { validateAgainstSchema } from '../schema/validator';
 import { validateObjectMeta, validateObjectMetaUpdate } from '../api/meta-validation';
 import { nameIsPathSegment } from '../api/name-validation';
 import type { GroupVersionKind, KubeList, KubeObject, Status } from '../api/types';
-import type { ListOptions, Preconditions, ReadConsistency, Storage, WatchItem, WatchOptions } from '../storage/interfaces';
+import type { ListOptions, ReadConsistency, Storage, WatchItem, WatchOptions } from '../storage/interfaces';
 import { checkPreconditions } from '../storage/preconditions';
 import { isStorageError } from '../storage/storage-error';
 import type { WatchChannel } from '../storage/watch-channel';
 import { finalizersForDeletion, type PropagationOptions } from './deletion-finalizers';
+import { beforeDelete, markAsDeleting, setFinalizers, shouldDeleteDuringUpdate, type GracefulDeleteOptions } from './graceful-deletion';
+import { nowTimestamp } from './time';
 import { apiVersionOfDefinition, groupResource, storageApiVersionOf, type ResourceDefinition, type ServedKind } from './resource-definition';
 import { FieldManager } from './field-manager';
 import { inWireOrder } from './object-order';
@@ -36,35 +38,14 @@ export interface ApplyRequest extends WriteOptions {
   force: boolean;
 }
 
-export interface DeleteRequest extends WriteOptions, PropagationOptions {
-  gracePeriodSeconds?: number;
-  preconditions?: Preconditions;
-}
+export interface DeleteRequest extends WriteOptions, PropagationOptions, GracefulDeleteOptions {}
 
 /** Signals out of a marking update: the deletion is already under way / nothing holds the object. */
 const ALREADY_DELETING = Symbol('already deleting');
 const DELETE_NOW = Symbol('delete now');
 
-function setFinalizers(obj: KubeObject, finalizers: string[]): void {
-  if (finalizers.length > 0) obj.metadata.finalizers = finalizers;
-  else delete obj.metadata.finalizers;
-}
-
-/** markAsDeleting: deletion starts now (or stays earlier), with no grace period. */
-function markAsDeleting(obj: KubeObject): void {
-  const meta = obj.metadata;
-  if (!meta.deletionTimestamp && meta.generation) meta.generation += 1;
-  const now = nowTimestamp();
-  if (!meta.deletionTimestamp || meta.deletionTimestamp > now) meta.deletionTimestamp = now;
-  meta.deletionGracePeriodSeconds = 0;
-}
-
-/** An update that empties the finalizers of an object being deleted, with no grace period left, deletes it. */
-function shouldDeleteDuringUpdate(prev: KubeObject, held: boolean): boolean {
-  if (held || !prev.metadata.deletionTimestamp) return false;
-  const grace = prev.metadata.deletionGracePeriodSeconds;
-  return grace === undefined || grace === 0;
-}
+/** Kept where resources and controllers have always imported them from. */
+export { nowTimestamp, timestampAt } from './time';
 
 export type DeleteOutcome = { object: KubeObject | Status; deleted: boolean };
 
@@ -89,19 +70,6 @@ function admissionOptions(operation: AdmissionOperation, opts: WriteOptions | De
   if (del.orphanDependents !== undefined) options.orphanDependents = del.orphanDependents;
   if (del.propagationPolicy) options.propagationPolicy = del.propagationPolicy;
   return options;
-}
-
-let lastTimestamp = { second: NaN, text: '' };
-
-/** RFC 3339 with second precision, as metav1.Time serialises; every write in a second asks for the same one. */
-export function timestampAt(epochSeconds: number): string {
-  const second = Math.floor(epochSeconds);
-  if (second !== lastTimestamp.second) lastTimestamp = { second, text: new Date(second * 1000).toISOString().replace('.000Z', 'Z') };
-  return lastTimestamp.text;
-}
-
-export function nowTimestamp(offsetSeconds = 0): string {
-  return timestampAt(Date.now() / 1000 + offsetSeconds);
 }
 
 const GENERATED_SUFFIX_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
@@ -305,6 +273,7 @@ export class GenericStore {
       options: admissionOptions(operation, opts),
       dryRun: opts.dryRun,
       user: ctx.user,
+      request: ctx,
     };
     await (phase === 'mutate' ? admission.mutate(attrs) : admission.validate(attrs));
   }
@@ -597,7 +566,7 @@ export class GenericStore {
   private async deleteObject(ctx: RequestContext, key: string, current: KubeObject, req: DeleteRequest): Promise<DeleteOutcome> {
     const name = current.metadata.name ?? '';
     const validate = this.deleteValidation(ctx, req);
-    const first = this.beforeDelete(structuredClone(current), req);
+    const first = beforeDelete(this.def, structuredClone(current), req);
     if (first.pending) return { object: this.deletedResult(current), deleted: false };
     const { strategy } = this.def;
     const finalizers = current.metadata.finalizers ?? [];
@@ -614,7 +583,7 @@ export class GenericStore {
           checkPreconditions(key, existing, req.preconditions);
           await validate(existing);
           const next = structuredClone(existing);
-          const decision = this.beforeDelete(next, req);
+          const decision = beforeDelete(this.def, next, req);
           if (decision.pending) throw ALREADY_DELETING;
           const wanted = finalizersForDeletion(next.metadata.finalizers ?? [], req, strategy.garbageCollectionPolicy);
           if (wanted.changed) setFinalizers(next, wanted.finalizers);
@@ -651,40 +620,6 @@ export class GenericStore {
   private async remove(key: string, req: DeleteRequest, validateDeletion: (existing: KubeObject) => Promise<void>): Promise<DeleteOutcome> {
     const removed = await this.storage.delete(key, { preconditions: req.preconditions, dryRun: req.dryRun, validateDeletion });
     return { object: this.deletedResult(removed), deleted: true };
-  }
-
-  /**
-   * rest.BeforeDelete on a copy of the object: preconditions (409 naming the kind), then graceful
-   * deletion. `pending`: a graceful deletion is under way and this request does not shorten it.
-   */
-  private beforeDelete(obj: KubeObject, req: DeleteRequest): { graceful: boolean; pending: boolean; period: number } {
-    const meta = obj.metadata;
-    const gk = { group: this.def.group, resource: this.def.kind };
-    const pre = req.preconditions;
-    if (pre?.uid && pre.uid !== meta.uid) {
-      throw conflict(gk, meta.name ?? '', `the UID in the precondition (${pre.uid}) does not match the UID in record (${meta.uid ?? ''}). The object might have been deleted and then recreated`);
-    }
-    if (pre?.resourceVersion && pre.resourceVersion !== meta.resourceVersion) {
-      throw conflict(gk, meta.name ?? '', `the ResourceVersion in the precondition (${pre.resourceVersion}) does not match the ResourceVersion in record (${meta.resourceVersion ?? ''}). The object might have been modified`);
-    }
-    const none = { graceful: false, pending: false, period: 0 };
-    const period = this.def.strategy.gracePeriodSeconds(obj, req.gracePeriodSeconds);
-    if (period === null) return none;
-    if (meta.deletionTimestamp) {
-      const current = meta.deletionGracePeriodSeconds;
-      // Marked with no grace period left: a delete that did not finish; remove it now.
-      if (current === undefined || current === 0) return none;
-      if (req.gracePeriodSeconds === undefined || req.gracePeriodSeconds >= current) return { graceful: false, pending: true, period: 0 };
-      // Only a shorter grace period may be given.
-      const start = Date.parse(meta.deletionTimestamp) / 1000 - current;
-      meta.deletionTimestamp = timestampAt(start + req.gracePeriodSeconds);
-      meta.deletionGracePeriodSeconds = req.gracePeriodSeconds;
-      return { graceful: true, pending: false, period: req.gracePeriodSeconds };
-    }
-    meta.deletionTimestamp = nowTimestamp(period);
-    meta.deletionGracePeriodSeconds = period;
-    if (meta.generation) meta.generation += 1;
-    return { graceful: true, pending: false, period };
   }
 
   /**

@@ -1,6 +1,6 @@
 import { field, type FieldErrorList } from '../api/field-errors';
 import { isDns1035Label, isDns1123Subdomain } from '../api/name-validation';
-import { compareQuantities, parseQuantity, ZERO_QUANTITY } from '../api/quantity';
+import { compareQuantities, parseQuantity, ZERO_QUANTITY, type Quantity } from '../api/quantity';
 import { isPlainObject, type KubeObject } from '../api/types';
 import { isIpAddress } from './network-validation';
 
@@ -213,6 +213,16 @@ export function validateNodeStatusUpdate(next: KubeObject): FieldErrorList {
   return [...nonNegativeQuantities(s.capacity, 'status.capacity'), ...nonNegativeQuantities(s.allocatable, 'status.allocatable')];
 }
 
+/** Quantity.Value(): the amount as an integer, rounded away from zero. */
+function quantityValue(q: Quantity): number {
+  let n = q.digits * 2n ** BigInt(q.pow2);
+  if (q.pow10 >= 0) return Number(n * 10n ** BigInt(q.pow10));
+  const d = 10n ** BigInt(-q.pow10);
+  const whole = n / d;
+  n = n % d === 0n ? whole : whole + (n < 0n ? -1n : 1n);
+  return Number(n);
+}
+
 /** ValidatePersistentVolumeClaimStatusUpdate's capacity: validateBasicResource on each amount. */
 export function validateClaimStatusUpdate(next: KubeObject): FieldErrorList {
   const capacity = statusOf(next).capacity;
@@ -220,7 +230,7 @@ export function validateClaimStatusUpdate(next: KubeObject): FieldErrorList {
   const errs: FieldErrorList = [];
   for (const [name, value] of Object.entries(capacity)) {
     const q = parseQuantity(value);
-    if (q && compareQuantities(q, ZERO_QUANTITY) < 0) errs.push(field.invalid(`status.capacity[${name}]`, value, 'must be a valid resource quantity'));
+    if (q && compareQuantities(q, ZERO_QUANTITY) < 0) errs.push(field.invalid(`status.capacity[${name}]`, quantityValue(q), 'must be a valid resource quantity'));
   }
   return errs;
 }

@@ -104,9 +104,9 @@ describe('an abandoned write is not committed', () => {
 });
 
 /** Admission that records what each phase is told, in order. */
-function recording(): WriteAdmission & { calls: (Omit<AdmissionAttributes, 'def'> & { phase: string })[] } {
-  const calls: (Omit<AdmissionAttributes, 'def'> & { phase: string })[] = [];
-  const record = (phase: string) => async ({ def: _def, ...attrs }: AdmissionAttributes) => {
+function recording(): WriteAdmission & { calls: (Omit<AdmissionAttributes, 'def' | 'request'> & { phase: string })[] } {
+  const calls: (Omit<AdmissionAttributes, 'def' | 'request'> & { phase: string })[] = [];
+  const record = (phase: string) => async ({ def: _def, request: _request, ...attrs }: AdmissionAttributes) => {
     calls.push({ phase, ...structuredClone(attrs) });
   };
   return { calls, mutate: record('mutate'), validate: record('validate') };
