@@ -1,4 +1,4 @@
-import { STATUS_CODES, type Server } from 'node:http';
+import { STATUS_CODES, type Server, type ServerResponse } from 'node:http';
 import type { Server as HttpsServer } from 'node:https';
 import type { Socket } from 'node:net';
 import type { Status, StatusReason } from '../api/types';
@@ -59,7 +59,8 @@ export function applyListenerLimits(server: Server | HttpsServer, limits: Listen
   });
 
   const open = new Set<Socket>();
-  const busy = new Set<Socket>();
+  /** Connections serving a request, with its response. */
+  const busy = new Map<Socket, ServerResponse>();
   let refused = 0;
   // A TLS listener counts its connections once the handshake is done (its handshakeTimeout bounds that).
   server.on('addContext' in server ? 'secureConnection' : 'connection', (socket: Socket) => {
@@ -86,16 +87,25 @@ export function applyListenerLimits(server: Server | HttpsServer, limits: Listen
   });
   server.on('request', (req, res) => {
     const socket = req.socket;
-    busy.add(socket);
+    busy.set(socket, res);
     res.once('close', () => busy.delete(socket));
   });
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {
-    const answer = busy.has(socket) || !socket.writable ? null : clientErrorAnswer(err);
-    if (!answer) {
-      socket.destroy();
-      return;
-    }
-    const head = `HTTP/1.1 ${answer.code} ${STATUS_CODES[answer.code]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(answer.body)}\r\nConnection: close\r\n\r\n`;
-    socket.end(head + answer.body);
+    const answer = clientErrorAnswer(err);
+    const reply = (): void => {
+      if (!answer || !socket.writable) {
+        socket.destroy();
+        return;
+      }
+      const head = `HTTP/1.1 ${answer.code} ${STATUS_CODES[answer.code]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(answer.body)}\r\nConnection: close\r\n\r\n`;
+      socket.end(head + answer.body);
+    };
+    // Bytes after a request that are not a request (a body sent without its length) are answered
+    // once that request's answer is out, as a Go server reads the next request only then.
+    // A request whose body times out while it is being served loses its connection.
+    const serving = busy.get(socket);
+    if (!serving) reply();
+    else if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') socket.destroy();
+    else serving.once('close', reply);
   });
 }
