@@ -35,6 +35,11 @@ import type { Logger } from './logger';
 
 export const KUBERNETES_VERSION = { major: '1', minor: '34', patch: '0' };
 
+/** kube-apiserver's --etcd-readycheck-timeout default. */
+const ETCD_READYCHECK_TIMEOUT_MS = 2000;
+/** How long a request waits for a (re)initializing watch cache before its 429. */
+const CACHE_READY_WAIT_MS = 3000;
+
 export interface RunningServer {
   /** http://host:port */
   url: string;
@@ -148,6 +153,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
   const kv = new Etcd3Kv({
     endpoints,
     observe: (operation, key, seconds) => metrics?.observeEtcd(operation, resourceOfKey(key), seconds),
+    log,
   });
   try {
     await waitForEtcd(kv, endpoints, config.storageInitializationTimeoutMs);
@@ -175,6 +181,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
       consistentReads,
       watcherBuffer: 1000,
       snapshots: config.featureGates.ListFromCacheSnapshot,
+      readyWaitMs: CACHE_READY_WAIT_MS,
       log,
     });
     caches.push({ def, cache });
@@ -283,7 +290,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     services,
     readyChecks: [
       { name: 'ping', check: async () => undefined },
-      { name: 'etcd', check: async () => void (await kv.status()) },
+      { name: 'etcd', check: () => kv.checkHealth(`${config.etcdPrefix}/health`, ETCD_READYCHECK_TIMEOUT_MS) },
       {
         name: 'watch-cache',
         check: async () => {
