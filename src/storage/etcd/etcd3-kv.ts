@@ -282,7 +282,7 @@ export class Etcd3Kv implements KV {
         );
       } catch (err) {
         if (!(err instanceof OutcomeUnknown)) throw err;
-        const outcome = await this.outcomeOf(key, modRevision, value, call);
+        const outcome = await this.outcomeOf(key, modRevision, value, call, until);
         if (outcome) return outcome;
         if (Date.now() >= until) throw storageErrorFor(classifyEtcdError(err.original), `etcd did not answer within ${this.retryWindowMs / 1000}s: ${err.message}`);
         continue;
@@ -299,9 +299,11 @@ export class Etcd3Kv implements KV {
   }
 
   /** What became of a write whose answer was lost; null when it did not land. */
-  private async outcomeOf(key: string, modRevision: number, value: Buffer | null, call: KvCallOptions | undefined): Promise<WriteResult | null> {
-    // The read has a window of its own, so that a write near the end of its window is still resolved.
-    const { kv, revision } = await this.get(key, undefined, call);
+  private async outcomeOf(key: string, modRevision: number, value: Buffer | null, call: KvCallOptions | undefined, until: number): Promise<WriteResult | null> {
+    // Within the write's window, but with room for one attempt, so a write near its end is still resolved.
+    const res = await this.run('get', key, false, (c, deadline) => c.kv.range({ key: Buffer.from(key) }, { deadline }), call?.signal, Math.max(until, Date.now() + this.attemptTimeoutMs));
+    const kv = res.kvs.length > 0 ? toKeyValue(res.kvs[0]) : null;
+    const revision = Number(res.header.revision);
     if (value === null) {
       if (!kv) return { ok: true, revision };
       return kv.modRevision === modRevision ? null : { ok: false, current: kv, revision };
