@@ -31,9 +31,9 @@ describe('an object too large for etcd', () => {
 
   beforeAll(async () => {
     kapi = await startServerProcess();
-    const res = await timed('namespace', `${kapi.url}/api/v1/namespaces`, postJson('', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } }));
+    const res = await timed('namespace', `${kapi.url}/api/v1/namespaces`, postJson({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } }));
     expect(res.status).toBe(201);
-    expect((await timed('crd', `${kapi.url}/apis/apiextensions.k8s.io/v1/customresourcedefinitions`, postJson('', CRD))).status).toBe(201);
+    expect((await timed('crd', `${kapi.url}/apis/apiextensions.k8s.io/v1/customresourcedefinitions`, postJson(CRD))).status).toBe(201);
     await timeUntil(async () => (await timed('list', blobs())).status === 200, 15_000);
   });
   afterAll(async () => {
@@ -51,13 +51,13 @@ describe('an object too large for etcd', () => {
 
   it('is answered 413 naming the limit, on create and on update', async () => {
     for (const size of [1.6, 2.5]) {
-      const res = await timed('create', blobs(), postJson('', blob(`big-${String(size).replace('.', '-')}`, size)));
+      const res = await timed('create', blobs(), postJson(blob(`big-${String(size).replace('.', '-')}`, size)));
       expect(res.status).toBe(413);
       expect(res.body).toMatchObject({ kind: 'Status', code: 413, reason: 'RequestEntityTooLarge' });
       expect(res.body.message).toMatch(/1572864 bytes/);
       expect(res.body.message).toMatch(/--max-request-bytes/);
     }
-    const small = await timed('create', blobs(), postJson('', blob('grows', 0.001)));
+    const small = await timed('create', blobs(), postJson(blob('grows', 0.001)));
     expect(small.status).toBe(201);
     const grown = await timed('update', `${blobs()}/grows`, {
       method: 'PUT',
@@ -69,13 +69,13 @@ describe('an object too large for etcd', () => {
   });
 
   it("does not trip anything shared: other clients' requests succeed right after", async () => {
-    const oversized = await Promise.all([1, 2, 3, 4, 5].map((i) => timed('create', blobs(), postJson('', blob(`huge-${i}`, 1.8)))));
+    const oversized = await Promise.all([1, 2, 3, 4, 5].map((i) => timed('create', blobs(), postJson(blob(`huge-${i}`, 1.8)))));
     expect(oversized.map((s) => s.status)).toEqual([413, 413, 413, 413, 413]);
     const others: Sample[] = [];
     for (let i = 0; i < 20; i++) {
       others.push(
         ...(await Promise.all([
-          timed('create', cms(), postJson('', configMap(`after-${i}`))),
+          timed('create', cms(), postJson(configMap(`after-${i}`))),
           timed('list', `${cms()}`),
           timed('get', `${kapi.url}/api/v1/namespaces/${ns}`),
         ])),

@@ -28,7 +28,7 @@ export async function timed(what: string, url: string, init: RequestInit = {}, t
   }
 }
 
-export function postJson(url: string, obj: unknown): RequestInit {
+export function postJson(obj: unknown): RequestInit {
   return { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(obj) };
 }
 
