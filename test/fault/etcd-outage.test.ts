@@ -76,13 +76,25 @@ describe('etcd outage', () => {
     }
   }
 
-  function report(fault: string, samples: Sample[], rec: { writeMs: number; readyMs: number }): void {
+  function report(fault: string, samples: Sample[], rec: { writeMs: number; readyMs: number }, logLines: string[]): void {
     const s = summarize(samples.filter((x) => x.what !== 'readyz'));
-    console.log(`${fault}: ${s.requests} requests, ${s.failed} failed ${JSON.stringify(s.byStatus)}, longest wait ${s.longestMs} ms; writes back ${rec.writeMs} ms and /readyz green ${rec.readyMs} ms after etcd returned`);
+    console.log(
+      `${fault}: ${s.requests} requests, ${s.failed} failed ${JSON.stringify(s.byStatus)}, longest wait ${s.longestMs} ms; ` +
+        `writes back ${rec.writeMs} ms and /readyz green ${rec.readyMs} ms after etcd returned; ${logLines.length} log lines:\n${logLines.join('\n')}`,
+    );
   }
+
+  /** Logs under a fault: state changes, not one line (or stack trace) per failed call. */
+  function expectQuietLogs(lines: string[]): void {
+    expect(lines.filter((l) => /^\s+at /.test(l))).toEqual([]);
+    expect(lines.length).toBeLessThan(15);
+  }
+
+  const logSince = (offset: number): string[] => kapi.output().slice(offset).split('\n').filter(Boolean);
 
   it('paused (SIGSTOP) for 10 s: bounded waits, 429/503/504 Status answers, truthful /readyz, watch kept', async () => {
     await timeUntil(async () => (await timed('readyz', `${kapi.url}/readyz`)).status === 200, 10_000);
+    const logFrom = kapi.output().length;
     const pausedAt = Date.now();
     etcd.pause(0);
     const load = loadFor(10_000, 500, batch);
@@ -94,7 +106,9 @@ describe('etcd outage', () => {
     const resumedAt = Date.now();
     const samples = await load;
     const rec = await recovery();
-    report('etcd paused 10 s', samples, rec);
+    const logs = logSince(logFrom);
+    report('etcd paused 10 s', samples, rec, logs);
+    expectQuietLogs(logs);
     expectAnswers(samples);
     expectReadyzTruthful(samples, pausedAt, resumedAt);
     expect(samples.filter((s) => s.what === 'list rv=0').every((s) => s.status === 200)).toBe(true);
@@ -103,6 +117,7 @@ describe('etcd outage', () => {
 
   it('killed, then restarted 6 s later: bounded waits, Status answers, truthful /readyz, watch kept', async () => {
     await timeUntil(async () => (await timed('readyz', `${kapi.url}/readyz`)).status === 200, 10_000);
+    const logFrom = kapi.output().length;
     const killedAt = Date.now();
     await etcd.kill(0);
     const load = loadFor(6_000, 500, batch);
@@ -114,7 +129,9 @@ describe('etcd outage', () => {
     const restartedAt = Date.now();
     const samples = await load;
     const rec = await recovery();
-    report('etcd killed, restarted after 6 s', samples, rec);
+    const logs = logSince(logFrom);
+    report('etcd killed, restarted after 6 s', samples, rec, logs);
+    expectQuietLogs(logs);
     expectAnswers(samples);
     expectReadyzTruthful(samples, killedAt, restartedAt);
     await expectWatchAlive('after-restart');

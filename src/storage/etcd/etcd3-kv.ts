@@ -144,7 +144,10 @@ export class Etcd3Kv implements KV {
   private readonly retryWindowMs: number;
   private readonly maxRequestBytes: number;
   private readonly observe: (operation: string, key: string, seconds: number) => void;
-  readonly log: FaultLogSink;
+  private readonly log: FaultLogSink;
+  /** Watches whose stream broke and that have not resumed yet: logged as one condition. */
+  private readonly brokenWatches = new Set<ResumingWatch>();
+  private readonly watchFaults: FaultLog;
 
   constructor(opts: Etcd3KvOptions) {
     this.attemptTimeoutMs = opts.attemptTimeoutMs ?? 3_000;
@@ -152,6 +155,7 @@ export class Etcd3Kv implements KV {
     this.maxRequestBytes = opts.maxRequestBytes ?? ETCD_DEFAULT_MAX_REQUEST_BYTES;
     this.observe = opts.observe ?? (() => undefined);
     this.log = opts.log ?? (() => undefined);
+    this.watchFaults = new FaultLog(this.log, 'etcd watches broke; resuming each from its last revision');
     this.members = opts.endpoints.map((e) => new Member(e, this.log));
     if (this.members.length === 0) throw new Error('no etcd endpoints');
   }
@@ -327,6 +331,16 @@ export class Etcd3Kv implements KV {
     return this.guarded('delete', key, modRevision, null, call);
   }
 
+  watchBroke(watch: ResumingWatch, err: Error): void {
+    this.brokenWatches.add(watch);
+    this.watchFaults.failed(err.message);
+  }
+
+  watchResumed(watch: ResumingWatch): void {
+    if (!this.brokenWatches.delete(watch) || this.brokenWatches.size > 0) return;
+    this.watchFaults.recovered('etcd watches resumed');
+  }
+
   watch(start: string, end: string, fromRevision: number, handlers: KvWatchHandlers): KvWatch {
     return new ResumingWatch(this, start, end, fromRevision, handlers);
   }
@@ -369,7 +383,6 @@ class ResumingWatch implements KvWatch {
   /** The revision to resume from: one past everything delivered. */
   private from: number;
   private failures = 0;
-  private readonly faults: FaultLog;
 
   constructor(
     private readonly kv: Etcd3Kv,
@@ -379,7 +392,6 @@ class ResumingWatch implements KvWatch {
     private readonly handlers: KvWatchHandlers,
   ) {
     this.from = fromRevision;
-    this.faults = new FaultLog(kv.log, `etcd watch on ${start} broke; resuming on another member`);
     this.open();
   }
 
@@ -397,7 +409,7 @@ class ResumingWatch implements KvWatch {
         stream.on('data', (res: IWatchResponse) => {
           if (this.stream !== stream) return;
           this.failures = 0;
-          this.faults.recovered(`etcd watch on ${this.start} resumed at revision ${this.from} on ${member.endpoint}`);
+          this.kv.watchResumed(this);
           this.onResponse(res);
         });
         const broken = (err: Error): void => {
@@ -432,7 +444,7 @@ class ResumingWatch implements KvWatch {
       this.finish(new StorageError('TooOld', err.message));
       return;
     }
-    this.faults.failed(err.message);
+    this.kv.watchBroke(this, err);
     const wait = Math.min(WATCH_RETRY_MIN_MS * 2 ** this.failures++, WATCH_RETRY_MAX_MS);
     setTimeout(() => this.open(), wait).unref();
   }
@@ -471,6 +483,7 @@ class ResumingWatch implements KvWatch {
   private finish(err: Error, compactRevision?: number): void {
     if (this.ended) return;
     this.ended = true;
+    this.kv.watchResumed(this);
     this.stream?.cancel();
     this.stream = null;
     if (!this.cancelled) this.handlers.closed(err, compactRevision);
@@ -483,6 +496,7 @@ class ResumingWatch implements KvWatch {
   cancel(): void {
     this.cancelled = true;
     this.ended = true;
+    this.kv.watchResumed(this);
     this.stream?.cancel();
     this.stream = null;
   }
