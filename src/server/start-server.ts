@@ -71,12 +71,13 @@ export function consistentReadsFromCacheSupported(version: string): boolean {
   return minor > 5;
 }
 
-async function waitForEtcd(kv: KV, endpoints: string[], timeoutMs: number): Promise<void> {
+async function waitForEtcd(kv: KV, endpoints: string[], timeoutMs: number, healthKey: string): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   while (Date.now() < deadline) {
     try {
-      await kv.status();
+      // A read that needs the leader, bounded by what is left of the start-up timeout.
+      await kv.checkHealth(healthKey, Math.max(deadline - Date.now(), 100));
       return;
     } catch (err) {
       last = err;
@@ -150,13 +151,16 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     const store = registry.stored().find((s) => key.startsWith(s.prefix('')));
     return store ? (store.def.group ? `${store.def.resource}.${store.def.group}` : store.def.resource) : '';
   };
+  let etcdLog: Logger = () => undefined;
   const kv = new Etcd3Kv({
     endpoints,
     observe: (operation, key, seconds) => metrics?.observeEtcd(operation, resourceOfKey(key), seconds),
-    log,
+    log: (message, err) => etcdLog(message, err),
   });
   try {
-    await waitForEtcd(kv, endpoints, config.storageInitializationTimeoutMs);
+    await waitForEtcd(kv, endpoints, config.storageInitializationTimeoutMs, `${config.etcdPrefix}/health`);
+    // From here on etcd faults are logged; before, failing to start says it in one line.
+    etcdLog = log;
   } catch (err) {
     await kv.close();
     await etcd?.stop();

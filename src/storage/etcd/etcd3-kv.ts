@@ -148,6 +148,7 @@ export class Etcd3Kv implements KV {
   /** Watches whose stream broke and that have not resumed yet: logged as one condition. */
   private readonly brokenWatches = new Set<ResumingWatch>();
   private readonly watchFaults: FaultLog;
+  private closed = false;
 
   constructor(opts: Etcd3KvOptions) {
     this.attemptTimeoutMs = opts.attemptTimeoutMs ?? 3_000;
@@ -187,6 +188,7 @@ export class Etcd3Kv implements KV {
     until = Date.now() + this.retryWindowMs,
   ): Promise<T> {
     const start = process.hrtime.bigint();
+    const started = Date.now();
     try {
       for (let tries = 0; ; tries++) {
         if (signal?.aborted) throw abortError();
@@ -204,7 +206,7 @@ export class Etcd3Kv implements KV {
           if (failure !== 'unsent' && failure !== 'unknown') throw storageErrorFor(failure, message);
           member.failed(err);
           if (write && failure === 'unknown') throw new OutcomeUnknown(err);
-          if (Date.now() >= until) throw storageErrorFor(failure, `etcd did not answer within ${this.retryWindowMs / 1000}s: ${message}`);
+          if (Date.now() >= until) throw storageErrorFor(failure, `etcd did not answer within ${Math.round((Date.now() - started) / 1000)}s: ${message}`);
         }
         await delay(Math.min(50 * 2 ** tries, 1000), signal);
       }
@@ -363,7 +365,12 @@ export class Etcd3Kv implements KV {
     await this.read('health', key, (c, deadline) => c.kv.range({ key: Buffer.from(key), count_only: true }, { deadline: Math.min(deadline, until) }), undefined, until);
   }
 
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
   async close(): Promise<void> {
+    this.closed = true;
     for (const m of this.members) m.client.close();
   }
 }
@@ -438,7 +445,7 @@ class ResumingWatch implements KvWatch {
   }
 
   private resume(err: Error): void {
-    if (this.ended) return;
+    if (this.ended || this.kv.isClosed) return;
     const kind = classifyEtcdError(err);
     if (kind === 'compacted') {
       this.finish(new StorageError('TooOld', err.message));
