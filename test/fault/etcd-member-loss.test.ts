@@ -96,6 +96,21 @@ describe('etcd member loss on a 3-member cluster', () => {
     await checkWatchesSawEverything();
   });
 
+  it('a follower paused (SIGSTOP) for 8 s: no failed request, no watch closed', async () => {
+    const leader = await etcd.waitForLeader();
+    const follower = (leader + 2) % 3;
+    const samples = await underLoad(async () => {
+      etcd.pause(follower);
+      try {
+        await sleep(8000);
+      } finally {
+        etcd.resume(follower);
+      }
+    });
+    check(`follower ${follower} paused for 8 s`, samples);
+    await checkWatchesSawEverything();
+  });
+
   it('the leader killed, then restarted: no failed request, no watch closed', async () => {
     const leader = await etcd.waitForLeader();
     let electedAfterMs = 0;
