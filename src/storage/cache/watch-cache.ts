@@ -18,7 +18,7 @@ import {
 } from '../interfaces';
 import { decodeContinue } from '../continue-token';
 import { parseRevision } from '../revision';
-import { FaultLog } from '../etcd/fault-log';
+import { FaultLog } from '../fault-log';
 import { StorageError } from '../storage-error';
 import { WatchChannel } from '../watch-channel';
 import { EventWindow } from './event-window';

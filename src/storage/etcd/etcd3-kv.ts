@@ -3,7 +3,7 @@ import { Etcd3, type IKeyValue, type IResponseOp, type IWatchResponse } from 'et
 import type { KeyValue, KV, KvCallOptions, KvEvent, KvStatus, KvWatch, KvWatchHandlers, RangeOptions, RangeResult, WriteResult } from './kv';
 import { StorageError } from '../storage-error';
 import { classifyEtcdError, storageErrorFor, type EtcdFailure } from './etcd-call-error';
-import { FaultLog, type FaultLogSink } from './fault-log';
+import { FaultLog, type FaultLogSink } from '../fault-log';
 
 /** etcd's default --max-request-bytes (1.5 MiB). */
 export const ETCD_DEFAULT_MAX_REQUEST_BYTES = 1.5 * 1024 * 1024;
