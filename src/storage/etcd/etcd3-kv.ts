@@ -225,15 +225,18 @@ export class Etcd3Kv implements KV {
   }
 
   async range(start: string, end: string, opts: RangeOptions = {}, call?: KvCallOptions): Promise<RangeResult> {
+    const until = Date.now() + this.retryWindowMs;
     const res = await this.read(
       'list',
       start,
       (c, deadline) =>
         c.kv.range(
           { key: Buffer.from(start), range_end: Buffer.from(end), revision: opts.revision || undefined, limit: opts.limit || undefined },
-          { deadline },
+          // A whole range (a cache's list of every object) may legitimately take longer than one attempt's bound.
+          { deadline: opts.limit ? deadline : Math.max(deadline, until) },
         ),
       call,
+      until,
     );
     return { kvs: res.kvs.map(toKeyValue), revision: Number(res.header.revision), more: res.more, count: Number(res.count) };
   }
