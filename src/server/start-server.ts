@@ -39,6 +39,11 @@ import { internalContext } from '../registry/request-context';
 
 export const KUBERNETES_VERSION = { major: '1', minor: '34', patch: '0' };
 
+/** kube-apiserver's --etcd-readycheck-timeout default. */
+const ETCD_READYCHECK_TIMEOUT_MS = 2000;
+/** How long a request waits for a (re)initializing watch cache before its 429. */
+const CACHE_READY_WAIT_MS = 3000;
+
 export interface RunningServer {
   /** http://host:port */
   url: string;
@@ -70,12 +75,13 @@ export function consistentReadsFromCacheSupported(version: string): boolean {
   return minor > 5;
 }
 
-async function waitForEtcd(kv: KV, endpoints: string[], timeoutMs: number): Promise<void> {
+async function waitForEtcd(kv: KV, endpoints: string[], timeoutMs: number, healthKey: string): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   while (Date.now() < deadline) {
     try {
-      await kv.status();
+      // A read that needs the leader, bounded by what is left of the start-up timeout.
+      await kv.checkHealth(healthKey, Math.max(deadline - Date.now(), 100));
       return;
     } catch (err) {
       last = err;
@@ -149,12 +155,16 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     const store = registry.stored().find((s) => key.startsWith(s.prefix('')));
     return store ? (store.def.group ? `${store.def.resource}.${store.def.group}` : store.def.resource) : '';
   };
+  let etcdLog: Logger = () => undefined;
   const kv = new Etcd3Kv({
     endpoints,
     observe: (operation, key, seconds) => metrics?.observeEtcd(operation, resourceOfKey(key), seconds),
+    log: (message, err) => etcdLog(message, err),
   });
   try {
-    await waitForEtcd(kv, endpoints, config.storageInitializationTimeoutMs);
+    await waitForEtcd(kv, endpoints, config.storageInitializationTimeoutMs, `${config.etcdPrefix}/health`);
+    // From here on etcd faults are logged; before, failing to start says it in one line.
+    etcdLog = log;
   } catch (err) {
     await kv.close();
     await etcd?.stop();
@@ -179,6 +189,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
       consistentReads,
       watcherBuffer: 1000,
       snapshots: config.featureGates.ListFromCacheSnapshot,
+      readyWaitMs: CACHE_READY_WAIT_MS,
       log,
     });
     caches.push({ def, cache });
@@ -296,7 +307,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
           if (shuttingDown) throw new Error('the server is shutting down');
         },
       },
-      { name: 'etcd', check: async () => void (await kv.status()) },
+      { name: 'etcd', check: () => kv.checkHealth(`${config.etcdPrefix}/health`, ETCD_READYCHECK_TIMEOUT_MS) },
       {
         name: 'watch-cache',
         check: async () => {
