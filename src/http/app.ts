@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import express from 'express';
-import { notAcceptable, pathNotFound, toStatusError, type StatusError } from '../api/errors';
+import { isStatusError, notAcceptable, pathNotFound, toStatusError, type StatusError } from '../api/errors';
 import type { AdmissionChain } from '../admission/admission';
 import type { GroupVersionKind } from '../api/types';
 import { negotiateOutput, type Encoding } from '../codec/negotiate';
@@ -13,6 +13,8 @@ import type { ResourceRegistry } from '../registry/resource-registry';
 import { acceptsOpenApiV2Protobuf, encodeOpenApiV2, OPENAPI_V2_PROTOBUF } from './openapi-v2-protobuf';
 import { aggregatedDiscovery, apiGroupDocument, apiGroupList, apiResourceList, apiVersions } from './discovery';
 import { requestLabels } from './filters/request-metrics';
+import { accessControlled, type AccessControl } from './filters/access-control';
+import type { RequestAudit } from './filters/audit';
 import { groupVersionPath, openApiV2Document, openApiV3Document, openApiV3Index, type SchemaSource } from './openapi';
 import { isPretty } from './query';
 import { parseRequestInfo, type RequestInfo } from './request-info';
@@ -59,6 +61,8 @@ export interface AppDeps {
   /** The APIResponseCompression feature gate. */
   responseCompression: boolean;
   log: (message: string, err?: unknown) => void;
+  /** Audit, impersonation and authorization of every request. */
+  accessControl: AccessControl;
 }
 
 interface RequestState {
@@ -67,6 +71,7 @@ interface RequestState {
   pretty: boolean;
   /** The client takes gzip and the server may compress. */
   compress: boolean;
+  audit: RequestAudit | null;
 }
 
 const STATE = Symbol('kapi.request');
@@ -105,6 +110,7 @@ export function createApp(deps: AppDeps): RequestListener {
 
   const state = (res: ServerResponse): RequestState => (res as StatefulResponse)[STATE]!;
   const respondError = (res: ServerResponse, err: unknown): void => {
+    if (!isStatusError(err)) state(res).audit?.panic(err instanceof Error ? err.message : String(err));
     const status: StatusError = toStatusError(err, (e) => deps.log('internal error', e));
     if (res.headersSent) {
       res.end();
@@ -218,6 +224,7 @@ export function createApp(deps: AppDeps): RequestListener {
       query: url.searchParams,
       pretty: isPretty(url.searchParams, req.headers['user-agent']),
       compress: deps.responseCompression && acceptsGzip(req.headers['accept-encoding']),
+      audit: null,
     };
     (res as StatefulResponse)[STATE] = s;
     res.setHeader('Audit-Id', randomUUID());
@@ -233,11 +240,14 @@ export function createApp(deps: AppDeps): RequestListener {
       untrack?.();
       deps.metrics.observeRequest(labels, res.statusCode, Number(process.hrtime.bigint() - started) / 1e9);
     });
-    if (!info.isResourceRequest) {
-      app(req, res);
-      return;
-    }
-    serveResource(req, res, info, s.query, deps, signal, s.compress).catch((err: unknown) => respondError(res, err));
+    const serve = (): void => {
+      if (!info.isResourceRequest) {
+        app(req, res);
+        return;
+      }
+      serveResource(req, res, info, s.query, deps, signal, s.compress).catch((err: unknown) => respondError(res, err));
+    };
+    s.audit = accessControlled(deps.accessControl, req, res, info, serve, (err) => respondError(res, err));
   };
 }
 

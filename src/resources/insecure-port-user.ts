@@ -1,11 +1,13 @@
-/**
- * Who every request on kapi's plain-HTTP port is: the user kube-apiserver's insecure port
- * authenticated every request as (its InsecureSuperuser), a member of the privileged group.
- */
-export const INSECURE_PORT_USER = {
-  username: 'system:unsecured',
-  groups: ['system:masters', 'system:authenticated'],
-};
+import { StatusError } from '../api/errors';
+import { requestScope, type RequestScope } from '../auth/request-scope';
 
-/** Why every access review is allowed. */
-export const INSECURE_PORT_REASON = 'kapi has no authorizer: its insecure port allows every request';
+/**
+ * The requester of a review: the request's scope (its user after impersonation and the
+ * server's authorizer). Every request reaches the registry inside one; a review computed
+ * outside a request has no one to answer for.
+ */
+export function reviewScope(): RequestScope {
+  const scope = requestScope();
+  if (!scope) throw new StatusError(500, 'InternalError', 'Internal error occurred: no user found for request', {});
+  return scope;
+}

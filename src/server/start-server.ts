@@ -11,6 +11,14 @@ import type { Encoding } from '../codec/negotiate';
 import { createApp, type VersionInfo } from '../http/app';
 import { ApiServerMetrics } from '../metrics/metrics';
 import { loadSigningKey } from '../auth/signing-key';
+import { buildAuthorizer } from '../auth/authorizer/modes';
+import { PolicyCache } from '../auth/authorizer/policy-cache';
+import { RbacAuthorizer } from '../auth/authorizer/rbac';
+import { reconcileBootstrapPolicy } from '../auth/authorizer/reconcile-policy';
+import { INSECURE_SUPERUSER } from '../auth/user';
+import { openAuditSink } from '../audit/log-backend';
+import { loadAuditPolicy } from '../audit/policy';
+import { ClusterRoleAggregationController } from '../controllers/clusterrole-aggregation';
 import { ServiceAccountTokens } from '../auth/service-account-tokens';
 import { ComputedStore } from '../registry/computed-store';
 import type { ServerServices } from '../registry/server-services';
@@ -263,6 +271,22 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     log,
   );
   await crdController.start();
+  // RBAC: the bootstrap policy first, then the authorizer's in-memory view of the four kinds.
+  const rbacStores = {
+    roles: storeOf('rbac.authorization.k8s.io', 'v1', 'roles'),
+    clusterroles: storeOf('rbac.authorization.k8s.io', 'v1', 'clusterroles'),
+    rolebindings: storeOf('rbac.authorization.k8s.io', 'v1', 'rolebindings'),
+    clusterrolebindings: storeOf('rbac.authorization.k8s.io', 'v1', 'clusterrolebindings'),
+  };
+  await reconcileBootstrapPolicy(rbacStores.clusterroles, rbacStores.clusterrolebindings);
+  const aggregationController = new ClusterRoleAggregationController(rbacStores.clusterroles, log);
+  await aggregationController.start();
+  const policyCache = new PolicyCache(rbacStores, log);
+  await policyCache.start();
+  const rbac = new RbacAuthorizer(policyCache);
+  const authorizer = buildAuthorizer(config.authorizationModes, rbac);
+  const auditPolicy = config.auditLogPath && config.auditPolicyFile ? loadAuditPolicy(config.auditPolicyFile) : null;
+  const auditSink = auditPolicy ? openAuditSink(config.auditLogPath, config.auditLogMaxSize, config.auditLogMaxBackup) : null;
   const compactor = new Compactor(kv, config.etcdCompactionIntervalMs, log, (revision) => {
     for (const { cache } of caches) cache.compacted(revision);
   });
@@ -296,6 +320,13 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     outputEncodings: encodings,
     responseCompression: config.featureGates.APIResponseCompression,
     log,
+    accessControl: {
+      authorizer,
+      rbac,
+      audit: auditPolicy && auditSink ? { policy: auditPolicy, sink: auditSink } : null,
+      // Until authentication lands, every request is the insecure port's superuser.
+      userOf: () => INSECURE_SUPERUSER,
+    },
   });
   const server = createServer(app);
   server.keepAliveTimeout = 65_000;
@@ -305,6 +336,9 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     namespaceController.stop();
     garbageCollector.stop();
     crdController.stop();
+    aggregationController.stop();
+    policyCache.stop();
+    auditSink?.close();
     await kv.close();
     await etcd?.stop();
     throw new Error(`cannot listen on ${config.bindAddress}:${config.port}: ${(err as Error).message}`);
@@ -322,12 +356,15 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
         namespaceController.stop();
         garbageCollector.stop();
         crdController.stop();
+        aggregationController.stop();
+        policyCache.stop();
         compactor.stop();
         for (const { cache } of caches) cache.stop();
         await new Promise<void>((resolve) => {
           server.close(() => resolve());
           server.closeAllConnections();
         });
+        auditSink?.close();
         await kv.close();
         await etcd?.stop();
       })()),
