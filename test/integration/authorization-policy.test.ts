@@ -1,8 +1,9 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { parseFeatureGates } from '../../src/server/feature-gates';
 import { Api } from '../harness/http';
-import { eventually } from '../harness/etcd-keys';
+import { eventually, RawEtcd } from '../harness/etcd-keys';
 import { startTestServer } from '../harness/server';
 
 /** Escalation prevention, the bootstrap policy and aggregation, impersonation, authorization modes, audit. */
@@ -253,6 +254,33 @@ describe('with RBAC', () => {
     );
     expect(res.body.status.resourceRules).toHaveLength(5);
   });
+});
+
+test('force deletion of a corrupt object needs delete and unsafe-delete-ignore-read-errors', async () => {
+  const server = await startTestServer({ featureGates: parseFeatureGates('AllowUnsafeMalformedObjectDeletion=true') });
+  const etcd = new RawEtcd();
+  try {
+    const api = new Api(server.url);
+    const C = '/api/v1/namespaces/default/configmaps';
+    await created(api, C, { metadata: { name: 'broken' } });
+    await etcd.put(`${server.prefix}/configmaps/default/broken`, 'garbage{');
+    const force = (user: string) => api.delete(`${C}/broken?ignoreStoreReadErrorWithClusterBreakingPotential=true`, as(user));
+    await created(api, `${RBAC}/namespaces/default/roles`, role('deleter', [{ apiGroups: [''], resources: ['configmaps'], verbs: ['delete'] }], 'default'));
+    await created(api, `${RBAC}/namespaces/default/rolebindings`, bindingTo('del-deletes', { kind: 'Role', name: 'deleter' }, 'del', 'default'));
+    await until(api, 'del', { namespace: 'default', verb: 'delete', resource: 'configmaps' }, true);
+    const nothing = await force('nobody');
+    expect(nothing.body.message).toBe('configmaps "broken" is forbidden: User "nobody" cannot delete resource "configmaps" in API group "" in the namespace "default"');
+    const deleteOnly = await force('del');
+    expect(deleteOnly.status).toBe(403);
+    expect(deleteOnly.body.message).toBe('configmaps "broken" is forbidden: not permitted to do "unsafe-delete-ignore-read-errors", reason: ');
+    await created(api, `${RBAC}/namespaces/default/roles`, role('unsafe', [{ apiGroups: [''], resources: ['configmaps'], verbs: ['unsafe-delete-ignore-read-errors'] }], 'default'));
+    await created(api, `${RBAC}/namespaces/default/rolebindings`, bindingTo('del-unsafe', { kind: 'Role', name: 'unsafe' }, 'del', 'default'));
+    await until(api, 'del', { namespace: 'default', verb: 'unsafe-delete-ignore-read-errors', resource: 'configmaps' }, true);
+    expect((await force('del')).status).toBe(200);
+  } finally {
+    etcd.close();
+    await server.close();
+  }
 });
 
 describe('authorization modes', () => {
