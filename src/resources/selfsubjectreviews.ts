@@ -1,7 +1,7 @@
 import { auditUser } from '../audit/event';
 import { nowTimestamp } from '../registry/generic-store';
 import { defineComputedResource } from '../registry/resource-definition';
-import { reviewScope } from './insecure-port-user';
+import { reviewScope } from './review-scope';
 
 /** Who the requesting user is (`kubectl auth whoami`): a new object, created now, as kube-apiserver answers. */
 export const selfsubjectreviews = defineComputedResource({

@@ -1,7 +1,7 @@
 import { badRequest } from '../api/errors';
 import { isPlainObject } from '../api/types';
 import { defineComputedResource } from '../registry/resource-definition';
-import { reviewScope } from './insecure-port-user';
+import { reviewScope } from './review-scope';
 
 /**
  * What the requesting user may do in a namespace, from the authorizer's rule resolvers

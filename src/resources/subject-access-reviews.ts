@@ -4,7 +4,7 @@ import { isPlainObject, type KubeObject, type ObjectMeta } from '../api/types';
 import { defineComputedResource } from '../registry/resource-definition';
 import { resourceAttributes, nonResourceAttributes, type AuthorizationAttributes } from '../auth/authorizer/attributes';
 import type { UserInfo } from '../auth/user';
-import { reviewScope } from './insecure-port-user';
+import { reviewScope } from './review-scope';
 
 /**
  * SubjectAccessReview, SelfSubjectAccessReview and LocalSubjectAccessReview: validated as
