@@ -363,6 +363,8 @@ describe('audit', () => {
       return e.length === 2 ? e : undefined;
     });
     expect(events.map((e) => e.stage)).toEqual(['RequestReceived', 'ResponseComplete']);
+    // The path names no object yet: the one sent completes the reference once it is read.
+    expect(events[0].objectRef).toEqual({ resource: 'configmaps', namespace: 'default', apiGroup: '', apiVersion: 'v1' });
     const done = events[1];
     expect(done).toMatchObject({
       kind: 'Event',
@@ -374,7 +376,7 @@ describe('audit', () => {
       user: { username: 'system:unsecured', groups: ['system:masters', 'system:authenticated'] },
       sourceIPs: ['127.0.0.1'],
       userAgent: 'audit-test',
-      objectRef: { resource: 'configmaps', namespace: 'default', apiGroup: '', apiVersion: 'v1' },
+      objectRef: { resource: 'configmaps', namespace: 'default', name: 'audited', apiGroup: '', apiVersion: 'v1' },
       responseStatus: { metadata: {}, code: 201 },
       requestObject: { metadata: { name: 'audited' }, data: { a: '1' } },
       responseObject: { kind: 'ConfigMap', metadata: { name: 'audited', namespace: 'default' } },

@@ -31,15 +31,25 @@ function sourceIPs(req: IncomingMessage): string[] {
   return [...new Set(ips)];
 }
 
-function objectRef(info: RequestInfo): ObjectReference | undefined {
+/**
+ * The request's object reference: from the path, completed from the object a create or update
+ * sends (audit.LogRequestObject fills what the path leaves empty), in the Event's field order.
+ */
+function objectRef(info: RequestInfo, sent: unknown): ObjectReference | undefined {
   if (!info.isResourceRequest) return undefined;
-  const ref: ObjectReference = {};
-  if (info.resource) ref.resource = info.resource;
-  if (info.namespace) ref.namespace = info.namespace;
-  if (info.name) ref.name = info.name;
-  ref.apiGroup = info.group;
-  ref.apiVersion = info.version;
-  if (info.subresource) ref.subresource = info.subresource;
+  const meta = sent && typeof sent === 'object' ? (sent as { metadata?: Record<string, unknown> }).metadata : undefined;
+  const fromObject = (key: string): string | undefined => (meta && typeof meta[key] === 'string' && meta[key] ? (meta[key] as string) : undefined);
+  const ref: ObjectReference = {
+    resource: info.resource || undefined,
+    namespace: info.namespace || fromObject('namespace'),
+    name: info.name || fromObject('name'),
+    uid: fromObject('uid'),
+    apiGroup: info.group,
+    apiVersion: info.version,
+    resourceVersion: fromObject('resourceVersion'),
+    subresource: info.subresource || undefined,
+  };
+  for (const key of Object.keys(ref) as (keyof ObjectReference)[]) if (ref[key] === undefined) delete ref[key];
   return ref;
 }
 
@@ -150,7 +160,9 @@ export function beginAudit(opts: AuditFilterOptions, req: IncomingMessage, res: 
   const annotations: Record<string, string> = {};
   let impersonatedUser: Record<string, unknown> | undefined;
   let finished = false;
-  const requestBody = atLeast(level, 'Request') ? tapRequest(req) : null;
+  // Creates and updates are read at every level: their object completes objectRef.
+  const requestBody = atLeast(level, 'Request') || req.method === 'POST' || req.method === 'PUT' ? tapRequest(req) : null;
+  let sent: unknown;
   const longRunning = info.isResourceRequest && info.verb === 'watch';
   const base = (stage: Stage): AuditEvent => {
     const event: AuditEvent = {
@@ -169,7 +181,7 @@ export function beginAudit(opts: AuditFilterOptions, req: IncomingMessage, res: 
     if (impersonatedUser) event.impersonatedUser = impersonatedUser;
     const ua = req.headers['user-agent'];
     if (ua) event.userAgent = ua;
-    const ref = objectRef(info);
+    const ref = objectRef(info, sent);
     if (ref) event.objectRef = ref;
     return event;
   };
@@ -181,11 +193,11 @@ export function beginAudit(opts: AuditFilterOptions, req: IncomingMessage, res: 
     opts.sink.write(`${JSON.stringify(ordered)}\n`);
   };
   const bodies = (event: AuditEvent, responseBody: unknown): void => {
-    if (requestBody) {
-      const parsed = parseJson(requestBody(), req.headers['content-type']);
-      if (parsed !== undefined) event.requestObject = parsed;
-    }
+    if (atLeast(level, 'Request') && sent !== undefined) event.requestObject = sent;
     if (atLeast(level, 'RequestResponse') && responseBody !== undefined) event.responseObject = responseBody;
+  };
+  const readSent = (): void => {
+    if (requestBody) sent = parseJson(requestBody(), req.headers['content-type']);
   };
   const responseBody = tapResponse(res, () => {
     if (longRunning) emit({ ...base('ResponseStarted'), responseStatus: { metadata: {}, code: res.statusCode } });
@@ -194,6 +206,7 @@ export function beginAudit(opts: AuditFilterOptions, req: IncomingMessage, res: 
   res.on('close', () => {
     if (finished) return;
     finished = true;
+    readSent();
     const event = base('ResponseComplete');
     const parsed = parseJson(responseBody(), String(res.getHeader('content-type') ?? ''));
     event.responseStatus = responseStatus(res.statusCode, parsed);
@@ -206,6 +219,7 @@ export function beginAudit(opts: AuditFilterOptions, req: IncomingMessage, res: 
     panic: (message) => {
       if (finished) return;
       finished = true;
+      readSent();
       const event = base('Panic');
       event.responseStatus = { metadata: {}, status: 'Failure', message: `APIServer panic'd: ${message}`, reason: 'InternalError', code: 500 };
       bodies(event, undefined);
