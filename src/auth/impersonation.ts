@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { StatusError } from '../api/errors';
+import { badRequest } from '../api/errors';
 import { resourceAttributes, type AuthorizationAttributes, type Authorizer } from './authorizer/attributes';
 import { forbiddenError } from './authorizer/forbidden';
 import type { UserInfo } from './user';
@@ -45,7 +45,7 @@ function buildRequests(distinct: Record<string, string[] | undefined>): Imperson
   const uid = values(distinct, UID_HEADER)[0] ?? '';
   if (uid) requests.push({ kind: 'UID', value: uid });
   if ((groups.length > 0 || hasExtra || uid) && !user) {
-    throw new StatusError(500, 'InternalError', `requested ${describe(requests)} without impersonating a user`, {});
+    throw badRequest(`requested ${describe(requests)} without impersonating a user`);
   }
   return requests;
 }
@@ -59,8 +59,10 @@ function decodeExtraKey(encoded: string): string {
   }
 }
 
+/** Go's %v of the []v1.ObjectReference asked for: {Kind Namespace Name UID APIVersion ResourceVersion FieldPath}. */
 function describe(requests: ImpersonationRequest[]): string {
-  return `[${requests.map((r) => `{${r.kind} ${r.namespace ?? ''} ${r.value}}`).join(' ')}]`;
+  const apiVersion = (r: ImpersonationRequest): string => (r.kind === 'UserExtra' || r.kind === 'UID' ? 'authentication.k8s.io/v1' : '');
+  return `[${requests.map((r) => `{${r.kind} ${r.namespace ?? ''} ${r.value}  ${apiVersion(r)}  ${r.extraKey ?? ''}}`).join(' ')}]`;
 }
 
 function attributesFor(requestor: UserInfo, r: ImpersonationRequest): AuthorizationAttributes {

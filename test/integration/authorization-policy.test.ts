@@ -226,9 +226,9 @@ describe('with RBAC', () => {
     });
 
     test('groups without a user is an error; who may impersonate is asked of the authorizer', async () => {
-      const res = await api.get('/api/v1/namespaces', { headers: { 'Impersonate-Group': 'devs' } });
-      expect(res.status).toBe(500);
-      expect(res.body.message).toMatch(/without impersonating a user$/);
+      const res = await api.get('/api/v1/namespaces', { headers: { 'Impersonate-Group': 'devs', 'Impersonate-Uid': 'u' } });
+      expect(res.status).toBe(400);
+      expect(res.body).toMatchObject({ reason: 'BadRequest', message: 'requested [{Group  devs    } {UID  u  authentication.k8s.io/v1  }] without impersonating a user' });
       const attrs = { verb: 'impersonate', resource: 'users', name: 'bob' };
       await until(api, 'ivan', attrs, false);
       await created(api, `${RBAC}/clusterroles`, role('impersonate-bob', [{ apiGroups: [''], resources: ['users'], resourceNames: ['bob'], verbs: ['impersonate'] }]));
