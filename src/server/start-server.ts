@@ -140,6 +140,8 @@ const KIND_SCHEMAS: SchemaSource = {
 export async function startServer(config: Config, log: Logger): Promise<RunningServer> {
   loadSchemas();
   const transformerFor = transformersByKey(config);
+  // A bad audit policy stops the start before anything runs.
+  const auditPolicy = config.auditLogPath && config.auditPolicyFile ? loadAuditPolicy(config.auditPolicyFile) : null;
   let etcd: EmbeddedEtcd | null = null;
   let endpoints = config.etcdServers;
   if (endpoints.length === 0) {
@@ -285,7 +287,6 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
   await policyCache.start();
   const rbac = new RbacAuthorizer(policyCache);
   const authorizer = buildAuthorizer(config.authorizationModes, rbac);
-  const auditPolicy = config.auditLogPath && config.auditPolicyFile ? loadAuditPolicy(config.auditPolicyFile) : null;
   const auditSink = auditPolicy ? openAuditSink(config.auditLogPath, config.auditLogMaxSize, config.auditLogMaxBackup) : null;
   const compactor = new Compactor(kv, config.etcdCompactionIntervalMs, log, (revision) => {
     for (const { cache } of caches) cache.compacted(revision);
