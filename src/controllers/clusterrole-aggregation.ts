@@ -32,7 +32,7 @@ export class ClusterRoleAggregationController {
     private readonly log: Log,
   ) {
     this.queue = new WorkQueue(
-      (name) => this.sync(name),
+      async (name) => (await this.sync(name), true),
       (name, err) => this.log(`clusterrole aggregation: ${name} failed`, err),
       RETRY_MS,
     );
@@ -42,7 +42,7 @@ export class ClusterRoleAggregationController {
     const list = await this.clusterRoles.list('', { resourceVersion: '', match: '', predicate: everything });
     this.roles.clear();
     for (const role of list.items) this.roles.set(role.metadata.name!, role);
-    this.enqueueAggregated();
+    await this.settle();
     const channel = await this.clusterRoles.watch('', { resourceVersion: list.metadata.resourceVersion ?? '', predicate: everything });
     this.close = () => channel.close();
     void (async () => {
@@ -69,6 +69,19 @@ export class ClusterRoleAggregationController {
     this.queue.stop();
   }
 
+  /**
+   * Aggregates until nothing changes (view feeds edit, edit feeds admin) before the server
+   * serves, so that a start leaves no aggregation writes behind it.
+   */
+  private async settle(): Promise<void> {
+    const aggregated = [...this.roles.keys()].filter((name) => selectorsOf(this.roles.get(name)!) !== null).sort();
+    for (let pass = 0; pass < aggregated.length + 1; pass++) {
+      let changed = false;
+      for (const name of aggregated) changed = (await this.sync(name)) === 'written' || changed;
+      if (!changed) return;
+    }
+  }
+
   private enqueueAggregated(): void {
     for (const role of this.roles.values()) if (selectorsOf(role) !== null) this.queue.add(role.metadata.name!);
   }
@@ -86,14 +99,15 @@ export class ClusterRoleAggregationController {
     return rules;
   }
 
-  private async sync(name: string): Promise<boolean> {
+  /** Writes the aggregated rules of `name` when they differ; the written role replaces the known one. */
+  private async sync(name: string): Promise<'written' | 'unchanged'> {
     const role = this.roles.get(name);
     const selectors = role ? selectorsOf(role) : null;
-    if (!role || selectors === null) return true;
+    if (!role || selectors === null) return 'unchanged';
     const rules = this.aggregatedRules(name, selectors);
-    if (jsonEqual(rules, Array.isArray(role.rules) ? role.rules : [])) return true;
+    if (jsonEqual(rules, Array.isArray(role.rules) ? role.rules : [])) return 'unchanged';
     try {
-      await this.clusterRoles.update(
+      const { object } = await this.clusterRoles.update(
         '',
         name,
         (current) => {
@@ -102,10 +116,11 @@ export class ClusterRoleAggregationController {
         },
         { dryRun: false, subresource: '' },
       );
+      this.roles.set(name, object);
     } catch (err) {
-      if (isStatusError(err) && err.code === 404) return true;
+      if (isStatusError(err) && err.code === 404) return 'unchanged';
       throw err;
     }
-    return true;
+    return 'written';
   }
 }
