@@ -184,7 +184,7 @@ const EXPECTED: [Who, (c: Case) => boolean][] = [
         ? PUBLIC_PATHS.includes(c.path)
         : c.group === 'apps' && c.resource === 'deployments' && ((c.subresource === 'scale' && only(c, ['get', 'update', 'patch'])) || (!c.subresource && c.verb === 'get')),
   ],
-  // ClusterRole cm-named bound in ns1: configmaps named "allowed" only.
+  // ClusterRole cm-named bound in ns1: configmaps named "allowed" only (a list names no object).
   [
     CAROL,
     (c) =>
@@ -235,7 +235,7 @@ beforeAll(async () => {
     ]),
   );
   await created(`${RBAC}/clusterrolebindings`, binding('ClusterRoleBinding', 'bob-scales', { kind: 'ClusterRole', name: 'scaler' }, [user('bob')]));
-  await created(`${RBAC}/clusterroles`, role('ClusterRole', 'cm-named', [{ apiGroups: [''], resources: ['configmaps'], resourceNames: ['allowed'], verbs: ['get', 'update', 'patch', 'delete'] }]));
+  await created(`${RBAC}/clusterroles`, role('ClusterRole', 'cm-named', [{ apiGroups: [''], resources: ['configmaps'], resourceNames: ['allowed'], verbs: ['get', 'list', 'watch', 'update', 'patch', 'delete'] }]));
   await created(`${RBAC}/namespaces/ns1/rolebindings`, binding('RoleBinding', 'carol-cm', { kind: 'ClusterRole', name: 'cm-named' }, [user('carol')], 'ns1'));
   await created(
     `${RBAC}/clusterroles`,
@@ -311,6 +311,20 @@ describe('refusals read as kube-apiserver\'s', () => {
     const metrics = await send(ALICE, { kind: 'path', path: '/metrics' });
     expect(metrics.status).toBe(403);
     expect(metrics.body).toMatchObject({ message: 'forbidden: User "alice" cannot get path "/metrics"', details: {} });
+  });
+
+  test('a list or watch naming one object by field selector is checked against resourceNames', async () => {
+    const C = '/api/v1/namespaces/ns1/configmaps';
+    const one = await api.get(`${C}?fieldSelector=metadata.name%3Dallowed`, { headers: impersonating(CAROL) });
+    expect([one.status, one.body.message]).toEqual([200, undefined]);
+    const abort = new AbortController();
+    const watch = await fetch(`${server.url}${C}?watch=1&fieldSelector=metadata.name%3D%3Dallowed`, { headers: impersonating(CAROL), signal: abort.signal });
+    abort.abort();
+    expect(watch.status).toBe(200);
+    const other = await api.get(`${C}?fieldSelector=metadata.name%3Dother`, { headers: impersonating(CAROL) });
+    expect(other.status).toBe(403);
+    expect(other.body.message).toBe('configmaps "other" is forbidden: User "carol" cannot list resource "configmaps" in API group "" in the namespace "ns1"');
+    expect((await api.get(`${C}?fieldSelector=metadata.name!%3Dallowed`, { headers: impersonating(CAROL) })).status).toBe(403);
   });
 
   test('a dry run is refused exactly as the real request', async () => {

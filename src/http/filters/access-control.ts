@@ -40,7 +40,7 @@ export function accessControlled(
       user = impersonated;
       audit?.impersonated(impersonated);
     }
-    authorizeRequest(ac.authorizer, requestAttributes(user, info), annotate);
+    authorizeRequest(ac.authorizer, requestAttributes(user, info, new URL(req.url ?? '/', 'http://kapi').searchParams), annotate);
   } catch (err) {
     fail(err);
     return audit;

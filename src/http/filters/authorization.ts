@@ -2,13 +2,30 @@ import { StatusError } from '../../api/errors';
 import type { AuthorizationAttributes, Authorizer } from '../../auth/authorizer/attributes';
 import { forbiddenError } from '../../auth/authorizer/forbidden';
 import type { UserInfo } from '../../auth/user';
+import { parseFieldSelector } from '../../api/field-selector';
 import type { RequestInfo } from '../request-info';
 
 export const DECISION_ANNOTATION = 'authorization.k8s.io/decision';
 export const REASON_ANNOTATION = 'authorization.k8s.io/reason';
 
+/**
+ * RequestInfoFactory's name of a list or watch: a field selector asking for exactly one
+ * metadata.name (a valid path segment), so that resourceNames rules apply to it. A selector that
+ * does not parse names nothing.
+ */
+function selectedName(query: URLSearchParams): string {
+  let selector;
+  try {
+    selector = parseFieldSelector(query.get('fieldSelector') ?? '');
+  } catch {
+    return '';
+  }
+  const name = selector.find((r) => r.field === 'metadata.name' && r.operator === '=')?.value ?? '';
+  return name === '.' || name === '..' || /[/%]/.test(name) ? '' : name;
+}
+
 /** GetAuthorizerAttributes: the request as an authorizer sees it. */
-export function requestAttributes(user: UserInfo, info: RequestInfo): AuthorizationAttributes {
+export function requestAttributes(user: UserInfo, info: RequestInfo, query: URLSearchParams): AuthorizationAttributes {
   if (!info.isResourceRequest) {
     return { user, verb: info.verb, resourceRequest: false, path: info.path, apiGroup: '', apiVersion: '', namespace: '', resource: '', subresource: '', name: '' };
   }
@@ -22,7 +39,7 @@ export function requestAttributes(user: UserInfo, info: RequestInfo): Authorizat
     namespace: info.namespace,
     resource: info.resource,
     subresource: info.subresource,
-    name: info.name,
+    name: info.name || (info.verb === 'list' || info.verb === 'watch' ? selectedName(query) : ''),
   };
 }
 
