@@ -78,8 +78,11 @@ function tapRequest(req: IncomingMessage): () => Buffer {
   return () => (size <= MAX_CAPTURED_BODY ? Buffer.concat(chunks) : Buffer.alloc(0));
 }
 
-/** Copies a response's body (unless it is compressed or too large) and notices when headers go out. */
-function tapResponse(res: ServerResponse, onHeaders: () => void): () => Buffer {
+/**
+ * Copies a response's body (unless it is compressed or too large; while `copying` says so) and
+ * notices when headers go out.
+ */
+function tapResponse(res: ServerResponse, copying: () => boolean, onHeaders: () => void): () => Buffer {
   const chunks: Buffer[] = [];
   let size = 0;
   let headersSeen = false;
@@ -90,7 +93,7 @@ function tapResponse(res: ServerResponse, onHeaders: () => void): () => Buffer {
     }
   };
   const keep = (chunk: unknown, encoding?: unknown): void => {
-    if (chunk === undefined || chunk === null || typeof chunk === 'function' || size > MAX_CAPTURED_BODY) return;
+    if (chunk === undefined || chunk === null || typeof chunk === 'function' || size > MAX_CAPTURED_BODY || !copying()) return;
     const buf = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as string, typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8');
     size += buf.length;
     chunks.push(buf);
@@ -199,7 +202,8 @@ export function beginAudit(opts: AuditFilterOptions, req: IncomingMessage, res: 
   const readSent = (): void => {
     if (requestBody) sent = parseJson(requestBody(), req.headers['content-type']);
   };
-  const responseBody = tapResponse(res, () => {
+  // A watch's stream is not kept; a refusal before it starts is (its Status goes in responseStatus).
+  const responseBody = tapResponse(res, () => !longRunning || res.statusCode >= 400, () => {
     if (longRunning) emit({ ...base('ResponseStarted'), responseStatus: { metadata: {}, code: res.statusCode } });
   });
   emit(base('RequestReceived'));
