@@ -18,6 +18,8 @@ import type { MaxInFlight } from './filters/max-in-flight';
 import { deadlineExceeded, requestDeadlineMs, type DeadlineConfig } from './filters/request-deadline';
 import { requestLabels } from './filters/request-metrics';
 import { parseRequestTarget } from './request-target';
+import { accessControlled, type AccessControl } from './filters/access-control';
+import type { RequestAudit } from './filters/audit';
 import { groupVersionPath, openApiV2Document, openApiV3Document, openApiV3Index, type SchemaSource } from './openapi';
 import { isPretty } from './query';
 import { parseRequestInfo, type RequestInfo } from './request-info';
@@ -70,6 +72,8 @@ export interface AppDeps {
   maxInFlight: MaxInFlight;
   /** Every request being served, for a graceful shutdown. */
   inFlight: InFlightRequests;
+  /** Audit, impersonation and authorization of every request. */
+  accessControl: AccessControl;
 }
 
 interface RequestState {
@@ -78,6 +82,7 @@ interface RequestState {
   pretty: boolean;
   /** The client takes gzip and the server may compress. */
   compress: boolean;
+  audit: RequestAudit | null;
 }
 
 const STATE = Symbol('kapi.request');
@@ -116,6 +121,7 @@ export function createApp(deps: AppDeps): RequestListener {
 
   const state = (res: ServerResponse): RequestState => (res as StatefulResponse)[STATE]!;
   const respondError = (res: ServerResponse, err: unknown): void => {
+    if (!isStatusError(err)) state(res).audit?.panic(err instanceof Error ? err.message : String(err));
     const status: StatusError = toStatusError(err, (e) => deps.log('internal error', e));
     if (res.headersSent) {
       res.end();
@@ -247,6 +253,7 @@ export function createApp(deps: AppDeps): RequestListener {
       query,
       pretty: isPretty(query, req.headers['user-agent']),
       compress: deps.responseCompression && acceptsGzip(req.headers['accept-encoding']),
+      audit: null,
     };
     (res as StatefulResponse)[STATE] = s;
     const labels = requestLabels(req, info, query);
@@ -274,12 +281,15 @@ export function createApp(deps: AppDeps): RequestListener {
     }
     if (deadlineMs !== null) timer = setTimeout(() => expire(req, res, abort, longRunning), deadlineMs);
     const signal = (): AbortSignal => abort.signal;
-    if (!info.isResourceRequest) {
-      req.url = target.rawQuery ? `${target.rawPath}?${target.rawQuery}` : target.rawPath;
-      app(req, res);
-      return;
-    }
-    serveResource(req, res, info, s.query, deps, signal, s.compress).catch((err: unknown) => respondError(res, err));
+    const dispatch = (): void => {
+      if (!info.isResourceRequest) {
+        req.url = target.rawQuery ? `${target.rawPath}?${target.rawQuery}` : target.rawPath;
+        app(req, res);
+        return;
+      }
+      serveResource(req, res, info, s.query, deps, signal, s.compress).catch((err: unknown) => respondError(res, err));
+    };
+    s.audit = accessControlled(deps.accessControl, req, res, info, dispatch, (err) => respondError(res, err));
   };
 
   /**

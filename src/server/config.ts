@@ -1,5 +1,6 @@
 import { parseDuration } from './duration';
 import { ConfigError, parseFeatureGates, type FeatureGates } from './feature-gates';
+import { parseAuthorizationModes, type AuthorizationMode } from '../auth/authorizer/modes';
 
 export interface Config {
   /** External etcd endpoints; empty starts an embedded etcd child process. */
@@ -34,6 +35,16 @@ export interface Config {
   shutdownTimeoutMs: number;
   /** Open client connections at most (--max-connections); 0 for no limit. */
   maxConnections: number;
+  /** --authorization-mode: authorizers asked in order (system:masters is always allowed). */
+  authorizationModes: AuthorizationMode[];
+  /** --audit-log-path: a file, or '-' for standard output; '' writes no audit log. */
+  auditLogPath: string;
+  /** --audit-policy-file: an audit.k8s.io/v1 Policy; without one nothing is audited. */
+  auditPolicyFile: string;
+  /** --audit-log-maxsize: megabytes before the log is rotated; 0 never. */
+  auditLogMaxSize: number;
+  /** --audit-log-maxbackup: rotated files kept; 0 keeps all. */
+  auditLogMaxBackup: number;
 }
 
 interface FlagSpec {
@@ -120,6 +131,21 @@ const FLAGS: Record<string, FlagSpec> = {
     parse: integer('max-connections'),
     help: 'Open client connections at most; at the cap an idle connection is closed for a new one, or the new one is refused. 0 means no limit (default 8192).',
   },
+  'authorization-mode': {
+    key: 'authorizationModes',
+    parse: (v) => {
+      try {
+        return parseAuthorizationModes(v);
+      } catch (err) {
+        throw new ConfigError((err as Error).message);
+      }
+    },
+    help: 'Ordered list of plug-ins to do authorization on secure port: AlwaysAllow, AlwaysDeny, RBAC (default RBAC).',
+  },
+  'audit-log-path': { key: 'auditLogPath', parse: (v) => v, help: "If set, all requests coming to the apiserver will be logged to this file. '-' means standard out." },
+  'audit-policy-file': { key: 'auditPolicyFile', parse: (v) => v, help: 'Path to the file that defines the audit policy configuration.' },
+  'audit-log-maxsize': { key: 'auditLogMaxSize', parse: integer('audit-log-maxsize'), help: 'The maximum size in megabytes of the audit log file before it gets rotated.' },
+  'audit-log-maxbackup': { key: 'auditLogMaxBackup', parse: integer('audit-log-maxbackup'), help: 'The maximum number of old audit log files to retain. Setting a value of 0 will mean there\'s no restriction on the number of files.' },
   'feature-gates': { key: 'featureGates', parse: parseFeatureGates, help: 'A set of key=value pairs that describe feature gates.' },
 };
 
@@ -144,6 +170,11 @@ export function defaultConfig(): Config {
     shutdownDelayMs: 0,
     shutdownTimeoutMs: 60_000,
     maxConnections: 8192,
+    authorizationModes: ['RBAC'],
+    auditLogPath: '',
+    auditPolicyFile: '',
+    auditLogMaxSize: 0,
+    auditLogMaxBackup: 0,
   };
 }
 

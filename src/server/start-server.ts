@@ -13,6 +13,14 @@ import { InFlightRequests } from '../http/filters/in-flight-requests';
 import { MaxInFlight } from '../http/filters/max-in-flight';
 import { ApiServerMetrics } from '../metrics/metrics';
 import { loadSigningKey } from '../auth/signing-key';
+import { buildAuthorizer } from '../auth/authorizer/modes';
+import { PolicyCache } from '../auth/authorizer/policy-cache';
+import { RbacAuthorizer } from '../auth/authorizer/rbac';
+import { reconcileBootstrapPolicy } from '../auth/authorizer/reconcile-policy';
+import { INSECURE_SUPERUSER } from '../auth/user';
+import { openAuditSink } from '../audit/log-backend';
+import { loadAuditPolicy } from '../audit/policy';
+import { ClusterRoleAggregationController } from '../controllers/clusterrole-aggregation';
 import { ServiceAccountTokens } from '../auth/service-account-tokens';
 import { ComputedStore } from '../registry/computed-store';
 import type { ServerServices } from '../registry/server-services';
@@ -142,6 +150,8 @@ const KIND_SCHEMAS: SchemaSource = {
 export async function startServer(config: Config, log: Logger): Promise<RunningServer> {
   loadSchemas();
   const transformerFor = transformersByKey(config);
+  // A bad audit policy stops the start before anything runs.
+  const auditPolicy = config.auditLogPath && config.auditPolicyFile ? loadAuditPolicy(config.auditPolicyFile) : null;
   let etcd: EmbeddedEtcd | null = null;
   let endpoints = config.etcdServers;
   if (endpoints.length === 0) {
@@ -278,6 +288,21 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     log,
   );
   await crdController.start();
+  // RBAC: the bootstrap policy first, then the authorizer's in-memory view of the four kinds.
+  const rbacStores = {
+    roles: storeOf('rbac.authorization.k8s.io', 'v1', 'roles'),
+    clusterroles: storeOf('rbac.authorization.k8s.io', 'v1', 'clusterroles'),
+    rolebindings: storeOf('rbac.authorization.k8s.io', 'v1', 'rolebindings'),
+    clusterrolebindings: storeOf('rbac.authorization.k8s.io', 'v1', 'clusterrolebindings'),
+  };
+  await reconcileBootstrapPolicy(rbacStores.clusterroles, rbacStores.clusterrolebindings);
+  const aggregationController = new ClusterRoleAggregationController(rbacStores.clusterroles, log);
+  await aggregationController.start();
+  const policyCache = new PolicyCache(rbacStores, log);
+  await policyCache.start();
+  const rbac = new RbacAuthorizer(policyCache);
+  const authorizer = buildAuthorizer(config.authorizationModes, rbac);
+  const auditSink = auditPolicy ? openAuditSink(config.auditLogPath, config.auditLogMaxSize, config.auditLogMaxBackup) : null;
   const compactor = new Compactor(kv, config.etcdCompactionIntervalMs, log, (revision) => {
     for (const { cache } of caches) cache.compacted(revision);
   });
@@ -323,6 +348,13 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     deadlines: { requestTimeoutMs: config.requestTimeoutMs, minRequestTimeoutSeconds: config.minRequestTimeoutSeconds },
     maxInFlight: new MaxInFlight({ readOnly: config.maxRequestsInflight, mutating: config.maxMutatingRequestsInflight }),
     inFlight,
+    accessControl: {
+      authorizer,
+      rbac,
+      audit: auditPolicy && auditSink ? { policy: auditPolicy, sink: auditSink } : null,
+      // Until authentication lands, every request is the insecure port's superuser.
+      userOf: () => INSECURE_SUPERUSER,
+    },
   });
   const server = createServer(app);
   applyListenerLimits(server, { maxConnections: config.maxConnections }, log);
@@ -332,6 +364,9 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     namespaceController.stop();
     garbageCollector.stop();
     crdController.stop();
+    aggregationController.stop();
+    policyCache.stop();
+    auditSink?.close();
     await kv.close();
     await etcd?.stop();
     throw new Error(`cannot listen on ${config.bindAddress}:${config.port}: ${(err as Error).message}`);
@@ -358,8 +393,11 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
         namespaceController.stop();
         garbageCollector.stop();
         crdController.stop();
+        aggregationController.stop();
+        policyCache.stop();
         compactor.stop();
         for (const { cache } of caches) cache.stop();
+        auditSink?.close();
         await kv.close();
         await etcd?.stop();
       })()),

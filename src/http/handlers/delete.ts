@@ -1,7 +1,7 @@
 import { readBody } from '../body';
 import { parseDeleteOptions } from '../delete-options';
 import { respond } from '../respond';
-import { authorizeUnsafeDelete, insecurePortAuthorizer } from '../unsafe-delete-authorization';
+import { authorizeUnsafeDelete } from '../../auth/unsafe-delete-authorization';
 import type { ResourceRequest } from './context';
 
 export async function handleDelete(r: ResourceRequest): Promise<void> {
@@ -9,7 +9,7 @@ export async function handleDelete(r: ResourceRequest): Promise<void> {
   const body = await readBody(r.req);
   const opts = parseDeleteOptions(body, r.req.headers['content-type'], query, r.inputEncodings, r.unsafeMalformedObjectDeletion);
   if (opts.ignoreStoreReadErrorWithClusterBreakingPotential) {
-    await authorizeUnsafeDelete(insecurePortAuthorizer, {
+    authorizeUnsafeDelete({
       group: info.group,
       version: info.version,
       resource: info.resource,
