@@ -232,8 +232,9 @@ export class Etcd3Kv implements KV {
       (c, deadline) =>
         c.kv.range(
           { key: Buffer.from(start), range_end: Buffer.from(end), revision: opts.revision || undefined, limit: opts.limit || undefined },
-          // A whole range (a cache's list of every object) may legitimately take longer than one attempt's bound.
-          { deadline: opts.limit ? deadline : Math.max(deadline, until) },
+          // A whole range (a cache's list of every object) may take longer than one attempt's bound:
+          // it gets half the window, leaving the other half for a retry on another member.
+          { deadline: opts.limit ? deadline : Math.max(deadline, Math.min(until, Date.now() + this.retryWindowMs / 2)) },
         ),
       call,
       until,
