@@ -294,7 +294,7 @@ export class GenericStore {
       const name = obj.metadata.name!;
       ensureActive(ctx);
       try {
-        return this.asServed(await this.storage.create(this.key(namespace, name), this.canonical(obj), { dryRun: opts.dryRun }));
+        return this.asServed(await this.storage.create(this.key(namespace, name), this.canonical(obj), { dryRun: opts.dryRun, signal: ctx.signal }));
       } catch (err) {
         if (generated && attempt < GENERATE_NAME_ATTEMPTS && isStorageError(err, 'KeyExists')) continue;
         this.fail(err, name, 'create');
@@ -450,7 +450,7 @@ export class GenericStore {
           ensureActive(ctx);
           return this.canonical(updated);
         },
-        { ignoreNotFound: createOnUpdate, dryRun: req.dryRun },
+        { ignoreNotFound: createOnUpdate, dryRun: req.dryRun, signal: ctx.signal },
       );
       if (emptiedFinalizers) {
         // The last finalizer is gone from an object being deleted: it is removed now.
@@ -482,7 +482,7 @@ export class GenericStore {
           ensureActive(ctx);
           return this.canonical(next);
         },
-        { ignoreNotFound: false, dryRun: opts.dryRun },
+        { ignoreNotFound: false, dryRun: opts.dryRun, signal: ctx.signal },
       );
       return this.asServed(object);
     } catch (err) {
@@ -598,7 +598,7 @@ export class GenericStore {
           outcome = held || period > 0 ? 'keep' : 'removeNow';
           return next;
         },
-        { dryRun: req.dryRun },
+        { dryRun: req.dryRun, signal: ctx.signal },
       );
     } catch (err) {
       if (err === ALREADY_DELETING) return { object: this.deletedResult(current), deleted: false };
@@ -652,7 +652,7 @@ export class GenericStore {
           startTermination(next, req);
           return next;
         },
-        { dryRun: req.dryRun },
+        { dryRun: req.dryRun, signal: ctx.signal },
       );
       return { object: this.asServed(updated), deleted: false };
     }
