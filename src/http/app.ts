@@ -20,6 +20,7 @@ import { acceptsGzip } from './body-writer';
 import { encode } from './encode';
 import { writeBody, writeEncoded, writeError } from './respond';
 import { serveResource } from './router';
+import { JWKS_PATH, OPENID_CONFIGURATION_PATH, type IssuerDiscovery } from '../auth/oidc-discovery';
 
 export interface VersionInfo {
   major: string;
@@ -59,6 +60,8 @@ export interface AppDeps {
   /** The APIResponseCompression feature gate. */
   responseCompression: boolean;
   log: (message: string, err?: unknown) => void;
+  /** Service account issuer discovery documents; none when the issuer is not an https URL. */
+  issuerDiscovery?: IssuerDiscovery | null;
 }
 
 interface RequestState {
@@ -140,6 +143,18 @@ export function createApp(deps: AppDeps): RequestListener {
       writeBody(res, 200, deps.metrics.registry.contentType, Buffer.from(await deps.metrics.registry.metrics()));
     }),
   );
+
+  const discoveryDocs = deps.issuerDiscovery;
+  if (discoveryDocs) {
+    // As serviceaccount.OpenIDMetadataServer: cacheable for an hour by any cache.
+    const serve = (body: Buffer, contentType: string) =>
+      wrap((_req, res) => {
+        res.setHeader('Cache-Control', 'public, max-age=3600');
+        writeBody(res, 200, contentType, body);
+      });
+    app.get(OPENID_CONFIGURATION_PATH, serve(discoveryDocs.configuration, 'application/json'));
+    app.get(JWKS_PATH, serve(discoveryDocs.jwks, 'application/jwk-set+json'));
+  }
 
   const v3Docs = (): Map<string, Buffer> => {
     const docs = new Map<string, Buffer>();
@@ -244,6 +259,7 @@ export function createApp(deps: AppDeps): RequestListener {
 
 function rootPaths(deps: AppDeps): Record<string, unknown> {
   const paths = ['/api', '/apis', '/healthz', '/livez', '/metrics', '/openapi/v2', '/openapi/v3', '/readyz', '/version'];
+  if (deps.issuerDiscovery) paths.push(OPENID_CONFIGURATION_PATH, JWKS_PATH);
   for (const gv of deps.registry.groupVersions()) paths.push(gv.group ? `/apis/${gv.group}/${gv.version}` : `/api/${gv.version}`);
   for (const gv of deps.registry.groupVersions()) if (gv.group) paths.push(`/apis/${gv.group}`);
   return { paths: [...new Set(paths)].sort() };

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -10,8 +11,24 @@ import { NamespaceController } from '../controllers/namespace-controller';
 import type { Encoding } from '../codec/negotiate';
 import { createApp, type VersionInfo } from '../http/app';
 import { ApiServerMetrics } from '../metrics/metrics';
-import { loadSigningKey } from '../auth/signing-key';
-import { ServiceAccountTokens } from '../auth/service-account-tokens';
+import { writeAdminKubeconfig } from '../auth/admin-kubeconfig';
+import {
+  bearerTokenAuthenticator,
+  requestAuthenticator,
+  serviceAccountTokenAuthenticator,
+  staticTokenAuthenticator,
+  tokenReviewer,
+  tokenUnion,
+  x509Authenticator,
+  type TokenAuthenticator,
+} from '../auth/authenticators';
+import { issuerDiscovery } from '../auth/oidc-discovery';
+import { loadServiceAccountKeys } from '../auth/service-account-keys';
+import { SERVICE_ACCOUNT_ISSUER, ServiceAccountTokens } from '../auth/service-account-tokens';
+import { storeLookup } from '../auth/store-lookup';
+import { loadTokenFile } from '../auth/token-file';
+import { INSECURE_SUPERUSER } from '../auth/user';
+import { withAuthentication, withUser } from '../http/filters/authentication';
 import { ComputedStore } from '../registry/computed-store';
 import type { ServerServices } from '../registry/server-services';
 import { GenericStore, resourceRoot } from '../registry/generic-store';
@@ -26,18 +43,24 @@ import { Compactor } from '../storage/etcd/compactor';
 import { EtcdStorage } from '../storage/etcd/etcd-storage';
 import { loadEncryptionConfig } from '../storage/etcd/transformers/encryption-config';
 import type { ValueTransformer } from '../storage/etcd/transformers/value-transformer';
+import type { EtcdTls } from '../storage/etcd/etcd3-kv';
 import type { KV } from '../storage/etcd/kv';
 import { WatchCache } from '../storage/cache/watch-cache';
 import type { Storage } from '../storage/interfaces';
 import type { Config } from './config';
 import { EmbeddedEtcd } from './embedded-etcd';
 import type { Logger } from './logger';
+import { certDirOf, createSecureServer, dialableHost, isLoopback, loadServingTls } from './tls';
 
 export const KUBERNETES_VERSION = { major: '1', minor: '34', patch: '0' };
 
 export interface RunningServer {
-  /** http://host:port */
+  /** The insecure port's http://host:port when it is on, else the secure port's https://host:port. */
   url: string;
+  /** https://host:port */
+  secureUrl: string;
+  /** `<data-dir>/admin.kubeconfig`, or null when kapi cannot sign client certificates (a --client-ca-file of its own). */
+  adminKubeconfig: string | null;
   etcdEndpoints: string[];
   close(): Promise<void>;
 }
@@ -92,6 +115,13 @@ async function ensureSystemNamespaces(namespaces: GenericStore): Promise<void> {
   }
 }
 
+/** --etcd-cafile, --etcd-certfile, --etcd-keyfile, for https:// endpoints (plain ones dial without TLS). */
+function etcdTls(config: Config, endpoints: string[]): EtcdTls | undefined {
+  if (!endpoints.some((e) => e.startsWith('https://'))) return undefined;
+  const read = (file: string): Buffer | undefined => (file ? readFileSync(file) : undefined);
+  return { ca: read(config.etcdCaFile), cert: read(config.etcdCertFile), key: read(config.etcdKeyFile) };
+}
+
 function listen(server: Server, port: number, host: string): Promise<void> {
   return new Promise((resolve, reject) => {
     server.once('error', reject);
@@ -132,6 +162,15 @@ const KIND_SCHEMAS: SchemaSource = {
 export async function startServer(config: Config, log: Logger): Promise<RunningServer> {
   loadSchemas();
   const transformerFor = transformersByKey(config);
+  const servingTls = loadServingTls(config);
+  const saKeys = loadServiceAccountKeys({
+    signingKeyFile: config.serviceAccountSigningKeyFile,
+    keyFiles: config.serviceAccountKeyFiles,
+    certDir: certDirOf(config),
+  });
+  const issuers = config.serviceAccountIssuers.length > 0 ? config.serviceAccountIssuers : [SERVICE_ACCOUNT_ISSUER];
+  const apiAudiences = config.apiAudiences.length > 0 ? config.apiAudiences : [issuers[0]];
+  const staticTokens = config.tokenAuthFile ? loadTokenFile(config.tokenAuthFile) : null;
   let etcd: EmbeddedEtcd | null = null;
   let endpoints = config.etcdServers;
   if (endpoints.length === 0) {
@@ -147,6 +186,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
   };
   const kv = new Etcd3Kv({
     endpoints,
+    tls: etcdTls(config, endpoints),
     observe: (operation, key, seconds) => metrics?.observeEtcd(operation, resourceOfKey(key), seconds),
   });
   try {
@@ -182,14 +222,19 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
   };
   // Versions of one resource (autoscaling/v1 and v2 HPAs) share one storage.
   const storageByPath = new Map<string, Storage>();
-  const services: ServerServices = {
-    store: (group, resource) => {
-      const store = registry.stored().find((s) => s.def.group === group && s.def.resource === resource);
-      if (!store) throw new Error(`${resource}.${group} is not served`);
-      return store;
-    },
-    tokens: new ServiceAccountTokens(await loadSigningKey(kv, config.etcdPrefix)),
+  const store: ServerServices['store'] = (group, resource) => {
+    const found = registry.stored().find((s) => s.def.group === group && s.def.resource === resource);
+    if (!found) throw new Error(`${resource}.${group} is not served`);
+    return found;
   };
+  const tokens = new ServiceAccountTokens(saKeys, issuers, apiAudiences);
+  // The token authenticators in kube's order: the static token file, then service account tokens.
+  const tokenAuthenticators: TokenAuthenticator[] = [
+    ...(staticTokens ? [staticTokenAuthenticator(staticTokens)] : []),
+    serviceAccountTokenAuthenticator(tokens, storeLookup({ store })),
+  ];
+  const services: ServerServices = { store, tokens, reviewToken: tokenReviewer(tokenUnion(tokenAuthenticators), apiAudiences) };
+  const authenticate = requestAuthenticator([x509Authenticator, bearerTokenAuthenticator(tokenUnion(tokenAuthenticators), apiAudiences)], config.anonymousAuth);
   for (const def of BUILT_IN_RESOURCES) {
     if (def.compute) {
       registry.add(new ComputedStore(def, services));
@@ -296,26 +341,50 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     outputEncodings: encodings,
     responseCompression: config.featureGates.APIResponseCompression,
     log,
+    issuerDiscovery: issuerDiscovery(issuers[0], config.serviceAccountJwksUri, `${dialableHost(config.advertiseAddress || config.bindAddress)}:${config.securePort}`, saKeys.verifying),
   });
-  const server = createServer(app);
-  server.keepAliveTimeout = 65_000;
-  try {
-    await listen(server, config.port, config.bindAddress);
-  } catch (err) {
-    namespaceController.stop();
-    garbageCollector.stop();
-    crdController.stop();
-    await kv.close();
-    await etcd?.stop();
-    throw new Error(`cannot listen on ${config.bindAddress}:${config.port}: ${(err as Error).message}`);
+  // The two listeners: HTTPS with authentication, and the plain-HTTP port only when asked for.
+  const servers: { server: Server; port: number; host: string }[] = [
+    { server: createSecureServer(servingTls, withAuthentication(authenticate, app, log)), port: config.securePort, host: config.bindAddress },
+  ];
+  if (config.insecurePort !== null) {
+    servers.push({ server: createServer(withUser(INSECURE_SUPERUSER, app)), port: config.insecurePort, host: config.insecureBindAddress });
+    if (!isLoopback(config.insecureBindAddress)) {
+      log(`WARNING: the insecure port on ${config.insecureBindAddress} serves every request as a cluster admin without authentication`);
+    }
   }
-  const { port } = server.address() as AddressInfo;
-  const url = `http://${config.bindAddress.includes(':') ? `[${config.bindAddress}]` : config.bindAddress}:${port}`;
-  log(`kapi serving on ${url}`);
+  const urls: string[] = [];
+  for (const [i, { server, port, host }] of servers.entries()) {
+    server.keepAliveTimeout = 65_000;
+    try {
+      await listen(server, port, host);
+    } catch (err) {
+      for (const opened of servers.slice(0, i)) opened.server.close();
+      namespaceController.stop();
+      garbageCollector.stop();
+      crdController.stop();
+      compactor.stop();
+      await kv.close();
+      await etcd?.stop();
+      throw new Error(`cannot listen on ${host}:${port}: ${(err as Error).message}`);
+    }
+    urls.push(`${i === 0 ? 'https' : 'http'}://${dialableHost(host)}:${(server.address() as AddressInfo).port}`);
+  }
+  const [secureUrl, insecureUrl] = urls;
+  log(`kapi serving securely on ${secureUrl}`);
+  if (insecureUrl) log(`kapi serving insecurely on ${insecureUrl}`);
+  let adminKubeconfig: string | null = null;
+  if (servingTls.clientSigner) {
+    adminKubeconfig = path.join(config.dataDir, 'admin.kubeconfig');
+    writeAdminKubeconfig(adminKubeconfig, secureUrl, servingTls.serverCa, servingTls.clientSigner);
+    log(`admin kubeconfig: ${adminKubeconfig}`);
+  }
 
   let closing: Promise<void> | null = null;
   return {
-    url,
+    url: insecureUrl ?? secureUrl,
+    secureUrl,
+    adminKubeconfig,
     etcdEndpoints: endpoints,
     close: () =>
       (closing ??= (async () => {
@@ -324,10 +393,15 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
         crdController.stop();
         compactor.stop();
         for (const { cache } of caches) cache.stop();
-        await new Promise<void>((resolve) => {
-          server.close(() => resolve());
-          server.closeAllConnections();
-        });
+        await Promise.all(
+          servers.map(
+            ({ server }) =>
+              new Promise<void>((resolve) => {
+                server.close(() => resolve());
+                server.closeAllConnections();
+              }),
+          ),
+        );
         await kv.close();
         await etcd?.stop();
       })()),

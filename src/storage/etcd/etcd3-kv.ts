@@ -3,8 +3,17 @@ import { Etcd3, type IKeyValue, type IResponseOp, type IWatchResponse } from 'et
 import type { KeyValue, KV, KvEvent, KvStatus, KvWatch, KvWatchHandlers, RangeOptions, RangeResult, WriteResult } from './kv';
 import { StorageError } from '../storage-error';
 
+/** TLS to etcd (--etcd-cafile, --etcd-certfile, --etcd-keyfile), as PEM. */
+export interface EtcdTls {
+  ca?: Buffer;
+  cert?: Buffer;
+  key?: Buffer;
+}
+
 export interface Etcd3KvOptions {
+  /** scheme://host:port; https:// endpoints are dialled with TLS. */
   endpoints: string[];
+  tls?: EtcdTls;
   /** Deadline for unary calls. */
   requestTimeoutMs?: number;
   /** Observes every unary call: operation, the key (or range start) it touched, seconds taken. */
@@ -39,7 +48,9 @@ export class Etcd3Kv implements KV {
     this.timeoutMs = opts.requestTimeoutMs ?? 30_000;
     this.observe = opts.observe ?? (() => undefined);
     this.client = new Etcd3({
-      hosts: opts.endpoints.map((e) => e.replace(/^https?:\/\//, '')),
+      // The client dials https:// hosts with TLS (and strips the scheme); all must agree.
+      hosts: opts.endpoints,
+      ...(opts.tls ? { credentials: { rootCertificate: opts.tls.ca as Buffer, privateKey: opts.tls.key, certChain: opts.tls.cert } } : {}),
       // A write whose reply was lost must not be sent again: its guard would then fail against itself.
       faultHandling: { global: noop },
       // Lists of many objects exceed gRPC's 4 MiB default; etcd itself bounds requests.
