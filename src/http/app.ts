@@ -60,8 +60,8 @@ export interface AppDeps {
   /** The APIResponseCompression feature gate. */
   responseCompression: boolean;
   log: (message: string, err?: unknown) => void;
-  /** Service account issuer discovery documents; none when the issuer is not an https URL. */
-  issuerDiscovery?: IssuerDiscovery | null;
+  /** Service account issuer discovery documents (known once the secure port listens); null when the issuer is not an https URL. */
+  issuerDiscovery?: () => IssuerDiscovery | null;
 }
 
 interface RequestState {
@@ -144,17 +144,16 @@ export function createApp(deps: AppDeps): RequestListener {
     }),
   );
 
-  const discoveryDocs = deps.issuerDiscovery;
-  if (discoveryDocs) {
-    // As serviceaccount.OpenIDMetadataServer: cacheable for an hour by any cache.
-    const serve = (body: Buffer, contentType: string) =>
-      wrap((_req, res) => {
-        res.setHeader('Cache-Control', 'public, max-age=3600');
-        writeBody(res, 200, contentType, body);
-      });
-    app.get(OPENID_CONFIGURATION_PATH, serve(discoveryDocs.configuration, 'application/json'));
-    app.get(JWKS_PATH, serve(discoveryDocs.jwks, 'application/jwk-set+json'));
-  }
+  // As serviceaccount.OpenIDMetadataServer: cacheable for an hour by any cache.
+  const serveDiscovery = (document: keyof IssuerDiscovery, contentType: string) =>
+    wrap((_req, res) => {
+      const docs = deps.issuerDiscovery?.();
+      if (!docs) throw pathNotFound();
+      res.setHeader('Cache-Control', 'public, max-age=3600');
+      writeBody(res, 200, contentType, docs[document]);
+    });
+  app.get(OPENID_CONFIGURATION_PATH, serveDiscovery('configuration', 'application/json'));
+  app.get(JWKS_PATH, serveDiscovery('jwks', 'application/jwk-set+json'));
 
   const v3Docs = (): Map<string, Buffer> => {
     const docs = new Map<string, Buffer>();
@@ -259,7 +258,7 @@ export function createApp(deps: AppDeps): RequestListener {
 
 function rootPaths(deps: AppDeps): Record<string, unknown> {
   const paths = ['/api', '/apis', '/healthz', '/livez', '/metrics', '/openapi/v2', '/openapi/v3', '/readyz', '/version'];
-  if (deps.issuerDiscovery) paths.push(OPENID_CONFIGURATION_PATH, JWKS_PATH);
+  if (deps.issuerDiscovery?.()) paths.push(OPENID_CONFIGURATION_PATH, JWKS_PATH);
   for (const gv of deps.registry.groupVersions()) paths.push(gv.group ? `/apis/${gv.group}/${gv.version}` : `/api/${gv.version}`);
   for (const gv of deps.registry.groupVersions()) if (gv.group) paths.push(`/apis/${gv.group}`);
   return { paths: [...new Set(paths)].sort() };

@@ -22,7 +22,7 @@ import {
   x509Authenticator,
   type TokenAuthenticator,
 } from '../auth/authenticators';
-import { issuerDiscovery } from '../auth/oidc-discovery';
+import { issuerDiscovery, type IssuerDiscovery } from '../auth/oidc-discovery';
 import { loadServiceAccountKeys } from '../auth/service-account-keys';
 import { SERVICE_ACCOUNT_ISSUER, ServiceAccountTokens } from '../auth/service-account-tokens';
 import { storeLookup } from '../auth/store-lookup';
@@ -341,8 +341,9 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     outputEncodings: encodings,
     responseCompression: config.featureGates.APIResponseCompression,
     log,
-    issuerDiscovery: issuerDiscovery(issuers[0], config.serviceAccountJwksUri, `${dialableHost(config.advertiseAddress || config.bindAddress)}:${config.securePort}`, saKeys.verifying),
+    issuerDiscovery: () => discovery,
   });
+  let discovery: IssuerDiscovery | null = null;
   // The two listeners: HTTPS with authentication, and the plain-HTTP port only when asked for.
   const servers: { server: Server; port: number; host: string }[] = [
     { server: createSecureServer(servingTls, withAuthentication(authenticate, app, log)), port: config.securePort, host: config.bindAddress },
@@ -371,6 +372,8 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     urls.push(`${i === 0 ? 'https' : 'http'}://${dialableHost(host)}:${(server.address() as AddressInfo).port}`);
   }
   const [secureUrl, insecureUrl] = urls;
+  const securePort = (servers[0].server.address() as AddressInfo).port;
+  discovery = issuerDiscovery(issuers[0], config.serviceAccountJwksUri, `${dialableHost(config.advertiseAddress || config.bindAddress)}:${securePort}`, saKeys.verifying);
   log(`kapi serving securely on ${secureUrl}`);
   if (insecureUrl) log(`kapi serving insecurely on ${insecureUrl}`);
   let adminKubeconfig: string | null = null;

@@ -1,6 +1,6 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { get as httpsGet } from 'node:https';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { freePort } from '../../src/server/embedded-etcd';
@@ -31,10 +31,21 @@ export interface ProcessOptions {
   dataDir?: string;
 }
 
-/** A GET over TLS that trusts any certificate: readiness only. */
-function readyOverTls(url: string): Promise<boolean> {
+/** The admin client certificate of a data directory's admin.kubeconfig, once written. */
+function adminCredentials(dataDir: string): { cert: string; key: string } | null {
+  const file = path.join(dataDir, 'admin.kubeconfig');
+  if (!existsSync(file)) return null;
+  const cert = /client-certificate-data: (\S+)/.exec(readFileSync(file, 'utf8'))?.[1];
+  const key = /client-key-data: (\S+)/.exec(readFileSync(file, 'utf8'))?.[1];
+  return cert && key ? { cert: Buffer.from(cert, 'base64').toString(), key: Buffer.from(key, 'base64').toString() } : null;
+}
+
+/** A GET of /readyz over TLS as the admin (anonymous requests may be off), trusting any server certificate: readiness only. */
+function readyOverTls(url: string, dataDir: string): Promise<boolean> {
+  const credentials = adminCredentials(dataDir);
+  if (!credentials) return Promise.resolve(false);
   return new Promise((resolve) => {
-    const req = httpsGet(`${url}/readyz`, { rejectUnauthorized: false }, (res) => {
+    const req = httpsGet(`${url}/readyz`, { rejectUnauthorized: false, ...credentials }, (res) => {
       res.resume();
       resolve(res.statusCode === 200);
     });
@@ -66,8 +77,11 @@ export async function startServerProcess(extraArgs: string[] = [], opts: Process
   for (;;) {
     if (child.exitCode !== null) throw new Error(`kapi exited early (${child.exitCode}): ${output}`);
     secureUrl ||= /serving securely on (\S+)/.exec(output)?.[1] ?? '';
-    if (secureUrl && (await readyOverTls(secureUrl))) break;
-    if (Date.now() > deadline) throw new Error(`kapi did not become ready: ${output}`);
+    if (secureUrl && (await readyOverTls(secureUrl, dataDir))) break;
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`kapi did not become ready: ${output}`);
+    }
     await new Promise((r) => setTimeout(r, 100));
   }
   const stop = (signal: NodeJS.Signals = 'SIGTERM') =>
