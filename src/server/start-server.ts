@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -12,21 +11,7 @@ import type { Encoding } from '../codec/negotiate';
 import { createApp, type VersionInfo } from '../http/app';
 import { ApiServerMetrics } from '../metrics/metrics';
 import { writeAdminKubeconfig } from '../auth/admin-kubeconfig';
-import {
-  bearerTokenAuthenticator,
-  requestAuthenticator,
-  serviceAccountTokenAuthenticator,
-  staticTokenAuthenticator,
-  tokenReviewer,
-  tokenUnion,
-  x509Authenticator,
-  type TokenAuthenticator,
-} from '../auth/authenticators';
-import { issuerDiscovery, type IssuerDiscovery } from '../auth/oidc-discovery';
-import { loadServiceAccountKeys } from '../auth/service-account-keys';
-import { SERVICE_ACCOUNT_ISSUER, ServiceAccountTokens } from '../auth/service-account-tokens';
-import { storeLookup } from '../auth/store-lookup';
-import { loadTokenFile } from '../auth/token-file';
+import type { IssuerDiscovery } from '../auth/oidc-discovery';
 import { INSECURE_SUPERUSER } from '../auth/user';
 import { withAuthentication, withUser } from '../http/filters/authentication';
 import { ComputedStore } from '../registry/computed-store';
@@ -43,14 +28,14 @@ import { Compactor } from '../storage/etcd/compactor';
 import { EtcdStorage } from '../storage/etcd/etcd-storage';
 import { loadEncryptionConfig } from '../storage/etcd/transformers/encryption-config';
 import type { ValueTransformer } from '../storage/etcd/transformers/value-transformer';
-import type { EtcdTls } from '../storage/etcd/etcd3-kv';
 import type { KV } from '../storage/etcd/kv';
 import { WatchCache } from '../storage/cache/watch-cache';
 import type { Storage } from '../storage/interfaces';
 import type { Config } from './config';
 import { EmbeddedEtcd } from './embedded-etcd';
 import type { Logger } from './logger';
-import { certDirOf, createSecureServer, dialableHost, isLoopback, loadServingTls } from './tls';
+import { etcdTls, loadAuthentication } from './authentication';
+import { createSecureServer, dialableHost, isLoopback } from './tls';
 
 export const KUBERNETES_VERSION = { major: '1', minor: '34', patch: '0' };
 
@@ -115,13 +100,6 @@ async function ensureSystemNamespaces(namespaces: GenericStore): Promise<void> {
   }
 }
 
-/** --etcd-cafile, --etcd-certfile, --etcd-keyfile, for https:// endpoints (plain ones dial without TLS). */
-function etcdTls(config: Config, endpoints: string[]): EtcdTls | undefined {
-  if (!endpoints.some((e) => e.startsWith('https://'))) return undefined;
-  const read = (file: string): Buffer | undefined => (file ? readFileSync(file) : undefined);
-  return { ca: read(config.etcdCaFile), cert: read(config.etcdCertFile), key: read(config.etcdKeyFile) };
-}
-
 function listen(server: Server, port: number, host: string): Promise<void> {
   return new Promise((resolve, reject) => {
     server.once('error', reject);
@@ -162,15 +140,8 @@ const KIND_SCHEMAS: SchemaSource = {
 export async function startServer(config: Config, log: Logger): Promise<RunningServer> {
   loadSchemas();
   const transformerFor = transformersByKey(config);
-  const servingTls = loadServingTls(config);
-  const saKeys = loadServiceAccountKeys({
-    signingKeyFile: config.serviceAccountSigningKeyFile,
-    keyFiles: config.serviceAccountKeyFiles,
-    certDir: certDirOf(config),
-  });
-  const issuers = config.serviceAccountIssuers.length > 0 ? config.serviceAccountIssuers : [SERVICE_ACCOUNT_ISSUER];
-  const apiAudiences = config.apiAudiences.length > 0 ? config.apiAudiences : [issuers[0]];
-  const staticTokens = config.tokenAuthFile ? loadTokenFile(config.tokenAuthFile) : null;
+  // Certificates, keys and authenticators first: a bad file stops kapi before etcd starts.
+  const auth = loadAuthentication(config, (group, resource) => store(group, resource));
   let etcd: EmbeddedEtcd | null = null;
   let endpoints = config.etcdServers;
   if (endpoints.length === 0) {
@@ -227,14 +198,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     if (!found) throw new Error(`${resource}.${group} is not served`);
     return found;
   };
-  const tokens = new ServiceAccountTokens(saKeys, issuers, apiAudiences);
-  // The token authenticators in kube's order: the static token file, then service account tokens.
-  const tokenAuthenticators: TokenAuthenticator[] = [
-    ...(staticTokens ? [staticTokenAuthenticator(staticTokens)] : []),
-    serviceAccountTokenAuthenticator(tokens, storeLookup({ store })),
-  ];
-  const services: ServerServices = { store, tokens, reviewToken: tokenReviewer(tokenUnion(tokenAuthenticators), apiAudiences) };
-  const authenticate = requestAuthenticator([x509Authenticator, bearerTokenAuthenticator(tokenUnion(tokenAuthenticators), apiAudiences)], config.anonymousAuth);
+  const services: ServerServices = { store, tokens: auth.tokens, reviewToken: auth.reviewToken };
   for (const def of BUILT_IN_RESOURCES) {
     if (def.compute) {
       registry.add(new ComputedStore(def, services));
@@ -346,7 +310,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
   let discovery: IssuerDiscovery | null = null;
   // The two listeners: HTTPS with authentication, and the plain-HTTP port only when asked for.
   const servers: { server: Server; port: number; host: string }[] = [
-    { server: createSecureServer(servingTls, withAuthentication(authenticate, app, log)), port: config.securePort, host: config.bindAddress },
+    { server: createSecureServer(auth.servingTls, withAuthentication(auth.authenticate, app, log)), port: config.securePort, host: config.bindAddress },
   ];
   if (config.insecurePort !== null) {
     servers.push({ server: createServer(withUser(INSECURE_SUPERUSER, app)), port: config.insecurePort, host: config.insecureBindAddress });
@@ -372,14 +336,13 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     urls.push(`${i === 0 ? 'https' : 'http'}://${dialableHost(host)}:${(server.address() as AddressInfo).port}`);
   }
   const [secureUrl, insecureUrl] = urls;
-  const securePort = (servers[0].server.address() as AddressInfo).port;
-  discovery = issuerDiscovery(issuers[0], config.serviceAccountJwksUri, `${dialableHost(config.advertiseAddress || config.bindAddress)}:${securePort}`, saKeys.verifying);
+  discovery = auth.discovery((servers[0].server.address() as AddressInfo).port);
   log(`kapi serving securely on ${secureUrl}`);
   if (insecureUrl) log(`kapi serving insecurely on ${insecureUrl}`);
   let adminKubeconfig: string | null = null;
-  if (servingTls.clientSigner) {
+  if (auth.servingTls.clientSigner) {
     adminKubeconfig = path.join(config.dataDir, 'admin.kubeconfig');
-    writeAdminKubeconfig(adminKubeconfig, secureUrl, servingTls.serverCa, servingTls.clientSigner);
+    writeAdminKubeconfig(adminKubeconfig, secureUrl, auth.servingTls.serverCa, auth.servingTls.clientSigner);
     log(`admin kubeconfig: ${adminKubeconfig}`);
   }
 
