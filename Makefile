@@ -1,14 +1,14 @@
-# kapi: `make run` installs, builds and starts; `make test` installs, builds and runs every test.
+# kapi: `make run` installs, builds and starts (TLS on :6443, data/admin.kubeconfig for kubectl); `make test` installs, builds and runs every test.
 SHELL := /bin/bash
 ARGS ?=
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: run test build install deps etcd bench typecheck clean
+.PHONY: run test build install deps etcd python-client bench typecheck clean
 
 run: build
 	node dist/main.js $(ARGS)
 
-test: build
+test: build python-client
 	npm run typecheck
 	npx jest --ci
 
@@ -34,6 +34,13 @@ etcd:
 		$(SUDO) systemctl disable --now etcd >/dev/null 2>&1 || true; \
 	}
 	@command -v etcd >/dev/null
+
+# Debian's python3-kubernetes, for the end-to-end test of the Python client (Debian's python3 reads it).
+python-client:
+	@/usr/bin/python3 -c 'import kubernetes' 2>/dev/null || { \
+		echo "installing Debian's python3-kubernetes"; \
+		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends python3-kubernetes >/dev/null; \
+	}
 
 typecheck: install
 	npm run typecheck

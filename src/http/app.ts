@@ -27,6 +27,7 @@ import { acceptsGzip } from './body-writer';
 import { encode } from './encode';
 import { writeBody, writeEncoded, writeError } from './respond';
 import { serveResource } from './router';
+import { JWKS_PATH, OPENID_CONFIGURATION_PATH, type IssuerDiscovery } from '../auth/oidc-discovery';
 
 export interface VersionInfo {
   major: string;
@@ -74,6 +75,8 @@ export interface AppDeps {
   inFlight: InFlightRequests;
   /** Audit, impersonation and authorization of every request. */
   accessControl: AccessControl;
+  /** Service account issuer discovery documents (known once the secure port listens); null when the issuer is not an https URL. */
+  issuerDiscovery?: () => IssuerDiscovery | null;
 }
 
 interface RequestState {
@@ -165,6 +168,17 @@ export function createApp(deps: AppDeps): RequestListener {
       writeBody(res, 200, deps.metrics.registry.contentType, Buffer.from(await deps.metrics.registry.metrics()));
     }),
   );
+
+  // As serviceaccount.OpenIDMetadataServer: cacheable for an hour by any cache.
+  const serveDiscovery = (document: keyof IssuerDiscovery, contentType: string) =>
+    wrap((_req, res) => {
+      const docs = deps.issuerDiscovery?.();
+      if (!docs) throw pathNotFound();
+      res.setHeader('Cache-Control', 'public, max-age=3600');
+      writeBody(res, 200, contentType, docs[document]);
+    });
+  app.get(OPENID_CONFIGURATION_PATH, serveDiscovery('configuration', 'application/json'));
+  app.get(JWKS_PATH, serveDiscovery('jwks', 'application/jwk-set+json'));
 
   const v3Docs = (): Map<string, Buffer> => {
     const docs = new Map<string, Buffer>();
@@ -349,6 +363,7 @@ function discardLateWrites(res: ServerResponse): void {
 
 function rootPaths(deps: AppDeps): Record<string, unknown> {
   const paths = ['/api', '/apis', '/healthz', '/livez', '/metrics', '/openapi/v2', '/openapi/v3', '/readyz', '/version'];
+  if (deps.issuerDiscovery?.()) paths.push(OPENID_CONFIGURATION_PATH, JWKS_PATH);
   for (const gv of deps.registry.groupVersions()) paths.push(gv.group ? `/apis/${gv.group}/${gv.version}` : `/api/${gv.version}`);
   for (const gv of deps.registry.groupVersions()) if (gv.group) paths.push(`/apis/${gv.group}`);
   return { paths: [...new Set(paths)].sort() };

@@ -6,8 +6,34 @@ export interface Config {
   /** External etcd endpoints; empty starts an embedded etcd child process. */
   etcdServers: string[];
   dataDir: string;
+  /** The address and port of the TLS listener (--bind-address, --secure-port; 0 picks a free port). */
   bindAddress: string;
-  port: number;
+  securePort: number;
+  /** The plain-HTTP listener, where every request is a cluster admin; null (the default) has none. */
+  insecureBindAddress: string;
+  insecurePort: number | null;
+  /** The address the API server advertises (a SAN of the generated serving certificate; the JWKS URI's host). */
+  advertiseAddress: string;
+  /** Where generated certificates and keys live; '' is `<data-dir>/pki`. */
+  certDir: string;
+  tlsCertFile: string;
+  tlsPrivateKeyFile: string;
+  /** CA of client certificates; '' is the generated CA. */
+  clientCaFile: string;
+  /** kube's static token CSV: token,user,uid,"group1,group2"; '' for none. */
+  tokenAuthFile: string;
+  serviceAccountSigningKeyFile: string;
+  serviceAccountKeyFiles: string[];
+  /** The first issues tokens; all are accepted. */
+  serviceAccountIssuers: string[];
+  serviceAccountJwksUri: string;
+  /** Audiences the API server accepts; [] is the first issuer. */
+  apiAudiences: string[];
+  anonymousAuth: boolean;
+  /** TLS to etcd: the CA that signed its serving certificate and kapi's client certificate. */
+  etcdCaFile: string;
+  etcdCertFile: string;
+  etcdKeyFile: string;
   etcdPrefix: string;
   featureGates: FeatureGates;
   /** How long to wait for etcd at start-up before giving up. */
@@ -51,7 +77,18 @@ interface FlagSpec {
   key: keyof Config;
   parse(value: string): unknown;
   help: string;
+  /** Given more than once, the values add up (a list). */
+  repeatable?: true;
+  /** May be given without a value, meaning true. */
+  boolean?: true;
 }
+
+const bool = (name: string) => (v: string): boolean => {
+  if (v !== 'true' && v !== 'false') throw new ConfigError(`invalid argument "${v}" for "--${name}" flag: must be true or false`);
+  return v === 'true';
+};
+const list = (v: string): string[] => v.split(',').map((s) => s.trim()).filter(Boolean);
+const text = (v: string): string => v;
 
 const integer = (name: string) => (v: string): number => {
   if (!/^[0-9]+$/.test(v)) throw new ConfigError(`invalid argument "${v}" for "--${name}" flag: must be a non-negative integer`);
@@ -65,8 +102,43 @@ const FLAGS: Record<string, FlagSpec> = {
     help: 'List of etcd servers to connect with (scheme://ip:port), comma separated. Without it kapi runs its own etcd.',
   },
   'data-dir': { key: 'dataDir', parse: (v) => v, help: 'Directory for the embedded etcd data.' },
-  'insecure-bind-address': { key: 'bindAddress', parse: (v) => v, help: 'The IP address on which to serve plain HTTP.' },
-  'insecure-port': { key: 'port', parse: integer('insecure-port'), help: 'The port on which to serve plain HTTP; every request acts as a cluster admin.' },
+  'bind-address': { key: 'bindAddress', parse: text, help: 'The IP address on which to serve HTTPS (default 0.0.0.0).' },
+  'secure-port': { key: 'securePort', parse: integer('secure-port'), help: 'The port on which to serve HTTPS with authentication (default 6443; 0 picks a free one).' },
+  'insecure-bind-address': { key: 'insecureBindAddress', parse: text, help: 'The IP address on which to serve plain HTTP (default 127.0.0.1).' },
+  'insecure-port': {
+    key: 'insecurePort',
+    parse: integer('insecure-port'),
+    help: 'The port on which to serve plain HTTP, where every request acts as a cluster admin (off unless given; 0 picks a free one).',
+  },
+  'advertise-address': { key: 'advertiseAddress', parse: text, help: 'The IP address on which to advertise the apiserver to members of the cluster.' },
+  'cert-dir': { key: 'certDir', parse: text, help: 'The directory where generated TLS certificates and keys are kept (default <data-dir>/pki).' },
+  'tls-cert-file': { key: 'tlsCertFile', parse: text, help: 'File containing the default x509 certificate for HTTPS (CA cert, if any, concatenated after server cert).' },
+  'tls-private-key-file': { key: 'tlsPrivateKeyFile', parse: text, help: 'File containing the default x509 private key matching --tls-cert-file.' },
+  'client-ca-file': { key: 'clientCaFile', parse: text, help: 'Client certificates signed by one of these CAs authenticate as their CommonName, in their Organizations (default the generated CA).' },
+  'token-auth-file': { key: 'tokenAuthFile', parse: text, help: 'A CSV file of static bearer tokens: token,user,uid,"group1,group2".' },
+  'service-account-signing-key-file': {
+    key: 'serviceAccountSigningKeyFile',
+    parse: text,
+    help: 'The private key (RSA or ECDSA, PEM) service account tokens are signed with (default <cert-dir>/sa.key, generated).',
+  },
+  'service-account-key-file': {
+    key: 'serviceAccountKeyFiles',
+    parse: (v) => [v],
+    repeatable: true,
+    help: 'PEM public keys, private keys or certificates that verify service account tokens (repeatable; default the signing key).',
+  },
+  'service-account-issuer': {
+    key: 'serviceAccountIssuers',
+    parse: (v) => [v],
+    repeatable: true,
+    help: 'Issuer of service account tokens; the first issues, all are accepted (repeatable; default https://kubernetes.default.svc.cluster.local).',
+  },
+  'service-account-jwks-uri': { key: 'serviceAccountJwksUri', parse: text, help: 'The jwks_uri of the discovery document (default https://<advertise-address>:<secure-port>/openid/v1/jwks).' },
+  'api-audiences': { key: 'apiAudiences', parse: list, help: 'Audiences of the API; tokens for none of them are refused (default the first issuer).' },
+  'anonymous-auth': { key: 'anonymousAuth', parse: bool('anonymous-auth'), boolean: true, help: 'Requests without credentials act as system:anonymous (default true).' },
+  'etcd-cafile': { key: 'etcdCaFile', parse: text, help: 'SSL Certificate Authority file used to secure etcd communication.' },
+  'etcd-certfile': { key: 'etcdCertFile', parse: text, help: 'SSL certification file used to secure etcd communication.' },
+  'etcd-keyfile': { key: 'etcdKeyFile', parse: text, help: 'SSL key file used to secure etcd communication.' },
   'etcd-prefix': { key: 'etcdPrefix', parse: (v) => (v.startsWith('/') ? v : `/${v}`).replace(/\/$/, ''), help: 'The prefix to prepend to all resource paths in etcd.' },
   'storage-initialization-timeout': {
     key: 'storageInitializationTimeoutMs',
@@ -153,8 +225,25 @@ export function defaultConfig(): Config {
   return {
     etcdServers: [],
     dataDir: './data',
-    bindAddress: '127.0.0.1',
-    port: 8080,
+    bindAddress: '0.0.0.0',
+    securePort: 6443,
+    insecureBindAddress: '127.0.0.1',
+    insecurePort: null,
+    advertiseAddress: '',
+    certDir: '',
+    tlsCertFile: '',
+    tlsPrivateKeyFile: '',
+    clientCaFile: '',
+    tokenAuthFile: '',
+    serviceAccountSigningKeyFile: '',
+    serviceAccountKeyFiles: [],
+    serviceAccountIssuers: [],
+    serviceAccountJwksUri: '',
+    apiAudiences: [],
+    anonymousAuth: true,
+    etcdCaFile: '',
+    etcdCertFile: '',
+    etcdKeyFile: '',
     etcdPrefix: '/registry',
     featureGates: parseFeatureGates(''),
     storageInitializationTimeoutMs: 30_000,
@@ -179,7 +268,7 @@ export function defaultConfig(): Config {
 }
 
 export function usage(): string {
-  const lines = Object.entries(FLAGS).map(([name, spec]) => `  --${name.padEnd(24)} ${spec.help}`);
+  const lines = Object.entries(FLAGS).map(([name, spec]) => `  --${name.padEnd(34)} ${spec.help}`);
   return `Usage: kapi [flags]\n\nFlags:\n${lines.join('\n')}\n`;
 }
 
@@ -196,9 +285,12 @@ export function parseFlags(argv: string[]): Config | 'help' {
     if (!spec) throw new ConfigError(`unknown flag: --${name}`);
     let value: string;
     if (eq >= 0) value = arg.slice(eq + 1);
+    else if (spec.boolean) value = 'true';
     else if (i + 1 < argv.length) value = argv[++i];
     else throw new ConfigError(`flag needs an argument: --${name}`);
-    (config as unknown as Record<string, unknown>)[spec.key] = spec.parse(value);
+    const fields = config as unknown as Record<string, unknown>;
+    const parsed = spec.parse(value);
+    fields[spec.key] = spec.repeatable ? [...(fields[spec.key] as unknown[]), ...(parsed as unknown[])] : parsed;
   }
   return config;
 }

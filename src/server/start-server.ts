@@ -12,7 +12,6 @@ import { createApp, type VersionInfo } from '../http/app';
 import { InFlightRequests } from '../http/filters/in-flight-requests';
 import { MaxInFlight } from '../http/filters/max-in-flight';
 import { ApiServerMetrics } from '../metrics/metrics';
-import { loadSigningKey } from '../auth/signing-key';
 import { buildAuthorizer } from '../auth/authorizer/modes';
 import { PolicyCache } from '../auth/authorizer/policy-cache';
 import { RbacAuthorizer } from '../auth/authorizer/rbac';
@@ -21,7 +20,9 @@ import { INSECURE_SUPERUSER } from '../auth/user';
 import { openAuditSink } from '../audit/log-backend';
 import { loadAuditPolicy } from '../audit/policy';
 import { ClusterRoleAggregationController } from '../controllers/clusterrole-aggregation';
-import { ServiceAccountTokens } from '../auth/service-account-tokens';
+import { writeAdminKubeconfig } from '../auth/admin-kubeconfig';
+import type { IssuerDiscovery } from '../auth/oidc-discovery';
+import { userOf, withAuthentication, withUser } from '../http/filters/authentication';
 import { ComputedStore } from '../registry/computed-store';
 import type { ServerServices } from '../registry/server-services';
 import { GenericStore, resourceRoot } from '../registry/generic-store';
@@ -44,6 +45,8 @@ import { EmbeddedEtcd } from './embedded-etcd';
 import { applyListenerLimits } from './listener';
 import type { Logger } from './logger';
 import { internalContext } from '../registry/request-context';
+import { etcdTls, loadAuthentication } from './authentication';
+import { createSecureServer, dialableHost, isLoopback } from './tls';
 
 export const KUBERNETES_VERSION = { major: '1', minor: '34', patch: '0' };
 
@@ -53,8 +56,12 @@ const ETCD_READYCHECK_TIMEOUT_MS = 2000;
 const CACHE_READY_WAIT_MS = 3000;
 
 export interface RunningServer {
-  /** http://host:port */
+  /** The insecure port's http://host:port when it is on, else the secure port's https://host:port. */
   url: string;
+  /** https://host:port */
+  secureUrl: string;
+  /** `<data-dir>/admin.kubeconfig`, or null when kapi cannot sign client certificates (a --client-ca-file of its own). */
+  adminKubeconfig: string | null;
   etcdEndpoints: string[];
   close(): Promise<void>;
 }
@@ -152,6 +159,8 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
   const transformerFor = transformersByKey(config);
   // A bad audit policy stops the start before anything runs.
   const auditPolicy = config.auditLogPath && config.auditPolicyFile ? loadAuditPolicy(config.auditPolicyFile) : null;
+  // Certificates, keys and authenticators first: a bad file stops kapi before etcd starts.
+  const auth = loadAuthentication(config, (group, resource) => store(group, resource));
   let etcd: EmbeddedEtcd | null = null;
   let endpoints = config.etcdServers;
   if (endpoints.length === 0) {
@@ -168,6 +177,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
   let etcdLog: Logger = () => undefined;
   const kv = new Etcd3Kv({
     endpoints,
+    tls: etcdTls(config, endpoints),
     observe: (operation, key, seconds) => metrics?.observeEtcd(operation, resourceOfKey(key), seconds),
     log: (message, err) => etcdLog(message, err),
   });
@@ -207,14 +217,12 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
   };
   // Versions of one resource (autoscaling/v1 and v2 HPAs) share one storage.
   const storageByPath = new Map<string, Storage>();
-  const services: ServerServices = {
-    store: (group, resource) => {
-      const store = registry.stored().find((s) => s.def.group === group && s.def.resource === resource);
-      if (!store) throw new Error(`${resource}.${group} is not served`);
-      return store;
-    },
-    tokens: new ServiceAccountTokens(await loadSigningKey(kv, config.etcdPrefix)),
+  const store: ServerServices['store'] = (group, resource) => {
+    const found = registry.stored().find((s) => s.def.group === group && s.def.resource === resource);
+    if (!found) throw new Error(`${resource}.${group} is not served`);
+    return found;
   };
+  const services: ServerServices = { store, tokens: auth.tokens, reviewToken: auth.reviewToken };
   for (const def of BUILT_IN_RESOURCES) {
     if (def.compute) {
       registry.add(new ComputedStore(def, services));
@@ -352,32 +360,57 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
       authorizer,
       rbac,
       audit: auditPolicy && auditSink ? { policy: auditPolicy, sink: auditSink } : null,
-      // Until authentication lands, every request is the insecure port's superuser.
-      userOf: () => INSECURE_SUPERUSER,
+      userOf,
     },
+    issuerDiscovery: () => discovery,
   });
-  const server = createServer(app);
-  applyListenerLimits(server, { maxConnections: config.maxConnections }, log);
-  try {
-    await listen(server, config.port, config.bindAddress);
-  } catch (err) {
-    namespaceController.stop();
-    garbageCollector.stop();
-    crdController.stop();
-    aggregationController.stop();
-    policyCache.stop();
-    auditSink?.close();
-    await kv.close();
-    await etcd?.stop();
-    throw new Error(`cannot listen on ${config.bindAddress}:${config.port}: ${(err as Error).message}`);
+  let discovery: IssuerDiscovery | null = null;
+  // The two listeners: HTTPS with authentication, and the plain-HTTP port only when asked for.
+  const servers: { server: Server; port: number; host: string }[] = [
+    { server: createSecureServer(auth.servingTls, withAuthentication(auth.authenticate, app, log)), port: config.securePort, host: config.bindAddress },
+  ];
+  if (config.insecurePort !== null) {
+    servers.push({ server: createServer(withUser(INSECURE_SUPERUSER, app)), port: config.insecurePort, host: config.insecureBindAddress });
+    if (!isLoopback(config.insecureBindAddress)) {
+      log(`WARNING: the insecure port on ${config.insecureBindAddress} serves every request as a cluster admin without authentication`);
+    }
   }
-  const { port } = server.address() as AddressInfo;
-  const url = `http://${config.bindAddress.includes(':') ? `[${config.bindAddress}]` : config.bindAddress}:${port}`;
-  log(`kapi serving on ${url}`);
+  const urls: string[] = [];
+  for (const [i, { server, port, host }] of servers.entries()) {
+    applyListenerLimits(server, { maxConnections: config.maxConnections }, log);
+    try {
+      await listen(server, port, host);
+    } catch (err) {
+      for (const opened of servers.slice(0, i)) opened.server.close();
+      namespaceController.stop();
+      garbageCollector.stop();
+      crdController.stop();
+      aggregationController.stop();
+      policyCache.stop();
+      auditSink?.close();
+      compactor.stop();
+      await kv.close();
+      await etcd?.stop();
+      throw new Error(`cannot listen on ${host}:${port}: ${(err as Error).message}`);
+    }
+    urls.push(`${i === 0 ? 'https' : 'http'}://${dialableHost(host)}:${(server.address() as AddressInfo).port}`);
+  }
+  const [secureUrl, insecureUrl] = urls;
+  discovery = auth.discovery((servers[0].server.address() as AddressInfo).port);
+  log(`kapi serving securely on ${secureUrl}`);
+  if (insecureUrl) log(`kapi serving insecurely on ${insecureUrl}`);
+  let adminKubeconfig: string | null = null;
+  if (auth.servingTls.clientSigner) {
+    adminKubeconfig = path.join(config.dataDir, 'admin.kubeconfig');
+    writeAdminKubeconfig(adminKubeconfig, secureUrl, auth.servingTls.serverCa, auth.servingTls.clientSigner);
+    log(`admin kubeconfig: ${adminKubeconfig}`);
+  }
 
   let closing: Promise<void> | null = null;
   return {
-    url,
+    url: insecureUrl ?? secureUrl,
+    secureUrl,
+    adminKubeconfig,
     etcdEndpoints: endpoints,
     close: () =>
       (closing ??= (async () => {
@@ -385,10 +418,10 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
         // listener closes; in-flight requests finish (watches end cleanly) up to the timeout; then storage stops.
         shuttingDown = true;
         if (config.shutdownDelayMs > 0) await new Promise((r) => setTimeout(r, config.shutdownDelayMs));
-        const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-        server.closeIdleConnections();
+        const closed = Promise.all(servers.map(({ server }) => new Promise<void>((resolve) => server.close(() => resolve()))));
+        for (const { server } of servers) server.closeIdleConnections();
         if (!(await inFlight.drain(config.shutdownTimeoutMs))) log(`shutdown: ${inFlight.size} requests still running after ${config.shutdownTimeoutMs} ms are cut`);
-        server.closeAllConnections();
+        for (const { server } of servers) server.closeAllConnections();
         await closed;
         namespaceController.stop();
         garbageCollector.stop();

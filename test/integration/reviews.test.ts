@@ -175,7 +175,7 @@ test('TokenReview: a token kapi did not issue is not authenticated', async () =>
   const res = await api.post(`${AUTHN}/tokenreviews`, { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: { token: 'abc' } });
   expect(res.status).toBe(201);
   expect(res.body.spec).toEqual({ token: 'abc' });
-  expect(res.body.status).toEqual({ user: {}, error: 'invalid bearer token, token is not a JWT: expected 3 dot-separated parts' });
+  expect(res.body.status).toEqual({ user: {}, error: 'invalid bearer token' });
   const empty = await api.post(`${AUTHN}/tokenreviews`, { spec: {} });
   expect(empty.status).toBe(400);
   expect(empty.body.message).toBe('token is required for TokenReview in authentication');

@@ -8,7 +8,15 @@ import { FaultLog, type FaultLogSink } from '../fault-log';
 /** etcd's default --max-request-bytes (1.5 MiB). */
 export const ETCD_DEFAULT_MAX_REQUEST_BYTES = 1.5 * 1024 * 1024;
 
+/** TLS to etcd (--etcd-cafile, --etcd-certfile, --etcd-keyfile), as PEM. */
+export interface EtcdTls {
+  ca?: Buffer;
+  cert?: Buffer;
+  key?: Buffer;
+}
+
 export interface Etcd3KvOptions {
+  /** scheme://host:port; https:// endpoints are dialled with TLS. */
   endpoints: string[];
   /** Deadline of one attempt of a call on one member; a member that misses it is avoided for a while. */
   attemptTimeoutMs?: number;
@@ -16,6 +24,7 @@ export interface Etcd3KvOptions {
   retryWindowMs?: number;
   /** etcd's --max-request-bytes: larger writes are refused before they are sent. */
   maxRequestBytes?: number;
+  tls?: EtcdTls;
   /** Observes every unary call: operation, the key (or range start) it touched, seconds taken. */
   observe?: (operation: string, key: string, seconds: number) => void;
   /** Where changes of a member's state (unreachable, back) are logged. */
@@ -48,10 +57,13 @@ class Member {
   constructor(
     readonly endpoint: string,
     log: FaultLogSink,
+    tls: EtcdTls | undefined,
   ) {
     this.faults = new FaultLog(log, `etcd member ${endpoint} is failing`);
     this.client = new Etcd3({
-      hosts: [endpoint.replace(/^https?:\/\//, '')],
+      // The client dials https:// hosts with TLS (and strips the scheme).
+      hosts: [endpoint],
+      ...(tls ? { credentials: { rootCertificate: tls.ca as Buffer, privateKey: tls.key, certChain: tls.cert } } : {}),
       // No retries, no circuit breaker: see divergences.md, "Storage and etcd".
       faultHandling: { global: noop, host: () => noop },
       grpcOptions: {
@@ -157,7 +169,7 @@ export class Etcd3Kv implements KV {
     this.observe = opts.observe ?? (() => undefined);
     this.log = opts.log ?? (() => undefined);
     this.watchFaults = new FaultLog(this.log, 'etcd watches broke; resuming each from its last revision');
-    this.members = opts.endpoints.map((e) => new Member(e, this.log));
+    this.members = opts.endpoints.map((e) => new Member(e, this.log, opts.tls));
     if (this.members.length === 0) throw new Error('no etcd endpoints');
   }
 
