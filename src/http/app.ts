@@ -18,6 +18,7 @@ import type { MaxInFlight } from './filters/max-in-flight';
 import { deadlineExceeded, requestDeadlineMs, type DeadlineConfig } from './filters/request-deadline';
 import { requestLabels } from './filters/request-metrics';
 import { parseRequestTarget } from './request-target';
+import { requestScope } from '../auth/request-scope';
 import { accessControlled, type AccessControl } from './filters/access-control';
 import type { RequestAudit } from './filters/audit';
 import { groupVersionPath, openApiV2Document, openApiV3Document, openApiV3Index, type SchemaSource } from './openapi';
@@ -288,6 +289,7 @@ export function createApp(deps: AppDeps): RequestListener {
     });
     deps.inFlight.add(res, longRunning, () => abort.abort());
     const deadlineMs = requestDeadlineMs(info, query, deps.deadlines);
+    const arrivedAt = Date.now();
     if (!longRunning && !isHealthPath(info)) {
       const admitted = deps.maxInFlight.admit(info);
       if (isStatusError(admitted)) throw admitted;
@@ -301,7 +303,9 @@ export function createApp(deps: AppDeps): RequestListener {
         app(req, res);
         return;
       }
-      serveResource(req, res, info, s.query, deps, signal, s.compress).catch((err: unknown) => respondError(res, err));
+      // The effective user (after impersonation) and the deadline reach the registry in the RequestContext.
+      const scope = { user: requestScope()?.user, deadline: deadlineMs === null ? null : arrivedAt + deadlineMs };
+      serveResource(req, res, info, s.query, deps, signal, s.compress, scope).catch((err: unknown) => respondError(res, err));
     };
     s.audit = accessControlled(deps.accessControl, req, res, info, dispatch, (err) => respondError(res, err));
   };
