@@ -1,5 +1,6 @@
 import { parseDuration } from './duration';
 import { ConfigError, parseFeatureGates, type FeatureGates } from './feature-gates';
+import type { LoggingFormat } from './logger';
 
 export interface Config {
   /** External etcd endpoints; empty starts an embedded etcd child process. */
@@ -21,6 +22,9 @@ export interface Config {
   watchBookmarkIntervalMs: number;
   /** An EncryptionConfiguration file: which resources are encrypted at rest, and how; '' for none. */
   encryptionProviderConfig: string;
+  /** klog's -v: how verbose logs are (0..10); request lines appear from 3. */
+  verbosity: number;
+  loggingFormat: LoggingFormat;
 }
 
 interface FlagSpec {
@@ -73,6 +77,23 @@ const FLAGS: Record<string, FlagSpec> = {
     help: 'The file containing configuration for encryption providers to be used for storing secrets in etcd.',
   },
   'feature-gates': { key: 'featureGates', parse: parseFeatureGates, help: 'A set of key=value pairs that describe feature gates.' },
+  v: {
+    key: 'verbosity',
+    parse: (v) => {
+      const level = integer('v')(v);
+      if (level > 10) throw new ConfigError(`invalid argument "${v}" for "-v, --v" flag: must be at most 10`);
+      return level;
+    },
+    help: 'Number for the log level verbosity (0..10; -v=3 logs every request). Also -v.',
+  },
+  'logging-format': {
+    key: 'loggingFormat',
+    parse: (v) => {
+      if (v !== 'text' && v !== 'json') throw new ConfigError(`invalid argument "${v}" for "--logging-format" flag: must be text or json`);
+      return v;
+    },
+    help: 'Sets the log format. Permitted formats: "json", "text".',
+  },
 };
 
 export function defaultConfig(): Config {
@@ -89,6 +110,8 @@ export function defaultConfig(): Config {
     watchBookmarkIntervalMs: 60_000,
     etcdCompactionIntervalMs: 5 * 60_000,
     encryptionProviderConfig: '',
+    verbosity: 0,
+    loggingFormat: 'text',
   };
 }
 
@@ -103,9 +126,11 @@ export function parseFlags(argv: string[]): Config | 'help' {
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === '-h' || arg === '--help') return 'help';
-    if (!arg.startsWith('--')) throw new ConfigError(`unexpected argument: ${arg}`);
+    // -v is pflag's one shorthand kube-apiserver has (klog's --v).
+    const short = arg === '-v' || arg.startsWith('-v=');
+    if (!arg.startsWith('--') && !short) throw new ConfigError(`unexpected argument: ${arg}`);
     const eq = arg.indexOf('=');
-    const name = arg.slice(2, eq < 0 ? undefined : eq);
+    const name = arg.slice(short ? 1 : 2, eq < 0 ? undefined : eq);
     const spec = FLAGS[name];
     if (!spec) throw new ConfigError(`unknown flag: --${name}`);
     let value: string;

@@ -31,7 +31,8 @@ import { WatchCache } from '../storage/cache/watch-cache';
 import type { Storage } from '../storage/interfaces';
 import type { Config } from './config';
 import { EmbeddedEtcd } from './embedded-etcd';
-import type { Logger } from './logger';
+import { withAccessLog } from './access-log';
+import { leveled, type Logger } from './logger';
 
 export const KUBERNETES_VERSION = { major: '1', minor: '34', patch: '0' };
 
@@ -297,7 +298,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     responseCompression: config.featureGates.APIResponseCompression,
     log,
   });
-  const server = createServer(app);
+  const server = createServer(withAccessLog(app, leveled(log)));
   server.keepAliveTimeout = 65_000;
   try {
     await listen(server, config.port, config.bindAddress);
