@@ -16,6 +16,16 @@ test('the (message, err?) call still logs info and error lines', () => {
   expect(JSON.parse(lines[1])).not.toHaveProperty('v');
 });
 
+test('each line has its own time', async () => {
+  const { lines, log } = capture('json');
+  log('one');
+  await new Promise((r) => setTimeout(r, 20));
+  log('two');
+  const [a, b] = lines.map((l) => (JSON.parse(l) as { ts: number }).ts);
+  expect(b - a).toBeGreaterThanOrEqual(0.015);
+  expect(Math.abs(b - Date.now() / 1000)).toBeLessThan(5);
+});
+
 test('V(n) lines appear only at verbosity n or more', () => {
   const { lines, log } = capture('text', 2);
   log.v(2, 'shown', { key: 'value', n: 3 });

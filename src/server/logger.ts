@@ -72,9 +72,10 @@ export function createLogger(options: LoggerOptions = {}): LevelLogger {
     {
       base: null,
       messageKey: 'msg',
-      timestamp: false,
-      // The first key pino writes: component-base's JSON lines start with `ts` and carry no level.
-      formatters: { level: (_label, number) => (format === 'json' ? { ts: Date.now() / 1000 } : { level: number, ts: Date.now() / 1000 }) },
+      // component-base's JSON lines start with `ts` and carry no level. pino writes its (cached)
+      // level chunk, then the timestamp chunk: with the level chunk empty, `ts` takes no comma.
+      formatters: { level: (_label, number) => (format === 'json' ? {} : { level: number }) },
+      timestamp: format === 'json' ? () => `"ts":${Date.now() / 1000}` : () => `,"ts":${Date.now() / 1000}`,
     },
     destination,
   );
