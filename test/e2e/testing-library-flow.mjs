@@ -32,6 +32,17 @@ report.a = await exercise(a, 'from-a');
 report.b = await exercise(b, 'from-b');
 report.urls = { a: a.url, b: b.url };
 
+const external = await startKapi({ etcd: a.etcdEndpoint, featureGates: { CBORServingAndStorage: true } });
+const cbor = await fetch(`${external.url}/api/v1/namespaces`, { headers: { Accept: 'application/cbor' } });
+report.external = { sameEtcd: external.etcdEndpoint === a.etcdEndpoint, cbor: [cbor.status, cbor.headers.get('content-type')] };
+await external.stop();
+try {
+  await startKapi({ featureGates: 'NoSuchGate=true' });
+  report.unknownGate = 'started';
+} catch (err) {
+  report.unknownGate = err.message;
+}
+
 try {
   await startKapi({ secure: true });
   report.secure = 'started';

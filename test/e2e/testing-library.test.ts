@@ -27,12 +27,14 @@ async function eventually(check: () => boolean, timeoutMs: number): Promise<bool
   return true;
 }
 
-test("startKapi from the built package: two instances in parallel on one shared etcd, CRDs installed, client-node, nothing left after stop()", async () => {
+test("startKapi from the built package: two instances in parallel on one shared etcd, CRDs installed, client-node, an etcd URL and feature gates, nothing left after stop()", async () => {
   const report = await runFlow();
   expect(report.sameFunction).toBe(true);
   expect(report.distinct).toEqual({ urls: true, prefixes: true, etcd: true });
   expect(report.a).toEqual({ server: report.urls.a, widgets: ['from-a'], namespaces: ['default', 'kube-node-lease', 'kube-public', 'kube-system'] });
   expect(report.b).toEqual({ server: report.urls.b, widgets: ['from-b'], namespaces: ['default', 'kube-node-lease', 'kube-public', 'kube-system'] });
+  expect(report.external).toEqual({ sameEtcd: true, cbor: [200, 'application/cbor'] });
+  expect(report.unknownGate).toContain('NoSuchGate');
   expect(report.secure).toMatch(/^startKapi: secure: true needs TLS serving/);
   expect(report.kubeconfigsLeft).toBe(0);
   expect(report.keysLeft).toBe(0);
