@@ -1,6 +1,7 @@
 import { parseDuration } from './duration';
 import { ConfigError, parseFeatureGates, type FeatureGates } from './feature-gates';
 import { parseAuthorizationModes, type AuthorizationMode } from '../auth/authorizer/modes';
+import type { LoggingFormat } from './logger';
 
 export interface Config {
   /** External etcd endpoints; empty starts an embedded etcd child process. */
@@ -71,6 +72,9 @@ export interface Config {
   auditLogMaxSize: number;
   /** --audit-log-maxbackup: rotated files kept; 0 keeps all. */
   auditLogMaxBackup: number;
+  /** klog's -v: how verbose logs are (0..10); request lines appear from 3. */
+  verbosity: number;
+  loggingFormat: LoggingFormat;
 }
 
 interface FlagSpec {
@@ -219,6 +223,23 @@ const FLAGS: Record<string, FlagSpec> = {
   'audit-log-maxsize': { key: 'auditLogMaxSize', parse: integer('audit-log-maxsize'), help: 'The maximum size in megabytes of the audit log file before it gets rotated.' },
   'audit-log-maxbackup': { key: 'auditLogMaxBackup', parse: integer('audit-log-maxbackup'), help: 'The maximum number of old audit log files to retain. Setting a value of 0 will mean there\'s no restriction on the number of files.' },
   'feature-gates': { key: 'featureGates', parse: parseFeatureGates, help: 'A set of key=value pairs that describe feature gates.' },
+  v: {
+    key: 'verbosity',
+    parse: (v) => {
+      const level = integer('v')(v);
+      if (level > 10) throw new ConfigError(`invalid argument "${v}" for "-v, --v" flag: must be at most 10`);
+      return level;
+    },
+    help: 'Number for the log level verbosity (0..10; -v=3 logs every request). Also -v.',
+  },
+  'logging-format': {
+    key: 'loggingFormat',
+    parse: (v) => {
+      if (v !== 'text' && v !== 'json') throw new ConfigError(`invalid argument "${v}" for "--logging-format" flag: must be text or json`);
+      return v;
+    },
+    help: 'Sets the log format. Permitted formats: "json", "text".',
+  },
 };
 
 export function defaultConfig(): Config {
@@ -264,6 +285,8 @@ export function defaultConfig(): Config {
     auditPolicyFile: '',
     auditLogMaxSize: 0,
     auditLogMaxBackup: 0,
+    verbosity: 0,
+    loggingFormat: 'text',
   };
 }
 
@@ -278,9 +301,11 @@ export function parseFlags(argv: string[]): Config | 'help' {
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === '-h' || arg === '--help') return 'help';
-    if (!arg.startsWith('--')) throw new ConfigError(`unexpected argument: ${arg}`);
+    // -v is pflag's one shorthand kube-apiserver has (klog's --v).
+    const short = arg === '-v' || arg.startsWith('-v=');
+    if (!arg.startsWith('--') && !short) throw new ConfigError(`unexpected argument: ${arg}`);
     const eq = arg.indexOf('=');
-    const name = arg.slice(2, eq < 0 ? undefined : eq);
+    const name = arg.slice(short ? 1 : 2, eq < 0 ? undefined : eq);
     const spec = FLAGS[name];
     if (!spec) throw new ConfigError(`unknown flag: --${name}`);
     let value: string;

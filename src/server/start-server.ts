@@ -43,10 +43,11 @@ import type { Storage } from '../storage/interfaces';
 import type { Config } from './config';
 import { EmbeddedEtcd } from './embedded-etcd';
 import { applyListenerLimits } from './listener';
-import type { Logger } from './logger';
 import { internalContext } from '../registry/request-context';
 import { etcdTls, loadAuthentication } from './authentication';
 import { createSecureServer, dialableHost, isLoopback } from './tls';
+import { withAccessLog } from './access-log';
+import { leveled, type Logger } from './logger';
 
 export const KUBERNETES_VERSION = { major: '1', minor: '34', patch: '0' };
 
@@ -367,10 +368,10 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
   let discovery: IssuerDiscovery | null = null;
   // The two listeners: HTTPS with authentication, and the plain-HTTP port only when asked for.
   const servers: { server: Server; port: number; host: string }[] = [
-    { server: createSecureServer(auth.servingTls, withAuthentication(auth.authenticate, app, log)), port: config.securePort, host: config.bindAddress },
+    { server: createSecureServer(auth.servingTls, withAccessLog(withAuthentication(auth.authenticate, app, log), leveled(log))), port: config.securePort, host: config.bindAddress },
   ];
   if (config.insecurePort !== null) {
-    servers.push({ server: createServer(withUser(INSECURE_SUPERUSER, app)), port: config.insecurePort, host: config.insecureBindAddress });
+    servers.push({ server: createServer(withAccessLog(withUser(INSECURE_SUPERUSER, app), leveled(log))), port: config.insecurePort, host: config.insecureBindAddress });
     if (!isLoopback(config.insecureBindAddress)) {
       log(`WARNING: the insecure port on ${config.insecureBindAddress} serves every request as a cluster admin without authentication`);
     }
