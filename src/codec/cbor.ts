@@ -2,6 +2,7 @@ import { Decoder, Tag } from 'cbor-x';
 import type { Field, Type } from 'protobufjs';
 import { setOwn } from '../api/types';
 import { DecodeError } from './decode-error';
+import { MAX_NESTING_DEPTH } from './json';
 import { isInlineField } from './protobuf';
 
 /**
@@ -192,20 +193,21 @@ const decoder = new Decoder({ mapsAsObjects: false });
  * honours shared references (tags 28 and 29), so one decoded item can sit at many places, or
  * inside itself: each is refused, which keeps the walk linear in the body.
  */
-function toJson(v: unknown, seen: Set<object>): unknown {
+function toJson(v: unknown, seen: Set<object>, depth = 0): unknown {
   if (typeof v === 'object' && v !== null) {
     if (seen.has(v)) throw new DecodeError('cbor: shared references (tags 28 and 29) are not supported');
     seen.add(v);
+    if (depth > MAX_NESTING_DEPTH) throw new DecodeError(`cbor: exceeded max nested level ${MAX_NESTING_DEPTH}`);
   }
   if (v instanceof Tag) {
     if (v.tag === 22 && v.value instanceof Uint8Array) return Buffer.from(v.value).toString('base64');
-    return toJson(v.value, seen);
+    return toJson(v.value, seen, depth);
   }
   if (v instanceof Uint8Array) return Buffer.from(v).toString('utf8');
-  if (Array.isArray(v)) return v.map((x) => toJson(x, seen));
+  if (Array.isArray(v)) return v.map((x) => toJson(x, seen, depth + 1));
   if (v instanceof Map) {
     const out: Record<string, unknown> = {};
-    for (const [k, x] of v) setOwn(out, k instanceof Uint8Array ? Buffer.from(k).toString('utf8') : String(k), toJson(x, seen));
+    for (const [k, x] of v) setOwn(out, k instanceof Uint8Array ? Buffer.from(k).toString('utf8') : String(k), toJson(x, seen, depth + 1));
     return out;
   }
   return v;

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import express from 'express';
-import { isStatusError, notAcceptable, pathNotFound, toStatusError, type StatusError } from '../api/errors';
+import { isStatusError, notAcceptable, pathNotFound, toStatusError, tooManyRequests, type StatusError } from '../api/errors';
 import type { AdmissionChain } from '../admission/admission';
 import type { GroupVersionKind } from '../api/types';
 import { negotiateOutput, type Encoding } from '../codec/negotiate';
@@ -287,6 +287,12 @@ export function createApp(deps: AppDeps): RequestListener {
       untrack?.();
       deps.metrics.observeRequest(labels, res.statusCode, Number(process.hrtime.bigint() - started) / 1e9);
     });
+    // A watch asked for while draining would only be cut: the client is told to come back, as
+    // kube-apiserver's --shutdown-send-retry-after answers during its graceful termination.
+    if (longRunning && deps.inFlight.draining) {
+      res.setHeader('Connection', 'close');
+      throw tooManyRequests('The apiserver is shutting down, please try again later.', 1);
+    }
     deps.inFlight.add(res, longRunning, () => abort.abort());
     const deadlineMs = requestDeadlineMs(info, query, deps.deadlines);
     const arrivedAt = Date.now();
@@ -307,7 +313,7 @@ export function createApp(deps: AppDeps): RequestListener {
       const scope = { user: requestScope()?.user, deadline: deadlineMs === null ? null : arrivedAt + deadlineMs };
       serveResource(req, res, info, s.query, deps, signal, s.compress, scope).catch((err: unknown) => respondError(res, err));
     };
-    s.audit = accessControlled(deps.accessControl, req, res, info, dispatch, (err) => respondError(res, err));
+    s.audit = accessControlled(deps.accessControl, req, res, info, { path: target.path, query }, dispatch, (err) => respondError(res, err));
   };
 
   /**

@@ -102,10 +102,11 @@ export function applyListenerLimits(server: Server | HttpsServer, limits: Listen
     };
     // Bytes after a request that are not a request (a body sent without its length) are answered
     // once that request's answer is out, as a Go server reads the next request only then.
-    // A request whose body times out while it is being served loses its connection.
+    // Only a request received whole may finish first; an error within the one being served
+    // (its body cut short, or too slow) ends the connection, and with it that request.
     const serving = busy.get(socket);
     if (!serving) reply();
-    else if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') socket.destroy();
-    else serving.once('close', reply);
+    else if (serving.req.complete && err.code !== 'ERR_HTTP_REQUEST_TIMEOUT') serving.once('close', reply);
+    else socket.destroy();
   });
 }

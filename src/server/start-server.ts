@@ -334,18 +334,18 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     services,
     readyChecks: [
       { name: 'ping', check: async () => undefined },
-      // Red from the moment a shutdown begins, so that load balancers stop sending (as kube's "shutdown" check).
-      {
-        name: 'shutdown',
-        check: async () => {
-          if (shuttingDown) throw new Error('the server is shutting down');
-        },
-      },
       { name: 'etcd', check: () => kv.checkHealth(`${config.etcdPrefix}/health`, ETCD_READYCHECK_TIMEOUT_MS) },
       {
         name: 'watch-cache',
         check: async () => {
           if (!caches.every((c) => c.cache.synced)) throw new Error('watch caches are not synced');
+        },
+      },
+      // Red from the moment a shutdown begins, so that load balancers stop sending (kube's "shutdown" check, listed last as there).
+      {
+        name: 'shutdown',
+        check: async () => {
+          if (shuttingDown) throw new Error('the server is shutting down');
         },
       },
     ],

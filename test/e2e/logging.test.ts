@@ -38,9 +38,9 @@ test('text format at -v 3 writes klog lines; at the default verbosity no access 
   const mine = accessLines(text.output, 'text').filter((l) => l.includes(`audit-ID="${text.auditId}"`));
   expect(mine).toHaveLength(1);
   expect(mine[0]).toMatch(/^I\d{4} \d{2}:\d{2}:\d{2}\.\d{6} +\d+\] "HTTP" verb="LIST" URI="\/api\/v1\/namespaces\?limit=1" latency="[^"]+" userAgent="logging-test\/1.0" audit-ID="[0-9a-f-]{36}" srcIP="127\.0\.0\.1:\d+" resp=200$/);
-  expect(text.output).toMatch(/^I\d{4} [\d:.]+ +\d+\] kapi serving on http:\/\/127\.0\.0\.1:\d+$/m);
+  expect(text.output).toMatch(/^I\d{4} [\d:.]+ +\d+\] kapi serving insecurely on http:\/\/127\.0\.0\.1:\d+$/m);
 
   const quiet = await requestAndStop([]);
   expect(accessLines(quiet.output, 'text')).toEqual([]);
-  expect(quiet.output).toContain('kapi serving on');
+  expect(quiet.output).toContain('kapi serving insecurely on');
 });

@@ -13,7 +13,7 @@ import { livezProbe } from '../harness/raw-http';
  */
 
 const SEED = 20261123;
-const REQUESTS = 2500;
+const REQUESTS = 1500;
 
 function rng(seed: number): () => number {
   let a = seed;

@@ -11,7 +11,13 @@ import { rawRequest } from '../harness/raw-http';
 let server: ServerProcess & { port: number };
 
 beforeAll(async () => {
-  server = await startServerProcess(['--max-requests-inflight=2', '--max-mutating-requests-inflight=1', '--max-connections=300']);
+  server = await startServerProcess([
+    '--max-requests-inflight=2',
+    '--max-mutating-requests-inflight=1',
+    '--max-connections=300',
+    '--request-timeout=3s',
+    '--min-request-timeout=2',
+  ]);
 });
 
 afterAll(async () => {
@@ -58,12 +64,32 @@ test('past --max-mutating-requests-inflight a write gets 429 with Retry-After: 1
   expect((await oneShot(server.port, '/livez')).code).toBe(200);
   // Watches are long-running: more of them than the read limit all start.
   const watches = await Promise.all([1, 2, 3].map(() => rawRequest(server.port, 'GET /api/v1/namespaces?watch=1&timeoutSeconds=1 HTTP/1.1\r\nHost: x\r\n\r\n', { lingerMs: 100 })));
-  expect(watches.map((w) => w.code)).toEqual([200, 200, 200]);
+  expect(watches.map((w) => [w.code, w.complete])).toEqual([[200, true], [200, true], [200, true]]);
 
   holder.destroy();
   await new Promise((r) => setTimeout(r, 300));
   const accepted = await oneShot(server.port, '/api/v1/namespaces/default/configmaps', 'POST', JSON.stringify({ metadata: { name: 'shed' } }));
   expect(accepted.code).toBe(201);
+});
+
+test('--request-timeout ends a stalled request with 504; --min-request-timeout ends a watch cleanly after 1-2 times it', async () => {
+  const started = Date.now();
+  const head = 'POST /api/v1/namespaces/default/configmaps HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"metadata":';
+  const stalled = await rawRequest(server.port, head, { lingerMs: 1000 });
+  const stalledMs = Date.now() - started;
+  expect(stalled.code).toBe(504);
+  expect(JSON.parse(stalled.body)).toMatchObject({ kind: 'Status', reason: 'Timeout', code: 504 });
+  expect(stalledMs).toBeGreaterThanOrEqual(2900);
+  expect(stalledMs).toBeLessThan(5000);
+
+  const watchStarted = Date.now();
+  const watch = await rawRequest(server.port, 'GET /api/v1/namespaces?watch=1 HTTP/1.1\r\nHost: x\r\n\r\n', { timeoutMs: 8000, lingerMs: 100 });
+  const watchMs = Date.now() - watchStarted;
+  expect(watch.code).toBe(200);
+  expect(watch.complete).toBe(true);
+  expect(watch.body).toContain('"type":"ADDED"');
+  expect(watchMs).toBeGreaterThanOrEqual(1900);
+  expect(watchMs).toBeLessThan(4500 + 1000);
 });
 
 test('a slowloris and a connection flood past --max-connections do not lock out legitimate clients', async () => {

@@ -52,16 +52,18 @@ test('kill -9 under concurrent writes: after a restart every acknowledged write 
   const writers = Array.from({ length: 8 }, writer);
   while (acked.length < 100 && Date.now() - started < 20_000) await new Promise((r) => setTimeout(r, 20));
   stop = true;
+  const killed = Date.now();
   await first.stop('SIGKILL');
   await Promise.all(writers);
 
   const second = await startServerProcess([], { port: first.port, prefix: first.prefix });
+  const recoveredMs = Date.now() - killed;
   try {
     const stored = await new Api(second.url).get('/api/v1/namespaces/default/configmaps');
     const items: { metadata: { name: string }; data: { seq: string } }[] = stored.body.items;
     const present = new Set(items.map((i) => i.metadata.name));
     const seqs = items.map((i) => i.data.seq);
-    process.stdout.write(`kill -9: ${acked.length} writes acknowledged, ${items.length} stored, ${failed.length} cut by the kill\n`);
+    process.stdout.write(`kill -9: ${acked.length} writes acknowledged, ${items.length} stored, ${failed.length} cut by the kill, ready again ${recoveredMs} ms after it\n`);
     expect(acked.length).toBeGreaterThanOrEqual(100);
     expect(acked.filter((name) => !present.has(name))).toEqual([]);
     expect(new Set(seqs).size).toBe(seqs.length);

@@ -76,7 +76,7 @@ export async function startServerProcess(extraArgs: string[] = [], opts: Process
   let secureUrl = '';
   for (;;) {
     if (child.exitCode !== null) throw new Error(`kapi exited early (${child.exitCode}): ${output}`);
-    secureUrl ||= /serving securely on (\S+)/.exec(output)?.[1] ?? '';
+    secureUrl ||= /serving securely on (https:\/\/[^\s"]+)/.exec(output)?.[1] ?? '';
     if (secureUrl && (await readyOverTls(secureUrl, dataDir))) break;
     if (Date.now() > deadline) {
       child.kill('SIGKILL');

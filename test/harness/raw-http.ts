@@ -2,6 +2,8 @@ import { connect, type Socket } from 'node:net';
 
 /** What came back on a raw connection: the status line's code, headers, body, and whether the server closed. */
 export interface RawReply {
+  /** The body is whole: a chunked one ended with its last chunk (a clean end of stream). */
+  complete: boolean;
   code: number;
   headers: Record<string, string>;
   body: string;
@@ -20,26 +22,33 @@ function parse(data: Buffer, closed: boolean): RawReply | null {
     headers[line.slice(0, at).toLowerCase()] = line.slice(at + 1).trim();
   }
   let body = data.subarray(Buffer.byteLength(text.slice(0, end + 4), 'latin1'));
+  let complete = true;
   if (headers['transfer-encoding'] === 'chunked') {
     const parts: Buffer[] = [];
     let rest = body;
+    let terminated = false;
     for (;;) {
       const nl = rest.indexOf('\r\n');
       if (nl < 0) break;
       const size = Number.parseInt(rest.subarray(0, nl).toString(), 16);
+      if (size === 0) terminated = true;
       if (!size) break;
       parts.push(rest.subarray(nl + 2, nl + 2 + size));
       rest = rest.subarray(nl + 2 + size + 2);
     }
+    // A chunked answer is complete at its last (empty) chunk; a cut one only when the connection ends.
+    if (!terminated && !closed) return null;
+    complete = terminated;
     body = Buffer.concat(parts);
   } else if (headers['content-length'] !== undefined) {
     const length = Number(headers['content-length']);
     if (body.length < length && !closed) return null;
+    complete = body.length >= length;
     body = body.subarray(0, length);
   } else if (!closed) {
     return null;
   }
-  return { code: Number(status.split(' ')[1]), headers, body: body.toString('utf8'), closed };
+  return { code: Number(status.split(' ')[1]), headers, body: body.toString('utf8'), closed, complete };
 }
 
 /**

@@ -116,7 +116,7 @@ test('health endpoints', async () => {
     expect(res.text).toBe('ok');
   }
   const verbose = await api.get('/readyz?verbose');
-  expect(verbose.text).toBe('[+]ping ok\n[+]etcd ok\n[+]watch-cache ok\nreadyz check passed\n');
+  expect(verbose.text).toBe('[+]ping ok\n[+]etcd ok\n[+]watch-cache ok\n[+]shutdown ok\nreadyz check passed\n');
   expect((await api.get('/readyz/etcd')).status).toBe(200);
 });
 

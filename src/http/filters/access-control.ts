@@ -27,11 +27,13 @@ export function accessControlled(
   req: IncomingMessage,
   res: ServerResponse,
   info: RequestInfo,
+  /** The request target, parsed once by the app (Go's URL.Path and query). */
+  target: { path: string; query: URLSearchParams },
   serve: () => void,
   fail: (err: unknown) => void,
 ): RequestAudit | null {
   const authenticated = ac.userOf(req);
-  const audit = ac.audit ? beginAudit(ac.audit, req, res, info, authenticated) : null;
+  const audit = ac.audit ? beginAudit(ac.audit, req, res, info, target.path, authenticated) : null;
   const annotate = (key: string, value: string): void => audit?.annotate(key, value);
   let user = authenticated;
   try {
@@ -40,7 +42,7 @@ export function accessControlled(
       user = impersonated;
       audit?.impersonated(impersonated);
     }
-    authorizeRequest(ac.authorizer, requestAttributes(user, info, new URL(req.url ?? '/', 'http://kapi').searchParams), annotate);
+    authorizeRequest(ac.authorizer, requestAttributes(user, info, target.query), annotate);
   } catch (err) {
     fail(err);
     return audit;

@@ -145,8 +145,7 @@ export interface AuditFilterOptions {
  * stage (RequestReceived; ResponseStarted for watches; ResponseComplete or Panic) with the
  * Audit-Id of the response. Returns null when the request is not audited (level None).
  */
-export function beginAudit(opts: AuditFilterOptions, req: IncomingMessage, res: ServerResponse, info: RequestInfo, user: UserInfo): RequestAudit | null {
-  const path = info.isResourceRequest ? new URL(req.url ?? '/', 'http://kapi').pathname : info.path;
+export function beginAudit(opts: AuditFilterOptions, req: IncomingMessage, res: ServerResponse, info: RequestInfo, path: string, user: UserInfo): RequestAudit | null {
   const { level, omitStages } = evaluatePolicy(opts.policy, {
     user,
     verb: info.verb,

@@ -24,7 +24,7 @@ export class InFlightRequests {
     return this.entries.size;
   }
 
-  /** Tracks a request until its response closes; a request arriving while draining ends at once if long-running. */
+  /** Tracks a request until its response closes; one arriving while draining closes its connection after it. */
   add(res: ServerResponse, longRunning: boolean, end: () => void): void {
     const entry: Entry = { res, longRunning, end };
     this.entries.add(entry);
