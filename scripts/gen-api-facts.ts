@@ -71,7 +71,9 @@ interface GoPackage {
   types: Map<string, GoType>;
   /** import alias -> package path, per file, merged (Kubernetes uses the same aliases across a package). */
   imports: Map<string, string>;
-  consts: Map<string, string[]>;
+  /** Typed constants by type: their values, or another package's constant they convert. */
+  consts: Map<string, (string | { ref: string })[]>;
+  constValues: Map<string, string>;
 }
 
 function markersOf(lines: string[]): Map<string, string[]> {
@@ -139,11 +141,17 @@ function parseGoFile(text: string, pkg: GoPackage): void {
       previousBlock = [];
       continue;
     }
-    const constLine = /^\s*(?:const\s+)?([A-Z][A-Za-z0-9_]*)\s+([A-Za-z0-9_.]+)\s*=\s*"([^"]*)"/.exec(line);
-    if (constLine) {
-      const values = pkg.consts.get(constLine[2]) ?? [];
-      values.push(constLine[3]);
-      pkg.consts.set(constLine[2], values);
+    // Typed string constants: `Name Type = "value"`, `Name = Type("value")` or `Name = Type(pkg.Other)`.
+    const constLine =
+      /^\s*(?:const\s+)?([A-Z][A-Za-z0-9_]*)\s+([A-Za-z0-9_.]+)\s*=\s*"([^"]*)"/.exec(line) ??
+      /^\s*(?:const\s+)?([A-Z][A-Za-z0-9_]*)\s*=\s*([A-Za-z0-9_.]+)\("([^"]*)"\)/.exec(line);
+    const constRef = /^\s*(?:const\s+)?([A-Z][A-Za-z0-9_]*)\s*=\s*([A-Za-z0-9_.]+)\(([A-Za-z0-9_]+\.[A-Za-z0-9_]+)\)\s*$/.exec(line);
+    if (constLine || constRef) {
+      const [, name, type, value] = (constLine ?? constRef)!;
+      const values = pkg.consts.get(type) ?? [];
+      values.push(constLine ? value : { ref: value });
+      pkg.consts.set(type, values);
+      if (constLine) pkg.constValues.set(name, value);
     }
     comments = [];
     previousBlock = [];
@@ -179,7 +187,7 @@ function parseGoField(line: string, comments: string[]): GoField | null {
 }
 
 function readGoPackage(src: Source, dir: string, files: string[]): GoPackage {
-  const pkg: GoPackage = { path: `${src.module}/${dir}`, groupName: null, types: new Map(), imports: new Map(), consts: new Map() };
+  const pkg: GoPackage = { path: `${src.module}/${dir}`, groupName: null, types: new Map(), imports: new Map(), consts: new Map(), constValues: new Map() };
   for (const f of files) {
     const base = f.slice(dir.length + 1);
     if (base.includes('/') || !base.endsWith('.go') || base.endsWith('_test.go') || base.startsWith('zz_generated') || base.endsWith('.pb.go') || base.includes('fuzz')) continue;
@@ -278,7 +286,19 @@ function main(): void {
   const enumValues = (pkg: GoPackage, goType: string): string[] | undefined => {
     const resolved = resolveGoType(pkg, goType);
     if (!resolved || !resolved.type.markers.has('enum')) return undefined;
-    return [...new Set(resolved.pkg.consts.get(resolved.type.name) ?? [])].sort();
+    const values = [
+      ...new Set(
+        (resolved.pkg.consts.get(resolved.type.name) ?? []).map((v) => {
+          if (typeof v === 'string') return v;
+          const [alias, name] = v.ref.split('.');
+          const value = goPackages.get(resolved.pkg.imports.get(alias) ?? '')?.constValues.get(name);
+          if (value === undefined) throw new Error(`${resolved.pkg.path}.${resolved.type.name}: cannot resolve ${v.ref}`);
+          return value;
+        }),
+      ),
+    ].sort();
+    if (values.length === 0) throw new Error(`${resolved.pkg.path}.${resolved.type.name} is +enum but has no constants`);
+    return values;
   };
 
   const facts: Record<string, Record<string, FieldFact>> = {};
@@ -338,7 +358,7 @@ function main(): void {
           const mapType = g.markers.get('mapType')?.[0] ?? resolved?.type.markers.get('mapType')?.[0];
           if (mapType) fact.mapType = mapType as FieldFact['mapType'];
           const structType = g.markers.get('structType')?.[0] ?? (resolved?.type.underlying === 'struct' ? resolved.type.markers.get('structType')?.[0] : undefined);
-          if (structType && !f.repeated && !(f as unknown as Partial<MapField>).keyType) fact.structType = structType as FieldFact['structType'];
+          if (structType && !inline && !f.repeated && !(f as unknown as Partial<MapField>).keyType) fact.structType = structType as FieldFact['structType'];
           const values = enumValues(p.goPackage, g.goType);
           if (values) fact.enum = values;
           const def = g.markers.get('default')?.[0];

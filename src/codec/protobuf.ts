@@ -5,6 +5,7 @@ import type { GroupVersionKind, KubeObject } from '../api/types';
 import { parseApiVersion } from '../api/types';
 import { FIELD_FACTS } from '../schema/field-facts';
 import { GROUP_VERSION_PACKAGES, PROTO_FILES } from '../generated/api-facts';
+import { withGoZeros } from '../schema/go-zeros';
 import { DecodeError } from './decode-error';
 
 /** Every Kubernetes protobuf body starts with these four bytes ("k8s\0"). */
@@ -162,6 +163,7 @@ export function decodeProtobuf(body: Buffer): KubeObject {
   } catch (err) {
     throw new DecodeError(`unable to decode ${typeMeta.kind}: ${(err as Error).message}`);
   }
-  const json = messageToJson(type, message) as Record<string, unknown>;
+  // What Go's JSON encoder would write of the decoded struct: its nil slices as null, non-pointer zeros.
+  const json = withGoZeros(type.fullName.slice(1), messageToJson(type, message) as Record<string, unknown>);
   return { apiVersion: typeMeta.apiVersion, kind: typeMeta.kind, metadata: {}, ...json } as KubeObject;
 }

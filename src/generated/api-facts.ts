@@ -2411,11 +2411,11 @@ export const API_FIELD_FACTS: Record<string, Record<string, GeneratedFieldFacts>
     binaryData: {"number":3,"type":"bytes","keyType":"string","omitempty":true,"nilable":true},
   },
   'k8s.io.api.core.v1.ConfigMapEnvSource': {
-    localObjectReference: {"number":1,"type":"k8s.io.api.core.v1.LocalObjectReference","inline":true,"structType":"atomic"},
+    localObjectReference: {"number":1,"type":"k8s.io.api.core.v1.LocalObjectReference","inline":true},
     optional: {"number":2,"type":"bool","pointer":true,"omitempty":true,"nilable":true},
   },
   'k8s.io.api.core.v1.ConfigMapKeySelector': {
-    localObjectReference: {"number":1,"type":"k8s.io.api.core.v1.LocalObjectReference","inline":true,"structType":"atomic"},
+    localObjectReference: {"number":1,"type":"k8s.io.api.core.v1.LocalObjectReference","inline":true},
     key: {"number":2,"type":"string","required":true},
     optional: {"number":3,"type":"bool","pointer":true,"omitempty":true,"nilable":true},
   },
@@ -2431,12 +2431,12 @@ export const API_FIELD_FACTS: Record<string, Record<string, GeneratedFieldFacts>
     kubeletConfigKey: {"number":5,"type":"string","required":true},
   },
   'k8s.io.api.core.v1.ConfigMapProjection': {
-    localObjectReference: {"number":1,"type":"k8s.io.api.core.v1.LocalObjectReference","inline":true,"structType":"atomic"},
+    localObjectReference: {"number":1,"type":"k8s.io.api.core.v1.LocalObjectReference","inline":true},
     items: {"number":2,"type":"k8s.io.api.core.v1.KeyToPath","repeated":true,"omitempty":true,"nilable":true,"listType":"atomic"},
     optional: {"number":4,"type":"bool","pointer":true,"omitempty":true,"nilable":true},
   },
   'k8s.io.api.core.v1.ConfigMapVolumeSource': {
-    localObjectReference: {"number":1,"type":"k8s.io.api.core.v1.LocalObjectReference","inline":true,"structType":"atomic"},
+    localObjectReference: {"number":1,"type":"k8s.io.api.core.v1.LocalObjectReference","inline":true},
     items: {"number":2,"type":"k8s.io.api.core.v1.KeyToPath","repeated":true,"omitempty":true,"nilable":true,"listType":"atomic"},
     defaultMode: {"number":3,"type":"int32","pointer":true,"omitempty":true,"nilable":true},
     optional: {"number":4,"type":"bool","pointer":true,"omitempty":true,"nilable":true},
@@ -3484,11 +3484,11 @@ export const API_FIELD_FACTS: Record<string, Record<string, GeneratedFieldFacts>
     type: {"number":3,"type":"string","omitempty":true},
   },
   'k8s.io.api.core.v1.SecretEnvSource': {
-    localObjectReference: {"number":1,"type":"k8s.io.api.core.v1.LocalObjectReference","inline":true,"structType":"atomic"},
+    localObjectReference: {"number":1,"type":"k8s.io.api.core.v1.LocalObjectReference","inline":true},
     optional: {"number":2,"type":"bool","pointer":true,"omitempty":true,"nilable":true},
   },
   'k8s.io.api.core.v1.SecretKeySelector': {
-    localObjectReference: {"number":1,"type":"k8s.io.api.core.v1.LocalObjectReference","inline":true,"structType":"atomic"},
+    localObjectReference: {"number":1,"type":"k8s.io.api.core.v1.LocalObjectReference","inline":true},
     key: {"number":2,"type":"string","required":true},
     optional: {"number":3,"type":"bool","pointer":true,"omitempty":true,"nilable":true},
   },
@@ -3497,7 +3497,7 @@ export const API_FIELD_FACTS: Record<string, Record<string, GeneratedFieldFacts>
     items: {"number":2,"type":"k8s.io.api.core.v1.Secret","repeated":true,"nilable":true,"required":true},
   },
   'k8s.io.api.core.v1.SecretProjection': {
-    localObjectReference: {"number":1,"type":"k8s.io.api.core.v1.LocalObjectReference","inline":true,"structType":"atomic"},
+    localObjectReference: {"number":1,"type":"k8s.io.api.core.v1.LocalObjectReference","inline":true},
     items: {"number":2,"type":"k8s.io.api.core.v1.KeyToPath","repeated":true,"omitempty":true,"nilable":true,"listType":"atomic"},
     optional: {"number":4,"type":"bool","pointer":true,"omitempty":true,"nilable":true},
   },
@@ -3771,7 +3771,7 @@ export const API_FIELD_FACTS: Record<string, Record<string, GeneratedFieldFacts>
   },
   'k8s.io.api.discovery.v1.EndpointSlice': {
     metadata: {"number":1,"type":"k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta","omitempty":true},
-    addressType: {"number":4,"type":"string","required":true,"enum":[]},
+    addressType: {"number":4,"type":"string","required":true,"enum":["FQDN","IPv4","IPv6"]},
     endpoints: {"number":2,"type":"k8s.io.api.discovery.v1.Endpoint","repeated":true,"nilable":true,"required":true,"listType":"atomic"},
     ports: {"number":3,"type":"k8s.io.api.discovery.v1.EndpointPort","repeated":true,"nilable":true,"listType":"atomic"},
   },
@@ -4553,7 +4553,7 @@ export const API_FIELD_FACTS: Record<string, Record<string, GeneratedFieldFacts>
   },
   'k8s.io.api.networking.v1.HTTPIngressPath': {
     path: {"number":1,"type":"string","omitempty":true},
-    pathType: {"number":3,"type":"string","pointer":true,"nilable":true,"required":true,"enum":[]},
+    pathType: {"number":3,"type":"string","pointer":true,"nilable":true,"required":true,"enum":["Exact","ImplementationSpecific","Prefix"]},
     backend: {"number":2,"type":"k8s.io.api.networking.v1.IngressBackend","required":true},
   },
   'k8s.io.api.networking.v1.HTTPIngressRuleValue': {

@@ -13,7 +13,7 @@ describe('withGoZerosOfKind', () => {
     expect(spec.updateStrategy).toEqual({});
   });
 
-  test('pointers stay absent, nil slices without omitempty are null, zero Times are null', () => {
+  test('pointers with omitempty stay absent, nil slices without omitempty are null, zero Times are null', () => {
     const role = withGoZerosOfKind('rbac.authorization.k8s.io/v1', 'Role', { metadata: { name: 'r' } } as Record<string, unknown>);
     expect(role).toEqual({ metadata: { name: 'r' }, rules: null });
     const deploy = withGoZerosOfKind('apps/v1', 'Deployment', {
@@ -24,7 +24,8 @@ describe('withGoZerosOfKind', () => {
     expect((deploy.status as { conditions: unknown[] }).conditions[0]).toEqual({ type: 'Available', status: 'True', lastUpdateTime: null, lastTransitionTime: null });
     const spec = deploy.spec as Record<string, unknown>;
     expect(spec.replicas).toBeUndefined();
-    expect(spec.selector).toBeUndefined();
+    // A pointer without omitempty (DeploymentSpec.selector) is null when nil.
+    expect(spec.selector).toBeNull();
     // creationTimestamp is omitzero in v1.34: a template's metadata is {}.
     expect(spec.template).toEqual({ metadata: {}, spec: { containers: null } });
   });
