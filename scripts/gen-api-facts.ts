@@ -296,7 +296,7 @@ function main(): void {
           return value;
         }),
       ),
-    ].sort();
+    ];
     if (values.length === 0) throw new Error(`${resolved.pkg.path}.${resolved.type.name} is +enum but has no constants`);
     return values;
   };

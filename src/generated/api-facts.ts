@@ -227,20 +227,20 @@ export const API_FIELD_FACTS: Record<string, Record<string, GeneratedFieldFacts>
     objectSelector: {"number":2,"type":"k8s.io.apimachinery.pkg.apis.meta.v1.LabelSelector","pointer":true,"omitempty":true,"nilable":true,"structType":"atomic"},
     resourceRules: {"number":3,"type":"k8s.io.api.admissionregistration.v1.NamedRuleWithOperations","repeated":true,"omitempty":true,"nilable":true,"listType":"atomic"},
     excludeResourceRules: {"number":4,"type":"k8s.io.api.admissionregistration.v1.NamedRuleWithOperations","repeated":true,"omitempty":true,"nilable":true,"listType":"atomic"},
-    matchPolicy: {"number":7,"type":"string","pointer":true,"omitempty":true,"nilable":true,"enum":["Equivalent","Exact"]},
+    matchPolicy: {"number":7,"type":"string","pointer":true,"omitempty":true,"nilable":true,"enum":["Exact","Equivalent"]},
   },
   'k8s.io.api.admissionregistration.v1.MutatingWebhook': {
     name: {"number":1,"type":"string","required":true},
     clientConfig: {"number":2,"type":"k8s.io.api.admissionregistration.v1.WebhookClientConfig","required":true},
     rules: {"number":3,"type":"k8s.io.api.admissionregistration.v1.RuleWithOperations","repeated":true,"omitempty":true,"nilable":true,"listType":"atomic"},
-    failurePolicy: {"number":4,"type":"string","pointer":true,"omitempty":true,"nilable":true,"enum":["Fail","Ignore"]},
-    matchPolicy: {"number":9,"type":"string","pointer":true,"omitempty":true,"nilable":true,"enum":["Equivalent","Exact"]},
+    failurePolicy: {"number":4,"type":"string","pointer":true,"omitempty":true,"nilable":true,"enum":["Ignore","Fail"]},
+    matchPolicy: {"number":9,"type":"string","pointer":true,"omitempty":true,"nilable":true,"enum":["Exact","Equivalent"]},
     namespaceSelector: {"number":5,"type":"k8s.io.apimachinery.pkg.apis.meta.v1.LabelSelector","pointer":true,"omitempty":true,"nilable":true,"structType":"atomic"},
     objectSelector: {"number":11,"type":"k8s.io.apimachinery.pkg.apis.meta.v1.LabelSelector","pointer":true,"omitempty":true,"nilable":true,"structType":"atomic"},
-    sideEffects: {"number":6,"type":"string","pointer":true,"nilable":true,"required":true,"enum":["None","NoneOnDryRun","Some","Unknown"]},
+    sideEffects: {"number":6,"type":"string","pointer":true,"nilable":true,"required":true,"enum":["Unknown","None","Some","NoneOnDryRun"]},
     timeoutSeconds: {"number":7,"type":"int32","pointer":true,"omitempty":true,"nilable":true},
     admissionReviewVersions: {"number":8,"type":"string","repeated":true,"nilable":true,"required":true,"listType":"atomic"},
-    reinvocationPolicy: {"number":10,"type":"string","pointer":true,"omitempty":true,"nilable":true,"enum":["IfNeeded","Never"]},
+    reinvocationPolicy: {"number":10,"type":"string","pointer":true,"omitempty":true,"nilable":true,"enum":["Never","IfNeeded"]},
     matchConditions: {"number":12,"type":"k8s.io.api.admissionregistration.v1.MatchCondition","repeated":true,"omitempty":true,"nilable":true,"patchStrategy":"merge","patchMergeKey":"name","listType":"map","listMapKeys":["name"]},
   },
   'k8s.io.api.admissionregistration.v1.MutatingWebhookConfiguration': {
@@ -269,10 +269,10 @@ export const API_FIELD_FACTS: Record<string, Record<string, GeneratedFieldFacts>
     apiGroups: {"number":1,"type":"string","repeated":true,"omitempty":true,"nilable":true,"listType":"atomic"},
     apiVersions: {"number":2,"type":"string","repeated":true,"omitempty":true,"nilable":true,"listType":"atomic"},
     resources: {"number":3,"type":"string","repeated":true,"omitempty":true,"nilable":true,"listType":"atomic"},
-    scope: {"number":4,"type":"string","pointer":true,"omitempty":true,"nilable":true,"enum":["*","Cluster","Namespaced"]},
+    scope: {"number":4,"type":"string","pointer":true,"omitempty":true,"nilable":true,"enum":["Cluster","Namespaced","*"]},
   },
   'k8s.io.api.admissionregistration.v1.RuleWithOperations': {
-    operations: {"number":1,"type":"string","repeated":true,"omitempty":true,"nilable":true,"listType":"atomic","enum":["*","CONNECT","CREATE","DELETE","UPDATE"]},
+    operations: {"number":1,"type":"string","repeated":true,"omitempty":true,"nilable":true,"listType":"atomic","enum":["*","CREATE","UPDATE","DELETE","CONNECT"]},
     rule: {"number":2,"type":"k8s.io.api.admissionregistration.v1.Rule","inline":true},
   },
   'k8s.io.api.admissionregistration.v1.ServiceReference': {
@@ -301,7 +301,7 @@ export const API_FIELD_FACTS: Record<string, Record<string, GeneratedFieldFacts>
     policyName: {"number":1,"type":"string","omitempty":true},
     paramRef: {"number":2,"type":"k8s.io.api.admissionregistration.v1.ParamRef","pointer":true,"omitempty":true,"nilable":true,"structType":"atomic"},
     matchResources: {"number":3,"type":"k8s.io.api.admissionregistration.v1.MatchResources","pointer":true,"omitempty":true,"nilable":true,"structType":"atomic"},
-    validationActions: {"number":4,"type":"string","repeated":true,"omitempty":true,"nilable":true,"listType":"set","enum":["Audit","Deny","Warn"]},
+    validationActions: {"number":4,"type":"string","repeated":true,"omitempty":true,"nilable":true,"listType":"set","enum":["Deny","Warn","Audit"]},
   },
   'k8s.io.api.admissionregistration.v1.ValidatingAdmissionPolicyList': {
     metadata: {"number":1,"type":"k8s.io.apimachinery.pkg.apis.meta.v1.ListMeta","omitempty":true},
@@ -311,7 +311,7 @@ export const API_FIELD_FACTS: Record<string, Record<string, GeneratedFieldFacts>
     paramKind: {"number":1,"type":"k8s.io.api.admissionregistration.v1.ParamKind","pointer":true,"omitempty":true,"nilable":true,"structType":"atomic"},
     matchConstraints: {"number":2,"type":"k8s.io.api.admissionregistration.v1.MatchResources","pointer":true,"omitempty":true,"nilable":true,"structType":"atomic"},
     validations: {"number":3,"type":"k8s.io.api.admissionregistration.v1.Validation","repeated":true,"omitempty":true,"nilable":true,"listType":"atomic"},
-    failurePolicy: {"number":4,"type":"string","pointer":true,"omitempty":true,"nilable":true,"enum":["Fail","Ignore"]},
+    failurePolicy: {"number":4,"type":"string","pointer":true,"omitempty":true,"nilable":true,"enum":["Ignore","Fail"]},
     auditAnnotations: {"number":5,"type":"k8s.io.api.admissionregistration.v1.AuditAnnotation","repeated":true,"omitempty":true,"nilable":true,"listType":"atomic"},
     matchConditions: {"number":6,"type":"k8s.io.api.admissionregistration.v1.MatchCondition","repeated":true,"omitempty":true,"nilable":true,"patchStrategy":"merge","patchMergeKey":"name","listType":"map","listMapKeys":["name"]},
     variables: {"number":7,"type":"k8s.io.api.admissionregistration.v1.Variable","repeated":true,"omitempty":true,"nilable":true,"patchStrategy":"merge","patchMergeKey":"name","listType":"map","listMapKeys":["name"]},
@@ -325,11 +325,11 @@ export const API_FIELD_FACTS: Record<string, Record<string, GeneratedFieldFacts>
     name: {"number":1,"type":"string","required":true},
     clientConfig: {"number":2,"type":"k8s.io.api.admissionregistration.v1.WebhookClientConfig","required":true},
     rules: {"number":3,"type":"k8s.io.api.admissionregistration.v1.RuleWithOperations","repeated":true,"omitempty":true,"nilable":true,"listType":"atomic"},
-    failurePolicy: {"number":4,"type":"string","pointer":true,"omitempty":true,"nilable":true,"enum":["Fail","Ignore"]},
-    matchPolicy: {"number":9,"type":"string","pointer":true,"omitempty":true,"nilable":true,"enum":["Equivalent","Exact"]},
+    failurePolicy: {"number":4,"type":"string","pointer":true,"omitempty":true,"nilable":true,"enum":["Ignore","Fail"]},
+    matchPolicy: {"number":9,"type":"string","pointer":true,"omitempty":true,"nilable":true,"enum":["Exact","Equivalent"]},
     namespaceSelector: {"number":5,"type":"k8s.io.apimachinery.pkg.apis.meta.v1.LabelSelector","pointer":true,"omitempty":true,"nilable":true,"structType":"atomic"},
     objectSelector: {"number":10,"type":"k8s.io.apimachinery.pkg.apis.meta.v1.LabelSelector","pointer":true,"omitempty":true,"nilable":true,"structType":"atomic"},
-    sideEffects: {"number":6,"type":"string","pointer":true,"nilable":true,"required":true,"enum":["None","NoneOnDryRun","Some","Unknown"]},
+    sideEffects: {"number":6,"type":"string","pointer":true,"nilable":true,"required":true,"enum":["Unknown","None","Some","NoneOnDryRun"]},
     timeoutSeconds: {"number":7,"type":"int32","pointer":true,"omitempty":true,"nilable":true},
     admissionReviewVersions: {"number":8,"type":"string","repeated":true,"nilable":true,"required":true,"listType":"atomic"},
     matchConditions: {"number":11,"type":"k8s.io.api.admissionregistration.v1.MatchCondition","repeated":true,"omitempty":true,"nilable":true,"patchStrategy":"merge","patchMergeKey":"name","listType":"map","listMapKeys":["name"]},
@@ -380,7 +380,7 @@ export const API_FIELD_FACTS: Record<string, Record<string, GeneratedFieldFacts>
     objectSelector: {"number":2,"type":"k8s.io.apimachinery.pkg.apis.meta.v1.LabelSelector","pointer":true,"omitempty":true,"nilable":true,"structType":"atomic"},
     resourceRules: {"number":3,"type":"k8s.io.api.admissionregistration.v1alpha1.NamedRuleWithOperations","repeated":true,"omitempty":true,"nilable":true,"listType":"atomic"},
     excludeResourceRules: {"number":4,"type":"k8s.io.api.admissionregistration.v1alpha1.NamedRuleWithOperations","repeated":true,"omitempty":true,"nilable":true,"listType":"atomic"},
-    matchPolicy: {"number":7,"type":"string","pointer":true,"omitempty":true,"nilable":true,"enum":["Equivalent","Exact"]},
+    matchPolicy: {"number":7,"type":"string","pointer":true,"omitempty":true,"nilable":true,"enum":["Exact","Equivalent"]},
   },
   'k8s.io.api.admissionregistration.v1alpha1.MutatingAdmissionPolicy': {
     metadata: {"number":1,"type":"k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta","omitempty":true},
@@ -408,7 +408,7 @@ export const API_FIELD_FACTS: Record<string, Record<string, GeneratedFieldFacts>
     matchConstraints: {"number":2,"type":"k8s.io.api.admissionregistration.v1alpha1.MatchResources","pointer":true,"omitempty":true,"nilable":true,"structType":"atomic"},
     variables: {"number":3,"type":"k8s.io.api.admissionregistration.v1alpha1.Variable","repeated":true,"omitempty":true,"nilable":true,"listType":"atomic"},
     mutations: {"number":4,"type":"k8s.io.api.admissionregistration.v1alpha1.Mutation","repeated":true,"omitempty":true,"nilable":true,"listType":"atomic"},
-    failurePolicy: {"number":5,"type":"string","pointer":true,"omitempty":true,"nilable":true,"enum":["Fail","Ignore"]},
+    failurePolicy: {"number":5,"type":"string","pointer":true,"omitempty":true,"nilable":true,"enum":["Ignore","Fail"]},
     matchConditions: {"number":6,"type":"k8s.io.api.admissionregistration.v1alpha1.MatchCondition","repeated":true,"omitempty":true,"nilable":true,"patchStrategy":"merge","patchMergeKey":"name","listType":"map","listMapKeys":["name"]},
     reinvocationPolicy: {"number":7,"type":"string","omitempty":true},
   },
@@ -451,7 +451,7 @@ export const API_FIELD_FACTS: Record<string, Record<string, GeneratedFieldFacts>
     policyName: {"number":1,"type":"string","omitempty":true},
     paramRef: {"number":2,"type":"k8s.io.api.admissionregistration.v1alpha1.ParamRef","pointer":true,"omitempty":true,"nilable":true,"structType":"atomic"},
     matchResources: {"number":3,"type":"k8s.io.api.admissionregistration.v1alpha1.MatchResources","pointer":true,"omitempty":true,"nilable":true,"structType":"atomic"},
-    validationActions: {"number":4,"type":"string","repeated":true,"omitempty":true,"nilable":true,"listType":"set","enum":["Audit","Deny","Warn"]},
+    validationActions: {"number":4,"type":"string","repeated":true,"omitempty":true,"nilable":true,"listType":"set","enum":["Deny","Warn","Audit"]},
   },
   'k8s.io.api.admissionregistration.v1alpha1.ValidatingAdmissionPolicyList': {
     metadata: {"number":1,"type":"k8s.io.apimachinery.pkg.apis.meta.v1.ListMeta","omitempty":true},
@@ -461,7 +461,7 @@ export const API_FIELD_FACTS: Record<string, Record<string, GeneratedFieldFacts>
     paramKind: {"number":1,"type":"k8s.io.api.admissionregistration.v1alpha1.ParamKind","pointer":true,"omitempty":true,"nilable":true,"structType":"atomic"},
     matchConstraints: {"number":2,"type":"k8s.io.api.admissionregistration.v1alpha1.MatchResources","pointer":true,"omitempty":true,"nilable":true,"structType":"atomic"},
     validations: {"number":3,"type":"k8s.io.api.admissionregistration.v1alpha1.Validation","repeated":true,"omitempty":true,"nilable":true,"listType":"atomic"},
-    failurePolicy: {"number":4,"type":"string","pointer":true,"omitempty":true,"nilable":true,"enum":["Fail","Ignore"]},
+    failurePolicy: {"number":4,"type":"string","pointer":true,"omitempty":true,"nilable":true,"enum":["Ignore","Fail"]},
     auditAnnotations: {"number":5,"type":"k8s.io.api.admissionregistration.v1alpha1.AuditAnnotation","repeated":true,"omitempty":true,"nilable":true,"listType":"atomic"},
     matchConditions: {"number":6,"type":"k8s.io.api.admissionregistration.v1alpha1.MatchCondition","repeated":true,"omitempty":true,"nilable":true,"patchStrategy":"merge","patchMergeKey":"name","listType":"map","listMapKeys":["name"]},
     variables: {"number":7,"type":"k8s.io.api.admissionregistration.v1alpha1.Variable","repeated":true,"omitempty":true,"nilable":true,"patchStrategy":"merge","patchMergeKey":"name","listType":"map","listMapKeys":["name"]},
@@ -603,7 +603,7 @@ export const API_FIELD_FACTS: Record<string, Record<string, GeneratedFieldFacts>
     policyName: {"number":1,"type":"string","omitempty":true},
     paramRef: {"number":2,"type":"k8s.io.api.admissionregistration.v1beta1.ParamRef","pointer":true,"omitempty":true,"nilable":true,"structType":"atomic"},
     matchResources: {"number":3,"type":"k8s.io.api.admissionregistration.v1beta1.MatchResources","pointer":true,"omitempty":true,"nilable":true,"structType":"atomic"},
-    validationActions: {"number":4,"type":"string","repeated":true,"omitempty":true,"nilable":true,"listType":"set","enum":["Audit","Deny","Warn"]},
+    validationActions: {"number":4,"type":"string","repeated":true,"omitempty":true,"nilable":true,"listType":"set","enum":["Deny","Warn","Audit"]},
   },
   'k8s.io.api.admissionregistration.v1beta1.ValidatingAdmissionPolicyList': {
     metadata: {"number":1,"type":"k8s.io.apimachinery.pkg.apis.meta.v1.ListMeta","omitempty":true},
@@ -792,7 +792,7 @@ export const API_FIELD_FACTS: Record<string, Record<string, GeneratedFieldFacts>
     conditions: {"number":10,"type":"k8s.io.api.apps.v1.DaemonSetCondition","repeated":true,"omitempty":true,"nilable":true,"patchStrategy":"merge","patchMergeKey":"type","listType":"map","listMapKeys":["type"]},
   },
   'k8s.io.api.apps.v1.DaemonSetUpdateStrategy': {
-    type: {"number":1,"type":"string","omitempty":true,"enum":["OnDelete","RollingUpdate"]},
+    type: {"number":1,"type":"string","omitempty":true,"enum":["RollingUpdate","OnDelete"]},
     rollingUpdate: {"number":2,"type":"k8s.io.api.apps.v1.RollingUpdateDaemonSet","pointer":true,"omitempty":true,"nilable":true},
   },
   'k8s.io.api.apps.v1.Deployment': {
@@ -929,7 +929,7 @@ export const API_FIELD_FACTS: Record<string, Record<string, GeneratedFieldFacts>
     availableReplicas: {"number":11,"type":"int32"},
   },
   'k8s.io.api.apps.v1.StatefulSetUpdateStrategy': {
-    type: {"number":1,"type":"string","omitempty":true,"enum":["OnDelete","RollingUpdate"]},
+    type: {"number":1,"type":"string","omitempty":true,"enum":["RollingUpdate","OnDelete"]},
     rollingUpdate: {"number":2,"type":"k8s.io.api.apps.v1.RollingUpdateStatefulSetStrategy","pointer":true,"omitempty":true,"nilable":true},
   },
   'k8s.io.api.apps.v1beta1.ControllerRevision': {
@@ -1553,7 +1553,7 @@ export const API_FIELD_FACTS: Record<string, Record<string, GeneratedFieldFacts>
     currentCPUUtilizationPercentage: {"number":5,"type":"int32","pointer":true,"omitempty":true,"nilable":true},
   },
   'k8s.io.api.autoscaling.v1.MetricSpec': {
-    type: {"number":1,"type":"string","required":true,"enum":["ContainerResource","External","Object","Pods","Resource"]},
+    type: {"number":1,"type":"string","required":true,"enum":["Object","Pods","Resource","ContainerResource","External"]},
     object: {"number":2,"type":"k8s.io.api.autoscaling.v1.ObjectMetricSource","pointer":true,"omitempty":true,"nilable":true},
     pods: {"number":3,"type":"k8s.io.api.autoscaling.v1.PodsMetricSource","pointer":true,"omitempty":true,"nilable":true},
     resource: {"number":4,"type":"k8s.io.api.autoscaling.v1.ResourceMetricSource","pointer":true,"omitempty":true,"nilable":true},
@@ -1561,7 +1561,7 @@ export const API_FIELD_FACTS: Record<string, Record<string, GeneratedFieldFacts>
     external: {"number":5,"type":"k8s.io.api.autoscaling.v1.ExternalMetricSource","pointer":true,"omitempty":true,"nilable":true},
   },
   'k8s.io.api.autoscaling.v1.MetricStatus': {
-    type: {"number":1,"type":"string","required":true,"enum":["ContainerResource","External","Object","Pods","Resource"]},
+    type: {"number":1,"type":"string","required":true,"enum":["Object","Pods","Resource","ContainerResource","External"]},
     object: {"number":2,"type":"k8s.io.api.autoscaling.v1.ObjectMetricStatus","pointer":true,"omitempty":true,"nilable":true},
     pods: {"number":3,"type":"k8s.io.api.autoscaling.v1.PodsMetricStatus","pointer":true,"omitempty":true,"nilable":true},
     resource: {"number":4,"type":"k8s.io.api.autoscaling.v1.ResourceMetricStatus","pointer":true,"omitempty":true,"nilable":true},
@@ -2028,9 +2028,9 @@ export const API_FIELD_FACTS: Record<string, Record<string, GeneratedFieldFacts>
     manualSelector: {"number":5,"type":"bool","pointer":true,"omitempty":true,"nilable":true},
     template: {"number":6,"type":"k8s.io.api.core.v1.PodTemplateSpec","required":true},
     ttlSecondsAfterFinished: {"number":8,"type":"int32","pointer":true,"omitempty":true,"nilable":true},
-    completionMode: {"number":9,"type":"string","pointer":true,"omitempty":true,"nilable":true,"enum":["Indexed","NonIndexed"]},
+    completionMode: {"number":9,"type":"string","pointer":true,"omitempty":true,"nilable":true,"enum":["NonIndexed","Indexed"]},
     suspend: {"number":10,"type":"bool","pointer":true,"omitempty":true,"nilable":true},
-    podReplacementPolicy: {"number":14,"type":"string","pointer":true,"omitempty":true,"nilable":true,"enum":["Failed","TerminatingOrFailed"]},
+    podReplacementPolicy: {"number":14,"type":"string","pointer":true,"omitempty":true,"nilable":true,"enum":["TerminatingOrFailed","Failed"]},
     managedBy: {"number":15,"type":"string","pointer":true,"omitempty":true,"nilable":true},
   },
   'k8s.io.api.batch.v1.JobStatus': {
@@ -2063,7 +2063,7 @@ export const API_FIELD_FACTS: Record<string, Record<string, GeneratedFieldFacts>
     status: {"number":2,"type":"string","required":true},
   },
   'k8s.io.api.batch.v1.PodFailurePolicyRule': {
-    action: {"number":1,"type":"string","required":true,"enum":["Count","FailIndex","FailJob","Ignore"]},
+    action: {"number":1,"type":"string","required":true,"enum":["FailJob","FailIndex","Ignore","Count"]},
     onExitCodes: {"number":2,"type":"k8s.io.api.batch.v1.PodFailurePolicyOnExitCodesRequirement","pointer":true,"omitempty":true,"nilable":true},
     onPodConditions: {"number":3,"type":"k8s.io.api.batch.v1.PodFailurePolicyOnPodConditionsPattern","repeated":true,"omitempty":true,"nilable":true,"listType":"atomic"},
   },
@@ -2127,7 +2127,7 @@ export const API_FIELD_FACTS: Record<string, Record<string, GeneratedFieldFacts>
     request: {"number":1,"type":"bytes","nilable":true,"required":true,"listType":"atomic"},
     signerName: {"number":7,"type":"string","required":true},
     expirationSeconds: {"number":8,"type":"int32","pointer":true,"omitempty":true,"nilable":true},
-    usages: {"number":5,"type":"string","repeated":true,"omitempty":true,"nilable":true,"listType":"atomic","enum":["any","cert sign","client auth","code signing","content commitment","crl sign","data encipherment","decipher only","digital signature","email protection","encipher only","ipsec end system","ipsec tunnel","ipsec user","key agreement","key encipherment","microsoft sgc","netscape sgc","ocsp signing","s/mime","server auth","signing","timestamping"]},
+    usages: {"number":5,"type":"string","repeated":true,"omitempty":true,"nilable":true,"listType":"atomic","enum":["signing","digital signature","content commitment","key encipherment","key agreement","data encipherment","cert sign","crl sign","encipher only","decipher only","any","server auth","client auth","code signing","email protection","s/mime","ipsec end system","ipsec tunnel","ipsec user","timestamping","ocsp signing","microsoft sgc","netscape sgc"]},
     username: {"number":2,"type":"string","omitempty":true},
     uid: {"number":3,"type":"string","omitempty":true},
     groups: {"number":4,"type":"string","repeated":true,"omitempty":true,"nilable":true,"listType":"atomic"},
@@ -2296,7 +2296,7 @@ export const API_FIELD_FACTS: Record<string, Record<string, GeneratedFieldFacts>
     podAntiAffinity: {"number":3,"type":"k8s.io.api.core.v1.PodAntiAffinity","pointer":true,"omitempty":true,"nilable":true},
   },
   'k8s.io.api.core.v1.AppArmorProfile': {
-    type: {"number":1,"type":"string","required":true,"enum":["Localhost","RuntimeDefault","Unconfined"]},
+    type: {"number":1,"type":"string","required":true,"enum":["Unconfined","RuntimeDefault","Localhost"]},
     localhostProfile: {"number":2,"type":"string","pointer":true,"omitempty":true,"nilable":true},
   },
   'k8s.io.api.core.v1.AttachedVolume': {
@@ -2312,7 +2312,7 @@ export const API_FIELD_FACTS: Record<string, Record<string, GeneratedFieldFacts>
     cachingMode: {"number":3,"type":"string","pointer":true,"omitempty":true,"nilable":true,"enum":["None","ReadOnly","ReadWrite"],"default":"ref(AzureDataDiskCachingReadWrite)"},
     fsType: {"number":4,"type":"string","pointer":true,"omitempty":true,"nilable":true,"default":"ext4"},
     readOnly: {"number":5,"type":"bool","pointer":true,"omitempty":true,"nilable":true,"default":false},
-    kind: {"number":6,"type":"string","pointer":true,"omitempty":true,"nilable":true,"enum":["Dedicated","Managed","Shared"],"default":"ref(AzureSharedBlobDisk)"},
+    kind: {"number":6,"type":"string","pointer":true,"omitempty":true,"nilable":true,"enum":["Shared","Dedicated","Managed"],"default":"ref(AzureSharedBlobDisk)"},
   },
   'k8s.io.api.core.v1.AzureFilePersistentVolumeSource': {
     secretName: {"number":1,"type":"string","required":true},
@@ -2461,8 +2461,8 @@ export const API_FIELD_FACTS: Record<string, Record<string, GeneratedFieldFacts>
     startupProbe: {"number":22,"type":"k8s.io.api.core.v1.Probe","pointer":true,"omitempty":true,"nilable":true},
     lifecycle: {"number":12,"type":"k8s.io.api.core.v1.Lifecycle","pointer":true,"omitempty":true,"nilable":true},
     terminationMessagePath: {"number":13,"type":"string","omitempty":true},
-    terminationMessagePolicy: {"number":20,"type":"string","omitempty":true,"enum":["FallbackToLogsOnError","File"]},
-    imagePullPolicy: {"number":14,"type":"string","omitempty":true,"enum":["Always","IfNotPresent","Never"]},
+    terminationMessagePolicy: {"number":20,"type":"string","omitempty":true,"enum":["File","FallbackToLogsOnError"]},
+    imagePullPolicy: {"number":14,"type":"string","omitempty":true,"enum":["Always","Never","IfNotPresent"]},
     securityContext: {"number":15,"type":"k8s.io.api.core.v1.SecurityContext","pointer":true,"omitempty":true,"nilable":true},
     stdin: {"number":16,"type":"bool","omitempty":true},
     stdinOnce: {"number":17,"type":"bool","omitempty":true},
@@ -2481,7 +2481,7 @@ export const API_FIELD_FACTS: Record<string, Record<string, GeneratedFieldFacts>
     name: {"number":1,"type":"string","omitempty":true},
     hostPort: {"number":2,"type":"int32","omitempty":true},
     containerPort: {"number":3,"type":"int32","required":true},
-    protocol: {"number":4,"type":"string","omitempty":true,"enum":["SCTP","TCP","UDP"],"default":"TCP"},
+    protocol: {"number":4,"type":"string","omitempty":true,"enum":["TCP","UDP","SCTP"],"default":"TCP"},
     hostIP: {"number":5,"type":"string","omitempty":true},
   },
   'k8s.io.api.core.v1.ContainerResizePolicy': {
@@ -2532,7 +2532,7 @@ export const API_FIELD_FACTS: Record<string, Record<string, GeneratedFieldFacts>
     volumeMounts: {"number":12,"type":"k8s.io.api.core.v1.VolumeMountStatus","repeated":true,"omitempty":true,"nilable":true,"patchStrategy":"merge","patchMergeKey":"mountPath","listType":"map","listMapKeys":["mountPath"]},
     user: {"number":13,"type":"k8s.io.api.core.v1.ContainerUser","pointer":true,"omitempty":true,"nilable":true},
     allocatedResourcesStatus: {"number":14,"type":"k8s.io.api.core.v1.ResourceStatus","repeated":true,"omitempty":true,"nilable":true,"patchStrategy":"merge","patchMergeKey":"name","listType":"map","listMapKeys":["name"]},
-    stopSignal: {"number":15,"type":"string","pointer":true,"omitempty":true,"nilable":true,"enum":["SIGABRT","SIGALRM","SIGBUS","SIGCHLD","SIGCLD","SIGCONT","SIGFPE","SIGHUP","SIGILL","SIGINT","SIGIO","SIGIOT","SIGKILL","SIGPIPE","SIGPOLL","SIGPROF","SIGPWR","SIGQUIT","SIGRTMAX","SIGRTMAX-1","SIGRTMAX-10","SIGRTMAX-11","SIGRTMAX-12","SIGRTMAX-13","SIGRTMAX-14","SIGRTMAX-2","SIGRTMAX-3","SIGRTMAX-4","SIGRTMAX-5","SIGRTMAX-6","SIGRTMAX-7","SIGRTMAX-8","SIGRTMAX-9","SIGRTMIN","SIGRTMIN+1","SIGRTMIN+10","SIGRTMIN+11","SIGRTMIN+12","SIGRTMIN+13","SIGRTMIN+14","SIGRTMIN+15","SIGRTMIN+2","SIGRTMIN+3","SIGRTMIN+4","SIGRTMIN+5","SIGRTMIN+6","SIGRTMIN+7","SIGRTMIN+8","SIGRTMIN+9","SIGSEGV","SIGSTKFLT","SIGSTOP","SIGSYS","SIGTERM","SIGTRAP","SIGTSTP","SIGTTIN","SIGTTOU","SIGURG","SIGUSR1","SIGUSR2","SIGVTALRM","SIGWINCH","SIGXCPU","SIGXFSZ"]},
+    stopSignal: {"number":15,"type":"string","pointer":true,"omitempty":true,"nilable":true,"enum":["SIGABRT","SIGALRM","SIGBUS","SIGCHLD","SIGCLD","SIGCONT","SIGFPE","SIGHUP","SIGILL","SIGINT","SIGIO","SIGIOT","SIGKILL","SIGPIPE","SIGPOLL","SIGPROF","SIGPWR","SIGQUIT","SIGSEGV","SIGSTKFLT","SIGSTOP","SIGSYS","SIGTERM","SIGTRAP","SIGTSTP","SIGTTIN","SIGTTOU","SIGURG","SIGUSR1","SIGUSR2","SIGVTALRM","SIGWINCH","SIGXCPU","SIGXFSZ","SIGRTMIN","SIGRTMIN+1","SIGRTMIN+2","SIGRTMIN+3","SIGRTMIN+4","SIGRTMIN+5","SIGRTMIN+6","SIGRTMIN+7","SIGRTMIN+8","SIGRTMIN+9","SIGRTMIN+10","SIGRTMIN+11","SIGRTMIN+12","SIGRTMIN+13","SIGRTMIN+14","SIGRTMIN+15","SIGRTMAX-14","SIGRTMAX-13","SIGRTMAX-12","SIGRTMAX-11","SIGRTMAX-10","SIGRTMAX-9","SIGRTMAX-8","SIGRTMAX-7","SIGRTMAX-6","SIGRTMAX-5","SIGRTMAX-4","SIGRTMAX-3","SIGRTMAX-2","SIGRTMAX-1","SIGRTMAX"]},
   },
   'k8s.io.api.core.v1.ContainerUser': {
     linux: {"number":1,"type":"k8s.io.api.core.v1.LinuxContainerUser","pointer":true,"omitempty":true,"nilable":true},
@@ -2566,7 +2566,7 @@ export const API_FIELD_FACTS: Record<string, Record<string, GeneratedFieldFacts>
   'k8s.io.api.core.v1.EndpointPort': {
     name: {"number":1,"type":"string","omitempty":true},
     port: {"number":2,"type":"int32","required":true},
-    protocol: {"number":3,"type":"string","omitempty":true,"enum":["SCTP","TCP","UDP"]},
+    protocol: {"number":3,"type":"string","omitempty":true,"enum":["TCP","UDP","SCTP"]},
     appProtocol: {"number":4,"type":"string","pointer":true,"omitempty":true,"nilable":true},
   },
   'k8s.io.api.core.v1.EndpointSubset': {
@@ -2623,8 +2623,8 @@ export const API_FIELD_FACTS: Record<string, Record<string, GeneratedFieldFacts>
     startupProbe: {"number":22,"type":"k8s.io.api.core.v1.Probe","pointer":true,"omitempty":true,"nilable":true},
     lifecycle: {"number":12,"type":"k8s.io.api.core.v1.Lifecycle","pointer":true,"omitempty":true,"nilable":true},
     terminationMessagePath: {"number":13,"type":"string","omitempty":true},
-    terminationMessagePolicy: {"number":20,"type":"string","omitempty":true,"enum":["FallbackToLogsOnError","File"]},
-    imagePullPolicy: {"number":14,"type":"string","omitempty":true,"enum":["Always","IfNotPresent","Never"]},
+    terminationMessagePolicy: {"number":20,"type":"string","omitempty":true,"enum":["File","FallbackToLogsOnError"]},
+    imagePullPolicy: {"number":14,"type":"string","omitempty":true,"enum":["Always","Never","IfNotPresent"]},
     securityContext: {"number":15,"type":"k8s.io.api.core.v1.SecurityContext","pointer":true,"omitempty":true,"nilable":true},
     stdin: {"number":16,"type":"bool","omitempty":true},
     stdinOnce: {"number":17,"type":"bool","omitempty":true},
@@ -2742,7 +2742,7 @@ export const API_FIELD_FACTS: Record<string, Record<string, GeneratedFieldFacts>
   },
   'k8s.io.api.core.v1.HostPathVolumeSource': {
     path: {"number":1,"type":"string","required":true},
-    type: {"number":2,"type":"string","pointer":true,"omitempty":true,"nilable":true,"enum":["","BlockDevice","CharDevice","Directory","DirectoryOrCreate","File","FileOrCreate","Socket"]},
+    type: {"number":2,"type":"string","pointer":true,"omitempty":true,"nilable":true,"enum":["","DirectoryOrCreate","Directory","FileOrCreate","File","Socket","CharDevice","BlockDevice"]},
   },
   'k8s.io.api.core.v1.ISCSIPersistentVolumeSource': {
     targetPortal: {"number":1,"type":"string","required":true},
@@ -2772,7 +2772,7 @@ export const API_FIELD_FACTS: Record<string, Record<string, GeneratedFieldFacts>
   },
   'k8s.io.api.core.v1.ImageVolumeSource': {
     reference: {"number":1,"type":"string","omitempty":true},
-    pullPolicy: {"number":2,"type":"string","omitempty":true,"enum":["Always","IfNotPresent","Never"]},
+    pullPolicy: {"number":2,"type":"string","omitempty":true,"enum":["Always","Never","IfNotPresent"]},
   },
   'k8s.io.api.core.v1.KeyToPath': {
     key: {"number":1,"type":"string","required":true},
@@ -2782,7 +2782,7 @@ export const API_FIELD_FACTS: Record<string, Record<string, GeneratedFieldFacts>
   'k8s.io.api.core.v1.Lifecycle': {
     postStart: {"number":1,"type":"k8s.io.api.core.v1.LifecycleHandler","pointer":true,"omitempty":true,"nilable":true},
     preStop: {"number":2,"type":"k8s.io.api.core.v1.LifecycleHandler","pointer":true,"omitempty":true,"nilable":true},
-    stopSignal: {"number":3,"type":"string","pointer":true,"omitempty":true,"nilable":true,"enum":["SIGABRT","SIGALRM","SIGBUS","SIGCHLD","SIGCLD","SIGCONT","SIGFPE","SIGHUP","SIGILL","SIGINT","SIGIO","SIGIOT","SIGKILL","SIGPIPE","SIGPOLL","SIGPROF","SIGPWR","SIGQUIT","SIGRTMAX","SIGRTMAX-1","SIGRTMAX-10","SIGRTMAX-11","SIGRTMAX-12","SIGRTMAX-13","SIGRTMAX-14","SIGRTMAX-2","SIGRTMAX-3","SIGRTMAX-4","SIGRTMAX-5","SIGRTMAX-6","SIGRTMAX-7","SIGRTMAX-8","SIGRTMAX-9","SIGRTMIN","SIGRTMIN+1","SIGRTMIN+10","SIGRTMIN+11","SIGRTMIN+12","SIGRTMIN+13","SIGRTMIN+14","SIGRTMIN+15","SIGRTMIN+2","SIGRTMIN+3","SIGRTMIN+4","SIGRTMIN+5","SIGRTMIN+6","SIGRTMIN+7","SIGRTMIN+8","SIGRTMIN+9","SIGSEGV","SIGSTKFLT","SIGSTOP","SIGSYS","SIGTERM","SIGTRAP","SIGTSTP","SIGTTIN","SIGTTOU","SIGURG","SIGUSR1","SIGUSR2","SIGVTALRM","SIGWINCH","SIGXCPU","SIGXFSZ"]},
+    stopSignal: {"number":3,"type":"string","pointer":true,"omitempty":true,"nilable":true,"enum":["SIGABRT","SIGALRM","SIGBUS","SIGCHLD","SIGCLD","SIGCONT","SIGFPE","SIGHUP","SIGILL","SIGINT","SIGIO","SIGIOT","SIGKILL","SIGPIPE","SIGPOLL","SIGPROF","SIGPWR","SIGQUIT","SIGSEGV","SIGSTKFLT","SIGSTOP","SIGSYS","SIGTERM","SIGTRAP","SIGTSTP","SIGTTIN","SIGTTOU","SIGURG","SIGUSR1","SIGUSR2","SIGVTALRM","SIGWINCH","SIGXCPU","SIGXFSZ","SIGRTMIN","SIGRTMIN+1","SIGRTMIN+2","SIGRTMIN+3","SIGRTMIN+4","SIGRTMIN+5","SIGRTMIN+6","SIGRTMIN+7","SIGRTMIN+8","SIGRTMIN+9","SIGRTMIN+10","SIGRTMIN+11","SIGRTMIN+12","SIGRTMIN+13","SIGRTMIN+14","SIGRTMIN+15","SIGRTMAX-14","SIGRTMAX-13","SIGRTMAX-12","SIGRTMAX-11","SIGRTMAX-10","SIGRTMAX-9","SIGRTMAX-8","SIGRTMAX-7","SIGRTMAX-6","SIGRTMAX-5","SIGRTMAX-4","SIGRTMAX-3","SIGRTMAX-2","SIGRTMAX-1","SIGRTMAX"]},
   },
   'k8s.io.api.core.v1.LifecycleHandler': {
     exec: {"number":1,"type":"k8s.io.api.core.v1.ExecAction","pointer":true,"omitempty":true,"nilable":true},
@@ -2836,7 +2836,7 @@ export const API_FIELD_FACTS: Record<string, Record<string, GeneratedFieldFacts>
   },
   'k8s.io.api.core.v1.ModifyVolumeStatus': {
     targetVolumeAttributesClassName: {"number":1,"type":"string","omitempty":true},
-    status: {"number":2,"type":"string","required":true,"enum":["InProgress","Infeasible","Pending"]},
+    status: {"number":2,"type":"string","required":true,"enum":["Pending","InProgress","Infeasible"]},
   },
   'k8s.io.api.core.v1.NFSVolumeSource': {
     server: {"number":1,"type":"string","required":true},
@@ -2922,7 +2922,7 @@ export const API_FIELD_FACTS: Record<string, Record<string, GeneratedFieldFacts>
   },
   'k8s.io.api.core.v1.NodeSelectorRequirement': {
     key: {"number":1,"type":"string","required":true},
-    operator: {"number":2,"type":"string","required":true,"enum":["DoesNotExist","Exists","Gt","In","Lt","NotIn"]},
+    operator: {"number":2,"type":"string","required":true,"enum":["In","NotIn","Exists","DoesNotExist","Gt","Lt"]},
     values: {"number":3,"type":"string","repeated":true,"omitempty":true,"nilable":true,"listType":"atomic"},
   },
   'k8s.io.api.core.v1.NodeSelectorTerm': {
@@ -3005,7 +3005,7 @@ export const API_FIELD_FACTS: Record<string, Record<string, GeneratedFieldFacts>
     items: {"number":2,"type":"k8s.io.api.core.v1.PersistentVolumeClaim","repeated":true,"nilable":true,"required":true},
   },
   'k8s.io.api.core.v1.PersistentVolumeClaimSpec': {
-    accessModes: {"number":1,"type":"string","repeated":true,"omitempty":true,"nilable":true,"listType":"atomic","enum":["ReadOnlyMany","ReadWriteMany","ReadWriteOnce","ReadWriteOncePod"]},
+    accessModes: {"number":1,"type":"string","repeated":true,"omitempty":true,"nilable":true,"listType":"atomic","enum":["ReadWriteOnce","ReadOnlyMany","ReadWriteMany","ReadWriteOncePod"]},
     selector: {"number":4,"type":"k8s.io.apimachinery.pkg.apis.meta.v1.LabelSelector","pointer":true,"omitempty":true,"nilable":true,"structType":"atomic"},
     resources: {"number":2,"type":"k8s.io.api.core.v1.VolumeResourceRequirements","omitempty":true},
     volumeName: {"number":3,"type":"string","omitempty":true},
@@ -3016,12 +3016,12 @@ export const API_FIELD_FACTS: Record<string, Record<string, GeneratedFieldFacts>
     volumeAttributesClassName: {"number":9,"type":"string","pointer":true,"omitempty":true,"nilable":true},
   },
   'k8s.io.api.core.v1.PersistentVolumeClaimStatus': {
-    phase: {"number":1,"type":"string","omitempty":true,"enum":["Bound","Lost","Pending"]},
-    accessModes: {"number":2,"type":"string","repeated":true,"omitempty":true,"nilable":true,"listType":"atomic","enum":["ReadOnlyMany","ReadWriteMany","ReadWriteOnce","ReadWriteOncePod"]},
+    phase: {"number":1,"type":"string","omitempty":true,"enum":["Pending","Bound","Lost"]},
+    accessModes: {"number":2,"type":"string","repeated":true,"omitempty":true,"nilable":true,"listType":"atomic","enum":["ReadWriteOnce","ReadOnlyMany","ReadWriteMany","ReadWriteOncePod"]},
     capacity: {"number":3,"type":"k8s.io.apimachinery.pkg.api.resource.Quantity","keyType":"string","omitempty":true,"nilable":true},
     conditions: {"number":4,"type":"k8s.io.api.core.v1.PersistentVolumeClaimCondition","repeated":true,"omitempty":true,"nilable":true,"patchStrategy":"merge","patchMergeKey":"type","listType":"map","listMapKeys":["type"]},
     allocatedResources: {"number":5,"type":"k8s.io.apimachinery.pkg.api.resource.Quantity","keyType":"string","omitempty":true,"nilable":true},
-    allocatedResourceStatuses: {"number":7,"type":"string","keyType":"string","omitempty":true,"nilable":true,"mapType":"granular","enum":["ControllerResizeInProgress","ControllerResizeInfeasible","NodeResizeInProgress","NodeResizeInfeasible","NodeResizePending"]},
+    allocatedResourceStatuses: {"number":7,"type":"string","keyType":"string","omitempty":true,"nilable":true,"mapType":"granular","enum":["ControllerResizeInProgress","ControllerResizeInfeasible","NodeResizePending","NodeResizeInProgress","NodeResizeInfeasible"]},
     currentVolumeAttributesClassName: {"number":8,"type":"string","pointer":true,"omitempty":true,"nilable":true},
     modifyVolumeStatus: {"number":9,"type":"k8s.io.api.core.v1.ModifyVolumeStatus","pointer":true,"omitempty":true,"nilable":true},
   },
@@ -3064,9 +3064,9 @@ export const API_FIELD_FACTS: Record<string, Record<string, GeneratedFieldFacts>
   'k8s.io.api.core.v1.PersistentVolumeSpec': {
     capacity: {"number":1,"type":"k8s.io.apimachinery.pkg.api.resource.Quantity","keyType":"string","omitempty":true,"nilable":true},
     persistentVolumeSource: {"number":2,"type":"k8s.io.api.core.v1.PersistentVolumeSource","inline":true},
-    accessModes: {"number":3,"type":"string","repeated":true,"omitempty":true,"nilable":true,"listType":"atomic","enum":["ReadOnlyMany","ReadWriteMany","ReadWriteOnce","ReadWriteOncePod"]},
+    accessModes: {"number":3,"type":"string","repeated":true,"omitempty":true,"nilable":true,"listType":"atomic","enum":["ReadWriteOnce","ReadOnlyMany","ReadWriteMany","ReadWriteOncePod"]},
     claimRef: {"number":4,"type":"k8s.io.api.core.v1.ObjectReference","pointer":true,"omitempty":true,"nilable":true,"structType":"granular"},
-    persistentVolumeReclaimPolicy: {"number":5,"type":"string","omitempty":true,"enum":["Delete","Recycle","Retain"]},
+    persistentVolumeReclaimPolicy: {"number":5,"type":"string","omitempty":true,"enum":["Recycle","Delete","Retain"]},
     storageClassName: {"number":6,"type":"string","omitempty":true},
     mountOptions: {"number":7,"type":"string","repeated":true,"omitempty":true,"nilable":true,"listType":"atomic"},
     volumeMode: {"number":8,"type":"string","pointer":true,"omitempty":true,"nilable":true,"enum":["Block","Filesystem"]},
@@ -3074,7 +3074,7 @@ export const API_FIELD_FACTS: Record<string, Record<string, GeneratedFieldFacts>
     volumeAttributesClassName: {"number":10,"type":"string","pointer":true,"omitempty":true,"nilable":true},
   },
   'k8s.io.api.core.v1.PersistentVolumeStatus': {
-    phase: {"number":1,"type":"string","omitempty":true,"enum":["Available","Bound","Failed","Pending","Released"]},
+    phase: {"number":1,"type":"string","omitempty":true,"enum":["Pending","Available","Bound","Released","Failed"]},
     message: {"number":2,"type":"string","omitempty":true},
     reason: {"number":3,"type":"string","omitempty":true},
     lastPhaseTransitionTime: {"number":4,"type":"k8s.io.apimachinery.pkg.apis.meta.v1.Time","pointer":true,"omitempty":true,"nilable":true},
@@ -3202,7 +3202,7 @@ export const API_FIELD_FACTS: Record<string, Record<string, GeneratedFieldFacts>
     supplementalGroupsPolicy: {"number":12,"type":"string","pointer":true,"omitempty":true,"nilable":true,"enum":["Merge","Strict"]},
     fsGroup: {"number":5,"type":"int64","pointer":true,"omitempty":true,"nilable":true},
     sysctls: {"number":7,"type":"k8s.io.api.core.v1.Sysctl","repeated":true,"omitempty":true,"nilable":true,"listType":"atomic"},
-    fsGroupChangePolicy: {"number":9,"type":"string","pointer":true,"omitempty":true,"nilable":true,"enum":["Always","OnRootMismatch"]},
+    fsGroupChangePolicy: {"number":9,"type":"string","pointer":true,"omitempty":true,"nilable":true,"enum":["OnRootMismatch","Always"]},
     seccompProfile: {"number":10,"type":"k8s.io.api.core.v1.SeccompProfile","pointer":true,"omitempty":true,"nilable":true},
     appArmorProfile: {"number":11,"type":"k8s.io.api.core.v1.AppArmorProfile","pointer":true,"omitempty":true,"nilable":true},
     seLinuxChangePolicy: {"number":13,"type":"string","pointer":true,"omitempty":true,"nilable":true},
@@ -3215,10 +3215,10 @@ export const API_FIELD_FACTS: Record<string, Record<string, GeneratedFieldFacts>
     initContainers: {"number":20,"type":"k8s.io.api.core.v1.Container","repeated":true,"omitempty":true,"nilable":true,"patchStrategy":"merge","patchMergeKey":"name","listType":"map","listMapKeys":["name"]},
     containers: {"number":2,"type":"k8s.io.api.core.v1.Container","repeated":true,"nilable":true,"required":true,"patchStrategy":"merge","patchMergeKey":"name","listType":"map","listMapKeys":["name"]},
     ephemeralContainers: {"number":34,"type":"k8s.io.api.core.v1.EphemeralContainer","repeated":true,"omitempty":true,"nilable":true,"patchStrategy":"merge","patchMergeKey":"name","listType":"map","listMapKeys":["name"]},
-    restartPolicy: {"number":3,"type":"string","omitempty":true,"enum":["Always","Never","OnFailure"]},
+    restartPolicy: {"number":3,"type":"string","omitempty":true,"enum":["Always","OnFailure","Never"]},
     terminationGracePeriodSeconds: {"number":4,"type":"int64","pointer":true,"omitempty":true,"nilable":true},
     activeDeadlineSeconds: {"number":5,"type":"int64","pointer":true,"omitempty":true,"nilable":true},
-    dnsPolicy: {"number":6,"type":"string","omitempty":true,"enum":["ClusterFirst","ClusterFirstWithHostNet","Default","None"]},
+    dnsPolicy: {"number":6,"type":"string","omitempty":true,"enum":["ClusterFirstWithHostNet","ClusterFirst","Default","None"]},
     nodeSelector: {"number":7,"type":"string","keyType":"string","omitempty":true,"nilable":true,"mapType":"atomic"},
     serviceAccountName: {"number":8,"type":"string","omitempty":true},
     serviceAccount: {"number":9,"type":"string","omitempty":true},
@@ -3242,7 +3242,7 @@ export const API_FIELD_FACTS: Record<string, Record<string, GeneratedFieldFacts>
     readinessGates: {"number":28,"type":"k8s.io.api.core.v1.PodReadinessGate","repeated":true,"omitempty":true,"nilable":true,"listType":"atomic"},
     runtimeClassName: {"number":29,"type":"string","pointer":true,"omitempty":true,"nilable":true},
     enableServiceLinks: {"number":30,"type":"bool","pointer":true,"omitempty":true,"nilable":true},
-    preemptionPolicy: {"number":31,"type":"string","pointer":true,"omitempty":true,"nilable":true,"enum":["Never","PreemptLowerPriority"]},
+    preemptionPolicy: {"number":31,"type":"string","pointer":true,"omitempty":true,"nilable":true,"enum":["PreemptLowerPriority","Never"]},
     overhead: {"number":32,"type":"k8s.io.apimachinery.pkg.api.resource.Quantity","keyType":"string","omitempty":true,"nilable":true},
     topologySpreadConstraints: {"number":33,"type":"k8s.io.api.core.v1.TopologySpreadConstraint","repeated":true,"omitempty":true,"nilable":true,"patchStrategy":"merge","patchMergeKey":"topologyKey","listType":"map","listMapKeys":["topologyKey","whenUnsatisfiable"]},
     setHostnameAsFQDN: {"number":35,"type":"bool","pointer":true,"omitempty":true,"nilable":true},
@@ -3255,7 +3255,7 @@ export const API_FIELD_FACTS: Record<string, Record<string, GeneratedFieldFacts>
   },
   'k8s.io.api.core.v1.PodStatus': {
     observedGeneration: {"number":17,"type":"int64","omitempty":true},
-    phase: {"number":1,"type":"string","omitempty":true,"enum":["Failed","Pending","Running","Succeeded","Unknown"]},
+    phase: {"number":1,"type":"string","omitempty":true,"enum":["Pending","Running","Succeeded","Failed","Unknown"]},
     conditions: {"number":2,"type":"k8s.io.api.core.v1.PodCondition","repeated":true,"omitempty":true,"nilable":true,"patchStrategy":"merge","patchMergeKey":"type","listType":"map","listMapKeys":["type"]},
     message: {"number":3,"type":"string","omitempty":true},
     reason: {"number":4,"type":"string","omitempty":true},
@@ -3267,7 +3267,7 @@ export const API_FIELD_FACTS: Record<string, Record<string, GeneratedFieldFacts>
     startTime: {"number":7,"type":"k8s.io.apimachinery.pkg.apis.meta.v1.Time","pointer":true,"omitempty":true,"nilable":true},
     initContainerStatuses: {"number":10,"type":"k8s.io.api.core.v1.ContainerStatus","repeated":true,"omitempty":true,"nilable":true,"listType":"atomic"},
     containerStatuses: {"number":8,"type":"k8s.io.api.core.v1.ContainerStatus","repeated":true,"omitempty":true,"nilable":true,"listType":"atomic"},
-    qosClass: {"number":9,"type":"string","omitempty":true,"enum":["BestEffort","Burstable","Guaranteed"]},
+    qosClass: {"number":9,"type":"string","omitempty":true,"enum":["Guaranteed","Burstable","BestEffort"]},
     ephemeralContainerStatuses: {"number":13,"type":"k8s.io.api.core.v1.ContainerStatus","repeated":true,"omitempty":true,"nilable":true,"listType":"atomic"},
     resize: {"number":14,"type":"string","omitempty":true},
     resourceClaimStatuses: {"number":15,"type":"k8s.io.api.core.v1.PodResourceClaimStatus","repeated":true,"omitempty":true,"nilable":true,"patchStrategy":"merge,retainKeys","patchMergeKey":"name","listType":"map","listMapKeys":["name"]},
@@ -3291,7 +3291,7 @@ export const API_FIELD_FACTS: Record<string, Record<string, GeneratedFieldFacts>
   },
   'k8s.io.api.core.v1.PortStatus': {
     port: {"number":1,"type":"int32","required":true},
-    protocol: {"number":2,"type":"string","required":true,"enum":["SCTP","TCP","UDP"]},
+    protocol: {"number":2,"type":"string","required":true,"enum":["TCP","UDP","SCTP"]},
     error: {"number":3,"type":"string","pointer":true,"omitempty":true,"nilable":true},
   },
   'k8s.io.api.core.v1.PortworxVolumeSource': {
@@ -3418,7 +3418,7 @@ export const API_FIELD_FACTS: Record<string, Record<string, GeneratedFieldFacts>
   },
   'k8s.io.api.core.v1.ResourceQuotaSpec': {
     hard: {"number":1,"type":"k8s.io.apimachinery.pkg.api.resource.Quantity","keyType":"string","omitempty":true,"nilable":true},
-    scopes: {"number":2,"type":"string","repeated":true,"omitempty":true,"nilable":true,"listType":"atomic","enum":["BestEffort","CrossNamespacePodAffinity","NotBestEffort","NotTerminating","PriorityClass","Terminating","VolumeAttributesClass"]},
+    scopes: {"number":2,"type":"string","repeated":true,"omitempty":true,"nilable":true,"listType":"atomic","enum":["Terminating","NotTerminating","BestEffort","NotBestEffort","PriorityClass","CrossNamespacePodAffinity","VolumeAttributesClass"]},
     scopeSelector: {"number":3,"type":"k8s.io.api.core.v1.ScopeSelector","pointer":true,"omitempty":true,"nilable":true,"structType":"atomic"},
   },
   'k8s.io.api.core.v1.ResourceQuotaStatus': {
@@ -3468,12 +3468,12 @@ export const API_FIELD_FACTS: Record<string, Record<string, GeneratedFieldFacts>
     matchExpressions: {"number":1,"type":"k8s.io.api.core.v1.ScopedResourceSelectorRequirement","repeated":true,"omitempty":true,"nilable":true,"listType":"atomic"},
   },
   'k8s.io.api.core.v1.ScopedResourceSelectorRequirement': {
-    scopeName: {"number":1,"type":"string","required":true,"enum":["BestEffort","CrossNamespacePodAffinity","NotBestEffort","NotTerminating","PriorityClass","Terminating","VolumeAttributesClass"]},
-    operator: {"number":2,"type":"string","required":true,"enum":["DoesNotExist","Exists","In","NotIn"]},
+    scopeName: {"number":1,"type":"string","required":true,"enum":["Terminating","NotTerminating","BestEffort","NotBestEffort","PriorityClass","CrossNamespacePodAffinity","VolumeAttributesClass"]},
+    operator: {"number":2,"type":"string","required":true,"enum":["In","NotIn","Exists","DoesNotExist"]},
     values: {"number":3,"type":"string","repeated":true,"omitempty":true,"nilable":true,"listType":"atomic"},
   },
   'k8s.io.api.core.v1.SeccompProfile': {
-    type: {"number":1,"type":"string","required":true,"enum":["Localhost","RuntimeDefault","Unconfined"]},
+    type: {"number":1,"type":"string","required":true,"enum":["Unconfined","RuntimeDefault","Localhost"]},
     localhostProfile: {"number":2,"type":"string","pointer":true,"omitempty":true,"nilable":true},
   },
   'k8s.io.api.core.v1.Secret': {
@@ -3554,7 +3554,7 @@ export const API_FIELD_FACTS: Record<string, Record<string, GeneratedFieldFacts>
   },
   'k8s.io.api.core.v1.ServicePort': {
     name: {"number":1,"type":"string","omitempty":true},
-    protocol: {"number":2,"type":"string","omitempty":true,"enum":["SCTP","TCP","UDP"],"default":"TCP"},
+    protocol: {"number":2,"type":"string","omitempty":true,"enum":["TCP","UDP","SCTP"],"default":"TCP"},
     appProtocol: {"number":6,"type":"string","pointer":true,"omitempty":true,"nilable":true},
     port: {"number":3,"type":"int32","required":true},
     targetPort: {"number":4,"type":"k8s.io.apimachinery.pkg.util.intstr.IntOrString","omitempty":true},
@@ -3568,7 +3568,7 @@ export const API_FIELD_FACTS: Record<string, Record<string, GeneratedFieldFacts>
     selector: {"number":2,"type":"string","keyType":"string","omitempty":true,"nilable":true,"mapType":"atomic"},
     clusterIP: {"number":3,"type":"string","omitempty":true},
     clusterIPs: {"number":18,"type":"string","repeated":true,"omitempty":true,"nilable":true,"listType":"atomic"},
-    type: {"number":4,"type":"string","omitempty":true,"enum":["ClusterIP","ExternalName","LoadBalancer","NodePort"]},
+    type: {"number":4,"type":"string","omitempty":true,"enum":["ClusterIP","NodePort","LoadBalancer","ExternalName"]},
     externalIPs: {"number":5,"type":"string","repeated":true,"omitempty":true,"nilable":true,"listType":"atomic"},
     sessionAffinity: {"number":7,"type":"string","omitempty":true,"enum":["ClientIP","None"]},
     loadBalancerIP: {"number":8,"type":"string","omitempty":true},
@@ -3578,8 +3578,8 @@ export const API_FIELD_FACTS: Record<string, Record<string, GeneratedFieldFacts>
     healthCheckNodePort: {"number":12,"type":"int32","omitempty":true},
     publishNotReadyAddresses: {"number":13,"type":"bool","omitempty":true},
     sessionAffinityConfig: {"number":14,"type":"k8s.io.api.core.v1.SessionAffinityConfig","pointer":true,"omitempty":true,"nilable":true},
-    ipFamilies: {"number":19,"type":"string","repeated":true,"omitempty":true,"nilable":true,"listType":"atomic","enum":["","IPv4","IPv6"]},
-    ipFamilyPolicy: {"number":17,"type":"string","pointer":true,"omitempty":true,"nilable":true,"enum":["PreferDualStack","RequireDualStack","SingleStack"]},
+    ipFamilies: {"number":19,"type":"string","repeated":true,"omitempty":true,"nilable":true,"listType":"atomic","enum":["IPv4","IPv6",""]},
+    ipFamilyPolicy: {"number":17,"type":"string","pointer":true,"omitempty":true,"nilable":true,"enum":["SingleStack","PreferDualStack","RequireDualStack"]},
     allocateLoadBalancerNodePorts: {"number":20,"type":"bool","pointer":true,"omitempty":true,"nilable":true},
     loadBalancerClass: {"number":21,"type":"string","pointer":true,"omitempty":true,"nilable":true},
     internalTrafficPolicy: {"number":22,"type":"string","pointer":true,"omitempty":true,"nilable":true,"enum":["Cluster","Local"]},
@@ -3620,14 +3620,14 @@ export const API_FIELD_FACTS: Record<string, Record<string, GeneratedFieldFacts>
   'k8s.io.api.core.v1.Taint': {
     key: {"number":1,"type":"string","required":true},
     value: {"number":2,"type":"string","omitempty":true},
-    effect: {"number":3,"type":"string","required":true,"enum":["NoExecute","NoSchedule","PreferNoSchedule"]},
+    effect: {"number":3,"type":"string","required":true,"enum":["NoSchedule","PreferNoSchedule","NoExecute"]},
     timeAdded: {"number":4,"type":"k8s.io.apimachinery.pkg.apis.meta.v1.Time","pointer":true,"omitempty":true,"nilable":true},
   },
   'k8s.io.api.core.v1.Toleration': {
     key: {"number":1,"type":"string","omitempty":true},
-    operator: {"number":2,"type":"string","omitempty":true,"enum":["Equal","Exists"]},
+    operator: {"number":2,"type":"string","omitempty":true,"enum":["Exists","Equal"]},
     value: {"number":3,"type":"string","omitempty":true},
-    effect: {"number":4,"type":"string","omitempty":true,"enum":["NoExecute","NoSchedule","PreferNoSchedule"]},
+    effect: {"number":4,"type":"string","omitempty":true,"enum":["NoSchedule","PreferNoSchedule","NoExecute"]},
     tolerationSeconds: {"number":5,"type":"int64","pointer":true,"omitempty":true,"nilable":true},
   },
   'k8s.io.api.core.v1.TopologySelectorLabelRequirement': {
@@ -3643,8 +3643,8 @@ export const API_FIELD_FACTS: Record<string, Record<string, GeneratedFieldFacts>
     whenUnsatisfiable: {"number":3,"type":"string","required":true,"enum":["DoNotSchedule","ScheduleAnyway"]},
     labelSelector: {"number":4,"type":"k8s.io.apimachinery.pkg.apis.meta.v1.LabelSelector","pointer":true,"omitempty":true,"nilable":true,"structType":"atomic"},
     minDomains: {"number":5,"type":"int32","pointer":true,"omitempty":true,"nilable":true},
-    nodeAffinityPolicy: {"number":6,"type":"string","pointer":true,"omitempty":true,"nilable":true,"enum":["Honor","Ignore"]},
-    nodeTaintsPolicy: {"number":7,"type":"string","pointer":true,"omitempty":true,"nilable":true,"enum":["Honor","Ignore"]},
+    nodeAffinityPolicy: {"number":6,"type":"string","pointer":true,"omitempty":true,"nilable":true,"enum":["Ignore","Honor"]},
+    nodeTaintsPolicy: {"number":7,"type":"string","pointer":true,"omitempty":true,"nilable":true,"enum":["Ignore","Honor"]},
     matchLabelKeys: {"number":8,"type":"string","repeated":true,"omitempty":true,"nilable":true,"listType":"atomic"},
   },
   'k8s.io.api.core.v1.TypedLocalObjectReference': {
@@ -3672,7 +3672,7 @@ export const API_FIELD_FACTS: Record<string, Record<string, GeneratedFieldFacts>
     recursiveReadOnly: {"number":7,"type":"string","pointer":true,"omitempty":true,"nilable":true},
     mountPath: {"number":3,"type":"string","required":true},
     subPath: {"number":4,"type":"string","omitempty":true},
-    mountPropagation: {"number":5,"type":"string","pointer":true,"omitempty":true,"nilable":true,"enum":["Bidirectional","HostToContainer","None"]},
+    mountPropagation: {"number":5,"type":"string","pointer":true,"omitempty":true,"nilable":true,"enum":["None","HostToContainer","Bidirectional"]},
     subPathExpr: {"number":6,"type":"string","omitempty":true},
   },
   'k8s.io.api.core.v1.VolumeMountStatus': {
@@ -3765,13 +3765,13 @@ export const API_FIELD_FACTS: Record<string, Record<string, GeneratedFieldFacts>
   },
   'k8s.io.api.discovery.v1.EndpointPort': {
     name: {"number":1,"type":"string","pointer":true,"omitempty":true,"nilable":true},
-    protocol: {"number":2,"type":"string","pointer":true,"omitempty":true,"nilable":true,"enum":["SCTP","TCP","UDP"]},
+    protocol: {"number":2,"type":"string","pointer":true,"omitempty":true,"nilable":true,"enum":["TCP","UDP","SCTP"]},
     port: {"number":3,"type":"int32","pointer":true,"omitempty":true,"nilable":true},
     appProtocol: {"number":4,"type":"string","pointer":true,"omitempty":true,"nilable":true},
   },
   'k8s.io.api.discovery.v1.EndpointSlice': {
     metadata: {"number":1,"type":"k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta","omitempty":true},
-    addressType: {"number":4,"type":"string","required":true,"enum":["FQDN","IPv4","IPv6"]},
+    addressType: {"number":4,"type":"string","required":true,"enum":["IPv4","IPv6","FQDN"]},
     endpoints: {"number":2,"type":"k8s.io.api.discovery.v1.Endpoint","repeated":true,"nilable":true,"required":true,"listType":"atomic"},
     ports: {"number":3,"type":"k8s.io.api.discovery.v1.EndpointPort","repeated":true,"nilable":true,"listType":"atomic"},
   },
@@ -3805,7 +3805,7 @@ export const API_FIELD_FACTS: Record<string, Record<string, GeneratedFieldFacts>
   },
   'k8s.io.api.discovery.v1beta1.EndpointPort': {
     name: {"number":1,"type":"string","pointer":true,"omitempty":true,"nilable":true},
-    protocol: {"number":2,"type":"string","pointer":true,"omitempty":true,"nilable":true,"enum":["SCTP","TCP","UDP"]},
+    protocol: {"number":2,"type":"string","pointer":true,"omitempty":true,"nilable":true,"enum":["TCP","UDP","SCTP"]},
     port: {"number":3,"type":"int32","pointer":true,"omitempty":true,"nilable":true},
     appProtocol: {"number":4,"type":"string","pointer":true,"omitempty":true,"nilable":true},
   },
@@ -3999,7 +3999,7 @@ export const API_FIELD_FACTS: Record<string, Record<string, GeneratedFieldFacts>
   },
   'k8s.io.api.extensions.v1beta1.IngressPortStatus': {
     port: {"number":1,"type":"int32","required":true},
-    protocol: {"number":2,"type":"string","required":true,"enum":["SCTP","TCP","UDP"]},
+    protocol: {"number":2,"type":"string","required":true,"enum":["TCP","UDP","SCTP"]},
     error: {"number":3,"type":"string","pointer":true,"omitempty":true,"nilable":true},
   },
   'k8s.io.api.extensions.v1beta1.IngressRule': {
@@ -4044,7 +4044,7 @@ export const API_FIELD_FACTS: Record<string, Record<string, GeneratedFieldFacts>
     ipBlock: {"number":3,"type":"k8s.io.api.extensions.v1beta1.IPBlock","pointer":true,"omitempty":true,"nilable":true},
   },
   'k8s.io.api.extensions.v1beta1.NetworkPolicyPort': {
-    protocol: {"number":1,"type":"string","pointer":true,"omitempty":true,"nilable":true,"enum":["SCTP","TCP","UDP"]},
+    protocol: {"number":1,"type":"string","pointer":true,"omitempty":true,"nilable":true,"enum":["TCP","UDP","SCTP"]},
     port: {"number":2,"type":"k8s.io.apimachinery.pkg.util.intstr.IntOrString","pointer":true,"omitempty":true,"nilable":true},
     endPort: {"number":3,"type":"int32","pointer":true,"omitempty":true,"nilable":true},
   },
@@ -4553,7 +4553,7 @@ export const API_FIELD_FACTS: Record<string, Record<string, GeneratedFieldFacts>
   },
   'k8s.io.api.networking.v1.HTTPIngressPath': {
     path: {"number":1,"type":"string","omitempty":true},
-    pathType: {"number":3,"type":"string","pointer":true,"nilable":true,"required":true,"enum":["Exact","ImplementationSpecific","Prefix"]},
+    pathType: {"number":3,"type":"string","pointer":true,"nilable":true,"required":true,"enum":["Exact","Prefix","ImplementationSpecific"]},
     backend: {"number":2,"type":"k8s.io.api.networking.v1.IngressBackend","required":true},
   },
   'k8s.io.api.networking.v1.HTTPIngressRuleValue': {
@@ -4616,7 +4616,7 @@ export const API_FIELD_FACTS: Record<string, Record<string, GeneratedFieldFacts>
   },
   'k8s.io.api.networking.v1.IngressPortStatus': {
     port: {"number":1,"type":"int32","required":true},
-    protocol: {"number":2,"type":"string","required":true,"enum":["SCTP","TCP","UDP"]},
+    protocol: {"number":2,"type":"string","required":true,"enum":["TCP","UDP","SCTP"]},
     error: {"number":3,"type":"string","pointer":true,"omitempty":true,"nilable":true},
   },
   'k8s.io.api.networking.v1.IngressRule': {
@@ -4665,7 +4665,7 @@ export const API_FIELD_FACTS: Record<string, Record<string, GeneratedFieldFacts>
     ipBlock: {"number":3,"type":"k8s.io.api.networking.v1.IPBlock","pointer":true,"omitempty":true,"nilable":true},
   },
   'k8s.io.api.networking.v1.NetworkPolicyPort': {
-    protocol: {"number":1,"type":"string","pointer":true,"omitempty":true,"nilable":true,"enum":["SCTP","TCP","UDP"]},
+    protocol: {"number":1,"type":"string","pointer":true,"omitempty":true,"nilable":true,"enum":["TCP","UDP","SCTP"]},
     port: {"number":2,"type":"k8s.io.apimachinery.pkg.util.intstr.IntOrString","pointer":true,"omitempty":true,"nilable":true},
     endPort: {"number":3,"type":"int32","pointer":true,"omitempty":true,"nilable":true},
   },
@@ -4673,7 +4673,7 @@ export const API_FIELD_FACTS: Record<string, Record<string, GeneratedFieldFacts>
     podSelector: {"number":1,"type":"k8s.io.apimachinery.pkg.apis.meta.v1.LabelSelector","structType":"atomic"},
     ingress: {"number":2,"type":"k8s.io.api.networking.v1.NetworkPolicyIngressRule","repeated":true,"omitempty":true,"nilable":true,"listType":"atomic"},
     egress: {"number":3,"type":"k8s.io.api.networking.v1.NetworkPolicyEgressRule","repeated":true,"omitempty":true,"nilable":true,"listType":"atomic"},
-    policyTypes: {"number":4,"type":"string","repeated":true,"omitempty":true,"nilable":true,"listType":"atomic","enum":["Egress","Ingress"]},
+    policyTypes: {"number":4,"type":"string","repeated":true,"omitempty":true,"nilable":true,"listType":"atomic","enum":["Ingress","Egress"]},
   },
   'k8s.io.api.networking.v1.ParentReference': {
     group: {"number":1,"type":"string","omitempty":true},
@@ -4762,7 +4762,7 @@ export const API_FIELD_FACTS: Record<string, Record<string, GeneratedFieldFacts>
   },
   'k8s.io.api.networking.v1beta1.IngressPortStatus': {
     port: {"number":1,"type":"int32","required":true},
-    protocol: {"number":2,"type":"string","required":true,"enum":["SCTP","TCP","UDP"]},
+    protocol: {"number":2,"type":"string","required":true,"enum":["TCP","UDP","SCTP"]},
     error: {"number":3,"type":"string","pointer":true,"omitempty":true,"nilable":true},
   },
   'k8s.io.api.networking.v1beta1.IngressRule': {
@@ -4877,7 +4877,7 @@ export const API_FIELD_FACTS: Record<string, Record<string, GeneratedFieldFacts>
     minAvailable: {"number":1,"type":"k8s.io.apimachinery.pkg.util.intstr.IntOrString","pointer":true,"omitempty":true,"nilable":true},
     selector: {"number":2,"type":"k8s.io.apimachinery.pkg.apis.meta.v1.LabelSelector","pointer":true,"omitempty":true,"nilable":true,"patchStrategy":"replace","structType":"atomic"},
     maxUnavailable: {"number":3,"type":"k8s.io.apimachinery.pkg.util.intstr.IntOrString","pointer":true,"omitempty":true,"nilable":true},
-    unhealthyPodEvictionPolicy: {"number":4,"type":"string","pointer":true,"omitempty":true,"nilable":true,"enum":["AlwaysAllow","IfHealthyBudget"]},
+    unhealthyPodEvictionPolicy: {"number":4,"type":"string","pointer":true,"omitempty":true,"nilable":true,"enum":["IfHealthyBudget","AlwaysAllow"]},
   },
   'k8s.io.api.policy.v1.PodDisruptionBudgetStatus': {
     observedGeneration: {"number":1,"type":"int64","omitempty":true},
@@ -4905,7 +4905,7 @@ export const API_FIELD_FACTS: Record<string, Record<string, GeneratedFieldFacts>
     minAvailable: {"number":1,"type":"k8s.io.apimachinery.pkg.util.intstr.IntOrString","pointer":true,"omitempty":true,"nilable":true},
     selector: {"number":2,"type":"k8s.io.apimachinery.pkg.apis.meta.v1.LabelSelector","pointer":true,"omitempty":true,"nilable":true,"structType":"atomic"},
     maxUnavailable: {"number":3,"type":"k8s.io.apimachinery.pkg.util.intstr.IntOrString","pointer":true,"omitempty":true,"nilable":true},
-    unhealthyPodEvictionPolicy: {"number":4,"type":"string","pointer":true,"omitempty":true,"nilable":true,"enum":["AlwaysAllow","IfHealthyBudget"]},
+    unhealthyPodEvictionPolicy: {"number":4,"type":"string","pointer":true,"omitempty":true,"nilable":true,"enum":["IfHealthyBudget","AlwaysAllow"]},
   },
   'k8s.io.api.policy.v1beta1.PodDisruptionBudgetStatus': {
     observedGeneration: {"number":1,"type":"int64","omitempty":true},
@@ -5223,14 +5223,14 @@ export const API_FIELD_FACTS: Record<string, Record<string, GeneratedFieldFacts>
   'k8s.io.api.resource.v1.DeviceTaint': {
     key: {"number":1,"type":"string","required":true},
     value: {"number":2,"type":"string","omitempty":true},
-    effect: {"number":3,"type":"string","required":true,"enum":["NoExecute","NoSchedule"]},
+    effect: {"number":3,"type":"string","required":true,"enum":["NoSchedule","NoExecute"]},
     timeAdded: {"number":4,"type":"k8s.io.apimachinery.pkg.apis.meta.v1.Time","pointer":true,"omitempty":true,"nilable":true},
   },
   'k8s.io.api.resource.v1.DeviceToleration': {
     key: {"number":1,"type":"string","omitempty":true},
-    operator: {"number":2,"type":"string","omitempty":true,"enum":["Equal","Exists"],"default":"Equal"},
+    operator: {"number":2,"type":"string","omitempty":true,"enum":["Exists","Equal"],"default":"Equal"},
     value: {"number":3,"type":"string","omitempty":true},
-    effect: {"number":4,"type":"string","omitempty":true,"enum":["NoExecute","NoSchedule"]},
+    effect: {"number":4,"type":"string","omitempty":true,"enum":["NoSchedule","NoExecute"]},
     tolerationSeconds: {"number":5,"type":"int64","pointer":true,"omitempty":true,"nilable":true},
   },
   'k8s.io.api.resource.v1.ExactDeviceRequest': {
@@ -5318,7 +5318,7 @@ export const API_FIELD_FACTS: Record<string, Record<string, GeneratedFieldFacts>
   'k8s.io.api.resource.v1alpha3.DeviceTaint': {
     key: {"number":1,"type":"string","required":true},
     value: {"number":2,"type":"string","omitempty":true},
-    effect: {"number":3,"type":"string","required":true,"enum":["NoExecute","NoSchedule"]},
+    effect: {"number":3,"type":"string","required":true,"enum":["NoSchedule","NoExecute"]},
     timeAdded: {"number":4,"type":"k8s.io.apimachinery.pkg.apis.meta.v1.Time","pointer":true,"omitempty":true,"nilable":true},
   },
   'k8s.io.api.resource.v1alpha3.DeviceTaintRule': {
@@ -5488,14 +5488,14 @@ export const API_FIELD_FACTS: Record<string, Record<string, GeneratedFieldFacts>
   'k8s.io.api.resource.v1beta1.DeviceTaint': {
     key: {"number":1,"type":"string","required":true},
     value: {"number":2,"type":"string","omitempty":true},
-    effect: {"number":3,"type":"string","required":true,"enum":["NoExecute","NoSchedule"]},
+    effect: {"number":3,"type":"string","required":true,"enum":["NoSchedule","NoExecute"]},
     timeAdded: {"number":4,"type":"k8s.io.apimachinery.pkg.apis.meta.v1.Time","pointer":true,"omitempty":true,"nilable":true},
   },
   'k8s.io.api.resource.v1beta1.DeviceToleration': {
     key: {"number":1,"type":"string","omitempty":true},
-    operator: {"number":2,"type":"string","omitempty":true,"enum":["Equal","Exists"],"default":"Equal"},
+    operator: {"number":2,"type":"string","omitempty":true,"enum":["Exists","Equal"],"default":"Equal"},
     value: {"number":3,"type":"string","omitempty":true},
-    effect: {"number":4,"type":"string","omitempty":true,"enum":["NoExecute","NoSchedule"]},
+    effect: {"number":4,"type":"string","omitempty":true,"enum":["NoSchedule","NoExecute"]},
     tolerationSeconds: {"number":5,"type":"int64","pointer":true,"omitempty":true,"nilable":true},
   },
   'k8s.io.api.resource.v1beta1.NetworkDeviceData': {
@@ -5704,14 +5704,14 @@ export const API_FIELD_FACTS: Record<string, Record<string, GeneratedFieldFacts>
   'k8s.io.api.resource.v1beta2.DeviceTaint': {
     key: {"number":1,"type":"string","required":true},
     value: {"number":2,"type":"string","omitempty":true},
-    effect: {"number":3,"type":"string","required":true,"enum":["NoExecute","NoSchedule"]},
+    effect: {"number":3,"type":"string","required":true,"enum":["NoSchedule","NoExecute"]},
     timeAdded: {"number":4,"type":"k8s.io.apimachinery.pkg.apis.meta.v1.Time","pointer":true,"omitempty":true,"nilable":true},
   },
   'k8s.io.api.resource.v1beta2.DeviceToleration': {
     key: {"number":1,"type":"string","omitempty":true},
-    operator: {"number":2,"type":"string","omitempty":true,"enum":["Equal","Exists"],"default":"Equal"},
+    operator: {"number":2,"type":"string","omitempty":true,"enum":["Exists","Equal"],"default":"Equal"},
     value: {"number":3,"type":"string","omitempty":true},
-    effect: {"number":4,"type":"string","omitempty":true,"enum":["NoExecute","NoSchedule"]},
+    effect: {"number":4,"type":"string","omitempty":true,"enum":["NoSchedule","NoExecute"]},
     tolerationSeconds: {"number":5,"type":"int64","pointer":true,"omitempty":true,"nilable":true},
   },
   'k8s.io.api.resource.v1beta2.ExactDeviceRequest': {
@@ -5795,7 +5795,7 @@ export const API_FIELD_FACTS: Record<string, Record<string, GeneratedFieldFacts>
     value: {"number":2,"type":"int32","required":true},
     globalDefault: {"number":3,"type":"bool","omitempty":true},
     description: {"number":4,"type":"string","omitempty":true},
-    preemptionPolicy: {"number":5,"type":"string","pointer":true,"omitempty":true,"nilable":true,"enum":["Never","PreemptLowerPriority"]},
+    preemptionPolicy: {"number":5,"type":"string","pointer":true,"omitempty":true,"nilable":true,"enum":["PreemptLowerPriority","Never"]},
   },
   'k8s.io.api.scheduling.v1.PriorityClassList': {
     metadata: {"number":1,"type":"k8s.io.apimachinery.pkg.apis.meta.v1.ListMeta","omitempty":true},
@@ -5806,7 +5806,7 @@ export const API_FIELD_FACTS: Record<string, Record<string, GeneratedFieldFacts>
     value: {"number":2,"type":"int32","required":true},
     globalDefault: {"number":3,"type":"bool","omitempty":true},
     description: {"number":4,"type":"string","omitempty":true},
-    preemptionPolicy: {"number":5,"type":"string","pointer":true,"omitempty":true,"nilable":true,"enum":["Never","PreemptLowerPriority"]},
+    preemptionPolicy: {"number":5,"type":"string","pointer":true,"omitempty":true,"nilable":true,"enum":["PreemptLowerPriority","Never"]},
   },
   'k8s.io.api.scheduling.v1alpha1.PriorityClassList': {
     metadata: {"number":1,"type":"k8s.io.apimachinery.pkg.apis.meta.v1.ListMeta","omitempty":true},
@@ -5817,7 +5817,7 @@ export const API_FIELD_FACTS: Record<string, Record<string, GeneratedFieldFacts>
     value: {"number":2,"type":"int32","required":true},
     globalDefault: {"number":3,"type":"bool","omitempty":true},
     description: {"number":4,"type":"string","omitempty":true},
-    preemptionPolicy: {"number":5,"type":"string","pointer":true,"omitempty":true,"nilable":true,"enum":["Never","PreemptLowerPriority"]},
+    preemptionPolicy: {"number":5,"type":"string","pointer":true,"omitempty":true,"nilable":true,"enum":["PreemptLowerPriority","Never"]},
   },
   'k8s.io.api.scheduling.v1beta1.PriorityClassList': {
     metadata: {"number":1,"type":"k8s.io.apimachinery.pkg.apis.meta.v1.ListMeta","omitempty":true},
@@ -5874,7 +5874,7 @@ export const API_FIELD_FACTS: Record<string, Record<string, GeneratedFieldFacts>
     metadata: {"number":1,"type":"k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta","omitempty":true},
     provisioner: {"number":2,"type":"string","required":true},
     parameters: {"number":3,"type":"string","keyType":"string","omitempty":true,"nilable":true},
-    reclaimPolicy: {"number":4,"type":"string","pointer":true,"omitempty":true,"nilable":true,"enum":["Delete","Recycle","Retain"]},
+    reclaimPolicy: {"number":4,"type":"string","pointer":true,"omitempty":true,"nilable":true,"enum":["Recycle","Delete","Retain"]},
     mountOptions: {"number":5,"type":"string","repeated":true,"omitempty":true,"nilable":true,"listType":"atomic"},
     allowVolumeExpansion: {"number":6,"type":"bool","pointer":true,"omitempty":true,"nilable":true},
     volumeBindingMode: {"number":7,"type":"string","pointer":true,"omitempty":true,"nilable":true,"enum":["Immediate","WaitForFirstConsumer"]},
@@ -6029,7 +6029,7 @@ export const API_FIELD_FACTS: Record<string, Record<string, GeneratedFieldFacts>
     metadata: {"number":1,"type":"k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta","omitempty":true},
     provisioner: {"number":2,"type":"string","required":true},
     parameters: {"number":3,"type":"string","keyType":"string","omitempty":true,"nilable":true},
-    reclaimPolicy: {"number":4,"type":"string","pointer":true,"omitempty":true,"nilable":true,"enum":["Delete","Recycle","Retain"]},
+    reclaimPolicy: {"number":4,"type":"string","pointer":true,"omitempty":true,"nilable":true,"enum":["Recycle","Delete","Retain"]},
     mountOptions: {"number":5,"type":"string","repeated":true,"omitempty":true,"nilable":true,"listType":"atomic"},
     allowVolumeExpansion: {"number":6,"type":"bool","pointer":true,"omitempty":true,"nilable":true},
     volumeBindingMode: {"number":7,"type":"string","pointer":true,"omitempty":true,"nilable":true},

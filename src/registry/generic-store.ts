@@ -4,6 +4,7 @@ import { badRequest, conflict, invalid, isStatusError, notFound, OPTIMISTIC_LOCK
 import { field, type FieldErrorList } from '../api/field-errors';
 import { kindSchema, type ObjectNode } from '../schema/typed-schema';
 import { validateAgainstSchema } from '../schema/validator';
+import { withGoZerosOfKind } from '../schema/go-zeros';
 import { validateObjectMeta, validateObjectMetaUpdate } from '../api/meta-validation';
 import { nameIsPathSegment } from '../api/name-validation';
 import type { KubeList, KubeObject, Status } from '../api/types';
@@ -266,6 +267,8 @@ export class GenericStore {
   /** BeforeUpdate: keeps what no update may change, then runs the kind's hooks in order. */
   private prepareUpdate(namespace: string, requested: KubeObject, prev: KubeObject, subresource: '' | Subresource): KubeObject {
     const next = subresource ? applySubresource(requested, prev, this.def, subresource) : requested;
+    // The stored object carries Go's zero values; so must the new one, or leaving one out would count as a change.
+    withGoZerosOfKind(apiVersionOfDefinition(this.def), this.def.kind, next);
     const meta = next.metadata;
     if (this.def.namespaced) {
       if (!meta.namespace) meta.namespace = namespace;
