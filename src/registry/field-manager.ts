@@ -1,3 +1,4 @@
+import { jsonEqual } from '../api/deep-equal';
 import { StatusError } from '../api/errors';
 import { goJsonMarshal } from '../api/go-json';
 import { apiVersionOf, type KubeObject, type ManagedFieldsEntry, type StatusCause } from '../api/types';
@@ -47,6 +48,28 @@ function lastAppliedOf(config: KubeObject): string {
   if (annotations) delete annotations[LAST_APPLIED];
   // runtime.Encode with the unstructured JSON scheme: encoding/json's Encoder, so newline-terminated.
   return `${goJsonMarshal(copy)}\n`;
+}
+
+function withoutManagedFields(meta: KubeObject['metadata']): KubeObject['metadata'] {
+  const { managedFields: _managed, ...rest } = meta;
+  return rest;
+}
+
+function withoutTimes(entries: ManagedFieldsEntry[]): ManagedFieldsEntry[] {
+  return entries.map(({ time: _time, ...rest }) => rest);
+}
+
+/**
+ * IgnoreManagedFieldsTimestampsTransformer: an update whose object differs from the stored one only
+ * in managedFields' times keeps the stored times, so it writes nothing (an unchanged re-apply).
+ */
+export function keepTimesOfNoOp(next: KubeObject, prev: KubeObject): void {
+  const now = next.metadata.managedFields;
+  const before = prev.metadata.managedFields;
+  if (!now || !before || now.length !== before.length || !jsonEqual(withoutTimes(now), withoutTimes(before))) return;
+  const { managedFields: _n, resourceVersion: _nrv, ...nextMeta } = next.metadata;
+  const { managedFields: _p, resourceVersion: _prv, ...prevMeta } = prev.metadata;
+  if (jsonEqual({ ...next, metadata: nextMeta }, { ...prev, metadata: prevMeta })) next.metadata.managedFields = before;
 }
 
 function pathOf(parts: string[]): FieldPath {
@@ -206,7 +229,9 @@ export class FieldManager {
       const dropped = [...own.set.difference(applied).paths].filter((p) => !others.some((o) => o.set.touches(p)) && !applied.touches(p));
       removePaths(merged, dropped, this.schema);
     }
-    const cmp = compare(live ?? this.emptyObject(), merged, this.schema);
+    // managedFields are the field manager's own record, not a field anyone applies.
+    const before = live ? { ...live, metadata: withoutManagedFields(live.metadata) } : this.emptyObject();
+    const cmp = compare(before, merged, this.schema);
     const changed = this.tracked(cmp.added.union(cmp.modified), subresource);
     const conflicts = others.flatMap((e) => [...e.set.intersection(changed).paths].map((path) => ({ entry: e, path })));
     if (conflicts.length > 0 && !force) {
@@ -227,22 +252,26 @@ export class FieldManager {
   }
 
   /**
-   * lastAppliedManager: a manager named kubectl… may take, without conflict, the fields its
+   * lastAppliedManager: the manager kubectl may take, without conflict, the fields its
    * client-side apply last applied that still hold the applied values (the last-applied
    * annotation's field set less what changed since); the conflicts left are reported.
    */
   private notFromClientSideApply<C extends { path: FieldPath }>(live: KubeObject | null, manager: string, conflicts: C[]): C[] {
     const text = live?.metadata.annotations?.[LAST_APPLIED];
-    if (!manager.startsWith(KUBECTL) || !text) return conflicts;
+    if (manager !== KUBECTL || !text) return conflicts;
     let lastApplied: KubeObject;
     try {
       lastApplied = JSON.parse(text) as KubeObject;
     } catch {
       return conflicts;
     }
-    if (typeof lastApplied !== 'object' || lastApplied === null) return conflicts;
-    const sinceApplied = compare(lastApplied, live!, this.schema).modified;
-    const allowed = fieldSetOf(lastApplied, this.schema).difference(sinceApplied);
+    if (typeof lastApplied !== 'object' || lastApplied === null || lastApplied.apiVersion !== apiVersionOfDefinition(this.def)) return conflicts;
+    // Fields that differ between the annotation and the live object, either way, were not kubectl's.
+    // The annotation is compared as the server stored it: defaulted (a fieldRef's apiVersion v1).
+    const stored = structuredClone(lastApplied);
+    this.def.strategy.applyDefaults(stored);
+    const since = compare(withGoZerosOfKind(apiVersionOfDefinition(this.def), this.def.kind, stored), live!, this.schema);
+    const allowed = fieldSetOf(lastApplied, this.schema).difference(since.modified).difference(since.added).difference(since.removed);
     return conflicts.filter((c) => !allowed.has(c.path));
   }
 }

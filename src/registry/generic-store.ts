@@ -14,7 +14,7 @@ import { isStorageError } from '../storage/storage-error';
 import type { WatchChannel } from '../storage/watch-channel';
 import { finalizersForDeletion, type PropagationOptions } from './deletion-finalizers';
 import { apiVersionOfDefinition, groupResource, storageApiVersionOf, type ResourceDefinition, type ServedKind } from './resource-definition';
-import { FieldManager } from './field-manager';
+import { FieldManager, keepTimesOfNoOp } from './field-manager';
 import { inWireOrder } from './object-order';
 import { interpretStorageError } from './storage-errors';
 import { specOf, type Strategy } from './strategy';
@@ -252,8 +252,15 @@ export class GenericStore {
     const generated = !obj.metadata.name && !!obj.metadata.generateName;
     for (let attempt = 1; ; attempt++) {
       if (generated) obj.metadata.name = generateName(obj.metadata.generateName!);
+      // kube-apiserver records a create's fields as decoded (defaulted), before the strategy adds what it generates (a Job's selector).
+      const requested = opts.fieldManager && this.fields ? structuredClone(obj) : null;
+      if (requested) this.def.strategy.applyDefaults(requested);
       this.prepareCreate(namespace, obj);
-      if (opts.fieldManager) this.fields?.update(null, obj, opts.fieldManager, '');
+      if (requested) {
+        this.fields!.update(null, requested, opts.fieldManager!, '');
+        if (requested.metadata.managedFields) obj.metadata.managedFields = requested.metadata.managedFields;
+        else delete obj.metadata.managedFields;
+      }
       const name = obj.metadata.name!;
       try {
         return this.asServed(await this.storage.create(this.key(namespace, name), this.canonical(obj), { dryRun: opts.dryRun }));
@@ -382,6 +389,7 @@ export class GenericStore {
           }
           const updated = this.prepareUpdate(namespace, next, current, req.subresource);
           if (manager) this.fields?.update(current, updated, manager, req.subresource);
+          keepTimesOfNoOp(updated, current);
           emptiedFinalizers = shouldDeleteDuringUpdate(current, this.finalizing(updated));
           return this.canonical(updated);
         },
