@@ -55,8 +55,10 @@ function withoutManagedFields(meta: KubeObject['metadata']): KubeObject['metadat
   return rest;
 }
 
+/** The entries without their times, in an order that does not depend on them. */
 function withoutTimes(entries: ManagedFieldsEntry[]): ManagedFieldsEntry[] {
-  return entries.map(({ time: _time, ...rest }) => rest);
+  const key = (e: ManagedFieldsEntry): string => `${e.manager ?? ''}\0${e.operation ?? ''}\0${e.subresource ?? ''}`;
+  return entries.map(({ time: _time, ...rest }) => rest).sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
 }
 
 /**
