@@ -3,7 +3,7 @@ SHELL := /bin/bash
 ARGS ?=
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: run test build install deps etcd bench typecheck clean
+.PHONY: run test build install deps etcd python-client bench typecheck clean
 
 run: build
 	node dist/main.js $(ARGS)
@@ -18,7 +18,7 @@ bench: build
 build: install
 	npm run build
 
-install: deps etcd
+install: deps etcd python-client
 
 deps: node_modules/.package-lock.json
 
@@ -34,6 +34,13 @@ etcd:
 		$(SUDO) systemctl disable --now etcd >/dev/null 2>&1 || true; \
 	}
 	@command -v etcd >/dev/null
+
+# Debian's python3-kubernetes: the official Python client, which test/e2e/python-client.test.ts drives.
+python-client:
+	@/usr/bin/python3 -c 'import kubernetes' >/dev/null 2>&1 || { \
+		echo "installing Debian's python3-kubernetes"; \
+		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends python3-kubernetes >/dev/null; \
+	}
 
 typecheck: install
 	npm run typecheck
