@@ -251,7 +251,6 @@ function main(): void {
     protoFile: string;
     goPackage: GoPackage;
     messages: Type[];
-    imports: string[];
   }
   const protoPackages: ProtoPackage[] = [];
   const goPackages = new Map<string, GoPackage>();
@@ -266,7 +265,7 @@ function main(): void {
       const parsed = parse(src.read(f), { keepCase: true });
       const ns = parsed.root.lookup(parsed.package!) as Namespace;
       const messages = ns.nestedArray.filter((n): n is Type => 'fieldsArray' in n);
-      protoPackages.push({ protoFile: `${src.module}/${dir}/generated.proto`, goPackage, messages, imports: parsed.imports ?? [] });
+      protoPackages.push({ protoFile: `${src.module}/${dir}/generated.proto`, goPackage, messages });
       if (ns.nestedArray.some((n) => 'values' in n && !('fieldsArray' in n))) throw new Error(`${f}: proto enums are not expected`);
     }
   }
@@ -329,7 +328,7 @@ function main(): void {
       ];
       for (const { g, f } of ordered) {
         seen.add(f.name);
-        const typeName = SCALAR_PROTO.has(f.type) ? f.type : qualify(f.type, pkgName, p.imports);
+        const typeName = SCALAR_PROTO.has(f.type) ? f.type : qualify(f.type, pkgName);
         if (nonStruct.has(typeName)) {
           leftOut.push(`${full}.${f.name}`);
           continue;
@@ -387,7 +386,8 @@ function main(): void {
   console.log(`${Object.keys(facts).length} messages from ${protoPackages.length} packages; ${leftOut.length} fields left out: ${leftOut.join(', ')}`);
 }
 
-function qualify(type: string, pkg: string, _imports: string[]): string {
+/** A message type as the proto file names it (`.pkg.Name`, `pkg.Name` or `Name`) -> its full name. */
+function qualify(type: string, pkg: string): string {
   if (type.startsWith('.')) return type.slice(1);
   if (type.includes('.')) return type;
   return `${pkg}.${type}`;
