@@ -1,7 +1,7 @@
 /**
  * Generates kapi's API facts from one pinned Kubernetes release, offline:
  *
- *   npm run gen:api-facts -- --api <k8s.io/api> --apimachinery <k8s.io/apimachinery> --tag v0.34.10
+ *   npm run gen:api-facts -- --api <k8s.io/api> --apimachinery <k8s.io/apimachinery> [--tag v0.34.10]
  *
  * Each source is either a bare git directory (as the kubernetes/api and kubernetes/apimachinery
  * repositories are cloned or mirrored; files are read at the tag with `git show`) or a tree
@@ -14,12 +14,15 @@
  *   src/generated/api-facts.ts   the facts, keyed by proto message and JSON field name
  *   proto/k8s.io/**\/generated.proto   the wire schema kapi loads, rebuilt from those facts
  *
- * Upgrading to another release: change --tag, run this, review the diff.
+ * Upgrading to another release: change PINNED_TAG, run this, review the diff.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse, type MapField, type Namespace, type Type } from 'protobufjs';
+
+/** The release kapi's API facts come from: a tag of k8s.io/api and k8s.io/apimachinery (v0.X.Y is Kubernetes v1.X.Y). */
+const PINNED_TAG = 'v0.34.10';
 
 interface Source {
   /** Go module path: k8s.io/api or k8s.io/apimachinery. */
@@ -236,12 +239,12 @@ function main(): void {
   const args = new Map<string, string>();
   const argv = process.argv.slice(2);
   for (let i = 0; i < argv.length; i += 2) args.set(argv[i].replace(/^--/, ''), argv[i + 1]);
-  const tag = args.get('tag');
+  const tag = args.get('tag') ?? PINNED_TAG;
   const apiDir = args.get('api');
   const machineryDir = args.get('apimachinery');
   const root = path.resolve(args.get('out') ?? path.join(__dirname, '..'));
   if (!tag || !apiDir || !machineryDir) {
-    console.error('usage: gen-api-facts --api <dir|git-dir> --apimachinery <dir|git-dir> --tag v0.X.Y [--out <repo root>]');
+    console.error(`usage: gen-api-facts --api <dir|git-dir> --apimachinery <dir|git-dir> [--tag ${PINNED_TAG}] [--out <repo root>]`);
     process.exit(2);
   }
   const sources = [source('k8s.io/api', apiDir, tag), source('k8s.io/apimachinery', machineryDir, tag)];
