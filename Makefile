@@ -46,7 +46,7 @@ bench: build
 build: install
 	npm run build
 
-install: deps etcd
+install: deps etcd python-client
 
 deps: node_modules/.package-lock.json
 
@@ -63,9 +63,9 @@ etcd:
 	}
 	@command -v etcd >/dev/null
 
-# Debian's python3-kubernetes, for the end-to-end test of the Python client (Debian's python3 reads it).
+# Debian's python3-kubernetes: the official Python client, which test/e2e/python-client.test.ts drives.
 python-client:
-	@/usr/bin/python3 -c 'import kubernetes' 2>/dev/null || { \
+	@/usr/bin/python3 -c 'import kubernetes' >/dev/null 2>&1 || { \
 		echo "installing Debian's python3-kubernetes"; \
 		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends python3-kubernetes >/dev/null; \
 	}

@@ -4,6 +4,7 @@ import { badRequest, conflict, invalid, isStatusError, notFound, OPTIMISTIC_LOCK
 import { field, type FieldErrorList } from '../api/field-errors';
 import { kindSchema, type ObjectNode } from '../schema/typed-schema';
 import { validateAgainstSchema } from '../schema/validator';
+import { withGoZerosOfKind } from '../schema/go-zeros';
 import { validateObjectMeta, validateObjectMetaUpdate } from '../api/meta-validation';
 import { nameIsPathSegment } from '../api/name-validation';
 import type { GroupVersionKind, KubeList, KubeObject, Status } from '../api/types';
@@ -15,7 +16,7 @@ import { finalizersForDeletion, type PropagationOptions } from './deletion-final
 import { beforeDelete, markAsDeleting, setFinalizers, shouldDeleteDuringUpdate, type GracefulDeleteOptions } from './graceful-deletion';
 import { nowTimestamp } from './time';
 import { apiVersionOfDefinition, groupResource, storageApiVersionOf, type ResourceDefinition, type ServedKind } from './resource-definition';
-import { FieldManager } from './field-manager';
+import { FieldManager, keepTimesOfNoOp } from './field-manager';
 import { inWireOrder } from './object-order';
 import { interpretStorageError } from './storage-errors';
 import { specOf, type Strategy } from './strategy';
@@ -288,8 +289,15 @@ export class GenericStore {
     const generated = !obj.metadata.name && !!obj.metadata.generateName;
     for (let attempt = 1; ; attempt++) {
       if (generated) obj.metadata.name = generateName(obj.metadata.generateName!);
+      // kube-apiserver records a create's fields as decoded (defaulted), before the strategy adds what it generates (a Job's selector).
+      const requested = opts.fieldManager && this.fields ? structuredClone(obj) : null;
+      if (requested) this.def.strategy.applyDefaults(requested);
       this.prepareCreate(namespace, obj);
-      if (opts.fieldManager) this.fields?.update(null, obj, opts.fieldManager, '');
+      if (requested) {
+        this.fields!.update(null, requested, opts.fieldManager!, '');
+        if (requested.metadata.managedFields) obj.metadata.managedFields = requested.metadata.managedFields;
+        else delete obj.metadata.managedFields;
+      }
       await this.admit('validate', ctx, opts, 'CREATE', obj, undefined);
       const name = obj.metadata.name!;
       ensureActive(ctx);
@@ -318,6 +326,8 @@ export class GenericStore {
   /** BeforeUpdate: keeps what no update may change, then runs the kind's hooks in order. */
   private prepareUpdate(namespace: string, requested: KubeObject, prev: KubeObject, subresource: '' | Subresource): KubeObject {
     const next = subresource ? applySubresource(requested, prev, this.def, subresource) : requested;
+    // The stored object carries Go's zero values; so must the new one, or leaving one out would count as a change.
+    withGoZerosOfKind(apiVersionOfDefinition(this.def), this.def.kind, next);
     const meta = next.metadata;
     if (this.def.namespaced) {
       if (!meta.namespace) meta.namespace = namespace;
@@ -445,6 +455,7 @@ export class GenericStore {
           }
           const updated = this.prepareUpdate(namespace, next, current, subresource);
           if (manager) this.fields?.update(current, updated, manager, subresource);
+          keepTimesOfNoOp(updated, current);
           await this.admit('validate', ctx, req, 'UPDATE', shown(updated), shown(current));
           emptiedFinalizers = shouldDeleteDuringUpdate(current, this.finalizing(updated));
           ensureActive(ctx);
