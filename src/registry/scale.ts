@@ -26,6 +26,8 @@ export interface ScaleFacts {
    * string itself there. Empty when the kind has none.
    */
   labelSelectorPath: string[];
+  /** The selector is a plain label set (ReplicationController's spec.selector), shown as labels.SelectorFromSet does. */
+  selectorIsLabelSet?: boolean;
 }
 
 /** Replicas are int32 in Go: absent reads as 0. */
@@ -57,7 +59,8 @@ function scaleOf(obj: KubeObject, facts: ScaleFacts): KubeObject {
   const { name, namespace, uid, resourceVersion, creationTimestamp } = obj.metadata;
   const metadata: ObjectMeta = { name, namespace, uid, resourceVersion, creationTimestamp };
   for (const k of Object.keys(metadata) as (keyof ObjectMeta)[]) if (metadata[k] === undefined) delete metadata[k];
-  const selector = facts.labelSelectorPath.length > 0 ? getPath(obj, facts.labelSelectorPath) : undefined;
+  const found = facts.labelSelectorPath.length > 0 ? getPath(obj, facts.labelSelectorPath) : undefined;
+  const selector = facts.selectorIsLabelSet && isPlainObject(found) ? { matchLabels: found } : found;
   const selectorString = typeof selector === 'string' ? selector : labelSelectorString(isPlainObject(selector) ? (selector as LabelSelectorStruct) : undefined);
   const desired = replicasAt(obj, facts.specReplicasPath);
   return {

@@ -25,6 +25,7 @@ import { pods } from './pods';
 import { priorityclasses } from './priorityclasses';
 import { clusterrolebindings, clusterroles, rolebindings, roles } from './rbac';
 import { replicasets } from './replicasets';
+import { replicationcontrollers } from './replicationcontrollers';
 import { secrets } from './secrets';
 import { selfsubjectreviews } from './selfsubjectreviews';
 import { selfsubjectrulesreviews } from './selfsubjectrulesreviews';
@@ -49,6 +50,7 @@ export const BUILT_IN_RESOURCES: ResourceDefinition[] = [
   endpoints,
   persistentvolumeclaims,
   persistentvolumes,
+  replicationcontrollers,
   deployments,
   replicasets,
   statefulsets,
