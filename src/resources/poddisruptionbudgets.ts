@@ -6,7 +6,7 @@ import { strategy } from '../registry/strategy';
 import { AGE_COLUMN, NAME_COLUMN } from '../registry/table';
 import { validatePodDisruptionBudgetStatusUpdate } from './status-validation';
 
-/** policy/v1 PodDisruptionBudget: stored and validated as kube-apiserver does; no eviction API consults it. */
+/** policy/v1 PodDisruptionBudget: stored and validated as kube-apiserver does; pods/eviction (pod-eviction.ts) spends it. */
 
 type Obj = Record<string, unknown>;
 

@@ -5,6 +5,7 @@ import { defineResource } from '../registry/resource-definition';
 import { strategy } from '../registry/strategy';
 import { age, AGE_COLUMN, NAME_COLUMN } from '../registry/table';
 import { podBinding } from './pod-binding';
+import { podEviction } from './pod-eviction';
 import { defaultPod, podQosClass, validatePodSpec } from './pod-spec';
 import { validatePodStatusUpdate } from './status-validation';
 
@@ -117,7 +118,7 @@ export const pods = defineResource({
   shortNames: ['po'],
   categories: ['all'],
   subresources: ['status'],
-  createSubresources: [podBinding],
+  createSubresources: [podBinding, podEviction],
   returnDeletedObject: true,
   strategy: strategy({
     validateStatusUpdate: validatePodStatusUpdate,

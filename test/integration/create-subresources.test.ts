@@ -117,6 +117,7 @@ describe('discovery and OpenAPI', () => {
     const subs = (name: string) => resources.find((r) => r.resource === name)?.subresources;
     expect(subs('pods')).toEqual([
       { subresource: 'binding', responseKind: { group: '', version: 'v1', kind: 'Binding' }, verbs: ['create'] },
+      { subresource: 'eviction', responseKind: { group: 'policy', version: 'v1', kind: 'Eviction' }, verbs: ['create'] },
       { subresource: 'status', responseKind: { group: '', version: 'v1', kind: 'Pod' }, verbs: ['get', 'patch', 'update'] },
     ]);
     expect(subs('serviceaccounts')).toEqual([{ subresource: 'token', responseKind: { group: 'authentication.k8s.io', version: 'v1', kind: 'TokenRequest' }, verbs: ['create'] }]);
