@@ -1,6 +1,10 @@
 import type { ResourceDefinition } from '../registry/resource-definition';
 import { configmaps } from './configmaps';
+import { controllerrevisions } from './controllerrevisions';
 import { cronjobs } from './cronjobs';
+import { csidrivers } from './csidrivers';
+import { csinodes } from './csinodes';
+import { csistoragecapacities } from './csistoragecapacities';
 import { customresourcedefinitions } from './customresourcedefinitions';
 import { daemonsets } from './daemonsets';
 import { deployments } from './deployments';
@@ -14,6 +18,7 @@ import { ingressclasses } from './ingressclasses';
 import { ingresses } from './ingresses';
 import { jobs } from './jobs';
 import { leases } from './leases';
+import { limitranges } from './limitranges';
 import { namespaces } from './namespaces';
 import { networkpolicies } from './networkpolicies';
 import { nodes } from './nodes';
@@ -22,10 +27,13 @@ import { persistentvolumes } from './persistentvolumes';
 import { poddisruptionbudgets } from './poddisruptionbudgets';
 import { bindings } from './bindings';
 import { pods } from './pods';
+import { podtemplates } from './podtemplates';
 import { priorityclasses } from './priorityclasses';
 import { clusterrolebindings, clusterroles, rolebindings, roles } from './rbac';
 import { replicasets } from './replicasets';
 import { replicationcontrollers } from './replicationcontrollers';
+import { resourcequotas } from './resourcequotas';
+import { runtimeclasses } from './runtimeclasses';
 import { secrets } from './secrets';
 import { selfsubjectreviews } from './selfsubjectreviews';
 import { selfsubjectrulesreviews } from './selfsubjectrulesreviews';
@@ -35,6 +43,8 @@ import { statefulsets } from './statefulsets';
 import { storageclasses } from './storageclasses';
 import { localsubjectaccessreviews, selfsubjectaccessreviews, subjectaccessreviews } from './subject-access-reviews';
 import { tokenreviews } from './tokenreviews';
+import { volumeattachments } from './volumeattachments';
+import { volumeattributesclasses } from './volumeattributesclasses';
 
 /** Every built-in resource kapi serves; groups appear in discovery in kube-apiserver's order. */
 export const BUILT_IN_RESOURCES: ResourceDefinition[] = [
@@ -51,10 +61,14 @@ export const BUILT_IN_RESOURCES: ResourceDefinition[] = [
   persistentvolumeclaims,
   persistentvolumes,
   replicationcontrollers,
+  podtemplates,
+  limitranges,
+  resourcequotas,
   deployments,
   replicasets,
   statefulsets,
   daemonsets,
+  controllerrevisions,
   eventsV1,
   selfsubjectreviews,
   tokenreviews,
@@ -75,8 +89,14 @@ export const BUILT_IN_RESOURCES: ResourceDefinition[] = [
   rolebindings,
   roles,
   storageclasses,
+  csidrivers,
+  csinodes,
+  volumeattachments,
+  csistoragecapacities,
+  volumeattributesclasses,
   customresourcedefinitions,
   priorityclasses,
   leases,
+  runtimeclasses,
   endpointslices,
 ];

@@ -32,7 +32,7 @@ function defaultReplicationController(obj: KubeObject): void {
 }
 
 /** labels.FormatLabels. */
-function formatLabels(v: unknown): string {
+export function formatLabels(v: unknown): string {
   const entries = Object.entries(labelSet(v)).sort(([a], [b]) => a.localeCompare(b));
   return entries.length === 0 ? '<none>' : entries.map(([k, val]) => `${k}=${val}`).join(',');
 }

@@ -55,7 +55,7 @@ test('aggregated discovery when asked for it', async () => {
   expect(core.headers.get('content-type')).toBe(AGGREGATED);
   expect(core.body.kind).toBe('APIGroupDiscoveryList');
   const resources = core.body.items[0].versions[0].resources;
-  expect(resources.map((r: { resource: string }) => r.resource)).toEqual(['bindings', 'configmaps', 'endpoints', 'events', 'namespaces', 'nodes', 'persistentvolumeclaims', 'persistentvolumes', 'pods', 'replicationcontrollers', 'secrets', 'serviceaccounts', 'services']);
+  expect(resources.map((r: { resource: string }) => r.resource)).toEqual(['bindings', 'configmaps', 'endpoints', 'events', 'limitranges', 'namespaces', 'nodes', 'persistentvolumeclaims', 'persistentvolumes', 'pods', 'podtemplates', 'replicationcontrollers', 'resourcequotas', 'secrets', 'serviceaccounts', 'services']);
   expect(resources.find((r: { resource: string }) => r.resource === 'namespaces')).toMatchObject({
     scope: 'Cluster',
     responseKind: { group: '', version: 'v1', kind: 'Namespace' },

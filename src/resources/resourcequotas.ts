@@ -1,0 +1,59 @@
+import { field, type FieldErrorList } from '../api/field-errors';
+import { objectOf, stringsIn } from '../api/json-read';
+import type { KubeObject } from '../api/types';
+import { defineResource } from '../registry/resource-definition';
+import { strategy } from '../registry/strategy';
+import { AGE_COLUMN, NAME_COLUMN } from '../registry/table';
+import { quantityText, validateNonNegativeQuantities } from './resource-lists';
+
+/** core/v1 ResourceQuota: stored and validated as kube-apiserver does, with its status; nothing enforces or counts it. */
+
+const SCOPES = ['Terminating', 'NotTerminating', 'BestEffort', 'NotBestEffort', 'PriorityClass', 'CrossNamespacePodAffinity', 'VolumeAttributesClass'];
+
+/** ValidateResourceQuotaSpec's essentials: quantities not negative, known scopes. */
+function validateResourceQuota(obj: KubeObject): FieldErrorList {
+  const spec = objectOf(obj.spec);
+  const errs = validateNonNegativeQuantities(spec.hard, 'spec.hard');
+  for (const scope of stringsIn(spec.scopes)) if (!SCOPES.includes(scope)) errs.push(field.invalid('spec.scopes', scope, 'unsupported scope'));
+  return errs;
+}
+
+/** ValidateResourceQuotaStatusUpdate: hard and used not negative. */
+function validateResourceQuotaStatus(obj: KubeObject): FieldErrorList {
+  const status = objectOf(obj.status);
+  return [...validateNonNegativeQuantities(status.hard, 'status.hard'), ...validateNonNegativeQuantities(status.used, 'status.used')];
+}
+
+/** printResourceQuota: "resource: used/hard" for each resource in status.hard, limits.* in their own column. */
+function usage(obj: KubeObject, limits: boolean): string {
+  const status = objectOf(obj.status);
+  const used = objectOf(status.used);
+  return Object.entries(objectOf(status.hard))
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .filter(([name]) => (name.split('.').length > 1 && name.split('.')[0] === 'limits') === limits)
+    .map(([name, hard]) => `${name}: ${quantityText(used[name])}/${quantityText(hard)}`)
+    .join(', ');
+}
+
+export const resourcequotas = defineResource({
+  group: '',
+  version: 'v1',
+  resource: 'resourcequotas',
+  kind: 'ResourceQuota',
+  namespaced: true,
+  shortNames: ['quota'],
+  subresources: ['status'],
+  strategy: strategy({
+    prepareForCreate: (obj) => {
+      obj.status = {};
+    },
+    validate: validateResourceQuota,
+    validateStatusUpdate: validateResourceQuotaStatus,
+  }),
+  printerColumns: [
+    NAME_COLUMN,
+    AGE_COLUMN,
+    { name: 'Request', type: 'string', description: 'Request represents a minimum amount of cpu/memory that a container may consume.', cell: (o) => usage(o, false) },
+    { name: 'Limit', type: 'string', description: 'Limits control the maximum amount of cpu/memory that a container may use independent of contention on the node.', cell: (o) => usage(o, true) },
+  ],
+});

@@ -1,0 +1,40 @@
+import { field, type FieldErrorList } from '../api/field-errors';
+import { stringOf } from '../api/json-read';
+import { isDns1123Label } from '../api/name-validation';
+import type { KubeObject } from '../api/types';
+import { defineResource } from '../registry/resource-definition';
+import { strategy } from '../registry/strategy';
+import { AGE_COLUMN, NAME_COLUMN } from '../registry/table';
+
+/** node.k8s.io/v1 RuntimeClass: stored and validated as kube-apiserver does. */
+
+/** ValidateRuntimeClass: the handler is a DNS label. */
+function validateRuntimeClass(obj: KubeObject): FieldErrorList {
+  const handler = stringOf(obj.handler);
+  if (!handler) return [field.required('handler')];
+  return isDns1123Label(handler).map((msg) => field.invalid('handler', handler, msg));
+}
+
+/** ValidateRuntimeClassUpdate: the handler is immutable. */
+function validateRuntimeClassUpdate(next: KubeObject, prev: KubeObject): FieldErrorList {
+  return next.handler === prev.handler ? [] : [field.invalid('handler', next.handler ?? null, 'field is immutable')];
+}
+
+export const runtimeclasses = defineResource({
+  group: 'node.k8s.io',
+  version: 'v1',
+  resource: 'runtimeclasses',
+  kind: 'RuntimeClass',
+  namespaced: false,
+  strategy: strategy({ validate: validateRuntimeClass, validateUpdate: validateRuntimeClassUpdate }),
+  printerColumns: [
+    NAME_COLUMN,
+    {
+      name: 'Handler',
+      type: 'string',
+      description: 'handler specifies the underlying runtime and configuration that the CRI implementation will use to handle pods of this class.',
+      cell: (o) => stringOf(o.handler),
+    },
+    AGE_COLUMN,
+  ],
+});
