@@ -70,3 +70,15 @@ test('a ReplicationController whose selector does not match its template is refu
   expect(res.stderr).toContain('spec.template.metadata.labels: Invalid value');
   expect(res.stderr).toContain('`selector` does not match template `labels`');
 });
+
+test('kubectl drain evicts the pods of a node through pods/eviction', async () => {
+  const node = `apiVersion: v1\nkind: Node\nmetadata:\n  name: node-d\n`;
+  const pod = (name: string) => `apiVersion: v1\nkind: Pod\nmetadata:\n  name: ${name}\n  labels: {app: drained}\nspec:\n  nodeName: node-d\n  containers:\n  - name: c\n    image: nginx:1.27\n`;
+  expect((await kubectl(kapi.url, ['apply', '-f', '-'], `${node}---\n${pod('d1')}---\n${pod('d2')}`)).code).toBe(0);
+  const res = await k('drain', 'node-d', '--force', '--grace-period=0', '--timeout=30s');
+  expect(res.stderr).not.toMatch(/error/i);
+  expect(res.stdout).toContain('pod/d1 evicted');
+  expect(res.stdout).toContain('pod/d2 evicted');
+  expect(res.stdout).toContain('node/node-d drained');
+  expect((await k('get', 'pods', '-l', 'app=drained', '-o', 'name')).stdout.trim()).toBe('');
+});
