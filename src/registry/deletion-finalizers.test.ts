@@ -16,6 +16,15 @@ describe('finalizersForDeletion (store.go deletionFinalizersForGarbageCollection
     expect(finalizersForDeletion([...finalizers], opts, 'DeleteDependents')).toEqual({ changed, finalizers: want });
   });
 
+  test.each([
+    [[], {}, ['orphan'], true],
+    [[], { propagationPolicy: 'Background' }, [], false],
+    [[], { orphanDependents: false }, [], false],
+    [['foregroundDeletion'], {}, ['foregroundDeletion'], false],
+  ] as const)('a kind that orphans by default (ReplicationController): %j with %j -> %j', (finalizers, opts, want, changed) => {
+    expect(finalizersForDeletion([...finalizers], opts, 'OrphanDependents')).toEqual({ changed, finalizers: want });
+  });
+
   test('kinds the collector does not handle never get its finalizers', () => {
     expect(finalizersForDeletion([], { propagationPolicy: 'Foreground' }, 'Unsupported')).toEqual({ changed: false, finalizers: [] });
   });

@@ -7,9 +7,11 @@ export type PropagationPolicy = 'Orphan' | 'Background' | 'Foreground';
 
 /**
  * A kind's default: DeleteDependents (dependents are collected in the background unless told
- * otherwise), or Unsupported (the collector never handles it, so its finalizers are never set).
+ * otherwise), OrphanDependents (they are orphaned unless told otherwise: core/v1
+ * ReplicationControllers, for backwards compatibility), or Unsupported (the collector never
+ * handles it, so its finalizers are never set).
  */
-export type GarbageCollectionPolicy = 'DeleteDependents' | 'Unsupported';
+export type GarbageCollectionPolicy = 'DeleteDependents' | 'OrphanDependents' | 'Unsupported';
 
 export interface PropagationOptions {
   propagationPolicy?: PropagationPolicy;
@@ -21,11 +23,12 @@ function firstGcFinalizer(finalizers: string[]): string | undefined {
   return finalizers.find((f) => f === ORPHAN_FINALIZER || f === FOREGROUND_FINALIZER);
 }
 
-/** The options win, then a finalizer already on the object, then the kind's default (never orphan). */
-export function shouldOrphan(finalizers: string[], opts: PropagationOptions): boolean {
+/** shouldOrphanDependents: the options win, then a finalizer already on the object, then the kind's default. */
+export function shouldOrphan(finalizers: string[], opts: PropagationOptions, policy: GarbageCollectionPolicy): boolean {
   if (opts.orphanDependents !== undefined) return opts.orphanDependents;
   if (opts.propagationPolicy) return opts.propagationPolicy === 'Orphan';
-  return firstGcFinalizer(finalizers) === ORPHAN_FINALIZER;
+  const first = firstGcFinalizer(finalizers);
+  return first ? first === ORPHAN_FINALIZER : policy === 'OrphanDependents';
 }
 
 export function shouldDeleteInForeground(finalizers: string[], opts: PropagationOptions): boolean {
@@ -45,7 +48,7 @@ export function finalizersForDeletion(
 ): { changed: boolean; finalizers: string[] } {
   if (policy === 'Unsupported') return { changed: false, finalizers };
   const next = finalizers.filter((f) => f !== ORPHAN_FINALIZER && f !== FOREGROUND_FINALIZER);
-  if (shouldOrphan(finalizers, opts)) next.push(ORPHAN_FINALIZER);
+  if (shouldOrphan(finalizers, opts, policy)) next.push(ORPHAN_FINALIZER);
   if (shouldDeleteInForeground(finalizers, opts)) next.push(FOREGROUND_FINALIZER);
   const before = new Set(finalizers);
   const changed = next.length !== before.size || next.some((f) => !before.has(f));

@@ -85,6 +85,8 @@ export const replicationcontrollers = defineResource({
     },
     applyDefaults: defaultReplicationController,
     validate: validateReplicationController,
+    // rcStrategy.DefaultGarbageCollectionPolicy: core/v1 keeps orphaning a controller's pods by default.
+    garbageCollectionPolicy: 'OrphanDependents',
   }),
   printerColumns: [
     NAME_COLUMN,

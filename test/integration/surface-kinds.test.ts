@@ -1,3 +1,4 @@
+import { eventually } from '../harness/etcd-keys';
 import { Api } from '../harness/http';
 import { startTestServer } from '../harness/server';
 
@@ -167,4 +168,22 @@ test('discovery lists the new kinds with kube-apiserver short names', async () =
   expect(storage.map((r) => r.name)).toEqual(expect.arrayContaining(['csidrivers', 'csinodes', 'csistoragecapacities', 'volumeattachments', 'volumeattachments/status', 'volumeattributesclasses']));
   expect(storage.find((r) => r.name === 'volumeattributesclasses')?.shortNames).toEqual(['vac']);
   expect((await api.get('/apis/node.k8s.io/v1')).body.resources.map((r: { name: string }) => r.name)).toEqual(['runtimeclasses']);
+});
+
+test('a ReplicationController deleted without options orphans its pods, as core/v1 always has', async () => {
+  const rcs = '/api/v1/namespaces/default/replicationcontrollers';
+  const rc = (await api.post(rcs, { apiVersion: 'v1', kind: 'ReplicationController', metadata: meta('old'), spec: { template: { metadata: { labels: { app: 'old' } }, spec: podSpec } } })).body;
+  expect(rc.spec).toMatchObject({ replicas: 1, selector: { app: 'old' } });
+  const ownerReferences = [{ apiVersion: 'v1', kind: 'ReplicationController', name: 'old', uid: rc.metadata.uid, controller: true }];
+  expect((await api.post('/api/v1/namespaces/default/pods', { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'old-1', labels: { app: 'old' }, ownerReferences }, spec: podSpec })).status).toBe(201);
+  const res = await api.delete(`${rcs}/old`);
+  expect(res.status).toBe(200);
+  expect(res.body.metadata.finalizers).toEqual(['orphan']);
+  await eventually('the controller to go', async () => ((await api.get(`${rcs}/old`)).status === 404 ? true : undefined));
+  const pod = (await api.get('/api/v1/namespaces/default/pods/old-1')).body;
+  expect(pod.metadata.ownerReferences).toBeUndefined();
+  // Told otherwise, nothing holds it.
+  expect((await api.post(rcs, { apiVersion: 'v1', kind: 'ReplicationController', metadata: meta('bg'), spec: { template: { metadata: { labels: { app: 'bg' } }, spec: podSpec } } })).status).toBe(201);
+  expect((await api.delete(`${rcs}/bg?propagationPolicy=Background`)).status).toBe(200);
+  expect((await api.get(`${rcs}/bg`)).status).toBe(404);
 });
