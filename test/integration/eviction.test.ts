@@ -150,3 +150,28 @@ test('pods/eviction is in /api/v1 discovery as kube-apiserver lists it', async (
   const podsEntry = aggregated.body.items[0].versions[0].resources.find((r: { resource: string }) => r.resource === 'pods');
   expect(podsEntry.subresources).toContainEqual({ subresource: 'eviction', responseKind: { group: 'policy', version: 'v1', kind: 'Eviction' }, verbs: ['create'] });
 });
+
+test('an evicted pod on a node is marked DisruptionTarget and terminates gracefully', async () => {
+  const created = await api.post(`${NS}/pods`, { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'n1' }, spec: { nodeName: 'node-1', containers: [{ name: 'c', image: 'nginx' }] } });
+  expect(created.status).toBe(201);
+  const live = created.body;
+  live.status = { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] };
+  expect((await api.put(`${NS}/pods/n1/status`, live)).status).toBe(200);
+  expect((await evict('n1')).status).toBe(201);
+  const pod = (await api.get(`${NS}/pods/n1`)).body;
+  expect(pod.metadata.deletionTimestamp).toBeDefined();
+  expect(pod.metadata.deletionGracePeriodSeconds).toBe(30);
+  expect(pod.status.conditions).toContainEqual(expect.objectContaining({ type: 'DisruptionTarget', status: 'True', reason: 'EvictionByEvictionAPI', message: 'Eviction API: evicting' }));
+  // Evicting it again is a deletion already under way: no budget is consulted.
+  expect((await evict('n1')).status).toBe(201);
+});
+
+test('a pod under two budgets cannot be evicted: kube-apiserver answers a Failure of code 500', async () => {
+  await pod('m1', 'm');
+  await budget('pdb-m1', 'm', 1);
+  await budget('pdb-m2', 'm', 1);
+  const res = await evict('m1');
+  expect(res.status).toBe(500);
+  expect(res.body).toMatchObject({ kind: 'Status', status: 'Failure', message: 'This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.', code: 500 });
+  expect((await api.get(`${NS}/pods/m1`)).status).toBe(200);
+});
