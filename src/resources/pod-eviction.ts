@@ -208,8 +208,10 @@ async function evict({ ctx, parent: pods, namespace, name, object, dryRun, servi
 
   const budgets = await budgetsOf(services.store('policy', 'poddisruptionbudgets'), pod, namespace);
   if (budgets.length > 1) {
-    // kube-apiserver answers with a Failure Status object of code 500.
-    throw new StatusError(500, '', 'This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.');
+    // kube-apiserver answers with a Failure Status object of code 500, without a reason.
+    const refused = new StatusError(500, '', 'This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.');
+    delete refused.status.reason;
+    throw refused;
   }
   let guardWithPodVersion = false;
   const pdb = budgets[0];

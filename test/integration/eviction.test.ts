@@ -172,6 +172,7 @@ test('a pod under two budgets cannot be evicted: kube-apiserver answers a Failur
   await budget('pdb-m2', 'm', 1);
   const res = await evict('m1');
   expect(res.status).toBe(500);
+  expect(res.body.reason).toBeUndefined();
   expect(res.body).toMatchObject({ kind: 'Status', status: 'Failure', message: 'This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.', code: 500 });
   expect((await api.get(`${NS}/pods/m1`)).status).toBe(200);
 });
