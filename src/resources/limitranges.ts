@@ -5,7 +5,6 @@ import { compareQuantities, parseQuantity } from '../api/quantity';
 import type { KubeObject } from '../api/types';
 import { defineResource } from '../registry/resource-definition';
 import { strategy } from '../registry/strategy';
-import { NAME_COLUMN } from '../registry/table';
 import { quantityText, validateNonNegativeQuantities } from './resource-lists';
 
 /** core/v1 LimitRange: stored, defaulted and validated as kube-apiserver does; no admission applies it to pods. */
@@ -72,13 +71,6 @@ export const limitranges = defineResource({
   namespaced: true,
   shortNames: ['limits'],
   strategy: strategy({ applyDefaults: defaultLimitRange, validate: validateLimitRange }),
-  printerColumns: [
-    NAME_COLUMN,
-    {
-      name: 'Created At',
-      type: 'date',
-      description: 'CreationTimestamp is a timestamp representing the server time when this object was created.',
-      cell: (o) => o.metadata.creationTimestamp ?? '',
-    },
-  ],
+  // kube-apiserver has no printer for LimitRanges: the default Name / Created At table.
+  printerColumns: [],
 });

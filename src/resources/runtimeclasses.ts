@@ -29,12 +29,8 @@ export const runtimeclasses = defineResource({
   strategy: strategy({ validate: validateRuntimeClass, validateUpdate: validateRuntimeClassUpdate }),
   printerColumns: [
     NAME_COLUMN,
-    {
-      name: 'Handler',
-      type: 'string',
-      description: 'handler specifies the underlying runtime and configuration that the CRI implementation will use to handle pods of this class.',
-      cell: (o) => stringOf(o.handler),
-    },
+    // kube describes it with ObjectMeta's (absent) doc of "handler": empty.
+    { name: 'Handler', type: 'string', description: '', cell: (o) => stringOf(o.handler) },
     AGE_COLUMN,
   ],
 });
