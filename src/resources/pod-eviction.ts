@@ -31,13 +31,15 @@ const SUCCESS: Status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status
 const objectOf = (v: unknown): Obj => (isPlainObject(v) ? v : {});
 const count = (v: unknown): number => (typeof v === 'number' ? v : 0);
 
-/** errors.NewTooManyRequests with the DisruptionBudget cause; no retry-after, so no Retry-After header. */
-function tooManyRequests(causeMessage: string): StatusError {
-  return new StatusError(429, 'TooManyRequests', VIOLATION, { causes: [{ reason: 'DisruptionBudget', message: causeMessage }] });
+/** errors.NewTooManyRequests with the DisruptionBudget cause; a Retry-After header only when there is a delay to suggest. */
+function tooManyRequests(causeMessage: string, retryAfterSeconds: number): StatusError {
+  const causes = [{ reason: 'DisruptionBudget', message: causeMessage }];
+  if (retryAfterSeconds === 0) return new StatusError(429, 'TooManyRequests', VIOLATION, { causes });
+  return new StatusError(429, 'TooManyRequests', VIOLATION, { causes, retryAfterSeconds }, { 'Retry-After': String(retryAfterSeconds) });
 }
 
-/** createTooManyRequestsError. */
-const stillProcessing = (pdbName: string): StatusError => tooManyRequests(`The disruption budget ${pdbName} is still being processed by the server.`);
+/** createTooManyRequestsError: suggests 10 seconds, the time a disruption controller needs to catch up. */
+const stillProcessing = (pdbName: string): StatusError => tooManyRequests(`The disruption budget ${pdbName} is still being processed by the server.`, 10);
 
 /** propagateDryRun: the create's dryRun fills the Eviction's delete options; both set, they must agree. */
 function deleteOptionsOf(eviction: KubeObject, createDryRun: boolean): DeleteRequest {
@@ -132,16 +134,18 @@ async function addConditionAndDeletePod(ctx: RequestContext, pods: GenericStore,
 
 const isConflict = (err: unknown): boolean => isStatusError(err) && err.code === 409;
 
-/** getPodDisruptionBudgets: those of the pod's namespace whose non-empty selector matches its labels. */
+/**
+ * getPodDisruptionBudgets: those of the pod's namespace whose selector matches its labels, as
+ * metav1.LabelSelectorAsSelector reads it: no selector matches nothing, an empty one every pod,
+ * an invalid one nothing.
+ */
 async function budgetsOf(pdbs: GenericStore, pod: KubeObject, namespace: string): Promise<KubeObject[]> {
   const list = await pdbs.list(namespace, { resourceVersion: '', match: '', predicate: everything });
   return list.items.filter((pdb) => {
     const selector = objectOf(pdb.spec).selector;
     if (!isPlainObject(selector)) return false;
-    const struct = selector as LabelSelectorStruct;
-    if (Object.keys(struct.matchLabels ?? {}).length === 0 && (struct.matchExpressions ?? []).length === 0) return false;
     try {
-      return matchesLabels(fromLabelSelectorStruct(struct), pod.metadata.labels ?? {});
+      return matchesLabels(fromLabelSelectorStruct(selector as LabelSelectorStruct), pod.metadata.labels ?? {});
     } catch {
       return false;
     }
@@ -176,7 +180,7 @@ async function checkAndDecrement(ctx: RequestContext, pdbs: GenericStore, pdbNam
       const disrupted = objectOf(status.disruptedPods);
       if (Object.keys(disrupted).length > MAX_DISRUPTED_POD_SIZE) throw forbidden(PDB_RESOURCE, pdbName, 'DisruptedPods map too big - too many evictions not confirmed by PDB controller');
       if (allowed === 0) {
-        throw tooManyRequests(`The disruption budget ${pdbName} needs ${count(status.desiredHealthy)} healthy pods and has ${count(status.currentHealthy)} currently`);
+        throw tooManyRequests(`The disruption budget ${pdbName} needs ${count(status.desiredHealthy)} healthy pods and has ${count(status.currentHealthy)} currently`, 0);
       }
       status.disruptionsAllowed = allowed - 1;
       if (allowed - 1 === 0) markDisruptionAllowed(status);

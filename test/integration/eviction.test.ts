@@ -105,7 +105,8 @@ test('a budget whose status lags its generation answers 429 until the controller
   expect((await api.put(`${PDBS}/pdb-g`, live)).status).toBe(200);
   const res = await evict('g1');
   expect(res.status).toBe(429);
-  expect(res.body.details.causes).toEqual([{ reason: 'DisruptionBudget', message: 'The disruption budget pdb-g is still being processed by the server.' }]);
+  expect(res.headers.get('retry-after')).toBe('10');
+  expect(res.body.details).toEqual({ causes: [{ reason: 'DisruptionBudget', message: 'The disruption budget pdb-g is still being processed by the server.' }], retryAfterSeconds: 10 });
 });
 
 test('a pending pod, or an unready one a budget does not need, goes without spending the budget', async () => {
@@ -175,4 +176,16 @@ test('a pod under two budgets cannot be evicted: kube-apiserver answers a Failur
   expect(res.body.reason).toBeUndefined();
   expect(res.body).toMatchObject({ kind: 'Status', status: 'Failure', message: 'This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.', code: 500 });
   expect((await api.get(`${NS}/pods/m1`)).status).toBe(200);
+});
+
+test('a budget with an empty selector guards every pod of its namespace (run last: it covers them all)', async () => {
+  await pod('e1', 'e');
+  const created = await api.post(PDBS, { apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: { name: 'pdb-all' }, spec: { maxUnavailable: 0, selector: {} } });
+  expect(created.status).toBe(201);
+  const live = created.body;
+  live.status = { observedGeneration: live.metadata.generation, disruptionsAllowed: 0, currentHealthy: 1, desiredHealthy: 1, expectedPods: 1 };
+  expect((await api.put(`${PDBS}/pdb-all/status`, live)).status).toBe(200);
+  const res = await evict('e1');
+  expect(res.status).toBe(429);
+  expect(res.body.details.causes[0].message).toBe('The disruption budget pdb-all needs 1 healthy pods and has 1 currently');
 });
