@@ -1,4 +1,4 @@
-import { badRequest, conflict, forbidden, internalError, isStatusError, StatusError } from '../api/errors';
+import { badRequest, conflict, forbidden, isStatusError, StatusError } from '../api/errors';
 import { fromLabelSelectorStruct, matchesLabels, type LabelSelectorStruct } from '../api/label-selector';
 import { isPlainObject, type KubeObject, type Status } from '../api/types';
 import { nowTimestamp, type DeleteRequest, type GenericStore } from '../registry/generic-store';
@@ -46,8 +46,10 @@ function deleteOptionsOf(eviction: KubeObject, createDryRun: boolean): DeleteReq
   const raw = objectOf(eviction.deleteOptions);
   const own = Array.isArray(raw.dryRun) ? (raw.dryRun as string[]) : [];
   if (own.length > 0 && createDryRun && !(own.length === 1 && own[0] === 'All')) {
-    // A plain error in kube-apiserver: a 500.
-    throw internalError(`DryRun in the eviction delete options ([${own.join(' ')}]) does not match the create options ([All])`);
+    // A plain error in kube-apiserver: a 500 without a reason.
+    const mismatch = new StatusError(500, '', `Non-matching dry-run options in request and content: [All] and [${own.join(' ')}]`);
+    delete mismatch.status.reason;
+    throw mismatch;
   }
   const pre = objectOf(raw.preconditions);
   const preconditions = {

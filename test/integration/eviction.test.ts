@@ -89,6 +89,9 @@ test('dry run, in the query or in the delete options, neither deletes the pod no
     expect(res.status).toBe(201);
     expect(res.body).toEqual(SUCCESS);
   }
+  const mismatch = await evict('d1', { dryRun: ['Other'] }, '?dryRun=All');
+  expect(mismatch.status).toBe(500);
+  expect(mismatch.body.message).toBe('Non-matching dry-run options in request and content: [All] and [Other]');
   const live = (await api.get(`${NS}/pods/d1`)).body;
   expect(live.metadata.deletionTimestamp).toBeUndefined();
   expect(live.status.conditions.map((c: { type: string }) => c.type)).not.toContain('DisruptionTarget');
