@@ -11,14 +11,14 @@ import { AGE_COLUMN, NAME_COLUMN } from '../registry/table';
 /** ValidateControllerRevision. */
 function validateControllerRevision(obj: KubeObject): FieldErrorList {
   const errs: FieldErrorList = [];
-  if (obj.data === undefined || obj.data === null) errs.push(field.required('data'));
+  if (obj.data === undefined || obj.data === null) errs.push(field.required('data', 'data is mandatory'));
   if (typeof obj.revision === 'number' && obj.revision < 0) errs.push(field.invalid('revision', obj.revision, 'must be greater than or equal to 0'));
   return errs;
 }
 
 /** ValidateControllerRevisionUpdate: the data never changes. */
 function validateControllerRevisionUpdate(next: KubeObject, prev: KubeObject): FieldErrorList {
-  return jsonEqual(next.data, prev.data) ? [] : [field.invalid('data', next, 'field is immutable')];
+  return jsonEqual(next.data, prev.data) ? [] : [field.invalid('data', next.data ?? null, 'field is immutable')];
 }
 
 /** metav1.GetControllerOf shown as formatResourceName: kind.group/name, lower case. */
