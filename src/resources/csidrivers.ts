@@ -5,7 +5,6 @@ import type { KubeObject } from '../api/types';
 import { defineResource } from '../registry/resource-definition';
 import { strategy } from '../registry/strategy';
 import { AGE_COLUMN, NAME_COLUMN } from '../registry/table';
-import { validateCsiDriverName } from './csi-names';
 
 /** storage.k8s.io/v1 CSIDriver: stored, defaulted and validated as kube-apiserver does. */
 
@@ -30,38 +29,61 @@ function defaultCsiDriver(obj: KubeObject): void {
   spec.seLinuxMount ??= false;
 }
 
-/** ValidateCSIDriver's essentials. */
-function validateCsiDriver(obj: KubeObject): FieldErrorList {
-  const spec = objectOf(obj.spec);
-  const errs = validateCsiDriverName(obj.metadata.name ?? '', 'name');
-  if (typeof spec.attachRequired !== 'boolean') errs.push(field.required('spec.attachRequired'));
-  if (typeof spec.podInfoOnMount !== 'boolean') errs.push(field.required('spec.podInfoOnMount'));
-  if (spec.fsGroupPolicy !== undefined && !FS_GROUP_POLICIES.includes(stringOf(spec.fsGroupPolicy))) {
-    errs.push(field.notSupported('spec.fsGroupPolicy', spec.fsGroupPolicy, FS_GROUP_POLICIES));
-  }
-  for (const mode of stringsIn(spec.volumeLifecycleModes)) {
-    if (!LIFECYCLE_MODES.includes(mode)) errs.push(field.notSupported('spec.volumeLifecycleModes', mode, LIFECYCLE_MODES));
-  }
+const MIN_TOKEN_SECONDS = 600;
+const MAX_TOKEN_SECONDS = 2 ** 32;
+
+function required(spec: Obj, key: string, path: string): FieldErrorList {
+  return typeof spec[key] === 'boolean' ? [] : [field.required(path)];
+}
+
+/** validateTokenRequests: audiences once each, lifetimes between 10 minutes and 2^32 seconds. */
+function validateTokenRequests(spec: Obj): FieldErrorList {
+  const errs: FieldErrorList = [];
   const audiences = new Set<string>();
   objectsIn(spec.tokenRequests).forEach((t, i) => {
+    const path = `spec.tokenRequests[${i}]`;
     const audience = stringOf(t.audience);
-    if (audiences.has(audience)) errs.push(field.duplicate(`spec.tokenRequests[${i}].audience`, audience));
-    audiences.add(audience);
-    if (typeof t.expirationSeconds === 'number' && t.expirationSeconds < 600) {
-      errs.push(field.invalid(`spec.tokenRequests[${i}].expirationSeconds`, t.expirationSeconds, 'may not specify a duration less than 10 minutes'));
+    if (audiences.has(audience)) {
+      errs.push(field.duplicate(`${path}.audience`, audience));
+      return;
     }
+    audiences.add(audience);
+    const seconds = t.expirationSeconds;
+    if (typeof seconds !== 'number') return;
+    if (seconds < MIN_TOKEN_SECONDS) errs.push(field.invalid(`${path}.expirationSeconds`, seconds, 'may not specify a duration less than 10 minutes'));
+    if (seconds > MAX_TOKEN_SECONDS) errs.push(field.invalid(`${path}.expirationSeconds`, seconds, 'may not specify a duration larger than 2^32 seconds'));
   });
   return errs;
 }
 
-/** ValidateCSIDriverUpdate: what the attach/detach and mount paths rely on never changes. */
+/** validateCSIDriverSpec (kube reports attachRequired at "spec.attachedRequired"). */
+function validateCsiDriver(obj: KubeObject): FieldErrorList {
+  const spec = objectOf(obj.spec);
+  const errs = [
+    ...required(spec, 'attachRequired', 'spec.attachedRequired'),
+    ...required(spec, 'podInfoOnMount', 'spec.podInfoOnMount'),
+    ...required(spec, 'storageCapacity', 'spec.storageCapacity'),
+  ];
+  if (spec.fsGroupPolicy !== undefined && spec.fsGroupPolicy !== null && !FS_GROUP_POLICIES.includes(stringOf(spec.fsGroupPolicy))) {
+    errs.push(field.notSupported('spec.fsGroupPolicy', spec.fsGroupPolicy, [...FS_GROUP_POLICIES].sort()));
+  }
+  errs.push(...validateTokenRequests(spec));
+  for (const mode of stringsIn(spec.volumeLifecycleModes)) {
+    if (!LIFECYCLE_MODES.includes(mode)) errs.push(field.notSupported('spec.volumeLifecycleModes', mode, LIFECYCLE_MODES));
+  }
+  errs.push(...required(spec, 'seLinuxMount', 'spec.seLinuxMount'));
+  const period = spec.nodeAllocatableUpdatePeriodSeconds;
+  if (typeof period === 'number' && period < 10) errs.push(field.invalid('spec.nodeAllocatableUpdatePeriodSeconds', period, 'must be greater than or equal to 10 seconds'));
+  return errs;
+}
+
+/** ValidateCSIDriverUpdate: whether volumes attach, and which lifecycles the driver serves, never change. */
 function validateCsiDriverUpdate(next: KubeObject, prev: KubeObject): FieldErrorList {
   const a = objectOf(next.spec);
   const b = objectOf(prev.spec);
   const errs: FieldErrorList = [];
-  for (const key of ['attachRequired', 'fsGroupPolicy', 'volumeLifecycleModes']) {
-    if (!jsonEqual(a[key], b[key])) errs.push(field.invalid(`spec.${key}`, a[key] ?? null, 'field is immutable'));
-  }
+  if (!jsonEqual(a.attachRequired, b.attachRequired)) errs.push(field.invalid('spec.attachedRequired', a.attachRequired ?? null, 'field is immutable'));
+  if (!jsonEqual(a.volumeLifecycleModes, b.volumeLifecycleModes)) errs.push(field.invalid('spec.volumeLifecycleModes', a.volumeLifecycleModes ?? null, 'field is immutable'));
   return errs;
 }
 

@@ -1,3 +1,4 @@
+import { jsonEqual } from '../api/deep-equal';
 import { field, type FieldErrorList } from '../api/field-errors';
 import { stringOf } from '../api/json-read';
 import { validateLabelSelector } from '../api/meta-validation';
@@ -10,17 +11,21 @@ import { NAME_COLUMN } from '../registry/table';
 
 /** storage.k8s.io/v1 CSIStorageCapacity: what a CSI driver publishes of its capacity, stored and validated as kube-apiserver does. */
 
-function nonNegative(value: unknown, path: string): FieldErrorList {
-  const q = parseQuantity(value);
-  return q && compareQuantities(q, ZERO_QUANTITY) < 0 ? [field.invalid(path, value, 'must be greater than or equal to 0')] : [];
-}
-
-/** ValidateCSIStorageCapacity. */
+/** ValidateCSIStorageCapacity: a valid topology selector, a class name, capacity not negative. */
 function validateCsiStorageCapacity(obj: KubeObject): FieldErrorList {
   const className = stringOf(obj.storageClassName);
-  const errs: FieldErrorList = className ? isDns1123Subdomain(className).map((msg) => field.invalid('storageClassName', className, msg)) : [field.required('storageClassName')];
-  if (isPlainObject(obj.nodeTopology)) errs.push(...validateLabelSelector(obj.nodeTopology, 'nodeTopology'));
-  errs.push(...nonNegative(obj.capacity, 'capacity'), ...nonNegative(obj.maximumVolumeSize, 'maximumVolumeSize'));
+  const errs: FieldErrorList = isPlainObject(obj.nodeTopology) ? validateLabelSelector(obj.nodeTopology, 'nodeTopology') : [];
+  errs.push(...isDns1123Subdomain(className).map((msg) => field.invalid('storageClassName', className, msg)));
+  const q = parseQuantity(obj.capacity);
+  if (q && compareQuantities(q, ZERO_QUANTITY) < 0) errs.push(field.invalid('capacity', obj.capacity, 'must be greater than or equal to 0'));
+  return errs;
+}
+
+/** ValidateCSIStorageCapacityUpdate: the inputs of the CSI GetCapacity call are fixed. */
+function validateCsiStorageCapacityUpdate(next: KubeObject, prev: KubeObject): FieldErrorList {
+  const errs: FieldErrorList = [];
+  if (!jsonEqual(next.nodeTopology, prev.nodeTopology)) errs.push(field.invalid('nodeTopology', next.nodeTopology ?? null, 'field is immutable'));
+  if (next.storageClassName !== prev.storageClassName) errs.push(field.invalid('storageClassName', next.storageClassName ?? '', 'field is immutable'));
   return errs;
 }
 
@@ -30,7 +35,7 @@ export const csistoragecapacities = defineResource({
   resource: 'csistoragecapacities',
   kind: 'CSIStorageCapacity',
   namespaced: true,
-  strategy: strategy({ validate: validateCsiStorageCapacity }),
+  strategy: strategy({ validate: validateCsiStorageCapacity, validateUpdate: validateCsiStorageCapacityUpdate }),
   printerColumns: [
     NAME_COLUMN,
     { name: 'StorageClassName', type: 'string', description: 'storageClassName represents the name of the StorageClass that the reported capacity applies to.', cell: (o) => stringOf(o.storageClassName) },

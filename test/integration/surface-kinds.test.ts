@@ -153,6 +153,15 @@ test('what kube-apiserver keeps immutable stays so', async () => {
   const params = await api.put(`${CASES.volumeattributesclasses.path}/gold`, { ...vac, parameters: { iops: '2000' } });
   expect(params.status).toBe(422);
   expect(params.body.details.causes).toContainEqual(expect.objectContaining({ field: 'parameters', message: 'Forbidden: updates to parameters are forbidden.' }));
+  const driver = (await api.get(`${CASES.csidrivers.path}/csi.example.com`)).body;
+  const attach = await api.put(`${CASES.csidrivers.path}/csi.example.com`, { ...driver, spec: { ...driver.spec, attachRequired: false, fsGroupPolicy: 'File' } });
+  expect(attach.status).toBe(422);
+  // kube names the field "attachedRequired" here; fsGroupPolicy may change.
+  expect(attach.body.details.causes).toEqual([expect.objectContaining({ field: 'spec.attachedRequired', message: 'Invalid value: false: field is immutable' })]);
+  const cap = (await api.get(`${CASES.csistoragecapacities.path}/cap`)).body;
+  const moved = await api.put(`${CASES.csistoragecapacities.path}/cap`, { ...cap, storageClassName: 'slow', capacity: '20Gi' });
+  expect(moved.status).toBe(422);
+  expect(moved.body.details.causes).toEqual([expect.objectContaining({ field: 'storageClassName', message: 'Invalid value: "slow": field is immutable' })]);
   const pt = (await api.get(`${CASES.podtemplates.path}/pt`)).body;
   pt.template.metadata.labels.app = 'y';
   const bumped = await api.put(`${CASES.podtemplates.path}/pt`, pt);
