@@ -49,7 +49,8 @@ test('discovery: autoscaling serves v2 only, scheduling and discovery groups in 
   expect(names.indexOf('autoscaling')).toBe(names.indexOf('authorization.k8s.io') + 1);
   expect(names.indexOf('batch')).toBe(names.indexOf('autoscaling') + 1);
   expect(names.indexOf('scheduling.k8s.io')).toBe(names.indexOf('apiextensions.k8s.io') + 1);
-  expect(names.indexOf('discovery.k8s.io')).toBe(names.indexOf('coordination.k8s.io') + 1);
+  expect(names.indexOf('node.k8s.io')).toBe(names.indexOf('coordination.k8s.io') + 1);
+  expect(names.indexOf('discovery.k8s.io')).toBe(names.indexOf('node.k8s.io') + 1);
   expect(groups.find((g) => g.name === 'autoscaling')).toMatchObject({ versions: [{ version: 'v2' }, { version: 'v1' }], preferredVersion: { version: 'v2' } });
   const autoscaling = (await api.get('/apis/autoscaling/v2')).body.resources;
   expect(autoscaling.find((r: { name: string }) => r.name === 'horizontalpodautoscalers')).toMatchObject({

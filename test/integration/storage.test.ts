@@ -55,7 +55,15 @@ test('discovery: claims and volumes in core/v1 with status, storage classes in s
   expect(byName['persistentvolumeclaims/status']).toBeDefined();
   expect(byName['persistentvolumes/status']).toBeDefined();
   const storage = (await api.get('/apis/storage.k8s.io/v1')).body.resources as { name: string; namespaced: boolean; shortNames: string[] }[];
-  expect(storage.map((r) => [r.name, r.namespaced, r.shortNames])).toEqual([['storageclasses', false, ['sc']]]);
+  expect(storage.map((r) => [r.name, r.namespaced, r.shortNames])).toEqual([
+    ['csidrivers', false, undefined],
+    ['csinodes', false, undefined],
+    ['csistoragecapacities', true, undefined],
+    ['storageclasses', false, ['sc']],
+    ['volumeattachments', false, undefined],
+    ['volumeattachments/status', false, undefined],
+    ['volumeattributesclasses', false, ['vac']],
+  ]);
 });
 
 test("a claim gets kube's defaults and starts Pending; status cannot be set on create", async () => {
