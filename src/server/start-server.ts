@@ -4,9 +4,16 @@ import path from 'node:path';
 import { AdmissionChain } from '../admission/admission';
 import { IMMORTAL_NAMESPACES, NamespaceLifecycle } from '../admission/namespace-lifecycle';
 import { isStatusError } from '../api/errors';
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import { ApiServerIdentity } from '../controllers/apiserver-identity';
 import { GarbageCollector } from '../controllers/garbage-collector';
 import { CrdController, type ServeResource } from '../controllers/crd-controller';
+import { CrdEstablishingController } from '../controllers/crd-establishing-controller';
 import { NamespaceController } from '../controllers/namespace-controller';
+import { ControllerManager } from '../controllers/runtime/controller-manager';
+import { LeaderElector } from '../controllers/runtime/leader-election';
+import { LeaseLock } from '../controllers/runtime/lease-lock';
 import type { Encoding } from '../codec/negotiate';
 import { createApp, type VersionInfo } from '../http/app';
 import { ApiServerMetrics } from '../metrics/metrics';
@@ -128,6 +135,60 @@ const KIND_SCHEMAS: SchemaSource = {
   },
 };
 
+/** The lease kapi's leader-only controllers run under, as kube-controller-manager's in kube-system. */
+export const CONTROLLER_MANAGER_LEASE = 'kapi-controller-manager';
+
+/**
+ * The in-process controllers: every replica serves CRDs and keeps its identity lease; the lease
+ * holder (every replica with --leader-elect=false) runs the namespace controller, the garbage
+ * collector and the CRD status controller.
+ */
+function startControllers(config: Config, registry: ResourceRegistry, serveCustomResource: ServeResource, metrics: ApiServerMetrics, log: Logger) {
+  const storeOf = (group: string, resource: string): GenericStore => registry.lookup(group, 'v1', resource) as GenericStore;
+  const leases = storeOf('coordination.k8s.io', 'leases');
+  const crds = storeOf(CRD_GROUP, 'customresourcedefinitions');
+  const garbageCollector = new GarbageCollector(registry, log);
+  // An ephemeral port says nothing about who this is: such a replica gets a name of its own.
+  const identity = new ApiServerIdentity(leases, config.port === 0 ? randomUUID() : `${config.bindAddress}:${config.port}`, log);
+  const crdController = new CrdController(
+    crds,
+    registry,
+    serveCustomResource,
+    (served, serving) => (serving ? garbageCollector.track(served[0]) : garbageCollector.untrack(served[0])),
+    (served) => identity.setServed(served),
+    log,
+  );
+  const manager = new ControllerManager(log);
+  manager.add(crdController, { leaderOnly: false });
+  manager.add(identity, { leaderOnly: false });
+  manager.add(new NamespaceController(registry, storeOf('', 'namespaces'), log), { leaderOnly: true });
+  manager.add(garbageCollector, { leaderOnly: true });
+  manager.add(new CrdEstablishingController(crds, leases, crdController, identity.leaseName, log), { leaderOnly: true });
+  const elector = config.leaderElect
+    ? new LeaderElector(
+        new LeaseLock(leases, 'kube-system', CONTROLLER_MANAGER_LEASE),
+        {
+          leaseDurationMs: config.leaderElectLeaseDurationMs,
+          renewDeadlineMs: config.leaderElectRenewDeadlineMs,
+          retryPeriodMs: config.leaderElectRetryPeriodMs,
+          identity: `${hostname()}_${randomUUID()}`,
+        },
+        manager.leadership,
+        log,
+        LeaderElector.statusGauge(metrics.registry),
+      )
+    : null;
+  return {
+    manager,
+    elector,
+    /** Stops every controller, releases the leader lease and deletes this replica's identity lease. */
+    stop: async (): Promise<void> => {
+      await manager.stop();
+      await Promise.race([identity.remove(), new Promise((r) => setTimeout(r, 5000).unref())]);
+    },
+  };
+}
+
 /** The composition root: etcd, storage, registry, admission, controllers and the HTTP server. */
 export async function startServer(config: Config, log: Logger): Promise<RunningServer> {
   loadSchemas();
@@ -235,10 +296,6 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     }),
   ]);
   await ensureSystemNamespaces(namespaces);
-  const namespaceController = new NamespaceController(registry, namespaces, log);
-  await namespaceController.start();
-  const garbageCollector = new GarbageCollector(registry, log);
-  await garbageCollector.start();
   /** The versions of a custom resource share one storage (their objects differ only in apiVersion). */
   const serveCustomResource: ServeResource = async (defs) => {
     const { storage, cache } = storageFor(defs[0]);
@@ -252,17 +309,8 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
       },
     };
   };
-  const crdController = new CrdController(
-    storeOf(CRD_GROUP, 'v1', 'customresourcedefinitions'),
-    registry,
-    serveCustomResource,
-    (served, serving) => {
-      if (serving) void garbageCollector.track(served[0]);
-      else garbageCollector.untrack(served[0]);
-    },
-    log,
-  );
-  await crdController.start();
+  const controllers = startControllers(config, registry, serveCustomResource, metrics, log);
+  await controllers.manager.start(controllers.elector);
   const compactor = new Compactor(kv, config.etcdCompactionIntervalMs, log, (revision) => {
     for (const { cache } of caches) cache.compacted(revision);
   });
@@ -290,8 +338,9 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
           if (!caches.every((c) => c.cache.synced)) throw new Error('watch caches are not synced');
         },
       },
+      ...controllers.manager.healthChecks(),
     ],
-    liveChecks: [{ name: 'ping', check: async () => undefined }],
+    liveChecks: [{ name: 'ping', check: async () => undefined }, ...controllers.manager.healthChecks()],
     inputEncodings: encodings,
     outputEncodings: encodings,
     responseCompression: config.featureGates.APIResponseCompression,
@@ -302,9 +351,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
   try {
     await listen(server, config.port, config.bindAddress);
   } catch (err) {
-    namespaceController.stop();
-    garbageCollector.stop();
-    crdController.stop();
+    await controllers.stop();
     await kv.close();
     await etcd?.stop();
     throw new Error(`cannot listen on ${config.bindAddress}:${config.port}: ${(err as Error).message}`);
@@ -319,9 +366,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     etcdEndpoints: endpoints,
     close: () =>
       (closing ??= (async () => {
-        namespaceController.stop();
-        garbageCollector.stop();
-        crdController.stop();
+        await controllers.stop();
         compactor.stop();
         for (const { cache } of caches) cache.stop();
         await new Promise<void>((resolve) => {
