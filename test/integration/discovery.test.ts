@@ -116,7 +116,20 @@ test('health endpoints', async () => {
     expect(res.text).toBe('ok');
   }
   const verbose = await api.get('/readyz?verbose');
-  expect(verbose.text).toBe('[+]ping ok\n[+]etcd ok\n[+]watch-cache ok\nreadyz check passed\n');
+  expect(verbose.text).toBe(
+    [
+      '[+]ping ok',
+      '[+]etcd ok',
+      '[+]watch-cache ok',
+      '[+]poststarthook/start-apiextensions-controllers ok',
+      '[+]poststarthook/start-kube-apiserver-identity-lease-controller ok',
+      '[+]namespace-controller ok',
+      '[+]garbage-collector-controller ok',
+      '[+]apiextensions-establishing-controller ok',
+      '[+]leaderElection ok',
+      'readyz check passed\n',
+    ].join('\n'),
+  );
   expect((await api.get('/readyz/etcd')).status).toBe(200);
 });
 

@@ -134,6 +134,7 @@ export class Informer {
   private async run(signal: AbortSignal): Promise<void> {
     let resourceVersion: string | null = null;
     while (!signal.aborted) {
+      const listing = resourceVersion === null;
       try {
         if (resourceVersion === null) {
           const list = await this.source.list();
@@ -157,14 +158,15 @@ export class Informer {
         this.disconnected('watch closed');
       } catch (err) {
         if (signal.aborted) return;
-        if (isStatusError(err) && (err.code === 410 || err.status.reason === 'Expired' || err.status.reason === 'Gone')) {
-          // The version is older than the watch can resume from: list again, at once (reflector's relist on "too old").
-          this.disconnected('resourceVersion too old; listing again');
+        const tooOld = isStatusError(err) && (err.code === 410 || err.status.reason === 'Expired' || err.status.reason === 'Gone');
+        this.disconnected(tooOld ? 'resourceVersion too old; listing again' : err instanceof Error ? err.message : String(err));
+        if (tooOld) {
           resourceVersion = null;
-          continue;
+          // The version is older than the watch can resume from: list again at once (the reflector's
+          // relist on "too old"); straight after a list it is no longer news, and backs off as any failure.
+          if (!listing) continue;
         }
-        this.disconnected(err instanceof Error ? err.message : String(err));
-        this.opts.log(`informer ${this.opts.name}: ${resourceVersion === null ? 'list' : 'watch'} failed; retrying`, err);
+        this.opts.log(`informer ${this.opts.name}: ${listing ? 'list' : 'watch'} failed; retrying`, err);
       } finally {
         this.channel = null;
       }

@@ -1,7 +1,7 @@
 import { Gauge, type Registry } from 'prom-client';
 import { sleep, systemClock, type Clock } from './clock';
 import type { ControllerLog } from './informer';
-import { recordOf, type LeaderElectionRecord, type LeaseLock } from './lease-lock';
+import { recordOf, type LeaderElectionRecord, type ResourceLock } from './lease-lock';
 import { microTime } from './micro-time';
 
 export interface LeaderElectionConfig {
@@ -41,7 +41,7 @@ export class LeaderElector {
   private readonly clock: Clock;
 
   constructor(
-    private readonly lock: LeaseLock,
+    private readonly lock: ResourceLock,
     private readonly config: LeaderElectionConfig,
     private readonly callbacks: LeaderCallbacks,
     private readonly log: ControllerLog,

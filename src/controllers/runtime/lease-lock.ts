@@ -22,8 +22,18 @@ export function recordOf(lease: KubeObject): LeaderElectionRecord {
   };
 }
 
+/** resourcelock.Interface: where an election's record lives. */
+export interface ResourceLock {
+  readonly name: string;
+  describe(): string;
+  get(): Promise<KubeObject | null>;
+  create(record: LeaderElectionRecord): Promise<KubeObject>;
+  /** Writes the record over `current`; fails when the lock changed since it was read. */
+  update(current: KubeObject, record: LeaderElectionRecord): Promise<KubeObject>;
+}
+
 /** resourcelock.LeaseLock: one Lease, read live and written only over the version read. */
-export class LeaseLock {
+export class LeaseLock implements ResourceLock {
   constructor(
     private readonly leases: GenericStore,
     readonly namespace: string,
