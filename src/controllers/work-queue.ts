@@ -8,6 +8,7 @@ import { systemClock, type Clock } from './runtime/clock';
 export class WorkQueue {
   private readonly pending = new Set<string>();
   private cancelTimer: (() => void) | null = null;
+  private timerDue = 0;
   private draining = false;
   private again = false;
   private stopped = false;
@@ -47,7 +48,14 @@ export class WorkQueue {
 
   private schedule(delayMs: number): void {
     if (this.draining && delayMs === 0) this.again = true;
-    if (this.cancelTimer || this.draining || this.stopped) return;
+    if (this.draining || this.stopped) return;
+    const due = this.clock.now() + delayMs;
+    if (this.cancelTimer) {
+      // A new key does not wait for the retry pause of earlier ones.
+      if (this.timerDue <= due) return;
+      this.cancelTimer();
+    }
+    this.timerDue = due;
     this.cancelTimer = this.clock.after(delayMs, () => {
       this.cancelTimer = null;
       void this.drain();
