@@ -28,13 +28,15 @@ export class ControllerManager {
   }
 
   /**
-   * Starts what every replica runs (resolving once their informers have synced), then campaigns
-   * for leadership (or, with no elector, starts the rest at once).
+   * Starts what every replica runs, one after the other (resolving once their informers have
+   * synced), then campaigns for leadership (or, with no elector, starts the rest at once).
    */
   async start(elector: LeaderElector | null): Promise<void> {
     this.elector = elector;
-    await Promise.all(this.entries.filter((e) => !e.leaderOnly || !elector).map((e) => this.startEntry(e)));
-    elector?.run();
+    for (const entry of this.entries) if (!entry.leaderOnly) await this.startEntry(entry);
+    // The leader's controllers never hold up the start: they sync in the background.
+    if (elector) elector.run();
+    else this.leadership.startedLeading();
   }
 
   /** The elector's callbacks: the leader's controllers start and stop with leadership. */
