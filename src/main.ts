@@ -1,9 +1,9 @@
+#!/usr/bin/env node
 import { parseFlags, usage } from './server/config';
 import { createLogger } from './server/logger';
 import { startServer } from './server/start-server';
 
 async function main(): Promise<void> {
-  const log = createLogger();
   let config;
   try {
     config = parseFlags(process.argv.slice(2));
@@ -15,6 +15,9 @@ async function main(): Promise<void> {
     process.stdout.write(usage());
     return;
   }
+  const log = createLogger({ verbosity: config.verbosity, format: config.loggingFormat });
+  // A promise nobody awaited must not take the server down with it: log it, as Go's HandleCrash logs.
+  process.on('unhandledRejection', (err) => log('unhandled rejection', err));
   let server;
   try {
     server = await startServer(config, log);
@@ -22,6 +25,7 @@ async function main(): Promise<void> {
     process.stderr.write(`kapi: ${(err as Error).message}\n`);
     process.exit(1);
   }
+  /** Graceful: /readyz red, listeners closed after --shutdown-delay-duration, requests drained, then etcd stopped. */
   const shutdown = (signal: string): void => {
     log(`received ${signal}, shutting down`);
     server

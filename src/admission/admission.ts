@@ -1,30 +1,27 @@
-import type { KubeObject } from '../api/types';
-import type { ResourceDefinition } from '../registry/resource-definition';
+import type { AdmissionAttributes, WriteAdmission } from '../registry/admission-hooks';
 
-export type AdmissionOperation = 'CREATE' | 'UPDATE' | 'DELETE';
+export type { AdmissionAttributes, AdmissionOperation } from '../registry/admission-hooks';
 
-export interface AdmissionAttributes {
-  operation: AdmissionOperation;
-  def: ResourceDefinition;
-  namespace: string;
-  name: string;
-  subresource: string;
-  /** The incoming object (CREATE, UPDATE); plugins that mutate change it in place. */
-  object?: KubeObject;
-  dryRun: boolean;
-}
-
-/** One admission plugin; it throws a StatusError to refuse. */
+/**
+ * One admission plugin; it throws a StatusError to refuse. `admit` is its mutating part (it may
+ * change attrs.object), `validate` its validating part, as kube's MutationInterface and
+ * ValidationInterface.
+ */
 export interface AdmissionPlugin {
   readonly name: string;
-  admit(attrs: AdmissionAttributes): Promise<void>;
+  admit?(attrs: AdmissionAttributes): Promise<void>;
+  validate?(attrs: AdmissionAttributes): Promise<void>;
 }
 
-/** Runs plugins in order; the first refusal wins. */
-export class AdmissionChain {
+/** Runs every plugin's mutating part in order, then (called again after the strategy) every validating part; the first refusal wins. */
+export class AdmissionChain implements WriteAdmission {
   constructor(private readonly plugins: AdmissionPlugin[]) {}
 
-  async admit(attrs: AdmissionAttributes): Promise<void> {
-    for (const plugin of this.plugins) await plugin.admit(attrs);
+  async mutate(attrs: AdmissionAttributes): Promise<void> {
+    for (const plugin of this.plugins) await plugin.admit?.(attrs);
+  }
+
+  async validate(attrs: AdmissionAttributes): Promise<void> {
+    for (const plugin of this.plugins) await plugin.validate?.(attrs);
   }
 }

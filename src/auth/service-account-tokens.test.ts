@@ -1,8 +1,15 @@
+import { generateKeyPairSync } from 'node:crypto';
 import { SERVICE_ACCOUNT_ISSUER, ServiceAccountTokens } from './service-account-tokens';
-import { signJwt } from './jwt';
+import { algorithmOf, signJwt, type JwtKey } from './jwt';
+import type { ServiceAccountKeys } from './service-account-keys';
 
-const KEY = Buffer.alloc(32, 1);
-const tokens = new ServiceAccountTokens(KEY);
+function newKeys(): ServiceAccountKeys {
+  const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  const signing: JwtKey = { key: privateKey, alg: algorithmOf(privateKey), kid: 'k' };
+  return { signing, verifying: [{ ...signing, key: publicKey }] };
+}
+const KEYS = newKeys();
+const tokens = new ServiceAccountTokens(KEYS);
 const subject = { namespace: 'ns', serviceaccount: { name: 'bot', uid: 'u1' } };
 const NOW = 1_700_000_000;
 const issue = (audiences = [SERVICE_ACCOUNT_ISSUER], expirationSeconds = 3600) => tokens.issue({ subject, audiences, expirationSeconds, now: NOW });
@@ -31,9 +38,19 @@ describe('service account tokens', () => {
   });
 
   test('tokens of another key, another issuer or without kube claims are refused', () => {
-    expect(new ServiceAccountTokens(Buffer.alloc(32, 2)).verify(issue(), [], NOW)).toBe('invalid bearer token, invalid signature');
-    expect(new ServiceAccountTokens(KEY, 'https://other').verify(issue(), [], NOW)).toBe('invalid bearer token, token issuer is not this API server');
-    const bare = signJwt({ iss: SERVICE_ACCOUNT_ISSUER, sub: 'system:serviceaccount:ns:bot', aud: [SERVICE_ACCOUNT_ISSUER] }, KEY);
+    expect(new ServiceAccountTokens(newKeys()).verify(issue(), [], NOW)).toBe('invalid bearer token, invalid signature');
+    expect(new ServiceAccountTokens(KEYS, ['https://other']).verify(issue(), [], NOW)).toBe('invalid bearer token, token issuer is not this API server');
+    const bare = signJwt({ iss: SERVICE_ACCOUNT_ISSUER, sub: 'system:serviceaccount:ns:bot', aud: [SERVICE_ACCOUNT_ISSUER] }, KEYS.signing);
     expect(tokens.verify(bare, [], NOW)).toBe('service account token claims are malformed');
+  });
+
+  test('every issuer given is accepted, the first issues; only tokens of those issuers are the cluster\'s', () => {
+    const both = new ServiceAccountTokens(KEYS, ['https://new', SERVICE_ACCOUNT_ISSUER]);
+    expect(both.verify(issue(), [SERVICE_ACCOUNT_ISSUER], NOW)).toMatchObject({ subject });
+    expect(both.issuer).toBe('https://new');
+    expect(both.apiAudiences).toEqual(['https://new']);
+    expect(both.hasIssuer(issue())).toBe(true);
+    expect(new ServiceAccountTokens(KEYS, ['https://other']).hasIssuer(issue())).toBe(false);
+    expect(tokens.hasIssuer('not-a-jwt')).toBe(false);
   });
 });

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { signJwt, verifyJwt, type JwtClaims } from './jwt';
+import type { ServiceAccountKeys } from './service-account-keys';
 
 /**
  * kube-apiserver's --service-account-issuer as clusters are commonly set up (kubeadm's), which is
@@ -59,13 +60,21 @@ function subjectOf(claims: JwtClaims): TokenSubject | null {
   return k as TokenSubject;
 }
 
-/** Issues and verifies the service account tokens of one cluster (one signing key). */
+/**
+ * Issues and verifies the service account tokens of one cluster: signed with the signing key and
+ * the first issuer (--service-account-issuer), accepted when signed by any verification key and
+ * issued by any of the issuers, as kube-apiserver's JWTTokenAuthenticator.
+ */
 export class ServiceAccountTokens {
+  readonly issuer: string;
+
   constructor(
-    private readonly key: Buffer,
-    readonly issuer: string = SERVICE_ACCOUNT_ISSUER,
-    readonly apiAudiences: string[] = [SERVICE_ACCOUNT_ISSUER],
-  ) {}
+    private readonly keys: ServiceAccountKeys,
+    private readonly issuers: string[] = [SERVICE_ACCOUNT_ISSUER],
+    readonly apiAudiences: string[] = [issuers[0]],
+  ) {
+    this.issuer = issuers[0];
+  }
 
   /** A signed token with kube's claims (keys in the order Go's JSON writes a map: sorted). */
   issue({ subject, audiences, expirationSeconds, now }: IssueRequest): string {
@@ -79,7 +88,22 @@ export class ServiceAccountTokens {
       nbf: now,
       sub: serviceAccountUsername(subject.namespace, subject.serviceaccount.name),
     };
-    return signJwt(claims, this.key);
+    return signJwt(claims, this.keys.signing);
+  }
+
+  /**
+   * Whether a token is a JWT naming one of this cluster's issuers: only such tokens are this
+   * authenticator's to accept or refuse (kube's JWTTokenAuthenticator.hasCorrectIssuer).
+   */
+  hasIssuer(token: string): boolean {
+    const parts = token.split('.');
+    if (parts.length !== 3) return false;
+    try {
+      const claims = JSON.parse(Buffer.from(parts[1], 'base64url').toString('utf8')) as { iss?: unknown } | null;
+      return typeof claims?.iss === 'string' && this.issuers.includes(claims.iss);
+    } catch {
+      return false;
+    }
   }
 
   /**
@@ -88,9 +112,9 @@ export class ServiceAccountTokens {
    * close to kube-apiserver's. Whether the objects it names still exist is the caller's to check.
    */
   verify(token: string, requestedAudiences: string[], now: number): VerifiedToken | string {
-    const claims = verifyJwt(token, this.key);
+    const claims = verifyJwt(token, this.keys.verifying);
     if (typeof claims === 'string') return `invalid bearer token, ${claims}`;
-    if (claims.iss !== this.issuer) return 'invalid bearer token, token issuer is not this API server';
+    if (typeof claims.iss !== 'string' || !this.issuers.includes(claims.iss)) return 'invalid bearer token, token issuer is not this API server';
     const subject = subjectOf(claims);
     if (!subject || claims.sub !== serviceAccountUsername(subject.namespace, subject.serviceaccount.name)) {
       return 'service account token claims are malformed';

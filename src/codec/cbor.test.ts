@@ -33,3 +33,16 @@ describe('CBOR as kube-apiserver writes it', () => {
     expect(decodeCbor(Buffer.from('a1616101', 'hex'))).toEqual({ a: 1 });
   });
 });
+
+test('shared references (tags 28 and 29) are refused: no alias bombs, no cycles', () => {
+  const shared = Buffer.from([0xd9, 0xd9, 0xf7, 0x82, 0xd8, 0x1c, 0x82, 0x01, 0x02, 0xd8, 0x1d, 0x00]);
+  expect(() => decodeCbor(shared)).toThrow('cbor: shared references (tags 28 and 29) are not supported');
+  const cycle = Buffer.from([0xd8, 0x1c, 0x81, 0xd8, 0x1d, 0x00]);
+  expect(() => decodeCbor(cycle)).toThrow('shared references');
+});
+
+test('nesting past the JSON limit is refused', () => {
+  const deep = (n: number) => Buffer.concat([Buffer.alloc(n, 0x81), Buffer.from([0x01])]);
+  expect(() => decodeCbor(deep(500))).not.toThrow();
+  expect(() => decodeCbor(deep(1200))).toThrow('cbor: exceeded max nested level 1000');
+});

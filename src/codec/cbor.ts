@@ -2,6 +2,7 @@ import { Decoder, Tag } from 'cbor-x';
 import type { Field, Type } from 'protobufjs';
 import { setOwn } from '../api/types';
 import { DecodeError } from './decode-error';
+import { MAX_NESTING_DEPTH } from './json';
 import { isInlineField } from './protobuf';
 
 /**
@@ -187,17 +188,26 @@ export function encodeCborWatchEvent(eventType: string, objectBody: Uint8Array):
 
 const decoder = new Decoder({ mapsAsObjects: false });
 
-/** Decoded CBOR to JSON's data model: byte strings to text, tag 22 byte strings to base64. */
-function toJson(v: unknown): unknown {
+/**
+ * Decoded CBOR to JSON's data model: byte strings to text, tag 22 byte strings to base64. cbor-x
+ * honours shared references (tags 28 and 29), so one decoded item can sit at many places, or
+ * inside itself: each is refused, which keeps the walk linear in the body.
+ */
+function toJson(v: unknown, seen: Set<object>, depth = 0): unknown {
+  if (typeof v === 'object' && v !== null) {
+    if (seen.has(v)) throw new DecodeError('cbor: shared references (tags 28 and 29) are not supported');
+    seen.add(v);
+    if (depth > MAX_NESTING_DEPTH) throw new DecodeError(`cbor: exceeded max nested level ${MAX_NESTING_DEPTH}`);
+  }
   if (v instanceof Tag) {
     if (v.tag === 22 && v.value instanceof Uint8Array) return Buffer.from(v.value).toString('base64');
-    return toJson(v.value);
+    return toJson(v.value, seen, depth);
   }
   if (v instanceof Uint8Array) return Buffer.from(v).toString('utf8');
-  if (Array.isArray(v)) return v.map(toJson);
+  if (Array.isArray(v)) return v.map((x) => toJson(x, seen, depth + 1));
   if (v instanceof Map) {
     const out: Record<string, unknown> = {};
-    for (const [k, x] of v) setOwn(out, k instanceof Uint8Array ? Buffer.from(k).toString('utf8') : String(k), toJson(x));
+    for (const [k, x] of v) setOwn(out, k instanceof Uint8Array ? Buffer.from(k).toString('utf8') : String(k), toJson(x, seen, depth + 1));
     return out;
   }
   return v;
@@ -206,8 +216,9 @@ function toJson(v: unknown): unknown {
 export function decodeCbor(body: Buffer): unknown {
   if (body.length === 0) throw new DecodeError('unexpected EOF');
   try {
-    return toJson(decoder.decode(body));
+    return toJson(decoder.decode(body), new Set());
   } catch (err) {
+    if (err instanceof DecodeError) throw err;
     throw new DecodeError(`cbor: ${(err as Error).message}`);
   }
 }

@@ -35,16 +35,3 @@ export function jsonNestingDepth(text: string): number {
   }
   return max;
 }
-
-/** The deepest nesting of a parsed value, walked without recursion. */
-export function valueNestingDepth(value: unknown): number {
-  let max = 0;
-  const stack: [unknown, number][] = [[value, 0]];
-  while (stack.length > 0) {
-    const [v, d] = stack.pop()!;
-    if (typeof v !== 'object' || v === null) continue;
-    max = Math.max(max, d + 1);
-    for (const child of Array.isArray(v) ? v : Object.values(v)) stack.push([child, d + 1]);
-  }
-  return max;
-}

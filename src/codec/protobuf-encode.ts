@@ -5,7 +5,7 @@ import { isInlineField } from './protobuf';
 /**
  * Plain JSON objects to Kubernetes' protobuf schema, byte for byte as the generated Go marshallers
  * write them: fields in field-number order, map entries sorted by key, and every non-pointer
- * scalar written even when it is zero ("" or 0 or false). A pointer scalar (field fact keepZero)
+ * scalar written even when it is zero ("" or 0 or false). A pointer scalar (field fact pointer)
  * is written only when the JSON has it; a message only when the JSON has it.
  */
 
@@ -178,7 +178,7 @@ function planOf(type: Type): FieldPlan[] {
         tag: (field.id << 3) | (message ? LENGTH : wire),
         message,
         inline: isInlineField(type, field),
-        writeZero: !message && !field.map && !field.repeated && field.type !== 'bytes' && !facts[field.name]?.keepZero,
+        writeZero: !message && !field.map && !field.repeated && field.type !== 'bytes' && !facts[field.name]?.pointer,
         mapKeyTag: (1 << 3) | (field.map ? wireType((field as Field & { keyType: string }).keyType) : 0),
         mapValueTag: (2 << 3) | (message ? LENGTH : wireType(field.type)),
       };

@@ -31,6 +31,8 @@ describe('decodeProtobuf', () => {
       kind: 'Namespace',
       metadata: { name: 'team-a', labels: { env: 'prod' }, creationTimestamp: '2023-11-14T22:13:20Z' },
       spec: { finalizers: ['kubernetes'] },
+      // NamespaceStatus is a non-pointer struct: Go writes it.
+      status: {},
     });
   });
 
@@ -114,6 +116,7 @@ describe('decodeProtobuf', () => {
           },
         },
       },
+      status: {},
     });
   });
 

@@ -4,6 +4,8 @@ import { Root, type Field, type Type } from 'protobufjs';
 import type { GroupVersionKind, KubeObject } from '../api/types';
 import { parseApiVersion } from '../api/types';
 import { FIELD_FACTS } from '../schema/field-facts';
+import { GROUP_VERSION_PACKAGES, PROTO_FILES } from '../generated/api-facts';
+import { withGoZeros } from '../schema/go-zeros';
 import { DecodeError } from './decode-error';
 
 /** Every Kubernetes protobuf body starts with these four bytes ("k8s\0"). */
@@ -11,49 +13,15 @@ export const PROTOBUF_MAGIC = Buffer.from([0x6b, 0x38, 0x73, 0x00]);
 
 /** proto/ at the project root: two levels above src/codec and dist/codec, three above dist-test/src/codec. */
 const PROTO_ROOT = ['../../proto', '../../../proto'].map((p) => path.resolve(__dirname, p)).find((p) => existsSync(path.join(p, 'k8s.io')))!;
-const PROTO_FILES = [
-  'k8s.io/apimachinery/pkg/runtime/generated.proto',
-  'k8s.io/apimachinery/pkg/apis/meta/v1/generated.proto',
-  'k8s.io/api/authentication/v1/generated.proto',
-  'k8s.io/api/authorization/v1/generated.proto',
-  'k8s.io/api/core/v1/generated.proto',
-  'k8s.io/api/apps/v1/generated.proto',
-  'k8s.io/api/coordination/v1/generated.proto',
-  'k8s.io/api/autoscaling/v1/generated.proto',
-  'k8s.io/api/rbac/v1/generated.proto',
-  'k8s.io/api/batch/v1/generated.proto',
-  'k8s.io/api/networking/v1/generated.proto',
-  'k8s.io/api/policy/v1/generated.proto',
-  'k8s.io/api/storage/v1/generated.proto',
-  'k8s.io/api/autoscaling/v2/generated.proto',
-  'k8s.io/api/scheduling/v1/generated.proto',
-  'k8s.io/api/discovery/v1/generated.proto',
-  'k8s.io/api/events/v1/generated.proto',
-];
 
 const META = '.k8s.io.apimachinery.pkg.apis.meta.v1';
 
 /**
- * Fields of Go structs embedded with `json:",inline"`: a message of their own in protobuf, while
- * in JSON their fields sit in the embedding object.
+ * Whether a field of a message is a Go struct embedded with `json:",inline"`: a message of its own
+ * in protobuf, while in JSON its fields sit in the embedding object.
  */
-const INLINE_FIELDS = new Set(
-  [
-    'core.v1.Volume.volumeSource',
-    'core.v1.Probe.handler',
-    'core.v1.EphemeralContainer.ephemeralContainerCommon',
-    'core.v1.PersistentVolumeSpec.persistentVolumeSource',
-    'core.v1.VolumeMountStatus.volumeStatus',
-    'networking.v1.IngressRule.ingressRuleValue',
-    ...['ConfigMapEnvSource', 'ConfigMapKeySelector', 'ConfigMapProjection', 'ConfigMapVolumeSource', 'SecretEnvSource', 'SecretKeySelector', 'SecretProjection'].map(
-      (m) => `core.v1.${m}.localObjectReference`,
-    ),
-  ].map((f) => `.k8s.io.api.${f}`),
-);
-
-/** Whether a field of a message is an inlined Go struct (see INLINE_FIELDS). */
 export function isInlineField(type: Type, field: Field): boolean {
-  return INLINE_FIELDS.has(`${type.fullName}.${field.name}`);
+  return FIELD_FACTS[type.fullName.slice(1)]?.[field.name]?.inline === true;
 }
 
 let cachedRoot: Root | null = null;
@@ -71,18 +39,20 @@ export function protoRoot(): Root {
 /** Kinds of meta/v1 that other group-versions also register (client-go sends DeleteOptions as "v1"). */
 const META_KINDS = new Set(['DeleteOptions', 'Status', 'WatchEvent', 'PartialObjectMetadata', 'PartialObjectMetadataList', 'List']);
 
-/** "apps" -> k8s.io.api.apps.v1, "" -> core, "coordination.k8s.io" -> coordination; meta kinds -> apimachinery. */
-export function protoTypeName(gvk: GroupVersionKind): string {
+/** The message of a kind, by the package the release registers its group-version in; meta kinds -> apimachinery. Null for groups the release does not define. */
+export function protoTypeName(gvk: GroupVersionKind): string | null {
   if (gvk.group === 'meta.k8s.io' || gvk.group === 'meta.cluster' || META_KINDS.has(gvk.kind)) {
     return `k8s.io.apimachinery.pkg.apis.meta.v1.${gvk.kind}`;
   }
-  const group = gvk.group === '' ? 'core' : gvk.group.replace(/\.k8s\.io$/, '').split('.')[0];
-  return `k8s.io.api.${group}.${gvk.version}.${gvk.kind}`;
+  const pkg = GROUP_VERSION_PACKAGES[gvk.group ? `${gvk.group}/${gvk.version}` : gvk.version];
+  return pkg ? `${pkg}.${gvk.kind}` : null;
 }
 
 export function lookupMessage(gvk: GroupVersionKind): Type | null {
+  const name = protoTypeName(gvk);
+  if (!name) return null;
   try {
-    return protoRoot().lookupType(protoTypeName(gvk));
+    return protoRoot().lookupType(name);
   } catch {
     return null;
   }
@@ -193,6 +163,7 @@ export function decodeProtobuf(body: Buffer): KubeObject {
   } catch (err) {
     throw new DecodeError(`unable to decode ${typeMeta.kind}: ${(err as Error).message}`);
   }
-  const json = messageToJson(type, message) as Record<string, unknown>;
+  // What Go's JSON encoder would write of the decoded struct: its nil slices as null, non-pointer zeros.
+  const json = withGoZeros(type.fullName.slice(1), messageToJson(type, message) as Record<string, unknown>);
   return { apiVersion: typeMeta.apiVersion, kind: typeMeta.kind, metadata: {}, ...json } as KubeObject;
 }

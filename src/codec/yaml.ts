@@ -1,17 +1,17 @@
 import { dump, load } from 'js-yaml';
 import { DecodeError } from './decode-error';
-import { MAX_NESTING_DEPTH, valueNestingDepth } from './json';
+import { MAX_NESTING_DEPTH } from './json';
+import { expandAliases } from './yaml-aliases';
 
 /** YAML to a JSON value; a repeated key keeps its last value (strict field validation reports it). */
 export function decodeYaml(body: Buffer): unknown {
   let value: unknown;
   try {
-    value = load(body.toString('utf8'), { json: true });
+    value = load(body.toString('utf8'), { json: true, maxDepth: MAX_NESTING_DEPTH });
   } catch (err) {
     throw new DecodeError(`error converting YAML to JSON: ${(err as Error).message.split('\n')[0]}`);
   }
-  if (valueNestingDepth(value) > MAX_NESTING_DEPTH) throw new DecodeError(`error converting YAML to JSON: exceeded max depth of ${MAX_NESTING_DEPTH}`);
-  return value;
+  return expandAliases(value);
 }
 
 /** YAML as sigs.k8s.io/yaml writes it: keys sorted, no anchors. */

@@ -1,6 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { isStatusError } from '../api/errors';
+import { internalContext } from '../registry/request-context';
 import { isPlainObject, type KubeObject } from '../api/types';
 import type { GenericStore } from '../registry/generic-store';
 import type { ServedCrds } from './crd-controller';
@@ -124,7 +125,7 @@ export class ApiServerIdentity implements Controller {
   async remove(): Promise<void> {
     this.stop();
     try {
-      await this.leases.delete(SYSTEM_NAMESPACE, this.leaseName, { dryRun: false });
+      await this.leases.delete(internalContext({ namespace: SYSTEM_NAMESPACE }), this.leaseName, { dryRun: false });
     } catch (err) {
       if (!(isStatusError(err) && err.code === 404)) this.log(`could not delete identity lease ${this.leaseName}`, err);
     }
@@ -201,10 +202,10 @@ export class ApiServerIdentity implements Controller {
       if (!(isStatusError(err) && err.code === 404)) throw err;
     }
     if (!current) {
-      await this.leases.create(SYSTEM_NAMESPACE, this.leaseBody(null), { dryRun: false });
+      await this.leases.create(internalContext({ namespace: SYSTEM_NAMESPACE }), this.leaseBody(null), { dryRun: false });
       return;
     }
-    await this.leases.update(SYSTEM_NAMESPACE, this.leaseName, this.leaseBody(current), { dryRun: false, subresource: '' });
+    await this.leases.update(internalContext({ namespace: SYSTEM_NAMESPACE }), this.leaseName, this.leaseBody(current), { dryRun: false });
   }
 
   /** apiserverleasegc: identity leases that have expired are deleted (guarded by their resourceVersion). */
@@ -214,7 +215,7 @@ export class ApiServerIdentity implements Controller {
     for (const lease of list.items) {
       if (lease.metadata.name === this.leaseName || replicaOf(lease, now).live) continue;
       try {
-        await this.leases.delete(SYSTEM_NAMESPACE, lease.metadata.name!, { dryRun: false, preconditions: { resourceVersion: lease.metadata.resourceVersion } });
+        await this.leases.delete(internalContext({ namespace: SYSTEM_NAMESPACE }), lease.metadata.name!, { dryRun: false, preconditions: { resourceVersion: lease.metadata.resourceVersion } });
       } catch (err) {
         if (!(isStatusError(err) && (err.code === 404 || err.code === 409))) throw err;
       }

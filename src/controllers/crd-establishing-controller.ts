@@ -1,4 +1,5 @@
 import { isStatusError } from '../api/errors';
+import { internalContext } from '../registry/request-context';
 import { isPlainObject, type KubeObject } from '../api/types';
 import type { GenericStore } from '../registry/generic-store';
 import { CLEANUP_FINALIZER, crdView, setCrdCondition, type CrdView } from '../resources/customresourcedefinitions';
@@ -128,13 +129,13 @@ export class CrdEstablishingController implements Controller {
   private async writeStatus(name: string, status: unknown): Promise<void> {
     try {
       await this.crds.update(
-        '',
+        internalContext({ namespace: '', subresource: 'status' }),
         name,
         (current) => {
           current.status = status;
           return current;
         },
-        { dryRun: false, subresource: 'status' },
+        { dryRun: false },
       );
     } catch (err) {
       if (!(isStatusError(err) && err.code === 404)) throw err;
@@ -157,7 +158,7 @@ export class CrdEstablishingController implements Controller {
       const all = { resourceVersion: '', match: '' as const, predicate: everything };
       for (const item of (await store.list('', all)).items) {
         try {
-          await store.delete(item.metadata.namespace ?? '', item.metadata.name!, { dryRun: false, propagationPolicy: 'Background' });
+          await store.delete(internalContext({ namespace: item.metadata.namespace ?? '' }), item.metadata.name!, { dryRun: false, propagationPolicy: 'Background' });
         } catch (err) {
           if (!(isStatusError(err) && err.code === 404)) throw err;
         }
@@ -167,13 +168,13 @@ export class CrdEstablishingController implements Controller {
     }
     try {
       await this.crds.update(
-        '',
+        internalContext({ namespace: '' }),
         name,
         (current) => {
           current.metadata.finalizers = (current.metadata.finalizers ?? []).filter((f) => f !== CLEANUP_FINALIZER);
           return current;
         },
-        { dryRun: false, subresource: '' },
+        { dryRun: false },
       );
     } catch (err) {
       if (!(isStatusError(err) && err.code === 404)) throw err;

@@ -1,4 +1,5 @@
 import { isStatusError } from '../api/errors';
+import { internalContext } from '../registry/request-context';
 import { parseApiVersion, type KubeObject, type OwnerReference } from '../api/types';
 import type { GenericStore } from '../registry/generic-store';
 import { FOREGROUND_FINALIZER, ORPHAN_FINALIZER, type PropagationPolicy } from '../registry/deletion-finalizers';
@@ -234,7 +235,7 @@ export class GarbageCollector implements Controller {
     else if (node.finalizers.includes(FOREGROUND_FINALIZER)) policy = 'Foreground';
     else policy = 'Background';
     try {
-      await node.store.delete(node.namespace, node.name, { dryRun: false, propagationPolicy: policy, preconditions: { uid: node.uid } });
+      await node.store.delete(internalContext({ namespace: node.namespace }), node.name, { dryRun: false, propagationPolicy: policy, preconditions: { uid: node.uid } });
     } catch (err) {
       if (!(isStatusError(err) && (err.code === 404 || err.code === 409))) throw err;
     }
@@ -288,13 +289,13 @@ export class GarbageCollector implements Controller {
   private async updateLatest(node: GraphNode, change: (obj: KubeObject) => boolean): Promise<void> {
     try {
       await node.store.update(
-        node.namespace,
+        internalContext({ namespace: node.namespace }),
         node.name,
         (current) => {
           if (current.metadata.uid !== node.uid || !change(current)) throw NOTHING_TO_DO;
           return current;
         },
-        { dryRun: false, subresource: '' },
+        { dryRun: false },
       );
     } catch (err) {
       if (err === NOTHING_TO_DO || (isStatusError(err) && err.code === 404)) return;

@@ -9,6 +9,7 @@ import { informerAndQueueProblem, type Controller } from './runtime/controller';
 import { systemClock, type Clock } from './runtime/clock';
 import { Informer, listWatchOf, type ControllerLog } from './runtime/informer';
 import { WorkQueue } from './work-queue';
+import { internalContext } from '../registry/request-context';
 
 export type { ControllerLog } from './runtime/informer';
 
@@ -93,14 +94,14 @@ export class NamespaceController implements Controller {
     if (totals.deleteErrors.length > 0 || totals.remainingByResource.size > 0) return false;
     try {
       await this.namespaces.update(
-        '',
+        internalContext({ namespace: '', subresource: 'finalize' }),
         name,
         (current) => {
           const spec = (current.spec ?? {}) as { finalizers?: string[] };
           current.spec = { ...spec, finalizers: (spec.finalizers ?? []).filter((f) => f !== NAMESPACE_FINALIZER) };
           return current;
         },
-        { dryRun: false, subresource: 'finalize' },
+        { dryRun: false },
       );
     } catch (err) {
       if (!(isStatusError(err) && err.code === 404)) throw err;
@@ -114,7 +115,7 @@ export class NamespaceController implements Controller {
     const all = { resourceVersion: '', match: '' as const, predicate: everything };
     for (const item of (await store.list(namespace, all)).items) {
       try {
-        await store.delete(namespace, item.metadata.name!, { dryRun: false, propagationPolicy: 'Background' });
+        await store.delete(internalContext({ namespace }), item.metadata.name!, { dryRun: false, propagationPolicy: 'Background' });
       } catch (err) {
         if (!(isStatusError(err) && err.code === 404)) throw err;
       }
@@ -141,13 +142,13 @@ export class NamespaceController implements Controller {
     if (!conditions) return;
     try {
       await this.namespaces.update(
-        '',
+        internalContext({ namespace: '', subresource: 'status' }),
         ns.metadata.name!,
         (current) => {
           current.status = { ...(isPlainObject(current.status) ? current.status : {}), conditions };
           return current;
         },
-        { dryRun: false, subresource: 'status' },
+        { dryRun: false },
       );
     } catch (err) {
       this.log(`namespace controller: couldn't update status condition for namespace ${JSON.stringify(ns.metadata.name)}`, err);

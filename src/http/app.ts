@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import express from 'express';
-import { notAcceptable, pathNotFound, toStatusError, type StatusError } from '../api/errors';
+import { isStatusError, notAcceptable, pathNotFound, toStatusError, tooManyRequests, type StatusError } from '../api/errors';
 import type { AdmissionChain } from '../admission/admission';
 import type { GroupVersionKind } from '../api/types';
 import { negotiateOutput, type Encoding } from '../codec/negotiate';
@@ -12,7 +12,15 @@ import type { ServerServices } from '../registry/server-services';
 import type { ResourceRegistry } from '../registry/resource-registry';
 import { acceptsOpenApiV2Protobuf, encodeOpenApiV2, OPENAPI_V2_PROTOBUF } from './openapi-v2-protobuf';
 import { aggregatedDiscovery, apiGroupDocument, apiGroupList, apiResourceList, apiVersions } from './discovery';
+import type { InFlightRequests } from './filters/in-flight-requests';
+import { isLongRunning } from './filters/long-running';
+import type { MaxInFlight } from './filters/max-in-flight';
+import { deadlineExceeded, requestDeadlineMs, type DeadlineConfig } from './filters/request-deadline';
 import { requestLabels } from './filters/request-metrics';
+import { parseRequestTarget } from './request-target';
+import { requestScope } from '../auth/request-scope';
+import { accessControlled, type AccessControl } from './filters/access-control';
+import type { RequestAudit } from './filters/audit';
 import { groupVersionPath, openApiV2Document, openApiV3Document, openApiV3Index, type SchemaSource } from './openapi';
 import { isPretty } from './query';
 import { parseRequestInfo, type RequestInfo } from './request-info';
@@ -20,6 +28,7 @@ import { acceptsGzip } from './body-writer';
 import { encode } from './encode';
 import { writeBody, writeEncoded, writeError } from './respond';
 import { serveResource } from './router';
+import { JWKS_PATH, OPENID_CONFIGURATION_PATH, type IssuerDiscovery } from '../auth/oidc-discovery';
 
 export interface VersionInfo {
   major: string;
@@ -59,6 +68,16 @@ export interface AppDeps {
   /** The APIResponseCompression feature gate. */
   responseCompression: boolean;
   log: (message: string, err?: unknown) => void;
+  /** Request deadlines (--request-timeout, --min-request-timeout). */
+  deadlines: DeadlineConfig;
+  /** --max-requests-inflight and --max-mutating-requests-inflight. */
+  maxInFlight: MaxInFlight;
+  /** Every request being served, for a graceful shutdown. */
+  inFlight: InFlightRequests;
+  /** Audit, impersonation and authorization of every request. */
+  accessControl: AccessControl;
+  /** Service account issuer discovery documents (known once the secure port listens); null when the issuer is not an https URL. */
+  issuerDiscovery?: () => IssuerDiscovery | null;
 }
 
 interface RequestState {
@@ -67,6 +86,7 @@ interface RequestState {
   pretty: boolean;
   /** The client takes gzip and the server may compress. */
   compress: boolean;
+  audit: RequestAudit | null;
 }
 
 const STATE = Symbol('kapi.request');
@@ -105,14 +125,23 @@ export function createApp(deps: AppDeps): RequestListener {
 
   const state = (res: ServerResponse): RequestState => (res as StatefulResponse)[STATE]!;
   const respondError = (res: ServerResponse, err: unknown): void => {
+    if (!isStatusError(err)) state(res).audit?.panic(err instanceof Error ? err.message : String(err));
     const status: StatusError = toStatusError(err, (e) => deps.log('internal error', e));
     if (res.headersSent) {
       res.end();
       return;
     }
-    const s = state(res);
-    const encodings = s.info.isResourceRequest ? deps.outputEncodings : NON_RESOURCE_ENCODINGS;
-    writeError(res, status, (res.req as IncomingMessage).headers.accept, encodings, s.pretty, s.compress);
+    // A 413 leaves the rest of a large body unread: the connection closes rather than read it.
+    if (status.code === 413) res.setHeader('Connection', 'close');
+    try {
+      const s = state(res);
+      const encodings = s.info.isResourceRequest ? deps.outputEncodings : NON_RESOURCE_ENCODINGS;
+      writeError(res, status, (res.req as IncomingMessage).headers.accept, encodings, s.pretty, s.compress);
+    } catch (writeErr) {
+      deps.log('cannot write an error response', writeErr);
+      if (res.headersSent) res.destroy();
+      else writeError(res, status, undefined, ['json'], false, false);
+    }
   };
   const json = (res: ServerResponse, value: unknown, code = 200): void => {
     const s = state(res);
@@ -141,6 +170,17 @@ export function createApp(deps: AppDeps): RequestListener {
       writeBody(res, 200, deps.metrics.registry.contentType, Buffer.from(await deps.metrics.registry.metrics()));
     }),
   );
+
+  // As serviceaccount.OpenIDMetadataServer: cacheable for an hour by any cache.
+  const serveDiscovery = (document: keyof IssuerDiscovery, contentType: string) =>
+    wrap((_req, res) => {
+      const docs = deps.issuerDiscovery?.();
+      if (!docs) throw pathNotFound();
+      res.setHeader('Cache-Control', 'public, max-age=3600');
+      writeBody(res, 200, contentType, docs[document]);
+    });
+  app.get(OPENID_CONFIGURATION_PATH, serveDiscovery('configuration', 'application/json'));
+  app.get(JWKS_PATH, serveDiscovery('jwks', 'application/jwk-set+json'));
 
   const v3Docs = (): Map<string, Buffer> => {
     const docs = new Map<string, Buffer>();
@@ -203,48 +243,138 @@ export function createApp(deps: AppDeps): RequestListener {
         const entry = deps.registry.groupVersions().find((gv) => gv.group === segments[1] && gv.version === segments[2])!;
         return json(res, apiResourceList(entry));
       }
-      if (req.method === 'GET' && segments.length === 0) return json(res, rootPaths(deps));
+      if (req.method === 'GET' && !info.isResourceRequest && info.path === '/') return json(res, rootPaths(deps));
       throw pathNotFound();
     }),
   );
 
   app.use((err: unknown, _req: express.Request, res: express.Response, _next: express.NextFunction) => respondError(res, err));
 
-  /** Request info, audit id and metrics for every request; resource requests skip express's routing. */
-  return (req, res) => {
-    const url = new URL(req.url ?? '/', 'http://kapi');
-    const info = parseRequestInfo(req.method ?? 'GET', url.pathname, url.searchParams);
-    const s: RequestState = {
-      info,
-      query: url.searchParams,
-      pretty: isPretty(url.searchParams, req.headers['user-agent']),
-      compress: deps.responseCompression && acceptsGzip(req.headers['accept-encoding']),
-    };
-    (res as StatefulResponse)[STATE] = s;
+  /** The answer of a request that failed before its state was known: a JSON Status. */
+  const failEarly = (res: ServerResponse, err: unknown): void => {
+    const status = toStatusError(err, (e) => deps.log('internal error', e));
+    if (res.headersSent) res.destroy();
+    else writeError(res, status, undefined, ['json'], false, false);
+  };
+
+  /** Request info, audit id, metrics, limits and a deadline for every request; resource requests skip express's routing. */
+  const serve = (req: IncomingMessage, res: ServerResponse): void => {
     res.setHeader('Audit-Id', randomUUID());
     res.setHeader('Cache-Control', 'no-cache, private');
-    const labels = requestLabels(req, info, url.searchParams);
+    const target = parseRequestTarget(req.url ?? '/');
+    const query = new URLSearchParams(target.rawQuery);
+    const info = parseRequestInfo(req.method ?? 'GET', target.path, query);
+    const s: RequestState = {
+      info,
+      query,
+      pretty: isPretty(query, req.headers['user-agent']),
+      compress: deps.responseCompression && acceptsGzip(req.headers['accept-encoding']),
+      audit: null,
+    };
+    (res as StatefulResponse)[STATE] = s;
+    const labels = requestLabels(req, info, query);
     const started = process.hrtime.bigint();
+    const longRunning = isLongRunning(info);
     const untrack = info.isResourceRequest && info.verb === 'watch' ? deps.metrics.trackLongRunning(labels) : null;
-    // Watches listen for the client going away from the start; other requests build the controller only if asked.
-    let abort: AbortController | null = untrack ? new AbortController() : null;
-    const signal = (): AbortSignal => (abort ??= new AbortController()).signal;
+    // One signal per request: it fires at the deadline (its reason then the 504 Status), when the
+    // client goes away, or when a shutdown ends a long-running request.
+    const abort = new AbortController();
+    let timer: NodeJS.Timeout | undefined;
+    let release: (() => void) | undefined;
     res.on('close', () => {
-      if (!res.writableFinished) abort?.abort();
+      clearTimeout(timer);
+      release?.();
+      if (!res.writableFinished) abort.abort();
       untrack?.();
       deps.metrics.observeRequest(labels, res.statusCode, Number(process.hrtime.bigint() - started) / 1e9);
     });
-    if (!info.isResourceRequest) {
-      app(req, res);
+    // A watch asked for while draining would only be cut: the client is told to come back, as
+    // kube-apiserver's --shutdown-send-retry-after answers during its graceful termination.
+    if (longRunning && deps.inFlight.draining) {
+      res.setHeader('Connection', 'close');
+      throw tooManyRequests('The apiserver is shutting down, please try again later.', 1);
+    }
+    deps.inFlight.add(res, longRunning, () => abort.abort());
+    const deadlineMs = requestDeadlineMs(info, query, deps.deadlines);
+    const arrivedAt = Date.now();
+    if (!longRunning && !isHealthPath(info)) {
+      const admitted = deps.maxInFlight.admit(info);
+      if (isStatusError(admitted)) throw admitted;
+      release = admitted;
+    }
+    if (deadlineMs !== null) timer = setTimeout(() => expire(req, res, abort, longRunning), deadlineMs);
+    const signal = (): AbortSignal => abort.signal;
+    const dispatch = (): void => {
+      if (!info.isResourceRequest) {
+        req.url = target.rawQuery ? `${target.rawPath}?${target.rawQuery}` : target.rawPath;
+        app(req, res);
+        return;
+      }
+      // The effective user (after impersonation) and the deadline reach the registry in the RequestContext.
+      const scope = { user: requestScope()?.user, deadline: deadlineMs === null ? null : arrivedAt + deadlineMs };
+      serveResource(req, res, info, s.query, deps, signal, s.compress, scope).catch((err: unknown) => respondError(res, err));
+    };
+    s.audit = accessControlled(deps.accessControl, req, res, info, { path: target.path, query }, dispatch, (err) => respondError(res, err));
+  };
+
+  /**
+   * The deadline passed: a long-running request ends cleanly; any other gets 504 (the timeout
+   * filter's answer) unless it has started its body, in which case its connection is cut, as
+   * kube-apiserver's timeout handler does. The handler's later writes go nowhere.
+   */
+  const expire = (req: IncomingMessage, res: ServerResponse, abort: AbortController, longRunning: boolean): void => {
+    if (longRunning) {
+      abort.abort();
       return;
     }
-    serveResource(req, res, info, s.query, deps, signal, s.compress).catch((err: unknown) => respondError(res, err));
+    const err = deadlineExceeded();
+    abort.abort(err);
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    // A body still being sent would hold the connection: it closes after the answer.
+    if (!req.complete) res.setHeader('Connection', 'close');
+    respondError(res, err);
+    discardLateWrites(res);
+  };
+
+  return (req, res) => {
+    try {
+      serve(req, res);
+    } catch (err) {
+      if ((res as StatefulResponse)[STATE]) respondError(res, err);
+      else failEarly(res, err);
+    }
   };
 }
 
+/** Health probes are not counted against the in-flight limits (kube-apiserver's flow control exempts them). */
+function isHealthPath(info: RequestInfo): boolean {
+  return !info.isResourceRequest && /^\/(healthz|livez|readyz)(\/|$)/.test(info.path);
+}
+
+/** After a timeout answer the handler may still write: as kube's timeoutWriter, its writes are dropped. */
+function discardLateWrites(res: ServerResponse): void {
+  const done = (...args: unknown[]): ServerResponse => {
+    const callback = args.find((a): a is () => void => typeof a === 'function');
+    callback?.();
+    return res;
+  };
+  Object.assign(res, {
+    setHeader: () => res,
+    appendHeader: () => res,
+    removeHeader: () => undefined,
+    writeHead: () => res,
+    flushHeaders: () => undefined,
+    write: (...args: unknown[]) => (done(...args), true),
+    end: done,
+  });
+}
 
 function rootPaths(deps: AppDeps): Record<string, unknown> {
   const paths = ['/api', '/apis', '/healthz', '/livez', '/metrics', '/openapi/v2', '/openapi/v3', '/readyz', '/version'];
+  if (deps.issuerDiscovery?.()) paths.push(OPENID_CONFIGURATION_PATH, JWKS_PATH);
   for (const gv of deps.registry.groupVersions()) paths.push(gv.group ? `/apis/${gv.group}/${gv.version}` : `/api/${gv.version}`);
   for (const gv of deps.registry.groupVersions()) if (gv.group) paths.push(`/apis/${gv.group}`);
   return { paths: [...new Set(paths)].sort() };

@@ -4,6 +4,7 @@ import type { ResourceDefinition } from '../registry/resource-definition';
 import { selectionPredicate } from '../registry/predicate';
 import type { ListOptions } from '../storage/interfaces';
 import { parseRevision } from '../storage/revision';
+import { MAX_TIMER_MS } from './filters/request-deadline';
 import { boolParam, intParam } from './query';
 
 export interface WatchListOptions extends ListOptions {
@@ -45,6 +46,12 @@ function validate(opts: WatchListOptions, watch: boolean): FieldErrorList {
   return errs;
 }
 
+/** timeoutSeconds as an int64; a watch longer than a node timer can wait (some 24 days) lasts that long. */
+function watchTimeoutSeconds(query: URLSearchParams): number | undefined {
+  const seconds = intParam(query, 'timeoutSeconds');
+  return seconds === undefined ? undefined : Math.min(seconds, Math.floor(MAX_TIMER_MS / 1000));
+}
+
 /** Reads and validates list/watch query parameters, with kube-apiserver's 400 and 422 answers. */
 export function parseListOptions(query: URLSearchParams, def: ResourceDefinition, watch: boolean): WatchListOptions {
   const match = query.get('resourceVersionMatch') ?? '';
@@ -62,7 +69,7 @@ export function parseListOptions(query: URLSearchParams, def: ResourceDefinition
     predicate: selectionPredicate(def, query.get('labelSelector') ?? '', query.get('fieldSelector') ?? ''),
     allowWatchBookmarks: boolParam(query, 'allowWatchBookmarks'),
     sendInitialEvents: optionalBool(query, 'sendInitialEvents'),
-    timeoutSeconds: intParam(query, 'timeoutSeconds'),
+    timeoutSeconds: watchTimeoutSeconds(query),
   };
   const errs = validate(opts, watch);
   if (errs.length > 0) throw invalid({ group: 'meta.k8s.io', kind: 'ListOptions' }, '', errs);

@@ -250,7 +250,8 @@ export function openApiV2Document(registry: ResourceRegistry, schemas: SchemaSou
   for (const entry of registry.groupVersions()) {
     const doc = openApiV3Document(entry, schemas, serverVersion);
     const rewrite = (value: unknown): unknown => JSON.parse(JSON.stringify(value).replaceAll('#/components/schemas/', '#/definitions/'));
-    Object.assign(definitions, rewrite((doc.components as { schemas: Record<string, unknown> }).schemas));
+    const v3 = rewrite((doc.components as { schemas: Record<string, unknown> }).schemas) as Record<string, unknown>;
+    for (const [name, schema] of Object.entries(v3)) definitions[name] = toStructuralV2(schema);
     for (const [path, item] of Object.entries(doc.paths as Record<string, Record<string, unknown>>)) {
       const v2Item: Record<string, unknown> = { parameters: (item.parameters as Record<string, unknown>[]).map(v2Param) };
       for (const [method, op] of Object.entries(item)) {
@@ -275,6 +276,37 @@ export function openApiV2Document(registry: ResourceRegistry, schemas: SchemaSou
     }
   }
   return { swagger: '2.0', info: { title: 'Kubernetes', version: serverVersion }, paths, definitions };
+}
+
+/**
+ * What kubectl can read of a schema in v2, as apiextensions-apiserver's ToStructuralOpenAPIV2
+ * leaves it: under x-kubernetes-preserve-unknown-fields and nullable, no properties or items (kubectl
+ * would refuse the unknown fields they allow), nullable ones untyped, and arrays left without items
+ * untyped.
+ */
+function toStructuralV2(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(toStructuralV2);
+  if (typeof schema !== 'object' || schema === null) return schema;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(schema)) out[k] = k === 'properties' ? mapValues(v, toStructuralV2) : k === 'items' || k === 'allOf' || k === 'additionalProperties' ? toStructuralV2(v) : v;
+  if (out.nullable === true) {
+    delete out.type;
+    delete out.nullable;
+    delete out.items;
+    delete out.properties;
+  }
+  if (out['x-kubernetes-preserve-unknown-fields'] === true) {
+    delete out['x-kubernetes-preserve-unknown-fields'];
+    delete out.items;
+    delete out.properties;
+  }
+  if (out.type === 'array' && out.items === undefined) delete out.type;
+  return out;
+}
+
+function mapValues(value: unknown, f: (v: unknown) => unknown): unknown {
+  if (typeof value !== 'object' || value === null) return value;
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, f(v)]));
 }
 
 function v2Param(p: Record<string, unknown>): Record<string, unknown> {

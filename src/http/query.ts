@@ -14,15 +14,22 @@ export function boolParam(query: URLSearchParams, name: string): boolean {
   throw badRequest(`strconv.ParseBool: parsing ${JSON.stringify(v)}: invalid syntax`);
 }
 
+const INT64_MAX = 2n ** 63n - 1n;
+
 export function intParam(query: URLSearchParams, name: string): number | undefined {
   const v = query.get(name);
   if (v === null || v === '') return undefined;
-  if (!/^-?[0-9]+$/.test(v)) throw badRequest(`strconv.ParseInt: parsing ${JSON.stringify(v)}: invalid syntax`);
-  return Number(v);
+  if (!/^[-+]?[0-9]+$/.test(v)) throw badRequest(`strconv.ParseInt: parsing ${JSON.stringify(v)}: invalid syntax`);
+  // Query integers are Go int64s: anything wider is refused, as strconv.ParseInt refuses it.
+  const n = BigInt(v);
+  if (n > INT64_MAX || n < -INT64_MAX - 1n) throw badRequest(`strconv.ParseInt: parsing ${JSON.stringify(v)}: value out of range`);
+  return Number(n);
 }
 
+/** responsewriters.isPrettyPrint: a non-empty `pretty` is read as strconv.ParseBool reads it, an unparsable one as false. */
 export function isPretty(query: URLSearchParams, userAgent: string | undefined): boolean {
-  if (query.has('pretty')) return boolParam(query, 'pretty');
+  const pretty = query.get('pretty');
+  if (pretty) return isTruthyParam(pretty);
   const ua = userAgent ?? '';
   return ua.startsWith('curl') || ua.startsWith('Wget') || ua.startsWith('Mozilla/5.0');
 }

@@ -10,6 +10,8 @@ import type { PatchSchema } from '../patch/strategic-merge';
 import type { ResourceRegistry, RestStore } from '../registry/resource-registry';
 import type { ServerServices } from '../registry/server-services';
 import type { CreateSubresource, Subresource } from '../registry/subresources';
+import { INSECURE_SUPERUSER, type UserInfo } from '../auth/user';
+import type { RequestContext } from '../registry/request-context';
 import { kindSchema } from '../schema/typed-schema';
 import type { ResourceRequest } from './handlers/context';
 import { handleCreate } from './handlers/create';
@@ -93,6 +95,41 @@ export function resolveResourceRequest(info: ResourceRequestInfo, registry: Reso
   return { store, verb };
 }
 
+/** What the filters in front of the router know of a request: who it is, until when, where its audit annotations go. */
+export interface RequestScope {
+  /** The authenticated user; the insecure port's superuser when absent. */
+  user?: UserInfo;
+  /** Epoch milliseconds; null or absent: no deadline. */
+  deadline?: number | null;
+  auditAnnotations?: Map<string, string>;
+}
+
+/** Verbs that change something: their context holds the abort signal from the start, so a client gone mid-write is noticed. */
+const WRITE_VERBS = new Set(['create', 'update', 'patch', 'delete', 'deletecollection']);
+
+/** The request's RequestContext, built once: every store write takes it. */
+function requestContext(res: ServerResponse, info: ResourceRequestInfo, signal: () => AbortSignal, scope: RequestScope): RequestContext {
+  const eager = WRITE_VERBS.has(info.verb) ? signal() : null;
+  return {
+    user: scope.user ?? INSECURE_SUPERUSER,
+    info: {
+      verb: info.verb,
+      group: info.group,
+      version: info.version,
+      resource: info.resource,
+      subresource: info.subresource,
+      namespace: info.namespace,
+      name: info.name,
+    },
+    deadline: scope.deadline ?? null,
+    get signal() {
+      return eager ?? signal();
+    },
+    warn: (text) => addWarning(res, text),
+    auditAnnotations: scope.auditAnnotations ?? new Map(),
+  };
+}
+
 export async function serveResource(
   req: IncomingMessage,
   res: ServerResponse,
@@ -101,6 +138,7 @@ export async function serveResource(
   deps: RouterDeps,
   signal: () => AbortSignal,
   compress: boolean,
+  scope: RequestScope = {},
 ): Promise<void> {
   const { store, verb, createSubresource } = resolveResourceRequest(info, deps.registry);
   const served = createSubresource
@@ -116,10 +154,12 @@ export async function serveResource(
   };
   const output = verb === 'watch' ? negotiateStream(req.headers.accept, options) : negotiateOutput(req.headers.accept, options);
   if (store.def.deprecationWarning) addWarning(res, store.def.deprecationWarning);
+  const ctx = requestContext(res, info, signal, scope);
   const requestTo = <S extends RestStore>(target: S): ResourceRequest<S> => ({
     req,
     res,
     info,
+    ctx,
     store: target,
     served,
     query,
@@ -132,9 +172,6 @@ export async function serveResource(
     watchListEnabled: deps.watchListEnabled,
     unsafeMalformedObjectDeletion: deps.unsafeMalformedObjectDeletion,
     onWatchEvent: () => deps.onWatchEvent(store.def),
-    get signal() {
-      return signal();
-    },
   });
   // A resource that is not stored serves create alone (resolveResourceRequest made sure of the verb).
   if (!(store instanceof GenericStore)) return handleCreate(requestTo(store));

@@ -1,7 +1,10 @@
 import type { KubeObject } from '../api/types';
 import { ComputedStore } from './computed-store';
 import { defineComputedResource } from './resource-definition';
+import { internalContext } from './request-context';
 import type { ServerServices } from './server-services';
+
+const at = (namespace: string) => internalContext({ namespace });
 
 const NO_SERVICES = {} as ServerServices;
 
@@ -15,15 +18,15 @@ const probe = (namespace?: string): KubeObject => ({ apiVersion: 'example.com/v1
 
 describe('ComputedStore', () => {
   test('answers with the computed object in wire order, with a null creation time', async () => {
-    const answer = await echo(false).create('', probe(), { dryRun: false });
+    const answer = await echo(false).create(at(''), probe(), { dryRun: false });
     expect(answer).toEqual({ kind: 'Probe', apiVersion: 'example.com/v1', metadata: { creationTimestamp: null }, spec: { a: 1 }, status: { ok: true } });
     expect(Object.keys(answer)).toEqual(['kind', 'apiVersion', 'metadata', 'spec', 'status']);
   });
 
   test('reconciles namespaces as the create handler does', async () => {
-    expect(((await echo(true).create('ns', probe(), { dryRun: false })) as KubeObject).metadata.namespace).toBe('ns');
-    expect(((await echo(false).create('', probe('ns'), { dryRun: false })) as KubeObject).metadata.namespace).toBeUndefined();
-    await expect(echo(true).create('ns', probe('other'), { dryRun: false })).rejects.toMatchObject({ code: 400 });
+    expect(((await echo(true).create(at('ns'), probe(), { dryRun: false })) as KubeObject).metadata.namespace).toBe('ns');
+    expect(((await echo(false).create(at(''), probe('ns'), { dryRun: false })) as KubeObject).metadata.namespace).toBeUndefined();
+    await expect(echo(true).create(at('ns'), probe('other'), { dryRun: false })).rejects.toMatchObject({ code: 400 });
   });
 
   test('a definition without compute is refused', () => {

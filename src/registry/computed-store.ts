@@ -1,13 +1,15 @@
 import { badRequest } from '../api/errors';
 import type { KubeObject, Status } from '../api/types';
-
-const isStatus = (value: KubeObject | Status): value is Status => value.kind === 'Status';
 import { kindSchema, type ObjectNode } from '../schema/typed-schema';
 import { FieldManager } from './field-manager';
 import type { WriteOptions } from './generic-store';
 import { inWireOrder } from './object-order';
 import { apiVersionOfDefinition, type ResourceDefinition, type ServedKind } from './resource-definition';
 import type { ServerServices } from './server-services';
+import type { AdmissionAttributes } from './admission-hooks';
+import { ensureActive, type RequestContext } from './request-context';
+
+const isStatus = (value: KubeObject | Status): value is Status => value.kind === 'Status';
 
 /**
  * The REST storage of a resource that is never stored (a definition with `compute`): create
@@ -34,14 +36,31 @@ export class ComputedStore {
   }
 
   /**
-   * As kube-apiserver's create handler: the namespace of the object and the request's are
-   * reconciled, the field manager records the request's fields (so a review that echoes its
-   * request carries managedFields), then the resource computes its answer.
+   * As kube-apiserver's create handler: mutating admission, the namespace of the object and the
+   * request's reconciled, the field manager records the request's fields (so a review that echoes
+   * its request carries managedFields), validating admission, then the resource computes its answer.
    */
-  async create(namespace: string, obj: KubeObject, opts: WriteOptions): Promise<KubeObject | Status> {
+  async create(ctx: RequestContext, obj: KubeObject, opts: WriteOptions): Promise<KubeObject | Status> {
+    const { namespace } = ctx.info;
+    const attrs = (): AdmissionAttributes => ({
+      operation: 'CREATE',
+      def: this.def,
+      namespace,
+      name: obj.metadata.name ?? '',
+      subresource: '',
+      kind: { group: this.def.group, version: this.def.version, kind: this.def.kind },
+      object: obj,
+      options: { kind: 'CreateOptions', apiVersion: 'meta.k8s.io/v1', ...(opts.dryRun ? { dryRun: ['All'] } : {}), ...(opts.fieldManager ? { fieldManager: opts.fieldManager } : {}) },
+      dryRun: opts.dryRun,
+      user: ctx.user,
+      request: ctx,
+    });
+    await opts.admission?.mutate(attrs());
     reconcileNamespace(namespace, obj);
     if (opts.fieldManager) this.fields?.update(null, obj, opts.fieldManager, '');
-    const answer = await this.compute({ namespace, object: obj, dryRun: opts.dryRun, services: this.services });
+    await opts.admission?.validate(attrs());
+    ensureActive(ctx);
+    const answer = await this.compute({ ctx, namespace, object: obj, dryRun: opts.dryRun, services: this.services });
     if (isStatus(answer)) return answer;
     // An unset metav1.Time in a Go struct is written as null; these objects never get a creation time.
     answer.metadata.creationTimestamp ??= null;

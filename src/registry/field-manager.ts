@@ -1,9 +1,11 @@
+import { jsonEqual } from '../api/deep-equal';
 import { StatusError } from '../api/errors';
 import { goJsonMarshal } from '../api/go-json';
 import { apiVersionOf, type KubeObject, type ManagedFieldsEntry, type StatusCause } from '../api/types';
 import { child, elements, fieldElement, FieldSet, type FieldPath } from '../schema/field-set';
 import { compare, fieldSetOf, merge, removePaths } from '../schema/typed-ops';
 import type { ObjectNode } from '../schema/typed-schema';
+import { withGoZerosOfKind } from '../schema/go-zeros';
 import { apiVersionOfDefinition, type ResourceDefinition } from './resource-definition';
 import { exclusivePaths, ownedPath, subresourceView, type Subresource } from './subresources';
 
@@ -46,6 +48,30 @@ function lastAppliedOf(config: KubeObject): string {
   if (annotations) delete annotations[LAST_APPLIED];
   // runtime.Encode with the unstructured JSON scheme: encoding/json's Encoder, so newline-terminated.
   return `${goJsonMarshal(copy)}\n`;
+}
+
+function withoutManagedFields(meta: KubeObject['metadata']): KubeObject['metadata'] {
+  const { managedFields: _managed, ...rest } = meta;
+  return rest;
+}
+
+/** The entries without their times, in an order that does not depend on them. */
+function withoutTimes(entries: ManagedFieldsEntry[]): ManagedFieldsEntry[] {
+  const key = (e: ManagedFieldsEntry): string => `${e.manager ?? ''}\0${e.operation ?? ''}\0${e.subresource ?? ''}`;
+  return entries.map(({ time: _time, ...rest }) => rest).sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
+}
+
+/**
+ * IgnoreManagedFieldsTimestampsTransformer: an update whose object differs from the stored one only
+ * in managedFields' times keeps the stored times, so it writes nothing (an unchanged re-apply).
+ */
+export function keepTimesOfNoOp(next: KubeObject, prev: KubeObject): void {
+  const now = next.metadata.managedFields;
+  const before = prev.metadata.managedFields;
+  if (!now || !before || now.length !== before.length || !jsonEqual(withoutTimes(now), withoutTimes(before))) return;
+  const { managedFields: _n, resourceVersion: _nrv, ...nextMeta } = next.metadata;
+  const { managedFields: _p, resourceVersion: _prv, ...prevMeta } = prev.metadata;
+  if (jsonEqual({ ...next, metadata: nextMeta }, { ...prev, metadata: prevMeta })) next.metadata.managedFields = before;
 }
 
 function pathOf(parts: string[]): FieldPath {
@@ -162,10 +188,20 @@ export class FieldManager {
     return this.decode(next.metadata.managedFields ?? live?.metadata.managedFields);
   }
 
+  /**
+   * What kube-apiserver compares a create with: a new Go object of the kind, whose non-pointer
+   * structs are there already, so a create owns `f:spec` without a `.` of its own.
+   */
+  private emptyObject(): KubeObject {
+    return withGoZerosOfKind(apiVersionOfDefinition(this.def), this.def.kind, { metadata: {} } as KubeObject);
+  }
+
   /** Records a create, update or patch by `manager` (operation Update) in next.metadata.managedFields. */
   update(live: KubeObject | null, next: KubeObject, manager: string, subresource: '' | Subresource): void {
     const entries = this.starting(next, live);
-    const cmp = compare(live ?? undefined, next, this.schema);
+    // The typed objects kube compares carry Go's zero values on both sides.
+    withGoZerosOfKind(apiVersionOfDefinition(this.def), this.def.kind, next);
+    const cmp = compare(live ?? this.emptyObject(), next, this.schema);
     const changed = this.tracked(cmp.added.union(cmp.modified), subresource);
     const removed = this.tracked(cmp.removed, subresource);
     for (const e of entries) e.set = e.set.difference(changed).difference(removed);
@@ -195,10 +231,15 @@ export class FieldManager {
       const dropped = [...own.set.difference(applied).paths].filter((p) => !others.some((o) => o.set.touches(p)) && !applied.touches(p));
       removePaths(merged, dropped, this.schema);
     }
-    const cmp = compare(live ?? undefined, merged, this.schema);
+    // managedFields are the field manager's own record, not a field anyone applies.
+    const before = live ? { ...live, metadata: withoutManagedFields(live.metadata) } : this.emptyObject();
+    const cmp = compare(before, merged, this.schema);
     const changed = this.tracked(cmp.added.union(cmp.modified), subresource);
     const conflicts = others.flatMap((e) => [...e.set.intersection(changed).paths].map((path) => ({ entry: e, path })));
-    if (conflicts.length > 0 && !force && !this.upgradesClientSideApply(live, manager, conflicts)) throw conflictError(this.asSeenThrough(conflicts, subresource));
+    if (conflicts.length > 0 && !force) {
+      const remaining = this.notFromClientSideApply(live, manager, conflicts);
+      if (remaining.length > 0) throw conflictError(this.asSeenThrough(remaining, subresource));
+    }
     const removed = this.tracked(cmp.removed, subresource);
     for (const e of others) e.set = e.set.difference(changed).difference(removed);
     const entry: Entry = own ?? { manager, operation: 'Apply', apiVersion: apiVersionOfDefinition(this.def), time: '', subresource, set: new FieldSet() };
@@ -213,21 +254,26 @@ export class FieldManager {
   }
 
   /**
-   * lastAppliedManager: kubectl's server-side apply may take fields from its client-side apply
-   * without conflict, as long as they still hold what the last-applied annotation says was applied.
+   * lastAppliedManager: the manager kubectl may take, without conflict, the fields its
+   * client-side apply last applied that still hold the applied values (the last-applied
+   * annotation's field set less what changed since); the conflicts left are reported.
    */
-  private upgradesClientSideApply(live: KubeObject | null, manager: string, conflicts: { path: FieldPath }[]): boolean {
+  private notFromClientSideApply<C extends { path: FieldPath }>(live: KubeObject | null, manager: string, conflicts: C[]): C[] {
     const text = live?.metadata.annotations?.[LAST_APPLIED];
-    if (manager !== KUBECTL || !text) return false;
+    if (manager !== KUBECTL || !text) return conflicts;
     let lastApplied: KubeObject;
     try {
       lastApplied = JSON.parse(text) as KubeObject;
     } catch {
-      return false;
+      return conflicts;
     }
-    if (typeof lastApplied !== 'object' || lastApplied === null) return false;
-    const sinceApplied = compare(lastApplied, live!, this.schema).modified;
-    const allowed = fieldSetOf(lastApplied, this.schema).difference(sinceApplied);
-    return conflicts.every((c) => allowed.has(c.path));
+    if (typeof lastApplied !== 'object' || lastApplied === null || lastApplied.apiVersion !== apiVersionOfDefinition(this.def)) return conflicts;
+    // Fields that differ between the annotation and the live object, either way, were not kubectl's.
+    // The annotation is compared as the server stored it: defaulted (a fieldRef's apiVersion v1).
+    const stored = structuredClone(lastApplied);
+    this.def.strategy.applyDefaults(stored);
+    const since = compare(withGoZerosOfKind(apiVersionOfDefinition(this.def), this.def.kind, stored), live!, this.schema);
+    const allowed = fieldSetOf(lastApplied, this.schema).difference(since.modified).difference(since.added).difference(since.removed);
+    return conflicts.filter((c) => !allowed.has(c.path));
   }
 }

@@ -1,83 +1,76 @@
 import { randomUUID } from 'node:crypto';
 import { jsonEqual } from '../api/deep-equal';
-import { badRequest, conflict, invalid, isStatusError, notFound, OPTIMISTIC_LOCK_MESSAGE, StatusError } from '../api/errors';
+import { badRequest, conflict, invalid, isStatusError, notFound, OPTIMISTIC_LOCK_MESSAGE, pathNotFound, StatusError } from '../api/errors';
 import { field, type FieldErrorList } from '../api/field-errors';
 import { kindSchema, type ObjectNode } from '../schema/typed-schema';
 import { validateAgainstSchema } from '../schema/validator';
+import { withGoZerosOfKind } from '../schema/go-zeros';
 import { validateObjectMeta, validateObjectMetaUpdate } from '../api/meta-validation';
 import { nameIsPathSegment } from '../api/name-validation';
-import type { KubeList, KubeObject, Status } from '../api/types';
-import type { ListOptions, Preconditions, ReadConsistency, Storage, WatchItem, WatchOptions } from '../storage/interfaces';
+import type { GroupVersionKind, KubeList, KubeObject, Status } from '../api/types';
+import type { ListOptions, ReadConsistency, Storage, WatchItem, WatchOptions } from '../storage/interfaces';
 import { checkPreconditions } from '../storage/preconditions';
 import { isStorageError } from '../storage/storage-error';
 import type { WatchChannel } from '../storage/watch-channel';
 import { finalizersForDeletion, type PropagationOptions } from './deletion-finalizers';
+import { beforeDelete, markAsDeleting, setFinalizers, shouldDeleteDuringUpdate, type GracefulDeleteOptions } from './graceful-deletion';
+import { nowTimestamp } from './time';
 import { apiVersionOfDefinition, groupResource, storageApiVersionOf, type ResourceDefinition, type ServedKind } from './resource-definition';
-import { FieldManager } from './field-manager';
+import { FieldManager, keepTimesOfNoOp } from './field-manager';
 import { inWireOrder } from './object-order';
 import { interpretStorageError } from './storage-errors';
 import { specOf, type Strategy } from './strategy';
-import { applySubresource, keepSubresourceFields, runsMainRules, subresourceView, type Subresource } from './subresources';
+import { applySubresource, keepSubresourceFields, runsMainRules, subresourceView, type CreateSubresource, type Subresource, type SubresourceView } from './subresources';
+import type { AdmissionAttributes, AdmissionOperation, WriteAdmission } from './admission-hooks';
+import { reconcileNamespace } from './computed-store';
+import { ensureActive, withInfo, type RequestContext } from './request-context';
+import type { ServerServices } from './server-services';
 
 export interface WriteOptions {
   dryRun: boolean;
   /** Who makes the change, for managedFields; empty leaves ownership untracked (the server's own writes). */
   fieldManager?: string;
+  /** The request's admission, run inside the write (kube's createValidation/updateValidation); absent for the server's own writes. */
+  admission?: WriteAdmission;
 }
 
-export interface UpdateRequest extends WriteOptions {
-  /** A subresource updates only its part; '' updates everything but what subresources own. */
-  subresource: '' | Subresource;
-}
-
-export interface ApplyRequest extends UpdateRequest {
+export interface ApplyRequest extends WriteOptions {
   fieldManager: string;
   force: boolean;
 }
 
-export interface DeleteRequest extends WriteOptions, PropagationOptions {
-  gracePeriodSeconds?: number;
-  preconditions?: Preconditions;
-}
+export interface DeleteRequest extends WriteOptions, PropagationOptions, GracefulDeleteOptions {}
 
 /** Signals out of a marking update: the deletion is already under way / nothing holds the object. */
 const ALREADY_DELETING = Symbol('already deleting');
 const DELETE_NOW = Symbol('delete now');
 
-function setFinalizers(obj: KubeObject, finalizers: string[]): void {
-  if (finalizers.length > 0) obj.metadata.finalizers = finalizers;
-  else delete obj.metadata.finalizers;
-}
-
-/** markAsDeleting: deletion starts now (or stays earlier), with no grace period. */
-function markAsDeleting(obj: KubeObject): void {
-  const meta = obj.metadata;
-  if (!meta.deletionTimestamp && meta.generation) meta.generation += 1;
-  const now = nowTimestamp();
-  if (!meta.deletionTimestamp || meta.deletionTimestamp > now) meta.deletionTimestamp = now;
-  meta.deletionGracePeriodSeconds = 0;
-}
-
-/** An update that empties the finalizers of an object being deleted, with no grace period left, deletes it. */
-function shouldDeleteDuringUpdate(prev: KubeObject, held: boolean): boolean {
-  if (held || !prev.metadata.deletionTimestamp) return false;
-  const grace = prev.metadata.deletionGracePeriodSeconds;
-  return grace === undefined || grace === 0;
-}
+/** Kept where resources and controllers have always imported them from. */
+export { nowTimestamp, timestampAt } from './time';
 
 export type DeleteOutcome = { object: KubeObject | Status; deleted: boolean };
 
-let lastTimestamp = { second: NaN, text: '' };
-
-/** RFC 3339 with second precision, as metav1.Time serialises; every write in a second asks for the same one. */
-export function timestampAt(epochSeconds: number): string {
-  const second = Math.floor(epochSeconds);
-  if (second !== lastTimestamp.second) lastTimestamp = { second, text: new Date(second * 1000).toISOString().replace('.000Z', 'Z') };
-  return lastTimestamp.text;
+/** rest.Update's unconditional update: no resourceVersion, or "0" (what ObjectResourceVersion reads as zero). */
+function isUnconditional(obj: KubeObject): boolean {
+  const rv = obj.metadata.resourceVersion;
+  return !rv || rv === '0';
 }
 
-export function nowTimestamp(offsetSeconds = 0): string {
-  return timestampAt(Date.now() / 1000 + offsetSeconds);
+/** The operation's options as admission (and webhooks' AdmissionReview) sees them. */
+function admissionOptions(operation: AdmissionOperation, opts: WriteOptions | DeleteRequest): Record<string, unknown> {
+  const kind = operation === 'CREATE' ? 'CreateOptions' : operation === 'UPDATE' ? 'UpdateOptions' : 'DeleteOptions';
+  const options: Record<string, unknown> = { kind, apiVersion: 'meta.k8s.io/v1' };
+  if (opts.dryRun) options.dryRun = ['All'];
+  if (operation !== 'DELETE') {
+    if (opts.fieldManager) options.fieldManager = opts.fieldManager;
+    return options;
+  }
+  const del = opts as DeleteRequest;
+  if (del.gracePeriodSeconds !== undefined) options.gracePeriodSeconds = del.gracePeriodSeconds;
+  if (del.preconditions) options.preconditions = del.preconditions;
+  if (del.orphanDependents !== undefined) options.orphanDependents = del.orphanDependents;
+  if (del.propagationPolicy) options.propagationPolicy = del.propagationPolicy;
+  return options;
 }
 
 const GENERATED_SUFFIX_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
@@ -247,15 +240,69 @@ export class GenericStore {
     return errs;
   }
 
-  async create(namespace: string, obj: KubeObject, opts: WriteOptions): Promise<KubeObject> {
+  /** The part of the object the request writes: its subresource, or '' for the whole object. */
+  private subresourceOf(ctx: RequestContext): '' | Subresource {
+    const sub = ctx.info.subresource;
+    if (sub && !this.def.subresources.includes(sub as Subresource)) throw pathNotFound();
+    return sub as '' | Subresource;
+  }
+
+  /** The kind a path's objects have: a create subresource's or a view's own (Binding, Scale), or the resource's. */
+  private kindAt(subresource: string): GroupVersionKind {
+    const created = this.def.createSubresources.find((s) => s.name === subresource);
+    const kind: ServedKind = created?.kind ?? subresourceView(this.def, this.def.subresources.includes(subresource as Subresource) ? (subresource as Subresource) : '')?.kind ?? this.def;
+    return { group: kind.group, version: kind.version, kind: kind.kind };
+  }
+
+  /**
+   * One admission phase of a write, once the store knows what the write is: its operation, the
+   * object as the request's kind shows it, the stored one. Absent admission (the server's own
+   * writes) admits everything.
+   */
+  private async admit(phase: 'mutate' | 'validate', ctx: RequestContext, opts: WriteOptions | DeleteRequest, operation: AdmissionOperation, object: KubeObject | undefined, oldObject: KubeObject | undefined, name?: string): Promise<void> {
+    const admission = opts.admission;
+    if (!admission) return;
+    const attrs: AdmissionAttributes = {
+      operation,
+      def: this.def,
+      namespace: ctx.info.namespace,
+      name: name ?? object?.metadata.name ?? oldObject?.metadata.name ?? '',
+      subresource: ctx.info.subresource,
+      kind: this.kindAt(ctx.info.subresource),
+      object,
+      oldObject,
+      options: admissionOptions(operation, opts),
+      dryRun: opts.dryRun,
+      user: ctx.user,
+      request: ctx,
+    };
+    await (phase === 'mutate' ? admission.mutate(attrs) : admission.validate(attrs));
+  }
+
+  /**
+   * POST: mutating admission, the kind's create strategy, validating admission, then the
+   * create-if-absent transaction, as kube's create handler and Store.Create.
+   */
+  async create(ctx: RequestContext, obj: KubeObject, opts: WriteOptions): Promise<KubeObject> {
+    const { namespace } = ctx.info;
+    await this.admit('mutate', ctx, opts, 'CREATE', obj, undefined);
     const generated = !obj.metadata.name && !!obj.metadata.generateName;
     for (let attempt = 1; ; attempt++) {
       if (generated) obj.metadata.name = generateName(obj.metadata.generateName!);
+      // kube-apiserver records a create's fields as decoded (defaulted), before the strategy adds what it generates (a Job's selector).
+      const requested = opts.fieldManager && this.fields ? structuredClone(obj) : null;
+      if (requested) this.def.strategy.applyDefaults(requested);
       this.prepareCreate(namespace, obj);
-      if (opts.fieldManager) this.fields?.update(null, obj, opts.fieldManager, '');
+      if (requested) {
+        this.fields!.update(null, requested, opts.fieldManager!, '');
+        if (requested.metadata.managedFields) obj.metadata.managedFields = requested.metadata.managedFields;
+        else delete obj.metadata.managedFields;
+      }
+      await this.admit('validate', ctx, opts, 'CREATE', obj, undefined);
       const name = obj.metadata.name!;
+      ensureActive(ctx);
       try {
-        return this.asServed(await this.storage.create(this.key(namespace, name), this.canonical(obj), { dryRun: opts.dryRun }));
+        return this.asServed(await this.storage.create(this.key(namespace, name), this.canonical(obj), { dryRun: opts.dryRun, signal: ctx.signal }));
       } catch (err) {
         if (generated && attempt < GENERATE_NAME_ATTEMPTS && isStorageError(err, 'KeyExists')) continue;
         this.fail(err, name, 'create');
@@ -263,9 +310,24 @@ export class GenericStore {
     }
   }
 
+  /**
+   * POST to a create subresource (pods/binding, serviceaccounts/token): admitted as a CREATE of
+   * the subresource under the parent's name, then answered by the subresource.
+   */
+  async createThrough(ctx: RequestContext, sub: CreateSubresource, object: KubeObject, opts: WriteOptions, services: ServerServices): Promise<KubeObject | Status> {
+    const { namespace, name } = ctx.info;
+    await this.admit('mutate', ctx, opts, 'CREATE', object, undefined, name);
+    reconcileNamespace(namespace, object);
+    await this.admit('validate', ctx, opts, 'CREATE', object, undefined, name);
+    ensureActive(ctx);
+    return sub.create({ ctx, parent: this, namespace, name, object, dryRun: opts.dryRun, services });
+  }
+
   /** BeforeUpdate: keeps what no update may change, then runs the kind's hooks in order. */
   private prepareUpdate(namespace: string, requested: KubeObject, prev: KubeObject, subresource: '' | Subresource): KubeObject {
     const next = subresource ? applySubresource(requested, prev, this.def, subresource) : requested;
+    // The stored object carries Go's zero values; so must the new one, or leaving one out would count as a change.
+    withGoZerosOfKind(apiVersionOfDefinition(this.def), this.def.kind, next);
     const meta = next.metadata;
     if (this.def.namespaced) {
       if (!meta.namespace) meta.namespace = namespace;
@@ -300,6 +362,7 @@ export class GenericStore {
     const errs: FieldErrorList = [
       ...validateObjectMetaUpdate(meta, old, strategy.kubeFinalizerNames),
       ...(mainRules ? [...strategy.validate(next), ...strategy.validateUpdate(next, prev)] : []),
+      ...(subresource === 'status' ? strategy.validateStatusUpdate(next, prev) : []),
       ...validateAgainstSchema(this.def, next),
     ];
     if (errs.length > 0) throw invalid(this.def, meta.name ?? '', uniqueErrors(errs));
@@ -311,21 +374,23 @@ export class GenericStore {
    * PUT, and PATCH when `input` is a function of the stored object. A client's resourceVersion is
    * checked against every fresh read, so the storage's retry on a moved object can never silently
    * overwrite a change the client has not seen. Through a subresource with a kind of its own
-   * (scale), `input` and the result are of that kind.
+   * (scale), `input` and the result are of that kind, and so is what admission sees.
    */
-  async update(namespace: string, name: string, input: KubeObject | ((current: KubeObject) => KubeObject), req: UpdateRequest): Promise<{ object: KubeObject; created: boolean }> {
-    const view = subresourceView(this.def, req.subresource);
-    if (!view) return this.write(namespace, name, typeof input === 'function' ? (current) => input(current!) : input, req);
+  async update(ctx: RequestContext, name: string, input: KubeObject | ((current: KubeObject) => KubeObject), opts: WriteOptions): Promise<{ object: KubeObject; created: boolean }> {
+    const view = subresourceView(this.def, this.subresourceOf(ctx));
+    if (!view) return this.write(ctx, name, typeof input === 'function' ? (current) => input(current!) : input, opts);
     if (typeof input !== 'function') this.checkName(input, name);
     const result = await this.write(
-      namespace,
+      ctx,
       name,
-      (current) => {
-        const requested = typeof input === 'function' ? input(view.read(current!)) : structuredClone(input);
+      async (current) => {
+        const old = view.read(current!);
+        const requested = typeof input === 'function' ? input(old) : structuredClone(input);
         this.checkName(requested, name);
+        await this.admit('mutate', ctx, opts, 'UPDATE', requested, old);
         return view.write(requested, current!);
       },
-      req,
+      { ...opts, view, inputAdmitted: true },
     );
     return { object: view.read(result.object), created: false };
   }
@@ -336,20 +401,27 @@ export class GenericStore {
     }
   }
 
-  /** An update, or (createIfAbsent) the create of an absent object from `input(null)`. */
+  /**
+   * An update, or the create of an absent object (PUT of a kind that allows it; apply), as
+   * Store.Update: once the store knows which it is, mutating admission (as CREATE or UPDATE), the
+   * kind's strategy, validating admission, then the guarded transaction.
+   */
   private async write(
-    namespace: string,
+    ctx: RequestContext,
     name: string,
-    input: KubeObject | ((current: KubeObject | null) => KubeObject),
-    req: UpdateRequest & { createIfAbsent?: boolean; ownershipRecorded?: boolean },
+    input: KubeObject | ((current: KubeObject | null) => KubeObject | Promise<KubeObject>),
+    req: WriteOptions & { createIfAbsent?: boolean; ownershipRecorded?: boolean; view?: SubresourceView; inputAdmitted?: boolean },
   ): Promise<{ object: KubeObject; created: boolean }> {
     const { strategy } = this.def;
+    const { namespace } = ctx.info;
+    const subresource = this.subresourceOf(ctx);
+    const shown = (obj: KubeObject): KubeObject => (req.view ? req.view.read(obj) : obj);
     const checkName = (obj: KubeObject): void => this.checkName(obj, name);
     if (typeof input !== 'function') checkName(input);
     const key = this.key(namespace, name);
     let created = false;
     let emptiedFinalizers = false;
-    const createOnUpdate = req.createIfAbsent ?? (strategy.allowCreateOnUpdate && typeof input !== 'function' && req.subresource === '');
+    const createOnUpdate = req.createIfAbsent ?? (strategy.allowCreateOnUpdate && typeof input !== 'function' && subresource === '');
     const manager = req.ownershipRecorded ? '' : (req.fieldManager ?? '');
     try {
       const object = await this.storage.guaranteedUpdate(
@@ -357,32 +429,39 @@ export class GenericStore {
         async (current) => {
           created = false;
           if (!current) {
-            if (!createOnUpdate || (typeof input !== 'function' && input.metadata.resourceVersion)) throw notFound(this.def, name);
+            if (!createOnUpdate || (typeof input !== 'function' && !isUnconditional(input))) throw notFound(this.def, name);
             created = true;
-            const fresh = typeof input === 'function' ? input(null) : structuredClone(input);
+            const fresh = typeof input === 'function' ? await input(null) : structuredClone(input);
             checkName(fresh);
+            if (!req.inputAdmitted) await this.admit('mutate', ctx, req, 'CREATE', fresh, undefined);
             this.prepareCreate(namespace, fresh);
             if (manager) this.fields?.update(null, fresh, manager, '');
+            await this.admit('validate', ctx, req, 'CREATE', fresh, undefined);
+            ensureActive(ctx);
             return this.canonical(fresh);
           }
           current = this.asServed(current);
-          const next = typeof input === 'function' ? input(structuredClone(current)) : structuredClone(input);
+          const next = typeof input === 'function' ? await input(structuredClone(current)) : structuredClone(input);
           checkName(next);
-          const rv = next.metadata.resourceVersion;
-          if (!rv) {
+          if (!req.inputAdmitted) await this.admit('mutate', ctx, req, 'UPDATE', next, current);
+          if (isUnconditional(next)) {
+            // rest.Update: no resourceVersion (or "0") overwrites what is stored, where the kind allows it.
             if (!strategy.allowUnconditionalUpdate) {
               throw invalid(this.def, name, [field.invalid('metadata.resourceVersion', 0, 'must be specified for an update')]);
             }
             next.metadata.resourceVersion = current.metadata.resourceVersion;
-          } else if (rv !== current.metadata.resourceVersion) {
+          } else if (next.metadata.resourceVersion !== current.metadata.resourceVersion) {
             throw conflict(groupResource(this.def), name, OPTIMISTIC_LOCK_MESSAGE);
           }
-          const updated = this.prepareUpdate(namespace, next, current, req.subresource);
-          if (manager) this.fields?.update(current, updated, manager, req.subresource);
+          const updated = this.prepareUpdate(namespace, next, current, subresource);
+          if (manager) this.fields?.update(current, updated, manager, subresource);
+          keepTimesOfNoOp(updated, current);
+          await this.admit('validate', ctx, req, 'UPDATE', shown(updated), shown(current));
           emptiedFinalizers = shouldDeleteDuringUpdate(current, this.finalizing(updated));
+          ensureActive(ctx);
           return this.canonical(updated);
         },
-        { ignoreNotFound: createOnUpdate, dryRun: req.dryRun },
+        { ignoreNotFound: createOnUpdate, dryRun: req.dryRun, signal: ctx.signal },
       );
       if (emptiedFinalizers) {
         // The last finalizer is gone from an object being deleted: it is removed now.
@@ -400,20 +479,21 @@ export class GenericStore {
 
   /**
    * A write past the kind's strategy, as a registry's own GuaranteedUpdate (pods/binding): no
-   * defaults, validation, managedFields or resourceVersion check; `mutate` changes the stored
-   * object in place and may throw StatusErrors. 404 when the object does not exist.
+   * defaults, validation, admission, managedFields or resourceVersion check; `mutate` changes the
+   * stored object in place and may throw StatusErrors. 404 when the object does not exist.
    */
-  async updateDirectly(namespace: string, name: string, mutate: (current: KubeObject) => void, opts: WriteOptions): Promise<KubeObject> {
+  async updateDirectly(ctx: RequestContext, name: string, mutate: (current: KubeObject) => void, opts: WriteOptions): Promise<KubeObject> {
     try {
       const object = await this.storage.guaranteedUpdate(
-        this.key(namespace, name),
+        this.key(ctx.info.namespace, name),
         async (current) => {
           if (!current) throw notFound(this.def, name);
           const next = structuredClone(this.asServed(current));
           mutate(next);
+          ensureActive(ctx);
           return this.canonical(next);
         },
-        { ignoreNotFound: false, dryRun: opts.dryRun },
+        { ignoreNotFound: false, dryRun: opts.dryRun, signal: ctx.signal },
       );
       return this.asServed(object);
     } catch (err) {
@@ -422,23 +502,27 @@ export class GenericStore {
   }
 
   /**
-   * Server-side apply: the configuration is merged into the live object (created when absent)
-   * under the rules of its schema; managedFields record the applier's ownership.
+   * Server-side apply: the configuration is merged into the live object (created when absent, and
+   * then admitted as a CREATE) under the rules of its schema; managedFields record the applier's ownership.
    */
-  async apply(namespace: string, name: string, config: KubeObject, req: ApplyRequest): Promise<{ object: KubeObject; created: boolean }> {
+  async apply(ctx: RequestContext, name: string, config: KubeObject, req: ApplyRequest): Promise<{ object: KubeObject; created: boolean }> {
     const fields = this.fields;
     if (!fields) throw new StatusError(415, 'UnsupportedMediaType', `apply is not supported for ${this.def.resource}`);
-    const view = subresourceView(this.def, req.subresource);
+    const subresource = this.subresourceOf(ctx);
+    const view = subresourceView(this.def, subresource);
     const applied = view ? view.configuration(config) : config;
     const result = await this.write(
-      namespace,
+      ctx,
       name,
-      (current) => {
-        const merged = fields.apply(current, applied, req.fieldManager, req.force, req.subresource);
+      async (current) => {
+        const merged = fields.apply(current, applied, req.fieldManager, req.force, subresource);
+        if (!view) return merged;
         // The merged object is written as its view would be: validated as that kind, what it leaves out at its zero value.
-        return view ? view.write(view.read(merged), merged) : merged;
+        const requested = view.read(merged);
+        await this.admit('mutate', ctx, req, 'UPDATE', requested, view.read(current!));
+        return view.write(requested, merged);
       },
-      { ...req, createIfAbsent: req.subresource === '', ownershipRecorded: true },
+      { ...req, createIfAbsent: subresource === '', ownershipRecorded: true, view: view ?? undefined, inputAdmitted: !!view },
     );
     return view ? { object: view.read(result.object), created: false } : result;
   }
@@ -447,27 +531,58 @@ export class GenericStore {
    * DELETE, as the generic store does it: BeforeDelete (preconditions, graceful deletion), the
    * garbage collector's finalizers from the propagation options, then either a marking update
    * (deletionTimestamp; the object stays while finalizers or a grace period hold it) or removal.
+   * Admission sees the stored object before each transaction (kube's deleteValidation).
    */
-  async delete(namespace: string, name: string, req: DeleteRequest): Promise<DeleteOutcome> {
-    const key = this.key(namespace, name);
+  async delete(ctx: RequestContext, name: string, req: DeleteRequest): Promise<DeleteOutcome> {
+    const key = this.key(ctx.info.namespace, name);
     try {
       const current = await this.storage.get(key, { resourceVersion: '', match: '' });
       const { startTermination } = this.def.strategy;
-      if (startTermination) return await this.terminate(key, current, req, startTermination);
-      return await this.deleteObject(key, current, req);
+      if (startTermination) return await this.terminate(ctx, key, current, req, startTermination);
+      return await this.deleteObject(ctx, key, current, req);
     } catch (err) {
       this.fail(err, name, 'delete');
     }
   }
 
-  private async deleteObject(key: string, current: KubeObject, req: DeleteRequest): Promise<DeleteOutcome> {
+  /**
+   * DELETE on a collection, as Store.DeleteCollection: what the options select, each deleted as
+   * DELETE would (admitted one by one), answered with the list as it was. A limit deletes one page only.
+   */
+  async deleteCollection(ctx: RequestContext, listOpts: ListOptions, req: DeleteRequest): Promise<KubeList> {
+    const paged = (listOpts.limit ?? 0) > 0;
+    const list = await this.list(ctx.info.namespace, paged ? listOpts : { ...listOpts, limit: undefined, continue: undefined });
+    for (const item of list.items) {
+      try {
+        await this.delete(withInfo(ctx, { namespace: item.metadata.namespace ?? '', name: item.metadata.name ?? '' }), item.metadata.name ?? '', req);
+      } catch (err) {
+        // Something else deleted it meanwhile: the collection is still gone, as asked.
+        if (!(isStatusError(err) && err.code === 404)) throw err;
+      }
+    }
+    return list;
+  }
+
+  /** kube's deleteValidation: both admission phases on the object about to be deleted, then the deadline. */
+  private deleteValidation(ctx: RequestContext, req: DeleteRequest): (existing: KubeObject) => Promise<void> {
+    return async (existing) => {
+      const old = this.asServed(existing);
+      const name = old.metadata.name ?? '';
+      await this.admit('mutate', ctx, req, 'DELETE', undefined, old, name);
+      await this.admit('validate', ctx, req, 'DELETE', undefined, old, name);
+      ensureActive(ctx);
+    };
+  }
+
+  private async deleteObject(ctx: RequestContext, key: string, current: KubeObject, req: DeleteRequest): Promise<DeleteOutcome> {
     const name = current.metadata.name ?? '';
-    const first = this.beforeDelete(structuredClone(current), req);
+    const validate = this.deleteValidation(ctx, req);
+    const first = beforeDelete(this.def, structuredClone(current), req);
     if (first.pending) return { object: this.deletedResult(current), deleted: false };
     const { strategy } = this.def;
     const finalizers = current.metadata.finalizers ?? [];
     const gc = finalizersForDeletion(finalizers, req, strategy.garbageCollectionPolicy);
-    if (!first.graceful && finalizers.length === 0 && !gc.changed) return this.remove(key, req);
+    if (!first.graceful && finalizers.length === 0 && !gc.changed) return this.remove(key, req, validate);
     let outcome: 'pending' | 'keep' | 'removeNow' = 'keep';
     let period = 0;
     let updated: KubeObject;
@@ -477,8 +592,9 @@ export class GenericStore {
         async (existing) => {
           if (!existing) throw notFound(this.def, name);
           checkPreconditions(key, existing, req.preconditions);
+          await validate(existing);
           const next = structuredClone(existing);
-          const decision = this.beforeDelete(next, req);
+          const decision = beforeDelete(this.def, next, req);
           if (decision.pending) throw ALREADY_DELETING;
           const wanted = finalizersForDeletion(next.metadata.finalizers ?? [], req, strategy.garbageCollectionPolicy);
           if (wanted.changed) setFinalizers(next, wanted.finalizers);
@@ -493,18 +609,18 @@ export class GenericStore {
           outcome = held || period > 0 ? 'keep' : 'removeNow';
           return next;
         },
-        { dryRun: req.dryRun },
+        { dryRun: req.dryRun, signal: ctx.signal },
       );
     } catch (err) {
       if (err === ALREADY_DELETING) return { object: this.deletedResult(current), deleted: false };
-      if (err === DELETE_NOW) return this.remove(key, req);
+      if (err === DELETE_NOW) return this.remove(key, req, validate);
       throw err;
     }
     if (outcome === 'keep') return { object: this.asServed(updated), deleted: false };
     if (req.dryRun) return { object: this.deletedResult(updated), deleted: true };
     const preconditions = req.preconditions?.resourceVersion ? { ...req.preconditions, resourceVersion: updated.metadata.resourceVersion } : req.preconditions;
     try {
-      return await this.remove(key, { ...req, preconditions });
+      return await this.remove(key, { ...req, preconditions }, validate);
     } catch (err) {
       // Someone else finished the deletion meanwhile: it is done all the same (kubernetes#19403).
       if (isStorageError(err, 'KeyNotFound')) return { object: this.deletedResult(updated), deleted: true };
@@ -512,43 +628,9 @@ export class GenericStore {
     }
   }
 
-  private async remove(key: string, req: DeleteRequest): Promise<DeleteOutcome> {
-    const removed = await this.storage.delete(key, { preconditions: req.preconditions, dryRun: req.dryRun });
+  private async remove(key: string, req: DeleteRequest, validateDeletion: (existing: KubeObject) => Promise<void>): Promise<DeleteOutcome> {
+    const removed = await this.storage.delete(key, { preconditions: req.preconditions, dryRun: req.dryRun, validateDeletion });
     return { object: this.deletedResult(removed), deleted: true };
-  }
-
-  /**
-   * rest.BeforeDelete on a copy of the object: preconditions (409 naming the kind), then graceful
-   * deletion. `pending`: a graceful deletion is under way and this request does not shorten it.
-   */
-  private beforeDelete(obj: KubeObject, req: DeleteRequest): { graceful: boolean; pending: boolean; period: number } {
-    const meta = obj.metadata;
-    const gk = { group: this.def.group, resource: this.def.kind };
-    const pre = req.preconditions;
-    if (pre?.uid && pre.uid !== meta.uid) {
-      throw conflict(gk, meta.name ?? '', `the UID in the precondition (${pre.uid}) does not match the UID in record (${meta.uid ?? ''}). The object might have been deleted and then recreated`);
-    }
-    if (pre?.resourceVersion && pre.resourceVersion !== meta.resourceVersion) {
-      throw conflict(gk, meta.name ?? '', `the ResourceVersion in the precondition (${pre.resourceVersion}) does not match the ResourceVersion in record (${meta.resourceVersion ?? ''}). The object might have been modified`);
-    }
-    const none = { graceful: false, pending: false, period: 0 };
-    const period = this.def.strategy.gracePeriodSeconds(obj, req.gracePeriodSeconds);
-    if (period === null) return none;
-    if (meta.deletionTimestamp) {
-      const current = meta.deletionGracePeriodSeconds;
-      // Marked with no grace period left: a delete that did not finish; remove it now.
-      if (current === undefined || current === 0) return none;
-      if (req.gracePeriodSeconds === undefined || req.gracePeriodSeconds >= current) return { graceful: false, pending: true, period: 0 };
-      // Only a shorter grace period may be given.
-      const start = Date.parse(meta.deletionTimestamp) / 1000 - current;
-      meta.deletionTimestamp = timestampAt(start + req.gracePeriodSeconds);
-      meta.deletionGracePeriodSeconds = req.gracePeriodSeconds;
-      return { graceful: true, pending: false, period: req.gracePeriodSeconds };
-    }
-    meta.deletionTimestamp = nowTimestamp(period);
-    meta.deletionGracePeriodSeconds = period;
-    if (meta.generation) meta.generation += 1;
-    return { graceful: true, pending: false, period };
   }
 
   /**
@@ -557,7 +639,7 @@ export class GenericStore {
    * while spec.finalizers remain; then it is deleted like anything else. A uid precondition is
    * always enforced.
    */
-  private async terminate(key: string, current: KubeObject, req: DeleteRequest, startTermination: NonNullable<Strategy['startTermination']>): Promise<DeleteOutcome> {
+  private async terminate(ctx: RequestContext, key: string, current: KubeObject, req: DeleteRequest, startTermination: NonNullable<Strategy['startTermination']>): Promise<DeleteOutcome> {
     const meta = current.metadata;
     const name = meta.name ?? '';
     const pre = req.preconditions;
@@ -575,17 +657,18 @@ export class GenericStore {
         async (existing) => {
           if (!existing) throw notFound(this.def, name);
           checkPreconditions(key, existing, preconditions);
+          await this.deleteValidation(ctx, req)(existing);
           const next = structuredClone(existing);
           next.metadata.deletionTimestamp ??= nowTimestamp();
           startTermination(next, req);
           return next;
         },
-        { dryRun: req.dryRun },
+        { dryRun: req.dryRun, signal: ctx.signal },
       );
       return { object: this.asServed(updated), deleted: false };
     }
     if (this.def.strategy.finalizing(current)) return { object: this.asServed(current), deleted: false };
-    return this.deleteObject(key, current, { ...req, preconditions });
+    return this.deleteObject(ctx, key, current, { ...req, preconditions });
   }
 
   /**
@@ -593,8 +676,8 @@ export class GenericStore {
    * refused for a readable object; otherwise a normal deletion is tried first, and only a
    * corrupt-object failure removes the value, ignoring finalizers and preconditions.
    */
-  async deleteCorrupt(namespace: string, name: string): Promise<Status> {
-    const key = this.key(namespace, name);
+  async deleteCorrupt(ctx: RequestContext, name: string, opts: WriteOptions): Promise<Status> {
+    const key = this.key(ctx.info.namespace, name);
     let corrupt = false;
     try {
       await this.storage.get(key, { resourceVersion: '', match: '' });
@@ -608,9 +691,12 @@ export class GenericStore {
       ]);
     }
     try {
-      await this.delete(namespace, name, { dryRun: false });
+      await this.delete(ctx, name, { dryRun: false, admission: opts.admission });
     } catch (err) {
       if (!(isStatusError(err) && err.message.includes('corrupt object'))) throw err;
+      await this.admit('mutate', ctx, opts, 'DELETE', undefined, undefined, name);
+      await this.admit('validate', ctx, opts, 'DELETE', undefined, undefined, name);
+      ensureActive(ctx);
       try {
         await this.storage.deleteUnreadable(key);
       } catch (e) {

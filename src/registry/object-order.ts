@@ -1,4 +1,5 @@
 import { setOwn, type KubeObject, type ObjectMeta } from '../api/types';
+import { withGoZerosOfKind } from '../schema/go-zeros';
 
 /** metav1.ObjectMeta's field order, which kube-apiserver's JSON follows. */
 const META_ORDER: (keyof ObjectMeta)[] = [
@@ -19,8 +20,12 @@ const META_ORDER: (keyof ObjectMeta)[] = [
   'managedFields',
 ];
 
-/** kind, apiVersion, metadata (in ObjectMeta order), the body, and status last: as Go structs print. */
+/**
+ * kind, apiVersion, metadata (in ObjectMeta order), the body, and status last: as Go structs print,
+ * with the zero values Go's encoder writes (schema/go-zeros.ts).
+ */
 export function inWireOrder(obj: KubeObject, kind: string, apiVersion: string): KubeObject {
+  withGoZerosOfKind(apiVersion, kind, obj);
   const meta: Record<string, unknown> = {};
   const source = (obj.metadata ?? {}) as Record<string, unknown>;
   for (const k of META_ORDER) {

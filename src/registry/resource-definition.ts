@@ -4,6 +4,7 @@ import type { ScaleFacts } from './scale';
 import { defaultStrategy, type Strategy } from './strategy';
 import type { ServerServices } from './server-services';
 import type { CreateSubresource, Subresource } from './subresources';
+import type { RequestContext } from './request-context';
 
 export type Verb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete' | 'deletecollection';
 
@@ -42,6 +43,7 @@ export interface OwnSchema {
 
 /** What a create of a non-stored resource is asked: the decoded object and the request's namespace. */
 export interface ComputeRequest {
+  ctx: RequestContext;
   namespace: string;
   object: KubeObject;
   dryRun: boolean;

@@ -1,4 +1,5 @@
 import type { ServiceAccountTokens } from '../auth/service-account-tokens';
+import type { UserInfo } from '../auth/user';
 import type { GenericStore } from './generic-store';
 
 /**
@@ -9,4 +10,6 @@ export interface ServerServices {
   /** The store of a built-in resource; throws when it is not served. */
   store(group: string, resource: string): GenericStore;
   tokens: ServiceAccountTokens;
+  /** TokenReview: the token as the API server's bearer token authenticators judge it. */
+  reviewToken(token: string, audiences: string[]): Promise<{ user: UserInfo; audiences: string[] } | { error: string }>;
 }

@@ -7,6 +7,7 @@ import {
   resourceExpired,
   StatusError,
   timeout,
+  tooManyRequests,
 } from '../api/errors';
 import { qualifiedResource, type GroupResource } from '../api/types';
 import { isStorageError } from '../storage/storage-error';
@@ -54,11 +55,20 @@ export function interpretStorageError(err: unknown, gr: GroupResource, name: str
       // etcd's own limit on a request (--max-request-bytes) is below kube-apiserver's body limit.
       return new StatusError(413, 'RequestEntityTooLarge', `Request entity too large: ${err.message}`);
     case 'Unavailable':
+      // kube-apiserver's etcd client waits for a connection until the request's deadline, then
+      // answers 504; kapi answers at once that etcd is unavailable (divergences.md).
       return new StatusError(
-        500,
-        'ServerTimeout',
-        `The ${operation} operation against ${gr.group ? `${gr.resource}.${gr.group}` : gr.resource} could not be completed at this time, please try again.`,
-        { ...(name ? { name } : {}), ...(gr.group ? { group: gr.group } : {}), kind: gr.resource, retryAfterSeconds: 2 },
+        503,
+        'ServiceUnavailable',
+        `The ${operation} operation against ${qualifiedResource(gr)} could not be completed at this time: etcd is unavailable (${err.message})`,
+        { ...(name ? { name } : {}), ...(gr.group ? { group: gr.group } : {}), kind: gr.resource, retryAfterSeconds: 1 },
+        { 'Retry-After': '1' },
       );
+    case 'Timeout':
+      // As kube-apiserver's finisher and etcd3 store answer a request whose context ran out.
+      return timeout(err.message, 0);
+    case 'Initializing':
+      // As kube-apiserver's cacher answers while its watch cache is not ready.
+      return tooManyRequests(err.message, err.retryAfterSeconds ?? 1);
   }
 }

@@ -33,6 +33,11 @@ export interface Strategy {
   /** Rules only a create must satisfy, beyond `validate` (events.k8s.io/v1's new-style Events). */
   validateCreate(obj: KubeObject): FieldErrorList;
   validateUpdate(next: KubeObject, prev: KubeObject): FieldErrorList;
+  /**
+   * The status strategy's ValidateUpdate (kube's ValidateXStatusUpdate), beyond metadata: what a
+   * write through /status must satisfy. The main rules do not run there.
+   */
+  validateStatusUpdate(next: KubeObject, prev: KubeObject): FieldErrorList;
   /** Normalises the stored form (e.g. Secret stringData folded into data). */
   canonicalize(obj: KubeObject): void;
   /**
@@ -72,6 +77,7 @@ export const defaultStrategy: Strategy = {
   validate: () => [],
   validateCreate: () => [],
   validateUpdate: () => [],
+  validateStatusUpdate: () => [],
   canonicalize: () => undefined,
   gracePeriodSeconds: () => null,
   finalizing: () => false,

@@ -4,6 +4,7 @@ import { getPath, setPath } from './object-path';
 import type { ResourceDefinition, ServedKind, Verb } from './resource-definition';
 import { scaleFacts, scaleView } from './scale';
 import type { ServerServices } from './server-services';
+import type { RequestContext } from './request-context';
 
 /** Subresources that get, update or patch part of the object. */
 export type Subresource = 'status' | 'finalize' | 'scale';
@@ -98,6 +99,7 @@ export interface CreateSubresource {
 }
 
 export interface CreateSubresourceRequest {
+  ctx: RequestContext;
   /** The store of the resource the subresource belongs to. */
   parent: GenericStore;
   namespace: string;

@@ -11,5 +11,5 @@ export const bindings = defineComputedResource({
   resource: 'bindings',
   kind: 'Binding',
   namespaced: true,
-  compute: ({ namespace, object, dryRun, services }) => bindPod(services.store('', 'pods'), namespace, object.metadata.name ?? '', object, dryRun),
+  compute: ({ ctx, object, dryRun, services }) => bindPod(ctx, services.store('', 'pods'), object.metadata.name ?? '', object, dryRun),
 });

@@ -84,6 +84,7 @@ function customResource(view: CrdView, version: CrdVersion, storage: string | un
     printerColumns: customResourceColumns(version.printerColumns as unknown as AdditionalPrinterColumn[]),
     strategy: strategy({
       kubeFinalizerNames: false,
+      allowUnconditionalUpdate: false,
       tracksGeneration: true,
       prepareForCreate: (obj: KubeObject) => {
         if (version.hasStatus) delete obj.status;
@@ -91,6 +92,8 @@ function customResource(view: CrdView, version: CrdVersion, storage: string | un
       applyDefaults: (obj) => applySchemaDefaults(schema, obj),
       validate: (obj) => [...validateCustomObject(schema, obj), ...rules.validate(obj)],
       validateUpdate: (next, prev) => rules.validateUpdate(next, prev),
+      // The status strategy validates the object against its schema and rules; what lies outside status is unchanged there, so only status's errors can be new.
+      validateStatusUpdate: (next, prev) => [...validateCustomObject(schema, next), ...rules.validate(next), ...rules.validateUpdate(next, prev)].filter((e) => /^status(\.|\[|$)/.test(e.field)),
     }),
     ownSchema: {
       typed: customResourceSchema(schema, view.names.kind),

@@ -7,6 +7,7 @@ import { strategy } from '../registry/strategy';
 import { celRuleErrors } from '../schema/custom-cel-rules';
 import type { JSONSchemaProps } from '../schema/json-schema-props';
 import { customResourceSchema } from '../schema/openapi-typed-schema';
+import { validateAcceptedNames, statusOf } from './status-validation';
 
 /**
  * apiextensions.k8s.io/v1 CustomResourceDefinitions: stored, defaulted and validated as
@@ -334,6 +335,8 @@ export const customresourcedefinitions = defineResource({
   subresources: ['status'],
   storagePath: `${CRD_GROUP}/customresourcedefinitions`,
   strategy: strategy({
+    allowUnconditionalUpdate: false,
+    validateStatusUpdate: (next) => validateAcceptedNames(statusOf(next)),
     kubeFinalizerNames: false,
     validateName: nameIsDnsSubdomain,
     tracksGeneration: true,

@@ -12,6 +12,7 @@ import {
   validateSelectorAndTemplate,
   validateSelectorUnchanged,
 } from './workload';
+import { validateDaemonSetStatusUpdate } from './status-validation';
 
 function nodeSelector(o: Record<string, unknown>): string {
   const template = (o.spec as Record<string, unknown> | undefined)?.template;
@@ -33,6 +34,7 @@ export const daemonsets = defineResource({
   categories: ['all'],
   subresources: ['status'],
   strategy: strategy({
+    validateStatusUpdate: validateDaemonSetStatusUpdate,
     tracksGeneration: true,
     prepareForCreate: (obj) => {
       obj.status = {};

@@ -14,6 +14,7 @@ import {
   validateSelectorUnchanged,
   WORKLOAD_SCALE,
 } from './workload';
+import { validateDeploymentStatusUpdate } from './status-validation';
 
 export const deployments = defineResource({
   group: 'apps',
@@ -26,6 +27,7 @@ export const deployments = defineResource({
   subresources: ['status', 'scale'],
   scale: WORKLOAD_SCALE,
   strategy: strategy({
+    validateStatusUpdate: validateDeploymentStatusUpdate,
     tracksGeneration: true,
     prepareForCreate: (obj) => {
       obj.status = {};

@@ -4,6 +4,7 @@ import { strategy } from '../registry/strategy';
 import { AGE_COLUMN, NAME_COLUMN } from '../registry/table';
 import { defaultHpa, hpaSpec, validateHpaSpec } from './hpa-spec';
 import { formatHpaTargets } from './hpa-targets';
+import { validateHorizontalPodAutoscalerStatusUpdate } from './status-validation';
 
 /**
  * autoscaling/v2 HorizontalPodAutoscaler, defaulted and validated as kube-apiserver does; the
@@ -25,6 +26,7 @@ export const horizontalpodautoscalers = defineResource({
   categories: ['all'],
   subresources: ['status'],
   strategy: strategy({
+    validateStatusUpdate: validateHorizontalPodAutoscalerStatusUpdate,
     prepareForCreate: (hpa) => {
       hpa.status = { desiredReplicas: 0 };
     },

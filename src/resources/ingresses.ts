@@ -6,6 +6,7 @@ import { defineResource } from '../registry/resource-definition';
 import { strategy } from '../registry/strategy';
 import { AGE_COLUMN, NAME_COLUMN } from '../registry/table';
 import { isIpAddress, isValidPortName, isValidPortNum, isWildcardDns1123Subdomain } from './network-validation';
+import { validateLoadBalancerStatus, statusOf } from './status-validation';
 
 /** networking.k8s.io/v1 Ingress: stored, defaulted and validated as kube-apiserver does (no controller acts on it). */
 
@@ -161,6 +162,7 @@ export const ingresses = defineResource({
   subresources: ['status'],
   storagePath: 'ingress',
   strategy: strategy({
+    validateStatusUpdate: (next) => validateLoadBalancerStatus(statusOf(next), 'status', false),
     tracksGeneration: true,
     prepareForCreate: (ing) => {
       ing.status = { loadBalancer: {} };

@@ -4,6 +4,7 @@ import { strategy } from '../registry/strategy';
 import { AGE_COLUMN, humanDuration, NAME_COLUMN } from '../registry/table';
 import { defaultJob, generateSelector, validateGeneratedSelector, validateJobSpec, validateJobSpecUpdate } from './job-spec';
 import { CONTAINERS_COLUMN, formatLabelSelector, IMAGES_COLUMN, specObject } from './workload';
+import { validateJobStatusUpdate } from './status-validation';
 
 type Obj = Record<string, unknown>;
 
@@ -53,6 +54,7 @@ export const jobs = defineResource({
   categories: ['all'],
   subresources: ['status'],
   strategy: strategy({
+    validateStatusUpdate: validateJobStatusUpdate,
     tracksGeneration: true,
     prepareForCreate: (job) => {
       generateSelector(job);

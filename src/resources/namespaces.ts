@@ -5,6 +5,7 @@ import { namespaceFinalizersForDeletion } from '../registry/deletion-finalizers'
 import { defineResource } from '../registry/resource-definition';
 import { strategy } from '../registry/strategy';
 import { AGE_COLUMN, NAME_COLUMN } from '../registry/table';
+import { validateNamespaceStatusUpdate } from './status-validation';
 
 type Obj = Record<string, unknown>;
 
@@ -34,6 +35,7 @@ export const namespaces = defineResource({
   subresources: ['status', 'finalize'],
   returnDeletedObject: true,
   strategy: strategy({
+    validateStatusUpdate: validateNamespaceStatusUpdate,
     validateName: nameIsDnsLabel,
     prepareForCreate: (ns) => {
       ns.status = { phase: 'Active' };

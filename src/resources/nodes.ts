@@ -2,6 +2,7 @@ import { isPlainObject, type KubeObject } from '../api/types';
 import { defineResource } from '../registry/resource-definition';
 import { strategy } from '../registry/strategy';
 import { AGE_COLUMN, NAME_COLUMN } from '../registry/table';
+import { validateNodeStatusUpdate } from './status-validation';
 
 type Obj = Record<string, unknown>;
 
@@ -44,6 +45,7 @@ export const nodes = defineResource({
   subresources: ['status'],
   storagePath: 'minions',
   strategy: strategy({
+    validateStatusUpdate: validateNodeStatusUpdate,
     prepareForCreate: (node) => {
       // Nodes register with their status; only the config fields of the kubelet are cleared.
       if (isPlainObject(node.spec)) delete node.spec.configSource;

@@ -18,6 +18,7 @@ import {
   validatePositiveQuantity,
   validateVolumeMode,
 } from './volume-modes';
+import { validateClaimStatusUpdate } from './status-validation';
 
 /** core/v1 PersistentVolumeClaim: stored, defaulted and validated as kube-apiserver does; no controller binds it. */
 
@@ -157,6 +158,7 @@ export const persistentvolumeclaims = defineResource({
   shortNames: ['pvc'],
   subresources: ['status'],
   strategy: strategy({
+    validateStatusUpdate: validateClaimStatusUpdate,
     prepareForCreate: (pvc) => {
       pvc.status = {};
     },

@@ -4,6 +4,7 @@ import { isPlainObject, type KubeObject, type Status } from '../api/types';
 import { nowTimestamp, type GenericStore } from '../registry/generic-store';
 import type { ServedKind } from '../registry/resource-definition';
 import type { CreateSubresource } from '../registry/subresources';
+import type { RequestContext } from '../registry/request-context';
 
 /** core/v1 Binding: what a scheduler posts to put a pod on a node. */
 export const BINDING_KIND: ServedKind = { group: '', version: 'v1', kind: 'Binding', printerColumns: [] };
@@ -34,7 +35,7 @@ function markScheduled(pod: KubeObject): void {
  * its annotations the pod's, straight to storage as kube's setPodNodeAndMetadata does. What stops
  * the assignment is a 409 on pods/binding; a missing pod is a 404.
  */
-export async function bindPod(pods: GenericStore, namespace: string, name: string, binding: KubeObject, dryRun: boolean): Promise<Status> {
+export async function bindPod(ctx: RequestContext, pods: GenericStore, name: string, binding: KubeObject, dryRun: boolean): Promise<Status> {
   if (binding.metadata.name !== name) throw badRequest('name in URL does not match name in Binding object');
   const errs = validatePodBinding(binding);
   // kube-apiserver returns these as a plain error (a 500 with the messages); they are a 422 here.
@@ -43,7 +44,7 @@ export async function bindPod(pods: GenericStore, namespace: string, name: strin
   const { uid, resourceVersion, annotations } = binding.metadata;
   const refuse = (message: string) => conflict(BINDING_GROUP_RESOURCE, name, message);
   await pods.updateDirectly(
-    namespace,
+    ctx,
     name,
     (pod) => {
       const spec = isPlainObject(pod.spec) ? pod.spec : (pod.spec = {});
@@ -69,5 +70,5 @@ export async function bindPod(pods: GenericStore, namespace: string, name: strin
 export const podBinding: CreateSubresource = {
   name: 'binding',
   kind: BINDING_KIND,
-  create: ({ parent, namespace, name, object, dryRun }) => bindPod(parent, namespace, name, object, dryRun),
+  create: ({ ctx, parent, name, object, dryRun }) => bindPod(ctx, parent, name, object, dryRun),
 };

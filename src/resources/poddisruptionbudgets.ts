@@ -4,6 +4,7 @@ import { isPlainObject, type KubeObject } from '../api/types';
 import { defineResource } from '../registry/resource-definition';
 import { strategy } from '../registry/strategy';
 import { AGE_COLUMN, NAME_COLUMN } from '../registry/table';
+import { validatePodDisruptionBudgetStatusUpdate } from './status-validation';
 
 /** policy/v1 PodDisruptionBudget: stored and validated as kube-apiserver does; no eviction API consults it. */
 
@@ -50,6 +51,7 @@ export const poddisruptionbudgets = defineResource({
   shortNames: ['pdb'],
   subresources: ['status'],
   strategy: strategy({
+    validateStatusUpdate: validatePodDisruptionBudgetStatusUpdate,
     tracksGeneration: true,
     prepareForCreate: (pdb) => {
       pdb.status = { disruptionsAllowed: 0, currentHealthy: 0, desiredHealthy: 0, expectedPods: 0 };

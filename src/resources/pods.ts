@@ -6,6 +6,7 @@ import { strategy } from '../registry/strategy';
 import { age, AGE_COLUMN, NAME_COLUMN } from '../registry/table';
 import { podBinding } from './pod-binding';
 import { defaultPod, podQosClass, validatePodSpec } from './pod-spec';
+import { validatePodStatusUpdate } from './status-validation';
 
 type Obj = Record<string, unknown>;
 
@@ -119,6 +120,7 @@ export const pods = defineResource({
   createSubresources: [podBinding],
   returnDeletedObject: true,
   strategy: strategy({
+    validateStatusUpdate: validatePodStatusUpdate,
     tracksGeneration: true,
     prepareForCreate: (pod) => {
       pod.status = { phase: 'Pending', qosClass: podQosClass(pod.spec) };

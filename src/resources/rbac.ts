@@ -6,12 +6,13 @@ import { isPlainObject, type KubeObject } from '../api/types';
 import { jsonEqual } from '../api/deep-equal';
 import { defineResource, type PrinterColumn } from '../registry/resource-definition';
 import { strategy } from '../registry/strategy';
+import { confirmBindingWrite, confirmRoleWrite } from '../auth/authorizer/escalation';
 import { AGE_COLUMN, NAME_COLUMN } from '../registry/table';
 
 /**
  * rbac.authorization.k8s.io/v1: roles and their bindings, validated and defaulted as kube-apiserver
- * does. kapi stores them for the tools and charts that ship them; its insecure port authorizes
- * every request, so no rule is enforced and no escalation check is needed.
+ * does, with escalation prevention on create and update (auth/authorizer/escalation.ts); the RBAC
+ * authorizer reads them (auth/authorizer/rbac.ts).
  */
 
 const RBAC_GROUP = 'rbac.authorization.k8s.io';
@@ -136,7 +137,12 @@ export const roles = defineResource({
   resource: 'roles',
   kind: 'Role',
   namespaced: true,
-  strategy: strategy({ ...rbacStrategy, validate: (role) => validateRules(role, true) }),
+  strategy: strategy({
+    ...rbacStrategy,
+    validate: (role) => validateRules(role, true),
+    validateCreate: (role) => (confirmRoleWrite('roles', role, null), []),
+    validateUpdate: (role, prev) => (confirmRoleWrite('roles', role, prev), []),
+  }),
 });
 
 export const clusterroles = defineResource({
@@ -145,7 +151,12 @@ export const clusterroles = defineResource({
   resource: 'clusterroles',
   kind: 'ClusterRole',
   namespaced: false,
-  strategy: strategy({ ...rbacStrategy, validate: (role) => [...validateRules(role, false), ...validateAggregationRule(role)] }),
+  strategy: strategy({
+    ...rbacStrategy,
+    validate: (role) => [...validateRules(role, false), ...validateAggregationRule(role)],
+    validateCreate: (role) => (confirmRoleWrite('clusterroles', role, null), []),
+    validateUpdate: (role, prev) => (confirmRoleWrite('clusterroles', role, prev), []),
+  }),
 });
 
 export const rolebindings = defineResource({
@@ -158,7 +169,8 @@ export const rolebindings = defineResource({
     ...rbacStrategy,
     applyDefaults: defaultBinding,
     validate: (binding) => validateBinding(binding, true),
-    validateUpdate: validateRoleRefUnchanged,
+    validateCreate: (binding) => (confirmBindingWrite('rolebindings', binding, null), []),
+    validateUpdate: (binding, prev) => (confirmBindingWrite('rolebindings', binding, prev), validateRoleRefUnchanged(binding, prev)),
   }),
   printerColumns: bindingColumns(
     'RoleRef can reference a Role in the current namespace or a ClusterRole in the global namespace. If the RoleRef cannot be resolved, the Authorizer must return an error.',
@@ -175,7 +187,8 @@ export const clusterrolebindings = defineResource({
     ...rbacStrategy,
     applyDefaults: defaultBinding,
     validate: (binding) => validateBinding(binding, false),
-    validateUpdate: validateRoleRefUnchanged,
+    validateCreate: (binding) => (confirmBindingWrite('clusterrolebindings', binding, null), []),
+    validateUpdate: (binding, prev) => (confirmBindingWrite('clusterrolebindings', binding, prev), validateRoleRefUnchanged(binding, prev)),
   }),
   printerColumns: bindingColumns('RoleRef can only reference a ClusterRole in the global namespace. If the RoleRef cannot be resolved, the Authorizer must return an error.'),
 });

@@ -13,6 +13,7 @@ import {
   validateSelectorUnchanged,
   WORKLOAD_SCALE,
 } from './workload';
+import { validateReplicaSetStatusUpdate } from './status-validation';
 
 export const replicasets = defineResource({
   group: 'apps',
@@ -25,6 +26,7 @@ export const replicasets = defineResource({
   subresources: ['status', 'scale'],
   scale: WORKLOAD_SCALE,
   strategy: strategy({
+    validateStatusUpdate: validateReplicaSetStatusUpdate,
     tracksGeneration: true,
     prepareForCreate: (obj) => {
       obj.status = {};

@@ -1,6 +1,7 @@
+import { auditUser } from '../audit/event';
 import { nowTimestamp } from '../registry/generic-store';
 import { defineComputedResource } from '../registry/resource-definition';
-import { INSECURE_PORT_USER } from './insecure-port-user';
+import { reviewScope } from './review-scope';
 
 /** Who the requesting user is (`kubectl auth whoami`): a new object, created now, as kube-apiserver answers. */
 export const selfsubjectreviews = defineComputedResource({
@@ -11,6 +12,6 @@ export const selfsubjectreviews = defineComputedResource({
   namespaced: false,
   compute: async () => ({
     metadata: { creationTimestamp: nowTimestamp() },
-    status: { userInfo: { username: INSECURE_PORT_USER.username, groups: [...INSECURE_PORT_USER.groups] } },
+    status: { userInfo: auditUser(reviewScope().user) },
   }),
 });

@@ -5,6 +5,7 @@ import { isPlainObject, type KubeObject } from '../api/types';
 import { defineResource } from '../registry/resource-definition';
 import { strategy } from '../registry/strategy';
 import { AGE_COLUMN, NAME_COLUMN } from '../registry/table';
+import { validateLoadBalancerStatus, statusOf } from './status-validation';
 
 type Obj = Record<string, unknown>;
 
@@ -53,7 +54,11 @@ function allocate(svc: KubeObject): void {
   }
   const wantsNodePorts = s.type === 'NodePort' || (s.type === 'LoadBalancer' && s.allocateLoadBalancerNodePorts !== false);
   if (wantsNodePorts) for (const p of ports(svc)) p.nodePort ??= randomInt(NODE_PORT_RANGE[0], NODE_PORT_RANGE[1] + 1);
+  if (needsHealthCheckNodePort(s)) s.healthCheckNodePort ??= randomInt(NODE_PORT_RANGE[0], NODE_PORT_RANGE[1] + 1);
 }
+
+const needsNodePort = (s: Obj): boolean => s.type === 'NodePort' || s.type === 'LoadBalancer';
+const needsHealthCheckNodePort = (s: Obj): boolean => s.type === 'LoadBalancer' && s.externalTrafficPolicy === 'Local';
 
 function validateService(svc: KubeObject): FieldErrorList {
   const errs: FieldErrorList = [];
@@ -86,18 +91,30 @@ function validateService(svc: KubeObject): FieldErrorList {
   return errs;
 }
 
-/** Allocated values survive an update that leaves them out (kubectl apply of a manifest without clusterIP). */
+/**
+ * Allocated values survive an update that leaves them out (kubectl apply of a manifest without
+ * clusterIP), as kube's patchAllocatedValues keeps them; what is still missing is then allocated.
+ */
 function keepAllocations(next: KubeObject, prev: KubeObject): void {
   const n = spec(next);
   const p = spec(prev);
-  if (n.type !== 'ExternalName') {
+  if (n.type !== 'ExternalName' && p.type !== 'ExternalName') {
     for (const key of ['clusterIP', 'clusterIPs', 'ipFamilies', 'ipFamilyPolicy']) if (n[key] === undefined && p[key] !== undefined) n[key] = structuredClone(p[key]);
   }
-  const oldPorts = ports(prev);
-  for (const port of ports(next)) {
-    const before = oldPorts.find((o) => o.port === port.port && o.protocol === (port.protocol ?? 'TCP'));
-    if (port.nodePort === undefined && before?.nodePort !== undefined && n.type !== 'ClusterIP') port.nodePort = before.nodePort;
+  if (needsNodePort(p) && needsNodePort(n)) {
+    const nodePortsOf = (list: Obj[]): Set<unknown> => new Set(list.map((o) => o.nodePort).filter((v) => v !== undefined && v !== 0));
+    // Node ports the new ports already use cannot be given to another; old ones are matched by port name.
+    const used = new Set([...nodePortsOf(ports(prev))].filter((v) => nodePortsOf(ports(next)).has(v)));
+    const byName = new Map(ports(prev).map((o) => [o.name ?? '', o.nodePort]));
+    for (const port of ports(next)) {
+      const old = byName.get((port.name as string | undefined) ?? '');
+      if ((port.nodePort === undefined || port.nodePort === 0) && old !== undefined && !used.has(old)) port.nodePort = old;
+    }
   }
+  if (needsHealthCheckNodePort(p) && needsHealthCheckNodePort(n) && (n.healthCheckNodePort === undefined || n.healthCheckNodePort === 0)) {
+    n.healthCheckNodePort = p.healthCheckNodePort;
+  }
+  allocate(next);
 }
 
 function validateServiceUpdate(next: KubeObject, prev: KubeObject): FieldErrorList {
@@ -144,16 +161,17 @@ export const services = defineResource({
   storagePath: 'services/specs',
   returnDeletedObject: true,
   strategy: strategy({
+    validateStatusUpdate: (next) => validateLoadBalancerStatus(statusOf(next), 'status', true),
     validateName: nameIsDns1035Label,
     allowCreateOnUpdate: true,
     prepareForCreate: (svc) => {
       svc.status = { loadBalancer: {} };
-    },
-    prepareForUpdate: keepAllocations,
-    applyDefaults: (svc) => {
+      // Allocation needs the defaulted type; an update allocates only after keeping the old values.
       defaultService(svc);
       allocate(svc);
     },
+    prepareForUpdate: keepAllocations,
+    applyDefaults: defaultService,
     validate: validateService,
     validateUpdate: validateServiceUpdate,
   }),

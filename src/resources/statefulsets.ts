@@ -13,6 +13,7 @@ import {
   validateSelectorUnchanged,
   WORKLOAD_SCALE,
 } from './workload';
+import { validateStatefulSetStatusUpdate } from './status-validation';
 
 export const statefulsets = defineResource({
   group: 'apps',
@@ -25,6 +26,7 @@ export const statefulsets = defineResource({
   subresources: ['status', 'scale'],
   scale: WORKLOAD_SCALE,
   strategy: strategy({
+    validateStatusUpdate: validateStatefulSetStatusUpdate,
     tracksGeneration: true,
     prepareForCreate: (obj) => {
       obj.status = {};

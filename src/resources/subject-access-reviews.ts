@@ -2,12 +2,14 @@ import { badRequest, invalid } from '../api/errors';
 import { field, type FieldErrorList } from '../api/field-errors';
 import { isPlainObject, type KubeObject, type ObjectMeta } from '../api/types';
 import { defineComputedResource } from '../registry/resource-definition';
-import { INSECURE_PORT_REASON } from './insecure-port-user';
+import { resourceAttributes, nonResourceAttributes, type AuthorizationAttributes } from '../auth/authorizer/attributes';
+import type { UserInfo } from '../auth/user';
+import { reviewScope } from './review-scope';
 
 /**
  * SubjectAccessReview, SelfSubjectAccessReview and LocalSubjectAccessReview: validated as
- * kube-apiserver's pkg/apis/authorization/validation does, then answered allowed, since kapi has
- * no authorizer. The answer is the request with its status filled in.
+ * kube-apiserver's pkg/apis/authorization/validation does, then answered by the server's own
+ * authorizer (pkg/registry/authorization). The answer is the request with its status filled in.
  */
 
 const GROUP = 'authorization.k8s.io';
@@ -102,9 +104,42 @@ export function validateLocalSubjectAccessReview(review: KubeObject): FieldError
   return errs;
 }
 
-/** The review answered: every request is allowed. */
-function allowed(review: KubeObject): KubeObject {
-  return { ...review, status: { allowed: true, reason: INSECURE_PORT_REASON } };
+const str = (v: unknown): string => (typeof v === 'string' ? v : '');
+
+/** The user a review asks about: spec.user, groups, uid and extra (SubjectAccessReview). */
+function specUser(spec: Spec): UserInfo {
+  const extra: Record<string, string[]> = {};
+  if (isPlainObject(spec.extra)) {
+    for (const [k, v] of Object.entries(spec.extra)) extra[k] = Array.isArray(v) ? v.map(String) : [];
+  }
+  return { name: str(spec.user), uid: str(spec.uid), groups: Array.isArray(spec.groups) ? spec.groups.map(String) : [], extra };
+}
+
+/** ResourceAttributesFrom / NonResourceAttributesFrom of pkg/registry/authorization/util. */
+function reviewAttributes(user: UserInfo, spec: Spec): AuthorizationAttributes {
+  if (isPlainObject(spec.resourceAttributes)) {
+    const a = spec.resourceAttributes;
+    return resourceAttributes(user, str(a.verb), {
+      apiGroup: str(a.group),
+      apiVersion: str(a.version),
+      namespace: str(a.namespace),
+      resource: str(a.resource),
+      subresource: str(a.subresource),
+      name: str(a.name),
+    });
+  }
+  const n = isPlainObject(spec.nonResourceAttributes) ? spec.nonResourceAttributes : {};
+  return nonResourceAttributes(user, str(n.verb), str(n.path));
+}
+
+/** The review answered by the authorizer: allowed, denied, the reason and any evaluation error. */
+function answered(review: KubeObject, user: UserInfo): KubeObject {
+  const result = reviewScope().authorizer.authorize(reviewAttributes(user, specOf(review)));
+  const status: Record<string, unknown> = { allowed: result.decision === 'Allow' };
+  if (result.decision === 'Deny') status.denied = true;
+  if (result.reason) status.reason = result.reason;
+  if (result.error) status.evaluationError = result.error;
+  return { ...review, status };
 }
 
 function checked(review: KubeObject, validate: (r: KubeObject) => FieldErrorList): KubeObject {
@@ -119,7 +154,7 @@ export const selfsubjectaccessreviews = defineComputedResource({
   resource: 'selfsubjectaccessreviews',
   kind: 'SelfSubjectAccessReview',
   namespaced: false,
-  compute: async ({ object }) => allowed(checked(object, validateSelfSubjectAccessReview)),
+  compute: async ({ object }) => answered(checked(object, validateSelfSubjectAccessReview), reviewScope().user),
 });
 
 export const subjectaccessreviews = defineComputedResource({
@@ -128,7 +163,7 @@ export const subjectaccessreviews = defineComputedResource({
   resource: 'subjectaccessreviews',
   kind: 'SubjectAccessReview',
   namespaced: false,
-  compute: async ({ object }) => allowed(checked(object, validateSubjectAccessReview)),
+  compute: async ({ object }) => answered(checked(object, validateSubjectAccessReview), specUser(specOf(object))),
 });
 
 export const localsubjectaccessreviews = defineComputedResource({
@@ -140,6 +175,6 @@ export const localsubjectaccessreviews = defineComputedResource({
   compute: async ({ namespace, object }) => {
     checked(object, validateLocalSubjectAccessReview);
     if (object.metadata.namespace !== namespace) throw badRequest(`spec.resourceAttributes.namespace must match namespace: ${namespace}`);
-    return allowed(object);
+    return answered(object, specUser(specOf(object)));
   },
 });

@@ -51,8 +51,39 @@ function isElement(node: SchemaNode, key: string): boolean {
   return node.kind === 'map' || (node.kind === 'object' && node.field(key) === null);
 }
 
-function itemElement(node: Extract<SchemaNode, { kind: 'list' }>, item: unknown): string {
-  return node.listType === 'map' && isPlainObject(item) ? keyElement(node.keys, item) : valueElement(item);
+type ListNode = Extract<SchemaNode, { kind: 'list' }>;
+
+const keyDefaultsCache = new WeakMap<ListNode, [string, unknown][]>();
+
+/** The keys of a keyed list that have a default (a container port's protocol, TCP). */
+function keyDefaults(node: ListNode): [string, unknown][] {
+  let defaults = keyDefaultsCache.get(node);
+  if (!defaults) {
+    const items = node.items;
+    defaults = items.kind === 'object' ? node.keys.flatMap((k) => {
+      const value = items.field(k)?.facts.default;
+      return value === undefined ? [] : [[k, value] as [string, unknown]];
+    }) : [];
+    keyDefaultsCache.set(node, defaults);
+  }
+  return defaults;
+}
+
+/**
+ * An item's path element. A key left out takes its schema default, as structured-merge-diff
+ * reads list-map keys (so `{containerPort: 80}` is `k:{"containerPort":80,"protocol":"TCP"}` and
+ * matches the defaulted live item).
+ */
+function itemElement(node: ListNode, item: unknown): string {
+  if (node.listType !== 'map' || !isPlainObject(item)) return valueElement(item);
+  let keyed = item;
+  for (const [k, value] of keyDefaults(node)) {
+    if (keyed[k] === undefined) {
+      if (keyed === item) keyed = { ...item };
+      keyed[k] = value;
+    }
+  }
+  return keyElement(node.keys, keyed);
 }
 
 const isEmptyObject = (v: unknown): boolean => isPlainObject(v) && Object.keys(v).length === 0;

@@ -1,12 +1,40 @@
 import { parseDuration } from './duration';
 import { ConfigError, parseFeatureGates, type FeatureGates } from './feature-gates';
+import { parseAuthorizationModes, type AuthorizationMode } from '../auth/authorizer/modes';
+import type { LoggingFormat } from './logger';
 
 export interface Config {
   /** External etcd endpoints; empty starts an embedded etcd child process. */
   etcdServers: string[];
   dataDir: string;
+  /** The address and port of the TLS listener (--bind-address, --secure-port; 0 picks a free port). */
   bindAddress: string;
-  port: number;
+  securePort: number;
+  /** The plain-HTTP listener, where every request is a cluster admin; null (the default) has none. */
+  insecureBindAddress: string;
+  insecurePort: number | null;
+  /** The address the API server advertises (a SAN of the generated serving certificate; the JWKS URI's host). */
+  advertiseAddress: string;
+  /** Where generated certificates and keys live; '' is `<data-dir>/pki`. */
+  certDir: string;
+  tlsCertFile: string;
+  tlsPrivateKeyFile: string;
+  /** CA of client certificates; '' is the generated CA. */
+  clientCaFile: string;
+  /** kube's static token CSV: token,user,uid,"group1,group2"; '' for none. */
+  tokenAuthFile: string;
+  serviceAccountSigningKeyFile: string;
+  serviceAccountKeyFiles: string[];
+  /** The first issues tokens; all are accepted. */
+  serviceAccountIssuers: string[];
+  serviceAccountJwksUri: string;
+  /** Audiences the API server accepts; [] is the first issuer. */
+  apiAudiences: string[];
+  anonymousAuth: boolean;
+  /** TLS to etcd: the CA that signed its serving certificate and kapi's client certificate. */
+  etcdCaFile: string;
+  etcdCertFile: string;
+  etcdKeyFile: string;
   etcdPrefix: string;
   featureGates: FeatureGates;
   /** How long to wait for etcd at start-up before giving up. */
@@ -26,13 +54,50 @@ export interface Config {
   leaderElectLeaseDurationMs: number;
   leaderElectRenewDeadlineMs: number;
   leaderElectRetryPeriodMs: number;
+  /** The deadline of every request that is not long-running (--request-timeout). */
+  requestTimeoutMs: number;
+  /** Watches without timeoutSeconds end after 1 to 2 times this (--min-request-timeout). */
+  minRequestTimeoutSeconds: number;
+  /** Read-only and mutating requests served at once before 429s; 0 for no limit. */
+  maxRequestsInflight: number;
+  maxMutatingRequestsInflight: number;
+  /** After SIGTERM: how long /readyz is red before the listeners close (--shutdown-delay-duration). */
+  shutdownDelayMs: number;
+  /** After the listeners close: how long in-flight requests may take to finish (--shutdown-timeout). */
+  shutdownTimeoutMs: number;
+  /** Open client connections at most (--max-connections); 0 for no limit. */
+  maxConnections: number;
+  /** --authorization-mode: authorizers asked in order (system:masters is always allowed). */
+  authorizationModes: AuthorizationMode[];
+  /** --audit-log-path: a file, or '-' for standard output; '' writes no audit log. */
+  auditLogPath: string;
+  /** --audit-policy-file: an audit.k8s.io/v1 Policy; without one nothing is audited. */
+  auditPolicyFile: string;
+  /** --audit-log-maxsize: megabytes before the log is rotated; 0 never. */
+  auditLogMaxSize: number;
+  /** --audit-log-maxbackup: rotated files kept; 0 keeps all. */
+  auditLogMaxBackup: number;
+  /** klog's -v: how verbose logs are (0..10); request lines appear from 3. */
+  verbosity: number;
+  loggingFormat: LoggingFormat;
 }
 
 interface FlagSpec {
   key: keyof Config;
   parse(value: string): unknown;
   help: string;
+  /** Given more than once, the values add up (a list). */
+  repeatable?: true;
+  /** May be given without a value, meaning true. */
+  boolean?: true;
 }
+
+const bool = (name: string) => (v: string): boolean => {
+  if (v !== 'true' && v !== 'false') throw new ConfigError(`invalid argument "${v}" for "--${name}" flag: must be true or false`);
+  return v === 'true';
+};
+const list = (v: string): string[] => v.split(',').map((s) => s.trim()).filter(Boolean);
+const text = (v: string): string => v;
 
 const integer = (name: string) => (v: string): number => {
   if (!/^[0-9]+$/.test(v)) throw new ConfigError(`invalid argument "${v}" for "--${name}" flag: must be a non-negative integer`);
@@ -46,8 +111,43 @@ const FLAGS: Record<string, FlagSpec> = {
     help: 'List of etcd servers to connect with (scheme://ip:port), comma separated. Without it kapi runs its own etcd.',
   },
   'data-dir': { key: 'dataDir', parse: (v) => v, help: 'Directory for the embedded etcd data.' },
-  'insecure-bind-address': { key: 'bindAddress', parse: (v) => v, help: 'The IP address on which to serve plain HTTP.' },
-  'insecure-port': { key: 'port', parse: integer('insecure-port'), help: 'The port on which to serve plain HTTP; every request acts as a cluster admin.' },
+  'bind-address': { key: 'bindAddress', parse: text, help: 'The IP address on which to serve HTTPS (default 0.0.0.0).' },
+  'secure-port': { key: 'securePort', parse: integer('secure-port'), help: 'The port on which to serve HTTPS with authentication (default 6443; 0 picks a free one).' },
+  'insecure-bind-address': { key: 'insecureBindAddress', parse: text, help: 'The IP address on which to serve plain HTTP (default 127.0.0.1).' },
+  'insecure-port': {
+    key: 'insecurePort',
+    parse: integer('insecure-port'),
+    help: 'The port on which to serve plain HTTP, where every request acts as a cluster admin (off unless given; 0 picks a free one).',
+  },
+  'advertise-address': { key: 'advertiseAddress', parse: text, help: 'The IP address on which to advertise the apiserver to members of the cluster.' },
+  'cert-dir': { key: 'certDir', parse: text, help: 'The directory where generated TLS certificates and keys are kept (default <data-dir>/pki).' },
+  'tls-cert-file': { key: 'tlsCertFile', parse: text, help: 'File containing the default x509 certificate for HTTPS (CA cert, if any, concatenated after server cert).' },
+  'tls-private-key-file': { key: 'tlsPrivateKeyFile', parse: text, help: 'File containing the default x509 private key matching --tls-cert-file.' },
+  'client-ca-file': { key: 'clientCaFile', parse: text, help: 'Client certificates signed by one of these CAs authenticate as their CommonName, in their Organizations (default the generated CA).' },
+  'token-auth-file': { key: 'tokenAuthFile', parse: text, help: 'A CSV file of static bearer tokens: token,user,uid,"group1,group2".' },
+  'service-account-signing-key-file': {
+    key: 'serviceAccountSigningKeyFile',
+    parse: text,
+    help: 'The private key (RSA or ECDSA, PEM) service account tokens are signed with (default <cert-dir>/sa.key, generated).',
+  },
+  'service-account-key-file': {
+    key: 'serviceAccountKeyFiles',
+    parse: (v) => [v],
+    repeatable: true,
+    help: 'PEM public keys, private keys or certificates that verify service account tokens (repeatable; default the signing key).',
+  },
+  'service-account-issuer': {
+    key: 'serviceAccountIssuers',
+    parse: (v) => [v],
+    repeatable: true,
+    help: 'Issuer of service account tokens; the first issues, all are accepted (repeatable; default https://kubernetes.default.svc.cluster.local).',
+  },
+  'service-account-jwks-uri': { key: 'serviceAccountJwksUri', parse: text, help: 'The jwks_uri of the discovery document (default https://<advertise-address>:<secure-port>/openid/v1/jwks).' },
+  'api-audiences': { key: 'apiAudiences', parse: list, help: 'Audiences of the API; tokens for none of them are refused (default the first issuer).' },
+  'anonymous-auth': { key: 'anonymousAuth', parse: bool('anonymous-auth'), boolean: true, help: 'Requests without credentials act as system:anonymous (default true).' },
+  'etcd-cafile': { key: 'etcdCaFile', parse: text, help: 'SSL Certificate Authority file used to secure etcd communication.' },
+  'etcd-certfile': { key: 'etcdCertFile', parse: text, help: 'SSL certification file used to secure etcd communication.' },
+  'etcd-keyfile': { key: 'etcdKeyFile', parse: text, help: 'SSL key file used to secure etcd communication.' },
   'etcd-prefix': { key: 'etcdPrefix', parse: (v) => (v.startsWith('/') ? v : `/${v}`).replace(/\/$/, ''), help: 'The prefix to prepend to all resource paths in etcd.' },
   'storage-initialization-timeout': {
     key: 'storageInitializationTimeoutMs',
@@ -100,15 +200,99 @@ const FLAGS: Record<string, FlagSpec> = {
     parse: (v) => parseDuration(v, 'leader-elect-retry-period'),
     help: 'How long candidates wait between attempts to acquire and renew leadership (default 2s).',
   },
+  'request-timeout': {
+    key: 'requestTimeoutMs',
+    parse: (v) => parseDuration(v, 'request-timeout'),
+    help: 'The deadline of every request but watches and other long-running ones; a request past it gets 504 (default 1m0s).',
+  },
+  'min-request-timeout': {
+    key: 'minRequestTimeoutSeconds',
+    parse: integer('min-request-timeout'),
+    help: 'Seconds a watch without timeoutSeconds lasts at least; it ends at a random time between this and twice this (default 1800).',
+  },
+  'max-requests-inflight': {
+    key: 'maxRequestsInflight',
+    parse: integer('max-requests-inflight'),
+    help: 'Read-only requests served at once; more get 429. 0 means no limit (default 400).',
+  },
+  'max-mutating-requests-inflight': {
+    key: 'maxMutatingRequestsInflight',
+    parse: integer('max-mutating-requests-inflight'),
+    help: 'Mutating requests served at once; more get 429. 0 means no limit (default 200).',
+  },
+  'shutdown-delay-duration': {
+    key: 'shutdownDelayMs',
+    parse: (v) => parseDuration(v, 'shutdown-delay-duration'),
+    help: 'After SIGTERM, how long to keep serving with /readyz failing before the listeners close (default 0s).',
+  },
+  'shutdown-timeout': {
+    key: 'shutdownTimeoutMs',
+    parse: (v) => parseDuration(v, 'shutdown-timeout'),
+    help: 'After the listeners close, how long in-flight requests may take to finish before their connections are closed (default 1m0s).',
+  },
+  'max-connections': {
+    key: 'maxConnections',
+    parse: integer('max-connections'),
+    help: 'Open client connections at most; at the cap an idle connection is closed for a new one, or the new one is refused. 0 means no limit (default 8192).',
+  },
+  'authorization-mode': {
+    key: 'authorizationModes',
+    parse: (v) => {
+      try {
+        return parseAuthorizationModes(v);
+      } catch (err) {
+        throw new ConfigError((err as Error).message);
+      }
+    },
+    help: 'Ordered list of plug-ins to do authorization on secure port: AlwaysAllow, AlwaysDeny, RBAC (default RBAC).',
+  },
+  'audit-log-path': { key: 'auditLogPath', parse: (v) => v, help: "If set, all requests coming to the apiserver will be logged to this file. '-' means standard out." },
+  'audit-policy-file': { key: 'auditPolicyFile', parse: (v) => v, help: 'Path to the file that defines the audit policy configuration.' },
+  'audit-log-maxsize': { key: 'auditLogMaxSize', parse: integer('audit-log-maxsize'), help: 'The maximum size in megabytes of the audit log file before it gets rotated.' },
+  'audit-log-maxbackup': { key: 'auditLogMaxBackup', parse: integer('audit-log-maxbackup'), help: 'The maximum number of old audit log files to retain. Setting a value of 0 will mean there\'s no restriction on the number of files.' },
   'feature-gates': { key: 'featureGates', parse: parseFeatureGates, help: 'A set of key=value pairs that describe feature gates.' },
+  v: {
+    key: 'verbosity',
+    parse: (v) => {
+      const level = integer('v')(v);
+      if (level > 10) throw new ConfigError(`invalid argument "${v}" for "-v, --v" flag: must be at most 10`);
+      return level;
+    },
+    help: 'Number for the log level verbosity (0..10; -v=3 logs every request). Also -v.',
+  },
+  'logging-format': {
+    key: 'loggingFormat',
+    parse: (v) => {
+      if (v !== 'text' && v !== 'json') throw new ConfigError(`invalid argument "${v}" for "--logging-format" flag: must be text or json`);
+      return v;
+    },
+    help: 'Sets the log format. Permitted formats: "json", "text".',
+  },
 };
 
 export function defaultConfig(): Config {
   return {
     etcdServers: [],
     dataDir: './data',
-    bindAddress: '127.0.0.1',
-    port: 8080,
+    bindAddress: '0.0.0.0',
+    securePort: 6443,
+    insecureBindAddress: '127.0.0.1',
+    insecurePort: null,
+    advertiseAddress: '',
+    certDir: '',
+    tlsCertFile: '',
+    tlsPrivateKeyFile: '',
+    clientCaFile: '',
+    tokenAuthFile: '',
+    serviceAccountSigningKeyFile: '',
+    serviceAccountKeyFiles: [],
+    serviceAccountIssuers: [],
+    serviceAccountJwksUri: '',
+    apiAudiences: [],
+    anonymousAuth: true,
+    etcdCaFile: '',
+    etcdCertFile: '',
+    etcdKeyFile: '',
     etcdPrefix: '/registry',
     featureGates: parseFeatureGates(''),
     storageInitializationTimeoutMs: 30_000,
@@ -121,11 +305,25 @@ export function defaultConfig(): Config {
     leaderElectLeaseDurationMs: 15_000,
     leaderElectRenewDeadlineMs: 10_000,
     leaderElectRetryPeriodMs: 2_000,
+    requestTimeoutMs: 60_000,
+    minRequestTimeoutSeconds: 1800,
+    maxRequestsInflight: 400,
+    maxMutatingRequestsInflight: 200,
+    shutdownDelayMs: 0,
+    shutdownTimeoutMs: 60_000,
+    maxConnections: 8192,
+    authorizationModes: ['RBAC'],
+    auditLogPath: '',
+    auditPolicyFile: '',
+    auditLogMaxSize: 0,
+    auditLogMaxBackup: 0,
+    verbosity: 0,
+    loggingFormat: 'text',
   };
 }
 
 export function usage(): string {
-  const lines = Object.entries(FLAGS).map(([name, spec]) => `  --${name.padEnd(24)} ${spec.help}`);
+  const lines = Object.entries(FLAGS).map(([name, spec]) => `  --${name.padEnd(34)} ${spec.help}`);
   return `Usage: kapi [flags]\n\nFlags:\n${lines.join('\n')}\n`;
 }
 
@@ -135,16 +333,21 @@ export function parseFlags(argv: string[]): Config | 'help' {
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === '-h' || arg === '--help') return 'help';
-    if (!arg.startsWith('--')) throw new ConfigError(`unexpected argument: ${arg}`);
+    // -v is pflag's one shorthand kube-apiserver has (klog's --v).
+    const short = arg === '-v' || arg.startsWith('-v=');
+    if (!arg.startsWith('--') && !short) throw new ConfigError(`unexpected argument: ${arg}`);
     const eq = arg.indexOf('=');
-    const name = arg.slice(2, eq < 0 ? undefined : eq);
+    const name = arg.slice(short ? 1 : 2, eq < 0 ? undefined : eq);
     const spec = FLAGS[name];
     if (!spec) throw new ConfigError(`unknown flag: --${name}`);
     let value: string;
     if (eq >= 0) value = arg.slice(eq + 1);
+    else if (spec.boolean) value = 'true';
     else if (i + 1 < argv.length) value = argv[++i];
     else throw new ConfigError(`flag needs an argument: --${name}`);
-    (config as unknown as Record<string, unknown>)[spec.key] = spec.parse(value);
+    const fields = config as unknown as Record<string, unknown>;
+    const parsed = spec.parse(value);
+    fields[spec.key] = spec.repeatable ? [...(fields[spec.key] as unknown[]), ...(parsed as unknown[])] : parsed;
   }
   validateLeaderElection(config);
   return config;

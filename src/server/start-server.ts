@@ -16,9 +16,20 @@ import { LeaderElector } from '../controllers/runtime/leader-election';
 import { LeaseLock } from '../controllers/runtime/lease-lock';
 import type { Encoding } from '../codec/negotiate';
 import { createApp, type VersionInfo } from '../http/app';
+import { InFlightRequests } from '../http/filters/in-flight-requests';
+import { MaxInFlight } from '../http/filters/max-in-flight';
 import { ApiServerMetrics } from '../metrics/metrics';
-import { loadSigningKey } from '../auth/signing-key';
-import { ServiceAccountTokens } from '../auth/service-account-tokens';
+import { buildAuthorizer } from '../auth/authorizer/modes';
+import { PolicyCache } from '../auth/authorizer/policy-cache';
+import { RbacAuthorizer } from '../auth/authorizer/rbac';
+import { reconcileBootstrapPolicy } from '../auth/authorizer/reconcile-policy';
+import { INSECURE_SUPERUSER } from '../auth/user';
+import { openAuditSink } from '../audit/log-backend';
+import { loadAuditPolicy } from '../audit/policy';
+import { ClusterRoleAggregationController } from '../controllers/clusterrole-aggregation';
+import { writeAdminKubeconfig } from '../auth/admin-kubeconfig';
+import type { IssuerDiscovery } from '../auth/oidc-discovery';
+import { userOf, withAuthentication, withUser } from '../http/filters/authentication';
 import { ComputedStore } from '../registry/computed-store';
 import type { ServerServices } from '../registry/server-services';
 import { GenericStore, resourceRoot } from '../registry/generic-store';
@@ -38,13 +49,27 @@ import { WatchCache } from '../storage/cache/watch-cache';
 import type { Storage } from '../storage/interfaces';
 import type { Config } from './config';
 import { EmbeddedEtcd } from './embedded-etcd';
-import type { Logger } from './logger';
+import { applyListenerLimits } from './listener';
+import { internalContext } from '../registry/request-context';
+import { etcdTls, loadAuthentication } from './authentication';
+import { createSecureServer, dialableHost, isLoopback } from './tls';
+import { withAccessLog } from './access-log';
+import { leveled, type Logger } from './logger';
 
 export const KUBERNETES_VERSION = { major: '1', minor: '34', patch: '0' };
 
+/** kube-apiserver's --etcd-readycheck-timeout default. */
+const ETCD_READYCHECK_TIMEOUT_MS = 2000;
+/** How long a request waits for a (re)initializing watch cache before its 429. */
+const CACHE_READY_WAIT_MS = 3000;
+
 export interface RunningServer {
-  /** http://host:port */
+  /** The insecure port's http://host:port when it is on, else the secure port's https://host:port. */
   url: string;
+  /** https://host:port */
+  secureUrl: string;
+  /** `<data-dir>/admin.kubeconfig`, or null when kapi cannot sign client certificates (a --client-ca-file of its own). */
+  adminKubeconfig: string | null;
   etcdEndpoints: string[];
   close(): Promise<void>;
 }
@@ -73,12 +98,13 @@ export function consistentReadsFromCacheSupported(version: string): boolean {
   return minor > 5;
 }
 
-async function waitForEtcd(kv: KV, endpoints: string[], timeoutMs: number): Promise<void> {
+async function waitForEtcd(kv: KV, endpoints: string[], timeoutMs: number, healthKey: string): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   while (Date.now() < deadline) {
     try {
-      await kv.status();
+      // A read that needs the leader, bounded by what is left of the start-up timeout.
+      await kv.checkHealth(healthKey, Math.max(deadline - Date.now(), 100));
       return;
     } catch (err) {
       last = err;
@@ -92,7 +118,7 @@ async function waitForEtcd(kv: KV, endpoints: string[], timeoutMs: number): Prom
 async function ensureSystemNamespaces(namespaces: GenericStore): Promise<void> {
   for (const name of IMMORTAL_NAMESPACES) {
     try {
-      await namespaces.create('', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } }, { dryRun: false });
+      await namespaces.create(internalContext({ namespace: '' }), { apiVersion: 'v1', kind: 'Namespace', metadata: { name } }, { dryRun: false });
     } catch (err) {
       if (!(isStatusError(err) && err.code === 409)) throw err;
     }
@@ -149,7 +175,7 @@ function startControllers(config: Config, registry: ResourceRegistry, serveCusto
   const crds = storeOf(CRD_GROUP, 'customresourcedefinitions');
   const garbageCollector = new GarbageCollector(registry, log);
   // An ephemeral port says nothing about who this is: such a replica gets a name of its own.
-  const identity = new ApiServerIdentity(leases, config.port === 0 ? randomUUID() : `${config.bindAddress}:${config.port}`, log);
+  const identity = new ApiServerIdentity(leases, config.securePort === 0 ? randomUUID() : `${config.bindAddress}:${config.securePort}`, log);
   const crdController = new CrdController(
     crds,
     registry,
@@ -193,6 +219,10 @@ function startControllers(config: Config, registry: ResourceRegistry, serveCusto
 export async function startServer(config: Config, log: Logger): Promise<RunningServer> {
   loadSchemas();
   const transformerFor = transformersByKey(config);
+  // A bad audit policy stops the start before anything runs.
+  const auditPolicy = config.auditLogPath && config.auditPolicyFile ? loadAuditPolicy(config.auditPolicyFile) : null;
+  // Certificates, keys and authenticators first: a bad file stops kapi before etcd starts.
+  const auth = loadAuthentication(config, (group, resource) => store(group, resource));
   let etcd: EmbeddedEtcd | null = null;
   let endpoints = config.etcdServers;
   if (endpoints.length === 0) {
@@ -206,12 +236,17 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     const store = registry.stored().find((s) => key.startsWith(s.prefix('')));
     return store ? (store.def.group ? `${store.def.resource}.${store.def.group}` : store.def.resource) : '';
   };
+  let etcdLog: Logger = () => undefined;
   const kv = new Etcd3Kv({
     endpoints,
+    tls: etcdTls(config, endpoints),
     observe: (operation, key, seconds) => metrics?.observeEtcd(operation, resourceOfKey(key), seconds),
+    log: (message, err) => etcdLog(message, err),
   });
   try {
-    await waitForEtcd(kv, endpoints, config.storageInitializationTimeoutMs);
+    await waitForEtcd(kv, endpoints, config.storageInitializationTimeoutMs, `${config.etcdPrefix}/health`);
+    // From here on etcd faults are logged; before, failing to start says it in one line.
+    etcdLog = log;
   } catch (err) {
     await kv.close();
     await etcd?.stop();
@@ -236,6 +271,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
       consistentReads,
       watcherBuffer: 1000,
       snapshots: config.featureGates.ListFromCacheSnapshot,
+      readyWaitMs: CACHE_READY_WAIT_MS,
       log,
     });
     caches.push({ def, cache });
@@ -243,14 +279,12 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
   };
   // Versions of one resource (autoscaling/v1 and v2 HPAs) share one storage.
   const storageByPath = new Map<string, Storage>();
-  const services: ServerServices = {
-    store: (group, resource) => {
-      const store = registry.stored().find((s) => s.def.group === group && s.def.resource === resource);
-      if (!store) throw new Error(`${resource}.${group} is not served`);
-      return store;
-    },
-    tokens: new ServiceAccountTokens(await loadSigningKey(kv, config.etcdPrefix)),
+  const store: ServerServices['store'] = (group, resource) => {
+    const found = registry.stored().find((s) => s.def.group === group && s.def.resource === resource);
+    if (!found) throw new Error(`${resource}.${group} is not served`);
+    return found;
   };
+  const services: ServerServices = { store, tokens: auth.tokens, reviewToken: auth.reviewToken };
   for (const def of BUILT_IN_RESOURCES) {
     if (def.compute) {
       registry.add(new ComputedStore(def, services));
@@ -311,6 +345,21 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
   };
   const controllers = startControllers(config, registry, serveCustomResource, metrics, log);
   await controllers.manager.start(controllers.elector);
+  // RBAC: the bootstrap policy first, then the authorizer's in-memory view of the four kinds.
+  const rbacStores = {
+    roles: storeOf('rbac.authorization.k8s.io', 'v1', 'roles'),
+    clusterroles: storeOf('rbac.authorization.k8s.io', 'v1', 'clusterroles'),
+    rolebindings: storeOf('rbac.authorization.k8s.io', 'v1', 'rolebindings'),
+    clusterrolebindings: storeOf('rbac.authorization.k8s.io', 'v1', 'clusterrolebindings'),
+  };
+  await reconcileBootstrapPolicy(rbacStores.clusterroles, rbacStores.clusterrolebindings);
+  const aggregationController = new ClusterRoleAggregationController(rbacStores.clusterroles, log);
+  await aggregationController.start();
+  const policyCache = new PolicyCache(rbacStores, log);
+  await policyCache.start();
+  const rbac = new RbacAuthorizer(policyCache);
+  const authorizer = buildAuthorizer(config.authorizationModes, rbac);
+  const auditSink = auditPolicy ? openAuditSink(config.auditLogPath, config.auditLogMaxSize, config.auditLogMaxBackup) : null;
   const compactor = new Compactor(kv, config.etcdCompactionIntervalMs, log, (revision) => {
     for (const { cache } of caches) cache.compacted(revision);
   });
@@ -318,6 +367,8 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
 
   // CBOR is served (and read) only behind its feature gate, as in kube-apiserver.
   const encodings: Encoding[] = ['json', 'yaml', 'protobuf', ...(config.featureGates.CBORServingAndStorage ? (['cbor'] as const) : [])];
+  const inFlight = new InFlightRequests();
+  let shuttingDown = false;
   const app = createApp({
     registry,
     admission,
@@ -331,7 +382,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     services,
     readyChecks: [
       { name: 'ping', check: async () => undefined },
-      { name: 'etcd', check: async () => void (await kv.status()) },
+      { name: 'etcd', check: () => kv.checkHealth(`${config.etcdPrefix}/health`, ETCD_READYCHECK_TIMEOUT_MS) },
       {
         name: 'watch-cache',
         check: async () => {
@@ -339,40 +390,93 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
         },
       },
       ...controllers.manager.healthChecks(),
+      // Red from the moment a shutdown begins, so that load balancers stop sending (kube's "shutdown" check, listed last as there).
+      {
+        name: 'shutdown',
+        check: async () => {
+          if (shuttingDown) throw new Error('the server is shutting down');
+        },
+      },
     ],
     liveChecks: [{ name: 'ping', check: async () => undefined }, ...controllers.manager.healthChecks()],
     inputEncodings: encodings,
     outputEncodings: encodings,
     responseCompression: config.featureGates.APIResponseCompression,
     log,
+    deadlines: { requestTimeoutMs: config.requestTimeoutMs, minRequestTimeoutSeconds: config.minRequestTimeoutSeconds },
+    maxInFlight: new MaxInFlight({ readOnly: config.maxRequestsInflight, mutating: config.maxMutatingRequestsInflight }),
+    inFlight,
+    accessControl: {
+      authorizer,
+      rbac,
+      audit: auditPolicy && auditSink ? { policy: auditPolicy, sink: auditSink } : null,
+      userOf,
+    },
+    issuerDiscovery: () => discovery,
   });
-  const server = createServer(app);
-  server.keepAliveTimeout = 65_000;
-  try {
-    await listen(server, config.port, config.bindAddress);
-  } catch (err) {
-    await controllers.stop();
-    await kv.close();
-    await etcd?.stop();
-    throw new Error(`cannot listen on ${config.bindAddress}:${config.port}: ${(err as Error).message}`);
+  let discovery: IssuerDiscovery | null = null;
+  // The two listeners: HTTPS with authentication, and the plain-HTTP port only when asked for.
+  const servers: { server: Server; port: number; host: string }[] = [
+    { server: createSecureServer(auth.servingTls, withAccessLog(withAuthentication(auth.authenticate, app, log), leveled(log))), port: config.securePort, host: config.bindAddress },
+  ];
+  if (config.insecurePort !== null) {
+    servers.push({ server: createServer(withAccessLog(withUser(INSECURE_SUPERUSER, app), leveled(log))), port: config.insecurePort, host: config.insecureBindAddress });
+    if (!isLoopback(config.insecureBindAddress)) {
+      log(`WARNING: the insecure port on ${config.insecureBindAddress} serves every request as a cluster admin without authentication`);
+    }
   }
-  const { port } = server.address() as AddressInfo;
-  const url = `http://${config.bindAddress.includes(':') ? `[${config.bindAddress}]` : config.bindAddress}:${port}`;
-  log(`kapi serving on ${url}`);
+  const urls: string[] = [];
+  for (const [i, { server, port, host }] of servers.entries()) {
+    applyListenerLimits(server, { maxConnections: config.maxConnections }, log);
+    try {
+      await listen(server, port, host);
+    } catch (err) {
+      for (const opened of servers.slice(0, i)) opened.server.close();
+      await controllers.stop();
+      aggregationController.stop();
+      policyCache.stop();
+      auditSink?.close();
+      compactor.stop();
+      await kv.close();
+      await etcd?.stop();
+      throw new Error(`cannot listen on ${host}:${port}: ${(err as Error).message}`);
+    }
+    urls.push(`${i === 0 ? 'https' : 'http'}://${dialableHost(host)}:${(server.address() as AddressInfo).port}`);
+  }
+  const [secureUrl, insecureUrl] = urls;
+  discovery = auth.discovery((servers[0].server.address() as AddressInfo).port);
+  log(`kapi serving securely on ${secureUrl}`);
+  if (insecureUrl) log(`kapi serving insecurely on ${insecureUrl}`);
+  let adminKubeconfig: string | null = null;
+  if (auth.servingTls.clientSigner) {
+    adminKubeconfig = path.join(config.dataDir, 'admin.kubeconfig');
+    writeAdminKubeconfig(adminKubeconfig, secureUrl, auth.servingTls.serverCa, auth.servingTls.clientSigner);
+    log(`admin kubeconfig: ${adminKubeconfig}`);
+  }
 
   let closing: Promise<void> | null = null;
   return {
-    url,
+    url: insecureUrl ?? secureUrl,
+    secureUrl,
+    adminKubeconfig,
     etcdEndpoints: endpoints,
     close: () =>
       (closing ??= (async () => {
+        // Graceful termination, in kube-apiserver's order: not ready at once; after the delay the
+        // listener closes; in-flight requests finish (watches end cleanly) up to the timeout; then storage stops.
+        shuttingDown = true;
+        if (config.shutdownDelayMs > 0) await new Promise((r) => setTimeout(r, config.shutdownDelayMs));
+        const closed = Promise.all(servers.map(({ server }) => new Promise<void>((resolve) => server.close(() => resolve()))));
+        for (const { server } of servers) server.closeIdleConnections();
+        if (!(await inFlight.drain(config.shutdownTimeoutMs))) log(`shutdown: ${inFlight.size} requests still running after ${config.shutdownTimeoutMs} ms are cut`);
+        for (const { server } of servers) server.closeAllConnections();
+        await closed;
         await controllers.stop();
+        aggregationController.stop();
+        policyCache.stop();
         compactor.stop();
         for (const { cache } of caches) cache.stop();
-        await new Promise<void>((resolve) => {
-          server.close(() => resolve());
-          server.closeAllConnections();
-        });
+        auditSink?.close();
         await kv.close();
         await etcd?.stop();
       })()),

@@ -20,6 +20,8 @@ export interface ReadConsistency {
   /** '' = most recent (quorum); '0' = any; otherwise a revision. */
   resourceVersion: string;
   match: '' | 'Exact' | 'NotOlderThan';
+  /** Ends the call (504 Timeout) when it aborts: the request's deadline or its client gone. */
+  signal?: AbortSignal;
 }
 
 export interface ListOptions extends ReadConsistency {
@@ -62,10 +64,14 @@ export interface WatchOptions {
    * instead of ending the watch.
    */
   onUnreadable?: (key: string, deleted: boolean, revision: number) => void;
+  /** Bounds the watch's set-up (waiting for the cache, the initial list). */
+  signal?: AbortSignal;
 }
 
 export interface WriteOptions {
   dryRun?: boolean;
+  /** Ends the call when it aborts; a write not yet sent is then never sent. */
+  signal?: AbortSignal;
 }
 
 /**

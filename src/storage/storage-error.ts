@@ -9,7 +9,12 @@ export type StorageErrorCode =
   | 'Corrupt'
   | 'TooLarge'
   | 'CorruptList'
-  | 'Unavailable';
+  /** etcd cannot be reached, or has no leader. */
+  | 'Unavailable'
+  /** etcd did not answer before the deadline (the caller's, or storage's own bound). */
+  | 'Timeout'
+  /** A watch cache is (re)initializing and could not serve in time. */
+  | 'Initializing';
 
 export class StorageError extends Error {
   /** For an expired chunked list: a token that continues at the latest revision. */
@@ -20,6 +25,8 @@ export class StorageError extends Error {
   corruptValues?: { key: string; message: string }[];
   /** CorruptList: more values could not be read than are listed. */
   truncated?: boolean;
+  /** Initializing: how long the client should wait before retrying. */
+  retryAfterSeconds?: number;
 
   constructor(
     readonly code: StorageErrorCode,

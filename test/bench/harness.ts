@@ -23,7 +23,7 @@ export async function startBenchEnv(): Promise<BenchEnv> {
   // BENCH_PROFILE=DIR writes a CPU profile of kapi there; BENCH_KAPI_ARGS adds flags (e.g. --watch-cache=false).
   const profile = [...(process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : []), ...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean)];
   const extraFlags = (process.env.BENCH_KAPI_ARGS ?? '').split(' ').filter(Boolean);
-  const kapi = spawn(process.execPath, [...profile, main, `--etcd-servers=${etcd.endpoint}`, `--insecure-port=${port}`, ...extraFlags], { stdio: ['ignore', 'ignore', 'inherit'] });
+  const kapi = spawn(process.execPath, [...profile, main, `--etcd-servers=${etcd.endpoint}`, `--data-dir=${dir}`, '--bind-address=127.0.0.1', '--secure-port=0', `--insecure-port=${port}`, ...extraFlags], { stdio: ['ignore', 'ignore', 'inherit'] });
   const kapiUrl = `http://127.0.0.1:${port}`;
   for (let i = 0; ; i++) {
     try {

@@ -1,6 +1,7 @@
 import { startBenchEnv, type BenchEnv } from './harness';
 import { benchLists } from './lists';
 import { benchSerialization } from './serialization';
+import { benchStartKapi } from './start-kapi';
 import { benchWatchLatency } from './watch-latency';
 import { benchWrites } from './writes';
 
@@ -9,6 +10,7 @@ const benches: Record<string, (env: BenchEnv) => Promise<unknown>> = {
   lists: benchLists,
   serialization: benchSerialization,
   watch: benchWatchLatency,
+  startkapi: benchStartKapi,
 };
 
 /**

@@ -38,7 +38,7 @@ spec:
   expect((await kubectl(kapi.url, ['apply', '-f', '-'], manifest)).stdout.trim()).toBe('horizontalpodautoscaler.autoscaling/web unchanged');
   const hpa = JSON.parse((await k('get', 'hpa', 'web', '-o', 'json')).stdout);
   expect(hpa.apiVersion).toBe('autoscaling/v2');
-  expect(hpa.status).toEqual({ desiredReplicas: 0 });
+  expect(hpa.status).toEqual({ currentMetrics: null, desiredReplicas: 0 });
   expect((await k('get', 'hpa')).stdout).toMatch(/^NAME\s+REFERENCE\s+TARGETS\s+MINPODS\s+MAXPODS\s+REPLICAS\s+AGE\nweb\s+Deployment\/web\s+cpu: <unknown>\/60%\s+2\s+5\s+0\s+\S+\n$/);
   expect((await k('get', 'all')).stdout).toContain('horizontalpodautoscaler.autoscaling/web');
 });

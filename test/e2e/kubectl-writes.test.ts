@@ -80,3 +80,16 @@ test('kubectl diff shows only what would change', async () => {
   expect(changed.code).toBe(1);
   expect(changed.stdout.split('\n').filter((l) => /^[-+] /.test(l))).toEqual(['-  a: "1"', '+  a: "2"']);
 });
+
+test('kubectl replace -f of a Node and a ConfigMap whose resourceVersion is "0" overwrites them', async () => {
+  const node = (label: string) => JSON.stringify({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'replaced', resourceVersion: '0', labels: { tier: label } } });
+  const file = manifest('node.json', node('a'));
+  expect((await k('create', '-f', file)).code).toBe(0);
+  writeFileSync(file, node('b'));
+  expect((await k('replace', '-f', file)).stdout.trim()).toBe('node/replaced replaced');
+  expect(JSON.parse((await k('get', 'node', 'replaced', '-o', 'json')).stdout).metadata.labels).toEqual({ tier: 'b' });
+  const cm = manifest('zero.yaml', 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: zero\n  namespace: default\n  resourceVersion: "0"\ndata:\n  a: "2"\n');
+  expect((await k('create', 'configmap', 'zero', '--from-literal=a=1')).code).toBe(0);
+  expect((await k('replace', '-f', cm)).stdout.trim()).toBe('configmap/zero replaced');
+  expect(JSON.parse((await k('get', 'configmap', 'zero', '-o', 'json')).stdout).data).toEqual({ a: '2' });
+});

@@ -1,5 +1,6 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { get as httpsGet } from 'node:https';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { freePort } from '../../src/server/embedded-etcd';
@@ -9,7 +10,12 @@ const ROOT = path.resolve(__dirname, '../..');
 
 /** The built server (dist/main.js) as a real process, as users run it. */
 export interface ServerProcess {
+  /** The insecure port's URL (every request an admin), or the secure one when the insecure port is off. */
   url: string;
+  /** https://127.0.0.1:port */
+  secureUrl: string;
+  /** --data-dir: the generated certificates (pki/) and admin.kubeconfig. */
+  dataDir: string;
   child: ChildProcess;
   output(): string;
   stop(signal?: NodeJS.Signals): Promise<number | null>;
@@ -19,46 +25,84 @@ export interface ProcessOptions {
   /** Reuse a port and a prefix to restart "the same" server. */
   port?: number;
   prefix?: string;
+  /** Without the insecure port, only the TLS port with authentication serves. */
+  insecure?: boolean;
+  /** Reuse a data directory (its certificates and keys); otherwise a fresh one, removed on stop. */
+  dataDir?: string;
+}
+
+/** The admin client certificate of a data directory's admin.kubeconfig, once written. */
+function adminCredentials(dataDir: string): { cert: string; key: string } | null {
+  const file = path.join(dataDir, 'admin.kubeconfig');
+  if (!existsSync(file)) return null;
+  const cert = /client-certificate-data: (\S+)/.exec(readFileSync(file, 'utf8'))?.[1];
+  const key = /client-key-data: (\S+)/.exec(readFileSync(file, 'utf8'))?.[1];
+  return cert && key ? { cert: Buffer.from(cert, 'base64').toString(), key: Buffer.from(key, 'base64').toString() } : null;
+}
+
+/** A GET of /readyz over TLS as the admin (anonymous requests may be off), trusting any server certificate: readiness only. */
+function readyOverTls(url: string, dataDir: string): Promise<boolean> {
+  const credentials = adminCredentials(dataDir);
+  if (!credentials) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    const req = httpsGet(`${url}/readyz`, { rejectUnauthorized: false, ...credentials }, (res) => {
+      res.resume();
+      resolve(res.statusCode === 200);
+    });
+    req.on('error', () => resolve(false));
+  });
 }
 
 export async function startServerProcess(extraArgs: string[] = [], opts: ProcessOptions = {}): Promise<ServerProcess & { port: number; prefix: string }> {
   const port = opts.port ?? (await freePort());
   const prefix = opts.prefix ?? uniquePrefix('e2e');
+  const insecure = opts.insecure ?? true;
+  const dataDir = opts.dataDir ?? mkdtempSync(path.join(tmpdir(), 'kapi-e2e-'));
   const args = [
     path.join(ROOT, 'dist/main.js'),
     `--etcd-servers=${testEtcdEndpoint()}`,
     `--etcd-prefix=${prefix}`,
-    `--insecure-port=${port}`,
+    `--data-dir=${dataDir}`,
+    '--bind-address=127.0.0.1',
+    '--secure-port=0',
+    ...(insecure ? [`--insecure-port=${port}`] : []),
     ...extraArgs,
   ];
   const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout?.on('data', (c: Buffer) => (output += c.toString()));
   child.stderr?.on('data', (c: Buffer) => (output += c.toString()));
-  const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 20_000;
+  let secureUrl = '';
   for (;;) {
     if (child.exitCode !== null) throw new Error(`kapi exited early (${child.exitCode}): ${output}`);
-    try {
-      if ((await fetch(`${url}/readyz`)).ok) break;
-    } catch {
-      // not listening yet
+    secureUrl ||= /serving securely on (https:\/\/[^\s"]+)/.exec(output)?.[1] ?? '';
+    if (secureUrl && (await readyOverTls(secureUrl, dataDir))) break;
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`kapi did not become ready: ${output}`);
     }
-    if (Date.now() > deadline) throw new Error(`kapi did not become ready: ${output}`);
     await new Promise((r) => setTimeout(r, 100));
   }
+  const stop = (signal: NodeJS.Signals = 'SIGTERM') =>
+    new Promise<number | null>((resolve) => {
+      if (child.exitCode !== null) return resolve(child.exitCode);
+      child.once('exit', (code) => resolve(code));
+      child.kill(signal);
+    });
   return {
-    url,
+    url: insecure ? `http://127.0.0.1:${port}` : secureUrl,
+    secureUrl,
+    dataDir,
     port,
     prefix,
     child,
     output: () => output,
-    stop: (signal = 'SIGTERM') =>
-      new Promise((resolve) => {
-        if (child.exitCode !== null) return resolve(child.exitCode);
-        child.once('exit', (code) => resolve(code));
-        child.kill(signal);
-      }),
+    stop: async (signal) => {
+      const code = await stop(signal);
+      if (!opts.dataDir) rmSync(dataDir, { recursive: true, force: true });
+      return code;
+    },
   };
 }
 

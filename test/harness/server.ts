@@ -1,4 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { defaultConfig, type Config } from '../../src/server/config';
 import { startServer, type RunningServer } from '../../src/server/start-server';
 
@@ -12,12 +15,32 @@ export function uniquePrefix(label: string): string {
   return `/kapi-test-${label}-${randomBytes(4).toString('hex')}`;
 }
 
-/** kapi in this process, on an ephemeral port, over the shared test etcd under a fresh prefix. */
-export async function startTestServer(overrides: Partial<Config> = {}): Promise<RunningServer & { prefix: string }> {
+/**
+ * The listeners of a test server: on 127.0.0.1 only, ports picked by the system, the insecure
+ * port on (tests act through it as the cluster admin unless they test authentication).
+ */
+export const TEST_LISTENERS: Partial<Config> = { bindAddress: '127.0.0.1', securePort: 0, insecureBindAddress: '127.0.0.1', insecurePort: 0 };
+
+/**
+ * kapi in this process, over the shared test etcd under a fresh prefix; `url` is its insecure
+ * port, `secureUrl` its TLS port. Its data (certificates, admin.kubeconfig) is in a fresh
+ * directory removed on close unless the caller gave `dataDir`.
+ */
+export async function startTestServer(overrides: Partial<Config> = {}): Promise<RunningServer & { prefix: string; dataDir: string }> {
   const prefix = overrides.etcdPrefix ?? uniquePrefix('srv');
+  const ownDir = overrides.dataDir === undefined;
+  const dataDir = overrides.dataDir ?? mkdtempSync(path.join(tmpdir(), 'kapi-srv-'));
   const server = await startServer(
-    { ...defaultConfig(), etcdServers: [testEtcdEndpoint()], etcdPrefix: prefix, port: 0, ...overrides },
+    { ...defaultConfig(), etcdServers: [testEtcdEndpoint()], etcdPrefix: prefix, dataDir, ...TEST_LISTENERS, ...overrides },
     () => undefined,
   );
-  return { ...server, prefix };
+  return {
+    ...server,
+    prefix,
+    dataDir,
+    close: async () => {
+      await server.close();
+      if (ownDir) rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
 }

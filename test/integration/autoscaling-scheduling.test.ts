@@ -76,7 +76,7 @@ test('an HPA gets one replica at least and 80% CPU; a behavior given is filled i
     maxReplicas: 5,
     metrics: [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 80 } } }],
   });
-  expect(res.body.status).toEqual({ desiredReplicas: 0 });
+  expect(res.body.status).toEqual({ currentMetrics: null, desiredReplicas: 0 });
   expect(await etcd.keys(`${server.prefix}/horizontalpodautoscalers/default/`)).toEqual([`${server.prefix}/horizontalpodautoscalers/default/web`]);
   const behaved = await api.post(HPAS, hpa('behaved', { behavior: { scaleDown: { stabilizationWindowSeconds: 60 } } }));
   expect(behaved.body.spec.behavior).toEqual({

@@ -1,6 +1,7 @@
 import { decodeProtobuf } from '../../src/codec/protobuf';
 import { encodeProtobuf } from '../../src/codec/protobuf-write';
-import { RawEtcd } from '../harness/etcd-keys';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { Api } from '../harness/http';
 import { startTestServer } from '../harness/server';
 
@@ -229,21 +230,23 @@ describe('serviceaccounts/token', () => {
     expect((await review(token)).body.status).toEqual({ user: {}, error: `service account UID (${again.metadata.uid}) does not match claim (${oldUid})` });
   });
 
-  test('the signing key lives in etcd under the prefix, so a restarted kapi verifies earlier tokens', async () => {
-    const etcd = new RawEtcd();
-    try {
-      const key = await etcd.get(`${server.prefix}/kapi/serviceaccount-signing-key`);
-      expect(key?.length).toBe(32);
-    } finally {
-      etcd.close();
-    }
+  test('the signing key is a file of the data directory, so a kapi restarted on it verifies earlier tokens', async () => {
     const token = (await api.post(`${NS}/serviceaccounts/bot/token`, { spec: {} })).body.status.token;
-    const restarted = await startTestServer({ etcdPrefix: server.prefix });
+    expect(JSON.parse(Buffer.from(token.split('.')[0], 'base64url').toString())).toEqual({ alg: 'ES256', kid: expect.stringMatching(/^[\w-]{43}$/) });
+    expect(readFileSync(path.join(server.dataDir, 'pki', 'sa.key'), 'utf8')).toMatch(/^-----BEGIN PRIVATE KEY-----/);
+    const restarted = await startTestServer({ etcdPrefix: server.prefix, dataDir: server.dataDir });
     try {
       const res = await new Api(restarted.url).post(`${AUTHN}/tokenreviews`, { spec: { token } });
       expect(res.body.status.authenticated).toBe(true);
     } finally {
       await restarted.close();
+    }
+    const elsewhere = await startTestServer({ etcdPrefix: server.prefix });
+    try {
+      const res = await new Api(elsewhere.url).post(`${AUTHN}/tokenreviews`, { spec: { token } });
+      expect(res.body.status).toEqual({ user: {}, error: 'invalid bearer token, invalid signature' });
+    } finally {
+      await elsewhere.close();
     }
   });
 

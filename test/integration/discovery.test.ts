@@ -127,6 +127,7 @@ test('health endpoints', async () => {
       '[+]garbage-collector-controller ok',
       '[+]apiextensions-establishing-controller ok',
       '[+]leaderElection ok',
+      '[+]shutdown ok',
       'readyz check passed\n',
     ].join('\n'),
   );

@@ -1,3 +1,4 @@
+import yaml from 'js-yaml';
 import { Api } from '../harness/http';
 import { startTestServer } from '../harness/server';
 
@@ -184,10 +185,21 @@ const VERBS: [string, string, string][] = [
   ['DELETE', `${NS}/pods/fuzzed`, 'application/json'],
 ];
 
+function appliesNullLabels(raw: string): boolean {
+  try {
+    const labels = (yaml.load(raw) as { metadata?: { labels?: Record<string, unknown> } } | null)?.metadata?.labels;
+    return !!labels && typeof labels === 'object' && Object.values(labels).every((v) => v === null);
+  } catch {
+    return false;
+  }
+}
+
 /** Bodies that are valid for a verb are not hostile to it: an empty JSON patch, an empty delete. */
 function bodiesFor(method: string, contentType: string): string[] {
   if (method === 'DELETE') return DELETE_BODIES;
   if (contentType === 'application/json-patch+json') return BODIES.filter((raw) => raw !== '[]' && raw !== 'null');
+  // YAML reads some mutations as a valid configuration whose labels are null ("remove if present"): an apply kube-apiserver accepts too.
+  if (contentType === 'application/apply-patch+yaml') return BODIES.filter((raw) => !appliesNullLabels(raw));
   return BODIES;
 }
 

@@ -1,4 +1,5 @@
 import { isStatusError } from '../../api/errors';
+import { internalContext } from '../../registry/request-context';
 import { isPlainObject, type KubeObject } from '../../api/types';
 import type { GenericStore } from '../../registry/generic-store';
 
@@ -60,14 +61,14 @@ export class LeaseLock implements ResourceLock {
       metadata: { name: this.name, namespace: this.namespace },
       spec: { ...record },
     };
-    return this.leases.create(this.namespace, lease, { dryRun: false });
+    return this.leases.create(internalContext({ namespace: this.namespace }), lease, { dryRun: false });
   }
 
   /** Writes the record over `current`; a 409 when the lease changed since it was read. */
   async update(current: KubeObject, record: LeaderElectionRecord): Promise<KubeObject> {
     const next = structuredClone(current);
     next.spec = { ...(isPlainObject(current.spec) ? current.spec : {}), ...record };
-    const { object } = await this.leases.update(this.namespace, this.name, next, { dryRun: false, subresource: '' });
+    const { object } = await this.leases.update(internalContext({ namespace: this.namespace }), this.name, next, { dryRun: false });
     return object;
   }
 }

@@ -6,6 +6,7 @@ import type { PatchSchema } from '../../patch/strategic-merge';
 import type { GenericStore } from '../../registry/generic-store';
 import type { RestStore } from '../../registry/resource-registry';
 import type { ServedKind } from '../../registry/resource-definition';
+import type { RequestContext } from '../../registry/request-context';
 import type { ObjectNode } from '../../schema/typed-schema';
 import type { ResourceRequestInfo } from '../request-info';
 
@@ -17,6 +18,8 @@ export interface ResourceRequest<S extends RestStore = GenericStore> {
   req: IncomingMessage;
   res: ServerResponse;
   info: ResourceRequestInfo;
+  /** The request as the registry sees it: user, request info, deadline, signal, warnings, audit annotations. */
+  ctx: RequestContext;
   store: S;
   /** The kind this path's bodies carry (the resource's own, or a subresource's like Scale) and its schema. */
   served: { kind: ServedKind; schema: ObjectNode | null };
@@ -36,6 +39,4 @@ export interface ResourceRequest<S extends RestStore = GenericStore> {
   unsafeMalformedObjectDeletion: boolean;
   /** Counts one watch event sent (apiserver_watch_events_total). */
   onWatchEvent(): void;
-  /** Ends when the client goes away. */
-  signal: AbortSignal;
 }

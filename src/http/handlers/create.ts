@@ -1,10 +1,10 @@
 import type { RestStore } from '../../registry/resource-registry';
 import { respond } from '../respond';
-import { admittedBody } from './admitted-body';
 import type { ResourceRequest } from './context';
+import { writeBody } from './write-body';
 
 export async function handleCreate(r: ResourceRequest<RestStore>): Promise<void> {
-  const { object, dryRun, fieldManager } = await admittedBody(r, 'CreateOptions', 'CREATE', '', (o) => o.metadata.name ?? '');
-  const created = await r.store.create(r.info.namespace, object, { dryRun, fieldManager });
+  const { object, dryRun, fieldManager } = await writeBody(r, 'CreateOptions');
+  const created = await r.store.create(r.ctx, object, { dryRun, fieldManager, admission: r.admission });
   respond(r, 201, created);
 }

@@ -1,7 +1,7 @@
 import { readBody } from '../body';
 import { parseDeleteOptions } from '../delete-options';
 import { respond } from '../respond';
-import { authorizeUnsafeDelete, insecurePortAuthorizer } from '../unsafe-delete-authorization';
+import { authorizeUnsafeDelete } from '../../auth/unsafe-delete-authorization';
 import type { ResourceRequest } from './context';
 
 export async function handleDelete(r: ResourceRequest): Promise<void> {
@@ -9,7 +9,7 @@ export async function handleDelete(r: ResourceRequest): Promise<void> {
   const body = await readBody(r.req);
   const opts = parseDeleteOptions(body, r.req.headers['content-type'], query, r.inputEncodings, r.unsafeMalformedObjectDeletion);
   if (opts.ignoreStoreReadErrorWithClusterBreakingPotential) {
-    await authorizeUnsafeDelete(insecurePortAuthorizer, {
+    authorizeUnsafeDelete({
       group: info.group,
       version: info.version,
       resource: info.resource,
@@ -17,20 +17,13 @@ export async function handleDelete(r: ResourceRequest): Promise<void> {
       name: info.name,
     });
   }
-  await r.admission.admit({
-    operation: 'DELETE',
-    def: store.def,
-    namespace: info.namespace,
-    name: info.name,
-    subresource: '',
-    dryRun: opts.dryRun,
-  });
   if (opts.ignoreStoreReadErrorWithClusterBreakingPotential) {
-    respond(r, 200, await store.deleteCorrupt(info.namespace, info.name));
+    respond(r, 200, await store.deleteCorrupt(r.ctx, info.name, { dryRun: opts.dryRun, admission: r.admission }));
     return;
   }
-  const { object, deleted } = await store.delete(info.namespace, info.name, {
+  const { object, deleted } = await store.delete(r.ctx, info.name, {
     dryRun: opts.dryRun,
+    admission: r.admission,
     gracePeriodSeconds: opts.gracePeriodSeconds,
     preconditions: opts.preconditions,
     propagationPolicy: opts.propagationPolicy,

@@ -9,7 +9,6 @@ import { decodeYaml } from '../../codec/yaml';
 import { applyJsonPatch } from '../../patch/json-patch';
 import { applyMergePatch } from '../../patch/merge-patch';
 import { applyStrategicMergePatch } from '../../patch/strategic-merge';
-import type { Subresource } from '../../registry/subresources';
 import { typedDecode } from '../../schema/typed-decode';
 import { readBody } from '../body';
 import { duplicateFieldErrors, enforceFieldValidation, unknownFieldErrors } from '../field-validation';
@@ -86,7 +85,6 @@ export async function handlePatch(r: ResourceRequest): Promise<void> {
   const dryRun = dryRunParam(query, 'PatchOptions');
   const validation = fieldValidationParam(query, 'PatchOptions');
   const fieldManager = fieldManagerParam(query, r.req.headers['user-agent'], 'PatchOptions', isApply);
-  const subresource = info.subresource as '' | Subresource;
   const { schema } = r.served;
   const fieldErrors: string[] = [];
 
@@ -105,7 +103,7 @@ export async function handlePatch(r: ResourceRequest): Promise<void> {
     const parsed = applyConfig(body, r, type);
     if (validation !== 'Ignore' && type === APPLY_PATCH) fieldErrors.push(...duplicateFieldErrors(body, 'yaml'));
     const config = checked(parsed);
-    result = await store.apply(info.namespace, info.name, config, { dryRun, fieldManager, force: boolParam(query, 'force'), subresource });
+    result = await store.apply(r.ctx, info.name, config, { dryRun, fieldManager, force: boolParam(query, 'force'), admission: r.admission });
   } else {
     if (query.has('force')) {
       throw invalid({ group: 'meta.k8s.io', kind: 'PatchOptions' }, '', [field.forbidden('force', 'may not be specified for non-apply patch')]);
@@ -125,7 +123,7 @@ export async function handlePatch(r: ResourceRequest): Promise<void> {
           return applyStrategicMergePatch(current, patch, patchSchema);
       }
     };
-    result = await store.update(info.namespace, info.name, (current) => checked(asObject(apply(current), current)), { dryRun, fieldManager, subresource });
+    result = await store.update(r.ctx, info.name, (current) => checked(asObject(apply(current), current)), { dryRun, fieldManager, admission: r.admission });
   }
   respond(r, result.created ? 201 : 200, result.object);
 }

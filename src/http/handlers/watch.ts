@@ -48,7 +48,7 @@ export async function handleWatch(r: ResourceRequest): Promise<void> {
 
   const write = async (type: WatchEventType, object: unknown): Promise<void> => {
     const body = encodeWatchEvent(type, object, output.encoding);
-    if (!res.write(body)) await once(res, 'drain', { signal: r.signal }).catch(() => channel?.close());
+    if (!res.write(body)) await once(res, 'drain', { signal: r.ctx.signal }).catch(() => channel?.close());
   };
   if (startError || !channel) {
     await write('ERROR', startError!.status);
@@ -60,7 +60,7 @@ export async function handleWatch(r: ResourceRequest): Promise<void> {
   const timeoutSeconds = opts.timeoutSeconds ?? MIN_REQUEST_TIMEOUT_SECONDS * (1 + Math.random());
   const timer = setTimeout(() => stream.close(), timeoutSeconds * 1000);
   const stop = (): void => stream.close();
-  r.signal.addEventListener('abort', stop);
+  r.ctx.signal.addEventListener('abort', stop);
   let first = true;
   const bookmark = (revision: number, annotations?: Record<string, string>): KubeObject => ({
     kind: store.def.kind,
@@ -107,7 +107,7 @@ export async function handleWatch(r: ResourceRequest): Promise<void> {
     }
   } finally {
     clearTimeout(timer);
-    r.signal.removeEventListener('abort', stop);
+    r.ctx.signal.removeEventListener('abort', stop);
     stream.close();
     if (!res.writableEnded) res.end();
   }

@@ -18,6 +18,7 @@ import {
 } from '../interfaces';
 import { decodeContinue } from '../continue-token';
 import { parseRevision } from '../revision';
+import { FaultLog } from '../fault-log';
 import { StorageError } from '../storage-error';
 import { WatchChannel } from '../watch-channel';
 import { EventWindow } from './event-window';
@@ -38,6 +39,8 @@ export interface WatchCacheOptions {
   watcherBuffer: number;
   /** Serve paged and exact lists from snapshots of the window (ListFromCacheSnapshot). */
   snapshots: boolean;
+  /** How long a request waits for a (re)initializing cache before it is answered 429. */
+  readyWaitMs: number;
   log: (message: string, err?: unknown) => void;
 }
 
@@ -77,7 +80,10 @@ export class WatchCache implements Storage {
   private ready!: Promise<void>;
   private markReady!: () => void;
   private isReady = false;
+  /** When the cache last stopped being ready (or was created). */
+  private notReadySince = Date.now();
   private stopped = false;
+  private readonly listFaults: FaultLog;
   private readonly bookmarkTimer: NodeJS.Timeout;
   private progressTimer: NodeJS.Timeout | null = null;
   /** Events received from etcd since start, for metrics. */
@@ -88,6 +94,7 @@ export class WatchCache implements Storage {
     readonly root: string,
     private readonly opts: WatchCacheOptions,
   ) {
+    this.listFaults = new FaultLog(opts.log, `watch cache for ${root} cannot list from etcd`);
     this.resetReady();
     this.bookmarkTimer = setInterval(() => this.bookmark(), opts.bookmarkIntervalMs);
     this.bookmarkTimer.unref();
@@ -95,6 +102,7 @@ export class WatchCache implements Storage {
 
   private resetReady(): void {
     this.isReady = false;
+    this.notReadySince = Date.now();
     this.ready = new Promise((resolve) => (this.markReady = () => {
       this.isReady = true;
       resolve();
@@ -133,7 +141,9 @@ export class WatchCache implements Storage {
       throw new Error('etcd watch closed');
     } catch (err) {
       if (this.stopped) return;
-      this.opts.log(`watch cache for ${this.root} lost its etcd watch; re-listing`, err);
+      // Broken streams resume inside the KV; only a compacted revision (or a corrupt or
+      // overflowing source) gets here, and then the cache re-lists as kube's reflector does.
+      this.opts.log(`watch cache for ${this.root} lost its etcd watch (${err instanceof Error ? err.message : String(err)}); re-listing`);
       this.resetReady();
       this.terminateWatchers();
       setTimeout(() => this.restart(), RESTART_DELAY_MS).unref();
@@ -142,10 +152,13 @@ export class WatchCache implements Storage {
 
   private restart(): void {
     if (this.stopped) return;
-    this.start().catch((err: unknown) => {
-      this.opts.log(`watch cache for ${this.root} could not re-list`, err);
-      setTimeout(() => this.restart(), RESTART_DELAY_MS).unref();
-    });
+    this.start().then(
+      () => this.listFaults.recovered(`watch cache for ${this.root} re-listed`),
+      (err: unknown) => {
+        this.listFaults.failed(err instanceof Error ? err.message : String(err));
+        setTimeout(() => this.restart(), RESTART_DELAY_MS).unref();
+      },
+    );
   }
 
   stop(): void {
@@ -237,9 +250,38 @@ export class WatchCache implements Storage {
     this.watchers.clear();
   }
 
+  /**
+   * Waits for the cache to be ready, up to readyWaitMs or the caller's signal. Then, as kube's
+   * cacher answers while it is not ready (ResilientWatchCacheInitialization), 429 with a
+   * Retry-After that grows with the downtime (calculateRetryAfterForUnreadyCache).
+   */
+  private async waitReady(signal?: AbortSignal): Promise<void> {
+    if (this.isReady) return;
+    let timer: NodeJS.Timeout | undefined;
+    let onAbort: (() => void) | undefined;
+    const outcome = await Promise.race([
+      this.ready.then(() => 'ready' as const),
+      new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), this.opts.readyWaitMs))),
+      new Promise<'aborted'>((resolve) => {
+        if (!signal) return;
+        if (signal.aborted) resolve('aborted');
+        onAbort = () => resolve('aborted');
+        signal.addEventListener('abort', onAbort, { once: true });
+      }),
+    ]);
+    clearTimeout(timer);
+    if (onAbort) signal?.removeEventListener('abort', onAbort);
+    if (outcome === 'ready') return;
+    if (outcome === 'aborted') throw new StorageError('Timeout', 'request did not complete within requested timeout - context deadline exceeded');
+    const err = new StorageError('Initializing', 'storage is (re)initializing');
+    const downtimeSeconds = (Date.now() - this.notReadySince) / 1000;
+    err.retryAfterSeconds = Math.trunc(Math.min(30, Math.max(1, Math.exp(0.06 * downtimeSeconds))));
+    throw err;
+  }
+
   /** Waits until the cache has seen `revision`, asking etcd for progress meanwhile; 504 after the timeout. */
-  private async waitUntilFresh(revision: number): Promise<void> {
-    await this.ready;
+  private async waitUntilFresh(revision: number, signal?: AbortSignal): Promise<void> {
+    await this.waitReady(signal);
     if (this.revision >= revision) return;
     await new Promise<void>((resolve, reject) => {
       const waiter: Waiter = {
@@ -260,8 +302,8 @@ export class WatchCache implements Storage {
   }
 
   /** For a consistent read: catch up with etcd's current revision. */
-  private async syncWithEtcd(): Promise<void> {
-    await this.waitUntilFresh(await this.etcd.currentRevision());
+  private async syncWithEtcd(signal?: AbortSignal): Promise<void> {
+    await this.waitUntilFresh(await this.etcd.currentRevision(signal), signal);
   }
 
   private keysUnder(prefix: string): string[] {
@@ -287,22 +329,22 @@ export class WatchCache implements Storage {
    * trustworthy progress notifications (older etcd) a cache behind it defers to etcd rather than
    * risk a stale answer; either way a revision etcd itself has not reached is waited for, then 504.
    */
-  private async cacheIsFreshFor(revision: number): Promise<boolean> {
-    await this.ready;
+  private async cacheIsFreshFor(revision: number, signal?: AbortSignal): Promise<boolean> {
+    await this.waitReady(signal);
     if (this.revision >= revision) return true;
     if (this.opts.consistentReads) {
-      await this.waitUntilFresh(revision);
+      await this.waitUntilFresh(revision, signal);
       return true;
     }
-    await this.waitForEtcd(revision);
+    await this.waitForEtcd(revision, signal);
     return false;
   }
 
   /** Polls etcd until it has reached `revision`; 504 Too large resource version after the timeout. */
-  private async waitForEtcd(revision: number): Promise<number> {
+  private async waitForEtcd(revision: number, signal?: AbortSignal): Promise<number> {
     const deadline = Date.now() + this.opts.freshnessTimeoutMs;
     for (;;) {
-      const current = await this.etcd.currentRevision();
+      const current = await this.etcd.currentRevision(signal);
       if (current >= revision) return current;
       if (Date.now() >= deadline) throw new StorageError('FutureRevision', `Too large resource version: ${revision}, current: ${current}`);
       await new Promise((r) => setTimeout(r, 100));
@@ -313,8 +355,8 @@ export class WatchCache implements Storage {
     const latest: ReadConsistency = { resourceVersion: '', match: '' };
     if (opts.resourceVersion === '') {
       if (!this.opts.consistentReads) return this.etcd.get(key, latest);
-      await this.syncWithEtcd();
-    } else if (!(await this.cacheIsFreshFor(parseRevision(opts.resourceVersion)))) {
+      await this.syncWithEtcd(opts.signal);
+    } else if (!(await this.cacheIsFreshFor(parseRevision(opts.resourceVersion), opts.signal))) {
       return this.etcd.get(key, latest);
     }
     if (this.unreadable.has(key)) return this.etcd.get(key, { resourceVersion: '', match: '' });
@@ -331,8 +373,8 @@ export class WatchCache implements Storage {
     if (paged) return (this.opts.snapshots ? await this.listFromSnapshot(prefix, opts) : null) ?? this.etcd.list(prefix, opts);
     if (rv === '') {
       if (!this.opts.consistentReads) return this.etcd.list(prefix, opts);
-      await this.syncWithEtcd();
-    } else if (!(await this.cacheIsFreshFor(parseRevision(rv)))) {
+      await this.syncWithEtcd(opts.signal);
+    } else if (!(await this.cacheIsFreshFor(parseRevision(rv), opts.signal))) {
       return this.etcd.list(prefix, { ...opts, resourceVersion: '', match: '' });
     }
     return { items: this.snapshot(prefix, opts.predicate), resourceVersion: String(this.revision) };
@@ -354,15 +396,15 @@ export class WatchCache implements Storage {
       start = prefix + token.startKey;
     } else if (rv === '') {
       if (!this.opts.consistentReads) return null;
-      await this.syncWithEtcd();
+      await this.syncWithEtcd(opts.signal);
       revision = this.revision;
     } else if (match === 'NotOlderThan') {
-      if (!(await this.cacheIsFreshFor(parseRevision(rv)))) return null;
+      if (!(await this.cacheIsFreshFor(parseRevision(rv), opts.signal))) return null;
       revision = this.revision;
     } else {
       revision = parseRevision(rv);
     }
-    await this.ready;
+    await this.waitReady(opts.signal);
     if (revision <= 0 || revision < this.snapshotFloor || revision > this.revision) return null;
     const later = revision === this.revision ? [] : this.window.since(revision);
     if (!later) return null;
@@ -384,29 +426,29 @@ export class WatchCache implements Storage {
     });
     if (rv === '0') return fromCache();
     if (this.opts.consistentReads) {
-      if (rv === '') await this.syncWithEtcd();
-      else await this.waitUntilFresh(parseRevision(rv));
+      if (rv === '') await this.syncWithEtcd(opts.signal);
+      else await this.waitUntilFresh(parseRevision(rv), opts.signal);
       return fromCache();
     }
     if (rv !== '' && this.revision >= parseRevision(rv)) return fromCache();
-    if (rv !== '') await this.waitForEtcd(parseRevision(rv));
-    const list = await this.etcd.list(prefix, { resourceVersion: '', match: '', predicate: opts.predicate });
+    if (rv !== '') await this.waitForEtcd(parseRevision(rv), opts.signal);
+    const list = await this.etcd.list(prefix, { resourceVersion: '', match: '', predicate: opts.predicate, signal: opts.signal });
     return { state: list.items.map((object) => ({ key: this.keyOf(object), object })), revision: Number(list.resourceVersion) };
   }
 
   /** Every watch is served here: initial state if asked, replayed history, then live events. */
   async watch(prefix: string, opts: WatchOptions): Promise<WatchChannel<WatchItem>> {
-    await this.ready;
+    await this.waitReady(opts.signal);
     const rv = opts.resourceVersion;
     const initial = opts.sendInitialEvents ?? (rv === '' || rv === '0');
     let state: { key: string; object: KubeObject }[] = [];
     let after: number;
     if (initial) {
       // An initial state with unreadable values fails as the list of them does.
-      if (this.hasUnreadableUnder(prefix)) await this.etcd.list(prefix, { resourceVersion: '', match: '', predicate: everything });
+      if (this.hasUnreadableUnder(prefix)) await this.etcd.list(prefix, { resourceVersion: '', match: '', predicate: everything, signal: opts.signal });
       ({ state, revision: after } = await this.initialState(prefix, opts));
     } else if (rv === '') {
-      after = this.opts.consistentReads ? (await this.syncWithEtcd(), this.revision) : await this.etcd.currentRevision();
+      after = this.opts.consistentReads ? (await this.syncWithEtcd(opts.signal), this.revision) : await this.etcd.currentRevision(opts.signal);
     } else {
       after = rv === '0' ? this.revision : parseRevision(rv);
     }
@@ -472,7 +514,7 @@ export class WatchCache implements Storage {
   }
 
   async count(prefix: string): Promise<number> {
-    await this.ready;
+    await this.waitReady();
     return this.keysUnder(prefix).length;
   }
 

@@ -105,7 +105,7 @@ export class EtcdStorage implements Storage {
 
   async get(key: string, opts: ReadConsistency): Promise<KubeObject> {
     const exact = opts.match === 'Exact' ? parseRevision(opts.resourceVersion) : 0;
-    const { kv, revision } = await this.kv.get(key, exact || undefined);
+    const { kv, revision } = await this.kv.get(key, exact || undefined, { signal: opts.signal });
     const minimum = opts.match !== 'Exact' && opts.resourceVersion !== '' ? parseRevision(opts.resourceVersion) : 0;
     if (minimum > revision) throw EtcdStorage.tooLarge(minimum, revision);
     if (!kv) throw new StorageError('KeyNotFound', `key ${key} not found`, key);
@@ -155,7 +155,7 @@ export class EtcdStorage implements Storage {
     // With a selector some keys do not match, so a chunk may need several ranges to fill.
     let pageSize = limit;
     scan: for (;;) {
-      const page = await this.kv.range(start, end, { revision: readAt || undefined, limit: pageSize || undefined }).catch((err: unknown) => {
+      const page = await this.kv.range(start, end, { revision: readAt || undefined, limit: pageSize || undefined }, { signal: opts.signal }).catch((err: unknown) => {
         throw isStorageError(err, 'TooOld') ? expired(prefix, start, limit > 0) : err;
       });
       if (!readAt) readAt = page.revision;
@@ -206,19 +206,21 @@ export class EtcdStorage implements Storage {
   }
 
   async create(key: string, obj: KubeObject, opts: WriteOptions = {}): Promise<KubeObject> {
+    const call = { signal: opts.signal };
     if (opts.dryRun) {
-      const { kv } = await this.kv.get(key);
+      const { kv } = await this.kv.get(key, undefined, call);
       if (kv) throw new StorageError('KeyExists', `key ${key} already exists`, key);
       return obj;
     }
-    const res = await this.kv.create(key, this.encode(obj, key));
+    const res = await this.kv.create(key, this.encode(obj, key), call);
     if (!res.ok) throw new StorageError('KeyExists', `key ${key} already exists`, key);
     obj.metadata.resourceVersion = String(res.revision);
     return obj;
   }
 
   async guaranteedUpdate(key: string, tryUpdate: TryUpdate, opts: UpdateOptions = {}): Promise<KubeObject> {
-    let { kv } = await this.kv.get(key);
+    const call = { signal: opts.signal };
+    let { kv } = await this.kv.get(key, undefined, call);
     for (;;) {
       if (!kv && !opts.ignoreNotFound) throw new StorageError('KeyNotFound', `key ${key} not found`, key);
       let current: KubeObject | null = null;
@@ -238,7 +240,7 @@ export class EtcdStorage implements Storage {
         next.metadata.resourceVersion = kv ? String(kv.modRevision) : '';
         return next;
       }
-      const res = kv ? await this.kv.update(key, data, kv.modRevision) : await this.kv.create(key, data);
+      const res = kv ? await this.kv.update(key, data, kv.modRevision, call) : await this.kv.create(key, data, call);
       if (res.ok) {
         next.metadata.resourceVersion = String(res.revision);
         return next;
@@ -248,14 +250,15 @@ export class EtcdStorage implements Storage {
   }
 
   async delete(key: string, opts: DeleteOptions = {}): Promise<KubeObject> {
-    let { kv } = await this.kv.get(key);
+    const call = { signal: opts.signal };
+    let { kv } = await this.kv.get(key, undefined, call);
     for (;;) {
       if (!kv) throw new StorageError('KeyNotFound', `key ${key} not found`, key);
       const current = this.decode(kv);
       checkPreconditions(key, current, opts.preconditions);
       await opts.validateDeletion?.(current);
       if (opts.dryRun) return current;
-      const res = await this.kv.delete(key, kv.modRevision);
+      const res = await this.kv.delete(key, kv.modRevision, call);
       if (res.ok) {
         current.metadata.resourceVersion = String(res.revision);
         return current;
@@ -288,8 +291,8 @@ export class EtcdStorage implements Storage {
     return this.kv.count(prefix, prefixEnd(prefix));
   }
 
-  async currentRevision(): Promise<number> {
-    return (await this.kv.get(this.revisionProbeKey)).revision;
+  async currentRevision(signal?: AbortSignal): Promise<number> {
+    return (await this.kv.get(this.revisionProbeKey, undefined, { signal })).revision;
   }
 
   /** Converts an etcd event to a storage event; throws Corrupt for a value that cannot be decoded. */
@@ -310,7 +313,12 @@ export class EtcdStorage implements Storage {
     const initial = opts.resourceVersion === '' || opts.resourceVersion === '0' || opts.sendInitialEvents;
     if (initial) {
       const revision = opts.resourceVersion === '' || opts.resourceVersion === '0' ? 0 : parseRevision(opts.resourceVersion);
-      const list = await this.listEntries(prefix, { resourceVersion: revision ? String(revision) : '', match: revision ? 'NotOlderThan' : '', predicate: opts.predicate });
+      const list = await this.listEntries(prefix, {
+        resourceVersion: revision ? String(revision) : '',
+        match: revision ? 'NotOlderThan' : '',
+        predicate: opts.predicate,
+        signal: opts.signal,
+      });
       for (const { key, object } of list.entries) channel.push({ type: 'ADDED', key, object, revision: Number(object.metadata.resourceVersion) });
       if (opts.sendInitialEvents) channel.push({ type: 'INITIAL_EVENTS_END', revision: Number(list.resourceVersion) });
       from = Number(list.resourceVersion) + 1;

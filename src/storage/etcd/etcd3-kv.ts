@@ -1,14 +1,34 @@
 import { noop } from 'cockatiel';
 import { Etcd3, type IKeyValue, type IResponseOp, type IWatchResponse } from 'etcd3';
-import type { KeyValue, KV, KvEvent, KvStatus, KvWatch, KvWatchHandlers, RangeOptions, RangeResult, WriteResult } from './kv';
+import type { KeyValue, KV, KvCallOptions, KvEvent, KvStatus, KvWatch, KvWatchHandlers, RangeOptions, RangeResult, WriteResult } from './kv';
 import { StorageError } from '../storage-error';
+import { classifyEtcdError, storageErrorFor, type EtcdFailure } from './etcd-call-error';
+import { FaultLog, type FaultLogSink } from '../fault-log';
+
+/** etcd's default --max-request-bytes (1.5 MiB). */
+export const ETCD_DEFAULT_MAX_REQUEST_BYTES = 1.5 * 1024 * 1024;
+
+/** TLS to etcd (--etcd-cafile, --etcd-certfile, --etcd-keyfile), as PEM. */
+export interface EtcdTls {
+  ca?: Buffer;
+  cert?: Buffer;
+  key?: Buffer;
+}
 
 export interface Etcd3KvOptions {
+  /** scheme://host:port; https:// endpoints are dialled with TLS. */
   endpoints: string[];
-  /** Deadline for unary calls. */
-  requestTimeoutMs?: number;
+  /** Deadline of one attempt of a call on one member; a member that misses it is avoided for a while. */
+  attemptTimeoutMs?: number;
+  /** How long a call keeps trying (other members, or the same one again) while etcd fails to answer. */
+  retryWindowMs?: number;
+  /** etcd's --max-request-bytes: larger writes are refused before they are sent. */
+  maxRequestBytes?: number;
+  tls?: EtcdTls;
   /** Observes every unary call: operation, the key (or range start) it touched, seconds taken. */
   observe?: (operation: string, key: string, seconds: number) => void;
+  /** Where changes of a member's state (unreachable, back) are logged. */
+  log?: FaultLogSink;
 }
 
 function toKeyValue(kv: IKeyValue): KeyValue {
@@ -20,173 +40,457 @@ function toKeyValue(kv: IKeyValue): KeyValue {
   };
 }
 
-/** Maps what the etcd client throws to StorageError. */
-function translate(err: unknown): Error {
-  const message = err instanceof Error ? err.message : String(err);
-  if (message.includes('required revision has been compacted')) return new StorageError('TooOld', message);
-  if (message.includes('required revision is a future revision')) return new StorageError('FutureRevision', message);
-  if (message.includes('request is too large')) return new StorageError('TooLarge', message);
-  return new StorageError('Unavailable', message);
-}
+const SUSPECT_MIN_MS = 1000;
+const SUSPECT_MAX_MS = 30_000;
 
-/** KV over the etcd3 client's raw gRPC services: every write is one guarded transaction. */
-export class Etcd3Kv implements KV {
-  private readonly client: Etcd3;
-  private readonly timeoutMs: number;
-  private readonly observe: (operation: string, key: string, seconds: number) => void;
+/**
+ * One etcd member and its own client. kapi picks the member of each call itself (instead of the
+ * etcd3 client's random choice behind per-host circuit breakers), so that a failed member is
+ * avoided at once and a call is retried on another.
+ */
+class Member {
+  suspectUntil = 0;
+  private failures = 0;
+  readonly client: Etcd3;
+  readonly faults: FaultLog;
 
-  constructor(opts: Etcd3KvOptions) {
-    this.timeoutMs = opts.requestTimeoutMs ?? 30_000;
-    this.observe = opts.observe ?? (() => undefined);
+  constructor(
+    readonly endpoint: string,
+    log: FaultLogSink,
+    tls: EtcdTls | undefined,
+  ) {
+    this.faults = new FaultLog(log, `etcd member ${endpoint} is failing`);
     this.client = new Etcd3({
-      hosts: opts.endpoints.map((e) => e.replace(/^https?:\/\//, '')),
-      // A write whose reply was lost must not be sent again: its guard would then fail against itself.
-      faultHandling: { global: noop },
-      // Lists of many objects exceed gRPC's 4 MiB default; etcd itself bounds requests.
-      grpcOptions: { 'grpc.max_receive_message_length': -1, 'grpc.max_send_message_length': -1 },
-      defaultCallOptions: (ctx) => (ctx.isStream ? {} : { deadline: Date.now() + this.timeoutMs }),
+      // The client dials https:// hosts with TLS (and strips the scheme).
+      hosts: [endpoint],
+      ...(tls ? { credentials: { rootCertificate: tls.ca as Buffer, privateKey: tls.key, certChain: tls.cert } } : {}),
+      // No retries, no circuit breaker: see divergences.md, "Storage and etcd".
+      faultHandling: { global: noop, host: () => noop },
+      grpcOptions: {
+        // Lists of many objects exceed gRPC's 4 MiB default; etcd itself bounds requests.
+        'grpc.max_receive_message_length': -1,
+        'grpc.max_send_message_length': -1,
+        // A member that stops answering (paused, partitioned) breaks its watch streams; etcd
+        // accepts pings every 5 s or more (--grpc-keepalive-min-time).
+        'grpc.keepalive_time_ms': 10_000,
+        'grpc.keepalive_timeout_ms': 5_000,
+        // Reconnect soon after a member comes back (gRPC's default backoff grows to 2 min).
+        'grpc.initial_reconnect_backoff_ms': 200,
+        'grpc.max_reconnect_backoff_ms': 2_000,
+      },
     });
   }
 
-  private async call<T>(operation: string, key: string, fn: () => Promise<T>): Promise<T> {
+  get healthy(): boolean {
+    return this.suspectUntil <= Date.now();
+  }
+
+  succeeded(): void {
+    this.failures = 0;
+    this.suspectUntil = 0;
+    this.faults.recovered(`etcd member ${this.endpoint} answers again`);
+  }
+
+  failed(err: unknown): void {
+    this.failures++;
+    this.suspectUntil = Date.now() + Math.min(SUSPECT_MIN_MS * 2 ** (this.failures - 1), SUSPECT_MAX_MS);
+    this.faults.failed(err instanceof Error ? err.message : String(err));
+  }
+}
+
+/** Thrown by one attempt of a write whose outcome is unknown (the member may have applied it). */
+class OutcomeUnknown extends Error {
+  constructor(readonly original: unknown) {
+    super(original instanceof Error ? original.message : String(original));
+  }
+}
+
+function abortError(): StorageError {
+  return new StorageError('Timeout', 'request did not complete within requested timeout - context deadline exceeded');
+}
+
+function delay(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    function done(): void {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    }
+    signal?.addEventListener('abort', done, { once: true });
+  });
+}
+
+/** Settles with `promise`, or rejects at once when `signal` aborts (the call itself runs on to its deadline). */
+function untilAborted<T>(promise: Promise<T>, signal?: AbortSignal): Promise<T> {
+  if (!signal) return promise;
+  if (signal.aborted) return Promise.reject(abortError());
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(abortError());
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (v) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(v);
+      },
+      (e: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(e);
+      },
+    );
+  });
+}
+
+type TxnRequest = Parameters<Etcd3['kv']['txn']>[0];
+type IResponseOpRequest = TxnRequest['success'] extends (infer R)[] | undefined ? R : never;
+
+/**
+ * KV over etcd's gRPC API, one client per member. Every call is bounded (per attempt and in all)
+ * and retried on another member when that is safe: reads always, writes when the request never
+ * reached a member, and otherwise only after a read shows that the guarded write did not land.
+ */
+export class Etcd3Kv implements KV {
+  private readonly members: Member[];
+  private next = 0;
+  private readonly attemptTimeoutMs: number;
+  private readonly retryWindowMs: number;
+  private readonly maxRequestBytes: number;
+  private readonly observe: (operation: string, key: string, seconds: number) => void;
+  private readonly log: FaultLogSink;
+  /** Watches whose stream broke and that have not resumed yet: logged as one condition. */
+  private readonly brokenWatches = new Set<ResumingWatch>();
+  private readonly watchFaults: FaultLog;
+  private closed = false;
+
+  constructor(opts: Etcd3KvOptions) {
+    this.attemptTimeoutMs = opts.attemptTimeoutMs ?? 3_000;
+    this.retryWindowMs = opts.retryWindowMs ?? 10_000;
+    this.maxRequestBytes = opts.maxRequestBytes ?? ETCD_DEFAULT_MAX_REQUEST_BYTES;
+    this.observe = opts.observe ?? (() => undefined);
+    this.log = opts.log ?? (() => undefined);
+    this.watchFaults = new FaultLog(this.log, 'etcd watches broke; resuming each from its last revision');
+    this.members = opts.endpoints.map((e) => new Member(e, this.log, opts.tls));
+    if (this.members.length === 0) throw new Error('no etcd endpoints');
+  }
+
+  /** The next healthy member in turn; when none is, the one that has been avoided longest. */
+  pickMember(): Member {
+    const n = this.members.length;
+    for (let i = 0; i < n; i++) {
+      const m = this.members[(this.next + i) % n];
+      if (m.healthy) {
+        this.next = (this.next + i + 1) % n;
+        return m;
+      }
+    }
+    return this.members.reduce((a, b) => (b.suspectUntil < a.suspectUntil ? b : a));
+  }
+
+  /**
+   * Runs `attempt` on members until it succeeds, fails for good, or the retry window (or the
+   * caller's signal) ends. `write` attempts are retried only when the request was never sent; an
+   * unknown outcome is thrown as OutcomeUnknown for the caller to resolve.
+   */
+  private async run<T>(
+    operation: string,
+    key: string,
+    write: boolean,
+    attempt: (client: Etcd3, deadline: number) => Promise<T>,
+    signal: AbortSignal | undefined,
+    until = Date.now() + this.retryWindowMs,
+  ): Promise<T> {
     const start = process.hrtime.bigint();
+    const started = Date.now();
     try {
-      return await fn();
-    } catch (err) {
-      throw translate(err);
+      for (let tries = 0; ; tries++) {
+        if (signal?.aborted) throw abortError();
+        const member = this.pickMember();
+        const deadline = Math.min(Date.now() + this.attemptTimeoutMs, Math.max(until, Date.now() + 100));
+        let failure: EtcdFailure;
+        try {
+          const result = await untilAborted(attempt(member.client, deadline), signal);
+          member.succeeded();
+          return result;
+        } catch (err) {
+          if (err instanceof StorageError) throw err;
+          failure = classifyEtcdError(err);
+          const message = err instanceof Error ? err.message : String(err);
+          if (failure !== 'unsent' && failure !== 'unknown') throw storageErrorFor(failure, message);
+          member.failed(err);
+          if (write && failure === 'unknown') throw new OutcomeUnknown(err);
+          if (Date.now() >= until) throw storageErrorFor(failure, `etcd did not answer within ${Math.round((Date.now() - started) / 1000)}s: ${message}`);
+        }
+        await delay(Math.min(50 * 2 ** tries, 1000), signal);
+      }
     } finally {
       this.observe(operation, key, Number(process.hrtime.bigint() - start) / 1e9);
     }
   }
 
-  async get(key: string, revision?: number): Promise<{ kv: KeyValue | null; revision: number }> {
-    const res = await this.call('get', key, () => this.client.kv.range({ key: Buffer.from(key), revision: revision || undefined }));
+  private read<T>(operation: string, key: string, attempt: (client: Etcd3, deadline: number) => Promise<T>, call?: KvCallOptions, until?: number): Promise<T> {
+    return this.run(operation, key, false, attempt, call?.signal, until);
+  }
+
+  async get(key: string, revision?: number, call?: KvCallOptions): Promise<{ kv: KeyValue | null; revision: number }> {
+    const res = await this.read('get', key, (c, deadline) => c.kv.range({ key: Buffer.from(key), revision: revision || undefined }, { deadline }), call);
     return { kv: res.kvs.length > 0 ? toKeyValue(res.kvs[0]) : null, revision: Number(res.header.revision) };
   }
 
-  async range(start: string, end: string, opts: RangeOptions = {}): Promise<RangeResult> {
-    const res = await this.call('list', start, () =>
-      this.client.kv.range({
-        key: Buffer.from(start),
-        range_end: Buffer.from(end),
-        revision: opts.revision || undefined,
-        limit: opts.limit || undefined,
-      }),
+  async range(start: string, end: string, opts: RangeOptions = {}, call?: KvCallOptions): Promise<RangeResult> {
+    const until = Date.now() + this.retryWindowMs;
+    const res = await this.read(
+      'list',
+      start,
+      (c, deadline) =>
+        c.kv.range(
+          { key: Buffer.from(start), range_end: Buffer.from(end), revision: opts.revision || undefined, limit: opts.limit || undefined },
+          // A whole range (a cache's list of every object) may take longer than one attempt's bound:
+          // it gets half the window, leaving the other half for a retry on another member.
+          { deadline: opts.limit ? deadline : Math.max(deadline, Math.min(until, Date.now() + this.retryWindowMs / 2)) },
+        ),
+      call,
+      until,
     );
-    return {
-      kvs: res.kvs.map(toKeyValue),
-      revision: Number(res.header.revision),
-      more: res.more,
-      count: Number(res.count),
-    };
+    return { kvs: res.kvs.map(toKeyValue), revision: Number(res.header.revision), more: res.more, count: Number(res.count) };
   }
 
-  async count(start: string, end: string): Promise<number> {
-    const res = await this.call('count', start, () =>
-      this.client.kv.range({ key: Buffer.from(start), range_end: Buffer.from(end), count_only: true }),
-    );
+  async count(start: string, end: string, call?: KvCallOptions): Promise<number> {
+    const res = await this.read('count', start, (c, deadline) => c.kv.range({ key: Buffer.from(start), range_end: Buffer.from(end), count_only: true }, { deadline }), call);
     return Number(res.count);
   }
 
-  private async guarded(operation: string, key: string, modRevision: number, write: IResponseOpRequest): Promise<WriteResult> {
-    const keyBuf = Buffer.from(key);
-    const res = await this.call(operation, key, () =>
-      this.client.kv.txn({
-        compare: [{ key: keyBuf, target: 'Mod', result: 'Equal', mod_revision: modRevision }],
-        success: [write],
-        failure: [{ request_range: { key: keyBuf } }],
-      }),
-    );
-    const revision = Number(res.header.revision);
-    const reply: IResponseOp = res.responses[0];
-    if (!res.succeeded) {
-      const kvs = reply.response_range.kvs;
-      return { ok: false, current: kvs.length > 0 ? toKeyValue(kvs[0]) : null, revision };
+  /**
+   * etcd refuses a request over --max-request-bytes; refusing it here keeps it off the wire. The
+   * txn carries the key three times (compare, write, read-back on failure) and some framing.
+   */
+  private checkSize(key: string, value: Buffer): void {
+    const size = value.length + 3 * Buffer.byteLength(key) + 64;
+    if (size > this.maxRequestBytes) {
+      throw new StorageError(
+        'TooLarge',
+        `etcdserver: request is too large: the object needs ${size} bytes in etcd, over the limit of ${this.maxRequestBytes} bytes (etcd --max-request-bytes)`,
+        key,
+      );
     }
-    const prev = reply.response_delete_range?.prev_kvs?.[0];
-    return { ok: true, revision, ...(prev ? { previous: toKeyValue(prev) } : {}) };
   }
 
-  create(key: string, value: Buffer): Promise<WriteResult> {
-    return this.guarded('create', key, 0, { request_put: { key: Buffer.from(key), value } });
+  /**
+   * One guarded transaction. When a member may or may not have applied it, a linearizable read
+   * of the key decides: our value in place means it landed; the key untouched means it did not,
+   * and it is sent again (a late duplicate of it then fails its own guard).
+   */
+  private async guarded(operation: string, key: string, modRevision: number, value: Buffer | null, call?: KvCallOptions): Promise<WriteResult> {
+    const keyBuf = Buffer.from(key);
+    const write: IResponseOpRequest = value ? { request_put: { key: keyBuf, value } } : { request_delete_range: { key: keyBuf, prev_kv: true } };
+    const until = Date.now() + this.retryWindowMs;
+    for (;;) {
+      let res;
+      try {
+        res = await this.run(
+          operation,
+          key,
+          true,
+          (c, deadline) =>
+            c.kv.txn(
+              {
+                compare: [{ key: keyBuf, target: 'Mod', result: 'Equal', mod_revision: modRevision }],
+                success: [write],
+                failure: [{ request_range: { key: keyBuf } }],
+              },
+              { deadline },
+            ),
+          call?.signal,
+          until,
+        );
+      } catch (err) {
+        if (!(err instanceof OutcomeUnknown)) throw err;
+        const outcome = await this.outcomeOf(key, modRevision, value, call, until);
+        if (outcome) return outcome;
+        if (Date.now() >= until) throw storageErrorFor(classifyEtcdError(err.original), `etcd did not answer within ${this.retryWindowMs / 1000}s: ${err.message}`);
+        continue;
+      }
+      const revision = Number(res.header.revision);
+      const reply: IResponseOp = res.responses[0];
+      if (!res.succeeded) {
+        const kvs = reply.response_range.kvs;
+        return { ok: false, current: kvs.length > 0 ? toKeyValue(kvs[0]) : null, revision };
+      }
+      const prev = reply.response_delete_range?.prev_kvs?.[0];
+      return { ok: true, revision, ...(prev ? { previous: toKeyValue(prev) } : {}) };
+    }
   }
 
-  update(key: string, value: Buffer, modRevision: number): Promise<WriteResult> {
-    return this.guarded('update', key, modRevision, { request_put: { key: Buffer.from(key), value } });
+  /** What became of a write whose answer was lost; null when it did not land. */
+  private async outcomeOf(key: string, modRevision: number, value: Buffer | null, call: KvCallOptions | undefined, until: number): Promise<WriteResult | null> {
+    // Within the write's window, but with room for one attempt, so a write near its end is still resolved.
+    const res = await this.run('get', key, false, (c, deadline) => c.kv.range({ key: Buffer.from(key) }, { deadline }), call?.signal, Math.max(until, Date.now() + this.attemptTimeoutMs));
+    const kv = res.kvs.length > 0 ? toKeyValue(res.kvs[0]) : null;
+    const revision = Number(res.header.revision);
+    if (value === null) {
+      if (!kv) return { ok: true, revision };
+      return kv.modRevision === modRevision ? null : { ok: false, current: kv, revision };
+    }
+    if (kv && kv.modRevision !== modRevision && kv.value.equals(value)) return { ok: true, revision: kv.modRevision };
+    if (modRevision === 0 ? !kv : kv?.modRevision === modRevision) return null;
+    return { ok: false, current: kv, revision };
   }
 
-  delete(key: string, modRevision: number): Promise<WriteResult> {
-    return this.guarded('delete', key, modRevision, { request_delete_range: { key: Buffer.from(key), prev_kv: true } });
+  create(key: string, value: Buffer, call?: KvCallOptions): Promise<WriteResult> {
+    this.checkSize(key, value);
+    return this.guarded('create', key, 0, value, call);
+  }
+
+  update(key: string, value: Buffer, modRevision: number, call?: KvCallOptions): Promise<WriteResult> {
+    this.checkSize(key, value);
+    return this.guarded('update', key, modRevision, value, call);
+  }
+
+  delete(key: string, modRevision: number, call?: KvCallOptions): Promise<WriteResult> {
+    return this.guarded('delete', key, modRevision, null, call);
+  }
+
+  watchBroke(watch: ResumingWatch, err: Error): void {
+    this.brokenWatches.add(watch);
+    this.watchFaults.failed(err.message);
+  }
+
+  watchResumed(watch: ResumingWatch): void {
+    if (!this.brokenWatches.delete(watch) || this.brokenWatches.size > 0) return;
+    this.watchFaults.recovered('etcd watches resumed');
   }
 
   watch(start: string, end: string, fromRevision: number, handlers: KvWatchHandlers): KvWatch {
-    return new Etcd3Watch(this.client, start, end, fromRevision, handlers);
+    return new ResumingWatch(this, start, end, fromRevision, handlers);
   }
 
   async compact(revision: number): Promise<void> {
-    await this.call('compact', '', () => this.client.kv.compact({ revision, physical: false }));
+    await this.run('compact', '', false, (c, deadline) => c.kv.compact({ revision, physical: false }, { deadline }), undefined);
   }
 
   async status(): Promise<KvStatus> {
-    const res = await this.call('status', '', () => this.client.maintenance.status());
+    const res = await this.read('status', '', (c, deadline) => c.maintenance.status({ deadline }));
     return { version: res.version, revision: Number(res.header.revision) };
   }
 
+  /**
+   * A linearizable read needs the leader (etcd's ReadIndex), so it answering proves the cluster
+   * has one, as kube-apiserver's etcd readiness check does with a Get of a health key.
+   */
+  async checkHealth(key: string, timeoutMs: number): Promise<void> {
+    const until = Date.now() + timeoutMs;
+    await this.read('health', key, (c, deadline) => c.kv.range({ key: Buffer.from(key), count_only: true }, { deadline: Math.min(deadline, until) }), undefined, until);
+  }
+
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
   async close(): Promise<void> {
-    this.client.close();
+    this.closed = true;
+    for (const m of this.members) m.client.close();
   }
 }
 
-type IResponseOpRequest = Parameters<Etcd3['kv']['txn']>[0]['success'] extends (infer R)[] | undefined ? R : never;
+const WATCH_RETRY_MIN_MS = 100;
+const WATCH_RETRY_MAX_MS = 2_000;
 
-/** One watch on its own gRPC stream: closing it never disturbs another. */
-class Etcd3Watch implements KvWatch {
+/**
+ * One etcd watch, on its own gRPC stream, that survives the loss of its member: it resumes from
+ * the revision after the last one delivered, on another member. Only a compacted revision (or a
+ * cancel) ends it.
+ */
+class ResumingWatch implements KvWatch {
   private stream: Awaited<ReturnType<Etcd3['watchClient']['watch']>> | null = null;
   private cancelled = false;
   private ended = false;
+  /** The revision to resume from: one past everything delivered. */
+  private from: number;
+  private failures = 0;
 
   constructor(
-    client: Etcd3,
-    start: string,
-    end: string,
+    private readonly kv: Etcd3Kv,
+    private readonly start: string,
+    private readonly end: string,
     fromRevision: number,
     private readonly handlers: KvWatchHandlers,
   ) {
-    client.watchClient
+    this.from = fromRevision;
+    this.open();
+  }
+
+  private open(): void {
+    if (this.ended) return;
+    const member = this.kv.pickMember();
+    member.client.watchClient
       .watch()
       .then((stream) => {
-        this.stream = stream;
-        if (this.cancelled) {
+        if (this.ended) {
           stream.cancel();
           return;
         }
-        stream.on('data', (res: IWatchResponse) => this.onResponse(res));
-        stream.on('error', (err: Error) => this.end(translate(err)));
-        stream.on('end', () => this.end(new StorageError('Unavailable', 'etcd watch stream ended')));
+        this.stream = stream;
+        stream.on('data', (res: IWatchResponse) => {
+          if (this.stream !== stream) return;
+          this.failures = 0;
+          this.kv.watchResumed(this);
+          this.onResponse(res);
+        });
+        const broken = (err: Error): void => {
+          if (this.stream !== stream) return;
+          this.stream = null;
+          stream.cancel();
+          member.failed(err);
+          this.resume(err);
+        };
+        stream.on('error', broken);
+        stream.on('end', () => broken(new Error('etcd watch stream ended')));
         stream.write({
           create_request: {
-            key: Buffer.from(start),
-            range_end: Buffer.from(end),
-            start_revision: fromRevision,
+            key: Buffer.from(this.start),
+            range_end: Buffer.from(this.end),
+            start_revision: this.from,
             progress_notify: true,
             prev_kv: true,
           },
         });
       })
-      .catch((err: unknown) => this.end(translate(err)));
+      .catch((err: unknown) => {
+        member.failed(err);
+        this.resume(err instanceof Error ? err : new Error(String(err)));
+      });
+  }
+
+  private resume(err: Error): void {
+    if (this.ended || this.kv.isClosed) return;
+    const kind = classifyEtcdError(err);
+    if (kind === 'compacted') {
+      this.finish(new StorageError('TooOld', err.message));
+      return;
+    }
+    this.kv.watchBroke(this, err);
+    const wait = Math.min(WATCH_RETRY_MIN_MS * 2 ** this.failures++, WATCH_RETRY_MAX_MS);
+    setTimeout(() => this.open(), wait).unref();
   }
 
   private onResponse(res: IWatchResponse): void {
     if (this.ended) return;
     if (res.canceled) {
       const compacted = Number(res.compact_revision);
-      if (compacted > 0) this.end(new StorageError('TooOld', `required revision has been compacted (compacted at ${compacted})`), compacted);
-      else this.end(new StorageError('Unavailable', `etcd canceled the watch: ${res.cancel_reason}`));
+      if (compacted > 0) {
+        this.finish(new StorageError('TooOld', `required revision has been compacted (compacted at ${compacted})`), compacted);
+        return;
+      }
+      // Canceled for another reason (e.g. the member lost its leader): resume elsewhere.
+      this.stream?.cancel();
+      this.stream = null;
+      this.resume(new Error(`etcd canceled the watch: ${res.cancel_reason}`));
       return;
     }
     if (res.created && res.events.length === 0) return;
     if (res.events.length === 0) {
-      this.handlers.progress(Number(res.header.revision));
+      const revision = Number(res.header.revision);
+      if (revision >= this.from) this.from = revision + 1;
+      this.handlers.progress(revision);
       return;
     }
     const events: KvEvent[] = res.events.map((e) => ({
@@ -194,13 +498,17 @@ class Etcd3Watch implements KvWatch {
       kv: toKeyValue(e.kv),
       ...(e.prev_kv ? { prevKv: toKeyValue(e.prev_kv) } : {}),
     }));
-    this.handlers.events(events, events[events.length - 1].kv.modRevision);
+    const last = events[events.length - 1].kv.modRevision;
+    this.from = last + 1;
+    this.handlers.events(events, last);
   }
 
-  private end(err: Error, compactRevision?: number): void {
+  private finish(err: Error, compactRevision?: number): void {
     if (this.ended) return;
     this.ended = true;
+    this.kv.watchResumed(this);
     this.stream?.cancel();
+    this.stream = null;
     if (!this.cancelled) this.handlers.closed(err, compactRevision);
   }
 
@@ -211,6 +519,8 @@ class Etcd3Watch implements KvWatch {
   cancel(): void {
     this.cancelled = true;
     this.ended = true;
+    this.kv.watchResumed(this);
     this.stream?.cancel();
+    this.stream = null;
   }
 }

@@ -51,21 +51,28 @@ export interface KvStatus {
   revision: number;
 }
 
+/** Per call: the caller's deadline or cancellation (e.g. the request's). */
+export interface KvCallOptions {
+  signal?: AbortSignal;
+}
+
 export interface KV {
-  get(key: string, revision?: number): Promise<{ kv: KeyValue | null; revision: number }>;
+  get(key: string, revision?: number, call?: KvCallOptions): Promise<{ kv: KeyValue | null; revision: number }>;
   /** Keys in [start, end), ascending. */
-  range(start: string, end: string, opts?: RangeOptions): Promise<RangeResult>;
-  count(start: string, end: string): Promise<number>;
+  range(start: string, end: string, opts?: RangeOptions, call?: KvCallOptions): Promise<RangeResult>;
+  count(start: string, end: string, call?: KvCallOptions): Promise<number>;
   /** Writes only if the key is absent. */
-  create(key: string, value: Buffer): Promise<WriteResult>;
+  create(key: string, value: Buffer, call?: KvCallOptions): Promise<WriteResult>;
   /** Writes only if the key's mod revision is still `modRevision`. */
-  update(key: string, value: Buffer, modRevision: number): Promise<WriteResult>;
+  update(key: string, value: Buffer, modRevision: number, call?: KvCallOptions): Promise<WriteResult>;
   /** Deletes only if the key's mod revision is still `modRevision`. */
-  delete(key: string, modRevision: number): Promise<WriteResult>;
+  delete(key: string, modRevision: number, call?: KvCallOptions): Promise<WriteResult>;
   /** Watches [start, end) from `fromRevision` (inclusive), with progress notifications. */
   watch(start: string, end: string, fromRevision: number, handlers: KvWatchHandlers): KvWatch;
   compact(revision: number): Promise<void>;
   status(): Promise<KvStatus>;
+  /** Resolves when the cluster has a leader and answers a linearizable read within `timeoutMs`. */
+  checkHealth(key: string, timeoutMs: number): Promise<void>;
   close(): Promise<void>;
 }
 

@@ -1,0 +1,84 @@
+import type { UserInfo } from '../user';
+
+/** What an authorizer is asked, as k8s.io/apiserver's authorizer.Attributes. */
+export interface AuthorizationAttributes {
+  user: UserInfo;
+  verb: string;
+  /** A resource request (an API object) or a non-resource request (a path). */
+  resourceRequest: boolean;
+  /** The path of a non-resource request. */
+  path: string;
+  apiGroup: string;
+  apiVersion: string;
+  namespace: string;
+  resource: string;
+  subresource: string;
+  name: string;
+}
+
+/** authorizer.Decision: only DecisionAllow lets a request through; NoOpinion lets the next authorizer speak. */
+export type Decision = 'Allow' | 'Deny' | 'NoOpinion';
+
+export interface AuthorizationResult {
+  decision: Decision;
+  reason: string;
+  /** An evaluation error (the decision stands; an error with no Allow is a 500 for the filter). */
+  error?: string;
+}
+
+export interface Authorizer {
+  authorize(attrs: AuthorizationAttributes): AuthorizationResult;
+}
+
+/** A PolicyRule of rbac.authorization.k8s.io/v1, as data. */
+export interface PolicyRule {
+  verbs: string[];
+  apiGroups?: string[];
+  resources?: string[];
+  resourceNames?: string[];
+  nonResourceURLs?: string[];
+}
+
+export interface ResourceRuleInfo {
+  verbs: string[];
+  apiGroups: string[];
+  resources: string[];
+  resourceNames: string[];
+}
+
+export interface NonResourceRuleInfo {
+  verbs: string[];
+  nonResourceURLs: string[];
+}
+
+/** authorizer.RuleResolver: what a user may do in a namespace (SelfSubjectRulesReview). */
+export interface RulesForResult {
+  resourceRules: ResourceRuleInfo[];
+  nonResourceRules: NonResourceRuleInfo[];
+  incomplete: boolean;
+  error?: string;
+}
+
+export interface RuleResolver {
+  rulesFor(user: UserInfo, namespace: string): RulesForResult;
+}
+
+export function resourceAttributes(user: UserInfo, verb: string, target: Partial<AuthorizationAttributes>): AuthorizationAttributes {
+  return {
+    user,
+    verb,
+    resourceRequest: true,
+    path: '',
+    apiGroup: '',
+    apiVersion: '',
+    namespace: '',
+    resource: '',
+    subresource: '',
+    name: '',
+    ...target,
+  };
+}
+
+export function nonResourceAttributes(user: UserInfo, verb: string, path: string): AuthorizationAttributes {
+  return { ...resourceAttributes(user, verb, {}), resourceRequest: false, path };
+}

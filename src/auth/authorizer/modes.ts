@@ -1,0 +1,87 @@
+import type { UserInfo } from '../user';
+import type { AuthorizationAttributes, AuthorizationResult, Authorizer, RuleResolver, RulesForResult } from './attributes';
+import type { RbacAuthorizer } from './rbac';
+
+export const AUTHORIZATION_MODES = ['AlwaysAllow', 'AlwaysDeny', 'RBAC'] as const;
+export type AuthorizationMode = (typeof AUTHORIZATION_MODES)[number];
+
+/** The group whose members may do anything (user.SystemPrivilegedGroup). */
+export const SYSTEM_MASTERS = 'system:masters';
+
+const EVERYTHING: RulesForResult = {
+  resourceRules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'], resourceNames: [] }],
+  nonResourceRules: [{ verbs: ['*'], nonResourceURLs: ['*'] }],
+  incomplete: false,
+};
+
+const alwaysAllow: Authorizer & RuleResolver = {
+  authorize: () => ({ decision: 'Allow', reason: '' }),
+  rulesFor: () => structuredClone(EVERYTHING),
+};
+
+const alwaysDeny: Authorizer & RuleResolver = {
+  authorize: () => ({ decision: 'NoOpinion', reason: 'Everything is forbidden.' }),
+  rulesFor: () => ({ resourceRules: [], nonResourceRules: [], incomplete: false }),
+};
+
+/** authorizerfactory.NewPrivilegedGroups: members of system:masters are allowed everything, whatever the modes. */
+const privilegedGroups: Authorizer = {
+  authorize: (attrs) => (attrs.user.groups.includes(SYSTEM_MASTERS) ? { decision: 'Allow', reason: '' } : { decision: 'NoOpinion', reason: '' }),
+};
+
+/**
+ * union.New: authorizers asked in order; the first Allow or Deny decides, NoOpinion reasons and
+ * errors are gathered for the refusal.
+ */
+class UnionAuthorizer implements Authorizer, RuleResolver {
+  constructor(
+    private readonly authorizers: Authorizer[],
+    private readonly resolvers: RuleResolver[],
+  ) {}
+
+  authorize(attrs: AuthorizationAttributes): AuthorizationResult {
+    const reasons: string[] = [];
+    const errors: string[] = [];
+    for (const a of this.authorizers) {
+      const result = a.authorize(attrs);
+      if (result.error) errors.push(result.error);
+      if (result.decision !== 'NoOpinion') return result;
+      if (result.reason) reasons.push(result.reason);
+    }
+    const out: AuthorizationResult = { decision: 'NoOpinion', reason: reasons.join('\n') };
+    if (errors.length > 0) out.error = errors.length === 1 ? errors[0] : `[${errors.join(', ')}]`;
+    return out;
+  }
+
+  /** union.RulesFor: the concatenation of every resolver's rules. */
+  rulesFor(user: UserInfo, namespace: string): RulesForResult {
+    const out: RulesForResult = { resourceRules: [], nonResourceRules: [], incomplete: false };
+    const errors: string[] = [];
+    for (const r of this.resolvers) {
+      const part = r.rulesFor(user, namespace);
+      out.resourceRules.push(...part.resourceRules);
+      out.nonResourceRules.push(...part.nonResourceRules);
+      out.incomplete ||= part.incomplete;
+      if (part.error) errors.push(part.error);
+    }
+    if (errors.length > 0) out.error = errors.length === 1 ? errors[0] : `[${errors.join(', ')}]`;
+    return out;
+  }
+}
+
+/** Parses --authorization-mode: a comma list of known modes, each at most once. */
+export function parseAuthorizationModes(value: string): AuthorizationMode[] {
+  const modes = value.split(',').map((m) => m.trim());
+  for (const mode of modes) {
+    if (!(AUTHORIZATION_MODES as readonly string[]).includes(mode)) throw new Error(`authorization-mode "${mode}" is not a valid mode`);
+  }
+  if (new Set(modes).size !== modes.length) throw new Error(`authorization-mode ${JSON.stringify(value)} has mode specified more than once`);
+  return modes as AuthorizationMode[];
+}
+
+/** pkg/kubeapiserver/authorizer BuildAuthorizer: the privileged group first, then the modes in order. */
+export function buildAuthorizer(modes: AuthorizationMode[], rbac: RbacAuthorizer): Authorizer & RuleResolver {
+  const byMode = { AlwaysAllow: alwaysAllow, AlwaysDeny: alwaysDeny, RBAC: rbac };
+  const chosen = modes.map((m) => byMode[m]);
+  return new UnionAuthorizer([privilegedGroups, ...chosen], chosen);
+}

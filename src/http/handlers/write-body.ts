@@ -1,0 +1,29 @@
+import type { KubeObject } from '../../api/types';
+import type { RestStore } from '../../registry/resource-registry';
+import { readBody } from '../body';
+import { decodeObject } from '../decode-object';
+import { enforceFieldValidation } from '../field-validation';
+import { dryRunParam, fieldManagerParam, fieldValidationParam } from '../query';
+import type { ResourceRequest } from './context';
+
+export interface WriteBody {
+  object: KubeObject;
+  dryRun: boolean;
+  fieldManager: string;
+}
+
+/**
+ * What every write of a whole body shares: its options, and the body decoded as the endpoint's
+ * kind and checked per fieldValidation. Admission runs inside the store's write, once it knows
+ * whether the write creates or updates.
+ */
+export async function writeBody(r: ResourceRequest<RestStore>, optionsKind: 'CreateOptions' | 'UpdateOptions'): Promise<WriteBody> {
+  const { query } = r;
+  const body = await readBody(r.req);
+  const dryRun = dryRunParam(query, optionsKind);
+  const validation = fieldValidationParam(query, optionsKind);
+  const fieldManager = fieldManagerParam(query, r.req.headers['user-agent'], optionsKind, false);
+  const { object, fieldErrors } = decodeObject(body, r.req.headers['content-type'], r.served.kind, r.inputEncodings, r.served.schema, validation);
+  enforceFieldValidation(r.res, validation, fieldErrors);
+  return { object, dryRun, fieldManager };
+}

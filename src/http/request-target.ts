@@ -1,0 +1,56 @@
+import { badRequest } from '../api/errors';
+
+/** A request target split as Go's net/http reads it (url.ParseRequestURI): the decoded path and the raw query. */
+export interface RequestTarget {
+  /** The path, percent-decoded (URL.Path); what routing and RequestInfo read. */
+  path: string;
+  /** The path as sent, still encoded; what express matches non-resource routes against. */
+  rawPath: string;
+  /** The query string without its '?'. */
+  rawQuery: string;
+}
+
+const HEX = /^[0-9a-fA-F]{2}$/;
+
+/**
+ * Percent-decodes a path as Go's url.PathUnescape does: every '%' must start two hex digits, '+'
+ * stays a '+', and the decoded bytes are read as UTF-8. Go decodes the whole path, "%2F" included,
+ * before kube-apiserver splits it into segments (RequestInfoFactory reads URL.Path).
+ */
+export function unescapePath(raw: string): string {
+  if (!/[%\u0080-\uffff]/.test(raw)) return raw;
+  const bytes: number[] = [];
+  for (let i = 0; i < raw.length; i++) {
+    const c = raw.charCodeAt(i);
+    if (c === 0x25) {
+      const hex = raw.slice(i + 1, i + 3);
+      if (!HEX.test(hex)) throw badRequest(`invalid URL escape ${JSON.stringify(raw.slice(i, i + 3))}`);
+      bytes.push(Number.parseInt(hex, 16));
+      i += 2;
+    } else {
+      // node hands the request line over byte for byte (latin1): each char is one byte as sent.
+      bytes.push(c & 0xff);
+    }
+  }
+  return Buffer.from(bytes).toString('utf8');
+}
+
+/**
+ * Origin form ("/path?query"), absolute form ("http://host:port/path?query": only its path and
+ * query count, the authority is not checked, as in Go) and the asterisk form ("*"). Anything else
+ * is a 400.
+ */
+export function parseRequestTarget(target: string): RequestTarget {
+  let rest = target;
+  if (!rest.startsWith('/') && rest !== '*') {
+    const scheme = /^[a-zA-Z][a-zA-Z0-9+.-]*:\/\//.exec(rest);
+    if (!scheme) throw badRequest(`invalid request target ${JSON.stringify(target.slice(0, 100))}`);
+    const afterAuthority = rest.slice(scheme[0].length).search(/[/?]/);
+    rest = afterAuthority < 0 ? '/' : rest.slice(scheme[0].length + afterAuthority);
+    if (rest.startsWith('?')) rest = `/${rest}`;
+  }
+  const q = rest.indexOf('?');
+  const rawPath = q < 0 ? rest : rest.slice(0, q);
+  const rawQuery = q < 0 ? '' : rest.slice(q + 1);
+  return { path: unescapePath(rawPath), rawPath, rawQuery };
+}

@@ -1,0 +1,45 @@
+import { isStatusError } from '../api/errors';
+import { ensureActive, internalContext, withInfo, type RequestContext } from './request-context';
+
+const context = (signal: AbortSignal, deadline: number | null): RequestContext => ({ ...internalContext({ namespace: 'ns' }), signal, deadline });
+
+function failure(ctx: RequestContext): unknown {
+  try {
+    ensureActive(ctx);
+  } catch (err) {
+    return err;
+  }
+  return null;
+}
+
+describe('ensureActive', () => {
+  test('lets a live request with time left go on', () => {
+    expect(failure(context(new AbortController().signal, Date.now() + 60_000))).toBeNull();
+    expect(failure(internalContext({ namespace: '' }))).toBeNull();
+  });
+
+  test('refuses a request whose client went away, as kube says it', () => {
+    const abort = new AbortController();
+    abort.abort();
+    const err = failure(context(abort.signal, null));
+    expect(isStatusError(err) && err.status).toMatchObject({
+      code: 504,
+      reason: 'Timeout',
+      message: 'Timeout: request did not complete within requested timeout - context canceled',
+    });
+  });
+
+  test('refuses a request past its deadline', () => {
+    const err = failure(context(new AbortController().signal, Date.now() - 1));
+    expect(isStatusError(err) && err.status.message).toBe('Timeout: request did not complete within requested timeout - context deadline exceeded');
+  });
+
+  test('a narrowed context keeps the request signal, user and deadline', () => {
+    const abort = new AbortController();
+    const narrowed = withInfo(context(abort.signal, 5), { namespace: 'other', name: 'x' });
+    expect(narrowed.info).toMatchObject({ namespace: 'other', name: 'x' });
+    expect(narrowed.deadline).toBe(5);
+    abort.abort();
+    expect(narrowed.signal.aborted).toBe(true);
+  });
+});

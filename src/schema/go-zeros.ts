@@ -1,0 +1,131 @@
+import { FIELD_FACTS, type FieldFacts } from './field-facts';
+import { parseApiVersion } from '../api/types';
+import { lookupMessage } from '../codec/protobuf';
+
+/**
+ * Go's encoding/json writes every field it does not omit: a non-pointer, non-omitempty field is
+ * written at its zero value, a nil slice or map without omitempty as null, and a non-pointer
+ * struct always (omitempty never omits a struct; omitzero does). kube-apiserver's objects pass
+ * through Go structs, so a new DaemonSet's status carries `currentNumberScheduled: 0` and a
+ * container `resources: {}`. `withGoZeros` puts those values into an object of a built-in kind, so
+ * that every encoding of it says what kube-apiserver's says.
+ */
+
+const META = 'k8s.io.apimachinery.pkg.apis.meta.v1';
+
+/** The JSON of the zero value of types with their own MarshalJSON (undefined: written as null). */
+const SPECIAL_ZEROS: Record<string, unknown> = {
+  [`${META}.Time`]: null,
+  [`${META}.MicroTime`]: null,
+  [`${META}.Duration`]: '0s',
+  [`${META}.FieldsV1`]: null,
+  'k8s.io.apimachinery.pkg.util.intstr.IntOrString': 0,
+  'k8s.io.apimachinery.pkg.api.resource.Quantity': '0',
+  'k8s.io.apimachinery.pkg.runtime.RawExtension': null,
+};
+
+const SCALAR_ZEROS: Record<string, unknown> = {
+  string: '',
+  bool: false,
+  bytes: null,
+};
+
+type Step =
+  /** Absent: write this value (a fresh copy for objects). */
+  | { name: string; kind: 'zero'; value: unknown }
+  /** Absent: write {} and fill it; present: fill it. */
+  | { name: string; kind: 'struct'; message: string; always: boolean }
+  /** Present: fill each item / value; absent: null when Go writes a nil slice or map. */
+  | { name: string; kind: 'items' | 'values'; message: string; nullWhenAbsent: boolean }
+  /** An embedded struct: its fields are the object's own. */
+  | { name: string; kind: 'inline'; message: string };
+
+const plans = new Map<string, Step[]>();
+
+function isStruct(type: string): boolean {
+  return type in FIELD_FACTS && !(type in SPECIAL_ZEROS);
+}
+
+function stepOf(name: string, f: FieldFacts): Step | null {
+  const type = f.type!;
+  if (f.inline) return { name, kind: 'inline', message: type };
+  if (f.pointer) return f.omitempty ? null : { name, kind: 'zero', value: null };
+  if (f.keyType || f.repeated) {
+    if (isStruct(type)) return { name, kind: f.keyType ? 'values' : 'items', message: type, nullWhenAbsent: !f.omitempty };
+    return f.omitempty ? null : { name, kind: 'zero', value: null };
+  }
+  if (isStruct(type)) return { name, kind: 'struct', message: type, always: !f.omitzero };
+  if (f.omitzero) return null;
+  if (type in SPECIAL_ZEROS) return { name, kind: 'zero', value: SPECIAL_ZEROS[type] };
+  if (f.omitempty || f.nilable) return f.nilable && !f.omitempty ? { name, kind: 'zero', value: null } : null;
+  return { name, kind: 'zero', value: type in SCALAR_ZEROS ? SCALAR_ZEROS[type] : 0 };
+}
+
+function planOf(message: string): Step[] {
+  let plan = plans.get(message);
+  if (!plan) {
+    plan = Object.entries(FIELD_FACTS[message] ?? {}).flatMap(([name, f]) => stepOf(name, f) ?? []);
+    plans.set(message, plan);
+  }
+  return plan;
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function fill(message: string, obj: Record<string, unknown>): void {
+  for (const step of planOf(message)) {
+    const v = obj[step.name];
+    switch (step.kind) {
+      case 'zero':
+        if (v === undefined) obj[step.name] = step.value;
+        break;
+      case 'inline':
+        fill(step.message, obj);
+        break;
+      case 'struct':
+        if (isObject(v)) fill(step.message, v);
+        else if (v === undefined && step.always) {
+          const fresh: Record<string, unknown> = {};
+          fill(step.message, fresh);
+          obj[step.name] = fresh;
+        }
+        break;
+      case 'items':
+        if (Array.isArray(v)) for (const item of v) if (isObject(item)) fill(step.message, item);
+        if (v === undefined && step.nullWhenAbsent) obj[step.name] = null;
+        break;
+      case 'values':
+        if (isObject(v)) for (const item of Object.values(v)) if (isObject(item)) fill(step.message, item);
+        if (v === undefined && step.nullWhenAbsent) obj[step.name] = null;
+        break;
+    }
+  }
+}
+
+/** Adds, in place, the fields Go's encoder would write for an object of this proto message. */
+export function withGoZeros<T extends object>(message: string, obj: T): T {
+  fill(message, obj as Record<string, unknown>);
+  return obj;
+}
+
+const messages = new Map<string, string | null>();
+
+/** The message of a built-in kind's apiVersion and kind, or null (custom resources). */
+function messageOf(apiVersion: string, kind: string): string | null {
+  const key = `${apiVersion}|${kind}`;
+  let name = messages.get(key);
+  if (name === undefined) {
+    const type = lookupMessage({ ...parseApiVersion(apiVersion), kind });
+    name = type ? type.fullName.slice(1) : null;
+    messages.set(key, name);
+  }
+  return name;
+}
+
+/** `withGoZeros` for an object of any kind: objects of kinds without a Go type (custom resources) are left as they are. */
+export function withGoZerosOfKind<T extends object>(apiVersion: string, kind: string, obj: T): T {
+  const message = messageOf(apiVersion, kind);
+  return message ? withGoZeros(message, obj) : obj;
+}

@@ -1,0 +1,68 @@
+import { readFileSync } from 'node:fs';
+import {
+  bearerTokenAuthenticator,
+  requestAuthenticator,
+  serviceAccountTokenAuthenticator,
+  staticTokenAuthenticator,
+  tokenReviewer,
+  tokenUnion,
+  x509Authenticator,
+  type TokenAuthenticator,
+} from '../auth/authenticators';
+import { issuerDiscovery, type IssuerDiscovery } from '../auth/oidc-discovery';
+import { loadServiceAccountKeys } from '../auth/service-account-keys';
+import { SERVICE_ACCOUNT_ISSUER, ServiceAccountTokens } from '../auth/service-account-tokens';
+import { storeLookup } from '../auth/store-lookup';
+import { loadTokenFile } from '../auth/token-file';
+import type { Authenticate } from '../http/filters/authentication';
+import type { ServerServices } from '../registry/server-services';
+import type { EtcdTls } from '../storage/etcd/etcd3-kv';
+import type { Config } from './config';
+import { certDirOf, dialableHost, loadServingTls, type ServingTls } from './tls';
+
+/** Everything about who a request is, built from the flags at start: TLS material, keys, authenticators. */
+export interface Authentication {
+  servingTls: ServingTls;
+  tokens: ServiceAccountTokens;
+  reviewToken: ServerServices['reviewToken'];
+  authenticate: Authenticate;
+  /** The issuer discovery documents, once the secure port is known. */
+  discovery(securePort: number): IssuerDiscovery | null;
+}
+
+/**
+ * Reads (or on first start generates) the certificates and keys and builds kube-apiserver's
+ * authenticators: x509, then bearer tokens (the static token file, then service account tokens),
+ * then anonymous. `store` is only called while serving requests.
+ */
+export function loadAuthentication(config: Config, store: ServerServices['store']): Authentication {
+  const servingTls = loadServingTls(config);
+  const keys = loadServiceAccountKeys({
+    signingKeyFile: config.serviceAccountSigningKeyFile,
+    keyFiles: config.serviceAccountKeyFiles,
+    certDir: certDirOf(config),
+  });
+  const issuers = config.serviceAccountIssuers.length > 0 ? config.serviceAccountIssuers : [SERVICE_ACCOUNT_ISSUER];
+  const apiAudiences = config.apiAudiences.length > 0 ? config.apiAudiences : [issuers[0]];
+  const tokens = new ServiceAccountTokens(keys, issuers, apiAudiences);
+  const tokenAuthenticators: TokenAuthenticator[] = [
+    ...(config.tokenAuthFile ? [staticTokenAuthenticator(loadTokenFile(config.tokenAuthFile))] : []),
+    serviceAccountTokenAuthenticator(tokens, storeLookup({ store })),
+  ];
+  const bearer = tokenUnion(tokenAuthenticators);
+  return {
+    servingTls,
+    tokens,
+    reviewToken: tokenReviewer(bearer, apiAudiences),
+    authenticate: requestAuthenticator([x509Authenticator, bearerTokenAuthenticator(bearer, apiAudiences)], config.anonymousAuth),
+    discovery: (securePort) =>
+      issuerDiscovery(issuers[0], config.serviceAccountJwksUri, `${dialableHost(config.advertiseAddress || config.bindAddress)}:${securePort}`, keys.verifying),
+  };
+}
+
+/** --etcd-cafile, --etcd-certfile, --etcd-keyfile, for https:// endpoints (plain ones dial without TLS). */
+export function etcdTls(config: Config, endpoints: string[]): EtcdTls | undefined {
+  if (!endpoints.some((e) => e.startsWith('https://'))) return undefined;
+  const read = (file: string): Buffer | undefined => (file ? readFileSync(file) : undefined);
+  return { ca: read(config.etcdCaFile), cert: read(config.etcdCertFile), key: read(config.etcdKeyFile) };
+}

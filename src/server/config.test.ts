@@ -1,0 +1,29 @@
+import { parseFlags } from './config';
+
+describe('listener and authentication flags', () => {
+  test("kube-apiserver's defaults: TLS on 0.0.0.0:6443, no insecure port, anonymous requests allowed", () => {
+    expect(parseFlags([])).toMatchObject({ bindAddress: '0.0.0.0', securePort: 6443, insecurePort: null, insecureBindAddress: '127.0.0.1', anonymousAuth: true, certDir: '' });
+  });
+
+  test('repeatable flags add up; a boolean flag alone means true; lists split on commas', () => {
+    const config = parseFlags([
+      '--service-account-key-file=a.pub',
+      '--service-account-key-file',
+      'b.pub',
+      '--service-account-issuer=https://one',
+      '--service-account-issuer=https://two',
+      '--api-audiences=x, y',
+      '--anonymous-auth=false',
+      '--anonymous-auth',
+      '--insecure-port=0',
+    ]);
+    expect(config).toMatchObject({
+      serviceAccountKeyFiles: ['a.pub', 'b.pub'],
+      serviceAccountIssuers: ['https://one', 'https://two'],
+      apiAudiences: ['x', 'y'],
+      anonymousAuth: true,
+      insecurePort: 0,
+    });
+    expect(() => parseFlags(['--anonymous-auth=maybe'])).toThrow('invalid argument "maybe" for "--anonymous-auth" flag: must be true or false');
+  });
+});

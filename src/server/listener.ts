@@ -1,0 +1,112 @@
+import { STATUS_CODES, type Server, type ServerResponse } from 'node:http';
+import type { Server as HttpsServer } from 'node:https';
+import type { Socket } from 'node:net';
+import type { Status, StatusReason } from '../api/types';
+import type { Logger } from './logger';
+
+export interface ListenerLimits {
+  /** Open client connections at most (--max-connections); 0 for no limit. */
+  maxConnections: number;
+}
+
+/** kube-apiserver's http.Server: MaxHeaderBytes 1 << 20, so request targets up to 1 MiB. */
+const MAX_HEADER_BYTES = 1 << 20;
+/** kube-apiserver's ReadHeaderTimeout ("just shy of requestTimeoutUpperBound"). */
+const HEADER_TIMEOUT_MS = 32_000;
+/** kube-apiserver's IdleTimeout, the keep-alive timeout of Go's default transport. */
+const IDLE_TIMEOUT_MS = 90_000;
+/** A request's body must have arrived by then; the request deadline usually answers long before. */
+const REQUEST_TIMEOUT_MS = 300_000;
+/** How often node checks the two timeouts above; its default (30 s) would double the header timeout. */
+const TIMEOUT_CHECK_INTERVAL_MS = 1000;
+
+function statusBody(code: number, message: string, reason?: StatusReason): string {
+  const status: Status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, ...(reason ? { reason } : {}), code };
+  return JSON.stringify(status);
+}
+
+/** What node's parser refused, as the answer a Go server would give (with a Status body). */
+function clientErrorAnswer(err: NodeJS.ErrnoException): { code: number; body: string } | null {
+  switch (err.code) {
+    case 'HPE_HEADER_OVERFLOW':
+      return { code: 431, body: statusBody(431, `request header fields too large: the request line and headers may take up to ${MAX_HEADER_BYTES} bytes`) };
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return { code: 408, body: statusBody(408, 'the request was not received in time', 'Timeout') };
+    case 'ECONNRESET':
+    case 'EPIPE':
+      return null;
+    default:
+      return { code: 400, body: statusBody(400, `malformed HTTP request: ${err.code ?? err.message}`, 'BadRequest') };
+  }
+}
+
+/**
+ * Every limit of a client-facing listener, plain or TLS; call it before `listen`.
+ * - Request line and headers up to 1 MiB, read within 32 s; an over-long one gets 431.
+ * - Idle keep-alive connections close after 90 s.
+ * - Parser errors and timeouts are answered with a Status and the connection is closed.
+ * - At most `maxConnections` connections: at the cap, the oldest connection with no request being
+ *   served (idle, or still sending its headers) is closed for the newcomer; when every one is busy
+ *   the newcomer is refused. A flood of idle or slow connections therefore never locks out a client.
+ */
+export function applyListenerLimits(server: Server | HttpsServer, limits: ListenerLimits, log: Logger): void {
+  Object.assign(server, {
+    maxHeaderSize: MAX_HEADER_BYTES,
+    headersTimeout: HEADER_TIMEOUT_MS,
+    requestTimeout: REQUEST_TIMEOUT_MS,
+    keepAliveTimeout: IDLE_TIMEOUT_MS,
+    connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS,
+  });
+
+  const open = new Set<Socket>();
+  /** Connections serving a request, with its response. */
+  const busy = new Map<Socket, ServerResponse>();
+  let refused = 0;
+  // A TLS listener counts its connections once the handshake is done (its handshakeTimeout bounds that).
+  server.on('addContext' in server ? 'secureConnection' : 'connection', (socket: Socket) => {
+    if (limits.maxConnections > 0 && open.size >= limits.maxConnections) {
+      let idle: Socket | undefined;
+      for (const s of open) {
+        if (busy.has(s)) continue;
+        idle = s;
+        break;
+      }
+      if (!idle) {
+        if (refused++ % 1000 === 0) log(`connection refused: all ${limits.maxConnections} connections are serving requests (--max-connections)`);
+        socket.destroy();
+        return;
+      }
+      idle.destroy();
+      open.delete(idle);
+    }
+    open.add(socket);
+    socket.once('close', () => {
+      open.delete(socket);
+      busy.delete(socket);
+    });
+  });
+  server.on('request', (req, res) => {
+    const socket = req.socket;
+    busy.set(socket, res);
+    res.once('close', () => busy.delete(socket));
+  });
+  server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {
+    const answer = clientErrorAnswer(err);
+    const reply = (): void => {
+      if (!answer || !socket.writable) {
+        socket.destroy();
+        return;
+      }
+      const head = `HTTP/1.1 ${answer.code} ${STATUS_CODES[answer.code]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(answer.body)}\r\nConnection: close\r\n\r\n`;
+      socket.end(head + answer.body);
+    };
+    // Bytes after a request that are not a request (a body sent without its length) are answered
+    // once that request's answer is out, as a Go server reads the next request only then.
+    // Only a request received whole may finish first; an error within the one being served
+    // (its body cut short, or too slow) ends the connection, and with it that request.
+    const serving = busy.get(socket);
+    if (!serving) reply();
+    else if (serving.req.complete && err.code !== 'ERR_HTTP_REQUEST_TIMEOUT') serving.once('close', reply);
+    else socket.destroy();
+  });
+}

@@ -1,0 +1,73 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { createCertificateAuthority, createLeafCertificate } from '../../src/auth/certificates';
+import { freePort } from '../../src/server/embedded-etcd';
+import { Api } from '../harness/http';
+import { startTestServer } from '../harness/server';
+
+// A real etcd serving only TLS and asking for client certificates, with certificates made here.
+
+let dir: string;
+let etcd: ChildProcess;
+let endpoint: string;
+const file = (name: string) => path.join(dir, name);
+
+beforeAll(async () => {
+  dir = mkdtempSync(path.join(tmpdir(), 'kapi-etcd-tls-'));
+  const ca = createCertificateAuthority('etcd-ca');
+  const server = createLeafCertificate(ca, { commonName: 'etcd', usage: 'server', hosts: ['127.0.0.1', 'localhost'], validDays: 1 });
+  const client = createLeafCertificate(ca, { commonName: 'kube-apiserver-etcd-client', usage: 'client', validDays: 1 });
+  for (const [name, content] of Object.entries({ 'ca.crt': ca.cert, 'server.crt': server.cert, 'server.key': server.key, 'client.crt': client.cert, 'client.key': client.key })) {
+    writeFileSync(file(name), content);
+  }
+  const [clientPort, peerPort] = [await freePort(), await freePort()];
+  endpoint = `https://127.0.0.1:${clientPort}`;
+  const peer = `http://127.0.0.1:${peerPort}`;
+  etcd = spawn(
+    process.env.KAPI_ETCD_BINARY ?? 'etcd',
+    [
+      '--name=tls',
+      `--data-dir=${file('data')}`,
+      `--listen-client-urls=${endpoint}`,
+      `--advertise-client-urls=${endpoint}`,
+      `--listen-peer-urls=${peer}`,
+      `--initial-advertise-peer-urls=${peer}`,
+      `--initial-cluster=tls=${peer}`,
+      `--cert-file=${file('server.crt')}`,
+      `--key-file=${file('server.key')}`,
+      `--trusted-ca-file=${file('ca.crt')}`,
+      '--client-cert-auth',
+    ],
+    { stdio: 'ignore' },
+  );
+});
+
+afterAll(async () => {
+  if (etcd.exitCode === null) {
+    const exited = new Promise((resolve) => etcd.once('exit', resolve));
+    etcd.kill('SIGTERM');
+    await exited;
+  }
+  rmSync(dir, { recursive: true, force: true });
+});
+
+test('https:// etcd servers with --etcd-cafile, --etcd-certfile and --etcd-keyfile: kapi stores and reads through TLS', async () => {
+  const kapi = await startTestServer({ etcdServers: [endpoint], etcdCaFile: file('ca.crt'), etcdCertFile: file('client.crt'), etcdKeyFile: file('client.key') });
+  try {
+    const api = new Api(kapi.url);
+    const created = await api.post('/api/v1/namespaces/default/configmaps', { metadata: { name: 'over-tls' }, data: { a: '1' } });
+    expect(created.status).toBe(201);
+    expect((await api.get('/api/v1/namespaces/default/configmaps/over-tls')).body.data).toEqual({ a: '1' });
+  } finally {
+    await kapi.close();
+  }
+});
+
+test('without a client certificate, or dialled as plain http, the TLS etcd is unreachable', async () => {
+  await expect(startTestServer({ etcdServers: [endpoint], etcdCaFile: file('ca.crt'), storageInitializationTimeoutMs: 1500 })).rejects.toThrow(/^cannot reach etcd at https:\/\/127\.0\.0\.1:\d+/);
+  await expect(
+    startTestServer({ etcdServers: [endpoint.replace('https', 'http')], etcdCaFile: file('ca.crt'), etcdCertFile: file('client.crt'), etcdKeyFile: file('client.key'), storageInitializationTimeoutMs: 1500 }),
+  ).rejects.toThrow(/^cannot reach etcd at http:\/\//);
+});

@@ -1,0 +1,296 @@
+import { eventually } from '../harness/etcd-keys';
+import { Api } from '../harness/http';
+import { startTestServer } from '../harness/server';
+
+/**
+ * Every write passes admission inside the store once the store knows whether it creates or
+ * updates (PUT-create and apply-create are CREATEs), status writes are validated by the kind's
+ * status strategy, and PUT without a usable resourceVersion is an unconditional update.
+ */
+
+let server: Awaited<ReturnType<typeof startTestServer>>;
+let api: Api;
+const APPLY = 'application/apply-patch+yaml';
+const MERGE = 'application/merge-patch+json';
+
+beforeAll(async () => {
+  server = await startTestServer();
+  api = new Api(server.url);
+});
+
+afterAll(async () => {
+  await server.close();
+});
+
+const lease = (name: string, namespace?: string) => ({
+  apiVersion: 'coordination.k8s.io/v1',
+  kind: 'Lease',
+  metadata: { name, ...(namespace ? { namespace } : {}) },
+  spec: { holderIdentity: 'me' },
+});
+const configMap = (name: string, data: Record<string, string> = {}, extra: Record<string, unknown> = {}) => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name, ...extra },
+  data,
+});
+const deployment = (name: string) => ({
+  apiVersion: 'apps/v1',
+  kind: 'Deployment',
+  metadata: { name },
+  spec: {
+    replicas: 2,
+    selector: { matchLabels: { app: name } },
+    template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'web', image: 'nginx:1.25' }] } },
+  },
+});
+const leases = (ns: string) => `/apis/coordination.k8s.io/v1/namespaces/${ns}/leases`;
+const configMaps = (ns: string) => `/api/v1/namespaces/${ns}/configmaps`;
+
+const namespaceNotFound = (name: string) => ({
+  kind: 'Status',
+  status: 'Failure',
+  reason: 'NotFound',
+  code: 404,
+  message: `namespaces "${name}" not found`,
+  details: { name, kind: 'namespaces' },
+});
+
+describe('writes into a namespace that does not exist', () => {
+  test('server-side apply is refused with the namespace NotFound', async () => {
+    const res = await api.patch(`${configMaps('no-such-ns')}/applied?fieldManager=test`, configMap('applied', { a: '1' }), APPLY);
+    expect(res.status).toBe(404);
+    expect(res.body).toMatchObject(namespaceNotFound('no-such-ns'));
+    expect((await api.get(`${configMaps('no-such-ns')}/applied`)).status).toBe(404);
+  });
+
+  test('a PUT that would create a Lease is refused with the namespace NotFound', async () => {
+    const res = await api.put(`${leases('no-such-ns')}/held`, lease('held'));
+    expect(res.status).toBe(404);
+    expect(res.body).toMatchObject(namespaceNotFound('no-such-ns'));
+    expect((await api.get(`${leases('no-such-ns')}/held`)).status).toBe(404);
+  });
+
+  test('dry runs are admitted too', async () => {
+    const res = await api.put(`${leases('no-such-ns')}/dry?dryRun=All`, lease('dry'));
+    expect(res.status).toBe(404);
+    expect(res.body.message).toBe('namespaces "no-such-ns" not found');
+  });
+
+  test('in a namespace that exists, PUT and apply create', async () => {
+    expect((await api.put(`${leases('default')}/put-created`, lease('put-created'))).status).toBe(201);
+    const applied = await api.patch(`${configMaps('default')}/apply-created?fieldManager=test`, configMap('apply-created', { a: '1' }), APPLY);
+    expect(applied.status).toBe(201);
+  });
+});
+
+describe('admission sees a create as CREATE and an update as UPDATE', () => {
+  const NS = 'terminating-ns';
+
+  beforeAll(async () => {
+    expect((await api.post('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } })).status).toBe(201);
+    // A finalizer no controller removes keeps the namespace Terminating while the test runs.
+    expect((await api.post(configMaps(NS), configMap('held', { a: '1' }, { finalizers: ['example.com/hold'] }))).status).toBe(201);
+    expect((await api.delete(`/api/v1/namespaces/${NS}`)).status).toBe(200);
+    for (let i = 0; i < 100; i++) {
+      const cm = await api.get(`${configMaps(NS)}/held`);
+      if (cm.body.metadata?.deletionTimestamp) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  });
+
+  afterAll(async () => {
+    await api.patch(`${configMaps(NS)}/held`, { metadata: { finalizers: null } }, MERGE);
+  });
+
+  const terminating = (name: string) => ({
+    status: 403,
+    reason: 'Forbidden',
+    message: `${name} "x" is forbidden: unable to create new content in namespace ${NS} because it is being terminated`,
+  });
+
+  test('a PUT that creates is refused in a terminating namespace', async () => {
+    const res = await api.put(`${leases(NS)}/x`, lease('x'));
+    expect({ status: res.status, reason: res.body.reason, message: res.body.message }).toEqual(terminating('leases.coordination.k8s.io'));
+  });
+
+  test('an apply that creates is refused in a terminating namespace', async () => {
+    const res = await api.patch(`${configMaps(NS)}/x?fieldManager=test`, configMap('x', { a: '1' }), APPLY);
+    expect({ status: res.status, reason: res.body.reason, message: res.body.message }).toEqual(terminating('configmaps'));
+  });
+
+  test('updates of what is already there are UPDATEs and go through', async () => {
+    const current = await api.get(`${configMaps(NS)}/held`);
+    expect(current.body.metadata.deletionTimestamp).toBeDefined();
+    const put = await api.put(`${configMaps(NS)}/held`, { ...current.body, data: { a: '2' } });
+    expect(put.status).toBe(200);
+    const applied = await api.patch(`${configMaps(NS)}/held?fieldManager=test`, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'held' }, data: { b: '1' } }, APPLY);
+    expect(applied.status).toBe(200);
+    expect(applied.body.data).toEqual({ a: '2', b: '1' });
+  });
+});
+
+describe('status writes are validated by the status strategy', () => {
+  const DEPLOYMENTS = '/apis/apps/v1/namespaces/default/deployments';
+
+  beforeAll(async () => {
+    expect((await api.post(DEPLOYMENTS, deployment('d'))).status).toBe(201);
+  });
+
+  test('a negative replica count is a 422 with kube-apiserver message', async () => {
+    const res = await api.patch(`${DEPLOYMENTS}/d/status`, { status: { replicas: -5 } }, MERGE);
+    expect(res.status).toBe(422);
+    // The other counters are Go's zeros, above -5: ValidateDeploymentStatus reports them as well.
+    const above = (f: string) => ({ reason: 'FieldValueInvalid', message: 'Invalid value: 0: cannot be greater than status.replicas', field: `status.${f}` });
+    expect(res.body).toMatchObject({
+      reason: 'Invalid',
+      message:
+        'Deployment.apps "d" is invalid: [status.replicas: Invalid value: -5: must be greater than or equal to 0, ' +
+        'status.updatedReplicas: Invalid value: 0: cannot be greater than status.replicas, ' +
+        'status.readyReplicas: Invalid value: 0: cannot be greater than status.replicas, ' +
+        'status.availableReplicas: Invalid value: 0: cannot be greater than status.replicas]',
+      details: {
+        name: 'd',
+        group: 'apps',
+        kind: 'Deployment',
+        causes: [
+          { reason: 'FieldValueInvalid', message: 'Invalid value: -5: must be greater than or equal to 0', field: 'status.replicas' },
+          above('updatedReplicas'),
+          above('readyReplicas'),
+          above('availableReplicas'),
+        ],
+      },
+    });
+    expect((await api.get(`${DEPLOYMENTS}/d`)).body.status.replicas).not.toBe(-5);
+  });
+
+  test('counters may not exceed the replicas, through PUT as through PATCH', async () => {
+    const current = await api.get(`${DEPLOYMENTS}/d`);
+    const res = await api.put(`${DEPLOYMENTS}/d/status`, { ...current.body, status: { replicas: 1, readyReplicas: 2, availableReplicas: 1 } });
+    expect(res.status).toBe(422);
+    expect(res.body.message).toBe('Deployment.apps "d" is invalid: status.readyReplicas: Invalid value: 2: cannot be greater than status.replicas');
+  });
+
+  test('a valid status is written', async () => {
+    const res = await api.patch(`${DEPLOYMENTS}/d/status`, { status: { replicas: 2, readyReplicas: 1, availableReplicas: 1 } }, MERGE);
+    expect(res.status).toBe(200);
+    expect(res.body.status).toMatchObject({ replicas: 2, readyReplicas: 1, availableReplicas: 1 });
+  });
+
+  test('a namespace phase must follow its deletionTimestamp', async () => {
+    const res = await api.patch('/api/v1/namespaces/default/status', { status: { phase: 'Terminating' } }, MERGE);
+    expect(res.status).toBe(422);
+    expect(res.body.message).toBe('Namespace "default" is invalid: status.Phase: Invalid value: "Terminating": may only be \'Active\' if `deletionTimestamp` is empty');
+  });
+
+  test('a Service load balancer address must be an IP', async () => {
+    const svc = { apiVersion: 'v1', kind: 'Service', metadata: { name: 'lb' }, spec: { type: 'LoadBalancer', ports: [{ port: 80 }] } };
+    expect((await api.post('/api/v1/namespaces/default/services', svc)).status).toBe(201);
+    const res = await api.patch('/api/v1/namespaces/default/services/lb/status', { status: { loadBalancer: { ingress: [{ ip: 'not-an-ip' }] } } }, MERGE);
+    expect(res.status).toBe(422);
+    expect(res.body.details.causes).toEqual([
+      { reason: 'FieldValueInvalid', message: 'Invalid value: "not-an-ip": must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)', field: 'status.loadBalancer.ingress[0].ip' },
+    ]);
+  });
+
+  test('a node capacity may not be negative', async () => {
+    expect((await api.post('/api/v1/nodes', { apiVersion: 'v1', kind: 'Node', metadata: { name: 'cap-node' } })).status).toBe(201);
+    const res = await api.patch('/api/v1/nodes/cap-node/status', { status: { capacity: { cpu: '-1' } } }, MERGE);
+    expect(res.status).toBe(422);
+    // Allocatable defaults to the capacity, so it is refused as well.
+    expect(res.body.message).toBe(
+      'Node "cap-node" is invalid: [status.capacity[cpu]: Invalid value: "-1": must be greater than or equal to 0, status.allocatable[cpu]: Invalid value: "-1": must be greater than or equal to 0]',
+    );
+  });
+});
+
+describe('unconditional updates', () => {
+  test('a ConfigMap replaced with resourceVersion "0" or none is overwritten', async () => {
+    expect((await api.post(configMaps('default'), configMap('replaced', { a: '1' }))).status).toBe(201);
+    const zero = await api.put(`${configMaps('default')}/replaced`, { ...configMap('replaced', { a: '2' }), metadata: { name: 'replaced', resourceVersion: '0' } });
+    expect(zero.status).toBe(200);
+    expect(zero.body.data).toEqual({ a: '2' });
+    expect(zero.body.metadata.resourceVersion).not.toBe('0');
+    const none = await api.put(`${configMaps('default')}/replaced`, configMap('replaced', { a: '3' }));
+    expect(none.status).toBe(200);
+    expect(none.body.data).toEqual({ a: '3' });
+  });
+
+  test('a stale resourceVersion is still a conflict', async () => {
+    expect((await api.post(configMaps('default'), configMap('stale', { a: '1' }))).status).toBe(201);
+    const first = await api.get(`${configMaps('default')}/stale`);
+    expect((await api.put(`${configMaps('default')}/stale`, { ...first.body, data: { a: '2' } })).status).toBe(200);
+    const again = await api.put(`${configMaps('default')}/stale`, { ...first.body, data: { a: '3' } });
+    expect(again.status).toBe(409);
+  });
+
+  test('a Node replaced with resourceVersion "0" (kubectl replace -f node.json) is overwritten', async () => {
+    const node = { apiVersion: 'v1', kind: 'Node', metadata: { name: 'replaced-node', labels: { a: '1' } }, spec: {} };
+    expect((await api.post('/api/v1/nodes', node)).status).toBe(201);
+    const res = await api.put('/api/v1/nodes/replaced-node', { ...node, metadata: { ...node.metadata, labels: { a: '2' }, resourceVersion: '0' } });
+    expect(res.status).toBe(200);
+    expect(res.body.metadata.labels).toEqual({ a: '2' });
+  });
+
+  test('a PUT-create of a kind that allows it ignores resourceVersion "0"', async () => {
+    const res = await api.put(`${leases('default')}/zero`, { ...lease('zero'), metadata: { name: 'zero', resourceVersion: '0' } });
+    expect(res.status).toBe(201);
+  });
+});
+
+describe('custom resources', () => {
+  const WIDGETS = '/apis/write.example.com/v1/namespaces/default/widgets';
+  const widget = (name: string, status?: Record<string, unknown>) => ({
+    apiVersion: 'write.example.com/v1',
+    kind: 'Widget',
+    metadata: { name },
+    spec: { size: 1 },
+    ...(status ? { status } : {}),
+  });
+
+  beforeAll(async () => {
+    const crd = {
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: 'widgets.write.example.com' },
+      spec: {
+        group: 'write.example.com',
+        scope: 'Namespaced',
+        names: { plural: 'widgets', singular: 'widget', kind: 'Widget' },
+        versions: [
+          {
+            name: 'v1',
+            served: true,
+            storage: true,
+            subresources: { status: {} },
+            schema: {
+              openAPIV3Schema: {
+                type: 'object',
+                properties: {
+                  spec: { type: 'object', properties: { size: { type: 'integer' } } },
+                  status: { type: 'object', properties: { ready: { type: 'integer', minimum: 0 } } },
+                },
+              },
+            },
+          },
+        ],
+      },
+    };
+    expect((await api.post('/apis/apiextensions.k8s.io/v1/customresourcedefinitions', crd)).status).toBe(201);
+    await eventually('widgets served', async () => ((await api.get(WIDGETS)).status === 200 ? true : undefined));
+    expect((await api.post(WIDGETS, widget('w'))).status).toBe(201);
+  });
+
+  test('a status that breaks the schema is a 422', async () => {
+    const res = await api.patch(`${WIDGETS}/w/status`, { status: { ready: -1 } }, MERGE);
+    expect(res.status).toBe(422);
+    expect(res.body.details.causes).toEqual([{ reason: 'FieldValueInvalid', message: 'Invalid value: -1: status.ready in body should be greater than or equal to 0', field: 'status.ready' }]);
+    expect((await api.patch(`${WIDGETS}/w/status`, { status: { ready: 1 } }, MERGE)).status).toBe(200);
+  });
+
+  test('an update without resourceVersion is refused, as for every custom resource', async () => {
+    const res = await api.put(`${WIDGETS}/w`, { ...widget('w'), metadata: { name: 'w', resourceVersion: '0' } });
+    expect(res.status).toBe(422);
+    expect(res.body.message).toBe('Widget.write.example.com "w" is invalid: metadata.resourceVersion: Invalid value: 0: must be specified for an update');
+  });
+});
