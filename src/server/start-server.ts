@@ -26,7 +26,7 @@ import { reconcileBootstrapPolicy } from '../auth/authorizer/reconcile-policy';
 import { INSECURE_SUPERUSER } from '../auth/user';
 import { openAuditSink } from '../audit/log-backend';
 import { loadAuditPolicy } from '../audit/policy';
-import { ClusterRoleAggregationController } from '../controllers/clusterrole-aggregation';
+import { ClusterRoleAggregationController, settleAggregation } from '../controllers/clusterrole-aggregation';
 import { writeAdminKubeconfig } from '../auth/admin-kubeconfig';
 import type { IssuerDiscovery } from '../auth/oidc-discovery';
 import { userOf, withAuthentication, withUser } from '../http/filters/authentication';
@@ -190,6 +190,7 @@ function startControllers(config: Config, registry: ResourceRegistry, serveCusto
   manager.add(new NamespaceController(registry, storeOf('', 'namespaces'), log), { leaderOnly: true });
   manager.add(garbageCollector, { leaderOnly: true });
   manager.add(new CrdEstablishingController(crds, leases, crdController, identity.leaseName, log), { leaderOnly: true });
+  manager.add(new ClusterRoleAggregationController(storeOf('rbac.authorization.k8s.io', 'clusterroles'), log), { leaderOnly: true });
   const elector = config.leaderElect
     ? new LeaderElector(
         new LeaseLock(leases, 'kube-system', CONTROLLER_MANAGER_LEASE),
@@ -343,9 +344,8 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
       },
     };
   };
-  const controllers = startControllers(config, registry, serveCustomResource, metrics, log);
-  await controllers.manager.start(controllers.elector);
-  // RBAC: the bootstrap policy first, then the authorizer's in-memory view of the four kinds.
+  // RBAC: the bootstrap policy and its aggregated roles first (every replica, as kube-apiserver's
+  // reconciliation), then the controllers, then the authorizer's in-memory view of the four kinds.
   const rbacStores = {
     roles: storeOf('rbac.authorization.k8s.io', 'v1', 'roles'),
     clusterroles: storeOf('rbac.authorization.k8s.io', 'v1', 'clusterroles'),
@@ -353,8 +353,9 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     clusterrolebindings: storeOf('rbac.authorization.k8s.io', 'v1', 'clusterrolebindings'),
   };
   await reconcileBootstrapPolicy(rbacStores.clusterroles, rbacStores.clusterrolebindings);
-  const aggregationController = new ClusterRoleAggregationController(rbacStores.clusterroles, log);
-  await aggregationController.start();
+  await settleAggregation(rbacStores.clusterroles);
+  const controllers = startControllers(config, registry, serveCustomResource, metrics, log);
+  await controllers.manager.start(controllers.elector);
   const policyCache = new PolicyCache(rbacStores, log);
   await policyCache.start();
   const rbac = new RbacAuthorizer(policyCache);
@@ -433,7 +434,6 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     } catch (err) {
       for (const opened of servers.slice(0, i)) opened.server.close();
       await controllers.stop();
-      aggregationController.stop();
       policyCache.stop();
       auditSink?.close();
       compactor.stop();
@@ -472,8 +472,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
         for (const { server } of servers) server.closeAllConnections();
         await closed;
         await controllers.stop();
-        aggregationController.stop();
-        policyCache.stop();
+          policyCache.stop();
         compactor.stop();
         for (const { cache } of caches) cache.stop();
         auditSink?.close();

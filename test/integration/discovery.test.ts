@@ -126,6 +126,7 @@ test('health endpoints', async () => {
       '[+]namespace-controller ok',
       '[+]garbage-collector-controller ok',
       '[+]apiextensions-establishing-controller ok',
+      '[+]clusterrole-aggregation-controller ok',
       '[+]leaderElection ok',
       '[+]shutdown ok',
       'readyz check passed\n',
