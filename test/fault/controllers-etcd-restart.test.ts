@@ -65,9 +65,19 @@ test('after etcd is killed and restarted, namespace deletion and new CRDs work a
   const widget = await api.post('/apis/after.example.com/v1/namespaces/default/widgets', { apiVersion: 'after.example.com/v1', kind: 'Widget', metadata: { name: 'w1' } });
   expect(widget.status).toBe(201);
   expect((await api.get('/apis/after.example.com/v1/namespaces/default/widgets/w1')).status).toBe(200);
+  // The authorizer's RBAC view follows again: a binding made after the restart grants at once.
+  const binding = {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'RoleBinding',
+    metadata: { name: 'after-restart', namespace: 'default' },
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'view' },
+    subjects: [{ kind: 'User', apiGroup: 'rbac.authorization.k8s.io', name: 'late' }],
+  };
+  expect((await api.post('/apis/rbac.authorization.k8s.io/v1/namespaces/default/rolebindings', binding)).status).toBe(201);
+  await eventually('the new binding to take effect', async () => ((await api.get('/api/v1/namespaces/default/configmaps', { headers: { 'Impersonate-User': 'late' } })).status === 200 ? true : undefined), 10_000);
   const final = await readyz();
   expect(final.status).toBe(200);
-  for (const check of ['namespace-controller', 'garbage-collector-controller', 'poststarthook/start-apiextensions-controllers', 'leaderElection']) {
+  for (const check of ['namespace-controller', 'garbage-collector-controller', 'clusterrole-aggregation-controller', 'poststarthook/start-apiextensions-controllers', 'leaderElection']) {
     expect(final.text).toContain(`[+]${check} ok`);
   }
   console.log(`etcd restart: /readyz green ${readyAfterMs} ms after etcd restarted; namespace deleted ${deletedAfterMs} ms after; new CRD Established in ${establishMs} ms`);
