@@ -153,6 +153,14 @@ describe('webhooks', () => {
     expect((await api.get(`${CMS}/refused`)).status).toBe(404);
   });
 
+  test('namespaceSelector matches the labels of the object\'s namespace', async () => {
+    expect((await api.post('/api/v1/namespaces', { metadata: { name: 'guarded', labels: { guard: 'on' } } })).status).toBe(201);
+    await configure(VALIDATING, 'guard', [hook('guard.kapi.test', 'guard', { url: `${base}/deny` }, { namespaceSelector: { matchLabels: { guard: 'on' } } })]);
+    const refused = await api.post('/api/v1/namespaces/guarded/configmaps', configMap('inside', 'guard'));
+    expect([refused.status, refused.body.message]).toEqual([403, 'admission webhook "guard.kapi.test" denied the request: no inside here']);
+    expect((await api.post(CMS, configMap('outside', 'guard'))).status).toBe(201);
+  });
+
   test('a dead webhook: failurePolicy Ignore lets the write through, Fail refuses it with 500', async () => {
     const port = await deadPort();
     await configure(VALIDATING, 'dead', [
