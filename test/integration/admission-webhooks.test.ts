@@ -48,7 +48,7 @@ const HANDLERS: Record<string, (review: Review) => Promise<unknown>> = {
 
 beforeAll(async () => {
   const ca = createCertificateAuthority('webhook-test-ca');
-  const leaf = createLeafCertificate(ca, { commonName: 'webhook', usage: 'server', hosts: ['127.0.0.1'], validDays: 1 });
+  const leaf = createLeafCertificate(ca, { commonName: 'webhook', usage: 'server', hosts: ['127.0.0.1', 'webhook.default.svc'], validDays: 1 });
   caBundle = Buffer.from(ca.cert).toString('base64');
   webhook = createServer({ cert: leaf.cert, key: leaf.key }, (req, res) => {
     let text = '';
@@ -159,6 +159,27 @@ describe('webhooks', () => {
     const refused = await api.post('/api/v1/namespaces/guarded/configmaps', configMap('inside', 'guard'));
     expect([refused.status, refused.body.message]).toEqual([403, 'admission webhook "guard.kapi.test" denied the request: no inside here']);
     expect((await api.post(CMS, configMap('outside', 'guard'))).status).toBe(201);
+  });
+
+  test('clientConfig.service is reached through the Service\'s Endpoints, by its port and path, verified as <service>.<namespace>.svc', async () => {
+    const webhookPort = (webhook.address() as AddressInfo).port;
+    const svc = await api.post('/api/v1/namespaces/default/services', { metadata: { name: 'webhook' }, spec: { ports: [{ name: 'https', port: 8443, targetPort: webhookPort }] } });
+    expect(svc.status).toBe(201);
+    // Endpoints validation refuses loopback addresses, so the test webhook's address is written to etcd directly.
+    const etcd = new RawEtcd();
+    try {
+      const endpoints = { apiVersion: 'v1', kind: 'Endpoints', metadata: { name: 'webhook', namespace: 'default', uid: 'u-ep', creationTimestamp: '2024-01-01T00:00:00Z' }, subsets: [{ addresses: [{ ip: '127.0.0.1' }], ports: [{ name: 'https', port: webhookPort, protocol: 'TCP' }] }] };
+      await etcd.put(`${server.prefix}/services/endpoints/default/webhook`, JSON.stringify(endpoints));
+    } finally {
+      etcd.close();
+    }
+    await eventually('the endpoints in the cache', async () => ((await api.get('/api/v1/namespaces/default/endpoints/webhook?resourceVersion=0')).status === 200 ? true : undefined));
+    await configure(MUTATING, 'by-service', [hook('service.kapi.test', 'service', { service: { namespace: 'default', name: 'webhook', port: 8443, path: '/label' } })]);
+    const res = await api.post(CMS, configMap('through-service', 'service'));
+    expect([res.status, res.body.metadata?.labels]).toEqual([201, { test: 'service', touched: 'yes' }]);
+    await configure(VALIDATING, 'no-endpoints', [hook('missing.kapi.test', 'missing', { service: { namespace: 'default', name: 'absent', path: '/record' } })]);
+    const missing = await api.post(CMS, configMap('missing', 'missing'));
+    expect([missing.status, missing.body.message]).toEqual([500, 'Internal error occurred: failed calling webhook "missing.kapi.test": service "absent" not found']);
   });
 
   test('a dead webhook: failurePolicy Ignore lets the write through, Fail refuses it with 500', async () => {
