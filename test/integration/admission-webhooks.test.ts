@@ -165,14 +165,8 @@ describe('webhooks', () => {
     const webhookPort = (webhook.address() as AddressInfo).port;
     const svc = await api.post('/api/v1/namespaces/default/services', { metadata: { name: 'webhook' }, spec: { ports: [{ name: 'https', port: 8443, targetPort: webhookPort }] } });
     expect(svc.status).toBe(201);
-    // Endpoints validation refuses loopback addresses, so the test webhook's address is written to etcd directly.
-    const etcd = new RawEtcd();
-    try {
-      const endpoints = { apiVersion: 'v1', kind: 'Endpoints', metadata: { name: 'webhook', namespace: 'default', uid: 'u-ep', creationTimestamp: '2024-01-01T00:00:00Z' }, subsets: [{ addresses: [{ ip: '127.0.0.1' }], ports: [{ name: 'https', port: webhookPort, protocol: 'TCP' }] }] };
-      await etcd.put(`${server.prefix}/services/endpoints/default/webhook`, JSON.stringify(endpoints));
-    } finally {
-      etcd.close();
-    }
+    const endpoints = { metadata: { name: 'webhook' }, subsets: [{ addresses: [{ ip: '127.0.0.1' }], ports: [{ name: 'https', port: webhookPort, protocol: 'TCP' }] }] };
+    expect((await api.post('/api/v1/namespaces/default/endpoints', endpoints)).status).toBe(201);
     await eventually('the endpoints in the cache', async () => ((await api.get('/api/v1/namespaces/default/endpoints/webhook?resourceVersion=0')).status === 200 ? true : undefined));
     await configure(MUTATING, 'by-service', [hook('service.kapi.test', 'service', { service: { namespace: 'default', name: 'webhook', port: 8443, path: '/label' } })]);
     const res = await api.post(CMS, configMap('through-service', 'service'));
