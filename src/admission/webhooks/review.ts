@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import { StatusError } from '../../api/errors';
 import { stringsIn } from '../../api/json-read';
 import { isPlainObject, type StatusReason } from '../../api/types';
-import { apiVersionOfDefinition } from '../../registry/resource-definition';
 import type { AdmissionAttributes } from '../admission';
 
 /** The AdmissionReview versions kapi speaks, most preferred first. */
@@ -19,7 +18,9 @@ export function admissionReview(attrs: AdmissionAttributes, version: string): { 
   const { def, kind, user } = attrs;
   const resource = { group: def.group, version: def.version, resource: def.resource };
   const gvk = { group: kind.group, version: kind.version, kind: kind.kind };
-  const typed = (obj: AdmissionAttributes['object']) => (obj ? { apiVersion: apiVersionOfDefinition(def), kind: gvk.kind, ...obj } : null);
+  // A subresource's objects are of its own kind (a Scale is autoscaling/v1 whatever its parent's group).
+  const apiVersion = gvk.group ? `${gvk.group}/${gvk.version}` : gvk.version;
+  const typed = (obj: AdmissionAttributes['object']) => (obj ? { ...obj, apiVersion, kind: gvk.kind } : null);
   const request: Record<string, unknown> = {
     uid,
     kind: gvk,
