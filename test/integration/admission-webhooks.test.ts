@@ -173,7 +173,7 @@ describe('webhooks', () => {
     expect([res.status, res.body.metadata?.labels]).toEqual([201, { test: 'service', touched: 'yes' }]);
     await configure(VALIDATING, 'no-endpoints', [hook('missing.kapi.test', 'missing', { service: { namespace: 'default', name: 'absent', path: '/record' } })]);
     const missing = await api.post(CMS, configMap('missing', 'missing'));
-    expect([missing.status, missing.body.message]).toEqual([500, 'Internal error occurred: failed calling webhook "missing.kapi.test": service "absent" not found']);
+    expect([missing.status, missing.body.message]).toEqual([500, 'Internal error occurred: failed calling webhook "missing.kapi.test": failed to call webhook: Post "https://absent.default.svc:443/record?timeout=10s": service "absent" not found']);
   });
 
   test('a dead webhook: failurePolicy Ignore lets the write through, Fail refuses it with 500', async () => {

@@ -40,8 +40,6 @@ function byName(a: KubeObject, b: KubeObject): number {
   return x < y ? -1 : x > y ? 1 : 0;
 }
 
-/** A Service that cannot be reached: no such Service, port or endpoint. */
-class ServiceResolutionError extends Error {}
 
 const labelsOf = (obj: KubeObject | undefined) => obj?.metadata.labels as Record<string, string> | undefined;
 
@@ -117,10 +115,9 @@ export class WebhookAdmission implements AdmissionPlugin {
     const timeoutSeconds = typeof hook.timeoutSeconds === 'number' ? hook.timeoutSeconds : 10;
     const started = process.hrtime.bigint();
     const elapsed = () => Number(process.hrtime.bigint() - started) / 1e9;
-    let url = '';
+    const url = this.url(hook, timeoutSeconds);
     try {
-      const target = await this.target(hook, timeoutSeconds);
-      url = target.url.toString();
+      const target = await this.target(hook, url.url);
       const reply = await postJson(target, review, timeoutSeconds * 1000, attrs.request.signal);
       if (reply.status < 200 || reply.status > 299) throw new WebhookCallError(`the server responded with the status code ${reply.status} but did not return more information`);
       const res = readResponse(reply.body, version, uid, mutating);
@@ -133,9 +130,8 @@ export class WebhookAdmission implements AdmissionPlugin {
       throw err;
     } catch (err) {
       const reason =
-        err instanceof WebhookCallError ? `failed to call webhook: Post "${url}": ${err.message}`
+        err instanceof WebhookCallError ? `failed to call webhook: Post "${url.text}": ${err.message}`
         : err instanceof InvalidResponse ? `received invalid webhook response: ${err.message}`
-        : err instanceof ServiceResolutionError ? err.message
         : null;
       if (reason === null) throw err;
       this.observer.observe(name, type, attrs.operation, true, elapsed());
@@ -146,28 +142,33 @@ export class WebhookAdmission implements AdmissionPlugin {
     }
   }
 
-  /** clientConfig as an address: the URL's host, or the Service's endpoint with `<service>.<namespace>.svc` as the TLS name. */
-  private async target(hook: Hook, timeoutSeconds: number): Promise<WebhookTarget> {
+  /** The URL called: `url`, or `https://<service>.<namespace>.svc:<port><path>`, with the timeout query as Go's client adds it. */
+  private url(hook: Hook, timeoutSeconds: number): { text: string; url: URL } {
+    const cc = isPlainObject(hook.clientConfig) ? hook.clientConfig : {};
+    const svc = isPlainObject(cc.service) ? cc.service : null;
+    const base = svc ? `https://${str(svc.name)}.${str(svc.namespace)}.svc:${typeof svc.port === 'number' ? svc.port : 443}${str(svc.path)}` : str(cc.url);
+    const url = new URL(base);
+    url.searchParams.set('timeout', `${timeoutSeconds}s`);
+    // URL drops a default :443 that Go's error messages keep.
+    return { text: `${base}${url.search}`, url };
+  }
+
+  /**
+   * Where to connect: the URL's host, or a Service's endpoint with `<service>.<namespace>.svc` as
+   * the TLS name. A Service that cannot be reached is a failed call, as the dial of kube's proxy
+   * transport fails ("no endpoints available for service").
+   */
+  private async target(hook: Hook, url: URL): Promise<WebhookTarget> {
     const cc = isPlainObject(hook.clientConfig) ? hook.clientConfig : {};
     const caBundle = typeof cc.caBundle === 'string' && cc.caBundle ? Buffer.from(cc.caBundle, 'base64').toString('utf8') : undefined;
-    if (isPlainObject(cc.service)) {
-      const svc = cc.service;
-      const [namespace, svcName] = [str(svc.namespace), str(svc.name)];
-      const port = typeof svc.port === 'number' ? svc.port : 443;
-      const serverName = `${svcName}.${namespace}.svc`;
-      const url = new URL(`https://${serverName}:${port}${str(svc.path)}`);
-      url.searchParams.set('timeout', `${timeoutSeconds}s`);
-      let address: { host: string; port: number };
-      try {
-        address = await this.source.resolveService(namespace, svcName, port);
-      } catch (err) {
-        throw new ServiceResolutionError(err instanceof Error ? err.message : String(err));
-      }
-      return { url, host: address.host, port: address.port, serverName, caBundle };
-    }
-    const url = new URL(str(cc.url));
-    url.searchParams.set('timeout', `${timeoutSeconds}s`);
     const host = url.hostname.replace(/^\[|\]$/g, '');
-    return { url, host, port: url.port ? Number(url.port) : 443, serverName: host, caBundle };
+    const port = url.port ? Number(url.port) : 443;
+    if (!isPlainObject(cc.service)) return { url, host, port, serverName: host, caBundle };
+    try {
+      const address = await this.source.resolveService(str(cc.service.namespace), str(cc.service.name), port);
+      return { url, host: address.host, port: address.port, serverName: host, caBundle };
+    } catch (err) {
+      throw new WebhookCallError(err instanceof Error ? err.message : String(err));
+    }
   }
 }
