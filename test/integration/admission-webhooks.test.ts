@@ -1,5 +1,8 @@
+import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
 import { createServer as createTcpServer, type AddressInfo } from 'node:net';
+import path from 'node:path';
+import yaml from 'js-yaml';
 import { createCertificateAuthority, createLeafCertificate } from '../../src/auth/certificates';
 import { eventually, RawEtcd } from '../harness/etcd-keys';
 import { Api } from '../harness/http';
@@ -237,6 +240,22 @@ describe('webhooks', () => {
     } finally {
       etcd.close();
     }
+  });
+
+  test("ingress-nginx's webhook configuration is called for an Ingress: with no controller running, kube's message", async () => {
+    const docs = yaml.loadAll(readFileSync(path.join(__dirname, '../fixtures/bundles/ingress-nginx.yaml'), 'utf8')) as { kind: string; metadata: { name: string } }[];
+    const pick = (kind: string, name: string) => docs.find((d) => d.kind === kind && d.metadata.name === name)!;
+    expect((await api.post('/api/v1/namespaces', pick('Namespace', 'ingress-nginx'))).status).toBe(201);
+    expect((await api.post('/api/v1/namespaces/ingress-nginx/services', pick('Service', 'ingress-nginx-controller-admission'))).status).toBe(201);
+    const config = pick('ValidatingWebhookConfiguration', 'ingress-nginx-admission') as unknown as { webhooks: unknown[] };
+    await configure(VALIDATING, 'ingress-nginx-admission', config.webhooks);
+    const ingress = { metadata: { name: 'web' }, spec: { ingressClassName: 'nginx', rules: [{ host: 'a.example.com', http: { paths: [{ path: '/', pathType: 'Prefix', backend: { service: { name: 'web', port: { number: 80 } } } }] } }] } };
+    const res = await api.post('/apis/networking.k8s.io/v1/namespaces/ingress-nginx/ingresses', ingress);
+    expect([res.status, res.body.message]).toEqual([
+      500,
+      'Internal error occurred: failed calling webhook "validate.nginx.ingress.kubernetes.io": failed to call webhook: Post "https://ingress-nginx-controller-admission.ingress-nginx.svc:443/networking/v1/ingresses?timeout=10s": no endpoints available for service "ingress-nginx-controller-admission"',
+    ]);
+    expect((await api.delete(`${VALIDATING}/ingress-nginx-admission`)).status).toBe(200);
   });
 
   test('webhook configurations are never sent to webhooks: a failing catch-all webhook can still be removed', async () => {
