@@ -179,6 +179,21 @@ describe('webhooks', () => {
     expect([missing.status, missing.body.message]).toEqual([500, 'Internal error occurred: failed calling webhook "missing.kapi.test": failed to call webhook: Post "https://absent.default.svc:443/record?timeout=10s": service "absent" not found']);
   });
 
+  test('without Endpoints, the Service\'s EndpointSlices give the address', async () => {
+    expect((await api.post('/api/v1/namespaces/default/services', { metadata: { name: 'sliced' }, spec: { ports: [{ name: 'https', port: 443, targetPort: 9443 }] } })).status).toBe(201);
+    await configure(VALIDATING, 'sliced', [hook('sliced.kapi.test', 'sliced', { service: { namespace: 'default', name: 'sliced', path: '/x' } }, { timeoutSeconds: 1 })]);
+    const prefix = 'Internal error occurred: failed calling webhook "sliced.kapi.test": failed to call webhook: Post "https://sliced.default.svc:443/x?timeout=1s": ';
+    expect((await api.post(CMS, configMap('no-slice', 'sliced'))).body.message).toBe(`${prefix}no endpoints available for service "sliced"`);
+    // A documentation address (TEST-NET-1, unreachable): the call goes there and fails otherwise.
+    const slice = { metadata: { name: 'sliced-1', labels: { 'kubernetes.io/service-name': 'sliced' } }, addressType: 'IPv4', endpoints: [{ addresses: ['192.0.2.1'] }], ports: [{ name: 'https', port: 9443 }] };
+    expect((await api.post('/apis/discovery.k8s.io/v1/namespaces/default/endpointslices', slice)).status).toBe(201);
+    await eventually('the slice in the cache', async () => ((await api.get('/apis/discovery.k8s.io/v1/namespaces/default/endpointslices/sliced-1?resourceVersion=0')).status === 200 ? true : undefined));
+    const res = await api.post(CMS, configMap('sliced', 'sliced'));
+    expect(res.status).toBe(500);
+    expect(res.body.message.startsWith(prefix)).toBe(true);
+    expect(res.body.message).not.toContain('no endpoints available');
+  });
+
   test('a dead webhook: failurePolicy Ignore lets the write through, Fail refuses it with 500', async () => {
     const port = await deadPort();
     await configure(VALIDATING, 'dead', [
