@@ -38,6 +38,11 @@ const HANDLERS: Record<string, (review: Review) => Promise<unknown>> = {
     const patch = Buffer.from(JSON.stringify([{ op: 'add', path: '/metadata/labels', value: labels }])).toString('base64');
     return reply(review, { allowed: true, patchType: 'JSONPatch', patch, warnings: ['labelled by the test webhook'] });
   },
+  '/count': async (review) => {
+    const annotations = { ...(review.request.object.metadata.annotations ?? {}), 'labels-seen': Object.keys(review.request.object.metadata.labels ?? {}).sort().join(',') };
+    const patch = Buffer.from(JSON.stringify([{ op: 'add', path: '/metadata/annotations', value: annotations }])).toString('base64');
+    return reply(review, { allowed: true, patchType: 'JSONPatch', patch });
+  },
   '/deny': async (review) => reply(review, { allowed: false, status: { code: 403, reason: 'Forbidden', message: `no ${review.request.name} here` } }),
   '/slow': async (review) => {
     await new Promise((r) => setTimeout(r, 3000).unref());
@@ -146,6 +151,21 @@ describe('webhooks', () => {
     expect((await api.get(`${CMS}/labelled`)).body.metadata.labels.touched).toBe('yes');
     const other = await api.post(CMS, configMap('unlabelled', 'other'));
     expect(other.body.metadata.labels).toEqual({ test: 'other' });
+  });
+
+  test('reinvocationPolicy IfNeeded calls a webhook again after a later one changed the object; Never does not', async () => {
+    await configure(MUTATING, 'reinvoke', [
+      hook('count-if-needed.kapi.test', 'reinvoke', { url: `${base}/count` }, { reinvocationPolicy: 'IfNeeded' }),
+      hook('label-after.kapi.test', 'reinvoke', { url: `${base}/label` }),
+    ]);
+    await configure(MUTATING, 'once', [
+      hook('count-never.kapi.test', 'once', { url: `${base}/count` }, { reinvocationPolicy: 'Never' }),
+      hook('label-after.kapi.test', 'once', { url: `${base}/label` }),
+    ]);
+    const reinvoked = await api.post(CMS, configMap('reinvoked', 'reinvoke'));
+    expect(reinvoked.body.metadata.annotations).toEqual({ 'labels-seen': 'test,touched' });
+    const once = await api.post(CMS, configMap('once', 'once'));
+    expect(once.body.metadata.annotations).toEqual({ 'labels-seen': 'test' });
   });
 
   test('a validating webhook refuses with its message', async () => {

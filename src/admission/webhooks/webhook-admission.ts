@@ -1,3 +1,4 @@
+import { jsonEqual } from '../../api/deep-equal';
 import { badRequest, internalError } from '../../api/errors';
 import { objectsIn, stringOf as str } from '../../api/json-read';
 import { isPlainObject, type KubeObject } from '../../api/types';
@@ -56,14 +57,23 @@ export class WebhookAdmission implements AdmissionPlugin {
   ) {}
 
   async admit(attrs: AdmissionAttributes): Promise<void> {
-    for (const hook of await this.relevant(attrs, 'mutatingwebhookconfigurations')) {
-      const res = await this.call(hook, attrs, true);
-      if (!res?.patch || !attrs.object) continue;
-      const patched = applyJsonPatch(attrs.object, res.patch) as KubeObject;
-      // The store keeps the object it passed in, so the patched one replaces its contents.
-      for (const key of Object.keys(attrs.object)) delete (attrs.object as Record<string, unknown>)[key];
-      Object.assign(attrs.object, patched);
-    }
+    const hooks = await this.relevant(attrs, 'mutatingwebhookconfigurations');
+    let lastChange = -1;
+    for (const [i, hook] of hooks.entries()) if (await this.mutate(hook, attrs)) lastChange = i;
+    // reinvocationPolicy IfNeeded: a webhook called before a later one changed the object is called once more, in order.
+    for (const hook of hooks.slice(0, Math.max(lastChange, 0))) if (hook.reinvocationPolicy === 'IfNeeded') await this.mutate(hook, attrs);
+  }
+
+  /** Calls one mutating webhook and applies its patch; true when the object changed. */
+  private async mutate(hook: Hook, attrs: AdmissionAttributes): Promise<boolean> {
+    const res = await this.call(hook, attrs, true);
+    if (!res?.patch || !attrs.object) return false;
+    const patched = applyJsonPatch(attrs.object, res.patch) as KubeObject;
+    if (jsonEqual(patched, attrs.object)) return false;
+    // The store keeps the object it passed in, so the patched one replaces its contents.
+    for (const key of Object.keys(attrs.object)) delete (attrs.object as Record<string, unknown>)[key];
+    Object.assign(attrs.object, patched);
+    return true;
   }
 
   async validate(attrs: AdmissionAttributes): Promise<void> {
