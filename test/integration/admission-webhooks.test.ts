@@ -227,6 +227,8 @@ describe('webhooks', () => {
     expect(res.body).toMatchObject({ reason: 'InternalError', code: 500, message: `Internal error occurred: ${cause}`, details: { causes: [{ message: cause }] } });
     const metrics = await (await fetch(`${server.url}/metrics`)).text();
     expect(metrics).toMatch(/apiserver_admission_webhook_rejection_count\{name="fail.kapi.test",type="validating",operation="CREATE",error_type="calling_webhook_error",rejection_code="500"\} 1/);
+    expect(metrics).toMatch(/apiserver_admission_webhook_admission_duration_seconds_count\{name="fail.kapi.test",type="validating",operation="CREATE",rejected="true"\} 1/);
+    expect(metrics).toMatch(/apiserver_admission_webhook_admission_duration_seconds_count\{name="ignore.kapi.test",type="validating",operation="CREATE",rejected="false"\} 1/);
   });
 
   test('a webhook slower than its timeoutSeconds fails the write once the timeout passes', async () => {

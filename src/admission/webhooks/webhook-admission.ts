@@ -144,9 +144,10 @@ export class WebhookAdmission implements AdmissionPlugin {
         : err instanceof InvalidResponse ? `received invalid webhook response: ${err.message}`
         : null;
       if (reason === null) throw err;
-      this.observer.observe(name, type, attrs.operation, true, elapsed());
-      // failurePolicy Ignore lets the request through (the dispatchers' "failing open").
-      if (hook.failurePolicy === 'Ignore') return undefined;
+      // failurePolicy Ignore lets the request through (the dispatchers' "failing open"), and the call does not count as a rejection.
+      const ignore = hook.failurePolicy === 'Ignore';
+      this.observer.observe(name, type, attrs.operation, !ignore, elapsed());
+      if (ignore) return undefined;
       this.observer.rejection(name, type, attrs.operation, 'calling_webhook_error', 500);
       throw internalError(`failed calling webhook "${name}": ${reason}`);
     }
