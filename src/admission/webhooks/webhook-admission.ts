@@ -41,7 +41,6 @@ function byName(a: KubeObject, b: KubeObject): number {
   return x < y ? -1 : x > y ? 1 : 0;
 }
 
-
 const labelsOf = (obj: KubeObject | undefined) => obj?.metadata.labels as Record<string, string> | undefined;
 
 /**
