@@ -4,7 +4,7 @@ import { checkServerIdentity } from 'node:tls';
 
 /** Where and how to reach one webhook: an address, the name its certificate must carry, and the CA to trust. */
 export interface WebhookTarget {
-  /** The URL the error messages name (Go's client prints it with the timeout query). */
+  /** The URL called; its path and query are the request target. */
   url: URL;
   /** The address connected to (a Service's endpoint, or the URL's host). */
   host: string;
