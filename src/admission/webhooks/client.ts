@@ -20,6 +20,12 @@ export class WebhookCallError extends Error {}
 
 const DEADLINE = 'context deadline exceeded';
 
+/**
+ * Connections are kept for the next call, as Go's transport keeps them; the agent pools them by
+ * address and TLS options (CA, server name), so a connection is reused only for the same trust.
+ */
+const AGENT = new https.Agent({ keepAlive: true });
+
 function goReason(err: NodeJS.ErrnoException, target: WebhookTarget): string {
   const addr = `${target.host}:${target.port}`;
   switch (err.code) {
@@ -57,7 +63,7 @@ export function postJson(target: WebhookTarget, body: unknown, timeoutMs: number
         checkServerIdentity: (_host, cert) => checkServerIdentity(target.serverName, cert),
         headers: { 'Content-Type': 'application/json', Accept: 'application/json, */*', 'Content-Length': payload.length },
         signal: local,
-        agent: false,
+        agent: AGENT,
       },
       (res) => {
         const chunks: Buffer[] = [];
