@@ -15,6 +15,7 @@ import { ingresses } from './ingresses';
 import { jobs } from './jobs';
 import { leases } from './leases';
 import { namespaces } from './namespaces';
+import { mutatingwebhookconfigurations } from './mutatingwebhookconfigurations';
 import { networkpolicies } from './networkpolicies';
 import { nodes } from './nodes';
 import { persistentvolumeclaims } from './persistentvolumeclaims';
@@ -34,6 +35,7 @@ import { statefulsets } from './statefulsets';
 import { storageclasses } from './storageclasses';
 import { localsubjectaccessreviews, selfsubjectaccessreviews, subjectaccessreviews } from './subject-access-reviews';
 import { tokenreviews } from './tokenreviews';
+import { validatingwebhookconfigurations } from './validatingwebhookconfigurations';
 
 /** Every built-in resource kapi serves; groups appear in discovery in kube-apiserver's order. */
 export const BUILT_IN_RESOURCES: ResourceDefinition[] = [
@@ -73,6 +75,8 @@ export const BUILT_IN_RESOURCES: ResourceDefinition[] = [
   rolebindings,
   roles,
   storageclasses,
+  mutatingwebhookconfigurations,
+  validatingwebhookconfigurations,
   customresourcedefinitions,
   priorityclasses,
   leases,

@@ -2,6 +2,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { AdmissionChain } from '../admission/admission';
+import { registryWebhookSource } from '../admission/webhooks/registry-source';
+import { WebhookAdmission } from '../admission/webhooks/webhook-admission';
 import { IMMORTAL_NAMESPACES, NamespaceLifecycle } from '../admission/namespace-lifecycle';
 import { isStatusError } from '../api/errors';
 import { randomUUID } from 'node:crypto';
@@ -328,6 +330,10 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
         }
         return null;
       },
+    }),
+    new WebhookAdmission(registryWebhookSource(storeOf), {
+      observe: (...args) => metrics?.observeWebhook(...args),
+      rejection: (...args) => metrics?.webhookRejection(...args),
     }),
   ]);
   await ensureSystemNamespaces(namespaces);
