@@ -1,10 +1,13 @@
 import { isStatusError } from '../api/errors';
 import { jsonEqual } from '../api/deep-equal';
 import { fromLabelSelectorStruct, matchesLabels, type LabelSelectorStruct } from '../api/label-selector';
-import { internalContext } from '../registry/request-context';
 import { isPlainObject, type KubeObject } from '../api/types';
 import type { GenericStore } from '../registry/generic-store';
+import { internalContext } from '../registry/request-context';
 import { everything } from '../storage/interfaces';
+import { informerAndQueueProblem, type Controller } from './runtime/controller';
+import { Informer, listWatchOf } from './runtime/informer';
+import { systemClock, type Clock } from './runtime/clock';
 import { WorkQueue } from './work-queue';
 
 type Log = (message: string, err?: unknown) => void;
@@ -17,111 +20,107 @@ function selectorsOf(role: KubeObject): LabelSelectorStruct[] | null {
   return Array.isArray(selectors) ? selectors.filter(isPlainObject) : [];
 }
 
+/** The rules `name` should have: those of the roles its selectors match, in name order, each rule once. */
+function aggregatedRules(name: string, selectors: LabelSelectorStruct[], roles: Iterable<KubeObject>): unknown[] {
+  const parsed = selectors.map((s) => fromLabelSelectorStruct(s));
+  const sources = [...roles]
+    .filter((r) => r.metadata.name !== name && parsed.some((sel) => matchesLabels(sel, r.metadata.labels)))
+    .sort((a, b) => (a.metadata.name! < b.metadata.name! ? -1 : 1));
+  const rules: unknown[] = [];
+  for (const source of sources) {
+    for (const rule of Array.isArray(source.rules) ? source.rules : []) if (!rules.some((r) => jsonEqual(r, rule))) rules.push(rule);
+  }
+  return rules;
+}
+
+/** Writes the aggregated rules of `role` when they differ; the written role, or null when nothing was written. */
+async function aggregate(clusterRoles: GenericStore, role: KubeObject, roles: Iterable<KubeObject>): Promise<KubeObject | null> {
+  const name = role.metadata.name!;
+  const selectors = selectorsOf(role);
+  if (selectors === null) return null;
+  const rules = aggregatedRules(name, selectors, roles);
+  if (jsonEqual(rules, Array.isArray(role.rules) ? role.rules : [])) return null;
+  try {
+    const { object } = await clusterRoles.update(
+      internalContext({ namespace: '' }),
+      name,
+      (current) => {
+        current.rules = rules;
+        return current;
+      },
+      { dryRun: false },
+    );
+    return object;
+  } catch (err) {
+    if (isStatusError(err) && err.code === 404) return null;
+    throw err;
+  }
+}
+
 /**
- * The ClusterRole aggregation controller (pkg/controller/clusterroleaggregation): a role with an
- * aggregationRule gets the rules of every other cluster role its selectors match, in name order,
- * each rule once. It keeps its own copy of the cluster roles from a list and a watch.
+ * Aggregates until nothing changes (view feeds edit, edit feeds admin), once at start beside the
+ * bootstrap policy's reconciliation, so that a start leaves no aggregation writes behind it.
  */
-export class ClusterRoleAggregationController {
-  private readonly roles = new Map<string, KubeObject>();
+export async function settleAggregation(clusterRoles: GenericStore): Promise<void> {
+  const list = await clusterRoles.list('', { resourceVersion: '', match: '', predicate: everything });
+  const roles = new Map(list.items.map((r) => [r.metadata.name!, r]));
+  const aggregated = [...roles.values()].filter((r) => selectorsOf(r) !== null).map((r) => r.metadata.name!).sort();
+  for (let pass = 0; pass < aggregated.length + 1; pass++) {
+    let changed = false;
+    for (const name of aggregated) {
+      const written = await aggregate(clusterRoles, roles.get(name)!, roles.values());
+      if (written) roles.set(name, written);
+      changed = written !== null || changed;
+    }
+    if (!changed) return;
+  }
+}
+
+/**
+ * The ClusterRole aggregation controller (pkg/controller/clusterroleaggregation), on the shared
+ * runtime: any change of a cluster role requeues every role with an aggregationRule, which then
+ * gets the rules of every other cluster role its selectors match.
+ */
+export class ClusterRoleAggregationController implements Controller {
+  readonly name = 'clusterrole-aggregation-controller';
+  private readonly informer: Informer;
   private readonly queue: WorkQueue;
-  private stopped = false;
-  private close: (() => void) | null = null;
 
   constructor(
     private readonly clusterRoles: GenericStore,
     private readonly log: Log,
+    clock: Clock = systemClock,
   ) {
     this.queue = new WorkQueue(
-      async (name) => (await this.sync(name), true),
+      async (name) => {
+        const role = this.informer.get(name);
+        if (role) await aggregate(this.clusterRoles, role, this.informer.list());
+        return true;
+      },
       (name, err) => this.log(`clusterrole aggregation: ${name} failed`, err),
       RETRY_MS,
+      clock,
     );
+    const requeue = (): void => this.enqueueAggregated();
+    this.informer = new Informer(listWatchOf(clusterRoles), { added: requeue, updated: requeue, deleted: requeue }, { name: 'clusterroles', log, clock });
   }
 
   async start(): Promise<void> {
-    const list = await this.clusterRoles.list('', { resourceVersion: '', match: '', predicate: everything });
-    this.roles.clear();
-    for (const role of list.items) this.roles.set(role.metadata.name!, role);
-    await this.settle();
-    const channel = await this.clusterRoles.watch('', { resourceVersion: list.metadata.resourceVersion ?? '', predicate: everything });
-    this.close = () => channel.close();
-    void (async () => {
-      try {
-        for await (const item of channel) {
-          if (item.type === 'ADDED' || item.type === 'MODIFIED') this.roles.set(item.object.metadata.name!, item.object);
-          else if (item.type === 'DELETED') this.roles.delete(item.object.metadata.name!);
-          else continue;
-          // Any change may add to or take from some aggregated role (kube's controller requeues them all).
-          this.enqueueAggregated();
-        }
-        if (!this.stopped) throw new Error('watch closed');
-      } catch (err) {
-        if (this.stopped) return;
-        this.log('clusterrole aggregation watch ended; restarting', err);
-        setTimeout(() => void this.start().catch((e) => this.log('clusterrole aggregation restart failed', e)), RETRY_MS);
-      }
-    })();
+    this.informer.start();
+    await this.informer.waitForSync();
+    this.enqueueAggregated();
   }
 
   stop(): void {
-    this.stopped = true;
-    this.close?.();
+    this.informer.stop();
     this.queue.stop();
   }
 
-  /**
-   * Aggregates until nothing changes (view feeds edit, edit feeds admin) before the server
-   * serves, so that a start leaves no aggregation writes behind it.
-   */
-  private async settle(): Promise<void> {
-    const aggregated = [...this.roles.keys()].filter((name) => selectorsOf(this.roles.get(name)!) !== null).sort();
-    for (let pass = 0; pass < aggregated.length + 1; pass++) {
-      let changed = false;
-      for (const name of aggregated) changed = (await this.sync(name)) === 'written' || changed;
-      if (!changed) return;
-    }
+  problem(): string | null {
+    return informerAndQueueProblem([this.informer], this.queue);
   }
 
   private enqueueAggregated(): void {
-    for (const role of this.roles.values()) if (selectorsOf(role) !== null) this.queue.add(role.metadata.name!);
-  }
-
-  /** The rules `name` should have: those of the roles its selectors match, sorted by name, without repeats. */
-  private aggregatedRules(name: string, selectors: LabelSelectorStruct[]): unknown[] {
-    const parsed = selectors.map((s) => fromLabelSelectorStruct(s));
-    const sources = [...this.roles.values()]
-      .filter((r) => r.metadata.name !== name && parsed.some((sel) => matchesLabels(sel, r.metadata.labels)))
-      .sort((a, b) => (a.metadata.name! < b.metadata.name! ? -1 : 1));
-    const rules: unknown[] = [];
-    for (const source of sources) {
-      for (const rule of Array.isArray(source.rules) ? source.rules : []) if (!rules.some((r) => jsonEqual(r, rule))) rules.push(rule);
-    }
-    return rules;
-  }
-
-  /** Writes the aggregated rules of `name` when they differ; the written role replaces the known one. */
-  private async sync(name: string): Promise<'written' | 'unchanged'> {
-    const role = this.roles.get(name);
-    const selectors = role ? selectorsOf(role) : null;
-    if (!role || selectors === null) return 'unchanged';
-    const rules = this.aggregatedRules(name, selectors);
-    if (jsonEqual(rules, Array.isArray(role.rules) ? role.rules : [])) return 'unchanged';
-    try {
-      const { object } = await this.clusterRoles.update(
-        internalContext({ namespace: '' }),
-        name,
-        (current) => {
-          current.rules = rules;
-          return current;
-        },
-        { dryRun: false },
-      );
-      this.roles.set(name, object);
-    } catch (err) {
-      if (isStatusError(err) && err.code === 404) return 'unchanged';
-      throw err;
-    }
-    return 'written';
+    for (const role of this.informer.list()) if (selectorsOf(role) !== null) this.queue.add(role.metadata.name!);
   }
 }

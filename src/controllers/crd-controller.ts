@@ -4,11 +4,11 @@ import type { GenericStore } from '../registry/generic-store';
 import type { ResourceDefinition } from '../registry/resource-definition';
 import type { ResourceRegistry } from '../registry/resource-registry';
 import { customResourceDefinitions } from '../resources/custom-resources';
-import { CLEANUP_FINALIZER, crdView, setCrdCondition, type CrdView } from '../resources/customresourcedefinitions';
-import { everything } from '../storage/interfaces';
-import type { ControllerLog } from './namespace-controller';
+import { crdView, type CrdView } from '../resources/customresourcedefinitions';
+import { informerAndQueueProblem, type Controller } from './runtime/controller';
+import { systemClock, type Clock } from './runtime/clock';
+import { Informer, listWatchOf, type ControllerLog } from './runtime/informer';
 import { WorkQueue } from './work-queue';
-import { internalContext } from '../registry/request-context';
 
 const RETRY_MS = 1000;
 
@@ -22,65 +22,100 @@ export interface ServedResource {
 /** Builds the stores of a CRD's versions over one storage (a watch cache of their key range). */
 export type ServeResource = (defs: ResourceDefinition[]) => Promise<ServedResource>;
 
+/** A CRD served here: by uid, at the generation its stores were built from. */
+export type ServedCrds = ReadonlyMap<string, number>;
+
+/** A plural or kind that another resource of the group already serves. */
+export interface NameConflict {
+  reason: 'PluralConflict' | 'KindConflict';
+  message: string;
+}
+
 /**
- * Serves what CustomResourceDefinitions define, as apiextensions-apiserver's controllers do:
- * registers each CRD's served versions (names checked against everything already served), then
- * reports NamesAccepted and Established; a deleted CRD first loses its custom resources, then
- * its cleanup finalizer, and stops being served. State comes from a list and a watch of the
- * CRDs, so a restart serves the same resources before kapi is ready.
+ * Serves what CustomResourceDefinitions define, on every replica, as apiextensions-apiserver's CRD
+ * handler does: registers each CRD's served versions (names checked against everything already
+ * served) and drops them once the CRD is gone. A CRD being deleted stays served until its cleanup
+ * (the leader's `CrdEstablishingController`) lets it go. State comes from an informer on CRDs, so
+ * a restart serves the same resources before kapi is ready, and a lost watch heals by itself.
  */
-export class CrdController {
-  private readonly served = new Map<string, { key: string; resource: ServedResource }>();
-  private readonly queue: WorkQueue;
-  private stopped = false;
-  private stopWatch: (() => void) | null = null;
+export class CrdController implements Controller {
+  readonly name = 'poststarthook/start-apiextensions-controllers';
+  private readonly served = new Map<string, { key: string; uid: string; generation: number; resource: ServedResource }>();
+  private run: { informer: Informer; queue: WorkQueue } | null = null;
 
   constructor(
     private readonly crds: GenericStore,
     private readonly registry: ResourceRegistry,
     private readonly serve: ServeResource,
+    /** Told of every resource served or no longer served (the garbage collector follows them). */
     private readonly onServed: (stores: GenericStore[], served: boolean) => void,
+    /** Told whenever what this replica serves changes (its identity lease records it). */
+    private readonly onServedCrdsChanged: (served: ServedCrds) => void,
     private readonly log: ControllerLog,
-  ) {
-    this.queue = new WorkQueue(
-      (name) => this.sync(name),
-      (name, err) => this.log(`CRD controller: ${name} failed; retrying`, err),
-      RETRY_MS,
-    );
-  }
+    private readonly clock: Clock = systemClock,
+  ) {}
 
   /** Serves every CRD already stored, then follows their changes. */
   async start(): Promise<void> {
-    const list = await this.crds.list('', { resourceVersion: '', match: '', predicate: everything });
-    for (const crd of list.items) {
+    if (this.run) return;
+    const queue = new WorkQueue(
+      (name) => this.sync(name),
+      (name, err) => this.log(`CRD controller: ${name} failed; retrying`, err),
+      RETRY_MS,
+      this.clock,
+    );
+    const enqueue = (crd: KubeObject): void => queue.add(crd.metadata.name!);
+    const informer = new Informer(
+      listWatchOf(this.crds),
+      { added: enqueue, updated: (_, crd) => enqueue(crd), deleted: enqueue },
+      { name: 'customresourcedefinitions.apiextensions.k8s.io', log: this.log, clock: this.clock },
+    );
+    this.run = { informer, queue };
+    informer.start();
+    await informer.waitForSync();
+    // What is stored already is served before the server is ready.
+    for (const crd of informer.list()) {
       const name = crd.metadata.name!;
       const done = await this.sync(name).catch((err: unknown) => {
         this.log(`CRD controller: ${name} failed; retrying`, err);
         return false;
       });
-      if (!done) this.queue.add(name);
+      if (!done) queue.add(name);
     }
-    const channel = await this.crds.watch('', { resourceVersion: list.metadata.resourceVersion ?? '', predicate: everything });
-    this.stopWatch = () => channel.close();
-    void (async () => {
-      try {
-        for await (const item of channel) {
-          if (item.type === 'ADDED' || item.type === 'MODIFIED' || item.type === 'DELETED') this.queue.add(item.object.metadata.name!);
-        }
-      } catch (err) {
-        if (this.stopped) return;
-        this.log('CRD controller watch ended; restarting', err);
-        setTimeout(() => void this.start().catch((e: unknown) => this.log('CRD controller restart failed', e)), RETRY_MS).unref();
-      }
-    })();
   }
 
   stop(): void {
-    this.stopped = true;
-    this.stopWatch?.();
-    this.queue.stop();
+    this.run?.informer.stop();
+    this.run?.queue.stop();
+    this.run = null;
     for (const { resource } of this.served.values()) resource.close();
     this.served.clear();
+  }
+
+  problem(): string | null {
+    return this.run ? informerAndQueueProblem([this.run.informer], this.run.queue) : null;
+  }
+
+  /** CRDs served here, by uid, with the generation served. */
+  servedCrds(): ServedCrds {
+    return new Map([...this.served.values()].map((s) => [s.uid, s.generation]));
+  }
+
+  /** The stores serving a CRD here, if it is served. */
+  storesOf(name: string): GenericStore[] {
+    return this.served.get(name)?.resource.stores ?? [];
+  }
+
+  /** A plural or kind another resource of the group already serves (built-in, or another CRD's). */
+  nameConflict(view: CrdView): NameConflict | null {
+    const ours = this.storesOf(view.name);
+    for (const store of this.registry.stored()) {
+      const { def } = store;
+      if (def.group !== view.group || ours.includes(store)) continue;
+      if (def.resource === view.names.plural) return { reason: 'PluralConflict', message: `"${view.names.plural}" is already in use` };
+      if (def.kind === view.names.kind) return { reason: 'KindConflict', message: `"${view.names.kind}" is already in use` };
+    }
+    return null;
   }
 
   private async current(name: string): Promise<KubeObject | null> {
@@ -92,32 +127,33 @@ export class CrdController {
     }
   }
 
-  /** Brings what is served for one CRD in line with the stored object; false while its cleanup is not done. */
+  /** Brings what is served for one CRD in line with the stored object. */
   private async sync(name: string): Promise<boolean> {
     const crd = await this.current(name);
     if (!crd) {
       this.unserve(name);
       return true;
     }
-    if (crd.metadata.deletionTimestamp) return this.cleanUp(crd);
+    // A CRD being deleted keeps being served until its cleanup finalizer goes and it is removed.
+    if (crd.metadata.deletionTimestamp) return true;
     const view = crdView(crd);
-    const conflict = this.nameConflict(view);
-    if (!conflict) await this.ensureServed(view, crd);
-    await this.reportNames(crd, view, conflict);
+    if (!this.nameConflict(view)) await this.ensureServed(view, crd);
     return true;
   }
 
   /** The served definitions follow from the spec alone: when it changes, the stores are rebuilt. */
   private async ensureServed(view: CrdView, crd: KubeObject): Promise<void> {
-    const key = `${crd.metadata.uid}|${JSON.stringify(crd.spec)}`;
+    const uid = crd.metadata.uid ?? '';
+    const key = `${uid}|${JSON.stringify(crd.spec)}`;
     const existing = this.served.get(view.name);
     if (existing?.key === key) return;
     const defs = customResourceDefinitions(view);
     const resource = await this.serve(defs);
     if (existing) this.unserve(view.name);
     for (const store of resource.stores) this.registry.add(store);
-    this.served.set(view.name, { key, resource });
+    this.served.set(view.name, { key, uid, generation: crd.metadata.generation ?? 0, resource });
     this.onServed(resource.stores, true);
+    this.onServedCrdsChanged(this.servedCrds());
   }
 
   private unserve(name: string): void {
@@ -129,104 +165,6 @@ export class CrdController {
     }
     this.onServed(existing.resource.stores, false);
     existing.resource.close();
+    this.onServedCrdsChanged(this.servedCrds());
   }
-
-  /** A plural or kind another resource of the group already serves (built-in, or another CRD's). */
-  private nameConflict(view: CrdView): { reason: string; message: string } | null {
-    const ours = this.served.get(view.name)?.resource.stores ?? [];
-    for (const store of this.registry.stored()) {
-      const { def } = store;
-      if (def.group !== view.group || ours.includes(store)) continue;
-      if (def.resource === view.names.plural) return { reason: 'PluralConflict', message: `"${view.names.plural}" is already in use` };
-      if (def.kind === view.names.kind) return { reason: 'KindConflict', message: `"${view.names.kind}" is already in use` };
-    }
-    return null;
-  }
-
-  /** NamesAccepted and Established, with the accepted names, as the naming and establishing controllers write them. */
-  private async reportNames(crd: KubeObject, view: CrdView, conflict: { reason: string; message: string } | null): Promise<void> {
-    const next = structuredClone(crd);
-    const status = (next.status ?? {}) as Record<string, unknown>;
-    next.status = status;
-    if (conflict) {
-      setCrdCondition(next, { type: 'NamesAccepted', status: 'False', ...conflict });
-      setCrdCondition(next, { type: 'Established', status: 'False', reason: 'NotAccepted', message: 'not all names are accepted' });
-    } else {
-      status.acceptedNames = acceptedNames(view);
-      setCrdCondition(next, { type: 'NamesAccepted', status: 'True', reason: 'NoConflicts', message: 'no conflicts found' });
-      setCrdCondition(next, { type: 'Established', status: 'True', reason: 'InitialNamesAccepted', message: 'the initial names have been accepted' });
-    }
-    if (JSON.stringify(next.status) === JSON.stringify(crd.status)) return;
-    await this.writeStatus(view.name, next.status);
-  }
-
-  private async writeStatus(name: string, status: unknown): Promise<void> {
-    try {
-      await this.crds.update(
-        internalContext({ namespace: '', subresource: 'status' }),
-        name,
-        (current) => {
-          current.status = status;
-          return current;
-        },
-        { dryRun: false },
-      );
-    } catch (err) {
-      if (!(isStatusError(err) && err.code === 404)) throw err;
-    }
-  }
-
-  /**
-   * The finalizer controller: every custom resource of a deleted CRD is deleted, then the
-   * cleanup finalizer goes and with it the CRD. Until then the resource stays served, so that
-   * its objects' own finalizers can still be removed.
-   */
-  private async cleanUp(crd: KubeObject): Promise<boolean> {
-    const name = crd.metadata.name!;
-    if (!(crd.metadata.finalizers ?? []).includes(CLEANUP_FINALIZER)) return true;
-    const store = this.served.get(name)?.resource.stores[0];
-    if (store) {
-      const next = structuredClone(crd);
-      setCrdCondition(next, { type: 'Terminating', status: 'True', reason: 'InstanceDeletionInProgress', message: 'CustomResource deletion is in progress' });
-      if (JSON.stringify(next.status) !== JSON.stringify(crd.status)) await this.writeStatus(name, next.status);
-      const all = { resourceVersion: '', match: '' as const, predicate: everything };
-      const items = (await store.list('', all)).items;
-      for (const item of items) {
-        try {
-          await store.delete(internalContext({ namespace: item.metadata.namespace ?? '' }), item.metadata.name!, { dryRun: false, propagationPolicy: 'Background' });
-        } catch (err) {
-          if (!(isStatusError(err) && err.code === 404)) throw err;
-        }
-      }
-      // Objects held by finalizers of their own: their owners' controllers must let go first.
-      if ((await store.list('', all)).items.length > 0) return false;
-    }
-    this.unserve(name);
-    try {
-      await this.crds.update(
-        internalContext({ namespace: '' }),
-        name,
-        (current) => {
-          current.metadata.finalizers = (current.metadata.finalizers ?? []).filter((f) => f !== CLEANUP_FINALIZER);
-          return current;
-        },
-        { dryRun: false },
-      );
-    } catch (err) {
-      if (!(isStatusError(err) && err.code === 404)) throw err;
-    }
-    return true;
-  }
-}
-
-function acceptedNames(view: CrdView): Record<string, unknown> {
-  const { plural, singular, kind, listKind, shortNames, categories } = view.names;
-  return {
-    plural,
-    ...(singular ? { singular } : {}),
-    ...(shortNames.length > 0 ? { shortNames } : {}),
-    kind,
-    ...(listKind ? { listKind } : {}),
-    ...(categories.length > 0 ? { categories } : {}),
-  };
 }

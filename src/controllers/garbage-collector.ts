@@ -1,11 +1,12 @@
 import { isStatusError } from '../api/errors';
+import { internalContext } from '../registry/request-context';
 import { parseApiVersion, type KubeObject, type OwnerReference } from '../api/types';
 import type { GenericStore } from '../registry/generic-store';
 import { FOREGROUND_FINALIZER, ORPHAN_FINALIZER, type PropagationPolicy } from '../registry/deletion-finalizers';
 import type { ResourceRegistry } from '../registry/resource-registry';
-import { everything } from '../storage/interfaces';
-import type { ControllerLog } from './namespace-controller';
-import { internalContext } from '../registry/request-context';
+import { STUCK_AFTER_MS, type Controller } from './runtime/controller';
+import { systemClock, type Clock } from './runtime/clock';
+import { Informer, listWatchOf, type ControllerLog } from './runtime/informer';
 
 const RETRY_MS = 1000;
 
@@ -25,123 +26,91 @@ const orphaning = (n: GraphNode): boolean => !!n.deletionTimestamp && n.finalize
 
 type OwnerState = 'solid' | 'dangling' | 'waiting';
 
-/** How long a store's watch lives: until the collector stops, or the store is untracked. */
-class WatchScope {
-  private readonly closers: (() => void)[] = [];
-  private closed = false;
-
-  constructor(private readonly collectorStopped: () => boolean) {}
-
-  get ended(): boolean {
-    return this.closed || this.collectorStopped();
-  }
-
-  onEnd(close: () => void): void {
-    if (this.ended) close();
-    else this.closers.push(close);
-  }
-
-  end(): void {
-    this.closed = true;
-    for (const close of this.closers.splice(0)) close();
-  }
-}
-
 /**
- * The garbage collector: keeps a graph of owners and dependents from watches on every resource,
+ * The garbage collector: keeps a graph of owners and dependents from informers on every resource,
  * deletes dependents whose owners are all gone (their absence confirmed by a live read, by uid),
  * serves foreground deletion (an owner with the foregroundDeletion finalizer goes after its
  * blocking dependents) and orphaning (the orphan finalizer: dependents lose the reference first).
- * Its state is rebuilt from etcd at every start, so a restart resumes where it stopped.
+ * Its graph is rebuilt from etcd at every start, so a restart or a new leader resumes where the
+ * last one stopped; an informer that lists again reports what went missing as deleted.
  */
-export class GarbageCollector {
+export class GarbageCollector implements Controller {
+  readonly name = 'garbage-collector-controller';
   private readonly nodes = new Map<string, GraphNode>();
   private readonly dependents = new Map<string, Set<string>>();
   private readonly queue = new Set<string>();
-  private readonly scopes = new Map<GenericStore, WatchScope>();
-  private stopped = false;
+  /** The stores to watch: every stored resource, and custom resources while they are served. */
+  private readonly tracked = new Set<GenericStore>();
+  private readonly informers = new Map<GenericStore, Informer>();
+  private running = false;
   private working = false;
-  private retryTimer: NodeJS.Timeout | null = null;
+  private workingSince = 0;
+  private cancelRetry: (() => void) | null = null;
 
   constructor(
     private readonly registry: ResourceRegistry,
     private readonly log: ControllerLog,
+    private readonly clock: Clock = systemClock,
   ) {}
 
   async start(): Promise<void> {
-    const stores = this.registry.stored().filter((s) => s.def.verbs.includes('watch'));
-    await Promise.all(stores.map((s) => this.track(s)));
+    if (this.running) return;
+    this.running = true;
+    for (const store of this.registry.stored()) if (store.def.verbs.includes('watch')) this.tracked.add(store);
+    await Promise.all([...this.tracked].map((s) => this.inform(s)));
   }
 
-  /** Watches a store: every stored resource from the start, custom resources once they are served. */
-  track(store: GenericStore): Promise<void> {
-    if (this.scopes.has(store) || this.stopped) return Promise.resolve();
-    const scope = new WatchScope(() => this.stopped);
-    this.scopes.set(store, scope);
-    return this.watch(store, scope);
+  /** Follows a store: custom resources once they are served (on every replica; informed only while running). */
+  track(store: GenericStore): void {
+    if (this.tracked.has(store)) return;
+    this.tracked.add(store);
+    if (this.running) void this.inform(store);
   }
 
-  /** Stops watching a store that is no longer served; its objects leave the graph. */
+  /** Stops following a store that is no longer served; its objects leave the graph. */
   untrack(store: GenericStore): void {
-    this.scopes.get(store)?.end();
-    this.scopes.delete(store);
+    this.tracked.delete(store);
+    this.informers.get(store)?.stop();
+    this.informers.delete(store);
     for (const [uid, node] of this.nodes) if (node.store === store) this.forget(uid);
   }
 
   stop(): void {
-    this.stopped = true;
-    for (const scope of this.scopes.values()) scope.end();
-    if (this.retryTimer) clearTimeout(this.retryTimer);
+    this.running = false;
+    for (const informer of this.informers.values()) informer.stop();
+    this.informers.clear();
+    this.nodes.clear();
+    this.dependents.clear();
+    this.queue.clear();
+    this.cancelRetry?.();
+    this.cancelRetry = null;
   }
 
-  /** Resolves once the store's current state is in the graph (or could not be read); keeps watching after that. */
-  private async watch(store: GenericStore, scope: WatchScope): Promise<void> {
-    let channel: Awaited<ReturnType<GenericStore['watch']>>;
-    try {
-      channel = await store.watch('', { resourceVersion: '', predicate: everything, sendInitialEvents: true });
-    } catch (err) {
-      // A resource that cannot be listed (a corrupt object in it) is retried until it can.
-      this.retryWatch(store, scope, err);
-      return;
+  problem(): string | null {
+    for (const informer of this.informers.values()) {
+      const problem = informer.problem();
+      if (problem) return problem;
     }
-    scope.onEnd(() => channel.close());
-    const seen = new Set<string>();
-    let synced = false;
-    let markSynced!: () => void;
-    const ready = new Promise<void>((resolve) => (markSynced = resolve));
-    void (async () => {
-      try {
-        for await (const item of channel) {
-          if (item.type === 'INITIAL_EVENTS_END') {
-            synced = true;
-            this.forgetMissing(store, seen);
-            markSynced();
-          } else if (item.type === 'ADDED' || item.type === 'MODIFIED') {
-            if (!synced && item.object.metadata.uid) seen.add(item.object.metadata.uid);
-            this.observe(store, item.object);
-          } else if (item.type === 'DELETED') {
-            this.forget(item.object.metadata.uid ?? '');
-          }
-        }
-        if (!scope.ended) throw new Error('watch closed');
-      } catch (err) {
-        markSynced();
-        this.retryWatch(store, scope, err);
-      }
-    })();
-    await ready;
+    if (this.working && this.clock.now() - this.workingSince > STUCK_AFTER_MS) {
+      return `worker busy for ${Math.round((this.clock.now() - this.workingSince) / 1000)}s without finishing a pass`;
+    }
+    return null;
   }
 
-  private retryWatch(store: GenericStore, scope: WatchScope, err: unknown): void {
-    if (scope.ended) return;
-    this.log(`garbage collector: watch of ${store.def.resource} ended; restarting`, err);
-    const timer = setTimeout(() => void this.watch(store, scope), RETRY_MS);
-    scope.onEnd(() => clearTimeout(timer));
-  }
-
-  /** After a (re)list: objects of this store that were not listed are gone. */
-  private forgetMissing(store: GenericStore, seen: Set<string>): void {
-    for (const [uid, node] of this.nodes) if (node.store === store && !seen.has(uid)) this.forget(uid);
+  /** Resolves once the store's current state is in the graph; keeps following it after that. */
+  private inform(store: GenericStore): Promise<void> {
+    const informer = new Informer(
+      listWatchOf(store),
+      {
+        added: (obj) => this.observe(store, obj),
+        updated: (_, obj) => this.observe(store, obj),
+        deleted: (obj) => this.forget(obj.metadata.uid ?? ''),
+      },
+      { name: store.def.group ? `${store.def.resource}.${store.def.group}` : store.def.resource, log: this.log, clock: this.clock },
+    );
+    this.informers.set(store, informer);
+    informer.start();
+    return informer.waitForSync();
   }
 
   private observe(store: GenericStore, obj: KubeObject): void {
@@ -189,17 +158,19 @@ export class GarbageCollector {
   }
 
   private enqueue(uid: string): void {
-    if (this.stopped) return;
+    if (!this.running) return;
     this.queue.add(uid);
     if (!this.working) {
       this.working = true;
+      this.workingSince = this.clock.now();
       setImmediate(() => void this.drain());
     }
   }
 
   private async drain(): Promise<void> {
     const failed: string[] = [];
-    while (this.queue.size > 0 && !this.stopped) {
+    while (this.queue.size > 0 && this.running) {
+      this.workingSince = this.clock.now();
       const uid = this.queue.values().next().value as string;
       this.queue.delete(uid);
       try {
@@ -210,11 +181,11 @@ export class GarbageCollector {
       }
     }
     this.working = false;
-    if (failed.length > 0 && !this.stopped) {
-      this.retryTimer = setTimeout(() => {
-        this.retryTimer = null;
+    if (failed.length > 0 && this.running) {
+      this.cancelRetry = this.clock.after(RETRY_MS, () => {
+        this.cancelRetry = null;
         for (const uid of failed) this.enqueue(uid);
-      }, RETRY_MS);
+      });
     }
   }
 

@@ -5,61 +5,63 @@ import type { ResourceRegistry } from '../registry/resource-registry';
 import { everything } from '../storage/interfaces';
 import { NAMESPACE_FINALIZER, namespaceFinalizers } from '../resources/namespaces';
 import { updatedConditions, type ContentTotals, type NamespaceCondition } from './namespace-conditions';
+import { informerAndQueueProblem, type Controller } from './runtime/controller';
+import { systemClock, type Clock } from './runtime/clock';
+import { Informer, listWatchOf, type ControllerLog } from './runtime/informer';
 import { WorkQueue } from './work-queue';
 import { internalContext } from '../registry/request-context';
 
-export interface ControllerLog {
-  (message: string, err?: unknown): void;
-}
+export type { ControllerLog } from './runtime/informer';
 
 const RETRY_MS = 1000;
+/** kube-controller-manager's --namespace-sync-period. */
+const RESYNC_MS = 5 * 60_000;
 
 /**
  * Empties terminating namespaces, then removes the "kubernetes" finalizer so that they go away.
- * Everything it knows comes from etcd (a list, then a watch), so it resumes after a restart.
+ * Everything it knows comes from etcd (an informer on namespaces), so it resumes after a restart,
+ * a lost watch, or a change of leader.
  */
-export class NamespaceController {
-  private stopped = false;
-  private readonly queue: WorkQueue;
-  private stopWatch: (() => void) | null = null;
+export class NamespaceController implements Controller {
+  readonly name = 'namespace-controller';
+  private run: { informer: Informer; queue: WorkQueue } | null = null;
 
   constructor(
     private readonly registry: ResourceRegistry,
     private readonly namespaces: GenericStore,
     private readonly log: ControllerLog,
-  ) {
-    this.queue = new WorkQueue(
+    private readonly clock: Clock = systemClock,
+  ) {}
+
+  async start(): Promise<void> {
+    if (this.run) return;
+    const queue = new WorkQueue(
       (name) => this.finalize(name),
       (name, err) => this.log(`namespace controller: finalizing ${name} failed`, err),
       RETRY_MS,
+      this.clock,
     );
-  }
-
-  async start(): Promise<void> {
-    const channel = await this.namespaces.watch('', { resourceVersion: '', predicate: everything });
-    this.stopWatch = () => channel.close();
-    void (async () => {
-      try {
-        for await (const item of channel) {
-          if (item.type === 'ADDED' || item.type === 'MODIFIED') this.observe(item.object);
-        }
-      } catch (err) {
-        if (!this.stopped) {
-          this.log('namespace controller watch ended; restarting', err);
-          setTimeout(() => void this.start().catch((e) => this.log('namespace controller restart failed', e)), RETRY_MS);
-        }
-      }
-    })();
+    const observe = (ns: KubeObject): void => {
+      if (ns.metadata.deletionTimestamp && namespaceFinalizers(ns).includes(NAMESPACE_FINALIZER)) queue.add(ns.metadata.name!);
+    };
+    const informer = new Informer(
+      listWatchOf(this.namespaces),
+      { added: observe, updated: (_, ns) => observe(ns) },
+      { name: 'namespaces', log: this.log, clock: this.clock, resyncMs: RESYNC_MS },
+    );
+    this.run = { informer, queue };
+    informer.start();
+    await informer.waitForSync();
   }
 
   stop(): void {
-    this.stopped = true;
-    this.stopWatch?.();
-    this.queue.stop();
+    this.run?.informer.stop();
+    this.run?.queue.stop();
+    this.run = null;
   }
 
-  private observe(ns: KubeObject): void {
-    if (ns.metadata.deletionTimestamp && namespaceFinalizers(ns).includes(NAMESPACE_FINALIZER)) this.queue.add(ns.metadata.name!);
+  problem(): string | null {
+    return this.run ? informerAndQueueProblem([this.run.informer], this.run.queue) : null;
   }
 
   private namespacedStores(): GenericStore[] {

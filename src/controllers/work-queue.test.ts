@@ -47,3 +47,22 @@ describe('WorkQueue', () => {
     queue.stop();
   });
 });
+
+describe('WorkQueue health', () => {
+  test('a handler busy with one key past the limit is reported with the key', async () => {
+    const { ManualClock } = await import('./runtime/clock');
+    const clock = new ManualClock();
+    let release!: () => void;
+    const queue = new WorkQueue(() => new Promise<boolean>((resolve) => (release = () => resolve(true))), () => undefined, 1000, clock);
+    queue.add('ns1');
+    await clock.advance(0);
+    await clock.advance(30_000);
+    expect(queue.stuckLongerThan(60_000)).toBeNull();
+    await clock.advance(31_000);
+    expect(queue.stuckLongerThan(60_000)).toEqual({ key: 'ns1', forMs: 61_000 });
+    release();
+    await clock.advance(0);
+    expect(queue.stuckLongerThan(60_000)).toBeNull();
+    queue.stop();
+  });
+});

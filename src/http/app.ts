@@ -161,7 +161,8 @@ export function createApp(deps: AppDeps): RequestListener {
   for (const kind of ['healthz', 'livez', 'readyz'] as const) {
     const checks = kind === 'readyz' ? deps.readyChecks : deps.liveChecks;
     app.get(`/${kind}`, wrap((_req, res) => health(res, state(res).query, checks, kind)));
-    app.get(`/${kind}/:check`, wrap((req, res) => health(res, state(res).query, checks, kind, String(req.params.check))));
+    // Check names may hold slashes (poststarthook/...), as kube-apiserver's do.
+    app.get(`/${kind}/*check`, wrap((req, res) => health(res, state(res).query, checks, kind, ([] as string[]).concat(req.params.check).join('/'))));
   }
   app.get(
     '/metrics',

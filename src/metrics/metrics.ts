@@ -54,6 +54,8 @@ export class ApiServerMetrics {
   private readonly latencies: Children<Histogram.Internal<string>>;
   private readonly etcdLatencies: Children<Histogram.Internal<string>>;
   private readonly watchEventCounts: Children<Counter.Internal>;
+  private readonly webhookLatency: Histogram<string>;
+  private readonly webhookRejections: Counter<string>;
 
   constructor(countObjects: () => Promise<Map<string, number>>, cacheStats: () => CacheStats[]) {
     collectDefaultMetrics({ register: this.registry });
@@ -87,6 +89,19 @@ export class ApiServerMetrics {
       name: 'apiserver_watch_events_total',
       help: 'Number of events sent in watch clients',
       labelNames: ['group', 'version', 'resource'],
+      registers: [this.registry],
+    });
+    this.webhookLatency = new Histogram({
+      name: 'apiserver_admission_webhook_admission_duration_seconds',
+      help: 'Admission webhook latency histogram in seconds, identified by name and broken out for each operation and API resource and type (validate or admit).',
+      labelNames: ['name', 'type', 'operation', 'rejected'],
+      buckets: [0.005, 0.025, 0.1, 0.5, 1.0, 2.5, 10, 25],
+      registers: [this.registry],
+    });
+    this.webhookRejections = new Counter({
+      name: 'apiserver_admission_webhook_rejection_count',
+      help: 'Admission webhook rejection count, identified by name and broken out for each admission type (validating or admit) and operation. Additional labels specify an error type (calling_webhook_error or apiserver_internal_error if an error occurred; no_error otherwise) and optionally a non-zero rejection code if the webhook rejects the request with an HTTP status code (honored by the apiserver when the code is greater or equal to 400). Codes greater than 600 are truncated to 600, to keep the metrics cardinality bounded.',
+      labelNames: ['name', 'type', 'operation', 'error_type', 'rejection_code'],
       registers: [this.registry],
     });
     this.requestCounts = new Children((labels) => this.requests.labels(labels));
@@ -143,6 +158,15 @@ export class ApiServerMetrics {
 
   observeEtcd(operation: string, type: string, seconds: number): void {
     this.etcdLatencies.of({ operation, type }).observe(seconds);
+  }
+
+  /** One admission webhook call (the WebhookObserver of the webhook admission plugin). */
+  observeWebhook(name: string, type: string, operation: string, rejected: boolean, seconds: number): void {
+    this.webhookLatency.observe({ name, type, operation, rejected: String(rejected) }, seconds);
+  }
+
+  webhookRejection(name: string, type: string, operation: string, errorType: string, code: number): void {
+    this.webhookRejections.inc({ name, type, operation, error_type: errorType, rejection_code: String(Math.min(code, 600)) });
   }
 
   /** Counts a long-running request until the returned function is called. */

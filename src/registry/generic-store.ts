@@ -5,6 +5,7 @@ import { field, type FieldErrorList } from '../api/field-errors';
 import { kindSchema, type ObjectNode } from '../schema/typed-schema';
 import { validateAgainstSchema } from '../schema/validator';
 import { withGoZerosOfKind } from '../schema/go-zeros';
+import { authorizeCreateOnUpdate } from '../auth/create-on-update-authorization';
 import { validateObjectMeta, validateObjectMetaUpdate } from '../api/meta-validation';
 import { nameIsPathSegment } from '../api/name-validation';
 import type { GroupVersionKind, KubeList, KubeObject, Status } from '../api/types';
@@ -260,6 +261,10 @@ export class GenericStore {
    * writes) admits everything.
    */
   private async admit(phase: 'mutate' | 'validate', ctx: RequestContext, opts: WriteOptions | DeleteRequest, operation: AdmissionOperation, object: KubeObject | undefined, oldObject: KubeObject | undefined, name?: string): Promise<void> {
+    if (phase === 'validate' && operation === 'CREATE' && (ctx.info.verb === 'update' || ctx.info.verb === 'patch')) {
+      const { group, version, resource, subresource, namespace } = ctx.info;
+      authorizeCreateOnUpdate({ group, version, resource, subresource, namespace, name: name ?? object?.metadata.name ?? '' });
+    }
     const admission = opts.admission;
     if (!admission) return;
     const attrs: AdmissionAttributes = {

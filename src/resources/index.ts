@@ -20,6 +20,7 @@ import { jobs } from './jobs';
 import { leases } from './leases';
 import { limitranges } from './limitranges';
 import { namespaces } from './namespaces';
+import { mutatingwebhookconfigurations } from './mutatingwebhookconfigurations';
 import { networkpolicies } from './networkpolicies';
 import { nodes } from './nodes';
 import { persistentvolumeclaims } from './persistentvolumeclaims';
@@ -43,6 +44,7 @@ import { statefulsets } from './statefulsets';
 import { storageclasses } from './storageclasses';
 import { localsubjectaccessreviews, selfsubjectaccessreviews, subjectaccessreviews } from './subject-access-reviews';
 import { tokenreviews } from './tokenreviews';
+import { validatingwebhookconfigurations } from './validatingwebhookconfigurations';
 import { volumeattachments } from './volumeattachments';
 import { volumeattributesclasses } from './volumeattributesclasses';
 
@@ -94,6 +96,8 @@ export const BUILT_IN_RESOURCES: ResourceDefinition[] = [
   volumeattachments,
   csistoragecapacities,
   volumeattributesclasses,
+  mutatingwebhookconfigurations,
+  validatingwebhookconfigurations,
   customresourcedefinitions,
   priorityclasses,
   leases,

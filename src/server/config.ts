@@ -49,6 +49,11 @@ export interface Config {
   watchBookmarkIntervalMs: number;
   /** An EncryptionConfiguration file: which resources are encrypted at rest, and how; '' for none. */
   encryptionProviderConfig: string;
+  /** Run the leader-only controllers only while holding the kube-system/kapi-controller-manager Lease. */
+  leaderElect: boolean;
+  leaderElectLeaseDurationMs: number;
+  leaderElectRenewDeadlineMs: number;
+  leaderElectRetryPeriodMs: number;
   /** The deadline of every request that is not long-running (--request-timeout). */
   requestTimeoutMs: number;
   /** Watches without timeoutSeconds end after 1 to 2 times this (--min-request-timeout). */
@@ -172,6 +177,29 @@ const FLAGS: Record<string, FlagSpec> = {
     parse: (v) => v,
     help: 'The file containing configuration for encryption providers to be used for storing secrets in etcd.',
   },
+  'leader-elect': {
+    key: 'leaderElect',
+    parse: (v) => {
+      if (v !== 'true' && v !== 'false') throw new ConfigError(`invalid argument "${v}" for "--leader-elect" flag: must be true or false`);
+      return v === 'true';
+    },
+    help: 'Start a leader election client and gain leadership before running the namespace controller, the garbage collector and CRD status (default true).',
+  },
+  'leader-elect-lease-duration': {
+    key: 'leaderElectLeaseDurationMs',
+    parse: (v) => parseDuration(v, 'leader-elect-lease-duration'),
+    help: 'How long non-leader candidates wait after observing a leadership renewal before trying to take over (default 15s).',
+  },
+  'leader-elect-renew-deadline': {
+    key: 'leaderElectRenewDeadlineMs',
+    parse: (v) => parseDuration(v, 'leader-elect-renew-deadline'),
+    help: 'How long the leader keeps trying to renew before it stops leading; less than or equal to the lease duration (default 10s).',
+  },
+  'leader-elect-retry-period': {
+    key: 'leaderElectRetryPeriodMs',
+    parse: (v) => parseDuration(v, 'leader-elect-retry-period'),
+    help: 'How long candidates wait between attempts to acquire and renew leadership (default 2s).',
+  },
   'request-timeout': {
     key: 'requestTimeoutMs',
     parse: (v) => parseDuration(v, 'request-timeout'),
@@ -273,6 +301,10 @@ export function defaultConfig(): Config {
     watchBookmarkIntervalMs: 60_000,
     etcdCompactionIntervalMs: 5 * 60_000,
     encryptionProviderConfig: '',
+    leaderElect: true,
+    leaderElectLeaseDurationMs: 15_000,
+    leaderElectRenewDeadlineMs: 10_000,
+    leaderElectRetryPeriodMs: 2_000,
     requestTimeoutMs: 60_000,
     minRequestTimeoutSeconds: 1800,
     maxRequestsInflight: 400,
@@ -317,5 +349,16 @@ export function parseFlags(argv: string[]): Config | 'help' {
     const parsed = spec.parse(value);
     fields[spec.key] = spec.repeatable ? [...(fields[spec.key] as unknown[]), ...(parsed as unknown[])] : parsed;
   }
+  validateLeaderElection(config);
   return config;
+}
+
+/** componentbaseconfig's leader election validation, with its messages. */
+function validateLeaderElection(config: Config): void {
+  if (!config.leaderElect) return;
+  const { leaderElectLeaseDurationMs: lease, leaderElectRenewDeadlineMs: renew, leaderElectRetryPeriodMs: retry } = config;
+  if (lease <= 0) throw new ConfigError('leaderElection.leaseDuration: Invalid value: must be greater than zero');
+  if (renew <= 0) throw new ConfigError('leaderElection.renewDeadline: Invalid value: must be greater than zero');
+  if (retry <= 0) throw new ConfigError('leaderElection.retryPeriod: Invalid value: must be greater than zero');
+  if (lease <= renew) throw new ConfigError('leaderElection.leaseDuration: Invalid value: LeaseDuration must be greater than RenewDeadline');
 }

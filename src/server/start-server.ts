@@ -2,11 +2,20 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { AdmissionChain } from '../admission/admission';
+import { registryWebhookSource } from '../admission/webhooks/registry-source';
+import { WebhookAdmission } from '../admission/webhooks/webhook-admission';
 import { IMMORTAL_NAMESPACES, NamespaceLifecycle } from '../admission/namespace-lifecycle';
 import { isStatusError } from '../api/errors';
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import { ApiServerIdentity } from '../controllers/apiserver-identity';
 import { GarbageCollector } from '../controllers/garbage-collector';
 import { CrdController, type ServeResource } from '../controllers/crd-controller';
+import { CrdEstablishingController } from '../controllers/crd-establishing-controller';
 import { NamespaceController } from '../controllers/namespace-controller';
+import { ControllerManager } from '../controllers/runtime/controller-manager';
+import { LeaderElector } from '../controllers/runtime/leader-election';
+import { LeaseLock } from '../controllers/runtime/lease-lock';
 import type { Encoding } from '../codec/negotiate';
 import { createApp, type VersionInfo } from '../http/app';
 import { InFlightRequests } from '../http/filters/in-flight-requests';
@@ -19,7 +28,7 @@ import { reconcileBootstrapPolicy } from '../auth/authorizer/reconcile-policy';
 import { INSECURE_SUPERUSER } from '../auth/user';
 import { openAuditSink } from '../audit/log-backend';
 import { loadAuditPolicy } from '../audit/policy';
-import { ClusterRoleAggregationController } from '../controllers/clusterrole-aggregation';
+import { ClusterRoleAggregationController, settleAggregation } from '../controllers/clusterrole-aggregation';
 import { writeAdminKubeconfig } from '../auth/admin-kubeconfig';
 import type { IssuerDiscovery } from '../auth/oidc-discovery';
 import { userOf, withAuthentication, withUser } from '../http/filters/authentication';
@@ -154,6 +163,61 @@ const KIND_SCHEMAS: SchemaSource = {
   },
 };
 
+/** The lease kapi's leader-only controllers run under, as kube-controller-manager's in kube-system. */
+export const CONTROLLER_MANAGER_LEASE = 'kapi-controller-manager';
+
+/**
+ * The in-process controllers: every replica serves CRDs and keeps its identity lease; the lease
+ * holder (every replica with --leader-elect=false) runs the namespace controller, the garbage
+ * collector and the CRD status controller.
+ */
+function startControllers(config: Config, registry: ResourceRegistry, serveCustomResource: ServeResource, metrics: ApiServerMetrics, log: Logger) {
+  const storeOf = (group: string, resource: string): GenericStore => registry.lookup(group, 'v1', resource) as GenericStore;
+  const leases = storeOf('coordination.k8s.io', 'leases');
+  const crds = storeOf(CRD_GROUP, 'customresourcedefinitions');
+  const garbageCollector = new GarbageCollector(registry, log);
+  // An ephemeral port says nothing about who this is: such a replica gets a name of its own.
+  const identity = new ApiServerIdentity(leases, config.securePort === 0 ? randomUUID() : `${config.bindAddress}:${config.securePort}`, log);
+  const crdController = new CrdController(
+    crds,
+    registry,
+    serveCustomResource,
+    (served, serving) => (serving ? garbageCollector.track(served[0]) : garbageCollector.untrack(served[0])),
+    (served) => identity.setServed(served),
+    log,
+  );
+  const manager = new ControllerManager(log);
+  manager.add(crdController, { leaderOnly: false });
+  manager.add(identity, { leaderOnly: false });
+  manager.add(new NamespaceController(registry, storeOf('', 'namespaces'), log), { leaderOnly: true });
+  manager.add(garbageCollector, { leaderOnly: true });
+  manager.add(new CrdEstablishingController(crds, leases, crdController, identity.leaseName, log), { leaderOnly: true });
+  manager.add(new ClusterRoleAggregationController(storeOf('rbac.authorization.k8s.io', 'clusterroles'), log), { leaderOnly: true });
+  const elector = config.leaderElect
+    ? new LeaderElector(
+        new LeaseLock(leases, 'kube-system', CONTROLLER_MANAGER_LEASE),
+        {
+          leaseDurationMs: config.leaderElectLeaseDurationMs,
+          renewDeadlineMs: config.leaderElectRenewDeadlineMs,
+          retryPeriodMs: config.leaderElectRetryPeriodMs,
+          identity: `${hostname()}_${randomUUID()}`,
+        },
+        manager.leadership,
+        log,
+        LeaderElector.statusGauge(metrics.registry),
+      )
+    : null;
+  return {
+    manager,
+    elector,
+    /** Stops every controller, releases the leader lease and deletes this replica's identity lease. */
+    stop: async (): Promise<void> => {
+      await manager.stop();
+      await Promise.race([identity.remove(), new Promise((r) => setTimeout(r, 5000).unref())]);
+    },
+  };
+}
+
 /** The composition root: etcd, storage, registry, admission, controllers and the HTTP server. */
 export async function startServer(config: Config, log: Logger): Promise<RunningServer> {
   loadSchemas();
@@ -267,12 +331,12 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
         return null;
       },
     }),
+    new WebhookAdmission(registryWebhookSource(storeOf), {
+      observe: (...args) => metrics?.observeWebhook(...args),
+      rejection: (...args) => metrics?.webhookRejection(...args),
+    }),
   ]);
   await ensureSystemNamespaces(namespaces);
-  const namespaceController = new NamespaceController(registry, namespaces, log);
-  await namespaceController.start();
-  const garbageCollector = new GarbageCollector(registry, log);
-  await garbageCollector.start();
   /** The versions of a custom resource share one storage (their objects differ only in apiVersion). */
   const serveCustomResource: ServeResource = async (defs) => {
     const { storage, cache } = storageFor(defs[0]);
@@ -286,18 +350,8 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
       },
     };
   };
-  const crdController = new CrdController(
-    storeOf(CRD_GROUP, 'v1', 'customresourcedefinitions'),
-    registry,
-    serveCustomResource,
-    (served, serving) => {
-      if (serving) void garbageCollector.track(served[0]);
-      else garbageCollector.untrack(served[0]);
-    },
-    log,
-  );
-  await crdController.start();
-  // RBAC: the bootstrap policy first, then the authorizer's in-memory view of the four kinds.
+  // RBAC: the bootstrap policy and its aggregated roles first (every replica, as kube-apiserver's
+  // reconciliation), then the controllers, then the authorizer's in-memory view of the four kinds.
   const rbacStores = {
     roles: storeOf('rbac.authorization.k8s.io', 'v1', 'roles'),
     clusterroles: storeOf('rbac.authorization.k8s.io', 'v1', 'clusterroles'),
@@ -305,8 +359,9 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     clusterrolebindings: storeOf('rbac.authorization.k8s.io', 'v1', 'clusterrolebindings'),
   };
   await reconcileBootstrapPolicy(rbacStores.clusterroles, rbacStores.clusterrolebindings);
-  const aggregationController = new ClusterRoleAggregationController(rbacStores.clusterroles, log);
-  await aggregationController.start();
+  await settleAggregation(rbacStores.clusterroles);
+  const controllers = startControllers(config, registry, serveCustomResource, metrics, log);
+  await controllers.manager.start(controllers.elector);
   const policyCache = new PolicyCache(rbacStores, log);
   await policyCache.start();
   const rbac = new RbacAuthorizer(policyCache);
@@ -341,6 +396,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
           if (!caches.every((c) => c.cache.synced)) throw new Error('watch caches are not synced');
         },
       },
+      ...controllers.manager.healthChecks(),
       // Red from the moment a shutdown begins, so that load balancers stop sending (kube's "shutdown" check, listed last as there).
       {
         name: 'shutdown',
@@ -349,7 +405,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
         },
       },
     ],
-    liveChecks: [{ name: 'ping', check: async () => undefined }],
+    liveChecks: [{ name: 'ping', check: async () => undefined }, ...controllers.manager.healthChecks()],
     inputEncodings: encodings,
     outputEncodings: encodings,
     responseCompression: config.featureGates.APIResponseCompression,
@@ -383,10 +439,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
       await listen(server, port, host);
     } catch (err) {
       for (const opened of servers.slice(0, i)) opened.server.close();
-      namespaceController.stop();
-      garbageCollector.stop();
-      crdController.stop();
-      aggregationController.stop();
+      await controllers.stop();
       policyCache.stop();
       auditSink?.close();
       compactor.stop();
@@ -424,11 +477,8 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
         if (!(await inFlight.drain(config.shutdownTimeoutMs))) log(`shutdown: ${inFlight.size} requests still running after ${config.shutdownTimeoutMs} ms are cut`);
         for (const { server } of servers) server.closeAllConnections();
         await closed;
-        namespaceController.stop();
-        garbageCollector.stop();
-        crdController.stop();
-        aggregationController.stop();
-        policyCache.stop();
+        await controllers.stop();
+          policyCache.stop();
         compactor.stop();
         for (const { cache } of caches) cache.stop();
         auditSink?.close();

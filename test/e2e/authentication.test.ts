@@ -8,9 +8,9 @@ import { eventually } from '../harness/etcd-keys';
 import { startServerProcess, type ServerProcess } from '../harness/process';
 import { httpsRequest, run, type TlsOptions } from '../harness/tls';
 
-// Every authenticator over real TLS against a kapi process without its insecure port. Until
-// authorization is enforced every authenticated request is allowed, so the paths asked for are
-// ones any authenticated user (or anonymous: /version) may read under kube's bootstrap policy.
+// Every authenticator over real TLS against a kapi process without its insecure port, with RBAC
+// and kube's bootstrap policy: the paths asked for are ones any authenticated user (or anonymous:
+// /version and the health checks) may read, and what else a user may do is granted by bindings.
 
 let kapi: ServerProcess & { port: number; prefix: string };
 let dir: string;
@@ -159,6 +159,40 @@ describe('bearer tokens', () => {
     expect(report.jose).toEqual({ sub: 'system:serviceaccount:default:reader', alg: 'ES256', kid: jwks.body.keys[0].kid });
     expect(report.joseTampered).toBe('ERR_JWS_SIGNATURE_VERIFICATION_FAILED');
     expect(report.clientNode).toEqual(expect.arrayContaining(['default', 'kube-system']));
+  });
+});
+
+describe('authorization over TLS', () => {
+  test('anonymous requests get only what system:public-info-viewer grants', async () => {
+    for (const p of ['/version', '/healthz', '/livez', '/readyz']) expect([p, (await get(p, { ca })).status]).toEqual([p, 200]);
+    const namespaces = await get('/api/v1/namespaces', { ca });
+    expect(namespaces.status).toBe(403);
+    expect(namespaces.body.message).toBe('namespaces is forbidden: User "system:anonymous" cannot list resource "namespaces" in API group "" at the cluster scope');
+    expect((await get('/metrics', { ca })).status).toBe(403);
+  });
+
+  test('a static-token user is refused until a binding grants it, then allowed; kubectl auth can-i agrees', async () => {
+    const pods = () => get('/api/v1/namespaces/default/pods', { ca }, bearer(STATIC_TOKEN));
+    const refused = await pods();
+    expect(refused.status).toBe(403);
+    expect(refused.body.message).toBe('pods is forbidden: User "alice" cannot list resource "pods" in API group "" in the namespace "default"');
+    const binding = {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'RoleBinding',
+      metadata: { name: 'alice-view', namespace: 'default' },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'view' },
+      subjects: [{ kind: 'User', apiGroup: 'rbac.authorization.k8s.io', name: 'alice' }],
+    };
+    const made = await httpsRequest(`${kapi.secureUrl}/apis/rbac.authorization.k8s.io/v1/namespaces/default/rolebindings`, admin, { method: 'POST', body: binding });
+    expect(made.status).toBe(201);
+    await eventually('alice may list pods', async () => ((await pods()).status === 200 ? true : undefined));
+    // alice's own client: the server's CA and her token, no client certificate.
+    const caFile = path.join(dir, 'ca.crt');
+    writeFileSync(caFile, ca);
+    const asAlice = (args: string[]) => run('kubectl', ['--kubeconfig=/dev/null', `--server=${kapi.secureUrl}`, `--certificate-authority=${caFile}`, `--token=${STATIC_TOKEN}`, ...args], { HOME: dir });
+    expect((await asAlice(['auth', 'can-i', 'list', 'pods', '-n', 'default'])).stdout.trim()).toBe('yes');
+    expect((await asAlice(['auth', 'can-i', 'delete', 'pods', '-n', 'default'])).stdout.trim()).toBe('no');
+    expect((await asAlice(['auth', 'whoami', '-o', 'jsonpath={.status.userInfo.username}'])).stdout.trim()).toBe('alice');
   });
 });
 

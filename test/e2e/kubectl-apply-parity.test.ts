@@ -16,16 +16,13 @@ const dir = mkdtempSync(path.join(tmpdir(), 'kapi-parity-'));
 const k = (...args: string[]) => kubectl(kapi.url, args);
 const BUNDLES = path.join(__dirname, '../fixtures/bundles');
 
-/** Kinds kapi does not serve yet: their documents are left out of the bundles here. */
-const NOT_SERVED = new Set(['ValidatingWebhookConfiguration', 'MutatingWebhookConfiguration']);
-
 /** kubectl's client-side apply cannot keep these in the last-applied annotation (256 KiB at most; argo-cd's CRDs): kube-apiserver refuses them too. */
 const ANNOTATION_LIMIT = 262144;
 
 function bundle(name: string): string {
   const docs = yaml
     .loadAll(readFileSync(path.join(BUNDLES, name), 'utf8'))
-    .filter((d): d is { kind: string } => !!d && !NOT_SERVED.has((d as { kind: string }).kind) && JSON.stringify(d).length < ANNOTATION_LIMIT);
+    .filter((d): d is { kind: string } => !!d && JSON.stringify(d).length < ANNOTATION_LIMIT);
   const file = path.join(dir, name);
   writeFileSync(file, docs.map((d) => yaml.dump(d, { lineWidth: -1 })).join('---\n'));
   return file;

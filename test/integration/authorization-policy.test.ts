@@ -190,7 +190,7 @@ describe('with RBAC', () => {
           basic.rules[0],
           { apiGroups: ['authentication.k8s.io'], resources: ['selfsubjectreviews'], verbs: ['create'] },
         ]);
-        expect((await again.get(`${RBAC}/clusterroles/system:discovery`)).body.rules).toBeUndefined();
+        expect((await again.get(`${RBAC}/clusterroles/system:discovery`)).body.rules).toBeNull();
       } finally {
         await second.close();
       }
@@ -279,6 +279,36 @@ test('force deletion of a corrupt object needs delete and unsafe-delete-ignore-r
     expect((await force('del')).status).toBe(200);
   } finally {
     etcd.close();
+    await server.close();
+  }
+});
+
+test('a PUT or an apply that creates needs create besides update or patch', async () => {
+  const server = await startTestServer();
+  try {
+    const api = new Api(server.url);
+    const L = '/apis/coordination.k8s.io/v1/namespaces/default/leases';
+    const lease = (name: string) => ({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name, namespace: 'default' }, spec: { holderIdentity: 'uma' } });
+    const put = (name: string) => api.put(`${L}/${name}`, lease(name), as('uma'));
+    const apply = (name: string) => api.patch(`${L}/${name}?fieldManager=uma`, lease(name), 'application/apply-patch+yaml', as('uma'));
+    await created(api, `${RBAC}/namespaces/default/roles`, role('lease-updater', [{ apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get', 'update', 'patch'] }], 'default'));
+    await created(api, `${RBAC}/namespaces/default/rolebindings`, bindingTo('uma-updates', { kind: 'Role', name: 'lease-updater' }, 'uma', 'default'));
+    await until(api, 'uma', { namespace: 'default', verb: 'update', group: 'coordination.k8s.io', resource: 'leases' }, true);
+    const refusedPut = await put('by-put');
+    expect([refusedPut.status, refusedPut.body.message]).toEqual([403, 'leases.coordination.k8s.io "by-put" is forbidden: ']);
+    const refusedApply = await apply('by-apply');
+    expect([refusedApply.status, refusedApply.body.message]).toEqual([403, 'leases.coordination.k8s.io "by-apply" is forbidden: ']);
+    expect((await api.get(`${L}/by-put`)).status).toBe(404);
+    // An update of an existing lease needs only update.
+    await created(api, L, lease('existing'));
+    const existing = await api.get(`${L}/existing`);
+    expect((await api.put(`${L}/existing`, { ...existing.body, spec: { holderIdentity: 'uma-2' } }, as('uma'))).status).toBe(200);
+    await created(api, `${RBAC}/namespaces/default/roles`, role('lease-creator', [{ apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['create'] }], 'default'));
+    await created(api, `${RBAC}/namespaces/default/rolebindings`, bindingTo('uma-creates', { kind: 'Role', name: 'lease-creator' }, 'uma', 'default'));
+    await until(api, 'uma', { namespace: 'default', verb: 'create', group: 'coordination.k8s.io', resource: 'leases' }, true);
+    expect((await put('by-put')).status).toBe(201);
+    expect((await apply('by-apply')).status).toBe(201);
+  } finally {
     await server.close();
   }
 });

@@ -4,7 +4,7 @@ import { startTestServer } from '../harness/server';
 
 /**
  * Hundreds of malformed or hostile bodies against every write verb: each must be answered with a
- * 4xx Status, and the store must not change (the etcd revision stays where it was).
+ * 4xx Status, and the store must not change (every pod keeps its resourceVersion).
  */
 
 let server: Awaited<ReturnType<typeof startTestServer>>;
@@ -150,8 +150,10 @@ function hostile(): string[] {
   ];
 }
 
+/** The pods and their versions: what a hostile body could change (the etcd revision moves with lease renewals). */
 async function revision(): Promise<string> {
-  return (await api.get('/api/v1/namespaces')).body.metadata.resourceVersion;
+  const items = (await api.get('/api/v1/pods')).body.items as { metadata: { namespace: string; name: string; resourceVersion: string } }[];
+  return items.map((p) => `${p.metadata.namespace}/${p.metadata.name}@${p.metadata.resourceVersion}`).join(',');
 }
 
 beforeAll(async () => {

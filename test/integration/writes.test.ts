@@ -42,8 +42,10 @@ const deployment = (name: string, replicas = 1) => ({
   },
 });
 
+/** The config maps and their versions: what a dry run could change (the etcd revision moves with lease renewals). */
 async function revision(): Promise<string> {
-  return (await api.get('/api/v1/namespaces')).body.metadata.resourceVersion;
+  const items = (await api.get('/api/v1/configmaps')).body.items as { metadata: { namespace: string; name: string; resourceVersion: string } }[];
+  return items.map((c) => `${c.metadata.namespace}/${c.metadata.name}@${c.metadata.resourceVersion}`).join(',');
 }
 
 describe('field validation', () => {

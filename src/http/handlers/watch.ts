@@ -11,9 +11,6 @@ import { encodeWatchEvent } from '../encode';
 import { present } from '../respond';
 import type { ResourceRequest } from './context';
 
-/** kube-apiserver's --min-request-timeout: watches without timeoutSeconds end after 1 to 2 times this. */
-const MIN_REQUEST_TIMEOUT_SECONDS = 1800;
-
 function singleObject(predicate: Predicate, name: string): Predicate {
   return { empty: false, matches: (obj) => obj.metadata.name === name && predicate.matches(obj) };
 }
@@ -57,10 +54,11 @@ export async function handleWatch(r: ResourceRequest): Promise<void> {
   }
 
   const stream = channel;
-  const timeoutSeconds = opts.timeoutSeconds ?? MIN_REQUEST_TIMEOUT_SECONDS * (1 + Math.random());
-  const timer = setTimeout(() => stream.close(), timeoutSeconds * 1000);
+  // The request's signal ends the watch: at timeoutSeconds or --min-request-timeout (the deadline
+  // filter), when the client goes away, or at shutdown. It may have fired already.
   const stop = (): void => stream.close();
-  r.ctx.signal.addEventListener('abort', stop);
+  if (r.ctx.signal.aborted) stop();
+  else r.ctx.signal.addEventListener('abort', stop);
   let first = true;
   const bookmark = (revision: number, annotations?: Record<string, string>): KubeObject => ({
     kind: store.def.kind,
@@ -106,7 +104,6 @@ export async function handleWatch(r: ResourceRequest): Promise<void> {
       await write('ERROR', status.status).catch(() => undefined);
     }
   } finally {
-    clearTimeout(timer);
     r.ctx.signal.removeEventListener('abort', stop);
     stream.close();
     if (!res.writableEnded) res.end();

@@ -1,0 +1,184 @@
+import { jsonEqual } from '../../api/deep-equal';
+import { badRequest, internalError } from '../../api/errors';
+import { objectsIn, stringOf as str } from '../../api/json-read';
+import { isPlainObject, type KubeObject } from '../../api/types';
+import { applyJsonPatch } from '../../patch/json-patch';
+import type { AdmissionAttributes, AdmissionPlugin } from '../admission';
+import { postJson, WebhookCallError, type WebhookTarget } from './client';
+import { anyRuleMatches, selectorIsEmpty, selectorMatches, type RuleTarget } from './matching';
+import { admissionReview, denial, InvalidResponse, readResponse, reviewVersion } from './review';
+
+type Hook = Record<string, unknown>;
+
+/** Where the plugin reads configurations, namespaces and Services' endpoints (the registry's caches). */
+export interface WebhookSource {
+  configurations(resource: 'mutatingwebhookconfigurations' | 'validatingwebhookconfigurations'): Promise<KubeObject[]>;
+  namespaceLabels(namespace: string): Promise<Record<string, string> | undefined>;
+  /** An address serving the Service's port; throws an Error saying why there is none. */
+  resolveService(namespace: string, name: string, port: number): Promise<{ host: string; port: number }>;
+}
+
+/** What the plugin reports of each call: apiserver_admission_webhook_* metrics. */
+export interface WebhookObserver {
+  observe(name: string, type: 'admit' | 'validating', operation: string, rejected: boolean, seconds: number): void;
+  rejection(name: string, type: 'admit' | 'validating', operation: string, errorType: 'calling_webhook_error' | 'no_error', code: number): void;
+}
+
+/** Never sent to webhooks, so that a broken webhook cannot lock its own configuration (IsExemptAdmissionConfigurationResource). */
+const EXEMPT = new Set([
+  'mutatingwebhookconfigurations',
+  'validatingwebhookconfigurations',
+  'validatingadmissionpolicies',
+  'validatingadmissionpolicybindings',
+  'mutatingadmissionpolicies',
+  'mutatingadmissionpolicybindings',
+]);
+
+const DRY_RUN_SAFE = ['None', 'NoneOnDryRun'];
+
+function byName(a: KubeObject, b: KubeObject): number {
+  const [x, y] = [a.metadata.name ?? '', b.metadata.name ?? ''];
+  return x < y ? -1 : x > y ? 1 : 0;
+}
+
+const labelsOf = (obj: KubeObject | undefined) => obj?.metadata.labels as Record<string, string> | undefined;
+
+/**
+ * MutatingAdmissionWebhook (admit) and ValidatingAdmissionWebhook (validate): the configured
+ * webhooks whose rules and selectors match, called as k8s.io/apiserver's dispatchers call them.
+ */
+export class WebhookAdmission implements AdmissionPlugin {
+  readonly name = 'AdmissionWebhooks';
+
+  constructor(
+    private readonly source: WebhookSource,
+    private readonly observer: WebhookObserver,
+  ) {}
+
+  async admit(attrs: AdmissionAttributes): Promise<void> {
+    const hooks = await this.relevant(attrs, 'mutatingwebhookconfigurations');
+    let lastChange = -1;
+    for (const [i, hook] of hooks.entries()) if (await this.mutate(hook, attrs)) lastChange = i;
+    // reinvocationPolicy IfNeeded: a webhook called before a later one changed the object is called once more, in order.
+    for (const hook of hooks.slice(0, Math.max(lastChange, 0))) if (hook.reinvocationPolicy === 'IfNeeded') await this.mutate(hook, attrs);
+  }
+
+  /** Calls one mutating webhook and applies its patch; true when the object changed. */
+  private async mutate(hook: Hook, attrs: AdmissionAttributes): Promise<boolean> {
+    const res = await this.call(hook, attrs, true);
+    if (!res?.patch || !attrs.object) return false;
+    const patched = applyJsonPatch(attrs.object, res.patch) as KubeObject;
+    if (jsonEqual(patched, attrs.object)) return false;
+    // The store keeps the object it passed in, so the patched one replaces its contents.
+    for (const key of Object.keys(attrs.object)) delete (attrs.object as Record<string, unknown>)[key];
+    Object.assign(attrs.object, patched);
+    return true;
+  }
+
+  async validate(attrs: AdmissionAttributes): Promise<void> {
+    const hooks = await this.relevant(attrs, 'validatingwebhookconfigurations');
+    const outcomes = await Promise.allSettled(hooks.map((hook) => this.call(hook, attrs, false)));
+    const refused = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
+    if (refused) throw refused.reason;
+  }
+
+  /** The webhooks of every configuration (sorted by name, as kube's configuration manager does) that this request reaches. */
+  private async relevant(attrs: AdmissionAttributes, resource: 'mutatingwebhookconfigurations' | 'validatingwebhookconfigurations'): Promise<Hook[]> {
+    const { def } = attrs;
+    if (def.group === 'admissionregistration.k8s.io' && EXEMPT.has(def.resource)) return [];
+    const configs = (await this.source.configurations(resource)).sort(byName);
+    const target: RuleTarget = {
+      operation: attrs.operation,
+      group: def.group,
+      version: def.version,
+      resource: def.resource,
+      subresource: attrs.subresource,
+      clusterScoped: !def.namespaced,
+    };
+    const hooks: Hook[] = [];
+    for (const config of configs) {
+      for (const hook of objectsIn(config.webhooks)) {
+        if (anyRuleMatches(hook, target) && (await this.selectorsMatch(hook, attrs))) hooks.push(hook);
+      }
+    }
+    return hooks;
+  }
+
+  /** MatchNamespaceSelector and MatchObjectSelector. */
+  private async selectorsMatch(hook: Hook, attrs: AdmissionAttributes): Promise<boolean> {
+    const objectSelected = selectorIsEmpty(hook.objectSelector) || [attrs.object, attrs.oldObject].some((o) => o && selectorMatches(hook.objectSelector, labelsOf(o)));
+    if (!objectSelected) return false;
+    if (selectorIsEmpty(hook.namespaceSelector)) return true;
+    if (!attrs.def.group && attrs.def.resource === 'namespaces') return selectorMatches(hook.namespaceSelector, labelsOf(attrs.object ?? attrs.oldObject));
+    if (!attrs.def.namespaced) return true;
+    return selectorMatches(hook.namespaceSelector, await this.source.namespaceLabels(attrs.namespace));
+  }
+
+  /** One webhook call; a refusal throws, a failed call throws or is ignored as the failure policy says. */
+  private async call(hook: Hook, attrs: AdmissionAttributes, mutating: boolean) {
+    const name = str(hook.name);
+    const type = mutating ? 'admit' : 'validating';
+    if (attrs.dryRun && !DRY_RUN_SAFE.includes(str(hook.sideEffects))) throw badRequest(`admission webhook "${name}" does not support dry run`);
+    const version = reviewVersion(hook);
+    const { uid, review } = admissionReview(attrs, version);
+    const timeoutSeconds = typeof hook.timeoutSeconds === 'number' ? hook.timeoutSeconds : 10;
+    const started = process.hrtime.bigint();
+    const elapsed = () => Number(process.hrtime.bigint() - started) / 1e9;
+    const url = this.url(hook, timeoutSeconds);
+    try {
+      const target = await this.target(hook, url.url);
+      const reply = await postJson(target, review, timeoutSeconds * 1000, attrs.request.signal);
+      if (reply.status < 200 || reply.status > 299) throw new WebhookCallError(`the server responded with the status code ${reply.status} but did not return more information`);
+      const res = readResponse(reply.body, version, uid, mutating);
+      for (const warning of res.warnings) attrs.request.warn(warning);
+      for (const [key, value] of Object.entries(res.auditAnnotations)) attrs.request.auditAnnotations.set(`${name}/${key}`, value);
+      this.observer.observe(name, type, attrs.operation, !res.allowed, elapsed());
+      if (res.allowed) return res;
+      const err = denial(name, res.status);
+      this.observer.rejection(name, type, attrs.operation, 'no_error', err.code);
+      throw err;
+    } catch (err) {
+      const reason =
+        err instanceof WebhookCallError ? `failed to call webhook: Post "${url.text}": ${err.message}`
+        : err instanceof InvalidResponse ? `received invalid webhook response: ${err.message}`
+        : null;
+      if (reason === null) throw err;
+      // failurePolicy Ignore lets the request through (the dispatchers' "failing open"), and the call does not count as a rejection.
+      const ignore = hook.failurePolicy === 'Ignore';
+      this.observer.observe(name, type, attrs.operation, !ignore, elapsed());
+      if (ignore) return undefined;
+      this.observer.rejection(name, type, attrs.operation, 'calling_webhook_error', 500);
+      throw internalError(`failed calling webhook "${name}": ${reason}`);
+    }
+  }
+
+  /** The URL called: `url`, or `https://<service>.<namespace>.svc:<port><path>`, with the timeout query as Go's client adds it. */
+  private url(hook: Hook, timeoutSeconds: number): { text: string; url: URL } {
+    const cc = isPlainObject(hook.clientConfig) ? hook.clientConfig : {};
+    const svc = isPlainObject(cc.service) ? cc.service : null;
+    const base = svc ? `https://${str(svc.name)}.${str(svc.namespace)}.svc:${typeof svc.port === 'number' ? svc.port : 443}${str(svc.path)}` : str(cc.url);
+    const url = new URL(base);
+    url.searchParams.set('timeout', `${timeoutSeconds}s`);
+    // URL drops a default :443 that Go's error messages keep.
+    return { text: `${base}${url.search}`, url };
+  }
+
+  /**
+   * Where to connect: the URL's host, or a Service's endpoint with `<service>.<namespace>.svc` as
+   * the TLS name. A Service that cannot be reached is a failed call, as the dial of kube's proxy
+   * transport fails ("no endpoints available for service").
+   */
+  private async target(hook: Hook, url: URL): Promise<WebhookTarget> {
+    const cc = isPlainObject(hook.clientConfig) ? hook.clientConfig : {};
+    const caBundle = typeof cc.caBundle === 'string' && cc.caBundle ? Buffer.from(cc.caBundle, 'base64').toString('utf8') : undefined;
+    const host = url.hostname.replace(/^\[|\]$/g, '');
+    const port = url.port ? Number(url.port) : 443;
+    if (!isPlainObject(cc.service)) return { url, host, port, serverName: host, caBundle };
+    try {
+      const address = await this.source.resolveService(str(cc.service.namespace), str(cc.service.name), port);
+      return { url, host: address.host, port: address.port, serverName: host, caBundle };
+    } catch (err) {
+      throw new WebhookCallError(err instanceof Error ? err.message : String(err));
+    }
+  }
+}

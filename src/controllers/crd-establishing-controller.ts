@@ -1,0 +1,202 @@
+import { isStatusError } from '../api/errors';
+import { internalContext } from '../registry/request-context';
+import { isPlainObject, type KubeObject } from '../api/types';
+import type { GenericStore } from '../registry/generic-store';
+import { CLEANUP_FINALIZER, crdView, setCrdCondition, type CrdView } from '../resources/customresourcedefinitions';
+import { everything } from '../storage/interfaces';
+import { everyIdentityLease, replicaOf } from './apiserver-identity';
+import type { CrdController, NameConflict } from './crd-controller';
+import { informerAndQueueProblem, type Controller } from './runtime/controller';
+import { systemClock, type Clock } from './runtime/clock';
+import { Informer, listWatchOf, type ControllerLog } from './runtime/informer';
+import { WorkQueue } from './work-queue';
+
+const RETRY_MS = 1000;
+
+/**
+ * What apiextensions-apiserver's naming, establishing and finalizer controllers do, run by the
+ * leader only: NamesAccepted (with the accepted names), then Established once every live replica
+ * (by its identity lease) serves the CRD at its current generation; a deleted CRD first loses its
+ * custom resources, then its cleanup finalizer. kube's establishing controller waits a fixed 5 s
+ * in HA instead of asking the replicas.
+ */
+export class CrdEstablishingController implements Controller {
+  readonly name = 'apiextensions-establishing-controller';
+  private run: { crdInformer: Informer; leaseInformer: Informer; queue: WorkQueue } | null = null;
+
+  constructor(
+    private readonly crds: GenericStore,
+    private readonly leases: GenericStore,
+    private readonly serving: CrdController,
+    /** This replica's identity lease name: it must be among the live replicas that serve a CRD. */
+    private readonly ownIdentity: string,
+    private readonly log: ControllerLog,
+    private readonly clock: Clock = systemClock,
+  ) {}
+
+  async start(): Promise<void> {
+    if (this.run) return;
+    const queue = new WorkQueue(
+      (name) => this.sync(name),
+      (name, err) => this.log(`CRD establishing controller: ${name} failed; retrying`, err),
+      RETRY_MS,
+      this.clock,
+    );
+    const enqueue = (crd: KubeObject): void => queue.add(crd.metadata.name!);
+    const crdInformer = new Informer(
+      listWatchOf(this.crds),
+      { added: enqueue, updated: (_, crd) => enqueue(crd) },
+      { name: 'customresourcedefinitions.apiextensions.k8s.io', log: this.log, clock: this.clock },
+    );
+    // A replica that starts serving (or goes away) may be the one a CRD waits for.
+    const recheck = (): void => {
+      for (const crd of crdInformer.list()) if (!established(crd) || crd.metadata.deletionTimestamp) enqueue(crd);
+    };
+    const leaseInformer = new Informer(
+      listWatchOf(this.leases, 'kube-system', everyIdentityLease),
+      { added: recheck, updated: recheck, deleted: recheck },
+      { name: 'leases.coordination.k8s.io', log: this.log, clock: this.clock },
+    );
+    this.run = { crdInformer, leaseInformer, queue };
+    leaseInformer.start();
+    crdInformer.start();
+    await Promise.all([leaseInformer.waitForSync(), crdInformer.waitForSync()]);
+  }
+
+  stop(): void {
+    this.run?.crdInformer.stop();
+    this.run?.leaseInformer.stop();
+    this.run?.queue.stop();
+    this.run = null;
+  }
+
+  problem(): string | null {
+    return this.run ? informerAndQueueProblem([this.run.crdInformer, this.run.leaseInformer], this.run.queue) : null;
+  }
+
+  private async current(name: string): Promise<KubeObject | null> {
+    try {
+      return await this.crds.get('', name, { resourceVersion: '', match: '' });
+    } catch (err) {
+      if (isStatusError(err) && err.code === 404) return null;
+      throw err;
+    }
+  }
+
+  /** False while the CRD waits for replicas or for its custom resources to go. */
+  private async sync(name: string): Promise<boolean> {
+    const crd = await this.current(name);
+    if (!crd) return true;
+    if (crd.metadata.deletionTimestamp) return this.cleanUp(crd);
+    const view = crdView(crd);
+    const conflict = this.serving.nameConflict(view);
+    const servedEverywhere = !conflict && this.servedByEveryReplica(crd);
+    await this.reportNames(crd, view, conflict, servedEverywhere);
+    return !!conflict || servedEverywhere || established(crd);
+  }
+
+  /** Every live replica's identity lease records the CRD at its generation; this replica's among them. */
+  private servedByEveryReplica(crd: KubeObject): boolean {
+    const uid = crd.metadata.uid ?? '';
+    const generation = crd.metadata.generation ?? 0;
+    const now = this.clock.now();
+    const replicas = (this.run?.leaseInformer.list() ?? []).map((l) => replicaOf(l, now)).filter((r) => r.live);
+    if (!replicas.some((r) => r.leaseName === this.ownIdentity)) return false;
+    return replicas.every((r) => (r.served.get(uid) ?? -1) >= generation);
+  }
+
+  /** NamesAccepted and Established, with the accepted names, as the naming and establishing controllers write them. */
+  private async reportNames(crd: KubeObject, view: CrdView, conflict: NameConflict | null, servedEverywhere: boolean): Promise<void> {
+    const next = structuredClone(crd);
+    const status = (isPlainObject(next.status) ? next.status : {}) as Record<string, unknown>;
+    next.status = status;
+    if (conflict) {
+      setCrdCondition(next, { type: 'NamesAccepted', status: 'False', ...conflict });
+      setCrdCondition(next, { type: 'Established', status: 'False', reason: 'NotAccepted', message: 'not all names are accepted' });
+    } else {
+      status.acceptedNames = acceptedNames(view);
+      setCrdCondition(next, { type: 'NamesAccepted', status: 'True', reason: 'NoConflicts', message: 'no conflicts found' });
+      if (servedEverywhere || established(crd)) {
+        setCrdCondition(next, { type: 'Established', status: 'True', reason: 'InitialNamesAccepted', message: 'the initial names have been accepted' });
+      } else {
+        setCrdCondition(next, { type: 'Established', status: 'False', reason: 'Installing', message: 'the initial names have been accepted' });
+      }
+    }
+    if (JSON.stringify(next.status) === JSON.stringify(crd.status)) return;
+    await this.writeStatus(view.name, next.status);
+  }
+
+  private async writeStatus(name: string, status: unknown): Promise<void> {
+    try {
+      await this.crds.update(
+        internalContext({ namespace: '', subresource: 'status' }),
+        name,
+        (current) => {
+          current.status = status;
+          return current;
+        },
+        { dryRun: false },
+      );
+    } catch (err) {
+      if (!(isStatusError(err) && err.code === 404)) throw err;
+    }
+  }
+
+  /**
+   * The finalizer controller: every custom resource of a deleted CRD is deleted, then the cleanup
+   * finalizer goes and with it the CRD (each replica then stops serving it). Until then the
+   * resource stays served, so that its objects' own finalizers can still be removed.
+   */
+  private async cleanUp(crd: KubeObject): Promise<boolean> {
+    const name = crd.metadata.name!;
+    if (!(crd.metadata.finalizers ?? []).includes(CLEANUP_FINALIZER)) return true;
+    const store = this.serving.storesOf(name)[0];
+    if (store) {
+      const next = structuredClone(crd);
+      setCrdCondition(next, { type: 'Terminating', status: 'True', reason: 'InstanceDeletionInProgress', message: 'CustomResource deletion is in progress' });
+      if (JSON.stringify(next.status) !== JSON.stringify(crd.status)) await this.writeStatus(name, next.status);
+      const all = { resourceVersion: '', match: '' as const, predicate: everything };
+      for (const item of (await store.list('', all)).items) {
+        try {
+          await store.delete(internalContext({ namespace: item.metadata.namespace ?? '' }), item.metadata.name!, { dryRun: false, propagationPolicy: 'Background' });
+        } catch (err) {
+          if (!(isStatusError(err) && err.code === 404)) throw err;
+        }
+      }
+      // Objects held by finalizers of their own: their owners' controllers must let go first.
+      if ((await store.list('', all)).items.length > 0) return false;
+    }
+    try {
+      await this.crds.update(
+        internalContext({ namespace: '' }),
+        name,
+        (current) => {
+          current.metadata.finalizers = (current.metadata.finalizers ?? []).filter((f) => f !== CLEANUP_FINALIZER);
+          return current;
+        },
+        { dryRun: false },
+      );
+    } catch (err) {
+      if (!(isStatusError(err) && err.code === 404)) throw err;
+    }
+    return true;
+  }
+}
+
+function established(crd: KubeObject): boolean {
+  const status = isPlainObject(crd.status) ? crd.status : {};
+  const conditions = Array.isArray(status.conditions) ? (status.conditions as { type?: string; status?: string }[]) : [];
+  return conditions.some((c) => c.type === 'Established' && c.status === 'True');
+}
+
+function acceptedNames(view: CrdView): Record<string, unknown> {
+  const { plural, singular, kind, listKind, shortNames, categories } = view.names;
+  return {
+    plural,
+    ...(singular ? { singular } : {}),
+    ...(shortNames.length > 0 ? { shortNames } : {}),
+    kind,
+    ...(listKind ? { listKind } : {}),
+    ...(categories.length > 0 ? { categories } : {}),
+  };
+}

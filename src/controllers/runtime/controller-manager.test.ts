@@ -1,0 +1,62 @@
+import { ControllerManager } from './controller-manager';
+import type { Controller } from './controller';
+
+class FakeController implements Controller {
+  started = 0;
+  stopped = 0;
+  trouble: string | null = null;
+  constructor(readonly name: string) {}
+  async start(): Promise<void> {
+    this.started++;
+  }
+  stop(): void {
+    this.stopped++;
+  }
+  problem(): string | null {
+    return this.trouble;
+  }
+}
+
+const results = async (manager: ControllerManager): Promise<Record<string, string>> => {
+  const out: Record<string, string> = {};
+  for (const check of manager.healthChecks()) {
+    out[check.name] = await check.check().then(
+      () => 'ok',
+      (err: Error) => err.message,
+    );
+  }
+  return out;
+};
+
+describe('ControllerManager', () => {
+  test('without an elector every controller runs, and a controller with a problem fails its check', async () => {
+    const manager = new ControllerManager(() => undefined);
+    const always = new FakeController('poststarthook/serving');
+    const leaderOnly = new FakeController('namespace-controller');
+    manager.add(always, { leaderOnly: false });
+    manager.add(leaderOnly, { leaderOnly: true });
+    await manager.start(null);
+    expect([always.started, leaderOnly.started]).toEqual([1, 1]);
+    expect(await results(manager)).toEqual({ 'poststarthook/serving': 'ok', 'namespace-controller': 'ok' });
+    leaderOnly.trouble = 'worker stuck on ns1 for 61s';
+    expect(await results(manager)).toEqual({ 'poststarthook/serving': 'ok', 'namespace-controller': 'worker stuck on ns1 for 61s' });
+    await manager.stop();
+    expect([always.stopped, leaderOnly.stopped]).toEqual([1, 1]);
+    // Stopped controllers are not running: their checks fail.
+    expect(await results(manager)).toEqual({ 'poststarthook/serving': 'poststarthook/serving is not running', 'namespace-controller': 'namespace-controller is not running' });
+  });
+
+  test('leader-only controllers start and stop with leadership', async () => {
+    const manager = new ControllerManager(() => undefined);
+    const leaderOnly = new FakeController('garbage-collector-controller');
+    manager.add(leaderOnly, { leaderOnly: true });
+    manager.leadership.startedLeading();
+    await Promise.resolve();
+    expect(leaderOnly.started).toBe(1);
+    manager.leadership.stoppedLeading();
+    expect(leaderOnly.stopped).toBe(1);
+    manager.leadership.startedLeading();
+    await Promise.resolve();
+    expect(leaderOnly.started).toBe(2);
+  });
+});

@@ -1,0 +1,111 @@
+import type { HealthCheck } from '../../http/app';
+import type { Controller } from './controller';
+import type { ControllerLog } from './informer';
+import type { LeaderElector } from './leader-election';
+
+interface Entry {
+  controller: Controller;
+  leaderOnly: boolean;
+  running: boolean;
+}
+
+/**
+ * Runs the in-process controllers: those every replica needs (serving CRDs, its identity) at once,
+ * the others (namespace deletion, garbage collection, CRD status) only while this replica holds the
+ * leader lease, as kube-controller-manager's controllers run under leader election. Without an
+ * elector every controller runs here.
+ */
+export class ControllerManager {
+  private readonly entries: Entry[] = [];
+  private elector: LeaderElector | null = null;
+  private stopped = false;
+
+  constructor(private readonly log: ControllerLog) {}
+
+  /** Adds a controller; call before `start()`. */
+  add(controller: Controller, opts: { leaderOnly: boolean }): void {
+    this.entries.push({ controller, leaderOnly: opts.leaderOnly, running: false });
+  }
+
+  /**
+   * Starts what every replica runs, one after the other (resolving once their informers have
+   * synced), then campaigns for leadership (or, with no elector, starts the rest at once).
+   */
+  async start(elector: LeaderElector | null): Promise<void> {
+    this.elector = elector;
+    for (const entry of this.entries) if (!entry.leaderOnly) await this.startEntry(entry);
+    // The leader's controllers never hold up the start: they sync in the background.
+    if (elector) elector.run();
+    else this.leadership.startedLeading();
+  }
+
+  /** The elector's callbacks: the leader's controllers start and stop with leadership. */
+  readonly leadership = {
+    startedLeading: (): void => {
+      if (this.stopped) return;
+      for (const entry of this.entries) if (entry.leaderOnly) void this.startEntry(entry);
+    },
+    stoppedLeading: (): void => {
+      for (const entry of this.entries) if (entry.leaderOnly) this.stopEntry(entry);
+    },
+  };
+
+  get isLeader(): boolean {
+    return this.elector ? this.elector.isLeader : true;
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    for (const entry of this.entries) if (entry.leaderOnly) this.stopEntry(entry);
+    await this.elector?.stop();
+    for (const entry of this.entries) this.stopEntry(entry);
+  }
+
+  /**
+   * Health checks, as kube-apiserver's post-start hooks and kube-controller-manager's controller
+   * checks: one per controller (a controller this replica does not run while it is not the leader
+   * passes), and `leaderElection`.
+   */
+  healthChecks(): HealthCheck[] {
+    const checks: HealthCheck[] = this.entries.map((entry) => ({
+      name: entry.controller.name,
+      check: async () => {
+        if (!entry.running) {
+          if (entry.leaderOnly && !this.isLeader) return;
+          throw new Error(`${entry.controller.name} is not running`);
+        }
+        const problem = entry.controller.problem();
+        if (problem) throw new Error(problem);
+      },
+    }));
+    if (this.elector) {
+      const elector = this.elector;
+      checks.push({
+        name: 'leaderElection',
+        check: async () => {
+          const problem = elector.problem();
+          if (problem) throw new Error(problem);
+        },
+      });
+    }
+    return checks;
+  }
+
+  private async startEntry(entry: Entry): Promise<void> {
+    if (entry.running) return;
+    entry.running = true;
+    try {
+      await entry.controller.start();
+    } catch (err) {
+      // start() only fails on a bug: its informers retry on their own.
+      this.log(`${entry.controller.name} failed to start`, err);
+      entry.running = false;
+    }
+  }
+
+  private stopEntry(entry: Entry): void {
+    if (!entry.running) return;
+    entry.running = false;
+    entry.controller.stop();
+  }
+}

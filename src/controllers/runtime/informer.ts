@@ -1,0 +1,235 @@
+import { isStatusError } from '../../api/errors';
+import type { KubeObject } from '../../api/types';
+import type { GenericStore } from '../../registry/generic-store';
+import { everything, type Predicate, type WatchItem } from '../../storage/interfaces';
+import type { WatchChannel } from '../../storage/watch-channel';
+import { Backoff, REFLECTOR_BACKOFF, type BackoffOptions } from './backoff';
+import { sleep, systemClock, type Clock } from './clock';
+
+export type ControllerLog = (message: string, err?: unknown) => void;
+
+/** Where an informer reads: a consistent list, then a watch of the changes after its resourceVersion. */
+export interface ListWatch {
+  list(): Promise<{ items: KubeObject[]; resourceVersion: string }>;
+  watch(resourceVersion: string): Promise<WatchChannel<WatchItem>>;
+}
+
+/** A store's objects (in one namespace, or all of them with ''), optionally narrowed by a predicate. */
+export function listWatchOf(store: GenericStore, namespace = '', predicate: Predicate = everything): ListWatch {
+  return {
+    list: async () => {
+      const list = await store.list(namespace, { resourceVersion: '', match: '', predicate });
+      return { items: list.items, resourceVersion: list.metadata.resourceVersion ?? '' };
+    },
+    watch: (resourceVersion) => store.watch(namespace, { resourceVersion, predicate }),
+  };
+}
+
+export interface InformerHandlers {
+  added?(obj: KubeObject): void;
+  updated?(previous: KubeObject, obj: KubeObject): void;
+  deleted?(obj: KubeObject): void;
+}
+
+export interface InformerOptions {
+  /** Names the informer in logs and health reports, e.g. "namespaces". */
+  name: string;
+  log: ControllerLog;
+  clock?: Clock;
+  /** Every object is handed to `updated` again this often (0: never), as client-go's resync. */
+  resyncMs?: number;
+  backoff?: BackoffOptions;
+  /** Without a watch for this long, the informer reports a problem. */
+  unhealthyAfterMs?: number;
+}
+
+/** client-go's MetaNamespaceKeyFunc. */
+export function objectKey(obj: KubeObject): string {
+  const { namespace, name } = obj.metadata;
+  return namespace ? `${namespace}/${name}` : (name ?? '');
+}
+
+const UNHEALTHY_AFTER_MS = 30_000;
+
+/**
+ * client-go's reflector and informer in one: lists, then watches from the list's resourceVersion,
+ * keeping the objects and telling the handlers what changed. A watch that fails or simply ends is
+ * started again from the last resourceVersion seen, after a backoff; when that version is too old
+ * (410 Gone) it lists again, and objects missing from the new list are reported deleted. Nothing
+ * ends the loop but `stop()`.
+ */
+export class Informer {
+  private readonly objects = new Map<string, KubeObject>();
+  private readonly clock: Clock;
+  private readonly backoff: Backoff;
+  private abort: AbortController | null = null;
+  private channel: WatchChannel<WatchItem> | null = null;
+  private hasSynced = false;
+  private syncWaiters: (() => void)[] = [];
+  /** When the informer last had no live watch (null while it has one). */
+  private disconnectedSince: number | null = null;
+  private lastError = '';
+  private cancelResync: (() => void) | null = null;
+
+  constructor(
+    private readonly source: ListWatch,
+    private readonly handlers: InformerHandlers,
+    private readonly opts: InformerOptions,
+  ) {
+    this.clock = opts.clock ?? systemClock;
+    this.backoff = new Backoff(opts.backoff ?? REFLECTOR_BACKOFF, this.clock);
+  }
+
+  get name(): string {
+    return this.opts.name;
+  }
+
+  /** The first list has been handed to the handlers (client-go's HasSynced; stays true). */
+  get synced(): boolean {
+    return this.hasSynced;
+  }
+
+  start(): void {
+    if (this.abort) return;
+    const abort = new AbortController();
+    this.abort = abort;
+    this.disconnectedSince = this.clock.now();
+    void this.run(abort.signal);
+    this.scheduleResync();
+  }
+
+  /** Resolves once the first list has been handed to the handlers. */
+  waitForSync(): Promise<void> {
+    if (this.hasSynced) return Promise.resolve();
+    return new Promise((resolve) => this.syncWaiters.push(resolve));
+  }
+
+  stop(): void {
+    this.abort?.abort();
+    this.abort = null;
+    this.channel?.close();
+    this.channel = null;
+    this.cancelResync?.();
+    this.cancelResync = null;
+    for (const resolve of this.syncWaiters.splice(0)) resolve();
+  }
+
+  list(): KubeObject[] {
+    return [...this.objects.values()];
+  }
+
+  get(key: string): KubeObject | undefined {
+    return this.objects.get(key);
+  }
+
+  /** Why the informer is not following its resource, or null while it is. */
+  problem(): string | null {
+    if (!this.abort) return null;
+    if (this.disconnectedSince === null) return null;
+    const ms = this.clock.now() - this.disconnectedSince;
+    if (ms < (this.opts.unhealthyAfterMs ?? UNHEALTHY_AFTER_MS)) return null;
+    return `informer ${this.opts.name} has had no watch for ${Math.round(ms / 1000)}s${this.lastError ? `: ${this.lastError}` : ''}`;
+  }
+
+  private async run(signal: AbortSignal): Promise<void> {
+    let resourceVersion: string | null = null;
+    while (!signal.aborted) {
+      const listing = resourceVersion === null;
+      try {
+        if (resourceVersion === null) {
+          const list = await this.source.list();
+          if (signal.aborted) return;
+          this.replace(list.items);
+          resourceVersion = list.resourceVersion;
+        }
+        const channel = await this.source.watch(resourceVersion);
+        if (signal.aborted) {
+          channel.close();
+          return;
+        }
+        this.channel = channel;
+        this.disconnectedSince = null;
+        this.lastError = '';
+        for await (const item of channel) {
+          if (item.type !== 'INITIAL_EVENTS_END') resourceVersion = String(item.revision);
+          if (item.type === 'ADDED' || item.type === 'MODIFIED' || item.type === 'DELETED') this.apply(item.type, item.object);
+        }
+        if (signal.aborted) return;
+        this.disconnected('watch closed');
+      } catch (err) {
+        if (signal.aborted) return;
+        const tooOld = isStatusError(err) && (err.code === 410 || err.status.reason === 'Expired' || err.status.reason === 'Gone');
+        this.disconnected(tooOld ? 'resourceVersion too old; listing again' : err instanceof Error ? err.message : String(err));
+        if (tooOld) {
+          resourceVersion = null;
+          // The version is older than the watch can resume from: list again at once (the reflector's
+          // relist on "too old"); straight after a list it is no longer news, and backs off as any failure.
+          if (!listing) continue;
+        }
+        this.opts.log(`informer ${this.opts.name}: ${listing ? 'list' : 'watch'} failed; retrying`, err);
+      } finally {
+        this.channel = null;
+      }
+      await sleep(this.clock, this.backoff.next(), signal);
+    }
+  }
+
+  private disconnected(reason: string): void {
+    this.disconnectedSince ??= this.clock.now();
+    this.lastError = reason;
+  }
+
+  /** A new list: what is new is added, what is there is updated, what is missing was deleted meanwhile. */
+  private replace(items: KubeObject[]): void {
+    const seen = new Set<string>();
+    for (const obj of items) {
+      const key = objectKey(obj);
+      seen.add(key);
+      const previous = this.objects.get(key);
+      this.objects.set(key, obj);
+      if (previous) this.call(() => this.handlers.updated?.(previous, obj));
+      else this.call(() => this.handlers.added?.(obj));
+    }
+    for (const [key, obj] of this.objects) {
+      if (seen.has(key)) continue;
+      this.objects.delete(key);
+      this.call(() => this.handlers.deleted?.(obj));
+    }
+    if (!this.hasSynced) {
+      this.hasSynced = true;
+      for (const resolve of this.syncWaiters.splice(0)) resolve();
+    }
+  }
+
+  private apply(type: 'ADDED' | 'MODIFIED' | 'DELETED', obj: KubeObject): void {
+    const key = objectKey(obj);
+    const previous = this.objects.get(key);
+    if (type === 'DELETED') {
+      this.objects.delete(key);
+      this.call(() => this.handlers.deleted?.(obj));
+      return;
+    }
+    this.objects.set(key, obj);
+    if (previous) this.call(() => this.handlers.updated?.(previous, obj));
+    else this.call(() => this.handlers.added?.(obj));
+  }
+
+  private scheduleResync(): void {
+    const every = this.opts.resyncMs ?? 0;
+    if (every <= 0) return;
+    this.cancelResync = this.clock.after(every, () => {
+      if (!this.abort) return;
+      for (const obj of this.objects.values()) this.call(() => this.handlers.updated?.(obj, obj));
+      this.scheduleResync();
+    });
+  }
+
+  /** A handler that throws is logged; it never ends the informer. */
+  private call(fn: () => void): void {
+    try {
+      fn();
+    } catch (err) {
+      this.opts.log(`informer ${this.opts.name}: handler failed`, err);
+    }
+  }
+}

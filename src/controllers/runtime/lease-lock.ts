@@ -1,0 +1,74 @@
+import { isStatusError } from '../../api/errors';
+import { internalContext } from '../../registry/request-context';
+import { isPlainObject, type KubeObject } from '../../api/types';
+import type { GenericStore } from '../../registry/generic-store';
+
+/** client-go's LeaderElectionRecord: what a coordination.k8s.io/v1 Lease's spec holds for an election. */
+export interface LeaderElectionRecord {
+  holderIdentity: string;
+  leaseDurationSeconds: number;
+  acquireTime: string;
+  renewTime: string;
+  leaseTransitions: number;
+}
+
+export function recordOf(lease: KubeObject): LeaderElectionRecord {
+  const spec = isPlainObject(lease.spec) ? lease.spec : {};
+  return {
+    holderIdentity: typeof spec.holderIdentity === 'string' ? spec.holderIdentity : '',
+    leaseDurationSeconds: typeof spec.leaseDurationSeconds === 'number' ? spec.leaseDurationSeconds : 0,
+    acquireTime: typeof spec.acquireTime === 'string' ? spec.acquireTime : '',
+    renewTime: typeof spec.renewTime === 'string' ? spec.renewTime : '',
+    leaseTransitions: typeof spec.leaseTransitions === 'number' ? spec.leaseTransitions : 0,
+  };
+}
+
+/** resourcelock.Interface: where an election's record lives. */
+export interface ResourceLock {
+  readonly name: string;
+  describe(): string;
+  get(): Promise<KubeObject | null>;
+  create(record: LeaderElectionRecord): Promise<KubeObject>;
+  /** Writes the record over `current`; fails when the lock changed since it was read. */
+  update(current: KubeObject, record: LeaderElectionRecord): Promise<KubeObject>;
+}
+
+/** resourcelock.LeaseLock: one Lease, read live and written only over the version read. */
+export class LeaseLock implements ResourceLock {
+  constructor(
+    private readonly leases: GenericStore,
+    readonly namespace: string,
+    readonly name: string,
+  ) {}
+
+  describe(): string {
+    return `${this.namespace}/${this.name}`;
+  }
+
+  async get(): Promise<KubeObject | null> {
+    try {
+      return await this.leases.get(this.namespace, this.name, { resourceVersion: '', match: '' });
+    } catch (err) {
+      if (isStatusError(err) && err.code === 404) return null;
+      throw err;
+    }
+  }
+
+  async create(record: LeaderElectionRecord): Promise<KubeObject> {
+    const lease: KubeObject = {
+      apiVersion: 'coordination.k8s.io/v1',
+      kind: 'Lease',
+      metadata: { name: this.name, namespace: this.namespace },
+      spec: { ...record },
+    };
+    return this.leases.create(internalContext({ namespace: this.namespace }), lease, { dryRun: false });
+  }
+
+  /** Writes the record over `current`; a 409 when the lease changed since it was read. */
+  async update(current: KubeObject, record: LeaderElectionRecord): Promise<KubeObject> {
+    const next = structuredClone(current);
+    next.spec = { ...(isPlainObject(current.spec) ? current.spec : {}), ...record };
+    const { object } = await this.leases.update(internalContext({ namespace: this.namespace }), this.name, next, { dryRun: false });
+    return object;
+  }
+}

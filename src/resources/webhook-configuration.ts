@@ -1,0 +1,175 @@
+import { field, type FieldErrorList } from '../api/field-errors';
+import { objectsIn, stringOf as str, stringsIn } from '../api/json-read';
+import { validateLabelSelector } from '../api/meta-validation';
+import { isDns1123Subdomain } from '../api/name-validation';
+import { isPlainObject, type KubeObject } from '../api/types';
+import { defineResource, type ResourceDefinition } from '../registry/resource-definition';
+import { strategy } from '../registry/strategy';
+import { AGE_COLUMN, NAME_COLUMN } from '../registry/table';
+
+/** What admissionregistration.k8s.io/v1's Mutating- and ValidatingWebhookConfiguration share. */
+
+type Obj = Record<string, unknown>;
+
+const OPERATIONS = ['*', 'CONNECT', 'CREATE', 'DELETE', 'UPDATE'];
+const SCOPES = ['*', 'Cluster', 'Namespaced'];
+const FAILURE_POLICIES = ['Fail', 'Ignore'];
+const MATCH_POLICIES = ['Equivalent', 'Exact'];
+/** v1 accepts only the dry-run-safe side effects (Some and Unknown are v1beta1's). */
+const SIDE_EFFECTS = ['None', 'NoneOnDryRun'];
+const REINVOCATION_POLICIES = ['IfNeeded', 'Never'];
+export const ADMISSION_REVIEW_VERSIONS = ['v1', 'v1beta1'];
+
+/** SetDefaults_ValidatingWebhook / SetDefaults_MutatingWebhook / SetDefaults_Rule / SetDefaults_ServiceReference. */
+function defaultWebhook(hook: Obj, mutating: boolean): void {
+  hook.failurePolicy ??= 'Fail';
+  hook.matchPolicy ??= 'Equivalent';
+  hook.namespaceSelector ??= {};
+  hook.objectSelector ??= {};
+  hook.timeoutSeconds ??= 10;
+  if (mutating) hook.reinvocationPolicy ??= 'Never';
+  for (const rule of objectsIn(hook.rules)) rule.scope ??= '*';
+  const service = isPlainObject(hook.clientConfig) ? hook.clientConfig.service : undefined;
+  if (isPlainObject(service)) service.port ??= 443;
+}
+
+/** IsFullyQualifiedName: a webhook's name is a DNS subdomain of at least three labels. */
+function validateWebhookName(name: string, path: string): FieldErrorList {
+  if (!name) return [field.required(path)];
+  const errs = isDns1123Subdomain(name).map((msg) => field.invalid(path, name, msg));
+  if (errs.length) return errs;
+  return name.split('.').length < 3 ? [field.invalid(path, name, 'should be a domain with at least three segments separated by dots')] : [];
+}
+
+/** validateRuleWithOperations. */
+function validateRule(rule: Obj, path: string): FieldErrorList {
+  const errs: FieldErrorList = [];
+  const operations = stringsIn(rule.operations);
+  if (!operations.length) errs.push(field.required(`${path}.operations`));
+  if (operations.length > 1 && operations.includes('*')) errs.push(field.invalid(`${path}.operations`, operations, "if '*' is present, must not specify other operations"));
+  operations.forEach((op, i) => {
+    if (!OPERATIONS.includes(op)) errs.push(field.notSupported(`${path}.operations[${i}]`, op, OPERATIONS));
+  });
+  for (const key of ['apiGroups', 'apiVersions', 'resources']) {
+    const values = stringsIn(rule[key]);
+    if (!values.length) errs.push(field.required(`${path}.${key}`));
+    if (values.length > 1 && values.includes('*')) errs.push(field.invalid(`${path}.${key}`, values, "if '*' is present, must not specify other " + key));
+    if (key === 'apiVersions') values.forEach((v, i) => { if (!v) errs.push(field.required(`${path}.apiVersions[${i}]`)); });
+  }
+  if (rule.scope !== undefined && !SCOPES.includes(str(rule.scope))) errs.push(field.notSupported(`${path}.scope`, rule.scope, SCOPES));
+  return errs;
+}
+
+/** ValidateWebhookURL (k8s.io/apiserver pkg/util/webhook): https, a host, no user info, query or fragment. */
+function validateUrl(raw: string, path: string): FieldErrorList {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return [field.invalid(path, raw, 'host must be specified')];
+  }
+  const errs: FieldErrorList = [];
+  if (url.protocol !== 'https:') errs.push(field.invalid(path, url.protocol.replace(/:$/, ''), "'https' is the only allowed URL scheme"));
+  if (!url.hostname) errs.push(field.invalid(path, raw, 'host must be specified'));
+  if (url.username || url.password) errs.push(field.invalid(path, url.username, 'user information is not permitted in the URL'));
+  if (url.hash || raw.includes('#')) errs.push(field.invalid(path, url.hash.slice(1), 'fragments are not permitted in the URL'));
+  if (url.search) errs.push(field.invalid(path, url.search.slice(1), 'query parameters are not permitted in the URL'));
+  return errs;
+}
+
+/** ValidateWebhookService. */
+function validateService(service: Obj, path: string): FieldErrorList {
+  const errs: FieldErrorList = [];
+  if (!str(service.name)) errs.push(field.required(`${path}.name`));
+  if (!str(service.namespace)) errs.push(field.required(`${path}.namespace`));
+  const port = service.port;
+  if (typeof port === 'number' && (port < 1 || port > 65535)) errs.push(field.invalid(`${path}.port`, port, 'port is not valid: must be between 1 and 65535, inclusive'));
+  const p = service.path;
+  if (typeof p === 'string' && p !== '') {
+    if (!p.startsWith('/')) errs.push(field.invalid(`${path}.path`, p, "must start with a '/'"));
+    else if (p !== '/') {
+      for (const [i, step] of p.slice(1).replace(/\/$/, '').split('/').entries()) {
+        if (!step) errs.push(field.invalid(`${path}.path`, p, `segment[${i}] may not be empty`));
+        else for (const msg of isDns1123Subdomain(step)) errs.push(field.invalid(`${path}.path`, p, `segment[${i}]: ${msg}`));
+      }
+    }
+  }
+  return errs;
+}
+
+function validateClientConfig(config: unknown, path: string): FieldErrorList {
+  const cc = isPlainObject(config) ? config : {};
+  const hasUrl = typeof cc.url === 'string';
+  const hasService = isPlainObject(cc.service);
+  if (hasUrl === hasService) return [field.required(path, 'exactly one of url or service is required')];
+  return hasUrl ? validateUrl(cc.url as string, `${path}.url`) : validateService(cc.service as Obj, `${path}.service`);
+}
+
+/** validateValidatingWebhook / validateMutatingWebhook, as admissionregistration/v1 runs them. */
+function validateWebhook(hook: Obj, path: string, mutating: boolean): FieldErrorList {
+  const errs = validateWebhookName(str(hook.name), `${path}.name`);
+  objectsIn(hook.rules).forEach((rule, i) => errs.push(...validateRule(rule, `${path}.rules[${i}]`)));
+  if (hook.failurePolicy !== undefined && !FAILURE_POLICIES.includes(str(hook.failurePolicy))) errs.push(field.notSupported(`${path}.failurePolicy`, hook.failurePolicy, FAILURE_POLICIES));
+  if (hook.matchPolicy !== undefined && !MATCH_POLICIES.includes(str(hook.matchPolicy))) errs.push(field.notSupported(`${path}.matchPolicy`, hook.matchPolicy, MATCH_POLICIES));
+  if (hook.sideEffects === undefined) errs.push(field.required(`${path}.sideEffects`, `must specify one of ${SIDE_EFFECTS.join(', ')}`));
+  else if (!SIDE_EFFECTS.includes(str(hook.sideEffects))) errs.push(field.notSupported(`${path}.sideEffects`, hook.sideEffects, SIDE_EFFECTS));
+  const timeout = hook.timeoutSeconds;
+  if (typeof timeout === 'number' && (timeout < 1 || timeout > 30)) errs.push(field.invalid(`${path}.timeoutSeconds`, timeout, 'the timeout value must be between 1 and 30 seconds'));
+  if (mutating && hook.reinvocationPolicy !== undefined && !REINVOCATION_POLICIES.includes(str(hook.reinvocationPolicy))) {
+    errs.push(field.notSupported(`${path}.reinvocationPolicy`, hook.reinvocationPolicy, REINVOCATION_POLICIES));
+  }
+  for (const key of ['namespaceSelector', 'objectSelector']) {
+    if (isPlainObject(hook[key])) errs.push(...validateLabelSelector(hook[key] as never, `${path}.${key}`));
+  }
+  errs.push(...validateReviewVersions(stringsIn(hook.admissionReviewVersions), `${path}.admissionReviewVersions`));
+  errs.push(...validateClientConfig(hook.clientConfig, `${path}.clientConfig`));
+  return errs;
+}
+
+/** validateAdmissionReviewVersions: required, DNS labels, no duplicates, at least one kapi speaks. */
+function validateReviewVersions(versions: string[], path: string): FieldErrorList {
+  if (!versions.length) return [field.required(path, `must specify one of ${ADMISSION_REVIEW_VERSIONS.join(', ')}`)];
+  const errs: FieldErrorList = [];
+  const seen = new Set<string>();
+  versions.forEach((v, i) => {
+    if (seen.has(v)) errs.push(field.invalid(`${path}[${i}]`, v, 'duplicate version'));
+    seen.add(v);
+  });
+  if (!versions.some((v) => ADMISSION_REVIEW_VERSIONS.includes(v))) {
+    errs.push(field.invalid(path, versions, `must include at least one of ${ADMISSION_REVIEW_VERSIONS.join(', ')}`));
+  }
+  return errs;
+}
+
+function validateConfiguration(config: KubeObject, mutating: boolean): FieldErrorList {
+  const errs: FieldErrorList = [];
+  const names = new Set<string>();
+  objectsIn(config.webhooks).forEach((hook, i) => {
+    const name = str(hook.name);
+    if (name && names.has(name)) errs.push(field.duplicate(`webhooks[${i}].name`, name));
+    names.add(name);
+    errs.push(...validateWebhook(hook, `webhooks[${i}]`, mutating));
+  });
+  return errs;
+}
+
+export function webhookConfigurationResource(kind: 'MutatingWebhookConfiguration' | 'ValidatingWebhookConfiguration'): ResourceDefinition {
+  const mutating = kind === 'MutatingWebhookConfiguration';
+  return defineResource({
+    group: 'admissionregistration.k8s.io',
+    version: 'v1',
+    resource: `${kind.toLowerCase()}s`,
+    kind,
+    namespaced: false,
+    strategy: strategy({
+      tracksGeneration: true,
+      applyDefaults: (config) => objectsIn(config.webhooks).forEach((hook) => defaultWebhook(hook, mutating)),
+      validate: (config) => validateConfiguration(config, mutating),
+    }),
+    printerColumns: [
+      NAME_COLUMN,
+      { name: 'Webhooks', type: 'integer', description: 'Webhooks indicates the number of webhooks in the configuration', cell: (c) => objectsIn(c.webhooks).length },
+      AGE_COLUMN,
+    ],
+  });
+}
