@@ -196,6 +196,28 @@ describe('authorization over TLS', () => {
   });
 });
 
+describe('impersonation over TLS', () => {
+  test('a user without the impersonate verb is refused; once granted, the request acts as the impersonated user', async () => {
+    const asCarol = { ...bearer(STATIC_TOKEN), 'Impersonate-User': 'carol' };
+    const refused = await get('/apis/authentication.k8s.io/v1/selfsubjectreviews', { ca }, asCarol);
+    expect(refused.status).toBe(403);
+    expect(refused.body.message).toBe('users "carol" is forbidden: User "alice" cannot impersonate resource "users" in API group "" at the cluster scope');
+    const grant = (kind: string, name: string, body: Record<string, unknown>) =>
+      httpsRequest(`${kapi.secureUrl}/apis/rbac.authorization.k8s.io/v1/${kind}`, admin, { method: 'POST', body: { apiVersion: 'rbac.authorization.k8s.io/v1', metadata: { name }, ...body } });
+    expect((await grant('clusterroles', 'impersonate-carol', { kind: 'ClusterRole', rules: [{ apiGroups: [''], resources: ['users'], verbs: ['impersonate'], resourceNames: ['carol'] }] })).status).toBe(201);
+    const bound = await grant('clusterrolebindings', 'alice-impersonates-carol', {
+      kind: 'ClusterRoleBinding',
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'impersonate-carol' },
+      subjects: [{ kind: 'User', apiGroup: 'rbac.authorization.k8s.io', name: 'alice' }],
+    });
+    expect(bound.status).toBe(201);
+    const review = { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' };
+    const whoami = () => httpsRequest(`${kapi.secureUrl}/apis/authentication.k8s.io/v1/selfsubjectreviews`, { ca }, { method: 'POST', headers: asCarol, body: review });
+    await eventually('alice may impersonate carol', async () => ((await whoami()).status === 201 ? true : undefined));
+    expect((await whoami()).body.status.userInfo).toEqual({ username: 'carol', groups: ['system:authenticated'] });
+  });
+});
+
 describe('anonymous requests', () => {
   test('without credentials a request is anonymous; with --anonymous-auth=false it is a 401', async () => {
     expect((await get('/version', { ca })).status).toBe(200);
