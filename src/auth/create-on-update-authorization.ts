@@ -1,15 +1,10 @@
 import { forbidden, internalError } from '../api/errors';
 import { resourceAttributes } from './authorizer/attributes';
+import type { RequestAttributes } from '../registry/request-context';
 import { requestScope } from './request-scope';
 
-export interface CreateOnUpdateTarget {
-  group: string;
-  version: string;
-  resource: string;
-  subresource: string;
-  namespace: string;
-  name: string;
-}
+/** The object a PUT or apply would create, as the request names it. */
+export type CreateOnUpdateTarget = Omit<RequestAttributes, 'verb'>;
 
 /**
  * A PUT or a server-side apply that creates its object needs `create` besides the `update` or

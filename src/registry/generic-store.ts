@@ -262,8 +262,7 @@ export class GenericStore {
    */
   private async admit(phase: 'mutate' | 'validate', ctx: RequestContext, opts: WriteOptions | DeleteRequest, operation: AdmissionOperation, object: KubeObject | undefined, oldObject: KubeObject | undefined, name?: string): Promise<void> {
     if (phase === 'validate' && operation === 'CREATE' && (ctx.info.verb === 'update' || ctx.info.verb === 'patch')) {
-      const { group, version, resource, subresource, namespace } = ctx.info;
-      authorizeCreateOnUpdate({ group, version, resource, subresource, namespace, name: name ?? object?.metadata.name ?? '' });
+      authorizeCreateOnUpdate({ ...ctx.info, name: name ?? object?.metadata.name ?? '' });
     }
     const admission = opts.admission;
     if (!admission) return;
