@@ -106,7 +106,9 @@ export class ServiceAccountAdmission implements AdmissionPlugin {
   async admit(attrs: AdmissionAttributes): Promise<void> {
     const spec = this.podSpec(attrs);
     if (!spec || attrs.object!.metadata.annotations?.[MIRROR_POD_ANNOTATION] !== undefined) return;
-    if (!spec.serviceAccountName) spec.serviceAccountName = DEFAULT_SERVICE_ACCOUNT;
+    // v1's deprecated `serviceAccount` stands in for an empty name and mirrors it, as kube's v1 pod conversion does.
+    if (!spec.serviceAccountName) spec.serviceAccountName = typeof spec.serviceAccount === 'string' && spec.serviceAccount ? spec.serviceAccount : DEFAULT_SERVICE_ACCOUNT;
+    spec.serviceAccount = spec.serviceAccountName;
     const account = await this.account(attrs, spec.serviceAccountName as string);
     if (shouldAutomount(account, spec)) mountToken(spec);
     if (objects(spec.imagePullSecrets).length === 0 && objects(account.imagePullSecrets).length > 0) {

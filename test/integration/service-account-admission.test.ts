@@ -84,6 +84,7 @@ test('a pod without serviceAccountName runs as default and mounts the kube-api-a
   expect(res.status).toBe(201);
   const spec = res.body.spec;
   expect(spec.serviceAccountName).toBe('default');
+  expect(spec.serviceAccount).toBe('default');
   expect(spec.volumes).toHaveLength(1);
   const volume = spec.volumes[0];
   expect(volume.name).toMatch(/^kube-api-access-[bcdfghjklmnpqrstvwxz2456789]{5}$/);
@@ -112,6 +113,12 @@ test('automountServiceAccountToken false, on the pod or on its account, leaves t
   const onAccount = await api.post('/api/v1/namespaces/default/pods', pod('quiet-pod', { serviceAccountName: 'quiet' }));
   expect(onAccount.status).toBe(201);
   expect(onAccount.body.spec.volumes).toBeUndefined();
+});
+
+test('the deprecated serviceAccount field names the account when serviceAccountName is empty', async () => {
+  const res = await api.post('/api/v1/namespaces/default/pods', pod('old-style', { serviceAccount: 'quiet' }));
+  expect(res.status).toBe(201);
+  expect(res.body.spec).toMatchObject({ serviceAccountName: 'quiet', serviceAccount: 'quiet' });
 });
 
 test('a pod naming a missing service account is refused with 403', async () => {
