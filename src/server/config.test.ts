@@ -1,4 +1,5 @@
 import { parseFlags } from './config';
+import { ConfigError } from './feature-gates';
 
 describe('listener and authentication flags', () => {
   test("kube-apiserver's defaults: TLS on 0.0.0.0:6443, no insecure port, anonymous requests allowed", () => {
@@ -25,5 +26,16 @@ describe('listener and authentication flags', () => {
       insecurePort: 0,
     });
     expect(() => parseFlags(['--anonymous-auth=maybe'])).toThrow('invalid argument "maybe" for "--anonymous-auth" flag: must be true or false');
+  });
+});
+
+describe('admission plugin flags', () => {
+  test('comma lists of kube plugin names; an unknown name stops the start with a ConfigError', () => {
+    expect(parseFlags(['--enable-admission-plugins=NodeRestriction,PodNodeSelector', '--disable-admission-plugins=ServiceAccount'])).toMatchObject({
+      enableAdmissionPlugins: ['NodeRestriction', 'PodNodeSelector'],
+      disableAdmissionPlugins: ['ServiceAccount'],
+    });
+    expect(() => parseFlags(['--disable-admission-plugins=ServiceAcount'])).toThrow(ConfigError);
+    expect(() => parseFlags(['--disable-admission-plugins=ServiceAcount'])).toThrow('disable-admission-plugins plugin "ServiceAcount" is unknown');
   });
 });

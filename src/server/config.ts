@@ -2,6 +2,7 @@ import { parseDuration } from './duration';
 import { ConfigError, parseFeatureGates, type FeatureGates } from './feature-gates';
 import { parseAuthorizationModes, type AuthorizationMode } from '../auth/authorizer/modes';
 import type { LoggingFormat } from './logger';
+import { enabledAdmissionPlugins } from '../admission/plugin-names';
 
 export interface Config {
   /** External etcd endpoints; empty starts an embedded etcd child process. */
@@ -77,6 +78,9 @@ export interface Config {
   auditLogMaxSize: number;
   /** --audit-log-maxbackup: rotated files kept; 0 keeps all. */
   auditLogMaxBackup: number;
+  /** --enable-admission-plugins / --disable-admission-plugins: added to and taken from kube's default set. */
+  enableAdmissionPlugins: string[];
+  disableAdmissionPlugins: string[];
   /** klog's -v: how verbose logs are (0..10); request lines appear from 3. */
   verbosity: number;
   loggingFormat: LoggingFormat;
@@ -250,6 +254,12 @@ const FLAGS: Record<string, FlagSpec> = {
   'audit-policy-file': { key: 'auditPolicyFile', parse: (v) => v, help: 'Path to the file that defines the audit policy configuration.' },
   'audit-log-maxsize': { key: 'auditLogMaxSize', parse: integer('audit-log-maxsize'), help: 'The maximum size in megabytes of the audit log file before it gets rotated.' },
   'audit-log-maxbackup': { key: 'auditLogMaxBackup', parse: integer('audit-log-maxbackup'), help: 'The maximum number of old audit log files to retain. Setting a value of 0 will mean there\'s no restriction on the number of files.' },
+  'enable-admission-plugins': {
+    key: 'enableAdmissionPlugins',
+    parse: list,
+    help: 'Admission plugins to enable besides the default ones (NamespaceLifecycle, ServiceAccount, MutatingAdmissionWebhook, ValidatingAdmissionWebhook, ...), comma separated.',
+  },
+  'disable-admission-plugins': { key: 'disableAdmissionPlugins', parse: list, help: 'Admission plugins to disable, even default ones, comma separated.' },
   'feature-gates': { key: 'featureGates', parse: parseFeatureGates, help: 'A set of key=value pairs that describe feature gates.' },
   v: {
     key: 'verbosity',
@@ -317,6 +327,8 @@ export function defaultConfig(): Config {
     auditPolicyFile: '',
     auditLogMaxSize: 0,
     auditLogMaxBackup: 0,
+    enableAdmissionPlugins: [],
+    disableAdmissionPlugins: [],
     verbosity: 0,
     loggingFormat: 'text',
   };
@@ -350,6 +362,11 @@ export function parseFlags(argv: string[]): Config | 'help' {
     fields[spec.key] = spec.repeatable ? [...(fields[spec.key] as unknown[]), ...(parsed as unknown[])] : parsed;
   }
   validateLeaderElection(config);
+  try {
+    enabledAdmissionPlugins(config.enableAdmissionPlugins, config.disableAdmissionPlugins);
+  } catch (err) {
+    throw new ConfigError((err as Error).message);
+  }
   return config;
 }
 

@@ -5,7 +5,13 @@ import { AdmissionChain } from '../admission/admission';
 import { registryWebhookSource } from '../admission/webhooks/registry-source';
 import { WebhookAdmission } from '../admission/webhooks/webhook-admission';
 import { IMMORTAL_NAMESPACES, NamespaceLifecycle } from '../admission/namespace-lifecycle';
+import { enabledAdmissionPlugins } from '../admission/plugin-names';
+import { ServiceAccountAdmission } from '../admission/service-account';
+import type { AdmissionPlugin } from '../admission/admission';
+import { RootCaPublisher } from '../controllers/root-ca-publisher';
+import { ServiceAccountController } from '../controllers/service-account-controller';
 import { isStatusError } from '../api/errors';
+import type { KubeObject } from '../api/types';
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { ApiServerIdentity } from '../controllers/apiserver-identity';
@@ -171,7 +177,7 @@ export const CONTROLLER_MANAGER_LEASE = 'kapi-controller-manager';
  * holder (every replica with --leader-elect=false) runs the namespace controller, the garbage
  * collector and the CRD status controller.
  */
-function startControllers(config: Config, registry: ResourceRegistry, serveCustomResource: ServeResource, metrics: ApiServerMetrics, log: Logger) {
+function startControllers(config: Config, registry: ResourceRegistry, serveCustomResource: ServeResource, metrics: ApiServerMetrics, rootCa: string, log: Logger) {
   const storeOf = (group: string, resource: string): GenericStore => registry.lookup(group, 'v1', resource) as GenericStore;
   const leases = storeOf('coordination.k8s.io', 'leases');
   const crds = storeOf(CRD_GROUP, 'customresourcedefinitions');
@@ -193,6 +199,8 @@ function startControllers(config: Config, registry: ResourceRegistry, serveCusto
   manager.add(garbageCollector, { leaderOnly: true });
   manager.add(new CrdEstablishingController(crds, leases, crdController, identity.leaseName, log), { leaderOnly: true });
   manager.add(new ClusterRoleAggregationController(storeOf('rbac.authorization.k8s.io', 'clusterroles'), log), { leaderOnly: true });
+  manager.add(new ServiceAccountController(storeOf('', 'namespaces'), storeOf('', 'serviceaccounts'), log), { leaderOnly: true });
+  manager.add(new RootCaPublisher(storeOf('', 'namespaces'), storeOf('', 'configmaps'), rootCa, log), { leaderOnly: true });
   const elector = config.leaderElect
     ? new LeaderElector(
         new LeaseLock(leases, 'kube-system', CONTROLLER_MANAGER_LEASE),
@@ -317,25 +325,32 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
       revision: cache.currentCacheRevision,
     })),
   );
-  const admission = new AdmissionChain([
-    new NamespaceLifecycle({
-      get: async (name, live) => {
-        // From the cache first (unless asked to be live); a namespace created a moment ago may only be in etcd yet.
-        for (const resourceVersion of live ? [''] : ['0', '']) {
-          try {
-            return await namespaces.get('', name, { resourceVersion, match: '' });
-          } catch (err) {
-            if (!(isStatusError(err) && err.code === 404)) throw err;
-          }
-        }
-        return null;
-      },
-    }),
-    new WebhookAdmission(registryWebhookSource(storeOf), {
-      observe: (...args) => metrics?.observeWebhook(...args),
-      rejection: (...args) => metrics?.webhookRejection(...args),
-    }),
-  ]);
+  /** Looks an object up from the watch cache first (unless asked to be live); one created a moment ago may only be in etcd yet. */
+  const lookup = async (store: GenericStore, namespace: string, name: string, live: boolean): Promise<KubeObject | null> => {
+    for (const resourceVersion of live ? [''] : ['0', '']) {
+      try {
+        return await store.get(namespace, name, { resourceVersion, match: '' });
+      } catch (err) {
+        if (!(isStatusError(err) && err.code === 404)) throw err;
+      }
+    }
+    return null;
+  };
+  const serviceAccounts = storeOf('', 'v1', 'serviceaccounts');
+  const webhooks = new WebhookAdmission(registryWebhookSource(storeOf), {
+    observe: (...args) => metrics?.observeWebhook(...args),
+    rejection: (...args) => metrics?.webhookRejection(...args),
+  });
+  const admissionPlugins: Record<string, AdmissionPlugin> = {
+    NamespaceLifecycle: new NamespaceLifecycle({ get: (name, live) => lookup(namespaces, '', name, live) }),
+    ServiceAccount: new ServiceAccountAdmission({ get: (namespace, name, live) => lookup(serviceAccounts, namespace, name, live) }),
+    MutatingAdmissionWebhook: { name: 'MutatingAdmissionWebhook', admit: (attrs) => webhooks.admit(attrs) },
+    ValidatingAdmissionWebhook: { name: 'ValidatingAdmissionWebhook', validate: (attrs) => webhooks.validate(attrs) },
+  };
+  // kube's order; enabled plugins kapi does not implement run as nothing (docs/divergences.md).
+  const admission = new AdmissionChain(
+    enabledAdmissionPlugins(config.enableAdmissionPlugins, config.disableAdmissionPlugins).flatMap((name) => admissionPlugins[name] ?? []),
+  );
   await ensureSystemNamespaces(namespaces);
   /** The versions of a custom resource share one storage (their objects differ only in apiVersion). */
   const serveCustomResource: ServeResource = async (defs) => {
@@ -360,7 +375,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
   };
   await reconcileBootstrapPolicy(rbacStores.clusterroles, rbacStores.clusterrolebindings);
   await settleAggregation(rbacStores.clusterroles);
-  const controllers = startControllers(config, registry, serveCustomResource, metrics, log);
+  const controllers = startControllers(config, registry, serveCustomResource, metrics, auth.servingTls.serverCa, log);
   await controllers.manager.start(controllers.elector);
   const policyCache = new PolicyCache(rbacStores, log);
   await policyCache.start();

@@ -127,6 +127,8 @@ test('health endpoints', async () => {
       '[+]garbage-collector-controller ok',
       '[+]apiextensions-establishing-controller ok',
       '[+]clusterrole-aggregation-controller ok',
+      '[+]serviceaccount-controller ok',
+      '[+]root-ca-certificate-publisher-controller ok',
       '[+]leaderElection ok',
       '[+]shutdown ok',
       'readyz check passed\n',

@@ -1,6 +1,7 @@
 import { Api } from '../harness/http';
 import { startTestServer } from '../harness/server';
 import { openWatch } from '../harness/watch';
+import { eventually } from '../harness/etcd-keys';
 
 let server: Awaited<ReturnType<typeof startTestServer>>;
 let api: Api;
@@ -9,6 +10,8 @@ const CM = '/api/v1/namespaces/default/configmaps';
 beforeAll(async () => {
   server = await startTestServer();
   api = new Api(server.url);
+  // The root CA publisher adds kube-root-ca.crt to default soon after the start: let that happen before any watch here.
+  await eventually('kube-root-ca.crt in default', async () => ((await api.get(`${CM}/kube-root-ca.crt`)).status === 200 ? true : undefined));
 });
 
 afterAll(async () => {

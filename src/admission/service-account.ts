@@ -1,0 +1,153 @@
+import { randomInt } from 'node:crypto';
+import { forbidden } from '../api/errors';
+import { isPlainObject, type KubeObject } from '../api/types';
+import type { AdmissionAttributes, AdmissionPlugin } from './admission';
+
+/** Looks a service account up: from a cache where one exists unless `live` asks for etcd; null when absent. */
+export interface ServiceAccountLookup {
+  get(namespace: string, name: string, live: boolean): Promise<KubeObject | null>;
+}
+
+type Obj = Record<string, unknown>;
+
+const PODS = { group: '', resource: 'pods' };
+const DEFAULT_SERVICE_ACCOUNT = 'default';
+const MIRROR_POD_ANNOTATION = 'kubernetes.io/config.mirror';
+const ENFORCE_MOUNTABLE_SECRETS_ANNOTATION = 'kubernetes.io/enforce-mountable-secrets';
+/** serviceaccount.DefaultAPITokenMountPath. */
+export const TOKEN_MOUNT_PATH = '/var/run/secrets/kubernetes.io/serviceaccount';
+const TOKEN_VOLUME_PREFIX = 'kube-api-access-';
+/** An hour and a bit, as kube-apiserver asks (warnafter: the kubelet refreshes it well before). */
+const TOKEN_EXPIRATION_SECONDS = 3607;
+/** The default service account is made by a controller: a pod created right after its namespace waits for it (getServiceAccount). */
+const DEFAULT_ACCOUNT_ATTEMPTS = 10;
+/** names.SimpleNameGenerator's alphabet: no vowels, no look-alikes. */
+const NAME_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+const objects = (v: unknown): Obj[] => (Array.isArray(v) ? v.filter(isPlainObject) : []);
+const randomSuffix = (): string => Array.from({ length: 5 }, () => NAME_ALPHABET[randomInt(NAME_ALPHABET.length)]).join('');
+
+/** The projected volume kube-apiserver adds (Plugin.createVolume): a bound token, the root CA and the namespace. */
+function tokenVolume(name: string): Obj {
+  return {
+    name,
+    projected: {
+      defaultMode: 0o644,
+      sources: [
+        { serviceAccountToken: { expirationSeconds: TOKEN_EXPIRATION_SECONDS, path: 'token' } },
+        { configMap: { name: 'kube-root-ca.crt', items: [{ key: 'ca.crt', path: 'ca.crt' }] } },
+        { downwardAPI: { items: [{ path: 'namespace', fieldRef: { apiVersion: 'v1', fieldPath: 'metadata.namespace' } }] } },
+      ],
+    },
+  };
+}
+
+/** The pod's own preference, then the account's, then true (shouldAutomount). */
+function shouldAutomount(account: KubeObject, spec: Obj): boolean {
+  if (typeof spec.automountServiceAccountToken === 'boolean') return spec.automountServiceAccountToken;
+  if (typeof account.automountServiceAccountToken === 'boolean') return account.automountServiceAccountToken;
+  return true;
+}
+
+/** Plugin.mountServiceAccountToken: every container and init container without a mount at the token path gets one. */
+function mountToken(spec: Obj): void {
+  const volumes = objects(spec.volumes);
+  const existing = volumes.find((v) => typeof v.name === 'string' && v.name.startsWith(TOKEN_VOLUME_PREFIX));
+  const volumeName = (existing?.name as string | undefined) ?? `${TOKEN_VOLUME_PREFIX}${randomSuffix()}`;
+  let needed = false;
+  for (const container of [...objects(spec.initContainers), ...objects(spec.containers)]) {
+    const mounts = objects(container.volumeMounts);
+    if (mounts.some((m) => m.mountPath === TOKEN_MOUNT_PATH)) continue;
+    container.volumeMounts = [...mounts, { name: volumeName, readOnly: true, mountPath: TOKEN_MOUNT_PATH }];
+    needed = true;
+  }
+  if (needed && !existing) spec.volumes = [...objects(spec.volumes), tokenVolume(volumeName)];
+}
+
+/** Secret volumes of a pod whose account enforces mountable secrets must be among the account's secrets (limitSecretReferences). */
+function checkSecretVolumes(account: KubeObject, spec: Obj): string | null {
+  if (account.metadata.annotations?.[ENFORCE_MOUNTABLE_SECRETS_ANNOTATION] !== 'true') return null;
+  const allowed = new Set(objects(account.secrets).map((s) => s.name));
+  for (const volume of objects(spec.volumes)) {
+    const secret = isPlainObject(volume.secret) ? volume.secret.secretName : undefined;
+    if (typeof secret === 'string' && !allowed.has(secret)) {
+      return `volume with secret.secretName="${secret}" is not allowed because service account ${account.metadata.name} does not reference that secret`;
+    }
+  }
+  return null;
+}
+
+/** A mirror pod is made by a kubelet from a static manifest: it may use no API credentials (Plugin.Validate). */
+function mirrorPodProblem(spec: Obj): string | null {
+  if (spec.serviceAccountName) return 'a mirror pod may not reference service accounts';
+  for (const volume of objects(spec.volumes)) {
+    if (volume.secret) return 'a mirror pod may not reference secrets';
+    const sources = isPlainObject(volume.projected) ? objects(volume.projected.sources) : [];
+    if (sources.some((s) => s.secret)) return 'a mirror pod may not reference secrets';
+    if (sources.some((s) => s.serviceAccountToken)) return 'a mirror pod may not use ServiceAccountToken volume projections';
+  }
+  return null;
+}
+
+/**
+ * The ServiceAccount admission plugin (plugin/pkg/admission/serviceaccount): a pod being created
+ * runs as `default` unless it names an account, the account must exist, and unless automounting
+ * is off (pod, then account) every container mounts a `kube-api-access-*` projected token volume.
+ */
+export class ServiceAccountAdmission implements AdmissionPlugin {
+  readonly name = 'ServiceAccount';
+
+  constructor(
+    private readonly accounts: ServiceAccountLookup,
+    private readonly retryDelay: () => number = () => 100 + randomInt(100),
+  ) {}
+
+  async admit(attrs: AdmissionAttributes): Promise<void> {
+    const spec = this.podSpec(attrs);
+    if (!spec || attrs.object!.metadata.annotations?.[MIRROR_POD_ANNOTATION] !== undefined) return;
+    // v1's deprecated `serviceAccount` stands in for an empty name and mirrors it, as kube's v1 pod conversion does.
+    if (!spec.serviceAccountName) spec.serviceAccountName = typeof spec.serviceAccount === 'string' && spec.serviceAccount ? spec.serviceAccount : DEFAULT_SERVICE_ACCOUNT;
+    spec.serviceAccount = spec.serviceAccountName;
+    const account = await this.account(attrs, spec.serviceAccountName as string);
+    if (shouldAutomount(account, spec)) mountToken(spec);
+    if (objects(spec.imagePullSecrets).length === 0 && objects(account.imagePullSecrets).length > 0) {
+      spec.imagePullSecrets = objects(account.imagePullSecrets).map((s) => ({ name: s.name }));
+    }
+  }
+
+  async validate(attrs: AdmissionAttributes): Promise<void> {
+    const spec = this.podSpec(attrs);
+    if (!spec) return;
+    const podName = attrs.object!.metadata.name ?? '';
+    if (attrs.object!.metadata.annotations?.[MIRROR_POD_ANNOTATION] !== undefined) {
+      const problem = mirrorPodProblem(spec);
+      if (problem) throw forbidden(PODS, podName, problem);
+      return;
+    }
+    if (!spec.serviceAccountName) throw forbidden(PODS, podName, `no service account specified for pod ${attrs.namespace}/${podName}`);
+    const problem = checkSecretVolumes(await this.account(attrs, spec.serviceAccountName as string), spec);
+    if (problem) throw forbidden(PODS, podName, problem);
+  }
+
+  /** The spec of a pod being created; null for anything else (shouldIgnore, and only CREATE). */
+  private podSpec(attrs: AdmissionAttributes): Obj | null {
+    if (attrs.def.group !== '' || attrs.def.resource !== 'pods' || attrs.subresource !== '' || attrs.operation !== 'CREATE') return null;
+    return isPlainObject(attrs.object?.spec) ? attrs.object.spec : null;
+  }
+
+  /** Plugin.getServiceAccount: the cache, then etcd; `default` is tried a few times, as the controller may not have made it yet. */
+  private async account(attrs: AdmissionAttributes, name: string): Promise<KubeObject> {
+    const { namespace } = attrs;
+    let account = await this.accounts.get(namespace, name, false);
+    const attempts = name === DEFAULT_SERVICE_ACCOUNT ? DEFAULT_ACCOUNT_ATTEMPTS : 1;
+    const delay = this.retryDelay();
+    for (let i = 0; !account && i < attempts; i++) {
+      if (i > 0) await sleep(delay);
+      account = await this.accounts.get(namespace, name, true);
+    }
+    if (account) return account;
+    const podName = attrs.object!.metadata.name ?? '';
+    throw forbidden(PODS, podName, `error looking up service account ${namespace}/${name}: serviceaccount "${name}" not found`);
+  }
+}

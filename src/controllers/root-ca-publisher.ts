@@ -1,0 +1,119 @@
+import { isStatusError } from '../api/errors';
+import type { KubeObject } from '../api/types';
+import type { GenericStore } from '../registry/generic-store';
+import { internalContext } from '../registry/request-context';
+import type { Predicate } from '../storage/interfaces';
+import { informerAndQueueProblem, type Controller } from './runtime/controller';
+import { Informer, listWatchOf } from './runtime/informer';
+import { systemClock, type Clock } from './runtime/clock';
+import { WorkQueue } from './work-queue';
+
+type Log = (message: string, err?: unknown) => void;
+
+const RETRY_MS = 1000;
+
+export const ROOT_CA_CONFIG_MAP = 'kube-root-ca.crt';
+const CA_KEY = 'ca.crt';
+const DESCRIPTION_ANNOTATION = 'kubernetes.io/description';
+/** The description root-ca-cert-publisher puts on every copy (pkg/controller/certificates/rootcacertpublisher). */
+export const ROOT_CA_DESCRIPTION =
+  'Contains a CA bundle that can be used to verify the kube-apiserver when using internal endpoints such as the internal service IP or kubernetes.default.svc. ' +
+  'No other usage is guaranteed across distributions of Kubernetes clusters.';
+
+const onlyRootCa: Predicate = { empty: false, matches: (obj) => obj.metadata.name === ROOT_CA_CONFIG_MAP };
+
+const isTerminating = (ns: KubeObject): boolean =>
+  Boolean(ns.metadata.deletionTimestamp) || (ns.status as { phase?: string } | undefined)?.phase === 'Terminating';
+
+/** The ConfigMap holds the CA and the description, whatever else its data or annotations hold. */
+function upToDate(cm: KubeObject, ca: string): boolean {
+  const data = (cm.data ?? {}) as Record<string, unknown>;
+  return Object.keys(data).length === 1 && data[CA_KEY] === ca && cm.metadata.annotations?.[DESCRIPTION_ANNOTATION] === ROOT_CA_DESCRIPTION;
+}
+
+/**
+ * kube-controller-manager's root-ca-cert-publisher (Publisher.syncNamespace): every active
+ * namespace holds the `kube-root-ca.crt` ConfigMap with the cluster CA, put back when deleted or
+ * changed.
+ */
+export class RootCaPublisher implements Controller {
+  readonly name = 'root-ca-certificate-publisher-controller';
+  private readonly namespaceInformer: Informer;
+  private readonly configMapInformer: Informer;
+  private readonly queue: WorkQueue;
+
+  constructor(
+    namespaces: GenericStore,
+    private readonly configMaps: GenericStore,
+    private readonly ca: string,
+    private readonly log: Log,
+    clock: Clock = systemClock,
+  ) {
+    this.queue = new WorkQueue((ns) => this.sync(ns), (ns, err) => this.log(`root CA publisher: namespace ${ns} failed`, err), RETRY_MS, clock);
+    const enqueueNamespace = (ns: KubeObject): void => this.queue.add(ns.metadata.name!);
+    const enqueueOwner = (cm: KubeObject): void => this.queue.add(cm.metadata.namespace!);
+    this.namespaceInformer = new Informer(
+      listWatchOf(namespaces),
+      { added: enqueueNamespace, updated: (_, ns) => enqueueNamespace(ns) },
+      { name: 'namespaces', log, clock },
+    );
+    this.configMapInformer = new Informer(
+      listWatchOf(configMaps, '', onlyRootCa),
+      { updated: (_, cm) => enqueueOwner(cm), deleted: enqueueOwner },
+      { name: 'configmaps', log, clock },
+    );
+  }
+
+  async start(): Promise<void> {
+    this.configMapInformer.start();
+    await this.configMapInformer.waitForSync();
+    this.namespaceInformer.start();
+    await this.namespaceInformer.waitForSync();
+  }
+
+  stop(): void {
+    this.namespaceInformer.stop();
+    this.configMapInformer.stop();
+    this.queue.stop();
+  }
+
+  problem(): string | null {
+    return informerAndQueueProblem([this.namespaceInformer, this.configMapInformer], this.queue);
+  }
+
+  private async sync(namespace: string): Promise<boolean> {
+    const ns = this.namespaceInformer.get(namespace);
+    if (!ns || isTerminating(ns)) return true;
+    const current = this.configMapInformer.get(`${namespace}/${ROOT_CA_CONFIG_MAP}`);
+    if (current && upToDate(current, this.ca)) return true;
+    const ctx = internalContext({ namespace });
+    try {
+      if (!current) {
+        const cm: KubeObject = {
+          apiVersion: 'v1',
+          kind: 'ConfigMap',
+          metadata: { name: ROOT_CA_CONFIG_MAP, namespace, annotations: { [DESCRIPTION_ANNOTATION]: ROOT_CA_DESCRIPTION } },
+          data: { [CA_KEY]: this.ca },
+        };
+        await this.configMaps.create(ctx, cm, { dryRun: false });
+        return true;
+      }
+      await this.configMaps.update(
+        ctx,
+        ROOT_CA_CONFIG_MAP,
+        (cm) => {
+          // The data is replaced whole; other annotations stay (Publisher.syncNamespace).
+          cm.data = { [CA_KEY]: this.ca };
+          cm.metadata.annotations = { ...cm.metadata.annotations, [DESCRIPTION_ANNOTATION]: ROOT_CA_DESCRIPTION };
+          return cm;
+        },
+        { dryRun: false },
+      );
+    } catch (err) {
+      // Created meanwhile, gone, or the namespace is going away: the informers bring the next change.
+      if (isStatusError(err) && (err.code === 409 || err.code === 404 || err.code === 403)) return err.code !== 409;
+      throw err;
+    }
+    return true;
+  }
+}

@@ -1,0 +1,83 @@
+import { isStatusError } from '../api/errors';
+import type { KubeObject } from '../api/types';
+import type { GenericStore } from '../registry/generic-store';
+import { internalContext } from '../registry/request-context';
+import { informerAndQueueProblem, type Controller } from './runtime/controller';
+import { Informer, listWatchOf } from './runtime/informer';
+import { systemClock, type Clock } from './runtime/clock';
+import { WorkQueue } from './work-queue';
+
+type Log = (message: string, err?: unknown) => void;
+
+const RETRY_MS = 1000;
+
+/** The service account every namespace has (serviceaccount.DefaultServiceAccountName). */
+export const DEFAULT_SERVICE_ACCOUNT = 'default';
+
+const isTerminating = (ns: KubeObject): boolean =>
+  Boolean(ns.metadata.deletionTimestamp) || (ns.status as { phase?: string } | undefined)?.phase === 'Terminating';
+
+/**
+ * kube-controller-manager's serviceaccount-controller (pkg/controller/serviceaccount,
+ * ServiceAccountsController): every active namespace gets its `default` ServiceAccount, created
+ * again when it is deleted.
+ */
+export class ServiceAccountController implements Controller {
+  readonly name = 'serviceaccount-controller';
+  private readonly namespaceInformer: Informer;
+  private readonly accountInformer: Informer;
+  private readonly queue: WorkQueue;
+
+  constructor(
+    namespaces: GenericStore,
+    private readonly serviceAccounts: GenericStore,
+    private readonly log: Log,
+    clock: Clock = systemClock,
+  ) {
+    this.queue = new WorkQueue((ns) => this.sync(ns), (ns, err) => this.log(`serviceaccount controller: namespace ${ns} failed`, err), RETRY_MS, clock);
+    const enqueueNamespace = (ns: KubeObject): void => this.queue.add(ns.metadata.name!);
+    this.namespaceInformer = new Informer(
+      listWatchOf(namespaces),
+      { added: enqueueNamespace, updated: (_, ns) => enqueueNamespace(ns) },
+      { name: 'namespaces', log, clock },
+    );
+    this.accountInformer = new Informer(
+      listWatchOf(serviceAccounts),
+      // serviceAccountDeleted: only a deletion can leave a namespace without its account.
+      { deleted: (sa) => this.queue.add(sa.metadata.namespace!) },
+      { name: 'serviceaccounts', log, clock },
+    );
+  }
+
+  async start(): Promise<void> {
+    this.accountInformer.start();
+    await this.accountInformer.waitForSync();
+    this.namespaceInformer.start();
+    await this.namespaceInformer.waitForSync();
+  }
+
+  stop(): void {
+    this.namespaceInformer.stop();
+    this.accountInformer.stop();
+    this.queue.stop();
+  }
+
+  problem(): string | null {
+    return informerAndQueueProblem([this.namespaceInformer, this.accountInformer], this.queue);
+  }
+
+  private async sync(namespace: string): Promise<boolean> {
+    const ns = this.namespaceInformer.get(namespace);
+    if (!ns || isTerminating(ns)) return true;
+    if (this.accountInformer.get(`${namespace}/${DEFAULT_SERVICE_ACCOUNT}`)) return true;
+    const account: KubeObject = { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: DEFAULT_SERVICE_ACCOUNT, namespace } };
+    try {
+      await this.serviceAccounts.create(internalContext({ namespace }), account, { dryRun: false });
+    } catch (err) {
+      // Already there (the cache lags), or the namespace is going away: nothing to do.
+      if (isStatusError(err) && (err.code === 409 || err.code === 403 || err.code === 404)) return true;
+      throw err;
+    }
+    return true;
+  }
+}
