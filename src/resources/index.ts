@@ -1,4 +1,5 @@
 import type { ResourceDefinition } from '../registry/resource-definition';
+import { certificatesigningrequests } from './certificatesigningrequests';
 import { configmaps } from './configmaps';
 import { controllerrevisions } from './controllerrevisions';
 import { cronjobs } from './cronjobs';
@@ -82,6 +83,7 @@ export const BUILT_IN_RESOURCES: ResourceDefinition[] = [
   horizontalpodautoscalersV1,
   cronjobs,
   jobs,
+  certificatesigningrequests,
   ingressclasses,
   ingresses,
   networkpolicies,

@@ -28,6 +28,8 @@ import { reconcileBootstrapPolicy } from '../auth/authorizer/reconcile-policy';
 import { INSECURE_SUPERUSER } from '../auth/user';
 import { openAuditSink } from '../audit/log-backend';
 import { loadAuditPolicy } from '../audit/policy';
+import { CsrSigningController } from '../controllers/csr-signer';
+import type { PemPair } from '../auth/certificates';
 import { ClusterRoleAggregationController, settleAggregation } from '../controllers/clusterrole-aggregation';
 import { writeAdminKubeconfig } from '../auth/admin-kubeconfig';
 import type { IssuerDiscovery } from '../auth/oidc-discovery';
@@ -171,7 +173,7 @@ export const CONTROLLER_MANAGER_LEASE = 'kapi-controller-manager';
  * holder (every replica with --leader-elect=false) runs the namespace controller, the garbage
  * collector and the CRD status controller.
  */
-function startControllers(config: Config, registry: ResourceRegistry, serveCustomResource: ServeResource, metrics: ApiServerMetrics, log: Logger) {
+function startControllers(config: Config, registry: ResourceRegistry, serveCustomResource: ServeResource, metrics: ApiServerMetrics, log: Logger, clientSigner: PemPair | null) {
   const storeOf = (group: string, resource: string): GenericStore => registry.lookup(group, 'v1', resource) as GenericStore;
   const leases = storeOf('coordination.k8s.io', 'leases');
   const crds = storeOf(CRD_GROUP, 'customresourcedefinitions');
@@ -193,6 +195,8 @@ function startControllers(config: Config, registry: ResourceRegistry, serveCusto
   manager.add(garbageCollector, { leaderOnly: true });
   manager.add(new CrdEstablishingController(crds, leases, crdController, identity.leaseName, log), { leaderOnly: true });
   manager.add(new ClusterRoleAggregationController(storeOf('rbac.authorization.k8s.io', 'clusterroles'), log), { leaderOnly: true });
+  // Only a CA kapi generated signs CSRs: with --client-ca-file, the CA's key is not ours.
+  if (clientSigner) manager.add(new CsrSigningController(storeOf('certificates.k8s.io', 'certificatesigningrequests'), clientSigner, log), { leaderOnly: true });
   const elector = config.leaderElect
     ? new LeaderElector(
         new LeaseLock(leases, 'kube-system', CONTROLLER_MANAGER_LEASE),
@@ -360,7 +364,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
   };
   await reconcileBootstrapPolicy(rbacStores.clusterroles, rbacStores.clusterrolebindings);
   await settleAggregation(rbacStores.clusterroles);
-  const controllers = startControllers(config, registry, serveCustomResource, metrics, log);
+  const controllers = startControllers(config, registry, serveCustomResource, metrics, log, auth.servingTls.clientSigner);
   await controllers.manager.start(controllers.elector);
   const policyCache = new PolicyCache(rbacStores, log);
   await policyCache.start();
