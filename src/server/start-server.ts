@@ -29,6 +29,7 @@ import { INSECURE_SUPERUSER } from '../auth/user';
 import { openAuditSink } from '../audit/log-backend';
 import { loadAuditPolicy } from '../audit/policy';
 import { CsrSigningController } from '../controllers/csr-signer';
+import { allowLoopbackEndpoints } from '../resources/endpoint-addresses';
 import type { PemPair } from '../auth/certificates';
 import { ClusterRoleAggregationController, settleAggregation } from '../controllers/clusterrole-aggregation';
 import { writeAdminKubeconfig } from '../auth/admin-kubeconfig';
@@ -229,6 +230,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
   // A bad audit policy stops the start before anything runs.
   const auditPolicy = config.auditLogPath && config.auditPolicyFile ? loadAuditPolicy(config.auditPolicyFile) : null;
   // Certificates, keys and authenticators first: a bad file stops kapi before etcd starts.
+  allowLoopbackEndpoints(config.allowLoopbackEndpoints);
   const auth = loadAuthentication(config, (group, resource) => store(group, resource));
   let etcd: EmbeddedEtcd | null = null;
   let endpoints = config.etcdServers;
