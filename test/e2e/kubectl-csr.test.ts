@@ -109,3 +109,20 @@ test('a denied CSR is never signed; the approval subresource writes only conditi
   const unsigned = await kubectl(['create', '-f', '-'], csrManifest('nosigner', csr, ''));
   expect(unsigned.stderr).toContain('spec.signerName: Required value');
 });
+
+test('the kubelet client signer refuses a request that is not a node\'s with a Failed condition; discovery and explain know csr', async () => {
+  const { csr } = await certificateRequest('erin', '/O=team-a/CN=erin');
+  expect((await kubectl(['create', '-f', '-'], csrManifest('erin', csr, 'kubernetes.io/kube-apiserver-client-kubelet'))).stderr).toBe('');
+  expect((await kubectl(['certificate', 'approve', 'erin'])).code).toBe(0);
+  const failed = await eventually('erin fails', async () => {
+    const got = JSON.parse((await kubectl(['get', 'csr', 'erin', '-o', 'json'])).stdout);
+    return got.status.conditions?.find((c: { type: string }) => c.type === 'Failed');
+  });
+  expect(failed).toMatchObject({ status: 'True', reason: 'SignerValidationFailure', message: 'subject organization is not system:nodes' });
+  expect((await kubectl(['get', 'csr', 'erin', '--no-headers'])).stdout).toMatch(/Approved,Failed\n/);
+
+  const resources = await kubectl(['api-resources', '--api-group=certificates.k8s.io', '--no-headers']);
+  expect(resources.stdout).toMatch(/^certificatesigningrequests\s+csr\s+certificates\.k8s\.io\/v1\s+false\s+CertificateSigningRequest\n$/);
+  const explained = await kubectl(['explain', 'csr.spec.signerName']);
+  expect(explained.stdout).toContain('FIELD: signerName <string>');
+});
