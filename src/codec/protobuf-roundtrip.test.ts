@@ -521,6 +521,12 @@ const OBJECTS: Record<string, Record<string, unknown>> = {
     spec: { attacher: 'csi.example.com', source: { persistentVolumeName: 'pv-1' }, nodeName: 'node-1' },
     status: { attached: true, attachmentMetadata: { device: '/dev/sdb' }, attachError: { time: '2024-05-06T07:08:09Z', message: 'once', errorCode: 5 } },
   },
+  ComponentStatus: {
+    apiVersion: 'v1',
+    kind: 'ComponentStatus',
+    metadata: { name: 'etcd-0' },
+    conditions: [{ type: 'Healthy', status: 'False', message: 'm', error: 'e' }],
+  },
   CertificateSigningRequest: {
     apiVersion: 'certificates.k8s.io/v1',
     kind: 'CertificateSigningRequest',

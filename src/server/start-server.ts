@@ -144,7 +144,7 @@ function listen(server: Server, port: number, host: string): Promise<void> {
 function transformersByKey(config: Config): ((key: string) => ValueTransformer | undefined) | undefined {
   if (!config.encryptionProviderConfig) return undefined;
   const lookup = loadEncryptionConfig(config.encryptionProviderConfig);
-  const roots = BUILT_IN_RESOURCES.filter((def) => !def.compute).map((def) => ({ root: resourceRoot(config.etcdPrefix, def), transformer: lookup(def.group, def.resource) }))
+  const roots = BUILT_IN_RESOURCES.filter((def) => !def.compute && !def.computeItems).map((def) => ({ root: resourceRoot(config.etcdPrefix, def), transformer: lookup(def.group, def.resource) }))
     .filter((r): r is { root: string; transformer: ValueTransformer } => r.transformer !== undefined);
   return (key) => roots.find((r) => key.startsWith(r.root))?.transformer;
 }
@@ -293,9 +293,14 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     if (!found) throw new Error(`${resource}.${group} is not served`);
     return found;
   };
-  const services: ServerServices = { store, tokens: auth.tokens, reviewToken: auth.reviewToken };
+  const services: ServerServices = {
+    store,
+    tokens: auth.tokens,
+    reviewToken: auth.reviewToken,
+    etcdHealth: () => kv.checkHealth(`${config.etcdPrefix}/health`, ETCD_READYCHECK_TIMEOUT_MS),
+  };
   for (const def of BUILT_IN_RESOURCES) {
-    if (def.compute) {
+    if (def.compute || def.computeItems) {
       registry.add(new ComputedStore(def, services));
       continue;
     }

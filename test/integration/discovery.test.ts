@@ -28,7 +28,7 @@ test('legacy discovery: /api, /api/v1, /apis, /apis/apps, /apis/apps/v1', async 
   expect(v1.body.kind).toBe('APIResourceList');
   const names: string[] = v1.body.resources.map((r: { name: string }) => r.name);
   expect(names).toEqual([...names].sort());
-  expect(names.slice(0, 4)).toEqual(['bindings', 'configmaps', 'endpoints', 'events']);
+  expect(names.slice(0, 4)).toEqual(['bindings', 'componentstatuses', 'configmaps', 'endpoints']);
   const pods = v1.body.resources.find((r: { name: string }) => r.name === 'pods');
   expect(pods).toEqual({
     name: 'pods',
@@ -55,7 +55,7 @@ test('aggregated discovery when asked for it', async () => {
   expect(core.headers.get('content-type')).toBe(AGGREGATED);
   expect(core.body.kind).toBe('APIGroupDiscoveryList');
   const resources = core.body.items[0].versions[0].resources;
-  expect(resources.map((r: { resource: string }) => r.resource)).toEqual(['bindings', 'configmaps', 'endpoints', 'events', 'limitranges', 'namespaces', 'nodes', 'persistentvolumeclaims', 'persistentvolumes', 'pods', 'podtemplates', 'replicationcontrollers', 'resourcequotas', 'secrets', 'serviceaccounts', 'services']);
+  expect(resources.map((r: { resource: string }) => r.resource)).toEqual(['bindings', 'componentstatuses', 'configmaps', 'endpoints', 'events', 'limitranges', 'namespaces', 'nodes', 'persistentvolumeclaims', 'persistentvolumes', 'pods', 'podtemplates', 'replicationcontrollers', 'resourcequotas', 'secrets', 'serviceaccounts', 'services']);
   expect(resources.find((r: { resource: string }) => r.resource === 'namespaces')).toMatchObject({
     scope: 'Cluster',
     responseKind: { group: '', version: 'v1', kind: 'Namespace' },
