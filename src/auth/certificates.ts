@@ -75,7 +75,8 @@ function ipv6Bytes(address: string): Buffer {
 }
 
 interface CertificateSpec {
-  subject: Subject;
+  /** A subject to encode, or a Name already in DER (a certificate request's). */
+  subject: Subject | Buffer;
   issuer: Subject;
   publicKey: KeyObject;
   signingKey: KeyObject;
@@ -95,7 +96,7 @@ function certificate(spec: CertificateSpec): string {
     name(spec.issuer),
     // An hour back, so clocks a little behind accept a certificate made now (as client-go's cert helpers do).
     sequence(time(new Date(now - 3600 * 1000)), time(new Date(now + spec.validDays * DAY_MS))),
-    name(spec.subject),
+    Buffer.isBuffer(spec.subject) ? spec.subject : name(spec.subject),
     spec.publicKey.export({ type: 'spki', format: 'der' }),
     explicit(3, sequence(...spec.extensions)),
   );
@@ -147,6 +148,27 @@ export function createLeafCertificate(ca: PemPair, request: LeafRequest): PemPai
     extensions,
   });
   return { cert, key: key.pem };
+}
+
+/**
+ * A client certificate for a requested subject and public key (a CSR's), signed by `ca`, as
+ * kube's kube-apiserver-client signers issue: digital signature and key encipherment, client auth.
+ */
+export function signClientCertificate(ca: PemPair, subject: Buffer, publicKey: KeyObject, validSeconds: number): string {
+  const caCert = new X509Certificate(ca.cert);
+  return certificate({
+    subject,
+    issuer: { commonName: caSubjectCommonName(caCert) },
+    publicKey,
+    signingKey: createPrivateKey(ca.key),
+    validDays: validSeconds / (24 * 3600),
+    extensions: [
+      extension(OID.keyUsage, true, LEAF_USAGE),
+      extension(OID.extKeyUsage, false, sequence(objectIdentifier(OID.clientAuth))),
+      extension(OID.basicConstraints, true, sequence()),
+      extension(OID.authorityKeyIdentifier, false, sequence(implicit(0, keyIdentifier(caCert.publicKey)))),
+    ],
+  });
 }
 
 /** The CN of a CA kapi made (its subject is the CN alone). */

@@ -521,6 +521,19 @@ const OBJECTS: Record<string, Record<string, unknown>> = {
     spec: { attacher: 'csi.example.com', source: { persistentVolumeName: 'pv-1' }, nodeName: 'node-1' },
     status: { attached: true, attachmentMetadata: { device: '/dev/sdb' }, attachError: { time: '2024-05-06T07:08:09Z', message: 'once', errorCode: 5 } },
   },
+  ComponentStatus: {
+    apiVersion: 'v1',
+    kind: 'ComponentStatus',
+    metadata: { name: 'etcd-0' },
+    conditions: [{ type: 'Healthy', status: 'False', message: 'm', error: 'e' }],
+  },
+  CertificateSigningRequest: {
+    apiVersion: 'certificates.k8s.io/v1',
+    kind: 'CertificateSigningRequest',
+    metadata: meta('csr', false),
+    spec: { request: 'LS0tLQ==', signerName: 'kubernetes.io/kube-apiserver-client', expirationSeconds: 3600, usages: ['client auth'], username: 'alice', uid: 'u-1', groups: ['dev'] },
+    status: { conditions: [{ type: 'Approved', status: 'True', reason: 'KubectlApprove', message: 'ok', lastUpdateTime: '2024-05-06T07:08:09Z', lastTransitionTime: '2024-05-06T07:08:09Z' }], certificate: 'LS0tLQ==' },
+  },
   CSIStorageCapacity: {
     apiVersion: 'storage.k8s.io/v1',
     kind: 'CSIStorageCapacity',

@@ -50,7 +50,7 @@ function apiResource(def: ResourceDefinition): Record<string, unknown> {
   if (def.shortNames.length > 0) r.shortNames = def.shortNames;
   if (def.categories.length > 0) r.categories = def.categories;
   // Only stored resources have a storage version (the review APIs have none).
-  if (!def.compute) r.storageVersionHash = storageVersionHash(def);
+  if (!def.compute && !def.computeItems) r.storageVersionHash = storageVersionHash(def);
   return r;
 }
 

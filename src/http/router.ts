@@ -16,6 +16,7 @@ import { kindSchema } from '../schema/typed-schema';
 import type { ResourceRequest } from './handlers/context';
 import { handleCreate } from './handlers/create';
 import { handleCreateSubresource } from './handlers/create-subresource';
+import { respond } from './respond';
 import { handleDelete } from './handlers/delete';
 import { handleDeleteCollection } from './handlers/delete-collection';
 import { handleGet } from './handlers/get';
@@ -173,8 +174,12 @@ export async function serveResource(
     unsafeMalformedObjectDeletion: deps.unsafeMalformedObjectDeletion,
     onWatchEvent: () => deps.onWatchEvent(store.def),
   });
-  // A resource that is not stored serves create alone (resolveResourceRequest made sure of the verb).
-  if (!(store instanceof GenericStore)) return handleCreate(requestTo(store));
+  // A resource that is not stored serves create, or get and list (resolveResourceRequest made sure of the verb).
+  if (!(store instanceof GenericStore)) {
+    if (verb === 'get') return respond(requestTo(store), 200, await store.get(info.name));
+    if (verb === 'list') return respond(requestTo(store), 200, await store.list());
+    return handleCreate(requestTo(store));
+  }
   if (createSubresource) return handleCreateSubresource(requestTo(store), createSubresource, deps.services);
   await HANDLERS[verb](requestTo(store));
 }

@@ -1,5 +1,5 @@
-import { badRequest } from '../api/errors';
-import type { KubeObject, Status } from '../api/types';
+import { badRequest, notFound } from '../api/errors';
+import type { KubeList, KubeObject, Status } from '../api/types';
 import { kindSchema, type ObjectNode } from '../schema/typed-schema';
 import { FieldManager } from './field-manager';
 import type { WriteOptions } from './generic-store';
@@ -12,20 +12,21 @@ import { ensureActive, type RequestContext } from './request-context';
 const isStatus = (value: KubeObject | Status): value is Status => value.kind === 'Status';
 
 /**
- * The REST storage of a resource that is never stored (a definition with `compute`): create
- * answers with the computed object and stores nothing of its own; what it writes elsewhere (the
- * legacy `bindings` write pods) goes through the services, which honour dryRun.
+ * The REST storage of a resource that is never stored: with `compute`, create answers with the
+ * computed object and stores nothing of its own (what it writes elsewhere, the legacy `bindings`
+ * writing pods, goes through the services, which honour dryRun); with `computeItems`, get and
+ * list answer with objects computed at each request (componentstatuses).
  */
 export class ComputedStore {
   private readonly schema: ObjectNode | null;
   private readonly fields: FieldManager | null;
-  private readonly compute: NonNullable<ResourceDefinition['compute']>;
+  private readonly compute: ResourceDefinition['compute'];
 
   constructor(
     readonly def: ResourceDefinition,
     private readonly services: ServerServices,
   ) {
-    if (!def.compute) throw new Error(`${def.resource}: a computed resource needs compute`);
+    if (!def.compute && !def.computeItems) throw new Error(`${def.resource}: a computed resource needs compute`);
     this.compute = def.compute;
     this.schema = kindSchema({ group: def.group, version: def.version, kind: def.kind });
     this.fields = this.schema ? new FieldManager(def, this.schema) : null;
@@ -60,11 +61,23 @@ export class ComputedStore {
     if (opts.fieldManager) this.fields?.update(null, obj, opts.fieldManager, '');
     await opts.admission?.validate(attrs());
     ensureActive(ctx);
+    if (!this.compute) throw badRequest(`${this.def.resource} cannot be created`);
     const answer = await this.compute({ ctx, namespace, object: obj, dryRun: opts.dryRun, services: this.services });
     if (isStatus(answer)) return answer;
     // An unset metav1.Time in a Go struct is written as null; these objects never get a creation time.
     answer.metadata.creationTimestamp ??= null;
     return inWireOrder(answer, this.def.kind, apiVersionOfDefinition(this.def));
+  }
+
+  async list(): Promise<KubeList> {
+    const items = (await this.def.computeItems?.(this.services)) ?? [];
+    return { apiVersion: apiVersionOfDefinition(this.def), kind: this.def.listKind, metadata: {}, items: items.map((o) => inWireOrder(o, this.def.kind, apiVersionOfDefinition(this.def))) };
+  }
+
+  async get(name: string): Promise<KubeObject> {
+    const found = (await this.list()).items.find((o) => o.metadata.name === name);
+    if (!found) throw notFound(this.def, name);
+    return found;
   }
 }
 

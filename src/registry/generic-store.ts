@@ -366,7 +366,8 @@ export class GenericStore {
     const errs: FieldErrorList = [
       ...validateObjectMetaUpdate(meta, old, strategy.kubeFinalizerNames),
       ...(mainRules ? [...strategy.validate(next), ...strategy.validateUpdate(next, prev)] : []),
-      ...(subresource === 'status' ? strategy.validateStatusUpdate(next, prev) : []),
+      // A CSR's /approval is validated as its /status (ValidateCertificateSigningRequestApprovalUpdate shares the rules).
+      ...(subresource === 'status' || subresource === 'approval' ? strategy.validateStatusUpdate(next, prev) : []),
       ...validateAgainstSchema(this.def, next),
     ];
     if (errs.length > 0) throw invalid(this.def, meta.name ?? '', uniqueErrors(errs));

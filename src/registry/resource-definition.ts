@@ -89,6 +89,8 @@ export interface ResourceDefinition {
    * throws StatusErrors for invalid requests. It may read or write other resources through the services.
    */
   compute?: (request: ComputeRequest) => Promise<KubeObject | Status>;
+  /** The objects of a read-only resource that is never stored (componentstatuses), computed at each get and list. */
+  computeItems?: (services: ServerServices) => Promise<KubeObject[]>;
   /** Set for kinds without a .proto message; the others' schemas come from proto/ and field facts. */
   ownSchema?: OwnSchema;
   /**

@@ -12,4 +12,6 @@ export interface ServerServices {
   tokens: ServiceAccountTokens;
   /** TokenReview: the token as the API server's bearer token authenticators judge it. */
   reviewToken(token: string, audiences: string[]): Promise<{ user: UserInfo; audiences: string[] } | { error: string }>;
+  /** The storage's health check (componentstatuses' etcd-0): throws when etcd does not answer. */
+  etcdHealth(): Promise<void>;
 }

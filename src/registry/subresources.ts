@@ -7,12 +7,13 @@ import type { ServerServices } from './server-services';
 import type { RequestContext } from './request-context';
 
 /** Subresources that get, update or patch part of the object. */
-export type Subresource = 'status' | 'finalize' | 'scale';
+export type Subresource = 'status' | 'finalize' | 'scale' | 'approval';
 
 const UPDATE_VERBS: Record<Subresource, Verb[]> = {
   status: ['get', 'patch', 'update'],
   finalize: ['update'],
   scale: ['get', 'patch', 'update'],
+  approval: ['get', 'patch', 'update'],
 };
 
 /** The verbs a subresource path serves, as discovery lists them. */
@@ -49,6 +50,8 @@ const RULES: Record<Subresource, SubresourceRule> = {
   status: { owned: () => ['status'], mainRules: false },
   finalize: { owned: () => ['spec', 'finalizers'], mainRules: false },
   scale: { owned: (def) => scaleFacts(def).specReplicasPath, mainRules: true, view: scaleView },
+  // certificatesigningrequests/approval (csrApprovalStrategy): the conditions alone.
+  approval: { owned: () => ['status', 'conditions'], mainRules: false },
 };
 
 export function ownedPath(def: ResourceDefinition, sub: Subresource): string[] {

@@ -3,16 +3,29 @@ import { field, type FieldErrorList } from '../api/field-errors';
 import { isDns1123Label, isDns1123Subdomain } from '../api/name-validation';
 import { parseCidr } from './network-validation';
 
-/** How an EndpointSlice's addresses are checked for each addressType, with apimachinery's messages. */
+/** How Endpoints' and EndpointSlices' addresses are checked, with apimachinery's messages. */
+
+const LOOPBACK_MESSAGE = 'may not be in the loopback range (127.0.0.0/8, ::1/128)';
+
+/**
+ * --allow-loopback-endpoints, set once at start: kube-apiserver always refuses loopback endpoint
+ * addresses; kapi accepts them on request so that webhooks and services on 127.0.0.1 are
+ * reachable in tests. A process-wide setting, as it is one server's flag read by static strategies.
+ */
+let loopbackAllowed = false;
+
+export function allowLoopbackEndpoints(allowed: boolean): void {
+  loopbackAllowed = allowed;
+}
 
 /** Ranges ValidateNonSpecialIP refuses: [network, prefix length, message]. */
 const SPECIAL_V4: [string, number, string][] = [
-  ['127.0.0.0', 8, 'may not be in the loopback range (127.0.0.0/8, ::1/128)'],
+  ['127.0.0.0', 8, LOOPBACK_MESSAGE],
   ['169.254.0.0', 16, 'may not be in the link-local range (169.254.0.0/16, fe80::/10)'],
   ['224.0.0.0', 24, 'may not be in the link-local multicast range (224.0.0.0/24, ff02::/10)'],
 ];
 const SPECIAL_V6: [string, number, string][] = [
-  ['::1', 128, 'may not be in the loopback range (127.0.0.0/8, ::1/128)'],
+  ['::1', 128, LOOPBACK_MESSAGE],
   ['fe80::', 10, 'may not be in the link-local range (169.254.0.0/16, fe80::/10)'],
   ['ff02::', 16, 'may not be in the link-local multicast range (224.0.0.0/24, ff02::/10)'],
 ];
@@ -25,13 +38,14 @@ function inRange(address: string, bits: 32 | 128, network: string, prefix: numbe
   return ip.network >> shift === net.network >> shift;
 }
 
-/** ValidateNonSpecialIP: no unspecified, loopback or link-local address. */
-function nonSpecialIpErrors(address: string, path: string): FieldErrorList {
+/** ValidateNonSpecialIP: no unspecified, loopback (unless allowed) or link-local address. */
+export function nonSpecialIpErrors(address: string, path: string): FieldErrorList {
   const v4 = isIP(address) === 4;
   const bits = v4 ? 32 : 128;
   const errs: FieldErrorList = [];
   if (inRange(address, bits, v4 ? '0.0.0.0' : '::', bits)) errs.push(field.invalid(path, address, `may not be unspecified (${address})`));
   for (const [network, prefix, message] of v4 ? SPECIAL_V4 : SPECIAL_V6) {
+    if (loopbackAllowed && message === LOOPBACK_MESSAGE) continue;
     if (inRange(address, bits, network, prefix)) errs.push(field.invalid(path, address, message));
   }
   return errs;

@@ -1,7 +1,12 @@
-import { isPlainObject } from '../api/types';
+import { isIP } from 'node:net';
+import { field, type FieldErrorList } from '../api/field-errors';
+import { stringOf } from '../api/json-read';
+import { isDns1123Label } from '../api/name-validation';
+import { isPlainObject, type KubeObject } from '../api/types';
 import { defineResource } from '../registry/resource-definition';
 import { strategy } from '../registry/strategy';
 import { AGE_COLUMN, NAME_COLUMN } from '../registry/table';
+import { nonSpecialIpErrors } from './endpoint-addresses';
 
 type Obj = Record<string, unknown>;
 
@@ -22,6 +27,49 @@ function formatEndpoints(ep: Obj): string {
   return all.length > 3 ? `${all.slice(0, 3).join(',')} + ${all.length - 3} more...` : all.join(',');
 }
 
+/** validateEndpointAddress: a valid, non-special IP; hostname a DNS label. */
+function validateAddress(address: Obj, path: string): FieldErrorList {
+  const ip = stringOf(address.ip);
+  const errs: FieldErrorList = [];
+  const hostname = stringOf(address.hostname);
+  if (hostname) for (const msg of isDns1123Label(hostname)) errs.push(field.invalid(`${path}.hostname`, hostname, msg));
+  if (isIP(ip) === 0) errs.push(field.invalid(`${path}.ip`, ip, 'must be a valid IP address'));
+  else errs.push(...nonSpecialIpErrors(ip, `${path}.ip`));
+  return errs;
+}
+
+/** validateEndpointPort: a name when there are several, a valid port number and protocol. */
+function validatePort(port: Obj, requireName: boolean, path: string): FieldErrorList {
+  const errs: FieldErrorList = [];
+  const name = stringOf(port.name);
+  if (requireName && !name) errs.push(field.required(`${path}.name`));
+  else if (name) for (const msg of isDns1123Label(name)) errs.push(field.invalid(`${path}.name`, name, msg));
+  const number = port.port;
+  if (typeof number !== 'number' || !Number.isInteger(number) || number < 1 || number > 65535) {
+    errs.push(field.invalid(`${path}.port`, number ?? 0, 'must be between 1 and 65535, inclusive'));
+  }
+  const protocol = stringOf(port.protocol);
+  if (!protocol) errs.push(field.required(`${path}.protocol`));
+  else if (!['SCTP', 'TCP', 'UDP'].includes(protocol)) errs.push(field.notSupported(`${path}.protocol`, protocol, ['SCTP', 'TCP', 'UDP']));
+  return errs;
+}
+
+/** ValidateEndpoints' subsets (validateEndpointSubsets). */
+function validateEndpoints(ep: KubeObject): FieldErrorList {
+  const errs: FieldErrorList = [];
+  subsets(ep).forEach((ss, i) => {
+    const path = `subsets[${i}]`;
+    const addresses = list(ss.addresses);
+    const notReady = list(ss.notReadyAddresses);
+    if (addresses.length === 0 && notReady.length === 0) errs.push(field.required(path, 'must specify `addresses` or `notReadyAddresses`'));
+    addresses.forEach((a, j) => errs.push(...validateAddress(a, `${path}.addresses[${j}]`)));
+    notReady.forEach((a, j) => errs.push(...validateAddress(a, `${path}.notReadyAddresses[${j}]`)));
+    const ports = list(ss.ports);
+    ports.forEach((p, k) => errs.push(...validatePort(p, ports.length > 1, `${path}.ports[${k}]`)));
+  });
+  return errs;
+}
+
 export const endpoints = defineResource({
   group: '',
   version: 'v1',
@@ -37,6 +85,7 @@ export const endpoints = defineResource({
     applyDefaults: (ep) => {
       for (const ss of subsets(ep)) for (const p of list(ss.ports)) p.protocol ??= 'TCP';
     },
+    validate: validateEndpoints,
   }),
   printerColumns: [
     NAME_COLUMN,

@@ -1,4 +1,6 @@
 import type { ResourceDefinition } from '../registry/resource-definition';
+import { certificatesigningrequests } from './certificatesigningrequests';
+import { componentstatuses } from './componentstatuses';
 import { configmaps } from './configmaps';
 import { controllerrevisions } from './controllerrevisions';
 import { cronjobs } from './cronjobs';
@@ -66,6 +68,7 @@ export const BUILT_IN_RESOURCES: ResourceDefinition[] = [
   podtemplates,
   limitranges,
   resourcequotas,
+  componentstatuses,
   deployments,
   replicasets,
   statefulsets,
@@ -82,6 +85,7 @@ export const BUILT_IN_RESOURCES: ResourceDefinition[] = [
   horizontalpodautoscalersV1,
   cronjobs,
   jobs,
+  certificatesigningrequests,
   ingressclasses,
   ingresses,
   networkpolicies,

@@ -32,6 +32,8 @@ export interface Config {
   /** Audiences the API server accepts; [] is the first issuer. */
   apiAudiences: string[];
   anonymousAuth: boolean;
+  /** Accept loopback addresses (127.0.0.0/8, ::1) in Endpoints and EndpointSlices, which kube-apiserver refuses (for tests). */
+  allowLoopbackEndpoints: boolean;
   /** TLS to etcd: the CA that signed its serving certificate and kapi's client certificate. */
   etcdCaFile: string;
   etcdCertFile: string;
@@ -149,6 +151,12 @@ const FLAGS: Record<string, FlagSpec> = {
   'service-account-jwks-uri': { key: 'serviceAccountJwksUri', parse: text, help: 'The jwks_uri of the discovery document (default https://<advertise-address>:<secure-port>/openid/v1/jwks).' },
   'api-audiences': { key: 'apiAudiences', parse: list, help: 'Audiences of the API; tokens for none of them are refused (default the first issuer).' },
   'anonymous-auth': { key: 'anonymousAuth', parse: bool('anonymous-auth'), boolean: true, help: 'Requests without credentials act as system:anonymous (default true).' },
+  'allow-loopback-endpoints': {
+    key: 'allowLoopbackEndpoints',
+    parse: bool('allow-loopback-endpoints'),
+    boolean: true,
+    help: 'Accept loopback addresses (127.0.0.0/8, ::1) in Endpoints and EndpointSlices, for servers on 127.0.0.1 in tests (default false).',
+  },
   'etcd-cafile': { key: 'etcdCaFile', parse: text, help: 'SSL Certificate Authority file used to secure etcd communication.' },
   'etcd-certfile': { key: 'etcdCertFile', parse: text, help: 'SSL certification file used to secure etcd communication.' },
   'etcd-keyfile': { key: 'etcdKeyFile', parse: text, help: 'SSL key file used to secure etcd communication.' },
@@ -300,6 +308,7 @@ export function defaultConfig(): Config {
     serviceAccountJwksUri: '',
     apiAudiences: [],
     anonymousAuth: true,
+    allowLoopbackEndpoints: false,
     etcdCaFile: '',
     etcdCertFile: '',
     etcdKeyFile: '',

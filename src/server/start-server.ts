@@ -34,6 +34,9 @@ import { reconcileBootstrapPolicy } from '../auth/authorizer/reconcile-policy';
 import { INSECURE_SUPERUSER } from '../auth/user';
 import { openAuditSink } from '../audit/log-backend';
 import { loadAuditPolicy } from '../audit/policy';
+import { CsrSigningController } from '../controllers/csr-signer';
+import { allowLoopbackEndpoints } from '../resources/endpoint-addresses';
+import type { PemPair } from '../auth/certificates';
 import { ClusterRoleAggregationController, settleAggregation } from '../controllers/clusterrole-aggregation';
 import { writeAdminKubeconfig } from '../auth/admin-kubeconfig';
 import type { IssuerDiscovery } from '../auth/oidc-discovery';
@@ -147,7 +150,7 @@ function listen(server: Server, port: number, host: string): Promise<void> {
 function transformersByKey(config: Config): ((key: string) => ValueTransformer | undefined) | undefined {
   if (!config.encryptionProviderConfig) return undefined;
   const lookup = loadEncryptionConfig(config.encryptionProviderConfig);
-  const roots = BUILT_IN_RESOURCES.filter((def) => !def.compute).map((def) => ({ root: resourceRoot(config.etcdPrefix, def), transformer: lookup(def.group, def.resource) }))
+  const roots = BUILT_IN_RESOURCES.filter((def) => !def.compute && !def.computeItems).map((def) => ({ root: resourceRoot(config.etcdPrefix, def), transformer: lookup(def.group, def.resource) }))
     .filter((r): r is { root: string; transformer: ValueTransformer } => r.transformer !== undefined);
   return (key) => roots.find((r) => key.startsWith(r.root))?.transformer;
 }
@@ -177,7 +180,7 @@ export const CONTROLLER_MANAGER_LEASE = 'kapi-controller-manager';
  * holder (every replica with --leader-elect=false) runs the namespace controller, the garbage
  * collector and the CRD status controller.
  */
-function startControllers(config: Config, registry: ResourceRegistry, serveCustomResource: ServeResource, metrics: ApiServerMetrics, rootCa: string, log: Logger) {
+function startControllers(config: Config, registry: ResourceRegistry, serveCustomResource: ServeResource, metrics: ApiServerMetrics, rootCa: string, clientSigner: PemPair | null, log: Logger) {
   const storeOf = (group: string, resource: string): GenericStore => registry.lookup(group, 'v1', resource) as GenericStore;
   const leases = storeOf('coordination.k8s.io', 'leases');
   const crds = storeOf(CRD_GROUP, 'customresourcedefinitions');
@@ -201,6 +204,8 @@ function startControllers(config: Config, registry: ResourceRegistry, serveCusto
   manager.add(new ClusterRoleAggregationController(storeOf('rbac.authorization.k8s.io', 'clusterroles'), log), { leaderOnly: true });
   manager.add(new ServiceAccountController(storeOf('', 'namespaces'), storeOf('', 'serviceaccounts'), log), { leaderOnly: true });
   manager.add(new RootCaPublisher(storeOf('', 'namespaces'), storeOf('', 'configmaps'), rootCa, log), { leaderOnly: true });
+  // Only a CA kapi generated signs CSRs: with --client-ca-file, the CA's key is not ours.
+  if (clientSigner) manager.add(new CsrSigningController(storeOf('certificates.k8s.io', 'certificatesigningrequests'), clientSigner, log), { leaderOnly: true });
   const elector = config.leaderElect
     ? new LeaderElector(
         new LeaseLock(leases, 'kube-system', CONTROLLER_MANAGER_LEASE),
@@ -233,6 +238,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
   // A bad audit policy stops the start before anything runs.
   const auditPolicy = config.auditLogPath && config.auditPolicyFile ? loadAuditPolicy(config.auditPolicyFile) : null;
   // Certificates, keys and authenticators first: a bad file stops kapi before etcd starts.
+  allowLoopbackEndpoints(config.allowLoopbackEndpoints);
   const auth = loadAuthentication(config, (group, resource) => store(group, resource));
   let etcd: EmbeddedEtcd | null = null;
   let endpoints = config.etcdServers;
@@ -295,9 +301,14 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     if (!found) throw new Error(`${resource}.${group} is not served`);
     return found;
   };
-  const services: ServerServices = { store, tokens: auth.tokens, reviewToken: auth.reviewToken };
+  const services: ServerServices = {
+    store,
+    tokens: auth.tokens,
+    reviewToken: auth.reviewToken,
+    etcdHealth: () => kv.checkHealth(`${config.etcdPrefix}/health`, ETCD_READYCHECK_TIMEOUT_MS),
+  };
   for (const def of BUILT_IN_RESOURCES) {
-    if (def.compute) {
+    if (def.compute || def.computeItems) {
       registry.add(new ComputedStore(def, services));
       continue;
     }
@@ -375,7 +386,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
   };
   await reconcileBootstrapPolicy(rbacStores.clusterroles, rbacStores.clusterrolebindings);
   await settleAggregation(rbacStores.clusterroles);
-  const controllers = startControllers(config, registry, serveCustomResource, metrics, auth.servingTls.serverCa, log);
+  const controllers = startControllers(config, registry, serveCustomResource, metrics, auth.servingTls.serverCa, auth.servingTls.clientSigner, log);
   await controllers.manager.start(controllers.elector);
   const policyCache = new PolicyCache(rbacStores, log);
   await policyCache.start();

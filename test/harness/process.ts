@@ -66,6 +66,8 @@ export async function startServerProcess(extraArgs: string[] = [], opts: Process
     '--bind-address=127.0.0.1',
     '--secure-port=0',
     ...(insecure ? [`--insecure-port=${port}`] : []),
+    // Webhooks and services of tests listen on 127.0.0.1, reached through Endpoints.
+    '--allow-loopback-endpoints',
     ...extraArgs,
   ];
   const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });

@@ -31,7 +31,8 @@ export async function startTestServer(overrides: Partial<Config> = {}): Promise<
   const ownDir = overrides.dataDir === undefined;
   const dataDir = overrides.dataDir ?? mkdtempSync(path.join(tmpdir(), 'kapi-srv-'));
   const server = await startServer(
-    { ...defaultConfig(), etcdServers: [testEtcdEndpoint()], etcdPrefix: prefix, dataDir, ...TEST_LISTENERS, ...overrides },
+    // allowLoopbackEndpoints: webhooks and services of tests listen on 127.0.0.1, reached through Endpoints.
+    { ...defaultConfig(), etcdServers: [testEtcdEndpoint()], etcdPrefix: prefix, dataDir, allowLoopbackEndpoints: true, ...TEST_LISTENERS, ...overrides },
     () => undefined,
   );
   return {
