@@ -76,15 +76,19 @@ export async function startServerProcess(extraArgs: string[] = [], opts: Process
   child.stderr?.on('data', (c: Buffer) => (output += c.toString()));
   const deadline = Date.now() + 20_000;
   let secureUrl = '';
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`kapi exited early (${child.exitCode}): ${output}`);
-    secureUrl ||= /serving securely on (https:\/\/[^\s"]+)/.exec(output)?.[1] ?? '';
-    if (secureUrl && (await readyOverTls(secureUrl, dataDir))) break;
-    if (Date.now() > deadline) {
-      child.kill('SIGKILL');
-      throw new Error(`kapi did not become ready: ${output}`);
+  try {
+    for (;;) {
+      if (child.exitCode !== null) throw new Error(`kapi exited early (${child.exitCode}): ${output}`);
+      secureUrl ||= /serving securely on (https:\/\/[^\s"]+)/.exec(output)?.[1] ?? '';
+      if (secureUrl && (await readyOverTls(secureUrl, dataDir))) break;
+      if (Date.now() > deadline) throw new Error(`kapi did not become ready: ${output}`);
+      await new Promise((r) => setTimeout(r, 100));
     }
-    await new Promise((r) => setTimeout(r, 100));
+  } catch (err) {
+    // A server that never became ready is not left running behind the failed test.
+    child.kill('SIGKILL');
+    if (!opts.dataDir) rmSync(dataDir, { recursive: true, force: true });
+    throw err;
   }
   const stop = (signal: NodeJS.Signals = 'SIGTERM') =>
     new Promise<number | null>((resolve) => {
