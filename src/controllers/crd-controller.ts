@@ -1,4 +1,3 @@
-import { isStatusError } from '../api/errors';
 import type { KubeObject } from '../api/types';
 import type { GenericStore } from '../registry/generic-store';
 import type { ResourceDefinition } from '../registry/resource-definition';
@@ -118,13 +117,8 @@ export class CrdController implements Controller {
     return null;
   }
 
-  private async current(name: string): Promise<KubeObject | null> {
-    try {
-      return await this.crds.get('', name, { resourceVersion: '', match: '' });
-    } catch (err) {
-      if (isStatusError(err) && err.code === 404) return null;
-      throw err;
-    }
+  private current(name: string): Promise<KubeObject | null> {
+    return this.crds.find('', name, { resourceVersion: '', match: '' });
   }
 
   /** Brings what is served for one CRD in line with the stored object. */

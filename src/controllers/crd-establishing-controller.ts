@@ -74,13 +74,8 @@ export class CrdEstablishingController implements Controller {
     return this.run ? informerAndQueueProblem([this.run.crdInformer, this.run.leaseInformer], this.run.queue) : null;
   }
 
-  private async current(name: string): Promise<KubeObject | null> {
-    try {
-      return await this.crds.get('', name, { resourceVersion: '', match: '' });
-    } catch (err) {
-      if (isStatusError(err) && err.code === 404) return null;
-      throw err;
-    }
+  private current(name: string): Promise<KubeObject | null> {
+    return this.crds.find('', name, { resourceVersion: '', match: '' });
   }
 
   /** False while the CRD waits for replicas or for its custom resources to go. */

@@ -169,6 +169,16 @@ export class GenericStore {
     return subresourceView(this.def, subresource)?.read(obj) ?? obj;
   }
 
+  /** The object, or null when it does not exist (what a controller's or lookup's get wants). */
+  async find(namespace: string, name: string, opts: ReadConsistency): Promise<KubeObject | null> {
+    try {
+      return await this.get(namespace, name, opts);
+    } catch (err) {
+      if (isStatusError(err) && err.code === 404) return null;
+      throw err;
+    }
+  }
+
   async list(namespace: string, opts: ListOptions): Promise<KubeList> {
     try {
       const result = await this.storage.list(this.prefix(namespace), opts);

@@ -1,4 +1,3 @@
-import { isStatusError } from '../../api/errors';
 import { objectsIn, stringOf as str } from '../../api/json-read';
 import { isPlainObject, type KubeObject } from '../../api/types';
 import type { GenericStore } from '../../registry/generic-store';
@@ -8,13 +7,8 @@ import type { WebhookSource } from './webhook-admission';
 /** From the watch cache where there is one (resourceVersion "0"), as kube's informers would have it. */
 const CACHED = { resourceVersion: '0', match: '' } as const;
 
-async function getOrNull(store: GenericStore, namespace: string, name: string): Promise<KubeObject | null> {
-  try {
-    return await store.get(namespace, name, CACHED);
-  } catch (err) {
-    if (isStatusError(err) && err.code === 404) return null;
-    throw err;
-  }
+function getOrNull(store: GenericStore, namespace: string, name: string): Promise<KubeObject | null> {
+  return store.find(namespace, name, CACHED);
 }
 
 type Obj = Record<string, unknown>;

@@ -1,4 +1,3 @@
-import { isStatusError } from '../../api/errors';
 import { internalContext } from '../../registry/request-context';
 import { isPlainObject, type KubeObject } from '../../api/types';
 import type { GenericStore } from '../../registry/generic-store';
@@ -45,13 +44,8 @@ export class LeaseLock implements ResourceLock {
     return `${this.namespace}/${this.name}`;
   }
 
-  async get(): Promise<KubeObject | null> {
-    try {
-      return await this.leases.get(this.namespace, this.name, { resourceVersion: '', match: '' });
-    } catch (err) {
-      if (isStatusError(err) && err.code === 404) return null;
-      throw err;
-    }
+  get(): Promise<KubeObject | null> {
+    return this.leases.find(this.namespace, this.name, { resourceVersion: '', match: '' });
   }
 
   async create(record: LeaderElectionRecord): Promise<KubeObject> {
