@@ -1,27 +1,11 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { AdmissionChain } from '../admission/admission';
-import { registryWebhookSource } from '../admission/webhooks/registry-source';
-import { WebhookAdmission } from '../admission/webhooks/webhook-admission';
-import { IMMORTAL_NAMESPACES, NamespaceLifecycle } from '../admission/namespace-lifecycle';
-import { enabledAdmissionPlugins } from '../admission/plugin-names';
-import { ServiceAccountAdmission } from '../admission/service-account';
-import type { AdmissionPlugin } from '../admission/admission';
-import { RootCaPublisher } from '../controllers/root-ca-publisher';
-import { ServiceAccountController } from '../controllers/service-account-controller';
+import { IMMORTAL_NAMESPACES } from '../admission/namespace-lifecycle';
 import { isStatusError } from '../api/errors';
-import type { KubeObject } from '../api/types';
-import { randomUUID } from 'node:crypto';
-import { hostname } from 'node:os';
-import { ApiServerIdentity } from '../controllers/apiserver-identity';
-import { GarbageCollector } from '../controllers/garbage-collector';
-import { CrdController, type ServeResource } from '../controllers/crd-controller';
-import { CrdEstablishingController } from '../controllers/crd-establishing-controller';
-import { NamespaceController } from '../controllers/namespace-controller';
-import { ControllerManager } from '../controllers/runtime/controller-manager';
-import { LeaderElector } from '../controllers/runtime/leader-election';
-import { LeaseLock } from '../controllers/runtime/lease-lock';
+import type { ServeResource } from '../controllers/crd-controller';
+import { startControllers } from '../controllers/controller-set';
+import { buildAdmission } from '../admission/plugins';
 import type { Encoding } from '../codec/negotiate';
 import { createApp, type VersionInfo } from '../http/app';
 import { InFlightRequests } from '../http/filters/in-flight-requests';
@@ -34,10 +18,8 @@ import { reconcileBootstrapPolicy } from '../auth/authorizer/reconcile-policy';
 import { INSECURE_SUPERUSER } from '../auth/user';
 import { openAuditSink } from '../audit/log-backend';
 import { loadAuditPolicy } from '../audit/policy';
-import { CsrSigningController } from '../controllers/csr-signer';
 import { allowLoopbackEndpoints } from '../resources/endpoint-addresses';
-import type { PemPair } from '../auth/certificates';
-import { ClusterRoleAggregationController, settleAggregation } from '../controllers/clusterrole-aggregation';
+import { settleAggregation } from '../controllers/clusterrole-aggregation';
 import { writeAdminKubeconfig } from '../auth/admin-kubeconfig';
 import type { IssuerDiscovery } from '../auth/oidc-discovery';
 import { userOf, withAuthentication, withUser } from '../http/filters/authentication';
@@ -48,7 +30,6 @@ import type { OwnSchema, ResourceDefinition, ServedKind } from '../registry/reso
 import type { SchemaSource } from '../http/openapi';
 import { ResourceRegistry } from '../registry/resource-registry';
 import { BUILT_IN_RESOURCES } from '../resources';
-import { CRD_GROUP } from '../resources/customresourcedefinitions';
 import { loadSchemas, openApiDefinitions, patchSchemaFor, protoDefinitionName } from '../schema/proto-schema';
 import { Etcd3Kv } from '../storage/etcd/etcd3-kv';
 import { Compactor } from '../storage/etcd/compactor';
@@ -172,65 +153,6 @@ const KIND_SCHEMAS: SchemaSource = {
   },
 };
 
-/** The lease kapi's leader-only controllers run under, as kube-controller-manager's in kube-system. */
-export const CONTROLLER_MANAGER_LEASE = 'kapi-controller-manager';
-
-/**
- * The in-process controllers: every replica serves CRDs and keeps its identity lease; the lease
- * holder (every replica with --leader-elect=false) runs the namespace controller, the garbage
- * collector and the CRD status controller.
- */
-function startControllers(config: Config, registry: ResourceRegistry, serveCustomResource: ServeResource, metrics: ApiServerMetrics, rootCa: string, clientSigner: PemPair | null, log: Logger) {
-  const storeOf = (group: string, resource: string): GenericStore => registry.lookup(group, 'v1', resource) as GenericStore;
-  const leases = storeOf('coordination.k8s.io', 'leases');
-  const crds = storeOf(CRD_GROUP, 'customresourcedefinitions');
-  const garbageCollector = new GarbageCollector(registry, log);
-  // An ephemeral port says nothing about who this is: such a replica gets a name of its own.
-  const identity = new ApiServerIdentity(leases, config.securePort === 0 ? randomUUID() : `${config.bindAddress}:${config.securePort}`, log);
-  const crdController = new CrdController(
-    crds,
-    registry,
-    serveCustomResource,
-    (served, serving) => (serving ? garbageCollector.track(served[0]) : garbageCollector.untrack(served[0])),
-    (served) => identity.setServed(served),
-    log,
-  );
-  const manager = new ControllerManager(log);
-  manager.add(crdController, { leaderOnly: false });
-  manager.add(identity, { leaderOnly: false });
-  manager.add(new NamespaceController(registry, storeOf('', 'namespaces'), log), { leaderOnly: true });
-  manager.add(garbageCollector, { leaderOnly: true });
-  manager.add(new CrdEstablishingController(crds, leases, crdController, identity.leaseName, log), { leaderOnly: true });
-  manager.add(new ClusterRoleAggregationController(storeOf('rbac.authorization.k8s.io', 'clusterroles'), log), { leaderOnly: true });
-  manager.add(new ServiceAccountController(storeOf('', 'namespaces'), storeOf('', 'serviceaccounts'), log), { leaderOnly: true });
-  manager.add(new RootCaPublisher(storeOf('', 'namespaces'), storeOf('', 'configmaps'), rootCa, log), { leaderOnly: true });
-  // Only a CA kapi generated signs CSRs: with --client-ca-file, the CA's key is not ours.
-  if (clientSigner) manager.add(new CsrSigningController(storeOf('certificates.k8s.io', 'certificatesigningrequests'), clientSigner, log), { leaderOnly: true });
-  const elector = config.leaderElect
-    ? new LeaderElector(
-        new LeaseLock(leases, 'kube-system', CONTROLLER_MANAGER_LEASE),
-        {
-          leaseDurationMs: config.leaderElectLeaseDurationMs,
-          renewDeadlineMs: config.leaderElectRenewDeadlineMs,
-          retryPeriodMs: config.leaderElectRetryPeriodMs,
-          identity: `${hostname()}_${randomUUID()}`,
-        },
-        manager.leadership,
-        log,
-        LeaderElector.statusGauge(metrics.registry),
-      )
-    : null;
-  return {
-    manager,
-    elector,
-    /** Stops every controller, releases the leader lease and deletes this replica's identity lease. */
-    stop: async (): Promise<void> => {
-      await manager.stop();
-      await Promise.race([identity.remove(), new Promise((r) => setTimeout(r, 5000).unref())]);
-    },
-  };
-}
-
 /** The composition root: etcd, storage, registry, admission, controllers and the HTTP server. */
 export async function startServer(config: Config, log: Logger): Promise<RunningServer> {
   loadSchemas();
@@ -336,32 +258,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
       revision: cache.currentCacheRevision,
     })),
   );
-  /** Looks an object up from the watch cache first (unless asked to be live); one created a moment ago may only be in etcd yet. */
-  const lookup = async (store: GenericStore, namespace: string, name: string, live: boolean): Promise<KubeObject | null> => {
-    for (const resourceVersion of live ? [''] : ['0', '']) {
-      try {
-        return await store.get(namespace, name, { resourceVersion, match: '' });
-      } catch (err) {
-        if (!(isStatusError(err) && err.code === 404)) throw err;
-      }
-    }
-    return null;
-  };
-  const serviceAccounts = storeOf('', 'v1', 'serviceaccounts');
-  const webhooks = new WebhookAdmission(registryWebhookSource(storeOf), {
-    observe: (...args) => metrics?.observeWebhook(...args),
-    rejection: (...args) => metrics?.webhookRejection(...args),
-  });
-  const admissionPlugins: Record<string, AdmissionPlugin> = {
-    NamespaceLifecycle: new NamespaceLifecycle({ get: (name, live) => lookup(namespaces, '', name, live) }),
-    ServiceAccount: new ServiceAccountAdmission({ get: (namespace, name, live) => lookup(serviceAccounts, namespace, name, live) }),
-    MutatingAdmissionWebhook: { name: 'MutatingAdmissionWebhook', admit: (attrs) => webhooks.admit(attrs) },
-    ValidatingAdmissionWebhook: { name: 'ValidatingAdmissionWebhook', validate: (attrs) => webhooks.validate(attrs) },
-  };
-  // kube's order; enabled plugins kapi does not implement run as nothing (docs/divergences.md).
-  const admission = new AdmissionChain(
-    enabledAdmissionPlugins(config.enableAdmissionPlugins, config.disableAdmissionPlugins).flatMap((name) => admissionPlugins[name] ?? []),
-  );
+  const admission = buildAdmission(config, storeOf, metrics);
   await ensureSystemNamespaces(namespaces);
   /** The versions of a custom resource share one storage (their objects differ only in apiVersion). */
   const serveCustomResource: ServeResource = async (defs) => {

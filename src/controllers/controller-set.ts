@@ -1,0 +1,81 @@
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { PemPair } from '../auth/certificates';
+import { ApiServerIdentity } from './apiserver-identity';
+import { ClusterRoleAggregationController } from './clusterrole-aggregation';
+import { CrdController, type ServeResource } from './crd-controller';
+import { CrdEstablishingController } from './crd-establishing-controller';
+import { CsrSigningController } from './csr-signer';
+import { GarbageCollector } from './garbage-collector';
+import { NamespaceController } from './namespace-controller';
+import { RootCaPublisher } from './root-ca-publisher';
+import { ControllerManager } from './runtime/controller-manager';
+import { LeaderElector } from './runtime/leader-election';
+import { LeaseLock } from './runtime/lease-lock';
+import { ServiceAccountController } from './service-account-controller';
+import type { ApiServerMetrics } from '../metrics/metrics';
+import type { GenericStore } from '../registry/generic-store';
+import type { ResourceRegistry } from '../registry/resource-registry';
+import { CRD_GROUP } from '../resources/customresourcedefinitions';
+import type { Config } from '../server/config';
+import type { Logger } from '../server/logger';
+
+/** The lease kapi's leader-only controllers run under, as kube-controller-manager's in kube-system. */
+export const CONTROLLER_MANAGER_LEASE = 'kapi-controller-manager';
+
+/**
+ * The in-process controllers: every replica serves CRDs and keeps its identity lease; the lease
+ * holder (every replica with --leader-elect=false) runs the namespace controller, the garbage
+ * collector and the CRD status controller.
+ */
+export function startControllers(config: Config, registry: ResourceRegistry, serveCustomResource: ServeResource, metrics: ApiServerMetrics, rootCa: string, clientSigner: PemPair | null, log: Logger) {
+  const storeOf = (group: string, resource: string): GenericStore => registry.lookup(group, 'v1', resource) as GenericStore;
+  const leases = storeOf('coordination.k8s.io', 'leases');
+  const crds = storeOf(CRD_GROUP, 'customresourcedefinitions');
+  const garbageCollector = new GarbageCollector(registry, log);
+  // An ephemeral port says nothing about who this is: such a replica gets a name of its own.
+  const identity = new ApiServerIdentity(leases, config.securePort === 0 ? randomUUID() : `${config.bindAddress}:${config.securePort}`, log);
+  const crdController = new CrdController(
+    crds,
+    registry,
+    serveCustomResource,
+    (served, serving) => (serving ? garbageCollector.track(served[0]) : garbageCollector.untrack(served[0])),
+    (served) => identity.setServed(served),
+    log,
+  );
+  const manager = new ControllerManager(log);
+  manager.add(crdController, { leaderOnly: false });
+  manager.add(identity, { leaderOnly: false });
+  manager.add(new NamespaceController(registry, storeOf('', 'namespaces'), log), { leaderOnly: true });
+  manager.add(garbageCollector, { leaderOnly: true });
+  manager.add(new CrdEstablishingController(crds, leases, crdController, identity.leaseName, log), { leaderOnly: true });
+  manager.add(new ClusterRoleAggregationController(storeOf('rbac.authorization.k8s.io', 'clusterroles'), log), { leaderOnly: true });
+  manager.add(new ServiceAccountController(storeOf('', 'namespaces'), storeOf('', 'serviceaccounts'), log), { leaderOnly: true });
+  manager.add(new RootCaPublisher(storeOf('', 'namespaces'), storeOf('', 'configmaps'), rootCa, log), { leaderOnly: true });
+  // Only a CA kapi generated signs CSRs: with --client-ca-file, the CA's key is not ours.
+  if (clientSigner) manager.add(new CsrSigningController(storeOf('certificates.k8s.io', 'certificatesigningrequests'), clientSigner, log), { leaderOnly: true });
+  const elector = config.leaderElect
+    ? new LeaderElector(
+        new LeaseLock(leases, 'kube-system', CONTROLLER_MANAGER_LEASE),
+        {
+          leaseDurationMs: config.leaderElectLeaseDurationMs,
+          renewDeadlineMs: config.leaderElectRenewDeadlineMs,
+          retryPeriodMs: config.leaderElectRetryPeriodMs,
+          identity: `${hostname()}_${randomUUID()}`,
+        },
+        manager.leadership,
+        log,
+        LeaderElector.statusGauge(metrics.registry),
+      )
+    : null;
+  return {
+    manager,
+    elector,
+    /** Stops every controller, releases the leader lease and deletes this replica's identity lease. */
+    stop: async (): Promise<void> => {
+      await manager.stop();
+      await Promise.race([identity.remove(), new Promise((r) => setTimeout(r, 5000).unref())]);
+    },
+  };
+}
+
