@@ -21,11 +21,8 @@ beforeAll(async () => {
   etcd = await startEtcdCluster({ size: 3 });
   const prefix = uniquePrefix('ha');
   for (let i = 0; i < 2; i++) {
-    // The default lease (15 s) and renew deadline (10 s); a 1 s retry period bounds the jittered polls
-    // on either side of the lease (observed change, then acquiring) to 2.2 s each, inside the 20 s asked for.
-    replicas.push(
-      await startServerProcess([`--etcd-servers=${etcd.endpoints.join(',')}`, '--leader-elect-retry-period=1s'], { prefix, port: await freePort() }),
-    );
+    // kube-controller-manager's defaults: lease 15 s, renew deadline 10 s, retry period 2 s.
+    replicas.push(await startServerProcess([`--etcd-servers=${etcd.endpoints.join(',')}`], { prefix, port: await freePort() }));
   }
 }, 60_000);
 
@@ -110,7 +107,7 @@ test('a CRD is served by both replicas as soon as it is Established (20 times, n
   console.log(`HA: CRD Established in ${Math.min(...times)}–${Math.max(...times)} ms (median ${times.sort((a, b) => a - b)[10]} ms)`);
 });
 
-test('when the leader is killed outright, the other replica takes over within 20 s', async () => {
+test('when the leader is killed outright, the other replica takes over within the lease duration', async () => {
   const leader = await leaderIndex();
   const survivor = 1 - leader;
   const before = (await api(survivor).get(LEASE)).body.spec;
@@ -121,7 +118,8 @@ test('when the leader is killed outright, the other replica takes over within 20
   const after = (await api(survivor).get(LEASE)).body.spec;
   expect(after.holderIdentity).not.toBe(before.holderIdentity);
   expect(after.leaseTransitions).toBe((before.leaseTransitions ?? 0) + 1);
-  expect(failoverMs).toBeLessThan(20_000);
+  // The 15 s lease counts from the leader's last renewal, at most one 2 s retry period before the kill.
+  expect(failoverMs).toBeLessThan(16_000);
   // The new leader's controllers work.
   expect((await api(survivor).post('/api/v1/namespaces', { metadata: { name: 'after-failover' } })).status).toBe(201);
   expect((await api(survivor).delete('/api/v1/namespaces/after-failover')).status).toBe(200);

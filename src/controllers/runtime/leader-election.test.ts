@@ -8,10 +8,20 @@ import { recordOf, type LeaderElectionRecord, type ResourceLock } from './lease-
 class Lease {
   object: KubeObject | null = null;
   private version = 0;
+  private readonly followers = new Set<(lease: KubeObject) => void>();
 
-  lockFor(): ResourceLock & { cut: boolean } {
+  private written(): void {
+    for (const follower of this.followers) follower(structuredClone(this.object!));
+  }
+
+  lockFor(opts: { follow: boolean } = { follow: false }): ResourceLock & { cut: boolean } {
     const lease = this;
+    const follow = (changed: (lease: KubeObject) => void): (() => void) => {
+      lease.followers.add(changed);
+      return () => lease.followers.delete(changed);
+    };
     return {
+      ...(opts.follow ? { follow } : {}),
       name: 'kapi-controller-manager',
       cut: false,
       describe: () => 'kube-system/kapi-controller-manager',
@@ -23,6 +33,7 @@ class Lease {
         if (this.cut) return new Promise<never>(() => undefined);
         if (lease.object) throw conflict({ group: 'coordination.k8s.io', resource: 'leases' }, 'kapi-controller-manager', 'exists');
         lease.object = { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: 'kapi-controller-manager', resourceVersion: String(++lease.version) }, spec: { ...record } };
+        lease.written();
         return structuredClone(lease.object);
       },
       async update(current: KubeObject, record: LeaderElectionRecord) {
@@ -31,6 +42,7 @@ class Lease {
           throw conflict({ group: 'coordination.k8s.io', resource: 'leases' }, 'kapi-controller-manager', 'modified');
         }
         lease.object = { ...current, metadata: { ...current.metadata, resourceVersion: String(++lease.version) }, spec: { ...record } };
+        lease.written();
         return structuredClone(lease.object);
       },
     };
@@ -43,8 +55,8 @@ class Lease {
 
 const CONFIG = { leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000 };
 
-function candidate(lease: Lease, clock: ManualClock, identity: string) {
-  const lock = lease.lockFor();
+function candidate(lease: Lease, clock: ManualClock, identity: string, opts: { follow: boolean } = { follow: false }) {
+  const lock = lease.lockFor(opts);
   const events: string[] = [];
   const elector = new LeaderElector(
     lock,
@@ -101,6 +113,27 @@ describe('LeaderElector', () => {
     expect(a.elector.isLeader).toBe(false);
     expect(lease.record).toMatchObject({ holderIdentity: 'host_b', leaseTransitions: 1 });
     await b.elector.stop();
+  });
+
+  test('a candidate that follows the lease by watch takes over when the lease runs out, not at its next poll', async () => {
+    for (const cutAfterMs of [5_000, 5_300, 6_100, 6_900]) {
+      const clock = new ManualClock();
+      const lease = new Lease();
+      const a = candidate(lease, clock, 'host_a');
+      const b = candidate(lease, clock, 'host_b', { follow: true });
+      a.elector.run();
+      await clock.advance(0);
+      b.elector.run();
+      await clock.advance(cutAfterMs);
+      const lastRenew = Date.parse(lease.record.renewTime);
+      a.lock.cut = true;
+      while (b.events.length === 0 && clock.now() - lastRenew < 60_000) await clock.advance(50);
+      expect(b.events).toEqual(['started']);
+      const after = clock.now() - lastRenew;
+      expect(after).toBeGreaterThanOrEqual(15_000);
+      expect(after).toBeLessThanOrEqual(15_100);
+      await b.elector.stop();
+    }
   });
 
   test('a leader that stops releases the lease, and the next candidate takes it within a retry period', async () => {

@@ -1,6 +1,8 @@
 import { internalContext } from '../../registry/request-context';
 import { isPlainObject, type KubeObject } from '../../api/types';
 import type { GenericStore } from '../../registry/generic-store';
+import type { Predicate } from '../../storage/interfaces';
+import { Informer, listWatchOf, type ControllerLog } from './informer';
 
 /** client-go's LeaderElectionRecord: what a coordination.k8s.io/v1 Lease's spec holds for an election. */
 export interface LeaderElectionRecord {
@@ -30,6 +32,8 @@ export interface ResourceLock {
   create(record: LeaderElectionRecord): Promise<KubeObject>;
   /** Writes the record over `current`; fails when the lock changed since it was read. */
   update(current: KubeObject, record: LeaderElectionRecord): Promise<KubeObject>;
+  /** Tells `changed` of each new version of the lock as it is written; stop with the returned function. */
+  follow?(changed: (lock: KubeObject) => void, log: ControllerLog): () => void;
 }
 
 /** resourcelock.LeaseLock: one Lease, read live and written only over the version read. */
@@ -56,6 +60,13 @@ export class LeaseLock implements ResourceLock {
       spec: { ...record },
     };
     return this.leases.create(internalContext({ namespace: this.namespace }), lease, { dryRun: false });
+  }
+
+  follow(changed: (lease: KubeObject) => void, log: ControllerLog): () => void {
+    const onlyThis: Predicate = { empty: false, matches: (obj) => obj.metadata.name === this.name };
+    const informer = new Informer(listWatchOf(this.leases, this.namespace, onlyThis), { added: changed, updated: (_, lease) => changed(lease) }, { name: `lease ${this.describe()}`, log });
+    informer.start();
+    return () => informer.stop();
   }
 
   /** Writes the record over `current`; a 409 when the lease changed since it was read. */
