@@ -1,7 +1,8 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir, userInfo } from 'node:os';
+import { userInfo } from 'node:os';
+import { scratchDir } from './scratch-dir';
 import path from 'node:path';
 
 /**
@@ -23,7 +24,7 @@ export interface SharedEtcd {
 
 /** Where the keeper keeps its state; KAPI_TESTING_DIR overrides it (the bench and tests isolate runs). */
 export function sharedDir(): string {
-  return process.env.KAPI_TESTING_DIR ?? path.join(tmpdir(), `kapi-testing-${userInfo().uid}`);
+  return process.env.KAPI_TESTING_DIR ?? path.join(scratchDir(), `kapi-testing-${userInfo().uid}`);
 }
 
 export const stateFile = (dir: string): string => path.join(dir, 'state.json');

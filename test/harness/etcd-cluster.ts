@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { scratchDir } from '../../src/testing/scratch-dir';
 import path from 'node:path';
 import { etcdBinary, freePort } from '../../src/server/embedded-etcd';
 
@@ -108,7 +108,7 @@ export async function startEtcdCluster(opts: EtcdClusterOptions = {}): Promise<E
   const size = opts.size ?? 3;
   const startTimeoutMs = opts.startTimeoutMs ?? 30_000;
   const binary = etcdBinary();
-  const root = mkdtempSync(path.join(tmpdir(), 'kapi-etcd-cluster-'));
+  const root = mkdtempSync(path.join(scratchDir(), 'kapi-etcd-cluster-'));
   installExitHook();
 
   const members: Member[] = [];

@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { scratchDir } from '../../src/testing/scratch-dir';
 import path from 'node:path';
 import { EmbeddedEtcd } from '../../src/server/embedded-etcd';
 
@@ -34,7 +34,7 @@ async function startContainer(): Promise<TestEtcd> {
 }
 
 async function startProcess(): Promise<TestEtcd> {
-  const dir = mkdtempSync(path.join(tmpdir(), 'kapi-etcd-'));
+  const dir = mkdtempSync(path.join(scratchDir(), 'kapi-etcd-'));
   const etcd = await EmbeddedEtcd.start({ dataDir: dir });
   return {
     endpoint: etcd.endpoint,

@@ -74,6 +74,9 @@ async function reconcile(store: GenericStore, expected: KubeObject, reconciled: 
  * bindings that are missing are created, existing ones get what they lack.
  */
 export async function reconcileBootstrapPolicy(clusterRoles: GenericStore, clusterRoleBindings: GenericStore): Promise<void> {
-  for (const role of BOOTSTRAP_CLUSTER_ROLES) await reconcile(clusterRoles, role, reconciledRole);
-  for (const binding of BOOTSTRAP_CLUSTER_ROLE_BINDINGS) await reconcile(clusterRoleBindings, binding, reconciledBinding);
+  // Each object is its own read and guarded write; sent together, etcd commits them in a few batches.
+  await Promise.all([
+    ...BOOTSTRAP_CLUSTER_ROLES.map((role) => reconcile(clusterRoles, role, reconciledRole)),
+    ...BOOTSTRAP_CLUSTER_ROLE_BINDINGS.map((binding) => reconcile(clusterRoleBindings, binding, reconciledBinding)),
+  ]);
 }
