@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import express from 'express';
@@ -279,6 +280,8 @@ export function createApp(deps: AppDeps): RequestListener {
     // One signal per request: it fires at the deadline (its reason then the 504 Status), when the
     // client goes away, or when a shutdown ends a long-running request.
     const abort = new AbortController();
+    // Every etcd call the request makes listens on it while it runs (a delete-collection makes many at once).
+    setMaxListeners(0, abort.signal);
     let timer: NodeJS.Timeout | undefined;
     let release: (() => void) | undefined;
     res.on('close', () => {

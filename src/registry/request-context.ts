@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { timeout } from '../api/errors';
 import type { UserInfo } from '../auth/user';
 
@@ -44,6 +45,8 @@ export const APISERVER_USER: UserInfo = {
 };
 
 const NEVER_ABORTED = new AbortController().signal;
+// Shared by every internal write, which listens on it only while its etcd call runs.
+setMaxListeners(0, NEVER_ABORTED);
 
 /** The context of a write kapi makes itself, outside any client request. */
 export function internalContext(info: Partial<RequestAttributes> & { namespace: string }): RequestContext {
