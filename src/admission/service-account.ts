@@ -106,9 +106,8 @@ export class ServiceAccountAdmission implements AdmissionPlugin {
   async admit(attrs: AdmissionAttributes): Promise<void> {
     const spec = this.podSpec(attrs);
     if (!spec || attrs.object!.metadata.annotations?.[MIRROR_POD_ANNOTATION] !== undefined) return;
-    // v1's deprecated `serviceAccount` stands in for an empty name and mirrors it, as kube's v1 pod conversion does.
-    if (!spec.serviceAccountName) spec.serviceAccountName = typeof spec.serviceAccount === 'string' && spec.serviceAccount ? spec.serviceAccount : DEFAULT_SERVICE_ACCOUNT;
-    spec.serviceAccount = spec.serviceAccountName;
+    // The deprecated `serviceAccount` was read into the name when the pod was defaulted (pods.ts).
+    if (!spec.serviceAccountName) spec.serviceAccountName = DEFAULT_SERVICE_ACCOUNT;
     const account = await this.account(attrs, spec.serviceAccountName as string);
     if (shouldAutomount(account, spec)) mountToken(spec);
     if (objects(spec.imagePullSecrets).length === 0 && objects(account.imagePullSecrets).length > 0) {

@@ -276,13 +276,17 @@ export class GenericStore {
     }
     const admission = opts.admission;
     if (!admission) return;
+    const kind = this.kindAt(ctx.info.subresource);
+    // kube-apiserver's decoder defaults what admission is given (its strategy defaults again after),
+    // so mutating plugins and webhooks see the kind's defaults.
+    if (phase === 'mutate' && object && kind.kind === this.def.kind) this.def.strategy.applyDefaults(object);
     const attrs: AdmissionAttributes = {
       operation,
       def: this.def,
       namespace: ctx.info.namespace,
       name: name ?? object?.metadata.name ?? oldObject?.metadata.name ?? '',
       subresource: ctx.info.subresource,
-      kind: this.kindAt(ctx.info.subresource),
+      kind,
       object,
       oldObject,
       options: admissionOptions(operation, opts),

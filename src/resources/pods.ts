@@ -32,9 +32,17 @@ function mutableBlanked(s: Obj): Obj {
 /** Tolerations the DefaultTolerationSeconds admission plugin gives every pod. */
 const DEFAULT_TOLERATIONS = ['node.kubernetes.io/not-ready', 'node.kubernetes.io/unreachable'];
 
+/**
+ * v1's deprecated `serviceAccount` stands in for an empty `serviceAccountName` and always mirrors
+ * it, as kube's pod conversions (Convert_v1_PodSpec_To_core_PodSpec and back) make it.
+ */
+function convertDeprecatedServiceAccount(s: Obj): void {
+  if (!s.serviceAccountName && typeof s.serviceAccount === 'string' && s.serviceAccount) s.serviceAccountName = s.serviceAccount;
+  if (typeof s.serviceAccountName === 'string' && s.serviceAccountName) s.serviceAccount = s.serviceAccountName;
+  else delete s.serviceAccount;
+}
+
 function admitDefaults(s: Obj): void {
-  s.serviceAccountName ??= 'default';
-  s.serviceAccount ??= s.serviceAccountName;
   s.priority ??= 0;
   s.preemptionPolicy ??= 'PreemptLowerPriority';
   const tolerations = list(s.tolerations);
@@ -129,6 +137,7 @@ export const pods = defineResource({
     applyDefaults: (pod) => {
       if (!isPlainObject(pod.spec)) return;
       defaultPod(pod.spec);
+      convertDeprecatedServiceAccount(pod.spec);
       admitDefaults(pod.spec);
     },
     validate: (pod) => validatePodSpec(pod.spec, 'spec'),

@@ -153,6 +153,27 @@ describe('webhooks', () => {
     expect(other.body.metadata.labels).toEqual({ test: 'other' });
   });
 
+  test("a mutating webhook is sent the object with the kind's defaults, as kube's decoder leaves it", async () => {
+    await configure(MUTATING, 'pod-defaults', [
+      {
+        ...hook('defaults.kapi.test', 'defaults', { url: `${base}/record` }),
+        rules: [{ operations: ['CREATE', 'UPDATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['pods'] }],
+      },
+    ]);
+    seen.length = 0;
+    const pod = { metadata: { name: 'webhook-defaults', labels: { test: 'defaults' } }, spec: { containers: [{ name: 'c', image: 'busybox' }] } };
+    expect((await api.post('/api/v1/namespaces/default/pods', pod)).status).toBe(201);
+    const created = seen.find((r) => r.operation === 'CREATE')!;
+    expect(created.object.spec).toMatchObject({ restartPolicy: 'Always', dnsPolicy: 'ClusterFirst', schedulerName: 'default-scheduler', terminationGracePeriodSeconds: 30 });
+    expect(created.object.spec.containers[0]).toMatchObject({ imagePullPolicy: 'Always', terminationMessagePath: '/dev/termination-log', terminationMessagePolicy: 'File' });
+    seen.length = 0;
+    const replaced = (await api.get('/api/v1/namespaces/default/pods/webhook-defaults')).body;
+    delete replaced.spec.restartPolicy;
+    expect((await api.put('/api/v1/namespaces/default/pods/webhook-defaults', replaced)).status).toBe(200);
+    expect(seen.find((r) => r.operation === 'UPDATE')!.object.spec.restartPolicy).toBe('Always');
+    expect((await api.delete(`${MUTATING}/pod-defaults`)).status).toBe(200);
+  });
+
   test('reinvocationPolicy IfNeeded calls a webhook again after a later one changed the object; Never does not', async () => {
     await configure(MUTATING, 'reinvoke', [
       hook('count-if-needed.kapi.test', 'reinvoke', { url: `${base}/count` }, { reinvocationPolicy: 'IfNeeded' }),
