@@ -29,21 +29,10 @@ function mutableBlanked(s: Obj): Obj {
   return copy;
 }
 
-/** Tolerations the DefaultTolerationSeconds admission plugin gives every pod. */
-const DEFAULT_TOLERATIONS = ['node.kubernetes.io/not-ready', 'node.kubernetes.io/unreachable'];
-
+/** Priority and the default tolerations come from their admission plugins (admission/priority.ts, admission/default-toleration-seconds.ts). */
 function admitDefaults(s: Obj): void {
   s.serviceAccountName ??= 'default';
   s.serviceAccount ??= s.serviceAccountName;
-  s.priority ??= 0;
-  s.preemptionPolicy ??= 'PreemptLowerPriority';
-  const tolerations = list(s.tolerations);
-  for (const key of DEFAULT_TOLERATIONS) {
-    if (!tolerations.some((t) => t.key === key && (t.effect === 'NoExecute' || t.effect === undefined))) {
-      tolerations.push({ key, operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 });
-    }
-  }
-  s.tolerations = tolerations;
 }
 
 /** The STATUS column: kubectl's reason logic over init containers, containers and deletion. */
