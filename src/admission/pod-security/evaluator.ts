@@ -19,12 +19,22 @@ function revisionAt(check: Check, minor: number): { check: CheckPod; overrides: 
 const byId = (a: Check, b: Check): number => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 const ORDERED_CHECKS = [...[...BASELINE_CHECKS].sort(byId), ...[...RESTRICTED_CHECKS].sort(byId)];
 
+/** The check lists already worked out, by level and minor (two levels, 35 minors at most), as checkRegistry keeps them. */
+const checkLists = new Map<string, CheckPod[]>();
+
 /** The checks of a level at a version: restricted takes the baseline checks its own do not override. */
 function checksFor(lv: LevelVersion): CheckPod[] {
   if (lv.level === 'privileged') return [];
   const minor = lv.version === null ? LATEST_POLICY_MINOR : Math.min(lv.version, LATEST_POLICY_MINOR);
+  const key = `${lv.level}:${minor}`;
+  let checks = checkLists.get(key);
+  if (!checks) checkLists.set(key, (checks = activeChecks(lv.level, minor)));
+  return checks;
+}
+
+function activeChecks(level: 'baseline' | 'restricted', minor: number): CheckPod[] {
   const active = ORDERED_CHECKS.flatMap((c) => {
-    if (c.level === 'restricted' && lv.level !== 'restricted') return [];
+    if (c.level === 'restricted' && level !== 'restricted') return [];
     const revision = revisionAt(c, minor);
     return revision ? [{ id: c.id, ...revision }] : [];
   });
