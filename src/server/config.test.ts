@@ -45,6 +45,9 @@ describe('admission plugin flags', () => {
       defaultNotReadyTolerationSeconds: 60,
       defaultUnreachableTolerationSeconds: 0,
     });
-    expect(() => parseFlags(['--default-not-ready-toleration-seconds=soon'])).toThrow('invalid argument "soon" for "--default-not-ready-toleration-seconds" flag');
+    expect(parseFlags(['--default-unreachable-toleration-seconds=-1'])).toMatchObject({ defaultUnreachableTolerationSeconds: -1 });
+    expect(() => parseFlags(['--default-not-ready-toleration-seconds=soon'])).toThrow(
+      'invalid argument "soon" for "--default-not-ready-toleration-seconds" flag: strconv.ParseInt: parsing "soon": invalid syntax',
+    );
   });
 });

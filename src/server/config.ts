@@ -113,6 +113,12 @@ const integer = (name: string) => (v: string): number => {
   return Number(v);
 };
 
+/** A Go int64 flag (pflag's Int64Var): signed, with strconv's complaint. */
+const int64 = (name: string) => (v: string): number => {
+  if (!/^[+-]?[0-9]+$/.test(v)) throw new ConfigError(`invalid argument "${v}" for "--${name}" flag: strconv.ParseInt: parsing ${JSON.stringify(v)}: invalid syntax`);
+  return Number(v);
+};
+
 const FLAGS: Record<string, FlagSpec> = {
   'etcd-servers': {
     key: 'etcdServers',
@@ -273,12 +279,12 @@ const FLAGS: Record<string, FlagSpec> = {
   'disable-admission-plugins': { key: 'disableAdmissionPlugins', parse: list, help: 'Admission plugins to disable, even default ones, comma separated.' },
   'default-not-ready-toleration-seconds': {
     key: 'defaultNotReadyTolerationSeconds',
-    parse: integer('default-not-ready-toleration-seconds'),
+    parse: int64('default-not-ready-toleration-seconds'),
     help: 'Indicates the tolerationSeconds of the toleration for notReady:NoExecute that is added by default to every pod that does not already have such a toleration (default 300).',
   },
   'default-unreachable-toleration-seconds': {
     key: 'defaultUnreachableTolerationSeconds',
-    parse: integer('default-unreachable-toleration-seconds'),
+    parse: int64('default-unreachable-toleration-seconds'),
     help: 'Indicates the tolerationSeconds of the toleration for unreachable:NoExecute that is added by default to every pod that does not already have such a toleration (default 300).',
   },
   'feature-gates': { key: 'featureGates', parse: parseFeatureGates, help: 'A set of key=value pairs that describe feature gates.' },
