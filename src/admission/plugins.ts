@@ -3,8 +3,12 @@ import type { ApiServerMetrics } from '../metrics/metrics';
 import type { GenericStore } from '../registry/generic-store';
 import type { Config } from '../server/config';
 import { AdmissionChain, type AdmissionPlugin } from './admission';
+import { selectionPredicate } from '../registry/predicate';
+import { DefaultTolerationSeconds } from './default-toleration-seconds';
 import { NamespaceLifecycle } from './namespace-lifecycle';
 import { enabledAdmissionPlugins } from './plugin-names';
+import { PodSecurityAdmission } from './pod-security/pod-security';
+import { PriorityAdmission } from './priority';
 import { ServiceAccountAdmission } from './service-account';
 import { registryWebhookSource } from './webhooks/registry-source';
 import { WebhookAdmission } from './webhooks/webhook-admission';
@@ -20,10 +24,19 @@ export async function lookup(store: GenericStore, namespace: string, name: strin
   return store.find(namespace, name, { resourceVersion: '', match: '' });
 }
 
+/** Every object of a store from its watch cache (resourceVersion "0"), as an informer's lister has them. */
+async function listCached(store: GenericStore, namespace: string): Promise<KubeObject[]> {
+  return (await store.list(namespace, { resourceVersion: '0', match: '', predicate: selectionPredicate(store.def, '', '') })).items;
+}
+
+type PluginConfig = Pick<Config, 'enableAdmissionPlugins' | 'disableAdmissionPlugins' | 'defaultNotReadyTolerationSeconds' | 'defaultUnreachableTolerationSeconds'>;
+
 /** The plugins kapi implements, by kube's names (pkg/kubeapiserver/options/plugins.go). */
-function implementedPlugins(storeOf: StoreOf, metrics: ApiServerMetrics | null): Record<string, AdmissionPlugin> {
+function implementedPlugins(config: PluginConfig, storeOf: StoreOf, metrics: ApiServerMetrics | null): Record<string, AdmissionPlugin> {
   const namespaces = storeOf('', 'v1', 'namespaces');
   const serviceAccounts = storeOf('', 'v1', 'serviceaccounts');
+  const pods = storeOf('', 'v1', 'pods');
+  const priorityClasses = storeOf('scheduling.k8s.io', 'v1', 'priorityclasses');
   const webhooks = new WebhookAdmission(registryWebhookSource(storeOf), {
     observe: (...args) => metrics?.observeWebhook(...args),
     rejection: (...args) => metrics?.webhookRejection(...args),
@@ -31,13 +44,16 @@ function implementedPlugins(storeOf: StoreOf, metrics: ApiServerMetrics | null):
   return {
     NamespaceLifecycle: new NamespaceLifecycle({ get: (name, live) => lookup(namespaces, '', name, live) }),
     ServiceAccount: new ServiceAccountAdmission({ get: (namespace, name, live) => lookup(serviceAccounts, namespace, name, live) }),
+    PodSecurity: new PodSecurityAdmission({ namespace: (name) => lookup(namespaces, '', name, false), pods: (namespace) => listCached(pods, namespace) }),
+    Priority: new PriorityAdmission({ get: (name) => lookup(priorityClasses, '', name, false), list: () => listCached(priorityClasses, '') }),
+    DefaultTolerationSeconds: new DefaultTolerationSeconds({ notReady: config.defaultNotReadyTolerationSeconds, unreachable: config.defaultUnreachableTolerationSeconds }),
     MutatingAdmissionWebhook: { name: 'MutatingAdmissionWebhook', admit: (attrs) => webhooks.admit(attrs) },
     ValidatingAdmissionWebhook: { name: 'ValidatingAdmissionWebhook', validate: (attrs) => webhooks.validate(attrs) },
   };
 }
 
 /** The admission chain: the enabled plugins in kube's order; enabled plugins kapi does not implement run as nothing (docs/divergences.md). */
-export function buildAdmission(config: Pick<Config, 'enableAdmissionPlugins' | 'disableAdmissionPlugins'>, storeOf: StoreOf, metrics: ApiServerMetrics | null): AdmissionChain {
-  const plugins = implementedPlugins(storeOf, metrics);
+export function buildAdmission(config: PluginConfig, storeOf: StoreOf, metrics: ApiServerMetrics | null): AdmissionChain {
+  const plugins = implementedPlugins(config, storeOf, metrics);
   return new AdmissionChain(enabledAdmissionPlugins(config.enableAdmissionPlugins, config.disableAdmissionPlugins).flatMap((name) => plugins[name] ?? []));
 }

@@ -20,6 +20,7 @@ import { deadlineExceeded, requestDeadlineMs, type DeadlineConfig } from './filt
 import { requestLabels } from './filters/request-metrics';
 import { parseRequestTarget } from './request-target';
 import { requestScope } from '../auth/request-scope';
+import { AuditAnnotationMap } from '../audit/annotation-map';
 import { accessControlled, type AccessControl } from './filters/access-control';
 import type { RequestAudit } from './filters/audit';
 import { groupVersionPath, openApiV2Document, openApiV3Document, openApiV3Index, type SchemaSource } from './openapi';
@@ -314,7 +315,11 @@ export function createApp(deps: AppDeps): RequestListener {
         return;
       }
       // The effective user (after impersonation) and the deadline reach the registry in the RequestContext.
-      const scope = { user: requestScope()?.user, deadline: deadlineMs === null ? null : arrivedAt + deadlineMs };
+      const scope = {
+        user: requestScope()?.user,
+        deadline: deadlineMs === null ? null : arrivedAt + deadlineMs,
+        auditAnnotations: new AuditAnnotationMap(requestScope()?.annotate),
+      };
       serveResource(req, res, info, s.query, deps, signal, s.compress, scope).catch((err: unknown) => respondError(res, err));
     };
     s.audit = accessControlled(deps.accessControl, req, res, info, { path: target.path, query }, dispatch, (err) => respondError(res, err));

@@ -29,29 +29,16 @@ function mutableBlanked(s: Obj): Obj {
   return copy;
 }
 
-/** Tolerations the DefaultTolerationSeconds admission plugin gives every pod. */
-const DEFAULT_TOLERATIONS = ['node.kubernetes.io/not-ready', 'node.kubernetes.io/unreachable'];
-
 /**
  * v1's deprecated `serviceAccount` stands in for an empty `serviceAccountName` and always mirrors
- * it, as kube's pod conversions (Convert_v1_PodSpec_To_core_PodSpec and back) make it.
+ * it, as kube's pod conversions (Convert_v1_PodSpec_To_core_PodSpec and back) make it. Priority and
+ * the default tolerations come from their admission plugins (admission/priority.ts,
+ * admission/default-toleration-seconds.ts).
  */
 function convertDeprecatedServiceAccount(s: Obj): void {
   if (!s.serviceAccountName && typeof s.serviceAccount === 'string' && s.serviceAccount) s.serviceAccountName = s.serviceAccount;
   if (typeof s.serviceAccountName === 'string' && s.serviceAccountName) s.serviceAccount = s.serviceAccountName;
   else delete s.serviceAccount;
-}
-
-function admitDefaults(s: Obj): void {
-  s.priority ??= 0;
-  s.preemptionPolicy ??= 'PreemptLowerPriority';
-  const tolerations = list(s.tolerations);
-  for (const key of DEFAULT_TOLERATIONS) {
-    if (!tolerations.some((t) => t.key === key && (t.effect === 'NoExecute' || t.effect === undefined))) {
-      tolerations.push({ key, operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 });
-    }
-  }
-  s.tolerations = tolerations;
 }
 
 /** The STATUS column: kubectl's reason logic over init containers, containers and deletion. */
@@ -138,7 +125,6 @@ export const pods = defineResource({
       if (!isPlainObject(pod.spec)) return;
       defaultPod(pod.spec);
       convertDeprecatedServiceAccount(pod.spec);
-      admitDefaults(pod.spec);
     },
     validate: (pod) => validatePodSpec(pod.spec, 'spec'),
     validateUpdate: (next, prev) => {

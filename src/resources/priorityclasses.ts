@@ -1,5 +1,8 @@
+import { isStatusError } from '../api/errors';
 import { field, type FieldErrorList } from '../api/field-errors';
 import type { KubeObject } from '../api/types';
+import type { GenericStore } from '../registry/generic-store';
+import { internalContext } from '../registry/request-context';
 import { defineResource } from '../registry/resource-definition';
 import { strategy } from '../registry/strategy';
 import { AGE_COLUMN, NAME_COLUMN } from '../registry/table';
@@ -9,11 +12,27 @@ import { AGE_COLUMN, NAME_COLUMN } from '../registry/table';
 const HIGHEST_USER_DEFINABLE_PRIORITY = 1_000_000_000;
 const SYSTEM_CRITICAL_PRIORITY = 2 * HIGHEST_USER_DEFINABLE_PRIORITY;
 const SYSTEM_PREFIX = 'system-';
-/** The classes kube reserves the prefix for, with the value and globalDefault each must have. */
-const SYSTEM_PRIORITY_CLASSES: Record<string, { value: number; globalDefault: boolean }> = {
-  'system-node-critical': { value: SYSTEM_CRITICAL_PRIORITY + 1000, globalDefault: false },
-  'system-cluster-critical': { value: SYSTEM_CRITICAL_PRIORITY, globalDefault: false },
+/** The classes kube reserves the prefix for, with the value and globalDefault each must have (schedulingv1's SystemPriorityClasses). */
+const SYSTEM_PRIORITY_CLASSES: Record<string, { value: number; globalDefault: boolean; description: string }> = {
+  'system-node-critical': { value: SYSTEM_CRITICAL_PRIORITY + 1000, globalDefault: false, description: 'Used for system critical pods that must not be moved from their current node.' },
+  'system-cluster-critical': {
+    value: SYSTEM_CRITICAL_PRIORITY,
+    globalDefault: false,
+    description: 'Used for system critical pods that must run in the cluster, but can be moved to another node if necessary.',
+  },
 };
+
+/** AddSystemPriorityClasses (the scheduling/bootstrap-system-priority-classes hook): kube's system classes, created when absent. */
+export async function ensureSystemPriorityClasses(store: GenericStore): Promise<void> {
+  for (const [name, { value, description }] of Object.entries(SYSTEM_PRIORITY_CLASSES)) {
+    const pc = { apiVersion: 'scheduling.k8s.io/v1', kind: 'PriorityClass', metadata: { name }, value, description };
+    try {
+      await store.create(internalContext({ namespace: '' }), pc, { dryRun: false });
+    } catch (err) {
+      if (!(isStatusError(err) && err.code === 409)) throw err;
+    }
+  }
+}
 const PREEMPTION_POLICIES = ['PreemptLowerPriority', 'Never'];
 
 const value = (pc: KubeObject): number => (typeof pc.value === 'number' ? pc.value : 0);

@@ -38,4 +38,16 @@ describe('admission plugin flags', () => {
     expect(() => parseFlags(['--disable-admission-plugins=ServiceAcount'])).toThrow(ConfigError);
     expect(() => parseFlags(['--disable-admission-plugins=ServiceAcount'])).toThrow('disable-admission-plugins plugin "ServiceAcount" is unknown');
   });
+
+  test("DefaultTolerationSeconds' flags: 300 seconds each unless given", () => {
+    expect(parseFlags([])).toMatchObject({ defaultNotReadyTolerationSeconds: 300, defaultUnreachableTolerationSeconds: 300 });
+    expect(parseFlags(['--default-not-ready-toleration-seconds=60', '--default-unreachable-toleration-seconds', '0'])).toMatchObject({
+      defaultNotReadyTolerationSeconds: 60,
+      defaultUnreachableTolerationSeconds: 0,
+    });
+    expect(parseFlags(['--default-unreachable-toleration-seconds=-1'])).toMatchObject({ defaultUnreachableTolerationSeconds: -1 });
+    expect(() => parseFlags(['--default-not-ready-toleration-seconds=soon'])).toThrow(
+      'invalid argument "soon" for "--default-not-ready-toleration-seconds" flag: strconv.ParseInt: parsing "soon": invalid syntax',
+    );
+  });
 });

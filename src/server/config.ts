@@ -83,6 +83,9 @@ export interface Config {
   /** --enable-admission-plugins / --disable-admission-plugins: added to and taken from kube's default set. */
   enableAdmissionPlugins: string[];
   disableAdmissionPlugins: string[];
+  /** --default-not-ready-toleration-seconds / --default-unreachable-toleration-seconds: the DefaultTolerationSeconds plugin's tolerations. */
+  defaultNotReadyTolerationSeconds: number;
+  defaultUnreachableTolerationSeconds: number;
   /** klog's -v: how verbose logs are (0..10); request lines appear from 3. */
   verbosity: number;
   loggingFormat: LoggingFormat;
@@ -107,6 +110,12 @@ const text = (v: string): string => v;
 
 const integer = (name: string) => (v: string): number => {
   if (!/^[0-9]+$/.test(v)) throw new ConfigError(`invalid argument "${v}" for "--${name}" flag: must be a non-negative integer`);
+  return Number(v);
+};
+
+/** A Go int64 flag (pflag's Int64Var): signed, with strconv's complaint. */
+const int64 = (name: string) => (v: string): number => {
+  if (!/^[+-]?[0-9]+$/.test(v)) throw new ConfigError(`invalid argument "${v}" for "--${name}" flag: strconv.ParseInt: parsing ${JSON.stringify(v)}: invalid syntax`);
   return Number(v);
 };
 
@@ -268,6 +277,16 @@ const FLAGS: Record<string, FlagSpec> = {
     help: 'Admission plugins to enable besides the default ones (NamespaceLifecycle, ServiceAccount, MutatingAdmissionWebhook, ValidatingAdmissionWebhook, ...), comma separated.',
   },
   'disable-admission-plugins': { key: 'disableAdmissionPlugins', parse: list, help: 'Admission plugins to disable, even default ones, comma separated.' },
+  'default-not-ready-toleration-seconds': {
+    key: 'defaultNotReadyTolerationSeconds',
+    parse: int64('default-not-ready-toleration-seconds'),
+    help: 'Indicates the tolerationSeconds of the toleration for notReady:NoExecute that is added by default to every pod that does not already have such a toleration (default 300).',
+  },
+  'default-unreachable-toleration-seconds': {
+    key: 'defaultUnreachableTolerationSeconds',
+    parse: int64('default-unreachable-toleration-seconds'),
+    help: 'Indicates the tolerationSeconds of the toleration for unreachable:NoExecute that is added by default to every pod that does not already have such a toleration (default 300).',
+  },
   'feature-gates': { key: 'featureGates', parse: parseFeatureGates, help: 'A set of key=value pairs that describe feature gates.' },
   v: {
     key: 'verbosity',
@@ -338,6 +357,8 @@ export function defaultConfig(): Config {
     auditLogMaxBackup: 0,
     enableAdmissionPlugins: [],
     disableAdmissionPlugins: [],
+    defaultNotReadyTolerationSeconds: 300,
+    defaultUnreachableTolerationSeconds: 300,
     verbosity: 0,
     loggingFormat: 'text',
   };

@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { IMMORTAL_NAMESPACES } from '../admission/namespace-lifecycle';
+import { ensureSystemPriorityClasses } from '../resources/priorityclasses';
 import { isStatusError } from '../api/errors';
 import type { ServeResource } from '../controllers/crd-controller';
 import { startControllers } from '../controllers/controller-set';
@@ -260,6 +261,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
   );
   const admission = buildAdmission(config, storeOf, metrics);
   await ensureSystemNamespaces(namespaces);
+  await ensureSystemPriorityClasses(storeOf('scheduling.k8s.io', 'v1', 'priorityclasses'));
   /** The versions of a custom resource share one storage (their objects differ only in apiVersion). */
   const serveCustomResource: ServeResource = async (defs) => {
     const { storage, cache } = storageFor(defs[0]);
