@@ -95,6 +95,17 @@ const STATE = Symbol('kapi.request');
 const NON_RESOURCE_ENCODINGS: Encoding[] = ['json', 'yaml'];
 type StatefulResponse = ServerResponse & { [STATE]?: RequestState };
 
+/** A map of audit annotations whose every entry is also handed to the audit filter. */
+function annotatingMap(annotate: (key: string, value: string) => void): Map<string, string> {
+  const map = new Map<string, string>();
+  const set = map.set.bind(map);
+  map.set = (key, value) => {
+    annotate(key, value);
+    return set(key, value);
+  };
+  return map;
+}
+
 /** Health endpoints answer as kube-apiserver's: "ok", or a per-check report with ?verbose. */
 async function health(res: ServerResponse, query: URLSearchParams, checks: HealthCheck[], kind: string, only?: string): Promise<void> {
   const selected = only ? checks.filter((c) => c.name === only) : checks;
@@ -311,7 +322,9 @@ export function createApp(deps: AppDeps): RequestListener {
         return;
       }
       // The effective user (after impersonation) and the deadline reach the registry in the RequestContext.
-      const scope = { user: requestScope()?.user, deadline: deadlineMs === null ? null : arrivedAt + deadlineMs };
+      // Audit annotations admission adds (webhooks', policies') go to the request's audit event.
+      const annotate = requestScope()?.annotate;
+      const scope = { user: requestScope()?.user, deadline: deadlineMs === null ? null : arrivedAt + deadlineMs, auditAnnotations: annotate ? annotatingMap(annotate) : undefined };
       serveResource(req, res, info, s.query, deps, signal, s.compress, scope).catch((err: unknown) => respondError(res, err));
     };
     s.audit = accessControlled(deps.accessControl, req, res, info, { path: target.path, query }, dispatch, (err) => respondError(res, err));
