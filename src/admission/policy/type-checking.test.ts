@@ -22,6 +22,18 @@ describe('typeCheck', () => {
     ]);
   });
 
+  test('an operator between a typed field and a literal of another type is a missing overload; one kind prefixes all its issues', () => {
+    expect(typeCheck(policy(['deployments'], [{ expression: "object.spec.replicas > 'three' || object.spec.replicas < 2.5 || object.spec.paused == 1" }]), schemaOf)).toEqual([
+      {
+        fieldRef: 'spec.validations[0].expression',
+        warning: [
+          "apps/v1, Kind=Deployment: ERROR: <input>:1:22: found no matching overload for '_>_' applied to '(int, string)'\n | object.spec.replicas > 'three' || object.spec.replicas < 2.5 || object.spec.paused == 1\n | .....................^",
+          "ERROR: <input>:1:84: found no matching overload for '_==_' applied to '(bool, int)'\n | object.spec.replicas > 'three' || object.spec.replicas < 2.5 || object.spec.paused == 1\n | ...................................................................................^",
+        ].join('\n'),
+      },
+    ]);
+  });
+
   test('type meta, maps and free-form fields are not checked', () => {
     expect(typeCheck(policy(['deployments'], [{ expression: "object.apiVersion == 'apps/v1' && object.metadata.labels.anything == 'x'" }]), schemaOf)).toEqual([]);
   });

@@ -9,7 +9,9 @@ import { compileExpression } from './cel';
  * The ValidatingAdmissionPolicy type checker (k8s.io/apiserver's validating.TypeChecker): each
  * expression is checked against the schema of every kind the policy's resourceRules name exactly
  * (no wildcards). kapi's check covers what a select on `object` or `oldObject` reaches through the
- * kind's structure: a field the kind does not have is cel-go's "undefined field" (docs/divergences.md).
+ * kind's structure: a field the kind does not have is cel-go's "undefined field", and an operator
+ * between a typed field and a literal (or another field) of another type is its "found no matching
+ * overload" (docs/divergences.md).
  */
 
 export interface ExpressionWarning {
@@ -33,6 +35,61 @@ function chainOf(expr: Expr | undefined): string[] | null {
     return operand ? [...operand, k.value.field] : null;
   }
   return null;
+}
+
+/** The node a select chain on object or oldObject reaches, or null where the schema stops saying (maps, lists, free-form values). */
+function nodeOf(chain: string[], schema: ObjectNode): SchemaNode | null {
+  let node: SchemaNode = schema;
+  for (const name of chain.slice(1)) {
+    if (node.kind !== 'object') return null;
+    const found = node.field(name);
+    if (!found) return null;
+    node = found.node;
+  }
+  return node;
+}
+
+/** cel-go's name of a scalar's type, or null when the checker would see dyn. */
+function scalarType(node: SchemaNode | null): string | null {
+  if (node?.kind !== 'scalar') return null;
+  if (node.type === 'int32' || node.type === 'int64') return 'int';
+  if (node.type === 'number') return 'double';
+  if (node.type === 'boolean') return 'bool';
+  return node.type === 'string' ? 'string' : null;
+}
+
+/** The static type of an operand: a literal's, or a typed field's. */
+function operandType(expr: Expr, schema: ObjectNode): string | null {
+  const k = expr.exprKind;
+  if (k.case === 'constExpr') {
+    switch (k.value.constantKind.case) {
+      case 'int64Value':
+        return 'int';
+      case 'uint64Value':
+        return 'uint';
+      case 'doubleValue':
+        return 'double';
+      case 'stringValue':
+        return 'string';
+      case 'boolValue':
+        return 'bool';
+      default:
+        return null;
+    }
+  }
+  const chain = chainOf(expr);
+  if (!chain || (chain[0] !== 'object' && chain[0] !== 'oldObject')) return null;
+  return scalarType(nodeOf(chain, schema));
+}
+
+/** Operators whose operands must be of one kind (cel-go's standard overloads); numbers compare across int, uint and double. */
+const OPERATORS = new Set(['_==_', '_!=_', '_<_', '_<=_', '_>_', '_>=_', '_+_', '_-_', '_*_', '_/_', '_%_']);
+const NUMERIC = new Set(['int', 'uint', 'double']);
+const ORDERING = new Set(['_<_', '_<=_', '_>_', '_>=_']);
+
+function overloadMissing(fn: string, left: string, right: string): boolean {
+  if (left === right) return false;
+  return !(ORDERING.has(fn) && NUMERIC.has(left) && NUMERIC.has(right));
 }
 
 /** Whether the chain's last field is undefined in the schema, every field before it being defined (one warning per mistake). */
@@ -86,6 +143,12 @@ function checkExpression(source: string, schema: ObjectNode): string[] {
   const positions = (compiled.parsed.sourceInfo?.positions ?? {}) as Record<string, number>;
   const issues: string[] = [];
   visit(compiled.parsed.expr, (e) => {
+    if (e.exprKind.case === 'callExpr' && OPERATORS.has(e.exprKind.value.function) && e.exprKind.value.args.length === 2) {
+      const fn = e.exprKind.value.function;
+      const [left, right] = e.exprKind.value.args.map((a) => operandType(a, schema));
+      if (left && right && overloadMissing(fn, left, right)) issues.push(celErrorText(source, positions[String(e.id)] ?? 0, `found no matching overload for '${fn}' applied to '(${left}, ${right})'`));
+      return;
+    }
     if (e.exprKind.case !== 'selectExpr') return;
     const chain = chainOf(e);
     if (!chain || (chain[0] !== 'object' && chain[0] !== 'oldObject')) return;
@@ -127,7 +190,10 @@ export function typeCheck(policy: KubeObject, schemaOf: SchemaOf): ExpressionWar
   ];
   const warnings: ExpressionWarning[] = [];
   for (const { fieldRef, source } of expressions) {
-    const results = kinds.flatMap(({ gvk, schema }) => checkExpression(source, schema).map((issue) => `${gvkText(gvk)}: ${issue}`));
+    const results = kinds.flatMap(({ gvk, schema }) => {
+      const issues = checkExpression(source, schema);
+      return issues.length > 0 ? [`${gvkText(gvk)}: ${issues.join('\n')}`] : [];
+    });
     if (results.length > 0) warnings.push({ fieldRef, warning: results.join('\n') });
   }
   return warnings;
