@@ -1,8 +1,7 @@
 import type { KubeObject } from '../../api/types';
-import type { GenericStore } from '../../registry/generic-store';
 import { selectionPredicate } from '../../registry/predicate';
 import type { ResourceRegistry } from '../../registry/resource-registry';
-import { GenericStore as Store } from '../../registry/generic-store';
+import { GenericStore } from '../../registry/generic-store';
 import { labelSelectorString, type LabelSelectorStruct } from '../../api/label-selector';
 import type { AuthorizeFn } from './authorizer-library';
 import type { EquivalentsOf } from '../webhooks/equivalents';
@@ -42,7 +41,7 @@ export function registryPolicySource(registry: ResourceRegistry, equivalents: Eq
     paramResource: (apiVersion, kind) => {
       const [g, v] = apiVersion.includes('/') ? apiVersion.split('/', 2) : ['', apiVersion];
       const entry = registry.groupVersions().find((gv) => gv.group === g && gv.version === v);
-      const found = entry?.stores.find((s): s is Store => s instanceof Store && s.def.kind === kind);
+      const found = entry?.stores.find((s): s is GenericStore => s instanceof GenericStore && s.def.kind === kind);
       if (!found) return null;
       return {
         namespaced: found.def.namespaced,
