@@ -180,7 +180,7 @@ describe('admission', () => {
     expect(res.headers.get('warning')).toBe(`299 - "Validation failed for ValidatingAdmissionPolicy 'warn-only' with binding 'warn-only-binding': just saying"`);
   });
 
-  test('params: the binding names a ConfigMap whose data the expression reads; a missing param follows parameterNotFoundAction', async () => {
+  test('params: the binding names a ConfigMap whose data the expression reads; a missing param follows parameterNotFoundAction; an unknown paramKind is the policy\'s error', async () => {
     await api.post(CMS('default'), { metadata: { name: 'limits' }, data: { max: '2' } });
     const spec = { paramKind: { apiVersion: 'v1', kind: 'ConfigMap' }, validations: [{ expression: 'size(object.data) <= int(params.data.max)', messageExpression: "'at most ' + params.data.max + ' keys'" }] };
     await install(policy('with-params', spec), { paramRef: { name: 'limits', namespace: 'default', parameterNotFoundAction: 'Deny' } });
@@ -194,6 +194,12 @@ describe('admission', () => {
     expect(missing.body.message).toContain(
       "ValidatingAdmissionPolicy 'missing-param' with binding 'missing-param-binding' denied request: failed to configure binding: no params found for policy binding with `Deny` parameterNotFoundAction",
     );
+    await install(policy('unknown-kind', { ...spec, paramKind: { apiVersion: 'example.com/v1', kind: 'Nothing' } }), { paramRef: { name: 'x', parameterNotFoundAction: 'Allow' } });
+    const unknown = await api.post(CMS('default'), configMap('any', 'unknown-kind'));
+    expect(unknown.status).toBe(422);
+    expect(unknown.body.details.causes).toEqual([
+      { message: "ValidatingAdmissionPolicy 'unknown-kind' denied request: failed to configure policy: failed to find resource referenced by paramKind: 'example.com/v1, Kind=Nothing'" },
+    ]);
   });
 
   test('Audit: the validation_failure annotation and the policy audit annotations reach the audit event', async () => {

@@ -7,7 +7,7 @@ import type { AdmissionAttributes, AdmissionPlugin } from '../admission';
 import { matchResource, type MatchedResource } from '../webhooks/equivalents';
 import { selectorsMatch } from '../webhooks/matching';
 import { compilePolicy, evaluatePolicy, type CompiledPolicy, type PolicyDecision } from './compiled-policy';
-import type { PolicySource } from './policy-source';
+import type { ParamResource, PolicySource } from './policy-source';
 import { policyVariables, requestVariables } from './request-variables';
 
 type Obj = Record<string, unknown>;
@@ -78,8 +78,10 @@ export class ValidatingAdmissionPolicy implements AdmissionPlugin {
       const fail = (binding: string | null, message: string) => {
         if (compiled.failurePolicy === 'Fail') denials.push({ policy: compiled.name, binding, message, reason: '' });
       };
-      if (compiled.configurationError) {
-        fail(null, `failed to configure policy: ${compiled.configurationError}`);
+      const paramResource = compiled.paramKind ? this.source.paramResource(compiled.paramKind.apiVersion, compiled.paramKind.kind) : null;
+      const configurationError = compiled.configurationError ?? (compiled.paramKind && !paramResource ? paramKindMissing(compiled.paramKind) : null);
+      if (configurationError) {
+        fail(null, `failed to configure policy: ${configurationError}`);
         continue;
       }
       const annotations = new Map<string, string[]>();
@@ -89,7 +91,7 @@ export class ValidatingAdmissionPolicy implements AdmissionPlugin {
         if (isPlainObject(bindingSpec.matchResources) && !(await this.matches(bindingSpec.matchResources, attrs))) continue;
         let params: (KubeObject | null)[];
         try {
-          params = await this.params(compiled, objectOf(bindingSpec.paramRef), bindingSpec.paramRef !== undefined, attrs);
+          params = await this.params(paramResource, objectOf(bindingSpec.paramRef), bindingSpec.paramRef !== undefined, attrs);
         } catch (err) {
           if (!(err instanceof ConfigurationError)) throw err;
           fail(bindingName, `failed to configure binding: ${err.message}`);
@@ -154,11 +156,8 @@ export class ValidatingAdmissionPolicy implements AdmissionPlugin {
   }
 
   /** generic.CollectParams: no paramKind, no params; a name or a selector in the ref's (or the request's) namespace. */
-  private async params(policy: CompiledPolicy, ref: Obj, hasRef: boolean, attrs: AdmissionAttributes): Promise<(KubeObject | null)[]> {
-    if (!policy.paramKind || !hasRef) return [null];
-    const { apiVersion, kind } = policy.paramKind;
-    const resource = this.source.paramResource(apiVersion, kind);
-    if (!resource) throw new ConfigurationError(`failed to find resource referenced by paramKind: '${apiVersion}, Kind=${kind}'`);
+  private async params(resource: ParamResource | null, ref: Obj, hasRef: boolean, attrs: AdmissionAttributes): Promise<(KubeObject | null)[]> {
+    if (!resource || !hasRef) return [null];
     let namespace = '';
     if (resource.namespaced) {
       namespace = str(ref.namespace) || attrs.namespace;
@@ -182,6 +181,11 @@ export class ValidatingAdmissionPolicy implements AdmissionPlugin {
     if (!attrs.namespace || (!attrs.def.group && attrs.def.resource === 'namespaces')) return null;
     return this.source.namespace(attrs.namespace);
   }
+}
+
+/** A paramKind no served resource has (the policy source's configuration error), in Go's GroupVersionKind form. */
+function paramKindMissing({ apiVersion, kind }: { apiVersion: string; kind: string }): string {
+  return `failed to find resource referenced by paramKind: '${apiVersion.includes('/') ? apiVersion : `/${apiVersion}`}, Kind=${kind}'`;
 }
 
 /** An audit annotation keeps its first value (admission.Attributes.AddAnnotation refuses to overwrite). */
