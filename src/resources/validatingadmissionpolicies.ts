@@ -2,7 +2,7 @@ import { field, type FieldErrorList } from '../api/field-errors';
 import { objectOf, objectsIn, stringOf as str } from '../api/json-read';
 import { isQualifiedName } from '../api/name-validation';
 import { isPlainObject, type KubeObject } from '../api/types';
-import { POLICY_VARIABLES } from '../admission/policy/compiled-policy';
+import { policyVariableNames } from '../admission/policy/compiled-policy';
 import { defineResource } from '../registry/resource-definition';
 import { strategy } from '../registry/strategy';
 import { AGE_COLUMN, NAME_COLUMN } from '../registry/table';
@@ -35,8 +35,8 @@ function validateParamKind(value: unknown, path: string): FieldErrorList {
 }
 
 /** validateValidation: an expression, a one-line non-empty message, a known reason, a messageExpression that compiles. */
-function validateValidation(v: Record<string, unknown>, path: string): FieldErrorList {
-  const errs = validateExpression(str(v.expression), `${path}.expression`, POLICY_VARIABLES);
+function validateValidation(v: Record<string, unknown>, path: string, vars: string[]): FieldErrorList {
+  const errs = validateExpression(str(v.expression), `${path}.expression`, vars);
   if (typeof v.message === 'string') {
     if (v.message.includes('\n')) errs.push(field.invalid(`${path}.message`, v.message, 'message must not contain line breaks'));
     else if (!v.message.trim()) errs.push(field.required(`${path}.message`, 'message must be non-empty if specified'));
@@ -44,13 +44,13 @@ function validateValidation(v: Record<string, unknown>, path: string): FieldErro
   if (v.reason !== undefined && !REASONS.includes(str(v.reason))) errs.push(field.notSupported(`${path}.reason`, v.reason, REASONS));
   if (v.messageExpression !== undefined) {
     if (!str(v.messageExpression).trim()) errs.push(field.required(`${path}.messageExpression`, 'must be non-empty if specified'));
-    else errs.push(...validateExpression(str(v.messageExpression), `${path}.messageExpression`, POLICY_VARIABLES));
+    else errs.push(...validateExpression(str(v.messageExpression), `${path}.messageExpression`, vars));
   }
   return errs;
 }
 
 /** validateAuditAnnotation: `<policy name>/<key>` must be a qualified name, keys unique, a valueExpression that compiles. */
-function validateAuditAnnotations(policy: KubeObject, path: string): FieldErrorList {
+function validateAuditAnnotations(policy: KubeObject, path: string, vars: string[]): FieldErrorList {
   const errs: FieldErrorList = [];
   const keys = new Set<string>();
   objectsIn(objectOf(policy.spec).auditAnnotations).forEach((a, i) => {
@@ -62,13 +62,13 @@ function validateAuditAnnotations(policy: KubeObject, path: string): FieldErrorL
       if (keys.has(key)) errs.push(field.duplicate(`${path}[${i}].key`, key));
     }
     keys.add(key);
-    errs.push(...validateExpression(str(a.valueExpression), `${path}[${i}].valueExpression`, POLICY_VARIABLES));
+    errs.push(...validateExpression(str(a.valueExpression), `${path}[${i}].valueExpression`, vars));
   });
   return errs;
 }
 
 /** validateVariable: a CEL identifier as name, unique, and an expression that compiles. */
-function validateVariables(value: unknown, path: string): FieldErrorList {
+function validateVariables(value: unknown, path: string, vars: string[]): FieldErrorList {
   const errs: FieldErrorList = [];
   const names = new Set<string>();
   objectsIn(value).forEach((v, i) => {
@@ -77,7 +77,7 @@ function validateVariables(value: unknown, path: string): FieldErrorList {
     else if (!CEL_IDENTIFIER.test(name)) errs.push(field.invalid(`${path}[${i}].name`, name, 'name is not a valid CEL identifier'));
     if (name && names.has(name)) errs.push(field.duplicate(`${path}[${i}].name`, name));
     names.add(name);
-    errs.push(...validateExpression(str(v.expression), `${path}[${i}].expression`, POLICY_VARIABLES));
+    errs.push(...validateExpression(str(v.expression), `${path}[${i}].expression`, vars));
   });
   return errs;
 }
@@ -93,10 +93,11 @@ export function validatePolicy(policy: KubeObject): FieldErrorList {
   const validations = objectsIn(spec.validations);
   const auditAnnotations = objectsIn(spec.auditAnnotations);
   if (validations.length === 0 && auditAnnotations.length === 0) errs.push(field.required('spec.validations', 'validations or auditAnnotations must contain at least one item'));
-  validations.forEach((v, i) => errs.push(...validateValidation(v, `spec.validations[${i}]`)));
-  errs.push(...validateAuditAnnotations(policy, 'spec.auditAnnotations'));
-  errs.push(...validateMatchConditions(spec.matchConditions, 'spec.matchConditions', POLICY_VARIABLES));
-  errs.push(...validateVariables(spec.variables, 'spec.variables'));
+  const vars = policyVariableNames(isPlainObject(spec.paramKind));
+  validations.forEach((v, i) => errs.push(...validateValidation(v, `spec.validations[${i}]`, vars)));
+  errs.push(...validateAuditAnnotations(policy, 'spec.auditAnnotations', vars));
+  errs.push(...validateMatchConditions(spec.matchConditions, 'spec.matchConditions', vars));
+  errs.push(...validateVariables(spec.variables, 'spec.variables', vars));
   return errs;
 }
 

@@ -84,6 +84,7 @@ describe('the API', () => {
     ['neither validations nor auditAnnotations', {}, 'spec.validations: Required value: validations or auditAnnotations must contain at least one item'],
     ['an expression that does not compile', { validations: [{ expression: 'object.data ==' }] }, 'spec.validations[0].expression: Invalid value: "object.data ==": compilation failed: ERROR: <input>:1:'],
     ['an undeclared variable', { validations: [{ expression: 'nothing.x' }] }, "spec.validations[0].expression: Invalid value: \"nothing.x\": compilation failed: ERROR: <input>:1:1: undeclared reference to 'nothing' (in container '')"],
+    ['params without a paramKind', { validations: [{ expression: 'params.max > 1' }] }, "undeclared reference to 'params'"],
     ['an unknown reason', { validations: [{ expression: 'true', reason: 'Teapot' }] }, 'spec.validations[0].reason: Unsupported value: "Teapot": supported values: "Unauthorized", "Forbidden", "Invalid", "RequestEntityTooLarge"'],
     ['a failurePolicy of Maybe', { failurePolicy: 'Maybe', validations: [{ expression: 'true' }] }, 'spec.failurePolicy: Unsupported value: "Maybe": supported values: "Fail", "Ignore"'],
     ['a matchCondition without a name', { validations: [{ expression: 'true' }], matchConditions: [{ expression: 'true' }] }, 'spec.matchConditions[0].name: Required value'],

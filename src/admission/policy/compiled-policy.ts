@@ -10,8 +10,10 @@ import { matchConditionsOutcome, type MatchOutcome } from './match-conditions';
  * validations and audit annotations, with the policy's failurePolicy deciding what an error does.
  */
 
-/** The variables every policy expression may read (the policy plugin's compiler options). */
-export const POLICY_VARIABLES = ['object', 'oldObject', 'request', 'params', 'namespaceObject', 'authorizer', 'variables'] as const;
+/** The variables a policy's expressions may read (OptionalVariableDeclarations): `params` only with a paramKind. */
+export function policyVariableNames(hasParams: boolean): string[] {
+  return ['object', 'oldObject', 'request', ...(hasParams ? ['params'] : []), 'namespaceObject', 'authorizer', 'variables'];
+}
 
 export type FailurePolicy = 'Fail' | 'Ignore';
 
@@ -65,7 +67,8 @@ export function compilePolicy(policy: KubeObject): CompiledPolicy {
     validations: [],
     auditAnnotations: [],
   };
-  const compile = (source: string) => compileExpression(source, POLICY_VARIABLES);
+  const names = policyVariableNames(paramKind !== null);
+  const compile = (source: string) => compileExpression(source, names);
   try {
     out.matchConditions = objectsIn(spec.matchConditions).map((c) => ({ name: str(c.name), expression: compile(str(c.expression)) }));
     out.variables = objectsIn(spec.variables).map((v) => ({ name: str(v.name), expression: compile(str(v.expression)) }));

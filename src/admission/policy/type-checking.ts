@@ -2,7 +2,7 @@ import { objectOf, objectsIn, stringOf as str, stringsIn } from '../../api/json-
 import type { GroupVersionKind, KubeObject } from '../../api/types';
 import type { ObjectNode, SchemaNode } from '../../schema/typed-schema';
 import { celErrorText, type Expr } from './cel';
-import { POLICY_VARIABLES } from './compiled-policy';
+import { policyVariableNames } from './compiled-policy';
 import { compileExpression } from './cel';
 
 /**
@@ -135,7 +135,7 @@ function visit(expr: Expr | undefined, each: (e: Expr) => void): void {
 function checkExpression(source: string, schema: ObjectNode): string[] {
   let compiled;
   try {
-    compiled = compileExpression(source, POLICY_VARIABLES);
+    compiled = compileExpression(source, policyVariableNames(true));
   } catch {
     // Validation refuses what does not compile; nothing to check here.
     return [];
