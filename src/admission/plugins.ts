@@ -1,6 +1,7 @@
 import type { KubeObject } from '../api/types';
 import type { ApiServerMetrics } from '../metrics/metrics';
 import type { GenericStore } from '../registry/generic-store';
+import type { ResourceRegistry } from '../registry/resource-registry';
 import type { Config } from '../server/config';
 import { AdmissionChain, type AdmissionPlugin } from './admission';
 import { selectionPredicate } from '../registry/predicate';
@@ -10,8 +11,18 @@ import { enabledAdmissionPlugins } from './plugin-names';
 import { PodSecurityAdmission } from './pod-security/pod-security';
 import { PriorityAdmission } from './priority';
 import { ServiceAccountAdmission } from './service-account';
+import type { AuthorizeFn } from './policy/authorizer-library';
+import { registryPolicySource } from './policy/policy-source';
+import { ValidatingAdmissionPolicy } from './policy/validating-admission-policy';
+import { registryEquivalents } from './webhooks/equivalents';
 import { registryWebhookSource } from './webhooks/registry-source';
 import { WebhookAdmission } from './webhooks/webhook-admission';
+
+/** What policies and webhooks' CEL need of the server: every served resource (params, equivalent versions) and the authorizer. */
+export interface AdmissionCluster {
+  registry: ResourceRegistry;
+  authorize: AuthorizeFn;
+}
 
 export type StoreOf = (group: string, version: string, resource: string) => GenericStore;
 
@@ -32,12 +43,13 @@ async function listCached(store: GenericStore, namespace: string): Promise<KubeO
 type PluginConfig = Pick<Config, 'enableAdmissionPlugins' | 'disableAdmissionPlugins' | 'defaultNotReadyTolerationSeconds' | 'defaultUnreachableTolerationSeconds'>;
 
 /** The plugins kapi implements, by kube's names (pkg/kubeapiserver/options/plugins.go). */
-function implementedPlugins(config: PluginConfig, storeOf: StoreOf, metrics: ApiServerMetrics | null): Record<string, AdmissionPlugin> {
+function implementedPlugins(config: PluginConfig, storeOf: StoreOf, metrics: ApiServerMetrics | null, cluster: AdmissionCluster): Record<string, AdmissionPlugin> {
   const namespaces = storeOf('', 'v1', 'namespaces');
   const serviceAccounts = storeOf('', 'v1', 'serviceaccounts');
   const pods = storeOf('', 'v1', 'pods');
   const priorityClasses = storeOf('scheduling.k8s.io', 'v1', 'priorityclasses');
-  const webhooks = new WebhookAdmission(registryWebhookSource(storeOf), {
+  const equivalents = registryEquivalents(cluster.registry);
+  const webhooks = new WebhookAdmission(registryWebhookSource(storeOf, equivalents, cluster.authorize), {
     observe: (...args) => metrics?.observeWebhook(...args),
     rejection: (...args) => metrics?.webhookRejection(...args),
   });
@@ -48,12 +60,13 @@ function implementedPlugins(config: PluginConfig, storeOf: StoreOf, metrics: Api
     Priority: new PriorityAdmission({ get: (name) => lookup(priorityClasses, '', name, false), list: () => listCached(priorityClasses, '') }),
     DefaultTolerationSeconds: new DefaultTolerationSeconds({ notReady: config.defaultNotReadyTolerationSeconds, unreachable: config.defaultUnreachableTolerationSeconds }),
     MutatingAdmissionWebhook: { name: 'MutatingAdmissionWebhook', admit: (attrs) => webhooks.admit(attrs) },
+    ValidatingAdmissionPolicy: new ValidatingAdmissionPolicy(registryPolicySource(cluster.registry, equivalents, cluster.authorize)),
     ValidatingAdmissionWebhook: { name: 'ValidatingAdmissionWebhook', validate: (attrs) => webhooks.validate(attrs) },
   };
 }
 
 /** The admission chain: the enabled plugins in kube's order; enabled plugins kapi does not implement run as nothing (docs/divergences.md). */
-export function buildAdmission(config: PluginConfig, storeOf: StoreOf, metrics: ApiServerMetrics | null): AdmissionChain {
-  const plugins = implementedPlugins(config, storeOf, metrics);
+export function buildAdmission(config: PluginConfig, storeOf: StoreOf, metrics: ApiServerMetrics | null, cluster: AdmissionCluster): AdmissionChain {
+  const plugins = implementedPlugins(config, storeOf, metrics, cluster);
   return new AdmissionChain(enabledAdmissionPlugins(config.enableAdmissionPlugins, config.disableAdmissionPlugins).flatMap((name) => plugins[name] ?? []));
 }

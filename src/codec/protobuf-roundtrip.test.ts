@@ -590,6 +590,42 @@ const OBJECTS: Record<string, Record<string, unknown>> = {
       },
     ],
   },
+  ValidatingAdmissionPolicy: {
+    apiVersion: 'admissionregistration.k8s.io/v1',
+    kind: 'ValidatingAdmissionPolicy',
+    metadata: meta('limits', false),
+    spec: {
+      paramKind: { apiVersion: 'v1', kind: 'ConfigMap' },
+      matchConstraints: {
+        namespaceSelector: {},
+        objectSelector: { matchLabels: { app: 'web' } },
+        resourceRules: [{ resourceNames: ['web'], operations: ['CREATE'], apiGroups: ['apps'], apiVersions: ['v1'], resources: ['deployments'], scope: '*' }],
+        excludeResourceRules: [{ operations: ['UPDATE'], apiGroups: ['apps'], apiVersions: ['v1'], resources: ['deployments/scale'], scope: 'Namespaced' }],
+        matchPolicy: 'Equivalent',
+      },
+      validations: [{ expression: 'object.spec.replicas <= 5', message: 'too many', reason: 'Forbidden', messageExpression: "'at most 5'" }],
+      failurePolicy: 'Fail',
+      auditAnnotations: [{ key: 'replicas', valueExpression: 'string(object.spec.replicas)' }],
+      matchConditions: [{ name: 'not-system', expression: "!request.userInfo.username.startsWith('system:')" }],
+      variables: [{ name: 'r', expression: 'object.spec.replicas' }],
+    },
+    status: {
+      observedGeneration: 2,
+      typeChecking: { expressionWarnings: [{ fieldRef: 'spec.validations[0].expression', warning: 'apps/v1, Kind=Deployment: ERROR' }] },
+      conditions: [{ type: 'Ready', status: 'True', observedGeneration: 2, lastTransitionTime: '2024-05-06T07:08:09Z', reason: 'Checked', message: '' }],
+    },
+  },
+  ValidatingAdmissionPolicyBinding: {
+    apiVersion: 'admissionregistration.k8s.io/v1',
+    kind: 'ValidatingAdmissionPolicyBinding',
+    metadata: meta('limits-binding', false),
+    spec: {
+      policyName: 'limits',
+      paramRef: { name: 'limits', namespace: 'default', selector: { matchLabels: { a: 'b' } }, parameterNotFoundAction: 'Deny' },
+      matchResources: { namespaceSelector: { matchLabels: { tier: 'gold' } }, objectSelector: {}, matchPolicy: 'Exact' },
+      validationActions: ['Deny', 'Audit'],
+    },
+  },
   SelfSubjectAccessReview: {
     apiVersion: 'authorization.k8s.io/v1',
     kind: 'SelfSubjectAccessReview',

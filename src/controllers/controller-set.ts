@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { PemPair } from '../auth/certificates';
+import { PolicyTypeCheckingController, registrySchemaOf } from '../admission/policy/type-checking-controller';
 import { ApiServerIdentity } from './apiserver-identity';
 import { ClusterRoleAggregationController } from './clusterrole-aggregation';
 import { CrdController, type ServeResource } from './crd-controller';
@@ -51,6 +52,7 @@ export function startControllers(config: Config, registry: ResourceRegistry, ser
   manager.add(new CrdEstablishingController(crds, leases, crdController, identity.leaseName, log), { leaderOnly: true });
   manager.add(new ClusterRoleAggregationController(storeOf('rbac.authorization.k8s.io', 'clusterroles'), log), { leaderOnly: true });
   manager.add(new ServiceAccountController(storeOf('', 'namespaces'), storeOf('', 'serviceaccounts'), log), { leaderOnly: true });
+  manager.add(new PolicyTypeCheckingController(storeOf('admissionregistration.k8s.io', 'validatingadmissionpolicies'), registrySchemaOf(registry), log), { leaderOnly: true });
   manager.add(new RootCaPublisher(storeOf('', 'namespaces'), storeOf('', 'configmaps'), rootCa, log), { leaderOnly: true });
   // Only a CA kapi generated signs CSRs: with --client-ca-file, the CA's key is not ours.
   if (clientSigner) manager.add(new CsrSigningController(storeOf('certificates.k8s.io', 'certificatesigningrequests'), clientSigner, log), { leaderOnly: true });

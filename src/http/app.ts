@@ -97,6 +97,7 @@ const STATE = Symbol('kapi.request');
 const NON_RESOURCE_ENCODINGS: Encoding[] = ['json', 'yaml'];
 type StatefulResponse = ServerResponse & { [STATE]?: RequestState };
 
+/** A map of audit annotations whose every entry is also handed to the audit filter. */
 /** Health endpoints answer as kube-apiserver's: "ok", or a per-check report with ?verbose. */
 async function health(res: ServerResponse, query: URLSearchParams, checks: HealthCheck[], kind: string, only?: string): Promise<void> {
   const selected = only ? checks.filter((c) => c.name === only) : checks;

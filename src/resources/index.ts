@@ -47,6 +47,8 @@ import { storageclasses } from './storageclasses';
 import { localsubjectaccessreviews, selfsubjectaccessreviews, subjectaccessreviews } from './subject-access-reviews';
 import { tokenreviews } from './tokenreviews';
 import { validatingwebhookconfigurations } from './validatingwebhookconfigurations';
+import { validatingadmissionpolicies } from './validatingadmissionpolicies';
+import { validatingadmissionpolicybindings } from './validatingadmissionpolicybindings';
 import { volumeattachments } from './volumeattachments';
 import { volumeattributesclasses } from './volumeattributesclasses';
 
@@ -102,6 +104,8 @@ export const BUILT_IN_RESOURCES: ResourceDefinition[] = [
   volumeattributesclasses,
   mutatingwebhookconfigurations,
   validatingwebhookconfigurations,
+  validatingadmissionpolicies,
+  validatingadmissionpolicybindings,
   customresourcedefinitions,
   priorityclasses,
   leases,

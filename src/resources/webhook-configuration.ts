@@ -1,7 +1,9 @@
 import { field, type FieldErrorList } from '../api/field-errors';
 import { objectsIn, stringOf as str, stringsIn } from '../api/json-read';
 import { validateLabelSelector } from '../api/meta-validation';
-import { isDns1123Subdomain } from '../api/name-validation';
+import { isDns1123Subdomain, isQualifiedName } from '../api/name-validation';
+import { CelCompileError, compileExpression } from '../admission/policy/cel';
+import { WEBHOOK_CONDITION_VARIABLES } from '../admission/webhooks/match-conditions';
 import { isPlainObject, type KubeObject } from '../api/types';
 import { defineResource, type ResourceDefinition } from '../registry/resource-definition';
 import { strategy } from '../registry/strategy';
@@ -42,7 +44,7 @@ function validateWebhookName(name: string, path: string): FieldErrorList {
 }
 
 /** validateRuleWithOperations. */
-function validateRule(rule: Obj, path: string): FieldErrorList {
+export function validateRule(rule: Obj, path: string): FieldErrorList {
   const errs: FieldErrorList = [];
   const operations = stringsIn(rule.operations);
   if (!operations.length) errs.push(field.required(`${path}.operations`));
@@ -122,8 +124,41 @@ function validateWebhook(hook: Obj, path: string, mutating: boolean): FieldError
     if (isPlainObject(hook[key])) errs.push(...validateLabelSelector(hook[key] as never, `${path}.${key}`));
   }
   errs.push(...validateReviewVersions(stringsIn(hook.admissionReviewVersions), `${path}.admissionReviewVersions`));
+  errs.push(...validateMatchConditions(hook.matchConditions, `${path}.matchConditions`, WEBHOOK_CONDITION_VARIABLES));
   errs.push(...validateClientConfig(hook.clientConfig, `${path}.clientConfig`));
   return errs;
+}
+
+/** The most matchConditions a webhook or policy may have. */
+const MAX_MATCH_CONDITIONS = 64;
+
+/** validateMatchConditions: at most 64, each with a unique qualified name and an expression that compiles. */
+export function validateMatchConditions(value: unknown, path: string, variables: readonly string[]): FieldErrorList {
+  const conditions = objectsIn(value);
+  const errs: FieldErrorList = [];
+  if (conditions.length > MAX_MATCH_CONDITIONS) errs.push(field.tooMany(path, conditions.length, MAX_MATCH_CONDITIONS));
+  const names = new Set<string>();
+  conditions.forEach((c, i) => {
+    const name = str(c.name);
+    if (!name) errs.push(field.required(`${path}[${i}].name`));
+    else for (const msg of isQualifiedName(name)) errs.push(field.invalid(`${path}[${i}].name`, name, msg));
+    if (name && names.has(name)) errs.push(field.duplicate(`${path}[${i}].name`, name));
+    names.add(name);
+    errs.push(...validateExpression(str(c.expression), `${path}[${i}].expression`, variables));
+  });
+  return errs;
+}
+
+/** A CEL expression that is required and must compile against the variables (validateValidationExpression). */
+export function validateExpression(expression: string, path: string, variables: readonly string[]): FieldErrorList {
+  if (!expression.trim()) return [field.required(path)];
+  try {
+    compileExpression(expression, variables);
+    return [];
+  } catch (err) {
+    if (!(err instanceof CelCompileError)) throw err;
+    return [field.invalid(path, expression, `compilation failed: ${err.message}`)];
+  }
 }
 
 /** validateAdmissionReviewVersions: required, DNS labels, no duplicates, at least one kapi speaks. */

@@ -259,7 +259,8 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
       revision: cache.currentCacheRevision,
     })),
   );
-  const admission = buildAdmission(config, storeOf, metrics);
+  // The authorizer is built later (it needs RBAC's caches); CEL's authorizer checks run only on requests, after that.
+  const admission = buildAdmission(config, storeOf, metrics, { registry, authorize: (attrs) => authorizer.authorize(attrs) });
   await ensureSystemNamespaces(namespaces);
   await ensureSystemPriorityClasses(storeOf('scheduling.k8s.io', 'v1', 'priorityclasses'));
   /** The versions of a custom resource share one storage (their objects differ only in apiVersion). */

@@ -128,6 +128,7 @@ test('health endpoints', async () => {
       '[+]apiextensions-establishing-controller ok',
       '[+]clusterrole-aggregation-controller ok',
       '[+]serviceaccount-controller ok',
+      '[+]validatingadmissionpolicy-status-controller ok',
       '[+]root-ca-certificate-publisher-controller ok',
       '[+]csrsigning-controller ok',
       '[+]leaderElection ok',

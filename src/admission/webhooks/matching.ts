@@ -1,7 +1,8 @@
-import { objectsIn, stringsIn } from '../../api/json-read';
+import { stringsIn } from '../../api/json-read';
 import { fromLabelSelectorStruct, matchesLabels, type LabelSelectorStruct } from '../../api/label-selector';
 import { isPlainObject } from '../../api/types';
-import type { AdmissionOperation } from '../admission';
+import type { KubeObject } from '../../api/types';
+import type { AdmissionAttributes, AdmissionOperation } from '../admission';
 
 /** What a webhook's rules are matched against: the request's resource, as the URL named it. */
 export interface RuleTarget {
@@ -40,10 +41,6 @@ export function ruleMatches(rule: Record<string, unknown>, t: RuleTarget): boole
   );
 }
 
-export function anyRuleMatches(hook: Record<string, unknown>, t: RuleTarget): boolean {
-  return objectsIn(hook.rules).some((rule) => ruleMatches(rule, t));
-}
-
 /** An absent or empty selector selects everything (metav1.LabelSelectorAsSelector). */
 export function selectorIsEmpty(selector: unknown): boolean {
   if (!isPlainObject(selector)) return true;
@@ -54,4 +51,24 @@ export function selectorIsEmpty(selector: unknown): boolean {
 export function selectorMatches(selector: unknown, labels: Record<string, string> | undefined): boolean {
   if (selectorIsEmpty(selector)) return true;
   return matchesLabels(fromLabelSelectorStruct(selector as LabelSelectorStruct), labels ?? {});
+}
+
+const labelsOf = (obj: KubeObject | undefined) => obj?.metadata.labels as Record<string, string> | undefined;
+
+/**
+ * MatchNamespaceSelector and MatchObjectSelector of a webhook or a policy's match resources: the
+ * object (or the old one) carries the selected labels; the request's namespace does, a namespace
+ * itself by its own labels, and cluster-scoped requests always match.
+ */
+export async function selectorsMatch(
+  criteria: Record<string, unknown>,
+  attrs: AdmissionAttributes,
+  namespaceLabels: (namespace: string) => Promise<Record<string, string> | undefined>,
+): Promise<boolean> {
+  const objectSelected = selectorIsEmpty(criteria.objectSelector) || [attrs.object, attrs.oldObject].some((o) => o && selectorMatches(criteria.objectSelector, labelsOf(o)));
+  if (!objectSelected) return false;
+  if (selectorIsEmpty(criteria.namespaceSelector)) return true;
+  if (!attrs.def.group && attrs.def.resource === 'namespaces') return selectorMatches(criteria.namespaceSelector, labelsOf(attrs.object ?? attrs.oldObject));
+  if (!attrs.def.namespaced) return true;
+  return selectorMatches(criteria.namespaceSelector, await namespaceLabels(attrs.namespace));
 }

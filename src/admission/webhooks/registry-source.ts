@@ -2,6 +2,8 @@ import { objectsIn, stringOf as str } from '../../api/json-read';
 import { isPlainObject, type KubeObject } from '../../api/types';
 import type { GenericStore } from '../../registry/generic-store';
 import { selectionPredicate } from '../../registry/predicate';
+import type { AuthorizeFn } from '../policy/authorizer-library';
+import type { EquivalentsOf } from './equivalents';
 import type { WebhookSource } from './webhook-admission';
 
 /** From the watch cache where there is one (resourceVersion "0"), as kube's informers would have it. */
@@ -56,7 +58,7 @@ async function resolveService(storeOf: StoreOf, namespace: string, name: string,
 type StoreOf = (group: string, version: string, resource: string) => GenericStore;
 
 /** The webhook plugin's view of the registry. */
-export function registryWebhookSource(storeOf: StoreOf): WebhookSource {
+export function registryWebhookSource(storeOf: StoreOf, equivalents: EquivalentsOf, authorize: AuthorizeFn): WebhookSource {
   const group = 'admissionregistration.k8s.io';
   return {
     configurations: async (resource) => {
@@ -65,5 +67,7 @@ export function registryWebhookSource(storeOf: StoreOf): WebhookSource {
     },
     namespaceLabels: async (namespace) => (await getOrNull(storeOf('', 'v1', 'namespaces'), '', namespace))?.metadata.labels as Record<string, string> | undefined,
     resolveService: (namespace, name, port) => resolveService(storeOf, namespace, name, port),
+    equivalents,
+    authorize,
   };
 }

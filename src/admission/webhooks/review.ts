@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { StatusError } from '../../api/errors';
 import { stringsIn } from '../../api/json-read';
-import { isPlainObject, type StatusReason } from '../../api/types';
+import { isPlainObject, type GroupVersionKind, type KubeObject, type StatusReason } from '../../api/types';
 import type { AdmissionAttributes } from '../admission';
 
 /** The AdmissionReview versions kapi speaks, most preferred first. */
@@ -12,22 +12,33 @@ export function reviewVersion(hook: Record<string, unknown>): string {
   return stringsIn(hook.admissionReviewVersions).find((v) => VERSIONS.includes(v)) ?? 'v1';
 }
 
-/** CreateAdmissionObjects: the AdmissionReview request a webhook is sent. */
-export function admissionReview(attrs: AdmissionAttributes, version: string): { uid: string; review: Record<string, unknown> } {
-  const uid = randomUUID();
+/** The resource and kind a request is presented as: its own, or an equivalent a webhook's rules name (matchPolicy Equivalent). */
+export interface PresentedAs {
+  resource: { group: string; version: string; resource: string };
+  kind: GroupVersionKind;
+  convert(obj: KubeObject): KubeObject;
+}
+
+/** The request as it is, with no equivalent resource. */
+export function presentedAsItself(attrs: AdmissionAttributes): PresentedAs {
+  const { def, kind } = attrs;
+  return { resource: { group: def.group, version: def.version, resource: def.resource }, kind: { group: kind.group, version: kind.version, kind: kind.kind }, convert: (obj) => obj };
+}
+
+/** CreateAdmissionRequest: the AdmissionRequest webhooks are sent and CEL expressions read as `request`. */
+export function admissionRequest(attrs: AdmissionAttributes, as: PresentedAs = presentedAsItself(attrs)): Record<string, unknown> {
   const { def, kind, user } = attrs;
-  const resource = { group: def.group, version: def.version, resource: def.resource };
-  const gvk = { group: kind.group, version: kind.version, kind: kind.kind };
+  const gvk = { group: as.kind.group, version: as.kind.version, kind: as.kind.kind };
   // A subresource's objects are of its own kind (a Scale is autoscaling/v1 whatever its parent's group).
   const apiVersion = gvk.group ? `${gvk.group}/${gvk.version}` : gvk.version;
-  const typed = (obj: AdmissionAttributes['object']) => (obj ? { ...obj, apiVersion, kind: gvk.kind } : null);
-  const request: Record<string, unknown> = {
-    uid,
+  const typed = (obj: AdmissionAttributes['object']) => (obj ? { ...as.convert(obj), apiVersion, kind: gvk.kind } : null);
+  return {
+    uid: randomUUID(),
     kind: gvk,
-    resource,
+    resource: as.resource,
     ...(attrs.subresource ? { subResource: attrs.subresource } : {}),
-    requestKind: gvk,
-    requestResource: resource,
+    requestKind: { group: kind.group, version: kind.version, kind: kind.kind },
+    requestResource: { group: def.group, version: def.version, resource: def.resource },
     ...(attrs.subresource ? { requestSubResource: attrs.subresource } : {}),
     ...(attrs.name ? { name: attrs.name } : {}),
     ...(attrs.namespace ? { namespace: attrs.namespace } : {}),
@@ -43,7 +54,12 @@ export function admissionReview(attrs: AdmissionAttributes, version: string): { 
     dryRun: attrs.dryRun,
     options: attrs.options,
   };
-  return { uid, review: { apiVersion: `admission.k8s.io/${version}`, kind: 'AdmissionReview', request } };
+}
+
+/** CreateAdmissionObjects: the AdmissionReview request a webhook is sent. */
+export function admissionReview(attrs: AdmissionAttributes, version: string, as?: PresentedAs): { uid: string; review: Record<string, unknown> } {
+  const request = admissionRequest(attrs, as);
+  return { uid: request.uid as string, review: { apiVersion: `admission.k8s.io/${version}`, kind: 'AdmissionReview', request } };
 }
 
 /** A response kapi cannot use; kube reports it as a failed call ("received invalid webhook response"). */

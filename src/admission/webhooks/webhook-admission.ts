@@ -1,12 +1,17 @@
 import { jsonEqual } from '../../api/deep-equal';
-import { badRequest, internalError } from '../../api/errors';
+import { badRequest, forbidden, internalError } from '../../api/errors';
 import { objectsIn, stringOf as str } from '../../api/json-read';
 import { isPlainObject, type KubeObject } from '../../api/types';
 import { applyJsonPatch } from '../../patch/json-patch';
+import type { AuthorizeFn } from '../policy/authorizer-library';
 import type { AdmissionAttributes, AdmissionPlugin } from '../admission';
+import { compiledMatchConditions } from './match-conditions';
+import { matchResource, type EquivalentsOf, type MatchedResource } from './equivalents';
 import { postJson, WebhookCallError, type WebhookTarget } from './client';
-import { anyRuleMatches, selectorIsEmpty, selectorMatches, type RuleTarget } from './matching';
+import { selectorsMatch } from './matching';
 import { admissionReview, denial, InvalidResponse, readResponse, reviewVersion } from './review';
+import { matchConditionsOutcome } from '../policy/match-conditions';
+import { requestVariables } from '../policy/request-variables';
 
 type Hook = Record<string, unknown>;
 
@@ -16,6 +21,16 @@ export interface WebhookSource {
   namespaceLabels(namespace: string): Promise<Record<string, string> | undefined>;
   /** An address serving the Service's port; throws an Error saying why there is none. */
   resolveService(namespace: string, name: string, port: number): Promise<{ host: string; port: number }>;
+  /** The versions a request's resource is also served as (matchPolicy Equivalent). */
+  equivalents: EquivalentsOf;
+  /** kapi's authorizer, for matchConditions' `authorizer`. */
+  authorize: AuthorizeFn;
+}
+
+/** A webhook the request reaches, and the resource it is presented to it as. */
+interface Invocation {
+  hook: Hook;
+  as: MatchedResource;
 }
 
 /** What the plugin reports of each call: apiserver_admission_webhook_* metrics. */
@@ -41,8 +56,6 @@ function byName(a: KubeObject, b: KubeObject): number {
   return x < y ? -1 : x > y ? 1 : 0;
 }
 
-const labelsOf = (obj: KubeObject | undefined) => obj?.metadata.labels as Record<string, string> | undefined;
-
 /**
  * MutatingAdmissionWebhook (admit) and ValidatingAdmissionWebhook (validate): the configured
  * webhooks whose rules and selectors match, called as k8s.io/apiserver's dispatchers call them.
@@ -56,18 +69,20 @@ export class WebhookAdmission implements AdmissionPlugin {
   ) {}
 
   async admit(attrs: AdmissionAttributes): Promise<void> {
-    const hooks = await this.relevant(attrs, 'mutatingwebhookconfigurations');
+    const invocations = await this.relevant(attrs, 'mutatingwebhookconfigurations');
     let lastChange = -1;
-    for (const [i, hook] of hooks.entries()) if (await this.mutate(hook, attrs)) lastChange = i;
+    for (const [i, invocation] of invocations.entries()) if (await this.mutate(invocation, attrs)) lastChange = i;
     // reinvocationPolicy IfNeeded: a webhook called before a later one changed the object is called once more, in order.
-    for (const hook of hooks.slice(0, Math.max(lastChange, 0))) if (hook.reinvocationPolicy === 'IfNeeded') await this.mutate(hook, attrs);
+    for (const invocation of invocations.slice(0, Math.max(lastChange, 0))) if (invocation.hook.reinvocationPolicy === 'IfNeeded') await this.mutate(invocation, attrs);
   }
 
   /** Calls one mutating webhook and applies its patch; true when the object changed. */
-  private async mutate(hook: Hook, attrs: AdmissionAttributes): Promise<boolean> {
-    const res = await this.call(hook, attrs, true);
+  private async mutate(invocation: Invocation, attrs: AdmissionAttributes): Promise<boolean> {
+    const res = await this.call(invocation, attrs, true);
     if (!res?.patch || !attrs.object) return false;
-    const patched = applyJsonPatch(attrs.object, res.patch) as KubeObject;
+    // The patch is against the object as the webhook saw it (an equivalent version), then back to the request's.
+    const { as } = invocation;
+    const patched = as.revert(applyJsonPatch(as.convert(attrs.object), res.patch) as KubeObject);
     if (jsonEqual(patched, attrs.object)) return false;
     // The store keeps the object it passed in, so the patched one replaces its contents.
     for (const key of Object.keys(attrs.object)) delete (attrs.object as Record<string, unknown>)[key];
@@ -76,51 +91,53 @@ export class WebhookAdmission implements AdmissionPlugin {
   }
 
   async validate(attrs: AdmissionAttributes): Promise<void> {
-    const hooks = await this.relevant(attrs, 'validatingwebhookconfigurations');
-    const outcomes = await Promise.allSettled(hooks.map((hook) => this.call(hook, attrs, false)));
+    const invocations = await this.relevant(attrs, 'validatingwebhookconfigurations');
+    const outcomes = await Promise.allSettled(invocations.map((invocation) => this.call(invocation, attrs, false)));
     const refused = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
     if (refused) throw refused.reason;
   }
 
-  /** The webhooks of every configuration (sorted by name, as kube's configuration manager does) that this request reaches. */
-  private async relevant(attrs: AdmissionAttributes, resource: 'mutatingwebhookconfigurations' | 'validatingwebhookconfigurations'): Promise<Hook[]> {
+  /**
+   * The webhooks of every configuration (sorted by name, as kube's configuration manager does) that
+   * this request reaches (generic.Webhook.ShouldCallHook): selectors, rules (or under matchPolicy
+   * Equivalent an equivalent resource's), then matchConditions.
+   */
+  private async relevant(attrs: AdmissionAttributes, resource: 'mutatingwebhookconfigurations' | 'validatingwebhookconfigurations'): Promise<Invocation[]> {
     const { def } = attrs;
     if (def.group === 'admissionregistration.k8s.io' && EXEMPT.has(def.resource)) return [];
     const configs = (await this.source.configurations(resource)).sort(byName);
-    const target: RuleTarget = {
-      operation: attrs.operation,
-      group: def.group,
-      version: def.version,
-      resource: def.resource,
-      subresource: attrs.subresource,
-      clusterScoped: !def.namespaced,
-    };
-    const hooks: Hook[] = [];
+    const equivalents = this.source.equivalents(def);
+    const target = { operation: attrs.operation, subresource: attrs.subresource, clusterScoped: !def.namespaced };
+    const invocations: Invocation[] = [];
     for (const config of configs) {
       for (const hook of objectsIn(config.webhooks)) {
-        if (anyRuleMatches(hook, target) && (await this.selectorsMatch(hook, attrs))) hooks.push(hook);
+        if (!(await selectorsMatch(hook, attrs, (ns) => this.source.namespaceLabels(ns)))) continue;
+        const matched = matchResource(objectsIn(hook.rules), target, equivalents, hook.matchPolicy !== 'Exact');
+        if (!matched) continue;
+        // A subresource with a kind of its own (Scale) is sent as that kind whatever version matched.
+        const as = attrs.kind.kind === def.kind ? matched : { ...matched, kind: attrs.kind, convert: (o: KubeObject) => o, revert: (o: KubeObject) => o };
+        if (this.conditionsMatch(config, hook, attrs, as)) invocations.push({ hook, as });
       }
     }
-    return hooks;
+    return invocations;
   }
 
-  /** MatchNamespaceSelector and MatchObjectSelector. */
-  private async selectorsMatch(hook: Hook, attrs: AdmissionAttributes): Promise<boolean> {
-    const objectSelected = selectorIsEmpty(hook.objectSelector) || [attrs.object, attrs.oldObject].some((o) => o && selectorMatches(hook.objectSelector, labelsOf(o)));
-    if (!objectSelected) return false;
-    if (selectorIsEmpty(hook.namespaceSelector)) return true;
-    if (!attrs.def.group && attrs.def.resource === 'namespaces') return selectorMatches(hook.namespaceSelector, labelsOf(attrs.object ?? attrs.oldObject));
-    if (!attrs.def.namespaced) return true;
-    return selectorMatches(hook.namespaceSelector, await this.source.namespaceLabels(attrs.namespace));
+  /** matchConditions: all true calls the webhook; one false skips it; an error skips it (Ignore) or refuses the request with 403 (Fail). */
+  private conditionsMatch(config: KubeObject, hook: Hook, attrs: AdmissionAttributes, as: MatchedResource): boolean {
+    const conditions = compiledMatchConditions(config, hook);
+    if (conditions.length === 0) return true;
+    const outcome = matchConditionsOutcome(conditions, hook.failurePolicy === 'Ignore' ? 'Ignore' : 'Fail', requestVariables(attrs, as), this.source.authorize);
+    if (outcome.error !== null) throw forbidden({ group: attrs.def.group, resource: attrs.def.resource }, attrs.name, outcome.error);
+    return outcome.matches;
   }
 
   /** One webhook call; a refusal throws, a failed call throws or is ignored as the failure policy says. */
-  private async call(hook: Hook, attrs: AdmissionAttributes, mutating: boolean) {
+  private async call({ hook, as }: Invocation, attrs: AdmissionAttributes, mutating: boolean) {
     const name = str(hook.name);
     const type = mutating ? 'admit' : 'validating';
     if (attrs.dryRun && !DRY_RUN_SAFE.includes(str(hook.sideEffects))) throw badRequest(`admission webhook "${name}" does not support dry run`);
     const version = reviewVersion(hook);
-    const { uid, review } = admissionReview(attrs, version);
+    const { uid, review } = admissionReview(attrs, version, as);
     const timeoutSeconds = typeof hook.timeoutSeconds === 'number' ? hook.timeoutSeconds : 10;
     const started = process.hrtime.bigint();
     const elapsed = () => Number(process.hrtime.bigint() - started) / 1e9;

@@ -1,0 +1,144 @@
+import { celEnv, celError, celFunc, CelScalar, isCelError, isCelList, isCelMap, parse, plan, type CelResult } from '@bufbuild/cel';
+import { strings } from '@bufbuild/cel/ext';
+import { authorizerLibrary, withAuthorizer, type AuthorizeFn } from './authorizer-library';
+
+/**
+ * CEL for admission (policies' validations, variables and audit annotations; webhooks' and
+ * policies' matchConditions): the standard and string libraries, the global form of `matches`,
+ * and Kubernetes' authorizer library. Expressions are compiled once and run against JSON objects
+ * converted to CEL values (objects as maps, whole numbers as ints).
+ */
+
+/** `matches(string, regex)`: the standard library has it as a function and a method; the evaluator only as a method. */
+const matchesFunction = celFunc('matches', [CelScalar.STRING, CelScalar.STRING], CelScalar.BOOL, (text, pattern) => new RegExp(pattern, 'u').test(text));
+
+type ParsedExpr = ReturnType<typeof parse>;
+export type Expr = NonNullable<ParsedExpr['expr']>;
+
+const ENV = celEnv({ funcs: [...strings, matchesFunction, ...authorizerLibrary] });
+
+/** A compiled expression: `run` evaluates it against variables already converted to CEL values. */
+export interface CompiledExpression {
+  source: string;
+  parsed: ParsedExpr;
+  run(vars: Record<string, unknown>, authorize: AuthorizeFn | null): CelResult;
+}
+
+/** A compile error, in cel-go's words where kapi's parser has them ("ERROR: <input>:1:5: ..." with the source line and a caret). */
+export class CelCompileError extends Error {}
+
+/** cel-go's error location and snippet (common.Errors.ToDisplayString). */
+export function celErrorText(source: string, offset: number, message: string): string {
+  const before = source.slice(0, offset);
+  const line = before.split('\n').length;
+  const column = offset - (before.lastIndexOf('\n') + 1);
+  const text = source.split('\n')[line - 1] ?? '';
+  return `ERROR: <input>:${line}:${column + 1}: ${message}\n | ${text}\n | ${'.'.repeat(column)}^`;
+}
+
+interface Scope {
+  has(name: string): boolean;
+}
+
+/** The first identifier the expression reads that is not declared (cel-go's "undeclared reference"), with its offset. */
+function undeclared(expr: Expr | undefined, declared: Scope, positions: Record<string, number>): { name: string; offset: number } | null {
+  if (!expr) return null;
+  const k = expr.exprKind;
+  const at = (e: Expr) => positions[String(e.id)] ?? 0;
+  switch (k.case) {
+    case 'identExpr':
+      return declared.has(k.value.name) ? null : { name: k.value.name, offset: at(expr) };
+    case 'selectExpr':
+      return undeclared(k.value.operand, declared, positions);
+    case 'callExpr': {
+      const inTarget = undeclared(k.value.target, declared, positions);
+      if (inTarget) return inTarget;
+      for (const arg of k.value.args) {
+        const found = undeclared(arg, declared, positions);
+        if (found) return found;
+      }
+      return null;
+    }
+    case 'listExpr':
+      for (const e of k.value.elements) {
+        const found = undeclared(e, declared, positions);
+        if (found) return found;
+      }
+      return null;
+    case 'structExpr':
+      for (const entry of k.value.entries) {
+        const found = undeclared(entry.keyKind.case === 'mapKey' ? entry.keyKind.value : undefined, declared, positions) ?? undeclared(entry.value, declared, positions);
+        if (found) return found;
+      }
+      return null;
+    case 'comprehensionExpr': {
+      const c = k.value;
+      const inner: Scope = { has: (name) => name === c.iterVar || name === c.iterVar2 || name === c.accuVar || declared.has(name) };
+      return undeclared(c.iterRange, declared, positions) ?? undeclared(c.accuInit, declared, positions) ?? undeclared(c.loopCondition, inner, positions) ?? undeclared(c.loopStep, inner, positions) ?? undeclared(c.result, inner, positions);
+    }
+    default:
+      return null;
+  }
+}
+
+/** Identifiers CEL itself resolves (type names used as values or conversions). */
+const BUILTIN_IDENTIFIERS = new Set(['null', 'int', 'uint', 'double', 'bool', 'string', 'bytes', 'list', 'map', 'type', 'null_type', 'dyn']);
+
+/**
+ * Parses an expression and checks that it reads only the declared variables; throws a
+ * CelCompileError with the message kube's compiler would give ("undeclared reference to 'x'").
+ */
+export function compileExpression(source: string, variables: readonly string[]): CompiledExpression {
+  let parsed: ParsedExpr;
+  try {
+    parsed = parse(source);
+  } catch (err) {
+    const e = err as { rawMessage?: string; location?: { start?: { offset?: number } }; message: string };
+    throw new CelCompileError(celErrorText(source, e.location?.start?.offset ?? 0, `Syntax error: ${e.rawMessage ?? e.message}`));
+  }
+  const declared = new Set([...variables, ...BUILTIN_IDENTIFIERS]);
+  const missing = undeclared(parsed.expr, declared, (parsed.sourceInfo?.positions ?? {}) as Record<string, number>);
+  if (missing) throw new CelCompileError(celErrorText(source, missing.offset, `undeclared reference to '${missing.name}' (in container '')`));
+  const program = plan(ENV, parsed);
+  return {
+    source,
+    parsed,
+    run: (vars, authorize) => withAuthorizer(authorize, () => program(vars as never)),
+  };
+}
+
+/** An expression that could not be compiled: every evaluation is an error saying why. */
+export function failingExpression(source: string, message: string): CompiledExpression {
+  return { source, parsed: parse('null'), run: () => celError(message) };
+}
+
+/** JSON as CEL sees an unstructured object: maps, lists, ints for whole numbers, doubles otherwise. */
+export function toCel(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(toCel);
+  if (typeof value === 'number') return Number.isInteger(value) ? BigInt(value) : value;
+  if (typeof value === 'object' && value !== null && !(value instanceof Map)) {
+    return new Map(Object.entries(value).map(([k, v]) => [k, toCel(v)]));
+  }
+  return value;
+}
+
+/** A CEL result as JSON (audit annotation values, messages). */
+export function fromCel(value: unknown): unknown {
+  if (typeof value === 'bigint') return Number(value);
+  if (value instanceof Map) return Object.fromEntries([...value.entries()].map(([k, v]) => [String(k), fromCel(v)]));
+  if (isCelMap(value)) {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of value.entries()) out[String(k)] = fromCel(v);
+    return out;
+  }
+  if (isCelList(value)) return [...value].map(fromCel);
+  if (Array.isArray(value)) return value.map(fromCel);
+  return value;
+}
+
+/** cel-go's "expression '<expr>' resulted in error: <err>" of a failed evaluation (cel.filter ForInput). */
+export function evaluationError(source: string, result: CelResult): string {
+  return `expression '${source}' resulted in error: ${isCelError(result) ? result.message : String(result)}`;
+}
+
+export { isCelError };

@@ -1,0 +1,97 @@
+import { isStatusError } from '../../api/errors';
+import { jsonEqual } from '../../api/deep-equal';
+import { objectOf } from '../../api/json-read';
+import type { KubeObject } from '../../api/types';
+import { informerAndQueueProblem, type Controller } from '../../controllers/runtime/controller';
+import { systemClock, type Clock } from '../../controllers/runtime/clock';
+import { Informer, listWatchOf } from '../../controllers/runtime/informer';
+import { WorkQueue } from '../../controllers/work-queue';
+import type { GenericStore } from '../../registry/generic-store';
+import { internalContext } from '../../registry/request-context';
+import type { ResourceRegistry } from '../../registry/resource-registry';
+import { kindSchema } from '../../schema/typed-schema';
+import { typeCheck, type SchemaOf } from './type-checking';
+
+type Log = (message: string, err?: unknown) => void;
+
+const RETRY_MS = 1000;
+
+const checked = (policy: KubeObject): boolean => objectOf(policy.status).observedGeneration === policy.metadata.generation;
+
+/** Schemas of the built-in kinds the registry serves (custom resources have none here). */
+export function registrySchemaOf(registry: ResourceRegistry): SchemaOf {
+  return (group, version, resource) => {
+    const def = registry.lookup(group, version, resource)?.def;
+    if (!def) return null;
+    const gvk = { group: def.group, version: def.version, kind: def.kind };
+    const schema = kindSchema(gvk);
+    return schema ? { gvk, schema } : null;
+  };
+}
+
+/**
+ * kube-controller-manager's validatingadmissionpolicy-status controller: every policy whose
+ * status has not seen its generation gets status.typeChecking and status.observedGeneration.
+ */
+export class PolicyTypeCheckingController implements Controller {
+  readonly name = 'validatingadmissionpolicy-status-controller';
+  private readonly informer: Informer;
+  private readonly queue: WorkQueue;
+
+  constructor(
+    private readonly policies: GenericStore,
+    private readonly schemaOf: SchemaOf,
+    private readonly log: Log,
+    clock: Clock = systemClock,
+  ) {
+    this.queue = new WorkQueue(
+      async (name) => {
+        const policy = this.informer.get(name);
+        if (policy && !checked(policy)) await this.check(name);
+        return true;
+      },
+      (name, err) => this.log(`validatingadmissionpolicy status: ${name} failed`, err),
+      RETRY_MS,
+      clock,
+    );
+    const enqueue = (policy: KubeObject): void => {
+      if (!checked(policy)) this.queue.add(policy.metadata.name!);
+    };
+    this.informer = new Informer(listWatchOf(policies), { added: enqueue, updated: (_prev, policy) => enqueue(policy) }, { name: 'validatingadmissionpolicies', log, clock });
+  }
+
+  private async check(name: string): Promise<void> {
+    const ctx = internalContext({ namespace: '', group: 'admissionregistration.k8s.io', version: 'v1', resource: 'validatingadmissionpolicies', subresource: 'status', name, verb: 'update' });
+    try {
+      await this.policies.update(
+        ctx,
+        name,
+        (current) => {
+          if (checked(current)) return current;
+          const warnings = typeCheck(current, this.schemaOf);
+          const status = { ...objectOf(current.status), observedGeneration: current.metadata.generation, typeChecking: warnings.length ? { expressionWarnings: warnings } : {} };
+          if (!jsonEqual(status, current.status)) current.status = status;
+          return current;
+        },
+        { dryRun: false },
+      );
+    } catch (err) {
+      if (isStatusError(err) && err.code === 404) return;
+      throw err;
+    }
+  }
+
+  async start(): Promise<void> {
+    this.informer.start();
+    await this.informer.waitForSync();
+  }
+
+  stop(): void {
+    this.informer.stop();
+    this.queue.stop();
+  }
+
+  problem(): string | null {
+    return informerAndQueueProblem([this.informer], this.queue);
+  }
+}

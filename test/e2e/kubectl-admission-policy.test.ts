@@ -1,0 +1,105 @@
+import path from 'node:path';
+import { kubectl, serverProcessForFile } from '../harness/process';
+
+/**
+ * ValidatingAdmissionPolicies through real kubectl: a policy and binding applied from YAML and the
+ * denial kubectl prints; Gateway API's standard install bundle (test/fixtures/bundles/gateway-api.yaml,
+ * v1.6.1, with its safe-upgrades policy) applied, and what that policy refuses.
+ */
+
+const kapi = serverProcessForFile();
+const k = (...args: string[]) => kubectl(kapi.url, args);
+const k$ = (input: string, ...args: string[]) => kubectl(kapi.url, args, input);
+const BUNDLE = path.join(__dirname, '../fixtures/bundles/gateway-api.yaml');
+
+/** Policies are read from the watch cache: a request right after the binding is created may not see it yet. */
+async function eventuallyRefused(run: () => Promise<{ code: number; stderr: string }>): Promise<string> {
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const res = await run();
+    if (res.code !== 0 || Date.now() > deadline) return res.stderr;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+test('kubectl apply of a policy and binding, then the denial kubectl prints', async () => {
+  const manifest = `
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata:
+  name: no-latest
+spec:
+  matchConstraints:
+    resourceRules:
+    - apiGroups: ["apps"]
+      apiVersions: ["v1"]
+      operations: ["CREATE", "UPDATE"]
+      resources: ["deployments"]
+  validations:
+  - expression: "object.spec.template.spec.containers.all(c, !c.image.endsWith(':latest'))"
+    message: "images must not use the latest tag"
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata:
+  name: no-latest-binding
+spec:
+  policyName: no-latest
+  validationActions: [Deny]
+`;
+  const applied = await k$(manifest, 'apply', '-f', '-');
+  expect(applied.stderr).toBe('');
+  expect(applied.stdout).toBe('validatingadmissionpolicy.admissionregistration.k8s.io/no-latest created\nvalidatingadmissionpolicybinding.admissionregistration.k8s.io/no-latest-binding created\n');
+  const listed = await k('get', 'validatingadmissionpolicies');
+  expect(listed.stdout).toMatch(/^NAME\s+VALIDATIONS\s+PARAMKIND\s+AGE\nno-latest\s+1\s+<unset>\s+/);
+  const stderr = await eventuallyRefused(() => k('create', 'deployment', 'web', '--image=nginx:latest'));
+  expect(stderr).toContain("ValidatingAdmissionPolicy 'no-latest' with binding 'no-latest-binding' denied request: images must not use the latest tag");
+  expect((await k('create', 'deployment', 'web', '--image=nginx:1.27')).code).toBe(0);
+});
+
+describe("Gateway API's standard install bundle", () => {
+  test('kubectl apply --server-side creates its CRDs, the safe-upgrades policy and its binding', async () => {
+    const res = await k('apply', '--server-side', '-f', BUNDLE);
+    expect(res.stderr).toBe('');
+    expect(res.stdout).toContain('customresourcedefinition.apiextensions.k8s.io/gatewayclasses.gateway.networking.k8s.io serverside-applied');
+    expect(res.stdout).toContain('validatingadmissionpolicy.admissionregistration.k8s.io/safe-upgrades.gateway.networking.k8s.io serverside-applied');
+    expect(res.stdout).toContain('validatingadmissionpolicybinding.admissionregistration.k8s.io/safe-upgrades.gateway.networking.k8s.io serverside-applied');
+    // Re-applying the same bundle is an allowed update (standard channel, a current bundle version).
+    const again = await k('apply', '--server-side', '-f', BUNDLE);
+    expect(again.stderr).toBe('');
+  });
+
+  test('the policy refuses experimental CRDs over standard ones', async () => {
+    const stderr = await eventuallyRefused(() => k('annotate', 'crd', 'gatewayclasses.gateway.networking.k8s.io', 'gateway.networking.k8s.io/channel=experimental', '--overwrite'));
+    expect(stderr).toContain(
+      "ValidatingAdmissionPolicy 'safe-upgrades.gateway.networking.k8s.io' with binding 'safe-upgrades.gateway.networking.k8s.io' denied request: Installing experimental CRDs on top of standard channel CRDs is prohibited by default.",
+    );
+  });
+
+  test('the policy refuses Gateway API CRDs of a bundle version before v1.5.0, and lets other groups through', async () => {
+    const crd = (group: string, version: string) => `
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: widgets.${group}
+  annotations:
+    gateway.networking.k8s.io/bundle-version: ${version}
+    gateway.networking.k8s.io/channel: standard
+spec:
+  group: ${group}
+  names: {kind: Widget, plural: widgets}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}
+`;
+    const old = await k$(crd('gateway.networking.k8s.io', 'v1.2.0'), 'apply', '-f', '-');
+    expect(old.code).not.toBe(0);
+    expect(old.stderr).toContain('denied request: Installing CRDs with version before v1.5.0 is prohibited by default.');
+    expect((await k$(crd('gateway.networking.k8s.io', 'v1.6.1'), 'apply', '-f', '-')).code).toBe(0);
+    expect((await k$(crd('example.com', 'v1.2.0'), 'apply', '-f', '-')).code).toBe(0);
+  });
+});
