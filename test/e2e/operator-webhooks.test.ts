@@ -9,6 +9,8 @@ import { kubectl, serverProcessForFile } from '../harness/process';
  * user would; then a stand-in for the operator's webhook (HTTPS on 127.0.0.1, its own test CA)
  * is wired in as the operator would be: Endpoints for its Service, the caBundle patched into the
  * configurations as its cert job or cainjector does. A create of a covered kind must reach it.
+ * gatekeeper.yaml is open-policy-agent/gatekeeper's deploy/gatekeeper.yaml (commit dd8507eb);
+ * cert-manager's static manifest exists only as a release asset, not in its repository.
  */
 
 const kapi = serverProcessForFile();
