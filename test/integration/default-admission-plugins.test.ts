@@ -112,6 +112,23 @@ describe('StorageObjectInUseProtection and the protection controllers', () => {
     await eventually('the claim gone once its pod is', async () => ((await api.get(`${PVCS}/in-use`)).status === 404 ? true : undefined));
   });
 
+  test("a generic ephemeral volume's claim is held only by the pod that owns it", async () => {
+    const ephemeral = { volumeClaimTemplate: { spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } } } };
+    const owner = await created(PODS, pod('eph', { nodeName: 'node-1', volumes: [{ name: 'scratch', ephemeral }] }));
+    const ownerRef = { apiVersion: 'v1', kind: 'Pod', name: 'eph', uid: owner.metadata.uid, controller: true };
+    await created(PVCS, { ...claim('eph-scratch'), metadata: { name: 'eph-scratch', ownerReferences: [ownerRef] } });
+    // Named as the pod's ephemeral claim would be, but not the pod's: not held.
+    await created(PODS, pod('other', { nodeName: 'node-1', volumes: [{ name: 'scratch', ephemeral }] }));
+    await created(PVCS, claim('other-scratch'));
+    expect((await api.delete(`${PVCS}/eph-scratch`)).status).toBe(200);
+    expect((await api.delete(`${PVCS}/other-scratch`)).status).toBe(200);
+    await eventually('the claim not owned by its pod gone', async () => ((await api.get(`${PVCS}/other-scratch`)).status === 404 ? true : undefined));
+    await sleep(500);
+    expect((await api.get(`${PVCS}/eph-scratch`)).status).toBe(200);
+    expect((await api.delete(`${PODS}/eph?gracePeriodSeconds=0`)).status).toBe(200);
+    await eventually('the owned claim gone with its pod', async () => ((await api.get(`${PVCS}/eph-scratch`)).status === 404 ? true : undefined));
+  });
+
   test('a claim created without the plugin gets the finalizer from the controller', async () => {
     const other = await startTestServer({ etcdPrefix: server.prefix, disableAdmissionPlugins: ['StorageObjectInUseProtection'], leaderElect: false });
     try {
