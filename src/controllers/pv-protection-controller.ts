@@ -21,7 +21,7 @@ const isBound = (volume: KubeObject): boolean => objectOf(volume.status).phase =
  * volume not being deleted gets the finalizer if it lacks it.
  */
 export class PvProtectionController implements Controller {
-  readonly name = 'pv-protection-controller';
+  readonly name = 'persistentvolume-protection-controller';
   private readonly informer: Informer;
   private readonly queue: WorkQueue;
 
@@ -30,7 +30,7 @@ export class PvProtectionController implements Controller {
     private readonly log: Log,
     clock: Clock = systemClock,
   ) {
-    this.queue = new WorkQueue((key) => this.sync(key), (key, err) => this.log(`pv protection: volume ${key} failed`, err), RETRY_MS, clock);
+    this.queue = new WorkQueue((key) => this.sync(key), (key, err) => this.log(`pv protection controller: volume ${key} failed`, err), RETRY_MS, clock);
     const changed = (volume: KubeObject): void => {
       if (needsFinalizer(volume, PV_PROTECTION_FINALIZER) || isDeletionCandidate(volume, PV_PROTECTION_FINALIZER)) this.queue.add(objectKey(volume));
     };

@@ -80,7 +80,7 @@ function podUsesClaim(pod: KubeObject, claim: KubeObject): boolean {
  * deleted gets the finalizer if it lacks it.
  */
 export class PvcProtectionController implements Controller {
-  readonly name = 'pvc-protection-controller';
+  readonly name = 'persistentvolumeclaim-protection-controller';
   private readonly claimInformer: Informer;
   private readonly podInformer: Informer;
   private readonly queue: WorkQueue;
@@ -91,7 +91,7 @@ export class PvcProtectionController implements Controller {
     private readonly log: Log,
     clock: Clock = systemClock,
   ) {
-    this.queue = new WorkQueue((key) => this.sync(key), (key, err) => this.log(`pvc protection: claim ${key} failed`, err), RETRY_MS, clock);
+    this.queue = new WorkQueue((key) => this.sync(key), (key, err) => this.log(`pvc protection controller: claim ${key} failed`, err), RETRY_MS, clock);
     const claimChanged = (claim: KubeObject): void => {
       if (needsFinalizer(claim, PVC_PROTECTION_FINALIZER) || isDeletionCandidate(claim, PVC_PROTECTION_FINALIZER)) this.queue.add(objectKey(claim));
     };

@@ -129,6 +129,8 @@ test('health endpoints', async () => {
       '[+]clusterrole-aggregation-controller ok',
       '[+]serviceaccount-controller ok',
       '[+]root-ca-certificate-publisher-controller ok',
+      '[+]persistentvolumeclaim-protection-controller ok',
+      '[+]persistentvolume-protection-controller ok',
       '[+]csrsigning-controller ok',
       '[+]leaderElection ok',
       '[+]shutdown ok',
