@@ -6,6 +6,11 @@ import type { Config } from '../server/config';
 import { AdmissionChain, type AdmissionPlugin } from './admission';
 import { selectionPredicate } from '../registry/predicate';
 import { DefaultTolerationSeconds } from './default-toleration-seconds';
+import { CertificateApproval } from './certificate-approval';
+import { CertificateSigning } from './certificate-signing';
+import { CertificateSubjectRestriction } from './certificate-subject-restriction';
+import { DefaultIngressClass } from './default-ingress-class';
+import { DefaultStorageClass } from './default-storage-class';
 import { NamespaceLifecycle } from './namespace-lifecycle';
 import { enabledAdmissionPlugins } from './plugin-names';
 import { PodSecurityAdmission } from './pod-security/pod-security';
@@ -15,6 +20,8 @@ import type { AuthorizeFn } from './policy/authorizer-library';
 import { registryPolicySource } from './policy/policy-source';
 import { ValidatingAdmissionPolicy } from './policy/validating-admission-policy';
 import { registryEquivalents } from './webhooks/equivalents';
+import { RuntimeClassAdmission } from './runtime-class';
+import { StorageObjectInUseProtection } from './storage-object-in-use-protection';
 import { registryWebhookSource } from './webhooks/registry-source';
 import { WebhookAdmission } from './webhooks/webhook-admission';
 
@@ -48,6 +55,7 @@ function implementedPlugins(config: PluginConfig, storeOf: StoreOf, metrics: Api
   const serviceAccounts = storeOf('', 'v1', 'serviceaccounts');
   const pods = storeOf('', 'v1', 'pods');
   const priorityClasses = storeOf('scheduling.k8s.io', 'v1', 'priorityclasses');
+  const runtimeClasses = storeOf('node.k8s.io', 'v1', 'runtimeclasses');
   const equivalents = registryEquivalents(cluster.registry);
   const webhooks = new WebhookAdmission(registryWebhookSource(storeOf, equivalents, cluster.authorize), {
     observe: (...args) => metrics?.observeWebhook(...args),
@@ -59,6 +67,13 @@ function implementedPlugins(config: PluginConfig, storeOf: StoreOf, metrics: Api
     PodSecurity: new PodSecurityAdmission({ namespace: (name) => lookup(namespaces, '', name, false), pods: (namespace) => listCached(pods, namespace) }),
     Priority: new PriorityAdmission({ get: (name) => lookup(priorityClasses, '', name, false), list: () => listCached(priorityClasses, '') }),
     DefaultTolerationSeconds: new DefaultTolerationSeconds({ notReady: config.defaultNotReadyTolerationSeconds, unreachable: config.defaultUnreachableTolerationSeconds }),
+    DefaultStorageClass: new DefaultStorageClass(() => listCached(storeOf('storage.k8s.io', 'v1', 'storageclasses'), '')),
+    StorageObjectInUseProtection: new StorageObjectInUseProtection(),
+    RuntimeClass: new RuntimeClassAdmission((name, live) => lookup(runtimeClasses, '', name, live)),
+    CertificateApproval: new CertificateApproval(),
+    CertificateSigning: new CertificateSigning(),
+    CertificateSubjectRestriction: new CertificateSubjectRestriction(),
+    DefaultIngressClass: new DefaultIngressClass(() => listCached(storeOf('networking.k8s.io', 'v1', 'ingressclasses'), '')),
     MutatingAdmissionWebhook: { name: 'MutatingAdmissionWebhook', admit: (attrs) => webhooks.admit(attrs) },
     ValidatingAdmissionPolicy: new ValidatingAdmissionPolicy(registryPolicySource(cluster.registry, equivalents, cluster.authorize)),
     ValidatingAdmissionWebhook: { name: 'ValidatingAdmissionWebhook', validate: (attrs) => webhooks.validate(attrs) },

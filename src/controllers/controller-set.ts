@@ -9,6 +9,8 @@ import { CrdEstablishingController } from './crd-establishing-controller';
 import { CsrSigningController } from './csr-signer';
 import { GarbageCollector } from './garbage-collector';
 import { NamespaceController } from './namespace-controller';
+import { PvProtectionController } from './pv-protection-controller';
+import { PvcProtectionController } from './pvc-protection-controller';
 import { RootCaPublisher } from './root-ca-publisher';
 import { ControllerManager } from './runtime/controller-manager';
 import { LeaderElector } from './runtime/leader-election';
@@ -54,6 +56,8 @@ export function startControllers(config: Config, registry: ResourceRegistry, ser
   manager.add(new ServiceAccountController(storeOf('', 'namespaces'), storeOf('', 'serviceaccounts'), log), { leaderOnly: true });
   manager.add(new PolicyTypeCheckingController(storeOf('admissionregistration.k8s.io', 'validatingadmissionpolicies'), registrySchemaOf(registry), log), { leaderOnly: true });
   manager.add(new RootCaPublisher(storeOf('', 'namespaces'), storeOf('', 'configmaps'), rootCa, log), { leaderOnly: true });
+  manager.add(new PvcProtectionController(storeOf('', 'persistentvolumeclaims'), storeOf('', 'pods'), log), { leaderOnly: true });
+  manager.add(new PvProtectionController(storeOf('', 'persistentvolumes'), log), { leaderOnly: true });
   // Only a CA kapi generated signs CSRs: with --client-ca-file, the CA's key is not ours.
   if (clientSigner) manager.add(new CsrSigningController(storeOf('certificates.k8s.io', 'certificatesigningrequests'), clientSigner, log), { leaderOnly: true });
   const elector = config.leaderElect

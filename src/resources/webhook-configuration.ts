@@ -43,6 +43,34 @@ function validateWebhookName(name: string, path: string): FieldErrorList {
   return name.split('.').length < 3 ? [field.invalid(path, name, 'should be a domain with at least three segments separated by dots')] : [];
 }
 
+/**
+ * validateResources: a lone star may come with subresources ("*" with "pods/exec"), not with other
+ * resources; "star/star" comes alone; "x/star" and "star/y" exclude the entries they already cover.
+ */
+function validateResources(resources: string[], path: string): FieldErrorList {
+  const errs: FieldErrorList = [];
+  if (!resources.length) errs.push(field.required(path));
+  const wildcardSubresourceOf = new Set<string>();
+  const wildcardResourceOf = new Set<string>();
+  let plainResource = false;
+  resources.forEach((entry, i) => {
+    if (!entry) return void errs.push(field.required(`${path}[${i}]`));
+    const slash = entry.indexOf('/');
+    if (slash < 0) {
+      plainResource = entry !== '*';
+      return;
+    }
+    const [res, sub] = [entry.slice(0, slash), entry.slice(slash + 1)];
+    if (wildcardSubresourceOf.has(res)) errs.push(field.invalid(`${path}[${i}]`, entry, `if '${res}/*' is present, must not specify ${entry}`));
+    if (wildcardResourceOf.has(sub)) errs.push(field.invalid(`${path}[${i}]`, entry, `if '*/${sub}' is present, must not specify ${entry}`));
+    if (sub === '*') wildcardSubresourceOf.add(res);
+    if (res === '*') wildcardResourceOf.add(sub);
+  });
+  if (resources.length > 1 && resources.includes('*/*')) errs.push(field.invalid(path, resources, "if '*/*' is present, must not specify other resources"));
+  if (resources.includes('*') && plainResource) errs.push(field.invalid(path, resources, "if '*' is present, must not specify other resources without subresources"));
+  return errs;
+}
+
 /** validateRuleWithOperations. */
 export function validateRule(rule: Obj, path: string): FieldErrorList {
   const errs: FieldErrorList = [];
@@ -52,7 +80,8 @@ export function validateRule(rule: Obj, path: string): FieldErrorList {
   operations.forEach((op, i) => {
     if (!OPERATIONS.includes(op)) errs.push(field.notSupported(`${path}.operations[${i}]`, op, OPERATIONS));
   });
-  for (const key of ['apiGroups', 'apiVersions', 'resources']) {
+  errs.push(...validateResources(stringsIn(rule.resources), `${path}.resources`));
+  for (const key of ['apiGroups', 'apiVersions']) {
     const values = stringsIn(rule[key]);
     if (!values.length) errs.push(field.required(`${path}.${key}`));
     if (values.length > 1 && values.includes('*')) errs.push(field.invalid(`${path}.${key}`, values, "if '*' is present, must not specify other " + key));

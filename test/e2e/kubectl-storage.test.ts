@@ -91,6 +91,8 @@ test('kubectl apply twice (the second time unchanged), get with kubectl columns,
   expect(immutable.code).not.toBe(0);
   expect(immutable.stderr).toContain('spec: Forbidden: spec is immutable after creation except resources.requests and volumeAttributesClassName for bound claims');
 
+  // A Bound volume keeps its pv-protection finalizer: the test plays the binder again, which releases it once its claim goes.
+  expect((await k('patch', 'pv', 'pv-data', '--subresource=status', '--type=merge', '-p', '{"status":{"phase":"Released"}}')).stderr).toBe('');
   const deleted = await k('delete', 'pvc/data', 'pv/pv-data', 'sc/fast');
   expect(deleted.stdout.trim().split('\n')).toEqual([
     'persistentvolumeclaim "data" deleted',

@@ -127,6 +127,11 @@ describe('webhook configurations', () => {
     ['a timeout of 31s', { timeoutSeconds: 31 }, 'webhooks[0].timeoutSeconds: Invalid value: 31: the timeout value must be between 1 and 30 seconds'],
     ['no review versions', { admissionReviewVersions: [] }, 'webhooks[0].admissionReviewVersions: Required value: must specify one of v1, v1beta1'],
     ['an http URL', { clientConfig: { url: 'http://127.0.0.1/x' } }, `webhooks[0].clientConfig.url: Invalid value: "http": 'https' is the only allowed URL scheme`],
+    [
+      '"*" with a resource',
+      { rules: [{ operations: ['CREATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['*', 'pods/exec', 'configmaps'] }] },
+      `webhooks[0].rules[0].resources: Invalid value: ["*","pods/exec","configmaps"]: if '*' is present, must not specify other resources without subresources`,
+    ],
     ['both url and service', { clientConfig: { url: 'https://a/', service: { namespace: 'a', name: 'b' } } }, 'webhooks[0].clientConfig: Required value: exactly one of url or service is required'],
   ])('%s is refused with 422', async (_what, override, cause) => {
     const res = await api.post(VALIDATING, { metadata: { name: 'bad' }, webhooks: [{ ...hook('bad.kapi.test', 'x', { url: `${base}/x` }), ...override }] });

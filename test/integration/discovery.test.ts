@@ -130,6 +130,8 @@ test('health endpoints', async () => {
       '[+]serviceaccount-controller ok',
       '[+]validatingadmissionpolicy-status-controller ok',
       '[+]root-ca-certificate-publisher-controller ok',
+      '[+]persistentvolumeclaim-protection-controller ok',
+      '[+]persistentvolume-protection-controller ok',
       '[+]csrsigning-controller ok',
       '[+]leaderElection ok',
       '[+]shutdown ok',

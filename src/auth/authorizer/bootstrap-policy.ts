@@ -27,6 +27,8 @@ function clusterRole(name: string, rules: PolicyRule[] | null, extra: { labels?:
 }
 
 const r = (apiGroups: string[], resources: string[], verbs: string[]): PolicyRule => ({ apiGroups, resources, verbs });
+/** The right to approve requests for one signer (certauthorization's `signers` resource), as the unbound approver roles grant it. */
+const approve = (signer: string): PolicyRule => ({ apiGroups: ['certificates.k8s.io'], resources: ['signers'], resourceNames: [signer], verbs: ['approve'] });
 const urls = (nonResourceURLs: string[], verbs: string[]): PolicyRule => ({ nonResourceURLs, verbs });
 
 const TO_ADMIN = 'rbac.authorization.k8s.io/aggregate-to-admin';
@@ -105,6 +107,10 @@ export const BOOTSTRAP_CLUSTER_ROLES: KubeObject[] = [
     r(['authorization.k8s.io'], ['selfsubjectaccessreviews', 'selfsubjectrulesreviews'], ['create']),
     r(['authentication.k8s.io'], ['selfsubjectreviews'], ['create']),
   ]),
+  clusterRole('system:certificates.k8s.io:kube-apiserver-client-approver', [approve('kubernetes.io/kube-apiserver-client')]),
+  clusterRole('system:certificates.k8s.io:kube-apiserver-client-kubelet-approver', [approve('kubernetes.io/kube-apiserver-client-kubelet')]),
+  clusterRole('system:certificates.k8s.io:kubelet-serving-approver', [approve('kubernetes.io/kubelet-serving')]),
+  clusterRole('system:certificates.k8s.io:legacy-unknown-approver', [approve('kubernetes.io/legacy-unknown')]),
   clusterRole('system:discovery', [
     urls(['/api', '/api/*', '/apis', '/apis/*', '/healthz', '/livez', '/openapi', '/openapi/*', '/readyz', '/version', '/version/'], ['get']),
   ]),

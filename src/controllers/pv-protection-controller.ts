@@ -1,0 +1,64 @@
+import { objectOf } from '../api/json-read';
+import type { KubeObject } from '../api/types';
+import { PV_PROTECTION_FINALIZER } from '../admission/storage-object-in-use-protection';
+import type { GenericStore } from '../registry/generic-store';
+import { isDeletionCandidate, needsFinalizer, setFinalizer } from './pvc-protection-controller';
+import { informerAndQueueProblem, type Controller } from './runtime/controller';
+import { Informer, listWatchOf, objectKey } from './runtime/informer';
+import { systemClock, type Clock } from './runtime/clock';
+import { WorkQueue } from './work-queue';
+
+type Log = (message: string, err?: unknown) => void;
+
+const RETRY_MS = 1000;
+
+/** pvprotection's isBeingUsed: a volume is in use while its status says Bound (the binder's word). */
+const isBound = (volume: KubeObject): boolean => objectOf(volume.status).phase === 'Bound';
+
+/**
+ * kube-controller-manager's pv-protection controller (pkg/controller/volume/pvprotection): a
+ * volume being deleted keeps its `kubernetes.io/pv-protection` finalizer while it is Bound; a
+ * volume not being deleted gets the finalizer if it lacks it.
+ */
+export class PvProtectionController implements Controller {
+  readonly name = 'persistentvolume-protection-controller';
+  private readonly informer: Informer;
+  private readonly queue: WorkQueue;
+
+  constructor(
+    private readonly volumes: GenericStore,
+    private readonly log: Log,
+    clock: Clock = systemClock,
+  ) {
+    this.queue = new WorkQueue((key) => this.sync(key), (key, err) => this.log(`pv protection controller: volume ${key} failed`, err), RETRY_MS, clock);
+    const changed = (volume: KubeObject): void => {
+      if (needsFinalizer(volume, PV_PROTECTION_FINALIZER) || isDeletionCandidate(volume, PV_PROTECTION_FINALIZER)) this.queue.add(objectKey(volume));
+    };
+    this.informer = new Informer(listWatchOf(volumes), { added: changed, updated: (_, volume) => changed(volume) }, { name: 'persistentvolumes', log, clock });
+  }
+
+  async start(): Promise<void> {
+    this.informer.start();
+    await this.informer.waitForSync();
+  }
+
+  stop(): void {
+    this.informer.stop();
+    this.queue.stop();
+  }
+
+  problem(): string | null {
+    return informerAndQueueProblem([this.informer], this.queue);
+  }
+
+  private async sync(key: string): Promise<boolean> {
+    const volume = this.informer.get(key);
+    if (!volume) return true;
+    if (isDeletionCandidate(volume, PV_PROTECTION_FINALIZER)) {
+      if (!isBound(volume)) await setFinalizer(this.volumes, volume, PV_PROTECTION_FINALIZER, false);
+      return true;
+    }
+    if (needsFinalizer(volume, PV_PROTECTION_FINALIZER)) await setFinalizer(this.volumes, volume, PV_PROTECTION_FINALIZER, true);
+    return true;
+  }
+}

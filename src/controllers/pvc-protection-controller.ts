@@ -1,0 +1,155 @@
+import { isStatusError } from '../api/errors';
+import { objectOf, objectsIn, stringOf } from '../api/json-read';
+import type { KubeObject } from '../api/types';
+import { PVC_PROTECTION_FINALIZER } from '../admission/storage-object-in-use-protection';
+import type { GenericStore } from '../registry/generic-store';
+import { internalContext } from '../registry/request-context';
+import { everything } from '../storage/interfaces';
+import { informerAndQueueProblem, type Controller } from './runtime/controller';
+import { Informer, listWatchOf, objectKey } from './runtime/informer';
+import { systemClock, type Clock } from './runtime/clock';
+import { WorkQueue } from './work-queue';
+
+type Log = (message: string, err?: unknown) => void;
+
+const RETRY_MS = 1000;
+const NOTHING_TO_DO = Symbol('nothing to do');
+
+/** protectionutil.IsDeletionCandidate: being deleted, and still held by the finalizer. */
+export const isDeletionCandidate = (obj: KubeObject, finalizer: string): boolean =>
+  !!obj.metadata.deletionTimestamp && (obj.metadata.finalizers ?? []).includes(finalizer);
+
+/** protectionutil.NeedToAddFinalizer: not being deleted, and without the finalizer (made before the admission plugin ran). */
+export const needsFinalizer = (obj: KubeObject, finalizer: string): boolean =>
+  !obj.metadata.deletionTimestamp && !(obj.metadata.finalizers ?? []).includes(finalizer);
+
+/** Adds or removes a finalizer on the stored object of the same uid; an object gone or changed meanwhile needs nothing. */
+export async function setFinalizer(store: GenericStore, obj: KubeObject, finalizer: string, present: boolean): Promise<void> {
+  const { namespace = '', name = '', uid } = obj.metadata;
+  try {
+    await store.update(
+      internalContext({ namespace }),
+      name,
+      (current) => {
+        const finalizers = current.metadata.finalizers ?? [];
+        if (current.metadata.uid !== uid || finalizers.includes(finalizer) === present) throw NOTHING_TO_DO;
+        const next = present ? [...finalizers, finalizer] : finalizers.filter((f) => f !== finalizer);
+        if (next.length > 0) current.metadata.finalizers = next;
+        else delete current.metadata.finalizers;
+        return current;
+      },
+      { dryRun: false },
+    );
+  } catch (err) {
+    if (err === NOTHING_TO_DO || (isStatusError(err) && err.code === 404)) return;
+    throw err;
+  }
+}
+
+const podPhase = (pod: KubeObject): string => stringOf(objectOf(pod.status).phase);
+
+/** The claims a pod's volumes name: its own PVC volumes, and its generic ephemeral volumes' `<pod>-<volume>` (ephemeral.VolumeClaimName). */
+function claimsOf(pod: KubeObject): { name: string; ephemeral: boolean }[] {
+  return objectsIn(objectOf(pod.spec).volumes).flatMap((v): { name: string; ephemeral: boolean }[] => {
+    const claim = objectOf(v.persistentVolumeClaim).claimName;
+    if (typeof claim === 'string') return [{ name: claim, ephemeral: false }];
+    return v.ephemeral ? [{ name: `${pod.metadata.name}-${stringOf(v.name)}`, ephemeral: true }] : [];
+  });
+}
+
+/** podIsShutDown: done with by the kubelet, or force-deleted. */
+const isShutDown = (pod: KubeObject): boolean => !!pod.metadata.deletionTimestamp && pod.metadata.deletionGracePeriodSeconds === 0;
+
+/** ephemeral.VolumeIsForPod: the claim is controlled by the pod. */
+const ownedBy = (claim: KubeObject, pod: KubeObject): boolean =>
+  (claim.metadata.ownerReferences ?? []).some((ref) => ref.controller === true && ref.uid === pod.metadata.uid);
+
+/**
+ * podUsesPVC: only a scheduled pod (spec.nodeName) uses a claim, as the kubelet only starts those
+ * and refuses a claim being deleted; an ephemeral volume's claim counts until the pod is shut down.
+ */
+function podUsesClaim(pod: KubeObject, claim: KubeObject): boolean {
+  if (!stringOf(objectOf(pod.spec).nodeName)) return false;
+  return claimsOf(pod).some((c) => c.name === claim.metadata.name && (!c.ephemeral || (!isShutDown(pod) && ownedBy(claim, pod))));
+}
+
+/**
+ * kube-controller-manager's pvc-protection controller (pkg/controller/volume/pvcprotection): a
+ * claim being deleted keeps its `kubernetes.io/pvc-protection` finalizer while a scheduled pod of
+ * its namespace uses it, looked for in the pod cache and then in a live list; a claim not being
+ * deleted gets the finalizer if it lacks it.
+ */
+export class PvcProtectionController implements Controller {
+  readonly name = 'persistentvolumeclaim-protection-controller';
+  private readonly claimInformer: Informer;
+  private readonly podInformer: Informer;
+  private readonly queue: WorkQueue;
+
+  constructor(
+    private readonly claims: GenericStore,
+    private readonly pods: GenericStore,
+    private readonly log: Log,
+    clock: Clock = systemClock,
+  ) {
+    this.queue = new WorkQueue((key) => this.sync(key), (key, err) => this.log(`pvc protection controller: claim ${key} failed`, err), RETRY_MS, clock);
+    const claimChanged = (claim: KubeObject): void => {
+      if (needsFinalizer(claim, PVC_PROTECTION_FINALIZER) || isDeletionCandidate(claim, PVC_PROTECTION_FINALIZER)) this.queue.add(objectKey(claim));
+    };
+    // enqueuePVCs: only a pod that is gone, finished or unscheduled can free a claim.
+    const podChanged = (pod: KubeObject, deleted: boolean): void => {
+      const phase = podPhase(pod);
+      if (!deleted && phase !== 'Succeeded' && phase !== 'Failed' && stringOf(objectOf(pod.spec).nodeName)) return;
+      for (const claim of claimsOf(pod)) this.queue.add(`${pod.metadata.namespace}/${claim.name}`);
+    };
+    this.claimInformer = new Informer(listWatchOf(claims), { added: claimChanged, updated: (_, claim) => claimChanged(claim) }, { name: 'persistentvolumeclaims', log, clock });
+    this.podInformer = new Informer(
+      listWatchOf(pods),
+      {
+        added: (pod) => podChanged(pod, false),
+        updated: (old, pod) => {
+          podChanged(pod, false);
+          // A replacement pod of the same name: the one it replaced may have held a claim the new one does not.
+          if (old.metadata.uid !== pod.metadata.uid) podChanged(old, true);
+        },
+        deleted: (pod) => podChanged(pod, true),
+      },
+      { name: 'pods', log, clock },
+    );
+  }
+
+  async start(): Promise<void> {
+    this.podInformer.start();
+    await this.podInformer.waitForSync();
+    this.claimInformer.start();
+    await this.claimInformer.waitForSync();
+  }
+
+  stop(): void {
+    this.claimInformer.stop();
+    this.podInformer.stop();
+    this.queue.stop();
+  }
+
+  problem(): string | null {
+    return informerAndQueueProblem([this.claimInformer, this.podInformer], this.queue);
+  }
+
+  private async sync(key: string): Promise<boolean> {
+    const claim = this.claimInformer.get(key);
+    if (!claim) return true;
+    if (isDeletionCandidate(claim, PVC_PROTECTION_FINALIZER)) {
+      if (!(await this.inUse(claim))) await setFinalizer(this.claims, claim, PVC_PROTECTION_FINALIZER, false);
+      return true;
+    }
+    if (needsFinalizer(claim, PVC_PROTECTION_FINALIZER)) await setFinalizer(this.claims, claim, PVC_PROTECTION_FINALIZER, true);
+    return true;
+  }
+
+  /** isBeingUsed: the cache first; a pod it does not have yet may still use the claim, so a live list decides. */
+  private async inUse(claim: KubeObject): Promise<boolean> {
+    const namespace = claim.metadata.namespace!;
+    if (this.podInformer.list().some((pod) => pod.metadata.namespace === namespace && podUsesClaim(pod, claim))) return true;
+    const live = await this.pods.list(namespace, { resourceVersion: '', match: '', predicate: everything });
+    return live.items.some((pod) => podUsesClaim(pod, claim));
+  }
+}
