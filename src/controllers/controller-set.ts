@@ -14,6 +14,12 @@ import { LeaderElector } from './runtime/leader-election';
 import { LeaseLock } from './runtime/lease-lock';
 import { ServiceAccountController } from './service-account-controller';
 import type { ApiServerMetrics } from '../metrics/metrics';
+import type { ServiceAllocation } from '../registry/service-allocation/build';
+import type { Storage } from '../storage/interfaces';
+import { IpRepairController } from './ip-repair';
+import { PortRepairController } from './port-repair';
+import { DefaultServiceCidrController, kubernetesServiceIp } from './kubernetes-service';
+import { DeferredController, KubernetesEndpointsReconciler, effectiveAdvertiseAddress } from './kubernetes-service-endpoints';
 import type { GenericStore } from '../registry/generic-store';
 import type { ResourceRegistry } from '../registry/resource-registry';
 import { CRD_GROUP } from '../resources/customresourcedefinitions';
@@ -28,7 +34,23 @@ export const CONTROLLER_MANAGER_LEASE = 'kapi-controller-manager';
  * holder (every replica with --leader-elect=false) runs the namespace controller, the garbage
  * collector and the CRD status controller.
  */
-export function startControllers(config: Config, registry: ResourceRegistry, serveCustomResource: ServeResource, metrics: ApiServerMetrics, rootCa: string, clientSigner: PemPair | null, log: Logger) {
+/** What the service controllers need beyond the stores: the allocators, raw storage, and the secure port once it listens. */
+export interface ServiceControllerInputs {
+  allocation: ServiceAllocation;
+  storage: Storage;
+  securePort: Promise<number>;
+}
+
+export function startControllers(
+  config: Config,
+  registry: ResourceRegistry,
+  serveCustomResource: ServeResource,
+  metrics: ApiServerMetrics,
+  rootCa: string,
+  clientSigner: PemPair | null,
+  log: Logger,
+  serviceInputs: ServiceControllerInputs,
+) {
   const storeOf = (group: string, resource: string): GenericStore => registry.lookup(group, 'v1', resource) as GenericStore;
   const leases = storeOf('coordination.k8s.io', 'leases');
   const crds = storeOf(CRD_GROUP, 'customresourcedefinitions');
@@ -46,6 +68,26 @@ export function startControllers(config: Config, registry: ResourceRegistry, ser
   const manager = new ControllerManager(log);
   manager.add(crdController, { leaderOnly: false });
   manager.add(identity, { leaderOnly: false });
+  // Service allocation (every replica: the default ServiceCIDR, then default/kubernetes and its endpoints; the leader: repair).
+  const { allocation } = serviceInputs;
+  manager.add(new DefaultServiceCidrController(storeOf('networking.k8s.io', 'servicecidrs'), config.serviceClusterIpRange, log), { leaderOnly: false });
+  const reconciler = serviceInputs.securePort.then(
+    (port) =>
+      new KubernetesEndpointsReconciler(
+        serviceInputs.storage,
+        `${config.etcdPrefix.replace(/\/$/, '')}/masterleases/`,
+        storeOf('', 'services'),
+        storeOf('', 'endpoints'),
+        storeOf('discovery.k8s.io', 'endpointslices'),
+        effectiveAdvertiseAddress(config.advertiseAddress, config.bindAddress),
+        kubernetesServiceIp(config.serviceClusterIpRange[0]),
+        port,
+        log,
+      ),
+  );
+  manager.add(new DeferredController('bootstrap-controller', reconciler, log), { leaderOnly: false });
+  manager.add(new IpRepairController(storeOf('', 'services'), storeOf('networking.k8s.io', 'ipaddresses'), allocation.ips, config.serviceRepairIntervalMs, log), { leaderOnly: true });
+  manager.add(new PortRepairController(storeOf('', 'services'), allocation.ports, config.serviceRepairIntervalMs, log), { leaderOnly: true });
   manager.add(new NamespaceController(registry, storeOf('', 'namespaces'), log), { leaderOnly: true });
   manager.add(garbageCollector, { leaderOnly: true });
   manager.add(new CrdEstablishingController(crds, leases, crdController, identity.leaseName, log), { leaderOnly: true });
