@@ -4,7 +4,7 @@ import { jsonEqual } from '../api/deep-equal';
 import { isPlainObject, type KubeObject } from '../api/types';
 import { defineResource } from '../registry/resource-definition';
 import { strategy } from '../registry/strategy';
-import { AGE_COLUMN, NAME_COLUMN } from '../registry/table';
+import { NAME_COLUMN } from '../registry/table';
 import { canonicalIp } from '../registry/service-allocation/ip-range';
 
 /** networking.k8s.io/v1 IPAddress: one allocated IP, named by the address, pointing at what holds it. */
@@ -67,6 +67,5 @@ export const ipaddresses = defineResource({
   printerColumns: [
     NAME_COLUMN,
     { name: 'ParentRef', type: 'string', description: 'ParentRef references the resource that an IPAddress is attached to. An IPAddress must reference a parent object.', cell: parentRefCell },
-    AGE_COLUMN,
   ],
 });
