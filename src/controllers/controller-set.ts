@@ -16,8 +16,7 @@ import { ServiceAccountController } from './service-account-controller';
 import type { ApiServerMetrics } from '../metrics/metrics';
 import type { ServiceAllocation } from '../registry/service-allocation/build';
 import type { Storage } from '../storage/interfaces';
-import { IpRepairController } from './ip-repair';
-import { PortRepairController } from './port-repair';
+import { ServiceRepairControllers } from './ip-repair-controllers';
 import { DefaultServiceCidrController, kubernetesServiceIp } from './kubernetes-service';
 import { DeferredController, KubernetesEndpointsReconciler, effectiveAdvertiseAddress } from './kubernetes-service-endpoints';
 import type { GenericStore } from '../registry/generic-store';
@@ -85,9 +84,8 @@ export function startControllers(
         log,
       ),
   );
-  manager.add(new DeferredController('bootstrap-controller', reconciler, log), { leaderOnly: false });
-  manager.add(new IpRepairController(storeOf('', 'services'), storeOf('networking.k8s.io', 'ipaddresses'), allocation.ips, config.serviceRepairIntervalMs, log), { leaderOnly: true });
-  manager.add(new PortRepairController(storeOf('', 'services'), allocation.ports, config.serviceRepairIntervalMs, log), { leaderOnly: true });
+  manager.add(new DeferredController('poststarthook/bootstrap-controller', reconciler, log), { leaderOnly: false });
+  manager.add(new ServiceRepairControllers(storeOf('', 'services'), storeOf('networking.k8s.io', 'ipaddresses'), allocation, config.serviceRepairIntervalMs, log), { leaderOnly: true });
   manager.add(new NamespaceController(registry, storeOf('', 'namespaces'), log), { leaderOnly: true });
   manager.add(garbageCollector, { leaderOnly: true });
   manager.add(new CrdEstablishingController(crds, leases, crdController, identity.leaseName, log), { leaderOnly: true });

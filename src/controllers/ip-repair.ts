@@ -7,7 +7,6 @@ import { formatIp, parseIp, rangeContains } from '../registry/service-allocation
 import { clusterIpsOf } from '../registry/service-allocation/service-allocator';
 import { everything } from '../storage/interfaces';
 import type { ControllerLog } from './runtime/informer';
-import { PeriodicController } from './runtime/periodic';
 
 /** numRepairsBeforeLeakCleanup: an IPAddress no Service holds is deleted only when seen so this many passes in a row. */
 export const REPAIRS_BEFORE_LEAK_CLEANUP = 3;
@@ -23,21 +22,17 @@ const parentOf = (ip: KubeObject): string => {
  * Service holds is deleted after being seen leaked for several passes, so that an allocation whose
  * Service is still being written is never taken away.
  */
-export class IpRepairController extends PeriodicController {
-  readonly name = 'repair-clusterip-controller';
+export class IpRepair {
   private readonly leaks = new Map<string, number>();
 
   constructor(
     private readonly services: GenericStore,
     private readonly addresses: GenericStore,
     private readonly allocator: ClusterIpAllocator,
-    intervalMs: number,
-    log: ControllerLog,
-  ) {
-    super(intervalMs, log);
-  }
+    private readonly log: ControllerLog,
+  ) {}
 
-  protected async pass(): Promise<void> {
+  async pass(): Promise<void> {
     const consistent = { resourceVersion: '', match: '' as const, predicate: everything };
     const [services, addresses, ranges] = await Promise.all([this.services.list('', consistent), this.addresses.list('', consistent), this.allocator.ranges()]);
     const holders = new Map<string, { namespace: string; name: string }>();

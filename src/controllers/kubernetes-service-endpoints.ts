@@ -48,7 +48,7 @@ function stored(current: KubeObject | null, desired: KubeObject): KubeObject {
  * the API) cannot get past; kapi lists it.
  */
 export class KubernetesEndpointsReconciler extends PeriodicController {
-  readonly name = 'bootstrap-controller';
+  readonly name = 'poststarthook/bootstrap-controller';
 
   constructor(
     private readonly storage: Storage,

@@ -26,7 +26,7 @@ function readyCondition(): Record<string, unknown> {
  * A ServiceCIDR that holds other ranges is left alone (another replica's configuration), as kube does.
  */
 export class DefaultServiceCidrController extends PeriodicController {
-  readonly name = 'kubernetes-service-cidr-controller';
+  readonly name = 'poststarthook/start-kubernetes-service-cidr-controller';
 
   constructor(
     private readonly cidrs: GenericStore,

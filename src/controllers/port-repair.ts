@@ -3,7 +3,6 @@ import type { NodePortAllocator } from '../registry/service-allocation/port-allo
 import { nodePortsOf } from '../registry/service-allocation/service-allocator';
 import { everything } from '../storage/interfaces';
 import type { ControllerLog } from './runtime/informer';
-import { PeriodicController } from './runtime/periodic';
 import { REPAIRS_BEFORE_LEAK_CLEANUP } from './ip-repair';
 
 /**
@@ -11,20 +10,16 @@ import { REPAIRS_BEFORE_LEAK_CLEANUP } from './ip-repair';
  * rebuilt from the Services, every port a Service holds marked taken; a port marked but held by
  * no Service is freed only after being seen leaked for several passes (a create may be in flight).
  */
-export class PortRepairController extends PeriodicController {
-  readonly name = 'repair-nodeport-controller';
+export class PortRepair {
   private readonly leaks = new Map<number, number>();
 
   constructor(
     private readonly services: GenericStore,
     private readonly allocator: NodePortAllocator,
-    intervalMs: number,
-    log: ControllerLog,
-  ) {
-    super(intervalMs, log);
-  }
+    private readonly log: ControllerLog,
+  ) {}
 
-  protected async pass(): Promise<void> {
+  async pass(): Promise<void> {
     const bitmap = await this.allocator.read();
     const services = await this.services.list('', { resourceVersion: '', match: '', predicate: everything });
     const used = new Set<number>();

@@ -68,3 +68,17 @@ test('kubectl get servicecidrs,ipaddresses', async () => {
   const ip = await kubectl(replicas[1].url, ['get', 'ip', '10.96.0.1']);
   expect(ip.stdout).toMatch(/^NAME\s+PARENTREF\n10\.96\.0\.1\s+services\/default\/kubernetes\n$/);
 });
+
+test('with both replicas on 127.0.0.1, the kubernetes EndpointSlice and Endpoints list that address once, at a replica\'s secure port', async () => {
+  const securePorts = replicas.map((r) => Number(new URL(r.secureUrl).port));
+  for (const replica of replicas) {
+    const api = new Api(replica.url);
+    const slice = (await api.get('/apis/discovery.k8s.io/v1/namespaces/default/endpointslices/kubernetes')).body;
+    expect(slice.endpoints).toEqual([{ addresses: ['127.0.0.1'], conditions: { ready: true } }]);
+    expect(securePorts).toContain(slice.ports[0].port);
+    const endpoints = (await api.get('/api/v1/namespaces/default/endpoints/kubernetes')).body;
+    expect(endpoints.subsets[0].addresses).toEqual([{ ip: '127.0.0.1' }]);
+    const service = (await api.get('/api/v1/namespaces/default/services/kubernetes')).body;
+    expect(service.spec.clusterIP).toBe('10.96.0.1');
+  }
+});
