@@ -1,4 +1,4 @@
-import { field, type FieldErrorList } from '../api/field-errors';
+import { field, GoSyntax, type FieldErrorList } from '../api/field-errors';
 import { isDns1123Subdomain, nameIsPathSegment, type NameValidator } from '../api/name-validation';
 import { jsonEqual } from '../api/deep-equal';
 import { isPlainObject, type KubeObject } from '../api/types';
@@ -39,8 +39,15 @@ function validateIpAddress(obj: KubeObject): FieldErrorList {
   return errs;
 }
 
+/** %#v of the *ParentReference ValidateImmutableField reports. */
+function parentRefValue(ref: unknown): GoSyntax | null {
+  if (!isPlainObject(ref)) return null;
+  const str = (v: unknown): string => JSON.stringify(typeof v === 'string' ? v : '');
+  return new GoSyntax(`&networking.ParentReference{Group:${str(ref.group)}, Resource:${str(ref.resource)}, Namespace:${str(ref.namespace)}, Name:${str(ref.name)}}`);
+}
+
 function validateIpAddressUpdate(next: KubeObject, prev: KubeObject): FieldErrorList {
-  return jsonEqual(parentRefOf(next), parentRefOf(prev)) ? [] : [field.invalid('spec.parentRef', parentRefOf(next) ?? null, 'field is immutable')];
+  return jsonEqual(parentRefOf(next), parentRefOf(prev)) ? [] : [field.invalid('spec.parentRef', parentRefValue(parentRefOf(next)), 'field is immutable')];
 }
 
 /** printIPAddress: resource.group/namespace/name, lower case. */

@@ -38,7 +38,8 @@ function validateServiceCidr(obj: KubeObject): FieldErrorList {
 }
 
 function validateServiceCidrUpdate(next: KubeObject, prev: KubeObject): FieldErrorList {
-  return JSON.stringify(cidrsOf(next)) === JSON.stringify(cidrsOf(prev)) ? [] : [field.invalid('spec.cidrs', cidrsOf(next), 'field is immutable')];
+  const cidrs = cidrsOf(next);
+  return JSON.stringify(cidrs) === JSON.stringify(cidrsOf(prev)) ? [] : [field.invalid('spec.cidrs', GoSyntax.strings(cidrs.map(String)), 'field is immutable')];
 }
 
 export const servicecidrs = defineResource({

@@ -39,7 +39,7 @@ function cidrReady(cidr: KubeObject): boolean {
   return !conditions.some((c) => c.type === 'Ready' && c.status === 'False');
 }
 
-export function ipAddressObject(ip: Ip, service: ServiceRef): KubeObject {
+function ipAddressObject(ip: Ip, service: ServiceRef): KubeObject {
   return {
     apiVersion: 'networking.k8s.io/v1',
     kind: 'IPAddress',

@@ -84,14 +84,6 @@ export function rangeContains(range: ServiceRange, ip: Ip): boolean {
   return ip.family === range.family && ip.value >= range.first && ip.value < range.first + range.size;
 }
 
-/** Whether the IP is inside the CIDR at all (network and broadcast addresses included). */
-export function cidrContains(cidrText: string, ip: Ip): boolean {
-  const cidr = parseCidr(cidrText);
-  if (!cidr || familyOfBits(cidr.bits) !== ip.family) return false;
-  const hostBits = BigInt(cidr.bits - cidr.prefix);
-  return ip.value >> hostBits === cidr.network >> hostBits;
-}
-
 export function ipAt(range: ServiceRange, offset: bigint): Ip {
   return { family: range.family, value: range.first + offset };
 }

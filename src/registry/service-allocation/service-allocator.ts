@@ -15,7 +15,7 @@ const specOf = (svc: KubeObject): Obj => (isPlainObject(svc.spec) ? svc.spec : (
 const portsOf = (svc: KubeObject): Obj[] => (Array.isArray(specOf(svc).ports) ? (specOf(svc).ports as Obj[]).filter(isPlainObject) : []);
 const stringsOf = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
 
-export const wantsNodePorts = (s: Obj): boolean => s.type === 'NodePort' || (s.type === 'LoadBalancer' && s.allocateLoadBalancerNodePorts !== false);
+const wantsNodePorts = (s: Obj): boolean => s.type === 'NodePort' || (s.type === 'LoadBalancer' && s.allocateLoadBalancerNodePorts !== false);
 export const needsHealthCheckNodePort = (s: Obj): boolean => s.type === 'LoadBalancer' && s.externalTrafficPolicy === 'Local';
 
 /** The cluster IPs a Service holds (none when headless or ExternalName). */
