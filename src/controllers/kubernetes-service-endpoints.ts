@@ -19,7 +19,8 @@ const SKIP_MIRROR_LABEL = 'endpointslice.kubernetes.io/skip-mirror';
 
 /**
  * --advertise-address when given; else the bind address unless it is unspecified; else the host's
- * first non-loopback IPv4 address (kube's ResolveBindAddress, from the default route's interface).
+ * first non-loopback IPv4 address. kube's ResolveBindAddress also replaces a loopback bind address
+ * (with the default route's interface address); kapi keeps it, so that replicas on 127.0.0.1 list it.
  */
 export function effectiveAdvertiseAddress(advertise: string, bind: string): string {
   if (advertise) return advertise;
@@ -45,7 +46,7 @@ function stored(current: KubeObject | null, desired: KubeObject): KubeObject {
  * the live leases and this replica's secure port. They are written to storage directly, as the
  * server's own objects past validation: an advertise address on loopback (a test bind on
  * 127.0.0.1) is refused by Endpoints validation, which kube-apiserver's reconciler (a client of
- * the API) cannot get past; kapi lists it.
+ * the API) does not get past; kapi lists it.
  */
 export class KubernetesEndpointsReconciler extends PeriodicController {
   readonly name = 'poststarthook/bootstrap-controller';
