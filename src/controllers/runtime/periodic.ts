@@ -2,10 +2,13 @@ import type { Controller } from './controller';
 import { systemClock, type Clock } from './clock';
 import type { ControllerLog } from './informer';
 
+/** How soon a failed pass is tried again (at most the interval). */
+const RETRY_AFTER_FAILURE_MS = 2000;
+
 /**
  * A controller that does one pass at start (awaited) and then one every interval, as kube's
- * wait.Until loops (the repair controllers, the endpoint reconciler). A failed pass is logged and
- * reported as its problem until one succeeds.
+ * wait.Until loops (the repair controllers, the endpoint reconciler). A failed pass is logged,
+ * reported as its problem until one succeeds, and tried again soon.
  */
 export abstract class PeriodicController implements Controller {
   abstract readonly name: string;
@@ -51,7 +54,8 @@ export abstract class PeriodicController implements Controller {
 
   private schedule(): void {
     if (!this.running) return;
-    this.cancel = this.clock.after(this.intervalMs, () => {
+    const wait = this.failure ? Math.min(this.intervalMs, RETRY_AFTER_FAILURE_MS) : this.intervalMs;
+    this.cancel = this.clock.after(wait, () => {
       void this.runPass().finally(() => this.schedule());
     });
   }
