@@ -462,11 +462,11 @@ export class GenericStore {
     const createOnUpdate = req.createIfAbsent ?? (strategy.allowCreateOnUpdate && typeof input !== 'function' && subresource === '');
     const manager = req.ownershipRecorded ? '' : (req.fieldManager ?? '');
     // The hooks' finish of the attempt under way; a retried attempt gives back what it took.
-    let finish: FinishWrite | null = null;
+    const attempt: { finish: FinishWrite | null } = { finish: null };
     const begin = async (started: Promise<FinishWrite> | undefined): Promise<void> => {
-      await finish?.(false);
-      finish = null;
-      if (started) finish = await started;
+      await attempt.finish?.(false);
+      attempt.finish = null;
+      if (started) attempt.finish = await started;
     };
     let stored = false;
     try {
@@ -525,7 +525,7 @@ export class GenericStore {
     } catch (err) {
       return this.fail(err, name, 'update');
     } finally {
-      await (finish as FinishWrite | null)?.(stored);
+      await attempt.finish?.(stored);
     }
   }
 
