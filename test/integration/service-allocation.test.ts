@@ -118,6 +118,10 @@ test('NodePorts: a free one is given, a duplicate and an out-of-range one are ku
   const out = await api.post(SVCS, svc('np-out', { type: 'NodePort', ports: [{ port: 80, nodePort: 8080 }] }));
   expect(out.status).toBe(422);
   expect(out.body.message).toBe('Service "np-out" is invalid: spec.ports[0].nodePort: Invalid value: 8080: provided port is not in the valid range. The range of valid ports is 30000-32767');
+  // One port number over two protocols gets one node port.
+  const dns = await api.post(SVCS, svc('dns', { type: 'NodePort', ports: [{ name: 'udp', port: 53, protocol: 'UDP' }, { name: 'tcp', port: 53, protocol: 'TCP' }] }));
+  expect(dns.status).toBe(201);
+  expect(dns.body.spec.ports[0].nodePort).toBe(dns.body.spec.ports[1].nodePort);
   // A LoadBalancer with externalTrafficPolicy Local also gets a health check node port, never one already taken.
   const lb = await api.post(SVCS, svc('lb', { type: 'LoadBalancer', externalTrafficPolicy: 'Local' }));
   expect(lb.status).toBe(201);
