@@ -1,3 +1,4 @@
+import { decodeProtobuf } from '../../src/codec/protobuf';
 import { causes } from '../harness/causes';
 import { eventually, RawEtcd } from '../harness/etcd-keys';
 import { Api } from '../harness/http';
@@ -226,6 +227,15 @@ test('repair: a node port taken in the bitmap by no Service is freed; one a Serv
     const r = await api.post(`${SVCS}?dryRun=All`, svc('probe', { type: 'NodePort', ports: [{ port: 80, nodePort: 30444 }] }));
     return r.status === 201 ? true : undefined;
   });
+});
+
+test('ServiceCIDRs and IPAddresses are served in protobuf too (what informers ask for)', async () => {
+  const get = async (path: string) => Buffer.from(await (await fetch(`${single.url}${path}`, { headers: { Accept: 'application/vnd.kubernetes.protobuf' } })).arrayBuffer());
+  const cidr = decodeProtobuf(await get(`${CIDRS}/kubernetes`)) as unknown as { spec: { cidrs: string[] }; status: { conditions: { type: string }[] } };
+  expect(cidr.spec.cidrs).toEqual(['10.96.0.0/12']);
+  expect(cidr.status.conditions.map((c) => c.type)).toEqual(['Ready']);
+  const ip = decodeProtobuf(await get(`${IPS}/10.96.0.1`)) as unknown as { spec: { parentRef: { resource: string; name: string } } };
+  expect(ip.spec.parentRef).toMatchObject({ resource: 'services', name: 'kubernetes' });
 });
 
 test('IPAddress and ServiceCIDR validation', async () => {
