@@ -9,7 +9,7 @@ import { isStorageError } from '../storage/storage-error';
 import type { Controller } from './runtime/controller';
 import type { ControllerLog } from './runtime/informer';
 import { PeriodicController } from './runtime/periodic';
-import { DEFAULT_NAMESPACE, KUBERNETES_SERVICE, RECONCILE_INTERVAL_MS, ensureKubernetesService } from './kubernetes-service';
+import { DEFAULT_NAMESPACE, KUBERNETES_SERVICE, RECONCILE_INTERVAL_MS, reconcileKubernetesService } from './kubernetes-service';
 
 /** DefaultEndpointReconcilerTTL: a replica whose lease is older than this is no longer listed. */
 export const MASTER_LEASE_TTL_MS = 15_000;
@@ -66,7 +66,7 @@ export class KubernetesEndpointsReconciler extends PeriodicController {
   }
 
   protected async pass(): Promise<void> {
-    await ensureKubernetesService(this.services, this.clusterIp, this.port);
+    await reconcileKubernetesService(this.services, this.clusterIp, this.port);
     await this.renewLease();
     const addresses = await this.liveAddresses();
     await this.write(this.endpoints.key(DEFAULT_NAMESPACE, KUBERNETES_SERVICE), {

@@ -1,4 +1,5 @@
 import { isStatusError } from '../api/errors';
+import { jsonEqual } from '../api/deep-equal';
 import { isPlainObject, type KubeObject } from '../api/types';
 import type { GenericStore } from '../registry/generic-store';
 import { internalContext } from '../registry/request-context';
@@ -89,11 +90,30 @@ export function kubernetesService(clusterIp: string, securePort: number): KubeOb
   };
 }
 
-export async function ensureKubernetesService(services: GenericStore, clusterIp: string, securePort: number): Promise<void> {
-  if (await services.find(DEFAULT_NAMESPACE, KUBERNETES_SERVICE, { resourceVersion: '', match: '' })) return;
+/**
+ * CreateOrUpdateMasterServiceIfNeeded: created when absent; its ports and type put back when they
+ * differ from this replica's (getMasterServiceUpdateIfNeeded), the cluster IP never changed.
+ */
+export async function reconcileKubernetesService(services: GenericStore, clusterIp: string, securePort: number): Promise<void> {
+  const desired = kubernetesService(clusterIp, securePort);
+  const current = await services.find(DEFAULT_NAMESPACE, KUBERNETES_SERVICE, { resourceVersion: '', match: '' });
+  if (!current) {
+    try {
+      await services.create(internalContext({ namespace: DEFAULT_NAMESPACE }), desired, { dryRun: false });
+    } catch (err) {
+      if (!(isStatusError(err) && err.code === 409)) throw err;
+    }
+    return;
+  }
+  const spec = isPlainObject(current.spec) ? current.spec : {};
+  const want = desired.spec as Record<string, unknown>;
+  if (spec.type === want.type && jsonEqual(spec.ports, want.ports)) return;
+  const next = structuredClone(current);
+  next.spec = { ...spec, type: want.type, ports: want.ports };
   try {
-    await services.create(internalContext({ namespace: DEFAULT_NAMESPACE }), kubernetesService(clusterIp, securePort), { dryRun: false });
+    await services.update(internalContext({ namespace: DEFAULT_NAMESPACE, name: KUBERNETES_SERVICE }), KUBERNETES_SERVICE, next, { dryRun: false });
   } catch (err) {
+    // Another replica changed it meanwhile: the next pass looks again.
     if (!(isStatusError(err) && err.code === 409)) throw err;
   }
 }

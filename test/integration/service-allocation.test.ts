@@ -288,3 +288,15 @@ test('default/kubernetes: the first IP of the range, 443 to the secure port, its
   const endpoints = (await api.get('/api/v1/namespaces/default/endpoints/kubernetes')).body;
   expect(endpoints.subsets).toEqual([{ addresses: [{ ip: '127.0.0.1' }], ports: [{ name: 'https', port: securePort, protocol: 'TCP' }] }]);
 });
+
+test('default/kubernetes: ports changed by hand are put back by the reconciler', async () => {
+  const securePort = Number(new URL(single.secureUrl).port);
+  const patched = await api.patch(`${SVCS}/kubernetes`, { spec: { ports: [{ name: 'https', port: 443, protocol: 'TCP', targetPort: 1234 }] } }, 'application/merge-patch+json');
+  expect(patched.status).toBe(200);
+  await eventually(
+    'the targetPort put back',
+    async () => ((await api.get(`${SVCS}/kubernetes`)).body.spec.ports[0].targetPort === securePort ? true : undefined),
+    15_000,
+  );
+  expect((await api.get(`${SVCS}/kubernetes`)).body.spec.clusterIP).toBe('10.96.0.1');
+});
