@@ -70,9 +70,10 @@ export function startControllers(
   // Service allocation (every replica: the default ServiceCIDR, then default/kubernetes and its endpoints; the leader: repair).
   const { allocation } = serviceInputs;
   manager.add(new DefaultServiceCidrController(storeOf('networking.k8s.io', 'servicecidrs'), config.serviceClusterIpRange, log), { leaderOnly: false });
+  let endpointsReconciler: KubernetesEndpointsReconciler | null = null;
   const reconciler = serviceInputs.securePort.then(
     (port) =>
-      new KubernetesEndpointsReconciler(
+      (endpointsReconciler = new KubernetesEndpointsReconciler(
         serviceInputs.storage,
         `${config.etcdPrefix.replace(/\/$/, '')}/masterleases/`,
         storeOf('', 'services'),
@@ -82,7 +83,7 @@ export function startControllers(
         kubernetesServiceIp(config.serviceClusterIpRange[0]),
         port,
         log,
-      ),
+      )),
   );
   manager.add(new DeferredController('poststarthook/bootstrap-controller', reconciler, log), { leaderOnly: false });
   manager.add(new ServiceRepairControllers(storeOf('', 'services'), storeOf('networking.k8s.io', 'ipaddresses'), allocation, config.serviceRepairIntervalMs, log), { leaderOnly: true });
@@ -111,10 +112,11 @@ export function startControllers(
   return {
     manager,
     elector,
-    /** Stops every controller, releases the leader lease and deletes this replica's identity lease. */
+    /** Stops every controller, releases the leader lease, deletes this replica's identity lease and takes it out of the kubernetes endpoints. */
     stop: async (): Promise<void> => {
       await manager.stop();
-      await Promise.race([identity.remove(), new Promise((r) => setTimeout(r, 5000).unref())]);
+      const removals = [identity.remove(), endpointsReconciler?.remove().catch((err: unknown) => log('could not remove this replica from the kubernetes endpoints', err))];
+      await Promise.race([Promise.all(removals), new Promise((r) => setTimeout(r, 5000).unref())]);
     },
   };
 }

@@ -68,7 +68,32 @@ export class KubernetesEndpointsReconciler extends PeriodicController {
   protected async pass(): Promise<void> {
     await reconcileKubernetesService(this.services, this.clusterIp, this.port);
     await this.renewLease();
+    await this.writeEndpoints();
+  }
+
+  /**
+   * RemoveEndpoints on a clean shutdown: this replica's lease goes (unless a replica on the same
+   * address with another port renewed it last) and the endpoints are written without it.
+   */
+  async remove(): Promise<void> {
+    this.stop();
+    const key = `${this.leasePrefix}${this.address}`;
+    try {
+      const lease = await this.storage.get(key, { resourceVersion: '', match: '' });
+      const ports = Array.isArray(lease.subsets) ? (lease.subsets as { ports?: { port?: number }[] }[]).flatMap((s) => s.ports ?? []) : [];
+      if (!ports.some((p) => p.port === this.port)) return;
+      await this.storage.delete(key, { preconditions: { resourceVersion: lease.metadata.resourceVersion } });
+    } catch (err) {
+      if (isStorageError(err, 'KeyNotFound') || isStorageError(err, 'Conflict')) return;
+      throw err;
+    }
+    await this.writeEndpoints();
+  }
+
+  private async writeEndpoints(): Promise<void> {
     const addresses = await this.liveAddresses();
+    // As kube's doReconcile: no live lease is never a reason to erase every endpoint.
+    if (addresses.length === 0) return;
     await this.write(this.endpoints.key(DEFAULT_NAMESPACE, KUBERNETES_SERVICE), {
       apiVersion: 'v1',
       kind: 'Endpoints',

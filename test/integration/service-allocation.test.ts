@@ -300,3 +300,19 @@ test('default/kubernetes: ports changed by hand are put back by the reconciler',
   );
   expect((await api.get(`${SVCS}/kubernetes`)).body.spec.clusterIP).toBe('10.96.0.1');
 });
+
+test('a second replica at another address is listed while it runs and taken out when it stops', async () => {
+  const other = await startTestServer({ etcdPrefix: single.prefix, advertiseAddress: '127.0.0.2' });
+  const addresses = async (): Promise<string[]> => {
+    const slice = (await api.get('/apis/discovery.k8s.io/v1/namespaces/default/endpointslices/kubernetes')).body;
+    return slice.endpoints.map((e: { addresses: string[] }) => e.addresses[0]);
+  };
+  try {
+    await eventually('both addresses listed', async () => (JSON.stringify(await addresses()) === '["127.0.0.1","127.0.0.2"]' ? true : undefined), 15_000);
+  } finally {
+    await other.close();
+  }
+  expect(await addresses()).toEqual(['127.0.0.1']);
+  const endpoints = (await api.get('/api/v1/namespaces/default/endpoints/kubernetes')).body;
+  expect(endpoints.subsets[0].addresses).toEqual([{ ip: '127.0.0.1' }]);
+});
