@@ -1,3 +1,4 @@
+import { jsonEqual } from '../api/deep-equal';
 import { field, type FieldErrorList } from '../api/field-errors';
 import { nameIsDns1035Label, isDns1123Label } from '../api/name-validation';
 import { isPlainObject, type KubeObject } from '../api/types';
@@ -67,8 +68,6 @@ function validateService(svc: KubeObject): FieldErrorList {
   return errs;
 }
 
-const sameJson = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
-
 /**
  * dropTypeDependentFields: what the old type needed and the new one does not is cleared where the
  * update left it as it was (a patch of `type` alone), so that it is released.
@@ -77,7 +76,7 @@ function dropTypeDependentFields(next: KubeObject, prev: KubeObject): void {
   const n = spec(next);
   const p = spec(prev);
   if (n.type === 'ExternalName' && p.type !== 'ExternalName') {
-    for (const key of ['clusterIP', 'clusterIPs', 'ipFamilies', 'ipFamilyPolicy']) if (sameJson(n[key], p[key])) delete n[key];
+    for (const key of ['clusterIP', 'clusterIPs', 'ipFamilies', 'ipFamilyPolicy']) if (jsonEqual(n[key], p[key])) delete n[key];
   }
   if (!needsNodePort(n) && needsNodePort(p)) {
     const old = new Map(ports(prev).map((o) => [o.name ?? '', o.nodePort]));
