@@ -316,3 +316,14 @@ test('a second replica at another address is listed while it runs and taken out 
   const endpoints = (await api.get('/api/v1/namespaces/default/endpoints/kubernetes')).body;
   expect(endpoints.subsets[0].addresses).toEqual([{ ip: '127.0.0.1' }]);
 });
+
+test('a namespace deleted with its Services gives their IPs and node ports back', async () => {
+  expect((await api.post('/api/v1/namespaces', { metadata: { name: 'alloc-gone' } })).status).toBe(201);
+  const res = await api.post('/api/v1/namespaces/alloc-gone/services', svc('doomed', { type: 'NodePort', ports: [{ port: 80, nodePort: 30555 }] }));
+  expect(res.status).toBe(201);
+  const ip = res.body.spec.clusterIP as string;
+  expect((await api.delete('/api/v1/namespaces/alloc-gone')).status).toBe(200);
+  await eventually('the IPAddress released', async () => ((await api.get(`${IPS}/${ip}`)).status === 404 ? true : undefined));
+  const reuse = await api.post(SVCS, svc('port-reuser', { type: 'NodePort', ports: [{ port: 80, nodePort: 30555 }] }));
+  expect(reuse.status).toBe(201);
+});
