@@ -62,7 +62,7 @@ test('a new Service gets a free IP of the range, held by an IPAddress that names
   expect(ip).toMatch(/^10\.(9[6-9]|10[0-9]|11[01])\./);
   const address = await api.get(`${IPS}/${ip}`);
   expect(address.status).toBe(200);
-  expect(address.body.spec.parentRef).toEqual({ group: '', resource: 'services', namespace: 'default', name: 'alpha' });
+  expect(address.body.spec.parentRef).toEqual({ resource: 'services', namespace: 'default', name: 'alpha' });
   expect(address.body.metadata.labels).toEqual({ 'ipaddress.kubernetes.io/ip-family': 'IPv4', 'ipaddress.kubernetes.io/managed-by': 'ipallocator.k8s.io' });
 });
 
@@ -206,7 +206,7 @@ test('repair: an IPAddress deleted behind kapi\'s back comes back; one no Servic
     apiVersion: 'networking.k8s.io/v1',
     kind: 'IPAddress',
     metadata: { name: '10.96.5.5', labels: { 'ipaddress.kubernetes.io/managed-by': 'ipallocator.k8s.io' } },
-    spec: { parentRef: { group: '', resource: 'services', namespace: 'default', name: 'ghost' } },
+    spec: { parentRef: { resource: 'services', namespace: 'default', name: 'ghost' } },
   });
   expect(orphan.status).toBe(201);
   await eventually('the orphan IPAddress deleted', async () => ((await api.get(`${IPS}/10.96.5.5`)).status === 404 ? true : undefined));

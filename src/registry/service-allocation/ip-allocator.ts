@@ -44,7 +44,8 @@ function ipAddressObject(ip: Ip, service: ServiceRef): KubeObject {
     apiVersion: 'networking.k8s.io/v1',
     kind: 'IPAddress',
     metadata: { name: formatIp(ip), labels: { [IP_FAMILY_LABEL]: ip.family, [MANAGED_BY_LABEL]: IP_ALLOCATOR_MANAGER } },
-    spec: { parentRef: { group: '', resource: 'services', namespace: service.namespace, name: service.name } },
+    // The core group is the empty one, which parentRef.group (omitempty) leaves out.
+    spec: { parentRef: { resource: 'services', namespace: service.namespace, name: service.name } },
   };
 }
 
