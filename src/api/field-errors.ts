@@ -42,7 +42,18 @@ export function goQuote(value: string): string {
   return JSON.stringify(value);
 }
 
+/** A value field.Error prints with Go's %#v, given as that text (e.g. `[]string{"10.96.0.10"}`). */
+export class GoSyntax {
+  constructor(readonly text: string) {}
+
+  /** %#v of a []string. */
+  static strings(values: string[]): GoSyntax {
+    return new GoSyntax(`[]string{${values.map(goQuote).join(', ')}}`);
+  }
+}
+
 function formatValue(value: unknown): string {
+  if (value instanceof GoSyntax) return value.text;
   if (value === null || value === undefined) return 'null';
   if (typeof value === 'string') return goQuote(value);
   if (typeof value === 'number' || typeof value === 'boolean') return String(value);

@@ -320,6 +320,19 @@ const OBJECTS: Record<string, Record<string, unknown>> = {
     metadata: meta('nginx', false),
     spec: { controller: 'k8s.io/ingress-nginx', parameters: { apiGroup: 'k8s.example.com', kind: 'IngressParameters', name: 'external', scope: 'Namespace', namespace: 'ingress' } },
   },
+  IPAddress: {
+    apiVersion: 'networking.k8s.io/v1',
+    kind: 'IPAddress',
+    metadata: meta('10.96.0.10', false),
+    spec: { parentRef: { resource: 'services', namespace: 'default', name: 'web' } },
+  },
+  ServiceCIDR: {
+    apiVersion: 'networking.k8s.io/v1',
+    kind: 'ServiceCIDR',
+    metadata: meta('kubernetes', false),
+    spec: { cidrs: ['10.96.0.0/12', 'fd00::/108'] },
+    status: { conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: '2024-05-06T07:08:09Z', reason: '', message: 'Kubernetes default Service CIDR is ready' }] },
+  },
   NetworkPolicy: {
     apiVersion: 'networking.k8s.io/v1',
     kind: 'NetworkPolicy',

@@ -17,6 +17,11 @@ import { LeaderElector } from './runtime/leader-election';
 import { LeaseLock } from './runtime/lease-lock';
 import { ServiceAccountController } from './service-account-controller';
 import type { ApiServerMetrics } from '../metrics/metrics';
+import type { ServiceAllocation } from '../registry/service-allocation/build';
+import type { Storage } from '../storage/interfaces';
+import { ServiceRepairControllers } from './ip-repair-controllers';
+import { DefaultServiceCidrController, kubernetesServiceIp } from './kubernetes-service';
+import { DeferredController, KubernetesEndpointsReconciler, effectiveAdvertiseAddress } from './kubernetes-service-endpoints';
 import type { GenericStore } from '../registry/generic-store';
 import type { ResourceRegistry } from '../registry/resource-registry';
 import { CRD_GROUP } from '../resources/customresourcedefinitions';
@@ -31,7 +36,23 @@ export const CONTROLLER_MANAGER_LEASE = 'kapi-controller-manager';
  * holder (every replica with --leader-elect=false) runs the namespace controller, the garbage
  * collector and the CRD status controller.
  */
-export function startControllers(config: Config, registry: ResourceRegistry, serveCustomResource: ServeResource, metrics: ApiServerMetrics, rootCa: string, clientSigner: PemPair | null, log: Logger) {
+/** What the service controllers need beyond the stores: the allocators, raw storage, and the secure port once it listens. */
+export interface ServiceControllerInputs {
+  allocation: ServiceAllocation;
+  storage: Storage;
+  securePort: Promise<number>;
+}
+
+export function startControllers(
+  config: Config,
+  registry: ResourceRegistry,
+  serveCustomResource: ServeResource,
+  metrics: ApiServerMetrics,
+  rootCa: string,
+  clientSigner: PemPair | null,
+  log: Logger,
+  serviceInputs: ServiceControllerInputs,
+) {
   const storeOf = (group: string, resource: string): GenericStore => registry.lookup(group, 'v1', resource) as GenericStore;
   const leases = storeOf('coordination.k8s.io', 'leases');
   const crds = storeOf(CRD_GROUP, 'customresourcedefinitions');
@@ -49,6 +70,26 @@ export function startControllers(config: Config, registry: ResourceRegistry, ser
   const manager = new ControllerManager(log);
   manager.add(crdController, { leaderOnly: false });
   manager.add(identity, { leaderOnly: false });
+  // Service allocation (every replica: the default ServiceCIDR, then default/kubernetes and its endpoints; the leader: repair).
+  const { allocation } = serviceInputs;
+  manager.add(new DefaultServiceCidrController(storeOf('networking.k8s.io', 'servicecidrs'), config.serviceClusterIpRange, log), { leaderOnly: false });
+  let endpointsReconciler: KubernetesEndpointsReconciler | null = null;
+  const reconciler = serviceInputs.securePort.then(
+    (port) =>
+      (endpointsReconciler = new KubernetesEndpointsReconciler(
+        serviceInputs.storage,
+        `${config.etcdPrefix.replace(/\/$/, '')}/masterleases/`,
+        storeOf('', 'services'),
+        storeOf('', 'endpoints'),
+        storeOf('discovery.k8s.io', 'endpointslices'),
+        effectiveAdvertiseAddress(config.advertiseAddress, config.bindAddress),
+        kubernetesServiceIp(config.serviceClusterIpRange[0]),
+        port,
+        log,
+      )),
+  );
+  manager.add(new DeferredController('poststarthook/bootstrap-controller', reconciler, log), { leaderOnly: false });
+  manager.add(new ServiceRepairControllers(storeOf('', 'services'), storeOf('networking.k8s.io', 'ipaddresses'), allocation, config.serviceRepairIntervalMs, log), { leaderOnly: true });
   manager.add(new NamespaceController(registry, storeOf('', 'namespaces'), log), { leaderOnly: true });
   manager.add(garbageCollector, { leaderOnly: true });
   manager.add(new CrdEstablishingController(crds, leases, crdController, identity.leaseName, log), { leaderOnly: true });
@@ -77,10 +118,11 @@ export function startControllers(config: Config, registry: ResourceRegistry, ser
   return {
     manager,
     elector,
-    /** Stops every controller, releases the leader lease and deletes this replica's identity lease. */
+    /** Stops every controller, releases the leader lease, deletes this replica's identity lease and takes it out of the kubernetes endpoints. */
     stop: async (): Promise<void> => {
       await manager.stop();
-      await Promise.race([identity.remove(), new Promise((r) => setTimeout(r, 5000).unref())]);
+      const removals = [identity.remove(), endpointsReconciler?.remove().catch((err: unknown) => log('could not remove this replica from the kubernetes endpoints', err))];
+      await Promise.race([Promise.all(removals), new Promise((r) => setTimeout(r, 5000).unref())]);
     },
   };
 }

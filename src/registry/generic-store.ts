@@ -51,6 +51,21 @@ export { nowTimestamp, timestampAt } from './time';
 
 export type DeleteOutcome = { object: KubeObject | Status; deleted: boolean };
 
+/** Called once the write is decided: true when it was stored, false when it failed (or was retried). */
+export type FinishWrite = (stored: boolean) => Promise<void>;
+
+/**
+ * What a kind's REST storage does around the generic writes, as kube's Store.BeginCreate,
+ * BeginUpdate and AfterDelete (the Service registry's IP and port allocation): begin runs after
+ * the strategy validated the object and before validating admission and the transaction; it may
+ * change the object and throw StatusErrors; its finish releases what the write did not keep.
+ */
+export interface WriteHooks {
+  beginCreate(obj: KubeObject, dryRun: boolean): Promise<FinishWrite>;
+  beginUpdate(next: KubeObject, prev: KubeObject, dryRun: boolean): Promise<FinishWrite>;
+  afterDelete(obj: KubeObject, dryRun: boolean): Promise<void>;
+}
+
 /** rest.Update's unconditional update: no resourceVersion, or "0" (what ObjectResourceVersion reads as zero). */
 function isUnconditional(obj: KubeObject): boolean {
   const rv = obj.metadata.resourceVersion;
@@ -106,6 +121,8 @@ export class GenericStore {
   private readonly root: string;
   private readonly schema: ObjectNode | null;
   private readonly fields: FieldManager | null;
+  /** Set once at start by the composition root for kinds with allocations (services). */
+  hooks: WriteHooks | null = null;
 
   constructor(
     readonly def: ResourceDefinition,
@@ -316,14 +333,20 @@ export class GenericStore {
         if (requested.metadata.managedFields) obj.metadata.managedFields = requested.metadata.managedFields;
         else delete obj.metadata.managedFields;
       }
-      await this.admit('validate', ctx, opts, 'CREATE', obj, undefined);
+      const finish = this.hooks ? await this.hooks.beginCreate(obj, opts.dryRun) : null;
       const name = obj.metadata.name!;
-      ensureActive(ctx);
+      let stored = false;
       try {
-        return this.asServed(await this.storage.create(this.key(namespace, name), this.canonical(obj), { dryRun: opts.dryRun, signal: ctx.signal }));
+        await this.admit('validate', ctx, opts, 'CREATE', obj, undefined);
+        ensureActive(ctx);
+        const created = this.asServed(await this.storage.create(this.key(namespace, name), this.canonical(obj), { dryRun: opts.dryRun, signal: ctx.signal }));
+        stored = true;
+        return created;
       } catch (err) {
         if (generated && attempt < GENERATE_NAME_ATTEMPTS && isStorageError(err, 'KeyExists')) continue;
         this.fail(err, name, 'create');
+      } finally {
+        await finish?.(stored);
       }
     }
   }
@@ -442,6 +465,14 @@ export class GenericStore {
     let emptiedFinalizers = false;
     const createOnUpdate = req.createIfAbsent ?? (strategy.allowCreateOnUpdate && typeof input !== 'function' && subresource === '');
     const manager = req.ownershipRecorded ? '' : (req.fieldManager ?? '');
+    // The hooks' finish of the attempt under way; a retried attempt gives back what it took.
+    const attempt: { finish: FinishWrite | null } = { finish: null };
+    const begin = async (started: Promise<FinishWrite> | undefined): Promise<void> => {
+      await attempt.finish?.(false);
+      attempt.finish = null;
+      if (started) attempt.finish = await started;
+    };
+    let stored = false;
     try {
       const object = await this.storage.guaranteedUpdate(
         key,
@@ -455,6 +486,7 @@ export class GenericStore {
             if (!req.inputAdmitted) await this.admit('mutate', ctx, req, 'CREATE', fresh, undefined);
             this.prepareCreate(namespace, fresh);
             if (manager) this.fields?.update(null, fresh, manager, '');
+            await begin(this.hooks?.beginCreate(fresh, req.dryRun));
             await this.admit('validate', ctx, req, 'CREATE', fresh, undefined);
             ensureActive(ctx);
             return this.canonical(fresh);
@@ -475,6 +507,7 @@ export class GenericStore {
           const updated = this.prepareUpdate(namespace, next, current, subresource);
           if (manager) this.fields?.update(current, updated, manager, subresource);
           keepTimesOfNoOp(updated, current);
+          await begin(subresource === '' ? this.hooks?.beginUpdate(updated, current, req.dryRun) : undefined);
           await this.admit('validate', ctx, req, 'UPDATE', shown(updated), shown(current));
           emptiedFinalizers = shouldDeleteDuringUpdate(current, this.finalizing(updated));
           ensureActive(ctx);
@@ -482,17 +515,21 @@ export class GenericStore {
         },
         { ignoreNotFound: createOnUpdate, dryRun: req.dryRun, signal: ctx.signal },
       );
+      stored = true;
       if (emptiedFinalizers) {
         // The last finalizer is gone from an object being deleted: it is removed now.
         const removed = await this.storage.delete(key, {
           preconditions: { uid: object.metadata.uid, resourceVersion: object.metadata.resourceVersion },
           dryRun: req.dryRun,
         });
+        await this.hooks?.afterDelete(removed, req.dryRun);
         return { object: this.asServed(removed), created: false };
       }
       return { object: this.asServed(object), created };
     } catch (err) {
-      this.fail(err, name, 'update');
+      return this.fail(err, name, 'update');
+    } finally {
+      await attempt.finish?.(stored);
     }
   }
 
@@ -649,6 +686,7 @@ export class GenericStore {
 
   private async remove(key: string, req: DeleteRequest, validateDeletion: (existing: KubeObject) => Promise<void>): Promise<DeleteOutcome> {
     const removed = await this.storage.delete(key, { preconditions: req.preconditions, dryRun: req.dryRun, validateDeletion });
+    await this.hooks?.afterDelete(removed, req.dryRun);
     return { object: this.deletedResult(removed), deleted: true };
   }
 

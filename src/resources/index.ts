@@ -18,6 +18,7 @@ import { horizontalpodautoscalers } from './horizontalpodautoscalers';
 import { horizontalpodautoscalersV1 } from './horizontalpodautoscalers-v1';
 import { ingressclasses } from './ingressclasses';
 import { ingresses } from './ingresses';
+import { ipaddresses } from './ipaddresses';
 import { jobs } from './jobs';
 import { leases } from './leases';
 import { limitranges } from './limitranges';
@@ -41,6 +42,7 @@ import { secrets } from './secrets';
 import { selfsubjectreviews } from './selfsubjectreviews';
 import { selfsubjectrulesreviews } from './selfsubjectrulesreviews';
 import { serviceaccounts } from './serviceaccounts';
+import { servicecidrs } from './servicecidrs';
 import { services } from './services';
 import { statefulsets } from './statefulsets';
 import { storageclasses } from './storageclasses';
@@ -91,6 +93,8 @@ export const BUILT_IN_RESOURCES: ResourceDefinition[] = [
   ingressclasses,
   ingresses,
   networkpolicies,
+  ipaddresses,
+  servicecidrs,
   poddisruptionbudgets,
   clusterrolebindings,
   clusterroles,

@@ -1,4 +1,4 @@
-import { randomInt } from 'node:crypto';
+import { jsonEqual } from '../api/deep-equal';
 import { field, type FieldErrorList } from '../api/field-errors';
 import { nameIsDns1035Label, isDns1123Label } from '../api/name-validation';
 import { isPlainObject, type KubeObject } from '../api/types';
@@ -6,23 +6,14 @@ import { defineResource } from '../registry/resource-definition';
 import { strategy } from '../registry/strategy';
 import { AGE_COLUMN, NAME_COLUMN } from '../registry/table';
 import { validateLoadBalancerStatus, statusOf } from './status-validation';
+import { needsHealthCheckNodePort } from '../registry/service-allocation/service-allocator';
 
 type Obj = Record<string, unknown>;
 
 const TYPES = ['ClusterIP', 'ExternalName', 'LoadBalancer', 'NodePort'];
 const PROTOCOLS = ['SCTP', 'TCP', 'UDP'];
-/** The default service CIDR, 10.96.0.0/12; .1 is the kubernetes service's. */
-const SERVICE_CIDR_BASE = (10 << 24) | (96 << 16);
-const SERVICE_CIDR_SIZE = 1 << 20;
-const NODE_PORT_RANGE: [number, number] = [30000, 32767];
-
 const spec = (svc: KubeObject): Obj => (isPlainObject(svc.spec) ? svc.spec : (svc.spec = {}) as Obj);
 const ports = (svc: KubeObject): Obj[] => (Array.isArray(spec(svc).ports) ? (spec(svc).ports as Obj[]).filter(isPlainObject) : []);
-
-function randomClusterIp(): string {
-  const n = SERVICE_CIDR_BASE + randomInt(2, SERVICE_CIDR_SIZE - 1);
-  return [n >>> 24, (n >>> 16) & 255, (n >>> 8) & 255, n & 255].join('.');
-}
 
 function externallyAccessible(s: Obj): boolean {
   return s.type === 'NodePort' || s.type === 'LoadBalancer' || (Array.isArray(s.externalIPs) && s.externalIPs.length > 0);
@@ -42,23 +33,7 @@ function defaultService(svc: KubeObject): void {
   if (s.type === 'LoadBalancer') s.allocateLoadBalancerNodePorts ??= true;
 }
 
-/** The registry's allocations: a cluster IP (unless headless or ExternalName) and node ports. */
-function allocate(svc: KubeObject): void {
-  const s = spec(svc);
-  if (s.type !== 'ExternalName') {
-    if (!s.clusterIP && Array.isArray(s.clusterIPs) && typeof s.clusterIPs[0] === 'string') s.clusterIP = s.clusterIPs[0];
-    s.clusterIP ??= randomClusterIp();
-    s.clusterIPs = [s.clusterIP];
-    s.ipFamilies ??= ['IPv4'];
-    s.ipFamilyPolicy ??= 'SingleStack';
-  }
-  const wantsNodePorts = s.type === 'NodePort' || (s.type === 'LoadBalancer' && s.allocateLoadBalancerNodePorts !== false);
-  if (wantsNodePorts) for (const p of ports(svc)) p.nodePort ??= randomInt(NODE_PORT_RANGE[0], NODE_PORT_RANGE[1] + 1);
-  if (needsHealthCheckNodePort(s)) s.healthCheckNodePort ??= randomInt(NODE_PORT_RANGE[0], NODE_PORT_RANGE[1] + 1);
-}
-
 const needsNodePort = (s: Obj): boolean => s.type === 'NodePort' || s.type === 'LoadBalancer';
-const needsHealthCheckNodePort = (s: Obj): boolean => s.type === 'LoadBalancer' && s.externalTrafficPolicy === 'Local';
 
 function validateService(svc: KubeObject): FieldErrorList {
   const errs: FieldErrorList = [];
@@ -84,18 +59,39 @@ function validateService(svc: KubeObject): FieldErrorList {
       errs.push(p.port === undefined ? field.required(`${path}.port`) : field.invalid(`${path}.port`, p.port, 'must be between 1 and 65535, inclusive'));
     }
     if (!PROTOCOLS.includes(p.protocol as string)) errs.push(field.notSupported(`${path}.protocol`, p.protocol, PROTOCOLS));
-    if (p.nodePort !== undefined && (typeof p.nodePort !== 'number' || p.nodePort < 1 || p.nodePort > 65535)) {
+    if (p.nodePort !== undefined && p.nodePort !== 0 && (typeof p.nodePort !== 'number' || p.nodePort < 1 || p.nodePort > 65535)) {
       errs.push(field.invalid(`${path}.nodePort`, p.nodePort, 'must be between 1 and 65535, inclusive'));
+    } else if (type === 'ClusterIP' && typeof p.nodePort === 'number' && p.nodePort !== 0) {
+      errs.push(field.forbidden(`${path}.nodePort`, "may not be used when `type` is 'ClusterIP'"));
     }
   });
   return errs;
 }
 
 /**
+ * dropTypeDependentFields: what the old type needed and the new one does not is cleared where the
+ * update left it as it was (a patch of `type` alone), so that it is released.
+ */
+function dropTypeDependentFields(next: KubeObject, prev: KubeObject): void {
+  const n = spec(next);
+  const p = spec(prev);
+  if (n.type === 'ExternalName' && p.type !== 'ExternalName') {
+    for (const key of ['clusterIP', 'clusterIPs', 'ipFamilies', 'ipFamilyPolicy']) if (jsonEqual(n[key], p[key])) delete n[key];
+  }
+  if (!needsNodePort(n) && needsNodePort(p)) {
+    const old = new Map(ports(prev).map((o) => [o.name ?? '', o.nodePort]));
+    for (const port of ports(next)) if (port.nodePort !== undefined && port.nodePort === old.get(port.name ?? '')) delete port.nodePort;
+  }
+  if (!needsHealthCheckNodePort(n) && n.healthCheckNodePort !== undefined && n.healthCheckNodePort === p.healthCheckNodePort) delete n.healthCheckNodePort;
+}
+
+/**
  * Allocated values survive an update that leaves them out (kubectl apply of a manifest without
- * clusterIP), as kube's patchAllocatedValues keeps them; what is still missing is then allocated.
+ * clusterIP), as kube's patchAllocatedValues keeps them; what is still missing is then allocated
+ * by the registry's allocator (service-allocation/).
  */
 function keepAllocations(next: KubeObject, prev: KubeObject): void {
+  dropTypeDependentFields(next, prev);
   const n = spec(next);
   const p = spec(prev);
   if (n.type !== 'ExternalName' && p.type !== 'ExternalName') {
@@ -114,7 +110,6 @@ function keepAllocations(next: KubeObject, prev: KubeObject): void {
   if (needsHealthCheckNodePort(p) && needsHealthCheckNodePort(n) && (n.healthCheckNodePort === undefined || n.healthCheckNodePort === 0)) {
     n.healthCheckNodePort = p.healthCheckNodePort;
   }
-  allocate(next);
 }
 
 function validateServiceUpdate(next: KubeObject, prev: KubeObject): FieldErrorList {
@@ -166,9 +161,7 @@ export const services = defineResource({
     allowCreateOnUpdate: true,
     prepareForCreate: (svc) => {
       svc.status = { loadBalancer: {} };
-      // Allocation needs the defaulted type; an update allocates only after keeping the old values.
       defaultService(svc);
-      allocate(svc);
     },
     prepareForUpdate: keepAllocations,
     applyDefaults: defaultService,

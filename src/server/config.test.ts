@@ -51,3 +51,15 @@ describe('admission plugin flags', () => {
     );
   });
 });
+
+describe('service allocation flags', () => {
+  test('--service-cluster-ip-range (one CIDR or a dual-stack pair) and --service-node-port-range', () => {
+    expect(parseFlags([])).toMatchObject({ serviceClusterIpRange: ['10.96.0.0/12'], serviceNodePortRange: { base: 30000, size: 2768 } });
+    expect(parseFlags(['--service-cluster-ip-range=10.0.0.0/16,fd00::/108', '--service-node-port-range=20000-20099'])).toMatchObject({
+      serviceClusterIpRange: ['10.0.0.0/16', 'fd00::/108'],
+      serviceNodePortRange: { base: 20000, size: 100 },
+    });
+    expect(() => parseFlags(['--service-cluster-ip-range=10.0.0.0/16,10.1.0.0/16'])).toThrow(ConfigError);
+    expect(() => parseFlags(['--service-node-port-range=2-1'])).toThrow('invalid argument "2-1" for "--service-node-port-range" flag');
+  });
+});

@@ -3,6 +3,8 @@ import { ConfigError, parseFeatureGates, type FeatureGates } from './feature-gat
 import { parseAuthorizationModes, type AuthorizationMode } from '../auth/authorizer/modes';
 import type { LoggingFormat } from './logger';
 import { enabledAdmissionPlugins } from '../admission/plugin-names';
+import { parsePortRange, type PortRange } from '../registry/service-allocation/port-allocator';
+import { parseServiceClusterIpRange } from '../registry/service-allocation/ip-range';
 
 export interface Config {
   /** External etcd endpoints; empty starts an embedded etcd child process. */
@@ -34,6 +36,12 @@ export interface Config {
   anonymousAuth: boolean;
   /** Accept loopback addresses (127.0.0.0/8, ::1) in Endpoints and EndpointSlices, which kube-apiserver refuses (for tests). */
   allowLoopbackEndpoints: boolean;
+  /** --service-cluster-ip-range: one CIDR, or two of different families (dual stack), primary first. */
+  serviceClusterIpRange: string[];
+  /** --service-node-port-range. */
+  serviceNodePortRange: PortRange;
+  /** How often the service IP and node port repair controllers run; not a flag, tests shorten it. */
+  serviceRepairIntervalMs: number;
   /** TLS to etcd: the CA that signed its serving certificate and kapi's client certificate. */
   etcdCaFile: string;
   etcdCertFile: string;
@@ -165,6 +173,24 @@ const FLAGS: Record<string, FlagSpec> = {
     parse: bool('allow-loopback-endpoints'),
     boolean: true,
     help: 'Accept loopback addresses (127.0.0.0/8, ::1) in Endpoints and EndpointSlices, for servers on 127.0.0.1 in tests (default false).',
+  },
+  'service-cluster-ip-range': {
+    key: 'serviceClusterIpRange',
+    parse: (v) => {
+      const cidrs = parseServiceClusterIpRange(v);
+      if (typeof cidrs === 'string') throw new ConfigError(`invalid argument "${v}" for "--service-cluster-ip-range" flag: ${cidrs}`);
+      return cidrs;
+    },
+    help: 'A CIDR notation IP range from which to assign service cluster IPs; two of different families for dual stack (default 10.96.0.0/12).',
+  },
+  'service-node-port-range': {
+    key: 'serviceNodePortRange',
+    parse: (v) => {
+      const range = parsePortRange(v);
+      if (!range) throw new ConfigError(`invalid argument "${v}" for "--service-node-port-range" flag: must be a port range such as 30000-32767`);
+      return range;
+    },
+    help: 'A port range to reserve for services with NodePort visibility, inclusive at both ends (default 30000-32767).',
   },
   'etcd-cafile': { key: 'etcdCaFile', parse: text, help: 'SSL Certificate Authority file used to secure etcd communication.' },
   'etcd-certfile': { key: 'etcdCertFile', parse: text, help: 'SSL certification file used to secure etcd communication.' },
@@ -328,6 +354,9 @@ export function defaultConfig(): Config {
     apiAudiences: [],
     anonymousAuth: true,
     allowLoopbackEndpoints: false,
+    serviceClusterIpRange: ['10.96.0.0/12'],
+    serviceNodePortRange: { base: 30000, size: 2768 },
+    serviceRepairIntervalMs: 3 * 60_000,
     etcdCaFile: '',
     etcdCertFile: '',
     etcdKeyFile: '',

@@ -27,6 +27,7 @@ import { userOf, withAuthentication, withUser } from '../http/filters/authentica
 import { ComputedStore } from '../registry/computed-store';
 import type { ServerServices } from '../registry/server-services';
 import { GenericStore, resourceRoot } from '../registry/generic-store';
+import { buildServiceAllocation } from '../registry/service-allocation/build';
 import type { OwnSchema, ResourceDefinition, ServedKind } from '../registry/resource-definition';
 import type { SchemaSource } from '../http/openapi';
 import { ResourceRegistry } from '../registry/resource-registry';
@@ -286,7 +287,16 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
   };
   await reconcileBootstrapPolicy(rbacStores.clusterroles, rbacStores.clusterrolebindings);
   await settleAggregation(rbacStores.clusterroles);
-  const controllers = startControllers(config, registry, serveCustomResource, metrics, auth.servingTls.serverCa, auth.servingTls.clientSigner, log);
+  // Service IPs and node ports are allocated around the Service store's writes.
+  const serviceAllocation = buildServiceAllocation(config, etcdStorage, (group, resource) => storeOf(group, 'v1', resource), log);
+  storeOf('', 'v1', 'services').hooks = serviceAllocation.services;
+  let listening: (port: number) => void = () => undefined;
+  const securePort = new Promise<number>((resolve) => (listening = resolve));
+  const controllers = startControllers(config, registry, serveCustomResource, metrics, auth.servingTls.serverCa, auth.servingTls.clientSigner, log, {
+    allocation: serviceAllocation,
+    storage: etcdStorage,
+    securePort,
+  });
   await controllers.manager.start(controllers.elector);
   const policyCache = new PolicyCache(rbacStores, log);
   await policyCache.start();
@@ -377,6 +387,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
   }
   const [secureUrl, insecureUrl] = urls;
   discovery = auth.discovery((servers[0].server.address() as AddressInfo).port);
+  listening((servers[0].server.address() as AddressInfo).port);
   log(`kapi serving securely on ${secureUrl}`);
   if (insecureUrl) log(`kapi serving insecurely on ${insecureUrl}`);
   let adminKubeconfig: string | null = null;

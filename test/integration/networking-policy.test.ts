@@ -41,7 +41,10 @@ describe('discovery', () => {
       ['ingressclasses', 'IngressClass', false, []],
       ['ingresses', 'Ingress', true, ['ing']],
       ['ingresses/status', 'Ingress', true, []],
+      ['ipaddresses', 'IPAddress', false, ['ip']],
       ['networkpolicies', 'NetworkPolicy', true, ['netpol']],
+      ['servicecidrs', 'ServiceCIDR', false, []],
+      ['servicecidrs/status', 'ServiceCIDR', false, []],
     ]);
     const policy = (await api.get(POLICY)).body.resources as { name: string; shortNames?: string[] }[];
     expect(policy.map((r) => [r.name, r.shortNames ?? []])).toEqual([
