@@ -8,6 +8,7 @@ import { CrdEstablishingController } from './crd-establishing-controller';
 import { CsrSigningController } from './csr-signer';
 import { GarbageCollector } from './garbage-collector';
 import { NamespaceController } from './namespace-controller';
+import { ResourceQuotaController } from './resource-quota-controller';
 import { RootCaPublisher } from './root-ca-publisher';
 import { ControllerManager } from './runtime/controller-manager';
 import { LeaderElector } from './runtime/leader-election';
@@ -51,6 +52,15 @@ export function startControllers(config: Config, registry: ResourceRegistry, ser
   manager.add(new CrdEstablishingController(crds, leases, crdController, identity.leaseName, log), { leaderOnly: true });
   manager.add(new ClusterRoleAggregationController(storeOf('rbac.authorization.k8s.io', 'clusterroles'), log), { leaderOnly: true });
   manager.add(new ServiceAccountController(storeOf('', 'namespaces'), storeOf('', 'serviceaccounts'), log), { leaderOnly: true });
+  manager.add(
+    new ResourceQuotaController(
+      storeOf('', 'resourcequotas'),
+      (group, resource) => registry.stored().find((s) => s.def.group === group && s.def.resource === resource),
+      config.resourceQuotaSyncPeriodMs,
+      log,
+    ),
+    { leaderOnly: true },
+  );
   manager.add(new RootCaPublisher(storeOf('', 'namespaces'), storeOf('', 'configmaps'), rootCa, log), { leaderOnly: true });
   // Only a CA kapi generated signs CSRs: with --client-ca-file, the CA's key is not ours.
   if (clientSigner) manager.add(new CsrSigningController(storeOf('certificates.k8s.io', 'certificatesigningrequests'), clientSigner, log), { leaderOnly: true });
