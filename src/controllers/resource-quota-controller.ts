@@ -50,9 +50,9 @@ export class ResourceQuotaController implements Controller {
       listWatchOf(quotas),
       {
         added: enqueue,
-        // Only a change of spec.hard (or a status that lags it) asks for a recount: the status writes of admission and of this controller do not.
+        // Only a change of spec.hard asks for a recount (kube's updateFunc): status writes, admission's charges among them, do not.
         updated: (prev, cur) => {
-          if (!listsEqual(hardOf(prev), hardOf(cur)) || !listsEqual(hardOf(cur), statusOf(cur).hard)) enqueue(cur);
+          if (!listsEqual(hardOf(prev), hardOf(cur))) enqueue(cur);
         },
       },
       { name: 'resourcequotas', log, clock },

@@ -131,6 +131,8 @@ export class ResourceQuotaAdmission implements AdmissionPlugin {
     if (attrs.subresource !== '' || !attrs.namespace || !attrs.object) return;
     const evaluator = evaluatorFor(attrs.def.group, attrs.def.resource);
     if (!evaluator.handles(attrs.operation, attrs.subresource)) return;
+    // A namespace without quotas needs no turn: nothing is charged there.
+    if ((await this.list(attrs.namespace)).length === 0) return;
     await this.inTurn(attrs.namespace, () => this.evaluate(attrs, evaluator));
   }
 
