@@ -149,6 +149,32 @@ test('deleting an object gives its usage back through the controller, and the fr
   expect((await create('rq-free', 'secrets', secret('s2'))).status).toBe(201);
 });
 
+test('a change of spec.hard is recounted; a status without usage for a limited resource refuses with "status unknown"', async () => {
+  await namespace('rq-unknown');
+  const q = await counted('rq-unknown', quota('q', { pods: '1' }));
+  expect((await api.put('/api/v1/namespaces/rq-unknown/resourcequotas/q', { ...q, spec: { hard: { pods: '2', 'count/configmaps': '9' } } })).status).toBe(200);
+  const recounted = await usedOf('rq-unknown', 'q', (used) => 'count/configmaps' in used);
+  expect(recounted.status.hard).toEqual({ pods: '2', 'count/configmaps': '9' });
+  // A status written without usage (the controller only reacts to spec changes) leaves admission unable to decide.
+  const blank = await api.put('/api/v1/namespaces/rq-unknown/resourcequotas/q/status', { ...recounted, status: { hard: { pods: '2', 'count/configmaps': '9' } } });
+  expect(blank.status).toBe(200);
+  const res = await create('rq-unknown', 'pods', pod('p'));
+  expect(res.status).toBe(403);
+  expect(res.body.message).toBe('pods "p" is forbidden: status unknown for quota: q, resources: pods');
+});
+
+test('a pod that finished no longer uses pods, though count/pods still counts it', async () => {
+  await namespace('rq-done');
+  await counted('rq-done', quota('q', { pods: '1', 'count/pods': '5' }));
+  expect((await create('rq-done', 'pods', pod('job'))).status).toBe(201);
+  expect((await create('rq-done', 'pods', pod('next'))).status).toBe(403);
+  const done = await api.patch('/api/v1/namespaces/rq-done/pods/job/status', { status: { phase: 'Succeeded' } }, 'application/merge-patch+json');
+  expect(done.status).toBe(200);
+  const freed = await usedOf('rq-done', 'q', (used) => used.pods === '0');
+  expect(freed.status.used).toEqual({ pods: '0', 'count/pods': '1' });
+  expect((await create('rq-done', 'pods', pod('next'))).status).toBe(201);
+});
+
 test('scopes: BestEffort, NotBestEffort, Terminating and a PriorityClass scopeSelector count only the pods in them', async () => {
   await namespace('rq-scopes');
   await counted('rq-scopes', quota('besteffort', { pods: '1' }, { scopes: ['BestEffort'] }));
