@@ -52,6 +52,7 @@ export function startControllers(config: Config, registry: ResourceRegistry, ser
   manager.add(new CrdEstablishingController(crds, leases, crdController, identity.leaseName, log), { leaderOnly: true });
   manager.add(new ClusterRoleAggregationController(storeOf('rbac.authorization.k8s.io', 'clusterroles'), log), { leaderOnly: true });
   manager.add(new ServiceAccountController(storeOf('', 'namespaces'), storeOf('', 'serviceaccounts'), log), { leaderOnly: true });
+  manager.add(new RootCaPublisher(storeOf('', 'namespaces'), storeOf('', 'configmaps'), rootCa, log), { leaderOnly: true });
   manager.add(
     new ResourceQuotaController(
       storeOf('', 'resourcequotas'),
@@ -61,7 +62,6 @@ export function startControllers(config: Config, registry: ResourceRegistry, ser
     ),
     { leaderOnly: true },
   );
-  manager.add(new RootCaPublisher(storeOf('', 'namespaces'), storeOf('', 'configmaps'), rootCa, log), { leaderOnly: true });
   // Only a CA kapi generated signs CSRs: with --client-ca-file, the CA's key is not ours.
   if (clientSigner) manager.add(new CsrSigningController(storeOf('certificates.k8s.io', 'certificatesigningrequests'), clientSigner, log), { leaderOnly: true });
   const elector = config.leaderElect

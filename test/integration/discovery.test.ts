@@ -129,6 +129,7 @@ test('health endpoints', async () => {
       '[+]clusterrole-aggregation-controller ok',
       '[+]serviceaccount-controller ok',
       '[+]root-ca-certificate-publisher-controller ok',
+      '[+]resourcequota-controller ok',
       '[+]csrsigning-controller ok',
       '[+]leaderElection ok',
       '[+]shutdown ok',
