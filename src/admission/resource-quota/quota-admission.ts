@@ -108,16 +108,29 @@ function checkRequest(charges: Charge[], attrs: AdmissionAttributes, evaluator: 
   return out;
 }
 
+/** One write waiting for its namespace's evaluation (admissionWaiter); `result` null once admitted. */
+interface Waiter {
+  attrs: AdmissionAttributes;
+  evaluator: QuotaEvaluator;
+  result: unknown;
+  done: (err: unknown) => void;
+}
+
+/** defaultDeny: a waiter whose charge has not been written yet. */
+const PENDING = Symbol('pending');
+
 /**
  * The ResourceQuota admission plugin (k8s.io/apiserver's plugin/resourcequota): a create or
  * update that adds usage under a namespace's quotas is refused when it would exceed one, and
  * otherwise charged to the quotas' status.used before it is stored, with writes guarded by
- * resourceVersion so that replicas admitting at once cannot both spend the last unit. Writes in one
- * namespace are checked one at a time in this process, as kube's per-namespace work queue does.
+ * resourceVersion so that replicas admitting at once cannot both spend the last unit. As kube's
+ * quotaEvaluator, a namespace's writes are evaluated by one worker at a time, every write that
+ * waited meanwhile in one batch with one status write per quota.
  */
 export class ResourceQuotaAdmission implements AdmissionPlugin {
   readonly name = 'ResourceQuota';
-  private readonly namespaceTurns = new Map<string, Promise<void>>();
+  private readonly waiting = new Map<string, Waiter[]>();
+  private readonly busy = new Set<string>();
   /** Quotas this process charged, newer than its cache may be yet (quotaAccessor.updatedQuotas). */
   private readonly charged = new Map<string, KubeObject>();
   private readonly liveLookups = new Map<string, { until: number; items: KubeObject[] }>();
@@ -133,48 +146,80 @@ export class ResourceQuotaAdmission implements AdmissionPlugin {
     if (!evaluator.handles(attrs.operation, attrs.subresource)) return;
     // A namespace without quotas needs no turn: nothing is charged there.
     if ((await this.list(attrs.namespace)).length === 0) return;
-    await this.inTurn(attrs.namespace, () => this.evaluate(attrs, evaluator));
+    await new Promise<void>((resolve, reject) => {
+      const waiter: Waiter = { attrs, evaluator, result: PENDING, done: (err) => (err === null ? resolve() : reject(err)) };
+      const queue = this.waiting.get(attrs.namespace) ?? [];
+      queue.push(waiter);
+      this.waiting.set(attrs.namespace, queue);
+      void this.work(attrs.namespace);
+    });
   }
 
-  /** Runs `fn` after every earlier evaluation in the namespace has finished. */
-  private async inTurn(namespace: string, fn: () => Promise<void>): Promise<void> {
-    const before = this.namespaceTurns.get(namespace) ?? Promise.resolve();
-    const mine = before.then(fn, fn);
-    const settled = mine.then(
-      () => undefined,
-      () => undefined,
-    );
-    this.namespaceTurns.set(namespace, settled);
+  /** doWork for one namespace: batches of what waited, until none is left. */
+  private async work(namespace: string): Promise<void> {
+    if (this.busy.has(namespace)) return;
+    this.busy.add(namespace);
     try {
-      await mine;
+      for (let batch = this.waiting.get(namespace); batch; batch = this.waiting.get(namespace)) {
+        this.waiting.delete(namespace);
+        try {
+          const quotas = (await this.list(namespace)).map(chargeOf);
+          await this.checkQuotas(quotas, batch, RETRIES);
+        } catch (err) {
+          for (const w of batch) if (w.result === PENDING) w.result = err;
+        }
+        for (const w of batch) w.done(w.result === PENDING ? null : w.result);
+      }
     } finally {
-      if (this.namespaceTurns.get(namespace) === settled) this.namespaceTurns.delete(namespace);
+      this.busy.delete(namespace);
     }
   }
 
-  /** checkQuotas: charge every quota the write falls under; on a conflict, re-read those quotas live and try again. */
-  private async evaluate(attrs: AdmissionAttributes, evaluator: QuotaEvaluator): Promise<void> {
-    let current = (await this.list(attrs.namespace)).map(chargeOf);
-    for (let retries = RETRIES; ; retries--) {
-      if (current.length === 0) return;
-      const next = checkRequest(current, attrs, evaluator, this.now());
-      if (attrs.dryRun) return;
-      const failed = new Set<string>();
-      let lastError: unknown = null;
-      for (let i = 0; i < next.length; i++) {
-        if (listsEqual(next[i].used, current[i].used)) continue;
-        try {
-          await this.write(next[i]);
-        } catch (err) {
-          if (!isStatusError(err)) throw err;
-          failed.add(next[i].quota.metadata.name!);
-          lastError = err;
-        }
+  /**
+   * checkQuotas: each waiter is checked against the quotas as the ones before it left them; the
+   * quotas that changed are written; on conflicts those quotas are read again from etcd and the
+   * batch is checked against them once more.
+   */
+  private async checkQuotas(quotas: Charge[], waiters: Waiter[], retries: number): Promise<void> {
+    const original = quotas;
+    let running = quotas;
+    let changed = false;
+    for (const w of waiters) {
+      let next: Charge[];
+      try {
+        next = checkRequest(running, w.attrs, w.evaluator, this.now());
+      } catch (err) {
+        w.result = err;
+        continue;
       }
-      if (failed.size === 0) return;
-      if (retries <= 0) throw lastError;
-      current = (await this.quotas.list(attrs.namespace, true)).filter((q) => failed.has(q.metadata.name!)).map(chargeOf);
+      if (w.attrs.dryRun) {
+        w.result = null;
+        continue;
+      }
+      if (next.some((c, i) => !listsEqual(c.used, running[i].used))) changed = true;
+      else w.result = null;
+      running = next;
     }
+    if (!changed) return;
+    const failed = new Set<string>();
+    let lastError: unknown = null;
+    for (let i = 0; i < running.length; i++) {
+      if (listsEqual(running[i].used, original[i].used)) continue;
+      try {
+        await this.write(running[i]);
+      } catch (err) {
+        if (!isStatusError(err)) throw err;
+        failed.add(running[i].quota.metadata.name!);
+        lastError = err;
+      }
+    }
+    const settle = (result: unknown): void => {
+      for (const w of waiters) if (w.result === PENDING) w.result = result;
+    };
+    if (failed.size === 0) return settle(null);
+    if (retries <= 0) return settle(lastError);
+    const fresh = (await this.quotas.list(waiters[0].attrs.namespace, true)).filter((q) => failed.has(q.metadata.name!)).map(chargeOf);
+    await this.checkQuotas(fresh, waiters, retries - 1);
   }
 
   private async write(charge: Charge): Promise<void> {
