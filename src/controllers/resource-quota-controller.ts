@@ -1,6 +1,6 @@
 import { isStatusError } from '../api/errors';
 import { isPlainObject, type KubeObject } from '../api/types';
-import { listsEqual, maskList, resourceListJson, resourceListOf, addLists, countAmount, type ResourceList } from '../admission/resource-quota/amounts';
+import { addLists, listsEqual, maskList, resourceListJson, resourceListOf, zeroAmount, type ResourceList } from '../admission/resource-quota/amounts';
 import { evaluatorFor, quotaScopes, resourcesNamedBy, type QuotaEvaluator } from '../admission/resource-quota/evaluators';
 import type { GenericStore } from '../registry/generic-store';
 import { internalContext } from '../registry/request-context';
@@ -20,7 +20,6 @@ const statusOf = (quota: KubeObject): { hard: ResourceList; used: ResourceList }
   const status = isPlainObject(quota.status) ? quota.status : {};
   return { hard: resourceListOf(status.hard), used: resourceListOf(status.used) };
 };
-const zero = (): ReturnType<typeof countAmount> => countAmount(0);
 
 /**
  * kube-controller-manager's resourcequota-controller (pkg/controller/resourcequota): every quota's
@@ -156,7 +155,7 @@ export class ResourceQuotaController implements Controller {
   private async usage(store: GenericStore, namespace: string, quota: KubeObject, evaluator: QuotaEvaluator, names: string[]): Promise<ResourceList> {
     const scopes = quotaScopes(quota);
     const now = this.clock.now();
-    let total: ResourceList = new Map(names.map((n) => [n, zero()]));
+    let total: ResourceList = new Map(names.map((n) => [n, zeroAmount()]));
     const { items } = await store.list(namespace, { resourceVersion: '', match: '', predicate: everything });
     for (const obj of items) {
       if (!scopes.every((s) => evaluator.matchesScope(s, obj))) continue;

@@ -49,7 +49,7 @@ export function addAmounts(a: Amount, b: Amount): Amount {
   return { nanos: a.nanos + b.nanos, format: a.nanos === 0n ? b.format : a.format };
 }
 
-export const subtractAmounts = (a: Amount, b: Amount): Amount => ({ nanos: a.nanos - b.nanos, format: a.format });
+const subtractAmounts = (a: Amount, b: Amount): Amount => ({ nanos: a.nanos - b.nanos, format: a.format });
 export const compareAmounts = (a: Amount, b: Amount): number => (a.nanos < b.nanos ? -1 : a.nanos > b.nanos ? 1 : 0);
 
 /** Quantity.MilliValue (rounded up, as kube's). */

@@ -29,7 +29,7 @@ const objects = (v: unknown): Obj[] => (Array.isArray(v) ? v.filter(isPlainObjec
 const specOf = (obj: KubeObject): Obj => (isPlainObject(obj.spec) ? obj.spec : {});
 
 /** generic.ObjectCountQuotaResourceNameFor. */
-export const objectCountName = (group: string, resource: string): string => (group ? `count/${resource}.${group}` : `count/${resource}`);
+const objectCountName = (group: string, resource: string): string => (group ? `count/${resource}.${group}` : `count/${resource}`);
 
 /** The names quota gave object counts before count/<resource> existed (legacyObjectCountAliases). */
 const LEGACY_COUNT_ALIASES: Record<string, string> = {
