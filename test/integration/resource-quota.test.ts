@@ -205,6 +205,11 @@ test('services count load balancers and node ports; claims count storage, per cl
   expect(lb2.body.message).toBe('services "lb2" is forbidden: exceeded quota: svc, requested: services.loadbalancers=1, used: services.loadbalancers=1, limited: services.loadbalancers=1');
   const np = await create('rq-kinds', 'services', svc('np', 'NodePort', 2));
   expect(np.body.message).toBe('services "np" is forbidden: exceeded quota: svc, requested: services.nodeports=2, used: services.nodeports=1, limited: services.nodeports=2');
+  // An update is charged what it adds: a ClusterIP Service turned NodePort asks for its node ports.
+  expect((await create('rq-kinds', 'services', svc('cip', 'ClusterIP', 2))).status).toBe(201);
+  const turned = await api.patch('/api/v1/namespaces/rq-kinds/services/cip', { spec: { type: 'NodePort' } }, 'application/merge-patch+json');
+  expect(turned.status).toBe(403);
+  expect(turned.body.message).toBe('services "cip" is forbidden: exceeded quota: svc, requested: services.nodeports=2, used: services.nodeports=1, limited: services.nodeports=2');
 
   await counted('rq-kinds', quota('storage', { 'requests.storage': '10Gi', persistentvolumeclaims: '5', 'gold.storageclass.storage.k8s.io/requests.storage': '1Gi' }));
   const claim = (name: string, size: string, storageClassName?: string) => ({
