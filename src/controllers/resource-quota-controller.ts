@@ -73,7 +73,9 @@ export class ResourceQuotaController implements Controller {
   }
 
   problem(): string | null {
-    return informerAndQueueProblem([this.quotaInformer, ...this.watched.values()], this.queue);
+    // A resource no longer served (its CRD deleted) cannot be watched; that is no fault of the controller.
+    const served = [...this.watched].filter(([key]) => this.findStore(key.slice(0, key.indexOf('/')), key.slice(key.indexOf('/') + 1)));
+    return informerAndQueueProblem([this.quotaInformer, ...served.map(([, informer]) => informer)], this.queue);
   }
 
   /** enqueueAll, every sync period (never with a period of 0). */
@@ -119,13 +121,18 @@ export class ResourceQuotaController implements Controller {
     const counted = new Set<string>();
     for (const { group, resource } of this.countedResources(hard.keys())) {
       const store = this.findStore(group, resource);
-      if (!store) continue;
       const evaluator = evaluatorFor(group, resource);
-      this.watch(group, resource, store, evaluator);
       const names = evaluator.matchingResources(hard.keys()).filter((n) => !counted.has(n));
-      if (names.length === 0) continue;
       names.forEach((n) => counted.add(n));
-      used = new Map([...used, ...(await this.usage(store, namespace, quota, evaluator, names))]);
+      // A resource not served (yet: a CRD to come) has no objects; it is watched once it is served and the quota recounted.
+      if (!store) {
+        this.watched.get(`${group}/${resource}`)?.stop();
+        this.watched.delete(`${group}/${resource}`);
+        for (const n of names) used.set(n, zeroAmount());
+        continue;
+      }
+      this.watch(group, resource, store, evaluator);
+      if (names.length > 0) used = new Map([...used, ...(await this.usage(store, namespace, quota, evaluator, names))]);
     }
     used = maskList(used, hard.keys());
     if (listsEqual(previous.hard, hard) && listsEqual(previous.used, used)) return true;

@@ -1,7 +1,7 @@
 import { Api } from '../harness/http';
 import { startServerProcess, type ServerProcess } from '../harness/process';
 import { startTestServer, uniquePrefix } from '../harness/server';
-import { eventually } from '../harness/crds';
+import { createEstablished, eventually, simpleCrd } from '../harness/crds';
 
 /**
  * ResourceQuota as kube-apiserver and kube-controller-manager enforce it: the controller fills
@@ -229,6 +229,30 @@ test('services count load balancers and node ports; claims count storage, per cl
   await counted('rq-kinds', quota('quotas', { resourcequotas: '3' }));
   const fourth = await create('rq-kinds', 'resourcequotas', quota('fourth', { pods: '1' }));
   expect(fourth.body.message).toBe('resourcequotas "fourth" is forbidden: exceeded quota: quotas, requested: resourcequotas=1, used: resourcequotas=3, limited: resourcequotas=3');
+});
+
+test('count/<resource>.<group> counts any resource, a custom resource served after the quota too', async () => {
+  await namespace('rq-generic');
+  const q = await counted('rq-generic', quota('q', { 'count/widgets.quota.example.com': '1', 'count/deployments.apps': '1' }));
+  expect(q.status.used).toEqual({ 'count/widgets.quota.example.com': '0', 'count/deployments.apps': '0' });
+  await createEstablished(api, simpleCrd('quota.example.com', 'widgets', 'Widget'));
+  const widget = (name: string) => ({ apiVersion: 'quota.example.com/v1', kind: 'Widget', metadata: { name } });
+  const path = '/apis/quota.example.com/v1/namespaces/rq-generic/widgets';
+  expect((await api.post(path, widget('w1'))).status).toBe(201);
+  const second = await api.post(path, widget('w2'));
+  expect(second.status).toBe(403);
+  expect(second.body.message).toBe(
+    'widgets.quota.example.com "w2" is forbidden: exceeded quota: q, requested: count/widgets.quota.example.com=1, used: count/widgets.quota.example.com=1, limited: count/widgets.quota.example.com=1',
+  );
+  const deployment = (name: string) => ({
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name },
+    spec: { selector: { matchLabels: { app: name } }, template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'c', image: 'nginx' }] } } },
+  });
+  expect((await api.post('/apis/apps/v1/namespaces/rq-generic/deployments', deployment('d1'))).status).toBe(201);
+  const d2 = await api.post('/apis/apps/v1/namespaces/rq-generic/deployments', deployment('d2'));
+  expect(d2.body.message).toBe('deployments.apps "d2" is forbidden: exceeded quota: q, requested: count/deployments.apps=1, used: count/deployments.apps=1, limited: count/deployments.apps=1');
 });
 
 describe('two replicas on one etcd', () => {
