@@ -2,19 +2,13 @@ import { forbidden } from '../api/errors';
 import { isPlainObject, type KubeObject } from '../api/types';
 import type { AdmissionAttributes, AdmissionPlugin } from './admission';
 import { amountText, milliValue, resourceListOf, type Amount, type ResourceList } from './resource-quota/amounts';
+import { LiveLookup, type NamespaceList } from './resource-quota/live-lookup';
 import { podTotals } from './resource-quota/pod-resources';
 
-/** A namespace's LimitRanges: from the watch cache, or from etcd when `live`. */
-export interface LimitRangeLookup {
-  list(namespace: string, live: boolean): Promise<KubeObject[]>;
-}
 
 type Obj = Record<string, unknown>;
 
 const ANNOTATION = 'kubernetes.io/limit-ranger';
-/** LimitRanger's liveTTL: a namespace whose cache shows no LimitRange is looked up live this often at most. */
-const LIVE_TTL_MS = 30_000;
-const LIVE_LOOKUPS = 10_000;
 /** resource.MaxMilliValue: past it, values are compared whole rather than in thousandths. */
 const MAX_MILLI_VALUE = 9_223_372_036_854_775n;
 
@@ -175,16 +169,15 @@ function defaultPod(range: KubeObject, pod: KubeObject): void {
  */
 export class LimitRanger implements AdmissionPlugin {
   readonly name = 'LimitRanger';
-  private readonly liveLookups = new Map<string, { until: number; items: KubeObject[] }>();
+  private readonly ranges: LiveLookup;
 
-  constructor(
-    private readonly ranges: LimitRangeLookup,
-    private readonly now: () => number = Date.now,
-  ) {}
+  constructor(list: NamespaceList, now: () => number = Date.now) {
+    this.ranges = new LiveLookup(list, now);
+  }
 
   async admit(attrs: AdmissionAttributes): Promise<void> {
     if (this.kind(attrs) !== 'pod') return;
-    const ranges = await this.limitRanges(attrs.namespace);
+    const ranges = await this.ranges.get(attrs.namespace);
     if (ranges.length === 0) return;
     const { containers, initContainers } = podContainers(attrs.object!);
     for (const c of [...containers, ...initContainers]) requestsFromLimits(c);
@@ -194,7 +187,7 @@ export class LimitRanger implements AdmissionPlugin {
   async validate(attrs: AdmissionAttributes): Promise<void> {
     const kind = this.kind(attrs);
     if (!kind) return;
-    for (const range of await this.limitRanges(attrs.namespace)) {
+    for (const range of await this.ranges.get(attrs.namespace)) {
       const errs = kind === 'pod' ? validatePod(range, attrs.object!) : validateClaim(range, attrs.object!);
       if (errs.length > 0) {
         const meta = attrs.object!.metadata;
@@ -209,20 +202,5 @@ export class LimitRanger implements AdmissionPlugin {
     if (attrs.oldObject?.metadata.deletionTimestamp) return null;
     if (attrs.def.resource === 'pods') return attrs.operation === 'CREATE' ? 'pod' : null;
     return attrs.def.resource === 'persistentvolumeclaims' ? 'claim' : null;
-  }
-
-  /** GetLimitRanges: the cache, or when it has none a live list remembered for a while. */
-  private async limitRanges(namespace: string): Promise<KubeObject[]> {
-    const cached = await this.ranges.list(namespace, false);
-    if (cached.length > 0) return cached;
-    const now = this.now();
-    let entry = this.liveLookups.get(namespace);
-    if (!entry || entry.until < now) {
-      entry = { until: now + LIVE_TTL_MS, items: await this.ranges.list(namespace, true) };
-      this.liveLookups.delete(namespace);
-      this.liveLookups.set(namespace, entry);
-      if (this.liveLookups.size > LIVE_LOOKUPS) this.liveLookups.delete(this.liveLookups.keys().next().value!);
-    }
-    return entry.items;
   }
 }

@@ -40,7 +40,7 @@ function implementedPlugins(storeOf: StoreOf, metrics: ApiServerMetrics | null):
   });
   return {
     NamespaceLifecycle: new NamespaceLifecycle({ get: (name, live) => lookup(namespaces, '', name, live) }),
-    LimitRanger: new LimitRanger({ list: namespaceList(storeOf('', 'v1', 'limitranges')) }),
+    LimitRanger: new LimitRanger(namespaceList(storeOf('', 'v1', 'limitranges'))),
     ResourceQuota: new ResourceQuotaAdmission({
       list: namespaceList(quotas),
       // The status write the quota evaluator makes: guarded by the resourceVersion it read.

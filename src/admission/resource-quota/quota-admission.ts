@@ -14,28 +14,17 @@ import {
   type ResourceList,
 } from './amounts';
 import { evaluatorFor, quotaMatches, quotaScopes, type QuotaEvaluator } from './evaluators';
+import { LiveLookup, remember, type NamespaceList } from './live-lookup';
 
 /** Reads and charges a namespace's quotas. */
 export interface QuotaAccess {
-  /** The namespace's quotas: from the watch cache, or from etcd when `live`. */
-  list(namespace: string, live: boolean): Promise<KubeObject[]>;
+  list: NamespaceList;
   /** Writes status.used, guarded by the quota's resourceVersion; a StatusError 409 when it moved. */
   updateStatus(quota: KubeObject): Promise<KubeObject>;
 }
 
 /** controller.go: checkQuotas is tried this many more times after conflicts. */
 const RETRIES = 3;
-/** quotaAccessor's liveTTL: a namespace whose cache shows no quota is looked up live this often at most. */
-const LIVE_TTL_MS = 30_000;
-/** The size of quotaAccessor's LRUs (live lookups, quotas charged). */
-const REMEMBERED = 10_000;
-
-/** Sets a key in a map bounded to REMEMBERED entries, forgetting the oldest. */
-function remember<T>(map: Map<string, T>, key: string, value: T): void {
-  map.delete(key);
-  map.set(key, value);
-  if (map.size > REMEMBERED) map.delete(map.keys().next().value!);
-}
 
 /** A quota as admission works on it: its object, and hard and used parsed. */
 interface Charge {
@@ -133,12 +122,14 @@ export class ResourceQuotaAdmission implements AdmissionPlugin {
   private readonly busy = new Set<string>();
   /** Quotas this process charged, newer than its cache may be yet (quotaAccessor.updatedQuotas). */
   private readonly charged = new Map<string, KubeObject>();
-  private readonly liveLookups = new Map<string, { until: number; items: KubeObject[] }>();
+  private readonly lookup: LiveLookup;
 
   constructor(
     private readonly quotas: QuotaAccess,
     private readonly now: () => number = Date.now,
-  ) {}
+  ) {
+    this.lookup = new LiveLookup(quotas.list, now);
+  }
 
   async validate(attrs: AdmissionAttributes): Promise<void> {
     if (attrs.subresource !== '' || !attrs.namespace || !attrs.object) return;
@@ -229,19 +220,9 @@ export class ResourceQuotaAdmission implements AdmissionPlugin {
     remember(this.charged, `${written.metadata.namespace}/${written.metadata.name}`, written);
   }
 
-  /** quotaAccessor.GetQuotas: the cache (a live read, now and then, when it has none), each replaced by what this process charged since. */
+  /** quotaAccessor.GetQuotas: each quota replaced by the version this process charged, when that is newer. */
   private async list(namespace: string): Promise<KubeObject[]> {
-    let items = await this.quotas.list(namespace, false);
-    if (items.length === 0) {
-      const now = this.now();
-      let entry = this.liveLookups.get(namespace);
-      if (!entry || entry.until < now) {
-        entry = { until: now + LIVE_TTL_MS, items: await this.quotas.list(namespace, true) };
-        remember(this.liveLookups, namespace, entry);
-      }
-      items = entry.items;
-    }
-    return items.map((quota) => {
+    return (await this.lookup.get(namespace)).map((quota) => {
       const key = `${namespace}/${quota.metadata.name}`;
       const mine = this.charged.get(key);
       if (!mine || mine.metadata.uid !== quota.metadata.uid || !newer(mine, quota)) {
