@@ -1,10 +1,11 @@
 import type { KubeObject } from '../api/types';
+import { internalContext } from '../registry/request-context';
+import { everything } from '../storage/interfaces';
 import type { ApiServerMetrics } from '../metrics/metrics';
 import type { GenericStore } from '../registry/generic-store';
 import type { ResourceRegistry } from '../registry/resource-registry';
 import type { Config } from '../server/config';
 import { AdmissionChain, type AdmissionPlugin } from './admission';
-import { selectionPredicate } from '../registry/predicate';
 import { DefaultTolerationSeconds } from './default-toleration-seconds';
 import { CertificateApproval } from './certificate-approval';
 import { CertificateSigning } from './certificate-signing';
@@ -15,6 +16,8 @@ import { NamespaceLifecycle } from './namespace-lifecycle';
 import { enabledAdmissionPlugins } from './plugin-names';
 import { PodSecurityAdmission } from './pod-security/pod-security';
 import { PriorityAdmission } from './priority';
+import { LimitRanger } from './limit-ranger';
+import { ResourceQuotaAdmission } from './resource-quota/quota-admission';
 import { ServiceAccountAdmission } from './service-account';
 import type { AuthorizeFn } from './policy/authorizer-library';
 import { registryPolicySource } from './policy/policy-source';
@@ -42,9 +45,9 @@ export async function lookup(store: GenericStore, namespace: string, name: strin
   return store.find(namespace, name, { resourceVersion: '', match: '' });
 }
 
-/** Every object of a store from its watch cache (resourceVersion "0"), as an informer's lister has them. */
-async function listCached(store: GenericStore, namespace: string): Promise<KubeObject[]> {
-  return (await store.list(namespace, { resourceVersion: '0', match: '', predicate: selectionPredicate(store.def, '', '') })).items;
+/** A namespace's objects of a store (every one with ''): from the watch cache, as kube's plugins read their listers, or from etcd when `live`. */
+async function listCached(store: GenericStore, namespace: string, live = false): Promise<KubeObject[]> {
+  return (await store.list(namespace, { resourceVersion: live ? '' : '0', match: '', predicate: everything })).items;
 }
 
 type PluginConfig = Pick<Config, 'enableAdmissionPlugins' | 'disableAdmissionPlugins' | 'defaultNotReadyTolerationSeconds' | 'defaultUnreachableTolerationSeconds'>;
@@ -56,6 +59,8 @@ function implementedPlugins(config: PluginConfig, storeOf: StoreOf, metrics: Api
   const pods = storeOf('', 'v1', 'pods');
   const priorityClasses = storeOf('scheduling.k8s.io', 'v1', 'priorityclasses');
   const runtimeClasses = storeOf('node.k8s.io', 'v1', 'runtimeclasses');
+  const quotas = storeOf('', 'v1', 'resourcequotas');
+  const limitRanges = storeOf('', 'v1', 'limitranges');
   const equivalents = registryEquivalents(cluster.registry);
   const webhooks = new WebhookAdmission(registryWebhookSource(storeOf, equivalents, cluster.authorize), {
     observe: (...args) => metrics?.observeWebhook(...args),
@@ -63,6 +68,14 @@ function implementedPlugins(config: PluginConfig, storeOf: StoreOf, metrics: Api
   });
   return {
     NamespaceLifecycle: new NamespaceLifecycle({ get: (name, live) => lookup(namespaces, '', name, live) }),
+    LimitRanger: new LimitRanger((namespace, live) => listCached(limitRanges, namespace, live)),
+    ResourceQuota: new ResourceQuotaAdmission({
+      list: (namespace, live) => listCached(quotas, namespace, live),
+      // The status write the quota evaluator makes: guarded by the resourceVersion it read.
+      updateStatus: async (quota) =>
+        (await quotas.update(internalContext({ namespace: quota.metadata.namespace!, resource: 'resourcequotas', subresource: 'status', verb: 'update' }), quota.metadata.name!, quota, { dryRun: false }))
+          .object,
+    }),
     ServiceAccount: new ServiceAccountAdmission({ get: (namespace, name, live) => lookup(serviceAccounts, namespace, name, live) }),
     PodSecurity: new PodSecurityAdmission({ namespace: (name) => lookup(namespaces, '', name, false), pods: (namespace) => listCached(pods, namespace) }),
     Priority: new PriorityAdmission({ get: (name) => lookup(priorityClasses, '', name, false), list: () => listCached(priorityClasses, '') }),

@@ -11,6 +11,7 @@ import { GarbageCollector } from './garbage-collector';
 import { NamespaceController } from './namespace-controller';
 import { PvProtectionController } from './pv-protection-controller';
 import { PvcProtectionController } from './pvc-protection-controller';
+import { ResourceQuotaController } from './resource-quota-controller';
 import { RootCaPublisher } from './root-ca-publisher';
 import { ControllerManager } from './runtime/controller-manager';
 import { LeaderElector } from './runtime/leader-election';
@@ -99,6 +100,15 @@ export function startControllers(
   manager.add(new RootCaPublisher(storeOf('', 'namespaces'), storeOf('', 'configmaps'), rootCa, log), { leaderOnly: true });
   manager.add(new PvcProtectionController(storeOf('', 'persistentvolumeclaims'), storeOf('', 'pods'), log), { leaderOnly: true });
   manager.add(new PvProtectionController(storeOf('', 'persistentvolumes'), log), { leaderOnly: true });
+  manager.add(
+    new ResourceQuotaController(
+      storeOf('', 'resourcequotas'),
+      (group, resource) => registry.stored().find((s) => s.def.group === group && s.def.resource === resource),
+      config.resourceQuotaSyncPeriodMs,
+      log,
+    ),
+    { leaderOnly: true },
+  );
   // Only a CA kapi generated signs CSRs: with --client-ca-file, the CA's key is not ours.
   if (clientSigner) manager.add(new CsrSigningController(storeOf('certificates.k8s.io', 'certificatesigningrequests'), clientSigner, log), { leaderOnly: true });
   const elector = config.leaderElect

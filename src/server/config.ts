@@ -65,6 +65,8 @@ export interface Config {
   leaderElectLeaseDurationMs: number;
   leaderElectRenewDeadlineMs: number;
   leaderElectRetryPeriodMs: number;
+  /** How often the resource quota controller recounts every quota (kube-controller-manager's --resource-quota-sync-period). */
+  resourceQuotaSyncPeriodMs: number;
   /** The deadline of every request that is not long-running (--request-timeout). */
   requestTimeoutMs: number;
   /** Watches without timeoutSeconds end after 1 to 2 times this (--min-request-timeout). */
@@ -247,6 +249,11 @@ const FLAGS: Record<string, FlagSpec> = {
     parse: (v) => parseDuration(v, 'leader-elect-retry-period'),
     help: 'How long candidates wait between attempts to acquire and renew leadership (default 2s).',
   },
+  'resource-quota-sync-period': {
+    key: 'resourceQuotaSyncPeriodMs',
+    parse: (v) => parseDuration(v, 'resource-quota-sync-period'),
+    help: 'How often every ResourceQuota\'s usage is recounted from the objects, besides the recounts changes cause (default 5m0s).',
+  },
   'request-timeout': {
     key: 'requestTimeoutMs',
     parse: (v) => parseDuration(v, 'request-timeout'),
@@ -372,6 +379,7 @@ export function defaultConfig(): Config {
     leaderElectLeaseDurationMs: 15_000,
     leaderElectRenewDeadlineMs: 10_000,
     leaderElectRetryPeriodMs: 2_000,
+    resourceQuotaSyncPeriodMs: 300_000,
     requestTimeoutMs: 60_000,
     minRequestTimeoutSeconds: 1800,
     maxRequestsInflight: 400,

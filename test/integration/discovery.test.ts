@@ -135,6 +135,7 @@ test('health endpoints', async () => {
       '[+]root-ca-certificate-publisher-controller ok',
       '[+]persistentvolumeclaim-protection-controller ok',
       '[+]persistentvolume-protection-controller ok',
+      '[+]resourcequota-controller ok',
       '[+]csrsigning-controller ok',
       '[+]leaderElection ok',
       '[+]shutdown ok',

@@ -138,6 +138,8 @@ test('printed cells follow kube-apiserver: quota usage, limits apart; CSI driver
   expect((await api.put(`${CASES.resourcequotas.path}/rq/status`, rq)).status).toBe(200);
   const quota = await api.get(CASES.resourcequotas.path, { accept: TABLE });
   expect(quota.body.rows[0].cells.slice(2)).toEqual(['pods: 3/10, requests.cpu: 0/2', 'limits.cpu: 0/4']);
+  // Enforced, the quota would ask every later pod in default to name limits.cpu.
+  expect((await api.delete(`${CASES.resourcequotas.path}/rq`)).status).toBe(200);
   const driver = await api.get(CASES.csidrivers.path, { accept: TABLE });
   expect(driver.body.rows[0].cells).toEqual(['csi.example.com', true, false, false, '<unset>', false, 'Persistent', expect.any(String)]);
   const va = await api.get(CASES.volumeattachments.path, { accept: TABLE });
