@@ -111,6 +111,8 @@ export class GenericStore {
     readonly def: ResourceDefinition,
     private readonly storage: Storage,
     etcdPrefix: string,
+    /** Objects written through the store expire this long after each write (kube's Store.TTLFunc; Events' --event-ttl). */
+    private readonly ttlSeconds = 0,
   ) {
     this.root = resourceRoot(etcdPrefix, def);
     this.schema = def.ownSchema?.typed ?? kindSchema({ group: def.group, version: def.version, kind: def.kind });
@@ -316,7 +318,7 @@ export class GenericStore {
       const name = obj.metadata.name!;
       ensureActive(ctx);
       try {
-        return this.asServed(await this.storage.create(this.key(namespace, name), this.canonical(obj), { dryRun: opts.dryRun, signal: ctx.signal }));
+        return this.asServed(await this.storage.create(this.key(namespace, name), this.canonical(obj), { dryRun: opts.dryRun, signal: ctx.signal, ttlSeconds: this.ttlSeconds }));
       } catch (err) {
         if (generated && attempt < GENERATE_NAME_ATTEMPTS && isStorageError(err, 'KeyExists')) continue;
         this.fail(err, name, 'create');
@@ -476,7 +478,7 @@ export class GenericStore {
           ensureActive(ctx);
           return this.canonical(updated);
         },
-        { ignoreNotFound: createOnUpdate, dryRun: req.dryRun, signal: ctx.signal },
+        { ignoreNotFound: createOnUpdate, dryRun: req.dryRun, signal: ctx.signal, ttlSeconds: this.ttlSeconds },
       );
       if (emptiedFinalizers) {
         // The last finalizer is gone from an object being deleted: it is removed now.
