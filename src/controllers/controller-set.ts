@@ -6,6 +6,7 @@ import { ClusterRoleAggregationController } from './clusterrole-aggregation';
 import { CrdController, type ServeResource } from './crd-controller';
 import { CrdEstablishingController } from './crd-establishing-controller';
 import { CsrSigningController } from './csr-signer';
+import { DisruptionController } from './disruption-controller';
 import { FlowControlController } from './flowcontrol-controller';
 import { GarbageCollector } from './garbage-collector';
 import { NamespaceController } from './namespace-controller';
@@ -44,7 +45,7 @@ export function startControllers(config: Config, registry: ResourceRegistry, ser
     (served) => identity.setServed(served),
     log,
   );
-  const manager = new ControllerManager(log);
+  const manager = new ControllerManager(log, config.controllers);
   manager.add(crdController, { leaderOnly: false });
   manager.add(identity, { leaderOnly: false });
   manager.add(new NamespaceController(registry, storeOf('', 'namespaces'), log), { leaderOnly: true });
@@ -53,6 +54,7 @@ export function startControllers(config: Config, registry: ResourceRegistry, ser
   manager.add(new ClusterRoleAggregationController(storeOf('rbac.authorization.k8s.io', 'clusterroles'), log), { leaderOnly: true });
   manager.add(new ServiceAccountController(storeOf('', 'namespaces'), storeOf('', 'serviceaccounts'), log), { leaderOnly: true });
   manager.add(new RootCaPublisher(storeOf('', 'namespaces'), storeOf('', 'configmaps'), rootCa, log), { leaderOnly: true });
+  manager.add(new DisruptionController(registry, storeOf('policy', 'poddisruptionbudgets'), storeOf('', 'pods'), log), { leaderOnly: true });
   manager.add(new FlowControlController(storeOf('flowcontrol.apiserver.k8s.io', 'flowschemas'), storeOf('flowcontrol.apiserver.k8s.io', 'prioritylevelconfigurations'), log), { leaderOnly: true });
   // Only a CA kapi generated signs CSRs: with --client-ca-file, the CA's key is not ours.
   if (clientSigner) manager.add(new CsrSigningController(storeOf('certificates.k8s.io', 'certificatesigningrequests'), clientSigner, log), { leaderOnly: true });
