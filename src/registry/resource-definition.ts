@@ -30,6 +30,8 @@ export interface ServedKind extends GroupVersionKind {
   listKind?: string;
   /** Columns for Table output; empty means the default Name / Created At. */
   printerColumns: PrinterColumn[];
+  /** Older apiVersions of the same shape that request bodies may also carry, read as this one (policy/v1beta1 Eviction). */
+  alsoDecodes?: string[];
 }
 
 /** The schemas of a kind that has no .proto message (custom resources, CRDs): given, not derived. */

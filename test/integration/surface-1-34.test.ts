@@ -259,3 +259,21 @@ describe('resource.k8s.io/v1', () => {
     expect(causes(both.body).map((c) => c.field)).toEqual(['spec']);
   });
 });
+
+describe('pods/eviction', () => {
+  test('a policy/v1beta1 Eviction is accepted as kube-apiserver 1.34 still does; other versions are a 400', async () => {
+    const pod = await api.post('/api/v1/namespaces/default/pods', { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'old-client' }, spec: { containers: [{ name: 'c', image: 'nginx' }] } });
+    expect(pod.status).toBe(201);
+    const path = '/api/v1/namespaces/default/pods/old-client/eviction';
+    const wrong = await api.post(path, { apiVersion: 'policy/v2', kind: 'Eviction', metadata: { name: 'old-client' } });
+    expect(wrong.status).toBe(400);
+    expect(wrong.body.message).toBe('the API version in the data (policy/v2) does not match the expected API version (policy/v1)');
+    const dry = await api.post(`${path}?dryRun=All`, { apiVersion: 'policy/v1beta1', kind: 'Eviction', metadata: { name: 'old-client' }, deleteOptions: { gracePeriodSeconds: 0 } });
+    expect(dry.status).toBe(201);
+    expect((await api.get('/api/v1/namespaces/default/pods/old-client')).status).toBe(200);
+    const res = await api.post(path, { apiVersion: 'policy/v1beta1', kind: 'Eviction', metadata: { name: 'old-client' } });
+    expect(res.status).toBe(201);
+    expect(res.body).toEqual({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 });
+    expect((await api.get('/api/v1/namespaces/default/pods/old-client')).status).toBe(404);
+  });
+});
