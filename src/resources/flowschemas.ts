@@ -167,6 +167,13 @@ function missingPriorityLevel(obj: KubeObject): string {
   return dangling ? stringOf(dangling.status) : '?';
 }
 
+const precedenceOf = (o: KubeObject): number => (typeof specOf(o).matchingPrecedence === 'number' ? (specOf(o).matchingPrecedence as number) : 0);
+
+/** FlowSchemaSequence: by matching precedence, then by name, as printFlowSchemaList shows them. */
+function bySequence(a: KubeObject, b: KubeObject): number {
+  return precedenceOf(a) - precedenceOf(b) || (a.metadata.name! < b.metadata.name! ? -1 : a.metadata.name! > b.metadata.name! ? 1 : 0);
+}
+
 export const flowschemas = defineResource({
   group: 'flowcontrol.apiserver.k8s.io',
   version: 'v1',
@@ -183,6 +190,7 @@ export const flowschemas = defineResource({
     validate: validateFlowSchema,
     validateStatusUpdate: validateConditionTypes,
   }),
+  rowOrder: bySequence,
   printerColumns: [
     NAME_COLUMN,
     { name: 'PriorityLevel', type: 'string', description: '`name` is the name of the priority level configuration being referenced Required.', cell: (o) => stringOf(objectOf(specOf(o).priorityLevelConfiguration).name) },
@@ -191,7 +199,7 @@ export const flowschemas = defineResource({
       type: 'string',
       description:
         '`matchingPrecedence` is used to choose among the FlowSchemas that match a given request. The chosen FlowSchema is among those with the numerically lowest (which we take to be logically highest) MatchingPrecedence.  Each MatchingPrecedence value must be ranged in [1,10000]. Note that if the precedence is not specified, it will be set to 1000 as default.',
-      cell: (o) => (typeof specOf(o).matchingPrecedence === 'number' ? specOf(o).matchingPrecedence : 0),
+      cell: precedenceOf,
     },
     {
       name: 'DistinguisherMethod',

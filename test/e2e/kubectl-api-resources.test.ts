@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { eventually } from '../harness/etcd-keys';
 import { kubectl, startServerProcess, type ServerProcess } from '../harness/process';
 
 /**
@@ -78,4 +79,21 @@ test("kubectl api-resources -o wide lists what kube-apiserver 1.34 lists by defa
   // Names in the allowlist that are served already: the list is out of date.
   for (const key of EXPECTED_MISSING_UNTIL_MERGED) if (actual.has(key)) differences.push(`served now, remove from EXPECTED_MISSING_UNTIL_MERGED: ${key}`);
   expect(differences).toEqual([]);
+});
+
+test("kubectl get flowschemas and prioritylevelconfigurations print kube's columns, the bootstrap objects in precedence order", async () => {
+  // The configuration producer creates them just after start.
+  const fs = await eventually('the bootstrap flow schemas', async () => {
+    const r = await kubectl(kapi.url, ['get', 'flowschemas']);
+    return r.code === 0 && r.stdout.includes('global-default') ? r : undefined;
+  });
+  const [header, first, second] = fs.stdout.split('\n');
+  expect(header.split(/\s+/)).toEqual(['NAME', 'PRIORITYLEVEL', 'MATCHINGPRECEDENCE', 'DISTINGUISHERMETHOD', 'AGE', 'MISSINGPL']);
+  expect(first.split(/\s+/).slice(0, 4)).toEqual(['exempt', 'exempt', '1', '<none>']);
+  expect(second.split(/\s+/).slice(0, 4)).toEqual(['probes', 'exempt', '2', '<none>']);
+  const pl = await kubectl(kapi.url, ['get', 'prioritylevelconfigurations', 'workload-high']);
+  expect(pl.code).toBe(0);
+  const [plHeader, row] = pl.stdout.split('\n');
+  expect(plHeader.split(/\s+/)).toEqual(['NAME', 'TYPE', 'NOMINALCONCURRENCYSHARES', 'QUEUES', 'HANDSIZE', 'QUEUELENGTHLIMIT', 'AGE']);
+  expect(row.split(/\s+/).slice(0, 6)).toEqual(['workload-high', 'Limited', '40', '128', '6', '50']);
 });

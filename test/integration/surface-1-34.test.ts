@@ -99,6 +99,8 @@ describe('flowcontrol.apiserver.k8s.io/v1', () => {
       return row && row.cells[5] === 'False' ? t : undefined;
     });
     expect(table.columnDefinitions.map((d: { name: string }) => d.name)).toEqual(['Name', 'PriorityLevel', 'MatchingPrecedence', 'DistinguisherMethod', 'Age', 'MissingPL']);
+    // printFlowSchemaList's order: by matching precedence, then name.
+    expect(table.rows.map((r: { cells: unknown[] }) => r.cells[0]).slice(0, 4)).toEqual(['exempt', 'probes', 'system-leader-election', 'system-node-high']);
     const exempt = table.rows.find((r: { cells: unknown[] }) => r.cells[0] === 'exempt');
     expect(exempt.cells.slice(0, 4)).toEqual(['exempt', 'exempt', 1, '<none>']);
     const levels = (await api.get(`${FC}/prioritylevelconfigurations`, { accept: TABLE })).body;
