@@ -205,6 +205,16 @@ describe('flowcontrol.apiserver.k8s.io/v1', () => {
 describe('resource.k8s.io/v1', () => {
   const claimSpec = { devices: { requests: [{ name: 'gpu', exactly: { deviceClassName: 'gpu.example.com' } }] } };
 
+  test("the edit and view roles cover claims and claim templates, as kube's bootstrap policy with DynamicResourceAllocation", async () => {
+    const rulesOf = async (name: string) => (await api.get(`/apis/rbac.authorization.k8s.io/v1/clusterroles/${name}`)).body.rules;
+    expect(await rulesOf('system:aggregate-to-edit')).toContainEqual({
+      apiGroups: ['resource.k8s.io'],
+      resources: ['resourceclaims', 'resourceclaimtemplates'],
+      verbs: ['create', 'delete', 'deletecollection', 'patch', 'update'],
+    });
+    expect(await rulesOf('system:aggregate-to-view')).toContainEqual({ apiGroups: ['resource.k8s.io'], resources: ['resourceclaims', 'resourceclaims/status', 'resourceclaimtemplates'], verbs: ['get', 'list', 'watch'] });
+  });
+
   test('served as v1 only, as kube-apiserver 1.34 serves it by default', async () => {
     const group = (await api.get('/apis/resource.k8s.io')).body;
     expect(group.versions.map((v: { version: string }) => v.version)).toEqual(['v1']);
