@@ -29,11 +29,12 @@ const groups = (...names: string[]) => names.map((name) => ({ kind: 'Group', gro
 const users = (...names: string[]) => names.map((name) => ({ kind: 'User', user: { name } }));
 const KUBE_SYSTEM_SERVICE_ACCOUNTS = [{ kind: 'ServiceAccount', serviceAccount: { name: '*', namespace: 'kube-system' } }];
 
+/** clusterScope is omitempty: false is left out, as kube's JSON leaves it. */
 const resourceRule = (verbs: string[], apiGroups: string[], resources: string[], clusterScope: boolean): Obj => ({
   verbs,
   apiGroups,
   resources,
-  clusterScope,
+  ...(clusterScope ? { clusterScope } : {}),
   namespaces: ['*'],
 });
 const EVERY_RESOURCE = [resourceRule(['*'], ['*'], ['*'], true)];

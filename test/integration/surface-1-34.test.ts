@@ -74,7 +74,7 @@ describe('flowcontrol.apiserver.k8s.io/v1', () => {
             { kind: 'User', user: { name: 'system:kube-scheduler' } },
             { kind: 'ServiceAccount', serviceAccount: { name: '*', namespace: 'kube-system' } },
           ],
-          resourceRules: [{ verbs: ['get', 'create', 'update'], apiGroups: ['coordination.k8s.io'], resources: ['leases'], clusterScope: false, namespaces: ['*'] }],
+          resourceRules: [{ verbs: ['get', 'create', 'update'], apiGroups: ['coordination.k8s.io'], resources: ['leases'], namespaces: ['*'] }],
         },
       ],
     });
