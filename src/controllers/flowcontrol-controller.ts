@@ -81,7 +81,7 @@ function danglingCondition(fs: KubeObject, levelExists: boolean, now: string): R
  * whether its priority level exists.
  */
 export class FlowControlController implements Controller {
-  readonly name = 'priority-and-fairness-config-producer';
+  readonly name = 'poststarthook/priority-and-fairness-config-producer';
   private readonly schemas: Informer;
   private readonly levels: Informer;
   private readonly queue: WorkQueue;
