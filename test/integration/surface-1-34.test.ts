@@ -272,6 +272,21 @@ describe('resource.k8s.io/v1', () => {
   });
 });
 
+test('OpenAPI v3 documents both groups with their kinds', async () => {
+  const index = (await api.get('/openapi/v3')).body;
+  for (const [gv, kinds] of [
+    ['apis/flowcontrol.apiserver.k8s.io/v1', ['FlowSchema', 'PriorityLevelConfiguration']],
+    ['apis/resource.k8s.io/v1', ['DeviceClass', 'ResourceClaim', 'ResourceClaimTemplate', 'ResourceSlice']],
+  ] as const) {
+    const doc = (await api.get(index.paths[gv].serverRelativeURL)).body;
+    const group = gv.split('/')[1];
+    for (const kind of kinds) {
+      const schema = doc.components.schemas[`io.k8s.api.${group === 'resource.k8s.io' ? 'resource' : 'flowcontrol'}.v1.${kind}`];
+      expect(schema['x-kubernetes-group-version-kind']).toEqual([{ group, kind, version: 'v1' }]);
+    }
+  }
+});
+
 describe('pods/eviction', () => {
   test('a policy/v1beta1 Eviction is accepted as kube-apiserver 1.34 still does; other versions are a 400', async () => {
     const pod = await api.post('/api/v1/namespaces/default/pods', { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'old-client' }, spec: { containers: [{ name: 'c', image: 'nginx' }] } });
