@@ -1,3 +1,7 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { eventually } from '../harness/etcd-keys';
 import { Api } from '../harness/http';
 import { startTestServer } from '../harness/server';
@@ -302,5 +306,36 @@ describe('pods/eviction', () => {
     expect(res.status).toBe(201);
     expect(res.body).toEqual({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 });
     expect((await api.get('/api/v1/namespaces/default/pods/old-client')).status).toBe(404);
+  });
+});
+
+describe('certificatesigningrequests', () => {
+  test("spec.uid and spec.extra are the requester's, as kube's CSR strategy sets them, and survive a strict write back", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'kapi-csr-'));
+    try {
+      execFileSync('openssl', ['req', '-new', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', path.join(dir, 'k'), '-out', path.join(dir, 'r'), '-subj', '/CN=alice'], { stdio: 'ignore' });
+      const request = Buffer.from(readFileSync(path.join(dir, 'r'))).toString('base64');
+      const as = { headers: { 'Impersonate-User': 'alice', 'Impersonate-Uid': 'u-1', 'Impersonate-Group': 'system:masters', 'Impersonate-Extra-Scopes': 'read', 'Impersonate-Extra-Team%2fName': 'blue' } };
+      const created = await api.post(
+        '/apis/certificates.k8s.io/v1/certificatesigningrequests',
+        {
+          apiVersion: 'certificates.k8s.io/v1',
+          kind: 'CertificateSigningRequest',
+          metadata: { name: 'alice' },
+          spec: { request, signerName: 'example.com/none', usages: ['client auth'], username: 'mallory', uid: 'forged', extra: { forged: ['x'] } },
+        },
+        as,
+      );
+      expect(created.status).toBe(201);
+      expect(created.body.spec).toMatchObject({ username: 'alice', uid: 'u-1', groups: ['system:masters', 'system:authenticated'], extra: { scopes: ['read'], 'team/name': ['blue'] } });
+      const live = (await api.get('/apis/certificates.k8s.io/v1/certificatesigningrequests/alice')).body;
+      expect(live.spec.extra).toEqual({ scopes: ['read'], 'team/name': ['blue'] });
+      live.status = { conditions: [{ type: 'Approved', status: 'True', reason: 'Test', message: '' }] };
+      const approved = await api.put('/apis/certificates.k8s.io/v1/certificatesigningrequests/alice/approval?fieldValidation=Strict', live);
+      expect(approved.status).toBe(200);
+      expect(approved.body.spec.extra).toEqual({ scopes: ['read'], 'team/name': ['blue'] });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
