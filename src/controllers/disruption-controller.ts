@@ -16,7 +16,7 @@ type Obj = Record<string, unknown>;
 
 const RETRY_MS = 1000;
 /** DeletionTimeout: how long an evicted pod may take to go before it counts again. */
-export const DELETION_TIMEOUT_MS = 2 * 60_000;
+const DELETION_TIMEOUT_MS = 2 * 60_000;
 
 const CACHED = { resourceVersion: '0', match: '' as const };
 const num = (v: unknown): number => (typeof v === 'number' ? v : 0);
