@@ -557,6 +557,56 @@ const OBJECTS: Record<string, Record<string, unknown>> = {
     maximumVolumeSize: '1Ti',
   },
   VolumeAttributesClass: { apiVersion: 'storage.k8s.io/v1', kind: 'VolumeAttributesClass', metadata: meta('gold', false), driverName: 'csi.example.com', parameters: { iops: '1000' } },
+  FlowSchema: {
+    apiVersion: 'flowcontrol.apiserver.k8s.io/v1',
+    kind: 'FlowSchema',
+    metadata: meta('system-leader-election', false),
+    spec: {
+      priorityLevelConfiguration: { name: 'leader-election' },
+      matchingPrecedence: 100,
+      distinguisherMethod: { type: 'ByUser' },
+      rules: [
+        {
+          subjects: [{ kind: 'User', user: { name: 'system:kube-scheduler' } }, { kind: 'ServiceAccount', serviceAccount: { name: '*', namespace: 'kube-system' } }],
+          resourceRules: [{ verbs: ['get'], apiGroups: ['coordination.k8s.io'], resources: ['leases'], namespaces: ['*'] }],
+          nonResourceRules: [{ verbs: ['get'], nonResourceURLs: ['/healthz'] }],
+        },
+      ],
+    },
+    status: { conditions: [{ type: 'Dangling', status: 'False', lastTransitionTime: '2024-05-06T07:08:09Z', reason: 'Found', message: 'it exists' }] },
+  },
+  PriorityLevelConfiguration: {
+    apiVersion: 'flowcontrol.apiserver.k8s.io/v1',
+    kind: 'PriorityLevelConfiguration',
+    metadata: meta('workload-high', false),
+    spec: { type: 'Limited', limited: { nominalConcurrencyShares: 40, lendablePercent: 50, limitResponse: { type: 'Queue', queuing: { queues: 128, handSize: 6, queueLengthLimit: 50 } } } },
+    status: {},
+  },
+  DeviceClass: {
+    apiVersion: 'resource.k8s.io/v1',
+    kind: 'DeviceClass',
+    metadata: meta('gpu.example.com', false),
+    spec: { selectors: [{ cel: { expression: 'device.driver == "gpu.example.com"' } }] },
+  },
+  ResourceClaim: {
+    apiVersion: 'resource.k8s.io/v1',
+    kind: 'ResourceClaim',
+    metadata: meta('claim'),
+    spec: { devices: { requests: [{ name: 'gpu', exactly: { deviceClassName: 'gpu.example.com', allocationMode: 'ExactCount', count: 1 } }] } },
+    status: { reservedFor: [{ resource: 'pods', name: 'p', uid: 'u-1' }] },
+  },
+  ResourceClaimTemplate: {
+    apiVersion: 'resource.k8s.io/v1',
+    kind: 'ResourceClaimTemplate',
+    metadata: meta('tmpl'),
+    spec: { metadata: {}, spec: { devices: { requests: [{ name: 'gpu', exactly: { deviceClassName: 'gpu.example.com', allocationMode: 'All' } }] } } },
+  },
+  ResourceSlice: {
+    apiVersion: 'resource.k8s.io/v1',
+    kind: 'ResourceSlice',
+    metadata: meta('node-1-gpu', false),
+    spec: { driver: 'gpu.example.com', pool: { name: 'node-1', generation: 1, resourceSliceCount: 1 }, nodeName: 'node-1', devices: [{ name: 'gpu-0' }] },
+  },
   Lease: {
     apiVersion: 'coordination.k8s.io/v1',
     kind: 'Lease',

@@ -7,6 +7,8 @@ import { ClusterRoleAggregationController } from './clusterrole-aggregation';
 import { CrdController, type ServeResource } from './crd-controller';
 import { CrdEstablishingController } from './crd-establishing-controller';
 import { CsrSigningController } from './csr-signer';
+import { DisruptionController } from './disruption-controller';
+import { FlowControlController } from './flowcontrol-controller';
 import { GarbageCollector } from './garbage-collector';
 import { NamespaceController } from './namespace-controller';
 import { PvProtectionController } from './pv-protection-controller';
@@ -68,7 +70,7 @@ export function startControllers(
     (served) => identity.setServed(served),
     log,
   );
-  const manager = new ControllerManager(log);
+  const manager = new ControllerManager(log, config.controllers);
   manager.add(crdController, { leaderOnly: false });
   manager.add(identity, { leaderOnly: false });
   // Service allocation (every replica: the default ServiceCIDR, then default/kubernetes and its endpoints; the leader: repair).
@@ -109,6 +111,8 @@ export function startControllers(
     ),
     { leaderOnly: true },
   );
+  manager.add(new DisruptionController(registry, storeOf('policy', 'poddisruptionbudgets'), storeOf('', 'pods'), log), { leaderOnly: true });
+  manager.add(new FlowControlController(storeOf('flowcontrol.apiserver.k8s.io', 'flowschemas'), storeOf('flowcontrol.apiserver.k8s.io', 'prioritylevelconfigurations'), log), { leaderOnly: true });
   // Only a CA kapi generated signs CSRs: with --client-ca-file, the CA's key is not ours.
   if (clientSigner) manager.add(new CsrSigningController(storeOf('certificates.k8s.io', 'certificatesigningrequests'), clientSigner, log), { leaderOnly: true });
   const elector = config.leaderElect

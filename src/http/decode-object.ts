@@ -91,7 +91,7 @@ export interface DecodedObject {
 export function decodeObject(
   body: Buffer,
   contentType: string | undefined,
-  gvk: GroupVersionKind,
+  gvk: GroupVersionKind & { alsoDecodes?: string[] },
   encodings: Encoding[],
   schema: ObjectNode | null,
   validation: FieldValidation,
@@ -124,7 +124,7 @@ export function decodeObject(
     const internal = gvk.group === '' ? 'core' : gvk.group.split('.')[0];
     throw badRequest(`${kind} in version "${version}" cannot be handled as a ${gvk.kind}: converting (${version}.${kind}) to (${internal}.${gvk.kind}): unknown conversion`);
   }
-  if (apiVersion !== expected) {
+  if (apiVersion !== expected && !gvk.alsoDecodes?.includes(apiVersion)) {
     throw badRequest(`the API version in the data (${apiVersion}) does not match the expected API version (${expected})`);
   }
   if (value.metadata === undefined || value.metadata === null) value.metadata = {};
@@ -135,7 +135,8 @@ export function decodeObject(
   }
   const metaError = metadataTypeError(value.metadata);
   if (metaError) throw badRequest(`${gvk.kind} in version "${version}" cannot be handled as a ${gvk.kind}: ${metaError}`);
-  value.apiVersion = apiVersion;
+  // An older version of the same shape converts by its apiVersion alone.
+  value.apiVersion = expected;
   value.kind = kind;
   const fieldErrors = validation === 'Ignore' ? [] : duplicateFieldErrors(body, encoding);
   if (schema) {

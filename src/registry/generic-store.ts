@@ -128,6 +128,8 @@ export class GenericStore {
     readonly def: ResourceDefinition,
     private readonly storage: Storage,
     etcdPrefix: string,
+    /** Objects written through the store expire this long after each write (kube's Store.TTLFunc; Events' --event-ttl). */
+    private readonly ttlSeconds = 0,
   ) {
     this.root = resourceRoot(etcdPrefix, def);
     this.schema = def.ownSchema?.typed ?? kindSchema({ group: def.group, version: def.version, kind: def.kind });
@@ -339,7 +341,7 @@ export class GenericStore {
       try {
         await this.admit('validate', ctx, opts, 'CREATE', obj, undefined);
         ensureActive(ctx);
-        const created = this.asServed(await this.storage.create(this.key(namespace, name), this.canonical(obj), { dryRun: opts.dryRun, signal: ctx.signal }));
+        const created = this.asServed(await this.storage.create(this.key(namespace, name), this.canonical(obj), { dryRun: opts.dryRun, signal: ctx.signal, ttlSeconds: this.ttlSeconds }));
         stored = true;
         return created;
       } catch (err) {
@@ -513,7 +515,7 @@ export class GenericStore {
           ensureActive(ctx);
           return this.canonical(updated);
         },
-        { ignoreNotFound: createOnUpdate, dryRun: req.dryRun, signal: ctx.signal },
+        { ignoreNotFound: createOnUpdate, dryRun: req.dryRun, signal: ctx.signal, ttlSeconds: this.ttlSeconds },
       );
       stored = true;
       if (emptiedFinalizers) {

@@ -30,6 +30,10 @@ export interface ServedKind extends GroupVersionKind {
   listKind?: string;
   /** Columns for Table output; empty means the default Name / Created At. */
   printerColumns: PrinterColumn[];
+  /** Older apiVersions of the same shape that request bodies may also carry, read as this one (policy/v1beta1 Eviction). */
+  alsoDecodes?: string[];
+  /** The order of a listed Table's rows where kube's printer sorts them (FlowSchemas); absent: as listed. */
+  rowOrder?: (a: KubeObject, b: KubeObject) => number;
 }
 
 /** The schemas of a kind that has no .proto message (custom resources, CRDs): given, not derived. */
@@ -83,6 +87,8 @@ export interface ResourceDefinition {
   deprecationWarning?: string;
   /** Columns for Table output; empty means the default Name / Created At. */
   printerColumns: PrinterColumn[];
+  /** The order of a listed Table's rows where kube's printer sorts them (FlowSchemas); absent: as listed. */
+  rowOrder?: (a: KubeObject, b: KubeObject) => number;
   strategy: Strategy;
   /**
    * The response to a create of a resource that is never stored (an object, or a Success Status);

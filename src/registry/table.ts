@@ -105,7 +105,7 @@ export function toTable(
       description: c.description,
       priority: c.priority ?? 0,
     })),
-    rows: objects.map((obj) => {
+    rows: (def.rowOrder ? [...objects].sort(def.rowOrder) : objects).map((obj) => {
       const row: TableRow = { cells: columns.map((c) => c.cell(obj)) };
       if (include !== 'None') row.object = rowObject(obj, include, metaApiVersion);
       return row;

@@ -35,11 +35,7 @@ export function hasCondition(csr: KubeObject, type: string): boolean {
   return conditionsOf(csr).some((c) => c.type === type);
 }
 
-/**
- * The requesting user (csrStrategy.PrepareForCreate): spec.username, uid and groups are the
- * server's to set. spec.extra is not recorded: kapi's schemas leave ExtraValue fields out (see
- * LEFT_OUT_FIELDS), so a stored extra could not be decoded strictly when written back.
- */
+/** The requesting user (csrStrategy.PrepareForCreate): spec.username, uid, groups and extra are the server's to set. */
 function prepareCsrForCreate(csr: KubeObject): void {
   const spec = specOf(csr);
   const user = requestScope()?.user;
@@ -51,6 +47,7 @@ function prepareCsrForCreate(csr: KubeObject): void {
     spec.username = user.name;
     if (user.uid) spec.uid = user.uid;
     if (user.groups.length > 0) spec.groups = [...user.groups];
+    if (Object.keys(user.extra).length > 0) spec.extra = structuredClone(user.extra);
   }
   csr.spec = spec;
   csr.status = {};

@@ -53,6 +53,12 @@ import { validatingadmissionpolicies } from './validatingadmissionpolicies';
 import { validatingadmissionpolicybindings } from './validatingadmissionpolicybindings';
 import { volumeattachments } from './volumeattachments';
 import { volumeattributesclasses } from './volumeattributesclasses';
+import { deviceclasses } from './deviceclasses';
+import { flowschemas } from './flowschemas';
+import { prioritylevelconfigurations } from './prioritylevelconfigurations';
+import { resourceclaims } from './resourceclaims';
+import { resourceclaimtemplates } from './resourceclaimtemplates';
+import { resourceslices } from './resourceslices';
 
 /** Every built-in resource kapi serves; groups appear in discovery in kube-apiserver's order. */
 export const BUILT_IN_RESOURCES: ResourceDefinition[] = [
@@ -115,4 +121,10 @@ export const BUILT_IN_RESOURCES: ResourceDefinition[] = [
   leases,
   runtimeclasses,
   endpointslices,
+  flowschemas,
+  prioritylevelconfigurations,
+  deviceclasses,
+  resourceclaims,
+  resourceclaimtemplates,
+  resourceslices,
 ];

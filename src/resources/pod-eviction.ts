@@ -16,7 +16,8 @@ import { everything } from '../storage/interfaces';
  * pod is deleted with the Eviction's delete options.
  */
 
-export const EVICTION_KIND: ServedKind = { group: 'policy', version: 'v1', kind: 'Eviction', printerColumns: [] };
+/** kube-apiserver 1.34 still decodes policy/v1beta1 Evictions here (the same fields), answering as for policy/v1. */
+export const EVICTION_KIND: ServedKind = { group: 'policy', version: 'v1', kind: 'Eviction', printerColumns: [], alsoDecodes: ['policy/v1beta1'] };
 
 type Obj = Record<string, unknown>;
 

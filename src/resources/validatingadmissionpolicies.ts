@@ -108,6 +108,7 @@ export const validatingadmissionpolicies = defineResource({
   kind: 'ValidatingAdmissionPolicy',
   namespaced: false,
   subresources: ['status'],
+  categories: ['api-extensions'],
   strategy: strategy({
     tracksGeneration: true,
     prepareForCreate: (policy) => {

@@ -90,6 +90,7 @@ export const validatingadmissionpolicybindings = defineResource({
   resource: 'validatingadmissionpolicybindings',
   kind: 'ValidatingAdmissionPolicyBinding',
   namespaced: false,
+  categories: ['api-extensions'],
   strategy: strategy({
     tracksGeneration: true,
     applyDefaults: (binding) => defaultMatchResources(objectOf(binding.spec).matchResources),

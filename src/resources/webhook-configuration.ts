@@ -225,6 +225,7 @@ export function webhookConfigurationResource(kind: 'MutatingWebhookConfiguration
     resource: `${kind.toLowerCase()}s`,
     kind,
     namespaced: false,
+    categories: ['api-extensions'],
     strategy: strategy({
       tracksGeneration: true,
       applyDefaults: (config) => objectsIn(config.webhooks).forEach((hook) => defaultWebhook(hook, mutating)),

@@ -1,6 +1,7 @@
 import type { Field, Type } from 'protobufjs';
 import { isInlineField, lookupMessage } from '../codec/protobuf';
 import type { GroupVersionKind } from '../api/types';
+import { LEFT_OUT_FIELDS } from '../generated/api-facts';
 import { FIELD_FACTS, type FieldFacts } from './field-facts';
 
 /**
@@ -89,6 +90,15 @@ const SCALARS: Record<string, ScalarType> = {
   bytes: 'bytes',
 };
 
+/**
+ * The `map[string]ExtraValue` fields (a CSR's, a SubjectAccessReview's and UserInfo's `extra`):
+ * ExtraValue is a named []string, which kapi's .proto files leave out (LEFT_OUT_FIELDS), so these
+ * fields exist for JSON, YAML and CBOR only, as Go's encoding/json writes them: lists of strings by key.
+ */
+const EXTRA_VALUE_MAPS = new Set(LEFT_OUT_FIELDS.filter((f) => f.endsWith('.extra')));
+const EXTRA_FIELD_FACTS: FieldFacts = { omitempty: true, nilable: true };
+const EXTRA_NODE: SchemaNode = { kind: 'map', values: { kind: 'list', items: { kind: 'scalar', type: 'string' }, listType: 'atomic', keys: [] }, atomic: false };
+
 /** The object node of a protobuf message. */
 class MessageNode implements ObjectNode {
   readonly kind = 'object';
@@ -132,11 +142,12 @@ class MessageNode implements ObjectNode {
         if (found) return found;
       }
     }
-    return null;
+    return EXTRA_VALUE_MAPS.has(`${this.fullName}.${name}`) ? { name, node: EXTRA_NODE, facts: EXTRA_FIELD_FACTS } : null;
   }
 
   fieldNames(): string[] {
-    return this.type.fieldsArray.flatMap((f) => (isInlineField(this.type, f) ? objectNode(f.resolvedType as Type, false).fieldNames() : [f.name]));
+    const own = this.type.fieldsArray.flatMap((f) => (isInlineField(this.type, f) ? objectNode(f.resolvedType as Type, false).fieldNames() : [f.name]));
+    return EXTRA_VALUE_MAPS.has(`${this.fullName}.extra`) ? [...own, 'extra'] : own;
   }
 }
 

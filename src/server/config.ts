@@ -56,6 +56,10 @@ export interface Config {
   watchCacheHistoryMs: number;
   /** How often etcd's history is compacted (--etcd-compaction-interval); 0 never. */
   etcdCompactionIntervalMs: number;
+  /** How long Events live in etcd after their last write (--event-ttl). */
+  eventTtlMs: number;
+  /** Which leader-only controllers run, as kube-controller-manager's --controllers ('*', 'name', '-name'). */
+  controllers: string[];
   /** How often watchers that allow bookmarks get one; not a flag, tests shorten it. */
   watchBookmarkIntervalMs: number;
   /** An EncryptionConfiguration file: which resources are encrypted at rest, and how; '' for none. */
@@ -221,6 +225,16 @@ const FLAGS: Record<string, FlagSpec> = {
     parse: (v) => parseDuration(v, 'etcd-compaction-interval'),
     help: 'How often to compact etcd history, coordinated among replicas (default 5m; 0 disables).',
   },
+  'event-ttl': {
+    key: 'eventTtlMs',
+    parse: (v) => parseDuration(v, 'event-ttl'),
+    help: 'Amount of time to retain events. (default 1h0m0s)',
+  },
+  controllers: {
+    key: 'controllers',
+    parse: list,
+    help: "A list of controllers to enable. '*' enables all on-by-default controllers, 'foo' enables the controller named 'foo', '-foo' disables the controller named 'foo'. Names: the leader-only controllers' (namespace-controller, garbage-collector-controller, disruption-controller, ...).",
+  },
   'encryption-provider-config': {
     key: 'encryptionProviderConfig',
     parse: (v) => v,
@@ -374,6 +388,8 @@ export function defaultConfig(): Config {
     watchCacheHistoryMs: 5 * 60_000,
     watchBookmarkIntervalMs: 60_000,
     etcdCompactionIntervalMs: 5 * 60_000,
+    eventTtlMs: 60 * 60_000,
+    controllers: ['*'],
     encryptionProviderConfig: '',
     leaderElect: true,
     leaderElectLeaseDurationMs: 15_000,

@@ -156,6 +156,12 @@ const KIND_SCHEMAS: SchemaSource = {
 };
 
 /** The composition root: etcd, storage, registry, admission, controllers and the HTTP server. */
+/** Events (core/v1 and events.k8s.io/v1, one storage) expire --event-ttl after each write, as kube's event REST storage's TTLFunc has them. */
+function ttlSecondsOf(def: ResourceDefinition, config: Config): number {
+  const isEvent = def.resource === 'events' && (def.group === '' || def.group === 'events.k8s.io');
+  return isEvent ? Math.trunc(config.eventTtlMs / 1000) : 0;
+}
+
 export async function startServer(config: Config, log: Logger): Promise<RunningServer> {
   loadSchemas();
   const transformerFor = transformersByKey(config);
@@ -238,7 +244,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     }
     let storage = storageByPath.get(def.storagePath);
     if (!storage) storageByPath.set(def.storagePath, (storage = storageFor(def).storage));
-    const store = new GenericStore(def, storage, config.etcdPrefix);
+    const store = new GenericStore(def, storage, config.etcdPrefix, ttlSecondsOf(def, config));
     registry.add(store);
   }
   await Promise.all(caches.map((c) => c.cache.start()));

@@ -72,6 +72,8 @@ export interface WriteOptions {
   dryRun?: boolean;
   /** Ends the call when it aborts; a write not yet sent is then never sent. */
   signal?: AbortSignal;
+  /** etcd removes the written key this many seconds later (kube's storage TTL); 0 or absent: never. */
+  ttlSeconds?: number;
 }
 
 /**

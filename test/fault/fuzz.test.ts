@@ -1,5 +1,5 @@
 import { request } from 'node:http';
-import { RawEtcd } from '../harness/etcd-keys';
+import { eventually, RawEtcd } from '../harness/etcd-keys';
 import { Api } from '../harness/http';
 import { startServerProcess, type ServerProcess } from '../harness/process';
 import { livezProbe } from '../harness/raw-http';
@@ -203,6 +203,11 @@ test(`${REQUESTS} fuzzed requests (seed ${SEED}): every one answered, errors as 
   valid['application/apply-patch+cbor'] = valid['application/cbor'];
   expect(valid['application/vnd.kubernetes.protobuf'].subarray(0, 4).toString('latin1')).toBe('k8s\u0000');
 
+  // The APF configuration producer finishes its start-up writes (bootstrap objects, their Dangling condition) first.
+  await eventually('the bootstrap flow schemas judged', async () => {
+    const items = (await api.get('/apis/flowcontrol.apiserver.k8s.io/v1/flowschemas')).body.items as { status?: { conditions?: unknown[] } }[];
+    return items.length >= 11 && items.every((fs) => fs.status?.conditions?.length) ? true : undefined;
+  });
   const before = await keyspace();
   const probe = livezProbe(server.url, 100);
   const problems: string[] = [];

@@ -15,7 +15,8 @@ const POLICY = '/apis/policy/v1';
 const PROTOBUF = 'application/vnd.kubernetes.protobuf';
 
 beforeAll(async () => {
-  server = await startTestServer();
+  // PodDisruptionBudgets' status is written here by hand; disruption.test.ts runs the disruption controller.
+  server = await startTestServer({ controllers: ['*', '-disruption-controller'] });
   api = new Api(server.url);
   etcd = new RawEtcd();
 });

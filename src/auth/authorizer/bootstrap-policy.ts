@@ -68,6 +68,8 @@ export const BOOTSTRAP_CLUSTER_ROLES: KubeObject[] = [
       r(['policy'], ['poddisruptionbudgets'], WRITE),
       r(['networking.k8s.io'], ['ingresses', 'networkpolicies'], WRITE),
       r(['coordination.k8s.io'], ['leases'], READ_WRITE),
+      // DynamicResourceAllocation (on by default since 1.34).
+      r(['resource.k8s.io'], ['resourceclaims', 'resourceclaimtemplates'], WRITE),
     ],
     { labels: { [TO_EDIT]: 'true' } },
   ),
@@ -100,6 +102,7 @@ export const BOOTSTRAP_CLUSTER_ROLES: KubeObject[] = [
       ),
       r(['policy'], ['poddisruptionbudgets', 'poddisruptionbudgets/status'], READ),
       r(['networking.k8s.io'], ['ingresses', 'ingresses/status', 'networkpolicies'], READ),
+      r(['resource.k8s.io'], ['resourceclaims', 'resourceclaims/status', 'resourceclaimtemplates'], READ),
     ],
     { labels: { [TO_VIEW]: 'true' } },
   ),

@@ -1,4 +1,4 @@
-import { ControllerManager } from './controller-manager';
+import { ControllerManager, controllerEnabled } from './controller-manager';
 import type { Controller } from './controller';
 
 class FakeController implements Controller {
@@ -59,4 +59,12 @@ describe('ControllerManager', () => {
     await Promise.resolve();
     expect(leaderOnly.started).toBe(2);
   });
+});
+
+test('--controllers: the first explicit choice wins, "*" enables the rest, nothing without it', () => {
+  expect(controllerEnabled('disruption-controller', ['*'])).toBe(true);
+  expect(controllerEnabled('disruption-controller', ['*', '-disruption-controller'])).toBe(false);
+  expect(controllerEnabled('disruption-controller', ['-disruption-controller', 'disruption-controller'])).toBe(false);
+  expect(controllerEnabled('namespace-controller', ['disruption-controller'])).toBe(false);
+  expect(controllerEnabled('disruption-controller', ['disruption-controller'])).toBe(true);
 });

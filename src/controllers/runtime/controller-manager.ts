@@ -3,6 +3,15 @@ import type { Controller } from './controller';
 import type { ControllerLog } from './informer';
 import type { LeaderElector } from './leader-election';
 
+/** IsControllerEnabled (k8s.io/controller-manager): the first explicit "name" or "-name" decides, else "*" enables. */
+export function controllerEnabled(name: string, controllers: string[]): boolean {
+  for (const c of controllers) {
+    if (c === name) return true;
+    if (c === `-${name}`) return false;
+  }
+  return controllers.includes('*');
+}
+
 interface Entry {
   controller: Controller;
   leaderOnly: boolean;
@@ -20,10 +29,18 @@ export class ControllerManager {
   private elector: LeaderElector | null = null;
   private stopped = false;
 
-  constructor(private readonly log: ControllerLog) {}
+  constructor(
+    private readonly log: ControllerLog,
+    /** kube-controller-manager's --controllers: which leader-only controllers run (every replica's always do). */
+    private readonly enabled: string[] = ['*'],
+  ) {}
 
-  /** Adds a controller; call before `start()`. */
+  /** Adds a controller; call before `start()`. A leader-only controller --controllers turns off is left out. */
   add(controller: Controller, opts: { leaderOnly: boolean }): void {
+    if (opts.leaderOnly && !controllerEnabled(controller.name, this.enabled)) {
+      this.log(`controller ${controller.name} is disabled by --controllers`);
+      return;
+    }
     this.entries.push({ controller, leaderOnly: opts.leaderOnly, running: false });
   }
 

@@ -20,7 +20,8 @@ import { checkPreconditions } from '../preconditions';
 import { parseRevision } from '../revision';
 import { isStorageError, StorageError } from '../storage-error';
 import { WatchChannel } from '../watch-channel';
-import { prefixEnd, type KeyValue, type KV, type KvEvent } from './kv';
+import { prefixEnd, type KeyValue, type KV, type KvEvent, type KvWriteOptions } from './kv';
+import { LeaseManager } from './lease-manager';
 import type { ValueTransformer } from './transformers/value-transformer';
 import { MAX_LISTED_UNREADABLE, UnreadableValue, unreadableListError, unreadableObjectError } from './unreadable-value';
 
@@ -33,12 +34,22 @@ export interface EtcdStorageOptions {
 
 /** Storage straight on etcd: every read is a quorum read, every write one guarded transaction. */
 export class EtcdStorage implements Storage {
+  private readonly leases: LeaseManager;
+
   constructor(
     private readonly kv: KV,
     /** A key under which nothing is stored, read to learn the current revision; also the etcd prefix. */
     private readonly revisionProbeKey: string,
     private readonly opts: EtcdStorageOptions = {},
-  ) {}
+  ) {
+    this.leases = new LeaseManager(kv);
+  }
+
+  /** A write's call: its signal, and a lease when the object is to expire (etcd3 store's ttlOpts). */
+  private async writeCall(opts: WriteOptions): Promise<KvWriteOptions> {
+    const call = { signal: opts.signal };
+    return opts.ttlSeconds ? { ...call, lease: await this.leases.lease(opts.ttlSeconds, call) } : call;
+  }
 
   /** Reads a stored value: transform (decrypt), then decode; throws UnreadableValue. */
   private read(kv: KeyValue, revision = kv.modRevision): { object: KubeObject; stale: boolean } {
@@ -212,7 +223,7 @@ export class EtcdStorage implements Storage {
       if (kv) throw new StorageError('KeyExists', `key ${key} already exists`, key);
       return obj;
     }
-    const res = await this.kv.create(key, this.encode(obj, key), call);
+    const res = await this.kv.create(key, this.encode(obj, key), await this.writeCall(opts));
     if (!res.ok) throw new StorageError('KeyExists', `key ${key} already exists`, key);
     obj.metadata.resourceVersion = String(res.revision);
     return obj;
@@ -240,7 +251,8 @@ export class EtcdStorage implements Storage {
         next.metadata.resourceVersion = kv ? String(kv.modRevision) : '';
         return next;
       }
-      const res = kv ? await this.kv.update(key, data, kv.modRevision, call) : await this.kv.create(key, data, call);
+      const write = await this.writeCall(opts);
+      const res = kv ? await this.kv.update(key, data, kv.modRevision, write) : await this.kv.create(key, data, write);
       if (res.ok) {
         next.metadata.resourceVersion = String(res.revision);
         return next;

@@ -1,6 +1,6 @@
 import { noop } from 'cockatiel';
 import { Etcd3, type IKeyValue, type IResponseOp, type IWatchResponse } from 'etcd3';
-import type { KeyValue, KV, KvCallOptions, KvEvent, KvStatus, KvWatch, KvWatchHandlers, RangeOptions, RangeResult, WriteResult } from './kv';
+import type { KeyValue, KV, KvCallOptions, KvEvent, KvStatus, KvWatch, KvWatchHandlers, KvWriteOptions, RangeOptions, RangeResult, WriteResult } from './kv';
 import { StorageError } from '../storage-error';
 import { classifyEtcdError, storageErrorFor, type EtcdFailure } from './etcd-call-error';
 import { FaultLog, type FaultLogSink } from '../fault-log';
@@ -279,9 +279,10 @@ export class Etcd3Kv implements KV {
    * of the key decides: our value in place means it landed; the key untouched means it did not,
    * and it is sent again (a late duplicate of it then fails its own guard).
    */
-  private async guarded(operation: string, key: string, modRevision: number, value: Buffer | null, call?: KvCallOptions): Promise<WriteResult> {
+  private async guarded(operation: string, key: string, modRevision: number, value: Buffer | null, call?: KvWriteOptions): Promise<WriteResult> {
     const keyBuf = Buffer.from(key);
-    const write: IResponseOpRequest = value ? { request_put: { key: keyBuf, value } } : { request_delete_range: { key: keyBuf, prev_kv: true } };
+    const lease = call?.lease ? { lease: call.lease } : {};
+    const write: IResponseOpRequest = value ? { request_put: { key: keyBuf, value, ...lease } } : { request_delete_range: { key: keyBuf, prev_kv: true } };
     const until = Date.now() + this.retryWindowMs;
     for (;;) {
       let res;
@@ -335,12 +336,12 @@ export class Etcd3Kv implements KV {
     return { ok: false, current: kv, revision };
   }
 
-  create(key: string, value: Buffer, call?: KvCallOptions): Promise<WriteResult> {
+  create(key: string, value: Buffer, call?: KvWriteOptions): Promise<WriteResult> {
     this.checkSize(key, value);
     return this.guarded('create', key, 0, value, call);
   }
 
-  update(key: string, value: Buffer, modRevision: number, call?: KvCallOptions): Promise<WriteResult> {
+  update(key: string, value: Buffer, modRevision: number, call?: KvWriteOptions): Promise<WriteResult> {
     this.checkSize(key, value);
     return this.guarded('update', key, modRevision, value, call);
   }
@@ -361,6 +362,12 @@ export class Etcd3Kv implements KV {
 
   watch(start: string, end: string, fromRevision: number, handlers: KvWatchHandlers): KvWatch {
     return new ResumingWatch(this, start, end, fromRevision, handlers);
+  }
+
+  async grantLease(ttlSeconds: number, call?: KvCallOptions): Promise<string> {
+    // A grant that may have landed is simply repeated: an unused lease expires on its own.
+    const res = await this.read('grant', '', (c, deadline) => c.leaseClient.leaseGrant({ TTL: ttlSeconds }, { deadline }), call);
+    return String(res.ID);
   }
 
   async compact(revision: number): Promise<void> {

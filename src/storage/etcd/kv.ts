@@ -56,19 +56,26 @@ export interface KvCallOptions {
   signal?: AbortSignal;
 }
 
+/** A write's options: its call's, and the etcd lease (a decimal ID) the key is attached to, so etcd removes it when the lease expires. */
+export interface KvWriteOptions extends KvCallOptions {
+  lease?: string;
+}
+
 export interface KV {
   get(key: string, revision?: number, call?: KvCallOptions): Promise<{ kv: KeyValue | null; revision: number }>;
   /** Keys in [start, end), ascending. */
   range(start: string, end: string, opts?: RangeOptions, call?: KvCallOptions): Promise<RangeResult>;
   count(start: string, end: string, call?: KvCallOptions): Promise<number>;
   /** Writes only if the key is absent. */
-  create(key: string, value: Buffer, call?: KvCallOptions): Promise<WriteResult>;
+  create(key: string, value: Buffer, call?: KvWriteOptions): Promise<WriteResult>;
   /** Writes only if the key's mod revision is still `modRevision`. */
-  update(key: string, value: Buffer, modRevision: number, call?: KvCallOptions): Promise<WriteResult>;
+  update(key: string, value: Buffer, modRevision: number, call?: KvWriteOptions): Promise<WriteResult>;
   /** Deletes only if the key's mod revision is still `modRevision`. */
   delete(key: string, modRevision: number, call?: KvCallOptions): Promise<WriteResult>;
   /** Watches [start, end) from `fromRevision` (inclusive), with progress notifications. */
   watch(start: string, end: string, fromRevision: number, handlers: KvWatchHandlers): KvWatch;
+  /** Grants a lease of `ttlSeconds`; resolves with its ID. */
+  grantLease(ttlSeconds: number, call?: KvCallOptions): Promise<string>;
   compact(revision: number): Promise<void>;
   status(): Promise<KvStatus>;
   /** Resolves when the cluster has a leader and answers a linearizable read within `timeoutMs`. */
