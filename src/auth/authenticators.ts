@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, X509Certificate } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { TLSSocket } from 'node:tls';
 import { authenticateServiceAccountToken, type ObjectLookup } from './service-account-authenticator';
@@ -79,6 +79,77 @@ export const x509Authenticator: RequestAuthenticator = async (req) => {
     },
   };
 };
+
+const PEM_CERTIFICATE = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g;
+
+/** Whether a DER certificate was signed by one of the PEM CAs and is within its validity (x509's Verify against one pool, without chains). */
+export function issuedByOneOf(raw: Buffer, caPem: string, now = new Date()): boolean {
+  const cert = new X509Certificate(raw);
+  if (now < new Date(cert.validFrom) || now > new Date(cert.validTo)) return false;
+  return (caPem.match(PEM_CERTIFICATE) ?? []).some((pem) => {
+    const ca = new X509Certificate(pem);
+    return cert.checkIssued(ca) && cert.verify(ca.publicKey);
+  });
+}
+
+/** What requestheader authentication trusts and reads (kube's --requestheader-* flags). */
+export interface RequestHeaderOptions {
+  ca: string;
+  allowedNames: string[];
+  usernameHeaders: string[];
+  groupHeaders: string[];
+  extraHeaderPrefixes: string[];
+}
+
+/** A header's values, each occurrence apart. */
+const headerValues = (req: IncomingMessage, name: string): string[] => req.headersDistinct[name.toLowerCase()] ?? [];
+
+/**
+ * requestheader's authenticator behind x509request.NewVerifier: a client certificate signed by the
+ * requestheader CA, with an allowed common name, may assert the user in headers (the first
+ * non-empty username header; every group header's values; extra from the prefixed headers, keys
+ * lower-cased and unescaped). Without a username header it is not this authenticator's request.
+ * On success the headers are removed (ClearAuthenticationHeaders).
+ */
+export function requestHeaderAuthenticator(opts: RequestHeaderOptions): RequestAuthenticator {
+  return async (req) => {
+    const socket = req.socket as TLSSocket;
+    if (typeof socket.getPeerCertificate !== 'function') return null;
+    const cert = socket.getPeerCertificate();
+    if (!cert || !cert.raw) return null;
+    if (!issuedByOneOf(cert.raw, opts.ca)) return { error: 'unable to verify certificate: x509: certificate signed by unknown authority' };
+    const cn = values(cert.subject?.CN)[0] ?? '';
+    if (opts.allowedNames.length > 0 && !opts.allowedNames.includes(cn)) return { error: `x509: subject with cn=${cn} is not in the allowed list` };
+    const name = opts.usernameHeaders.map((h) => headerValues(req, h)[0]?.trim() ?? '').find((v) => v !== '');
+    if (!name) return null;
+    const groups = opts.groupHeaders.flatMap((h) => headerValues(req, h));
+    const extra: Record<string, string[]> = {};
+    const prefixes = opts.extraHeaderPrefixes.map((p) => p.toLowerCase());
+    for (const header of Object.keys(req.headersDistinct)) {
+      const prefix = prefixes.find((p) => header.startsWith(p));
+      if (!prefix) continue;
+      const key = decodeURIComponent(header.slice(prefix.length)).toLowerCase();
+      extra[key] = [...(extra[key] ?? []), ...headerValues(req, header)];
+    }
+    for (const header of Object.keys(req.headers)) {
+      const lower = header.toLowerCase();
+      if ([...opts.usernameHeaders, ...opts.groupHeaders].some((h) => h.toLowerCase() === lower) || prefixes.some((p) => lower.startsWith(p))) delete req.headers[header];
+    }
+    return { user: { name, uid: '', groups, extra } };
+  };
+}
+
+/**
+ * The x509 authenticator, for certificates that chain to the client CA: one only the
+ * requestheader CA signed is a front proxy's, never a user of its own (kube verifies each against its own pool).
+ */
+export function clientCaOnly(authenticate: RequestAuthenticator, clientCa: string, requestHeaderCa: string): RequestAuthenticator {
+  return async (req) => {
+    const cert = (req.socket as TLSSocket).getPeerCertificate?.();
+    if (cert?.raw && issuedByOneOf(cert.raw, requestHeaderCa) && !issuedByOneOf(cert.raw, clientCa)) return null;
+    return authenticate(req);
+  };
+}
 
 /**
  * bearertoken.Authenticator: `Authorization: Bearer <token>` given to the token authenticators;

@@ -1,0 +1,109 @@
+import https from 'node:https';
+import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import type { UserInfo } from '../auth/user';
+import type { ApiServiceView } from '../resources/apiservices';
+import { backendRequestOptions, goError, resolveBackend, type Backend, type ResolveService } from './backend';
+import type { PemPair } from '../auth/certificates';
+
+/** Hop-by-hop headers (RFC 7230 §6.1) a proxy never forwards, as httputil.ReverseProxy drops them. */
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
+/** What the caller's credentials and identity claims were: never passed on (the identity goes in X-Remote-* instead). */
+const CREDENTIAL_HEADER = /^(authorization|impersonate-.*|x-remote-.*)$/;
+
+/** Go's http.Error: a plain-text body ending in a newline, as the aggregator's proxyError writes it. */
+export function plainError(res: ServerResponse, code: number, message: string): void {
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  const body = Buffer.from(`${message}\n`);
+  res.writeHead(code, { 'Content-Type': 'text/plain; charset=utf-8', 'X-Content-Type-Options': 'nosniff', 'Content-Length': body.length });
+  res.end(body);
+}
+
+/**
+ * transport.SetAuthProxyHeaders: the user, each group and each extra value (the key
+ * percent-escaped) in the front-proxy headers the extension server trusts from the aggregator's certificate.
+ */
+export function identityHeaders(user: UserInfo): Record<string, string | string[]> {
+  const headers: Record<string, string | string[]> = { 'X-Remote-User': user.name };
+  if (user.uid) headers['X-Remote-Uid'] = user.uid;
+  if (user.groups.length > 0) headers['X-Remote-Group'] = [...user.groups];
+  for (const [key, values] of Object.entries(user.extra)) {
+    if (values.length > 0) headers[`X-Remote-Extra-${encodeURIComponent(key)}`] = [...values];
+  }
+  return headers;
+}
+
+function forwardedHeaders(req: IncomingMessage, backend: Backend, user: UserInfo): Record<string, string | string[]> {
+  const headers: Record<string, string | string[]> = {};
+  for (const [name, value] of Object.entries(req.headersDistinct)) {
+    if (!value || HOP_BY_HOP.has(name) || CREDENTIAL_HEADER.test(name)) continue;
+    headers[name] = value.length === 1 ? value[0] : value;
+  }
+  headers.host = `${backend.host.includes(':') ? `[${backend.host}]` : backend.host}:${backend.port}`;
+  const client = req.socket.remoteAddress;
+  if (client) headers['x-forwarded-for'] = headers['x-forwarded-for'] ? `${String(headers['x-forwarded-for'])}, ${client}` : client;
+  return { ...headers, ...identityHeaders(user) };
+}
+
+/**
+ * The aggregator's proxyHandler.ServeHTTP for a remote APIService: 503 "service unavailable" while
+ * it is not Available or its Service has no endpoint; otherwise the request goes, body and all,
+ * to an endpoint over TLS (caBundle or insecureSkipTLSVerify, the front-proxy client certificate),
+ * with the caller's identity in X-Remote-* headers, and the answer streams back as it comes
+ * (watches included). A backend that cannot be reached is a 503 with the dial error.
+ */
+export async function proxyToApiService(
+  req: IncomingMessage,
+  res: ServerResponse,
+  view: ApiServiceView,
+  user: UserInfo,
+  target: string,
+  signal: AbortSignal,
+  resolve: ResolveService,
+  clientCert: PemPair | null,
+  log: (message: string, err?: unknown) => void,
+): Promise<void> {
+  if (view.available?.status !== 'True') return plainError(res, 503, 'service unavailable');
+  let backend: Backend;
+  try {
+    backend = await resolveBackend(view, resolve, clientCert);
+  } catch (err) {
+    log(`error resolving ${view.service!.namespace}/${view.service!.name}: ${(err as Error).message}`);
+    return plainError(res, 503, 'service unavailable');
+  }
+  await new Promise<void>((done) => {
+    const upstream = https.request(backendRequestOptions(backend, req.method ?? 'GET', target, forwardedHeaders(req, backend, user)), (answer) => {
+      const headers: OutgoingHttpHeaders = {};
+      for (const [name, value] of Object.entries(answer.headersDistinct)) {
+        if (value && !HOP_BY_HOP.has(name)) headers[name] = value.length === 1 ? value[0] : value;
+      }
+      res.writeHead(answer.statusCode ?? 502, headers);
+      // Each chunk goes out as it arrives: a watch's events reach the client one by one.
+      res.flushHeaders();
+      answer.pipe(res);
+      answer.on('end', done);
+      answer.on('error', () => {
+        res.destroy();
+        done();
+      });
+    });
+    upstream.on('error', (err: NodeJS.ErrnoException) => {
+      plainError(res, 503, goError(err, backend));
+      done();
+    });
+    // The client went away (or its deadline passed): the backend's request ends too.
+    res.on('close', () => {
+      if (!res.writableFinished) upstream.destroy();
+      done();
+    });
+    // A long-running request ended by kapi (its watch timeout, a shutdown) ends cleanly; a deadline's 504 is the app's to write.
+    signal.addEventListener('abort', () => {
+      upstream.destroy();
+      if (res.headersSent) res.end();
+      done();
+    });
+    req.pipe(upstream);
+  });
+}
