@@ -75,11 +75,14 @@ export function goError(err: NodeJS.ErrnoException, backend: Backend): string {
   }
 }
 
-/** A GET of a backend's path as the aggregator itself (its client certificate, no user): the status and body. */
+/** Who the aggregator's own calls (discovery, availability checks) act as: system:masters, so they are always allowed (available_controller.go). */
+const AGGREGATOR_IDENTITY = { 'X-Remote-User': 'system:kube-aggregator', 'X-Remote-Group': 'system:masters' };
+
+/** A GET of a backend's path as the aggregator itself: the status and body. */
 export function backendGet(backend: Backend, path: string, accept: string, timeoutMs: number): Promise<{ status: number; body: Buffer; contentType: string }> {
   return new Promise((resolve, reject) => {
     const req = https.request(
-      { ...backendRequestOptions(backend, 'GET', path, { Accept: accept }), signal: AbortSignal.timeout(timeoutMs) },
+      { ...backendRequestOptions(backend, 'GET', path, { Accept: accept, ...AGGREGATOR_IDENTITY }), signal: AbortSignal.timeout(timeoutMs) },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
