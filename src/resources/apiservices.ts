@@ -189,7 +189,15 @@ export const apiservices = defineResource({
   ],
   ownSchema: {
     typed: customResourceSchema(APISERVICE_SCHEMA, 'APIService'),
-    openApi: { ...APISERVICE_SCHEMA, 'x-kubernetes-group-version-kind': [{ group: APIREGISTRATION_GROUP, kind: 'APIService', version: 'v1' }] },
+    openApi: {
+      ...APISERVICE_SCHEMA,
+      properties: {
+        apiVersion: { type: 'string' },
+        kind: { type: 'string' },
+        metadata: { $ref: '#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta' },
+        ...APISERVICE_SCHEMA.properties,
+      },
+      'x-kubernetes-group-version-kind': [{ group: APIREGISTRATION_GROUP, kind: 'APIService', version: 'v1' }] },
     definitionName: 'io.k8s.kube-aggregator.pkg.apis.apiregistration.v1.APIService',
   },
 });
