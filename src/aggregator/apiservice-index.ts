@@ -10,7 +10,7 @@ import type { Logger } from '../server/logger';
  * group-versions are proxied, to where, and whether they are available. Listeners hear of every change.
  */
 export class ApiServiceIndex implements Controller {
-  readonly name = 'apiservice-registration-controller';
+  readonly name = 'poststarthook/apiservice-registration-controller';
   private readonly informer: Informer;
   private readonly listeners: ((name: string) => void)[] = [];
 

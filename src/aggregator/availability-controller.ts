@@ -70,7 +70,7 @@ function withAvailability(obj: KubeObject, a: Availability): KubeObject {
  * Services, endpoints and backends that changed).
  */
 export class AvailabilityController implements Controller {
-  readonly name = 'apiservice-status-available-controller';
+  readonly name = 'poststarthook/apiservice-status-available-controller';
   private queue: WorkQueue | null = null;
   private timer: NodeJS.Timeout | null = null;
 

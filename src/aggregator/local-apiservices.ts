@@ -50,7 +50,7 @@ const POLL_MS = 1000;
  * with the APIServices every second (kapi's CRD controller tells no one when it serves a version).
  */
 export class LocalApiServices implements Controller {
-  readonly name = 'autoregister-controller';
+  readonly name = 'autoregister-completion';
   private timer: NodeJS.Timeout | null = null;
   private lastError = '';
   private busy = false;
