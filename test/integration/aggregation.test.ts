@@ -3,6 +3,7 @@ import { request } from 'node:https';
 import { createServer as createTcpServer, type AddressInfo } from 'node:net';
 import path from 'node:path';
 import { createLeafCertificate, type PemPair } from '../../src/auth/certificates';
+import { createEstablished, simpleCrd } from '../harness/crds';
 import { eventually } from '../harness/etcd-keys';
 import { serviceFor, startExtensionServer, wardleApiService, WARDLE_GROUP, WARDLE_VERSION, type ExtensionServer } from '../harness/extension-apiserver';
 import { Api } from '../harness/http';
@@ -103,6 +104,19 @@ describe('APIServices', () => {
     expect(apps.spec).toEqual({ group: 'apps', version: 'v1', groupPriorityMinimum: 17800, versionPriority: 15 });
     expect(apps.metadata.labels).toEqual({ 'kube-aggregator.kubernetes.io/automanaged': 'onstart' });
     await reasonOf('v1.apiregistration.k8s.io', 'Local');
+  });
+
+  test('a CRD group-version gets a local APIService (priority 1000/100, automanaged "true") that goes with the CRD', async () => {
+    await createEstablished(api, simpleCrd('crd.example.com', 'gizmos', 'Gizmo'));
+    const made = await eventually('v1.crd.example.com', async () => {
+      const res = await api.get(`${APISERVICES}/v1.crd.example.com`);
+      return res.status === 200 && res.body.status?.conditions ? res.body : undefined;
+    });
+    expect(made.spec).toEqual({ group: 'crd.example.com', version: 'v1', groupPriorityMinimum: 1000, versionPriority: 100 });
+    expect(made.metadata.labels).toEqual({ 'kube-aggregator.kubernetes.io/automanaged': 'true' });
+    expect(made.status.conditions[0]).toMatchObject({ type: 'Available', status: 'True', reason: 'Local' });
+    expect((await api.delete('/apis/apiextensions.k8s.io/v1/customresourcedefinitions/gizmos.crd.example.com')).status).toBe(200);
+    await eventually('v1.crd.example.com gone', async () => ((await api.get(`${APISERVICES}/v1.crd.example.com`)).status === 404 ? true : undefined));
   });
 
   test("a remote APIService's service port defaults to 443 and it becomes Available once its discovery check passes", async () => {
