@@ -4,6 +4,8 @@ import type { UserInfo } from '../auth/user';
 import type { ApiServiceView } from '../resources/apiservices';
 import { backendRequestOptions, goError, resolveBackend, type Backend, type ResolveService } from './backend';
 import type { PemPair } from '../auth/certificates';
+import { upgradeSocket } from './upgrades';
+import type { Duplex } from 'node:stream';
 
 /** Hop-by-hop headers (RFC 7230 §6.1) a proxy never forwards, as httputil.ReverseProxy drops them. */
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
@@ -73,8 +75,11 @@ export async function proxyToApiService(
     log(`error resolving ${view.service!.namespace}/${view.service!.name}: ${(err as Error).message}`);
     return plainError(res, 503, 'service unavailable');
   }
+  const client = req.headers.upgrade ? upgradeSocket(req) : null;
+  const headers = forwardedHeaders(req, backend, user);
+  if (client) Object.assign(headers, { connection: 'Upgrade', upgrade: String(req.headers.upgrade) });
   await new Promise<void>((done) => {
-    const upstream = https.request(backendRequestOptions(backend, req.method ?? 'GET', target, forwardedHeaders(req, backend, user)), (answer) => {
+    const upstream = https.request(backendRequestOptions(backend, req.method ?? 'GET', target, headers), (answer) => {
       const headers: OutgoingHttpHeaders = {};
       for (const [name, value] of Object.entries(answer.headersDistinct)) {
         if (value && !HOP_BY_HOP.has(name)) headers[name] = value.length === 1 ? value[0] : value;
@@ -104,6 +109,27 @@ export async function proxyToApiService(
       if (res.headersSent) res.end();
       done();
     });
+    // The backend switched protocols: its 101 goes to the client as it came, then bytes flow both ways until either side closes.
+    if (client) upstream.on('upgrade', (answer, socket, head) => spliceUpgrade(client, answer, socket, head, done));
     req.pipe(upstream);
   });
+}
+
+/** UpgradeAwareHandler's tunnel: the backend's 101 response written to the client's connection, then the two sockets joined. */
+function spliceUpgrade(client: Duplex, answer: IncomingMessage, backend: Duplex, head: Buffer, done: () => void): void {
+  let text = `HTTP/1.1 ${answer.statusCode} ${answer.statusMessage ?? ''}\r\n`;
+  for (let i = 0; i < answer.rawHeaders.length; i += 2) text += `${answer.rawHeaders[i]}: ${answer.rawHeaders[i + 1]}\r\n`;
+  client.write(`${text}\r\n`);
+  if (head.length > 0) client.write(head);
+  backend.pipe(client);
+  client.pipe(backend);
+  const close = (): void => {
+    client.destroy();
+    backend.destroy();
+    done();
+  };
+  client.on('close', close);
+  backend.on('close', close);
+  client.on('error', close);
+  backend.on('error', close);
 }

@@ -49,6 +49,7 @@ import { withAccessLog } from './access-log';
 import { leveled, type Logger } from './logger';
 import { Aggregator } from '../aggregator/aggregator';
 import { authenticationData, publishAuthenticationConfigMap } from '../aggregator/authentication-configmap';
+import { serveUpgrades } from '../aggregator/upgrades';
 
 export const KUBERNETES_VERSION = { major: '1', minor: '34', patch: '0' };
 
@@ -362,12 +363,16 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
   });
   let discovery: IssuerDiscovery | null = null;
   // The two listeners: HTTPS with authentication, and the plain-HTTP port only when asked for.
+  const secureListener = withAccessLog(withAuthentication(auth.authenticate, app, log), leveled(log));
   const servers: { server: Server; port: number; host: string }[] = [
     // Front proxies' certificates are asked for too (their CA is among the acceptable ones), as kube's dynamic client CA unions both.
-    { server: createSecureServer({ ...auth.servingTls, clientCa: `${auth.servingTls.clientCa}\n${auth.frontProxy.requestHeader.ca}` }, withAccessLog(withAuthentication(auth.authenticate, app, log), leveled(log))), port: config.securePort, host: config.bindAddress },
+    { server: createSecureServer({ ...auth.servingTls, clientCa: `${auth.servingTls.clientCa}\n${auth.frontProxy.requestHeader.ca}` }, secureListener), port: config.securePort, host: config.bindAddress },
   ];
+  serveUpgrades(servers[0].server, secureListener);
   if (config.insecurePort !== null) {
-    servers.push({ server: createServer(withAccessLog(withUser(INSECURE_SUPERUSER, app), leveled(log))), port: config.insecurePort, host: config.insecureBindAddress });
+    const insecureListener = withAccessLog(withUser(INSECURE_SUPERUSER, app), leveled(log));
+    servers.push({ server: createServer(insecureListener), port: config.insecurePort, host: config.insecureBindAddress });
+    serveUpgrades(servers[1].server, insecureListener);
     if (!isLoopback(config.insecureBindAddress)) {
       log(`WARNING: the insecure port on ${config.insecureBindAddress} serves every request as a cluster admin without authentication`);
     }

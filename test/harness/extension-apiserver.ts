@@ -1,5 +1,6 @@
 import { X509Certificate } from 'node:crypto';
-import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { TLSSocket } from 'node:tls';
@@ -117,6 +118,18 @@ export async function startExtensionServer(opts: ExtensionOptions): Promise<Exte
       return void res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify(table));
     }
     res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ kind: 'FlunderList', apiVersion: GV, metadata: { resourceVersion: String(flunders.size) }, items: inNamespace() }));
+  });
+  // An `attach`-like stream: a verified front proxy's upgrade to `kapi-echo` is answered 101, then every byte comes back.
+  server.on('upgrade', (req: IncomingMessage, socket: Duplex) => {
+    const peer = (socket as TLSSocket).getPeerCertificate();
+    const clientCn = peer?.raw ? (new X509Certificate(peer.raw).subject.match(/CN=([^\n]+)/)?.[1] ?? '') : '';
+    seen.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, clientCn });
+    if (!opts.allowedNames.includes(clientCn) || req.headers.upgrade !== 'kapi-echo' || !req.headers['x-remote-user']) {
+      socket.end('HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n');
+      return;
+    }
+    socket.write('HTTP/1.1 101 Switching Protocols\r\nUpgrade: kapi-echo\r\nConnection: Upgrade\r\n\r\n');
+    socket.pipe(socket);
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   return {

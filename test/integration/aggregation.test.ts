@@ -76,7 +76,7 @@ beforeAll(async () => {
   // alice may read and watch flunders; bob may do nothing.
   await api.post('/apis/rbac.authorization.k8s.io/v1/clusterroles', {
     metadata: { name: 'flunder-reader' },
-    rules: [{ apiGroups: [WARDLE_GROUP], resources: ['flunders'], verbs: ['get', 'list', 'watch', 'create'] }],
+    rules: [{ apiGroups: [WARDLE_GROUP], resources: ['flunders', 'flunders/attach'], verbs: ['get', 'list', 'watch', 'create'] }],
   });
   await api.post('/apis/rbac.authorization.k8s.io/v1/clusterrolebindings', {
     metadata: { name: 'alice-reads-flunders' },
@@ -219,6 +219,25 @@ describe('proxying', () => {
       req.end();
     });
     expect(JSON.parse(first.split('\n')[0])).toMatchObject({ type: 'ADDED', object: { metadata: { name: 'one' } } });
+  });
+
+  test('an upgrade request (an attach-like stream) is tunnelled both ways after the backend switches protocols', async () => {
+    const echoed = await new Promise<{ status: number; data: string }>((resolve, reject) => {
+      const req = request(`${server.secureUrl}${FLUNDERS}/one/attach`, { ...alice, agent: false, headers: { Connection: 'Upgrade', Upgrade: 'kapi-echo' } });
+      req.on('upgrade', (res, socket) => {
+        socket.once('data', (chunk: Buffer) => {
+          resolve({ status: res.statusCode ?? 0, data: chunk.toString() });
+          socket.destroy();
+        });
+        socket.write('ping');
+      });
+      req.on('response', (res) => reject(new Error(`no upgrade: ${res.statusCode}`)));
+      req.on('error', reject);
+      req.end();
+    });
+    expect(echoed).toEqual({ status: 101, data: 'ping' });
+    const seen = wardle.seen[wardle.seen.length - 1];
+    expect([seen.url, seen.clientCn, seen.headers['x-remote-user'], seen.headers.upgrade]).toEqual([`${FLUNDERS}/one/attach`, 'front-proxy-client', 'alice', 'kapi-echo']);
   });
 
   test('the insecure port proxies as system:unsecured', async () => {
