@@ -159,6 +159,23 @@ describe('APIServices', () => {
     expect(res.text).toBe('service unavailable\n');
   });
 
+  test('TLS to the backend: a caBundle that did not sign its certificate fails the discovery check; insecureSkipTLSVerify skips verification', async () => {
+    const otherCa = Buffer.from(ca.cert).toString('base64');
+    const spec = (group: string, extra: Record<string, unknown>) => ({
+      metadata: { name: `v1.${group}` },
+      spec: { group, version: 'v1', service: { namespace: 'default', name: 'wardle' }, groupPriorityMinimum: 100, versionPriority: 10, ...extra },
+    });
+    expect((await api.post(APISERVICES, spec('wrongca.example.com', { caBundle: otherCa }))).status).toBe(201);
+    expect((await api.post(APISERVICES, spec('insecure.example.com', { insecureSkipTLSVerify: true }))).status).toBe(201);
+    const wrong = await reasonOf('v1.wrongca.example.com', 'FailedDiscoveryCheck');
+    expect(wrong.message).toBe(
+      `failing or missing response from https://127.0.0.1:${wardle.port}/apis/wrongca.example.com/v1: tls: failed to verify certificate: x509: certificate signed by unknown authority`,
+    );
+    // The extension server answers 404 for a group it does not serve: reached, but not Passed.
+    const insecure = await reasonOf('v1.insecure.example.com', 'FailedDiscoveryCheck');
+    expect(insecure.message).toBe(`failing or missing response from https://127.0.0.1:${wardle.port}/apis/insecure.example.com/v1: bad status from https://127.0.0.1:${wardle.port}/apis/insecure.example.com/v1: 404`);
+  });
+
   test('kubectl-style Table of APIServices has kube\'s columns: Name, Service, Available, Age', async () => {
     const res = await api.get(APISERVICES, { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' });
     expect(res.body.columnDefinitions.map((c: { name: string }) => c.name)).toEqual(['Name', 'Service', 'Available', 'Age']);
