@@ -140,13 +140,16 @@ export function requestHeaderAuthenticator(opts: RequestHeaderOptions): RequestA
 }
 
 /**
- * The x509 authenticator, for certificates that chain to the client CA: one only the
- * requestheader CA signed is a front proxy's, never a user of its own (kube verifies each against its own pool).
+ * The x509 authenticator, for certificates that chain to the client CA: one only the requestheader
+ * CA signed (asked for by the same TLS listener) fails verification as kube's x509 authenticator,
+ * verifying against the client CA alone, fails it.
  */
 export function clientCaOnly(authenticate: RequestAuthenticator, clientCa: string, requestHeaderCa: string): RequestAuthenticator {
   return async (req) => {
     const cert = (req.socket as TLSSocket).getPeerCertificate?.();
-    if (cert?.raw && issuedByOneOf(cert.raw, requestHeaderCa) && !issuedByOneOf(cert.raw, clientCa)) return null;
+    if (cert?.raw && issuedByOneOf(cert.raw, requestHeaderCa) && !issuedByOneOf(cert.raw, clientCa)) {
+      return { error: `verifying certificate SN=${cert.serialNumber}, SKID=, AKID= failed: x509: certificate signed by unknown authority` };
+    }
     return authenticate(req);
   };
 }

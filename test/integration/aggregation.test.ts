@@ -1,8 +1,9 @@
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { request } from 'node:https';
 import { createServer as createTcpServer, type AddressInfo } from 'node:net';
 import path from 'node:path';
-import { createLeafCertificate, type PemPair } from '../../src/auth/certificates';
+import { createCertificateAuthority, createLeafCertificate, type PemPair } from '../../src/auth/certificates';
 import { createEstablished, simpleCrd } from '../harness/crds';
 import { eventually } from '../harness/etcd-keys';
 import { serviceFor, startExtensionServer, wardleApiService, WARDLE_GROUP, WARDLE_VERSION, type ExtensionServer } from '../harness/extension-apiserver';
@@ -323,8 +324,8 @@ describe('front proxies in front of kapi', () => {
     expect(res.body.status.userInfo).toEqual({ username: 'carol', groups: ['g1', 'system:authenticated'], extra: { scopes: ['a'] } });
   });
 
-  test('the same certificate without headers is nobody (anonymous), and a user certificate cannot assert others', async () => {
-    expect((await whoAmI(frontProxy(), {})).status).toBe(403);
+  test('the same certificate without headers is no user of its own (401, as its CA is not the client CA), and a user certificate cannot assert others', async () => {
+    expect((await whoAmI(frontProxy(), {})).status).toBe(401);
     const asAlice = await whoAmI(alice, { 'X-Remote-User': 'carol' });
     expect(asAlice.body.status.userInfo.username).toBe('alice');
   });
@@ -337,5 +338,45 @@ describe('front proxies in front of kapi', () => {
     expect(JSON.parse(data['requestheader-group-headers'])).toEqual(['X-Remote-Group']);
     expect(JSON.parse(data['requestheader-extra-headers-prefix'])).toEqual(['X-Remote-Extra-']);
     expect(JSON.parse(data['requestheader-allowed-names'])).toEqual(['front-proxy-client']);
+  });
+});
+
+describe('front-proxy flags', () => {
+  test('--requestheader-* and --proxy-client-* files are used as given, and published for extension servers', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'kapi-front-proxy-'));
+    const proxyCa = createCertificateAuthority('my-front-proxy-ca');
+    const proxyClient = createLeafCertificate(proxyCa, { commonName: 'my-aggregator', usage: 'client', validDays: 1 });
+    const file = (name: string, content: string) => {
+      writeFileSync(path.join(dir, name), content);
+      return path.join(dir, name);
+    };
+    const other = await startTestServer({
+      requestheaderClientCaFile: file('ca.crt', proxyCa.cert),
+      proxyClientCertFile: file('client.crt', proxyClient.cert),
+      proxyClientKeyFile: file('client.key', proxyClient.key),
+      requestheaderAllowedNames: ['my-aggregator'],
+      requestheaderUsernameHeaders: ['X-Who'],
+      requestheaderGroupHeaders: ['X-Groups'],
+    });
+    try {
+      const data = (await new Api(other.url).get('/api/v1/namespaces/kube-system/configmaps/extension-apiserver-authentication')).body.data;
+      expect(data['requestheader-client-ca-file']).toBe(proxyCa.cert);
+      expect(JSON.parse(data['requestheader-allowed-names'])).toEqual(['my-aggregator']);
+      expect(JSON.parse(data['requestheader-username-headers'])).toEqual(['X-Who']);
+      const serverCa = readFileSync(path.join(other.dataDir, 'pki', 'ca.crt'), 'utf8');
+      const review = await httpsRequest(`${other.secureUrl}/apis/authentication.k8s.io/v1/selfsubjectreviews`, { ca: serverCa, cert: proxyClient.cert, key: proxyClient.key }, {
+        method: 'POST',
+        headers: { 'X-Who': 'dave', 'X-Groups': 'ops' },
+        body: { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' },
+      });
+      expect(review.body.status.userInfo).toMatchObject({ username: 'dave', groups: ['ops', 'system:authenticated'] });
+      // A certificate of the right CA with a name not allowed is refused outright.
+      const intruder = createLeafCertificate(proxyCa, { commonName: 'intruder', usage: 'client', validDays: 1 });
+      const refused = await httpsRequest(`${other.secureUrl}/api/v1/namespaces`, { ca: serverCa, cert: intruder.cert, key: intruder.key }, { headers: { 'X-Who': 'dave' } });
+      expect(refused.status).toBe(401);
+    } finally {
+      await other.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
