@@ -3,6 +3,7 @@ import { objectOf, objectsIn } from '../api/json-read';
 import type { KubeObject } from '../api/types';
 import type { PemPair } from '../auth/certificates';
 import { informerAndQueueProblem, type Controller } from '../controllers/runtime/controller';
+import { Informer, listWatchOf } from '../controllers/runtime/informer';
 import { WorkQueue } from '../controllers/work-queue';
 import type { GenericStore } from '../registry/generic-store';
 import { internalContext } from '../registry/request-context';
@@ -64,19 +65,28 @@ function withAvailability(obj: KubeObject, a: Availability): KubeObject {
   return obj;
 }
 
+/** The stores whose changes make an APIService's availability worth checking again: its Service and that Service's endpoints. */
+export interface ServiceStores {
+  services: GenericStore;
+  endpoints: GenericStore;
+  endpointSlices: GenericStore;
+}
+
 /**
  * kube-aggregator's AvailableConditionController (leader only): keeps every APIService's
- * Available condition, on each change of an APIService and every `resyncMs` (which also notices
- * Services, endpoints and backends that changed).
+ * Available condition, on each change of an APIService, of a Service or of its endpoints
+ * (Endpoints, EndpointSlices), and every `resyncMs` (which notices backends that changed).
  */
 export class AvailabilityController implements Controller {
   readonly name = 'poststarthook/apiservice-status-available-controller';
   private queue: WorkQueue | null = null;
   private timer: NodeJS.Timeout | null = null;
+  private informers: Informer[] = [];
 
   constructor(
     private readonly index: ApiServiceIndex,
     private readonly apiServices: GenericStore,
+    private readonly serviceStores: ServiceStores,
     private readonly resolve: ResolveService,
     private readonly clientCert: PemPair | null,
     private readonly resyncMs: number,
@@ -85,9 +95,27 @@ export class AvailabilityController implements Controller {
     index.onChange((name) => this.queue?.add(name));
   }
 
+  /** The APIServices that name a Service: each is checked again. */
+  private enqueueFor(namespace: string, name: string): void {
+    for (const view of this.index.all()) {
+      if (view.service?.namespace === namespace && view.service.name === name) this.queue?.add(view.name);
+    }
+  }
+
   async start(): Promise<void> {
     const queue = new WorkQueue((name) => this.sync(name), (name, err) => this.log(`apiservice availability: ${name} failed`, err));
     this.queue = queue;
+    const byName = (obj: KubeObject): void => this.enqueueFor(obj.metadata.namespace ?? '', obj.metadata.name ?? '');
+    const bySlice = (obj: KubeObject): void => this.enqueueFor(obj.metadata.namespace ?? '', obj.metadata.labels?.['kubernetes.io/service-name'] ?? '');
+    const watch = (store: GenericStore, name: string, handler: (obj: KubeObject) => void): Informer =>
+      new Informer(listWatchOf(store), { added: handler, updated: (_, obj) => handler(obj), deleted: handler }, { name, log: this.log });
+    this.informers = [
+      watch(this.serviceStores.services, 'services', byName),
+      watch(this.serviceStores.endpoints, 'endpoints', byName),
+      watch(this.serviceStores.endpointSlices, 'endpointslices', bySlice),
+    ];
+    for (const informer of this.informers) informer.start();
+    await Promise.all(this.informers.map((i) => i.waitForSync()));
     const all = (): void => {
       for (const view of this.index.all()) queue.add(view.name);
     };
@@ -98,12 +126,14 @@ export class AvailabilityController implements Controller {
 
   stop(): void {
     if (this.timer) clearInterval(this.timer);
+    for (const informer of this.informers) informer.stop();
+    this.informers = [];
     this.queue?.stop();
     this.queue = null;
   }
 
   problem(): string | null {
-    return informerAndQueueProblem([], this.queue);
+    return informerAndQueueProblem(this.informers, this.queue);
   }
 
   private async sync(name: string): Promise<boolean> {

@@ -78,8 +78,8 @@ export function goError(err: NodeJS.ErrnoException, backend: Backend): string {
 /** Who the aggregator's own calls (discovery, availability checks) act as: system:masters, so they are always allowed (available_controller.go). */
 const AGGREGATOR_IDENTITY = { 'X-Remote-User': 'system:kube-aggregator', 'X-Remote-Group': 'system:masters' };
 
-/** A GET of a backend's path as the aggregator itself: the status and body. */
-export function backendGet(backend: Backend, path: string, accept: string, timeoutMs: number): Promise<{ status: number; body: Buffer; contentType: string }> {
+/** A GET of a backend's path as the aggregator itself: the status and body. A kept-alive connection found closed is replaced once. */
+export function backendGet(backend: Backend, path: string, accept: string, timeoutMs: number, retry = true): Promise<{ status: number; body: Buffer; contentType: string }> {
   return new Promise((resolve, reject) => {
     const req = https.request(
       { ...backendRequestOptions(backend, 'GET', path, { Accept: accept, ...AGGREGATOR_IDENTITY }), signal: AbortSignal.timeout(timeoutMs) },
@@ -90,7 +90,10 @@ export function backendGet(backend: Backend, path: string, accept: string, timeo
         res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks), contentType: String(res.headers['content-type'] ?? '') }));
       },
     );
-    req.on('error', (err: NodeJS.ErrnoException) => reject(new Error(goError(err, backend))));
+    req.on('error', (err: NodeJS.ErrnoException) => {
+      if (retry && req.reusedSocket && (err.code === 'ECONNRESET' || err.code === 'EPIPE')) resolve(backendGet(backend, path, accept, timeoutMs, false));
+      else reject(new Error(goError(err, backend)));
+    });
     req.end();
   });
 }

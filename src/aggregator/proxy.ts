@@ -1,5 +1,5 @@
 import https from 'node:https';
-import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import type { ClientRequest, IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { UserInfo } from '../auth/user';
 import type { ApiServiceView } from '../resources/apiservices';
 import { backendRequestOptions, goError, resolveBackend, type Backend, type ResolveService } from './backend';
@@ -78,26 +78,37 @@ export async function proxyToApiService(
   const client = req.headers.upgrade ? upgradeSocket(req) : null;
   const headers = forwardedHeaders(req, backend, user);
   if (client) Object.assign(headers, { connection: 'Upgrade', upgrade: String(req.headers.upgrade) });
+  // A request without a body may be sent again, once, when a kept-alive connection turns out closed (Go's transport retries so).
+  const replayable = !client && ['GET', 'HEAD', 'OPTIONS'].includes(req.method ?? 'GET') && !req.headers['content-length'] && !req.headers['transfer-encoding'];
   await new Promise<void>((done) => {
-    const upstream = https.request(backendRequestOptions(backend, req.method ?? 'GET', target, headers), (answer) => {
-      const headers: OutgoingHttpHeaders = {};
-      for (const [name, value] of Object.entries(answer.headersDistinct)) {
-        if (value && !HOP_BY_HOP.has(name)) headers[name] = value.length === 1 ? value[0] : value;
-      }
-      res.writeHead(answer.statusCode ?? 502, headers);
-      // Each chunk goes out as it arrives: a watch's events reach the client one by one.
-      res.flushHeaders();
-      answer.pipe(res);
-      answer.on('end', done);
-      answer.on('error', () => {
-        res.destroy();
+    let upstream: ClientRequest;
+    const send = (retry: boolean): void => {
+      upstream = https.request(backendRequestOptions(backend, req.method ?? 'GET', target, headers), (answer) => {
+        const out: OutgoingHttpHeaders = {};
+        for (const [name, value] of Object.entries(answer.headersDistinct)) {
+          if (value && !HOP_BY_HOP.has(name)) out[name] = value.length === 1 ? value[0] : value;
+        }
+        res.writeHead(answer.statusCode ?? 502, out);
+        // Each chunk goes out as it arrives: a watch's events reach the client one by one.
+        res.flushHeaders();
+        answer.pipe(res);
+        answer.on('end', done);
+        answer.on('error', () => {
+          res.destroy();
+          done();
+        });
+      });
+      upstream.on('error', (err: NodeJS.ErrnoException) => {
+        if (retry && upstream.reusedSocket && !res.headersSent && !signal.aborted && (err.code === 'ECONNRESET' || err.code === 'EPIPE')) return send(false);
+        plainError(res, 503, goError(err, backend));
         done();
       });
-    });
-    upstream.on('error', (err: NodeJS.ErrnoException) => {
-      plainError(res, 503, goError(err, backend));
-      done();
-    });
+      // The backend switched protocols: its 101 goes to the client as it came, then bytes flow both ways until either side closes.
+      if (client) upstream.on('upgrade', (answer, socket, head) => spliceUpgrade(client, answer, socket, head, done));
+      if (replayable) upstream.end();
+      else req.pipe(upstream);
+    };
+    send(replayable);
     // The client went away (or its deadline passed): the backend's request ends too.
     res.on('close', () => {
       if (!res.writableFinished) upstream.destroy();
@@ -109,9 +120,6 @@ export async function proxyToApiService(
       if (res.headersSent) res.end();
       done();
     });
-    // The backend switched protocols: its 101 goes to the client as it came, then bytes flow both ways until either side closes.
-    if (client) upstream.on('upgrade', (answer, socket, head) => spliceUpgrade(client, answer, socket, head, done));
-    req.pipe(upstream);
   });
 }
 

@@ -16,7 +16,6 @@ import { createCertificateAuthority, createLeafCertificate } from '../../src/aut
 
 export const WARDLE_GROUP = 'wardle.example.com';
 export const WARDLE_VERSION = 'v1alpha1';
-const GV = `${WARDLE_GROUP}/${WARDLE_VERSION}`;
 
 export interface SeenRequest {
   method: string;
@@ -40,13 +39,15 @@ export interface ExtensionOptions {
   allowedNames: string[];
   serviceName: string;
   namespace: string;
+  /** The group served (wardle.example.com unless given), at v1alpha1. */
+  group?: string;
 }
 
 function status(res: ServerResponse, code: number, reason: string, message: string): void {
   res.writeHead(code, { 'Content-Type': 'application/json' }).end(JSON.stringify({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, code }));
 }
 
-const RESOURCE_LIST = {
+const resourceList = (GV: string) => ({
   kind: 'APIResourceList',
   apiVersion: 'v1',
   groupVersion: GV,
@@ -54,9 +55,11 @@ const RESOURCE_LIST = {
     { name: 'flunders', singularName: 'flunder', namespaced: true, kind: 'Flunder', verbs: ['create', 'get', 'list', 'watch'], shortNames: ['fl'] },
     { name: 'flunders/status', singularName: '', namespaced: true, kind: 'Flunder', verbs: ['get'] },
   ],
-};
+});
 
 export async function startExtensionServer(opts: ExtensionOptions): Promise<ExtensionServer> {
+  const group = opts.group ?? WARDLE_GROUP;
+  const GV = `${group}/${WARDLE_VERSION}`;
   const ca = createCertificateAuthority('wardle-ca');
   const serving = createLeafCertificate(ca, { commonName: 'wardle', usage: 'server', hosts: ['127.0.0.1', `${opts.serviceName}.${opts.namespace}.svc`], validDays: 1 });
   const trusted = new X509Certificate(opts.requestHeaderCa);
@@ -71,10 +74,10 @@ export async function startExtensionServer(opts: ExtensionOptions): Promise<Exte
     if (!verified || !opts.allowedNames.includes(clientCn) || !req.headers['x-remote-user']) return status(res, 401, 'Unauthorized', 'Unauthorized');
     const url = new URL(req.url ?? '/', 'https://wardle');
     const parts = url.pathname.split('/').filter(Boolean);
-    if (url.pathname === `/apis/${GV}`) return void res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify(RESOURCE_LIST));
+    if (url.pathname === `/apis/${GV}`) return void res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify(resourceList(GV)));
     if (url.pathname === '/apis') {
       const version = { groupVersion: GV, version: WARDLE_VERSION };
-      return void res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ kind: 'APIGroupList', apiVersion: 'v1', groups: [{ name: WARDLE_GROUP, versions: [version], preferredVersion: version }] }));
+      return void res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ kind: 'APIGroupList', apiVersion: 'v1', groups: [{ name: group, versions: [version], preferredVersion: version }] }));
     }
     // /apis/<group>/<version>/namespaces/<ns>/flunders[/<name>]
     if (parts.length < 6 || parts[3] !== 'namespaces' || parts[5] !== 'flunders') return status(res, 404, 'NotFound', 'the server could not find the requested resource');
@@ -94,7 +97,7 @@ export async function startExtensionServer(opts: ExtensionOptions): Promise<Exte
     }
     if (name) {
       const found = flunders.get(`${namespace}/${name}`);
-      if (!found) return status(res, 404, 'NotFound', `flunders.${WARDLE_GROUP} "${name}" not found`);
+      if (!found) return status(res, 404, 'NotFound', `flunders.${group} "${name}" not found`);
       return void res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify(found));
     }
     if (url.searchParams.get('watch') === 'true' || url.searchParams.get('watch') === '1') {
@@ -151,12 +154,12 @@ export function serviceFor(name: string, namespace: string, port: number): { ser
   };
 }
 
-/** The APIService of wardle.example.com/v1alpha1 through `service` in `namespace`. */
-export function wardleApiService(caBundle: string, service: string, namespace: string): Record<string, unknown> {
+/** The APIService of wardle.example.com/v1alpha1 (or another group's v1alpha1) through `service` in `namespace`. */
+export function wardleApiService(caBundle: string, service: string, namespace: string, group = WARDLE_GROUP): Record<string, unknown> {
   return {
     apiVersion: 'apiregistration.k8s.io/v1',
     kind: 'APIService',
-    metadata: { name: `${WARDLE_VERSION}.${WARDLE_GROUP}` },
-    spec: { group: WARDLE_GROUP, version: WARDLE_VERSION, service: { namespace, name: service }, caBundle, groupPriorityMinimum: 1000, versionPriority: 15 },
+    metadata: { name: `${WARDLE_VERSION}.${group}` },
+    spec: { group, version: WARDLE_VERSION, service: { namespace, name: service }, caBundle, groupPriorityMinimum: 1000, versionPriority: 15 },
   };
 }

@@ -1,7 +1,6 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { request } from 'node:https';
-import { createServer as createTcpServer, type AddressInfo } from 'node:net';
 import path from 'node:path';
 import { createCertificateAuthority, createLeafCertificate, type PemPair } from '../../src/auth/certificates';
 import { createEstablished, simpleCrd } from '../harness/crds';
@@ -46,14 +45,6 @@ function reasonOf(name: string, reason: string) {
     const c = await availability(name);
     return c?.reason === reason ? c : undefined;
   });
-}
-
-async function deadPort(): Promise<number> {
-  const s = createTcpServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const { port } = s.address() as AddressInfo;
-  await new Promise((r) => s.close(r));
-  return port;
 }
 
 beforeAll(async () => {
@@ -158,6 +149,14 @@ describe('APIServices', () => {
     expect(res.status).toBe(503);
     expect(res.headers.get('content-type')).toBe('text/plain; charset=utf-8');
     expect(res.text).toBe('service unavailable\n');
+    // Endpoints appearing are noticed at once (well before the 10 s resync): the check now reaches the server, which serves no such group.
+    await api.post('/api/v1/namespaces/default/endpoints', serviceFor('empty', 'default', wardle.port).endpoints);
+    const reached = await eventually('empty checked again', async () => {
+      const c = await availability('v1.empty.example.com');
+      return c?.reason === 'FailedDiscoveryCheck' ? c : undefined;
+    }, 5000);
+    // The check verifies the backend's certificate for the Service's name, which this one does not carry.
+    expect(reached.message).toBe(`failing or missing response from https://127.0.0.1:${wardle.port}/apis/empty.example.com/v1: tls: failed to verify certificate: x509: certificate is valid for other names, not empty.default.svc`);
   });
 
   test('TLS to the backend: a caBundle that did not sign its certificate fails the discovery check; insecureSkipTLSVerify skips verification', async () => {
@@ -264,21 +263,17 @@ describe('proxying', () => {
   });
 
   test('a backend that cannot be reached is a 503 with the dial error', async () => {
-    const port = await deadPort();
-    const { service, endpoints } = serviceFor('dead', 'default', port);
+    const dying = await startExtensionServer({ requestHeaderCa: readFileSync(path.join(server.dataDir, 'pki', 'front-proxy-ca.crt'), 'utf8'), allowedNames: ['front-proxy-client'], serviceName: 'dying', namespace: 'default', group: 'dying.example.com' });
+    const { service, endpoints } = serviceFor('dying', 'default', dying.port);
     await api.post('/api/v1/namespaces/default/services', service);
     await api.post('/api/v1/namespaces/default/endpoints', endpoints);
-    // Pointing a Passed APIService at the dead endpoint: the proxy dials it before the next availability check.
-    const ep = (await api.get('/api/v1/namespaces/default/endpoints/wardle')).body;
-    ep.subsets[0].ports[0].port = port;
-    expect((await api.put('/api/v1/namespaces/default/endpoints/wardle', ep)).status).toBe(200);
-    await eventually('endpoints cached', async () => ((await api.get('/api/v1/namespaces/default/endpoints/wardle?resourceVersion=0')).body.subsets[0].ports[0].port === port ? true : undefined));
-    const res = await api.get(FLUNDERS);
+    expect((await api.post(APISERVICES, wardleApiService(dying.caBundle, 'dying', 'default', 'dying.example.com'))).status).toBe(201);
+    await reasonOf(`${WARDLE_VERSION}.dying.example.com`, 'Passed');
+    // The server goes away while its APIService is still Available (the next check is up to 10 s off): the proxy's dial fails.
+    await dying.close();
+    const res = await api.get(`/apis/dying.example.com/${WARDLE_VERSION}/namespaces/default/flunders`);
     expect(res.status).toBe(503);
-    expect(res.text).toBe(`dial tcp 127.0.0.1:${port}: connect: connection refused\n`);
-    ep.subsets[0].ports[0].port = wardle.port;
-    delete ep.metadata.resourceVersion;
-    expect((await api.put('/api/v1/namespaces/default/endpoints/wardle', ep)).status).toBe(200);
+    expect(res.text).toBe(`dial tcp 127.0.0.1:${dying.port}: connect: connection refused\n`);
   });
 });
 
