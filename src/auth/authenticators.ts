@@ -82,14 +82,28 @@ export const x509Authenticator: RequestAuthenticator = async (req) => {
 
 const PEM_CERTIFICATE = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g;
 
-/** Whether a DER certificate was signed by one of the PEM CAs and is within its validity (x509's Verify against one pool, without chains). */
-export function issuedByOneOf(raw: Buffer, caPem: string, now = new Date()): boolean {
+/** The certificates of a PEM bundle. */
+const certificatesOf = (pem: string): X509Certificate[] => (pem.match(PEM_CERTIFICATE) ?? []).map((c) => new X509Certificate(c));
+
+/** Whether a DER certificate was signed by one of the CAs and is within its validity (x509's Verify against one pool, without chains). */
+export function issuedByOneOf(raw: Buffer, cas: X509Certificate[], now = new Date()): boolean {
   const cert = new X509Certificate(raw);
   if (now < new Date(cert.validFrom) || now > new Date(cert.validTo)) return false;
-  return (caPem.match(PEM_CERTIFICATE) ?? []).some((pem) => {
-    const ca = new X509Certificate(pem);
-    return cert.checkIssued(ca) && cert.verify(ca.publicKey);
-  });
+  return cas.some((ca) => cert.checkIssued(ca) && cert.verify(ca.publicKey));
+}
+
+/**
+ * `issuedByOneOf` for a connection's client certificate, decided once per connection (the
+ * certificate cannot change on it), so a kept-alive client pays the signature check once.
+ */
+function peerIssuedBy(caPem: string): (socket: TLSSocket, raw: Buffer) => boolean {
+  const cas = certificatesOf(caPem);
+  const decided = new WeakMap<TLSSocket, boolean>();
+  return (socket, raw) => {
+    let answer = decided.get(socket);
+    if (answer === undefined) decided.set(socket, (answer = issuedByOneOf(raw, cas)));
+    return answer;
+  };
 }
 
 /** What requestheader authentication trusts and reads (kube's --requestheader-* flags). */
@@ -112,12 +126,13 @@ const headerValues = (req: IncomingMessage, name: string): string[] => req.heade
  * On success the headers are removed (ClearAuthenticationHeaders).
  */
 export function requestHeaderAuthenticator(opts: RequestHeaderOptions): RequestAuthenticator {
+  const trusted = peerIssuedBy(opts.ca);
   return async (req) => {
     const socket = req.socket as TLSSocket;
     if (typeof socket.getPeerCertificate !== 'function') return null;
     const cert = socket.getPeerCertificate();
     if (!cert || !cert.raw) return null;
-    if (!issuedByOneOf(cert.raw, opts.ca)) return { error: 'unable to verify certificate: x509: certificate signed by unknown authority' };
+    if (!trusted(socket, cert.raw)) return { error: 'unable to verify certificate: x509: certificate signed by unknown authority' };
     const cn = values(cert.subject?.CN)[0] ?? '';
     if (opts.allowedNames.length > 0 && !opts.allowedNames.includes(cn)) return { error: `x509: subject with cn=${cn} is not in the allowed list` };
     const name = opts.usernameHeaders.map((h) => headerValues(req, h)[0]?.trim() ?? '').find((v) => v !== '');
@@ -145,9 +160,12 @@ export function requestHeaderAuthenticator(opts: RequestHeaderOptions): RequestA
  * verifying against the client CA alone, fails it.
  */
 export function clientCaOnly(authenticate: RequestAuthenticator, clientCa: string, requestHeaderCa: string): RequestAuthenticator {
+  const byFrontProxyCa = peerIssuedBy(requestHeaderCa);
+  const byClientCa = peerIssuedBy(clientCa);
   return async (req) => {
-    const cert = (req.socket as TLSSocket).getPeerCertificate?.();
-    if (cert?.raw && issuedByOneOf(cert.raw, requestHeaderCa) && !issuedByOneOf(cert.raw, clientCa)) {
+    const socket = req.socket as TLSSocket;
+    const cert = socket.getPeerCertificate?.();
+    if (cert?.raw && byFrontProxyCa(socket, cert.raw) && !byClientCa(socket, cert.raw)) {
       return { error: `verifying certificate SN=${cert.serialNumber}, SKID=, AKID= failed: x509: certificate signed by unknown authority` };
     }
     return authenticate(req);
