@@ -1,5 +1,7 @@
+import { X509Certificate } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import { ANONYMOUS_USER, bearerTokenAuthenticator, requestAuthenticator, staticTokenAuthenticator, tokenReviewer, tokenUnion, withAuthenticatedGroup } from './authenticators';
+import { createCertificateAuthority, createLeafCertificate } from './certificates';
+import { ANONYMOUS_USER, bearerTokenAuthenticator, issuedByOneOf, requestAuthenticator, staticTokenAuthenticator, tokenReviewer, tokenUnion, withAuthenticatedGroup } from './authenticators';
 import type { UserInfo } from './user';
 
 const alice: UserInfo = { name: 'alice', uid: 'u1', groups: ['dev'], extra: {} };
@@ -54,5 +56,22 @@ describe('authenticators', () => {
     expect(await review('good', [])).toEqual({ user: { ...alice, groups: ['dev', 'system:authenticated'] }, audiences: ['api'] });
     expect(await review('bad', ['x'])).toEqual({ error: 'invalid bearer token' });
     expect(seen).toEqual([['api'], ['x']]);
+  });
+});
+
+describe('issuedByOneOf (the requestheader CA check)', () => {
+  const signer = createCertificateAuthority('front-proxy-ca');
+  const other = createCertificateAuthority('other-ca');
+  const leaf = createLeafCertificate(signer, { commonName: 'front-proxy-client', usage: 'client', validDays: 1 });
+  const raw = new X509Certificate(leaf.cert).raw;
+
+  test('a certificate the CA signed, within its validity, is issued by it; another CA did not issue it', () => {
+    expect(issuedByOneOf(raw, [new X509Certificate(signer.cert)])).toBe(true);
+    expect(issuedByOneOf(raw, [new X509Certificate(other.cert)])).toBe(false);
+    expect(issuedByOneOf(raw, [new X509Certificate(other.cert), new X509Certificate(signer.cert)])).toBe(true);
+  });
+
+  test('outside its validity it is not', () => {
+    expect(issuedByOneOf(raw, [new X509Certificate(signer.cert)], new Date(Date.now() + 3 * 86_400_000))).toBe(false);
   });
 });

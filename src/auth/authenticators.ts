@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, X509Certificate } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { TLSSocket } from 'node:tls';
 import { authenticateServiceAccountToken, type ObjectLookup } from './service-account-authenticator';
@@ -79,6 +79,98 @@ export const x509Authenticator: RequestAuthenticator = async (req) => {
     },
   };
 };
+
+const PEM_CERTIFICATE = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g;
+
+/** The certificates of a PEM bundle. */
+const certificatesOf = (pem: string): X509Certificate[] => (pem.match(PEM_CERTIFICATE) ?? []).map((c) => new X509Certificate(c));
+
+/** Whether a DER certificate was signed by one of the CAs and is within its validity (x509's Verify against one pool, without chains). */
+export function issuedByOneOf(raw: Buffer, cas: X509Certificate[], now = new Date()): boolean {
+  const cert = new X509Certificate(raw);
+  if (now < new Date(cert.validFrom) || now > new Date(cert.validTo)) return false;
+  return cas.some((ca) => cert.checkIssued(ca) && cert.verify(ca.publicKey));
+}
+
+/**
+ * `issuedByOneOf` for a connection's client certificate, decided once per connection (the
+ * certificate cannot change on it), so a kept-alive client pays the signature check once.
+ */
+function peerIssuedBy(caPem: string): (socket: TLSSocket, raw: Buffer) => boolean {
+  const cas = certificatesOf(caPem);
+  const decided = new WeakMap<TLSSocket, boolean>();
+  return (socket, raw) => {
+    let answer = decided.get(socket);
+    if (answer === undefined) decided.set(socket, (answer = issuedByOneOf(raw, cas)));
+    return answer;
+  };
+}
+
+/** What requestheader authentication trusts and reads (kube's --requestheader-* flags). */
+export interface RequestHeaderOptions {
+  ca: string;
+  allowedNames: string[];
+  usernameHeaders: string[];
+  groupHeaders: string[];
+  extraHeaderPrefixes: string[];
+}
+
+/** A header's values, each occurrence apart. */
+const headerValues = (req: IncomingMessage, name: string): string[] => req.headersDistinct[name.toLowerCase()] ?? [];
+
+/**
+ * requestheader's authenticator behind x509request.NewVerifier: a client certificate signed by the
+ * requestheader CA, with an allowed common name, may assert the user in headers (the first
+ * non-empty username header; every group header's values; extra from the prefixed headers, keys
+ * lower-cased and unescaped). Without a username header it is not this authenticator's request.
+ * On success the headers are removed (ClearAuthenticationHeaders).
+ */
+export function requestHeaderAuthenticator(opts: RequestHeaderOptions): RequestAuthenticator {
+  const trusted = peerIssuedBy(opts.ca);
+  return async (req) => {
+    const socket = req.socket as TLSSocket;
+    if (typeof socket.getPeerCertificate !== 'function') return null;
+    const cert = socket.getPeerCertificate();
+    if (!cert || !cert.raw) return null;
+    if (!trusted(socket, cert.raw)) return { error: 'unable to verify certificate: x509: certificate signed by unknown authority' };
+    const cn = values(cert.subject?.CN)[0] ?? '';
+    if (opts.allowedNames.length > 0 && !opts.allowedNames.includes(cn)) return { error: `x509: subject with cn=${cn} is not in the allowed list` };
+    const name = opts.usernameHeaders.map((h) => headerValues(req, h)[0]?.trim() ?? '').find((v) => v !== '');
+    if (!name) return null;
+    const groups = opts.groupHeaders.flatMap((h) => headerValues(req, h));
+    const extra: Record<string, string[]> = {};
+    const prefixes = opts.extraHeaderPrefixes.map((p) => p.toLowerCase());
+    for (const header of Object.keys(req.headersDistinct)) {
+      const prefix = prefixes.find((p) => header.startsWith(p));
+      if (!prefix) continue;
+      const key = decodeURIComponent(header.slice(prefix.length)).toLowerCase();
+      extra[key] = [...(extra[key] ?? []), ...headerValues(req, header)];
+    }
+    for (const header of Object.keys(req.headers)) {
+      const lower = header.toLowerCase();
+      if ([...opts.usernameHeaders, ...opts.groupHeaders].some((h) => h.toLowerCase() === lower) || prefixes.some((p) => lower.startsWith(p))) delete req.headers[header];
+    }
+    return { user: { name, uid: '', groups, extra } };
+  };
+}
+
+/**
+ * The x509 authenticator, for certificates that chain to the client CA: one only the requestheader
+ * CA signed (asked for by the same TLS listener) fails verification as kube's x509 authenticator,
+ * verifying against the client CA alone, fails it.
+ */
+export function clientCaOnly(authenticate: RequestAuthenticator, clientCa: string, requestHeaderCa: string): RequestAuthenticator {
+  const byFrontProxyCa = peerIssuedBy(requestHeaderCa);
+  const byClientCa = peerIssuedBy(clientCa);
+  return async (req) => {
+    const socket = req.socket as TLSSocket;
+    const cert = socket.getPeerCertificate?.();
+    if (cert?.raw && byFrontProxyCa(socket, cert.raw) && !byClientCa(socket, cert.raw)) {
+      return { error: `verifying certificate SN=${cert.serialNumber}, SKID=, AKID= failed: x509: certificate signed by unknown authority` };
+    }
+    return authenticate(req);
+  };
+}
 
 /**
  * bearertoken.Authenticator: `Authorization: Bearer <token>` given to the token authenticators;

@@ -31,6 +31,7 @@ import { encode } from './encode';
 import { writeBody, writeEncoded, writeError } from './respond';
 import { serveResource } from './router';
 import { JWKS_PATH, OPENID_CONFIGURATION_PATH, type IssuerDiscovery } from '../auth/oidc-discovery';
+import type { AggregatorHooks } from '../aggregator/aggregator';
 
 export interface VersionInfo {
   major: string;
@@ -80,6 +81,8 @@ export interface AppDeps {
   accessControl: AccessControl;
   /** Service account issuer discovery documents (known once the secure port listens); null when the issuer is not an https URL. */
   issuerDiscovery?: () => IssuerDiscovery | null;
+  /** The aggregator: extension servers' group-versions are proxied, their groups merged into discovery. */
+  aggregator?: AggregatorHooks;
 }
 
 interface RequestState {
@@ -220,11 +223,11 @@ export function createApp(deps: AppDeps): RequestListener {
       const { pretty, compress } = state(res);
       res.setHeader('Vary', 'Accept');
       if (output.representation.kind === 'APIGroupDiscoveryList') {
-        writeEncoded(res, 200, aggregatedDiscovery(deps.registry, core, output.representation.version), output, pretty, compress);
+        writeEncoded(res, 200, aggregatedDiscovery(deps.registry, core, output.representation.version, deps.aggregator?.discovery), output, pretty, compress);
         return;
       }
       const host = req.headers.host ?? '127.0.0.1';
-      writeEncoded(res, 200, core ? apiVersions(host) : apiGroupList(deps.registry), output, pretty, compress);
+      writeEncoded(res, 200, core ? apiVersions(host) : apiGroupList(deps.registry, deps.aggregator?.discovery), output, pretty, compress);
     });
   app.get('/api', discovery(true));
   app.get('/apis', discovery(false));
@@ -239,7 +242,7 @@ export function createApp(deps: AppDeps): RequestListener {
         return json(res, apiResourceList(entry));
       }
       if (req.method === 'GET' && segments[0] === 'apis' && segments.length === 2) {
-        const doc = apiGroupDocument(deps.registry, segments[1]);
+        const doc = apiGroupDocument(deps.registry, segments[1], deps.aggregator?.discovery);
         if (doc) return json(res, doc);
       }
       if (req.method === 'GET' && segments[0] === 'apis' && segments.length === 3 && deps.registry.hasGroupVersion(segments[1], segments[2])) {
@@ -310,6 +313,9 @@ export function createApp(deps: AppDeps): RequestListener {
     if (deadlineMs !== null) timer = setTimeout(() => expire(req, res, abort, longRunning), deadlineMs);
     const signal = (): AbortSignal => abort.signal;
     const dispatch = (): void => {
+      // An extension server's group-version goes to it, after kapi's authentication and authorization, as kube's aggregator sits in front.
+      const rawTarget = target.rawQuery ? `${target.rawPath}?${target.rawQuery}` : target.rawPath;
+      if (deps.aggregator?.serve(req, res, target.path, rawTarget, requestScope()?.user ?? deps.accessControl.userOf(req), signal())) return;
       if (!info.isResourceRequest) {
         req.url = target.rawQuery ? `${target.rawPath}?${target.rawQuery}` : target.rawPath;
         app(req, res);

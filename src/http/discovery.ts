@@ -6,6 +6,16 @@ import { subresourceVerbs, subresourceView } from '../registry/subresources';
 
 /** Discovery documents, legacy (APIVersions, APIGroupList, APIResourceList) and aggregated (apidiscovery v2). */
 
+type LegacyGroup = { name: string; versions: { groupVersion: string; version: string }[]; preferredVersion: { groupVersion: string; version: string } };
+
+/** What discovery takes from extension API servers (the aggregator's APIServices), after kapi's own groups. */
+export interface ExtraDiscovery {
+  /** Legacy APIGroups of the remote APIServices, versions in priority order. */
+  groups(): LegacyGroup[];
+  /** apidiscovery v2 APIGroupDiscovery items of the remote group-versions whose resources are known. */
+  aggregatedGroups(): Record<string, unknown>[];
+}
+
 interface DiscoveredSubresource {
   name: string;
   /** The kind its bodies carry when it is not the resource's own (Scale, Binding, TokenRequest). */
@@ -97,18 +107,20 @@ function apiGroup(name: string, versions: GroupVersionEntry[]): Record<string, u
   return { name, versions: gvs, preferredVersion: gvs[0] };
 }
 
-export function apiGroupList(registry: ResourceRegistry): Record<string, unknown> {
+export function apiGroupList(registry: ResourceRegistry, extra?: ExtraDiscovery): Record<string, unknown> {
+  const own = groupsOf(registry);
   return {
     kind: 'APIGroupList',
     apiVersion: 'v1',
-    groups: [...groupsOf(registry)].map(([name, versions]) => apiGroup(name, versions)),
+    groups: [...[...own].map(([name, versions]) => apiGroup(name, versions)), ...(extra?.groups() ?? []).filter((g) => !own.has(g.name))],
   };
 }
 
-export function apiGroupDocument(registry: ResourceRegistry, group: string): Record<string, unknown> | null {
+export function apiGroupDocument(registry: ResourceRegistry, group: string, extra?: ExtraDiscovery): Record<string, unknown> | null {
   const versions = groupsOf(registry).get(group);
-  if (!versions) return null;
-  return { kind: 'APIGroup', apiVersion: 'v1', ...apiGroup(group, versions) };
+  if (versions) return { kind: 'APIGroup', apiVersion: 'v1', ...apiGroup(group, versions) };
+  const remote = extra?.groups().find((g) => g.name === group);
+  return remote ? { kind: 'APIGroup', apiVersion: 'v1', ...remote } : null;
 }
 
 function discoveryResource({ def }: { def: ResourceDefinition }): Record<string, unknown> {
@@ -134,16 +146,20 @@ function discoveryResource({ def }: { def: ResourceDefinition }): Record<string,
 }
 
 /** Aggregated discovery for /api (core only) or /apis (every named group). */
-export function aggregatedDiscovery(registry: ResourceRegistry, core: boolean, version: string): Record<string, unknown> {
+export function aggregatedDiscovery(registry: ResourceRegistry, core: boolean, version: string, extra?: ExtraDiscovery): Record<string, unknown> {
+  const own = groupsOf(registry);
   const items = core
     ? registry
         .groupVersions()
         .filter((gv) => gv.group === '')
         .map((gv) => ({ metadata: { creationTimestamp: null }, versions: [discoveryVersion(gv)] }))
-    : [...groupsOf(registry)].map(([name, versions]) => ({
-        metadata: { name, creationTimestamp: null },
-        versions: versions.map(discoveryVersion),
-      }));
+    : [
+        ...[...own].map(([name, versions]) => ({
+          metadata: { name, creationTimestamp: null },
+          versions: versions.map(discoveryVersion),
+        })),
+        ...(extra?.aggregatedGroups() ?? []).filter((g) => !own.has((g.metadata as { name: string }).name)),
+      ];
   return { kind: 'APIGroupDiscoveryList', apiVersion: `apidiscovery.k8s.io/${version}`, metadata: {}, items };
 }
 

@@ -1,4 +1,5 @@
 import type { ResourceDefinition } from '../registry/resource-definition';
+import { apiservices } from './apiservices';
 import { certificatesigningrequests } from './certificatesigningrequests';
 import { componentstatuses } from './componentstatuses';
 import { configmaps } from './configmaps';
@@ -79,6 +80,7 @@ export const BUILT_IN_RESOURCES: ResourceDefinition[] = [
   limitranges,
   resourcequotas,
   componentstatuses,
+  apiservices,
   deployments,
   replicasets,
   statefulsets,

@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
 import {
   bearerTokenAuthenticator,
+  clientCaOnly,
+  requestHeaderAuthenticator,
   requestAuthenticator,
   serviceAccountTokenAuthenticator,
   staticTokenAuthenticator,
@@ -9,6 +11,7 @@ import {
   x509Authenticator,
   type TokenAuthenticator,
 } from '../auth/authenticators';
+import { loadFrontProxy, type FrontProxy } from '../aggregator/front-proxy';
 import { issuerDiscovery, type IssuerDiscovery } from '../auth/oidc-discovery';
 import { loadServiceAccountKeys } from '../auth/service-account-keys';
 import { SERVICE_ACCOUNT_ISSUER, ServiceAccountTokens } from '../auth/service-account-tokens';
@@ -23,6 +26,8 @@ import { certDirOf, dialableHost, loadServingTls, type ServingTls } from './tls'
 /** Everything about who a request is, built from the flags at start: TLS material, keys, authenticators. */
 export interface Authentication {
   servingTls: ServingTls;
+  /** The requestheader CA and headers, and the aggregator's client certificate. */
+  frontProxy: FrontProxy;
   tokens: ServiceAccountTokens;
   reviewToken: ServerServices['reviewToken'];
   authenticate: Authenticate;
@@ -50,11 +55,15 @@ export function loadAuthentication(config: Config, store: ServerServices['store'
     serviceAccountTokenAuthenticator(tokens, storeLookup({ store })),
   ];
   const bearer = tokenUnion(tokenAuthenticators);
+  const frontProxy = loadFrontProxy(config, certDirOf(config));
+  // kube's order: requestheader (front proxies), x509, then bearer tokens.
+  const x509 = clientCaOnly(x509Authenticator, servingTls.clientCa, frontProxy.requestHeader.ca);
   return {
     servingTls,
+    frontProxy,
     tokens,
     reviewToken: tokenReviewer(bearer, apiAudiences),
-    authenticate: requestAuthenticator([x509Authenticator, bearerTokenAuthenticator(bearer, apiAudiences)], config.anonymousAuth),
+    authenticate: requestAuthenticator([requestHeaderAuthenticator(frontProxy.requestHeader), x509, bearerTokenAuthenticator(bearer, apiAudiences)], config.anonymousAuth),
     discovery: (securePort) =>
       issuerDiscovery(issuers[0], config.serviceAccountJwksUri, `${dialableHost(config.advertiseAddress || config.bindAddress)}:${securePort}`, keys.verifying),
   };

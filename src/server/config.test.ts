@@ -63,3 +63,28 @@ describe('service allocation flags', () => {
     expect(() => parseFlags(['--service-node-port-range=2-1'])).toThrow('invalid argument "2-1" for "--service-node-port-range" flag');
   });
 });
+
+describe('front-proxy flags', () => {
+  test("kube's names: files as given, the requestheader lists split on commas; unset they are empty (kapi's generated defaults apply)", () => {
+    expect(parseFlags([])).toMatchObject({ proxyClientCertFile: '', requestheaderClientCaFile: '', requestheaderAllowedNames: [], requestheaderUsernameHeaders: [] });
+    expect(
+      parseFlags([
+        '--proxy-client-cert-file=p.crt',
+        '--proxy-client-key-file=p.key',
+        '--requestheader-client-ca-file=fp.crt',
+        '--requestheader-allowed-names=front-proxy-client,aggregator',
+        '--requestheader-username-headers=X-Remote-User',
+        '--requestheader-group-headers=X-Remote-Group',
+        '--requestheader-extra-headers-prefix=X-Remote-Extra-,X-Extra-',
+      ]),
+    ).toMatchObject({
+      proxyClientCertFile: 'p.crt',
+      proxyClientKeyFile: 'p.key',
+      requestheaderClientCaFile: 'fp.crt',
+      requestheaderAllowedNames: ['front-proxy-client', 'aggregator'],
+      requestheaderUsernameHeaders: ['X-Remote-User'],
+      requestheaderGroupHeaders: ['X-Remote-Group'],
+      requestheaderExtraHeadersPrefix: ['X-Remote-Extra-', 'X-Extra-'],
+    });
+  });
+});

@@ -42,6 +42,17 @@ export interface Config {
   serviceNodePortRange: PortRange;
   /** How often the service IP and node port repair controllers run; not a flag, tests shorten it. */
   serviceRepairIntervalMs: number;
+  /** The front-proxy client certificate the aggregator presents to extension API servers; '' is the generated one. */
+  proxyClientCertFile: string;
+  proxyClientKeyFile: string;
+  /** CA of front-proxy client certificates (requestheader authentication); '' is the generated front-proxy CA. */
+  requestheaderClientCaFile: string;
+  /** Common names a front-proxy certificate may have; [] allows any (kube's meaning), or front-proxy-client with the generated CA. */
+  requestheaderAllowedNames: string[];
+  /** Headers read for the user, groups and extra of a front-proxied request; [] is X-Remote-User, X-Remote-Group, X-Remote-Extra-. */
+  requestheaderUsernameHeaders: string[];
+  requestheaderGroupHeaders: string[];
+  requestheaderExtraHeadersPrefix: string[];
   /** TLS to etcd: the CA that signed its serving certificate and kapi's client certificate. */
   etcdCaFile: string;
   etcdCertFile: string;
@@ -198,6 +209,25 @@ const FLAGS: Record<string, FlagSpec> = {
     },
     help: 'A port range to reserve for services with NodePort visibility, inclusive at both ends (default 30000-32767).',
   },
+  'proxy-client-cert-file': {
+    key: 'proxyClientCertFile',
+    parse: text,
+    help: 'Client certificate used to prove the identity of the aggregator or kube-apiserver when it must call out during a request (default <cert-dir>/front-proxy-client.crt, generated).',
+  },
+  'proxy-client-key-file': { key: 'proxyClientKeyFile', parse: text, help: 'Private key for the client certificate used to prove the identity of the aggregator (default <cert-dir>/front-proxy-client.key).' },
+  'requestheader-client-ca-file': {
+    key: 'requestheaderClientCaFile',
+    parse: text,
+    help: 'Root certificate bundle to use to verify client certificates on incoming requests before trusting usernames in headers (default <cert-dir>/front-proxy-ca.crt, generated).',
+  },
+  'requestheader-allowed-names': {
+    key: 'requestheaderAllowedNames',
+    parse: list,
+    help: 'List of client certificate common names to allow to provide usernames in headers; empty allows any (default front-proxy-client with the generated CA).',
+  },
+  'requestheader-username-headers': { key: 'requestheaderUsernameHeaders', parse: list, help: 'List of request headers to inspect for usernames (default X-Remote-User).' },
+  'requestheader-group-headers': { key: 'requestheaderGroupHeaders', parse: list, help: 'List of request headers to inspect for groups (default X-Remote-Group).' },
+  'requestheader-extra-headers-prefix': { key: 'requestheaderExtraHeadersPrefix', parse: list, help: 'List of request header prefixes to inspect for extra user information (default X-Remote-Extra-).' },
   'etcd-cafile': { key: 'etcdCaFile', parse: text, help: 'SSL Certificate Authority file used to secure etcd communication.' },
   'etcd-certfile': { key: 'etcdCertFile', parse: text, help: 'SSL certification file used to secure etcd communication.' },
   'etcd-keyfile': { key: 'etcdKeyFile', parse: text, help: 'SSL key file used to secure etcd communication.' },
@@ -378,6 +408,13 @@ export function defaultConfig(): Config {
     serviceClusterIpRange: ['10.96.0.0/12'],
     serviceNodePortRange: { base: 30000, size: 2768 },
     serviceRepairIntervalMs: 3 * 60_000,
+    proxyClientCertFile: '',
+    proxyClientKeyFile: '',
+    requestheaderClientCaFile: '',
+    requestheaderAllowedNames: [],
+    requestheaderUsernameHeaders: [],
+    requestheaderGroupHeaders: [],
+    requestheaderExtraHeadersPrefix: [],
     etcdCaFile: '',
     etcdCertFile: '',
     etcdKeyFile: '',

@@ -49,11 +49,16 @@ import { etcdTls, loadAuthentication } from './authentication';
 import { createSecureServer, dialableHost, isLoopback } from './tls';
 import { withAccessLog } from './access-log';
 import { leveled, type Logger } from './logger';
+import { Aggregator } from '../aggregator/aggregator';
+import { authenticationData, publishAuthenticationConfigMap } from '../aggregator/authentication-configmap';
+import { serveUpgrades } from '../aggregator/upgrades';
 
 export const KUBERNETES_VERSION = { major: '1', minor: '34', patch: '0' };
 
 /** kube-apiserver's --etcd-readycheck-timeout default. */
 const ETCD_READYCHECK_TIMEOUT_MS = 2000;
+/** How often the aggregator checks APIServices' availability and fetches extension servers' discovery again. */
+const AGGREGATOR_RESYNC_MS = 10_000;
 /** How long a request waits for a (re)initializing watch cache before its 429. */
 const CACHE_READY_WAIT_MS = 3000;
 
@@ -270,6 +275,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
   const admission = buildAdmission(config, storeOf, metrics, { registry, authorize: (attrs) => authorizer.authorize(attrs) });
   await ensureSystemNamespaces(namespaces);
   await ensureSystemPriorityClasses(storeOf('scheduling.k8s.io', 'v1', 'priorityclasses'));
+  await publishAuthenticationConfigMap(storeOf('', 'v1', 'configmaps'), authenticationData(auth.servingTls.clientCa, auth.frontProxy.requestHeader));
   /** The versions of a custom resource share one storage (their objects differ only in apiVersion). */
   const serveCustomResource: ServeResource = async (defs) => {
     const { storage, cache } = storageFor(defs[0]);
@@ -303,7 +309,17 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     storage: etcdStorage,
     securePort,
   });
+  const aggregator = new Aggregator({
+    registry,
+    storeOf,
+    frontProxy: auth.frontProxy,
+    builtIn: new Set(BUILT_IN_RESOURCES.map((def) => `${def.group}/${def.version}`)),
+    resyncMs: AGGREGATOR_RESYNC_MS,
+    log,
+  });
+  for (const { controller, leaderOnly } of aggregator.controllers) controllers.manager.add(controller, { leaderOnly });
   await controllers.manager.start(controllers.elector);
+  aggregator.start();
   const policyCache = new PolicyCache(rbacStores, log);
   await policyCache.start();
   const rbac = new RbacAuthorizer(policyCache);
@@ -362,14 +378,20 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
       userOf,
     },
     issuerDiscovery: () => discovery,
+    aggregator,
   });
   let discovery: IssuerDiscovery | null = null;
   // The two listeners: HTTPS with authentication, and the plain-HTTP port only when asked for.
+  const secureListener = withAccessLog(withAuthentication(auth.authenticate, app, log), leveled(log));
   const servers: { server: Server; port: number; host: string }[] = [
-    { server: createSecureServer(auth.servingTls, withAccessLog(withAuthentication(auth.authenticate, app, log), leveled(log))), port: config.securePort, host: config.bindAddress },
+    // Front proxies' certificates are asked for too (their CA is among the acceptable ones), as kube's dynamic client CA unions both.
+    { server: createSecureServer({ ...auth.servingTls, clientCa: `${auth.servingTls.clientCa}\n${auth.frontProxy.requestHeader.ca}` }, secureListener), port: config.securePort, host: config.bindAddress },
   ];
+  serveUpgrades(servers[0].server, secureListener);
   if (config.insecurePort !== null) {
-    servers.push({ server: createServer(withAccessLog(withUser(INSECURE_SUPERUSER, app), leveled(log))), port: config.insecurePort, host: config.insecureBindAddress });
+    const insecureListener = withAccessLog(withUser(INSECURE_SUPERUSER, app), leveled(log));
+    servers.push({ server: createServer(insecureListener), port: config.insecurePort, host: config.insecureBindAddress });
+    serveUpgrades(servers[1].server, insecureListener);
     if (!isLoopback(config.insecureBindAddress)) {
       log(`WARNING: the insecure port on ${config.insecureBindAddress} serves every request as a cluster admin without authentication`);
     }
@@ -421,7 +443,8 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
         for (const { server } of servers) server.closeAllConnections();
         await closed;
         await controllers.stop();
-          policyCache.stop();
+        aggregator.stop();
+        policyCache.stop();
         compactor.stop();
         for (const { cache } of caches) cache.stop();
         auditSink?.close();

@@ -10,14 +10,6 @@ import { kubectl, startServerProcess, type ServerProcess } from '../harness/proc
  * short names, apiVersion, scope, kind, verbs and categories.
  */
 
-/**
- * Resources other branches are adding now, expected missing until they merge: the integrator
- * empties this list then, and the comparison covers them too.
- */
-const EXPECTED_MISSING_UNTIL_MERGED: string[] = [
-  'apiservices.apiregistration.k8s.io',
-];
-
 interface Row {
   name: string;
   shortNames: string;
@@ -64,7 +56,7 @@ test("kubectl api-resources -o wide lists what kube-apiserver 1.34 lists by defa
   for (const [key, want] of expected) {
     const got = actual.get(key);
     if (!got) {
-      if (!EXPECTED_MISSING_UNTIL_MERGED.includes(key)) differences.push(`missing: ${key}`);
+      differences.push(`missing: ${key}`);
       continue;
     }
     for (const field of Object.keys(want) as (keyof Row)[]) {
@@ -72,8 +64,6 @@ test("kubectl api-resources -o wide lists what kube-apiserver 1.34 lists by defa
     }
   }
   for (const key of actual.keys()) if (!expected.has(key)) differences.push(`not in kube-apiserver's default table: ${key}`);
-  // Names in the allowlist that are served already: the list is out of date.
-  for (const key of EXPECTED_MISSING_UNTIL_MERGED) if (actual.has(key)) differences.push(`served now, remove from EXPECTED_MISSING_UNTIL_MERGED: ${key}`);
   expect(differences).toEqual([]);
 });
 

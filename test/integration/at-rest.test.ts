@@ -7,7 +7,8 @@ import { Api } from '../harness/http';
 
 /** The root CA publisher's config map, in every namespace at some moment after the start. */
 const ROOT_CA = 'kube-root-ca.crt';
-const withoutRootCa = (keys: string[]): string[] => keys.filter((k) => !k.endsWith(`/${ROOT_CA}`));
+/** What kapi writes itself (each namespace's root CA, kube-system's extension-apiserver-authentication) left out. */
+const withoutRootCa = (keys: string[]): string[] => keys.filter((k) => !k.endsWith(`/${ROOT_CA}`) && !k.endsWith('/kube-system/extension-apiserver-authentication'));
 import { startTestServer, uniquePrefix } from '../harness/server';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'kapi-enc-'));

@@ -40,7 +40,7 @@ function fromSlices(slices: KubeObject[], portName: string): { host: string; por
  * A Service's port as an endpoint address, as kube's endpoint service resolver (ResolveEndpoint)
  * finds it: the Service port, then an address of its Endpoints or EndpointSlices carrying that port's name.
  */
-async function resolveService(storeOf: StoreOf, namespace: string, name: string, port: number) {
+export async function resolveService(storeOf: StoreOf, namespace: string, name: string, port: number) {
   const svc = await getOrNull(storeOf('', 'v1', 'services'), namespace, name);
   if (!svc) throw new Error(`service "${name}" not found`);
   const svcPort = objectsIn(isPlainObject(svc.spec) ? svc.spec.ports : undefined).find((p) => p.port === port);
