@@ -3,6 +3,7 @@ import { ConfigError, parseFeatureGates, type FeatureGates } from './feature-gat
 import { parseAuthorizationModes, type AuthorizationMode } from '../auth/authorizer/modes';
 import type { LoggingFormat } from './logger';
 import { enabledAdmissionPlugins } from '../admission/plugin-names';
+import { DEFAULT_KUBELET_ADDRESS_TYPES } from '../registry/proxy/kubelet';
 
 export interface Config {
   /** External etcd endpoints; empty starts an embedded etcd child process. */
@@ -34,6 +35,12 @@ export interface Config {
   anonymousAuth: boolean;
   /** Accept loopback addresses (127.0.0.0/8, ::1) in Endpoints and EndpointSlices, which kube-apiserver refuses (for tests). */
   allowLoopbackEndpoints: boolean;
+  /** TLS to kubelets: kapi's client certificate and key, the CA of kubelets' serving certificates ('' skips verification, as kube). */
+  kubeletClientCertificate: string;
+  kubeletClientKey: string;
+  kubeletCertificateAuthority: string;
+  /** The node address types tried in order to reach a kubelet. */
+  kubeletPreferredAddressTypes: string[];
   /** TLS to etcd: the CA that signed its serving certificate and kapi's client certificate. */
   etcdCaFile: string;
   etcdCertFile: string;
@@ -156,6 +163,25 @@ const FLAGS: Record<string, FlagSpec> = {
     parse: bool('allow-loopback-endpoints'),
     boolean: true,
     help: 'Accept loopback addresses (127.0.0.0/8, ::1) in Endpoints and EndpointSlices, for servers on 127.0.0.1 in tests (default false).',
+  },
+  'kubelet-client-certificate': { key: 'kubeletClientCertificate', parse: text, help: 'Path to a client cert file for TLS to kubelets.' },
+  'kubelet-client-key': { key: 'kubeletClientKey', parse: text, help: 'Path to a client key file for TLS to kubelets.' },
+  'kubelet-certificate-authority': {
+    key: 'kubeletCertificateAuthority',
+    parse: text,
+    help: "Path to a cert file for the certificate authority of kubelets' serving certificates (without it they are not verified).",
+  },
+  'kubelet-preferred-address-types': {
+    key: 'kubeletPreferredAddressTypes',
+    parse: (v) => {
+      const types = list(v);
+      const supported = DEFAULT_KUBELET_ADDRESS_TYPES;
+      if (types.length === 0) throw new ConfigError('--kubelet-preferred-address-types must be specified');
+      const unknown = types.find((t) => !supported.includes(t));
+      if (unknown) throw new ConfigError(`--kubelet-preferred-address-types: unsupported address type ${JSON.stringify(unknown)} (one of ${supported.join(', ')})`);
+      return types;
+    },
+    help: 'List of the preferred NodeAddressTypes to use for kubelet connections (default Hostname,InternalDNS,InternalIP,ExternalDNS,ExternalIP).',
   },
   'etcd-cafile': { key: 'etcdCaFile', parse: text, help: 'SSL Certificate Authority file used to secure etcd communication.' },
   'etcd-certfile': { key: 'etcdCertFile', parse: text, help: 'SSL certification file used to secure etcd communication.' },
@@ -309,6 +335,10 @@ export function defaultConfig(): Config {
     apiAudiences: [],
     anonymousAuth: true,
     allowLoopbackEndpoints: false,
+    kubeletClientCertificate: '',
+    kubeletClientKey: '',
+    kubeletCertificateAuthority: '',
+    kubeletPreferredAddressTypes: DEFAULT_KUBELET_ADDRESS_TYPES,
     etcdCaFile: '',
     etcdCertFile: '',
     etcdKeyFile: '',
