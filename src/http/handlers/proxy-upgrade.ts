@@ -30,7 +30,11 @@ export function serveUpgrades(server: Server, listener: RequestListener): void {
     const res = new ServerResponse(req);
     res.shouldKeepAlive = false;
     res.assignSocket(socket as Socket);
-    res.on('finish', () => socket.end());
+    // An answer that is not an upgrade ends the connection; what the client still sends is dropped.
+    res.on('finish', () => {
+      socket.resume();
+      socket.end();
+    });
     listener(req, res);
   });
 }
