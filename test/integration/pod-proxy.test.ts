@@ -168,6 +168,22 @@ describe('pods/log', () => {
     expect(res.body).toMatchObject({ reason: 'NotFound', message: 'the server could not find the requested resource ( pods/log ghost)', details: { name: 'ghost', kind: 'pods/log' } });
   });
 
+  test("a kubelet whose certificate is not of --kubelet-certificate-authority is refused, unless insecureSkipTLSVerifyBackend", async () => {
+    const stranger = await startFakeKubelet({ logs: { 'default/elsewhere/app': ['unverified'] } });
+    try {
+      await node('n2', [{ type: 'InternalIP', address: '127.0.0.1' }], stranger.port);
+      await pod('elsewhere', { nodeName: 'n2', containers: [{ name: 'app', image: 'nginx' }] });
+      const refused = await api.get(`${NS}/pods/elsewhere/log`);
+      expect(refused.status).toBe(500);
+      expect(refused.body.message).toMatch(/^error dialing backend: .*certificate/);
+      expect(stranger.requests).toEqual([]);
+      const skipped = await api.get(`${NS}/pods/elsewhere/log?insecureSkipTLSVerifyBackend=true`);
+      expect(skipped.text).toBe('unverified\n');
+    } finally {
+      await stranger.close();
+    }
+  });
+
   test('follow streams until the client goes, then the kubelet stream closes too', async () => {
     const url = new URL(`${server.url}${NS}/pods/web/log?follow=true`);
     const received = await new Promise<string>((resolve, reject) => {
