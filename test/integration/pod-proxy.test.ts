@@ -19,7 +19,7 @@ let server: Awaited<ReturnType<typeof startTestServer>>;
 let api: Api;
 let kubelet: FakeKubelet;
 let backend: Server;
-let seen: { method: string; url: string; authorization?: string }[] = [];
+let seen: { method: string; url: string; authorization?: string; forwardedFor?: string }[] = [];
 let dir: string;
 const NS = '/api/v1/namespaces/default';
 
@@ -43,7 +43,7 @@ beforeAll(async () => {
   });
   api = new Api(server.url);
   backend = createHttpServer((req, res) => {
-    seen.push({ method: req.method ?? '', url: req.url ?? '', authorization: req.headers.authorization });
+    seen.push({ method: req.method ?? '', url: req.url ?? '', authorization: req.headers.authorization, forwardedFor: req.headers['x-forwarded-for'] as string | undefined });
     let body = '';
     req.on('data', (c) => (body += c));
     req.on('end', () => {
@@ -345,7 +345,7 @@ describe('services/proxy and pods/proxy', () => {
     expect(res.status).toBe(200);
     expect(res.text).toBe('backend POST /hello/world?q=1 payload');
     expect(res.headers.get('x-backend')).toBe('yes');
-    expect(seen).toEqual([{ method: 'POST', url: '/hello/world?q=1', authorization: undefined }]);
+    expect(seen).toEqual([{ method: 'POST', url: '/hello/world?q=1', authorization: undefined, forwardedFor: '127.0.0.1' }]);
     expect((await api.get(`${NS}/services/web:http/proxy/`)).text).toBe('backend GET / ');
   });
 

@@ -1,4 +1,4 @@
-import { request as httpRequest, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
+import { request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { connect as netConnect, isIP } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
@@ -23,7 +23,7 @@ export interface ConnectCall {
   services: ServerServices;
 }
 
-/** Hop-by-hop headers (net/http/httputil's list) and the caller's credentials, which stay with kapi. */
+/** Hop-by-hop headers (net/http/httputil's list), the host, and the caller's credentials. */
 const DROPPED_HEADERS = new Set([
   'connection',
   'proxy-connection',
@@ -38,12 +38,20 @@ const DROPPED_HEADERS = new Set([
   'authorization',
 ]);
 
-function forwardedHeaders(headers: IncomingHttpHeaders, upgrade: boolean): Record<string, string | string[]> {
+/**
+ * The request's headers for the backend: hop-by-hop ones dropped, the client's address appended to
+ * X-Forwarded-For (httputil.ReverseProxy, AppendForwardedForHeader). Authorization and
+ * Impersonate-* go no further, as kube's authentication and impersonation filters delete them.
+ */
+function forwardedHeaders(req: IncomingMessage, upgrade: boolean): Record<string, string | string[]> {
+  const { headers } = req;
   const out: Record<string, string | string[]> = {};
   for (const [name, value] of Object.entries(headers)) {
     if (value === undefined || DROPPED_HEADERS.has(name) || name.startsWith('impersonate-')) continue;
     out[name] = value;
   }
+  const client = req.socket.remoteAddress;
+  if (client) out['x-forwarded-for'] = headers['x-forwarded-for'] ? `${headers['x-forwarded-for']}, ${client}` : client;
   if (upgrade) {
     out.connection = 'Upgrade';
     out.upgrade = headers.upgrade ?? '';
@@ -169,7 +177,7 @@ function forward(call: ConnectCall, target: ProxyTarget): Promise<void> {
       ...requestOptions(target),
       method: sub.stream ? 'GET' : req.method,
       path: `${target.url.pathname}${target.url.search}`,
-      headers: sub.stream ? {} : forwardedHeaders(req.headers, false),
+      headers: sub.stream ? {} : forwardedHeaders(req, false),
       agent: false,
     });
     const stop = (): void => {
@@ -228,7 +236,7 @@ function tunnel(call: ConnectCall, target: ProxyTarget, client: UpgradeConnectio
     let connected = false;
     backend.once(target.url.protocol === 'https:' ? 'secureConnect' : 'connect', () => {
       connected = true;
-      const headers = forwardedHeaders(req.headers, true);
+      const headers = forwardedHeaders(req, true);
       const lines = [`${req.method} ${target.url.pathname}${target.url.search} HTTP/1.1`, `Host: ${target.url.host}`];
       for (const [name, value] of Object.entries(headers)) for (const v of [value].flat()) lines.push(`${name}: ${v}`);
       backend.write(`${lines.join('\r\n')}\r\n\r\n`);
