@@ -155,6 +155,11 @@ describe('pods/log', () => {
     expect(res.text).toBe('');
   });
 
+  test('requests are counted with the verb CONNECT, as kube metrics.CleanVerb reports them', async () => {
+    const metrics = (await api.get('/metrics')).text;
+    expect(metrics).toMatch(/apiserver_request_total\{[^}]*verb="CONNECT"[^}]*resource="pods"[^}]*subresource="log"[^}]*\} \d+/);
+  });
+
   test('a node without a usable address is kube 500 naming the known addresses', async () => {
     const res = await api.get(`${NS}/pods/stranded/log`);
     expect(res.status).toBe(500);
