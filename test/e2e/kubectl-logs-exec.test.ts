@@ -1,3 +1,4 @@
+import { execFile } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -78,4 +79,14 @@ test('kubectl exec on a pod not on a node shows kube message', async () => {
 test('kubectl get --raw reaches a backend through services/proxy', async () => {
   const res = await k(['get', '--raw', '/api/v1/namespaces/default/services/web:80/proxy/some/path?x=1']);
   expect(res).toEqual({ code: 0, stdout: 'hello from /some/path?x=1', stderr: '' });
+});
+
+test("@kubernetes/client-node's Log and Exec", async () => {
+  const report = await new Promise<Record<string, unknown>>((resolve, reject) => {
+    execFile(process.execPath, [path.join(__dirname, 'client-node-streams.mjs'), kapi.url], { timeout: 30_000 }, (err, stdout, stderr) => {
+      if (err) reject(new Error(`client-node streams failed (${String((err as { code?: unknown }).code)}): ${stderr || err.message}`));
+      else resolve(JSON.parse(stdout));
+    });
+  });
+  expect(report).toEqual({ log: 'two\nthree\n', status: { metadata: {}, status: 'Success' }, stdout: 'from client-node\n' });
 });
