@@ -35,6 +35,8 @@ export interface FakeKubelet {
   requests: SeenRequest[];
   /** Follow streams (logs with follow=true) still open. */
   openFollows(): number;
+  /** Upgraded connections (exec, attach) still open. */
+  openStreams(): number;
   close(): Promise<void>;
 }
 
@@ -81,6 +83,8 @@ function serveStream(req: IncomingMessage, socket: Duplex, url: URL): void {
   const command = url.searchParams.getAll('command');
   const stdout = kind === 'exec' ? (command[0] === 'echo' ? `${command.slice(1).join(' ')}\n` : `ran ${command.join(' ')}\n`) : 'attached\n';
   if (url.searchParams.get('output') === '1') socket.write(channelFrame(STDOUT, stdout));
+  // An attached stdin keeps the stream open until the client closes it.
+  if (kind === 'attach' && url.searchParams.get('input') === '1') return;
   socket.write(channelFrame(ERROR, JSON.stringify({ metadata: {}, status: 'Success' })));
   socket.write(frame(0x8, Buffer.from([0x03, 0xe8])));
   setTimeout(() => socket.end(), 50);
@@ -137,7 +141,10 @@ export async function startFakeKubelet(options: FakeKubeletOptions = {}): Promis
       });
     },
   );
+  let streams = 0;
   server.on('upgrade', (req: IncomingMessage, socket: Duplex) => {
+    streams++;
+    socket.on('close', () => streams--);
     socket.on('error', () => socket.destroy());
     serveStream(req, socket, record(req));
   });
@@ -147,6 +154,7 @@ export async function startFakeKubelet(options: FakeKubeletOptions = {}): Promis
     ca: ca.cert,
     requests,
     openFollows: () => follows,
+    openStreams: () => streams,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

@@ -401,3 +401,40 @@ describe('services/proxy and pods/proxy', () => {
     expect(bad.body.message).toBe('invalid pod request "a:b:c:d"');
   });
 });
+
+describe('shutdown', () => {
+  test('a closing server ends its open tunnels and followed logs, on both sides', async () => {
+    const own = await startTestServer({
+      kubeletClientCertificate: path.join(dir, 'client.crt'),
+      kubeletClientKey: path.join(dir, 'client.key'),
+      kubeletPreferredAddressTypes: ['InternalIP'],
+    });
+    const ownApi = new Api(own.url);
+    const created = [
+      await ownApi.post('/api/v1/nodes', { apiVersion: 'v1', kind: 'Node', metadata: { name: 'n1' }, status: { addresses: [{ type: 'InternalIP', address: '127.0.0.1' }], daemonEndpoints: { kubeletEndpoint: { Port: kubelet.port } } } }),
+      await ownApi.post(`${NS}/pods`, { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'web' }, spec: { nodeName: 'n1', containers: [{ name: 'app', image: 'nginx' }] } }),
+    ];
+    expect(created.map((r) => r.status)).toEqual([201, 201]);
+    const attached = connect(Number(new URL(own.url).port), '127.0.0.1');
+    const attachClosed = new Promise<void>((resolve) => attached.on('close', () => resolve()));
+    attached.on('error', () => undefined);
+    const firstBytes = new Promise<string>((resolve) => attached.once('data', (c: Buffer) => resolve(c.toString('latin1'))));
+    attached.write(
+      `GET ${NS}/pods/web/attach?stdin=true&stdout=true HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: ${randomBytes(16).toString('base64')}\r\nSec-WebSocket-Protocol: v5.channel.k8s.io\r\n\r\n`,
+    );
+    expect(await firstBytes).toMatch(/^HTTP\/1\.1 101 /);
+    const follow = await fetch(`${own.url}${NS}/pods/web/log?follow=true`);
+    const reader = follow.body!.getReader();
+    expect(new TextDecoder().decode((await reader.read()).value)).toContain('one');
+    const started = Date.now();
+    await own.close();
+    expect(Date.now() - started).toBeLessThan(10_000);
+    await attachClosed;
+    for (let i = 0; i < 50 && (kubelet.openStreams() > 0 || kubelet.openFollows() > 0); i++) await new Promise((r) => setTimeout(r, 100));
+    expect([kubelet.openStreams(), kubelet.openFollows()]).toEqual([0, 0]);
+    // The followed log ended cleanly: the reader reaches its end.
+    let done = false;
+    while (!done) done = (await reader.read()).done;
+  });
+});
+

@@ -180,8 +180,12 @@ function forward(call: ConnectCall, target: ProxyTarget): Promise<void> {
       headers: sub.stream ? {} : forwardedHeaders(req, false),
       agent: false,
     });
+    // The client went away, or a shutdown ends the stream: the backend request goes too, and a
+    // stream already under way ends cleanly (as a watch does).
     const stop = (): void => {
       upstream.destroy();
+      if (res.headersSent) res.end();
+      else res.destroy();
       resolve();
     };
     ctx.signal.addEventListener('abort', stop, { once: true });
@@ -255,5 +259,14 @@ function tunnel(call: ConnectCall, target: ProxyTarget, client: UpgradeConnectio
     });
     backend.on('close', () => client.socket.destroy());
     client.socket.on('close', () => backend.destroy());
+    // A shutdown ends the tunnel (node's server would otherwise wait for it forever).
+    call.ctx.signal.addEventListener(
+      'abort',
+      () => {
+        backend.destroy();
+        client.socket.destroy();
+      },
+      { once: true },
+    );
   });
 }
