@@ -9,8 +9,9 @@ import { createCertificateAuthority, createLeafCertificate } from '../../src/aut
 /**
  * A kubelet's streaming endpoints on 127.0.0.1 over HTTPS with a certificate of its own CA:
  * /containerLogs (follow included), /exec and /attach over WebSocket (the v5.channel.k8s.io and
- * v4.channel.k8s.io protocols kubectl 1.32 offers first), and any other path answered with a
- * JSON echo of the request (what nodes/proxy reaches).
+ * v4.channel.k8s.io protocols kubectl 1.32 offers first), /portForward over WebSocket
+ * (portforward.k8s.io), and any other path answered with a JSON echo of the request (what
+ * nodes/proxy reaches).
  */
 
 export interface FakeKubeletOptions {
@@ -42,6 +43,8 @@ export interface FakeKubelet {
 
 const WEBSOCKET_GUID = '258EAFA5-E914-47DA-95CA-C5AB0DC85B11';
 const STREAM_PROTOCOLS = ['v5.channel.k8s.io', 'v4.channel.k8s.io'];
+/** The kubelet's WebSocket port forwarding protocol: per port a data and an error channel, each opened with the port (uint16, little endian). */
+const PORT_FORWARD_PROTOCOL = 'portforward.k8s.io';
 /** The v4/v5 channels: stdout 1, the error stream (a Status) 3. */
 const STDOUT = 1;
 const ERROR = 3;
@@ -66,7 +69,8 @@ function serveStream(req: IncomingMessage, socket: Duplex, url: URL): void {
   const offered = String(req.headers['sec-websocket-protocol'] ?? '')
     .split(',')
     .map((p) => p.trim());
-  const protocol = offered.find((p) => STREAM_PROTOCOLS.includes(p));
+  const [, kind] = url.pathname.split('/');
+  const protocol = offered.find((p) => (kind === 'portForward' ? p === PORT_FORWARD_PROTOCOL : STREAM_PROTOCOLS.includes(p)));
   const key = req.headers['sec-websocket-key'];
   if (req.headers.upgrade?.toLowerCase() !== 'websocket' || !protocol || typeof key !== 'string') {
     socket.end('HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain\r\nContent-Length: 30\r\nConnection: close\r\n\r\nwebsocket v4/v5 stream needed\n');
@@ -78,7 +82,19 @@ function serveStream(req: IncomingMessage, socket: Duplex, url: URL): void {
   socket.write(
     `HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: ${accept}\r\nSec-WebSocket-Protocol: ${protocol}\r\n\r\n`,
   );
-  const [, kind] = url.pathname.split('/');
+  if (kind === 'portForward') {
+    // Each port's channels are announced, then its data channel answers as a server behind it would.
+    url.searchParams.getAll('port').forEach((port, i) => {
+      const number = Buffer.alloc(2);
+      number.writeUInt16LE(Number(port));
+      socket.write(frame(0x2, Buffer.concat([Buffer.from([2 * i]), number])));
+      socket.write(frame(0x2, Buffer.concat([Buffer.from([2 * i + 1]), number])));
+      socket.write(channelFrame(2 * i, `pong ${port}\n`));
+    });
+    socket.write(frame(0x8, Buffer.from([0x03, 0xe8])));
+    setTimeout(() => socket.end(), 50);
+    return;
+  }
   // exec runs `echo <args>` as a shell would; attach says it is attached.
   const command = url.searchParams.getAll('command');
   const stdout = kind === 'exec' ? (command[0] === 'echo' ? `${command.slice(1).join(' ')}\n` : `ran ${command.join(' ')}\n`) : 'attached\n';

@@ -265,6 +265,16 @@ describe('pods/exec, attach, portforward', () => {
     expect(payloads(frames)[0].toString()).toBe('\x01attached\n');
   });
 
+  test('portforward reaches the kubelet port forwarding with the ports asked for', async () => {
+    const { head, frames } = await websocket(`${NS}/pods/web/portforward?ports=8080`, 'portforward.k8s.io');
+    expect(head).toContain('Sec-WebSocket-Protocol: portforward.k8s.io');
+    const [data, error, answer] = payloads(frames);
+    expect([...data]).toEqual([0, 0x90, 0x1f]);
+    expect([...error]).toEqual([1, 0x90, 0x1f]);
+    expect(answer.toString()).toBe('\x00pong 8080\n');
+    expect(kubelet.requests.at(-1)).toMatchObject({ url: '/portForward/default/web?port=8080', upgrade: 'websocket' });
+  });
+
   test('without an upgrade: kube 400 "Upgrade request required"', async () => {
     for (const sub of ['exec?command=ls', 'attach', 'portforward?ports=80']) {
       const res = await api.post(`${NS}/pods/web/${sub}`, undefined);
