@@ -275,6 +275,14 @@ describe('pods/exec, attach, portforward', () => {
     expect(kubelet.requests.at(-1)).toMatchObject({ url: '/portForward/default/web?port=8080', upgrade: 'websocket' });
   });
 
+  test('a kubelet that cannot be reached: the upgrade is answered with a 500 Status', async () => {
+    await node('unreachable', [{ type: 'InternalIP', address: '127.0.0.1' }], 1);
+    await pod('cut-off', { nodeName: 'unreachable', containers: [{ name: 'app', image: 'nginx' }] });
+    const { head, frames } = await websocket(`${NS}/pods/cut-off/exec?command=ls&stdout=1`);
+    expect(head).toMatch(/^HTTP\/1\.1 500 /);
+    expect(JSON.parse(frames.toString())).toMatchObject({ kind: 'Status', code: 500, message: expect.stringMatching(/^error dialing backend: connect ECONNREFUSED 127\.0\.0\.1:1$/) });
+  });
+
   test('without an upgrade: kube 400 "Upgrade request required"', async () => {
     for (const sub of ['exec?command=ls', 'attach', 'portforward?ports=80']) {
       const res = await api.post(`${NS}/pods/web/${sub}`, undefined);

@@ -251,14 +251,15 @@ function tunnel(call: ConnectCall, target: ProxyTarget, client: UpgradeConnectio
       });
       backend.pipe(client.socket);
       client.socket.pipe(backend);
+      backend.on('close', () => client.socket.destroy());
+      client.socket.on('close', () => backend.destroy());
       resolve();
     });
+    // Before the connection is made a failure is answered as a Status; after, it ends the tunnel.
     backend.on('error', (err) => {
-      if (!connected) reject(dialError(err));
-      client.socket.destroy();
+      if (connected) client.socket.destroy();
+      else reject(dialError(err));
     });
-    backend.on('close', () => client.socket.destroy());
-    client.socket.on('close', () => backend.destroy());
     // A shutdown ends the tunnel (node's server would otherwise wait for it forever).
     call.ctx.signal.addEventListener(
       'abort',
