@@ -130,7 +130,6 @@ export async function handleConnect(call: ConnectCall): Promise<void> {
     parent: call.store,
     namespace: info.namespace,
     name: info.name,
-    path,
     query: call.query,
     services: call.services,
   });

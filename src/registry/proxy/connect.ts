@@ -21,15 +21,13 @@ export interface BackendTls {
   rejectUnauthorized: boolean;
 }
 
-/** What a connect subresource is asked: the parent's store and name, the path after the subresource, the query. */
+/** What a connect subresource is asked: the parent's store, the name segment and the query. */
 export interface ConnectRequest {
   ctx: RequestContext;
   parent: GenericStore;
   namespace: string;
   /** The name segment of the path: `name`, or for proxy `name:port` / `scheme:name:port`. */
   name: string;
-  /** The backend path of a proxy subresource (`pods/x/proxy/<path>`), '' when there is none. */
-  path: string;
   query: URLSearchParams;
   services: ServerServices;
 }
