@@ -3,7 +3,7 @@ import { request as httpsRequest } from 'node:https';
 import { connect as netConnect, isIP } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
 import type { Duplex } from 'node:stream';
-import { badRequest, StatusError } from '../../api/errors';
+import { badRequest, methodNotAllowed, StatusError } from '../../api/errors';
 import type { GroupResource, StatusReason } from '../../api/types';
 import type { ConnectSubresource, ProxyTarget } from '../../registry/proxy/connect';
 import type { GenericStore } from '../../registry/generic-store';
@@ -121,7 +121,7 @@ function isUpgradeRequest(req: IncomingMessage): boolean {
 export async function handleConnect(call: ConnectCall): Promise<void> {
   const { req, res, info, sub } = call;
   if (!sub.methods.includes(req.method ?? 'GET')) {
-    throw new StatusError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource', {});
+    throw methodNotAllowed();
   }
   const upgrade = upgradeOf(req);
   const path = sub.takesPath ? pathAfterSubresource(req.url ?? '', info) : '';
