@@ -4,7 +4,7 @@ import type { UserInfo } from '../auth/user';
 import type { ApiServiceView } from '../resources/apiservices';
 import { backendRequestOptions, goError, resolveBackend, type Backend, type ResolveService } from './backend';
 import type { PemPair } from '../auth/certificates';
-import { upgradeSocket } from './upgrades';
+import { upgradeOf, type UpgradeConnection } from '../http/handlers/proxy-upgrade';
 import type { Duplex } from 'node:stream';
 
 /** Hop-by-hop headers (RFC 7230 §6.1) a proxy never forwards, as httputil.ReverseProxy drops them. */
@@ -75,7 +75,7 @@ export async function proxyToApiService(
     log(`error resolving ${view.service!.namespace}/${view.service!.name}: ${(err as Error).message}`);
     return plainError(res, 503, 'service unavailable');
   }
-  const client = req.headers.upgrade ? upgradeSocket(req) : null;
+  const client = req.headers.upgrade ? upgradeOf(req) : null;
   const headers = forwardedHeaders(req, backend, user);
   if (client) Object.assign(headers, { connection: 'Upgrade', upgrade: String(req.headers.upgrade) });
   // A request without a body may be sent again, once, when a kept-alive connection turns out closed (Go's transport retries so).
@@ -124,11 +124,14 @@ export async function proxyToApiService(
 }
 
 /** UpgradeAwareHandler's tunnel: the backend's 101 response written to the client's connection, then the two sockets joined. */
-function spliceUpgrade(client: Duplex, answer: IncomingMessage, backend: Duplex, head: Buffer, done: () => void): void {
+function spliceUpgrade(upgrade: UpgradeConnection, answer: IncomingMessage, backend: Duplex, head: Buffer, done: () => void): void {
+  const client = upgrade.socket;
   let text = `HTTP/1.1 ${answer.statusCode} ${answer.statusMessage ?? ''}\r\n`;
   for (let i = 0; i < answer.rawHeaders.length; i += 2) text += `${answer.rawHeaders[i]}: ${answer.rawHeaders[i + 1]}\r\n`;
   client.write(`${text}\r\n`);
   if (head.length > 0) client.write(head);
+  // What the client sent after its request head belongs to the new protocol.
+  if (upgrade.head.length > 0) backend.write(upgrade.head);
   backend.pipe(client);
   client.pipe(backend);
   const close = (): void => {

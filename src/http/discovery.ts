@@ -31,6 +31,7 @@ function sortedSubresources(def: ResourceDefinition): DiscoveredSubresource[] {
   const subs: DiscoveredSubresource[] = [
     ...def.subresources.map((sub) => ({ name: sub, kind: subresourceView(def, sub)?.kind ?? null, verbs: subresourceVerbs(sub) })),
     ...def.createSubresources.map((sub) => ({ name: sub.name, kind: sub.kind, verbs: subresourceVerbs(sub) })),
+    ...def.connectSubresources.map((sub) => ({ name: sub.name, kind: sub.kind, verbs: sub.verbs })),
   ];
   return subs.sort((a, b) => (a.name < b.name ? -1 : 1));
 }

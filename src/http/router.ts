@@ -16,6 +16,8 @@ import { kindSchema } from '../schema/typed-schema';
 import type { ResourceRequest } from './handlers/context';
 import { handleCreate } from './handlers/create';
 import { handleCreateSubresource } from './handlers/create-subresource';
+import { handleConnect } from './handlers/proxy';
+import type { ConnectSubresource } from '../registry/proxy/connect';
 import { respond } from './respond';
 import { handleDelete } from './handlers/delete';
 import { handleDeleteCollection } from './handlers/delete-collection';
@@ -65,6 +67,8 @@ export interface ResolvedRequest {
   verb: Verb;
   /** Set when the path is a create subresource's (pods/x/binding). */
   createSubresource?: CreateSubresource;
+  /** Set when the path is a connect subresource's (pods/x/log, pods/x/exec, services/x/proxy/...). */
+  connectSubresource?: ConnectSubresource;
 }
 
 /** The one place mapping a request onto a resource definition and a verb: 404 unknown, 405 not allowed. */
@@ -72,9 +76,11 @@ export function resolveResourceRequest(info: ResourceRequestInfo, registry: Reso
   const store = registry.lookup(info.group, info.version, info.resource);
   if (!store) throw pathNotFound();
   const { def } = store;
-  if (info.parts.length > 3) throw pathNotFound();
+  const connectSubresource = info.subresource ? def.connectSubresources.find((s) => s.name === info.subresource) : undefined;
+  // Only a proxy subresource has a path of its own after it (pods/x/proxy/<path>).
+  if (info.parts.length > 3 && !connectSubresource?.takesPath) throw pathNotFound();
   const createSubresource = info.subresource ? def.createSubresources.find((s) => s.name === info.subresource) : undefined;
-  if (info.subresource && !createSubresource && !def.subresources.includes(info.subresource as Subresource)) throw pathNotFound();
+  if (info.subresource && !createSubresource && !connectSubresource && !def.subresources.includes(info.subresource as Subresource)) throw pathNotFound();
   // A namespaced resource is named only inside a namespace; a cluster-scoped one never is.
   const namespacedPath = info.namespace !== '' && !(def.resource === 'namespaces' && def.group === '');
   if (!def.namespaced && namespacedPath) throw pathNotFound();
@@ -84,6 +90,8 @@ export function resolveResourceRequest(info: ResourceRequestInfo, registry: Reso
     if (info.name) throw pathNotFound();
     throw methodNotAllowed();
   }
+  // A connect subresource checks the HTTP method itself (handlers/proxy.ts).
+  if (connectSubresource) return { store, verb: info.verb as Verb, connectSubresource };
   if (!(verb in HANDLERS)) throw methodNotAllowed();
   if (createSubresource) {
     // Only POST is routed to such a path, as kube-apiserver registers it.
@@ -141,7 +149,11 @@ export async function serveResource(
   compress: boolean,
   scope: RequestScope = {},
 ): Promise<void> {
-  const { store, verb, createSubresource } = resolveResourceRequest(info, deps.registry);
+  const { store, verb, createSubresource, connectSubresource } = resolveResourceRequest(info, deps.registry);
+  if (connectSubresource) {
+    const ctx = requestContext(res, info, signal, scope);
+    return handleConnect({ req, res, info, ctx, store: store as GenericStore, sub: connectSubresource, query, services: deps.services });
+  }
   const served = createSubresource
     ? { kind: createSubresource.kind, schema: kindSchema(createSubresource.kind) }
     : store instanceof GenericStore

@@ -4,6 +4,7 @@ import type { ScaleFacts } from './scale';
 import { defaultStrategy, type Strategy } from './strategy';
 import type { ServerServices } from './server-services';
 import type { CreateSubresource, Subresource } from './subresources';
+import type { ConnectSubresource } from './proxy/connect';
 import type { RequestContext } from './request-context';
 
 export type Verb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete' | 'deletecollection';
@@ -75,6 +76,8 @@ export interface ResourceDefinition {
   subresources: Subresource[];
   /** Subresources whose only verb is create (pods/binding, serviceaccounts/token). */
   createSubresources: CreateSubresource[];
+  /** Subresources served by connecting to a backend (pods/log, exec, attach, portforward, proxy; nodes/proxy; services/proxy). */
+  connectSubresources: ConnectSubresource[];
   /** Where the scale subresource finds replicas and the selector; required with 'scale'. */
   scale?: ScaleFacts;
   /** Path under the etcd prefix, as kube-apiserver lays it out (e.g. "services/specs", "minions"). */
@@ -155,6 +158,7 @@ export function defineResource(
     verbs: ALL_VERBS,
     subresources: [],
     createSubresources: [],
+    connectSubresources: [],
     storagePath: def.resource,
     returnDeletedObject: false,
     selectableFields: {},

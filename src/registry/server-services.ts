@@ -1,6 +1,7 @@
 import type { ServiceAccountTokens } from '../auth/service-account-tokens';
 import type { UserInfo } from '../auth/user';
 import type { GenericStore } from './generic-store';
+import type { KubeletClientConfig } from './proxy/kubelet';
 
 /**
  * What answers that are not plain stored writes (computed resources, create subresources) may use
@@ -14,4 +15,6 @@ export interface ServerServices {
   reviewToken(token: string, audiences: string[]): Promise<{ user: UserInfo; audiences: string[] } | { error: string }>;
   /** The storage's health check (componentstatuses' etcd-0): throws when etcd does not answer. */
   etcdHealth(): Promise<void>;
+  /** How kubelets are reached (pods/log, exec, attach, portforward; nodes/proxy). */
+  kubelet: KubeletClientConfig;
 }

@@ -1,4 +1,5 @@
 import { isPlainObject, type KubeObject } from '../api/types';
+import { nodeProxy } from '../registry/proxy/node-proxy';
 import { defineResource } from '../registry/resource-definition';
 import { strategy } from '../registry/strategy';
 import { AGE_COLUMN, NAME_COLUMN } from '../registry/table';
@@ -43,6 +44,7 @@ export const nodes = defineResource({
   namespaced: false,
   shortNames: ['no'],
   subresources: ['status'],
+  connectSubresources: [nodeProxy],
   storagePath: 'minions',
   strategy: strategy({
     validateStatusUpdate: validateNodeStatusUpdate,

@@ -6,6 +6,8 @@ import { strategy } from '../registry/strategy';
 import { age, AGE_COLUMN, NAME_COLUMN } from '../registry/table';
 import { podBinding } from './pod-binding';
 import { podEviction } from './pod-eviction';
+import { podProxy } from './pod-proxy';
+import { podAttach, podExec, podLog, podPortForward } from './pod-streams';
 import { defaultPod, podQosClass, validatePodSpec } from './pod-spec';
 import { validatePodStatusUpdate } from './status-validation';
 
@@ -114,6 +116,7 @@ export const pods = defineResource({
   categories: ['all'],
   subresources: ['status'],
   createSubresources: [podBinding, podEviction],
+  connectSubresources: [podAttach, podExec, podLog, podPortForward, podProxy],
   returnDeletedObject: true,
   strategy: strategy({
     validateStatusUpdate: validatePodStatusUpdate,

@@ -2,6 +2,7 @@ import { jsonEqual } from '../api/deep-equal';
 import { field, type FieldErrorList } from '../api/field-errors';
 import { nameIsDns1035Label, isDns1123Label } from '../api/name-validation';
 import { isPlainObject, type KubeObject } from '../api/types';
+import { serviceProxy } from '../registry/proxy/service-proxy';
 import { defineResource } from '../registry/resource-definition';
 import { strategy } from '../registry/strategy';
 import { AGE_COLUMN, NAME_COLUMN } from '../registry/table';
@@ -153,6 +154,7 @@ export const services = defineResource({
   shortNames: ['svc'],
   categories: ['all'],
   subresources: ['status'],
+  connectSubresources: [serviceProxy],
   storagePath: 'services/specs',
   returnDeletedObject: true,
   strategy: strategy({

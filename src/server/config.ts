@@ -5,6 +5,7 @@ import type { LoggingFormat } from './logger';
 import { enabledAdmissionPlugins } from '../admission/plugin-names';
 import { parsePortRange, type PortRange } from '../registry/service-allocation/port-allocator';
 import { parseServiceClusterIpRange } from '../registry/service-allocation/ip-range';
+import { DEFAULT_KUBELET_ADDRESS_TYPES } from '../registry/proxy/kubelet';
 
 export interface Config {
   /** External etcd endpoints; empty starts an embedded etcd child process. */
@@ -53,6 +54,12 @@ export interface Config {
   requestheaderUsernameHeaders: string[];
   requestheaderGroupHeaders: string[];
   requestheaderExtraHeadersPrefix: string[];
+  /** TLS to kubelets: kapi's client certificate and key, the CA of kubelets' serving certificates ('' skips verification, as kube). */
+  kubeletClientCertificate: string;
+  kubeletClientKey: string;
+  kubeletCertificateAuthority: string;
+  /** The node address types tried in order to reach a kubelet. */
+  kubeletPreferredAddressTypes: string[];
   /** TLS to etcd: the CA that signed its serving certificate and kapi's client certificate. */
   etcdCaFile: string;
   etcdCertFile: string;
@@ -228,6 +235,25 @@ const FLAGS: Record<string, FlagSpec> = {
   'requestheader-username-headers': { key: 'requestheaderUsernameHeaders', parse: list, help: 'List of request headers to inspect for usernames (default X-Remote-User).' },
   'requestheader-group-headers': { key: 'requestheaderGroupHeaders', parse: list, help: 'List of request headers to inspect for groups (default X-Remote-Group).' },
   'requestheader-extra-headers-prefix': { key: 'requestheaderExtraHeadersPrefix', parse: list, help: 'List of request header prefixes to inspect for extra user information (default X-Remote-Extra-).' },
+  'kubelet-client-certificate': { key: 'kubeletClientCertificate', parse: text, help: 'Path to a client cert file for TLS to kubelets.' },
+  'kubelet-client-key': { key: 'kubeletClientKey', parse: text, help: 'Path to a client key file for TLS to kubelets.' },
+  'kubelet-certificate-authority': {
+    key: 'kubeletCertificateAuthority',
+    parse: text,
+    help: "Path to a cert file for the certificate authority of kubelets' serving certificates (without it they are not verified).",
+  },
+  'kubelet-preferred-address-types': {
+    key: 'kubeletPreferredAddressTypes',
+    parse: (v) => {
+      const types = list(v);
+      const supported = DEFAULT_KUBELET_ADDRESS_TYPES;
+      if (types.length === 0) throw new ConfigError('--kubelet-preferred-address-types must be specified');
+      const unknown = types.find((t) => !supported.includes(t));
+      if (unknown) throw new ConfigError(`--kubelet-preferred-address-types: unsupported address type ${JSON.stringify(unknown)} (one of ${supported.join(', ')})`);
+      return types;
+    },
+    help: 'List of the preferred NodeAddressTypes to use for kubelet connections (default Hostname,InternalDNS,InternalIP,ExternalDNS,ExternalIP).',
+  },
   'etcd-cafile': { key: 'etcdCaFile', parse: text, help: 'SSL Certificate Authority file used to secure etcd communication.' },
   'etcd-certfile': { key: 'etcdCertFile', parse: text, help: 'SSL certification file used to secure etcd communication.' },
   'etcd-keyfile': { key: 'etcdKeyFile', parse: text, help: 'SSL key file used to secure etcd communication.' },
@@ -415,6 +441,10 @@ export function defaultConfig(): Config {
     requestheaderUsernameHeaders: [],
     requestheaderGroupHeaders: [],
     requestheaderExtraHeadersPrefix: [],
+    kubeletClientCertificate: '',
+    kubeletClientKey: '',
+    kubeletCertificateAuthority: '',
+    kubeletPreferredAddressTypes: DEFAULT_KUBELET_ADDRESS_TYPES,
     etcdCaFile: '',
     etcdCertFile: '',
     etcdKeyFile: '',

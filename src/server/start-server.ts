@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { IMMORTAL_NAMESPACES } from '../admission/namespace-lifecycle';
@@ -44,6 +44,8 @@ import type { Storage } from '../storage/interfaces';
 import type { Config } from './config';
 import { EmbeddedEtcd } from './embedded-etcd';
 import { applyListenerLimits } from './listener';
+import { serveUpgrades } from '../http/handlers/proxy-upgrade';
+import { loadKubeletClient } from '../registry/proxy/kubelet';
 import { internalContext } from '../registry/request-context';
 import { etcdTls, loadAuthentication } from './authentication';
 import { createSecureServer, dialableHost, isLoopback } from './tls';
@@ -51,7 +53,6 @@ import { withAccessLog } from './access-log';
 import { leveled, type Logger } from './logger';
 import { Aggregator } from '../aggregator/aggregator';
 import { authenticationData, publishAuthenticationConfigMap } from '../aggregator/authentication-configmap';
-import { serveUpgrades } from '../aggregator/upgrades';
 
 export const KUBERNETES_VERSION = { major: '1', minor: '34', patch: '0' };
 
@@ -241,6 +242,11 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     tokens: auth.tokens,
     reviewToken: auth.reviewToken,
     etcdHealth: () => kv.checkHealth(`${config.etcdPrefix}/health`, ETCD_READYCHECK_TIMEOUT_MS),
+    kubelet: loadKubeletClient(
+      { cert: config.kubeletClientCertificate, key: config.kubeletClientKey, ca: config.kubeletCertificateAuthority },
+      config.kubeletPreferredAddressTypes,
+      config.allowLoopbackEndpoints,
+    ),
   };
   for (const def of BUILT_IN_RESOURCES) {
     if (def.compute || def.computeItems) {
@@ -383,22 +389,22 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
   let discovery: IssuerDiscovery | null = null;
   // The two listeners: HTTPS with authentication, and the plain-HTTP port only when asked for.
   const secureListener = withAccessLog(withAuthentication(auth.authenticate, app, log), leveled(log));
-  const servers: { server: Server; port: number; host: string }[] = [
+  const servers: { server: Server; listener: RequestListener; port: number; host: string }[] = [
     // Front proxies' certificates are asked for too (their CA is among the acceptable ones), as kube's dynamic client CA unions both.
-    { server: createSecureServer({ ...auth.servingTls, clientCa: `${auth.servingTls.clientCa}\n${auth.frontProxy.requestHeader.ca}` }, secureListener), port: config.securePort, host: config.bindAddress },
+    { server: createSecureServer({ ...auth.servingTls, clientCa: `${auth.servingTls.clientCa}\n${auth.frontProxy.requestHeader.ca}` }, secureListener), listener: secureListener, port: config.securePort, host: config.bindAddress },
   ];
-  serveUpgrades(servers[0].server, secureListener);
   if (config.insecurePort !== null) {
     const insecureListener = withAccessLog(withUser(INSECURE_SUPERUSER, app), leveled(log));
-    servers.push({ server: createServer(insecureListener), port: config.insecurePort, host: config.insecureBindAddress });
-    serveUpgrades(servers[1].server, insecureListener);
+    servers.push({ server: createServer(insecureListener), listener: insecureListener, port: config.insecurePort, host: config.insecureBindAddress });
     if (!isLoopback(config.insecureBindAddress)) {
       log(`WARNING: the insecure port on ${config.insecureBindAddress} serves every request as a cluster admin without authentication`);
     }
   }
   const urls: string[] = [];
-  for (const [i, { server, port, host }] of servers.entries()) {
+  for (const [i, { server, listener, port, host }] of servers.entries()) {
     applyListenerLimits(server, { maxConnections: config.maxConnections }, log);
+    // Upgrade requests (exec, attach, portforward, proxied WebSockets) take the same path as the others.
+    serveUpgrades(server, listener);
     try {
       await listen(server, port, host);
     } catch (err) {

@@ -2,9 +2,13 @@ import type { IncomingMessage } from 'node:http';
 import type { RequestLabels } from '../../metrics/metrics';
 import type { RequestInfo } from '../request-info';
 
-/** apiserver_request_total's verb: the HTTP method, except LIST, WATCH and APPLY. */
+/** endpoints/metrics' validConnectRequests: subresources whose requests are reported as CONNECT. */
+const CONNECT_SUBRESOURCES = new Set(['log', 'exec', 'portforward', 'attach', 'proxy']);
+
+/** apiserver_request_total's verb: the HTTP method, except LIST, WATCH, APPLY and CONNECT (metrics.CleanVerb). */
 function reportedVerb(req: IncomingMessage, info: RequestInfo): string {
   if (!info.isResourceRequest) return (req.method ?? 'GET').toUpperCase();
+  if (CONNECT_SUBRESOURCES.has(info.subresource)) return 'CONNECT';
   if (info.verb === 'list') return 'LIST';
   if (info.verb === 'watch') return 'WATCH';
   if (req.method === 'PATCH' && (req.headers['content-type'] ?? '').startsWith('application/apply-patch')) return 'APPLY';
