@@ -49,6 +49,8 @@ import { tokenreviews } from './tokenreviews';
 import { validatingwebhookconfigurations } from './validatingwebhookconfigurations';
 import { validatingadmissionpolicies } from './validatingadmissionpolicies';
 import { validatingadmissionpolicybindings } from './validatingadmissionpolicybindings';
+import { mutatingadmissionpolicies } from './mutatingadmissionpolicies';
+import { mutatingadmissionpolicybindings } from './mutatingadmissionpolicybindings';
 import { volumeattachments } from './volumeattachments';
 import { volumeattributesclasses } from './volumeattributesclasses';
 
@@ -106,6 +108,8 @@ export const BUILT_IN_RESOURCES: ResourceDefinition[] = [
   validatingwebhookconfigurations,
   validatingadmissionpolicies,
   validatingadmissionpolicybindings,
+  mutatingadmissionpolicies,
+  mutatingadmissionpolicybindings,
   customresourcedefinitions,
   priorityclasses,
   leases,

@@ -3,6 +3,8 @@ import { ConfigError, parseFeatureGates, type FeatureGates } from './feature-gat
 import { parseAuthorizationModes, type AuthorizationMode } from '../auth/authorizer/modes';
 import type { LoggingFormat } from './logger';
 import { enabledAdmissionPlugins } from '../admission/plugin-names';
+import { BUILT_IN_RESOURCES } from '../resources';
+import { enabledGroupVersions, parseRuntimeConfigFlag, registeredGroupVersions, type RuntimeConfig } from './runtime-config';
 
 export interface Config {
   /** External etcd endpoints; empty starts an embedded etcd child process. */
@@ -40,6 +42,8 @@ export interface Config {
   etcdKeyFile: string;
   etcdPrefix: string;
   featureGates: FeatureGates;
+  /** --runtime-config: group versions switched on or off (`group/version=true|false`, `api/all`, `api/beta`, ...). */
+  runtimeConfig: RuntimeConfig;
   /** How long to wait for etcd at start-up before giving up. */
   storageInitializationTimeoutMs: number;
   /** Serve reads and watches from per-resource caches. */
@@ -288,6 +292,15 @@ const FLAGS: Record<string, FlagSpec> = {
     help: 'Indicates the tolerationSeconds of the toleration for unreachable:NoExecute that is added by default to every pod that does not already have such a toleration (default 300).',
   },
   'feature-gates': { key: 'featureGates', parse: parseFeatureGates, help: 'A set of key=value pairs that describe feature gates.' },
+  'runtime-config': {
+    key: 'runtimeConfig',
+    parse: (v) => {
+      const runtimeConfig = parseRuntimeConfigFlag(v);
+      enabledGroupVersions(runtimeConfig, registeredGroupVersions(BUILT_IN_RESOURCES));
+      return runtimeConfig;
+    },
+    help: 'A set of key=value pairs that enable or disable built-in APIs: <group>/<version>=true|false, api/all, api/ga, api/beta, api/alpha.',
+  },
   v: {
     key: 'verbosity',
     parse: (v) => {
@@ -333,6 +346,7 @@ export function defaultConfig(): Config {
     etcdKeyFile: '',
     etcdPrefix: '/registry',
     featureGates: parseFeatureGates(''),
+    runtimeConfig: {},
     storageInitializationTimeoutMs: 30_000,
     watchCache: true,
     watchCacheHistoryMs: 5 * 60_000,
