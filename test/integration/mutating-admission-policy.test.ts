@@ -164,8 +164,11 @@ describe('served with the gate and admissionregistration.k8s.io/v1beta1=true', (
       paramRef: { name: 'absent', namespace: NS, parameterNotFoundAction: 'Deny' },
     });
     const refused = await api.post(CMS, configMap('without-param', 'noparam'));
-    expect(refused.status).toBe(422);
-    expect(refused.body.message).toContain("MutatingAdmissionPolicy 'noparam' with binding 'noparam-binding' denied request: failed to configure binding: no params found");
+    expect(refused.status).toBe(403);
+    expect(refused.body.reason).toBe('Forbidden');
+    const message = "policy 'noparam' with binding 'noparam-binding' denied request: failed to configure binding: no params found for policy binding with `Deny` parameterNotFoundAction";
+    expect(refused.body.message).toBe(message);
+    expect(refused.body.details).toEqual({ name: 'without-param', kind: 'configmaps', causes: [{ message }] });
   });
 
   test('variables and matchConditions: a false condition skips the policy', async () => {
@@ -183,14 +186,14 @@ describe('served with the gate and admissionregistration.k8s.io/v1beta1=true', (
     expect(plain.body.metadata.labels.color).toBeUndefined();
   });
 
-  test('failurePolicy: Fail refuses when a mutation errs, Ignore admits the object unchanged', async () => {
+  test("failurePolicy: Fail refuses with kube's 403 when a mutation errs, Ignore admits the object unchanged", async () => {
     const failing = { patchType: 'JSONPatch', jsonPatch: { expression: '[JSONPatch{op: "add", path: "/metadata/labels/x", value: object.data.missing}]' } };
     await install(policy('fail', { mutations: [failing] }));
     await install(policy('ignore', { failurePolicy: 'Ignore', mutations: [failing] }));
     const refused = await api.post(CMS, configMap('failed', 'fail'));
-    expect(refused.status).toBe(422);
+    expect(refused.status).toBe(403);
     expect(refused.body.reason).toBe('Invalid');
-    expect(refused.body.message).toContain("configmaps \"failed\" is forbidden: MutatingAdmissionPolicy 'fail' with binding 'fail-binding' denied request: ");
+    expect(refused.body.message).toMatch(/^policy 'fail' with binding 'fail-binding' denied request: expression '.*' resulted in error: /);
     const ignored = await api.post(CMS, configMap('ignored', 'ignore'));
     expect(ignored.status).toBe(201);
     expect(ignored.body.metadata.labels).toEqual({ test: 'ignore' });
