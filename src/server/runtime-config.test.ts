@@ -27,6 +27,7 @@ describe('--runtime-config', () => {
     ['api/all=maybe', 'invalid value api/all=maybe'],
     ['api/beta', 'invalid value api/beta='],
     ['apps/v9=true', 'group version apps/v9 that has not been registered'],
+    ['apps/=true', 'invalid key apps/'],
     ['apps/v1=maybe', 'invalid value of apps/v1: maybe, err: strconv.ParseBool: parsing "maybe": invalid syntax'],
   ])("%s is refused with kube's message", (flag, message) => {
     expect(() => enabled(flag)).toThrow(message);

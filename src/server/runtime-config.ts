@@ -75,11 +75,11 @@ export function enabledGroupVersions(config: RuntimeConfig, registered: readonly
     const tokens = key.split('/');
     if (tokens.length < 2 || tokens.length > 3) continue;
     const [group, version] = tokens;
-    if (!version || group.includes('/')) throw new ConfigError(`invalid key ${key}`);
+    if (!version) throw new ConfigError(`invalid key ${key}`);
     // A single resource is only switchable in extensions/v1beta1, which kapi does not have.
     if (tokens.length === 3) continue;
     if (!groups.has(group)) continue;
-    const gv = `${group}/${version}`;
+    const gv = group ? `${group}/${version}` : version;
     if (!registered.includes(gv)) throw new ConfigError(`group version ${gv} that has not been registered`);
     const on = value === '' ? true : parseBool(value);
     if (on === null) throw new ConfigError(`invalid value of ${key}: ${value}, err: strconv.ParseBool: parsing ${JSON.stringify(value)}: invalid syntax`);
