@@ -93,6 +93,9 @@ describe('served with the gate and admissionregistration.k8s.io/v1beta1=true', (
     const admission = groups.body.groups.find((g: { name: string }) => g.name === 'admissionregistration.k8s.io');
     expect(admission.versions.map((v: { version: string }) => v.version)).toEqual(['v1', 'v1beta1']);
     expect(admission.preferredVersion.version).toBe('v1');
+    const openapi = await api.get('/openapi/v3/apis/admissionregistration.k8s.io/v1beta1');
+    expect(openapi.status).toBe(200);
+    expect(Object.keys(openapi.body.components.schemas)).toContain('io.k8s.api.admissionregistration.v1beta1.MutatingAdmissionPolicy');
   });
 
   test('a policy is defaulted as kube defaults it', async () => {
