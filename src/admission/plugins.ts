@@ -20,7 +20,8 @@ import { LimitRanger } from './limit-ranger';
 import { ResourceQuotaAdmission } from './resource-quota/quota-admission';
 import { ServiceAccountAdmission } from './service-account';
 import type { AuthorizeFn } from './policy/authorizer-library';
-import { registryPolicySource } from './policy/policy-source';
+import { MutatingAdmissionPolicy } from './policy/mutating-admission-policy';
+import { MUTATING_POLICIES, registryPolicySource } from './policy/policy-source';
 import { ValidatingAdmissionPolicy } from './policy/validating-admission-policy';
 import { registryEquivalents } from './webhooks/equivalents';
 import { RuntimeClassAdmission } from './runtime-class';
@@ -87,6 +88,7 @@ function implementedPlugins(config: PluginConfig, storeOf: StoreOf, metrics: Api
     CertificateSigning: new CertificateSigning(),
     CertificateSubjectRestriction: new CertificateSubjectRestriction(),
     DefaultIngressClass: new DefaultIngressClass(() => listCached(storeOf('networking.k8s.io', 'v1', 'ingressclasses'), '')),
+    MutatingAdmissionPolicy: new MutatingAdmissionPolicy(registryPolicySource(cluster.registry, equivalents, cluster.authorize, MUTATING_POLICIES)),
     MutatingAdmissionWebhook: { name: 'MutatingAdmissionWebhook', admit: (attrs) => webhooks.admit(attrs) },
     ValidatingAdmissionPolicy: new ValidatingAdmissionPolicy(registryPolicySource(cluster.registry, equivalents, cluster.authorize)),
     ValidatingAdmissionWebhook: { name: 'ValidatingAdmissionWebhook', validate: (attrs) => webhooks.validate(attrs) },

@@ -689,6 +689,38 @@ const OBJECTS: Record<string, Record<string, unknown>> = {
       validationActions: ['Deny', 'Audit'],
     },
   },
+  MutatingAdmissionPolicy: {
+    apiVersion: 'admissionregistration.k8s.io/v1beta1',
+    kind: 'MutatingAdmissionPolicy',
+    metadata: meta('sidecar', false),
+    spec: {
+      paramKind: { apiVersion: 'v1', kind: 'ConfigMap' },
+      matchConstraints: {
+        namespaceSelector: {},
+        objectSelector: {},
+        resourceRules: [{ operations: ['CREATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['pods'], scope: '*' }],
+        matchPolicy: 'Equivalent',
+      },
+      variables: [{ name: 'team', expression: 'params.data.team' }],
+      mutations: [
+        { patchType: 'JSONPatch', jsonPatch: { expression: '[JSONPatch{op: "add", path: "/metadata/labels/team", value: variables.team}]' } },
+        { patchType: 'ApplyConfiguration', applyConfiguration: { expression: 'Object{metadata: Object.metadata{annotations: {"a": "b"}}}' } },
+      ],
+      failurePolicy: 'Ignore',
+      matchConditions: [{ name: 'not-system', expression: "!request.userInfo.username.startsWith('system:')" }],
+      reinvocationPolicy: 'IfNeeded',
+    },
+  },
+  MutatingAdmissionPolicyBinding: {
+    apiVersion: 'admissionregistration.k8s.io/v1beta1',
+    kind: 'MutatingAdmissionPolicyBinding',
+    metadata: meta('sidecar-binding', false),
+    spec: {
+      policyName: 'sidecar',
+      paramRef: { name: 'teams', namespace: 'default', parameterNotFoundAction: 'Allow' },
+      matchResources: { namespaceSelector: { matchLabels: { tier: 'gold' } }, objectSelector: {}, matchPolicy: 'Exact' },
+    },
+  },
   SelfSubjectAccessReview: {
     apiVersion: 'authorization.k8s.io/v1',
     kind: 'SelfSubjectAccessReview',

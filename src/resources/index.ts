@@ -52,6 +52,8 @@ import { tokenreviews } from './tokenreviews';
 import { validatingwebhookconfigurations } from './validatingwebhookconfigurations';
 import { validatingadmissionpolicies } from './validatingadmissionpolicies';
 import { validatingadmissionpolicybindings } from './validatingadmissionpolicybindings';
+import { mutatingadmissionpolicies } from './mutatingadmissionpolicies';
+import { mutatingadmissionpolicybindings } from './mutatingadmissionpolicybindings';
 import { volumeattachments } from './volumeattachments';
 import { volumeattributesclasses } from './volumeattributesclasses';
 import { deviceclasses } from './deviceclasses';
@@ -118,6 +120,8 @@ export const BUILT_IN_RESOURCES: ResourceDefinition[] = [
   validatingwebhookconfigurations,
   validatingadmissionpolicies,
   validatingadmissionpolicybindings,
+  mutatingadmissionpolicies,
+  mutatingadmissionpolicybindings,
   customresourcedefinitions,
   priorityclasses,
   leases,

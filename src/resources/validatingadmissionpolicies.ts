@@ -24,7 +24,7 @@ function applyDefaults(policy: KubeObject): void {
 }
 
 /** validateParamKind: apiVersion and kind, both required. */
-function validateParamKind(value: unknown, path: string): FieldErrorList {
+export function validateParamKind(value: unknown, path: string): FieldErrorList {
   if (!isPlainObject(value)) return [];
   const errs: FieldErrorList = [];
   const apiVersion = str(value.apiVersion);
@@ -68,7 +68,7 @@ function validateAuditAnnotations(policy: KubeObject, path: string, vars: string
 }
 
 /** validateVariable: a CEL identifier as name, unique, and an expression that compiles. */
-function validateVariables(value: unknown, path: string, vars: string[]): FieldErrorList {
+export function validateVariables(value: unknown, path: string, vars: string[]): FieldErrorList {
   const errs: FieldErrorList = [];
   const names = new Set<string>();
   objectsIn(value).forEach((v, i) => {

@@ -20,7 +20,7 @@ function pathSegmentErrors(name: string): string[] {
 }
 
 /** validateParamRef: name or selector (not both), a valid namespace, a parameterNotFoundAction. */
-function validateParamRef(ref: unknown, path: string): FieldErrorList {
+export function validateParamRef(ref: unknown, path: string): FieldErrorList {
   if (!isPlainObject(ref)) return [];
   const errs: FieldErrorList = [];
   const name = str(ref.name);
@@ -77,7 +77,7 @@ function selectorGoString(selector: Record<string, unknown>): string {
 }
 
 /** printValidatingAdmissionPolicyBinding's ParamRef cell. */
-function paramRefCell(binding: KubeObject): string {
+export function paramRefCell(binding: KubeObject): string {
   const ref = objectOf(binding.spec).paramRef;
   if (!isPlainObject(ref)) return '<unset>';
   if (str(ref.name)) return str(ref.namespace) ? `${str(ref.namespace)}/${str(ref.name)}` : `*/${str(ref.name)}`;

@@ -2,7 +2,7 @@ import { field, type FieldErrorList } from '../api/field-errors';
 import { objectsIn, stringOf as str, stringsIn } from '../api/json-read';
 import { validateLabelSelector } from '../api/meta-validation';
 import { isDns1123Subdomain, isQualifiedName } from '../api/name-validation';
-import { CelCompileError, compileExpression } from '../admission/policy/cel';
+import { CelCompileError, compileExpression, type CompileOptions } from '../admission/policy/cel';
 import { WEBHOOK_CONDITION_VARIABLES } from '../admission/webhooks/match-conditions';
 import { isPlainObject, type KubeObject } from '../api/types';
 import { defineResource, type ResourceDefinition } from '../registry/resource-definition';
@@ -179,10 +179,10 @@ export function validateMatchConditions(value: unknown, path: string, variables:
 }
 
 /** A CEL expression that is required and must compile against the variables (validateValidationExpression). */
-export function validateExpression(expression: string, path: string, variables: readonly string[]): FieldErrorList {
+export function validateExpression(expression: string, path: string, variables: readonly string[], options: CompileOptions = {}): FieldErrorList {
   if (!expression.trim()) return [field.required(path)];
   try {
-    compileExpression(expression, variables);
+    compileExpression(expression, variables, options);
     return [];
   } catch (err) {
     if (!(err instanceof CelCompileError)) throw err;

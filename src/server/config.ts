@@ -6,6 +6,8 @@ import { enabledAdmissionPlugins } from '../admission/plugin-names';
 import { parsePortRange, type PortRange } from '../registry/service-allocation/port-allocator';
 import { parseServiceClusterIpRange } from '../registry/service-allocation/ip-range';
 import { DEFAULT_KUBELET_ADDRESS_TYPES } from '../registry/proxy/kubelet';
+import { BUILT_IN_RESOURCES } from '../resources';
+import { enabledGroupVersions, parseRuntimeConfigFlag, registeredGroupVersions, type RuntimeConfig } from './runtime-config';
 
 export interface Config {
   /** External etcd endpoints; empty starts an embedded etcd child process. */
@@ -66,6 +68,8 @@ export interface Config {
   etcdKeyFile: string;
   etcdPrefix: string;
   featureGates: FeatureGates;
+  /** --runtime-config: group versions switched on or off (`group/version=true|false`, `api/all`, `api/beta`, ...). */
+  runtimeConfig: RuntimeConfig;
   /** How long to wait for etcd at start-up before giving up. */
   storageInitializationTimeoutMs: number;
   /** Serve reads and watches from per-resource caches. */
@@ -391,6 +395,15 @@ const FLAGS: Record<string, FlagSpec> = {
     help: 'Indicates the tolerationSeconds of the toleration for unreachable:NoExecute that is added by default to every pod that does not already have such a toleration (default 300).',
   },
   'feature-gates': { key: 'featureGates', parse: parseFeatureGates, help: 'A set of key=value pairs that describe feature gates.' },
+  'runtime-config': {
+    key: 'runtimeConfig',
+    parse: (v) => {
+      const runtimeConfig = parseRuntimeConfigFlag(v);
+      enabledGroupVersions(runtimeConfig, registeredGroupVersions(BUILT_IN_RESOURCES));
+      return runtimeConfig;
+    },
+    help: 'A set of key=value pairs that enable or disable built-in APIs: <group>/<version>=true|false, api/all, api/ga, api/beta, api/alpha.',
+  },
   v: {
     key: 'verbosity',
     parse: (v) => {
@@ -450,6 +463,7 @@ export function defaultConfig(): Config {
     etcdKeyFile: '',
     etcdPrefix: '/registry',
     featureGates: parseFeatureGates(''),
+    runtimeConfig: {},
     storageInitializationTimeoutMs: 30_000,
     watchCache: true,
     watchCacheHistoryMs: 5 * 60_000,

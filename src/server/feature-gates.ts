@@ -4,6 +4,7 @@ export const KNOWN_FEATURE_GATES = {
   AllowUnsafeMalformedObjectDeletion: false,
   CBORServingAndStorage: false,
   ListFromCacheSnapshot: true,
+  MutatingAdmissionPolicy: false,
   WatchList: true,
 } as const;
 

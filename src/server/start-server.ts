@@ -32,6 +32,7 @@ import type { OwnSchema, ResourceDefinition, ServedKind } from '../registry/reso
 import type { SchemaSource } from '../http/openapi';
 import { ResourceRegistry } from '../registry/resource-registry';
 import { BUILT_IN_RESOURCES } from '../resources';
+import { servedResources } from './runtime-config';
 import { loadSchemas, openApiDefinitions, patchSchemaFor, protoDefinitionName } from '../schema/proto-schema';
 import { Etcd3Kv } from '../storage/etcd/etcd3-kv';
 import { Compactor } from '../storage/etcd/compactor';
@@ -248,7 +249,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
       config.allowLoopbackEndpoints,
     ),
   };
-  for (const def of BUILT_IN_RESOURCES) {
+  for (const def of servedResources(BUILT_IN_RESOURCES, config.runtimeConfig, config.featureGates)) {
     if (def.compute || def.computeItems) {
       registry.add(new ComputedStore(def, services));
       continue;

@@ -1,5 +1,6 @@
 import { celEnv, celError, celFunc, CelScalar, isCelError, isCelList, isCelMap, parse, plan, type CelResult } from '@bufbuild/cel';
 import { strings } from '@bufbuild/cel/ext';
+import { constructionsAsMaps } from './object-construction';
 import { authorizerLibrary, withAuthorizer, type AuthorizeFn } from './authorizer-library';
 
 /**
@@ -15,7 +16,15 @@ const matchesFunction = celFunc('matches', [CelScalar.STRING, CelScalar.STRING],
 type ParsedExpr = ReturnType<typeof parse>;
 export type Expr = NonNullable<ParsedExpr['expr']>;
 
-const ENV = celEnv({ funcs: [...strings, matchesFunction, ...authorizerLibrary] });
+/** `jsonpatch.escapeKey(string)` of mutating policies (library.JSONPatch): a key as one JSON Pointer token (RFC 6901). */
+const escapeKeyFunction = celFunc('jsonpatch.escapeKey', [CelScalar.STRING], CelScalar.STRING, (key) => key.replaceAll('~', '~0').replaceAll('/', '~1'));
+
+const ENV = celEnv({ funcs: [...strings, matchesFunction, escapeKeyFunction, ...authorizerLibrary] });
+
+/** How an expression is compiled: mutating policies' mutations may construct JSONPatch and Object values. */
+export interface CompileOptions {
+  objectConstruction?: boolean;
+}
 
 /** A compiled expression: `run` evaluates it against variables already converted to CEL values. */
 export interface CompiledExpression {
@@ -36,6 +45,9 @@ export function celErrorText(source: string, offset: number, message: string): s
   return `ERROR: <input>:${line}:${column + 1}: ${message}\n | ${text}\n | ${'.'.repeat(column)}^`;
 }
 
+/** Functions named in a namespace: `jsonpatch` in `jsonpatch.escapeKey(k)` is no variable. */
+const QUALIFIED_FUNCTIONS = new Set(['jsonpatch.escapeKey']);
+
 interface Scope {
   has(name: string): boolean;
 }
@@ -51,7 +63,9 @@ function undeclared(expr: Expr | undefined, declared: Scope, positions: Record<s
     case 'selectExpr':
       return undeclared(k.value.operand, declared, positions);
     case 'callExpr': {
-      const inTarget = undeclared(k.value.target, declared, positions);
+      const target = k.value.target?.exprKind;
+      const qualified = target?.case === 'identExpr' && QUALIFIED_FUNCTIONS.has(`${target.value.name}.${k.value.function}`);
+      const inTarget = qualified ? null : undeclared(k.value.target, declared, positions);
       if (inTarget) return inTarget;
       for (const arg of k.value.args) {
         const found = undeclared(arg, declared, positions);
@@ -88,7 +102,7 @@ const BUILTIN_IDENTIFIERS = new Set(['null', 'int', 'uint', 'double', 'bool', 's
  * Parses an expression and checks that it reads only the declared variables; throws a
  * CelCompileError with the message kube's compiler would give ("undeclared reference to 'x'").
  */
-export function compileExpression(source: string, variables: readonly string[]): CompiledExpression {
+export function compileExpression(source: string, variables: readonly string[], options: CompileOptions = {}): CompiledExpression {
   let parsed: ParsedExpr;
   try {
     parsed = parse(source);
@@ -99,6 +113,7 @@ export function compileExpression(source: string, variables: readonly string[]):
   const declared = new Set([...variables, ...BUILTIN_IDENTIFIERS]);
   const missing = undeclared(parsed.expr, declared, (parsed.sourceInfo?.positions ?? {}) as Record<string, number>);
   if (missing) throw new CelCompileError(celErrorText(source, missing.offset, `undeclared reference to '${missing.name}' (in container '')`));
+  if (options.objectConstruction) constructionsAsMaps(parsed.expr);
   const program = plan(ENV, parsed);
   return {
     source,

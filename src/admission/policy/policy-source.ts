@@ -31,12 +31,27 @@ async function listAll(store: GenericStore): Promise<KubeObject[]> {
   return (await store.list('', { ...CACHED, predicate: selectionPredicate(store.def, '', '') })).items;
 }
 
-export function registryPolicySource(registry: ResourceRegistry, equivalents: EquivalentsOf, authorize: AuthorizeFn): PolicySource {
+/** Where a kind of policy and its bindings are served. */
+export interface PolicyResources {
+  version: string;
+  policies: string;
+  bindings: string;
+}
+
+export const VALIDATING_POLICIES: PolicyResources = { version: 'v1', policies: 'validatingadmissionpolicies', bindings: 'validatingadmissionpolicybindings' };
+export const MUTATING_POLICIES: PolicyResources = { version: 'v1beta1', policies: 'mutatingadmissionpolicies', bindings: 'mutatingadmissionpolicybindings' };
+
+export function registryPolicySource(registry: ResourceRegistry, equivalents: EquivalentsOf, authorize: AuthorizeFn, kind: PolicyResources = VALIDATING_POLICIES): PolicySource {
   const group = 'admissionregistration.k8s.io';
   const store = (g: string, resource: string) => registry.lookup(g, 'v1', resource) as GenericStore;
+  // Not served (mutating policies behind their gate and --runtime-config): there are none.
+  const listOf = async (resource: string) => {
+    const found = registry.lookup(group, kind.version, resource);
+    return found instanceof GenericStore ? listAll(found) : [];
+  };
   return {
-    policies: () => listAll(store(group, 'validatingadmissionpolicies')),
-    bindings: () => listAll(store(group, 'validatingadmissionpolicybindings')),
+    policies: () => listOf(kind.policies),
+    bindings: () => listOf(kind.bindings),
     namespace: (name) => store('', 'namespaces').find('', name, CACHED),
     paramResource: (apiVersion, kind) => {
       const [g, v] = apiVersion.includes('/') ? apiVersion.split('/', 2) : ['', apiVersion];

@@ -1,0 +1,41 @@
+import { field, type FieldErrorList } from '../api/field-errors';
+import { objectOf, stringOf as str } from '../api/json-read';
+import type { KubeObject } from '../api/types';
+import { defineResource } from '../registry/resource-definition';
+import { strategy } from '../registry/strategy';
+import { AGE_COLUMN, NAME_COLUMN } from '../registry/table';
+import { validateMutatingOperations } from './mutatingadmissionpolicies';
+import { defaultMatchResources, validateMatchResources } from './validatingadmissionpolicies-match';
+import { paramRefCell, validateParamRef } from './validatingadmissionpolicybindings';
+
+/** admissionregistration.k8s.io/v1beta1 MutatingAdmissionPolicyBinding: where a mutating policy applies, and with which params. */
+
+/** ValidateMutatingAdmissionPolicyBinding's spec rules. */
+export function validateMutatingBinding(binding: KubeObject): FieldErrorList {
+  const spec = objectOf(binding.spec);
+  const errs: FieldErrorList = [];
+  if (!str(spec.policyName)) errs.push(field.required('spec.policyName'));
+  errs.push(...validateMatchResources(spec.matchResources, 'spec.matchResources', false));
+  errs.push(...validateMutatingOperations(spec.matchResources, 'spec.matchResources.resourceRules.operations'));
+  errs.push(...validateParamRef(spec.paramRef, 'spec.paramRef'));
+  return errs;
+}
+
+export const mutatingadmissionpolicybindings = defineResource({
+  group: 'admissionregistration.k8s.io',
+  version: 'v1beta1',
+  resource: 'mutatingadmissionpolicybindings',
+  kind: 'MutatingAdmissionPolicyBinding',
+  namespaced: false,
+  strategy: strategy({
+    tracksGeneration: true,
+    applyDefaults: (binding) => defaultMatchResources(objectOf(binding.spec).matchResources),
+    validate: validateMutatingBinding,
+  }),
+  printerColumns: [
+    NAME_COLUMN,
+    { name: 'PolicyName', type: 'string', description: 'PolicyName indicates the policy definition which the policy binding binded to', cell: (b) => str(objectOf(b.spec).policyName) },
+    { name: 'ParamRef', type: 'string', description: 'ParamRef indicates the param resource which sets the configration param', cell: paramRefCell },
+    AGE_COLUMN,
+  ],
+});
