@@ -5,7 +5,7 @@ import { isPlainObject, type KubeObject } from '../api/types';
 import type { GenericStore } from '../registry/generic-store';
 import { internalContext } from '../registry/request-context';
 import { everything } from '../storage/interfaces';
-import { informerAndQueueProblem, type Controller } from './runtime/controller';
+import { QueueController } from './runtime/controller';
 import { Informer, listWatchOf } from './runtime/informer';
 import { systemClock, type Clock } from './runtime/clock';
 import { WorkQueue } from './work-queue';
@@ -81,16 +81,17 @@ export async function settleAggregation(clusterRoles: GenericStore): Promise<voi
  * runtime: any change of a cluster role requeues every role with an aggregationRule, which then
  * gets the rules of every other cluster role its selectors match.
  */
-export class ClusterRoleAggregationController implements Controller {
+export class ClusterRoleAggregationController extends QueueController {
   readonly name = 'clusterrole-aggregation-controller';
   private readonly informer: Informer;
-  private readonly queue: WorkQueue;
+  protected readonly queue: WorkQueue;
 
   constructor(
     private readonly clusterRoles: GenericStore,
     private readonly log: Log,
     clock: Clock = systemClock,
   ) {
+    super();
     this.queue = new WorkQueue(
       async (name) => {
         const role = this.informer.get(name);
@@ -105,19 +106,12 @@ export class ClusterRoleAggregationController implements Controller {
     this.informer = new Informer(listWatchOf(clusterRoles), { added: requeue, updated: requeue, deleted: requeue }, { name: 'clusterroles', log, clock });
   }
 
-  async start(): Promise<void> {
-    this.informer.start();
-    await this.informer.waitForSync();
+  protected get informers(): Informer[] {
+    return [this.informer];
+  }
+
+  protected override synced(): void {
     this.enqueueAggregated();
-  }
-
-  stop(): void {
-    this.informer.stop();
-    this.queue.stop();
-  }
-
-  problem(): string | null {
-    return informerAndQueueProblem([this.informer], this.queue);
   }
 
   private enqueueAggregated(): void {

@@ -7,7 +7,7 @@ import type { GenericStore } from '../registry/generic-store';
 import { internalContext } from '../registry/request-context';
 import { nowTimestamp } from '../registry/time';
 import { hasCondition, requestOf } from '../resources/certificatesigningrequests';
-import { informerAndQueueProblem, type Controller } from './runtime/controller';
+import { QueueController } from './runtime/controller';
 import { Informer, listWatchOf } from './runtime/informer';
 import { systemClock, type Clock } from './runtime/clock';
 import { WorkQueue } from './work-queue';
@@ -66,10 +66,10 @@ function signed(csr: KubeObject, ca: PemPair): Record<string, unknown> {
  * csrsigning controller, with the cluster CA kapi generated: an approved request for either gets
  * its certificate in status.certificate, or a Failed condition when the signer refuses it.
  */
-export class CsrSigningController implements Controller {
+export class CsrSigningController extends QueueController {
   readonly name = 'csrsigning-controller';
   private readonly informer: Informer;
-  private readonly queue: WorkQueue;
+  protected readonly queue: WorkQueue;
 
   constructor(
     private readonly csrs: GenericStore,
@@ -77,6 +77,7 @@ export class CsrSigningController implements Controller {
     private readonly log: Log,
     clock: Clock = systemClock,
   ) {
+    super();
     this.queue = new WorkQueue(
       async (name) => {
         const csr = this.informer.get(name);
@@ -110,17 +111,7 @@ export class CsrSigningController implements Controller {
     }
   }
 
-  async start(): Promise<void> {
-    this.informer.start();
-    await this.informer.waitForSync();
-  }
-
-  stop(): void {
-    this.informer.stop();
-    this.queue.stop();
-  }
-
-  problem(): string | null {
-    return informerAndQueueProblem([this.informer], this.queue);
+  protected get informers(): Informer[] {
+    return [this.informer];
   }
 }

@@ -6,7 +6,7 @@ import { isPlainObject, type KubeObject, type OwnerReference } from '../api/type
 import type { GenericStore } from '../registry/generic-store';
 import { internalContext } from '../registry/request-context';
 import type { ResourceRegistry } from '../registry/resource-registry';
-import { informerAndQueueProblem, type Controller } from './runtime/controller';
+import { QueueController } from './runtime/controller';
 import { Informer, listWatchOf, objectKey } from './runtime/informer';
 import { systemClock, type Clock } from './runtime/clock';
 import { WorkQueue } from './work-queue';
@@ -66,11 +66,11 @@ function setCondition(status: Obj, condition: Obj, now: number): void {
  * percentages, the scale of the pods' controllers), so how many disruptions are allowed; evicted
  * pods stay in disruptedPods until they go or two minutes pass.
  */
-export class DisruptionController implements Controller {
+export class DisruptionController extends QueueController {
   readonly name = 'disruption-controller';
   private readonly budgets: Informer;
   private readonly pods: Informer;
-  private readonly queue: WorkQueue;
+  protected readonly queue: WorkQueue;
   private readonly rechecks = new Map<string, () => void>();
 
   constructor(
@@ -80,6 +80,7 @@ export class DisruptionController implements Controller {
     private readonly log: Log,
     private readonly clock: Clock = systemClock,
   ) {
+    super();
     this.queue = new WorkQueue((key) => this.sync(key), (key, err) => this.log(`disruption controller: ${key} failed`, err), RETRY_MS, clock);
     const enqueue = (pdb: KubeObject) => this.queue.add(objectKey(pdb));
     const podChanged = (pod: KubeObject) => {
@@ -100,23 +101,14 @@ export class DisruptionController implements Controller {
     );
   }
 
-  async start(): Promise<void> {
-    this.pods.start();
-    await this.pods.waitForSync();
-    this.budgets.start();
-    await this.budgets.waitForSync();
+  protected get informers(): Informer[] {
+    return [this.pods, this.budgets];
   }
 
-  stop(): void {
-    this.budgets.stop();
-    this.pods.stop();
-    this.queue.stop();
+  override stop(): void {
+    super.stop();
     for (const cancel of this.rechecks.values()) cancel();
     this.rechecks.clear();
-  }
-
-  problem(): string | null {
-    return informerAndQueueProblem([this.budgets, this.pods], this.queue);
   }
 
   private async sync(key: string): Promise<boolean> {

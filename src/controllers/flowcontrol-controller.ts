@@ -11,7 +11,7 @@ import {
 } from '../registry/flowcontrol-bootstrap';
 import type { GenericStore } from '../registry/generic-store';
 import { internalContext } from '../registry/request-context';
-import { informerAndQueueProblem, type Controller } from './runtime/controller';
+import { QueueController } from './runtime/controller';
 import { Informer, listWatchOf } from './runtime/informer';
 import { systemClock, type Clock } from './runtime/clock';
 import { WorkQueue } from './work-queue';
@@ -80,11 +80,11 @@ function danglingCondition(fs: KubeObject, levelExists: boolean, now: string): R
  * start and whenever one is deleted or changed), and every FlowSchema's Dangling condition says
  * whether its priority level exists.
  */
-export class FlowControlController implements Controller {
+export class FlowControlController extends QueueController {
   readonly name = 'poststarthook/priority-and-fairness-config-producer';
   private readonly schemas: Informer;
   private readonly levels: Informer;
-  private readonly queue: WorkQueue;
+  protected readonly queue: WorkQueue;
 
   constructor(
     private readonly flowSchemas: GenericStore,
@@ -92,6 +92,7 @@ export class FlowControlController implements Controller {
     private readonly log: Log,
     private readonly clock: Clock = systemClock,
   ) {
+    super();
     this.queue = new WorkQueue((key) => this.sync(key), (key, err) => this.log(`flowcontrol bootstrap: ${key} failed`, err), RETRY_MS, clock);
     const schema = (fs: KubeObject) => this.queue.add(FS + fs.metadata.name);
     const level = (pl: KubeObject) => {
@@ -102,21 +103,12 @@ export class FlowControlController implements Controller {
     this.levels = new Informer(listWatchOf(priorityLevels), { added: level, updated: (_, pl) => this.queue.add(PL + pl.metadata.name), deleted: level }, { name: 'prioritylevelconfigurations', log, clock });
   }
 
-  async start(): Promise<void> {
-    this.levels.start();
-    this.schemas.start();
-    await Promise.all([this.levels.waitForSync(), this.schemas.waitForSync()]);
+  protected get informers(): Informer[] {
+    return [this.levels, this.schemas];
+  }
+
+  protected override synced(): void {
     for (const key of byKey.keys()) this.queue.add(key);
-  }
-
-  stop(): void {
-    this.schemas.stop();
-    this.levels.stop();
-    this.queue.stop();
-  }
-
-  problem(): string | null {
-    return informerAndQueueProblem([this.schemas, this.levels], this.queue);
   }
 
   private async sync(key: string): Promise<boolean> {

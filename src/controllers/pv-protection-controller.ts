@@ -3,7 +3,7 @@ import type { KubeObject } from '../api/types';
 import { PV_PROTECTION_FINALIZER } from '../admission/storage-object-in-use-protection';
 import type { GenericStore } from '../registry/generic-store';
 import { isDeletionCandidate, needsFinalizer, setFinalizer } from './pvc-protection-controller';
-import { informerAndQueueProblem, type Controller } from './runtime/controller';
+import { QueueController } from './runtime/controller';
 import { Informer, listWatchOf, objectKey } from './runtime/informer';
 import { systemClock, type Clock } from './runtime/clock';
 import { WorkQueue } from './work-queue';
@@ -20,16 +20,17 @@ const isBound = (volume: KubeObject): boolean => objectOf(volume.status).phase =
  * volume being deleted keeps its `kubernetes.io/pv-protection` finalizer while it is Bound; a
  * volume not being deleted gets the finalizer if it lacks it.
  */
-export class PvProtectionController implements Controller {
+export class PvProtectionController extends QueueController {
   readonly name = 'persistentvolume-protection-controller';
   private readonly informer: Informer;
-  private readonly queue: WorkQueue;
+  protected readonly queue: WorkQueue;
 
   constructor(
     private readonly volumes: GenericStore,
     private readonly log: Log,
     clock: Clock = systemClock,
   ) {
+    super();
     this.queue = new WorkQueue((key) => this.sync(key), (key, err) => this.log(`pv protection controller: volume ${key} failed`, err), RETRY_MS, clock);
     const changed = (volume: KubeObject): void => {
       if (needsFinalizer(volume, PV_PROTECTION_FINALIZER) || isDeletionCandidate(volume, PV_PROTECTION_FINALIZER)) this.queue.add(objectKey(volume));
@@ -37,18 +38,8 @@ export class PvProtectionController implements Controller {
     this.informer = new Informer(listWatchOf(volumes), { added: changed, updated: (_, volume) => changed(volume) }, { name: 'persistentvolumes', log, clock });
   }
 
-  async start(): Promise<void> {
-    this.informer.start();
-    await this.informer.waitForSync();
-  }
-
-  stop(): void {
-    this.informer.stop();
-    this.queue.stop();
-  }
-
-  problem(): string | null {
-    return informerAndQueueProblem([this.informer], this.queue);
+  protected get informers(): Informer[] {
+    return [this.informer];
   }
 
   private async sync(key: string): Promise<boolean> {

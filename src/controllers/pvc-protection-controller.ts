@@ -5,7 +5,7 @@ import { PVC_PROTECTION_FINALIZER } from '../admission/storage-object-in-use-pro
 import type { GenericStore } from '../registry/generic-store';
 import { internalContext } from '../registry/request-context';
 import { everything } from '../storage/interfaces';
-import { informerAndQueueProblem, type Controller } from './runtime/controller';
+import { QueueController } from './runtime/controller';
 import { Informer, listWatchOf, objectKey } from './runtime/informer';
 import { systemClock, type Clock } from './runtime/clock';
 import { WorkQueue } from './work-queue';
@@ -79,11 +79,11 @@ function podUsesClaim(pod: KubeObject, claim: KubeObject): boolean {
  * its namespace uses it, looked for in the pod cache and then in a live list; a claim not being
  * deleted gets the finalizer if it lacks it.
  */
-export class PvcProtectionController implements Controller {
+export class PvcProtectionController extends QueueController {
   readonly name = 'persistentvolumeclaim-protection-controller';
   private readonly claimInformer: Informer;
   private readonly podInformer: Informer;
-  private readonly queue: WorkQueue;
+  protected readonly queue: WorkQueue;
 
   constructor(
     private readonly claims: GenericStore,
@@ -91,6 +91,7 @@ export class PvcProtectionController implements Controller {
     private readonly log: Log,
     clock: Clock = systemClock,
   ) {
+    super();
     this.queue = new WorkQueue((key) => this.sync(key), (key, err) => this.log(`pvc protection controller: claim ${key} failed`, err), RETRY_MS, clock);
     const claimChanged = (claim: KubeObject): void => {
       if (needsFinalizer(claim, PVC_PROTECTION_FINALIZER) || isDeletionCandidate(claim, PVC_PROTECTION_FINALIZER)) this.queue.add(objectKey(claim));
@@ -117,21 +118,8 @@ export class PvcProtectionController implements Controller {
     );
   }
 
-  async start(): Promise<void> {
-    this.podInformer.start();
-    await this.podInformer.waitForSync();
-    this.claimInformer.start();
-    await this.claimInformer.waitForSync();
-  }
-
-  stop(): void {
-    this.claimInformer.stop();
-    this.podInformer.stop();
-    this.queue.stop();
-  }
-
-  problem(): string | null {
-    return informerAndQueueProblem([this.claimInformer, this.podInformer], this.queue);
+  protected get informers(): Informer[] {
+    return [this.podInformer, this.claimInformer];
   }
 
   private async sync(key: string): Promise<boolean> {

@@ -3,7 +3,7 @@ import type { KubeObject } from '../api/types';
 import type { GenericStore } from '../registry/generic-store';
 import { internalContext } from '../registry/request-context';
 import type { Predicate } from '../storage/interfaces';
-import { informerAndQueueProblem, type Controller } from './runtime/controller';
+import { QueueController } from './runtime/controller';
 import { Informer, listWatchOf } from './runtime/informer';
 import { systemClock, type Clock } from './runtime/clock';
 import { WorkQueue } from './work-queue';
@@ -36,11 +36,11 @@ function upToDate(cm: KubeObject, ca: string): boolean {
  * namespace holds the `kube-root-ca.crt` ConfigMap with the cluster CA, put back when deleted or
  * changed.
  */
-export class RootCaPublisher implements Controller {
+export class RootCaPublisher extends QueueController {
   readonly name = 'root-ca-certificate-publisher-controller';
   private readonly namespaceInformer: Informer;
   private readonly configMapInformer: Informer;
-  private readonly queue: WorkQueue;
+  protected readonly queue: WorkQueue;
 
   constructor(
     namespaces: GenericStore,
@@ -49,6 +49,7 @@ export class RootCaPublisher implements Controller {
     private readonly log: Log,
     clock: Clock = systemClock,
   ) {
+    super();
     this.queue = new WorkQueue((ns) => this.sync(ns), (ns, err) => this.log(`root CA publisher: namespace ${ns} failed`, err), RETRY_MS, clock);
     const enqueueNamespace = (ns: KubeObject): void => this.queue.add(ns.metadata.name!);
     const enqueueOwner = (cm: KubeObject): void => this.queue.add(cm.metadata.namespace!);
@@ -64,21 +65,8 @@ export class RootCaPublisher implements Controller {
     );
   }
 
-  async start(): Promise<void> {
-    this.configMapInformer.start();
-    await this.configMapInformer.waitForSync();
-    this.namespaceInformer.start();
-    await this.namespaceInformer.waitForSync();
-  }
-
-  stop(): void {
-    this.namespaceInformer.stop();
-    this.configMapInformer.stop();
-    this.queue.stop();
-  }
-
-  problem(): string | null {
-    return informerAndQueueProblem([this.namespaceInformer, this.configMapInformer], this.queue);
+  protected get informers(): Informer[] {
+    return [this.configMapInformer, this.namespaceInformer];
   }
 
   private async sync(namespace: string): Promise<boolean> {

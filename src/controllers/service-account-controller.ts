@@ -2,7 +2,7 @@ import { isStatusError } from '../api/errors';
 import type { KubeObject } from '../api/types';
 import type { GenericStore } from '../registry/generic-store';
 import { internalContext } from '../registry/request-context';
-import { informerAndQueueProblem, type Controller } from './runtime/controller';
+import { QueueController } from './runtime/controller';
 import { Informer, listWatchOf } from './runtime/informer';
 import { systemClock, type Clock } from './runtime/clock';
 import { WorkQueue } from './work-queue';
@@ -22,11 +22,11 @@ const isTerminating = (ns: KubeObject): boolean =>
  * ServiceAccountsController): every active namespace gets its `default` ServiceAccount, created
  * again when it is deleted.
  */
-export class ServiceAccountController implements Controller {
+export class ServiceAccountController extends QueueController {
   readonly name = 'serviceaccount-controller';
   private readonly namespaceInformer: Informer;
   private readonly accountInformer: Informer;
-  private readonly queue: WorkQueue;
+  protected readonly queue: WorkQueue;
 
   constructor(
     namespaces: GenericStore,
@@ -34,6 +34,7 @@ export class ServiceAccountController implements Controller {
     private readonly log: Log,
     clock: Clock = systemClock,
   ) {
+    super();
     this.queue = new WorkQueue((ns) => this.sync(ns), (ns, err) => this.log(`serviceaccount controller: namespace ${ns} failed`, err), RETRY_MS, clock);
     const enqueueNamespace = (ns: KubeObject): void => this.queue.add(ns.metadata.name!);
     this.namespaceInformer = new Informer(
@@ -49,21 +50,8 @@ export class ServiceAccountController implements Controller {
     );
   }
 
-  async start(): Promise<void> {
-    this.accountInformer.start();
-    await this.accountInformer.waitForSync();
-    this.namespaceInformer.start();
-    await this.namespaceInformer.waitForSync();
-  }
-
-  stop(): void {
-    this.namespaceInformer.stop();
-    this.accountInformer.stop();
-    this.queue.stop();
-  }
-
-  problem(): string | null {
-    return informerAndQueueProblem([this.namespaceInformer, this.accountInformer], this.queue);
+  protected get informers(): Informer[] {
+    return [this.accountInformer, this.namespaceInformer];
   }
 
   private async sync(namespace: string): Promise<boolean> {

@@ -2,7 +2,7 @@ import { isStatusError } from '../../api/errors';
 import { jsonEqual } from '../../api/deep-equal';
 import { objectOf } from '../../api/json-read';
 import type { KubeObject } from '../../api/types';
-import { informerAndQueueProblem, type Controller } from '../../controllers/runtime/controller';
+import { QueueController } from '../../controllers/runtime/controller';
 import { systemClock, type Clock } from '../../controllers/runtime/clock';
 import { Informer, listWatchOf } from '../../controllers/runtime/informer';
 import { WorkQueue } from '../../controllers/work-queue';
@@ -33,10 +33,10 @@ export function registrySchemaOf(registry: ResourceRegistry): SchemaOf {
  * kube-controller-manager's validatingadmissionpolicy-status controller: every policy whose
  * status has not seen its generation gets status.typeChecking and status.observedGeneration.
  */
-export class PolicyTypeCheckingController implements Controller {
+export class PolicyTypeCheckingController extends QueueController {
   readonly name = 'validatingadmissionpolicy-status-controller';
   private readonly informer: Informer;
-  private readonly queue: WorkQueue;
+  protected readonly queue: WorkQueue;
 
   constructor(
     private readonly policies: GenericStore,
@@ -44,6 +44,7 @@ export class PolicyTypeCheckingController implements Controller {
     private readonly log: Log,
     clock: Clock = systemClock,
   ) {
+    super();
     this.queue = new WorkQueue(
       async (name) => {
         const policy = this.informer.get(name);
@@ -81,17 +82,7 @@ export class PolicyTypeCheckingController implements Controller {
     }
   }
 
-  async start(): Promise<void> {
-    this.informer.start();
-    await this.informer.waitForSync();
-  }
-
-  stop(): void {
-    this.informer.stop();
-    this.queue.stop();
-  }
-
-  problem(): string | null {
-    return informerAndQueueProblem([this.informer], this.queue);
+  protected get informers(): Informer[] {
+    return [this.informer];
   }
 }

@@ -24,3 +24,35 @@ export function informerAndQueueProblem(informers: Iterable<Informer>, queue: Wo
   const stuck = queue?.stuckLongerThan(STUCK_AFTER_MS);
   return stuck ? `worker stuck on ${stuck.key} for ${Math.round(stuck.forMs / 1000)}s` : null;
 }
+
+/**
+ * A controller made of informers feeding one work queue, as most of kube-controller-manager's are:
+ * its informers start in order, each synced before the next (a later one's handlers may read an
+ * earlier one's cache), and stop in reverse; their health and the queue's are its problem.
+ */
+export abstract class QueueController implements Controller {
+  abstract readonly name: string;
+  /** The informers, in the order they start. */
+  protected abstract get informers(): Informer[];
+  protected abstract readonly queue: WorkQueue;
+
+  async start(): Promise<void> {
+    for (const informer of this.informers) {
+      informer.start();
+      await informer.waitForSync();
+    }
+    this.synced();
+  }
+
+  /** Runs once every informer has synced (a first pass over what is there, say). */
+  protected synced(): void {}
+
+  stop(): void {
+    for (const informer of [...this.informers].reverse()) informer.stop();
+    this.queue.stop();
+  }
+
+  problem(): string | null {
+    return informerAndQueueProblem(this.informers, this.queue);
+  }
+}
