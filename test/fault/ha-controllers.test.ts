@@ -118,8 +118,9 @@ test('when the leader is killed outright, the other replica takes over within th
   const after = (await api(survivor).get(LEASE)).body.spec;
   expect(after.holderIdentity).not.toBe(before.holderIdentity);
   expect(after.leaseTransitions).toBe((before.leaseTransitions ?? 0) + 1);
-  // The 15 s lease counts from the leader's last renewal, at most one 2 s retry period before the kill.
-  expect(failoverMs).toBeLessThan(16_000);
+  // The 15 s lease counts from the leader's last renewal, at most one 2 s retry period before the
+  // kill (13.6-14.5 s seen on a quiet machine); the issue's bound leaves room for a loaded one.
+  expect(failoverMs).toBeLessThan(20_000);
   // The new leader's controllers work.
   expect((await api(survivor).post('/api/v1/namespaces', { metadata: { name: 'after-failover' } })).status).toBe(201);
   expect((await api(survivor).delete('/api/v1/namespaces/after-failover')).status).toBe(200);
