@@ -1,9 +1,10 @@
 /**
  * Generates kapi's API facts from one pinned Kubernetes release, offline:
  *
- *   npm run gen:api-facts -- --api <k8s.io/api> --apimachinery <k8s.io/apimachinery> [--tag v0.34.10]
+ *   npm run gen:api-facts -- --api <k8s.io/api> --apimachinery <k8s.io/apimachinery> [--aggregator <k8s.io/kube-aggregator>] [--tag v0.34.10]
  *
- * Each source is either a bare git directory (as the kubernetes/api and kubernetes/apimachinery
+ * k8s.io/kube-aggregator (optional, at the same tag) adds apiregistration.k8s.io/v1, the APIService
+ * kinds kube-aggregator serves. Each source is either a bare git directory (as the kubernetes/api and kubernetes/apimachinery
  * repositories are cloned or mirrored; files are read at the tag with `git show`) or a tree
  * extracted at that tag (then --tag only names the release). It reads every `generated.proto`
  * (field names, numbers, wire types) and the Go files beside it (json tags: omitempty, omitzero,
@@ -21,11 +22,11 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, wri
 import path from 'node:path';
 import { parse, type MapField, type Namespace, type Type } from 'protobufjs';
 
-/** The release kapi's API facts come from: a tag of k8s.io/api and k8s.io/apimachinery (v0.X.Y is Kubernetes v1.X.Y). */
+/** The release kapi's API facts come from: a tag of k8s.io/api, k8s.io/apimachinery and k8s.io/kube-aggregator (v0.X.Y is Kubernetes v1.X.Y). */
 const PINNED_TAG = 'v0.34.10';
 
 interface Source {
-  /** Go module path: k8s.io/api or k8s.io/apimachinery. */
+  /** Go module path: k8s.io/api, k8s.io/apimachinery or k8s.io/kube-aggregator. */
   module: string;
   list(): string[];
   read(file: string): string;
@@ -242,13 +243,22 @@ function main(): void {
   const tag = args.get('tag') ?? PINNED_TAG;
   const apiDir = args.get('api');
   const machineryDir = args.get('apimachinery');
+  const aggregatorDir = args.get('aggregator');
   const root = path.resolve(args.get('out') ?? path.join(__dirname, '..'));
   if (!tag || !apiDir || !machineryDir) {
-    console.error(`usage: gen-api-facts --api <dir|git-dir> --apimachinery <dir|git-dir> [--tag ${PINNED_TAG}] [--out <repo root>]`);
+    console.error(`usage: gen-api-facts --api <dir|git-dir> --apimachinery <dir|git-dir> [--aggregator <dir|git-dir>] [--tag ${PINNED_TAG}] [--out <repo root>]`);
     process.exit(2);
   }
-  const sources = [source('k8s.io/api', apiDir, tag), source('k8s.io/apimachinery', machineryDir, tag)];
-  const machineryPackages = new Set(['pkg/apis/meta/v1', 'pkg/runtime', 'pkg/runtime/schema', 'pkg/util/intstr', 'pkg/api/resource']);
+  const sources = [
+    source('k8s.io/api', apiDir, tag),
+    source('k8s.io/apimachinery', machineryDir, tag),
+    ...(aggregatorDir ? [source('k8s.io/kube-aggregator', aggregatorDir, tag)] : []),
+  ];
+  /** Of modules other than k8s.io/api, the packages kapi takes (kube-aggregator: only the version it serves). */
+  const onlyPackages: Record<string, Set<string>> = {
+    'k8s.io/apimachinery': new Set(['pkg/apis/meta/v1', 'pkg/runtime', 'pkg/runtime/schema', 'pkg/util/intstr', 'pkg/api/resource']),
+    'k8s.io/kube-aggregator': new Set(['pkg/apis/apiregistration/v1']),
+  };
 
   interface ProtoPackage {
     protoFile: string;
@@ -261,7 +271,7 @@ function main(): void {
     const files = src.list();
     for (const f of files.filter((x) => x.endsWith('/generated.proto'))) {
       const dir = f.slice(0, -'/generated.proto'.length);
-      if (src.module === 'k8s.io/apimachinery' && !machineryPackages.has(dir)) continue;
+      if (onlyPackages[src.module] && !onlyPackages[src.module].has(dir)) continue;
       if (dir.includes('testdata')) continue;
       const goPackage = readGoPackage(src, dir, files.filter((x) => x.startsWith(`${dir}/`)));
       goPackages.set(goPackage.path, goPackage);
@@ -273,7 +283,8 @@ function main(): void {
     }
   }
 
-  const protoPackageOf = (goPath: string): string => goPath.replace(/\//g, '.');
+  // go-to-protobuf's package name: the Go path's slashes as dots, its dashes as underscores (k8s.io.kube_aggregator...).
+  const protoPackageOf = (goPath: string): string => goPath.replace(/\//g, '.').replace(/-/g, '_');
 
   /** The Go type a field's type names: its package and declaration. */
   const resolveGoType = (pkg: GoPackage, goType: string): { pkg: GoPackage; type: GoType } | null => {
@@ -382,7 +393,8 @@ function main(): void {
     groups[p.goPackage.groupName ? `${p.goPackage.groupName}/${version}` : version] = protoPackageOf(p.goPackage.path);
   }
 
-  const release = `Kubernetes ${tag.replace(/^v0\./, 'v1.')} (k8s.io/api and k8s.io/apimachinery ${tag})`;
+  const modules = sources.map((s) => s.module);
+  const release = `Kubernetes ${tag.replace(/^v0\./, 'v1.')} (${modules.slice(0, -1).join(', ')} and ${modules[modules.length - 1]} ${tag})`;
   writeFacts(path.join(root, 'src/generated/api-facts.ts'), release, facts, groups, leftOut, protoPackages.map((p) => p.protoFile));
   writeProtos(path.join(root, 'proto'), release, protoPackages.map((p) => ({ file: p.protoFile, pkg: protoPackageOf(p.goPackage.path) })), facts);
   for (const w of warnings) console.warn(`note: ${w}`);

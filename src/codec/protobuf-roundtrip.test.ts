@@ -778,6 +778,20 @@ const OBJECTS: Record<string, Record<string, unknown>> = {
     metadata: { name: 'p', namespace: 'default', creationTimestamp: null, annotations: { a: 'b' } },
     target: { kind: 'Node', name: 'node-1' },
   },
+  APIService: {
+    apiVersion: 'apiregistration.k8s.io/v1',
+    kind: 'APIService',
+    metadata: { ...meta('v1alpha1.wardle.example.com', false), labels: { 'kube-aggregator.kubernetes.io/automanaged': 'onstart' } },
+    spec: {
+      service: { namespace: 'wardle', name: 'api', port: 8443 },
+      group: 'wardle.example.com',
+      version: 'v1alpha1',
+      caBundle: 'LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0t',
+      groupPriorityMinimum: 2000,
+      versionPriority: 200,
+    },
+    status: { conditions: [{ type: 'Available', status: 'False', lastTransitionTime: '2024-05-06T07:08:09Z', reason: 'MissingEndpoints', message: 'endpoints for service/api in "wardle" have no addresses' }] },
+  },
   TokenReview: {
     apiVersion: 'authentication.k8s.io/v1',
     kind: 'TokenReview',

@@ -5,8 +5,6 @@ import { isPlainObject, type KubeObject } from '../api/types';
 import { defineResource } from '../registry/resource-definition';
 import { strategy } from '../registry/strategy';
 import { AGE_COLUMN, NAME_COLUMN } from '../registry/table';
-import type { JSONSchemaProps } from '../schema/json-schema-props';
-import { customResourceSchema } from '../schema/openapi-typed-schema';
 
 /**
  * apiregistration.k8s.io/v1 APIService, as kube-aggregator's registry/apiservice serves it: a
@@ -108,44 +106,6 @@ function availableCell(obj: KubeObject): string {
   return available.status;
 }
 
-const CONDITION_SCHEMA: JSONSchemaProps = {
-  type: 'object',
-  properties: {
-    type: { type: 'string' },
-    status: { type: 'string' },
-    lastTransitionTime: { type: 'string', format: 'date-time' },
-    reason: { type: 'string' },
-    message: { type: 'string' },
-  },
-};
-
-const APISERVICE_SCHEMA: JSONSchemaProps = {
-  type: 'object',
-  properties: {
-    spec: {
-      type: 'object',
-      properties: {
-        service: {
-          type: 'object',
-          properties: { namespace: { type: 'string' }, name: { type: 'string' }, port: { type: 'integer', format: 'int32' } },
-        },
-        group: { type: 'string' },
-        version: { type: 'string' },
-        insecureSkipTLSVerify: { type: 'boolean' },
-        caBundle: { type: 'string', format: 'byte' },
-        groupPriorityMinimum: { type: 'integer', format: 'int32' },
-        versionPriority: { type: 'integer', format: 'int32' },
-      },
-    },
-    status: {
-      type: 'object',
-      properties: {
-        conditions: { type: 'array', items: CONDITION_SCHEMA, 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['type'] },
-      },
-    },
-  },
-};
-
 export const apiservices = defineResource({
   group: APIREGISTRATION_GROUP,
   version: 'v1',
@@ -187,17 +147,4 @@ export const apiservices = defineResource({
     { name: 'Available', type: 'string', description: 'Whether this service is available.', cell: availableCell },
     AGE_COLUMN,
   ],
-  ownSchema: {
-    typed: customResourceSchema(APISERVICE_SCHEMA, 'APIService'),
-    openApi: {
-      ...APISERVICE_SCHEMA,
-      properties: {
-        apiVersion: { type: 'string' },
-        kind: { type: 'string' },
-        metadata: { $ref: '#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta' },
-        ...APISERVICE_SCHEMA.properties,
-      },
-      'x-kubernetes-group-version-kind': [{ group: APIREGISTRATION_GROUP, kind: 'APIService', version: 'v1' }] },
-    definitionName: 'io.k8s.kube-aggregator.pkg.apis.apiregistration.v1.APIService',
-  },
 });

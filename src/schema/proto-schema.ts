@@ -38,7 +38,8 @@ export function factsOf(type: Type, fieldName: string): FieldFacts {
 
 /** "k8s.io.api.core.v1.Pod" -> "io.k8s.api.core.v1.Pod", as Kubernetes names OpenAPI definitions. */
 export function definitionName(protoName: string): string {
-  return protoName.replace(/^k8s\.io\./, 'io.k8s.');
+  // OpenAPI names follow the Go package path (io.k8s.kube-aggregator...), which go-to-protobuf's package names spell with underscores.
+  return protoName.replace(/^k8s\.io\./, 'io.k8s.').replace(/^io\.k8s\.kube_aggregator\./, 'io.k8s.kube-aggregator.');
 }
 
 function messageField(field: Field): Type | null {

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { request } from 'node:https';
 import path from 'node:path';
 import { createCertificateAuthority, createLeafCertificate, type PemPair } from '../../src/auth/certificates';
+import { decodeProtobuf } from '../../src/codec/protobuf';
 import { createEstablished, simpleCrd } from '../harness/crds';
 import { eventually } from '../harness/etcd-keys';
 import { serviceFor, startExtensionServer, wardleApiService, WARDLE_GROUP, WARDLE_VERSION, type ExtensionServer } from '../harness/extension-apiserver';
@@ -174,6 +175,26 @@ describe('APIServices', () => {
     // The extension server answers 404 for a group it does not serve: reached, but not Passed.
     const insecure = await reasonOf('v1.insecure.example.com', 'FailedDiscoveryCheck');
     expect(insecure.message).toBe(`failing or missing response from https://127.0.0.1:${wardle.port}/apis/insecure.example.com/v1: bad status from https://127.0.0.1:${wardle.port}/apis/insecure.example.com/v1: 404`);
+  });
+
+  test('an APIService is served in Protobuf (kube-aggregator\'s generated.proto): the same object as its JSON', async () => {
+    const json = (await api.get(`${APISERVICES}/${WARDLE_NAME}`)).body;
+    const res = await fetch(`${server.url}${APISERVICES}/${WARDLE_NAME}`, { headers: { Accept: 'application/vnd.kubernetes.protobuf' } });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('application/vnd.kubernetes.protobuf');
+    const body = Buffer.from(await res.arrayBuffer());
+    expect(body.subarray(0, 4)).toEqual(Buffer.from('k8s\0'));
+    const decoded = decodeProtobuf(body);
+    expect(decoded).toEqual(json);
+    expect(decoded.spec).toMatchObject({ service: { namespace: 'default', name: 'wardle', port: 443 }, group: WARDLE_GROUP, version: WARDLE_VERSION, caBundle: wardle.caBundle });
+  });
+
+  test("OpenAPI names APIService as kube-aggregator's Go package does, with the release's fields and patch types", async () => {
+    const doc = (await api.get('/openapi/v3/apis/apiregistration.k8s.io/v1')).body;
+    const definition = doc.components.schemas['io.k8s.kube-aggregator.pkg.apis.apiregistration.v1.APIService'];
+    expect(definition['x-kubernetes-group-version-kind']).toEqual([{ group: 'apiregistration.k8s.io', kind: 'APIService', version: 'v1' }]);
+    expect(doc.components.schemas['io.k8s.kube-aggregator.pkg.apis.apiregistration.v1.APIServiceSpec'].required).toEqual(['groupPriorityMinimum', 'versionPriority']);
+    expect(Object.keys(doc.paths[`${APISERVICES}/{name}`].patch.requestBody.content)).toContain('application/strategic-merge-patch+json');
   });
 
   test('kubectl-style Table of APIServices has kube\'s columns: Name, Service, Available, Age', async () => {
