@@ -26,6 +26,8 @@ import { ValidatingAdmissionPolicy } from './policy/validating-admission-policy'
 import { registryEquivalents } from './webhooks/equivalents';
 import { RuntimeClassAdmission } from './runtime-class';
 import { StorageObjectInUseProtection } from './storage-object-in-use-protection';
+import { PersistentVolumeClaimResize } from './persistent-volume-claim-resize';
+import { TaintNodesByCondition } from './taint-nodes-by-condition';
 import { registryWebhookSource } from './webhooks/registry-source';
 import { WebhookAdmission } from './webhooks/webhook-admission';
 
@@ -83,6 +85,8 @@ function implementedPlugins(config: PluginConfig, storeOf: StoreOf, metrics: Api
     DefaultTolerationSeconds: new DefaultTolerationSeconds({ notReady: config.defaultNotReadyTolerationSeconds, unreachable: config.defaultUnreachableTolerationSeconds }),
     DefaultStorageClass: new DefaultStorageClass(() => listCached(storeOf('storage.k8s.io', 'v1', 'storageclasses'), '')),
     StorageObjectInUseProtection: new StorageObjectInUseProtection(),
+    TaintNodesByCondition: new TaintNodesByCondition(),
+    PersistentVolumeClaimResize: new PersistentVolumeClaimResize((name) => lookup(storeOf('storage.k8s.io', 'v1', 'storageclasses'), '', name, false)),
     RuntimeClass: new RuntimeClassAdmission((name, live) => lookup(runtimeClasses, '', name, live)),
     CertificateApproval: new CertificateApproval(),
     CertificateSigning: new CertificateSigning(),

@@ -153,6 +153,57 @@ describe('StorageObjectInUseProtection and the protection controllers', () => {
   });
 });
 
+describe('TaintNodesByCondition', () => {
+  test('a node is created tainted not-ready (NoSchedule), once', async () => {
+    const bare = await created('/api/v1/nodes', { metadata: { name: 'fresh-node' } });
+    expect(bare.spec.taints).toEqual([{ key: 'node.kubernetes.io/not-ready', effect: 'NoSchedule' }]);
+    const tainted = await created('/api/v1/nodes', {
+      metadata: { name: 'tainted-node' },
+      spec: { taints: [{ key: 'dedicated', value: 'gpu', effect: 'NoExecute' }, { key: 'node.kubernetes.io/not-ready', value: 'x', effect: 'NoSchedule' }] },
+    });
+    expect(tainted.spec.taints).toEqual([
+      { key: 'dedicated', value: 'gpu', effect: 'NoExecute' },
+      { key: 'node.kubernetes.io/not-ready', value: 'x', effect: 'NoSchedule' },
+    ]);
+    // Only creates are tainted: an update that drops the taint keeps it dropped.
+    const { spec, ...rest } = bare;
+    const updated = await api.put('/api/v1/nodes/fresh-node', { ...rest, spec: { ...spec, taints: [] } });
+    expect(updated.status).toBe(200);
+    expect(updated.body.spec.taints).toBeUndefined();
+  });
+});
+
+describe('PersistentVolumeClaimResize', () => {
+  const grow = async (name: string, size: string) => {
+    const current = (await api.get(`${PVCS}/${name}`)).body;
+    current.spec.resources.requests.storage = size;
+    return api.put(`${PVCS}/${name}`, current);
+  };
+  const bind = async (name: string) => {
+    const current = (await api.get(`${PVCS}/${name}`)).body;
+    expect((await api.put(`${PVCS}/${name}/status`, { ...current, status: { phase: 'Bound' } })).status).toBe(200);
+  };
+
+  test('a Bound claim grows only when its StorageClass allows volume expansion', async () => {
+    await created(STORAGE, { metadata: { name: 'expandable' }, provisioner: 'example.com/x', allowVolumeExpansion: true });
+    await created(STORAGE, { metadata: { name: 'fixed' }, provisioner: 'example.com/x' });
+    await cached(`${STORAGE}/expandable`);
+    await cached(`${STORAGE}/fixed`);
+    await created(PVCS, claim('grows', { storageClassName: 'expandable' }));
+    await created(PVCS, claim('stays', { storageClassName: 'fixed' }));
+    await bind('grows');
+    await bind('stays');
+    const refused = await grow('stays', '2Gi');
+    expect(refused.status).toBe(403);
+    expect(refused.body.message).toBe(
+      'persistentvolumeclaims "stays" is forbidden: only dynamically provisioned pvc can be resized and the storageclass that provisions the pvc must support resize',
+    );
+    const grown = await grow('grows', '2Gi');
+    expect(grown.status).toBe(200);
+    expect(grown.body.spec.resources.requests.storage).toBe('2Gi');
+  });
+});
+
 describe('RuntimeClass', () => {
   beforeAll(async () => {
     await created(RUNTIME_CLASSES, {
