@@ -104,8 +104,11 @@ test('PersistentVolumeClaim min and max apply to its storage request, on create 
     apiVersion: 'v1',
     kind: 'PersistentVolumeClaim',
     metadata: { name },
-    spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage } } },
+    spec: { accessModes: ['ReadWriteOnce'], storageClassName: 'lr-expandable', resources: { requests: { storage } } },
   });
+  // PersistentVolumeClaimResize lets a claim grow only when its class allows volume expansion.
+  const expandable = { apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', metadata: { name: 'lr-expandable' }, provisioner: 'example.com/x', allowVolumeExpansion: true };
+  expect((await api.post('/apis/storage.k8s.io/v1/storageclasses', expandable)).status).toBe(201);
   const small = await api.post('/api/v1/namespaces/lr-pvc/persistentvolumeclaims', claim('small', '500Mi'));
   expect(small.status).toBe(403);
   expect(small.body.message).toBe('persistentvolumeclaims "small" is forbidden: minimum storage usage per PersistentVolumeClaim is 1Gi, but request is 500Mi');

@@ -143,7 +143,9 @@ test("a storage class's provisioner, parameters, reclaim policy and binding mode
 });
 
 test('a pending claim is immutable but for its volume name; a bound claim may grow, never below its capacity', async () => {
-  await api.post(PVCS, claim('grow'));
+  // PersistentVolumeClaimResize lets a claim grow only when its class allows volume expansion.
+  expect((await api.post(SCS, { apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', metadata: { name: 'expandable' }, provisioner: 'example.com/x', allowVolumeExpansion: true })).status).toBe(201);
+  await api.post(PVCS, claim('grow', { storageClassName: 'expandable' }));
   const pending = await api.patch(`${PVCS}/grow`, { spec: { resources: { requests: { storage: '2Gi' } } } }, MERGE);
   expect(pending.status).toBe(422);
   expect(causes(pending.body)).toEqual(['FieldValueForbidden spec: Forbidden: spec is immutable after creation except resources.requests and volumeAttributesClassName for bound claims']);
@@ -203,5 +205,5 @@ test('Table output has kubectl columns', async () => {
   expect(sc.body.rows[0].cells.slice(0, 5)).toEqual(['default-class (default)', 'example.com/disk', 'Delete', 'Immediate', false]);
   const pvc = await api.get(`${PVCS}/grow`, { headers: { Accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' } });
   expect(pvc.body.columnDefinitions.map((c: { name: string }) => c.name)).toEqual(['Name', 'Status', 'Volume', 'Capacity', 'Access Modes', 'StorageClass', 'VolumeAttributesClass', 'Age', 'VolumeMode']);
-  expect(pvc.body.rows[0].cells.slice(0, 7)).toEqual(['grow', 'Bound', 'pv-grow', '1Gi', 'RWO', '', '<unset>']);
+  expect(pvc.body.rows[0].cells.slice(0, 7)).toEqual(['grow', 'Bound', 'pv-grow', '1Gi', 'RWO', 'expandable', '<unset>']);
 });
