@@ -3,7 +3,7 @@ SHELL := /bin/bash
 ARGS ?=
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: run test test-suite build install deps etcd python-client bench typecheck clean ci test-lts test-sample compose-config
+.PHONY: run test test-suite build install deps etcd python-client bench typecheck lint clean ci test-lts test-sample compose-config
 
 # The second Node line CI runs the suite on, from the npm registry's `node` package (no system install).
 LTS_NODE ?= 22
@@ -27,6 +27,7 @@ test: test-suite compose-config test-sample test-lts
 
 test-suite: build python-client
 	npm run typecheck
+	npm run lint
 	$(call run-suite,node)
 
 ci: test
@@ -80,6 +81,9 @@ python-client:
 
 typecheck: install
 	npm run typecheck
+
+lint: install
+	npm run lint
 
 clean:
 	rm -rf dist dist-test

@@ -1,7 +1,7 @@
 import { startTestEtcd, type TestEtcd } from './etcd';
 
 declare global {
-  // eslint-disable-next-line no-var
+  // A global the test files read: `var` is how TypeScript declares one.
   var kapiTestEtcd: TestEtcd | undefined;
 }
 

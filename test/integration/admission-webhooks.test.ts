@@ -61,10 +61,9 @@ beforeAll(async () => {
   webhook = createServer({ cert: leaf.cert, key: leaf.key }, (req, res) => {
     let text = '';
     req.on('data', (c) => (text += c));
-    req.on('end', async () => {
+    req.on('end', () => {
       const handler = HANDLERS[new URL(req.url ?? '/', 'https://x').pathname];
-      const body = await handler(JSON.parse(text));
-      res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify(body));
+      void handler(JSON.parse(text)).then((body) => res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify(body)));
     });
   });
   await new Promise<void>((r) => webhook.listen(0, '127.0.0.1', r));

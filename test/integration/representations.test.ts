@@ -1,3 +1,4 @@
+import { get as httpGet } from 'node:http';
 import { gunzipSync } from 'node:zlib';
 import { decodeCbor, encodeCbor } from '../../src/codec/cbor';
 import { decodeProtobuf, protoRoot } from '../../src/codec/protobuf';
@@ -315,13 +316,11 @@ describe('compression', () => {
     const small = await raw(server.url, `${CM}/r1`, { 'Accept-Encoding': 'gzip' });
     expect(small.headers.get('content-encoding')).toBeNull();
     const plain = await new Promise<{ encoding: string | undefined; length: number }>((resolve, reject) => {
-      import('node:http').then(({ get }) =>
-        get(`${server.url}${CM}?labelSelector=size%3Dbig`, { headers: { 'Accept-Encoding': 'identity' } }, (res) => {
-          const chunks: Buffer[] = [];
-          res.on('data', (c: Buffer) => chunks.push(c));
-          res.on('end', () => resolve({ encoding: res.headers['content-encoding'], length: Buffer.concat(chunks).length }));
-        }).on('error', reject),
-      );
+      httpGet(`${server.url}${CM}?labelSelector=size%3Dbig`, { headers: { 'Accept-Encoding': 'identity' } }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ encoding: res.headers['content-encoding'], length: Buffer.concat(chunks).length }));
+      }).on('error', reject);
     });
     expect(plain.encoding).toBeUndefined();
     expect(plain.length).toBeGreaterThan(180 * 1024);
@@ -341,13 +340,11 @@ describe('compression', () => {
 
   test('the gzipped bytes are the response', async () => {
     const body = await new Promise<Buffer>((resolve, reject) => {
-      import('node:http').then(({ get }) =>
-        get(`${server.url}${CM}?labelSelector=size%3Dbig`, { headers: { 'Accept-Encoding': 'gzip' } }, (res) => {
-          const chunks: Buffer[] = [];
-          res.on('data', (c: Buffer) => chunks.push(c));
-          res.on('end', () => resolve(Buffer.concat(chunks)));
-        }).on('error', reject),
-      );
+      httpGet(`${server.url}${CM}?labelSelector=size%3Dbig`, { headers: { 'Accept-Encoding': 'gzip' } }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve(Buffer.concat(chunks)));
+      }).on('error', reject);
     });
     expect(JSON.parse(gunzipSync(body).toString()).items).toHaveLength(3);
   });
