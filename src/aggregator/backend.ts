@@ -1,4 +1,5 @@
 import https from 'node:https';
+import { goCallError } from '../http/go-call-error';
 import { isIP } from 'node:net';
 import { checkServerIdentity } from 'node:tls';
 import type { PemPair } from '../auth/certificates';
@@ -52,29 +53,6 @@ export function backendRequestOptions(backend: Backend, method: string, path: st
   };
 }
 
-/** An error of a call to a backend in the words Go's client would use. */
-export function goError(err: NodeJS.ErrnoException, backend: Backend): string {
-  const addr = `${backend.host}:${backend.port}`;
-  switch (err.code) {
-    case 'ECONNREFUSED':
-      return `dial tcp ${addr}: connect: connection refused`;
-    case 'ECONNRESET':
-      return `read tcp ${addr}: read: connection reset by peer`;
-    case 'UNABLE_TO_VERIFY_LEAF_SIGNATURE':
-    case 'SELF_SIGNED_CERT_IN_CHAIN':
-    case 'DEPTH_ZERO_SELF_SIGNED_CERT':
-    case 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY':
-      return 'tls: failed to verify certificate: x509: certificate signed by unknown authority';
-    case 'ERR_TLS_CERT_ALTNAME_INVALID':
-      return `tls: failed to verify certificate: x509: certificate is valid for other names, not ${backend.serverName}`;
-    case 'ABORT_ERR':
-    case 'ETIMEDOUT':
-      return 'context deadline exceeded';
-    default:
-      return err.message;
-  }
-}
-
 /** Who the aggregator's own calls (discovery, availability checks) act as: system:masters, so they are always allowed (available_controller.go). */
 const AGGREGATOR_IDENTITY = { 'X-Remote-User': 'system:kube-aggregator', 'X-Remote-Group': 'system:masters' };
 
@@ -86,13 +64,13 @@ export function backendGet(backend: Backend, path: string, accept: string, timeo
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('error', (err) => reject(new Error(goError(err, backend))));
+        res.on('error', (err) => reject(new Error(goCallError(err, backend))));
         res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks), contentType: String(res.headers['content-type'] ?? '') }));
       },
     );
     req.on('error', (err: NodeJS.ErrnoException) => {
       if (retry && req.reusedSocket && (err.code === 'ECONNRESET' || err.code === 'EPIPE')) resolve(backendGet(backend, path, accept, timeoutMs, false));
-      else reject(new Error(goError(err, backend)));
+      else reject(new Error(goCallError(err, backend)));
     });
     req.end();
   });

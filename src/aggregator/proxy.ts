@@ -2,7 +2,8 @@ import https from 'node:https';
 import type { ClientRequest, IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { UserInfo } from '../auth/user';
 import type { ApiServiceView } from '../resources/apiservices';
-import { backendRequestOptions, goError, resolveBackend, type Backend, type ResolveService } from './backend';
+import { goCallError } from '../http/go-call-error';
+import { backendRequestOptions, resolveBackend, type Backend, type ResolveService } from './backend';
 import type { PemPair } from '../auth/certificates';
 import { upgradeOf, type UpgradeConnection } from '../http/handlers/proxy-upgrade';
 import type { Duplex } from 'node:stream';
@@ -100,7 +101,7 @@ export async function proxyToApiService(
       });
       upstream.on('error', (err: NodeJS.ErrnoException) => {
         if (retry && upstream.reusedSocket && !res.headersSent && !signal.aborted && (err.code === 'ECONNRESET' || err.code === 'EPIPE')) return send(false);
-        plainError(res, 503, goError(err, backend));
+        plainError(res, 503, goCallError(err, backend));
         done();
       });
       // The backend switched protocols: its 101 goes to the client as it came, then bytes flow both ways until either side closes.

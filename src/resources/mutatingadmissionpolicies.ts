@@ -5,7 +5,7 @@ import { mutatingPolicyVariableNames } from '../admission/policy/compiled-mutati
 import { defineResource } from '../registry/resource-definition';
 import { strategy } from '../registry/strategy';
 import { AGE_COLUMN, NAME_COLUMN } from '../registry/table';
-import { validateParamKind, validateVariables } from './validatingadmissionpolicies';
+import { PARAM_KIND_COLUMN, validateParamKind, validateVariables } from './validatingadmissionpolicies';
 import { defaultMatchResources, validateMatchResources } from './validatingadmissionpolicies-match';
 import { validateExpression, validateMatchConditions } from './webhook-configuration';
 
@@ -77,15 +77,7 @@ export const mutatingadmissionpolicies = defineResource({
   printerColumns: [
     NAME_COLUMN,
     { name: 'Mutations', type: 'integer', description: 'Mutations indicates the number of mutations rules defined in this configuration', cell: (p) => objectsIn(objectOf(p.spec).mutations).length },
-    {
-      name: 'ParamKind',
-      type: 'string',
-      description: 'ParamKind specifies the kind of resources used to parameterize this policy',
-      cell: (p) => {
-        const kind = objectOf(p.spec).paramKind;
-        return isPlainObject(kind) ? `${str(kind.apiVersion)}/${str(kind.kind)}` : '<unset>';
-      },
-    },
+    PARAM_KIND_COLUMN,
     AGE_COLUMN,
   ],
 });

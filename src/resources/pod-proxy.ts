@@ -2,7 +2,7 @@ import { badRequest } from '../api/errors';
 import { objectOf, objectsIn, stringOf } from '../api/json-read';
 import type { KubeObject } from '../api/types';
 import { isProxyableIp } from '../registry/proxy/addresses';
-import { PROXY_METHODS, PROXY_VERBS, splitSchemeNamePort, type ConnectSubresource } from '../registry/proxy/connect';
+import { proxySubresource } from '../registry/proxy/connect';
 import { urlHost } from '../registry/proxy/kubelet';
 
 /** The pod's IP: status.podIP, else the first of status.podIPs (getPodIP). */
@@ -26,25 +26,15 @@ function firstContainerPort(pod: KubeObject): string {
  * the port asked for or the first one a container declares. kube's proxy transport does not
  * verify an https pod's certificate.
  */
-export const podProxy: ConnectSubresource = {
-  name: 'proxy',
-  kind: { group: '', version: 'v1', kind: 'PodProxyOptions' },
-  verbs: PROXY_VERBS,
-  methods: PROXY_METHODS,
-  takesPath: true,
-  stream: false,
-  async target(request) {
-    const id = splitSchemeNamePort(request.name);
-    if (!id) throw badRequest(`invalid pod request ${JSON.stringify(request.name)}`);
-    const pod = await request.parent.get(request.namespace, id.name, { resourceVersion: '', match: '', signal: request.ctx.signal });
-    const port = id.port || firstContainerPort(pod);
-    const ip = podIp(pod);
-    if (!isProxyableIp(ip, request.services.kubelet.allowLoopback)) throw badRequest('address not allowed');
-    const scheme = id.scheme || 'http';
-    return {
-      url: new URL(`${scheme}://${urlHost(ip, port)}`),
-      tls: { rejectUnauthorized: false },
-      upgradeRequired: false,
-    };
-  },
-};
+export const podProxy = proxySubresource('PodProxyOptions', 'pod', async (request, id) => {
+  const pod = await request.parent.get(request.namespace, id.name, { resourceVersion: '', match: '', signal: request.ctx.signal });
+  const port = id.port || firstContainerPort(pod);
+  const ip = podIp(pod);
+  if (!isProxyableIp(ip, request.services.kubelet.allowLoopback)) throw badRequest('address not allowed');
+  const scheme = id.scheme || 'http';
+  return {
+    url: new URL(`${scheme}://${urlHost(ip, port)}`),
+    tls: { rejectUnauthorized: false },
+    upgradeRequired: false,
+  };
+});

@@ -3,7 +3,7 @@ import { objectOf, objectsIn, stringOf as str } from '../api/json-read';
 import { isQualifiedName } from '../api/name-validation';
 import { isPlainObject, type KubeObject } from '../api/types';
 import { policyVariableNames } from '../admission/policy/compiled-policy';
-import { defineResource } from '../registry/resource-definition';
+import { defineResource, type PrinterColumn } from '../registry/resource-definition';
 import { strategy } from '../registry/strategy';
 import { AGE_COLUMN, NAME_COLUMN } from '../registry/table';
 import { defaultMatchResources, validateMatchResources } from './validatingadmissionpolicies-match';
@@ -101,6 +101,17 @@ export function validatePolicy(policy: KubeObject): FieldErrorList {
   return errs;
 }
 
+/** The ParamKind column both admission policy kinds print (`<apiVersion>/<kind>`, or `<unset>`). */
+export const PARAM_KIND_COLUMN: PrinterColumn = {
+  name: 'ParamKind',
+  type: 'string',
+  description: 'ParamKind specifies the kind of resources used to parameterize this policy',
+  cell: (p) => {
+    const kind = objectOf(p.spec).paramKind;
+    return isPlainObject(kind) ? `${str(kind.apiVersion)}/${str(kind.kind)}` : '<unset>';
+  },
+};
+
 export const validatingadmissionpolicies = defineResource({
   group: 'admissionregistration.k8s.io',
   version: 'v1',
@@ -120,15 +131,7 @@ export const validatingadmissionpolicies = defineResource({
   printerColumns: [
     NAME_COLUMN,
     { name: 'Validations', type: 'integer', description: 'Validations indicates the number of validation rules defined in this configuration', cell: (p) => objectsIn(objectOf(p.spec).validations).length },
-    {
-      name: 'ParamKind',
-      type: 'string',
-      description: 'ParamKind specifies the kind of resources used to parameterize this policy',
-      cell: (p) => {
-        const kind = objectOf(p.spec).paramKind;
-        return isPlainObject(kind) ? `${str(kind.apiVersion)}/${str(kind.kind)}` : '<unset>';
-      },
-    },
+    PARAM_KIND_COLUMN,
     AGE_COLUMN,
   ],
 });

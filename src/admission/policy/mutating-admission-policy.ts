@@ -6,7 +6,8 @@ import { kindSchema, type ObjectNode } from '../../schema/typed-schema';
 import type { AdmissionAttributes, AdmissionPlugin } from '../admission';
 import type { MatchedResource } from '../webhooks/equivalents';
 import { compileMutatingPolicy, invokeMutatingPolicy, MutationError, type CompiledMutatingPolicy } from './compiled-mutation';
-import { byName, CompiledByVersion, ConfigurationError, isExemptFromPolicies, paramKindMissing, PolicyMatching } from './policy-matching';
+import { isExemptAdmissionConfiguration } from '../exempt-configuration';
+import { byName, CompiledByVersion, ConfigurationError, paramKindMissing, PolicyMatching } from './policy-matching';
 import type { PolicySource } from './policy-source';
 import { policyVariables, requestVariables } from './request-variables';
 
@@ -43,7 +44,7 @@ export class MutatingAdmissionPolicy implements AdmissionPlugin {
   }
 
   async admit(attrs: AdmissionAttributes): Promise<void> {
-    if (!attrs.object || isExemptFromPolicies(attrs)) return;
+    if (!attrs.object || isExemptAdmissionConfiguration(attrs)) return;
     const policies = await this.source.policies();
     if (policies.length === 0) return;
     const failures: PolicyFailure[] = [];

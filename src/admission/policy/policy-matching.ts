@@ -16,20 +16,6 @@ import type { ParamResource, PolicySource } from './policy-source';
 
 type Obj = Record<string, unknown>;
 
-/** Never subject to policies, so that a policy cannot lock its own configuration (IsExemptAdmissionConfigurationResource). */
-const EXEMPT = new Set([
-  'mutatingwebhookconfigurations',
-  'validatingwebhookconfigurations',
-  'validatingadmissionpolicies',
-  'validatingadmissionpolicybindings',
-  'mutatingadmissionpolicies',
-  'mutatingadmissionpolicybindings',
-]);
-
-export function isExemptFromPolicies(attrs: AdmissionAttributes): boolean {
-  return attrs.def.group === 'admissionregistration.k8s.io' && EXEMPT.has(attrs.def.resource);
-}
-
 /** A configuration error (a policy or binding kapi cannot use, missing params) meets the policy's failurePolicy (dispatcher addConfigError). */
 export class ConfigurationError extends Error {}
 

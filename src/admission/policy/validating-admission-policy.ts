@@ -3,7 +3,8 @@ import { objectOf, stringsIn } from '../../api/json-read';
 import { isPlainObject, type KubeObject } from '../../api/types';
 import type { AdmissionAttributes, AdmissionPlugin } from '../admission';
 import { compilePolicy, evaluatePolicy, type PolicyDecision } from './compiled-policy';
-import { byName, CompiledByVersion, ConfigurationError, isExemptFromPolicies, paramKindMissing, PolicyMatching, policyRefusal } from './policy-matching';
+import { isExemptAdmissionConfiguration } from '../exempt-configuration';
+import { byName, CompiledByVersion, ConfigurationError, paramKindMissing, PolicyMatching, policyRefusal } from './policy-matching';
 import type { PolicySource } from './policy-source';
 import { policyVariables, requestVariables } from './request-variables';
 
@@ -32,7 +33,7 @@ export class ValidatingAdmissionPolicy implements AdmissionPlugin {
   }
 
   async validate(attrs: AdmissionAttributes): Promise<void> {
-    if (isExemptFromPolicies(attrs)) return;
+    if (isExemptAdmissionConfiguration(attrs)) return;
     const policies = await this.source.policies();
     if (policies.length === 0) return;
     const bindings = await this.source.bindings();

@@ -1,4 +1,5 @@
 import https from 'node:https';
+import { GO_DEADLINE, goCallError } from '../../http/go-call-error';
 import { isIP } from 'node:net';
 import { checkServerIdentity } from 'node:tls';
 
@@ -18,34 +19,11 @@ export interface WebhookTarget {
 /** Why a call failed, in the words Go's client would use (after `failed to call webhook: Post "<url>": `). */
 export class WebhookCallError extends Error {}
 
-const DEADLINE = 'context deadline exceeded';
-
 /**
  * Connections are kept for the next call, as Go's transport keeps them; the agent pools them by
  * address and TLS options (CA, server name), so a connection is reused only for the same trust.
  */
 const AGENT = new https.Agent({ keepAlive: true });
-
-function goReason(err: NodeJS.ErrnoException, target: WebhookTarget): string {
-  const addr = `${target.host}:${target.port}`;
-  switch (err.code) {
-    case 'ECONNREFUSED':
-      return `dial tcp ${addr}: connect: connection refused`;
-    case 'ECONNRESET':
-      return `read tcp ${addr}: read: connection reset by peer`;
-    case 'UNABLE_TO_VERIFY_LEAF_SIGNATURE':
-    case 'SELF_SIGNED_CERT_IN_CHAIN':
-    case 'DEPTH_ZERO_SELF_SIGNED_CERT':
-    case 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY':
-      return 'tls: failed to verify certificate: x509: certificate signed by unknown authority';
-    case 'ERR_TLS_CERT_ALTNAME_INVALID':
-      return `tls: failed to verify certificate: x509: certificate is valid for other names, not ${target.serverName}`;
-    case 'ABORT_ERR':
-      return DEADLINE;
-    default:
-      return err.message;
-  }
-}
 
 /** POSTs `body` as JSON and answers with the parsed JSON response; any failure is a WebhookCallError. */
 export function postJson(target: WebhookTarget, body: unknown, timeoutMs: number, signal: AbortSignal): Promise<{ status: number; body: unknown }> {
@@ -68,7 +46,7 @@ export function postJson(target: WebhookTarget, body: unknown, timeoutMs: number
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('error', (err) => reject(new WebhookCallError(goReason(err, target))));
+        res.on('error', (err) => reject(new WebhookCallError(goCallError(err, target))));
         res.on('end', () => {
           const text = Buffer.concat(chunks).toString('utf8');
           try {
@@ -79,7 +57,7 @@ export function postJson(target: WebhookTarget, body: unknown, timeoutMs: number
         });
       },
     );
-    req.on('error', (err: NodeJS.ErrnoException) => reject(new WebhookCallError(local.aborted ? DEADLINE : goReason(err, target))));
+    req.on('error', (err: NodeJS.ErrnoException) => reject(new WebhookCallError(local.aborted ? GO_DEADLINE : goCallError(err, target))));
     req.end(payload);
   });
 }

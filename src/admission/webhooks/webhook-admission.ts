@@ -1,3 +1,4 @@
+import { isExemptAdmissionConfiguration } from '../exempt-configuration';
 import { jsonEqual } from '../../api/deep-equal';
 import { badRequest, forbidden, internalError } from '../../api/errors';
 import { objectsIn, stringOf as str } from '../../api/json-read';
@@ -38,16 +39,6 @@ export interface WebhookObserver {
   observe(name: string, type: 'admit' | 'validating', operation: string, rejected: boolean, seconds: number): void;
   rejection(name: string, type: 'admit' | 'validating', operation: string, errorType: 'calling_webhook_error' | 'no_error', code: number): void;
 }
-
-/** Never sent to webhooks, so that a broken webhook cannot lock its own configuration (IsExemptAdmissionConfigurationResource). */
-const EXEMPT = new Set([
-  'mutatingwebhookconfigurations',
-  'validatingwebhookconfigurations',
-  'validatingadmissionpolicies',
-  'validatingadmissionpolicybindings',
-  'mutatingadmissionpolicies',
-  'mutatingadmissionpolicybindings',
-]);
 
 const DRY_RUN_SAFE = ['None', 'NoneOnDryRun'];
 
@@ -104,7 +95,7 @@ export class WebhookAdmission implements AdmissionPlugin {
    */
   private async relevant(attrs: AdmissionAttributes, resource: 'mutatingwebhookconfigurations' | 'validatingwebhookconfigurations'): Promise<Invocation[]> {
     const { def } = attrs;
-    if (def.group === 'admissionregistration.k8s.io' && EXEMPT.has(def.resource)) return [];
+    if (isExemptAdmissionConfiguration({ def })) return [];
     const configs = (await this.source.configurations(resource)).sort(byName);
     const equivalents = this.source.equivalents(def);
     const target = { operation: attrs.operation, subresource: attrs.subresource, clusterScoped: !def.namespaced };

@@ -1,3 +1,4 @@
+import { badRequest } from '../../api/errors';
 import type { GroupVersionKind } from '../../api/types';
 import type { GenericStore } from '../generic-store';
 import type { RequestContext } from '../request-context';
@@ -57,8 +58,31 @@ export const PROXY_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', '
 /** Discovery's verbs for them. */
 export const PROXY_VERBS: Verb[] = ['create', 'delete', 'get', 'patch', 'update'];
 
+export type SchemeNamePort = { scheme: string; name: string; port: string };
+
+/**
+ * A proxy subresource (pods/proxy, services/proxy, nodes/proxy): kube's proxy methods and verbs,
+ * the rest of the path for the backend, the object named `[scheme:]name[:port]` (a 400 otherwise,
+ * as kube's ResourceLocation functions answer).
+ */
+export function proxySubresource(kind: string, what: string, target: (request: ConnectRequest, id: SchemeNamePort) => Promise<ProxyTarget | null>): ConnectSubresource {
+  return {
+    name: 'proxy',
+    kind: { group: '', version: 'v1', kind },
+    verbs: PROXY_VERBS,
+    methods: PROXY_METHODS,
+    takesPath: true,
+    stream: false,
+    target: (request) => {
+      const id = splitSchemeNamePort(request.name);
+      if (!id) throw badRequest(`invalid ${what} request ${JSON.stringify(request.name)}`);
+      return target(request, id);
+    },
+  };
+}
+
 /** utilnet.SplitSchemeNamePort: `name`, `name:port` or `scheme:name:port` (scheme http or https); null when invalid. */
-export function splitSchemeNamePort(id: string): { scheme: string; name: string; port: string } | null {
+export function splitSchemeNamePort(id: string): SchemeNamePort | null {
   const parts = id.split(':');
   let scheme = '';
   let name: string;

@@ -1,7 +1,7 @@
 import { isIP } from 'node:net';
 import { badRequest } from '../../api/errors';
 import { isProxyableIp } from './addresses';
-import { PROXY_METHODS, PROXY_VERBS, splitSchemeNamePort, type ConnectSubresource } from './connect';
+import { proxySubresource } from './connect';
 import { nodeConnection, urlHost } from './kubelet';
 
 /**
@@ -10,24 +10,14 @@ import { nodeConnection, urlHost } from './kubelet';
  * node with the scheme asked for (http by default), unverified as kube's proxy transport.
  * A literal address must be proxyable (isProxyableHostname); names are not resolved here.
  */
-export const nodeProxy: ConnectSubresource = {
-  name: 'proxy',
-  kind: { group: '', version: 'v1', kind: 'NodeProxyOptions' },
-  verbs: PROXY_VERBS,
-  methods: PROXY_METHODS,
-  takesPath: true,
-  stream: false,
-  async target(request) {
-    const id = splitSchemeNamePort(request.name);
-    if (!id) throw badRequest(`invalid node request ${JSON.stringify(request.name)}`);
-    const config = request.services.kubelet;
-    const kubelet = await nodeConnection(request.parent, id.name, config);
-    if ((isIP(kubelet.host) && !isProxyableIp(kubelet.host, config.allowLoopback)) || (kubelet.host === 'localhost' && !config.allowLoopback)) {
-      throw badRequest('address not allowed');
-    }
-    if (id.port === '' || id.port === String(kubelet.port)) {
-      return { url: new URL(`https://${urlHost(kubelet.host, kubelet.port)}`), tls: kubelet.tls, upgradeRequired: false };
-    }
-    return { url: new URL(`${id.scheme || 'http'}://${urlHost(kubelet.host, id.port)}`), tls: { rejectUnauthorized: false }, upgradeRequired: false };
-  },
-};
+export const nodeProxy = proxySubresource('NodeProxyOptions', 'node', async (request, id) => {
+  const config = request.services.kubelet;
+  const kubelet = await nodeConnection(request.parent, id.name, config);
+  if ((isIP(kubelet.host) && !isProxyableIp(kubelet.host, config.allowLoopback)) || (kubelet.host === 'localhost' && !config.allowLoopback)) {
+    throw badRequest('address not allowed');
+  }
+  if (id.port === '' || id.port === String(kubelet.port)) {
+    return { url: new URL(`https://${urlHost(kubelet.host, kubelet.port)}`), tls: kubelet.tls, upgradeRequired: false };
+  }
+  return { url: new URL(`${id.scheme || 'http'}://${urlHost(kubelet.host, id.port)}`), tls: { rejectUnauthorized: false }, upgradeRequired: false };
+});

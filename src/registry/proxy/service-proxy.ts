@@ -1,8 +1,8 @@
-import { badRequest, serviceUnavailable } from '../../api/errors';
+import { serviceUnavailable } from '../../api/errors';
 import { objectOf, objectsIn, stringOf, stringsIn } from '../../api/json-read';
 import type { KubeObject } from '../../api/types';
 import { selectionPredicate } from '../predicate';
-import { PROXY_METHODS, PROXY_VERBS, splitSchemeNamePort, type ConnectRequest, type ConnectSubresource } from './connect';
+import { proxySubresource, type ConnectRequest } from './connect';
 import { urlHost } from './kubelet';
 
 interface Backend {
@@ -54,25 +54,15 @@ async function findBackend(request: ConnectRequest, service: string, portName: s
  * goes to a random ready address of the Service's Endpoints, or else of its EndpointSlices, over
  * http or (asked for) https, unverified as kube's proxy transport.
  */
-export const serviceProxy: ConnectSubresource = {
-  name: 'proxy',
-  kind: { group: '', version: 'v1', kind: 'ServiceProxyOptions' },
-  verbs: PROXY_VERBS,
-  methods: PROXY_METHODS,
-  takesPath: true,
-  stream: false,
-  async target(request) {
-    const id = splitSchemeNamePort(request.name);
-    if (!id) throw badRequest(`invalid service request ${JSON.stringify(request.name)}`);
-    let portName = id.port;
-    if (/^[+-]?\d+$/.test(id.port)) {
-      const svc = await request.parent.get(request.namespace, id.name, { resourceVersion: '', match: '', signal: request.ctx.signal });
-      const declared = objectsIn(objectOf(svc.spec).ports).find((p) => p.port === Number(id.port));
-      if (!declared) throw serviceUnavailable(`no service port ${Number(id.port)} found for service ${JSON.stringify(id.name)}`);
-      portName = stringOf(declared.name);
-    }
-    const backend = await findBackend(request, id.name, portName);
-    if (!backend) throw serviceUnavailable(`no endpoints available for service ${JSON.stringify(request.name)}`);
-    return { url: new URL(`${id.scheme || 'http'}://${urlHost(backend.ip, backend.port)}`), tls: { rejectUnauthorized: false }, upgradeRequired: false };
-  },
-};
+export const serviceProxy = proxySubresource('ServiceProxyOptions', 'service', async (request, id) => {
+  let portName = id.port;
+  if (/^[+-]?\d+$/.test(id.port)) {
+    const svc = await request.parent.get(request.namespace, id.name, { resourceVersion: '', match: '', signal: request.ctx.signal });
+    const declared = objectsIn(objectOf(svc.spec).ports).find((p) => p.port === Number(id.port));
+    if (!declared) throw serviceUnavailable(`no service port ${Number(id.port)} found for service ${JSON.stringify(id.name)}`);
+    portName = stringOf(declared.name);
+  }
+  const backend = await findBackend(request, id.name, portName);
+  if (!backend) throw serviceUnavailable(`no endpoints available for service ${JSON.stringify(request.name)}`);
+  return { url: new URL(`${id.scheme || 'http'}://${urlHost(backend.ip, backend.port)}`), tls: { rejectUnauthorized: false }, upgradeRequired: false };
+});
