@@ -1,7 +1,8 @@
-import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
+import { execFile, spawn } from 'node:child_process';
+import { mkdirSync, readFileSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { Etcd3 } from 'etcd3';
 
 /** The shared etcd of this test only (its own state directory), stopped 2 s after nobody holds it. */
 const dir = mkdtempSync(path.join(tmpdir(), 'kapi-testing-lib-'));
@@ -27,7 +28,7 @@ async function eventually(check: () => boolean, timeoutMs: number): Promise<bool
   return true;
 }
 
-test("startKapi from the built package: two instances in parallel on one shared etcd, CRDs installed, client-node, an etcd URL and feature gates, nothing left after stop()", async () => {
+test("startKapi from the built package: two instances in parallel on one shared etcd, CRDs installed, client-node, an etcd URL and feature gates, the log, in-process, nothing left after stop()", async () => {
   const report = await runFlow();
   expect(report.sameFunction).toBe(true);
   expect(report.distinct).toEqual({ urls: true, prefixes: true, etcd: true });
@@ -36,11 +37,55 @@ test("startKapi from the built package: two instances in parallel on one shared 
   expect(report.external).toEqual({ sameEtcd: true, cbor: [200, 'application/cbor'] });
   expect(report.unknownGate).toContain('NoSuchGate');
   expect(report.secure).toEqual({ scheme: 'https:', user: 'client-certificate', namespaces: 4 });
+  // The servers run in the testing host: the test process loads only the client...
+  expect(report.serverLoadedByHostInstances).toBe(false);
+  expect(report.logged).toBe(true);
+  // ...unless it asks for one in-process.
+  expect(report.inProcess).toEqual({ serverLoaded: true, widgets: 200, etcd: true });
   expect(report.kubeconfigsLeft).toBe(0);
   expect(report.keysLeft).toBe(0);
-  // The flow's process has exited: the keeper stops etcd and removes its data and state.
-  expect(await eventually(() => !existsSync(path.join(dir, 'state.json')) && readdirSync(dir).every((f) => !f.startsWith('etcd-')), 15_000)).toBe(true);
-  expect(readdirSync(path.join(dir, 'refs'))).toEqual([]);
+  // The flow's process has exited: the host retires, stopping etcd and removing its data, state and socket.
+  expect(await eventually(() => readdirSync(dir).every((f) => f === 'host.log'), 15_000)).toBe(true);
+});
+
+test('a test process killed outright: the host stops its server and deletes its keys', async () => {
+  const own = mkdtempSync(path.join(tmpdir(), 'kapi-testing-kill-'));
+  const script = `require(${JSON.stringify(path.resolve(__dirname, '../../dist/testing'))}).startKapi().then((k) => process.stdout.write(JSON.stringify(k) + '\\n'))`;
+  // A long linger keeps the host (and etcd) up after the kill, so what is left can be looked at.
+  const child = spawn(process.execPath, ['-e', `${script}; setInterval(() => {}, 1000)`], {
+    env: { ...process.env, KAPI_TESTING_DIR: own, KAPI_TESTING_ETCD_LINGER_MS: '60000' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  try {
+    const kapi = await new Promise<{ url: string; etcdEndpoint: string; etcdPrefix: string }>((resolve, reject) => {
+      let out = '';
+      child.stdout.on('data', (c: Buffer) => {
+        out += c.toString();
+        if (out.includes('\n')) resolve(JSON.parse(out));
+      });
+      child.once('exit', (code) => reject(new Error(`the child exited (${code})`)));
+    });
+    expect((await fetch(`${kapi.url}/readyz`)).status).toBe(200);
+    child.kill('SIGKILL');
+    const refused = async (): Promise<boolean> => fetch(`${kapi.url}/readyz`).then(() => false, () => true);
+    const deadline = Date.now() + 15_000;
+    while (!(await refused()) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    expect(await refused()).toBe(true);
+    const etcd = new Etcd3({ hosts: [kapi.etcdEndpoint] });
+    try {
+      const keys = (): Promise<number> => etcd.getAll().prefix(`${kapi.etcdPrefix}/`).count().then(Number);
+      while ((await keys()) > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+      expect(await keys()).toBe(0);
+    } finally {
+      etcd.close();
+    }
+  } finally {
+    child.kill('SIGKILL');
+    const host = JSON.parse(readFileSync(path.join(own, 'state.json'), 'utf8')) as { hostPid: number };
+    process.kill(host.hostPid, 'SIGTERM');
+    expect(await eventually(() => readdirSync(own).every((f) => f === 'host.log'), 15_000)).toBe(true);
+    rmSync(own, { recursive: true, force: true });
+  }
 });
 
 test('importing kapi and kapi/testing starts nothing: the process exits at once and writes no file', async () => {

@@ -43,6 +43,7 @@ export interface FakeKubelet {
 
 const WEBSOCKET_GUID = '258EAFA5-E914-47DA-95CA-C5AB0DC85B11';
 const STREAM_PROTOCOLS = ['v5.channel.k8s.io', 'v4.channel.k8s.io'];
+const PROCESS_START_MS = 100;
 /** The kubelet's WebSocket port forwarding protocol: per port a data and an error channel, each opened with the port (uint16, little endian). */
 const PORT_FORWARD_PROTOCOL = 'portforward.k8s.io';
 /** The v4/v5 channels: stdout 1, the error stream (a Status) 3. */
@@ -95,15 +96,19 @@ function serveStream(req: IncomingMessage, socket: Duplex, url: URL): void {
     setTimeout(() => socket.end(), 50);
     return;
   }
-  // exec runs `echo <args>` as a shell would; attach says it is attached.
+  // exec runs `echo <args>` as a shell would; attach says it is attached. Output comes a moment
+  // after the upgrade, as from a process that starts: client-go's WebSocket executor reads frames
+  // before it has registered its streams and drops what arrives in between ("Unknown stream id").
   const command = url.searchParams.getAll('command');
   const stdout = kind === 'exec' ? (command[0] === 'echo' ? `${command.slice(1).join(' ')}\n` : `ran ${command.join(' ')}\n`) : 'attached\n';
-  if (url.searchParams.get('output') === '1') socket.write(channelFrame(STDOUT, stdout));
-  // An attached stdin keeps the stream open until the client closes it.
-  if (kind === 'attach' && url.searchParams.get('input') === '1') return;
-  socket.write(channelFrame(ERROR, JSON.stringify({ metadata: {}, status: 'Success' })));
-  socket.write(frame(0x8, Buffer.from([0x03, 0xe8])));
-  setTimeout(() => socket.end(), 50);
+  setTimeout(() => {
+    if (url.searchParams.get('output') === '1') socket.write(channelFrame(STDOUT, stdout));
+    // An attached stdin keeps the stream open until the client closes it.
+    if (kind === 'attach' && url.searchParams.get('input') === '1') return;
+    socket.write(channelFrame(ERROR, JSON.stringify({ metadata: {}, status: 'Success' })));
+    socket.write(frame(0x8, Buffer.from([0x03, 0xe8])));
+    setTimeout(() => socket.end(), 50);
+  }, PROCESS_START_MS);
 }
 
 export async function startFakeKubelet(options: FakeKubeletOptions = {}): Promise<FakeKubelet> {

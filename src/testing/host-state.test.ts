@@ -2,7 +2,8 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { isAlive, withLock } from './shared-etcd';
+import { isAlive } from '../server/embedded-etcd';
+import { withLock } from './host-state';
 
 let dir: string;
 beforeEach(() => {
