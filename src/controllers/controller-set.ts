@@ -136,7 +136,9 @@ export function startControllers(
     stop: async (): Promise<void> => {
       await manager.stop();
       const removals = [identity.remove(), endpointsReconciler?.remove().catch((err: unknown) => log('could not remove this replica from the kubernetes endpoints', err))];
-      await Promise.race([Promise.all(removals), new Promise((r) => setTimeout(r, 5000).unref())]);
+      let giveUp: NodeJS.Timeout | undefined;
+      await Promise.race([Promise.all(removals), new Promise((r) => (giveUp = setTimeout(r, 5000)).unref())]);
+      clearTimeout(giveUp);
     },
   };
 }

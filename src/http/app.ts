@@ -173,7 +173,7 @@ export function createApp(deps: AppDeps): RequestListener {
   app.get(
     '/metrics',
     wrap(async (_req, res) => {
-      writeBody(res, 200, deps.metrics.registry.contentType, Buffer.from(await deps.metrics.registry.metrics()));
+      writeBody(res, 200, deps.metrics.contentType, Buffer.from(await deps.metrics.exposition()));
     }),
   );
 

@@ -41,6 +41,21 @@ class Children<C> {
   }
 }
 
+/**
+ * Node's process metrics (prom-client's defaults) describe the process, not a server: collected
+ * once however many servers it runs (startKapi's testing host runs many), since each collector
+ * keeps GC observers and an event-loop histogram, and with them its registry, for good.
+ */
+let processRegistry: Registry | null = null;
+
+function processMetrics(): Registry {
+  if (!processRegistry) {
+    processRegistry = new Registry();
+    collectDefaultMetrics({ register: processRegistry });
+  }
+  return processRegistry;
+}
+
 /** One server's metrics, with kube-apiserver's names and labels. */
 export class ApiServerMetrics {
   readonly registry = new Registry();
@@ -58,7 +73,7 @@ export class ApiServerMetrics {
   private readonly webhookRejections: Counter<string>;
 
   constructor(countObjects: () => Promise<Map<string, number>>, cacheStats: () => CacheStats[]) {
-    collectDefaultMetrics({ register: this.registry });
+    processMetrics();
     this.requests = new Counter({
       name: 'apiserver_request_total',
       help: 'Counter of apiserver requests broken out for each verb, dry run value, group, version, resource, scope, component, and HTTP response code.',
@@ -145,6 +160,16 @@ export class ApiServerMetrics {
         for (const [resource, count] of await countObjects()) this.set({ resource }, count);
       },
     });
+  }
+
+  /** The text `/metrics` serves: the process's metrics, then this server's. */
+  async exposition(): Promise<string> {
+    const [process, server] = await Promise.all([processMetrics().metrics(), this.registry.metrics()]);
+    return `${process}${process.endsWith('\n') ? '' : '\n'}${server}`;
+  }
+
+  get contentType(): string {
+    return this.registry.contentType;
   }
 
   observeRequest(labels: RequestLabels, code: number, seconds: number): void {

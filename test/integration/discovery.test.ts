@@ -162,6 +162,9 @@ test('metrics with kube-apiserver names and labels', async () => {
   expect(res.text).toMatch(/apiserver_request_duration_seconds_bucket\{le="0.005",verb="LIST"/);
   expect(res.text).toMatch(/etcd_request_duration_seconds_bucket\{le="[^"]+",operation="list",type="configmaps"\}/);
   expect(res.text).toMatch(/apiserver_storage_objects\{resource="namespaces"\} 4/);
+  // The process's own metrics, once each.
+  expect(res.text.match(/^# TYPE process_cpu_seconds_total counter$/gm)).toHaveLength(1);
+  expect(res.text.match(/^# TYPE nodejs_eventloop_lag_seconds gauge$/gm)).toHaveLength(1);
 });
 
 test('Table output for kubectl', async () => {
