@@ -20,7 +20,7 @@ import { apiVersionOfDefinition, groupResource, storageApiVersionOf, type Resour
 import { FieldManager, keepTimesOfNoOp } from './field-manager';
 import { inWireOrder } from './object-order';
 import { interpretStorageError } from './storage-errors';
-import { specOf, type Strategy } from './strategy';
+import { DEFAULT_VALIDATION_OPTIONS, specOf, type Strategy, type ValidationOptions } from './strategy';
 import { applySubresource, keepSubresourceFields, runsMainRules, subresourceView, type CreateSubresource, type Subresource, type SubresourceView } from './subresources';
 import type { AdmissionAttributes, AdmissionOperation, WriteAdmission } from './admission-hooks';
 import { reconcileNamespace } from './computed-store';
@@ -128,6 +128,8 @@ export class GenericStore {
     readonly def: ResourceDefinition,
     private readonly storage: Storage,
     etcdPrefix: string,
+    /** What the server's flags tell validation. */
+    private readonly validation: ValidationOptions = DEFAULT_VALIDATION_OPTIONS,
     /** Objects written through the store expire this long after each write (kube's Store.TTLFunc; Events' --event-ttl). */
     private readonly ttlSeconds = 0,
   ) {
@@ -253,7 +255,7 @@ export class GenericStore {
     const { strategy } = this.def;
     const errs: FieldErrorList = [
       ...validateObjectMeta(obj.metadata, { namespaced: this.def.namespaced, validateName: strategy.validateName, kubeFinalizerNames: strategy.kubeFinalizerNames }),
-      ...strategy.validate(obj),
+      ...strategy.validate(obj, this.validation),
       ...strategy.validateCreate(obj),
       ...validateAgainstSchema(this.def, obj),
     ];
@@ -404,7 +406,7 @@ export class GenericStore {
     if (subresource === 'status') strategy.prepareForStatusUpdate(next, prev);
     const errs: FieldErrorList = [
       ...validateObjectMetaUpdate(meta, old, strategy.kubeFinalizerNames),
-      ...(mainRules ? [...strategy.validate(next), ...strategy.validateUpdate(next, prev)] : []),
+      ...(mainRules ? [...strategy.validate(next, this.validation), ...strategy.validateUpdate(next, prev)] : []),
       // A CSR's /approval is validated as its /status (ValidateCertificateSigningRequestApprovalUpdate shares the rules).
       ...(subresource === 'status' || subresource === 'approval' ? strategy.validateStatusUpdate(next, prev) : []),
       ...validateAgainstSchema(this.def, next),

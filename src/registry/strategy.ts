@@ -3,6 +3,14 @@ import { nameIsDnsSubdomain, type NameValidator } from '../api/name-validation';
 import type { KubeObject } from '../api/types';
 import type { GarbageCollectionPolicy, PropagationOptions } from './deletion-finalizers';
 
+/** What validation learns from the server's flags (kube passes them in each strategy's constructor). */
+export interface ValidationOptions {
+  /** --allow-loopback-endpoints: Endpoints and EndpointSlices may name 127.0.0.0/8 and ::1. */
+  allowLoopbackEndpoints: boolean;
+}
+
+export const DEFAULT_VALIDATION_OPTIONS: ValidationOptions = { allowLoopbackEndpoints: false };
+
 /**
  * What one kind adds to the generic store. The store always runs the hooks in the same order —
  * prepare, default, validate, canonicalize — so no kind can skip a step.
@@ -29,7 +37,7 @@ export interface Strategy {
   prepareForStatusUpdate(next: KubeObject, prev: KubeObject): void;
   /** Fills in defaults, as the versioned defaulting functions do. */
   applyDefaults(obj: KubeObject): void;
-  validate(obj: KubeObject): FieldErrorList;
+  validate(obj: KubeObject, options: ValidationOptions): FieldErrorList;
   /** Rules only a create must satisfy, beyond `validate` (events.k8s.io/v1's new-style Events). */
   validateCreate(obj: KubeObject): FieldErrorList;
   validateUpdate(next: KubeObject, prev: KubeObject): FieldErrorList;

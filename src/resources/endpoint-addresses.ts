@@ -7,17 +7,6 @@ import { parseCidr } from './network-validation';
 
 const LOOPBACK_MESSAGE = 'may not be in the loopback range (127.0.0.0/8, ::1/128)';
 
-/**
- * --allow-loopback-endpoints, set once at start: kube-apiserver always refuses loopback endpoint
- * addresses; kapi accepts them on request so that webhooks and services on 127.0.0.1 are
- * reachable in tests. A process-wide setting, as it is one server's flag read by static strategies.
- */
-let loopbackAllowed = false;
-
-export function allowLoopbackEndpoints(allowed: boolean): void {
-  loopbackAllowed = allowed;
-}
-
 /** Ranges ValidateNonSpecialIP refuses: [network, prefix length, message]. */
 const SPECIAL_V4: [string, number, string][] = [
   ['127.0.0.0', 8, LOOPBACK_MESSAGE],
@@ -38,8 +27,12 @@ function inRange(address: string, bits: 32 | 128, network: string, prefix: numbe
   return ip.network >> shift === net.network >> shift;
 }
 
-/** ValidateNonSpecialIP: no unspecified, loopback (unless allowed) or link-local address. */
-export function nonSpecialIpErrors(address: string, path: string): FieldErrorList {
+/**
+ * ValidateNonSpecialIP: no unspecified, loopback or link-local address. kube-apiserver always
+ * refuses loopback; kapi allows it with --allow-loopback-endpoints, so that webhooks and services
+ * on 127.0.0.1 are reachable in tests.
+ */
+export function nonSpecialIpErrors(address: string, path: string, loopbackAllowed: boolean): FieldErrorList {
   const v4 = isIP(address) === 4;
   const bits = v4 ? 32 : 128;
   const errs: FieldErrorList = [];
@@ -67,12 +60,12 @@ function fqdnErrors(address: string, path: string): FieldErrorList {
 }
 
 /** The checks of validateEndpoints for one address; unknown address types are not checked. */
-export function addressErrors(addressType: string, address: string, path: string): FieldErrorList {
+export function addressErrors(addressType: string, address: string, path: string, loopbackAllowed: boolean): FieldErrorList {
   switch (addressType) {
     case 'IPv4':
-      return isIP(address) === 4 ? nonSpecialIpErrors(address, path) : [field.invalid(path, address, 'must be a valid IPv4 address')];
+      return isIP(address) === 4 ? nonSpecialIpErrors(address, path, loopbackAllowed) : [field.invalid(path, address, 'must be a valid IPv4 address')];
     case 'IPv6':
-      return isIP(address) === 6 ? nonSpecialIpErrors(address, path) : [field.invalid(path, address, 'must be a valid IPv6 address')];
+      return isIP(address) === 6 ? nonSpecialIpErrors(address, path, loopbackAllowed) : [field.invalid(path, address, 'must be a valid IPv6 address')];
     case 'FQDN':
       return fqdnErrors(address, path);
     default:

@@ -4,7 +4,7 @@ import { stringOf } from '../api/json-read';
 import { isDns1123Label } from '../api/name-validation';
 import { isPlainObject, type KubeObject } from '../api/types';
 import { defineResource } from '../registry/resource-definition';
-import { strategy } from '../registry/strategy';
+import { strategy, type ValidationOptions } from '../registry/strategy';
 import { AGE_COLUMN, NAME_COLUMN } from '../registry/table';
 import { nonSpecialIpErrors } from './endpoint-addresses';
 
@@ -28,13 +28,13 @@ function formatEndpoints(ep: Obj): string {
 }
 
 /** validateEndpointAddress: a valid, non-special IP; hostname a DNS label. */
-function validateAddress(address: Obj, path: string): FieldErrorList {
+function validateAddress(address: Obj, path: string, loopbackAllowed: boolean): FieldErrorList {
   const ip = stringOf(address.ip);
   const errs: FieldErrorList = [];
   const hostname = stringOf(address.hostname);
   if (hostname) for (const msg of isDns1123Label(hostname)) errs.push(field.invalid(`${path}.hostname`, hostname, msg));
   if (isIP(ip) === 0) errs.push(field.invalid(`${path}.ip`, ip, 'must be a valid IP address'));
-  else errs.push(...nonSpecialIpErrors(ip, `${path}.ip`));
+  else errs.push(...nonSpecialIpErrors(ip, `${path}.ip`, loopbackAllowed));
   return errs;
 }
 
@@ -55,15 +55,15 @@ function validatePort(port: Obj, requireName: boolean, path: string): FieldError
 }
 
 /** ValidateEndpoints' subsets (validateEndpointSubsets). */
-function validateEndpoints(ep: KubeObject): FieldErrorList {
+function validateEndpoints(ep: KubeObject, options: ValidationOptions): FieldErrorList {
   const errs: FieldErrorList = [];
   subsets(ep).forEach((ss, i) => {
     const path = `subsets[${i}]`;
     const addresses = list(ss.addresses);
     const notReady = list(ss.notReadyAddresses);
     if (addresses.length === 0 && notReady.length === 0) errs.push(field.required(path, 'must specify `addresses` or `notReadyAddresses`'));
-    addresses.forEach((a, j) => errs.push(...validateAddress(a, `${path}.addresses[${j}]`)));
-    notReady.forEach((a, j) => errs.push(...validateAddress(a, `${path}.notReadyAddresses[${j}]`)));
+    addresses.forEach((a, j) => errs.push(...validateAddress(a, `${path}.addresses[${j}]`, options.allowLoopbackEndpoints)));
+    notReady.forEach((a, j) => errs.push(...validateAddress(a, `${path}.notReadyAddresses[${j}]`, options.allowLoopbackEndpoints)));
     const ports = list(ss.ports);
     ports.forEach((p, k) => errs.push(...validatePort(p, ports.length > 1, `${path}.ports[${k}]`)));
   });

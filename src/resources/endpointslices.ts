@@ -5,7 +5,7 @@ import { isDns1123Label, isQualifiedName, isValidLabelValue, nameIsDnsSubdomain 
 import { isPlainObject, type KubeObject } from '../api/types';
 import { jsonEqual } from '../api/deep-equal';
 import { defineResource } from '../registry/resource-definition';
-import { strategy } from '../registry/strategy';
+import { strategy, type ValidationOptions } from '../registry/strategy';
 import { AGE_COLUMN, NAME_COLUMN } from '../registry/table';
 import { addressErrors } from './endpoint-addresses';
 
@@ -55,12 +55,12 @@ function validateHints(hints: Obj, path: string): FieldErrorList {
   });
 }
 
-function validateEndpoint(endpoint: Obj, addressType: string, path: string): FieldErrorList {
+function validateEndpoint(endpoint: Obj, addressType: string, path: string, loopbackAllowed: boolean): FieldErrorList {
   const errs: FieldErrorList = [];
   const addresses = Array.isArray(endpoint.addresses) ? endpoint.addresses : [];
   if (addresses.length === 0) errs.push(field.required(`${path}.addresses`, 'must contain at least 1 address'));
   else if (addresses.length > MAX_ADDRESSES) errs.push(field.tooMany(`${path}.addresses`, addresses.length, MAX_ADDRESSES));
-  addresses.forEach((address: unknown, i) => errs.push(...addressErrors(addressType, str(address), `${path}.addresses[${i}]`)));
+  addresses.forEach((address: unknown, i) => errs.push(...addressErrors(addressType, str(address), `${path}.addresses[${i}]`, loopbackAllowed)));
   if (typeof endpoint.nodeName === 'string') {
     for (const msg of nameIsDnsSubdomain(endpoint.nodeName, false)) errs.push(field.invalid(`${path}.nodeName`, endpoint.nodeName, msg));
   }
@@ -95,14 +95,14 @@ function validatePorts(ports: Obj[]): FieldErrorList {
 }
 
 /** ValidateEndpointSlice. */
-function validateEndpointSlice(slice: KubeObject): FieldErrorList {
+function validateEndpointSlice(slice: KubeObject, options: ValidationOptions): FieldErrorList {
   const errs: FieldErrorList = [];
   const addressType = str(slice.addressType);
   if (!addressType) errs.push(field.required('addressType'));
   else if (!ADDRESS_TYPES.includes(addressType)) errs.push(field.notSupported('addressType', addressType, ADDRESS_TYPES));
   const endpoints = records(slice.endpoints);
   if (endpoints.length > MAX_ENDPOINTS) errs.push(field.tooMany('endpoints', endpoints.length, MAX_ENDPOINTS));
-  else endpoints.forEach((endpoint, i) => errs.push(...validateEndpoint(endpoint, addressType, `endpoints[${i}]`)));
+  else endpoints.forEach((endpoint, i) => errs.push(...validateEndpoint(endpoint, addressType, `endpoints[${i}]`, options.allowLoopbackEndpoints)));
   errs.push(...validatePorts(records(slice.ports)));
   return errs;
 }

@@ -19,7 +19,6 @@ import { reconcileBootstrapPolicy } from '../auth/authorizer/reconcile-policy';
 import { INSECURE_SUPERUSER } from '../auth/user';
 import { openAuditSink } from '../audit/log-backend';
 import { loadAuditPolicy } from '../audit/policy';
-import { allowLoopbackEndpoints } from '../resources/endpoint-addresses';
 import { settleAggregation } from '../controllers/clusterrole-aggregation';
 import { writeAdminKubeconfig } from '../auth/admin-kubeconfig';
 import type { IssuerDiscovery } from '../auth/oidc-discovery';
@@ -27,6 +26,7 @@ import { userOf, withAuthentication, withUser } from '../http/filters/authentica
 import { ComputedStore } from '../registry/computed-store';
 import type { ServerServices } from '../registry/server-services';
 import { GenericStore, resourceRoot } from '../registry/generic-store';
+import type { ValidationOptions } from '../registry/strategy';
 import { buildServiceAllocation } from '../registry/service-allocation/build';
 import type { OwnSchema, ResourceDefinition, ServedKind } from '../registry/resource-definition';
 import type { SchemaSource } from '../http/openapi';
@@ -175,7 +175,6 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
   // A bad audit policy stops the start before anything runs.
   const auditPolicy = config.auditLogPath && config.auditPolicyFile ? loadAuditPolicy(config.auditPolicyFile) : null;
   // Certificates, keys and authenticators first: a bad file stops kapi before etcd starts.
-  allowLoopbackEndpoints(config.allowLoopbackEndpoints);
   const auth = loadAuthentication(config, (group, resource) => store(group, resource));
   let etcd: EmbeddedEtcd | null = null;
   let endpoints = config.etcdServers;
@@ -238,6 +237,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     if (!found) throw new Error(`${resource}.${group} is not served`);
     return found;
   };
+  const validation: ValidationOptions = { allowLoopbackEndpoints: config.allowLoopbackEndpoints };
   const services: ServerServices = {
     store,
     tokens: auth.tokens,
@@ -256,7 +256,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     }
     let storage = storageByPath.get(def.storagePath);
     if (!storage) storageByPath.set(def.storagePath, (storage = storageFor(def).storage));
-    const store = new GenericStore(def, storage, config.etcdPrefix, ttlSecondsOf(def, config));
+    const store = new GenericStore(def, storage, config.etcdPrefix, validation, ttlSecondsOf(def, config));
     registry.add(store);
   }
   await Promise.all(caches.map((c) => c.cache.start()));
@@ -288,7 +288,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     const { storage, cache } = storageFor(defs[0]);
     await cache?.start();
     return {
-      stores: defs.map((def) => new GenericStore(def, storage, config.etcdPrefix)),
+      stores: defs.map((def) => new GenericStore(def, storage, config.etcdPrefix, validation)),
       close: () => {
         cache?.stop();
         const at = caches.findIndex((c) => c.cache === cache);

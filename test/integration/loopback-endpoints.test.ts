@@ -1,6 +1,5 @@
 import { causes } from '../harness/causes';
 import { Api } from '../harness/http';
-import { startServerProcess, type ServerProcess } from '../harness/process';
 import { startTestServer } from '../harness/server';
 
 // kube-apiserver refuses loopback addresses in Endpoints and EndpointSlices; kapi does too unless
@@ -8,7 +7,7 @@ import { startTestServer } from '../harness/server';
 // essential validation: addresses, ports, protocols.
 
 let strict: Awaited<ReturnType<typeof startTestServer>>;
-let allowing: ServerProcess & { port: number; prefix: string };
+let allowing: Awaited<ReturnType<typeof startTestServer>>;
 const ENDPOINTS = '/api/v1/namespaces/default/endpoints';
 const SLICES = '/apis/discovery.k8s.io/v1/namespaces/default/endpointslices';
 
@@ -22,14 +21,15 @@ const slice = (name: string, addressType: string, address: string) => ({
   ports: [{ name: 'https', port: 443, protocol: 'TCP' }],
 });
 
+// Two servers in one process, the strict one started last: the flag is each server's own.
 beforeAll(async () => {
+  allowing = await startTestServer({ allowLoopbackEndpoints: true });
   strict = await startTestServer({ allowLoopbackEndpoints: false });
-  allowing = await startServerProcess();
 });
 
 afterAll(async () => {
   await strict?.close();
-  await allowing?.stop();
+  await allowing?.close();
 });
 
 test('without the flag, loopback addresses are refused in Endpoints and EndpointSlices with kube\'s message', async () => {
