@@ -34,13 +34,29 @@ test('no spare is started while a caller is being served', async () => {
   let release!: () => void;
   const slow = p.serve(plain, () => new Promise<void>((r) => (release = r)));
   await tick();
-  await p.serve(plain, async () => undefined);
+  await p.serve(gated, async () => undefined);
   await tick();
   expect(booted).toHaveLength(2);
   release();
   await slow;
   await tick();
-  expect(booted).toHaveLength(3);
+  expect(booted.map((f) => f.key)).toEqual([plain, gated, plain, gated]);
+});
+
+test('a kind keeps as many spares as it had callers at once, up to four', async () => {
+  const { pool: p, booted } = pool();
+  await Promise.all([1, 2, 3].map(() => p.serve(plain, async () => undefined)));
+  await tick();
+  expect(booted).toHaveLength(6);
+  // The next three callers at once get the three spares.
+  const served = await Promise.all([1, 2, 3].map(() => p.serve(plain, async (i) => i)));
+  expect(served).toEqual(booted.slice(3, 6));
+  await tick();
+  expect(booted).toHaveLength(9);
+  // Six at once: three spares and three new; then four spares, not six.
+  await Promise.all(Array.from({ length: 6 }, () => p.serve(plain, async () => undefined)));
+  await tick();
+  expect(booted).toHaveLength(9 + 3 + 4);
 });
 
 test('spares are kept for the two kinds wanted last; the older kind is stopped; close() stops the rest', async () => {

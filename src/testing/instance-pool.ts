@@ -5,17 +5,28 @@ export interface PoolKey {
   featureGates: string;
 }
 
-const MAX_SPARES = 2;
+/** Kinds with spares kept, the least recently wanted dropped first. */
+const MAX_KINDS = 2;
+/** Spares of one kind at most (jest's usual worker counts). */
+const MAX_SPARES_PER_KIND = 4;
+
+interface Kind<Instance> {
+  key: PoolKey;
+  spares: Promise<Instance | null>[];
+  serving: number;
+  /** The most callers of this kind served at once: how many spares it keeps. */
+  peak: number;
+}
 
 /**
  * Servers started ahead of demand. A caller gets a spare of its kind when there is one (ready or
- * still starting), and a new spare of that kind is started once no caller is being served, so a
- * test file that follows another pays only for its CRDs. At most MAX_SPARES kinds are kept, the least
- * recently wanted stopped first.
+ * still starting), and spares are started again once no caller is being served, as many as the
+ * kind has had callers at once (parallel jest workers each starting a test file), so a test file
+ * that follows another pays only for its CRDs.
  */
 export class InstancePool<Instance extends { stop(): Promise<void> }> {
-  private readonly spares = new Map<string, Promise<Instance | null>>();
-  private readonly wanted = new Map<string, PoolKey>();
+  /** In the order last wanted. */
+  private readonly kinds = new Map<string, Kind<Instance>>();
   private inFlight = 0;
   private closed = false;
 
@@ -23,43 +34,42 @@ export class InstancePool<Instance extends { stop(): Promise<void> }> {
 
   /**
    * Runs `use` (the caller's set-up of its instance) on a spare of this kind when there is one,
-   * else on a new instance; spares are started again only when no caller is being served.
+   * else on a new instance.
    */
   async serve<T>(key: PoolKey, use: (instance: Instance) => Promise<T>): Promise<T> {
     const id = JSON.stringify(key);
-    this.wanted.delete(id);
-    this.wanted.set(id, key);
+    const kind = this.kinds.get(id) ?? { key, spares: [], serving: 0, peak: 0 };
+    this.kinds.delete(id);
+    this.kinds.set(id, kind);
+    kind.peak = Math.max(kind.peak, ++kind.serving);
     this.inFlight++;
     try {
-      const spare = this.spares.get(id);
-      this.spares.delete(id);
+      const spare = kind.spares.shift();
       return await use((await spare) ?? (await this.boot(key)));
     } finally {
+      kind.serving--;
       if (--this.inFlight === 0) this.replenish();
     }
   }
 
   private replenish(): void {
     if (this.closed) return;
-    const ids = [...this.wanted.keys()];
-    for (const id of ids.slice(0, Math.max(0, ids.length - MAX_SPARES))) {
-      this.wanted.delete(id);
-      this.discard(id).catch(() => undefined);
-    }
-    for (const [id, key] of this.wanted) {
-      if (!this.spares.has(id)) this.spares.set(id, this.boot(key).catch(() => null));
+    const ids = [...this.kinds.keys()];
+    for (const id of ids.slice(0, Math.max(0, ids.length - MAX_KINDS))) void this.discard(id);
+    for (const kind of this.kinds.values()) {
+      while (kind.spares.length < Math.min(kind.peak, MAX_SPARES_PER_KIND)) kind.spares.push(this.boot(kind.key).catch(() => null));
     }
   }
 
-  private async discard(id: string): Promise<void> {
-    const spare = this.spares.get(id);
-    this.spares.delete(id);
-    await (await spare)?.stop();
+  private discard(id: string): Promise<void> {
+    const spares = this.kinds.get(id)?.spares ?? [];
+    this.kinds.delete(id);
+    return Promise.all(spares.map(async (spare) => (await spare)?.stop().catch(() => undefined))).then(() => undefined);
   }
 
   /** Stops every spare; none is started afterwards. */
   async close(): Promise<void> {
     this.closed = true;
-    await Promise.all([...this.spares.keys()].map((id) => this.discard(id)));
+    await Promise.all([...this.kinds.keys()].map((id) => this.discard(id)));
   }
 }
