@@ -9,8 +9,9 @@ import { fmt, percentile, type BenchEnv } from './harness';
  * or test file sees it: cold (no testing host yet: it starts, with etcd, while the server's modules
  * load), with the host running and a spare server of the kind asked for (the usual case: the
  * test file before asked for the same), and with the host running but no spare (other feature
- * gates: a server starts in the host). Also back-to-back starts in one process, which often find
- * the spare still starting. Targets: 2 s cold, 300 ms with etcd running.
+ * gates: a server starts in the host), and four at once after four at once (parallel jest
+ * workers' next test files). Also back-to-back starts in one process, which often find the spare
+ * still starting. Targets: 2 s cold, 300 ms with etcd running.
  */
 
 const CRDS = path.resolve(__dirname, '../../../test/fixtures/crds');
@@ -55,6 +56,7 @@ export async function benchStartKapi(_env: BenchEnv): Promise<Record<string, num
   const spare: number[] = [];
   const noSpare: number[] = [];
   const sameProcess: number[] = [];
+  const parallel: number[] = [];
   for (let i = 0; i < ROUNDS; i++) {
     const dir = mkdtempSync(path.join(tmpdir(), 'kapi-bench-startkapi-'));
     try {
@@ -68,17 +70,34 @@ export async function benchStartKapi(_env: BenchEnv): Promise<Record<string, num
       const otherGates = await child(dir, { gates: 'CBORServingAndStorage=true' });
       noSpare.push(otherGates.report.firstMs);
       await otherGates.finish();
+      // Four workers' test files at once, twice: the second four find the spares the first left.
+      for (const wave of [1, 2]) {
+        const workers = await Promise.all([1, 2, 3, 4].map(() => child(dir, {})));
+        if (wave === 2) parallel.push(...workers.map((w) => w.report.firstMs));
+        await Promise.all(workers.map((w) => w.finish()));
+        await sleep(BETWEEN_FILES_MS);
+      }
       await holder.finish();
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
   }
-  const result = { coldMs: median(cold), freshProcessSpareMs: median(spare), freshProcessNoSpareMs: median(noSpare), sameProcessBackToBackMs: median(sameProcess) };
+  const result = {
+    coldMs: median(cold),
+    freshProcessSpareMs: median(spare),
+    freshProcessNoSpareMs: median(noSpare),
+    fourProcessesAtOnceMs: median(parallel),
+    sameProcessBackToBackMs: median(sameProcess),
+  };
   const list = (xs: number[]): string => `[${xs.map((x) => fmt(x, 0)).join(', ')}]`;
+  const row = (label: string, ms: number, target: string, detail: string): void =>
+    console.log(`  ${label.padEnd(48)} ${fmt(ms, 0).padStart(6)} ms   ${target.padEnd(12)}  ${detail}`);
+  const p90 = (xs: number[]): string => `(p90 ${fmt(percentile([...xs].sort((a, b) => a - b), 90), 0)})`;
   console.log('startKapi (one CRD), median ms');
-  console.log(`  cold (new process, no host or etcd yet)          ${fmt(result.coldMs, 0).padStart(6)} ms   target 2000   ${list(cold)}`);
-  console.log(`  new process, host and etcd running, spare ready  ${fmt(result.freshProcessSpareMs, 0).padStart(6)} ms   target 300    ${list(spare)}`);
-  console.log(`  new process, host and etcd running, no spare     ${fmt(result.freshProcessNoSpareMs, 0).padStart(6)} ms   target 300    ${list(noSpare)}`);
-  console.log(`  back to back in one process                      ${fmt(result.sameProcessBackToBackMs, 0).padStart(6)} ms                 (p90 ${fmt(percentile([...sameProcess].sort((a, b) => a - b), 90), 0)})`);
+  row('cold (new process, no host or etcd yet)', result.coldMs, 'target 2000', list(cold));
+  row('new process, host and etcd running, spare ready', result.freshProcessSpareMs, 'target 300', list(spare));
+  row('new process, host and etcd running, no spare', result.freshProcessNoSpareMs, 'target 300', list(noSpare));
+  row('four new processes at once, after four', result.fourProcessesAtOnceMs, 'target 300', p90(parallel));
+  row('back to back in one process', result.sameProcessBackToBackMs, '', p90(sameProcess));
   return result;
 }
