@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import path from 'node:path';
@@ -5,10 +6,10 @@ import { isAlive } from '../server/embedded-etcd';
 import { scratchDir } from './scratch-dir';
 
 /**
- * The files by which every process on the machine finds the one testing host (testing-host.ts):
- * a state file naming its socket, its pid and its build, and a lock directory under which a host
- * is started or retired, so that two processes never start two hosts and a host never retires
- * while a client is connecting.
+ * The files by which every process on the machine finds the testing host (testing-host.ts) of its
+ * build: a state file per build naming the host's socket and pid, and a lock directory under which
+ * a host is started or retired, so that two processes never start two hosts of one build and a
+ * host never retires while a client is connecting.
  */
 
 export interface HostState {
@@ -23,13 +24,16 @@ export function sharedDir(): string {
   return process.env.KAPI_TESTING_DIR ?? path.join(scratchDir(), `kapi-testing-${userInfo().uid}`);
 }
 
+let build: string | null = null;
+
 /** This copy of kapi: where it is installed and when it was built (tsc rewrites every output). */
 export function buildIdentity(): string {
   const host = path.join(__dirname, 'testing-host.js');
-  return `${host}@${statSync(host).mtimeMs}`;
+  return (build ??= `${host}@${statSync(host).mtimeMs}`);
 }
 
-const stateFile = (dir: string): string => path.join(dir, 'state.json');
+/** Each build has its own host, so two copies of kapi testing at once each keep theirs. */
+const stateFile = (dir: string): string => path.join(dir, `state-${createHash('sha256').update(buildIdentity()).digest('hex').slice(0, 12)}.json`);
 
 export function readState(dir: string): HostState | null {
   try {

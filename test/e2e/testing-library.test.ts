@@ -1,5 +1,5 @@
 import { execFile, spawn } from 'node:child_process';
-import { mkdirSync, readFileSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Etcd3 } from 'etcd3';
@@ -81,9 +81,33 @@ test('a test process killed outright: the host stops its server and deletes its 
     }
   } finally {
     child.kill('SIGKILL');
-    const host = JSON.parse(readFileSync(path.join(own, 'state.json'), 'utf8')) as { hostPid: number };
+    const state = readdirSync(own).find((f) => /^state-\w+\.json$/.test(f))!;
+    const host = JSON.parse(readFileSync(path.join(own, state), 'utf8')) as { hostPid: number };
     process.kill(host.hostPid, 'SIGTERM');
     expect(await eventually(() => readdirSync(own).every((f) => f === 'host.log'), 15_000)).toBe(true);
+    rmSync(own, { recursive: true, force: true });
+  }
+});
+
+test('two copies of kapi testing at once each get a host of their own build', async () => {
+  const own = mkdtempSync(path.join(tmpdir(), 'kapi-testing-builds-'));
+  const copy = mkdtempSync(path.join(tmpdir(), 'kapi-copy-'));
+  const root = path.resolve(__dirname, '../..');
+  cpSync(path.join(root, 'dist'), path.join(copy, 'dist'), { recursive: true });
+  for (const entry of ['node_modules', 'package.json', 'proto']) symlinkSync(path.join(root, entry), path.join(copy, entry));
+  const holders = [root, copy].map((at) => {
+    const script = `require(${JSON.stringify(path.join(at, 'dist/testing'))}).startKapi().then(async (k) => { process.stdout.write((await fetch(k.url + '/readyz')).status + '\\n'); process.stdin.resume().once('end', () => k.stop()); })`;
+    return spawn(process.execPath, ['-e', script], { env: { ...process.env, KAPI_TESTING_DIR: own, KAPI_TESTING_ETCD_LINGER_MS: '500' }, stdio: ['pipe', 'pipe', 'inherit'] });
+  });
+  try {
+    const ready = await Promise.all(holders.map((child) => new Promise<string>((resolve) => child.stdout.once('data', (c: Buffer) => resolve(c.toString().trim())))));
+    expect(ready).toEqual(['200', '200']);
+    expect(readdirSync(own).filter((f) => f.startsWith('state-'))).toHaveLength(2);
+    for (const child of holders) child.stdin.end();
+    expect(await eventually(() => readdirSync(own).every((f) => f === 'host.log'), 15_000)).toBe(true);
+  } finally {
+    for (const child of holders) child.kill('SIGKILL');
+    rmSync(copy, { recursive: true, force: true });
     rmSync(own, { recursive: true, force: true });
   }
 });
