@@ -59,6 +59,8 @@ export class ResourceQuotaController implements Controller {
   }
 
   async start(): Promise<void> {
+    this.stopped = false;
+    this.queue.start();
     this.quotaInformer.start();
     await this.quotaInformer.waitForSync();
     this.scheduleResync();
@@ -69,6 +71,8 @@ export class ResourceQuotaController implements Controller {
     this.cancelResync?.();
     this.quotaInformer.stop();
     for (const informer of this.watched.values()) informer.stop();
+    // Watched again as the quotas name them once started again.
+    this.watched.clear();
     this.queue.stop();
   }
 

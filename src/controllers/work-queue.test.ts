@@ -65,4 +65,18 @@ describe('WorkQueue health', () => {
     expect(queue.stuckLongerThan(60_000)).toBeNull();
     queue.stop();
   });
+
+  test('after stop() adds are ignored; start() handles keys again', async () => {
+    const seen: string[] = [];
+    const queue = new WorkQueue(async (key) => (seen.push(key), true), () => undefined, 10);
+    queue.stop();
+    queue.add('while-stopped');
+    await new Promise((r) => setTimeout(r, 30));
+    expect(seen).toEqual([]);
+    queue.start();
+    queue.add('after-start');
+    await until(() => seen.includes('after-start'));
+    expect(seen).toEqual(['after-start']);
+    queue.stop();
+  });
 });

@@ -29,10 +29,21 @@ export class WorkQueue {
     this.schedule(0);
   }
 
+  /** Stops handling keys; adds are ignored until start(). */
   stop(): void {
     this.stopped = true;
     this.cancelTimer?.();
     this.cancelTimer = null;
+  }
+
+  /**
+   * Handles keys again after stop(): a leader-only controller stops when its replica loses the
+   * lease and starts again when it wins it back (kapi serves on meanwhile, where
+   * kube-controller-manager would exit). Keys left from before are handled first.
+   */
+  start(): void {
+    this.stopped = false;
+    if (this.pending.size > 0) this.schedule(0);
   }
 
   get length(): number {

@@ -37,6 +37,7 @@ export abstract class QueueController implements Controller {
   protected abstract readonly queue: WorkQueue;
 
   async start(): Promise<void> {
+    this.queue.start();
     for (const informer of this.informers) {
       informer.start();
       await informer.waitForSync();
