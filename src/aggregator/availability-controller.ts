@@ -2,7 +2,7 @@ import { isStatusError } from '../api/errors';
 import { objectOf, objectsIn } from '../api/json-read';
 import type { KubeObject } from '../api/types';
 import type { PemPair } from '../auth/certificates';
-import { informerAndQueueProblem, type Controller } from '../controllers/runtime/controller';
+import { QueueController } from '../controllers/runtime/controller';
 import { Informer, listWatchOf } from '../controllers/runtime/informer';
 import { WorkQueue } from '../controllers/work-queue';
 import type { GenericStore } from '../registry/generic-store';
@@ -77,63 +77,56 @@ export interface ServiceStores {
  * Available condition, on each change of an APIService, of a Service or of its endpoints
  * (Endpoints, EndpointSlices), and every `resyncMs` (which notices backends that changed).
  */
-export class AvailabilityController implements Controller {
+export class AvailabilityController extends QueueController {
   readonly name = 'poststarthook/apiservice-status-available-controller';
-  private queue: WorkQueue | null = null;
+  protected readonly queue: WorkQueue;
+  protected readonly informers: Informer[];
   private timer: NodeJS.Timeout | null = null;
-  private informers: Informer[] = [];
 
   constructor(
     private readonly index: ApiServiceIndex,
     private readonly apiServices: GenericStore,
-    private readonly serviceStores: ServiceStores,
+    serviceStores: ServiceStores,
     private readonly resolve: ResolveService,
     private readonly clientCert: PemPair | null,
     private readonly resyncMs: number,
     private readonly log: Logger,
   ) {
-    index.onChange((name) => this.queue?.add(name));
+    super();
+    this.queue = new WorkQueue((name) => this.sync(name), (name, err) => this.log(`apiservice availability: ${name} failed`, err));
+    index.onChange((name) => this.queue.add(name));
+    const byName = (obj: KubeObject): void => this.enqueueFor(obj.metadata.namespace ?? '', obj.metadata.name ?? '');
+    const bySlice = (obj: KubeObject): void => this.enqueueFor(obj.metadata.namespace ?? '', obj.metadata.labels?.['kubernetes.io/service-name'] ?? '');
+    const watch = (store: GenericStore, name: string, handler: (obj: KubeObject) => void): Informer =>
+      new Informer(listWatchOf(store), { added: handler, updated: (_, obj) => handler(obj), deleted: handler }, { name, log });
+    this.informers = [
+      watch(serviceStores.services, 'services', byName),
+      watch(serviceStores.endpoints, 'endpoints', byName),
+      watch(serviceStores.endpointSlices, 'endpointslices', bySlice),
+    ];
   }
 
   /** The APIServices that name a Service: each is checked again. */
   private enqueueFor(namespace: string, name: string): void {
     for (const view of this.index.all()) {
-      if (view.service?.namespace === namespace && view.service.name === name) this.queue?.add(view.name);
+      if (view.service?.namespace === namespace && view.service.name === name) this.queue.add(view.name);
     }
   }
 
-  async start(): Promise<void> {
-    const queue = new WorkQueue((name) => this.sync(name), (name, err) => this.log(`apiservice availability: ${name} failed`, err));
-    this.queue = queue;
-    const byName = (obj: KubeObject): void => this.enqueueFor(obj.metadata.namespace ?? '', obj.metadata.name ?? '');
-    const bySlice = (obj: KubeObject): void => this.enqueueFor(obj.metadata.namespace ?? '', obj.metadata.labels?.['kubernetes.io/service-name'] ?? '');
-    const watch = (store: GenericStore, name: string, handler: (obj: KubeObject) => void): Informer =>
-      new Informer(listWatchOf(store), { added: handler, updated: (_, obj) => handler(obj), deleted: handler }, { name, log: this.log });
-    this.informers = [
-      watch(this.serviceStores.services, 'services', byName),
-      watch(this.serviceStores.endpoints, 'endpoints', byName),
-      watch(this.serviceStores.endpointSlices, 'endpointslices', bySlice),
-    ];
-    for (const informer of this.informers) informer.start();
-    await Promise.all(this.informers.map((i) => i.waitForSync()));
+  /** Every APIService now and each resync period (which notices backends that changed). */
+  protected override synced(): void {
     const all = (): void => {
-      for (const view of this.index.all()) queue.add(view.name);
+      for (const view of this.index.all()) this.queue.add(view.name);
     };
     all();
     this.timer = setInterval(all, this.resyncMs);
     this.timer.unref();
   }
 
-  stop(): void {
+  override stop(): void {
     if (this.timer) clearInterval(this.timer);
-    for (const informer of this.informers) informer.stop();
-    this.informers = [];
-    this.queue?.stop();
-    this.queue = null;
-  }
-
-  problem(): string | null {
-    return informerAndQueueProblem(this.informers, this.queue);
+    this.timer = null;
+    super.stop();
   }
 
   private async sync(name: string): Promise<boolean> {

@@ -6,7 +6,7 @@ import { CLEANUP_FINALIZER, crdView, setCrdCondition, type CrdView } from '../re
 import { everything } from '../storage/interfaces';
 import { everyIdentityLease, replicaOf } from './apiserver-identity';
 import type { CrdController, NameConflict } from './crd-controller';
-import { informerAndQueueProblem, type Controller } from './runtime/controller';
+import { QueueController } from './runtime/controller';
 import { systemClock, type Clock } from './runtime/clock';
 import { Informer, listWatchOf, type ControllerLog } from './runtime/informer';
 import { WorkQueue } from './work-queue';
@@ -20,58 +20,43 @@ const RETRY_MS = 1000;
  * custom resources, then its cleanup finalizer. kube's establishing controller waits a fixed 5 s
  * in HA instead of asking the replicas.
  */
-export class CrdEstablishingController implements Controller {
+export class CrdEstablishingController extends QueueController {
   readonly name = 'apiextensions-establishing-controller';
-  private run: { crdInformer: Informer; leaseInformer: Informer; queue: WorkQueue } | null = null;
+  protected readonly queue: WorkQueue;
+  private readonly crdInformer: Informer;
+  private readonly leaseInformer: Informer;
 
   constructor(
     private readonly crds: GenericStore,
-    private readonly leases: GenericStore,
+    leases: GenericStore,
     private readonly serving: CrdController,
     /** This replica's identity lease name: it must be among the live replicas that serve a CRD. */
     private readonly ownIdentity: string,
     private readonly log: ControllerLog,
     private readonly clock: Clock = systemClock,
-  ) {}
-
-  async start(): Promise<void> {
-    if (this.run) return;
-    const queue = new WorkQueue(
-      (name) => this.sync(name),
-      (name, err) => this.log(`CRD establishing controller: ${name} failed; retrying`, err),
-      RETRY_MS,
-      this.clock,
-    );
-    const enqueue = (crd: KubeObject): void => queue.add(crd.metadata.name!);
-    const crdInformer = new Informer(
-      listWatchOf(this.crds),
+  ) {
+    super();
+    this.queue = new WorkQueue((name) => this.sync(name), (name, err) => this.log(`CRD establishing controller: ${name} failed; retrying`, err), RETRY_MS, clock);
+    const enqueue = (crd: KubeObject): void => this.queue.add(crd.metadata.name!);
+    this.crdInformer = new Informer(
+      listWatchOf(crds),
       { added: enqueue, updated: (_, crd) => enqueue(crd) },
-      { name: 'customresourcedefinitions.apiextensions.k8s.io', log: this.log, clock: this.clock },
+      { name: 'customresourcedefinitions.apiextensions.k8s.io', log, clock },
     );
     // A replica that starts serving (or goes away) may be the one a CRD waits for.
     const recheck = (): void => {
-      for (const crd of crdInformer.list()) if (!established(crd) || crd.metadata.deletionTimestamp) enqueue(crd);
+      for (const crd of this.crdInformer.list()) if (!established(crd) || crd.metadata.deletionTimestamp) enqueue(crd);
     };
-    const leaseInformer = new Informer(
-      listWatchOf(this.leases, 'kube-system', everyIdentityLease),
+    this.leaseInformer = new Informer(
+      listWatchOf(leases, 'kube-system', everyIdentityLease),
       { added: recheck, updated: recheck, deleted: recheck },
-      { name: 'leases.coordination.k8s.io', log: this.log, clock: this.clock },
+      { name: 'leases.coordination.k8s.io', log, clock },
     );
-    this.run = { crdInformer, leaseInformer, queue };
-    leaseInformer.start();
-    crdInformer.start();
-    await Promise.all([leaseInformer.waitForSync(), crdInformer.waitForSync()]);
   }
 
-  stop(): void {
-    this.run?.crdInformer.stop();
-    this.run?.leaseInformer.stop();
-    this.run?.queue.stop();
-    this.run = null;
-  }
-
-  problem(): string | null {
-    return this.run ? informerAndQueueProblem([this.run.crdInformer, this.run.leaseInformer], this.run.queue) : null;
+  /** The replicas first, so that the CRDs' first syncs see who serves them. */
+  protected get informers(): Informer[] {
+    return [this.leaseInformer, this.crdInformer];
   }
 
   private current(name: string): Promise<KubeObject | null> {
@@ -95,7 +80,7 @@ export class CrdEstablishingController implements Controller {
     const uid = crd.metadata.uid ?? '';
     const generation = crd.metadata.generation ?? 0;
     const now = this.clock.now();
-    const replicas = (this.run?.leaseInformer.list() ?? []).map((l) => replicaOf(l, now)).filter((r) => r.live);
+    const replicas = this.leaseInformer.list().map((l) => replicaOf(l, now)).filter((r) => r.live);
     if (!replicas.some((r) => r.leaseName === this.ownIdentity)) return false;
     return replicas.every((r) => (r.served.get(uid) ?? -1) >= generation);
   }

@@ -5,7 +5,7 @@ import type { ResourceRegistry } from '../registry/resource-registry';
 import { everything } from '../storage/interfaces';
 import { NAMESPACE_FINALIZER, namespaceFinalizers } from '../resources/namespaces';
 import { updatedConditions, type ContentTotals, type NamespaceCondition } from './namespace-conditions';
-import { informerAndQueueProblem, type Controller } from './runtime/controller';
+import { QueueController } from './runtime/controller';
 import { systemClock, type Clock } from './runtime/clock';
 import { Informer, listWatchOf, type ControllerLog } from './runtime/informer';
 import { WorkQueue } from './work-queue';
@@ -22,46 +22,27 @@ const RESYNC_MS = 5 * 60_000;
  * Everything it knows comes from etcd (an informer on namespaces), so it resumes after a restart,
  * a lost watch, or a change of leader.
  */
-export class NamespaceController implements Controller {
+export class NamespaceController extends QueueController {
   readonly name = 'namespace-controller';
-  private run: { informer: Informer; queue: WorkQueue } | null = null;
+  protected readonly queue: WorkQueue;
+  private readonly informer: Informer;
 
   constructor(
     private readonly registry: ResourceRegistry,
     private readonly namespaces: GenericStore,
     private readonly log: ControllerLog,
-    private readonly clock: Clock = systemClock,
-  ) {}
-
-  async start(): Promise<void> {
-    if (this.run) return;
-    const queue = new WorkQueue(
-      (name) => this.finalize(name),
-      (name, err) => this.log(`namespace controller: finalizing ${name} failed`, err),
-      RETRY_MS,
-      this.clock,
-    );
+    clock: Clock = systemClock,
+  ) {
+    super();
+    this.queue = new WorkQueue((name) => this.finalize(name), (name, err) => this.log(`namespace controller: finalizing ${name} failed`, err), RETRY_MS, clock);
     const observe = (ns: KubeObject): void => {
-      if (ns.metadata.deletionTimestamp && namespaceFinalizers(ns).includes(NAMESPACE_FINALIZER)) queue.add(ns.metadata.name!);
+      if (ns.metadata.deletionTimestamp && namespaceFinalizers(ns).includes(NAMESPACE_FINALIZER)) this.queue.add(ns.metadata.name!);
     };
-    const informer = new Informer(
-      listWatchOf(this.namespaces),
-      { added: observe, updated: (_, ns) => observe(ns) },
-      { name: 'namespaces', log: this.log, clock: this.clock, resyncMs: RESYNC_MS },
-    );
-    this.run = { informer, queue };
-    informer.start();
-    await informer.waitForSync();
+    this.informer = new Informer(listWatchOf(namespaces), { added: observe, updated: (_, ns) => observe(ns) }, { name: 'namespaces', log, clock, resyncMs: RESYNC_MS });
   }
 
-  stop(): void {
-    this.run?.informer.stop();
-    this.run?.queue.stop();
-    this.run = null;
-  }
-
-  problem(): string | null {
-    return this.run ? informerAndQueueProblem([this.run.informer], this.run.queue) : null;
+  protected get informers(): Informer[] {
+    return [this.informer];
   }
 
   private namespacedStores(): GenericStore[] {
