@@ -34,7 +34,7 @@ function sharedEtcd(): Promise<EmbeddedEtcd> {
   return (etcd ??= (async () => {
     const { EmbeddedEtcd } = await import('../server/embedded-etcd');
     etcdDataDir = mkdtempSync(path.join(dir, 'etcd-'));
-    const started = await EmbeddedEtcd.start({ dataDir: etcdDataDir, progressNotifyInterval: '1s' });
+    const started = await EmbeddedEtcd.start({ dataDir: etcdDataDir, progressNotifyInterval: '1s', shortTicks: true });
     log(`etcd ${started.endpoint} in ${etcdDataDir}`);
     etcdStarted = started;
     return started;

@@ -35,7 +35,7 @@ async function startContainer(): Promise<TestEtcd> {
 
 async function startProcess(): Promise<TestEtcd> {
   const dir = mkdtempSync(path.join(scratchDir(), 'kapi-etcd-'));
-  const etcd = await EmbeddedEtcd.start({ dataDir: dir });
+  const etcd = await EmbeddedEtcd.start({ dataDir: dir, shortTicks: true });
   return {
     endpoint: etcd.endpoint,
     stop: async () => {
