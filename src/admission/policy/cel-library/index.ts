@@ -1,0 +1,15 @@
+import { cidrLibrary } from './cidr';
+import { ipLibrary } from './ip';
+import { listsLibrary } from './lists';
+import { quantityLibrary } from './quantity';
+import { regexLibrary } from './regex';
+import { semverLibrary } from './semver';
+import { setsLibrary } from './sets';
+import { combineOverloads } from './typed-values';
+import { urlLibrary } from './urls';
+
+/** Kubernetes' CEL libraries of the 1.34 base environment (apiserver/pkg/cel/environment/base.go) that kapi's evaluator can express. */
+export const kubernetesLibraries = combineOverloads([...listsLibrary, ...regexLibrary, ...urlLibrary, ...quantityLibrary, ...ipLibrary, ...cidrLibrary, ...semverLibrary, ...setsLibrary]);
+
+/** Functions named in a namespace: `ip` in `ip.isCanonical(s)` is no variable. */
+export const QUALIFIED_LIBRARY_FUNCTIONS = ['ip.isCanonical', 'sets.contains', 'sets.equivalent', 'sets.intersects', 'strings.quote'];

@@ -1,0 +1,108 @@
+import { CelScalar } from '@bufbuild/cel';
+import { compareQuantities, parseQuantity, type Quantity } from '../../../api/quantity';
+import { field, func, typedMethod, typedValue, type Overload, type TypedValue } from './typed-values';
+
+/**
+ * Kubernetes' quantity library (apiserver/pkg/cel/library/quantity.go): `quantity()`,
+ * `isQuantity()`, and on a quantity `sign`, `isInteger`, `asInteger`, `asApproximateFloat`, `add`,
+ * `sub`, `compareTo`, `isGreaterThan`, `isLessThan`. A quantity is kept as m × 2^x × 5^y with m
+ * prime to 10, one form per value, so `==` compares values as resource.Quantity.Equal does
+ * (quantity('1Gi') == quantity('1024Mi')).
+ */
+
+const { STRING, BOOL, INT, DOUBLE } = CelScalar;
+const KIND = 'quantity';
+
+/** resource.ErrFormatWrong, ErrNumeric and ErrSuffix. */
+const FORMAT = /^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$/;
+const FORMAT_ERROR = "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'";
+const NUMBER = /^[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)$/;
+
+interface Exact {
+  m: bigint;
+  x: number;
+  y: number;
+}
+
+function exact(q: Quantity): Exact {
+  let m = q.digits;
+  let x = q.pow2 + q.pow10;
+  let y = q.pow10;
+  if (m === 0n) return { m: 0n, x: 0, y: 0 };
+  while (m % 2n === 0n) {
+    m /= 2n;
+    x++;
+  }
+  while (m % 5n === 0n) {
+    m /= 5n;
+    y++;
+  }
+  return { m, x, y };
+}
+
+const quantityValue = (e: Exact): TypedValue => typedValue(KIND, { m: e.m, x: BigInt(e.x), y: BigInt(e.y) });
+
+function exactOf(value: unknown): Exact {
+  return { m: field<bigint>(value, 'm'), x: Number(field<bigint>(value, 'x')), y: Number(field<bigint>(value, 'y')) };
+}
+
+const asQuantity = (e: Exact): Quantity => ({ digits: e.m, pow10: e.y, pow2: e.x - e.y });
+
+/** resource.ParseQuantity, with its error texts. */
+export function parseKubeQuantity(text: string): Exact {
+  if (!FORMAT.exec(text)) throw new Error(FORMAT_ERROR);
+  const q = parseQuantity(text);
+  if (q) return exact(q);
+  const numeric = FORMAT.exec(text)?.[1] ?? '';
+  throw new Error(NUMBER.test(numeric) ? "unable to parse quantity's suffix" : 'unable to parse numeric part of quantity');
+}
+
+function sum(a: Exact, b: Exact, sign: 1n | -1n): TypedValue {
+  const x = Math.min(a.x, b.x);
+  const y = Math.min(a.y, b.y);
+  const scale = (e: Exact) => e.m * 2n ** BigInt(e.x - x) * 5n ** BigInt(e.y - y);
+  return quantityValue(exact({ digits: scale(a) + sign * scale(b), pow10: y, pow2: x - y }));
+}
+
+const intQuantity = (n: bigint): Exact => exact({ digits: n, pow10: 0, pow2: 0 });
+const compare = (a: unknown, b: unknown): number => compareQuantities(asQuantity(exactOf(a)), asQuantity(exactOf(b)));
+
+const INT64_MIN = -(2n ** 63n);
+const INT64_MAX = 2n ** 63n - 1n;
+
+/** Quantity.AsInt64: the value when it is a whole number that fits in an int64. */
+function asInt64(e: Exact): bigint | null {
+  if (e.x < 0 || e.y < 0) return null;
+  const v = e.m * 2n ** BigInt(e.x) * 5n ** BigInt(e.y);
+  return v < INT64_MIN || v > INT64_MAX ? null : v;
+}
+
+export const quantityLibrary: Overload[] = [
+  func('quantity', [STRING], KIND, (text: string) => quantityValue(parseKubeQuantity(text))),
+  func('isQuantity', [STRING], BOOL, (text: string) => {
+    try {
+      parseKubeQuantity(text);
+      return true;
+    } catch {
+      return false;
+    }
+  }),
+  typedMethod(KIND, 'sign', [], INT, (q) => BigInt(Math.sign(Number(exactOf(q).m)))),
+  typedMethod(KIND, 'isInteger', [], BOOL, (q) => asInt64(exactOf(q)) !== null),
+  typedMethod(KIND, 'asInteger', [], INT, (q) => {
+    const v = asInt64(exactOf(q));
+    if (v === null) throw new Error('cannot convert value to integer');
+    return v;
+  }),
+  typedMethod(KIND, 'asApproximateFloat', [], DOUBLE, (q) => {
+    const e = exactOf(q);
+    return Number(e.m) * 10 ** e.y * 2 ** (e.x - e.y);
+  }),
+  typedMethod(KIND, 'add', [KIND], KIND, (q, other) => sum(exactOf(q), exactOf(other), 1n)),
+  typedMethod(KIND, 'add', [INT], KIND, (q, n: bigint) => sum(exactOf(q), intQuantity(n), 1n)),
+  typedMethod(KIND, 'sub', [KIND], KIND, (q, other) => sum(exactOf(q), exactOf(other), -1n)),
+  typedMethod(KIND, 'sub', [INT], KIND, (q, n: bigint) => sum(exactOf(q), intQuantity(n), -1n)),
+  typedMethod(KIND, 'compareTo', [KIND], INT, (q, other) => BigInt(compare(q, other))),
+  typedMethod(KIND, 'isGreaterThan', [KIND], BOOL, (q, other) => compare(q, other) === 1),
+  typedMethod(KIND, 'isLessThan', [KIND], BOOL, (q, other) => compare(q, other) === -1),
+];
