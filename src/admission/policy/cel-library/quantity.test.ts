@@ -1,0 +1,40 @@
+import { evaluate } from './test-eval';
+
+describe('quantity library', () => {
+  test.each([
+    ["isQuantity('1.3G') && isQuantity('1.3Gi') && isQuantity('10000k')", true],
+    ["isQuantity('1,3G') || isQuantity('200K') || isQuantity('Three') || isQuantity('Mi')", false],
+    ["quantity('1Gi') == quantity('1024Mi')", true],
+    ["quantity('1Gi') == quantity('1G')", false],
+    ["quantity('200M').compareTo(quantity('0.2G'))", 0],
+    ["quantity('50M').compareTo(quantity('50Mi'))", -1],
+    ["quantity('50Mi').compareTo(quantity('50M'))", 1],
+    ["quantity('150Mi').isGreaterThan(quantity('100Mi'))", true],
+    ["quantity('50M').isLessThan(quantity('100M'))", true],
+    ["quantity('100M').isLessThan(quantity('50M'))", false],
+    ["quantity('50k').add(quantity('20k')) == quantity('70k')", true],
+    ["quantity('50k').add(20) == quantity('50020')", true],
+    ["quantity('50k').sub(quantity('20k')) == quantity('30k')", true],
+    ["quantity('50k').add(20).sub(quantity('100k')).sub(-50000) == quantity('20')", true],
+    ["quantity('50000000G').isInteger() && quantity('50k').isInteger()", true],
+    ["quantity('9999999999999999999999999999999999999G').isInteger() || quantity('500m').isInteger()", false],
+    ["quantity('50k').asInteger()", 50000],
+    ["quantity('1.5Gi').asInteger()", 1610612736],
+    ["quantity('50k').sub(20000).asApproximateFloat()", 30000],
+    ["quantity('-5').sign()", -1],
+    ["quantity('0').sign()", 0],
+    ["quantity('5m').sign()", 1],
+  ])('%s', (source, expected) => {
+    expect(evaluate(source)).toEqual(expected);
+  });
+
+  test.each([
+    ["quantity('Three')", "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"],
+    ["quantity('200K')", "unable to parse quantity's suffix"],
+    ["quantity('1.2.3')", 'unable to parse numeric part of quantity'],
+    ["quantity('9999999999999999999999999999999999999G').asInteger()", 'cannot convert value to integer'],
+    ["quantity('1').compareTo(semver('1.0.0'))", "found no matching overload for 'compareTo' applied to '(kubernetes.Quantity, kubernetes.Semver)'"],
+  ])('%s is an error', (source, message) => {
+    expect(evaluate(source)).toEqual({ error: message });
+  });
+});
