@@ -24,6 +24,10 @@ describe('quantity library', () => {
     ["quantity('-5').sign()", -1],
     ["quantity('0').sign()", 0],
     ["quantity('5m').sign()", 1],
+    ["quantity('0.1n') == quantity('1n') && quantity('-0.1n') == quantity('-1n')", true],
+    ["quantity('1.5n').compareTo(quantity('2n'))", 0],
+    ["quantity('16Ei').asInteger()", 9223372036854775807],
+    ["quantity('16E').isInteger()", false],
   ])('%s', (source, expected) => {
     expect(evaluate(source)).toEqual(expected);
   });
@@ -32,6 +36,7 @@ describe('quantity library', () => {
     ["quantity('Three')", "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"],
     ["quantity('200K')", "unable to parse quantity's suffix"],
     ["quantity('1.2.3')", 'unable to parse numeric part of quantity'],
+    ["quantity('1e1001')", "unable to parse quantity's suffix"],
     ["quantity('9999999999999999999999999999999999999G').asInteger()", 'cannot convert value to integer'],
     ["quantity('1').compareTo(semver('1.0.0'))", "found no matching overload for 'compareTo' applied to '(kubernetes.Quantity, kubernetes.Semver)'"],
   ])('%s is an error', (source, message) => {

@@ -48,13 +48,39 @@ function exactOf(value: unknown): Exact {
 
 const asQuantity = (e: Exact): Quantity => ({ digits: e.m, pow10: e.y, pow2: e.x - e.y });
 
+const INT64_MAX = 2n ** 63n - 1n;
+const INT64_MIN = -(2n ** 63n);
+/** Decimal exponents kapi computes with; beyond them exact arithmetic would take unbounded time. */
+const MAX_EXPONENT = 1000;
+
+function pow(base: bigint, e: number): bigint {
+  return e > 0 ? base ** BigInt(e) : 1n;
+}
+
+/**
+ * ParseQuantity's last steps: a value finer than 1n is rounded up (away from zero) to the next
+ * nano, and a binary-suffixed one above 2^63-1 is capped there.
+ */
+function bounded(e: Exact, binary: boolean): Exact {
+  const sign = e.m < 0n ? -1n : 1n;
+  let out = e;
+  if (e.x + 9 < 0 || e.y + 9 < 0) {
+    const num = sign * e.m * pow(2n, e.x + 9) * pow(5n, e.y + 9);
+    const den = pow(2n, -(e.x + 9)) * pow(5n, -(e.y + 9));
+    out = exact({ digits: sign * ((num + den - 1n) / den), pow10: -9, pow2: 0 });
+  }
+  if (binary && out.x >= 0 && out.y >= 0 && sign * out.m * pow(2n, out.x) * pow(5n, out.y) > INT64_MAX) out = exact({ digits: sign * INT64_MAX, pow10: 0, pow2: 0 });
+  return out;
+}
+
 /** resource.ParseQuantity, with its error texts. */
 export function parseKubeQuantity(text: string): Exact {
-  if (!FORMAT.exec(text)) throw new Error(FORMAT_ERROR);
+  const form = FORMAT.exec(text);
+  if (!form) throw new Error(FORMAT_ERROR);
   const q = parseQuantity(text);
-  if (q) return exact(q);
-  const numeric = FORMAT.exec(text)?.[1] ?? '';
-  throw new Error(NUMBER.test(numeric) ? "unable to parse quantity's suffix" : 'unable to parse numeric part of quantity');
+  if (!q) throw new Error(NUMBER.test(form[1]) ? "unable to parse quantity's suffix" : 'unable to parse numeric part of quantity');
+  if (Math.abs(q.pow10) > MAX_EXPONENT) throw new Error("unable to parse quantity's suffix");
+  return bounded(exact(q), form[2].endsWith('i'));
 }
 
 function sum(a: Exact, b: Exact, sign: 1n | -1n): TypedValue {
@@ -66,9 +92,6 @@ function sum(a: Exact, b: Exact, sign: 1n | -1n): TypedValue {
 
 const intQuantity = (n: bigint): Exact => exact({ digits: n, pow10: 0, pow2: 0 });
 const compare = (a: unknown, b: unknown): number => compareQuantities(asQuantity(exactOf(a)), asQuantity(exactOf(b)));
-
-const INT64_MIN = -(2n ** 63n);
-const INT64_MAX = 2n ** 63n - 1n;
 
 /** Quantity.AsInt64: the value when it is a whole number that fits in an int64. */
 function asInt64(e: Exact): bigint | null {
