@@ -91,6 +91,7 @@ function sum(a: Exact, b: Exact, sign: 1n | -1n): TypedValue {
 }
 
 const intQuantity = (n: bigint): Exact => exact({ digits: n, pow10: 0, pow2: 0 });
+const sign = (q: unknown): bigint => BigInt(Math.sign(Number(exactOf(q).m)));
 const compare = (a: unknown, b: unknown): number => compareQuantities(asQuantity(exactOf(a)), asQuantity(exactOf(b)));
 
 /** Quantity.AsInt64: the value when it is a whole number that fits in an int64. */
@@ -110,7 +111,9 @@ export const quantityLibrary: Overload[] = [
       return false;
     }
   }),
-  typedMethod(KIND, 'sign', [], INT, (q) => BigInt(Math.sign(Number(exactOf(q).m)))),
+  // kube declares `sign` as a function (`sign(q)`) and documents it as a method (`q.sign()`): both are served.
+  func('sign', [KIND], INT, (q) => sign(q)),
+  typedMethod(KIND, 'sign', [], INT, (q) => sign(q)),
   typedMethod(KIND, 'isInteger', [], BOOL, (q) => asInt64(exactOf(q)) !== null),
   typedMethod(KIND, 'asInteger', [], INT, (q) => {
     const v = asInt64(exactOf(q));
