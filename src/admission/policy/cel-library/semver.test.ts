@@ -4,7 +4,10 @@ describe('semver library', () => {
   test.each([
     ["isSemver('1.0.0') && isSemver('0.1.0-alpha.1+build.5')", true],
     ["isSemver('hello') || isSemver('v1.0') || isSemver('1.0') || isSemver('01.0.0')", false],
-    ["isSemver('v1.0', true) && isSemver('01.01.01', true)", true],
+    ["isSemver('v1.0', true) && isSemver('01.01.01', true) && isSemver('1', true) && isSemver('1.1', true)", true],
+    ["isSemver(' 1.0.0') || isSemver('1. 0.0') || isSemver('1.0.0 ') || isSemver('v1.0.0') || isSemver('')", false],
+    ["isSemver('', true) || isSemver(' 1.0.0', true) || isSemver('1. 0.0', true) || isSemver('1.0.0 ', true)", false],
+    ["semver('v01.01', true) == semver('1.1.0')", true],
     ["semver('v1.0.0', true) == semver('1.0.0')", true],
     ["semver('1.0', true) == semver('1.0.0')", true],
     ["semver('01.01.01', true) == semver('1.1.1')", true],
@@ -24,6 +27,8 @@ describe('semver library', () => {
 
   test.each([
     ["semver('1.0')", 'No Major.Minor.Patch elements found'],
+    ["semver('', true)", 'strconv.ParseUint: parsing "": invalid syntax'],
+    ["semver('1.0.0 ')", 'Invalid character(s) found in patch number "0 "'],
     ["semver('')", 'Version string empty'],
     ["semver('a.0.0')", 'Invalid character(s) found in major number "a"'],
     ["semver('01.0.0')", 'Major number must not contain leading zeroes "01"'],

@@ -25,6 +25,7 @@ const UINT64_MAX = 2n ** 64n - 1n;
 const q = (s: string) => JSON.stringify(s);
 
 function number(text: string, name: string): bigint {
+  if (text === '') throw new Error('strconv.ParseUint: parsing "": invalid syntax');
   if (!NUMERIC.test(text)) throw new Error(`Invalid character(s) found in ${name} number ${q(text)}`);
   if (text.length > 1 && text.startsWith('0')) throw new Error(`${name[0].toUpperCase()}${name.slice(1)} number must not contain leading zeroes ${q(text)}`);
   const n = BigInt(text);
