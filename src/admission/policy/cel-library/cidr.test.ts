@@ -8,6 +8,8 @@ describe('cidr library', () => {
     ["cidr('192.168.0.0/24').containsIP(ip('192.168.1.1')) || cidr('192.168.0.0/24').containsIP('::1')", false],
     ["cidr('192.168.0.0/16').containsCIDR(cidr('192.168.10.0/24')) && cidr('192.168.0.0/16').containsCIDR('192.168.10.0/24')", true],
     ["cidr('192.168.1.0/24').containsCIDR('192.168.2.0/24') || cidr('192.168.0.0/24').containsCIDR('192.168.0.0/16')", false],
+    ["cidr('192.168.0.0/16').containsCIDR('192.168.0.1/32') && cidr('2001:db8::/32').containsCIDR(cidr('2001:db8::/33'))", true],
+    ["cidr('2001:db8::/32').containsCIDR('2001:db8::/31') || cidr('10.0.0.0/8').containsCIDR('2001:db8::/64')", false],
     ["string(cidr('192.168.0.1/24').ip())", '192.168.0.1'],
     ["cidr('::1/128').ip().family()", 6],
     ["string(cidr('192.168.0.1/24').masked())", '192.168.0.0/24'],
@@ -22,6 +24,7 @@ describe('cidr library', () => {
   test.each([
     ["cidr('192.168.0.0/33')", 'network address parse error during conversion from string: network address parse error during conversion from string: netip.ParsePrefix("192.168.0.0/33"): prefix length out of range'],
     ["cidr('10.0.0.0')", 'network address parse error during conversion from string: network address parse error during conversion from string: netip.ParsePrefix("10.0.0.0"): no \'/\''],
+    ["cidr('192.168.0.0/')", 'network address parse error during conversion from string: network address parse error during conversion from string: netip.ParsePrefix("192.168.0.0/"): bad bits after slash: ""'],
     ["cidr('10.0.0.0/+8')", 'network address parse error during conversion from string: network address parse error during conversion from string: netip.ParsePrefix("10.0.0.0/+8"): bad bits after slash: "+8"'],
     ["cidr('::ffff:1.2.3.4/24')", 'network address parse error during conversion from string: IPv4-mapped IPv6 address "::ffff:1.2.3.4/24" is not allowed'],
     ["cidr('10.0.0.0/8').containsIP('x')", 'IP Address "x" parse error during conversion from string: ParseAddr("x"): unable to parse IP'],

@@ -40,7 +40,7 @@ function prefixOf(cidr: unknown): Prefix {
   return { addr: parseAddr(text.slice(0, slash)), bits: Number(text.slice(slash + 1)) };
 }
 
-/** cidrContainsCIDR: the other prefix's address under this mask is this network, and it is no wider. */
+/** cidrContainsCIDR (with kubernetes#130450, 1.33): the other prefix's address under this mask is this network, and it is no wider. */
 function containsCIDR(outer: Prefix, inner: Prefix): boolean {
   const masked = addrString(maskedAddr(outer.addr, outer.bits));
   const sameFamily = outer.addr.bytes.length === inner.addr.bytes.length;
