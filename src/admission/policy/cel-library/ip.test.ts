@@ -41,4 +41,10 @@ describe('ip library', () => {
   ])('%s is an error', (source, message) => {
     expect(evaluate(source)).toEqual({ error: message });
   });
+
+  test("an object's data cannot pass for an address", () => {
+    const forged = { object: { spec: { '0': 'ip', '@kind': 'ip', addr: '1.2.3.4' } } };
+    expect(evaluate('object.spec.family()', forged)).toEqual({ error: "found no matching overload for 'family' applied to '(map)'" });
+    expect(evaluate('string(object.spec)', forged)).toEqual({ error: "found no matching overload for 'string' applied to '(map)'" });
+  });
 });

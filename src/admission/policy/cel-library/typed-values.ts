@@ -2,22 +2,23 @@ import { celEnv, celFunc, celMethod, CelScalar, isCelError, isCelMap, mapType, p
 
 /**
  * Kubernetes' CEL types (Quantity, URL, IP, CIDR, Semver) as kapi's evaluator carries them: maps
- * tagged with an '@kind' key, holding only what decides equality, so that `==` between two of them
- * is cel-go's `Equal` of the type (apiserver/pkg/cel: quantity.go, ip.go, cidr.go, url.go, semver.go).
+ * holding only what decides equality, so that `==` between two of them is cel-go's `Equal` of the
+ * type (apiserver/pkg/cel: quantity.go, ip.go, cidr.go, url.go, semver.go), tagged with their kind
+ * under the int key 0, which no JSON object (a request's object, a param) can hold: data cannot
+ * pass for a typed value.
  */
 
-export const TYPED: CelMapType = mapType(CelScalar.STRING, CelScalar.DYN);
-const KIND = '@kind';
+export const TYPED: CelMapType = mapType(CelScalar.DYN, CelScalar.DYN);
+const KIND = 0n;
 
-export type TypedValue = Map<string, unknown>;
+export type TypedValue = Map<string | bigint, unknown>;
 
 export function typedValue(kind: string, fields: Record<string, unknown>): TypedValue {
-  return new Map<string, unknown>([[KIND, kind], ...Object.entries(fields)]);
+  return new Map<string | bigint, unknown>([[KIND, kind], ...Object.entries(fields)]);
 }
 
-/** The '@kind' of a value, or null when it is no typed value. */
+/** The kind of a typed value, or null when the value is no typed value. */
 export function kindOf(value: unknown): string | null {
-  if (value instanceof Map) return typeof value.get(KIND) === 'string' ? (value.get(KIND) as string) : null;
   if (isCelMap(value)) {
     const kind = value.get(KIND);
     return typeof kind === 'string' ? kind : null;
