@@ -1,6 +1,8 @@
 import { cidrLibrary } from './cidr';
+import { FORMAT_FUNCTIONS, formatLibrary } from './format';
 import { ipLibrary } from './ip';
 import { listsLibrary } from './lists';
+import { optionalLibrary } from './optional';
 import { quantityLibrary } from './quantity';
 import { regexLibrary } from './regex';
 import { semverLibrary } from './semver';
@@ -8,8 +10,8 @@ import { setsLibrary } from './sets';
 import { combineOverloads } from './typed-values';
 import { urlLibrary } from './urls';
 
-/** Kubernetes' CEL libraries of the 1.34 base environment (apiserver/pkg/cel/environment/base.go) that kapi's evaluator can express. */
-export const kubernetesLibraries = combineOverloads([...listsLibrary, ...regexLibrary, ...urlLibrary, ...quantityLibrary, ...ipLibrary, ...cidrLibrary, ...semverLibrary, ...setsLibrary]);
+/** Kubernetes' CEL libraries of the 1.34 base environment (apiserver/pkg/cel/environment/base.go) that kapi's evaluator can express, and the optional values the format library returns. */
+export const kubernetesLibraries = combineOverloads([...listsLibrary, ...regexLibrary, ...urlLibrary, ...quantityLibrary, ...ipLibrary, ...cidrLibrary, ...semverLibrary, ...setsLibrary, ...optionalLibrary, ...formatLibrary]);
 
 /** Functions named in a namespace: `ip` in `ip.isCanonical(s)` is no variable. */
-export const QUALIFIED_LIBRARY_FUNCTIONS = ['ip.isCanonical', 'sets.contains', 'sets.equivalent', 'sets.intersects', 'strings.quote'];
+export const QUALIFIED_LIBRARY_FUNCTIONS = ['ip.isCanonical', 'sets.contains', 'sets.equivalent', 'sets.intersects', 'strings.quote', 'optional.of', 'optional.ofNonZeroValue', 'optional.none', ...FORMAT_FUNCTIONS];
