@@ -6,7 +6,7 @@ import { Api } from '../harness/http';
 import { startTestServer } from '../harness/server';
 
 /**
- * Kubernetes' CEL libraries (lists, regex, url, quantity, ip, cidr, semver, sets) as admission
+ * Kubernetes' CEL libraries (lists, regex, url, quantity, ip, cidr, semver, sets, format) as admission
  * sees them: ValidatingAdmissionPolicies that use each one allow and deny real requests, a
  * library's run-time error is reported in kube's words, and a webhook's matchCondition uses one.
  */
@@ -87,6 +87,19 @@ describe('ValidatingAdmissionPolicies using Kubernetes CEL libraries', () => {
     expect(res.status).toBe(422);
     expect(res.body.reason).toBe('Invalid');
     expect(res.body.message).toBe(denial(library, `${library} check failed`));
+  });
+
+  test("format: validate's optional list of kube's messages as the policy's message", async () => {
+    await install('format', [{ expression: '!format.dns1123Label().validate(object.data.host).hasValue()', messageExpression: "format.dns1123Label().validate(object.data.host).value().join('; ')" }]);
+    expect((await create('format-allowed', 'format', { host: 'my-host' })).status).toBe(201);
+    const res = await create('format-denied', 'format', { host: 'My_Host' });
+    expect(res.status).toBe(422);
+    expect(res.body.message).toBe(
+      denial(
+        'format',
+        "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')",
+      ),
+    );
   });
 
   test("a library's run-time error refuses the request in kube's words under failurePolicy Fail", async () => {

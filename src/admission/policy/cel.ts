@@ -7,8 +7,8 @@ import { kubernetesLibraries, QUALIFIED_LIBRARY_FUNCTIONS } from './cel-library'
 /**
  * CEL for admission (policies' validations, variables and audit annotations; webhooks' and
  * policies' matchConditions): the standard and string libraries, the global form of `matches`,
- * Kubernetes' authorizer library and its lists, regex, url, quantity, ip, cidr, semver and sets
- * libraries (cel-library/). Expressions are compiled once and run against JSON objects
+ * Kubernetes' authorizer library and its lists, regex, url, quantity, ip, cidr, semver, sets and
+ * format libraries, with optional values (cel-library/). Expressions are compiled once and run against JSON objects
  * converted to CEL values (objects as maps, whole numbers as ints).
  */
 
