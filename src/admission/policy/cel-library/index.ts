@@ -7,11 +7,12 @@ import { quantityLibrary } from './quantity';
 import { regexLibrary } from './regex';
 import { semverLibrary } from './semver';
 import { setsLibrary } from './sets';
+import { stringsLibrary } from './strings';
 import { combineOverloads } from './typed-values';
 import { urlLibrary } from './urls';
 
 /** Kubernetes' CEL libraries of the 1.34 base environment (apiserver/pkg/cel/environment/base.go) that kapi's evaluator can express, and the optional values the format library returns. */
-export const kubernetesLibraries = combineOverloads([...listsLibrary, ...regexLibrary, ...urlLibrary, ...quantityLibrary, ...ipLibrary, ...cidrLibrary, ...semverLibrary, ...setsLibrary, ...optionalLibrary, ...formatLibrary]);
+export const kubernetesLibraries = combineOverloads([...listsLibrary, ...regexLibrary, ...urlLibrary, ...quantityLibrary, ...ipLibrary, ...cidrLibrary, ...semverLibrary, ...setsLibrary, ...optionalLibrary, ...formatLibrary, ...stringsLibrary]);
 
 /** Functions named in a namespace: `ip` in `ip.isCanonical(s)` is no variable. */
 export const QUALIFIED_LIBRARY_FUNCTIONS = ['ip.isCanonical', 'sets.contains', 'sets.equivalent', 'sets.intersects', 'strings.quote', 'optional.of', 'optional.ofNonZeroValue', 'optional.none', ...FORMAT_FUNCTIONS];
