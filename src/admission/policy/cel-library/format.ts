@@ -50,6 +50,3 @@ export const formatLibrary: Overload[] = [
     return errors.length === 0 ? optionalNone() : optionalOf(errors);
   }),
 ];
-
-/** The qualified names of the library's functions. */
-export const FORMAT_FUNCTIONS = ['format.named', ...Object.keys(FORMATS).map((name) => `format.${name}`)];

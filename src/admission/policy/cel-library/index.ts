@@ -1,5 +1,5 @@
 import { cidrLibrary } from './cidr';
-import { FORMAT_FUNCTIONS, formatLibrary } from './format';
+import { formatLibrary } from './format';
 import { ipLibrary } from './ip';
 import { listsLibrary } from './lists';
 import { optionalLibrary } from './optional';
@@ -12,7 +12,9 @@ import { combineOverloads } from './typed-values';
 import { urlLibrary } from './urls';
 
 /** Kubernetes' CEL libraries of the 1.34 base environment (apiserver/pkg/cel/environment/base.go) that kapi's evaluator can express, and the optional values the format library returns. */
-export const kubernetesLibraries = combineOverloads([...listsLibrary, ...regexLibrary, ...urlLibrary, ...quantityLibrary, ...ipLibrary, ...cidrLibrary, ...semverLibrary, ...setsLibrary, ...optionalLibrary, ...formatLibrary, ...stringsLibrary]);
+const overloads = [...listsLibrary, ...regexLibrary, ...urlLibrary, ...quantityLibrary, ...ipLibrary, ...cidrLibrary, ...semverLibrary, ...setsLibrary, ...optionalLibrary, ...formatLibrary, ...stringsLibrary];
 
-/** Functions named in a namespace: `ip` in `ip.isCanonical(s)` is no variable. */
-export const QUALIFIED_LIBRARY_FUNCTIONS = ['ip.isCanonical', 'sets.contains', 'sets.equivalent', 'sets.intersects', 'strings.quote', 'optional.of', 'optional.ofNonZeroValue', 'optional.none', ...FORMAT_FUNCTIONS];
+export const kubernetesLibraries = combineOverloads(overloads);
+
+/** Functions named in a namespace (`ip` in `ip.isCanonical(s)` is no variable), with the string extension's `strings.quote`. */
+export const QUALIFIED_LIBRARY_FUNCTIONS = [...new Set(overloads.filter((o) => o.name.includes('.')).map((o) => o.name)), 'strings.quote'];

@@ -1,9 +1,10 @@
 import { celEnv, celFunc, celMethod, CelScalar, isCelError, isCelMap, mapType, parse, plan, type CelFunc, type CelMapType, type CelType } from '@bufbuild/cel';
 
 /**
- * Kubernetes' CEL types (Quantity, URL, IP, CIDR, Semver) as kapi's evaluator carries them: maps
- * holding only what decides equality, so that `==` between two of them is cel-go's `Equal` of the
- * type (apiserver/pkg/cel: quantity.go, ip.go, cidr.go, url.go, semver.go), tagged with their kind
+ * Kubernetes' CEL types (Quantity, URL, IP, CIDR, Semver, Format) and cel-go's optionals as kapi's
+ * evaluator carries them: maps holding only what decides equality, so that `==` between two of
+ * them is cel-go's `Equal` of the type (apiserver/pkg/cel: quantity.go, ip.go, cidr.go, url.go,
+ * semver.go; cel-go types/optional.go), tagged with their kind
  * under the int key 0, which no JSON object (a request's object, a param) can hold: data cannot
  * pass for a typed value.
  */
@@ -68,6 +69,7 @@ export function typedFunc(name: string, args: readonly Param[], result: Param, i
   return { name, args: args.map(celTypeOf), result: celTypeOf(result), impl: (_self, a) => (a.every((v, i) => matches(v, args[i])) ? impl(...(a as never[])) : NO_MATCH) };
 }
 
+/** A method of a plain CEL type (`list.isSorted()`, `string.find(re)`). */
 export function method(name: string, target: CelType, args: readonly CelType[], result: CelType, impl: (self: never, ...args: never[]) => unknown): Overload {
   return { name, target, args, result, impl: (self, a) => impl(self as never, ...(a as never[])) };
 }
@@ -105,7 +107,7 @@ export function combineOverloads(overloads: readonly Overload[]): CelFunc[] {
   });
 }
 
-const TYPE_NAMES: Record<string, string> = { quantity: 'kubernetes.Quantity', url: 'kubernetes.URL', ip: 'net.IP', cidr: 'net.CIDR', semver: 'kubernetes.Semver' };
+const TYPE_NAMES: Record<string, string> = { quantity: 'kubernetes.Quantity', url: 'kubernetes.URL', ip: 'net.IP', cidr: 'net.CIDR', semver: 'kubernetes.Semver', optional: 'optional_type' };
 
 function typeName(value: unknown): string {
   const kind = kindOf(value);
