@@ -21,6 +21,10 @@ describe('url library', () => {
     ["url('https://example.com/path?key with spaces=value with spaces').getQuery()", { 'key with spaces': ['value with spaces'] }],
     ["url('https://example.com/path?').getQuery()", {}],
     ["url('https://example.com/p#frag') == url('https://example.com/p#frag')", true],
+    ["url('mailto:user@example.com').getScheme() + '|' + url('mailto:user@example.com').getHost()", 'mailto|'],
+    ["url('https://example.com/%41').getEscapedPath()", '/%41'],
+    ["url('https://example.com/p?a=1#frag').getQuery()", { a: ['1'] }],
+    ["url('https://example.com/p?a=%zz&b=2').getQuery()", { b: ['2'] }],
     ["url('https://example.com/a') == url('https://example.com/b')", false],
   ])('%s', (source, expected) => {
     expect(evaluate(source)).toEqual(expected);
@@ -31,6 +35,8 @@ describe('url library', () => {
     ["url('../relative-path')", 'URL parse error during conversion from string: parse "../relative-path": invalid URI for request'],
     ["url(':x')", 'URL parse error during conversion from string: parse ":x": missing protocol scheme'],
     ["url('https://exa mple.com/')", 'URL parse error during conversion from string: parse "https://exa mple.com/": invalid character " " in host name'],
+    ["url('http://[::1/')", 'URL parse error during conversion from string: parse "http://[::1/": missing \']\' in host'],
+    ["url('http://host:port/')", 'URL parse error during conversion from string: parse "http://host:port/": invalid port ":port" after host'],
     ["url('/a%zz')", 'URL parse error during conversion from string: parse "/a%zz": invalid URL escape "%zz"'],
   ])('%s is an error', (source, message) => {
     expect(evaluate(source)).toEqual({ error: message });
