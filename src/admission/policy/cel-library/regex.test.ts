@@ -9,6 +9,10 @@ describe('regex library', () => {
     ["'123 abc 456'.findAll('[0-9]+', 0)", []],
     ["'123 abc 456'.findAll('[0-9]+', -1)", ['123', '456']],
     ["'baaac'.findAll('a*')", ['', 'aaa', '']],
+    ["'Hello World'.find('(?i)world')", 'World'],
+    ["'a\\nb'.findAll('(?s)a.b')", ['a\nb']],
+    ["'ABC'.matches('(?i)^abc$') && matches('ABC', '(?i)^abc$')", true],
+    ["'abc'.matches('^b') || matches('abc', '^b')", false],
   ])('%s', (source, expected) => {
     expect(evaluate(source)).toEqual(expected);
   });

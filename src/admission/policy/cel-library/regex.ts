@@ -1,16 +1,26 @@
 import { CelScalar, listType } from '@bufbuild/cel';
-import { method, type Overload } from './typed-values';
+import { func, method, type Overload } from './typed-values';
 
 /**
  * Kubernetes' regex library (apiserver/pkg/cel/library/regex.go): `find` and `findAll` with an
- * optional limit. Patterns are ECMAScript ones in unicode mode (as kapi's `matches`), not RE2.
+ * optional limit, and the standard `matches` as a function and a method. Patterns are ECMAScript
+ * ones in unicode mode, not RE2, except that Go's leading flag group (`(?i)`, `(?s)`, `(?m)`,
+ * `(?is)`...) becomes the RegExp's flags.
  */
 
-const { STRING, INT } = CelScalar;
+const { STRING, INT, BOOL } = CelScalar;
+
+const LEADING_FLAGS = /^\(\?([ims]+)\)/;
+
+/** A pattern as a RegExp: its leading Go flag group as flags, unicode mode, and `extra` flags. */
+export function goRegExp(pattern: string, extra = ''): RegExp {
+  const flags = LEADING_FLAGS.exec(pattern);
+  return new RegExp(flags ? pattern.slice(flags[0].length) : pattern, `u${extra}${flags ? [...new Set(flags[1])].join('') : ''}`);
+}
 
 function compile(pattern: string): RegExp {
   try {
-    return new RegExp(pattern, 'gu');
+    return goRegExp(pattern, 'g');
   } catch (err) {
     throw new Error(`Illegal regex: ${(err as Error).message}`);
   }
@@ -37,6 +47,8 @@ export function findAll(text: string, pattern: string, n: bigint): string[] {
 }
 
 export const regexLibrary: Overload[] = [
+  func('matches', [STRING, STRING], BOOL, (text: string, pattern: string) => goRegExp(pattern).test(text)),
+  method('matches', STRING, [STRING], BOOL, (text: string, pattern: string) => goRegExp(pattern).test(text)),
   method('find', STRING, [STRING], STRING, (text: string, pattern: string) => compile(pattern).exec(text)?.[0] ?? ''),
   method('findAll', STRING, [STRING], listType(STRING), (text: string, pattern: string) => findAll(text, pattern, -1n)),
   method('findAll', STRING, [STRING, INT], listType(STRING), (text: string, pattern: string, n: bigint) => findAll(text, pattern, n)),
