@@ -15,7 +15,10 @@ describe('lists library', () => {
     ['[1, 2, 3, 2].indexOf(2)', 1],
     ['[1, 2, 3, 2].lastIndexOf(2)', 3],
     ['[1, 2].indexOf(5)', -1],
-    ["[[1], [2]].indexOf([2])", 1],
+    ['[[1], [2]].indexOf([2])', 1],
+    ["[duration('1s'), duration('2m')].sum() == duration('121s')", true],
+    ["[timestamp('2024-01-02T00:00:00Z'), timestamp('2024-01-01T00:00:00Z')].min() == timestamp('2024-01-01T00:00:00Z')", true],
+    ["[duration('1s'), duration('2s')].isSorted()", true],
   ])('%s', (source, expected) => {
     expect(evaluate(source)).toEqual(expected);
   });
@@ -29,6 +32,9 @@ describe('lists library', () => {
     ['[].max()', 'max called on empty list'],
     ["[1, 'a'].isSorted()", 'no such overload'],
     ['[9223372036854775807, 1].sum()', 'integer overflow'],
+    ["['a', 'b'].sum()", 'no such overload'],
+    ['[{}].min()', 'no such overload'],
+    ["[quantity('1')].isSorted()", 'no such overload'],
   ])('%s is an error', (source, message) => {
     expect(evaluate(source)).toEqual({ error: message });
   });
