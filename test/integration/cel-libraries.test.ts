@@ -52,30 +52,72 @@ afterAll(async () => {
 /** A policy on config maps labelled `test=<name>`, with a Deny binding, both in the cache before the test goes on. */
 async function install(name: string, validations: Record<string, unknown>[], extra: Record<string, unknown> = {}): Promise<void> {
   const spec = {
-    matchConstraints: { resourceRules: [{ operations: ['CREATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['configmaps'] }], objectSelector: { matchLabels: { test: name } } },
+    matchConstraints: {
+      resourceRules: [{ operations: ['CREATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['configmaps'] }],
+      objectSelector: { matchLabels: { test: name } },
+    },
     validations,
     ...extra,
   };
   expect((await api.post(POLICIES, { metadata: { name }, spec })).status).toBe(201);
   expect((await api.post(BINDINGS, { metadata: { name }, spec: { policyName: name, validationActions: ['Deny'] } })).status).toBe(201);
   await eventually(`${name} in the cache`, async () =>
-    (await api.get(`${POLICIES}/${name}?resourceVersion=0`)).status === 200 && (await api.get(`${BINDINGS}/${name}?resourceVersion=0`)).status === 200 ? true : undefined,
+    (await api.get(`${POLICIES}/${name}?resourceVersion=0`)).status === 200 && (await api.get(`${BINDINGS}/${name}?resourceVersion=0`)).status === 200
+      ? true
+      : undefined,
   );
 }
 
 const create = (name: string, test: string, data: Record<string, string>) => api.post(CMS, { metadata: { name, labels: { test } }, data });
 
-const denial = (policy: string, message: string) => `configmaps "${policy}-denied" is forbidden: ValidatingAdmissionPolicy '${policy}' with binding '${policy}' denied request: ${message}`;
+const denial = (policy: string, message: string) =>
+  `configmaps "${policy}-denied" is forbidden: ValidatingAdmissionPolicy '${policy}' with binding '${policy}' denied request: ${message}`;
 
 /** One policy per library: the first data allowed, the second denied with the policy's message. */
 const cases: { library: string; expression: string; allowed: Record<string, string>; denied: Record<string, string> }[] = [
-  { library: 'quantity', expression: "quantity(object.data.memory).compareTo(quantity('1Gi')) <= 0 && quantity('1Gi') == quantity('1024Mi')", allowed: { memory: '1024Mi' }, denied: { memory: '1.5Gi' } },
-  { library: 'lists', expression: "object.data.ports.split(',').map(p, int(p)).isSorted() && object.data.ports.split(',').map(p, int(p)).max() < 1024", allowed: { ports: '22,80,443' }, denied: { ports: '80,22' } },
-  { library: 'regex', expression: "object.data.text.findAll('[0-9]+').size() <= 2 && object.data.text.find('[a-z]+') != ''", allowed: { text: 'abc 1 2' }, denied: { text: 'abc 1 2 3' } },
-  { library: 'url', expression: "isURL(object.data.endpoint) && url(object.data.endpoint).getScheme() == 'https' && url(object.data.endpoint).getHostname().endsWith('.example.com')", allowed: { endpoint: 'https://api.example.com:8443/v1' }, denied: { endpoint: 'http://api.example.com/v1' } },
-  { library: 'ip', expression: "isIP(object.data.address) && ip(object.data.address).isGlobalUnicast() && ip.isCanonical(object.data.address)", allowed: { address: '2001:db8::1' }, denied: { address: '127.0.0.1' } },
-  { library: 'cidr', expression: "cidr('10.0.0.0/8').containsCIDR(object.data.subnet) && string(cidr(object.data.subnet).masked()) == object.data.subnet", allowed: { subnet: '10.1.0.0/16' }, denied: { subnet: '10.1.0.1/16' } },
-  { library: 'semver', expression: "semver(object.data.version, true).isGreaterThan(semver('1.2.0')) && semver(object.data.version, true).major() == 1", allowed: { version: 'v1.3' }, denied: { version: '1.1.9' } },
+  {
+    library: 'quantity',
+    expression: "quantity(object.data.memory).compareTo(quantity('1Gi')) <= 0 && quantity('1Gi') == quantity('1024Mi')",
+    allowed: { memory: '1024Mi' },
+    denied: { memory: '1.5Gi' },
+  },
+  {
+    library: 'lists',
+    expression: "object.data.ports.split(',').map(p, int(p)).isSorted() && object.data.ports.split(',').map(p, int(p)).max() < 1024",
+    allowed: { ports: '22,80,443' },
+    denied: { ports: '80,22' },
+  },
+  {
+    library: 'regex',
+    expression: "object.data.text.findAll('[0-9]+').size() <= 2 && object.data.text.find('[a-z]+') != ''",
+    allowed: { text: 'abc 1 2' },
+    denied: { text: 'abc 1 2 3' },
+  },
+  {
+    library: 'url',
+    expression:
+      "isURL(object.data.endpoint) && url(object.data.endpoint).getScheme() == 'https' && url(object.data.endpoint).getHostname().endsWith('.example.com')",
+    allowed: { endpoint: 'https://api.example.com:8443/v1' },
+    denied: { endpoint: 'http://api.example.com/v1' },
+  },
+  {
+    library: 'ip',
+    expression: 'isIP(object.data.address) && ip(object.data.address).isGlobalUnicast() && ip.isCanonical(object.data.address)',
+    allowed: { address: '2001:db8::1' },
+    denied: { address: '127.0.0.1' },
+  },
+  {
+    library: 'cidr',
+    expression: "cidr('10.0.0.0/8').containsCIDR(object.data.subnet) && string(cidr(object.data.subnet).masked()) == object.data.subnet",
+    allowed: { subnet: '10.1.0.0/16' },
+    denied: { subnet: '10.1.0.1/16' },
+  },
+  {
+    library: 'semver',
+    expression: "semver(object.data.version, true).isGreaterThan(semver('1.2.0')) && semver(object.data.version, true).major() == 1",
+    allowed: { version: 'v1.3' },
+    denied: { version: '1.1.9' },
+  },
   { library: 'sets', expression: "sets.contains(['a', 'b', 'c'], object.data.features.split(','))", allowed: { features: 'a,c' }, denied: { features: 'a,d' } },
 ];
 
@@ -90,7 +132,12 @@ describe('ValidatingAdmissionPolicies using Kubernetes CEL libraries', () => {
   });
 
   test("format: validate's optional list of kube's messages as the policy's message", async () => {
-    await install('format', [{ expression: '!format.dns1123Label().validate(object.data.host).hasValue()', messageExpression: "format.dns1123Label().validate(object.data.host).value().join('; ')" }]);
+    await install('format', [
+      {
+        expression: '!format.dns1123Label().validate(object.data.host).hasValue()',
+        messageExpression: "format.dns1123Label().validate(object.data.host).value().join('; ')",
+      },
+    ]);
     expect((await create('format-allowed', 'format', { host: 'my-host' })).status).toBe(201);
     const res = await create('format-denied', 'format', { host: 'My_Host' });
     expect(res.status).toBe(422);
@@ -107,7 +154,10 @@ describe('ValidatingAdmissionPolicies using Kubernetes CEL libraries', () => {
     const res = await create('bad-quantity-denied', 'bad-quantity', { size: 'lots' });
     expect(res.status).toBe(422);
     expect(res.body.message).toBe(
-      denial('bad-quantity', "expression 'quantity(object.data.size).isLessThan(quantity('1G'))' resulted in error: quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"),
+      denial(
+        'bad-quantity',
+        "expression 'quantity(object.data.size).isLessThan(quantity('1G'))' resulted in error: quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'",
+      ),
     );
     await install('bad-ip', [{ expression: 'ip(object.data.address).family() == 4' }], { failurePolicy: 'Ignore' });
     expect((await create('bad-ip-allowed', 'bad-ip', { address: '999.1.1.1' })).status).toBe(201);
@@ -121,12 +171,16 @@ describe('webhook matchConditions', () => {
       clientConfig: { caBundle, url: webhookURL },
       rules: [{ operations: ['CREATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['configmaps'] }],
       objectSelector: { matchLabels: { test: 'webhook-cidr' } },
-      matchConditions: [{ name: 'private-address', expression: "has(object.data) && 'address' in object.data && cidr('192.168.0.0/16').containsIP(object.data.address)" }],
+      matchConditions: [
+        { name: 'private-address', expression: "has(object.data) && 'address' in object.data && cidr('192.168.0.0/16').containsIP(object.data.address)" },
+      ],
       sideEffects: 'None',
       admissionReviewVersions: ['v1'],
     };
     expect((await api.post(VALIDATING, { metadata: { name: 'cidr-condition' }, webhooks: [hook] })).status).toBe(201);
-    await eventually('the webhook configuration in the cache', async () => ((await api.get(`${VALIDATING}/cidr-condition?resourceVersion=0`)).status === 200 ? true : undefined));
+    await eventually('the webhook configuration in the cache', async () =>
+      (await api.get(`${VALIDATING}/cidr-condition?resourceVersion=0`)).status === 200 ? true : undefined,
+    );
     expect((await create('public', 'webhook-cidr', { address: '8.8.8.8' })).status).toBe(201);
     const refused = await create('private', 'webhook-cidr', { address: '192.168.1.20' });
     expect(refused.status).toBe(403);

@@ -22,10 +22,22 @@ describe('cidr library', () => {
   });
 
   test.each([
-    ["cidr('192.168.0.0/33')", 'network address parse error during conversion from string: network address parse error during conversion from string: netip.ParsePrefix("192.168.0.0/33"): prefix length out of range'],
-    ["cidr('10.0.0.0')", 'network address parse error during conversion from string: network address parse error during conversion from string: netip.ParsePrefix("10.0.0.0"): no \'/\''],
-    ["cidr('192.168.0.0/')", 'network address parse error during conversion from string: network address parse error during conversion from string: netip.ParsePrefix("192.168.0.0/"): bad bits after slash: ""'],
-    ["cidr('10.0.0.0/+8')", 'network address parse error during conversion from string: network address parse error during conversion from string: netip.ParsePrefix("10.0.0.0/+8"): bad bits after slash: "+8"'],
+    [
+      "cidr('192.168.0.0/33')",
+      'network address parse error during conversion from string: network address parse error during conversion from string: netip.ParsePrefix("192.168.0.0/33"): prefix length out of range',
+    ],
+    [
+      "cidr('10.0.0.0')",
+      'network address parse error during conversion from string: network address parse error during conversion from string: netip.ParsePrefix("10.0.0.0"): no \'/\'',
+    ],
+    [
+      "cidr('192.168.0.0/')",
+      'network address parse error during conversion from string: network address parse error during conversion from string: netip.ParsePrefix("192.168.0.0/"): bad bits after slash: ""',
+    ],
+    [
+      "cidr('10.0.0.0/+8')",
+      'network address parse error during conversion from string: network address parse error during conversion from string: netip.ParsePrefix("10.0.0.0/+8"): bad bits after slash: "+8"',
+    ],
     ["cidr('::ffff:1.2.3.4/24')", 'network address parse error during conversion from string: IPv4-mapped IPv6 address "::ffff:1.2.3.4/24" is not allowed'],
     ["cidr('10.0.0.0/8').containsIP('x')", 'IP Address "x" parse error during conversion from string: ParseAddr("x"): unable to parse IP'],
   ])('%s is an error', (source, message) => {

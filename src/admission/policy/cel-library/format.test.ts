@@ -19,8 +19,14 @@ describe('format library', () => {
     ["format.uri().validate('x y').value()", ['parse "x y": invalid URI for request']],
     ["format.uuid().validate('123e4567-e89b-12d3-a456-426614174000').hasValue()", false],
     ["format.uuid().validate('nope').value()", ['does not match the UUID format']],
-    ["format.byte().validate('aGVsbG8=').hasValue() || format.date().validate('2021-01-01').hasValue() || format.datetime().validate('2021-01-01T00:00:00Z').hasValue()", false],
-    ["format.byte().validate('!').value() + format.date().validate('2021-13-01').value() + format.datetime().validate('yesterday').value()", ['invalid base64', 'invalid date', 'invalid datetime']],
+    [
+      "format.byte().validate('aGVsbG8=').hasValue() || format.date().validate('2021-01-01').hasValue() || format.datetime().validate('2021-01-01T00:00:00Z').hasValue()",
+      false,
+    ],
+    [
+      "format.byte().validate('!').value() + format.date().validate('2021-13-01').value() + format.datetime().validate('yesterday').value()",
+      ['invalid base64', 'invalid date', 'invalid datetime'],
+    ],
     ["format.named('dns1123Label').value().validate('ok') == format.dns1123Label().validate('ok')", true],
     ["format.named('nope').hasValue()", false],
   ])('%s', (source, expected) => {

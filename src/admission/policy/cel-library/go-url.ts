@@ -22,7 +22,7 @@ const isAlnum = (c: string) => /^[A-Za-z0-9]$/.test(c);
 /** url.shouldEscape: whether a byte must be %-escaped in this part of a URL. */
 function shouldEscape(c: string, mode: Mode): boolean {
   if (isAlnum(c)) return false;
-  if ((mode === 'host' || mode === 'zone') && "!$&'()*+,;=:[]<>\"".includes(c)) return false;
+  if ((mode === 'host' || mode === 'zone') && '!$&\'()*+,;=:[]<>"'.includes(c)) return false;
   if ('-_.~'.includes(c)) return false;
   if ('$&+,/:;=?@'.includes(c)) {
     switch (mode) {

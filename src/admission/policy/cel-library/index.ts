@@ -12,7 +12,19 @@ import { combineOverloads } from './typed-values';
 import { urlLibrary } from './urls';
 
 /** Kubernetes' CEL libraries of the 1.34 base environment (apiserver/pkg/cel/environment/base.go) that kapi's evaluator can express, and the optional values the format library returns. */
-const overloads = [...listsLibrary, ...regexLibrary, ...urlLibrary, ...quantityLibrary, ...ipLibrary, ...cidrLibrary, ...semverLibrary, ...setsLibrary, ...optionalLibrary, ...formatLibrary, ...stringsLibrary];
+const overloads = [
+  ...listsLibrary,
+  ...regexLibrary,
+  ...urlLibrary,
+  ...quantityLibrary,
+  ...ipLibrary,
+  ...cidrLibrary,
+  ...semverLibrary,
+  ...setsLibrary,
+  ...optionalLibrary,
+  ...formatLibrary,
+  ...stringsLibrary,
+];
 
 export const kubernetesLibraries = combineOverloads(overloads);
 

@@ -27,12 +27,24 @@ describe('ip library', () => {
 
   test.each([
     ["ip('127.0.0.256')", 'IP Address "127.0.0.256" parse error during conversion from string: ParseAddr("127.0.0.256"): IPv4 field has value >255'],
-    ["ip(':::1')", 'IP Address ":::1" parse error during conversion from string: ParseAddr(":::1"): each colon-separated field must have at least one digit (at ":1")'],
+    [
+      "ip(':::1')",
+      'IP Address ":::1" parse error during conversion from string: ParseAddr(":::1"): each colon-separated field must have at least one digit (at ":1")',
+    ],
     ["ip('192.168.0.1.0')", 'IP Address "192.168.0.1.0" parse error during conversion from string: ParseAddr("192.168.0.1.0"): IPv4 address too long'],
-    ["ip.isCanonical('2001:db8:::68')", 'IP Address "2001:db8:::68" parse error during conversion from string: ParseAddr("2001:db8:::68"): each colon-separated field must have at least one digit (at ":68")'],
-    ["ip('1:2:3:4:5:6:7:8:9')", 'IP Address "1:2:3:4:5:6:7:8:9" parse error during conversion from string: ParseAddr("1:2:3:4:5:6:7:8:9"): trailing garbage after address (at "9")'],
+    [
+      "ip.isCanonical('2001:db8:::68')",
+      'IP Address "2001:db8:::68" parse error during conversion from string: ParseAddr("2001:db8:::68"): each colon-separated field must have at least one digit (at ":68")',
+    ],
+    [
+      "ip('1:2:3:4:5:6:7:8:9')",
+      'IP Address "1:2:3:4:5:6:7:8:9" parse error during conversion from string: ParseAddr("1:2:3:4:5:6:7:8:9"): trailing garbage after address (at "9")',
+    ],
     ["ip('1::2::3')", 'IP Address "1::2::3" parse error during conversion from string: ParseAddr("1::2::3"): multiple :: in address (at ":3")'],
-    ["ip('12345::1')", 'IP Address "12345::1" parse error during conversion from string: ParseAddr("12345::1"): each colon-separated field must have at most 4 hex digits (at "12345::1")'],
+    [
+      "ip('12345::1')",
+      'IP Address "12345::1" parse error during conversion from string: ParseAddr("12345::1"): each colon-separated field must have at most 4 hex digits (at "12345::1")',
+    ],
     ["ip('1.2.3')", 'IP Address "1.2.3" parse error during conversion from string: ParseAddr("1.2.3"): IPv4 address too short'],
     ["ip('01.2.3.4')", 'IP Address "01.2.3.4" parse error during conversion from string: ParseAddr("01.2.3.4"): IPv4 field has octet with leading zero'],
     ["ip('foo')", 'IP Address "foo" parse error during conversion from string: ParseAddr("foo"): unable to parse IP'],

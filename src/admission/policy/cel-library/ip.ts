@@ -58,7 +58,13 @@ export const ipLibrary: Overload[] = [
   typedMethod(IP, 'family', [], INT, (ip) => (is4(addrOf(ip)) ? 4n : 6n)),
   typedMethod(IP, 'isUnspecified', [], BOOL, check(isUnspecified)),
   typedMethod(IP, 'isLoopback', [], BOOL, check(isLoopback)),
-  typedMethod(IP, 'isLinkLocalMulticast', [], BOOL, check((a) => (is4(a) ? a.bytes[0] === 224 && a.bytes[1] === 0 && a.bytes[2] === 0 : a.bytes[0] === 0xff && (a.bytes[1] & 0x0f) === 0x02))),
+  typedMethod(
+    IP,
+    'isLinkLocalMulticast',
+    [],
+    BOOL,
+    check((a) => (is4(a) ? a.bytes[0] === 224 && a.bytes[1] === 0 && a.bytes[2] === 0 : a.bytes[0] === 0xff && (a.bytes[1] & 0x0f) === 0x02)),
+  ),
   typedMethod(IP, 'isLinkLocalUnicast', [], BOOL, check(isLinkLocalUnicast)),
   typedMethod(IP, 'isGlobalUnicast', [], BOOL, check(isGlobalUnicast)),
 ];

@@ -146,7 +146,7 @@ export function addrString(a: Addr): string {
   const fields = Array.from({ length: 8 }, (_, i) => (a.bytes[2 * i] << 8) | a.bytes[2 * i + 1]);
   let bestStart = -1;
   let bestLen = 0;
-  for (let i = 0; i < 8; ) {
+  for (let i = 0; i < 8;) {
     let j = i;
     while (j < 8 && fields[j] === 0) j++;
     if (j - i > bestLen && j - i >= 2) {
@@ -155,7 +155,11 @@ export function addrString(a: Addr): string {
     }
     i = j === i ? i + 1 : j;
   }
-  const hex = (from: number, to: number) => fields.slice(from, to).map((f) => f.toString(16)).join(':');
+  const hex = (from: number, to: number) =>
+    fields
+      .slice(from, to)
+      .map((f) => f.toString(16))
+      .join(':');
   const text = bestStart < 0 ? hex(0, 8) : `${hex(0, bestStart)}::${hex(bestStart + bestLen, 8)}`;
   return a.zone ? `${text}%${a.zone}` : text;
 }

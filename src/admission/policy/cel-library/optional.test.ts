@@ -9,7 +9,10 @@ describe('optional values', () => {
     ['optional.of(2).orValue(5)', 2],
     ['optional.none().or(optional.of(2)).value()', 2],
     ['optional.of(1).or(optional.of(2)).value()', 1],
-    ["optional.ofNonZeroValue('').hasValue() || optional.ofNonZeroValue(0).hasValue() || optional.ofNonZeroValue([]).hasValue() || optional.ofNonZeroValue({}).hasValue()", false],
+    [
+      "optional.ofNonZeroValue('').hasValue() || optional.ofNonZeroValue(0).hasValue() || optional.ofNonZeroValue([]).hasValue() || optional.ofNonZeroValue({}).hasValue()",
+      false,
+    ],
     ["optional.ofNonZeroValue('x').value()", 'x'],
     ['optional.of(1) == optional.of(1) && optional.none() == optional.none()', true],
     ['optional.of(1) == optional.none() || optional.of(1) == optional.of(2)', false],

@@ -69,7 +69,8 @@ function bounded(e: Exact, binary: boolean): Exact {
     const den = pow(2n, -(e.x + 9)) * pow(5n, -(e.y + 9));
     out = exact({ digits: sign * ((num + den - 1n) / den), pow10: -9, pow2: 0 });
   }
-  if (binary && out.x >= 0 && out.y >= 0 && sign * out.m * pow(2n, out.x) * pow(5n, out.y) > INT64_MAX) out = exact({ digits: sign * INT64_MAX, pow10: 0, pow2: 0 });
+  if (binary && out.x >= 0 && out.y >= 0 && sign * out.m * pow(2n, out.x) * pow(5n, out.y) > INT64_MAX)
+    out = exact({ digits: sign * INT64_MAX, pow10: 0, pow2: 0 });
   return out;
 }
 

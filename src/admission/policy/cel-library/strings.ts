@@ -19,4 +19,6 @@ export function splitN(text: string, sep: string, n: bigint): string[] {
   return [...all.slice(0, count - 1), all.slice(count - 1).join(sep)];
 }
 
-export const stringsLibrary: Overload[] = [method('split', STRING, [STRING, INT], listType(STRING), (text: string, sep: string, n: bigint) => splitN(text, sep, n))];
+export const stringsLibrary: Overload[] = [
+  method('split', STRING, [STRING, INT], listType(STRING), (text: string, sep: string, n: bigint) => splitN(text, sep, n)),
+];

@@ -66,7 +66,12 @@ export function typedMethod(kind: string, name: string, args: readonly Param[], 
 
 /** A function of typed values (`string(ip)`): applies only when the typed arguments have their kinds. */
 export function typedFunc(name: string, args: readonly Param[], result: Param, impl: (...args: never[]) => unknown): Overload {
-  return { name, args: args.map(celTypeOf), result: celTypeOf(result), impl: (_self, a) => (a.every((v, i) => matches(v, args[i])) ? impl(...(a as never[])) : NO_MATCH) };
+  return {
+    name,
+    args: args.map(celTypeOf),
+    result: celTypeOf(result),
+    impl: (_self, a) => (a.every((v, i) => matches(v, args[i])) ? impl(...(a as never[])) : NO_MATCH),
+  };
 }
 
 /** A method of a plain CEL type (`list.isSorted()`, `string.find(re)`). */
@@ -96,7 +101,9 @@ export function combineOverloads(overloads: readonly Overload[]): CelFunc[] {
         const result = o.impl(target, args);
         if (result !== NO_MATCH) return result;
       }
-      throw new Error(`found no matching overload for '${first.name}' applied to '(${[...(target === undefined ? [] : [target]), ...args].map(typeName).join(', ')})'`);
+      throw new Error(
+        `found no matching overload for '${first.name}' applied to '(${[...(target === undefined ? [] : [target]), ...args].map(typeName).join(', ')})'`,
+      );
     };
     if (first.target) {
       return celMethod(first.name, first.target, first.args, first.result, function (this: unknown, ...args: unknown[]) {
@@ -107,7 +114,14 @@ export function combineOverloads(overloads: readonly Overload[]): CelFunc[] {
   });
 }
 
-const TYPE_NAMES: Record<string, string> = { quantity: 'kubernetes.Quantity', url: 'kubernetes.URL', ip: 'net.IP', cidr: 'net.CIDR', semver: 'kubernetes.Semver', optional: 'optional_type' };
+const TYPE_NAMES: Record<string, string> = {
+  quantity: 'kubernetes.Quantity',
+  url: 'kubernetes.URL',
+  ip: 'net.IP',
+  cidr: 'net.CIDR',
+  semver: 'kubernetes.Semver',
+  optional: 'optional_type',
+};
 
 function typeName(value: unknown): string {
   const kind = kindOf(value);
