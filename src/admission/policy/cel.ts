@@ -2,16 +2,15 @@ import { celEnv, celError, celFunc, CelScalar, isCelError, isCelList, isCelMap, 
 import { strings } from '@bufbuild/cel/ext';
 import { constructionsAsMaps } from './object-construction';
 import { authorizerLibrary, withAuthorizer, type AuthorizeFn } from './authorizer-library';
+import { kubernetesLibraries, QUALIFIED_LIBRARY_FUNCTIONS } from './cel-library';
 
 /**
  * CEL for admission (policies' validations, variables and audit annotations; webhooks' and
- * policies' matchConditions): the standard and string libraries, the global form of `matches`,
- * and Kubernetes' authorizer library. Expressions are compiled once and run against JSON objects
- * converted to CEL values (objects as maps, whole numbers as ints).
+ * policies' matchConditions): the standard and string libraries, Kubernetes' authorizer library
+ * and its lists, regex (with `matches` as a function too), url, quantity, ip, cidr, semver, sets
+ * and format libraries, with optional values (cel-library/). Expressions are compiled once and
+ * run against JSON objects converted to CEL values (objects as maps, whole numbers as ints).
  */
-
-/** `matches(string, regex)`: the standard library has it as a function and a method; the evaluator only as a method. */
-const matchesFunction = celFunc('matches', [CelScalar.STRING, CelScalar.STRING], CelScalar.BOOL, (text, pattern) => new RegExp(pattern, 'u').test(text));
 
 type ParsedExpr = ReturnType<typeof parse>;
 export type Expr = NonNullable<ParsedExpr['expr']>;
@@ -19,7 +18,7 @@ export type Expr = NonNullable<ParsedExpr['expr']>;
 /** `jsonpatch.escapeKey(string)` of mutating policies (library.JSONPatch): a key as one JSON Pointer token (RFC 6901). */
 const escapeKeyFunction = celFunc('jsonpatch.escapeKey', [CelScalar.STRING], CelScalar.STRING, (key) => key.replaceAll('~', '~0').replaceAll('/', '~1'));
 
-const ENV = celEnv({ funcs: [...strings, matchesFunction, escapeKeyFunction, ...authorizerLibrary] });
+const ENV = celEnv({ funcs: [...strings, escapeKeyFunction, ...authorizerLibrary, ...kubernetesLibraries] });
 
 /** How an expression is compiled: mutating policies' mutations may construct JSONPatch and Object values. */
 export interface CompileOptions {
@@ -46,7 +45,7 @@ export function celErrorText(source: string, offset: number, message: string): s
 }
 
 /** Functions named in a namespace: `jsonpatch` in `jsonpatch.escapeKey(k)` is no variable. */
-const QUALIFIED_FUNCTIONS = new Set(['jsonpatch.escapeKey']);
+const QUALIFIED_FUNCTIONS = new Set(['jsonpatch.escapeKey', ...QUALIFIED_LIBRARY_FUNCTIONS]);
 
 interface Scope {
   has(name: string): boolean;

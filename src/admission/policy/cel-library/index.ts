@@ -1,0 +1,32 @@
+import { cidrLibrary } from './cidr';
+import { formatLibrary } from './format';
+import { ipLibrary } from './ip';
+import { listsLibrary } from './lists';
+import { optionalLibrary } from './optional';
+import { quantityLibrary } from './quantity';
+import { regexLibrary } from './regex';
+import { semverLibrary } from './semver';
+import { setsLibrary } from './sets';
+import { stringsLibrary } from './strings';
+import { combineOverloads } from './typed-values';
+import { urlLibrary } from './urls';
+
+/** Kubernetes' CEL libraries of the 1.34 base environment (apiserver/pkg/cel/environment/base.go) that kapi's evaluator can express, and the optional values the format library returns. */
+const overloads = [
+  ...listsLibrary,
+  ...regexLibrary,
+  ...urlLibrary,
+  ...quantityLibrary,
+  ...ipLibrary,
+  ...cidrLibrary,
+  ...semverLibrary,
+  ...setsLibrary,
+  ...optionalLibrary,
+  ...formatLibrary,
+  ...stringsLibrary,
+];
+
+export const kubernetesLibraries = combineOverloads(overloads);
+
+/** Functions named in a namespace (`ip` in `ip.isCanonical(s)` is no variable), with the string extension's `strings.quote`. */
+export const QUALIFIED_LIBRARY_FUNCTIONS = [...new Set(overloads.filter((o) => o.name.includes('.')).map((o) => o.name)), 'strings.quote'];
