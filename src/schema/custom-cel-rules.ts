@@ -1,5 +1,6 @@
 import { celEnv, isCelError, parse, plan, type CelResult } from '@bufbuild/cel';
 import { strings } from '@bufbuild/cel/ext';
+import { kubernetesLibraries } from '../cel/library';
 import { field, type FieldError, type FieldErrorList } from '../api/field-errors';
 import type { JSONSchemaProps } from './json-schema-props';
 
@@ -21,7 +22,9 @@ interface CompiledRule {
   message: ((ctx: Record<string, unknown>) => CelResult) | null;
 }
 
-const env = celEnv({ funcs: strings });
+// The base environment's libraries, as CRD validation rules have them (apiextensions uses
+// apiserver/pkg/cel/environment's base set, as admission does).
+const env = celEnv({ funcs: [...strings, ...kubernetesLibraries] });
 
 function compile(source: string): (ctx: Record<string, unknown>) => CelResult {
   const run = plan(env, parse(source));

@@ -263,7 +263,13 @@ describe('custom resources', () => {
   test('x-kubernetes-validations rules are enforced with CEL, transition rules on updates', async () => {
     const ruled = crd('rules.example.com', 'ranges', 'Range', { scope: 'Cluster' });
     const spec = (ruled.spec.versions[0].schema.openAPIV3Schema.properties.spec as Record<string, any>);
-    spec.properties = { min: { type: 'integer' }, max: { type: 'integer' }, owner: { type: 'string', 'x-kubernetes-validations': [{ rule: 'self == oldSelf', message: 'owner is immutable' }] } };
+    spec.properties = {
+      min: { type: 'integer' },
+      max: { type: 'integer' },
+      owner: { type: 'string', 'x-kubernetes-validations': [{ rule: 'self == oldSelf', message: 'owner is immutable' }] },
+      // Kubernetes' CEL libraries: quantity here.
+      limit: { type: 'string', 'x-kubernetes-validations': [{ rule: "quantity(self).isLessThan(quantity('1Gi'))", message: 'limit must be under 1Gi' }] },
+    };
     spec.required = [];
     delete (ruled.spec.versions[0] as Record<string, unknown>).selectableFields;
     spec['x-kubernetes-validations'] = [{ rule: 'self.min <= self.max', message: 'min must not exceed max' }];
@@ -279,6 +285,9 @@ describe('custom resources', () => {
     const changed = await api.put(`${base}/r`, { ...created.body, spec: { min: 1, max: 5, owner: 'b' } });
     expect(changed.status).toBe(422);
     expect(causes(changed.body)).toEqual(['spec.owner: Invalid value: "string": owner is immutable']);
+    const tooBig = await api.post(base, { ...range(1, 5, 'a'), metadata: { name: 'big' }, spec: { min: 1, max: 5, owner: 'a', limit: '2Gi' } });
+    expect(causes(tooBig.body)).toEqual(['spec.limit: Invalid value: "string": limit must be under 1Gi']);
+    expect((await api.post(base, { ...range(1, 5, 'a'), metadata: { name: 'small' }, spec: { min: 1, max: 5, owner: 'a', limit: '512Mi' } })).status).toBe(201);
     const badRule = crd('badrule.example.com', 'things', 'Thing');
     (badRule.spec.versions[0].schema.openAPIV3Schema as Record<string, unknown>)['x-kubernetes-validations'] = [{ rule: 'self.spec.x >' }];
     const refused = await api.post(CRDS, badRule);

@@ -2,7 +2,7 @@ import { celEnv, celError, celFunc, CelScalar, isCelError, isCelList, isCelMap, 
 import { strings } from '@bufbuild/cel/ext';
 import { constructionsAsMaps } from './object-construction';
 import { authorizerLibrary, withAuthorizer, type AuthorizeFn } from './authorizer-library';
-import { kubernetesLibraries, QUALIFIED_LIBRARY_FUNCTIONS } from './cel-library';
+import { kubernetesLibraries, QUALIFIED_LIBRARY_FUNCTIONS } from '../../cel/library';
 
 /**
  * CEL for admission (policies' validations, variables and audit annotations; webhooks' and

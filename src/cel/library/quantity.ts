@@ -1,5 +1,5 @@
 import { CelScalar } from '@bufbuild/cel';
-import { compareQuantities, parseQuantity, type Quantity } from '../../../api/quantity';
+import { compareQuantities, parseQuantity, type Quantity } from '../../api/quantity';
 import { field, func, typedMethod, typedValue, type Overload, type TypedValue } from './typed-values';
 
 /**

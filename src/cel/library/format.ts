@@ -1,6 +1,6 @@
 import { CelScalar } from '@bufbuild/cel';
-import { isQualifiedName, isValidLabelValue, nameIsDns1035Label, nameIsDnsLabel, nameIsDnsSubdomain } from '../../../api/name-validation';
-import { matchesFormat } from '../../../schema/string-formats';
+import { isQualifiedName, isValidLabelValue, nameIsDns1035Label, nameIsDnsLabel, nameIsDnsSubdomain } from '../../api/name-validation';
+import { matchesFormat } from '../../schema/string-formats';
 import { parseRequestURI } from './go-url';
 import { OPTIONAL, optionalNone, optionalOf } from './optional';
 import { field, func, typedMethod, typedValue, type Overload } from './typed-values';

@@ -1,4 +1,4 @@
-import { compileExpression, fromCel, isCelError, toCel } from '../cel';
+import { compileExpression, fromCel, isCelError, toCel } from '../../admission/policy/cel';
 
 /** Evaluates an admission expression as kapi's policies do; an error is returned as `{ error: message }`. */
 export function evaluate(source: string, vars: Record<string, unknown> = {}): unknown {
