@@ -6,6 +6,8 @@ import { isAlive } from '../server/embedded-etcd';
 import { buildIdentity, readState, sharedDir, withLock } from './host-state';
 import { onLines, send, type HostMessage, type HostRequest, type LogLine } from './host-protocol';
 
+const HELLO_TIMEOUT_MS = 5000;
+
 /**
  * This process's connection to the testing host (testing-host.ts), starting the host if none of
  * this build runs. The socket does not keep the process alive while no request is pending, and
@@ -66,7 +68,17 @@ export class HostConnection {
       s.once('connect', () => resolve(s)).once('error', reject);
     });
     const connection = new HostConnection(socket, dir);
-    await connection.request({ op: 'hello' });
+    // A host that does not answer (stopped, say) is passed over: the caller starts one of its own.
+    let timer: NodeJS.Timeout | undefined;
+    const silent = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error('the testing host did not answer')), HELLO_TIMEOUT_MS)));
+    try {
+      await Promise.race([connection.request({ op: 'hello' }), silent]);
+    } catch (err) {
+      socket.destroy();
+      throw err;
+    } finally {
+      clearTimeout(timer);
+    }
     return connection;
   }
 

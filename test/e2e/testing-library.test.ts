@@ -112,6 +112,34 @@ test('two copies of kapi testing at once each get a host of their own build', as
   }
 });
 
+test('a testing host that does not answer is passed over: the next process starts a host of its own', async () => {
+  const own = mkdtempSync(path.join(tmpdir(), 'kapi-testing-stopped-'));
+  const env = { ...process.env, KAPI_TESTING_DIR: own, KAPI_TESTING_ETCD_LINGER_MS: '60000' };
+  const script = `require(${JSON.stringify(path.resolve(__dirname, '../../dist/testing'))}).startKapi().then(async (k) => { process.stdout.write(String((await fetch(k.url + '/readyz')).status)); await k.stop(); })`;
+  const run = (): Promise<string> =>
+    new Promise((resolve, reject) => execFile(process.execPath, ['-e', script], { env, timeout: 30_000 }, (err, stdout, stderr) => (err ? reject(new Error(stderr || err.message)) : resolve(stdout))));
+  const hostPid = (): number => {
+    const state = readdirSync(own).find((f) => /^state-\w+\.json$/.test(f))!;
+    return (JSON.parse(readFileSync(path.join(own, state), 'utf8')) as { hostPid: number }).hostPid;
+  };
+  const pids: number[] = [];
+  try {
+    expect(await run()).toBe('200');
+    pids.push(hostPid());
+    process.kill(pids[0], 'SIGSTOP');
+    expect(await run()).toBe('200');
+    pids.push(hostPid());
+    expect(pids[1]).not.toBe(pids[0]);
+  } finally {
+    for (const pid of pids) {
+      process.kill(pid, 'SIGCONT');
+      process.kill(pid, 'SIGTERM');
+    }
+    expect(await eventually(() => readdirSync(own).every((f) => f === 'host.log'), 15_000)).toBe(true);
+    rmSync(own, { recursive: true, force: true });
+  }
+});
+
 test('importing kapi and kapi/testing starts nothing: the process exits at once and writes no file', async () => {
   const cwd = mkdtempSync(path.join(tmpdir(), 'kapi-import-'));
   mkdirSync(path.join(cwd, 'node_modules'));
