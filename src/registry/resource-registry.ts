@@ -16,6 +16,12 @@ export class ResourceRegistry {
   private readonly stores = new Map<string, RestStore>();
   /** stored() is read on every etcd call (metrics) and controller pass; it changes only with add and remove. */
   private storedCache: readonly GenericStore[] | null = null;
+  /** Grows with every add and remove: what is derived from the served set is valid while it stays. */
+  private servedGeneration = 0;
+
+  get generation(): number {
+    return this.servedGeneration;
+  }
 
   private static key(group: string, version: string, resource: string): string {
     return `${group}/${version}/${resource}`;
@@ -25,11 +31,13 @@ export class ResourceRegistry {
     const { group, version, resource } = store.def;
     this.stores.set(ResourceRegistry.key(group, version, resource), store);
     this.storedCache = null;
+    this.servedGeneration++;
   }
 
   remove(def: Pick<ResourceDefinition, 'group' | 'version' | 'resource'>): void {
     this.stores.delete(ResourceRegistry.key(def.group, def.version, def.resource));
     this.storedCache = null;
+    this.servedGeneration++;
   }
 
   lookup(group: string, version: string, resource: string): RestStore | undefined {

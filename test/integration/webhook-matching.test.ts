@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { createCertificateAuthority, createLeafCertificate } from '../../src/auth/certificates';
 import { eventually } from '../harness/etcd-keys';
+import { createEstablished, simpleCrd } from '../harness/crds';
 import { Api } from '../harness/http';
 import { startTestServer } from '../harness/server';
 
@@ -162,5 +163,26 @@ describe('matchPolicy', () => {
     expect(request.requestKind).toEqual({ group: 'autoscaling', version: 'v2', kind: 'HorizontalPodAutoscaler' });
     expect(request.object.apiVersion).toBe('autoscaling/v1');
     expect(request.object.spec.targetCPUUtilizationPercentage).toBe(70);
+  });
+
+  test('Equivalent follows the served versions as they change: a version added to a CRD later is matched', async () => {
+    const crd = simpleCrd('equiv.example.com', 'gadgets', 'Gadget') as { spec: { versions: Record<string, unknown>[] } };
+    crd.spec.versions[0].name = 'v2';
+    await createEstablished(api, crd);
+    const GADGETS = '/apis/equiv.example.com/v2/namespaces/default/gadgets';
+    const gadget = (name: string) => ({ apiVersion: 'equiv.example.com/v2', kind: 'Gadget', metadata: { name } });
+    // Admitted once with v2 alone served (what the request's equivalents were then).
+    expect((await api.post(GADGETS, gadget('before'))).status).toBe(201);
+    const current = (await api.get('/apis/apiextensions.k8s.io/v1/customresourcedefinitions/gadgets.equiv.example.com')).body;
+    current.spec.versions = [{ ...current.spec.versions[0], storage: false }, { ...current.spec.versions[0], name: 'v1', storage: true }];
+    expect((await api.put('/apis/apiextensions.k8s.io/v1/customresourcedefinitions/gadgets.equiv.example.com', current)).status).toBe(200);
+    await eventually('v1 served', async () => ((await api.get('/apis/equiv.example.com/v1/namespaces/default/gadgets')).status === 200 ? true : undefined));
+    const rule = { operations: ['CREATE'], apiGroups: ['equiv.example.com'], apiVersions: ['v1'], resources: ['gadgets'] };
+    await configure(VALIDATING, 'gadgets-v1', [hook('gadgets.kapi.test', '/record-gadgets', [rule])]);
+    expect((await api.post(GADGETS, gadget('after'))).status).toBe(201);
+    const [request] = received['/record-gadgets'];
+    expect(request.kind).toEqual({ group: 'equiv.example.com', version: 'v1', kind: 'Gadget' });
+    expect(request.requestKind).toEqual({ group: 'equiv.example.com', version: 'v2', kind: 'Gadget' });
+    expect(request.object.apiVersion).toBe('equiv.example.com/v1');
   });
 });

@@ -55,26 +55,39 @@ function converter(from: ResourceDefinition, to: ResourceDefinition) {
   };
 }
 
-/** Equivalents from the registry: every served version sharing the definition's storage, then the retired apps versions. */
+/**
+ * Equivalents from the registry: every served version sharing the definition's storage, then the
+ * retired apps versions. Asked on every admitted request, so kept per definition until the served
+ * set changes (a CRD comes or goes).
+ */
 export function registryEquivalents(registry: ResourceRegistry): EquivalentsOf {
+  const cache = new WeakMap<ResourceDefinition, { generation: number; equivalents: EquivalentResource[] }>();
   return (def) => {
-    const served = registry
-      .groupVersions()
-      .flatMap((gv) => gv.stores.map((s) => s.def))
-      .filter((d) => d.storagePath === def.storagePath && !d.compute && !d.computeItems && d.kind === def.kind && (d.group !== def.group || d.version !== def.version || d.resource !== def.resource));
-    const retired = (RETIRED_VERSIONS[`${def.group}/${def.resource}`] ?? []).map((gv) => ({
-      ...gv,
-      resource: def.resource,
-      kind: { ...gv, kind: def.kind },
-      convert: (obj: KubeObject) => relabel(obj, `${gv.group}/${gv.version}`, def.kind),
-      revert: (obj: KubeObject) => relabel(obj, apiVersionOfDefinition(def), def.kind),
-    }));
-    return [
-      { group: def.group, version: def.version, resource: def.resource, kind: { group: def.group, version: def.version, kind: def.kind }, convert: (obj: KubeObject) => obj, revert: (obj: KubeObject) => obj },
-      ...served.map((d) => ({ group: d.group, version: d.version, resource: d.resource, kind: { group: d.group, version: d.version, kind: d.kind }, convert: converter(def, d), revert: converter(d, def) })),
-      ...retired,
-    ];
+    const hit = cache.get(def);
+    if (hit?.generation === registry.generation) return hit.equivalents;
+    const equivalents = equivalentsIn(registry, def);
+    cache.set(def, { generation: registry.generation, equivalents });
+    return equivalents;
   };
+}
+
+function equivalentsIn(registry: ResourceRegistry, def: ResourceDefinition): EquivalentResource[] {
+  const served = registry
+    .groupVersions()
+    .flatMap((gv) => gv.stores.map((s) => s.def))
+    .filter((d) => d.storagePath === def.storagePath && !d.compute && !d.computeItems && d.kind === def.kind && (d.group !== def.group || d.version !== def.version || d.resource !== def.resource));
+  const retired = (RETIRED_VERSIONS[`${def.group}/${def.resource}`] ?? []).map((gv) => ({
+    ...gv,
+    resource: def.resource,
+    kind: { ...gv, kind: def.kind },
+    convert: (obj: KubeObject) => relabel(obj, `${gv.group}/${gv.version}`, def.kind),
+    revert: (obj: KubeObject) => relabel(obj, apiVersionOfDefinition(def), def.kind),
+  }));
+  return [
+    { group: def.group, version: def.version, resource: def.resource, kind: { group: def.group, version: def.version, kind: def.kind }, convert: (obj: KubeObject) => obj, revert: (obj: KubeObject) => obj },
+    ...served.map((d) => ({ group: d.group, version: d.version, resource: d.resource, kind: { group: d.group, version: d.version, kind: d.kind }, convert: converter(def, d), revert: converter(d, def) })),
+    ...retired,
+  ];
 }
 
 /** What the request is matched as: its own resource, or (matchPolicy Equivalent) the first equivalent a rule names. */
