@@ -3,7 +3,7 @@ SHELL := /bin/bash
 ARGS ?=
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: run test test-suite build install deps etcd python-client bench typecheck lint clean ci test-lts test-sample compose-config
+.PHONY: run test test-suite build install deps etcd python-client bench typecheck lint format clean ci test-lts test-sample compose-config
 
 # The second Node line CI runs the suite on, from the npm registry's `node` package (no system install).
 LTS_NODE ?= 22
@@ -28,6 +28,7 @@ test: test-suite compose-config test-sample test-lts
 test-suite: build python-client
 	npm run typecheck
 	npm run lint
+	npm run format:check
 	$(call run-suite,node)
 
 ci: test
@@ -84,6 +85,10 @@ typecheck: install
 
 lint: install
 	npm run lint
+
+# Rewrites the sources in prettier's style; `make test` checks it (npm run format:check).
+format: install
+	npm run format
 
 clean:
 	rm -rf dist dist-test

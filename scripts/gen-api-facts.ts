@@ -194,7 +194,15 @@ function readGoPackage(src: Source, dir: string, files: string[]): GoPackage {
   const pkg: GoPackage = { path: `${src.module}/${dir}`, groupName: null, types: new Map(), imports: new Map(), consts: new Map(), constValues: new Map() };
   for (const f of files) {
     const base = f.slice(dir.length + 1);
-    if (base.includes('/') || !base.endsWith('.go') || base.endsWith('_test.go') || base.startsWith('zz_generated') || base.endsWith('.pb.go') || base.includes('fuzz')) continue;
+    if (
+      base.includes('/') ||
+      !base.endsWith('.go') ||
+      base.endsWith('_test.go') ||
+      base.startsWith('zz_generated') ||
+      base.endsWith('.pb.go') ||
+      base.includes('fuzz')
+    )
+      continue;
     const text = src.read(f);
     // The group is doc.go's +groupName marker, or register.go's GroupName constant.
     const group = /^\/\/ \+groupName=(.*)$/m.exec(text) ?? /^\s*(?:const\s+)?GroupName\s*=\s*"([^"]*)"/m.exec(text);
@@ -246,7 +254,9 @@ function main(): void {
   const aggregatorDir = args.get('aggregator');
   const root = path.resolve(args.get('out') ?? path.join(__dirname, '..'));
   if (!tag || !apiDir || !machineryDir) {
-    console.error(`usage: gen-api-facts --api <dir|git-dir> --apimachinery <dir|git-dir> [--aggregator <dir|git-dir>] [--tag ${PINNED_TAG}] [--out <repo root>]`);
+    console.error(
+      `usage: gen-api-facts --api <dir|git-dir> --apimachinery <dir|git-dir> [--aggregator <dir|git-dir>] [--tag ${PINNED_TAG}] [--out <repo root>]`,
+    );
     process.exit(2);
   }
   const sources = [
@@ -273,7 +283,11 @@ function main(): void {
       const dir = f.slice(0, -'/generated.proto'.length);
       if (onlyPackages[src.module] && !onlyPackages[src.module].has(dir)) continue;
       if (dir.includes('testdata')) continue;
-      const goPackage = readGoPackage(src, dir, files.filter((x) => x.startsWith(`${dir}/`)));
+      const goPackage = readGoPackage(
+        src,
+        dir,
+        files.filter((x) => x.startsWith(`${dir}/`)),
+      );
       goPackages.set(goPackage.path, goPackage);
       const parsed = parse(src.read(f), { keepCase: true });
       const ns = parsed.root.lookup(parsed.package!) as Namespace;
@@ -370,7 +384,8 @@ function main(): void {
           if (keys) fact.listMapKeys = keys;
           const mapType = g.markers.get('mapType')?.[0] ?? resolved?.type.markers.get('mapType')?.[0];
           if (mapType) fact.mapType = mapType as FieldFact['mapType'];
-          const structType = g.markers.get('structType')?.[0] ?? (resolved?.type.underlying === 'struct' ? resolved.type.markers.get('structType')?.[0] : undefined);
+          const structType =
+            g.markers.get('structType')?.[0] ?? (resolved?.type.underlying === 'struct' ? resolved.type.markers.get('structType')?.[0] : undefined);
           if (structType && !inline && !f.repeated && !(f as unknown as Partial<MapField>).keyType) fact.structType = structType as FieldFact['structType'];
           const values = enumValues(p.goPackage, g.goType);
           if (values) fact.enum = values;
@@ -395,8 +410,20 @@ function main(): void {
 
   const modules = sources.map((s) => s.module);
   const release = `Kubernetes ${tag.replace(/^v0\./, 'v1.')} (${modules.slice(0, -1).join(', ')} and ${modules[modules.length - 1]} ${tag})`;
-  writeFacts(path.join(root, 'src/generated/api-facts.ts'), release, facts, groups, leftOut, protoPackages.map((p) => p.protoFile));
-  writeProtos(path.join(root, 'proto'), release, protoPackages.map((p) => ({ file: p.protoFile, pkg: protoPackageOf(p.goPackage.path) })), facts);
+  writeFacts(
+    path.join(root, 'src/generated/api-facts.ts'),
+    release,
+    facts,
+    groups,
+    leftOut,
+    protoPackages.map((p) => p.protoFile),
+  );
+  writeProtos(
+    path.join(root, 'proto'),
+    release,
+    protoPackages.map((p) => ({ file: p.protoFile, pkg: protoPackageOf(p.goPackage.path) })),
+    facts,
+  );
   for (const w of warnings) console.warn(`note: ${w}`);
   console.log(`${Object.keys(facts).length} messages from ${protoPackages.length} packages; ${leftOut.length} fields left out: ${leftOut.join(', ')}`);
 }
@@ -448,7 +475,8 @@ function writeFacts(
   ];
   for (const msg of Object.keys(facts).sort()) {
     lines.push(`  '${msg}': {`);
-    for (const [name, fact] of Object.entries(facts[msg])) lines.push(`    ${/^[A-Za-z_][A-Za-z0-9_]*$/.test(name) ? name : `'${name}'`}: ${JSON.stringify(fact)},`);
+    for (const [name, fact] of Object.entries(facts[msg]))
+      lines.push(`    ${/^[A-Za-z_][A-Za-z0-9_]*$/.test(name) ? name : `'${name}'`}: ${JSON.stringify(fact)},`);
     lines.push('  },');
   }
   lines.push('};', '');
@@ -460,12 +488,7 @@ function sortProtoFiles(files: string[]): string[] {
   return [...files].sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
 }
 
-function writeProtos(
-  protoDir: string,
-  release: string,
-  packages: { file: string; pkg: string }[],
-  facts: Record<string, Record<string, FieldFact>>,
-): void {
+function writeProtos(protoDir: string, release: string, packages: { file: string; pkg: string }[], facts: Record<string, Record<string, FieldFact>>): void {
   rmSync(path.join(protoDir, 'k8s.io'), { recursive: true, force: true });
   const fileOfPackage = new Map(packages.map((p) => [p.pkg, p.file]));
   for (const { file, pkg } of packages) {
@@ -491,7 +514,7 @@ function writeProtos(
     }
     const text = [
       `// ${HEADER(release)}`,
-      '// Field names are the JSON names (an inlined struct keeps its proto name), in Go declaration order; numbers and types are the release\'s.',
+      "// Field names are the JSON names (an inlined struct keeps its proto name), in Go declaration order; numbers and types are the release's.",
       'syntax = "proto2";',
       '',
       `package ${pkg};`,

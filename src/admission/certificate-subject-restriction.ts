@@ -17,7 +17,8 @@ export class CertificateSubjectRestriction implements AdmissionPlugin {
   readonly name = 'CertificateSubjectRestriction';
 
   async validate(attrs: AdmissionAttributes): Promise<void> {
-    if (attrs.operation !== 'CREATE' || attrs.subresource !== '' || attrs.def.group !== CSR_GROUP || attrs.def.resource !== CSRS.resource || !attrs.object) return;
+    if (attrs.operation !== 'CREATE' || attrs.subresource !== '' || attrs.def.group !== CSR_GROUP || attrs.def.resource !== CSRS.resource || !attrs.object)
+      return;
     const signer = stringOf(objectOf(attrs.object.spec).signerName);
     if (signer !== KUBE_APISERVER_CLIENT_SIGNER) return;
     // The strategy's validation has already refused a request that does not parse.

@@ -43,7 +43,10 @@ export class DefaultStorageClass implements AdmissionPlugin {
     if (typeof spec.storageClassName === 'string' || claim.metadata.annotations?.[BETA_CLASS_ANNOTATION] !== undefined) return;
     let chosen: KubeObject | null;
     try {
-      chosen = newestDefault(await this.storageClasses(), (c) => c.metadata.annotations?.[IS_DEFAULT] === 'true' || c.metadata.annotations?.[IS_DEFAULT_BETA] === 'true');
+      chosen = newestDefault(
+        await this.storageClasses(),
+        (c) => c.metadata.annotations?.[IS_DEFAULT] === 'true' || c.metadata.annotations?.[IS_DEFAULT_BETA] === 'true',
+      );
     } catch (err) {
       throw forbidden({ group: '', resource: 'persistentvolumeclaims' }, claim.metadata.name ?? '', err instanceof Error ? err.message : String(err));
     }

@@ -5,7 +5,6 @@ import { amountText, milliValue, resourceListOf, type Amount, type ResourceList 
 import { LiveLookup, type NamespaceList } from './resource-quota/live-lookup';
 import { podTotals } from './resource-quota/pod-resources';
 
-
 type Obj = Record<string, unknown>;
 
 const ANNOTATION = 'kubernetes.io/limit-ranger';
@@ -158,7 +157,10 @@ function defaultPod(range: KubeObject, pod: KubeObject): void {
     Object.assign(defaults.limits, isPlainObject(item.default) ? item.default : {});
   }
   const { containers, initContainers } = podContainers(pod);
-  const notes = [...containers.flatMap((c) => mergeDefaults(c, defaults, 'container')), ...initContainers.flatMap((c) => mergeDefaults(c, defaults, 'init container'))];
+  const notes = [
+    ...containers.flatMap((c) => mergeDefaults(c, defaults, 'container')),
+    ...initContainers.flatMap((c) => mergeDefaults(c, defaults, 'init container')),
+  ];
   if (notes.length > 0) pod.metadata.annotations = { ...pod.metadata.annotations, [ANNOTATION]: `LimitRanger plugin set: ${notes.join('; ')}` };
 }
 

@@ -31,7 +31,8 @@ export class PersistentVolumeClaimResize implements AdmissionPlugin {
 
   async validate(attrs: AdmissionAttributes): Promise<void> {
     const { object: claim, oldObject: old } = attrs;
-    if (attrs.operation !== 'UPDATE' || attrs.def.group !== '' || attrs.def.resource !== 'persistentvolumeclaims' || attrs.subresource !== '' || !claim || !old) return;
+    if (attrs.operation !== 'UPDATE' || attrs.def.group !== '' || attrs.def.resource !== 'persistentvolumeclaims' || attrs.subresource !== '' || !claim || !old)
+      return;
     if (compareQuantities(requestedStorage(claim), requestedStorage(old)) <= 0) return;
     if (objectOf(old.status).phase !== 'Bound') throw forbidden(CLAIMS, attrs.name, 'Only bound persistent volume claims can be expanded');
     if (!(await this.allowResize(claim, old))) {

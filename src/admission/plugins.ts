@@ -53,10 +53,18 @@ async function listCached(store: GenericStore, namespace: string, live = false):
   return (await store.list(namespace, { resourceVersion: live ? '' : '0', match: '', predicate: everything })).items;
 }
 
-type PluginConfig = Pick<Config, 'enableAdmissionPlugins' | 'disableAdmissionPlugins' | 'defaultNotReadyTolerationSeconds' | 'defaultUnreachableTolerationSeconds'>;
+type PluginConfig = Pick<
+  Config,
+  'enableAdmissionPlugins' | 'disableAdmissionPlugins' | 'defaultNotReadyTolerationSeconds' | 'defaultUnreachableTolerationSeconds'
+>;
 
 /** The plugins kapi implements, by kube's names (pkg/kubeapiserver/options/plugins.go). */
-function implementedPlugins(config: PluginConfig, storeOf: StoreOf, metrics: ApiServerMetrics | null, cluster: AdmissionCluster): Record<string, AdmissionPlugin> {
+function implementedPlugins(
+  config: PluginConfig,
+  storeOf: StoreOf,
+  metrics: ApiServerMetrics | null,
+  cluster: AdmissionCluster,
+): Record<string, AdmissionPlugin> {
   const namespaces = storeOf('', 'v1', 'namespaces');
   const serviceAccounts = storeOf('', 'v1', 'serviceaccounts');
   const pods = storeOf('', 'v1', 'pods');
@@ -76,13 +84,22 @@ function implementedPlugins(config: PluginConfig, storeOf: StoreOf, metrics: Api
       list: (namespace, live) => listCached(quotas, namespace, live),
       // The status write the quota evaluator makes: guarded by the resourceVersion it read.
       updateStatus: async (quota) =>
-        (await quotas.update(internalContext({ namespace: quota.metadata.namespace!, resource: 'resourcequotas', subresource: 'status', verb: 'update' }), quota.metadata.name!, quota, { dryRun: false }))
-          .object,
+        (
+          await quotas.update(
+            internalContext({ namespace: quota.metadata.namespace!, resource: 'resourcequotas', subresource: 'status', verb: 'update' }),
+            quota.metadata.name!,
+            quota,
+            { dryRun: false },
+          )
+        ).object,
     }),
     ServiceAccount: new ServiceAccountAdmission({ get: (namespace, name, live) => lookup(serviceAccounts, namespace, name, live) }),
     PodSecurity: new PodSecurityAdmission({ namespace: (name) => lookup(namespaces, '', name, false), pods: (namespace) => listCached(pods, namespace) }),
     Priority: new PriorityAdmission({ get: (name) => lookup(priorityClasses, '', name, false), list: () => listCached(priorityClasses, '') }),
-    DefaultTolerationSeconds: new DefaultTolerationSeconds({ notReady: config.defaultNotReadyTolerationSeconds, unreachable: config.defaultUnreachableTolerationSeconds }),
+    DefaultTolerationSeconds: new DefaultTolerationSeconds({
+      notReady: config.defaultNotReadyTolerationSeconds,
+      unreachable: config.defaultUnreachableTolerationSeconds,
+    }),
     DefaultStorageClass: new DefaultStorageClass(() => listCached(storeOf('storage.k8s.io', 'v1', 'storageclasses'), '')),
     StorageObjectInUseProtection: new StorageObjectInUseProtection(),
     TaintNodesByCondition: new TaintNodesByCondition(),

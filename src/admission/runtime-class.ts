@@ -86,7 +86,11 @@ export class RuntimeClassAdmission implements AdmissionPlugin {
         const selector = spec.nodeSelector;
         for (const [key, value] of Object.entries(classSelector)) {
           if (key in selector && selector[key] !== value) {
-            throw forbidden(PODS, podName, `conflict: runtimeClass.scheduling.nodeSelector[${key}] = ${String(value)}; pod.spec.nodeSelector[${key}] = ${String(selector[key])}`);
+            throw forbidden(
+              PODS,
+              podName,
+              `conflict: runtimeClass.scheduling.nodeSelector[${key}] = ${String(value)}; pod.spec.nodeSelector[${key}] = ${String(selector[key])}`,
+            );
           }
           selector[key] = value;
         }

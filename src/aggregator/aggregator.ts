@@ -52,15 +52,22 @@ export class Aggregator implements AggregatorHooks {
     this.controllers = [
       { controller: this.index, leaderOnly: false },
       { controller: new LocalApiServices(opts.registry, opts.builtIn, this.index, apiServices, opts.log), leaderOnly: true },
-      { controller: new AvailabilityController(
+      {
+        controller: new AvailabilityController(
           this.index,
           apiServices,
-          { services: opts.storeOf('', 'v1', 'services'), endpoints: opts.storeOf('', 'v1', 'endpoints'), endpointSlices: opts.storeOf('discovery.k8s.io', 'v1', 'endpointslices') },
+          {
+            services: opts.storeOf('', 'v1', 'services'),
+            endpoints: opts.storeOf('', 'v1', 'endpoints'),
+            endpointSlices: opts.storeOf('discovery.k8s.io', 'v1', 'endpointslices'),
+          },
           this.resolve,
           clientCert,
           opts.resyncMs,
           opts.log,
-        ), leaderOnly: true },
+        ),
+        leaderOnly: true,
+      },
     ];
   }
 

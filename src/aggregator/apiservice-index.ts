@@ -18,7 +18,11 @@ export class ApiServiceIndex implements Controller {
     const changed = (obj: KubeObject): void => {
       for (const listener of this.listeners) listener(obj.metadata.name ?? '');
     };
-    this.informer = new Informer(listWatchOf(apiServices), { added: changed, updated: (_, obj) => changed(obj), deleted: changed }, { name: 'apiservices', log });
+    this.informer = new Informer(
+      listWatchOf(apiServices),
+      { added: changed, updated: (_, obj) => changed(obj), deleted: changed },
+      { name: 'apiservices', log },
+    );
   }
 
   onChange(listener: (name: string) => void): void {

@@ -25,7 +25,11 @@ export function authenticationData(clientCa: string, requestHeader: RequestHeade
 export async function publishAuthenticationConfigMap(configMaps: GenericStore, data: Record<string, string>): Promise<void> {
   const ctx = internalContext({ namespace: 'kube-system', name: AUTHENTICATION_CONFIGMAP });
   try {
-    await configMaps.create(ctx, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: AUTHENTICATION_CONFIGMAP, namespace: 'kube-system' }, data } as KubeObject, { dryRun: false });
+    await configMaps.create(
+      ctx,
+      { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: AUTHENTICATION_CONFIGMAP, namespace: 'kube-system' }, data } as KubeObject,
+      { dryRun: false },
+    );
     return;
   } catch (err) {
     if (!(isStatusError(err) && err.code === 409)) throw err;

@@ -26,8 +26,10 @@ const CHECK_TIMEOUT_MS = 5000;
 function unresolved(view: ApiServiceView, err: unknown): Availability {
   const { namespace, name, port } = view.service!;
   const text = err instanceof Error ? err.message : String(err);
-  if (text.includes('not found') && text.startsWith('service')) return { status: 'False', reason: 'ServiceNotFound', message: `service/${name} in "${namespace}" is not present` };
-  if (text.startsWith('no service port')) return { status: 'False', reason: 'ServicePortError', message: `service/${name} in "${namespace}" is not listening on port ${port}` };
+  if (text.includes('not found') && text.startsWith('service'))
+    return { status: 'False', reason: 'ServiceNotFound', message: `service/${name} in "${namespace}" is not present` };
+  if (text.startsWith('no service port'))
+    return { status: 'False', reason: 'ServicePortError', message: `service/${name} in "${namespace}" is not listening on port ${port}` };
   return { status: 'False', reason: 'MissingEndpoints', message: `endpoints for service/${name} in "${namespace}" have no addresses with port ${port}` };
 }
 
@@ -60,7 +62,13 @@ function withAvailability(obj: KubeObject, a: Availability): KubeObject {
   const status = objectOf(obj.status);
   const conditions = objectsIn(status.conditions);
   const old = conditions.find((c) => c.type === 'Available');
-  const condition = { type: 'Available', status: a.status, lastTransitionTime: old && old.status === a.status ? old.lastTransitionTime : nowTimestamp(), reason: a.reason, message: a.message };
+  const condition = {
+    type: 'Available',
+    status: a.status,
+    lastTransitionTime: old && old.status === a.status ? old.lastTransitionTime : nowTimestamp(),
+    reason: a.reason,
+    message: a.message,
+  };
   obj.status = { ...status, conditions: [...conditions.filter((c) => c.type !== 'Available'), condition] };
   return obj;
 }
@@ -93,7 +101,10 @@ export class AvailabilityController extends QueueController {
     private readonly log: Logger,
   ) {
     super();
-    this.queue = new WorkQueue((name) => this.sync(name), (name, err) => this.log(`apiservice availability: ${name} failed`, err));
+    this.queue = new WorkQueue(
+      (name) => this.sync(name),
+      (name, err) => this.log(`apiservice availability: ${name} failed`, err),
+    );
     index.onChange((name) => this.queue.add(name));
     const byName = (obj: KubeObject): void => this.enqueueFor(obj.metadata.namespace ?? '', obj.metadata.name ?? '');
     const bySlice = (obj: KubeObject): void => this.enqueueFor(obj.metadata.namespace ?? '', obj.metadata.labels?.['kubernetes.io/service-name'] ?? '');
@@ -136,7 +147,9 @@ export class AvailabilityController extends QueueController {
     const current = view.available;
     if (current && current.status === availability.status && current.reason === availability.reason && current.message === availability.message) return true;
     try {
-      await this.apiServices.update(internalContext({ namespace: '', name, subresource: 'status' }), name, (obj) => withAvailability(obj, availability), { dryRun: false });
+      await this.apiServices.update(internalContext({ namespace: '', name, subresource: 'status' }), name, (obj) => withAvailability(obj, availability), {
+        dryRun: false,
+      });
     } catch (err) {
       if (isStatusError(err) && (err.code === 404 || err.code === 409)) return err.code === 404;
       throw err;

@@ -57,7 +57,13 @@ export function backendRequestOptions(backend: Backend, method: string, path: st
 const AGGREGATOR_IDENTITY = { 'X-Remote-User': 'system:kube-aggregator', 'X-Remote-Group': 'system:masters' };
 
 /** A GET of a backend's path as the aggregator itself: the status and body. A kept-alive connection found closed is replaced once. */
-export function backendGet(backend: Backend, path: string, accept: string, timeoutMs: number, retry = true): Promise<{ status: number; body: Buffer; contentType: string }> {
+export function backendGet(
+  backend: Backend,
+  path: string,
+  accept: string,
+  timeoutMs: number,
+  retry = true,
+): Promise<{ status: number; body: Buffer; contentType: string }> {
   return new Promise((resolve, reject) => {
     const req = https.request(
       { ...backendRequestOptions(backend, 'GET', path, { Accept: accept, ...AGGREGATOR_IDENTITY }), signal: AbortSignal.timeout(timeoutMs) },

@@ -27,6 +27,12 @@ test('an APIResourceList becomes apidiscovery v2 resources, subresources under t
       categories: ['all'],
       subresources: [{ subresource: 'scale', responseKind: { group: 'autoscaling', version: 'v1', kind: 'Scale' }, verbs: ['get', 'update'] }],
     },
-    { resource: 'fischers', responseKind: { group: 'wardle.example.com', version: 'v1alpha1', kind: 'Fischer' }, scope: 'Cluster', singularResource: 'fischer', verbs: ['get'] },
+    {
+      resource: 'fischers',
+      responseKind: { group: 'wardle.example.com', version: 'v1alpha1', kind: 'Fischer' },
+      scope: 'Cluster',
+      singularResource: 'fischer',
+      verbs: ['get'],
+    },
   ]);
 });

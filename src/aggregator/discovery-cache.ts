@@ -42,11 +42,21 @@ export function byVersionPriority(a: ApiServiceView, b: ApiServiceView): number 
 export function toDiscoveryResources(list: unknown, group: string, version: string): Obj[] {
   const resources = objectsIn(isPlainObject(list) ? list.resources : undefined);
   const out = new Map<string, Obj>();
-  const kindOf = (r: Obj): Obj => ({ group: typeof r.group === 'string' ? r.group : group, version: typeof r.version === 'string' ? r.version : version, kind: stringOf(r.kind) });
+  const kindOf = (r: Obj): Obj => ({
+    group: typeof r.group === 'string' ? r.group : group,
+    version: typeof r.version === 'string' ? r.version : version,
+    kind: stringOf(r.kind),
+  });
   for (const r of resources) {
     const name = stringOf(r.name);
     if (name.includes('/')) continue;
-    const d: Obj = { resource: name, responseKind: kindOf(r), scope: r.namespaced === true ? 'Namespaced' : 'Cluster', singularResource: stringOf(r.singularName), verbs: stringsIn(r.verbs) };
+    const d: Obj = {
+      resource: name,
+      responseKind: kindOf(r),
+      scope: r.namespaced === true ? 'Namespaced' : 'Cluster',
+      singularResource: stringOf(r.singularName),
+      verbs: stringsIn(r.verbs),
+    };
     if (stringsIn(r.shortNames).length > 0) d.shortNames = stringsIn(r.shortNames);
     if (stringsIn(r.categories).length > 0) d.categories = stringsIn(r.categories);
     out.set(name, d);

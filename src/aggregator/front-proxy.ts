@@ -58,7 +58,9 @@ export function loadFrontProxy(config: Config, certDir: string): FrontProxy {
   if (Boolean(config.proxyClientCertFile) !== Boolean(config.proxyClientKeyFile)) {
     throw new ConfigError('--proxy-client-cert-file and --proxy-client-key-file must be given together');
   }
-  const given = config.proxyClientCertFile ? { cert: readFileSync(config.proxyClientCertFile, 'utf8'), key: readFileSync(config.proxyClientKeyFile, 'utf8') } : null;
+  const given = config.proxyClientCertFile
+    ? { cert: readFileSync(config.proxyClientCertFile, 'utf8'), key: readFileSync(config.proxyClientKeyFile, 'utf8') }
+    : null;
   const headers = {
     usernameHeaders: config.requestheaderUsernameHeaders.length > 0 ? config.requestheaderUsernameHeaders : ['X-Remote-User'],
     groupHeaders: config.requestheaderGroupHeaders.length > 0 ? config.requestheaderGroupHeaders : ['X-Remote-Group'],
@@ -77,7 +79,11 @@ export function loadFrontProxy(config: Config, certDir: string): FrontProxy {
       createLeafCertificate(ca, { commonName: FRONT_PROXY_CLIENT_NAME, usage: 'client', validDays: 365 }),
     );
   return {
-    requestHeader: { ca: ca.cert, allowedNames: config.requestheaderAllowedNames.length > 0 ? config.requestheaderAllowedNames : [FRONT_PROXY_CLIENT_NAME], ...headers },
+    requestHeader: {
+      ca: ca.cert,
+      allowedNames: config.requestheaderAllowedNames.length > 0 ? config.requestheaderAllowedNames : [FRONT_PROXY_CLIENT_NAME],
+      ...headers,
+    },
     proxyClient,
   };
 }

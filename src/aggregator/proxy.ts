@@ -9,7 +9,17 @@ import { upgradeOf, type UpgradeConnection } from '../http/handlers/proxy-upgrad
 import type { Duplex } from 'node:stream';
 
 /** Hop-by-hop headers (RFC 7230 §6.1) a proxy never forwards, as httputil.ReverseProxy drops them. */
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'proxy-authenticate',
+  'proxy-authorization',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+]);
 /** What the caller's credentials and identity claims were: never passed on (the identity goes in X-Remote-* instead). */
 const CREDENTIAL_HEADER = /^(authorization|impersonate-.*|x-remote-.*)$/;
 

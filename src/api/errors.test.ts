@@ -99,16 +99,16 @@ describe('Status bodies', () => {
   });
 
   test('Invalid with a single error is not bracketed; with none there are no causes', () => {
-    expect(invalid({ group: '', kind: 'ConfigMap' }, 'c', [field.required('data', '')]).status.message).toBe(
-      'ConfigMap "c" is invalid: data: Required value',
-    );
+    expect(invalid({ group: '', kind: 'ConfigMap' }, 'c', [field.required('data', '')]).status.message).toBe('ConfigMap "c" is invalid: data: Required value');
     const empty = invalid({ group: '', kind: 'ConfigMap' }, 'c', []);
     expect(empty.status.message).toBe('ConfigMap "c" is invalid');
     expect(empty.status.details).toEqual({ name: 'c', kind: 'ConfigMap' });
   });
 
   test('BadRequest has no details', () => {
-    expect(wire(badRequest('bad'))).toBe('{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"bad","reason":"BadRequest","code":400}');
+    expect(wire(badRequest('bad'))).toBe(
+      '{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"bad","reason":"BadRequest","code":400}',
+    );
   });
 
   test('MethodNotAllowed', () => {
@@ -143,7 +143,12 @@ describe('Status bodies', () => {
 
   test('timeouts carry Retry-After', () => {
     const e = timeout('request did not complete within 60s', 2);
-    expect(e.status).toMatchObject({ code: 504, reason: 'Timeout', message: 'Timeout: request did not complete within 60s', details: { retryAfterSeconds: 2 } });
+    expect(e.status).toMatchObject({
+      code: 504,
+      reason: 'Timeout',
+      message: 'Timeout: request did not complete within 60s',
+      details: { retryAfterSeconds: 2 },
+    });
     expect(e.headers).toEqual({ 'Retry-After': '2' });
   });
 

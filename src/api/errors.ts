@@ -1,13 +1,5 @@
 import { aggregateMessage, fieldErrorBody, fieldErrorMessage, goQuote, type FieldErrorList } from './field-errors';
-import {
-  qualifiedKind,
-  qualifiedResource,
-  type GroupKind,
-  type GroupResource,
-  type Status,
-  type StatusDetails,
-  type StatusReason,
-} from './types';
+import { qualifiedKind, qualifiedResource, type GroupKind, type GroupResource, type Status, type StatusDetails, type StatusReason } from './types';
 
 /** The one error type clients ever see: a Kubernetes Status with its HTTP code. */
 export class StatusError extends Error {
@@ -75,12 +67,7 @@ export function alreadyExists(gr: GroupResource, name: string): StatusError {
 }
 
 export function conflict(gr: GroupResource, name: string, cause: string): StatusError {
-  return new StatusError(
-    409,
-    'Conflict',
-    `Operation cannot be fulfilled on ${qualifiedResource(gr)} ${goQuote(name)}: ${cause}`,
-    resourceDetails(gr, name),
-  );
+  return new StatusError(409, 'Conflict', `Operation cannot be fulfilled on ${qualifiedResource(gr)} ${goQuote(name)}: ${cause}`, resourceDetails(gr, name));
 }
 
 export function invalid(gk: GroupKind, name: string, errs: FieldErrorList): StatusError {

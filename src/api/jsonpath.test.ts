@@ -163,8 +163,22 @@ describe('filters', () => {
   );
 
   test('numbers compare within their Go kind: float64 with float literals, int64 with integer ones', () => {
-    expect(column('.items[?(@.x==1.5)].n', { items: [{ n: 'a', x: 0.5 }, { n: 'b', x: 1.5 }] })).toEqual(['b']);
-    expect(column('.items[?(@.x>-3)].n', { items: [{ n: 'a', x: -4 }, { n: 'b', x: -2 }] })).toEqual(['b']);
+    expect(
+      column('.items[?(@.x==1.5)].n', {
+        items: [
+          { n: 'a', x: 0.5 },
+          { n: 'b', x: 1.5 },
+        ],
+      }),
+    ).toEqual(['b']);
+    expect(
+      column('.items[?(@.x>-3)].n', {
+        items: [
+          { n: 'a', x: -4 },
+          { n: 'b', x: -2 },
+        ],
+      }),
+    ).toEqual(['b']);
   });
 
   test('an item without the compared field is skipped', () => {

@@ -354,7 +354,7 @@ function unquote(quoted: string): string | undefined {
   if (quoted.length < 2 || quote !== quoted.at(-1) || (quote !== '"' && quote !== "'")) return undefined;
   const body = quoted.slice(1, -1);
   let out = '';
-  for (let i = 0; i < body.length; ) {
+  for (let i = 0; i < body.length;) {
     const c = body[i];
     if (c === quote) return undefined;
     if (c !== '\\') {
@@ -643,7 +643,6 @@ export function goFloatText(n: number): string {
   if (exp < -4 || exp >= 6) return `${mantissa}e${exp < 0 ? '-' : '+'}${String(Math.abs(exp)).padStart(2, '0')}`;
   return String(n);
 }
-
 
 /** PrintResults of one value: maps and arrays as JSON, anything else as fmt prints it. */
 export function printResult(value: unknown): string {

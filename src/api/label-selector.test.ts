@@ -114,7 +114,9 @@ describe('invalid selectors are 400 BadRequest with labels.Parse messages', () =
   test('Gt and Lt need an integer that is also a label value', () => {
     expect(parseError('n>x')).toBe("unable to parse requirement: values[0]: Invalid value: \"x\": for 'Gt', 'Lt' operators, the value must be an integer");
     expect(parseError('n>-5')).toMatch(/^unable to parse requirement: values\[0\]\[n\]: Invalid value: "-5": a valid label must be/);
-    expect(parseError('n>x_')).toMatch(/^unable to parse requirement: \[values\[0\]: Invalid value: "x_": for 'Gt', 'Lt' operators, the value must be an integer, values\[0\]\[n\]: Invalid value: "x_"/);
+    expect(parseError('n>x_')).toMatch(
+      /^unable to parse requirement: \[values\[0\]: Invalid value: "x_": for 'Gt', 'Lt' operators, the value must be an integer, values\[0\]\[n\]: Invalid value: "x_"/,
+    );
   });
 });
 
@@ -177,8 +179,16 @@ describe('labelSelectorString: LabelSelectorAsSelector(sel).String(), as a Scale
   });
 
   test('what it prints parses back to the same requirements', () => {
-    const sel = { matchLabels: { app: 'web' }, matchExpressions: [{ key: 'tier', operator: 'In', values: ['b', 'a'] }, { key: 'old', operator: 'DoesNotExist' }] };
-    expect(parseLabelSelector(labelSelectorString(sel))).toEqual([...fromLabelSelectorStruct(sel)].sort((a, b) => a.key.localeCompare(b.key)).map((r) => ({ ...r, values: [...r.values].sort() })));
+    const sel = {
+      matchLabels: { app: 'web' },
+      matchExpressions: [
+        { key: 'tier', operator: 'In', values: ['b', 'a'] },
+        { key: 'old', operator: 'DoesNotExist' },
+      ],
+    };
+    expect(parseLabelSelector(labelSelectorString(sel))).toEqual(
+      [...fromLabelSelectorStruct(sel)].sort((a, b) => a.key.localeCompare(b.key)).map((r) => ({ ...r, values: [...r.values].sort() })),
+    );
   });
 
   test('a selector kube-apiserver could not convert is a 400 with its message', () => {
@@ -192,8 +202,12 @@ describe('labelSelectorString: LabelSelectorAsSelector(sel).String(), as a Scale
       throw new Error('converted');
     };
     expect(message({ matchExpressions: [{ key: 'a', operator: 'Gt', values: ['1'] }] })).toBe('"Gt" is not a valid label selector operator');
-    expect(message({ matchExpressions: [{ key: 'a', operator: 'In', values: [] }] })).toBe("values: Invalid value: []: for 'in', 'notin' operators, values set can't be empty");
-    expect(message({ matchExpressions: [{ key: 'a', operator: 'Exists', values: ['x'] }] })).toBe('values: Invalid value: ["x"]: values set must be empty for exists and does not exist');
+    expect(message({ matchExpressions: [{ key: 'a', operator: 'In', values: [] }] })).toBe(
+      "values: Invalid value: []: for 'in', 'notin' operators, values set can't be empty",
+    );
+    expect(message({ matchExpressions: [{ key: 'a', operator: 'Exists', values: ['x'] }] })).toBe(
+      'values: Invalid value: ["x"]: values set must be empty for exists and does not exist',
+    );
     expect(message({ matchLabels: { 'a b': 'c' } })).toMatch(/^key: Invalid value: "a b": name part must consist of/);
     expect(message({ matchLabels: { a: 'b c' } })).toMatch(/^values\[0\]\[a\]: Invalid value: "b c": a valid label must be/);
   });

@@ -16,9 +16,7 @@ describe('validateObjectMeta (create)', () => {
   });
 
   test('name is required', () => {
-    expect(messages(validateObjectMeta({ namespace: 'default' }, namespaced))).toEqual([
-      'metadata.name: Required value: name or generateName is required',
-    ]);
+    expect(messages(validateObjectMeta({ namespace: 'default' }, namespaced))).toEqual(['metadata.name: Required value: name or generateName is required']);
   });
 
   test('generateName is validated even after the name was generated from it', () => {
@@ -30,9 +28,7 @@ describe('validateObjectMeta (create)', () => {
 
   test('namespace: required when namespaced, forbidden when cluster-scoped', () => {
     expect(messages(validateObjectMeta({ name: 'a' }, namespaced))).toEqual(['metadata.namespace: Required value']);
-    expect(messages(validateObjectMeta({ name: 'a', namespace: 'ns' }, clusterScoped))).toEqual([
-      'metadata.namespace: Forbidden: not allowed on this type',
-    ]);
+    expect(messages(validateObjectMeta({ name: 'a', namespace: 'ns' }, clusterScoped))).toEqual(['metadata.namespace: Forbidden: not allowed on this type']);
     expect(messages(validateObjectMeta({ name: 'a', namespace: 'a.b' }, namespaced))[0]).toMatch(
       /^metadata\.namespace: Invalid value: "a\.b": a lowercase RFC 1123 label must consist/,
     );
@@ -47,7 +43,9 @@ describe('validateObjectMeta (create)', () => {
   test('finalizers: qualified names, then the kube name check with an index', () => {
     expect(validateObjectMeta({ name: 'a', finalizers: ['kubernetes', 'orphan', 'example.com/x'] }, clusterScoped)).toEqual([]);
     // apimachinery's ValidateObjectMeta (CRDs, custom resources) takes any qualified name.
-    expect(validateObjectMeta({ name: 'a', finalizers: ['customresourcecleanup.apiextensions.k8s.io'] }, { ...clusterScoped, kubeFinalizerNames: false })).toEqual([]);
+    expect(
+      validateObjectMeta({ name: 'a', finalizers: ['customresourcecleanup.apiextensions.k8s.io'] }, { ...clusterScoped, kubeFinalizerNames: false }),
+    ).toEqual([]);
     expect(messages(validateObjectMeta({ name: 'a', finalizers: ['example.com/x', 'custom'] }, clusterScoped))).toEqual([
       'metadata.finalizers[1]: Invalid value: "custom": name is neither a standard finalizer name nor is it fully qualified',
     ]);
@@ -110,7 +108,18 @@ describe('labels and annotations', () => {
 
 describe('validateLabelSelector', () => {
   test('a well-formed selector has no errors', () => {
-    expect(validateLabelSelector({ matchLabels: { app: 'web' }, matchExpressions: [{ key: 'tier', operator: 'In', values: ['a'] }, { key: 'x', operator: 'Exists' }] }, 'spec.selector')).toEqual([]);
+    expect(
+      validateLabelSelector(
+        {
+          matchLabels: { app: 'web' },
+          matchExpressions: [
+            { key: 'tier', operator: 'In', values: ['a'] },
+            { key: 'x', operator: 'Exists' },
+          ],
+        },
+        'spec.selector',
+      ),
+    ).toEqual([]);
   });
 
   test('operators, their values, keys and values are checked per requirement', () => {
@@ -162,7 +171,9 @@ describe('validateObjectMetaUpdate', () => {
 
   test('no new finalizers once deleting', () => {
     const deleting = { ...prev, deletionTimestamp: '2024-01-02T00:00:00Z', finalizers: ['example.com/a'] };
-    expect(messages(validateObjectMetaUpdate({ ...deleting, finalizers: ['example.com/a', 'example.com/c', 'example.com/b', 'example.com/c'] }, deleting, true))).toEqual([
+    expect(
+      messages(validateObjectMetaUpdate({ ...deleting, finalizers: ['example.com/a', 'example.com/c', 'example.com/b', 'example.com/c'] }, deleting, true)),
+    ).toEqual([
       'metadata.finalizers: Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers []string{"example.com/b", "example.com/c"}',
     ]);
     expect(validateObjectMetaUpdate({ ...deleting, finalizers: [] }, deleting, true)).toEqual([]);

@@ -21,7 +21,10 @@ interface SelectorRequirement {
 }
 
 /** metav1validation.ValidateLabelSelector: matchLabels as labels, each matchExpressions requirement well-formed. */
-export function validateLabelSelector(selector: { matchLabels?: Record<string, string>; matchExpressions?: SelectorRequirement[] }, path: string): FieldErrorList {
+export function validateLabelSelector(
+  selector: { matchLabels?: Record<string, string>; matchExpressions?: SelectorRequirement[] },
+  path: string,
+): FieldErrorList {
   const errs = validateLabels(selector.matchLabels, `${path}.matchLabels`);
   (selector.matchExpressions ?? []).forEach((req, i) => {
     const at = `${path}.matchExpressions[${i}]`;

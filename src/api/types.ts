@@ -138,9 +138,7 @@ export function apiVersionOf(gv: GroupVersion): string {
 
 export function parseApiVersion(apiVersion: string): GroupVersion {
   const slash = apiVersion.indexOf('/');
-  return slash < 0
-    ? { group: '', version: apiVersion }
-    : { group: apiVersion.slice(0, slash), version: apiVersion.slice(slash + 1) };
+  return slash < 0 ? { group: '', version: apiVersion } : { group: apiVersion.slice(0, slash), version: apiVersion.slice(slash + 1) };
 }
 
 /** "pods" or "deployments.apps": how kube-apiserver names a resource in messages. */

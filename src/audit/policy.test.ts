@@ -48,12 +48,14 @@ test.each([
   expect(evaluatePolicy(policy, attrs(over)).level).toBe(level);
 });
 
-test('omitted stages: the policy\'s and the rule\'s', () => {
+test("omitted stages: the policy's and the rule's", () => {
   expect(evaluatePolicy(policy, attrs({ verb: 'create', namespace: 'prod' })).omitStages).toEqual(['RequestReceived', 'ResponseStarted']);
 });
 
 test('a policy is checked', () => {
-  expect(() => parseAuditPolicy(Buffer.from('apiVersion: audit.k8s.io/v1\nkind: Policy\nrules: []\n'), 'p')).toThrow('loaded illegal policy with 0 rules from file p');
+  expect(() => parseAuditPolicy(Buffer.from('apiVersion: audit.k8s.io/v1\nkind: Policy\nrules: []\n'), 'p')).toThrow(
+    'loaded illegal policy with 0 rules from file p',
+  );
   expect(() => parseAuditPolicy(Buffer.from('apiVersion: audit.k8s.io/v1\nkind: Policy\nrules: [{level: Everything}]\n'), 'p')).toThrow(
     'p: rules[0].level: Unsupported value: "Everything"',
   );

@@ -1,7 +1,16 @@
 import { X509Certificate } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { createCertificateAuthority, createLeafCertificate } from './certificates';
-import { ANONYMOUS_USER, bearerTokenAuthenticator, issuedByOneOf, requestAuthenticator, staticTokenAuthenticator, tokenReviewer, tokenUnion, withAuthenticatedGroup } from './authenticators';
+import {
+  ANONYMOUS_USER,
+  bearerTokenAuthenticator,
+  issuedByOneOf,
+  requestAuthenticator,
+  staticTokenAuthenticator,
+  tokenReviewer,
+  tokenUnion,
+  withAuthenticatedGroup,
+} from './authenticators';
 import type { UserInfo } from './user';
 
 const alice: UserInfo = { name: 'alice', uid: 'u1', groups: ['dev'], extra: {} };

@@ -148,7 +148,8 @@ export function requestHeaderAuthenticator(opts: RequestHeaderOptions): RequestA
     }
     for (const header of Object.keys(req.headers)) {
       const lower = header.toLowerCase();
-      if ([...opts.usernameHeaders, ...opts.groupHeaders].some((h) => h.toLowerCase() === lower) || prefixes.some((p) => lower.startsWith(p))) delete req.headers[header];
+      if ([...opts.usernameHeaders, ...opts.groupHeaders].some((h) => h.toLowerCase() === lower) || prefixes.some((p) => lower.startsWith(p)))
+        delete req.headers[header];
     }
     return { user: { name, uid: '', groups, extra } };
   };
@@ -201,7 +202,10 @@ export function withAuthenticatedGroup(user: UserInfo): UserInfo {
  * group added; then, with --anonymous-auth and only when no authenticator saw bad credentials
  * (union.NewFailOnError), the anonymous user. Null means 401.
  */
-export function requestAuthenticator(authenticators: RequestAuthenticator[], anonymous: boolean): (req: IncomingMessage) => Promise<UserInfo | { error: string } | null> {
+export function requestAuthenticator(
+  authenticators: RequestAuthenticator[],
+  anonymous: boolean,
+): (req: IncomingMessage) => Promise<UserInfo | { error: string } | null> {
   const all = union(authenticators);
   return async (req) => {
     const result = await all(req);

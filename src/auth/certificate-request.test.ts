@@ -9,7 +9,9 @@ import { createCertificateAuthority, signClientCertificate } from './certificate
 function opensslRequest(keyType: string[], subject: string): string {
   const dir = mkdtempSync(path.join(tmpdir(), 'csr-unit-'));
   try {
-    execFileSync('openssl', ['req', '-new', '-newkey', ...keyType, '-nodes', '-keyout', path.join(dir, 'k'), '-out', path.join(dir, 'r'), '-subj', subject], { stdio: 'ignore' });
+    execFileSync('openssl', ['req', '-new', '-newkey', ...keyType, '-nodes', '-keyout', path.join(dir, 'k'), '-out', path.join(dir, 'r'), '-subj', subject], {
+      stdio: 'ignore',
+    });
     return readFileSync(path.join(dir, 'r'), 'utf8');
   } finally {
     rmSync(dir, { recursive: true, force: true });

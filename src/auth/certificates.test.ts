@@ -13,7 +13,12 @@ describe('certificates', () => {
   });
 
   test('a serving certificate signed by the CA, valid for its host names and addresses', () => {
-    const serving = createLeafCertificate(ca, { commonName: 'kube-apiserver', usage: 'server', hosts: ['localhost', '127.0.0.1', '::1', 'kubernetes.default.svc'], validDays: 365 });
+    const serving = createLeafCertificate(ca, {
+      commonName: 'kube-apiserver',
+      usage: 'server',
+      hosts: ['localhost', '127.0.0.1', '::1', 'kubernetes.default.svc'],
+      validDays: 365,
+    });
     const cert = new X509Certificate(serving.cert);
     expect(cert.checkIssued(new X509Certificate(ca.cert))).toBe(true);
     expect(cert.verify(new X509Certificate(ca.cert).publicKey)).toBe(true);

@@ -55,7 +55,9 @@ function extension(oid: string, critical: boolean, value: Buffer): Buffer {
 function keyIdentifier(publicKey: KeyObject): Buffer {
   const spki = publicKey.export({ type: 'spki', format: 'der' });
   // For an uncompressed P-256 point, the BIT STRING's content is the last 65 bytes of the SPKI.
-  return createHash('sha1').update(spki.subarray(spki.length - 65)).digest();
+  return createHash('sha1')
+    .update(spki.subarray(spki.length - 65))
+    .digest();
 }
 
 function subjectAltName(hosts: string[]): Buffer {
@@ -101,7 +103,10 @@ function certificate(spec: CertificateSpec): string {
     explicit(3, sequence(...spec.extensions)),
   );
   const der = sequence(tbs, algorithm, bitString(sign('sha256', tbs, spec.signingKey)));
-  return `-----BEGIN CERTIFICATE-----\n${der.toString('base64').replace(/(.{64})/g, '$1\n').replace(/\n$/, '')}\n-----END CERTIFICATE-----\n`;
+  return `-----BEGIN CERTIFICATE-----\n${der
+    .toString('base64')
+    .replace(/(.{64})/g, '$1\n')
+    .replace(/\n$/, '')}\n-----END CERTIFICATE-----\n`;
 }
 
 function newKey(): { privateKey: KeyObject; publicKey: KeyObject; pem: string } {

@@ -27,7 +27,7 @@ export function readTlv(buf: Buffer): Tlv {
 /** The TLVs a constructed value holds, in order. */
 export function children(content: Buffer): Tlv[] {
   const out: Tlv[] = [];
-  for (let rest = content; rest.length > 0; ) {
+  for (let rest = content; rest.length > 0;) {
     const item = readTlv(rest);
     out.push(item);
     rest = rest.subarray(item.raw.length);

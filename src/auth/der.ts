@@ -42,6 +42,9 @@ export function objectIdentifier(oid: string): Buffer {
 
 /** RFC 5280 Time: UTCTime through 2049, GeneralizedTime after. */
 export function time(date: Date): Buffer {
-  const iso = date.toISOString().replace(/[-:T]/g, '').replace(/\.\d+Z$/, 'Z');
+  const iso = date
+    .toISOString()
+    .replace(/[-:T]/g, '')
+    .replace(/\.\d+Z$/, 'Z');
   return date.getUTCFullYear() < 2050 ? tlv(0x17, Buffer.from(iso.slice(2))) : tlv(0x18, Buffer.from(iso));
 }

@@ -74,7 +74,12 @@ function attributesFor(requestor: UserInfo, r: ImpersonationRequest): Authorizat
     case 'Group':
       return resourceAttributes(requestor, 'impersonate', { resource: 'groups', name: r.value });
     case 'UserExtra':
-      return resourceAttributes(requestor, 'impersonate', { apiGroup: 'authentication.k8s.io', resource: 'userextras', subresource: r.extraKey, name: r.value });
+      return resourceAttributes(requestor, 'impersonate', {
+        apiGroup: 'authentication.k8s.io',
+        resource: 'userextras',
+        subresource: r.extraKey,
+        name: r.value,
+      });
     case 'UID':
       return resourceAttributes(requestor, 'impersonate', { apiGroup: 'authentication.k8s.io', resource: 'uids', name: r.value });
   }

@@ -12,7 +12,10 @@ const RS_PUBLIC = keyOf(rsa.publicKey, 'r1');
 describe('asymmetric JWTs', () => {
   test('RSA keys sign RS256, P-256 keys ES256; a token verifies with the public key to its claims', () => {
     expect([RS.alg, ES.alg, algorithmOf(generateKeyPairSync('ec', { namedCurve: 'P-384' }).publicKey)]).toEqual(['RS256', 'ES256', 'ES384']);
-    for (const [signer, verifier] of [[ES, ES_PUBLIC], [RS, RS_PUBLIC]]) {
+    for (const [signer, verifier] of [
+      [ES, ES_PUBLIC],
+      [RS, RS_PUBLIC],
+    ]) {
       const token = signJwt({ sub: 'a', n: 1 }, signer);
       expect(JSON.parse(Buffer.from(token.split('.')[0], 'base64url').toString())).toEqual({ alg: signer.alg, kid: signer.kid });
       expect(verifyJwt(token, [verifier])).toEqual({ sub: 'a', n: 1 });

@@ -13,7 +13,13 @@ export type ObjectLookup = (resource: 'serviceaccounts' | 'secrets' | 'pods' | '
 export type TokenAuthentication = { user: UserInfo; audiences: string[] } | { error: string };
 
 /** Why a token no longer holds because of the object it names, or null (kube's serviceaccount validator). */
-async function stillHolds(lookup: ObjectLookup, resource: Parameters<ObjectLookup>[0], namespace: string, claim: ObjectRef, kind: string): Promise<string | null> {
+async function stillHolds(
+  lookup: ObjectLookup,
+  resource: Parameters<ObjectLookup>[0],
+  namespace: string,
+  claim: ObjectRef,
+  kind: string,
+): Promise<string | null> {
   const live = await lookup(resource, namespace, claim.name);
   if (!live) return 'service account token has been invalidated';
   if (live.uid !== claim.uid) {
@@ -28,9 +34,11 @@ async function stillHolds(lookup: ObjectLookup, resource: Parameters<ObjectLooku
 /** ServiceAccountInfo.UserInfo: the service account user with its pod, node and credential id as extra. */
 function userOf({ subject, jti }: VerifiedToken): UserInfo {
   const extra: Record<string, string[]> = {};
-  if (subject.pod) Object.assign(extra, { 'authentication.kubernetes.io/pod-name': [subject.pod.name], 'authentication.kubernetes.io/pod-uid': [subject.pod.uid] });
+  if (subject.pod)
+    Object.assign(extra, { 'authentication.kubernetes.io/pod-name': [subject.pod.name], 'authentication.kubernetes.io/pod-uid': [subject.pod.uid] });
   if (jti) extra['authentication.kubernetes.io/credential-id'] = [`JTI=${jti}`];
-  if (subject.node) Object.assign(extra, { 'authentication.kubernetes.io/node-name': [subject.node.name], 'authentication.kubernetes.io/node-uid': [subject.node.uid] });
+  if (subject.node)
+    Object.assign(extra, { 'authentication.kubernetes.io/node-name': [subject.node.name], 'authentication.kubernetes.io/node-uid': [subject.node.uid] });
   return {
     name: serviceAccountUsername(subject.namespace, subject.serviceaccount.name),
     uid: subject.serviceaccount.uid,

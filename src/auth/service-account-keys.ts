@@ -20,7 +20,9 @@ export interface ServiceAccountKeyFiles {
 
 /** kube's keyIDFromPublicKey: the unpadded base64url SHA-256 of the key's PKIX (SPKI) DER. */
 export function keyId(publicKey: KeyObject): string {
-  return createHash('sha256').update(publicKey.export({ type: 'spki', format: 'der' })).digest('base64url');
+  return createHash('sha256')
+    .update(publicKey.export({ type: 'spki', format: 'der' }))
+    .digest('base64url');
 }
 
 function jwtKey(key: KeyObject): JwtKey {

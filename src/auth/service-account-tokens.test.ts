@@ -44,7 +44,7 @@ describe('service account tokens', () => {
     expect(tokens.verify(bare, [], NOW)).toBe('service account token claims are malformed');
   });
 
-  test('every issuer given is accepted, the first issues; only tokens of those issuers are the cluster\'s', () => {
+  test("every issuer given is accepted, the first issues; only tokens of those issuers are the cluster's", () => {
     const both = new ServiceAccountTokens(KEYS, ['https://new', SERVICE_ACCOUNT_ISSUER]);
     expect(both.verify(issue(), [SERVICE_ACCOUNT_ISSUER], NOW)).toMatchObject({ subject });
     expect(both.issuer).toBe('https://new');

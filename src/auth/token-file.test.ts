@@ -10,6 +10,8 @@ describe('static token file', () => {
   });
 
   test('fewer than three columns is an error naming the file', () => {
-    expect(() => parseTokenFile('t1,alice\n', 'tokens.csv')).toThrow("token file 'tokens.csv' must have at least 3 columns (token, user name, user uid), found 2");
+    expect(() => parseTokenFile('t1,alice\n', 'tokens.csv')).toThrow(
+      "token file 'tokens.csv' must have at least 3 columns (token, user name, user uid), found 2",
+    );
   });
 });

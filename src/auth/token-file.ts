@@ -9,11 +9,11 @@ function parseRecord(line: string): string[] {
   for (let i = 0; i < line.length; i++) {
     const c = line[i];
     if (quoted) {
-      if (c === '"' && line[i + 1] === '"') (field += '"'), i++;
+      if (c === '"' && line[i + 1] === '"') ((field += '"'), i++);
       else if (c === '"') quoted = false;
       else field += c;
     } else if (c === '"' && field === '') quoted = true;
-    else if (c === ',') fields.push(field), (field = '');
+    else if (c === ',') (fields.push(field), (field = ''));
     else field += c;
   }
   fields.push(field);

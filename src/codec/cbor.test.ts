@@ -12,7 +12,9 @@ describe('CBOR as kube-apiserver writes it', () => {
   });
 
   test('negative integers, null, arrays, and floats in their shortest exact width', () => {
-    expect(hex(encodeCbor([-1, -500, null, 1.5, 0.1, 100000.5]))).toBe(['d9d9f7', '86', '20', '3901f3', 'f6', 'f93e00', 'fb3fb999999999999a', 'fa47c35040'].join(''));
+    expect(hex(encodeCbor([-1, -500, null, 1.5, 0.1, 100000.5]))).toBe(
+      ['d9d9f7', '86', '20', '3901f3', 'f6', 'f93e00', 'fb3fb999999999999a', 'fa47c35040'].join(''),
+    );
   });
 
   test('Secret data are byte strings in tag 22, decoded back to base64', () => {

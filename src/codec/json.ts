@@ -3,7 +3,8 @@ import { DecodeError } from './decode-error';
 export function decodeJson(body: Buffer): unknown {
   if (body.length === 0) throw new DecodeError("couldn't get version/kind; json parse error: unexpected end of JSON input");
   const text = body.toString('utf8');
-  if (jsonNestingDepth(text) > MAX_NESTING_DEPTH) throw new DecodeError(`couldn't get version/kind; json parse error: exceeded max depth of ${MAX_NESTING_DEPTH}`);
+  if (jsonNestingDepth(text) > MAX_NESTING_DEPTH)
+    throw new DecodeError(`couldn't get version/kind; json parse error: exceeded max depth of ${MAX_NESTING_DEPTH}`);
   try {
     return JSON.parse(text);
   } catch (err) {

@@ -14,7 +14,9 @@ describe('media types and Accept headers', () => {
   });
 
   test('Accept clauses sort as goautoneg sorts them (a concrete type passes a wildcard whatever its q); q=0 is kept', () => {
-    expect(parseAccept('*/*;q=0.5, application/*;q=0.5, application/yaml;q=0.9, application/json;q=0, text/plain').map((c) => [`${c.type}/${c.subtype}`, c.q])).toEqual([
+    expect(
+      parseAccept('*/*;q=0.5, application/*;q=0.5, application/yaml;q=0.9, application/json;q=0, text/plain').map((c) => [`${c.type}/${c.subtype}`, c.q]),
+    ).toEqual([
       ['text/plain', 1],
       ['application/yaml', Math.fround(0.9)],
       ['application/json', 0],
@@ -72,7 +74,10 @@ describe('negotiateOutput', () => {
     expect(pick('application/json;as=Table;v=v1beta1;g=meta.k8s.io').representation).toEqual({ kind: 'Table', group: 'meta.k8s.io', version: 'v1beta1' });
     expect(pick('application/json;as=Table;g=meta.cluster;v=v1').representation).toEqual({ kind: 'Table', group: 'meta.cluster', version: 'v1' });
     expect(pick('application/yaml;as=Table;g=meta.k8s.io;v=v1').encoding).toBe('yaml');
-    expect(pick('application/vnd.kubernetes.protobuf;as=Table;g=meta.k8s.io;v=v1, application/json')).toMatchObject({ encoding: 'json', representation: { kind: 'object' } });
+    expect(pick('application/vnd.kubernetes.protobuf;as=Table;g=meta.k8s.io;v=v1, application/json')).toMatchObject({
+      encoding: 'json',
+      representation: { kind: 'object' },
+    });
     expect(pick('*/*;as=Table;g=meta.k8s.io;v=v1')).toMatchObject({ encoding: 'json', representation: { kind: 'Table' } });
   });
 
@@ -85,7 +90,10 @@ describe('negotiateOutput', () => {
   test('PartialObjectMetadata and its list, as client-go asks for them', () => {
     const metadataClient =
       'application/vnd.kubernetes.protobuf;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json';
-    expect(pick(metadataClient)).toMatchObject({ encoding: 'protobuf', representation: { kind: 'PartialObjectMetadataList', group: 'meta.k8s.io', version: 'v1' } });
+    expect(pick(metadataClient)).toMatchObject({
+      encoding: 'protobuf',
+      representation: { kind: 'PartialObjectMetadataList', group: 'meta.k8s.io', version: 'v1' },
+    });
     expect(pick('application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1beta1').representation.kind).toBe('PartialObjectMetadata');
   });
 

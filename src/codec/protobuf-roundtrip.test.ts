@@ -21,20 +21,43 @@ const meta = (name: string, namespaced = true) => ({
   ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'web-1', uid: 'owner-uid', controller: true, blockOwnerDeletion: true }],
   finalizers: ['example.com/f'],
   managedFields: [
-    { manager: 'kubectl', operation: 'Update', apiVersion: 'v1', time: '2024-05-06T07:08:09Z', fieldsType: 'FieldsV1', fieldsV1: { 'f:metadata': { 'f:labels': { '.': {}, 'f:app': {} } } } },
+    {
+      manager: 'kubectl',
+      operation: 'Update',
+      apiVersion: 'v1',
+      time: '2024-05-06T07:08:09Z',
+      fieldsType: 'FieldsV1',
+      fieldsV1: { 'f:metadata': { 'f:labels': { '.': {}, 'f:app': {} } } },
+    },
   ],
 });
 
 const podSpec = {
-  volumes: [{ name: 'cfg', configMap: { name: 'cfg', defaultMode: 420 } }, { name: 'tmp', emptyDir: { sizeLimit: '1Gi' } }],
-  initContainers: [{ name: 'init', image: 'busybox', command: ['sh', '-c', 'true'], resources: {}, terminationMessagePath: '/dev/termination-log', terminationMessagePolicy: 'File', imagePullPolicy: 'Always' }],
+  volumes: [
+    { name: 'cfg', configMap: { name: 'cfg', defaultMode: 420 } },
+    { name: 'tmp', emptyDir: { sizeLimit: '1Gi' } },
+  ],
+  initContainers: [
+    {
+      name: 'init',
+      image: 'busybox',
+      command: ['sh', '-c', 'true'],
+      resources: {},
+      terminationMessagePath: '/dev/termination-log',
+      terminationMessagePolicy: 'File',
+      imagePullPolicy: 'Always',
+    },
+  ],
   containers: [
     {
       name: 'nginx',
       image: 'nginx:1.27',
       args: ['-g', 'daemon off;'],
       ports: [{ name: 'http', containerPort: 80, protocol: 'TCP' }],
-      env: [{ name: 'A', value: '1' }, { name: 'POD', valueFrom: { fieldRef: { apiVersion: 'v1', fieldPath: 'metadata.name' } } }],
+      env: [
+        { name: 'A', value: '1' },
+        { name: 'POD', valueFrom: { fieldRef: { apiVersion: 'v1', fieldPath: 'metadata.name' } } },
+      ],
       resources: { limits: { cpu: '500m', memory: '128Mi' }, requests: { cpu: '250m' } },
       volumeMounts: [{ name: 'cfg', readOnly: true, mountPath: '/etc/cfg' }],
       livenessProbe: { httpGet: { path: '/', port: 'http', scheme: 'HTTP' }, timeoutSeconds: 1, periodSeconds: 10, successThreshold: 1, failureThreshold: 3 },
@@ -52,7 +75,11 @@ const podSpec = {
   serviceAccountName: 'default',
   serviceAccount: 'default',
   securityContext: { fsGroup: 2000 },
-  affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'zone', operator: 'In', values: ['a', 'b'] }] }] } } },
+  affinity: {
+    nodeAffinity: {
+      requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'zone', operator: 'In', values: ['a', 'b'] }] }] },
+    },
+  },
   schedulerName: 'default-scheduler',
   tolerations: [{ key: 'node.kubernetes.io/not-ready', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 }],
   priority: 0,
@@ -74,10 +101,30 @@ const OBJECTS: Record<string, Record<string, unknown>> = {
     status: {
       capacity: { cpu: '4', memory: '16Gi', pods: '110' },
       allocatable: { cpu: '3800m', memory: '15Gi', pods: '110' },
-      conditions: [{ type: 'Ready', status: 'True', lastHeartbeatTime: '2024-05-06T07:08:09Z', lastTransitionTime: '2024-05-06T07:00:00Z', reason: 'KubeletReady', message: 'ok' }],
+      conditions: [
+        {
+          type: 'Ready',
+          status: 'True',
+          lastHeartbeatTime: '2024-05-06T07:08:09Z',
+          lastTransitionTime: '2024-05-06T07:00:00Z',
+          reason: 'KubeletReady',
+          message: 'ok',
+        },
+      ],
       addresses: [{ type: 'InternalIP', address: '10.1.2.3' }],
       daemonEndpoints: { kubeletEndpoint: { Port: 10250 } },
-      nodeInfo: { machineID: 'm', systemUUID: 's', bootID: 'b', kernelVersion: '6.1', osImage: 'Debian', containerRuntimeVersion: 'containerd://1.7', kubeletVersion: 'v1.34.0', kubeProxyVersion: '', operatingSystem: 'linux', architecture: 'amd64' },
+      nodeInfo: {
+        machineID: 'm',
+        systemUUID: 's',
+        bootID: 'b',
+        kernelVersion: '6.1',
+        osImage: 'Debian',
+        containerRuntimeVersion: 'containerd://1.7',
+        kubeletVersion: 'v1.34.0',
+        kubeProxyVersion: '',
+        operatingSystem: 'linux',
+        architecture: 'amd64',
+      },
       images: [{ names: ['nginx:1.27'], sizeBytes: 70000000 }],
     },
   },
@@ -115,7 +162,10 @@ const OBJECTS: Record<string, Record<string, unknown>> = {
     kind: 'Service',
     metadata: meta('svc'),
     spec: {
-      ports: [{ name: 'http', protocol: 'TCP', port: 80, targetPort: 'http', nodePort: 30080 }, { name: 'alt', protocol: 'TCP', port: 8080, targetPort: 8080 }],
+      ports: [
+        { name: 'http', protocol: 'TCP', port: 80, targetPort: 'http', nodePort: 30080 },
+        { name: 'alt', protocol: 'TCP', port: 8080, targetPort: 8080 },
+      ],
       selector: { app: 'web' },
       clusterIP: '10.96.0.10',
       clusterIPs: ['10.96.0.10'],
@@ -130,7 +180,14 @@ const OBJECTS: Record<string, Record<string, unknown>> = {
   },
   ConfigMap: { apiVersion: 'v1', kind: 'ConfigMap', metadata: meta('cfg'), data: { 'a.txt': 'hello\n', b: '' }, binaryData: { bin: 'AAEC' }, immutable: true },
   Secret: { apiVersion: 'v1', kind: 'Secret', metadata: meta('sec'), data: { password: 'aHVudGVyMg==' }, type: 'Opaque' },
-  ServiceAccount: { apiVersion: 'v1', kind: 'ServiceAccount', metadata: meta('sa'), secrets: [{ name: 'sa-token' }], imagePullSecrets: [{ name: 'reg' }], automountServiceAccountToken: false },
+  ServiceAccount: {
+    apiVersion: 'v1',
+    kind: 'ServiceAccount',
+    metadata: meta('sa'),
+    secrets: [{ name: 'sa-token' }],
+    imagePullSecrets: [{ name: 'reg' }],
+    automountServiceAccountToken: false,
+  },
   Event: {
     apiVersion: 'v1',
     kind: 'Event',
@@ -151,7 +208,12 @@ const OBJECTS: Record<string, Record<string, unknown>> = {
     apiVersion: 'v1',
     kind: 'Endpoints',
     metadata: meta('svc'),
-    subsets: [{ addresses: [{ ip: '10.0.0.5', nodeName: 'node-1', targetRef: { kind: 'Pod', namespace: 'default', name: 'web-1', uid: 'u' } }], ports: [{ name: 'http', port: 80, protocol: 'TCP' }] }],
+    subsets: [
+      {
+        addresses: [{ ip: '10.0.0.5', nodeName: 'node-1', targetRef: { kind: 'Pod', namespace: 'default', name: 'web-1', uid: 'u' } }],
+        ports: [{ name: 'http', port: 80, protocol: 'TCP' }],
+      },
+    ],
   },
   Deployment: {
     apiVersion: 'apps/v1',
@@ -172,10 +234,25 @@ const OBJECTS: Record<string, Record<string, unknown>> = {
       readyReplicas: 2,
       availableReplicas: 2,
       unavailableReplicas: 1,
-      conditions: [{ type: 'Available', status: 'True', lastUpdateTime: '2024-05-06T07:08:09Z', lastTransitionTime: '2024-05-06T07:08:09Z', reason: 'MinimumReplicasAvailable', message: 'ok' }],
+      conditions: [
+        {
+          type: 'Available',
+          status: 'True',
+          lastUpdateTime: '2024-05-06T07:08:09Z',
+          lastTransitionTime: '2024-05-06T07:08:09Z',
+          reason: 'MinimumReplicasAvailable',
+          message: 'ok',
+        },
+      ],
     },
   },
-  ReplicaSet: { apiVersion: 'apps/v1', kind: 'ReplicaSet', metadata: meta('web-1'), spec: { replicas: 0, selector, template }, status: { replicas: 0, observedGeneration: 1 } },
+  ReplicaSet: {
+    apiVersion: 'apps/v1',
+    kind: 'ReplicaSet',
+    metadata: meta('web-1'),
+    spec: { replicas: 0, selector, template },
+    status: { replicas: 0, observedGeneration: 1 },
+  },
   StatefulSet: {
     apiVersion: 'apps/v1',
     kind: 'StatefulSet',
@@ -186,7 +263,11 @@ const OBJECTS: Record<string, Record<string, unknown>> = {
       template,
       volumeClaimTemplates: [
         // TypeMeta of an embedded object has no protobuf field.
-        { metadata: { name: 'data' }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } }, volumeMode: 'Filesystem' }, status: { phase: 'Pending' } },
+        {
+          metadata: { name: 'data' },
+          spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } }, volumeMode: 'Filesystem' },
+          status: { phase: 'Pending' },
+        },
       ],
       serviceName: 'db',
       podManagementPolicy: 'OrderedReady',
@@ -194,7 +275,16 @@ const OBJECTS: Record<string, Record<string, unknown>> = {
       revisionHistoryLimit: 10,
       persistentVolumeClaimRetentionPolicy: { whenDeleted: 'Retain', whenScaled: 'Retain' },
     },
-    status: { replicas: 1, readyReplicas: 1, currentReplicas: 1, updatedReplicas: 1, currentRevision: 'db-1', updateRevision: 'db-1', collisionCount: 0, availableReplicas: 1 },
+    status: {
+      replicas: 1,
+      readyReplicas: 1,
+      currentReplicas: 1,
+      updatedReplicas: 1,
+      currentRevision: 'db-1',
+      updateRevision: 'db-1',
+      collisionCount: 0,
+      availableReplicas: 1,
+    },
   },
   DaemonSet: {
     apiVersion: 'apps/v1',
@@ -230,7 +320,16 @@ const OBJECTS: Record<string, Record<string, unknown>> = {
       successPolicy: { rules: [{ succeededIndexes: '0-2', succeededCount: 1 }] },
     },
     status: {
-      conditions: [{ type: 'Complete', status: 'True', lastProbeTime: '2024-05-06T07:08:09Z', lastTransitionTime: '2024-05-06T07:08:09Z', reason: 'CompletionsReached', message: 'done' }],
+      conditions: [
+        {
+          type: 'Complete',
+          status: 'True',
+          lastProbeTime: '2024-05-06T07:08:09Z',
+          lastTransitionTime: '2024-05-06T07:08:09Z',
+          reason: 'CompletionsReached',
+          message: 'done',
+        },
+      ],
       startTime: '2024-05-06T07:08:00Z',
       completionTime: '2024-05-06T07:08:09Z',
       succeeded: 4,
@@ -251,7 +350,10 @@ const OBJECTS: Record<string, Record<string, unknown>> = {
       startingDeadlineSeconds: 0,
       concurrencyPolicy: 'Forbid',
       suspend: true,
-      jobTemplate: { metadata: { labels: { app: 'web' } }, spec: { backoffLimit: 2, template: { ...template, spec: { ...template.spec, restartPolicy: 'OnFailure' } } } },
+      jobTemplate: {
+        metadata: { labels: { app: 'web' } },
+        spec: { backoffLimit: 2, template: { ...template, spec: { ...template.spec, restartPolicy: 'OnFailure' } } },
+      },
       successfulJobsHistoryLimit: 3,
       failedJobsHistoryLimit: 0,
     },
@@ -318,7 +420,10 @@ const OBJECTS: Record<string, Record<string, unknown>> = {
     apiVersion: 'networking.k8s.io/v1',
     kind: 'IngressClass',
     metadata: meta('nginx', false),
-    spec: { controller: 'k8s.io/ingress-nginx', parameters: { apiGroup: 'k8s.example.com', kind: 'IngressParameters', name: 'external', scope: 'Namespace', namespace: 'ingress' } },
+    spec: {
+      controller: 'k8s.io/ingress-nginx',
+      parameters: { apiGroup: 'k8s.example.com', kind: 'IngressParameters', name: 'external', scope: 'Namespace', namespace: 'ingress' },
+    },
   },
   IPAddress: {
     apiVersion: 'networking.k8s.io/v1',
@@ -331,7 +436,11 @@ const OBJECTS: Record<string, Record<string, unknown>> = {
     kind: 'ServiceCIDR',
     metadata: meta('kubernetes', false),
     spec: { cidrs: ['10.96.0.0/12', 'fd00::/108'] },
-    status: { conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: '2024-05-06T07:08:09Z', reason: '', message: 'Kubernetes default Service CIDR is ready' }] },
+    status: {
+      conditions: [
+        { type: 'Ready', status: 'True', lastTransitionTime: '2024-05-06T07:08:09Z', reason: '', message: 'Kubernetes default Service CIDR is ready' },
+      ],
+    },
   },
   NetworkPolicy: {
     apiVersion: 'networking.k8s.io/v1',
@@ -341,7 +450,11 @@ const OBJECTS: Record<string, Record<string, unknown>> = {
       podSelector: { matchLabels: { app: 'db' } },
       ingress: [
         {
-          ports: [{ protocol: 'TCP', port: 5432 }, { protocol: 'TCP', port: 'metrics' }, { protocol: 'UDP', port: 30000, endPort: 30100 }],
+          ports: [
+            { protocol: 'TCP', port: 5432 },
+            { protocol: 'TCP', port: 'metrics' },
+            { protocol: 'UDP', port: 30000, endPort: 30100 },
+          ],
           from: [{ podSelector: selector, namespaceSelector: {} }, { ipBlock: { cidr: '10.0.0.0/8', except: ['10.1.0.0/16'] } }],
         },
       ],
@@ -361,7 +474,16 @@ const OBJECTS: Record<string, Record<string, unknown>> = {
       currentHealthy: 2,
       desiredHealthy: 2,
       expectedPods: 3,
-      conditions: [{ type: 'DisruptionAllowed', status: 'False', observedGeneration: 3, lastTransitionTime: '2024-05-06T07:08:09Z', reason: 'InsufficientPods', message: '' }],
+      conditions: [
+        {
+          type: 'DisruptionAllowed',
+          status: 'False',
+          observedGeneration: 3,
+          lastTransitionTime: '2024-05-06T07:08:09Z',
+          reason: 'InsufficientPods',
+          message: '',
+        },
+      ],
     },
   },
   PersistentVolumeClaim: {
@@ -393,7 +515,13 @@ const OBJECTS: Record<string, Record<string, unknown>> = {
     metadata: meta('pv-data', false),
     spec: {
       capacity: { storage: '500m' },
-      csi: { driver: 'ebs.csi.aws.com', volumeHandle: 'vol-1', fsType: 'ext4', volumeAttributes: { zone: 'a' }, nodeStageSecretRef: { name: 's', namespace: 'kube-system' } },
+      csi: {
+        driver: 'ebs.csi.aws.com',
+        volumeHandle: 'vol-1',
+        fsType: 'ext4',
+        volumeAttributes: { zone: 'a' },
+        nodeStageSecretRef: { name: 's', namespace: 'kube-system' },
+      },
       accessModes: ['ReadWriteOnce', 'ReadOnlyMany'],
       claimRef: { kind: 'PersistentVolumeClaim', namespace: 'default', name: 'data', uid: 'claim-uid', apiVersion: 'v1', resourceVersion: '7' },
       persistentVolumeReclaimPolicy: 'Retain',
@@ -427,7 +555,14 @@ const OBJECTS: Record<string, Record<string, unknown>> = {
       metrics: [
         { type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 80 } } },
         { type: 'Pods', pods: { metric: { name: 'rps', selector }, target: { type: 'AverageValue', averageValue: '1k' } } },
-        { type: 'Object', object: { describedObject: { kind: 'Ingress', name: 'main', apiVersion: 'networking.k8s.io/v1' }, metric: { name: 'hits' }, target: { type: 'Value', value: '10' } } },
+        {
+          type: 'Object',
+          object: {
+            describedObject: { kind: 'Ingress', name: 'main', apiVersion: 'networking.k8s.io/v1' },
+            metric: { name: 'hits' },
+            target: { type: 'Value', value: '10' },
+          },
+        },
         { type: 'ContainerResource', containerResource: { name: 'memory', container: 'app', target: { type: 'AverageValue', averageValue: '500Mi' } } },
         { type: 'External', external: { metric: { name: 'queue' }, target: { type: 'Value', value: '30' } } },
       ],
@@ -474,30 +609,61 @@ const OBJECTS: Record<string, Record<string, unknown>> = {
       },
       { addresses: ['10.0.0.2', '10.0.0.3'], conditions: {}, deprecatedTopology: { 'kubernetes.io/hostname': 'node-2' } },
     ],
-    ports: [{ name: '', protocol: 'TCP', port: 0 }, { name: 'http', protocol: 'TCP', port: 80, appProtocol: 'kubernetes.io/h2c' }],
+    ports: [
+      { name: '', protocol: 'TCP', port: 0 },
+      { name: 'http', protocol: 'TCP', port: 80, appProtocol: 'kubernetes.io/h2c' },
+    ],
   },
   ReplicationController: {
     apiVersion: 'v1',
     kind: 'ReplicationController',
     metadata: meta('rc'),
     spec: { replicas: 2, minReadySeconds: 5, selector: { app: 'web' }, template },
-    status: { replicas: 2, fullyLabeledReplicas: 2, readyReplicas: 1, availableReplicas: 1, observedGeneration: 3, conditions: [{ type: 'ReplicaFailure', status: 'False', lastTransitionTime: '2024-05-06T07:08:09Z', reason: 'r', message: 'm' }] },
+    status: {
+      replicas: 2,
+      fullyLabeledReplicas: 2,
+      readyReplicas: 1,
+      availableReplicas: 1,
+      observedGeneration: 3,
+      conditions: [{ type: 'ReplicaFailure', status: 'False', lastTransitionTime: '2024-05-06T07:08:09Z', reason: 'r', message: 'm' }],
+    },
   },
   PodTemplate: { apiVersion: 'v1', kind: 'PodTemplate', metadata: meta('pt'), template },
   LimitRange: {
     apiVersion: 'v1',
     kind: 'LimitRange',
     metadata: meta('lr'),
-    spec: { limits: [{ type: 'Container', max: { cpu: '2' }, min: { cpu: '100m' }, default: { cpu: '1' }, defaultRequest: { cpu: '500m' }, maxLimitRequestRatio: { cpu: '4' } }] },
+    spec: {
+      limits: [
+        {
+          type: 'Container',
+          max: { cpu: '2' },
+          min: { cpu: '100m' },
+          default: { cpu: '1' },
+          defaultRequest: { cpu: '500m' },
+          maxLimitRequestRatio: { cpu: '4' },
+        },
+      ],
+    },
   },
   ResourceQuota: {
     apiVersion: 'v1',
     kind: 'ResourceQuota',
     metadata: meta('rq'),
-    spec: { hard: { pods: '10' }, scopes: ['NotTerminating'], scopeSelector: { matchExpressions: [{ scopeName: 'PriorityClass', operator: 'In', values: ['high'] }] } },
+    spec: {
+      hard: { pods: '10' },
+      scopes: ['NotTerminating'],
+      scopeSelector: { matchExpressions: [{ scopeName: 'PriorityClass', operator: 'In', values: ['high'] }] },
+    },
     status: { hard: { pods: '10' }, used: { pods: '3' } },
   },
-  ControllerRevision: { apiVersion: 'apps/v1', kind: 'ControllerRevision', metadata: meta('ds-1'), data: { spec: { template: { metadata: { labels: { app: 'web' } } } } }, revision: 3 },
+  ControllerRevision: {
+    apiVersion: 'apps/v1',
+    kind: 'ControllerRevision',
+    metadata: meta('ds-1'),
+    data: { spec: { template: { metadata: { labels: { app: 'web' } } } } },
+    revision: 3,
+  },
   RuntimeClass: {
     apiVersion: 'node.k8s.io/v1',
     kind: 'RuntimeClass',
@@ -544,8 +710,28 @@ const OBJECTS: Record<string, Record<string, unknown>> = {
     apiVersion: 'certificates.k8s.io/v1',
     kind: 'CertificateSigningRequest',
     metadata: meta('csr', false),
-    spec: { request: 'LS0tLQ==', signerName: 'kubernetes.io/kube-apiserver-client', expirationSeconds: 3600, usages: ['client auth'], username: 'alice', uid: 'u-1', groups: ['dev'] },
-    status: { conditions: [{ type: 'Approved', status: 'True', reason: 'KubectlApprove', message: 'ok', lastUpdateTime: '2024-05-06T07:08:09Z', lastTransitionTime: '2024-05-06T07:08:09Z' }], certificate: 'LS0tLQ==' },
+    spec: {
+      request: 'LS0tLQ==',
+      signerName: 'kubernetes.io/kube-apiserver-client',
+      expirationSeconds: 3600,
+      usages: ['client auth'],
+      username: 'alice',
+      uid: 'u-1',
+      groups: ['dev'],
+    },
+    status: {
+      conditions: [
+        {
+          type: 'Approved',
+          status: 'True',
+          reason: 'KubectlApprove',
+          message: 'ok',
+          lastUpdateTime: '2024-05-06T07:08:09Z',
+          lastTransitionTime: '2024-05-06T07:08:09Z',
+        },
+      ],
+      certificate: 'LS0tLQ==',
+    },
   },
   CSIStorageCapacity: {
     apiVersion: 'storage.k8s.io/v1',
@@ -556,7 +742,13 @@ const OBJECTS: Record<string, Record<string, unknown>> = {
     capacity: '10Gi',
     maximumVolumeSize: '1Ti',
   },
-  VolumeAttributesClass: { apiVersion: 'storage.k8s.io/v1', kind: 'VolumeAttributesClass', metadata: meta('gold', false), driverName: 'csi.example.com', parameters: { iops: '1000' } },
+  VolumeAttributesClass: {
+    apiVersion: 'storage.k8s.io/v1',
+    kind: 'VolumeAttributesClass',
+    metadata: meta('gold', false),
+    driverName: 'csi.example.com',
+    parameters: { iops: '1000' },
+  },
   FlowSchema: {
     apiVersion: 'flowcontrol.apiserver.k8s.io/v1',
     kind: 'FlowSchema',
@@ -567,7 +759,10 @@ const OBJECTS: Record<string, Record<string, unknown>> = {
       distinguisherMethod: { type: 'ByUser' },
       rules: [
         {
-          subjects: [{ kind: 'User', user: { name: 'system:kube-scheduler' } }, { kind: 'ServiceAccount', serviceAccount: { name: '*', namespace: 'kube-system' } }],
+          subjects: [
+            { kind: 'User', user: { name: 'system:kube-scheduler' } },
+            { kind: 'ServiceAccount', serviceAccount: { name: '*', namespace: 'kube-system' } },
+          ],
           resourceRules: [{ verbs: ['get'], apiGroups: ['coordination.k8s.io'], resources: ['leases'], namespaces: ['*'] }],
           nonResourceRules: [{ verbs: ['get'], nonResourceURLs: ['/healthz'] }],
         },
@@ -579,7 +774,14 @@ const OBJECTS: Record<string, Record<string, unknown>> = {
     apiVersion: 'flowcontrol.apiserver.k8s.io/v1',
     kind: 'PriorityLevelConfiguration',
     metadata: meta('workload-high', false),
-    spec: { type: 'Limited', limited: { nominalConcurrencyShares: 40, lendablePercent: 50, limitResponse: { type: 'Queue', queuing: { queues: 128, handSize: 6, queueLengthLimit: 50 } } } },
+    spec: {
+      type: 'Limited',
+      limited: {
+        nominalConcurrencyShares: 40,
+        lendablePercent: 50,
+        limitResponse: { type: 'Queue', queuing: { queues: 128, handSize: 6, queueLengthLimit: 50 } },
+      },
+    },
     status: {},
   },
   DeviceClass: {
@@ -611,7 +813,13 @@ const OBJECTS: Record<string, Record<string, unknown>> = {
     apiVersion: 'coordination.k8s.io/v1',
     kind: 'Lease',
     metadata: meta('lock'),
-    spec: { holderIdentity: 'node-1', leaseDurationSeconds: 40, acquireTime: '2024-05-06T07:08:09.000000Z', renewTime: '2024-05-06T07:08:19.654321Z', leaseTransitions: 0 },
+    spec: {
+      holderIdentity: 'node-1',
+      leaseDurationSeconds: 40,
+      acquireTime: '2024-05-06T07:08:09.000000Z',
+      renewTime: '2024-05-06T07:08:19.654321Z',
+      leaseTransitions: 0,
+    },
   },
   MutatingWebhookConfiguration: {
     apiVersion: 'admissionregistration.k8s.io/v1',
@@ -790,7 +998,17 @@ const OBJECTS: Record<string, Record<string, unknown>> = {
       groupPriorityMinimum: 2000,
       versionPriority: 200,
     },
-    status: { conditions: [{ type: 'Available', status: 'False', lastTransitionTime: '2024-05-06T07:08:09Z', reason: 'MissingEndpoints', message: 'endpoints for service/api in "wardle" have no addresses' }] },
+    status: {
+      conditions: [
+        {
+          type: 'Available',
+          status: 'False',
+          lastTransitionTime: '2024-05-06T07:08:09Z',
+          reason: 'MissingEndpoints',
+          message: 'endpoints for service/api in "wardle" have no addresses',
+        },
+      ],
+    },
   },
   TokenReview: {
     apiVersion: 'authentication.k8s.io/v1',
@@ -803,7 +1021,16 @@ const OBJECTS: Record<string, Record<string, unknown>> = {
 
 /** The machinery's kinds that go over the wire in protobuf too. */
 const META_OBJECTS: Record<string, unknown>[] = [
-  { apiVersion: 'v1', kind: 'Status', metadata: {}, status: 'Failure', message: 'pods "x" not found', reason: 'NotFound', details: { name: 'x', kind: 'pods' }, code: 404 },
+  {
+    apiVersion: 'v1',
+    kind: 'Status',
+    metadata: {},
+    status: 'Failure',
+    message: 'pods "x" not found',
+    reason: 'NotFound',
+    details: { name: 'x', kind: 'pods' },
+    code: 404,
+  },
   {
     apiVersion: 'v1',
     kind: 'Status',
@@ -815,8 +1042,20 @@ const META_OBJECTS: Record<string, unknown>[] = [
     code: 422,
   },
   { apiVersion: 'meta.k8s.io/v1', kind: 'PartialObjectMetadata', metadata: meta('web-1') },
-  { apiVersion: 'meta.k8s.io/v1', kind: 'PartialObjectMetadataList', metadata: { resourceVersion: '9', continue: 'c', remainingItemCount: 5 }, items: [{ metadata: meta('a') }, { metadata: meta('b') }] },
-  { apiVersion: 'meta.k8s.io/v1', kind: 'DeleteOptions', gracePeriodSeconds: 0, preconditions: { uid: 'u', resourceVersion: '3' }, propagationPolicy: 'Foreground', dryRun: ['All'] },
+  {
+    apiVersion: 'meta.k8s.io/v1',
+    kind: 'PartialObjectMetadataList',
+    metadata: { resourceVersion: '9', continue: 'c', remainingItemCount: 5 },
+    items: [{ metadata: meta('a') }, { metadata: meta('b') }],
+  },
+  {
+    apiVersion: 'meta.k8s.io/v1',
+    kind: 'DeleteOptions',
+    gracePeriodSeconds: 0,
+    preconditions: { uid: 'u', resourceVersion: '3' },
+    propagationPolicy: 'Foreground',
+    dryRun: ['All'],
+  },
 ];
 
 describe('protobuf round trips: encode, decode, the same JSON', () => {
@@ -852,7 +1091,7 @@ describe('protobuf round trips: encode, decode, the same JSON', () => {
     expect(decodeProtobuf(encodeProtobuf(hpa))).toEqual(hpa);
   });
 
-  test('events.k8s.io/v1 Event and EventList, what client-go\'s events recorder writes', () => {
+  test("events.k8s.io/v1 Event and EventList, what client-go's events recorder writes", () => {
     const event = {
       apiVersion: 'events.k8s.io/v1',
       kind: 'Event',

@@ -65,7 +65,10 @@ export function protobufListParts(
   let rawLength = meta.length;
   for (const item of list.items) {
     const bytes = itemBytes(item, itemType);
-    const header = Writer.create().uint32((2 << 3) | 2).uint32(bytes.length).finish();
+    const header = Writer.create()
+      .uint32((2 << 3) | 2)
+      .uint32(bytes.length)
+      .finish();
     const framed = Buffer.concat([header, bytes]);
     rawLength += framed.length;
     items.push(framed);

@@ -78,8 +78,7 @@ function formatTime(seconds: number, nanos: number, micro: boolean): string {
 const SPECIAL: Record<string, (msg: Record<string, unknown>) => unknown> = {
   // A Time written at all is a non-pointer field: its zero value is JSON's null.
   [`${META}.Time`]: (m) => (m.seconds === undefined || toNumber(m.seconds as Longish) === 0 ? null : formatTime(toNumber(m.seconds as Longish), 0, false)),
-  [`${META}.MicroTime`]: (m) =>
-    m.seconds === undefined ? undefined : formatTime(toNumber(m.seconds as Longish), toNumber((m.nanos as Longish) ?? 0), true),
+  [`${META}.MicroTime`]: (m) => (m.seconds === undefined ? undefined : formatTime(toNumber(m.seconds as Longish), toNumber((m.nanos as Longish) ?? 0), true)),
   [`${META}.Duration`]: (m) => formatDuration(toNumber((m.duration as Longish) ?? 0)),
   [`${META}.FieldsV1`]: (m) => (m.Raw ? JSON.parse((m.Raw as Buffer).toString('utf8')) : undefined),
   '.k8s.io.apimachinery.pkg.util.intstr.IntOrString': (m) => (toNumber((m.type as Longish) ?? 0) === 1 ? (m.strVal ?? '') : (m.intVal ?? 0)),
@@ -153,7 +152,7 @@ export function decodeProtobuf(body: Buffer): KubeObject {
     throw new DecodeError(`unable to decode protobuf envelope: ${(err as Error).message}`);
   }
   const typeMeta = (unknown.typeMeta ?? {}) as { apiVersion?: string; kind?: string };
-  if (!typeMeta.kind || !typeMeta.apiVersion) throw new DecodeError('Object \'Kind\' is missing in protobuf envelope');
+  if (!typeMeta.kind || !typeMeta.apiVersion) throw new DecodeError("Object 'Kind' is missing in protobuf envelope");
   const gv = parseApiVersion(typeMeta.apiVersion);
   const type = lookupMessage({ ...gv, kind: typeMeta.kind });
   if (!type) throw new DecodeError(`no kind "${typeMeta.kind}" is registered for version "${typeMeta.apiVersion}"`);

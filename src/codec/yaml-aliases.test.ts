@@ -4,7 +4,12 @@ import { allowedAliasRatio } from './yaml-aliases';
 /** Nine aliases a line, ten lines: 9^9 leaves from some 400 bytes. */
 function aliasBomb(lines = 10, width = 9): string {
   const out = ['a0: &a0 [x, x, x, x, x, x, x, x, x]'];
-  for (let i = 1; i < lines; i++) out.push(`a${i}: &a${i} [${Array(width).fill(`*a${i - 1}`).join(', ')}]`);
+  for (let i = 1; i < lines; i++)
+    out.push(
+      `a${i}: &a${i} [${Array(width)
+        .fill(`*a${i - 1}`)
+        .join(', ')}]`,
+    );
   return out.join('\n');
 }
 

@@ -146,9 +146,12 @@ export class ApiServerIdentity implements Controller {
   private schedule(): void {
     if (!this.running) return;
     this.cancelTimer = this.clock.after(this.timing.renewIntervalMs, () => {
-      void this.renew().then(() => {
-        if (++this.ticks % 6 === 0) return this.collectExpired();
-      }).catch((err: unknown) => this.log('identity lease garbage collection failed', err)).finally(() => this.schedule());
+      void this.renew()
+        .then(() => {
+          if (++this.ticks % 6 === 0) return this.collectExpired();
+        })
+        .catch((err: unknown) => this.log('identity lease garbage collection failed', err))
+        .finally(() => this.schedule());
     });
   }
 
@@ -215,7 +218,10 @@ export class ApiServerIdentity implements Controller {
     for (const lease of list.items) {
       if (lease.metadata.name === this.leaseName || replicaOf(lease, now).live) continue;
       try {
-        await this.leases.delete(internalContext({ namespace: SYSTEM_NAMESPACE }), lease.metadata.name!, { dryRun: false, preconditions: { resourceVersion: lease.metadata.resourceVersion } });
+        await this.leases.delete(internalContext({ namespace: SYSTEM_NAMESPACE }), lease.metadata.name!, {
+          dryRun: false,
+          preconditions: { resourceVersion: lease.metadata.resourceVersion },
+        });
       } catch (err) {
         if (!(isStatusError(err) && (err.code === 404 || err.code === 409))) throw err;
       }

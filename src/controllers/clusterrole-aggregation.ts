@@ -64,7 +64,10 @@ async function aggregate(clusterRoles: GenericStore, role: KubeObject, roles: It
 export async function settleAggregation(clusterRoles: GenericStore): Promise<void> {
   const list = await clusterRoles.list('', { resourceVersion: '', match: '', predicate: everything });
   const roles = new Map(list.items.map((r) => [r.metadata.name!, r]));
-  const aggregated = [...roles.values()].filter((r) => selectorsOf(r) !== null).map((r) => r.metadata.name!).sort();
+  const aggregated = [...roles.values()]
+    .filter((r) => selectorsOf(r) !== null)
+    .map((r) => r.metadata.name!)
+    .sort();
   for (let pass = 0; pass < aggregated.length + 1; pass++) {
     let changed = false;
     for (const name of aggregated) {

@@ -92,13 +92,18 @@ export function startControllers(
       )),
   );
   manager.add(new DeferredController('poststarthook/bootstrap-controller', reconciler, log), { leaderOnly: false });
-  manager.add(new ServiceRepairControllers(storeOf('', 'services'), storeOf('networking.k8s.io', 'ipaddresses'), allocation, config.serviceRepairIntervalMs, log), { leaderOnly: true });
+  manager.add(
+    new ServiceRepairControllers(storeOf('', 'services'), storeOf('networking.k8s.io', 'ipaddresses'), allocation, config.serviceRepairIntervalMs, log),
+    { leaderOnly: true },
+  );
   manager.add(new NamespaceController(registry, storeOf('', 'namespaces'), log), { leaderOnly: true });
   manager.add(garbageCollector, { leaderOnly: true });
   manager.add(new CrdEstablishingController(crds, leases, crdController, identity.leaseName, log), { leaderOnly: true });
   manager.add(new ClusterRoleAggregationController(storeOf('rbac.authorization.k8s.io', 'clusterroles'), log), { leaderOnly: true });
   manager.add(new ServiceAccountController(storeOf('', 'namespaces'), storeOf('', 'serviceaccounts'), log), { leaderOnly: true });
-  manager.add(new PolicyTypeCheckingController(storeOf('admissionregistration.k8s.io', 'validatingadmissionpolicies'), registrySchemaOf(registry), log), { leaderOnly: true });
+  manager.add(new PolicyTypeCheckingController(storeOf('admissionregistration.k8s.io', 'validatingadmissionpolicies'), registrySchemaOf(registry), log), {
+    leaderOnly: true,
+  });
   manager.add(new RootCaPublisher(storeOf('', 'namespaces'), storeOf('', 'configmaps'), rootCa, log), { leaderOnly: true });
   manager.add(new PvcProtectionController(storeOf('', 'persistentvolumeclaims'), storeOf('', 'pods'), log), { leaderOnly: true });
   manager.add(new PvProtectionController(storeOf('', 'persistentvolumes'), log), { leaderOnly: true });
@@ -112,9 +117,17 @@ export function startControllers(
     { leaderOnly: true },
   );
   manager.add(new DisruptionController(registry, storeOf('policy', 'poddisruptionbudgets'), storeOf('', 'pods'), log), { leaderOnly: true });
-  manager.add(new FlowControlController(storeOf('flowcontrol.apiserver.k8s.io', 'flowschemas'), storeOf('flowcontrol.apiserver.k8s.io', 'prioritylevelconfigurations'), log), { leaderOnly: true });
+  manager.add(
+    new FlowControlController(
+      storeOf('flowcontrol.apiserver.k8s.io', 'flowschemas'),
+      storeOf('flowcontrol.apiserver.k8s.io', 'prioritylevelconfigurations'),
+      log,
+    ),
+    { leaderOnly: true },
+  );
   // Only a CA kapi generated signs CSRs: with --client-ca-file, the CA's key is not ours.
-  if (clientSigner) manager.add(new CsrSigningController(storeOf('certificates.k8s.io', 'certificatesigningrequests'), clientSigner, log), { leaderOnly: true });
+  if (clientSigner)
+    manager.add(new CsrSigningController(storeOf('certificates.k8s.io', 'certificatesigningrequests'), clientSigner, log), { leaderOnly: true });
   const elector = config.leaderElect
     ? new LeaderElector(
         new LeaseLock(leases, 'kube-system', CONTROLLER_MANAGER_LEASE),
@@ -135,11 +148,13 @@ export function startControllers(
     /** Stops every controller, releases the leader lease, deletes this replica's identity lease and takes it out of the kubernetes endpoints. */
     stop: async (): Promise<void> => {
       await manager.stop();
-      const removals = [identity.remove(), endpointsReconciler?.remove().catch((err: unknown) => log('could not remove this replica from the kubernetes endpoints', err))];
+      const removals = [
+        identity.remove(),
+        endpointsReconciler?.remove().catch((err: unknown) => log('could not remove this replica from the kubernetes endpoints', err)),
+      ];
       let giveUp: NodeJS.Timeout | undefined;
       await Promise.race([Promise.all(removals), new Promise((r) => (giveUp = setTimeout(r, 5000)).unref())]);
       clearTimeout(giveUp);
     },
   };
 }
-

@@ -36,7 +36,12 @@ export class CrdEstablishingController extends QueueController {
     private readonly clock: Clock = systemClock,
   ) {
     super();
-    this.queue = new WorkQueue((name) => this.sync(name), (name, err) => this.log(`CRD establishing controller: ${name} failed; retrying`, err), RETRY_MS, clock);
+    this.queue = new WorkQueue(
+      (name) => this.sync(name),
+      (name, err) => this.log(`CRD establishing controller: ${name} failed; retrying`, err),
+      RETRY_MS,
+      clock,
+    );
     const enqueue = (crd: KubeObject): void => this.queue.add(crd.metadata.name!);
     this.crdInformer = new Informer(
       listWatchOf(crds),
@@ -80,7 +85,10 @@ export class CrdEstablishingController extends QueueController {
     const uid = crd.metadata.uid ?? '';
     const generation = crd.metadata.generation ?? 0;
     const now = this.clock.now();
-    const replicas = this.leaseInformer.list().map((l) => replicaOf(l, now)).filter((r) => r.live);
+    const replicas = this.leaseInformer
+      .list()
+      .map((l) => replicaOf(l, now))
+      .filter((r) => r.live);
     if (!replicas.some((r) => r.leaseName === this.ownIdentity)) return false;
     return replicas.every((r) => (r.served.get(uid) ?? -1) >= generation);
   }
@@ -138,7 +146,10 @@ export class CrdEstablishingController extends QueueController {
       const all = { resourceVersion: '', match: '' as const, predicate: everything };
       for (const item of (await store.list('', all)).items) {
         try {
-          await store.delete(internalContext({ namespace: item.metadata.namespace ?? '' }), item.metadata.name!, { dryRun: false, propagationPolicy: 'Background' });
+          await store.delete(internalContext({ namespace: item.metadata.namespace ?? '' }), item.metadata.name!, {
+            dryRun: false,
+            propagationPolicy: 'Background',
+          });
         } catch (err) {
           if (!(isStatusError(err) && err.code === 404)) throw err;
         }

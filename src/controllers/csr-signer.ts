@@ -51,7 +51,10 @@ function signed(csr: KubeObject, ca: PemPair): Record<string, unknown> {
   const reason = refusal(csr, signer);
   if (reason) {
     const now = nowTimestamp();
-    status.conditions = [...objectsIn(status.conditions), { type: 'Failed', status: 'True', reason: 'SignerValidationFailure', message: reason, lastUpdateTime: now, lastTransitionTime: now }];
+    status.conditions = [
+      ...objectsIn(status.conditions),
+      { type: 'Failed', status: 'True', reason: 'SignerValidationFailure', message: reason, lastUpdateTime: now, lastTransitionTime: now },
+    ];
     return status;
   }
   const requested = objectOf(csr.spec).expirationSeconds;
@@ -91,13 +94,25 @@ export class CsrSigningController extends QueueController {
     const enqueue = (csr: KubeObject): void => {
       if (needsSigning(csr)) this.queue.add(csr.metadata.name!);
     };
-    this.informer = new Informer(listWatchOf(csrs), { added: enqueue, updated: (_prev, csr) => enqueue(csr) }, { name: 'certificatesigningrequests', log, clock });
+    this.informer = new Informer(
+      listWatchOf(csrs),
+      { added: enqueue, updated: (_prev, csr) => enqueue(csr) },
+      { name: 'certificatesigningrequests', log, clock },
+    );
   }
 
   private async sign(name: string): Promise<void> {
     try {
       await this.csrs.update(
-        internalContext({ namespace: '', group: 'certificates.k8s.io', version: 'v1', resource: 'certificatesigningrequests', subresource: 'status', name, verb: 'update' }),
+        internalContext({
+          namespace: '',
+          group: 'certificates.k8s.io',
+          version: 'v1',
+          resource: 'certificatesigningrequests',
+          subresource: 'status',
+          name,
+          verb: 'update',
+        }),
         name,
         (current) => {
           if (needsSigning(current)) current.status = signed(current, this.ca);

@@ -55,7 +55,14 @@ function setCondition(status: Obj, condition: Obj, now: number): void {
   const old = conditions.find((c) => c.type === condition.type);
   const lastTransitionTime = old && old.status === condition.status ? old.lastTransitionTime : rfc3339(now);
   // metav1.Condition's field order.
-  const next = { type: condition.type, status: condition.status, observedGeneration: condition.observedGeneration, lastTransitionTime, reason: condition.reason, message: condition.message };
+  const next = {
+    type: condition.type,
+    status: condition.status,
+    observedGeneration: condition.observedGeneration,
+    lastTransitionTime,
+    reason: condition.reason,
+    message: condition.message,
+  };
   status.conditions = old ? conditions.map((c) => (c === old ? next : c)) : [...conditions, next];
 }
 
@@ -81,12 +88,21 @@ export class DisruptionController extends QueueController {
     private readonly clock: Clock = systemClock,
   ) {
     super();
-    this.queue = new WorkQueue((key) => this.sync(key), (key, err) => this.log(`disruption controller: ${key} failed`, err), RETRY_MS, clock);
+    this.queue = new WorkQueue(
+      (key) => this.sync(key),
+      (key, err) => this.log(`disruption controller: ${key} failed`, err),
+      RETRY_MS,
+      clock,
+    );
     const enqueue = (pdb: KubeObject) => this.queue.add(objectKey(pdb));
     const podChanged = (pod: KubeObject) => {
       for (const pdb of this.budgets.list()) if (selects(pdb, pod)) enqueue(pdb);
     };
-    this.budgets = new Informer(listWatchOf(pdbStore), { added: enqueue, updated: (_, pdb) => enqueue(pdb), deleted: enqueue }, { name: 'poddisruptionbudgets', log, clock });
+    this.budgets = new Informer(
+      listWatchOf(pdbStore),
+      { added: enqueue, updated: (_, pdb) => enqueue(pdb), deleted: enqueue },
+      { name: 'poddisruptionbudgets', log, clock },
+    );
     this.pods = new Informer(
       listWatchOf(podStore),
       {
@@ -121,11 +137,19 @@ export class DisruptionController extends QueueController {
     const status = 'error' in computed ? this.failSafe(pdb, computed.error, now) : this.withCondition(pdb, computed.status, now);
     if (!status) return true;
     if ('status' in computed && computed.recheckAt !== null) {
-      this.rechecks.set(key, this.clock.after(Math.max(0, computed.recheckAt - now), () => this.queue.add(key)));
+      this.rechecks.set(
+        key,
+        this.clock.after(Math.max(0, computed.recheckAt - now), () => this.queue.add(key)),
+      );
     }
     try {
       // Guarded by the version read: an eviction that spent the budget meanwhile is never overwritten.
-      await this.pdbStore.update(internalContext({ namespace: pdb.metadata.namespace ?? '', subresource: 'status' }), pdb.metadata.name!, { ...pdb, status }, { dryRun: false });
+      await this.pdbStore.update(
+        internalContext({ namespace: pdb.metadata.namespace ?? '', subresource: 'status' }),
+        pdb.metadata.name!,
+        { ...pdb, status },
+        { dryRun: false },
+      );
     } catch (err) {
       if (isStatusError(err) && (err.code === 409 || err.code === 404)) return err.code === 404;
       throw err;
@@ -204,7 +228,8 @@ export class DisruptionController extends QueueController {
     const store = this.registry.stored().find((s) => s.def.group === group && s.def.kind === ref.kind);
     if (!store) return null;
     // getScaleController's answer for a kind without the subresource.
-    if (!store.def.subresources.includes('scale')) throw new Error(`${group ? `${store.def.resource}.${group}` : store.def.resource} does not implement the scale subresource`);
+    if (!store.def.subresources.includes('scale'))
+      throw new Error(`${group ? `${store.def.resource}.${group}` : store.def.resource} does not implement the scale subresource`);
     const owner = await store.find(namespace, ref.name, CACHED);
     if (!owner || owner.metadata.uid !== ref.uid) return null;
     // getPodDeployment: a ReplicaSet's pods count by their Deployment's replicas.
@@ -221,19 +246,31 @@ export class DisruptionController extends QueueController {
     const allowed = num(status.disruptionsAllowed) > 0;
     setCondition(
       status,
-      { type: 'DisruptionAllowed', status: allowed ? 'True' : 'False', observedGeneration: status.observedGeneration, reason: allowed ? 'SufficientPods' : 'InsufficientPods', message: '' },
+      {
+        type: 'DisruptionAllowed',
+        status: allowed ? 'True' : 'False',
+        observedGeneration: status.observedGeneration,
+        reason: allowed ? 'SufficientPods' : 'InsufficientPods',
+        message: '',
+      },
       now,
     );
     const old = objectOf(pdb.status);
     const same = (k: string) => jsonEqual(old[k] ?? null, status[k] ?? null);
-    return ['disruptedPods', 'observedGeneration', 'disruptionsAllowed', 'currentHealthy', 'desiredHealthy', 'expectedPods', 'conditions'].every(same) ? null : status;
+    return ['disruptedPods', 'observedGeneration', 'disruptionsAllowed', 'currentHealthy', 'desiredHealthy', 'expectedPods', 'conditions'].every(same)
+      ? null
+      : status;
   }
 
   /** failSafe: nothing may be disrupted while the budget cannot be computed. */
   private failSafe(pdb: KubeObject, message: string, now: number): Obj | null {
     const status = structuredClone(objectOf(pdb.status));
     status.disruptionsAllowed = 0;
-    setCondition(status, { type: 'DisruptionAllowed', status: 'False', observedGeneration: num(status.observedGeneration), reason: 'SyncFailed', message }, now);
+    setCondition(
+      status,
+      { type: 'DisruptionAllowed', status: 'False', observedGeneration: num(status.observedGeneration), reason: 'SyncFailed', message },
+      now,
+    );
     return jsonEqual(status, pdb.status) ? null : status;
   }
 }

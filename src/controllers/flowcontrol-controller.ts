@@ -70,8 +70,20 @@ function ensured(current: KubeObject, wanted: Wanted): KubeObject {
 function danglingCondition(fs: KubeObject, levelExists: boolean, now: string): Record<string, unknown> {
   const name = stringOf(objectOf(objectOf(fs.spec).priorityLevelConfiguration).name);
   return levelExists
-    ? { type: 'Dangling', status: 'False', lastTransitionTime: now, reason: 'Found', message: `This FlowSchema references the PriorityLevelConfiguration object named "${name}" and it exists` }
-    : { type: 'Dangling', status: 'True', lastTransitionTime: now, reason: 'NotFound', message: `This FlowSchema references the PriorityLevelConfiguration object named "${name}" but there is no such object` };
+    ? {
+        type: 'Dangling',
+        status: 'False',
+        lastTransitionTime: now,
+        reason: 'Found',
+        message: `This FlowSchema references the PriorityLevelConfiguration object named "${name}" and it exists`,
+      }
+    : {
+        type: 'Dangling',
+        status: 'True',
+        lastTransitionTime: now,
+        reason: 'NotFound',
+        message: `This FlowSchema references the PriorityLevelConfiguration object named "${name}" but there is no such object`,
+      };
 }
 
 /**
@@ -93,14 +105,27 @@ export class FlowControlController extends QueueController {
     private readonly clock: Clock = systemClock,
   ) {
     super();
-    this.queue = new WorkQueue((key) => this.sync(key), (key, err) => this.log(`flowcontrol bootstrap: ${key} failed`, err), RETRY_MS, clock);
+    this.queue = new WorkQueue(
+      (key) => this.sync(key),
+      (key, err) => this.log(`flowcontrol bootstrap: ${key} failed`, err),
+      RETRY_MS,
+      clock,
+    );
     const schema = (fs: KubeObject) => this.queue.add(FS + fs.metadata.name);
     const level = (pl: KubeObject) => {
       this.queue.add(PL + pl.metadata.name);
       for (const fs of this.schemas.list()) if (stringOf(objectOf(objectOf(fs.spec).priorityLevelConfiguration).name) === pl.metadata.name) schema(fs);
     };
-    this.schemas = new Informer(listWatchOf(flowSchemas), { added: schema, updated: (_, fs) => schema(fs), deleted: schema }, { name: 'flowschemas', log, clock });
-    this.levels = new Informer(listWatchOf(priorityLevels), { added: level, updated: (_, pl) => this.queue.add(PL + pl.metadata.name), deleted: level }, { name: 'prioritylevelconfigurations', log, clock });
+    this.schemas = new Informer(
+      listWatchOf(flowSchemas),
+      { added: schema, updated: (_, fs) => schema(fs), deleted: schema },
+      { name: 'flowschemas', log, clock },
+    );
+    this.levels = new Informer(
+      listWatchOf(priorityLevels),
+      { added: level, updated: (_, pl) => this.queue.add(PL + pl.metadata.name), deleted: level },
+      { name: 'prioritylevelconfigurations', log, clock },
+    );
   }
 
   protected get informers(): Informer[] {

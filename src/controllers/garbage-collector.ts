@@ -235,7 +235,11 @@ export class GarbageCollector implements Controller {
     else if (node.finalizers.includes(FOREGROUND_FINALIZER)) policy = 'Foreground';
     else policy = 'Background';
     try {
-      await node.store.delete(internalContext({ namespace: node.namespace }), node.name, { dryRun: false, propagationPolicy: policy, preconditions: { uid: node.uid } });
+      await node.store.delete(internalContext({ namespace: node.namespace }), node.name, {
+        dryRun: false,
+        propagationPolicy: policy,
+        preconditions: { uid: node.uid },
+      });
     } catch (err) {
       if (!(isStatusError(err) && (err.code === 404 || err.code === 409))) throw err;
     }

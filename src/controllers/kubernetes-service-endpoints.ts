@@ -165,11 +165,13 @@ export class DeferredController implements Controller {
 
   async start(): Promise<void> {
     this.stopped = false;
-    void this.make.then(async (controller) => {
-      if (this.stopped) return;
-      this.inner = controller;
-      await controller.start();
-    }).catch((err: unknown) => this.log(`${this.name} could not start`, err));
+    void this.make
+      .then(async (controller) => {
+        if (this.stopped) return;
+        this.inner = controller;
+        await controller.start();
+      })
+      .catch((err: unknown) => this.log(`${this.name} could not start`, err));
   }
 
   stop(): void {

@@ -56,12 +56,18 @@ export class DefaultServiceCidrController extends PeriodicController {
       this.log(`the default ServiceCIDR holds ${JSON.stringify(spec.cidrs)}, not this server's --service-cluster-ip-range ${this.ranges.join(',')}`);
       return;
     }
-    const conditions = isPlainObject(current.status) && Array.isArray(current.status.conditions) ? (current.status.conditions as Record<string, unknown>[]) : [];
+    const conditions =
+      isPlainObject(current.status) && Array.isArray(current.status.conditions) ? (current.status.conditions as Record<string, unknown>[]) : [];
     const ready = conditions.find((c) => c.type === 'Ready');
     if (ready && ready.status !== 'Unknown') return;
-    await this.cidrs.updateDirectly(internalContext({ namespace: '', subresource: 'status' }), DEFAULT_SERVICE_CIDR, (obj) => {
-      obj.status = { conditions: [...conditions.filter((c) => c.type !== 'Ready'), readyCondition()] };
-    }, { dryRun: false });
+    await this.cidrs.updateDirectly(
+      internalContext({ namespace: '', subresource: 'status' }),
+      DEFAULT_SERVICE_CIDR,
+      (obj) => {
+        obj.status = { conditions: [...conditions.filter((c) => c.type !== 'Ready'), readyCondition()] };
+      },
+      { dryRun: false },
+    );
   }
 }
 

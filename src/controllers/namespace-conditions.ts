@@ -34,9 +34,15 @@ function failures(totals: ContentTotals): Map<string, [reason: string, message: 
     const msgs = [...totals.deleteErrors].sort();
     out.set('NamespaceDeletionContentFailure', ['ContentDeletionFailed', `Failed to delete all resource types, ${msgs.length} remaining: ${msgs.join(', ')}`]);
   }
-  const resources = [...totals.remainingByResource].filter(([, n]) => n > 0).map(([r, n]) => `${r} has ${n} resource instances`).sort();
+  const resources = [...totals.remainingByResource]
+    .filter(([, n]) => n > 0)
+    .map(([r, n]) => `${r} has ${n} resource instances`)
+    .sort();
   if (resources.length > 0) out.set('NamespaceContentRemaining', ['SomeResourcesRemain', `Some resources are remaining: ${resources.join(', ')}`]);
-  const finalizers = [...totals.remainingByFinalizer].filter(([, n]) => n > 0).map(([f, n]) => `${f} in ${n} resource instances`).sort();
+  const finalizers = [...totals.remainingByFinalizer]
+    .filter(([, n]) => n > 0)
+    .map(([f, n]) => `${f} in ${n} resource instances`)
+    .sort();
   if (finalizers.length > 0) {
     out.set('NamespaceFinalizersRemaining', ['SomeFinalizersRemain', `Some content in the namespace has finalizers remaining: ${finalizers.join(', ')}`]);
   }
@@ -53,7 +59,11 @@ export function updatedConditions(existing: NamespaceCondition[], totals: Conten
   let changed = false;
   for (const [type, okReason, okMessage] of OK) {
     const failure = failed.get(type);
-    const wanted = { status: failure ? ('True' as const) : ('False' as const), reason: failure ? failure[0] : okReason, message: failure ? failure[1] : okMessage };
+    const wanted = {
+      status: failure ? ('True' as const) : ('False' as const),
+      reason: failure ? failure[0] : okReason,
+      message: failure ? failure[1] : okMessage,
+    };
     const old = conditions.find((c) => c.type === type);
     if (!old) {
       conditions.push({ type, status: wanted.status, lastTransitionTime: nowTimestamp(), reason: wanted.reason, message: wanted.message });

@@ -34,11 +34,20 @@ export class NamespaceController extends QueueController {
     clock: Clock = systemClock,
   ) {
     super();
-    this.queue = new WorkQueue((name) => this.finalize(name), (name, err) => this.log(`namespace controller: finalizing ${name} failed`, err), RETRY_MS, clock);
+    this.queue = new WorkQueue(
+      (name) => this.finalize(name),
+      (name, err) => this.log(`namespace controller: finalizing ${name} failed`, err),
+      RETRY_MS,
+      clock,
+    );
     const observe = (ns: KubeObject): void => {
       if (ns.metadata.deletionTimestamp && namespaceFinalizers(ns).includes(NAMESPACE_FINALIZER)) this.queue.add(ns.metadata.name!);
     };
-    this.informer = new Informer(listWatchOf(namespaces), { added: observe, updated: (_, ns) => observe(ns) }, { name: 'namespaces', log, clock, resyncMs: RESYNC_MS });
+    this.informer = new Informer(
+      listWatchOf(namespaces),
+      { added: observe, updated: (_, ns) => observe(ns) },
+      { name: 'namespaces', log, clock, resyncMs: RESYNC_MS },
+    );
   }
 
   protected get informers(): Informer[] {

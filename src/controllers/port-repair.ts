@@ -26,7 +26,9 @@ export class PortRepair {
     for (const svc of services.items) {
       for (const port of nodePortsOf(svc)) {
         if (!bitmap.contains(port)) {
-          this.log(`Node port ${port} of Service ${svc.metadata.namespace ?? ''}/${svc.metadata.name ?? ''} is not within the port range ${this.allocator.range.base}-${this.allocator.range.base + this.allocator.range.size - 1}; please recreate the Service`);
+          this.log(
+            `Node port ${port} of Service ${svc.metadata.namespace ?? ''}/${svc.metadata.name ?? ''} is not within the port range ${this.allocator.range.base}-${this.allocator.range.base + this.allocator.range.size - 1}; please recreate the Service`,
+          );
           continue;
         }
         if (used.has(port)) this.log(`Node port ${port} is held by more than one Service`);

@@ -31,7 +31,12 @@ export class PvProtectionController extends QueueController {
     clock: Clock = systemClock,
   ) {
     super();
-    this.queue = new WorkQueue((key) => this.sync(key), (key, err) => this.log(`pv protection controller: volume ${key} failed`, err), RETRY_MS, clock);
+    this.queue = new WorkQueue(
+      (key) => this.sync(key),
+      (key, err) => this.log(`pv protection controller: volume ${key} failed`, err),
+      RETRY_MS,
+      clock,
+    );
     const changed = (volume: KubeObject): void => {
       if (needsFinalizer(volume, PV_PROTECTION_FINALIZER) || isDeletionCandidate(volume, PV_PROTECTION_FINALIZER)) this.queue.add(objectKey(volume));
     };

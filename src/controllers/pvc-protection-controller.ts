@@ -92,7 +92,12 @@ export class PvcProtectionController extends QueueController {
     clock: Clock = systemClock,
   ) {
     super();
-    this.queue = new WorkQueue((key) => this.sync(key), (key, err) => this.log(`pvc protection controller: claim ${key} failed`, err), RETRY_MS, clock);
+    this.queue = new WorkQueue(
+      (key) => this.sync(key),
+      (key, err) => this.log(`pvc protection controller: claim ${key} failed`, err),
+      RETRY_MS,
+      clock,
+    );
     const claimChanged = (claim: KubeObject): void => {
       if (needsFinalizer(claim, PVC_PROTECTION_FINALIZER) || isDeletionCandidate(claim, PVC_PROTECTION_FINALIZER)) this.queue.add(objectKey(claim));
     };
@@ -102,7 +107,11 @@ export class PvcProtectionController extends QueueController {
       if (!deleted && phase !== 'Succeeded' && phase !== 'Failed' && stringOf(objectOf(pod.spec).nodeName)) return;
       for (const claim of claimsOf(pod)) this.queue.add(`${pod.metadata.namespace}/${claim.name}`);
     };
-    this.claimInformer = new Informer(listWatchOf(claims), { added: claimChanged, updated: (_, claim) => claimChanged(claim) }, { name: 'persistentvolumeclaims', log, clock });
+    this.claimInformer = new Informer(
+      listWatchOf(claims),
+      { added: claimChanged, updated: (_, claim) => claimChanged(claim) },
+      { name: 'persistentvolumeclaims', log, clock },
+    );
     this.podInformer = new Informer(
       listWatchOf(pods),
       {

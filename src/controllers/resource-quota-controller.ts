@@ -43,7 +43,12 @@ export class ResourceQuotaController implements Controller {
     private readonly log: ControllerLog,
     private readonly clock: Clock = systemClock,
   ) {
-    this.queue = new WorkQueue((key) => this.sync(key), (key, err) => this.log(`resource quota controller: ${key} failed`, err), RETRY_MS, clock);
+    this.queue = new WorkQueue(
+      (key) => this.sync(key),
+      (key, err) => this.log(`resource quota controller: ${key} failed`, err),
+      RETRY_MS,
+      clock,
+    );
     const enqueue = (q: KubeObject): void => this.queue.add(`${q.metadata.namespace}/${q.metadata.name}`);
     this.quotaInformer = new Informer(
       listWatchOf(quotas),
@@ -143,7 +148,9 @@ export class ResourceQuotaController implements Controller {
     const next = structuredClone(quota);
     next.status = { hard: resourceListJson(hard), used: resourceListJson(used) };
     try {
-      await this.quotas.update(internalContext({ namespace, resource: 'resourcequotas', subresource: 'status', verb: 'update' }), quota.metadata.name!, next, { dryRun: false });
+      await this.quotas.update(internalContext({ namespace, resource: 'resourcequotas', subresource: 'status', verb: 'update' }), quota.metadata.name!, next, {
+        dryRun: false,
+      });
     } catch (err) {
       // Moved (admission charged it) or gone: the informer's next version says what to do.
       if (isStatusError(err) && (err.code === 409 || err.code === 404)) return false;

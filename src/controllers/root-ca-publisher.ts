@@ -50,7 +50,12 @@ export class RootCaPublisher extends QueueController {
     clock: Clock = systemClock,
   ) {
     super();
-    this.queue = new WorkQueue((ns) => this.sync(ns), (ns, err) => this.log(`root CA publisher: namespace ${ns} failed`, err), RETRY_MS, clock);
+    this.queue = new WorkQueue(
+      (ns) => this.sync(ns),
+      (ns, err) => this.log(`root CA publisher: namespace ${ns} failed`, err),
+      RETRY_MS,
+      clock,
+    );
     const enqueueNamespace = (ns: KubeObject): void => this.queue.add(ns.metadata.name!);
     const enqueueOwner = (cm: KubeObject): void => this.queue.add(cm.metadata.namespace!);
     this.namespaceInformer = new Informer(

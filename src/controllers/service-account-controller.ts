@@ -35,7 +35,12 @@ export class ServiceAccountController extends QueueController {
     clock: Clock = systemClock,
   ) {
     super();
-    this.queue = new WorkQueue((ns) => this.sync(ns), (ns, err) => this.log(`serviceaccount controller: namespace ${ns} failed`, err), RETRY_MS, clock);
+    this.queue = new WorkQueue(
+      (ns) => this.sync(ns),
+      (ns, err) => this.log(`serviceaccount controller: namespace ${ns} failed`, err),
+      RETRY_MS,
+      clock,
+    );
     const enqueueNamespace = (ns: KubeObject): void => this.queue.add(ns.metadata.name!);
     this.namespaceInformer = new Informer(
       listWatchOf(namespaces),

@@ -53,7 +53,12 @@ describe('WorkQueue health', () => {
     const { ManualClock } = await import('./runtime/clock');
     const clock = new ManualClock();
     let release!: () => void;
-    const queue = new WorkQueue(() => new Promise<boolean>((resolve) => (release = () => resolve(true))), () => undefined, 1000, clock);
+    const queue = new WorkQueue(
+      () => new Promise<boolean>((resolve) => (release = () => resolve(true))),
+      () => undefined,
+      1000,
+      clock,
+    );
     queue.add('ns1');
     await clock.advance(0);
     await clock.advance(30_000);
@@ -68,7 +73,11 @@ describe('WorkQueue health', () => {
 
   test('after stop() adds are ignored; start() handles keys again', async () => {
     const seen: string[] = [];
-    const queue = new WorkQueue(async (key) => (seen.push(key), true), () => undefined, 10);
+    const queue = new WorkQueue(
+      async (key) => (seen.push(key), true),
+      () => undefined,
+      10,
+    );
     queue.stop();
     queue.add('while-stopped');
     await new Promise((r) => setTimeout(r, 30));

@@ -162,13 +162,21 @@ export function createApp(deps: AppDeps): RequestListener {
         .catch(next);
     };
 
-
-  app.get('/version', wrap((_req, res) => json(res, deps.version)));
+  app.get(
+    '/version',
+    wrap((_req, res) => json(res, deps.version)),
+  );
   for (const kind of ['healthz', 'livez', 'readyz'] as const) {
     const checks = kind === 'readyz' ? deps.readyChecks : deps.liveChecks;
-    app.get(`/${kind}`, wrap((_req, res) => health(res, state(res).query, checks, kind)));
+    app.get(
+      `/${kind}`,
+      wrap((_req, res) => health(res, state(res).query, checks, kind)),
+    );
     // Check names may hold slashes (poststarthook/...), as kube-apiserver's do.
-    app.get(`/${kind}/*check`, wrap((req, res) => health(res, state(res).query, checks, kind, ([] as string[]).concat(req.params.check).join('/'))));
+    app.get(
+      `/${kind}/*check`,
+      wrap((req, res) => health(res, state(res).query, checks, kind, ([] as string[]).concat(req.params.check).join('/'))),
+    );
   }
   app.get(
     '/metrics',
@@ -195,7 +203,10 @@ export function createApp(deps: AppDeps): RequestListener {
     }
     return docs;
   };
-  app.get('/openapi/v3', wrap((_req, res) => json(res, openApiV3Index(v3Docs()))));
+  app.get(
+    '/openapi/v3',
+    wrap((_req, res) => json(res, openApiV3Index(v3Docs()))),
+  );
   app.get(
     '/openapi/v3/*path',
     wrap((req, res) => {

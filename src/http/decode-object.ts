@@ -114,7 +114,9 @@ export function decodeObject(
   }
   for (const key of ['apiVersion', 'kind'] as const) {
     if (value[key] !== undefined && typeof value[key] !== 'string') {
-      throw badRequest(`couldn't get version/kind; json parse error: json: cannot unmarshal ${jsonTypeName(value[key])} into Go struct field .${key} of type string`);
+      throw badRequest(
+        `couldn't get version/kind; json parse error: json: cannot unmarshal ${jsonTypeName(value[key])} into Go struct field .${key} of type string`,
+      );
     }
   }
   const apiVersion = (value.apiVersion as string | undefined) || expected;
@@ -122,7 +124,9 @@ export function decodeObject(
   const version = apiVersion.includes('/') ? apiVersion.split('/')[1] : apiVersion;
   if (kind !== gvk.kind) {
     const internal = gvk.group === '' ? 'core' : gvk.group.split('.')[0];
-    throw badRequest(`${kind} in version "${version}" cannot be handled as a ${gvk.kind}: converting (${version}.${kind}) to (${internal}.${gvk.kind}): unknown conversion`);
+    throw badRequest(
+      `${kind} in version "${version}" cannot be handled as a ${gvk.kind}: converting (${version}.${kind}) to (${internal}.${gvk.kind}): unknown conversion`,
+    );
   }
   if (apiVersion !== expected && !gvk.alsoDecodes?.includes(apiVersion)) {
     throw badRequest(`the API version in the data (${apiVersion}) does not match the expected API version (${expected})`);

@@ -72,7 +72,11 @@ export function apiResourceList(entry: GroupVersionEntry): Record<string, unknow
     for (const sub of sortedSubresources(def)) {
       // A kind of another group-version is named with it (deployments/scale: autoscaling/v1 Scale); pods/binding's core/v1 Binding is not.
       const own = sub.kind;
-      const kind = !own ? { kind: def.kind } : own.group === def.group && own.version === def.version ? { kind: own.kind } : { group: own.group, version: own.version, kind: own.kind };
+      const kind = !own
+        ? { kind: def.kind }
+        : own.group === def.group && own.version === def.version
+          ? { kind: own.kind }
+          : { group: own.group, version: own.version, kind: own.kind };
       resources.push({ name: `${def.resource}/${sub.name}`, singularName: '', namespaced: def.namespaced, ...kind, verbs: sub.verbs });
     }
   }

@@ -64,7 +64,8 @@ function schemaMessage(schema: Json): Json {
     else if (key === 'items') out.items = { schema: (Array.isArray(value) ? value : [value]).map((s) => schemaMessage(s as Json)) };
     else if (key === 'allOf') out.all_of = (value as Json[]).map(schemaMessage);
     else if (key === 'properties') out.properties = { additional_properties: namedSchemas(value as Record<string, Json>) };
-    else if (key === 'additionalProperties') out.additional_properties = typeof value === 'boolean' ? { boolean: value } : { schema: schemaMessage(value as Json) };
+    else if (key === 'additionalProperties')
+      out.additional_properties = typeof value === 'boolean' ? { boolean: value } : { schema: schemaMessage(value as Json) };
     else if (key.startsWith('x-')) extensions.push({ name: key, value: yamlAny(value) });
   }
   if (extensions.length > 0) out.vendor_extension = extensions;

@@ -16,12 +16,7 @@ export interface SchemaSource {
 
 type Action = 'list' | 'watchlist' | 'post' | 'deletecollection' | 'get' | 'put' | 'patch' | 'delete';
 
-const PATCH_TYPES = [
-  'application/json-patch+json',
-  'application/merge-patch+json',
-  'application/strategic-merge-patch+json',
-  'application/apply-patch+yaml',
-];
+const PATCH_TYPES = ['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json', 'application/apply-patch+yaml'];
 
 /**
  * Kinds with a schema of their own (custom resources, CRDs) have no strategic merge schema. kubectl
@@ -66,10 +61,31 @@ const PARAMS = {
 };
 
 const ACTION_PARAMS: Record<Action, (keyof typeof PARAMS)[]> = {
-  list: ['pretty', 'labelSelector', 'fieldSelector', 'limit', 'continue', 'resourceVersion', 'resourceVersionMatch', 'watch', 'allowWatchBookmarks', 'sendInitialEvents', 'timeoutSeconds'],
+  list: [
+    'pretty',
+    'labelSelector',
+    'fieldSelector',
+    'limit',
+    'continue',
+    'resourceVersion',
+    'resourceVersionMatch',
+    'watch',
+    'allowWatchBookmarks',
+    'sendInitialEvents',
+    'timeoutSeconds',
+  ],
   watchlist: ['labelSelector', 'fieldSelector', 'resourceVersion', 'allowWatchBookmarks', 'timeoutSeconds'],
   post: ['pretty', 'dryRun', 'fieldManager', 'fieldValidation'],
-  deletecollection: ['pretty', 'dryRun', 'labelSelector', 'fieldSelector', 'gracePeriodSeconds', 'ignoreStoreReadErrorWithClusterBreakingPotential', 'orphanDependents', 'propagationPolicy'],
+  deletecollection: [
+    'pretty',
+    'dryRun',
+    'labelSelector',
+    'fieldSelector',
+    'gracePeriodSeconds',
+    'ignoreStoreReadErrorWithClusterBreakingPotential',
+    'orphanDependents',
+    'propagationPolicy',
+  ],
   get: ['pretty', 'resourceVersion'],
   put: ['pretty', 'dryRun', 'fieldManager', 'fieldValidation'],
   patch: ['pretty', 'dryRun', 'fieldManager', 'fieldValidation', 'force'],
@@ -152,7 +168,16 @@ function operationId(def: ResourceDefinition, op: OperationSpec): string {
   const scope = op.path.includes('{namespace}') ? 'Namespaced' : '';
   const suffix = op.subresource ? op.subresource[0].toUpperCase() + op.subresource.slice(1) : '';
   const allNs = def.namespaced && !op.path.includes('{namespace}') ? 'ForAllNamespaces' : '';
-  const verb = { list: 'list', watchlist: 'watch', post: 'create', deletecollection: 'deleteCollection', get: 'read', put: 'replace', patch: 'patch', delete: 'delete' }[op.action];
+  const verb = {
+    list: 'list',
+    watchlist: 'watch',
+    post: 'create',
+    deletecollection: 'deleteCollection',
+    get: 'read',
+    put: 'replace',
+    patch: 'patch',
+    delete: 'delete',
+  }[op.action];
   return `${verb}${gv}${scope}${def.kind}${suffix}${allNs}`;
 }
 
@@ -268,7 +293,10 @@ export function openApiV2Document(registry: ResourceRegistry, schemas: SchemaSou
           consumes: o.requestBody ? Object.keys((o.requestBody as { content: Record<string, unknown> }).content) : undefined,
           produces: ['application/json', 'application/yaml', 'application/vnd.kubernetes.protobuf'],
           responses: Object.fromEntries(
-            Object.entries(responses).map(([code, r]) => [code, { description: r.description, ...(r.content ? { schema: Object.values(r.content)[0].schema } : {}) }]),
+            Object.entries(responses).map(([code, r]) => [
+              code,
+              { description: r.description, ...(r.content ? { schema: Object.values(r.content)[0].schema } : {}) },
+            ]),
           ),
         };
       }
@@ -288,7 +316,8 @@ function toStructuralV2(schema: unknown): unknown {
   if (Array.isArray(schema)) return schema.map(toStructuralV2);
   if (typeof schema !== 'object' || schema === null) return schema;
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(schema)) out[k] = k === 'properties' ? mapValues(v, toStructuralV2) : k === 'items' || k === 'allOf' || k === 'additionalProperties' ? toStructuralV2(v) : v;
+  for (const [k, v] of Object.entries(schema))
+    out[k] = k === 'properties' ? mapValues(v, toStructuralV2) : k === 'items' || k === 'allOf' || k === 'additionalProperties' ? toStructuralV2(v) : v;
   if (out.nullable === true) {
     delete out.type;
     delete out.nullable;

@@ -8,7 +8,7 @@ import { isTruthyParam } from './request-info';
 export function boolParam(query: URLSearchParams, name: string): boolean {
   const v = query.get(name);
   if (v === null) return false;
-  if (v === '' ) return false;
+  if (v === '') return false;
   if (isTruthyParam(v)) return true;
   if (['0', 'f', 'F', 'false', 'False', 'FALSE'].includes(v)) return false;
   throw badRequest(`strconv.ParseBool: parsing ${JSON.stringify(v)}: invalid syntax`);
@@ -52,9 +52,7 @@ export function fieldValidationParam(query: URLSearchParams, optionsKind: string
   const v = query.get('fieldValidation');
   if (v === null || v === '') return 'Warn';
   if (v === 'Ignore' || v === 'Warn' || v === 'Strict') return v;
-  throw invalid({ group: 'meta.k8s.io', kind: optionsKind }, '', [
-    field.notSupported('fieldValidation', v, ['Ignore', 'Warn', 'Strict']),
-  ]);
+  throw invalid({ group: 'meta.k8s.io', kind: optionsKind }, '', [field.notSupported('fieldValidation', v, ['Ignore', 'Warn', 'Strict'])]);
 }
 
 /** resourceVersion and resourceVersionMatch, checked as ListOptions validation checks them. */
@@ -62,9 +60,7 @@ export function readConsistency(query: URLSearchParams): ReadConsistency {
   const resourceVersion = query.get('resourceVersion') ?? '';
   const match = query.get('resourceVersionMatch') ?? '';
   if (match !== '' && match !== 'Exact' && match !== 'NotOlderThan') {
-    throw invalid({ group: 'meta.k8s.io', kind: 'ListOptions' }, '', [
-      field.notSupported('resourceVersionMatch', match, ['Exact', 'NotOlderThan', '']),
-    ]);
+    throw invalid({ group: 'meta.k8s.io', kind: 'ListOptions' }, '', [field.notSupported('resourceVersionMatch', match, ['Exact', 'NotOlderThan', ''])]);
   }
   return { resourceVersion, match };
 }
@@ -77,9 +73,13 @@ export function fieldManagerParam(query: URLSearchParams, userAgent: string | un
   const optionsGk = { group: 'meta.k8s.io', kind: optionsKind };
   if (given === null || given === '') {
     if (required) throw invalid(optionsGk, '', [field.required('fieldManager', 'is required for apply patch')]);
-    return [...(userAgent ?? '').split('/')[0]].filter((c) => c >= ' ' && c !== '\u007f').join('').slice(0, FIELD_MANAGER_MAX);
+    return [...(userAgent ?? '').split('/')[0]]
+      .filter((c) => c >= ' ' && c !== '\u007f')
+      .join('')
+      .slice(0, FIELD_MANAGER_MAX);
   }
   if (given.length > FIELD_MANAGER_MAX) throw invalid(optionsGk, '', [field.tooLong('fieldManager', FIELD_MANAGER_MAX)]);
-  if ([...given].some((c) => c < ' ' || c === '\u007f')) throw invalid(optionsGk, '', [field.invalid('fieldManager', given, 'must only contain printable characters')]);
+  if ([...given].some((c) => c < ' ' || c === '\u007f'))
+    throw invalid(optionsGk, '', [field.invalid('fieldManager', given, 'must only contain printable characters')]);
   return given;
 }

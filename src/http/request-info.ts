@@ -1,16 +1,6 @@
 /** Parses a request path once into what kube-apiserver calls RequestInfo. */
 
-export type RequestVerb =
-  | 'get'
-  | 'list'
-  | 'watch'
-  | 'create'
-  | 'update'
-  | 'patch'
-  | 'delete'
-  | 'deletecollection'
-  | 'head'
-  | 'unknown';
+export type RequestVerb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete' | 'deletecollection' | 'head' | 'unknown';
 
 export interface ResourceRequestInfo {
   isResourceRequest: true;

@@ -125,9 +125,30 @@ export class ApiServerMetrics {
     this.watchEventCounts = new Children((labels) => this.watchEvents.labels(labels));
     const byResource = (c: CacheStats) => ({ group: c.group, resource: c.resource });
     const perCache: [typeof Counter | typeof Gauge, string, string, string[], (c: CacheStats) => Record<string, string>, (c: CacheStats) => number][] = [
-      [Counter, 'apiserver_watch_cache_events_received_total', 'Counter of events received in watch cache broken by resource type.', ['group', 'resource'], byResource, (c) => c.eventsReceived],
-      [Gauge, 'apiserver_watch_cache_capacity', 'Total capacity of watch cache broken by resource type: the events it holds for resuming watches.', ['group', 'resource'], byResource, (c) => c.eventsHeld],
-      [Gauge, 'apiserver_watch_cache_resource_version', 'Current resource version of watch cache broken by resource type.', ['group', 'resource'], byResource, (c) => c.revision],
+      [
+        Counter,
+        'apiserver_watch_cache_events_received_total',
+        'Counter of events received in watch cache broken by resource type.',
+        ['group', 'resource'],
+        byResource,
+        (c) => c.eventsReceived,
+      ],
+      [
+        Gauge,
+        'apiserver_watch_cache_capacity',
+        'Total capacity of watch cache broken by resource type: the events it holds for resuming watches.',
+        ['group', 'resource'],
+        byResource,
+        (c) => c.eventsHeld,
+      ],
+      [
+        Gauge,
+        'apiserver_watch_cache_resource_version',
+        'Current resource version of watch cache broken by resource type.',
+        ['group', 'resource'],
+        byResource,
+        (c) => c.revision,
+      ],
       [
         Gauge,
         'apiserver_registered_watchers',

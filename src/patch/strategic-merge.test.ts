@@ -46,9 +46,7 @@ describe('maps', () => {
   });
 
   test('$patch: merge is not a directive Kubernetes knows', () => {
-    expect(errorOf(() => smp({ spec: { a: 1 } }, { spec: { $patch: 'merge', b: 2 } })).message).toBe(
-      'unknown patch type: merge in map: map[$patch:merge b:2]',
-    );
+    expect(errorOf(() => smp({ spec: { a: 1 } }, { spec: { $patch: 'merge', b: 2 } })).message).toBe('unknown patch type: merge in map: map[$patch:merge b:2]');
   });
 
   test('a value the original lacks is taken without directives or nulls', () => {
@@ -59,24 +57,54 @@ describe('maps', () => {
 });
 
 describe('lists of maps with a merge key', () => {
-  const original = { containers: [{ name: 'a', image: 'a:1' }, { name: 'b', image: 'b:1' }] };
+  const original = {
+    containers: [
+      { name: 'a', image: 'a:1' },
+      { name: 'b', image: 'b:1' },
+    ],
+  };
 
   test('items merge by key and keep their place', () => {
     expect(smp(original, { containers: [{ name: 'b', image: 'b:2' }] })).toEqual({
-      containers: [{ name: 'a', image: 'a:1' }, { name: 'b', image: 'b:2' }],
+      containers: [
+        { name: 'a', image: 'a:1' },
+        { name: 'b', image: 'b:2' },
+      ],
     });
   });
 
   test('items the list lacks go first (mergeSortedSlice puts unknown patch items ahead)', () => {
     expect(smp(original, { containers: [{ name: 'c', image: 'c:1' }] })).toEqual({
-      containers: [{ name: 'c', image: 'c:1' }, { name: 'a', image: 'a:1' }, { name: 'b', image: 'b:1' }],
+      containers: [
+        { name: 'c', image: 'c:1' },
+        { name: 'a', image: 'a:1' },
+        { name: 'b', image: 'b:1' },
+      ],
     });
   });
 
   test('nested lists merge by their own key', () => {
-    const withEnv = { containers: [{ name: 'a', env: [{ name: 'X', value: '1' }, { name: 'Y', value: '2' }] }] };
+    const withEnv = {
+      containers: [
+        {
+          name: 'a',
+          env: [
+            { name: 'X', value: '1' },
+            { name: 'Y', value: '2' },
+          ],
+        },
+      ],
+    };
     expect(smp(withEnv, { containers: [{ name: 'a', env: [{ name: 'Y', value: '3' }] }] })).toEqual({
-      containers: [{ name: 'a', env: [{ name: 'X', value: '1' }, { name: 'Y', value: '3' }] }],
+      containers: [
+        {
+          name: 'a',
+          env: [
+            { name: 'X', value: '1' },
+            { name: 'Y', value: '3' },
+          ],
+        },
+      ],
     });
   });
 
@@ -99,11 +127,13 @@ describe('lists of maps with a merge key', () => {
   test('$setElementOrder orders the merged list; a server-only item goes before the first patch item it preceded live', () => {
     const live = { containers: [{ name: 'a' }, { name: 'b' }, { name: 'c' }] };
     // Ordered items: c, a, d. Server-only b preceded c in the live list, so it leads.
-    expect(
-      smp(live, { '$setElementOrder/containers': [{ name: 'c' }, { name: 'a' }, { name: 'd' }], containers: [{ name: 'd', image: 'd:1' }] }),
-    ).toEqual({ containers: [{ name: 'b' }, { name: 'c' }, { name: 'a' }, { name: 'd', image: 'd:1' }] });
+    expect(smp(live, { '$setElementOrder/containers': [{ name: 'c' }, { name: 'a' }, { name: 'd' }], containers: [{ name: 'd', image: 'd:1' }] })).toEqual({
+      containers: [{ name: 'b' }, { name: 'c' }, { name: 'a' }, { name: 'd', image: 'd:1' }],
+    });
     // b can only be placed against items the live list has; new c wins the comparison and goes first.
-    expect(smp({ containers: [{ name: 'a' }, { name: 'b' }] }, { '$setElementOrder/containers': [{ name: 'a' }, { name: 'c' }], containers: [{ name: 'c' }] })).toEqual({
+    expect(
+      smp({ containers: [{ name: 'a' }, { name: 'b' }] }, { '$setElementOrder/containers': [{ name: 'a' }, { name: 'c' }], containers: [{ name: 'c' }] }),
+    ).toEqual({
       containers: [{ name: 'a' }, { name: 'c' }, { name: 'b' }],
     });
   });
@@ -139,9 +169,9 @@ describe('lists of primitives', () => {
 
 describe('$retainKeys', () => {
   test('keys outside the list are cleared', () => {
-    expect(
-      smp({ strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 1 } } }, { strategy: { $retainKeys: ['type'], type: 'Recreate' } }),
-    ).toEqual({ strategy: { type: 'Recreate' } });
+    expect(smp({ strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 1 } } }, { strategy: { $retainKeys: ['type'], type: 'Recreate' } })).toEqual({
+      strategy: { type: 'Recreate' },
+    });
   });
 
   test('a patched key missing from the list is a bad request', () => {
@@ -186,7 +216,14 @@ describe('with the Deployment schema from the .proto files', () => {
       template: {
         spec: {
           containers: [
-            { name: 'app', image: 'app:1', env: [{ name: 'A', value: '1' }, { name: 'B', value: '2' }] },
+            {
+              name: 'app',
+              image: 'app:1',
+              env: [
+                { name: 'A', value: '1' },
+                { name: 'B', value: '2' },
+              ],
+            },
             { name: 'sidecar', image: 'proxy:1' },
           ],
           volumes: [{ name: 'data', emptyDir: {} }],
@@ -214,10 +251,20 @@ describe('with the Deployment schema from the .proto files', () => {
         template: {
           spec: {
             containers: [
-              { name: 'app', image: 'app:2', env: [{ name: 'A', value: '1' }, { name: 'B', value: '3' }] },
+              {
+                name: 'app',
+                image: 'app:2',
+                env: [
+                  { name: 'A', value: '1' },
+                  { name: 'B', value: '3' },
+                ],
+              },
               { name: 'sidecar', image: 'proxy:1' },
             ],
-            volumes: [{ name: 'cache', emptyDir: { medium: 'Memory' } }, { name: 'data', emptyDir: {} }],
+            volumes: [
+              { name: 'cache', emptyDir: { medium: 'Memory' } },
+              { name: 'data', emptyDir: {} },
+            ],
           },
         },
       },

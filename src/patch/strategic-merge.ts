@@ -184,7 +184,8 @@ function applyElementOrder(result: Obj, patch: Obj, key: string, schema: PatchSc
   }
   if (live === undefined && patched === undefined) return;
   const meta = schema?.field(key) ?? null;
-  const merged = patched === undefined ? (live as unknown[]) : live === undefined ? (clean(patched) as unknown[]) : (mergeValue(live, patched, meta) as unknown[]);
+  const merged =
+    patched === undefined ? (live as unknown[]) : live === undefined ? (clean(patched) as unknown[]) : (mergeValue(live, patched, meta) as unknown[]);
   const mergeKey = merged.some(isPlainObject) ? meta?.mergeKey : undefined;
   const [patchItems, serverOnly] = partition(merged, order, mergeKey);
   setOwn(result, key, normalizeOrder(patchItems, serverOnly, order, (live as unknown[] | undefined) ?? [], mergeKey));
@@ -213,7 +214,11 @@ export function mergeObject(original: Obj, patch: Obj, schema: PatchSchema | nul
     if (key.startsWith(DELETE_FROM_PRIMITIVE)) {
       const target = key.slice(DELETE_FROM_PRIMITIVE.length);
       if (Array.isArray(value) && Array.isArray(result[target])) {
-        setOwn(result, target, (result[target] as unknown[]).filter((v) => !value.includes(v)));
+        setOwn(
+          result,
+          target,
+          (result[target] as unknown[]).filter((v) => !value.includes(v)),
+        );
       }
       continue;
     }

@@ -10,11 +10,19 @@ const NO_SERVICES = {} as ServerServices;
 
 const echo = (namespaced: boolean) =>
   new ComputedStore(
-    defineComputedResource({ group: 'example.com', version: 'v1', resource: 'probes', kind: 'Probe', namespaced, compute: async ({ object }) => ({ ...object, status: { ok: true } }) }),
+    defineComputedResource({
+      group: 'example.com',
+      version: 'v1',
+      resource: 'probes',
+      kind: 'Probe',
+      namespaced,
+      compute: async ({ object }) => ({ ...object, status: { ok: true } }),
+    }),
     NO_SERVICES,
   );
 
-const probe = (namespace?: string): KubeObject => ({ apiVersion: 'example.com/v1', kind: 'Probe', metadata: namespace ? { namespace } : {}, spec: { a: 1 } }) as KubeObject;
+const probe = (namespace?: string): KubeObject =>
+  ({ apiVersion: 'example.com/v1', kind: 'Probe', metadata: namespace ? { namespace } : {}, spec: { a: 1 } }) as KubeObject;
 
 describe('ComputedStore', () => {
   test('answers with the computed object in wire order, with a null creation time', async () => {

@@ -51,7 +51,12 @@ export class ComputedStore {
       subresource: '',
       kind: { group: this.def.group, version: this.def.version, kind: this.def.kind },
       object: obj,
-      options: { kind: 'CreateOptions', apiVersion: 'meta.k8s.io/v1', ...(opts.dryRun ? { dryRun: ['All'] } : {}), ...(opts.fieldManager ? { fieldManager: opts.fieldManager } : {}) },
+      options: {
+        kind: 'CreateOptions',
+        apiVersion: 'meta.k8s.io/v1',
+        ...(opts.dryRun ? { dryRun: ['All'] } : {}),
+        ...(opts.fieldManager ? { fieldManager: opts.fieldManager } : {}),
+      },
       dryRun: opts.dryRun,
       user: ctx.user,
       request: ctx,
@@ -71,7 +76,12 @@ export class ComputedStore {
 
   async list(): Promise<KubeList> {
     const items = (await this.def.computeItems?.(this.services)) ?? [];
-    return { apiVersion: apiVersionOfDefinition(this.def), kind: this.def.listKind, metadata: {}, items: items.map((o) => inWireOrder(o, this.def.kind, apiVersionOfDefinition(this.def))) };
+    return {
+      apiVersion: apiVersionOfDefinition(this.def),
+      kind: this.def.listKind,
+      metadata: {},
+      items: items.map((o) => inWireOrder(o, this.def.kind, apiVersionOfDefinition(this.def))),
+    };
   }
 
   async get(name: string): Promise<KubeObject> {

@@ -29,9 +29,18 @@ interface Entry {
 const STRIPPED: FieldPath[] = [
   'f:apiVersion',
   'f:kind',
-  ...['name', 'namespace', 'creationTimestamp', 'selfLink', 'uid', 'generation', 'managedFields', 'resourceVersion', 'deletionTimestamp', 'deletionGracePeriodSeconds'].map((f) =>
-    child(fieldElement('metadata'), fieldElement(f)),
-  ),
+  ...[
+    'name',
+    'namespace',
+    'creationTimestamp',
+    'selfLink',
+    'uid',
+    'generation',
+    'managedFields',
+    'resourceVersion',
+    'deletionTimestamp',
+    'deletionGracePeriodSeconds',
+  ].map((f) => child(fieldElement('metadata'), fieldElement(f))),
 ];
 
 const METADATA: FieldPath = fieldElement('metadata');
@@ -113,7 +122,11 @@ function printManager(e: Entry): string {
 }
 
 function conflictError(conflicts: { entry: Entry; path: FieldPath }[]): StatusError {
-  const causes: StatusCause[] = conflicts.map((c) => ({ reason: 'FieldManagerConflict', message: `conflict with ${printManager(c.entry)}`, field: describePath(c.path) }));
+  const causes: StatusCause[] = conflicts.map((c) => ({
+    reason: 'FieldManagerConflict',
+    message: `conflict with ${printManager(c.entry)}`,
+    field: describePath(c.path),
+  }));
   let message: string;
   if (conflicts.length === 1) {
     message = `Apply failed with 1 conflict: conflict with ${printManager(conflicts[0].entry)}: ${describePath(conflicts[0].path)}`;
@@ -167,7 +180,21 @@ export class FieldManager {
 
   private store(obj: KubeObject, entries: Entry[]): void {
     const kept = entries.filter((e) => !e.set.empty);
-    kept.sort((p, q) => (p.operation !== q.operation ? (p.operation < q.operation ? -1 : 1) : p.time !== q.time ? (p.time < q.time ? -1 : 1) : p.manager < q.manager ? -1 : p.manager > q.manager ? 1 : 0));
+    kept.sort((p, q) =>
+      p.operation !== q.operation
+        ? p.operation < q.operation
+          ? -1
+          : 1
+        : p.time !== q.time
+          ? p.time < q.time
+            ? -1
+            : 1
+          : p.manager < q.manager
+            ? -1
+            : p.manager > q.manager
+              ? 1
+              : 0,
+    );
     if (kept.length === 0) {
       delete obj.metadata.managedFields;
       return;
@@ -244,7 +271,8 @@ export class FieldManager {
     for (const e of others) e.set = e.set.difference(changed).difference(removed);
     const entry: Entry = own ?? { manager, operation: 'Apply', apiVersion: apiVersionOfDefinition(this.def), time: '', subresource, set: new FieldSet() };
     // Re-applying what is already there changes nothing, not even the time: the write is a no-op.
-    const unchanged = own && own.set.paths.size === applied.paths.size && own.set.difference(applied).empty && cmp.added.empty && cmp.modified.empty && cmp.removed.empty;
+    const unchanged =
+      own && own.set.paths.size === applied.paths.size && own.set.difference(applied).empty && cmp.added.empty && cmp.modified.empty && cmp.removed.empty;
     entry.set = applied;
     if (!unchanged) entry.time = nowTimestamp();
     this.store(merged, own ? entries : [...entries, entry]);

@@ -21,7 +21,15 @@ import { FieldManager, keepTimesOfNoOp } from './field-manager';
 import { inWireOrder } from './object-order';
 import { interpretStorageError } from './storage-errors';
 import { DEFAULT_VALIDATION_OPTIONS, specOf, type Strategy, type ValidationOptions } from './strategy';
-import { applySubresource, keepSubresourceFields, runsMainRules, subresourceView, type CreateSubresource, type Subresource, type SubresourceView } from './subresources';
+import {
+  applySubresource,
+  keepSubresourceFields,
+  runsMainRules,
+  subresourceView,
+  type CreateSubresource,
+  type Subresource,
+  type SubresourceView,
+} from './subresources';
 import type { AdmissionAttributes, AdmissionOperation, WriteAdmission } from './admission-hooks';
 import { reconcileNamespace } from './computed-store';
 import { ensureActive, withInfo, type RequestContext } from './request-context';
@@ -254,7 +262,11 @@ export class GenericStore {
   private validateCreate(obj: KubeObject): void {
     const { strategy } = this.def;
     const errs: FieldErrorList = [
-      ...validateObjectMeta(obj.metadata, { namespaced: this.def.namespaced, validateName: strategy.validateName, kubeFinalizerNames: strategy.kubeFinalizerNames }),
+      ...validateObjectMeta(obj.metadata, {
+        namespaced: this.def.namespaced,
+        validateName: strategy.validateName,
+        kubeFinalizerNames: strategy.kubeFinalizerNames,
+      }),
       ...strategy.validate(obj, this.validation),
       ...strategy.validateCreate(obj),
       ...validateAgainstSchema(this.def, obj),
@@ -282,7 +294,10 @@ export class GenericStore {
   /** The kind a path's objects have: a create subresource's or a view's own (Binding, Scale), or the resource's. */
   private kindAt(subresource: string): GroupVersionKind {
     const created = this.def.createSubresources.find((s) => s.name === subresource);
-    const kind: ServedKind = created?.kind ?? subresourceView(this.def, this.def.subresources.includes(subresource as Subresource) ? (subresource as Subresource) : '')?.kind ?? this.def;
+    const kind: ServedKind =
+      created?.kind ??
+      subresourceView(this.def, this.def.subresources.includes(subresource as Subresource) ? (subresource as Subresource) : '')?.kind ??
+      this.def;
     return { group: kind.group, version: kind.version, kind: kind.kind };
   }
 
@@ -291,7 +306,15 @@ export class GenericStore {
    * object as the request's kind shows it, the stored one. Absent admission (the server's own
    * writes) admits everything.
    */
-  private async admit(phase: 'mutate' | 'validate', ctx: RequestContext, opts: WriteOptions | DeleteRequest, operation: AdmissionOperation, object: KubeObject | undefined, oldObject: KubeObject | undefined, name?: string): Promise<void> {
+  private async admit(
+    phase: 'mutate' | 'validate',
+    ctx: RequestContext,
+    opts: WriteOptions | DeleteRequest,
+    operation: AdmissionOperation,
+    object: KubeObject | undefined,
+    oldObject: KubeObject | undefined,
+    name?: string,
+  ): Promise<void> {
     if (phase === 'validate' && operation === 'CREATE' && (ctx.info.verb === 'update' || ctx.info.verb === 'patch')) {
       authorizeCreateOnUpdate({ ...ctx.info, name: name ?? object?.metadata.name ?? '' });
     }
@@ -343,7 +366,9 @@ export class GenericStore {
       try {
         await this.admit('validate', ctx, opts, 'CREATE', obj, undefined);
         ensureActive(ctx);
-        const created = this.asServed(await this.storage.create(this.key(namespace, name), this.canonical(obj), { dryRun: opts.dryRun, signal: ctx.signal, ttlSeconds: this.ttlSeconds }));
+        const created = this.asServed(
+          await this.storage.create(this.key(namespace, name), this.canonical(obj), { dryRun: opts.dryRun, signal: ctx.signal, ttlSeconds: this.ttlSeconds }),
+        );
         stored = true;
         return created;
       } catch (err) {
@@ -359,7 +384,13 @@ export class GenericStore {
    * POST to a create subresource (pods/binding, serviceaccounts/token): admitted as a CREATE of
    * the subresource under the parent's name, then answered by the subresource.
    */
-  async createThrough(ctx: RequestContext, sub: CreateSubresource, object: KubeObject, opts: WriteOptions, services: ServerServices): Promise<KubeObject | Status> {
+  async createThrough(
+    ctx: RequestContext,
+    sub: CreateSubresource,
+    object: KubeObject,
+    opts: WriteOptions,
+    services: ServerServices,
+  ): Promise<KubeObject | Status> {
     const { namespace, name } = ctx.info;
     await this.admit('mutate', ctx, opts, 'CREATE', object, undefined, name);
     reconcileNamespace(namespace, object);
@@ -422,7 +453,12 @@ export class GenericStore {
    * overwrite a change the client has not seen. Through a subresource with a kind of its own
    * (scale), `input` and the result are of that kind, and so is what admission sees.
    */
-  async update(ctx: RequestContext, name: string, input: KubeObject | ((current: KubeObject) => KubeObject), opts: WriteOptions): Promise<{ object: KubeObject; created: boolean }> {
+  async update(
+    ctx: RequestContext,
+    name: string,
+    input: KubeObject | ((current: KubeObject) => KubeObject),
+    opts: WriteOptions,
+  ): Promise<{ object: KubeObject; created: boolean }> {
     const view = subresourceView(this.def, this.subresourceOf(ctx));
     if (!view) return this.write(ctx, name, typeof input === 'function' ? (current) => input(current!) : input, opts);
     if (typeof input !== 'function') this.checkName(input, name);
@@ -700,7 +736,13 @@ export class GenericStore {
    * while spec.finalizers remain; then it is deleted like anything else. A uid precondition is
    * always enforced.
    */
-  private async terminate(ctx: RequestContext, key: string, current: KubeObject, req: DeleteRequest, startTermination: NonNullable<Strategy['startTermination']>): Promise<DeleteOutcome> {
+  private async terminate(
+    ctx: RequestContext,
+    key: string,
+    current: KubeObject,
+    req: DeleteRequest,
+    startTermination: NonNullable<Strategy['startTermination']>,
+  ): Promise<DeleteOutcome> {
     const meta = current.metadata;
     const name = meta.name ?? '';
     const pre = req.preconditions;
@@ -709,7 +751,11 @@ export class GenericStore {
       throw conflict(gr, name, `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${meta.uid ?? ''}`);
     }
     if (pre?.resourceVersion && pre.resourceVersion !== meta.resourceVersion) {
-      throw conflict(gr, name, `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${meta.resourceVersion ?? ''}`);
+      throw conflict(
+        gr,
+        name,
+        `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${meta.resourceVersion ?? ''}`,
+      );
     }
     const preconditions = { ...pre, uid: pre?.uid ?? meta.uid };
     if (!meta.deletionTimestamp) {
@@ -748,7 +794,11 @@ export class GenericStore {
     }
     if (!corrupt) {
       throw invalid({ group: this.def.group, kind: this.def.resource }, name, [
-        field.invalid('ignoreStoreReadErrorWithClusterBreakingPotential', true, 'is exclusively used to delete corrupt object(s), try again by removing this option'),
+        field.invalid(
+          'ignoreStoreReadErrorWithClusterBreakingPotential',
+          true,
+          'is exclusively used to delete corrupt object(s), try again by removing this option',
+        ),
       ]);
     }
     try {

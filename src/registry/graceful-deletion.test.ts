@@ -4,17 +4,27 @@ import type { ResourceDefinition } from './resource-definition';
 import { strategy } from './strategy';
 import { timestampAt } from './time';
 
-const graceful = { group: 'example.com', kind: 'Thing', strategy: strategy({ gracePeriodSeconds: (_obj, requested) => requested ?? 30 }) } as ResourceDefinition;
+const graceful = {
+  group: 'example.com',
+  kind: 'Thing',
+  strategy: strategy({ gracePeriodSeconds: (_obj, requested) => requested ?? 30 }),
+} as ResourceDefinition;
 const immediate = { ...graceful, strategy: strategy({}) } as ResourceDefinition;
 
-const thing = (meta: Partial<KubeObject['metadata']> = {}): KubeObject => ({ apiVersion: 'example.com/v1', kind: 'Thing', metadata: { name: 't', uid: 'u1', resourceVersion: '7', ...meta } });
+const thing = (meta: Partial<KubeObject['metadata']> = {}): KubeObject => ({
+  apiVersion: 'example.com/v1',
+  kind: 'Thing',
+  metadata: { name: 't', uid: 'u1', resourceVersion: '7', ...meta },
+});
 
 describe('beforeDelete', () => {
   test('preconditions are checked first, with the kind in the conflict', () => {
     expect(() => beforeDelete(graceful, thing(), { preconditions: { uid: 'other' } })).toThrow(
       'Operation cannot be fulfilled on Thing.example.com "t": the UID in the precondition (other) does not match the UID in record (u1). The object might have been deleted and then recreated',
     );
-    expect(() => beforeDelete(graceful, thing(), { preconditions: { resourceVersion: '6' } })).toThrow('the ResourceVersion in the precondition (6) does not match the ResourceVersion in record (7)');
+    expect(() => beforeDelete(graceful, thing(), { preconditions: { resourceVersion: '6' } })).toThrow(
+      'the ResourceVersion in the precondition (6) does not match the ResourceVersion in record (7)',
+    );
   });
 
   test('a kind without graceful deletion is removed at once', () => {

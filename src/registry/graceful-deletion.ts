@@ -48,10 +48,18 @@ export function beforeDelete(def: ResourceDefinition, obj: KubeObject, req: Grac
   const gk = { group: def.group, resource: def.kind };
   const pre = req.preconditions;
   if (pre?.uid && pre.uid !== meta.uid) {
-    throw conflict(gk, meta.name ?? '', `the UID in the precondition (${pre.uid}) does not match the UID in record (${meta.uid ?? ''}). The object might have been deleted and then recreated`);
+    throw conflict(
+      gk,
+      meta.name ?? '',
+      `the UID in the precondition (${pre.uid}) does not match the UID in record (${meta.uid ?? ''}). The object might have been deleted and then recreated`,
+    );
   }
   if (pre?.resourceVersion && pre.resourceVersion !== meta.resourceVersion) {
-    throw conflict(gk, meta.name ?? '', `the ResourceVersion in the precondition (${pre.resourceVersion}) does not match the ResourceVersion in record (${meta.resourceVersion ?? ''}). The object might have been modified`);
+    throw conflict(
+      gk,
+      meta.name ?? '',
+      `the ResourceVersion in the precondition (${pre.resourceVersion}) does not match the ResourceVersion in record (${meta.resourceVersion ?? ''}). The object might have been modified`,
+    );
   }
   const none = { graceful: false, pending: false, period: 0 };
   const period = def.strategy.gracePeriodSeconds(obj, req.gracePeriodSeconds);

@@ -11,7 +11,6 @@ export type Verb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'd
 
 export const ALL_VERBS: Verb[] = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
 
-
 /** A printed column of `kubectl get`: the Table column definition plus how to compute its cell. */
 export interface PrinterColumn {
   name: string;

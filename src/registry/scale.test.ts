@@ -10,7 +10,15 @@ const view = scaleView(deployments);
 const stored = (): KubeObject => ({
   kind: 'Deployment',
   apiVersion: 'apps/v1',
-  metadata: { name: 'web', namespace: 'default', uid: 'u-1', resourceVersion: '7', generation: 2, creationTimestamp: '2026-01-01T00:00:00Z', labels: { a: 'b' } },
+  metadata: {
+    name: 'web',
+    namespace: 'default',
+    uid: 'u-1',
+    resourceVersion: '7',
+    generation: 2,
+    creationTimestamp: '2026-01-01T00:00:00Z',
+    labels: { a: 'b' },
+  },
   spec: { replicas: 3, selector: { matchLabels: { app: 'web' } }, template: {} },
   status: { replicas: 2, readyReplicas: 1 },
 });
@@ -49,7 +57,13 @@ test('read: the metadata scaleFromDeployment copies, replicas and the selector s
 });
 
 test('write: only spec.replicas and the resourceVersion come from the Scale; the namespace is filled in', () => {
-  const scale = { kind: 'Scale', apiVersion: 'autoscaling/v1', metadata: { name: 'web', resourceVersion: '6', labels: { x: 'y' } }, spec: { replicas: 5 }, status: { replicas: 9 } };
+  const scale = {
+    kind: 'Scale',
+    apiVersion: 'autoscaling/v1',
+    metadata: { name: 'web', resourceVersion: '6', labels: { x: 'y' } },
+    spec: { replicas: 5 },
+    status: { replicas: 9 },
+  };
   const next = view.write(scale, stored());
   expect(next).toEqual({ ...stored(), metadata: { ...stored().metadata, resourceVersion: '6' }, spec: { ...(stored().spec as object), replicas: 5 } });
   expect(scale.metadata).toMatchObject({ namespace: 'default' });
@@ -71,7 +85,15 @@ test('write refuses negative replicas (422), another uid (409) and another names
 });
 
 test('configuration: an apply configuration of the Scale as one of the parent kind, replicas only when given', () => {
-  expect(view.configuration({ apiVersion: 'autoscaling/v1', kind: 'Scale', metadata: { name: 'web', namespace: 'default' }, spec: { replicas: 4 }, status: { replicas: 1 } })).toEqual({
+  expect(
+    view.configuration({
+      apiVersion: 'autoscaling/v1',
+      kind: 'Scale',
+      metadata: { name: 'web', namespace: 'default' },
+      spec: { replicas: 4 },
+      status: { replicas: 1 },
+    }),
+  ).toEqual({
     apiVersion: 'apps/v1',
     kind: 'Deployment',
     metadata: { name: 'web', namespace: 'default' },

@@ -43,8 +43,18 @@ export const SCALE_KIND: ServedKind = {
   kind: 'Scale',
   printerColumns: [
     { name: 'Name', type: 'string', description: NAME_COLUMN.description, cell: (o) => o.metadata.name ?? '' },
-    { name: 'Desired', type: 'integer', description: 'replicas is the desired number of instances for the scaled object.', cell: (o) => replicasAt(o, ['spec', 'replicas']) },
-    { name: 'Available', type: 'integer', description: 'replicas is the actual number of observed instances of the scaled object.', cell: (o) => replicasAt(o, ['status', 'replicas']) },
+    {
+      name: 'Desired',
+      type: 'integer',
+      description: 'replicas is the desired number of instances for the scaled object.',
+      cell: (o) => replicasAt(o, ['spec', 'replicas']),
+    },
+    {
+      name: 'Available',
+      type: 'integer',
+      description: 'replicas is the actual number of observed instances of the scaled object.',
+      cell: (o) => replicasAt(o, ['status', 'replicas']),
+    },
     AGE_COLUMN,
   ],
 };

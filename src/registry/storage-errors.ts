@@ -1,14 +1,4 @@
-import {
-  alreadyExists,
-  badRequest,
-  conflict,
-  internalError,
-  notFound,
-  resourceExpired,
-  StatusError,
-  timeout,
-  tooManyRequests,
-} from '../api/errors';
+import { alreadyExists, badRequest, conflict, internalError, notFound, resourceExpired, StatusError, timeout, tooManyRequests } from '../api/errors';
 import { qualifiedResource, type GroupResource } from '../api/types';
 import { isStorageError } from '../storage/storage-error';
 

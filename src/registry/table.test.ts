@@ -53,7 +53,11 @@ describe('age', () => {
 
 describe('toTable', () => {
   const widgets = defineResource({ group: 'example.com', version: 'v1', resource: 'widgets', kind: 'Widget', namespaced: true, strategy: strategy({}) });
-  const obj: KubeObject = { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w1', namespace: 'ns', creationTimestamp: '2024-01-01T00:00:00Z' } };
+  const obj: KubeObject = {
+    apiVersion: 'example.com/v1',
+    kind: 'Widget',
+    metadata: { name: 'w1', namespace: 'ns', creationTimestamp: '2024-01-01T00:00:00Z' },
+  };
 
   test('kinds without printer columns get the default Name and Created At', () => {
     const table = toTable(widgets, [obj], { resourceVersion: '7' }, 'None', 'meta.k8s.io/v1');

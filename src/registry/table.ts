@@ -86,13 +86,7 @@ function rowObject(obj: KubeObject, include: IncludeObject, metaApiVersion: stri
   return { kind: 'PartialObjectMetadata', apiVersion: metaApiVersion, metadata: obj.metadata };
 }
 
-export function toTable(
-  def: ServedKind,
-  objects: KubeObject[],
-  listMeta: ListMeta,
-  include: IncludeObject,
-  metaApiVersion: string,
-): Table {
+export function toTable(def: ServedKind, objects: KubeObject[], listMeta: ListMeta, include: IncludeObject, metaApiVersion: string): Table {
   const columns = def.printerColumns.length > 0 ? def.printerColumns : DEFAULT_COLUMNS;
   return {
     kind: 'Table',

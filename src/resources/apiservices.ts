@@ -46,7 +46,9 @@ export function apiServiceView(obj: KubeObject): ApiServiceView {
     name: obj.metadata.name ?? '',
     group: stringOf(spec.group),
     version: stringOf(spec.version),
-    service: service ? { namespace: stringOf(service.namespace), name: stringOf(service.name), port: typeof service.port === 'number' ? service.port : 443 } : null,
+    service: service
+      ? { namespace: stringOf(service.namespace), name: stringOf(service.name), port: typeof service.port === 'number' ? service.port : 443 }
+      : null,
     caBundle: stringOf(spec.caBundle),
     insecureSkipTLSVerify: spec.insecureSkipTLSVerify === true,
     groupPriorityMinimum: num(spec.groupPriorityMinimum),
@@ -86,7 +88,8 @@ function validateApiService(obj: KubeObject): FieldErrorList {
   if (!stringOf(service.namespace)) errs.push(field.required('spec.service.namespace'));
   if (!stringOf(service.name)) errs.push(field.required('spec.service.name'));
   const port = num(service.port);
-  if (!Number.isInteger(port) || port < 1 || port > 65535) errs.push(field.invalid('spec.service.port', port, 'port is not valid: must be between 1 and 65535, inclusive'));
+  if (!Number.isInteger(port) || port < 1 || port > 65535)
+    errs.push(field.invalid('spec.service.port', port, 'port is not valid: must be between 1 and 65535, inclusive'));
   if (insecure && caBytes > 0) errs.push(field.invalid('spec.insecureSkipTLSVerify', true, 'may not be true if caBundle is present'));
   return errs;
 }

@@ -11,10 +11,29 @@ import { nowTimestamp } from '../registry/time';
 /** certificates.k8s.io/v1 CertificateSigningRequest, as pkg/registry/certificates/certificates serves it. */
 
 const KNOWN_USAGES = [
-  'signing', 'digital signature', 'content commitment', 'key encipherment', 'key agreement', 'data encipherment',
-  'cert sign', 'crl sign', 'encipher only', 'decipher only', 'any', 'server auth', 'client auth', 'code signing',
-  'email protection', 's/mime', 'ipsec end system', 'ipsec tunnel', 'ipsec user', 'timestamping', 'ocsp signing',
-  'microsoft sgc', 'netscape sgc',
+  'signing',
+  'digital signature',
+  'content commitment',
+  'key encipherment',
+  'key agreement',
+  'data encipherment',
+  'cert sign',
+  'crl sign',
+  'encipher only',
+  'decipher only',
+  'any',
+  'server auth',
+  'client auth',
+  'code signing',
+  'email protection',
+  's/mime',
+  'ipsec end system',
+  'ipsec tunnel',
+  'ipsec user',
+  'timestamping',
+  'ocsp signing',
+  'microsoft sgc',
+  'netscape sgc',
 ];
 const APPROVAL_TYPES = ['Approved', 'Denied'];
 const MIN_EXPIRATION_SECONDS = 600;
@@ -80,7 +99,8 @@ function validateConditions(csr: KubeObject): FieldErrorList {
     }
     seen.add(type);
   });
-  if (seen.has('Approved') && seen.has('Denied')) errs.push(field.invalid('status.conditions', 'Approved', 'Approved and Denied conditions are mutually exclusive'));
+  if (seen.has('Approved') && seen.has('Denied'))
+    errs.push(field.invalid('status.conditions', 'Approved', 'Approved and Denied conditions are mutually exclusive'));
   return errs;
 }
 
@@ -100,7 +120,13 @@ function validateCsr(csr: KubeObject): FieldErrorList {
   try {
     requestOf(csr);
   } catch (err) {
-    errs.push(field.invalid('spec.request', spec.request ?? '', err instanceof Error && err.message.startsWith('PEM') ? err.message : 'asn1: structure error: malformed certificate request'));
+    errs.push(
+      field.invalid(
+        'spec.request',
+        spec.request ?? '',
+        err instanceof Error && err.message.startsWith('PEM') ? err.message : 'asn1: structure error: malformed certificate request',
+      ),
+    );
   }
   const usages = stringsIn(spec.usages);
   if (usages.length === 0) errs.push(field.required('spec.usages', 'usages must be provided'));
@@ -132,9 +158,11 @@ function validateCsrStatusUpdate(next: KubeObject, prev: KubeObject): FieldError
   const cert = stringOf(statusOf(next).certificate);
   const oldCert = stringOf(statusOf(prev).certificate);
   if (oldCert && cert !== oldCert) errs.push(field.forbidden('status.certificate', 'updates may not modify existing certificate content'));
-  else if (cert && !oldCert && !hasCondition(next, 'Approved')) errs.push(field.forbidden('status.certificate', 'certificate data may only be set for an Approved request'));
+  else if (cert && !oldCert && !hasCondition(next, 'Approved'))
+    errs.push(field.forbidden('status.certificate', 'certificate data may only be set for an Approved request'));
   for (const type of APPROVAL_TYPES) {
-    if (hasCondition(prev, type) && !hasCondition(next, type)) errs.push(field.forbidden('status.conditions', `updates may not remove a condition of type "${type}"`));
+    if (hasCondition(prev, type) && !hasCondition(next, type))
+      errs.push(field.forbidden('status.conditions', `updates may not remove a condition of type "${type}"`));
   }
   return errs;
 }
@@ -181,7 +209,12 @@ export const certificatesigningrequests = defineResource({
   printerColumns: [
     NAME_COLUMN,
     AGE_COLUMN,
-    { name: 'SignerName', type: 'string', description: 'signerName indicates the requested signer, and is a qualified name.', cell: (o) => stringOf(specOf(o).signerName) },
+    {
+      name: 'SignerName',
+      type: 'string',
+      description: 'signerName indicates the requested signer, and is a qualified name.',
+      cell: (o) => stringOf(specOf(o).signerName),
+    },
     { name: 'Requestor', type: 'string', description: 'Name of the user that requested the certificate.', cell: (o) => stringOf(specOf(o).username) },
     {
       name: 'RequestedDuration',

@@ -33,7 +33,7 @@ export const configmaps = defineResource({
     {
       name: 'Data',
       type: 'string',
-      description: 'Data contains the configuration data. Each key must consist of alphanumeric characters, \'-\', \'_\' or \'.\'.',
+      description: "Data contains the configuration data. Each key must consist of alphanumeric characters, '-', '_' or '.'.",
       cell: (cm) => Object.keys(mapOf(cm.data)).length + Object.keys(mapOf(cm.binaryData)).length,
     },
     AGE_COLUMN,

@@ -42,7 +42,12 @@ export const controllerrevisions = defineResource({
   printerColumns: [
     NAME_COLUMN,
     { name: 'Controller', type: 'string', description: 'Controller of the object', cell: controllerCell },
-    { name: 'Revision', type: 'string', description: 'Revision indicates the revision of the state represented by Data.', cell: (o) => (typeof o.revision === 'number' ? o.revision : 0) },
+    {
+      name: 'Revision',
+      type: 'string',
+      description: 'Revision indicates the revision of the state represented by Data.',
+      cell: (o) => (typeof o.revision === 'number' ? o.revision : 0),
+    },
     AGE_COLUMN,
   ],
 });

@@ -1,12 +1,19 @@
 import { cronScheduleError } from './cron-schedule';
 
 describe('cron.ParseStandard, as kube-apiserver checks a CronJob schedule', () => {
-  test.each(['0 3 * * *', '*/15 * * * *', '0 0 1,15 * mon-fri', '5 4 * JAN-mar SUN', '0-59/5 0-23 1-31 1-12 0-6', '? * * * *', '@hourly', '@daily', '@every 1h30m'])(
-    '%s parses',
-    (schedule) => {
-      expect(cronScheduleError(schedule)).toBeNull();
-    },
-  );
+  test.each([
+    '0 3 * * *',
+    '*/15 * * * *',
+    '0 0 1,15 * mon-fri',
+    '5 4 * JAN-mar SUN',
+    '0-59/5 0-23 1-31 1-12 0-6',
+    '? * * * *',
+    '@hourly',
+    '@daily',
+    '@every 1h30m',
+  ])('%s parses', (schedule) => {
+    expect(cronScheduleError(schedule)).toBeNull();
+  });
 
   test.each([
     ['', 'empty spec string'],

@@ -53,7 +53,8 @@ function validateTimeZone(timeZone: unknown): FieldErrorList {
     return [field.invalid(path, zone, `unknown time zone ${zone}`)];
   }
   const errs: FieldErrorList = [];
-  if (zone.toLowerCase() === 'local') errs.push(field.invalid(path, zone, 'timeZone must be an explicit time zone as defined in https://www.iana.org/time-zones'));
+  if (zone.toLowerCase() === 'local')
+    errs.push(field.invalid(path, zone, 'timeZone must be an explicit time zone as defined in https://www.iana.org/time-zones'));
   if (!isKnownTimeZone(zone)) errs.push(field.invalid(path, zone, `unknown time zone ${zone}`));
   return errs;
 }
@@ -100,7 +101,12 @@ function boolCell(value: unknown): string {
 
 const columns: PrinterColumn[] = [
   NAME_COLUMN,
-  { name: 'Schedule', type: 'string', description: 'The schedule in Cron format, see https://en.wikipedia.org/wiki/Cron.', cell: (cj) => specField(cj, 'schedule') ?? '' },
+  {
+    name: 'Schedule',
+    type: 'string',
+    description: 'The schedule in Cron format, see https://en.wikipedia.org/wiki/Cron.',
+    cell: (cj) => specField(cj, 'schedule') ?? '',
+  },
   {
     name: 'Timezone',
     type: 'string',
@@ -138,14 +144,20 @@ const columns: PrinterColumn[] = [
     type: 'string',
     priority: 1,
     description: 'Names of each container in the template.',
-    cell: (cj) => podTemplateContainers(cj).map((c) => String(c.name ?? '')).join(','),
+    cell: (cj) =>
+      podTemplateContainers(cj)
+        .map((c) => String(c.name ?? ''))
+        .join(','),
   },
   {
     name: 'Images',
     type: 'string',
     priority: 1,
     description: 'Images referenced by each container in the template.',
-    cell: (cj) => podTemplateContainers(cj).map((c) => String(c.image ?? '')).join(','),
+    cell: (cj) =>
+      podTemplateContainers(cj)
+        .map((c) => String(c.image ?? ''))
+        .join(','),
   },
   {
     name: 'Selector',

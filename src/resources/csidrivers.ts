@@ -73,7 +73,8 @@ function validateCsiDriver(obj: KubeObject): FieldErrorList {
   }
   errs.push(...required(spec, 'seLinuxMount', 'spec.seLinuxMount'));
   const period = spec.nodeAllocatableUpdatePeriodSeconds;
-  if (typeof period === 'number' && period < 10) errs.push(field.invalid('spec.nodeAllocatableUpdatePeriodSeconds', period, 'must be greater than or equal to 10 seconds'));
+  if (typeof period === 'number' && period < 10)
+    errs.push(field.invalid('spec.nodeAllocatableUpdatePeriodSeconds', period, 'must be greater than or equal to 10 seconds'));
   return errs;
 }
 
@@ -83,7 +84,8 @@ function validateCsiDriverUpdate(next: KubeObject, prev: KubeObject): FieldError
   const b = objectOf(prev.spec);
   const errs: FieldErrorList = [];
   if (!jsonEqual(a.attachRequired, b.attachRequired)) errs.push(field.invalid('spec.attachedRequired', a.attachRequired ?? null, 'field is immutable'));
-  if (!jsonEqual(a.volumeLifecycleModes, b.volumeLifecycleModes)) errs.push(field.invalid('spec.volumeLifecycleModes', a.volumeLifecycleModes ?? null, 'field is immutable'));
+  if (!jsonEqual(a.volumeLifecycleModes, b.volumeLifecycleModes))
+    errs.push(field.invalid('spec.volumeLifecycleModes', a.volumeLifecycleModes ?? null, 'field is immutable'));
   return errs;
 }
 
@@ -98,19 +100,41 @@ export const csidrivers = defineResource({
   strategy: strategy({ applyDefaults: defaultCsiDriver, validate: validateCsiDriver, validateUpdate: validateCsiDriverUpdate }),
   printerColumns: [
     NAME_COLUMN,
-    { name: 'AttachRequired', type: 'boolean', description: 'attachRequired indicates this CSI volume driver requires an attach operation.', cell: (o) => bool(o, 'attachRequired') },
-    { name: 'PodInfoOnMount', type: 'boolean', description: 'podInfoOnMount indicates this CSI volume driver requires additional pod information (like podName, podUID, etc.) during mount operations.', cell: (o) => bool(o, 'podInfoOnMount') },
-    { name: 'StorageCapacity', type: 'boolean', description: 'storageCapacity indicates that the CSI volume driver wants pod scheduling to consider the storage capacity that the driver deployment will report.', cell: (o) => bool(o, 'storageCapacity') },
+    {
+      name: 'AttachRequired',
+      type: 'boolean',
+      description: 'attachRequired indicates this CSI volume driver requires an attach operation.',
+      cell: (o) => bool(o, 'attachRequired'),
+    },
+    {
+      name: 'PodInfoOnMount',
+      type: 'boolean',
+      description: 'podInfoOnMount indicates this CSI volume driver requires additional pod information (like podName, podUID, etc.) during mount operations.',
+      cell: (o) => bool(o, 'podInfoOnMount'),
+    },
+    {
+      name: 'StorageCapacity',
+      type: 'boolean',
+      description:
+        'storageCapacity indicates that the CSI volume driver wants pod scheduling to consider the storage capacity that the driver deployment will report.',
+      cell: (o) => bool(o, 'storageCapacity'),
+    },
     {
       name: 'TokenRequests',
       type: 'string',
-      description: 'tokenRequests indicates the CSI driver needs pods\' service account tokens it is mounting volume for to do necessary authentication.',
+      description: "tokenRequests indicates the CSI driver needs pods' service account tokens it is mounting volume for to do necessary authentication.",
       cell: (o) => {
         const audiences = objectsIn(objectOf(o.spec).tokenRequests).map((t) => stringOf(t.audience));
         return audiences.length > 0 ? audiences.join(',') : '<unset>';
       },
     },
-    { name: 'RequiresRepublish', type: 'boolean', description: 'requiresRepublish indicates the CSI driver wants `NodePublishVolume` being periodically called to reflect any possible change in the mounted volume.', cell: (o) => bool(o, 'requiresRepublish') },
+    {
+      name: 'RequiresRepublish',
+      type: 'boolean',
+      description:
+        'requiresRepublish indicates the CSI driver wants `NodePublishVolume` being periodically called to reflect any possible change in the mounted volume.',
+      cell: (o) => bool(o, 'requiresRepublish'),
+    },
     {
       name: 'Modes',
       type: 'string',

@@ -38,7 +38,18 @@ export const csistoragecapacities = defineResource({
   strategy: strategy({ validate: validateCsiStorageCapacity, validateUpdate: validateCsiStorageCapacityUpdate }),
   printerColumns: [
     NAME_COLUMN,
-    { name: 'StorageClassName', type: 'string', description: 'storageClassName represents the name of the StorageClass that the reported capacity applies to.', cell: (o) => stringOf(o.storageClassName) },
-    { name: 'Capacity', type: 'string', description: 'capacity is the value reported by the CSI driver in its GetCapacityResponse for a GetCapacityRequest with topology and parameters that match the previous fields.', cell: (o) => (o.capacity === undefined || o.capacity === null ? '<unset>' : String(o.capacity)) },
+    {
+      name: 'StorageClassName',
+      type: 'string',
+      description: 'storageClassName represents the name of the StorageClass that the reported capacity applies to.',
+      cell: (o) => stringOf(o.storageClassName),
+    },
+    {
+      name: 'Capacity',
+      type: 'string',
+      description:
+        'capacity is the value reported by the CSI driver in its GetCapacityResponse for a GetCapacityRequest with topology and parameters that match the previous fields.',
+      cell: (o) => (o.capacity === undefined || o.capacity === null ? '<unset>' : String(o.capacity)),
+    },
   ],
 });

@@ -46,10 +46,13 @@ function selectableFieldsOf(paths: string[]): ResourceDefinition['selectableFiel
   return Object.fromEntries(
     paths.map((jsonPath) => {
       const path = pathOf(jsonPath);
-      return [path.join('.'), (obj: KubeObject) => {
-        const value = getPath(obj, path);
-        return value === undefined || value === null ? '' : String(value);
-      }];
+      return [
+        path.join('.'),
+        (obj: KubeObject) => {
+          const value = getPath(obj, path);
+          return value === undefined || value === null ? '' : String(value);
+        },
+      ];
     }),
   );
 }
@@ -93,7 +96,8 @@ function customResource(view: CrdView, version: CrdVersion, storage: string | un
       validate: (obj) => [...validateCustomObject(schema, obj), ...rules.validate(obj)],
       validateUpdate: (next, prev) => rules.validateUpdate(next, prev),
       // The status strategy validates the object against its schema and rules; what lies outside status is unchanged there, so only status's errors can be new.
-      validateStatusUpdate: (next, prev) => [...validateCustomObject(schema, next), ...rules.validate(next), ...rules.validateUpdate(next, prev)].filter((e) => /^status(\.|\[|$)/.test(e.field)),
+      validateStatusUpdate: (next, prev) =>
+        [...validateCustomObject(schema, next), ...rules.validate(next), ...rules.validateUpdate(next, prev)].filter((e) => /^status(\.|\[|$)/.test(e.field)),
     }),
     ownSchema: {
       typed: customResourceSchema(schema, view.names.kind),

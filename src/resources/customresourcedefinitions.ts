@@ -51,7 +51,6 @@ export interface CrdView {
   versions: CrdVersion[];
 }
 
-
 export function crdView(crd: KubeObject): CrdView {
   const spec = isPlainObject(crd.spec) ? crd.spec : {};
   const names = isPlainObject(spec.names) ? spec.names : {};
@@ -78,7 +77,11 @@ export function crdView(crd: KubeObject): CrdView {
         schema,
         hasStatus: isPlainObject(subresources.status),
         selectableFields: objs(v.selectableFields).map((f) => str(f.jsonPath)),
-        scale: scale && { specReplicasPath: str(scale.specReplicasPath), statusReplicasPath: str(scale.statusReplicasPath), labelSelectorPath: str(scale.labelSelectorPath) },
+        scale: scale && {
+          specReplicasPath: str(scale.specReplicasPath),
+          statusReplicasPath: str(scale.statusReplicasPath),
+          labelSelectorPath: str(scale.labelSelectorPath),
+        },
         printerColumns: objs(v.additionalPrinterColumns),
       };
     }),
@@ -192,7 +195,13 @@ function validateSelectableFields(version: CrdVersion, path: string): FieldError
     const type = schemaAt(version.schema, jsonPath)?.type;
     if (!jsonPath.startsWith('.') || !type) errs.push(field.invalid(fieldPath, jsonPath, 'is an invalid path: does not refer to a valid field'));
     else if (type !== 'string' && type !== 'integer' && type !== 'boolean') {
-      errs.push(field.invalid(fieldPath, jsonPath, 'must point to a field of type string, boolean or integer. Enum string fields and strings with formats are allowed.'));
+      errs.push(
+        field.invalid(
+          fieldPath,
+          jsonPath,
+          'must point to a field of type string, boolean or integer. Enum string fields and strings with formats are allowed.',
+        ),
+      );
     }
   });
   return errs;
@@ -236,7 +245,8 @@ function validateCrd(crd: KubeObject): FieldErrorList {
   });
   const versions = (isPlainObject(crd.spec) ? crd.spec.versions : undefined) ?? [];
   if (!unique) errs.push(field.invalid('spec.versions', versions, 'must contain unique version names'));
-  if (view.versions.filter((v) => v.storage).length !== 1) errs.push(field.invalid('spec.versions', versions, 'must have exactly one version marked as storage version'));
+  if (view.versions.filter((v) => v.storage).length !== 1)
+    errs.push(field.invalid('spec.versions', versions, 'must have exactly one version marked as storage version'));
   errs.push(...validateNames(view.names));
   return errs;
 }

@@ -57,9 +57,24 @@ export const deployments = defineResource({
   }),
   printerColumns: [
     NAME_COLUMN,
-    { name: 'Ready', type: 'string', description: 'Number of the pod with ready state', cell: (o) => `${num(o, 'status', 'readyReplicas')}/${num(o, 'spec', 'replicas')}` },
-    { name: 'Up-to-date', type: 'string', description: 'Total number of non-terminated pods targeted by this deployment that have the desired template spec.', cell: (o) => num(o, 'status', 'updatedReplicas') },
-    { name: 'Available', type: 'string', description: 'Total number of available pods (ready for at least minReadySeconds) targeted by this deployment.', cell: (o) => num(o, 'status', 'availableReplicas') },
+    {
+      name: 'Ready',
+      type: 'string',
+      description: 'Number of the pod with ready state',
+      cell: (o) => `${num(o, 'status', 'readyReplicas')}/${num(o, 'spec', 'replicas')}`,
+    },
+    {
+      name: 'Up-to-date',
+      type: 'string',
+      description: 'Total number of non-terminated pods targeted by this deployment that have the desired template spec.',
+      cell: (o) => num(o, 'status', 'updatedReplicas'),
+    },
+    {
+      name: 'Available',
+      type: 'string',
+      description: 'Total number of available pods (ready for at least minReadySeconds) targeted by this deployment.',
+      cell: (o) => num(o, 'status', 'availableReplicas'),
+    },
     AGE_COLUMN,
     CONTAINERS_COLUMN,
     IMAGES_COLUMN,

@@ -44,8 +44,9 @@ function validateExact(request: Obj, path: string): FieldErrorList {
   else errs.push(...isDns1123Subdomain(className).map((m) => field.invalid(`${path}.deviceClassName`, className, m)));
   const mode = stringOf(request.allocationMode);
   if (!ALLOCATION_MODES.includes(mode)) errs.push(field.notSupported(`${path}.allocationMode`, mode, ALLOCATION_MODES));
-  else if (mode === 'ExactCount' && !(typeof request.count === 'number' && request.count > 0)) errs.push(field.invalid(`${path}.count`, request.count ?? 0, 'must be greater than zero'));
-  else if (mode === 'All' && request.count) errs.push(field.invalid(`${path}.count`, request.count, 'must not be specified when allocationMode is \'All\''));
+  else if (mode === 'ExactCount' && !(typeof request.count === 'number' && request.count > 0))
+    errs.push(field.invalid(`${path}.count`, request.count ?? 0, 'must be greater than zero'));
+  else if (mode === 'All' && request.count) errs.push(field.invalid(`${path}.count`, request.count, "must not be specified when allocationMode is 'All'"));
   objectsIn(request.tolerations).forEach((t, i) => {
     const op = stringOf(t.operator);
     if (!TOLERATION_OPERATORS.includes(op)) errs.push(field.notSupported(`${path}.tolerations[${i}].operator`, op, TOLERATION_OPERATORS));

@@ -22,7 +22,6 @@ const MAX_TOPOLOGY_LABELS = 16;
 const MAX_ZONE_HINTS = 8;
 const SHOWN_IN_COLUMN = 3;
 
-
 /**
  * SetDefaults_EndpointPort: an unnamed TCP port unless told otherwise. An endpoint's conditions are
  * a Go struct, never absent: kube-apiserver writes an empty one.
@@ -89,7 +88,8 @@ function validatePorts(ports: Obj[]): FieldErrorList {
     names.add(name);
     if (port.protocol === undefined) errs.push(field.required(`${at}.protocol`));
     else if (!PROTOCOLS.includes(str(port.protocol))) errs.push(field.notSupported(`${at}.protocol`, port.protocol, PROTOCOLS));
-    if (typeof port.appProtocol === 'string') for (const msg of isQualifiedName(port.appProtocol)) errs.push(field.invalid(`${at}.appProtocol`, port.appProtocol, msg));
+    if (typeof port.appProtocol === 'string')
+      for (const msg of isQualifiedName(port.appProtocol)) errs.push(field.invalid(`${at}.appProtocol`, port.appProtocol, msg));
     return errs;
   });
 }
@@ -140,9 +140,26 @@ export const endpointslices = defineResource({
   }),
   printerColumns: [
     NAME_COLUMN,
-    { name: 'AddressType', type: 'string', description: 'addressType specifies the type of address carried by this EndpointSlice. All addresses in this slice must be the same type. This field is immutable after creation. The following address types are currently supported: * IPv4: Represents an IPv4 Address. * IPv6: Represents an IPv6 Address. * FQDN: Represents a Fully Qualified Domain Name.', cell: (slice) => str(slice.addressType) },
-    { name: 'Ports', type: 'string', description: 'ports specifies the list of network ports exposed by each endpoint in this slice. Each port must have a unique name. When ports is empty, it indicates that there are no defined ports. When a port is defined with a nil port value, it indicates "all ports". Each slice may include a maximum of 100 ports.', cell: portsCell },
-    { name: 'Endpoints', type: 'string', description: 'endpoints is a list of unique endpoints in this slice. Each slice may include a maximum of 1000 endpoints.', cell: endpointsCell },
+    {
+      name: 'AddressType',
+      type: 'string',
+      description:
+        'addressType specifies the type of address carried by this EndpointSlice. All addresses in this slice must be the same type. This field is immutable after creation. The following address types are currently supported: * IPv4: Represents an IPv4 Address. * IPv6: Represents an IPv6 Address. * FQDN: Represents a Fully Qualified Domain Name.',
+      cell: (slice) => str(slice.addressType),
+    },
+    {
+      name: 'Ports',
+      type: 'string',
+      description:
+        'ports specifies the list of network ports exposed by each endpoint in this slice. Each port must have a unique name. When ports is empty, it indicates that there are no defined ports. When a port is defined with a nil port value, it indicates "all ports". Each slice may include a maximum of 100 ports.',
+      cell: portsCell,
+    },
+    {
+      name: 'Endpoints',
+      type: 'string',
+      description: 'endpoints is a list of unique endpoints in this slice. Each slice may include a maximum of 1000 endpoints.',
+      cell: endpointsCell,
+    },
     AGE_COLUMN,
   ],
 });

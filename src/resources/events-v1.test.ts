@@ -58,15 +58,41 @@ describe('events.k8s.io/v1 <-> core/v1 Event conversion', () => {
   });
 
   test('an old-style core Event (no eventTime) converts too', () => {
-    const old: KubeObject = { apiVersion: 'v1', kind: 'Event', metadata, involvedObject: regarding, reason: 'Pulled', message: 'pulled', count: 2, source: { component: 'kubelet' } };
-    expect(v1EventFromCore(old)).toEqual({ apiVersion: 'v1', kind: 'Event', metadata, regarding, reason: 'Pulled', note: 'pulled', deprecatedCount: 2, deprecatedSource: { component: 'kubelet' } });
+    const old: KubeObject = {
+      apiVersion: 'v1',
+      kind: 'Event',
+      metadata,
+      involvedObject: regarding,
+      reason: 'Pulled',
+      message: 'pulled',
+      count: 2,
+      source: { component: 'kubelet' },
+    };
+    expect(v1EventFromCore(old)).toEqual({
+      apiVersion: 'v1',
+      kind: 'Event',
+      metadata,
+      regarding,
+      reason: 'Pulled',
+      note: 'pulled',
+      deprecatedCount: 2,
+      deprecatedSource: { component: 'kubelet' },
+    });
   });
 });
 
 const messages = (errs: ReturnType<typeof validateEvent>): string[] => errs.map(fieldErrorMessage);
 
 describe('Event validation, as kube-apiserver validates its internal Event', () => {
-  const newStyle: KubeObject = { apiVersion: 'v1', kind: 'Event', metadata, ...shared, reportingComponent: 'default-scheduler', involvedObject: regarding, message: 'm' };
+  const newStyle: KubeObject = {
+    apiVersion: 'v1',
+    kind: 'Event',
+    metadata,
+    ...shared,
+    reportingComponent: 'default-scheduler',
+    involvedObject: regarding,
+    message: 'm',
+  };
 
   test('a complete new-style Event passes both rule sets', () => {
     expect(validateEvent(newStyle)).toEqual([]);
@@ -86,7 +112,7 @@ describe('Event validation, as kube-apiserver validates its internal Event', () 
     ]);
   });
 
-  test('old-style Events: the involved object\'s namespace must match', () => {
+  test("old-style Events: the involved object's namespace must match", () => {
     const old: KubeObject = { apiVersion: 'v1', kind: 'Event', metadata: { ...metadata, namespace: 'team' }, involvedObject: { kind: 'Node', name: 'n' } };
     expect(messages(validateEvent(old))).toEqual(['involvedObject.namespace: Invalid value: "": does not match event.namespace']);
     expect(validateEvent({ ...old, metadata })).toEqual([]);

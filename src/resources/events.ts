@@ -48,7 +48,12 @@ export const events = defineResource({
   printerColumns: [
     { name: 'Last Seen', type: 'string', description: 'Time when this Event was last seen', cell: lastSeen },
     { name: 'Type', type: 'string', description: 'Type of this event (Normal, Warning), new types could be added in the future.', cell: (e) => str(e.type) },
-    { name: 'Reason', type: 'string', description: 'This should be a short, machine understandable string that gives the reason for the transition into the object\'s current status.', cell: (e) => str(e.reason) },
+    {
+      name: 'Reason',
+      type: 'string',
+      description: "This should be a short, machine understandable string that gives the reason for the transition into the object's current status.",
+      cell: (e) => str(e.reason),
+    },
     {
       name: 'Object',
       type: 'string',
@@ -62,7 +67,13 @@ export const events = defineResource({
     { name: 'Subobject', type: 'string', priority: 1, description: 'The subobject of the involved object.', cell: (e) => str(involved(e).fieldPath) },
     { name: 'Source', type: 'string', priority: 1, description: 'The component reporting this event.', cell: eventSource },
     { name: 'Message', type: 'string', description: 'A human-readable description of the status of this operation.', cell: (e) => str(e.message).trim() },
-    { name: 'First Seen', type: 'string', priority: 1, description: 'The time at which the event was first recorded.', cell: (e) => (str(e.firstTimestamp) || str(e.eventTime) ? age(str(e.firstTimestamp) || str(e.eventTime)) : '<unknown>') },
+    {
+      name: 'First Seen',
+      type: 'string',
+      priority: 1,
+      description: 'The time at which the event was first recorded.',
+      cell: (e) => (str(e.firstTimestamp) || str(e.eventTime) ? age(str(e.firstTimestamp) || str(e.eventTime)) : '<unknown>'),
+    },
     {
       name: 'Count',
       type: 'string',

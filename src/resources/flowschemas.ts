@@ -20,7 +20,7 @@ const SUBJECT_KINDS = ['Group', 'ServiceAccount', 'User'];
 const SUPPORTED_VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'proxy', 'update', 'watch'];
 const NS_ERR_INTRO = "each member of this list must be '*' or a DNS-1123 label; ";
 
-const specOf = (obj: KubeObject): Obj => (isPlainObject(obj.spec) ? obj.spec : (obj.spec = {}) as Obj);
+const specOf = (obj: KubeObject): Obj => (isPlainObject(obj.spec) ? obj.spec : ((obj.spec = {}) as Obj));
 
 /** SetDefaults_FlowSchemaSpec: matchingPrecedence 1000. */
 function defaultFlowSchema(obj: KubeObject): void {
@@ -98,10 +98,12 @@ function validateResourceRule(rule: Obj, path: string): FieldErrorList {
   const errs = validateVerbs(stringsIn(rule.verbs), `${path}.verbs`);
   const groups = stringsIn(rule.apiGroups);
   if (groups.length === 0) errs.push(field.required(`${path}.apiGroups`, 'resource rules must supply at least one api group'));
-  else if (groups.length > 1 && groups.includes('*')) errs.push(field.invalid(`${path}.apiGroups`, groups, "if '*' is present, must not specify other api groups"));
+  else if (groups.length > 1 && groups.includes('*'))
+    errs.push(field.invalid(`${path}.apiGroups`, groups, "if '*' is present, must not specify other api groups"));
   const resources = stringsIn(rule.resources);
   if (resources.length === 0) errs.push(field.required(`${path}.resources`, 'resource rules must supply at least one resource'));
-  else if (resources.length > 1 && resources.includes('*')) errs.push(field.invalid(`${path}.resources`, resources, "if '*' is present, must not specify other resources"));
+  else if (resources.length > 1 && resources.includes('*'))
+    errs.push(field.invalid(`${path}.resources`, resources, "if '*' is present, must not specify other resources"));
   const namespaces = stringsIn(rule.namespaces);
   if (namespaces.length === 0 && rule.clusterScope !== true) {
     errs.push(field.required(`${path}.namespaces`, 'resource rules that are not cluster scoped must supply at least one namespace'));
@@ -146,7 +148,8 @@ function validateFlowSchema(obj: KubeObject): FieldErrorList {
   const errs: FieldErrorList = [];
   const precedence = typeof spec.matchingPrecedence === 'number' ? spec.matchingPrecedence : 0;
   if (precedence <= 0) errs.push(field.invalid('spec.matchingPrecedence', precedence, 'must be a positive value'));
-  if (precedence > MAX_MATCHING_PRECEDENCE) errs.push(field.invalid('spec.matchingPrecedence', precedence, `must not be greater than ${MAX_MATCHING_PRECEDENCE}`));
+  if (precedence > MAX_MATCHING_PRECEDENCE)
+    errs.push(field.invalid('spec.matchingPrecedence', precedence, `must not be greater than ${MAX_MATCHING_PRECEDENCE}`));
   if (precedence === 1 && obj.metadata.name !== 'exempt') {
     errs.push(field.invalid('spec.matchingPrecedence', precedence, "only the schema named 'exempt' may have matchingPrecedence 1"));
   }
@@ -193,7 +196,12 @@ export const flowschemas = defineResource({
   rowOrder: bySequence,
   printerColumns: [
     NAME_COLUMN,
-    { name: 'PriorityLevel', type: 'string', description: '`name` is the name of the priority level configuration being referenced Required.', cell: (o) => stringOf(objectOf(specOf(o).priorityLevelConfiguration).name) },
+    {
+      name: 'PriorityLevel',
+      type: 'string',
+      description: '`name` is the name of the priority level configuration being referenced Required.',
+      cell: (o) => stringOf(objectOf(specOf(o).priorityLevelConfiguration).name),
+    },
     {
       name: 'MatchingPrecedence',
       type: 'string',

@@ -38,7 +38,8 @@ export const horizontalpodautoscalers = defineResource({
     {
       name: 'Reference',
       type: 'string',
-      description: 'scaleTargetRef points to the target resource to scale, and is used to the pods for which metrics should be collected, as well as to actually change the replica count.',
+      description:
+        'scaleTargetRef points to the target resource to scale, and is used to the pods for which metrics should be collected, as well as to actually change the replica count.',
       cell: (hpa) => {
         const ref = isPlainObject(hpaSpec(hpa).scaleTargetRef) ? (hpaSpec(hpa).scaleTargetRef as Obj) : {};
         return `${ref.kind ?? ''}/${ref.name ?? ''}`;

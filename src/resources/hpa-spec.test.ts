@@ -40,7 +40,7 @@ describe('validateHpaSpec', () => {
       'spec.minReplicas: Invalid value: 0: must be greater than or equal to 1',
       'spec.maxReplicas: Invalid value: 0: must be greater than 0',
       'spec.scaleTargetRef.kind: Required value',
-      "spec.scaleTargetRef.name: Invalid value: \"a/b\": may not contain '/'",
+      'spec.scaleTargetRef.name: Invalid value: "a/b": may not contain \'/\'',
     ]);
     expect(messages(hpa({ minReplicas: 5, maxReplicas: 2, scaleTargetRef: { kind: 'Deployment', name: 'web' } }))).toEqual([
       'spec.maxReplicas: Invalid value: 2: must be greater than or equal to `minReplicas`',
@@ -71,7 +71,10 @@ describe('validateHpaSpec', () => {
   });
 
   test('behavior: windows, policies and select policy', () => {
-    const behavior = { scaleUp: { stabilizationWindowSeconds: 4000, selectPolicy: 'Most', policies: [{ type: 'Pods', value: 0, periodSeconds: 2000 }] }, scaleDown: { policies: [] } };
+    const behavior = {
+      scaleUp: { stabilizationWindowSeconds: 4000, selectPolicy: 'Most', policies: [{ type: 'Pods', value: 0, periodSeconds: 2000 }] },
+      scaleDown: { policies: [] },
+    };
     expect(messages(hpa({ scaleTargetRef: { kind: 'Deployment', name: 'web' }, maxReplicas: 2, behavior }))).toEqual([
       'spec.behavior.scaleUp.stabilizationWindowSeconds: Invalid value: 4000: must be less than or equal to 3600',
       'spec.behavior.scaleUp.selectPolicy: Unsupported value: "Most": supported values: "Disabled", "Max", "Min"',

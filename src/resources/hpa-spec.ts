@@ -16,11 +16,17 @@ const SELECT_POLICIES = ['Disabled', 'Max', 'Min'];
 const POLICY_TYPES = ['Percent', 'Pods'];
 const TARGET_TYPES = ['Utilization', 'Value', 'AverageValue'];
 /** The field of a MetricSpec each source type fills. */
-const SOURCE_FIELDS: Record<string, string> = { Object: 'object', Pods: 'pods', Resource: 'resource', ContainerResource: 'containerResource', External: 'external' };
+const SOURCE_FIELDS: Record<string, string> = {
+  Object: 'object',
+  Pods: 'pods',
+  Resource: 'resource',
+  ContainerResource: 'containerResource',
+  External: 'external',
+};
 
 const num = (value: unknown): number => (typeof value === 'number' ? value : 0);
 
-export const hpaSpec = (hpa: KubeObject): Obj => (isPlainObject(hpa.spec) ? hpa.spec : (hpa.spec = {}) as Obj);
+export const hpaSpec = (hpa: KubeObject): Obj => (isPlainObject(hpa.spec) ? hpa.spec : ((hpa.spec = {}) as Obj));
 
 const scaleUpRules = (): Obj => ({
   stabilizationWindowSeconds: 0,
@@ -107,7 +113,8 @@ function validateSource(key: string, src: Obj, path: string): FieldErrorList {
         ...validateMetricIdentifier(obj(src.metric), `${path}.metric`),
         ...validateMetricTarget(target, targetPath),
       ];
-      if (target.value === undefined && target.averageValue === undefined) errs.push(field.required(`${targetPath}.averageValue`, 'must set either a target value or averageValue'));
+      if (target.value === undefined && target.averageValue === undefined)
+        errs.push(field.required(`${targetPath}.averageValue`, 'must set either a target value or averageValue'));
       return errs;
     }
     case 'external': {
@@ -193,7 +200,10 @@ export function validateHpaSpec(hpa: KubeObject): FieldErrorList {
   errs.push(...validateCrossVersionObjectReference(obj(spec.scaleTargetRef), 'spec.scaleTargetRef'));
   (Array.isArray(spec.metrics) ? spec.metrics : []).forEach((metric: unknown, i) => errs.push(...validateMetricSpec(obj(metric), `spec.metrics[${i}]`)));
   if (isPlainObject(spec.behavior)) {
-    errs.push(...validateScalingRules(spec.behavior.scaleUp, 'spec.behavior.scaleUp'), ...validateScalingRules(spec.behavior.scaleDown, 'spec.behavior.scaleDown'));
+    errs.push(
+      ...validateScalingRules(spec.behavior.scaleUp, 'spec.behavior.scaleUp'),
+      ...validateScalingRules(spec.behavior.scaleDown, 'spec.behavior.scaleDown'),
+    );
   }
   return errs;
 }

@@ -14,7 +14,7 @@ const MAX_CONTROLLER_LENGTH = 250;
 const SCOPES = ['Cluster', 'Namespace'];
 const HTTP_PATH = "[A-Za-z0-9/\\-._~%!$&'()*+,;=:]+";
 
-const spec = (ic: KubeObject): Obj => (isPlainObject(ic.spec) ? ic.spec : (ic.spec = {}) as Obj);
+const spec = (ic: KubeObject): Obj => (isPlainObject(ic.spec) ? ic.spec : ((ic.spec = {}) as Obj));
 
 /** SetDefaults_IngressClass: a parameters reference is cluster-scoped unless it says otherwise. */
 function defaultIngressClass(ic: KubeObject): void {
@@ -35,7 +35,8 @@ function validateController(controller: string, path: string): FieldErrorList {
 
 function validateParameters(params: Obj, path: string): FieldErrorList {
   const errs: FieldErrorList = [];
-  if (typeof params.apiGroup === 'string') for (const msg of isDns1123Subdomain(params.apiGroup)) errs.push(field.invalid(`${path}.apiGroup`, params.apiGroup, msg));
+  if (typeof params.apiGroup === 'string')
+    for (const msg of isDns1123Subdomain(params.apiGroup)) errs.push(field.invalid(`${path}.apiGroup`, params.apiGroup, msg));
   for (const key of ['kind', 'name']) {
     const value = str(params[key]);
     if (!value) errs.push(field.required(`${path}.${key}`));

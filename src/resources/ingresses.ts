@@ -16,7 +16,7 @@ const PATH_TYPES = ['Exact', 'ImplementationSpecific', 'Prefix'];
 const INVALID_PATH_SEQUENCES = ['//', '/./', '/../', '%2f', '%2F'];
 const INVALID_PATH_SUFFIXES = ['/..', '/.'];
 
-const spec = (ing: KubeObject): Obj => (isPlainObject(ing.spec) ? ing.spec : (ing.spec = {}) as Obj);
+const spec = (ing: KubeObject): Obj => (isPlainObject(ing.spec) ? ing.spec : ((ing.spec = {}) as Obj));
 
 function httpPaths(s: Obj): Obj[] {
   return records(s.rules).flatMap((rule) => (isPlainObject(rule.http) ? records(rule.http.paths) : []));
@@ -78,7 +78,9 @@ function validatePathValue(value: string, pathType: string, path: string): Field
 function validateHttpPath(p: Obj, path: string): FieldErrorList {
   if (p.pathType === undefined || p.pathType === null) return [field.required(`${path}.pathType`, 'pathType must be specified')];
   const pathType = str(p.pathType);
-  const errs = PATH_TYPES.includes(pathType) ? validatePathValue(str(p.path), pathType, `${path}.path`) : [field.notSupported(`${path}.pathType`, p.pathType, PATH_TYPES)];
+  const errs = PATH_TYPES.includes(pathType)
+    ? validatePathValue(str(p.path), pathType, `${path}.path`)
+    : [field.notSupported(`${path}.pathType`, p.pathType, PATH_TYPES)];
   errs.push(...validateBackend(isPlainObject(p.backend) ? p.backend : {}, `${path}.backend`));
   return errs;
 }
@@ -148,7 +150,11 @@ function hostsCell(ing: KubeObject): string {
 
 function addressCell(ing: KubeObject): string {
   const lb = isPlainObject(ing.status) && isPlainObject(ing.status.loadBalancer) ? ing.status.loadBalancer : {};
-  const addresses = new Set(records(lb.ingress).map((i) => str(i.ip) || str(i.hostname)).filter(Boolean));
+  const addresses = new Set(
+    records(lb.ingress)
+      .map((i) => str(i.ip) || str(i.hostname))
+      .filter(Boolean),
+  );
   return [...addresses].sort().join(',');
 }
 
@@ -180,7 +186,12 @@ export const ingresses = defineResource({
     },
     { name: 'Hosts', type: 'string', description: 'Hosts that incoming requests are matched against before the ingress rule', cell: hostsCell },
     { name: 'Address', type: 'string', description: 'Address is a list containing ingress points for the load-balancer', cell: addressCell },
-    { name: 'Ports', type: 'string', description: 'Ports of TLS configurations that open', cell: (ing) => (records(spec(ing).tls).length > 0 ? '80, 443' : '80') },
+    {
+      name: 'Ports',
+      type: 'string',
+      description: 'Ports of TLS configurations that open',
+      cell: (ing) => (records(spec(ing).tls).length > 0 ? '80, 443' : '80'),
+    },
     AGE_COLUMN,
   ],
 });

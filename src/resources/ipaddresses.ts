@@ -43,7 +43,9 @@ function validateIpAddress(obj: KubeObject): FieldErrorList {
 function parentRefValue(ref: unknown): GoSyntax | null {
   if (!isPlainObject(ref)) return null;
   const str = (v: unknown): string => JSON.stringify(typeof v === 'string' ? v : '');
-  return new GoSyntax(`&networking.ParentReference{Group:${str(ref.group)}, Resource:${str(ref.resource)}, Namespace:${str(ref.namespace)}, Name:${str(ref.name)}}`);
+  return new GoSyntax(
+    `&networking.ParentReference{Group:${str(ref.group)}, Resource:${str(ref.resource)}, Namespace:${str(ref.namespace)}, Name:${str(ref.name)}}`,
+  );
 }
 
 function validateIpAddressUpdate(next: KubeObject, prev: KubeObject): FieldErrorList {
@@ -73,6 +75,11 @@ export const ipaddresses = defineResource({
   }),
   printerColumns: [
     NAME_COLUMN,
-    { name: 'ParentRef', type: 'string', description: 'ParentRef references the resource that an IPAddress is attached to. An IPAddress must reference a parent object.', cell: parentRefCell },
+    {
+      name: 'ParentRef',
+      type: 'string',
+      description: 'ParentRef references the resource that an IPAddress is attached to. An IPAddress must reference a parent object.',
+      cell: parentRefCell,
+    },
   ],
 });

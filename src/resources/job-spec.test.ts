@@ -11,12 +11,24 @@ describe('SetDefaults_Job', () => {
   test('a job with neither completions nor parallelism runs one pod once', () => {
     const j = job({ template: podTemplate() });
     defaultJob(j);
-    expect(j.spec).toMatchObject({ completions: 1, parallelism: 1, backoffLimit: 6, completionMode: 'NonIndexed', suspend: false, podReplacementPolicy: 'TerminatingOrFailed' });
+    expect(j.spec).toMatchObject({
+      completions: 1,
+      parallelism: 1,
+      backoffLimit: 6,
+      completionMode: 'NonIndexed',
+      suspend: false,
+      podReplacementPolicy: 'TerminatingOrFailed',
+    });
     expect((j.spec as Record<string, unknown>).manualSelector).toBeUndefined();
   });
 
   test('parallelism alone leaves completions unset; a pod failure policy asks for Failed replacement; per-index backoff lifts backoffLimit', () => {
-    const j = job({ parallelism: 3, backoffLimitPerIndex: 1, podFailurePolicy: { rules: [{ action: 'Ignore', onPodConditions: [{ type: 'DisruptionTarget' }] }] }, template: podTemplate() });
+    const j = job({
+      parallelism: 3,
+      backoffLimitPerIndex: 1,
+      podFailurePolicy: { rules: [{ action: 'Ignore', onPodConditions: [{ type: 'DisruptionTarget' }] }] },
+      template: podTemplate(),
+    });
     defaultJob(j);
     expect(j.spec).toMatchObject({ parallelism: 3, backoffLimit: 2147483647, podReplacementPolicy: 'Failed' });
     expect((j.spec as Record<string, unknown>).completions).toBeUndefined();
@@ -39,7 +51,9 @@ describe('generated selectors', () => {
     generateSelector(j);
     expect(j.spec).toMatchObject({
       selector: { matchLabels: { 'batch.kubernetes.io/controller-uid': 'u-1' } },
-      template: { metadata: { labels: { 'batch.kubernetes.io/controller-uid': 'u-1', 'batch.kubernetes.io/job-name': 'pi', 'controller-uid': 'u-1', 'job-name': 'pi' } } },
+      template: {
+        metadata: { labels: { 'batch.kubernetes.io/controller-uid': 'u-1', 'batch.kubernetes.io/job-name': 'pi', 'controller-uid': 'u-1', 'job-name': 'pi' } },
+      },
     });
     expect(validateGeneratedSelector(j)).toEqual([]);
   });

@@ -18,7 +18,15 @@ export const LEGACY_CONTROLLER_UID_LABEL = 'controller-uid';
 
 const MAX_PARALLELISM_FOR_INDEXED_JOB = 100000;
 const NEGATIVE = 'must be greater than or equal to 0';
-const NONNEGATIVE_FIELDS = ['parallelism', 'completions', 'activeDeadlineSeconds', 'backoffLimit', 'ttlSecondsAfterFinished', 'backoffLimitPerIndex', 'maxFailedIndexes'];
+const NONNEGATIVE_FIELDS = [
+  'parallelism',
+  'completions',
+  'activeDeadlineSeconds',
+  'backoffLimit',
+  'ttlSecondsAfterFinished',
+  'backoffLimitPerIndex',
+  'maxFailedIndexes',
+];
 
 function templateOf(spec: Obj): Obj | undefined {
   return isPlainObject(spec.template) ? spec.template : undefined;
@@ -96,7 +104,13 @@ export function validateJobSpecCommon(spec: Obj, path: string): FieldErrorList {
   if (spec.completionMode === 'Indexed') {
     if (spec.completions == null) errs.push(field.required(`${path}.completions`, 'when completion mode is Indexed'));
     if (typeof spec.parallelism === 'number' && spec.parallelism > MAX_PARALLELISM_FOR_INDEXED_JOB) {
-      errs.push(field.invalid(`${path}.parallelism`, spec.parallelism, `must be less than or equal to ${MAX_PARALLELISM_FOR_INDEXED_JOB} when completion mode is Indexed`));
+      errs.push(
+        field.invalid(
+          `${path}.parallelism`,
+          spec.parallelism,
+          `must be less than or equal to ${MAX_PARALLELISM_FOR_INDEXED_JOB} when completion mode is Indexed`,
+        ),
+      );
     }
   }
   const replacement = spec.podReplacementPolicy;

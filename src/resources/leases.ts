@@ -29,7 +29,12 @@ export const leases = defineResource({
   }),
   printerColumns: [
     NAME_COLUMN,
-    { name: 'Holder', type: 'string', description: 'holderIdentity contains the identity of the holder of a current lease.', cell: (l) => (isPlainObject(l.spec) ? (l.spec.holderIdentity ?? '') : '') },
+    {
+      name: 'Holder',
+      type: 'string',
+      description: 'holderIdentity contains the identity of the holder of a current lease.',
+      cell: (l) => (isPlainObject(l.spec) ? (l.spec.holderIdentity ?? '') : ''),
+    },
     AGE_COLUMN,
   ],
 });

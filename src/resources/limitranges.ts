@@ -32,7 +32,8 @@ function defaultLimitRange(obj: KubeObject): void {
 /** validateLimitRangeTypeName. */
 function validateTypeName(value: string, path: string): FieldErrorList {
   const errs = isQualifiedName(value).map((msg) => field.invalid(path, value, msg));
-  if (errs.length === 0 && !value.includes('/') && !STANDARD_TYPES.includes(value)) errs.push(field.invalid(path, value, 'must be a standard limit type or fully qualified'));
+  if (errs.length === 0 && !value.includes('/') && !STANDARD_TYPES.includes(value))
+    errs.push(field.invalid(path, value, 'must be a standard limit type or fully qualified'));
   return errs;
 }
 
@@ -48,9 +49,11 @@ function validateLimitRange(obj: KubeObject): FieldErrorList {
     seen.add(type);
     if (type === 'Pod') {
       if (Object.keys(objectOf(item.default)).length > 0) errs.push(field.forbidden(`${path}.default`, "may not be specified when `type` is 'Pod'"));
-      if (Object.keys(objectOf(item.defaultRequest)).length > 0) errs.push(field.forbidden(`${path}.defaultRequest`, "may not be specified when `type` is 'Pod'"));
+      if (Object.keys(objectOf(item.defaultRequest)).length > 0)
+        errs.push(field.forbidden(`${path}.defaultRequest`, "may not be specified when `type` is 'Pod'"));
     }
-    for (const part of ['max', 'min', 'default', 'defaultRequest', 'maxLimitRequestRatio']) errs.push(...validateNonNegativeQuantities(item[part], `${path}.${part}`));
+    for (const part of ['max', 'min', 'default', 'defaultRequest', 'maxLimitRequestRatio'])
+      errs.push(...validateNonNegativeQuantities(item[part], `${path}.${part}`));
     const max = objectOf(item.max);
     for (const [name, value] of Object.entries(objectOf(item.min))) {
       const low = parseQuantity(value);

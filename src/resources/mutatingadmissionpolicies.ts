@@ -34,7 +34,8 @@ function validateMutation(m: Record<string, unknown>, path: string, vars: string
   const value = m[own];
   if (!isPlainObject(value)) errs.push(field.required(`${path}.${own}`, `must be specified when patchType is ${patchType}`));
   else errs.push(...validateExpression(str(value.expression).trim(), `${path}.${own}.expression`, vars, { objectConstruction: true }));
-  if (m[other] !== undefined && m[other] !== null) errs.push(field.invalid(`${path}.${other}`, `{${other}}`, `must not be specified when patchType is ${patchType}`));
+  if (m[other] !== undefined && m[other] !== null)
+    errs.push(field.invalid(`${path}.${other}`, `{${other}}`, `must not be specified when patchType is ${patchType}`));
   return errs;
 }
 
@@ -61,7 +62,8 @@ export function validateMutatingPolicy(policy: KubeObject): FieldErrorList {
   if (mutations.length === 0) errs.push(field.required('spec.mutations', 'mutations must contain at least one item'));
   mutations.forEach((m, i) => errs.push(...validateMutation(m, `spec.mutations[${i}]`, vars)));
   if (!str(spec.reinvocationPolicy)) errs.push(field.required('spec.reinvocationPolicy'));
-  else if (!REINVOCATION_POLICIES.includes(str(spec.reinvocationPolicy))) errs.push(field.notSupported('spec.reinvocationPolicy', spec.reinvocationPolicy, REINVOCATION_POLICIES));
+  else if (!REINVOCATION_POLICIES.includes(str(spec.reinvocationPolicy)))
+    errs.push(field.notSupported('spec.reinvocationPolicy', spec.reinvocationPolicy, REINVOCATION_POLICIES));
   errs.push(...validateMatchConditions(spec.matchConditions, 'spec.matchConditions', vars));
   errs.push(...validateVariables(spec.variables, 'spec.variables', vars));
   return errs;
@@ -76,7 +78,12 @@ export const mutatingadmissionpolicies = defineResource({
   strategy: strategy({ tracksGeneration: true, applyDefaults, validate: validateMutatingPolicy }),
   printerColumns: [
     NAME_COLUMN,
-    { name: 'Mutations', type: 'integer', description: 'Mutations indicates the number of mutations rules defined in this configuration', cell: (p) => objectsIn(objectOf(p.spec).mutations).length },
+    {
+      name: 'Mutations',
+      type: 'integer',
+      description: 'Mutations indicates the number of mutations rules defined in this configuration',
+      cell: (p) => objectsIn(objectOf(p.spec).mutations).length,
+    },
     PARAM_KIND_COLUMN,
     AGE_COLUMN,
   ],

@@ -34,7 +34,12 @@ export const mutatingadmissionpolicybindings = defineResource({
   }),
   printerColumns: [
     NAME_COLUMN,
-    { name: 'PolicyName', type: 'string', description: 'PolicyName indicates the policy definition which the policy binding binded to', cell: (b) => str(objectOf(b.spec).policyName) },
+    {
+      name: 'PolicyName',
+      type: 'string',
+      description: 'PolicyName indicates the policy definition which the policy binding binded to',
+      cell: (b) => str(objectOf(b.spec).policyName),
+    },
     { name: 'ParamRef', type: 'string', description: 'ParamRef indicates the param resource which sets the configration param', cell: paramRefCell },
     AGE_COLUMN,
   ],

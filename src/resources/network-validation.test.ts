@@ -33,7 +33,9 @@ describe('network validation', () => {
   test('PDB int-or-percent values', () => {
     expect(validateIntOrPercent(1, 'spec.minAvailable')).toEqual([]);
     expect(validateIntOrPercent('50%', 'spec.minAvailable')).toEqual([]);
-    expect(validateIntOrPercent(-1, 'spec.minAvailable')).toEqual([{ type: 'FieldValueInvalid', field: 'spec.minAvailable', value: -1, detail: 'must be greater than or equal to 0' }]);
+    expect(validateIntOrPercent(-1, 'spec.minAvailable')).toEqual([
+      { type: 'FieldValueInvalid', field: 'spec.minAvailable', value: -1, detail: 'must be greater than or equal to 0' },
+    ]);
     expect(validateIntOrPercent('150%', 'p')[0].detail).toBe('must not be greater than 100%');
     expect(validateIntOrPercent('half', 'p')[0].detail).toMatch(/^a valid percent string/);
   });

@@ -15,7 +15,7 @@ type Obj = Record<string, unknown>;
 const PROTOCOLS = ['TCP', 'UDP', 'SCTP'];
 const POLICY_TYPES = ['Ingress', 'Egress'];
 
-const spec = (np: KubeObject): Obj => (isPlainObject(np.spec) ? np.spec : (np.spec = {}) as Obj);
+const spec = (np: KubeObject): Obj => (isPlainObject(np.spec) ? np.spec : ((np.spec = {}) as Obj));
 
 function rulePorts(s: Obj): Obj[] {
   return [...records(s.ingress), ...records(s.egress)].flatMap((rule) => records(rule.ports));

@@ -26,7 +26,7 @@ type Obj = Record<string, unknown>;
 
 const SPEC_IMMUTABLE = 'spec is immutable after creation except resources.requests and volumeAttributesClassName for bound claims';
 
-const spec = (pvc: KubeObject): Obj => (isPlainObject(pvc.spec) ? pvc.spec : (pvc.spec = {}) as Obj);
+const spec = (pvc: KubeObject): Obj => (isPlainObject(pvc.spec) ? pvc.spec : ((pvc.spec = {}) as Obj));
 const status = (pvc: KubeObject): Obj => obj(pvc.status);
 const requestedStorage = (s: Obj): unknown => obj(obj(s.resources).requests).storage;
 
@@ -59,8 +59,10 @@ function validateDataSources(s: Obj): FieldErrorList {
   if (source) errs.push(...validateDataSource(source, 'spec.dataSource', false));
   if (ref) errs.push(...validateDataSource(ref, 'spec.dataSourceRef', true));
   if (source && ref) {
-    if (typeof ref.namespace === 'string' && ref.namespace) errs.push(field.invalid('spec', 'spec.dataSource', 'may not be specified when dataSourceRef.namespace is specified'));
-    else if (source.apiGroup !== ref.apiGroup || source.kind !== ref.kind || source.name !== ref.name) errs.push(field.invalid('spec', 'spec.dataSource', 'must match dataSourceRef'));
+    if (typeof ref.namespace === 'string' && ref.namespace)
+      errs.push(field.invalid('spec', 'spec.dataSource', 'may not be specified when dataSourceRef.namespace is specified'));
+    else if (source.apiGroup !== ref.apiGroup || source.kind !== ref.kind || source.name !== ref.name)
+      errs.push(field.invalid('spec', 'spec.dataSource', 'must match dataSourceRef'));
   }
   return errs;
 }
@@ -92,7 +94,11 @@ function comparableSpecs(next: KubeObject, prev: KubeObject): [Obj, Obj] {
   const oldSpec = structuredClone(spec(prev));
   if (!oldSpec.volumeName) oldSpec.volumeName = newSpec.volumeName;
   const oldAnnotation = prev.metadata.annotations?.['volume.beta.kubernetes.io/storage-class'];
-  if (typeof newSpec.storageClassName === 'string' && oldSpec.storageClassName === undefined && (oldAnnotation === undefined || oldAnnotation === newSpec.storageClassName)) {
+  if (
+    typeof newSpec.storageClassName === 'string' &&
+    oldSpec.storageClassName === undefined &&
+    (oldAnnotation === undefined || oldAnnotation === newSpec.storageClassName)
+  ) {
     oldSpec.storageClassName = newSpec.storageClassName;
   }
   if (status(next).phase === 'Bound' && isPlainObject(obj(newSpec.resources).requests)) {
@@ -138,7 +144,8 @@ function validateClaimUpdate(next: KubeObject, prev: KubeObject): FieldErrorList
   const oldClass = spec(prev).volumeAttributesClassName;
   const newClass = spec(next).volumeAttributesClassName;
   if (typeof oldClass === 'string' && newClass !== oldClass) {
-    if (newClass === undefined || newClass === null) errs.push(field.forbidden('spec.volumeAttributesClassName', 'update from non-nil value to nil is forbidden'));
+    if (newClass === undefined || newClass === null)
+      errs.push(field.forbidden('spec.volumeAttributesClassName', 'update from non-nil value to nil is forbidden'));
     else if (newClass === '') errs.push(field.forbidden('spec.volumeAttributesClassName', 'update from non-nil value to an empty string is forbidden'));
   }
   return errs;
@@ -174,7 +181,12 @@ export const persistentvolumeclaims = defineResource({
       description: 'phase represents the current phase of PersistentVolumeClaim.',
       cell: (pvc) => (pvc.metadata.deletionTimestamp ? 'Terminating' : String(status(pvc).phase ?? '')),
     },
-    { name: 'Volume', type: 'string', description: 'volumeName is the binding reference to the PersistentVolume backing this claim.', cell: (pvc) => String(spec(pvc).volumeName ?? '') },
+    {
+      name: 'Volume',
+      type: 'string',
+      description: 'volumeName is the binding reference to the PersistentVolume backing this claim.',
+      cell: (pvc) => String(spec(pvc).volumeName ?? ''),
+    },
     {
       name: 'Capacity',
       type: 'string',
@@ -184,11 +196,17 @@ export const persistentvolumeclaims = defineResource({
     {
       name: 'Access Modes',
       type: 'string',
-      description: 'accessModes contains the actual access modes the volume backing the PVC has. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#access-modes-1',
+      description:
+        'accessModes contains the actual access modes the volume backing the PVC has. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#access-modes-1',
       cell: (pvc) => boundCell(pvc, (st) => accessModesCell(st.accessModes)),
     },
     { name: 'StorageClass', type: 'string', description: 'StorageClass of the pvc', cell: (pvc) => storageClassCell(pvc, spec(pvc)) },
-    { name: 'VolumeAttributesClass', type: 'string', description: 'VolumeAttributesClass of the pvc', cell: (pvc) => unsetCell(spec(pvc).volumeAttributesClassName) },
+    {
+      name: 'VolumeAttributesClass',
+      type: 'string',
+      description: 'VolumeAttributesClass of the pvc',
+      cell: (pvc) => unsetCell(spec(pvc).volumeAttributesClassName),
+    },
     AGE_COLUMN,
     {
       name: 'VolumeMode',

@@ -53,7 +53,7 @@ const SOURCES: [key: string, errorPath: string | null][] = [
   ['csi', 'csi'],
 ];
 
-const spec = (pv: KubeObject): Obj => (isPlainObject(pv.spec) ? pv.spec : (pv.spec = {}) as Obj);
+const spec = (pv: KubeObject): Obj => (isPlainObject(pv.spec) ? pv.spec : ((pv.spec = {}) as Obj));
 const status = (pv: KubeObject): Obj => obj(pv.status);
 
 /** SetDefaults_PersistentVolume and SetDefaults_HostPathVolumeSource. */
@@ -199,13 +199,15 @@ export const persistentvolumes = defineResource({
     {
       name: 'Capacity',
       type: 'string',
-      description: "capacity is the description of the persistent volume's resources and capacity. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#capacity",
+      description:
+        "capacity is the description of the persistent volume's resources and capacity. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#capacity",
       cell: (pv) => quantityCell(obj(spec(pv).capacity).storage),
     },
     {
       name: 'Access Modes',
       type: 'string',
-      description: 'accessModes contains all ways the volume can be mounted. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#access-modes',
+      description:
+        'accessModes contains all ways the volume can be mounted. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#access-modes',
       cell: (pv) => accessModesCell(spec(pv).accessModes),
     },
     {
@@ -218,7 +220,8 @@ export const persistentvolumes = defineResource({
     {
       name: 'Status',
       type: 'string',
-      description: 'phase indicates if a volume is available, bound to a claim, or released by a claim. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#phase',
+      description:
+        'phase indicates if a volume is available, bound to a claim, or released by a claim. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#phase',
       cell: (pv) => (pv.metadata.deletionTimestamp ? 'Terminating' : str(status(pv).phase)),
     },
     {
@@ -229,7 +232,12 @@ export const persistentvolumes = defineResource({
       cell: claimCell,
     },
     { name: 'StorageClass', type: 'string', description: 'StorageClass of the pv', cell: (pv) => storageClassCell(pv, spec(pv)) },
-    { name: 'VolumeAttributesClass', type: 'string', description: 'VolumeAttributesClass of the pv', cell: (pv) => unsetCell(spec(pv).volumeAttributesClassName) },
+    {
+      name: 'VolumeAttributesClass',
+      type: 'string',
+      description: 'VolumeAttributesClass of the pv',
+      cell: (pv) => unsetCell(spec(pv).volumeAttributesClassName),
+    },
     {
       name: 'Reason',
       type: 'string',

@@ -26,7 +26,12 @@ function markScheduled(pod: KubeObject): void {
   const status = isPlainObject(pod.status) ? pod.status : (pod.status = {});
   const conditions = Array.isArray(status.conditions) ? status.conditions.filter(isPlainObject) : [];
   const old = conditions.find((c) => c.type === 'PodScheduled');
-  const condition = { type: 'PodScheduled', status: 'True', lastProbeTime: null, lastTransitionTime: old?.status === 'True' ? old.lastTransitionTime : nowTimestamp() };
+  const condition = {
+    type: 'PodScheduled',
+    status: 'True',
+    lastProbeTime: null,
+    lastTransitionTime: old?.status === 'True' ? old.lastTransitionTime : nowTimestamp(),
+  };
   status.conditions = old ? conditions.map((c) => (c === old ? condition : c)) : [...conditions, condition];
 }
 
@@ -50,10 +55,18 @@ export async function bindPod(ctx: RequestContext, pods: GenericStore, name: str
       const spec = isPlainObject(pod.spec) ? pod.spec : (pod.spec = {});
       if (pod.metadata.deletionTimestamp) throw refuse(`pod ${name} is being deleted, cannot be assigned to a host`);
       if (uid && uid !== pod.metadata.uid) {
-        throw conflict({ group: '', resource: 'pods' }, name, `Precondition failed: UID in precondition: ${uid}, UID in object meta: ${pod.metadata.uid ?? ''}`);
+        throw conflict(
+          { group: '', resource: 'pods' },
+          name,
+          `Precondition failed: UID in precondition: ${uid}, UID in object meta: ${pod.metadata.uid ?? ''}`,
+        );
       }
       if (resourceVersion && resourceVersion !== pod.metadata.resourceVersion) {
-        throw conflict({ group: '', resource: 'pods' }, name, `Precondition failed: ResourceVersion in precondition: ${resourceVersion}, ResourceVersion in object meta: ${pod.metadata.resourceVersion ?? ''}`);
+        throw conflict(
+          { group: '', resource: 'pods' },
+          name,
+          `Precondition failed: ResourceVersion in precondition: ${resourceVersion}, ResourceVersion in object meta: ${pod.metadata.resourceVersion ?? ''}`,
+        );
       }
       if (spec.nodeName) throw refuse(`pod ${name} is already assigned to node ${JSON.stringify(spec.nodeName)}`);
       if (Array.isArray(spec.schedulingGates) && spec.schedulingGates.length > 0) throw refuse(`pod ${name} has non-empty .spec.schedulingGates`);

@@ -121,10 +121,18 @@ async function addConditionAndDeletePod(ctx: RequestContext, pods: GenericStore,
       name,
       (pod) => {
         if (uid && uid !== pod.metadata.uid) {
-          throw conflict({ group: '', resource: 'Pod' }, name, `the UID in the precondition (${uid}) does not match the UID in record (${pod.metadata.uid ?? ''}). The object might have been deleted and then recreated`);
+          throw conflict(
+            { group: '', resource: 'Pod' },
+            name,
+            `the UID in the precondition (${uid}) does not match the UID in record (${pod.metadata.uid ?? ''}). The object might have been deleted and then recreated`,
+          );
         }
         if (resourceVersion && resourceVersion !== pod.metadata.resourceVersion) {
-          throw conflict({ group: '', resource: 'Pod' }, name, `the ResourceVersion in the precondition (${resourceVersion}) does not match the ResourceVersion in record (${pod.metadata.resourceVersion ?? ''}). The object might have been modified`);
+          throw conflict(
+            { group: '', resource: 'Pod' },
+            name,
+            `the ResourceVersion in the precondition (${resourceVersion}) does not match the ResourceVersion in record (${pod.metadata.resourceVersion ?? ''}). The object might have been modified`,
+          );
         }
         markDisruptionTarget(pod);
       },
@@ -158,7 +166,13 @@ async function budgetsOf(pdbs: GenericStore, pod: KubeObject, namespace: string)
 /** pdbhelper.UpdateDisruptionAllowedCondition through apimeta.SetStatusCondition. */
 function markDisruptionAllowed(status: Obj): void {
   const allowed = count(status.disruptionsAllowed) > 0;
-  const next = { type: 'DisruptionAllowed', status: allowed ? 'True' : 'False', reason: allowed ? 'SufficientPods' : 'InsufficientPods', message: '', observedGeneration: count(status.observedGeneration) };
+  const next = {
+    type: 'DisruptionAllowed',
+    status: allowed ? 'True' : 'False',
+    reason: allowed ? 'SufficientPods' : 'InsufficientPods',
+    message: '',
+    observedGeneration: count(status.observedGeneration),
+  };
   const conditions = Array.isArray(status.conditions) ? status.conditions.filter(isPlainObject) : [];
   const old = conditions.find((c) => c.type === 'DisruptionAllowed');
   const lastTransitionTime = old && old.status === next.status ? old.lastTransitionTime : nowTimestamp();
@@ -181,9 +195,13 @@ async function checkAndDecrement(ctx: RequestContext, pdbs: GenericStore, pdbNam
       const allowed = count(status.disruptionsAllowed);
       if (allowed < 0) throw forbidden(PDB_RESOURCE, pdbName, 'pdb disruptions allowed is negative');
       const disrupted = objectOf(status.disruptedPods);
-      if (Object.keys(disrupted).length > MAX_DISRUPTED_POD_SIZE) throw forbidden(PDB_RESOURCE, pdbName, 'DisruptedPods map too big - too many evictions not confirmed by PDB controller');
+      if (Object.keys(disrupted).length > MAX_DISRUPTED_POD_SIZE)
+        throw forbidden(PDB_RESOURCE, pdbName, 'DisruptedPods map too big - too many evictions not confirmed by PDB controller');
       if (allowed === 0) {
-        throw tooManyRequests(`The disruption budget ${pdbName} needs ${count(status.desiredHealthy)} healthy pods and has ${count(status.currentHealthy)} currently`, 0);
+        throw tooManyRequests(
+          `The disruption budget ${pdbName} needs ${count(status.desiredHealthy)} healthy pods and has ${count(status.currentHealthy)} currently`,
+          0,
+        );
       }
       status.disruptionsAllowed = allowed - 1;
       if (allowed - 1 === 0) markDisruptionAllowed(status);
@@ -228,7 +246,8 @@ async function evict({ ctx, parent: pods, namespace, name, object, dryRun, servi
     // An unready pod does not count as healthy: it may go without spending the budget.
     const unhealthyMayGo =
       !isPodReady(pod) &&
-      (objectOf(pdb.spec).unhealthyPodEvictionPolicy === 'AlwaysAllow' || (count(status.currentHealthy) >= count(status.desiredHealthy) && count(status.desiredHealthy) > 0));
+      (objectOf(pdb.spec).unhealthyPodEvictionPolicy === 'AlwaysAllow' ||
+        (count(status.currentHealthy) >= count(status.desiredHealthy) && count(status.desiredHealthy) > 0));
     if (unhealthyMayGo) {
       guardWithPodVersion = true;
     } else {

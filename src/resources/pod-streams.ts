@@ -25,7 +25,8 @@ function rfc3339(query: URLSearchParams, name: string): Date | null {
   const value = query.get(name);
   if (value === null) return null;
   const at = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/.test(value) ? new Date(value) : null;
-  if (!at || Number.isNaN(at.getTime())) throw badRequest(`parsing time ${goQuote(value)} as "2006-01-02T15:04:05Z07:00": cannot parse ${goQuote(value)} as "2006"`);
+  if (!at || Number.isNaN(at.getTime()))
+    throw badRequest(`parsing time ${goQuote(value)} as "2006-01-02T15:04:05Z07:00": cannot parse ${goQuote(value)} as "2006"`);
   return at;
 }
 

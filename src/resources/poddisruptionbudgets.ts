@@ -15,7 +15,7 @@ const PERCENT = /^[0-9]+%$/;
 const PERCENT_MESSAGE =
   "a valid percent string must be a numeric string followed by an ending '%' (e.g. '1%',  or '93%', regex used for validation is '[0-9]+%')";
 
-const spec = (pdb: KubeObject): Obj => (isPlainObject(pdb.spec) ? pdb.spec : (pdb.spec = {}) as Obj);
+const spec = (pdb: KubeObject): Obj => (isPlainObject(pdb.spec) ? pdb.spec : ((pdb.spec = {}) as Obj));
 
 /** ValidatePositiveIntOrPercent and IsNotMoreThan100Percent. */
 export function validateIntOrPercent(value: unknown, path: string): FieldErrorList {
@@ -60,8 +60,18 @@ export const poddisruptionbudgets = defineResource({
   }),
   printerColumns: [
     NAME_COLUMN,
-    { name: 'Min Available', type: 'string', description: 'The minimum number of pods that must be available.', cell: (pdb) => intOrStringCell(spec(pdb).minAvailable) },
-    { name: 'Max Unavailable', type: 'string', description: 'The maximum number of pods that may be unavailable.', cell: (pdb) => intOrStringCell(spec(pdb).maxUnavailable) },
+    {
+      name: 'Min Available',
+      type: 'string',
+      description: 'The minimum number of pods that must be available.',
+      cell: (pdb) => intOrStringCell(spec(pdb).minAvailable),
+    },
+    {
+      name: 'Max Unavailable',
+      type: 'string',
+      description: 'The maximum number of pods that may be unavailable.',
+      cell: (pdb) => intOrStringCell(spec(pdb).maxUnavailable),
+    },
     {
       name: 'Allowed Disruptions',
       type: 'integer',

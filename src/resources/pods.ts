@@ -57,7 +57,8 @@ function podReason(pod: KubeObject): { reason: string; ready: number; total: num
   let lastRestart: string | undefined;
   const noteRestart = (cs: Obj): void => {
     restarts += typeof cs.restartCount === 'number' ? cs.restartCount : 0;
-    const finished = isPlainObject(cs.lastState) && isPlainObject(cs.lastState.terminated) ? (cs.lastState.terminated.finishedAt as string | undefined) : undefined;
+    const finished =
+      isPlainObject(cs.lastState) && isPlainObject(cs.lastState.terminated) ? (cs.lastState.terminated.finishedAt as string | undefined) : undefined;
     if (finished && (!lastRestart || finished > lastRestart)) lastRestart = finished;
   };
   const conditions = list(st.conditions);
@@ -77,7 +78,8 @@ function podReason(pod: KubeObject): { reason: string; ready: number; total: num
       return;
     }
     initializing = true;
-    if (term) reason = term.reason ? `Init:${String(term.reason)}` : term.signal ? `Init:Signal:${String(term.signal)}` : `Init:ExitCode:${String(term.exitCode)}`;
+    if (term)
+      reason = term.reason ? `Init:${String(term.reason)}` : term.signal ? `Init:Signal:${String(term.signal)}` : `Init:ExitCode:${String(term.exitCode)}`;
     else if (waiting && waiting.reason && waiting.reason !== 'PodInitializing') reason = `Init:${String(waiting.reason)}`;
     else reason = `Init:${i}/${initContainers.length}`;
   });
@@ -181,12 +183,19 @@ export const pods = defineResource({
       description: 'podIP address allocated to the pod. Routable at least within the cluster. Empty if not yet allocated.',
       cell: (p) => orNone(list(status(p).podIPs)[0]?.ip ?? status(p).podIP),
     },
-    { name: 'Node', type: 'string', priority: 1, description: 'NodeName indicates in which node this pod is scheduled.', cell: (p) => orNone(spec(p).nodeName) },
+    {
+      name: 'Node',
+      type: 'string',
+      priority: 1,
+      description: 'NodeName indicates in which node this pod is scheduled.',
+      cell: (p) => orNone(spec(p).nodeName),
+    },
     {
       name: 'Nominated Node',
       type: 'string',
       priority: 1,
-      description: 'nominatedNodeName is set only when this pod preempts other pods on the node, but it cannot be scheduled right away as preemption victims receive their graceful termination periods.',
+      description:
+        'nominatedNodeName is set only when this pod preempts other pods on the node, but it cannot be scheduled right away as preemption victims receive their graceful termination periods.',
       cell: (p) => orNone(status(p).nominatedNodeName),
     },
     {

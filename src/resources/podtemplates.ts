@@ -47,8 +47,24 @@ export const podtemplates = defineResource({
   }),
   printerColumns: [
     NAME_COLUMN,
-    { name: 'Containers', type: 'string', description: 'Names of each container in the template.', cell: (o) => containers(o).map((c) => String(c.name ?? '')).join(',') },
-    { name: 'Images', type: 'string', description: 'Images referenced by each container in the template.', cell: (o) => containers(o).map((c) => String(c.image ?? '')).join(',') },
+    {
+      name: 'Containers',
+      type: 'string',
+      description: 'Names of each container in the template.',
+      cell: (o) =>
+        containers(o)
+          .map((c) => String(c.name ?? ''))
+          .join(','),
+    },
+    {
+      name: 'Images',
+      type: 'string',
+      description: 'Images referenced by each container in the template.',
+      cell: (o) =>
+        containers(o)
+          .map((c) => String(c.image ?? ''))
+          .join(','),
+    },
     { name: 'Pod Labels', type: 'string', description: 'The labels for the pod template.', cell: (o) => formatLabels(objectOf(template(o).metadata).labels) },
   ],
 });

@@ -14,7 +14,11 @@ const SYSTEM_CRITICAL_PRIORITY = 2 * HIGHEST_USER_DEFINABLE_PRIORITY;
 const SYSTEM_PREFIX = 'system-';
 /** The classes kube reserves the prefix for, with the value and globalDefault each must have (schedulingv1's SystemPriorityClasses). */
 const SYSTEM_PRIORITY_CLASSES: Record<string, { value: number; globalDefault: boolean; description: string }> = {
-  'system-node-critical': { value: SYSTEM_CRITICAL_PRIORITY + 1000, globalDefault: false, description: 'Used for system critical pods that must not be moved from their current node.' },
+  'system-node-critical': {
+    value: SYSTEM_CRITICAL_PRIORITY + 1000,
+    globalDefault: false,
+    description: 'Used for system critical pods that must not be moved from their current node.',
+  },
   'system-cluster-critical': {
     value: SYSTEM_CRITICAL_PRIORITY,
     globalDefault: false,
@@ -52,13 +56,15 @@ function validatePriorityClass(pc: KubeObject): FieldErrorList {
   const name = pc.metadata.name ?? '';
   if (name.startsWith(SYSTEM_PREFIX)) {
     const error = systemClassError(name, value(pc), pc.globalDefault === true);
-    if (error) errs.push(field.forbidden('metadata.name', `priority class names with '${SYSTEM_PREFIX}' prefix are reserved for system use only. error: ${error}`));
+    if (error)
+      errs.push(field.forbidden('metadata.name', `priority class names with '${SYSTEM_PREFIX}' prefix are reserved for system use only. error: ${error}`));
   } else if (value(pc) > HIGHEST_USER_DEFINABLE_PRIORITY) {
     errs.push(field.forbidden('value', `maximum allowed value of a user defined priority is ${HIGHEST_USER_DEFINABLE_PRIORITY}`));
   }
   if (pc.preemptionPolicy !== undefined) {
     if (pc.preemptionPolicy === '') errs.push(field.required('preemptionPolicy'));
-    else if (!PREEMPTION_POLICIES.includes(pc.preemptionPolicy as string)) errs.push(field.notSupported('preemptionPolicy', pc.preemptionPolicy, PREEMPTION_POLICIES));
+    else if (!PREEMPTION_POLICIES.includes(pc.preemptionPolicy as string))
+      errs.push(field.notSupported('preemptionPolicy', pc.preemptionPolicy, PREEMPTION_POLICIES));
   }
   return errs;
 }
@@ -91,7 +97,8 @@ export const priorityclasses = defineResource({
     {
       name: 'Value',
       type: 'integer',
-      description: 'value represents the integer value of this priority class. This is the actual priority that pods receive when they have the name of this class in their pod spec.',
+      description:
+        'value represents the integer value of this priority class. This is the actual priority that pods receive when they have the name of this class in their pod spec.',
       cell: value,
     },
     {
@@ -105,7 +112,8 @@ export const priorityclasses = defineResource({
     {
       name: 'PreemptionPolicy',
       type: 'string',
-      description: 'preemptionPolicy is the Policy for preempting pods with lower priority. One of Never, PreemptLowerPriority. Defaults to PreemptLowerPriority if unset.',
+      description:
+        'preemptionPolicy is the Policy for preempting pods with lower priority. One of Never, PreemptLowerPriority. Defaults to PreemptLowerPriority if unset.',
       cell: (pc) => (typeof pc.preemptionPolicy === 'string' ? pc.preemptionPolicy : '<unset>'),
     },
   ],

@@ -19,7 +19,7 @@ const MAX_QUEUES = 10 * 1000 * 1000;
 /** shufflesharding.MaxHashBits. */
 const MAX_HASH_BITS = 60;
 
-const specOf = (obj: KubeObject): Obj => (isPlainObject(obj.spec) ? obj.spec : (obj.spec = {}) as Obj);
+const specOf = (obj: KubeObject): Obj => (isPlainObject(obj.spec) ? obj.spec : ((obj.spec = {}) as Obj));
 const num = (value: unknown): number => (typeof value === 'number' ? value : 0);
 
 /** SetDefaults_ExemptPriorityLevelConfiguration, _LimitedPriorityLevelConfiguration and _QueuingConfiguration (v1). */
@@ -54,7 +54,9 @@ function validateQueuing(q: Obj, path: string): FieldErrorList {
   if (hand <= 0) errs.push(field.invalid(`${path}.handSize`, hand, 'must be positive'));
   else if (hand > queues) errs.push(field.invalid(`${path}.handSize`, hand, `should not be greater than queues (${queues})`));
   else if (Math.ceil(Math.log2(queues) * hand) > MAX_HASH_BITS) {
-    errs.push(field.invalid(`${path}.handSize`, hand, `required entropy bits of deckSize ${queues} and handSize ${hand} should not be greater than ${MAX_HASH_BITS}`));
+    errs.push(
+      field.invalid(`${path}.handSize`, hand, `required entropy bits of deckSize ${queues} and handSize ${hand} should not be greater than ${MAX_HASH_BITS}`),
+    );
   }
   return errs;
 }
@@ -150,7 +152,7 @@ export const prioritylevelconfigurations = defineResource({
       name: 'NominalConcurrencyShares',
       type: 'string',
       description:
-        "`nominalConcurrencyShares` (NCS) contributes to the computation of the NominalConcurrencyLimit (NominalCL) of this level. This is the number of execution seats available at this priority level. This is used both for requests dispatched from this priority level as well as requests dispatched from other priority levels borrowing seats from this level. The server's concurrency limit (ServerCL) is divided among the Limited priority levels in proportion to their NCS values:\n\nNominalCL(i)  = ceil( ServerCL * NCS(i) / sum_ncs ) sum_ncs = sum[priority level k] NCS(k)\n\nBigger numbers mean a larger nominal concurrency limit, at the expense of every other priority level.\n\nIf not specified, this field defaults to a value of 30.\n\nSetting this field to zero supports the construction of a \"jail\" for this priority level that is used to hold some request(s)",
+        '`nominalConcurrencyShares` (NCS) contributes to the computation of the NominalConcurrencyLimit (NominalCL) of this level. This is the number of execution seats available at this priority level. This is used both for requests dispatched from this priority level as well as requests dispatched from other priority levels borrowing seats from this level. The server\'s concurrency limit (ServerCL) is divided among the Limited priority levels in proportion to their NCS values:\n\nNominalCL(i)  = ceil( ServerCL * NCS(i) / sum_ncs ) sum_ncs = sum[priority level k] NCS(k)\n\nBigger numbers mean a larger nominal concurrency limit, at the expense of every other priority level.\n\nIf not specified, this field defaults to a value of 30.\n\nSetting this field to zero supports the construction of a "jail" for this priority level that is used to hold some request(s)',
       cell: (o) => limitedOf(o)?.nominalConcurrencyShares ?? '<none>',
     },
     {

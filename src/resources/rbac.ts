@@ -190,5 +190,7 @@ export const clusterrolebindings = defineResource({
     validateCreate: (binding) => (confirmBindingWrite('clusterrolebindings', binding, null), []),
     validateUpdate: (binding, prev) => (confirmBindingWrite('clusterrolebindings', binding, prev), validateRoleRefUnchanged(binding, prev)),
   }),
-  printerColumns: bindingColumns('RoleRef can only reference a ClusterRole in the global namespace. If the RoleRef cannot be resolved, the Authorizer must return an error.'),
+  printerColumns: bindingColumns(
+    'RoleRef can only reference a ClusterRole in the global namespace. If the RoleRef cannot be resolved, the Authorizer must return an error.',
+  ),
 });

@@ -76,7 +76,12 @@ export const replicationcontrollers = defineResource({
   categories: ['all'],
   subresources: ['status', 'scale'],
   storagePath: 'controllers',
-  scale: { specReplicasPath: ['spec', 'replicas'], statusReplicasPath: ['status', 'replicas'], labelSelectorPath: ['spec', 'selector'], selectorIsLabelSet: true },
+  scale: {
+    specReplicasPath: ['spec', 'replicas'],
+    statusReplicasPath: ['status', 'replicas'],
+    labelSelectorPath: ['spec', 'selector'],
+    selectorIsLabelSet: true,
+  },
   strategy: strategy({
     validateStatusUpdate: validateReplicaSetStatusUpdate,
     tracksGeneration: true,
@@ -93,16 +98,23 @@ export const replicationcontrollers = defineResource({
     {
       name: 'Desired',
       type: 'integer',
-      description: 'Replicas is the number of desired replicas. This is a pointer to distinguish between explicit zero and unspecified. Defaults to 1. More info: https://kubernetes.io/docs/concepts/workloads/controllers/replicationcontroller#what-is-a-replicationcontroller',
+      description:
+        'Replicas is the number of desired replicas. This is a pointer to distinguish between explicit zero and unspecified. Defaults to 1. More info: https://kubernetes.io/docs/concepts/workloads/controllers/replicationcontroller#what-is-a-replicationcontroller',
       cell: (o) => num(o, 'spec', 'replicas'),
     },
     {
       name: 'Current',
       type: 'integer',
-      description: 'Replicas is the most recently observed number of replicas. More info: https://kubernetes.io/docs/concepts/workloads/controllers/replicationcontroller#what-is-a-replicationcontroller',
+      description:
+        'Replicas is the most recently observed number of replicas. More info: https://kubernetes.io/docs/concepts/workloads/controllers/replicationcontroller#what-is-a-replicationcontroller',
       cell: (o) => num(o, 'status', 'replicas'),
     },
-    { name: 'Ready', type: 'integer', description: 'The number of ready replicas for this replication controller.', cell: (o) => num(o, 'status', 'readyReplicas') },
+    {
+      name: 'Ready',
+      type: 'integer',
+      description: 'The number of ready replicas for this replication controller.',
+      cell: (o) => num(o, 'status', 'readyReplicas'),
+    },
     AGE_COLUMN,
     CONTAINERS_COLUMN,
     IMAGES_COLUMN,

@@ -39,7 +39,8 @@ function validateClaimStatusUpdate(next: KubeObject): FieldErrorList {
     if (uids.has(uid)) errs.push(field.duplicate(`status.reservedFor[${i}].uid`, uid));
     uids.add(uid);
   });
-  if (reserved.length > 0 && !isPlainObject(status.allocation)) errs.push(field.forbidden('status.reservedFor', 'may not be specified when `allocated` is not set'));
+  if (reserved.length > 0 && !isPlainObject(status.allocation))
+    errs.push(field.forbidden('status.reservedFor', 'may not be specified when `allocated` is not set'));
   return errs;
 }
 
@@ -60,5 +61,9 @@ export const resourceclaims = defineResource({
     validateUpdate: validateClaimUpdate,
     validateStatusUpdate: validateClaimStatusUpdate,
   }),
-  printerColumns: [NAME_COLUMN, { name: 'State', type: 'string', description: 'A summary of the current state (allocated, pending, reserved, etc.).', cell: claimState }, AGE_COLUMN],
+  printerColumns: [
+    NAME_COLUMN,
+    { name: 'State', type: 'string', description: 'A summary of the current state (allocated, pending, reserved, etc.).', cell: claimState },
+    AGE_COLUMN,
+  ],
 });

@@ -53,7 +53,17 @@ export const resourcequotas = defineResource({
   printerColumns: [
     NAME_COLUMN,
     AGE_COLUMN,
-    { name: 'Request', type: 'string', description: 'Request represents a minimum amount of cpu/memory that a container may consume.', cell: (o) => usage(o, false) },
-    { name: 'Limit', type: 'string', description: 'Limits control the maximum amount of cpu/memory that a container may use independent of contention on the node.', cell: (o) => usage(o, true) },
+    {
+      name: 'Request',
+      type: 'string',
+      description: 'Request represents a minimum amount of cpu/memory that a container may consume.',
+      cell: (o) => usage(o, false),
+    },
+    {
+      name: 'Limit',
+      type: 'string',
+      description: 'Limits control the maximum amount of cpu/memory that a container may use independent of contention on the node.',
+      cell: (o) => usage(o, true),
+    },
   ],
 });

@@ -27,7 +27,9 @@ function validateResourceSlice(obj: KubeObject): FieldErrorList {
   if (count <= 0) errs.push(field.invalid('spec.pool.resourceSliceCount', count, 'must be greater than zero'));
   const generation = typeof pool.generation === 'number' ? pool.generation : 0;
   if (generation < 0) errs.push(field.invalid('spec.pool.generation', generation, 'must be greater than or equal to 0'));
-  const choices = [Boolean(stringOf(spec.nodeName)), isPlainObject(spec.nodeSelector), spec.allNodes === true, spec.perDeviceNodeSelection === true].filter(Boolean).length;
+  const choices = [Boolean(stringOf(spec.nodeName)), isPlainObject(spec.nodeSelector), spec.allNodes === true, spec.perDeviceNodeSelection === true].filter(
+    Boolean,
+  ).length;
   if (choices === 0) errs.push(field.required('spec', NODE_CHOICE));
   else if (choices > 1) errs.push(field.invalid('spec', null, `${NODE_CHOICE}, but multiple fields are set`));
   return errs;

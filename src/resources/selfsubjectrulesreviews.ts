@@ -27,7 +27,9 @@ export const selfsubjectrulesreviews = defineComputedResource({
         if (r.resourceNames.length > 0) rule.resourceNames = r.resourceNames;
         return rule;
       }),
-      nonResourceRules: rules.nonResourceRules.map((r) => (r.nonResourceURLs.length > 0 ? { verbs: r.verbs, nonResourceURLs: r.nonResourceURLs } : { verbs: r.verbs })),
+      nonResourceRules: rules.nonResourceRules.map((r) =>
+        r.nonResourceURLs.length > 0 ? { verbs: r.verbs, nonResourceURLs: r.nonResourceURLs } : { verbs: r.verbs },
+      ),
       incomplete: rules.incomplete,
     };
     if (rules.error) status.evaluationError = rules.error;

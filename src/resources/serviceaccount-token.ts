@@ -34,7 +34,12 @@ const refOf = (obj: KubeObject): ObjectRef => ({ name: obj.metadata.name ?? '', 
 const read = (store: GenericStore, namespace: string, name: string): Promise<KubeObject> => store.get(namespace, name, { resourceVersion: '', match: '' });
 
 /** What a token bound to `ref` also names (pod, and its node; secret; node), as TokenREST looks the objects up. */
-async function boundObjects(ref: Record<string, unknown>, saName: string, namespace: string, services: ServerServices): Promise<Omit<TokenSubject, 'namespace' | 'serviceaccount'>> {
+async function boundObjects(
+  ref: Record<string, unknown>,
+  saName: string,
+  namespace: string,
+  services: ServerServices,
+): Promise<Omit<TokenSubject, 'namespace' | 'serviceaccount'>> {
   const apiVersion = typeof ref.apiVersion === 'string' ? ref.apiVersion : '';
   const kind = typeof ref.kind === 'string' ? ref.kind : '';
   const name = typeof ref.name === 'string' ? ref.name : '';

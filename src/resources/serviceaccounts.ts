@@ -21,7 +21,12 @@ export const serviceaccounts = defineResource({
   }),
   printerColumns: [
     NAME_COLUMN,
-    { name: 'Secrets', type: 'string', description: 'Secrets is a list of the secrets in the same namespace that pods running using this ServiceAccount are allowed to use.', cell: (sa) => (Array.isArray(sa.secrets) ? sa.secrets.length : 0) },
+    {
+      name: 'Secrets',
+      type: 'string',
+      description: 'Secrets is a list of the secrets in the same namespace that pods running using this ServiceAccount are allowed to use.',
+      cell: (sa) => (Array.isArray(sa.secrets) ? sa.secrets.length : 0),
+    },
     AGE_COLUMN,
   ],
 });

@@ -31,7 +31,9 @@ function validateServiceCidr(obj: KubeObject): FieldErrorList {
   if (cidrs.length === 2) {
     const bits = cidrs.map((c) => parseCidr(String(c))?.bits);
     if (bits.includes(undefined) || bits[0] === bits[1]) {
-      return [field.invalid('spec.cidrs', new GoSyntax(specValue(cidrs)), 'may specify no more than one IP for each IP family, i.e 192.168.0.0/24 and 2001:db8::/64')];
+      return [
+        field.invalid('spec.cidrs', new GoSyntax(specValue(cidrs)), 'may specify no more than one IP for each IP family, i.e 192.168.0.0/24 and 2001:db8::/64'),
+      ];
     }
   }
   return cidrs.flatMap((c, i) => cidrErrors(String(c), `spec.cidrs[${i}]`));
@@ -39,7 +41,9 @@ function validateServiceCidr(obj: KubeObject): FieldErrorList {
 
 function validateServiceCidrUpdate(next: KubeObject, prev: KubeObject): FieldErrorList {
   const cidrs = cidrsOf(next);
-  return JSON.stringify(cidrs) === JSON.stringify(cidrsOf(prev)) ? [] : [field.invalid('spec.cidrs', GoSyntax.strings(cidrs.map(String)), 'field is immutable')];
+  return JSON.stringify(cidrs) === JSON.stringify(cidrsOf(prev))
+    ? []
+    : [field.invalid('spec.cidrs', GoSyntax.strings(cidrs.map(String)), 'field is immutable')];
 }
 
 export const servicecidrs = defineResource({
@@ -61,7 +65,8 @@ export const servicecidrs = defineResource({
     {
       name: 'CIDRs',
       type: 'string',
-      description: 'CIDRs defines the IP blocks in CIDR notation (e.g. "192.168.0.0/24" or "2001:db8::/64") from which to assign service cluster IPs. Max of two CIDRs is allowed, one of each IP family. This field is immutable.',
+      description:
+        'CIDRs defines the IP blocks in CIDR notation (e.g. "192.168.0.0/24" or "2001:db8::/64") from which to assign service cluster IPs. Max of two CIDRs is allowed, one of each IP family. This field is immutable.',
       cell: (obj) => cidrsOf(obj).map(String).join(','),
     },
     AGE_COLUMN,

@@ -13,7 +13,7 @@ type Obj = Record<string, unknown>;
 
 const TYPES = ['ClusterIP', 'ExternalName', 'LoadBalancer', 'NodePort'];
 const PROTOCOLS = ['SCTP', 'TCP', 'UDP'];
-const spec = (svc: KubeObject): Obj => (isPlainObject(svc.spec) ? svc.spec : (svc.spec = {}) as Obj);
+const spec = (svc: KubeObject): Obj => (isPlainObject(svc.spec) ? svc.spec : ((svc.spec = {}) as Obj));
 const ports = (svc: KubeObject): Obj[] => (Array.isArray(spec(svc).ports) ? (spec(svc).ports as Obj[]).filter(isPlainObject) : []);
 
 function externallyAccessible(s: Obj): boolean {
@@ -96,7 +96,8 @@ function keepAllocations(next: KubeObject, prev: KubeObject): void {
   const n = spec(next);
   const p = spec(prev);
   if (n.type !== 'ExternalName' && p.type !== 'ExternalName') {
-    for (const key of ['clusterIP', 'clusterIPs', 'ipFamilies', 'ipFamilyPolicy']) if (n[key] === undefined && p[key] !== undefined) n[key] = structuredClone(p[key]);
+    for (const key of ['clusterIP', 'clusterIPs', 'ipFamilies', 'ipFamilyPolicy'])
+      if (n[key] === undefined && p[key] !== undefined) n[key] = structuredClone(p[key]);
   }
   if (needsNodePort(p) && needsNodePort(n)) {
     const nodePortsOf = (list: Obj[]): Set<unknown> => new Set(list.map((o) => o.nodePort).filter((v) => v !== undefined && v !== 0));
@@ -186,7 +187,12 @@ export const services = defineResource({
         return Array.isArray(ips) && ips.length > 0 ? ips[0] : '<none>';
       },
     },
-    { name: 'External-IP', type: 'string', description: 'externalIPs is a list of IP addresses for which nodes in the cluster will also accept traffic for this service.', cell: externalIp },
+    {
+      name: 'External-IP',
+      type: 'string',
+      description: 'externalIPs is a list of IP addresses for which nodes in the cluster will also accept traffic for this service.',
+      cell: externalIp,
+    },
     { name: 'Port(s)', type: 'string', description: 'The list of ports that are exposed by this service.', cell: portsCell },
     AGE_COLUMN,
     {

@@ -49,7 +49,12 @@ export const statefulsets = defineResource({
   }),
   printerColumns: [
     NAME_COLUMN,
-    { name: 'Ready', type: 'string', description: 'Number of the pod with ready state', cell: (o) => `${num(o, 'status', 'readyReplicas')}/${num(o, 'spec', 'replicas')}` },
+    {
+      name: 'Ready',
+      type: 'string',
+      description: 'Number of the pod with ready state',
+      cell: (o) => `${num(o, 'status', 'readyReplicas')}/${num(o, 'spec', 'replicas')}`,
+    },
     AGE_COLUMN,
     CONTAINERS_COLUMN,
     IMAGES_COLUMN,

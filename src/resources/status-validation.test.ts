@@ -1,7 +1,12 @@
 import type { KubeObject } from '../api/types';
 import { validateClaimStatusUpdate, validateDaemonSetStatusUpdate, validateNamespaceStatusUpdate, validatePodStatusUpdate } from './status-validation';
 
-const withStatus = (status: Record<string, unknown>, meta: Partial<KubeObject['metadata']> = {}): KubeObject => ({ apiVersion: 'v1', kind: 'X', metadata: { name: 'x', ...meta }, status });
+const withStatus = (status: Record<string, unknown>, meta: Partial<KubeObject['metadata']> = {}): KubeObject => ({
+  apiVersion: 'v1',
+  kind: 'X',
+  metadata: { name: 'x', ...meta },
+  status,
+});
 
 describe('status strategies', () => {
   test('a claim capacity below zero is reported as Quantity.Value(), rounded away from zero', () => {
@@ -13,7 +18,10 @@ describe('status strategies', () => {
 
   test('collisionCount never goes down, and counters are not negative', () => {
     const errs = validateDaemonSetStatusUpdate(withStatus({ numberReady: -1, collisionCount: 1 }), withStatus({ collisionCount: 2 }));
-    expect(errs.map((e) => `${e.field}: ${e.detail}`)).toEqual(['status.numberReady: must be greater than or equal to 0', 'status.collisionCount: cannot be decremented']);
+    expect(errs.map((e) => `${e.field}: ${e.detail}`)).toEqual([
+      'status.numberReady: must be greater than or equal to 0',
+      'status.collisionCount: cannot be decremented',
+    ]);
   });
 
   test("a namespace's phase follows deletionTimestamp; no phase is Active", () => {
@@ -25,6 +33,10 @@ describe('status strategies', () => {
 
   test('pod IPs are valid and unique', () => {
     const errs = validatePodStatusUpdate(withStatus({ podIPs: [{ ip: '10.0.0.1' }, { ip: '10.0.0.1' }, { ip: 'nope' }], nominatedNodeName: 'Bad_Node' }));
-    expect(errs.map((e) => `${e.type} ${e.field}`)).toEqual(['FieldValueDuplicate status.podIPs[1]', 'FieldValueInvalid status.podIPs[2]', 'FieldValueInvalid status.nominatedNodeName']);
+    expect(errs.map((e) => `${e.type} ${e.field}`)).toEqual([
+      'FieldValueDuplicate status.podIPs[1]',
+      'FieldValueInvalid status.podIPs[2]',
+      'FieldValueInvalid status.nominatedNodeName',
+    ]);
   });
 });

@@ -96,7 +96,8 @@ export function validateAcceptedNames(status: Obj): FieldErrorList {
   for (const key of ['kind', 'listKind'] as const) {
     const v = names[key];
     if (typeof v === 'string' && v !== '') {
-      for (const msg of isDns1035Label(v.toLowerCase())) errs.push(field.invalid(`${path}.${key}`, v, `may have mixed case, but should otherwise match: ${msg}`));
+      for (const msg of isDns1035Label(v.toLowerCase()))
+        errs.push(field.invalid(`${path}.${key}`, v, `may have mixed case, but should otherwise match: ${msg}`));
     }
   }
   return errs;
@@ -108,7 +109,16 @@ const ABOVE_REPLICAS = 'cannot be greater than status.replicas';
 export function validateDeploymentStatusUpdate(next: KubeObject, prev: KubeObject): FieldErrorList {
   const s = statusOf(next);
   return [
-    ...nonNegativeCounts(s, ['observedGeneration', 'replicas', 'updatedReplicas', 'readyReplicas', 'availableReplicas', 'unavailableReplicas', 'terminatingReplicas', 'collisionCount']),
+    ...nonNegativeCounts(s, [
+      'observedGeneration',
+      'replicas',
+      'updatedReplicas',
+      'readyReplicas',
+      'availableReplicas',
+      'unavailableReplicas',
+      'terminatingReplicas',
+      'collisionCount',
+    ]),
     ...notAbove(s, 'updatedReplicas', 'replicas', ABOVE_REPLICAS),
     ...notAbove(s, 'readyReplicas', 'replicas', ABOVE_REPLICAS),
     ...notAbove(s, 'availableReplicas', 'replicas', ABOVE_REPLICAS),
@@ -230,7 +240,8 @@ export function validateClaimStatusUpdate(next: KubeObject): FieldErrorList {
   const errs: FieldErrorList = [];
   for (const [name, value] of Object.entries(capacity)) {
     const q = parseQuantity(value);
-    if (q && compareQuantities(q, ZERO_QUANTITY) < 0) errs.push(field.invalid(`status.capacity[${name}]`, quantityValue(q), 'must be a valid resource quantity'));
+    if (q && compareQuantities(q, ZERO_QUANTITY) < 0)
+      errs.push(field.invalid(`status.capacity[${name}]`, quantityValue(q), 'must be a valid resource quantity'));
   }
   return errs;
 }

@@ -41,7 +41,8 @@ function validateParameters(params: Record<string, unknown>): FieldErrorList {
 /** ValidateStorageClass (allowedTopologies' terms are left to the schema). */
 function validateStorageClass(sc: KubeObject): FieldErrorList {
   const errs = [...validateProvisioner(str(sc.provisioner)), ...validateParameters(parameters(sc))];
-  if (str(sc.reclaimPolicy) && !RECLAIM_POLICIES.includes(str(sc.reclaimPolicy))) errs.push(field.notSupported('reclaimPolicy', sc.reclaimPolicy, RECLAIM_POLICIES));
+  if (str(sc.reclaimPolicy) && !RECLAIM_POLICIES.includes(str(sc.reclaimPolicy)))
+    errs.push(field.notSupported('reclaimPolicy', sc.reclaimPolicy, RECLAIM_POLICIES));
   if (sc.volumeBindingMode === undefined || sc.volumeBindingMode === null) errs.push(field.required('volumeBindingMode'));
   else if (!BINDING_MODES.includes(str(sc.volumeBindingMode))) errs.push(field.notSupported('volumeBindingMode', sc.volumeBindingMode, BINDING_MODES));
   return errs;

@@ -1,7 +1,8 @@
 import type { KubeObject } from '../api/types';
 import { validateAttributes, validateLocalSubjectAccessReview, validateSelfSubjectAccessReview, validateSubjectSpec } from './subject-access-reviews';
 
-const review = (spec: unknown, metadata: Record<string, unknown> = {}): KubeObject => ({ apiVersion: 'authorization.k8s.io/v1', kind: 'X', metadata, spec }) as KubeObject;
+const review = (spec: unknown, metadata: Record<string, unknown> = {}): KubeObject =>
+  ({ apiVersion: 'authorization.k8s.io/v1', kind: 'X', metadata, spec }) as KubeObject;
 const fields = (errs: { field: string }[]) => errs.map((e) => e.field);
 
 describe('access review validation', () => {

@@ -43,7 +43,8 @@ function validateSelector(selector: unknown, path: string): FieldErrorList {
   const requirements = Array.isArray(selector.requirements) ? selector.requirements : [];
   const errs: FieldErrorList = [];
   if (raw && requirements.length > 0) errs.push(field.invalid(`${path}.rawSelector`, raw, 'may not specified at the same time as requirements'));
-  if (!raw && requirements.length === 0) errs.push(field.required(`${path}.requirements`, `when ${path} is specified, requirements or rawSelector is required`));
+  if (!raw && requirements.length === 0)
+    errs.push(field.required(`${path}.requirements`, `when ${path} is specified, requirements or rawSelector is required`));
   return errs;
 }
 
@@ -98,9 +99,11 @@ export function validateLocalSubjectAccessReview(review: KubeObject): FieldError
   const attrs = spec.resourceAttributes;
   if (isPlainObject(attrs)) {
     const namespace = typeof attrs.namespace === 'string' ? attrs.namespace : '';
-    if (namespace !== (review.metadata.namespace ?? '')) errs.push(field.invalid('spec.resourceAttributes.namespace', namespace, 'must match metadata.namespace'));
+    if (namespace !== (review.metadata.namespace ?? ''))
+      errs.push(field.invalid('spec.resourceAttributes.namespace', namespace, 'must match metadata.namespace'));
   }
-  if (isSet(spec.nonResourceAttributes)) errs.push(field.invalid('spec.nonResourceAttributes', spec.nonResourceAttributes, 'disallowed on this kind of request'));
+  if (isSet(spec.nonResourceAttributes))
+    errs.push(field.invalid('spec.nonResourceAttributes', spec.nonResourceAttributes, 'disallowed on this kind of request'));
   return errs;
 }
 

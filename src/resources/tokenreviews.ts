@@ -27,7 +27,8 @@ export const tokenreviews = defineComputedResource({
     const audiences = Array.isArray(spec.audiences) ? spec.audiences.filter((a): a is string => typeof a === 'string') : [];
     const result = await services.reviewToken(token, audiences);
     // authenticated is omitempty in Go, so false is not written; user is a struct, written even when empty.
-    const status = 'error' in result ? { user: {}, error: result.error } : { authenticated: true, user: reviewedUser(result.user), audiences: result.audiences };
+    const status =
+      'error' in result ? { user: {}, error: result.error } : { authenticated: true, user: reviewedUser(result.user), audiences: result.audiences };
     return { ...object, status } as KubeObject;
   },
 });

@@ -29,7 +29,8 @@ export function validateParamKind(value: unknown, path: string): FieldErrorList 
   const errs: FieldErrorList = [];
   const apiVersion = str(value.apiVersion);
   if (!apiVersion) errs.push(field.required(`${path}.apiVersion`));
-  else if (apiVersion.split('/').length > 2 || apiVersion.split('/').some((part) => !part)) errs.push(field.invalid(`${path}.apiVersion`, apiVersion, `unexpected GroupVersion string: ${apiVersion}`));
+  else if (apiVersion.split('/').length > 2 || apiVersion.split('/').some((part) => !part))
+    errs.push(field.invalid(`${path}.apiVersion`, apiVersion, `unexpected GroupVersion string: ${apiVersion}`));
   if (!str(value.kind)) errs.push(field.required(`${path}.kind`));
   return errs;
 }
@@ -92,7 +93,8 @@ export function validatePolicy(policy: KubeObject): FieldErrorList {
   errs.push(...validateMatchResources(spec.matchConstraints, 'spec.matchConstraints', true));
   const validations = objectsIn(spec.validations);
   const auditAnnotations = objectsIn(spec.auditAnnotations);
-  if (validations.length === 0 && auditAnnotations.length === 0) errs.push(field.required('spec.validations', 'validations or auditAnnotations must contain at least one item'));
+  if (validations.length === 0 && auditAnnotations.length === 0)
+    errs.push(field.required('spec.validations', 'validations or auditAnnotations must contain at least one item'));
   const vars = policyVariableNames(isPlainObject(spec.paramKind));
   validations.forEach((v, i) => errs.push(...validateValidation(v, `spec.validations[${i}]`, vars)));
   errs.push(...validateAuditAnnotations(policy, 'spec.auditAnnotations', vars));
@@ -130,7 +132,12 @@ export const validatingadmissionpolicies = defineResource({
   }),
   printerColumns: [
     NAME_COLUMN,
-    { name: 'Validations', type: 'integer', description: 'Validations indicates the number of validation rules defined in this configuration', cell: (p) => objectsIn(objectOf(p.spec).validations).length },
+    {
+      name: 'Validations',
+      type: 'integer',
+      description: 'Validations indicates the number of validation rules defined in this configuration',
+      cell: (p) => objectsIn(objectOf(p.spec).validations).length,
+    },
     PARAM_KIND_COLUMN,
     AGE_COLUMN,
   ],

@@ -33,7 +33,8 @@ export function validateParamRef(ref: unknown, path: string): FieldErrorList {
   const namespace = str(ref.namespace);
   for (const msg of namespace ? pathSegmentErrors(namespace) : []) errs.push(field.invalid(`${path}.namespace`, namespace, msg));
   if (!str(ref.parameterNotFoundAction)) errs.push(field.required(`${path}.parameterNotFoundAction`));
-  else if (!NOT_FOUND_ACTIONS.includes(str(ref.parameterNotFoundAction))) errs.push(field.notSupported(`${path}.parameterNotFoundAction`, ref.parameterNotFoundAction, NOT_FOUND_ACTIONS));
+  else if (!NOT_FOUND_ACTIONS.includes(str(ref.parameterNotFoundAction)))
+    errs.push(field.notSupported(`${path}.parameterNotFoundAction`, ref.parameterNotFoundAction, NOT_FOUND_ACTIONS));
   return errs;
 }
 
@@ -48,7 +49,13 @@ function validateActions(value: unknown, path: string): FieldErrorList {
     seen.add(action);
   });
   if (seen.has('Deny') && seen.has('Warn')) {
-    errs.push(field.invalid(path, actions, 'must not contain both Deny and Warn (repeating the same validation failure information in the API response and headers serves no purpose)'));
+    errs.push(
+      field.invalid(
+        path,
+        actions,
+        'must not contain both Deny and Warn (repeating the same validation failure information in the API response and headers serves no purpose)',
+      ),
+    );
   }
   if (seen.size === 0) errs.push(field.required(path, 'at least one validation action is required'));
   return errs;
@@ -98,7 +105,12 @@ export const validatingadmissionpolicybindings = defineResource({
   }),
   printerColumns: [
     NAME_COLUMN,
-    { name: 'PolicyName', type: 'string', description: 'PolicyName indicates the policy definition which the policy binding binded to', cell: (b) => str(objectOf(b.spec).policyName) },
+    {
+      name: 'PolicyName',
+      type: 'string',
+      description: 'PolicyName indicates the policy definition which the policy binding binded to',
+      cell: (b) => str(objectOf(b.spec).policyName),
+    },
     { name: 'ParamRef', type: 'string', description: 'ParamRef indicates the param resource which sets the configration param', cell: paramRefCell },
     AGE_COLUMN,
   ],

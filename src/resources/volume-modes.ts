@@ -53,7 +53,10 @@ export function accessModesCell(modes: unknown): string {
     ['ReadWriteMany', 'RWX'],
     ['ReadWriteOncePod', 'RWOP'],
   ];
-  return short.filter(([mode]) => list.includes(mode)).map(([, s]) => s).join(',');
+  return short
+    .filter(([mode]) => list.includes(mode))
+    .map(([, s]) => s)
+    .join(',');
 }
 
 /** GetPersistentVolumeClass / GetPersistentVolumeClaimClass. */

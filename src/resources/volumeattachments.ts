@@ -46,10 +46,31 @@ export const volumeattachments = defineResource({
   }),
   printerColumns: [
     NAME_COLUMN,
-    { name: 'Attacher', type: 'string', format: 'name', description: 'attacher indicates the name of the volume driver that MUST handle this request.', cell: (o) => stringOf(objectOf(o.spec).attacher) },
-    { name: 'PV', type: 'string', description: 'persistentVolumeName represents the name of the persistent volume to attach.', cell: (o) => stringOf(sourceOf(o).persistentVolumeName) },
-    { name: 'Node', type: 'string', description: 'nodeName represents the node that the volume should be attached to.', cell: (o) => stringOf(objectOf(o.spec).nodeName) },
-    { name: 'Attached', type: 'boolean', description: 'attached indicates the volume is successfully attached.', cell: (o) => objectOf(o.status).attached === true },
+    {
+      name: 'Attacher',
+      type: 'string',
+      format: 'name',
+      description: 'attacher indicates the name of the volume driver that MUST handle this request.',
+      cell: (o) => stringOf(objectOf(o.spec).attacher),
+    },
+    {
+      name: 'PV',
+      type: 'string',
+      description: 'persistentVolumeName represents the name of the persistent volume to attach.',
+      cell: (o) => stringOf(sourceOf(o).persistentVolumeName),
+    },
+    {
+      name: 'Node',
+      type: 'string',
+      description: 'nodeName represents the node that the volume should be attached to.',
+      cell: (o) => stringOf(objectOf(o.spec).nodeName),
+    },
+    {
+      name: 'Attached',
+      type: 'boolean',
+      description: 'attached indicates the volume is successfully attached.',
+      cell: (o) => objectOf(o.status).attached === true,
+    },
     AGE_COLUMN,
   ],
 });

@@ -67,7 +67,8 @@ function validateResources(resources: string[], path: string): FieldErrorList {
     if (res === '*') wildcardResourceOf.add(sub);
   });
   if (resources.length > 1 && resources.includes('*/*')) errs.push(field.invalid(path, resources, "if '*/*' is present, must not specify other resources"));
-  if (resources.includes('*') && plainResource) errs.push(field.invalid(path, resources, "if '*' is present, must not specify other resources without subresources"));
+  if (resources.includes('*') && plainResource)
+    errs.push(field.invalid(path, resources, "if '*' is present, must not specify other resources without subresources"));
   return errs;
 }
 
@@ -76,7 +77,8 @@ export function validateRule(rule: Obj, path: string): FieldErrorList {
   const errs: FieldErrorList = [];
   const operations = stringsIn(rule.operations);
   if (!operations.length) errs.push(field.required(`${path}.operations`));
-  if (operations.length > 1 && operations.includes('*')) errs.push(field.invalid(`${path}.operations`, operations, "if '*' is present, must not specify other operations"));
+  if (operations.length > 1 && operations.includes('*'))
+    errs.push(field.invalid(`${path}.operations`, operations, "if '*' is present, must not specify other operations"));
   operations.forEach((op, i) => {
     if (!OPERATIONS.includes(op)) errs.push(field.notSupported(`${path}.operations[${i}]`, op, OPERATIONS));
   });
@@ -85,7 +87,10 @@ export function validateRule(rule: Obj, path: string): FieldErrorList {
     const values = stringsIn(rule[key]);
     if (!values.length) errs.push(field.required(`${path}.${key}`));
     if (values.length > 1 && values.includes('*')) errs.push(field.invalid(`${path}.${key}`, values, "if '*' is present, must not specify other " + key));
-    if (key === 'apiVersions') values.forEach((v, i) => { if (!v) errs.push(field.required(`${path}.apiVersions[${i}]`)); });
+    if (key === 'apiVersions')
+      values.forEach((v, i) => {
+        if (!v) errs.push(field.required(`${path}.apiVersions[${i}]`));
+      });
   }
   if (rule.scope !== undefined && !SCOPES.includes(str(rule.scope))) errs.push(field.notSupported(`${path}.scope`, rule.scope, SCOPES));
   return errs;
@@ -114,7 +119,8 @@ function validateService(service: Obj, path: string): FieldErrorList {
   if (!str(service.name)) errs.push(field.required(`${path}.name`));
   if (!str(service.namespace)) errs.push(field.required(`${path}.namespace`));
   const port = service.port;
-  if (typeof port === 'number' && (port < 1 || port > 65535)) errs.push(field.invalid(`${path}.port`, port, 'port is not valid: must be between 1 and 65535, inclusive'));
+  if (typeof port === 'number' && (port < 1 || port > 65535))
+    errs.push(field.invalid(`${path}.port`, port, 'port is not valid: must be between 1 and 65535, inclusive'));
   const p = service.path;
   if (typeof p === 'string' && p !== '') {
     if (!p.startsWith('/')) errs.push(field.invalid(`${path}.path`, p, "must start with a '/'"));
@@ -140,12 +146,15 @@ function validateClientConfig(config: unknown, path: string): FieldErrorList {
 function validateWebhook(hook: Obj, path: string, mutating: boolean): FieldErrorList {
   const errs = validateWebhookName(str(hook.name), `${path}.name`);
   objectsIn(hook.rules).forEach((rule, i) => errs.push(...validateRule(rule, `${path}.rules[${i}]`)));
-  if (hook.failurePolicy !== undefined && !FAILURE_POLICIES.includes(str(hook.failurePolicy))) errs.push(field.notSupported(`${path}.failurePolicy`, hook.failurePolicy, FAILURE_POLICIES));
-  if (hook.matchPolicy !== undefined && !MATCH_POLICIES.includes(str(hook.matchPolicy))) errs.push(field.notSupported(`${path}.matchPolicy`, hook.matchPolicy, MATCH_POLICIES));
+  if (hook.failurePolicy !== undefined && !FAILURE_POLICIES.includes(str(hook.failurePolicy)))
+    errs.push(field.notSupported(`${path}.failurePolicy`, hook.failurePolicy, FAILURE_POLICIES));
+  if (hook.matchPolicy !== undefined && !MATCH_POLICIES.includes(str(hook.matchPolicy)))
+    errs.push(field.notSupported(`${path}.matchPolicy`, hook.matchPolicy, MATCH_POLICIES));
   if (hook.sideEffects === undefined) errs.push(field.required(`${path}.sideEffects`, `must specify one of ${SIDE_EFFECTS.join(', ')}`));
   else if (!SIDE_EFFECTS.includes(str(hook.sideEffects))) errs.push(field.notSupported(`${path}.sideEffects`, hook.sideEffects, SIDE_EFFECTS));
   const timeout = hook.timeoutSeconds;
-  if (typeof timeout === 'number' && (timeout < 1 || timeout > 30)) errs.push(field.invalid(`${path}.timeoutSeconds`, timeout, 'the timeout value must be between 1 and 30 seconds'));
+  if (typeof timeout === 'number' && (timeout < 1 || timeout > 30))
+    errs.push(field.invalid(`${path}.timeoutSeconds`, timeout, 'the timeout value must be between 1 and 30 seconds'));
   if (mutating && hook.reinvocationPolicy !== undefined && !REINVOCATION_POLICIES.includes(str(hook.reinvocationPolicy))) {
     errs.push(field.notSupported(`${path}.reinvocationPolicy`, hook.reinvocationPolicy, REINVOCATION_POLICIES));
   }
@@ -233,7 +242,12 @@ export function webhookConfigurationResource(kind: 'MutatingWebhookConfiguration
     }),
     printerColumns: [
       NAME_COLUMN,
-      { name: 'Webhooks', type: 'integer', description: 'Webhooks indicates the number of webhooks in the configuration', cell: (c) => objectsIn(c.webhooks).length },
+      {
+        name: 'Webhooks',
+        type: 'integer',
+        description: 'Webhooks indicates the number of webhooks in the configuration',
+        cell: (c) => objectsIn(c.webhooks).length,
+      },
       AGE_COLUMN,
     ],
   });

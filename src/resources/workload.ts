@@ -63,7 +63,10 @@ export function validateSelectorAndTemplate(spec: Obj, path: string, restartPoli
     const selectorErrs = validateLabelSelector(selector, `${path}.selector`);
     selectorValid = selectorErrs.length === 0;
     errs.push(...selectorErrs);
-    if (Object.keys((selector.matchLabels as Obj | undefined) ?? {}).length === 0 && ((selector.matchExpressions as unknown[] | undefined) ?? []).length === 0) {
+    if (
+      Object.keys((selector.matchLabels as Obj | undefined) ?? {}).length === 0 &&
+      ((selector.matchExpressions as unknown[] | undefined) ?? []).length === 0
+    ) {
       errs.push(field.invalid(`${path}.selector`, selector, `empty selector is invalid for ${kindWord}`));
     }
   }
@@ -111,7 +114,10 @@ export const CONTAINERS_COLUMN: PrinterColumn = {
   type: 'string',
   priority: 1,
   description: 'Names of each container in the template.',
-  cell: (obj) => templateContainers(obj).map((c) => String(c.name ?? '')).join(','),
+  cell: (obj) =>
+    templateContainers(obj)
+      .map((c) => String(c.name ?? ''))
+      .join(','),
 };
 
 export const IMAGES_COLUMN: PrinterColumn = {
@@ -119,7 +125,10 @@ export const IMAGES_COLUMN: PrinterColumn = {
   type: 'string',
   priority: 1,
   description: 'Images referenced by each container in the template.',
-  cell: (obj) => templateContainers(obj).map((c) => String(c.image ?? '')).join(','),
+  cell: (obj) =>
+    templateContainers(obj)
+      .map((c) => String(c.image ?? ''))
+      .join(','),
 };
 
 export const SELECTOR_COLUMN: PrinterColumn = {

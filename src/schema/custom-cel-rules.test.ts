@@ -50,7 +50,9 @@ describe('CEL validation rules', () => {
     expect(messages({ spec: { minReplicas: 1, maxReplicas: 3, ports: [443, 80] } })).toEqual(['spec: Invalid value: "object": ports must be sorted']);
     const quantities = new CelRules({
       type: 'object',
-      properties: { limit: { type: 'string', 'x-kubernetes-validations': [{ rule: "quantity(self).isLessThan(quantity('1Gi'))", message: 'must be under 1Gi' }] } },
+      properties: {
+        limit: { type: 'string', 'x-kubernetes-validations': [{ rule: "quantity(self).isLessThan(quantity('1Gi'))", message: 'must be under 1Gi' }] },
+      },
     });
     expect(quantities.validate({ limit: '512Mi' })).toEqual([]);
     expect(quantities.validate({ limit: '2Gi' }).map(fieldErrorMessage)).toEqual(['limit: Invalid value: "string": must be under 1Gi']);

@@ -74,5 +74,3 @@ describe('applySchemaDefaults', () => {
     expect(obj).toEqual({ other: { a: null }, spec: 'not an object' });
   });
 });
-
-

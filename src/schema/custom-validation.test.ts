@@ -5,8 +5,7 @@ import type { JSONSchemaProps } from './json-schema-props';
 /** A CR schema with `spec` described by the given schema. */
 const withSpec = (spec: JSONSchemaProps): JSONSchemaProps => ({ type: 'object', properties: { spec } });
 
-const messages = (schema: JSONSchemaProps, obj: Record<string, unknown>): string[] =>
-  validateCustomObject(schema, obj).map(fieldErrorMessage);
+const messages = (schema: JSONSchemaProps, obj: Record<string, unknown>): string[] => validateCustomObject(schema, obj).map(fieldErrorMessage);
 
 /** Errors of `spec: {field: value}` against `spec.properties.field = fieldSchema`. */
 const fieldMessages = (fieldSchema: JSONSchemaProps, value: unknown): string[] =>
@@ -29,9 +28,7 @@ describe('validateCustomObject', () => {
       ['array', [], 'array'],
       ['null', null, 'null'],
     ])('reports a %s where an object is required', (_, value, kind) => {
-      expect(fieldMessages({ type: 'object' }, value)).toEqual([
-        `spec.field: Invalid value: "${kind}": spec.field in body must be of type object: "${kind}"`,
-      ]);
+      expect(fieldMessages({ type: 'object' }, value)).toEqual([`spec.field: Invalid value: "${kind}": spec.field in body must be of type object: "${kind}"`]);
     });
 
     it('reports a string where an integer is required', () => {
@@ -42,9 +39,7 @@ describe('validateCustomObject', () => {
 
     it('accepts an integer for a number but not a fraction for an integer', () => {
       expect(fieldMessages({ type: 'number' }, 3)).toEqual([]);
-      expect(fieldMessages({ type: 'integer' }, 1.5)).toEqual([
-        'spec.field: Invalid value: "number": spec.field in body must be of type integer: "number"',
-      ]);
+      expect(fieldMessages({ type: 'integer' }, 1.5)).toEqual(['spec.field: Invalid value: "number": spec.field in body must be of type integer: "number"']);
     });
 
     it('accepts null only when nullable', () => {
@@ -114,9 +109,7 @@ describe('validateCustomObject', () => {
     });
 
     it('stops at the first failing string check, as go-openapi does', () => {
-      expect(fieldMessages({ type: 'string', maxLength: 2, pattern: '^[a-z]+$' }, 'ABC')).toEqual([
-        'spec.field: Too long: may not be more than 2 bytes',
-      ]);
+      expect(fieldMessages({ type: 'string', maxLength: 2, pattern: '^[a-z]+$' }, 'ABC')).toEqual(['spec.field: Too long: may not be more than 2 bytes']);
     });
   });
 
@@ -170,9 +163,7 @@ describe('validateCustomObject', () => {
 
     it('reports multipleOf', () => {
       expect(fieldMessages({ type: 'integer', multipleOf: 3 }, 9)).toEqual([]);
-      expect(fieldMessages({ type: 'integer', multipleOf: 3 }, 10)).toEqual([
-        'spec.field: Invalid value: 10: spec.field in body should be a multiple of 3',
-      ]);
+      expect(fieldMessages({ type: 'integer', multipleOf: 3 }, 10)).toEqual(['spec.field: Invalid value: 10: spec.field in body should be a multiple of 3']);
       expect(fieldMessages({ type: 'number', multipleOf: 0.1 }, 0.3)).toEqual([]);
       expect(fieldMessages({ type: 'number', multipleOf: 0.5 }, 0.7)).toEqual([
         'spec.field: Invalid value: 0.7: spec.field in body should be a multiple of 0.5',
@@ -219,9 +210,7 @@ describe('validateCustomObject', () => {
         'x-kubernetes-list-map-keys': ['name'],
         items: { type: 'object', properties: { name: { type: 'string' }, port: { type: 'integer' } } },
       };
-      expect(fieldMessages(schema, [{ name: 'a', port: 1 }, { name: 'b' }, { name: 'a', port: 2 }])).toEqual([
-        'spec.field[2]: Duplicate value: {"name":"a"}',
-      ]);
+      expect(fieldMessages(schema, [{ name: 'a', port: 1 }, { name: 'b' }, { name: 'a', port: 2 }])).toEqual(['spec.field[2]: Duplicate value: {"name":"a"}']);
       expect(fieldMessages(schema, [{ port: 1 }, { port: 2 }])).toEqual(['spec.field[1]: Duplicate value: {}']);
     });
 

@@ -39,9 +39,7 @@ type Code =
   | 'unallowedProperty';
 
 /** An errors.Validation (with a field path in `name`) or a composite message (no field). */
-type OpenAPIError =
-  | { code: Code; name: string; message: string; value?: unknown; values?: unknown[]; limit?: number }
-  | { code: 'composite'; message: string };
+type OpenAPIError = { code: Code; name: string; message: string; value?: unknown; values?: unknown[]; limit?: number } | { code: 'composite'; message: string };
 
 interface Result {
   errors: OpenAPIError[];
@@ -98,7 +96,9 @@ function goValue(v: unknown): string {
   if (Array.isArray(v)) return `[${v.map(goValue).join(' ')}]`;
   if (typeof v === 'number') return Number.isInteger(v) ? String(v) : goFloat(v);
   if (typeof v === 'object') {
-    const entries = Object.keys(v as object).sort().map((k) => `${k}:${goValue((v as Record<string, unknown>)[k])}`);
+    const entries = Object.keys(v as object)
+      .sort()
+      .map((k) => `${k}:${goValue((v as Record<string, unknown>)[k])}`);
     return `map[${entries.join(' ')}]`;
   }
   return String(v);
@@ -112,7 +112,9 @@ function deepEqual(a: unknown, b: unknown): boolean {
   if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((x, i) => deepEqual(x, b[i]));
   if (kindOf(a) !== 'object' || kindOf(b) !== 'object') return false;
   const [ka, kb] = [Object.keys(a as object), Object.keys(b as object)];
-  return ka.length === kb.length && ka.every((k) => Object.hasOwn(b as object, k) && deepEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
+  return (
+    ka.length === kb.length && ka.every((k) => Object.hasOwn(b as object, k) && deepEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]))
+  );
 }
 
 /** 1.5 * 2 may not be exactly 3: swag.IsFloat64AJSONInteger allows a relative error of 1e-9. */
@@ -198,7 +200,15 @@ function checkNumber(s: JSONSchemaProps, v: number, path: string): Result {
   if (s.multipleOf !== undefined) {
     const factor = isInt ? Math.trunc(s.multipleOf) : s.multipleOf;
     if (factor < 0) {
-      merge(res, failed({ code: 'multipleOfPositive', name: path, value: factor, message: `factor MultipleOf declared for ${path} must be positive: ${goNumber(factor, isInt)}` }));
+      merge(
+        res,
+        failed({
+          code: 'multipleOfPositive',
+          name: path,
+          value: factor,
+          message: `factor MultipleOf declared for ${path} must be positive: ${goNumber(factor, isInt)}`,
+        }),
+      );
     } else if (isInt ? v % factor !== 0 : !isJSONInteger(factor < 1 ? (1 / factor) * v : v / factor)) {
       merge(res, failed({ code: 'multipleOf', name: path, value: v, message: `${path} in body should be a multiple of ${goNumber(factor, isInt)}` }));
     }
@@ -229,7 +239,10 @@ function checkArray(s: JSONSchemaProps, v: unknown[], path: string): Result {
     merge(res, failed({ code: 'minItems', name: path, value: v.length, message: `${path} in body should have at least ${s.minItems} items` }));
   }
   if (s.maxItems !== undefined && v.length > s.maxItems) {
-    merge(res, failed({ code: 'maxItems', name: path, value: v.length, limit: s.maxItems, message: `${path} in body should have at most ${s.maxItems} items` }));
+    merge(
+      res,
+      failed({ code: 'maxItems', name: path, value: v.length, limit: s.maxItems, message: `${path} in body should have at most ${s.maxItems} items` }),
+    );
   }
   if (s.uniqueItems && v.some((x, i) => v.slice(0, i).some((y) => deepEqual(x, y)))) {
     merge(res, failed({ code: 'unique', name: path, message: `${path} in body shouldn't contain duplicates` }));
@@ -243,7 +256,13 @@ function checkObject(s: JSONSchemaProps, v: Record<string, unknown>, path: strin
     return failed({ code: 'tooFewProperties', name: path, value: size, message: `${path} in body should have at least ${s.minProperties} properties` });
   }
   if (s.maxProperties !== undefined && size > s.maxProperties) {
-    return failed({ code: 'tooManyProperties', name: path, value: size, limit: s.maxProperties, message: `${path} in body should have at most ${s.maxProperties} properties` });
+    return failed({
+      code: 'tooManyProperties',
+      name: path,
+      value: size,
+      limit: s.maxProperties,
+      message: `${path} in body should have at most ${s.maxProperties} properties`,
+    });
   }
   const res = ok();
   const properties = s.properties ?? {};
@@ -355,7 +374,11 @@ function toFieldError(e: OpenAPIError): FieldError {
     case 'required':
       return field.required(path);
     case 'enum':
-      return field.notSupported(path, e.value, e.values!.map((x) => (typeof x === 'string' ? x : JSON.stringify(x))));
+      return field.notSupported(
+        path,
+        e.value,
+        e.values!.map((x) => (typeof x === 'string' ? x : JSON.stringify(x))),
+      );
     case 'tooLong':
       return field.tooLong(path, e.limit!);
     case 'maxItems':
@@ -373,7 +396,10 @@ function canonicalJSON(v: unknown): string {
   if (Array.isArray(v)) return `[${v.map(canonicalJSON).join(',')}]`;
   if (kindOf(v) === 'object') {
     const o = v as Record<string, unknown>;
-    return `{${Object.keys(o).sort().map((k) => `${JSON.stringify(k)}:${canonicalJSON(o[k])}`).join(',')}}`;
+    return `{${Object.keys(o)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonicalJSON(o[k])}`)
+      .join(',')}}`;
   }
   return JSON.stringify(v);
 }

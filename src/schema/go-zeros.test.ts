@@ -21,7 +21,12 @@ describe('withGoZerosOfKind', () => {
       spec: { template: {} },
       status: { conditions: [{ type: 'Available', status: 'True' }] },
     } as Record<string, unknown>);
-    expect((deploy.status as { conditions: unknown[] }).conditions[0]).toEqual({ type: 'Available', status: 'True', lastUpdateTime: null, lastTransitionTime: null });
+    expect((deploy.status as { conditions: unknown[] }).conditions[0]).toEqual({
+      type: 'Available',
+      status: 'True',
+      lastUpdateTime: null,
+      lastTransitionTime: null,
+    });
     const spec = deploy.spec as Record<string, unknown>;
     expect(spec.replicas).toBeUndefined();
     // A pointer without omitempty (DeploymentSpec.selector) is null when nil.

@@ -146,7 +146,16 @@ describe('typedDecode on a custom resource', () => {
     expect(obj).toEqual({ spec: { config: { any: { deep: [1, { x: null }] } }, extra: { known: 'k', other: { y: 1 } }, anything: 'a scalar' } });
 
     const nested = customResourceSchema(
-      { type: 'object', properties: { spec: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true, properties: { inner: { type: 'object', properties: { a: { type: 'string' } } } } } } },
+      {
+        type: 'object',
+        properties: {
+          spec: {
+            type: 'object',
+            'x-kubernetes-preserve-unknown-fields': true,
+            properties: { inner: { type: 'object', properties: { a: { type: 'string' } } } },
+          },
+        },
+      },
       'Thing',
     );
     const { report: r2, obj: o2 } = decode({ spec: { free: 1, inner: { a: 'x', b: 'y' } } }, nested);
@@ -155,8 +164,14 @@ describe('typedDecode on a custom resource', () => {
   });
 
   it('keeps everything below a root that preserves unknown fields', () => {
-    const open = customResourceSchema({ type: 'object', 'x-kubernetes-preserve-unknown-fields': true, properties: { spec: { type: 'object', properties: { a: { type: 'string' } } } } }, 'Open');
-    const { report, obj } = decode({ apiVersion: 'example.com/v1', kind: 'Open', metadata: { name: 'o', junk: 1 }, data: { x: 1 }, spec: { a: 'x', b: 1 } }, open);
+    const open = customResourceSchema(
+      { type: 'object', 'x-kubernetes-preserve-unknown-fields': true, properties: { spec: { type: 'object', properties: { a: { type: 'string' } } } } },
+      'Open',
+    );
+    const { report, obj } = decode(
+      { apiVersion: 'example.com/v1', kind: 'Open', metadata: { name: 'o', junk: 1 }, data: { x: 1 }, spec: { a: 'x', b: 1 } },
+      open,
+    );
     expect(report.unknown).toEqual(['metadata.junk', 'spec.b']);
     expect(obj).toEqual({ apiVersion: 'example.com/v1', kind: 'Open', metadata: { name: 'o' }, data: { x: 1 }, spec: { a: 'x' } });
   });
@@ -196,8 +211,7 @@ describe('typedDecode on a custom resource', () => {
 });
 
 describe('field sets and server-side apply on a custom resource', () => {
-  const printed = (obj: unknown): string[] =>
-    [...fieldSetOf(obj, widget).paths].map((p) => elements(p).join('/')).sort();
+  const printed = (obj: unknown): string[] => [...fieldSetOf(obj, widget).paths].map((p) => elements(p).join('/')).sort();
 
   it('shows keyed list items and deduced fields under preserve-unknown-fields', () => {
     const set = printed({
@@ -218,12 +232,23 @@ describe('field sets and server-side apply on a custom resource', () => {
 
   const def = defineResource({ group: 'example.com', version: 'v1', resource: 'widgets', kind: 'Widget', namespaced: true, strategy: defaultStrategy });
   const manager = new FieldManager(def, widget);
-  const config = (spec: Record<string, unknown>): KubeObject => ({ apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w', namespace: 'default' }, spec });
+  const config = (spec: Record<string, unknown>): KubeObject => ({
+    apiVersion: 'example.com/v1',
+    kind: 'Widget',
+    metadata: { name: 'w', namespace: 'default' },
+    spec,
+  });
 
   it('merges keyed lists and preserved objects from two appliers', () => {
     const first = manager.apply(null, config({ containers: [{ name: 'a', image: 'one' }], config: { x: 1 } }), 'alice', false, '');
     const second = manager.apply(first, config({ containers: [{ name: 'b', image: 'two' }], config: { y: 2 } }), 'bob', false, '');
-    expect(second.spec).toEqual({ containers: [{ name: 'a', image: 'one' }, { name: 'b', image: 'two' }], config: { x: 1, y: 2 } });
+    expect(second.spec).toEqual({
+      containers: [
+        { name: 'a', image: 'one' },
+        { name: 'b', image: 'two' },
+      ],
+      config: { x: 1, y: 2 },
+    });
     expect(second.metadata.managedFields?.map((e) => e.manager)).toEqual(['alice', 'bob']);
     expect(second.metadata.managedFields?.[1].fieldsV1).toEqual({
       'f:spec': { 'f:config': { 'f:y': {} }, 'f:containers': { 'k:{"name":"b"}': { '.': {}, 'f:image': {}, 'f:name': {} } } },

@@ -59,7 +59,8 @@ function resourceFields(): [string, FieldSchema][] {
 
 function structNode(s: JSONSchemaProps, kind: string, at: string, embedded: boolean): CustomObjectNode {
   const fields = new Map<string, FieldSchema>();
-  for (const [name, prop] of Object.entries(s.properties ?? {})) fields.set(name, { name, node: schemaNode(prop, kind, `${at}.${name}`), facts: prop.default !== undefined ? { default: prop.default } : {} });
+  for (const [name, prop] of Object.entries(s.properties ?? {}))
+    fields.set(name, { name, node: schemaNode(prop, kind, `${at}.${name}`), facts: prop.default !== undefined ? { default: prop.default } : {} });
   if (embedded) for (const [name, field] of resourceFields()) fields.set(name, field);
   const preserves = s['x-kubernetes-preserve-unknown-fields'] === true || s.additionalProperties === true;
   return new CustomObjectNode(kind, at, fields, s['x-kubernetes-map-type'] === 'atomic', preserves, nullPolicy(s).keepsNull);

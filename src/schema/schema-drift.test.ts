@@ -56,7 +56,8 @@ function drift(node: ObjectNode, seen: Set<string>, out: string[]): void {
   const expected = releaseFields(node.fullName);
   const served = new Set(node.fieldNames());
   // A left-out field (a named slice such as ExtraValue) is the release's too, though not in the facts.
-  for (const name of served) if (!expected.has(name) && !LEFT_OUT_FIELDS.includes(`${node.fullName}.${name}`)) out.push(`${node.fullName}.${name}: not in ${API_RELEASE}`);
+  for (const name of served)
+    if (!expected.has(name) && !LEFT_OUT_FIELDS.includes(`${node.fullName}.${name}`)) out.push(`${node.fullName}.${name}: not in ${API_RELEASE}`);
   for (const [name, { owner, name: factName }] of expected) {
     const field = node.field(name);
     if (!field) {

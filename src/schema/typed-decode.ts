@@ -38,7 +38,9 @@ function jsonKind(v: unknown): string {
 function goType(node: SchemaNode): string {
   switch (node.kind) {
     case 'scalar':
-      return ({ string: 'string', int32: 'int32', int64: 'int64', number: 'float64', boolean: 'bool', bytes: '[]uint8' } as Record<ScalarType, string>)[node.type];
+      return ({ string: 'string', int32: 'int32', int64: 'int64', number: 'float64', boolean: 'bool', bytes: '[]uint8' } as Record<ScalarType, string>)[
+        node.type
+      ];
     case 'object':
       return `v1.${node.name}`;
     case 'map':
@@ -151,7 +153,8 @@ class Walker {
         return;
       case 'time':
         if (typeof value !== 'string') return this.mismatch(value, node, owner, namePath);
-        if (!RFC3339.test(value)) this.typeError = `parsing time ${JSON.stringify(value)} as "2006-01-02T15:04:05Z07:00": cannot parse ${JSON.stringify(value)} as "2006"`;
+        if (!RFC3339.test(value))
+          this.typeError = `parsing time ${JSON.stringify(value)} as "2006-01-02T15:04:05Z07:00": cannot parse ${JSON.stringify(value)} as "2006"`;
         return;
       case 'duration':
         if (typeof value !== 'string') this.mismatch(value, node, owner, namePath);

@@ -7,7 +7,11 @@ describe('keyed lists whose keys have defaults', () => {
   test('an item without its protocol is keyed with the default, as structured-merge-diff keys it', () => {
     const set = fieldSetOf({ spec: { containers: [{ name: 'c', ports: [{ containerPort: 80 }] }] } }, pod);
     expect(set.toFieldsV1()).toEqual({
-      'f:spec': { 'f:containers': { 'k:{"name":"c"}': { '.': {}, 'f:name': {}, 'f:ports': { 'k:{"containerPort":80,"protocol":"TCP"}': { '.': {}, 'f:containerPort': {} } } } } },
+      'f:spec': {
+        'f:containers': {
+          'k:{"name":"c"}': { '.': {}, 'f:name': {}, 'f:ports': { 'k:{"containerPort":80,"protocol":"TCP"}': { '.': {}, 'f:containerPort': {} } } },
+        },
+      },
     });
   });
 

@@ -60,10 +60,13 @@ function keyDefaults(node: ListNode): [string, unknown][] {
   let defaults = keyDefaultsCache.get(node);
   if (!defaults) {
     const items = node.items;
-    defaults = items.kind === 'object' ? node.keys.flatMap((k) => {
-      const value = items.field(k)?.facts.default;
-      return value === undefined ? [] : [[k, value] as [string, unknown]];
-    }) : [];
+    defaults =
+      items.kind === 'object'
+        ? node.keys.flatMap((k) => {
+            const value = items.field(k)?.facts.default;
+            return value === undefined ? [] : [[k, value] as [string, unknown]];
+          })
+        : [];
     keyDefaultsCache.set(node, defaults);
   }
   return defaults;

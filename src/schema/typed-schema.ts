@@ -97,7 +97,11 @@ const SCALARS: Record<string, ScalarType> = {
  */
 const EXTRA_VALUE_MAPS = new Set(LEFT_OUT_FIELDS.filter((f) => f.endsWith('.extra')));
 const EXTRA_FIELD_FACTS: FieldFacts = { omitempty: true, nilable: true };
-const EXTRA_NODE: SchemaNode = { kind: 'map', values: { kind: 'list', items: { kind: 'scalar', type: 'string' }, listType: 'atomic', keys: [] }, atomic: false };
+const EXTRA_NODE: SchemaNode = {
+  kind: 'map',
+  values: { kind: 'list', items: { kind: 'scalar', type: 'string' }, listType: 'atomic', keys: [] },
+  atomic: false,
+};
 
 /** The object node of a protobuf message. */
 class MessageNode implements ObjectNode {

@@ -63,7 +63,10 @@ export function loadAuthentication(config: Config, store: ServerServices['store'
     frontProxy,
     tokens,
     reviewToken: tokenReviewer(bearer, apiAudiences),
-    authenticate: requestAuthenticator([requestHeaderAuthenticator(frontProxy.requestHeader), x509, bearerTokenAuthenticator(bearer, apiAudiences)], config.anonymousAuth),
+    authenticate: requestAuthenticator(
+      [requestHeaderAuthenticator(frontProxy.requestHeader), x509, bearerTokenAuthenticator(bearer, apiAudiences)],
+      config.anonymousAuth,
+    ),
     discovery: (securePort) =>
       issuerDiscovery(issuers[0], config.serviceAccountJwksUri, `${dialableHost(config.advertiseAddress || config.bindAddress)}:${securePort}`, keys.verifying),
   };

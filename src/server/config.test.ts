@@ -3,7 +3,14 @@ import { ConfigError } from './feature-gates';
 
 describe('listener and authentication flags', () => {
   test("kube-apiserver's defaults: TLS on 0.0.0.0:6443, no insecure port, anonymous requests allowed", () => {
-    expect(parseFlags([])).toMatchObject({ bindAddress: '0.0.0.0', securePort: 6443, insecurePort: null, insecureBindAddress: '127.0.0.1', anonymousAuth: true, certDir: '' });
+    expect(parseFlags([])).toMatchObject({
+      bindAddress: '0.0.0.0',
+      securePort: 6443,
+      insecurePort: null,
+      insecureBindAddress: '127.0.0.1',
+      anonymousAuth: true,
+      certDir: '',
+    });
   });
 
   test('repeatable flags add up; a boolean flag alone means true; lists split on commas', () => {
@@ -66,7 +73,12 @@ describe('service allocation flags', () => {
 
 describe('front-proxy flags', () => {
   test("kube's names: files as given, the requestheader lists split on commas; unset they are empty (kapi's generated defaults apply)", () => {
-    expect(parseFlags([])).toMatchObject({ proxyClientCertFile: '', requestheaderClientCaFile: '', requestheaderAllowedNames: [], requestheaderUsernameHeaders: [] });
+    expect(parseFlags([])).toMatchObject({
+      proxyClientCertFile: '',
+      requestheaderClientCaFile: '',
+      requestheaderAllowedNames: [],
+      requestheaderUsernameHeaders: [],
+    });
     expect(
       parseFlags([
         '--proxy-client-cert-file=p.crt',

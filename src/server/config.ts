@@ -137,33 +137,52 @@ interface FlagSpec {
   boolean?: true;
 }
 
-const bool = (name: string) => (v: string): boolean => {
-  if (v !== 'true' && v !== 'false') throw new ConfigError(`invalid argument "${v}" for "--${name}" flag: must be true or false`);
-  return v === 'true';
-};
-const list = (v: string): string[] => v.split(',').map((s) => s.trim()).filter(Boolean);
+const bool =
+  (name: string) =>
+  (v: string): boolean => {
+    if (v !== 'true' && v !== 'false') throw new ConfigError(`invalid argument "${v}" for "--${name}" flag: must be true or false`);
+    return v === 'true';
+  };
+const list = (v: string): string[] =>
+  v
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
 const text = (v: string): string => v;
 
-const integer = (name: string) => (v: string): number => {
-  if (!/^[0-9]+$/.test(v)) throw new ConfigError(`invalid argument "${v}" for "--${name}" flag: must be a non-negative integer`);
-  return Number(v);
-};
+const integer =
+  (name: string) =>
+  (v: string): number => {
+    if (!/^[0-9]+$/.test(v)) throw new ConfigError(`invalid argument "${v}" for "--${name}" flag: must be a non-negative integer`);
+    return Number(v);
+  };
 
 /** A Go int64 flag (pflag's Int64Var): signed, with strconv's complaint. */
-const int64 = (name: string) => (v: string): number => {
-  if (!/^[+-]?[0-9]+$/.test(v)) throw new ConfigError(`invalid argument "${v}" for "--${name}" flag: strconv.ParseInt: parsing ${JSON.stringify(v)}: invalid syntax`);
-  return Number(v);
-};
+const int64 =
+  (name: string) =>
+  (v: string): number => {
+    if (!/^[+-]?[0-9]+$/.test(v))
+      throw new ConfigError(`invalid argument "${v}" for "--${name}" flag: strconv.ParseInt: parsing ${JSON.stringify(v)}: invalid syntax`);
+    return Number(v);
+  };
 
 const FLAGS: Record<string, FlagSpec> = {
   'etcd-servers': {
     key: 'etcdServers',
-    parse: (v) => v.split(',').map((s) => s.trim()).filter(Boolean),
+    parse: (v) =>
+      v
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean),
     help: 'List of etcd servers to connect with (scheme://ip:port), comma separated. Without it kapi runs its own etcd.',
   },
   'data-dir': { key: 'dataDir', parse: (v) => v, help: 'Directory for the embedded etcd data.' },
   'bind-address': { key: 'bindAddress', parse: text, help: 'The IP address on which to serve HTTPS (default 0.0.0.0).' },
-  'secure-port': { key: 'securePort', parse: integer('secure-port'), help: 'The port on which to serve HTTPS with authentication (default 6443; 0 picks a free one).' },
+  'secure-port': {
+    key: 'securePort',
+    parse: integer('secure-port'),
+    help: 'The port on which to serve HTTPS with authentication (default 6443; 0 picks a free one).',
+  },
   'insecure-bind-address': { key: 'insecureBindAddress', parse: text, help: 'The IP address on which to serve plain HTTP (default 127.0.0.1).' },
   'insecure-port': {
     key: 'insecurePort',
@@ -172,9 +191,17 @@ const FLAGS: Record<string, FlagSpec> = {
   },
   'advertise-address': { key: 'advertiseAddress', parse: text, help: 'The IP address on which to advertise the apiserver to members of the cluster.' },
   'cert-dir': { key: 'certDir', parse: text, help: 'The directory where generated TLS certificates and keys are kept (default <data-dir>/pki).' },
-  'tls-cert-file': { key: 'tlsCertFile', parse: text, help: 'File containing the default x509 certificate for HTTPS (CA cert, if any, concatenated after server cert).' },
+  'tls-cert-file': {
+    key: 'tlsCertFile',
+    parse: text,
+    help: 'File containing the default x509 certificate for HTTPS (CA cert, if any, concatenated after server cert).',
+  },
   'tls-private-key-file': { key: 'tlsPrivateKeyFile', parse: text, help: 'File containing the default x509 private key matching --tls-cert-file.' },
-  'client-ca-file': { key: 'clientCaFile', parse: text, help: 'Client certificates signed by one of these CAs authenticate as their CommonName, in their Organizations (default the generated CA).' },
+  'client-ca-file': {
+    key: 'clientCaFile',
+    parse: text,
+    help: 'Client certificates signed by one of these CAs authenticate as their CommonName, in their Organizations (default the generated CA).',
+  },
   'token-auth-file': { key: 'tokenAuthFile', parse: text, help: 'A CSV file of static bearer tokens: token,user,uid,"group1,group2".' },
   'service-account-signing-key-file': {
     key: 'serviceAccountSigningKeyFile',
@@ -193,9 +220,18 @@ const FLAGS: Record<string, FlagSpec> = {
     repeatable: true,
     help: 'Issuer of service account tokens; the first issues, all are accepted (repeatable; default https://kubernetes.default.svc.cluster.local).',
   },
-  'service-account-jwks-uri': { key: 'serviceAccountJwksUri', parse: text, help: 'The jwks_uri of the discovery document (default https://<advertise-address>:<secure-port>/openid/v1/jwks).' },
+  'service-account-jwks-uri': {
+    key: 'serviceAccountJwksUri',
+    parse: text,
+    help: 'The jwks_uri of the discovery document (default https://<advertise-address>:<secure-port>/openid/v1/jwks).',
+  },
   'api-audiences': { key: 'apiAudiences', parse: list, help: 'Audiences of the API; tokens for none of them are refused (default the first issuer).' },
-  'anonymous-auth': { key: 'anonymousAuth', parse: bool('anonymous-auth'), boolean: true, help: 'Requests without credentials act as system:anonymous (default true).' },
+  'anonymous-auth': {
+    key: 'anonymousAuth',
+    parse: bool('anonymous-auth'),
+    boolean: true,
+    help: 'Requests without credentials act as system:anonymous (default true).',
+  },
   'allow-loopback-endpoints': {
     key: 'allowLoopbackEndpoints',
     parse: bool('allow-loopback-endpoints'),
@@ -225,7 +261,11 @@ const FLAGS: Record<string, FlagSpec> = {
     parse: text,
     help: 'Client certificate used to prove the identity of the aggregator or kube-apiserver when it must call out during a request (default <cert-dir>/front-proxy-client.crt, generated).',
   },
-  'proxy-client-key-file': { key: 'proxyClientKeyFile', parse: text, help: 'Private key for the client certificate used to prove the identity of the aggregator (default <cert-dir>/front-proxy-client.key).' },
+  'proxy-client-key-file': {
+    key: 'proxyClientKeyFile',
+    parse: text,
+    help: 'Private key for the client certificate used to prove the identity of the aggregator (default <cert-dir>/front-proxy-client.key).',
+  },
   'requestheader-client-ca-file': {
     key: 'requestheaderClientCaFile',
     parse: text,
@@ -236,9 +276,21 @@ const FLAGS: Record<string, FlagSpec> = {
     parse: list,
     help: 'List of client certificate common names to allow to provide usernames in headers; empty allows any (default front-proxy-client with the generated CA).',
   },
-  'requestheader-username-headers': { key: 'requestheaderUsernameHeaders', parse: list, help: 'List of request headers to inspect for usernames (default X-Remote-User).' },
-  'requestheader-group-headers': { key: 'requestheaderGroupHeaders', parse: list, help: 'List of request headers to inspect for groups (default X-Remote-Group).' },
-  'requestheader-extra-headers-prefix': { key: 'requestheaderExtraHeadersPrefix', parse: list, help: 'List of request header prefixes to inspect for extra user information (default X-Remote-Extra-).' },
+  'requestheader-username-headers': {
+    key: 'requestheaderUsernameHeaders',
+    parse: list,
+    help: 'List of request headers to inspect for usernames (default X-Remote-User).',
+  },
+  'requestheader-group-headers': {
+    key: 'requestheaderGroupHeaders',
+    parse: list,
+    help: 'List of request headers to inspect for groups (default X-Remote-Group).',
+  },
+  'requestheader-extra-headers-prefix': {
+    key: 'requestheaderExtraHeadersPrefix',
+    parse: list,
+    help: 'List of request header prefixes to inspect for extra user information (default X-Remote-Extra-).',
+  },
   'kubelet-client-certificate': { key: 'kubeletClientCertificate', parse: text, help: 'Path to a client cert file for TLS to kubelets.' },
   'kubelet-client-key': { key: 'kubeletClientKey', parse: text, help: 'Path to a client key file for TLS to kubelets.' },
   'kubelet-certificate-authority': {
@@ -253,7 +305,8 @@ const FLAGS: Record<string, FlagSpec> = {
       const supported = DEFAULT_KUBELET_ADDRESS_TYPES;
       if (types.length === 0) throw new ConfigError('--kubelet-preferred-address-types must be specified');
       const unknown = types.find((t) => !supported.includes(t));
-      if (unknown) throw new ConfigError(`--kubelet-preferred-address-types: unsupported address type ${JSON.stringify(unknown)} (one of ${supported.join(', ')})`);
+      if (unknown)
+        throw new ConfigError(`--kubelet-preferred-address-types: unsupported address type ${JSON.stringify(unknown)} (one of ${supported.join(', ')})`);
       return types;
     },
     help: 'List of the preferred NodeAddressTypes to use for kubelet connections (default Hostname,InternalDNS,InternalIP,ExternalDNS,ExternalIP).',
@@ -261,7 +314,11 @@ const FLAGS: Record<string, FlagSpec> = {
   'etcd-cafile': { key: 'etcdCaFile', parse: text, help: 'SSL Certificate Authority file used to secure etcd communication.' },
   'etcd-certfile': { key: 'etcdCertFile', parse: text, help: 'SSL certification file used to secure etcd communication.' },
   'etcd-keyfile': { key: 'etcdKeyFile', parse: text, help: 'SSL key file used to secure etcd communication.' },
-  'etcd-prefix': { key: 'etcdPrefix', parse: (v) => (v.startsWith('/') ? v : `/${v}`).replace(/\/$/, ''), help: 'The prefix to prepend to all resource paths in etcd.' },
+  'etcd-prefix': {
+    key: 'etcdPrefix',
+    parse: (v) => (v.startsWith('/') ? v : `/${v}`).replace(/\/$/, ''),
+    help: 'The prefix to prepend to all resource paths in etcd.',
+  },
   'storage-initialization-timeout': {
     key: 'storageInitializationTimeoutMs',
     parse: (v) => parseDuration(v, 'storage-initialization-timeout'),
@@ -326,7 +383,7 @@ const FLAGS: Record<string, FlagSpec> = {
   'resource-quota-sync-period': {
     key: 'resourceQuotaSyncPeriodMs',
     parse: (v) => parseDuration(v, 'resource-quota-sync-period'),
-    help: 'How often every ResourceQuota\'s usage is recounted from the objects, besides the recounts changes cause (default 5m0s).',
+    help: "How often every ResourceQuota's usage is recounted from the objects, besides the recounts changes cause (default 5m0s).",
   },
   'request-timeout': {
     key: 'requestTimeoutMs',
@@ -374,10 +431,22 @@ const FLAGS: Record<string, FlagSpec> = {
     },
     help: 'Ordered list of plug-ins to do authorization on secure port: AlwaysAllow, AlwaysDeny, RBAC (default RBAC).',
   },
-  'audit-log-path': { key: 'auditLogPath', parse: (v) => v, help: "If set, all requests coming to the apiserver will be logged to this file. '-' means standard out." },
+  'audit-log-path': {
+    key: 'auditLogPath',
+    parse: (v) => v,
+    help: "If set, all requests coming to the apiserver will be logged to this file. '-' means standard out.",
+  },
   'audit-policy-file': { key: 'auditPolicyFile', parse: (v) => v, help: 'Path to the file that defines the audit policy configuration.' },
-  'audit-log-maxsize': { key: 'auditLogMaxSize', parse: integer('audit-log-maxsize'), help: 'The maximum size in megabytes of the audit log file before it gets rotated.' },
-  'audit-log-maxbackup': { key: 'auditLogMaxBackup', parse: integer('audit-log-maxbackup'), help: 'The maximum number of old audit log files to retain. Setting a value of 0 will mean there\'s no restriction on the number of files.' },
+  'audit-log-maxsize': {
+    key: 'auditLogMaxSize',
+    parse: integer('audit-log-maxsize'),
+    help: 'The maximum size in megabytes of the audit log file before it gets rotated.',
+  },
+  'audit-log-maxbackup': {
+    key: 'auditLogMaxBackup',
+    parse: integer('audit-log-maxbackup'),
+    help: "The maximum number of old audit log files to retain. Setting a value of 0 will mean there's no restriction on the number of files.",
+  },
   'enable-admission-plugins': {
     key: 'enableAdmissionPlugins',
     parse: list,

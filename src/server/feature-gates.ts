@@ -21,10 +21,14 @@ export class ConfigError extends Error {
 /** Parses `Name=true,Other=false` over the defaults; unknown names and values are errors. */
 export function parseFeatureGates(spec: string): FeatureGates {
   const gates: FeatureGates = { ...KNOWN_FEATURE_GATES };
-  for (const item of spec.split(',').map((s) => s.trim()).filter(Boolean)) {
+  for (const item of spec
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     const [name, value] = item.split('=');
     if (!(name in KNOWN_FEATURE_GATES)) throw new ConfigError(`unrecognized feature gate: ${name}`);
-    if (value !== 'true' && value !== 'false') throw new ConfigError(`invalid value of ${name}=${value ?? ''}, err: strconv.ParseBool: parsing ${JSON.stringify(value ?? '')}: invalid syntax`);
+    if (value !== 'true' && value !== 'false')
+      throw new ConfigError(`invalid value of ${name}=${value ?? ''}, err: strconv.ParseBool: parsing ${JSON.stringify(value ?? '')}: invalid syntax`);
     gates[name as FeatureGateName] = value === 'true';
   }
   return gates;

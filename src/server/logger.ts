@@ -43,7 +43,7 @@ const pad = (n: number, width = 2): string => String(n).padStart(width, '0');
 /** A value as klog's text format writes it: strings and structures quoted, numbers and booleans bare. */
 function textValue(value: unknown): string {
   if (typeof value === 'number' || typeof value === 'boolean') return String(value);
-  return JSON.stringify(typeof value === 'string' ? value : JSON.stringify(value) ?? String(value));
+  return JSON.stringify(typeof value === 'string' ? value : (JSON.stringify(value) ?? String(value)));
 }
 
 /**
@@ -101,7 +101,11 @@ export function createLogger(options: LoggerOptions = {}): LevelLogger {
 export function leveled(log: Logger): LevelLogger {
   if ('enabled' in log && typeof (log as LevelLogger).enabled === 'function') return log as LevelLogger;
   const withFields = (message: string, fields?: LogFields): string =>
-    fields ? `${message} ${Object.entries(fields).map(([k, val]) => `${k}=${textValue(val)}`).join(' ')}` : message;
+    fields
+      ? `${message} ${Object.entries(fields)
+          .map(([k, val]) => `${k}=${textValue(val)}`)
+          .join(' ')}`
+      : message;
   const enabled = (level: number): boolean => level <= 0;
   return Object.assign((message: string, err?: unknown) => log(message, err), {
     verbosity: 0,

@@ -19,7 +19,7 @@ describe('--runtime-config', () => {
     expect(enabled('api/all=false')).toEqual([]);
   });
 
-  test("keys of groups kapi does not have, and single resources, are ignored, as kube ignores them", () => {
+  test('keys of groups kapi does not have, and single resources, are ignored, as kube ignores them', () => {
     expect(enabled('example.com/v1=true,apps/v1/deployments=false')).toEqual(enabled(''));
   });
 
@@ -35,11 +35,14 @@ describe('--runtime-config', () => {
   });
 
   test('mutating admission policies need both the feature gate and admissionregistration.k8s.io/v1beta1', () => {
-    const served = (flag: string, gates: string) => servedResources(BUILT_IN_RESOURCES, parseRuntimeConfigFlag(flag), parseFeatureGates(gates)).some((d) => d.resource === 'mutatingadmissionpolicies');
+    const served = (flag: string, gates: string) =>
+      servedResources(BUILT_IN_RESOURCES, parseRuntimeConfigFlag(flag), parseFeatureGates(gates)).some((d) => d.resource === 'mutatingadmissionpolicies');
     expect(served('', '')).toBe(false);
     expect(served('', 'MutatingAdmissionPolicy=true')).toBe(false);
     expect(served('admissionregistration.k8s.io/v1beta1=true', '')).toBe(false);
     expect(served('admissionregistration.k8s.io/v1beta1=true', 'MutatingAdmissionPolicy=true')).toBe(true);
-    expect(parseFlags(['--runtime-config=admissionregistration.k8s.io/v1beta1=true'])).toMatchObject({ runtimeConfig: { 'admissionregistration.k8s.io/v1beta1': 'true' } });
+    expect(parseFlags(['--runtime-config=admissionregistration.k8s.io/v1beta1=true'])).toMatchObject({
+      runtimeConfig: { 'admissionregistration.k8s.io/v1beta1': 'true' },
+    });
   });
 });

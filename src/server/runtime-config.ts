@@ -67,7 +67,7 @@ export function enabledGroupVersions(config: RuntimeConfig, registered: readonly
     if (!(key in config)) continue;
     const value = config[key];
     if (value !== 'true' && value !== 'false') throw new ConfigError(`invalid value ${key}=${value}`);
-    for (const gv of registered) if (matches(versionOf(gv))) (value === 'true' ? enabled.add(gv) : enabled.delete(gv));
+    for (const gv of registered) if (matches(versionOf(gv))) value === 'true' ? enabled.add(gv) : enabled.delete(gv);
   }
   const groups = new Set(registered.map((gv) => (gv.includes('/') ? gv.slice(0, gv.lastIndexOf('/')) : '')));
   for (const [key, value] of Object.entries(config)) {

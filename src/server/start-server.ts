@@ -140,7 +140,8 @@ function listen(server: Server, port: number, host: string): Promise<void> {
 function transformersByKey(config: Config): ((key: string) => ValueTransformer | undefined) | undefined {
   if (!config.encryptionProviderConfig) return undefined;
   const lookup = loadEncryptionConfig(config.encryptionProviderConfig);
-  const roots = BUILT_IN_RESOURCES.filter((def) => !def.compute && !def.computeItems).map((def) => ({ root: resourceRoot(config.etcdPrefix, def), transformer: lookup(def.group, def.resource) }))
+  const roots = BUILT_IN_RESOURCES.filter((def) => !def.compute && !def.computeItems)
+    .map((def) => ({ root: resourceRoot(config.etcdPrefix, def), transformer: lookup(def.group, def.resource) }))
     .filter((r): r is { root: string; transformer: ValueTransformer } => r.transformer !== undefined);
   return (key) => roots.find((r) => key.startsWith(r.root))?.transformer;
 }
@@ -262,21 +263,23 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
   await Promise.all(caches.map((c) => c.cache.start()));
   const storeOf = (group: string, version: string, resource: string): GenericStore => registry.lookup(group, version, resource) as GenericStore;
   const namespaces = storeOf('', 'v1', 'namespaces');
-  metrics = new ApiServerMetrics(async () => {
-    const counts = new Map<string, number>();
-    await Promise.all(registry.stored().map(async (s) => counts.set(s.def.group ? `${s.def.resource}.${s.def.group}` : s.def.resource, await s.count())));
-    return counts;
-  }, () =>
-    caches.map(({ def, cache }) => ({
-      group: def.group,
-      version: def.version,
-      resource: def.resource,
-      kind: def.kind,
-      eventsReceived: cache.eventsReceived,
-      eventsHeld: cache.eventsHeld,
-      watchers: cache.watcherCount,
-      revision: cache.currentCacheRevision,
-    })),
+  metrics = new ApiServerMetrics(
+    async () => {
+      const counts = new Map<string, number>();
+      await Promise.all(registry.stored().map(async (s) => counts.set(s.def.group ? `${s.def.resource}.${s.def.group}` : s.def.resource, await s.count())));
+      return counts;
+    },
+    () =>
+      caches.map(({ def, cache }) => ({
+        group: def.group,
+        version: def.version,
+        resource: def.resource,
+        kind: def.kind,
+        eventsReceived: cache.eventsReceived,
+        eventsHeld: cache.eventsHeld,
+        watchers: cache.watcherCount,
+        revision: cache.currentCacheRevision,
+      })),
   );
   // The authorizer is built later (it needs RBAC's caches); CEL's authorizer checks run only on requests, after that.
   const admission = buildAdmission(config, storeOf, metrics, { registry, authorize: (attrs) => authorizer.authorize(attrs) });
@@ -392,7 +395,12 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
   const secureListener = withAccessLog(withAuthentication(auth.authenticate, app, log), leveled(log));
   const servers: { server: Server; listener: RequestListener; port: number; host: string }[] = [
     // Front proxies' certificates are asked for too (their CA is among the acceptable ones), as kube's dynamic client CA unions both.
-    { server: createSecureServer({ ...auth.servingTls, clientCa: `${auth.servingTls.clientCa}\n${auth.frontProxy.requestHeader.ca}` }, secureListener), listener: secureListener, port: config.securePort, host: config.bindAddress },
+    {
+      server: createSecureServer({ ...auth.servingTls, clientCa: `${auth.servingTls.clientCa}\n${auth.frontProxy.requestHeader.ca}` }, secureListener),
+      listener: secureListener,
+      port: config.securePort,
+      host: config.bindAddress,
+    },
   ];
   if (config.insecurePort !== null) {
     const insecureListener = withAccessLog(withUser(INSECURE_SUPERUSER, app), leveled(log));
@@ -446,7 +454,8 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
         if (config.shutdownDelayMs > 0) await new Promise((r) => setTimeout(r, config.shutdownDelayMs));
         const closed = Promise.all(servers.map(({ server }) => new Promise<void>((resolve) => server.close(() => resolve()))));
         for (const { server } of servers) server.closeIdleConnections();
-        if (!(await inFlight.drain(config.shutdownTimeoutMs))) log(`shutdown: ${inFlight.size} requests still running after ${config.shutdownTimeoutMs} ms are cut`);
+        if (!(await inFlight.drain(config.shutdownTimeoutMs)))
+          log(`shutdown: ${inFlight.size} requests still running after ${config.shutdownTimeoutMs} ms are cut`);
         for (const { server } of servers) server.closeAllConnections();
         await closed;
         await controllers.stop();

@@ -74,10 +74,7 @@ export function loadServingTls(config: Config): ServingTls {
  * kube-apiserver's tls.RequestClientCert does.
  */
 export function createSecureServer(tls: ServingTls, listener: RequestListener): Server {
-  return createServer(
-    { cert: tls.cert, key: tls.key, ca: tls.clientCa, requestCert: true, rejectUnauthorized: false, minVersion: 'TLSv1.2' },
-    listener,
-  );
+  return createServer({ cert: tls.cert, key: tls.key, ca: tls.clientCa, requestCert: true, rejectUnauthorized: false, minVersion: 'TLSv1.2' }, listener);
 }
 
 /** An address clients can dial: the loopback address for an unspecified bind address; IPv6 in brackets. */

@@ -51,7 +51,8 @@ export function decodeContinue(value: string): ContinueToken {
   if (v !== TOKEN_VERSION) {
     throw new StorageError('InvalidContinue', `${INVALID}: server does not recognize this encoded version ${String(v)}`);
   }
-  if (typeof rv !== 'number' || !Number.isSafeInteger(rv)) throw invalid(`json: cannot unmarshal ${JSON.stringify(rv)} into Go struct field continueToken.rv of type int64`);
+  if (typeof rv !== 'number' || !Number.isSafeInteger(rv))
+    throw invalid(`json: cannot unmarshal ${JSON.stringify(rv)} into Go struct field continueToken.rv of type int64`);
   if (rv === 0) throw invalid('incorrect encoded start resourceVersion (version meta.k8s.io/v1)');
   if (typeof start !== 'string') throw invalid('json: cannot unmarshal into Go struct field continueToken.start of type string');
   if (start.length === 0) throw invalid('encoded start key empty (version meta.k8s.io/v1)');

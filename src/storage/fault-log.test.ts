@@ -4,7 +4,11 @@ describe('FaultLog', () => {
   function setup(): { log: FaultLog; lines: string[]; advance(ms: number): void } {
     let now = 0;
     const lines: string[] = [];
-    const log = new FaultLog((message, err) => lines.push(err === undefined ? message : `${message}: ${String(err)}`), 'etcd is failing', () => now);
+    const log = new FaultLog(
+      (message, err) => lines.push(err === undefined ? message : `${message}: ${String(err)}`),
+      'etcd is failing',
+      () => now,
+    );
     return { log, lines, advance: (ms) => (now += ms) };
   }
 

@@ -6,11 +6,7 @@ import { StorageError } from './storage-error';
 export function checkPreconditions(key: string, current: KubeObject, pre: Preconditions | undefined): void {
   if (!pre) return;
   if (pre.uid && pre.uid !== current.metadata.uid) {
-    throw new StorageError(
-      'Conflict',
-      `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${current.metadata.uid ?? ''}`,
-      key,
-    );
+    throw new StorageError('Conflict', `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${current.metadata.uid ?? ''}`, key);
   }
   if (pre.resourceVersion && pre.resourceVersion !== current.metadata.resourceVersion) {
     throw new StorageError(

@@ -16,7 +16,10 @@ function manifestFiles(crds: string | string[]): string[] {
   const entries = typeof crds === 'string' ? [crds] : crds;
   return entries.flatMap((entry) =>
     statSync(entry).isDirectory()
-      ? readdirSync(entry).filter((f) => MANIFEST.test(f)).sort().map((f) => path.join(entry, f))
+      ? readdirSync(entry)
+          .filter((f) => MANIFEST.test(f))
+          .sort()
+          .map((f) => path.join(entry, f))
       : [entry],
   );
 }

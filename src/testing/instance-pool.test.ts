@@ -2,7 +2,10 @@ import { InstancePool, type PoolKey } from './instance-pool';
 
 class Fake {
   stopped = false;
-  constructor(readonly key: PoolKey, readonly n: number) {}
+  constructor(
+    readonly key: PoolKey,
+    readonly n: number,
+  ) {}
   async stop(): Promise<void> {
     this.stopped = true;
   }

@@ -30,7 +30,9 @@ export interface Kapi extends KapiAddresses {
 
 function featureGateSpec(gates: StartKapiOptions['featureGates']): string {
   if (gates === undefined || typeof gates === 'string') return gates ?? '';
-  return Object.entries(gates).map(([name, on]) => `${name}=${on}`).join(',');
+  return Object.entries(gates)
+    .map(([name, on]) => `${name}=${on}`)
+    .join(',');
 }
 
 /** One connection per process (per module registry, under jest), opened again if the host went away. */
@@ -52,7 +54,8 @@ async function host(embeddedEtcd: boolean): Promise<HostConnection> {
  */
 export async function startKapi(options: StartKapiOptions = {}): Promise<Kapi> {
   const external = options.etcd !== undefined && options.etcd !== 'embedded' ? options.etcd : null;
-  if (external !== null && !/^https?:\/\/[^/]+$/.test(external)) throw new Error(`startKapi: etcd must be 'embedded' or an http(s)://host:port URL, not ${external}`);
+  if (external !== null && !/^https?:\/\/[^/]+$/.test(external))
+    throw new Error(`startKapi: etcd must be 'embedded' or an http(s)://host:port URL, not ${external}`);
   const crds = options.crds === undefined ? [] : (typeof options.crds === 'string' ? [options.crds] : options.crds).map((p) => path.resolve(p));
   const featureGates = featureGateSpec(options.featureGates);
   const conn = await host(external === null);
@@ -62,10 +65,12 @@ export async function startKapi(options: StartKapiOptions = {}): Promise<Kapi> {
   const forget = (): void => {
     if (tag !== null) conn.dropLog(tag);
   };
-  const addresses = await conn.request<KapiAddresses>({ op: 'start', crds, featureGates, secure: options.secure === true, etcd: external, log: tag }).catch((err: unknown) => {
-    forget();
-    throw err;
-  });
+  const addresses = await conn
+    .request<KapiAddresses>({ op: 'start', crds, featureGates, secure: options.secure === true, etcd: external, log: tag })
+    .catch((err: unknown) => {
+      forget();
+      throw err;
+    });
   let stopping: Promise<void> | null = null;
   const stop = (): Promise<void> => (stopping ??= conn.request({ op: 'stop', etcdPrefix: addresses.etcdPrefix }).then(forget));
   return { ...addresses, stop };

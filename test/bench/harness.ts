@@ -21,9 +21,25 @@ export async function startBenchEnv(): Promise<BenchEnv> {
   const port = await freePort();
   const main = path.resolve(__dirname, '../../../dist/main.js');
   // BENCH_PROFILE=DIR writes a CPU profile of kapi there; BENCH_KAPI_ARGS adds flags (e.g. --watch-cache=false).
-  const profile = [...(process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : []), ...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean)];
+  const profile = [
+    ...(process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : []),
+    ...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean),
+  ];
   const extraFlags = (process.env.BENCH_KAPI_ARGS ?? '').split(' ').filter(Boolean);
-  const kapi = spawn(process.execPath, [...profile, main, `--etcd-servers=${etcd.endpoint}`, `--data-dir=${dir}`, '--bind-address=127.0.0.1', '--secure-port=0', `--insecure-port=${port}`, ...extraFlags], { stdio: ['ignore', 'ignore', 'inherit'] });
+  const kapi = spawn(
+    process.execPath,
+    [
+      ...profile,
+      main,
+      `--etcd-servers=${etcd.endpoint}`,
+      `--data-dir=${dir}`,
+      '--bind-address=127.0.0.1',
+      '--secure-port=0',
+      `--insecure-port=${port}`,
+      ...extraFlags,
+    ],
+    { stdio: ['ignore', 'ignore', 'inherit'] },
+  );
   const kapiUrl = `http://127.0.0.1:${port}`;
   for (let i = 0; ; i++) {
     try {
@@ -106,7 +122,11 @@ export function cpuSeconds(pid: number): number {
 }
 
 /** CPU spent per operation by each process during a load, in microseconds. */
-export async function measureCpu<T>(pids: Record<string, number>, ops: number, fn: () => Promise<T>): Promise<{ result: T; cpuUsPerOp: Record<string, number> }> {
+export async function measureCpu<T>(
+  pids: Record<string, number>,
+  ops: number,
+  fn: () => Promise<T>,
+): Promise<{ result: T; cpuUsPerOp: Record<string, number> }> {
   const before = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, cpuSeconds(pid)]));
   const result = await fn();
   const cpuUsPerOp = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, ((cpuSeconds(pid) - before[k]) * 1e6) / ops]));

@@ -122,7 +122,9 @@ export async function benchSerialization(env: BenchEnv): Promise<Record<string, 
     const peakMb = (statusKb(pid, 'VmHWM') - before) / 1024;
     results[`list${name}Ms`] = load.p50Ms;
     results[`list${name}PeakMb`] = peakMb;
-    console.log(`  ${name.padEnd(9)} p50 ${fmt(load.p50Ms).padStart(7)} ms   body ${fmt(size / 1024 / 1024, 2).padStart(6)} MiB   kapi peak RSS +${fmt(peakMb).padStart(6)} MiB`);
+    console.log(
+      `  ${name.padEnd(9)} p50 ${fmt(load.p50Ms).padStart(7)} ms   body ${fmt(size / 1024 / 1024, 2).padStart(6)} MiB   kapi peak RSS +${fmt(peakMb).padStart(6)} MiB`,
+    );
   }
 
   console.log(`\nserialising ${PODS} pods in-process, streamed (item by item) vs buffered (one body), a process each`);

@@ -35,9 +35,18 @@ interface ChildOptions {
 function child(dir: string, opts: ChildOptions): Promise<{ report: ChildReport; finish(): Promise<void> }> {
   const proc = spawn(process.execPath, [CHILD, CRDS], {
     stdio: ['pipe', 'pipe', 'inherit'],
-    env: { ...process.env, KAPI_TESTING_DIR: dir, KAPI_TESTING_ETCD_LINGER_MS: '0', WARM: String(opts.warm ?? 0), HOLD: opts.hold ? '1' : '', GATES: opts.gates ?? '' },
+    env: {
+      ...process.env,
+      KAPI_TESTING_DIR: dir,
+      KAPI_TESTING_ETCD_LINGER_MS: '0',
+      WARM: String(opts.warm ?? 0),
+      HOLD: opts.hold ? '1' : '',
+      GATES: opts.gates ?? '',
+    },
   });
-  const exited = new Promise<void>((resolve, reject) => proc.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`startKapi bench child exited ${code}`)))));
+  const exited = new Promise<void>((resolve, reject) =>
+    proc.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`startKapi bench child exited ${code}`)))),
+  );
   return new Promise((resolve, reject) => {
     let out = '';
     proc.stdout.on('data', (c: Buffer) => {
@@ -48,7 +57,11 @@ function child(dir: string, opts: ChildOptions): Promise<{ report: ChildReport; 
   });
 }
 
-const median = (xs: number[]): number => percentile([...xs].sort((a, b) => a - b), 50);
+const median = (xs: number[]): number =>
+  percentile(
+    [...xs].sort((a, b) => a - b),
+    50,
+  );
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 export async function benchStartKapi(_env: BenchEnv): Promise<Record<string, number>> {
@@ -92,7 +105,14 @@ export async function benchStartKapi(_env: BenchEnv): Promise<Record<string, num
   const list = (xs: number[]): string => `[${xs.map((x) => fmt(x, 0)).join(', ')}]`;
   const row = (label: string, ms: number, target: string, detail: string): void =>
     console.log(`  ${label.padEnd(48)} ${fmt(ms, 0).padStart(6)} ms   ${target.padEnd(12)}  ${detail}`);
-  const p90 = (xs: number[]): string => `(p90 ${fmt(percentile([...xs].sort((a, b) => a - b), 90), 0)})`;
+  const p90 = (xs: number[]): string =>
+    `(p90 ${fmt(
+      percentile(
+        [...xs].sort((a, b) => a - b),
+        90,
+      ),
+      0,
+    )})`;
   console.log('startKapi (one CRD), median ms');
   row('cold (new process, no host or etcd yet)', result.coldMs, 'target 2000', list(cold));
   row('new process, host and etcd running, spare ready', result.freshProcessSpareMs, 'target 300', list(spare));

@@ -65,6 +65,8 @@ export async function benchWatchLatency(env: BenchEnv): Promise<Record<string, n
   const p50 = percentile(latencies, 50);
   const p99 = percentile(latencies, 99);
   console.log(`\nwatch delivery (${WATCHERS} watchers, ${WRITES_PER_SECOND} writes/s for ${SECONDS}s: ${expected} deliveries expected)`);
-  console.log(`  delivered ${latencies.length}   p50 ${fmt(p50, 1)} ms   p99 ${fmt(p99, 1)} ms  (target p99 < 100 ms)${p99 < 100 && latencies.length === expected ? '' : '  BELOW TARGET'}`);
+  console.log(
+    `  delivered ${latencies.length}   p50 ${fmt(p50, 1)} ms   p99 ${fmt(p99, 1)} ms  (target p99 < 100 ms)${p99 < 100 && latencies.length === expected ? '' : '  BELOW TARGET'}`,
+  );
   return { watchP50: p50, watchP99: p99, delivered: latencies.length / expected };
 }

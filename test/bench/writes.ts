@@ -85,13 +85,20 @@ export async function benchWrites(env: BenchEnv): Promise<Record<string, number>
   console.log(row('floor + etcd watch ingest', floorWatch.result));
   console.log(row('raw etcd get', rawGet));
   console.log(row('kapi GET configmap', kapiGet));
-  const cpu = (m: Record<string, number>): string => Object.entries(m).map(([k, v]) => `${k} ${fmt(v, 0)}`).join(', ');
-  console.log(`  CPU µs per create: raw [${cpu(raw.cpuUsPerOp)}]  floor [${cpu(floor.cpuUsPerOp)}]  floor+watch [${cpu(floorWatch.cpuUsPerOp)}]  kapi [${cpu(kapi.cpuUsPerOp)}]`);
+  const cpu = (m: Record<string, number>): string =>
+    Object.entries(m)
+      .map(([k, v]) => `${k} ${fmt(v, 0)}`)
+      .join(', ');
+  console.log(
+    `  CPU µs per create: raw [${cpu(raw.cpuUsPerOp)}]  floor [${cpu(floor.cpuUsPerOp)}]  floor+watch [${cpu(floorWatch.cpuUsPerOp)}]  kapi [${cpu(kapi.cpuUsPerOp)}]`,
+  );
   const createRatio = kapi.result.opsPerSecond / raw.result.opsPerSecond;
   const getRatio = kapiGet.opsPerSecond / rawGet.opsPerSecond;
   console.log(`  creates ratio kapi/raw: ${fmt(createRatio, 2)}  (target >= 0.70)${createRatio >= 0.7 ? '' : '  BELOW TARGET'}`);
   console.log(`  creates ratio floor/raw: ${fmt(floor.result.opsPerSecond / raw.result.opsPerSecond, 2)}  (what HTTP and JSON alone leave of raw etcd here)`);
-  console.log(`  creates ratio floor+watch/raw: ${fmt(floorWatch.result.opsPerSecond / raw.result.opsPerSecond, 2)}  (the same, also ingesting the etcd watch a cache needs)`);
+  console.log(
+    `  creates ratio floor+watch/raw: ${fmt(floorWatch.result.opsPerSecond / raw.result.opsPerSecond, 2)}  (the same, also ingesting the etcd watch a cache needs)`,
+  );
   console.log(`  creates ratio kapi/floor+watch: ${fmt(kapi.result.opsPerSecond / floorWatch.result.opsPerSecond, 2)}  (the cost of the API machinery itself)`);
   console.log(`  gets ratio kapi/raw:    ${fmt(getRatio, 2)}`);
   return { createRatio, getRatio };

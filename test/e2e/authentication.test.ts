@@ -71,7 +71,12 @@ describe('TLS', () => {
 describe('x509 client certificates', () => {
   test('one signed by the client CA authenticates; another CA, or a serving certificate, is a 401 Unauthorized Status', async () => {
     expect((await get('/api/v1/namespaces', admin)).status).toBe(200);
-    const stranger = createLeafCertificate(createCertificateAuthority('other'), { commonName: 'mallory', organizations: ['system:masters'], usage: 'client', validDays: 1 });
+    const stranger = createLeafCertificate(createCertificateAuthority('other'), {
+      commonName: 'mallory',
+      organizations: ['system:masters'],
+      usage: 'client',
+      validDays: 1,
+    });
     const refused = await get('/api/v1/namespaces', { ca, ...stranger });
     expect(refused.status).toBe(401);
     expect(refused.body).toEqual(UNAUTHORIZED);
@@ -84,7 +89,8 @@ describe('x509 client certificates', () => {
 
   test('the Python client with the admin client certificate', async () => {
     const python = (await run('python3', ['-c', 'import kubernetes'])).code === 0 ? 'python3' : '/usr/bin/python3';
-    const script = 'import sys\nfrom kubernetes import client, config\nconfig.load_kube_config(config_file=sys.argv[1])\nprint(" ".join(sorted(n.metadata.name for n in client.CoreV1Api().list_namespace().items)))';
+    const script =
+      'import sys\nfrom kubernetes import client, config\nconfig.load_kube_config(config_file=sys.argv[1])\nprint(" ".join(sorted(n.metadata.name for n in client.CoreV1Api().list_namespace().items)))';
     const res = await run(python, ['-c', script, kubeconfig]);
     expect(res.stderr).toBe('');
     expect(res.stdout.trim().split(' ')).toEqual(expect.arrayContaining(['default', 'kube-system']));
@@ -109,8 +115,14 @@ describe('bearer tokens', () => {
       authenticated: true,
       user: { username: 'system:serviceaccount:default:bot', groups: ['system:serviceaccounts', 'system:serviceaccounts:default', 'system:authenticated'] },
     });
-    const staticReview = await httpsRequest(`${kapi.secureUrl}/apis/authentication.k8s.io/v1/tokenreviews`, admin, { method: 'POST', body: { spec: { token: STATIC_TOKEN } } });
-    expect(staticReview.body.status).toMatchObject({ authenticated: true, user: { username: 'alice', uid: 'uid-alice', groups: ['dev', 'ops', 'system:authenticated'] } });
+    const staticReview = await httpsRequest(`${kapi.secureUrl}/apis/authentication.k8s.io/v1/tokenreviews`, admin, {
+      method: 'POST',
+      body: { spec: { token: STATIC_TOKEN } },
+    });
+    expect(staticReview.body.status).toMatchObject({
+      authenticated: true,
+      user: { username: 'alice', uid: 'uid-alice', groups: ['dev', 'ops', 'system:authenticated'] },
+    });
     const [header, payload] = token.split('.');
     const forged = `${header}.${payload}.${Buffer.alloc(64).toString('base64url')}`;
     expect((await get('/apis', { ca }, bearer(forged))).status).toBe(401);
@@ -118,7 +130,12 @@ describe('bearer tokens', () => {
 
   test('tokens bound to a pod or a secret stop working when it is deleted', async () => {
     await kubectl(['create', 'serviceaccount', 'bound']);
-    const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: { serviceAccountName: 'bound', containers: [{ name: 'c', image: 'busybox' }] } };
+    const pod = {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'p' },
+      spec: { serviceAccountName: 'bound', containers: [{ name: 'c', image: 'busybox' }] },
+    };
     const created = await run('kubectl', [`--kubeconfig=${kubeconfig}`, 'create', '-f', writeJson('pod.json', pod)], { HOME: dir });
     expect(created.code).toBe(0);
     expect((await kubectl(['create', 'secret', 'generic', 's'])).code).toBe(0);
@@ -146,11 +163,24 @@ describe('bearer tokens', () => {
     });
     const jwks = await get('/openid/v1/jwks', admin);
     expect(jwks.headers['content-type']).toBe('application/jwk-set+json');
-    expect(jwks.body.keys).toEqual([{ use: 'sig', kty: 'EC', kid: expect.any(String), crv: 'P-256', alg: 'ES256', x: expect.any(String), y: expect.any(String) }]);
+    expect(jwks.body.keys).toEqual([
+      { use: 'sig', kty: 'EC', kid: expect.any(String), crv: 'P-256', alg: 'ES256', x: expect.any(String), y: expect.any(String) },
+    ]);
     // What the service account may do once RBAC is enforced: list namespaces.
     const rbac = [
-      { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'ns-reader' }, rules: [{ apiGroups: [''], resources: ['namespaces'], verbs: ['list'] }] },
-      { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding', metadata: { name: 'ns-reader' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'ns-reader' }, subjects: [{ kind: 'ServiceAccount', name: 'reader', namespace: 'default' }] },
+      {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'ClusterRole',
+        metadata: { name: 'ns-reader' },
+        rules: [{ apiGroups: [''], resources: ['namespaces'], verbs: ['list'] }],
+      },
+      {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'ClusterRoleBinding',
+        metadata: { name: 'ns-reader' },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'ns-reader' },
+        subjects: [{ kind: 'ServiceAccount', name: 'reader', namespace: 'default' }],
+      },
     ];
     for (const object of rbac) expect((await kubectl(['create', '-f', writeJson(`${object.kind}.json`, object)])).code).toBe(0);
     await kubectl(['create', 'serviceaccount', 'reader']);
@@ -167,7 +197,9 @@ describe('authorization over TLS', () => {
     for (const p of ['/version', '/healthz', '/livez', '/readyz']) expect([p, (await get(p, { ca })).status]).toEqual([p, 200]);
     const namespaces = await get('/api/v1/namespaces', { ca });
     expect(namespaces.status).toBe(403);
-    expect(namespaces.body.message).toBe('namespaces is forbidden: User "system:anonymous" cannot list resource "namespaces" in API group "" at the cluster scope');
+    expect(namespaces.body.message).toBe(
+      'namespaces is forbidden: User "system:anonymous" cannot list resource "namespaces" in API group "" at the cluster scope',
+    );
     expect((await get('/metrics', { ca })).status).toBe(403);
   });
 
@@ -183,13 +215,19 @@ describe('authorization over TLS', () => {
       roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'view' },
       subjects: [{ kind: 'User', apiGroup: 'rbac.authorization.k8s.io', name: 'alice' }],
     };
-    const made = await httpsRequest(`${kapi.secureUrl}/apis/rbac.authorization.k8s.io/v1/namespaces/default/rolebindings`, admin, { method: 'POST', body: binding });
+    const made = await httpsRequest(`${kapi.secureUrl}/apis/rbac.authorization.k8s.io/v1/namespaces/default/rolebindings`, admin, {
+      method: 'POST',
+      body: binding,
+    });
     expect(made.status).toBe(201);
     await eventually('alice may list pods', async () => ((await pods()).status === 200 ? true : undefined));
     // alice's own client: the server's CA and her token, no client certificate.
     const caFile = path.join(dir, 'ca.crt');
     writeFileSync(caFile, ca);
-    const asAlice = (args: string[]) => run('kubectl', ['--kubeconfig=/dev/null', `--server=${kapi.secureUrl}`, `--certificate-authority=${caFile}`, `--token=${STATIC_TOKEN}`, ...args], { HOME: dir });
+    const asAlice = (args: string[]) =>
+      run('kubectl', ['--kubeconfig=/dev/null', `--server=${kapi.secureUrl}`, `--certificate-authority=${caFile}`, `--token=${STATIC_TOKEN}`, ...args], {
+        HOME: dir,
+      });
     expect((await asAlice(['auth', 'can-i', 'list', 'pods', '-n', 'default'])).stdout.trim()).toBe('yes');
     expect((await asAlice(['auth', 'can-i', 'delete', 'pods', '-n', 'default'])).stdout.trim()).toBe('no');
     expect((await asAlice(['auth', 'whoami', '-o', 'jsonpath={.status.userInfo.username}'])).stdout.trim()).toBe('alice');
@@ -203,8 +241,18 @@ describe('impersonation over TLS', () => {
     expect(refused.status).toBe(403);
     expect(refused.body.message).toBe('users "carol" is forbidden: User "alice" cannot impersonate resource "users" in API group "" at the cluster scope');
     const grant = (kind: string, name: string, body: Record<string, unknown>) =>
-      httpsRequest(`${kapi.secureUrl}/apis/rbac.authorization.k8s.io/v1/${kind}`, admin, { method: 'POST', body: { apiVersion: 'rbac.authorization.k8s.io/v1', metadata: { name }, ...body } });
-    expect((await grant('clusterroles', 'impersonate-carol', { kind: 'ClusterRole', rules: [{ apiGroups: [''], resources: ['users'], verbs: ['impersonate'], resourceNames: ['carol'] }] })).status).toBe(201);
+      httpsRequest(`${kapi.secureUrl}/apis/rbac.authorization.k8s.io/v1/${kind}`, admin, {
+        method: 'POST',
+        body: { apiVersion: 'rbac.authorization.k8s.io/v1', metadata: { name }, ...body },
+      });
+    expect(
+      (
+        await grant('clusterroles', 'impersonate-carol', {
+          kind: 'ClusterRole',
+          rules: [{ apiGroups: [''], resources: ['users'], verbs: ['impersonate'], resourceNames: ['carol'] }],
+        })
+      ).status,
+    ).toBe(201);
     const bound = await grant('clusterrolebindings', 'alice-impersonates-carol', {
       kind: 'ClusterRoleBinding',
       roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'impersonate-carol' },
@@ -212,7 +260,8 @@ describe('impersonation over TLS', () => {
     });
     expect(bound.status).toBe(201);
     const review = { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' };
-    const whoami = () => httpsRequest(`${kapi.secureUrl}/apis/authentication.k8s.io/v1/selfsubjectreviews`, { ca }, { method: 'POST', headers: asCarol, body: review });
+    const whoami = () =>
+      httpsRequest(`${kapi.secureUrl}/apis/authentication.k8s.io/v1/selfsubjectreviews`, { ca }, { method: 'POST', headers: asCarol, body: review });
     await eventually('alice may impersonate carol', async () => ((await whoami()).status === 201 ? true : undefined));
     expect((await whoami()).body.status.userInfo).toEqual({ username: 'carol', groups: ['system:authenticated'] });
   });

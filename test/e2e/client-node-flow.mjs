@@ -56,7 +56,14 @@ await extensions.createCustomResourceDefinition({
       group: 'example.com',
       scope: 'Namespaced',
       names: { plural: 'gadgets', kind: 'Gadget' },
-      versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { level: { type: 'integer', _default: 1 } } } } } } }],
+      versions: [
+        {
+          name: 'v1',
+          served: true,
+          storage: true,
+          schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { level: { type: 'integer', _default: 1 } } } } } },
+        },
+      ],
     },
   },
 });
@@ -67,12 +74,20 @@ for (let i = 0; ; i++) {
   await new Promise((r) => setTimeout(r, 100));
 }
 const gadget = { group: 'example.com', version: 'v1', namespace, plural: 'gadgets' };
-const made = await custom.createNamespacedCustomObject({ ...gadget, body: { apiVersion: 'example.com/v1', kind: 'Gadget', metadata: { name: 'g1' }, spec: {} } });
+const made = await custom.createNamespacedCustomObject({
+  ...gadget,
+  body: { apiVersion: 'example.com/v1', kind: 'Gadget', metadata: { name: 'g1' }, spec: {} },
+});
 const gadgets = await custom.listNamespacedCustomObject(gadget);
 report.custom = {
   level: made.spec.level,
   listed: gadgets.items.map((i) => i.metadata.name),
   listKind: gadgets.kind,
-  invalid: await failure(custom.createNamespacedCustomObject({ ...gadget, body: { apiVersion: 'example.com/v1', kind: 'Gadget', metadata: { name: 'g2' }, spec: { level: 'high' } } })),
+  invalid: await failure(
+    custom.createNamespacedCustomObject({
+      ...gadget,
+      body: { apiVersion: 'example.com/v1', kind: 'Gadget', metadata: { name: 'g2' }, spec: { level: 'high' } },
+    }),
+  ),
 };
 process.stdout.write(JSON.stringify(report));

@@ -34,7 +34,13 @@ async function converged(timeoutMs) {
     if (JSON.stringify(server) === JSON.stringify(local)) return { ok: true, count: local.filter((k) => !k.startsWith('kube-root-ca.crt@')).length };
     await new Promise((r) => setTimeout(r, 100));
   }
-  return { ok: false, server: server.length, local: local.length, missing: server.filter((k) => !local.includes(k)).slice(0, 5), extra: local.filter((k) => !server.includes(k)).slice(0, 5) };
+  return {
+    ok: false,
+    server: server.length,
+    local: local.length,
+    missing: server.filter((k) => !local.includes(k)).slice(0, 5),
+    extra: local.filter((k) => !server.includes(k)).slice(0, 5),
+  };
 }
 
 async function churn(round, count) {

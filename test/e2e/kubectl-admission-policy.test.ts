@@ -49,7 +49,9 @@ spec:
 `;
   const applied = await k$(manifest, 'apply', '-f', '-');
   expect(applied.stderr).toBe('');
-  expect(applied.stdout).toBe('validatingadmissionpolicy.admissionregistration.k8s.io/no-latest created\nvalidatingadmissionpolicybinding.admissionregistration.k8s.io/no-latest-binding created\n');
+  expect(applied.stdout).toBe(
+    'validatingadmissionpolicy.admissionregistration.k8s.io/no-latest created\nvalidatingadmissionpolicybinding.admissionregistration.k8s.io/no-latest-binding created\n',
+  );
   const listed = await k('get', 'validatingadmissionpolicies');
   expect(listed.stdout).toMatch(/^NAME\s+VALIDATIONS\s+PARAMKIND\s+AGE\nno-latest\s+1\s+<unset>\s+/);
   const stderr = await eventuallyRefused(() => k('create', 'deployment', 'web', '--image=nginx:latest'));
@@ -70,7 +72,9 @@ describe("Gateway API's standard install bundle", () => {
   });
 
   test('the policy refuses experimental CRDs over standard ones', async () => {
-    const stderr = await eventuallyRefused(() => k('annotate', 'crd', 'gatewayclasses.gateway.networking.k8s.io', 'gateway.networking.k8s.io/channel=experimental', '--overwrite'));
+    const stderr = await eventuallyRefused(() =>
+      k('annotate', 'crd', 'gatewayclasses.gateway.networking.k8s.io', 'gateway.networking.k8s.io/channel=experimental', '--overwrite'),
+    );
     expect(stderr).toContain(
       "ValidatingAdmissionPolicy 'safe-upgrades.gateway.networking.k8s.io' with binding 'safe-upgrades.gateway.networking.k8s.io' denied request: Installing experimental CRDs on top of standard channel CRDs is prohibited by default.",
     );

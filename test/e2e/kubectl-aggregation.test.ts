@@ -52,17 +52,37 @@ test('kubectl get apiservices prints NAME, SERVICE, AVAILABLE, AGE with Local an
   });
   const lines = out.trim().split('\n');
   expect(lines[0].split(/\s+/)).toEqual(['NAME', 'SERVICE', 'AVAILABLE', 'AGE']);
-  expect(lines.find((l) => l.startsWith('v1. '))?.split(/\s+/).slice(0, 3)).toEqual(['v1.', 'Local', 'True']);
-  expect(lines.find((l) => l.startsWith('v1.apps '))?.split(/\s+/).slice(0, 3)).toEqual(['v1.apps', 'Local', 'True']);
+  expect(
+    lines
+      .find((l) => l.startsWith('v1. '))
+      ?.split(/\s+/)
+      .slice(0, 3),
+  ).toEqual(['v1.', 'Local', 'True']);
+  expect(
+    lines
+      .find((l) => l.startsWith('v1.apps '))
+      ?.split(/\s+/)
+      .slice(0, 3),
+  ).toEqual(['v1.apps', 'Local', 'True']);
 });
 
 test("kubectl creates and gets the extension server's resource, found through aggregated discovery", async () => {
-  await eventually('flunders in discovery', async () => ((await kubectl(['api-resources', `--api-group=${WARDLE_GROUP}`])).stdout.includes('flunders') ? true : undefined));
-  const created = await kubectl(['create', '-f', '-'], JSON.stringify({ apiVersion: `${WARDLE_GROUP}/${WARDLE_VERSION}`, kind: 'Flunder', metadata: { name: 'from-kubectl' }, spec: { color: 'green' } }));
+  await eventually('flunders in discovery', async () =>
+    (await kubectl(['api-resources', `--api-group=${WARDLE_GROUP}`])).stdout.includes('flunders') ? true : undefined,
+  );
+  const created = await kubectl(
+    ['create', '-f', '-'],
+    JSON.stringify({ apiVersion: `${WARDLE_GROUP}/${WARDLE_VERSION}`, kind: 'Flunder', metadata: { name: 'from-kubectl' }, spec: { color: 'green' } }),
+  );
   expect(created.stderr).toBe('');
   expect(created.stdout.trim()).toBe(`flunder.${WARDLE_GROUP}/from-kubectl created`);
   const table = await kubectl(['get', 'flunders']);
-  expect(table.stdout.trim().split('\n').map((l) => l.split(/\s+/))).toEqual([
+  expect(
+    table.stdout
+      .trim()
+      .split('\n')
+      .map((l) => l.split(/\s+/)),
+  ).toEqual([
     ['NAME', 'COLOR'],
     ['from-kubectl', 'green'],
   ]);
@@ -72,12 +92,17 @@ test("kubectl creates and gets the extension server's resource, found through ag
   expect(wardle.seen[wardle.seen.length - 1].headers['x-remote-user']).toBe('kubernetes-admin');
 });
 
-test('client-node reads and lists the extension server\'s objects through kapi', async () => {
+test("client-node reads and lists the extension server's objects through kapi", async () => {
   const report = await new Promise<Record<string, any>>((resolve, reject) => {
-    execFile(process.execPath, [path.join(__dirname, 'aggregation-client-flow.mjs'), kubeconfig, WARDLE_GROUP, WARDLE_VERSION], { timeout: 30_000 }, (err, stdout, stderr) => {
-      if (err) reject(new Error(`client-node flow failed: ${stderr || err.message}`));
-      else resolve(JSON.parse(stdout));
-    });
+    execFile(
+      process.execPath,
+      [path.join(__dirname, 'aggregation-client-flow.mjs'), kubeconfig, WARDLE_GROUP, WARDLE_VERSION],
+      { timeout: 30_000 },
+      (err, stdout, stderr) => {
+        if (err) reject(new Error(`client-node flow failed: ${stderr || err.message}`));
+        else resolve(JSON.parse(stdout));
+      },
+    );
   });
   expect(report.read).toMatchObject({ kind: 'Flunder', metadata: { name: 'from-kubectl', namespace: 'default' }, spec: { color: 'green' } });
   expect(report.listed).toEqual(['from-kubectl']);

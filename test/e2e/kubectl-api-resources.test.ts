@@ -29,7 +29,15 @@ function parseTable(text: string): Map<string, Row> {
   const rows = new Map<string, Row>();
   for (const line of lines) {
     const cell = (i: number) => line.slice(starts[i], i + 1 < starts.length ? starts[i + 1] : undefined).trim();
-    const row = { name: cell(0), shortNames: cell(1), apiVersion: cell(2), namespaced: cell(3), kind: cell(4), verbs: cell(5).split(',').sort().join(','), categories: cell(6) };
+    const row = {
+      name: cell(0),
+      shortNames: cell(1),
+      apiVersion: cell(2),
+      namespaced: cell(3),
+      kind: cell(4),
+      verbs: cell(5).split(',').sort().join(','),
+      categories: cell(6),
+    };
     const group = row.apiVersion.includes('/') ? row.apiVersion.split('/')[0] : '';
     rows.set(group ? `${row.name}.${group}` : row.name, row);
   }
@@ -46,7 +54,7 @@ afterAll(async () => {
   await kapi.stop();
 });
 
-test("kubectl api-resources -o wide lists what kube-apiserver 1.34 lists by default, the same way", async () => {
+test('kubectl api-resources -o wide lists what kube-apiserver 1.34 lists by default, the same way', async () => {
   const expected = parseTable(readFileSync(path.join(__dirname, '../fixtures/api-resources-1.34.txt'), 'utf8'));
   const res = await kubectl(kapi.url, ['api-resources', '-o', 'wide']);
   expect(res.code).toBe(0);

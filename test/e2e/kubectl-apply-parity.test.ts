@@ -29,7 +29,15 @@ function bundle(name: string): string {
 }
 
 async function versions(file: string, ns: string[]): Promise<Record<string, string>> {
-  const res = await k('get', '-f', file, ...ns, '--no-headers', '-o', 'custom-columns=K:.kind,NS:.metadata.namespace,N:.metadata.name,RV:.metadata.resourceVersion');
+  const res = await k(
+    'get',
+    '-f',
+    file,
+    ...ns,
+    '--no-headers',
+    '-o',
+    'custom-columns=K:.kind,NS:.metadata.namespace,N:.metadata.name,RV:.metadata.resourceVersion',
+  );
   expect(res.stderr).toBe('');
   return Object.fromEntries(
     res.stdout
@@ -206,7 +214,9 @@ spec:
 `;
   await kubectl(kapi.url, ['apply', '-f', '-'], crd);
   await ok(['wait', '--for=condition=Established', 'crd/bags.parity.example.com', '--timeout=30s']);
-  const v2 = (await (await fetch(`${kapi.url}/openapi/v2`, { headers: { Accept: 'application/json' } })).json()) as { definitions: Record<string, Record<string, unknown>> };
+  const v2 = (await (await fetch(`${kapi.url}/openapi/v2`, { headers: { Accept: 'application/json' } })).json()) as {
+    definitions: Record<string, Record<string, unknown>>;
+  };
   const definition = Object.values(v2.definitions as Record<string, Record<string, unknown>>).find((d) =>
     (d['x-kubernetes-group-version-kind'] as { group: string; kind: string }[] | undefined)?.some((g) => g.group === 'parity.example.com' && g.kind === 'Bag'),
   )!;

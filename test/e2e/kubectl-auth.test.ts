@@ -3,19 +3,21 @@ import { kubectl, serverProcessForFile } from '../harness/process';
 const kapi = serverProcessForFile();
 const k = (...args: string[]) => kubectl(kapi.url, args);
 
-test.each([
-  [['create', 'pods']],
-  [['*', '*', '--all-namespaces']],
-  [['get', '/logs']],
-  [['delete', 'leases.coordination.k8s.io', '-n', 'kube-system']],
-])('kubectl auth can-i %j: yes', async (args) => {
-  const res = await k('auth', 'can-i', ...args);
-  expect(res).toEqual({ code: 0, stdout: 'yes\n', stderr: '' });
-});
+test.each([[['create', 'pods']], [['*', '*', '--all-namespaces']], [['get', '/logs']], [['delete', 'leases.coordination.k8s.io', '-n', 'kube-system']]])(
+  'kubectl auth can-i %j: yes',
+  async (args) => {
+    const res = await k('auth', 'can-i', ...args);
+    expect(res).toEqual({ code: 0, stdout: 'yes\n', stderr: '' });
+  },
+);
 
-const rowsOf = (stdout: string): string[][] => stdout.trim().split('\n').map((line) => line.trim().split(/\s{2,}/));
+const rowsOf = (stdout: string): string[][] =>
+  stdout
+    .trim()
+    .split('\n')
+    .map((line) => line.trim().split(/\s{2,}/));
 
-test('kubectl auth can-i --list: the insecure port\'s rules (cluster-admin and what every authenticated user has)', async () => {
+test("kubectl auth can-i --list: the insecure port's rules (cluster-admin and what every authenticated user has)", async () => {
   const res = await k('auth', 'can-i', '--list');
   expect(res.code).toBe(0);
   expect(res.stderr).toBe('');
@@ -81,7 +83,7 @@ subjects:
     }
   });
 
-  test('can-i --list shows exactly the role\'s rules and what every authenticated user has', async () => {
+  test("can-i --list shows exactly the role's rules and what every authenticated user has", async () => {
     const res = await k('auth', 'can-i', '--list', '-n', 'team', '--as=dana');
     expect(res.code).toBe(0);
     const rows = rowsOf(res.stdout);
@@ -122,7 +124,9 @@ subjects:
   test('the refused request itself, and whoami', async () => {
     const res = await k('get', 'pods', '-n', 'team', '--as=dana');
     expect(res.code).toBe(1);
-    expect(res.stderr).toContain('Error from server (Forbidden): pods is forbidden: User "dana" cannot list resource "pods" in API group "" in the namespace "team"');
+    expect(res.stderr).toContain(
+      'Error from server (Forbidden): pods is forbidden: User "dana" cannot list resource "pods" in API group "" in the namespace "team"',
+    );
     const whoami = await k('auth', 'whoami', '--as=dana', '--as-group=devs');
     expect(whoami.stdout).toMatch(/^ATTRIBUTE\s+VALUE\nUsername\s+dana\nGroups\s+\[devs system:authenticated\]\n$/);
   });

@@ -7,7 +7,9 @@ const k = (...args: string[]) => kubectl(kapi.url, args);
 
 test('kubectl autoscale (an autoscaling/v1 HPA) shows as v2 too', async () => {
   expect((await k('create', 'deployment', 'api', '--image=nginx')).stdout.trim()).toBe('deployment.apps/api created');
-  expect((await k('autoscale', 'deployment', 'api', '--min=2', '--max=5', '--cpu-percent=60')).stdout.trim()).toBe('horizontalpodautoscaler.autoscaling/api autoscaled');
+  expect((await k('autoscale', 'deployment', 'api', '--min=2', '--max=5', '--cpu-percent=60')).stdout.trim()).toBe(
+    'horizontalpodautoscaler.autoscaling/api autoscaled',
+  );
   expect((await k('get', 'hpa', 'api', '-o', 'jsonpath={.spec.metrics[0].resource.target.averageUtilization}')).stdout).toBe('60');
   expect((await k('get', 'horizontalpodautoscalers.v1.autoscaling', 'api', '-o', 'jsonpath={.spec.targetCPUUtilizationPercentage}')).stdout).toBe('60');
   expect((await k('delete', 'hpa', 'api')).stdout.trim()).toBe('horizontalpodautoscaler.autoscaling "api" deleted');
@@ -39,7 +41,9 @@ spec:
   const hpa = JSON.parse((await k('get', 'hpa', 'web', '-o', 'json')).stdout);
   expect(hpa.apiVersion).toBe('autoscaling/v2');
   expect(hpa.status).toEqual({ currentMetrics: null, desiredReplicas: 0 });
-  expect((await k('get', 'hpa')).stdout).toMatch(/^NAME\s+REFERENCE\s+TARGETS\s+MINPODS\s+MAXPODS\s+REPLICAS\s+AGE\nweb\s+Deployment\/web\s+cpu: <unknown>\/60%\s+2\s+5\s+0\s+\S+\n$/);
+  expect((await k('get', 'hpa')).stdout).toMatch(
+    /^NAME\s+REFERENCE\s+TARGETS\s+MINPODS\s+MAXPODS\s+REPLICAS\s+AGE\nweb\s+Deployment\/web\s+cpu: <unknown>\/60%\s+2\s+5\s+0\s+\S+\n$/,
+  );
   expect((await k('get', 'all')).stdout).toContain('horizontalpodautoscaler.autoscaling/web');
 });
 
@@ -73,5 +77,7 @@ endpoints:
   expect((await kubectl(kapi.url, ['apply', '-f', '-'], manifest)).stdout.trim()).toBe('endpointslice.discovery.k8s.io/web-abc created');
   expect((await kubectl(kapi.url, ['apply', '-f', '-'], manifest)).stdout.trim()).toBe('endpointslice.discovery.k8s.io/web-abc unchanged');
   // default/kubernetes's slice lists this server.
-  expect((await k('get', 'endpointslices')).stdout).toMatch(/^NAME\s+ADDRESSTYPE\s+PORTS\s+ENDPOINTS\s+AGE\nkubernetes\s+IPv4\s+\d+\s+127\.0\.0\.1\s+\S+\nweb-abc\s+IPv4\s+80\s+10\.0\.0\.1,10\.0\.0\.2\s+\S+\n$/);
+  expect((await k('get', 'endpointslices')).stdout).toMatch(
+    /^NAME\s+ADDRESSTYPE\s+PORTS\s+ENDPOINTS\s+AGE\nkubernetes\s+IPv4\s+\d+\s+127\.0\.0\.1\s+\S+\nweb-abc\s+IPv4\s+80\s+10\.0\.0\.1,10\.0\.0\.2\s+\S+\n$/,
+  );
 });

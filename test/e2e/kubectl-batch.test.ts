@@ -13,7 +13,12 @@ test('kubectl create job and cronjob, then a job from the cronjob', async () => 
   const pi = JSON.parse((await k('get', 'job', 'pi', '-o', 'json')).stdout);
   const uid = pi.metadata.uid as string;
   expect(pi.spec.selector).toEqual({ matchLabels: { 'batch.kubernetes.io/controller-uid': uid } });
-  expect(pi.spec.template.metadata.labels).toEqual({ 'batch.kubernetes.io/controller-uid': uid, 'batch.kubernetes.io/job-name': 'pi', 'controller-uid': uid, 'job-name': 'pi' });
+  expect(pi.spec.template.metadata.labels).toEqual({
+    'batch.kubernetes.io/controller-uid': uid,
+    'batch.kubernetes.io/job-name': 'pi',
+    'controller-uid': uid,
+    'job-name': 'pi',
+  });
   expect(pi.spec.template.spec.containers[0]).toMatchObject({ name: 'pi', image: 'busybox', command: ['echo', 'hi'] });
   expect(pi.spec.template.spec.restartPolicy).toBe('Never');
 
@@ -26,11 +31,17 @@ test('kubectl create job and cronjob, then a job from the cronjob', async () => 
 test('kubectl get jobs,cronjobs prints the kube-apiserver columns, and -o wide the template', async () => {
   const plain = (await k('get', 'jobs,cronjobs')).stdout;
   expect(plain).toMatch(/^NAME\s+STATUS\s+COMPLETIONS\s+DURATION\s+AGE\njob\.batch\/manual\s+Running\s+0\/1\s+\S+\njob\.batch\/pi\s+Running\s+0\/1\s+\S+\n\n/);
-  expect(plain).toMatch(/\nNAME\s+SCHEDULE\s+TIMEZONE\s+SUSPEND\s+ACTIVE\s+LAST SCHEDULE\s+AGE\ncronjob\.batch\/nightly\s+0 3 \* \* \*\s+<none>\s+False\s+0\s+<none>\s+\S+\n$/);
+  expect(plain).toMatch(
+    /\nNAME\s+SCHEDULE\s+TIMEZONE\s+SUSPEND\s+ACTIVE\s+LAST SCHEDULE\s+AGE\ncronjob\.batch\/nightly\s+0 3 \* \* \*\s+<none>\s+False\s+0\s+<none>\s+\S+\n$/,
+  );
   const wide = (await k('get', 'job', 'pi', '-o', 'wide')).stdout;
-  expect(wide).toMatch(/^NAME\s+STATUS\s+COMPLETIONS\s+DURATION\s+AGE\s+CONTAINERS\s+IMAGES\s+SELECTOR\npi\s+Running\s+0\/1\s+\S+\s+pi\s+busybox\s+batch\.kubernetes\.io\/controller-uid=[0-9a-f-]+\n$/);
+  expect(wide).toMatch(
+    /^NAME\s+STATUS\s+COMPLETIONS\s+DURATION\s+AGE\s+CONTAINERS\s+IMAGES\s+SELECTOR\npi\s+Running\s+0\/1\s+\S+\s+pi\s+busybox\s+batch\.kubernetes\.io\/controller-uid=[0-9a-f-]+\n$/,
+  );
   const cjWide = (await k('get', 'cj', 'nightly', '-o', 'wide')).stdout;
-  expect(cjWide).toMatch(/^NAME\s+SCHEDULE\s+TIMEZONE\s+SUSPEND\s+ACTIVE\s+LAST SCHEDULE\s+AGE\s+CONTAINERS\s+IMAGES\s+SELECTOR\nnightly\s+0 3 \* \* \*\s+<none>\s+False\s+0\s+<none>\s+\S+\s+nightly\s+busybox\s+<none>\n$/);
+  expect(cjWide).toMatch(
+    /^NAME\s+SCHEDULE\s+TIMEZONE\s+SUSPEND\s+ACTIVE\s+LAST SCHEDULE\s+AGE\s+CONTAINERS\s+IMAGES\s+SELECTOR\nnightly\s+0 3 \* \* \*\s+<none>\s+False\s+0\s+<none>\s+\S+\s+nightly\s+busybox\s+<none>\n$/,
+  );
 });
 
 test('kubectl apply of a Job manifest twice: created, then unchanged', async () => {

@@ -83,7 +83,9 @@ test('kubectl apply of a CRD, then kubectl wait for it to be established', async
   expect(applied.stdout.trim()).toBe('customresourcedefinition.apiextensions.k8s.io/widgets.example.com created');
   const waited = await k('wait', '--for', 'condition=established', '--timeout=20s', 'crd/widgets.example.com');
   expect(waited.stdout.trim()).toBe('customresourcedefinition.apiextensions.k8s.io/widgets.example.com condition met');
-  expect((await kubectl(kapi.url, ['apply', '-f', '-'], CRD)).stdout.trim()).toBe('customresourcedefinition.apiextensions.k8s.io/widgets.example.com unchanged');
+  expect((await kubectl(kapi.url, ['apply', '-f', '-'], CRD)).stdout.trim()).toBe(
+    'customresourcedefinition.apiextensions.k8s.io/widgets.example.com unchanged',
+  );
   const names = await k('api-resources', '--api-group=example.com', '--no-headers');
   expect(names.stdout).toMatch(/^widgets\s+wd\s+example\.com\/v1\s+true\s+Widget\n$/);
 });

@@ -26,7 +26,21 @@ const kubectl = (args: string[], input?: string) => {
 async function certificateRequest(name: string, subject: string): Promise<{ key: string; csr: string }> {
   const key = path.join(dir, `${name}.key`);
   const csr = path.join(dir, `${name}.csr`);
-  const made = await run('openssl', ['req', '-new', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', key, '-out', csr, '-subj', subject]);
+  const made = await run('openssl', [
+    'req',
+    '-new',
+    '-newkey',
+    'ec',
+    '-pkeyopt',
+    'ec_paramgen_curve:P-256',
+    '-nodes',
+    '-keyout',
+    key,
+    '-out',
+    csr,
+    '-subj',
+    subject,
+  ]);
   expect(made.code).toBe(0);
   return { key, csr: readFileSync(csr, 'utf8') };
 }
@@ -77,7 +91,21 @@ test('a CSR created as alice is approved, signed by the cluster CA, and its cert
 
   const certFile = path.join(dir, 'carol.crt');
   writeFileSync(certFile, certificate);
-  const asCarol = await run('kubectl', ['--kubeconfig=/dev/null', `--server=${kapi.secureUrl}`, `--certificate-authority=${caFile}`, `--client-certificate=${certFile}`, `--client-key=${key}`, 'auth', 'whoami', '-o', 'json'], { HOME: dir });
+  const asCarol = await run(
+    'kubectl',
+    [
+      '--kubeconfig=/dev/null',
+      `--server=${kapi.secureUrl}`,
+      `--certificate-authority=${caFile}`,
+      `--client-certificate=${certFile}`,
+      `--client-key=${key}`,
+      'auth',
+      'whoami',
+      '-o',
+      'json',
+    ],
+    { HOME: dir },
+  );
   expect(asCarol.stderr).toBe('');
   expect(JSON.parse(asCarol.stdout).status.userInfo).toMatchObject({ username: 'carol', groups: ['team-a', 'system:authenticated'] });
   // Once approved, a CSR cannot also be denied (kubectl refuses on its own; the server too).
@@ -101,7 +129,10 @@ test('a denied CSR is never signed; the approval subresource writes only conditi
   expect(replaced.stderr).toBe('');
   expect(JSON.parse((await kubectl(['get', 'csr', 'dave', '-o', 'json'])).stdout).status.certificate).toBeUndefined();
 
-  const bad = await kubectl(['create', '-f', '-'], csrManifest('bad', 'not a pem', 'kubernetes.io/kube-apiserver-client', { expirationSeconds: 60, usages: ['client auth', 'flying'] }));
+  const bad = await kubectl(
+    ['create', '-f', '-'],
+    csrManifest('bad', 'not a pem', 'kubernetes.io/kube-apiserver-client', { expirationSeconds: 60, usages: ['client auth', 'flying'] }),
+  );
   expect(bad.stderr).toContain('spec.request: Invalid value');
   expect(bad.stderr).toContain('PEM block type must be CERTIFICATE REQUEST');
   expect(bad.stderr).toContain('spec.expirationSeconds: Invalid value: 60: may not specify a duration less than 600 seconds (10 minutes)');
@@ -110,7 +141,7 @@ test('a denied CSR is never signed; the approval subresource writes only conditi
   expect(unsigned.stderr).toContain('spec.signerName: Required value');
 });
 
-test('the kubelet client signer refuses a request that is not a node\'s with a Failed condition; discovery and explain know csr', async () => {
+test("the kubelet client signer refuses a request that is not a node's with a Failed condition; discovery and explain know csr", async () => {
   const { csr } = await certificateRequest('erin', '/O=team-a/CN=erin');
   expect((await kubectl(['create', '-f', '-'], csrManifest('erin', csr, 'kubernetes.io/kube-apiserver-client-kubelet'))).stderr).toBe('');
   expect((await kubectl(['certificate', 'approve', 'erin'])).code).toBe(0);

@@ -36,13 +36,20 @@ test('kubectl apply an events.k8s.io/v1 Event; get events, get events.events.k8s
   expect((await k('get', 'events.events.k8s.io', '-o', 'wide')).stdout).toMatch(/default-scheduler, default-scheduler-node-1/);
 
   const core = JSON.parse((await k('get', 'events', 'web-1.scheduled', '-o', 'json')).stdout);
-  expect(core).toMatchObject({ apiVersion: 'v1', involvedObject: { kind: 'Pod', name: 'web-1' }, message: 'Successfully assigned default/web-1 to node-1', reportingComponent: 'default-scheduler' });
+  expect(core).toMatchObject({
+    apiVersion: 'v1',
+    involvedObject: { kind: 'Pod', name: 'web-1' },
+    message: 'Successfully assigned default/web-1 to node-1',
+    reportingComponent: 'default-scheduler',
+  });
 
-  expect((await k('events')).stdout).toMatch(/^LAST SEEN\s+TYPE\s+REASON\s+OBJECT\s+MESSAGE\n\S+\s+Normal\s+Scheduled\s+Pod\/web-1\s+Successfully assigned default\/web-1 to node-1\n$/);
+  expect((await k('events')).stdout).toMatch(
+    /^LAST SEEN\s+TYPE\s+REASON\s+OBJECT\s+MESSAGE\n\S+\s+Normal\s+Scheduled\s+Pod\/web-1\s+Successfully assigned default\/web-1 to node-1\n$/,
+  );
   expect((await k('events', '--for', 'pod/web-1')).stdout).toMatch(/Scheduled\s+Pod\/web-1/);
 });
 
-test('kubectl apply of an Event without eventTime is refused with kube-apiserver\'s message', async () => {
+test("kubectl apply of an Event without eventTime is refused with kube-apiserver's message", async () => {
   const res = await kubectl(kapi.url, ['apply', '-f', '-'], manifest('').replace('eventTime: ""\n', '').replace('web-1.scheduled', 'no-time'));
   expect(res.code).not.toBe(0);
   expect(res.stderr).toContain('eventTime: Required value');

@@ -18,7 +18,12 @@ beforeAll(async () => {
   kapi = await startServerProcess();
   backend = createServer((req, res) => res.end(`hello from ${req.url}`));
   await new Promise<void>((resolve) => backend.listen(0, '127.0.0.1', resolve));
-  const node = { apiVersion: 'v1', kind: 'Node', metadata: { name: 'n1' }, status: { addresses: [{ type: 'InternalIP', address: '127.0.0.1' }], daemonEndpoints: { kubeletEndpoint: { Port: kubelet.port } } } };
+  const node = {
+    apiVersion: 'v1',
+    kind: 'Node',
+    metadata: { name: 'n1' },
+    status: { addresses: [{ type: 'InternalIP', address: '127.0.0.1' }], daemonEndpoints: { kubeletEndpoint: { Port: kubelet.port } } },
+  };
   const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'web' }, spec: { nodeName: 'n1', containers: [{ name: 'app', image: 'nginx' }] } };
   const svc = { apiVersion: 'v1', kind: 'Service', metadata: { name: 'web' }, spec: { ports: [{ name: 'http', port: 80 }] } };
   const slice = {

@@ -47,7 +47,9 @@ spec:
 `;
   const applied = await k$(manifest, 'apply', '-f', '-');
   expect(applied.stderr).toBe('');
-  expect(applied.stdout).toBe('mutatingadmissionpolicy.admissionregistration.k8s.io/add-owner created\nmutatingadmissionpolicybinding.admissionregistration.k8s.io/add-owner-binding created\n');
+  expect(applied.stdout).toBe(
+    'mutatingadmissionpolicy.admissionregistration.k8s.io/add-owner created\nmutatingadmissionpolicybinding.admissionregistration.k8s.io/add-owner-binding created\n',
+  );
   const listed = await k('get', 'mutatingadmissionpolicies');
   expect(listed.stdout).toMatch(/^NAME\s+MUTATIONS\s+PARAMKIND\s+AGE\nadd-owner\s+1\s+<unset>\s+/);
   // Policies are read from the watch cache: the first create right after the binding may miss it.

@@ -33,7 +33,9 @@ spec:
 
 test('kubectl create ingress and poddisruptionbudget (protobuf bodies); get prints their columns', async () => {
   expect((await k('create', 'ingress', 'web', '--class=nginx', '--rule=example.com/*=web:80')).stdout.trim()).toBe('ingress.networking.k8s.io/web created');
-  expect((await k('create', 'poddisruptionbudget', 'web', '--selector=app=web', '--min-available=1')).stdout.trim()).toBe('poddisruptionbudget.policy/web created');
+  expect((await k('create', 'poddisruptionbudget', 'web', '--selector=app=web', '--min-available=1')).stdout.trim()).toBe(
+    'poddisruptionbudget.policy/web created',
+  );
 
   const ing = JSON.parse((await k('get', 'ing', 'web', '-o', 'json')).stdout);
   expect(ing.spec).toEqual({

@@ -22,12 +22,28 @@ test('kubectl create quota, describe quota shows used/hard, and kubectl run over
   expect(described).toMatch(/^pods\s+0\s+2$/m);
 
   for (const name of ['one', 'two']) {
-    const run = await k('run', name, '-n', 'team-a', '--image=nginx', '--overrides={"spec":{"containers":[{"name":"c","image":"nginx","resources":{"requests":{"cpu":"250m"}}}]}}');
+    const run = await k(
+      'run',
+      name,
+      '-n',
+      'team-a',
+      '--image=nginx',
+      '--overrides={"spec":{"containers":[{"name":"c","image":"nginx","resources":{"requests":{"cpu":"250m"}}}]}}',
+    );
     expect(run.stderr).toBe('');
   }
-  const over = await k('run', 'three', '-n', 'team-a', '--image=nginx', '--overrides={"spec":{"containers":[{"name":"c","image":"nginx","resources":{"requests":{"cpu":"250m"}}}]}}');
+  const over = await k(
+    'run',
+    'three',
+    '-n',
+    'team-a',
+    '--image=nginx',
+    '--overrides={"spec":{"containers":[{"name":"c","image":"nginx","resources":{"requests":{"cpu":"250m"}}}]}}',
+  );
   expect(over.code).not.toBe(0);
-  expect(over.stderr.trim()).toBe('Error from server (Forbidden): pods "three" is forbidden: exceeded quota: q, requested: pods=1, used: pods=2, limited: pods=2');
+  expect(over.stderr.trim()).toBe(
+    'Error from server (Forbidden): pods "three" is forbidden: exceeded quota: q, requested: pods=1, used: pods=2, limited: pods=2',
+  );
   const after = await k('describe', 'quota', 'q', '-n', 'team-a');
   expect(after.stdout).toMatch(/^pods\s+2\s+2$/m);
   expect(after.stdout).toMatch(/^requests\.cpu\s+500m\s+1$/m);
@@ -62,7 +78,14 @@ spec:
   expect(JSON.parse(resources.stdout)).toEqual({ limits: { cpu: '500m', memory: '256Mi' }, requests: { cpu: '100m', memory: '128Mi' } });
   const annotation = await k('get', 'pod', 'web', '-n', 'team-b', '-o', 'jsonpath={.metadata.annotations.kubernetes\\.io/limit-ranger}');
   expect(annotation.stdout).toBe('LimitRanger plugin set: cpu, memory request for container web; cpu, memory limit for container web');
-  const big = await k('run', 'big', '-n', 'team-b', '--image=nginx', '--overrides={"spec":{"containers":[{"name":"big","image":"nginx","resources":{"limits":{"memory":"2Gi"}}}]}}');
+  const big = await k(
+    'run',
+    'big',
+    '-n',
+    'team-b',
+    '--image=nginx',
+    '--overrides={"spec":{"containers":[{"name":"big","image":"nginx","resources":{"limits":{"memory":"2Gi"}}}]}}',
+  );
   expect(big.stderr.trim()).toBe('Error from server (Forbidden): pods "big" is forbidden: maximum memory usage per Container is 1Gi, but limit is 2Gi');
   const described = await k('describe', 'limitrange', 'defaults', '-n', 'team-b');
   expect(described.stdout).toMatch(/^Container\s+cpu\s+-\s+-\s+100m\s+500m\s+-$/m);

@@ -16,7 +16,9 @@ test('kubectl api-resources lists the RBAC group', async () => {
 });
 
 test('kubectl create role, clusterrole, rolebinding and clusterrolebinding; get shows them as kube-apiserver prints them', async () => {
-  expect((await k('create', 'role', 'pod-reader', '--verb=get,list', '--resource=pods,pods/log')).stdout.trim()).toBe('role.rbac.authorization.k8s.io/pod-reader created');
+  expect((await k('create', 'role', 'pod-reader', '--verb=get,list', '--resource=pods,pods/log')).stdout.trim()).toBe(
+    'role.rbac.authorization.k8s.io/pod-reader created',
+  );
   expect((await k('create', 'clusterrole', 'metrics-reader', '--verb=get', '--non-resource-url=/metrics')).stdout.trim()).toBe(
     'clusterrole.rbac.authorization.k8s.io/metrics-reader created',
   );
@@ -92,6 +94,6 @@ subjects:
     'clusterrolebinding.rbac.authorization.k8s.io/operator unchanged',
   ]);
   const server = await kubectl(kapi.url, ['apply', '--server-side', '-f', '-'], manifest.replace('verbs: ["*"]', 'verbs: ["get", "update"]'));
-  expect(server.stderr).toBe("");
+  expect(server.stderr).toBe('');
   expect((await k('get', 'clusterrole', 'operator', '-o', 'jsonpath={.rules[1].verbs}')).stdout).toBe('["get","update"]');
 });

@@ -23,7 +23,13 @@ test('kubectl scale deployment web --replicas=3 patches the scale subresource', 
   expect(await replicas('deployment/web')).toBe('3');
   const live = JSON.parse((await k('get', 'deployment', 'web', '-o', 'json', '--show-managed-fields')).stdout);
   expect(live.metadata.managedFields).toContainEqual(
-    expect.objectContaining({ manager: 'kubectl', operation: 'Update', apiVersion: 'apps/v1', subresource: 'scale', fieldsV1: { 'f:spec': { 'f:replicas': {} } } }),
+    expect.objectContaining({
+      manager: 'kubectl',
+      operation: 'Update',
+      apiVersion: 'apps/v1',
+      subresource: 'scale',
+      fieldsV1: { 'f:spec': { 'f:replicas': {} } },
+    }),
   );
 });
 

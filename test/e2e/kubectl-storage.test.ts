@@ -57,7 +57,11 @@ test('kubectl api-resources lists the storage kinds with their short names', asy
 test('kubectl apply twice (the second time unchanged), get with kubectl columns, patch to expand, delete', async () => {
   const first = await kubectl(kapi.url, ['apply', '-f', '-'], manifest);
   expect(first.stderr).toBe('');
-  expect(first.stdout.trim().split('\n')).toEqual(['storageclass.storage.k8s.io/fast created', 'persistentvolume/pv-data created', 'persistentvolumeclaim/data created']);
+  expect(first.stdout.trim().split('\n')).toEqual([
+    'storageclass.storage.k8s.io/fast created',
+    'persistentvolume/pv-data created',
+    'persistentvolumeclaim/data created',
+  ]);
   const second = await kubectl(kapi.url, ['apply', '-f', '-'], manifest);
   expect(second.stdout.trim().split('\n')).toEqual([
     'storageclass.storage.k8s.io/fast unchanged',
@@ -66,7 +70,15 @@ test('kubectl apply twice (the second time unchanged), get with kubectl columns,
   ]);
 
   // No controller binds claims: the test plays the binder through /status.
-  const bound = await k('patch', 'pvc', 'data', '--subresource=status', '--type=merge', '-p', '{"status":{"phase":"Bound","accessModes":["ReadWriteOnce"],"capacity":{"storage":"10Gi"}}}');
+  const bound = await k(
+    'patch',
+    'pvc',
+    'data',
+    '--subresource=status',
+    '--type=merge',
+    '-p',
+    '{"status":{"phase":"Bound","accessModes":["ReadWriteOnce"],"capacity":{"storage":"10Gi"}}}',
+  );
   expect(bound.stderr).toBe('');
   expect((await k('patch', 'pv', 'pv-data', '--subresource=status', '--type=merge', '-p', '{"status":{"phase":"Bound"}}')).stderr).toBe('');
 
@@ -89,7 +101,9 @@ test('kubectl apply twice (the second time unchanged), get with kubectl columns,
   expect((await k('get', 'pvc', 'data', '-o', 'jsonpath={.spec.resources.requests.storage}')).stdout).toBe('8Gi');
   const immutable = await k('patch', 'pvc', 'data', '-p', '{"spec":{"accessModes":["ReadWriteMany"]}}');
   expect(immutable.code).not.toBe(0);
-  expect(immutable.stderr).toContain('spec: Forbidden: spec is immutable after creation except resources.requests and volumeAttributesClassName for bound claims');
+  expect(immutable.stderr).toContain(
+    'spec: Forbidden: spec is immutable after creation except resources.requests and volumeAttributesClassName for bound claims',
+  );
 
   // A Bound volume keeps its pv-protection finalizer: the test plays the binder again, which releases it once its claim goes.
   expect((await k('patch', 'pv', 'pv-data', '--subresource=status', '--type=merge', '-p', '{"status":{"phase":"Released"}}')).stderr).toBe('');

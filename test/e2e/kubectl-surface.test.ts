@@ -47,7 +47,9 @@ spec:
 test('kubectl get rc shows kube columns, with the selector and labels defaulted from the template', async () => {
   expect((await kubectl(kapi.url, ['apply', '-f', '-'], rc)).stdout.trim()).toBe('replicationcontroller/web created');
   const table = await k('get', 'rc', '-o', 'wide');
-  expect(table.stdout).toMatch(/^NAME\s+DESIRED\s+CURRENT\s+READY\s+AGE\s+CONTAINERS\s+IMAGES\s+SELECTOR\nweb\s+2\s+0\s+0\s+\S+\s+app\s+nginx:1\.27\s+app=web\n$/);
+  expect(table.stdout).toMatch(
+    /^NAME\s+DESIRED\s+CURRENT\s+READY\s+AGE\s+CONTAINERS\s+IMAGES\s+SELECTOR\nweb\s+2\s+0\s+0\s+\S+\s+app\s+nginx:1\.27\s+app=web\n$/,
+  );
   const live = JSON.parse((await k('get', 'rc', 'web', '-o', 'json')).stdout);
   expect(live.spec.selector).toEqual({ app: 'web' });
   expect(live.metadata.labels).toEqual({ app: 'web' });
@@ -73,7 +75,8 @@ test('a ReplicationController whose selector does not match its template is refu
 
 test('kubectl drain evicts the pods of a node through pods/eviction', async () => {
   const node = `apiVersion: v1\nkind: Node\nmetadata:\n  name: node-d\n`;
-  const pod = (name: string) => `apiVersion: v1\nkind: Pod\nmetadata:\n  name: ${name}\n  labels: {app: drained}\nspec:\n  nodeName: node-d\n  containers:\n  - name: c\n    image: nginx:1.27\n`;
+  const pod = (name: string) =>
+    `apiVersion: v1\nkind: Pod\nmetadata:\n  name: ${name}\n  labels: {app: drained}\nspec:\n  nodeName: node-d\n  containers:\n  - name: c\n    image: nginx:1.27\n`;
   expect((await kubectl(kapi.url, ['apply', '-f', '-'], `${node}---\n${pod('d1')}---\n${pod('d2')}`)).code).toBe(0);
   const res = await k('drain', 'node-d', '--force', '--grace-period=0', '--timeout=30s');
   expect(res.stderr).not.toMatch(/error/i);

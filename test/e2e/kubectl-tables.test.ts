@@ -35,7 +35,10 @@ test('kubectl get pods -o wide -w: the wide columns, then a row per change', asy
     expect(columns(first)).toEqual(['web', '0/1', 'Pending', '0', expect.stringMatching(/^\d+s$/), '<none>', '<none>', '<none>', '<none>']);
     await k('run', 'api', '-n', 'tables', '--image=nginx:1.27');
     await waitFor(/^api\s/m);
-    const row = watcher.output().split('\n').find((l) => l.startsWith('api'))!;
+    const row = watcher
+      .output()
+      .split('\n')
+      .find((l) => l.startsWith('api'))!;
     expect(columns(row).slice(0, 3)).toEqual(['api', '0/1', 'Pending']);
     // The header is printed once: later events carry no column definitions.
     expect(watcher.output().match(/^NAME\s/gm)).toHaveLength(1);

@@ -26,7 +26,9 @@ test('client-side apply, three rounds, a field removed in the third', async () =
   const live = JSON.parse((await k('get', 'configmap', 'settings', '-o', 'json', '--show-managed-fields')).stdout);
   expect(live.data).toEqual({ a: '1' });
   expect(JSON.parse(live.metadata.annotations['kubectl.kubernetes.io/last-applied-configuration']).data).toEqual({ a: '1' });
-  expect(live.metadata.managedFields.map((m: { manager: string; operation: string }) => `${m.manager}/${m.operation}`)).toEqual(['kubectl-client-side-apply/Update']);
+  expect(live.metadata.managedFields.map((m: { manager: string; operation: string }) => `${m.manager}/${m.operation}`)).toEqual([
+    'kubectl-client-side-apply/Update',
+  ]);
 });
 
 test('server-side apply with two field managers, a conflict, then force', async () => {
@@ -40,14 +42,22 @@ test('server-side apply with two field managers, a conflict, then force', async 
   expect((await k('apply', '--server-side', '--field-manager=scaler', '--force-conflicts', '-f', scaler)).code).toBe(0);
   const live = JSON.parse((await k('get', 'deployment', 'web', '-o', 'json', '--show-managed-fields')).stdout);
   expect(live.spec.replicas).toBe(4);
-  const managers = Object.fromEntries(live.metadata.managedFields.map((m: { manager: string; fieldsV1: { 'f:spec': Record<string, unknown> } }) => [m.manager, Object.keys(m.fieldsV1['f:spec']).sort()]));
+  const managers = Object.fromEntries(
+    live.metadata.managedFields.map((m: { manager: string; fieldsV1: { 'f:spec': Record<string, unknown> } }) => [
+      m.manager,
+      Object.keys(m.fieldsV1['f:spec']).sort(),
+    ]),
+  );
   expect(managers).toEqual({ kubectl: ['f:selector', 'f:template'], scaler: ['f:replicas'] });
 });
 
 test('kubectl patch --type=json|merge|strategic', async () => {
   expect((await k('patch', 'configmap', 'settings', '--type=merge', '-p', '{"data":{"m":"merge"}}')).stdout.trim()).toBe('configmap/settings patched');
   expect((await k('patch', 'configmap', 'settings', '--type=json', '-p', '[{"op":"add","path":"/data/j","value":"json"}]')).code).toBe(0);
-  expect((await k('patch', 'deployment', 'web', '--type=strategic', '-p', '{"spec":{"template":{"spec":{"containers":[{"name":"web","image":"nginx:1.28"}]}}}}')).code).toBe(0);
+  expect(
+    (await k('patch', 'deployment', 'web', '--type=strategic', '-p', '{"spec":{"template":{"spec":{"containers":[{"name":"web","image":"nginx:1.28"}]}}}}'))
+      .code,
+  ).toBe(0);
   const cm = JSON.parse((await k('get', 'configmap', 'settings', '-o', 'json')).stdout);
   expect(cm.data).toEqual({ a: '1', m: 'merge', j: 'json' });
   const failed = await k('patch', 'configmap', 'settings', '--type=json', '-p', '[{"op":"test","path":"/data/a","value":"nope"}]');
@@ -82,7 +92,8 @@ test('kubectl diff shows only what would change', async () => {
 });
 
 test('kubectl replace -f of a Node and a ConfigMap whose resourceVersion is "0" overwrites them', async () => {
-  const node = (label: string) => JSON.stringify({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'replaced', resourceVersion: '0', labels: { tier: label } } });
+  const node = (label: string) =>
+    JSON.stringify({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'replaced', resourceVersion: '0', labels: { tier: label } } });
   const file = manifest('node.json', node('a'));
   expect((await k('create', '-f', file)).code).toBe(0);
   writeFileSync(file, node('b'));

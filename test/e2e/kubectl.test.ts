@@ -50,13 +50,27 @@ test('apply -f twice with a change, then get -o wide', async () => {
   const wide = await k('get', 'deployments', '-n', 'e2e', '-o', 'wide');
   const [header, ...rows] = wide.stdout.trim().split('\n');
   expect(header.split(/\s{2,}/)).toEqual(['NAME', 'READY', 'UP-TO-DATE', 'AVAILABLE', 'AGE', 'CONTAINERS', 'IMAGES', 'SELECTOR']);
-  expect(rows.find((r) => r.startsWith('shop'))?.split(/\s+/)).toEqual(['shop', '0/3', '0', '0', expect.stringMatching(/^\d+s$/), 'api', 'nginx:1.27', 'app=shop']);
+  expect(rows.find((r) => r.startsWith('shop'))?.split(/\s+/)).toEqual([
+    'shop',
+    '0/3',
+    '0',
+    '0',
+    expect.stringMatching(/^\d+s$/),
+    'api',
+    'nginx:1.27',
+    'app=shop',
+  ]);
 });
 
 test('get --chunk-size pages through everything', async () => {
   for (let i = 0; i < 5; i++) await k('create', 'configmap', `page-${i}`, '-n', 'e2e', '--from-literal=i=1');
   const res = await k('get', 'configmaps', '-n', 'e2e', '--chunk-size=2', '-o', 'name');
-  expect(res.stdout.trim().split('\n').filter((l) => l.startsWith('configmap/page-'))).toEqual([0, 1, 2, 3, 4].map((i) => `configmap/page-${i}`));
+  expect(
+    res.stdout
+      .trim()
+      .split('\n')
+      .filter((l) => l.startsWith('configmap/page-')),
+  ).toEqual([0, 1, 2, 3, 4].map((i) => `configmap/page-${i}`));
   const verbose = await k('get', 'configmaps', '-n', 'e2e', '--chunk-size=2', '-v=6');
   expect(verbose.stderr.match(/limit=2/g)?.length).toBeGreaterThanOrEqual(3);
   expect(verbose.stderr).toContain('continue=');

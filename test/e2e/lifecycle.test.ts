@@ -24,14 +24,18 @@ afterAll(async () => {
 async function chain(ns: string): Promise<void> {
   expect((await api.post('/api/v1/namespaces', { metadata: { name: ns } })).status).toBe(201);
   const ref = (o: any) => [{ apiVersion: o.apiVersion, kind: o.kind, name: o.metadata.name, uid: o.metadata.uid, controller: true, blockOwnerDeletion: true }];
-  const deploy = (await api.post(`/apis/apps/v1/namespaces/${ns}/deployments`, {
-    metadata: { name: 'web' },
-    spec: { selector: { matchLabels: labels }, template: { metadata: { labels }, spec: podSpec } },
-  })).body;
-  const rs = (await api.post(`/apis/apps/v1/namespaces/${ns}/replicasets`, {
-    metadata: { name: 'web-1', labels, ownerReferences: ref(deploy) },
-    spec: { selector: { matchLabels: labels }, template: { metadata: { labels }, spec: podSpec } },
-  })).body;
+  const deploy = (
+    await api.post(`/apis/apps/v1/namespaces/${ns}/deployments`, {
+      metadata: { name: 'web' },
+      spec: { selector: { matchLabels: labels }, template: { metadata: { labels }, spec: podSpec } },
+    })
+  ).body;
+  const rs = (
+    await api.post(`/apis/apps/v1/namespaces/${ns}/replicasets`, {
+      metadata: { name: 'web-1', labels, ownerReferences: ref(deploy) },
+      spec: { selector: { matchLabels: labels }, template: { metadata: { labels }, spec: podSpec } },
+    })
+  ).body;
   for (const name of ['web-1-a', 'web-1-b']) {
     expect((await api.post(`/api/v1/namespaces/${ns}/pods`, { metadata: { name, labels, ownerReferences: ref(rs) }, spec: podSpec })).status).toBe(201);
   }
@@ -76,13 +80,20 @@ test('kubectl: cascading deletes, delete by label, and a namespace deletion that
   expect(fg.code).toBe(0);
   await eventually('the replicaset and its pods to go', async () => ((await objectKeys('kc')).length === 0 ? true : undefined));
 
-  for (const [name, group] of [['a', 'x'], ['b', 'x'], ['c', 'y']]) await k('create', 'configmap', name, '-n', 'kc', `--from-literal=g=${group}`);
+  for (const [name, group] of [
+    ['a', 'x'],
+    ['b', 'x'],
+    ['c', 'y'],
+  ])
+    await k('create', 'configmap', name, '-n', 'kc', `--from-literal=g=${group}`);
   await k('label', 'configmap', 'a', 'b', '-n', 'kc', 'group=x');
   const byLabel = await k('delete', 'configmap', '-n', 'kc', '-l', 'group=x');
   expect(byLabel.stdout.trim().split('\n').sort()).toEqual(['configmap "a" deleted', 'configmap "b" deleted']);
   expect((await k('get', 'configmap', '-n', 'kc', '--field-selector', 'metadata.name!=kube-root-ca.crt', '-o', 'name')).stdout.trim()).toBe('configmap/c');
 
-  expect((await k('delete', 'namespace', 'default')).stderr.trim()).toBe('Error from server (Forbidden): namespaces "default" is forbidden: this namespace may not be deleted');
+  expect((await k('delete', 'namespace', 'default')).stderr.trim()).toBe(
+    'Error from server (Forbidden): namespaces "default" is forbidden: this namespace may not be deleted',
+  );
   const gone = await k('delete', 'namespace', 'kc');
   expect(gone.stdout.trim()).toBe('namespace "kc" deleted');
   expect(await etcd.namespaceKeys(kapi.prefix, 'kc')).toEqual([]);

@@ -18,7 +18,9 @@ test('-v=3 --logging-format=json writes one JSON access line per request, carryi
   const { auditId, output } = await requestAndStop(['-v=3', '--logging-format=json']);
   const lines = output.split('\n').filter(Boolean);
   for (const line of lines) expect(() => JSON.parse(line)).not.toThrow();
-  const mine = accessLines(output, 'json').map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l['audit-ID'] === auditId);
+  const mine = accessLines(output, 'json')
+    .map((l) => JSON.parse(l) as Record<string, unknown>)
+    .filter((l) => l['audit-ID'] === auditId);
   expect(mine).toHaveLength(1);
   expect(mine[0]).toMatchObject({
     v: 3,
@@ -37,7 +39,9 @@ test('text format at -v 3 writes klog lines; at the default verbosity no access 
   const text = await requestAndStop(['--v', '3']);
   const mine = accessLines(text.output, 'text').filter((l) => l.includes(`audit-ID="${text.auditId}"`));
   expect(mine).toHaveLength(1);
-  expect(mine[0]).toMatch(/^I\d{4} \d{2}:\d{2}:\d{2}\.\d{6} +\d+\] "HTTP" verb="LIST" URI="\/api\/v1\/namespaces\?limit=1" latency="[^"]+" userAgent="logging-test\/1.0" audit-ID="[0-9a-f-]{36}" srcIP="127\.0\.0\.1:\d+" resp=200$/);
+  expect(mine[0]).toMatch(
+    /^I\d{4} \d{2}:\d{2}:\d{2}\.\d{6} +\d+\] "HTTP" verb="LIST" URI="\/api\/v1\/namespaces\?limit=1" latency="[^"]+" userAgent="logging-test\/1.0" audit-ID="[0-9a-f-]{36}" srcIP="127\.0\.0\.1:\d+" resp=200$/,
+  );
   expect(text.output).toMatch(/^I\d{4} [\d:.]+ +\d+\] kapi serving insecurely on http:\/\/127\.0\.0\.1:\d+$/m);
 
   const quiet = await requestAndStop([]);

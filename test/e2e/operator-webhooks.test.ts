@@ -60,7 +60,12 @@ async function ok(args: string[], input?: string): Promise<string> {
 
 /** The operator's Service, backed by the stand-in: Endpoints on 127.0.0.1 under the Service port's name. */
 async function standIn(namespace: string, service: string, portName: string): Promise<void> {
-  const endpoints = { apiVersion: 'v1', kind: 'Endpoints', metadata: { name: service, namespace }, subsets: [{ addresses: [{ ip: '127.0.0.1' }], ports: [{ name: portName, port: webhookPort, protocol: 'TCP' }] }] };
+  const endpoints = {
+    apiVersion: 'v1',
+    kind: 'Endpoints',
+    metadata: { name: service, namespace },
+    subsets: [{ addresses: [{ ip: '127.0.0.1' }], ports: [{ name: portName, port: webhookPort, protocol: 'TCP' }] }],
+  };
   await ok(['apply', '-f', '-'], JSON.stringify(endpoints));
 }
 
@@ -78,7 +83,10 @@ async function reaches(pathOf: string, kind: string, name: string, write: () => 
     await write();
     const hit = seen.find((s) => s.path === pathOf && s.review.request.kind.kind === kind && s.review.request.name === name);
     if (hit) return hit.review;
-    if (Date.now() > deadline) throw new Error(`no AdmissionReview for ${kind} ${name} at ${pathOf}; seen: ${JSON.stringify(seen.map((s) => [s.path, s.review.request.kind.kind, s.review.request.name]))}`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `no AdmissionReview for ${kind} ${name} at ${pathOf}; seen: ${JSON.stringify(seen.map((s) => [s.path, s.review.request.kind.kind, s.review.request.name]))}`,
+      );
     await new Promise((r) => setTimeout(r, 200));
   }
 }
@@ -118,7 +126,10 @@ test("ingress-nginx's deploy.yaml applies whole; its validating webhook is calle
     apiVersion: 'networking.k8s.io/v1',
     kind: 'Ingress',
     metadata: { name: 'web', namespace: 'default' },
-    spec: { ingressClassName: 'nginx', rules: [{ host: 'web.example.com', http: { paths: [{ path: '/', pathType: 'Prefix', backend: { service: { name: 'web', port: { number: 80 } } } }] } }] },
+    spec: {
+      ingressClassName: 'nginx',
+      rules: [{ host: 'web.example.com', http: { paths: [{ path: '/', pathType: 'Prefix', backend: { service: { name: 'web', port: { number: 80 } } } }] } }],
+    },
   };
   const review = await reaches('/networking/v1/ingresses', 'Ingress', 'web', async () => {
     const res = await kubectl(kapi.url, ['apply', '-f', '-'], JSON.stringify(ingress));

@@ -18,7 +18,13 @@ function run(args: string[]): Promise<{ code: number | null; stderr: string }> {
 test('an unreachable etcd is a one-line error and a non-zero exit', async () => {
   const port = await freePort();
   const dataDir = mkdtempSync(path.join(tmpdir(), 'kapi-unreachable-'));
-  const res = await run([`--etcd-servers=http://127.0.0.1:${port}`, `--data-dir=${dataDir}`, '--bind-address=127.0.0.1', '--secure-port=0', '--storage-initialization-timeout=2s']);
+  const res = await run([
+    `--etcd-servers=http://127.0.0.1:${port}`,
+    `--data-dir=${dataDir}`,
+    '--bind-address=127.0.0.1',
+    '--secure-port=0',
+    '--storage-initialization-timeout=2s',
+  ]);
   rmSync(dataDir, { recursive: true, force: true });
   expect(res.code).toBe(1);
   expect(res.stderr.trim().split('\n')).toHaveLength(1);
@@ -48,7 +54,9 @@ interface EmbeddedKapi {
 
 async function startEmbedded(dataDir: string): Promise<EmbeddedKapi> {
   const port = await freePort();
-  const child = spawn(process.execPath, [MAIN, `--data-dir=${dataDir}`, '--bind-address=127.0.0.1', '--secure-port=0', `--insecure-port=${port}`], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [MAIN, `--data-dir=${dataDir}`, '--bind-address=127.0.0.1', '--secure-port=0', `--insecure-port=${port}`], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   child.stderr!.on('data', (c: Buffer) => (output += c.toString()));
   const url = `http://127.0.0.1:${port}`;

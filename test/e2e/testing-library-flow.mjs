@@ -25,12 +25,19 @@ async function exercise(kapi, name) {
   fromFile.loadFromFile(kapi.kubeconfigPath);
   const custom = kc.makeApiClient(CustomObjectsApi);
   await custom.createNamespacedCustomObject({
-    group: 'example.com', version: 'v1', namespace: 'default', plural: 'widgets',
+    group: 'example.com',
+    version: 'v1',
+    namespace: 'default',
+    plural: 'widgets',
     body: { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name }, spec: { size: 3 } },
   });
   const list = await custom.listNamespacedCustomObject({ group: 'example.com', version: 'v1', namespace: 'default', plural: 'widgets' });
   const namespaces = await fromFile.makeApiClient(CoreV1Api).listNamespace();
-  return { server: kc.getCurrentCluster().server, widgets: list.items.map((w) => w.metadata.name), namespaces: namespaces.items.map((n) => n.metadata.name).sort() };
+  return {
+    server: kc.getCurrentCluster().server,
+    widgets: list.items.map((w) => w.metadata.name),
+    namespaces: namespaces.items.map((n) => n.metadata.name).sort(),
+  };
 }
 report.serverLoadedByHostInstances = serverLoaded();
 report.a = await exercise(a, 'from-a');
@@ -74,7 +81,6 @@ report.inProcess = { serverLoaded: serverLoaded(), widgets: localWidgets.status,
 files.push(local.kubeconfigPath);
 prefixesToCheck.push(local.etcdPrefix);
 await local.stop();
-
 
 files.push(a.kubeconfigPath, b.kubeconfigPath);
 const etcdEndpoint = a.etcdEndpoint;

@@ -28,7 +28,7 @@ async function eventually(check: () => boolean, timeoutMs: number): Promise<bool
   return true;
 }
 
-test("startKapi from the built package: two instances in parallel on one shared etcd, CRDs installed, client-node, an etcd URL and feature gates, the log, in-process, nothing left after stop()", async () => {
+test('startKapi from the built package: two instances in parallel on one shared etcd, CRDs installed, client-node, an etcd URL and feature gates, the log, in-process, nothing left after stop()', async () => {
   const report = await runFlow();
   expect(report.sameFunction).toBe(true);
   expect(report.distinct).toEqual({ urls: true, prefixes: true, etcd: true });
@@ -67,7 +67,11 @@ test('a test process killed outright: the host stops its server and deletes its 
     });
     expect((await fetch(`${kapi.url}/readyz`)).status).toBe(200);
     child.kill('SIGKILL');
-    const refused = async (): Promise<boolean> => fetch(`${kapi.url}/readyz`).then(() => false, () => true);
+    const refused = async (): Promise<boolean> =>
+      fetch(`${kapi.url}/readyz`).then(
+        () => false,
+        () => true,
+      );
     const deadline = Date.now() + 15_000;
     while (!(await refused()) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
     expect(await refused()).toBe(true);
@@ -97,10 +101,15 @@ test('two copies of kapi testing at once each get a host of their own build', as
   for (const entry of ['node_modules', 'package.json', 'proto']) symlinkSync(path.join(root, entry), path.join(copy, entry));
   const holders = [root, copy].map((at) => {
     const script = `require(${JSON.stringify(path.join(at, 'dist/testing'))}).startKapi().then(async (k) => { process.stdout.write((await fetch(k.url + '/readyz')).status + '\\n'); process.stdin.resume().once('end', () => k.stop()); })`;
-    return spawn(process.execPath, ['-e', script], { env: { ...process.env, KAPI_TESTING_DIR: own, KAPI_TESTING_ETCD_LINGER_MS: '500' }, stdio: ['pipe', 'pipe', 'inherit'] });
+    return spawn(process.execPath, ['-e', script], {
+      env: { ...process.env, KAPI_TESTING_DIR: own, KAPI_TESTING_ETCD_LINGER_MS: '500' },
+      stdio: ['pipe', 'pipe', 'inherit'],
+    });
   });
   try {
-    const ready = await Promise.all(holders.map((child) => new Promise<string>((resolve) => child.stdout.once('data', (c: Buffer) => resolve(c.toString().trim())))));
+    const ready = await Promise.all(
+      holders.map((child) => new Promise<string>((resolve) => child.stdout.once('data', (c: Buffer) => resolve(c.toString().trim())))),
+    );
     expect(ready).toEqual(['200', '200']);
     expect(readdirSync(own).filter((f) => f.startsWith('state-'))).toHaveLength(2);
     for (const child of holders) child.stdin.end();
@@ -117,7 +126,11 @@ test('a testing host that does not answer is passed over: the next process start
   const env = { ...process.env, KAPI_TESTING_DIR: own, KAPI_TESTING_ETCD_LINGER_MS: '60000' };
   const script = `require(${JSON.stringify(path.resolve(__dirname, '../../dist/testing'))}).startKapi().then(async (k) => { process.stdout.write(String((await fetch(k.url + '/readyz')).status)); await k.stop(); })`;
   const run = (): Promise<string> =>
-    new Promise((resolve, reject) => execFile(process.execPath, ['-e', script], { env, timeout: 30_000 }, (err, stdout, stderr) => (err ? reject(new Error(stderr || err.message)) : resolve(stdout))));
+    new Promise((resolve, reject) =>
+      execFile(process.execPath, ['-e', script], { env, timeout: 30_000 }, (err, stdout, stderr) =>
+        err ? reject(new Error(stderr || err.message)) : resolve(stdout),
+      ),
+    );
   const hostPid = (): number => {
     const state = readdirSync(own).find((f) => /^state-\w+\.json$/.test(f))!;
     return (JSON.parse(readFileSync(path.join(own, state), 'utf8')) as { hostPid: number }).hostPid;

@@ -43,10 +43,14 @@ test('after etcd is killed and restarted, namespace deletion and new CRDs work a
 
   await etcd.kill(0);
   // While etcd is away, /readyz says so.
-  const down = await eventually('readyz to fail', async () => {
-    const r = await readyz();
-    return r.status === 500 ? r : undefined;
-  }, 15_000);
+  const down = await eventually(
+    'readyz to fail',
+    async () => {
+      const r = await readyz();
+      return r.status === 500 ? r : undefined;
+    },
+    15_000,
+  );
   expect(down.text).toContain('[-]etcd failed');
   await new Promise((r) => setTimeout(r, 3000));
 
@@ -62,7 +66,11 @@ test('after etcd is killed and restarted, namespace deletion and new CRDs work a
   const deletedAfterMs = Date.now() - restarted;
 
   const establishMs = await createEstablished(api, simpleCrd('after.example.com', 'widgets', 'Widget'), 30_000);
-  const widget = await api.post('/apis/after.example.com/v1/namespaces/default/widgets', { apiVersion: 'after.example.com/v1', kind: 'Widget', metadata: { name: 'w1' } });
+  const widget = await api.post('/apis/after.example.com/v1/namespaces/default/widgets', {
+    apiVersion: 'after.example.com/v1',
+    kind: 'Widget',
+    metadata: { name: 'w1' },
+  });
   expect(widget.status).toBe(201);
   expect((await api.get('/apis/after.example.com/v1/namespaces/default/widgets/w1')).status).toBe(200);
   // The authorizer's RBAC view follows again: a binding made after the restart grants at once.
@@ -74,11 +82,23 @@ test('after etcd is killed and restarted, namespace deletion and new CRDs work a
     subjects: [{ kind: 'User', apiGroup: 'rbac.authorization.k8s.io', name: 'late' }],
   };
   expect((await api.post('/apis/rbac.authorization.k8s.io/v1/namespaces/default/rolebindings', binding)).status).toBe(201);
-  await eventually('the new binding to take effect', async () => ((await api.get('/api/v1/namespaces/default/configmaps', { headers: { 'Impersonate-User': 'late' } })).status === 200 ? true : undefined), 10_000);
+  await eventually(
+    'the new binding to take effect',
+    async () => ((await api.get('/api/v1/namespaces/default/configmaps', { headers: { 'Impersonate-User': 'late' } })).status === 200 ? true : undefined),
+    10_000,
+  );
   const final = await readyz();
   expect(final.status).toBe(200);
-  for (const check of ['namespace-controller', 'garbage-collector-controller', 'clusterrole-aggregation-controller', 'poststarthook/start-apiextensions-controllers', 'leaderElection']) {
+  for (const check of [
+    'namespace-controller',
+    'garbage-collector-controller',
+    'clusterrole-aggregation-controller',
+    'poststarthook/start-apiextensions-controllers',
+    'leaderElection',
+  ]) {
     expect(final.text).toContain(`[+]${check} ok`);
   }
-  console.log(`etcd restart: /readyz green ${readyAfterMs} ms after etcd restarted; namespace deleted ${deletedAfterMs} ms after; new CRD Established in ${establishMs} ms`);
+  console.log(
+    `etcd restart: /readyz green ${readyAfterMs} ms after etcd restarted; namespace deleted ${deletedAfterMs} ms after; new CRD Established in ${establishMs} ms`,
+  );
 }, 120_000);

@@ -44,7 +44,12 @@ describe('an etcd watch that cannot resume because its revision was compacted', 
       await etcd.kill(0);
       await etcd.restart(0);
       const key = `${kapi.prefix}/configmaps/${ns}/written-meanwhile`;
-      const value = JSON.stringify({ kind: 'ConfigMap', apiVersion: 'v1', metadata: { name: 'written-meanwhile', namespace: ns, uid: 'c0ffee00-0000-4000-8000-000000000001', creationTimestamp: '2026-01-01T00:00:00Z' }, data: { k: 'v' } });
+      const value = JSON.stringify({
+        kind: 'ConfigMap',
+        apiVersion: 'v1',
+        metadata: { name: 'written-meanwhile', namespace: ns, uid: 'c0ffee00-0000-4000-8000-000000000001', creationTimestamp: '2026-01-01T00:00:00Z' },
+        data: { k: 'v' },
+      });
       // Written twice, so the compaction removes the revision kapi must resume from.
       await etcdPost(etcd.endpoints[0], '/v3/kv/put', { key: b64(key), value: b64(value) });
       const put = await etcdPost(etcd.endpoints[0], '/v3/kv/put', { key: b64(key), value: b64(value) });

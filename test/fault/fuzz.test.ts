@@ -78,14 +78,59 @@ function fuzzPath(): string {
 }
 
 const QUERY_KEYS = [
-  'watch', 'limit', 'continue', 'resourceVersion', 'resourceVersionMatch', 'labelSelector', 'fieldSelector', 'timeout',
-  'pretty', 'fieldManager', 'fieldValidation', 'propagationPolicy', 'gracePeriodSeconds', 'allowWatchBookmarks',
-  'sendInitialEvents', 'includeObject', 'force', 'orphanDependents', 'verbose', 'exclude', 'hash', 'x',
+  'watch',
+  'limit',
+  'continue',
+  'resourceVersion',
+  'resourceVersionMatch',
+  'labelSelector',
+  'fieldSelector',
+  'timeout',
+  'pretty',
+  'fieldManager',
+  'fieldValidation',
+  'propagationPolicy',
+  'gracePeriodSeconds',
+  'allowWatchBookmarks',
+  'sendInitialEvents',
+  'includeObject',
+  'force',
+  'orphanDependents',
+  'verbose',
+  'exclude',
+  'hash',
+  'x',
 ];
 const QUERY_VALUES = [
-  '', '0', '1', '-1', 'true', 'false', 'x', '%', '%zz', '99999999999999999999', '9223372036854775807', 'a,b', 'a!=b', 'a in (b',
-  'metadata.name=x', 'Strict', 'Ignore', 'Orphan', 'Sometimes', 'Exact', 'NotOlderThan', 'All', '1s', '-5s', 'Object', 'None',
-  'eyJ2IjoibWV0YS5rOHMuaW8vdjEiLCJydiI6MSwic3RhcnQiOiJ4In0', '\u00e9'.repeat(3), 'b'.repeat(2000),
+  '',
+  '0',
+  '1',
+  '-1',
+  'true',
+  'false',
+  'x',
+  '%',
+  '%zz',
+  '99999999999999999999',
+  '9223372036854775807',
+  'a,b',
+  'a!=b',
+  'a in (b',
+  'metadata.name=x',
+  'Strict',
+  'Ignore',
+  'Orphan',
+  'Sometimes',
+  'Exact',
+  'NotOlderThan',
+  'All',
+  '1s',
+  '-5s',
+  'Object',
+  'None',
+  'eyJ2IjoibWV0YS5rOHMuaW8vdjEiLCJydiI6MSwic3RhcnQiOiJ4In0',
+  '\u00e9'.repeat(3),
+  'b'.repeat(2000),
 ];
 
 function fuzzQuery(): string {
@@ -100,11 +145,24 @@ function fuzzQuery(): string {
 }
 
 const MEDIA = [
-  'application/json', 'application/yaml', 'application/vnd.kubernetes.protobuf', 'application/cbor',
-  'application/merge-patch+json', 'application/strategic-merge-patch+json', 'application/json-patch+json',
-  'application/apply-patch+yaml', 'application/apply-patch+cbor', 'text/plain', 'application/json;charset=latin1', 'garbage', '*/*',
-  'application/json;as=Table;v=v1;g=meta.k8s.io', 'application/json;as=PartialObjectMetadataList;v=v1;g=meta.k8s.io',
-  'application/vnd.kubernetes.protobuf;stream=watch', 'application/json;q=x', 'application/json, application/yaml;q=0.5',
+  'application/json',
+  'application/yaml',
+  'application/vnd.kubernetes.protobuf',
+  'application/cbor',
+  'application/merge-patch+json',
+  'application/strategic-merge-patch+json',
+  'application/json-patch+json',
+  'application/apply-patch+yaml',
+  'application/apply-patch+cbor',
+  'text/plain',
+  'application/json;charset=latin1',
+  'garbage',
+  '*/*',
+  'application/json;as=Table;v=v1;g=meta.k8s.io',
+  'application/json;as=PartialObjectMetadataList;v=v1;g=meta.k8s.io',
+  'application/vnd.kubernetes.protobuf;stream=watch',
+  'application/json;q=x',
+  'application/json, application/yaml;q=0.5',
 ];
 
 /** Valid encodings of one ConfigMap in each format, mutated: cut, bytes flipped, or other formats' bytes. */
@@ -124,12 +182,19 @@ function fuzzBody(valid: Record<string, Buffer>, contentType: string): Buffer {
       return Buffer.from(pick(Object.values(valid)));
     case 4: {
       const lines = ['a0: &a0 [x, x, x, x, x, x, x, x, x]'];
-      for (let i = 1; i < 10; i++) lines.push(`a${i}: &a${i} [${Array(9).fill(`*a${i - 1}`).join(', ')}]`);
+      for (let i = 1; i < 10; i++)
+        lines.push(
+          `a${i}: &a${i} [${Array(9)
+            .fill(`*a${i - 1}`)
+            .join(', ')}]`,
+        );
       return Buffer.from(lines.join('\n'));
     }
     case 5:
       // Shared references (CBOR tags 28, 29), and a length far past the body (Protobuf).
-      return chance(0.5) ? Buffer.from([0xd9, 0xd9, 0xf7, 0x82, 0xd8, 0x1c, 0x82, 0x01, 0x02, 0xd8, 0x1d, 0x00]) : Buffer.from([0x6b, 0x38, 0x73, 0x00, 0x12, 0xff, 0xff, 0xff, 0xff, 0x0f]);
+      return chance(0.5)
+        ? Buffer.from([0xd9, 0xd9, 0xf7, 0x82, 0xd8, 0x1c, 0x82, 0x01, 0x02, 0xd8, 0x1d, 0x00])
+        : Buffer.from([0x6b, 0x38, 0x73, 0x00, 0x12, 0xff, 0xff, 0xff, 0xff, 0x0f]);
     default:
       return out;
   }
@@ -149,7 +214,9 @@ function send(port: number, method: string, path: string, headers: Record<string
       req = request({ host: '127.0.0.1', port, method, path, headers, agent: false, timeout: 10_000 }, (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ code: res.statusCode ?? 0, contentType: String(res.headers['content-type'] ?? ''), body: Buffer.concat(chunks).toString() }));
+        res.on('end', () =>
+          resolve({ code: res.statusCode ?? 0, contentType: String(res.headers['content-type'] ?? ''), body: Buffer.concat(chunks).toString() }),
+        );
         res.on('error', (err) => resolve(`response error ${err.message}`));
       });
     } catch {
@@ -189,7 +256,8 @@ test(`${REQUESTS} fuzzed requests (seed ${SEED}): every one answered, errors as 
   expect((await api.post('/api/v1/namespaces', { metadata: { name: 'fuzz' } })).status).toBe(201);
   const target = await api.post(`${NS}/configmaps`, { metadata: { name: 'target', labels: { a: 'b' } }, data: { k: 'v' } });
   expect(target.status).toBe(201);
-  const encoded = async (accept: string): Promise<Buffer> => Buffer.from(await (await fetch(`${server.url}${NS}/configmaps/target`, { headers: { Accept: accept } })).arrayBuffer());
+  const encoded = async (accept: string): Promise<Buffer> =>
+    Buffer.from(await (await fetch(`${server.url}${NS}/configmaps/target`, { headers: { Accept: accept } })).arrayBuffer());
   const valid: Record<string, Buffer> = {
     'application/json': await encoded('application/json'),
     'application/yaml': await encoded('application/yaml'),

@@ -59,7 +59,9 @@ test('the controllers run on exactly one replica, the holder of the lease', asyn
   expect(lease.spec).toMatchObject({ leaseDurationSeconds: 15 });
   expect(lease.spec.holderIdentity).toMatch(/^.+_[0-9a-f-]{36}$/);
   // Identity leases: one per replica, each recording what it serves.
-  const identities = (await api(0).get('/apis/coordination.k8s.io/v1/namespaces/kube-system/leases?labelSelector=apiserver.kubernetes.io%2Fidentity%3Dkube-apiserver')).body.items;
+  const identities = (
+    await api(0).get('/apis/coordination.k8s.io/v1/namespaces/kube-system/leases?labelSelector=apiserver.kubernetes.io%2Fidentity%3Dkube-apiserver')
+  ).body.items;
   expect(identities).toHaveLength(2);
   for (const i of identities) expect(i.metadata.name).toMatch(/^kube-apiserver-[a-z2-7]{26}$/);
   // Both report the leader-only controllers healthy: running on one, standing by on the other.
@@ -100,7 +102,11 @@ test('a CRD is served by both replicas as soon as it is Established (20 times, n
     const plural = `things${n}`;
     times.push(await createEstablished(api(via), simpleCrd('ha.example.com', plural, `Thing${n}`)));
     for (const i of [1 - via, via]) {
-      const res = await api(i).post(`/apis/ha.example.com/v1/namespaces/default/${plural}`, { apiVersion: 'ha.example.com/v1', kind: `Thing${n}`, metadata: { name: `t-${i}` } });
+      const res = await api(i).post(`/apis/ha.example.com/v1/namespaces/default/${plural}`, {
+        apiVersion: 'ha.example.com/v1',
+        kind: `Thing${n}`,
+        metadata: { name: `t-${i}` },
+      });
       if (res.status !== 201) notFound.push(`${plural} on replica ${i}: ${res.status}`);
     }
   }
@@ -139,9 +145,21 @@ test('when the leader is killed outright, the other replica takes over within th
   // The new leader's controllers work, though it led before and stood down (the previous test):
   // each started again, the service account controller's default ServiceAccount among them.
   expect((await api(survivor).post('/api/v1/namespaces', { metadata: { name: 'after-failover' } })).status).toBe(201);
-  await eventually('the default ServiceAccount', async () => ((await api(survivor).get('/api/v1/namespaces/after-failover/serviceaccounts/default')).status === 200 ? true : undefined), 15_000);
-  await eventually('the root CA ConfigMap', async () => ((await api(survivor).get('/api/v1/namespaces/after-failover/configmaps/kube-root-ca.crt')).status === 200 ? true : undefined), 15_000);
+  await eventually(
+    'the default ServiceAccount',
+    async () => ((await api(survivor).get('/api/v1/namespaces/after-failover/serviceaccounts/default')).status === 200 ? true : undefined),
+    15_000,
+  );
+  await eventually(
+    'the root CA ConfigMap',
+    async () => ((await api(survivor).get('/api/v1/namespaces/after-failover/configmaps/kube-root-ca.crt')).status === 200 ? true : undefined),
+    15_000,
+  );
   expect((await api(survivor).delete('/api/v1/namespaces/after-failover')).status).toBe(200);
-  await eventually('after-failover to be gone', async () => ((await api(survivor).get('/api/v1/namespaces/after-failover')).status === 404 ? true : undefined), 15_000);
+  await eventually(
+    'after-failover to be gone',
+    async () => ((await api(survivor).get('/api/v1/namespaces/after-failover')).status === 404 ? true : undefined),
+    15_000,
+  );
   console.log(`HA: failover after kill -9 of the leader took ${failoverMs} ms`);
 }, 60_000);

@@ -26,7 +26,12 @@ afterEach(() => {
 
 function aliasBomb(): string {
   const lines = ['a0: &a0 [x, x, x, x, x, x, x, x, x]'];
-  for (let i = 1; i < 10; i++) lines.push(`a${i}: &a${i} [${Array(9).fill(`*a${i - 1}`).join(', ')}]`);
+  for (let i = 1; i < 10; i++)
+    lines.push(
+      `a${i}: &a${i} [${Array(9)
+        .fill(`*a${i - 1}`)
+        .join(', ')}]`,
+    );
   return lines.join('\n');
 }
 
@@ -145,11 +150,17 @@ test('a 413 for a huge Content-Length closes the connection', async () => {
 
 test('a request past its deadline gets 504 Timeout (here a body that stops coming, with ?timeout=1s)', async () => {
   const started = Date.now();
-  const head = 'POST /api/v1/namespaces/default/configmaps?timeout=1s HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"metadata":';
+  const head =
+    'POST /api/v1/namespaces/default/configmaps?timeout=1s HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"metadata":';
   const res = await rawRequest(server.port, head, { lingerMs: 2000 });
   expect(res.code).toBe(504);
   const status = JSON.parse(res.body);
-  expect(status).toMatchObject({ kind: 'Status', reason: 'Timeout', code: 504, message: 'Timeout: request did not complete within requested timeout - context deadline exceeded' });
+  expect(status).toMatchObject({
+    kind: 'Status',
+    reason: 'Timeout',
+    code: 504,
+    message: 'Timeout: request did not complete within requested timeout - context deadline exceeded',
+  });
   expect(res.closed).toBe(true);
   expect(Date.now() - started).toBeGreaterThanOrEqual(900);
   expect(Date.now() - started).toBeLessThan(3000);

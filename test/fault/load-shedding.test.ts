@@ -29,15 +29,23 @@ afterEach(() => {
 });
 
 /** One request on a connection of its own; resolves with the status code, or the error's text. */
-function oneShot(port: number, path: string, method = 'GET', body?: string): Promise<{ code: number | string; ms: number; headers: Record<string, unknown>; body: string }> {
+function oneShot(
+  port: number,
+  path: string,
+  method = 'GET',
+  body?: string,
+): Promise<{ code: number | string; ms: number; headers: Record<string, unknown>; body: string }> {
   const started = Date.now();
   return new Promise((resolve) => {
-    const req = request({ host: '127.0.0.1', port, path, method, agent: false, timeout: 15_000, headers: body ? { 'Content-Type': 'application/json' } : {} }, (res) => {
-      let text = '';
-      res.on('data', (c: Buffer) => (text += c.toString()));
-      res.on('end', () => resolve({ code: res.statusCode ?? 0, ms: Date.now() - started, headers: res.headers, body: text }));
-      res.on('error', (err) => resolve({ code: err.message, ms: Date.now() - started, headers: {}, body: '' }));
-    });
+    const req = request(
+      { host: '127.0.0.1', port, path, method, agent: false, timeout: 15_000, headers: body ? { 'Content-Type': 'application/json' } : {} },
+      (res) => {
+        let text = '';
+        res.on('data', (c: Buffer) => (text += c.toString()));
+        res.on('end', () => resolve({ code: res.statusCode ?? 0, ms: Date.now() - started, headers: res.headers, body: text }));
+        res.on('error', (err) => resolve({ code: err.message, ms: Date.now() - started, headers: {}, body: '' }));
+      },
+    );
     req.on('timeout', () => req.destroy(new Error('client timeout')));
     req.on('error', (err) => resolve({ code: (err as NodeJS.ErrnoException).code ?? err.message, ms: Date.now() - started, headers: {}, body: '' }));
     req.end(body);
@@ -58,13 +66,25 @@ test('past --max-mutating-requests-inflight a write gets 429 with Retry-After: 1
   const refused = await oneShot(server.port, '/api/v1/namespaces/default/configmaps', 'POST', JSON.stringify({ metadata: { name: 'shed' } }));
   expect(refused.code).toBe(429);
   expect(refused.headers['retry-after']).toBe('1');
-  expect(JSON.parse(refused.body)).toMatchObject({ kind: 'Status', reason: 'TooManyRequests', code: 429, message: 'Too many requests, please try again later.', details: { retryAfterSeconds: 1 } });
+  expect(JSON.parse(refused.body)).toMatchObject({
+    kind: 'Status',
+    reason: 'TooManyRequests',
+    code: 429,
+    message: 'Too many requests, please try again later.',
+    details: { retryAfterSeconds: 1 },
+  });
 
   expect((await oneShot(server.port, '/api/v1/namespaces/default/configmaps')).code).toBe(200);
   expect((await oneShot(server.port, '/livez')).code).toBe(200);
   // Watches are long-running: more of them than the read limit all start.
-  const watches = await Promise.all([1, 2, 3].map(() => rawRequest(server.port, 'GET /api/v1/namespaces?watch=1&timeoutSeconds=1 HTTP/1.1\r\nHost: x\r\n\r\n', { lingerMs: 100 })));
-  expect(watches.map((w) => [w.code, w.complete])).toEqual([[200, true], [200, true], [200, true]]);
+  const watches = await Promise.all(
+    [1, 2, 3].map(() => rawRequest(server.port, 'GET /api/v1/namespaces?watch=1&timeoutSeconds=1 HTTP/1.1\r\nHost: x\r\n\r\n', { lingerMs: 100 })),
+  );
+  expect(watches.map((w) => [w.code, w.complete])).toEqual([
+    [200, true],
+    [200, true],
+    [200, true],
+  ]);
 
   holder.destroy();
   await new Promise((r) => setTimeout(r, 300));

@@ -63,7 +63,9 @@ test('kill -9 under concurrent writes: after a restart every acknowledged write 
     const items: { metadata: { name: string }; data: { seq: string } }[] = stored.body.items;
     const present = new Set(items.map((i) => i.metadata.name));
     const seqs = items.map((i) => i.data.seq);
-    process.stdout.write(`kill -9: ${acked.length} writes acknowledged, ${items.length} stored, ${failed.length} cut by the kill, ready again ${recoveredMs} ms after it\n`);
+    process.stdout.write(
+      `kill -9: ${acked.length} writes acknowledged, ${items.length} stored, ${failed.length} cut by the kill, ready again ${recoveredMs} ms after it\n`,
+    );
     expect(acked.length).toBeGreaterThanOrEqual(100);
     expect(acked.filter((name) => !present.has(name))).toEqual([]);
     expect(new Set(seqs).size).toBe(seqs.length);
@@ -84,11 +86,14 @@ test('SIGTERM under load: /readyz turns red, nothing in flight is reset, acknowl
   const watchEnds = [1, 2].map(
     () =>
       new Promise<string>((resolve) => {
-        const req = request({ host: '127.0.0.1', port: server.port, path: '/api/v1/namespaces/drain/configmaps?watch=1', agent: false }, (res: IncomingMessage) => {
-          res.on('data', () => undefined);
-          res.on('end', () => resolve(res.complete ? 'clean end' : 'cut'));
-          res.on('error', (err) => resolve(`error: ${err.message}`));
-        });
+        const req = request(
+          { host: '127.0.0.1', port: server.port, path: '/api/v1/namespaces/drain/configmaps?watch=1', agent: false },
+          (res: IncomingMessage) => {
+            res.on('data', () => undefined);
+            res.on('end', () => resolve(res.complete ? 'clean end' : 'cut'));
+            res.on('error', (err) => resolve(`error: ${err.message}`));
+          },
+        );
         req.on('error', (err) => resolve(`error: ${err.message}`));
         req.end();
       }),
@@ -115,7 +120,9 @@ test('SIGTERM under load: /readyz turns red, nothing in flight is reset, acknowl
   slow.on('data', (c: Buffer) => (slowAnswer += c.toString()));
   slow.on('error', (err) => (slowAnswer += `error: ${err.message}`));
   const slowBody = JSON.stringify({ metadata: { name: 'slow' } });
-  slow.write(`POST /api/v1/namespaces/drain/configmaps HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${slowBody.length}\r\n\r\n${slowBody.slice(0, 10)}`);
+  slow.write(
+    `POST /api/v1/namespaces/drain/configmaps HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${slowBody.length}\r\n\r\n${slowBody.slice(0, 10)}`,
+  );
   await new Promise((r) => setTimeout(r, 200));
 
   const signalled = Date.now();
@@ -140,7 +147,9 @@ test('SIGTERM under load: /readyz turns red, nothing in flight is reset, acknowl
   const ends = await Promise.all(watchEnds);
   slow.destroy();
 
-  process.stdout.write(`SIGTERM: /readyz red after ${readyzRedAfterMs} ms, ${acked.length} writes acknowledged, ${failures.length} failed, exit in ${Date.now() - signalled} ms\n`);
+  process.stdout.write(
+    `SIGTERM: /readyz red after ${readyzRedAfterMs} ms, ${acked.length} writes acknowledged, ${failures.length} failed, exit in ${Date.now() - signalled} ms\n`,
+  );
   expect(readyzRedAfterMs).toBeGreaterThanOrEqual(0);
   expect(failures).toEqual([]);
   expect(slowAnswer).toMatch(/^HTTP\/1.1 201 /);

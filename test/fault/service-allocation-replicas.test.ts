@@ -45,7 +45,10 @@ test('2,000 Services created concurrently through two replicas get distinct clus
   expect(failures).toEqual([]);
   console.log(`created ${TOTAL} Services through 2 replicas in ${seconds.toFixed(1)} s (${Math.round(TOTAL / seconds)}/s)`);
 
-  const list = (await apis[0].get('/api/v1/namespaces/default/services')).body.items as { metadata: { name: string }; spec: { clusterIP: string; ports: { nodePort?: number }[] } }[];
+  const list = (await apis[0].get('/api/v1/namespaces/default/services')).body.items as {
+    metadata: { name: string };
+    spec: { clusterIP: string; ports: { nodePort?: number }[] };
+  }[];
   const mine = list.filter((s) => s.metadata.name.startsWith('s-'));
   expect(mine).toHaveLength(TOTAL);
   const ips = mine.map((s) => s.spec.clusterIP);
@@ -54,7 +57,10 @@ test('2,000 Services created concurrently through two replicas get distinct clus
   expect(nodePorts).toHaveLength(TOTAL / 2);
   expect(new Set(nodePorts).size).toBe(TOTAL / 2);
   // Every IP has its IPAddress naming its Service, and no IPAddress is left over.
-  const addresses = (await apis[1].get('/apis/networking.k8s.io/v1/ipaddresses')).body.items as { metadata: { name: string }; spec: { parentRef: { name: string } } }[];
+  const addresses = (await apis[1].get('/apis/networking.k8s.io/v1/ipaddresses')).body.items as {
+    metadata: { name: string };
+    spec: { parentRef: { name: string } };
+  }[];
   const owner = new Map(addresses.map((a) => [a.metadata.name, a.spec.parentRef.name]));
   for (const s of mine) expect(owner.get(s.spec.clusterIP)).toBe(s.metadata.name);
   expect(addresses).toHaveLength(TOTAL + 1);
@@ -69,7 +75,7 @@ test('kubectl get servicecidrs,ipaddresses', async () => {
   expect(ip.stdout).toMatch(/^NAME\s+PARENTREF\n10\.96\.0\.1\s+services\/default\/kubernetes\n$/);
 });
 
-test('with both replicas on 127.0.0.1, the kubernetes EndpointSlice and Endpoints list that address once, at a replica\'s secure port', async () => {
+test("with both replicas on 127.0.0.1, the kubernetes EndpointSlice and Endpoints list that address once, at a replica's secure port", async () => {
   const securePorts = replicas.map((r) => Number(new URL(r.secureUrl).port));
   for (const replica of replicas) {
     const api = new Api(replica.url);

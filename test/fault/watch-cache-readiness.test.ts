@@ -57,7 +57,13 @@ describe('a (re)initializing watch cache', () => {
       expect(waited).toBeGreaterThanOrEqual(350);
       expect(waited).toBeLessThan(2000);
       const status = asStatus(err);
-      expect(status.status).toMatchObject({ kind: 'Status', code: 429, reason: 'TooManyRequests', message: 'storage is (re)initializing', details: { retryAfterSeconds: 1 } });
+      expect(status.status).toMatchObject({
+        kind: 'Status',
+        code: 429,
+        reason: 'TooManyRequests',
+        message: 'storage is (re)initializing',
+        details: { retryAfterSeconds: 1 },
+      });
       expect(status.headers['Retry-After']).toBe('1');
     }
   });

@@ -41,9 +41,13 @@ export async function createEstablished(api: Api, crd: Record<string, unknown>, 
   const created = await api.post('/apis/apiextensions.k8s.io/v1/customresourcedefinitions', crd);
   if (created.status !== 201) throw new Error(`creating the CRD: ${created.status} ${created.text}`);
   const name = (crd.metadata as { name: string }).name;
-  await eventually(`${name} Established`, async () => {
-    const res = await api.get(`/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${name}`);
-    return isEstablished(res.body) ? true : undefined;
-  }, timeoutMs);
+  await eventually(
+    `${name} Established`,
+    async () => {
+      const res = await api.get(`/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${name}`);
+      return isEstablished(res.body) ? true : undefined;
+    },
+    timeoutMs,
+  );
   return Date.now() - started;
 }

@@ -44,7 +44,9 @@ export interface ExtensionOptions {
 }
 
 function status(res: ServerResponse, code: number, reason: string, message: string): void {
-  res.writeHead(code, { 'Content-Type': 'application/json' }).end(JSON.stringify({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, code }));
+  res
+    .writeHead(code, { 'Content-Type': 'application/json' })
+    .end(JSON.stringify({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, code }));
 }
 
 const resourceList = (GV: string) => ({
@@ -61,67 +63,88 @@ export async function startExtensionServer(opts: ExtensionOptions): Promise<Exte
   const group = opts.group ?? WARDLE_GROUP;
   const GV = `${group}/${WARDLE_VERSION}`;
   const ca = createCertificateAuthority('wardle-ca');
-  const serving = createLeafCertificate(ca, { commonName: 'wardle', usage: 'server', hosts: ['127.0.0.1', `${opts.serviceName}.${opts.namespace}.svc`], validDays: 1 });
+  const serving = createLeafCertificate(ca, {
+    commonName: 'wardle',
+    usage: 'server',
+    hosts: ['127.0.0.1', `${opts.serviceName}.${opts.namespace}.svc`],
+    validDays: 1,
+  });
   const trusted = new X509Certificate(opts.requestHeaderCa);
   const seen: SeenRequest[] = [];
   const flunders = new Map<string, Record<string, unknown>>();
-  const server: Server = createServer({ cert: serving.cert, key: serving.key, ca: opts.requestHeaderCa, requestCert: true, rejectUnauthorized: false }, (req, res) => {
-    const peer = (req.socket as TLSSocket).getPeerCertificate();
-    const clientCn = peer?.raw ? (new X509Certificate(peer.raw).subject.match(/CN=([^\n]+)/)?.[1] ?? '') : '';
-    seen.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, clientCn });
-    // requestheader authentication as an extension server does it: only a verified, allowed front proxy may name the user.
-    const verified = peer?.raw ? new X509Certificate(peer.raw).checkIssued(trusted) && new X509Certificate(peer.raw).verify(trusted.publicKey) : false;
-    if (!verified || !opts.allowedNames.includes(clientCn) || !req.headers['x-remote-user']) return status(res, 401, 'Unauthorized', 'Unauthorized');
-    const url = new URL(req.url ?? '/', 'https://wardle');
-    const parts = url.pathname.split('/').filter(Boolean);
-    if (url.pathname === `/apis/${GV}`) return void res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify(resourceList(GV)));
-    if (url.pathname === '/apis') {
-      const version = { groupVersion: GV, version: WARDLE_VERSION };
-      return void res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ kind: 'APIGroupList', apiVersion: 'v1', groups: [{ name: group, versions: [version], preferredVersion: version }] }));
-    }
-    // /apis/<group>/<version>/namespaces/<ns>/flunders[/<name>]
-    if (parts.length < 6 || parts[3] !== 'namespaces' || parts[5] !== 'flunders') return status(res, 404, 'NotFound', 'the server could not find the requested resource');
-    const namespace = parts[4];
-    const name = parts[6];
-    const inNamespace = () => [...flunders.values()].filter((f) => (f.metadata as { namespace: string }).namespace === namespace);
-    if (req.method === 'POST') {
-      let text = '';
-      req.on('data', (c) => (text += c));
-      req.on('end', () => {
-        const obj = JSON.parse(text) as Record<string, any>;
-        obj.metadata = { ...obj.metadata, namespace, resourceVersion: String(flunders.size + 1), creationTimestamp: new Date().toISOString().replace(/\.\d+Z$/, 'Z') };
-        flunders.set(`${namespace}/${obj.metadata.name}`, obj);
-        res.writeHead(201, { 'Content-Type': 'application/json' }).end(JSON.stringify(obj));
-      });
-      return;
-    }
-    if (name) {
-      const found = flunders.get(`${namespace}/${name}`);
-      if (!found) return status(res, 404, 'NotFound', `flunders.${group} "${name}" not found`);
-      return void res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify(found));
-    }
-    if (url.searchParams.get('watch') === 'true' || url.searchParams.get('watch') === '1') {
-      // One ADDED event per flunder, then the stream stays open until the client goes.
-      res.writeHead(200, { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' });
-      for (const f of inNamespace()) res.write(`${JSON.stringify({ type: 'ADDED', object: f })}\n`);
-      return;
-    }
-    if ((req.headers.accept ?? '').includes('as=Table')) {
-      // What kube's aggregator forwards unchanged: the Table is the extension server's to make.
-      const table = {
-        kind: 'Table',
-        apiVersion: 'meta.k8s.io/v1',
-        metadata: { resourceVersion: String(flunders.size) },
-        columnDefinitions: [
-          { name: 'Name', type: 'string', format: 'name', description: 'the name', priority: 0 },
-          { name: 'Color', type: 'string', format: '', description: 'wardle colour', priority: 0 },
-        ],
-        rows: inNamespace().map((f) => ({ cells: [(f.metadata as { name: string }).name, (f.spec as { color?: string } | undefined)?.color ?? ''], object: { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: f.metadata } })),
-      };
-      return void res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify(table));
-    }
-    res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ kind: 'FlunderList', apiVersion: GV, metadata: { resourceVersion: String(flunders.size) }, items: inNamespace() }));
-  });
+  const server: Server = createServer(
+    { cert: serving.cert, key: serving.key, ca: opts.requestHeaderCa, requestCert: true, rejectUnauthorized: false },
+    (req, res) => {
+      const peer = (req.socket as TLSSocket).getPeerCertificate();
+      const clientCn = peer?.raw ? (new X509Certificate(peer.raw).subject.match(/CN=([^\n]+)/)?.[1] ?? '') : '';
+      seen.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, clientCn });
+      // requestheader authentication as an extension server does it: only a verified, allowed front proxy may name the user.
+      const verified = peer?.raw ? new X509Certificate(peer.raw).checkIssued(trusted) && new X509Certificate(peer.raw).verify(trusted.publicKey) : false;
+      if (!verified || !opts.allowedNames.includes(clientCn) || !req.headers['x-remote-user']) return status(res, 401, 'Unauthorized', 'Unauthorized');
+      const url = new URL(req.url ?? '/', 'https://wardle');
+      const parts = url.pathname.split('/').filter(Boolean);
+      if (url.pathname === `/apis/${GV}`) return void res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify(resourceList(GV)));
+      if (url.pathname === '/apis') {
+        const version = { groupVersion: GV, version: WARDLE_VERSION };
+        return void res
+          .writeHead(200, { 'Content-Type': 'application/json' })
+          .end(JSON.stringify({ kind: 'APIGroupList', apiVersion: 'v1', groups: [{ name: group, versions: [version], preferredVersion: version }] }));
+      }
+      // /apis/<group>/<version>/namespaces/<ns>/flunders[/<name>]
+      if (parts.length < 6 || parts[3] !== 'namespaces' || parts[5] !== 'flunders')
+        return status(res, 404, 'NotFound', 'the server could not find the requested resource');
+      const namespace = parts[4];
+      const name = parts[6];
+      const inNamespace = () => [...flunders.values()].filter((f) => (f.metadata as { namespace: string }).namespace === namespace);
+      if (req.method === 'POST') {
+        let text = '';
+        req.on('data', (c) => (text += c));
+        req.on('end', () => {
+          const obj = JSON.parse(text) as Record<string, any>;
+          obj.metadata = {
+            ...obj.metadata,
+            namespace,
+            resourceVersion: String(flunders.size + 1),
+            creationTimestamp: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
+          };
+          flunders.set(`${namespace}/${obj.metadata.name}`, obj);
+          res.writeHead(201, { 'Content-Type': 'application/json' }).end(JSON.stringify(obj));
+        });
+        return;
+      }
+      if (name) {
+        const found = flunders.get(`${namespace}/${name}`);
+        if (!found) return status(res, 404, 'NotFound', `flunders.${group} "${name}" not found`);
+        return void res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify(found));
+      }
+      if (url.searchParams.get('watch') === 'true' || url.searchParams.get('watch') === '1') {
+        // One ADDED event per flunder, then the stream stays open until the client goes.
+        res.writeHead(200, { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' });
+        for (const f of inNamespace()) res.write(`${JSON.stringify({ type: 'ADDED', object: f })}\n`);
+        return;
+      }
+      if ((req.headers.accept ?? '').includes('as=Table')) {
+        // What kube's aggregator forwards unchanged: the Table is the extension server's to make.
+        const table = {
+          kind: 'Table',
+          apiVersion: 'meta.k8s.io/v1',
+          metadata: { resourceVersion: String(flunders.size) },
+          columnDefinitions: [
+            { name: 'Name', type: 'string', format: 'name', description: 'the name', priority: 0 },
+            { name: 'Color', type: 'string', format: '', description: 'wardle colour', priority: 0 },
+          ],
+          rows: inNamespace().map((f) => ({
+            cells: [(f.metadata as { name: string }).name, (f.spec as { color?: string } | undefined)?.color ?? ''],
+            object: { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: f.metadata },
+          })),
+        };
+        return void res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify(table));
+      }
+      res
+        .writeHead(200, { 'Content-Type': 'application/json' })
+        .end(JSON.stringify({ kind: 'FlunderList', apiVersion: GV, metadata: { resourceVersion: String(flunders.size) }, items: inNamespace() }));
+    },
+  );
   // An `attach`-like stream: a verified front proxy's upgrade to `kapi-echo` is answered 101, then every byte comes back.
   server.on('upgrade', (req: IncomingMessage, socket: Duplex) => {
     const peer = (socket as TLSSocket).getPeerCertificate();
@@ -150,7 +173,12 @@ export async function startExtensionServer(opts: ExtensionOptions): Promise<Exte
 export function serviceFor(name: string, namespace: string, port: number): { service: Record<string, unknown>; endpoints: Record<string, unknown> } {
   return {
     service: { apiVersion: 'v1', kind: 'Service', metadata: { name, namespace }, spec: { ports: [{ name: 'https', port: 443, targetPort: port }] } },
-    endpoints: { apiVersion: 'v1', kind: 'Endpoints', metadata: { name, namespace }, subsets: [{ addresses: [{ ip: '127.0.0.1' }], ports: [{ name: 'https', port }] }] },
+    endpoints: {
+      apiVersion: 'v1',
+      kind: 'Endpoints',
+      metadata: { name, namespace },
+      subsets: [{ addresses: [{ ip: '127.0.0.1' }], ports: [{ name: 'https', port }] }],
+    },
   };
 }
 

@@ -79,7 +79,9 @@ function serveStream(req: IncomingMessage, socket: Duplex, url: URL): void {
   }
   // What the client sends (stdin, resize, close signals) is read and dropped, so that its end is seen.
   socket.resume();
-  const accept = createHash('sha1').update(key + WEBSOCKET_GUID).digest('base64');
+  const accept = createHash('sha1')
+    .update(key + WEBSOCKET_GUID)
+    .digest('base64');
   socket.write(
     `HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: ${accept}\r\nSec-WebSocket-Protocol: ${protocol}\r\n\r\n`,
   );

@@ -20,7 +20,11 @@ export interface TlsResponse {
 }
 
 /** One HTTPS request that verifies the server against `tls.ca`, optionally with a client certificate. */
-export function httpsRequest(url: string, tls: TlsOptions, init: { method?: string; headers?: Record<string, string>; body?: unknown } = {}): Promise<TlsResponse> {
+export function httpsRequest(
+  url: string,
+  tls: TlsOptions,
+  init: { method?: string; headers?: Record<string, string>; body?: unknown } = {},
+): Promise<TlsResponse> {
   return new Promise((resolve, reject) => {
     const payload = init.body === undefined ? undefined : JSON.stringify(init.body);
     const req = request(

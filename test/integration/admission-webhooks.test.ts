@@ -39,7 +39,12 @@ const HANDLERS: Record<string, (review: Review) => Promise<unknown>> = {
     return reply(review, { allowed: true, patchType: 'JSONPatch', patch, warnings: ['labelled by the test webhook'] });
   },
   '/count': async (review) => {
-    const annotations = { ...(review.request.object.metadata.annotations ?? {}), 'labels-seen': Object.keys(review.request.object.metadata.labels ?? {}).sort().join(',') };
+    const annotations = {
+      ...(review.request.object.metadata.annotations ?? {}),
+      'labels-seen': Object.keys(review.request.object.metadata.labels ?? {})
+        .sort()
+        .join(','),
+    };
     const patch = Buffer.from(JSON.stringify([{ op: 'add', path: '/metadata/annotations', value: annotations }])).toString('base64');
     return reply(review, { allowed: true, patchType: 'JSONPatch', patch });
   },
@@ -115,7 +120,10 @@ describe('webhook configurations', () => {
     expect(res.status).toBe(201);
     const w = res.body.webhooks[0];
     expect([w.failurePolicy, w.matchPolicy, w.timeoutSeconds, w.namespaceSelector, w.rules[0].scope]).toEqual(['Fail', 'Equivalent', 10, {}, '*']);
-    const m = await api.post(MUTATING, { metadata: { name: 'defaults' }, webhooks: [hook('defaults.kapi.test', 'nothing', { service: { namespace: 'default', name: 'svc' } })] });
+    const m = await api.post(MUTATING, {
+      metadata: { name: 'defaults' },
+      webhooks: [hook('defaults.kapi.test', 'nothing', { service: { namespace: 'default', name: 'svc' } })],
+    });
     expect(m.status).toBe(201);
     expect([m.body.webhooks[0].reinvocationPolicy, m.body.webhooks[0].clientConfig.service.port]).toEqual(['Never', 443]);
   });
@@ -125,13 +133,21 @@ describe('webhook configurations', () => {
     ['no sideEffects', { sideEffects: undefined }, 'webhooks[0].sideEffects: Required value: must specify one of None, NoneOnDryRun'],
     ['a timeout of 31s', { timeoutSeconds: 31 }, 'webhooks[0].timeoutSeconds: Invalid value: 31: the timeout value must be between 1 and 30 seconds'],
     ['no review versions', { admissionReviewVersions: [] }, 'webhooks[0].admissionReviewVersions: Required value: must specify one of v1, v1beta1'],
-    ['an http URL', { clientConfig: { url: 'http://127.0.0.1/x' } }, `webhooks[0].clientConfig.url: Invalid value: "http": 'https' is the only allowed URL scheme`],
+    [
+      'an http URL',
+      { clientConfig: { url: 'http://127.0.0.1/x' } },
+      `webhooks[0].clientConfig.url: Invalid value: "http": 'https' is the only allowed URL scheme`,
+    ],
     [
       '"*" with a resource',
       { rules: [{ operations: ['CREATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['*', 'pods/exec', 'configmaps'] }] },
       `webhooks[0].rules[0].resources: Invalid value: ["*","pods/exec","configmaps"]: if '*' is present, must not specify other resources without subresources`,
     ],
-    ['both url and service', { clientConfig: { url: 'https://a/', service: { namespace: 'a', name: 'b' } } }, 'webhooks[0].clientConfig: Required value: exactly one of url or service is required'],
+    [
+      'both url and service',
+      { clientConfig: { url: 'https://a/', service: { namespace: 'a', name: 'b' } } },
+      'webhooks[0].clientConfig: Required value: exactly one of url or service is required',
+    ],
   ])('%s is refused with 422', async (_what, override, cause) => {
     const res = await api.post(VALIDATING, { metadata: { name: 'bad' }, webhooks: [{ ...hook('bad.kapi.test', 'x', { url: `${base}/x` }), ...override }] });
     expect(res.status).toBe(422);
@@ -139,7 +155,10 @@ describe('webhook configurations', () => {
   });
 
   test('names must be unique', async () => {
-    const res = await api.post(VALIDATING, { metadata: { name: 'dup' }, webhooks: [hook('dup.kapi.test', 'x', { url: `${base}/x` }), hook('dup.kapi.test', 'x', { url: `${base}/x` })] });
+    const res = await api.post(VALIDATING, {
+      metadata: { name: 'dup' },
+      webhooks: [hook('dup.kapi.test', 'x', { url: `${base}/x` }), hook('dup.kapi.test', 'x', { url: `${base}/x` })],
+    });
     expect(res.status).toBe(422);
     expect(res.body.message).toContain('webhooks[1].name: Duplicate value: "dup.kapi.test"');
   });
@@ -168,8 +187,17 @@ describe('webhooks', () => {
     const pod = { metadata: { name: 'webhook-defaults', labels: { test: 'defaults' } }, spec: { containers: [{ name: 'c', image: 'busybox' }] } };
     expect((await api.post('/api/v1/namespaces/default/pods', pod)).status).toBe(201);
     const created = seen.find((r) => r.operation === 'CREATE')!;
-    expect(created.object.spec).toMatchObject({ restartPolicy: 'Always', dnsPolicy: 'ClusterFirst', schedulerName: 'default-scheduler', terminationGracePeriodSeconds: 30 });
-    expect(created.object.spec.containers[0]).toMatchObject({ imagePullPolicy: 'Always', terminationMessagePath: '/dev/termination-log', terminationMessagePolicy: 'File' });
+    expect(created.object.spec).toMatchObject({
+      restartPolicy: 'Always',
+      dnsPolicy: 'ClusterFirst',
+      schedulerName: 'default-scheduler',
+      terminationGracePeriodSeconds: 30,
+    });
+    expect(created.object.spec.containers[0]).toMatchObject({
+      imagePullPolicy: 'Always',
+      terminationMessagePath: '/dev/termination-log',
+      terminationMessagePolicy: 'File',
+    });
     seen.length = 0;
     const replaced = (await api.get('/api/v1/namespaces/default/pods/webhook-defaults')).body;
     delete replaced.spec.restartPolicy;
@@ -197,11 +225,17 @@ describe('webhooks', () => {
     await configure(VALIDATING, 'deny', [hook('deny.kapi.test', 'deny', { url: `${base}/deny` })]);
     const res = await api.post(CMS, configMap('refused', 'deny'));
     expect(res.status).toBe(403);
-    expect(res.body).toMatchObject({ kind: 'Status', status: 'Failure', reason: 'Forbidden', code: 403, message: 'admission webhook "deny.kapi.test" denied the request: no refused here' });
+    expect(res.body).toMatchObject({
+      kind: 'Status',
+      status: 'Failure',
+      reason: 'Forbidden',
+      code: 403,
+      message: 'admission webhook "deny.kapi.test" denied the request: no refused here',
+    });
     expect((await api.get(`${CMS}/refused`)).status).toBe(404);
   });
 
-  test('namespaceSelector matches the labels of the object\'s namespace', async () => {
+  test("namespaceSelector matches the labels of the object's namespace", async () => {
     expect((await api.post('/api/v1/namespaces', { metadata: { name: 'guarded', labels: { guard: 'on' } } })).status).toBe(201);
     await configure(VALIDATING, 'guard', [hook('guard.kapi.test', 'guard', { url: `${base}/deny` }, { namespaceSelector: { matchLabels: { guard: 'on' } } })]);
     const refused = await api.post('/api/v1/namespaces/guarded/configmaps', configMap('inside', 'guard'));
@@ -209,30 +243,60 @@ describe('webhooks', () => {
     expect((await api.post(CMS, configMap('outside', 'guard'))).status).toBe(201);
   });
 
-  test('clientConfig.service is reached through the Service\'s Endpoints, by its port and path, verified as <service>.<namespace>.svc', async () => {
+  test("clientConfig.service is reached through the Service's Endpoints, by its port and path, verified as <service>.<namespace>.svc", async () => {
     const webhookPort = (webhook.address() as AddressInfo).port;
-    const svc = await api.post('/api/v1/namespaces/default/services', { metadata: { name: 'webhook' }, spec: { ports: [{ name: 'https', port: 8443, targetPort: webhookPort }] } });
+    const svc = await api.post('/api/v1/namespaces/default/services', {
+      metadata: { name: 'webhook' },
+      spec: { ports: [{ name: 'https', port: 8443, targetPort: webhookPort }] },
+    });
     expect(svc.status).toBe(201);
-    const endpoints = { metadata: { name: 'webhook' }, subsets: [{ addresses: [{ ip: '127.0.0.1' }], ports: [{ name: 'https', port: webhookPort, protocol: 'TCP' }] }] };
+    const endpoints = {
+      metadata: { name: 'webhook' },
+      subsets: [{ addresses: [{ ip: '127.0.0.1' }], ports: [{ name: 'https', port: webhookPort, protocol: 'TCP' }] }],
+    };
     expect((await api.post('/api/v1/namespaces/default/endpoints', endpoints)).status).toBe(201);
-    await eventually('the endpoints in the cache', async () => ((await api.get('/api/v1/namespaces/default/endpoints/webhook?resourceVersion=0')).status === 200 ? true : undefined));
-    await configure(MUTATING, 'by-service', [hook('service.kapi.test', 'service', { service: { namespace: 'default', name: 'webhook', port: 8443, path: '/label' } })]);
+    await eventually('the endpoints in the cache', async () =>
+      (await api.get('/api/v1/namespaces/default/endpoints/webhook?resourceVersion=0')).status === 200 ? true : undefined,
+    );
+    await configure(MUTATING, 'by-service', [
+      hook('service.kapi.test', 'service', { service: { namespace: 'default', name: 'webhook', port: 8443, path: '/label' } }),
+    ]);
     const res = await api.post(CMS, configMap('through-service', 'service'));
     expect([res.status, res.body.metadata?.labels]).toEqual([201, { test: 'service', touched: 'yes' }]);
     await configure(VALIDATING, 'no-endpoints', [hook('missing.kapi.test', 'missing', { service: { namespace: 'default', name: 'absent', path: '/record' } })]);
     const missing = await api.post(CMS, configMap('missing', 'missing'));
-    expect([missing.status, missing.body.message]).toEqual([500, 'Internal error occurred: failed calling webhook "missing.kapi.test": failed to call webhook: Post "https://absent.default.svc:443/record?timeout=10s": service "absent" not found']);
+    expect([missing.status, missing.body.message]).toEqual([
+      500,
+      'Internal error occurred: failed calling webhook "missing.kapi.test": failed to call webhook: Post "https://absent.default.svc:443/record?timeout=10s": service "absent" not found',
+    ]);
   });
 
-  test('without Endpoints, the Service\'s EndpointSlices give the address', async () => {
-    expect((await api.post('/api/v1/namespaces/default/services', { metadata: { name: 'sliced' }, spec: { ports: [{ name: 'https', port: 443, targetPort: 9443 }] } })).status).toBe(201);
-    await configure(VALIDATING, 'sliced', [hook('sliced.kapi.test', 'sliced', { service: { namespace: 'default', name: 'sliced', path: '/x' } }, { timeoutSeconds: 1 })]);
-    const prefix = 'Internal error occurred: failed calling webhook "sliced.kapi.test": failed to call webhook: Post "https://sliced.default.svc:443/x?timeout=1s": ';
+  test("without Endpoints, the Service's EndpointSlices give the address", async () => {
+    expect(
+      (
+        await api.post('/api/v1/namespaces/default/services', {
+          metadata: { name: 'sliced' },
+          spec: { ports: [{ name: 'https', port: 443, targetPort: 9443 }] },
+        })
+      ).status,
+    ).toBe(201);
+    await configure(VALIDATING, 'sliced', [
+      hook('sliced.kapi.test', 'sliced', { service: { namespace: 'default', name: 'sliced', path: '/x' } }, { timeoutSeconds: 1 }),
+    ]);
+    const prefix =
+      'Internal error occurred: failed calling webhook "sliced.kapi.test": failed to call webhook: Post "https://sliced.default.svc:443/x?timeout=1s": ';
     expect((await api.post(CMS, configMap('no-slice', 'sliced'))).body.message).toBe(`${prefix}no endpoints available for service "sliced"`);
     // A documentation address (TEST-NET-1, unreachable): the call goes there and fails otherwise.
-    const slice = { metadata: { name: 'sliced-1', labels: { 'kubernetes.io/service-name': 'sliced' } }, addressType: 'IPv4', endpoints: [{ addresses: ['192.0.2.1'] }], ports: [{ name: 'https', port: 9443 }] };
+    const slice = {
+      metadata: { name: 'sliced-1', labels: { 'kubernetes.io/service-name': 'sliced' } },
+      addressType: 'IPv4',
+      endpoints: [{ addresses: ['192.0.2.1'] }],
+      ports: [{ name: 'https', port: 9443 }],
+    };
     expect((await api.post('/apis/discovery.k8s.io/v1/namespaces/default/endpointslices', slice)).status).toBe(201);
-    await eventually('the slice in the cache', async () => ((await api.get('/apis/discovery.k8s.io/v1/namespaces/default/endpointslices/sliced-1?resourceVersion=0')).status === 200 ? true : undefined));
+    await eventually('the slice in the cache', async () =>
+      (await api.get('/apis/discovery.k8s.io/v1/namespaces/default/endpointslices/sliced-1?resourceVersion=0')).status === 200 ? true : undefined,
+    );
     const res = await api.post(CMS, configMap('sliced', 'sliced'));
     expect(res.status).toBe(500);
     expect(res.body.message.startsWith(prefix)).toBe(true);
@@ -249,11 +313,22 @@ describe('webhooks', () => {
     const res = await api.post(CMS, configMap('failed', 'dead-fail'));
     expect(res.status).toBe(500);
     const cause = `failed calling webhook "fail.kapi.test": failed to call webhook: Post "https://127.0.0.1:${port}/dead?timeout=10s": dial tcp 127.0.0.1:${port}: connect: connection refused`;
-    expect(res.body).toMatchObject({ reason: 'InternalError', code: 500, message: `Internal error occurred: ${cause}`, details: { causes: [{ message: cause }] } });
+    expect(res.body).toMatchObject({
+      reason: 'InternalError',
+      code: 500,
+      message: `Internal error occurred: ${cause}`,
+      details: { causes: [{ message: cause }] },
+    });
     const metrics = await (await fetch(`${server.url}/metrics`)).text();
-    expect(metrics).toMatch(/apiserver_admission_webhook_rejection_count\{name="fail.kapi.test",type="validating",operation="CREATE",error_type="calling_webhook_error",rejection_code="500"\} 1/);
-    expect(metrics).toMatch(/apiserver_admission_webhook_admission_duration_seconds_count\{name="fail.kapi.test",type="validating",operation="CREATE",rejected="true"\} 1/);
-    expect(metrics).toMatch(/apiserver_admission_webhook_admission_duration_seconds_count\{name="ignore.kapi.test",type="validating",operation="CREATE",rejected="false"\} 1/);
+    expect(metrics).toMatch(
+      /apiserver_admission_webhook_rejection_count\{name="fail.kapi.test",type="validating",operation="CREATE",error_type="calling_webhook_error",rejection_code="500"\} 1/,
+    );
+    expect(metrics).toMatch(
+      /apiserver_admission_webhook_admission_duration_seconds_count\{name="fail.kapi.test",type="validating",operation="CREATE",rejected="true"\} 1/,
+    );
+    expect(metrics).toMatch(
+      /apiserver_admission_webhook_admission_duration_seconds_count\{name="ignore.kapi.test",type="validating",operation="CREATE",rejected="false"\} 1/,
+    );
   });
 
   test('a webhook slower than its timeoutSeconds fails the write once the timeout passes', async () => {
@@ -262,12 +337,16 @@ describe('webhooks', () => {
     const res = await api.post(CMS, configMap('slow', 'slow'));
     expect(Date.now() - started).toBeLessThan(2900);
     expect(res.status).toBe(500);
-    expect(res.body.message).toBe(`Internal error occurred: failed calling webhook "slow.kapi.test": failed to call webhook: Post "${base}/slow?timeout=1s": context deadline exceeded`);
+    expect(res.body.message).toBe(
+      `Internal error occurred: failed calling webhook "slow.kapi.test": failed to call webhook: Post "${base}/slow?timeout=1s": context deadline exceeded`,
+    );
   });
 
   test('a TLS certificate that does not chain to caBundle is a failed call', async () => {
     const other = Buffer.from(createCertificateAuthority('another-ca').cert).toString('base64');
-    await configure(VALIDATING, 'untrusted', [{ ...hook('untrusted.kapi.test', 'untrusted', { url: `${base}/record` }), clientConfig: { url: `${base}/record`, caBundle: other } }]);
+    await configure(VALIDATING, 'untrusted', [
+      { ...hook('untrusted.kapi.test', 'untrusted', { url: `${base}/record` }), clientConfig: { url: `${base}/record`, caBundle: other } },
+    ]);
     const res = await api.post(CMS, configMap('untrusted', 'untrusted'));
     expect(res.status).toBe(500);
     expect(res.body.message).toContain('x509: certificate signed by unknown authority');
@@ -292,7 +371,12 @@ describe('webhooks', () => {
   test('a dry run that would reach a webhook with side effects (stored before v1 refused them) fails with 400', async () => {
     const etcd = new RawEtcd();
     try {
-      const config = { apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingWebhookConfiguration', metadata: { name: 'legacy', uid: 'u-legacy', creationTimestamp: '2024-01-01T00:00:00Z' }, webhooks: [{ ...hook('legacy.kapi.test', 'legacy', { url: `${base}/record` }), sideEffects: 'Some', failurePolicy: 'Fail', timeoutSeconds: 10 }] };
+      const config = {
+        apiVersion: 'admissionregistration.k8s.io/v1',
+        kind: 'ValidatingWebhookConfiguration',
+        metadata: { name: 'legacy', uid: 'u-legacy', creationTimestamp: '2024-01-01T00:00:00Z' },
+        webhooks: [{ ...hook('legacy.kapi.test', 'legacy', { url: `${base}/record` }), sideEffects: 'Some', failurePolicy: 'Fail', timeoutSeconds: 10 }],
+      };
       await etcd.put(`${server.prefix}/validatingwebhookconfigurations/legacy`, JSON.stringify(config));
       await eventually('legacy in the cache', async () => ((await api.get(`${VALIDATING}/legacy?resourceVersion=0`)).status === 200 ? true : undefined));
       const dry = await api.post(`${CMS}?dryRun=All`, configMap('legacy', 'legacy'));
@@ -305,13 +389,22 @@ describe('webhooks', () => {
   });
 
   test("ingress-nginx's webhook configuration is called for an Ingress: with no controller running, kube's message", async () => {
-    const docs = yaml.loadAll(readFileSync(path.join(__dirname, '../fixtures/bundles/ingress-nginx.yaml'), 'utf8')) as { kind: string; metadata: { name: string } }[];
+    const docs = yaml.loadAll(readFileSync(path.join(__dirname, '../fixtures/bundles/ingress-nginx.yaml'), 'utf8')) as {
+      kind: string;
+      metadata: { name: string };
+    }[];
     const pick = (kind: string, name: string) => docs.find((d) => d.kind === kind && d.metadata.name === name)!;
     expect((await api.post('/api/v1/namespaces', pick('Namespace', 'ingress-nginx'))).status).toBe(201);
     expect((await api.post('/api/v1/namespaces/ingress-nginx/services', pick('Service', 'ingress-nginx-controller-admission'))).status).toBe(201);
     const config = pick('ValidatingWebhookConfiguration', 'ingress-nginx-admission') as unknown as { webhooks: unknown[] };
     await configure(VALIDATING, 'ingress-nginx-admission', config.webhooks);
-    const ingress = { metadata: { name: 'web' }, spec: { ingressClassName: 'nginx', rules: [{ host: 'a.example.com', http: { paths: [{ path: '/', pathType: 'Prefix', backend: { service: { name: 'web', port: { number: 80 } } } }] } }] } };
+    const ingress = {
+      metadata: { name: 'web' },
+      spec: {
+        ingressClassName: 'nginx',
+        rules: [{ host: 'a.example.com', http: { paths: [{ path: '/', pathType: 'Prefix', backend: { service: { name: 'web', port: { number: 80 } } } }] } }],
+      },
+    };
     const res = await api.post('/apis/networking.k8s.io/v1/namespaces/ingress-nginx/ingresses', ingress);
     expect([res.status, res.body.message]).toEqual([
       500,
@@ -322,7 +415,13 @@ describe('webhooks', () => {
 
   test('webhook configurations are never sent to webhooks: a failing catch-all webhook can still be removed', async () => {
     const port = await deadPort();
-    const all = { name: 'all.kapi.test', clientConfig: { url: `https://127.0.0.1:${port}/dead`, caBundle }, rules: [{ operations: ['*'], apiGroups: ['*'], apiVersions: ['*'], resources: ['*/*'] }], sideEffects: 'None', admissionReviewVersions: ['v1'] };
+    const all = {
+      name: 'all.kapi.test',
+      clientConfig: { url: `https://127.0.0.1:${port}/dead`, caBundle },
+      rules: [{ operations: ['*'], apiGroups: ['*'], apiVersions: ['*'], resources: ['*/*'] }],
+      sideEffects: 'None',
+      admissionReviewVersions: ['v1'],
+    };
     await configure(VALIDATING, 'catch-all', [all]);
     expect((await api.post(CMS, configMap('blocked', 'none'))).status).toBe(500);
     expect((await api.post(MUTATING, { metadata: { name: 'still-writable' }, webhooks: [] })).status).toBe(201);

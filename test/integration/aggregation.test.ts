@@ -121,16 +121,32 @@ describe('APIServices', () => {
   });
 
   test.each([
-    ['a name other than version.group', { metadata: { name: 'v1.wrong.example.com' } }, 'metadata.name: Invalid value: "v1.wrong.example.com": must be `spec.version+"."+spec.group`: "v1.right.example.com"'],
+    [
+      'a name other than version.group',
+      { metadata: { name: 'v1.wrong.example.com' } },
+      'metadata.name: Invalid value: "v1.wrong.example.com": must be `spec.version+"."+spec.group`: "v1.right.example.com"',
+    ],
     ['groupPriorityMinimum 0', { groupPriorityMinimum: 0 }, 'spec.groupPriorityMinimum: Invalid value: 0: must be positive and less than 20000'],
     ['versionPriority 1001', { versionPriority: 1001 }, 'spec.versionPriority: Invalid value: 1001: must be positive and less than 1000'],
-    ['caBundle with insecureSkipTLSVerify', { insecureSkipTLSVerify: true }, 'spec.insecureSkipTLSVerify: Invalid value: true: may not be true if caBundle is present'],
+    [
+      'caBundle with insecureSkipTLSVerify',
+      { insecureSkipTLSVerify: true },
+      'spec.insecureSkipTLSVerify: Invalid value: true: may not be true if caBundle is present',
+    ],
     ['a local one with a caBundle', { service: undefined }, 'spec.caBundle: Invalid value: "'],
   ])('%s is refused with 422', async (_what, override, cause) => {
     const { metadata, ...spec } = override as { metadata?: Record<string, unknown> };
     const body = {
       metadata: metadata ?? { name: 'v1.right.example.com' },
-      spec: { group: 'right.example.com', version: 'v1', service: { namespace: 'default', name: 'x' }, caBundle: wardle.caBundle, groupPriorityMinimum: 100, versionPriority: 10, ...spec },
+      spec: {
+        group: 'right.example.com',
+        version: 'v1',
+        service: { namespace: 'default', name: 'x' },
+        caBundle: wardle.caBundle,
+        groupPriorityMinimum: 100,
+        versionPriority: 10,
+        ...spec,
+      },
     };
     const res = await api.post(APISERVICES, body);
     expect(res.status).toBe(422);
@@ -143,7 +159,11 @@ describe('APIServices', () => {
     expect((await api.post(APISERVICES, gone)).status).toBe(201);
     expect(await reasonOf('v1.gone.example.com', 'ServiceNotFound')).toMatchObject({ status: 'False', message: 'service/nowhere in "default" is not present' });
     await api.post('/api/v1/namespaces/default/services', serviceFor('empty', 'default', 1).service);
-    const empty = { ...gone, metadata: { name: 'v1.empty.example.com' }, spec: { ...gone.spec, group: 'empty.example.com', service: { namespace: 'default', name: 'empty' } } };
+    const empty = {
+      ...gone,
+      metadata: { name: 'v1.empty.example.com' },
+      spec: { ...gone.spec, group: 'empty.example.com', service: { namespace: 'default', name: 'empty' } },
+    };
     expect((await api.post(APISERVICES, empty)).status).toBe(201);
     expect((await reasonOf('v1.empty.example.com', 'MissingEndpoints')).status).toBe('False');
     const res = await api.get('/apis/empty.example.com/v1/namespaces/default/things');
@@ -152,12 +172,18 @@ describe('APIServices', () => {
     expect(res.text).toBe('service unavailable\n');
     // Endpoints appearing are noticed at once (well before the 10 s resync): the check now reaches the server, which serves no such group.
     await api.post('/api/v1/namespaces/default/endpoints', serviceFor('empty', 'default', wardle.port).endpoints);
-    const reached = await eventually('empty checked again', async () => {
-      const c = await availability('v1.empty.example.com');
-      return c?.reason === 'FailedDiscoveryCheck' ? c : undefined;
-    }, 5000);
+    const reached = await eventually(
+      'empty checked again',
+      async () => {
+        const c = await availability('v1.empty.example.com');
+        return c?.reason === 'FailedDiscoveryCheck' ? c : undefined;
+      },
+      5000,
+    );
     // The check verifies the backend's certificate for the Service's name, which this one does not carry.
-    expect(reached.message).toBe(`failing or missing response from https://127.0.0.1:${wardle.port}/apis/empty.example.com/v1: tls: failed to verify certificate: x509: certificate is valid for other names, not empty.default.svc`);
+    expect(reached.message).toBe(
+      `failing or missing response from https://127.0.0.1:${wardle.port}/apis/empty.example.com/v1: tls: failed to verify certificate: x509: certificate is valid for other names, not empty.default.svc`,
+    );
   });
 
   test('TLS to the backend: a caBundle that did not sign its certificate fails the discovery check; insecureSkipTLSVerify skips verification', async () => {
@@ -174,10 +200,12 @@ describe('APIServices', () => {
     );
     // The extension server answers 404 for a group it does not serve: reached, but not Passed.
     const insecure = await reasonOf('v1.insecure.example.com', 'FailedDiscoveryCheck');
-    expect(insecure.message).toBe(`failing or missing response from https://127.0.0.1:${wardle.port}/apis/insecure.example.com/v1: bad status from https://127.0.0.1:${wardle.port}/apis/insecure.example.com/v1: 404`);
+    expect(insecure.message).toBe(
+      `failing or missing response from https://127.0.0.1:${wardle.port}/apis/insecure.example.com/v1: bad status from https://127.0.0.1:${wardle.port}/apis/insecure.example.com/v1: 404`,
+    );
   });
 
-  test('an APIService is served in Protobuf (kube-aggregator\'s generated.proto): the same object as its JSON', async () => {
+  test("an APIService is served in Protobuf (kube-aggregator's generated.proto): the same object as its JSON", async () => {
     const json = (await api.get(`${APISERVICES}/${WARDLE_NAME}`)).body;
     const res = await fetch(`${server.url}${APISERVICES}/${WARDLE_NAME}`, { headers: { Accept: 'application/vnd.kubernetes.protobuf' } });
     expect(res.status).toBe(200);
@@ -186,18 +214,26 @@ describe('APIServices', () => {
     expect(body.subarray(0, 4)).toEqual(Buffer.from('k8s\0'));
     const decoded = decodeProtobuf(body);
     expect(decoded).toEqual(json);
-    expect(decoded.spec).toMatchObject({ service: { namespace: 'default', name: 'wardle', port: 443 }, group: WARDLE_GROUP, version: WARDLE_VERSION, caBundle: wardle.caBundle });
+    expect(decoded.spec).toMatchObject({
+      service: { namespace: 'default', name: 'wardle', port: 443 },
+      group: WARDLE_GROUP,
+      version: WARDLE_VERSION,
+      caBundle: wardle.caBundle,
+    });
   });
 
   test("OpenAPI names APIService as kube-aggregator's Go package does, with the release's fields and patch types", async () => {
     const doc = (await api.get('/openapi/v3/apis/apiregistration.k8s.io/v1')).body;
     const definition = doc.components.schemas['io.k8s.kube-aggregator.pkg.apis.apiregistration.v1.APIService'];
     expect(definition['x-kubernetes-group-version-kind']).toEqual([{ group: 'apiregistration.k8s.io', kind: 'APIService', version: 'v1' }]);
-    expect(doc.components.schemas['io.k8s.kube-aggregator.pkg.apis.apiregistration.v1.APIServiceSpec'].required).toEqual(['groupPriorityMinimum', 'versionPriority']);
+    expect(doc.components.schemas['io.k8s.kube-aggregator.pkg.apis.apiregistration.v1.APIServiceSpec'].required).toEqual([
+      'groupPriorityMinimum',
+      'versionPriority',
+    ]);
     expect(Object.keys(doc.paths[`${APISERVICES}/{name}`].patch.requestBody.content)).toContain('application/strategic-merge-patch+json');
   });
 
-  test('kubectl-style Table of APIServices has kube\'s columns: Name, Service, Available, Age', async () => {
+  test("kubectl-style Table of APIServices has kube's columns: Name, Service, Available, Age", async () => {
     const res = await api.get(APISERVICES, { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' });
     expect(res.body.columnDefinitions.map((c: { name: string }) => c.name)).toEqual(['Name', 'Service', 'Available', 'Age']);
     const row = (name: string) => res.body.rows.find((r: { cells: unknown[] }) => r.cells[0] === name)?.cells.slice(0, 3);
@@ -209,7 +245,10 @@ describe('APIServices', () => {
 
 describe('proxying', () => {
   test("the caller's identity reaches the extension server in X-Remote-* headers, with kapi's front-proxy certificate and without the caller's credentials", async () => {
-    const created = await httpsRequest(`${server.secureUrl}${FLUNDERS}`, alice, { method: 'POST', body: { apiVersion: `${WARDLE_GROUP}/${WARDLE_VERSION}`, kind: 'Flunder', metadata: { name: 'one' }, spec: { color: 'blue' } } });
+    const created = await httpsRequest(`${server.secureUrl}${FLUNDERS}`, alice, {
+      method: 'POST',
+      body: { apiVersion: `${WARDLE_GROUP}/${WARDLE_VERSION}`, kind: 'Flunder', metadata: { name: 'one' }, spec: { color: 'blue' } },
+    });
     expect(created.status).toBe(201);
     // The certificate authenticates (x509 comes before bearer tokens); the Authorization header still never reaches the backend.
     const ok = await httpsRequest(`${server.secureUrl}${FLUNDERS}/one?pretty=false`, alice, { headers: { Authorization: 'Bearer not-for-the-backend' } });
@@ -223,11 +262,13 @@ describe('proxying', () => {
     expect(seen.headers.authorization).toBeUndefined();
   });
 
-  test('kapi authorizes first: a caller without a binding gets kapi\'s 403 and the extension server never sees the request', async () => {
+  test("kapi authorizes first: a caller without a binding gets kapi's 403 and the extension server never sees the request", async () => {
     const before = wardle.seen.length;
     const res = await httpsRequest(`${server.secureUrl}${FLUNDERS}`, bob);
     expect(res.status).toBe(403);
-    expect(res.body.message).toBe(`flunders.${WARDLE_GROUP} is forbidden: User "bob" cannot list resource "flunders" in API group "${WARDLE_GROUP}" in the namespace "default"`);
+    expect(res.body.message).toBe(
+      `flunders.${WARDLE_GROUP} is forbidden: User "bob" cannot list resource "flunders" in API group "${WARDLE_GROUP}" in the namespace "default"`,
+    );
     expect(wardle.seen.length).toBe(before);
   });
 
@@ -275,7 +316,12 @@ describe('proxying', () => {
     });
     expect(echoed).toEqual({ status: 101, data: 'ping' });
     const seen = wardle.seen[wardle.seen.length - 1];
-    expect([seen.url, seen.clientCn, seen.headers['x-remote-user'], seen.headers.upgrade]).toEqual([`${FLUNDERS}/one/attach`, 'front-proxy-client', 'alice', 'kapi-echo']);
+    expect([seen.url, seen.clientCn, seen.headers['x-remote-user'], seen.headers.upgrade]).toEqual([
+      `${FLUNDERS}/one/attach`,
+      'front-proxy-client',
+      'alice',
+      'kapi-echo',
+    ]);
   });
 
   test('the insecure port proxies as system:unsecured', async () => {
@@ -284,7 +330,13 @@ describe('proxying', () => {
   });
 
   test('a backend that cannot be reached is a 503 with the dial error', async () => {
-    const dying = await startExtensionServer({ requestHeaderCa: readFileSync(path.join(server.dataDir, 'pki', 'front-proxy-ca.crt'), 'utf8'), allowedNames: ['front-proxy-client'], serviceName: 'dying', namespace: 'default', group: 'dying.example.com' });
+    const dying = await startExtensionServer({
+      requestHeaderCa: readFileSync(path.join(server.dataDir, 'pki', 'front-proxy-ca.crt'), 'utf8'),
+      allowedNames: ['front-proxy-client'],
+      serviceName: 'dying',
+      namespace: 'default',
+      group: 'dying.example.com',
+    });
     const { service, endpoints } = serviceFor('dying', 'default', dying.port);
     await api.post('/api/v1/namespaces/default/services', service);
     await api.post('/api/v1/namespaces/default/endpoints', endpoints);
@@ -329,10 +381,18 @@ describe('discovery', () => {
 describe('front proxies in front of kapi', () => {
   const frontProxy = (): TlsOptions => {
     const pki = path.join(server.dataDir, 'pki');
-    return { ca: ca.cert, cert: readFileSync(path.join(pki, 'front-proxy-client.crt'), 'utf8'), key: readFileSync(path.join(pki, 'front-proxy-client.key'), 'utf8') };
+    return {
+      ca: ca.cert,
+      cert: readFileSync(path.join(pki, 'front-proxy-client.crt'), 'utf8'),
+      key: readFileSync(path.join(pki, 'front-proxy-client.key'), 'utf8'),
+    };
   };
   const whoAmI = (tls: TlsOptions, headers: Record<string, string>) =>
-    httpsRequest(`${server.secureUrl}/apis/authentication.k8s.io/v1/selfsubjectreviews`, tls, { method: 'POST', headers, body: { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' } });
+    httpsRequest(`${server.secureUrl}/apis/authentication.k8s.io/v1/selfsubjectreviews`, tls, {
+      method: 'POST',
+      headers,
+      body: { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' },
+    });
 
   test('a client certificate of the requestheader CA with an allowed name may name the user in X-Remote-* headers', async () => {
     const res = await whoAmI(frontProxy(), { 'X-Remote-User': 'carol', 'X-Remote-Group': 'g1', 'X-Remote-Extra-Scopes': 'a' });
@@ -380,15 +440,23 @@ describe('front-proxy flags', () => {
       expect(JSON.parse(data['requestheader-allowed-names'])).toEqual(['my-aggregator']);
       expect(JSON.parse(data['requestheader-username-headers'])).toEqual(['X-Who']);
       const serverCa = readFileSync(path.join(other.dataDir, 'pki', 'ca.crt'), 'utf8');
-      const review = await httpsRequest(`${other.secureUrl}/apis/authentication.k8s.io/v1/selfsubjectreviews`, { ca: serverCa, cert: proxyClient.cert, key: proxyClient.key }, {
-        method: 'POST',
-        headers: { 'X-Who': 'dave', 'X-Groups': 'ops' },
-        body: { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' },
-      });
+      const review = await httpsRequest(
+        `${other.secureUrl}/apis/authentication.k8s.io/v1/selfsubjectreviews`,
+        { ca: serverCa, cert: proxyClient.cert, key: proxyClient.key },
+        {
+          method: 'POST',
+          headers: { 'X-Who': 'dave', 'X-Groups': 'ops' },
+          body: { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' },
+        },
+      );
       expect(review.body.status.userInfo).toMatchObject({ username: 'dave', groups: ['ops', 'system:authenticated'] });
       // A certificate of the right CA with a name not allowed is refused outright.
       const intruder = createLeafCertificate(proxyCa, { commonName: 'intruder', usage: 'client', validDays: 1 });
-      const refused = await httpsRequest(`${other.secureUrl}/api/v1/namespaces`, { ca: serverCa, cert: intruder.cert, key: intruder.key }, { headers: { 'X-Who': 'dave' } });
+      const refused = await httpsRequest(
+        `${other.secureUrl}/api/v1/namespaces`,
+        { ca: serverCa, cert: intruder.cert, key: intruder.key },
+        { headers: { 'X-Who': 'dave' } },
+      );
       expect(refused.status).toBe(401);
     } finally {
       await other.close();

@@ -8,7 +8,8 @@ import { Api } from '../harness/http';
 /** The root CA publisher's config map, in every namespace at some moment after the start. */
 const ROOT_CA = 'kube-root-ca.crt';
 /** What kapi writes itself (each namespace's root CA, kube-system's extension-apiserver-authentication) left out. */
-const withoutRootCa = (keys: string[]): string[] => keys.filter((k) => !k.endsWith(`/${ROOT_CA}`) && !k.endsWith('/kube-system/extension-apiserver-authentication'));
+const withoutRootCa = (keys: string[]): string[] =>
+  keys.filter((k) => !k.endsWith(`/${ROOT_CA}`) && !k.endsWith('/kube-system/extension-apiserver-authentication'));
 import { startTestServer, uniquePrefix } from '../harness/server';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'kapi-enc-'));
@@ -61,7 +62,10 @@ describe('encryption at rest', () => {
     expect((await api.get(`${S}/old`)).body.data).toEqual({ password: Buffer.from('hunter2').toString('base64') });
     await server.close();
 
-    const rotated = configFile('two.yaml', `      - secretbox:\n          keys:\n            - name: key2\n              secret: ${KEY2}\n      - aescbc:\n          keys:\n            - name: key1\n              secret: ${KEY1}\n`);
+    const rotated = configFile(
+      'two.yaml',
+      `      - secretbox:\n          keys:\n            - name: key2\n              secret: ${KEY2}\n      - aescbc:\n          keys:\n            - name: key1\n              secret: ${KEY1}\n`,
+    );
     server = await start({ etcdPrefix: prefix, encryptionProviderConfig: rotated });
     api = new Api(server.url);
     const old = await api.get(`${S}/old`);
@@ -88,7 +92,7 @@ describe('encryption at rest', () => {
     expect(list.body.message).toBe(`Internal error occurred: unable to transform key "${key('stale')}": the stored data is not a multiple of the block size`);
     expect((await api.get(`${S}/new`)).status).toBe(200);
     await etcd.delete(key('stale'));
-    expect((await etcd.keys(`${prefix}/secrets/`))).toEqual([key('new'), key('old')]);
+    expect(await etcd.keys(`${prefix}/secrets/`)).toEqual([key('new'), key('old')]);
     await server.close();
   });
 
@@ -115,7 +119,9 @@ describe('corrupt objects', () => {
     expect(get.status).toBe(500);
     expect(get.body.reason).toBe('InternalError');
     expect(get.body.message).toMatch(
-      new RegExp(`^Internal error occurred: StorageError: corrupt object, Code: 7, Key: /configmaps/default/broken, ResourceVersion: 0, AdditionalErrorMsg: object not decodable revision=${revision}: couldn't get version/kind; json parse error: `),
+      new RegExp(
+        `^Internal error occurred: StorageError: corrupt object, Code: 7, Key: /configmaps/default/broken, ResourceVersion: 0, AdditionalErrorMsg: object not decodable revision=${revision}: couldn't get version/kind; json parse error: `,
+      ),
     );
     expect((await api.get(`${C}/fine`)).status).toBe(200);
     const list = await api.get(C);
@@ -146,9 +152,18 @@ describe('corrupt objects', () => {
       'DeleteOptions.meta.k8s.io "" is invalid: ignoreStoreReadErrorWithClusterBreakingPotential: Invalid value: true: is not allowed with DELETECOLLECTION, try again after removing the option',
     );
 
-    const unsafe = await api.delete(`${C}/broken`, { body: { kind: 'DeleteOptions', apiVersion: 'v1', ignoreStoreReadErrorWithClusterBreakingPotential: true } });
+    const unsafe = await api.delete(`${C}/broken`, {
+      body: { kind: 'DeleteOptions', apiVersion: 'v1', ignoreStoreReadErrorWithClusterBreakingPotential: true },
+    });
     expect(unsafe.status).toBe(200);
-    expect(unsafe.body).toEqual({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details: { name: 'broken', kind: 'ConfigMap' }, code: 200 });
+    expect(unsafe.body).toEqual({
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Success',
+      details: { name: 'broken', kind: 'ConfigMap' },
+      code: 200,
+    });
     expect((await api.get(`${C}/broken`)).status).toBe(404);
     expect((await api.get(C)).body.items.map((i: any) => i.metadata.name).filter((n: string) => n !== ROOT_CA)).toEqual(['fine']);
     expect(withoutRootCa(await etcd.keys(`${server.prefix}/configmaps/`))).toEqual([`${server.prefix}/configmaps/default/fine`]);
@@ -164,7 +179,14 @@ describe('corrupt objects', () => {
     await etcd.put(key, '{"no":"metadata"}');
     const get = await api.get(`${C}/broken`);
     expect(get.status).toBe(500);
-    expect(get.body).toEqual({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: "Object 'metadata' is missing or not an object", code: 500 });
+    expect(get.body).toEqual({
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Failure',
+      message: "Object 'metadata' is missing or not an object",
+      code: 500,
+    });
     for (const name of ['broken', 'fine']) {
       const unsafe = await api.delete(`${C}/${name}?ignoreStoreReadErrorWithClusterBreakingPotential=true`);
       expect(unsafe.status).toBe(400);
@@ -172,7 +194,10 @@ describe('corrupt objects', () => {
         'DeleteOptions.meta.k8s.io "" is invalid: ignoreStoreReadErrorWithClusterBreakingPotential: Forbidden: requires the AllowUnsafeMalformedObjectDeletion feature gate',
       );
     }
-    expect(withoutRootCa(await etcd.keys(`${server.prefix}/configmaps/`))).toEqual([`${server.prefix}/configmaps/default/broken`, `${server.prefix}/configmaps/default/fine`]);
+    expect(withoutRootCa(await etcd.keys(`${server.prefix}/configmaps/`))).toEqual([
+      `${server.prefix}/configmaps/default/broken`,
+      `${server.prefix}/configmaps/default/fine`,
+    ]);
     expect((await api.delete(`${C}/broken`)).status).toBe(500);
     expect((await api.delete(`${C}/fine?ignoreStoreReadErrorWithClusterBreakingPotential=false`)).status).toBe(200);
     await etcd.delete(key);

@@ -112,7 +112,11 @@ async function reviewAllows(who: Who, c: Case): Promise<boolean> {
       name: c.name ?? '',
     };
   }
-  const res = await api.post('/apis/authorization.k8s.io/v1/subjectaccessreviews', { apiVersion: 'authorization.k8s.io/v1', kind: 'SubjectAccessReview', spec });
+  const res = await api.post('/apis/authorization.k8s.io/v1/subjectaccessreviews', {
+    apiVersion: 'authorization.k8s.io/v1',
+    kind: 'SubjectAccessReview',
+    spec,
+  });
   expect(res.status).toBe(201);
   return res.body.status.allowed;
 }
@@ -175,20 +179,28 @@ const only = (c: Case, verbs: Verb[]): boolean => c.kind === 'resource' && verbs
 /** The decisions the bindings made in beforeAll must give, written out by hand. */
 const EXPECTED: [Who, (c: Case) => boolean][] = [
   // Role pod-reader in ns1: get, list, watch pods (not their subresources).
-  [ALICE, (c) => (c.kind === 'path' ? PUBLIC_PATHS.includes(c.path) : c.namespace === 'ns1' && c.resource === 'pods' && !c.subresource && only(c, ['get', 'list', 'watch']))],
+  [
+    ALICE,
+    (c) =>
+      c.kind === 'path' ? PUBLIC_PATHS.includes(c.path) : c.namespace === 'ns1' && c.resource === 'pods' && !c.subresource && only(c, ['get', 'list', 'watch']),
+  ],
   // ClusterRole scaler everywhere: deployments/scale get, update, patch; deployments get.
   [
     BOB,
     (c) =>
       c.kind === 'path'
         ? PUBLIC_PATHS.includes(c.path)
-        : c.group === 'apps' && c.resource === 'deployments' && ((c.subresource === 'scale' && only(c, ['get', 'update', 'patch'])) || (!c.subresource && c.verb === 'get')),
+        : c.group === 'apps' &&
+          c.resource === 'deployments' &&
+          ((c.subresource === 'scale' && only(c, ['get', 'update', 'patch'])) || (!c.subresource && c.verb === 'get')),
   ],
   // ClusterRole cm-named bound in ns1: configmaps named "allowed" only (a list names no object).
   [
     CAROL,
     (c) =>
-      c.kind === 'path' ? PUBLIC_PATHS.includes(c.path) : c.namespace === 'ns1' && c.resource === 'configmaps' && c.name === 'allowed' && only(c, ['get', 'update', 'patch', 'delete']),
+      c.kind === 'path'
+        ? PUBLIC_PATHS.includes(c.path)
+        : c.namespace === 'ns1' && c.resource === 'configmaps' && c.name === 'allowed' && only(c, ['get', 'update', 'patch', 'delete']),
   ],
   // Group auditors: /metrics and /logs/*, and every */status for get.
   [DAVE, (c) => (c.kind === 'path' ? [...PUBLIC_PATHS, '/metrics', '/logs/kapi.log'].includes(c.path) : c.subresource === 'status' && c.verb === 'get')],
@@ -206,7 +218,13 @@ const role = (kind: 'Role' | 'ClusterRole', name: string, rules: unknown[], name
   rules,
 });
 
-const binding = (kind: 'RoleBinding' | 'ClusterRoleBinding', name: string, roleRef: { kind: string; name: string }, subjects: unknown[], namespace?: string) => ({
+const binding = (
+  kind: 'RoleBinding' | 'ClusterRoleBinding',
+  name: string,
+  roleRef: { kind: string; name: string },
+  subjects: unknown[],
+  namespace?: string,
+) => ({
   apiVersion: 'rbac.authorization.k8s.io/v1',
   kind,
   metadata: { name, ...(namespace ? { namespace } : {}) },
@@ -235,7 +253,12 @@ beforeAll(async () => {
     ]),
   );
   await created(`${RBAC}/clusterrolebindings`, binding('ClusterRoleBinding', 'bob-scales', { kind: 'ClusterRole', name: 'scaler' }, [user('bob')]));
-  await created(`${RBAC}/clusterroles`, role('ClusterRole', 'cm-named', [{ apiGroups: [''], resources: ['configmaps'], resourceNames: ['allowed'], verbs: ['get', 'list', 'watch', 'update', 'patch', 'delete'] }]));
+  await created(
+    `${RBAC}/clusterroles`,
+    role('ClusterRole', 'cm-named', [
+      { apiGroups: [''], resources: ['configmaps'], resourceNames: ['allowed'], verbs: ['get', 'list', 'watch', 'update', 'patch', 'delete'] },
+    ]),
+  );
   await created(`${RBAC}/namespaces/ns1/rolebindings`, binding('RoleBinding', 'carol-cm', { kind: 'ClusterRole', name: 'cm-named' }, [user('carol')], 'ns1'));
   await created(
     `${RBAC}/clusterroles`,
@@ -246,7 +269,9 @@ beforeAll(async () => {
   );
   await created(
     `${RBAC}/clusterrolebindings`,
-    binding('ClusterRoleBinding', 'auditors-watch', { kind: 'ClusterRole', name: 'watcher' }, [{ kind: 'Group', apiGroup: 'rbac.authorization.k8s.io', name: 'auditors' }]),
+    binding('ClusterRoleBinding', 'auditors-watch', { kind: 'ClusterRole', name: 'watcher' }, [
+      { kind: 'Group', apiGroup: 'rbac.authorization.k8s.io', name: 'auditors' },
+    ]),
   );
   await created(`${RBAC}/namespaces/ns1/roles`, role('Role', 'secret-maker', [{ apiGroups: [''], resources: ['secrets'], verbs: ['create', 'list'] }], 'ns1'));
   await created(
@@ -272,7 +297,8 @@ describe.each(EXPECTED.map(([who, expected]) => [who.user, who, expected] as con
       const forbidden = res.status === 403;
       if (forbidden) expect(res.body).toMatchObject({ kind: 'Status', reason: 'Forbidden', code: 403 });
       const reviewed = await reviewAllows(who, c);
-      const what = c.kind === 'path' ? `GET ${c.path}` : `${c.verb} ${c.resource}${c.subresource ? `/${c.subresource}` : ''} ${c.name ?? ''} in "${c.namespace}"`;
+      const what =
+        c.kind === 'path' ? `GET ${c.path}` : `${c.verb} ${c.resource}${c.subresource ? `/${c.subresource}` : ''} ${c.name ?? ''} in "${c.namespace}"`;
       if (forbidden === want) mismatches.push(`${what}: expected ${want ? 'allowed' : 'forbidden'}, request got ${res.status}`);
       if (reviewed !== want) mismatches.push(`${what}: expected ${want ? 'allowed' : 'forbidden'}, SubjectAccessReview said allowed=${reviewed}`);
     }
@@ -284,7 +310,7 @@ test('the matrix has at least 100 cases', () => {
   expect(CASES.length * EXPECTED.length).toBeGreaterThanOrEqual(100);
 });
 
-describe('refusals read as kube-apiserver\'s', () => {
+describe("refusals read as kube-apiserver's", () => {
   test('a namespaced list', async () => {
     const res = await send(ALICE, core('list', 'pods', 'ns2'));
     expect(res.status).toBe(403);
@@ -330,7 +356,10 @@ describe('refusals read as kube-apiserver\'s', () => {
   test('a dry run is refused exactly as the real request', async () => {
     const dry = await api.post('/api/v1/namespaces/ns1/pods?dryRun=All', { metadata: { name: 'p' } }, { headers: impersonating(ALICE) });
     const real = await api.post('/api/v1/namespaces/ns1/pods', { metadata: { name: 'p' } }, { headers: impersonating(ALICE) });
-    expect([dry.status, dry.body.message]).toEqual([403, 'pods is forbidden: User "alice" cannot create resource "pods" in API group "" in the namespace "ns1"']);
+    expect([dry.status, dry.body.message]).toEqual([
+      403,
+      'pods is forbidden: User "alice" cannot create resource "pods" in API group "" in the namespace "ns1"',
+    ]);
     expect(real.body).toEqual(dry.body);
   });
 
@@ -363,10 +392,17 @@ describe('SubjectAccessReview reasons', () => {
       metadata: { namespace: 'ns1' },
       spec: { user: 'system:serviceaccount:ns1:robot', resourceAttributes: { namespace: 'ns1', verb: 'create', resource: 'secrets' } },
     });
-    expect(local.body.status).toEqual({ allowed: true, reason: 'RBAC: allowed by RoleBinding "robot-secrets/ns1" of Role "secret-maker" to ServiceAccount "robot/ns1"' });
+    expect(local.body.status).toEqual({
+      allowed: true,
+      reason: 'RBAC: allowed by RoleBinding "robot-secrets/ns1" of Role "secret-maker" to ServiceAccount "robot/ns1"',
+    });
     const self = await api.post(
       '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews',
-      { apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectAccessReview', spec: { resourceAttributes: { namespace: 'ns2', verb: 'get', resource: 'pods' } } },
+      {
+        apiVersion: 'authorization.k8s.io/v1',
+        kind: 'SelfSubjectAccessReview',
+        spec: { resourceAttributes: { namespace: 'ns2', verb: 'get', resource: 'pods' } },
+      },
       { headers: impersonating(ALICE) },
     );
     expect(self.status).toBe(201);

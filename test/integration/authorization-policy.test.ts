@@ -34,7 +34,11 @@ async function created(api: Api, p: string, body: unknown): Promise<void> {
 /** Whether `user` may do it, once the authorizer's cache has caught up with a change. */
 async function until(api: Api, user: string, attrs: Record<string, string>, allowed: boolean): Promise<void> {
   await eventually(`${user} ${JSON.stringify(attrs)} allowed=${allowed}`, async () => {
-    const res = await api.post(`${AUTHZ}/subjectaccessreviews`, { apiVersion: 'authorization.k8s.io/v1', kind: 'SubjectAccessReview', spec: { user, resourceAttributes: attrs } });
+    const res = await api.post(`${AUTHZ}/subjectaccessreviews`, {
+      apiVersion: 'authorization.k8s.io/v1',
+      kind: 'SubjectAccessReview',
+      spec: { user, resourceAttributes: attrs },
+    });
     return res.body.status.allowed === allowed ? true : undefined;
   });
 }
@@ -50,10 +54,14 @@ describe('with RBAC', () => {
     await created(
       api,
       `${RBAC}/namespaces/esc/roles`,
-      role('rbac-writer', [
-        { apiGroups: ['rbac.authorization.k8s.io'], resources: ['roles', 'rolebindings'], verbs: ['create', 'get', 'update', 'patch'] },
-        { apiGroups: [''], resources: ['pods'], verbs: ['get'] },
-      ], 'esc'),
+      role(
+        'rbac-writer',
+        [
+          { apiGroups: ['rbac.authorization.k8s.io'], resources: ['roles', 'rolebindings'], verbs: ['create', 'get', 'update', 'patch'] },
+          { apiGroups: [''], resources: ['pods'], verbs: ['get'] },
+        ],
+        'esc',
+      ),
     );
     await created(api, `${RBAC}/namespaces/esc/rolebindings`, bindingTo('eve-writes', { kind: 'Role', name: 'rbac-writer' }, 'eve', 'esc'));
     await until(api, 'eve', { namespace: 'esc', verb: 'create', group: 'rbac.authorization.k8s.io', resource: 'roles' }, true);
@@ -75,13 +83,21 @@ describe('with RBAC', () => {
         message: `roles.rbac.authorization.k8s.io "grab" is forbidden: user "eve" (groups=["system:authenticated"]) ${missing}`,
         details: { name: 'grab', group: 'rbac.authorization.k8s.io', kind: 'roles' },
       });
-      const held = await api.post(`${RBAC}/namespaces/esc/roles`, role('pods-get', [{ apiGroups: [''], resources: ['pods'], verbs: ['get'] }], 'esc'), as('eve'));
+      const held = await api.post(
+        `${RBAC}/namespaces/esc/roles`,
+        role('pods-get', [{ apiGroups: [''], resources: ['pods'], verbs: ['get'] }], 'esc'),
+        as('eve'),
+      );
       expect(held.status).toBe(201);
       // A dry run is refused as the real write is.
       const dry = await api.post(`${RBAC}/namespaces/esc/roles?dryRun=All`, grab, as('eve'));
       expect([dry.status, dry.body.message]).toEqual([403, refused.body.message]);
 
-      await created(api, `${RBAC}/namespaces/esc/roles`, role('escalator', [{ apiGroups: ['rbac.authorization.k8s.io'], resources: ['roles'], verbs: ['escalate'] }], 'esc'));
+      await created(
+        api,
+        `${RBAC}/namespaces/esc/roles`,
+        role('escalator', [{ apiGroups: ['rbac.authorization.k8s.io'], resources: ['roles'], verbs: ['escalate'] }], 'esc'),
+      );
       await created(api, `${RBAC}/namespaces/esc/rolebindings`, bindingTo('eve-escalates', { kind: 'Role', name: 'escalator' }, 'eve', 'esc'));
       await until(api, 'eve', { namespace: 'esc', verb: 'escalate', group: 'rbac.authorization.k8s.io', resource: 'roles' }, true);
       const allowed = await api.post(`${RBAC}/namespaces/esc/roles`, grab, as('eve'));
@@ -93,8 +109,14 @@ describe('with RBAC', () => {
       const binding = bindingTo('bind-grab', { kind: 'Role', name: 'grab' }, 'xavier', 'esc');
       const refused = await api.post(`${RBAC}/namespaces/esc/rolebindings`, binding, as('eve'));
       expect(refused.status).toBe(403);
-      expect(refused.body.message).toBe(`rolebindings.rbac.authorization.k8s.io "bind-grab" is forbidden: user "eve" (groups=["system:authenticated"]) ${missing}`);
-      const held = await api.post(`${RBAC}/namespaces/esc/rolebindings`, bindingTo('bind-pods', { kind: 'Role', name: 'pods-get' }, 'xavier', 'esc'), as('eve'));
+      expect(refused.body.message).toBe(
+        `rolebindings.rbac.authorization.k8s.io "bind-grab" is forbidden: user "eve" (groups=["system:authenticated"]) ${missing}`,
+      );
+      const held = await api.post(
+        `${RBAC}/namespaces/esc/rolebindings`,
+        bindingTo('bind-pods', { kind: 'Role', name: 'pods-get' }, 'xavier', 'esc'),
+        as('eve'),
+      );
       expect(held.status).toBe(201);
 
       await created(
@@ -107,9 +129,15 @@ describe('with RBAC', () => {
       const allowed = await api.post(`${RBAC}/namespaces/esc/rolebindings`, binding, as('eve'));
       expect(allowed.status).toBe(201);
       // bind is per role name: a binding to the admin ClusterRole is still refused.
-      const admin = await api.post(`${RBAC}/namespaces/esc/rolebindings`, bindingTo('bind-admin', { kind: 'ClusterRole', name: 'admin' }, 'xavier', 'esc'), as('eve'));
+      const admin = await api.post(
+        `${RBAC}/namespaces/esc/rolebindings`,
+        bindingTo('bind-admin', { kind: 'ClusterRole', name: 'admin' }, 'xavier', 'esc'),
+        as('eve'),
+      );
       expect(admin.status).toBe(403);
-      expect(admin.body.message).toMatch(/^rolebindings.rbac.authorization.k8s.io "bind-admin" is forbidden: user "eve" \(groups=\["system:authenticated"\]\) is attempting to grant RBAC permissions not currently held:\n/);
+      expect(admin.body.message).toMatch(
+        /^rolebindings.rbac.authorization.k8s.io "bind-admin" is forbidden: user "eve" \(groups=\["system:authenticated"\]\) is attempting to grant RBAC permissions not currently held:\n/,
+      );
     });
 
     test('an update is checked too: adding a permission its writer lacks is refused', async () => {
@@ -123,7 +151,11 @@ describe('with RBAC', () => {
         'roles.rbac.authorization.k8s.io "pods-get" is forbidden: user "uma" (groups=["system:authenticated"]) is attempting to grant RBAC permissions not currently held:\n{APIGroups:[""], Resources:["nodes"], Verbs:["get"]}',
       );
       // Rules she holds pass (a relabel); eve, who may escalate, adds the rule.
-      const relabelled = await api.put(`${RBAC}/namespaces/esc/roles/pods-get`, { ...current, metadata: { ...current.metadata, labels: { a: 'b' } } }, as('uma'));
+      const relabelled = await api.put(
+        `${RBAC}/namespaces/esc/roles/pods-get`,
+        { ...current, metadata: { ...current.metadata, labels: { a: 'b' } } },
+        as('uma'),
+      );
       expect(relabelled.status).toBe(200);
       const added = await api.put(`${RBAC}/namespaces/esc/roles/pods-get`, { ...relabelled.body, rules: [...current.rules, nodes] }, as('eve'));
       expect(added.status).toBe(200);
@@ -131,9 +163,12 @@ describe('with RBAC', () => {
   });
 
   describe('bootstrap policy and aggregation', () => {
-    test('kube\'s roles and bindings exist, marked for reconciliation', async () => {
+    test("kube's roles and bindings exist, marked for reconciliation", async () => {
       const basic = (await api.get(`${RBAC}/clusterroles/system:basic-user`)).body;
-      expect(basic.metadata).toMatchObject({ labels: { 'kubernetes.io/bootstrapping': 'rbac-defaults' }, annotations: { 'rbac.authorization.kubernetes.io/autoupdate': 'true' } });
+      expect(basic.metadata).toMatchObject({
+        labels: { 'kubernetes.io/bootstrapping': 'rbac-defaults' },
+        annotations: { 'rbac.authorization.kubernetes.io/autoupdate': 'true' },
+      });
       expect(basic.rules).toEqual([
         { apiGroups: ['authorization.k8s.io'], resources: ['selfsubjectaccessreviews', 'selfsubjectrulesreviews'], verbs: ['create'] },
         { apiGroups: ['authentication.k8s.io'], resources: ['selfsubjectreviews'], verbs: ['create'] },
@@ -163,7 +198,10 @@ describe('with RBAC', () => {
     test('a new aggregated role gathers, then loses, the rules of the roles it selects', async () => {
       const selector = { clusterRoleSelectors: [{ matchLabels: { 'example.com/aggregate-to-monitoring': 'true' } }] };
       await created(api, `${RBAC}/clusterroles`, { ...role('monitoring', []), aggregationRule: selector });
-      const labelled = (name: string, rules: unknown[]) => ({ ...role(name, rules), metadata: { name, labels: { 'example.com/aggregate-to-monitoring': 'true' } } });
+      const labelled = (name: string, rules: unknown[]) => ({
+        ...role(name, rules),
+        metadata: { name, labels: { 'example.com/aggregate-to-monitoring': 'true' } },
+      });
       const pods = { apiGroups: [''], resources: ['pods'], verbs: ['get'] };
       const nodes = { apiGroups: [''], resources: ['nodes'], verbs: ['list'] };
       await created(api, `${RBAC}/clusterroles`, labelled('monitoring-b', [nodes, pods]));
@@ -210,14 +248,18 @@ describe('with RBAC', () => {
 
     test('a service account gets its groups; system:anonymous gets system:unauthenticated', async () => {
       const whoami = async (user: string) =>
-        (await api.post('/apis/authentication.k8s.io/v1/selfsubjectreviews', { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' }, as(user))).body.status
-          ?.userInfo;
+        (await api.post('/apis/authentication.k8s.io/v1/selfsubjectreviews', { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' }, as(user)))
+          .body.status?.userInfo;
       expect(await whoami('system:serviceaccount:esc:robot')).toEqual({
         username: 'system:serviceaccount:esc:robot',
         groups: ['system:serviceaccounts', 'system:serviceaccounts:esc', 'system:authenticated'],
       });
       // Anonymous may not create self subject reviews (system:basic-user is for the authenticated).
-      const anonymous = await api.post('/apis/authentication.k8s.io/v1/selfsubjectreviews', { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' }, as('system:anonymous'));
+      const anonymous = await api.post(
+        '/apis/authentication.k8s.io/v1/selfsubjectreviews',
+        { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' },
+        as('system:anonymous'),
+      );
       expect(anonymous.body.message).toBe(
         'selfsubjectreviews.authentication.k8s.io is forbidden: User "system:anonymous" cannot create resource "selfsubjectreviews" in API group "authentication.k8s.io" at the cluster scope',
       );
@@ -228,10 +270,17 @@ describe('with RBAC', () => {
     test('groups without a user is an error; who may impersonate is asked of the authorizer', async () => {
       const res = await api.get('/api/v1/namespaces', { headers: { 'Impersonate-Group': 'devs', 'Impersonate-Uid': 'u' } });
       expect(res.status).toBe(400);
-      expect(res.body).toMatchObject({ reason: 'BadRequest', message: 'requested [{Group  devs    } {UID  u  authentication.k8s.io/v1  }] without impersonating a user' });
+      expect(res.body).toMatchObject({
+        reason: 'BadRequest',
+        message: 'requested [{Group  devs    } {UID  u  authentication.k8s.io/v1  }] without impersonating a user',
+      });
       const attrs = { verb: 'impersonate', resource: 'users', name: 'bob' };
       await until(api, 'ivan', attrs, false);
-      await created(api, `${RBAC}/clusterroles`, role('impersonate-bob', [{ apiGroups: [''], resources: ['users'], resourceNames: ['bob'], verbs: ['impersonate'] }]));
+      await created(
+        api,
+        `${RBAC}/clusterroles`,
+        role('impersonate-bob', [{ apiGroups: [''], resources: ['users'], resourceNames: ['bob'], verbs: ['impersonate'] }]),
+      );
       await created(api, `${RBAC}/clusterrolebindings`, {
         ...bindingTo('ivan-impersonates', { kind: 'ClusterRole', name: 'impersonate-bob' }, 'ivan', ''),
         kind: 'ClusterRoleBinding',
@@ -243,7 +292,11 @@ describe('with RBAC', () => {
   });
 
   test('SelfSubjectRulesReview lists exactly what a restricted user holds', async () => {
-    const res = await api.post(`${AUTHZ}/selfsubjectrulesreviews`, { apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectRulesReview', spec: { namespace: 'esc' } }, as('xavier'));
+    const res = await api.post(
+      `${AUTHZ}/selfsubjectrulesreviews`,
+      { apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectRulesReview', spec: { namespace: 'esc' } },
+      as('xavier'),
+    );
     expect(res.status).toBe(201);
     expect(res.body.status.resourceRules).toEqual(
       expect.arrayContaining([
@@ -269,11 +322,17 @@ test('force deletion of a corrupt object needs delete and unsafe-delete-ignore-r
     await created(api, `${RBAC}/namespaces/default/rolebindings`, bindingTo('del-deletes', { kind: 'Role', name: 'deleter' }, 'del', 'default'));
     await until(api, 'del', { namespace: 'default', verb: 'delete', resource: 'configmaps' }, true);
     const nothing = await force('nobody');
-    expect(nothing.body.message).toBe('configmaps "broken" is forbidden: User "nobody" cannot delete resource "configmaps" in API group "" in the namespace "default"');
+    expect(nothing.body.message).toBe(
+      'configmaps "broken" is forbidden: User "nobody" cannot delete resource "configmaps" in API group "" in the namespace "default"',
+    );
     const deleteOnly = await force('del');
     expect(deleteOnly.status).toBe(403);
     expect(deleteOnly.body.message).toBe('configmaps "broken" is forbidden: not permitted to do "unsafe-delete-ignore-read-errors", reason: ');
-    await created(api, `${RBAC}/namespaces/default/roles`, role('unsafe', [{ apiGroups: [''], resources: ['configmaps'], verbs: ['unsafe-delete-ignore-read-errors'] }], 'default'));
+    await created(
+      api,
+      `${RBAC}/namespaces/default/roles`,
+      role('unsafe', [{ apiGroups: [''], resources: ['configmaps'], verbs: ['unsafe-delete-ignore-read-errors'] }], 'default'),
+    );
     await created(api, `${RBAC}/namespaces/default/rolebindings`, bindingTo('del-unsafe', { kind: 'Role', name: 'unsafe' }, 'del', 'default'));
     await until(api, 'del', { namespace: 'default', verb: 'unsafe-delete-ignore-read-errors', resource: 'configmaps' }, true);
     expect((await force('del')).status).toBe(200);
@@ -288,10 +347,19 @@ test('a PUT or an apply that creates needs create besides update or patch', asyn
   try {
     const api = new Api(server.url);
     const L = '/apis/coordination.k8s.io/v1/namespaces/default/leases';
-    const lease = (name: string) => ({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name, namespace: 'default' }, spec: { holderIdentity: 'uma' } });
+    const lease = (name: string) => ({
+      apiVersion: 'coordination.k8s.io/v1',
+      kind: 'Lease',
+      metadata: { name, namespace: 'default' },
+      spec: { holderIdentity: 'uma' },
+    });
     const put = (name: string) => api.put(`${L}/${name}`, lease(name), as('uma'));
     const apply = (name: string) => api.patch(`${L}/${name}?fieldManager=uma`, lease(name), 'application/apply-patch+yaml', as('uma'));
-    await created(api, `${RBAC}/namespaces/default/roles`, role('lease-updater', [{ apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get', 'update', 'patch'] }], 'default'));
+    await created(
+      api,
+      `${RBAC}/namespaces/default/roles`,
+      role('lease-updater', [{ apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get', 'update', 'patch'] }], 'default'),
+    );
     await created(api, `${RBAC}/namespaces/default/rolebindings`, bindingTo('uma-updates', { kind: 'Role', name: 'lease-updater' }, 'uma', 'default'));
     await until(api, 'uma', { namespace: 'default', verb: 'update', group: 'coordination.k8s.io', resource: 'leases' }, true);
     const refusedPut = await put('by-put');
@@ -303,7 +371,11 @@ test('a PUT or an apply that creates needs create besides update or patch', asyn
     await created(api, L, lease('existing'));
     const existing = await api.get(`${L}/existing`);
     expect((await api.put(`${L}/existing`, { ...existing.body, spec: { holderIdentity: 'uma-2' } }, as('uma'))).status).toBe(200);
-    await created(api, `${RBAC}/namespaces/default/roles`, role('lease-creator', [{ apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['create'] }], 'default'));
+    await created(
+      api,
+      `${RBAC}/namespaces/default/roles`,
+      role('lease-creator', [{ apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['create'] }], 'default'),
+    );
     await created(api, `${RBAC}/namespaces/default/rolebindings`, bindingTo('uma-creates', { kind: 'Role', name: 'lease-creator' }, 'uma', 'default'));
     await until(api, 'uma', { namespace: 'default', verb: 'create', group: 'coordination.k8s.io', resource: 'leases' }, true);
     expect((await put('by-put')).status).toBe(201);
@@ -320,7 +392,9 @@ describe('authorization modes', () => {
       const api = new Api(server.url);
       const res = await api.get('/api/v1/namespaces/default/pods', as('alice'));
       expect(res.status).toBe(403);
-      expect(res.body.message).toBe('pods is forbidden: User "alice" cannot list resource "pods" in API group "" in the namespace "default": Everything is forbidden.');
+      expect(res.body.message).toBe(
+        'pods is forbidden: User "alice" cannot list resource "pods" in API group "" in the namespace "default": Everything is forbidden.',
+      );
       expect((await api.get('/api/v1/namespaces/default/pods')).status).toBe(200);
     } finally {
       await server.close();
@@ -332,7 +406,11 @@ describe('authorization modes', () => {
     try {
       const api = new Api(server.url);
       expect((await api.get('/api/v1/namespaces/default/pods', as('alice'))).status).toBe(200);
-      const rules = await api.post(`${AUTHZ}/selfsubjectrulesreviews`, { apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectRulesReview', spec: { namespace: 'default' } }, as('alice'));
+      const rules = await api.post(
+        `${AUTHZ}/selfsubjectrulesreviews`,
+        { apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectRulesReview', spec: { namespace: 'default' } },
+        as('alice'),
+      );
       expect(rules.body.status).toEqual({
         resourceRules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'] }],
         nonResourceRules: [{ verbs: ['*'], nonResourceURLs: ['*'] }],
@@ -385,7 +463,11 @@ describe('audit', () => {
       .filter((e) => e.auditID === auditID);
 
   test('a write at RequestResponse: both stages, the bodies, the allow decision', async () => {
-    const res = await api.post('/api/v1/namespaces/default/configmaps', { metadata: { name: 'audited' }, data: { a: '1' } }, { headers: { 'User-Agent': 'audit-test' } });
+    const res = await api.post(
+      '/api/v1/namespaces/default/configmaps',
+      { metadata: { name: 'audited' }, data: { a: '1' } },
+      { headers: { 'User-Agent': 'audit-test' } },
+    );
     expect(res.status).toBe(201);
     const id = res.headers.get('audit-id')!;
     const events = await eventually('two events', async () => {
@@ -414,8 +496,23 @@ describe('audit', () => {
     });
     expect(done.requestReceivedTimestamp).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
     expect(Object.keys(done)).toEqual([
-      'kind', 'apiVersion', 'level', 'auditID', 'stage', 'requestURI', 'verb', 'user', 'sourceIPs', 'userAgent', 'objectRef',
-      'responseStatus', 'requestObject', 'responseObject', 'requestReceivedTimestamp', 'stageTimestamp', 'annotations',
+      'kind',
+      'apiVersion',
+      'level',
+      'auditID',
+      'stage',
+      'requestURI',
+      'verb',
+      'user',
+      'sourceIPs',
+      'userAgent',
+      'objectRef',
+      'responseStatus',
+      'requestObject',
+      'responseObject',
+      'requestReceivedTimestamp',
+      'stageTimestamp',
+      'annotations',
     ]);
   });
 

@@ -32,7 +32,13 @@ const hpa = (name: string, spec: Record<string, unknown> = {}) => ({
   metadata: { name },
   spec: { scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' }, maxReplicas: 5, ...spec },
 });
-const priorityClass = (name: string, extra: Record<string, unknown> = {}) => ({ apiVersion: 'scheduling.k8s.io/v1', kind: 'PriorityClass', metadata: { name }, value: 1000, ...extra });
+const priorityClass = (name: string, extra: Record<string, unknown> = {}) => ({
+  apiVersion: 'scheduling.k8s.io/v1',
+  kind: 'PriorityClass',
+  metadata: { name },
+  value: 1000,
+  ...extra,
+});
 const slice = (name: string, extra: Record<string, unknown> = {}) => ({
   apiVersion: 'discovery.k8s.io/v1',
   kind: 'EndpointSlice',
@@ -66,8 +72,6 @@ test('discovery: autoscaling serves v2 only, scheduling and discovery groups in 
   expect(v1).toEqual(['horizontalpodautoscalers', 'horizontalpodautoscalers/status']);
 });
 
-
-
 test('an HPA gets one replica at least and 80% CPU; a behavior given is filled in; create cannot set status', async () => {
   const res = await api.post(HPAS, { ...hpa('web'), status: { currentReplicas: 9, desiredReplicas: 9 } });
   expect(res.status).toBe(201);
@@ -81,15 +85,31 @@ test('an HPA gets one replica at least and 80% CPU; a behavior given is filled i
   expect(await etcd.keys(`${server.prefix}/horizontalpodautoscalers/default/`)).toEqual([`${server.prefix}/horizontalpodautoscalers/default/web`]);
   const behaved = await api.post(HPAS, hpa('behaved', { behavior: { scaleDown: { stabilizationWindowSeconds: 60 } } }));
   expect(behaved.body.spec.behavior).toEqual({
-    scaleUp: { stabilizationWindowSeconds: 0, selectPolicy: 'Max', policies: [{ type: 'Pods', value: 4, periodSeconds: 15 }, { type: 'Percent', value: 100, periodSeconds: 15 }] },
+    scaleUp: {
+      stabilizationWindowSeconds: 0,
+      selectPolicy: 'Max',
+      policies: [
+        { type: 'Pods', value: 4, periodSeconds: 15 },
+        { type: 'Percent', value: 100, periodSeconds: 15 },
+      ],
+    },
     scaleDown: { stabilizationWindowSeconds: 60, selectPolicy: 'Max', policies: [{ type: 'Percent', value: 100, periodSeconds: 15 }] },
   });
 });
 
 test('HPA validation: replica bounds, the target reference and metric sources, with kube-apiserver messages', async () => {
   const res = await api.post(HPAS, {
-    ...hpa('bad', { minReplicas: 3, maxReplicas: 2, metrics: [{ type: 'Pods', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 50 } } }] }),
-    spec: { minReplicas: 3, maxReplicas: 2, scaleTargetRef: { name: 'web' }, metrics: [{ type: 'Pods', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 50 } } }] },
+    ...hpa('bad', {
+      minReplicas: 3,
+      maxReplicas: 2,
+      metrics: [{ type: 'Pods', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 50 } } }],
+    }),
+    spec: {
+      minReplicas: 3,
+      maxReplicas: 2,
+      scaleTargetRef: { name: 'web' },
+      metrics: [{ type: 'Pods', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 50 } } }],
+    },
   });
   expect(res.status).toBe(422);
   expect(res.body.message).toMatch(/^HorizontalPodAutoscaler.autoscaling "bad" is invalid: /);
@@ -102,7 +122,11 @@ test('HPA validation: replica bounds, the target reference and metric sources, w
 
 test('the HPA status subresource is the only way to write status, and cannot change the spec', async () => {
   const current = (await api.get(`${HPAS}/web`)).body;
-  const status = { currentReplicas: 2, desiredReplicas: 3, currentMetrics: [{ type: 'Resource', resource: { name: 'cpu', current: { averageUtilization: 42 } } }] };
+  const status = {
+    currentReplicas: 2,
+    desiredReplicas: 3,
+    currentMetrics: [{ type: 'Resource', resource: { name: 'cpu', current: { averageUtilization: 42 } } }],
+  };
   const res = await api.put(`${HPAS}/web/status`, { ...current, spec: { ...current.spec, maxReplicas: 50 }, status });
   expect(res.status).toBe(200);
   expect(res.body.status).toEqual(status);
@@ -130,7 +154,7 @@ test('a PriorityClass defaults its preemption policy; value and policy are immut
   expect(described.status).toBe(200);
 });
 
-test('PriorityClass validation: system- names are reserved, values above one billion are the system\'s', async () => {
+test("PriorityClass validation: system- names are reserved, values above one billion are the system's", async () => {
   const system = await api.post(PCS, priorityClass('system-mine'));
   expect(system.status).toBe(422);
   expect(causes(system.body)).toEqual([
@@ -160,7 +184,14 @@ test('an EndpointSlice defaults its ports to unnamed TCP and drops deprecatedTop
 test('EndpointSlice validation: address type, addresses of that type, ports', async () => {
   const res = await api.post(
     SLICES,
-    slice('bad', { addressType: 'IPv4', endpoints: [{ addresses: [] }, { addresses: ['fd00::1', '169.254.1.1'] }], ports: [{ name: 'http', protocol: 'TCP' }, { name: 'http', protocol: 'ICMP' }] }),
+    slice('bad', {
+      addressType: 'IPv4',
+      endpoints: [{ addresses: [] }, { addresses: ['fd00::1', '169.254.1.1'] }],
+      ports: [
+        { name: 'http', protocol: 'TCP' },
+        { name: 'http', protocol: 'ICMP' },
+      ],
+    }),
   );
   expect(res.status).toBe(422);
   expect(causes(res.body)).toEqual([
@@ -182,7 +213,11 @@ test('the three kinds in protobuf, both ways', async () => {
     [PCS, priorityClass('proto-pc', { globalDefault: false })],
     [SLICES, slice('proto-slice')],
   ] as const) {
-    const created = await fetch(`${server.url}${path}`, { method: 'POST', headers: { 'Content-Type': PROTOBUF, Accept: PROTOBUF }, body: encodeProtobuf(body) });
+    const created = await fetch(`${server.url}${path}`, {
+      method: 'POST',
+      headers: { 'Content-Type': PROTOBUF, Accept: PROTOBUF },
+      body: encodeProtobuf(body),
+    });
     expect(created.status).toBe(201);
     expect(created.headers.get('content-type')).toBe(PROTOBUF);
     const decoded = decodeProtobuf(Buffer.from(await created.arrayBuffer()));
@@ -195,7 +230,11 @@ test('the scale subresource still answers with an autoscaling/v1 Scale, in proto
     apiVersion: 'apps/v1',
     kind: 'Deployment',
     metadata: { name: 'scaled' },
-    spec: { replicas: 2, selector: { matchLabels: { app: 'scaled' } }, template: { metadata: { labels: { app: 'scaled' } }, spec: { containers: [{ name: 'c', image: 'nginx' }] } } },
+    spec: {
+      replicas: 2,
+      selector: { matchLabels: { app: 'scaled' } },
+      template: { metadata: { labels: { app: 'scaled' } }, spec: { containers: [{ name: 'c', image: 'nginx' }] } },
+    },
   };
   expect((await api.post('/apis/apps/v1/namespaces/default/deployments', deployment)).status).toBe(201);
   const scale = await fetch(`${server.url}/apis/apps/v1/namespaces/default/deployments/scaled/scale`, { headers: { Accept: PROTOBUF } });
@@ -208,20 +247,39 @@ describe('autoscaling/v1 HPAs are the v2 objects, converted', () => {
   const target = { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' };
 
   test('a v1 CPU target is a v2 Resource metric; without one, v2 defaults to 80%', async () => {
-    const created = await api.post(V1, { apiVersion: 'autoscaling/v1', kind: 'HorizontalPodAutoscaler', metadata: { name: 'v1-cpu' }, spec: { scaleTargetRef: target, maxReplicas: 4, targetCPUUtilizationPercentage: 70 } });
+    const created = await api.post(V1, {
+      apiVersion: 'autoscaling/v1',
+      kind: 'HorizontalPodAutoscaler',
+      metadata: { name: 'v1-cpu' },
+      spec: { scaleTargetRef: target, maxReplicas: 4, targetCPUUtilizationPercentage: 70 },
+    });
     expect(created.status).toBe(201);
-    expect(created.body).toMatchObject({ apiVersion: 'autoscaling/v1', spec: { minReplicas: 1, maxReplicas: 4, targetCPUUtilizationPercentage: 70 }, status: { currentReplicas: 0, desiredReplicas: 0 } });
+    expect(created.body).toMatchObject({
+      apiVersion: 'autoscaling/v1',
+      spec: { minReplicas: 1, maxReplicas: 4, targetCPUUtilizationPercentage: 70 },
+      status: { currentReplicas: 0, desiredReplicas: 0 },
+    });
     const asV2 = (await api.get(`${V2}/v1-cpu`)).body;
     expect(asV2.spec.metrics).toEqual([{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 70 } } }]);
     expect(asV2.spec.targetCPUUtilizationPercentage).toBeUndefined();
-    await api.post(V1, { apiVersion: 'autoscaling/v1', kind: 'HorizontalPodAutoscaler', metadata: { name: 'v1-plain' }, spec: { scaleTargetRef: target, maxReplicas: 2 } });
+    await api.post(V1, {
+      apiVersion: 'autoscaling/v1',
+      kind: 'HorizontalPodAutoscaler',
+      metadata: { name: 'v1-plain' },
+      spec: { scaleTargetRef: target, maxReplicas: 2 },
+    });
     expect((await api.get(`${V1}/v1-plain`)).body.spec.targetCPUUtilizationPercentage).toBe(80);
   });
 
   test('other v2 metrics and the behavior survive a v1 read-modify-write in annotations', async () => {
     const memory = { type: 'Resource', resource: { name: 'memory', target: { type: 'AverageValue', averageValue: '500Mi' } } };
     const cpu = { type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 50 } } };
-    const made = await api.post(V2, { apiVersion: 'autoscaling/v2', kind: 'HorizontalPodAutoscaler', metadata: { name: 'mixed' }, spec: { scaleTargetRef: target, maxReplicas: 3, metrics: [memory, cpu] } });
+    const made = await api.post(V2, {
+      apiVersion: 'autoscaling/v2',
+      kind: 'HorizontalPodAutoscaler',
+      metadata: { name: 'mixed' },
+      spec: { scaleTargetRef: target, maxReplicas: 3, metrics: [memory, cpu] },
+    });
     expect(made.status).toBe(201);
     const v1 = (await api.get(`${V1}/mixed`)).body;
     expect(v1.spec.targetCPUUtilizationPercentage).toBe(50);
@@ -239,7 +297,12 @@ describe('autoscaling/v1 HPAs are the v2 objects, converted', () => {
   });
 
   test('v1 validation reports the v2 fields it converts to', async () => {
-    const res = await api.post(V1, { apiVersion: 'autoscaling/v1', kind: 'HorizontalPodAutoscaler', metadata: { name: 'bad' }, spec: { scaleTargetRef: target, maxReplicas: 2, targetCPUUtilizationPercentage: 0 } });
+    const res = await api.post(V1, {
+      apiVersion: 'autoscaling/v1',
+      kind: 'HorizontalPodAutoscaler',
+      metadata: { name: 'bad' },
+      spec: { scaleTargetRef: target, maxReplicas: 2, targetCPUUtilizationPercentage: 0 },
+    });
     expect(res.status).toBe(422);
     expect(res.body.message).toContain('spec.metrics[0].resource.target.averageUtilization');
   });

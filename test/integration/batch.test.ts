@@ -27,7 +27,12 @@ afterAll(async () => {
 });
 
 const podTemplate = (restartPolicy?: string) => ({ spec: { containers: [{ name: 'main', image: 'busybox' }], ...(restartPolicy ? { restartPolicy } : {}) } });
-const job = (name: string, spec: Record<string, unknown> = {}) => ({ apiVersion: 'batch/v1', kind: 'Job', metadata: { name }, spec: { template: podTemplate('Never'), ...spec } });
+const job = (name: string, spec: Record<string, unknown> = {}) => ({
+  apiVersion: 'batch/v1',
+  kind: 'Job',
+  metadata: { name },
+  spec: { template: podTemplate('Never'), ...spec },
+});
 const cronJob = (name: string, spec: Record<string, unknown> = {}) => ({
   apiVersion: 'batch/v1',
   kind: 'CronJob',
@@ -70,7 +75,16 @@ test('a Job is stored under /registry/jobs with its defaults, a generated select
     template: {
       metadata: { labels: generated },
       spec: {
-        containers: [{ name: 'main', image: 'busybox', resources: {}, terminationMessagePath: '/dev/termination-log', terminationMessagePolicy: 'File', imagePullPolicy: 'Always' }],
+        containers: [
+          {
+            name: 'main',
+            image: 'busybox',
+            resources: {},
+            terminationMessagePath: '/dev/termination-log',
+            terminationMessagePolicy: 'File',
+            imagePullPolicy: 'Always',
+          },
+        ],
         restartPolicy: 'Never',
         terminationGracePeriodSeconds: 30,
         dnsPolicy: 'ClusterFirst',
@@ -130,27 +144,62 @@ test('status is written through the status subresource only', async () => {
   const ignored = await api.put(`${JOBS}/counted`, { ...res.body, status: { active: 5 } });
   expect(ignored.body.status).toEqual(status);
   const table = await api.get(`${JOBS}/counted`, { accept: 'application/json;as=Table;g=meta.k8s.io;v=v1' });
-  expect(table.body.columnDefinitions.map((c: { name: string }) => c.name)).toEqual(['Name', 'Status', 'Completions', 'Duration', 'Age', 'Containers', 'Images', 'Selector']);
+  expect(table.body.columnDefinitions.map((c: { name: string }) => c.name)).toEqual([
+    'Name',
+    'Status',
+    'Completions',
+    'Duration',
+    'Age',
+    'Containers',
+    'Images',
+    'Selector',
+  ]);
   expect(table.body.rows[0].cells.slice(0, 3)).toEqual(['counted', 'Running', '0/1']);
 });
 
 test('a CronJob gets its defaults; its job template gets the pod defaults only', async () => {
   const res = await api.post(CRONJOBS, cronJob('nightly'));
   expect(res.status).toBe(201);
-  expect(res.body.spec).toMatchObject({ schedule: '0 3 * * *', concurrencyPolicy: 'Allow', suspend: false, successfulJobsHistoryLimit: 3, failedJobsHistoryLimit: 1 });
+  expect(res.body.spec).toMatchObject({
+    schedule: '0 3 * * *',
+    concurrencyPolicy: 'Allow',
+    suspend: false,
+    successfulJobsHistoryLimit: 3,
+    failedJobsHistoryLimit: 1,
+  });
   expect(Object.keys(res.body.spec.jobTemplate.spec)).toEqual(['template']);
-  expect(res.body.spec.jobTemplate.spec.template.spec).toMatchObject({ restartPolicy: 'OnFailure', dnsPolicy: 'ClusterFirst', schedulerName: 'default-scheduler' });
+  expect(res.body.spec.jobTemplate.spec.template.spec).toMatchObject({
+    restartPolicy: 'OnFailure',
+    dnsPolicy: 'ClusterFirst',
+    schedulerName: 'default-scheduler',
+  });
   expect(res.body.status).toEqual({});
   expect(await etcd.keys(`${server.prefix}/cronjobs/`)).toEqual([`${server.prefix}/cronjobs/default/nightly`]);
   const table = await api.get(`${CRONJOBS}/nightly`, { accept: 'application/json;as=Table;g=meta.k8s.io;v=v1' });
-  expect(table.body.columnDefinitions.map((c: { name: string }) => c.name)).toEqual(['Name', 'Schedule', 'Timezone', 'Suspend', 'Active', 'Last Schedule', 'Age', 'Containers', 'Images', 'Selector']);
+  expect(table.body.columnDefinitions.map((c: { name: string }) => c.name)).toEqual([
+    'Name',
+    'Schedule',
+    'Timezone',
+    'Suspend',
+    'Active',
+    'Last Schedule',
+    'Age',
+    'Containers',
+    'Images',
+    'Selector',
+  ]);
   expect(table.body.rows[0].cells.slice(0, 6)).toEqual(['nightly', '0 3 * * *', '<none>', 'False', 0, '<none>']);
 });
 
 test('a CronJob schedule, time zone and job template are validated with kube-apiserver messages', async () => {
   const res = await api.post(
     CRONJOBS,
-    cronJob('broken', { schedule: '0 3 * *', timeZone: 'Mars/Olympus', concurrencyPolicy: 'Sometimes', jobTemplate: { spec: { selector: { matchLabels: { a: 'b' } }, template: podTemplate() } } }),
+    cronJob('broken', {
+      schedule: '0 3 * *',
+      timeZone: 'Mars/Olympus',
+      concurrencyPolicy: 'Sometimes',
+      jobTemplate: { spec: { selector: { matchLabels: { a: 'b' } }, template: podTemplate() } },
+    }),
   );
   expect(res.status).toBe(422);
   expect(causes(res.body)).toEqual([
@@ -161,7 +210,9 @@ test('a CronJob schedule, time zone and job template are validated with kube-api
     'FieldValueInvalid spec.jobTemplate.spec.selector: Invalid value: {"matchLabels":{"a":"b"}}: `selector` will be auto-generated',
   ]);
   const tz = await api.post(CRONJOBS, cronJob('tz', { schedule: 'TZ=UTC 0 3 * * *' }));
-  expect(causes(tz.body)).toEqual(['FieldValueInvalid spec.schedule: Invalid value: "TZ=UTC 0 3 * * *": cannot use TZ or CRON_TZ in schedule, use timeZone field instead']);
+  expect(causes(tz.body)).toEqual([
+    'FieldValueInvalid spec.schedule: Invalid value: "TZ=UTC 0 3 * * *": cannot use TZ or CRON_TZ in schedule, use timeZone field instead',
+  ]);
   const long = await api.post(CRONJOBS, cronJob('x'.repeat(53)));
   expect(causes(long.body)).toEqual([`FieldValueInvalid metadata.name: Invalid value: "${'x'.repeat(53)}": must be no more than 52 characters`]);
   const zoned = await api.post(CRONJOBS, cronJob('zoned', { timeZone: 'Europe/Berlin', schedule: '@daily' }));
@@ -173,7 +224,11 @@ test('Job and CronJob in protobuf, both ways', async () => {
     [JOBS, job('proto-job')],
     [CRONJOBS, cronJob('proto-cron')],
   ] as const) {
-    const created = await fetch(`${server.url}${path}`, { method: 'POST', headers: { 'Content-Type': PROTOBUF, Accept: PROTOBUF }, body: encodeProtobuf(body) });
+    const created = await fetch(`${server.url}${path}`, {
+      method: 'POST',
+      headers: { 'Content-Type': PROTOBUF, Accept: PROTOBUF },
+      body: encodeProtobuf(body),
+    });
     expect(created.status).toBe(201);
     expect(created.headers.get('content-type')).toBe(PROTOBUF);
     const decoded = decodeProtobuf(Buffer.from(await created.arrayBuffer()));

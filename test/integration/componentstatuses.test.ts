@@ -21,7 +21,11 @@ test('list and get answer etcd-0, healthy, with the deprecation warning; other n
   const list = await api.get(CS);
   expect(list.status).toBe(200);
   expect(list.headers.get('warning')).toBe('299 - "v1 ComponentStatus is deprecated in v1.19+"');
-  expect(list.body).toMatchObject({ kind: 'ComponentStatusList', apiVersion: 'v1', items: [{ metadata: { name: 'etcd-0' }, conditions: [{ type: 'Healthy', status: 'True', message: 'ok' }] }] });
+  expect(list.body).toMatchObject({
+    kind: 'ComponentStatusList',
+    apiVersion: 'v1',
+    items: [{ metadata: { name: 'etcd-0' }, conditions: [{ type: 'Healthy', status: 'True', message: 'ok' }] }],
+  });
   const one = await api.get(`${CS}/etcd-0`);
   expect(one.body).toMatchObject({ kind: 'ComponentStatus', apiVersion: 'v1', metadata: { name: 'etcd-0' } });
   const missing = await api.get(`${CS}/scheduler`);
@@ -31,7 +35,7 @@ test('list and get answer etcd-0, healthy, with the deprecation warning; other n
   expect((await api.delete(`${CS}/etcd-0`)).status).toBe(405);
 });
 
-test('kubectl get cs prints kube\'s columns', async () => {
+test("kubectl get cs prints kube's columns", async () => {
   const got = await kubectl(server.url, ['get', 'cs']);
   expect(got.stdout).toMatch(/^NAME\s+STATUS\s+MESSAGE\s+ERROR\netcd-0\s+Healthy\s+ok\s*\n$/);
   expect(got.stderr).toContain('v1 ComponentStatus is deprecated in v1.19+');

@@ -52,7 +52,11 @@ describe('get', () => {
     const res = await api.get(`${CM}/g2?resourceVersion=${future}`);
     expect(res.status).toBe(504);
     expect(res.headers.get('retry-after')).toBe('1');
-    expect(res.body).toMatchObject({ reason: 'Timeout', code: 504, details: { retryAfterSeconds: 1, causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }] } });
+    expect(res.body).toMatchObject({
+      reason: 'Timeout',
+      code: 504,
+      details: { retryAfterSeconds: 1, causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }] },
+    });
     expect(res.body.message).toMatch(new RegExp(`^Timeout: Too large resource version: ${future}, current: \\d+$`));
   });
 
@@ -93,7 +97,11 @@ describe('list', () => {
   test('invalid combinations answer as kube-apiserver does', async () => {
     const cases: [string, number, string][] = [
       ['resourceVersionMatch=Exact', 422, 'resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided'],
-      ['resourceVersionMatch=Exact&resourceVersion=0', 422, 'resourceVersionMatch: Forbidden: resourceVersionMatch "exact" is forbidden for resourceVersion "0"'],
+      [
+        'resourceVersionMatch=Exact&resourceVersion=0',
+        422,
+        'resourceVersionMatch: Forbidden: resourceVersionMatch "exact" is forbidden for resourceVersion "0"',
+      ],
       ['resourceVersionMatch=NotOlderThan', 422, 'resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided'],
       ['resourceVersionMatch=Bogus&resourceVersion=1', 422, 'resourceVersionMatch: Unsupported value: "Bogus"'],
       ['continue=abc&resourceVersion=5', 400, 'specifying resource version is not allowed when using continue'],
@@ -166,7 +174,11 @@ describe('chunked lists', () => {
     expect(names(exact)).toEqual(['snap-0', 'snap-1', 'snap-2', 'snap-3', 'snap-4']);
     expect(exact.items[0].data).toEqual({ v: '1' });
 
-    const plain = await startTestServer({ etcdPrefix: server.prefix, etcdCompactionIntervalMs: 0, featureGates: parseFeatureGates('ListFromCacheSnapshot=false') });
+    const plain = await startTestServer({
+      etcdPrefix: server.prefix,
+      etcdCompactionIntervalMs: 0,
+      featureGates: parseFeatureGates('ListFromCacheSnapshot=false'),
+    });
     try {
       const plainBefore = await etcdLists(plain.url);
       expect(await pages(plain.url)).toEqual(fromCache);

@@ -118,7 +118,12 @@ describe('a CustomResourceDefinition', () => {
 
   test('selectable fields must name string, integer or boolean fields of the schema', async () => {
     const bad = crd('select.example.com', 'things', 'Thing');
-    (bad.spec.versions[0] as Record<string, unknown>).selectableFields = [{ jsonPath: '.spec' }, { jsonPath: '.spec.nothing' }, { jsonPath: '.spec.replicas' }, { jsonPath: '.spec.replicas' }];
+    (bad.spec.versions[0] as Record<string, unknown>).selectableFields = [
+      { jsonPath: '.spec' },
+      { jsonPath: '.spec.nothing' },
+      { jsonPath: '.spec.replicas' },
+      { jsonPath: '.spec.replicas' },
+    ];
     const res = await api.post(CRDS, bad);
     expect(res.status).toBe(422);
     expect(causes(res.body)).toEqual([
@@ -176,7 +181,12 @@ describe('custom resources', () => {
     const res = await api.post(CRONTABS, cronTab('bad', { cronSpec: 'every day', replicas: 11 }));
     expect(res.status).toBe(422);
     expect(res.body.message).toMatch(/^CronTab\.stable\.example\.com "bad" is invalid: /);
-    expect(causes(res.body)).toEqual(expect.arrayContaining([expect.stringMatching(/^spec\.cronSpec: Invalid value: "every day": spec\.cronSpec in body should match/), expect.stringMatching(/^spec\.replicas: Invalid value: 11: spec\.replicas in body should be less than or equal to 10$/)]));
+    expect(causes(res.body)).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^spec\.cronSpec: Invalid value: "every day": spec\.cronSpec in body should match/),
+        expect.stringMatching(/^spec\.replicas: Invalid value: 11: spec\.replicas in body should be less than or equal to 10$/),
+      ]),
+    );
     const missing = await api.post(CRONTABS, cronTab('missing', {}));
     expect(causes(missing.body)).toEqual(['spec.cronSpec: Required value']);
     const strict = await api.post(`${CRONTABS}?fieldValidation=Strict`, cronTab('strict', { cronSpec: '* * * * *', nope: 1 }));
@@ -208,7 +218,12 @@ describe('custom resources', () => {
   test('tables carry the additional printer columns', async () => {
     const res = await api.get(CRONTABS, { accept: TABLE });
     expect(res.status).toBe(200);
-    expect(res.body.columnDefinitions.map((c: { name: string; type: string }) => `${c.name}:${c.type}`)).toEqual(['Name:string', 'Spec:string', 'Replicas:integer', 'Age:date']);
+    expect(res.body.columnDefinitions.map((c: { name: string; type: string }) => `${c.name}:${c.type}`)).toEqual([
+      'Name:string',
+      'Spec:string',
+      'Replicas:integer',
+      'Age:date',
+    ]);
     expect(res.body.rows[0].cells.slice(0, 3)).toEqual(['nightly', '0 3 * * *', 3]);
   });
 
@@ -246,7 +261,9 @@ describe('custom resources', () => {
     const deleted = await api.delete(`${CRONTABS}/nightly`);
     expect(deleted.status).toBe(200);
     expect(deleted.body.kind).toBe('CronTab');
-    await eventually('the owned configmap is collected', async () => ((await api.get('/api/v1/namespaces/default/configmaps/owned')).status === 404 ? true : undefined));
+    await eventually('the owned configmap is collected', async () =>
+      (await api.get('/api/v1/namespaces/default/configmaps/owned')).status === 404 ? true : undefined,
+    );
   });
 
   test('a restarted server serves the resource before it is ready', async () => {
@@ -262,7 +279,7 @@ describe('custom resources', () => {
 
   test('x-kubernetes-validations rules are enforced with CEL, transition rules on updates', async () => {
     const ruled = crd('rules.example.com', 'ranges', 'Range', { scope: 'Cluster' });
-    const spec = (ruled.spec.versions[0].schema.openAPIV3Schema.properties.spec as Record<string, any>);
+    const spec = ruled.spec.versions[0].schema.openAPIV3Schema.properties.spec as Record<string, any>;
     spec.properties = {
       min: { type: 'integer' },
       max: { type: 'integer' },
@@ -276,7 +293,12 @@ describe('custom resources', () => {
     expect((await api.post(CRDS, ruled)).status).toBe(201);
     await established('ranges.rules.example.com');
     const base = '/apis/rules.example.com/v1/ranges';
-    const range = (min: number, max: number, owner: string) => ({ apiVersion: 'rules.example.com/v1', kind: 'Range', metadata: { name: 'r' }, spec: { min, max, owner } });
+    const range = (min: number, max: number, owner: string) => ({
+      apiVersion: 'rules.example.com/v1',
+      kind: 'Range',
+      metadata: { name: 'r' },
+      spec: { min, max, owner },
+    });
     const bad = await api.post(base, range(5, 1, 'a'));
     expect(bad.status).toBe(422);
     expect(bad.body.message).toBe('Range.rules.example.com "r" is invalid: spec: Invalid value: "object": min must not exceed max');
@@ -292,7 +314,9 @@ describe('custom resources', () => {
     (badRule.spec.versions[0].schema.openAPIV3Schema as Record<string, unknown>)['x-kubernetes-validations'] = [{ rule: 'self.spec.x >' }];
     const refused = await api.post(CRDS, badRule);
     expect(refused.status).toBe(422);
-    expect(causes(refused.body)[0]).toMatch(/^spec\.versions\[0\]\.schema\.openAPIV3Schema\.x-kubernetes-validations\[0\]\.rule: Invalid value: "self\.spec\.x >": compilation failed: /);
+    expect(causes(refused.body)[0]).toMatch(
+      /^spec\.versions\[0\]\.schema\.openAPIV3Schema\.x-kubernetes-validations\[0\]\.rule: Invalid value: "self\.spec\.x >": compilation failed: /,
+    );
   });
 
   test('versions share the objects: stored in the storage version, shown in the version asked for, watches too', async () => {
@@ -301,7 +325,12 @@ describe('custom resources', () => {
     twoVersions.spec.versions = [v1, { ...v1, name: 'v2', storage: false }];
     expect((await api.post(CRDS, twoVersions)).status).toBe(201);
     await established('gizmos.versions.example.com');
-    const gizmo = (version: string, name: string) => ({ apiVersion: `versions.example.com/${version}`, kind: 'Gizmo', metadata: { name }, spec: { cronSpec: '* * * * *' } });
+    const gizmo = (version: string, name: string) => ({
+      apiVersion: `versions.example.com/${version}`,
+      kind: 'Gizmo',
+      metadata: { name },
+      spec: { cronSpec: '* * * * *' },
+    });
     const created = await api.post('/apis/versions.example.com/v2/gizmos', gizmo('v2', 'g2'));
     expect(created.status).toBe(201);
     expect(created.body.apiVersion).toBe('versions.example.com/v2');
@@ -313,7 +342,9 @@ describe('custom resources', () => {
       etcd.close();
     }
     expect((await api.get('/apis/versions.example.com/v1/gizmos/g2')).body.apiVersion).toBe('versions.example.com/v1');
-    const watch = await fetch(`${server.url}/apis/versions.example.com/v2/gizmos?watch=true&resourceVersion=${created.body.metadata.resourceVersion}&timeoutSeconds=2`);
+    const watch = await fetch(
+      `${server.url}/apis/versions.example.com/v2/gizmos?watch=true&resourceVersion=${created.body.metadata.resourceVersion}&timeoutSeconds=2`,
+    );
     expect((await api.post('/apis/versions.example.com/v1/gizmos', gizmo('v1', 'g1'))).status).toBe(201);
     const event = JSON.parse((await watch.text()).split('\n')[0]);
     expect(event).toMatchObject({ type: 'ADDED', object: { apiVersion: 'versions.example.com/v2', metadata: { name: 'g1' } } });

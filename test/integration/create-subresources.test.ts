@@ -37,7 +37,8 @@ const binding = (name: string, target: Record<string, unknown>, metadata: Record
   target,
 });
 const claimsOf = (token: string) => JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString('utf8'));
-const review = (token: string, audiences?: string[]) => api.post(`${AUTHN}/tokenreviews`, { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: { token, ...(audiences ? { audiences } : {}) } });
+const review = (token: string, audiences?: string[]) =>
+  api.post(`${AUTHN}/tokenreviews`, { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: { token, ...(audiences ? { audiences } : {}) } });
 
 describe('pods/binding', () => {
   test('sets nodeName, the binding annotations and PodScheduled, answering a Success Status', async () => {
@@ -54,7 +55,11 @@ describe('pods/binding', () => {
   test('409 once assigned, 404 for a missing pod, 400 for another name, 422 for a bad target', async () => {
     const again = await api.post(`${NS}/pods/b1/binding`, binding('b1', { name: 'node-2' }));
     expect(again.status).toBe(409);
-    expect(again.body).toMatchObject({ reason: 'Conflict', message: 'Operation cannot be fulfilled on pods/binding "b1": pod b1 is already assigned to node "node-1"', details: { name: 'b1', kind: 'pods/binding' } });
+    expect(again.body).toMatchObject({
+      reason: 'Conflict',
+      message: 'Operation cannot be fulfilled on pods/binding "b1": pod b1 is already assigned to node "node-1"',
+      details: { name: 'b1', kind: 'pods/binding' },
+    });
     const missing = await api.post(`${NS}/pods/nope/binding`, binding('nope', { name: 'node-1' }));
     expect(missing.status).toBe(404);
     expect(missing.body.message).toBe('pods "nope" not found');
@@ -64,7 +69,9 @@ describe('pods/binding', () => {
     await api.post(`${NS}/pods`, pod('b3'));
     const bad = await api.post(`${NS}/pods/b3/binding`, binding('b3', { kind: 'Pod' }));
     expect(bad.status).toBe(422);
-    expect(bad.body.message).toBe('Binding "b3" is invalid: [target.kind: Unsupported value: "Pod": supported values: "Node", "<empty>", target.name: Required value]');
+    expect(bad.body.message).toBe(
+      'Binding "b3" is invalid: [target.kind: Unsupported value: "Pod": supported values: "Node", "<empty>", target.name: Required value]',
+    );
   });
 
   test('409 for a pod being deleted', async () => {
@@ -125,7 +132,9 @@ describe('discovery and OpenAPI', () => {
       { subresource: 'proxy', responseKind: { group: '', version: 'v1', kind: 'PodProxyOptions' }, verbs: ['create', 'delete', 'get', 'patch', 'update'] },
       { subresource: 'status', responseKind: { group: '', version: 'v1', kind: 'Pod' }, verbs: ['get', 'patch', 'update'] },
     ]);
-    expect(subs('serviceaccounts')).toEqual([{ subresource: 'token', responseKind: { group: 'authentication.k8s.io', version: 'v1', kind: 'TokenRequest' }, verbs: ['create'] }]);
+    expect(subs('serviceaccounts')).toEqual([
+      { subresource: 'token', responseKind: { group: 'authentication.k8s.io', version: 'v1', kind: 'TokenRequest' }, verbs: ['create'] },
+    ]);
   });
 
   test('OpenAPI describes the POST operations with their kinds', async () => {
@@ -176,7 +185,9 @@ describe('serviceaccounts/token', () => {
     expect(missing.body.message).toBe('serviceaccounts "ghost" not found');
     const short = await api.post(`${NS}/serviceaccounts/bot/token`, { spec: { expirationSeconds: 60 } });
     expect(short.status).toBe(422);
-    expect(short.body.message).toBe('TokenRequest.authentication.k8s.io "" is invalid: spec.expirationSeconds: Invalid value: 60: may not specify a duration less than 10 minutes');
+    expect(short.body.message).toBe(
+      'TokenRequest.authentication.k8s.io "" is invalid: spec.expirationSeconds: Invalid value: 60: may not specify a duration less than 10 minutes',
+    );
     const cm = await api.post(`${NS}/serviceaccounts/bot/token`, { spec: { boundObjectRef: { apiVersion: 'v1', kind: 'ConfigMap', name: 'x' } } });
     expect(cm.status).toBe(400);
     expect(cm.body.message).toBe('cannot bind token to object of type /v1, Kind=ConfigMap');
@@ -257,7 +268,13 @@ describe('serviceaccounts/token', () => {
   });
 
   test('Protobuf request and response, as kubectl create token sends them', async () => {
-    const body = encodeProtobuf({ apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', metadata: { creationTimestamp: null }, spec: { audiences: null, expirationSeconds: 1200, boundObjectRef: null }, status: { token: '', expirationTimestamp: null } } as never);
+    const body = encodeProtobuf({
+      apiVersion: 'authentication.k8s.io/v1',
+      kind: 'TokenRequest',
+      metadata: { creationTimestamp: null },
+      spec: { audiences: null, expirationSeconds: 1200, boundObjectRef: null },
+      status: { token: '', expirationTimestamp: null },
+    } as never);
     const res = await fetch(`${server.url}${NS}/serviceaccounts/bot/token`, {
       method: 'POST',
       headers: { 'Content-Type': PROTOBUF, Accept: `${PROTOBUF}, application/json`, 'User-Agent': 'kubectl/v1.32.0 (linux/amd64) kubernetes/abc' },

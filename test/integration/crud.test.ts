@@ -46,7 +46,10 @@ describe('create', () => {
   test('workloads start at generation 1; configmaps have none', async () => {
     const dep = await api.post('/apis/apps/v1/namespaces/default/deployments', {
       metadata: { name: 'd1' },
-      spec: { selector: { matchLabels: { app: 'd1' } }, template: { metadata: { labels: { app: 'd1' } }, spec: { containers: [{ name: 'c', image: 'nginx' }] } } },
+      spec: {
+        selector: { matchLabels: { app: 'd1' } },
+        template: { metadata: { labels: { app: 'd1' } }, spec: { containers: [{ name: 'c', image: 'nginx' }] } },
+      },
     });
     expect(dep.status).toBe(201);
     expect(dep.body.metadata.generation).toBe(1);
@@ -65,7 +68,11 @@ describe('create', () => {
     });
     expect(res.status).toBe(422);
     expect(res.body.details.causes).toEqual([
-      { reason: 'FieldValueRequired', message: "Required value: must be specified when `operator` is 'In' or 'NotIn'", field: 'spec.selector.matchExpressions[0].values' },
+      {
+        reason: 'FieldValueRequired',
+        message: "Required value: must be specified when `operator` is 'In' or 'NotIn'",
+        field: 'spec.selector.matchExpressions[0].values',
+      },
     ]);
   });
 
@@ -81,7 +88,11 @@ describe('create', () => {
   test('a missing name is 422 Required', async () => {
     const res = await api.post(`${NS}/configmaps`, { metadata: {} });
     expect(res.status).toBe(422);
-    expect(res.body.details.causes[0]).toEqual({ reason: 'FieldValueRequired', message: 'Required value: name or generateName is required', field: 'metadata.name' });
+    expect(res.body.details.causes[0]).toEqual({
+      reason: 'FieldValueRequired',
+      message: 'Required value: name or generateName is required',
+      field: 'metadata.name',
+    });
   });
 
   test('creating in a namespace that does not exist is 404 for the namespace', async () => {
@@ -197,7 +208,10 @@ describe('update', () => {
   test('status is kept by a main-resource update and changed only through /status', async () => {
     const dep = await api.post('/apis/apps/v1/namespaces/default/deployments', {
       metadata: { name: 'st' },
-      spec: { selector: { matchLabels: { app: 'st' } }, template: { metadata: { labels: { app: 'st' } }, spec: { containers: [{ name: 'c', image: 'nginx' }] } } },
+      spec: {
+        selector: { matchLabels: { app: 'st' } },
+        template: { metadata: { labels: { app: 'st' } }, spec: { containers: [{ name: 'c', image: 'nginx' }] } },
+      },
     });
     const path = '/apis/apps/v1/namespaces/default/deployments/st';
     const viaMain = await api.put(path, { ...dep.body, status: { replicas: 5 } });
@@ -234,7 +248,10 @@ describe('delete', () => {
     expect(marked.body.metadata.deletionGracePeriodSeconds).toBe(0);
     const still = await api.get(`${NS}/configmaps/fin`);
     expect(still.status).toBe(200);
-    const addMore = await api.put(`${NS}/configmaps/fin`, { ...still.body, metadata: { ...still.body.metadata, finalizers: ['example.com/hold', 'example.com/more'] } });
+    const addMore = await api.put(`${NS}/configmaps/fin`, {
+      ...still.body,
+      metadata: { ...still.body.metadata, finalizers: ['example.com/hold', 'example.com/more'] },
+    });
     expect(addMore.status).toBe(422);
     const released = await api.put(`${NS}/configmaps/fin`, { ...still.body, metadata: { ...still.body.metadata, finalizers: [] } });
     expect(released.status).toBe(200);

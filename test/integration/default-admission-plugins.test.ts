@@ -58,11 +58,17 @@ const pod = (name: string, spec: Record<string, unknown> = {}) => ({ metadata: {
 
 describe('DefaultStorageClass', () => {
   test('a claim without a class gets the newest default StorageClass; an explicit class, even "", stays', async () => {
-    await created(STORAGE, { metadata: { name: 'zz-older', annotations: { 'storageclass.kubernetes.io/is-default-class': 'true' } }, provisioner: 'example.com/p' });
+    await created(STORAGE, {
+      metadata: { name: 'zz-older', annotations: { 'storageclass.kubernetes.io/is-default-class': 'true' } },
+      provisioner: 'example.com/p',
+    });
     await created(STORAGE, { metadata: { name: 'not-default' }, provisioner: 'example.com/p' });
     // creationTimestamp has whole seconds: the next default is a second newer.
     await sleep(1100);
-    await created(STORAGE, { metadata: { name: 'aa-newer', annotations: { 'storageclass.kubernetes.io/is-default-class': 'true' } }, provisioner: 'example.com/p' });
+    await created(STORAGE, {
+      metadata: { name: 'aa-newer', annotations: { 'storageclass.kubernetes.io/is-default-class': 'true' } },
+      provisioner: 'example.com/p',
+    });
     await cached(`${STORAGE}/aa-newer`);
     expect((await created(PVCS, claim('defaulted'))).spec.storageClassName).toBe('aa-newer');
     expect((await created(PVCS, claim('explicit', { storageClassName: 'not-default' }))).spec.storageClassName).toBe('not-default');
@@ -77,7 +83,10 @@ describe('DefaultIngressClass', () => {
     await created(INGRESS_CLASSES, { metadata: { name: 'plain' }, spec: { controller: 'example.com/ingress' } });
     const backend = { defaultBackend: { service: { name: 'web', port: { number: 80 } } } };
     expect((await created(INGRESSES, { metadata: { name: 'before' }, spec: backend })).spec.ingressClassName).toBeUndefined();
-    await created(INGRESS_CLASSES, { metadata: { name: 'default-one', annotations: { 'ingressclass.kubernetes.io/is-default-class': 'true' } }, spec: { controller: 'example.com/ingress' } });
+    await created(INGRESS_CLASSES, {
+      metadata: { name: 'default-one', annotations: { 'ingressclass.kubernetes.io/is-default-class': 'true' } },
+      spec: { controller: 'example.com/ingress' },
+    });
     await cached(`${INGRESS_CLASSES}/default-one`);
     expect((await created(INGRESSES, { metadata: { name: 'defaulted' }, spec: backend })).spec.ingressClassName).toBe('default-one');
     expect((await created(INGRESSES, { metadata: { name: 'chosen' }, spec: { ...backend, ingressClassName: 'plain' } })).spec.ingressClassName).toBe('plain');
@@ -89,7 +98,10 @@ describe('DefaultIngressClass', () => {
 describe('StorageObjectInUseProtection and the protection controllers', () => {
   test('claims and volumes are created with their protection finalizers', async () => {
     expect((await created(PVCS, claim('protected'))).metadata.finalizers).toEqual(['kubernetes.io/pvc-protection']);
-    const pv = await created(PVS, { metadata: { name: 'protected-pv', finalizers: ['example.com/keep'] }, spec: { capacity: { storage: '1Gi' }, accessModes: ['ReadWriteOnce'], hostPath: { path: '/tmp/pv' } } });
+    const pv = await created(PVS, {
+      metadata: { name: 'protected-pv', finalizers: ['example.com/keep'] },
+      spec: { capacity: { storage: '1Gi' }, accessModes: ['ReadWriteOnce'], hostPath: { path: '/tmp/pv' } },
+    });
     expect(pv.metadata.finalizers).toEqual(['example.com/keep', 'kubernetes.io/pv-protection']);
     expect((await api.post(`${PVCS}?dryRun=All`, claim('dry'))).body.metadata.finalizers).toEqual(['kubernetes.io/pvc-protection']);
   });
@@ -134,14 +146,19 @@ describe('StorageObjectInUseProtection and the protection controllers', () => {
     try {
       const res = await new Api(other.url).post(PVCS, claim('late'));
       expect([res.status, res.body.metadata.finalizers]).toEqual([201, undefined]);
-      await eventually('the finalizer added', async () => ((await api.get(`${PVCS}/late`)).body.metadata.finalizers?.[0] === 'kubernetes.io/pvc-protection' ? true : undefined));
+      await eventually('the finalizer added', async () =>
+        (await api.get(`${PVCS}/late`)).body.metadata.finalizers?.[0] === 'kubernetes.io/pvc-protection' ? true : undefined,
+      );
     } finally {
       await other.close();
     }
   });
 
   test('a Bound volume stays Terminating until it is no longer Bound', async () => {
-    await created(PVS, { metadata: { name: 'bound-pv' }, spec: { capacity: { storage: '1Gi' }, accessModes: ['ReadWriteOnce'], hostPath: { path: '/tmp/bound' } } });
+    await created(PVS, {
+      metadata: { name: 'bound-pv' },
+      spec: { capacity: { storage: '1Gi' }, accessModes: ['ReadWriteOnce'], hostPath: { path: '/tmp/bound' } },
+    });
     const current = (await api.get(`${PVS}/bound-pv`)).body;
     expect((await api.put(`${PVS}/bound-pv/status`, { ...current, status: { phase: 'Bound' } })).status).toBe(200);
     expect((await api.delete(`${PVS}/bound-pv`)).status).toBe(200);
@@ -159,7 +176,12 @@ describe('TaintNodesByCondition', () => {
     expect(bare.spec.taints).toEqual([{ key: 'node.kubernetes.io/not-ready', effect: 'NoSchedule' }]);
     const tainted = await created('/api/v1/nodes', {
       metadata: { name: 'tainted-node' },
-      spec: { taints: [{ key: 'dedicated', value: 'gpu', effect: 'NoExecute' }, { key: 'node.kubernetes.io/not-ready', value: 'x', effect: 'NoSchedule' }] },
+      spec: {
+        taints: [
+          { key: 'dedicated', value: 'gpu', effect: 'NoExecute' },
+          { key: 'node.kubernetes.io/not-ready', value: 'x', effect: 'NoSchedule' },
+        ],
+      },
     });
     expect(tainted.spec.taints).toEqual([
       { key: 'dedicated', value: 'gpu', effect: 'NoExecute' },
@@ -220,12 +242,20 @@ describe('RuntimeClass', () => {
       runtimeClassName: 'sandboxed',
       nodeSelector: { zone: 'a' },
       // Covered by the class's Exists toleration: merged away.
-      tolerations: [{ key: 'sandbox', operator: 'Equal', value: 'yes', effect: 'NoSchedule' }, { key: 'other', operator: 'Exists' }],
+      tolerations: [
+        { key: 'sandbox', operator: 'Equal', value: 'yes', effect: 'NoSchedule' },
+        { key: 'other', operator: 'Exists' },
+      ],
     };
     const made = await created(PODS, pod('sandboxed', spec));
     expect(made.spec.overhead).toEqual({ cpu: '250m', memory: '120Mi' });
     expect(made.spec.nodeSelector).toEqual({ zone: 'a', sandbox: 'gvisor' });
-    expect(made.spec.tolerations).toEqual(expect.arrayContaining([{ key: 'other', operator: 'Exists' }, { key: 'sandbox', operator: 'Exists', effect: 'NoSchedule' }]));
+    expect(made.spec.tolerations).toEqual(
+      expect.arrayContaining([
+        { key: 'other', operator: 'Exists' },
+        { key: 'sandbox', operator: 'Exists', effect: 'NoSchedule' },
+      ]),
+    );
     expect(made.spec.tolerations.some((t: { value?: string }) => t.value === 'yes')).toBe(false);
     // The same overhead written another way is the same overhead.
     expect((await api.post(PODS, pod('same-overhead', { runtimeClassName: 'sandboxed', overhead: { cpu: '0.25', memory: '120Mi' } }))).status).toBe(201);
@@ -233,8 +263,16 @@ describe('RuntimeClass', () => {
 
   test.each([
     ['an unknown class', pod('unknown', { runtimeClassName: 'nope' }), 'pods "unknown" is forbidden: pod rejected: RuntimeClass "nope" not found'],
-    ['an overhead of its own', pod('own-overhead', { runtimeClassName: 'sandboxed', overhead: { cpu: '1' } }), `pods "own-overhead" is forbidden: pod rejected: Pod's Overhead doesn't match RuntimeClass's defined Overhead`],
-    ['an overhead without a class', pod('classless', { overhead: { cpu: '1' } }), 'pods "classless" is forbidden: pod rejected: Pod Overhead set without corresponding RuntimeClass defined Overhead'],
+    [
+      'an overhead of its own',
+      pod('own-overhead', { runtimeClassName: 'sandboxed', overhead: { cpu: '1' } }),
+      `pods "own-overhead" is forbidden: pod rejected: Pod's Overhead doesn't match RuntimeClass's defined Overhead`,
+    ],
+    [
+      'an overhead without a class',
+      pod('classless', { overhead: { cpu: '1' } }),
+      'pods "classless" is forbidden: pod rejected: Pod Overhead set without corresponding RuntimeClass defined Overhead',
+    ],
     [
       'a conflicting nodeSelector',
       pod('conflict', { runtimeClassName: 'sandboxed', nodeSelector: { sandbox: 'kata' } }),
@@ -262,11 +300,18 @@ describe('certificate plugins', () => {
   /** A PEM certificate request for a subject, made by openssl. */
   function request(subject: string): string {
     const out = path.join(dir, `${subject.replace(/\W/g, '_')}.csr`);
-    execFileSync('openssl', ['req', '-new', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', path.join(dir, 'key.pem'), '-out', out, '-subj', subject], { stdio: 'ignore' });
+    execFileSync(
+      'openssl',
+      ['req', '-new', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', path.join(dir, 'key.pem'), '-out', out, '-subj', subject],
+      { stdio: 'ignore' },
+    );
     return Buffer.from(readFileSync(out, 'utf8')).toString('base64');
   }
 
-  const csr = (name: string, signerName: string, subject: string) => ({ metadata: { name }, spec: { request: request(subject), signerName, usages: ['client auth'] } });
+  const csr = (name: string, signerName: string, subject: string) => ({
+    metadata: { name },
+    spec: { request: request(subject), signerName, usages: ['client auth'] },
+  });
 
   /** A user bound to a cluster role of these rules; waits until the authorizer sees the binding. */
   async function grant(user: string, rules: unknown[]): Promise<void> {
@@ -302,7 +347,10 @@ describe('certificate plugins', () => {
       403,
       'certificatesigningrequests.certificates.k8s.io "to-approve" is forbidden: user not permitted to approve requests with signerName "example.com/approved"',
     ]);
-    await created(`${RBAC}/clusterroles`, { metadata: { name: 'approve-example' }, rules: [{ apiGroups: ['certificates.k8s.io'], resources: ['signers'], resourceNames: ['example.com/*'], verbs: ['approve'] }] });
+    await created(`${RBAC}/clusterroles`, {
+      metadata: { name: 'approve-example' },
+      rules: [{ apiGroups: ['certificates.k8s.io'], resources: ['signers'], resourceNames: ['example.com/*'], verbs: ['approve'] }],
+    });
     await created(`${RBAC}/clusterrolebindings`, {
       metadata: { name: 'approve-example' },
       roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'approve-example' },
@@ -327,7 +375,10 @@ describe('certificate plugins', () => {
       403,
       'certificatesigningrequests.certificates.k8s.io "to-sign" is forbidden: user not permitted to sign requests with signerName "example.com/signed"',
     ]);
-    await created(`${RBAC}/clusterroles`, { metadata: { name: 'sign-example' }, rules: [{ apiGroups: ['certificates.k8s.io'], resources: ['signers'], resourceNames: ['example.com/signed'], verbs: ['sign'] }] });
+    await created(`${RBAC}/clusterroles`, {
+      metadata: { name: 'sign-example' },
+      rules: [{ apiGroups: ['certificates.k8s.io'], resources: ['signers'], resourceNames: ['example.com/signed'], verbs: ['sign'] }],
+    });
     await created(`${RBAC}/clusterrolebindings`, {
       metadata: { name: 'sign-example' },
       roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'sign-example' },
@@ -342,6 +393,8 @@ describe('certificate plugins', () => {
 
   test("kube's approver roles are bootstrapped", async () => {
     const role = await api.get(`${RBAC}/clusterroles/system:certificates.k8s.io:kube-apiserver-client-approver`);
-    expect(role.body.rules).toEqual([{ apiGroups: ['certificates.k8s.io'], resources: ['signers'], resourceNames: ['kubernetes.io/kube-apiserver-client'], verbs: ['approve'] }]);
+    expect(role.body.rules).toEqual([
+      { apiGroups: ['certificates.k8s.io'], resources: ['signers'], resourceNames: ['kubernetes.io/kube-apiserver-client'], verbs: ['approve'] },
+    ]);
   });
 });

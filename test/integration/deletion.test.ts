@@ -54,7 +54,11 @@ describe('finalizers', () => {
     const more = await api.put(cmPath('held'), { ...marked.body, metadata: { ...marked.body.metadata, finalizers: ['example.com/hold', 'example.com/more'] } });
     expect(more.status).toBe(422);
     expect(more.body.details.causes).toEqual([
-      { reason: 'FieldValueForbidden', message: 'Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers []string{"example.com/more"}', field: 'metadata.finalizers' },
+      {
+        reason: 'FieldValueForbidden',
+        message: 'Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers []string{"example.com/more"}',
+        field: 'metadata.finalizers',
+      },
     ]);
     const released = await api.patch(cmPath('held'), { metadata: { finalizers: null } }, 'application/merge-patch+json');
     expect(released.status).toBe(200);
@@ -125,7 +129,13 @@ describe('preconditions, dry run and options', () => {
     expect((await api.get(cmPath('pre'))).status).toBe(200);
     const ok = await api.delete(cmPath('pre'), { body: { preconditions: { uid: c.metadata.uid, resourceVersion: c.metadata.resourceVersion } } });
     expect(ok.status).toBe(200);
-    expect(ok.body).toEqual({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details: { name: 'pre', kind: 'configmaps', uid: c.metadata.uid } });
+    expect(ok.body).toEqual({
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Success',
+      details: { name: 'pre', kind: 'configmaps', uid: c.metadata.uid },
+    });
   });
 
   test('dryRun deletes nothing; YAML bodies parse; an unknown dryRun is 400, other bad options 422', async () => {
@@ -141,7 +151,9 @@ describe('preconditions, dry run and options', () => {
     expect(unknownDryRun.body.message).toBe('DeleteOptions.meta.k8s.io "" is invalid: dryRun: Unsupported value: "Maybe": supported values: "All"');
     const bad = await api.delete(cmPath('dry'), { body: { propagationPolicy: 'Sideways' } });
     expect(bad.status).toBe(422);
-    expect(bad.body.message).toBe('DeleteOptions.meta.k8s.io "" is invalid: propagationPolicy: Unsupported value: "Sideways": supported values: "Foreground", "Background", "Orphan", "nil"');
+    expect(bad.body.message).toBe(
+      'DeleteOptions.meta.k8s.io "" is invalid: propagationPolicy: Unsupported value: "Sideways": supported values: "Foreground", "Background", "Orphan", "nil"',
+    );
     const both = await api.delete(cmPath('dry'), { body: { propagationPolicy: 'Orphan', orphanDependents: true } });
     expect(both.status).toBe(422);
     await api.patch(cmPath('dry'), { metadata: { finalizers: null } }, 'application/merge-patch+json');
@@ -166,7 +178,12 @@ describe('preconditions, dry run and options', () => {
   });
 
   test('deletecollection deletes what label and field selectors match, with the delete options', async () => {
-    for (const [name, group] of [['a', 'x'], ['b', 'x'], ['c', 'y']]) await api.post(cmPath(), cm(name, { labels: { group } }));
+    for (const [name, group] of [
+      ['a', 'x'],
+      ['b', 'x'],
+      ['c', 'y'],
+    ])
+      await api.post(cmPath(), cm(name, { labels: { group } }));
     await api.post(cmPath(), cm('d', { labels: { group: 'x' }, finalizers: ['example.com/x'] }));
     const dry = await api.delete(`${cmPath()}?labelSelector=group%3Dx&dryRun=All`);
     expect(dry.body.items.map((i: any) => i.metadata.name)).toEqual(['a', 'b', 'd']);
@@ -192,23 +209,33 @@ describe('preconditions, dry run and options', () => {
 describe('propagation through a deployment -> replicaset -> pods chain', () => {
   const labels = { app: 'web' };
   async function chain(): Promise<{ deploy: any; rs: any; pods: any[] }> {
-    const deploy = (await api.post(`/apis/apps/v1/namespaces/${ns}/deployments`, {
-      metadata: { name: 'web' },
-      spec: { replicas: 2, selector: { matchLabels: labels }, template: { metadata: { labels }, spec: podSpec } },
-    })).body;
-    const owner = (o: any, kind: string, apiVersion: string) => [{ apiVersion, kind, name: o.metadata.name, uid: o.metadata.uid, controller: true, blockOwnerDeletion: true }];
-    const rs = (await api.post(`/apis/apps/v1/namespaces/${ns}/replicasets`, {
-      metadata: { name: 'web-1', labels, ownerReferences: owner(deploy, 'Deployment', 'apps/v1') },
-      spec: { replicas: 2, selector: { matchLabels: labels }, template: { metadata: { labels }, spec: podSpec } },
-    })).body;
+    const deploy = (
+      await api.post(`/apis/apps/v1/namespaces/${ns}/deployments`, {
+        metadata: { name: 'web' },
+        spec: { replicas: 2, selector: { matchLabels: labels }, template: { metadata: { labels }, spec: podSpec } },
+      })
+    ).body;
+    const owner = (o: any, kind: string, apiVersion: string) => [
+      { apiVersion, kind, name: o.metadata.name, uid: o.metadata.uid, controller: true, blockOwnerDeletion: true },
+    ];
+    const rs = (
+      await api.post(`/apis/apps/v1/namespaces/${ns}/replicasets`, {
+        metadata: { name: 'web-1', labels, ownerReferences: owner(deploy, 'Deployment', 'apps/v1') },
+        spec: { replicas: 2, selector: { matchLabels: labels }, template: { metadata: { labels }, spec: podSpec } },
+      })
+    ).body;
     const pods = [];
     for (const name of ['web-1-a', 'web-1-b']) {
-      pods.push((await api.post(`/api/v1/namespaces/${ns}/pods`, { metadata: { name, labels, ownerReferences: owner(rs, 'ReplicaSet', 'apps/v1') }, spec: podSpec })).body);
+      pods.push(
+        (await api.post(`/api/v1/namespaces/${ns}/pods`, { metadata: { name, labels, ownerReferences: owner(rs, 'ReplicaSet', 'apps/v1') }, spec: podSpec }))
+          .body,
+      );
     }
     expect(pods.every((p) => p.metadata.uid)).toBe(true);
     return { deploy, rs, pods };
   }
-  const workloadKeys = async () => (await keysOfNs()).filter((k) => !k.startsWith('/namespaces/') && !k.startsWith('/serviceaccounts/') && !k.startsWith('/configmaps/'));
+  const workloadKeys = async () =>
+    (await keysOfNs()).filter((k) => !k.startsWith('/namespaces/') && !k.startsWith('/serviceaccounts/') && !k.startsWith('/configmaps/'));
 
   test('Background: the owner goes at once, then the collector removes the replicaset and its pods', async () => {
     await chain();
@@ -243,8 +270,13 @@ describe('propagation through a deployment -> replicaset -> pods chain', () => {
   test('the deprecated orphanDependents=true orphans as well; an owner reference to a missing owner is collected', async () => {
     const { rs } = await chain();
     await api.delete(`/apis/apps/v1/namespaces/${ns}/deployments/web`, { body: { orphanDependents: true } });
-    await eventually('the replicaset to be orphaned', async () => ((await api.get(`/apis/apps/v1/namespaces/${ns}/replicasets/web-1`)).body.metadata.ownerReferences ? undefined : true));
-    await api.post(`/api/v1/namespaces/${ns}/configmaps`, cm('stray', { ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'nobody', uid: 'f0f0f0f0-0000-0000-0000-000000000000' }] }));
+    await eventually('the replicaset to be orphaned', async () =>
+      (await api.get(`/apis/apps/v1/namespaces/${ns}/replicasets/web-1`)).body.metadata.ownerReferences ? undefined : true,
+    );
+    await api.post(
+      `/api/v1/namespaces/${ns}/configmaps`,
+      cm('stray', { ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'nobody', uid: 'f0f0f0f0-0000-0000-0000-000000000000' }] }),
+    );
     await eventually('the stray dependent to be collected', async () => ((await api.get(cmPath('stray'))).status === 404 ? true : undefined));
     expect((await api.get(`/apis/apps/v1/namespaces/${ns}/replicasets/web-1`)).body.metadata.uid).toBe(rs.metadata.uid);
   });

@@ -43,10 +43,35 @@ test('legacy discovery: /api, /api/v1, /apis, /apis/apps, /apis/apps/v1', async 
   expect(v1.body.resources.find((r: { name: string }) => r.name === 'pods/status')).toMatchObject({ kind: 'Pod', verbs: ['get', 'patch', 'update'] });
   expect(v1.body.resources.find((r: { name: string }) => r.name === 'namespaces/finalize')).toMatchObject({ verbs: ['update'] });
   const apis = await api.get('/apis');
-  expect(apis.body.groups.map((g: { name: string }) => g.name)).toEqual(['apiregistration.k8s.io', 'apps', 'events.k8s.io', 'authentication.k8s.io', 'authorization.k8s.io', 'autoscaling', 'batch', 'certificates.k8s.io', 'networking.k8s.io', 'policy', 'rbac.authorization.k8s.io', 'storage.k8s.io', 'admissionregistration.k8s.io', 'apiextensions.k8s.io', 'scheduling.k8s.io', 'coordination.k8s.io', 'node.k8s.io', 'discovery.k8s.io', 'flowcontrol.apiserver.k8s.io', 'resource.k8s.io']);
+  expect(apis.body.groups.map((g: { name: string }) => g.name)).toEqual([
+    'apiregistration.k8s.io',
+    'apps',
+    'events.k8s.io',
+    'authentication.k8s.io',
+    'authorization.k8s.io',
+    'autoscaling',
+    'batch',
+    'certificates.k8s.io',
+    'networking.k8s.io',
+    'policy',
+    'rbac.authorization.k8s.io',
+    'storage.k8s.io',
+    'admissionregistration.k8s.io',
+    'apiextensions.k8s.io',
+    'scheduling.k8s.io',
+    'coordination.k8s.io',
+    'node.k8s.io',
+    'discovery.k8s.io',
+    'flowcontrol.apiserver.k8s.io',
+    'resource.k8s.io',
+  ]);
   expect((await api.get('/apis/apps')).body).toMatchObject({ kind: 'APIGroup', name: 'apps', preferredVersion: { groupVersion: 'apps/v1', version: 'v1' } });
   const apps = await api.get('/apis/apps/v1');
-  expect(apps.body.resources.find((r: { name: string }) => r.name === 'deployments')).toMatchObject({ kind: 'Deployment', shortNames: ['deploy'], storageVersionHash: '8aSe+NMegvE=' });
+  expect(apps.body.resources.find((r: { name: string }) => r.name === 'deployments')).toMatchObject({
+    kind: 'Deployment',
+    shortNames: ['deploy'],
+    storageVersionHash: '8aSe+NMegvE=',
+  });
   expect((await api.get('/apis/nope')).status).toBe(404);
 });
 
@@ -55,7 +80,25 @@ test('aggregated discovery when asked for it', async () => {
   expect(core.headers.get('content-type')).toBe(AGGREGATED);
   expect(core.body.kind).toBe('APIGroupDiscoveryList');
   const resources = core.body.items[0].versions[0].resources;
-  expect(resources.map((r: { resource: string }) => r.resource)).toEqual(['bindings', 'componentstatuses', 'configmaps', 'endpoints', 'events', 'limitranges', 'namespaces', 'nodes', 'persistentvolumeclaims', 'persistentvolumes', 'pods', 'podtemplates', 'replicationcontrollers', 'resourcequotas', 'secrets', 'serviceaccounts', 'services']);
+  expect(resources.map((r: { resource: string }) => r.resource)).toEqual([
+    'bindings',
+    'componentstatuses',
+    'configmaps',
+    'endpoints',
+    'events',
+    'limitranges',
+    'namespaces',
+    'nodes',
+    'persistentvolumeclaims',
+    'persistentvolumes',
+    'pods',
+    'podtemplates',
+    'replicationcontrollers',
+    'resourcequotas',
+    'secrets',
+    'serviceaccounts',
+    'services',
+  ]);
   expect(resources.find((r: { resource: string }) => r.resource === 'namespaces')).toMatchObject({
     scope: 'Cluster',
     responseKind: { group: '', version: 'v1', kind: 'Namespace' },
@@ -66,7 +109,28 @@ test('aggregated discovery when asked for it', async () => {
     ],
   });
   const groups = await api.get('/apis', { accept: AGGREGATED });
-  expect(groups.body.items.map((i: { metadata: { name: string } }) => i.metadata.name)).toEqual(['apiregistration.k8s.io', 'apps', 'events.k8s.io', 'authentication.k8s.io', 'authorization.k8s.io', 'autoscaling', 'batch', 'certificates.k8s.io', 'networking.k8s.io', 'policy', 'rbac.authorization.k8s.io', 'storage.k8s.io', 'admissionregistration.k8s.io', 'apiextensions.k8s.io', 'scheduling.k8s.io', 'coordination.k8s.io', 'node.k8s.io', 'discovery.k8s.io', 'flowcontrol.apiserver.k8s.io', 'resource.k8s.io']);
+  expect(groups.body.items.map((i: { metadata: { name: string } }) => i.metadata.name)).toEqual([
+    'apiregistration.k8s.io',
+    'apps',
+    'events.k8s.io',
+    'authentication.k8s.io',
+    'authorization.k8s.io',
+    'autoscaling',
+    'batch',
+    'certificates.k8s.io',
+    'networking.k8s.io',
+    'policy',
+    'rbac.authorization.k8s.io',
+    'storage.k8s.io',
+    'admissionregistration.k8s.io',
+    'apiextensions.k8s.io',
+    'scheduling.k8s.io',
+    'coordination.k8s.io',
+    'node.k8s.io',
+    'discovery.k8s.io',
+    'flowcontrol.apiserver.k8s.io',
+    'resource.k8s.io',
+  ]);
 });
 
 test('OpenAPI v3: index and per group-version documents with GVK and fieldValidation on PATCH', async () => {
@@ -97,15 +161,22 @@ test('OpenAPI v2 is served in Protobuf (gnostic openapi.v2.Document), as client-
     const res = await fetch(`${server.url}/openapi/v2`, { headers: { Accept: accept } });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('application/com.github.proto-openapi.spec.v2.v1.0+protobuf');
-    const document = new Root().loadSync(path.resolve(__dirname, '../../proto/openapiv2/OpenAPIv2.proto'), { keepCase: true }).lookupType('openapi.v2.Document');
+    const document = new Root()
+      .loadSync(path.resolve(__dirname, '../../proto/openapiv2/OpenAPIv2.proto'), { keepCase: true })
+      .lookupType('openapi.v2.Document');
     const decoded = document.toObject(document.decode(Buffer.from(await res.arrayBuffer()))) as {
       swagger: string;
-      definitions: { additional_properties: { name: string; value: { properties: { additional_properties: { name: string }[] }; vendor_extension: { name: string; value: { yaml: string } }[] } }[] };
+      definitions: {
+        additional_properties: {
+          name: string;
+          value: { properties: { additional_properties: { name: string }[] }; vendor_extension: { name: string; value: { yaml: string } }[] };
+        }[];
+      };
     };
     expect(decoded.swagger).toBe('2.0');
     const pod = decoded.definitions.additional_properties.find((d) => d.name === 'io.k8s.api.core.v1.Pod')!.value;
     expect(pod.properties.additional_properties.map((p) => p.name)).toEqual(expect.arrayContaining(['apiVersion', 'kind', 'metadata', 'spec', 'status']));
-    expect(pod.vendor_extension).toEqual([{ name: 'x-kubernetes-group-version-kind', value: { yaml: '- group: \'\'\n  kind: Pod\n  version: v1\n' } }]);
+    expect(pod.vendor_extension).toEqual([{ name: 'x-kubernetes-group-version-kind', value: { yaml: "- group: ''\n  kind: Pod\n  version: v1\n" } }]);
   }
 });
 

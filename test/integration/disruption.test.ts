@@ -37,7 +37,12 @@ async function pod(name: string, app: string, opts: { ready?: boolean; owner?: O
 }
 
 async function budget(name: string, app: string, spec: Record<string, unknown>): Promise<void> {
-  const created = await api.post(PDBS, { apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: { name }, spec: { ...spec, selector: { matchLabels: { app } } } });
+  const created = await api.post(PDBS, {
+    apiVersion: 'policy/v1',
+    kind: 'PodDisruptionBudget',
+    metadata: { name },
+    spec: { ...spec, selector: { matchLabels: { app } } },
+  });
   expect(created.status).toBe(201);
 }
 
@@ -92,10 +97,15 @@ test('minAvailable: status from ready pods; eviction allowed, then refused with 
   expect((await evict('m4')).status).toBe(201);
 });
 
-test('maxUnavailable and percentages count by the controllers\' scale: a Deployment for its ReplicaSets, a StatefulSet', async () => {
+test("maxUnavailable and percentages count by the controllers' scale: a Deployment for its ReplicaSets, a StatefulSet", async () => {
   const template = (app: string) => ({ metadata: { labels: { app } }, spec: { containers: [{ name: 'c', image: 'nginx' }] } });
   const deploy = (
-    await api.post(`${APPS}/deployments`, { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web' }, spec: { replicas: 5, selector: { matchLabels: { app: 'web' } }, template: template('web') } })
+    await api.post(`${APPS}/deployments`, {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'web' },
+      spec: { replicas: 5, selector: { matchLabels: { app: 'web' } }, template: template('web') },
+    })
   ).body;
   const rs = await api.post(`${APPS}/replicasets`, {
     apiVersion: 'apps/v1',
@@ -111,7 +121,12 @@ test('maxUnavailable and percentages count by the controllers\' scale: a Deploym
   await statusOf('pdb-web', { expectedPods: 5, desiredHealthy: 3, currentHealthy: 4, disruptionsAllowed: 1 });
 
   const sts = (
-    await api.post(`${APPS}/statefulsets`, { apiVersion: 'apps/v1', kind: 'StatefulSet', metadata: { name: 'db' }, spec: { replicas: 3, serviceName: 'db', selector: { matchLabels: { app: 'db' } }, template: template('db') } })
+    await api.post(`${APPS}/statefulsets`, {
+      apiVersion: 'apps/v1',
+      kind: 'StatefulSet',
+      metadata: { name: 'db' },
+      spec: { replicas: 3, serviceName: 'db', selector: { matchLabels: { app: 'db' } }, template: template('db') },
+    })
   ).body;
   const stsOwner = { apiVersion: 'apps/v1', kind: 'StatefulSet', name: 'db', uid: sts.metadata.uid };
   for (const n of ['db-0', 'db-1', 'db-2']) await pod(n, 'db', { owner: stsOwner });
@@ -119,7 +134,14 @@ test('maxUnavailable and percentages count by the controllers\' scale: a Deploym
   await statusOf('pdb-db', { expectedPods: 3, desiredHealthy: 2, currentHealthy: 3, disruptionsAllowed: 1 });
 
   // A pod whose controller has no scale subresource: nothing may be disrupted, and the condition says why.
-  const job = (await api.post('/apis/batch/v1/namespaces/default/jobs', { apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'once' }, spec: { template: { ...template('once'), spec: { ...template('once').spec, restartPolicy: 'Never' } } } })).body;
+  const job = (
+    await api.post('/apis/batch/v1/namespaces/default/jobs', {
+      apiVersion: 'batch/v1',
+      kind: 'Job',
+      metadata: { name: 'once' },
+      spec: { template: { ...template('once'), spec: { ...template('once').spec, restartPolicy: 'Never' } } },
+    })
+  ).body;
   await pod('once-1', 'once', { owner: { apiVersion: 'batch/v1', kind: 'Job', name: 'once', uid: job.metadata.uid } });
   await budget('pdb-once', 'once', { maxUnavailable: 1 });
   const failed = await eventually('the sync failure', async () => {
@@ -127,7 +149,14 @@ test('maxUnavailable and percentages count by the controllers\' scale: a Deploym
     return s.conditions?.[0]?.reason === 'SyncFailed' ? s : undefined;
   });
   expect(failed.disruptionsAllowed).toBe(0);
-  expect(failed.conditions).toEqual([expect.objectContaining({ type: 'DisruptionAllowed', status: 'False', reason: 'SyncFailed', message: 'jobs.batch does not implement the scale subresource' })]);
+  expect(failed.conditions).toEqual([
+    expect.objectContaining({
+      type: 'DisruptionAllowed',
+      status: 'False',
+      reason: 'SyncFailed',
+      message: 'jobs.batch does not implement the scale subresource',
+    }),
+  ]);
 });
 
 test('disruptedPods: a recent eviction keeps the pod out of the healthy count; one older than two minutes is pruned', async () => {

@@ -19,7 +19,13 @@ beforeAll(async () => {
   const ca = createCertificateAuthority('etcd-ca');
   const server = createLeafCertificate(ca, { commonName: 'etcd', usage: 'server', hosts: ['127.0.0.1', 'localhost'], validDays: 1 });
   const client = createLeafCertificate(ca, { commonName: 'kube-apiserver-etcd-client', usage: 'client', validDays: 1 });
-  for (const [name, content] of Object.entries({ 'ca.crt': ca.cert, 'server.crt': server.cert, 'server.key': server.key, 'client.crt': client.cert, 'client.key': client.key })) {
+  for (const [name, content] of Object.entries({
+    'ca.crt': ca.cert,
+    'server.crt': server.cert,
+    'server.key': server.key,
+    'client.crt': client.cert,
+    'client.key': client.key,
+  })) {
     writeFileSync(file(name), content);
   }
   const [clientPort, peerPort] = [await freePort(), await freePort()];
@@ -54,7 +60,12 @@ afterAll(async () => {
 });
 
 test('https:// etcd servers with --etcd-cafile, --etcd-certfile and --etcd-keyfile: kapi stores and reads through TLS', async () => {
-  const kapi = await startTestServer({ etcdServers: [endpoint], etcdCaFile: file('ca.crt'), etcdCertFile: file('client.crt'), etcdKeyFile: file('client.key') });
+  const kapi = await startTestServer({
+    etcdServers: [endpoint],
+    etcdCaFile: file('ca.crt'),
+    etcdCertFile: file('client.crt'),
+    etcdKeyFile: file('client.key'),
+  });
   try {
     const api = new Api(kapi.url);
     const created = await api.post('/api/v1/namespaces/default/configmaps', { metadata: { name: 'over-tls' }, data: { a: '1' } });
@@ -66,8 +77,16 @@ test('https:// etcd servers with --etcd-cafile, --etcd-certfile and --etcd-keyfi
 });
 
 test('without a client certificate, or dialled as plain http, the TLS etcd is unreachable', async () => {
-  await expect(startTestServer({ etcdServers: [endpoint], etcdCaFile: file('ca.crt'), storageInitializationTimeoutMs: 1500 })).rejects.toThrow(/^cannot reach etcd at https:\/\/127\.0\.0\.1:\d+/);
+  await expect(startTestServer({ etcdServers: [endpoint], etcdCaFile: file('ca.crt'), storageInitializationTimeoutMs: 1500 })).rejects.toThrow(
+    /^cannot reach etcd at https:\/\/127\.0\.0\.1:\d+/,
+  );
   await expect(
-    startTestServer({ etcdServers: [endpoint.replace('https', 'http')], etcdCaFile: file('ca.crt'), etcdCertFile: file('client.crt'), etcdKeyFile: file('client.key'), storageInitializationTimeoutMs: 1500 }),
+    startTestServer({
+      etcdServers: [endpoint.replace('https', 'http')],
+      etcdCaFile: file('ca.crt'),
+      etcdCertFile: file('client.crt'),
+      etcdKeyFile: file('client.key'),
+      storageInitializationTimeoutMs: 1500,
+    }),
   ).rejects.toThrow(/^cannot reach etcd at http:\/\//);
 });

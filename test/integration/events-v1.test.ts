@@ -46,7 +46,13 @@ const v1Event = (name: string, extra: Record<string, unknown> = {}) => ({
 test('created through events.k8s.io/v1, stored and listed as a core/v1 Event', async () => {
   const created = await api.post(EVENTS, v1Event('made-v1', { series: { count: 2, lastObservedTime: '2024-05-06T07:09:10.000001Z' } }));
   expect(created.status).toBe(201);
-  expect(created.body).toMatchObject({ apiVersion: 'events.k8s.io/v1', kind: 'Event', regarding, note: 'Successfully assigned default/web-1 to node-1', reportingController: 'default-scheduler' });
+  expect(created.body).toMatchObject({
+    apiVersion: 'events.k8s.io/v1',
+    kind: 'Event',
+    regarding,
+    note: 'Successfully assigned default/web-1 to node-1',
+    reportingController: 'default-scheduler',
+  });
   const stored = JSON.parse((await etcd.get(`${server.prefix}/events/default/made-v1`))!.toString());
   expect(stored).toMatchObject({ apiVersion: 'v1', kind: 'Event', involvedObject: regarding, reportingComponent: 'default-scheduler' });
   const core = (await api.get(CORE)).body.items.find((e: { metadata: { name: string } }) => e.metadata.name === 'made-v1');
@@ -101,19 +107,34 @@ test('created through core/v1, read through events.k8s.io/v1 with the deprecated
 
 test('an update through events.k8s.io/v1 may change the series, nothing else', async () => {
   await api.post(EVENTS, v1Event('series', { series: { count: 2, lastObservedTime: '2024-05-06T07:09:10.000001Z' } }));
-  const patched = await api.patch(`${EVENTS}/series`, { series: { count: 3, lastObservedTime: '2024-05-06T07:10:10.000001Z' } }, 'application/merge-patch+json');
+  const patched = await api.patch(
+    `${EVENTS}/series`,
+    { series: { count: 3, lastObservedTime: '2024-05-06T07:10:10.000001Z' } },
+    'application/merge-patch+json',
+  );
   expect(patched.status).toBe(200);
   expect(patched.body.series).toEqual({ count: 3, lastObservedTime: '2024-05-06T07:10:10.000001Z' });
   const changed = await api.patch(`${EVENTS}/series`, { note: 'other', series: { count: 1 } }, 'application/merge-patch+json');
   expect(changed.status).toBe(422);
-  expect(causes(changed.body)).toEqual(['FieldValueInvalid series.count: Invalid value: "": should be at least 2', 'FieldValueInvalid message: Invalid value: "other": field is immutable']);
+  expect(causes(changed.body)).toEqual([
+    'FieldValueInvalid series.count: Invalid value: "": should be at least 2',
+    'FieldValueInvalid message: Invalid value: "other": field is immutable',
+  ]);
 });
 
 test('a watch through events.k8s.io/v1 sees a core/v1 create converted', async () => {
   const start = await api.get(EVENTS);
   const watch = await openWatch(`${server.url}${EVENTS}?watch=1&resourceVersion=${start.body.metadata.resourceVersion}`);
   try {
-    await api.post(CORE, { apiVersion: 'v1', kind: 'Event', metadata: { name: 'watched' }, involvedObject: regarding, reason: 'Killing', message: 'Stopping container', type: 'Normal' });
+    await api.post(CORE, {
+      apiVersion: 'v1',
+      kind: 'Event',
+      metadata: { name: 'watched' },
+      involvedObject: regarding,
+      reason: 'Killing',
+      message: 'Stopping container',
+      type: 'Normal',
+    });
     const event = await watch.next();
     expect(event.type).toBe('ADDED');
     expect(event.object).toMatchObject({ apiVersion: 'events.k8s.io/v1', kind: 'Event', metadata: { name: 'watched' }, regarding, note: 'Stopping container' });
@@ -123,7 +144,7 @@ test('a watch through events.k8s.io/v1 sees a core/v1 create converted', async (
   }
 });
 
-test('creates through events.k8s.io/v1 are validated strictly, with kube-apiserver\'s causes', async () => {
+test("creates through events.k8s.io/v1 are validated strictly, with kube-apiserver's causes", async () => {
   const { eventTime: _t, ...noTime } = v1Event('bad');
   const res = await api.post(EVENTS, {
     ...noTime,
@@ -146,17 +167,23 @@ test('creates through events.k8s.io/v1 are validated strictly, with kube-apiserv
   ]);
   const newStyle = await api.post(EVENTS, v1Event('bad-2', { reportingController: '', action: '', reason: 'r'.repeat(129), note: 'n'.repeat(1025) }));
   expect(newStyle.status).toBe(422);
-  expect(causes(newStyle.body)).toEqual(expect.arrayContaining([
-    'FieldValueRequired reportingController: Required value',
-    'FieldValueRequired action: Required value',
-    'FieldValueInvalid reason: Invalid value: "": can have at most 128 characters',
-    'FieldValueInvalid message: Invalid value: "": can have at most 1024 characters',
-  ]));
+  expect(causes(newStyle.body)).toEqual(
+    expect.arrayContaining([
+      'FieldValueRequired reportingController: Required value',
+      'FieldValueRequired action: Required value',
+      'FieldValueInvalid reason: Invalid value: "": can have at most 128 characters',
+      'FieldValueInvalid message: Invalid value: "": can have at most 1024 characters',
+    ]),
+  );
 });
 
 test('protobuf, both ways', async () => {
   const body = v1Event('proto');
-  const created = await fetch(`${server.url}${EVENTS}`, { method: 'POST', headers: { 'Content-Type': PROTOBUF, Accept: PROTOBUF }, body: encodeProtobuf(body) });
+  const created = await fetch(`${server.url}${EVENTS}`, {
+    method: 'POST',
+    headers: { 'Content-Type': PROTOBUF, Accept: PROTOBUF },
+    body: encodeProtobuf(body),
+  });
   expect(created.status).toBe(201);
   expect(created.headers.get('content-type')).toBe(PROTOBUF);
   const decoded = decodeProtobuf(Buffer.from(await created.arrayBuffer()));
@@ -165,7 +192,7 @@ test('protobuf, both ways', async () => {
   expect(decodeProtobuf(Buffer.from(await list.arrayBuffer()))).toMatchObject({ apiVersion: 'events.k8s.io/v1', kind: 'EventList' });
 });
 
-test('discovery: events.k8s.io/v1 right after apps, sharing core events\' storage version hash', async () => {
+test("discovery: events.k8s.io/v1 right after apps, sharing core events' storage version hash", async () => {
   const groups = (await api.get('/apis')).body.groups.map((g: { name: string }) => g.name);
   expect(groups.indexOf('events.k8s.io')).toBe(groups.indexOf('apps') + 1);
   const resources = (await api.get('/apis/events.k8s.io/v1')).body.resources;
@@ -184,8 +211,26 @@ test('discovery: events.k8s.io/v1 right after apps, sharing core events\' storag
   expect(core.storageVersionHash).toBe('r2yiGXH7wu8=');
 });
 
-test('Table output: kubectl\'s event columns', async () => {
+test("Table output: kubectl's event columns", async () => {
   const table = await api.get(`${EVENTS}/made-v1`, { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' });
-  expect(table.body.columnDefinitions.map((c: { name: string }) => c.name)).toEqual(['Last Seen', 'Type', 'Reason', 'Object', 'Subobject', 'Source', 'Message', 'First Seen', 'Count', 'Name']);
-  expect(table.body.rows[0].cells.slice(1, 7)).toEqual(['Normal', 'Scheduled', 'pod/web-1', '', 'default-scheduler, sched-1', 'Successfully assigned default/web-1 to node-1']);
+  expect(table.body.columnDefinitions.map((c: { name: string }) => c.name)).toEqual([
+    'Last Seen',
+    'Type',
+    'Reason',
+    'Object',
+    'Subobject',
+    'Source',
+    'Message',
+    'First Seen',
+    'Count',
+    'Name',
+  ]);
+  expect(table.body.rows[0].cells.slice(1, 7)).toEqual([
+    'Normal',
+    'Scheduled',
+    'pod/web-1',
+    '',
+    'default-scheduler, sched-1',
+    'Successfully assigned default/web-1 to node-1',
+  ]);
 });

@@ -26,11 +26,17 @@ const eviction = (name: string, deleteOptions?: Record<string, unknown>) => ({
   metadata: { name, namespace: 'default' },
   ...(deleteOptions ? { deleteOptions } : {}),
 });
-const evict = (name: string, deleteOptions?: Record<string, unknown>, query = '') => api.post(`${NS}/pods/${name}/eviction${query}`, eviction(name, deleteOptions));
+const evict = (name: string, deleteOptions?: Record<string, unknown>, query = '') =>
+  api.post(`${NS}/pods/${name}/eviction${query}`, eviction(name, deleteOptions));
 
 /** A pod of app=`app`; running and ready unless told otherwise. */
 async function pod(name: string, app: string, state: 'ready' | 'unready' | 'pending' = 'ready'): Promise<void> {
-  const created = await api.post(`${NS}/pods`, { apiVersion: 'v1', kind: 'Pod', metadata: { name, labels: { app } }, spec: { containers: [{ name: 'c', image: 'nginx' }] } });
+  const created = await api.post(`${NS}/pods`, {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name, labels: { app } },
+    spec: { containers: [{ name: 'c', image: 'nginx' }] },
+  });
   expect(created.status).toBe(201);
   if (state === 'pending') return;
   const live = created.body;
@@ -40,10 +46,21 @@ async function pod(name: string, app: string, state: 'ready' | 'unready' | 'pend
 
 /** A budget over app=`app` whose status (written as the disruption controller would) allows `allowed` disruptions. */
 async function budget(name: string, app: string, allowed: number): Promise<void> {
-  const created = await api.post(PDBS, { apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: { name }, spec: { minAvailable: 1, selector: { matchLabels: { app } } } });
+  const created = await api.post(PDBS, {
+    apiVersion: 'policy/v1',
+    kind: 'PodDisruptionBudget',
+    metadata: { name },
+    spec: { minAvailable: 1, selector: { matchLabels: { app } } },
+  });
   expect(created.status).toBe(201);
   const live = created.body;
-  live.status = { observedGeneration: live.metadata.generation, disruptionsAllowed: allowed, currentHealthy: 2, desiredHealthy: 1 + (1 - allowed), expectedPods: 2 };
+  live.status = {
+    observedGeneration: live.metadata.generation,
+    disruptionsAllowed: allowed,
+    currentHealthy: 2,
+    desiredHealthy: 1 + (1 - allowed),
+    expectedPods: 2,
+  };
   expect((await api.put(`${PDBS}/${name}/status`, live)).status).toBe(200);
 }
 
@@ -110,7 +127,10 @@ test('a budget whose status lags its generation answers 429 until the controller
   const res = await evict('g1');
   expect(res.status).toBe(429);
   expect(res.headers.get('retry-after')).toBe('10');
-  expect(res.body.details).toEqual({ causes: [{ reason: 'DisruptionBudget', message: 'The disruption budget pdb-g is still being processed by the server.' }], retryAfterSeconds: 10 });
+  expect(res.body.details).toEqual({
+    causes: [{ reason: 'DisruptionBudget', message: 'The disruption budget pdb-g is still being processed by the server.' }],
+    retryAfterSeconds: 10,
+  });
 });
 
 test('a pending pod, or an unready one a budget does not need, goes without spending the budget', async () => {
@@ -150,14 +170,31 @@ test('a name that differs from the path is a 400; a missing pod a 404', async ()
 
 test('pods/eviction is in /api/v1 discovery as kube-apiserver lists it', async () => {
   const legacy = await api.get('/api/v1');
-  expect(legacy.body.resources).toContainEqual({ name: 'pods/eviction', singularName: '', namespaced: true, group: 'policy', version: 'v1', kind: 'Eviction', verbs: ['create'] });
+  expect(legacy.body.resources).toContainEqual({
+    name: 'pods/eviction',
+    singularName: '',
+    namespaced: true,
+    group: 'policy',
+    version: 'v1',
+    kind: 'Eviction',
+    verbs: ['create'],
+  });
   const aggregated = await api.get('/api', { accept: AGGREGATED });
   const podsEntry = aggregated.body.items[0].versions[0].resources.find((r: { resource: string }) => r.resource === 'pods');
-  expect(podsEntry.subresources).toContainEqual({ subresource: 'eviction', responseKind: { group: 'policy', version: 'v1', kind: 'Eviction' }, verbs: ['create'] });
+  expect(podsEntry.subresources).toContainEqual({
+    subresource: 'eviction',
+    responseKind: { group: 'policy', version: 'v1', kind: 'Eviction' },
+    verbs: ['create'],
+  });
 });
 
 test('an evicted pod on a node is marked DisruptionTarget and terminates gracefully', async () => {
-  const created = await api.post(`${NS}/pods`, { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'n1' }, spec: { nodeName: 'node-1', containers: [{ name: 'c', image: 'nginx' }] } });
+  const created = await api.post(`${NS}/pods`, {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name: 'n1' },
+    spec: { nodeName: 'node-1', containers: [{ name: 'c', image: 'nginx' }] },
+  });
   expect(created.status).toBe(201);
   const live = created.body;
   live.status = { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] };
@@ -166,7 +203,9 @@ test('an evicted pod on a node is marked DisruptionTarget and terminates gracefu
   const pod = (await api.get(`${NS}/pods/n1`)).body;
   expect(pod.metadata.deletionTimestamp).toBeDefined();
   expect(pod.metadata.deletionGracePeriodSeconds).toBe(30);
-  expect(pod.status.conditions).toContainEqual(expect.objectContaining({ type: 'DisruptionTarget', status: 'True', reason: 'EvictionByEvictionAPI', message: 'Eviction API: evicting' }));
+  expect(pod.status.conditions).toContainEqual(
+    expect.objectContaining({ type: 'DisruptionTarget', status: 'True', reason: 'EvictionByEvictionAPI', message: 'Eviction API: evicting' }),
+  );
   // Evicting it again is a deletion already under way: no budget is consulted.
   expect((await evict('n1')).status).toBe(201);
 });
@@ -178,13 +217,23 @@ test('a pod under two budgets cannot be evicted: kube-apiserver answers a Failur
   const res = await evict('m1');
   expect(res.status).toBe(500);
   expect(res.body.reason).toBeUndefined();
-  expect(res.body).toMatchObject({ kind: 'Status', status: 'Failure', message: 'This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.', code: 500 });
+  expect(res.body).toMatchObject({
+    kind: 'Status',
+    status: 'Failure',
+    message: 'This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.',
+    code: 500,
+  });
   expect((await api.get(`${NS}/pods/m1`)).status).toBe(200);
 });
 
 test('a budget with an empty selector guards every pod of its namespace (run last: it covers them all)', async () => {
   await pod('e1', 'e');
-  const created = await api.post(PDBS, { apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: { name: 'pdb-all' }, spec: { maxUnavailable: 0, selector: {} } });
+  const created = await api.post(PDBS, {
+    apiVersion: 'policy/v1',
+    kind: 'PodDisruptionBudget',
+    metadata: { name: 'pdb-all' },
+    spec: { maxUnavailable: 0, selector: {} },
+  });
   expect(created.status).toBe(201);
   const live = created.body;
   live.status = { observedGeneration: live.metadata.generation, disruptionsAllowed: 0, currentHealthy: 1, desiredHealthy: 1, expectedPods: 1 };

@@ -49,7 +49,26 @@ function parses(raw: string): boolean {
 
 /** Bodies that are not JSON at all, or not quite (a cut or a flipped byte that still parses is left out). */
 function malformed(): string[] {
-  const out: string[] = ['', ' ', '{', '}', '{"a":}', '{"metadata":{"name":"x"},}', 'null', 'true', '42', '"text"', '[]', '[{}]', "{'a':1}", '{"a":NaN}', '{"a":1} {"b":2}', '\uFEFF{}', '{"a":"\\x"}', '{"a":"\\ud800"}'];
+  const out: string[] = [
+    '',
+    ' ',
+    '{',
+    '}',
+    '{"a":}',
+    '{"metadata":{"name":"x"},}',
+    'null',
+    'true',
+    '42',
+    '"text"',
+    '[]',
+    '[{}]',
+    "{'a':1}",
+    '{"a":NaN}',
+    '{"a":1} {"b":2}',
+    '\uFEFF{}',
+    '{"a":"\\x"}',
+    '{"a":"\\ud800"}',
+  ];
   for (let i = 0; i < 60; i++) {
     const cut = Math.floor(random() * VALID_POD.length);
     out.push(VALID_POD.slice(0, cut));

@@ -75,7 +75,10 @@ test('Container min, max and maxLimitRequestRatio are refused with kube’s mess
     message: 'pods "x" is forbidden: minimum cpu usage per Container is 100m, but request is 50m',
     details: { name: 'x', kind: 'pods' },
   });
-  const several = await createPod('lr-container', pod('y', [container('c', { requests: { cpu: '0.5', memory: '100Mi' }, limits: { cpu: '3', memory: '2Gi' } })]));
+  const several = await createPod(
+    'lr-container',
+    pod('y', [container('c', { requests: { cpu: '0.5', memory: '100Mi' }, limits: { cpu: '3', memory: '2Gi' } })]),
+  );
   expect(several.status).toBe(403);
   expect(several.body.message).toBe(
     'pods "y" is forbidden: [maximum cpu usage per Container is 2, but limit is 3, maximum memory usage per Container is 1Gi, but limit is 2Gi, memory max limit to request ratio per Container is 2, but provided ratio is 20.480000]',
@@ -90,10 +93,15 @@ test('Pod min and max apply to the sum of the containers', async () => {
   await namespaceWith('lr-pod', [{ type: 'Pod', max: { cpu: '1' }, min: { memory: '100Mi' } }]);
   const res = await createPod(
     'lr-pod',
-    pod('sum', [container('a', { requests: { cpu: '600m', memory: '50Mi' }, limits: { cpu: '600m' } }), container('b', { requests: { cpu: '600m', memory: '40Mi' }, limits: { cpu: '600m' } })]),
+    pod('sum', [
+      container('a', { requests: { cpu: '600m', memory: '50Mi' }, limits: { cpu: '600m' } }),
+      container('b', { requests: { cpu: '600m', memory: '40Mi' }, limits: { cpu: '600m' } }),
+    ]),
   );
   expect(res.status).toBe(403);
-  expect(res.body.message).toBe('pods "sum" is forbidden: [minimum memory usage per Pod is 100Mi, but request is 90Mi, maximum cpu usage per Pod is 1, but limit is 1200m]');
+  expect(res.body.message).toBe(
+    'pods "sum" is forbidden: [minimum memory usage per Pod is 100Mi, but request is 90Mi, maximum cpu usage per Pod is 1, but limit is 1200m]',
+  );
   const ok = await createPod('lr-pod', pod('fits', [container('a', { requests: { cpu: '500m', memory: '100Mi' }, limits: { cpu: '500m' } })]));
   expect(ok.status).toBe(201);
 });
@@ -107,7 +115,13 @@ test('PersistentVolumeClaim min and max apply to its storage request, on create 
     spec: { accessModes: ['ReadWriteOnce'], storageClassName: 'lr-expandable', resources: { requests: { storage } } },
   });
   // PersistentVolumeClaimResize lets a claim grow only when its class allows volume expansion.
-  const expandable = { apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', metadata: { name: 'lr-expandable' }, provisioner: 'example.com/x', allowVolumeExpansion: true };
+  const expandable = {
+    apiVersion: 'storage.k8s.io/v1',
+    kind: 'StorageClass',
+    metadata: { name: 'lr-expandable' },
+    provisioner: 'example.com/x',
+    allowVolumeExpansion: true,
+  };
   expect((await api.post('/apis/storage.k8s.io/v1/storageclasses', expandable)).status).toBe(201);
   const small = await api.post('/api/v1/namespaces/lr-pvc/persistentvolumeclaims', claim('small', '500Mi'));
   expect(small.status).toBe(403);
@@ -118,10 +132,18 @@ test('PersistentVolumeClaim min and max apply to its storage request, on create 
   // Only a bound claim may grow.
   const bound = await api.patch('/api/v1/namespaces/lr-pvc/persistentvolumeclaims/ok/status', { status: { phase: 'Bound' } }, 'application/merge-patch+json');
   expect(bound.status).toBe(200);
-  const grow = await api.patch('/api/v1/namespaces/lr-pvc/persistentvolumeclaims/ok', { spec: { resources: { requests: { storage: '11Gi' } } } }, 'application/merge-patch+json');
+  const grow = await api.patch(
+    '/api/v1/namespaces/lr-pvc/persistentvolumeclaims/ok',
+    { spec: { resources: { requests: { storage: '11Gi' } } } },
+    'application/merge-patch+json',
+  );
   expect(grow.status).toBe(403);
   expect(grow.body.message).toBe('persistentvolumeclaims "ok" is forbidden: maximum storage usage per PersistentVolumeClaim is 10Gi, but request is 11Gi');
-  const within = await api.patch('/api/v1/namespaces/lr-pvc/persistentvolumeclaims/ok', { spec: { resources: { requests: { storage: '8Gi' } } } }, 'application/merge-patch+json');
+  const within = await api.patch(
+    '/api/v1/namespaces/lr-pvc/persistentvolumeclaims/ok',
+    { spec: { resources: { requests: { storage: '8Gi' } } } },
+    'application/merge-patch+json',
+  );
   expect(within.status).toBe(200);
 });
 

@@ -11,7 +11,12 @@ let allowing: Awaited<ReturnType<typeof startTestServer>>;
 const ENDPOINTS = '/api/v1/namespaces/default/endpoints';
 const SLICES = '/apis/discovery.k8s.io/v1/namespaces/default/endpointslices';
 
-const endpoints = (name: string, ip: string) => ({ apiVersion: 'v1', kind: 'Endpoints', metadata: { name }, subsets: [{ addresses: [{ ip }], ports: [{ port: 443 }] }] });
+const endpoints = (name: string, ip: string) => ({
+  apiVersion: 'v1',
+  kind: 'Endpoints',
+  metadata: { name },
+  subsets: [{ addresses: [{ ip }], ports: [{ port: 443 }] }],
+});
 const slice = (name: string, addressType: string, address: string) => ({
   apiVersion: 'discovery.k8s.io/v1',
   kind: 'EndpointSlice',
@@ -32,13 +37,17 @@ afterAll(async () => {
   await allowing?.close();
 });
 
-test('without the flag, loopback addresses are refused in Endpoints and EndpointSlices with kube\'s message', async () => {
+test("without the flag, loopback addresses are refused in Endpoints and EndpointSlices with kube's message", async () => {
   const api = new Api(strict.url);
   const ep = await api.post(ENDPOINTS, endpoints('lo', '127.0.0.1'));
   expect(ep.status).toBe(422);
-  expect(causes(ep.body)).toEqual(['FieldValueInvalid subsets[0].addresses[0].ip: Invalid value: "127.0.0.1": may not be in the loopback range (127.0.0.0/8, ::1/128)']);
+  expect(causes(ep.body)).toEqual([
+    'FieldValueInvalid subsets[0].addresses[0].ip: Invalid value: "127.0.0.1": may not be in the loopback range (127.0.0.0/8, ::1/128)',
+  ]);
   const v6 = await api.post(SLICES, slice('lo6', 'IPv6', '::1'));
-  expect(causes(v6.body)).toEqual(['FieldValueInvalid endpoints[0].addresses[0]: Invalid value: "::1": may not be in the loopback range (127.0.0.0/8, ::1/128)']);
+  expect(causes(v6.body)).toEqual([
+    'FieldValueInvalid endpoints[0].addresses[0]: Invalid value: "::1": may not be in the loopback range (127.0.0.0/8, ::1/128)',
+  ]);
   expect((await api.post(ENDPOINTS, endpoints('ok', '10.1.2.3'))).status).toBe(201);
 });
 
@@ -50,7 +59,14 @@ test('Endpoints validation: addresses required, IPs valid and not special, ports
     metadata: { name: 'bad' },
     subsets: [
       { ports: [{ port: 80 }] },
-      { addresses: [{ ip: 'nope' }, { ip: '169.254.0.9' }], notReadyAddresses: [{ ip: '0.0.0.0' }], ports: [{ name: 'a', port: 0 }, { port: 80, protocol: 'ICMP' }] },
+      {
+        addresses: [{ ip: 'nope' }, { ip: '169.254.0.9' }],
+        notReadyAddresses: [{ ip: '0.0.0.0' }],
+        ports: [
+          { name: 'a', port: 0 },
+          { port: 80, protocol: 'ICMP' },
+        ],
+      },
     ],
   });
   expect(bad.status).toBe(422);

@@ -22,7 +22,10 @@ describe('not served unless both the gate and --runtime-config say so', () => {
     ['by default', {}],
     ['with only the feature gate', { featureGates: ENABLED.featureGates }],
     ['with only --runtime-config', { runtimeConfig: ENABLED.runtimeConfig }],
-    ['with the gate on and the group version switched off', { featureGates: ENABLED.featureGates, runtimeConfig: { 'api/beta': 'true', 'admissionregistration.k8s.io/v1beta1': 'false' } }],
+    [
+      'with the gate on and the group version switched off',
+      { featureGates: ENABLED.featureGates, runtimeConfig: { 'api/beta': 'true', 'admissionregistration.k8s.io/v1beta1': 'false' } },
+    ],
   ])('%s: 404, and not in discovery', async (_what, overrides) => {
     const server = await startTestServer(overrides);
     try {
@@ -74,11 +77,17 @@ describe('served with the gate and admissionregistration.k8s.io/v1beta1=true', (
     const b = await api.post(BINDINGS, { metadata: { name: `${p.metadata.name}-binding` }, spec: { policyName: p.metadata.name, ...binding } });
     expect(b.status).toBe(201);
     await eventually('the policy and binding in the cache', async () =>
-      (await api.get(`${POLICIES}/${p.metadata.name}?resourceVersion=0`)).status === 200 && (await api.get(`${BINDINGS}/${p.metadata.name}-binding?resourceVersion=0`)).status === 200 ? true : undefined,
+      (await api.get(`${POLICIES}/${p.metadata.name}?resourceVersion=0`)).status === 200 &&
+      (await api.get(`${BINDINGS}/${p.metadata.name}-binding?resourceVersion=0`)).status === 200
+        ? true
+        : undefined,
     );
   }
 
-  const configMap = (name: string, test: string, labels: Record<string, string> = {}) => ({ metadata: { name, labels: { test, ...labels } }, data: { a: '1' } });
+  const configMap = (name: string, test: string, labels: Record<string, string> = {}) => ({
+    metadata: { name, labels: { test, ...labels } },
+    data: { a: '1' },
+  });
 
   const addLabel = (key: string, value: string) => ({
     patchType: 'JSONPatch',
@@ -109,10 +118,29 @@ describe('served with the gate and admissionregistration.k8s.io/v1beta1=true', (
   test.each([
     ['no mutations', { mutations: [] }, 'spec.mutations: Required value: mutations must contain at least one item'],
     ['no reinvocationPolicy', { reinvocationPolicy: undefined, mutations: [addLabel('x', '"y"')] }, 'spec.reinvocationPolicy: Required value'],
-    ['an unknown patchType', { mutations: [{ patchType: 'Merge' }] }, 'spec.mutations[0].patchType: Unsupported value: "Merge": supported values: "ApplyConfiguration", "JSONPatch"'],
-    ['a JSONPatch without its expression', { mutations: [{ patchType: 'JSONPatch' }] }, 'spec.mutations[0].jsonPatch: Required value: must be specified when patchType is JSONPatch'],
-    ['a DELETE rule', { matchConstraints: { resourceRules: [{ operations: ['DELETE'], apiGroups: [''], apiVersions: ['v1'], resources: ['configmaps'] }] }, mutations: [addLabel('x', '"y"')] }, 'spec.matchConstraints.resourceRules.operations: Unsupported value: "DELETE"'],
-    ['an expression that does not compile', { mutations: [{ patchType: 'JSONPatch', jsonPatch: { expression: '[JSONPatch{op: "add", path: nope}]' } }] }, "undeclared reference to 'nope'"],
+    [
+      'an unknown patchType',
+      { mutations: [{ patchType: 'Merge' }] },
+      'spec.mutations[0].patchType: Unsupported value: "Merge": supported values: "ApplyConfiguration", "JSONPatch"',
+    ],
+    [
+      'a JSONPatch without its expression',
+      { mutations: [{ patchType: 'JSONPatch' }] },
+      'spec.mutations[0].jsonPatch: Required value: must be specified when patchType is JSONPatch',
+    ],
+    [
+      'a DELETE rule',
+      {
+        matchConstraints: { resourceRules: [{ operations: ['DELETE'], apiGroups: [''], apiVersions: ['v1'], resources: ['configmaps'] }] },
+        mutations: [addLabel('x', '"y"')],
+      },
+      'spec.matchConstraints.resourceRules.operations: Unsupported value: "DELETE"',
+    ],
+    [
+      'an expression that does not compile',
+      { mutations: [{ patchType: 'JSONPatch', jsonPatch: { expression: '[JSONPatch{op: "add", path: nope}]' } }] },
+      "undeclared reference to 'nope'",
+    ],
   ])('a policy with %s is refused with 422', async (_what, spec, cause) => {
     const res = await api.post(POLICIES, { metadata: { name: 'bad' }, spec: { ...policy('bad', {}).spec, ...spec } });
     expect(res.status).toBe(422);
@@ -121,7 +149,10 @@ describe('served with the gate and admissionregistration.k8s.io/v1beta1=true', (
 
   test('tables show mutations and paramKind, policyName and paramRef', async () => {
     await api.post(POLICIES, policy('table', { paramKind: { apiVersion: 'v1', kind: 'ConfigMap' }, mutations: [addLabel('a', '"b"'), addLabel('c', '"d"')] }));
-    await api.post(BINDINGS, { metadata: { name: 'table-binding' }, spec: { policyName: 'table', paramRef: { name: 'limits', parameterNotFoundAction: 'Allow' } } });
+    await api.post(BINDINGS, {
+      metadata: { name: 'table-binding' },
+      spec: { policyName: 'table', paramRef: { name: 'limits', parameterNotFoundAction: 'Allow' } },
+    });
     const accept = 'application/json;as=Table;v=v1;g=meta.k8s.io';
     const p = await api.get(`${POLICIES}/table`, { accept });
     expect(p.body.columnDefinitions.map((c: { name: string }) => c.name)).toEqual(['Name', 'Mutations', 'ParamKind', 'Age']);
@@ -169,7 +200,8 @@ describe('served with the gate and admissionregistration.k8s.io/v1beta1=true', (
     const refused = await api.post(CMS, configMap('without-param', 'noparam'));
     expect(refused.status).toBe(403);
     expect(refused.body.reason).toBe('Forbidden');
-    const message = "policy 'noparam' with binding 'noparam-binding' denied request: failed to configure binding: no params found for policy binding with `Deny` parameterNotFoundAction";
+    const message =
+      "policy 'noparam' with binding 'noparam-binding' denied request: failed to configure binding: no params found for policy binding with `Deny` parameterNotFoundAction";
     expect(refused.body.message).toBe(message);
     expect(refused.body.details).toEqual({ name: 'without-param', kind: 'configmaps', causes: [{ message }] });
   });
@@ -204,7 +236,12 @@ describe('served with the gate and admissionregistration.k8s.io/v1beta1=true', (
 
   test('reinvocationPolicy IfNeeded: a policy runs again after a later one changed the object', async () => {
     // "a-" runs before "b-" (name order); it copies a label "b-" adds, so it only sees it when reinvoked.
-    const copy = { patchType: 'JSONPatch', jsonPatch: { expression: 'has(object.metadata.labels.stage) ? [JSONPatch{op: "add", path: "/metadata/labels/copied", value: object.metadata.labels.stage}] : []' } };
+    const copy = {
+      patchType: 'JSONPatch',
+      jsonPatch: {
+        expression: 'has(object.metadata.labels.stage) ? [JSONPatch{op: "add", path: "/metadata/labels/copied", value: object.metadata.labels.stage}] : []',
+      },
+    };
     await install(policy('a-reinvoke', { reinvocationPolicy: 'IfNeeded', mutations: [copy] }));
     await install(policy('b-reinvoke', { mutations: [addLabel('stage', '"two"')] }));
     const res = await api.post(CMS, configMap('reinvoked', 'reinvoke'));

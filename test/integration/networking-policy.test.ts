@@ -85,7 +85,10 @@ describe('ingresses', () => {
               ],
             },
           },
-          { host: '10.0.0.1', http: { paths: [servicePath('/', 'Exact', { service: { name: 'web', port: { number: 80 } }, resource: { kind: 'Bucket', name: 'b' } })] } },
+          {
+            host: '10.0.0.1',
+            http: { paths: [servicePath('/', 'Exact', { service: { name: 'web', port: { number: 80 } }, resource: { kind: 'Bucket', name: 'b' } })] },
+          },
         ],
       }),
     );
@@ -150,7 +153,12 @@ describe('ingressclasses', () => {
     const changed = await api.patch(`${NET}/ingressclasses/nginx`, { spec: { controller: 'example.com/other' } }, 'application/merge-patch+json');
     expect(changed.status).toBe(422);
     expect(causes(changed.body)).toEqual(['FieldValueInvalid spec.controller: Invalid value: "example.com/other": field is immutable']);
-    const missing = await api.post(`${NET}/ingressclasses`, { apiVersion: 'networking.k8s.io/v1', kind: 'IngressClass', metadata: { name: 'none' }, spec: { controller: 'nginx' } });
+    const missing = await api.post(`${NET}/ingressclasses`, {
+      apiVersion: 'networking.k8s.io/v1',
+      kind: 'IngressClass',
+      metadata: { name: 'none' },
+      spec: { controller: 'nginx' },
+    });
     expect(causes(missing.body)).toEqual(['FieldValueInvalid spec.controller: Invalid value: "nginx": must be a domain-prefixed path (such as "acme.io/foo")']);
   });
 });
@@ -178,7 +186,10 @@ describe('networkpolicies', () => {
       netpol('bad', {
         ingress: [
           {
-            ports: [{ protocol: 'ICMP', port: 70000 }, { port: 'http', endPort: 90 }],
+            ports: [
+              { protocol: 'ICMP', port: 70000 },
+              { port: 'http', endPort: 90 },
+            ],
             from: [{}, { ipBlock: { cidr: '10.0.0.0/8', except: ['192.168.0.0/16'] }, podSelector: {} }, { ipBlock: { cidr: 'nope' } }],
           },
         ],
@@ -201,7 +212,10 @@ describe('networkpolicies', () => {
 
 describe('poddisruptionbudgets', () => {
   test('created with a zero status; minAvailable and maxUnavailable are exclusive and int-or-percent', async () => {
-    const res = await api.post(`${POLICY}/namespaces/default/poddisruptionbudgets`, pdb('web', { minAvailable: '50%', selector: { matchLabels: { app: 'web' } } }));
+    const res = await api.post(
+      `${POLICY}/namespaces/default/poddisruptionbudgets`,
+      pdb('web', { minAvailable: '50%', selector: { matchLabels: { app: 'web' } } }),
+    );
     expect(res.status).toBe(201);
     expect(res.body.metadata.generation).toBe(1);
     expect(res.body.status).toEqual({ disruptionsAllowed: 0, currentHealthy: 0, desiredHealthy: 0, expectedPods: 0 });
@@ -232,7 +246,10 @@ describe('poddisruptionbudgets', () => {
   });
 
   test('protobuf in and out: an int minAvailable stays an int, a percent a string', async () => {
-    for (const [name, minAvailable] of [['proto-int', 1], ['proto-pct', '25%']] as const) {
+    for (const [name, minAvailable] of [
+      ['proto-int', 1],
+      ['proto-pct', '25%'],
+    ] as const) {
       const res = await fetch(`${server.url}${POLICY}/namespaces/default/poddisruptionbudgets`, {
         method: 'POST',
         headers: { 'Content-Type': PROTOBUF, Accept: PROTOBUF },

@@ -28,7 +28,12 @@ const LOGS = { 'default/web/app': ['one', 'two', 'three'], 'default/multi/b': ['
 beforeAll(async () => {
   // kapi's kubelet client certificate, of a CA the fake kubelet trusts.
   const clientCa = createCertificateAuthority('kubelet-client-ca');
-  const client = createLeafCertificate(clientCa, { commonName: 'kube-apiserver-kubelet-client', organizations: ['kubeadm:cluster-admins'], usage: 'client', validDays: 1 });
+  const client = createLeafCertificate(clientCa, {
+    commonName: 'kube-apiserver-kubelet-client',
+    organizations: ['kubeadm:cluster-admins'],
+    usage: 'client',
+    validDays: 1,
+  });
   kubelet = await startFakeKubelet({ logs: LOGS, clientCa: clientCa.cert });
   dir = mkdtempSync(path.join(tmpdir(), 'kapi-kubelet-'));
   const file = (name: string, text: string): string => {
@@ -43,7 +48,12 @@ beforeAll(async () => {
   });
   api = new Api(server.url);
   backend = createHttpServer((req, res) => {
-    seen.push({ method: req.method ?? '', url: req.url ?? '', authorization: req.headers.authorization, forwardedFor: req.headers['x-forwarded-for'] as string | undefined });
+    seen.push({
+      method: req.method ?? '',
+      url: req.url ?? '',
+      authorization: req.headers.authorization,
+      forwardedFor: req.headers['x-forwarded-for'] as string | undefined,
+    });
     let body = '';
     req.on('data', (c) => (body += c));
     req.on('end', () => {
@@ -52,10 +62,23 @@ beforeAll(async () => {
     });
   });
   await new Promise<void>((resolve) => backend.listen(0, '127.0.0.1', resolve));
-  await node('n1', [{ type: 'Hostname', address: 'n1.invalid' }, { type: 'InternalIP', address: '127.0.0.1' }], kubelet.port);
+  await node(
+    'n1',
+    [
+      { type: 'Hostname', address: 'n1.invalid' },
+      { type: 'InternalIP', address: '127.0.0.1' },
+    ],
+    kubelet.port,
+  );
   await node('bare', [], 10250);
   await pod('web', { nodeName: 'n1', containers: [{ name: 'app', image: 'nginx' }] });
-  await pod('multi', { nodeName: 'n1', containers: [{ name: 'a', image: 'nginx' }, { name: 'b', image: 'nginx' }] });
+  await pod('multi', {
+    nodeName: 'n1',
+    containers: [
+      { name: 'a', image: 'nginx' },
+      { name: 'b', image: 'nginx' },
+    ],
+  });
   await pod('pending', { containers: [{ name: 'app', image: 'nginx' }] });
   await pod('stranded', { nodeName: 'bare', containers: [{ name: 'app', image: 'nginx' }] });
 });
@@ -170,10 +193,14 @@ describe('pods/log', () => {
     await pod('ghost', { nodeName: 'n1', containers: [{ name: 'app', image: 'nginx' }] });
     const res = await api.get(`${NS}/pods/ghost/log`);
     expect(res.status).toBe(404);
-    expect(res.body).toMatchObject({ reason: 'NotFound', message: 'the server could not find the requested resource ( pods/log ghost)', details: { name: 'ghost', kind: 'pods/log' } });
+    expect(res.body).toMatchObject({
+      reason: 'NotFound',
+      message: 'the server could not find the requested resource ( pods/log ghost)',
+      details: { name: 'ghost', kind: 'pods/log' },
+    });
   });
 
-  test("a kubelet whose certificate is not of --kubelet-certificate-authority is refused, unless insecureSkipTLSVerifyBackend", async () => {
+  test('a kubelet whose certificate is not of --kubelet-certificate-authority is refused, unless insecureSkipTLSVerifyBackend', async () => {
     const stranger = await startFakeKubelet({ logs: { 'default/elsewhere/app': ['unverified'] } });
     try {
       await node('n2', [{ type: 'InternalIP', address: '127.0.0.1' }], stranger.port);
@@ -235,7 +262,7 @@ function websocket(target: string, protocols = 'v5.channel.k8s.io, v4.channel.k8
 /** The payloads of unmasked server frames. */
 function payloads(frames: Buffer): Buffer[] {
   const out: Buffer[] = [];
-  for (let at = 0; at + 2 <= frames.length; ) {
+  for (let at = 0; at + 2 <= frames.length;) {
     let length = frames[at + 1] & 0x7f;
     let start = at + 2;
     if (length === 126) {
@@ -256,7 +283,11 @@ describe('pods/exec, attach, portforward', () => {
     const [stdout, status] = payloads(frames);
     expect(stdout.toString()).toBe('\x01hi\n');
     expect(JSON.parse(status.subarray(1).toString())).toEqual({ metadata: {}, status: 'Success' });
-    expect(kubelet.requests.at(-1)).toMatchObject({ url: '/exec/default/web/app?command=echo&command=hi&error=1&output=1', upgrade: 'websocket', clientName: 'kube-apiserver-kubelet-client' });
+    expect(kubelet.requests.at(-1)).toMatchObject({
+      url: '/exec/default/web/app?command=echo&command=hi&error=1&output=1',
+      upgrade: 'websocket',
+      clientName: 'kube-apiserver-kubelet-client',
+    });
   });
 
   test('attach in the v4 protocol', async () => {
@@ -280,7 +311,11 @@ describe('pods/exec, attach, portforward', () => {
     await pod('cut-off', { nodeName: 'unreachable', containers: [{ name: 'app', image: 'nginx' }] });
     const { head, frames } = await websocket(`${NS}/pods/cut-off/exec?command=ls&stdout=1`);
     expect(head).toMatch(/^HTTP\/1\.1 500 /);
-    expect(JSON.parse(frames.toString())).toMatchObject({ kind: 'Status', code: 500, message: expect.stringMatching(/^error dialing backend: connect ECONNREFUSED 127\.0\.0\.1:1$/) });
+    expect(JSON.parse(frames.toString())).toMatchObject({
+      kind: 'Status',
+      code: 500,
+      message: expect.stringMatching(/^error dialing backend: connect ECONNREFUSED 127\.0\.0\.1:1$/),
+    });
   });
 
   test('without an upgrade: kube 400 "Upgrade request required"', async () => {
@@ -306,7 +341,12 @@ describe('pods/exec, attach, portforward', () => {
   });
 
   test('RBAC asks for the subresource with the verb of the method', async () => {
-    const role = { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name: 'logs' }, rules: [{ apiGroups: [''], resources: ['pods/log'], verbs: ['get'] }] };
+    const role = {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'Role',
+      metadata: { name: 'logs' },
+      rules: [{ apiGroups: [''], resources: ['pods/log'], verbs: ['get'] }],
+    };
     expect((await api.post('/apis/rbac.authorization.k8s.io/v1/namespaces/default/roles', role)).status).toBe(201);
     const binding = {
       apiVersion: 'rbac.authorization.k8s.io/v1',
@@ -364,7 +404,11 @@ describe('services/proxy and pods/proxy', () => {
   });
 
   test('name:port goes to an address of the endpoints with the path and query; the caller credentials stay behind', async () => {
-    const res = await api.request('POST', `${NS}/services/web:80/proxy/hello/world?q=1`, { raw: 'payload', contentType: 'text/plain', headers: { Authorization: 'Bearer secret' } });
+    const res = await api.request('POST', `${NS}/services/web:80/proxy/hello/world?q=1`, {
+      raw: 'payload',
+      contentType: 'text/plain',
+      headers: { Authorization: 'Bearer secret' },
+    });
     expect(res.status).toBe(200);
     expect(res.text).toBe('backend POST /hello/world?q=1 payload');
     expect(res.headers.get('x-backend')).toBe('yes');
@@ -429,8 +473,18 @@ describe('shutdown', () => {
     });
     const ownApi = new Api(own.url);
     const created = [
-      await ownApi.post('/api/v1/nodes', { apiVersion: 'v1', kind: 'Node', metadata: { name: 'n1' }, status: { addresses: [{ type: 'InternalIP', address: '127.0.0.1' }], daemonEndpoints: { kubeletEndpoint: { Port: kubelet.port } } } }),
-      await ownApi.post(`${NS}/pods`, { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'web' }, spec: { nodeName: 'n1', containers: [{ name: 'app', image: 'nginx' }] } }),
+      await ownApi.post('/api/v1/nodes', {
+        apiVersion: 'v1',
+        kind: 'Node',
+        metadata: { name: 'n1' },
+        status: { addresses: [{ type: 'InternalIP', address: '127.0.0.1' }], daemonEndpoints: { kubeletEndpoint: { Port: kubelet.port } } },
+      }),
+      await ownApi.post(`${NS}/pods`, {
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: { name: 'web' },
+        spec: { nodeName: 'n1', containers: [{ name: 'app', image: 'nginx' }] },
+      }),
     ];
     expect(created.map((r) => r.status)).toEqual([201, 201]);
     const attached = connect(Number(new URL(own.url).port), '127.0.0.1');
@@ -455,4 +509,3 @@ describe('shutdown', () => {
     while (!done) done = (await reader.read()).done;
   });
 });
-

@@ -35,9 +35,14 @@ const RESTRICTED_BARE =
   'runAsNonRoot != true (pod or container "c" must set securityContext.runAsNonRoot=true), ' +
   'seccompProfile (pod or container "c" must set securityContext.seccompProfile.type to "RuntimeDefault" or "Localhost")';
 
-const podSpec = (container: Record<string, unknown> = {}, extra: Record<string, unknown> = {}) => ({ containers: [{ name: 'c', image: 'nginx', ...container }], ...extra });
+const podSpec = (container: Record<string, unknown> = {}, extra: Record<string, unknown> = {}) => ({
+  containers: [{ name: 'c', image: 'nginx', ...container }],
+  ...extra,
+});
 const pod = (name: string, spec = podSpec()) => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name }, spec });
-const RESTRICTED_OK = podSpec({ securityContext: { allowPrivilegeEscalation: false, runAsNonRoot: true, capabilities: { drop: ['ALL'] }, seccompProfile: { type: 'RuntimeDefault' } } });
+const RESTRICTED_OK = podSpec({
+  securityContext: { allowPrivilegeEscalation: false, runAsNonRoot: true, capabilities: { drop: ['ALL'] }, seccompProfile: { type: 'RuntimeDefault' } },
+});
 const PRIVILEGED = podSpec({ securityContext: { privileged: true } });
 
 async function namespace(name: string, labels: Record<string, string>): Promise<void> {
@@ -74,7 +79,10 @@ test('baseline enforce refuses a privileged pod with kube message and Status; a 
     message: 'pods "priv" is forbidden: violates PodSecurity "baseline:latest": privileged (container "c" must not set securityContext.privileged=true)',
     details: { name: 'priv', kind: 'pods' },
   });
-  const hostly = await api.post('/api/v1/namespaces/psa-baseline/pods', pod('hostly', podSpec({ ports: [{ containerPort: 80, hostPort: 8080 }] }, { hostNetwork: true, volumes: [{ name: 'root', hostPath: { path: '/' } }] })));
+  const hostly = await api.post(
+    '/api/v1/namespaces/psa-baseline/pods',
+    pod('hostly', podSpec({ ports: [{ containerPort: 80, hostPort: 8080 }] }, { hostNetwork: true, volumes: [{ name: 'root', hostPath: { path: '/' } }] })),
+  );
   expect(hostly.body.message).toBe(
     'pods "hostly" is forbidden: violates PodSecurity "baseline:latest": host namespaces (hostNetwork=true), hostPath volumes (volume "root"), hostPort (container "c" uses hostPort 8080)',
   );
@@ -91,7 +99,10 @@ test('restricted enforce refuses a bare pod (audited with the enforced policy) a
   expect((await auditEvent(refused)).annotations).toMatchObject({ [`${PSA}/enforce-policy`]: 'restricted:latest' });
   // A pinned version evaluates that version's checks and is named in the message.
   await namespace('psa-pinned', { [`${PSA}/enforce`]: 'restricted', [`${PSA}/enforce-version`]: 'v1.22' });
-  const pinned = await api.post('/api/v1/namespaces/psa-pinned/pods', pod('x', podSpec({ securityContext: { allowPrivilegeEscalation: false, runAsNonRoot: true, runAsUser: 0 } })));
+  const pinned = await api.post(
+    '/api/v1/namespaces/psa-pinned/pods',
+    pod('x', podSpec({ securityContext: { allowPrivilegeEscalation: false, runAsNonRoot: true, runAsUser: 0 } })),
+  );
   expect(pinned.body.message).toBe(
     'pods "x" is forbidden: violates PodSecurity "restricted:v1.22": unrestricted capabilities (container "c" must set securityContext.capabilities.drop=["ALL"]), seccompProfile (pod or container "c" must set securityContext.seccompProfile.type to "RuntimeDefault" or "Localhost")',
   );
@@ -104,7 +115,11 @@ test('pod updates are evaluated again only when they change an image', async () 
   await namespace('psa-later', {});
   const created = await api.post('/api/v1/namespaces/psa-later/pods', pod('old'));
   expect(created.status).toBe(201);
-  const labelled = await api.patch('/api/v1/namespaces/psa-later', { metadata: { labels: { [`${PSA}/enforce`]: 'restricted' } } }, 'application/merge-patch+json');
+  const labelled = await api.patch(
+    '/api/v1/namespaces/psa-later',
+    { metadata: { labels: { [`${PSA}/enforce`]: 'restricted' } } },
+    'application/merge-patch+json',
+  );
   expect(labelled.status).toBe(200);
   const current = (await api.get('/api/v1/namespaces/psa-later/pods/old')).body;
   const deadline = await api.put('/api/v1/namespaces/psa-later/pods/old', { ...current, spec: { ...current.spec, activeDeadlineSeconds: 600 } });
@@ -146,7 +161,12 @@ test('a Deployment in an enforcing namespace is admitted with a warning, never r
 test('a stricter enforce label warns about the existing pods that violate it, grouped by reason', async () => {
   await namespace('psa-update', {});
   const base = '/api/v1/namespaces/psa-update/pods';
-  for (const [name, spec] of [['p-b', PRIVILEGED], ['p-a', PRIVILEGED], ['p-c', podSpec({}, { hostPID: true })], ['p-ok', podSpec()]] as const) {
+  for (const [name, spec] of [
+    ['p-b', PRIVILEGED],
+    ['p-a', PRIVILEGED],
+    ['p-c', podSpec({}, { hostPID: true })],
+    ['p-ok', podSpec()],
+  ] as const) {
     expect((await api.post(base, pod(name, spec))).status).toBe(201);
   }
   await eventually('the pods in the cache', async () => ((await api.get(`${base}?resourceVersion=0`)).body.items.length === 4 ? true : undefined));
@@ -163,7 +183,11 @@ test('a stricter enforce label warns about the existing pods that violate it, gr
 });
 
 test('an invalid level or version label is refused as Invalid', async () => {
-  const created = await api.post('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'psa-bad', labels: { [`${PSA}/enforce`]: 'strict' } } });
+  const created = await api.post('/api/v1/namespaces', {
+    apiVersion: 'v1',
+    kind: 'Namespace',
+    metadata: { name: 'psa-bad', labels: { [`${PSA}/enforce`]: 'strict' } },
+  });
   expect(created.status).toBe(422);
   expect(created.body).toMatchObject({
     reason: 'Invalid',
@@ -177,7 +201,11 @@ test('an invalid level or version label is refused as Invalid', async () => {
 });
 
 test('kube-system has no exemption: its labels are enforced like any namespace', async () => {
-  const labelled = await api.patch('/api/v1/namespaces/kube-system', { metadata: { labels: { [`${PSA}/enforce`]: 'baseline' } } }, 'application/merge-patch+json');
+  const labelled = await api.patch(
+    '/api/v1/namespaces/kube-system',
+    { metadata: { labels: { [`${PSA}/enforce`]: 'baseline' } } },
+    'application/merge-patch+json',
+  );
   expect(labelled.status).toBe(200);
   const refused = await api.post('/api/v1/namespaces/kube-system/pods', pod('priv', PRIVILEGED));
   expect(refused.status).toBe(403);

@@ -28,16 +28,34 @@ afterAll(async () => {
 
 const PCS = '/apis/scheduling.k8s.io/v1/priorityclasses';
 const PODS = '/api/v1/namespaces/default/pods';
-const pod = (name: string, spec: Record<string, unknown> = {}) => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name }, spec: { containers: [{ name: 'c', image: 'nginx' }], ...spec } });
-const priorityClass = (name: string, value: number, extra: Record<string, unknown> = {}) => ({ apiVersion: 'scheduling.k8s.io/v1', kind: 'PriorityClass', metadata: { name }, value, ...extra });
+const pod = (name: string, spec: Record<string, unknown> = {}) => ({
+  apiVersion: 'v1',
+  kind: 'Pod',
+  metadata: { name },
+  spec: { containers: [{ name: 'c', image: 'nginx' }], ...spec },
+});
+const priorityClass = (name: string, value: number, extra: Record<string, unknown> = {}) => ({
+  apiVersion: 'scheduling.k8s.io/v1',
+  kind: 'PriorityClass',
+  metadata: { name },
+  value,
+  ...extra,
+});
 
 /** Waits until the watch cache (what admission reads, as kube's informers) has the class. */
-const cached = (name: string) => eventually(`${name} in the cache`, async () => ((await api.get(`${PCS}?resourceVersion=0`)).body.items.some((pc: any) => pc.metadata.name === name) ? true : undefined));
+const cached = (name: string) =>
+  eventually(`${name} in the cache`, async () =>
+    (await api.get(`${PCS}?resourceVersion=0`)).body.items.some((pc: any) => pc.metadata.name === name) ? true : undefined,
+  );
 
 test("kube's system PriorityClasses are bootstrapped and resolve for pods", async () => {
   const node = await api.get(`${PCS}/system-node-critical`);
   expect(node.status).toBe(200);
-  expect(node.body).toMatchObject({ value: 2_000_001_000, preemptionPolicy: 'PreemptLowerPriority', description: 'Used for system critical pods that must not be moved from their current node.' });
+  expect(node.body).toMatchObject({
+    value: 2_000_001_000,
+    preemptionPolicy: 'PreemptLowerPriority',
+    description: 'Used for system critical pods that must not be moved from their current node.',
+  });
   expect(node.body.globalDefault).toBeUndefined();
   expect((await api.get(`${PCS}/system-cluster-critical`)).body).toMatchObject({
     value: 2_000_000_000,
@@ -57,10 +75,16 @@ test('a class resolves to priority and preemptionPolicy; unknown classes and dif
 
   const unknown = await api.post(PODS, pod('lost', { priorityClassName: 'nope' }));
   expect(unknown.status).toBe(403);
-  expect(unknown.body).toMatchObject({ reason: 'Forbidden', message: 'pods "lost" is forbidden: no PriorityClass with name nope was found', details: { name: 'lost', kind: 'pods' } });
+  expect(unknown.body).toMatchObject({
+    reason: 'Forbidden',
+    message: 'pods "lost" is forbidden: no PriorityClass with name nope was found',
+    details: { name: 'lost', kind: 'pods' },
+  });
   const preset = await api.post(PODS, pod('preset', { priorityClassName: 'calm', priority: 7 }));
   expect(preset.status).toBe(403);
-  expect(preset.body.message).toBe('pods "preset" is forbidden: the integer value of priority (7) must not be provided in pod spec; priority admission controller computed 1000 from the given PriorityClass name');
+  expect(preset.body.message).toBe(
+    'pods "preset" is forbidden: the integer value of priority (7) must not be provided in pod spec; priority admission controller computed 1000 from the given PriorityClass name',
+  );
   const policy = await api.post(PODS, pod('policy', { priorityClassName: 'calm', preemptionPolicy: 'PreemptLowerPriority' }));
   expect(policy.status).toBe(403);
   expect(policy.body.message).toBe(
@@ -87,18 +111,25 @@ test('without a class a pod gets priority 0, then the global default; a second g
 
   const second = await api.post(PCS, priorityClass('second', 10, { globalDefault: true }));
   expect(second.status).toBe(403);
-  expect(second.body.message).toBe('priorityclasses.scheduling.k8s.io "second" is forbidden: PriorityClass everyone is already marked as default. Only one default can exist');
+  expect(second.body.message).toBe(
+    'priorityclasses.scheduling.k8s.io "second" is forbidden: PriorityClass everyone is already marked as default. Only one default can exist',
+  );
   const other = (await api.post(PCS, priorityClass('other', 10))).body;
   const marked = await api.put(`${PCS}/other`, { ...other, globalDefault: true });
   expect(marked.status).toBe(403);
-  expect(marked.body.message).toBe('priorityclasses.scheduling.k8s.io "other" is forbidden: PriorityClass everyone is already marked as default. Only one default can exist');
+  expect(marked.body.message).toBe(
+    'priorityclasses.scheduling.k8s.io "other" is forbidden: PriorityClass everyone is already marked as default. Only one default can exist',
+  );
   // The default itself may be updated.
   const current = (await api.get(`${PCS}/everyone`)).body;
   expect((await api.put(`${PCS}/everyone`, { ...current, description: 'for all' })).status).toBe(200);
 });
 
 test('DefaultTolerationSeconds adds the NoExecute tolerations a pod lacks, for the flags seconds', async () => {
-  const res = await api.post(PODS, pod('tolerant', { tolerations: [{ key: 'node.kubernetes.io/unreachable', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 5 }] }));
+  const res = await api.post(
+    PODS,
+    pod('tolerant', { tolerations: [{ key: 'node.kubernetes.io/unreachable', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 5 }] }),
+  );
   expect(res.body.spec.tolerations).toEqual([
     { key: 'node.kubernetes.io/unreachable', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 5 },
     { key: 'node.kubernetes.io/not-ready', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 },

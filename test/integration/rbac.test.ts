@@ -35,7 +35,9 @@ const binding = (kind: 'RoleBinding' | 'ClusterRoleBinding', name: string, roleR
 test('discovery serves the group with its four resources, namespaced as in kube-apiserver', async () => {
   const res = await api.get(RBAC);
   expect(res.status).toBe(200);
-  const resources = Object.fromEntries((res.body.resources as { name: string; namespaced: boolean; kind: string }[]).map((r) => [r.name, [r.kind, r.namespaced]]));
+  const resources = Object.fromEntries(
+    (res.body.resources as { name: string; namespaced: boolean; kind: string }[]).map((r) => [r.name, [r.kind, r.namespaced]]),
+  );
   expect(resources).toEqual({
     clusterrolebindings: ['ClusterRoleBinding', false],
     clusterroles: ['ClusterRole', false],
@@ -69,18 +71,25 @@ test('policy rules are validated with kube-apiserver messages, and nothing is st
   ]);
   const mixed = await api.post(`${RBAC}/clusterroles`, clusterRole('mixed', { rules: [{ verbs: ['get'], resources: ['pods'], nonResourceURLs: ['/x'] }] }));
   expect(mixed.status).toBe(422);
-  expect(causes(mixed.body)).toEqual(['FieldValueInvalid rules[0].nonResourceURLs: Invalid value: ["/x"]: rules cannot apply to both regular resources and non-resource URLs']);
+  expect(causes(mixed.body)).toEqual([
+    'FieldValueInvalid rules[0].nonResourceURLs: Invalid value: ["/x"]: rules cannot apply to both regular resources and non-resource URLs',
+  ]);
   expect((await api.get(`${RBAC}/clusterroles/mixed`)).status).toBe(404);
 });
 
 test('a ClusterRole may allow non-resource URLs and carry an aggregation rule, which needs a selector', async () => {
   const ok = await api.post(`${RBAC}/clusterroles`, clusterRole('metrics-reader', { rules: [{ verbs: ['get'], nonResourceURLs: ['/metrics'] }] }));
   expect(ok.status).toBe(201);
-  const aggregated = await api.post(`${RBAC}/clusterroles`, clusterRole('monitoring', { aggregationRule: { clusterRoleSelectors: [{ matchLabels: { 'rbac.example.com/aggregate-to-monitoring': 'true' } }] } }));
+  const aggregated = await api.post(
+    `${RBAC}/clusterroles`,
+    clusterRole('monitoring', { aggregationRule: { clusterRoleSelectors: [{ matchLabels: { 'rbac.example.com/aggregate-to-monitoring': 'true' } }] } }),
+  );
   expect(aggregated.status).toBe(201);
   const empty = await api.post(`${RBAC}/clusterroles`, clusterRole('empty-aggregation', { aggregationRule: {} }));
   expect(empty.status).toBe(422);
-  expect(causes(empty.body)).toEqual(['FieldValueRequired aggregationRule.clusterRoleSelectors: Required value: at least one clusterRoleSelector required if aggregationRule is non-nil']);
+  expect(causes(empty.body)).toEqual([
+    'FieldValueRequired aggregationRule.clusterRoleSelectors: Required value: at least one clusterRoleSelector required if aggregationRule is non-nil',
+  ]);
 });
 
 test('bindings default the role reference and subject API groups as SetDefaults does', async () => {
@@ -128,7 +137,10 @@ test('bindings refuse foreign role kinds, bad subjects and cluster-wide service 
 
 test('roleRef cannot change on update; subjects can', async () => {
   const path = `${RBAC}/clusterrolebindings/viewers`;
-  const created = await api.post(`${RBAC}/clusterrolebindings`, binding('ClusterRoleBinding', 'viewers', { kind: 'ClusterRole', name: 'view' }, [{ kind: 'Group', name: 'a' }]));
+  const created = await api.post(
+    `${RBAC}/clusterrolebindings`,
+    binding('ClusterRoleBinding', 'viewers', { kind: 'ClusterRole', name: 'view' }, [{ kind: 'Group', name: 'a' }]),
+  );
   expect(created.status).toBe(201);
   const changedRef = await api.put(path, { ...created.body, roleRef: { apiGroup: GROUP, kind: 'ClusterRole', name: 'edit' } });
   expect(changedRef.status).toBe(422);

@@ -41,7 +41,13 @@ async function raw(base: string, path: string, headers: Record<string, string> =
 }
 
 /** Reads a binary watch stream until `count` frames arrived, splitting them with `split`. */
-async function readFrames(base: string, path: string, accept: string, count: number, split: (buf: Buffer) => [Buffer[], Buffer]): Promise<{ contentType: string | null; frames: Buffer[] }> {
+async function readFrames(
+  base: string,
+  path: string,
+  accept: string,
+  count: number,
+  split: (buf: Buffer) => [Buffer[], Buffer],
+): Promise<{ contentType: string | null; frames: Buffer[] }> {
   const abort = new AbortController();
   const res = await fetch(`${base}${path}`, { headers: { Accept: accept }, signal: abort.signal });
   const reader = res.body!.getReader();
@@ -109,7 +115,13 @@ describe('Protobuf', () => {
     const res = await raw(server.url, `${CM}/missing`, { Accept: PROTOBUF });
     expect(res.status).toBe(404);
     expect(res.headers.get('content-type')).toBe(PROTOBUF);
-    expect(decodeProtobuf(res.body)).toMatchObject({ kind: 'Status', apiVersion: 'v1', reason: 'NotFound', code: 404, message: 'configmaps "missing" not found' });
+    expect(decodeProtobuf(res.body)).toMatchObject({
+      kind: 'Status',
+      apiVersion: 'v1',
+      reason: 'NotFound',
+      code: 404,
+      message: 'configmaps "missing" not found',
+    });
   });
 
   test('request bodies: create from protobuf; delete with protobuf DeleteOptions', async () => {
@@ -145,7 +157,11 @@ describe('Protobuf', () => {
       Accept: `${PROTOBUF};as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json`,
     });
     expect(list.headers.get('content-type')).toBe(PROTOBUF);
-    expect(decodeProtobuf(list.body)).toMatchObject({ apiVersion: 'meta.k8s.io/v1', kind: 'PartialObjectMetadataList', items: [{ metadata: { name: 'r1' } }, { metadata: { name: 'r2' } }] });
+    expect(decodeProtobuf(list.body)).toMatchObject({
+      apiVersion: 'meta.k8s.io/v1',
+      kind: 'PartialObjectMetadataList',
+      items: [{ metadata: { name: 'r1' } }, { metadata: { name: 'r2' } }],
+    });
     const one = decodeProtobuf((await raw(server.url, `${CM}/r1`, { Accept: `${PROTOBUF};as=PartialObjectMetadata;g=meta.k8s.io;v=v1` })).body);
     expect(one).toMatchObject({ apiVersion: 'meta.k8s.io/v1', kind: 'PartialObjectMetadata', metadata: { name: 'r1' } });
     expect(one).not.toHaveProperty('data');
@@ -227,7 +243,9 @@ describe('negotiation failures', () => {
     const res = await api.get(`${CM}?watch=true`, { accept: 'application/yaml' });
     expect(res.status).toBe(406);
     expect(res.headers.get('content-type')).toBe('application/yaml');
-    expect(res.text).toContain("message: 'only the following media types are accepted: application/json;stream=watch, application/vnd.kubernetes.protobuf;stream=watch'\n");
+    expect(res.text).toContain(
+      "message: 'only the following media types are accepted: application/json;stream=watch, application/vnd.kubernetes.protobuf;stream=watch'\n",
+    );
   });
 
   test('q-values pick between served types', async () => {
@@ -287,7 +305,10 @@ describe('CBOR behind CBORServingAndStorage', () => {
   test('watch streams are application/cbor-seq: one self-described item per event', async () => {
     const cborApi = new Api(cborServer.url);
     const list = await cborApi.get(CM);
-    const reading = readFrames(cborServer.url, `${CM}?watch=true&resourceVersion=${list.body.metadata.resourceVersion}`, 'application/cbor', 1, (buf) => [[buf], Buffer.alloc(0)]);
+    const reading = readFrames(cborServer.url, `${CM}?watch=true&resourceVersion=${list.body.metadata.resourceVersion}`, 'application/cbor', 1, (buf) => [
+      [buf],
+      Buffer.alloc(0),
+    ]);
     await new Promise((r) => setTimeout(r, 200));
     await cborApi.post(CM, { metadata: { name: 'w-cbor' } });
     const { contentType, frames } = await reading;

@@ -55,12 +55,22 @@ const create = (ns: string, resource: string, body: Obj, query = '') => api.post
 
 test('the controller sets status.hard from spec.hard and counts status.used from the objects already there', async () => {
   await namespace('rq-count');
-  expect((await create('rq-count', 'pods', pod('a', { requests: { cpu: '250m', memory: '64Mi' }, limits: { cpu: '500m', memory: '128Mi' } }))).status).toBe(201);
+  expect((await create('rq-count', 'pods', pod('a', { requests: { cpu: '250m', memory: '64Mi' }, limits: { cpu: '500m', memory: '128Mi' } }))).status).toBe(
+    201,
+  );
   expect((await create('rq-count', 'pods', pod('b', { requests: { cpu: '0.5', memory: '64Mi' } }))).status).toBe(201);
   expect((await create('rq-count', 'configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cm' } })).status).toBe(201);
   const q = await counted(
     'rq-count',
-    quota('q', { pods: '10', 'count/configmaps': '5', configmaps: '5', 'requests.cpu': '2', 'requests.memory': '1Gi', 'limits.cpu': '4', 'count/deployments.apps': '3' }),
+    quota('q', {
+      pods: '10',
+      'count/configmaps': '5',
+      configmaps: '5',
+      'requests.cpu': '2',
+      'requests.memory': '1Gi',
+      'limits.cpu': '4',
+      'count/deployments.apps': '3',
+    }),
   );
   expect(q.status.hard).toEqual({
     pods: '10',
@@ -110,14 +120,21 @@ test('a pod over the pods quota gets kube’s 403, and admission charges status.
 test('compute quotas: containers must name what is limited, and the sums are printed as kube prints quantities', async () => {
   await namespace('rq-compute');
   await counted('rq-compute', quota('compute', { 'requests.cpu': '1', 'requests.memory': '1Gi', 'limits.memory': '2Gi' }));
-  const bare = await create('rq-compute', 'pods', { ...pod('bare'), spec: { containers: [{ name: 'c', image: 'nginx' }], initContainers: [{ name: 'init', image: 'busybox' }] } });
+  const bare = await create('rq-compute', 'pods', {
+    ...pod('bare'),
+    spec: { containers: [{ name: 'c', image: 'nginx' }], initContainers: [{ name: 'init', image: 'busybox' }] },
+  });
   expect(bare.status).toBe(403);
-  expect(bare.body.message).toBe('pods "bare" is forbidden: failed quota: compute: must specify limits.memory for: c,init; requests.cpu for: c,init; requests.memory for: c,init');
+  expect(bare.body.message).toBe(
+    'pods "bare" is forbidden: failed quota: compute: must specify limits.memory for: c,init; requests.cpu for: c,init; requests.memory for: c,init',
+  );
   const sized = { requests: { cpu: '600m', memory: '512Mi' }, limits: { memory: '1Gi' } };
   expect((await create('rq-compute', 'pods', pod('one', sized))).status).toBe(201);
   const over = await create('rq-compute', 'pods', pod('two', sized));
   expect(over.status).toBe(403);
-  expect(over.body.message).toBe('pods "two" is forbidden: exceeded quota: compute, requested: requests.cpu=600m, used: requests.cpu=600m, limited: requests.cpu=1');
+  expect(over.body.message).toBe(
+    'pods "two" is forbidden: exceeded quota: compute, requested: requests.cpu=600m, used: requests.cpu=600m, limited: requests.cpu=1',
+  );
   const fits = { requests: { cpu: '0.4', memory: '512Mi' }, limits: { memory: '1Gi' } };
   expect((await create('rq-compute', 'pods', pod('three', fits))).status).toBe(201);
   const q = (await api.get('/api/v1/namespaces/rq-compute/resourcequotas/compute')).body;
@@ -143,7 +160,9 @@ test('deleting an object gives its usage back through the controller, and the fr
   expect((await create('rq-free', 'secrets', secret('s1'))).status).toBe(201);
   const over = await create('rq-free', 'secrets', secret('s2'));
   expect(over.status).toBe(403);
-  expect(over.body.message).toBe('secrets "s2" is forbidden: exceeded quota: q, requested: count/secrets=1,secrets=1, used: count/secrets=1,secrets=1, limited: count/secrets=1,secrets=1');
+  expect(over.body.message).toBe(
+    'secrets "s2" is forbidden: exceeded quota: q, requested: count/secrets=1,secrets=1, used: count/secrets=1,secrets=1, limited: count/secrets=1,secrets=1',
+  );
   expect((await api.delete('/api/v1/namespaces/rq-free/secrets/s1')).status).toBe(200);
   await usedOf('rq-free', 'q', (used) => used.secrets === '0');
   expect((await create('rq-free', 'secrets', secret('s2'))).status).toBe(201);
@@ -156,7 +175,10 @@ test('a change of spec.hard is recounted; a status without usage for a limited r
   const recounted = await usedOf('rq-unknown', 'q', (used) => 'count/configmaps' in used);
   expect(recounted.status.hard).toEqual({ pods: '2', 'count/configmaps': '9' });
   // A status written without usage (the controller only reacts to spec changes) leaves admission unable to decide.
-  const blank = await api.put('/api/v1/namespaces/rq-unknown/resourcequotas/q/status', { ...recounted, status: { hard: { pods: '2', 'count/configmaps': '9' } } });
+  const blank = await api.put('/api/v1/namespaces/rq-unknown/resourcequotas/q/status', {
+    ...recounted,
+    status: { hard: { pods: '2', 'count/configmaps': '9' } },
+  });
   expect(blank.status).toBe(200);
   const res = await create('rq-unknown', 'pods', pod('p'));
   expect(res.status).toBe(403);
@@ -178,20 +200,32 @@ test('a pod that finished no longer uses pods, though count/pods still counts it
 test('scopes: BestEffort, NotBestEffort, Terminating and a PriorityClass scopeSelector count only the pods in them', async () => {
   await namespace('rq-scopes');
   // The Priority plugin refuses a pod whose class does not exist.
-  for (const [name, value] of [['high', 1000], ['low', 10]] as const) {
+  for (const [name, value] of [
+    ['high', 1000],
+    ['low', 10],
+  ] as const) {
     expect((await api.post('/apis/scheduling.k8s.io/v1/priorityclasses', { metadata: { name }, value })).status).toBe(201);
   }
   await counted('rq-scopes', quota('besteffort', { pods: '1' }, { scopes: ['BestEffort'] }));
   await counted('rq-scopes', quota('terminating', { pods: '1' }, { scopes: ['Terminating', 'NotBestEffort'] }));
-  await counted('rq-scopes', quota('high', { pods: '1' }, { scopeSelector: { matchExpressions: [{ scopeName: 'PriorityClass', operator: 'In', values: ['high'] }] } }));
+  await counted(
+    'rq-scopes',
+    quota('high', { pods: '1' }, { scopeSelector: { matchExpressions: [{ scopeName: 'PriorityClass', operator: 'In', values: ['high'] }] } }),
+  );
   const burstable = { requests: { cpu: '100m' } };
   expect((await create('rq-scopes', 'pods', pod('be1'))).status).toBe(201);
-  expect((await create('rq-scopes', 'pods', pod('be2'))).body.message).toBe('pods "be2" is forbidden: exceeded quota: besteffort, requested: pods=1, used: pods=1, limited: pods=1');
+  expect((await create('rq-scopes', 'pods', pod('be2'))).body.message).toBe(
+    'pods "be2" is forbidden: exceeded quota: besteffort, requested: pods=1, used: pods=1, limited: pods=1',
+  );
   expect((await create('rq-scopes', 'pods', pod('b1', burstable))).status).toBe(201);
   expect((await create('rq-scopes', 'pods', pod('t1', burstable, { activeDeadlineSeconds: 60 }))).status).toBe(201);
-  expect((await create('rq-scopes', 'pods', pod('t2', burstable, { activeDeadlineSeconds: 60 }))).body.message).toMatch(/^pods "t2" is forbidden: exceeded quota: terminating,/);
+  expect((await create('rq-scopes', 'pods', pod('t2', burstable, { activeDeadlineSeconds: 60 }))).body.message).toMatch(
+    /^pods "t2" is forbidden: exceeded quota: terminating,/,
+  );
   expect((await create('rq-scopes', 'pods', pod('h1', burstable, { priorityClassName: 'high' }))).status).toBe(201);
-  expect((await create('rq-scopes', 'pods', pod('h2', burstable, { priorityClassName: 'high' }))).body.message).toMatch(/^pods "h2" is forbidden: exceeded quota: high,/);
+  expect((await create('rq-scopes', 'pods', pod('h2', burstable, { priorityClassName: 'high' }))).body.message).toMatch(
+    /^pods "h2" is forbidden: exceeded quota: high,/,
+  );
   expect((await create('rq-scopes', 'pods', pod('low', burstable, { priorityClassName: 'low' }))).status).toBe(201);
 });
 
@@ -206,16 +240,25 @@ test('services count load balancers and node ports; claims count storage, per cl
   });
   expect((await create('rq-kinds', 'services', svc('lb', 'LoadBalancer', 1))).status).toBe(201);
   const lb2 = await create('rq-kinds', 'services', svc('lb2', 'LoadBalancer', 1));
-  expect(lb2.body.message).toBe('services "lb2" is forbidden: exceeded quota: svc, requested: services.loadbalancers=1, used: services.loadbalancers=1, limited: services.loadbalancers=1');
+  expect(lb2.body.message).toBe(
+    'services "lb2" is forbidden: exceeded quota: svc, requested: services.loadbalancers=1, used: services.loadbalancers=1, limited: services.loadbalancers=1',
+  );
   const np = await create('rq-kinds', 'services', svc('np', 'NodePort', 2));
-  expect(np.body.message).toBe('services "np" is forbidden: exceeded quota: svc, requested: services.nodeports=2, used: services.nodeports=1, limited: services.nodeports=2');
+  expect(np.body.message).toBe(
+    'services "np" is forbidden: exceeded quota: svc, requested: services.nodeports=2, used: services.nodeports=1, limited: services.nodeports=2',
+  );
   // An update is charged what it adds: a ClusterIP Service turned NodePort asks for its node ports.
   expect((await create('rq-kinds', 'services', svc('cip', 'ClusterIP', 2))).status).toBe(201);
   const turned = await api.patch('/api/v1/namespaces/rq-kinds/services/cip', { spec: { type: 'NodePort' } }, 'application/merge-patch+json');
   expect(turned.status).toBe(403);
-  expect(turned.body.message).toBe('services "cip" is forbidden: exceeded quota: svc, requested: services.nodeports=2, used: services.nodeports=1, limited: services.nodeports=2');
+  expect(turned.body.message).toBe(
+    'services "cip" is forbidden: exceeded quota: svc, requested: services.nodeports=2, used: services.nodeports=1, limited: services.nodeports=2',
+  );
 
-  await counted('rq-kinds', quota('storage', { 'requests.storage': '10Gi', persistentvolumeclaims: '5', 'gold.storageclass.storage.k8s.io/requests.storage': '1Gi' }));
+  await counted(
+    'rq-kinds',
+    quota('storage', { 'requests.storage': '10Gi', persistentvolumeclaims: '5', 'gold.storageclass.storage.k8s.io/requests.storage': '1Gi' }),
+  );
   const claim = (name: string, size: string, storageClassName?: string) => ({
     apiVersion: 'v1',
     kind: 'PersistentVolumeClaim',
@@ -228,11 +271,15 @@ test('services count load balancers and node ports; claims count storage, per cl
     'persistentvolumeclaims "gold" is forbidden: exceeded quota: storage, requested: gold.storageclass.storage.k8s.io/requests.storage=2Gi, used: gold.storageclass.storage.k8s.io/requests.storage=0, limited: gold.storageclass.storage.k8s.io/requests.storage=1Gi',
   );
   const big = await create('rq-kinds', 'persistentvolumeclaims', claim('big', '3Gi'));
-  expect(big.body.message).toBe('persistentvolumeclaims "big" is forbidden: exceeded quota: storage, requested: requests.storage=3Gi, used: requests.storage=8Gi, limited: requests.storage=10Gi');
+  expect(big.body.message).toBe(
+    'persistentvolumeclaims "big" is forbidden: exceeded quota: storage, requested: requests.storage=3Gi, used: requests.storage=8Gi, limited: requests.storage=10Gi',
+  );
 
   await counted('rq-kinds', quota('quotas', { resourcequotas: '3' }));
   const fourth = await create('rq-kinds', 'resourcequotas', quota('fourth', { pods: '1' }));
-  expect(fourth.body.message).toBe('resourcequotas "fourth" is forbidden: exceeded quota: quotas, requested: resourcequotas=1, used: resourcequotas=3, limited: resourcequotas=3');
+  expect(fourth.body.message).toBe(
+    'resourcequotas "fourth" is forbidden: exceeded quota: quotas, requested: resourcequotas=1, used: resourcequotas=3, limited: resourcequotas=3',
+  );
 });
 
 test('count/<resource>.<group> counts any resource, a custom resource served after the quota too', async () => {
@@ -252,11 +299,16 @@ test('count/<resource>.<group> counts any resource, a custom resource served aft
     apiVersion: 'apps/v1',
     kind: 'Deployment',
     metadata: { name },
-    spec: { selector: { matchLabels: { app: name } }, template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'c', image: 'nginx' }] } } },
+    spec: {
+      selector: { matchLabels: { app: name } },
+      template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'c', image: 'nginx' }] } },
+    },
   });
   expect((await api.post('/apis/apps/v1/namespaces/rq-generic/deployments', deployment('d1'))).status).toBe(201);
   const d2 = await api.post('/apis/apps/v1/namespaces/rq-generic/deployments', deployment('d2'));
-  expect(d2.body.message).toBe('deployments.apps "d2" is forbidden: exceeded quota: q, requested: count/deployments.apps=1, used: count/deployments.apps=1, limited: count/deployments.apps=1');
+  expect(d2.body.message).toBe(
+    'deployments.apps "d2" is forbidden: exceeded quota: q, requested: count/deployments.apps=1, used: count/deployments.apps=1, limited: count/deployments.apps=1',
+  );
 });
 
 describe('two replicas on one etcd', () => {
@@ -276,7 +328,9 @@ describe('two replicas on one etcd', () => {
     await namespace('rq-race', a);
     await counted('rq-race', quota('q', { pods: '3' }), a);
     // Both replicas' caches hold the counted quota before the race starts.
-    await eventually('replica b sees the counted quota', async () => ((await b.get('/api/v1/namespaces/rq-race/resourcequotas/q?resourceVersion=0')).body.status?.used ? true : undefined));
+    await eventually('replica b sees the counted quota', async () =>
+      (await b.get('/api/v1/namespaces/rq-race/resourcequotas/q?resourceVersion=0')).body.status?.used ? true : undefined,
+    );
     const results = await Promise.all(Array.from({ length: 12 }, (_, i) => (i % 2 ? a : b).post('/api/v1/namespaces/rq-race/pods', pod(`p${i}`))));
     const statuses = results.map((r) => r.status);
     expect(statuses.filter((s) => s === 201)).toHaveLength(3);

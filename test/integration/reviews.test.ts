@@ -46,7 +46,10 @@ describe('SelfSubjectAccessReview', () => {
   });
 
   test('non-resource attributes, dryRun and fieldValidation are accepted', async () => {
-    const res = await api.post(`${AUTHZ}/selfsubjectaccessreviews?dryRun=All&fieldValidation=Strict`, ssar({ nonResourceAttributes: { path: '/logs', verb: 'get' } }));
+    const res = await api.post(
+      `${AUTHZ}/selfsubjectaccessreviews?dryRun=All&fieldValidation=Strict`,
+      ssar({ nonResourceAttributes: { path: '/logs', verb: 'get' } }),
+    );
     expect(res.status).toBe(201);
     expect(res.body.status).toEqual({ allowed: true });
   });
@@ -57,10 +60,14 @@ describe('SelfSubjectAccessReview', () => {
     expect(neither.body).toMatchObject({
       kind: 'Status',
       reason: 'Invalid',
-      message: '.authorization.k8s.io "" is invalid: spec.resourceAttributes: Invalid value: null: exactly one of nonResourceAttributes or resourceAttributes must be specified',
+      message:
+        '.authorization.k8s.io "" is invalid: spec.resourceAttributes: Invalid value: null: exactly one of nonResourceAttributes or resourceAttributes must be specified',
       details: { group: 'authorization.k8s.io', causes: [{ reason: 'FieldValueInvalid', field: 'spec.resourceAttributes' }] },
     });
-    const both = await api.post(`${AUTHZ}/selfsubjectaccessreviews`, ssar({ resourceAttributes: { verb: 'get' }, nonResourceAttributes: { path: '/', verb: 'get' } }));
+    const both = await api.post(
+      `${AUTHZ}/selfsubjectaccessreviews`,
+      ssar({ resourceAttributes: { verb: 'get' }, nonResourceAttributes: { path: '/', verb: 'get' } }),
+    );
     expect(both.status).toBe(422);
     expect(both.body.message).toBe(
       '.authorization.k8s.io "" is invalid: spec.nonResourceAttributes: Invalid value: {"path":"/","verb":"get"}: cannot be specified in combination with resourceAttributes',
@@ -71,7 +78,9 @@ describe('SelfSubjectAccessReview', () => {
     const named = await api.post(`${AUTHZ}/selfsubjectaccessreviews`, ssar({ resourceAttributes: { verb: 'get' } }, { name: 'x' }));
     expect(named.status).toBe(422);
     // The value shown is the whole metadata, managedFields included, as kube-apiserver shows it.
-    expect(named.body.details.causes).toEqual([{ reason: 'FieldValueInvalid', field: 'metadata', message: expect.stringMatching(/^Invalid value: \{"name":"x",.*: must be empty$/) }]);
+    expect(named.body.details.causes).toEqual([
+      { reason: 'FieldValueInvalid', field: 'metadata', message: expect.stringMatching(/^Invalid value: \{"name":"x",.*: must be empty$/) },
+    ]);
     const selector = await api.post(`${AUTHZ}/selfsubjectaccessreviews`, ssar({ resourceAttributes: { verb: 'list', labelSelector: {} } }));
     expect(selector.status).toBe(422);
     expect(selector.body.details.causes).toEqual([
@@ -115,7 +124,9 @@ describe('SubjectAccessReview and LocalSubjectAccessReview', () => {
   test('namespace mismatches: the spec 422, the metadata 400', async () => {
     const spec = await api.post(`${AUTHZ}/namespaces/default/localsubjectaccessreviews`, lsar('other'));
     expect(spec.status).toBe(422);
-    expect(spec.body.message).toBe('.authorization.k8s.io "" is invalid: spec.resourceAttributes.namespace: Invalid value: "other": must match metadata.namespace');
+    expect(spec.body.message).toBe(
+      '.authorization.k8s.io "" is invalid: spec.resourceAttributes.namespace: Invalid value: "other": must match metadata.namespace',
+    );
     const meta = await api.post(`${AUTHZ}/namespaces/default/localsubjectaccessreviews`, lsar('other', { namespace: 'other' }));
     expect(meta.status).toBe(400);
     expect(meta.body.message).toBe('the namespace of the provided object does not match the namespace sent on the request');
@@ -126,13 +137,21 @@ describe('SubjectAccessReview and LocalSubjectAccessReview', () => {
     const res = await api.post(`${AUTHZ}/namespaces/default/localsubjectaccessreviews`, body);
     expect(res.status).toBe(422);
     expect(res.body.details.causes).toEqual([
-      { reason: 'FieldValueInvalid', field: 'spec.nonResourceAttributes', message: 'Invalid value: {"path":"/healthz","verb":"get"}: disallowed on this kind of request' },
+      {
+        reason: 'FieldValueInvalid',
+        field: 'spec.nonResourceAttributes',
+        message: 'Invalid value: {"path":"/healthz","verb":"get"}: disallowed on this kind of request',
+      },
     ]);
   });
 });
 
-test('SelfSubjectRulesReview: the requester\'s rules from its bindings, nothing echoed', async () => {
-  const res = await api.post(`${AUTHZ}/selfsubjectrulesreviews`, { apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectRulesReview', spec: { namespace: 'default' } });
+test("SelfSubjectRulesReview: the requester's rules from its bindings, nothing echoed", async () => {
+  const res = await api.post(`${AUTHZ}/selfsubjectrulesreviews`, {
+    apiVersion: 'authorization.k8s.io/v1',
+    kind: 'SelfSubjectRulesReview',
+    spec: { namespace: 'default' },
+  });
   expect(res.status).toBe(201);
   expect(res.body).toEqual({
     kind: 'SelfSubjectRulesReview',
@@ -149,7 +168,10 @@ test('SelfSubjectRulesReview: the requester\'s rules from its bindings, nothing 
       ],
       nonResourceRules: [
         { verbs: ['*'], nonResourceURLs: ['*'] },
-        { verbs: ['get'], nonResourceURLs: ['/api', '/api/*', '/apis', '/apis/*', '/healthz', '/livez', '/openapi', '/openapi/*', '/readyz', '/version', '/version/'] },
+        {
+          verbs: ['get'],
+          nonResourceURLs: ['/api', '/api/*', '/apis', '/apis/*', '/healthz', '/livez', '/openapi', '/openapi/*', '/readyz', '/version', '/version/'],
+        },
         { verbs: ['get'], nonResourceURLs: ['/healthz', '/livez', '/readyz', '/version', '/version/'] },
       ],
       incomplete: false,
@@ -191,7 +213,12 @@ describe('verbs other than create', () => {
   ])('%s %s is 405 MethodNotAllowed', async (method, path) => {
     const res = await api.request(method, path);
     expect(res.status).toBe(405);
-    expect(res.body).toMatchObject({ kind: 'Status', reason: 'MethodNotAllowed', code: 405, message: 'the server does not allow this method on the requested resource' });
+    expect(res.body).toMatchObject({
+      kind: 'Status',
+      reason: 'MethodNotAllowed',
+      code: 405,
+      message: 'the server does not allow this method on the requested resource',
+    });
   });
 
   test.each([
@@ -226,7 +253,10 @@ describe('discovery and OpenAPI', () => {
     ]);
     const groups = (await api.get('/apis')).body.groups.map((g: { name: string }) => g.name);
     expect(groups).toEqual(expect.arrayContaining(['authorization.k8s.io', 'authentication.k8s.io']));
-    expect((await api.get('/apis/authorization.k8s.io')).body).toMatchObject({ kind: 'APIGroup', preferredVersion: { groupVersion: 'authorization.k8s.io/v1' } });
+    expect((await api.get('/apis/authorization.k8s.io')).body).toMatchObject({
+      kind: 'APIGroup',
+      preferredVersion: { groupVersion: 'authorization.k8s.io/v1' },
+    });
   });
 
   test('aggregated discovery', async () => {

@@ -134,7 +134,9 @@ describe.each(KINDS)('$resource/scale', ({ resource, kind }) => {
     const parent = await create('uid');
     const res = await api.put(`${base}/uid/scale`, scale('uid', 4, { uid: 'not-the-uid' }));
     expect(res.status).toBe(409);
-    expect(res.body.message).toBe(`Operation cannot be fulfilled on ${resource}/scale.apps "uid": Precondition failed: UID in precondition: not-the-uid, UID in object meta: ${parent.metadata.uid}`);
+    expect(res.body.message).toBe(
+      `Operation cannot be fulfilled on ${resource}/scale.apps "uid": Precondition failed: UID in precondition: not-the-uid, UID in object meta: ${parent.metadata.uid}`,
+    );
   });
 
   test('negative replicas are a 422 on Scale.autoscaling', async () => {
@@ -164,7 +166,9 @@ describe.each(KINDS)('$resource/scale', ({ resource, kind }) => {
     expect(wrongKind.body.message).toContain('cannot be handled as a Scale');
     const badType = await api.put(`${base}/named/scale`, { ...scale('named', 1), spec: { replicas: 'many' } });
     expect(badType.status).toBe(400);
-    expect(badType.body.message).toBe('Scale in version "v1" cannot be handled as a Scale: json: cannot unmarshal string into Go struct field ScaleSpec.spec.replicas of type int32');
+    expect(badType.body.message).toBe(
+      'Scale in version "v1" cannot be handled as a Scale: json: cannot unmarshal string into Go struct field ScaleSpec.spec.replicas of type int32',
+    );
   });
 
   test('GET, PUT and PATCH of the scale of a missing object are 404s naming the parent resource', async () => {
@@ -184,7 +188,14 @@ describe.each(KINDS)('$resource/scale', ({ resource, kind }) => {
     const merge = await api.patch(`${base}/patched/scale`, { spec: { replicas: 3 } }, MERGE);
     expect(merge.status).toBe(200);
     expect(merge.body).toMatchObject({ kind: 'Scale', spec: { replicas: 3 } });
-    const json = await api.patch(`${base}/patched/scale`, [{ op: 'test', path: '/spec/replicas', value: 3 }, { op: 'replace', path: '/spec/replicas', value: 4 }], JSON_PATCH);
+    const json = await api.patch(
+      `${base}/patched/scale`,
+      [
+        { op: 'test', path: '/spec/replicas', value: 3 },
+        { op: 'replace', path: '/spec/replicas', value: 4 },
+      ],
+      JSON_PATCH,
+    );
     expect(json.body.spec).toEqual({ replicas: 4 });
     const strategic = await api.patch(`${base}/patched/scale`, { spec: { replicas: 6 } }, STRATEGIC);
     expect(strategic.body.spec).toEqual({ replicas: 6 });
@@ -245,7 +256,13 @@ describe.each(KINDS)('$resource/scale', ({ resource, kind }) => {
     const got = await fetch(`${server.url}${base}/proto/scale`, { headers: { Accept: PROTOBUF } });
     expect(got.headers.get('content-type')).toBe(PROTOBUF);
     const decoded = decodeProtobuf(Buffer.from(await got.arrayBuffer()));
-    expect(decoded).toMatchObject({ kind: 'Scale', apiVersion: 'autoscaling/v1', metadata: { name: 'proto' }, spec: { replicas: 2 }, status: { replicas: 0, selector: 'app=proto' } });
+    expect(decoded).toMatchObject({
+      kind: 'Scale',
+      apiVersion: 'autoscaling/v1',
+      metadata: { name: 'proto' },
+      spec: { replicas: 2 },
+      status: { replicas: 0, selector: 'app=proto' },
+    });
     const put = await fetch(`${server.url}${base}/proto/scale`, {
       method: 'PUT',
       headers: { 'Content-Type': PROTOBUF, Accept: PROTOBUF },
@@ -259,7 +276,12 @@ describe.each(KINDS)('$resource/scale', ({ resource, kind }) => {
   test('Table output has the Scale printer columns', async () => {
     await create('table', 3);
     const res = await api.get(`${base}/table/scale`, { accept: 'application/json;as=Table;g=meta.k8s.io;v=v1' });
-    expect(res.body.columnDefinitions.map((c: { name: string; type: string }) => `${c.name}:${c.type}`)).toEqual(['Name:string', 'Desired:integer', 'Available:integer', 'Age:string']);
+    expect(res.body.columnDefinitions.map((c: { name: string; type: string }) => `${c.name}:${c.type}`)).toEqual([
+      'Name:string',
+      'Desired:integer',
+      'Available:integer',
+      'Age:string',
+    ]);
     expect(res.body.rows[0].cells.slice(0, 3)).toEqual(['table', 3, 0]);
   });
 
@@ -314,9 +336,16 @@ describe('discovery and OpenAPI', () => {
     });
     expect(path.put.requestBody.content['*/*'].schema.$ref).toBe('#/components/schemas/io.k8s.api.autoscaling.v1.Scale');
     expect(path.patch.operationId).toBe('patchAppsV1NamespacedDeploymentScale');
-    expect(v3.components.schemas['io.k8s.api.autoscaling.v1.ScaleStatus']).toMatchObject({ required: ['replicas'], properties: { selector: { type: 'string' } } });
+    expect(v3.components.schemas['io.k8s.api.autoscaling.v1.ScaleStatus']).toMatchObject({
+      required: ['replicas'],
+      properties: { selector: { type: 'string' } },
+    });
     const v2 = (await api.get('/openapi/v2')).body;
-    expect(v2.paths['/apis/apps/v1/namespaces/{namespace}/statefulsets/{name}/scale'].put.responses['200'].schema.$ref).toBe('#/definitions/io.k8s.api.autoscaling.v1.Scale');
-    expect(v2.definitions['io.k8s.api.autoscaling.v1.Scale']['x-kubernetes-group-version-kind']).toEqual([{ group: 'autoscaling', kind: 'Scale', version: 'v1' }]);
+    expect(v2.paths['/apis/apps/v1/namespaces/{namespace}/statefulsets/{name}/scale'].put.responses['200'].schema.$ref).toBe(
+      '#/definitions/io.k8s.api.autoscaling.v1.Scale',
+    );
+    expect(v2.definitions['io.k8s.api.autoscaling.v1.Scale']['x-kubernetes-group-version-kind']).toEqual([
+      { group: 'autoscaling', kind: 'Scale', version: 'v1' },
+    ]);
   });
 });

@@ -66,15 +66,21 @@ test('a new Service gets a free IP of the range, held by an IPAddress that names
   expect(address.body.metadata.labels).toEqual({ 'ipaddress.kubernetes.io/ip-family': 'IPv4', 'ipaddress.kubernetes.io/managed-by': 'ipallocator.k8s.io' });
 });
 
-test('a clusterIP already taken is refused with kube\'s 422; one out of range too', async () => {
+test("a clusterIP already taken is refused with kube's 422; one out of range too", async () => {
   expect((await api.post(SVCS, svc('first', { clusterIP: '10.96.0.10' }))).status).toBe(201);
   const taken = await api.post(SVCS, svc('second', { clusterIP: '10.96.0.10' }));
   expect(taken.status).toBe(422);
-  expect(taken.body.message).toBe('Service "second" is invalid: spec.clusterIPs: Invalid value: []string{"10.96.0.10"}: failed to allocate IP 10.96.0.10: provided IP is already allocated');
-  expect(causes(taken.body)).toEqual(['FieldValueInvalid spec.clusterIPs: Invalid value: []string{"10.96.0.10"}: failed to allocate IP 10.96.0.10: provided IP is already allocated']);
+  expect(taken.body.message).toBe(
+    'Service "second" is invalid: spec.clusterIPs: Invalid value: []string{"10.96.0.10"}: failed to allocate IP 10.96.0.10: provided IP is already allocated',
+  );
+  expect(causes(taken.body)).toEqual([
+    'FieldValueInvalid spec.clusterIPs: Invalid value: []string{"10.96.0.10"}: failed to allocate IP 10.96.0.10: provided IP is already allocated',
+  ]);
   const outside = await api.post(SVCS, svc('third', { clusterIP: '192.168.1.1' }));
   expect(outside.status).toBe(422);
-  expect(outside.body.message).toBe('Service "third" is invalid: spec.clusterIPs: Invalid value: []string{"192.168.1.1"}: failed to allocate IP 192.168.1.1: the provided network does not match the current range');
+  expect(outside.body.message).toBe(
+    'Service "third" is invalid: spec.clusterIPs: Invalid value: []string{"192.168.1.1"}: failed to allocate IP 192.168.1.1: the provided network does not match the current range',
+  );
   // Nothing was taken for the refused ones.
   expect((await api.get(`${SVCS}/second`)).status).toBe(404);
   expect((await api.get(`${IPS}/192.168.1.1`)).status).toBe(404);
@@ -107,7 +113,7 @@ test('delete releases the IP and node port for reuse; a change to ExternalName r
   expect((await api.post(SVCS, svc('after-external', spec))).status).toBe(201);
 });
 
-test('NodePorts: a free one is given, a duplicate and an out-of-range one are kube\'s 422s', async () => {
+test("NodePorts: a free one is given, a duplicate and an out-of-range one are kube's 422s", async () => {
   const res = await api.post(SVCS, svc('np', { type: 'NodePort' }));
   expect(res.status).toBe(201);
   const port = res.body.spec.ports[0].nodePort as number;
@@ -118,9 +124,20 @@ test('NodePorts: a free one is given, a duplicate and an out-of-range one are ku
   expect(causes(dup.body)).toEqual([`FieldValueInvalid spec.ports[0].nodePort: Invalid value: ${port}: provided port is already allocated`]);
   const out = await api.post(SVCS, svc('np-out', { type: 'NodePort', ports: [{ port: 80, nodePort: 8080 }] }));
   expect(out.status).toBe(422);
-  expect(out.body.message).toBe('Service "np-out" is invalid: spec.ports[0].nodePort: Invalid value: 8080: provided port is not in the valid range. The range of valid ports is 30000-32767');
+  expect(out.body.message).toBe(
+    'Service "np-out" is invalid: spec.ports[0].nodePort: Invalid value: 8080: provided port is not in the valid range. The range of valid ports is 30000-32767',
+  );
   // One port number over two protocols gets one node port.
-  const dns = await api.post(SVCS, svc('dns', { type: 'NodePort', ports: [{ name: 'udp', port: 53, protocol: 'UDP' }, { name: 'tcp', port: 53, protocol: 'TCP' }] }));
+  const dns = await api.post(
+    SVCS,
+    svc('dns', {
+      type: 'NodePort',
+      ports: [
+        { name: 'udp', port: 53, protocol: 'UDP' },
+        { name: 'tcp', port: 53, protocol: 'TCP' },
+      ],
+    }),
+  );
   expect(dns.status).toBe(201);
   expect(dns.body.spec.ports[0].nodePort).toBe(dns.body.spec.ports[1].nodePort);
   // A LoadBalancer with externalTrafficPolicy Local also gets a health check node port, never one already taken.
@@ -156,7 +173,9 @@ test('dual stack: ipFamilyPolicy as kube defaults it; RequireDualStack refused o
 
   const required = await api.post(SVCS, svc('required', { ipFamilyPolicy: 'RequireDualStack' }));
   expect(required.status).toBe(422);
-  expect(causes(required.body)).toEqual(['FieldValueInvalid spec.ipFamilyPolicy: Invalid value: "RequireDualStack": this cluster is not configured for dual-stack services']);
+  expect(causes(required.body)).toEqual([
+    'FieldValueInvalid spec.ipFamilyPolicy: Invalid value: "RequireDualStack": this cluster is not configured for dual-stack services',
+  ]);
   const v6only = await api.post(SVCS, svc('v6only', { ipFamilies: ['IPv6'] }));
   expect(causes(v6only.body)).toEqual(['FieldValueInvalid spec.ipFamilies[0]: Invalid value: "IPv6": not configured on this cluster']);
 });
@@ -192,7 +211,7 @@ test('a full range is a 500 "range is full"; node ports likewise; a freed value 
   expect((await d.post(SVCS, svc('refill'))).body.spec.clusterIP).toBe(made[0]);
 });
 
-test('repair: an IPAddress deleted behind kapi\'s back comes back; one no Service holds goes', async () => {
+test("repair: an IPAddress deleted behind kapi's back comes back; one no Service holds goes", async () => {
   const res = await api.post(SVCS, svc('repaired'));
   const ip = res.body.spec.clusterIP as string;
   await raw.delete(`${single.prefix}/ipaddresses/${ip}`);
@@ -230,7 +249,8 @@ test('repair: a node port taken in the bitmap by no Service is freed; one a Serv
 });
 
 test('ServiceCIDRs and IPAddresses are served in protobuf too (what informers ask for)', async () => {
-  const get = async (path: string) => Buffer.from(await (await fetch(`${single.url}${path}`, { headers: { Accept: 'application/vnd.kubernetes.protobuf' } })).arrayBuffer());
+  const get = async (path: string) =>
+    Buffer.from(await (await fetch(`${single.url}${path}`, { headers: { Accept: 'application/vnd.kubernetes.protobuf' } })).arrayBuffer());
   const cidr = decodeProtobuf(await get(`${CIDRS}/kubernetes`)) as unknown as { spec: { cidrs: string[] }; status: { conditions: { type: string }[] } };
   expect(cidr.spec.cidrs).toEqual(['10.96.0.0/12']);
   expect(cidr.status.conditions.map((c) => c.type)).toEqual(['Ready']);
@@ -245,9 +265,19 @@ test('IPAddress and ServiceCIDR validation', async () => {
     'FieldValueInvalid metadata.name: Invalid value: "10.096.0.1": must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)',
     'FieldValueRequired spec.parentRef: Required value',
   ]);
-  const v6 = await api.post(IPS, { apiVersion: 'networking.k8s.io/v1', kind: 'IPAddress', metadata: { name: 'FD00::1' }, spec: { parentRef: { resource: 'services', name: 'x' } } });
+  const v6 = await api.post(IPS, {
+    apiVersion: 'networking.k8s.io/v1',
+    kind: 'IPAddress',
+    metadata: { name: 'FD00::1' },
+    spec: { parentRef: { resource: 'services', name: 'x' } },
+  });
   expect(causes(v6.body)).toEqual(['FieldValueInvalid metadata.name: Invalid value: "FD00::1": must be in canonical form ("fd00::1")']);
-  const made = await api.post(IPS, { apiVersion: 'networking.k8s.io/v1', kind: 'IPAddress', metadata: { name: '192.168.9.9' }, spec: { parentRef: { resource: 'gateways', group: 'example.com', name: 'gw' } } });
+  const made = await api.post(IPS, {
+    apiVersion: 'networking.k8s.io/v1',
+    kind: 'IPAddress',
+    metadata: { name: '192.168.9.9' },
+    spec: { parentRef: { resource: 'gateways', group: 'example.com', name: 'gw' } },
+  });
   expect(made.status).toBe(201);
   const moved = await api.put(`${IPS}/192.168.9.9`, { ...made.body, spec: { parentRef: { resource: 'gateways', group: 'example.com', name: 'other' } } });
   expect(moved.status).toBe(422);
@@ -255,13 +285,23 @@ test('IPAddress and ServiceCIDR validation', async () => {
     'FieldValueInvalid spec.parentRef: Invalid value: &networking.ParentReference{Group:"example.com", Resource:"gateways", Namespace:"", Name:"other"}: field is immutable',
   ]);
 
-  const three = await api.post(CIDRS, { apiVersion: 'networking.k8s.io/v1', kind: 'ServiceCIDR', metadata: { name: 'three' }, spec: { cidrs: ['10.1.0.0/16', '10.2.0.0/16'] } });
+  const three = await api.post(CIDRS, {
+    apiVersion: 'networking.k8s.io/v1',
+    kind: 'ServiceCIDR',
+    metadata: { name: 'three' },
+    spec: { cidrs: ['10.1.0.0/16', '10.2.0.0/16'] },
+  });
   expect(causes(three.body)).toEqual([
     'FieldValueInvalid spec.cidrs: Invalid value: networking.ServiceCIDRSpec{CIDRs:[]string{"10.1.0.0/16", "10.2.0.0/16"}}: may specify no more than one IP for each IP family, i.e 192.168.0.0/24 and 2001:db8::/64',
   ]);
   const none = await api.post(CIDRS, { apiVersion: 'networking.k8s.io/v1', kind: 'ServiceCIDR', metadata: { name: 'none' }, spec: {} });
   expect(causes(none.body)).toEqual(['FieldValueRequired spec.cidrs: Required value: at least one CIDR required']);
-  const extra = await api.post(CIDRS, { apiVersion: 'networking.k8s.io/v1', kind: 'ServiceCIDR', metadata: { name: 'extra' }, spec: { cidrs: ['10.200.0.0/24'] } });
+  const extra = await api.post(CIDRS, {
+    apiVersion: 'networking.k8s.io/v1',
+    kind: 'ServiceCIDR',
+    metadata: { name: 'extra' },
+    spec: { cidrs: ['10.200.0.0/24'] },
+  });
   expect(extra.status).toBe(201);
   // An extra ServiceCIDR's range is allocated from once it exists.
   expect((await api.post(SVCS, svc('in-extra', { clusterIP: '10.200.0.9' }))).status).toBe(201);
@@ -291,7 +331,11 @@ test('default/kubernetes: the first IP of the range, 443 to the secure port, its
 
 test('default/kubernetes: ports changed by hand are put back by the reconciler', async () => {
   const securePort = Number(new URL(single.secureUrl).port);
-  const patched = await api.patch(`${SVCS}/kubernetes`, { spec: { ports: [{ name: 'https', port: 443, protocol: 'TCP', targetPort: 1234 }] } }, 'application/merge-patch+json');
+  const patched = await api.patch(
+    `${SVCS}/kubernetes`,
+    { spec: { ports: [{ name: 'https', port: 443, protocol: 'TCP', targetPort: 1234 }] } },
+    'application/merge-patch+json',
+  );
   expect(patched.status).toBe(200);
   await eventually(
     'the targetPort put back',

@@ -89,7 +89,12 @@ test("a storage class gets kube's defaults", async () => {
 });
 
 test('invalid claims are refused with kube-apiserver messages', async () => {
-  const res = await api.post(PVCS, { apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name: 'bad' }, spec: { resources: { requests: { storage: '0' } } } });
+  const res = await api.post(PVCS, {
+    apiVersion: 'v1',
+    kind: 'PersistentVolumeClaim',
+    metadata: { name: 'bad' },
+    spec: { resources: { requests: { storage: '0' } } },
+  });
   expect(res.status).toBe(422);
   expect(res.body.message).toBe(
     'PersistentVolumeClaim "bad" is invalid: [spec.accessModes: Required value: at least 1 access mode is required, spec.resources[storage]: Invalid value: "0": must be greater than zero]',
@@ -118,7 +123,13 @@ test('invalid volumes are refused with kube-apiserver messages', async () => {
 });
 
 test('invalid storage classes are refused with kube-apiserver messages', async () => {
-  const res = await api.post(SCS, { apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', metadata: { name: 'bad' }, reclaimPolicy: 'Recycle', volumeBindingMode: 'Later' });
+  const res = await api.post(SCS, {
+    apiVersion: 'storage.k8s.io/v1',
+    kind: 'StorageClass',
+    metadata: { name: 'bad' },
+    reclaimPolicy: 'Recycle',
+    volumeBindingMode: 'Later',
+  });
   expect(res.status).toBe(422);
   expect(causes(res.body)).toEqual([
     'FieldValueRequired provisioner: Required value',
@@ -131,7 +142,11 @@ test('invalid storage classes are refused with kube-apiserver messages', async (
 
 test("a storage class's provisioner, parameters, reclaim policy and binding mode are immutable", async () => {
   await api.post(SCS, storageClass('fixed', { parameters: { type: 'ssd' } }));
-  const res = await api.patch(`${SCS}/fixed`, { provisioner: 'example.com/other', parameters: { type: 'hdd' }, reclaimPolicy: 'Retain', volumeBindingMode: 'WaitForFirstConsumer' }, MERGE);
+  const res = await api.patch(
+    `${SCS}/fixed`,
+    { provisioner: 'example.com/other', parameters: { type: 'hdd' }, reclaimPolicy: 'Retain', volumeBindingMode: 'WaitForFirstConsumer' },
+    MERGE,
+  );
   expect(res.status).toBe(422);
   expect(causes(res.body)).toEqual([
     'FieldValueForbidden parameters: Forbidden: updates to parameters are forbidden.',
@@ -144,11 +159,23 @@ test("a storage class's provisioner, parameters, reclaim policy and binding mode
 
 test('a pending claim is immutable but for its volume name; a bound claim may grow, never below its capacity', async () => {
   // PersistentVolumeClaimResize lets a claim grow only when its class allows volume expansion.
-  expect((await api.post(SCS, { apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', metadata: { name: 'expandable' }, provisioner: 'example.com/x', allowVolumeExpansion: true })).status).toBe(201);
+  expect(
+    (
+      await api.post(SCS, {
+        apiVersion: 'storage.k8s.io/v1',
+        kind: 'StorageClass',
+        metadata: { name: 'expandable' },
+        provisioner: 'example.com/x',
+        allowVolumeExpansion: true,
+      })
+    ).status,
+  ).toBe(201);
   await api.post(PVCS, claim('grow', { storageClassName: 'expandable' }));
   const pending = await api.patch(`${PVCS}/grow`, { spec: { resources: { requests: { storage: '2Gi' } } } }, MERGE);
   expect(pending.status).toBe(422);
-  expect(causes(pending.body)).toEqual(['FieldValueForbidden spec: Forbidden: spec is immutable after creation except resources.requests and volumeAttributesClassName for bound claims']);
+  expect(causes(pending.body)).toEqual([
+    'FieldValueForbidden spec: Forbidden: spec is immutable after creation except resources.requests and volumeAttributesClassName for bound claims',
+  ]);
   expect((await api.patch(`${PVCS}/grow`, { spec: { volumeName: 'pv-grow' } }, MERGE)).status).toBe(200);
   expect((await api.patch(`${PVCS}/grow`, { spec: { volumeName: 'pv-other' } }, MERGE)).status).toBe(422);
 
@@ -187,7 +214,11 @@ test('claims, volumes and classes in protobuf, both ways; quantities keep their 
     [PVS, volume('proto-pv', { capacity: { storage: '500Mi' } })],
     [SCS, storageClass('proto-sc', { allowVolumeExpansion: false, parameters: { a: 'b' } })],
   ] as const) {
-    const created = await fetch(`${server.url}${path}`, { method: 'POST', headers: { 'Content-Type': PROTOBUF, Accept: PROTOBUF }, body: encodeProtobuf(body) });
+    const created = await fetch(`${server.url}${path}`, {
+      method: 'POST',
+      headers: { 'Content-Type': PROTOBUF, Accept: PROTOBUF },
+      body: encodeProtobuf(body),
+    });
     expect(created.status).toBe(201);
     const decoded = decodeProtobuf(Buffer.from(await created.arrayBuffer()));
     const json = (await api.get(`${path}/${body.metadata.name}`)).body;
@@ -199,11 +230,31 @@ test('claims, volumes and classes in protobuf, both ways; quantities keep their 
 });
 
 test('Table output has kubectl columns', async () => {
-  await api.post(SCS, storageClass('default-class', { metadata: { name: 'default-class', annotations: { 'storageclass.kubernetes.io/is-default-class': 'true' } } }));
+  await api.post(
+    SCS,
+    storageClass('default-class', { metadata: { name: 'default-class', annotations: { 'storageclass.kubernetes.io/is-default-class': 'true' } } }),
+  );
   const sc = await api.get(`${SCS}/default-class`, { headers: { Accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' } });
-  expect(sc.body.columnDefinitions.map((c: { name: string }) => c.name)).toEqual(['Name', 'Provisioner', 'ReclaimPolicy', 'VolumeBindingMode', 'AllowVolumeExpansion', 'Age']);
+  expect(sc.body.columnDefinitions.map((c: { name: string }) => c.name)).toEqual([
+    'Name',
+    'Provisioner',
+    'ReclaimPolicy',
+    'VolumeBindingMode',
+    'AllowVolumeExpansion',
+    'Age',
+  ]);
   expect(sc.body.rows[0].cells.slice(0, 5)).toEqual(['default-class (default)', 'example.com/disk', 'Delete', 'Immediate', false]);
   const pvc = await api.get(`${PVCS}/grow`, { headers: { Accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' } });
-  expect(pvc.body.columnDefinitions.map((c: { name: string }) => c.name)).toEqual(['Name', 'Status', 'Volume', 'Capacity', 'Access Modes', 'StorageClass', 'VolumeAttributesClass', 'Age', 'VolumeMode']);
+  expect(pvc.body.columnDefinitions.map((c: { name: string }) => c.name)).toEqual([
+    'Name',
+    'Status',
+    'Volume',
+    'Capacity',
+    'Access Modes',
+    'StorageClass',
+    'VolumeAttributesClass',
+    'Age',
+    'VolumeMode',
+  ]);
   expect(pvc.body.rows[0].cells.slice(0, 7)).toEqual(['grow', 'Bound', 'pv-grow', '1Gi', 'RWO', 'expandable', '<unset>']);
 });

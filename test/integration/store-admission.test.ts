@@ -106,14 +106,19 @@ describe('an abandoned write is not committed', () => {
 /** Admission that records what each phase is told, in order. */
 function recording(): WriteAdmission & { calls: (Omit<AdmissionAttributes, 'def' | 'request'> & { phase: string })[] } {
   const calls: (Omit<AdmissionAttributes, 'def' | 'request'> & { phase: string })[] = [];
-  const record = (phase: string) => async ({ def: _def, request: _request, ...attrs }: AdmissionAttributes) => {
-    calls.push({ phase, ...structuredClone(attrs) });
-  };
+  const record =
+    (phase: string) =>
+    async ({ def: _def, request: _request, ...attrs }: AdmissionAttributes) => {
+      calls.push({ phase, ...structuredClone(attrs) });
+    };
   return { calls, mutate: record('mutate'), validate: record('validate') };
 }
 
 describe('what admission is told', () => {
-  const ctx = (subresource = '') => ({ ...internalContext({ namespace: 'default', subresource }), user: { name: 'alice', uid: 'u1', groups: ['devs'], extra: {} } });
+  const ctx = (subresource = '') => ({
+    ...internalContext({ namespace: 'default', subresource }),
+    user: { name: 'alice', uid: 'u1', groups: ['devs'], extra: {} },
+  });
 
   test('create, update and delete: phases, operation, old object, options, user', async () => {
     const create = recording();
@@ -135,12 +140,22 @@ describe('what admission is told', () => {
     const update = recording();
     await store.update(ctx(), 'told', cm('told', { a: '2' }), { dryRun: true, admission: update });
     expect(update.calls.map((c) => `${c.phase} ${c.operation}`)).toEqual(['mutate UPDATE', 'validate UPDATE']);
-    expect(update.calls[0]).toMatchObject({ dryRun: true, options: { kind: 'UpdateOptions', dryRun: ['All'] }, oldObject: { data: { a: '1' } }, object: { data: { a: '2' } } });
+    expect(update.calls[0]).toMatchObject({
+      dryRun: true,
+      options: { kind: 'UpdateOptions', dryRun: ['All'] },
+      oldObject: { data: { a: '1' } },
+      object: { data: { a: '2' } },
+    });
 
     const removal = recording();
     await store.delete(ctx(), 'told', { dryRun: false, gracePeriodSeconds: 0, admission: removal });
     expect(removal.calls.map((c) => `${c.phase} ${c.operation}`)).toEqual(['mutate DELETE', 'validate DELETE']);
-    expect(removal.calls[0]).toMatchObject({ name: 'told', object: undefined, oldObject: { data: { a: '1' } }, options: { kind: 'DeleteOptions', gracePeriodSeconds: 0 } });
+    expect(removal.calls[0]).toMatchObject({
+      name: 'told',
+      object: undefined,
+      oldObject: { data: { a: '1' } },
+      options: { kind: 'DeleteOptions', gracePeriodSeconds: 0 },
+    });
   });
 
   test('a write through scale is admitted with Scale objects', async () => {
@@ -148,12 +163,24 @@ describe('what admission is told', () => {
       apiVersion: 'apps/v1',
       kind: 'Deployment',
       metadata: { name: 'scaled' },
-      spec: { replicas: 1, selector: { matchLabels: { app: 'x' } }, template: { metadata: { labels: { app: 'x' } }, spec: { containers: [{ name: 'c', image: 'nginx' }] } } },
+      spec: {
+        replicas: 1,
+        selector: { matchLabels: { app: 'x' } },
+        template: { metadata: { labels: { app: 'x' } }, spec: { containers: [{ name: 'c', image: 'nginx' }] } },
+      },
     } as unknown as KubeObject;
     await deploymentStore.create(ctx(), d, { dryRun: false });
     const scale = recording();
     await deploymentStore.update(ctx('scale'), 'scaled', (current) => ({ ...current, spec: { replicas: 3 } }), { dryRun: false, admission: scale });
-    expect(scale.calls.map((c) => `${c.phase} ${c.operation} ${c.object?.kind} ${c.oldObject?.kind}`)).toEqual(['mutate UPDATE Scale Scale', 'validate UPDATE Scale Scale']);
-    expect(scale.calls[1]).toMatchObject({ subresource: 'scale', kind: { group: 'autoscaling', version: 'v1', kind: 'Scale' }, object: { spec: { replicas: 3 } }, oldObject: { spec: { replicas: 1 } } });
+    expect(scale.calls.map((c) => `${c.phase} ${c.operation} ${c.object?.kind} ${c.oldObject?.kind}`)).toEqual([
+      'mutate UPDATE Scale Scale',
+      'validate UPDATE Scale Scale',
+    ]);
+    expect(scale.calls[1]).toMatchObject({
+      subresource: 'scale',
+      kind: { group: 'autoscaling', version: 'v1', kind: 'Scale' },
+      object: { spec: { replicas: 3 } },
+      oldObject: { spec: { replicas: 1 } },
+    });
   });
 });

@@ -37,7 +37,16 @@ describe('flowcontrol.apiserver.k8s.io/v1', () => {
       const list = (await api.get(`${FC}/prioritylevelconfigurations`)).body.items as { metadata: { name: string } }[];
       return list.length >= 8 ? list : undefined;
     });
-    expect(levels.map((l) => l.metadata.name).sort()).toEqual(['catch-all', 'exempt', 'global-default', 'leader-election', 'node-high', 'system', 'workload-high', 'workload-low']);
+    expect(levels.map((l) => l.metadata.name).sort()).toEqual([
+      'catch-all',
+      'exempt',
+      'global-default',
+      'leader-election',
+      'node-high',
+      'system',
+      'workload-high',
+      'workload-low',
+    ]);
     const exempt = (await api.get(`${FC}/prioritylevelconfigurations/exempt`)).body;
     expect(exempt.metadata.annotations).toEqual({ [AUTO_UPDATE]: 'true' });
     expect(exempt.spec).toEqual({ type: 'Exempt', exempt: { nominalConcurrencyShares: 0, lendablePercent: 0 } });
@@ -47,7 +56,11 @@ describe('flowcontrol.apiserver.k8s.io/v1', () => {
     });
     expect((await api.get(`${FC}/prioritylevelconfigurations/workload-high`)).body.spec).toEqual({
       type: 'Limited',
-      limited: { nominalConcurrencyShares: 40, lendablePercent: 50, limitResponse: { type: 'Queue', queuing: { queues: 128, handSize: 6, queueLengthLimit: 50 } } },
+      limited: {
+        nominalConcurrencyShares: 40,
+        lendablePercent: 50,
+        limitResponse: { type: 'Queue', queuing: { queues: 128, handSize: 6, queueLengthLimit: 50 } },
+      },
     });
 
     const schemas = await eventually('the bootstrap flow schemas', async () => {
@@ -102,13 +115,28 @@ describe('flowcontrol.apiserver.k8s.io/v1', () => {
       const row = t.rows.find((r: { cells: unknown[] }) => r.cells[0] === 'catch-all');
       return row && row.cells[5] === 'False' ? t : undefined;
     });
-    expect(table.columnDefinitions.map((d: { name: string }) => d.name)).toEqual(['Name', 'PriorityLevel', 'MatchingPrecedence', 'DistinguisherMethod', 'Age', 'MissingPL']);
+    expect(table.columnDefinitions.map((d: { name: string }) => d.name)).toEqual([
+      'Name',
+      'PriorityLevel',
+      'MatchingPrecedence',
+      'DistinguisherMethod',
+      'Age',
+      'MissingPL',
+    ]);
     // printFlowSchemaList's order: by matching precedence, then name.
     expect(table.rows.map((r: { cells: unknown[] }) => r.cells[0]).slice(0, 4)).toEqual(['exempt', 'probes', 'system-leader-election', 'system-node-high']);
     const exempt = table.rows.find((r: { cells: unknown[] }) => r.cells[0] === 'exempt');
     expect(exempt.cells.slice(0, 4)).toEqual(['exempt', 'exempt', 1, '<none>']);
     const levels = (await api.get(`${FC}/prioritylevelconfigurations`, { accept: TABLE })).body;
-    expect(levels.columnDefinitions.map((d: { name: string }) => d.name)).toEqual(['Name', 'Type', 'NominalConcurrencyShares', 'Queues', 'HandSize', 'QueueLengthLimit', 'Age']);
+    expect(levels.columnDefinitions.map((d: { name: string }) => d.name)).toEqual([
+      'Name',
+      'Type',
+      'NominalConcurrencyShares',
+      'Queues',
+      'HandSize',
+      'QueueLengthLimit',
+      'Age',
+    ]);
     const row = (name: string) => levels.rows.find((r: { cells: unknown[] }) => r.cells[0] === name).cells.slice(0, 6);
     expect(row('exempt')).toEqual(['exempt', 'Exempt', '<none>', '<none>', '<none>', '<none>']);
     expect(row('catch-all')).toEqual(['catch-all', 'Limited', 5, '<none>', '<none>', '<none>']);
@@ -122,7 +150,10 @@ describe('flowcontrol.apiserver.k8s.io/v1', () => {
       apiVersion: 'flowcontrol.apiserver.k8s.io/v1',
       kind: 'FlowSchema',
       metadata: { name: 'orphan' },
-      spec: { priorityLevelConfiguration: { name: 'nowhere' }, rules: [{ subjects: [{ kind: 'User', user: { name: 'x' } }], nonResourceRules: [{ verbs: ['get'], nonResourceURLs: ['/x'] }] }] },
+      spec: {
+        priorityLevelConfiguration: { name: 'nowhere' },
+        rules: [{ subjects: [{ kind: 'User', user: { name: 'x' } }], nonResourceRules: [{ verbs: ['get'], nonResourceURLs: ['/x'] }] }],
+      },
     };
     const created = await api.post(`${FC}/flowschemas`, orphan);
     expect(created.status).toBe(201);
@@ -132,7 +163,12 @@ describe('flowcontrol.apiserver.k8s.io/v1', () => {
       return fs.status?.conditions?.length ? fs : undefined;
     });
     expect(judged.status.conditions).toEqual([
-      expect.objectContaining({ type: 'Dangling', status: 'True', reason: 'NotFound', message: 'This FlowSchema references the PriorityLevelConfiguration object named "nowhere" but there is no such object' }),
+      expect.objectContaining({
+        type: 'Dangling',
+        status: 'True',
+        reason: 'NotFound',
+        message: 'This FlowSchema references the PriorityLevelConfiguration object named "nowhere" but there is no such object',
+      }),
     ]);
   });
 
@@ -176,7 +212,11 @@ describe('flowcontrol.apiserver.k8s.io/v1', () => {
       spec: { type: 'Limited', limited: { limitResponse: { type: 'Queue', queuing: {} } } },
     });
     expect(pl.status).toBe(201);
-    expect(pl.body.spec.limited).toEqual({ nominalConcurrencyShares: 30, lendablePercent: 0, limitResponse: { type: 'Queue', queuing: { queues: 64, handSize: 8, queueLengthLimit: 50 } } });
+    expect(pl.body.spec.limited).toEqual({
+      nominalConcurrencyShares: 30,
+      lendablePercent: 0,
+      limitResponse: { type: 'Queue', queuing: { queues: 64, handSize: 8, queueLengthLimit: 50 } },
+    });
 
     const badLevel = await api.post(`${FC}/prioritylevelconfigurations`, {
       apiVersion: 'flowcontrol.apiserver.k8s.io/v1',
@@ -216,7 +256,11 @@ describe('resource.k8s.io/v1', () => {
       resources: ['resourceclaims', 'resourceclaimtemplates'],
       verbs: ['create', 'delete', 'deletecollection', 'patch', 'update'],
     });
-    expect(await rulesOf('system:aggregate-to-view')).toContainEqual({ apiGroups: ['resource.k8s.io'], resources: ['resourceclaims', 'resourceclaims/status', 'resourceclaimtemplates'], verbs: ['get', 'list', 'watch'] });
+    expect(await rulesOf('system:aggregate-to-view')).toContainEqual({
+      apiGroups: ['resource.k8s.io'],
+      resources: ['resourceclaims', 'resourceclaims/status', 'resourceclaimtemplates'],
+      verbs: ['get', 'list', 'watch'],
+    });
   });
 
   test('served as v1 only, as kube-apiserver 1.34 serves it by default', async () => {
@@ -227,15 +271,31 @@ describe('resource.k8s.io/v1', () => {
   });
 
   test('DeviceClass, ResourceClaim (with status), ResourceClaimTemplate and ResourceSlice: defaults, columns, protobuf, 422s', async () => {
-    const dc = await api.post(`${RES}/deviceclasses`, { apiVersion: 'resource.k8s.io/v1', kind: 'DeviceClass', metadata: { name: 'gpu.example.com' }, spec: { selectors: [{ cel: { expression: 'device.driver == "gpu.example.com"' } }] } });
+    const dc = await api.post(`${RES}/deviceclasses`, {
+      apiVersion: 'resource.k8s.io/v1',
+      kind: 'DeviceClass',
+      metadata: { name: 'gpu.example.com' },
+      spec: { selectors: [{ cel: { expression: 'device.driver == "gpu.example.com"' } }] },
+    });
     expect(dc.status).toBe(201);
     expect(dc.body.metadata.generation).toBe(1);
-    const badDc = await api.post(`${RES}/deviceclasses`, { apiVersion: 'resource.k8s.io/v1', kind: 'DeviceClass', metadata: { name: 'bad' }, spec: { selectors: [{ cel: {} }] } });
+    const badDc = await api.post(`${RES}/deviceclasses`, {
+      apiVersion: 'resource.k8s.io/v1',
+      kind: 'DeviceClass',
+      metadata: { name: 'bad' },
+      spec: { selectors: [{ cel: {} }] },
+    });
     expect(badDc.status).toBe(422);
     expect(causes(badDc.body).map((c) => c.field)).toEqual(['spec.selectors[0].cel.expression']);
 
     const claims = `${RES}/namespaces/default/resourceclaims`;
-    const claim = await api.post(claims, { apiVersion: 'resource.k8s.io/v1', kind: 'ResourceClaim', metadata: { name: 'c1' }, spec: claimSpec, status: { allocation: {} } });
+    const claim = await api.post(claims, {
+      apiVersion: 'resource.k8s.io/v1',
+      kind: 'ResourceClaim',
+      metadata: { name: 'c1' },
+      spec: claimSpec,
+      status: { allocation: {} },
+    });
     expect(claim.status).toBe(201);
     expect(claim.body.spec.devices.requests[0].exactly).toEqual({ deviceClassName: 'gpu.example.com', allocationMode: 'ExactCount', count: 1 });
     expect(claim.body.status).toEqual({});
@@ -243,34 +303,70 @@ describe('resource.k8s.io/v1', () => {
     expect(table.columnDefinitions.map((d: { name: string }) => d.name)).toEqual(['Name', 'State', 'Age']);
     expect(table.rows[0].cells.slice(0, 2)).toEqual(['c1', 'pending']);
     const current = claim.body;
-    current.status = { allocation: { devices: { results: [{ request: 'gpu', driver: 'gpu.example.com', pool: 'node-1', device: 'gpu-0' }] } }, reservedFor: [{ resource: 'pods', name: 'p', uid: 'u1' }] };
+    current.status = {
+      allocation: { devices: { results: [{ request: 'gpu', driver: 'gpu.example.com', pool: 'node-1', device: 'gpu-0' }] } },
+      reservedFor: [{ resource: 'pods', name: 'p', uid: 'u1' }],
+    };
     const allocated = await api.put(`${claims}/c1/status`, current);
     expect(allocated.status).toBe(200);
     expect((await api.get(claims, { accept: TABLE })).body.rows[0].cells[1]).toBe('allocated,reserved');
-    const changed = await api.put(`${claims}/c1`, { ...allocated.body, spec: { devices: { requests: [{ name: 'other', exactly: { deviceClassName: 'gpu.example.com' } }] } } });
+    const changed = await api.put(`${claims}/c1`, {
+      ...allocated.body,
+      spec: { devices: { requests: [{ name: 'other', exactly: { deviceClassName: 'gpu.example.com' } }] } },
+    });
     expect(changed.status).toBe(422);
     expect(causes(changed.body)).toEqual([expect.objectContaining({ field: 'spec', message: expect.stringContaining('field is immutable') })]);
-    const noChoice = await api.post(claims, { apiVersion: 'resource.k8s.io/v1', kind: 'ResourceClaim', metadata: { name: 'c2' }, spec: { devices: { requests: [{ name: 'gpu' }] } } });
+    const noChoice = await api.post(claims, {
+      apiVersion: 'resource.k8s.io/v1',
+      kind: 'ResourceClaim',
+      metadata: { name: 'c2' },
+      spec: { devices: { requests: [{ name: 'gpu' }] } },
+    });
     expect(noChoice.status).toBe(422);
-    expect(causes(noChoice.body)).toEqual([expect.objectContaining({ field: 'spec.devices.requests[0]', message: 'Required value: exactly one of `exactly` or `firstAvailable` is required' })]);
+    expect(causes(noChoice.body)).toEqual([
+      expect.objectContaining({ field: 'spec.devices.requests[0]', message: 'Required value: exactly one of `exactly` or `firstAvailable` is required' }),
+    ]);
     const proto = await api.get(`${claims}/c1`, { accept: PROTOBUF });
     expect(proto.headers.get('content-type')).toBe(PROTOBUF);
 
     const templates = `${RES}/namespaces/default/resourceclaimtemplates`;
-    const template = await api.post(templates, { apiVersion: 'resource.k8s.io/v1', kind: 'ResourceClaimTemplate', metadata: { name: 't1' }, spec: { spec: claimSpec } });
+    const template = await api.post(templates, {
+      apiVersion: 'resource.k8s.io/v1',
+      kind: 'ResourceClaimTemplate',
+      metadata: { name: 't1' },
+      spec: { spec: claimSpec },
+    });
     expect(template.status).toBe(201);
     expect(template.body.spec.spec.devices.requests[0].exactly.count).toBe(1);
 
     const slices = `${RES}/resourceslices`;
     const slice = (name: string, spec: Record<string, unknown>) => ({ apiVersion: 'resource.k8s.io/v1', kind: 'ResourceSlice', metadata: { name }, spec });
-    expect((await api.post(slices, slice('s1', { driver: 'gpu.example.com', nodeName: 'node-1', pool: { name: 'node-1', generation: 1, resourceSliceCount: 1 }, devices: [{ name: 'gpu-0' }] }))).status).toBe(201);
-    expect((await api.post(slices, slice('s2', { driver: 'nic.example.com', allNodes: true, pool: { name: 'shared', generation: 1, resourceSliceCount: 1 } }))).status).toBe(201);
+    expect(
+      (
+        await api.post(
+          slices,
+          slice('s1', {
+            driver: 'gpu.example.com',
+            nodeName: 'node-1',
+            pool: { name: 'node-1', generation: 1, resourceSliceCount: 1 },
+            devices: [{ name: 'gpu-0' }],
+          }),
+        )
+      ).status,
+    ).toBe(201);
+    expect(
+      (await api.post(slices, slice('s2', { driver: 'nic.example.com', allNodes: true, pool: { name: 'shared', generation: 1, resourceSliceCount: 1 } })))
+        .status,
+    ).toBe(201);
     const sliceTable = (await api.get(slices, { accept: TABLE })).body;
     expect(sliceTable.columnDefinitions.map((d: { name: string }) => d.name)).toEqual(['Name', 'Node', 'Driver', 'Pool', 'Age']);
     expect(sliceTable.rows[0].cells.slice(0, 4)).toEqual(['s1', 'node-1', 'gpu.example.com', 'node-1']);
     const byNode = (await api.get(`${slices}?fieldSelector=spec.nodeName%3Dnode-1`)).body.items.map((s: { metadata: { name: string } }) => s.metadata.name);
     expect(byNode).toEqual(['s1']);
-    const both = await api.post(slices, slice('s3', { driver: 'gpu.example.com', nodeName: 'node-1', allNodes: true, pool: { name: 'p', generation: 0, resourceSliceCount: 1 } }));
+    const both = await api.post(
+      slices,
+      slice('s3', { driver: 'gpu.example.com', nodeName: 'node-1', allNodes: true, pool: { name: 'p', generation: 0, resourceSliceCount: 1 } }),
+    );
     expect(both.status).toBe(422);
     expect(causes(both.body).map((c) => c.field)).toEqual(['spec']);
   });
@@ -293,13 +389,23 @@ test('OpenAPI v3 documents both groups with their kinds', async () => {
 
 describe('pods/eviction', () => {
   test('a policy/v1beta1 Eviction is accepted as kube-apiserver 1.34 still does; other versions are a 400', async () => {
-    const pod = await api.post('/api/v1/namespaces/default/pods', { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'old-client' }, spec: { containers: [{ name: 'c', image: 'nginx' }] } });
+    const pod = await api.post('/api/v1/namespaces/default/pods', {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'old-client' },
+      spec: { containers: [{ name: 'c', image: 'nginx' }] },
+    });
     expect(pod.status).toBe(201);
     const path = '/api/v1/namespaces/default/pods/old-client/eviction';
     const wrong = await api.post(path, { apiVersion: 'policy/v2', kind: 'Eviction', metadata: { name: 'old-client' } });
     expect(wrong.status).toBe(400);
     expect(wrong.body.message).toBe('the API version in the data (policy/v2) does not match the expected API version (policy/v1)');
-    const dry = await api.post(`${path}?dryRun=All`, { apiVersion: 'policy/v1beta1', kind: 'Eviction', metadata: { name: 'old-client' }, deleteOptions: { gracePeriodSeconds: 0 } });
+    const dry = await api.post(`${path}?dryRun=All`, {
+      apiVersion: 'policy/v1beta1',
+      kind: 'Eviction',
+      metadata: { name: 'old-client' },
+      deleteOptions: { gracePeriodSeconds: 0 },
+    });
     expect(dry.status).toBe(201);
     expect((await api.get('/api/v1/namespaces/default/pods/old-client')).status).toBe(200);
     const res = await api.post(path, { apiVersion: 'policy/v1beta1', kind: 'Eviction', metadata: { name: 'old-client' } });
@@ -313,9 +419,35 @@ describe('certificatesigningrequests', () => {
   test("spec.uid and spec.extra are the requester's, as kube's CSR strategy sets them, and survive a strict write back", async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'kapi-csr-'));
     try {
-      execFileSync('openssl', ['req', '-new', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', path.join(dir, 'k'), '-out', path.join(dir, 'r'), '-subj', '/CN=alice'], { stdio: 'ignore' });
+      execFileSync(
+        'openssl',
+        [
+          'req',
+          '-new',
+          '-newkey',
+          'ec',
+          '-pkeyopt',
+          'ec_paramgen_curve:P-256',
+          '-nodes',
+          '-keyout',
+          path.join(dir, 'k'),
+          '-out',
+          path.join(dir, 'r'),
+          '-subj',
+          '/CN=alice',
+        ],
+        { stdio: 'ignore' },
+      );
       const request = Buffer.from(readFileSync(path.join(dir, 'r'))).toString('base64');
-      const as = { headers: { 'Impersonate-User': 'alice', 'Impersonate-Uid': 'u-1', 'Impersonate-Group': 'system:masters', 'Impersonate-Extra-Scopes': 'read', 'Impersonate-Extra-Team%2fName': 'blue' } };
+      const as = {
+        headers: {
+          'Impersonate-User': 'alice',
+          'Impersonate-Uid': 'u-1',
+          'Impersonate-Group': 'system:masters',
+          'Impersonate-Extra-Scopes': 'read',
+          'Impersonate-Extra-Team%2fName': 'blue',
+        },
+      };
       const created = await api.post(
         '/apis/certificates.k8s.io/v1/certificatesigningrequests',
         {
@@ -327,7 +459,12 @@ describe('certificatesigningrequests', () => {
         as,
       );
       expect(created.status).toBe(201);
-      expect(created.body.spec).toMatchObject({ username: 'alice', uid: 'u-1', groups: ['system:masters', 'system:authenticated'], extra: { scopes: ['read'], 'team/name': ['blue'] } });
+      expect(created.body.spec).toMatchObject({
+        username: 'alice',
+        uid: 'u-1',
+        groups: ['system:masters', 'system:authenticated'],
+        extra: { scopes: ['read'], 'team/name': ['blue'] },
+      });
       const live = (await api.get('/apis/certificates.k8s.io/v1/certificatesigningrequests/alice')).body;
       expect(live.spec.extra).toEqual({ scopes: ['read'], 'team/name': ['blue'] });
       live.status = { conditions: [{ type: 'Approved', status: 'True', reason: 'Test', message: '' }] };

@@ -38,26 +38,47 @@ const CASES: Record<string, Case> = {
     path: ns('podtemplates'),
     object: { apiVersion: 'v1', kind: 'PodTemplate', metadata: meta('pt'), template: { metadata: { labels: { app: 'x' } }, spec: podSpec } },
     columns: ['Name', 'Containers', 'Images', 'Pod Labels'],
-    expected: { metadata: expect.objectContaining({ generation: 1 }), template: expect.objectContaining({ spec: expect.objectContaining({ restartPolicy: 'Always', dnsPolicy: 'ClusterFirst' }) }) },
-    bad: { object: { apiVersion: 'v1', kind: 'PodTemplate', metadata: meta('bad'), template: { spec: { containers: [] } } }, field: 'template.spec.containers' },
+    expected: {
+      metadata: expect.objectContaining({ generation: 1 }),
+      template: expect.objectContaining({ spec: expect.objectContaining({ restartPolicy: 'Always', dnsPolicy: 'ClusterFirst' }) }),
+    },
+    bad: {
+      object: { apiVersion: 'v1', kind: 'PodTemplate', metadata: meta('bad'), template: { spec: { containers: [] } } },
+      field: 'template.spec.containers',
+    },
   },
   limitranges: {
     path: ns('limitranges'),
     object: { apiVersion: 'v1', kind: 'LimitRange', metadata: meta('lr'), spec: { limits: [{ type: 'Container', max: { cpu: '2' }, min: { cpu: '100m' } }] } },
     columns: ['Name', 'Created At'],
     expected: { spec: { limits: [{ type: 'Container', max: { cpu: '2' }, min: { cpu: '100m' }, default: { cpu: '2' }, defaultRequest: { cpu: '2' } }] } },
-    bad: { object: { apiVersion: 'v1', kind: 'LimitRange', metadata: meta('bad'), spec: { limits: [{ type: 'Container', max: { cpu: '1' }, min: { cpu: '2' } }] } }, field: 'spec.limits[0].min[cpu]' },
+    bad: {
+      object: { apiVersion: 'v1', kind: 'LimitRange', metadata: meta('bad'), spec: { limits: [{ type: 'Container', max: { cpu: '1' }, min: { cpu: '2' } }] } },
+      field: 'spec.limits[0].min[cpu]',
+    },
   },
   resourcequotas: {
     path: ns('resourcequotas'),
-    object: { apiVersion: 'v1', kind: 'ResourceQuota', metadata: meta('rq'), spec: { hard: { pods: '10', 'limits.cpu': '4' } }, status: { hard: { pods: '1' } } },
+    object: {
+      apiVersion: 'v1',
+      kind: 'ResourceQuota',
+      metadata: meta('rq'),
+      spec: { hard: { pods: '10', 'limits.cpu': '4' } },
+      status: { hard: { pods: '1' } },
+    },
     columns: ['Name', 'Age', 'Request', 'Limit'],
     expected: { spec: { hard: { pods: '10', 'limits.cpu': '4' } }, status: {} },
     bad: { object: { apiVersion: 'v1', kind: 'ResourceQuota', metadata: meta('bad'), spec: { hard: { pods: '-1' } } }, field: 'spec.hard[pods]' },
   },
   controllerrevisions: {
     path: ns('controllerrevisions', 'apps/v1'),
-    object: { apiVersion: 'apps/v1', kind: 'ControllerRevision', metadata: meta('cr'), data: { spec: { template: { metadata: { labels: { app: 'x' } } } } }, revision: 3 },
+    object: {
+      apiVersion: 'apps/v1',
+      kind: 'ControllerRevision',
+      metadata: meta('cr'),
+      data: { spec: { template: { metadata: { labels: { app: 'x' } } } } },
+      revision: 3,
+    },
     columns: ['Name', 'Controller', 'Revision', 'Age'],
     expected: { revision: 3, data: { spec: { template: { metadata: { labels: { app: 'x' } } } } } },
     bad: { object: { apiVersion: 'apps/v1', kind: 'ControllerRevision', metadata: meta('bad'), revision: 1 }, field: 'data' },
@@ -73,22 +94,51 @@ const CASES: Record<string, Case> = {
     path: cluster('csidrivers', 'storage.k8s.io/v1'),
     object: { apiVersion: 'storage.k8s.io/v1', kind: 'CSIDriver', metadata: meta('csi.example.com'), spec: {} },
     columns: ['Name', 'AttachRequired', 'PodInfoOnMount', 'StorageCapacity', 'TokenRequests', 'RequiresRepublish', 'Modes', 'Age'],
-    expected: { spec: expect.objectContaining({ attachRequired: true, podInfoOnMount: false, fsGroupPolicy: 'ReadWriteOnceWithFSType', volumeLifecycleModes: ['Persistent'], requiresRepublish: false, storageCapacity: false }) },
-    bad: { object: { apiVersion: 'storage.k8s.io/v1', kind: 'CSIDriver', metadata: meta('bad.example.com'), spec: { volumeLifecycleModes: ['Sometimes'] } }, field: 'spec.volumeLifecycleModes' },
+    expected: {
+      spec: expect.objectContaining({
+        attachRequired: true,
+        podInfoOnMount: false,
+        fsGroupPolicy: 'ReadWriteOnceWithFSType',
+        volumeLifecycleModes: ['Persistent'],
+        requiresRepublish: false,
+        storageCapacity: false,
+      }),
+    },
+    bad: {
+      object: { apiVersion: 'storage.k8s.io/v1', kind: 'CSIDriver', metadata: meta('bad.example.com'), spec: { volumeLifecycleModes: ['Sometimes'] } },
+      field: 'spec.volumeLifecycleModes',
+    },
   },
   csinodes: {
     path: cluster('csinodes', 'storage.k8s.io/v1'),
     object: { apiVersion: 'storage.k8s.io/v1', kind: 'CSINode', metadata: meta('node-1'), spec: { drivers: [{ name: 'csi.example.com', nodeID: 'n1' }] } },
     columns: ['Name', 'Drivers', 'Age'],
     expected: { spec: { drivers: [{ name: 'csi.example.com', nodeID: 'n1' }] } },
-    bad: { object: { apiVersion: 'storage.k8s.io/v1', kind: 'CSINode', metadata: meta('bad'), spec: { drivers: [{ name: 'csi.example.com' }] } }, field: 'spec.drivers[0].nodeID' },
+    bad: {
+      object: { apiVersion: 'storage.k8s.io/v1', kind: 'CSINode', metadata: meta('bad'), spec: { drivers: [{ name: 'csi.example.com' }] } },
+      field: 'spec.drivers[0].nodeID',
+    },
   },
   volumeattachments: {
     path: cluster('volumeattachments', 'storage.k8s.io/v1'),
-    object: { apiVersion: 'storage.k8s.io/v1', kind: 'VolumeAttachment', metadata: meta('va'), spec: { attacher: 'csi.example.com', nodeName: 'node-1', source: { persistentVolumeName: 'pv-1' } }, status: { attached: true } },
+    object: {
+      apiVersion: 'storage.k8s.io/v1',
+      kind: 'VolumeAttachment',
+      metadata: meta('va'),
+      spec: { attacher: 'csi.example.com', nodeName: 'node-1', source: { persistentVolumeName: 'pv-1' } },
+      status: { attached: true },
+    },
     columns: ['Name', 'Attacher', 'PV', 'Node', 'Attached', 'Age'],
     expected: { status: { attached: false } },
-    bad: { object: { apiVersion: 'storage.k8s.io/v1', kind: 'VolumeAttachment', metadata: meta('bad'), spec: { attacher: 'csi.example.com', nodeName: 'node-1', source: {} } }, field: 'spec.source' },
+    bad: {
+      object: {
+        apiVersion: 'storage.k8s.io/v1',
+        kind: 'VolumeAttachment',
+        metadata: meta('bad'),
+        spec: { attacher: 'csi.example.com', nodeName: 'node-1', source: {} },
+      },
+      field: 'spec.source',
+    },
   },
   csistoragecapacities: {
     path: ns('csistoragecapacities', 'storage.k8s.io/v1'),
@@ -99,10 +149,19 @@ const CASES: Record<string, Case> = {
   },
   volumeattributesclasses: {
     path: cluster('volumeattributesclasses', 'storage.k8s.io/v1'),
-    object: { apiVersion: 'storage.k8s.io/v1', kind: 'VolumeAttributesClass', metadata: meta('gold'), driverName: 'csi.example.com', parameters: { iops: '1000' } },
+    object: {
+      apiVersion: 'storage.k8s.io/v1',
+      kind: 'VolumeAttributesClass',
+      metadata: meta('gold'),
+      driverName: 'csi.example.com',
+      parameters: { iops: '1000' },
+    },
     columns: ['Name', 'DriverName', 'Age'],
     expected: { driverName: 'csi.example.com', parameters: { iops: '1000' } },
-    bad: { object: { apiVersion: 'storage.k8s.io/v1', kind: 'VolumeAttributesClass', metadata: meta('bad'), driverName: 'csi.example.com' }, field: 'parameters' },
+    bad: {
+      object: { apiVersion: 'storage.k8s.io/v1', kind: 'VolumeAttributesClass', metadata: meta('bad'), driverName: 'csi.example.com' },
+      field: 'parameters',
+    },
   },
 };
 
@@ -154,12 +213,19 @@ test('what kube-apiserver keeps immutable stays so', async () => {
   const vac = (await api.get(`${CASES.volumeattributesclasses.path}/gold`)).body;
   const params = await api.put(`${CASES.volumeattributesclasses.path}/gold`, { ...vac, parameters: { iops: '2000' } });
   expect(params.status).toBe(422);
-  expect(params.body.details.causes).toContainEqual(expect.objectContaining({ field: 'parameters', message: 'Forbidden: updates to parameters are forbidden.' }));
+  expect(params.body.details.causes).toContainEqual(
+    expect.objectContaining({ field: 'parameters', message: 'Forbidden: updates to parameters are forbidden.' }),
+  );
   const driver = (await api.get(`${CASES.csidrivers.path}/csi.example.com`)).body;
-  const attach = await api.put(`${CASES.csidrivers.path}/csi.example.com`, { ...driver, spec: { ...driver.spec, attachRequired: false, fsGroupPolicy: 'File' } });
+  const attach = await api.put(`${CASES.csidrivers.path}/csi.example.com`, {
+    ...driver,
+    spec: { ...driver.spec, attachRequired: false, fsGroupPolicy: 'File' },
+  });
   expect(attach.status).toBe(422);
   // kube names the field "attachedRequired" here; fsGroupPolicy may change.
-  expect(attach.body.details.causes).toEqual([expect.objectContaining({ field: 'spec.attachedRequired', message: 'Invalid value: false: field is immutable' })]);
+  expect(attach.body.details.causes).toEqual([
+    expect.objectContaining({ field: 'spec.attachedRequired', message: 'Invalid value: false: field is immutable' }),
+  ]);
   const cap = (await api.get(`${CASES.csistoragecapacities.path}/cap`)).body;
   const moved = await api.put(`${CASES.csistoragecapacities.path}/cap`, { ...cap, storageClassName: 'slow', capacity: '20Gi' });
   expect(moved.status).toBe(422);
@@ -176,17 +242,35 @@ test('discovery lists the new kinds with kube-apiserver short names', async () =
   expect(core.find((r) => r.name === 'resourcequotas')?.shortNames).toEqual(['quota']);
   expect(core.map((r) => r.name)).toEqual(expect.arrayContaining(['podtemplates', 'resourcequotas/status', 'replicationcontrollers/scale']));
   const storage = (await api.get('/apis/storage.k8s.io/v1')).body.resources as { name: string; shortNames?: string[] }[];
-  expect(storage.map((r) => r.name)).toEqual(expect.arrayContaining(['csidrivers', 'csinodes', 'csistoragecapacities', 'volumeattachments', 'volumeattachments/status', 'volumeattributesclasses']));
+  expect(storage.map((r) => r.name)).toEqual(
+    expect.arrayContaining(['csidrivers', 'csinodes', 'csistoragecapacities', 'volumeattachments', 'volumeattachments/status', 'volumeattributesclasses']),
+  );
   expect(storage.find((r) => r.name === 'volumeattributesclasses')?.shortNames).toEqual(['vac']);
   expect((await api.get('/apis/node.k8s.io/v1')).body.resources.map((r: { name: string }) => r.name)).toEqual(['runtimeclasses']);
 });
 
 test('a ReplicationController deleted without options orphans its pods, as core/v1 always has', async () => {
   const rcs = '/api/v1/namespaces/default/replicationcontrollers';
-  const rc = (await api.post(rcs, { apiVersion: 'v1', kind: 'ReplicationController', metadata: meta('old'), spec: { template: { metadata: { labels: { app: 'old' } }, spec: podSpec } } })).body;
+  const rc = (
+    await api.post(rcs, {
+      apiVersion: 'v1',
+      kind: 'ReplicationController',
+      metadata: meta('old'),
+      spec: { template: { metadata: { labels: { app: 'old' } }, spec: podSpec } },
+    })
+  ).body;
   expect(rc.spec).toMatchObject({ replicas: 1, selector: { app: 'old' } });
   const ownerReferences = [{ apiVersion: 'v1', kind: 'ReplicationController', name: 'old', uid: rc.metadata.uid, controller: true }];
-  expect((await api.post('/api/v1/namespaces/default/pods', { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'old-1', labels: { app: 'old' }, ownerReferences }, spec: podSpec })).status).toBe(201);
+  expect(
+    (
+      await api.post('/api/v1/namespaces/default/pods', {
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: { name: 'old-1', labels: { app: 'old' }, ownerReferences },
+        spec: podSpec,
+      })
+    ).status,
+  ).toBe(201);
   const res = await api.delete(`${rcs}/old`);
   expect(res.status).toBe(200);
   expect(res.body.metadata.finalizers).toEqual(['orphan']);
@@ -194,7 +278,16 @@ test('a ReplicationController deleted without options orphans its pods, as core/
   const pod = (await api.get('/api/v1/namespaces/default/pods/old-1')).body;
   expect(pod.metadata.ownerReferences).toBeUndefined();
   // Told otherwise, nothing holds it.
-  expect((await api.post(rcs, { apiVersion: 'v1', kind: 'ReplicationController', metadata: meta('bg'), spec: { template: { metadata: { labels: { app: 'bg' } }, spec: podSpec } } })).status).toBe(201);
+  expect(
+    (
+      await api.post(rcs, {
+        apiVersion: 'v1',
+        kind: 'ReplicationController',
+        metadata: meta('bg'),
+        spec: { template: { metadata: { labels: { app: 'bg' } }, spec: podSpec } },
+      })
+    ).status,
+  ).toBe(201);
   expect((await api.delete(`${rcs}/bg?propagationPolicy=Background`)).status).toBe(200);
   expect((await api.get(`${rcs}/bg`)).status).toBe(404);
 });

@@ -113,7 +113,7 @@ test('an RSA signing key signs RS256; verification keys from several files let a
   }
 });
 
-test('a non-https issuer publishes no discovery documents; tokens of another issuer are not the cluster\'s', async () => {
+test("a non-https issuer publishes no discovery documents; tokens of another issuer are not the cluster's", async () => {
   const server = await startTestServer({ serviceAccountIssuers: ['kapi-issuer'], apiAudiences: ['aud-1'] });
   try {
     const api = new Api(server.url);
@@ -125,7 +125,10 @@ test('a non-https issuer publishes no discovery documents; tokens of another iss
     const claims = JSON.parse(Buffer.from(res.body.status.token.split('.')[1], 'base64url').toString());
     expect(claims).toMatchObject({ iss: 'kapi-issuer', aud: ['aud-1'] });
     const unknownIssuer = `${res.body.status.token.split('.')[0]}.${Buffer.from(JSON.stringify({ ...claims, iss: 'elsewhere' })).toString('base64url')}.x`;
-    expect((await api.post('/apis/authentication.k8s.io/v1/tokenreviews', { spec: { token: unknownIssuer } })).body.status).toEqual({ user: {}, error: 'invalid bearer token' });
+    expect((await api.post('/apis/authentication.k8s.io/v1/tokenreviews', { spec: { token: unknownIssuer } })).body.status).toEqual({
+      user: {},
+      error: 'invalid bearer token',
+    });
   } finally {
     await server.close();
   }

@@ -23,7 +23,10 @@ let server: Awaited<ReturnType<typeof startTestServer>>;
 let api: Api;
 
 beforeAll(async () => {
-  writeFileSync(auditPolicy, ['apiVersion: audit.k8s.io/v1', 'kind: Policy', 'rules:', '- level: Metadata', '  resources: [{group: "", resources: ["configmaps"]}]'].join('\n'));
+  writeFileSync(
+    auditPolicy,
+    ['apiVersion: audit.k8s.io/v1', 'kind: Policy', 'rules:', '- level: Metadata', '  resources: [{group: "", resources: ["configmaps"]}]'].join('\n'),
+  );
   server = await startTestServer({ auditLogPath: auditLog, auditPolicyFile: auditPolicy });
   api = new Api(server.url);
   for (const ns of ['vap-plain', 'vap-labelled']) {
@@ -55,10 +58,16 @@ function policy(name: string, spec: Record<string, unknown>) {
 async function install(p: ReturnType<typeof policy>, binding: Record<string, unknown> = {}): Promise<void> {
   const created = await api.post(POLICIES, p);
   expect(created.status).toBe(201);
-  const b = await api.post(BINDINGS, { metadata: { name: `${p.metadata.name}-binding` }, spec: { policyName: p.metadata.name, validationActions: ['Deny'], ...binding } });
+  const b = await api.post(BINDINGS, {
+    metadata: { name: `${p.metadata.name}-binding` },
+    spec: { policyName: p.metadata.name, validationActions: ['Deny'], ...binding },
+  });
   expect(b.status).toBe(201);
   await eventually('the policy and binding in the cache', async () =>
-    (await api.get(`${POLICIES}/${p.metadata.name}?resourceVersion=0`)).status === 200 && (await api.get(`${BINDINGS}/${p.metadata.name}-binding?resourceVersion=0`)).status === 200 ? true : undefined,
+    (await api.get(`${POLICIES}/${p.metadata.name}?resourceVersion=0`)).status === 200 &&
+    (await api.get(`${BINDINGS}/${p.metadata.name}-binding?resourceVersion=0`)).status === 200
+      ? true
+      : undefined,
   );
 }
 
@@ -82,12 +91,32 @@ describe('the API', () => {
   test.each([
     ['no matchConstraints', { matchConstraints: undefined, validations: [{ expression: 'true' }] }, 'spec.matchConstraints: Required value'],
     ['neither validations nor auditAnnotations', {}, 'spec.validations: Required value: validations or auditAnnotations must contain at least one item'],
-    ['an expression that does not compile', { validations: [{ expression: 'object.data ==' }] }, 'spec.validations[0].expression: Invalid value: "object.data ==": compilation failed: ERROR: <input>:1:'],
-    ['an undeclared variable', { validations: [{ expression: 'nothing.x' }] }, "spec.validations[0].expression: Invalid value: \"nothing.x\": compilation failed: ERROR: <input>:1:1: undeclared reference to 'nothing' (in container '')"],
+    [
+      'an expression that does not compile',
+      { validations: [{ expression: 'object.data ==' }] },
+      'spec.validations[0].expression: Invalid value: "object.data ==": compilation failed: ERROR: <input>:1:',
+    ],
+    [
+      'an undeclared variable',
+      { validations: [{ expression: 'nothing.x' }] },
+      "spec.validations[0].expression: Invalid value: \"nothing.x\": compilation failed: ERROR: <input>:1:1: undeclared reference to 'nothing' (in container '')",
+    ],
     ['params without a paramKind', { validations: [{ expression: 'params.max > 1' }] }, "undeclared reference to 'params'"],
-    ['an unknown reason', { validations: [{ expression: 'true', reason: 'Teapot' }] }, 'spec.validations[0].reason: Unsupported value: "Teapot": supported values: "Unauthorized", "Forbidden", "Invalid", "RequestEntityTooLarge"'],
-    ['a failurePolicy of Maybe', { failurePolicy: 'Maybe', validations: [{ expression: 'true' }] }, 'spec.failurePolicy: Unsupported value: "Maybe": supported values: "Fail", "Ignore"'],
-    ['a matchCondition without a name', { validations: [{ expression: 'true' }], matchConditions: [{ expression: 'true' }] }, 'spec.matchConditions[0].name: Required value'],
+    [
+      'an unknown reason',
+      { validations: [{ expression: 'true', reason: 'Teapot' }] },
+      'spec.validations[0].reason: Unsupported value: "Teapot": supported values: "Unauthorized", "Forbidden", "Invalid", "RequestEntityTooLarge"',
+    ],
+    [
+      'a failurePolicy of Maybe',
+      { failurePolicy: 'Maybe', validations: [{ expression: 'true' }] },
+      'spec.failurePolicy: Unsupported value: "Maybe": supported values: "Fail", "Ignore"',
+    ],
+    [
+      'a matchCondition without a name',
+      { validations: [{ expression: 'true' }], matchConditions: [{ expression: 'true' }] },
+      'spec.matchConditions[0].name: Required value',
+    ],
   ])('%s is refused with 422', async (_what, spec, cause) => {
     const res = await api.post(POLICIES, policy('bad', spec as Record<string, unknown>));
     expect(res.status).toBe(422);
@@ -100,9 +129,21 @@ describe('the API', () => {
     ['no policyName', { validationActions: ['Deny'] }, 'spec.policyName: Required value'],
     ['no validationActions', { policyName: 'p' }, 'spec.validationActions: Required value: at least one validation action is required'],
     ['Deny with Warn', { policyName: 'p', validationActions: ['Deny', 'Warn'] }, 'must not contain both Deny and Warn'],
-    ['an unknown action', { policyName: 'p', validationActions: ['Shout'] }, 'spec.validationActions[0]: Unsupported value: "Shout": supported values: "Audit", "Deny", "Warn"'],
-    ['a paramRef without parameterNotFoundAction', { policyName: 'p', validationActions: ['Deny'], paramRef: { name: 'x' } }, 'spec.paramRef.parameterNotFoundAction: Required value'],
-    ['a paramRef with name and selector', { policyName: 'p', validationActions: ['Deny'], paramRef: { name: 'x', selector: {}, parameterNotFoundAction: 'Deny' } }, 'spec.paramRef.name: Forbidden: name and selector are mutually exclusive'],
+    [
+      'an unknown action',
+      { policyName: 'p', validationActions: ['Shout'] },
+      'spec.validationActions[0]: Unsupported value: "Shout": supported values: "Audit", "Deny", "Warn"',
+    ],
+    [
+      'a paramRef without parameterNotFoundAction',
+      { policyName: 'p', validationActions: ['Deny'], paramRef: { name: 'x' } },
+      'spec.paramRef.parameterNotFoundAction: Required value',
+    ],
+    [
+      'a paramRef with name and selector',
+      { policyName: 'p', validationActions: ['Deny'], paramRef: { name: 'x', selector: {}, parameterNotFoundAction: 'Deny' } },
+      'spec.paramRef.name: Forbidden: name and selector are mutually exclusive',
+    ],
   ])('a binding with %s is refused with 422', async (_what, spec, cause) => {
     const res = await api.post(BINDINGS, { metadata: { name: 'bad' }, spec });
     expect(res.status).toBe(422);
@@ -110,8 +151,14 @@ describe('the API', () => {
   });
 
   test('tables show validations and paramKind, policyName and paramRef', async () => {
-    await api.post(POLICIES, policy('table', { paramKind: { apiVersion: 'v1', kind: 'ConfigMap' }, validations: [{ expression: 'true' }, { expression: 'true' }] }));
-    await api.post(BINDINGS, { metadata: { name: 'table-binding' }, spec: { policyName: 'table', validationActions: ['Audit'], paramRef: { name: 'limits', parameterNotFoundAction: 'Allow' } } });
+    await api.post(
+      POLICIES,
+      policy('table', { paramKind: { apiVersion: 'v1', kind: 'ConfigMap' }, validations: [{ expression: 'true' }, { expression: 'true' }] }),
+    );
+    await api.post(BINDINGS, {
+      metadata: { name: 'table-binding' },
+      spec: { policyName: 'table', validationActions: ['Audit'], paramRef: { name: 'limits', parameterNotFoundAction: 'Allow' } },
+    });
     const accept = 'application/json;as=Table;v=v1;g=meta.k8s.io';
     const p = await api.get(`${POLICIES}/table`, { accept });
     expect(p.body.columnDefinitions.map((c: { name: string }) => c.name)).toEqual(['Name', 'Validations', 'ParamKind', 'Age']);
@@ -142,7 +189,10 @@ describe('the API', () => {
     });
     expect(status.observedGeneration).toBe(1);
     expect(status.typeChecking.expressionWarnings).toEqual([
-      { fieldRef: 'spec.validations[1].expression', warning: "apps/v1, Kind=Deployment: ERROR: <input>:1:12: undefined field 'replica'\n | object.spec.replica < 10\n | ...........^" },
+      {
+        fieldRef: 'spec.validations[1].expression',
+        warning: "apps/v1, Kind=Deployment: ERROR: <input>:1:12: undefined field 'replica'\n | object.spec.replica < 10\n | ...........^",
+      },
     ]);
   });
 });
@@ -171,19 +221,26 @@ describe('admission', () => {
     const res = await api.post(CMS('default'), configMap('refused', 'deny-forbidden'));
     expect(res.status).toBe(403);
     expect(res.body.reason).toBe('Forbidden');
-    expect(res.body.message).toBe("configmaps \"refused\" is forbidden: ValidatingAdmissionPolicy 'deny-forbidden' with binding 'deny-forbidden-binding' denied request: no refused");
+    expect(res.body.message).toBe(
+      "configmaps \"refused\" is forbidden: ValidatingAdmissionPolicy 'deny-forbidden' with binding 'deny-forbidden-binding' denied request: no refused",
+    );
   });
 
   test('a binding that warns lets the request through with a Warning header', async () => {
     await install(policy('warn-only', { validations: [{ expression: 'false', message: 'just saying' }] }), { validationActions: ['Warn'] });
     const res = await api.post(CMS('default'), configMap('warned', 'warn-only'));
     expect(res.status).toBe(201);
-    expect(res.headers.get('warning')).toBe(`299 - "Validation failed for ValidatingAdmissionPolicy 'warn-only' with binding 'warn-only-binding': just saying"`);
+    expect(res.headers.get('warning')).toBe(
+      `299 - "Validation failed for ValidatingAdmissionPolicy 'warn-only' with binding 'warn-only-binding': just saying"`,
+    );
   });
 
-  test('params: the binding names a ConfigMap whose data the expression reads; a missing param follows parameterNotFoundAction; an unknown paramKind is the policy\'s error', async () => {
+  test("params: the binding names a ConfigMap whose data the expression reads; a missing param follows parameterNotFoundAction; an unknown paramKind is the policy's error", async () => {
     await api.post(CMS('default'), { metadata: { name: 'limits' }, data: { max: '2' } });
-    const spec = { paramKind: { apiVersion: 'v1', kind: 'ConfigMap' }, validations: [{ expression: 'size(object.data) <= int(params.data.max)', messageExpression: "'at most ' + params.data.max + ' keys'" }] };
+    const spec = {
+      paramKind: { apiVersion: 'v1', kind: 'ConfigMap' },
+      validations: [{ expression: 'size(object.data) <= int(params.data.max)', messageExpression: "'at most ' + params.data.max + ' keys'" }],
+    };
     await install(policy('with-params', spec), { paramRef: { name: 'limits', namespace: 'default', parameterNotFoundAction: 'Deny' } });
     expect((await api.post(CMS('default'), configMap('two', 'with-params', { a: '1', b: '2' }))).status).toBe(201);
     const three = await api.post(CMS('default'), configMap('three', 'with-params', { a: '1', b: '2', c: '3' }));
@@ -195,18 +252,29 @@ describe('admission', () => {
     expect(missing.body.message).toContain(
       "ValidatingAdmissionPolicy 'missing-param' with binding 'missing-param-binding' denied request: failed to configure binding: no params found for policy binding with `Deny` parameterNotFoundAction",
     );
-    await install(policy('unknown-kind', { ...spec, paramKind: { apiVersion: 'example.com/v1', kind: 'Nothing' } }), { paramRef: { name: 'x', parameterNotFoundAction: 'Allow' } });
+    await install(policy('unknown-kind', { ...spec, paramKind: { apiVersion: 'example.com/v1', kind: 'Nothing' } }), {
+      paramRef: { name: 'x', parameterNotFoundAction: 'Allow' },
+    });
     const unknown = await api.post(CMS('default'), configMap('any', 'unknown-kind'));
     expect(unknown.status).toBe(422);
     expect(unknown.body.details.causes).toEqual([
-      { message: "ValidatingAdmissionPolicy 'unknown-kind' denied request: failed to configure policy: failed to find resource referenced by paramKind: 'example.com/v1, Kind=Nothing'" },
+      {
+        message:
+          "ValidatingAdmissionPolicy 'unknown-kind' denied request: failed to configure policy: failed to find resource referenced by paramKind: 'example.com/v1, Kind=Nothing'",
+      },
     ]);
   });
 
   test('Audit: the validation_failure annotation and the policy audit annotations reach the audit event', async () => {
-    await install(policy('audited', { validations: [{ expression: 'false', message: 'noted' }], auditAnnotations: [{ key: 'seen', valueExpression: "'saw ' + object.metadata.name" }] }), {
-      validationActions: ['Audit'],
-    });
+    await install(
+      policy('audited', {
+        validations: [{ expression: 'false', message: 'noted' }],
+        auditAnnotations: [{ key: 'seen', valueExpression: "'saw ' + object.metadata.name" }],
+      }),
+      {
+        validationActions: ['Audit'],
+      },
+    );
     const res = await api.post(CMS('default'), configMap('audited-cm', 'audited'));
     expect(res.status).toBe(201);
     const id = res.headers.get('audit-id')!;
@@ -231,9 +299,15 @@ describe('admission', () => {
         validations: [{ expression: 'variables.keys == 0', message: 'strict config maps are empty' }],
       }),
     );
-    const relaxed = await api.post(CMS('default'), { ...configMap('relaxed', 'conditional', { a: '1' }), metadata: { name: 'relaxed', labels: { test: 'conditional' } } });
+    const relaxed = await api.post(CMS('default'), {
+      ...configMap('relaxed', 'conditional', { a: '1' }),
+      metadata: { name: 'relaxed', labels: { test: 'conditional' } },
+    });
     expect(relaxed.status).toBe(201);
-    const strict = await api.post(CMS('default'), { metadata: { name: 'strict', labels: { test: 'conditional' }, annotations: { mode: 'strict' } }, data: { a: '1' } });
+    const strict = await api.post(CMS('default'), {
+      metadata: { name: 'strict', labels: { test: 'conditional' }, annotations: { mode: 'strict' } },
+      data: { a: '1' },
+    });
     expect(strict.status).toBe(422);
     expect(strict.body.message).toContain('denied request: strict config maps are empty');
   });
@@ -243,13 +317,21 @@ describe('admission', () => {
     await install(policy('fails-closed', failing));
     const closed = await api.post(CMS('default'), configMap('closed', 'fails-closed', { a: '1' }));
     expect(closed.status).toBe(422);
-    expect(closed.body.message).toContain("ValidatingAdmissionPolicy 'fails-closed' with binding 'fails-closed-binding' denied request: expression 'object.data['missing'] == 'x'' resulted in error: ");
+    expect(closed.body.message).toContain(
+      "ValidatingAdmissionPolicy 'fails-closed' with binding 'fails-closed-binding' denied request: expression 'object.data['missing'] == 'x'' resulted in error: ",
+    );
     await install(policy('fails-open', { ...failing, failurePolicy: 'Ignore' }));
     expect((await api.post(CMS('default'), configMap('open', 'fails-open', { a: '1' }))).status).toBe(201);
   });
 
   test("namespaceObject: the request's namespace and its labels", async () => {
-    await install(policy('gold-only', { validations: [{ expression: "'tier' in namespaceObject.metadata.labels && namespaceObject.metadata.labels['tier'] == 'gold'", message: 'only in gold namespaces' }] }));
+    await install(
+      policy('gold-only', {
+        validations: [
+          { expression: "'tier' in namespaceObject.metadata.labels && namespaceObject.metadata.labels['tier'] == 'gold'", message: 'only in gold namespaces' },
+        ],
+      }),
+    );
     expect((await api.post(CMS('vap-labelled'), configMap('ok', 'gold-only'))).status).toBe(201);
     const plain = await api.post(CMS('vap-plain'), configMap('not-ok', 'gold-only'));
     expect(plain.status).toBe(422);
@@ -257,16 +339,30 @@ describe('admission', () => {
   });
 
   test("a binding's matchResources narrows where the policy applies", async () => {
-    await install(policy('narrowed', { validations: [{ expression: 'false', message: 'not here' }] }), { matchResources: { namespaceSelector: { matchLabels: { tier: 'gold' } } } });
+    await install(policy('narrowed', { validations: [{ expression: 'false', message: 'not here' }] }), {
+      matchResources: { namespaceSelector: { matchLabels: { tier: 'gold' } } },
+    });
     expect((await api.post(CMS('vap-plain'), configMap('elsewhere', 'narrowed'))).status).toBe(201);
     expect((await api.post(CMS('vap-labelled'), configMap('here', 'narrowed'))).status).toBe(422);
   });
 
   test('authorizer: a check of what the requesting user may do', async () => {
-    await install(policy('authz', { validations: [{ expression: "authorizer.group('').resource('secrets').namespace('default').check('list').allowed()", message: 'only for those who may list secrets' }] }));
+    await install(
+      policy('authz', {
+        validations: [
+          {
+            expression: "authorizer.group('').resource('secrets').namespace('default').check('list').allowed()",
+            message: 'only for those who may list secrets',
+          },
+        ],
+      }),
+    );
     // The insecure port's user is in system:masters: allowed everything.
     expect((await api.post(CMS('default'), configMap('admin', 'authz'))).status).toBe(201);
-    await api.post('/apis/rbac.authorization.k8s.io/v1/clusterroles', { metadata: { name: 'vap-cm-writer' }, rules: [{ apiGroups: [''], resources: ['configmaps'], verbs: ['create'] }] });
+    await api.post('/apis/rbac.authorization.k8s.io/v1/clusterroles', {
+      metadata: { name: 'vap-cm-writer' },
+      rules: [{ apiGroups: [''], resources: ['configmaps'], verbs: ['create'] }],
+    });
     await api.post('/apis/rbac.authorization.k8s.io/v1/clusterrolebindings', {
       metadata: { name: 'vap-cm-writer' },
       roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'vap-cm-writer' },
@@ -284,9 +380,18 @@ describe('admission', () => {
   test('policies and bindings themselves are never subject to policies', async () => {
     await install({
       metadata: { name: 'no-policies' },
-      spec: { matchConstraints: { resourceRules: [{ operations: ['*'], apiGroups: ['*'], apiVersions: ['*'], resources: ['*'] }], objectSelector: { matchLabels: { test: 'no-policies' } } }, validations: [{ expression: 'false' }] },
+      spec: {
+        matchConstraints: {
+          resourceRules: [{ operations: ['*'], apiGroups: ['*'], apiVersions: ['*'], resources: ['*'] }],
+          objectSelector: { matchLabels: { test: 'no-policies' } },
+        },
+        validations: [{ expression: 'false' }],
+      },
     } as ReturnType<typeof policy>);
-    const res = await api.post(POLICIES, { ...policy('still-possible', { validations: [{ expression: 'true' }] }), metadata: { name: 'still-possible', labels: { test: 'no-policies' } } });
+    const res = await api.post(POLICIES, {
+      ...policy('still-possible', { validations: [{ expression: 'true' }] }),
+      metadata: { name: 'still-possible', labels: { test: 'no-policies' } },
+    });
     expect(res.status).toBe(201);
   });
 });

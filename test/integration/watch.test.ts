@@ -27,7 +27,11 @@ test('watch from a resourceVersion streams ADDED, MODIFIED and DELETED after it'
     const created = await api.post(CM, { metadata: { name: 'w1' }, data: { a: '1' } });
     const added = await watch.next();
     expect(added.type).toBe('ADDED');
-    expect(added.object).toMatchObject({ kind: 'ConfigMap', apiVersion: 'v1', metadata: { name: 'w1', resourceVersion: created.body.metadata.resourceVersion } });
+    expect(added.object).toMatchObject({
+      kind: 'ConfigMap',
+      apiVersion: 'v1',
+      metadata: { name: 'w1', resourceVersion: created.body.metadata.resourceVersion },
+    });
     await api.put(`${CM}/w1`, { ...created.body, data: { a: '2' } });
     const modified = await watch.next();
     expect(modified.type).toBe('MODIFIED');

@@ -36,10 +36,16 @@ beforeAll(async () => {
       const path = new URL(req.url ?? '/', 'https://x').pathname;
       (received[path] ??= []).push(review.request);
       const allowed = !path.startsWith('/deny');
-      const response: Record<string, unknown> = { uid: review.request.uid, allowed, ...(allowed ? {} : { status: { code: 403, message: `refused by ${path}` } }) };
+      const response: Record<string, unknown> = {
+        uid: review.request.uid,
+        allowed,
+        ...(allowed ? {} : { status: { code: 403, message: `refused by ${path}` } }),
+      };
       if (path.startsWith('/label')) {
         response.patchType = 'JSONPatch';
-        response.patch = Buffer.from(JSON.stringify([{ op: 'add', path: '/metadata/labels/seen-as', value: review.request.object.apiVersion.replace('/', '-') }])).toString('base64');
+        response.patch = Buffer.from(
+          JSON.stringify([{ op: 'add', path: '/metadata/labels/seen-as', value: review.request.object.apiVersion.replace('/', '-') }]),
+        ).toString('base64');
       }
       res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response }));
     });
@@ -70,13 +76,24 @@ async function configure(path: string, name: string, webhooks: unknown[]): Promi
 
 describe('matchConditions', () => {
   test('expressions that do not compile, and more than 64 conditions, are refused with 422', async () => {
-    const bad = await api.post(VALIDATING, { metadata: { name: 'bad' }, webhooks: [hook('bad.kapi.test', '/x', [configMapRule], { matchConditions: [{ name: 'c', expression: 'object.metadata.name ==' }] })] });
+    const bad = await api.post(VALIDATING, {
+      metadata: { name: 'bad' },
+      webhooks: [hook('bad.kapi.test', '/x', [configMapRule], { matchConditions: [{ name: 'c', expression: 'object.metadata.name ==' }] })],
+    });
     expect(bad.status).toBe(422);
-    expect(bad.body.message).toContain('webhooks[0].matchConditions[0].expression: Invalid value: "object.metadata.name ==": compilation failed: ERROR: <input>:1:');
-    const undeclared = await api.post(VALIDATING, { metadata: { name: 'bad' }, webhooks: [hook('bad.kapi.test', '/x', [configMapRule], { matchConditions: [{ name: 'c', expression: 'params.x' }] })] });
+    expect(bad.body.message).toContain(
+      'webhooks[0].matchConditions[0].expression: Invalid value: "object.metadata.name ==": compilation failed: ERROR: <input>:1:',
+    );
+    const undeclared = await api.post(VALIDATING, {
+      metadata: { name: 'bad' },
+      webhooks: [hook('bad.kapi.test', '/x', [configMapRule], { matchConditions: [{ name: 'c', expression: 'params.x' }] })],
+    });
     expect(undeclared.body.message).toContain("undeclared reference to 'params'");
     const many = Array.from({ length: 65 }, (_, i) => ({ name: `c${i}`, expression: 'true' }));
-    const tooMany = await api.post(VALIDATING, { metadata: { name: 'bad' }, webhooks: [hook('bad.kapi.test', '/x', [configMapRule], { matchConditions: many })] });
+    const tooMany = await api.post(VALIDATING, {
+      metadata: { name: 'bad' },
+      webhooks: [hook('bad.kapi.test', '/x', [configMapRule], { matchConditions: many })],
+    });
     expect(tooMany.status).toBe(422);
     expect(tooMany.body.message).toContain('webhooks[0].matchConditions: Too many: 65: must have at most 64 items');
   });
@@ -103,9 +120,14 @@ describe('matchConditions', () => {
     const rule = { ...configMapRule, operations: ['UPDATE'] };
     await configure(VALIDATING, 'erring', [
       hook('fail.kapi.test', '/deny-fail', [rule], { matchConditions: erring, objectSelector: { matchLabels: { policy: 'fail' } } }),
-      hook('ignore.kapi.test', '/deny-ignore', [rule], { matchConditions: erring, failurePolicy: 'Ignore', objectSelector: { matchLabels: { policy: 'ignore' } } }),
+      hook('ignore.kapi.test', '/deny-ignore', [rule], {
+        matchConditions: erring,
+        failurePolicy: 'Ignore',
+        objectSelector: { matchLabels: { policy: 'ignore' } },
+      }),
     ]);
-    for (const policy of ['fail', 'ignore']) expect((await api.post(CMS, { metadata: { name: `erring-${policy}`, labels: { policy } }, data: { a: 'b' } })).status).toBe(201);
+    for (const policy of ['fail', 'ignore'])
+      expect((await api.post(CMS, { metadata: { name: `erring-${policy}`, labels: { policy } }, data: { a: 'b' } })).status).toBe(201);
     const failed = await api.put(`${CMS}/erring-fail`, { metadata: { name: 'erring-fail', labels: { policy: 'fail' } }, data: { a: 'c' } });
     expect(failed.status).toBe(403);
     expect(failed.body.reason).toBe('Forbidden');
@@ -122,12 +144,17 @@ describe('matchPolicy', () => {
     apiVersion: 'apps/v1',
     kind: 'Deployment',
     metadata: { name, labels: { app: name } },
-    spec: { selector: { matchLabels: { app: name } }, template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'c', image: 'nginx' }] } } },
+    spec: {
+      selector: { matchLabels: { app: name } },
+      template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'c', image: 'nginx' }] } },
+    },
   });
   const olderVersions = { operations: ['CREATE'], apiGroups: ['apps', 'extensions'], apiVersions: ['v1beta2', 'v1beta1'], resources: ['deployments'] };
 
   test('Equivalent: a rule for apps/v1beta2 deployments matches apps/v1, the request names the version the webhook asked for', async () => {
-    await configure(MUTATING, 'equivalent', [hook('equivalent.kapi.test', '/label-equivalent', [olderVersions], { objectSelector: { matchLabels: { app: 'equivalent' } } })]);
+    await configure(MUTATING, 'equivalent', [
+      hook('equivalent.kapi.test', '/label-equivalent', [olderVersions], { objectSelector: { matchLabels: { app: 'equivalent' } } }),
+    ]);
     const res = await api.post('/apis/apps/v1/namespaces/default/deployments', deployment('equivalent'));
     expect(res.status).toBe(201);
     expect(res.body.apiVersion).toBe('apps/v1');
@@ -141,7 +168,9 @@ describe('matchPolicy', () => {
   });
 
   test('Exact: the same rule does not match apps/v1', async () => {
-    await configure(VALIDATING, 'exact', [hook('exact.kapi.test', '/deny-exact', [olderVersions], { matchPolicy: 'Exact', objectSelector: { matchLabels: { app: 'exact' } } })]);
+    await configure(VALIDATING, 'exact', [
+      hook('exact.kapi.test', '/deny-exact', [olderVersions], { matchPolicy: 'Exact', objectSelector: { matchLabels: { app: 'exact' } } }),
+    ]);
     expect((await api.post('/apis/apps/v1/namespaces/default/deployments', deployment('exact'))).status).toBe(201);
     expect(received['/deny-exact']).toBeUndefined();
   });
@@ -174,7 +203,10 @@ describe('matchPolicy', () => {
     // Admitted once with v2 alone served (what the request's equivalents were then).
     expect((await api.post(GADGETS, gadget('before'))).status).toBe(201);
     const current = (await api.get('/apis/apiextensions.k8s.io/v1/customresourcedefinitions/gadgets.equiv.example.com')).body;
-    current.spec.versions = [{ ...current.spec.versions[0], storage: false }, { ...current.spec.versions[0], name: 'v1', storage: true }];
+    current.spec.versions = [
+      { ...current.spec.versions[0], storage: false },
+      { ...current.spec.versions[0], name: 'v1', storage: true },
+    ];
     expect((await api.put('/apis/apiextensions.k8s.io/v1/customresourcedefinitions/gadgets.equiv.example.com', current)).status).toBe(200);
     await eventually('v1 served', async () => ((await api.get('/apis/equiv.example.com/v1/namespaces/default/gadgets')).status === 200 ? true : undefined));
     const rule = { operations: ['CREATE'], apiGroups: ['equiv.example.com'], apiVersions: ['v1'], resources: ['gadgets'] };

@@ -124,7 +124,11 @@ describe('admission sees a create as CREATE and an update as UPDATE', () => {
     expect(current.body.metadata.deletionTimestamp).toBeDefined();
     const put = await api.put(`${configMaps(NS)}/held`, { ...current.body, data: { a: '2' } });
     expect(put.status).toBe(200);
-    const applied = await api.patch(`${configMaps(NS)}/held?fieldManager=test`, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'held' }, data: { b: '1' } }, APPLY);
+    const applied = await api.patch(
+      `${configMaps(NS)}/held?fieldManager=test`,
+      { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'held' }, data: { b: '1' } },
+      APPLY,
+    );
     expect(applied.status).toBe(200);
     expect(applied.body.data).toEqual({ a: '2', b: '1' });
   });
@@ -180,7 +184,9 @@ describe('status writes are validated by the status strategy', () => {
   test('a namespace phase must follow its deletionTimestamp', async () => {
     const res = await api.patch('/api/v1/namespaces/default/status', { status: { phase: 'Terminating' } }, MERGE);
     expect(res.status).toBe(422);
-    expect(res.body.message).toBe('Namespace "default" is invalid: status.Phase: Invalid value: "Terminating": may only be \'Active\' if `deletionTimestamp` is empty');
+    expect(res.body.message).toBe(
+      'Namespace "default" is invalid: status.Phase: Invalid value: "Terminating": may only be \'Active\' if `deletionTimestamp` is empty',
+    );
   });
 
   test('a Service load balancer address must be an IP', async () => {
@@ -189,7 +195,11 @@ describe('status writes are validated by the status strategy', () => {
     const res = await api.patch('/api/v1/namespaces/default/services/lb/status', { status: { loadBalancer: { ingress: [{ ip: 'not-an-ip' }] } } }, MERGE);
     expect(res.status).toBe(422);
     expect(res.body.details.causes).toEqual([
-      { reason: 'FieldValueInvalid', message: 'Invalid value: "not-an-ip": must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)', field: 'status.loadBalancer.ingress[0].ip' },
+      {
+        reason: 'FieldValueInvalid',
+        message: 'Invalid value: "not-an-ip": must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)',
+        field: 'status.loadBalancer.ingress[0].ip',
+      },
     ]);
   });
 
@@ -207,7 +217,10 @@ describe('status writes are validated by the status strategy', () => {
 describe('unconditional updates', () => {
   test('a ConfigMap replaced with resourceVersion "0" or none is overwritten', async () => {
     expect((await api.post(configMaps('default'), configMap('replaced', { a: '1' }))).status).toBe(201);
-    const zero = await api.put(`${configMaps('default')}/replaced`, { ...configMap('replaced', { a: '2' }), metadata: { name: 'replaced', resourceVersion: '0' } });
+    const zero = await api.put(`${configMaps('default')}/replaced`, {
+      ...configMap('replaced', { a: '2' }),
+      metadata: { name: 'replaced', resourceVersion: '0' },
+    });
     expect(zero.status).toBe(200);
     expect(zero.body.data).toEqual({ a: '2' });
     expect(zero.body.metadata.resourceVersion).not.toBe('0');
@@ -284,7 +297,9 @@ describe('custom resources', () => {
   test('a status that breaks the schema is a 422', async () => {
     const res = await api.patch(`${WIDGETS}/w/status`, { status: { ready: -1 } }, MERGE);
     expect(res.status).toBe(422);
-    expect(res.body.details.causes).toEqual([{ reason: 'FieldValueInvalid', message: 'Invalid value: -1: status.ready in body should be greater than or equal to 0', field: 'status.ready' }]);
+    expect(res.body.details.causes).toEqual([
+      { reason: 'FieldValueInvalid', message: 'Invalid value: -1: status.ready in body should be greater than or equal to 0', field: 'status.ready' },
+    ]);
     expect((await api.patch(`${WIDGETS}/w/status`, { status: { ready: 1 } }, MERGE)).status).toBe(200);
   });
 

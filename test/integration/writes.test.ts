@@ -26,7 +26,10 @@ const pod = (name: string, extra: Record<string, unknown> = {}) => ({
       { name: 'app', image: 'nginx:1.25', volumeMounts: [{ name: 'data', mountPath: '/data' }] },
       { name: 'log', image: 'busybox:1.36' },
     ],
-    volumes: [{ name: 'data', emptyDir: {} }, { name: 'cache', emptyDir: {} }],
+    volumes: [
+      { name: 'data', emptyDir: {} },
+      { name: 'cache', emptyDir: {} },
+    ],
     ...extra,
   },
 });
@@ -121,17 +124,33 @@ describe('field validation', () => {
   test('an unknown fieldValidation value is 422', async () => {
     const res = await api.post(`${NS}/configmaps?fieldValidation=Loose`, { metadata: { name: 'x' } });
     expect(res.status).toBe(422);
-    expect(res.body.message).toBe('CreateOptions.meta.k8s.io "" is invalid: fieldValidation: Unsupported value: "Loose": supported values: "Ignore", "Warn", "Strict"');
+    expect(res.body.message).toBe(
+      'CreateOptions.meta.k8s.io "" is invalid: fieldValidation: Unsupported value: "Loose": supported values: "Ignore", "Warn", "Strict"',
+    );
   });
 });
 
 describe('patches', () => {
   test('JSON patch, including a failed test that changes nothing', async () => {
     await api.post(`${NS}/configmaps`, { metadata: { name: 'jp', labels: { v: '1' } } });
-    const ok = await api.patch(`${NS}/configmaps/jp`, [{ op: 'test', path: '/metadata/labels/v', value: '1' }, { op: 'replace', path: '/metadata/labels/v', value: '2' }], 'application/json-patch+json');
+    const ok = await api.patch(
+      `${NS}/configmaps/jp`,
+      [
+        { op: 'test', path: '/metadata/labels/v', value: '1' },
+        { op: 'replace', path: '/metadata/labels/v', value: '2' },
+      ],
+      'application/json-patch+json',
+    );
     expect(ok.status).toBe(200);
     expect(ok.body.metadata.labels).toEqual({ v: '2' });
-    const failed = await api.patch(`${NS}/configmaps/jp`, [{ op: 'test', path: '/metadata/labels/v', value: '1' }, { op: 'remove', path: '/metadata/labels' }], 'application/json-patch+json');
+    const failed = await api.patch(
+      `${NS}/configmaps/jp`,
+      [
+        { op: 'test', path: '/metadata/labels/v', value: '1' },
+        { op: 'remove', path: '/metadata/labels' },
+      ],
+      'application/json-patch+json',
+    );
     expect(failed.status).toBe(422);
     expect(failed.body).toMatchObject({ reason: 'Invalid', message: 'the server rejected our request due to an error in our request' });
     expect((await api.get(`${NS}/configmaps/jp`)).body.metadata.labels).toEqual({ v: '2' });
@@ -150,7 +169,10 @@ describe('patches', () => {
       `${NS}/pods/smp`,
       {
         spec: {
-          containers: [{ name: 'log', image: 'busybox:1.37' }, { name: 'app', $patch: 'delete' }],
+          containers: [
+            { name: 'log', image: 'busybox:1.37' },
+            { name: 'app', $patch: 'delete' },
+          ],
           volumes: [{ name: 'cache', $patch: 'delete' }],
         },
       },
@@ -164,14 +186,33 @@ describe('patches', () => {
     );
     expect(patched.status).toBe(422);
     expect(patched.body.message).toContain('pod updates may not change fields');
-    const images = await api.patch(`${NS}/pods/smp`, { spec: { containers: [{ name: 'log', image: 'busybox:1.37' }] } }, 'application/strategic-merge-patch+json');
+    const images = await api.patch(
+      `${NS}/pods/smp`,
+      { spec: { containers: [{ name: 'log', image: 'busybox:1.37' }] } },
+      'application/strategic-merge-patch+json',
+    );
     expect(images.status).toBe(200);
     expect(images.body.spec.containers.map((c: { name: string; image: string }) => `${c.name}=${c.image}`)).toEqual(['app=nginx:1.25', 'log=busybox:1.37']);
-    const dep = await api.post(DEPLOYMENTS, { ...deployment('smp-dep'), spec: { ...deployment('smp-dep').spec, template: { ...deployment('smp-dep').spec.template, spec: pod('x').spec } } });
+    const dep = await api.post(DEPLOYMENTS, {
+      ...deployment('smp-dep'),
+      spec: { ...deployment('smp-dep').spec, template: { ...deployment('smp-dep').spec.template, spec: pod('x').spec } },
+    });
     expect(dep.status).toBe(201);
     const vol = await api.patch(
       `${DEPLOYMENTS}/smp-dep`,
-      { spec: { template: { spec: { volumes: [{ name: 'cache', $patch: 'delete' }, { name: 'extra', emptyDir: {} }], containers: [{ name: 'app', env: [{ name: 'A', value: '1' }] }] } } } },
+      {
+        spec: {
+          template: {
+            spec: {
+              volumes: [
+                { name: 'cache', $patch: 'delete' },
+                { name: 'extra', emptyDir: {} },
+              ],
+              containers: [{ name: 'app', env: [{ name: 'A', value: '1' }] }],
+            },
+          },
+        },
+      },
       'application/strategic-merge-patch+json',
     );
     expect(vol.status).toBe(200);
@@ -189,7 +230,11 @@ describe('patches', () => {
   test('a patch carrying a stale resourceVersion is 409; a current one applies', async () => {
     const cm = await api.post(`${NS}/configmaps`, { metadata: { name: 'lost' } });
     await api.patch(`${NS}/configmaps/lost`, { data: { a: '1' } }, 'application/merge-patch+json');
-    const stale = await api.patch(`${NS}/configmaps/lost`, { metadata: { resourceVersion: cm.body.metadata.resourceVersion }, data: { a: '2' } }, 'application/merge-patch+json');
+    const stale = await api.patch(
+      `${NS}/configmaps/lost`,
+      { metadata: { resourceVersion: cm.body.metadata.resourceVersion }, data: { a: '2' } },
+      'application/merge-patch+json',
+    );
     expect(stale.status).toBe(409);
     const current = (await api.get(`${NS}/configmaps/lost`)).body.metadata.resourceVersion;
     const ok = await api.patch(`${NS}/configmaps/lost`, { metadata: { resourceVersion: current }, data: { a: '3' } }, 'application/merge-patch+json');
@@ -263,9 +308,20 @@ describe('server-side apply', () => {
     const res = await api.put(`${DEPLOYMENTS}/prune?fieldManager=editor`, { ...current, metadata: { ...current.metadata, labels: { edited: 'yes' } } });
     const update = res.body.metadata.managedFields.find((e: { manager: string }) => e.manager === 'editor');
     expect(update).toMatchObject({ operation: 'Update', apiVersion: 'apps/v1', fieldsV1: { 'f:metadata': { 'f:labels': { '.': {}, 'f:edited': {} } } } });
-    const created = await api.post(`${NS}/configmaps`, { metadata: { name: 'by-agent' }, data: { a: 'b' } }, { headers: { 'User-Agent': 'my-controller/1.0 (linux)' } });
+    const created = await api.post(
+      `${NS}/configmaps`,
+      { metadata: { name: 'by-agent' }, data: { a: 'b' } },
+      { headers: { 'User-Agent': 'my-controller/1.0 (linux)' } },
+    );
     expect(created.body.metadata.managedFields).toEqual([
-      { manager: 'my-controller', operation: 'Update', apiVersion: 'v1', time: expect.any(String), fieldsType: 'FieldsV1', fieldsV1: { 'f:data': { '.': {}, 'f:a': {} } } },
+      {
+        manager: 'my-controller',
+        operation: 'Update',
+        apiVersion: 'v1',
+        time: expect.any(String),
+        fieldsType: 'FieldsV1',
+        fieldsV1: { 'f:data': { '.': {}, 'f:a': {} } },
+      },
     ]);
   });
 
@@ -292,7 +348,9 @@ describe('server-side apply', () => {
       const res = await applyCm('csa', 'two', 'fieldManager=kubectl');
       expect(res.status).toBe(200);
       expect(res.body.data).toEqual({ key: 'two' });
-      expect(res.body.metadata.annotations[LAST_APPLIED]).toBe('{"apiVersion":"v1","data":{"key":"two"},"kind":"ConfigMap","metadata":{"name":"csa","namespace":"default"}}\n');
+      expect(res.body.metadata.annotations[LAST_APPLIED]).toBe(
+        '{"apiVersion":"v1","data":{"key":"two"},"kind":"ConfigMap","metadata":{"name":"csa","namespace":"default"}}\n',
+      );
       expect(res.body.metadata.managedFields.map((e: { manager: string }) => e.manager)).toEqual(['kubectl', 'kubectl-client-side-apply']);
     });
 

@@ -1,6 +1,18 @@
 import { goQuote } from '../../api/field-errors';
 import { objectOf, objectsIn, stringOf, stringsIn } from '../../api/json-read';
-import { containersOf, containersPhrase, joinQuote, nameOf, pluralize, podSecurityContextOf, securityContextOf, sortedUnique, type Check, type CheckPod, type Obj } from './check-helpers';
+import {
+  containersOf,
+  containersPhrase,
+  joinQuote,
+  nameOf,
+  pluralize,
+  podSecurityContextOf,
+  securityContextOf,
+  sortedUnique,
+  type Check,
+  type CheckPod,
+  type Obj,
+} from './check-helpers';
 
 /**
  * The baseline checks of k8s.io/pod-security-admission/policy, each with the revisions up to the
@@ -12,7 +24,9 @@ const windowsHostProcess: CheckPod = (_meta, spec) => {
   const hostProcess = (sc: Obj | null): boolean => objectOf(sc?.windowsOptions).hostProcess === true;
   const setters: string[] = [];
   if (hostProcess(podSecurityContextOf(spec))) setters.push('pod');
-  const bad = containersOf(spec).filter((c) => hostProcess(securityContextOf(c))).map(nameOf);
+  const bad = containersOf(spec)
+    .filter((c) => hostProcess(securityContextOf(c)))
+    .map(nameOf);
   if (bad.length > 0) setters.push(containersPhrase(bad));
   if (setters.length === 0) return null;
   return { reason: 'hostProcess', detail: `${setters.join(' and ')} must not set securityContext.windowsOptions.hostProcess=true` };
@@ -26,12 +40,28 @@ const hostNamespaces: CheckPod = (_meta, spec) => {
 
 /** check_privileged.go. */
 const privileged: CheckPod = (_meta, spec) => {
-  const bad = containersOf(spec).filter((c) => securityContextOf(c)?.privileged === true).map(nameOf);
+  const bad = containersOf(spec)
+    .filter((c) => securityContextOf(c)?.privileged === true)
+    .map(nameOf);
   return bad.length === 0 ? null : { reason: 'privileged', detail: `${containersPhrase(bad)} must not set securityContext.privileged=true` };
 };
 
 /** The capabilities a container may add at baseline (capabilities_allowed_1_0). */
-const DEFAULT_CAPABILITIES = new Set(['AUDIT_WRITE', 'CHOWN', 'DAC_OVERRIDE', 'FOWNER', 'FSETID', 'KILL', 'MKNOD', 'NET_BIND_SERVICE', 'SETFCAP', 'SETGID', 'SETPCAP', 'SETUID', 'SYS_CHROOT']);
+const DEFAULT_CAPABILITIES = new Set([
+  'AUDIT_WRITE',
+  'CHOWN',
+  'DAC_OVERRIDE',
+  'FOWNER',
+  'FSETID',
+  'KILL',
+  'MKNOD',
+  'NET_BIND_SERVICE',
+  'SETFCAP',
+  'SETGID',
+  'SETPCAP',
+  'SETUID',
+  'SYS_CHROOT',
+]);
 
 /** check_capabilities_baseline.go. */
 const capabilitiesBaseline: CheckPod = (_meta, spec) => {
@@ -44,12 +74,17 @@ const capabilitiesBaseline: CheckPod = (_meta, spec) => {
     added.push(...extra);
   }
   if (bad.length === 0) return null;
-  return { reason: 'non-default capabilities', detail: `${containersPhrase(bad)} must not include ${joinQuote(sortedUnique(added))} in securityContext.capabilities.add` };
+  return {
+    reason: 'non-default capabilities',
+    detail: `${containersPhrase(bad)} must not include ${joinQuote(sortedUnique(added))} in securityContext.capabilities.add`,
+  };
 };
 
 /** check_hostPathVolumes.go. */
 const hostPathVolumes: CheckPod = (_meta, spec) => {
-  const bad = objectsIn(spec.volumes).filter((v) => v.hostPath != null).map(nameOf);
+  const bad = objectsIn(spec.volumes)
+    .filter((v) => v.hostPath != null)
+    .map(nameOf);
   return bad.length === 0 ? null : { reason: 'hostPath volumes', detail: `${pluralize('volume', 'volumes', bad.length)} ${joinQuote(bad)}` };
 };
 
@@ -58,7 +93,9 @@ const hostPorts: CheckPod = (_meta, spec) => {
   const bad: string[] = [];
   const ports: string[] = [];
   for (const c of containersOf(spec)) {
-    const used = objectsIn(c.ports).map((p) => p.hostPort).filter((p): p is number => typeof p === 'number' && p !== 0);
+    const used = objectsIn(c.ports)
+      .map((p) => p.hostPort)
+      .filter((p): p is number => typeof p === 'number' && p !== 0);
     if (used.length === 0) continue;
     bad.push(nameOf(c));
     ports.push(...used.map(String));
@@ -140,7 +177,9 @@ function seLinuxOptions(allowedTypes: Set<string>): CheckPod {
     };
     const setters: string[] = [];
     if (!valid(podSecurityContextOf(spec))) setters.push('pod');
-    const bad = containersOf(spec).filter((c) => !valid(securityContextOf(c))).map(nameOf);
+    const bad = containersOf(spec)
+      .filter((c) => !valid(securityContextOf(c)))
+      .map(nameOf);
     if (bad.length > 0) setters.push(containersPhrase(bad));
     if (setters.length === 0) return null;
     const data: string[] = [];
@@ -214,19 +253,36 @@ const seccompProfileBaseline: CheckPod = (_meta, spec) => {
   }
   if (bad.length > 0) setters.push(containersPhrase(bad));
   if (setters.length === 0) return null;
-  return { reason: 'seccompProfile', detail: `${setters.join(' and ')} must not set securityContext.seccompProfile.type to ${joinQuote(sortedUnique(values))}` };
+  return {
+    reason: 'seccompProfile',
+    detail: `${setters.join(' and ')} must not set securityContext.seccompProfile.type to ${joinQuote(sortedUnique(values))}`,
+  };
 };
 
-const SYSCTLS_1_0 = ['kernel.shm_rmid_forced', 'net.ipv4.ip_local_port_range', 'net.ipv4.tcp_syncookies', 'net.ipv4.ping_group_range', 'net.ipv4.ip_unprivileged_port_start'];
+const SYSCTLS_1_0 = [
+  'kernel.shm_rmid_forced',
+  'net.ipv4.ip_local_port_range',
+  'net.ipv4.tcp_syncookies',
+  'net.ipv4.ping_group_range',
+  'net.ipv4.ip_unprivileged_port_start',
+];
 const SYSCTLS_1_27 = [...SYSCTLS_1_0, 'net.ipv4.ip_local_reserved_ports'];
-const SYSCTLS_1_29 = [...SYSCTLS_1_27, 'net.ipv4.tcp_keepalive_time', 'net.ipv4.tcp_fin_timeout', 'net.ipv4.tcp_keepalive_intvl', 'net.ipv4.tcp_keepalive_probes'];
+const SYSCTLS_1_29 = [
+  ...SYSCTLS_1_27,
+  'net.ipv4.tcp_keepalive_time',
+  'net.ipv4.tcp_fin_timeout',
+  'net.ipv4.tcp_keepalive_intvl',
+  'net.ipv4.tcp_keepalive_probes',
+];
 const SYSCTLS_1_32 = [...SYSCTLS_1_29, 'net.ipv4.tcp_rmem', 'net.ipv4.tcp_wmem'];
 
 /** check_sysctls.go, with the sysctls each revision allows; the forbidden ones in the pod's order. */
 function sysctls(allowed: string[]): CheckPod {
   const allow = new Set(allowed);
   return (_meta, spec) => {
-    const forbidden = objectsIn(podSecurityContextOf(spec)?.sysctls).map(nameOf).filter((name) => !allow.has(name));
+    const forbidden = objectsIn(podSecurityContextOf(spec)?.sysctls)
+      .map(nameOf)
+      .filter((name) => !allow.has(name));
     return forbidden.length === 0 ? null : { reason: 'forbidden sysctls', detail: forbidden.join(', ') };
   };
 }

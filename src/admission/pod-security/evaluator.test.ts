@@ -9,7 +9,13 @@ const detail = (lv: LevelVersion, spec: Record<string, unknown>, meta: Record<st
 const restrictedContainer = (name: string, extra: Record<string, unknown> = {}) => ({
   name,
   image: 'x',
-  securityContext: { allowPrivilegeEscalation: false, runAsNonRoot: true, capabilities: { drop: ['ALL'] }, seccompProfile: { type: 'RuntimeDefault' }, ...extra },
+  securityContext: {
+    allowPrivilegeEscalation: false,
+    runAsNonRoot: true,
+    capabilities: { drop: ['ALL'] },
+    seccompProfile: { type: 'RuntimeDefault' },
+    ...extra,
+  },
 });
 
 describe('restricted', () => {
@@ -25,11 +31,17 @@ describe('restricted', () => {
   test('a compliant pod passes; pod-level runAsNonRoot and seccomp cover its containers', () => {
     expect(evaluatePod(latest('restricted'), {}, { containers: [restrictedContainer('a')] })).toEqual([]);
     const c = { name: 'a', image: 'x', securityContext: { allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'], add: ['NET_BIND_SERVICE'] } } };
-    expect(evaluatePod(latest('restricted'), {}, { securityContext: { runAsNonRoot: true, seccompProfile: { type: 'Localhost' } }, containers: [c] })).toEqual([]);
+    expect(evaluatePod(latest('restricted'), {}, { securityContext: { runAsNonRoot: true, seccompProfile: { type: 'Localhost' } }, containers: [c] })).toEqual(
+      [],
+    );
   });
 
   test('plural containers, init and ephemeral containers visited in kube order', () => {
-    const spec = { initContainers: [{ name: 'i' }], containers: [restrictedContainer('a'), { name: 'b', securityContext: { allowPrivilegeEscalation: true } }], ephemeralContainers: [{ name: 'e' }] };
+    const spec = {
+      initContainers: [{ name: 'i' }],
+      containers: [restrictedContainer('a'), { name: 'b', securityContext: { allowPrivilegeEscalation: true } }],
+      ephemeralContainers: [{ name: 'e' }],
+    };
     expect(evaluatePod(latest('restricted'), {}, spec)[0]).toEqual({
       reason: 'allowPrivilegeEscalation != false',
       detail: 'containers "i", "b", "e" must set securityContext.allowPrivilegeEscalation=false',
@@ -51,7 +63,14 @@ describe('restricted', () => {
   });
 
   test('volume types: hostPath reported once, by the restricted check', () => {
-    const spec = { containers: [restrictedContainer('a')], volumes: [{ name: 'h', hostPath: { path: '/' } }, { name: 'n', nfs: { server: 's', path: '/' } }, { name: 'ok', emptyDir: {} }] };
+    const spec = {
+      containers: [restrictedContainer('a')],
+      volumes: [
+        { name: 'h', hostPath: { path: '/' } },
+        { name: 'n', nfs: { server: 's', path: '/' } },
+        { name: 'ok', emptyDir: {} },
+      ],
+    };
     expect(detail(latest('restricted'), spec)).toBe('restricted volume types (volumes "h", "n" use restricted volume types "hostPath", "nfs")');
   });
 
@@ -76,7 +95,14 @@ describe('baseline', () => {
       hostNetwork: true,
       hostIPC: true,
       containers: [
-        { name: 'a', securityContext: { privileged: true }, ports: [{ containerPort: 80, hostPort: 8080 }, { containerPort: 9, hostPort: 10000 }] },
+        {
+          name: 'a',
+          securityContext: { privileged: true },
+          ports: [
+            { containerPort: 80, hostPort: 8080 },
+            { containerPort: 9, hostPort: 10000 },
+          ],
+        },
         { name: 'b', securityContext: { capabilities: { add: ['NET_ADMIN', 'CHOWN'] } } },
       ],
       volumes: [{ name: 'root', hostPath: { path: '/' } }],
@@ -94,7 +120,11 @@ describe('baseline', () => {
         appArmorProfile: { type: 'Unconfined' },
         seLinuxOptions: { type: 'spc_t', user: 'root' },
         seccompProfile: { type: 'Unconfined' },
-        sysctls: [{ name: 'kernel.msgmax', value: '1' }, { name: 'net.ipv4.tcp_rmem', value: '1' }, { name: 'vm.swappiness', value: '1' }],
+        sysctls: [
+          { name: 'kernel.msgmax', value: '1' },
+          { name: 'net.ipv4.tcp_rmem', value: '1' },
+          { name: 'vm.swappiness', value: '1' },
+        ],
         windowsOptions: { hostProcess: true },
       },
       containers: [{ name: 'c', securityContext: { procMount: 'Unmasked' } }],
@@ -117,7 +147,9 @@ describe('baseline', () => {
     const selinux = { containers: [{ name: 'c', securityContext: { seLinuxOptions: { type: 'container_engine_t' } } }] };
     expect(detail(at('baseline', 30), selinux)).toBe('seLinuxOptions (container "c" set forbidden securityContext.seLinuxOptions: type "container_engine_t")');
     expect(detail(at('baseline', 31), selinux)).toBe('');
-    const probes = { containers: [{ name: 'c', livenessProbe: { httpGet: { host: '10.0.0.1', port: 80 } }, lifecycle: { preStop: { tcpSocket: { host: 'evil', port: 1 } } } }] };
+    const probes = {
+      containers: [{ name: 'c', livenessProbe: { httpGet: { host: '10.0.0.1', port: 80 } }, lifecycle: { preStop: { tcpSocket: { host: 'evil', port: 1 } } } }],
+    };
     expect(detail(latest('baseline'), probes)).toBe('probe or lifecycle host (container "c" uses probe or lifecycle hosts "10.0.0.1", "evil")');
     expect(detail(at('baseline', 33), probes)).toBe('');
     expect(detail(at('baseline', 99), probes)).toBe(detail(latest('baseline'), probes));
@@ -125,7 +157,9 @@ describe('baseline', () => {
 
   test('the alpha seccomp annotations before v1.19, the field after', () => {
     const meta = { annotations: { 'seccomp.security.alpha.kubernetes.io/pod': 'unconfined' } };
-    expect(detail(at('baseline', 18), { containers: [{ name: 'c' }] }, meta)).toBe('seccompProfile (forbidden annotation seccomp.security.alpha.kubernetes.io/pod="unconfined")');
+    expect(detail(at('baseline', 18), { containers: [{ name: 'c' }] }, meta)).toBe(
+      'seccompProfile (forbidden annotation seccomp.security.alpha.kubernetes.io/pod="unconfined")',
+    );
     expect(detail(at('baseline', 19), { containers: [{ name: 'c' }] }, meta)).toBe('');
   });
 

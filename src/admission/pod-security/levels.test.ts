@@ -18,7 +18,12 @@ describe('policyFromLabels', () => {
   });
 
   test('bad values: enforce falls to restricted, audit and warn open to privileged, versions to latest', () => {
-    const { policy, errors } = policyFromLabels({ [`${P}enforce`]: 'strict', [`${P}warn`]: 'loud', [`${P}audit-version`]: '1.30', [`${P}enforce-version`]: 'v1.05' });
+    const { policy, errors } = policyFromLabels({
+      [`${P}enforce`]: 'strict',
+      [`${P}warn`]: 'loud',
+      [`${P}audit-version`]: '1.30',
+      [`${P}enforce-version`]: 'v1.05',
+    });
     expect([policy.enforce, policy.audit, policy.warn].map(levelVersionText)).toEqual(['restricted:latest', 'privileged:latest', 'privileged:latest']);
     expect(errors.map(fieldErrorMessage)).toEqual([
       `metadata.labels[${P}enforce]: Invalid value: "strict": must be one of privileged, baseline, restricted`,

@@ -75,7 +75,10 @@ const VERSION_ERROR = 'must be "latest" or "v1.x"';
  * with them. A bad enforce level enforces restricted; a bad audit or warn level falls open to
  * privileged; a bad version is latest. Warn follows a stricter enforce level that is set explicitly.
  */
-export function policyFromLabels(labels: Record<string, string> | undefined, defaults: NamespacePolicy = DEFAULT_POLICY): { policy: NamespacePolicy; errors: FieldErrorList } {
+export function policyFromLabels(
+  labels: Record<string, string> | undefined,
+  defaults: NamespacePolicy = DEFAULT_POLICY,
+): { policy: NamespacePolicy; errors: FieldErrorList } {
   const p: NamespacePolicy = { enforce: { ...defaults.enforce }, audit: { ...defaults.audit }, warn: { ...defaults.warn } };
   const errors: FieldErrorList = [];
   if (!labels) return { policy: p, errors };

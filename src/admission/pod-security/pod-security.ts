@@ -141,7 +141,8 @@ export class PodSecurityAdmission implements AdmissionPlugin {
     }
     const warnings: string[] = [];
     if (checked < total) warnings.push(`new PodSecurity enforce level only checked against the first ${checked} of ${total} existing pods`);
-    if (byReason.size > 0) warnings.push(`existing pods in namespace ${goQuote(namespace)} violate the new PodSecurity enforce level ${goQuote(levelVersionText(enforce))}`);
+    if (byReason.size > 0)
+      warnings.push(`existing pods in namespace ${goQuote(namespace)} violate the new PodSecurity enforce level ${goQuote(levelVersionText(enforce))}`);
     const decorated = [...byReason].map(([reason, { pod, count }]) => {
       if (count === 1) return `${pod}: ${reason}`;
       return `${pod} (and ${count - 1} other ${count === 2 ? 'pod' : 'pods'}): ${reason}`;
@@ -172,7 +173,10 @@ export class PodSecurityAdmission implements AdmissionPlugin {
     if (attrs.subresource !== '' || !attrs.object) return;
     const ns = await this.source.namespace(attrs.namespace);
     if (!ns) {
-      attrs.request.auditAnnotations.set(`${AUDIT_ANNOTATION_PREFIX}error`, `failed to lookup namespace ${goQuote(attrs.namespace)}: namespaces ${goQuote(attrs.namespace)} not found`);
+      attrs.request.auditAnnotations.set(
+        `${AUDIT_ANNOTATION_PREFIX}error`,
+        `failed to lookup namespace ${goQuote(attrs.namespace)}: namespaces ${goQuote(attrs.namespace)} not found`,
+      );
       return;
     }
     const { policy, errors } = policyFromLabels(labelsOf(ns));
@@ -196,10 +200,12 @@ export class PodSecurityAdmission implements AdmissionPlugin {
     if (enforce) {
       annotations.set('enforce-policy', levelVersionText(policy.enforce));
       const violations = resultOf(policy.enforce);
-      if (violations.length > 0) refusal = forbidden(PODS, attrs.name, `violates PodSecurity ${goQuote(levelVersionText(policy.enforce))}: ${forbiddenDetail(violations)}`);
+      if (violations.length > 0)
+        refusal = forbidden(PODS, attrs.name, `violates PodSecurity ${goQuote(levelVersionText(policy.enforce))}: ${forbiddenDetail(violations)}`);
     }
     const audit = resultOf(policy.audit);
-    if (audit.length > 0) annotations.set('audit-violations', `would violate PodSecurity ${goQuote(levelVersionText(policy.audit))}: ${forbiddenDetail(audit)}`);
+    if (audit.length > 0)
+      annotations.set('audit-violations', `would violate PodSecurity ${goQuote(levelVersionText(policy.audit))}: ${forbiddenDetail(audit)}`);
     if (!refusal) {
       const warn = resultOf(policy.warn);
       if (warn.length > 0) attrs.request.warn(`would violate PodSecurity ${goQuote(levelVersionText(policy.warn))}: ${forbiddenDetail(warn)}`);

@@ -1,6 +1,19 @@
 import { objectOf, objectsIn, stringsIn } from '../../api/json-read';
 import { CAPABILITIES_BASELINE, HOST_PATH_VOLUMES, SECCOMP_PROFILE_BASELINE, seccompTypeOf, validSeccompType } from './baseline-checks';
-import { containersOf, containersPhrase, isWindowsPod, joinQuote, nameOf, pluralize, podSecurityContextOf, securityContextOf, sortedUnique, type Check, type CheckPod, type Obj } from './check-helpers';
+import {
+  containersOf,
+  containersPhrase,
+  isWindowsPod,
+  joinQuote,
+  nameOf,
+  pluralize,
+  podSecurityContextOf,
+  securityContextOf,
+  sortedUnique,
+  type Check,
+  type CheckPod,
+  type Obj,
+} from './check-helpers';
 
 /** The restricted checks of k8s.io/pod-security-admission/policy, revisions up to v1.34. */
 
@@ -12,8 +25,12 @@ const exceptWindows =
 
 /** check_allowPrivilegeEscalation.go. */
 const allowPrivilegeEscalation: CheckPod = (_meta, spec) => {
-  const bad = containersOf(spec).filter((c) => securityContextOf(c)?.allowPrivilegeEscalation !== false).map(nameOf);
-  return bad.length === 0 ? null : { reason: 'allowPrivilegeEscalation != false', detail: `${containersPhrase(bad)} must set securityContext.allowPrivilegeEscalation=false` };
+  const bad = containersOf(spec)
+    .filter((c) => securityContextOf(c)?.allowPrivilegeEscalation !== false)
+    .map(nameOf);
+  return bad.length === 0
+    ? null
+    : { reason: 'allowPrivilegeEscalation != false', detail: `${containersPhrase(bad)} must set securityContext.allowPrivilegeEscalation=false` };
 };
 
 /** check_capabilities_restricted.go: drop ALL, add at most NET_BIND_SERVICE. */
@@ -45,8 +62,27 @@ const capabilitiesRestricted: CheckPod = (_meta, spec) => {
 const ALLOWED_VOLUME_SOURCES = ['configMap', 'csi', 'downwardAPI', 'emptyDir', 'ephemeral', 'image', 'persistentVolumeClaim', 'projected', 'secret'];
 /** The sources restricted names, in the order restrictedVolumes_1_0 tests them. */
 const NAMED_VOLUME_SOURCES = [
-  'hostPath', 'gcePersistentDisk', 'awsElasticBlockStore', 'gitRepo', 'nfs', 'iscsi', 'glusterfs', 'rbd', 'flexVolume', 'cinder',
-  'cephfs', 'flocker', 'fc', 'azureFile', 'vsphereVolume', 'quobyte', 'azureDisk', 'photonPersistentDisk', 'portworxVolume', 'scaleIO', 'storageos',
+  'hostPath',
+  'gcePersistentDisk',
+  'awsElasticBlockStore',
+  'gitRepo',
+  'nfs',
+  'iscsi',
+  'glusterfs',
+  'rbd',
+  'flexVolume',
+  'cinder',
+  'cephfs',
+  'flocker',
+  'fc',
+  'azureFile',
+  'vsphereVolume',
+  'quobyte',
+  'azureDisk',
+  'photonPersistentDisk',
+  'portworxVolume',
+  'scaleIO',
+  'storageos',
 ];
 const present = (v: Obj, key: string): boolean => v[key] != null;
 
@@ -92,7 +128,9 @@ const runAsNonRoot: CheckPod = (_meta, spec) => {
 const runAsUser: CheckPod = (_meta, spec) => {
   const setters: string[] = [];
   if (podSecurityContextOf(spec)?.runAsUser === 0) setters.push('pod');
-  const bad = containersOf(spec).filter((c) => securityContextOf(c)?.runAsUser === 0).map(nameOf);
+  const bad = containersOf(spec)
+    .filter((c) => securityContextOf(c)?.runAsUser === 0)
+    .map(nameOf);
   if (bad.length > 0) setters.push(containersPhrase(bad));
   return setters.length === 0 ? null : { reason: 'runAsUser=0', detail: `${setters.join(' and ')} must not set runAsUser=0` };
 };
@@ -121,8 +159,16 @@ const seccompProfileRestricted: CheckPod = (_meta, spec) => {
     }
   }
   if (explicit.length > 0) setters.push(containersPhrase(explicit));
-  if (setters.length > 0) return { reason: 'seccompProfile', detail: `${setters.join(' and ')} must not set securityContext.seccompProfile.type to ${joinQuote(sortedUnique(values))}` };
-  if (implicit.length > 0) return { reason: 'seccompProfile', detail: `pod or ${containersPhrase(implicit)} must set securityContext.seccompProfile.type to "RuntimeDefault" or "Localhost"` };
+  if (setters.length > 0)
+    return {
+      reason: 'seccompProfile',
+      detail: `${setters.join(' and ')} must not set securityContext.seccompProfile.type to ${joinQuote(sortedUnique(values))}`,
+    };
+  if (implicit.length > 0)
+    return {
+      reason: 'seccompProfile',
+      detail: `pod or ${containersPhrase(implicit)} must set securityContext.seccompProfile.type to "RuntimeDefault" or "Localhost"`,
+    };
   return null;
 };
 

@@ -2,8 +2,11 @@ import { celErrorText, CelCompileError, compileExpression, fromCel, toCel } from
 import { resourceAttributes, type AuthorizationAttributes } from '../../auth/authorizer/attributes';
 import { authorizerValue } from './authorizer-library';
 
-const run = (source: string, vars: Record<string, unknown>, authorize: ((a: AuthorizationAttributes) => { decision: 'Allow' | 'Deny' | 'NoOpinion'; reason: string }) | null = null) =>
-  compileExpression(source, Object.keys(vars)).run(Object.fromEntries(Object.entries(vars).map(([k, v]) => [k, toCel(v)])), authorize);
+const run = (
+  source: string,
+  vars: Record<string, unknown>,
+  authorize: ((a: AuthorizationAttributes) => { decision: 'Allow' | 'Deny' | 'NoOpinion'; reason: string }) | null = null,
+) => compileExpression(source, Object.keys(vars)).run(Object.fromEntries(Object.entries(vars).map(([k, v]) => [k, toCel(v)])), authorize);
 
 describe('compileExpression', () => {
   test('a syntax error is reported in cel-go form, with the line and a caret', () => {
@@ -50,6 +53,11 @@ describe('evaluation', () => {
     expect(compiled("authorizer.path('/healthz').check('get').allowed()")).toBe(false);
     expect(asked[2]).toMatchObject({ resourceRequest: false, path: '/healthz', verb: 'get' });
     expect(compiled("authorizer.serviceAccount('ns', 'sa').group('').resource('secrets').check('list').allowed()")).toBe(true);
-    expect(asked[3].user).toEqual({ name: 'system:serviceaccount:ns:sa', uid: '', groups: ['system:serviceaccounts', 'system:serviceaccounts:ns', 'system:authenticated'], extra: {} });
+    expect(asked[3].user).toEqual({
+      name: 'system:serviceaccount:ns:sa',
+      uid: '',
+      groups: ['system:serviceaccounts', 'system:serviceaccounts:ns', 'system:authenticated'],
+      extra: {},
+    });
   });
 });

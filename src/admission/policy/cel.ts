@@ -80,14 +80,21 @@ function undeclared(expr: Expr | undefined, declared: Scope, positions: Record<s
       return null;
     case 'structExpr':
       for (const entry of k.value.entries) {
-        const found = undeclared(entry.keyKind.case === 'mapKey' ? entry.keyKind.value : undefined, declared, positions) ?? undeclared(entry.value, declared, positions);
+        const found =
+          undeclared(entry.keyKind.case === 'mapKey' ? entry.keyKind.value : undefined, declared, positions) ?? undeclared(entry.value, declared, positions);
         if (found) return found;
       }
       return null;
     case 'comprehensionExpr': {
       const c = k.value;
       const inner: Scope = { has: (name) => name === c.iterVar || name === c.iterVar2 || name === c.accuVar || declared.has(name) };
-      return undeclared(c.iterRange, declared, positions) ?? undeclared(c.accuInit, declared, positions) ?? undeclared(c.loopCondition, inner, positions) ?? undeclared(c.loopStep, inner, positions) ?? undeclared(c.result, inner, positions);
+      return (
+        undeclared(c.iterRange, declared, positions) ??
+        undeclared(c.accuInit, declared, positions) ??
+        undeclared(c.loopCondition, inner, positions) ??
+        undeclared(c.loopStep, inner, positions) ??
+        undeclared(c.result, inner, positions)
+      );
     }
     default:
       return null;

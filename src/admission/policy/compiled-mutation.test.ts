@@ -20,19 +20,44 @@ describe('invokeMutatingPolicy', () => {
 
   test('a failed test operation leaves the object as it was; a patch that does not apply is an error', () => {
     const object = { metadata: { name: 'x' } };
-    expect(invokeMutatingPolicy(policy([jsonPatch('[JSONPatch{op: "test", path: "/metadata/name", value: "y"}, JSONPatch{op: "remove", path: "/metadata/name"}]')]), object, vars, null, null)).toEqual(object);
-    expect(() => invokeMutatingPolicy(policy([jsonPatch('[JSONPatch{op: "remove", path: "/spec/missing"}]')]), object, vars, null, null)).toThrow(MutationError);
+    expect(
+      invokeMutatingPolicy(
+        policy([jsonPatch('[JSONPatch{op: "test", path: "/metadata/name", value: "y"}, JSONPatch{op: "remove", path: "/metadata/name"}]')]),
+        object,
+        vars,
+        null,
+        null,
+      ),
+    ).toEqual(object);
+    expect(() => invokeMutatingPolicy(policy([jsonPatch('[JSONPatch{op: "remove", path: "/spec/missing"}]')]), object, vars, null, null)).toThrow(
+      MutationError,
+    );
   });
 
   test("an apply configuration merges a keyed list (containers by name) as the kind's schema says", () => {
-    const pod = { metadata: { name: 'x' }, spec: { containers: [{ name: 'a', image: 'a:1' }, { name: 'b', image: 'b:1' }] } };
+    const pod = {
+      metadata: { name: 'x' },
+      spec: {
+        containers: [
+          { name: 'a', image: 'a:1' },
+          { name: 'b', image: 'b:1' },
+        ],
+      },
+    };
     const expression = 'Object{spec: Object.spec{containers: [Object.spec.containers{name: "b", image: "b:2"}]}}';
     const out = invokeMutatingPolicy(policy([apply(expression)]), pod, vars, POD_SCHEMA, null);
-    expect(out?.spec).toEqual({ containers: [{ name: 'a', image: 'a:1' }, { name: 'b', image: 'b:2' }] });
+    expect(out?.spec).toEqual({
+      containers: [
+        { name: 'a', image: 'a:1' },
+        { name: 'b', image: 'b:2' },
+      ],
+    });
   });
 
   test('an expression that errs is a MutationError; one that does not compile is a configuration error', () => {
-    expect(() => invokeMutatingPolicy(policy([jsonPatch('[JSONPatch{op: "add", path: "/x", value: object.missing}]')]), { metadata: {} }, vars, null, null)).toThrow(MutationError);
+    expect(() =>
+      invokeMutatingPolicy(policy([jsonPatch('[JSONPatch{op: "add", path: "/x", value: object.missing}]')]), { metadata: {} }, vars, null, null),
+    ).toThrow(MutationError);
     expect(policy([jsonPatch('[JSONPatch{op: "add", path: nope}]')]).configurationError).toContain("undeclared reference to 'nope'");
   });
 });

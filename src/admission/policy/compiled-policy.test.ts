@@ -28,11 +28,14 @@ describe('evaluatePolicy', () => {
     const failed = evaluatePolicy(compilePolicy(policy(spec)), vars({ a: 0 }), null).decisions;
     expect(failed).toHaveLength(1);
     expect(failed[0].message).toMatch(/^expression 'object.b == 'x'' resulted in error: /);
-    expect(evaluatePolicy(compilePolicy(policy({ ...spec, failurePolicy: 'Ignore' })), vars({ a: 0 }), null).decisions).toEqual([{ action: 'admit', message: failed[0].message, reason: '', index: 0 }]);
+    expect(evaluatePolicy(compilePolicy(policy({ ...spec, failurePolicy: 'Ignore' })), vars({ a: 0 }), null).decisions).toEqual([
+      { action: 'admit', message: failed[0].message, reason: '', index: 0 },
+    ]);
   });
 
   test('matchConditions: one false skips; an error with none false follows the failure policy', () => {
-    const spec = (expressions: string[], failurePolicy = 'Fail') => policy({ failurePolicy, matchConditions: expressions.map((expression, i) => ({ name: `c${i}`, expression })), validations: [{ expression: 'false' }] });
+    const spec = (expressions: string[], failurePolicy = 'Fail') =>
+      policy({ failurePolicy, matchConditions: expressions.map((expression, i) => ({ name: `c${i}`, expression })), validations: [{ expression: 'false' }] });
     expect(evaluatePolicy(compilePolicy(spec(['object.nope == 1', 'false'])), vars({}), null).decisions).toEqual([]);
     expect(evaluatePolicy(compilePolicy(spec(['object.nope == 1', 'true'])), vars({}), null).decisions[0].action).toBe('deny');
     expect(evaluatePolicy(compilePolicy(spec(['object.nope == 1'], 'Ignore')), vars({}), null).decisions).toEqual([]);
@@ -44,7 +47,10 @@ describe('evaluatePolicy', () => {
       policy({
         variables: [{ name: 'double', expression: 'object.a * 2' }],
         validations: [{ expression: 'variables.double == 4' }],
-        auditAnnotations: [{ key: 'k', valueExpression: "'a=' + string(variables.double)" }, { key: 'none', valueExpression: 'null' }],
+        auditAnnotations: [
+          { key: 'k', valueExpression: "'a=' + string(variables.double)" },
+          { key: 'none', valueExpression: 'null' },
+        ],
       }),
     );
     const result = evaluatePolicy(compiled, vars({ a: 2 }), null);

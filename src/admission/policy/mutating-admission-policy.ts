@@ -131,7 +131,9 @@ function schemaOf(attrs: AdmissionAttributes, matched: MatchedResource): ObjectN
  */
 function policyErrorsRefusal(attrs: AdmissionAttributes, failures: PolicyFailure[]): StatusError {
   const messages = failures.map((f) =>
-    f.binding === null ? `policy ${JSON.stringify(f.policy.name)} denied request: ${f.message}` : `policy '${f.policy.name}' with binding '${f.binding}' denied request: ${f.message}`,
+    f.binding === null
+      ? `policy ${JSON.stringify(f.policy.name)} denied request: ${f.message}`
+      : `policy '${f.policy.name}' with binding '${f.binding}' denied request: ${f.message}`,
   );
   const name = attrs.name || (attrs.object?.metadata.name ?? '');
   const reason = (failures[0].reason || 'Forbidden') as StatusReason;

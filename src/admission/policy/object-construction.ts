@@ -14,7 +14,11 @@ const FIRST_SYNTHETIC_ID = 1n << 40n;
 type StructEntry = Extract<Expr['exprKind'], { case: 'structExpr' }>['value']['entries'][number];
 
 function stringConstant(id: bigint, value: string): Expr {
-  return { $typeName: 'cel.expr.Expr', id, exprKind: { case: 'constExpr', value: { $typeName: 'cel.expr.Constant', constantKind: { case: 'stringValue', value } } } } as Expr;
+  return {
+    $typeName: 'cel.expr.Expr',
+    id,
+    exprKind: { case: 'constExpr', value: { $typeName: 'cel.expr.Constant', constantKind: { case: 'stringValue', value } } },
+  } as Expr;
 }
 
 /** Rewrites every message construction in `expr`, in place; returns the message names met. */

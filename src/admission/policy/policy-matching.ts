@@ -34,7 +34,8 @@ export class PolicyMatching {
 
   /** matching.Matcher.Matches: selectors, excludeResourceRules, then resourceRules (none: everything). */
   async matches(criteria: Obj, attrs: AdmissionAttributes): Promise<MatchedResource | null> {
-    if (!(await selectorsMatch(criteria, attrs, async (ns) => (await this.source.namespace(ns))?.metadata.labels as Record<string, string> | undefined))) return null;
+    if (!(await selectorsMatch(criteria, attrs, async (ns) => (await this.source.namespace(ns))?.metadata.labels as Record<string, string> | undefined)))
+      return null;
     const equivalents = this.source.equivalents(attrs.def);
     const target = { operation: attrs.operation, subresource: attrs.subresource, clusterScoped: !attrs.def.namespaced };
     const equivalent = criteria.matchPolicy !== 'Exact';
@@ -42,7 +43,10 @@ export class PolicyMatching {
     const named = (rule: Obj) => stringsIn(rule.resourceNames).length === 0 || stringsIn(rule.resourceNames).includes(name);
     if (matchResource(objectsIn(criteria.excludeResourceRules), target, equivalents, equivalent, named)) return null;
     const rules = objectsIn(criteria.resourceRules);
-    const matched = rules.length === 0 ? matchResource([{ operations: ['*'], apiGroups: ['*'], apiVersions: ['*'], resources: ['*/*'] }], target, equivalents, false) : matchResource(rules, target, equivalents, equivalent, named);
+    const matched =
+      rules.length === 0
+        ? matchResource([{ operations: ['*'], apiGroups: ['*'], apiVersions: ['*'], resources: ['*/*'] }], target, equivalents, false)
+        : matchResource(rules, target, equivalents, equivalent, named);
     if (!matched) return null;
     // A subresource with a kind of its own (Scale) is evaluated as that kind whatever version matched.
     return attrs.kind.kind === attrs.def.kind ? matched : { ...matched, kind: attrs.kind, convert: (o) => o, revert: (o) => o };
@@ -65,7 +69,8 @@ export class PolicyMatching {
     } else {
       params = await resource.list(namespace, (isPlainObject(ref.selector) ? ref.selector : {}) as LabelSelectorStruct);
     }
-    if (params.length === 0 && ref.parameterNotFoundAction === 'Deny') throw new ConfigurationError('no params found for policy binding with `Deny` parameterNotFoundAction');
+    if (params.length === 0 && ref.parameterNotFoundAction === 'Deny')
+      throw new ConfigurationError('no params found for policy binding with `Deny` parameterNotFoundAction');
     return params;
   }
 

@@ -41,7 +41,12 @@ export interface PolicyResources {
 export const VALIDATING_POLICIES: PolicyResources = { version: 'v1', policies: 'validatingadmissionpolicies', bindings: 'validatingadmissionpolicybindings' };
 export const MUTATING_POLICIES: PolicyResources = { version: 'v1beta1', policies: 'mutatingadmissionpolicies', bindings: 'mutatingadmissionpolicybindings' };
 
-export function registryPolicySource(registry: ResourceRegistry, equivalents: EquivalentsOf, authorize: AuthorizeFn, kind: PolicyResources = VALIDATING_POLICIES): PolicySource {
+export function registryPolicySource(
+  registry: ResourceRegistry,
+  equivalents: EquivalentsOf,
+  authorize: AuthorizeFn,
+  kind: PolicyResources = VALIDATING_POLICIES,
+): PolicySource {
   const group = 'admissionregistration.k8s.io';
   const store = (g: string, resource: string) => registry.lookup(g, 'v1', resource) as GenericStore;
   // Not served (mutating policies behind their gate and --runtime-config): there are none.
@@ -61,7 +66,8 @@ export function registryPolicySource(registry: ResourceRegistry, equivalents: Eq
       return {
         namespaced: found.def.namespaced,
         get: (namespace, name) => found.find(namespace, name, CACHED),
-        list: async (namespace, selector) => (await found.list(namespace, { ...CACHED, predicate: selectionPredicate(found.def, labelSelectorString(selector), '') })).items,
+        list: async (namespace, selector) =>
+          (await found.list(namespace, { ...CACHED, predicate: selectionPredicate(found.def, labelSelectorString(selector), '') })).items,
       };
     },
     equivalents,

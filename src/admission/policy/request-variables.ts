@@ -15,7 +15,13 @@ export function requestVariables(attrs: AdmissionAttributes, as: PresentedAs = p
   const authorizer = authorizerValue(attrs.user);
   authorizer.set(
     'requestResource',
-    requestResourceValue(attrs.user, { group: as.resource.group, resource: as.resource.resource, subresource: attrs.subresource, namespace: attrs.namespace, name: attrs.name }),
+    requestResourceValue(attrs.user, {
+      group: as.resource.group,
+      resource: as.resource.resource,
+      subresource: attrs.subresource,
+      namespace: attrs.namespace,
+      name: attrs.name,
+    }),
   );
   return {
     object: toCel(object ?? null),

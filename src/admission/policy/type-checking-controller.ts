@@ -58,11 +58,23 @@ export class PolicyTypeCheckingController extends QueueController {
     const enqueue = (policy: KubeObject): void => {
       if (!checked(policy)) this.queue.add(policy.metadata.name!);
     };
-    this.informer = new Informer(listWatchOf(policies), { added: enqueue, updated: (_prev, policy) => enqueue(policy) }, { name: 'validatingadmissionpolicies', log, clock });
+    this.informer = new Informer(
+      listWatchOf(policies),
+      { added: enqueue, updated: (_prev, policy) => enqueue(policy) },
+      { name: 'validatingadmissionpolicies', log, clock },
+    );
   }
 
   private async check(name: string): Promise<void> {
-    const ctx = internalContext({ namespace: '', group: 'admissionregistration.k8s.io', version: 'v1', resource: 'validatingadmissionpolicies', subresource: 'status', name, verb: 'update' });
+    const ctx = internalContext({
+      namespace: '',
+      group: 'admissionregistration.k8s.io',
+      version: 'v1',
+      resource: 'validatingadmissionpolicies',
+      subresource: 'status',
+      name,
+      verb: 'update',
+    });
     try {
       await this.policies.update(
         ctx,
@@ -70,7 +82,11 @@ export class PolicyTypeCheckingController extends QueueController {
         (current) => {
           if (checked(current)) return current;
           const warnings = typeCheck(current, this.schemaOf);
-          const status = { ...objectOf(current.status), observedGeneration: current.metadata.generation, typeChecking: warnings.length ? { expressionWarnings: warnings } : {} };
+          const status = {
+            ...objectOf(current.status),
+            observedGeneration: current.metadata.generation,
+            typeChecking: warnings.length ? { expressionWarnings: warnings } : {},
+          };
           if (!jsonEqual(status, current.status)) current.status = status;
           return current;
         },

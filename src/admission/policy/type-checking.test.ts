@@ -17,13 +17,20 @@ const policy = (resources: string[], validations: { expression: string }[]) => (
 
 describe('typeCheck', () => {
   test('an undefined field of the matched kind is a warning naming the kind, one per mistake', () => {
-    expect(typeCheck(policy(['deployments'], [{ expression: 'object.spec.replicas > 1' }, { expression: 'oldObject.spec.nope.deeper == 1' }]), schemaOf)).toEqual([
-      { fieldRef: 'spec.validations[1].expression', warning: "apps/v1, Kind=Deployment: ERROR: <input>:1:15: undefined field 'nope'\n | oldObject.spec.nope.deeper == 1\n | ..............^" },
+    expect(
+      typeCheck(policy(['deployments'], [{ expression: 'object.spec.replicas > 1' }, { expression: 'oldObject.spec.nope.deeper == 1' }]), schemaOf),
+    ).toEqual([
+      {
+        fieldRef: 'spec.validations[1].expression',
+        warning: "apps/v1, Kind=Deployment: ERROR: <input>:1:15: undefined field 'nope'\n | oldObject.spec.nope.deeper == 1\n | ..............^",
+      },
     ]);
   });
 
   test('an operator between a typed field and a literal of another type is a missing overload; one kind prefixes all its issues', () => {
-    expect(typeCheck(policy(['deployments'], [{ expression: "object.spec.replicas > 'three' || object.spec.replicas < 2.5 || object.spec.paused == 1" }]), schemaOf)).toEqual([
+    expect(
+      typeCheck(policy(['deployments'], [{ expression: "object.spec.replicas > 'three' || object.spec.replicas < 2.5 || object.spec.paused == 1" }]), schemaOf),
+    ).toEqual([
       {
         fieldRef: 'spec.validations[0].expression',
         warning: [
@@ -35,7 +42,9 @@ describe('typeCheck', () => {
   });
 
   test('type meta, maps and free-form fields are not checked', () => {
-    expect(typeCheck(policy(['deployments'], [{ expression: "object.apiVersion == 'apps/v1' && object.metadata.labels.anything == 'x'" }]), schemaOf)).toEqual([]);
+    expect(typeCheck(policy(['deployments'], [{ expression: "object.apiVersion == 'apps/v1' && object.metadata.labels.anything == 'x'" }]), schemaOf)).toEqual(
+      [],
+    );
   });
 
   test('rules with wildcards, and kinds without a schema, are not checked', () => {

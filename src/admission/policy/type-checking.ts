@@ -146,7 +146,8 @@ function checkExpression(source: string, schema: ObjectNode): string[] {
     if (e.exprKind.case === 'callExpr' && OPERATORS.has(e.exprKind.value.function) && e.exprKind.value.args.length === 2) {
       const fn = e.exprKind.value.function;
       const [left, right] = e.exprKind.value.args.map((a) => operandType(a, schema));
-      if (left && right && overloadMissing(fn, left, right)) issues.push(celErrorText(source, positions[String(e.id)] ?? 0, `found no matching overload for '${fn}' applied to '(${left}, ${right})'`));
+      if (left && right && overloadMissing(fn, left, right))
+        issues.push(celErrorText(source, positions[String(e.id)] ?? 0, `found no matching overload for '${fn}' applied to '(${left}, ${right})'`));
       return;
     }
     if (e.exprKind.case !== 'selectExpr') return;
@@ -165,11 +166,13 @@ function kindsOf(policy: KubeObject, schemaOf: SchemaOf): { gvk: GroupVersionKin
   for (const rule of objectsIn(objectOf(objectOf(policy.spec).matchConstraints).resourceRules)) {
     const [groups, versions, resources] = [stringsIn(rule.apiGroups), stringsIn(rule.apiVersions), stringsIn(rule.resources)];
     if ([...groups, ...versions, ...resources].some((v) => v.includes('*'))) continue;
-    for (const g of groups) for (const v of versions) for (const r of resources) {
-      if (r.includes('/')) continue;
-      const found = schemaOf(g, v, r);
-      if (found && !out.some((o) => gvkText(o.gvk) === gvkText(found.gvk))) out.push(found);
-    }
+    for (const g of groups)
+      for (const v of versions)
+        for (const r of resources) {
+          if (r.includes('/')) continue;
+          const found = schemaOf(g, v, r);
+          if (found && !out.some((o) => gvkText(o.gvk) === gvkText(found.gvk))) out.push(found);
+        }
   }
   return out;
 }

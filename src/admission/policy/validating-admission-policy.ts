@@ -103,6 +103,9 @@ function setOnce(attrs: AdmissionAttributes, key: string, value: string): void {
 
 /** The first denial, as the dispatcher words it. */
 function refusal(attrs: AdmissionAttributes, d: Denial): StatusError {
-  const message = d.binding === null ? `ValidatingAdmissionPolicy '${d.policy}' denied request: ${d.message}` : `ValidatingAdmissionPolicy '${d.policy}' with binding '${d.binding}' denied request: ${d.message}`;
+  const message =
+    d.binding === null
+      ? `ValidatingAdmissionPolicy '${d.policy}' denied request: ${d.message}`
+      : `ValidatingAdmissionPolicy '${d.policy}' with binding '${d.binding}' denied request: ${d.message}`;
   return policyRefusal(attrs, message, d.reason || 'Invalid');
 }

@@ -171,7 +171,10 @@ const podEvaluator: QuotaEvaluator = {
   handles: (operation, subresource) => operation === 'CREATE' && subresource === '',
   matchingResources: (input) => {
     const names = [...input];
-    return [...intersect(names, POD_RESOURCES), ...names.filter((n) => n.startsWith('hugepages-') || n.startsWith('requests.hugepages-') || isExtendedQuotaName(n))];
+    return [
+      ...intersect(names, POD_RESOURCES),
+      ...names.filter((n) => n.startsWith('hugepages-') || n.startsWith('requests.hugepages-') || isExtendedQuotaName(n)),
+    ];
   },
   matchesScope: podMatchesScope,
   usage: (pod, now) => {
@@ -242,7 +245,8 @@ const pvcEvaluator: QuotaEvaluator = {
     [...input].filter(
       (n) =>
         PVC_RESOURCES.includes(n) ||
-        (n.includes(STORAGE_CLASS_SUFFIX) && ['persistentvolumeclaims', 'requests.storage'].includes(n.slice(n.indexOf(STORAGE_CLASS_SUFFIX) + STORAGE_CLASS_SUFFIX.length))),
+        (n.includes(STORAGE_CLASS_SUFFIX) &&
+          ['persistentvolumeclaims', 'requests.storage'].includes(n.slice(n.indexOf(STORAGE_CLASS_SUFFIX) + STORAGE_CLASS_SUFFIX.length))),
     ),
   matchesScope: () => false,
   usage: (pvc) => {
@@ -255,7 +259,9 @@ const pvcEvaluator: QuotaEvaluator = {
     const resources = isPlainObject(specOf(pvc).resources) ? (specOf(pvc).resources as Obj) : {};
     let storage = parseAmount(isPlainObject(resources.requests) ? resources.requests.storage : undefined);
     // getStorageUsage: what is allocated counts when it is more than the request (RecoverVolumeExpansionFailure).
-    const allocated = parseAmount(isPlainObject(pvc.status) && isPlainObject(pvc.status.allocatedResources) ? pvc.status.allocatedResources.storage : undefined);
+    const allocated = parseAmount(
+      isPlainObject(pvc.status) && isPlainObject(pvc.status.allocatedResources) ? pvc.status.allocatedResources.storage : undefined,
+    );
     if (allocated && (!storage || compareAmounts(allocated, storage) > 0)) storage = allocated;
     if (storage) {
       out.set('requests.storage', storage);

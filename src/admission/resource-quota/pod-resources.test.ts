@@ -2,7 +2,12 @@ import type { KubeObject } from '../../api/types';
 import { resourceListJson } from './amounts';
 import { podTotals } from './pod-resources';
 
-const container = (name: string, cpu: string, extra: Record<string, unknown> = {}) => ({ name, image: 'x', resources: { requests: { cpu }, limits: { cpu } }, ...extra });
+const container = (name: string, cpu: string, extra: Record<string, unknown> = {}) => ({
+  name,
+  image: 'x',
+  resources: { requests: { cpu }, limits: { cpu } },
+  ...extra,
+});
 const pod = (spec: Record<string, unknown>): KubeObject => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec });
 
 test('containers add up; an init container counts when it needs more than they do', () => {

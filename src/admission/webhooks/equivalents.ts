@@ -75,7 +75,14 @@ function equivalentsIn(registry: ResourceRegistry, def: ResourceDefinition): Equ
   const served = registry
     .groupVersions()
     .flatMap((gv) => gv.stores.map((s) => s.def))
-    .filter((d) => d.storagePath === def.storagePath && !d.compute && !d.computeItems && d.kind === def.kind && (d.group !== def.group || d.version !== def.version || d.resource !== def.resource));
+    .filter(
+      (d) =>
+        d.storagePath === def.storagePath &&
+        !d.compute &&
+        !d.computeItems &&
+        d.kind === def.kind &&
+        (d.group !== def.group || d.version !== def.version || d.resource !== def.resource),
+    );
   const retired = (RETIRED_VERSIONS[`${def.group}/${def.resource}`] ?? []).map((gv) => ({
     ...gv,
     resource: def.resource,
@@ -84,8 +91,22 @@ function equivalentsIn(registry: ResourceRegistry, def: ResourceDefinition): Equ
     revert: (obj: KubeObject) => relabel(obj, apiVersionOfDefinition(def), def.kind),
   }));
   return [
-    { group: def.group, version: def.version, resource: def.resource, kind: { group: def.group, version: def.version, kind: def.kind }, convert: (obj: KubeObject) => obj, revert: (obj: KubeObject) => obj },
-    ...served.map((d) => ({ group: d.group, version: d.version, resource: d.resource, kind: { group: d.group, version: d.version, kind: d.kind }, convert: converter(def, d), revert: converter(d, def) })),
+    {
+      group: def.group,
+      version: def.version,
+      resource: def.resource,
+      kind: { group: def.group, version: def.version, kind: def.kind },
+      convert: (obj: KubeObject) => obj,
+      revert: (obj: KubeObject) => obj,
+    },
+    ...served.map((d) => ({
+      group: d.group,
+      version: d.version,
+      resource: d.resource,
+      kind: { group: d.group, version: d.version, kind: d.kind },
+      convert: converter(def, d),
+      revert: converter(d, def),
+    })),
     ...retired,
   ];
 }
@@ -98,7 +119,12 @@ export interface MatchedResource {
   revert(obj: KubeObject): KubeObject;
 }
 
-const matched = (e: EquivalentResource): MatchedResource => ({ resource: { group: e.group, version: e.version, resource: e.resource }, kind: e.kind, convert: e.convert, revert: e.revert });
+const matched = (e: EquivalentResource): MatchedResource => ({
+  resource: { group: e.group, version: e.version, resource: e.resource },
+  kind: e.kind,
+  convert: e.convert,
+  revert: e.revert,
+});
 
 /**
  * The first rule matching the request's resource; failing that, under matchPolicy Equivalent, the

@@ -1,7 +1,21 @@
 import { ruleMatches, selectorMatches, type RuleTarget } from './matching';
 
-const target = (over: Partial<RuleTarget> = {}): RuleTarget => ({ operation: 'CREATE', group: 'apps', version: 'v1', resource: 'deployments', subresource: '', clusterScoped: false, ...over });
-const rule = (resources: string[], over: Record<string, unknown> = {}) => ({ operations: ['CREATE'], apiGroups: ['apps'], apiVersions: ['v1'], resources, ...over });
+const target = (over: Partial<RuleTarget> = {}): RuleTarget => ({
+  operation: 'CREATE',
+  group: 'apps',
+  version: 'v1',
+  resource: 'deployments',
+  subresource: '',
+  clusterScoped: false,
+  ...over,
+});
+const rule = (resources: string[], over: Record<string, unknown> = {}) => ({
+  operations: ['CREATE'],
+  apiGroups: ['apps'],
+  apiVersions: ['v1'],
+  resources,
+  ...over,
+});
 
 describe('ruleMatches', () => {
   test.each([

@@ -65,7 +65,8 @@ export async function selectorsMatch(
   attrs: AdmissionAttributes,
   namespaceLabels: (namespace: string) => Promise<Record<string, string> | undefined>,
 ): Promise<boolean> {
-  const objectSelected = selectorIsEmpty(criteria.objectSelector) || [attrs.object, attrs.oldObject].some((o) => o && selectorMatches(criteria.objectSelector, labelsOf(o)));
+  const objectSelected =
+    selectorIsEmpty(criteria.objectSelector) || [attrs.object, attrs.oldObject].some((o) => o && selectorMatches(criteria.objectSelector, labelsOf(o)));
   if (!objectSelected) return false;
   if (selectorIsEmpty(criteria.namespaceSelector)) return true;
   if (!attrs.def.group && attrs.def.resource === 'namespaces') return selectorMatches(criteria.namespaceSelector, labelsOf(attrs.object ?? attrs.oldObject));

@@ -65,7 +65,8 @@ export function registryWebhookSource(storeOf: StoreOf, equivalents: Equivalents
       const store = storeOf(group, 'v1', resource);
       return (await store.list('', { ...CACHED, predicate: selectionPredicate(store.def, '', '') })).items;
     },
-    namespaceLabels: async (namespace) => (await getOrNull(storeOf('', 'v1', 'namespaces'), '', namespace))?.metadata.labels as Record<string, string> | undefined,
+    namespaceLabels: async (namespace) =>
+      (await getOrNull(storeOf('', 'v1', 'namespaces'), '', namespace))?.metadata.labels as Record<string, string> | undefined,
     resolveService: (namespace, name, port) => resolveService(storeOf, namespace, name, port),
     equivalents,
     authorize,

@@ -22,7 +22,11 @@ export interface PresentedAs {
 /** The request as it is, with no equivalent resource. */
 export function presentedAsItself(attrs: AdmissionAttributes): PresentedAs {
   const { def, kind } = attrs;
-  return { resource: { group: def.group, version: def.version, resource: def.resource }, kind: { group: kind.group, version: kind.version, kind: kind.kind }, convert: (obj) => obj };
+  return {
+    resource: { group: def.group, version: def.version, resource: def.resource },
+    kind: { group: kind.group, version: kind.version, kind: kind.kind },
+    convert: (obj) => obj,
+  };
 }
 
 /** CreateAdmissionRequest: the AdmissionRequest webhooks are sent and CEL expressions read as `request`. */
@@ -78,7 +82,9 @@ export function readResponse(body: unknown, version: string, uid: string, mutati
   const review = isPlainObject(body) ? body : {};
   const apiVersion = `admission.k8s.io/${version}`;
   if (version === 'v1' && (review.apiVersion !== apiVersion || review.kind !== 'AdmissionReview')) {
-    throw new InvalidResponse(`expected webhook response of ${apiVersion}, Kind=AdmissionReview, got ${String(review.apiVersion ?? '')}, Kind=${String(review.kind ?? '')}`);
+    throw new InvalidResponse(
+      `expected webhook response of ${apiVersion}, Kind=AdmissionReview, got ${String(review.apiVersion ?? '')}, Kind=${String(review.kind ?? '')}`,
+    );
   }
   const res = review.response;
   if (!isPlainObject(res)) throw new InvalidResponse('webhook response was absent');
@@ -87,7 +93,8 @@ export function readResponse(body: unknown, version: string, uid: string, mutati
   if (typeof res.patch === 'string' && res.patch.length > 0) {
     if (!mutating) throw new InvalidResponse('validating webhooks may not return response.patch');
     if (res.patchType === undefined && version === 'v1') throw new InvalidResponse('webhook returned response.patch but not response.patchType');
-    if (res.patchType !== undefined && res.patchType !== 'JSONPatch') throw new InvalidResponse(`webhook returned invalid response.patchType of "${String(res.patchType)}"`);
+    if (res.patchType !== undefined && res.patchType !== 'JSONPatch')
+      throw new InvalidResponse(`webhook returned invalid response.patchType of "${String(res.patchType)}"`);
     const parsed: unknown = JSON.parse(Buffer.from(res.patch, 'base64').toString('utf8'));
     if (!Array.isArray(parsed)) throw new InvalidResponse('webhook returned a patch that is not a JSON patch');
     patch = parsed;
@@ -110,7 +117,8 @@ export function denial(webhook: string, status: Record<string, unknown> | undefi
   const s = status ?? {};
   const code = typeof s.code === 'number' && s.code >= 400 ? s.code : 400;
   const reason = typeof s.reason === 'string' ? s.reason : '';
-  const message = typeof s.message === 'string' && s.message ? `${deniedBy}: ${s.message}` : reason ? `${deniedBy}: ${reason}` : `${deniedBy} without explanation`;
+  const message =
+    typeof s.message === 'string' && s.message ? `${deniedBy}: ${s.message}` : reason ? `${deniedBy}: ${reason}` : `${deniedBy} without explanation`;
   const details = isPlainObject(s.details) ? (s.details as StatusError['status']['details']) : undefined;
   const err = new StatusError(code, reason as StatusReason, message, details);
   if (!reason) delete err.status.reason;

@@ -64,7 +64,8 @@ export class WebhookAdmission implements AdmissionPlugin {
     let lastChange = -1;
     for (const [i, invocation] of invocations.entries()) if (await this.mutate(invocation, attrs)) lastChange = i;
     // reinvocationPolicy IfNeeded: a webhook called before a later one changed the object is called once more, in order.
-    for (const invocation of invocations.slice(0, Math.max(lastChange, 0))) if (invocation.hook.reinvocationPolicy === 'IfNeeded') await this.mutate(invocation, attrs);
+    for (const invocation of invocations.slice(0, Math.max(lastChange, 0)))
+      if (invocation.hook.reinvocationPolicy === 'IfNeeded') await this.mutate(invocation, attrs);
   }
 
   /** Calls one mutating webhook and applies its patch; true when the object changed. */
@@ -136,7 +137,8 @@ export class WebhookAdmission implements AdmissionPlugin {
     try {
       const target = await this.target(hook, url.url);
       const reply = await postJson(target, review, timeoutSeconds * 1000, attrs.request.signal);
-      if (reply.status < 200 || reply.status > 299) throw new WebhookCallError(`the server responded with the status code ${reply.status} but did not return more information`);
+      if (reply.status < 200 || reply.status > 299)
+        throw new WebhookCallError(`the server responded with the status code ${reply.status} but did not return more information`);
       const res = readResponse(reply.body, version, uid, mutating);
       for (const warning of res.warnings) attrs.request.warn(warning);
       for (const [key, value] of Object.entries(res.auditAnnotations)) attrs.request.auditAnnotations.set(`${name}/${key}`, value);
@@ -147,9 +149,11 @@ export class WebhookAdmission implements AdmissionPlugin {
       throw err;
     } catch (err) {
       const reason =
-        err instanceof WebhookCallError ? `failed to call webhook: Post "${url.text}": ${err.message}`
-        : err instanceof InvalidResponse ? `received invalid webhook response: ${err.message}`
-        : null;
+        err instanceof WebhookCallError
+          ? `failed to call webhook: Post "${url.text}": ${err.message}`
+          : err instanceof InvalidResponse
+            ? `received invalid webhook response: ${err.message}`
+            : null;
       if (reason === null) throw err;
       // failurePolicy Ignore lets the request through (the dispatchers' "failing open"), and the call does not count as a rejection.
       const ignore = hook.failurePolicy === 'Ignore';

@@ -22,7 +22,10 @@ function reconciledRole(existing: KubeObject, expected: KubeObject): KubeObject 
   next.metadata.labels = merged(existing.metadata.labels, expected.metadata.labels);
   next.metadata.annotations = merged(existing.metadata.annotations, expected.metadata.annotations);
   if (isPlainObject(expected.aggregationRule)) {
-    const have = isPlainObject(existing.aggregationRule) && Array.isArray(existing.aggregationRule.clusterRoleSelectors) ? existing.aggregationRule.clusterRoleSelectors : [];
+    const have =
+      isPlainObject(existing.aggregationRule) && Array.isArray(existing.aggregationRule.clusterRoleSelectors)
+        ? existing.aggregationRule.clusterRoleSelectors
+        : [];
     const want = expected.aggregationRule.clusterRoleSelectors as unknown[];
     next.aggregationRule = { clusterRoleSelectors: [...have, ...want.filter((w) => !have.some((h) => jsonEqual(h, w)))] };
   }

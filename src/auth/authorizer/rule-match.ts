@@ -100,7 +100,8 @@ export function compactRules(rules: PolicyRule[]): PolicyRule[] {
   const simple = new Map<string, PolicyRule>();
   for (const rule of rules) {
     const names = rule.resourceNames ?? [];
-    const isSimple = names.length <= 1 && (rule.nonResourceURLs ?? []).length === 0 && (rule.apiGroups ?? []).length === 1 && (rule.resources ?? []).length === 1;
+    const isSimple =
+      names.length <= 1 && (rule.nonResourceURLs ?? []).length === 0 && (rule.apiGroups ?? []).length === 1 && (rule.resources ?? []).length === 1;
     if (!isSimple) {
       out.push(rule);
       continue;

@@ -43,7 +43,10 @@ describe('ControllerManager', () => {
     await manager.stop();
     expect([always.stopped, leaderOnly.stopped]).toEqual([1, 1]);
     // Stopped controllers are not running: their checks fail.
-    expect(await results(manager)).toEqual({ 'poststarthook/serving': 'poststarthook/serving is not running', 'namespace-controller': 'namespace-controller is not running' });
+    expect(await results(manager)).toEqual({
+      'poststarthook/serving': 'poststarthook/serving is not running',
+      'namespace-controller': 'namespace-controller is not running',
+    });
   });
 
   test('leader-only controllers start and stop with leadership', async () => {

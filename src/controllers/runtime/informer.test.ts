@@ -5,7 +5,11 @@ import { WatchChannel } from '../../storage/watch-channel';
 import { ManualClock } from './clock';
 import { Informer, type ListWatch } from './informer';
 
-const cm = (name: string, rv: number): KubeObject => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'ns', resourceVersion: String(rv) } });
+const cm = (name: string, rv: number): KubeObject => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name, namespace: 'ns', resourceVersion: String(rv) },
+});
 
 class FakeSource implements ListWatch {
   items: KubeObject[] = [];

@@ -32,7 +32,12 @@ class Lease {
       async create(record: LeaderElectionRecord) {
         if (this.cut) return new Promise<never>(() => undefined);
         if (lease.object) throw conflict({ group: 'coordination.k8s.io', resource: 'leases' }, 'kapi-controller-manager', 'exists');
-        lease.object = { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: 'kapi-controller-manager', resourceVersion: String(++lease.version) }, spec: { ...record } };
+        lease.object = {
+          apiVersion: 'coordination.k8s.io/v1',
+          kind: 'Lease',
+          metadata: { name: 'kapi-controller-manager', resourceVersion: String(++lease.version) },
+          spec: { ...record },
+        };
         lease.written();
         return structuredClone(lease.object);
       },

@@ -64,7 +64,11 @@ export class LeaseLock implements ResourceLock {
 
   follow(changed: (lease: KubeObject) => void, log: ControllerLog): () => void {
     const onlyThis: Predicate = { empty: false, matches: (obj) => obj.metadata.name === this.name };
-    const informer = new Informer(listWatchOf(this.leases, this.namespace, onlyThis), { added: changed, updated: (_, lease) => changed(lease) }, { name: `lease ${this.describe()}`, log });
+    const informer = new Informer(
+      listWatchOf(this.leases, this.namespace, onlyThis),
+      { added: changed, updated: (_, lease) => changed(lease) },
+      { name: `lease ${this.describe()}`, log },
+    );
     informer.start();
     return () => informer.stop();
   }

@@ -23,7 +23,13 @@ export interface RequestAudit {
 function sourceIPs(req: IncomingMessage): string[] {
   const ips: string[] = [];
   const forwarded = req.headers['x-forwarded-for'];
-  if (typeof forwarded === 'string') ips.push(...forwarded.split(',').map((s) => s.trim()).filter(Boolean));
+  if (typeof forwarded === 'string')
+    ips.push(
+      ...forwarded
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean),
+    );
   const real = req.headers['x-real-ip'];
   if (typeof real === 'string' && real.trim()) ips.push(real.trim());
   const peer = (req.socket.remoteAddress ?? '').replace(/^::ffff:/, '');
@@ -131,8 +137,24 @@ function responseStatus(code: number, body: unknown): Record<string, unknown> {
 
 /** The field order of kube-apiserver's JSON events. */
 const EVENT_FIELDS: (keyof AuditEvent)[] = [
-  'kind', 'apiVersion', 'level', 'auditID', 'stage', 'requestURI', 'verb', 'user', 'impersonatedUser', 'sourceIPs', 'userAgent',
-  'objectRef', 'responseStatus', 'requestObject', 'responseObject', 'requestReceivedTimestamp', 'stageTimestamp', 'annotations',
+  'kind',
+  'apiVersion',
+  'level',
+  'auditID',
+  'stage',
+  'requestURI',
+  'verb',
+  'user',
+  'impersonatedUser',
+  'sourceIPs',
+  'userAgent',
+  'objectRef',
+  'responseStatus',
+  'requestObject',
+  'responseObject',
+  'requestReceivedTimestamp',
+  'stageTimestamp',
+  'annotations',
 ];
 
 export interface AuditFilterOptions {
@@ -145,7 +167,14 @@ export interface AuditFilterOptions {
  * stage (RequestReceived; ResponseStarted for watches; ResponseComplete or Panic) with the
  * Audit-Id of the response. Returns null when the request is not audited (level None).
  */
-export function beginAudit(opts: AuditFilterOptions, req: IncomingMessage, res: ServerResponse, info: RequestInfo, path: string, user: UserInfo): RequestAudit | null {
+export function beginAudit(
+  opts: AuditFilterOptions,
+  req: IncomingMessage,
+  res: ServerResponse,
+  info: RequestInfo,
+  path: string,
+  user: UserInfo,
+): RequestAudit | null {
   const { level, omitStages } = evaluatePolicy(opts.policy, {
     user,
     verb: info.verb,
@@ -202,9 +231,13 @@ export function beginAudit(opts: AuditFilterOptions, req: IncomingMessage, res: 
     if (requestBody) sent = parseJson(requestBody(), req.headers['content-type']);
   };
   // A watch's stream is not kept; a refusal before it starts is (its Status goes in responseStatus).
-  const responseBody = tapResponse(res, () => !longRunning || res.statusCode >= 400, () => {
-    if (longRunning) emit({ ...base('ResponseStarted'), responseStatus: { metadata: {}, code: res.statusCode } });
-  });
+  const responseBody = tapResponse(
+    res,
+    () => !longRunning || res.statusCode >= 400,
+    () => {
+      if (longRunning) emit({ ...base('ResponseStarted'), responseStatus: { metadata: {}, code: res.statusCode } });
+    },
+  );
   emit(base('RequestReceived'));
   res.on('close', () => {
     if (finished) return;

@@ -27,7 +27,18 @@ function selectedName(query: URLSearchParams): string {
 /** GetAuthorizerAttributes: the request as an authorizer sees it. */
 export function requestAttributes(user: UserInfo, info: RequestInfo, query: URLSearchParams): AuthorizationAttributes {
   if (!info.isResourceRequest) {
-    return { user, verb: info.verb, resourceRequest: false, path: info.path, apiGroup: '', apiVersion: '', namespace: '', resource: '', subresource: '', name: '' };
+    return {
+      user,
+      verb: info.verb,
+      resourceRequest: false,
+      path: info.path,
+      apiGroup: '',
+      apiVersion: '',
+      namespace: '',
+      resource: '',
+      subresource: '',
+      name: '',
+    };
   }
   return {
     user,

@@ -16,7 +16,9 @@ test('requests get --request-timeout, shortened by a smaller ?timeout=', () => {
   expect(deadline('GET', '/api/v1/pods?timeout=0s')).toBe(60_000);
   expect(deadline('GET', '/version')).toBe(60_000);
   expect(deadline('GET', '/api/v1/pods', { ...config, requestTimeoutMs: 0 })).toBeNull();
-  expect(statusOf(() => deadline('GET', '/api/v1/pods?timeout=soon')).message).toBe('invalid timeout specified in the request URL - time: invalid duration "soon"');
+  expect(statusOf(() => deadline('GET', '/api/v1/pods?timeout=soon')).message).toBe(
+    'invalid timeout specified in the request URL - time: invalid duration "soon"',
+  );
 });
 
 test('watches follow timeoutSeconds, else 1-2x --min-request-timeout; other long-running requests have none', () => {
@@ -30,6 +32,10 @@ test('watches follow timeoutSeconds, else 1-2x --min-request-timeout; other long
   expect(deadline('POST', '/api/v1/namespaces/a/pods/p/exec')).toBeNull();
 });
 
-test('the timeout answer is kube-apiserver\'s', () => {
-  expect(deadlineExceeded().status).toMatchObject({ code: 504, reason: 'Timeout', message: 'Timeout: request did not complete within requested timeout - context deadline exceeded' });
+test("the timeout answer is kube-apiserver's", () => {
+  expect(deadlineExceeded().status).toMatchObject({
+    code: 504,
+    reason: 'Timeout',
+    message: 'Timeout: request did not complete within requested timeout - context deadline exceeded',
+  });
 });

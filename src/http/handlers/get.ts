@@ -4,6 +4,11 @@ import type { ResourceRequest } from './context';
 
 export async function handleGet(r: ResourceRequest): Promise<void> {
   const { info, store, query } = r;
-  const obj = await store.get(info.namespace, info.name, { resourceVersion: query.get('resourceVersion') ?? '', match: '' }, info.subresource as '' | Subresource);
+  const obj = await store.get(
+    info.namespace,
+    info.name,
+    { resourceVersion: query.get('resourceVersion') ?? '', match: '' },
+    info.subresource as '' | Subresource,
+  );
   respond(r, 200, obj);
 }

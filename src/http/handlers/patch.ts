@@ -38,7 +38,9 @@ function asObject(value: unknown, current: KubeObject): KubeObject {
   if (!isPlainObject(value)) throw badRequest('the patch produced something other than an object');
   if (!isPlainObject(value.metadata)) value.metadata = {};
   if (value.kind !== current.kind || value.apiVersion !== current.apiVersion) {
-    throw badRequest(`the API version or kind in the patched object (${String(value.apiVersion)}, ${String(value.kind)}) does not match the expected (${current.apiVersion}, ${current.kind})`);
+    throw badRequest(
+      `the API version or kind in the patched object (${String(value.apiVersion)}, ${String(value.kind)}) does not match the expected (${current.apiVersion}, ${current.kind})`,
+    );
   }
   return value as KubeObject;
 }

@@ -161,9 +161,7 @@ function requestOptions(target: ProxyTarget) {
   return {
     host,
     port: Number(target.url.port) || (target.url.protocol === 'https:' ? 443 : 80),
-    ...(target.url.protocol === 'https:'
-      ? { ...target.tls, ...(isIP(host) ? {} : { servername: host }) }
-      : {}),
+    ...(target.url.protocol === 'https:' ? { ...target.tls, ...(isIP(host) ? {} : { servername: host }) } : {}),
   };
 }
 

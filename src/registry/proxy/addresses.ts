@@ -15,7 +15,14 @@ export function isProxyableIp(address: string, allowLoopback: boolean): boolean 
   if (family === 6) {
     const lower = address.toLowerCase();
     if (lower === '::1') return allowLoopback;
-    return !(lower === '::' || lower.startsWith('fe8') || lower.startsWith('fe9') || lower.startsWith('fea') || lower.startsWith('feb') || lower.startsWith('ff'));
+    return !(
+      lower === '::' ||
+      lower.startsWith('fe8') ||
+      lower.startsWith('fe9') ||
+      lower.startsWith('fea') ||
+      lower.startsWith('feb') ||
+      lower.startsWith('ff')
+    );
   }
   return false;
 }

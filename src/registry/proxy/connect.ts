@@ -65,7 +65,11 @@ export type SchemeNamePort = { scheme: string; name: string; port: string };
  * the rest of the path for the backend, the object named `[scheme:]name[:port]` (a 400 otherwise,
  * as kube's ResourceLocation functions answer).
  */
-export function proxySubresource(kind: string, what: string, target: (request: ConnectRequest, id: SchemeNamePort) => Promise<ProxyTarget | null>): ConnectSubresource {
+export function proxySubresource(
+  kind: string,
+  what: string,
+  target: (request: ConnectRequest, id: SchemeNamePort) => Promise<ProxyTarget | null>,
+): ConnectSubresource {
   return {
     name: 'proxy',
     kind: { group: '', version: 'v1', kind },

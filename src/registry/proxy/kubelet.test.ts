@@ -1,7 +1,12 @@
 import type { KubeObject } from '../../api/types';
 import { DEFAULT_KUBELET_ADDRESS_TYPES, kubeletTls, preferredNodeAddress } from './kubelet';
 
-const node = (addresses: { type: string; address: string }[]): KubeObject => ({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'n' }, status: { addresses } });
+const node = (addresses: { type: string; address: string }[]): KubeObject => ({
+  apiVersion: 'v1',
+  kind: 'Node',
+  metadata: { name: 'n' },
+  status: { addresses },
+});
 
 test('the first address of the first preferred type the node has', () => {
   const n = node([

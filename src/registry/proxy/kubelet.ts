@@ -71,7 +71,11 @@ export function urlHost(host: string, port: number | string = ''): string {
 }
 
 /** The kubelet client from its flags' files (--kubelet-client-certificate, --kubelet-client-key, --kubelet-certificate-authority). */
-export function loadKubeletClient(files: { cert: string; key: string; ca: string }, preferredAddressTypes: string[], allowLoopback: boolean): KubeletClientConfig {
+export function loadKubeletClient(
+  files: { cert: string; key: string; ca: string },
+  preferredAddressTypes: string[],
+  allowLoopback: boolean,
+): KubeletClientConfig {
   const read = (file: string): string | undefined => (file ? readFileSync(file, 'utf8') : undefined);
   return { cert: read(files.cert), key: read(files.key), ca: read(files.ca), preferredAddressTypes, allowLoopback };
 }

@@ -27,7 +27,7 @@ export function formatIp(ip: Ip): string {
   const groups = Array.from({ length: 8 }, (_, i) => Number((ip.value >> BigInt((7 - i) * 16)) & 0xffffn));
   let bestAt = -1;
   let bestLen = 1;
-  for (let i = 0; i < 8; ) {
+  for (let i = 0; i < 8;) {
     if (groups[i] !== 0) {
       i++;
       continue;
@@ -93,7 +93,10 @@ export function ipAt(range: ServiceRange, offset: bigint): Ip {
  * when it is not (kube-apiserver's ServiceClusterIPRange checks).
  */
 export function parseServiceClusterIpRange(text: string): string[] | string {
-  const cidrs = text.split(',').map((c) => c.trim()).filter(Boolean);
+  const cidrs = text
+    .split(',')
+    .map((c) => c.trim())
+    .filter(Boolean);
   if (cidrs.length === 0 || cidrs.length > 2) return 'must be one CIDR, or two of different IP families';
   const ranges = cidrs.map(serviceRange);
   if (ranges.some((r) => r === null || r.size === 0n)) return 'must be valid CIDRs with usable addresses';

@@ -115,10 +115,7 @@ export class PortBitmap {
 }
 
 type PortOp =
-  | { kind: 'allocate'; port: number }
-  | { kind: 'next' }
-  | { kind: 'release'; port: number }
-  | { kind: 'repair'; used: Set<number>; free: Set<number> };
+  { kind: 'allocate'; port: number } | { kind: 'next' } | { kind: 'release'; port: number } | { kind: 'repair'; used: Set<number>; free: Set<number> };
 
 interface Pending {
   op: PortOp;

@@ -11,7 +11,7 @@ type Obj = Record<string, unknown>;
 const SERVICE = { group: '', kind: 'Service' };
 const FAMILIES: IpFamily[] = ['IPv4', 'IPv6'];
 
-const specOf = (svc: KubeObject): Obj => (isPlainObject(svc.spec) ? svc.spec : (svc.spec = {}) as Obj);
+const specOf = (svc: KubeObject): Obj => (isPlainObject(svc.spec) ? svc.spec : ((svc.spec = {}) as Obj));
 const portsOf = (svc: KubeObject): Obj[] => (Array.isArray(specOf(svc).ports) ? (specOf(svc).ports as Obj[]).filter(isPlainObject) : []);
 const stringsOf = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
 
@@ -121,7 +121,8 @@ export class ServiceAllocator implements WriteHooks {
         return;
       }
       if (i >= families.length) families.push(parsed.family);
-      else if (families[i] !== parsed.family) errs.push(field.invalid(`spec.ipFamilies[${i}]`, families[i], `must match the IP family of spec.clusterIPs[${i}]`));
+      else if (families[i] !== parsed.family)
+        errs.push(field.invalid(`spec.ipFamilies[${i}]`, families[i], `must match the IP family of spec.clusterIPs[${i}]`));
     });
     if (errs.length > 0) return errs;
     const dualCluster = this.families.length === 2;
@@ -142,7 +143,8 @@ export class ServiceAllocator implements WriteHooks {
     }
     families.forEach((family, i) => {
       if (!FAMILIES.includes(family as IpFamily)) errs.push(field.notSupported(`spec.ipFamilies[${i}]`, family, FAMILIES));
-      else if (!this.families.includes(family as IpFamily) && !(headless && selectorless)) errs.push(field.invalid(`spec.ipFamilies[${i}]`, family, 'not configured on this cluster'));
+      else if (!this.families.includes(family as IpFamily) && !(headless && selectorless))
+        errs.push(field.invalid(`spec.ipFamilies[${i}]`, family, 'not configured on this cluster'));
     });
     if (errs.length > 0) return errs;
     if (families.length === 0) families.push(this.families[0]);

@@ -103,10 +103,13 @@ export class WatchCache implements Storage {
   private resetReady(): void {
     this.isReady = false;
     this.notReadySince = Date.now();
-    this.ready = new Promise((resolve) => (this.markReady = () => {
-      this.isReady = true;
-      resolve();
-    }));
+    this.ready = new Promise(
+      (resolve) =>
+        (this.markReady = () => {
+          this.isReady = true;
+          resolve();
+        }),
+    );
   }
 
   /** The cache holds a complete list and a live watch. */
@@ -408,10 +411,7 @@ export class WatchCache implements Storage {
     if (revision <= 0 || revision < this.snapshotFloor || revision > this.revision) return null;
     const later = revision === this.revision ? [] : this.window.since(revision);
     if (!later) return null;
-    return snapshotPage(
-      { keys: this.keysUnder(prefix), current: (key) => this.objects.get(key), later },
-      { prefix, revision, start, limit, predicate },
-    );
+    return snapshotPage({ keys: this.keysUnder(prefix), current: (key) => this.objects.get(key), later }, { prefix, revision, start, limit, predicate });
   }
 
   /**

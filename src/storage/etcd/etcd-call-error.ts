@@ -16,8 +16,10 @@ const RESOURCE_EXHAUSTED = 8;
 const UNAVAILABLE = 14;
 
 /** Messages of etcd's and grpc-js's errors where the member certainly did not act, as etcd's client retries them (isSafeRetryMutableRPC). */
-const UNSENT = /No connection established|ECONNREFUSED|etcdserver: no leader|etcdserver: too many requests|etcdserver: not capable|there is no (address|connection) available/i;
-const UNKNOWN = /etcdserver: (request timed out|leader changed|server stopped)|Connection dropped|ECONNRESET|EPIPE|Deadline exceeded|socket hang up|GOAWAY|Call cancelled/i;
+const UNSENT =
+  /No connection established|ECONNREFUSED|etcdserver: no leader|etcdserver: too many requests|etcdserver: not capable|there is no (address|connection) available/i;
+const UNKNOWN =
+  /etcdserver: (request timed out|leader changed|server stopped)|Connection dropped|ECONNRESET|EPIPE|Deadline exceeded|socket hang up|GOAWAY|Call cancelled/i;
 
 function codeOf(err: unknown): number | undefined {
   const code = (err as { code?: unknown })?.code;

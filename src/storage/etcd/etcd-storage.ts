@@ -70,7 +70,7 @@ export class EtcdStorage implements Storage {
       throw new UnreadableValue(kv.key, 'undecodable', `couldn't get version/kind; json parse error: ${(err as Error).message}`, kv.modRevision);
     }
     if (typeof obj !== 'object' || obj === null || typeof obj.metadata !== 'object' || obj.metadata === null) {
-      throw new UnreadableValue(kv.key, 'undecodable', 'Object \'metadata\' is missing or not an object', kv.modRevision);
+      throw new UnreadableValue(kv.key, 'undecodable', "Object 'metadata' is missing or not an object", kv.modRevision);
     }
     obj.metadata.resourceVersion = String(revision);
     return { object: obj, stale };
@@ -166,9 +166,11 @@ export class EtcdStorage implements Storage {
     // With a selector some keys do not match, so a chunk may need several ranges to fill.
     let pageSize = limit;
     scan: for (;;) {
-      const page = await this.kv.range(start, end, { revision: readAt || undefined, limit: pageSize || undefined }, { signal: opts.signal }).catch((err: unknown) => {
-        throw isStorageError(err, 'TooOld') ? expired(prefix, start, limit > 0) : err;
-      });
+      const page = await this.kv
+        .range(start, end, { revision: readAt || undefined, limit: pageSize || undefined }, { signal: opts.signal })
+        .catch((err: unknown) => {
+          throw isStorageError(err, 'TooOld') ? expired(prefix, start, limit > 0) : err;
+        });
       if (!readAt) readAt = page.revision;
       let stoppedEarly = false;
       for (let i = 0; i < page.kvs.length; i++) {
@@ -204,9 +206,8 @@ export class EtcdStorage implements Storage {
       pageSize = Math.min(pageSize * 2, 10_000);
     }
     if (failures.length > 0) throw unreadableListError(failures, truncated, true);
-    const minimum = opts.match !== 'Exact' && !opts.continue && opts.resourceVersion !== '' && opts.resourceVersion !== '0'
-      ? parseRevision(opts.resourceVersion)
-      : 0;
+    const minimum =
+      opts.match !== 'Exact' && !opts.continue && opts.resourceVersion !== '' && opts.resourceVersion !== '0' ? parseRevision(opts.resourceVersion) : 0;
     if (minimum > readAt) throw EtcdStorage.tooLarge(minimum, readAt);
     const result: Omit<ListResult, 'items'> & { entries: typeof entries } = { entries, resourceVersion: String(readAt) };
     if (more) {
@@ -289,7 +290,11 @@ export class EtcdStorage implements Storage {
       if (!kv) throw new StorageError('KeyNotFound', `key ${key} not found`, key);
       try {
         this.read(kv);
-        throw new StorageError('Conflict', 'the object can be read again and was not deleted; delete it without ignoreStoreReadErrorWithClusterBreakingPotential', key);
+        throw new StorageError(
+          'Conflict',
+          'the object can be read again and was not deleted; delete it without ignoreStoreReadErrorWithClusterBreakingPotential',
+          key,
+        );
       } catch (err) {
         if (!(err instanceof UnreadableValue)) throw err;
       }
@@ -364,7 +369,8 @@ export class EtcdStorage implements Storage {
 }
 
 const LIST_EXPIRED = 'The resourceVersion for the provided list is too old.';
-const CONTINUE_EXPIRED = 'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.';
+const CONTINUE_EXPIRED =
+  'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.';
 const INCONSISTENT_CONTINUE =
   'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.';
 

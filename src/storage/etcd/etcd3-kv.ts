@@ -255,7 +255,12 @@ export class Etcd3Kv implements KV {
   }
 
   async count(start: string, end: string, call?: KvCallOptions): Promise<number> {
-    const res = await this.read('count', start, (c, deadline) => c.kv.range({ key: Buffer.from(start), range_end: Buffer.from(end), count_only: true }, { deadline }), call);
+    const res = await this.read(
+      'count',
+      start,
+      (c, deadline) => c.kv.range({ key: Buffer.from(start), range_end: Buffer.from(end), count_only: true }, { deadline }),
+      call,
+    );
     return Number(res.count);
   }
 
@@ -307,7 +312,8 @@ export class Etcd3Kv implements KV {
         if (!(err instanceof OutcomeUnknown)) throw err;
         const outcome = await this.outcomeOf(key, modRevision, value, call, until);
         if (outcome) return outcome;
-        if (Date.now() >= until) throw storageErrorFor(classifyEtcdError(err.original), `etcd did not answer within ${this.retryWindowMs / 1000}s: ${err.message}`);
+        if (Date.now() >= until)
+          throw storageErrorFor(classifyEtcdError(err.original), `etcd did not answer within ${this.retryWindowMs / 1000}s: ${err.message}`);
         continue;
       }
       const revision = Number(res.header.revision);
@@ -324,7 +330,14 @@ export class Etcd3Kv implements KV {
   /** What became of a write whose answer was lost; null when it did not land. */
   private async outcomeOf(key: string, modRevision: number, value: Buffer | null, call: KvCallOptions | undefined, until: number): Promise<WriteResult | null> {
     // Within the write's window, but with room for one attempt, so a write near its end is still resolved.
-    const res = await this.run('get', key, false, (c, deadline) => c.kv.range({ key: Buffer.from(key) }, { deadline }), call?.signal, Math.max(until, Date.now() + this.attemptTimeoutMs));
+    const res = await this.run(
+      'get',
+      key,
+      false,
+      (c, deadline) => c.kv.range({ key: Buffer.from(key) }, { deadline }),
+      call?.signal,
+      Math.max(until, Date.now() + this.attemptTimeoutMs),
+    );
     const kv = res.kvs.length > 0 ? toKeyValue(res.kvs[0]) : null;
     const revision = Number(res.header.revision);
     if (value === null) {
@@ -385,7 +398,13 @@ export class Etcd3Kv implements KV {
    */
   async checkHealth(key: string, timeoutMs: number): Promise<void> {
     const until = Date.now() + timeoutMs;
-    await this.read('health', key, (c, deadline) => c.kv.range({ key: Buffer.from(key), count_only: true }, { deadline: Math.min(deadline, until) }), undefined, until);
+    await this.read(
+      'health',
+      key,
+      (c, deadline) => c.kv.range({ key: Buffer.from(key), count_only: true }, { deadline: Math.min(deadline, until) }),
+      undefined,
+      until,
+    );
   }
 
   get isClosed(): boolean {

@@ -40,7 +40,10 @@ function keyed(kind: 'aescbc' | 'aesgcm' | 'secretbox', config: unknown, path: s
     if (!/^[A-Za-z0-9+/]*={0,2}$/.test(k.secret)) fail(`${at}.secret`, 'Invalid value: "REDACTED": secrets must be base64 encoded');
     const secret = Buffer.from(k.secret, 'base64');
     if (!KEY_SIZES[kind].includes(secret.length)) {
-      fail(`${at}.secret`, `Invalid value: "REDACTED": secret is not of the expected length, got ${secret.length}, expected one of [${KEY_SIZES[kind].join(' ')}]`);
+      fail(
+        `${at}.secret`,
+        `Invalid value: "REDACTED": secret is not of the expected length, got ${secret.length}, expected one of [${KEY_SIZES[kind].join(' ')}]`,
+      );
     }
     const transformer = kind === 'aesgcm' ? aesGcmTransformer(secret) : kind === 'aescbc' ? aesCbcTransformer(secret) : secretboxTransformer(secret);
     return { prefix: Buffer.from(`k8s:enc:${kind}:v1:${k.name}:`), transformer };
@@ -52,7 +55,8 @@ function providers(list: unknown, path: string): PrefixedTransformer[] {
   return list.flatMap((p, i) => {
     const at = `${path}[${i}]`;
     const kinds = isObj(p) ? Object.keys(p) : [];
-    if (kinds.length !== 1) fail(at, `Invalid value: ${JSON.stringify(kinds)}: more than one provider specified in a single element, should split into different list elements`);
+    if (kinds.length !== 1)
+      fail(at, `Invalid value: ${JSON.stringify(kinds)}: more than one provider specified in a single element, should split into different list elements`);
     const kind = kinds[0];
     switch (kind) {
       case 'identity':
@@ -77,7 +81,8 @@ export function parseEncryptionConfig(text: string): TransformerLookup {
   }
   if (!isObj(doc)) throw new EncryptionConfigError('error while parsing file: not an object');
   if (doc.kind !== 'EncryptionConfiguration') fail('kind', `Invalid value: ${JSON.stringify(doc.kind ?? '')}: must be EncryptionConfiguration`);
-  if (doc.apiVersion !== 'apiserver.config.k8s.io/v1') fail('apiVersion', `Invalid value: ${JSON.stringify(doc.apiVersion ?? '')}: must be apiserver.config.k8s.io/v1`);
+  if (doc.apiVersion !== 'apiserver.config.k8s.io/v1')
+    fail('apiVersion', `Invalid value: ${JSON.stringify(doc.apiVersion ?? '')}: must be apiserver.config.k8s.io/v1`);
   if (!Array.isArray(doc.resources) || doc.resources.length === 0) fail('resources', 'Required value: resources is a required field');
   const byResource = new Map<string, ValueTransformer>();
   doc.resources.forEach((entry, i) => {
