@@ -1,24 +1,34 @@
 import type { AdmissionAttributes, WriteAdmission } from '../registry/admission-hooks';
+import { ReinvocationContext } from './reinvocation';
 
 export type { AdmissionAttributes, AdmissionOperation } from '../registry/admission-hooks';
 
 /**
  * One admission plugin; it throws a StatusError to refuse. `admit` is its mutating part (it may
  * change attrs.object), `validate` its validating part, as kube's MutationInterface and
- * ValidationInterface.
+ * ValidationInterface. `reinvocation` is the chain run's admission.ReinvocationContext.
  */
 export interface AdmissionPlugin {
   readonly name: string;
-  admit?(attrs: AdmissionAttributes): Promise<void>;
+  admit?(attrs: AdmissionAttributes, reinvocation: ReinvocationContext): Promise<void>;
   validate?(attrs: AdmissionAttributes): Promise<void>;
 }
 
-/** Runs every plugin's mutating part in order, then (called again after the strategy) every validating part; the first refusal wins. */
+/**
+ * Runs every plugin's mutating part in order, then (called again after the strategy) every
+ * validating part; the first refusal wins. When a mutator asked for it, every mutating part runs
+ * once more (k8s.io/apiserver's reinvoker.Admit): the built-in plugins all, the dispatchers only
+ * their mutators with reinvocationPolicy IfNeeded that ran before a change.
+ */
 export class AdmissionChain implements WriteAdmission {
   constructor(private readonly plugins: AdmissionPlugin[]) {}
 
   async mutate(attrs: AdmissionAttributes): Promise<void> {
-    for (const plugin of this.plugins) await plugin.admit?.(attrs);
+    const reinvocation = new ReinvocationContext();
+    for (const plugin of this.plugins) await plugin.admit?.(attrs, reinvocation);
+    if (!reinvocation.shouldReinvoke) return;
+    reinvocation.setIsReinvoke();
+    for (const plugin of this.plugins) await plugin.admit?.(attrs, reinvocation);
   }
 
   async validate(attrs: AdmissionAttributes): Promise<void> {

@@ -110,7 +110,7 @@ function implementedPlugins(
     CertificateSubjectRestriction: new CertificateSubjectRestriction(),
     DefaultIngressClass: new DefaultIngressClass(() => listCached(storeOf('networking.k8s.io', 'v1', 'ingressclasses'), '')),
     MutatingAdmissionPolicy: new MutatingAdmissionPolicy(registryPolicySource(cluster.registry, equivalents, cluster.authorize, MUTATING_POLICIES)),
-    MutatingAdmissionWebhook: { name: 'MutatingAdmissionWebhook', admit: (attrs) => webhooks.admit(attrs) },
+    MutatingAdmissionWebhook: { name: 'MutatingAdmissionWebhook', admit: (attrs, reinvocation) => webhooks.admit(attrs, reinvocation) },
     ValidatingAdmissionPolicy: new ValidatingAdmissionPolicy(registryPolicySource(cluster.registry, equivalents, cluster.authorize)),
     ValidatingAdmissionWebhook: { name: 'ValidatingAdmissionWebhook', validate: (attrs) => webhooks.validate(attrs) },
   };

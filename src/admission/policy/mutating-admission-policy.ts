@@ -4,6 +4,7 @@ import { StatusError } from '../../api/errors';
 import { isPlainObject, type KubeObject, type StatusReason } from '../../api/types';
 import { kindSchema, type ObjectNode } from '../../schema/typed-schema';
 import type { AdmissionAttributes, AdmissionPlugin } from '../admission';
+import { MutatorReinvocation, type ReinvocationContext } from '../reinvocation';
 import type { MatchedResource } from '../webhooks/equivalents';
 import { compileMutatingPolicy, invokeMutatingPolicy, MutationError, type CompiledMutatingPolicy } from './compiled-mutation';
 import { isExemptAdmissionConfiguration } from '../exempt-configuration';
@@ -28,11 +29,17 @@ interface Invocation {
   namespaceObject: KubeObject | null;
 }
 
+/** An invocation's identity across the chain's passes (the dispatcher's keyFor): policy, binding, param. */
+function invocationKey({ policy, binding, param }: Invocation): string {
+  return JSON.stringify([policy.name, binding, param ? [param.metadata.namespace ?? '', param.metadata.name ?? ''] : null]);
+}
+
 /**
  * The MutatingAdmissionPolicy admission plugin (k8s.io/apiserver's policy/mutating dispatcher):
  * every policy whose matchConstraints match the request runs once per matching binding and
- * param, in policy name order; each mutation changes the object the next one sees. Policies
- * with reinvocationPolicy IfNeeded run once more if a later policy changed the object.
+ * param, in policy name order; each mutation changes the object the next one sees. In the
+ * admission chain's second pass (after any mutator changed the object) only the invocations with
+ * reinvocationPolicy IfNeeded that ran before a change run again (policy/mutating dispatcher).
  */
 export class MutatingAdmissionPolicy implements AdmissionPlugin {
   readonly name = 'MutatingAdmissionPolicy';
@@ -43,20 +50,19 @@ export class MutatingAdmissionPolicy implements AdmissionPlugin {
     this.matching = new PolicyMatching(source);
   }
 
-  async admit(attrs: AdmissionAttributes): Promise<void> {
+  async admit(attrs: AdmissionAttributes, context: ReinvocationContext): Promise<void> {
     if (!attrs.object || isExemptAdmissionConfiguration(attrs)) return;
     const policies = await this.source.policies();
     if (policies.length === 0) return;
     const failures: PolicyFailure[] = [];
     const invocations = await this.invocations(byName(policies), await this.source.bindings(), attrs, failures);
-    let lastChange = -1;
-    for (const [index, invocation] of invocations.entries()) {
-      if (this.invoke(invocation, attrs, failures)) lastChange = index;
+    const reinvocation = MutatorReinvocation.begin(context, this.name, attrs.object);
+    for (const invocation of invocations) {
+      const key = invocationKey(invocation);
+      if (reinvocation.skips(key)) continue;
+      reinvocation.invoked(key, this.invoke(invocation, attrs, failures), invocation.policy.reinvocationPolicy === 'IfNeeded');
     }
-    // reinvocationPolicy IfNeeded: a policy run before a later one changed the object runs once more, in order.
-    for (const invocation of invocations.slice(0, Math.max(lastChange, 0))) {
-      if (invocation.policy.reinvocationPolicy === 'IfNeeded') this.invoke(invocation, attrs, failures);
-    }
+    reinvocation.end(attrs.object);
     // Failures of policies with failurePolicy Ignore are dropped; any other refuses the request.
     const refused = failures.filter((f) => f.policy.failurePolicy === 'Fail');
     if (refused.length > 0) throw policyErrorsRefusal(attrs, refused);

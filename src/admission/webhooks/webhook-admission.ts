@@ -6,6 +6,7 @@ import { isPlainObject, type KubeObject } from '../../api/types';
 import { applyJsonPatch } from '../../patch/json-patch';
 import type { AuthorizeFn } from '../policy/authorizer-library';
 import type { AdmissionAttributes, AdmissionPlugin } from '../admission';
+import { MutatorReinvocation, type ReinvocationContext } from '../reinvocation';
 import { compiledMatchConditions } from './match-conditions';
 import { matchResource, type EquivalentsOf, type MatchedResource } from './equivalents';
 import { postJson, WebhookCallError, type WebhookTarget } from './client';
@@ -32,6 +33,8 @@ export interface WebhookSource {
 interface Invocation {
   hook: Hook;
   as: MatchedResource;
+  /** The webhook's identity across the chain's passes (the accessor's UID: configuration, name, index). */
+  key: string;
 }
 
 /** What the plugin reports of each call: apiserver_admission_webhook_* metrics. */
@@ -59,13 +62,21 @@ export class WebhookAdmission implements AdmissionPlugin {
     private readonly observer: WebhookObserver,
   ) {}
 
-  async admit(attrs: AdmissionAttributes): Promise<void> {
-    const invocations = await this.relevant(attrs, 'mutatingwebhookconfigurations');
-    let lastChange = -1;
-    for (const [i, invocation] of invocations.entries()) if (await this.mutate(invocation, attrs)) lastChange = i;
-    // reinvocationPolicy IfNeeded: a webhook called before a later one changed the object is called once more, in order.
-    for (const invocation of invocations.slice(0, Math.max(lastChange, 0)))
-      if (invocation.hook.reinvocationPolicy === 'IfNeeded') await this.mutate(invocation, attrs);
+  /**
+   * The mutating webhooks in order (mutatingDispatcher.Dispatch); in the chain's second pass only
+   * those with reinvocationPolicy IfNeeded that were called before a change are called again.
+   */
+  async admit(attrs: AdmissionAttributes, context: ReinvocationContext): Promise<void> {
+    const reinvocation = MutatorReinvocation.begin(context, 'MutatingAdmissionWebhook', attrs.object);
+    try {
+      for (const invocation of await this.relevant(attrs, 'mutatingwebhookconfigurations')) {
+        if (reinvocation.skips(invocation.key)) continue;
+        const changed = await this.mutate(invocation, attrs);
+        reinvocation.invoked(invocation.key, changed, invocation.hook.reinvocationPolicy === 'IfNeeded');
+      }
+    } finally {
+      reinvocation.end(attrs.object);
+    }
   }
 
   /** Calls one mutating webhook and applies its patch; true when the object changed. */
@@ -102,13 +113,13 @@ export class WebhookAdmission implements AdmissionPlugin {
     const target = { operation: attrs.operation, subresource: attrs.subresource, clusterScoped: !def.namespaced };
     const invocations: Invocation[] = [];
     for (const config of configs) {
-      for (const hook of objectsIn(config.webhooks)) {
+      for (const [index, hook] of objectsIn(config.webhooks).entries()) {
         if (!(await selectorsMatch(hook, attrs, (ns) => this.source.namespaceLabels(ns)))) continue;
         const matched = matchResource(objectsIn(hook.rules), target, equivalents, hook.matchPolicy !== 'Exact');
         if (!matched) continue;
         // A subresource with a kind of its own (Scale) is sent as that kind whatever version matched.
         const as = attrs.kind.kind === def.kind ? matched : { ...matched, kind: attrs.kind, convert: (o: KubeObject) => o, revert: (o: KubeObject) => o };
-        if (this.conditionsMatch(config, hook, attrs, as)) invocations.push({ hook, as });
+        if (this.conditionsMatch(config, hook, attrs, as)) invocations.push({ hook, as, key: `${config.metadata.name ?? ''}/${str(hook.name)}/${index}` });
       }
     }
     return invocations;
