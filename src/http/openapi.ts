@@ -3,6 +3,7 @@ import type { GroupVersionKind } from '../api/types';
 import type { ResourceDefinition, ServedKind, Verb } from '../registry/resource-definition';
 import type { GroupVersionEntry, ResourceRegistry } from '../registry/resource-registry';
 import { subresourceView } from '../registry/subresources';
+import { connectPaths } from './openapi-connect';
 
 /** OpenAPI v2 and v3 documents derived from the resource definitions and their schemas. */
 
@@ -162,9 +163,18 @@ function operationsOf(def: ResourceDefinition): OperationSpec[] {
   return [...ops.filter((op) => def.verbs.includes(VERB_FOR_ACTION[op.action])), ...createOps];
 }
 
-function operationId(def: ResourceDefinition, op: OperationSpec): string {
+/** The group version as operation IDs spell it: CoreV1, AppsV1, ... */
+function gvName(def: ResourceDefinition): string {
   const groupPart = (def.group || 'core').split('.')[0];
-  const gv = `${groupPart[0].toUpperCase()}${groupPart.slice(1)}${def.version[0].toUpperCase()}${def.version.slice(1)}`;
+  return `${groupPart[0].toUpperCase()}${groupPart.slice(1)}${def.version[0].toUpperCase()}${def.version.slice(1)}`;
+}
+
+function tagOf(def: ResourceDefinition): string {
+  return def.group ? `${def.group.split('.')[0]}_${def.version}` : `core_${def.version}`;
+}
+
+function operationId(def: ResourceDefinition, op: OperationSpec): string {
+  const gv = gvName(def);
   const scope = op.path.includes('{namespace}') ? 'Namespaced' : '';
   const suffix = op.subresource ? op.subresource[0].toUpperCase() + op.subresource.slice(1) : '';
   const allNs = def.namespaced && !op.path.includes('{namespace}') ? 'ForAllNamespaces' : '';
@@ -192,7 +202,7 @@ function v3Operation(def: ResourceDefinition, op: OperationSpec, kind: GroupVers
   const isList = op.action === 'list' || op.action === 'deletecollection';
   const responseRef = isList ? listRef : ref;
   const operation: Record<string, unknown> = {
-    tags: [def.group ? `${def.group.split('.')[0]}_${def.version}` : `core_${def.version}`],
+    tags: [tagOf(def)],
     operationId: operationId(def, op),
     parameters: ACTION_PARAMS[op.action].map((p) => PARAMS[p]),
     responses: {
@@ -213,6 +223,21 @@ function v3Operation(def: ResourceDefinition, op: OperationSpec, kind: GroupVers
     };
   }
   return operation;
+}
+
+/** The paths of a kind's connect subresources (not pods/log, which kube describes as a read of the Pod). */
+function connectOperations(def: ResourceDefinition): Record<string, Record<string, unknown>> {
+  const collection = def.namespaced ? `${basePath(def)}/namespaces/{namespace}/${def.resource}` : `${basePath(def)}/${def.resource}`;
+  const scopeParams = def.namespaced ? [pathParam('namespace', 'object name and auth scope, such as for teams and projects')] : [];
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const sub of def.connectSubresources.filter((s) => !s.stream)) {
+    for (const { suffix, params, operations } of connectPaths(sub, def, gvName(def), tagOf(def))) {
+      const all = [...scopeParams, pathParam('name', `name of the ${sub.kind.kind}`), ...params];
+      // kube lists a path's parameters by name.
+      paths[`${collection}/{name}${suffix}`] = { parameters: all.sort((a, b) => String(a.name).localeCompare(String(b.name))), ...operations };
+    }
+  }
+  return paths;
 }
 
 function listDefinitionName(name: string): string {
@@ -259,6 +284,7 @@ export function openApiV3Document(entry: GroupVersionEntry, schemas: SchemaSourc
       const opRef = own ? `#/components/schemas/${schemas.definitionName(own)}` : ref;
       path[METHOD[op.action]] = v3Operation(def, op, own ?? def, opRef, `#/components/schemas/${listName}`);
     }
+    Object.assign(paths, connectOperations(def));
   }
   return {
     openapi: '3.0.0',
@@ -283,15 +309,18 @@ export function openApiV2Document(registry: ResourceRegistry, schemas: SchemaSou
         if (method === 'parameters') continue;
         const o = op as Record<string, unknown>;
         const responses = o.responses as Record<string, { description: string; content?: Record<string, { schema: unknown }> }>;
+        const parameters = [
+          ...((o.parameters ?? []) as Record<string, unknown>[]).map(v2Param),
+          ...(o.requestBody ? [{ name: 'body', in: 'body', required: true, schema: bodySchema(o.requestBody) }] : []),
+        ];
         v2Item[method] = {
           ...o,
-          parameters: [
-            ...(o.parameters as Record<string, unknown>[]).map(v2Param),
-            ...(o.requestBody ? [{ name: 'body', in: 'body', required: true, schema: bodySchema(o.requestBody) }] : []),
-          ],
+          // Connect operations have theirs on the path only.
+          parameters: parameters.length > 0 ? parameters : undefined,
           requestBody: undefined,
-          consumes: o.requestBody ? Object.keys((o.requestBody as { content: Record<string, unknown> }).content) : undefined,
-          produces: ['application/json', 'application/yaml', 'application/vnd.kubernetes.protobuf'],
+          // A connect operation takes and gives anything (*/*), as kube's v2 document says.
+          consumes: o.requestBody ? Object.keys((o.requestBody as { content: Record<string, unknown> }).content) : o['x-kubernetes-action'] === 'connect' ? ['*/*'] : undefined,
+          produces: o['x-kubernetes-action'] === 'connect' ? ['*/*'] : ['application/json', 'application/yaml', 'application/vnd.kubernetes.protobuf'],
           responses: Object.fromEntries(
             Object.entries(responses).map(([code, r]) => [
               code,

@@ -149,6 +149,56 @@ test('OpenAPI v3: index and per group-version documents with GVK and fieldValida
   expect(podSpec.properties.containers).toMatchObject({ 'x-kubernetes-patch-merge-key': 'name', 'x-kubernetes-list-type': 'map' });
 });
 
+test('OpenAPI v3 api/v1 describes the connect operations as kube does: exec, attach, portforward and proxy of pods, services and nodes', async () => {
+  const doc = (await api.get('/openapi/v3/api/v1')).body;
+  const exec = doc.paths['/api/v1/namespaces/{namespace}/pods/{name}/exec'];
+  expect(Object.keys(exec).sort()).toEqual(['get', 'parameters', 'post']);
+  expect(exec.get).toEqual({
+    tags: ['core_v1'],
+    description: 'connect GET requests to exec of Pod',
+    operationId: 'connectCoreV1GetNamespacedPodExec',
+    responses: { '200': { description: 'OK', content: { '*/*': { schema: { type: 'string' } } } }, '401': { description: 'Unauthorized' } },
+    'x-kubernetes-action': 'connect',
+    'x-kubernetes-group-version-kind': { group: '', version: 'v1', kind: 'PodExecOptions' },
+  });
+  expect(exec.post.operationId).toBe('connectCoreV1PostNamespacedPodExec');
+  expect(exec.parameters.map((p: { name: string; in: string }) => `${p.in}:${p.name}`)).toEqual([
+    'query:command', 'query:container', 'path:name', 'path:namespace', 'query:stderr', 'query:stdin', 'query:stdout', 'query:tty',
+  ]);
+  expect(exec.parameters.find((p: { name: string }) => p.name === 'tty')).toEqual({
+    name: 'tty', in: 'query', description: 'TTY if true indicates that a tty will be allocated for the exec call. Defaults to false.', schema: { type: 'boolean', uniqueItems: true },
+  });
+  expect(exec.parameters.find((p: { name: string }) => p.name === 'name').description).toBe('name of the PodExecOptions');
+  expect(doc.paths['/api/v1/namespaces/{namespace}/pods/{name}/attach'].get['x-kubernetes-group-version-kind'].kind).toBe('PodAttachOptions');
+  const portforward = doc.paths['/api/v1/namespaces/{namespace}/pods/{name}/portforward'];
+  expect([portforward.get.operationId, portforward.parameters.find((p: { name: string }) => p.name === 'ports').schema.type]).toEqual(['connectCoreV1GetNamespacedPodPortforward', 'integer']);
+  const podProxy = doc.paths['/api/v1/namespaces/{namespace}/pods/{name}/proxy/{path}'];
+  expect(Object.keys(podProxy).filter((k) => k !== 'parameters').sort()).toEqual(['delete', 'get', 'head', 'options', 'patch', 'post', 'put']);
+  expect(podProxy.options.operationId).toBe('connectCoreV1OptionsNamespacedPodProxyWithPath');
+  expect(podProxy.parameters.map((p: { name: string; in: string }) => `${p.in}:${p.name}`)).toEqual(['path:name', 'path:namespace', 'path:path', 'query:path']);
+  expect(doc.paths['/api/v1/namespaces/{namespace}/services/{name}/proxy'].put.operationId).toBe('connectCoreV1PutNamespacedServiceProxy');
+  const nodeProxy = doc.paths['/api/v1/nodes/{name}/proxy/{path}'];
+  expect([nodeProxy.get.operationId, nodeProxy.get['x-kubernetes-group-version-kind'].kind]).toEqual(['connectCoreV1GetNodeProxyWithPath', 'NodeProxyOptions']);
+  // pods/log is a read of the Pod, not a connect operation.
+  expect(doc.paths['/api/v1/namespaces/{namespace}/pods/{name}/log']).toBeUndefined();
+});
+
+test('OpenAPI v2 describes them too: */* in and out, a string answer', async () => {
+  const res = await api.get('/openapi/v2', { accept: 'application/json' });
+  const exec = res.body.paths['/api/v1/namespaces/{namespace}/pods/{name}/exec'];
+  expect(exec.post).toMatchObject({
+    operationId: 'connectCoreV1PostNamespacedPodExec',
+    consumes: ['*/*'],
+    produces: ['*/*'],
+    responses: { '200': { description: 'OK', schema: { type: 'string' } }, '401': { description: 'Unauthorized' } },
+    'x-kubernetes-action': 'connect',
+  });
+  expect(exec.parameters.find((p: { name: string }) => p.name === 'command')).toEqual({
+    name: 'command', in: 'query', description: 'Command is the remote command to execute. argv array. Not executed within a shell.', type: 'string', uniqueItems: true,
+  });
+  expect(res.body.paths['/api/v1/namespaces/{namespace}/services/{name}/proxy/{path}'].get.operationId).toBe('connectCoreV1GetNamespacedServiceProxyWithPath');
+});
+
 test('OpenAPI v2 is served as JSON; kinds carry apiVersion and kind', async () => {
   const res = await api.get('/openapi/v2', { accept: 'application/json' });
   expect(res.status).toBe(200);
