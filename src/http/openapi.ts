@@ -319,7 +319,11 @@ export function openApiV2Document(registry: ResourceRegistry, schemas: SchemaSou
           parameters: parameters.length > 0 ? parameters : undefined,
           requestBody: undefined,
           // A connect operation takes and gives anything (*/*), as kube's v2 document says.
-          consumes: o.requestBody ? Object.keys((o.requestBody as { content: Record<string, unknown> }).content) : o['x-kubernetes-action'] === 'connect' ? ['*/*'] : undefined,
+          consumes: o.requestBody
+            ? Object.keys((o.requestBody as { content: Record<string, unknown> }).content)
+            : o['x-kubernetes-action'] === 'connect'
+              ? ['*/*']
+              : undefined,
           produces: o['x-kubernetes-action'] === 'connect' ? ['*/*'] : ['application/json', 'application/yaml', 'application/vnd.kubernetes.protobuf'],
           responses: Object.fromEntries(
             Object.entries(responses).map(([code, r]) => [

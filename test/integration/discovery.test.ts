@@ -163,17 +163,34 @@ test('OpenAPI v3 api/v1 describes the connect operations as kube does: exec, att
   });
   expect(exec.post.operationId).toBe('connectCoreV1PostNamespacedPodExec');
   expect(exec.parameters.map((p: { name: string; in: string }) => `${p.in}:${p.name}`)).toEqual([
-    'query:command', 'query:container', 'path:name', 'path:namespace', 'query:stderr', 'query:stdin', 'query:stdout', 'query:tty',
+    'query:command',
+    'query:container',
+    'path:name',
+    'path:namespace',
+    'query:stderr',
+    'query:stdin',
+    'query:stdout',
+    'query:tty',
   ]);
   expect(exec.parameters.find((p: { name: string }) => p.name === 'tty')).toEqual({
-    name: 'tty', in: 'query', description: 'TTY if true indicates that a tty will be allocated for the exec call. Defaults to false.', schema: { type: 'boolean', uniqueItems: true },
+    name: 'tty',
+    in: 'query',
+    description: 'TTY if true indicates that a tty will be allocated for the exec call. Defaults to false.',
+    schema: { type: 'boolean', uniqueItems: true },
   });
   expect(exec.parameters.find((p: { name: string }) => p.name === 'name').description).toBe('name of the PodExecOptions');
   expect(doc.paths['/api/v1/namespaces/{namespace}/pods/{name}/attach'].get['x-kubernetes-group-version-kind'].kind).toBe('PodAttachOptions');
   const portforward = doc.paths['/api/v1/namespaces/{namespace}/pods/{name}/portforward'];
-  expect([portforward.get.operationId, portforward.parameters.find((p: { name: string }) => p.name === 'ports').schema.type]).toEqual(['connectCoreV1GetNamespacedPodPortforward', 'integer']);
+  expect([portforward.get.operationId, portforward.parameters.find((p: { name: string }) => p.name === 'ports').schema.type]).toEqual([
+    'connectCoreV1GetNamespacedPodPortforward',
+    'integer',
+  ]);
   const podProxy = doc.paths['/api/v1/namespaces/{namespace}/pods/{name}/proxy/{path}'];
-  expect(Object.keys(podProxy).filter((k) => k !== 'parameters').sort()).toEqual(['delete', 'get', 'head', 'options', 'patch', 'post', 'put']);
+  expect(
+    Object.keys(podProxy)
+      .filter((k) => k !== 'parameters')
+      .sort(),
+  ).toEqual(['delete', 'get', 'head', 'options', 'patch', 'post', 'put']);
   expect(podProxy.options.operationId).toBe('connectCoreV1OptionsNamespacedPodProxyWithPath');
   expect(podProxy.parameters.map((p: { name: string; in: string }) => `${p.in}:${p.name}`)).toEqual(['path:name', 'path:namespace', 'path:path', 'query:path']);
   expect(doc.paths['/api/v1/namespaces/{namespace}/services/{name}/proxy'].put.operationId).toBe('connectCoreV1PutNamespacedServiceProxy');
@@ -194,7 +211,11 @@ test('OpenAPI v2 describes them too: */* in and out, a string answer', async () 
     'x-kubernetes-action': 'connect',
   });
   expect(exec.parameters.find((p: { name: string }) => p.name === 'command')).toEqual({
-    name: 'command', in: 'query', description: 'Command is the remote command to execute. argv array. Not executed within a shell.', type: 'string', uniqueItems: true,
+    name: 'command',
+    in: 'query',
+    description: 'Command is the remote command to execute. argv array. Not executed within a shell.',
+    type: 'string',
+    uniqueItems: true,
   });
   expect(res.body.paths['/api/v1/namespaces/{namespace}/services/{name}/proxy/{path}'].get.operationId).toBe('connectCoreV1GetNamespacedServiceProxyWithPath');
 });
