@@ -1,9 +1,7 @@
-import { createServer, type Server } from 'node:https';
-import type { AddressInfo } from 'node:net';
-import { createCertificateAuthority, createLeafCertificate } from '../../src/auth/certificates';
 import { eventually } from '../harness/etcd-keys';
 import { Api } from '../harness/http';
 import { startTestServer } from '../harness/server';
+import { reviewResponse, startStandInWebhook, type Review, type StandInWebhook } from '../harness/webhook-server';
 import { parseFeatureGates } from '../../src/server/feature-gates';
 
 /**
@@ -20,21 +18,14 @@ const CMS = '/api/v1/namespaces/default/configmaps';
 
 let server: Awaited<ReturnType<typeof startTestServer>>;
 let api: Api;
-let webhook: Server;
+let webhook: StandInWebhook;
 let base: string;
 let caBundle: string;
 /** Every webhook call: `<path> <configmap name>`. */
 const calls: string[] = [];
 
-type Review = { request: Record<string, any> };
-
 function patched(review: Review, patch: unknown[]) {
-  const body = Buffer.from(JSON.stringify(patch)).toString('base64');
-  return {
-    apiVersion: 'admission.k8s.io/v1',
-    kind: 'AdmissionReview',
-    response: { uid: review.request.uid, allowed: true, patchType: 'JSONPatch', patch: body },
-  };
+  return reviewResponse(review, { allowed: true, patchType: 'JSONPatch', patch: Buffer.from(JSON.stringify(patch)).toString('base64') });
 }
 
 /** The webhook server's behaviours, by path. */
@@ -45,21 +36,12 @@ const HANDLERS: Record<string, (review: Review) => unknown> = {
 };
 
 beforeAll(async () => {
-  const ca = createCertificateAuthority('reinvocation-test-ca');
-  const leaf = createLeafCertificate(ca, { commonName: 'webhook', usage: 'server', hosts: ['127.0.0.1'], validDays: 1 });
-  caBundle = Buffer.from(ca.cert).toString('base64');
-  webhook = createServer({ cert: leaf.cert, key: leaf.key }, (req, res) => {
-    let text = '';
-    req.on('data', (c) => (text += c));
-    req.on('end', () => {
-      const review = JSON.parse(text) as Review;
-      const path = new URL(req.url ?? '/', 'https://x').pathname;
-      calls.push(`${path} ${review.request.name}`);
-      res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify(HANDLERS[path](review)));
-    });
+  webhook = await startStandInWebhook((review, path) => {
+    calls.push(`${path} ${review.request.name}`);
+    return HANDLERS[path](review);
   });
-  await new Promise<void>((r) => webhook.listen(0, '127.0.0.1', r));
-  base = `https://127.0.0.1:${(webhook.address() as AddressInfo).port}`;
+  base = webhook.base;
+  caBundle = webhook.caBundle;
   server = await startTestServer({
     featureGates: parseFeatureGates('MutatingAdmissionPolicy=true'),
     runtimeConfig: { 'admissionregistration.k8s.io/v1beta1': 'true' },
@@ -69,8 +51,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await server.close();
-  webhook.closeAllConnections();
-  await new Promise((r) => webhook.close(r));
+  await webhook.close();
 });
 
 const rules = [{ operations: ['CREATE', 'UPDATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['configmaps'] }];

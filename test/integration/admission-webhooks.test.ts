@@ -1,12 +1,12 @@
 import { readFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:https';
 import { createServer as createTcpServer, type AddressInfo } from 'node:net';
 import path from 'node:path';
 import yaml from 'js-yaml';
-import { createCertificateAuthority, createLeafCertificate } from '../../src/auth/certificates';
+import { createCertificateAuthority } from '../../src/auth/certificates';
 import { eventually, RawEtcd } from '../harness/etcd-keys';
 import { Api } from '../harness/http';
 import { startTestServer } from '../harness/server';
+import { reviewResponse as reply, startStandInWebhook, type Review, type StandInWebhook } from '../harness/webhook-server';
 
 /**
  * admissionregistration.k8s.io/v1 webhook configurations, and webhooks called over HTTPS: a test
@@ -15,7 +15,7 @@ import { startTestServer } from '../harness/server';
 
 let server: Awaited<ReturnType<typeof startTestServer>>;
 let api: Api;
-let webhook: Server;
+let webhook: StandInWebhook;
 let base: string;
 let caBundle: string;
 const seen: Record<string, any>[] = [];
@@ -24,12 +24,6 @@ const GROUP = '/apis/admissionregistration.k8s.io/v1';
 const MUTATING = `${GROUP}/mutatingwebhookconfigurations`;
 const VALIDATING = `${GROUP}/validatingwebhookconfigurations`;
 const CMS = '/api/v1/namespaces/default/configmaps';
-
-type Review = { apiVersion: string; request: Record<string, any> };
-
-function reply(review: Review, response: Record<string, unknown>) {
-  return { apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response: { uid: review.request.uid, ...response } };
-}
 
 /** The webhook server's behaviours, by path. */
 const HANDLERS: Record<string, (review: Review) => Promise<unknown>> = {
@@ -60,27 +54,16 @@ const HANDLERS: Record<string, (review: Review) => Promise<unknown>> = {
 };
 
 beforeAll(async () => {
-  const ca = createCertificateAuthority('webhook-test-ca');
-  const leaf = createLeafCertificate(ca, { commonName: 'webhook', usage: 'server', hosts: ['127.0.0.1', 'webhook.default.svc'], validDays: 1 });
-  caBundle = Buffer.from(ca.cert).toString('base64');
-  webhook = createServer({ cert: leaf.cert, key: leaf.key }, (req, res) => {
-    let text = '';
-    req.on('data', (c) => (text += c));
-    req.on('end', () => {
-      const handler = HANDLERS[new URL(req.url ?? '/', 'https://x').pathname];
-      void handler(JSON.parse(text)).then((body) => res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify(body)));
-    });
-  });
-  await new Promise<void>((r) => webhook.listen(0, '127.0.0.1', r));
-  base = `https://127.0.0.1:${(webhook.address() as AddressInfo).port}`;
+  webhook = await startStandInWebhook((review, path) => HANDLERS[path](review), ['127.0.0.1', 'webhook.default.svc']);
+  base = webhook.base;
+  caBundle = webhook.caBundle;
   server = await startTestServer();
   api = new Api(server.url);
 });
 
 afterAll(async () => {
   await server.close();
-  webhook.closeAllConnections();
-  await new Promise((r) => webhook.close(r));
+  await webhook.close();
 });
 
 /** A port nothing listens on. */
@@ -244,7 +227,7 @@ describe('webhooks', () => {
   });
 
   test("clientConfig.service is reached through the Service's Endpoints, by its port and path, verified as <service>.<namespace>.svc", async () => {
-    const webhookPort = (webhook.address() as AddressInfo).port;
+    const webhookPort = (webhook.server.address() as AddressInfo).port;
     const svc = await api.post('/api/v1/namespaces/default/services', {
       metadata: { name: 'webhook' },
       spec: { ports: [{ name: 'https', port: 8443, targetPort: webhookPort }] },

@@ -1,9 +1,7 @@
-import { createServer, type Server } from 'node:https';
-import type { AddressInfo } from 'node:net';
-import { createCertificateAuthority, createLeafCertificate } from '../../src/auth/certificates';
 import { eventually } from '../harness/etcd-keys';
 import { Api } from '../harness/http';
 import { startTestServer } from '../harness/server';
+import { reviewResponse, startStandInWebhook, type StandInWebhook } from '../harness/webhook-server';
 
 /**
  * Kubernetes' CEL libraries (lists, regex, url, quantity, ip, cidr, semver, sets, format) as admission
@@ -18,35 +16,25 @@ const CMS = '/api/v1/namespaces/default/configmaps';
 
 let server: Awaited<ReturnType<typeof startTestServer>>;
 let api: Api;
-let webhook: Server;
+let webhook: StandInWebhook;
 let webhookURL: string;
 let caBundle: string;
 const reviewed: string[] = [];
 
 beforeAll(async () => {
-  const ca = createCertificateAuthority('cel-libraries-ca');
-  const leaf = createLeafCertificate(ca, { commonName: 'webhook', usage: 'server', hosts: ['127.0.0.1'], validDays: 1 });
-  caBundle = Buffer.from(ca.cert).toString('base64');
-  webhook = createServer({ cert: leaf.cert, key: leaf.key }, (req, res) => {
-    let text = '';
-    req.on('data', (c) => (text += c));
-    req.on('end', () => {
-      const review = JSON.parse(text);
-      reviewed.push(review.request.name);
-      const response = { uid: review.request.uid, allowed: false, status: { code: 403, message: 'refused by the webhook' } };
-      res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response }));
-    });
+  webhook = await startStandInWebhook((review) => {
+    reviewed.push(review.request.name);
+    return reviewResponse(review, { allowed: false, status: { code: 403, message: 'refused by the webhook' } });
   });
-  await new Promise<void>((r) => webhook.listen(0, '127.0.0.1', r));
-  webhookURL = `https://127.0.0.1:${(webhook.address() as AddressInfo).port}/deny`;
+  webhookURL = `${webhook.base}/deny`;
+  caBundle = webhook.caBundle;
   server = await startTestServer();
   api = new Api(server.url);
 });
 
 afterAll(async () => {
   await server.close();
-  webhook.closeAllConnections();
-  await new Promise((r) => webhook.close(r));
+  await webhook.close();
 });
 
 /** A policy on config maps labelled `test=<name>`, with a Deny binding, both in the cache before the test goes on. */

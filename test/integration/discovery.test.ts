@@ -3,6 +3,30 @@ import { Root } from 'protobufjs';
 import { Api } from '../harness/http';
 import { startTestServer } from '../harness/server';
 
+/** kube-apiserver 1.34's group order in /apis, both forms. */
+const GROUP_ORDER = [
+  'apiregistration.k8s.io',
+  'apps',
+  'events.k8s.io',
+  'authentication.k8s.io',
+  'authorization.k8s.io',
+  'autoscaling',
+  'batch',
+  'certificates.k8s.io',
+  'networking.k8s.io',
+  'policy',
+  'rbac.authorization.k8s.io',
+  'storage.k8s.io',
+  'admissionregistration.k8s.io',
+  'apiextensions.k8s.io',
+  'scheduling.k8s.io',
+  'coordination.k8s.io',
+  'node.k8s.io',
+  'discovery.k8s.io',
+  'flowcontrol.apiserver.k8s.io',
+  'resource.k8s.io',
+];
+
 let server: Awaited<ReturnType<typeof startTestServer>>;
 let api: Api;
 
@@ -43,28 +67,7 @@ test('legacy discovery: /api, /api/v1, /apis, /apis/apps, /apis/apps/v1', async 
   expect(v1.body.resources.find((r: { name: string }) => r.name === 'pods/status')).toMatchObject({ kind: 'Pod', verbs: ['get', 'patch', 'update'] });
   expect(v1.body.resources.find((r: { name: string }) => r.name === 'namespaces/finalize')).toMatchObject({ verbs: ['update'] });
   const apis = await api.get('/apis');
-  expect(apis.body.groups.map((g: { name: string }) => g.name)).toEqual([
-    'apiregistration.k8s.io',
-    'apps',
-    'events.k8s.io',
-    'authentication.k8s.io',
-    'authorization.k8s.io',
-    'autoscaling',
-    'batch',
-    'certificates.k8s.io',
-    'networking.k8s.io',
-    'policy',
-    'rbac.authorization.k8s.io',
-    'storage.k8s.io',
-    'admissionregistration.k8s.io',
-    'apiextensions.k8s.io',
-    'scheduling.k8s.io',
-    'coordination.k8s.io',
-    'node.k8s.io',
-    'discovery.k8s.io',
-    'flowcontrol.apiserver.k8s.io',
-    'resource.k8s.io',
-  ]);
+  expect(apis.body.groups.map((g: { name: string }) => g.name)).toEqual(GROUP_ORDER);
   expect((await api.get('/apis/apps')).body).toMatchObject({ kind: 'APIGroup', name: 'apps', preferredVersion: { groupVersion: 'apps/v1', version: 'v1' } });
   const apps = await api.get('/apis/apps/v1');
   expect(apps.body.resources.find((r: { name: string }) => r.name === 'deployments')).toMatchObject({
@@ -109,28 +112,7 @@ test('aggregated discovery when asked for it', async () => {
     ],
   });
   const groups = await api.get('/apis', { accept: AGGREGATED });
-  expect(groups.body.items.map((i: { metadata: { name: string } }) => i.metadata.name)).toEqual([
-    'apiregistration.k8s.io',
-    'apps',
-    'events.k8s.io',
-    'authentication.k8s.io',
-    'authorization.k8s.io',
-    'autoscaling',
-    'batch',
-    'certificates.k8s.io',
-    'networking.k8s.io',
-    'policy',
-    'rbac.authorization.k8s.io',
-    'storage.k8s.io',
-    'admissionregistration.k8s.io',
-    'apiextensions.k8s.io',
-    'scheduling.k8s.io',
-    'coordination.k8s.io',
-    'node.k8s.io',
-    'discovery.k8s.io',
-    'flowcontrol.apiserver.k8s.io',
-    'resource.k8s.io',
-  ]);
+  expect(groups.body.items.map((i: { metadata: { name: string } }) => i.metadata.name)).toEqual(GROUP_ORDER);
 });
 
 test('OpenAPI v3: index and per group-version documents with GVK and fieldValidation on PATCH', async () => {

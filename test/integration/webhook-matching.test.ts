@@ -1,10 +1,8 @@
-import { createServer, type Server } from 'node:https';
-import type { AddressInfo } from 'node:net';
-import { createCertificateAuthority, createLeafCertificate } from '../../src/auth/certificates';
 import { eventually } from '../harness/etcd-keys';
 import { createEstablished, simpleCrd } from '../harness/crds';
 import { Api } from '../harness/http';
 import { startTestServer } from '../harness/server';
+import { reviewResponse, startStandInWebhook, type StandInWebhook } from '../harness/webhook-server';
 
 /**
  * Which requests reach a webhook: matchConditions (CEL, all must hold; an error follows the
@@ -14,7 +12,7 @@ import { startTestServer } from '../harness/server';
 
 let server: Awaited<ReturnType<typeof startTestServer>>;
 let api: Api;
-let webhook: Server;
+let webhook: StandInWebhook;
 let base: string;
 let caBundle: string;
 /** The requests each webhook path received, by path. */
@@ -25,41 +23,27 @@ const MUTATING = '/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigura
 const CMS = '/api/v1/namespaces/default/configmaps';
 
 beforeAll(async () => {
-  const ca = createCertificateAuthority('webhook-matching-ca');
-  const leaf = createLeafCertificate(ca, { commonName: 'webhook', usage: 'server', hosts: ['127.0.0.1'], validDays: 1 });
-  caBundle = Buffer.from(ca.cert).toString('base64');
-  webhook = createServer({ cert: leaf.cert, key: leaf.key }, (req, res) => {
-    let text = '';
-    req.on('data', (c) => (text += c));
-    req.on('end', () => {
-      const review = JSON.parse(text);
-      const path = new URL(req.url ?? '/', 'https://x').pathname;
-      (received[path] ??= []).push(review.request);
-      const allowed = !path.startsWith('/deny');
-      const response: Record<string, unknown> = {
-        uid: review.request.uid,
-        allowed,
-        ...(allowed ? {} : { status: { code: 403, message: `refused by ${path}` } }),
-      };
-      if (path.startsWith('/label')) {
-        response.patchType = 'JSONPatch';
-        response.patch = Buffer.from(
-          JSON.stringify([{ op: 'add', path: '/metadata/labels/seen-as', value: review.request.object.apiVersion.replace('/', '-') }]),
-        ).toString('base64');
-      }
-      res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response }));
-    });
+  webhook = await startStandInWebhook((review, path) => {
+    (received[path] ??= []).push(review.request);
+    const allowed = !path.startsWith('/deny');
+    const response: Record<string, unknown> = { allowed, ...(allowed ? {} : { status: { code: 403, message: `refused by ${path}` } }) };
+    if (path.startsWith('/label')) {
+      response.patchType = 'JSONPatch';
+      response.patch = Buffer.from(
+        JSON.stringify([{ op: 'add', path: '/metadata/labels/seen-as', value: review.request.object.apiVersion.replace('/', '-') }]),
+      ).toString('base64');
+    }
+    return reviewResponse(review, response);
   });
-  await new Promise<void>((r) => webhook.listen(0, '127.0.0.1', r));
-  base = `https://127.0.0.1:${(webhook.address() as AddressInfo).port}`;
+  base = webhook.base;
+  caBundle = webhook.caBundle;
   server = await startTestServer();
   api = new Api(server.url);
 });
 
 afterAll(async () => {
   await server.close();
-  webhook.closeAllConnections();
-  await new Promise((r) => webhook.close(r));
+  await webhook.close();
 });
 
 function hook(name: string, path: string, rules: unknown[], extra: Record<string, unknown> = {}) {
