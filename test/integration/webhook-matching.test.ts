@@ -121,6 +121,26 @@ describe('matchConditions', () => {
     expect(received['/deny-fail']).toBeUndefined();
     expect(received['/deny-ignore']).toBeUndefined();
   });
+
+  test("a mutating webhook's selectors and conditions are judged at its turn, on the object the webhooks before it changed", async () => {
+    const turn = { matchLabels: { test: 'turn' } };
+    // Configurations run in name order: a-labeller adds the `seen-as` label the later two look for.
+    await configure(MUTATING, 'a-labeller', [hook('labeller.kapi.test', '/label-turn', [configMapRule], { objectSelector: turn })]);
+    await configure(MUTATING, 'b-condition', [
+      hook('condition.kapi.test', '/record-condition', [configMapRule], {
+        objectSelector: turn,
+        matchConditions: [{ name: 'labelled-before', expression: "'seen-as' in object.metadata.labels" }],
+      }),
+    ]);
+    await configure(MUTATING, 'c-selector', [
+      hook('selector.kapi.test', '/record-selector', [configMapRule], { objectSelector: { matchLabels: { test: 'turn', 'seen-as': 'v1' } } }),
+    ]);
+    const created = await api.post(CMS, { metadata: { name: 'turn', labels: { test: 'turn' } } });
+    expect(created.status).toBe(201);
+    expect(created.body.metadata.labels).toEqual({ test: 'turn', 'seen-as': 'v1' });
+    expect(received['/record-condition'].map((r) => r.name)).toEqual(['turn']);
+    expect(received['/record-selector'].map((r) => r.name)).toEqual(['turn']);
+  });
 });
 
 describe('matchPolicy', () => {

@@ -29,6 +29,13 @@ export interface WebhookSource {
   authorize: AuthorizeFn;
 }
 
+/** One webhook of a configuration, with its identity across the chain's passes (the accessor's UID: configuration, name, index). */
+interface ConfiguredHook {
+  config: KubeObject;
+  hook: Hook;
+  key: string;
+}
+
 /** A webhook the request reaches, and the resource it is presented to it as. */
 interface Invocation {
   hook: Hook;
@@ -69,8 +76,10 @@ export class WebhookAdmission implements AdmissionPlugin {
   async admit(attrs: AdmissionAttributes, context: ReinvocationContext): Promise<void> {
     const reinvocation = MutatorReinvocation.begin(context, 'MutatingAdmissionWebhook', attrs.object);
     try {
-      for (const invocation of await this.relevant(attrs, 'mutatingwebhookconfigurations')) {
-        if (reinvocation.skips(invocation.key)) continue;
+      for (const configured of await this.configured(attrs, 'mutatingwebhookconfigurations')) {
+        // Decided at the webhook's turn, on the object as the webhooks before it left it (mutatingDispatcher.Dispatch).
+        const invocation = await this.shouldCall(configured, attrs);
+        if (!invocation || reinvocation.skips(invocation.key)) continue;
         const changed = await this.mutate(invocation, attrs);
         reinvocation.invoked(invocation.key, changed, invocation.hook.reinvocationPolicy === 'IfNeeded');
       }
@@ -94,35 +103,41 @@ export class WebhookAdmission implements AdmissionPlugin {
   }
 
   async validate(attrs: AdmissionAttributes): Promise<void> {
-    const invocations = await this.relevant(attrs, 'validatingwebhookconfigurations');
+    const invocations: Invocation[] = [];
+    for (const configured of await this.configured(attrs, 'validatingwebhookconfigurations')) {
+      const invocation = await this.shouldCall(configured, attrs);
+      if (invocation) invocations.push(invocation);
+    }
     const outcomes = await Promise.allSettled(invocations.map((invocation) => this.call(invocation, attrs, false)));
     const refused = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
     if (refused) throw refused.reason;
   }
 
-  /**
-   * The webhooks of every configuration (sorted by name, as kube's configuration manager does) that
-   * this request reaches (generic.Webhook.ShouldCallHook): selectors, rules (or under matchPolicy
-   * Equivalent an equivalent resource's), then matchConditions.
-   */
-  private async relevant(attrs: AdmissionAttributes, resource: 'mutatingwebhookconfigurations' | 'validatingwebhookconfigurations'): Promise<Invocation[]> {
-    const { def } = attrs;
-    if (isExemptAdmissionConfiguration({ def })) return [];
+  /** The webhooks of every configuration, sorted by name as kube's configuration manager sorts them; none for admission's own configuration. */
+  private async configured(
+    attrs: AdmissionAttributes,
+    resource: 'mutatingwebhookconfigurations' | 'validatingwebhookconfigurations',
+  ): Promise<ConfiguredHook[]> {
+    if (isExemptAdmissionConfiguration({ def: attrs.def })) return [];
     const configs = (await this.source.configurations(resource)).sort(byName);
-    const equivalents = this.source.equivalents(def);
+    return configs.flatMap((config) =>
+      objectsIn(config.webhooks).map((hook, index) => ({ config, hook, key: `${config.metadata.name ?? ''}/${str(hook.name)}/${index}` })),
+    );
+  }
+
+  /**
+   * generic.Webhook.ShouldCallHook: selectors, rules (or under matchPolicy Equivalent an
+   * equivalent resource's), then matchConditions, on the request as it is now.
+   */
+  private async shouldCall({ config, hook, key }: ConfiguredHook, attrs: AdmissionAttributes): Promise<Invocation | null> {
+    const { def } = attrs;
+    if (!(await selectorsMatch(hook, attrs, (ns) => this.source.namespaceLabels(ns)))) return null;
     const target = { operation: attrs.operation, subresource: attrs.subresource, clusterScoped: !def.namespaced };
-    const invocations: Invocation[] = [];
-    for (const config of configs) {
-      for (const [index, hook] of objectsIn(config.webhooks).entries()) {
-        if (!(await selectorsMatch(hook, attrs, (ns) => this.source.namespaceLabels(ns)))) continue;
-        const matched = matchResource(objectsIn(hook.rules), target, equivalents, hook.matchPolicy !== 'Exact');
-        if (!matched) continue;
-        // A subresource with a kind of its own (Scale) is sent as that kind whatever version matched.
-        const as = attrs.kind.kind === def.kind ? matched : { ...matched, kind: attrs.kind, convert: (o: KubeObject) => o, revert: (o: KubeObject) => o };
-        if (this.conditionsMatch(config, hook, attrs, as)) invocations.push({ hook, as, key: `${config.metadata.name ?? ''}/${str(hook.name)}/${index}` });
-      }
-    }
-    return invocations;
+    const matched = matchResource(objectsIn(hook.rules), target, this.source.equivalents(def), hook.matchPolicy !== 'Exact');
+    if (!matched) return null;
+    // A subresource with a kind of its own (Scale) is sent as that kind whatever version matched.
+    const as = attrs.kind.kind === def.kind ? matched : { ...matched, kind: attrs.kind, convert: (o: KubeObject) => o, revert: (o: KubeObject) => o };
+    return this.conditionsMatch(config, hook, attrs, as) ? { hook, as, key } : null;
   }
 
   /** matchConditions: all true calls the webhook; one false skips it; an error skips it (Ignore) or refuses the request with 403 (Fail). */
