@@ -3,23 +3,12 @@ import type { ClientRequest, IncomingMessage, OutgoingHttpHeaders, ServerRespons
 import type { UserInfo } from '../auth/user';
 import type { ApiServiceView } from '../resources/apiservices';
 import { goCallError } from '../http/go-call-error';
+import { HOP_BY_HOP_HEADERS } from '../http/hop-by-hop';
 import { backendRequestOptions, resolveBackend, type Backend, type ResolveService } from './backend';
 import type { PemPair } from '../auth/certificates';
 import { upgradeOf, type UpgradeConnection } from '../http/handlers/proxy-upgrade';
 import type { Duplex } from 'node:stream';
 
-/** Hop-by-hop headers (RFC 7230 §6.1) a proxy never forwards, as httputil.ReverseProxy drops them. */
-const HOP_BY_HOP = new Set([
-  'connection',
-  'keep-alive',
-  'proxy-connection',
-  'proxy-authenticate',
-  'proxy-authorization',
-  'te',
-  'trailer',
-  'transfer-encoding',
-  'upgrade',
-]);
 /** What the caller's credentials and identity claims were: never passed on (the identity goes in X-Remote-* instead). */
 const CREDENTIAL_HEADER = /^(authorization|impersonate-.*|x-remote-.*)$/;
 
@@ -51,7 +40,7 @@ export function identityHeaders(user: UserInfo): Record<string, string | string[
 function forwardedHeaders(req: IncomingMessage, backend: Backend, user: UserInfo): Record<string, string | string[]> {
   const headers: Record<string, string | string[]> = {};
   for (const [name, value] of Object.entries(req.headersDistinct)) {
-    if (!value || HOP_BY_HOP.has(name) || CREDENTIAL_HEADER.test(name)) continue;
+    if (!value || HOP_BY_HOP_HEADERS.has(name) || CREDENTIAL_HEADER.test(name)) continue;
     headers[name] = value.length === 1 ? value[0] : value;
   }
   headers.host = `${backend.host.includes(':') ? `[${backend.host}]` : backend.host}:${backend.port}`;
@@ -97,7 +86,7 @@ export async function proxyToApiService(
       upstream = https.request(backendRequestOptions(backend, req.method ?? 'GET', target, headers), (answer) => {
         const out: OutgoingHttpHeaders = {};
         for (const [name, value] of Object.entries(answer.headersDistinct)) {
-          if (value && !HOP_BY_HOP.has(name)) out[name] = value.length === 1 ? value[0] : value;
+          if (value && !HOP_BY_HOP_HEADERS.has(name)) out[name] = value.length === 1 ? value[0] : value;
         }
         res.writeHead(answer.statusCode ?? 502, out);
         // Each chunk goes out as it arrives: a watch's events reach the client one by one.

@@ -5,13 +5,12 @@ import { mutatingPolicyVariableNames } from '../admission/policy/compiled-mutati
 import { defineResource } from '../registry/resource-definition';
 import { strategy } from '../registry/strategy';
 import { AGE_COLUMN, NAME_COLUMN } from '../registry/table';
-import { PARAM_KIND_COLUMN, validateParamKind, validateVariables } from './validatingadmissionpolicies';
-import { defaultMatchResources, validateMatchResources } from './validatingadmissionpolicies-match';
+import { PARAM_KIND_COLUMN, validatePolicySpec, validateVariables } from './validatingadmissionpolicies';
+import { defaultMatchResources } from './validatingadmissionpolicies-match';
 import { validateExpression, validateMatchConditions } from './webhook-configuration';
 
 /** admissionregistration.k8s.io/v1beta1 MutatingAdmissionPolicy: CEL mutations of requests (behind the MutatingAdmissionPolicy gate). */
 
-const FAILURE_POLICIES = ['Fail', 'Ignore'];
 const PATCH_TYPES = ['ApplyConfiguration', 'JSONPatch'];
 const REINVOCATION_POLICIES = ['IfNeeded', 'Never'];
 const MUTATING_OPERATIONS = ['*', 'CREATE', 'UPDATE'];
@@ -51,11 +50,7 @@ export function validateMutatingOperations(match: unknown, path: string): FieldE
 /** ValidateMutatingAdmissionPolicy's spec rules. */
 export function validateMutatingPolicy(policy: KubeObject): FieldErrorList {
   const spec = objectOf(policy.spec);
-  const errs: FieldErrorList = [];
-  if (spec.failurePolicy === undefined) errs.push(field.required('spec.failurePolicy'));
-  else if (!FAILURE_POLICIES.includes(str(spec.failurePolicy))) errs.push(field.notSupported('spec.failurePolicy', spec.failurePolicy, FAILURE_POLICIES));
-  errs.push(...validateParamKind(spec.paramKind, 'spec.paramKind'));
-  errs.push(...validateMatchResources(spec.matchConstraints, 'spec.matchConstraints', true));
+  const errs = validatePolicySpec(spec);
   errs.push(...validateMutatingOperations(spec.matchConstraints, 'spec.matchConstraints.resourceRules.operations'));
   const vars = mutatingPolicyVariableNames(isPlainObject(spec.paramKind));
   const mutations = objectsIn(spec.mutations);

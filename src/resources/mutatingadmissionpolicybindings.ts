@@ -3,10 +3,9 @@ import { objectOf, stringOf as str } from '../api/json-read';
 import type { KubeObject } from '../api/types';
 import { defineResource } from '../registry/resource-definition';
 import { strategy } from '../registry/strategy';
-import { AGE_COLUMN, NAME_COLUMN } from '../registry/table';
 import { validateMutatingOperations } from './mutatingadmissionpolicies';
 import { defaultMatchResources, validateMatchResources } from './validatingadmissionpolicies-match';
-import { paramRefCell, validateParamRef } from './validatingadmissionpolicybindings';
+import { POLICY_BINDING_COLUMNS, validateParamRef } from './validatingadmissionpolicybindings';
 
 /** admissionregistration.k8s.io/v1beta1 MutatingAdmissionPolicyBinding: where a mutating policy applies, and with which params. */
 
@@ -32,15 +31,5 @@ export const mutatingadmissionpolicybindings = defineResource({
     applyDefaults: (binding) => defaultMatchResources(objectOf(binding.spec).matchResources),
     validate: validateMutatingBinding,
   }),
-  printerColumns: [
-    NAME_COLUMN,
-    {
-      name: 'PolicyName',
-      type: 'string',
-      description: 'PolicyName indicates the policy definition which the policy binding binded to',
-      cell: (b) => str(objectOf(b.spec).policyName),
-    },
-    { name: 'ParamRef', type: 'string', description: 'ParamRef indicates the param resource which sets the configration param', cell: paramRefCell },
-    AGE_COLUMN,
-  ],
+  printerColumns: POLICY_BINDING_COLUMNS,
 });

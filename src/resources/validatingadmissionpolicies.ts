@@ -83,14 +83,20 @@ export function validateVariables(value: unknown, path: string, vars: string[]):
   return errs;
 }
 
-/** ValidateValidatingAdmissionPolicy's spec rules. */
-export function validatePolicy(policy: KubeObject): FieldErrorList {
-  const spec = objectOf(policy.spec);
+/** What both kinds of admission policy require of their spec: a failure policy, a valid paramKind and matchConstraints. */
+export function validatePolicySpec(spec: Record<string, unknown>): FieldErrorList {
   const errs: FieldErrorList = [];
   if (spec.failurePolicy === undefined) errs.push(field.required('spec.failurePolicy'));
   else if (!FAILURE_POLICIES.includes(str(spec.failurePolicy))) errs.push(field.notSupported('spec.failurePolicy', spec.failurePolicy, FAILURE_POLICIES));
   errs.push(...validateParamKind(spec.paramKind, 'spec.paramKind'));
   errs.push(...validateMatchResources(spec.matchConstraints, 'spec.matchConstraints', true));
+  return errs;
+}
+
+/** ValidateValidatingAdmissionPolicy's spec rules. */
+export function validatePolicy(policy: KubeObject): FieldErrorList {
+  const spec = objectOf(policy.spec);
+  const errs = validatePolicySpec(spec);
   const validations = objectsIn(spec.validations);
   const auditAnnotations = objectsIn(spec.auditAnnotations);
   if (validations.length === 0 && auditAnnotations.length === 0)

@@ -2,7 +2,7 @@ import { field, type FieldErrorList } from '../api/field-errors';
 import { objectOf, stringOf as str, stringsIn } from '../api/json-read';
 import { validateLabelSelector } from '../api/meta-validation';
 import { isPlainObject, type KubeObject } from '../api/types';
-import { defineResource } from '../registry/resource-definition';
+import { defineResource, type PrinterColumn } from '../registry/resource-definition';
 import { strategy } from '../registry/strategy';
 import { AGE_COLUMN, NAME_COLUMN } from '../registry/table';
 import { defaultMatchResources, validateMatchResources } from './validatingadmissionpolicies-match';
@@ -84,12 +84,25 @@ function selectorGoString(selector: Record<string, unknown>): string {
 }
 
 /** printValidatingAdmissionPolicyBinding's ParamRef cell. */
-export function paramRefCell(binding: KubeObject): string {
+function paramRefCell(binding: KubeObject): string {
   const ref = objectOf(binding.spec).paramRef;
   if (!isPlainObject(ref)) return '<unset>';
   if (str(ref.name)) return str(ref.namespace) ? `${str(ref.namespace)}/${str(ref.name)}` : `*/${str(ref.name)}`;
   return isPlainObject(ref.selector) ? selectorGoString(ref.selector) : '<unset>';
 }
+
+/** kubectl's columns of both kinds of policy binding (printValidatingAdmissionPolicyBinding, printMutatingAdmissionPolicyBinding). */
+export const POLICY_BINDING_COLUMNS: PrinterColumn[] = [
+  NAME_COLUMN,
+  {
+    name: 'PolicyName',
+    type: 'string',
+    description: 'PolicyName indicates the policy definition which the policy binding binded to',
+    cell: (b) => str(objectOf(b.spec).policyName),
+  },
+  { name: 'ParamRef', type: 'string', description: 'ParamRef indicates the param resource which sets the configration param', cell: paramRefCell },
+  AGE_COLUMN,
+];
 
 export const validatingadmissionpolicybindings = defineResource({
   group: 'admissionregistration.k8s.io',
@@ -103,15 +116,5 @@ export const validatingadmissionpolicybindings = defineResource({
     applyDefaults: (binding) => defaultMatchResources(objectOf(binding.spec).matchResources),
     validate: validateBinding,
   }),
-  printerColumns: [
-    NAME_COLUMN,
-    {
-      name: 'PolicyName',
-      type: 'string',
-      description: 'PolicyName indicates the policy definition which the policy binding binded to',
-      cell: (b) => str(objectOf(b.spec).policyName),
-    },
-    { name: 'ParamRef', type: 'string', description: 'ParamRef indicates the param resource which sets the configration param', cell: paramRefCell },
-    AGE_COLUMN,
-  ],
+  printerColumns: POLICY_BINDING_COLUMNS,
 });

@@ -1,5 +1,5 @@
 import { celMethod, CelScalar, mapType, type CelMap } from '@bufbuild/cel';
-import type { AuthorizationAttributes, AuthorizationResult } from '../../auth/authorizer/attributes';
+import { nonResourceAttributes, resourceAttributes, type AuthorizationAttributes, type AuthorizationResult } from '../../auth/authorizer/attributes';
 import type { UserInfo } from '../../auth/user';
 
 /**
@@ -64,19 +64,15 @@ function decide(m: Entries, verb: string): Entries {
   const user = JSON.parse(text(m, USER)) as UserInfo;
   const attrs: AuthorizationAttributes =
     text(m, KIND) === 'path'
-      ? { user, verb, resourceRequest: false, path: text(m, 'path'), apiGroup: '', apiVersion: '', namespace: '', resource: '', subresource: '', name: '' }
-      : {
-          user,
-          verb,
-          resourceRequest: true,
-          path: '',
+      ? nonResourceAttributes(user, verb, text(m, 'path'))
+      : resourceAttributes(user, verb, {
           apiGroup: text(m, 'group'),
           apiVersion: '*',
           namespace: text(m, 'namespace'),
           resource: text(m, 'resource'),
           subresource: text(m, 'subresource'),
           name: text(m, 'name'),
-        };
+        });
   const result: AuthorizationResult = active ? active(attrs) : { decision: 'NoOpinion', reason: '', error: 'no authorizer' };
   return new Map<string, unknown>([
     [KIND, 'decision'],

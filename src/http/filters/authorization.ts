@@ -1,5 +1,5 @@
 import { StatusError } from '../../api/errors';
-import type { AuthorizationAttributes, Authorizer } from '../../auth/authorizer/attributes';
+import { nonResourceAttributes, resourceAttributes, type AuthorizationAttributes, type Authorizer } from '../../auth/authorizer/attributes';
 import { forbiddenError } from '../../auth/authorizer/forbidden';
 import type { UserInfo } from '../../auth/user';
 import { parseFieldSelector } from '../../api/field-selector';
@@ -26,32 +26,15 @@ function selectedName(query: URLSearchParams): string {
 
 /** GetAuthorizerAttributes: the request as an authorizer sees it. */
 export function requestAttributes(user: UserInfo, info: RequestInfo, query: URLSearchParams): AuthorizationAttributes {
-  if (!info.isResourceRequest) {
-    return {
-      user,
-      verb: info.verb,
-      resourceRequest: false,
-      path: info.path,
-      apiGroup: '',
-      apiVersion: '',
-      namespace: '',
-      resource: '',
-      subresource: '',
-      name: '',
-    };
-  }
-  return {
-    user,
-    verb: info.verb,
-    resourceRequest: true,
-    path: '',
+  if (!info.isResourceRequest) return nonResourceAttributes(user, info.verb, info.path);
+  return resourceAttributes(user, info.verb, {
     apiGroup: info.group,
     apiVersion: info.version,
     namespace: info.namespace,
     resource: info.resource,
     subresource: info.subresource,
     name: info.name || (info.verb === 'list' || info.verb === 'watch' ? selectedName(query) : ''),
-  };
+  });
 }
 
 /**

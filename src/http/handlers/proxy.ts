@@ -10,6 +10,7 @@ import type { GenericStore } from '../../registry/generic-store';
 import type { RequestContext } from '../../registry/request-context';
 import type { ServerServices } from '../../registry/server-services';
 import type { ResourceRequestInfo } from '../request-info';
+import { HOP_BY_HOP_HEADERS } from '../hop-by-hop';
 import { upgradeOf, type UpgradeConnection } from './proxy-upgrade';
 
 export interface ConnectCall {
@@ -23,20 +24,8 @@ export interface ConnectCall {
   services: ServerServices;
 }
 
-/** Hop-by-hop headers (net/http/httputil's list), the host, and the caller's credentials. */
-const DROPPED_HEADERS = new Set([
-  'connection',
-  'proxy-connection',
-  'keep-alive',
-  'proxy-authenticate',
-  'proxy-authorization',
-  'te',
-  'trailer',
-  'transfer-encoding',
-  'upgrade',
-  'host',
-  'authorization',
-]);
+/** Besides the hop-by-hop headers: the host, and the caller's credentials. */
+const DROPPED_HEADERS = new Set([...HOP_BY_HOP_HEADERS, 'host', 'authorization']);
 
 /**
  * The request's headers for the backend: hop-by-hop ones dropped, the client's address appended to
@@ -208,7 +197,7 @@ function forward(call: ConnectCall, target: ProxyTarget): Promise<void> {
       if (sub.stream) res.writeHead(200, { 'Content-Type': 'text/plain' });
       else {
         const headers = { ...answer.headers };
-        for (const h of ['connection', 'keep-alive', 'transfer-encoding']) delete headers[h];
+        for (const h of HOP_BY_HOP_HEADERS) delete headers[h];
         res.writeHead(code, headers);
       }
       res.flushHeaders();
