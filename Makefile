@@ -14,7 +14,7 @@ FAULT_WORKERS ?= 2
 
 # The whole suite, under the Node that $(1) runs.
 define run-suite
-	$(1) node_modules/jest/bin/jest.js --ci --selectProjects unit integration e2e -w $(JEST_WORKERS)
+	$(1) node_modules/jest/bin/jest.js --ci --selectProjects unit integration e2e security -w $(JEST_WORKERS)
 	$(1) node_modules/jest/bin/jest.js --ci --selectProjects fault -w $(FAULT_WORKERS)
 endef
 
