@@ -14,7 +14,7 @@ export class CertificateApproval implements AdmissionPlugin {
   async validate(attrs: AdmissionAttributes): Promise<void> {
     if (attrs.operation !== 'UPDATE' || attrs.subresource !== 'approval' || attrs.def.group !== CSR_GROUP || attrs.def.resource !== CSRS.resource) return;
     const signer = stringOf(objectOf(attrs.object?.spec).signerName);
-    if (!authorizedForSigner(attrs.user, 'approve', signer)) {
+    if (!authorizedForSigner(attrs.request, 'approve', signer)) {
       throw forbidden(CSRS, attrs.name, `user not permitted to approve requests with signerName "${signer}"`);
     }
   }

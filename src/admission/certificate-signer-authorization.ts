@@ -1,19 +1,16 @@
 import { resourceAttributes } from '../auth/authorizer/attributes';
-import { requestScope } from '../auth/request-scope';
-import type { UserInfo } from '../auth/user';
+import type { RequestContext } from '../registry/request-context';
 
 export const CSR_GROUP = 'certificates.k8s.io';
 export const CSRS = { group: CSR_GROUP, resource: 'certificatesigningrequests' };
 
 /**
  * pkg/certauthorization IsAuthorizedForSignerName: the user may `verb` (approve, sign) the
- * `signers` resource named by the signer, or by its domain's wildcard (`kubernetes.io/*`). A write
- * kapi makes itself (no request scope: its signing controller) is not checked.
+ * `signers` resource named by the signer, or by its domain's wildcard (`kubernetes.io/*`), asked of the request's authorizer (kapi's signing controller
+ * writes as system:apiserver, which its authorizer allows).
  */
-export function authorizedForSigner(user: UserInfo, verb: string, signerName: string): boolean {
-  const scope = requestScope();
-  if (!scope) return true;
+export function authorizedForSigner(ctx: RequestContext, verb: string, signerName: string): boolean {
   const ask = (name: string): boolean =>
-    scope.authorizer.authorize(resourceAttributes(user, verb, { apiGroup: CSR_GROUP, apiVersion: '*', resource: 'signers', name })).decision === 'Allow';
+    ctx.authorizer.authorize(resourceAttributes(ctx.user, verb, { apiGroup: CSR_GROUP, apiVersion: '*', resource: 'signers', name })).decision === 'Allow';
   return ask(signerName) || ask(`${signerName.split('/')[0]}/*`);
 }

@@ -18,7 +18,7 @@ export class CertificateSigning implements AdmissionPlugin {
     const conditions = (s: Record<string, unknown>): unknown => (Array.isArray(s.conditions) && s.conditions.length > 0 ? s.conditions : []);
     if (stringOf(status.certificate) === stringOf(oldStatus.certificate) && jsonEqual(conditions(status), conditions(oldStatus))) return;
     const signer = stringOf(objectOf(attrs.oldObject?.spec).signerName);
-    if (!authorizedForSigner(attrs.user, 'sign', signer)) {
+    if (!authorizedForSigner(attrs.request, 'sign', signer)) {
       throw forbidden(CSRS, attrs.name, `user not permitted to sign requests with signerName "${signer}"`);
     }
   }

@@ -1,5 +1,5 @@
 import type { KubeObject } from '../api/types';
-import { internalContext } from '../registry/request-context';
+import { systemContext, SERVER_OWN_WRITE } from '../registry/request-context';
 import { everything } from '../storage/interfaces';
 import type { ApiServerMetrics } from '../metrics/metrics';
 import type { GenericStore } from '../registry/generic-store';
@@ -86,7 +86,7 @@ function implementedPlugins(
       updateStatus: async (quota) =>
         (
           await quotas.update(
-            internalContext({ namespace: quota.metadata.namespace!, resource: 'resourcequotas', subresource: 'status', verb: 'update' }),
+            systemContext({ namespace: quota.metadata.namespace!, resource: 'resourcequotas', subresource: 'status', verb: 'update' }, SERVER_OWN_WRITE),
             quota.metadata.name!,
             quota,
             { dryRun: false },

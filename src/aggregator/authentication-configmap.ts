@@ -1,7 +1,7 @@
 import { isStatusError } from '../api/errors';
 import type { KubeObject } from '../api/types';
 import type { GenericStore } from '../registry/generic-store';
-import { internalContext } from '../registry/request-context';
+import { systemContext, SERVER_OWN_WRITE } from '../registry/request-context';
 import type { RequestHeaderConfig } from './front-proxy';
 
 export const AUTHENTICATION_CONFIGMAP = 'extension-apiserver-authentication';
@@ -23,7 +23,7 @@ export function authenticationData(clientCa: string, requestHeader: RequestHeade
 
 /** Writes kube-system/extension-apiserver-authentication at start (created, or its data replaced), as every kube-apiserver does. */
 export async function publishAuthenticationConfigMap(configMaps: GenericStore, data: Record<string, string>): Promise<void> {
-  const ctx = internalContext({ namespace: 'kube-system', name: AUTHENTICATION_CONFIGMAP });
+  const ctx = systemContext({ namespace: 'kube-system', name: AUTHENTICATION_CONFIGMAP }, SERVER_OWN_WRITE);
   try {
     await configMaps.create(
       ctx,

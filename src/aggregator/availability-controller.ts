@@ -6,7 +6,7 @@ import { QueueController } from '../controllers/runtime/controller';
 import { Informer, listWatchOf } from '../controllers/runtime/informer';
 import { WorkQueue } from '../controllers/work-queue';
 import type { GenericStore } from '../registry/generic-store';
-import { internalContext } from '../registry/request-context';
+import { systemContext, SERVER_OWN_WRITE } from '../registry/request-context';
 import { nowTimestamp } from '../registry/time';
 import type { ApiServiceView } from '../resources/apiservices';
 import type { Logger } from '../server/logger';
@@ -147,9 +147,14 @@ export class AvailabilityController extends QueueController {
     const current = view.available;
     if (current && current.status === availability.status && current.reason === availability.reason && current.message === availability.message) return true;
     try {
-      await this.apiServices.update(internalContext({ namespace: '', name, subresource: 'status' }), name, (obj) => withAvailability(obj, availability), {
-        dryRun: false,
-      });
+      await this.apiServices.update(
+        systemContext({ namespace: '', name, subresource: 'status' }, SERVER_OWN_WRITE),
+        name,
+        (obj) => withAvailability(obj, availability),
+        {
+          dryRun: false,
+        },
+      );
     } catch (err) {
       if (isStatusError(err) && (err.code === 404 || err.code === 409)) return err.code === 404;
       throw err;

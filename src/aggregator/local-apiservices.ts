@@ -2,7 +2,7 @@ import { isStatusError } from '../api/errors';
 import type { KubeObject } from '../api/types';
 import type { Controller } from '../controllers/runtime/controller';
 import type { GenericStore } from '../registry/generic-store';
-import { internalContext } from '../registry/request-context';
+import { systemContext, SERVER_OWN_WRITE } from '../registry/request-context';
 import type { ResourceRegistry } from '../registry/resource-registry';
 import { APIREGISTRATION_GROUP } from '../resources/apiservices';
 import type { Logger } from '../server/logger';
@@ -89,7 +89,7 @@ export class LocalApiServices implements Controller {
         const [groupPriorityMinimum, versionPriority] = builtIn ? (PRIORITIES[key] ?? DEFAULT_PRIORITY) : CRD_PRIORITY;
         await this.write(() =>
           this.apiServices.create(
-            internalContext({ namespace: '' }),
+            systemContext({ namespace: '' }, SERVER_OWN_WRITE),
             {
               apiVersion: `${APIREGISTRATION_GROUP}/v1`,
               kind: 'APIService',
@@ -102,7 +102,7 @@ export class LocalApiServices implements Controller {
       }
       for (const view of this.index.all()) {
         if (view.service || served.has(view.name) || view.automanaged !== 'true') continue;
-        await this.write(() => this.apiServices.delete(internalContext({ namespace: '', name: view.name }), view.name, { dryRun: false }));
+        await this.write(() => this.apiServices.delete(systemContext({ namespace: '', name: view.name }, SERVER_OWN_WRITE), view.name, { dryRun: false }));
       }
       this.lastError = '';
     } catch (err) {

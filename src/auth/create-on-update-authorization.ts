@@ -1,7 +1,6 @@
 import { forbidden, internalError } from '../api/errors';
 import { resourceAttributes } from './authorizer/attributes';
-import type { RequestAttributes } from '../registry/request-context';
-import { requestScope } from './request-scope';
+import type { RequestAttributes, RequestContext } from '../registry/request-context';
 
 /** The object a PUT or apply would create, as the request names it. */
 export type CreateOnUpdateTarget = Omit<RequestAttributes, 'verb'>;
@@ -9,13 +8,10 @@ export type CreateOnUpdateTarget = Omit<RequestAttributes, 'verb'>;
 /**
  * A PUT or a server-side apply that creates its object needs `create` besides the `update` or
  * `patch` the request was authorized for, as k8s.io/apiserver's update and patch handlers wrap
- * the create's validation in withAuthorization. Writes the server makes itself (no request scope)
- * are not checked.
+ * the create's validation in withAuthorization; asked of the request's own authorizer.
  */
-export function authorizeCreateOnUpdate(target: CreateOnUpdateTarget): void {
-  const scope = requestScope();
-  if (!scope) return;
-  const attrs = resourceAttributes(scope.user, 'create', {
+export function authorizeCreateOnUpdate(ctx: RequestContext, target: CreateOnUpdateTarget): void {
+  const attrs = resourceAttributes(ctx.user, 'create', {
     apiGroup: target.group,
     apiVersion: target.version,
     resource: target.resource,
@@ -23,7 +19,7 @@ export function authorizeCreateOnUpdate(target: CreateOnUpdateTarget): void {
     namespace: target.namespace,
     name: target.name,
   });
-  const result = scope.authorizer.authorize(attrs);
+  const result = ctx.authorizer.authorize(attrs);
   if (result.decision === 'Allow') return;
   if (result.error) throw internalError(result.error);
   throw forbidden({ group: target.group, resource: target.resource }, target.name, result.reason);

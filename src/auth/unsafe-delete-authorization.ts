@@ -1,7 +1,7 @@
 import { forbidden } from '../api/errors';
 import type { GroupResource } from '../api/types';
 import { resourceAttributes } from './authorizer/attributes';
-import { requestScope } from './request-scope';
+import type { RequestContext } from '../registry/request-context';
 
 export const UNSAFE_DELETE_VERB = 'unsafe-delete-ignore-read-errors';
 
@@ -16,21 +16,18 @@ export interface UnsafeDeleteTarget {
 /**
  * The extra check of an unsafe deletion (ignoreStoreReadErrorWithClusterBreakingPotential), as
  * k8s.io/apiserver's authorizeUnsafeDelete: the requester needs the `unsafe-delete-ignore-read-errors`
- * verb on the object besides `delete`, which the request itself was authorized for. A request
- * the server makes itself (no request scope) is not checked.
+ * verb on the object besides `delete`, which the request itself was authorized for.
  */
-export function authorizeUnsafeDelete(target: UnsafeDeleteTarget): void {
-  const scope = requestScope();
-  if (!scope) return;
+export function authorizeUnsafeDelete(ctx: RequestContext, target: UnsafeDeleteTarget): void {
   const gr: GroupResource = { group: target.group, resource: target.resource };
-  const attrs = resourceAttributes(scope.user, UNSAFE_DELETE_VERB, {
+  const attrs = resourceAttributes(ctx.user, UNSAFE_DELETE_VERB, {
     apiGroup: target.group,
     apiVersion: target.version,
     resource: target.resource,
     namespace: target.namespace,
     name: target.name,
   });
-  const result = scope.authorizer.authorize(attrs);
+  const result = ctx.authorizer.authorize(attrs);
   if (result.decision === 'Allow') return;
   if (result.error) throw forbidden(gr, target.name, `error while checking permission for "${UNSAFE_DELETE_VERB}", ${result.error}`);
   throw forbidden(gr, target.name, `not permitted to do "${UNSAFE_DELETE_VERB}", reason: ${result.reason}`);

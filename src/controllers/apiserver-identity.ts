@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { isStatusError } from '../api/errors';
-import { internalContext } from '../registry/request-context';
+import { systemContext, SERVER_OWN_WRITE } from '../registry/request-context';
 import { isPlainObject, type KubeObject } from '../api/types';
 import type { GenericStore } from '../registry/generic-store';
 import type { ServedCrds } from './crd-controller';
@@ -125,7 +125,7 @@ export class ApiServerIdentity implements Controller {
   async remove(): Promise<void> {
     this.stop();
     try {
-      await this.leases.delete(internalContext({ namespace: SYSTEM_NAMESPACE }), this.leaseName, { dryRun: false });
+      await this.leases.delete(systemContext({ namespace: SYSTEM_NAMESPACE }, SERVER_OWN_WRITE), this.leaseName, { dryRun: false });
     } catch (err) {
       if (!(isStatusError(err) && err.code === 404)) this.log(`could not delete identity lease ${this.leaseName}`, err);
     }
@@ -205,10 +205,10 @@ export class ApiServerIdentity implements Controller {
       if (!(isStatusError(err) && err.code === 404)) throw err;
     }
     if (!current) {
-      await this.leases.create(internalContext({ namespace: SYSTEM_NAMESPACE }), this.leaseBody(null), { dryRun: false });
+      await this.leases.create(systemContext({ namespace: SYSTEM_NAMESPACE }, SERVER_OWN_WRITE), this.leaseBody(null), { dryRun: false });
       return;
     }
-    await this.leases.update(internalContext({ namespace: SYSTEM_NAMESPACE }), this.leaseName, this.leaseBody(current), { dryRun: false });
+    await this.leases.update(systemContext({ namespace: SYSTEM_NAMESPACE }, SERVER_OWN_WRITE), this.leaseName, this.leaseBody(current), { dryRun: false });
   }
 
   /** apiserverleasegc: identity leases that have expired are deleted (guarded by their resourceVersion). */
@@ -218,7 +218,7 @@ export class ApiServerIdentity implements Controller {
     for (const lease of list.items) {
       if (lease.metadata.name === this.leaseName || replicaOf(lease, now).live) continue;
       try {
-        await this.leases.delete(internalContext({ namespace: SYSTEM_NAMESPACE }), lease.metadata.name!, {
+        await this.leases.delete(systemContext({ namespace: SYSTEM_NAMESPACE }, SERVER_OWN_WRITE), lease.metadata.name!, {
           dryRun: false,
           preconditions: { resourceVersion: lease.metadata.resourceVersion },
         });

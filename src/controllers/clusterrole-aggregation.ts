@@ -3,7 +3,7 @@ import { jsonEqual } from '../api/deep-equal';
 import { fromLabelSelectorStruct, matchesLabels, type LabelSelectorStruct } from '../api/label-selector';
 import { isPlainObject, type KubeObject } from '../api/types';
 import type { GenericStore } from '../registry/generic-store';
-import { internalContext } from '../registry/request-context';
+import { systemContext, SERVER_OWN_WRITE } from '../registry/request-context';
 import { everything } from '../storage/interfaces';
 import { QueueController } from './runtime/controller';
 import { Informer, listWatchOf } from './runtime/informer';
@@ -42,7 +42,7 @@ async function aggregate(clusterRoles: GenericStore, role: KubeObject, roles: It
   if (jsonEqual(rules, Array.isArray(role.rules) ? role.rules : [])) return null;
   try {
     const { object } = await clusterRoles.update(
-      internalContext({ namespace: '' }),
+      systemContext({ namespace: '' }, SERVER_OWN_WRITE),
       name,
       (current) => {
         current.rules = rules;

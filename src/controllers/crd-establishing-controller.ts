@@ -1,5 +1,5 @@
 import { isStatusError } from '../api/errors';
-import { internalContext } from '../registry/request-context';
+import { systemContext, SERVER_OWN_WRITE } from '../registry/request-context';
 import { isPlainObject, type KubeObject } from '../api/types';
 import type { GenericStore } from '../registry/generic-store';
 import { CLEANUP_FINALIZER, crdView, setCrdCondition, type CrdView } from '../resources/customresourcedefinitions';
@@ -117,7 +117,7 @@ export class CrdEstablishingController extends QueueController {
   private async writeStatus(name: string, status: unknown): Promise<void> {
     try {
       await this.crds.update(
-        internalContext({ namespace: '', subresource: 'status' }),
+        systemContext({ namespace: '', subresource: 'status' }, SERVER_OWN_WRITE),
         name,
         (current) => {
           current.status = status;
@@ -146,7 +146,7 @@ export class CrdEstablishingController extends QueueController {
       const all = { resourceVersion: '', match: '' as const, predicate: everything };
       for (const item of (await store.list('', all)).items) {
         try {
-          await store.delete(internalContext({ namespace: item.metadata.namespace ?? '' }), item.metadata.name!, {
+          await store.delete(systemContext({ namespace: item.metadata.namespace ?? '' }, SERVER_OWN_WRITE), item.metadata.name!, {
             dryRun: false,
             propagationPolicy: 'Background',
           });
@@ -159,7 +159,7 @@ export class CrdEstablishingController extends QueueController {
     }
     try {
       await this.crds.update(
-        internalContext({ namespace: '' }),
+        systemContext({ namespace: '' }, SERVER_OWN_WRITE),
         name,
         (current) => {
           current.metadata.finalizers = (current.metadata.finalizers ?? []).filter((f) => f !== CLEANUP_FINALIZER);

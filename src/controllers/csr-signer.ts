@@ -4,7 +4,7 @@ import type { KubeObject } from '../api/types';
 import { certificateRequestDer, requestSignatureValid, subjectNames } from '../auth/certificate-request';
 import { signClientCertificate, type PemPair } from '../auth/certificates';
 import type { GenericStore } from '../registry/generic-store';
-import { internalContext } from '../registry/request-context';
+import { systemContext, SERVER_OWN_WRITE } from '../registry/request-context';
 import { nowTimestamp } from '../registry/time';
 import { hasCondition, requestOf } from '../resources/certificatesigningrequests';
 import { QueueController } from './runtime/controller';
@@ -104,15 +104,18 @@ export class CsrSigningController extends QueueController {
   private async sign(name: string): Promise<void> {
     try {
       await this.csrs.update(
-        internalContext({
-          namespace: '',
-          group: 'certificates.k8s.io',
-          version: 'v1',
-          resource: 'certificatesigningrequests',
-          subresource: 'status',
-          name,
-          verb: 'update',
-        }),
+        systemContext(
+          {
+            namespace: '',
+            group: 'certificates.k8s.io',
+            version: 'v1',
+            resource: 'certificatesigningrequests',
+            subresource: 'status',
+            name,
+            verb: 'update',
+          },
+          SERVER_OWN_WRITE,
+        ),
         name,
         (current) => {
           if (needsSigning(current)) current.status = signed(current, this.ca);

@@ -4,7 +4,7 @@ import { fromLabelSelectorStruct, matchesLabels, type LabelSelectorStruct } from
 import { objectOf, objectsIn } from '../api/json-read';
 import { isPlainObject, type KubeObject, type OwnerReference } from '../api/types';
 import type { GenericStore } from '../registry/generic-store';
-import { internalContext } from '../registry/request-context';
+import { systemContext, SERVER_OWN_WRITE } from '../registry/request-context';
 import type { ResourceRegistry } from '../registry/resource-registry';
 import { QueueController } from './runtime/controller';
 import { Informer, listWatchOf, objectKey } from './runtime/informer';
@@ -145,7 +145,7 @@ export class DisruptionController extends QueueController {
     try {
       // Guarded by the version read: an eviction that spent the budget meanwhile is never overwritten.
       await this.pdbStore.update(
-        internalContext({ namespace: pdb.metadata.namespace ?? '', subresource: 'status' }),
+        systemContext({ namespace: pdb.metadata.namespace ?? '', subresource: 'status' }, SERVER_OWN_WRITE),
         pdb.metadata.name!,
         { ...pdb, status },
         { dryRun: false },

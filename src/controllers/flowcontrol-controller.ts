@@ -10,7 +10,7 @@ import {
   SUGGESTED_PRIORITY_LEVELS,
 } from '../registry/flowcontrol-bootstrap';
 import type { GenericStore } from '../registry/generic-store';
-import { internalContext } from '../registry/request-context';
+import { systemContext, SERVER_OWN_WRITE } from '../registry/request-context';
 import { QueueController } from './runtime/controller';
 import { Informer, listWatchOf } from './runtime/informer';
 import { systemClock, type Clock } from './runtime/clock';
@@ -154,7 +154,7 @@ export class FlowControlController extends QueueController {
   }
 
   private async ensure(store: GenericStore, name: string, current: KubeObject | null, wanted: Wanted): Promise<void> {
-    const ctx = internalContext({ namespace: '' });
+    const ctx = systemContext({ namespace: '' }, SERVER_OWN_WRITE);
     if (!current) {
       await store.create(ctx, structuredClone(wanted.object), { dryRun: false });
       return;
@@ -172,7 +172,7 @@ export class FlowControlController extends QueueController {
     const wanted = danglingCondition(fs, exists, new Date(this.clock.now()).toISOString().replace(/\.\d+Z$/, 'Z'));
     if (old && old.status === wanted.status && old.reason === wanted.reason && old.message === wanted.message) return;
     await this.flowSchemas.update(
-      internalContext({ namespace: '', subresource: 'status' }),
+      systemContext({ namespace: '', subresource: 'status' }, SERVER_OWN_WRITE),
       fs.metadata.name!,
       (obj) => {
         const others = objectsIn(objectOf(obj.status).conditions).filter((c) => c.type !== 'Dangling');

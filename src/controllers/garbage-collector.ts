@@ -1,5 +1,5 @@
 import { isStatusError } from '../api/errors';
-import { internalContext } from '../registry/request-context';
+import { systemContext, SERVER_OWN_WRITE } from '../registry/request-context';
 import { parseApiVersion, type KubeObject, type OwnerReference } from '../api/types';
 import type { GenericStore } from '../registry/generic-store';
 import { FOREGROUND_FINALIZER, ORPHAN_FINALIZER, type PropagationPolicy } from '../registry/deletion-finalizers';
@@ -235,7 +235,7 @@ export class GarbageCollector implements Controller {
     else if (node.finalizers.includes(FOREGROUND_FINALIZER)) policy = 'Foreground';
     else policy = 'Background';
     try {
-      await node.store.delete(internalContext({ namespace: node.namespace }), node.name, {
+      await node.store.delete(systemContext({ namespace: node.namespace }, SERVER_OWN_WRITE), node.name, {
         dryRun: false,
         propagationPolicy: policy,
         preconditions: { uid: node.uid },
@@ -293,7 +293,7 @@ export class GarbageCollector implements Controller {
   private async updateLatest(node: GraphNode, change: (obj: KubeObject) => boolean): Promise<void> {
     try {
       await node.store.update(
-        internalContext({ namespace: node.namespace }),
+        systemContext({ namespace: node.namespace }, SERVER_OWN_WRITE),
         node.name,
         (current) => {
           if (current.metadata.uid !== node.uid || !change(current)) throw NOTHING_TO_DO;

@@ -1,7 +1,7 @@
 import { isStatusError } from '../api/errors';
 import type { KubeObject } from '../api/types';
 import type { GenericStore } from '../registry/generic-store';
-import { internalContext } from '../registry/request-context';
+import { systemContext, SERVER_OWN_WRITE } from '../registry/request-context';
 import { IP_ALLOCATOR_MANAGER, MANAGED_BY_LABEL, type ClusterIpAllocator } from '../registry/service-allocation/ip-allocator';
 import { formatIp, parseIp, rangeContains } from '../registry/service-allocation/ip-range';
 import { clusterIpsOf } from '../registry/service-allocation/service-allocator';
@@ -64,7 +64,7 @@ export class IpRepair {
       if (count < REPAIRS_BEFORE_LEAK_CLEANUP) continue;
       this.log(`IPAddress ${name} is held by no Service; deleting it`);
       try {
-        await this.addresses.delete(internalContext({ namespace: '' }), name, { dryRun: false, preconditions: { uid: address.metadata.uid } });
+        await this.addresses.delete(systemContext({ namespace: '' }, SERVER_OWN_WRITE), name, { dryRun: false, preconditions: { uid: address.metadata.uid } });
       } catch (err) {
         if (!(isStatusError(err) && (err.code === 404 || err.code === 409))) throw err;
       }

@@ -2,7 +2,7 @@ import { isStatusError } from '../api/errors';
 import { jsonEqual } from '../api/deep-equal';
 import { isPlainObject, type KubeObject } from '../api/types';
 import type { GenericStore } from '../registry/generic-store';
-import { internalContext } from '../registry/request-context';
+import { systemContext, SERVER_OWN_WRITE } from '../registry/request-context';
 import { ipAt, formatIp, serviceRange } from '../registry/service-allocation/ip-range';
 import { nowTimestamp } from '../registry/time';
 import type { ControllerLog } from './runtime/informer';
@@ -42,7 +42,7 @@ export class DefaultServiceCidrController extends PeriodicController {
     if (!current) {
       try {
         current = await this.cidrs.create(
-          internalContext({ namespace: '' }),
+          systemContext({ namespace: '' }, SERVER_OWN_WRITE),
           { apiVersion: 'networking.k8s.io/v1', kind: 'ServiceCIDR', metadata: { name: DEFAULT_SERVICE_CIDR }, spec: { cidrs: this.ranges } },
           { dryRun: false },
         );
@@ -60,11 +60,12 @@ export class DefaultServiceCidrController extends PeriodicController {
       isPlainObject(current.status) && Array.isArray(current.status.conditions) ? (current.status.conditions as Record<string, unknown>[]) : [];
     const ready = conditions.find((c) => c.type === 'Ready');
     if (ready && ready.status !== 'Unknown') return;
-    await this.cidrs.updateDirectly(
-      internalContext({ namespace: '', subresource: 'status' }),
+    await this.cidrs.update(
+      systemContext({ namespace: '', subresource: 'status' }, SERVER_OWN_WRITE),
       DEFAULT_SERVICE_CIDR,
       (obj) => {
         obj.status = { conditions: [...conditions.filter((c) => c.type !== 'Ready'), readyCondition()] };
+        return obj;
       },
       { dryRun: false },
     );
@@ -105,7 +106,7 @@ export async function reconcileKubernetesService(services: GenericStore, cluster
   const current = await services.find(DEFAULT_NAMESPACE, KUBERNETES_SERVICE, { resourceVersion: '', match: '' });
   if (!current) {
     try {
-      await services.create(internalContext({ namespace: DEFAULT_NAMESPACE }), desired, { dryRun: false });
+      await services.create(systemContext({ namespace: DEFAULT_NAMESPACE }, SERVER_OWN_WRITE), desired, { dryRun: false });
     } catch (err) {
       if (!(isStatusError(err) && err.code === 409)) throw err;
     }
@@ -117,7 +118,9 @@ export async function reconcileKubernetesService(services: GenericStore, cluster
   const next = structuredClone(current);
   next.spec = { ...spec, type: want.type, ports: want.ports };
   try {
-    await services.update(internalContext({ namespace: DEFAULT_NAMESPACE, name: KUBERNETES_SERVICE }), KUBERNETES_SERVICE, next, { dryRun: false });
+    await services.update(systemContext({ namespace: DEFAULT_NAMESPACE, name: KUBERNETES_SERVICE }, SERVER_OWN_WRITE), KUBERNETES_SERVICE, next, {
+      dryRun: false,
+    });
   } catch (err) {
     // Another replica changed it meanwhile: the next pass looks again.
     if (!(isStatusError(err) && err.code === 409)) throw err;

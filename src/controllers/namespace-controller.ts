@@ -9,7 +9,7 @@ import { QueueController } from './runtime/controller';
 import { systemClock, type Clock } from './runtime/clock';
 import { Informer, listWatchOf, type ControllerLog } from './runtime/informer';
 import { WorkQueue } from './work-queue';
-import { internalContext } from '../registry/request-context';
+import { systemContext, SERVER_OWN_WRITE } from '../registry/request-context';
 
 export type { ControllerLog } from './runtime/informer';
 
@@ -84,7 +84,7 @@ export class NamespaceController extends QueueController {
     if (totals.deleteErrors.length > 0 || totals.remainingByResource.size > 0) return false;
     try {
       await this.namespaces.update(
-        internalContext({ namespace: '', subresource: 'finalize' }),
+        systemContext({ namespace: '', subresource: 'finalize' }, SERVER_OWN_WRITE),
         name,
         (current) => {
           const spec = (current.spec ?? {}) as { finalizers?: string[] };
@@ -105,7 +105,7 @@ export class NamespaceController extends QueueController {
     const all = { resourceVersion: '', match: '' as const, predicate: everything };
     for (const item of (await store.list(namespace, all)).items) {
       try {
-        await store.delete(internalContext({ namespace }), item.metadata.name!, { dryRun: false, propagationPolicy: 'Background' });
+        await store.delete(systemContext({ namespace }, SERVER_OWN_WRITE), item.metadata.name!, { dryRun: false, propagationPolicy: 'Background' });
       } catch (err) {
         if (!(isStatusError(err) && err.code === 404)) throw err;
       }
@@ -132,7 +132,7 @@ export class NamespaceController extends QueueController {
     if (!conditions) return;
     try {
       await this.namespaces.update(
-        internalContext({ namespace: '', subresource: 'status' }),
+        systemContext({ namespace: '', subresource: 'status' }, SERVER_OWN_WRITE),
         ns.metadata.name!,
         (current) => {
           current.status = { ...(isPlainObject(current.status) ? current.status : {}), conditions };

@@ -3,7 +3,7 @@ import { objectOf, objectsIn, stringOf } from '../api/json-read';
 import type { KubeObject } from '../api/types';
 import { PVC_PROTECTION_FINALIZER } from '../admission/storage-object-in-use-protection';
 import type { GenericStore } from '../registry/generic-store';
-import { internalContext } from '../registry/request-context';
+import { systemContext, SERVER_OWN_WRITE } from '../registry/request-context';
 import { everything } from '../storage/interfaces';
 import { QueueController } from './runtime/controller';
 import { Informer, listWatchOf, objectKey } from './runtime/informer';
@@ -28,7 +28,7 @@ export async function setFinalizer(store: GenericStore, obj: KubeObject, finaliz
   const { namespace = '', name = '', uid } = obj.metadata;
   try {
     await store.update(
-      internalContext({ namespace }),
+      systemContext({ namespace }, SERVER_OWN_WRITE),
       name,
       (current) => {
         const finalizers = current.metadata.finalizers ?? [];

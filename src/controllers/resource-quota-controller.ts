@@ -3,7 +3,7 @@ import { isPlainObject, type KubeObject } from '../api/types';
 import { addLists, listsEqual, maskList, resourceListJson, resourceListOf, zeroAmount, type ResourceList } from '../admission/resource-quota/amounts';
 import { evaluatorFor, quotaScopes, resourcesNamedBy, type QuotaEvaluator } from '../admission/resource-quota/evaluators';
 import type { GenericStore } from '../registry/generic-store';
-import { internalContext } from '../registry/request-context';
+import { systemContext, SERVER_OWN_WRITE } from '../registry/request-context';
 import { everything } from '../storage/interfaces';
 import { informerAndQueueProblem, type Controller } from './runtime/controller';
 import { Informer, listWatchOf, type ControllerLog } from './runtime/informer';
@@ -148,9 +148,14 @@ export class ResourceQuotaController implements Controller {
     const next = structuredClone(quota);
     next.status = { hard: resourceListJson(hard), used: resourceListJson(used) };
     try {
-      await this.quotas.update(internalContext({ namespace, resource: 'resourcequotas', subresource: 'status', verb: 'update' }), quota.metadata.name!, next, {
-        dryRun: false,
-      });
+      await this.quotas.update(
+        systemContext({ namespace, resource: 'resourcequotas', subresource: 'status', verb: 'update' }, SERVER_OWN_WRITE),
+        quota.metadata.name!,
+        next,
+        {
+          dryRun: false,
+        },
+      );
     } catch (err) {
       // Moved (admission charged it) or gone: the informer's next version says what to do.
       if (isStatusError(err) && (err.code === 409 || err.code === 404)) return false;

@@ -1,7 +1,7 @@
 import { isStatusError } from '../api/errors';
 import type { KubeObject } from '../api/types';
 import type { GenericStore } from '../registry/generic-store';
-import { internalContext } from '../registry/request-context';
+import { systemContext, SERVER_OWN_WRITE } from '../registry/request-context';
 import type { Predicate } from '../storage/interfaces';
 import { QueueController } from './runtime/controller';
 import { Informer, listWatchOf } from './runtime/informer';
@@ -79,7 +79,7 @@ export class RootCaPublisher extends QueueController {
     if (!ns || isTerminating(ns)) return true;
     const current = this.configMapInformer.get(`${namespace}/${ROOT_CA_CONFIG_MAP}`);
     if (current && upToDate(current, this.ca)) return true;
-    const ctx = internalContext({ namespace });
+    const ctx = systemContext({ namespace }, SERVER_OWN_WRITE);
     try {
       if (!current) {
         const cm: KubeObject = {

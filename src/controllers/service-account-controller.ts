@@ -1,7 +1,7 @@
 import { isStatusError } from '../api/errors';
 import type { KubeObject } from '../api/types';
 import type { GenericStore } from '../registry/generic-store';
-import { internalContext } from '../registry/request-context';
+import { systemContext, SERVER_OWN_WRITE } from '../registry/request-context';
 import { QueueController } from './runtime/controller';
 import { Informer, listWatchOf } from './runtime/informer';
 import { systemClock, type Clock } from './runtime/clock';
@@ -65,7 +65,7 @@ export class ServiceAccountController extends QueueController {
     if (this.accountInformer.get(`${namespace}/${DEFAULT_SERVICE_ACCOUNT}`)) return true;
     const account: KubeObject = { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: DEFAULT_SERVICE_ACCOUNT, namespace } };
     try {
-      await this.serviceAccounts.create(internalContext({ namespace }), account, { dryRun: false });
+      await this.serviceAccounts.create(systemContext({ namespace }, SERVER_OWN_WRITE), account, { dryRun: false });
     } catch (err) {
       // Already there (the cache lags), or the namespace is going away: nothing to do.
       if (isStatusError(err) && (err.code === 409 || err.code === 403 || err.code === 404)) return true;

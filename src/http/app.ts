@@ -19,9 +19,8 @@ import type { MaxInFlight } from './filters/max-in-flight';
 import { deadlineExceeded, requestDeadlineMs, type DeadlineConfig } from './filters/request-deadline';
 import { requestLabels } from './filters/request-metrics';
 import { parseRequestTarget } from './request-target';
-import { requestScope } from '../auth/request-scope';
 import { AuditAnnotationMap } from '../audit/annotation-map';
-import { accessControlled, type AccessControl } from './filters/access-control';
+import { accessControlled, type AccessControl, type AuthorizedRequest } from './filters/access-control';
 import type { RequestAudit } from './filters/audit';
 import { groupVersionPath, openApiV2Document, openApiV3Document, openApiV3Index, type SchemaSource } from './openapi';
 import { isPretty } from './query';
@@ -323,22 +322,23 @@ export function createApp(deps: AppDeps): RequestListener {
     }
     if (deadlineMs !== null) timer = setTimeout(() => expire(req, res, abort, longRunning), deadlineMs);
     const signal = (): AbortSignal => abort.signal;
-    const dispatch = (): void => {
+    const dispatch = ({ user, annotate }: AuthorizedRequest): void => {
       // An extension server's group-version goes to it, after kapi's authentication and authorization, as kube's aggregator sits in front.
       const rawTarget = target.rawQuery ? `${target.rawPath}?${target.rawQuery}` : target.rawPath;
-      if (deps.aggregator?.serve(req, res, target.path, rawTarget, requestScope()?.user ?? deps.accessControl.userOf(req), signal())) return;
+      if (deps.aggregator?.serve(req, res, target.path, rawTarget, user, signal())) return;
       if (!info.isResourceRequest) {
         req.url = target.rawQuery ? `${target.rawPath}?${target.rawQuery}` : target.rawPath;
         app(req, res);
         return;
       }
       // The effective user (after impersonation) and the deadline reach the registry in the RequestContext.
-      const scope = {
-        user: requestScope()?.user,
+      const filtered = {
+        user,
+        authorizer: deps.accessControl.authorizer,
         deadline: deadlineMs === null ? null : arrivedAt + deadlineMs,
-        auditAnnotations: new AuditAnnotationMap(requestScope()?.annotate),
+        auditAnnotations: new AuditAnnotationMap(annotate),
       };
-      serveResource(req, res, info, s.query, deps, signal, s.compress, scope).catch((err: unknown) => respondError(res, err));
+      serveResource(req, res, info, s.query, deps, signal, s.compress, filtered).catch((err: unknown) => respondError(res, err));
     };
     s.audit = accessControlled(deps.accessControl, req, res, info, { path: target.path, query }, dispatch, (err) => respondError(res, err));
   };

@@ -10,7 +10,8 @@ import type { PatchSchema } from '../patch/strategic-merge';
 import type { ResourceRegistry, RestStore } from '../registry/resource-registry';
 import type { ServerServices } from '../registry/server-services';
 import type { CreateSubresource, Subresource } from '../registry/subresources';
-import { INSECURE_SUPERUSER, type UserInfo } from '../auth/user';
+import type { RequestAuthorizer } from '../auth/authorizer/attributes';
+import type { UserInfo } from '../auth/user';
 import type { RequestContext } from '../registry/request-context';
 import { kindSchema } from '../schema/typed-schema';
 import type { ResourceRequest } from './handlers/context';
@@ -104,23 +105,32 @@ export function resolveResourceRequest(info: ResourceRequestInfo, registry: Reso
   return { store, verb };
 }
 
-/** What the filters in front of the router know of a request: who it is, until when, where its audit annotations go. */
-export interface RequestScope {
-  /** The authenticated user; the insecure port's superuser when absent. */
-  user?: UserInfo;
-  /** Epoch milliseconds; null or absent: no deadline. */
-  deadline?: number | null;
-  auditAnnotations?: Map<string, string>;
+/** What the filters in front of the router established: who asks, which authorizer decided, until when, where audit annotations go. */
+export interface FilteredRequest {
+  /** The effective user (after impersonation; the insecure port's superuser there). */
+  user: UserInfo;
+  authorizer: RequestAuthorizer;
+  /** Epoch milliseconds; null: no deadline. */
+  deadline: number | null;
+  auditAnnotations: Map<string, string>;
 }
 
 /** Verbs that change something: their context holds the abort signal from the start, so a client gone mid-write is noticed. */
 const WRITE_VERBS = new Set(['create', 'update', 'patch', 'delete', 'deletecollection']);
 
 /** The request's RequestContext, built once: every store write takes it. */
-function requestContext(res: ServerResponse, info: ResourceRequestInfo, signal: () => AbortSignal, scope: RequestScope): RequestContext {
+function requestContext(
+  res: ServerResponse,
+  info: ResourceRequestInfo,
+  signal: () => AbortSignal,
+  filtered: FilteredRequest,
+  admission: AdmissionChain,
+): RequestContext {
   const eager = WRITE_VERBS.has(info.verb) ? signal() : null;
   return {
-    user: scope.user ?? INSECURE_SUPERUSER,
+    user: filtered.user,
+    authorizer: filtered.authorizer,
+    admission,
     info: {
       verb: info.verb,
       group: info.group,
@@ -130,12 +140,12 @@ function requestContext(res: ServerResponse, info: ResourceRequestInfo, signal: 
       namespace: info.namespace,
       name: info.name,
     },
-    deadline: scope.deadline ?? null,
+    deadline: filtered.deadline,
     get signal() {
       return eager ?? signal();
     },
     warn: (text) => addWarning(res, text),
-    auditAnnotations: scope.auditAnnotations ?? new Map(),
+    auditAnnotations: filtered.auditAnnotations,
   };
 }
 
@@ -147,11 +157,11 @@ export async function serveResource(
   deps: RouterDeps,
   signal: () => AbortSignal,
   compress: boolean,
-  scope: RequestScope = {},
+  filtered: FilteredRequest,
 ): Promise<void> {
   const { store, verb, createSubresource, connectSubresource } = resolveResourceRequest(info, deps.registry);
   if (connectSubresource) {
-    const ctx = requestContext(res, info, signal, scope);
+    const ctx = requestContext(res, info, signal, filtered, deps.admission);
     return handleConnect({ req, res, info, ctx, store: store as GenericStore, sub: connectSubresource, query, services: deps.services });
   }
   const served = createSubresource
@@ -167,7 +177,7 @@ export async function serveResource(
   };
   const output = verb === 'watch' ? negotiateStream(req.headers.accept, options) : negotiateOutput(req.headers.accept, options);
   if (store.def.deprecationWarning) addWarning(res, store.def.deprecationWarning);
-  const ctx = requestContext(res, info, signal, scope);
+  const ctx = requestContext(res, info, signal, filtered, deps.admission);
   const requestTo = <S extends RestStore>(target: S): ResourceRequest<S> => ({
     req,
     res,
@@ -179,7 +189,6 @@ export async function serveResource(
     output,
     pretty: output.pretty || isPretty(query, req.headers['user-agent']),
     compress,
-    admission: deps.admission,
     inputEncodings: deps.inputEncodings,
     patchSchemaFor: deps.patchSchemaFor,
     watchListEnabled: deps.watchListEnabled,

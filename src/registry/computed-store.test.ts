@@ -1,10 +1,10 @@
 import type { KubeObject } from '../api/types';
 import { ComputedStore } from './computed-store';
 import { defineComputedResource } from './resource-definition';
-import { internalContext } from './request-context';
+import { systemContext, SERVER_OWN_WRITE } from './request-context';
 import type { ServerServices } from './server-services';
 
-const at = (namespace: string) => internalContext({ namespace });
+const at = (namespace: string) => systemContext({ namespace }, SERVER_OWN_WRITE);
 
 const NO_SERVICES = {} as ServerServices;
 

@@ -61,10 +61,10 @@ export class ComputedStore {
       user: ctx.user,
       request: ctx,
     });
-    await opts.admission?.mutate(attrs());
+    await ctx.admission.mutate(attrs());
     reconcileNamespace(namespace, obj);
     if (opts.fieldManager) this.fields?.update(null, obj, opts.fieldManager, '');
-    await opts.admission?.validate(attrs());
+    await ctx.admission.validate(attrs());
     ensureActive(ctx);
     if (!this.compute) throw badRequest(`${this.def.resource} cannot be created`);
     const answer = await this.compute({ ctx, namespace, object: obj, dryRun: opts.dryRun, services: this.services });

@@ -30,7 +30,7 @@ import {
   type Subresource,
   type SubresourceView,
 } from './subresources';
-import type { AdmissionAttributes, AdmissionOperation, WriteAdmission } from './admission-hooks';
+import type { AdmissionAttributes, AdmissionOperation } from './admission-hooks';
 import { reconcileNamespace } from './computed-store';
 import { ensureActive, withInfo, type RequestContext } from './request-context';
 import type { ServerServices } from './server-services';
@@ -39,8 +39,6 @@ export interface WriteOptions {
   dryRun: boolean;
   /** Who makes the change, for managedFields; empty leaves ownership untracked (the server's own writes). */
   fieldManager?: string;
-  /** The request's admission, run inside the write (kube's createValidation/updateValidation); absent for the server's own writes. */
-  admission?: WriteAdmission;
 }
 
 export interface ApplyRequest extends WriteOptions {
@@ -234,7 +232,8 @@ export class GenericStore {
   }
 
   /** BeforeCreate: what the server owns is set here, then the kind's hooks run in order. */
-  private prepareCreate(namespace: string, obj: KubeObject): void {
+  private prepareCreate(ctx: RequestContext, obj: KubeObject): void {
+    const { namespace } = ctx.info;
     const meta = obj.metadata;
     if (this.def.namespaced) {
       if (!meta.namespace) meta.namespace = namespace;
@@ -253,13 +252,13 @@ export class GenericStore {
     const { strategy } = this.def;
     if (strategy.tracksGeneration) meta.generation = 1;
     else delete meta.generation;
-    strategy.prepareForCreate(obj);
+    strategy.prepareForCreate(obj, ctx);
     strategy.applyDefaults(obj);
-    this.validateCreate(obj);
+    this.validateCreate(ctx, obj);
     strategy.canonicalize(obj);
   }
 
-  private validateCreate(obj: KubeObject): void {
+  private validateCreate(ctx: RequestContext, obj: KubeObject): void {
     const { strategy } = this.def;
     const errs: FieldErrorList = [
       ...validateObjectMeta(obj.metadata, {
@@ -268,7 +267,7 @@ export class GenericStore {
         kubeFinalizerNames: strategy.kubeFinalizerNames,
       }),
       ...strategy.validate(obj, this.validation),
-      ...strategy.validateCreate(obj),
+      ...strategy.validateCreate(obj, ctx),
       ...validateAgainstSchema(this.def, obj),
     ];
     if (errs.length > 0) throw invalid(this.def, obj.metadata.name ?? '', uniqueErrors(errs));
@@ -303,8 +302,7 @@ export class GenericStore {
 
   /**
    * One admission phase of a write, once the store knows what the write is: its operation, the
-   * object as the request's kind shows it, the stored one. Absent admission (the server's own
-   * writes) admits everything.
+   * object as the request's kind shows it, the stored one, by the context's admission.
    */
   private async admit(
     phase: 'mutate' | 'validate',
@@ -316,10 +314,9 @@ export class GenericStore {
     name?: string,
   ): Promise<void> {
     if (phase === 'validate' && operation === 'CREATE' && (ctx.info.verb === 'update' || ctx.info.verb === 'patch')) {
-      authorizeCreateOnUpdate({ ...ctx.info, name: name ?? object?.metadata.name ?? '' });
+      authorizeCreateOnUpdate(ctx, { ...ctx.info, name: name ?? object?.metadata.name ?? '' });
     }
-    const admission = opts.admission;
-    if (!admission) return;
+    const { admission } = ctx;
     const kind = this.kindAt(ctx.info.subresource);
     // kube-apiserver's decoder defaults what admission is given (its strategy defaults again after),
     // so mutating plugins and webhooks see the kind's defaults.
@@ -354,7 +351,7 @@ export class GenericStore {
       // kube-apiserver records a create's fields as decoded (defaulted), before the strategy adds what it generates (a Job's selector).
       const requested = opts.fieldManager && this.fields ? structuredClone(obj) : null;
       if (requested) this.def.strategy.applyDefaults(requested);
-      this.prepareCreate(namespace, obj);
+      this.prepareCreate(ctx, obj);
       if (requested) {
         this.fields!.update(null, requested, opts.fieldManager!, '');
         if (requested.metadata.managedFields) obj.metadata.managedFields = requested.metadata.managedFields;
@@ -400,7 +397,8 @@ export class GenericStore {
   }
 
   /** BeforeUpdate: keeps what no update may change, then runs the kind's hooks in order. */
-  private prepareUpdate(namespace: string, requested: KubeObject, prev: KubeObject, subresource: '' | Subresource): KubeObject {
+  private prepareUpdate(ctx: RequestContext, requested: KubeObject, prev: KubeObject, subresource: '' | Subresource): KubeObject {
+    const { namespace } = ctx.info;
     const next = subresource ? applySubresource(requested, prev, this.def, subresource) : requested;
     // The stored object carries Go's zero values; so must the new one, or leaving one out would count as a change.
     withGoZerosOfKind(apiVersionOfDefinition(this.def), this.def.kind, next);
@@ -429,17 +427,17 @@ export class GenericStore {
     const mainRules = runsMainRules(subresource);
     if (mainRules) {
       keepSubresourceFields(next, prev, this.def);
-      strategy.prepareForUpdate(next, prev);
+      strategy.prepareForUpdate(next, prev, ctx);
       if (strategy.tracksGeneration && !jsonEqual(specOf(next), specOf(prev))) {
         meta.generation = (old.generation ?? 0) + 1;
       }
     }
-    if (subresource === 'status') strategy.prepareForStatusUpdate(next, prev);
+    if (subresource === 'status') strategy.prepareForStatusUpdate(next, prev, ctx);
     const errs: FieldErrorList = [
       ...validateObjectMetaUpdate(meta, old, strategy.kubeFinalizerNames),
-      ...(mainRules ? [...strategy.validate(next, this.validation), ...strategy.validateUpdate(next, prev)] : []),
+      ...(mainRules ? [...strategy.validate(next, this.validation), ...strategy.validateUpdate(next, prev, ctx)] : []),
       // A CSR's /approval is validated as its /status (ValidateCertificateSigningRequestApprovalUpdate shares the rules).
-      ...(subresource === 'status' || subresource === 'approval' ? strategy.validateStatusUpdate(next, prev) : []),
+      ...(subresource === 'status' || subresource === 'approval' ? strategy.validateStatusUpdate(next, prev, ctx) : []),
       ...validateAgainstSchema(this.def, next),
     ];
     if (errs.length > 0) throw invalid(this.def, meta.name ?? '', uniqueErrors(errs));
@@ -524,7 +522,7 @@ export class GenericStore {
             const fresh = typeof input === 'function' ? await input(null) : structuredClone(input);
             checkName(fresh);
             if (!req.inputAdmitted) await this.admit('mutate', ctx, req, 'CREATE', fresh, undefined);
-            this.prepareCreate(namespace, fresh);
+            this.prepareCreate(ctx, fresh);
             if (manager) this.fields?.update(null, fresh, manager, '');
             await begin(this.hooks?.beginCreate(fresh, req.dryRun));
             await this.admit('validate', ctx, req, 'CREATE', fresh, undefined);
@@ -544,7 +542,7 @@ export class GenericStore {
           } else if (next.metadata.resourceVersion !== current.metadata.resourceVersion) {
             throw conflict(groupResource(this.def), name, OPTIMISTIC_LOCK_MESSAGE);
           }
-          const updated = this.prepareUpdate(namespace, next, current, subresource);
+          const updated = this.prepareUpdate(ctx, next, current, subresource);
           if (manager) this.fields?.update(current, updated, manager, subresource);
           keepTimesOfNoOp(updated, current);
           await begin(subresource === '' ? this.hooks?.beginUpdate(updated, current, req.dryRun) : undefined);
@@ -574,9 +572,10 @@ export class GenericStore {
   }
 
   /**
-   * A write past the kind's strategy, as a registry's own GuaranteedUpdate (pods/binding): no
-   * defaults, validation, admission, managedFields or resourceVersion check; `mutate` changes the
-   * stored object in place and may throw StatusErrors. 404 when the object does not exist.
+   * A write past the kind's strategy, as the pod registry's own GuaranteedUpdate for pods/binding
+   * (the one write kube makes around its store): no defaults, validation, admission, managedFields
+   * or resourceVersion check; the binding was admitted as a CREATE of the subresource. `mutate`
+   * changes the stored object in place and may throw StatusErrors. 404 when the object does not exist.
    */
   async updateDirectly(ctx: RequestContext, name: string, mutate: (current: KubeObject) => void, opts: WriteOptions): Promise<KubeObject> {
     try {
@@ -802,7 +801,7 @@ export class GenericStore {
       ]);
     }
     try {
-      await this.delete(ctx, name, { dryRun: false, admission: opts.admission });
+      await this.delete(ctx, name, { dryRun: false });
     } catch (err) {
       if (!(isStatusError(err) && err.message.includes('corrupt object'))) throw err;
       await this.admit('mutate', ctx, opts, 'DELETE', undefined, undefined, name);

@@ -1,7 +1,11 @@
 import { isStatusError } from '../api/errors';
-import { ensureActive, internalContext, withInfo, type RequestContext } from './request-context';
+import { ensureActive, systemContext, SERVER_OWN_WRITE, withInfo, type RequestContext } from './request-context';
 
-const context = (signal: AbortSignal, deadline: number | null): RequestContext => ({ ...internalContext({ namespace: 'ns' }), signal, deadline });
+const context = (signal: AbortSignal, deadline: number | null): RequestContext => ({
+  ...systemContext({ namespace: 'ns' }, SERVER_OWN_WRITE),
+  signal,
+  deadline,
+});
 
 function failure(ctx: RequestContext): unknown {
   try {
@@ -15,7 +19,7 @@ function failure(ctx: RequestContext): unknown {
 describe('ensureActive', () => {
   test('lets a live request with time left go on', () => {
     expect(failure(context(new AbortController().signal, Date.now() + 60_000))).toBeNull();
-    expect(failure(internalContext({ namespace: '' }))).toBeNull();
+    expect(failure(systemContext({ namespace: '' }, SERVER_OWN_WRITE))).toBeNull();
   });
 
   test('refuses a request whose client went away, as kube says it', () => {

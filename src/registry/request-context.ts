@@ -1,6 +1,9 @@
 import { setMaxListeners } from 'node:events';
 import { timeout } from '../api/errors';
+import type { RequestAuthorizer } from '../auth/authorizer/attributes';
+import { PRIVILEGED_GROUP_ONLY } from '../auth/authorizer/modes';
 import type { UserInfo } from '../auth/user';
+import type { WriteAdmission } from './admission-hooks';
 
 /** What a resource request asks, as k8s.io/apiserver's RequestInfo: parsed once from the path. */
 export interface RequestAttributes {
@@ -16,13 +19,18 @@ export interface RequestAttributes {
 }
 
 /**
- * One request as the registry sees it, built once by the handler (kube keeps the same facts in
- * its request context.Context): who asks, what is asked, until when, and where warnings and audit
- * annotations go. Every store write takes it; the store takes the namespace from it.
+ * One request as the registry sees it, built once by the router (kube keeps the same facts in
+ * its request context.Context): who asks, what is asked, the authorizer and admission it is
+ * subject to, until when, and where warnings and audit annotations go. Every store verb and
+ * strategy hook takes it; nothing below the filters learns the user any other way.
  */
 export interface RequestContext {
   readonly user: UserInfo;
   readonly info: RequestAttributes;
+  /** The authorizer the request's filter asked; the registry's own checks ask it too. */
+  readonly authorizer: RequestAuthorizer;
+  /** Run on every write, inside the store (kube's createValidation/updateValidation). */
+  readonly admission: WriteAdmission;
   /** Epoch milliseconds after which the request must not change anything; null: no deadline. */
   readonly deadline: number | null;
   /** Aborted when the client goes away or the deadline passes. */
@@ -48,15 +56,51 @@ const NEVER_ABORTED = new AbortController().signal;
 // Shared by every internal write, which listens on it only while its etcd call runs.
 setMaxListeners(0, NEVER_ABORTED);
 
-/** The context of a write kapi makes itself, outside any client request. */
-export function internalContext(info: Partial<RequestAttributes> & { namespace: string }): RequestContext {
+/**
+ * The admission of kapi's own writes (controllers, bootstrap): none. kube's controllers write
+ * through the loopback client and are admitted; docs/divergences.md says so.
+ */
+export const UNADMITTED: WriteAdmission = {
+  mutate: async () => undefined,
+  validate: async () => undefined,
+};
+
+/** What a write kapi makes itself is subject to, named where it is made. */
+export interface SystemPolicy {
+  authorizer: RequestAuthorizer;
+  admission: WriteAdmission;
+}
+
+/** kapi's own bookkeeping: the privileged group's rights, and no admission. */
+export const SERVER_OWN_WRITE: SystemPolicy = { authorizer: PRIVILEGED_GROUP_ONLY, admission: UNADMITTED };
+
+/** The context of a write kapi makes itself as system:apiserver, outside any client request. */
+export function systemContext(info: Partial<RequestAttributes> & { namespace: string }, policy: SystemPolicy): RequestContext {
   return {
     user: APISERVER_USER,
     info: { verb: '', group: '', version: '', resource: '', subresource: '', name: '', ...info },
+    authorizer: policy.authorizer,
+    admission: policy.admission,
     deadline: null,
     signal: NEVER_ABORTED,
     warn: () => undefined,
     auditAnnotations: new Map(),
+  };
+}
+
+/**
+ * A write the server makes for a request through its loopback client, as kube's registries call
+ * their clientsets (eviction's PodDisruptionBudget status): system:apiserver with the privileged
+ * group's rights, admitted by the request's chain, bound by the request's deadline and signal.
+ */
+export function loopbackContext(ctx: RequestContext, info: Partial<RequestAttributes> & { namespace: string }): RequestContext {
+  const own = systemContext(info, { authorizer: PRIVILEGED_GROUP_ONLY, admission: ctx.admission });
+  return {
+    ...own,
+    deadline: ctx.deadline,
+    get signal() {
+      return ctx.signal;
+    },
   };
 }
 
@@ -65,6 +109,8 @@ export function withInfo(ctx: RequestContext, info: Partial<RequestAttributes>):
   return {
     user: ctx.user,
     info: { ...ctx.info, ...info },
+    authorizer: ctx.authorizer,
+    admission: ctx.admission,
     deadline: ctx.deadline,
     get signal() {
       return ctx.signal;

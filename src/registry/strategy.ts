@@ -2,6 +2,7 @@ import type { FieldErrorList } from '../api/field-errors';
 import { nameIsDnsSubdomain, type NameValidator } from '../api/name-validation';
 import type { KubeObject } from '../api/types';
 import type { GarbageCollectionPolicy, PropagationOptions } from './deletion-finalizers';
+import type { RequestContext } from './request-context';
 
 /** What validation learns from the server's flags (kube passes them in each strategy's constructor). */
 export interface ValidationOptions {
@@ -13,7 +14,9 @@ export const DEFAULT_VALIDATION_OPTIONS: ValidationOptions = { allowLoopbackEndp
 
 /**
  * What one kind adds to the generic store. The store always runs the hooks in the same order —
- * prepare, default, validate, canonicalize — so no kind can skip a step.
+ * prepare, default, validate, canonicalize — so no kind can skip a step. The create, update and
+ * status hooks take the request's context last (kube's strategies take it first), so that a check
+ * which needs the requester (RBAC escalation, a CSR's requesting user) reads it there.
  */
 export interface Strategy {
   /** The rule for metadata.name (and generateName). */
@@ -30,22 +33,22 @@ export interface Strategy {
   /** metadata.generation starts at 1 and grows with every change of the spec. */
   tracksGeneration: boolean;
   /** Clears what a client may not set on create (e.g. status). */
-  prepareForCreate(obj: KubeObject): void;
+  prepareForCreate(obj: KubeObject, ctx: RequestContext): void;
   /** Restores what a client may not change on update (e.g. status through the main resource). */
-  prepareForUpdate(next: KubeObject, prev: KubeObject): void;
+  prepareForUpdate(next: KubeObject, prev: KubeObject, ctx: RequestContext): void;
   /** What the status strategy's PrepareForUpdate adds to a write through /status (e.g. a phase's transition time). */
-  prepareForStatusUpdate(next: KubeObject, prev: KubeObject): void;
+  prepareForStatusUpdate(next: KubeObject, prev: KubeObject, ctx: RequestContext): void;
   /** Fills in defaults, as the versioned defaulting functions do. */
   applyDefaults(obj: KubeObject): void;
   validate(obj: KubeObject, options: ValidationOptions): FieldErrorList;
   /** Rules only a create must satisfy, beyond `validate` (events.k8s.io/v1's new-style Events). */
-  validateCreate(obj: KubeObject): FieldErrorList;
-  validateUpdate(next: KubeObject, prev: KubeObject): FieldErrorList;
+  validateCreate(obj: KubeObject, ctx: RequestContext): FieldErrorList;
+  validateUpdate(next: KubeObject, prev: KubeObject, ctx: RequestContext): FieldErrorList;
   /**
    * The status strategy's ValidateUpdate (kube's ValidateXStatusUpdate), beyond metadata: what a
    * write through /status must satisfy. The main rules do not run there.
    */
-  validateStatusUpdate(next: KubeObject, prev: KubeObject): FieldErrorList;
+  validateStatusUpdate(next: KubeObject, prev: KubeObject, ctx: RequestContext): FieldErrorList;
   /** Normalises the stored form (e.g. Secret stringData folded into data). */
   canonicalize(obj: KubeObject): void;
   /**

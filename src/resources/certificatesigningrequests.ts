@@ -2,7 +2,7 @@ import { field, type FieldErrorList } from '../api/field-errors';
 import { objectOf, objectsIn, stringOf, stringsIn } from '../api/json-read';
 import type { KubeObject } from '../api/types';
 import { certificateRequestDer, parseCertificateRequest } from '../auth/certificate-request';
-import { requestScope } from '../auth/request-scope';
+import type { RequestContext } from '../registry/request-context';
 import { defineResource } from '../registry/resource-definition';
 import { strategy } from '../registry/strategy';
 import { AGE_COLUMN, humanDuration, NAME_COLUMN } from '../registry/table';
@@ -55,19 +55,17 @@ export function hasCondition(csr: KubeObject, type: string): boolean {
 }
 
 /** The requesting user (csrStrategy.PrepareForCreate): spec.username, uid, groups and extra are the server's to set. */
-function prepareCsrForCreate(csr: KubeObject): void {
+function prepareCsrForCreate(csr: KubeObject, ctx: RequestContext): void {
   const spec = specOf(csr);
-  const user = requestScope()?.user;
+  const { user } = ctx;
   delete spec.username;
   delete spec.uid;
   delete spec.groups;
   delete spec.extra;
-  if (user) {
-    spec.username = user.name;
-    if (user.uid) spec.uid = user.uid;
-    if (user.groups.length > 0) spec.groups = [...user.groups];
-    if (Object.keys(user.extra).length > 0) spec.extra = structuredClone(user.extra);
-  }
+  spec.username = user.name;
+  if (user.uid) spec.uid = user.uid;
+  if (user.groups.length > 0) spec.groups = [...user.groups];
+  if (Object.keys(user.extra).length > 0) spec.extra = structuredClone(user.extra);
   csr.spec = spec;
   csr.status = {};
 }

@@ -4,7 +4,7 @@ import { isPlainObject, type KubeObject, type Status } from '../api/types';
 import { nowTimestamp, type DeleteRequest, type GenericStore } from '../registry/generic-store';
 import type { PropagationPolicy } from '../registry/deletion-finalizers';
 import type { ServedKind } from '../registry/resource-definition';
-import type { RequestContext } from '../registry/request-context';
+import { loopbackContext, UNADMITTED, withInfo, type RequestContext } from '../registry/request-context';
 import type { CreateSubresource, CreateSubresourceRequest } from '../registry/subresources';
 import { everything } from '../storage/interfaces';
 
@@ -108,16 +108,18 @@ function markDisruptionTarget(pod: KubeObject): void {
 }
 
 /**
- * addConditionAndDeletePod: the DisruptionTarget condition goes on the pod (not in a dry run),
- * checked against the delete preconditions; a resourceVersion precondition then follows the
- * pod's new version, and the pod is deleted with the options.
+ * addConditionAndDeletePod: the DisruptionTarget condition goes on the pod (not in a dry run)
+ * through the pod status strategy, checked against the delete preconditions; a resourceVersion
+ * precondition then follows the pod's new version, and the pod is deleted with the options.
+ * kube's EvictionREST updates its status store with rest.ValidateAllObjectFunc, so this write
+ * runs the strategy but no admission.
  */
 async function addConditionAndDeletePod(ctx: RequestContext, pods: GenericStore, name: string, opts: DeleteRequest): Promise<void> {
   let options = opts;
   if (!opts.dryRun) {
     const { uid, resourceVersion } = opts.preconditions ?? {};
-    const updated = await pods.updateDirectly(
-      ctx,
+    const { object: updated } = await pods.update(
+      { ...withInfo(ctx, { subresource: 'status' }), admission: UNADMITTED },
       name,
       (pod) => {
         if (uid && uid !== pod.metadata.uid) {
@@ -135,6 +137,7 @@ async function addConditionAndDeletePod(ctx: RequestContext, pods: GenericStore,
           );
         }
         markDisruptionTarget(pod);
+        return pod;
       },
       { dryRun: false },
     );
@@ -183,11 +186,20 @@ function markDisruptionAllowed(status: Obj): void {
 /**
  * checkAndDecrement as one guarded write of the budget's status: the read, the checks and the
  * write happen against one resourceVersion, and a write that lost a race is retried on the new one.
+ * kube writes it with its loopback client's UpdateStatus, so it is admitted as system:apiserver's.
  * A dry run checks without writing.
  */
 async function checkAndDecrement(ctx: RequestContext, pdbs: GenericStore, pdbName: string, podName: string, dryRun: boolean): Promise<void> {
-  await pdbs.updateDirectly(
-    ctx,
+  await pdbs.update(
+    loopbackContext(ctx, {
+      namespace: ctx.info.namespace,
+      group: 'policy',
+      version: 'v1',
+      resource: 'poddisruptionbudgets',
+      subresource: 'status',
+      verb: 'update',
+      name: pdbName,
+    }),
     pdbName,
     (pdb) => {
       const status = isPlainObject(pdb.status) ? pdb.status : (pdb.status = {});
@@ -206,6 +218,7 @@ async function checkAndDecrement(ctx: RequestContext, pdbs: GenericStore, pdbNam
       status.disruptionsAllowed = allowed - 1;
       if (allowed - 1 === 0) markDisruptionAllowed(status);
       status.disruptedPods = { ...disrupted, [podName]: nowTimestamp() };
+      return pdb;
     },
     { dryRun },
   );

@@ -2,7 +2,7 @@ import { isStatusError } from '../api/errors';
 import { field, type FieldErrorList } from '../api/field-errors';
 import type { KubeObject } from '../api/types';
 import type { GenericStore } from '../registry/generic-store';
-import { internalContext } from '../registry/request-context';
+import { systemContext, SERVER_OWN_WRITE } from '../registry/request-context';
 import { defineResource } from '../registry/resource-definition';
 import { strategy } from '../registry/strategy';
 import { AGE_COLUMN, NAME_COLUMN } from '../registry/table';
@@ -31,7 +31,7 @@ export async function ensureSystemPriorityClasses(store: GenericStore): Promise<
   for (const [name, { value, description }] of Object.entries(SYSTEM_PRIORITY_CLASSES)) {
     const pc = { apiVersion: 'scheduling.k8s.io/v1', kind: 'PriorityClass', metadata: { name }, value, description };
     try {
-      await store.create(internalContext({ namespace: '' }), pc, { dryRun: false });
+      await store.create(systemContext({ namespace: '' }, SERVER_OWN_WRITE), pc, { dryRun: false });
     } catch (err) {
       if (!(isStatusError(err) && err.code === 409)) throw err;
     }

@@ -140,8 +140,8 @@ export const roles = defineResource({
   strategy: strategy({
     ...rbacStrategy,
     validate: (role) => validateRules(role, true),
-    validateCreate: (role) => (confirmRoleWrite('roles', role, null), []),
-    validateUpdate: (role, prev) => (confirmRoleWrite('roles', role, prev), []),
+    validateCreate: (role, ctx) => (confirmRoleWrite(ctx, 'roles', role, null), []),
+    validateUpdate: (role, prev, ctx) => (confirmRoleWrite(ctx, 'roles', role, prev), []),
   }),
 });
 
@@ -154,8 +154,8 @@ export const clusterroles = defineResource({
   strategy: strategy({
     ...rbacStrategy,
     validate: (role) => [...validateRules(role, false), ...validateAggregationRule(role)],
-    validateCreate: (role) => (confirmRoleWrite('clusterroles', role, null), []),
-    validateUpdate: (role, prev) => (confirmRoleWrite('clusterroles', role, prev), []),
+    validateCreate: (role, ctx) => (confirmRoleWrite(ctx, 'clusterroles', role, null), []),
+    validateUpdate: (role, prev, ctx) => (confirmRoleWrite(ctx, 'clusterroles', role, prev), []),
   }),
 });
 
@@ -169,8 +169,8 @@ export const rolebindings = defineResource({
     ...rbacStrategy,
     applyDefaults: defaultBinding,
     validate: (binding) => validateBinding(binding, true),
-    validateCreate: (binding) => (confirmBindingWrite('rolebindings', binding, null), []),
-    validateUpdate: (binding, prev) => (confirmBindingWrite('rolebindings', binding, prev), validateRoleRefUnchanged(binding, prev)),
+    validateCreate: (binding, ctx) => (confirmBindingWrite(ctx, 'rolebindings', binding, null), []),
+    validateUpdate: (binding, prev, ctx) => (confirmBindingWrite(ctx, 'rolebindings', binding, prev), validateRoleRefUnchanged(binding, prev)),
   }),
   printerColumns: bindingColumns(
     'RoleRef can reference a Role in the current namespace or a ClusterRole in the global namespace. If the RoleRef cannot be resolved, the Authorizer must return an error.',
@@ -187,8 +187,8 @@ export const clusterrolebindings = defineResource({
     ...rbacStrategy,
     applyDefaults: defaultBinding,
     validate: (binding) => validateBinding(binding, false),
-    validateCreate: (binding) => (confirmBindingWrite('clusterrolebindings', binding, null), []),
-    validateUpdate: (binding, prev) => (confirmBindingWrite('clusterrolebindings', binding, prev), validateRoleRefUnchanged(binding, prev)),
+    validateCreate: (binding, ctx) => (confirmBindingWrite(ctx, 'clusterrolebindings', binding, null), []),
+    validateUpdate: (binding, prev, ctx) => (confirmBindingWrite(ctx, 'clusterrolebindings', binding, prev), validateRoleRefUnchanged(binding, prev)),
   }),
   printerColumns: bindingColumns(
     'RoleRef can only reference a ClusterRole in the global namespace. If the RoleRef cannot be resolved, the Authorizer must return an error.',

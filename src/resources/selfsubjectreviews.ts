@@ -1,7 +1,6 @@
 import { auditUser } from '../audit/event';
 import { nowTimestamp } from '../registry/generic-store';
 import { defineComputedResource } from '../registry/resource-definition';
-import { reviewScope } from './review-scope';
 
 /** Who the requesting user is (`kubectl auth whoami`): a new object, created now, as kube-apiserver answers. */
 export const selfsubjectreviews = defineComputedResource({
@@ -10,8 +9,8 @@ export const selfsubjectreviews = defineComputedResource({
   resource: 'selfsubjectreviews',
   kind: 'SelfSubjectReview',
   namespaced: false,
-  compute: async () => ({
+  compute: async ({ ctx }) => ({
     metadata: { creationTimestamp: nowTimestamp() },
-    status: { userInfo: auditUser(reviewScope().user) },
+    status: { userInfo: auditUser(ctx.user) },
   }),
 });

@@ -1,7 +1,6 @@
 import { badRequest } from '../api/errors';
 import { isPlainObject } from '../api/types';
 import { defineComputedResource } from '../registry/resource-definition';
-import { reviewScope } from './review-scope';
 
 /**
  * What the requesting user may do in a namespace, from the authorizer's rule resolvers
@@ -14,11 +13,10 @@ export const selfsubjectrulesreviews = defineComputedResource({
   resource: 'selfsubjectrulesreviews',
   kind: 'SelfSubjectRulesReview',
   namespaced: false,
-  compute: async ({ object }) => {
+  compute: async ({ ctx, object }) => {
     const namespace = isPlainObject(object.spec) ? object.spec.namespace : undefined;
     if (typeof namespace !== 'string' || namespace === '') throw badRequest('no namespace on request');
-    const { user, authorizer } = reviewScope();
-    const rules = authorizer.rulesFor(user, namespace);
+    const rules = ctx.authorizer.rulesFor(ctx.user, namespace);
     const status: Record<string, unknown> = {
       resourceRules: rules.resourceRules.map((r) => {
         const rule: Record<string, unknown> = { verbs: r.verbs };

@@ -4,7 +4,7 @@ import { isPlainObject, type KubeObject, type ObjectMeta } from '../api/types';
 import { defineComputedResource } from '../registry/resource-definition';
 import { resourceAttributes, nonResourceAttributes, type AuthorizationAttributes } from '../auth/authorizer/attributes';
 import type { UserInfo } from '../auth/user';
-import { reviewScope } from './review-scope';
+import type { RequestContext } from '../registry/request-context';
 
 /**
  * SubjectAccessReview, SelfSubjectAccessReview and LocalSubjectAccessReview: validated as
@@ -136,8 +136,8 @@ function reviewAttributes(user: UserInfo, spec: Spec): AuthorizationAttributes {
 }
 
 /** The review answered by the authorizer: allowed, denied, the reason and any evaluation error. */
-function answered(review: KubeObject, user: UserInfo): KubeObject {
-  const result = reviewScope().authorizer.authorize(reviewAttributes(user, specOf(review)));
+function answered(ctx: RequestContext, review: KubeObject, user: UserInfo): KubeObject {
+  const result = ctx.authorizer.authorize(reviewAttributes(user, specOf(review)));
   const status: Record<string, unknown> = { allowed: result.decision === 'Allow' };
   if (result.decision === 'Deny') status.denied = true;
   if (result.reason) status.reason = result.reason;
@@ -157,7 +157,7 @@ export const selfsubjectaccessreviews = defineComputedResource({
   resource: 'selfsubjectaccessreviews',
   kind: 'SelfSubjectAccessReview',
   namespaced: false,
-  compute: async ({ object }) => answered(checked(object, validateSelfSubjectAccessReview), reviewScope().user),
+  compute: async ({ ctx, object }) => answered(ctx, checked(object, validateSelfSubjectAccessReview), ctx.user),
 });
 
 export const subjectaccessreviews = defineComputedResource({
@@ -166,7 +166,7 @@ export const subjectaccessreviews = defineComputedResource({
   resource: 'subjectaccessreviews',
   kind: 'SubjectAccessReview',
   namespaced: false,
-  compute: async ({ object }) => answered(checked(object, validateSubjectAccessReview), specUser(specOf(object))),
+  compute: async ({ ctx, object }) => answered(ctx, checked(object, validateSubjectAccessReview), specUser(specOf(object))),
 });
 
 export const localsubjectaccessreviews = defineComputedResource({
@@ -175,9 +175,9 @@ export const localsubjectaccessreviews = defineComputedResource({
   resource: 'localsubjectaccessreviews',
   kind: 'LocalSubjectAccessReview',
   namespaced: true,
-  compute: async ({ namespace, object }) => {
+  compute: async ({ ctx, namespace, object }) => {
     checked(object, validateLocalSubjectAccessReview);
     if (object.metadata.namespace !== namespace) throw badRequest(`spec.resourceAttributes.namespace must match namespace: ${namespace}`);
-    return answered(object, specUser(specOf(object)));
+    return answered(ctx, object, specUser(specOf(object)));
   },
 });

@@ -47,7 +47,7 @@ import { EmbeddedEtcd } from './embedded-etcd';
 import { applyListenerLimits } from './listener';
 import { serveUpgrades } from '../http/handlers/proxy-upgrade';
 import { loadKubeletClient } from '../registry/proxy/kubelet';
-import { internalContext } from '../registry/request-context';
+import { systemContext, SERVER_OWN_WRITE } from '../registry/request-context';
 import { etcdTls, loadAuthentication } from './authentication';
 import { createSecureServer, dialableHost, isLoopback } from './tls';
 import { withAccessLog } from './access-log';
@@ -119,7 +119,11 @@ async function waitForEtcd(kv: KV, endpoints: string[], timeoutMs: number, healt
 async function ensureSystemNamespaces(namespaces: GenericStore): Promise<void> {
   for (const name of IMMORTAL_NAMESPACES) {
     try {
-      await namespaces.create(internalContext({ namespace: '' }), { apiVersion: 'v1', kind: 'Namespace', metadata: { name } }, { dryRun: false });
+      await namespaces.create(
+        systemContext({ namespace: '' }, SERVER_OWN_WRITE),
+        { apiVersion: 'v1', kind: 'Namespace', metadata: { name } },
+        { dryRun: false },
+      );
     } catch (err) {
       if (!(isStatusError(err) && err.code === 409)) throw err;
     }
@@ -383,7 +387,6 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     inFlight,
     accessControl: {
       authorizer,
-      rbac,
       audit: auditPolicy && auditSink ? { policy: auditPolicy, sink: auditSink } : null,
       userOf,
     },

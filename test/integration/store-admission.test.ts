@@ -2,7 +2,7 @@ import { isStatusError } from '../../src/api/errors';
 import type { KubeObject } from '../../src/api/types';
 import type { AdmissionAttributes, WriteAdmission } from '../../src/registry/admission-hooks';
 import { GenericStore } from '../../src/registry/generic-store';
-import { internalContext, type RequestContext } from '../../src/registry/request-context';
+import { SERVER_OWN_WRITE, systemContext, type RequestContext } from '../../src/registry/request-context';
 import { configmaps } from '../../src/resources/configmaps';
 import { deployments } from '../../src/resources/deployments';
 import { Etcd3Kv } from '../../src/storage/etcd/etcd3-kv';
@@ -36,7 +36,7 @@ const cm = (name: string, data: Record<string, string>): KubeObject => ({ apiVer
 /** A request context whose abort controller the test holds, and whose deadline it sets. */
 function request(deadline: number | null = null): { ctx: RequestContext; abort: AbortController } {
   const abort = new AbortController();
-  const base = internalContext({ namespace: 'default', resource: 'configmaps' });
+  const base = systemContext({ namespace: 'default', resource: 'configmaps' }, SERVER_OWN_WRITE);
   return { ctx: { ...base, deadline, signal: abort.signal }, abort };
 }
 
@@ -69,14 +69,14 @@ describe('an abandoned write is not committed', () => {
   test('a create whose client leaves during admission', async () => {
     const { ctx, abort } = request();
     const admission = slowAdmission(50, () => abort.abort());
-    await expect(store.create(ctx, cm('left', { a: '1' }), { dryRun: false, admission })).rejects.toMatchObject(TIMEOUT);
+    await expect(store.create({ ...ctx, admission }, cm('left', { a: '1' }), { dryRun: false })).rejects.toMatchObject(TIMEOUT);
     expect(admission.seen).toEqual(['CREATE']);
     expect(await read('left')).toBeNull();
   });
 
   test('a create whose deadline passes during admission', async () => {
     const { ctx } = request(Date.now() + 20);
-    await expect(store.create(ctx, cm('late', { a: '1' }), { dryRun: false, admission: slowAdmission(60) })).rejects.toMatchObject({
+    await expect(store.create({ ...ctx, admission: slowAdmission(60) }, cm('late', { a: '1' }), { dryRun: false })).rejects.toMatchObject({
       ...TIMEOUT,
       message: 'Timeout: request did not complete within requested timeout - context deadline exceeded',
     });
@@ -84,21 +84,21 @@ describe('an abandoned write is not committed', () => {
   });
 
   test('an update and a delete whose client leaves leave the object as it was', async () => {
-    await store.create(internalContext({ namespace: 'default' }), cm('kept', { a: '1' }), { dryRun: false });
+    await store.create(systemContext({ namespace: 'default' }, SERVER_OWN_WRITE), cm('kept', { a: '1' }), { dryRun: false });
     const update = request();
     const change = slowAdmission(30, () => update.abort.abort());
-    await expect(store.update(update.ctx, 'kept', cm('kept', { a: '2' }), { dryRun: false, admission: change })).rejects.toMatchObject(TIMEOUT);
+    await expect(store.update({ ...update.ctx, admission: change }, 'kept', cm('kept', { a: '2' }), { dryRun: false })).rejects.toMatchObject(TIMEOUT);
     expect(change.seen).toEqual(['UPDATE']);
     const removal = request();
     const remove = slowAdmission(30, () => removal.abort.abort());
-    await expect(store.delete(removal.ctx, 'kept', { dryRun: false, admission: remove })).rejects.toMatchObject(TIMEOUT);
+    await expect(store.delete({ ...removal.ctx, admission: remove }, 'kept', { dryRun: false })).rejects.toMatchObject(TIMEOUT);
     expect(remove.seen).toEqual(['DELETE']);
     expect((await read('kept'))?.data).toEqual({ a: '1' });
   });
 
   test('a write still in time is committed', async () => {
     const { ctx } = request(Date.now() + 10_000);
-    await store.create(ctx, cm('in-time', { a: '1' }), { dryRun: false, admission: slowAdmission(10) });
+    await store.create({ ...ctx, admission: slowAdmission(10) }, cm('in-time', { a: '1' }), { dryRun: false });
     expect((await read('in-time'))?.data).toEqual({ a: '1' });
   });
 });
@@ -116,13 +116,13 @@ function recording(): WriteAdmission & { calls: (Omit<AdmissionAttributes, 'def'
 
 describe('what admission is told', () => {
   const ctx = (subresource = '') => ({
-    ...internalContext({ namespace: 'default', subresource }),
+    ...systemContext({ namespace: 'default', subresource }, SERVER_OWN_WRITE),
     user: { name: 'alice', uid: 'u1', groups: ['devs'], extra: {} },
   });
 
   test('create, update and delete: phases, operation, old object, options, user', async () => {
     const create = recording();
-    await store.create(ctx(), cm('told', { a: '1' }), { dryRun: false, fieldManager: 'me', admission: create });
+    await store.create({ ...ctx(), admission: create }, cm('told', { a: '1' }), { dryRun: false, fieldManager: 'me' });
     expect(create.calls.map((c) => `${c.phase} ${c.operation} ${c.oldObject ? 'old' : 'new'}`)).toEqual(['mutate CREATE new', 'validate CREATE new']);
     expect(create.calls[0]).toMatchObject({
       namespace: 'default',
@@ -138,7 +138,7 @@ describe('what admission is told', () => {
     expect(create.calls[1].object?.metadata.uid).toBeDefined();
 
     const update = recording();
-    await store.update(ctx(), 'told', cm('told', { a: '2' }), { dryRun: true, admission: update });
+    await store.update({ ...ctx(), admission: update }, 'told', cm('told', { a: '2' }), { dryRun: true });
     expect(update.calls.map((c) => `${c.phase} ${c.operation}`)).toEqual(['mutate UPDATE', 'validate UPDATE']);
     expect(update.calls[0]).toMatchObject({
       dryRun: true,
@@ -148,7 +148,7 @@ describe('what admission is told', () => {
     });
 
     const removal = recording();
-    await store.delete(ctx(), 'told', { dryRun: false, gracePeriodSeconds: 0, admission: removal });
+    await store.delete({ ...ctx(), admission: removal }, 'told', { dryRun: false, gracePeriodSeconds: 0 });
     expect(removal.calls.map((c) => `${c.phase} ${c.operation}`)).toEqual(['mutate DELETE', 'validate DELETE']);
     expect(removal.calls[0]).toMatchObject({
       name: 'told',
@@ -171,7 +171,7 @@ describe('what admission is told', () => {
     } as unknown as KubeObject;
     await deploymentStore.create(ctx(), d, { dryRun: false });
     const scale = recording();
-    await deploymentStore.update(ctx('scale'), 'scaled', (current) => ({ ...current, spec: { replicas: 3 } }), { dryRun: false, admission: scale });
+    await deploymentStore.update({ ...ctx('scale'), admission: scale }, 'scaled', (current) => ({ ...current, spec: { replicas: 3 } }), { dryRun: false });
     expect(scale.calls.map((c) => `${c.phase} ${c.operation} ${c.object?.kind} ${c.oldObject?.kind}`)).toEqual([
       'mutate UPDATE Scale Scale',
       'validate UPDATE Scale Scale',

@@ -7,7 +7,7 @@ import { systemClock, type Clock } from '../../controllers/runtime/clock';
 import { Informer, listWatchOf } from '../../controllers/runtime/informer';
 import { WorkQueue } from '../../controllers/work-queue';
 import type { GenericStore } from '../../registry/generic-store';
-import { internalContext } from '../../registry/request-context';
+import { systemContext, SERVER_OWN_WRITE } from '../../registry/request-context';
 import type { ResourceRegistry } from '../../registry/resource-registry';
 import { kindSchema } from '../../schema/typed-schema';
 import { typeCheck, type SchemaOf } from './type-checking';
@@ -66,15 +66,18 @@ export class PolicyTypeCheckingController extends QueueController {
   }
 
   private async check(name: string): Promise<void> {
-    const ctx = internalContext({
-      namespace: '',
-      group: 'admissionregistration.k8s.io',
-      version: 'v1',
-      resource: 'validatingadmissionpolicies',
-      subresource: 'status',
-      name,
-      verb: 'update',
-    });
+    const ctx = systemContext(
+      {
+        namespace: '',
+        group: 'admissionregistration.k8s.io',
+        version: 'v1',
+        resource: 'validatingadmissionpolicies',
+        subresource: 'status',
+        name,
+        verb: 'update',
+      },
+      SERVER_OWN_WRITE,
+    );
     try {
       await this.policies.update(
         ctx,

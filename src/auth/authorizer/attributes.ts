@@ -63,6 +63,31 @@ export interface RuleResolver {
   rulesFor(user: UserInfo, namespace: string): RulesForResult;
 }
 
+/** A role a binding points at (rbac.authorization.k8s.io/v1 RoleRef). */
+export interface RoleRef {
+  apiGroup: string;
+  kind: string;
+  name: string;
+}
+
+/**
+ * What RBAC escalation prevention reads, whatever the authorization modes (pkg/registry/rbac/validation
+ * AuthorizationRuleResolver): the rules a user holds in a namespace, and the rules of a referenced role.
+ */
+export interface PolicyRuleResolver {
+  policyRulesFor(user: UserInfo, namespace: string): { rules: PolicyRule[]; errors: string[] };
+  roleReferenceRules(ref: RoleRef, bindingNamespace: string): { rules: PolicyRule[]; error?: string };
+}
+
+/**
+ * The authorization one request is subject to, carried by its context so that the checks made
+ * below the filters (create-on-update, unsafe deletion, RBAC escalation, signers, reviews) ask
+ * the same authorizer the filter asked.
+ */
+export interface RequestAuthorizer extends Authorizer, RuleResolver {
+  readonly rbac: PolicyRuleResolver;
+}
+
 export function resourceAttributes(user: UserInfo, verb: string, target: Partial<AuthorizationAttributes>): AuthorizationAttributes {
   return {
     user,

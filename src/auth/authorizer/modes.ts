@@ -1,5 +1,5 @@
 import type { UserInfo } from '../user';
-import type { AuthorizationAttributes, AuthorizationResult, Authorizer, RuleResolver, RulesForResult } from './attributes';
+import type { AuthorizationAttributes, AuthorizationResult, Authorizer, PolicyRule, RequestAuthorizer, RuleResolver, RulesForResult } from './attributes';
 import type { RbacAuthorizer } from './rbac';
 
 export const AUTHORIZATION_MODES = ['AlwaysAllow', 'AlwaysDeny', 'RBAC'] as const;
@@ -79,9 +79,39 @@ export function parseAuthorizationModes(value: string): AuthorizationMode[] {
   return modes as AuthorizationMode[];
 }
 
-/** pkg/kubeapiserver/authorizer BuildAuthorizer: the privileged group first, then the modes in order. */
-export function buildAuthorizer(modes: AuthorizationMode[], rbac: RbacAuthorizer): Authorizer & RuleResolver {
+/**
+ * pkg/kubeapiserver/authorizer BuildAuthorizer: the privileged group first, then the modes in
+ * order; RBAC's rules answer escalation prevention whatever the modes, as kube's RBAC registry
+ * always resolves them.
+ */
+export function buildAuthorizer(modes: AuthorizationMode[], rbac: RbacAuthorizer): RequestAuthorizer {
   const byMode = { AlwaysAllow: alwaysAllow, AlwaysDeny: alwaysDeny, RBAC: rbac };
   const chosen = modes.map((m) => byMode[m]);
-  return new UnionAuthorizer([privilegedGroups, ...chosen], chosen);
+  const union = new UnionAuthorizer([privilegedGroups, ...chosen], chosen);
+  return {
+    authorize: (attrs) => union.authorize(attrs),
+    rulesFor: (user, namespace) => union.rulesFor(user, namespace),
+    rbac,
+  };
 }
+
+/** Every permission there is: what it takes to set an aggregationRule (policybased storage's fullAuthority). */
+export const FULL_AUTHORITY: PolicyRule[] = [
+  { verbs: ['*'], apiGroups: ['*'], resources: ['*'] },
+  { verbs: ['*'], nonResourceURLs: ['*'] },
+];
+
+/**
+ * What kapi's own writes are subject to: they act as system:apiserver, a member of
+ * system:masters, which every mode allows. Anyone else is refused everything, so a context
+ * built for the server can never lend a client its rights.
+ */
+export const PRIVILEGED_GROUP_ONLY: RequestAuthorizer = {
+  authorize: (attrs) =>
+    attrs.user.groups.includes(SYSTEM_MASTERS) ? { decision: 'Allow', reason: '' } : { decision: 'Deny', reason: 'not a request of the server' },
+  rulesFor: (user) => (user.groups.includes(SYSTEM_MASTERS) ? structuredClone(EVERYTHING) : { resourceRules: [], nonResourceRules: [], incomplete: false }),
+  rbac: {
+    policyRulesFor: (user) => ({ rules: user.groups.includes(SYSTEM_MASTERS) ? FULL_AUTHORITY : [], errors: [] }),
+    roleReferenceRules: () => ({ rules: [], error: 'roles are not resolved outside a request' }),
+  },
+};

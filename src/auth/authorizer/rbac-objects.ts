@@ -1,13 +1,9 @@
 import { isPlainObject, type KubeObject } from '../../api/types';
-import type { PolicyRule } from './attributes';
+import type { PolicyRule, RoleRef } from './attributes';
 
 /** Readers of the four RBAC kinds' fields, tolerant of what validation already refused. */
 
-export interface RoleRef {
-  apiGroup: string;
-  kind: string;
-  name: string;
-}
+export type { RoleRef } from './attributes';
 
 export interface Subject {
   kind: string;

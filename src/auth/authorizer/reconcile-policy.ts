@@ -2,7 +2,7 @@ import { isStatusError } from '../../api/errors';
 import { jsonEqual } from '../../api/deep-equal';
 import { isPlainObject, type KubeObject } from '../../api/types';
 import type { GenericStore } from '../../registry/generic-store';
-import { internalContext } from '../../registry/request-context';
+import { systemContext, SERVER_OWN_WRITE } from '../../registry/request-context';
 import { AUTO_UPDATE_ANNOTATION, BOOTSTRAP_CLUSTER_ROLE_BINDINGS, BOOTSTRAP_CLUSTER_ROLES } from './bootstrap-policy';
 import { rulesOf, subjectsOf } from './rbac-objects';
 import { breakdownRule, covers } from './rule-match';
@@ -56,14 +56,14 @@ async function reconcile(store: GenericStore, expected: KubeObject, reconciled: 
     }
     try {
       if (!existing) {
-        await store.create(internalContext({ namespace: '' }), structuredClone(expected), { dryRun: false });
+        await store.create(systemContext({ namespace: '' }, SERVER_OWN_WRITE), structuredClone(expected), { dryRun: false });
         return;
       }
       // A role its owner marked autoupdate=false is left as it is.
       if (existing.metadata.annotations?.[AUTO_UPDATE_ANNOTATION] === 'false') return;
       const next = reconciled(existing, expected);
       if (jsonEqual(next, existing)) return;
-      await store.update(internalContext({ namespace: '' }), name, next, { dryRun: false });
+      await store.update(systemContext({ namespace: '' }, SERVER_OWN_WRITE), name, next, { dryRun: false });
       return;
     } catch (err) {
       // Another kapi reconciled it at the same moment: read again.

@@ -1,4 +1,4 @@
-import { internalContext } from '../../registry/request-context';
+import { systemContext, SERVER_OWN_WRITE } from '../../registry/request-context';
 import { isPlainObject, type KubeObject } from '../../api/types';
 import type { GenericStore } from '../../registry/generic-store';
 import type { Predicate } from '../../storage/interfaces';
@@ -59,7 +59,7 @@ export class LeaseLock implements ResourceLock {
       metadata: { name: this.name, namespace: this.namespace },
       spec: { ...record },
     };
-    return this.leases.create(internalContext({ namespace: this.namespace }), lease, { dryRun: false });
+    return this.leases.create(systemContext({ namespace: this.namespace }, SERVER_OWN_WRITE), lease, { dryRun: false });
   }
 
   follow(changed: (lease: KubeObject) => void, log: ControllerLog): () => void {
@@ -77,7 +77,7 @@ export class LeaseLock implements ResourceLock {
   async update(current: KubeObject, record: LeaderElectionRecord): Promise<KubeObject> {
     const next = structuredClone(current);
     next.spec = { ...(isPlainObject(current.spec) ? current.spec : {}), ...record };
-    const { object } = await this.leases.update(internalContext({ namespace: this.namespace }), this.name, next, { dryRun: false });
+    const { object } = await this.leases.update(systemContext({ namespace: this.namespace }, SERVER_OWN_WRITE), this.name, next, { dryRun: false });
     return object;
   }
 }

@@ -1,7 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Authorizer, RuleResolver } from '../../auth/authorizer/attributes';
-import type { RbacAuthorizer } from '../../auth/authorizer/rbac';
-import { runInRequestScope } from '../../auth/request-scope';
+import type { RequestAuthorizer } from '../../auth/authorizer/attributes';
 import type { UserInfo } from '../../auth/user';
 import type { RequestInfo } from '../request-info';
 import { beginAudit, type AuditFilterOptions, type RequestAudit } from './audit';
@@ -9,18 +7,24 @@ import { authorizeRequest, requestAttributes } from './authorization';
 import { impersonationFilter } from './impersonation';
 
 export interface AccessControl {
-  authorizer: Authorizer & RuleResolver;
-  rbac: RbacAuthorizer;
+  authorizer: RequestAuthorizer;
   /** The audit policy and log, when auditing is on. */
   audit: AuditFilterOptions | null;
   /** Who the request was authenticated as. */
   userOf(req: IncomingMessage): UserInfo;
 }
 
+/** What the filters established about an authorized request: who it acts as, and where its audit annotations go. */
+export interface AuthorizedRequest {
+  /** The effective user, after impersonation. */
+  user: UserInfo;
+  annotate(key: string, value: string): void;
+}
+
 /**
  * The filters between authentication and the handlers, in kube-apiserver's order: audit,
- * impersonation, authorization. `serve` runs in the request's scope (its effective user);
- * refusals go to `fail`. Returns the request's audit record, if it is audited.
+ * impersonation, authorization. `serve` is handed the effective user explicitly; refusals go to
+ * `fail`. Returns the request's audit record, if it is audited.
  */
 export function accessControlled(
   ac: AccessControl,
@@ -29,7 +33,7 @@ export function accessControlled(
   info: RequestInfo,
   /** The request target, parsed once by the app (Go's URL.Path and query). */
   target: { path: string; query: URLSearchParams },
-  serve: () => void,
+  serve: (authorized: AuthorizedRequest) => void,
   fail: (err: unknown) => void,
 ): RequestAudit | null {
   const authenticated = ac.userOf(req);
@@ -47,6 +51,6 @@ export function accessControlled(
     fail(err);
     return audit;
   }
-  runInRequestScope({ user, authorizer: ac.authorizer, rbac: ac.rbac, annotate }, serve);
+  serve({ user, annotate });
   return audit;
 }

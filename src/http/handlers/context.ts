@@ -1,5 +1,4 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { AdmissionChain } from '../../admission/admission';
 import type { GroupVersionKind } from '../../api/types';
 import type { Encoding, OutputChoice } from '../../codec/negotiate';
 import type { PatchSchema } from '../../patch/strategic-merge';
@@ -28,7 +27,6 @@ export interface ResourceRequest<S extends RestStore = GenericStore> {
   pretty: boolean;
   /** The client takes gzip and APIResponseCompression is on: large responses are compressed. */
   compress: boolean;
-  admission: AdmissionChain;
   /** Request body encodings this server accepts. */
   inputEncodings: Encoding[];
   /** The strategic-merge schema of a kind; null when the kind has none (custom resources). */

@@ -22,7 +22,6 @@ export async function handleDeleteCollection(r: ResourceRequest): Promise<void> 
   }
   const list = await store.deleteCollection(r.ctx, listOpts, {
     dryRun: opts.dryRun,
-    admission: r.admission,
     gracePeriodSeconds: opts.gracePeriodSeconds,
     preconditions: opts.preconditions,
     propagationPolicy: opts.propagationPolicy,

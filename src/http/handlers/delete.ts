@@ -9,21 +9,18 @@ export async function handleDelete(r: ResourceRequest): Promise<void> {
   const body = await readBody(r.req);
   const opts = parseDeleteOptions(body, r.req.headers['content-type'], query, r.inputEncodings, r.unsafeMalformedObjectDeletion);
   if (opts.ignoreStoreReadErrorWithClusterBreakingPotential) {
-    authorizeUnsafeDelete({
+    authorizeUnsafeDelete(r.ctx, {
       group: info.group,
       version: info.version,
       resource: info.resource,
       namespace: info.namespace,
       name: info.name,
     });
-  }
-  if (opts.ignoreStoreReadErrorWithClusterBreakingPotential) {
-    respond(r, 200, await store.deleteCorrupt(r.ctx, info.name, { dryRun: opts.dryRun, admission: r.admission }));
+    respond(r, 200, await store.deleteCorrupt(r.ctx, info.name, { dryRun: opts.dryRun }));
     return;
   }
   const { object, deleted } = await store.delete(r.ctx, info.name, {
     dryRun: opts.dryRun,
-    admission: r.admission,
     gracePeriodSeconds: opts.gracePeriodSeconds,
     preconditions: opts.preconditions,
     propagationPolicy: opts.propagationPolicy,

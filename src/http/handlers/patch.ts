@@ -105,7 +105,7 @@ export async function handlePatch(r: ResourceRequest): Promise<void> {
     const parsed = applyConfig(body, r, type);
     if (validation !== 'Ignore' && type === APPLY_PATCH) fieldErrors.push(...duplicateFieldErrors(body, 'yaml'));
     const config = checked(parsed);
-    result = await store.apply(r.ctx, info.name, config, { dryRun, fieldManager, force: boolParam(query, 'force'), admission: r.admission });
+    result = await store.apply(r.ctx, info.name, config, { dryRun, fieldManager, force: boolParam(query, 'force') });
   } else {
     if (query.has('force')) {
       throw invalid({ group: 'meta.k8s.io', kind: 'PatchOptions' }, '', [field.forbidden('force', 'may not be specified for non-apply patch')]);
@@ -125,7 +125,7 @@ export async function handlePatch(r: ResourceRequest): Promise<void> {
           return applyStrategicMergePatch(current, patch, patchSchema);
       }
     };
-    result = await store.update(r.ctx, info.name, (current) => checked(asObject(apply(current), current)), { dryRun, fieldManager, admission: r.admission });
+    result = await store.update(r.ctx, info.name, (current) => checked(asObject(apply(current), current)), { dryRun, fieldManager });
   }
   respond(r, result.created ? 201 : 200, result.object);
 }

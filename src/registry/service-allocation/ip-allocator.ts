@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { isStatusError } from '../../api/errors';
 import { isPlainObject, type KubeObject } from '../../api/types';
 import type { GenericStore } from '../generic-store';
-import { internalContext } from '../request-context';
+import { systemContext, SERVER_OWN_WRITE } from '../request-context';
 import { formatIp, ipAt, parseIp, rangeContains, serviceRange, type Ip, type IpFamily, type ServiceRange } from './ip-range';
 
 /** kube's IPAddress labels (networking.IPAddressFamilyLabel, ManagedByLabel) and the allocator's name. */
@@ -123,7 +123,7 @@ export class ClusterIpAllocator {
     const ip = parseIp(ipText);
     if (!ip) return;
     try {
-      await this.addresses.delete(internalContext({ namespace: '' }), formatIp(ip), { dryRun: false });
+      await this.addresses.delete(systemContext({ namespace: '' }, SERVER_OWN_WRITE), formatIp(ip), { dryRun: false });
     } catch (err) {
       if (!(isStatusError(err) && err.code === 404)) throw err;
     }
@@ -146,7 +146,7 @@ export class ClusterIpAllocator {
   /** Creates the address's IPAddress: false when it exists already. */
   async claim(ip: Ip, service: ServiceRef): Promise<boolean> {
     try {
-      await this.addresses.create(internalContext({ namespace: '' }), ipAddressObject(ip, service), { dryRun: false });
+      await this.addresses.create(systemContext({ namespace: '' }, SERVER_OWN_WRITE), ipAddressObject(ip, service), { dryRun: false });
       return true;
     } catch (err) {
       if (isStatusError(err) && err.code === 409) return false;
