@@ -28,6 +28,8 @@ import { DeferredController, KubernetesEndpointsReconciler, effectiveAdvertiseAd
 import type { GenericStore } from '../registry/generic-store';
 import type { ResourceRegistry } from '../registry/resource-registry';
 import { CRD_GROUP } from '../resources/customresourcedefinitions';
+import { webhookConverter } from '../resources/crd-conversion-webhook';
+import { resolveService } from '../admission/webhooks/registry-source';
 import type { Config } from '../server/config';
 import type { Logger } from '../server/logger';
 
@@ -56,7 +58,8 @@ export function startControllers(
   log: Logger,
   serviceInputs: ServiceControllerInputs,
 ) {
-  const storeOf = (group: string, resource: string): GenericStore => registry.lookup(group, 'v1', resource) as GenericStore;
+  const storeOfVersion = (group: string, version: string, resource: string): GenericStore => registry.lookup(group, version, resource) as GenericStore;
+  const storeOf = (group: string, resource: string): GenericStore => storeOfVersion(group, 'v1', resource);
   const leases = storeOf('coordination.k8s.io', 'leases');
   const crds = storeOf(CRD_GROUP, 'customresourcedefinitions');
   const garbageCollector = new GarbageCollector(registry, log);
@@ -68,6 +71,7 @@ export function startControllers(
     serveCustomResource,
     (served, serving) => (serving ? garbageCollector.track(served[0]) : garbageCollector.untrack(served[0])),
     (served) => identity.setServed(served),
+    (conversion) => webhookConverter(conversion, (namespace, name, port) => resolveService(storeOfVersion, namespace, name, port)),
     log,
   );
   const manager = new ControllerManager(log, config.controllers);

@@ -2,7 +2,7 @@ import type { KubeObject } from '../api/types';
 import type { GenericStore } from '../registry/generic-store';
 import type { ResourceDefinition } from '../registry/resource-definition';
 import type { ResourceRegistry } from '../registry/resource-registry';
-import { customResourceDefinitions } from '../resources/custom-resources';
+import { customResourceDefinitions, type WebhookConverterOf } from '../resources/custom-resources';
 import { crdView, type CrdView } from '../resources/customresourcedefinitions';
 import { informerAndQueueProblem, type Controller } from './runtime/controller';
 import { systemClock, type Clock } from './runtime/clock';
@@ -50,6 +50,8 @@ export class CrdController implements Controller {
     private readonly onServed: (stores: GenericStore[], served: boolean) => void,
     /** Told whenever what this replica serves changes (its identity lease records it). */
     private readonly onServedCrdsChanged: (served: ServedCrds) => void,
+    /** Builds the converter of a CRD with a conversion webhook. */
+    private readonly webhookConverterOf: WebhookConverterOf,
     private readonly log: ControllerLog,
     private readonly clock: Clock = systemClock,
   ) {}
@@ -141,7 +143,7 @@ export class CrdController implements Controller {
     const key = `${uid}|${JSON.stringify(crd.spec)}`;
     const existing = this.served.get(view.name);
     if (existing?.key === key) return;
-    const defs = customResourceDefinitions(view);
+    const defs = customResourceDefinitions(view, this.webhookConverterOf);
     const resource = await this.serve(defs);
     if (existing) this.unserve(view.name);
     for (const store of resource.stores) this.registry.add(store);

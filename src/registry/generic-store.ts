@@ -32,6 +32,7 @@ import {
 } from './subresources';
 import type { AdmissionAttributes, AdmissionOperation } from './admission-hooks';
 import { reconcileNamespace } from './computed-store';
+import { convertAll, convertOne, NO_SIGNAL } from './conversion';
 import { ensureActive, withInfo, type RequestContext } from './request-context';
 import type { ServerServices } from './server-services';
 
@@ -168,28 +169,44 @@ export class GenericStore {
     throw interpretStorageError(err, groupResource(this.def), name, operation);
   }
 
-  /** What is written: type meta stamped (the storage version's), fields in wire order. */
-  private canonical(obj: KubeObject): KubeObject {
-    const { conversion } = this.def;
-    return inWireOrder(conversion ? conversion.toStorage(obj) : obj, this.def.kind, storageApiVersionOf(this.def));
+  /**
+   * What is written: the storage version's object (through the resource's converter where it has
+   * one, a CRD's conversion webhook), type meta stamped, fields in wire order.
+   */
+  private async stored(obj: KubeObject, signal: AbortSignal): Promise<KubeObject> {
+    const { conversion, converter } = this.def;
+    const apiVersion = storageApiVersionOf(this.def);
+    if (converter && obj.apiVersion !== apiVersion) return inWireOrder(await convertOne(converter, obj, apiVersion, signal, true), this.def.kind, apiVersion);
+    return inWireOrder(conversion ? conversion.toStorage(obj) : obj, this.def.kind, apiVersion);
   }
 
   /**
    * What a client of this version sees of a stored object. Stored objects are canonical, so only
-   * those of another version are rebuilt: converted where the versions differ in more than
-   * apiVersion, restamped otherwise (custom resources).
+   * those of another version are rebuilt: through the resource's converter where it has one,
+   * converted where the versions differ in more than apiVersion, restamped otherwise (custom
+   * resources without a conversion webhook).
    */
-  asServed(obj: KubeObject): KubeObject {
-    if (obj.kind === this.def.kind && obj.apiVersion === apiVersionOfDefinition(this.def)) return obj;
-    const { conversion } = this.def;
-    return inWireOrder(conversion ? conversion.fromStorage(structuredClone(obj)) : obj, this.def.kind, apiVersionOfDefinition(this.def));
+  async toServed(obj: KubeObject, signal: AbortSignal = NO_SIGNAL): Promise<KubeObject> {
+    const apiVersion = apiVersionOfDefinition(this.def);
+    if (obj.kind === this.def.kind && obj.apiVersion === apiVersion) return obj;
+    const { conversion, converter } = this.def;
+    if (converter) return inWireOrder(await convertOne(converter, obj, apiVersion, signal, false), this.def.kind, apiVersion);
+    return inWireOrder(conversion ? conversion.fromStorage(structuredClone(obj)) : obj, this.def.kind, apiVersion);
+  }
+
+  /** `served` of a list's items, converted in one call where a converter converts them (kube's webhook converter sends a list at once). */
+  private async servedItems(items: KubeObject[], signal: AbortSignal): Promise<KubeObject[]> {
+    const { converter } = this.def;
+    if (!converter) return Promise.all(items.map((o) => this.toServed(o, signal)));
+    const apiVersion = apiVersionOfDefinition(this.def);
+    return (await convertAll(converter, items, apiVersion, signal, false)).map((o) => inWireOrder(o, this.def.kind, apiVersion));
   }
 
   /** The object, or what a subresource with a kind of its own (scale) shows of it. */
   async get(namespace: string, name: string, opts: ReadConsistency, subresource: '' | Subresource = ''): Promise<KubeObject> {
     let obj: KubeObject;
     try {
-      obj = this.asServed(await this.storage.get(this.key(namespace, name), opts));
+      obj = await this.toServed(await this.storage.get(this.key(namespace, name), opts), opts.signal);
     } catch (err) {
       this.fail(err, name, 'get');
     }
@@ -216,7 +233,7 @@ export class GenericStore {
         kind: this.def.listKind,
         apiVersion: apiVersionOfDefinition(this.def),
         metadata,
-        items: result.items.map((o) => this.asServed(o)),
+        items: await this.servedItems(result.items, opts.signal ?? NO_SIGNAL),
       };
     } catch (err) {
       this.fail(err, '', 'list');
@@ -363,8 +380,10 @@ export class GenericStore {
       try {
         await this.admit('validate', ctx, opts, 'CREATE', obj, undefined);
         ensureActive(ctx);
-        const created = this.asServed(
-          await this.storage.create(this.key(namespace, name), this.canonical(obj), { dryRun: opts.dryRun, signal: ctx.signal, ttlSeconds: this.ttlSeconds }),
+        const record = await this.stored(obj, ctx.signal);
+        const created = await this.toServed(
+          await this.storage.create(this.key(namespace, name), record, { dryRun: opts.dryRun, signal: ctx.signal, ttlSeconds: this.ttlSeconds }),
+          ctx.signal,
         );
         stored = true;
         return created;
@@ -527,9 +546,9 @@ export class GenericStore {
             await begin(this.hooks?.beginCreate(fresh, req.dryRun));
             await this.admit('validate', ctx, req, 'CREATE', fresh, undefined);
             ensureActive(ctx);
-            return this.canonical(fresh);
+            return this.stored(fresh, ctx.signal);
           }
-          current = this.asServed(current);
+          current = await this.toServed(current, ctx.signal);
           const next = typeof input === 'function' ? await input(structuredClone(current)) : structuredClone(input);
           checkName(next);
           if (!req.inputAdmitted) await this.admit('mutate', ctx, req, 'UPDATE', next, current);
@@ -549,7 +568,7 @@ export class GenericStore {
           await this.admit('validate', ctx, req, 'UPDATE', shown(updated), shown(current));
           emptiedFinalizers = shouldDeleteDuringUpdate(current, this.finalizing(updated));
           ensureActive(ctx);
-          return this.canonical(updated);
+          return this.stored(updated, ctx.signal);
         },
         { ignoreNotFound: createOnUpdate, dryRun: req.dryRun, signal: ctx.signal, ttlSeconds: this.ttlSeconds },
       );
@@ -561,9 +580,9 @@ export class GenericStore {
           dryRun: req.dryRun,
         });
         await this.hooks?.afterDelete(removed, req.dryRun);
-        return { object: this.asServed(removed), created: false };
+        return { object: await this.toServed(removed, ctx.signal), created: false };
       }
-      return { object: this.asServed(object), created };
+      return { object: await this.toServed(object, ctx.signal), created };
     } catch (err) {
       return this.fail(err, name, 'update');
     } finally {
@@ -583,14 +602,14 @@ export class GenericStore {
         this.key(ctx.info.namespace, name),
         async (current) => {
           if (!current) throw notFound(this.def, name);
-          const next = structuredClone(this.asServed(current));
+          const next = structuredClone(await this.toServed(current, ctx.signal));
           mutate(next);
           ensureActive(ctx);
-          return this.canonical(next);
+          return this.stored(next, ctx.signal);
         },
         { ignoreNotFound: false, dryRun: opts.dryRun, signal: ctx.signal },
       );
-      return this.asServed(object);
+      return await this.toServed(object, ctx.signal);
     } catch (err) {
       this.fail(err, name, 'update');
     }
@@ -661,7 +680,7 @@ export class GenericStore {
   /** kube's deleteValidation: both admission phases on the object about to be deleted, then the deadline. */
   private deleteValidation(ctx: RequestContext, req: DeleteRequest): (existing: KubeObject) => Promise<void> {
     return async (existing) => {
-      const old = this.asServed(existing);
+      const old = await this.toServed(existing, ctx.signal);
       const name = old.metadata.name ?? '';
       await this.admit('mutate', ctx, req, 'DELETE', undefined, old, name);
       await this.admit('validate', ctx, req, 'DELETE', undefined, old, name);
@@ -673,7 +692,7 @@ export class GenericStore {
     const name = current.metadata.name ?? '';
     const validate = this.deleteValidation(ctx, req);
     const first = beforeDelete(this.def, structuredClone(current), req);
-    if (first.pending) return { object: this.deletedResult(current), deleted: false };
+    if (first.pending) return { object: await this.deletedResult(current), deleted: false };
     const { strategy } = this.def;
     const finalizers = current.metadata.finalizers ?? [];
     const gc = finalizersForDeletion(finalizers, req, strategy.garbageCollectionPolicy);
@@ -707,18 +726,18 @@ export class GenericStore {
         { dryRun: req.dryRun, signal: ctx.signal },
       );
     } catch (err) {
-      if (err === ALREADY_DELETING) return { object: this.deletedResult(current), deleted: false };
+      if (err === ALREADY_DELETING) return { object: await this.deletedResult(current), deleted: false };
       if (err === DELETE_NOW) return this.remove(key, req, validate);
       throw err;
     }
-    if (outcome === 'keep') return { object: this.asServed(updated), deleted: false };
-    if (req.dryRun) return { object: this.deletedResult(updated), deleted: true };
+    if (outcome === 'keep') return { object: await this.toServed(updated, ctx.signal), deleted: false };
+    if (req.dryRun) return { object: await this.deletedResult(updated), deleted: true };
     const preconditions = req.preconditions?.resourceVersion ? { ...req.preconditions, resourceVersion: updated.metadata.resourceVersion } : req.preconditions;
     try {
       return await this.remove(key, { ...req, preconditions }, validate);
     } catch (err) {
       // Someone else finished the deletion meanwhile: it is done all the same (kubernetes#19403).
-      if (isStorageError(err, 'KeyNotFound')) return { object: this.deletedResult(updated), deleted: true };
+      if (isStorageError(err, 'KeyNotFound')) return { object: await this.deletedResult(updated), deleted: true };
       throw err;
     }
   }
@@ -726,7 +745,7 @@ export class GenericStore {
   private async remove(key: string, req: DeleteRequest, validateDeletion: (existing: KubeObject) => Promise<void>): Promise<DeleteOutcome> {
     const removed = await this.storage.delete(key, { preconditions: req.preconditions, dryRun: req.dryRun, validateDeletion });
     await this.hooks?.afterDelete(removed, req.dryRun);
-    return { object: this.deletedResult(removed), deleted: true };
+    return { object: await this.deletedResult(removed), deleted: true };
   }
 
   /**
@@ -771,9 +790,9 @@ export class GenericStore {
         },
         { dryRun: req.dryRun, signal: ctx.signal },
       );
-      return { object: this.asServed(updated), deleted: false };
+      return { object: await this.toServed(updated, ctx.signal), deleted: false };
     }
-    if (this.def.strategy.finalizing(current)) return { object: this.asServed(current), deleted: false };
+    if (this.def.strategy.finalizing(current)) return { object: await this.toServed(current, ctx.signal), deleted: false };
     return this.deleteObject(ctx, key, current, { ...req, preconditions });
   }
 
@@ -821,8 +840,8 @@ export class GenericStore {
     return (obj.metadata.finalizers ?? []).length > 0 || this.def.strategy.finalizing(obj);
   }
 
-  private deletedResult(obj: KubeObject): KubeObject | Status {
-    if (this.def.returnDeletedObject) return this.asServed(obj);
+  private async deletedResult(obj: KubeObject): Promise<KubeObject | Status> {
+    if (this.def.returnDeletedObject) return this.toServed(obj);
     const details: NonNullable<Status['details']> = { name: obj.metadata.name };
     if (this.def.group) details.group = this.def.group;
     details.kind = this.def.resource;

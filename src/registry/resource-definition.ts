@@ -1,3 +1,4 @@
+import type { ObjectConverter } from './conversion';
 import type { GroupResource, GroupVersionKind, KubeObject, Status } from '../api/types';
 import type { ObjectNode } from '../schema/typed-schema';
 import type { ScaleFacts } from './scale';
@@ -113,6 +114,8 @@ export interface ResourceDefinition {
    * return objects without type meta concerns.
    */
   conversion?: VersionConversion;
+  /** Conversion that calls out (a CRD's conversion webhook), used instead of restamping custom resources' apiVersion. */
+  converter?: ObjectConverter;
 }
 
 export interface VersionConversion {

@@ -1,3 +1,5 @@
+import type { ObjectConverter } from '../registry/conversion';
+import type { WebhookConversion } from './crd-conversion-webhook';
 import type { KubeObject } from '../api/types';
 import { customResourceColumns, type AdditionalPrinterColumn } from '../registry/custom-columns';
 import { defineResource, type ResourceDefinition } from '../registry/resource-definition';
@@ -65,7 +67,7 @@ function scaleFactsOf(scale: NonNullable<CrdVersion['scale']>): ScaleFacts {
   };
 }
 
-function customResource(view: CrdView, version: CrdVersion, storage: string | undefined): ResourceDefinition {
+function customResource(view: CrdView, version: CrdVersion, storage: string | undefined, converter: ObjectConverter | undefined): ResourceDefinition {
   const schema = version.schema ?? { type: 'object', 'x-kubernetes-preserve-unknown-fields': true };
   const rules = new CelRules(schema);
   return defineResource({
@@ -84,6 +86,7 @@ function customResource(view: CrdView, version: CrdVersion, storage: string | un
     returnDeletedObject: true,
     selectableFields: selectableFieldsOf(version.selectableFields),
     ...(storage && storage !== version.name ? { storageApiVersion: `${view.group}/${storage}` } : {}),
+    ...(converter ? { converter } : {}),
     printerColumns: customResourceColumns(version.printerColumns as unknown as AdditionalPrinterColumn[]),
     strategy: strategy({
       kubeFinalizerNames: false,
@@ -107,10 +110,17 @@ function customResource(view: CrdView, version: CrdVersion, storage: string | un
   });
 }
 
-/** The served versions' definitions, the storage version first (the one controllers watch). */
-export function customResourceDefinitions(view: CrdView): ResourceDefinition[] {
+/** Calls a CRD's conversion webhook (`strategy: Webhook`), with the server's service resolution. */
+export type WebhookConverterOf = (conversion: WebhookConversion) => ObjectConverter;
+
+/**
+ * The served versions' definitions, the storage version first (the one controllers watch); with
+ * a conversion webhook they share one converter, which every version's objects go through.
+ */
+export function customResourceDefinitions(view: CrdView, webhookConverterOf: WebhookConverterOf): ResourceDefinition[] {
+  const converter = view.conversion.strategy === 'Webhook' ? webhookConverterOf(view.conversion) : undefined;
   return view.versions
     .filter((v) => v.served)
     .sort((a, b) => Number(b.storage) - Number(a.storage))
-    .map((v) => customResource(view, v, view.versions.find((s) => s.storage)?.name));
+    .map((v) => customResource(view, v, view.versions.find((s) => s.storage)?.name, converter));
 }

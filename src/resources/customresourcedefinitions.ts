@@ -42,6 +42,9 @@ export interface CrdVersion {
   printerColumns: Obj[];
 }
 
+/** spec.conversion: None restamps apiVersion; Webhook calls the CRD's converter. */
+export type CrdConversion = { strategy: 'None' } | { strategy: 'Webhook'; clientConfig: Obj; conversionReviewVersions: string[] };
+
 /** The parts of a CRD the machinery reads, with absent fields at their Go zero values. */
 export interface CrdView {
   name: string;
@@ -49,6 +52,18 @@ export interface CrdView {
   scope: string;
   names: CrdNames;
   versions: CrdVersion[];
+  conversion: CrdConversion;
+}
+
+function conversionOf(spec: Obj): CrdConversion {
+  const conversion = isPlainObject(spec.conversion) ? spec.conversion : {};
+  const webhook = isPlainObject(conversion.webhook) ? conversion.webhook : null;
+  if (conversion.strategy !== 'Webhook' || !webhook) return { strategy: 'None' };
+  return {
+    strategy: 'Webhook',
+    clientConfig: isPlainObject(webhook.clientConfig) ? webhook.clientConfig : {},
+    conversionReviewVersions: strs(webhook.conversionReviewVersions),
+  };
 }
 
 export function crdView(crd: KubeObject): CrdView {
@@ -58,6 +73,7 @@ export function crdView(crd: KubeObject): CrdView {
     name: crd.metadata.name ?? '',
     group: str(spec.group),
     scope: str(spec.scope),
+    conversion: conversionOf(spec),
     names: {
       plural: str(names.plural),
       singular: str(names.singular),

@@ -1,4 +1,6 @@
 import https from 'node:https';
+import { stringOf as str } from '../../api/json-read';
+import { isPlainObject } from '../../api/types';
 import { GO_DEADLINE, goCallError } from '../../http/go-call-error';
 import { isIP } from 'node:net';
 import { checkServerIdentity } from 'node:tls';
@@ -60,4 +62,40 @@ export function postJson(target: WebhookTarget, body: unknown, timeoutMs: number
     req.on('error', (err: NodeJS.ErrnoException) => reject(new WebhookCallError(local.aborted ? GO_DEADLINE : goCallError(err, target))));
     req.end(payload);
   });
+}
+
+/** A Service's port as an address kapi can connect to (kube's ServiceResolver). */
+export type ResolveService = (namespace: string, name: string, port: number) => Promise<{ host: string; port: number }>;
+
+/**
+ * The URL a webhook's clientConfig names: `url`, or `https://<service>.<namespace>.svc:<port><path>`,
+ * with the `timeout` query Go's rest client adds; `text` keeps a default :443 that URL drops and
+ * Go's error messages show.
+ */
+export function webhookUrl(clientConfig: unknown, timeoutSeconds: number): { text: string; url: URL } {
+  const cc = isPlainObject(clientConfig) ? clientConfig : {};
+  const svc = isPlainObject(cc.service) ? cc.service : null;
+  const base = svc ? `https://${str(svc.name)}.${str(svc.namespace)}.svc:${typeof svc.port === 'number' ? svc.port : 443}${str(svc.path)}` : str(cc.url);
+  const url = new URL(base);
+  url.searchParams.set('timeout', `${timeoutSeconds}s`);
+  return { text: `${base}${url.search}`, url };
+}
+
+/**
+ * Where to connect: the URL's host, or a Service's endpoint with `<service>.<namespace>.svc` as
+ * the TLS name. A Service that cannot be reached is a failed call, as the dial of kube's proxy
+ * transport fails ("no endpoints available for service").
+ */
+export async function webhookTarget(clientConfig: unknown, url: URL, resolve: ResolveService): Promise<WebhookTarget> {
+  const cc = isPlainObject(clientConfig) ? clientConfig : {};
+  const caBundle = typeof cc.caBundle === 'string' && cc.caBundle.trim() ? Buffer.from(cc.caBundle, 'base64').toString('utf8') : undefined;
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  const port = url.port ? Number(url.port) : 443;
+  if (!isPlainObject(cc.service)) return { url, host, port, serverName: host, caBundle };
+  try {
+    const address = await resolve(str(cc.service.namespace), str(cc.service.name), port);
+    return { url, host: address.host, port: address.port, serverName: host, caBundle };
+  } catch (err) {
+    throw new WebhookCallError(err instanceof Error ? err.message : String(err));
+  }
 }

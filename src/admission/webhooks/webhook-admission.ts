@@ -2,14 +2,14 @@ import { isExemptAdmissionConfiguration } from '../exempt-configuration';
 import { jsonEqual } from '../../api/deep-equal';
 import { badRequest, forbidden, internalError } from '../../api/errors';
 import { objectsIn, stringOf as str } from '../../api/json-read';
-import { isPlainObject, type KubeObject } from '../../api/types';
+import type { KubeObject } from '../../api/types';
 import { applyJsonPatch } from '../../patch/json-patch';
 import type { AuthorizeFn } from '../policy/authorizer-library';
 import type { AdmissionAttributes, AdmissionPlugin } from '../admission';
 import { MutatorReinvocation, type ReinvocationContext } from '../reinvocation';
 import { compiledMatchConditions } from './match-conditions';
 import { matchResource, type EquivalentsOf, type MatchedResource } from './equivalents';
-import { postJson, WebhookCallError, type WebhookTarget } from './client';
+import { postJson, webhookTarget, webhookUrl, WebhookCallError } from './client';
 import { selectorsMatch } from './matching';
 import { admissionReview, denial, InvalidResponse, readResponse, reviewVersion } from './review';
 import { matchConditionsOutcome } from '../policy/match-conditions';
@@ -159,9 +159,9 @@ export class WebhookAdmission implements AdmissionPlugin {
     const timeoutSeconds = typeof hook.timeoutSeconds === 'number' ? hook.timeoutSeconds : 10;
     const started = process.hrtime.bigint();
     const elapsed = () => Number(process.hrtime.bigint() - started) / 1e9;
-    const url = this.url(hook, timeoutSeconds);
+    const url = webhookUrl(hook.clientConfig, timeoutSeconds);
     try {
-      const target = await this.target(hook, url.url);
+      const target = await webhookTarget(hook.clientConfig, url.url, (ns, name, port) => this.source.resolveService(ns, name, port));
       const reply = await postJson(target, review, timeoutSeconds * 1000, attrs.request.signal);
       if (reply.status < 200 || reply.status > 299)
         throw new WebhookCallError(`the server responded with the status code ${reply.status} but did not return more information`);
@@ -187,36 +187,6 @@ export class WebhookAdmission implements AdmissionPlugin {
       if (ignore) return undefined;
       this.observer.rejection(name, type, attrs.operation, 'calling_webhook_error', 500);
       throw internalError(`failed calling webhook "${name}": ${reason}`);
-    }
-  }
-
-  /** The URL called: `url`, or `https://<service>.<namespace>.svc:<port><path>`, with the timeout query as Go's client adds it. */
-  private url(hook: Hook, timeoutSeconds: number): { text: string; url: URL } {
-    const cc = isPlainObject(hook.clientConfig) ? hook.clientConfig : {};
-    const svc = isPlainObject(cc.service) ? cc.service : null;
-    const base = svc ? `https://${str(svc.name)}.${str(svc.namespace)}.svc:${typeof svc.port === 'number' ? svc.port : 443}${str(svc.path)}` : str(cc.url);
-    const url = new URL(base);
-    url.searchParams.set('timeout', `${timeoutSeconds}s`);
-    // URL drops a default :443 that Go's error messages keep.
-    return { text: `${base}${url.search}`, url };
-  }
-
-  /**
-   * Where to connect: the URL's host, or a Service's endpoint with `<service>.<namespace>.svc` as
-   * the TLS name. A Service that cannot be reached is a failed call, as the dial of kube's proxy
-   * transport fails ("no endpoints available for service").
-   */
-  private async target(hook: Hook, url: URL): Promise<WebhookTarget> {
-    const cc = isPlainObject(hook.clientConfig) ? hook.clientConfig : {};
-    const caBundle = typeof cc.caBundle === 'string' && cc.caBundle ? Buffer.from(cc.caBundle, 'base64').toString('utf8') : undefined;
-    const host = url.hostname.replace(/^\[|\]$/g, '');
-    const port = url.port ? Number(url.port) : 443;
-    if (!isPlainObject(cc.service)) return { url, host, port, serverName: host, caBundle };
-    try {
-      const address = await this.source.resolveService(str(cc.service.namespace), str(cc.service.name), port);
-      return { url, host: address.host, port: address.port, serverName: host, caBundle };
-    } catch (err) {
-      throw new WebhookCallError(err instanceof Error ? err.message : String(err));
     }
   }
 }

@@ -74,12 +74,12 @@ export async function handleWatch(r: ResourceRequest): Promise<void> {
       throw err;
     }
   };
-  const toWire = (item: WatchItem): [WatchEventType, unknown] | null => {
+  const toWire = async (item: WatchItem): Promise<[WatchEventType, unknown] | null> => {
     switch (item.type) {
       case 'ADDED':
       case 'MODIFIED':
       case 'DELETED': {
-        const shown = shownObject(store.asServed(item.object));
+        const shown = shownObject(await store.toServed(item.object, r.ctx.signal));
         // A Table stream describes its columns once, in the first event; later ones print no headers.
         if (!first && shown.kind === 'Table') shown.columnDefinitions = null;
         first = false;
@@ -94,7 +94,7 @@ export async function handleWatch(r: ResourceRequest): Promise<void> {
   };
   try {
     for await (const item of stream) {
-      const wire = toWire(item);
+      const wire = await toWire(item);
       if (wire) await write(wire[0], wire[1]);
     }
   } catch (err) {
