@@ -408,7 +408,10 @@ export class WatchCache implements Storage {
       revision = parseRevision(rv);
     }
     await this.waitReady(opts.signal);
-    if (revision <= 0 || revision < this.snapshotFloor || revision > this.revision) return null;
+    if (revision <= 0 || revision > this.revision) return null;
+    // A revision etcd has compacted is not listed from the window either: etcd answers it (410).
+    if (revision < this.revision && !(await this.etcd.readableAt(revision, opts.signal))) return null;
+    if (revision < this.snapshotFloor) return null;
     const later = revision === this.revision ? [] : this.window.since(revision);
     if (!later) return null;
     return snapshotPage({ keys: this.keysUnder(prefix), current: (key) => this.objects.get(key), later }, { prefix, revision, start, limit, predicate });
@@ -451,6 +454,9 @@ export class WatchCache implements Storage {
       after = this.opts.consistentReads ? (await this.syncWithEtcd(opts.signal), this.revision) : await this.etcd.currentRevision(opts.signal);
     } else {
       after = rv === '0' ? this.revision : parseRevision(rv);
+      // The window may still hold history etcd has compacted (by another replica, or etcdctl):
+      // such a watch is etcd's to answer, and it answers 410 as for any compacted revision.
+      if (after < this.revision && after >= this.window.start && !(await this.etcd.readableAt(after + 1, opts.signal))) return this.etcd.watch(prefix, opts);
     }
     // From here to registration nothing awaits, so no event can slip between replay and live delivery.
     let replay: StorageEvent[] = [];

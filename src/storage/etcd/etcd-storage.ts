@@ -312,6 +312,20 @@ export class EtcdStorage implements Storage {
     return (await this.kv.get(this.revisionProbeKey, undefined, { signal })).revision;
   }
 
+  /**
+   * Whether etcd can still be read at `revision` (a watch from `revision - 1` can start there):
+   * false once etcd's history was compacted past it, by kapi or by anyone else.
+   */
+  async readableAt(revision: number, signal?: AbortSignal): Promise<boolean> {
+    try {
+      await this.kv.get(this.revisionProbeKey, revision, { signal });
+      return true;
+    } catch (err) {
+      if (isStorageError(err, 'TooOld')) return false;
+      throw err;
+    }
+  }
+
   /** Converts an etcd event to a storage event; throws Corrupt for a value that cannot be decoded. */
   toStorageEvent(e: KvEvent): StorageEvent {
     const revision = e.kv.modRevision;
@@ -360,7 +374,8 @@ export class EtcdStorage implements Storage {
         }
       },
       progress: (revision) => channel.push({ type: 'PROGRESS', revision }),
-      closed: (err) => channel.fail(err),
+      // As kube's etcd3 watcher (interpretWatchError): a compacted start revision is Expired.
+      closed: (err) => channel.fail(isStorageError(err, 'TooOld') ? new StorageError('TooOld', WATCH_EXPIRED) : err),
     });
     channel.requestProgress = () => watch.requestProgress();
     channel.onClose(() => watch.cancel());
@@ -369,6 +384,7 @@ export class EtcdStorage implements Storage {
 }
 
 const LIST_EXPIRED = 'The resourceVersion for the provided list is too old.';
+const WATCH_EXPIRED = 'The resourceVersion for the provided watch is too old.';
 const CONTINUE_EXPIRED =
   'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.';
 const INCONSISTENT_CONTINUE =
