@@ -1,3 +1,4 @@
+import { systemClock, type Clock } from '../../api/clock';
 import { jsonEqual } from '../../api/deep-equal';
 import type { KubeObject } from '../../api/types';
 import { decodeContinue, encodeContinue } from '../continue-token';
@@ -30,6 +31,8 @@ export interface EtcdStorageOptions {
   transformerFor?: (key: string) => ValueTransformer | undefined;
   /** The AllowUnsafeMalformedObjectDeletion gate: how unreadable values are reported. */
   unsafeCorruptObjectDeletion?: boolean;
+  /** When shared leases of TTL writes run out; the system's unless a test moves it. */
+  clock?: Clock;
 }
 
 /** Storage straight on etcd: every read is a quorum read, every write one guarded transaction. */
@@ -42,7 +45,8 @@ export class EtcdStorage implements Storage {
     private readonly revisionProbeKey: string,
     private readonly opts: EtcdStorageOptions = {},
   ) {
-    this.leases = new LeaseManager(kv);
+    const clock = opts.clock ?? systemClock;
+    this.leases = new LeaseManager(kv, () => clock.now());
   }
 
   /** A write's call: its signal, and a lease when the object is to expire (etcd3 store's ttlOpts). */
