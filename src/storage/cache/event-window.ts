@@ -14,7 +14,7 @@ export class EventWindow {
     start: number,
     private readonly historyMs: number,
     private readonly maxEvents: number,
-    private readonly now: () => number = Date.now,
+    private readonly now: () => number,
   ) {
     this.startRevision = start;
   }

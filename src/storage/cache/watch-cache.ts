@@ -1,3 +1,4 @@
+import { every, sleep, systemClock, type Clock } from '../../api/clock';
 import type { KubeObject } from '../../api/types';
 import type { EtcdStorage } from '../etcd/etcd-storage';
 import { filterEvent } from '../event-filter';
@@ -42,6 +43,8 @@ export interface WatchCacheOptions {
   /** How long a request waits for a (re)initializing cache before it is answered 429. */
   readyWaitMs: number;
   log: (message: string, err?: unknown) => void;
+  /** The history's ages, bookmarks and every wait; the system's unless a test moves it by hand. */
+  clock?: Clock;
 }
 
 interface Watcher {
@@ -71,7 +74,7 @@ export class WatchCache implements Storage {
   private unreadable = new Set<string>();
   private sortedKeys: string[] | null = null;
   private revision = 0;
-  private window = new EventWindow(0, 0, 0);
+  private window: EventWindow;
   /** Snapshots before this revision are unknown: an unreadable value changed then, outside the window. */
   private snapshotFloor = 0;
   private readonly watchers = new Set<Watcher>();
@@ -81,11 +84,12 @@ export class WatchCache implements Storage {
   private markReady!: () => void;
   private isReady = false;
   /** When the cache last stopped being ready (or was created). */
-  private notReadySince = Date.now();
+  private notReadySince = 0;
   private stopped = false;
   private readonly listFaults: FaultLog;
-  private readonly bookmarkTimer: NodeJS.Timeout;
-  private progressTimer: NodeJS.Timeout | null = null;
+  private readonly clock: Clock;
+  private readonly stopBookmarks: () => void;
+  private stopProgressPolls: (() => void) | null = null;
   /** Events received from etcd since start, for metrics. */
   eventsReceived = 0;
 
@@ -94,15 +98,17 @@ export class WatchCache implements Storage {
     readonly root: string,
     private readonly opts: WatchCacheOptions,
   ) {
-    this.listFaults = new FaultLog(opts.log, `watch cache for ${root} cannot list from etcd`);
+    this.clock = opts.clock ?? systemClock;
+    const now = (): number => this.clock.now();
+    this.window = new EventWindow(0, 0, 0, now);
+    this.listFaults = new FaultLog(opts.log, `watch cache for ${root} cannot list from etcd`, now);
     this.resetReady();
-    this.bookmarkTimer = setInterval(() => this.bookmark(), opts.bookmarkIntervalMs);
-    this.bookmarkTimer.unref();
+    this.stopBookmarks = every(this.clock, opts.bookmarkIntervalMs, () => this.bookmark());
   }
 
   private resetReady(): void {
     this.isReady = false;
-    this.notReadySince = Date.now();
+    this.notReadySince = this.clock.now();
     this.ready = new Promise(
       (resolve) =>
         (this.markReady = () => {
@@ -125,7 +131,7 @@ export class WatchCache implements Storage {
     this.unreadable = new Set(list.unreadable);
     this.sortedKeys = null;
     this.revision = revision;
-    this.window = new EventWindow(revision, this.opts.historyMs, this.opts.maxEvents);
+    this.window = new EventWindow(revision, this.opts.historyMs, this.opts.maxEvents, () => this.clock.now());
     this.snapshotFloor = revision;
     const source = await this.etcd.watch(this.root, {
       resourceVersion: String(revision),
@@ -149,7 +155,7 @@ export class WatchCache implements Storage {
       this.opts.log(`watch cache for ${this.root} lost its etcd watch (${err instanceof Error ? err.message : String(err)}); re-listing`);
       this.resetReady();
       this.terminateWatchers();
-      setTimeout(() => this.restart(), RESTART_DELAY_MS).unref();
+      this.clock.after(RESTART_DELAY_MS, () => this.restart());
     }
   }
 
@@ -159,15 +165,15 @@ export class WatchCache implements Storage {
       () => this.listFaults.recovered(`watch cache for ${this.root} re-listed`),
       (err: unknown) => {
         this.listFaults.failed(err instanceof Error ? err.message : String(err));
-        setTimeout(() => this.restart(), RESTART_DELAY_MS).unref();
+        this.clock.after(RESTART_DELAY_MS, () => this.restart());
       },
     );
   }
 
   stop(): void {
     this.stopped = true;
-    clearInterval(this.bookmarkTimer);
-    if (this.progressTimer) clearInterval(this.progressTimer);
+    this.stopBookmarks();
+    this.stopProgressPolls?.();
     this.source?.close();
     this.terminateWatchers();
   }
@@ -235,9 +241,9 @@ export class WatchCache implements Storage {
         w.resolve();
       }
     }
-    if (this.waiters.size === 0 && this.progressTimer) {
-      clearInterval(this.progressTimer);
-      this.progressTimer = null;
+    if (this.waiters.size === 0 && this.stopProgressPolls) {
+      this.stopProgressPolls();
+      this.stopProgressPolls = null;
     }
   }
 
@@ -260,11 +266,11 @@ export class WatchCache implements Storage {
    */
   private async waitReady(signal?: AbortSignal): Promise<void> {
     if (this.isReady) return;
-    let timer: NodeJS.Timeout | undefined;
+    let cancelTimer: (() => void) | undefined;
     let onAbort: (() => void) | undefined;
     const outcome = await Promise.race([
       this.ready.then(() => 'ready' as const),
-      new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), this.opts.readyWaitMs))),
+      new Promise<'late'>((resolve) => (cancelTimer = this.clock.after(this.opts.readyWaitMs, () => resolve('late')))),
       new Promise<'aborted'>((resolve) => {
         if (!signal) return;
         if (signal.aborted) resolve('aborted');
@@ -272,12 +278,12 @@ export class WatchCache implements Storage {
         signal.addEventListener('abort', onAbort, { once: true });
       }),
     ]);
-    clearTimeout(timer);
+    cancelTimer?.();
     if (onAbort) signal?.removeEventListener('abort', onAbort);
     if (outcome === 'ready') return;
     if (outcome === 'aborted') throw new StorageError('Timeout', 'request did not complete within requested timeout - context deadline exceeded');
     const err = new StorageError('Initializing', 'storage is (re)initializing');
-    const downtimeSeconds = (Date.now() - this.notReadySince) / 1000;
+    const downtimeSeconds = (this.clock.now() - this.notReadySince) / 1000;
     err.retryAfterSeconds = Math.trunc(Math.min(30, Math.max(1, Math.exp(0.06 * downtimeSeconds))));
     throw err;
   }
@@ -290,17 +296,17 @@ export class WatchCache implements Storage {
       const waiter: Waiter = {
         revision,
         resolve: () => {
-          clearTimeout(timer);
+          cancelTimer();
           resolve();
         },
       };
-      const timer = setTimeout(() => {
+      const cancelTimer = this.clock.after(this.opts.freshnessTimeoutMs, () => {
         this.waiters.delete(waiter);
         reject(new StorageError('FutureRevision', `Too large resource version: ${revision}, current: ${this.revision}`));
-      }, this.opts.freshnessTimeoutMs);
+      });
       this.waiters.add(waiter);
       this.source?.requestProgress();
-      this.progressTimer ??= setInterval(() => this.source?.requestProgress(), PROGRESS_POLL_MS);
+      this.stopProgressPolls ??= every(this.clock, PROGRESS_POLL_MS, () => this.source?.requestProgress());
     });
   }
 
@@ -345,12 +351,12 @@ export class WatchCache implements Storage {
 
   /** Polls etcd until it has reached `revision`; 504 Too large resource version after the timeout. */
   private async waitForEtcd(revision: number, signal?: AbortSignal): Promise<number> {
-    const deadline = Date.now() + this.opts.freshnessTimeoutMs;
+    const deadline = this.clock.now() + this.opts.freshnessTimeoutMs;
     for (;;) {
       const current = await this.etcd.currentRevision(signal);
       if (current >= revision) return current;
-      if (Date.now() >= deadline) throw new StorageError('FutureRevision', `Too large resource version: ${revision}, current: ${current}`);
-      await new Promise((r) => setTimeout(r, 100));
+      if (this.clock.now() >= deadline) throw new StorageError('FutureRevision', `Too large resource version: ${revision}, current: ${current}`);
+      await sleep(this.clock, 100, signal);
     }
   }
 
@@ -408,7 +414,10 @@ export class WatchCache implements Storage {
       revision = parseRevision(rv);
     }
     await this.waitReady(opts.signal);
-    if (revision <= 0 || revision < this.snapshotFloor || revision > this.revision) return null;
+    if (revision <= 0 || revision > this.revision) return null;
+    // A revision etcd has compacted is not listed from the window either: etcd answers it (410).
+    if (revision < this.revision && !(await this.etcd.readableAt(revision, opts.signal))) return null;
+    if (revision < this.snapshotFloor) return null;
     const later = revision === this.revision ? [] : this.window.since(revision);
     if (!later) return null;
     return snapshotPage({ keys: this.keysUnder(prefix), current: (key) => this.objects.get(key), later }, { prefix, revision, start, limit, predicate });
@@ -451,6 +460,9 @@ export class WatchCache implements Storage {
       after = this.opts.consistentReads ? (await this.syncWithEtcd(opts.signal), this.revision) : await this.etcd.currentRevision(opts.signal);
     } else {
       after = rv === '0' ? this.revision : parseRevision(rv);
+      // The window may still hold history etcd has compacted (by another replica, or etcdctl):
+      // such a watch is etcd's to answer, and it answers 410 as for any compacted revision.
+      if (after < this.revision && after >= this.window.start && !(await this.etcd.readableAt(after + 1, opts.signal))) return this.etcd.watch(prefix, opts);
     }
     // From here to registration nothing awaits, so no event can slip between replay and live delivery.
     let replay: StorageEvent[] = [];

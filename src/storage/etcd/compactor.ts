@@ -1,3 +1,4 @@
+import { every, systemClock, type Clock } from '../../api/clock';
 import { isStorageError } from '../storage-error';
 import type { KV } from './kv';
 
@@ -15,25 +16,25 @@ export class Compactor {
   private seen = 0;
   /** The revision recorded at the last successful round: the next compaction point. */
   private pending = 0;
-  private timer: NodeJS.Timeout | null = null;
+  private stopRounds: (() => void) | null = null;
 
   constructor(
     private readonly kv: KV,
     private readonly intervalMs: number,
     private readonly log: (message: string, err?: unknown) => void,
     private readonly onCompacted: (revision: number) => void = () => undefined,
+    private readonly clock: Clock = systemClock,
   ) {}
 
   start(): void {
     if (this.intervalMs <= 0) return;
-    this.timer = setInterval(() => {
+    this.stopRounds = every(this.clock, this.intervalMs, () => {
       this.round().catch((err: unknown) => this.log('etcd compaction failed', err));
-    }, this.intervalMs);
-    this.timer.unref();
+    });
   }
 
   stop(): void {
-    if (this.timer) clearInterval(this.timer);
+    this.stopRounds?.();
   }
 
   /** One round; returns the revision compacted to, or 0 when this replica did not compact. */

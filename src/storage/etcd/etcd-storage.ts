@@ -1,3 +1,4 @@
+import { systemClock, type Clock } from '../../api/clock';
 import { jsonEqual } from '../../api/deep-equal';
 import type { KubeObject } from '../../api/types';
 import { decodeContinue, encodeContinue } from '../continue-token';
@@ -30,6 +31,8 @@ export interface EtcdStorageOptions {
   transformerFor?: (key: string) => ValueTransformer | undefined;
   /** The AllowUnsafeMalformedObjectDeletion gate: how unreadable values are reported. */
   unsafeCorruptObjectDeletion?: boolean;
+  /** When shared leases of TTL writes run out; the system's unless a test moves it. */
+  clock?: Clock;
 }
 
 /** Storage straight on etcd: every read is a quorum read, every write one guarded transaction. */
@@ -42,7 +45,8 @@ export class EtcdStorage implements Storage {
     private readonly revisionProbeKey: string,
     private readonly opts: EtcdStorageOptions = {},
   ) {
-    this.leases = new LeaseManager(kv);
+    const clock = opts.clock ?? systemClock;
+    this.leases = new LeaseManager(kv, () => clock.now());
   }
 
   /** A write's call: its signal, and a lease when the object is to expire (etcd3 store's ttlOpts). */
@@ -312,6 +316,20 @@ export class EtcdStorage implements Storage {
     return (await this.kv.get(this.revisionProbeKey, undefined, { signal })).revision;
   }
 
+  /**
+   * Whether etcd can still be read at `revision` (a watch from `revision - 1` can start there):
+   * false once etcd's history was compacted past it, by kapi or by anyone else.
+   */
+  async readableAt(revision: number, signal?: AbortSignal): Promise<boolean> {
+    try {
+      await this.kv.get(this.revisionProbeKey, revision, { signal });
+      return true;
+    } catch (err) {
+      if (isStorageError(err, 'TooOld')) return false;
+      throw err;
+    }
+  }
+
   /** Converts an etcd event to a storage event; throws Corrupt for a value that cannot be decoded. */
   toStorageEvent(e: KvEvent): StorageEvent {
     const revision = e.kv.modRevision;
@@ -360,7 +378,8 @@ export class EtcdStorage implements Storage {
         }
       },
       progress: (revision) => channel.push({ type: 'PROGRESS', revision }),
-      closed: (err) => channel.fail(err),
+      // As kube's etcd3 watcher (interpretWatchError): a compacted start revision is Expired.
+      closed: (err) => channel.fail(isStorageError(err, 'TooOld') ? new StorageError('TooOld', WATCH_EXPIRED) : err),
     });
     channel.requestProgress = () => watch.requestProgress();
     channel.onClose(() => watch.cancel());
@@ -369,6 +388,7 @@ export class EtcdStorage implements Storage {
 }
 
 const LIST_EXPIRED = 'The resourceVersion for the provided list is too old.';
+const WATCH_EXPIRED = 'The resourceVersion for the provided watch is too old.';
 const CONTINUE_EXPIRED =
   'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.';
 const INCONSISTENT_CONTINUE =

@@ -1,4 +1,5 @@
 import { noop } from 'cockatiel';
+import { sleep, systemClock, type Clock } from '../../api/clock';
 import { Etcd3, type IKeyValue, type IResponseOp, type IWatchResponse } from 'etcd3';
 import type { KeyValue, KV, KvCallOptions, KvEvent, KvStatus, KvWatch, KvWatchHandlers, KvWriteOptions, RangeOptions, RangeResult, WriteResult } from './kv';
 import { StorageError } from '../storage-error';
@@ -29,6 +30,13 @@ export interface Etcd3KvOptions {
   observe?: (operation: string, key: string, seconds: number) => void;
   /** Where changes of a member's state (unreachable, back) are logged. */
   log?: FaultLogSink;
+  /** Retry windows, backoffs and how long a failed member is avoided; the system's unless a test moves it. */
+  clock?: Clock;
+}
+
+/** gRPC takes a call's deadline as a wall-clock instant and measures it itself: `ms` from now. */
+function grpcDeadline(ms: number): number {
+  return Date.now() + ms;
 }
 
 function toKeyValue(kv: IKeyValue): KeyValue {
@@ -58,8 +66,9 @@ class Member {
     readonly endpoint: string,
     log: FaultLogSink,
     tls: EtcdTls | undefined,
+    private readonly clock: Clock,
   ) {
-    this.faults = new FaultLog(log, `etcd member ${endpoint} is failing`);
+    this.faults = new FaultLog(log, `etcd member ${endpoint} is failing`, () => clock.now());
     this.client = new Etcd3({
       // The client dials https:// hosts with TLS (and strips the scheme).
       hosts: [endpoint],
@@ -82,7 +91,7 @@ class Member {
   }
 
   get healthy(): boolean {
-    return this.suspectUntil <= Date.now();
+    return this.suspectUntil <= this.clock.now();
   }
 
   succeeded(): void {
@@ -93,7 +102,7 @@ class Member {
 
   failed(err: unknown): void {
     this.failures++;
-    this.suspectUntil = Date.now() + Math.min(SUSPECT_MIN_MS * 2 ** (this.failures - 1), SUSPECT_MAX_MS);
+    this.suspectUntil = this.clock.now() + Math.min(SUSPECT_MIN_MS * 2 ** (this.failures - 1), SUSPECT_MAX_MS);
     this.faults.failed(err instanceof Error ? err.message : String(err));
   }
 }
@@ -107,18 +116,6 @@ class OutcomeUnknown extends Error {
 
 function abortError(): StorageError {
   return new StorageError('Timeout', 'request did not complete within requested timeout - context deadline exceeded');
-}
-
-function delay(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, ms);
-    function done(): void {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    }
-    signal?.addEventListener('abort', done, { once: true });
-  });
 }
 
 /** Settles with `promise`, or rejects at once when `signal` aborts (the call itself runs on to its deadline). */
@@ -157,6 +154,7 @@ export class Etcd3Kv implements KV {
   private readonly maxRequestBytes: number;
   private readonly observe: (operation: string, key: string, seconds: number) => void;
   private readonly log: FaultLogSink;
+  readonly clock: Clock;
   /** Watches whose stream broke and that have not resumed yet: logged as one condition. */
   private readonly brokenWatches = new Set<ResumingWatch>();
   private readonly watchFaults: FaultLog;
@@ -168,8 +166,9 @@ export class Etcd3Kv implements KV {
     this.maxRequestBytes = opts.maxRequestBytes ?? ETCD_DEFAULT_MAX_REQUEST_BYTES;
     this.observe = opts.observe ?? (() => undefined);
     this.log = opts.log ?? (() => undefined);
-    this.watchFaults = new FaultLog(this.log, 'etcd watches broke; resuming each from its last revision');
-    this.members = opts.endpoints.map((e) => new Member(e, this.log, opts.tls));
+    this.clock = opts.clock ?? systemClock;
+    this.watchFaults = new FaultLog(this.log, 'etcd watches broke; resuming each from its last revision', () => this.clock.now());
+    this.members = opts.endpoints.map((e) => new Member(e, this.log, opts.tls, this.clock));
     if (this.members.length === 0) throw new Error('no etcd endpoints');
   }
 
@@ -197,15 +196,15 @@ export class Etcd3Kv implements KV {
     write: boolean,
     attempt: (client: Etcd3, deadline: number) => Promise<T>,
     signal: AbortSignal | undefined,
-    until = Date.now() + this.retryWindowMs,
+    until = this.clock.now() + this.retryWindowMs,
   ): Promise<T> {
     const start = process.hrtime.bigint();
-    const started = Date.now();
+    const started = this.clock.now();
     try {
       for (let tries = 0; ; tries++) {
         if (signal?.aborted) throw abortError();
         const member = this.pickMember();
-        const deadline = Math.min(Date.now() + this.attemptTimeoutMs, Math.max(until, Date.now() + 100));
+        const deadline = grpcDeadline(Math.min(this.attemptTimeoutMs, Math.max(until - this.clock.now(), 100)));
         let failure: EtcdFailure;
         try {
           const result = await untilAborted(attempt(member.client, deadline), signal);
@@ -218,9 +217,10 @@ export class Etcd3Kv implements KV {
           if (failure !== 'unsent' && failure !== 'unknown') throw storageErrorFor(failure, message);
           member.failed(err);
           if (write && failure === 'unknown') throw new OutcomeUnknown(err);
-          if (Date.now() >= until) throw storageErrorFor(failure, `etcd did not answer within ${Math.round((Date.now() - started) / 1000)}s: ${message}`);
+          if (this.clock.now() >= until)
+            throw storageErrorFor(failure, `etcd did not answer within ${Math.round((this.clock.now() - started) / 1000)}s: ${message}`);
         }
-        await delay(Math.min(50 * 2 ** tries, 1000), signal);
+        await sleep(this.clock, Math.min(50 * 2 ** tries, 1000), signal);
       }
     } finally {
       this.observe(operation, key, Number(process.hrtime.bigint() - start) / 1e9);
@@ -237,7 +237,7 @@ export class Etcd3Kv implements KV {
   }
 
   async range(start: string, end: string, opts: RangeOptions = {}, call?: KvCallOptions): Promise<RangeResult> {
-    const until = Date.now() + this.retryWindowMs;
+    const until = this.clock.now() + this.retryWindowMs;
     const res = await this.read(
       'list',
       start,
@@ -246,7 +246,7 @@ export class Etcd3Kv implements KV {
           { key: Buffer.from(start), range_end: Buffer.from(end), revision: opts.revision || undefined, limit: opts.limit || undefined },
           // A whole range (a cache's list of every object) may take longer than one attempt's bound:
           // it gets half the window, leaving the other half for a retry on another member.
-          { deadline: opts.limit ? deadline : Math.max(deadline, Math.min(until, Date.now() + this.retryWindowMs / 2)) },
+          { deadline: opts.limit ? deadline : Math.max(deadline, grpcDeadline(Math.min(until - this.clock.now(), this.retryWindowMs / 2))) },
         ),
       call,
       until,
@@ -288,7 +288,7 @@ export class Etcd3Kv implements KV {
     const keyBuf = Buffer.from(key);
     const lease = call?.lease ? { lease: call.lease } : {};
     const write: IResponseOpRequest = value ? { request_put: { key: keyBuf, value, ...lease } } : { request_delete_range: { key: keyBuf, prev_kv: true } };
-    const until = Date.now() + this.retryWindowMs;
+    const until = this.clock.now() + this.retryWindowMs;
     for (;;) {
       let res;
       try {
@@ -312,7 +312,7 @@ export class Etcd3Kv implements KV {
         if (!(err instanceof OutcomeUnknown)) throw err;
         const outcome = await this.outcomeOf(key, modRevision, value, call, until);
         if (outcome) return outcome;
-        if (Date.now() >= until)
+        if (this.clock.now() >= until)
           throw storageErrorFor(classifyEtcdError(err.original), `etcd did not answer within ${this.retryWindowMs / 1000}s: ${err.message}`);
         continue;
       }
@@ -336,7 +336,7 @@ export class Etcd3Kv implements KV {
       false,
       (c, deadline) => c.kv.range({ key: Buffer.from(key) }, { deadline }),
       call?.signal,
-      Math.max(until, Date.now() + this.attemptTimeoutMs),
+      Math.max(until, this.clock.now() + this.attemptTimeoutMs),
     );
     const kv = res.kvs.length > 0 ? toKeyValue(res.kvs[0]) : null;
     const revision = Number(res.header.revision);
@@ -397,11 +397,11 @@ export class Etcd3Kv implements KV {
    * has one, as kube-apiserver's etcd readiness check does with a Get of a health key.
    */
   async checkHealth(key: string, timeoutMs: number): Promise<void> {
-    const until = Date.now() + timeoutMs;
+    const until = this.clock.now() + timeoutMs;
     await this.read(
       'health',
       key,
-      (c, deadline) => c.kv.range({ key: Buffer.from(key), count_only: true }, { deadline: Math.min(deadline, until) }),
+      (c, deadline) => c.kv.range({ key: Buffer.from(key), count_only: true }, { deadline: Math.min(deadline, grpcDeadline(until - this.clock.now())) }),
       undefined,
       until,
     );
@@ -495,7 +495,7 @@ class ResumingWatch implements KvWatch {
     }
     this.kv.watchBroke(this, err);
     const wait = Math.min(WATCH_RETRY_MIN_MS * 2 ** this.failures++, WATCH_RETRY_MAX_MS);
-    setTimeout(() => this.open(), wait).unref();
+    this.kv.clock.after(wait, () => this.open());
   }
 
   private onResponse(res: IWatchResponse): void {

@@ -20,7 +20,7 @@ export class LeaseManager {
 
   constructor(
     private readonly kv: KV,
-    private readonly now: () => number = Date.now,
+    private readonly now: () => number,
   ) {}
 
   async lease(ttlSeconds: number, call?: KvCallOptions): Promise<string> {

@@ -1,0 +1,133 @@
+import { ManualClock } from '../../src/api/clock';
+import { WatchCache, type WatchCacheOptions } from '../../src/storage/cache/watch-cache';
+import { EtcdStorage } from '../../src/storage/etcd/etcd-storage';
+import { Etcd3Kv } from '../../src/storage/etcd/etcd3-kv';
+import { everything, type WatchItem } from '../../src/storage/interfaces';
+import { isStorageError } from '../../src/storage/storage-error';
+import type { WatchChannel } from '../../src/storage/watch-channel';
+import { startTestEtcd, type TestEtcd } from '../harness/etcd';
+import { uniquePrefix } from '../harness/server';
+import { storageContract } from './storage-contract/suite';
+
+/**
+ * The storage contract on both storages kapi serves resources from, over a real etcd of this file's
+ * own (the suite compacts etcd, which would reach every other file's history on the shared one).
+ */
+let etcd: TestEtcd;
+let kv: Etcd3Kv;
+let etcdStorage: EtcdStorage;
+let cache: WatchCache;
+const prefix = uniquePrefix('contract');
+
+const cacheOptions = (overrides: Partial<WatchCacheOptions> = {}): WatchCacheOptions => ({
+  historyMs: 5 * 60_000,
+  maxEvents: 10_000,
+  bookmarkIntervalMs: 500,
+  freshnessTimeoutMs: 1000,
+  // What kapi chooses on the test etcd (3.4.23, before reliable progress notifications).
+  consistentReads: false,
+  watcherBuffer: 1000,
+  snapshots: true,
+  readyWaitMs: 3000,
+  log: () => undefined,
+  ...overrides,
+});
+
+/** Waits (real time) until a cache has applied `revision`. */
+async function caughtUp(c: WatchCache, revision: number): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (c.currentCacheRevision < revision) {
+    if (Date.now() > deadline) throw new Error(`cache at ${c.currentCacheRevision}, not ${revision}, after 10 s`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+beforeAll(async () => {
+  etcd = await startTestEtcd();
+  kv = new Etcd3Kv({ endpoints: [etcd.endpoint] });
+  etcdStorage = new EtcdStorage(kv, `${prefix}/`);
+  cache = new WatchCache(etcdStorage, `${prefix}/cached/`, cacheOptions());
+  await cache.start();
+}, 60_000);
+
+afterAll(async () => {
+  cache?.stop();
+  await kv?.close();
+  await etcd?.stop();
+});
+
+storageContract('EtcdStorage', () => ({
+  storage: etcdStorage,
+  root: `${prefix}/direct/`,
+  compact: (revision) => kv.compact(revision),
+  settled: async () => undefined,
+}));
+
+storageContract('WatchCache over EtcdStorage', () => ({
+  storage: cache,
+  root: `${prefix}/cached/`,
+  compact: (revision) => kv.compact(revision),
+  settled: (revision) => caughtUp(cache, revision),
+}));
+
+/** The watch cache's timing, on a clock the test moves: no waiting out real intervals. */
+describe('WatchCache on a ManualClock', () => {
+  let clock: ManualClock;
+  let timed: WatchCache;
+  const root = `${prefix}/timed/`;
+  const cm = (name: string) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name } });
+
+  beforeEach(async () => {
+    clock = new ManualClock();
+    timed = new WatchCache(etcdStorage, root, cacheOptions({ clock, historyMs: 75_000, bookmarkIntervalMs: 1000 }));
+    await timed.start();
+  });
+
+  afterEach(() => timed.stop());
+
+  test('--watch-cache-history: events older than the history leave the window, and a watch from before them is TooOld', async () => {
+    const start = timed.currentCacheRevision;
+    const a = await etcdStorage.create(`${root}a-${start}`, cm(`a-${start}`));
+    await caughtUp(timed, Number(a.metadata.resourceVersion));
+
+    // Within the history the window replays from the cache's start.
+    const early = await timed.watch(root, { resourceVersion: String(start), predicate: everything });
+    expect(await nextChange(early)).toMatchObject({ type: 'ADDED', revision: Number(a.metadata.resourceVersion) });
+    early.close();
+
+    await clock.advance(74_000);
+    const b = await etcdStorage.create(`${root}b-${start}`, cm(`b-${start}`));
+    await caughtUp(timed, Number(b.metadata.resourceVersion));
+    // 76 s after the first event: it is evicted at the next bookmark tick, the second one stays.
+    await clock.advance(2_000);
+    const late = await timed.watch(root, { resourceVersion: String(start), predicate: everything }).catch((e: unknown) => e);
+    expect(isStorageError(late, 'TooOld')).toBe(true);
+    expect((late as Error).message).toBe(`too old resource version: ${start} (${a.metadata.resourceVersion})`);
+    const fromA = await timed.watch(root, { resourceVersion: a.metadata.resourceVersion!, predicate: everything });
+    expect(await nextChange(fromA)).toMatchObject({ type: 'ADDED', revision: Number(b.metadata.resourceVersion) });
+    fromA.close();
+  });
+
+  test('bookmarks: a quiet watcher is told the revision at each bookmark interval, not before', async () => {
+    const w = await timed.watch(root, { resourceVersion: String(timed.currentCacheRevision), predicate: everything });
+    try {
+      await clock.advance(999);
+      expect(w.size).toBe(0);
+      await clock.advance(1);
+      expect(w.size).toBe(1);
+      expect((await w.next()).value).toEqual({ type: 'PROGRESS', revision: timed.currentCacheRevision });
+      await clock.advance(3000);
+      expect(w.size).toBe(3);
+    } finally {
+      w.close();
+    }
+  });
+});
+
+async function nextChange(w: WatchChannel<WatchItem>): Promise<WatchItem> {
+  for (;;) {
+    const { value, done } = await w.next();
+    if (done) throw new Error('watch ended');
+    if (value.type !== 'PROGRESS') return value;
+  }
+}
