@@ -96,3 +96,20 @@ describe('applyJsonPatch (RFC 6902)', () => {
     ).toBe(422);
   });
 });
+
+describe('what json-patch v4 cannot locate is 422, as under kube-apiserver', () => {
+  test.each([
+    [{ op: 'add', path: '', value: { a: 'b' } }],
+    [{ op: 'replace', path: '', value: {} }],
+    [{ op: 'remove', path: '' }],
+    [{ op: 'move', from: '', path: '/metadata' }],
+    [{ op: 'copy', from: '', path: '/metadata' }],
+    [{ op: 'move', from: '/metadata', path: '/metadata/labels/x' }],
+  ])('%j', (op) => {
+    expect(statusOf(() => applyJsonPatch(doc, [op])).code).toBe(422);
+  });
+
+  test('a test of the whole document still applies', () => {
+    expect(applyJsonPatch(doc, [{ op: 'test', path: '', value: doc }])).toEqual(doc);
+  });
+});

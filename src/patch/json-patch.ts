@@ -49,6 +49,18 @@ function copySize(document: unknown, from: string): number {
 }
 
 /**
+ * What json-patch (v4, under kube-apiserver) cannot locate: the document root as the target of
+ * anything but `test`, or as the source of a move or copy (findObject has no container for ""),
+ * and a move into what it moves (its destination's parent is gone once the source is removed).
+ */
+function unlocatable(operation: Operation): boolean {
+  if (operation.op === 'test') return false;
+  if (operation.path === '') return true;
+  if (operation.op !== 'move' && operation.op !== 'copy') return false;
+  return operation.from === '' || (operation.op === 'move' && typeof operation.path === 'string' && operation.path.startsWith(`${operation.from}/`));
+}
+
+/**
  * RFC 6902. Nothing is changed unless every operation applies; any operation that fails is a 422.
  * As json-patch under kube-apiserver (AccumulatedCopySizeLimit), the bytes that `copy` operations
  * add are counted before each copy, and a patch whose copies pass the limit fails with the same
@@ -60,6 +72,7 @@ export function applyJsonPatch(document: unknown, patch: unknown): unknown {
   let copied = 0;
   try {
     operations.forEach((operation, index) => {
+      if (operation && unlocatable(operation)) throw patchNotApplicable();
       if (operation?.op === 'copy') {
         copied += copySize(result, operation.from);
         if (copied > MAX_JSON_PATCH_COPY_BYTES) throw patchNotApplicable();
