@@ -34,11 +34,11 @@ afterAll(async () => {
   await server.stop();
 });
 
-/** Every key and value but the leases kapi itself renews (leader election, replica identity). */
+/** Every key and value but the leases kapi itself renews (leader election, replica identity, its master lease). */
 async function keyspace(): Promise<string[]> {
   const kvs = await etcd.client.getAll().prefix(`${server.prefix}/`).buffers();
   return Object.entries(kvs)
-    .filter(([k]) => !k.startsWith(`${server.prefix}/leases/kube-system/`))
+    .filter(([k]) => !k.startsWith(`${server.prefix}/leases/kube-system/`) && !k.startsWith(`${server.prefix}/masterleases/`))
     .map(([k, v]) => `${k}=${v.toString('base64')}`)
     .sort();
 }
