@@ -339,6 +339,7 @@ test(`${REQUESTS} hostile requests (seed ${SEED}) while /readyz is probed: no 5x
   const problems: string[] = [];
   const written = new Map<string, string>();
   const codes = new Map<number, number>();
+  const slowest: [number, string][] = [];
   let sent = 0;
   const worker = async (): Promise<void> => {
     while (sent < REQUESTS) {
@@ -356,11 +357,13 @@ test(`${REQUESTS} hostile requests (seed ${SEED}) while /readyz is probed: no 5x
       const shown = request.raw ?? `${request.method} ${request.path} ${request.body?.toString('latin1') ?? ''}`;
       const what = `${category}: ${JSON.stringify(shown.slice(0, 400))}`;
       let answer: FuzzAnswer | RawReply | string | null;
+      const started = performance.now();
       if (request.raw !== undefined) {
         answer = await rawRequest(server.port, request.raw, { lingerMs: 20 }).catch((err: Error) => err.message);
       } else {
         answer = await sendRequest(server.port, request.method, request.path, request.headers, request.body);
       }
+      slowest.push([performance.now() - started, what.slice(0, 160)]);
       if (answer === null) continue;
       if (typeof answer === 'string') {
         problems.push(`${what}: no answer: ${answer}`);
@@ -379,6 +382,13 @@ test(`${REQUESTS} hostile requests (seed ${SEED}) while /readyz is probed: no 5x
       `p50 ${percentile(latencies, 50).toFixed(1)} ms, p99 ${p99.toFixed(1)} ms, max ${Math.max(...latencies).toFixed(1)} ms; ` +
       `RSS ${(rssBefore / 2 ** 20).toFixed(0)} MiB -> max ${(rssMax / 2 ** 20).toFixed(0)} MiB\n`,
   );
+  slowest.sort((a, b) => b[0] - a[0]);
+  process.stdout.write(
+    `slowest: ${slowest
+      .slice(0, 5)
+      .map(([ms, what]) => `${ms.toFixed(0)} ms ${what}`)
+      .join('\n  ')}\n`,
+  );
   if (problems.length > 0) process.stdout.write(`server said: ${server.output().slice(-3000)}\n`);
 
   expect(problems).toEqual([]);
@@ -392,3 +402,14 @@ test(`${REQUESTS} hostile requests (seed ${SEED}) while /readyz is probed: no 5x
   expect((await api.get(`${NS}/configmaps/target`)).body.data).toEqual({ k: 'v' });
   expect(server.output()).not.toContain('internal error');
 }, 80_000);
+
+test("the event loop is measured: kapi_event_loop_lag_seconds beside Node's process metrics", async () => {
+  const metrics = (await api.get('/metrics', { accept: 'text/plain' })).text;
+  expect(metrics).toContain('# TYPE kapi_event_loop_lag_seconds histogram');
+  expect(metrics).toContain('# TYPE nodejs_eventloop_lag_seconds gauge');
+  const sample = (le: string): number => Number(new RegExp(`^kapi_event_loop_lag_seconds_bucket\\{le="${le}"\\} (\\d+)`, 'm').exec(metrics)?.[1]);
+  const count = Number(/^kapi_event_loop_lag_seconds_count (\d+)/m.exec(metrics)?.[1]);
+  // a sample every 100 ms since the server started
+  expect(count).toBeGreaterThan(50);
+  process.stdout.write(`event loop lag: ${count} samples, ${count - sample('0.1')} over 100 ms, ${count - sample('1')} over 1 s\n`);
+});
