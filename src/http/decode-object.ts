@@ -58,6 +58,9 @@ const GO_TYPES = { string: 'string', stringMap: 'map[string]string', stringList:
 
 const META_SHAPE_ENTRIES = Object.entries(META_SHAPES);
 
+/** A null element decodes as Go's zero value, "" (typedDecode writes it). */
+const isStringOrNull = (x: unknown): boolean => x === null || typeof x === 'string';
+
 function metadataTypeError(meta: Record<string, unknown>): string | null {
   for (const [key, shape] of META_SHAPE_ENTRIES) {
     const v = meta[key];
@@ -69,9 +72,9 @@ function metadataTypeError(meta: Record<string, unknown>): string | null {
         : shape === 'number'
           ? typeof v === 'number' && Number.isInteger(v)
           : shape === 'stringMap'
-            ? isPlainObject(v) && Object.values(v).every((x) => typeof x === 'string')
+            ? isPlainObject(v) && Object.values(v).every(isStringOrNull)
             : shape === 'stringList'
-              ? Array.isArray(v) && v.every((x) => typeof x === 'string')
+              ? Array.isArray(v) && v.every(isStringOrNull)
               : Array.isArray(v) && v.every(isPlainObject);
     if (!ok) return `json: cannot unmarshal ${jsonTypeName(v)} into Go struct field ObjectMeta.metadata.${key} of type ${goType}`;
   }

@@ -1,5 +1,5 @@
 import { statusOf } from '../../test/harness/status-of';
-import { applyJsonPatch } from './json-patch';
+import { applyJsonPatch, MAX_JSON_PATCH_COPY_BYTES } from './json-patch';
 
 const doc = { metadata: { name: 'c', labels: { a: '1' } }, data: { k: 'v' }, list: [1, 2, 3] };
 
@@ -75,5 +75,41 @@ describe('applyJsonPatch (RFC 6902)', () => {
   test('"__proto__" paths do not reach Object.prototype', () => {
     expect(statusOf(() => applyJsonPatch({}, [{ op: 'add', path: '/__proto__/polluted', value: 'yes' }])).code).toBe(422);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
+  test('copies that double a value until they pass 3 MiB in all are 422 within 1 s, and nothing applies', () => {
+    const copies = Array.from({ length: 24 }, (_, i) => ({ op: 'copy', from: '/metadata/annotations', path: `/metadata/annotations/x${i}` }));
+    const started = Date.now();
+    const status = statusOf(() => applyJsonPatch(doc, [{ op: 'add', path: '/metadata/annotations', value: { a: 'x'.repeat(1024) } }, ...copies]));
+    expect(Date.now() - started).toBeLessThan(1000);
+    expect(status).toMatchObject({ code: 422, reason: 'Invalid', message: 'the server rejected our request due to an error in our request' });
+    expect(doc.metadata).not.toHaveProperty('annotations');
+  });
+
+  test('copies up to the limit in all apply', () => {
+    const big = 'x'.repeat(MAX_JSON_PATCH_COPY_BYTES / 4 - 2);
+    const copy = (to: string): object => ({ op: 'copy', from: '/data/big', path: `/data/${to}` });
+    const out = applyJsonPatch({ data: { big } }, [copy('a'), copy('b'), copy('c'), copy('d')]) as { data: Record<string, string> };
+    expect(out.data.d).toBe(big);
+    expect(
+      statusOf(() => applyJsonPatch({ data: { big } }, [copy('a'), copy('b'), copy('c'), copy('d'), { op: 'copy', from: '/data/big', path: '/data/e' }])).code,
+    ).toBe(422);
+  });
+});
+
+describe('what json-patch v4 cannot locate is 422, as under kube-apiserver', () => {
+  test.each([
+    [{ op: 'add', path: '', value: { a: 'b' } }],
+    [{ op: 'replace', path: '', value: {} }],
+    [{ op: 'remove', path: '' }],
+    [{ op: 'move', from: '', path: '/metadata' }],
+    [{ op: 'copy', from: '', path: '/metadata' }],
+    [{ op: 'move', from: '/metadata', path: '/metadata/labels/x' }],
+  ])('%j', (op) => {
+    expect(statusOf(() => applyJsonPatch(doc, [op])).code).toBe(422);
+  });
+
+  test('a test of the whole document still applies', () => {
+    expect(applyJsonPatch(doc, [{ op: 'test', path: '', value: doc }])).toEqual(doc);
   });
 });

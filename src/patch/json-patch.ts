@@ -1,8 +1,10 @@
-import { applyPatch, JsonPatchError, type Operation } from 'fast-json-patch';
+import { applyOperation, getValueByPointer, JsonPatchError, type Operation } from 'fast-json-patch';
 import { badRequest, StatusError } from '../api/errors';
 
 /** kube-apiserver's limit on the operations of one JSON patch. */
 const MAX_JSON_PATCH_OPERATIONS = 10000;
+/** kube-apiserver's --json-patch-max-copy-bytes default (JSONPatchMaxCopyBytes): what all `copy` operations of a patch may add together. */
+export const MAX_JSON_PATCH_COPY_BYTES = 3 * 1024 * 1024;
 
 /** What kube-apiserver answers when a well-formed patch cannot be applied (a failed test, a missing path). */
 export function patchNotApplicable(): StatusError {
@@ -35,11 +37,49 @@ function parseOperations(patch: unknown): Operation[] {
   return patch as Operation[];
 }
 
-/** RFC 6902. Nothing is changed unless every operation applies; any operation that fails is a 422. */
+/** The JSON size of what a `copy` would add, as json-patch's deepCopy counts it (absent: nothing; the copy then fails). */
+function copySize(document: unknown, from: string): number {
+  let value: unknown;
+  try {
+    value = getValueByPointer(document, from);
+  } catch {
+    return 0;
+  }
+  return value === undefined ? 0 : Buffer.byteLength(JSON.stringify(value));
+}
+
+/**
+ * What json-patch (v4, under kube-apiserver) cannot locate: the document root as the target of
+ * anything but `test`, or as the source of a move or copy (findObject has no container for ""),
+ * and a move into what it moves (its destination's parent is gone once the source is removed).
+ */
+function unlocatable(operation: Operation): boolean {
+  if (operation.op === 'test') return false;
+  if (operation.path === '') return true;
+  if (operation.op !== 'move' && operation.op !== 'copy') return false;
+  return operation.from === '' || (operation.op === 'move' && typeof operation.path === 'string' && operation.path.startsWith(`${operation.from}/`));
+}
+
+/**
+ * RFC 6902. Nothing is changed unless every operation applies; any operation that fails is a 422.
+ * As json-patch under kube-apiserver (AccumulatedCopySizeLimit), the bytes that `copy` operations
+ * add are counted before each copy, and a patch whose copies pass the limit fails with the same
+ * 422: a few operations that copy a value into itself would otherwise double it each time.
+ */
 export function applyJsonPatch(document: unknown, patch: unknown): unknown {
   const operations = parseOperations(patch);
+  let result = structuredClone(document);
+  let copied = 0;
   try {
-    return applyPatch(structuredClone(document), operations, true, false).newDocument;
+    operations.forEach((operation, index) => {
+      if (operation && unlocatable(operation)) throw patchNotApplicable();
+      if (operation?.op === 'copy') {
+        copied += copySize(result, operation.from);
+        if (copied > MAX_JSON_PATCH_COPY_BYTES) throw patchNotApplicable();
+      }
+      result = applyOperation(result, operation, true, true, true, index).newDocument;
+    });
+    return result;
   } catch (err) {
     // fast-json-patch refuses "__proto__" paths with a plain Error; Kubernetes finds no such path either.
     const banned = err instanceof Error && err.message.startsWith('JSON-Patch: modifying');

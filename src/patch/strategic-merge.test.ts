@@ -277,3 +277,33 @@ describe('with the Deployment schema from the .proto files', () => {
     expect(smp(live, patch, schemaOf)).toEqual({ spec: { template: { spec: { containers: [{ name: 'app', args: ['--c'] }] } } } });
   });
 });
+
+describe('work linear in the list sizes', () => {
+  test('20,000 containers merge into a list of 10,000 in well under 2 s, in the order Go gives', () => {
+    const names = (from: number, n: number): { name: string }[] => Array.from({ length: n }, (_, i) => ({ name: `c${from + i}` }));
+    const live = { containers: names(0, 10_000) };
+    // the patch reverses half the live items and adds 10,000 new ones
+    const patch = { containers: [...names(5_000, 15_000).reverse(), { name: 'c0', image: 'x' }] };
+    const started = Date.now();
+    const out = smp(live, patch) as { containers: { name: string; image?: string }[] };
+    expect(Date.now() - started).toBeLessThan(2000);
+    expect(out.containers).toHaveLength(20_000);
+    // mergeSortedSlice: the new items lead; server-only c1..c4999 go before c9999, which the live list puts after them
+    expect(out.containers.slice(0, 2).map((c) => c.name)).toEqual(['c19999', 'c19998']);
+    expect(out.containers.slice(9_999, 10_002).map((c) => c.name)).toEqual(['c10000', 'c1', 'c2']);
+    expect(out.containers.slice(14_998, 15_000).map((c) => c.name)).toEqual(['c4999', 'c9999']);
+    expect(out.containers[19_999]).toEqual({ name: 'c0', image: 'x' });
+  });
+
+  test('deleting 10,000 items by key, and a $setElementOrder of 10,000', () => {
+    const names = Array.from({ length: 10_000 }, (_, i) => `c${i}`);
+    const live = { containers: names.map((name) => ({ name })) };
+    const started = Date.now();
+    const out = smp(live, {
+      containers: names.filter((_, i) => i % 2 === 0).map((name) => ({ name, $patch: 'delete' })),
+      '$setElementOrder/containers': [...names].reverse().map((name) => ({ name })),
+    }) as { containers: { name: string }[] };
+    expect(Date.now() - started).toBeLessThan(2000);
+    expect(out.containers.map((c) => c.name)).toEqual(names.filter((_, i) => i % 2 === 1).reverse());
+  });
+});

@@ -48,29 +48,127 @@ function goFormat(value: unknown): string {
   return String(value);
 }
 
-function sameKey(a: unknown, b: unknown, mergeKey: string): boolean {
-  return isPlainObject(a) && isPlainObject(b) && has(a, mergeKey) && a[mergeKey] === b[mergeKey];
+/** What strategicpatch's index() compares: the merge key's value for maps, the value itself for scalars. */
+function identity(item: unknown, mergeKey: string | undefined): unknown {
+  return mergeKey ? (isPlainObject(item) ? item[mergeKey] : undefined) : item;
 }
 
-/** strategicpatch's index(): position by merge key value for maps, by value for scalars; -1 when absent. */
-function indexIn(list: unknown[], item: unknown, mergeKey: string | undefined): number {
-  const id = (v: unknown): unknown => (mergeKey ? (isPlainObject(v) ? v[mergeKey] : undefined) : v);
-  const wanted = id(item);
-  return list.findIndex((v) => id(v) === wanted);
+/** strategicpatch's index() for every item at once: the first position of each identity in `list`. */
+function positions(list: unknown[], mergeKey: string | undefined): Map<unknown, number> {
+  const at = new Map<unknown, number>();
+  list.forEach((item, i) => {
+    const id = identity(item, mergeKey);
+    if (!at.has(id)) at.set(id, i);
+  });
+  return at;
 }
 
-/** normalizeSliceOrder: a stable sort of `items` by their position in `order` (Go's insertion sort and comparator). */
-function sortByOrder(items: unknown[], order: unknown[], mergeKey: string | undefined): unknown[] {
-  const sorted = [...items];
-  const less = (a: unknown, b: unknown): boolean => {
-    const ia = indexIn(order, a, mergeKey);
-    const ib = indexIn(order, b, mergeKey);
-    return ia >= 0 && ib >= 0 ? ia < ib : true;
+/**
+ * Go's sort.SliceStable (insertion sort of blocks of 20, then SymMerge) over precomputed ranks, so
+ * that even with normalizeSliceOrder's comparator, which is no order when an item is not in the
+ * order list (it is then "less" than anything), the result is Go's, in O(n log² n).
+ */
+function goStableSort<T>(items: T[], less: (a: T, b: T) => boolean): T[] {
+  const data = [...items];
+  const swap = (i: number, j: number): void => {
+    [data[i], data[j]] = [data[j], data[i]];
   };
-  for (let i = 1; i < sorted.length; i++) {
-    for (let j = i; j > 0 && less(sorted[j], sorted[j - 1]); j--) [sorted[j - 1], sorted[j]] = [sorted[j], sorted[j - 1]];
+  const insertionSort = (a: number, b: number): void => {
+    for (let i = a + 1; i < b; i++) for (let j = i; j > a && less(data[j], data[j - 1]); j--) swap(j, j - 1);
+  };
+  const swapRange = (a: number, b: number, n: number): void => {
+    for (let i = 0; i < n; i++) swap(a + i, b + i);
+  };
+  const rotate = (a: number, m: number, b: number): void => {
+    let i = m - a;
+    let j = b - m;
+    while (i !== j) {
+      if (i > j) {
+        swapRange(m - i, m, j);
+        i -= j;
+      } else {
+        swapRange(m - i, m + j - i, i);
+        j -= i;
+      }
+    }
+    swapRange(m - i, m, i);
+  };
+  const symMerge = (a: number, m: number, b: number): void => {
+    if (m - a === 1) {
+      let i = m;
+      let j = b;
+      while (i < j) {
+        const h = (i + j) >>> 1;
+        if (less(data[h], data[a])) i = h + 1;
+        else j = h;
+      }
+      for (let k = a; k < i - 1; k++) swap(k, k + 1);
+      return;
+    }
+    if (b - m === 1) {
+      let i = a;
+      let j = m;
+      while (i < j) {
+        const h = (i + j) >>> 1;
+        if (!less(data[m], data[h])) i = h + 1;
+        else j = h;
+      }
+      for (let k = m; k > i; k--) swap(k, k - 1);
+      return;
+    }
+    const mid = (a + b) >>> 1;
+    const n = mid + m;
+    let start: number;
+    let r: number;
+    if (m > mid) {
+      start = n - b;
+      r = mid;
+    } else {
+      start = a;
+      r = m;
+    }
+    const p = n - 1;
+    while (start < r) {
+      const c = (start + r) >>> 1;
+      if (!less(data[p - c], data[c])) start = c + 1;
+      else r = c;
+    }
+    const end = n - start;
+    if (start < m && m < end) rotate(start, m, end);
+    if (a < start && start < mid) symMerge(a, start, mid);
+    if (mid < end && end < b) symMerge(mid, end, b);
+  };
+  const n = data.length;
+  let blockSize = 20;
+  let a = 0;
+  let b = blockSize;
+  while (b <= n) {
+    insertionSort(a, b);
+    a = b;
+    b += blockSize;
   }
-  return sorted;
+  insertionSort(a, n);
+  while (blockSize < n) {
+    a = 0;
+    b = 2 * blockSize;
+    while (b <= n) {
+      symMerge(a, a + blockSize, b);
+      a = b;
+      b += 2 * blockSize;
+    }
+    const m = a + blockSize;
+    if (m < n) symMerge(a, m, n);
+    blockSize *= 2;
+  }
+  return data;
+}
+
+/** normalizeSliceOrder: a stable sort of `items` by their position in `order` (Go's sort.SliceStable and comparator). */
+function sortByOrder(items: unknown[], order: unknown[], mergeKey: string | undefined): unknown[] {
+  const at = positions(order, mergeKey);
+  const ranked = items.map((item) => ({ item, rank: at.get(identity(item, mergeKey)) ?? -1 }));
+  const sorted = goStableSort(ranked, (a, b) => (a.rank >= 0 && b.rank >= 0 ? a.rank < b.rank : true));
+  return sorted.map((r) => r.item);
 }
 
 /**
@@ -81,12 +179,14 @@ function sortByOrder(items: unknown[], order: unknown[], mergeKey: string | unde
 function normalizeOrder(patchItems: unknown[], serverOnly: unknown[], patchOrder: unknown[], serverOrder: unknown[], mergeKey: string | undefined): unknown[] {
   const right = sortByOrder(patchItems, patchOrder, mergeKey);
   const left = sortByOrder(serverOnly, serverOrder, mergeKey);
+  const at = positions(serverOrder, mergeKey);
+  const rank = (item: unknown): number => at.get(identity(item, mergeKey)) ?? -1;
   const out: unknown[] = [];
   let i = 0;
   let j = 0;
   while (i < left.length && j < right.length) {
-    const li = indexIn(serverOrder, left[i], mergeKey);
-    const ri = indexIn(serverOrder, right[j], mergeKey);
+    const li = rank(left[i]);
+    const ri = rank(right[j]);
     if (li >= 0 && ri >= 0 && li < ri) out.push(left[i++]);
     else out.push(right[j++]);
   }
@@ -97,7 +197,8 @@ function normalizeOrder(patchItems: unknown[], serverOnly: unknown[], patchOrder
 function partition(merged: unknown[], by: unknown[], mergeKey: string | undefined): [unknown[], unknown[]] {
   const named: unknown[] = [];
   const rest: unknown[] = [];
-  for (const v of merged) (indexIn(by, v, mergeKey) >= 0 ? named : rest).push(v);
+  const at = positions(by, mergeKey);
+  for (const v of merged) (at.has(identity(v, mergeKey)) ? named : rest).push(v);
   return [named, rest];
 }
 
@@ -113,7 +214,7 @@ function mergeList(original: unknown[], patch: unknown[], meta: FieldPatchMeta):
   const mergeKey = meta.mergeKey;
   if (!mergeKey) throw badRequest('cannot merge lists without merge key');
   // mergeSliceWithSpecialElements: $patch items delete entries or turn the merge into a replace.
-  let base = [...original];
+  const deleted = new Set<unknown>();
   let items: Obj[] = [];
   let replace = false;
   for (const p of patch) {
@@ -125,7 +226,7 @@ function mergeList(original: unknown[], patch: unknown[], meta: FieldPatchMeta):
     const directive = p[PATCH];
     if (directive === 'delete') {
       if (!has(p, mergeKey)) throw badRequest(`map: ${goFormat(p)} does not contain declared merge key: ${mergeKey}`);
-      base = base.filter((o) => !sameKey(o, p, mergeKey));
+      deleted.add(p[mergeKey]);
     } else if (directive === 'replace') {
       replace = true;
     } else if (directive === 'merge') {
@@ -134,17 +235,22 @@ function mergeList(original: unknown[], patch: unknown[], meta: FieldPatchMeta):
       throw badRequest(`unknown patch type: ${String(directive)} in map: ${goFormat(p)}`);
     }
   }
+  let base = deleted.size === 0 ? [...original] : original.filter((o) => !(isPlainObject(o) && has(o, mergeKey) && deleted.has(o[mergeKey])));
   if (replace) {
     base = items.map((p) => clean(p));
     items = [];
   }
   // mergeSliceWithoutSpecialElements: merge by key, append what the list lacks.
   const merged = [...base];
+  const byKey = new Map<unknown, number>();
+  merged.forEach((o, i) => {
+    if (isPlainObject(o) && has(o, mergeKey) && !byKey.has(o[mergeKey])) byKey.set(o[mergeKey], i);
+  });
   for (const p of items) {
     if (!has(p, mergeKey)) throw badRequest(`map: ${goFormat(p)} does not contain declared merge key: ${mergeKey}`);
-    const index = merged.findIndex((o) => sameKey(o, p, mergeKey));
-    if (index >= 0) merged[index] = mergeObject(merged[index] as Obj, p, meta.schema);
-    else merged.push(clean(p));
+    const index = byKey.get(p[mergeKey]);
+    if (index !== undefined) merged[index] = mergeObject(merged[index] as Obj, p, meta.schema);
+    else byKey.set(p[mergeKey], merged.push(clean(p)) - 1);
   }
   const [patchItems, serverOnly] = partition(merged, items, mergeKey);
   return normalizeOrder(patchItems, serverOnly, items, base, mergeKey);
@@ -164,13 +270,14 @@ function mergeValue(original: unknown, patch: unknown, meta: FieldPatchMeta | nu
 
 /** applyRetainKeysDirective: every key the patch sets must be retained; everything else goes. */
 function applyRetainKeys(result: Obj, patch: Obj): void {
-  const retain = patch[RETAIN_KEYS];
-  if (!Array.isArray(retain)) throw badRequest('invalid patch format of retainKeys');
+  const list = patch[RETAIN_KEYS];
+  if (!Array.isArray(list)) throw badRequest('invalid patch format of retainKeys');
+  const retain = new Set(list);
   for (const [k, v] of Object.entries(patch)) {
     if (k === RETAIN_KEYS || v === null || k.startsWith('$deleteFromPrimitiveList') || k.startsWith('$setElementOrder')) continue;
-    if (!retain.includes(k)) throw badRequest('invalid patch format of retainKeys');
+    if (!retain.has(k)) throw badRequest('invalid patch format of retainKeys');
   }
-  for (const k of Object.keys(result)) if (!retain.includes(k)) delete result[k];
+  for (const k of Object.keys(result)) if (!retain.has(k)) delete result[k];
 }
 
 /** mergePatchIntoOriginal: a list named by $setElementOrder is merged, then put in that order. */
@@ -214,10 +321,11 @@ export function mergeObject(original: Obj, patch: Obj, schema: PatchSchema | nul
     if (key.startsWith(DELETE_FROM_PRIMITIVE)) {
       const target = key.slice(DELETE_FROM_PRIMITIVE.length);
       if (Array.isArray(value) && Array.isArray(result[target])) {
+        const removed = new Set(value);
         setOwn(
           result,
           target,
-          (result[target] as unknown[]).filter((v) => !value.includes(v)),
+          (result[target] as unknown[]).filter((v) => !removed.has(v)),
         );
       }
       continue;

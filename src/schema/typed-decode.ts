@@ -67,6 +67,26 @@ function isEmptyCollection(value: unknown, node: SchemaNode): boolean {
   return false;
 }
 
+/**
+ * What Go's decoder leaves for a null element of a map or slice of scalars: the element's zero
+ * value (a label `a: null` decodes as `a: ""`, a quantity as "0"); undefined where that zero value
+ * is encoded as null.
+ */
+function scalarZero(node: SchemaNode): unknown {
+  if (node.kind === 'quantity') return '0';
+  if (node.kind !== 'scalar') return undefined;
+  switch (node.type) {
+    case 'string':
+      return '';
+    case 'boolean':
+      return false;
+    case 'bytes':
+      return undefined;
+    default:
+      return 0;
+  }
+}
+
 /** Whether a value has the JSON shape (object, array or neither) a schema node describes. */
 function fitsShape(value: unknown, node: SchemaNode): boolean {
   switch (node.kind) {
@@ -164,11 +184,17 @@ class Walker {
         return this.object(value, node, namePath, path);
       case 'map':
         if (!isPlainObject(value)) return this.mismatch(value, node, owner, namePath);
-        for (const [k, v] of Object.entries(value)) this.value(v, node.values, owner, namePath, `${path}.${k}`, 'proto');
+        for (const [k, v] of Object.entries(value)) {
+          if (v === null && this.prune && scalarZero(node.values) !== undefined) value[k] = scalarZero(node.values);
+          else this.value(v, node.values, owner, namePath, `${path}.${k}`, 'proto');
+        }
         return;
       case 'list':
         if (!Array.isArray(value)) return this.mismatch(value, node, owner, namePath);
-        value.forEach((item, i) => this.value(item, node.items, owner, namePath, `${path}[${i}]`, 'proto'));
+        value.forEach((item, i) => {
+          if (item === null && this.prune && scalarZero(node.items) !== undefined) value[i] = scalarZero(node.items);
+          else this.value(item, node.items, owner, namePath, `${path}[${i}]`, 'proto');
+        });
         return;
     }
   }

@@ -1,6 +1,7 @@
-import { STATUS_CODES, type Server, type ServerResponse } from 'node:http';
+import { STATUS_CODES, ServerResponse, type IncomingMessage, type Server } from 'node:http';
 import type { Server as HttpsServer } from 'node:https';
 import type { Socket } from 'node:net';
+import { badRequest } from '../api/errors';
 import type { Status, StatusReason } from '../api/types';
 import type { Logger } from './logger';
 
@@ -23,6 +24,19 @@ const TIMEOUT_CHECK_INTERVAL_MS = 1000;
 function statusBody(code: number, message: string, reason?: StatusReason): string {
   const status: Status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, ...(reason ? { reason } : {}), code };
   return JSON.stringify(status);
+}
+
+/** net/http's chunked reader's words for a body it cannot read (kube's handler answers with them). */
+function malformedBodyMessage(err: NodeJS.ErrnoException): string {
+  return err.code === 'HPE_INVALID_CHUNK_SIZE' ? 'invalid byte in chunk length' : `malformed chunked encoding (${err.code ?? err.message})`;
+}
+
+/** Answers before any handler, as Go's server does, with its code (and a Status body). */
+function answerEarly(res: ServerResponse, code: number, message: string, reason?: StatusReason): void {
+  const body = statusBody(code, message, reason);
+  res.shouldKeepAlive = false;
+  res.writeHead(code, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body), Connection: 'close' });
+  res.end(body);
 }
 
 /** What node's parser refused, as the answer a Go server would give (with a Status body). */
@@ -56,7 +70,10 @@ export function applyListenerLimits(server: Server | HttpsServer, limits: Listen
     requestTimeout: REQUEST_TIMEOUT_MS,
     keepAliveTimeout: IDLE_TIMEOUT_MS,
     connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS,
+    // node would answer a missing Host with an empty 400; answerGoChecks answers it with a Status
+    requireHostHeader: false,
   });
+  answerGoChecks(server);
 
   const open = new Set<Socket>();
   /** Connections serving a request, with its response. */
@@ -107,6 +124,39 @@ export function applyListenerLimits(server: Server | HttpsServer, limits: Listen
     const serving = busy.get(socket);
     if (!serving) reply();
     else if (serving.req.complete && err.code !== 'ERR_HTTP_REQUEST_TIMEOUT') serving.once('close', reply);
-    else socket.destroy();
+    else if (err.code?.startsWith('HPE_') && !serving.req.complete) {
+      // A body node cannot parse (a malformed chunk size): the handler reading it answers 400, as
+      // kube's handler answers the reader's error, and the connection ends after that answer.
+      serving.shouldKeepAlive = false;
+      serving.once('close', () => socket.destroy());
+      if (serving.req.listenerCount('error') > 0) serving.req.emit('error', badRequest(malformedBodyMessage(err)));
+    } else socket.destroy();
+  });
+}
+
+/**
+ * The checks Go's server makes before a handler sees a request, answered with Go's codes and a
+ * Status body: an HTTP/1.1 request without Host (400), an Expect other than 100-continue (417).
+ * CONNECT, which node hands over as a tunnel, is served as any other method (Go does so).
+ */
+function answerGoChecks(server: Server | HttpsServer): void {
+  const handlers = server.listeners('request') as ((req: IncomingMessage, res: ServerResponse) => void)[];
+  server.removeAllListeners('request');
+  const missingHost = (req: IncomingMessage): boolean => req.httpVersion === '1.1' && !req.rawHeaders.some((h, i) => i % 2 === 0 && h.toLowerCase() === 'host');
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    if (missingHost(req)) answerEarly(res, 400, 'missing required Host header', 'BadRequest');
+    else for (const handler of handlers) handler.call(server, req, res);
+  });
+  // Go reads the Host header before it looks at Expect.
+  server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) =>
+    missingHost(req) ? answerEarly(res, 400, 'missing required Host header', 'BadRequest') : answerEarly(res, 417, 'Expectation Failed'),
+  );
+  server.on('connect', (req: IncomingMessage, socket: Socket) => {
+    const res = new ServerResponse(req);
+    res.shouldKeepAlive = false;
+    res.assignSocket(socket);
+    res.once('finish', () => socket.end());
+    req.push(null);
+    server.emit('request', req, res);
   });
 }

@@ -1,4 +1,5 @@
 import yaml from 'js-yaml';
+import { rng } from '../harness/fuzz';
 import { Api } from '../harness/http';
 import { startTestServer } from '../harness/server';
 
@@ -10,17 +11,6 @@ import { startTestServer } from '../harness/server';
 let server: Awaited<ReturnType<typeof startTestServer>>;
 let api: Api;
 const NS = '/api/v1/namespaces/default';
-
-/** A small seeded generator, so that a failure can be replayed. */
-function rng(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const random = rng(20261121);
 const pick = <T>(items: T[]): T => items[Math.floor(random() * items.length)];

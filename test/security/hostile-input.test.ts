@@ -1,0 +1,415 @@
+import { readFileSync } from 'node:fs';
+import { FUZZ_MEDIA, Fuzzer, fuzzPaths, sendRequest, type FuzzAnswer } from '../harness/fuzz';
+import { Api } from '../harness/http';
+import { startServerProcess, type ServerProcess } from '../harness/process';
+import { rawRequest, type RawReply } from '../harness/raw-http';
+
+/**
+ * Issue 25: no request stalls the server. Against the built server as a process over real etcd:
+ * first each repro of the issue, answered within its bound with kube-apiserver's answer; then a
+ * seeded stream of hostile paths, queries, bodies, patches and headers (KAPI_HOSTILE_REQUESTS of
+ * them, 1500 by default so that the file stays well under 90 s on a loaded 2-core machine; the
+ * issue's campaign sent 10,000) while a probe times /readyz and reads the process's RSS. No answer
+ * is a 5xx, every error is a Status, /readyz stays quick, RSS stays bounded, and every valid write
+ * made along the way is still there.
+ */
+
+const SEED = Number(process.env.KAPI_HOSTILE_SEED ?? 20261127);
+const REQUESTS = Number(process.env.KAPI_HOSTILE_REQUESTS ?? 1500);
+/**
+ * The issue's target is 100 ms. The suite shares two cores with other test runs (a load of 12 is
+ * common), where the scheduler alone delays a probe by a few hundred ms; the bound asserted is
+ * looser, and still far below the stalls of seconds the issue's repros caused.
+ */
+const READYZ_P99_MS = Number(process.env.KAPI_HOSTILE_READYZ_P99_MS ?? 500);
+const RSS_GROWTH_BYTES = 1024 ** 3;
+
+const NS = '/api/v1/namespaces/hostile';
+const DEPLOYMENTS = '/apis/apps/v1/namespaces/hostile/deployments';
+
+let server: ServerProcess & { port: number };
+let api: Api;
+
+beforeAll(async () => {
+  server = await startServerProcess();
+  api = new Api(server.url);
+  expect((await api.post('/api/v1/namespaces', { metadata: { name: 'hostile' } })).status).toBe(201);
+  expect((await api.post(`${NS}/configmaps`, { metadata: { name: 'target', labels: { a: 'b' } }, data: { k: 'v' } })).status).toBe(201);
+  const deployment = {
+    metadata: { name: 'd' },
+    spec: { selector: { matchLabels: { app: 'd' } }, template: { metadata: { labels: { app: 'd' } }, spec: { containers: [{ name: 'c0', image: 'x' }] } } },
+  };
+  expect((await api.post(DEPLOYMENTS, deployment)).status).toBe(201);
+}, 60_000);
+
+afterAll(async () => {
+  await server?.stop();
+});
+
+afterEach(() => {
+  expect(server.child.exitCode).toBeNull();
+});
+
+function rssBytes(): number {
+  const line = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${server.child.pid}/status`, 'utf8'));
+  return Number(line?.[1] ?? 0) * 1024;
+}
+
+async function timed<T>(fn: () => Promise<T>): Promise<[T, number]> {
+  const started = Date.now();
+  const result = await fn();
+  return [result, Date.now() - started];
+}
+
+function statusOf(body: string): Record<string, unknown> | null {
+  try {
+    const parsed = JSON.parse(body);
+    return parsed?.kind === 'Status' ? parsed : null;
+  } catch {
+    return null;
+  }
+}
+
+/** A 1 KB annotation map, then 24 copies of the map into itself: each doubles it. */
+function copyBomb(): object[] {
+  return [
+    { op: 'add', path: '/metadata/annotations', value: { a: 'x'.repeat(1024) } },
+    ...Array.from({ length: 24 }, (_, i) => ({ op: 'copy', from: '/metadata/annotations', path: `/metadata/annotations/x${i}` })),
+  ];
+}
+
+const raw = (lines: string[], body = ''): string => `${lines.join('\r\n')}\r\n\r\n${body}`;
+
+describe('the repros of issue 25', () => {
+  test('a JSON patch that copies a map into itself 24 times is 422 within 1 s, as json-patch past kube JSONPatchMaxCopyBytes', async () => {
+    const rssBefore = rssBytes();
+    const [res, ms] = await timed(() => api.patch(`${NS}/configmaps/target?dryRun=All`, copyBomb(), 'application/json-patch+json'));
+    expect(res.status).toBe(422);
+    expect(res.body).toMatchObject({ kind: 'Status', reason: 'Invalid', message: 'the server rejected our request due to an error in our request', code: 422 });
+    expect(ms).toBeLessThan(1000);
+    expect(rssBytes() - rssBefore).toBeLessThan(256 * 1024 ** 2);
+  });
+
+  test('20,000 containers under a Deployment template by strategic merge: merged in order, quickly', async () => {
+    const containers = Array.from({ length: 20_000 }, (_, i) => ({ name: `c${i + 1}`, image: 'x' }));
+    const patch = { spec: { template: { spec: { containers } } } };
+    const [res, ms] = await timed(() => api.patch(`${DEPLOYMENTS}/d?dryRun=All`, patch, 'application/strategic-merge-patch+json'));
+    expect(res.status).toBe(200);
+    const names = (res.body.spec.template.spec.containers as { name: string }[]).map((c) => c.name);
+    // mergeSortedSlice: the patch's items in its order, then c0, which the live list alone has
+    expect(names).toHaveLength(20_001);
+    expect(names.slice(0, 2)).toEqual(['c1', 'c2']);
+    expect(names[20_000]).toBe('c0');
+    // It took 10.4 s on an idle machine; about 2.5 s on a warm server under a load of 12, and the bound is generous for that.
+    expect(ms).toBeLessThan(8000);
+  }, 30_000);
+
+  test('a null label value decodes as "" (Go leaves a string its zero value), on a Pod and in matchLabels', async () => {
+    const pod = { metadata: { name: 'p', labels: { a: null } }, spec: { containers: [{ name: 'c', image: 'x' }] } };
+    const created = await api.post(`${NS}/pods?dryRun=All`, pod);
+    expect(created.status).toBe(201);
+    expect(created.body.metadata.labels).toEqual({ a: '' });
+    const deployment = {
+      metadata: { name: 'nulls' },
+      spec: { selector: { matchLabels: { a: null } }, template: { metadata: { labels: { a: '' } }, spec: { containers: [{ name: 'c', image: 'x' }] } } },
+    };
+    const d = await api.post(`${DEPLOYMENTS}?dryRun=All`, deployment);
+    expect(d.status).toBe(201);
+    expect(d.body.spec.selector.matchLabels).toEqual({ a: '' });
+    // and the template must then match the selector, as for any "" value
+    deployment.spec.template.metadata.labels = { a: 'x' };
+    const mismatch = await api.post(`${DEPLOYMENTS}?dryRun=All`, deployment);
+    expect(mismatch.status).toBe(422);
+  });
+
+  test('Expect other than 100-continue is 417, a missing Host 400, both with a Status; Host is read first, as Go does', async () => {
+    const expectation = await rawRequest(server.port, raw(['GET /version HTTP/1.1', 'Host: x', 'Expect: junk']));
+    expect(expectation.code).toBe(417);
+    expect(statusOf(expectation.body)).toMatchObject({ code: 417 });
+    const hostless = await rawRequest(server.port, raw([`GET ${NS}/configmaps HTTP/1.1`]));
+    expect(hostless.code).toBe(400);
+    expect(statusOf(hostless.body)).toMatchObject({ code: 400, reason: 'BadRequest', message: 'missing required Host header' });
+    expect(hostless.closed).toBe(true);
+    const both = await rawRequest(server.port, raw(['GET /version HTTP/1.1', 'Expect: junk']));
+    expect(both.code).toBe(400);
+    // HTTP/1.0 needs no Host
+    expect((await rawRequest(server.port, raw(['GET /version HTTP/1.0']))).code).toBe(200);
+  });
+
+  test('CONNECT is served like any method: 405 on a resource, as go-restful answers a method it has no route for', async () => {
+    const res = await rawRequest(server.port, raw([`CONNECT ${NS}/configmaps HTTP/1.1`, 'Host: x']));
+    expect(res.code).toBe(405);
+    expect(statusOf(res.body)).toMatchObject({ code: 405, reason: 'MethodNotAllowed' });
+  });
+
+  test('a malformed chunk size is answered 400 with a Status by the handler reading the body, and the connection closes', async () => {
+    const res = await rawRequest(
+      server.port,
+      raw([`POST ${NS}/configmaps HTTP/1.1`, 'Host: x', 'Content-Type: application/json', 'Transfer-Encoding: chunked'], 'zz\r\nabc\r\n0\r\n\r\n'),
+    );
+    expect(res.code).toBe(400);
+    expect(statusOf(res.body)).toMatchObject({ code: 400, message: 'invalid byte in chunk length' });
+    expect(res.closed).toBe(true);
+  });
+
+  test('an empty or %2F name is the collection, as in kube-apiserver (go-restful trims trailing slashes, RequestInfo too)', async () => {
+    for (const name of ['', '%2F']) {
+      const list = await api.get(`${NS}/configmaps/${name}`);
+      expect(list.status).toBe(200);
+      expect(list.body.kind).toBe('ConfigMapList');
+      const deleted = await api.delete(`${NS}/configmaps/${name}?dryRun=All`);
+      expect(deleted.status).toBe(200);
+      expect(deleted.body.kind).toBe('ConfigMapList');
+    }
+    expect((await api.get(`${NS}/configmaps/target`)).status).toBe(200);
+  });
+
+  test('a client gone before its body arrived is not logged as an internal error', async () => {
+    await expect(
+      rawRequest(server.port, raw([`POST ${NS}/configmaps HTTP/1.1`, 'Host: x', 'Content-Type: application/json', 'Content-Length: 1000'], '{"a":'), {
+        timeoutMs: 500,
+      }),
+    ).rejects.toThrow();
+    await new Promise((r) => setTimeout(r, 300));
+    expect(server.output()).not.toContain('internal error');
+  });
+});
+
+interface Probe {
+  stop(): Promise<{ latencies: number[]; failures: string[]; rssMax: number }>;
+}
+
+/** GETs /readyz every 50 ms and reads the RSS every 250 ms until stopped. */
+function probe(): Probe {
+  let running = true;
+  const latencies: number[] = [];
+  const failures: string[] = [];
+  let rssMax = rssBytes();
+  const rss = setInterval(() => (rssMax = Math.max(rssMax, rssBytes())), 250);
+  const loop = (async () => {
+    while (running) {
+      const started = performance.now();
+      try {
+        const res = await fetch(`${server.url}/readyz`, { signal: AbortSignal.timeout(10_000) });
+        await res.text();
+        if (res.status !== 200) failures.push(`readyz ${res.status}`);
+      } catch (err) {
+        failures.push(`readyz: ${(err as Error).message}`);
+      }
+      latencies.push(performance.now() - started);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  })();
+  return {
+    stop: async () => {
+      running = false;
+      clearInterval(rss);
+      await loop;
+      return { latencies, failures, rssMax };
+    },
+  };
+}
+
+function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+}
+
+type Category = 'path' | 'query' | 'body' | 'patch' | 'header';
+
+/** One hostile request of a category: what to send, or raw bytes. */
+interface Hostile {
+  method: string;
+  path: string;
+  headers: Record<string, string>;
+  body: Buffer | null;
+  raw?: string;
+}
+
+const fuzz = new Fuzzer(SEED);
+
+/** JSON, merge and strategic merge patches of the target ConfigMap: odd operations, directives and sizes. */
+function hostilePatch(): { type: string; body: string } {
+  const pointer = fuzz.pick(['/data/k', '/data', '/metadata/labels', '/metadata/labels/a', '/metadata', '', '/data/-', '/x/y', '/metadata/annotations/~1a~0']);
+  switch (fuzz.pick(['json', 'json', 'merge', 'strategic'])) {
+    case 'json': {
+      const ops = Array.from({ length: 1 + Math.floor(fuzz.random() * 6) }, () => {
+        const op = fuzz.pick(['add', 'remove', 'replace', 'move', 'copy', 'test', 'nope']);
+        const value = fuzz.pick([null, 'v', 1, { a: 'b' }, ['x'], 'y'.repeat(10_000), { nested: { deeper: [1, 2, { x: null }] } }]);
+        return { op, path: pointer, from: fuzz.pick(['/data', '/metadata', '/data/k', '']), value };
+      });
+      if (fuzz.chance(0.1)) ops.push(...(copyBomb() as typeof ops));
+      return { type: 'application/json-patch+json', body: JSON.stringify(fuzz.chance(0.05) ? { op: 'add' } : ops) };
+    }
+    case 'merge':
+      return {
+        type: 'application/merge-patch+json',
+        body: JSON.stringify({ metadata: { labels: { a: null, b: fuzz.pick(['', 'x', null, 1]) } }, data: fuzz.pick([null, {}, { k: null }, { k: 1 }, []]) }),
+      };
+    default: {
+      const directive = fuzz.pick([
+        { $patch: fuzz.pick(['delete', 'replace', 'merge', 'nope']) },
+        { $retainKeys: fuzz.pick([['data'], 'x', []]) },
+        { '$setElementOrder/finalizers': [{ name: 'x' }] },
+        { '$deleteFromPrimitiveList/finalizers': ['a', 'a'] },
+        { metadata: { finalizers: Array.from({ length: 2000 }, (_, i) => `f${i % 500}`) } },
+      ]);
+      return { type: 'application/strategic-merge-patch+json', body: JSON.stringify({ data: { k: 'w' }, ...directive }) };
+    }
+  }
+}
+
+const HEADER_CASES: ((path: string) => string)[] = [
+  (p) => raw([`GET ${p} HTTP/1.1`, 'Host: x', 'Expect: junk']),
+  (p) => raw([`GET ${p} HTTP/1.1`]),
+  (p) => raw([`CONNECT ${p} HTTP/1.1`, 'Host: x']),
+  (p) => raw([`POST ${p}?dryRun=All HTTP/1.1`, 'Host: x', 'Content-Type: application/json', 'Transfer-Encoding: chunked'], 'zz\r\nabc\r\n0\r\n\r\n'),
+  (p) => raw([`POST ${p}?dryRun=All HTTP/1.1`, 'Host: x', 'Content-Type: application/json', 'Content-Length: abc'], '{}'),
+  (p) => raw([`POST ${p}?dryRun=All HTTP/1.1`, 'Host: x', 'Content-Type: application/json', 'Content-Length: 2', 'Content-Length: 3'], '{}'),
+  (p) => raw([`GET ${p} HTTP/1.1`, 'Host: x', `X-Long: ${'h'.repeat(20_000)}`]),
+  (p) => raw([`GET ${p} HTTP/1.1`, 'Host: x', 'Bad Header Name: v']),
+  (p) => raw([`GET ${p} HTTP/1.1`, 'Host: x', 'Accept: application/json;as=Table;v=v1;g=meta.k8s.io, */*;q=x']),
+  (p) => raw([`GET ${p} HTTP/1.1`, 'Host: x', 'Impersonate-User: nobody']),
+  (p) => raw([`GET ${p} HTTP/1.1`, 'Host:', 'Accept-Encoding: gzip;q=nope']),
+  (p) => raw([`GET ${p} HTTP/1.0`]),
+  (p) => raw([`G\u0001T ${p} HTTP/1.1`, 'Host: x']),
+];
+
+function hostile(category: Category, paths: string[], valid: Record<string, Buffer>): Hostile {
+  const target = `${NS}/configmaps/target`;
+  switch (category) {
+    case 'path': {
+      const method = fuzz.pick(['GET', 'GET', 'DELETE', 'PUT', 'POST']);
+      return { method, path: `${fuzz.path(paths)}?${method === 'GET' ? 'timeoutSeconds=1' : 'dryRun=All'}`, headers: {}, body: null };
+    }
+    case 'query':
+      // Watches end after a second; deletes are dry runs (the first value of a parameter is the one read).
+      return {
+        method: fuzz.pick(['GET', 'DELETE']),
+        path: `${fuzz.pick([`${NS}/configmaps`, target, '/api/v1/pods'])}?dryRun=All&timeoutSeconds=1&${fuzz.query()}`,
+        headers: {},
+        body: null,
+      };
+    case 'body': {
+      const contentType = fuzz.pick(FUZZ_MEDIA);
+      const method = fuzz.pick(['POST', 'PUT']);
+      const path = method === 'POST' ? `${NS}/configmaps?dryRun=All` : `${target}?dryRun=All`;
+      return { method, path, headers: { 'Content-Type': contentType }, body: fuzz.body(valid, contentType) };
+    }
+    case 'patch': {
+      const patch = hostilePatch();
+      return { method: 'PATCH', path: `${target}?dryRun=All`, headers: { 'Content-Type': patch.type }, body: Buffer.from(patch.body) };
+    }
+    case 'header':
+      return { method: '', path: '', headers: {}, body: null, raw: fuzz.pick(HEADER_CASES)(fuzz.pick([`${NS}/configmaps`, target, '/version', '/readyz'])) };
+  }
+}
+
+/** What is wrong with an answer to client input: a 5xx, or an error that is not a Status. */
+function problemWith(answer: FuzzAnswer | RawReply, method: string): string | null {
+  const contentType = 'contentType' in answer ? answer.contentType : (answer.headers['content-type'] ?? '');
+  if (answer.code >= 500) return `${answer.code} ${answer.body.slice(0, 300)}`;
+  if (answer.code < 400 || method === 'HEAD') return null;
+  if (contentType.startsWith('application/json')) {
+    const status = statusOf(answer.body);
+    return status?.code === answer.code ? null : `${answer.code} is not a Status: ${answer.body.slice(0, 200)}`;
+  }
+  if (contentType.startsWith('application/yaml')) return answer.body.includes('kind: Status') ? null : `${answer.code} YAML that is not a Status`;
+  if (contentType.startsWith('application/vnd.kubernetes.protobuf') || contentType.startsWith('application/cbor')) return null;
+  return `${answer.code} with a body of type "${contentType}": ${answer.body.slice(0, 200)}`;
+}
+
+test(`${REQUESTS} hostile requests (seed ${SEED}) while /readyz is probed: no 5xx, errors as Status, /readyz quick, RSS bounded, valid writes kept`, async () => {
+  const encoded = async (accept: string): Promise<Buffer> =>
+    Buffer.from(await (await fetch(`${server.url}${NS}/configmaps/target`, { headers: { Accept: accept } })).arrayBuffer());
+  const valid: Record<string, Buffer> = {
+    'application/json': await encoded('application/json'),
+    'application/yaml': await encoded('application/yaml'),
+    'application/vnd.kubernetes.protobuf': await encoded('application/vnd.kubernetes.protobuf'),
+    'application/json-patch+json': Buffer.from('[{"op":"replace","path":"/data/k","value":"w"}]'),
+  };
+  valid['application/merge-patch+json'] = valid['application/json'];
+  valid['application/strategic-merge-patch+json'] = valid['application/json'];
+  valid['application/apply-patch+yaml'] = valid['application/yaml'];
+  const paths = fuzzPaths('hostile');
+  const categories: Category[] = ['path', 'query', 'body', 'patch', 'header'];
+
+  const rssBefore = rssBytes();
+  const readyz = probe();
+  const problems: string[] = [];
+  const written = new Map<string, string>();
+  const codes = new Map<number, number>();
+  const slowest: [number, string][] = [];
+  let sent = 0;
+  const worker = async (): Promise<void> => {
+    while (sent < REQUESTS) {
+      const n = sent++;
+      // One valid write in ten, which must survive everything else.
+      if (n % 10 === 0) {
+        const name = `valid-${n}`;
+        const res = await api.post(`${NS}/configmaps`, { metadata: { name }, data: { n: String(n) } });
+        if (res.status !== 201) problems.push(`valid write ${name}: ${res.status} ${res.text.slice(0, 200)}`);
+        else written.set(name, String(n));
+        continue;
+      }
+      const category = categories[n % categories.length];
+      const request = hostile(category, paths, valid);
+      const shown = request.raw ?? `${request.method} ${request.path} ${request.body?.toString('latin1') ?? ''}`;
+      const what = `${category}: ${JSON.stringify(shown.slice(0, 400))}`;
+      let answer: FuzzAnswer | RawReply | string | null;
+      const started = performance.now();
+      if (request.raw !== undefined) {
+        answer = await rawRequest(server.port, request.raw, { lingerMs: 20 }).catch((err: Error) => err.message);
+      } else {
+        answer = await sendRequest(server.port, request.method, request.path, request.headers, request.body);
+      }
+      slowest.push([performance.now() - started, what.slice(0, 160)]);
+      if (answer === null) continue;
+      if (typeof answer === 'string') {
+        problems.push(`${what}: no answer: ${answer}`);
+        continue;
+      }
+      codes.set(answer.code, (codes.get(answer.code) ?? 0) + 1);
+      const problem = problemWith(answer, request.method);
+      if (problem) problems.push(`${what}: ${problem}`);
+    }
+  };
+  const [, ms] = await timed(() => Promise.all([worker(), worker(), worker(), worker()]));
+  const { latencies, failures, rssMax } = await readyz.stop();
+  const p99 = percentile(latencies, 99);
+  process.stdout.write(
+    `hostile: ${REQUESTS} requests in ${ms} ms, codes ${JSON.stringify(Object.fromEntries(codes))}; /readyz ${latencies.length} probes, ` +
+      `p50 ${percentile(latencies, 50).toFixed(1)} ms, p99 ${p99.toFixed(1)} ms, max ${Math.max(...latencies).toFixed(1)} ms; ` +
+      `RSS ${(rssBefore / 2 ** 20).toFixed(0)} MiB -> max ${(rssMax / 2 ** 20).toFixed(0)} MiB\n`,
+  );
+  slowest.sort((a, b) => b[0] - a[0]);
+  process.stdout.write(
+    `slowest: ${slowest
+      .slice(0, 5)
+      .map(([ms, what]) => `${ms.toFixed(0)} ms ${what}`)
+      .join('\n  ')}\n`,
+  );
+  if (problems.length > 0) process.stdout.write(`server said: ${server.output().slice(-3000)}\n`);
+
+  expect(problems).toEqual([]);
+  expect(failures).toEqual([]);
+  expect(p99).toBeLessThan(READYZ_P99_MS);
+  expect(rssMax - rssBefore).toBeLessThan(RSS_GROWTH_BYTES);
+  expect(written.size).toBe(Math.ceil(REQUESTS / 10));
+  const list = await api.get(`${NS}/configmaps`);
+  const stored = new Map((list.body.items as { metadata: { name: string }; data?: { n?: string } }[]).map((cm) => [cm.metadata.name, cm.data?.n]));
+  for (const [name, n] of written) expect([name, stored.get(name)]).toEqual([name, n]);
+  expect((await api.get(`${NS}/configmaps/target`)).body.data).toEqual({ k: 'v' });
+  expect(server.output()).not.toContain('internal error');
+}, 80_000);
+
+test("the event loop is measured: kapi_event_loop_lag_seconds beside Node's process metrics", async () => {
+  const metrics = (await api.get('/metrics', { accept: 'text/plain' })).text;
+  expect(metrics).toContain('# TYPE kapi_event_loop_lag_seconds histogram');
+  expect(metrics).toContain('# TYPE nodejs_eventloop_lag_seconds gauge');
+  const sample = (le: string): number => Number(new RegExp(`^kapi_event_loop_lag_seconds_bucket\\{le="${le}"\\} (\\d+)`, 'm').exec(metrics)?.[1]);
+  const count = Number(/^kapi_event_loop_lag_seconds_count (\d+)/m.exec(metrics)?.[1]);
+  // a sample every 100 ms since the server started
+  expect(count).toBeGreaterThan(50);
+  process.stdout.write(`event loop lag: ${count} samples, ${count - sample('0.1')} over 100 ms, ${count - sample('1')} over 1 s\n`);
+});
