@@ -25,19 +25,18 @@ function statusBody(code: number, message: string, reason?: StatusReason): strin
   return JSON.stringify(status);
 }
 
-/** What node's parser refused, as the answer a Go server would give (with a Status body). */
+/**
+ * What node's parser refused, as the answer a Go server would give (with a Status body); null
+ * for a connection that is only closed: one that broke, or whose TLS handshake failed or timed
+ * out (https.Server reports those as client errors too, before there is any HTTP to answer in).
+ */
 function clientErrorAnswer(err: NodeJS.ErrnoException): { code: number; body: string } | null {
-  switch (err.code) {
-    case 'HPE_HEADER_OVERFLOW':
-      return { code: 431, body: statusBody(431, `request header fields too large: the request line and headers may take up to ${MAX_HEADER_BYTES} bytes`) };
-    case 'ERR_HTTP_REQUEST_TIMEOUT':
-      return { code: 408, body: statusBody(408, 'the request was not received in time', 'Timeout') };
-    case 'ECONNRESET':
-    case 'EPIPE':
-      return null;
-    default:
-      return { code: 400, body: statusBody(400, `malformed HTTP request: ${err.code ?? err.message}`, 'BadRequest') };
+  if (err.code === 'HPE_HEADER_OVERFLOW') {
+    return { code: 431, body: statusBody(431, `request header fields too large: the request line and headers may take up to ${MAX_HEADER_BYTES} bytes`) };
   }
+  if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') return { code: 408, body: statusBody(408, 'the request was not received in time', 'Timeout') };
+  if (err.code?.startsWith('HPE_')) return { code: 400, body: statusBody(400, `malformed HTTP request: ${err.code}`, 'BadRequest') };
+  return null;
 }
 
 /**
