@@ -246,3 +246,23 @@ describe('TokenReview audiences', () => {
     }
   });
 });
+
+describe('the admin credential', () => {
+  test('a restart keeps the admin certificate it issued (still valid, same CA) instead of minting another year-long system:masters one', async () => {
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'kapi-admin-'));
+    const adminCert = () => /client-certificate-data: (\S+)/.exec(readFileSync(path.join(dataDir, 'admin.kubeconfig'), 'utf8'))![1];
+    try {
+      const first = await startServerProcess([], { insecure: false, dataDir });
+      const issued = adminCert();
+      await first.stop();
+      const second = await startServerProcess([], { insecure: false, dataDir });
+      try {
+        expect(adminCert()).toBe(issued);
+      } finally {
+        await second.stop();
+      }
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 60_000);
+});
