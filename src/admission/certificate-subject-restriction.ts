@@ -1,6 +1,5 @@
 import { forbidden } from '../api/errors';
 import { objectOf, stringOf } from '../api/json-read';
-import { subjectNames } from '../auth/certificate-request';
 import { requestOf } from '../resources/certificatesigningrequests';
 import type { AdmissionAttributes, AdmissionPlugin } from './admission';
 import { CSR_GROUP, CSRS } from './certificate-signer-authorization';
@@ -22,7 +21,7 @@ export class CertificateSubjectRestriction implements AdmissionPlugin {
     const signer = stringOf(objectOf(attrs.object.spec).signerName);
     if (signer !== KUBE_APISERVER_CLIENT_SIGNER) return;
     // The strategy's validation has already refused a request that does not parse.
-    if (subjectNames(requestOf(attrs.object).subject).organizations.includes(MASTERS_GROUP)) {
+    if (requestOf(attrs.object).names.organizations.includes(MASTERS_GROUP)) {
       throw forbidden(CSRS, attrs.object.metadata.name ?? '', `use of ${signer} signer with ${MASTERS_GROUP} group is not allowed`);
     }
   }

@@ -1,10 +1,8 @@
-import { X509Certificate } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import { createCertificateAuthority, createLeafCertificate } from './certificates';
 import {
   ANONYMOUS_USER,
+  audienceAgnostic,
   bearerTokenAuthenticator,
-  issuedByOneOf,
   requestAuthenticator,
   staticTokenAuthenticator,
   tokenReviewer,
@@ -66,21 +64,11 @@ describe('authenticators', () => {
     expect(await review('bad', ['x'])).toEqual({ error: 'invalid bearer token' });
     expect(seen).toEqual([['api'], ['x']]);
   });
-});
 
-describe('issuedByOneOf (the requestheader CA check)', () => {
-  const signer = createCertificateAuthority('front-proxy-ca');
-  const other = createCertificateAuthority('other-ca');
-  const leaf = createLeafCertificate(signer, { commonName: 'front-proxy-client', usage: 'client', validDays: 1 });
-  const raw = new X509Certificate(leaf.cert).raw;
-
-  test('a certificate the CA signed, within its validity, is issued by it; another CA did not issue it', () => {
-    expect(issuedByOneOf(raw, [new X509Certificate(signer.cert)])).toBe(true);
-    expect(issuedByOneOf(raw, [new X509Certificate(other.cert)])).toBe(false);
-    expect(issuedByOneOf(raw, [new X509Certificate(other.cert), new X509Certificate(signer.cert)])).toBe(true);
-  });
-
-  test('outside its validity it is not', () => {
-    expect(issuedByOneOf(raw, [new X509Certificate(signer.cert)], new Date(Date.now() + 3 * 86_400_000))).toBe(false);
+  test("a static token (audience-agnostic) answers only for audiences it shares with the API server's", async () => {
+    const wrapped = audienceAgnostic(['api', 'other'], tokens);
+    expect(await wrapped('good', ['vault'])).toBeNull();
+    expect(await wrapped('good', ['vault', 'other', 'api'])).toEqual({ user: alice, audiences: ['api', 'other'] });
+    expect(await wrapped('bad', ['api'])).toBeNull();
   });
 });

@@ -1,9 +1,11 @@
-import { createHash, X509Certificate } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import type { TLSSocket } from 'node:tls';
+import { connectionVerifier, poolOf } from './client-chain';
+import { handshakePeerOf, type HandshakePeer } from './handshake-peer';
 import { authenticateServiceAccountToken, type ObjectLookup } from './service-account-authenticator';
 import type { ServiceAccountTokens } from './service-account-tokens';
 import type { UserInfo } from './user';
+import { certificateSubject, subjectNames, type SubjectNames } from './x509-name';
 
 /**
  * The authenticators of k8s.io/apiserver, as functions: each answers with a user, an error (the
@@ -17,8 +19,6 @@ export type RequestAuthenticator = (req: IncomingMessage) => Promise<Authenticat
 export const ANONYMOUS_USER: UserInfo = { name: 'system:anonymous', uid: '', groups: ['system:unauthenticated'], extra: {} };
 const ALL_AUTHENTICATED = 'system:authenticated';
 const ALL_UNAUTHENTICATED = 'system:unauthenticated';
-const CLIENT_AUTH_EKU = '1.3.6.1.5.5.7.3.2';
-const ANY_EKU = '2.5.29.37.0';
 
 /** union.New: the first user wins; when none, the errors of all, or null when none had an error. */
 function union<A extends unknown[]>(authenticators: ((...args: A) => Promise<Authentication>)[]): (...args: A) => Promise<Authentication> {
@@ -48,61 +48,76 @@ export function serviceAccountTokenAuthenticator(tokens: ServiceAccountTokens, l
   return async (token, audiences) => (tokens.hasIssuer(token) ? authenticateServiceAccountToken(tokens, lookup, token, audiences) : null);
 }
 
+/**
+ * WrapAudienceAgnosticToken: an authenticator whose tokens name no audience (static tokens) is
+ * asked only when the audiences sought meet the API server's, and answers for those it shares,
+ * so a token review for another service's audience never accepts an API token.
+ */
+export function audienceAgnostic(apiAudiences: string[], authenticate: TokenAuthenticator): TokenAuthenticator {
+  return async (token, audiences) => {
+    const shared = apiAudiences.filter((a) => audiences.includes(a));
+    if (shared.length === 0) return null;
+    const result = await authenticate(token, audiences);
+    return result && 'user' in result ? { user: result.user, audiences: shared } : result;
+  };
+}
+
 export const tokenUnion = (authenticators: TokenAuthenticator[]): TokenAuthenticator => union(authenticators);
 
-/** A `string | string[]` field of a peer certificate's subject, as a list. */
-const values = (v: string | string[] | undefined): string[] => (v === undefined ? [] : Array.isArray(v) ? v : [v]);
+/** How kube names a certificate in its errors (certificateIdentifier). */
+const certificateIdentifier = (peer: HandshakePeer): string => `SN=${BigInt(`0x${peer.leaf.serialNumber}`)}, SKID=, AKID=`;
 
 /**
- * x509.Authenticator with CommonNameUserConversion: a client certificate the TLS handshake
- * verified against --client-ca-file, usable for client authentication, is the user of its CN in
- * the groups of its Os; one that did not verify is an error; none is not this authenticator's.
+ * A connection's client certificate verified against one pool (kube's x509 verifier, each
+ * authenticator with its own roots), and also by the listener's handshake (which catches what
+ * Go's Verify refuses beyond the chain, such as unknown critical extensions); null when the
+ * connection presented no certificate.
  */
-export const x509Authenticator: RequestAuthenticator = async (req) => {
-  const socket = req.socket as TLSSocket;
-  if (typeof socket.getPeerCertificate !== 'function') return null;
-  const cert = socket.getPeerCertificate();
-  if (!cert || !cert.raw) return null;
-  if (!socket.authorized) return { error: `verifying certificate SN=${cert.serialNumber}, SKID=, AKID= failed: ${String(socket.authorizationError)}` };
-  const usages = (cert as { ext_key_usage?: string[] }).ext_key_usage;
-  if (usages && !usages.includes(CLIENT_AUTH_EKU) && !usages.includes(ANY_EKU)) {
-    return { error: 'x509: certificate specifies an incompatible key usage' };
-  }
-  const name = values(cert.subject?.CN)[0] ?? '';
-  if (name === '') return { error: 'certificate has no common name' };
-  return {
-    user: {
-      name,
-      uid: '',
-      groups: values(cert.subject?.O),
-      extra: { 'authentication.kubernetes.io/credential-id': [`X509SHA256=${createHash('sha256').update(cert.raw).digest('hex')}`] },
-    },
+function verifiedPeer(roots: string): (req: IncomingMessage) => { peer: HandshakePeer; error?: string } | null {
+  const verify = connectionVerifier(poolOf(roots));
+  return (req) => {
+    const peer = handshakePeerOf(req.socket);
+    if (!peer) return null;
+    const result = verify(peer);
+    if ('error' in result) return { peer, error: result.error };
+    if (!peer.authorized) return { peer, error: peer.authorizationError };
+    return { peer };
   };
-};
+}
 
-const PEM_CERTIFICATE = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g;
-
-/** The certificates of a PEM bundle. */
-const certificatesOf = (pem: string): X509Certificate[] => (pem.match(PEM_CERTIFICATE) ?? []).map((c) => new X509Certificate(c));
-
-/** Whether a DER certificate was signed by one of the CAs and is within its validity (x509's Verify against one pool, without chains). */
-export function issuedByOneOf(raw: Buffer, cas: X509Certificate[], now = new Date()): boolean {
-  const cert = new X509Certificate(raw);
-  if (now < new Date(cert.validFrom) || now > new Date(cert.validTo)) return false;
-  return cas.some((ca) => cert.checkIssued(ca) && cert.verify(ca.publicKey));
+/** The subject's user and groups as Go reads a certificate's (a string type it cannot read makes the certificate unusable). */
+function certificateNames(peer: HandshakePeer): SubjectNames | { error: string } {
+  try {
+    return subjectNames(certificateSubject(peer.leaf.raw), 'reject');
+  } catch (err) {
+    return { error: (err as Error).message };
+  }
 }
 
 /**
- * `issuedByOneOf` for a connection's client certificate, decided once per connection (the
- * certificate cannot change on it), so a kept-alive client pays the signature check once.
+ * x509.Authenticator with CommonNameUserConversion: the client certificate of the connection's
+ * handshake, verified against --client-ca-file (chains through the intermediates it sent, client
+ * auth usage), is the user of its CN in the groups of its Os; one that does not verify is an
+ * error; none is not this authenticator's.
  */
-function peerIssuedBy(caPem: string): (socket: TLSSocket, raw: Buffer) => boolean {
-  const cas = certificatesOf(caPem);
-  const decided = new WeakMap<TLSSocket, boolean>();
-  return (socket, raw) => {
-    let answer = decided.get(socket);
-    if (answer === undefined) decided.set(socket, (answer = issuedByOneOf(raw, cas)));
-    return answer;
+export function x509Authenticator(clientCa: string): RequestAuthenticator {
+  const verified = verifiedPeer(clientCa);
+  return async (req) => {
+    const found = verified(req);
+    if (!found) return null;
+    const { peer, error } = found;
+    if (error !== undefined) return { error: `verifying certificate ${certificateIdentifier(peer)} failed: ${error}` };
+    const names = certificateNames(peer);
+    if ('error' in names) return { error: `verifying certificate ${certificateIdentifier(peer)} failed: ${names.error}` };
+    if (names.commonName === '') return { error: 'certificate has no common name' };
+    return {
+      user: {
+        name: names.commonName,
+        uid: '',
+        groups: names.organizations,
+        extra: { 'authentication.kubernetes.io/credential-id': [`X509SHA256=${createHash('sha256').update(peer.leaf.raw).digest('hex')}`] },
+      },
+    };
   };
 }
 
@@ -119,21 +134,22 @@ export interface RequestHeaderOptions {
 const headerValues = (req: IncomingMessage, name: string): string[] => req.headersDistinct[name.toLowerCase()] ?? [];
 
 /**
- * requestheader's authenticator behind x509request.NewVerifier: a client certificate signed by the
- * requestheader CA, with an allowed common name, may assert the user in headers (the first
+ * requestheader's authenticator behind x509request.NewVerifier: a client certificate that chains
+ * to the requestheader CA alone (client auth usage), verified by the handshake too, with an
+ * allowed common name, may assert the user in headers (the first
  * non-empty username header; every group header's values; extra from the prefixed headers, keys
  * lower-cased and unescaped). Without a username header it is not this authenticator's request.
  * On success the headers are removed (ClearAuthenticationHeaders).
  */
 export function requestHeaderAuthenticator(opts: RequestHeaderOptions): RequestAuthenticator {
-  const trusted = peerIssuedBy(opts.ca);
+  const verified = verifiedPeer(opts.ca);
   return async (req) => {
-    const socket = req.socket as TLSSocket;
-    if (typeof socket.getPeerCertificate !== 'function') return null;
-    const cert = socket.getPeerCertificate();
-    if (!cert || !cert.raw) return null;
-    if (!trusted(socket, cert.raw)) return { error: 'unable to verify certificate: x509: certificate signed by unknown authority' };
-    const cn = values(cert.subject?.CN)[0] ?? '';
+    const found = verified(req);
+    if (!found) return null;
+    if (found.error !== undefined) return { error: `unable to verify certificate: ${found.error}` };
+    const names = certificateNames(found.peer);
+    if ('error' in names) return { error: `unable to verify certificate: ${names.error}` };
+    const cn = names.commonName;
     if (opts.allowedNames.length > 0 && !opts.allowedNames.includes(cn)) return { error: `x509: subject with cn=${cn} is not in the allowed list` };
     const name = opts.usernameHeaders.map((h) => headerValues(req, h)[0]?.trim() ?? '').find((v) => v !== '');
     if (!name) return null;
@@ -152,24 +168,6 @@ export function requestHeaderAuthenticator(opts: RequestHeaderOptions): RequestA
         delete req.headers[header];
     }
     return { user: { name, uid: '', groups, extra } };
-  };
-}
-
-/**
- * The x509 authenticator, for certificates that chain to the client CA: one only the requestheader
- * CA signed (asked for by the same TLS listener) fails verification as kube's x509 authenticator,
- * verifying against the client CA alone, fails it.
- */
-export function clientCaOnly(authenticate: RequestAuthenticator, clientCa: string, requestHeaderCa: string): RequestAuthenticator {
-  const byFrontProxyCa = peerIssuedBy(requestHeaderCa);
-  const byClientCa = peerIssuedBy(clientCa);
-  return async (req) => {
-    const socket = req.socket as TLSSocket;
-    const cert = socket.getPeerCertificate?.();
-    if (cert?.raw && byFrontProxyCa(socket, cert.raw) && !byClientCa(socket, cert.raw)) {
-      return { error: `verifying certificate SN=${cert.serialNumber}, SKID=, AKID= failed: x509: certificate signed by unknown authority` };
-    }
-    return authenticate(req);
   };
 }
 

@@ -1,10 +1,13 @@
 import { createPublicKey, verify, type KeyObject } from 'node:crypto';
 import { children, oidText, readTlv } from './der-reader';
+import { subjectNames, type SubjectNames } from './x509-name';
 
 /** A PKCS#10 certificate request (RFC 2986), as far as a signer needs it. */
 export interface CertificateRequest {
   /** The subject Name, DER as the requester wrote it (copied into the certificate unchanged). */
   subject: Buffer;
+  /** The subject's user and groups, read as the certificate signed from it will be authenticated. */
+  names: SubjectNames;
   publicKey: KeyObject;
 }
 
@@ -31,7 +34,7 @@ export function parseCertificateRequest(der: Buffer): CertificateRequest {
   if (!info || !algorithm || !signature || info.tag !== 0x30) throw new Error('malformed certificate request');
   const [, subject, spki] = children(info.content);
   if (!subject || !spki || subject.tag !== 0x30 || spki.tag !== 0x30) throw new Error('malformed certificate request');
-  return { subject: subject.raw, publicKey: createPublicKey({ key: spki.raw, format: 'der', type: 'spki' }) };
+  return { subject: subject.raw, names: subjectNames(subject.raw, 'skip'), publicKey: createPublicKey({ key: spki.raw, format: 'der', type: 'spki' }) };
 }
 
 /** Whether the request is signed by the key it carries (x509.CertificateRequest.CheckSignature). */
@@ -41,19 +44,4 @@ export function requestSignatureValid(der: Buffer): boolean {
   if (!(oid in SIGNATURE_DIGESTS) || signature.tag !== 0x03) return false;
   const { publicKey } = parseCertificateRequest(der);
   return verify(SIGNATURE_DIGESTS[oid], info.raw, publicKey, signature.content.subarray(1));
-}
-
-/** The common name and organizations a subject Name holds (as kube reads a client certificate's user and groups). */
-export function subjectNames(subject: Buffer): { commonName: string; organizations: string[] } {
-  let commonName = '';
-  const organizations: string[] = [];
-  for (const rdn of children(readTlv(subject).content)) {
-    for (const attribute of children(rdn.content)) {
-      const [oid, value] = children(attribute.content);
-      const text = value.content.toString('utf8');
-      if (oidText(oid.content) === '2.5.4.3') commonName = text;
-      if (oidText(oid.content) === '2.5.4.10') organizations.push(text);
-    }
-  }
-  return { commonName, organizations };
 }

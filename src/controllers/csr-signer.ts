@@ -1,7 +1,7 @@
 import { isStatusError } from '../api/errors';
 import { objectOf, objectsIn, stringOf, stringsIn } from '../api/json-read';
 import type { KubeObject } from '../api/types';
-import { certificateRequestDer, requestSignatureValid, subjectNames } from '../auth/certificate-request';
+import { certificateRequestDer, requestSignatureValid } from '../auth/certificate-request';
 import { signClientCertificate, type PemPair } from '../auth/certificates';
 import type { GenericStore } from '../registry/generic-store';
 import { systemContext, SERVER_OWN_WRITE } from '../registry/request-context';
@@ -30,7 +30,7 @@ function refusal(csr: KubeObject, signer: string): string | null {
   if (bad.length > 0) return `invalid usage for client certificate: ${bad[0]}`;
   if (signer === KUBELET_CLIENT_SIGNER) {
     // ValidateKubeletClientCSR: the node's own identity, in the system:nodes group alone.
-    const { commonName, organizations } = subjectNames(requestOf(csr).subject);
+    const { commonName, organizations } = requestOf(csr).names;
     if (organizations.length !== 1 || organizations[0] !== 'system:nodes') return 'subject organization is not system:nodes';
     if (!commonName.startsWith('system:node:')) return 'subject common name does not begin with "system:node:"';
   }

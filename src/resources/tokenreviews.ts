@@ -3,9 +3,9 @@ import { isPlainObject, type KubeObject } from '../api/types';
 import type { UserInfo } from '../auth/user';
 import { defineComputedResource } from '../registry/resource-definition';
 
-/** The user as TokenReview's status writes it. */
+/** The user as TokenReview's status writes it (extra is omitempty). */
 function reviewedUser(user: UserInfo): Record<string, unknown> {
-  return { username: user.name, uid: user.uid, groups: user.groups, extra: user.extra };
+  return { username: user.name, uid: user.uid, groups: user.groups, ...(Object.keys(user.extra).length > 0 ? { extra: user.extra } : {}) };
 }
 
 /**

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import {
+  audienceAgnostic,
   bearerTokenAuthenticator,
-  clientCaOnly,
   requestHeaderAuthenticator,
   requestAuthenticator,
   serviceAccountTokenAuthenticator,
@@ -51,20 +51,20 @@ export function loadAuthentication(config: Config, store: ServerServices['store'
   const apiAudiences = config.apiAudiences.length > 0 ? config.apiAudiences : [issuers[0]];
   const tokens = new ServiceAccountTokens(keys, issuers, apiAudiences);
   const tokenAuthenticators: TokenAuthenticator[] = [
-    ...(config.tokenAuthFile ? [staticTokenAuthenticator(loadTokenFile(config.tokenAuthFile))] : []),
+    ...(config.tokenAuthFile ? [audienceAgnostic(apiAudiences, staticTokenAuthenticator(loadTokenFile(config.tokenAuthFile)))] : []),
     serviceAccountTokenAuthenticator(tokens, storeLookup({ store })),
   ];
   const bearer = tokenUnion(tokenAuthenticators);
   const frontProxy = loadFrontProxy(config, certDirOf(config));
-  // kube's order: requestheader (front proxies), x509, then bearer tokens.
-  const x509 = clientCaOnly(x509Authenticator, servingTls.clientCa, frontProxy.requestHeader.ca);
+  // kube's order: requestheader (front proxies), x509, then bearer tokens; each certificate
+  // authenticator verifies against its own CA alone, though the handshake asks for both.
   return {
     servingTls,
     frontProxy,
     tokens,
     reviewToken: tokenReviewer(bearer, apiAudiences),
     authenticate: requestAuthenticator(
-      [requestHeaderAuthenticator(frontProxy.requestHeader), x509, bearerTokenAuthenticator(bearer, apiAudiences)],
+      [requestHeaderAuthenticator(frontProxy.requestHeader), x509Authenticator(servingTls.clientCa), bearerTokenAuthenticator(bearer, apiAudiences)],
       config.anonymousAuth,
     ),
     discovery: (securePort) =>

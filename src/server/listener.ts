@@ -39,19 +39,18 @@ function answerEarly(res: ServerResponse, code: number, message: string, reason?
   res.end(body);
 }
 
-/** What node's parser refused, as the answer a Go server would give (with a Status body). */
+/**
+ * What node's parser refused, as the answer a Go server would give (with a Status body); null
+ * for a connection that is only closed: one that broke, or whose TLS handshake failed or timed
+ * out (https.Server reports those as client errors too, before there is any HTTP to answer in).
+ */
 function clientErrorAnswer(err: NodeJS.ErrnoException): { code: number; body: string } | null {
-  switch (err.code) {
-    case 'HPE_HEADER_OVERFLOW':
-      return { code: 431, body: statusBody(431, `request header fields too large: the request line and headers may take up to ${MAX_HEADER_BYTES} bytes`) };
-    case 'ERR_HTTP_REQUEST_TIMEOUT':
-      return { code: 408, body: statusBody(408, 'the request was not received in time', 'Timeout') };
-    case 'ECONNRESET':
-    case 'EPIPE':
-      return null;
-    default:
-      return { code: 400, body: statusBody(400, `malformed HTTP request: ${err.code ?? err.message}`, 'BadRequest') };
+  if (err.code === 'HPE_HEADER_OVERFLOW') {
+    return { code: 431, body: statusBody(431, `request header fields too large: the request line and headers may take up to ${MAX_HEADER_BYTES} bytes`) };
   }
+  if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') return { code: 408, body: statusBody(408, 'the request was not received in time', 'Timeout') };
+  if (err.code?.startsWith('HPE_')) return { code: 400, body: statusBody(400, `malformed HTTP request: ${err.code}`, 'BadRequest') };
+  return null;
 }
 
 /**
@@ -60,7 +59,8 @@ function clientErrorAnswer(err: NodeJS.ErrnoException): { code: number; body: st
  * - Idle keep-alive connections close after 90 s.
  * - Parser errors and timeouts are answered with a Status and the connection is closed.
  * - At most `maxConnections` connections: at the cap, the oldest connection with no request being
- *   served (idle, or still sending its headers) is closed for the newcomer; when every one is busy
+ *   served (idle, or still sending its headers) is closed for the newcomer (an upgraded one, a
+ *   live exec or port-forward session, is always busy); when every one is busy
  *   the newcomer is refused. A flood of idle or slow connections therefore never locks out a client.
  */
 export function applyListenerLimits(server: Server | HttpsServer, limits: ListenerLimits, log: Logger): void {
@@ -78,13 +78,15 @@ export function applyListenerLimits(server: Server | HttpsServer, limits: Listen
   const open = new Set<Socket>();
   /** Connections serving a request, with its response. */
   const busy = new Map<Socket, ServerResponse>();
+  /** Connections an upgrade request took over (exec, attach, port-forward, proxied WebSockets): busy until they close. */
+  const upgraded = new Set<Socket>();
   let refused = 0;
   // A TLS listener counts its connections once the handshake is done (its handshakeTimeout bounds that).
   server.on('addContext' in server ? 'secureConnection' : 'connection', (socket: Socket) => {
     if (limits.maxConnections > 0 && open.size >= limits.maxConnections) {
       let idle: Socket | undefined;
       for (const s of open) {
-        if (busy.has(s)) continue;
+        if (busy.has(s) || upgraded.has(s)) continue;
         idle = s;
         break;
       }
@@ -100,12 +102,18 @@ export function applyListenerLimits(server: Server | HttpsServer, limits: Listen
     socket.once('close', () => {
       open.delete(socket);
       busy.delete(socket);
+      upgraded.delete(socket);
     });
   });
   server.on('request', (req, res) => {
     const socket = req.socket;
     busy.set(socket, res);
     res.once('close', () => busy.delete(socket));
+  });
+  // A refused upgrade ends its connection's writable side, after which it is as idle as any other.
+  server.on('upgrade', (req: IncomingMessage) => {
+    upgraded.add(req.socket);
+    req.socket.once('finish', () => upgraded.delete(req.socket));
   });
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {
     const answer = clientErrorAnswer(err);

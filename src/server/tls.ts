@@ -1,9 +1,12 @@
+import { constants } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
 import type { RequestListener } from 'node:http';
 import { hostname } from 'node:os';
 import path from 'node:path';
+import type { TLSSocket } from 'node:tls';
 import type { PemPair } from '../auth/certificates';
+import { recordHandshakePeer } from '../auth/handshake-peer';
 import { ensureCertificateAuthority, ensureServingCertificate } from '../auth/pki';
 import { ConfigError } from './feature-gates';
 import type { Config } from './config';
@@ -69,12 +72,37 @@ export function loadServingTls(config: Config): ServingTls {
 }
 
 /**
+ * kube-apiserver's TLS handshakes are bounded by its ReadHeaderTimeout (Go's http.Server applies
+ * the smallest of its read and write timeouts to the handshake); node's default is 120 s.
+ */
+const HANDSHAKE_TIMEOUT_MS = 32_000;
+
+/**
  * The HTTPS listener: TLS 1.2 and later; a client certificate is asked for but not required, and
  * one that does not verify is left to the x509 authenticator to refuse with a 401, as
- * kube-apiserver's tls.RequestClientCert does.
+ * kube-apiserver's tls.RequestClientCert does. A client may never renegotiate (Go's server never
+ * does): OpenSSL refuses it, and a connection that tries anyway is closed. The certificate of the
+ * handshake is recorded then, and is the only one the authenticators ever read.
  */
 export function createSecureServer(tls: ServingTls, listener: RequestListener): Server {
-  return createServer({ cert: tls.cert, key: tls.key, ca: tls.clientCa, requestCert: true, rejectUnauthorized: false, minVersion: 'TLSv1.2' }, listener);
+  const server = createServer(
+    {
+      cert: tls.cert,
+      key: tls.key,
+      ca: tls.clientCa,
+      requestCert: true,
+      rejectUnauthorized: false,
+      minVersion: 'TLSv1.2',
+      secureOptions: constants.SSL_OP_NO_RENEGOTIATION,
+      handshakeTimeout: HANDSHAKE_TIMEOUT_MS,
+    },
+    listener,
+  );
+  server.on('secureConnection', (socket: TLSSocket) => {
+    socket.disableRenegotiation();
+    recordHandshakePeer(socket);
+  });
+  return server;
 }
 
 /** An address clients can dial: the loopback address for an unspecified bind address; IPv6 in brackets. */
