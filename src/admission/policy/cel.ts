@@ -3,6 +3,7 @@ import { strings } from '@bufbuild/cel/ext';
 import { constructionsAsMaps } from './object-construction';
 import { authorizerLibrary, withAuthorizer, type AuthorizeFn } from './authorizer-library';
 import { kubernetesLibraries, QUALIFIED_LIBRARY_FUNCTIONS } from '../../cel/library';
+import { invalidMatchesLiteral } from '../../cel/regex-literals';
 
 /**
  * CEL for admission (policies' validations, variables and audit annotations; webhooks' and
@@ -101,6 +102,11 @@ function undeclared(expr: Expr | undefined, declared: Scope, positions: Record<s
   }
 }
 
+/** The source offset of an expression node. */
+function positionOf(parsed: ParsedExpr, id: bigint): number {
+  return (parsed.sourceInfo?.positions as Record<string, number> | undefined)?.[String(id)] ?? 0;
+}
+
 /** Identifiers CEL itself resolves (type names used as values or conversions). */
 const BUILTIN_IDENTIFIERS = new Set(['null', 'int', 'uint', 'double', 'bool', 'string', 'bytes', 'list', 'map', 'type', 'null_type', 'dyn']);
 
@@ -119,6 +125,8 @@ export function compileExpression(source: string, variables: readonly string[], 
   const declared = new Set([...variables, ...BUILTIN_IDENTIFIERS]);
   const missing = undeclared(parsed.expr, declared, (parsed.sourceInfo?.positions ?? {}) as Record<string, number>);
   if (missing) throw new CelCompileError(celErrorText(source, missing.offset, `undeclared reference to '${missing.name}' (in container '')`));
+  const badPattern = invalidMatchesLiteral(parsed.expr);
+  if (badPattern !== null) throw new CelCompileError(celErrorText(source, positionOf(parsed, badPattern), 'invalid matches argument'));
   if (options.objectConstruction) constructionsAsMaps(parsed.expr);
   const program = plan(ENV, parsed);
   return {
