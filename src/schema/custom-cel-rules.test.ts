@@ -75,7 +75,7 @@ describe('CEL validation rules', () => {
   test('syntax errors are reported for the CRD', () => {
     expect(celRuleErrors({ type: 'object', 'x-kubernetes-validations': [{ rule: 'self.x >' }, { rule: '' }] }, 'schema').map(fieldErrorMessage)).toEqual([
       expect.stringMatching(/^schema\.x-kubernetes-validations\[0\]\.rule: Invalid value: "self\.x >": compilation failed: /),
-      'schema.x-kubernetes-validations[1].rule: Required value',
+      'schema.x-kubernetes-validations[1].rule: Required value: rule is not specified',
     ]);
     expect(celRuleErrors(schema, 'schema')).toEqual([]);
   });

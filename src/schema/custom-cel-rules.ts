@@ -1,6 +1,8 @@
 import { celEnv, isCelError, parse, plan, type CelResult } from '@bufbuild/cel';
 import { strings } from '@bufbuild/cel/ext';
 import { kubernetesLibraries } from '../cel/library';
+import { invalidMatchesLiteral } from '../cel/regex-literals';
+import { celErrorText } from '../admission/policy/cel';
 import { field, type FieldError, type FieldErrorList } from '../api/field-errors';
 import type { JSONSchemaProps } from './json-schema-props';
 
@@ -37,14 +39,21 @@ export function celRuleErrors(schema: JSONSchemaProps, path: string): FieldError
   const walk = (s: JSONSchemaProps, at: string): void => {
     (s['x-kubernetes-validations'] ?? []).forEach((r, i) => {
       const rulePath = `${at}.x-kubernetes-validations[${i}]`;
-      if (!r.rule) {
-        errs.push(field.required(`${rulePath}.rule`));
+      if (!r.rule?.trim()) {
+        errs.push(field.required(`${rulePath}.rule`, 'rule is not specified'));
         return;
       }
+      let parsed: ReturnType<typeof parse>;
       try {
-        parse(r.rule);
+        parsed = parse(r.rule);
       } catch (err) {
         errs.push(field.invalid(`${rulePath}.rule`, r.rule, `compilation failed: ${(err as Error).message}`));
+        return;
+      }
+      const badPattern = invalidMatchesLiteral(parsed.expr);
+      if (badPattern !== null) {
+        const offset = (parsed.sourceInfo?.positions as Record<string, number> | undefined)?.[String(badPattern)] ?? 0;
+        errs.push(field.invalid(`${rulePath}.rule`, r.rule, `compilation failed: ${celErrorText(r.rule, offset, 'invalid matches argument')}`));
       }
     });
     for (const [name, child] of Object.entries(s.properties ?? {})) walk(child, `${at}.properties[${name}]`);
