@@ -159,6 +159,68 @@ describe('ReDoS', () => {
   });
 });
 
+describe('CEL cost limits', () => {
+  const keys = Object.fromEntries(Array.from({ length: 300 }, (_, i) => [`k${i}`, 'v']));
+
+  test("a CRD rule past kube's per-call limit is refused with kube-apiserver's error, and stops early", async () => {
+    const rule = 'self.all(x, self.all(y, self.all(z, x + y + z != "")))';
+    await createEstablished(
+      api,
+      crd('costlies', 'Costly', {
+        type: 'object',
+        properties: { m: { type: 'object', additionalProperties: { type: 'string' }, 'x-kubernetes-validations': [{ rule }, { rule: 'false' }] } },
+      }),
+    );
+    const { reply, ms, slowestReadyzMs } = await timed(() =>
+      api.post('/apis/regex.example.com/v1/namespaces/default/costlies', {
+        apiVersion: 'regex.example.com/v1',
+        kind: 'Costly',
+        metadata: { name: 'c' },
+        spec: { m: keys },
+      }),
+    );
+    expect(reply.status).toBe(422);
+    expect(reply.body.details.causes).toEqual([
+      {
+        reason: 'FieldValueInvalid',
+        field: 'spec.m',
+        message: `Invalid value: "object": 'operation cancelled: actual cost limit exceeded': no further validation rules will be run due to call cost exceeds limit for rule: ${rule}`,
+      },
+    ]);
+    // 300^3 iterations run to the end take tens of seconds
+    expect(ms).toBeLessThan(5000);
+    expect(slowestReadyzMs).toBeLessThan(5000);
+  });
+
+  test("a ValidatingAdmissionPolicy expression past kube's per-call limit is an evaluation error under failurePolicy Fail", async () => {
+    const expression = "object.data.all(x, object.data.all(y, object.data.all(z, x + y + z != '')))";
+    await api.post('/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicies', {
+      metadata: { name: 'costly' },
+      spec: {
+        failurePolicy: 'Fail',
+        matchConstraints: { resourceRules: [{ apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE'], resources: ['configmaps'] }] },
+        matchConditions: [{ name: 'costly-only', expression: "object.metadata.name.startsWith('costly')" }],
+        validations: [{ expression }],
+      },
+    });
+    await api.post('/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicybindings', {
+      metadata: { name: 'costly' },
+      spec: { policyName: 'costly', validationActions: ['Deny'] },
+    });
+    let last: Awaited<ReturnType<typeof timed<{ status: number; body: any }>>> | undefined;
+    for (let i = 0; i < 100; i++) {
+      last = await timed(() => api.post('/api/v1/namespaces/default/configmaps?dryRun=All', { metadata: { name: 'costly' }, data: keys }));
+      if (last.reply.status !== 201) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(last!.reply.status).toBe(422);
+    expect(last!.reply.body.message).toBe(
+      `configmaps "costly" is forbidden: ValidatingAdmissionPolicy 'costly' with binding 'costly' denied request: expression '${expression}' resulted in error: operation cancelled: actual cost limit exceeded`,
+    );
+    expect(last!.ms).toBeLessThan(5000);
+  });
+});
+
 describe('CRD schemas with nulls or values of the wrong JSON type', () => {
   const decodeError = (detail: string) =>
     `CustomResourceDefinition in version "v1" cannot be handled as a CustomResourceDefinition: json: cannot unmarshal ${detail}`;
