@@ -11,9 +11,9 @@ import type { JSONSchemaProps } from './json-schema-props';
  * The validation rules of a CRD's schema (`x-kubernetes-validations`), evaluated with CEL as
  * apiextensions-apiserver does: `self` is the value at the rule's node, `oldSelf` its value before
  * an update (rules that read it are transition rules, run only when there is an old value).
- * Values are typed by the schema: integers are CEL ints, objects maps. Kubernetes' own CEL
- * libraries (lists, regex, quantity, url, ...) beyond the standard and string functions are not
- * here: a rule that calls one of them is not enforced rather than failing every request.
+ * Values are typed by the schema: integers are CEL ints, objects maps. Each evaluation is metered
+ * (cel/cost.ts) within kube's per-call limit, and one object's rules within kube's runtime budget.
+ * A rule calling a function no library has is not enforced rather than failing every request.
  */
 
 type ValidationRule = NonNullable<JSONSchemaProps['x-kubernetes-validations']>[number];
