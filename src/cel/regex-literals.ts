@@ -42,3 +42,29 @@ export function invalidMatchesLiteral(root: Expr | undefined): bigint | null {
   }
   return null;
 }
+
+/** The functions whose constant pattern cel-go compiles when it builds the program (MatchesRegexOptimization, kube's Find/FindAllRegexOptimization). */
+const COMPILED_AT_PLANNING = new Set(['matches', 'find', 'findAll']);
+
+/**
+ * Go's error for the first constant pattern of `matches`, `find` or `findAll` that does not
+ * compile: cel-go compiles them when it creates the program, so kube refuses such a rule
+ * ("program instantiation failed: ...") even where the checker let it pass.
+ */
+export function constantPatternError(root: Expr | undefined): string | null {
+  const pending: (Expr | undefined)[] = [root];
+  while (pending.length > 0) {
+    const e = pending.pop();
+    if (!e) continue;
+    const k = e.exprKind;
+    if (k.case === 'callExpr' && COMPILED_AT_PLANNING.has(k.value.function)) {
+      // the pattern is the second argument counting the receiver
+      const pattern = k.value.target ? k.value.args[0] : k.value.args[1];
+      const constant = pattern?.exprKind.case === 'constExpr' ? pattern.exprKind.value.constantKind : undefined;
+      const error = constant?.case === 'stringValue' ? goRegexpError(constant.value) : null;
+      if (error !== null) return error;
+    }
+    pending.push(...children(e).reverse());
+  }
+  return null;
+}

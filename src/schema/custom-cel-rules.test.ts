@@ -79,6 +79,20 @@ describe('CEL validation rules', () => {
     ]);
     expect(celRuleErrors(schema, 'schema')).toEqual([]);
   });
+
+  test("patterns RE2 rejects: a matches literal at compile time, other constant patterns as cel-go's program creation", () => {
+    const rules = [
+      { rule: "self.matches('(?=a)')" },
+      { rule: "self.find('(a)\\1') == ''" },
+      { rule: "matches(self, '[z-a]')" },
+      { rule: "self.findAll('^a+$').size() > 0" },
+    ];
+    expect(celRuleErrors({ type: 'string', 'x-kubernetes-validations': rules }, 's').map(fieldErrorMessage)).toEqual([
+      `s.x-kubernetes-validations[0].rule: Invalid value: "self.matches('(?=a)')": compilation failed: ERROR: <input>:1:14: invalid matches argument\n | self.matches('(?=a)')\n | .............^`,
+      "s.x-kubernetes-validations[1].rule: Invalid value: \"self.find('(a)\\\\1') == ''\": program instantiation failed: error parsing regexp: invalid escape sequence: `\\1`",
+      's.x-kubernetes-validations[2].rule: Invalid value: "matches(self, \'[z-a]\')": program instantiation failed: error parsing regexp: invalid character class range: `z-a`',
+    ]);
+  });
 });
 
 describe('runtime cost', () => {

@@ -2,7 +2,7 @@ import { celEnv, isCelError, parse, plan, type CelResult } from '@bufbuild/cel';
 import { strings } from '@bufbuild/cel/ext';
 import { costFunction, COST_LIMIT_EXCEEDED, meterLoops, metered, PER_CALL_LIMIT, RUNTIME_CEL_COST_BUDGET } from '../cel/cost';
 import { kubernetesLibraries } from '../cel/library';
-import { invalidMatchesLiteral } from '../cel/regex-literals';
+import { constantPatternError, invalidMatchesLiteral } from '../cel/regex-literals';
 import { celErrorText } from '../admission/policy/cel';
 import { field, goQuote, type FieldError, type FieldErrorList } from '../api/field-errors';
 import type { JSONSchemaProps } from './json-schema-props';
@@ -69,9 +69,12 @@ export function celRuleErrors(schema: JSONSchemaProps, path: string): FieldError
         return;
       }
       const badPattern = invalidMatchesLiteral(parsed.expr);
+      const programError = constantPatternError(parsed.expr);
       if (badPattern !== null) {
         const offset = (parsed.sourceInfo?.positions as Record<string, number> | undefined)?.[String(badPattern)] ?? 0;
         errs.push(field.invalid(`${rulePath}.rule`, r.rule, `compilation failed: ${celErrorText(r.rule, offset, 'invalid matches argument')}`));
+      } else if (programError !== null) {
+        errs.push(field.invalid(`${rulePath}.rule`, r.rule, `program instantiation failed: ${programError}`));
       }
     });
     for (const [name, child] of Object.entries(s.properties ?? {})) walk(child, `${at}.properties[${name}]`);
