@@ -4,8 +4,11 @@ import { isDns1035Label, isDns1123Subdomain, nameIsDnsSubdomain } from '../api/n
 import { isPlainObject, type KubeObject } from '../api/types';
 import { defineResource } from '../registry/resource-definition';
 import { strategy } from '../registry/strategy';
+import { badRequest } from '../api/errors';
 import { celRuleErrors } from '../schema/custom-cel-rules';
 import type { JSONSchemaProps } from '../schema/json-schema-props';
+import { normalizeSchemaNulls, schemaPropsDecodeError } from '../schema/json-schema-props-decode';
+import { structuralTypeErrors } from '../schema/structural-types';
 import { customResourceSchema } from '../schema/openapi-typed-schema';
 import { validateAcceptedNames, statusOf } from './status-validation';
 
@@ -114,6 +117,15 @@ function applyCrdDefaults(crd: KubeObject): void {
   const webhook = isPlainObject(spec.conversion) && isPlainObject(spec.conversion.webhook) ? spec.conversion.webhook : null;
   const service = webhook && isPlainObject(webhook.clientConfig) && isPlainObject(webhook.clientConfig.service) ? webhook.clientConfig.service : null;
   if (service && service.port === undefined) service.port = 443;
+  for (const v of objs(spec.versions)) if (isPlainObject(v.schema) && isPlainObject(v.schema.openAPIV3Schema)) normalizeSchemaNulls(v.schema.openAPIV3Schema);
+}
+
+/** A schema of the wrong JSON types is a decode error in kube (400), found before any validation. */
+function assertSchemasDecode(crd: KubeObject): void {
+  for (const v of objs(isPlainObject(crd.spec) ? crd.spec.versions : undefined)) {
+    const err = isPlainObject(v.schema) ? schemaPropsDecodeError(v.schema.openAPIV3Schema) : null;
+    if (err) throw badRequest(`CustomResourceDefinition in version "v1" cannot be handled as a CustomResourceDefinition: ${err}`);
+  }
 }
 
 function storageVersionOf(crd: KubeObject): string | undefined {
@@ -163,7 +175,7 @@ function validateSchemaRoot(schema: JSONSchemaProps | null, path: string): Field
   const typePath = `${path}.schema.openAPIV3Schema.type`;
   if (!schema.type) return [field.required(typePath, 'must not be empty at the root')];
   if (schema.type !== 'object') return [field.invalid(typePath, schema.type, 'must be object at the root')];
-  return celRuleErrors(schema, `${path}.schema.openAPIV3Schema`);
+  return [...structuralTypeErrors(schema, `${path}.schema.openAPIV3Schema`), ...celRuleErrors(schema, `${path}.schema.openAPIV3Schema`)];
 }
 
 /** ValidateCustomResourceDefinitionSubresources: scale paths are simple paths under .spec or .status. */
@@ -238,6 +250,7 @@ function validatePrinterColumns(columns: Obj[], path: string): FieldErrorList {
 
 /** ValidateCustomResourceDefinitionSpec: group, scope, names and versions. */
 function validateCrd(crd: KubeObject): FieldErrorList {
+  assertSchemasDecode(crd);
   const view = crdView(crd);
   const errs: FieldErrorList = [];
   const required = `${view.names.plural}.${view.group}`;

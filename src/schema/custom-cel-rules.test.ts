@@ -75,8 +75,71 @@ describe('CEL validation rules', () => {
   test('syntax errors are reported for the CRD', () => {
     expect(celRuleErrors({ type: 'object', 'x-kubernetes-validations': [{ rule: 'self.x >' }, { rule: '' }] }, 'schema').map(fieldErrorMessage)).toEqual([
       expect.stringMatching(/^schema\.x-kubernetes-validations\[0\]\.rule: Invalid value: "self\.x >": compilation failed: /),
-      'schema.x-kubernetes-validations[1].rule: Required value',
+      'schema.x-kubernetes-validations[1].rule: Required value: rule is not specified',
     ]);
     expect(celRuleErrors(schema, 'schema')).toEqual([]);
+  });
+
+  test("patterns RE2 rejects: a matches literal at compile time, other constant patterns as cel-go's program creation", () => {
+    const rules = [
+      { rule: "self.matches('(?=a)')" },
+      { rule: "self.find('(a)\\1') == ''" },
+      { rule: "matches(self, '[z-a]')" },
+      { rule: "self.findAll('^a+$').size() > 0" },
+    ];
+    expect(celRuleErrors({ type: 'string', 'x-kubernetes-validations': rules }, 's').map(fieldErrorMessage)).toEqual([
+      `s.x-kubernetes-validations[0].rule: Invalid value: "self.matches('(?=a)')": compilation failed: ERROR: <input>:1:14: invalid matches argument\n | self.matches('(?=a)')\n | .............^`,
+      "s.x-kubernetes-validations[1].rule: Invalid value: \"self.find('(a)\\\\1') == ''\": program instantiation failed: error parsing regexp: invalid escape sequence: `\\1`",
+      's.x-kubernetes-validations[2].rule: Invalid value: "matches(self, \'[z-a]\')": program instantiation failed: error parsing regexp: invalid character class range: `z-a`',
+    ]);
+  });
+});
+
+describe('runtime cost', () => {
+  const costly = (rule: string, extra: JSONSchemaProps['x-kubernetes-validations'] = []): CelRules =>
+    new CelRules({
+      type: 'object',
+      properties: {
+        spec: { type: 'object', properties: { l: { type: 'array', items: { type: 'integer' }, 'x-kubernetes-validations': [{ rule }, ...extra] } } },
+      },
+    });
+
+  test('a rule past the per-call limit stops, with kube-apiserver errors, and no further rule runs', () => {
+    const started = Date.now();
+    const list = Array.from({ length: 300 }, (_, i) => i);
+    const errs = costly('self.all(x, self.all(y, self.all(z, x + y + z >= 0)))', [{ rule: 'false' }]).validate({ spec: { l: list } });
+    expect(errs.map(fieldErrorMessage)).toEqual([
+      `spec.l: Invalid value: "array": 'operation cancelled: actual cost limit exceeded': no further validation rules will be run due to call cost exceeds limit for rule: self.all(x, self.all(y, self.all(z, x + y + z >= 0)))`,
+    ]);
+    // 300^3 iterations run to the end would take many seconds
+    expect(Date.now() - started).toBeLessThan(3000);
+  });
+
+  test('a loop within the limit runs', () => {
+    expect(costly('self.all(x, self.all(y, x + y >= 0))').validate({ spec: { l: Array.from({ length: 100 }, (_, i) => i) } })).toEqual([]);
+  });
+
+  test('regex calls cost by the size of the string and the pattern', () => {
+    const errs = new CelRules({
+      type: 'object',
+      properties: { s: { type: 'string', 'x-kubernetes-validations': [{ rule: `self.matches('${'a'.repeat(100)}')` }] } },
+    }).validate({ s: 'b'.repeat(500_000) });
+    expect(errs.map(fieldErrorMessage)[0]).toMatch(/^s: Invalid value: "string": 'operation cancelled: actual cost limit exceeded'/);
+  });
+
+  test('rules together past the budget of one object stop with kube-apiserver message', () => {
+    const items = Array.from({ length: 600 }, () => Array.from({ length: 120 }, (_, i) => i));
+    const errs = new CelRules({
+      type: 'object',
+      properties: {
+        l: {
+          type: 'array',
+          items: { type: 'array', items: { type: 'integer' }, 'x-kubernetes-validations': [{ rule: 'self.all(x, self.all(y, x + y >= 0))' }] },
+        },
+      },
+    }).validate({ l: items });
+    expect(errs.map(fieldErrorMessage)).toEqual([
+      expect.stringMatching(/^l\[\d+\]: Invalid value: "array": validation failed due to running out of cost budget, no further validation rules will be run$/),
+    ]);
   });
 });

@@ -1,34 +1,54 @@
 import { celEnv, isCelError, parse, plan, type CelResult } from '@bufbuild/cel';
 import { strings } from '@bufbuild/cel/ext';
+import { costFunction, COST_LIMIT_EXCEEDED, meterLoops, metered, PER_CALL_LIMIT, RUNTIME_CEL_COST_BUDGET } from '../cel/cost';
 import { kubernetesLibraries } from '../cel/library';
-import { field, type FieldError, type FieldErrorList } from '../api/field-errors';
+import { constantPatternError, invalidMatchesLiteral } from '../cel/regex-literals';
+import { celErrorText } from '../admission/policy/cel';
+import { field, goQuote, type FieldError, type FieldErrorList } from '../api/field-errors';
 import type { JSONSchemaProps } from './json-schema-props';
 
 /**
  * The validation rules of a CRD's schema (`x-kubernetes-validations`), evaluated with CEL as
  * apiextensions-apiserver does: `self` is the value at the rule's node, `oldSelf` its value before
  * an update (rules that read it are transition rules, run only when there is an old value).
- * Values are typed by the schema: integers are CEL ints, objects maps. Kubernetes' own CEL
- * libraries (lists, regex, quantity, url, ...) beyond the standard and string functions are not
- * here: a rule that calls one of them is not enforced rather than failing every request.
+ * Values are typed by the schema: integers are CEL ints, objects maps. Each evaluation is metered
+ * (cel/cost.ts) within kube's per-call limit, and one object's rules within kube's runtime budget.
+ * A rule calling a function no library has is not enforced rather than failing every request.
  */
 
 type ValidationRule = NonNullable<JSONSchemaProps['x-kubernetes-validations']>[number];
 
+/** An expression that runs within a cost limit: its result, and its cost including what it costs outside loops. */
+type Program = (ctx: Record<string, unknown>) => { result: CelResult; cost: number; exceeded: boolean };
+
 interface CompiledRule {
   rule: ValidationRule;
   transition: boolean;
-  check: (ctx: Record<string, unknown>) => CelResult;
-  message: ((ctx: Record<string, unknown>) => CelResult) | null;
+  check: Program;
+  message: Program | null;
 }
 
 // The base environment's libraries, as CRD validation rules have them (apiextensions uses
 // apiserver/pkg/cel/environment's base set, as admission does).
-const env = celEnv({ funcs: [...strings, ...kubernetesLibraries] });
+const env = celEnv({ funcs: [...strings, ...kubernetesLibraries, costFunction] });
 
-function compile(source: string): (ctx: Record<string, unknown>) => CelResult {
-  const run = plan(env, parse(source));
-  return (ctx) => run(ctx as never);
+function compile(source: string): Program {
+  const parsed = parse(source);
+  const outsideLoops = meterLoops(parsed);
+  const run = plan(env, parsed);
+  return (ctx) => {
+    const evaluation = metered(PER_CALL_LIMIT, () => run(ctx as never));
+    const cost = evaluation.cost + outsideLoops;
+    return { ...evaluation, cost, exceeded: evaluation.exceeded || cost > PER_CALL_LIMIT };
+  };
+}
+
+/** ruleErrorString: how kube names a rule in its cost errors. */
+const ruleName = (rule: ValidationRule): string => rule.message?.trim() || rule.rule.trim();
+
+/** What is left of the runtime cost budget of one custom resource's rules; below zero, no rule runs any more. */
+interface Budget {
+  remaining: number;
 }
 
 /** Syntax errors of a schema's rules, as a CRD's validation reports them. */
@@ -37,14 +57,24 @@ export function celRuleErrors(schema: JSONSchemaProps, path: string): FieldError
   const walk = (s: JSONSchemaProps, at: string): void => {
     (s['x-kubernetes-validations'] ?? []).forEach((r, i) => {
       const rulePath = `${at}.x-kubernetes-validations[${i}]`;
-      if (!r.rule) {
-        errs.push(field.required(`${rulePath}.rule`));
+      if (!r.rule?.trim()) {
+        errs.push(field.required(`${rulePath}.rule`, 'rule is not specified'));
         return;
       }
+      let parsed: ReturnType<typeof parse>;
       try {
-        parse(r.rule);
+        parsed = parse(r.rule);
       } catch (err) {
         errs.push(field.invalid(`${rulePath}.rule`, r.rule, `compilation failed: ${(err as Error).message}`));
+        return;
+      }
+      const badPattern = invalidMatchesLiteral(parsed.expr);
+      const programError = constantPatternError(parsed.expr);
+      if (badPattern !== null) {
+        const offset = (parsed.sourceInfo?.positions as Record<string, number> | undefined)?.[String(badPattern)] ?? 0;
+        errs.push(field.invalid(`${rulePath}.rule`, r.rule, `compilation failed: ${celErrorText(r.rule, offset, 'invalid matches argument')}`));
+      } else if (programError !== null) {
+        errs.push(field.invalid(`${rulePath}.rule`, r.rule, `program instantiation failed: ${programError}`));
       }
     });
     for (const [name, child] of Object.entries(s.properties ?? {})) walk(child, `${at}.properties[${name}]`);
@@ -133,47 +163,65 @@ export class CelRules {
 
   /** Errors of the rules that hold on their own (no oldSelf). */
   validate(obj: Record<string, unknown>): FieldErrorList {
-    return this.walk(obj, undefined, this.schema, '', false);
+    return this.walk(obj, undefined, this.schema, '', false, { remaining: RUNTIME_CEL_COST_BUDGET });
   }
 
   /** Errors of the transition rules (those reading oldSelf), where the old object has a value. */
   validateUpdate(obj: Record<string, unknown>, old: Record<string, unknown>): FieldErrorList {
-    return this.walk(obj, old, this.schema, '', true);
+    return this.walk(obj, old, this.schema, '', true, { remaining: RUNTIME_CEL_COST_BUDGET });
   }
 
-  private walk(value: unknown, old: unknown, s: JSONSchemaProps, at: string, transitions: boolean): FieldErrorList {
-    if (value === undefined || value === null) return [];
+  private walk(value: unknown, old: unknown, s: JSONSchemaProps, at: string, transitions: boolean, budget: Budget): FieldErrorList {
+    if (value === undefined || value === null || budget.remaining < 0) return [];
     const errs: FieldErrorList = [];
     const node = this.nodes.get(s);
-    if (node) errs.push(...this.evaluate(node, value, old, at || '<nil>', transitions));
+    if (node) errs.push(...this.evaluate(node, value, old, at || '<nil>', transitions, budget));
     if (Array.isArray(value) && s.items) {
       // Items are matched to old ones only by position-independent keys in kube; without them, transition rules on items do not run.
-      value.forEach((item, i) => errs.push(...this.walk(item, undefined, s.items!, `${at}[${i}]`, transitions)));
+      value.forEach((item, i) => errs.push(...this.walk(item, undefined, s.items!, `${at}[${i}]`, transitions, budget)));
     } else if (typeof value === 'object') {
       const oldObject = typeof old === 'object' && old !== null && !Array.isArray(old) ? (old as Record<string, unknown>) : undefined;
       for (const [key, child] of Object.entries(value as Record<string, unknown>)) {
         const childSchema = s.properties?.[key] ?? (typeof s.additionalProperties === 'object' ? s.additionalProperties : undefined);
         if (!childSchema) continue;
         const childPath = s.properties?.[key] ? (at ? `${at}.${key}` : key) : `${at}[${key}]`;
-        errs.push(...this.walk(child, oldObject?.[key], childSchema, childPath, transitions));
+        errs.push(...this.walk(child, oldObject?.[key], childSchema, childPath, transitions, budget));
       }
     }
     return errs;
   }
 
-  private evaluate(node: RuleNode, value: unknown, old: unknown, at: string, transitions: boolean): FieldErrorList {
+  /** validateExpressions: each rule within the per-call limit and what is left of the budget, which a rule past either ends. */
+  private evaluate(node: RuleNode, value: unknown, old: unknown, at: string, transitions: boolean, budget: Budget): FieldErrorList {
     const errs: FieldErrorList = [];
     const rules = node.rules.filter((r) => r.transition === transitions);
     if (rules.length === 0 || (transitions && (old === undefined || old === null))) return errs;
+    const stop = (message: string): FieldErrorList => {
+      budget.remaining = -1;
+      return [...errs, field.invalid(at, typeName(value), message)];
+    };
+    const outOfBudget = 'no further validation rules will be run';
+    if (budget.remaining <= 0) return stop(`validation failed due to running out of cost budget, ${outOfBudget}`);
     const ctx = { self: celValue(value, node.schema), ...(transitions ? { oldSelf: celValue(old, node.schema) } : {}) };
     for (const compiled of rules) {
-      const result = compiled.check(ctx);
+      const { result, cost, exceeded } = compiled.check(ctx);
+      if (cost > budget.remaining) return stop(`validation failed due to running out of cost budget, ${outOfBudget}`);
+      budget.remaining -= cost;
+      if (exceeded) return stop(`'${COST_LIMIT_EXCEEDED}': ${outOfBudget} due to call cost exceeds limit for rule: ${ruleName(compiled.rule)}`);
       if (result === true || unsupported(result)) continue;
       if (isCelError(result)) {
         errs.push(field.invalid(at, typeName(value), result.message));
         continue;
       }
-      const custom = compiled.message?.(ctx);
+      let custom: CelResult | undefined;
+      if (compiled.message) {
+        const evaluation = compiled.message(ctx);
+        if (evaluation.cost > budget.remaining) return stop(`messageExpression evaluation failed due to running out of cost budget, ${outOfBudget}`);
+        budget.remaining -= evaluation.cost;
+        if (evaluation.exceeded)
+          return stop(`${outOfBudget} due to call cost exceeds limit for messageExpression: ${goQuote(compiled.rule.messageExpression!)}`);
+        custom = evaluation.result;
+      }
       const message = typeof custom === 'string' && custom ? custom : compiled.rule.message || `failed rule: ${compiled.rule.rule}`;
       errs.push(failure(compiled.rule, at, value, message));
     }

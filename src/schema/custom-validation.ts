@@ -1,9 +1,11 @@
 import { field, goQuote, type FieldError, type FieldErrorList } from '../api/field-errors';
+import { compileGoRegexp, matchString, type GoRegexp } from '../cel/go-regexp';
 import type { JSONSchemaProps } from './json-schema-props';
 import { matchesFormat, supportedFormat } from './string-formats';
 
 /**
- * Validation of a custom resource against its CRD version's openAPIV3Schema, with the errors
+ * Validation of a custom resource against its CRD version's openAPIV3Schema (`pattern` with Go's
+ * regexp, RE2: go-regexp.ts), with the errors
  * kube-apiserver returns: apiextensions-apiserver runs kube-openapi's (go-openapi's) schema
  * validator over the whole object (apiVersion, kind and metadata included: a CRD may only
  * constrain metadata.name and metadata.generateName) and converts its errors to field errors
@@ -127,19 +129,6 @@ function isJSONInteger(f: number): boolean {
   return diff / (Math.abs(f) + Math.abs(g)) < 1e-9;
 }
 
-const regexps = new Map<string, RegExp | Error>();
-
-function compile(pattern: string): RegExp | Error {
-  if (!regexps.has(pattern)) {
-    try {
-      regexps.set(pattern, new RegExp(pattern));
-    } catch (e) {
-      regexps.set(pattern, e as Error);
-    }
-  }
-  return regexps.get(pattern)!;
-}
-
 /** errors.InvalidType with a string value: `<path> in body must be of type <t>: "<v>"`. */
 function invalidType(path: string, typeName: string, value: string): Result {
   return failed({ code: 'invalidType', name: path, value, message: `${path} in body must be of type ${typeName}: ${goQuote(value)}` });
@@ -181,11 +170,14 @@ function checkString(s: JSONSchemaProps, v: string, path: string): Result | null
     return failed({ code: 'tooShort', name: path, value: v, message: `${path} in body should be at least ${s.minLength} chars long` });
   }
   if (s.pattern) {
-    const re = compile(s.pattern);
-    if (re instanceof Error) {
-      return failed({ code: 'pattern', name: path, value: v, message: `${path} in body should match '${s.pattern}, but pattern is invalid: ${re.message}'` });
+    let re: GoRegexp;
+    try {
+      re = compileGoRegexp(s.pattern);
+    } catch (err) {
+      const message = `${path} in body should match '${s.pattern}, but pattern is invalid: ${(err as Error).message}'`;
+      return failed({ code: 'pattern', name: path, value: v, message });
     }
-    if (!re.test(v)) return failed({ code: 'pattern', name: path, value: v, message: `${path} in body should match '${s.pattern}'` });
+    if (!matchString(re, v)) return failed({ code: 'pattern', name: path, value: v, message: `${path} in body should match '${s.pattern}'` });
   }
   return null;
 }

@@ -1,6 +1,7 @@
 import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import { field, type FieldErrorList } from '../api/field-errors';
 import type { KubeObject } from '../api/types';
+import { ajvRegExp } from '../cel/go-regexp';
 import type { ResourceDefinition } from '../registry/resource-definition';
 import { openApiDefinitions, protoDefinitionName } from './proto-schema';
 
@@ -9,7 +10,8 @@ import { openApiDefinitions, protoDefinitionName } from './proto-schema';
  * definitions /openapi serves, reported as Kubernetes field errors.
  */
 
-const ajv = new Ajv({ allErrors: true, strict: false, validateFormats: false, verbose: true });
+// `pattern` with Go's regexp (RE2), as kube-openapi's validator has it
+const ajv = new Ajv({ allErrors: true, strict: false, validateFormats: false, verbose: true, code: { regExp: ajvRegExp } });
 const validators = new Map<string, ValidateFunction | null>();
 
 function validatorFor(def: ResourceDefinition): ValidateFunction | null {

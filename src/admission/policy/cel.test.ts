@@ -1,4 +1,4 @@
-import { celErrorText, CelCompileError, compileExpression, fromCel, toCel } from './cel';
+import { celErrorText, CelCompileError, compileExpression, fromCel, isCelError, toCel } from './cel';
 import { resourceAttributes, type AuthorizationAttributes } from '../../auth/authorizer/attributes';
 import { authorizerValue } from './authorizer-library';
 
@@ -59,5 +59,16 @@ describe('evaluation', () => {
       groups: ['system:serviceaccounts', 'system:serviceaccounts:ns', 'system:authenticated'],
       extra: {},
     });
+  });
+});
+
+describe('cost limit', () => {
+  test("an expression past kube's per-call limit is cel-go's cost error, stopped early", () => {
+    const started = Date.now();
+    const compiled = compileExpression('object.l.all(x, object.l.all(y, object.l.all(z, x + y + z >= 0)))', ['object']);
+    const result = compiled.run({ object: toCel({ l: Array.from({ length: 300 }, (_, i) => i) }) }, null);
+    expect(isCelError(result) && result.message).toBe('operation cancelled: actual cost limit exceeded');
+    expect(Date.now() - started).toBeLessThan(3000);
+    expect(compiled.run({ object: toCel({ l: [1, 2, 3] }) }, null)).toBe(true);
   });
 });

@@ -3,6 +3,8 @@ import { strings } from '@bufbuild/cel/ext';
 import { constructionsAsMaps } from './object-construction';
 import { authorizerLibrary, withAuthorizer, type AuthorizeFn } from './authorizer-library';
 import { kubernetesLibraries, QUALIFIED_LIBRARY_FUNCTIONS } from '../../cel/library';
+import { invalidMatchesLiteral } from '../../cel/regex-literals';
+import { costFunction, COST_LIMIT_EXCEEDED, meterLoops, metered, PER_CALL_LIMIT } from '../../cel/cost';
 
 /**
  * CEL for admission (policies' validations, variables and audit annotations; webhooks' and
@@ -18,7 +20,7 @@ export type Expr = NonNullable<ParsedExpr['expr']>;
 /** `jsonpatch.escapeKey(string)` of mutating policies (library.JSONPatch): a key as one JSON Pointer token (RFC 6901). */
 const escapeKeyFunction = celFunc('jsonpatch.escapeKey', [CelScalar.STRING], CelScalar.STRING, (key) => key.replaceAll('~', '~0').replaceAll('/', '~1'));
 
-const ENV = celEnv({ funcs: [...strings, escapeKeyFunction, ...authorizerLibrary, ...kubernetesLibraries] });
+const ENV = celEnv({ funcs: [...strings, escapeKeyFunction, ...authorizerLibrary, ...kubernetesLibraries, costFunction] });
 
 /** How an expression is compiled: mutating policies' mutations may construct JSONPatch and Object values. */
 export interface CompileOptions {
@@ -101,6 +103,11 @@ function undeclared(expr: Expr | undefined, declared: Scope, positions: Record<s
   }
 }
 
+/** The source offset of an expression node. */
+function positionOf(parsed: ParsedExpr, id: bigint): number {
+  return (parsed.sourceInfo?.positions as Record<string, number> | undefined)?.[String(id)] ?? 0;
+}
+
 /** Identifiers CEL itself resolves (type names used as values or conversions). */
 const BUILTIN_IDENTIFIERS = new Set(['null', 'int', 'uint', 'double', 'bool', 'string', 'bytes', 'list', 'map', 'type', 'null_type', 'dyn']);
 
@@ -119,13 +126,17 @@ export function compileExpression(source: string, variables: readonly string[], 
   const declared = new Set([...variables, ...BUILTIN_IDENTIFIERS]);
   const missing = undeclared(parsed.expr, declared, (parsed.sourceInfo?.positions ?? {}) as Record<string, number>);
   if (missing) throw new CelCompileError(celErrorText(source, missing.offset, `undeclared reference to '${missing.name}' (in container '')`));
+  const badPattern = invalidMatchesLiteral(parsed.expr);
+  if (badPattern !== null) throw new CelCompileError(celErrorText(source, positionOf(parsed, badPattern), 'invalid matches argument'));
   if (options.objectConstruction) constructionsAsMaps(parsed.expr);
+  const outsideLoops = meterLoops(parsed);
   const program = plan(ENV, parsed);
-  return {
-    source,
-    parsed,
-    run: (vars, authorize) => withAuthorizer(authorize, () => program(vars as never)),
+  // kube's per-expression limit (cel.CostLimit(PerCallLimit) of the base environment)
+  const run = (vars: Record<string, unknown>): CelResult => {
+    const evaluation = metered(PER_CALL_LIMIT, () => program(vars as never));
+    return evaluation.exceeded || evaluation.cost + outsideLoops > PER_CALL_LIMIT ? celError(COST_LIMIT_EXCEEDED) : evaluation.result;
   };
+  return { source, parsed, run: (vars, authorize) => withAuthorizer(authorize, () => run(vars)) };
 }
 
 /** An expression that could not be compiled: every evaluation is an error saying why. */

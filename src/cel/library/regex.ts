@@ -1,55 +1,38 @@
 import { CelScalar, listType } from '@bufbuild/cel';
+import { spend } from '../cost';
+import { compileGoRegexp, findAllString, findString, matchString, type GoRegexp } from '../go-regexp';
 import { func, method, type Overload } from './typed-values';
 
 /**
  * Kubernetes' regex library (apiserver/pkg/cel/library/regex.go): `find` and `findAll` with an
- * optional limit, and the standard `matches` as a function and a method. Patterns are ECMAScript
- * ones in unicode mode, not RE2, except that Go's leading flag group (`(?i)`, `(?s)`, `(?m)`,
- * `(?is)`...) becomes the RegExp's flags.
+ * optional limit, and the standard `matches` as a function and a method, all with Go's regexp
+ * (RE2, linear time: go-regexp.ts). A pattern that does not compile is an evaluation error: Go's
+ * message for `matches` (types.String.Match), "Illegal regex: " and Go's message for the others.
  */
 
 const { STRING, INT, BOOL } = CelScalar;
 
-const LEADING_FLAGS = /^\(\?([ims]+)\)/;
-
-/** A pattern as a RegExp: its leading Go flag group as flags, unicode mode, and `extra` flags. */
-export function goRegExp(pattern: string, extra = ''): RegExp {
-  const flags = LEADING_FLAGS.exec(pattern);
-  return new RegExp(flags ? pattern.slice(flags[0].length) : pattern, `u${extra}${flags ? [...new Set(flags[1])].join('') : ''}`);
-}
-
-function compile(pattern: string): RegExp {
+/** `use` of the compiled pattern, with its cost spent; a pattern that does not compile throws (an evaluation error) `prefix` + Go's message. */
+function withPattern<T>(text: string, pattern: string, prefix: string, use: (re: GoRegexp) => T): T {
+  // cel-go's cost of a regex call: the string traversed once per quarter of the pattern's length
+  spend(Math.ceil((1 + text.length) * 0.1) * Math.ceil(pattern.length * 0.25));
+  let re: GoRegexp;
   try {
-    return goRegExp(pattern, 'g');
+    re = compileGoRegexp(pattern);
   } catch (err) {
-    throw new Error(`Illegal regex: ${(err as Error).message}`);
+    throw new Error(`${prefix}${(err as Error).message}`);
   }
+  return use(re);
 }
 
-/** regexp.FindAllString: successive non-overlapping matches; an empty match right after a match is skipped; n < 0 means all. */
-export function findAll(text: string, pattern: string, n: bigint): string[] {
-  const re = compile(pattern);
-  const out: string[] = [];
-  let previousEnd = -1;
-  while (n < 0n || BigInt(out.length) < n) {
-    const m = re.exec(text);
-    if (!m) break;
-    const end = m.index + m[0].length;
-    if (m[0] === '') {
-      re.lastIndex = m.index + (text.codePointAt(m.index)! > 0xffff ? 2 : 1);
-      if (m.index === previousEnd) continue;
-    }
-    out.push(m[0]);
-    previousEnd = end;
-    if (m.index >= text.length) break;
-  }
-  return out;
-}
+const matches = (text: string, pattern: string) => withPattern(text, pattern, '', (re) => matchString(re, text));
+const findAll = (text: string, pattern: string, n: bigint) =>
+  withPattern(text, pattern, 'Illegal regex: ', (re) => findAllString(re, text, n > BigInt(Number.MAX_SAFE_INTEGER) ? -1 : Number(n)));
 
 export const regexLibrary: Overload[] = [
-  func('matches', [STRING, STRING], BOOL, (text: string, pattern: string) => goRegExp(pattern).test(text)),
-  method('matches', STRING, [STRING], BOOL, (text: string, pattern: string) => goRegExp(pattern).test(text)),
-  method('find', STRING, [STRING], STRING, (text: string, pattern: string) => compile(pattern).exec(text)?.[0] ?? ''),
+  func('matches', [STRING, STRING], BOOL, matches),
+  method('matches', STRING, [STRING], BOOL, matches),
+  method('find', STRING, [STRING], STRING, (text: string, pattern: string) => withPattern(text, pattern, 'Illegal regex: ', (re) => findString(re, text))),
   method('findAll', STRING, [STRING], listType(STRING), (text: string, pattern: string) => findAll(text, pattern, -1n)),
-  method('findAll', STRING, [STRING, INT], listType(STRING), (text: string, pattern: string, n: bigint) => findAll(text, pattern, n)),
+  method('findAll', STRING, [STRING, INT], listType(STRING), findAll),
 ];
