@@ -4,15 +4,19 @@
  */
 export interface Clock {
   now(): number;
-  /** Runs `fn` after `ms`; the returned function cancels it. Timers never keep the process alive. */
-  after(ms: number, fn: () => void): () => void;
+  /**
+   * Runs `fn` after `ms`; the returned function cancels it. A timer keeps the process alive only
+   * with `keepAlive`: a wait some work is blocked on (a retry's backoff, a read waiting for the
+   * cache), not a background tick.
+   */
+  after(ms: number, fn: () => void, keepAlive?: boolean): () => void;
 }
 
 export const systemClock: Clock = {
   now: () => Date.now(),
-  after: (ms, fn) => {
+  after: (ms, fn, keepAlive = false) => {
     const timer = setTimeout(fn, ms);
-    timer.unref();
+    if (!keepAlive) timer.unref();
     return () => clearTimeout(timer);
   },
 };
@@ -36,10 +40,14 @@ export function every(clock: Clock, ms: number, fn: () => void): () => void {
 export function sleep(clock: Clock, ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     if (signal?.aborted) return resolve();
-    const cancel = clock.after(ms, () => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    });
+    const cancel = clock.after(
+      ms,
+      () => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve();
+      },
+      true,
+    );
     const onAbort = (): void => {
       cancel();
       resolve();

@@ -4,7 +4,7 @@ import { isPlainObject } from '../api/types';
  * Sets of field paths, as server-side apply tracks ownership. A path element is written as in
  * managedFields' FieldsV1: "f:name" (a field or map key), "k:{...}" (an item of a keyed list),
  * "v:<json>" (an item of a set), "i:<n>" (an item by index). A path is its elements joined by
- * SEP; a set is a plain Set of such paths, so union and difference are what they look like.
+ * SEP; a set keeps its paths as a trie of elements.
  */
 
 const SEP = '\u0000';
@@ -35,108 +35,188 @@ export function valueElement(value: unknown): string {
   return `v:${JSON.stringify(value)}`;
 }
 
+/** One node of a set's trie: a member when its path is in the set; children by path element. */
+interface Node {
+  member: boolean;
+  children: Map<string, Node>;
+}
+
+const newNode = (): Node => ({ member: false, children: new Map() });
+
+/** Whether a node holds a member at or under it (operations prune nodes that hold none). */
+const live = (n: Node): boolean => n.member || n.children.size > 0;
+
+/** `a` and `b` together; subtrees only one side has are shared, not copied. */
+function unite(a: Node, b: Node): Node {
+  if (a.children.size === 0) return a.member && !b.member ? { member: true, children: b.children } : b;
+  if (b.children.size === 0) return b.member && !a.member ? { member: true, children: a.children } : a;
+  const out: Node = { member: a.member || b.member, children: new Map(a.children) };
+  for (const [k, c] of b.children) {
+    const mine = a.children.get(k);
+    out.children.set(k, mine ? unite(mine, c) : c);
+  }
+  return out;
+}
+
+/** `a` less `b`, or `a` and `b` when `keepCommon`: a new trie, null when nothing is left. */
+function combine(a: Node, b: Node | undefined, keepCommon: boolean): Node | null {
+  if (!b) return keepCommon ? null : a;
+  const out: Node = { member: keepCommon ? a.member && b.member : a.member && !b.member, children: new Map() };
+  for (const [k, c] of a.children) {
+    const kept = combine(c, b.children.get(k), keepCommon);
+    if (kept) out.children.set(k, kept);
+  }
+  return live(out) ? out : null;
+}
+
+/** `n` without the subtree at `parts` (which goes with its own member), parents left empty pruned; null when nothing is left. */
+function withoutPath(n: Node, parts: string[], at = 0): Node | null {
+  if (at === parts.length) return at === 0 ? n : null;
+  const c = n.children.get(parts[at]);
+  if (!c) return n;
+  const rest = withoutPath(c, parts, at + 1);
+  if (rest === c) return n;
+  const out: Node = { member: n.member, children: new Map(n.children) };
+  if (rest) out.children.set(parts[at], rest);
+  else out.children.delete(parts[at]);
+  return live(out) || at === 0 ? out : null;
+}
+
+function* membersOf(n: Node, prefix: FieldPath): Generator<FieldPath> {
+  if (n.member && prefix !== '') yield prefix;
+  for (const [k, c] of n.children) yield* membersOf(c, child(prefix, k));
+}
+
+function countOf(n: Node): number {
+  let count = n.member ? 1 : 0;
+  for (const c of n.children.values()) count += countOf(c);
+  return count;
+}
+
+function byFieldsV1Order(a: string, b: string): number {
+  return a === '.' ? -1 : b === '.' ? 1 : a < b ? -1 : a > b ? 1 : 0;
+}
+
+/**
+ * A set of paths kept as a trie of path elements, as structured-merge-diff's fieldpath.Set is:
+ * set operations walk only where the two sets differ and share the rest (a list of 20,000
+ * containers is not copied for each union), and FieldsV1 is the trie written out. Sets share
+ * subtrees, so `insert` is for building a new set only (compare, fieldSetOf, fromFieldsV1).
+ */
 export class FieldSet {
-  constructor(readonly paths: Set<FieldPath> = new Set()) {}
+  private readonly root: Node;
+
+  constructor(root: Node = newNode()) {
+    this.root = root;
+  }
 
   static of(paths: Iterable<FieldPath>): FieldSet {
-    return new FieldSet(new Set(paths));
+    const set = new FieldSet();
+    for (const p of paths) set.insert(p);
+    return set;
   }
 
   get empty(): boolean {
-    return this.paths.size === 0;
+    return this.root.children.size === 0;
+  }
+
+  /** Every path in the set (for the few callers that list them: conflicts, dropped fields). */
+  get paths(): Set<FieldPath> {
+    return new Set(membersOf(this.root, rootPath));
+  }
+
+  get size(): number {
+    return countOf(this.root) - (this.root.member ? 1 : 0);
+  }
+
+  private find(path: FieldPath): Node | undefined {
+    let node: Node | undefined = this.root;
+    for (const part of elements(path)) {
+      node = node.children.get(part);
+      if (!node) return undefined;
+    }
+    return node;
   }
 
   has(path: FieldPath): boolean {
-    return this.paths.has(path);
+    return path !== '' && (this.find(path)?.member ?? false);
   }
 
   /** The path itself or anything under it is in the set. */
   touches(path: FieldPath): boolean {
-    if (this.paths.has(path)) return true;
-    const prefix = `${path}${SEP}`;
-    for (const p of this.paths) if (p.startsWith(prefix)) return true;
-    return false;
+    const node = this.find(path);
+    return node !== undefined && live(node);
   }
 
   insert(path: FieldPath): void {
-    this.paths.add(path);
+    if (path === '') return;
+    let node = this.root;
+    for (const part of elements(path)) {
+      let next = node.children.get(part);
+      if (!next) node.children.set(part, (next = newNode()));
+      node = next;
+    }
+    node.member = true;
   }
 
   union(other: FieldSet): FieldSet {
-    const out = new Set(this.paths);
-    for (const p of other.paths) out.add(p);
-    return new FieldSet(out);
+    return new FieldSet(unite(this.root, other.root));
   }
 
   difference(other: FieldSet): FieldSet {
-    return this.filtered((p) => !other.paths.has(p));
+    return new FieldSet(combine(this.root, other.root, false) ?? newNode());
   }
 
   intersection(other: FieldSet): FieldSet {
-    return this.filtered((p) => other.paths.has(p));
+    return new FieldSet(combine(this.root, other.root, true) ?? newNode());
   }
 
-  /** Drops every path equal to or under one of `prefixes`. */
+  /** Drops every path equal to or under one of `prefixes`; only the nodes on the way to them are new. */
   withoutPrefixes(prefixes: FieldPath[]): FieldSet {
-    const under = underAny(prefixes);
-    return this.filtered((p) => !under(p));
+    let root = this.root;
+    for (const prefix of prefixes) root = withoutPath(root, elements(prefix)) ?? newNode();
+    return new FieldSet(root);
   }
 
   /** Keeps only paths equal to or under one of `prefixes`. */
   onlyPrefixes(prefixes: FieldPath[]): FieldSet {
-    return this.filtered(underAny(prefixes));
-  }
-
-  /** Sets of a hundred thousand paths (a list of 20,000 containers) are copied several times per write: no intermediate arrays. */
-  private filtered(keep: (p: FieldPath) => boolean): FieldSet {
-    const out = new Set<FieldPath>();
-    for (const p of this.paths) if (keep(p)) out.add(p);
-    return new FieldSet(out);
-  }
-
-  /** The FieldsV1 tree: children nest; a member that also has children is marked ".". */
-  toFieldsV1(): Record<string, unknown> {
-    const root: Record<string, Record<string, unknown>> = {};
-    for (const path of this.paths) {
-      let node: Record<string, unknown> = root;
-      for (const part of elements(path)) node = (node[part] ??= {}) as Record<string, unknown>;
+    let root = newNode();
+    for (const prefix of prefixes) {
+      const parts = elements(prefix);
+      const node = this.find(prefix);
+      if (!node || !live(node) || parts.length === 0) continue;
+      let chain = node;
+      for (let i = parts.length - 1; i >= 0; i--) chain = { member: false, children: new Map([[parts[i], chain]]) };
+      root = unite(root, chain);
     }
-    const mark = (node: Record<string, unknown>, prefix: FieldPath): void => {
-      for (const key of Object.keys(node)) {
-        if (key === '.') continue;
-        const path = child(prefix, key);
-        const childNode = node[key] as Record<string, unknown>;
-        if (Object.keys(childNode).length > 0 && this.paths.has(path)) childNode['.'] = {};
-        mark(childNode, path);
-      }
+    return new FieldSet(root);
+  }
+
+  /** The FieldsV1 tree: children nest, sorted; a member that also has children is marked ".". */
+  toFieldsV1(): Record<string, unknown> {
+    const write = (node: Node): Record<string, unknown> => {
+      const out: Record<string, unknown> = {};
+      if (node.member && node.children.size > 0) out['.'] = {};
+      for (const key of [...node.children.keys()].sort(byFieldsV1Order)) out[key] = write(node.children.get(key)!);
+      return out;
     };
-    mark(root, rootPath);
-    return sortTree(root);
+    const out: Record<string, unknown> = {};
+    for (const key of [...this.root.children.keys()].sort(byFieldsV1Order)) out[key] = write(this.root.children.get(key)!);
+    return out;
   }
 
   static fromFieldsV1(tree: unknown): FieldSet {
-    const set = new FieldSet();
-    const walk = (node: unknown, prefix: FieldPath): void => {
-      if (!isPlainObject(node)) return;
-      const keys = Object.keys(node).filter((k) => k !== '.');
-      if (prefix !== '' && (keys.length === 0 || '.' in node)) set.insert(prefix);
-      for (const key of keys) walk(node[key], child(prefix, key));
+    const read = (node: Record<string, unknown>, into: Node): void => {
+      for (const [key, value] of Object.entries(node)) {
+        if (key === '.' || !isPlainObject(value)) continue;
+        const next = newNode();
+        next.member = Object.keys(value).length === 0 || '.' in value;
+        read(value, next);
+        if (live(next)) into.children.set(key, next);
+      }
     };
-    walk(tree, rootPath);
-    return set;
+    const root = newNode();
+    if (isPlainObject(tree)) read(tree, root);
+    return new FieldSet(root);
   }
-}
-
-/** Whether a path is one of `prefixes` or under one. */
-function underAny(prefixes: FieldPath[]): (p: FieldPath) => boolean {
-  const parents = prefixes.map((q) => `${q}${SEP}`);
-  return (p) => prefixes.includes(p) || parents.some((q) => p.startsWith(q));
-}
-
-function sortTree(node: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const key of Object.keys(node).sort((a, b) => (a === '.' ? -1 : b === '.' ? 1 : a < b ? -1 : a > b ? 1 : 0))) {
-    out[key] = sortTree(node[key] as Record<string, unknown>);
-  }
-  return out;
 }

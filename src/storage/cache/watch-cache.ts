@@ -270,7 +270,7 @@ export class WatchCache implements Storage {
     let onAbort: (() => void) | undefined;
     const outcome = await Promise.race([
       this.ready.then(() => 'ready' as const),
-      new Promise<'late'>((resolve) => (cancelTimer = this.clock.after(this.opts.readyWaitMs, () => resolve('late')))),
+      new Promise<'late'>((resolve) => (cancelTimer = this.clock.after(this.opts.readyWaitMs, () => resolve('late'), true))),
       new Promise<'aborted'>((resolve) => {
         if (!signal) return;
         if (signal.aborted) resolve('aborted');
@@ -300,10 +300,14 @@ export class WatchCache implements Storage {
           resolve();
         },
       };
-      const cancelTimer = this.clock.after(this.opts.freshnessTimeoutMs, () => {
-        this.waiters.delete(waiter);
-        reject(new StorageError('FutureRevision', `Too large resource version: ${revision}, current: ${this.revision}`));
-      });
+      const cancelTimer = this.clock.after(
+        this.opts.freshnessTimeoutMs,
+        () => {
+          this.waiters.delete(waiter);
+          reject(new StorageError('FutureRevision', `Too large resource version: ${revision}, current: ${this.revision}`));
+        },
+        true,
+      );
       this.waiters.add(waiter);
       this.source?.requestProgress();
       this.stopProgressPolls ??= every(this.clock, PROGRESS_POLL_MS, () => this.source?.requestProgress());
