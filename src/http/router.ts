@@ -26,6 +26,7 @@ import { handleList } from './handlers/list';
 import { handlePatch } from './handlers/patch';
 import { handleUpdate } from './handlers/update';
 import { handleWatch } from './handlers/watch';
+import { assertPathSegmentName } from './path-segment-name';
 import { isPretty } from './query';
 import type { ResourceRequestInfo } from './request-info';
 import { addWarning } from './warnings';
@@ -81,12 +82,12 @@ export function resolveResourceRequest(info: ResourceRequestInfo, registry: Reso
   if (info.parts.length > 3 && !connectSubresource?.takesPath) throw pathNotFound();
   const createSubresource = info.subresource ? def.createSubresources.find((s) => s.name === info.subresource) : undefined;
   if (info.subresource && !createSubresource && !connectSubresource && !def.subresources.includes(info.subresource as Subresource)) throw pathNotFound();
-  // A namespaced resource is named only inside a namespace; a cluster-scoped one never is.
-  const namespacedPath = info.namespace !== '' && !(def.resource === 'namespaces' && def.group === '');
-  if (!def.namespaced && namespacedPath) throw pathNotFound();
+  // A namespaced resource is named only inside a namespace; a cluster-scoped one never is (Namespaces included:
+  // `namespaces/a/namespaces/b` is no route of kube's).
+  if (!def.namespaced && info.underNamespace) throw pathNotFound();
   if (info.name && !def.verbs.some((v) => ITEM_VERBS.includes(v))) throw pathNotFound();
   const verb = info.verb as Verb;
-  if (def.namespaced && !namespacedPath && (info.name || verb === 'create' || verb === 'deletecollection')) {
+  if (def.namespaced && !info.underNamespace && (info.name || verb === 'create' || verb === 'deletecollection')) {
     if (info.name) throw pathNotFound();
     throw methodNotAllowed();
   }
@@ -150,6 +151,7 @@ export async function serveResource(
   scope: RequestScope = {},
 ): Promise<void> {
   const { store, verb, createSubresource, connectSubresource } = resolveResourceRequest(info, deps.registry);
+  if (info.name && store instanceof GenericStore) assertPathSegmentName(info.name);
   if (connectSubresource) {
     const ctx = requestContext(res, info, signal, scope);
     return handleConnect({ req, res, info, ctx, store: store as GenericStore, sub: connectSubresource, query, services: deps.services });
