@@ -126,6 +126,12 @@ async function ensureSystemNamespaces(namespaces: GenericStore): Promise<void> {
   }
 }
 
+/** The port the plain-HTTP listener binds (0: the system picks), or null for none: 0 is off, as kube-apiserver's old flag had it. */
+function insecureListenPort(port: Config['insecurePort']): number | null {
+  if (port === 'ephemeral') return 0;
+  return port || null;
+}
+
 function listen(server: Server, port: number, host: string): Promise<void> {
   return new Promise((resolve, reject) => {
     server.once('error', reject);
@@ -402,9 +408,10 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
       host: config.bindAddress,
     },
   ];
-  if (config.insecurePort !== null) {
+  const insecurePort = insecureListenPort(config.insecurePort);
+  if (insecurePort !== null) {
     const insecureListener = withAccessLog(withUser(INSECURE_SUPERUSER, app), leveled(log));
-    servers.push({ server: createServer(insecureListener), listener: insecureListener, port: config.insecurePort, host: config.insecureBindAddress });
+    servers.push({ server: createServer(insecureListener), listener: insecureListener, port: insecurePort, host: config.insecureBindAddress });
     if (!isLoopback(config.insecureBindAddress)) {
       log(`WARNING: the insecure port on ${config.insecureBindAddress} serves every request as a cluster admin without authentication`);
     }
