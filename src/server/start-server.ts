@@ -7,7 +7,7 @@ import { isStatusError } from '../api/errors';
 import type { ServeResource } from '../controllers/crd-controller';
 import { startControllers } from '../controllers/controller-set';
 import { buildAdmission } from '../admission/plugins';
-import type { Encoding } from '../codec/negotiate';
+import { mediaTypeOf, type Encoding } from '../codec/negotiate';
 import { createApp, type VersionInfo } from '../http/app';
 import { InFlightRequests } from '../http/filters/in-flight-requests';
 import { MaxInFlight } from '../http/filters/max-in-flight';
@@ -23,6 +23,7 @@ import { settleAggregation } from '../controllers/clusterrole-aggregation';
 import { writeAdminKubeconfig } from '../auth/admin-kubeconfig';
 import type { IssuerDiscovery } from '../auth/oidc-discovery';
 import { userOf, withAuthentication, withUser } from '../http/filters/authentication';
+import { withInsecurePortGuard } from '../http/filters/insecure-port-guard';
 import { ComputedStore } from '../registry/computed-store';
 import type { ServerServices } from '../registry/server-services';
 import { GenericStore, resourceRoot } from '../registry/generic-store';
@@ -410,7 +411,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
   ];
   const insecurePort = insecureListenPort(config.insecurePort);
   if (insecurePort !== null) {
-    const insecureListener = withAccessLog(withUser(INSECURE_SUPERUSER, app), leveled(log));
+    const insecureListener = withAccessLog(withInsecurePortGuard(encodings.map(mediaTypeOf), withUser(INSECURE_SUPERUSER, app)), leveled(log));
     servers.push({ server: createServer(insecureListener), listener: insecureListener, port: insecurePort, host: config.insecureBindAddress });
     if (!isLoopback(config.insecureBindAddress)) {
       log(`WARNING: the insecure port on ${config.insecureBindAddress} serves every request as a cluster admin without authentication`);
