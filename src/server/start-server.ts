@@ -39,6 +39,7 @@ import { Etcd3Kv } from '../storage/etcd/etcd3-kv';
 import { Compactor } from '../storage/etcd/compactor';
 import { EtcdStorage } from '../storage/etcd/etcd-storage';
 import { loadEncryptionConfig } from '../storage/etcd/transformers/encryption-config';
+import { transformerByKey } from '../storage/etcd/transformers/key-transformers';
 import type { ValueTransformer } from '../storage/etcd/transformers/value-transformer';
 import type { KV } from '../storage/etcd/kv';
 import { WatchCache } from '../storage/cache/watch-cache';
@@ -143,14 +144,15 @@ function listen(server: Server, port: number, host: string): Promise<void> {
   });
 }
 
-/** Encryption at rest: the transformer of each resource's key space, from --encryption-provider-config. */
+/** Encryption at rest: the transformer of each resource's key space, built-in or custom, from --encryption-provider-config. */
 function transformersByKey(config: Config): ((key: string) => ValueTransformer | undefined) | undefined {
   if (!config.encryptionProviderConfig) return undefined;
-  const lookup = loadEncryptionConfig(config.encryptionProviderConfig);
-  const roots = BUILT_IN_RESOURCES.filter((def) => !def.compute && !def.computeItems)
-    .map((def) => ({ root: resourceRoot(config.etcdPrefix, def), transformer: lookup(def.group, def.resource) }))
-    .filter((r): r is { root: string; transformer: ValueTransformer } => r.transformer !== undefined);
-  return (key) => roots.find((r) => key.startsWith(r.root))?.transformer;
+  const builtIns = BUILT_IN_RESOURCES.filter((def) => !def.compute && !def.computeItems).map((def) => ({
+    root: resourceRoot(config.etcdPrefix, def),
+    group: def.group,
+    resource: def.resource,
+  }));
+  return transformerByKey(loadEncryptionConfig(config.encryptionProviderConfig), config.etcdPrefix, builtIns);
 }
 
 function ownSchemaOf(kind: ServedKind): OwnSchema | undefined {
