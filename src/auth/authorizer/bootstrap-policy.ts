@@ -190,6 +190,7 @@ export const BOOTSTRAP_CLUSTER_ROLES: KubeObject[] = [
   ]),
   clusterRole('system:monitoring', [urls(['/healthz', '/healthz/*', '/livez', '/livez/*', '/metrics', '/metrics/slis', '/readyz', '/readyz/*'], ['get'])]),
   clusterRole('system:public-info-viewer', [urls(['/healthz', '/livez', '/readyz', '/version', '/version/'], ['get'])]),
+  clusterRole('system:service-account-issuer-discovery', [urls(['/.well-known/openid-configuration', '/openid/v1/jwks'], ['get'])]),
   clusterRole('view', null, { aggregateFrom: TO_VIEW, labels: { [TO_EDIT]: 'true' } }),
 ];
 
@@ -209,4 +210,5 @@ export const BOOTSTRAP_CLUSTER_ROLE_BINDINGS: KubeObject[] = [
   clusterRoleBinding('system:discovery', ['system:authenticated']),
   clusterRoleBinding('system:monitoring', ['system:monitoring']),
   clusterRoleBinding('system:public-info-viewer', ['system:authenticated', 'system:unauthenticated']),
+  clusterRoleBinding('system:service-account-issuer-discovery', ['system:serviceaccounts']),
 ];
