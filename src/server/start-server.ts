@@ -316,7 +316,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     rolebindings: storeOf('rbac.authorization.k8s.io', 'v1', 'rolebindings'),
     clusterrolebindings: storeOf('rbac.authorization.k8s.io', 'v1', 'clusterrolebindings'),
   };
-  await reconcileBootstrapPolicy(rbacStores.clusterroles, rbacStores.clusterrolebindings);
+  await reconcileBootstrapPolicy(rbacStores);
   await settleAggregation(rbacStores.clusterroles);
   // Service IPs and node ports are allocated around the Service store's writes.
   const serviceAllocation = buildServiceAllocation(config, etcdStorage, (group, resource) => storeOf(group, 'v1', resource), log);
