@@ -9,7 +9,7 @@ import type { ResourceDefinition, Verb } from '../registry/resource-definition';
 import type { PatchSchema } from '../patch/strategic-merge';
 import type { ResourceRegistry, RestStore } from '../registry/resource-registry';
 import type { ServerServices } from '../registry/server-services';
-import type { CreateSubresource, Subresource } from '../registry/subresources';
+import { subresourceVerbs, type CreateSubresource, type Subresource } from '../registry/subresources';
 import { INSECURE_SUPERUSER, type UserInfo } from '../auth/user';
 import type { RequestContext } from '../registry/request-context';
 import { kindSchema } from '../schema/typed-schema';
@@ -46,9 +46,6 @@ const HANDLERS: Record<Verb, Handler> = {
 
 /** Verbs served on an object's own path; a resource with none of them has no such path. */
 const ITEM_VERBS: Verb[] = ['get', 'update', 'patch', 'delete'];
-
-/** Verbs an update subresource's path serves. */
-const SUBRESOURCE_VERBS: Verb[] = ['get', 'update', 'patch'];
 
 export interface RouterDeps {
   registry: ResourceRegistry;
@@ -99,7 +96,8 @@ export function resolveResourceRequest(info: ResourceRequestInfo, registry: Reso
     if (verb !== 'create') throw methodNotAllowed();
     return { store, verb, createSubresource };
   }
-  if (info.subresource && !SUBRESOURCE_VERBS.includes(verb)) throw methodNotAllowed();
+  // An update subresource's path serves its own verbs (namespaces/x/finalize only PUT), as discovery lists them.
+  if (info.subresource && !subresourceVerbs(info.subresource as Subresource).includes(verb)) throw methodNotAllowed();
   if (verb === 'create' && info.name) throw methodNotAllowed();
   if (!def.verbs.includes(verb)) throw methodNotAllowed();
   return { store, verb };

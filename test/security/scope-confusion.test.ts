@@ -118,6 +118,14 @@ describe('a cluster-scoped kind under a namespace path', () => {
     expect([own.status, own.body.metadata.name]).toEqual([200, 'team-a']);
     const ownStatus = await asAlice('GET', '/api/v1/namespaces/team-a/status');
     expect([ownStatus.status, ownStatus.body.kind]).toEqual([200, 'Namespace']);
+    // finalize is PUT only, as kube registers it (discovery: verbs [update]).
+    for (const method of ['GET', 'PATCH']) {
+      expect([
+        method,
+        (await asAlice(method, '/api/v1/namespaces/team-a/finalize', method === 'PATCH' ? {} : undefined, { 'Content-Type': 'application/merge-patch+json' }))
+          .body,
+      ]).toEqual([method, { ...status(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource'), details: {} }]);
+    }
     const other = await asAlice('GET', '/api/v1/namespaces/team-b');
     expect(other.body).toEqual({
       ...status(403, 'Forbidden', 'namespaces "team-b" is forbidden: User "alice" cannot get resource "namespaces" in API group "" in the namespace "team-b"'),
