@@ -15,6 +15,7 @@ describe('resource requests', () => {
       subresource: '',
       name: 'web',
       parts: ['pods', 'web'],
+      underNamespace: true,
     });
   });
 
@@ -53,12 +54,30 @@ describe('namespaces', () => {
   });
 
   test('/api/v1/namespaces/foo is the namespace object, in its own namespace', () => {
-    expect(info('GET', '/api/v1/namespaces/foo')).toMatchObject({ verb: 'get', namespace: 'foo', resource: 'namespaces', name: 'foo', subresource: '' });
+    expect(info('GET', '/api/v1/namespaces/foo')).toMatchObject({
+      verb: 'get',
+      namespace: 'foo',
+      resource: 'namespaces',
+      name: 'foo',
+      subresource: '',
+      underNamespace: false,
+    });
+  });
+
+  test('a Namespace named under another namespace is a resource in it (a path no route serves)', () => {
+    expect(info('DELETE', '/api/v1/namespaces/a/namespaces/b')).toMatchObject({ namespace: 'a', resource: 'namespaces', name: 'b', underNamespace: true });
+    expect(info('GET', '/api/v1/namespaces/a/namespaces/a/status')).toMatchObject({ namespace: 'a', name: 'a', subresource: 'status', underNamespace: true });
   });
 
   test('status and finalize are namespace subresources, not resources in the namespace', () => {
     expect(info('PUT', '/api/v1/namespaces/foo/status')).toMatchObject({ namespace: 'foo', resource: 'namespaces', name: 'foo', subresource: 'status' });
-    expect(info('PUT', '/api/v1/namespaces/foo/finalize')).toMatchObject({ namespace: 'foo', resource: 'namespaces', name: 'foo', subresource: 'finalize' });
+    expect(info('PUT', '/api/v1/namespaces/foo/finalize')).toMatchObject({
+      namespace: 'foo',
+      resource: 'namespaces',
+      name: 'foo',
+      subresource: 'finalize',
+      underNamespace: false,
+    });
   });
 
   test('anything else after the namespace name is a resource in it', () => {

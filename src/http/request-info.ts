@@ -14,6 +14,12 @@ export interface ResourceRequestInfo {
   name: string;
   /** Path segments from the resource on. */
   parts: string[];
+  /**
+   * The resource came after a `namespaces/{namespace}/` prefix (`/api/v1/namespaces/a/pods`),
+   * unlike a Namespace's own path (`/api/v1/namespaces/a`, `.../a/status`), whose namespace is its
+   * name: kube's routes serve only namespaced kinds under the prefix.
+   */
+  underNamespace: boolean;
 }
 
 export interface NonResourceRequestInfo {
@@ -71,13 +77,15 @@ export function parseRequestInfo(method: string, pathname: string, query: URLSea
     if (rest.length === 0) return nonResource;
   }
   let namespace = '';
+  let underNamespace = false;
   if (rest[0] === 'namespaces' && rest.length > 1) {
     namespace = rest[1];
-    if (rest.length > 2 && !NAMESPACE_SUBRESOURCES.has(rest[2])) rest = rest.slice(2);
+    underNamespace = rest.length > 2 && !NAMESPACE_SUBRESOURCES.has(rest[2]);
+    if (underNamespace) rest = rest.slice(2);
   }
   const [resource = '', name = '', subresource = ''] = rest;
   if (verb === 'get' && !name) verb = 'list';
   if (verb === 'delete' && !name) verb = 'deletecollection';
   if ((verb === 'get' || verb === 'list') && (legacyWatch || isWatchParam(query.get('watch')))) verb = 'watch';
-  return { isResourceRequest: true, verb, apiPrefix, group, version, namespace, resource, subresource, name, parts: rest };
+  return { isResourceRequest: true, verb, apiPrefix, group, version, namespace, resource, subresource, name, parts: rest, underNamespace };
 }

@@ -9,7 +9,7 @@ import type { ResourceDefinition, Verb } from '../registry/resource-definition';
 import type { PatchSchema } from '../patch/strategic-merge';
 import type { ResourceRegistry, RestStore } from '../registry/resource-registry';
 import type { ServerServices } from '../registry/server-services';
-import type { CreateSubresource, Subresource } from '../registry/subresources';
+import { subresourceVerbs, type CreateSubresource, type Subresource } from '../registry/subresources';
 import type { RequestAuthorizer } from '../auth/authorizer/attributes';
 import type { UserInfo } from '../auth/user';
 import type { RequestContext } from '../registry/request-context';
@@ -27,6 +27,7 @@ import { handleList } from './handlers/list';
 import { handlePatch } from './handlers/patch';
 import { handleUpdate } from './handlers/update';
 import { handleWatch } from './handlers/watch';
+import { assertPathSegmentName } from './path-segment-name';
 import { isPretty } from './query';
 import type { ResourceRequestInfo } from './request-info';
 import { addWarning } from './warnings';
@@ -46,9 +47,6 @@ const HANDLERS: Record<Verb, Handler> = {
 
 /** Verbs served on an object's own path; a resource with none of them has no such path. */
 const ITEM_VERBS: Verb[] = ['get', 'update', 'patch', 'delete'];
-
-/** Verbs an update subresource's path serves. */
-const SUBRESOURCE_VERBS: Verb[] = ['get', 'update', 'patch'];
 
 export interface RouterDeps {
   registry: ResourceRegistry;
@@ -82,12 +80,12 @@ export function resolveResourceRequest(info: ResourceRequestInfo, registry: Reso
   if (info.parts.length > 3 && !connectSubresource?.takesPath) throw pathNotFound();
   const createSubresource = info.subresource ? def.createSubresources.find((s) => s.name === info.subresource) : undefined;
   if (info.subresource && !createSubresource && !connectSubresource && !def.subresources.includes(info.subresource as Subresource)) throw pathNotFound();
-  // A namespaced resource is named only inside a namespace; a cluster-scoped one never is.
-  const namespacedPath = info.namespace !== '' && !(def.resource === 'namespaces' && def.group === '');
-  if (!def.namespaced && namespacedPath) throw pathNotFound();
+  // A namespaced resource is named only inside a namespace; a cluster-scoped one never is (Namespaces included:
+  // `namespaces/a/namespaces/b` is no route of kube's).
+  if (!def.namespaced && info.underNamespace) throw pathNotFound();
   if (info.name && !def.verbs.some((v) => ITEM_VERBS.includes(v))) throw pathNotFound();
   const verb = info.verb as Verb;
-  if (def.namespaced && !namespacedPath && (info.name || verb === 'create' || verb === 'deletecollection')) {
+  if (def.namespaced && !info.underNamespace && (info.name || verb === 'create' || verb === 'deletecollection')) {
     if (info.name) throw pathNotFound();
     throw methodNotAllowed();
   }
@@ -99,7 +97,8 @@ export function resolveResourceRequest(info: ResourceRequestInfo, registry: Reso
     if (verb !== 'create') throw methodNotAllowed();
     return { store, verb, createSubresource };
   }
-  if (info.subresource && !SUBRESOURCE_VERBS.includes(verb)) throw methodNotAllowed();
+  // An update subresource's path serves its own verbs (namespaces/x/finalize only PUT), as discovery lists them.
+  if (info.subresource && !subresourceVerbs(info.subresource as Subresource).includes(verb)) throw methodNotAllowed();
   if (verb === 'create' && info.name) throw methodNotAllowed();
   if (!def.verbs.includes(verb)) throw methodNotAllowed();
   return { store, verb };
@@ -160,6 +159,7 @@ export async function serveResource(
   filtered: FilteredRequest,
 ): Promise<void> {
   const { store, verb, createSubresource, connectSubresource } = resolveResourceRequest(info, deps.registry);
+  if (info.name && store instanceof GenericStore) assertPathSegmentName(info.name);
   if (connectSubresource) {
     const ctx = requestContext(res, info, signal, filtered, deps.admission);
     return handleConnect({ req, res, info, ctx, store: store as GenericStore, sub: connectSubresource, query, services: deps.services });

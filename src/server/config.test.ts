@@ -30,9 +30,14 @@ describe('listener and authentication flags', () => {
       serviceAccountIssuers: ['https://one', 'https://two'],
       apiAudiences: ['x', 'y'],
       anonymousAuth: true,
-      insecurePort: 0,
+      insecurePort: null,
     });
     expect(() => parseFlags(['--anonymous-auth=maybe'])).toThrow('invalid argument "maybe" for "--anonymous-auth" flag: must be true or false');
+  });
+
+  test("--insecure-port=0 turns the plain-HTTP port off (kube-apiserver's old meaning), a port number turns it on", () => {
+    expect(parseFlags(['--insecure-port=8080'])).toMatchObject({ insecurePort: 8080 });
+    expect(parseFlags(['--insecure-port=8080', '--insecure-port=0'])).toMatchObject({ insecurePort: null });
   });
 });
 

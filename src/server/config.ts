@@ -16,9 +16,13 @@ export interface Config {
   /** The address and port of the TLS listener (--bind-address, --secure-port; 0 picks a free port). */
   bindAddress: string;
   securePort: number;
-  /** The plain-HTTP listener, where every request is a cluster admin; null (the default) has none. */
+  /**
+   * The plain-HTTP listener, where every request is a cluster admin; null (the default) has none,
+   * and so has `--insecure-port=0`, as in kube-apiserver before the flag went. 'ephemeral' (no flag
+   * gives it: tests in this process) listens on a port the system picks.
+   */
   insecureBindAddress: string;
-  insecurePort: number | null;
+  insecurePort: number | 'ephemeral' | null;
   /** The address the API server advertises (a SAN of the generated serving certificate; the JWKS URI's host). */
   advertiseAddress: string;
   /** Where generated certificates and keys live; '' is `<data-dir>/pki`. */
@@ -186,8 +190,8 @@ const FLAGS: Record<string, FlagSpec> = {
   'insecure-bind-address': { key: 'insecureBindAddress', parse: text, help: 'The IP address on which to serve plain HTTP (default 127.0.0.1).' },
   'insecure-port': {
     key: 'insecurePort',
-    parse: integer('insecure-port'),
-    help: 'The port on which to serve plain HTTP, where every request acts as a cluster admin (off unless given; 0 picks a free one).',
+    parse: (v) => integer('insecure-port')(v) || null,
+    help: 'The port on which to serve plain HTTP, where every request acts as a cluster admin (off unless given; 0 is off).',
   },
   'advertise-address': { key: 'advertiseAddress', parse: text, help: 'The IP address on which to advertise the apiserver to members of the cluster.' },
   'cert-dir': { key: 'certDir', parse: text, help: 'The directory where generated TLS certificates and keys are kept (default <data-dir>/pki).' },

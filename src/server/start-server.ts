@@ -7,7 +7,7 @@ import { isStatusError } from '../api/errors';
 import type { ServeResource } from '../controllers/crd-controller';
 import { startControllers } from '../controllers/controller-set';
 import { buildAdmission } from '../admission/plugins';
-import type { Encoding } from '../codec/negotiate';
+import { mediaTypeOf, type Encoding } from '../codec/negotiate';
 import { createApp, type VersionInfo } from '../http/app';
 import { InFlightRequests } from '../http/filters/in-flight-requests';
 import { MaxInFlight } from '../http/filters/max-in-flight';
@@ -23,6 +23,7 @@ import { settleAggregation } from '../controllers/clusterrole-aggregation';
 import { writeAdminKubeconfig } from '../auth/admin-kubeconfig';
 import type { IssuerDiscovery } from '../auth/oidc-discovery';
 import { userOf, withAuthentication, withUser } from '../http/filters/authentication';
+import { withInsecurePortGuard } from '../http/filters/insecure-port-guard';
 import { ComputedStore } from '../registry/computed-store';
 import type { ServerServices } from '../registry/server-services';
 import { GenericStore, resourceRoot } from '../registry/generic-store';
@@ -38,6 +39,7 @@ import { Etcd3Kv } from '../storage/etcd/etcd3-kv';
 import { Compactor } from '../storage/etcd/compactor';
 import { EtcdStorage } from '../storage/etcd/etcd-storage';
 import { loadEncryptionConfig } from '../storage/etcd/transformers/encryption-config';
+import { transformerByKey } from '../storage/etcd/transformers/key-transformers';
 import type { ValueTransformer } from '../storage/etcd/transformers/value-transformer';
 import type { KV } from '../storage/etcd/kv';
 import { WatchCache } from '../storage/cache/watch-cache';
@@ -130,6 +132,12 @@ async function ensureSystemNamespaces(namespaces: GenericStore): Promise<void> {
   }
 }
 
+/** The port the plain-HTTP listener binds (0: the system picks), or null for none: 0 is off, as kube-apiserver's old flag had it. */
+function insecureListenPort(port: Config['insecurePort']): number | null {
+  if (port === 'ephemeral') return 0;
+  return port || null;
+}
+
 function listen(server: Server, port: number, host: string): Promise<void> {
   return new Promise((resolve, reject) => {
     server.once('error', reject);
@@ -140,14 +148,15 @@ function listen(server: Server, port: number, host: string): Promise<void> {
   });
 }
 
-/** Encryption at rest: the transformer of each resource's key space, from --encryption-provider-config. */
+/** Encryption at rest: the transformer of each resource's key space, built-in or custom, from --encryption-provider-config. */
 function transformersByKey(config: Config): ((key: string) => ValueTransformer | undefined) | undefined {
   if (!config.encryptionProviderConfig) return undefined;
-  const lookup = loadEncryptionConfig(config.encryptionProviderConfig);
-  const roots = BUILT_IN_RESOURCES.filter((def) => !def.compute && !def.computeItems)
-    .map((def) => ({ root: resourceRoot(config.etcdPrefix, def), transformer: lookup(def.group, def.resource) }))
-    .filter((r): r is { root: string; transformer: ValueTransformer } => r.transformer !== undefined);
-  return (key) => roots.find((r) => key.startsWith(r.root))?.transformer;
+  const builtIns = BUILT_IN_RESOURCES.filter((def) => !def.compute && !def.computeItems).map((def) => ({
+    root: resourceRoot(config.etcdPrefix, def),
+    group: def.group,
+    resource: def.resource,
+  }));
+  return transformerByKey(loadEncryptionConfig(config.encryptionProviderConfig), config.etcdPrefix, builtIns);
 }
 
 function ownSchemaOf(kind: ServedKind): OwnSchema | undefined {
@@ -311,7 +320,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     rolebindings: storeOf('rbac.authorization.k8s.io', 'v1', 'rolebindings'),
     clusterrolebindings: storeOf('rbac.authorization.k8s.io', 'v1', 'clusterrolebindings'),
   };
-  await reconcileBootstrapPolicy(rbacStores.clusterroles, rbacStores.clusterrolebindings);
+  await reconcileBootstrapPolicy(rbacStores);
   await settleAggregation(rbacStores.clusterroles);
   // Service IPs and node ports are allocated around the Service store's writes.
   const serviceAllocation = buildServiceAllocation(config, etcdStorage, (group, resource) => storeOf(group, 'v1', resource), log);
@@ -405,9 +414,10 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
       host: config.bindAddress,
     },
   ];
-  if (config.insecurePort !== null) {
-    const insecureListener = withAccessLog(withUser(INSECURE_SUPERUSER, app), leveled(log));
-    servers.push({ server: createServer(insecureListener), listener: insecureListener, port: config.insecurePort, host: config.insecureBindAddress });
+  const insecurePort = insecureListenPort(config.insecurePort);
+  if (insecurePort !== null) {
+    const insecureListener = withAccessLog(withInsecurePortGuard(encodings.map(mediaTypeOf), withUser(INSECURE_SUPERUSER, app)), leveled(log));
+    servers.push({ server: createServer(insecureListener), listener: insecureListener, port: insecurePort, host: config.insecureBindAddress });
     if (!isLoopback(config.insecureBindAddress)) {
       log(`WARNING: the insecure port on ${config.insecureBindAddress} serves every request as a cluster admin without authentication`);
     }

@@ -50,7 +50,7 @@ export class Instance {
           bindAddress: '127.0.0.1',
           securePort: 0,
           insecureBindAddress: '127.0.0.1',
-          insecurePort: 0,
+          insecurePort: 'ephemeral',
           featureGates,
           // Instances are short-lived and share one etcd: none of them compacts it (the shared etcd lives only as long as a test run).
           etcdCompactionIntervalMs: 0,

@@ -1,4 +1,6 @@
 import path from 'node:path';
+import yaml from 'js-yaml';
+import { parseFlags } from '../../src/server/config';
 import { kubectl, serverProcessForFile } from '../harness/process';
 
 /** deploy/kubernetes, built by kubectl's kustomize and validated by a server: kapi itself (dry run). */
@@ -18,4 +20,18 @@ test('kubectl apply -k deploy/kubernetes --dry-run=server accepts every object',
     'serviceaccount/kapi created (server dry run)',
   ]);
   expect((await kubectl(kapi.url, ['get', 'deployments', '-n', 'kapi-system', '-o', 'name'])).stdout).toBe('');
+});
+
+test('what kustomize builds runs kapi with the TLS port only: no plain-HTTP port among the args kapi parses, 6443 the only container port', async () => {
+  const res = await kubectl(kapi.url, ['kustomize', DIR]);
+  expect(res.stderr).toBe('');
+  const objects = yaml.loadAll(res.stdout) as { kind: string; spec: any }[];
+  const deployment = objects.find((o) => o.kind === 'Deployment')!;
+  for (const container of deployment.spec.template.spec.containers) {
+    const config = parseFlags(container.args);
+    expect(config === 'help' ? 'help' : config.insecurePort).toBeNull();
+    expect(container.ports.map((p: { containerPort: number }) => p.containerPort)).toEqual([6443]);
+  }
+  const service = objects.find((o) => o.kind === 'Service')!;
+  expect(service.spec.ports.map((p: { targetPort: string }) => p.targetPort)).toEqual(['https']);
 });

@@ -71,7 +71,7 @@ test('odd request targets are answered: "//", absolute form with a bad port, bad
   expect(isStatus(garbage.body, 400)).toBe(true);
   expect(garbage.closed).toBe(true);
 
-  const asterisk = await rawRequest(server.port, 'OPTIONS * HTTP/1.1\r\nHost: x\r\n\r\n');
+  const asterisk = await rawRequest(server.port, 'OPTIONS * HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
   expect(asterisk.code).toBe(404);
   expect(isStatus(asterisk.body, 404)).toBe(true);
 });
@@ -112,7 +112,7 @@ test('limit and timeoutSeconds wider than an int64 are 400s; a huge timeoutSecon
   let ended = false;
   socket.on('close', () => (ended = true));
   socket.on('error', () => undefined);
-  socket.write('GET /api/v1/namespaces?watch=1&timeoutSeconds=9223372036854775807 HTTP/1.1\r\nHost: x\r\n\r\n');
+  socket.write('GET /api/v1/namespaces?watch=1&timeoutSeconds=9223372036854775807 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
   await new Promise((r) => setTimeout(r, 1500));
   expect(ended).toBe(false);
   socket.destroy();
@@ -140,7 +140,8 @@ test('a YAML alias bomb is a quick 400 for create, update and apply, and /livez 
 });
 
 test('a 413 for a huge Content-Length closes the connection', async () => {
-  const head = 'POST /api/v1/namespaces/default/configmaps HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000000000\r\n\r\n{"a":';
+  const head =
+    'POST /api/v1/namespaces/default/configmaps HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 1000000000\r\n\r\n{"a":';
   const res = await rawRequest(server.port, head, { lingerMs: 2000 });
   expect(res.code).toBe(413);
   expect(isStatus(res.body, 413)).toBe(true);
@@ -151,7 +152,7 @@ test('a 413 for a huge Content-Length closes the connection', async () => {
 test('a request past its deadline gets 504 Timeout (here a body that stops coming, with ?timeout=1s)', async () => {
   const started = Date.now();
   const head =
-    'POST /api/v1/namespaces/default/configmaps?timeout=1s HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"metadata":';
+    'POST /api/v1/namespaces/default/configmaps?timeout=1s HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"metadata":';
   const res = await rawRequest(server.port, head, { lingerMs: 2000 });
   expect(res.code).toBe(504);
   const status = JSON.parse(res.body);

@@ -56,7 +56,9 @@ function oneShot(
 function stalledCreate(port: number): Socket {
   const socket = connect(port, '127.0.0.1');
   socket.on('error', () => undefined);
-  socket.write('POST /api/v1/namespaces/default/configmaps HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"metadata":');
+  socket.write(
+    'POST /api/v1/namespaces/default/configmaps HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"metadata":',
+  );
   return socket;
 }
 
@@ -78,7 +80,7 @@ test('past --max-mutating-requests-inflight a write gets 429 with Retry-After: 1
   expect((await oneShot(server.port, '/livez')).code).toBe(200);
   // Watches are long-running: more of them than the read limit all start.
   const watches = await Promise.all(
-    [1, 2, 3].map(() => rawRequest(server.port, 'GET /api/v1/namespaces?watch=1&timeoutSeconds=1 HTTP/1.1\r\nHost: x\r\n\r\n', { lingerMs: 100 })),
+    [1, 2, 3].map(() => rawRequest(server.port, 'GET /api/v1/namespaces?watch=1&timeoutSeconds=1 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n', { lingerMs: 100 })),
   );
   expect(watches.map((w) => [w.code, w.complete])).toEqual([
     [200, true],
@@ -94,7 +96,8 @@ test('past --max-mutating-requests-inflight a write gets 429 with Retry-After: 1
 
 test('--request-timeout ends a stalled request with 504; --min-request-timeout ends a watch cleanly after 1-2 times it', async () => {
   const started = Date.now();
-  const head = 'POST /api/v1/namespaces/default/configmaps HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"metadata":';
+  const head =
+    'POST /api/v1/namespaces/default/configmaps HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"metadata":';
   const stalled = await rawRequest(server.port, head, { lingerMs: 1000 });
   const stalledMs = Date.now() - started;
   expect(stalled.code).toBe(504);
@@ -103,7 +106,7 @@ test('--request-timeout ends a stalled request with 504; --min-request-timeout e
   expect(stalledMs).toBeLessThan(5000);
 
   const watchStarted = Date.now();
-  const watch = await rawRequest(server.port, 'GET /api/v1/namespaces?watch=1 HTTP/1.1\r\nHost: x\r\n\r\n', { timeoutMs: 8000, lingerMs: 100 });
+  const watch = await rawRequest(server.port, 'GET /api/v1/namespaces?watch=1 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n', { timeoutMs: 8000, lingerMs: 100 });
   const watchMs = Date.now() - watchStarted;
   expect(watch.code).toBe(200);
   expect(watch.complete).toBe(true);
@@ -130,7 +133,7 @@ test('a slowloris and a connection flood past --max-connections do not lock out 
       setTimeout(open, 10);
     });
     if (trickle) {
-      socket.write('GET /api/v1/namespaces HTTP/1.1\r\nHost: x\r\nX-Slow: ');
+      socket.write('GET /api/v1/namespaces HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ');
       const timer = setInterval(() => (socket.writable ? socket.write('a') : clearInterval(timer)), 500);
       socket.on('close', () => clearInterval(timer));
     }
@@ -161,7 +164,7 @@ test('a connection trickling its headers is closed after the 32 s header timeout
   socket.on('data', (c: Buffer) => (answer += c.toString()));
   socket.on('close', () => (closedAt = Date.now()));
   const started = Date.now();
-  socket.write('GET /api/v1/namespaces HTTP/1.1\r\nHost: x\r\nX-Slow: ');
+  socket.write('GET /api/v1/namespaces HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ');
   const timer = setInterval(() => socket.writable && socket.write('a'), 1000);
   while (!closedAt && Date.now() - started < 40_000) await new Promise((r) => setTimeout(r, 200));
   clearInterval(timer);

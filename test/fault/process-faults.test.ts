@@ -121,7 +121,7 @@ test('SIGTERM under load: /readyz turns red, nothing in flight is reset, acknowl
   slow.on('error', (err) => (slowAnswer += `error: ${err.message}`));
   const slowBody = JSON.stringify({ metadata: { name: 'slow' } });
   slow.write(
-    `POST /api/v1/namespaces/drain/configmaps HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${slowBody.length}\r\n\r\n${slowBody.slice(0, 10)}`,
+    `POST /api/v1/namespaces/drain/configmaps HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${slowBody.length}\r\n\r\n${slowBody.slice(0, 10)}`,
   );
   await new Promise((r) => setTimeout(r, 200));
 

@@ -19,7 +19,7 @@ export function uniquePrefix(label: string): string {
  * The listeners of a test server: on 127.0.0.1 only, ports picked by the system, the insecure
  * port on (tests act through it as the cluster admin unless they test authentication).
  */
-export const TEST_LISTENERS: Partial<Config> = { bindAddress: '127.0.0.1', securePort: 0, insecureBindAddress: '127.0.0.1', insecurePort: 0 };
+export const TEST_LISTENERS: Partial<Config> = { bindAddress: '127.0.0.1', securePort: 0, insecureBindAddress: '127.0.0.1', insecurePort: 'ephemeral' };
 
 /**
  * kapi in this process, over the shared test etcd under a fresh prefix; `url` is its insecure

@@ -130,7 +130,7 @@ describe('create', () => {
   });
 
   test('an unknown Content-Type is 415; a body over 3 MiB is 413', async () => {
-    const res = await api.request('POST', `${NS}/configmaps`, { raw: 'x', contentType: 'text/plain' });
+    const res = await api.request('POST', `${NS}/configmaps`, { raw: 'x', contentType: 'application/xml' });
     expect(res.status).toBe(415);
     expect(res.body.reason).toBe('UnsupportedMediaType');
     const big = await api.post(`${NS}/configmaps`, configMap('big', { a: 'x'.repeat(3 * 1024 * 1024 + 1) }));

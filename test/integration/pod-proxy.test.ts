@@ -318,9 +318,12 @@ describe('pods/exec, attach, portforward', () => {
     });
   });
 
+  // A POST without a body still names a type: the insecure port refuses one without (insecure-port-guard.ts).
+  const typed = { headers: { 'Content-Type': 'application/json' } };
+
   test('without an upgrade: kube 400 "Upgrade request required"', async () => {
     for (const sub of ['exec?command=ls', 'attach', 'portforward?ports=80']) {
-      const res = await api.post(`${NS}/pods/web/${sub}`, undefined);
+      const res = await api.post(`${NS}/pods/web/${sub}`, undefined, typed);
       expect(res.status).toBe(400);
       expect(res.body.message).toBe('Upgrade request required');
     }
@@ -329,12 +332,12 @@ describe('pods/exec, attach, portforward', () => {
   test('a pod not on a node is kube 400 "does not have a host assigned"', async () => {
     const { head } = await websocket(`${NS}/pods/pending/exec?command=ls&stdout=1`);
     expect(head).toMatch(/^HTTP\/1\.1 400 /);
-    const res = await api.post(`${NS}/pods/pending/exec?command=ls`, undefined);
+    const res = await api.post(`${NS}/pods/pending/exec?command=ls`, undefined, typed);
     expect(res.body).toMatchObject({ reason: 'BadRequest', message: 'pod pending does not have a host assigned' });
   });
 
   test('a container not in the pod is kube 400; other methods 405', async () => {
-    const res = await api.post(`${NS}/pods/web/exec?container=nope&command=ls`, undefined);
+    const res = await api.post(`${NS}/pods/web/exec?container=nope&command=ls`, undefined, typed);
     expect(res.body.message).toBe('container nope is not valid for pod web');
     expect((await api.put(`${NS}/pods/web/exec`, {})).status).toBe(405);
     expect((await api.post(`${NS}/pods/web/log`, {})).status).toBe(405);
@@ -363,7 +366,7 @@ describe('pods/exec, attach, portforward', () => {
       logs = await api.get(`${NS}/pods/web/log`, as);
     }
     expect(logs.status).toBe(200);
-    const exec = await api.post(`${NS}/pods/web/exec?command=ls`, undefined, as);
+    const exec = await api.post(`${NS}/pods/web/exec?command=ls`, undefined, { headers: { ...as.headers, ...typed.headers } });
     expect(exec.status).toBe(403);
     expect(exec.body.message).toBe('pods "web" is forbidden: User "alice" cannot create resource "pods/exec" in API group "" in the namespace "default"');
   });
@@ -406,7 +409,8 @@ describe('services/proxy and pods/proxy', () => {
   test('name:port goes to an address of the endpoints with the path and query; the caller credentials stay behind', async () => {
     const res = await api.request('POST', `${NS}/services/web:80/proxy/hello/world?q=1`, {
       raw: 'payload',
-      contentType: 'text/plain',
+      // Not text/plain: the insecure port refuses a type a web page could send (insecure-port-guard.ts).
+      contentType: 'application/octet-stream',
       headers: { Authorization: 'Bearer secret' },
     });
     expect(res.status).toBe(200);

@@ -54,7 +54,7 @@ test('a Role is stored under /registry/roles with its rules; names may hold colo
   const res = await api.post(`${RBAC}/namespaces/default/roles`, role('system:pod-reader', rules));
   expect(res.status).toBe(201);
   expect(res.body.rules).toEqual(rules);
-  expect(await etcd.keys(`${server.prefix}/roles/`)).toEqual([`${server.prefix}/roles/default/system:pod-reader`]);
+  expect(await etcd.keys(`${server.prefix}/roles/default/`)).toEqual([`${server.prefix}/roles/default/system:pod-reader`]);
   const got = await api.get(`${RBAC}/namespaces/default/roles/system:pod-reader`);
   expect(got.body.metadata.uid).toBe(res.body.metadata.uid);
 });

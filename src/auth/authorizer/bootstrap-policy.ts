@@ -177,6 +177,10 @@ export const BOOTSTRAP_CLUSTER_ROLES: KubeObject[] = [
     ],
     { labels: { [TO_VIEW]: 'true' } },
   ),
+  clusterRole('system:auth-delegator', [
+    r(['authentication.k8s.io'], ['tokenreviews'], ['create']),
+    r(['authorization.k8s.io'], ['subjectaccessreviews'], ['create']),
+  ]),
   clusterRole('system:basic-user', [
     r(['authorization.k8s.io'], ['selfsubjectaccessreviews', 'selfsubjectrulesreviews'], ['create']),
     r(['authentication.k8s.io'], ['selfsubjectreviews'], ['create']),
@@ -190,6 +194,7 @@ export const BOOTSTRAP_CLUSTER_ROLES: KubeObject[] = [
   ]),
   clusterRole('system:monitoring', [urls(['/healthz', '/healthz/*', '/livez', '/livez/*', '/metrics', '/metrics/slis', '/readyz', '/readyz/*'], ['get'])]),
   clusterRole('system:public-info-viewer', [urls(['/healthz', '/livez', '/readyz', '/version', '/version/'], ['get'])]),
+  clusterRole('system:service-account-issuer-discovery', [urls(['/.well-known/openid-configuration', '/openid/v1/jwks'], ['get'])]),
   clusterRole('view', null, { aggregateFrom: TO_VIEW, labels: { [TO_EDIT]: 'true' } }),
 ];
 
@@ -209,4 +214,71 @@ export const BOOTSTRAP_CLUSTER_ROLE_BINDINGS: KubeObject[] = [
   clusterRoleBinding('system:discovery', ['system:authenticated']),
   clusterRoleBinding('system:monitoring', ['system:monitoring']),
   clusterRoleBinding('system:public-info-viewer', ['system:authenticated', 'system:unauthenticated']),
+  clusterRoleBinding('system:service-account-issuer-discovery', ['system:serviceaccounts']),
+];
+
+/** A Role of the bootstrap policy (kube's testdata/namespace-roles.yaml). */
+function role(namespace: string, name: string, rules: PolicyRule[]): KubeObject {
+  return {
+    apiVersion: RBAC_API_VERSION,
+    kind: 'Role',
+    metadata: { name, namespace, labels: { ...BOOTSTRAP_LABELS }, annotations: { [AUTO_UPDATE_ANNOTATION]: 'true' } },
+    rules,
+  };
+}
+
+type Subject = { kind: 'User'; apiGroup: string; name: string } | { kind: 'ServiceAccount'; name: string; namespace: string };
+const user = (name: string): Subject => ({ kind: 'User', apiGroup: 'rbac.authorization.k8s.io', name });
+const serviceAccount = (name: string): Subject => ({ kind: 'ServiceAccount', name, namespace: 'kube-system' });
+
+function roleBinding(namespace: string, name: string, roleName: string, subjects: Subject[]): KubeObject {
+  return {
+    apiVersion: RBAC_API_VERSION,
+    kind: 'RoleBinding',
+    metadata: { name, namespace, labels: { ...BOOTSTRAP_LABELS }, annotations: { [AUTO_UPDATE_ANNOTATION]: 'true' } },
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: roleName },
+    subjects,
+  };
+}
+
+const EVENTS_WRITE = r(['', 'events.k8s.io'], ['events'], ['create', 'patch', 'update']);
+const LEADER_LOCKING = [
+  r(['coordination.k8s.io'], ['leases'], ['create', 'get', 'list', 'update', 'watch']),
+  r(['coordination.k8s.io'], ['leasecandidates'], ['create', 'get', 'list', 'update', 'watch']),
+];
+
+export const BOOTSTRAP_ROLES: KubeObject[] = [
+  role('kube-public', 'system:controller:bootstrap-signer', [
+    r([''], ['configmaps'], READ),
+    { apiGroups: [''], resources: ['configmaps'], resourceNames: ['cluster-info'], verbs: ['update'] },
+    EVENTS_WRITE,
+  ]),
+  role('kube-system', 'extension-apiserver-authentication-reader', [
+    { apiGroups: [''], resources: ['configmaps'], resourceNames: ['extension-apiserver-authentication'], verbs: READ },
+  ]),
+  role('kube-system', 'system::leader-locking-kube-controller-manager', LEADER_LOCKING),
+  role('kube-system', 'system::leader-locking-kube-scheduler', LEADER_LOCKING),
+  role('kube-system', 'system:controller:bootstrap-signer', [r([''], ['secrets'], READ)]),
+  role('kube-system', 'system:controller:cloud-provider', [r([''], ['configmaps'], ['create', 'get', 'list', 'watch'])]),
+  role('kube-system', 'system:controller:token-cleaner', [r([''], ['secrets'], ['delete', 'get', 'list', 'watch']), EVENTS_WRITE]),
+];
+
+export const BOOTSTRAP_ROLE_BINDINGS: KubeObject[] = [
+  roleBinding('kube-public', 'system:controller:bootstrap-signer', 'system:controller:bootstrap-signer', [serviceAccount('bootstrap-signer')]),
+  roleBinding('kube-system', 'system::extension-apiserver-authentication-reader', 'extension-apiserver-authentication-reader', [
+    user('system:kube-controller-manager'),
+    user('system:kube-scheduler'),
+  ]),
+  roleBinding('kube-system', 'system::leader-locking-kube-controller-manager', 'system::leader-locking-kube-controller-manager', [
+    user('system:kube-controller-manager'),
+    serviceAccount('kube-controller-manager'),
+    serviceAccount('leader-election-controller'),
+  ]),
+  roleBinding('kube-system', 'system::leader-locking-kube-scheduler', 'system::leader-locking-kube-scheduler', [
+    user('system:kube-scheduler'),
+    serviceAccount('kube-scheduler'),
+  ]),
+  roleBinding('kube-system', 'system:controller:bootstrap-signer', 'system:controller:bootstrap-signer', [serviceAccount('bootstrap-signer')]),
+  roleBinding('kube-system', 'system:controller:cloud-provider', 'system:controller:cloud-provider', [serviceAccount('cloud-provider')]),
+  roleBinding('kube-system', 'system:controller:token-cleaner', 'system:controller:token-cleaner', [serviceAccount('token-cleaner')]),
 ];

@@ -3,7 +3,7 @@ import { jsonEqual } from '../../api/deep-equal';
 import { isPlainObject, type KubeObject } from '../../api/types';
 import type { GenericStore } from '../../registry/generic-store';
 import { systemContext, SERVER_OWN_WRITE } from '../../registry/request-context';
-import { AUTO_UPDATE_ANNOTATION, BOOTSTRAP_CLUSTER_ROLE_BINDINGS, BOOTSTRAP_CLUSTER_ROLES } from './bootstrap-policy';
+import { AUTO_UPDATE_ANNOTATION, BOOTSTRAP_CLUSTER_ROLE_BINDINGS, BOOTSTRAP_CLUSTER_ROLES, BOOTSTRAP_ROLE_BINDINGS, BOOTSTRAP_ROLES } from './bootstrap-policy';
 import { rulesOf, subjectsOf } from './rbac-objects';
 import { breakdownRule, covers } from './rule-match';
 
@@ -47,23 +47,24 @@ function reconciledBinding(existing: KubeObject, expected: KubeObject): KubeObje
 
 async function reconcile(store: GenericStore, expected: KubeObject, reconciled: (existing: KubeObject, expected: KubeObject) => KubeObject): Promise<void> {
   const name = expected.metadata.name!;
+  const namespace = expected.metadata.namespace ?? '';
   for (let attempt = 0; attempt < 3; attempt++) {
     let existing: KubeObject | null = null;
     try {
-      existing = await store.get('', name, { resourceVersion: '', match: '' });
+      existing = await store.get(namespace, name, { resourceVersion: '', match: '' });
     } catch (err) {
       if (!(isStatusError(err) && err.code === 404)) throw err;
     }
     try {
       if (!existing) {
-        await store.create(systemContext({ namespace: '' }, SERVER_OWN_WRITE), structuredClone(expected), { dryRun: false });
+        await store.create(systemContext({ namespace }, SERVER_OWN_WRITE), structuredClone(expected), { dryRun: false });
         return;
       }
       // A role its owner marked autoupdate=false is left as it is.
       if (existing.metadata.annotations?.[AUTO_UPDATE_ANNOTATION] === 'false') return;
       const next = reconciled(existing, expected);
       if (jsonEqual(next, existing)) return;
-      await store.update(systemContext({ namespace: '' }, SERVER_OWN_WRITE), name, next, { dryRun: false });
+      await store.update(systemContext({ namespace }, SERVER_OWN_WRITE), name, next, { dryRun: false });
       return;
     } catch (err) {
       // Another kapi reconciled it at the same moment: read again.
@@ -76,10 +77,17 @@ async function reconcile(store: GenericStore, expected: KubeObject, reconciled: 
  * The bootstrap policy at every start (kube-apiserver's storage_rbac PostStartHook): roles and
  * bindings that are missing are created, existing ones get what they lack.
  */
-export async function reconcileBootstrapPolicy(clusterRoles: GenericStore, clusterRoleBindings: GenericStore): Promise<void> {
+export async function reconcileBootstrapPolicy(stores: {
+  roles: GenericStore;
+  clusterroles: GenericStore;
+  rolebindings: GenericStore;
+  clusterrolebindings: GenericStore;
+}): Promise<void> {
   // Each object is its own read and guarded write; sent together, etcd commits them in a few batches.
   await Promise.all([
-    ...BOOTSTRAP_CLUSTER_ROLES.map((role) => reconcile(clusterRoles, role, reconciledRole)),
-    ...BOOTSTRAP_CLUSTER_ROLE_BINDINGS.map((binding) => reconcile(clusterRoleBindings, binding, reconciledBinding)),
+    ...BOOTSTRAP_CLUSTER_ROLES.map((role) => reconcile(stores.clusterroles, role, reconciledRole)),
+    ...BOOTSTRAP_CLUSTER_ROLE_BINDINGS.map((binding) => reconcile(stores.clusterrolebindings, binding, reconciledBinding)),
+    ...BOOTSTRAP_ROLES.map((role) => reconcile(stores.roles, role, reconciledRole)),
+    ...BOOTSTRAP_ROLE_BINDINGS.map((binding) => reconcile(stores.rolebindings, binding, reconciledBinding)),
   ]);
 }
