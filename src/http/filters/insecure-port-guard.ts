@@ -5,11 +5,13 @@ import { parseMediaType } from '../../codec/media-type';
 import { writeError } from '../respond';
 
 /**
- * What a web page can make a browser send without a CORS preflight: a POST whose body has no type
- * or one of the CORS-safelisted types. On a port where every request is a cluster admin, such a
- * body is refused instead of read as JSON.
+ * The CORS-safelisted body types a web page can make a browser send without a preflight. On a port
+ * where every request is a cluster admin, such a body is refused instead of read as JSON. A body
+ * with no type is read as JSON, as kube-apiserver reads it: kubectl sends some (`create --raw`,
+ * `scale --current-replicas`), and a browser's cross-origin write without one still carries an
+ * Origin, which the check above refuses.
  */
-const BROWSER_SIMPLE_TYPES = new Set(['', 'text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data']);
+const BROWSER_SIMPLE_TYPES = new Set(['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data']);
 
 const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH']);
 
@@ -53,8 +55,8 @@ function refusal(req: IncomingMessage, accepted: string[]): StatusError | null {
   }
   // An upgrade (exec, attach, port-forward over SPDY) carries no body, and a browser cannot send one.
   if (WRITE_METHODS.has(req.method ?? '') && req.headers.upgrade === undefined) {
-    const type = parseMediaType(req.headers['content-type'] ?? '').type;
-    if (BROWSER_SIMPLE_TYPES.has(type)) return unsupportedMediaType(accepted);
+    const type = req.headers['content-type'];
+    if (type !== undefined && BROWSER_SIMPLE_TYPES.has(parseMediaType(type).type)) return unsupportedMediaType(accepted);
   }
   return null;
 }
