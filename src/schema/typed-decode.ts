@@ -16,6 +16,8 @@ export interface DecodeReport {
   unknown: string[];
   /** The first type error, or null. */
   typeError: string | null;
+  /** What the first type error found: the value, and the kind of Go type it was to fill. */
+  mismatch: { value: unknown; into: SchemaNode['kind'] } | null;
 }
 
 const INT_RANGE: Record<'int32' | 'int64', [number, number]> = {
@@ -108,6 +110,7 @@ class Walker {
   /** Fields pruned by a custom resource's schema. */
   readonly pruned: string[] = [];
   typeError: string | null = null;
+  mismatchFound: DecodeReport['mismatch'] = null;
 
   constructor(private readonly prune: boolean) {}
 
@@ -148,6 +151,7 @@ class Walker {
     const intoInteger = node.kind === 'scalar' && (node.type === 'int32' || node.type === 'int64');
     const shown = typeof value === 'number' && intoInteger ? `number ${value}` : jsonKind(value);
     this.typeError = `json: cannot unmarshal ${shown} into Go struct field ${owner}.${namePath} of type ${goType(node)}`;
+    this.mismatchFound = { value, into: node.kind };
   }
 
   /** Checks one value; nulls decode to zero values and are fine everywhere. */
@@ -262,5 +266,5 @@ class Walker {
 export function typedDecode(obj: Record<string, unknown>, schema: ObjectNode, prune = true): DecodeReport {
   const walker = new Walker(prune);
   walker.object(obj, schema, '', '', true);
-  return { unknown: walker.report(schema), typeError: walker.typeError };
+  return { unknown: walker.report(schema), typeError: walker.typeError, mismatch: walker.mismatchFound };
 }

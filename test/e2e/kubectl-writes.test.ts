@@ -66,6 +66,17 @@ test('kubectl patch --type=json|merge|strategic', async () => {
   expect(dep.spec.template.spec.containers.map((c: { image: string }) => c.image)).toEqual(['nginx:1.28']);
 });
 
+test("a strategic merge patch of the wrong shape is refused in the unstructured converter's words (kubectl's test/cmd looks for them)", async () => {
+  const labels = await k('patch', 'configmap', 'settings', '-p', '{"metadata":{"labels":"invalid"}}');
+  expect(labels.code).not.toBe(0);
+  expect(labels.stderr).toContain('Invalid value: "map[metadata:map[labels:invalid]]": cannot restore map from string');
+  const list = await k('patch', 'deployment', 'web', '-p', '{"spec":{"template":{"spec":{"containers":5}}}}');
+  expect(list.stderr).toContain('cannot restore slice from float64');
+  const struct = await k('patch', 'deployment', 'web', '-p', '{"spec":{"template":"x"}}');
+  expect(struct.stderr).toContain('cannot restore struct from: string');
+  expect(JSON.parse((await k('get', 'configmap', 'settings', '-o', 'json')).stdout).metadata.labels).toEqual({ app: 'demo' });
+});
+
 test('kubectl explain uses the OpenAPI v3 schemas', async () => {
   const res = await k('explain', 'pod.spec.containers');
   expect(res.code).toBe(0);

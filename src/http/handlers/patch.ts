@@ -9,6 +9,7 @@ import { decodeYaml } from '../../codec/yaml';
 import { applyJsonPatch } from '../../patch/json-patch';
 import { applyMergePatch } from '../../patch/merge-patch';
 import { applyStrategicMergePatch } from '../../patch/strategic-merge';
+import { goFormatValue } from '../../patch/go-value-format';
 import { typedDecode } from '../../schema/typed-decode';
 import { readBody } from '../body';
 import { duplicateFieldErrors, enforceFieldValidation, unknownFieldErrors } from '../field-validation';
@@ -70,6 +71,26 @@ function applyConfig(body: Buffer, r: ResourceRequest, type: string): KubeObject
   return value as KubeObject;
 }
 
+/** reflect.Kind of a decoded JSON value, as Go's unstructured converter names it. */
+function reflectKind(value: unknown): string {
+  if (Array.isArray(value)) return 'slice';
+  if (typeof value === 'object') return 'map';
+  if (typeof value === 'number') return 'float64';
+  return typeof value;
+}
+
+/**
+ * runtime.DefaultUnstructuredConverter's words for a value of the wrong shape (mapFromUnstructured,
+ * sliceFromUnstructured, structFromUnstructured); null for scalars, whose JSON text kapi keeps.
+ */
+function restoreError(mismatch: { value: unknown; into: string }): string | null {
+  const kind = reflectKind(mismatch.value);
+  if (mismatch.into === 'map') return `cannot restore map from ${kind}`;
+  if (mismatch.into === 'list') return `cannot restore slice from ${kind}`;
+  if (mismatch.into === 'object') return `cannot restore struct from: ${kind}`;
+  return null;
+}
+
 export async function handlePatch(r: ResourceRequest): Promise<void> {
   const { info, store, query } = r;
   const patchSchema = r.patchSchemaFor(r.served.kind);
@@ -91,9 +112,11 @@ export async function handlePatch(r: ResourceRequest): Promise<void> {
   const fieldErrors: string[] = [];
 
   /** Type errors are fatal; unknown fields are dropped and reported per fieldValidation. */
-  const checked = (obj: KubeObject): KubeObject => {
+  const checked = (obj: KubeObject, patch?: unknown): KubeObject => {
     if (!schema) return obj;
     const report = typedDecode(obj, schema);
+    const restore = patch !== undefined && report.mismatch ? restoreError(report.mismatch) : null;
+    if (restore) throw invalid({ group: '', kind: '' }, '', [field.invalid('patch', goFormatValue(patch), restore)]);
     if (report.typeError) throw badRequest(report.typeError);
     fieldErrors.push(...unknownFieldErrors(report.unknown));
     enforceFieldValidation(r.res, validation, [...new Set(fieldErrors)]);
@@ -125,7 +148,9 @@ export async function handlePatch(r: ResourceRequest): Promise<void> {
           return applyStrategicMergePatch(current, patch, patchSchema);
       }
     };
-    result = await store.update(r.ctx, info.name, (current) => checked(asObject(apply(current), current)), { dryRun, fieldManager });
+    // A strategic merge's result is converted from unstructured as kube's patcher does it, whose type errors it reports against the patch.
+    const smp = type === STRATEGIC_MERGE_PATCH ? patch : undefined;
+    result = await store.update(r.ctx, info.name, (current) => checked(asObject(apply(current), current), smp), { dryRun, fieldManager });
   }
   respond(r, result.created ? 201 : 200, result.object);
 }
