@@ -11,7 +11,7 @@ export interface ObjectConverter {
   convert(objects: KubeObject[], apiVersion: string, signal: AbortSignal): Promise<KubeObject[]>;
 }
 
-/** For reads made outside a request (controllers, lookups): the converter's own timeout bounds them. */
+/** A signal that never fires: kapi's own writes, and reads outside a request (the converter's own timeout bounds those). */
 export const NO_SIGNAL: AbortSignal = new AbortController().signal;
 
 /** Why a conversion failed, in kube's words ("conversion webhook for <gvk> failed: ..."). */

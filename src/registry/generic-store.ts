@@ -187,17 +187,24 @@ export class GenericStore {
    * resources without a conversion webhook).
    */
   async toServed(obj: KubeObject, signal: AbortSignal = NO_SIGNAL): Promise<KubeObject> {
+    const { converter } = this.def;
+    const apiVersion = apiVersionOfDefinition(this.def);
+    if (!converter || obj.apiVersion === apiVersion) return this.restamped(obj);
+    return inWireOrder(await convertOne(converter, obj, apiVersion, signal, false), this.def.kind, apiVersion);
+  }
+
+  /** A stored object shown in this version without calling out: converted in process, or only restamped. */
+  private restamped(obj: KubeObject): KubeObject {
     const apiVersion = apiVersionOfDefinition(this.def);
     if (obj.kind === this.def.kind && obj.apiVersion === apiVersion) return obj;
-    const { conversion, converter } = this.def;
-    if (converter) return inWireOrder(await convertOne(converter, obj, apiVersion, signal, false), this.def.kind, apiVersion);
+    const { conversion } = this.def;
     return inWireOrder(conversion ? conversion.fromStorage(structuredClone(obj)) : obj, this.def.kind, apiVersion);
   }
 
-  /** `served` of a list's items, converted in one call where a converter converts them (kube's webhook converter sends a list at once). */
+  /** `toServed` of a list's items: in process without a promise per item, or in one converter call (kube's webhook converter sends a list at once). */
   private async servedItems(items: KubeObject[], signal: AbortSignal): Promise<KubeObject[]> {
     const { converter } = this.def;
-    if (!converter) return Promise.all(items.map((o) => this.toServed(o, signal)));
+    if (!converter) return items.map((o) => this.restamped(o));
     const apiVersion = apiVersionOfDefinition(this.def);
     return (await convertAll(converter, items, apiVersion, signal, false)).map((o) => inWireOrder(o, this.def.kind, apiVersion));
   }

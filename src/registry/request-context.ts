@@ -4,6 +4,7 @@ import type { RequestAuthorizer } from '../auth/authorizer/attributes';
 import { PRIVILEGED_GROUP_ONLY } from '../auth/authorizer/modes';
 import type { UserInfo } from '../auth/user';
 import type { WriteAdmission } from './admission-hooks';
+import { NO_SIGNAL } from './conversion';
 
 /** What a resource request asks, as k8s.io/apiserver's RequestInfo: parsed once from the path. */
 export interface RequestAttributes {
@@ -52,9 +53,8 @@ export const APISERVER_USER: UserInfo = {
   extra: {},
 };
 
-const NEVER_ABORTED = new AbortController().signal;
 // Shared by every internal write, which listens on it only while its etcd call runs.
-setMaxListeners(0, NEVER_ABORTED);
+setMaxListeners(0, NO_SIGNAL);
 
 /**
  * The admission of kapi's own writes (controllers, bootstrap): none. kube's controllers write
@@ -82,7 +82,7 @@ export function systemContext(info: Partial<RequestAttributes> & { namespace: st
     authorizer: policy.authorizer,
     admission: policy.admission,
     deadline: null,
-    signal: NEVER_ABORTED,
+    signal: NO_SIGNAL,
     warn: () => undefined,
     auditAnnotations: new Map(),
   };

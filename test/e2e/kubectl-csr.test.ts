@@ -4,7 +4,7 @@ import path from 'node:path';
 import yaml from 'js-yaml';
 import { eventually } from '../harness/etcd-keys';
 import { startServerProcess, type ServerProcess } from '../harness/process';
-import { run } from '../harness/tls';
+import { opensslCertificateRequest, run } from '../harness/tls';
 
 // CertificateSigningRequests end to end over TLS: a CSR created as a user records that user,
 // `kubectl certificate approve` gets it signed by the cluster CA, and the certificate with its key
@@ -23,27 +23,7 @@ const kubectl = (args: string[], input?: string) => {
 };
 
 /** A key and a PEM certificate request for `subject`, made by openssl. */
-async function certificateRequest(name: string, subject: string): Promise<{ key: string; csr: string }> {
-  const key = path.join(dir, `${name}.key`);
-  const csr = path.join(dir, `${name}.csr`);
-  const made = await run('openssl', [
-    'req',
-    '-new',
-    '-newkey',
-    'ec',
-    '-pkeyopt',
-    'ec_paramgen_curve:P-256',
-    '-nodes',
-    '-keyout',
-    key,
-    '-out',
-    csr,
-    '-subj',
-    subject,
-  ]);
-  expect(made.code).toBe(0);
-  return { key, csr: readFileSync(csr, 'utf8') };
-}
+const certificateRequest = (name: string, subject: string): Promise<{ key: string; csr: string }> => opensslCertificateRequest(dir, name, subject);
 
 function csrManifest(name: string, request: string, signerName = 'kubernetes.io/kube-apiserver-client', extra: Record<string, unknown> = {}): string {
   return JSON.stringify({

@@ -1,6 +1,7 @@
 import { connect } from 'node:net';
 import { Api } from '../harness/http';
 import { startServerProcess, type ServerProcess } from '../harness/process';
+import { yamlAliasBomb } from '../harness/fuzz';
 import { livezProbe, rawGet, rawRequest } from '../harness/raw-http';
 
 /**
@@ -23,17 +24,6 @@ afterAll(async () => {
 afterEach(() => {
   expect(server.child.exitCode).toBeNull();
 });
-
-function aliasBomb(): string {
-  const lines = ['a0: &a0 [x, x, x, x, x, x, x, x, x]'];
-  for (let i = 1; i < 10; i++)
-    lines.push(
-      `a${i}: &a${i} [${Array(9)
-        .fill(`*a${i - 1}`)
-        .join(', ')}]`,
-    );
-  return lines.join('\n');
-}
 
 const isStatus = (body: string, code: number): boolean => {
   const status = JSON.parse(body);
@@ -129,7 +119,7 @@ test('a YAML alias bomb is a quick 400 for create, update and apply, and /livez 
   ];
   for (const [method, path, contentType] of cases) {
     const started = Date.now();
-    const res = await api.request(method, path, { raw: aliasBomb(), contentType });
+    const res = await api.request(method, path, { raw: yamlAliasBomb(), contentType });
     expect(Date.now() - started).toBeLessThan(2000);
     expect(res.status).toBe(400);
     expect(res.body.message).toContain('excessive aliasing');

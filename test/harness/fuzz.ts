@@ -127,6 +127,21 @@ export const FUZZ_MEDIA = [
   'application/json, application/yaml;q=0.5',
 ];
 
+/**
+ * A well-formed body of each media type the fuzzers send: `object` read back from the server in
+ * that encoding, a JSON patch of it, and the patch types that take an object's own encoding.
+ */
+export async function validBodies(objectUrl: string, encodings: string[]): Promise<Record<string, Buffer>> {
+  const valid: Record<string, Buffer> = {};
+  for (const accept of encodings) valid[accept] = Buffer.from(await (await fetch(objectUrl, { headers: { Accept: accept } })).arrayBuffer());
+  valid['application/json-patch+json'] = Buffer.from('[{"op":"replace","path":"/data/k","value":"w"}]');
+  valid['application/merge-patch+json'] = valid['application/json'];
+  valid['application/strategic-merge-patch+json'] = valid['application/json'];
+  valid['application/apply-patch+yaml'] = valid['application/yaml'];
+  if (valid['application/cbor']) valid['application/apply-patch+cbor'] = valid['application/cbor'];
+  return valid;
+}
+
 /** A YAML alias bomb: nine levels of nine references each. */
 export function yamlAliasBomb(): string {
   const lines = ['a0: &a0 [x, x, x, x, x, x, x, x, x]'];

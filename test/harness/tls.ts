@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { request } from 'node:https';
 import type { SecureVersion } from 'node:tls';
 
@@ -69,4 +70,27 @@ export function run(command: string, args: string[], env: Record<string, string>
       resolve({ code, stdout, stderr });
     });
   });
+}
+
+/** A P-256 key and a PEM certificate request for `subject` (`/CN=.../O=...`), made by openssl in `dir`. */
+export async function opensslCertificateRequest(dir: string, name: string, subject: string): Promise<{ key: string; csr: string }> {
+  const key = `${dir}/${name}.key`;
+  const csr = `${dir}/${name}.csr`;
+  const made = await run('openssl', [
+    'req',
+    '-new',
+    '-newkey',
+    'ec',
+    '-pkeyopt',
+    'ec_paramgen_curve:P-256',
+    '-nodes',
+    '-keyout',
+    key,
+    '-out',
+    csr,
+    '-subj',
+    subject,
+  ]);
+  if (made.code !== 0) throw new Error(`openssl req: ${made.stderr}`);
+  return { key, csr: readFileSync(csr, 'utf8') };
 }

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { eventually } from '../harness/etcd-keys';
 import { startServerProcess, type ServerProcess } from '../harness/process';
-import { run } from '../harness/tls';
+import { opensslCertificateRequest, run } from '../harness/tls';
 
 // Escalation, tried as an attacker would: mallory holds only a namespaced grant to manage RBAC
 // objects, mint tokens and approve CSRs in team-a, and uses the real kubectl over TLS with her
@@ -169,29 +169,12 @@ describe('credentials in other namespaces and other names', () => {
   });
 
   test('approving her own CSR for a client certificate needs approve on the signer', async () => {
-    const key = path.join(dir, 'self.key');
-    const csrFile = path.join(dir, 'self.csr');
-    const made = await run('openssl', [
-      'req',
-      '-new',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:P-256',
-      '-nodes',
-      '-keyout',
-      key,
-      '-out',
-      csrFile,
-      '-subj',
-      '/CN=mallory/O=team',
-    ]);
-    expect(made.code).toBe(0);
+    const { csr: request } = await opensslCertificateRequest(dir, 'self', '/CN=mallory/O=team');
     const csr = {
       apiVersion: 'certificates.k8s.io/v1',
       kind: 'CertificateSigningRequest',
       metadata: { name: 'mallory-self' },
-      spec: { request: readFileSync(csrFile).toString('base64'), signerName: 'kubernetes.io/kube-apiserver-client', usages: ['client auth'] },
+      spec: { request: Buffer.from(request).toString('base64'), signerName: 'kubernetes.io/kube-apiserver-client', usages: ['client auth'] },
     };
     await ok(asMallory(['create', '-f', '-'], JSON.stringify(csr)));
     const res = await asMallory(['certificate', 'approve', 'mallory-self']);

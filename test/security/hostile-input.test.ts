@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { FUZZ_MEDIA, Fuzzer, fuzzPaths, sendRequest, type FuzzAnswer } from '../harness/fuzz';
+import { FUZZ_MEDIA, Fuzzer, fuzzPaths, sendRequest, validBodies, type FuzzAnswer } from '../harness/fuzz';
 import { Api } from '../harness/http';
 import { startServerProcess, type ServerProcess } from '../harness/process';
 import { rawRequest, type RawReply } from '../harness/raw-http';
@@ -320,17 +320,7 @@ function problemWith(answer: FuzzAnswer | RawReply, method: string): string | nu
 }
 
 test(`${REQUESTS} hostile requests (seed ${SEED}) while /readyz is probed: no 5xx, errors as Status, /readyz quick, RSS bounded, valid writes kept`, async () => {
-  const encoded = async (accept: string): Promise<Buffer> =>
-    Buffer.from(await (await fetch(`${server.url}${NS}/configmaps/target`, { headers: { Accept: accept } })).arrayBuffer());
-  const valid: Record<string, Buffer> = {
-    'application/json': await encoded('application/json'),
-    'application/yaml': await encoded('application/yaml'),
-    'application/vnd.kubernetes.protobuf': await encoded('application/vnd.kubernetes.protobuf'),
-    'application/json-patch+json': Buffer.from('[{"op":"replace","path":"/data/k","value":"w"}]'),
-  };
-  valid['application/merge-patch+json'] = valid['application/json'];
-  valid['application/strategic-merge-patch+json'] = valid['application/json'];
-  valid['application/apply-patch+yaml'] = valid['application/yaml'];
+  const valid = await validBodies(`${server.url}${NS}/configmaps/target`, ['application/json', 'application/yaml', 'application/vnd.kubernetes.protobuf']);
   const paths = fuzzPaths('hostile');
   const categories: Category[] = ['path', 'query', 'body', 'patch', 'header'];
 
