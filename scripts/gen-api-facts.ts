@@ -13,6 +13,7 @@
  * package's typed constants) and writes:
  *
  *   src/generated/api-facts.ts   the facts, keyed by proto message and JSON field name
+ *   src/generated/types/**       the TypeScript interfaces of those messages (scripts/api-types.ts)
  *   proto/k8s.io/**\/generated.proto   the wire schema kapi loads, rebuilt from those facts
  *
  * Upgrading to another release: change PINNED_TAG, run this, review the diff.
@@ -21,6 +22,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse, type MapField, type Namespace, type Type } from 'protobufjs';
+import { writeApiTypes } from './api-types';
 
 /** The release kapi's API facts come from: a tag of k8s.io/api, k8s.io/apimachinery and k8s.io/kube-aggregator (v0.X.Y is Kubernetes v1.X.Y). */
 const PINNED_TAG = 'v0.34.10';
@@ -418,6 +420,7 @@ function main(): void {
     leftOut,
     protoPackages.map((p) => p.protoFile),
   );
+  writeApiTypes(root, release, facts);
   writeProtos(
     path.join(root, 'proto'),
     release,
