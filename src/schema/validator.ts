@@ -1,7 +1,7 @@
 import type { Type } from 'protobufjs';
 import { field, type FieldErrorList } from '../api/field-errors';
 import type { KubeObject } from '../api/types';
-import { isInlineField, lookupMessage } from '../codec/protobuf';
+import { isInlineField, lookupMessage } from './proto-loader';
 import type { ResourceDefinition } from '../registry/resource-definition';
 import { factsOf, isSpecial } from './proto-schema';
 
