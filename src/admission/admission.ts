@@ -1,7 +1,7 @@
-import type { AdmissionAttributes, WriteAdmission } from '../registry/admission-hooks';
+import type { AdmissionAttributes, WriteAdmission } from '../registry/types';
 import { ReinvocationContext } from './reinvocation';
 
-export type { AdmissionAttributes, AdmissionOperation } from '../registry/admission-hooks';
+export type { AdmissionAttributes, AdmissionOperation } from '../registry/types';
 
 /**
  * One admission plugin; it throws a StatusError to refuse. `admit` is its mutating part (it may

@@ -1,4 +1,4 @@
-import type { ServerServices } from '../registry/server-services';
+import type { ServerServices } from '../registry/types';
 import type { ObjectLookup } from './service-account-authenticator';
 
 /** Live reads, through their stores, of the objects a service account token names. */

@@ -33,7 +33,7 @@ import { resolveService } from '../admission/webhooks/registry-source';
 import type { Config } from '../server/config';
 import type { Logger } from '../server/logger';
 import type { RequestAuthorizer } from '../auth/authorizer/attributes';
-import type { WriteAdmission } from '../registry/admission-hooks';
+import type { WriteAdmission } from '../registry/types';
 import type { Clock } from './runtime/clock';
 import { controllerDeps } from './runtime/controller-deps';
 

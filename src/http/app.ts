@@ -9,7 +9,7 @@ import { negotiateOutput, type Encoding } from '../codec/negotiate';
 import type { ApiServerMetrics } from '../metrics/metrics';
 import type { PatchSchema } from '../patch/strategic-merge';
 import type { ResourceDefinition } from '../registry/resource-definition';
-import type { ServerServices } from '../registry/server-services';
+import type { ServerServices } from '../registry/types';
 import type { ResourceRegistry } from '../registry/resource-registry';
 import { acceptsOpenApiV2Protobuf, encodeOpenApiV2, OPENAPI_V2_PROTOBUF } from './openapi-v2-protobuf';
 import { aggregatedDiscovery, apiGroupDocument, apiGroupList, apiResourceList, apiVersions } from './discovery';

@@ -8,7 +8,7 @@ import { GenericStore } from '../registry/generic-store';
 import type { ResourceDefinition, Verb } from '../registry/resource-definition';
 import type { PatchSchema } from '../patch/strategic-merge';
 import type { ResourceRegistry, RestStore } from '../registry/resource-registry';
-import type { ServerServices } from '../registry/server-services';
+import type { ServerServices } from '../registry/types';
 import { subresourceVerbs, type CreateSubresource, type Subresource } from '../registry/subresources';
 import type { RequestAuthorizer } from '../auth/authorizer/attributes';
 import type { UserInfo } from '../auth/user';

@@ -2,7 +2,7 @@ import type { KubeObject } from '../api/types';
 import { ComputedStore } from './computed-store';
 import { defineComputedResource } from './resource-definition';
 import { systemContext, SERVER_OWN_WRITE } from './request-context';
-import type { ServerServices } from './server-services';
+import type { ServerServices } from './types';
 
 const at = (namespace: string) => systemContext({ namespace }, SERVER_OWN_WRITE);
 

@@ -2,11 +2,11 @@ import { badRequest, notFound } from '../api/errors';
 import type { KubeList, KubeObject, Status } from '../api/types';
 import { kindSchema, type ObjectNode } from '../schema/typed-schema';
 import { FieldManager } from './field-manager';
-import type { WriteOptions } from './generic-store';
+import type { WriteOptions } from './types';
 import { inWireOrder } from './object-order';
 import { apiVersionOfDefinition, type ResourceDefinition, type ServedKind } from './resource-definition';
-import type { ServerServices } from './server-services';
-import type { AdmissionAttributes } from './admission-hooks';
+import type { ServerServices } from './types';
+import type { AdmissionAttributes } from './types';
 import { ensureActive, type RequestContext } from './request-context';
 
 const isStatus = (value: KubeObject | Status): value is Status => value.kind === 'Status';

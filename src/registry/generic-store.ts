@@ -13,8 +13,8 @@ import type { ListOptions, ReadConsistency, Storage, WatchItem, WatchOptions } f
 import { checkPreconditions } from '../storage/preconditions';
 import { isStorageError } from '../storage/storage-error';
 import type { WatchChannel } from '../storage/watch-channel';
-import { finalizersForDeletion, type PropagationOptions } from './deletion-finalizers';
-import { beforeDelete, markAsDeleting, setFinalizers, shouldDeleteDuringUpdate, type GracefulDeleteOptions } from './graceful-deletion';
+import { finalizersForDeletion } from './deletion-finalizers';
+import { beforeDelete, markAsDeleting, setFinalizers, shouldDeleteDuringUpdate } from './graceful-deletion';
 import { nowTimestamp } from './time';
 import { apiVersionOfDefinition, groupResource, storageApiVersionOf, type ResourceDefinition, type ServedKind } from './resource-definition';
 import { FieldManager, keepTimesOfNoOp } from './field-manager';
@@ -30,24 +30,14 @@ import {
   type Subresource,
   type SubresourceView,
 } from './subresources';
-import type { AdmissionAttributes, AdmissionOperation } from './admission-hooks';
+import type { AdmissionAttributes, AdmissionOperation } from './types';
 import { reconcileNamespace } from './computed-store';
 import { convertAll, convertOne, NO_SIGNAL } from './conversion';
 import { ensureActive, withInfo, type RequestContext } from './request-context';
-import type { ServerServices } from './server-services';
+import type { ServerServices } from './types';
+import type { WriteOptions, ApplyRequest, DeleteRequest, DeleteOutcome } from './types';
 
-export interface WriteOptions {
-  dryRun: boolean;
-  /** Who makes the change, for managedFields; empty leaves ownership untracked (the server's own writes). */
-  fieldManager?: string;
-}
-
-export interface ApplyRequest extends WriteOptions {
-  fieldManager: string;
-  force: boolean;
-}
-
-export interface DeleteRequest extends WriteOptions, PropagationOptions, GracefulDeleteOptions {}
+export type { WriteOptions, ApplyRequest, DeleteRequest, DeleteOutcome } from './types';
 
 /** Signals out of a marking update: the deletion is already under way / nothing holds the object. */
 const ALREADY_DELETING = Symbol('already deleting');
@@ -55,8 +45,6 @@ const DELETE_NOW = Symbol('delete now');
 
 /** Kept where resources and controllers have always imported them from. */
 export { nowTimestamp, timestampAt } from './time';
-
-export type DeleteOutcome = { object: KubeObject | Status; deleted: boolean };
 
 /** Called once the write is decided: true when it was stored, false when it failed (or was retried). */
 export type FinishWrite = (stored: boolean) => Promise<void>;

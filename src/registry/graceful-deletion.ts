@@ -1,15 +1,11 @@
 import { conflict } from '../api/errors';
 import type { KubeObject } from '../api/types';
-import type { Preconditions } from '../storage/interfaces';
-import type { ResourceDefinition } from './resource-definition';
+import type { GracefulDeleteOptions, ResourceDefinition } from './types';
 import { nowTimestamp, timestampAt } from './time';
 
 /** The steps of a deletion that only change the object: graceful deletion, marking, finalizers (kube's rest/delete.go and store.go). */
 
-export interface GracefulDeleteOptions {
-  gracePeriodSeconds?: number;
-  preconditions?: Preconditions;
-}
+export type { GracefulDeleteOptions } from './types';
 
 /** graceful: the object is marked and kept for `period` seconds; pending: a graceful deletion is already under way. */
 export interface BeforeDelete {

@@ -1,46 +1,12 @@
 import { setMaxListeners } from 'node:events';
 import { timeout } from '../api/errors';
-import type { RequestAuthorizer } from '../auth/authorizer/attributes';
 import { PRIVILEGED_GROUP_ONLY } from '../auth/authorizer/modes';
 import type { UserInfo } from '../auth/user';
-import type { WriteAdmission } from './admission-hooks';
+import type { WriteAdmission } from './types';
 import { NO_SIGNAL } from './conversion';
+import type { RequestAttributes, RequestContext, SystemPolicy } from './types';
 
-/** What a resource request asks, as k8s.io/apiserver's RequestInfo: parsed once from the path. */
-export interface RequestAttributes {
-  verb: string;
-  group: string;
-  version: string;
-  resource: string;
-  /** '' for the resource itself. */
-  subresource: string;
-  namespace: string;
-  /** '' for a collection. */
-  name: string;
-}
-
-/**
- * One request as the registry sees it, built once by the router (kube keeps the same facts in
- * its request context.Context): who asks, what is asked, the authorizer and admission it is
- * subject to, until when, and where warnings and audit annotations go. Every store verb and
- * strategy hook takes it; nothing below the filters learns the user any other way.
- */
-export interface RequestContext {
-  readonly user: UserInfo;
-  readonly info: RequestAttributes;
-  /** The authorizer the request's filter asked; the registry's own checks ask it too. */
-  readonly authorizer: RequestAuthorizer;
-  /** Run on every write, inside the store (kube's createValidation/updateValidation). */
-  readonly admission: WriteAdmission;
-  /** Epoch milliseconds after which the request must not change anything; null: no deadline. */
-  readonly deadline: number | null;
-  /** Aborted when the client goes away or the deadline passes. */
-  readonly signal: AbortSignal;
-  /** Adds a `Warning` header to the response (deduplicated). */
-  warn(text: string): void;
-  /** Audit annotations of the request's audit event (key → value). */
-  readonly auditAnnotations: Map<string, string>;
-}
+export type { RequestAttributes, RequestContext, SystemPolicy } from './types';
 
 /**
  * Who kapi's own writes (controllers, bootstrap) act as: kube-apiserver's loopback client user,
@@ -64,12 +30,6 @@ export const UNADMITTED: WriteAdmission = {
   mutate: async () => undefined,
   validate: async () => undefined,
 };
-
-/** What a write kapi makes itself is subject to, named where it is made. */
-export interface SystemPolicy {
-  authorizer: RequestAuthorizer;
-  admission: WriteAdmission;
-}
 
 /** kapi's own bookkeeping: the privileged group's rights, and no admission. */
 export const SERVER_OWN_WRITE: SystemPolicy = { authorizer: PRIVILEGED_GROUP_ONLY, admission: UNADMITTED };

@@ -6,29 +6,17 @@ import { nameIsDnsSubdomain } from '../api/name-validation';
 import { apiVersionOf, isPlainObject, type KubeObject, type ObjectMeta } from '../api/types';
 import { getPath, setPath } from './object-path';
 import { apiVersionOfDefinition, type ResourceDefinition, type ServedKind } from './resource-definition';
-import type { SubresourceView } from './subresources';
+import type { SubresourceView } from './types';
 import { AGE_COLUMN, NAME_COLUMN } from './table';
+import type { ScaleFacts } from './types';
+
+export type { ScaleFacts } from './types';
 
 /**
  * The scale subresource (autoscaling/v1 Scale) of kinds with replicas, as kube-apiserver's
  * ScaleREST serves it: a Scale made from the object, and a write of a Scale changing only the
  * object's desired replicas (honouring its resourceVersion and uid as preconditions).
  */
-
-/** Where a scalable kind keeps what its Scale shows (kube-apiserver's replicasPathIn<Kind>, status.replicas, the selector). */
-export interface ScaleFacts {
-  /** The desired replicas: the only field a write through scale changes. */
-  specReplicasPath: string[];
-  /** The observed replicas. */
-  statusReplicasPath: string[];
-  /**
-   * A metav1.LabelSelector, which the Scale shows as a selector string; custom resources keep the
-   * string itself there. Empty when the kind has none.
-   */
-  labelSelectorPath: string[];
-  /** The selector is a plain label set (ReplicationController's spec.selector), shown as labels.SelectorFromSet does. */
-  selectorIsLabelSet?: boolean;
-}
 
 /** Replicas are int32 in Go: absent reads as 0. */
 function replicasAt(obj: KubeObject, path: string[]): number {

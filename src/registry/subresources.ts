@@ -1,13 +1,10 @@
-import type { KubeObject, Status } from '../api/types';
-import type { GenericStore } from './generic-store';
+import type { KubeObject } from '../api/types';
 import { getPath, setPath } from './object-path';
-import type { ResourceDefinition, ServedKind, Verb } from './resource-definition';
+import type { ResourceDefinition, Verb } from './resource-definition';
 import { scaleFacts, scaleView } from './scale';
-import type { ServerServices } from './server-services';
-import type { RequestContext } from './request-context';
+import type { Subresource, SubresourceView, CreateSubresource } from './types';
 
-/** Subresources that get, update or patch part of the object. */
-export type Subresource = 'status' | 'finalize' | 'scale' | 'approval';
+export type { Subresource, SubresourceView, CreateSubresource, CreateSubresourceRequest } from './types';
 
 const UPDATE_VERBS: Record<Subresource, Verb[]> = {
   status: ['get', 'patch', 'update'],
@@ -19,19 +16,6 @@ const UPDATE_VERBS: Record<Subresource, Verb[]> = {
 /** The verbs a subresource path serves, as discovery lists them. */
 export function subresourceVerbs(sub: Subresource | CreateSubresource): Verb[] {
   return typeof sub === 'string' ? UPDATE_VERBS[sub] : ['create'];
-}
-
-/**
- * A subresource whose requests and responses carry a kind of their own (Scale): how it shows the
- * stored object, and how what a client wrote through it goes back into the stored object.
- */
-export interface SubresourceView {
-  kind: ServedKind;
-  read(stored: KubeObject): KubeObject;
-  /** The stored object after `requested` was written through the subresource: validated, preconditions checked. */
-  write(requested: KubeObject, stored: KubeObject): KubeObject;
-  /** A server-side apply configuration of the view's kind, as a configuration of the stored kind. */
-  configuration(config: KubeObject): KubeObject;
 }
 
 interface SubresourceRule {
@@ -89,26 +73,4 @@ export function applySubresource(next: KubeObject, prev: KubeObject, def: Resour
   if (next.metadata.managedFields) result.metadata.managedFields = next.metadata.managedFields;
   setPath(result, path, getPath(next, path));
   return result;
-}
-
-/**
- * A subresource whose only verb is create (pods/binding, serviceaccounts/token): its requests carry
- * a kind of its own and its answer is whatever `create` returns (an object, or a Success Status).
- */
-export interface CreateSubresource {
-  name: string;
-  kind: ServedKind;
-  create(request: CreateSubresourceRequest): Promise<KubeObject | Status>;
-}
-
-export interface CreateSubresourceRequest {
-  ctx: RequestContext;
-  /** The store of the resource the subresource belongs to. */
-  parent: GenericStore;
-  namespace: string;
-  /** The parent object's name, from the path. */
-  name: string;
-  object: KubeObject;
-  dryRun: boolean;
-  services: ServerServices;
 }

@@ -1,10 +1,11 @@
 import { badRequest, conflict, invalid } from '../api/errors';
 import { field, type FieldErrorList } from '../api/field-errors';
 import { isPlainObject, type KubeObject, type Status } from '../api/types';
-import { nowTimestamp, type GenericStore } from '../registry/generic-store';
+import { nowTimestamp } from '../registry/generic-store';
 import type { ServedKind } from '../registry/resource-definition';
 import type { CreateSubresource } from '../registry/subresources';
 import type { RequestContext } from '../registry/request-context';
+import type { ObjectStore } from '../registry/types';
 
 /** core/v1 Binding: what a scheduler posts to put a pod on a node. */
 export const BINDING_KIND: ServedKind = { group: '', version: 'v1', kind: 'Binding', printerColumns: [] };
@@ -40,7 +41,7 @@ function markScheduled(pod: KubeObject): void {
  * its annotations the pod's, straight to storage as kube's setPodNodeAndMetadata does. What stops
  * the assignment is a 409 on pods/binding; a missing pod is a 404.
  */
-export async function bindPod(ctx: RequestContext, pods: GenericStore, name: string, binding: KubeObject, dryRun: boolean): Promise<Status> {
+export async function bindPod(ctx: RequestContext, pods: ObjectStore, name: string, binding: KubeObject, dryRun: boolean): Promise<Status> {
   if (binding.metadata.name !== name) throw badRequest('name in URL does not match name in Binding object');
   const errs = validatePodBinding(binding);
   // kube-apiserver returns these as a plain error (a 500 with the messages); they are a 422 here.

@@ -1,12 +1,13 @@
 import { badRequest, conflict, forbidden, isStatusError, StatusError } from '../api/errors';
 import { fromLabelSelectorStruct, matchesLabels, type LabelSelectorStruct } from '../api/label-selector';
 import { isPlainObject, type KubeObject, type Status } from '../api/types';
-import { nowTimestamp, type DeleteRequest, type GenericStore } from '../registry/generic-store';
+import { nowTimestamp, type DeleteRequest } from '../registry/generic-store';
 import type { PropagationPolicy } from '../registry/deletion-finalizers';
 import type { ServedKind } from '../registry/resource-definition';
 import { loopbackContext, UNADMITTED, withInfo, type RequestContext } from '../registry/request-context';
 import type { CreateSubresource, CreateSubresourceRequest } from '../registry/subresources';
 import { everything } from '../storage/interfaces';
+import type { ObjectStore } from '../registry/types';
 
 /**
  * pods/eviction (policy/v1 Eviction), as kube-apiserver's EvictionREST.Create
@@ -114,7 +115,7 @@ function markDisruptionTarget(pod: KubeObject): void {
  * kube's EvictionREST updates its status store with rest.ValidateAllObjectFunc, so this write
  * runs the strategy but no admission.
  */
-async function addConditionAndDeletePod(ctx: RequestContext, pods: GenericStore, name: string, opts: DeleteRequest): Promise<void> {
+async function addConditionAndDeletePod(ctx: RequestContext, pods: ObjectStore, name: string, opts: DeleteRequest): Promise<void> {
   let options = opts;
   if (!opts.dryRun) {
     const { uid, resourceVersion } = opts.preconditions ?? {};
@@ -153,7 +154,7 @@ const isConflict = (err: unknown): boolean => isStatusError(err) && err.code ===
  * metav1.LabelSelectorAsSelector reads it: no selector matches nothing, an empty one every pod,
  * an invalid one nothing.
  */
-async function budgetsOf(pdbs: GenericStore, pod: KubeObject, namespace: string): Promise<KubeObject[]> {
+async function budgetsOf(pdbs: ObjectStore, pod: KubeObject, namespace: string): Promise<KubeObject[]> {
   const list = await pdbs.list(namespace, { resourceVersion: '', match: '', predicate: everything });
   return list.items.filter((pdb) => {
     const selector = objectOf(pdb.spec).selector;
@@ -189,7 +190,7 @@ function markDisruptionAllowed(status: Obj): void {
  * kube writes it with its loopback client's UpdateStatus, so it is admitted as system:apiserver's.
  * A dry run checks without writing.
  */
-async function checkAndDecrement(ctx: RequestContext, pdbs: GenericStore, pdbName: string, podName: string, dryRun: boolean): Promise<void> {
+async function checkAndDecrement(ctx: RequestContext, pdbs: ObjectStore, pdbName: string, podName: string, dryRun: boolean): Promise<void> {
   await pdbs.update(
     loopbackContext(ctx, {
       namespace: ctx.info.namespace,

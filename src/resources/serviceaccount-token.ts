@@ -2,11 +2,12 @@ import { badRequest, conflict, invalid, isStatusError } from '../api/errors';
 import { field, type FieldErrorList } from '../api/field-errors';
 import { isPlainObject, type KubeObject } from '../api/types';
 import type { ObjectRef, TokenSubject } from '../auth/service-account-tokens';
-import { nowTimestamp, timestampAt, type GenericStore } from '../registry/generic-store';
+import { nowTimestamp, timestampAt } from '../registry/generic-store';
 import { inWireOrder } from '../registry/object-order';
 import type { ServedKind } from '../registry/resource-definition';
-import type { ServerServices } from '../registry/server-services';
+import type { ServerServices } from '../registry/types';
 import type { CreateSubresource, CreateSubresourceRequest } from '../registry/subresources';
+import type { ObjectStore } from '../registry/types';
 
 /** authentication.k8s.io/v1 TokenRequest: what serviceaccounts/token reads and answers. */
 export const TOKEN_REQUEST_KIND: ServedKind = { group: 'authentication.k8s.io', version: 'v1', kind: 'TokenRequest', printerColumns: [] };
@@ -31,7 +32,7 @@ export function validateTokenRequest(expirationSeconds: number): FieldErrorList 
 }
 
 const refOf = (obj: KubeObject): ObjectRef => ({ name: obj.metadata.name ?? '', uid: obj.metadata.uid ?? '' });
-const read = (store: GenericStore, namespace: string, name: string): Promise<KubeObject> => store.get(namespace, name, { resourceVersion: '', match: '' });
+const read = (store: ObjectStore, namespace: string, name: string): Promise<KubeObject> => store.get(namespace, name, { resourceVersion: '', match: '' });
 
 /** What a token bound to `ref` also names (pod, and its node; secret; node), as TokenREST looks the objects up. */
 async function boundObjects(

@@ -18,7 +18,7 @@ import { SERVICE_ACCOUNT_ISSUER, ServiceAccountTokens } from '../auth/service-ac
 import { storeLookup } from '../auth/store-lookup';
 import { loadTokenFile } from '../auth/token-file';
 import type { Authenticate } from '../http/filters/authentication';
-import type { ServerServices } from '../registry/server-services';
+import type { ServerServices } from '../registry/types';
 import type { EtcdTls } from '../storage/etcd/etcd3-kv';
 import type { Config } from './config';
 import { certDirOf, dialableHost, loadServingTls, type ServingTls } from './tls';

@@ -26,7 +26,7 @@ import type { IssuerDiscovery } from '../auth/oidc-discovery';
 import { userOf, withAuthentication, withUser } from '../http/filters/authentication';
 import { withInsecurePortGuard } from '../http/filters/insecure-port-guard';
 import { ComputedStore } from '../registry/computed-store';
-import type { ServerServices } from '../registry/server-services';
+import type { ServerServices } from '../registry/types';
 import { GenericStore, resourceRoot } from '../registry/generic-store';
 import type { ValidationOptions } from '../registry/strategy';
 import { buildServiceAllocation } from '../registry/service-allocation/build';

@@ -1,6 +1,6 @@
 import { isStatusError } from '../../src/api/errors';
 import type { KubeObject } from '../../src/api/types';
-import type { AdmissionAttributes, WriteAdmission } from '../../src/registry/admission-hooks';
+import type { AdmissionAttributes, WriteAdmission } from '../../src/registry/types';
 import { GenericStore } from '../../src/registry/generic-store';
 import { SERVER_OWN_WRITE, systemContext, type RequestContext } from '../../src/registry/request-context';
 import { configmaps } from '../../src/resources/configmaps';

@@ -1,6 +1,6 @@
 import type { KubeObject } from '../../api/types';
 import { Informer, listWatchOf } from '../../controllers/runtime/informer';
-import type { GenericStore } from '../../registry/generic-store';
+import type { ObjectStore } from '../../registry/types';
 
 type Log = (message: string, err?: unknown) => void;
 
@@ -9,7 +9,7 @@ type Log = (message: string, err?: unknown) => void;
  * restart with backoff, relist on 410): authorization reads roles and bindings on every request,
  * so it never goes to etcd.
  */
-function kindCache(store: GenericStore, log: Log, onChange: () => void = () => undefined): Informer {
+function kindCache(store: ObjectStore, log: Log, onChange: () => void = () => undefined): Informer {
   return new Informer(listWatchOf(store), { added: onChange, updated: onChange, deleted: onChange }, { name: `policy-${store.def.resource}`, log });
 }
 
@@ -21,7 +21,7 @@ export class PolicyCache {
   private readonly clusterRoleBindings: Informer;
   private bindingsByNamespace: Map<string, KubeObject[]> | null = null;
 
-  constructor(stores: { roles: GenericStore; clusterroles: GenericStore; rolebindings: GenericStore; clusterrolebindings: GenericStore }, log: Log) {
+  constructor(stores: { roles: ObjectStore; clusterroles: ObjectStore; rolebindings: ObjectStore; clusterrolebindings: ObjectStore }, log: Log) {
     this.roles = kindCache(stores.roles, log);
     this.clusterRoles = kindCache(stores.clusterroles, log);
     this.roleBindings = kindCache(stores.rolebindings, log, () => (this.bindingsByNamespace = null));

@@ -1,7 +1,7 @@
 import type { RequestAuthorizer } from '../../auth/authorizer/attributes';
 import type { ResourceRegistry } from '../../registry/resource-registry';
 import type { UserInfo } from '../../auth/user';
-import type { WriteAdmission } from '../../registry/admission-hooks';
+import type { WriteAdmission } from '../../registry/types';
 import type { GenericStore } from '../../registry/generic-store';
 import { systemContext, SERVER_OWN_WRITE, type RequestContext } from '../../registry/request-context';
 import type { Clock } from './clock';

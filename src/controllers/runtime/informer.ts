@@ -1,6 +1,6 @@
 import { isStatusError } from '../../api/errors';
 import type { KubeObject } from '../../api/types';
-import type { GenericStore } from '../../registry/generic-store';
+import type { ObjectStore } from '../../registry/types';
 import { everything, type Predicate, type WatchItem } from '../../storage/interfaces';
 import type { WatchChannel } from '../../storage/watch-channel';
 import { Backoff, REFLECTOR_BACKOFF, type BackoffOptions } from './backoff';
@@ -15,7 +15,7 @@ export interface ListWatch {
 }
 
 /** A store's objects (in one namespace, or all of them with ''), optionally narrowed by a predicate. */
-export function listWatchOf(store: GenericStore, namespace = '', predicate: Predicate = everything): ListWatch {
+export function listWatchOf(store: ObjectStore, namespace = '', predicate: Predicate = everything): ListWatch {
   return {
     list: async () => {
       const list = await store.list(namespace, { resourceVersion: '', match: '', predicate });

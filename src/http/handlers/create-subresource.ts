@@ -1,4 +1,4 @@
-import type { ServerServices } from '../../registry/server-services';
+import type { ServerServices } from '../../registry/types';
 import type { CreateSubresource } from '../../registry/subresources';
 import { respond } from '../respond';
 import type { ResourceRequest } from './context';

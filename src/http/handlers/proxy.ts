@@ -8,7 +8,7 @@ import type { GroupResource, StatusReason } from '../../api/types';
 import type { ConnectSubresource, ProxyTarget } from '../../registry/proxy/connect';
 import type { GenericStore } from '../../registry/generic-store';
 import type { RequestContext } from '../../registry/request-context';
-import type { ServerServices } from '../../registry/server-services';
+import type { ServerServices } from '../../registry/types';
 import type { ResourceRequestInfo } from '../request-info';
 import { HOP_BY_HOP_HEADERS } from '../hop-by-hop';
 import { upgradeOf, type UpgradeConnection } from './proxy-upgrade';

@@ -3,19 +3,11 @@ import { isIP } from 'node:net';
 import { objectOf, objectsIn, stringOf } from '../../api/json-read';
 import { StatusError } from '../../api/errors';
 import type { KubeObject } from '../../api/types';
-import type { GenericStore } from '../generic-store';
 import type { BackendTls } from './connect';
+import type { KubeletClientConfig } from '../types';
+import type { ObjectStore } from '../types';
 
-/** How kapi reaches kubelets: --kubelet-client-certificate/-key, --kubelet-certificate-authority, --kubelet-preferred-address-types. */
-export interface KubeletClientConfig {
-  cert?: string;
-  key?: string;
-  /** Without a CA the kubelet's serving certificate is not verified, as kube-apiserver's kubelet transport does. */
-  ca?: string;
-  preferredAddressTypes: string[];
-  /** --allow-loopback-endpoints: loopback kubelet and pod addresses may be dialled (tests). */
-  allowLoopback: boolean;
-}
+export type { KubeletClientConfig } from '../types';
 
 /** kube-apiserver's default --kubelet-preferred-address-types. */
 export const DEFAULT_KUBELET_ADDRESS_TYPES = ['Hostname', 'InternalDNS', 'InternalIP', 'ExternalDNS', 'ExternalIP'];
@@ -58,7 +50,7 @@ export function preferredNodeAddress(node: KubeObject, preferredTypes: string[])
  * NodeConnectionInfoGetter.GetConnectionInfo: the node's preferred address and its kubelet port
  * (status.daemonEndpoints.kubeletEndpoint.Port, 10250 when unset), dialled over HTTPS.
  */
-export async function nodeConnection(nodes: GenericStore, nodeName: string, config: KubeletClientConfig): Promise<NodeConnection> {
+export async function nodeConnection(nodes: ObjectStore, nodeName: string, config: KubeletClientConfig): Promise<NodeConnection> {
   const node = await nodes.get('', nodeName, { resourceVersion: '', match: '' });
   const host = preferredNodeAddress(node, config.preferredAddressTypes);
   const port = objectOf(objectOf(objectOf(node.status).daemonEndpoints).kubeletEndpoint).Port;
