@@ -12,6 +12,7 @@ import { clusterRole, clusterRoleBinding, EVENTS_WRITE, group, named, role, role
 const READ = ['get', 'list', 'watch'];
 const WRITE = ['create', 'delete', 'deletecollection', 'patch', 'update'];
 const READ_WRITE = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
+const READ_UPDATE = ['get', 'list', 'patch', 'update', 'watch'];
 /** The right to approve requests for one signer (certauthorization's `signers` resource), as the unbound approver roles grant it. */
 const approve = (signer: string): PolicyRule => ({ apiGroups: ['certificates.k8s.io'], resources: ['signers'], resourceNames: [signer], verbs: ['approve'] });
 
@@ -214,19 +215,23 @@ export const BOOTSTRAP_CLUSTER_ROLES: KubeObject[] = [
     r(['authentication.k8s.io'], ['tokenreviews'], ['create']),
     r(['authorization.k8s.io'], ['subjectaccessreviews'], ['create']),
     r(['storage.k8s.io'], ['csinodes'], READ),
+    r(['storage.k8s.io'], ['volumeattachments'], READ),
     r([''], ['namespaces'], READ),
     r(['storage.k8s.io'], ['csidrivers'], READ),
     r(['storage.k8s.io'], ['csistoragecapacities'], READ),
     // DynamicResourceAllocation (on by default since 1.34).
-    r(['resource.k8s.io'], ['deviceclasses', 'resourceclaims'], READ),
-    r(['resource.k8s.io'], ['resourceclaims/status'], ['get', 'list', 'patch', 'update', 'watch']),
+    r(['resource.k8s.io'], ['deviceclasses'], READ),
+    r(['resource.k8s.io'], ['resourceclaims'], READ_UPDATE),
+    r(['resource.k8s.io'], ['resourceclaims/status'], READ_UPDATE),
+    r([''], ['pods/finalizers'], READ_UPDATE),
     r(['resource.k8s.io'], ['resourceslices'], READ),
-    r([''], ['pods/finalizers'], ['get', 'list', 'patch', 'update', 'watch']),
   ]),
   clusterRole('system:kubelet-api-admin', [
     r([''], ['nodes'], READ),
     r([''], ['nodes'], ['proxy']),
     r([''], ['nodes/log', 'nodes/metrics', 'nodes/proxy', 'nodes/stats'], ['*']),
+    // KubeletFineGrainedAuthz (on by default since 1.33).
+    r([''], ['nodes/configz', 'nodes/healthz', 'nodes/pods'], ['*']),
   ]),
   clusterRole('system:monitoring', [urls(['/healthz', '/healthz/*', '/livez', '/livez/*', '/metrics', '/metrics/slis', '/readyz', '/readyz/*'], ['get'])]),
   clusterRole('system:node', [
@@ -254,7 +259,7 @@ export const BOOTSTRAP_CLUSTER_ROLES: KubeObject[] = [
     r(['node.k8s.io'], ['runtimeclasses'], READ),
     // DynamicResourceAllocation (on by default since 1.34).
     r(['resource.k8s.io'], ['resourceclaims'], ['get']),
-    r(['resource.k8s.io'], ['resourceslices'], READ_WRITE),
+    r(['resource.k8s.io'], ['resourceslices'], ['deletecollection']),
   ]),
   clusterRole('system:node-bootstrapper', [r(['certificates.k8s.io'], ['certificatesigningrequests'], ['create', 'get', 'list', 'watch'])]),
   clusterRole('system:node-problem-detector', [r([''], ['nodes'], ['get']), r([''], ['nodes/status'], ['patch']), EVENTS_WRITE]),
@@ -262,6 +267,8 @@ export const BOOTSTRAP_CLUSTER_ROLES: KubeObject[] = [
     r([''], ['endpoints', 'services'], ['list', 'watch']),
     r([''], ['nodes'], READ),
     EVENTS_WRITE,
+    // MultiCIDRServiceAllocator (GA since 1.33).
+    r(['networking.k8s.io'], ['servicecidrs'], ['list', 'watch']),
     r(['discovery.k8s.io'], ['endpointslices'], ['list', 'watch']),
   ]),
   clusterRole('system:persistent-volume-provisioner', [
