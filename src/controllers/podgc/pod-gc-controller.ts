@@ -47,7 +47,8 @@ export class PodGcController implements Controller {
   private readonly nodeInformer: Informer;
   private readonly quarantine: NodeQuarantine;
   private cancelTick: (() => void) | null = null;
-  private running = false;
+  /** Bumped by every start and stop, so that a pass of an earlier leadership schedules nothing. */
+  private generation = 0;
 
   constructor(
     private readonly deps: ControllerDeps,
@@ -62,16 +63,16 @@ export class PodGcController implements Controller {
   }
 
   async start(): Promise<void> {
-    this.running = true;
+    const generation = ++this.generation;
     for (const informer of [this.podInformer, this.nodeInformer]) {
       informer.start();
       await informer.waitForSync();
     }
-    this.schedule();
+    if (generation === this.generation) this.pass(generation);
   }
 
   stop(): void {
-    this.running = false;
+    this.generation++;
     this.cancelTick?.();
     this.cancelTick = null;
     this.nodeInformer.stop();
@@ -83,14 +84,13 @@ export class PodGcController implements Controller {
     return informerAndQueueProblem([this.podInformer, this.nodeInformer], null);
   }
 
-  /** wait.Until: the next pass starts a period after the last one ended. */
-  private schedule(): void {
-    if (!this.running) return;
-    this.cancelTick = this.deps.clock.after(this.opts.periodMs, () => {
-      void this.gc()
-        .catch((err: unknown) => this.deps.log('pod garbage collection failed', err))
-        .finally(() => this.schedule());
-    });
+  /** wait.Until: a pass at once, then each next one a period after the last one ended. */
+  private pass(generation: number): void {
+    void this.gc()
+      .catch((err: unknown) => this.deps.log('pod garbage collection failed', err))
+      .finally(() => {
+        if (generation === this.generation) this.cancelTick = this.deps.clock.after(this.opts.periodMs, () => this.pass(generation));
+      });
   }
 
   private async gc(): Promise<void> {
