@@ -36,6 +36,8 @@ import type { RequestAuthorizer } from '../auth/authorizer/attributes';
 import type { WriteAdmission } from '../registry/types';
 import type { Clock } from './runtime/clock';
 import { controllerDeps } from './runtime/controller-deps';
+import { PodGcController } from './podgc/pod-gc-controller';
+import { TtlAfterFinishedController } from './ttl-after-finished/ttl-after-finished-controller';
 
 /** The lease kapi's leader-only controllers run under, as kube-controller-manager's in kube-system. */
 export const CONTROLLER_MANAGER_LEASE = 'kapi-controller-manager';
@@ -141,6 +143,16 @@ export function startControllers(
     ),
     { leaderOnly: true },
   );
+  // Pod and Job clean-up (kube-controller-manager's podgc and ttl-after-finished).
+  manager.add(
+    new PodGcController(deps, {
+      terminatedPodThreshold: config.terminatedPodGcThreshold,
+      periodMs: config.podGcPeriodMs,
+      quarantineMs: config.podGcQuarantineMs,
+    }),
+    { leaderOnly: true },
+  );
+  manager.add(new TtlAfterFinishedController(deps), { leaderOnly: true });
   // Only a CA kapi generated signs CSRs: with --client-ca-file, the CA's key is not ours.
   if (clientSigner)
     manager.add(new CsrSigningController(storeOf('certificates.k8s.io', 'certificatesigningrequests'), clientSigner, log), { leaderOnly: true });

@@ -97,6 +97,12 @@ export interface Config {
   leaderElectRetryPeriodMs: number;
   /** How often the resource quota controller recounts every quota (kube-controller-manager's --resource-quota-sync-period). */
   resourceQuotaSyncPeriodMs: number;
+  /** Terminated pods kept before the pod GC deletes the oldest (kube-controller-manager's --terminated-pod-gc-threshold; <= 0 keeps all). */
+  terminatedPodGcThreshold: number;
+  /** How often the pod GC runs (kube's fixed gcCheckPeriod, 20s). */
+  podGcPeriodMs: number;
+  /** How long the pod GC waits for a node its cache lacks before looking it up (kube's fixed quarantineTime, 40s). */
+  podGcQuarantineMs: number;
   /** The deadline of every request that is not long-running (--request-timeout). */
   requestTimeoutMs: number;
   /** Watches without timeoutSeconds end after 1 to 2 times this (--min-request-timeout). */
@@ -389,6 +395,21 @@ const FLAGS: Record<string, FlagSpec> = {
     parse: (v) => parseDuration(v, 'resource-quota-sync-period'),
     help: "How often every ResourceQuota's usage is recounted from the objects, besides the recounts changes cause (default 5m0s).",
   },
+  'terminated-pod-gc-threshold': {
+    key: 'terminatedPodGcThreshold',
+    parse: int64('terminated-pod-gc-threshold'),
+    help: 'Number of terminated pods that can exist before the terminated pod garbage collector starts deleting terminated pods. If <= 0, the terminated pod garbage collector is disabled (default 12500).',
+  },
+  'pod-gc-period': {
+    key: 'podGcPeriodMs',
+    parse: (v) => parseDuration(v, 'pod-gc-period'),
+    help: "How often the pod garbage collector looks for pods to delete (kube's fixed 20s; a kapi flag, for tests) (default 20s).",
+  },
+  'pod-gc-quarantine': {
+    key: 'podGcQuarantineMs',
+    parse: (v) => parseDuration(v, 'pod-gc-quarantine'),
+    help: "How long the pod garbage collector waits for a node it does not know before looking it up, and deleting its pods if it is gone (kube's fixed 40s; a kapi flag) (default 40s).",
+  },
   'request-timeout': {
     key: 'requestTimeoutMs',
     parse: (v) => parseDuration(v, 'request-timeout'),
@@ -550,6 +571,9 @@ export function defaultConfig(): Config {
     leaderElectRenewDeadlineMs: 10_000,
     leaderElectRetryPeriodMs: 2_000,
     resourceQuotaSyncPeriodMs: 300_000,
+    terminatedPodGcThreshold: 12500,
+    podGcPeriodMs: 20_000,
+    podGcQuarantineMs: 40_000,
     requestTimeoutMs: 60_000,
     minRequestTimeoutSeconds: 1800,
     maxRequestsInflight: 400,

@@ -262,6 +262,8 @@ test('health endpoints', async () => {
       '[+]resourcequota-controller ok',
       '[+]disruption-controller ok',
       '[+]poststarthook/priority-and-fairness-config-producer ok',
+      '[+]pod-garbage-collector-controller ok',
+      '[+]ttl-after-finished-controller ok',
       '[+]csrsigning-controller ok',
       '[+]poststarthook/apiservice-registration-controller ok',
       '[+]autoregister-completion ok',

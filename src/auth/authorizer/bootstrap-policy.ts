@@ -1,5 +1,7 @@
 import type { KubeObject } from '../../api/types';
 import type { PolicyRule } from './attributes';
+import { CONTROLLER_ROLE_BINDINGS, CONTROLLER_ROLES } from './controller-policy';
+import { clusterRole, clusterRoleBinding, EVENTS_WRITE, group, named, role, roleBinding, rule as r, serviceAccount, urls, user } from './policy-objects';
 
 /**
  * kube-apiserver's bootstrap policy (plugin/pkg/auth/authorizer/rbac/bootstrappolicy, as its
@@ -7,29 +9,12 @@ import type { PolicyRule } from './attributes';
  * has and who is bound to them, reconciled at every start.
  */
 
-export const AUTO_UPDATE_ANNOTATION = 'rbac.authorization.kubernetes.io/autoupdate';
-const BOOTSTRAP_LABELS = { 'kubernetes.io/bootstrapping': 'rbac-defaults' };
-const RBAC_API_VERSION = 'rbac.authorization.k8s.io/v1';
-
 const READ = ['get', 'list', 'watch'];
 const WRITE = ['create', 'delete', 'deletecollection', 'patch', 'update'];
 const READ_WRITE = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
-
-function clusterRole(name: string, rules: PolicyRule[] | null, extra: { labels?: Record<string, string>; aggregateFrom?: string } = {}): KubeObject {
-  const role: KubeObject = {
-    apiVersion: RBAC_API_VERSION,
-    kind: 'ClusterRole',
-    metadata: { name, labels: { ...BOOTSTRAP_LABELS, ...extra.labels }, annotations: { [AUTO_UPDATE_ANNOTATION]: 'true' } },
-  };
-  if (extra.aggregateFrom) role.aggregationRule = { clusterRoleSelectors: [{ matchLabels: { [extra.aggregateFrom]: 'true' } }] };
-  role.rules = rules ?? [];
-  return role;
-}
-
-const r = (apiGroups: string[], resources: string[], verbs: string[]): PolicyRule => ({ apiGroups, resources, verbs });
+const READ_UPDATE = ['get', 'list', 'patch', 'update', 'watch'];
 /** The right to approve requests for one signer (certauthorization's `signers` resource), as the unbound approver roles grant it. */
 const approve = (signer: string): PolicyRule => ({ apiGroups: ['certificates.k8s.io'], resources: ['signers'], resourceNames: [signer], verbs: ['approve'] });
-const urls = (nonResourceURLs: string[], verbs: string[]): PolicyRule => ({ nonResourceURLs, verbs });
 
 const TO_ADMIN = 'rbac.authorization.k8s.io/aggregate-to-admin';
 const TO_EDIT = 'rbac.authorization.k8s.io/aggregate-to-edit';
@@ -185,6 +170,12 @@ export const BOOTSTRAP_CLUSTER_ROLES: KubeObject[] = [
     r(['authorization.k8s.io'], ['selfsubjectaccessreviews', 'selfsubjectrulesreviews'], ['create']),
     r(['authentication.k8s.io'], ['selfsubjectreviews'], ['create']),
   ]),
+  clusterRole('system:certificates.k8s.io:certificatesigningrequests:nodeclient', [
+    r(['certificates.k8s.io'], ['certificatesigningrequests/nodeclient'], ['create']),
+  ]),
+  clusterRole('system:certificates.k8s.io:certificatesigningrequests:selfnodeclient', [
+    r(['certificates.k8s.io'], ['certificatesigningrequests/selfnodeclient'], ['create']),
+  ]),
   clusterRole('system:certificates.k8s.io:kube-apiserver-client-approver', [approve('kubernetes.io/kube-apiserver-client')]),
   clusterRole('system:certificates.k8s.io:kube-apiserver-client-kubelet-approver', [approve('kubernetes.io/kube-apiserver-client-kubelet')]),
   clusterRole('system:certificates.k8s.io:kubelet-serving-approver', [approve('kubernetes.io/kubelet-serving')]),
@@ -192,56 +183,128 @@ export const BOOTSTRAP_CLUSTER_ROLES: KubeObject[] = [
   clusterRole('system:discovery', [
     urls(['/api', '/api/*', '/apis', '/apis/*', '/healthz', '/livez', '/openapi', '/openapi/*', '/readyz', '/version', '/version/'], ['get']),
   ]),
+  clusterRole('system:heapster', [r([''], ['events', 'namespaces', 'nodes', 'pods'], READ), r(['extensions'], ['deployments'], READ)]),
+  clusterRole('system:kube-aggregator', [r([''], ['endpoints', 'services'], READ)]),
+  clusterRole('system:kube-controller-manager', [
+    EVENTS_WRITE,
+    r(['coordination.k8s.io'], ['leases'], ['create']),
+    named(['coordination.k8s.io'], ['leases'], ['kube-controller-manager'], ['get', 'update']),
+    r([''], ['secrets', 'serviceaccounts'], ['create']),
+    r([''], ['secrets'], ['delete']),
+    r([''], ['configmaps', 'namespaces', 'secrets', 'serviceaccounts'], ['get']),
+    r([''], ['secrets', 'serviceaccounts'], ['update']),
+    r(['authentication.k8s.io'], ['tokenreviews'], ['create']),
+    r(['authorization.k8s.io'], ['subjectaccessreviews'], ['create']),
+    r(['*'], ['*'], ['list', 'watch']),
+    r([''], ['serviceaccounts/token'], ['create']),
+  ]),
+  clusterRole('system:kube-dns', [r([''], ['endpoints', 'services'], ['list', 'watch'])]),
+  clusterRole('system:kube-scheduler', [
+    EVENTS_WRITE,
+    r(['coordination.k8s.io'], ['leases'], ['create']),
+    named(['coordination.k8s.io'], ['leases'], ['kube-scheduler'], ['get', 'update']),
+    r([''], ['nodes'], READ),
+    r([''], ['pods'], ['delete', 'get', 'list', 'watch']),
+    r([''], ['bindings', 'pods/binding'], ['create']),
+    r([''], ['pods/status'], ['patch', 'update']),
+    r([''], ['replicationcontrollers', 'services'], READ),
+    r(['apps', 'extensions'], ['replicasets'], READ),
+    r(['apps'], ['statefulsets'], READ),
+    r(['policy'], ['poddisruptionbudgets'], READ),
+    r([''], ['persistentvolumeclaims', 'persistentvolumes'], READ),
+    r(['authentication.k8s.io'], ['tokenreviews'], ['create']),
+    r(['authorization.k8s.io'], ['subjectaccessreviews'], ['create']),
+    r(['storage.k8s.io'], ['csinodes'], READ),
+    r(['storage.k8s.io'], ['volumeattachments'], READ),
+    r([''], ['namespaces'], READ),
+    r(['storage.k8s.io'], ['csidrivers'], READ),
+    r(['storage.k8s.io'], ['csistoragecapacities'], READ),
+    // DynamicResourceAllocation (on by default since 1.34).
+    r(['resource.k8s.io'], ['deviceclasses'], READ),
+    r(['resource.k8s.io'], ['resourceclaims'], READ_UPDATE),
+    r(['resource.k8s.io'], ['resourceclaims/status'], READ_UPDATE),
+    r([''], ['pods/finalizers'], READ_UPDATE),
+    r(['resource.k8s.io'], ['resourceslices'], READ),
+  ]),
+  clusterRole('system:kubelet-api-admin', [
+    r([''], ['nodes'], READ),
+    r([''], ['nodes'], ['proxy']),
+    r([''], ['nodes/log', 'nodes/metrics', 'nodes/proxy', 'nodes/stats'], ['*']),
+    // KubeletFineGrainedAuthz (on by default since 1.33).
+    r([''], ['nodes/configz', 'nodes/healthz', 'nodes/pods'], ['*']),
+  ]),
   clusterRole('system:monitoring', [urls(['/healthz', '/healthz/*', '/livez', '/livez/*', '/metrics', '/metrics/slis', '/readyz', '/readyz/*'], ['get'])]),
+  clusterRole('system:node', [
+    r(['authentication.k8s.io'], ['tokenreviews'], ['create']),
+    r(['authorization.k8s.io'], ['localsubjectaccessreviews', 'subjectaccessreviews'], ['create']),
+    r([''], ['services'], READ),
+    r([''], ['nodes'], ['create', 'get', 'list', 'watch']),
+    r([''], ['nodes/status'], ['patch', 'update']),
+    r([''], ['nodes'], ['patch', 'update']),
+    r([''], ['events'], ['create', 'patch', 'update']),
+    r([''], ['pods'], READ),
+    r([''], ['pods'], ['create', 'delete']),
+    r([''], ['pods/status'], ['patch', 'update']),
+    r([''], ['pods/eviction'], ['create']),
+    r([''], ['configmaps', 'secrets'], READ),
+    r([''], ['persistentvolumeclaims', 'persistentvolumes'], ['get']),
+    r([''], ['endpoints'], ['get']),
+    r(['certificates.k8s.io'], ['certificatesigningrequests'], ['create', 'get', 'list', 'watch']),
+    r(['coordination.k8s.io'], ['leases'], ['create', 'delete', 'get', 'patch', 'update']),
+    r(['storage.k8s.io'], ['volumeattachments'], ['get']),
+    r([''], ['serviceaccounts/token'], ['create']),
+    r([''], ['persistentvolumeclaims/status'], ['get', 'patch', 'update']),
+    r(['storage.k8s.io'], ['csidrivers'], READ),
+    r(['storage.k8s.io'], ['csinodes'], ['create', 'delete', 'get', 'patch', 'update']),
+    r(['node.k8s.io'], ['runtimeclasses'], READ),
+    // DynamicResourceAllocation (on by default since 1.34).
+    r(['resource.k8s.io'], ['resourceclaims'], ['get']),
+    r(['resource.k8s.io'], ['resourceslices'], ['deletecollection']),
+  ]),
+  clusterRole('system:node-bootstrapper', [r(['certificates.k8s.io'], ['certificatesigningrequests'], ['create', 'get', 'list', 'watch'])]),
+  clusterRole('system:node-problem-detector', [r([''], ['nodes'], ['get']), r([''], ['nodes/status'], ['patch']), EVENTS_WRITE]),
+  clusterRole('system:node-proxier', [
+    r([''], ['endpoints', 'services'], ['list', 'watch']),
+    r([''], ['nodes'], READ),
+    EVENTS_WRITE,
+    // MultiCIDRServiceAllocator (GA since 1.33).
+    r(['networking.k8s.io'], ['servicecidrs'], ['list', 'watch']),
+    r(['discovery.k8s.io'], ['endpointslices'], ['list', 'watch']),
+  ]),
+  clusterRole('system:persistent-volume-provisioner', [
+    r([''], ['persistentvolumes'], ['create', 'delete', 'get', 'list', 'watch']),
+    r([''], ['persistentvolumeclaims'], ['get', 'list', 'update', 'watch']),
+    r(['storage.k8s.io'], ['storageclasses'], READ),
+    r([''], ['events'], ['watch']),
+    EVENTS_WRITE,
+  ]),
   clusterRole('system:public-info-viewer', [urls(['/healthz', '/livez', '/readyz', '/version', '/version/'], ['get'])]),
   clusterRole('system:service-account-issuer-discovery', [urls(['/.well-known/openid-configuration', '/openid/v1/jwks'], ['get'])]),
+  clusterRole('system:volume-scheduler', [
+    r([''], ['persistentvolumes'], ['get', 'list', 'patch', 'update', 'watch']),
+    r(['storage.k8s.io'], ['storageclasses'], READ),
+    r([''], ['persistentvolumeclaims'], ['get', 'list', 'patch', 'update', 'watch']),
+  ]),
   clusterRole('view', null, { aggregateFrom: TO_VIEW, labels: { [TO_EDIT]: 'true' } }),
+  ...CONTROLLER_ROLES,
 ];
-
-function clusterRoleBinding(role: string, groups: string[]): KubeObject {
-  return {
-    apiVersion: RBAC_API_VERSION,
-    kind: 'ClusterRoleBinding',
-    metadata: { name: role, labels: { ...BOOTSTRAP_LABELS }, annotations: { [AUTO_UPDATE_ANNOTATION]: 'true' } },
-    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: role },
-    subjects: groups.map((name) => ({ apiGroup: 'rbac.authorization.k8s.io', kind: 'Group', name })),
-  };
-}
 
 export const BOOTSTRAP_CLUSTER_ROLE_BINDINGS: KubeObject[] = [
-  clusterRoleBinding('cluster-admin', ['system:masters']),
-  clusterRoleBinding('system:basic-user', ['system:authenticated']),
-  clusterRoleBinding('system:discovery', ['system:authenticated']),
-  clusterRoleBinding('system:monitoring', ['system:monitoring']),
-  clusterRoleBinding('system:public-info-viewer', ['system:authenticated', 'system:unauthenticated']),
-  clusterRoleBinding('system:service-account-issuer-discovery', ['system:serviceaccounts']),
+  clusterRoleBinding('cluster-admin', [group('system:masters')]),
+  clusterRoleBinding('system:basic-user', [group('system:authenticated')]),
+  clusterRoleBinding('system:discovery', [group('system:authenticated')]),
+  clusterRoleBinding('system:kube-controller-manager', [user('system:kube-controller-manager')]),
+  clusterRoleBinding('system:kube-dns', [serviceAccount('kube-dns')]),
+  clusterRoleBinding('system:kube-scheduler', [user('system:kube-scheduler')]),
+  clusterRoleBinding('system:monitoring', [group('system:monitoring')]),
+  clusterRoleBinding('system:node', null),
+  clusterRoleBinding('system:node-proxier', [user('system:kube-proxy')]),
+  clusterRoleBinding('system:public-info-viewer', [group('system:authenticated'), group('system:unauthenticated')]),
+  clusterRoleBinding('system:service-account-issuer-discovery', [group('system:serviceaccounts')]),
+  clusterRoleBinding('system:volume-scheduler', [user('system:kube-scheduler')]),
+  ...CONTROLLER_ROLE_BINDINGS,
 ];
 
-/** A Role of the bootstrap policy (kube's testdata/namespace-roles.yaml). */
-function role(namespace: string, name: string, rules: PolicyRule[]): KubeObject {
-  return {
-    apiVersion: RBAC_API_VERSION,
-    kind: 'Role',
-    metadata: { name, namespace, labels: { ...BOOTSTRAP_LABELS }, annotations: { [AUTO_UPDATE_ANNOTATION]: 'true' } },
-    rules,
-  };
-}
-
-type Subject = { kind: 'User'; apiGroup: string; name: string } | { kind: 'ServiceAccount'; name: string; namespace: string };
-const user = (name: string): Subject => ({ kind: 'User', apiGroup: 'rbac.authorization.k8s.io', name });
-const serviceAccount = (name: string): Subject => ({ kind: 'ServiceAccount', name, namespace: 'kube-system' });
-
-function roleBinding(namespace: string, name: string, roleName: string, subjects: Subject[]): KubeObject {
-  return {
-    apiVersion: RBAC_API_VERSION,
-    kind: 'RoleBinding',
-    metadata: { name, namespace, labels: { ...BOOTSTRAP_LABELS }, annotations: { [AUTO_UPDATE_ANNOTATION]: 'true' } },
-    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: roleName },
-    subjects,
-  };
-}
-
-const EVENTS_WRITE = r(['', 'events.k8s.io'], ['events'], ['create', 'patch', 'update']);
 const LEADER_LOCKING = [
   r(['coordination.k8s.io'], ['leases'], ['create', 'get', 'list', 'update', 'watch']),
   r(['coordination.k8s.io'], ['leasecandidates'], ['create', 'get', 'list', 'update', 'watch']),
@@ -250,12 +313,10 @@ const LEADER_LOCKING = [
 export const BOOTSTRAP_ROLES: KubeObject[] = [
   role('kube-public', 'system:controller:bootstrap-signer', [
     r([''], ['configmaps'], READ),
-    { apiGroups: [''], resources: ['configmaps'], resourceNames: ['cluster-info'], verbs: ['update'] },
+    named([''], ['configmaps'], ['cluster-info'], ['update']),
     EVENTS_WRITE,
   ]),
-  role('kube-system', 'extension-apiserver-authentication-reader', [
-    { apiGroups: [''], resources: ['configmaps'], resourceNames: ['extension-apiserver-authentication'], verbs: READ },
-  ]),
+  role('kube-system', 'extension-apiserver-authentication-reader', [named([''], ['configmaps'], ['extension-apiserver-authentication'], READ)]),
   role('kube-system', 'system::leader-locking-kube-controller-manager', LEADER_LOCKING),
   role('kube-system', 'system::leader-locking-kube-scheduler', LEADER_LOCKING),
   role('kube-system', 'system:controller:bootstrap-signer', [r([''], ['secrets'], READ)]),

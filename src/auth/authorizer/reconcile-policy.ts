@@ -3,7 +3,8 @@ import { jsonEqual } from '../../api/deep-equal';
 import { isPlainObject, type KubeObject } from '../../api/types';
 import type { GenericStore } from '../../registry/generic-store';
 import { systemContext, SERVER_OWN_WRITE } from '../../registry/request-context';
-import { AUTO_UPDATE_ANNOTATION, BOOTSTRAP_CLUSTER_ROLE_BINDINGS, BOOTSTRAP_CLUSTER_ROLES, BOOTSTRAP_ROLE_BINDINGS, BOOTSTRAP_ROLES } from './bootstrap-policy';
+import { BOOTSTRAP_CLUSTER_ROLE_BINDINGS, BOOTSTRAP_CLUSTER_ROLES, BOOTSTRAP_ROLE_BINDINGS, BOOTSTRAP_ROLES } from './bootstrap-policy';
+import { AUTO_UPDATE_ANNOTATION } from './policy-objects';
 import { rulesOf, subjectsOf } from './rbac-objects';
 import { breakdownRule, covers } from './rule-match';
 
@@ -40,7 +41,8 @@ function reconciledBinding(existing: KubeObject, expected: KubeObject): KubeObje
   next.metadata.labels = merged(existing.metadata.labels, expected.metadata.labels);
   next.metadata.annotations = merged(existing.metadata.annotations, expected.metadata.annotations);
   const have = subjectsOf(existing);
-  const missing = (expected.subjects as Record<string, unknown>[]).filter((s) => !have.some((h) => h.kind === s.kind && h.name === s.name));
+  const wanted = Array.isArray(expected.subjects) ? expected.subjects.filter(isPlainObject) : [];
+  const missing = wanted.filter((s) => !have.some((h) => h.kind === s.kind && h.name === s.name));
   if (missing.length > 0) next.subjects = [...(Array.isArray(existing.subjects) ? existing.subjects : []), ...missing];
   return next;
 }
