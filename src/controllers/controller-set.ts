@@ -8,6 +8,10 @@ import { CrdController, type ServeResource } from './crd-controller';
 import { CrdEstablishingController } from './crd-establishing-controller';
 import { CsrSigningController } from './csr-signer';
 import { DisruptionController } from './disruption-controller';
+import { EndpointsController } from './discovery/endpoints-controller';
+import { EndpointSliceController } from './discovery/endpointslice-controller';
+import { EndpointSliceMirroringController } from './discovery/endpointslice-mirroring-controller';
+import { PersistentVolumeBinderController } from './volume/persistentvolume-binder-controller';
 import { FlowControlController } from './flowcontrol-controller';
 import { GarbageCollector } from './garbage-collector';
 import { NamespaceController } from './namespace-controller';
@@ -134,6 +138,11 @@ export function startControllers(
     ),
     { leaderOnly: true },
   );
+  // Endpoints, endpoint slices and their mirroring, the PV binder (issue 22).
+  manager.add(new EndpointsController(deps), { leaderOnly: true });
+  manager.add(new EndpointSliceController(deps), { leaderOnly: true });
+  manager.add(new EndpointSliceMirroringController(deps), { leaderOnly: true });
+  manager.add(new PersistentVolumeBinderController(deps), { leaderOnly: true });
   manager.add(new DisruptionController(registry, storeOf('policy', 'poddisruptionbudgets'), storeOf('', 'pods'), log), { leaderOnly: true });
   manager.add(
     new FlowControlController(

@@ -21,7 +21,7 @@ reads = {
     "Secret": lambda: client.CoreV1Api(api).read_namespaced_secret("sec", ns),
     "ServiceAccount": lambda: client.CoreV1Api(api).read_namespaced_service_account("sa", ns),
     "Event": lambda: client.CoreV1Api(api).read_namespaced_event("e", ns),
-    "Endpoints": lambda: client.CoreV1Api(api).read_namespaced_endpoints("s", ns),
+    "Endpoints": lambda: client.CoreV1Api(api).read_namespaced_endpoints("manual", ns),
     "PersistentVolumeClaim": lambda: client.CoreV1Api(api).read_namespaced_persistent_volume_claim("claim", ns),
     "PersistentVolume": lambda: client.CoreV1Api(api).read_persistent_volume("py-pv"),
     "Deployment": lambda: client.AppsV1Api(api).read_namespaced_deployment("d", ns),

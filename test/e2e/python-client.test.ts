@@ -65,7 +65,8 @@ message: started
 ---
 apiVersion: v1
 kind: Endpoints
-metadata: {name: s, namespace: py}
+# Not the Service's name: the endpoints controller writes that one.
+metadata: {name: manual, namespace: py}
 subsets: [{addresses: [{ip: 10.0.0.1}], ports: [{port: 80}]}]
 ---
 apiVersion: v1

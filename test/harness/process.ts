@@ -116,10 +116,10 @@ export async function startServerProcess(extraArgs: string[] = [], opts: Process
  * The server process of one test file: started before its tests, stopped after them. Its url is
  * read inside tests (the process starts in beforeAll).
  */
-export function serverProcessForFile(): { readonly url: string } {
+export function serverProcessForFile(extraArgs: string[] = []): { readonly url: string } {
   let server: ServerProcess | null = null;
   beforeAll(async () => {
-    server = await startServerProcess();
+    server = await startServerProcess(extraArgs);
   });
   afterAll(async () => {
     await server?.stop();

@@ -6,6 +6,8 @@ import { eventually } from '../harness/etcd-keys';
 import { Api } from '../harness/http';
 import { startTestServer } from '../harness/server';
 
+const WITHOUT_BINDER = ['*', '-persistentvolume-binder-controller'];
+
 /**
  * kube-apiserver's smaller default admission plugins, seen over HTTP on a real server:
  * DefaultStorageClass, DefaultIngressClass, StorageObjectInUseProtection (with the pvc- and
@@ -17,7 +19,8 @@ let server: Awaited<ReturnType<typeof startTestServer>>;
 let api: Api;
 
 beforeAll(async () => {
-  server = await startTestServer();
+  // The test writes what the binder would (phases, claimRefs): the binder stays out of its way.
+  server = await startTestServer({ controllers: WITHOUT_BINDER });
   api = new Api(server.url);
 });
 
@@ -142,7 +145,12 @@ describe('StorageObjectInUseProtection and the protection controllers', () => {
   });
 
   test('a claim created without the plugin gets the finalizer from the controller', async () => {
-    const other = await startTestServer({ etcdPrefix: server.prefix, disableAdmissionPlugins: ['StorageObjectInUseProtection'], leaderElect: false });
+    const other = await startTestServer({
+      etcdPrefix: server.prefix,
+      disableAdmissionPlugins: ['StorageObjectInUseProtection'],
+      leaderElect: false,
+      controllers: WITHOUT_BINDER,
+    });
     try {
       const res = await new Api(other.url).post(PVCS, claim('late'));
       expect([res.status, res.body.metadata.finalizers]).toEqual([201, undefined]);
