@@ -32,6 +32,10 @@ import { webhookConverter } from '../resources/crd-conversion-webhook';
 import { resolveService } from '../admission/webhooks/registry-source';
 import type { Config } from '../server/config';
 import type { Logger } from '../server/logger';
+import type { RequestAuthorizer } from '../auth/authorizer/attributes';
+import type { WriteAdmission } from '../registry/admission-hooks';
+import type { Clock } from './runtime/clock';
+import { controllerDeps } from './runtime/controller-deps';
 
 /** The lease kapi's leader-only controllers run under, as kube-controller-manager's in kube-system. */
 export const CONTROLLER_MANAGER_LEASE = 'kapi-controller-manager';
@@ -41,11 +45,18 @@ export const CONTROLLER_MANAGER_LEASE = 'kapi-controller-manager';
  * holder (every replica with --leader-elect=false) runs the namespace controller, the garbage
  * collector and the CRD status controller.
  */
-/** What the service controllers need beyond the stores: the allocators, raw storage, and the secure port once it listens. */
-export interface ServiceControllerInputs {
+/**
+ * What the controllers need beyond the stores: for the service controllers the allocators, raw
+ * storage and the secure port once it listens; for those that write through the API as kube's
+ * controllers do, the server's admission chain and authorizer.
+ */
+export interface ControllerInputs {
   allocation: ServiceAllocation;
   storage: Storage;
   securePort: Promise<number>;
+  admission: WriteAdmission;
+  authorizer: RequestAuthorizer;
+  clock: Clock;
 }
 
 export function startControllers(
@@ -56,7 +67,7 @@ export function startControllers(
   rootCa: string,
   clientSigner: PemPair | null,
   log: Logger,
-  serviceInputs: ServiceControllerInputs,
+  serviceInputs: ControllerInputs,
 ) {
   const storeOfVersion = (group: string, version: string, resource: string): GenericStore => registry.lookup(group, version, resource) as GenericStore;
   const storeOf = (group: string, resource: string): GenericStore => storeOfVersion(group, 'v1', resource);
@@ -75,6 +86,7 @@ export function startControllers(
     log,
   );
   const manager = new ControllerManager(log, config.controllers);
+  const deps = controllerDeps(registry, serviceInputs.admission, serviceInputs.authorizer, serviceInputs.clock, log);
   manager.add(crdController, { leaderOnly: false });
   manager.add(identity, { leaderOnly: false });
   // Service allocation (every replica: the default ServiceCIDR, then default/kubernetes and its endpoints; the leader: repair).
@@ -149,6 +161,7 @@ export function startControllers(
   return {
     manager,
     elector,
+    deps,
     /** Stops every controller, releases the leader lease, deletes this replica's identity lease and takes it out of the kubernetes endpoints. */
     stop: async (): Promise<void> => {
       await manager.stop();

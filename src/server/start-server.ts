@@ -5,6 +5,7 @@ import { IMMORTAL_NAMESPACES } from '../admission/namespace-lifecycle';
 import { ensureSystemPriorityClasses } from '../resources/priorityclasses';
 import { isStatusError } from '../api/errors';
 import type { ServeResource } from '../controllers/crd-controller';
+import { systemClock } from '../api/clock';
 import { startControllers } from '../controllers/controller-set';
 import { buildAdmission } from '../admission/plugins';
 import { mediaTypeOf, type Encoding } from '../codec/negotiate';
@@ -313,7 +314,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     };
   };
   // RBAC: the bootstrap policy and its aggregated roles first (every replica, as kube-apiserver's
-  // reconciliation), then the controllers, then the authorizer's in-memory view of the four kinds.
+  // reconciliation), then the authorizer's in-memory view of the four kinds, then the controllers.
   const rbacStores = {
     roles: storeOf('rbac.authorization.k8s.io', 'v1', 'roles'),
     clusterroles: storeOf('rbac.authorization.k8s.io', 'v1', 'clusterroles'),
@@ -327,10 +328,18 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
   storeOf('', 'v1', 'services').hooks = serviceAllocation.services;
   let listening: (port: number) => void = () => undefined;
   const securePort = new Promise<number>((resolve) => (listening = resolve));
+  // The authorizer before the controllers: those that write through the API are authorized by it.
+  const policyCache = new PolicyCache(rbacStores, log);
+  await policyCache.start();
+  const rbac = new RbacAuthorizer(policyCache);
+  const authorizer = buildAuthorizer(config.authorizationModes, rbac);
   const controllers = startControllers(config, registry, serveCustomResource, metrics, auth.servingTls.serverCa, auth.servingTls.clientSigner, log, {
     allocation: serviceAllocation,
     storage: etcdStorage,
     securePort,
+    admission,
+    authorizer,
+    clock: systemClock,
   });
   const aggregator = new Aggregator({
     registry,
@@ -343,10 +352,6 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
   for (const { controller, leaderOnly } of aggregator.controllers) controllers.manager.add(controller, { leaderOnly });
   await controllers.manager.start(controllers.elector);
   aggregator.start();
-  const policyCache = new PolicyCache(rbacStores, log);
-  await policyCache.start();
-  const rbac = new RbacAuthorizer(policyCache);
-  const authorizer = buildAuthorizer(config.authorizationModes, rbac);
   const auditSink = auditPolicy ? openAuditSink(config.auditLogPath, config.auditLogMaxSize, config.auditLogMaxBackup) : null;
   const compactor = new Compactor(kv, config.etcdCompactionIntervalMs, log, (revision) => {
     for (const { cache } of caches) cache.compacted(revision);

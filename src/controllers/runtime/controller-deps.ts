@@ -1,0 +1,58 @@
+import type { RequestAuthorizer } from '../../auth/authorizer/attributes';
+import type { ResourceRegistry } from '../../registry/resource-registry';
+import type { UserInfo } from '../../auth/user';
+import type { WriteAdmission } from '../../registry/admission-hooks';
+import type { GenericStore } from '../../registry/generic-store';
+import { systemContext, SERVER_OWN_WRITE, type RequestContext } from '../../registry/request-context';
+import type { Clock } from './clock';
+import { EventsWriter, type EventRecorder } from './event-recorder';
+import type { ControllerLog } from './informer';
+
+/**
+ * Who kube-controller-manager's controllers write as without --use-service-account-credentials:
+ * its own identity, which the bootstrap policy's system:kube-controller-manager role names.
+ */
+export const CONTROLLER_MANAGER_USER: UserInfo = {
+  name: 'system:kube-controller-manager',
+  uid: '',
+  groups: ['system:authenticated'],
+  extra: {},
+};
+
+/** What every workload controller is built from. */
+export interface ControllerDeps {
+  /** The store of a served resource (its preferred storage version's shape for the group-version asked). */
+  store(group: string, version: string, resource: string): GenericStore;
+  /**
+   * The context of a write kube's controllers make through the API server (a ReplicaSet's Pods, a
+   * Deployment's ReplicaSets): admitted by the server's chain, as system:kube-controller-manager,
+   * authorized by the server's authorizer wherever the registry checks.
+   */
+  admitted(namespace: string): RequestContext;
+  /** The context of the server's own bookkeeping (events, status the server keeps): unadmitted. */
+  own(namespace: string): RequestContext;
+  clock: Clock;
+  log: ControllerLog;
+  /** An event recorder whose events name `component` as their source (e.g. deployment-controller). */
+  recorder(component: string): EventRecorder;
+}
+
+/** The controllers' view of the server: its registry, admission chain, authorizer and clock. */
+export function controllerDeps(
+  registry: ResourceRegistry,
+  admission: WriteAdmission,
+  authorizer: RequestAuthorizer,
+  clock: Clock,
+  log: ControllerLog,
+): ControllerDeps {
+  const store = (group: string, version: string, resource: string): GenericStore => registry.lookup(group, version, resource) as GenericStore;
+  const own = (namespace: string): RequestContext => systemContext({ namespace }, SERVER_OWN_WRITE);
+  return {
+    store,
+    admitted: (namespace) => ({ ...systemContext({ namespace }, { admission, authorizer }), user: CONTROLLER_MANAGER_USER }),
+    own,
+    clock,
+    log,
+    recorder: (component) => new EventsWriter(store('', 'v1', 'events'), own, component, clock, log),
+  };
+}

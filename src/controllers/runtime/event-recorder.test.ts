@@ -1,0 +1,81 @@
+import type { KubeObject } from '../../api/types';
+import type { GenericStore } from '../../registry/generic-store';
+import { systemContext, SERVER_OWN_WRITE } from '../../registry/request-context';
+import { ManualClock } from './clock';
+import { EventsWriter } from './event-recorder';
+
+/** An events store in memory: what was created and how each was updated. */
+function memoryEvents() {
+  const stored = new Map<string, KubeObject>();
+  const store = {
+    create: async (_ctx: unknown, obj: KubeObject) => {
+      stored.set(obj.metadata.name!, structuredClone(obj));
+      return obj;
+    },
+    update: async (_ctx: unknown, name: string, fn: (current: KubeObject) => KubeObject) => {
+      const object = fn(structuredClone(stored.get(name)!));
+      stored.set(name, object);
+      return { object, created: false };
+    },
+  };
+  return { store: store as unknown as GenericStore, stored };
+}
+
+const rs: KubeObject = { apiVersion: 'apps/v1', kind: 'ReplicaSet', metadata: { name: 'web-1', namespace: 'ns', uid: 'u1', resourceVersion: '7' } };
+const settle = () => new Promise((resolve) => setImmediate(resolve));
+
+describe('EventsWriter', () => {
+  it('writes an event as client-go does and counts its repeats on the same event', async () => {
+    const { store, stored } = memoryEvents();
+    const clock = new ManualClock(1_700_000_000_000);
+    const writer = new EventsWriter(
+      store,
+      (ns) => systemContext({ namespace: ns }, SERVER_OWN_WRITE),
+      'replicaset-controller',
+      clock,
+      () => undefined,
+      'host-a',
+    );
+    writer.event(rs, 'Normal', 'SuccessfulCreate', 'Created pod: web-1-abc');
+    await settle();
+    expect(stored.size).toBe(1);
+    const [event] = stored.values();
+    expect(event.metadata.name).toMatch(/^web-1\.[0-9a-f]+$/);
+    expect(event).toMatchObject({
+      metadata: { namespace: 'ns' },
+      involvedObject: { kind: 'ReplicaSet', apiVersion: 'apps/v1', namespace: 'ns', name: 'web-1', uid: 'u1', resourceVersion: '7' },
+      reason: 'SuccessfulCreate',
+      message: 'Created pod: web-1-abc',
+      type: 'Normal',
+      count: 1,
+      source: { component: 'replicaset-controller', host: 'host-a' },
+      reportingComponent: 'replicaset-controller',
+      reportingInstance: 'host-a',
+      firstTimestamp: '2023-11-14T22:13:20Z',
+      lastTimestamp: '2023-11-14T22:13:20Z',
+    });
+    await clock.advance(5000);
+    writer.event(rs, 'Normal', 'SuccessfulCreate', 'Created pod: web-1-abc');
+    await settle();
+    expect(stored.size).toBe(1);
+    expect([...stored.values()][0]).toMatchObject({ count: 2, firstTimestamp: '2023-11-14T22:13:20Z', lastTimestamp: '2023-11-14T22:13:25Z' });
+  });
+
+  it('combines more than ten similar events, and holds an object to a burst of 25', async () => {
+    const { store, stored } = memoryEvents();
+    const writer = new EventsWriter(
+      store,
+      (ns) => systemContext({ namespace: ns }, SERVER_OWN_WRITE),
+      'c',
+      new ManualClock(),
+      () => undefined,
+      'h',
+    );
+    for (let i = 0; i < 30; i++) writer.event(rs, 'Warning', 'FailedCreate', `Error creating: ${i}`);
+    await settle();
+    const events = [...stored.values()];
+    expect(events).toHaveLength(11);
+    const combined = events.find((e) => String(e.message).startsWith('(combined from similar events): '));
+    expect(combined).toMatchObject({ message: '(combined from similar events): Error creating: 24', count: 15 });
+  });
+});

@@ -1,0 +1,155 @@
+import { hostname } from 'node:os';
+import { isStatusError } from '../../api/errors';
+import type { KubeObject } from '../../api/types';
+import type { Event, ObjectReference } from '../../generated/types/core/v1';
+import type { GenericStore } from '../../registry/generic-store';
+import type { RequestContext } from '../../registry/request-context';
+import { timestampAt } from '../../registry/time';
+import type { Clock } from './clock';
+import type { ControllerLog } from './informer';
+
+export type EventType = 'Normal' | 'Warning';
+
+/** client-go's record.EventRecorder: events about an object, written in the background. */
+export interface EventRecorder {
+  event(obj: KubeObject, type: EventType, reason: string, message: string): void;
+}
+
+/** client-go's events cache: at most this many keys are remembered (maxLruCacheEntries). */
+const MAX_KEYS = 4096;
+/** EventAggregator: more than this many similar events (same object, type and reason) within the interval are combined. */
+const AGGREGATE_MAX_EVENTS = 10;
+const AGGREGATE_INTERVAL_MS = 600_000;
+/** EventSourceObjectSpamFilter: a burst of 25 events per object and source, then one per 5 minutes. */
+const SPAM_BURST = 25;
+const SPAM_REFILL_MS = 300_000;
+
+interface Seen {
+  name: string;
+  namespace: string;
+  count: number;
+  firstTimestamp: string;
+}
+
+interface Similar {
+  messages: Set<string>;
+  since: number;
+}
+
+/** Map as an LRU: a touched key moves to the end, the oldest goes first. */
+function remember<V>(map: Map<string, V>, key: string, value: V): void {
+  map.delete(key);
+  map.set(key, value);
+  if (map.size > MAX_KEYS) map.delete(map.keys().next().value!);
+}
+
+/**
+ * Writes core/v1 Events as client-go's recorder with its correlator does (tools/record): a new
+ * event is named `<object>.<hex time>`; a repeat of one (same source, object, type, reason and
+ * message) raises its count and lastTimestamp; more than 10 similar events in 10 minutes are
+ * combined into one "(combined from similar events): ..." event; an object's source is held to
+ * a burst of 25 events, then one every 5 minutes. Failures are logged: an event never fails
+ * the work it reports.
+ */
+export class EventsWriter implements EventRecorder {
+  private readonly seen = new Map<string, Seen>();
+  private readonly similar = new Map<string, Similar>();
+  private readonly buckets = new Map<string, { tokens: number; at: number }>();
+  private sequence = 0;
+
+  constructor(
+    private readonly events: GenericStore,
+    private readonly context: (namespace: string) => RequestContext,
+    private readonly component: string,
+    private readonly clock: Clock,
+    private readonly log: ControllerLog,
+    private readonly host = hostname(),
+  ) {}
+
+  event(obj: KubeObject, type: EventType, reason: string, message: string): void {
+    const ref = referenceTo(obj);
+    const objectKey = [this.component, this.host, ref.kind, ref.namespace, ref.name, ref.uid, ref.apiVersion].join('\0');
+    if (!this.allow(objectKey)) return;
+    const now = this.clock.now();
+    const similarKey = [objectKey, type, reason].join('\0');
+    let similar = this.similar.get(similarKey);
+    if (!similar || now - similar.since > AGGREGATE_INTERVAL_MS) similar = { messages: new Set(), since: now };
+    similar.messages.add(message);
+    remember(this.similar, similarKey, similar);
+    const combined = similar.messages.size > AGGREGATE_MAX_EVENTS;
+    const text = combined ? `(combined from similar events): ${message}` : message;
+    const key = combined ? similarKey : [similarKey, message].join('\0');
+    const at = timestampAt(now / 1000);
+    const previous = this.seen.get(key);
+    const namespace = ref.namespace || 'default';
+    if (previous) {
+      previous.count++;
+      remember(this.seen, key, previous);
+      void this.write(() => this.bump(previous, text, at));
+      return;
+    }
+    const name = `${ref.name}.${(BigInt(now) * 1_000_000n + BigInt(this.sequence++ % 1_000_000)).toString(16)}`;
+    remember(this.seen, key, { name, namespace, count: 1, firstTimestamp: at });
+    const event: Event = {
+      apiVersion: 'v1',
+      kind: 'Event',
+      metadata: { name, namespace },
+      involvedObject: ref,
+      reason,
+      message: text,
+      source: { component: this.component, host: this.host },
+      firstTimestamp: at,
+      lastTimestamp: at,
+      count: 1,
+      type,
+      reportingComponent: this.component,
+      reportingInstance: this.host,
+    };
+    void this.write(() => this.events.create(this.context(namespace), event, { dryRun: false }));
+  }
+
+  /** The repeat of an event: its count and last time, on the stored event (created again if it is gone). */
+  private async bump(seen: Seen, message: string, at: string): Promise<unknown> {
+    try {
+      return await this.events.update(this.context(seen.namespace), seen.name, (current) => ({ ...current, count: seen.count, message, lastTimestamp: at }), {
+        dryRun: false,
+      });
+    } catch (err) {
+      if (!isStatusError(err) || err.code !== 404) throw err;
+      return undefined;
+    }
+  }
+
+  private async write(fn: () => Promise<unknown>): Promise<void> {
+    try {
+      await fn();
+    } catch (err) {
+      this.log(`event from ${this.component} could not be written`, err);
+    }
+  }
+
+  /** The spam filter's token bucket of one object and source. */
+  private allow(key: string): boolean {
+    const now = this.clock.now();
+    const bucket = this.buckets.get(key) ?? { tokens: SPAM_BURST, at: now };
+    bucket.tokens = Math.min(SPAM_BURST, bucket.tokens + (now - bucket.at) / SPAM_REFILL_MS);
+    bucket.at = now;
+    const allowed = bucket.tokens >= 1;
+    if (allowed) bucket.tokens -= 1;
+    remember(this.buckets, key, bucket);
+    return allowed;
+  }
+}
+
+/** reference.GetReference: the object an event is about. */
+export function referenceTo(obj: KubeObject): ObjectReference {
+  const { namespace, name, uid, resourceVersion } = obj.metadata;
+  return {
+    kind: obj.kind,
+    ...(namespace ? { namespace } : {}),
+    name,
+    uid,
+    apiVersion: obj.apiVersion,
+    resourceVersion,
+  };
+}
