@@ -162,7 +162,12 @@ export class NodeAgents {
         node.metadata.name ?? '',
         (current: KubeObject) => {
           const lease = current as Lease;
-          lease.spec = { ...lease.spec, holderIdentity: fresh.spec!.holderIdentity, leaseDurationSeconds: fresh.spec!.leaseDurationSeconds, renewTime: microTime(now) };
+          lease.spec = {
+            ...lease.spec,
+            holderIdentity: fresh.spec!.holderIdentity,
+            leaseDurationSeconds: fresh.spec!.leaseDurationSeconds,
+            renewTime: microTime(now),
+          };
           lease.metadata.ownerReferences = fresh.metadata.ownerReferences;
           return lease;
         },

@@ -1,6 +1,6 @@
 import { formatCidr, nodePodCidr, parseClusterCidr, PodIpAllocator, type Ipv4Cidr } from './pod-cidr';
 
-test("each node gets the next /24 of the cluster CIDR; none past its end", () => {
+test('each node gets the next /24 of the cluster CIDR; none past its end', () => {
   const cluster = parseClusterCidr('10.244.7.9/16') as Ipv4Cidr;
   expect(formatCidr(cluster)).toBe('10.244.0.0/16');
   expect(formatCidr(nodePodCidr(cluster, 0)!)).toBe('10.244.0.0/24');

@@ -2,7 +2,14 @@ import type { Pod } from '../generated/types/core/v1';
 import { INIT_RUN_MS, planPod, SANDBOX_MS, type PodRun } from './pod-timeline';
 
 const T0 = Date.parse('2026-01-01T00:00:00Z');
-const run = (over: Partial<PodRun> = {}): PodRun => ({ admittedMs: T0, deletionSeenMs: null, hostIP: '172.18.0.2', podIP: '10.244.0.2', defaultRunMs: 1000, ...over });
+const run = (over: Partial<PodRun> = {}): PodRun => ({
+  admittedMs: T0,
+  deletionSeenMs: null,
+  hostIP: '172.18.0.2',
+  podIP: '10.244.0.2',
+  defaultRunMs: 1000,
+  ...over,
+});
 
 function pod(spec: Pod['spec'], annotations?: Record<string, string>): Pod {
   return { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', namespace: 'ns', uid: 'u-1', ...(annotations ? { annotations } : {}) }, spec };
@@ -46,10 +53,21 @@ test('a long-running pod: ContainerCreating, then Running; Ready once its readin
 });
 
 test('init containers run first, one after the other; a restartPolicy Never pod then exits 0 after the run duration', () => {
-  const job = pod({ restartPolicy: 'Never', initContainers: [{ name: 'a', image: 'busybox' }, { name: 'b', image: 'busybox' }], containers: [{ name: 'main', image: 'busybox' }] });
+  const job = pod({
+    restartPolicy: 'Never',
+    initContainers: [
+      { name: 'a', image: 'busybox' },
+      { name: 'b', image: 'busybox' },
+    ],
+    containers: [{ name: 'main', image: 'busybox' }],
+  });
   const first = planPod(job, run(), T0 + SANDBOX_MS);
   expect(first.status.initContainerStatuses?.map((s) => Object.keys(s.state ?? {})[0])).toEqual(['running', 'waiting']);
-  expect(condition(first.status, 'Initialized')).toMatchObject({ status: 'False', reason: 'ContainersNotInitialized', message: 'containers with incomplete status: [a b]' });
+  expect(condition(first.status, 'Initialized')).toMatchObject({
+    status: 'False',
+    reason: 'ContainersNotInitialized',
+    message: 'containers with incomplete status: [a b]',
+  });
   expect(first.status.containerStatuses?.[0].state).toEqual({ waiting: { reason: 'PodInitializing' } });
   const mainStart = T0 + SANDBOX_MS + 2 * INIT_RUN_MS;
   const running = planPod(job, run(), mainStart);

@@ -65,7 +65,8 @@ export async function startKapi(options: StartKapiOptions = {}): Promise<Kapi> {
   const featureGates = featureGateSpec(options.featureGates);
   const conn = await host(external === null);
   const simulatedNodes = options.simulatedNodes ?? 0;
-  if (!Number.isInteger(simulatedNodes) || simulatedNodes < 0) throw new Error(`startKapi: simulatedNodes must be a non-negative integer, not ${simulatedNodes}`);
+  if (!Number.isInteger(simulatedNodes) || simulatedNodes < 0)
+    throw new Error(`startKapi: simulatedNodes must be a non-negative integer, not ${simulatedNodes}`);
   if (options.inProcess) return startInProcess(conn, { crds, featureGates, simulatedNodes, external, secure: options.secure === true, log: options.log });
   const log = options.log;
   const tag = log ? conn.logTag((line) => log(line.message, line.error)) : null;

@@ -169,7 +169,11 @@ test('restartPolicy Never pods exit after --simulated-run-duration: 0 Succeeds; 
 test('a stopped node goes NotReady (Unknown) with the unreachable taints; its pods are evicted unless they tolerate it, honouring tolerationSeconds', async () => {
   const unreachable = (seconds?: number) =>
     `  tolerations:\n  - {key: node.kubernetes.io/unreachable, operator: Exists, effect: NoExecute${seconds === undefined ? '' : `, tolerationSeconds: ${seconds}`}}\n`;
-  await apply([podManifest('plain', 'kapi-node-0'), podManifest('brief', 'kapi-node-0', unreachable(4)), podManifest('forever', 'kapi-node-0', unreachable())].join('---\n'));
+  await apply(
+    [podManifest('plain', 'kapi-node-0'), podManifest('brief', 'kapi-node-0', unreachable(4)), podManifest('forever', 'kapi-node-0', unreachable())].join(
+      '---\n',
+    ),
+  );
   expect((await k('wait', '--for=condition=Ready', 'pod/plain', 'pod/brief', 'pod/forever', '--timeout=20s')).code).toBe(0);
 
   expect((await k('annotate', 'node', 'kapi-node-0', 'kapi.io/simulated-node-stopped=true')).code).toBe(0);

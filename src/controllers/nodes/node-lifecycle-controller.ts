@@ -75,14 +75,27 @@ export class NodeLifecycleController implements Controller {
     this.pods = deps.store('', 'v1', 'pods');
     this.recorder = deps.recorder('node-controller');
     const { log, clock } = deps;
-    this.queue = new WorkQueue((name) => this.noScheduleTaintingPass(name), (name, err) => log(`node lifecycle: node ${name} failed`, err), 1000, clock);
+    this.queue = new WorkQueue(
+      (name) => this.noScheduleTaintingPass(name),
+      (name, err) => log(`node lifecycle: node ${name} failed`, err),
+      1000,
+      clock,
+    );
     this.nodeInformer = new Informer(
       listWatchOf(this.nodes),
       { added: (node) => this.queue.add(node.metadata.name ?? ''), updated: (_, node) => this.queue.add(node.metadata.name ?? '') },
       { name: 'nodes', log, clock },
     );
-    this.leaseInformer = new Informer(listWatchOf(deps.store('coordination.k8s.io', 'v1', 'leases'), 'kube-node-lease'), {}, { name: 'node leases', log, clock });
-    this.podInformer = new Informer(listWatchOf(this.pods, '', { matches: (o) => !!(o as Pod).spec?.nodeName, empty: false }), {}, { name: 'pods', log, clock });
+    this.leaseInformer = new Informer(
+      listWatchOf(deps.store('coordination.k8s.io', 'v1', 'leases'), 'kube-node-lease'),
+      {},
+      { name: 'node leases', log, clock },
+    );
+    this.podInformer = new Informer(
+      listWatchOf(this.pods, '', { matches: (o) => !!(o as Pod).spec?.nodeName, empty: false }),
+      {},
+      { name: 'pods', log, clock },
+    );
   }
 
   async start(): Promise<void> {
@@ -169,7 +182,11 @@ export class NodeLifecycleController implements Controller {
     const lease = this.leaseInformer.get(`kube-node-lease/${name}`) as Lease | undefined;
     let health = this.health.get(name);
     if (!health) {
-      health = { probeMs: ready ? now : Date.parse(node.metadata.creationTimestamp ?? '') || now, readyHeartbeat: ready?.lastHeartbeatTime, leaseRenew: undefined };
+      health = {
+        probeMs: ready ? now : Date.parse(node.metadata.creationTimestamp ?? '') || now,
+        readyHeartbeat: ready?.lastHeartbeatTime,
+        leaseRenew: undefined,
+      };
       this.health.set(name, health);
     } else if (ready && ready.lastHeartbeatTime !== health.readyHeartbeat) {
       health.probeMs = now;
@@ -204,7 +221,13 @@ export class NodeLifecycleController implements Controller {
                 lastTransitionTime: at,
               });
             else if (conditions[i].status !== 'Unknown')
-              conditions[i] = { ...conditions[i], status: 'Unknown', reason: 'NodeStatusUnknown', message: 'Kubelet stopped posting node status.', lastTransitionTime: at };
+              conditions[i] = {
+                ...conditions[i],
+                status: 'Unknown',
+                reason: 'NodeStatusUnknown',
+                message: 'Kubelet stopped posting node status.',
+                lastTransitionTime: at,
+              };
           }
           live.status = { ...live.status, conditions };
           return live;
@@ -234,7 +257,9 @@ export class NodeLifecycleController implements Controller {
               const live = current as Pod;
               live.status = {
                 ...live.status,
-                conditions: (live.status?.conditions ?? []).map((c) => (c.type === 'Ready' && c.status !== 'False' ? { ...c, status: 'False', lastTransitionTime: at } : c)),
+                conditions: (live.status?.conditions ?? []).map((c) =>
+                  c.type === 'Ready' && c.status !== 'False' ? { ...c, status: 'False', lastTransitionTime: at } : c,
+                ),
               };
               return live;
             },
@@ -259,7 +284,8 @@ export class NodeLifecycleController implements Controller {
     }
     if (node.spec?.unschedulable) wanted.push({ key: TAINT_UNSCHEDULABLE, effect: 'NoSchedule' });
     const managed = (node.spec?.taints ?? []).filter(
-      (t) => t.effect === 'NoSchedule' && (t.key === TAINT_UNSCHEDULABLE || Object.values(CONDITION_TAINTS).some((m) => Object.values(m).includes(t.key ?? ''))),
+      (t) =>
+        t.effect === 'NoSchedule' && (t.key === TAINT_UNSCHEDULABLE || Object.values(CONDITION_TAINTS).some((m) => Object.values(m).includes(t.key ?? ''))),
     );
     const add = wanted.filter((w) => !managed.some((t) => sameTaint(t, w)));
     const remove = managed.filter((t) => !wanted.some((w) => sameTaint(t, w)));

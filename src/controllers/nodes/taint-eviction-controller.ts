@@ -39,7 +39,12 @@ export class TaintEvictionController implements Controller {
     const { log, clock } = deps;
     this.pods = deps.store('', 'v1', 'pods');
     this.recorder = deps.recorder('taint-eviction-controller');
-    this.queue = new WorkQueue((key) => this.evict(key), (key, err) => log(`taint eviction: pod ${key} failed`, err), 1000, clock);
+    this.queue = new WorkQueue(
+      (key) => this.evict(key),
+      (key, err) => log(`taint eviction: pod ${key} failed`, err),
+      1000,
+      clock,
+    );
     this.timers = new DueTimers(clock, (key) => this.queue.add(key));
     this.nodeInformer = new Informer(
       listWatchOf(deps.store('', 'v1', 'nodes')),
@@ -149,7 +154,12 @@ export class TaintEvictionController implements Controller {
         (current: KubeObject) => {
           const live = current as Pod;
           const conditions = live.status?.conditions ?? [];
-          const target = { type: 'DisruptionTarget', status: 'True', reason: 'DeletionByTaintManager', message: 'Taint manager: deleting due to NoExecute taint' };
+          const target = {
+            type: 'DisruptionTarget',
+            status: 'True',
+            reason: 'DeletionByTaintManager',
+            message: 'Taint manager: deleting due to NoExecute taint',
+          };
           const before = conditions.find((c) => c.type === 'DisruptionTarget');
           const changed = !before || before.status !== target.status || before.reason !== target.reason || before.message !== target.message;
           if (changed) {
