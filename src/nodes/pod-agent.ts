@@ -132,7 +132,6 @@ export class PodAgent {
       }
       this.tracked.set(key, t);
     }
-    if (pod.metadata.deletionTimestamp && t.run.deletionSeenMs === null) t.run.deletionSeenMs = this.deps.clock.now();
     this.enqueue(key);
   }
 
@@ -173,6 +172,8 @@ export class PodAgent {
     const t = this.tracked.get(key);
     if (!pod || !t || !this.agents.isRunning(t.nodeName)) return;
     const now = this.deps.clock.now();
+    // A stopped kubelet learns of a deletion only once it runs again.
+    if (pod.metadata.deletionTimestamp && t.run.deletionSeenMs === null) t.run.deletionSeenMs = now;
     if (!t.run.podIP && pod.status?.phase !== 'Succeeded' && pod.status?.phase !== 'Failed') {
       t.run.podIP = this.ips.get(t.nodeName)!.allocate() ?? '';
     }

@@ -16,8 +16,11 @@ import { startTestServer } from '../harness/server';
 let server: Awaited<ReturnType<typeof startTestServer>>;
 let api: Api;
 
+/** The node lifecycle controller would take the not-ready taint off a node without conditions while a test reads and updates it. */
+const WITHOUT_NODE_LIFECYCLE = { controllers: ['*', '-node-lifecycle-controller'] };
+
 beforeAll(async () => {
-  server = await startTestServer();
+  server = await startTestServer(WITHOUT_NODE_LIFECYCLE);
   api = new Api(server.url);
 });
 
@@ -142,7 +145,12 @@ describe('StorageObjectInUseProtection and the protection controllers', () => {
   });
 
   test('a claim created without the plugin gets the finalizer from the controller', async () => {
-    const other = await startTestServer({ etcdPrefix: server.prefix, disableAdmissionPlugins: ['StorageObjectInUseProtection'], leaderElect: false });
+    const other = await startTestServer({
+      ...WITHOUT_NODE_LIFECYCLE,
+      etcdPrefix: server.prefix,
+      disableAdmissionPlugins: ['StorageObjectInUseProtection'],
+      leaderElect: false,
+    });
     try {
       const res = await new Api(other.url).post(PVCS, claim('late'));
       expect([res.status, res.body.metadata.finalizers]).toEqual([201, undefined]);
