@@ -35,6 +35,11 @@ import { CRD_GROUP } from '../resources/customresourcedefinitions';
 import { webhookConverter } from '../resources/crd-conversion-webhook';
 import { resolveService } from '../admission/webhooks/registry-source';
 import type { Config } from '../server/config';
+import { kapiGitVersion } from '../server/kubernetes-version';
+import { NodeLifecycleController } from './nodes/node-lifecycle-controller';
+import { TaintEvictionController } from './nodes/taint-eviction-controller';
+import { SimulatedKubelets } from '../nodes/simulated-kubelets';
+import { simulatedNodes } from '../nodes/simulated-node';
 import type { Logger } from '../server/logger';
 import type { RequestAuthorizer } from '../auth/authorizer/attributes';
 import type { WriteAdmission } from '../registry/types';
@@ -162,6 +167,13 @@ export function startControllers(
     { leaderOnly: true },
   );
   manager.add(new TtlAfterFinishedController(deps), { leaderOnly: true });
+  // Node lifecycle, and the kubelets of --simulated-nodes (issue 22).
+  manager.add(new NodeLifecycleController(deps, config.nodeMonitorPeriodMs, config.nodeMonitorGracePeriodMs), { leaderOnly: true });
+  manager.add(new TaintEvictionController(deps), { leaderOnly: true });
+  if (config.simulatedNodes > 0) {
+    const nodes = simulatedNodes(config.simulatedNodes, config.clusterCidr);
+    manager.add(new SimulatedKubelets(deps, nodes, config.simulatedNodeCapacity, kapiGitVersion(), config.simulatedRunDurationMs), { leaderOnly: true });
+  }
   // Only a CA kapi generated signs CSRs: with --client-ca-file, the CA's key is not ours.
   if (clientSigner)
     manager.add(new CsrSigningController(storeOf('certificates.k8s.io', 'certificatesigningrequests'), clientSigner, log), { leaderOnly: true });

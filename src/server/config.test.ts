@@ -105,3 +105,37 @@ describe('front-proxy flags', () => {
     });
   });
 });
+
+describe('simulated node flags', () => {
+  test('--simulated-nodes, --simulated-node-capacity, --simulated-run-duration, --cluster-cidr and the node monitor periods', () => {
+    expect(parseFlags([])).toMatchObject({
+      simulatedNodes: 0,
+      simulatedNodeCapacity: { cpu: '8', memory: '32Gi', pods: '110', 'ephemeral-storage': '100Gi' },
+      simulatedRunDurationMs: 1000,
+      clusterCidr: { prefix: 16 },
+      nodeMonitorPeriodMs: 5000,
+      nodeMonitorGracePeriodMs: 40_000,
+    });
+    const config = parseFlags([
+      '--simulated-nodes=100',
+      '--simulated-node-capacity=cpu=2,memory=4Gi,pods=10,nvidia.com/gpu=1',
+      '--simulated-run-duration=250ms',
+      '--cluster-cidr=10.32.0.0/12',
+      '--node-monitor-grace-period=15s',
+    ]);
+    expect(config).toMatchObject({
+      simulatedNodes: 100,
+      simulatedNodeCapacity: { cpu: '2', memory: '4Gi', pods: '10', 'nvidia.com/gpu': '1' },
+      simulatedRunDurationMs: 250,
+      clusterCidr: { base: (10 * 256 + 32) * 65536, prefix: 12 },
+      nodeMonitorGracePeriodMs: 15_000,
+    });
+    expect(() => parseFlags(['--simulated-node-capacity=cpu=2,memory=lots,pods=1'])).toThrow(
+      'invalid argument "cpu=2,memory=lots,pods=1" for "--simulated-node-capacity" flag: "lots" is not a non-negative quantity',
+    );
+    expect(() => parseFlags(['--simulated-node-capacity=cpu=2'])).toThrow('memory is missing');
+    expect(() => parseFlags(['--cluster-cidr=10.244.0.0/25'])).toThrow("must be /24 or wider to hold a node's pod CIDR");
+    expect(() => parseFlags(['--cluster-cidr=10.244.0/16'])).toThrow('invalid CIDR address: 10.244.0/16');
+    expect(() => parseFlags(['--simulated-nodes=-1'])).toThrow(ConfigError);
+  });
+});

@@ -7,6 +7,8 @@ import { parsePortRange, type PortRange } from '../registry/service-allocation/p
 import { parseServiceClusterIpRange } from '../registry/service-allocation/ip-range';
 import { DEFAULT_KUBELET_ADDRESS_TYPES } from '../registry/proxy/kubelet';
 import { BUILT_IN_RESOURCES } from '../resources';
+import { parseNodeCapacity, type NodeCapacity } from '../nodes/capacity';
+import { parseClusterCidr, type Ipv4Cidr } from '../nodes/pod-cidr';
 import { enabledGroupVersions, parseRuntimeConfigFlag, registeredGroupVersions, type RuntimeConfig } from './runtime-config';
 
 export interface Config {
@@ -135,6 +137,17 @@ export interface Config {
   /** klog's -v: how verbose logs are (0..10); request lines appear from 3. */
   verbosity: number;
   loggingFormat: LoggingFormat;
+  /** --simulated-nodes: how many simulated kubelets register nodes kapi-node-0, kapi-node-1, ... (0: none). */
+  simulatedNodes: number;
+  /** --simulated-node-capacity: each simulated node's capacity (and allocatable). */
+  simulatedNodeCapacity: NodeCapacity;
+  /** --simulated-run-duration: how long a simulated container of a restartPolicy Never/OnFailure pod runs before it exits. */
+  simulatedRunDurationMs: number;
+  /** --cluster-cidr: the pod network, cut into one /24 per simulated node (kube-controller-manager's node IPAM). */
+  clusterCidr: Ipv4Cidr;
+  /** --node-monitor-period / --node-monitor-grace-period: kube-controller-manager's node lifecycle timing. */
+  nodeMonitorPeriodMs: number;
+  nodeMonitorGracePeriodMs: number;
 }
 
 interface FlagSpec {
@@ -488,6 +501,44 @@ const FLAGS: Record<string, FlagSpec> = {
     parse: int64('default-unreachable-toleration-seconds'),
     help: 'Indicates the tolerationSeconds of the toleration for unreachable:NoExecute that is added by default to every pod that does not already have such a toleration (default 300).',
   },
+  'simulated-nodes': {
+    key: 'simulatedNodes',
+    parse: integer('simulated-nodes'),
+    help: 'Number of simulated nodes (kapi-node-0, ...) whose simulated kubelets run the pods bound to them (default 0).',
+  },
+  'simulated-node-capacity': {
+    key: 'simulatedNodeCapacity',
+    parse: (v) => {
+      const capacity = parseNodeCapacity(v);
+      if (typeof capacity === 'string') throw new ConfigError(`invalid argument "${v}" for "--simulated-node-capacity" flag: ${capacity}`);
+      return capacity;
+    },
+    help: 'Capacity and allocatable of each simulated node, as name=quantity pairs (default cpu=8,memory=32Gi,pods=110).',
+  },
+  'simulated-run-duration': {
+    key: 'simulatedRunDurationMs',
+    parse: (v) => parseDuration(v, 'simulated-run-duration'),
+    help: 'How long the containers of simulated pods with restartPolicy Never or OnFailure run before they exit 0 (default 1s).',
+  },
+  'cluster-cidr': {
+    key: 'clusterCidr',
+    parse: (v) => {
+      const cidr = parseClusterCidr(v);
+      if (typeof cidr === 'string') throw new ConfigError(`invalid argument "${v}" for "--cluster-cidr" flag: ${cidr}`);
+      return cidr;
+    },
+    help: "CIDR Range for Pods in cluster; each simulated node's podCIDR is a /24 of it (default 10.244.0.0/16).",
+  },
+  'node-monitor-period': {
+    key: 'nodeMonitorPeriodMs',
+    parse: (v) => parseDuration(v, 'node-monitor-period'),
+    help: 'The period for syncing NodeStatus in cloud-node-lifecycle-controller (default 5s).',
+  },
+  'node-monitor-grace-period': {
+    key: 'nodeMonitorGracePeriodMs',
+    parse: (v) => parseDuration(v, 'node-monitor-grace-period'),
+    help: 'Amount of time which we allow running Node to be unresponsive before marking it unhealthy (default 40s).',
+  },
   'feature-gates': { key: 'featureGates', parse: parseFeatureGates, help: 'A set of key=value pairs that describe feature gates.' },
   'runtime-config': {
     key: 'runtimeConfig',
@@ -592,6 +643,12 @@ export function defaultConfig(): Config {
     defaultUnreachableTolerationSeconds: 300,
     verbosity: 0,
     loggingFormat: 'text',
+    simulatedNodes: 0,
+    simulatedNodeCapacity: parseNodeCapacity('cpu=8,memory=32Gi,pods=110') as NodeCapacity,
+    simulatedRunDurationMs: 1000,
+    clusterCidr: parseClusterCidr('10.244.0.0/16') as Ipv4Cidr,
+    nodeMonitorPeriodMs: 5000,
+    nodeMonitorGracePeriodMs: 40_000,
   };
 }
 

@@ -58,7 +58,9 @@ import { leveled, type Logger } from './logger';
 import { Aggregator } from '../aggregator/aggregator';
 import { authenticationData, publishAuthenticationConfigMap } from '../aggregator/authentication-configmap';
 
-export const KUBERNETES_VERSION = { major: '1', minor: '34', patch: '0' };
+import { KUBERNETES_VERSION, kapiGitVersion } from './kubernetes-version';
+
+export { KUBERNETES_VERSION };
 
 /** kube-apiserver's --etcd-readycheck-timeout default. */
 const ETCD_READYCHECK_TIMEOUT_MS = 2000;
@@ -79,11 +81,11 @@ export interface RunningServer {
 }
 
 function versionInfo(): VersionInfo {
-  const { major, minor, patch } = KUBERNETES_VERSION;
+  const { major, minor } = KUBERNETES_VERSION;
   return {
     major,
     minor,
-    gitVersion: `v${major}.${minor}.${patch}+kapi`,
+    gitVersion: kapiGitVersion(),
     gitCommit: process.env.KAPI_GIT_COMMIT ?? 'unknown',
     gitTreeState: 'clean',
     buildDate: process.env.KAPI_BUILD_DATE ?? '1970-01-01T00:00:00Z',

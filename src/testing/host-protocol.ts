@@ -26,6 +26,8 @@ export interface StartRequest {
   crds: string[];
   /** As the flag spells them: `Name=true,Other=false`. */
   featureGates: string;
+  /** Simulated nodes the server runs (kapi-node-0, ...); it is handed out once they are Ready. */
+  simulatedNodes: number;
   secure: boolean;
   /** An etcd URL, or null for the host's shared etcd. */
   etcd: string | null;

@@ -16,8 +16,8 @@ function pool(): { pool: InstancePool<Fake>; booted: Fake[] } {
   return { pool: new InstancePool<Fake>(async (key) => booted[booted.push(new Fake(key, booted.length)) - 1]), booted };
 }
 
-const plain: PoolKey = { etcdEndpoint: 'http://e', featureGates: '' };
-const gated: PoolKey = { etcdEndpoint: 'http://e', featureGates: 'WatchList=false' };
+const plain: PoolKey = { etcdEndpoint: 'http://e', featureGates: '', simulatedNodes: 0 };
+const gated: PoolKey = { etcdEndpoint: 'http://e', featureGates: 'WatchList=false', simulatedNodes: 0 };
 const tick = (): Promise<void> => new Promise((r) => setImmediate(r));
 
 test('the first caller of a kind gets a new server; a spare of that kind is started after it is served, and the next caller gets it', async () => {
@@ -64,7 +64,7 @@ test('a kind keeps as many spares as it had callers at once, up to four', async 
 
 test('spares are kept for the two kinds wanted last; the older kind is stopped; close() stops the rest', async () => {
   const { pool: p, booted } = pool();
-  const third: PoolKey = { etcdEndpoint: 'http://other', featureGates: '' };
+  const third: PoolKey = { etcdEndpoint: 'http://e', featureGates: '', simulatedNodes: 3 };
   for (const key of [plain, gated, third]) {
     await p.serve(key, async () => undefined);
     await tick();

@@ -1,8 +1,10 @@
-/** Which instances are interchangeable before a caller takes one: same etcd, same feature gates. */
+/** Which instances are interchangeable before a caller takes one: same etcd, same feature gates, as many simulated nodes. */
 export interface PoolKey {
   etcdEndpoint: string;
   /** The gates as the flag spells them, normalised (sorted, every gate that differs from its default). */
   featureGates: string;
+  /** --simulated-nodes. */
+  simulatedNodes: number;
 }
 
 /** Kinds with spares kept, the least recently wanted dropped first. */

@@ -10,6 +10,7 @@ import { startServer, type RunningServer } from '../server/start-server';
 import type { CustomResourceDefinitionDocument } from './crds';
 import type { KapiAddresses } from './host-protocol';
 import { insecureKubeconfig } from './kubeconfig';
+import type { Node } from '../generated/types/core/v1';
 
 const CRDS = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
 
@@ -37,7 +38,7 @@ export class Instance {
     private readonly server: RunningServer,
   ) {}
 
-  static async start(etcdEndpoint: string, featureGates: FeatureGates, logger: Logger | null = null): Promise<Instance> {
+  static async start(etcdEndpoint: string, featureGates: FeatureGates, logger: Logger | null = null, simulatedNodes = 0): Promise<Instance> {
     const etcdPrefix = `/kapi-testing/${randomBytes(6).toString('hex')}`;
     const dataDir = mkdtempSync(path.join(tmpdir(), 'kapi-testing-'));
     try {
@@ -52,17 +53,41 @@ export class Instance {
           insecureBindAddress: '127.0.0.1',
           insecurePort: 'ephemeral',
           featureGates,
+          simulatedNodes,
           // Instances are short-lived and share one etcd: none of them compacts it (the shared etcd lives only as long as a test run).
           etcdCompactionIntervalMs: 0,
           storageInitializationTimeoutMs: 10_000,
         },
         logger ?? (() => undefined),
       );
-      return new Instance(etcdEndpoint, etcdPrefix, dataDir, server);
+      const instance = new Instance(etcdEndpoint, etcdPrefix, dataDir, server);
+      await instance.waitForNodes(simulatedNodes).catch(async (err: unknown) => {
+        await instance.stop().catch(() => undefined);
+        throw err;
+      });
+      return instance;
     } catch (err) {
       rmSync(dataDir, { recursive: true, force: true });
       await deletePrefix(etcdEndpoint, etcdPrefix).catch(() => undefined);
       throw err;
+    }
+  }
+
+  /** Waits until the simulated nodes are Ready and schedulable (their kubelet's not-ready taint gone). */
+  private async waitForNodes(count: number, timeoutMs = 30_000): Promise<void> {
+    if (count === 0) return;
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const res = await request(`${this.server.url}/api/v1/nodes`);
+      const nodes = (res.body.items ?? []) as Node[];
+      const ready = nodes.filter(
+        (n) =>
+          n.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') &&
+          !(n.spec?.taints ?? []).some((t) => t.key === 'node.kubernetes.io/not-ready'),
+      );
+      if (ready.length >= count) return;
+      if (Date.now() > deadline) throw new Error(`startKapi: ${ready.length} of ${count} simulated nodes were Ready within ${timeoutMs} ms`);
+      await new Promise((r) => setTimeout(r, 20));
     }
   }
 

@@ -6,6 +6,11 @@ import type { KapiAddresses } from './host-protocol';
 export interface StartKapiOptions {
   /** CustomResourceDefinition manifests to install: a directory of YAML/JSON files, or files. */
   crds?: string | string[];
+  /**
+   * Simulated nodes (kapi-node-0, ...; `--simulated-nodes`) whose simulated kubelets run the pods
+   * bound to them; startKapi resolves once they are Ready. 0 by default.
+   */
+  simulatedNodes?: number;
   /** Feature gates, as `{ Name: true }` or as the flag spells them (`Name=true,Other=false`). */
   featureGates?: Record<string, boolean> | string;
   /**
@@ -59,14 +64,17 @@ export async function startKapi(options: StartKapiOptions = {}): Promise<Kapi> {
   const crds = options.crds === undefined ? [] : (typeof options.crds === 'string' ? [options.crds] : options.crds).map((p) => path.resolve(p));
   const featureGates = featureGateSpec(options.featureGates);
   const conn = await host(external === null);
-  if (options.inProcess) return startInProcess(conn, { crds, featureGates, external, secure: options.secure === true, log: options.log });
+  const simulatedNodes = options.simulatedNodes ?? 0;
+  if (!Number.isInteger(simulatedNodes) || simulatedNodes < 0)
+    throw new Error(`startKapi: simulatedNodes must be a non-negative integer, not ${simulatedNodes}`);
+  if (options.inProcess) return startInProcess(conn, { crds, featureGates, simulatedNodes, external, secure: options.secure === true, log: options.log });
   const log = options.log;
   const tag = log ? conn.logTag((line) => log(line.message, line.error)) : null;
   const forget = (): void => {
     if (tag !== null) conn.dropLog(tag);
   };
   const addresses = await conn
-    .request<KapiAddresses>({ op: 'start', crds, featureGates, secure: options.secure === true, etcd: external, log: tag })
+    .request<KapiAddresses>({ op: 'start', crds, featureGates, simulatedNodes, secure: options.secure === true, etcd: external, log: tag })
     .catch((err: unknown) => {
       forget();
       throw err;
@@ -79,6 +87,7 @@ export async function startKapi(options: StartKapiOptions = {}): Promise<Kapi> {
 interface InProcessOptions {
   crds: string[];
   featureGates: string;
+  simulatedNodes: number;
   external: string | null;
   secure: boolean;
   log: Logger | undefined;
@@ -89,7 +98,7 @@ async function startInProcess(conn: HostConnection, options: InProcessOptions): 
   const gates = parseFeatureGates(options.featureGates);
   const crds = options.crds.length === 0 ? [] : loadCrds(options.crds);
   const etcdEndpoint = options.external ?? (await conn.request<string>({ op: 'etcd' }));
-  const instance = await Instance.start(etcdEndpoint, gates, options.log ?? null);
+  const instance = await Instance.start(etcdEndpoint, gates, options.log ?? null, options.simulatedNodes);
   try {
     await instance.installCrds(crds);
     return { ...instance.addresses(options.secure), stop: () => instance.stop() };

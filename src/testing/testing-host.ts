@@ -43,7 +43,7 @@ function sharedEtcd(): Promise<EmbeddedEtcd> {
 
 async function main(): Promise<void> {
   const [{ Instance: InstanceClass }, { InstancePool }, { loadCrds }, { parseFeatureGates, KNOWN_FEATURE_GATES }] = await modules;
-  const pool = new InstancePool((key) => InstanceClass.start(key.etcdEndpoint, parseFeatureGates(key.featureGates)));
+  const pool = new InstancePool((key) => InstanceClass.start(key.etcdEndpoint, parseFeatureGates(key.featureGates), null, key.simulatedNodes));
   /** Each connection's instances, by key prefix. */
   const clients = new Map<Socket, Map<string, Instance>>();
 
@@ -72,8 +72,9 @@ async function main(): Promise<void> {
         throw err;
       }
     };
-    if (logger) return use(await InstanceClass.start(etcdEndpoint, gates, logger));
-    return pool.serve({ etcdEndpoint, featureGates }, use);
+    const simulatedNodes = req.simulatedNodes ?? 0;
+    if (logger) return use(await InstanceClass.start(etcdEndpoint, gates, logger, simulatedNodes));
+    return pool.serve({ etcdEndpoint, featureGates, simulatedNodes }, use);
   }
 
   function forwardLog(socket: Socket, tag: string): Logger {

@@ -6,7 +6,7 @@ import { eventually } from '../harness/etcd-keys';
 import { Api } from '../harness/http';
 import { startTestServer } from '../harness/server';
 
-const WITHOUT_BINDER = ['*', '-persistentvolume-binder-controller'];
+const CONTROLLERS = ['*', '-persistentvolume-binder-controller', '-node-lifecycle-controller'];
 
 /**
  * kube-apiserver's smaller default admission plugins, seen over HTTP on a real server:
@@ -19,8 +19,8 @@ let server: Awaited<ReturnType<typeof startTestServer>>;
 let api: Api;
 
 beforeAll(async () => {
-  // The test writes what the binder would (phases, claimRefs): the binder stays out of its way.
-  server = await startTestServer({ controllers: WITHOUT_BINDER });
+  // The test writes what the binder would (phases, claimRefs), and PUTs nodes it read: the binder and node lifecycle stay out of its way.
+  server = await startTestServer({ controllers: CONTROLLERS });
   api = new Api(server.url);
 });
 
@@ -149,7 +149,7 @@ describe('StorageObjectInUseProtection and the protection controllers', () => {
       etcdPrefix: server.prefix,
       disableAdmissionPlugins: ['StorageObjectInUseProtection'],
       leaderElect: false,
-      controllers: WITHOUT_BINDER,
+      controllers: CONTROLLERS,
     });
     try {
       const res = await new Api(other.url).post(PVCS, claim('late'));

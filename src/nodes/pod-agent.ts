@@ -1,0 +1,230 @@
+import { jsonEqual } from '../api/deep-equal';
+import { isStatusError } from '../api/errors';
+import type { KubeObject } from '../api/types';
+import type { Pod, PodCondition, PodStatus } from '../generated/types/core/v1';
+import type { GenericStore } from '../registry/generic-store';
+import { withInfo } from '../registry/request-context';
+import { timestampAt } from '../registry/time';
+import type { ControllerDeps } from '../controllers/runtime/controller-deps';
+import { Informer, listWatchOf, objectKey } from '../controllers/runtime/informer';
+import type { NodeAgents } from './node-agents';
+import { PodIpAllocator } from './pod-cidr';
+import { planPod, type PodRun } from './pod-timeline';
+import { DueTimers } from './due-timers';
+
+/** Status writes in flight at once. */
+const MAX_IN_FLIGHT = 32;
+/** A failed write is tried again after this long. */
+const RETRY_MS = 1000;
+
+/** The conditions the kubelet owns; others (DisruptionTarget, readiness gates', the scheduler's PodScheduled) are kept as they are. */
+const KUBELET_CONDITIONS = new Set(['PodReadyToStartContainers', 'Initialized', 'Ready', 'ContainersReady']);
+
+interface Tracked {
+  uid: string;
+  nodeName: string;
+  run: PodRun;
+}
+
+const NOTHING_TO_DO = Symbol('nothing to do');
+
+/**
+ * The new status as the kubelet's status manager writes it over `current`: its own conditions
+ * keep their lastTransitionTime while their status holds, conditions it does not own are kept,
+ * and PodScheduled is added when nothing set it.
+ */
+export function mergeStatus(current: PodStatus | undefined, next: PodStatus, now: string): PodStatus {
+  const previous = new Map((current?.conditions ?? []).map((c) => [c.type, c]));
+  const conditions: PodCondition[] = [];
+  for (const c of next.conditions ?? []) {
+    const before = previous.get(c.type);
+    if (c.type === 'PodScheduled' && before) {
+      conditions.push(before);
+      continue;
+    }
+    const since = before && before.status === c.status && before.lastTransitionTime ? before.lastTransitionTime : now;
+    conditions.push({ ...c, lastTransitionTime: since });
+  }
+  for (const c of current?.conditions ?? []) if (!KUBELET_CONDITIONS.has(c.type ?? '') && c.type !== 'PodScheduled') conditions.push(c);
+  return { ...current, ...next, conditions };
+}
+
+/**
+ * The pod side of the simulated kubelets: every pod bound to a simulated node whose kubelet runs
+ * is driven through its timeline (planPod), its status written through pods/status when it
+ * changes, and removed (grace 0) once its containers have stopped after its deletion. One
+ * informer of the pods on simulated nodes; changes due later wait on one timer.
+ */
+export class PodAgent {
+  readonly informer: Informer;
+  private readonly pods: GenericStore;
+  private readonly tracked = new Map<string, Tracked>();
+  private readonly ips = new Map<string, PodIpAllocator>();
+  private readonly timers: DueTimers;
+  private inFlight = 0;
+  private readonly waiting: string[] = [];
+  private readonly queued = new Set<string>();
+  private running = false;
+
+  constructor(
+    private readonly deps: ControllerDeps,
+    private readonly agents: NodeAgents,
+    private readonly defaultRunMs: number,
+  ) {
+    this.pods = deps.store('', 'v1', 'pods');
+    for (const name of agents.names) this.ips.set(name, new PodIpAllocator(agents.simulated(name)!.podCidr));
+    const names = agents.names;
+    this.timers = new DueTimers(deps.clock, (key) => this.enqueue(key));
+    this.informer = new Informer(
+      listWatchOf(this.pods, '', { matches: (o) => names.has((o as Pod).spec?.nodeName ?? ''), empty: false }),
+      {
+        added: (pod) => this.observe(pod as Pod),
+        updated: (_, pod) => this.observe(pod as Pod),
+        deleted: (pod) => this.forget(objectKey(pod)),
+      },
+      { name: 'pods on simulated nodes', log: deps.log, clock: deps.clock },
+    );
+  }
+
+  async start(): Promise<void> {
+    this.running = true;
+    this.informer.start();
+    await this.informer.waitForSync();
+  }
+
+  stop(): void {
+    this.running = false;
+    this.informer.stop();
+    this.timers.clear();
+  }
+
+  /** A node's kubelet runs again: each of its pods gets a look. */
+  resume(nodeName: string): void {
+    for (const [key, t] of this.tracked) if (t.nodeName === nodeName) this.enqueue(key);
+  }
+
+  private observe(pod: Pod): void {
+    const key = objectKey(pod);
+    const nodeName = pod.spec?.nodeName ?? '';
+    let t = this.tracked.get(key);
+    if (t && t.uid !== pod.metadata.uid) {
+      this.forget(key);
+      t = undefined;
+    }
+    if (!t) {
+      const started = pod.status?.startTime ? Date.parse(pod.status.startTime) : NaN;
+      const simulated = this.agents.simulated(nodeName)!;
+      t = {
+        uid: pod.metadata.uid ?? '',
+        nodeName,
+        run: {
+          admittedMs: Number.isNaN(started) ? this.deps.clock.now() : started,
+          deletionSeenMs: null,
+          hostIP: simulated.internalIp,
+          podIP: '',
+          defaultRunMs: this.defaultRunMs,
+        },
+      };
+      const phase = pod.status?.phase;
+      if (pod.status?.podIP && phase !== 'Succeeded' && phase !== 'Failed') {
+        this.ips.get(nodeName)!.reserve(pod.status.podIP);
+        t.run.podIP = pod.status.podIP;
+      }
+      this.tracked.set(key, t);
+    }
+    this.enqueue(key);
+  }
+
+  private forget(key: string): void {
+    const t = this.tracked.get(key);
+    if (!t) return;
+    if (t.run.podIP) this.ips.get(t.nodeName)?.release(t.run.podIP);
+    this.tracked.delete(key);
+    this.timers.cancel(key);
+  }
+
+  private enqueue(key: string): void {
+    if (!this.running || this.queued.has(key)) return;
+    this.queued.add(key);
+    this.waiting.push(key);
+    this.pump();
+  }
+
+  private pump(): void {
+    while (this.inFlight < MAX_IN_FLIGHT && this.waiting.length > 0) {
+      const key = this.waiting.shift()!;
+      this.queued.delete(key);
+      this.inFlight++;
+      void this.sync(key)
+        .catch((err: unknown) => {
+          this.deps.log(`simulated kubelet: pod ${key} failed`, err);
+          this.timers.at(key, this.deps.clock.now() + RETRY_MS);
+        })
+        .finally(() => {
+          this.inFlight--;
+          this.pump();
+        });
+    }
+  }
+
+  private async sync(key: string): Promise<void> {
+    const pod = this.informer.get(key) as Pod | undefined;
+    const t = this.tracked.get(key);
+    if (!pod || !t || !this.agents.isRunning(t.nodeName)) return;
+    const now = this.deps.clock.now();
+    // A stopped kubelet learns of a deletion only once it runs again.
+    if (pod.metadata.deletionTimestamp && t.run.deletionSeenMs === null) t.run.deletionSeenMs = now;
+    if (!t.run.podIP && pod.status?.phase !== 'Succeeded' && pod.status?.phase !== 'Failed') {
+      t.run.podIP = this.ips.get(t.nodeName)!.allocate() ?? '';
+    }
+    const plan = planPod(pod, t.run, now);
+    if (plan.status.phase === 'Succeeded' || plan.status.phase === 'Failed') {
+      // The sandbox is gone: its address may be handed out again.
+      if (t.run.podIP) this.ips.get(t.nodeName)!.release(t.run.podIP);
+    }
+    await this.writeStatus(pod, plan.status, now);
+    if (plan.remove) {
+      await this.remove(pod);
+      return;
+    }
+    if (plan.nextChangeMs !== null) this.timers.at(key, plan.nextChangeMs);
+  }
+
+  private async writeStatus(pod: Pod, status: PodStatus, nowMs: number): Promise<void> {
+    const namespace = pod.metadata.namespace ?? '';
+    const now = timestampAt(nowMs / 1000);
+    if (jsonEqual(mergeStatus(pod.status, status, now), pod.status)) return;
+    try {
+      await this.pods.update(
+        withInfo(this.deps.own(namespace), { subresource: 'status', name: pod.metadata.name ?? '' }),
+        pod.metadata.name ?? '',
+        (current: KubeObject) => {
+          const live = current as Pod;
+          if (live.metadata.uid !== pod.metadata.uid) throw NOTHING_TO_DO;
+          const merged = mergeStatus(live.status, status, now);
+          if (jsonEqual(merged, live.status)) throw NOTHING_TO_DO;
+          live.status = merged;
+          return live;
+        },
+        { dryRun: false },
+      );
+    } catch (err) {
+      if (err === NOTHING_TO_DO || (isStatusError(err) && err.code === 404)) return;
+      throw err;
+    }
+  }
+
+  /** The status manager's final delete: grace 0, only this pod (a new one of the name is not touched). */
+  private async remove(pod: Pod): Promise<void> {
+    try {
+      await this.pods.delete(this.deps.own(pod.metadata.namespace ?? ''), pod.metadata.name ?? '', {
+        dryRun: false,
+        gracePeriodSeconds: 0,
+        preconditions: { uid: pod.metadata.uid },
+      });
+    } catch (err) {
+      if (isStatusError(err) && (err.code === 404 || err.code === 409)) return;
+      throw err;
+    }
+  }
+}
