@@ -90,6 +90,8 @@ export interface Config {
   watchBookmarkIntervalMs: number;
   /** An EncryptionConfiguration file: which resources are encrypted at rest, and how; '' for none. */
   encryptionProviderConfig: string;
+  /** Run the in-process kube-scheduler (default profile) among the leader's controllers. */
+  scheduler: boolean;
   /** Run the leader-only controllers only while holding the kube-system/kapi-controller-manager Lease. */
   leaderElect: boolean;
   leaderElectLeaseDurationMs: number;
@@ -361,6 +363,12 @@ const FLAGS: Record<string, FlagSpec> = {
     parse: (v) => v,
     help: 'The file containing configuration for encryption providers to be used for storing secrets in etcd.',
   },
+  scheduler: {
+    key: 'scheduler',
+    parse: bool('scheduler'),
+    boolean: true,
+    help: "Run kube-scheduler's default profile in process, binding pods that name default-scheduler (default false).",
+  },
   'leader-elect': {
     key: 'leaderElect',
     parse: (v) => {
@@ -545,6 +553,7 @@ export function defaultConfig(): Config {
     eventTtlMs: 60 * 60_000,
     controllers: ['*'],
     encryptionProviderConfig: '',
+    scheduler: false,
     leaderElect: true,
     leaderElectLeaseDurationMs: 15_000,
     leaderElectRenewDeadlineMs: 10_000,
