@@ -6,8 +6,6 @@ import { affinityFilter, affinityPreFilter } from './pod-affinity';
 import { spreadFilter, spreadPreFilter } from './topology-spread';
 
 const UNSCHEDULABLE_TAINT = { key: 'node.kubernetes.io/unschedulable', effect: 'NoSchedule' as const };
-/** Resources NodeResourcesFit checks by name before the scalar (extended, hugepages) ones, in kube's order. */
-const NAMED = ['cpu', 'memory', 'ephemeral-storage'];
 
 function nodeUnschedulable(cycle: Cycle, node: NodeInfo): Rejection | null {
   if (!node.node.spec?.unschedulable || toleratedBy(cycle.pod.spec?.tolerations, UNSCHEDULABLE_TAINT)) return null;
@@ -48,8 +46,7 @@ function nodeResourcesFit(cycle: Cycle, node: NodeInfo): Rejection | null {
   let unresolvable = false;
   if (node.pods.size + 1 > (node.allocatable.get('pods') ?? 0)) reasons.push('Too many pods');
   const requests = cycle.info.requests;
-  const scalar = [...requests.keys()].filter((r) => !NAMED.includes(r) && r !== 'pods').sort();
-  for (const name of [...NAMED, ...scalar]) {
+  for (const name of cycle.info.fitOrder) {
     const want = requests.get(name) ?? 0;
     if (want <= 0) continue;
     const allocatable = node.allocatable.get(name) ?? 0;

@@ -2,11 +2,15 @@ import type { ContainerPort, Node, Pod } from '../generated/types/core/v1';
 import { objectKey } from '../controllers/runtime/informer';
 import { addResources, allocatableOf, podRequests, type Resources } from './resources';
 
+const FIT_FIRST = ['cpu', 'memory', 'ephemeral-storage'];
+
 /** A pod as the scheduler's cache keeps it: its requests worked out once. */
 export interface PodInfo {
   key: string;
   pod: Pod;
   requests: Resources;
+  /** The requested resources NodeResourcesFit checks, in its order: cpu, memory, ephemeral-storage, then the rest by name. */
+  fitOrder: string[];
   /** With kube's defaults for what a container leaves unset (for scoring). */
   nonZeroRequests: Resources;
   hostPorts: ContainerPort[];
@@ -14,16 +18,27 @@ export interface PodInfo {
   hasRequiredAntiAffinity: boolean;
 }
 
+/** Worked out once per pod object: the cycle, the assumption and the cache all ask. */
+const infos = new WeakMap<Pod, PodInfo>();
+
 export function podInfoOf(pod: Pod): PodInfo {
+  let info = infos.get(pod);
+  if (!info) infos.set(pod, (info = newPodInfo(pod)));
+  return info;
+}
+
+function newPodInfo(pod: Pod): PodInfo {
   const affinity = pod.spec?.affinity;
   const ports: ContainerPort[] = [];
   for (const c of [...(pod.spec?.containers ?? []), ...(pod.spec?.initContainers ?? []).filter((i) => i.restartPolicy === 'Always')]) {
     for (const p of c.ports ?? []) if ((p.hostPort ?? 0) > 0) ports.push(p);
   }
+  const requests = podRequests(pod);
   return {
     key: objectKey(pod),
     pod,
-    requests: podRequests(pod),
+    requests,
+    fitOrder: [...FIT_FIRST.filter((r) => requests.has(r)), ...[...requests.keys()].filter((r) => !FIT_FIRST.includes(r) && r !== 'pods').sort()],
     nonZeroRequests: podRequests(pod, true),
     hostPorts: ports,
     hasAffinity: !!(affinity?.podAffinity || affinity?.podAntiAffinity),

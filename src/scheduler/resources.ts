@@ -10,13 +10,21 @@ const MEMORY = 'memory';
 const DEFAULT_MILLI_CPU = 100;
 const DEFAULT_MEMORY = 200 * 1024 * 1024;
 
+/** Parsed amounts by resource and text: pods repeat a handful of quantities, and parsing one is costly. */
+const parsed = new Map<string, number>();
+const MAX_PARSED = 10_000;
+
 /** Quantity.MilliValue for cpu, Quantity.Value (rounded up) for the rest. */
 function amountOf(name: string, value: unknown): number {
+  const key = `${name === CPU ? 'm' : ''}${String(value)}`;
+  const known = parsed.get(key);
+  if (known !== undefined) return known;
   const amount = parseAmount(value);
-  if (!amount) return 0;
-  if (name === CPU) return Number(milliValue(amount));
-  const whole = amount.nanos / 1_000_000_000n + (amount.nanos % 1_000_000_000n > 0n ? 1n : 0n);
-  return Number(whole);
+  let n = 0;
+  if (amount) n = name === CPU ? Number(milliValue(amount)) : Number(amount.nanos / 1_000_000_000n + (amount.nanos % 1_000_000_000n > 0n ? 1n : 0n));
+  if (parsed.size >= MAX_PARSED) parsed.clear();
+  parsed.set(key, n);
+  return n;
 }
 
 export function resourcesOf(list: Record<string, unknown> | undefined): Resources {
