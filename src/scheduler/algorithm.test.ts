@@ -85,6 +85,26 @@ describe('filters and the FailedScheduling message', () => {
     });
   });
 
+  test("VolumeBinding's PreFilter: a missing or unbound claim stops the pod before any node is looked at", () => {
+    const withClaim = pod({ volumes: [{ name: 'data', persistentVolumeClaim: { claimName: 'data' } }] });
+    const cache = cluster(node('a'), node('b'));
+    expect(schedulePod(withClaim, cache, lookups)).toEqual({
+      message:
+        '0/2 nodes are available: persistentvolumeclaim "data" not found. no new claims to deallocate, preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling.',
+    });
+    const claim = (volumeName?: string) => ({
+      apiVersion: 'v1',
+      kind: 'PersistentVolumeClaim',
+      metadata: { name: 'data', namespace: 'default' },
+      spec: { volumeName },
+    });
+    expect(schedulePod(withClaim, cache, { ...lookups, claim: () => claim() })).toHaveProperty(
+      'message',
+      expect.stringMatching(/^0\/2 nodes are available: pod has unbound immediate PersistentVolumeClaims\. /),
+    );
+    expect(schedulePod(withClaim, cache, { ...lookups, claim: () => claim('pv-1') })).toHaveProperty('node');
+  });
+
   test('tolerations, node affinity operators and matchFields', () => {
     const cache = cluster(
       node('gpu', { labels: { gen: '5' }, taints: { taints: [{ key: 'gpu', effect: 'NoSchedule' }] } }),
