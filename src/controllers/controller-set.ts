@@ -23,6 +23,7 @@ import { ControllerManager } from './runtime/controller-manager';
 import { LeaderElector } from './runtime/leader-election';
 import { LeaseLock } from './runtime/lease-lock';
 import { ServiceAccountController } from './service-account-controller';
+import { Scheduler } from '../scheduler/scheduler';
 import type { ApiServerMetrics } from '../metrics/metrics';
 import type { ServiceAllocation } from '../registry/service-allocation/build';
 import type { Storage } from '../storage/interfaces';
@@ -174,6 +175,8 @@ export function startControllers(
     const nodes = simulatedNodes(config.simulatedNodes, config.clusterCidr);
     manager.add(new SimulatedKubelets(deps, nodes, config.simulatedNodeCapacity, kapiGitVersion(), config.simulatedRunDurationMs), { leaderOnly: true });
   }
+  // kube-scheduler, under the controller manager's lease rather than a kube-system/kube-scheduler one of its own.
+  if (config.scheduler ?? config.simulatedNodes > 0) manager.add(new Scheduler(deps), { leaderOnly: true });
   // Only a CA kapi generated signs CSRs: with --client-ca-file, the CA's key is not ours.
   if (clientSigner)
     manager.add(new CsrSigningController(storeOf('certificates.k8s.io', 'certificatesigningrequests'), clientSigner, log), { leaderOnly: true });

@@ -92,6 +92,8 @@ export interface Config {
   watchBookmarkIntervalMs: number;
   /** An EncryptionConfiguration file: which resources are encrypted at rest, and how; '' for none. */
   encryptionProviderConfig: string;
+  /** Run the in-process kube-scheduler (default profile) among the leader's controllers; null: when there are simulated nodes. */
+  scheduler: boolean | null;
   /** Run the leader-only controllers only while holding the kube-system/kapi-controller-manager Lease. */
   leaderElect: boolean;
   leaderElectLeaseDurationMs: number;
@@ -380,6 +382,12 @@ const FLAGS: Record<string, FlagSpec> = {
     parse: (v) => v,
     help: 'The file containing configuration for encryption providers to be used for storing secrets in etcd.',
   },
+  scheduler: {
+    key: 'scheduler',
+    parse: bool('scheduler'),
+    boolean: true,
+    help: "Run kube-scheduler's default profile in process, binding pods that name default-scheduler (default: true when --simulated-nodes is above 0, else false).",
+  },
   'leader-elect': {
     key: 'leaderElect',
     parse: (v) => {
@@ -617,6 +625,7 @@ export function defaultConfig(): Config {
     eventTtlMs: 60 * 60_000,
     controllers: ['*'],
     encryptionProviderConfig: '',
+    scheduler: null,
     leaderElect: true,
     leaderElectLeaseDurationMs: 15_000,
     leaderElectRenewDeadlineMs: 10_000,
