@@ -36,6 +36,7 @@ import type { RequestAuthorizer } from '../auth/authorizer/attributes';
 import type { WriteAdmission } from '../registry/admission-hooks';
 import type { Clock } from './runtime/clock';
 import { controllerDeps } from './runtime/controller-deps';
+import { StatefulSetController } from './apps/statefulset-controller';
 
 /** The lease kapi's leader-only controllers run under, as kube-controller-manager's in kube-system. */
 export const CONTROLLER_MANAGER_LEASE = 'kapi-controller-manager';
@@ -141,6 +142,8 @@ export function startControllers(
     ),
     { leaderOnly: true },
   );
+  // Workload controllers: statefulsets and daemonsets.
+  manager.add(new StatefulSetController(deps), { leaderOnly: true });
   // Only a CA kapi generated signs CSRs: with --client-ca-file, the CA's key is not ours.
   if (clientSigner)
     manager.add(new CsrSigningController(storeOf('certificates.k8s.io', 'certificatesigningrequests'), clientSigner, log), { leaderOnly: true });
