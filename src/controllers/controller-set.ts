@@ -37,6 +37,7 @@ import type { WriteAdmission } from '../registry/admission-hooks';
 import type { Clock } from './runtime/clock';
 import { controllerDeps } from './runtime/controller-deps';
 import { StatefulSetController } from './apps/statefulset-controller';
+import { DaemonSetController } from './apps/daemonset-controller';
 
 /** The lease kapi's leader-only controllers run under, as kube-controller-manager's in kube-system. */
 export const CONTROLLER_MANAGER_LEASE = 'kapi-controller-manager';
@@ -144,6 +145,7 @@ export function startControllers(
   );
   // Workload controllers: statefulsets and daemonsets.
   manager.add(new StatefulSetController(deps), { leaderOnly: true });
+  manager.add(new DaemonSetController(deps), { leaderOnly: true });
   // Only a CA kapi generated signs CSRs: with --client-ca-file, the CA's key is not ours.
   if (clientSigner)
     manager.add(new CsrSigningController(storeOf('certificates.k8s.io', 'certificatesigningrequests'), clientSigner, log), { leaderOnly: true });
