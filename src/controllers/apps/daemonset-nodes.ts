@@ -147,8 +147,8 @@ const blocksScheduling = (taint: Taint): boolean => taint.effect === 'NoSchedule
 export function nodeShouldRunDaemonPod(node: Node, ds: DaemonSet): { shouldRun: boolean; shouldContinueRunning: boolean } {
   const spec = structuredClone(ds.spec?.template?.spec ?? {});
   if (spec.nodeName && spec.nodeName !== node.metadata.name) return { shouldRun: false, shouldContinueRunning: false };
+  // NewPod: the template's own affinity decides (the pods made carry only the node-name term).
   addDaemonTolerations(spec);
-  spec.affinity = withNodeNameAffinity(spec.affinity, node.metadata.name!);
   if (!fitsNodeAffinity(spec, node)) return { shouldRun: false, shouldContinueRunning: false };
   const taints = node.spec?.taints ?? [];
   const tolerations = spec.tolerations ?? [];
