@@ -48,6 +48,8 @@ import type { Clock } from './runtime/clock';
 import { controllerDeps } from './runtime/controller-deps';
 import { PodGcController } from './podgc/pod-gc-controller';
 import { TtlAfterFinishedController } from './ttl-after-finished/ttl-after-finished-controller';
+import { StatefulSetController } from './apps/statefulset-controller';
+import { DaemonSetController } from './apps/daemonset-controller';
 
 /** The lease kapi's leader-only controllers run under, as kube-controller-manager's in kube-system. */
 export const CONTROLLER_MANAGER_LEASE = 'kapi-controller-manager';
@@ -177,6 +179,9 @@ export function startControllers(
   }
   // kube-scheduler, under the controller manager's lease rather than a kube-system/kube-scheduler one of its own.
   if (config.scheduler ?? config.simulatedNodes > 0) manager.add(new Scheduler(deps), { leaderOnly: true });
+  // Workload controllers: statefulsets and daemonsets.
+  manager.add(new StatefulSetController(deps), { leaderOnly: true });
+  manager.add(new DaemonSetController(deps), { leaderOnly: true });
   // Only a CA kapi generated signs CSRs: with --client-ca-file, the CA's key is not ours.
   if (clientSigner)
     manager.add(new CsrSigningController(storeOf('certificates.k8s.io', 'certificatesigningrequests'), clientSigner, log), { leaderOnly: true });

@@ -1,0 +1,178 @@
+import { serverProcessForFile } from '../harness/process';
+import { setsKubectl } from '../harness/sets-kubectl';
+
+/** The statefulset controller seen through kubectl: ordered pods, claims from templates, partitioned rolling updates, history and undo, ordered scale down. */
+
+const kapi = serverProcessForFile();
+const { k, json, podNames, markReady, until } = setsKubectl(() => kapi.url);
+
+const manifest = (image: string) => `apiVersion: v1
+kind: Service
+metadata: {name: nginx}
+spec:
+  clusterIP: None
+  selector: {app: web}
+  ports: [{port: 80}]
+---
+apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: web}
+spec:
+  serviceName: nginx
+  replicas: 3
+  selector:
+    matchLabels: {app: web}
+  template:
+    metadata:
+      labels: {app: web}
+    spec:
+      containers:
+      - name: nginx
+        image: ${image}
+  volumeClaimTemplates:
+  - metadata: {name: www}
+    spec:
+      accessModes: [ReadWriteOnce]
+      resources: {requests: {storage: 1Gi}}
+`;
+
+const exists = async (name: string): Promise<boolean> => (await k('get', 'pod', name)).code === 0;
+const revisionOf = async (name: string): Promise<string> => (await json('get', 'pod', name)).metadata.labels['controller-revision-hash'];
+
+test('an OrderedReady set creates web-0, web-1, web-2 one at a time, each after the one before is Ready, with their claims', async () => {
+  const applied = await kubectl(manifest('nginx:1.26'));
+  expect(applied.code).toBe(0);
+  await until('web-0', async () => ((await exists('web-0')) ? true : undefined));
+  for (const [ready, next] of [
+    ['web-0', 'web-1'],
+    ['web-1', 'web-2'],
+  ] as const) {
+    // The next pod waits for this one: give the controller time to (wrongly) go on.
+    await new Promise((r) => setTimeout(r, 400));
+    expect(await exists(next)).toBe(false);
+    await markReady(ready);
+    await until(next, async () => ((await exists(next)) ? true : undefined));
+  }
+  await markReady('web-2');
+
+  const pod = await json('get', 'pod', 'web-1');
+  expect(pod.metadata.labels).toEqual({
+    app: 'web',
+    'apps.kubernetes.io/pod-index': '1',
+    'controller-revision-hash': expect.stringMatching(/^web-[bcdfghjklmnpqrstvwxz2456789]+$/),
+    'statefulset.kubernetes.io/pod-name': 'web-1',
+  });
+  expect(pod.metadata.ownerReferences).toEqual([
+    expect.objectContaining({ apiVersion: 'apps/v1', kind: 'StatefulSet', name: 'web', controller: true, blockOwnerDeletion: true }),
+  ]);
+  expect(pod.spec).toMatchObject({ hostname: 'web-1', subdomain: 'nginx' });
+  expect(pod.spec.volumes[0]).toEqual({ name: 'www', persistentVolumeClaim: { claimName: 'www-web-1' } });
+
+  const claims = await json('get', 'pvc');
+  expect(claims.items.map((c: any) => c.metadata.name).sort()).toEqual(['www-web-0', 'www-web-1', 'www-web-2']);
+  expect(claims.items[0].metadata.labels).toEqual({ app: 'web' });
+  expect(claims.items[0].metadata.ownerReferences).toBeUndefined();
+
+  const rollout = await k('rollout', 'status', 'sts/web', '--timeout=20s');
+  // The partition defaults to 0, so kubectl reports a partitioned roll out, as against kube.
+  expect(rollout.stdout).toBe('partitioned roll out complete: 3 new pods have been updated...\n');
+  const sts = await json('get', 'sts', 'web');
+  expect(sts.status).toMatchObject({
+    replicas: 3,
+    readyReplicas: 3,
+    currentReplicas: 3,
+    updatedReplicas: 3,
+    availableReplicas: 3,
+    observedGeneration: 1,
+    collisionCount: 0,
+  });
+  expect(sts.status.currentRevision).toBe(sts.status.updateRevision);
+  expect(sts.status.currentRevision).toBe(pod.metadata.labels['controller-revision-hash']);
+
+  const events = (
+    await k('get', 'events', '--field-selector', 'involvedObject.kind=StatefulSet', '-o', 'jsonpath={range .items[*]}{.reason}: {.message}{"\\n"}{end}')
+  ).stdout;
+  expect(events).toContain('SuccessfulCreate: create Pod web-0 in StatefulSet web successful');
+  expect(events).toContain('SuccessfulCreate: create Claim www-web-2 Pod web-2 in StatefulSet web success');
+});
+
+test('a partitioned rolling update replaces only the pods at or above the partition; history and undo read the revisions', async () => {
+  const before = await revisionOf('web-0');
+  await k('patch', 'sts', 'web', '-p', '{"spec":{"updateStrategy":{"rollingUpdate":{"partition":2}}}}');
+  expect((await k('set', 'image', 'sts/web', 'nginx=nginx:1.27')).code).toBe(0);
+  const updated = await until('web-2 at the new revision', async () => {
+    const sts = await json('get', 'sts', 'web');
+    if (sts.status.updateRevision === before || !(await exists('web-2'))) return undefined;
+    return (await revisionOf('web-2')) === sts.status.updateRevision ? (sts.status.updateRevision as string) : undefined;
+  });
+  expect((await json('get', 'pod', 'web-2')).spec.containers[0].image).toBe('nginx:1.27');
+  await markReady('web-2');
+  expect(await revisionOf('web-0')).toBe(before);
+  expect(await revisionOf('web-1')).toBe(before);
+  const rollout = await k('rollout', 'status', 'sts/web', '--timeout=20s');
+  expect(rollout.stdout).toContain('partitioned roll out complete: 1 new pods have been updated...');
+  const sts = await json('get', 'sts', 'web');
+  expect(sts.status).toMatchObject({ currentRevision: before, updateRevision: updated, currentReplicas: 2, updatedReplicas: 1 });
+
+  const revisions = await json('get', 'controllerrevisions', '-l', 'app=web');
+  expect(revisions.items.map((r: any) => [r.metadata.name, r.revision]).sort()).toEqual([
+    [before, 1],
+    [updated, 2],
+  ]);
+  expect(revisions.items[0].metadata.labels['controller.kubernetes.io/hash']).toBe(revisions.items[0].metadata.name.slice('web-'.length));
+  const history = (await k('rollout', 'history', 'sts/web')).stdout;
+  expect(history).toMatch(/^statefulset\.apps\/web\s*\nREVISION\s+CHANGE-CAUSE\n1\s+<none>\n2\s+<none>\n/);
+  expect((await k('rollout', 'history', 'sts/web', '--revision=1')).stdout).toContain('nginx:1.26');
+
+  // kubectl 1.32 writes `creationTimestamp: null` into the template it compares; kube 1.34's revisions (and ours) do not, so it patches, changing nothing.
+  const generation = (await json('get', 'sts', 'web')).metadata.generation;
+  expect((await k('rollout', 'undo', 'sts/web', '--to-revision=2')).stdout.trim()).toBe('statefulset.apps/web rolled back');
+  expect((await json('get', 'sts', 'web')).metadata.generation).toBe(generation);
+  expect((await k('rollout', 'undo', 'sts/web')).stdout.trim()).toBe('statefulset.apps/web rolled back');
+  expect((await json('get', 'sts', 'web')).spec.template.spec.containers[0].image).toBe('nginx:1.26');
+  // The first revision is the update revision again, renumbered 3; web-2 goes back to it.
+  await until('revision 1 renumbered 3', async () => {
+    const r = await json('get', 'controllerrevision', before);
+    return r.revision === 3 ? true : undefined;
+  });
+  await until('web-2 back at the first revision', async () => ((await exists('web-2')) && (await revisionOf('web-2')) === before ? true : undefined));
+  await markReady('web-2');
+});
+
+test('scaling down removes the highest ordinal first, and each only once the others are Ready', async () => {
+  await until('all three ready', async () => ((await json('get', 'sts', 'web')).status.readyReplicas === 3 ? true : undefined));
+  expect((await k('scale', 'sts', 'web', '--replicas=1')).code).toBe(0);
+  const seen: string[][] = [];
+  await until('one pod left', async () => {
+    const names = await podNames('app=web');
+    if (seen.at(-1)?.join() !== names.join()) seen.push(names);
+    return names.length === 1 ? true : undefined;
+  });
+  expect(seen.at(-1)).toEqual(['web-0']);
+  // web-1 never goes before web-2.
+  expect(seen.some((names) => names.includes('web-2') && !names.includes('web-1'))).toBe(false);
+  expect((await json('get', 'pvc')).items).toHaveLength(3);
+  const events = (await k('get', 'events', '--field-selector', 'involvedObject.kind=StatefulSet', '-o', 'jsonpath={range .items[*]}{.message}{"\\n"}{end}'))
+    .stdout;
+  expect(events).toContain('delete Pod web-2 in StatefulSet web successful');
+  expect(events).toContain('delete Pod web-1 in StatefulSet web successful');
+  await until('status of one replica', async () => {
+    const sts = await json('get', 'sts', 'web');
+    return sts.status.replicas === 1 && sts.status.readyReplicas === 1 ? true : undefined;
+  });
+});
+
+test('a Parallel set creates all its pods at once', async () => {
+  const par = manifest('nginx:1.27')
+    .split('---\n')[1]!
+    .replace('name: web}', 'name: par}')
+    .replace('serviceName: nginx', 'serviceName: nginx\n  podManagementPolicy: Parallel')
+    .replaceAll('{app: web}', '{app: par}');
+  expect((await kubectl(par)).code).toBe(0);
+  await until('par-0..2', async () => ((await podNames('app=par')).length === 3 ? true : undefined));
+  expect(await podNames('app=par')).toEqual(['par-0', 'par-1', 'par-2']);
+});
+
+function kubectl(input: string) {
+  return import('../harness/process').then(({ kubectl: run }) => run(kapi.url, ['apply', '-f', '-'], input));
+}
