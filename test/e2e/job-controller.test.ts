@@ -242,3 +242,12 @@ test('kubectl create job --from=cronjob runs the template: a pod of the new job,
   const cronJob = await json('get', 'cronjob', 'nightly');
   expect(cronJob.status.active).toBeUndefined();
 });
+
+test('deleting a Job deletes its pods: the garbage collector takes them, the controller lets go of their finalizer', async () => {
+  await apply(jobManifest('gone', '  parallelism: 2\n  completions: 2'));
+  await podsCount('gone', 2);
+  expect((await k('delete', 'job', 'gone', '--wait=true', '--timeout=20s')).code).toBe(0);
+  await eventually('the pods are gone', async () =>
+    (await json('get', 'pods', '-l', 'batch.kubernetes.io/job-name=gone')).items.length === 0 ? true : undefined,
+  );
+});

@@ -102,7 +102,7 @@ export function assessJob(job: Job, pods: Pod[], nowMs: number, previousBackoff:
   let verdict: Verdict | null = kept?.status === 'True' ? { type: kept.type as Verdict['type'], reason: kept.reason ?? '', message: kept.message ?? '' } : null;
 
   const finishing: Pod[] = [];
-  let newSucceeded = 0;
+  const newSuccessTimes: number[] = [];
   const newFailureTimes: number[] = [];
   const sortedPods = [...pods].sort((a, b) => finishedTime(a) - finishedTime(b));
   for (const pod of sortedPods) {
@@ -125,7 +125,7 @@ export function assessJob(job: Job, pods: Pod[], nowMs: number, previousBackoff:
       if (indexed && (index === null || completedIndexes.has(index))) continue;
       if (index !== null) completedIndexes.add(index);
       uncountedSucceeded.add(uid);
-      newSucceeded++;
+      newSuccessTimes.push(finishedTime(pod));
       continue;
     }
     if (indexed && index === null) continue;
@@ -180,7 +180,7 @@ export function assessJob(job: Job, pods: Pod[], nowMs: number, previousBackoff:
     ready: active.filter(isPodReady).length,
     terminating: pods.filter((p) => !!p.metadata.deletionTimestamp && !isPodTerminal(p)).length,
     verdict,
-    backoff: nextBackoffRecord(previousBackoff, newSucceeded, newFailureTimes),
+    backoff: nextBackoffRecord(previousBackoff, newSuccessTimes, newFailureTimes),
     indexFailures,
   };
 }

@@ -11,13 +11,15 @@ export interface BackoffRecord {
 
 export const NO_FAILURES: BackoffRecord = { failuresAfterLastSuccess: 0, lastFailureTime: null };
 
-/** newBackoffRecord: a success resets the count; each failure since adds one. */
-export function nextBackoffRecord(previous: BackoffRecord, newSucceeded: number, newFailureTimes: number[]): BackoffRecord {
-  const base = newSucceeded > 0 ? NO_FAILURES : previous;
-  if (newFailureTimes.length === 0) return base;
+/** newBackoffRecord: after a new success, only the failures that finished later count; else each new failure adds one. */
+export function nextBackoffRecord(previous: BackoffRecord, newSuccessTimes: number[], newFailureTimes: number[]): BackoffRecord {
+  const lastSuccess = newSuccessTimes.length > 0 ? Math.max(...newSuccessTimes) : null;
+  const base = lastSuccess === null ? previous : NO_FAILURES;
+  const failures = lastSuccess === null ? newFailureTimes : newFailureTimes.filter((t) => t > lastSuccess);
+  if (failures.length === 0) return base;
   return {
-    failuresAfterLastSuccess: base.failuresAfterLastSuccess + newFailureTimes.length,
-    lastFailureTime: Math.max(base.lastFailureTime ?? 0, ...newFailureTimes),
+    failuresAfterLastSuccess: base.failuresAfterLastSuccess + failures.length,
+    lastFailureTime: Math.max(base.lastFailureTime ?? 0, ...failures),
   };
 }
 

@@ -152,6 +152,7 @@ export class JobController extends QueueController {
 
   private async syncJob(key: string): Promise<boolean> {
     const job = this.jobInformer.get(key) as Job | undefined;
+    await this.releaseOrphans(key, job);
     if (!job) {
       this.forget(key);
       return true;
@@ -229,6 +230,22 @@ export class JobController extends QueueController {
       this.expectations.creationObserved(key, failed.length + Math.max(0, wanted.length - start - slice.length));
       throw (failed[0] as PromiseRejectedResult).reason;
     }
+  }
+
+  /** handleOrphanPod: pods still holding the finalizer for a job of this name that is gone (or was replaced) let go. */
+  private async releaseOrphans(key: string, job: Job | undefined): Promise<void> {
+    const [namespace, name] = key.split('/');
+    const orphans = (this.podInformer.list() as Pod[]).filter((pod) => {
+      const ref = controllerRefOf(pod);
+      return (
+        pod.metadata.namespace === namespace &&
+        ref?.kind === 'Job' &&
+        ref.name === name &&
+        ref.uid !== job?.metadata.uid &&
+        (pod.metadata.finalizers ?? []).includes(JOB_TRACKING_FINALIZER)
+      );
+    });
+    await this.releasePods(orphans);
   }
 
   /** removeTrackingFinalizerFromPods. */
