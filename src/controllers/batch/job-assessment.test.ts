@@ -108,6 +108,18 @@ test('a success policy decides an Indexed job early, and its leftover pods are n
   const spec = { completionMode: 'Indexed' as const, completions: 3, parallelism: 3, successPolicy: { rules: [{ succeededIndexes: '0' }] } };
   const a = assessJob(job(spec), [pod('a', 'Succeeded', { index: 0 }), pod('b', 'Running', { index: 1 })], NOW, NO_FAILURES);
   expect(a.verdict).toEqual({ type: 'SuccessCriteriaMet', reason: 'SuccessPolicy', message: 'Matched rules at index 0' });
-  expect(a.uncounted).toEqual({ succeeded: ['a'], failed: [] });
+  expect(a.uncounted).toEqual({ succeeded: [], failed: [] });
   expect(podChanges(job(spec), a, []).remove.map((p) => p.metadata.uid)).toEqual(['b']);
+});
+
+test('an Indexed job counts its succeeded pods by index, not by uid; OnFailure restarts count against the backoff limit', () => {
+  const spec = { completionMode: 'Indexed' as const, completions: 2, parallelism: 2 };
+  const a = assessJob(job(spec), [pod('a', 'Succeeded', { index: 1 }), pod('b', 'Succeeded', { index: 1 })], NOW, NO_FAILURES);
+  expect(a.uncounted).toEqual({ succeeded: [], failed: [] });
+  expect([a.succeeded, formatIntervals(a.completedIndexes), a.finishing.length]).toEqual([1, '1', 2]);
+
+  const restarting = pod('r', 'Running');
+  restarting.status!.containerStatuses = [{ name: 'main', restartCount: 2 }];
+  const onFailure = job({ backoffLimit: 2, template: { metadata: {}, spec: { restartPolicy: 'OnFailure', containers: [] } } });
+  expect(assessJob(onFailure, [restarting], NOW, NO_FAILURES).verdict).toMatchObject({ reason: 'BackoffLimitExceeded' });
 });

@@ -123,8 +123,9 @@ export function assessJob(job: Job, pods: Pod[], nowMs: number, previousBackoff:
     finishing.push(pod);
     if (succeeded) {
       if (indexed && (index === null || completedIndexes.has(index))) continue;
+      // An Indexed job's completed indexes say which pods were counted: their uids are not listed.
       if (index !== null) completedIndexes.add(index);
-      uncountedSucceeded.add(uid);
+      else uncountedSucceeded.add(uid);
       newSuccessTimes.push(finishedTime(pod));
       continue;
     }
@@ -147,7 +148,7 @@ export function assessJob(job: Job, pods: Pod[], nowMs: number, previousBackoff:
   const active = pods.filter(isPodActive);
   const succeeded = indexed ? completedIndexes.size : (status.succeeded ?? 0) + uncountedSucceeded.size;
   let failed = (status.failed ?? 0) + uncountedFailed.size;
-  if (verdict === null) verdict = failureVerdict(job, failed, failedIndexes, completedIndexes, nowMs);
+  if (verdict === null) verdict = failureVerdict(job, pods, failed, failedIndexes, completedIndexes, nowMs);
   if (verdict === null) {
     const complete = indexed
       ? completedIndexes.size >= completions
@@ -185,12 +186,24 @@ export function assessJob(job: Job, pods: Pod[], nowMs: number, previousBackoff:
   };
 }
 
-function failureVerdict(job: Job, failed: number, failedIndexes: Set<number>, completedIndexes: Set<number>, nowMs: number): Verdict | null {
+/** pastBackoffLimitOnFailure: with restartPolicy OnFailure, the restarts of the pods still pending or running count against the limit. */
+function pastBackoffLimitOnFailure(job: Job, pods: Pod[]): boolean {
+  if (job.spec?.template?.spec?.restartPolicy !== 'OnFailure') return false;
+  let restarts = 0;
+  for (const pod of pods) {
+    if (pod.status?.phase !== 'Running' && pod.status?.phase !== 'Pending') continue;
+    for (const status of [...(pod.status.initContainerStatuses ?? []), ...(pod.status.containerStatuses ?? [])]) restarts += status.restartCount ?? 0;
+  }
+  const limit = job.spec.backoffLimit ?? 6;
+  return limit === 0 ? restarts > 0 : restarts >= limit;
+}
+
+function failureVerdict(job: Job, pods: Pod[], failed: number, failedIndexes: Set<number>, completedIndexes: Set<number>, nowMs: number): Verdict | null {
   const spec = job.spec ?? {};
   if (spec.backoffLimitPerIndex != null && spec.completionMode === 'Indexed') {
     if (spec.maxFailedIndexes != null && failedIndexes.size > spec.maxFailedIndexes) return MAX_FAILED_INDEXES_EXCEEDED;
     if (failedIndexes.size > 0 && failedIndexes.size + completedIndexes.size >= (spec.completions ?? 0)) return FAILED_INDEXES;
-  } else if (failed > (spec.backoffLimit ?? 6)) {
+  } else if (failed > (spec.backoffLimit ?? 6) || pastBackoffLimitOnFailure(job, pods)) {
     return BACKOFF_LIMIT_EXCEEDED;
   }
   const remaining = activeDeadlineRemainingMs(job, nowMs);

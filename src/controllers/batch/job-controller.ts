@@ -299,6 +299,7 @@ export class JobController extends QueueController {
     }
     for (const count of ['active', 'succeeded', 'failed'] as const) if (!status[count]) delete status[count];
     if (indexed) {
+      status.succeeded = a.succeeded;
       status.completedIndexes = formatIntervals(a.completedIndexes);
       if (spec.backoffLimitPerIndex != null) status.failedIndexes = formatIntervals(a.failedIndexes);
     }
