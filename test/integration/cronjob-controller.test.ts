@@ -170,3 +170,41 @@ ${extra}
   );
   expect(await jobsOf('paused')).toEqual([]);
 });
+
+test('Replace: a new schedule time deletes the running job and starts the next', async () => {
+  const manifest = `apiVersion: batch/v1
+kind: CronJob
+metadata:
+  name: swap
+spec:
+  schedule: "* * * * *"
+  concurrencyPolicy: Replace
+  jobTemplate:
+    spec:
+      template:
+        spec:
+          restartPolicy: OnFailure
+          containers:
+          - name: main
+            image: busybox
+`;
+  expect((await kubectl(server.url, ['apply', '-f', '-'], manifest)).code).toBe(0);
+  // The controllers' clock is ahead of the creation time by the earlier jumps: the latest missed time starts at once.
+  const [first] = await eventually('a first job', async () => {
+    const jobs = await jobsOf('swap');
+    return jobs.length === 1 ? jobs : undefined;
+  });
+  const next = jumpPastNextMinute();
+  const secondName = `swap-${next / 60_000}`;
+  await eventually('the first job replaced', async () => {
+    const names = (await jobsOf('swap')).map((j) => j.metadata.name);
+    return names.length === 1 && names[0] === secondName ? true : undefined;
+  });
+  await eventually('the events', async () => {
+    const list = await events('swap');
+    return list.includes(`Normal SuccessfulDelete Deleted job ${first.metadata.name}`) && list.includes(`Normal SuccessfulCreate Created job ${secondName}`)
+      ? true
+      : undefined;
+  });
+  expect((await json('get', 'cronjob', 'swap')).status.active.map((r: any) => r.name)).toEqual([secondName]);
+});
