@@ -460,7 +460,7 @@ function writeFacts(
   mkdirSync(path.dirname(file), { recursive: true });
   const lines = [
     `// ${HEADER(release)}`,
-    `import type { GeneratedFieldFacts } from '../schema/field-facts';`,
+    `import type { GeneratedFieldFacts } from '../schema/generated-facts';`,
     '',
     `export const API_RELEASE = ${JSON.stringify(release)};`,
     '',

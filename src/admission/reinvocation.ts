@@ -70,9 +70,14 @@ export class MutatorReinvocation {
     if (ifNeeded) this.previouslyInvoked.add(key);
   }
 
-  /** The end of the plugin's pass: what it left, to tell whether anything after it changed the object. */
+  /**
+   * The end of the plugin's pass: what it left, to tell whether anything after it changed the
+   * object. Only a plugin that ran an IfNeeded mutator has anything a change could make due, so
+   * only then is the object copied (kube copies it always; on every write that is a deep copy of
+   * the object for nothing when no webhook or policy mutates).
+   */
   end(object: KubeObject | undefined): void {
-    this.lastOutput = object === undefined ? undefined : structuredClone(object);
+    this.lastOutput = object === undefined || this.previouslyInvoked.size === 0 ? undefined : structuredClone(object);
   }
 
   private requirePreviouslyInvoked(): void {

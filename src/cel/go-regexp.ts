@@ -69,15 +69,3 @@ export function findAllString(re: GoRegexp, text: string, n: number): string[] {
   }
   return out;
 }
-
-/**
- * ajv's `code.regExp` engine: what ajv's `pattern` keyword calls `test` on, keyed in ajv's scope
- * by its `toString`. ajv hands `u` as flags, which RE2 needs not: it always reads the pattern as
- * Unicode. A pattern that does not compile throws when ajv compiles the schema.
- */
-export function ajvRegExp(pattern: string): { test(text: string): boolean; toString(): string } {
-  const re = compileGoRegexp(pattern);
-  return { test: (text) => re.test(text), toString: () => `re2:${pattern}` };
-}
-// only read by ajv's standalone code generation, which kapi does not use
-ajvRegExp.code = 'require("re2js").RE2JS.compile';

@@ -1,5 +1,5 @@
 import { decodeCbor, encodeCbor, encodeCborWatchEvent } from './cbor';
-import { lookupMessage } from './protobuf';
+import { lookupMessage } from '../schema/proto-loader';
 
 const hex = (b: Buffer) => b.toString('hex');
 

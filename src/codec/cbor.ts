@@ -3,7 +3,7 @@ import type { Field, Type } from 'protobufjs';
 import { setOwn } from '../api/types';
 import { DecodeError } from './decode-error';
 import { MAX_NESTING_DEPTH } from './json';
-import { isInlineField } from './protobuf';
+import { isInlineField } from '../schema/proto-loader';
 
 /**
  * CBOR as kube-apiserver writes it (apimachinery's serializer, fxamacker/cbor in its modes):

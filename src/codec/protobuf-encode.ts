@@ -1,6 +1,6 @@
 import { Writer, type Field, type Type } from 'protobufjs';
 import { FIELD_FACTS } from '../schema/field-facts';
-import { isInlineField } from './protobuf';
+import { isInlineField } from '../schema/proto-loader';
 
 /**
  * Plain JSON objects to Kubernetes' protobuf schema, byte for byte as the generated Go marshallers

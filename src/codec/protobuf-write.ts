@@ -1,6 +1,7 @@
 import { Writer, type Type } from 'protobufjs';
 import { parseApiVersion } from '../api/types';
-import { lookupMessage, PROTOBUF_MAGIC } from './protobuf';
+import { PROTOBUF_MAGIC } from './protobuf';
+import { lookupMessage } from '../schema/proto-loader';
 import { encodeMessage } from './protobuf-encode';
 
 /**

@@ -1,5 +1,6 @@
 import { DecodeError } from './decode-error';
-import { decodeProtobuf, PROTOBUF_MAGIC, protoRoot, protoTypeName } from './protobuf';
+import { decodeProtobuf, PROTOBUF_MAGIC } from './protobuf';
+import { protoRoot, protoTypeName } from '../schema/proto-loader';
 
 /** A body as client-go sends it: "k8s\0", then a runtime.Unknown holding the encoded object. */
 function body(apiVersion: string, kind: string, typeName: string, object: Record<string, unknown>): Buffer {

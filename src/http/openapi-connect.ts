@@ -1,4 +1,4 @@
-import { lookupMessage } from '../codec/protobuf';
+import { lookupMessage } from '../schema/proto-loader';
 import type { ConnectSubresource } from '../registry/proxy/connect';
 
 /**

@@ -3,7 +3,7 @@ import { methodNotAllowed, pathNotFound } from '../api/errors';
 import type { GroupVersionKind } from '../api/types';
 import type { AdmissionChain } from '../admission/admission';
 import { negotiateOutput, negotiateStream, type Encoding } from '../codec/negotiate';
-import { lookupMessage } from '../codec/protobuf';
+import { lookupMessage } from '../schema/proto-loader';
 import { GenericStore } from '../registry/generic-store';
 import type { ResourceDefinition, Verb } from '../registry/resource-definition';
 import type { PatchSchema } from '../patch/strategic-merge';

@@ -1,6 +1,6 @@
 import { FIELD_FACTS, type FieldFacts } from './field-facts';
 import { parseApiVersion } from '../api/types';
-import { lookupMessage } from '../codec/protobuf';
+import { lookupMessage } from './proto-loader';
 
 /**
  * Go's encoding/json writes every field it does not omit: a non-pointer, non-omitempty field is

@@ -1,5 +1,5 @@
 import type { Field, Type } from 'protobufjs';
-import { isInlineField, lookupMessage, protoRoot } from '../codec/protobuf';
+import { isInlineField, lookupMessage, protoRoot } from './proto-loader';
 import type { FieldPatchMeta, PatchSchema } from '../patch/strategic-merge';
 import type { GroupVersionKind } from '../api/types';
 import type { ServedKind } from '../registry/resource-definition';

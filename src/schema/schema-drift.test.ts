@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Type } from 'protobufjs';
-import { lookupMessage, protoRoot } from '../codec/protobuf';
+import { lookupMessage, protoRoot } from './proto-loader';
 import { API_FIELD_FACTS, API_RELEASE, LEFT_OUT_FIELDS, PROTO_FILES } from '../generated/api-facts';
 import { BUILT_IN_RESOURCES } from '../resources';
 import { FIELD_FACTS } from './field-facts';

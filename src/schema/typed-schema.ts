@@ -1,5 +1,5 @@
 import type { Field, Type } from 'protobufjs';
-import { isInlineField, lookupMessage } from '../codec/protobuf';
+import { isInlineField, lookupMessage } from './proto-loader';
 import type { GroupVersionKind } from '../api/types';
 import { LEFT_OUT_FIELDS } from '../generated/api-facts';
 import { FIELD_FACTS, type FieldFacts } from './field-facts';

@@ -2,7 +2,7 @@ import { fork } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { Writable } from 'node:stream';
 import type { Encoding } from '../../src/codec/negotiate';
-import { protoRoot } from '../../src/codec/protobuf';
+import { protoRoot } from '../../src/schema/proto-loader';
 import { encode, listPieces } from '../../src/http/encode';
 import { fmt, request, runLoad, type BenchEnv } from './harness';
 

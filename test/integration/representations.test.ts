@@ -1,7 +1,8 @@
 import { get as httpGet } from 'node:http';
 import { gunzipSync } from 'node:zlib';
 import { decodeCbor, encodeCbor } from '../../src/codec/cbor';
-import { decodeProtobuf, protoRoot } from '../../src/codec/protobuf';
+import { decodeProtobuf } from '../../src/codec/protobuf';
+import { protoRoot } from '../../src/schema/proto-loader';
 import { encodeProtobuf } from '../../src/codec/protobuf-write';
 import { KNOWN_FEATURE_GATES } from '../../src/server/feature-gates';
 import { Api } from '../harness/http';

@@ -1,6 +1,6 @@
 import { celEnv, celError, celFunc, CelScalar, isCelError, isCelList, isCelMap, parse, plan, type CelResult } from '@bufbuild/cel';
 import { strings } from '@bufbuild/cel/ext';
-import { constructionsAsMaps } from './object-construction';
+import { constructionsAsMaps, type Expr } from './object-construction';
 import { authorizerLibrary, withAuthorizer, type AuthorizeFn } from './authorizer-library';
 import { kubernetesLibraries, QUALIFIED_LIBRARY_FUNCTIONS } from '../../cel/library';
 import { invalidMatchesLiteral } from '../../cel/regex-literals';
@@ -15,7 +15,6 @@ import { costFunction, COST_LIMIT_EXCEEDED, meterLoops, metered, PER_CALL_LIMIT 
  */
 
 type ParsedExpr = ReturnType<typeof parse>;
-export type Expr = NonNullable<ParsedExpr['expr']>;
 
 /** `jsonpatch.escapeKey(string)` of mutating policies (library.JSONPatch): a key as one JSON Pointer token (RFC 6901). */
 const escapeKeyFunction = celFunc('jsonpatch.escapeKey', [CelScalar.STRING], CelScalar.STRING, (key) => key.replaceAll('~', '~0').replaceAll('/', '~1'));

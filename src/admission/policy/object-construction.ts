@@ -1,4 +1,7 @@
-import type { Expr } from './cel';
+import type { parse } from '@bufbuild/cel';
+
+/** A parsed CEL expression's tree (cel.expr.Expr). */
+export type Expr = NonNullable<ReturnType<typeof parse>['expr']>;
 
 /**
  * Mutating policies build typed values: `JSONPatch{op: ..., path: ..., value: ...}` and

@@ -1,7 +1,8 @@
 import { objectOf, objectsIn, stringOf as str, stringsIn } from '../../api/json-read';
 import type { GroupVersionKind, KubeObject } from '../../api/types';
 import type { ObjectNode, SchemaNode } from '../../schema/typed-schema';
-import { celErrorText, type Expr } from './cel';
+import { celErrorText } from './cel';
+import type { Expr } from './object-construction';
 import { policyVariableNames } from './compiled-policy';
 import { compileExpression } from './cel';
 

@@ -1,0 +1,56 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { Root, type Field, type Type } from 'protobufjs';
+import type { GroupVersionKind } from '../api/types';
+import { GROUP_VERSION_PACKAGES, PROTO_FILES } from '../generated/api-facts';
+import { FIELD_FACTS } from './field-facts';
+
+/**
+ * The .proto files of the pinned release, loaded once into one protobufjs Root: the messages of
+ * every kind, which the codec, the typed schemas, the strategic-merge schema and validation read.
+ */
+
+/** proto/ at the project root: two levels above src/schema and dist/schema, three above dist-test/src/schema. */
+const PROTO_ROOT = ['../../proto', '../../../proto'].map((p) => path.resolve(__dirname, p)).find((p) => existsSync(path.join(p, 'k8s.io')))!;
+
+/**
+ * Whether a field of a message is a Go struct embedded with `json:",inline"`: a message of its own
+ * in protobuf, while in JSON its fields sit in the embedding object.
+ */
+export function isInlineField(type: Type, field: Field): boolean {
+  return FIELD_FACTS[type.fullName.slice(1)]?.[field.name]?.inline === true;
+}
+
+let cachedRoot: Root | null = null;
+
+export function protoRoot(): Root {
+  if (cachedRoot) return cachedRoot;
+  const root = new Root();
+  root.resolvePath = (_origin, target) => path.join(PROTO_ROOT, target);
+  root.loadSync(PROTO_FILES, { keepCase: true });
+  root.resolveAll();
+  cachedRoot = root;
+  return root;
+}
+
+/** Kinds of meta/v1 that other group-versions also register (client-go sends DeleteOptions as "v1"). */
+const META_KINDS = new Set(['DeleteOptions', 'Status', 'WatchEvent', 'PartialObjectMetadata', 'PartialObjectMetadataList', 'List']);
+
+/** The message of a kind, by the package the release registers its group-version in; meta kinds -> apimachinery. Null for groups the release does not define. */
+export function protoTypeName(gvk: GroupVersionKind): string | null {
+  if (gvk.group === 'meta.k8s.io' || gvk.group === 'meta.cluster' || META_KINDS.has(gvk.kind)) {
+    return `k8s.io.apimachinery.pkg.apis.meta.v1.${gvk.kind}`;
+  }
+  const pkg = GROUP_VERSION_PACKAGES[gvk.group ? `${gvk.group}/${gvk.version}` : gvk.version];
+  return pkg ? `${pkg}.${gvk.kind}` : null;
+}
+
+export function lookupMessage(gvk: GroupVersionKind): Type | null {
+  const name = protoTypeName(gvk);
+  if (!name) return null;
+  try {
+    return protoRoot().lookupType(name);
+  } catch {
+    return null;
+  }
+}
