@@ -213,6 +213,8 @@ test('activeDeadlineSeconds fails a Job with DeadlineExceeded and deletes its po
   });
   await eventually('the deadline job has no pods', async () => ((await podsOf('slow')).length === 0 ? true : undefined));
 
+  // A job another controller manages gets no pods and no status from this one.
+  await apply(jobManifest('elsewhere', '  managedBy: example.com/queue'));
   await apply(jobManifest('later', '  suspend: true'));
   const suspended = await eventually('Suspended', async () => {
     const job = await json('get', 'job', 'later');
@@ -229,6 +231,8 @@ test('activeDeadlineSeconds fails a Job with DeadlineExceeded and deletes its po
     return list.includes('Normal Resumed Job resumed') ? list : undefined;
   });
   expect(seen).toContain('Normal Suspended Job suspended');
+  expect(await podsOf('elsewhere')).toEqual([]);
+  expect((await json('get', 'job', 'elsewhere')).status).toEqual({});
 });
 
 test('kubectl create job --from=cronjob runs the template: a pod of the new job, which completes', async () => {

@@ -27,6 +27,8 @@ const MAX_CREATE_PER_SYNC = 500;
 /** controller.SlowStartInitialBatchSize. */
 const SLOW_START_INITIAL_BATCH = 1;
 const NOTHING_TO_DO = Symbol('nothing to do');
+/** The spec.managedBy value that names this controller (and that an absent one means). */
+const JOB_CONTROLLER_MANAGER = 'kubernetes.io/job-controller';
 
 /**
  * kube-controller-manager's job controller (pkg/controller/job): keeps parallelism pods of a Job
@@ -157,6 +159,8 @@ export class JobController extends QueueController {
       this.forget(key);
       return true;
     }
+    // isManagedByJobController: a job another controller manages (spec.managedBy) is left to it.
+    if ((job.spec?.managedBy ?? JOB_CONTROLLER_MANAGER) !== JOB_CONTROLLER_MANAGER) return true;
     const pods = await this.podsOf(job);
     const nowMs = this.deps.clock.now();
     if (isJobFinished(job)) {
