@@ -7,6 +7,8 @@ import { ClusterRoleAggregationController } from './clusterrole-aggregation';
 import { CrdController, type ServeResource } from './crd-controller';
 import { CrdEstablishingController } from './crd-establishing-controller';
 import { CsrSigningController } from './csr-signer';
+import { CronJobController } from './batch/cronjob-controller';
+import { JobController } from './batch/job-controller';
 import { DisruptionController } from './disruption-controller';
 import { EndpointsController } from './discovery/endpoints-controller';
 import { EndpointSliceController } from './discovery/endpointslice-controller';
@@ -151,6 +153,9 @@ export function startControllers(
   manager.add(new EndpointSliceController(deps), { leaderOnly: true });
   manager.add(new EndpointSliceMirroringController(deps), { leaderOnly: true });
   manager.add(new PersistentVolumeBinderController(deps), { leaderOnly: true });
+  // Batch: kube-controller-manager's job and cronjob controllers.
+  manager.add(new JobController(deps), { leaderOnly: true });
+  manager.add(new CronJobController(deps), { leaderOnly: true });
   manager.add(new DisruptionController(registry, storeOf('policy', 'poddisruptionbudgets'), storeOf('', 'pods'), log), { leaderOnly: true });
   manager.add(
     new FlowControlController(

@@ -1,3 +1,4 @@
+import type { Clock } from '../api/clock';
 import { parseDuration } from './duration';
 import { ConfigError, parseFeatureGates, type FeatureGates } from './feature-gates';
 import { parseAuthorizationModes, type AuthorizationMode } from '../auth/authorizer/modes';
@@ -51,6 +52,8 @@ export interface Config {
   serviceNodePortRange: PortRange;
   /** How often the service IP and node port repair controllers run; not a flag, tests shorten it. */
   serviceRepairIntervalMs: number;
+  /** The clock the leader's controllers keep time by (a CronJob's schedule, a Job's backoff); not a flag, in-process tests move it by hand. */
+  controllerClock?: Clock;
   /** The front-proxy client certificate the aggregator presents to extension API servers; '' is the generated one. */
   proxyClientCertFile: string;
   proxyClientKeyFile: string;

@@ -341,7 +341,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     securePort,
     admission,
     authorizer,
-    clock: systemClock,
+    clock: config.controllerClock ?? systemClock,
   });
   const aggregator = new Aggregator({
     registry,

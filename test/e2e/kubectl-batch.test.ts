@@ -30,13 +30,16 @@ test('kubectl create job and cronjob, then a job from the cronjob', async () => 
 
 test('kubectl get jobs,cronjobs prints the kube-apiserver columns, and -o wide the template', async () => {
   const plain = (await k('get', 'jobs,cronjobs')).stdout;
-  expect(plain).toMatch(/^NAME\s+STATUS\s+COMPLETIONS\s+DURATION\s+AGE\njob\.batch\/manual\s+Running\s+0\/1\s+\S+\njob\.batch\/pi\s+Running\s+0\/1\s+\S+\n\n/);
+  // The job controller has started them: their Duration runs from status.startTime.
+  expect(plain).toMatch(
+    /^NAME\s+STATUS\s+COMPLETIONS\s+DURATION\s+AGE\njob\.batch\/manual\s+Running\s+0\/1\s+\S+\s+\S+\njob\.batch\/pi\s+Running\s+0\/1\s+\S+\s+\S+\n\n/,
+  );
   expect(plain).toMatch(
     /\nNAME\s+SCHEDULE\s+TIMEZONE\s+SUSPEND\s+ACTIVE\s+LAST SCHEDULE\s+AGE\ncronjob\.batch\/nightly\s+0 3 \* \* \*\s+<none>\s+False\s+0\s+<none>\s+\S+\n$/,
   );
   const wide = (await k('get', 'job', 'pi', '-o', 'wide')).stdout;
   expect(wide).toMatch(
-    /^NAME\s+STATUS\s+COMPLETIONS\s+DURATION\s+AGE\s+CONTAINERS\s+IMAGES\s+SELECTOR\npi\s+Running\s+0\/1\s+\S+\s+pi\s+busybox\s+batch\.kubernetes\.io\/controller-uid=[0-9a-f-]+\n$/,
+    /^NAME\s+STATUS\s+COMPLETIONS\s+DURATION\s+AGE\s+CONTAINERS\s+IMAGES\s+SELECTOR\npi\s+Running\s+0\/1\s+\S+\s+\S+\s+pi\s+busybox\s+batch\.kubernetes\.io\/controller-uid=[0-9a-f-]+\n$/,
   );
   const cjWide = (await k('get', 'cj', 'nightly', '-o', 'wide')).stdout;
   expect(cjWide).toMatch(
