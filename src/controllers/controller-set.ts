@@ -7,6 +7,9 @@ import { ClusterRoleAggregationController } from './clusterrole-aggregation';
 import { CrdController, type ServeResource } from './crd-controller';
 import { CrdEstablishingController } from './crd-establishing-controller';
 import { CsrSigningController } from './csr-signer';
+import { DeploymentController } from './apps/deployment-controller';
+import { ReplicaSetController } from './apps/replica-set-controller';
+import { REPLICA_SET_KIND, REPLICATION_CONTROLLER_KIND } from './apps/replicated-kind';
 import { DisruptionController } from './disruption-controller';
 import { FlowControlController } from './flowcontrol-controller';
 import { GarbageCollector } from './garbage-collector';
@@ -132,6 +135,10 @@ export function startControllers(
     ),
     { leaderOnly: true },
   );
+  // Workload controllers: deployments, replica sets, replication controllers.
+  manager.add(new DeploymentController(deps), { leaderOnly: true });
+  manager.add(new ReplicaSetController(deps, REPLICA_SET_KIND), { leaderOnly: true });
+  manager.add(new ReplicaSetController(deps, REPLICATION_CONTROLLER_KIND), { leaderOnly: true });
   manager.add(new DisruptionController(registry, storeOf('policy', 'poddisruptionbudgets'), storeOf('', 'pods'), log), { leaderOnly: true });
   manager.add(
     new FlowControlController(

@@ -67,6 +67,12 @@ export interface Strategy {
    * once nothing holds it.
    */
   startTermination: ((obj: KubeObject, opts: PropagationOptions) => void) | null;
+  /**
+   * A write through /status may change metadata.annotations too (Deployments: the deployment
+   * controller records the revision annotation with UpdateStatus, whose strategy resets only
+   * spec and labels).
+   */
+  annotationsThroughStatus: boolean;
 }
 
 /** Everything but metadata and status: what a status update must leave alone. */
@@ -94,6 +100,7 @@ export const defaultStrategy: Strategy = {
   finalizing: () => false,
   garbageCollectionPolicy: 'DeleteDependents',
   startTermination: null,
+  annotationsThroughStatus: false,
 };
 
 export function strategy(overrides: Partial<Strategy>): Strategy {
