@@ -22,8 +22,9 @@ interface Rs {
 
 const replicaSets = async (selector: string): Promise<Rs[]> => (await json('get', 'rs', '-l', selector)).items;
 const events = async (name: string): Promise<string[]> =>
-  ((await json('get', 'events', '--field-selector', `involvedObject.name=${name}`)).items as { reason: string; message: string }[])
-    .map((e) => `${e.reason}: ${e.message}`);
+  ((await json('get', 'events', '--field-selector', `involvedObject.name=${name}`)).items as { reason: string; message: string }[]).map(
+    (e) => `${e.reason}: ${e.message}`,
+  );
 
 beforeAll(async () => {
   kapi = await startServerProcess();
@@ -124,7 +125,12 @@ spec:
   });
   expect(before.status.conditions).toEqual(
     expect.arrayContaining([
-      expect.objectContaining({ type: 'Available', status: 'False', reason: 'MinimumReplicasUnavailable', message: 'Deployment does not have minimum availability.' }),
+      expect.objectContaining({
+        type: 'Available',
+        status: 'False',
+        reason: 'MinimumReplicasUnavailable',
+        message: 'Deployment does not have minimum availability.',
+      }),
       expect.objectContaining({ type: 'Progressing', status: 'True' }),
     ]),
   );
@@ -134,7 +140,8 @@ spec:
 
   // New pods never become ready: the rollout stops where maxSurge and maxUnavailable hold it.
   await k('set', 'image', 'deployment/slow', 'app=app:2');
-  const sizes = async () => Object.fromEntries((await replicaSets('app=slow')).map((rs) => [rs.metadata.name === v1.metadata.name ? 'old' : 'new', rs.spec.replicas]));
+  const sizes = async () =>
+    Object.fromEntries((await replicaSets('app=slow')).map((rs) => [rs.metadata.name === v1.metadata.name ? 'old' : 'new', rs.spec.replicas]));
   await eventually('old 3, new 2', async () => {
     const s = await sizes();
     return s.old === 3 && s.new === 2 ? s : undefined;
@@ -148,7 +155,12 @@ spec:
   expect(mid.status.conditions).toEqual(
     expect.arrayContaining([
       expect.objectContaining({ type: 'Available', status: 'True' }),
-      expect.objectContaining({ type: 'Progressing', status: 'True', reason: 'ReplicaSetUpdated', message: `ReplicaSet "${v2.metadata.name}" is progressing.` }),
+      expect.objectContaining({
+        type: 'Progressing',
+        status: 'True',
+        reason: 'ReplicaSetUpdated',
+        message: `ReplicaSet "${v2.metadata.name}" is progressing.`,
+      }),
     ]),
   );
   expect(await events('slow')).toEqual(
@@ -166,7 +178,8 @@ spec:
     return s.old === 5 && s.new === 4 ? s : undefined;
   });
   const scaled = await replicaSets('app=slow');
-  for (const rs of scaled) expect(rs.metadata.annotations).toMatchObject({ 'deployment.kubernetes.io/desired-replicas': '8', 'deployment.kubernetes.io/max-replicas': '9' });
+  for (const rs of scaled)
+    expect(rs.metadata.annotations).toMatchObject({ 'deployment.kubernetes.io/desired-replicas': '8', 'deployment.kubernetes.io/max-replicas': '9' });
 
   // Paused: template changes make no new replica set; resumed, the rollout finishes.
   expect((await k('rollout', 'pause', 'deployment/slow')).stdout.trim()).toBe('deployment.apps/slow paused');
@@ -179,7 +192,7 @@ spec:
   await new Promise((resolve) => setTimeout(resolve, 500));
   expect(await replicaSets('app=slow')).toHaveLength(2);
   const resumeFailsWhilePaused = await k('rollout', 'undo', 'deployment/slow');
-  expect(resumeFailsWhilePaused.stderr).toContain('you cannot rollback a paused deployment; resume it first with \'kubectl rollout resume\' and try again');
+  expect(resumeFailsWhilePaused.stderr).toContain("you cannot rollback a paused deployment; resume it first with 'kubectl rollout resume' and try again");
   expect((await k('rollout', 'resume', 'deployment/slow')).stdout.trim()).toBe('deployment.apps/slow resumed');
   await eventually('a third replica set', async () => ((await replicaSets('app=slow')).length === 3 ? true : undefined));
   const stop = readyPodsContinuously(kapi.url, (pod) => (pod as { metadata: { name: string } }).metadata.name.startsWith('slow-'));

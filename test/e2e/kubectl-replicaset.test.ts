@@ -38,7 +38,18 @@ ${annotations ? `  annotations: {${annotations}}\n` : ''}spec: {containers: [{na
 
 test('a replica set adopts orphans, scales down the cheapest and least ready first, releases a pod whose labels change', async () => {
   // Ready a, b (cost 0) and c (cost -100); d not ready though dear.
-  expect((await apply([pod('a', '"controller.kubernetes.io/pod-deletion-cost": "100"'), pod('b'), pod('c', '"controller.kubernetes.io/pod-deletion-cost": "-100"'), pod('d', '"controller.kubernetes.io/pod-deletion-cost": "1000"')].join('---\n'))).code).toBe(0);
+  expect(
+    (
+      await apply(
+        [
+          pod('a', '"controller.kubernetes.io/pod-deletion-cost": "100"'),
+          pod('b'),
+          pod('c', '"controller.kubernetes.io/pod-deletion-cost": "-100"'),
+          pod('d', '"controller.kubernetes.io/pod-deletion-cost": "1000"'),
+        ].join('---\n'),
+      )
+    ).code,
+  ).toBe(0);
   for (const p of await pods('app=orphan')) if (p.metadata.name !== 'd') await markPodReady(kapi.url, p);
   const rs = `apiVersion: apps/v1
 kind: ReplicaSet
@@ -56,7 +67,9 @@ spec:
     return all.every((p) => p.metadata.ownerReferences?.[0]?.name === 'keeper') ? all : undefined;
   });
   expect(adopted.map((p) => p.metadata.name).sort()).toEqual(['a', 'b', 'c', 'd']);
-  expect(adopted[0].metadata.ownerReferences).toEqual([{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'keeper', uid: expect.any(String), controller: true, blockOwnerDeletion: true }]);
+  expect(adopted[0].metadata.ownerReferences).toEqual([
+    { apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'keeper', uid: expect.any(String), controller: true, blockOwnerDeletion: true },
+  ]);
   const status = await eventually('status of 4, 3 ready', async () => {
     const s = (await json('get', 'rs', 'keeper')).status;
     return s.readyReplicas === 3 && s.replicas === 4 ? s : undefined;
@@ -68,7 +81,13 @@ spec:
   await eventually('d gone first (not ready)', async () => ((await names('app=orphan')).join() === 'a,b,c' ? true : undefined));
   await k('scale', 'rs/keeper', '--replicas=1');
   await eventually('c and b gone (cheaper than a)', async () => ((await names('app=orphan')).join() === 'a' ? true : undefined));
-  const deleted = ((await json('get', 'events', '--field-selector', 'involvedObject.name=keeper')).items as { reason: string; message: string; source: { component: string } }[])
+  const deleted = (
+    (await json('get', 'events', '--field-selector', 'involvedObject.name=keeper')).items as {
+      reason: string;
+      message: string;
+      source: { component: string };
+    }[]
+  )
     .filter((e) => e.reason === 'SuccessfulDelete')
     .map((e) => [e.message, e.source.component]);
   expect(deleted.sort()).toEqual([
@@ -85,7 +104,9 @@ spec:
     return all.length === 1 ? all[0] : undefined;
   });
   expect(replacement.metadata.name).toMatch(/^keeper-[a-z0-9]{5}$/);
-  const created = ((await json('get', 'events', '--field-selector', 'involvedObject.name=keeper,reason=SuccessfulCreate')).items as { message: string }[]).map((e) => e.message);
+  const created = ((await json('get', 'events', '--field-selector', 'involvedObject.name=keeper,reason=SuccessfulCreate')).items as { message: string }[]).map(
+    (e) => e.message,
+  );
   expect(created).toEqual([`Created pod: ${replacement.metadata.name}`]);
 });
 
@@ -106,7 +127,10 @@ spec:
     const all = await pods('app=legacy');
     return all.length === 3 ? all : undefined;
   });
-  for (const p of created) expect(p.metadata.ownerReferences).toEqual([expect.objectContaining({ apiVersion: 'v1', kind: 'ReplicationController', name: 'legacy', controller: true })]);
+  for (const p of created)
+    expect(p.metadata.ownerReferences).toEqual([
+      expect.objectContaining({ apiVersion: 'v1', kind: 'ReplicationController', name: 'legacy', controller: true }),
+    ]);
   for (const p of created) await markPodReady(kapi.url, p);
   const ready = await eventually('3 ready', async () => {
     const s = (await json('get', 'rc', 'legacy')).status;
@@ -114,12 +138,16 @@ spec:
   });
   // Ready for less than minReadySeconds: not yet available; then available without any pod changing.
   expect(ready.availableReplicas ?? 0).toBeLessThan(3);
-  await eventually('3 available after minReadySeconds', async () => ((await json('get', 'rc', 'legacy')).status.availableReplicas === 3 ? true : undefined), 15_000);
+  await eventually(
+    '3 available after minReadySeconds',
+    async () => ((await json('get', 'rc', 'legacy')).status.availableReplicas === 3 ? true : undefined),
+    15_000,
+  );
   expect((await k('scale', 'rc/legacy', '--replicas=1')).stdout.trim()).toBe('replicationcontroller/legacy scaled');
   await eventually('1 pod', async () => ((await pods('app=legacy')).length === 1 ? true : undefined));
-  const sources = ((await json('get', 'events', '--field-selector', 'involvedObject.name=legacy')).items as { reason: string; source: { component: string } }[]).map(
-    (e) => `${e.reason}/${e.source.component}`,
-  );
+  const sources = (
+    (await json('get', 'events', '--field-selector', 'involvedObject.name=legacy')).items as { reason: string; source: { component: string } }[]
+  ).map((e) => `${e.reason}/${e.source.component}`);
   expect(new Set(sources)).toEqual(new Set(['SuccessfulCreate/replication-controller', 'SuccessfulDelete/replication-controller']));
 });
 
@@ -140,6 +168,8 @@ test('a quota refusing pods gives the ReplicaFailure condition on the replica se
     return d.status.conditions?.find((c: { type: string }) => c.type === 'ReplicaFailure');
   });
   expect(deployment).toMatchObject({ status: 'True', reason: 'FailedCreate', message: failure.message });
-  const warnings = ((await json('get', 'events', '-n', 'tight', '--field-selector', 'reason=FailedCreate')).items as { message: string }[]).map((e) => e.message);
+  const warnings = ((await json('get', 'events', '-n', 'tight', '--field-selector', 'reason=FailedCreate')).items as { message: string }[]).map(
+    (e) => e.message,
+  );
   expect(warnings[0]).toBe(`Error creating: ${failure.message}`);
 });

@@ -37,6 +37,7 @@ import {
   newReplicaSetReplicas,
   REASON,
   replicaSetProportion,
+  REVISION_ANNOTATION,
   replicasAnnotationsNeedUpdate,
   revisionOf,
   rsReplicas,
@@ -160,7 +161,8 @@ export class DeploymentController extends QueueController {
     const d = structuredClone(cached);
     if (isEmptySelector(d)) {
       this.recorder.event(d, 'Warning', 'SelectingAll', 'This deployment is selecting all pods. A non-empty selector is required.');
-      if ((d.status?.observedGeneration ?? 0) < (d.metadata.generation ?? 0)) await this.writeStatus(d, { ...d.status, observedGeneration: d.metadata.generation });
+      if ((d.status?.observedGeneration ?? 0) < (d.metadata.generation ?? 0))
+        await this.writeStatus(d, { ...d.status, observedGeneration: d.metadata.generation });
       return true;
     }
     try {
@@ -189,8 +191,12 @@ export class DeploymentController extends QueueController {
       { store: this.rsStore, context: (ns) => this.deps.admitted(ns) },
       async () => {
         const fresh = await this.store.get(d.metadata.namespace ?? '', d.metadata.name!, FRESH);
-        if (fresh.metadata.uid !== d.metadata.uid) throw internalError(`original Deployment ${d.metadata.namespace}/${d.metadata.name} is gone: got uid ${fresh.metadata.uid}, wanted ${d.metadata.uid}`);
-        if (fresh.metadata.deletionTimestamp) throw internalError(`${d.metadata.namespace}/${d.metadata.name} has just been deleted at ${fresh.metadata.deletionTimestamp}`);
+        if (fresh.metadata.uid !== d.metadata.uid)
+          throw internalError(
+            `original Deployment ${d.metadata.namespace}/${d.metadata.name} is gone: got uid ${fresh.metadata.uid}, wanted ${d.metadata.uid}`,
+          );
+        if (fresh.metadata.deletionTimestamp)
+          throw internalError(`${d.metadata.namespace}/${d.metadata.name} has just been deleted at ${fresh.metadata.deletionTimestamp}`);
       },
     );
   }
@@ -217,10 +223,13 @@ export class DeploymentController extends QueueController {
       const { object } = await this.rsStore.update(this.deps.admitted(copy.metadata.namespace ?? ''), copy.metadata.name!, copy, { dryRun: false });
       return object as ReplicaSet;
     }
-    let needsUpdate = setDeploymentRevision(d, copy.metadata.annotations?.['deployment.kubernetes.io/revision'] ?? '');
+    let needsUpdate = setDeploymentRevision(d, copy.metadata.annotations?.[REVISION_ANNOTATION] ?? '');
     if (hasProgressDeadline(d) && !condition(d.status, 'Progressing')) {
       d.status ??= {};
-      setCondition(d.status, newCondition('Progressing', 'True', REASON.foundNewReplicaSet, `Found new replica set "${copy.metadata.name}"`, rfc3339(this.now())));
+      setCondition(
+        d.status,
+        newCondition('Progressing', 'True', REASON.foundNewReplicaSet, `Found new replica set "${copy.metadata.name}"`, rfc3339(this.now())),
+      );
       needsUpdate = true;
     }
     if (needsUpdate) await this.writeStatus(d, d.status ?? {});
@@ -238,7 +247,12 @@ export class DeploymentController extends QueueController {
     const rs: ReplicaSet = {
       apiVersion: 'apps/v1',
       kind: 'ReplicaSet',
-      metadata: { name: `${d.metadata.name}-${hash}`, namespace, ownerReferences: [newControllerRef(d, 'apps/v1', 'Deployment')], labels: template.metadata.labels },
+      metadata: {
+        name: `${d.metadata.name}-${hash}`,
+        namespace,
+        ownerReferences: [newControllerRef(d, 'apps/v1', 'Deployment')],
+        labels: template.metadata.labels,
+      },
       spec: { replicas: 0, minReadySeconds: d.spec?.minReadySeconds ?? 0, selector, template },
     };
     const replicas = newReplicaSetReplicas(d, [...oldSets, rs], rs);
@@ -270,11 +284,15 @@ export class DeploymentController extends QueueController {
         throw err;
       }
     }
-    if (!alreadyExists && replicas > 0) this.recorder.event(d, 'Normal', 'ScalingReplicaSet', `Scaled up replica set ${created.metadata.name} from 0 to ${replicas}`);
+    if (!alreadyExists && replicas > 0)
+      this.recorder.event(d, 'Normal', 'ScalingReplicaSet', `Scaled up replica set ${created.metadata.name} from 0 to ${replicas}`);
     let needsUpdate = setDeploymentRevision(d, String(newRevision));
     if (!alreadyExists && hasProgressDeadline(d)) {
       d.status ??= {};
-      setCondition(d.status, newCondition('Progressing', 'True', REASON.newReplicaSet, `Created new replica set "${created.metadata.name}"`, rfc3339(this.now())));
+      setCondition(
+        d.status,
+        newCondition('Progressing', 'True', REASON.newReplicaSet, `Created new replica set "${created.metadata.name}"`, rfc3339(this.now())),
+      );
       needsUpdate = true;
     }
     if (needsUpdate) await this.writeStatus(d, d.status ?? {});

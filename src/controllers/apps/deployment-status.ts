@@ -52,7 +52,16 @@ export function calculateStatus(all: (ReplicaSet | undefined)[], newRs: ReplicaS
 
 /** ReplicaSetToDeploymentCondition. */
 const fromReplicaSetCondition = (c: NonNullable<ReplicaSet['status']>['conditions'] & object): DeploymentCondition[] =>
-  c.filter((x) => x.type === 'ReplicaFailure').map((x) => ({ type: x.type, status: x.status, lastUpdateTime: x.lastTransitionTime, lastTransitionTime: x.lastTransitionTime, reason: x.reason, message: x.message }));
+  c
+    .filter((x) => x.type === 'ReplicaFailure')
+    .map((x) => ({
+      type: x.type,
+      status: x.status,
+      lastUpdateTime: x.lastTransitionTime,
+      lastTransitionTime: x.lastTransitionTime,
+      reason: x.reason,
+      message: x.message,
+    }));
 
 /**
  * syncRolloutStatus' new status: calculateStatus, then the Progressing condition (complete,
@@ -67,7 +76,9 @@ export function rolloutStatus(all: (ReplicaSet | undefined)[], newRs: ReplicaSet
   const stamp = rfc3339(now);
   if (hasProgressDeadline(d) && !complete) {
     if (deploymentComplete(d, status)) {
-      const message = newRs ? `ReplicaSet "${newRs.metadata.name}" has successfully progressed.` : `Deployment "${d.metadata.name}" has successfully progressed.`;
+      const message = newRs
+        ? `ReplicaSet "${newRs.metadata.name}" has successfully progressed.`
+        : `Deployment "${d.metadata.name}" has successfully progressed.`;
       setCondition(status, newCondition('Progressing', 'True', REASON.newReplicaSetAvailable, message, stamp));
     } else if (deploymentProgressing(d, status)) {
       const message = newRs ? `ReplicaSet "${newRs.metadata.name}" is progressing.` : `Deployment "${d.metadata.name}" is progressing.`;

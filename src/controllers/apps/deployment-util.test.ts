@@ -59,7 +59,12 @@ test('annotations: copied from the deployment but for kubectl and deployment one
 });
 
 test('a condition with the same status and reason is kept; the same status keeps its transition time and moves last', () => {
-  const status = { conditions: [{ type: 'Progressing', status: 'True', reason: 'A', lastTransitionTime: 't0', lastUpdateTime: 't0' }, { type: 'Available', status: 'True', reason: 'M' }] };
+  const status = {
+    conditions: [
+      { type: 'Progressing', status: 'True', reason: 'A', lastTransitionTime: 't0', lastUpdateTime: 't0' },
+      { type: 'Available', status: 'True', reason: 'M' },
+    ],
+  };
   setCondition(status, { type: 'Progressing', status: 'True', reason: 'A', lastTransitionTime: 't1', lastUpdateTime: 't1' });
   expect(status.conditions[0].lastUpdateTime).toBe('t0');
   setCondition(status, { type: 'Progressing', status: 'True', reason: 'B', lastTransitionTime: 't2', lastUpdateTime: 't2' });

@@ -111,8 +111,7 @@ export function findNewReplicaSet(d: Deployment, sets: ReplicaSet[]): ReplicaSet
 
 export const activeReplicaSets = (sets: (ReplicaSet | undefined)[]): ReplicaSet[] => sets.filter((rs): rs is ReplicaSet => !!rs && rsReplicas(rs) > 0);
 
-const sum = (sets: (ReplicaSet | undefined)[], count: (rs: ReplicaSet) => number): number =>
-  sets.reduce((total, rs) => total + (rs ? count(rs) : 0), 0);
+const sum = (sets: (ReplicaSet | undefined)[], count: (rs: ReplicaSet) => number): number => sets.reduce((total, rs) => total + (rs ? count(rs) : 0), 0);
 /** GetReplicaCountForReplicaSets: what the ReplicaSets are asked for. */
 export const specReplicas = (sets: (ReplicaSet | undefined)[]): number => sum(sets, rsReplicas);
 /** GetActualReplicaCountForReplicaSets. */

@@ -219,7 +219,9 @@ export class ReplicaSetController extends QueueController {
   private async canAdopt(set: Replicated): Promise<void> {
     const fresh = await this.store.get(set.metadata.namespace ?? '', set.metadata.name!, { resourceVersion: '', match: '' });
     if (fresh.metadata.uid !== set.metadata.uid) {
-      throw internalError(`original ${this.kind.kind} ${set.metadata.namespace}/${set.metadata.name} is gone: got uid ${fresh.metadata.uid}, wanted ${set.metadata.uid}`);
+      throw internalError(
+        `original ${this.kind.kind} ${set.metadata.namespace}/${set.metadata.name} is gone: got uid ${fresh.metadata.uid}, wanted ${set.metadata.uid}`,
+      );
     }
     if (fresh.metadata.deletionTimestamp) {
       throw internalError(`${set.metadata.namespace}/${set.metadata.name} has just been deleted at ${fresh.metadata.deletionTimestamp}`);
@@ -261,7 +263,11 @@ export class ReplicaSetController extends QueueController {
   private relatedPods(set: Replicated): Pod[] {
     const parent = controllerRefOf(set);
     const siblings = parent
-      ? new Set((this.sets.list() as Replicated[]).filter((s) => s.metadata.namespace === set.metadata.namespace && controllerRefOf(s)?.uid === parent.uid).map((s) => s.metadata.uid))
+      ? new Set(
+          (this.sets.list() as Replicated[])
+            .filter((s) => s.metadata.namespace === set.metadata.namespace && controllerRefOf(s)?.uid === parent.uid)
+            .map((s) => s.metadata.uid),
+        )
       : new Set([set.metadata.uid]);
     return (this.pods.list() as Pod[]).filter((pod) => pod.metadata.namespace === set.metadata.namespace && siblings.has(controllerRefOf(pod)?.uid));
   }
@@ -275,7 +281,12 @@ export class ReplicaSetController extends QueueController {
     let current: Replicated = set;
     for (let attempt = 0; ; attempt++) {
       try {
-        const { object } = await this.store.update(ctx, set.metadata.name!, { ...current, status: { ...status, observedGeneration: current.metadata.generation ?? 0 } }, { dryRun: false });
+        const { object } = await this.store.update(
+          ctx,
+          set.metadata.name!,
+          { ...current, status: { ...status, observedGeneration: current.metadata.generation ?? 0 } },
+          { dryRun: false },
+        );
         return object as Replicated;
       } catch (err) {
         if (attempt >= 1 || !isStatusError(err) || err.code !== 409) throw err;

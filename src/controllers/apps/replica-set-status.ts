@@ -22,7 +22,13 @@ export function calculateStatus(set: Replicated, pods: Pod[], manageError: unkno
   if (manageError !== null && !failure) {
     const diff = pods.length - (set.spec?.replicas ?? 1);
     const reason = diff < 0 ? 'FailedCreate' : diff > 0 ? 'FailedDelete' : '';
-    const condition: ReplicaSetCondition = { type: 'ReplicaFailure', status: 'True', lastTransitionTime: rfc3339(nowMs), reason, message: messageOf(manageError) };
+    const condition: ReplicaSetCondition = {
+      type: 'ReplicaFailure',
+      status: 'True',
+      lastTransitionTime: rfc3339(nowMs),
+      reason,
+      message: messageOf(manageError),
+    };
     status.conditions = [...(status.conditions ?? []), condition];
   } else if (manageError === null && failure) {
     status.conditions = status.conditions!.filter((c) => c !== failure);
@@ -32,5 +38,7 @@ export function calculateStatus(set: Replicated, pods: Pod[], manageError: unkno
   status.fullyLabeledReplicas = pods.filter((pod) => templateMatches(templateLabels, pod.metadata.labels)).length;
   status.readyReplicas = pods.filter(isPodReady).length;
   status.availableReplicas = pods.filter((pod) => isPodAvailable(pod, minReadySeconds, nowMs)).length;
+  // Zero counts are left out, as Go's omitempty leaves them (replicas always shows).
+  for (const key of ['fullyLabeledReplicas', 'readyReplicas', 'availableReplicas'] as const) if (status[key] === 0) delete status[key];
   return status;
 }
