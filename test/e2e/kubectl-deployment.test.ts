@@ -99,6 +99,44 @@ test('create deployment, rollout status, set image, history, undo --to-revision=
     (await json('get', 'deployment', 'web')).metadata.annotations['deployment.kubernetes.io/revision'] === '3' ? true : undefined,
   );
   expect((await k('rollout', 'history', 'deployment/web')).stdout).toMatch(/\n2\s+image 1\.27\n3\s+<none>\n/);
+
+  // rollout restart changes the template (an annotation): a new replica set, revision 4.
+  expect((await k('rollout', 'restart', 'deployment/web')).stdout.trim()).toBe('deployment.apps/web restarted');
+  expect((await k('rollout', 'status', 'deployment/web', '--timeout=30s')).stdout).toContain('successfully rolled out');
+  const restarted = await eventually('revision 4', async () =>
+    (await replicaSets('app=web')).find((rs) => rs.metadata.annotations?.['deployment.kubernetes.io/revision'] === '4'),
+  );
+  expect(Object.keys((await json('get', 'rs', restarted.metadata.name)).spec.template.metadata.annotations)).toEqual(['kubectl.kubernetes.io/restartedAt']);
+});
+
+test('a rollout that makes no progress within progressDeadlineSeconds is reported', async () => {
+  const manifest = `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: stuck}
+spec:
+  replicas: 1
+  progressDeadlineSeconds: 2
+  selector: {matchLabels: {app: stuck}}
+  template:
+    metadata: {labels: {app: stuck, manual: "true"}}
+    spec: {containers: [{name: app, image: app}]}
+`;
+  expect((await kubectl(kapi.url, ['apply', '-f', '-'], manifest)).code).toBe(0);
+  const status = await k('rollout', 'status', 'deployment/stuck', '--timeout=30s');
+  expect(status.code).not.toBe(0);
+  expect(status.stderr).toContain('error: deployment "stuck" exceeded its progress deadline');
+  const d = await json('get', 'deployment', 'stuck');
+  const [rs] = await replicaSets('app=stuck');
+  expect(d.status.conditions).toEqual(
+    expect.arrayContaining([
+      expect.objectContaining({
+        type: 'Progressing',
+        status: 'False',
+        reason: 'ProgressDeadlineExceeded',
+        message: `ReplicaSet "${rs.metadata.name}" has timed out progressing.`,
+      }),
+    ]),
+  );
 });
 
 test('rolling update within maxSurge and maxUnavailable, proportional scaling mid-rollout, pause and resume', async () => {
