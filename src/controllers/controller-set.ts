@@ -9,6 +9,9 @@ import { CrdEstablishingController } from './crd-establishing-controller';
 import { CsrSigningController } from './csr-signer';
 import { CronJobController } from './batch/cronjob-controller';
 import { JobController } from './batch/job-controller';
+import { DeploymentController } from './apps/deployment-controller';
+import { ReplicaSetController } from './apps/replica-set-controller';
+import { REPLICA_SET_KIND, REPLICATION_CONTROLLER_KIND } from './apps/replicated-kind';
 import { DisruptionController } from './disruption-controller';
 import { EndpointsController } from './discovery/endpoints-controller';
 import { EndpointSliceController } from './discovery/endpointslice-controller';
@@ -156,6 +159,10 @@ export function startControllers(
   // Batch: kube-controller-manager's job and cronjob controllers.
   manager.add(new JobController(deps), { leaderOnly: true });
   manager.add(new CronJobController(deps), { leaderOnly: true });
+  // Workload controllers: deployments, replica sets, replication controllers.
+  manager.add(new DeploymentController(deps), { leaderOnly: true });
+  manager.add(new ReplicaSetController(deps, REPLICA_SET_KIND), { leaderOnly: true });
+  manager.add(new ReplicaSetController(deps, REPLICATION_CONTROLLER_KIND), { leaderOnly: true });
   manager.add(new DisruptionController(registry, storeOf('policy', 'poddisruptionbudgets'), storeOf('', 'pods'), log), { leaderOnly: true });
   manager.add(
     new FlowControlController(

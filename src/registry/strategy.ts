@@ -31,6 +31,7 @@ export const defaultStrategy: Strategy = {
   finalizing: () => false,
   garbageCollectionPolicy: 'DeleteDependents',
   startTermination: null,
+  annotationsThroughStatus: false,
 };
 
 export function strategy(overrides: Partial<Strategy>): Strategy {

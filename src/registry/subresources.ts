@@ -72,5 +72,9 @@ export function applySubresource(next: KubeObject, prev: KubeObject, def: Resour
   result.metadata.resourceVersion = next.metadata.resourceVersion;
   if (next.metadata.managedFields) result.metadata.managedFields = next.metadata.managedFields;
   setPath(result, path, getPath(next, path));
+  if (sub === 'status' && def.strategy.annotationsThroughStatus) {
+    if (next.metadata.annotations) result.metadata.annotations = next.metadata.annotations;
+    else delete result.metadata.annotations;
+  }
   return result;
 }

@@ -191,6 +191,12 @@ export interface Strategy {
    * once nothing holds it.
    */
   startTermination: ((obj: KubeObject, opts: PropagationOptions) => void) | null;
+  /**
+   * A write through /status may change metadata.annotations too (Deployments: the deployment
+   * controller records the revision annotation with UpdateStatus, whose strategy resets only
+   * spec and labels).
+   */
+  annotationsThroughStatus: boolean;
 }
 
 /** Where a scalable kind keeps what its Scale shows (kube-apiserver's replicasPathIn<Kind>, status.replicas, the selector). */

@@ -29,6 +29,7 @@ export const deployments = defineResource({
   strategy: strategy({
     validateStatusUpdate: validateDeploymentStatusUpdate,
     tracksGeneration: true,
+    annotationsThroughStatus: true,
     prepareForCreate: (obj) => {
       obj.status = {};
     },

@@ -1,6 +1,6 @@
 import { eventually, RawEtcd } from '../harness/etcd-keys';
 import { Api } from '../harness/http';
-import { kubectl, startServerProcess } from '../harness/process';
+import { kubectl, startServerProcess, WITHOUT_WORKLOAD_CONTROLLERS_FLAG } from '../harness/process';
 
 let kapi: Awaited<ReturnType<typeof startServerProcess>>;
 let api: Api;
@@ -10,7 +10,7 @@ const labels = { app: 'web' };
 const podSpec = { containers: [{ name: 'c', image: 'nginx' }] };
 
 beforeAll(async () => {
-  kapi = await startServerProcess();
+  kapi = await startServerProcess([WITHOUT_WORKLOAD_CONTROLLERS_FLAG]);
   api = new Api(kapi.url);
   etcd = new RawEtcd();
 });
@@ -56,7 +56,7 @@ test('the garbage collector resumes from etcd after a restart in the middle of d
   marked.metadata.finalizers = ['foregroundDeletion'];
   await etcd.put(fgKey, JSON.stringify(marked));
   await etcd.delete(`${kapi.prefix}/deployments/gc-bg/web`);
-  kapi = await startServerProcess([], { port: kapi.port, prefix: kapi.prefix });
+  kapi = await startServerProcess([WITHOUT_WORKLOAD_CONTROLLERS_FLAG], { port: kapi.port, prefix: kapi.prefix });
   api = new Api(kapi.url);
   for (const ns of ['gc-fg', 'gc-bg']) {
     await eventually(`the chain in ${ns} to be collected`, async () => ((await objectKeys(ns)).length === 0 ? true : undefined));

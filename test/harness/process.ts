@@ -53,6 +53,9 @@ function readyOverTls(url: string, dataDir: string): Promise<boolean> {
   });
 }
 
+/** The flag WITHOUT_WORKLOAD_CONTROLLERS (harness/server.ts) sets, for tests of hand-built Deployment and ReplicaSet chains. */
+export const WITHOUT_WORKLOAD_CONTROLLERS_FLAG = '--controllers=*,-deployment-controller,-replicaset-controller,-replicationcontroller-controller';
+
 export async function startServerProcess(extraArgs: string[] = [], opts: ProcessOptions = {}): Promise<ServerProcess & { port: number; prefix: string }> {
   const port = opts.port ?? (await freePort());
   const prefix = opts.prefix ?? uniquePrefix('e2e');

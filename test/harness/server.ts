@@ -22,6 +22,15 @@ export function uniquePrefix(label: string): string {
 export const TEST_LISTENERS: Partial<Config> = { bindAddress: '127.0.0.1', securePort: 0, insecureBindAddress: '127.0.0.1', insecurePort: 'ephemeral' };
 
 /**
+ * Without the controllers that would act on a test's hand-made Deployments, ReplicaSets and
+ * their pods (as kube-controller-manager --controllers=*,-deployment-controller,...): for tests
+ * of what the API alone does with such chains.
+ */
+export const WITHOUT_WORKLOAD_CONTROLLERS: Partial<Config> = {
+  controllers: ['*', '-deployment-controller', '-replicaset-controller', '-replicationcontroller-controller'],
+};
+
+/**
  * kapi in this process, over the shared test etcd under a fresh prefix; `url` is its insecure
  * port, `secureUrl` its TLS port. Its data (certificates, admin.kubeconfig) is in a fresh
  * directory removed on close unless the caller gave `dataDir`.

@@ -1,12 +1,12 @@
 import { Api } from '../harness/http';
-import { startTestServer } from '../harness/server';
+import { startTestServer, WITHOUT_WORKLOAD_CONTROLLERS } from '../harness/server';
 
 let server: Awaited<ReturnType<typeof startTestServer>>;
 let api: Api;
 const NS = '/api/v1/namespaces/default';
 
 beforeAll(async () => {
-  server = await startTestServer();
+  server = await startTestServer(WITHOUT_WORKLOAD_CONTROLLERS);
   api = new Api(server.url);
 });
 

@@ -1,6 +1,6 @@
 import { eventually, RawEtcd } from '../harness/etcd-keys';
 import { Api } from '../harness/http';
-import { startTestServer } from '../harness/server';
+import { startTestServer, WITHOUT_WORKLOAD_CONTROLLERS } from '../harness/server';
 
 let server: Awaited<ReturnType<typeof startTestServer>>;
 let api: Api;
@@ -9,7 +9,7 @@ let n = 0;
 let ns = '';
 
 beforeAll(async () => {
-  server = await startTestServer();
+  server = await startTestServer(WITHOUT_WORKLOAD_CONTROLLERS);
   api = new Api(server.url);
   etcd = new RawEtcd();
 });

@@ -1,6 +1,6 @@
 import { eventually } from '../harness/etcd-keys';
 import { Api } from '../harness/http';
-import { startTestServer } from '../harness/server';
+import { startTestServer, WITHOUT_WORKLOAD_CONTROLLERS } from '../harness/server';
 
 /**
  * The disruption controller: each PodDisruptionBudget's status from its pods and their
@@ -16,7 +16,7 @@ const APPS = '/apis/apps/v1/namespaces/default';
 const SUCCESS = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 };
 
 beforeAll(async () => {
-  server = await startTestServer();
+  server = await startTestServer(WITHOUT_WORKLOAD_CONTROLLERS);
   api = new Api(server.url);
 });
 

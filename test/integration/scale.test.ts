@@ -1,7 +1,7 @@
 import { decodeProtobuf } from '../../src/codec/protobuf';
 import { encodeProtobuf } from '../../src/codec/protobuf-write';
 import { Api } from '../harness/http';
-import { startTestServer } from '../harness/server';
+import { startTestServer, WITHOUT_WORKLOAD_CONTROLLERS } from '../harness/server';
 
 /** The scale subresource of deployments, replica sets and stateful sets: autoscaling/v1 Scale in and out. */
 
@@ -15,7 +15,7 @@ const STRATEGIC = 'application/strategic-merge-patch+json';
 const APPLY = 'application/apply-patch+yaml';
 
 beforeAll(async () => {
-  server = await startTestServer();
+  server = await startTestServer(WITHOUT_WORKLOAD_CONTROLLERS);
   api = new Api(server.url);
 });
 

@@ -1,5 +1,5 @@
 import { Api } from '../harness/http';
-import { startTestServer } from '../harness/server';
+import { startTestServer, WITHOUT_WORKLOAD_CONTROLLERS } from '../harness/server';
 
 /** Field validation, the four patch types, server-side apply and managedFields, lost updates, dry run. */
 
@@ -9,7 +9,7 @@ const NS = '/api/v1/namespaces/default';
 const DEPLOYMENTS = '/apis/apps/v1/namespaces/default/deployments';
 
 beforeAll(async () => {
-  server = await startTestServer();
+  server = await startTestServer(WITHOUT_WORKLOAD_CONTROLLERS);
   api = new Api(server.url);
 });
 

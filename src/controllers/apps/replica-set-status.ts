@@ -1,0 +1,44 @@
+import type { ReplicaSetCondition, ReplicaSetStatus } from '../../generated/types/apps/v1';
+import type { Pod } from '../../generated/types/core/v1';
+import { isPodAvailable, isPodReady } from '../pods/pod-conditions';
+import { messageOf } from '../pods/pod-control';
+import type { Replicated } from './replicated-kind';
+
+const rfc3339 = (ms: number): string => new Date(ms).toISOString().replace(/\.\d+Z$/, 'Z');
+
+const templateMatches = (template: Record<string, string>, labels: Record<string, string> | undefined): boolean =>
+  Object.entries(template).every(([k, v]) => labels?.[k] === v);
+
+/**
+ * replicaset.calculateStatus: the counts of the active pods it owns (those with all of the
+ * template's labels, the ready, the available after minReadySeconds), and the ReplicaFailure
+ * condition while creating or deleting pods fails.
+ */
+export function calculateStatus(set: Replicated, pods: Pod[], manageError: unknown, nowMs: number): ReplicaSetStatus {
+  const status: ReplicaSetStatus = structuredClone(set.status ?? {});
+  const templateLabels = set.spec?.template?.metadata?.labels ?? {};
+  const minReadySeconds = set.spec?.minReadySeconds ?? 0;
+  const failure = status.conditions?.find((c) => c.type === 'ReplicaFailure');
+  if (manageError !== null && !failure) {
+    const diff = pods.length - (set.spec?.replicas ?? 1);
+    const reason = diff < 0 ? 'FailedCreate' : diff > 0 ? 'FailedDelete' : '';
+    const condition: ReplicaSetCondition = {
+      type: 'ReplicaFailure',
+      status: 'True',
+      lastTransitionTime: rfc3339(nowMs),
+      reason,
+      message: messageOf(manageError),
+    };
+    status.conditions = [...(status.conditions ?? []), condition];
+  } else if (manageError === null && failure) {
+    status.conditions = status.conditions!.filter((c) => c !== failure);
+    if (status.conditions.length === 0) delete status.conditions;
+  }
+  status.replicas = pods.length;
+  status.fullyLabeledReplicas = pods.filter((pod) => templateMatches(templateLabels, pod.metadata.labels)).length;
+  status.readyReplicas = pods.filter(isPodReady).length;
+  status.availableReplicas = pods.filter((pod) => isPodAvailable(pod, minReadySeconds, nowMs)).length;
+  // Zero counts are left out, as Go's omitempty leaves them (replicas always shows).
+  for (const key of ['fullyLabeledReplicas', 'readyReplicas', 'availableReplicas'] as const) if (status[key] === 0) delete status[key];
+  return status;
+}

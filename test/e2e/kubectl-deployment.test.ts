@@ -1,0 +1,284 @@
+import { eventually } from '../harness/etcd-keys';
+import { markPodReady, readyPodsContinuously, type PodReadiness } from '../harness/pod-readiness';
+import { kubectl, startServerProcess, type ServerProcess } from '../harness/process';
+
+/**
+ * The deployment controller with the replicaset controller, driven by kubectl 1.32 as kubectl's
+ * own test/cmd apps.sh drives them: create, rollout status|history|undo|pause|resume, set image,
+ * scale, wait, delete. No nodes run here: a loop marks pods Ready as a kubelet would, except pods
+ * labelled manual=true, which the tests make ready themselves.
+ */
+
+let kapi: ServerProcess;
+let readiness: PodReadiness;
+const k = (...args: string[]) => kubectl(kapi.url, args);
+const json = async (...args: string[]) => JSON.parse((await k(...args, '-o', 'json')).stdout);
+
+interface Rs {
+  metadata: { name: string; annotations?: Record<string, string>; labels?: Record<string, string>; ownerReferences?: { kind: string; name: string }[] };
+  spec: { replicas: number; template: { spec: { containers: { image: string }[] } } };
+  status?: { replicas?: number; availableReplicas?: number };
+}
+
+const replicaSets = async (selector: string): Promise<Rs[]> => (await json('get', 'rs', '-l', selector)).items;
+const events = async (name: string): Promise<string[]> =>
+  ((await json('get', 'events', '--field-selector', `involvedObject.name=${name}`)).items as { reason: string; message: string }[]).map(
+    (e) => `${e.reason}: ${e.message}`,
+  );
+
+beforeAll(async () => {
+  kapi = await startServerProcess();
+  readiness = readyPodsContinuously(kapi.url, (pod) => (pod as { metadata: { labels?: Record<string, string> } }).metadata.labels?.manual !== 'true');
+});
+
+afterAll(async () => {
+  await readiness.stop();
+  await kapi.stop();
+});
+
+test('create deployment, rollout status, set image, history, undo --to-revision=1, wait', async () => {
+  expect((await k('create', 'deployment', 'web', '--image=nginx', '--replicas=3')).stdout.trim()).toBe('deployment.apps/web created');
+  const status = await k('rollout', 'status', 'deployment/web', '--timeout=30s');
+  expect(status.stdout).toContain('deployment "web" successfully rolled out');
+  expect((await k('wait', '--for=condition=Available', 'deployment/web', '--timeout=30s')).stdout.trim()).toBe('deployment.apps/web condition met');
+
+  const [first] = await replicaSets('app=web');
+  const hash = first.metadata.labels!['pod-template-hash'];
+  expect(first.metadata.name).toBe(`web-${hash}`);
+  expect(hash).toMatch(/^[bcdfghjklmnpqrstvwxz2456789]+$/);
+  expect(first.metadata.annotations).toEqual({
+    'deployment.kubernetes.io/revision': '1',
+    'deployment.kubernetes.io/desired-replicas': '3',
+    'deployment.kubernetes.io/max-replicas': '4',
+  });
+  expect(first.metadata.ownerReferences).toEqual([expect.objectContaining({ kind: 'Deployment', name: 'web', controller: true, blockOwnerDeletion: true })]);
+  const pods = (await json('get', 'pods', '-l', `pod-template-hash=${hash}`)).items;
+  expect(pods).toHaveLength(3);
+  for (const pod of pods) expect(pod.metadata.ownerReferences).toEqual([expect.objectContaining({ kind: 'ReplicaSet', name: first.metadata.name })]);
+
+  const web = await json('get', 'deployment', 'web');
+  expect(web.metadata.annotations).toEqual({ 'deployment.kubernetes.io/revision': '1' });
+  expect(web.metadata.generation).toBe(1);
+  expect(web.status).toMatchObject({ observedGeneration: 1, replicas: 3, updatedReplicas: 3, readyReplicas: 3, availableReplicas: 3 });
+  expect(web.status.unavailableReplicas).toBeUndefined();
+  expect(web.status.conditions.map((c: Record<string, string>) => [c.type, c.status, c.reason, c.message])).toEqual([
+    ['Available', 'True', 'MinimumReplicasAvailable', 'Deployment has minimum availability.'],
+    ['Progressing', 'True', 'NewReplicaSetAvailable', `ReplicaSet "web-${hash}" has successfully progressed.`],
+  ]);
+  expect(await events('web')).toEqual([`ScalingReplicaSet: Scaled up replica set web-${hash} from 0 to 3`]);
+
+  // Revision 2, with a change cause kubectl rollout history shows.
+  expect((await k('set', 'image', 'deployment/web', 'nginx=nginx:1.27')).stdout.trim()).toBe('deployment.apps/web image updated');
+  await k('annotate', 'deployment/web', 'kubernetes.io/change-cause=image 1.27');
+  expect((await k('rollout', 'status', 'deployment/web', '--timeout=30s')).stdout).toContain('successfully rolled out');
+  const second = await eventually('a second replica set', async () => {
+    const sets = await replicaSets('app=web');
+    return sets.length === 2 ? sets.find((rs) => rs.metadata.name !== first.metadata.name) : undefined;
+  });
+  expect(second!.metadata.annotations).toMatchObject({ 'deployment.kubernetes.io/revision': '2', 'kubernetes.io/change-cause': 'image 1.27' });
+  await eventually('the first replica set scaled to 0', async () => ((await json('get', 'rs', first.metadata.name)).spec.replicas === 0 ? true : undefined));
+  const history = (await k('rollout', 'history', 'deployment/web')).stdout;
+  expect(history).toMatch(/^deployment\.apps\/web \nREVISION\s+CHANGE-CAUSE\n1\s+<none>\n2\s+image 1\.27\n/);
+  expect((await k('rollout', 'history', 'deployment/web', '--revision=1')).stdout).toContain('Image:\tnginx\n');
+
+  // kubectl's test/cmd: a revision that does not exist, then revision 1.
+  const missing = await k('rollout', 'undo', 'deployment/web', '--to-revision=1000000');
+  expect(missing.code).not.toBe(0);
+  expect(missing.stderr).toContain('unable to find specified revision 1000000 in history');
+  expect((await k('rollout', 'undo', 'deploy/web', '--to-revision=1')).stdout.trim()).toBe('deployment.apps/web rolled back');
+  expect((await k('rollout', 'status', 'deployment/web', '--timeout=30s')).stdout).toContain('successfully rolled out');
+  const undone = await json('get', 'deployment', 'web');
+  expect(undone.spec.template.spec.containers[0].image).toBe('nginx');
+  const restored = await eventually('the first replica set back as revision 3', async () => {
+    const rs = await json('get', 'rs', first.metadata.name);
+    return rs.metadata.annotations['deployment.kubernetes.io/revision'] === '3' && rs.status.availableReplicas === 3 ? rs : undefined;
+  });
+  expect(restored.metadata.annotations['deployment.kubernetes.io/revision-history']).toBe('1');
+  expect(restored.spec.replicas).toBe(3);
+  await eventually('revision 3 on the deployment', async () =>
+    (await json('get', 'deployment', 'web')).metadata.annotations['deployment.kubernetes.io/revision'] === '3' ? true : undefined,
+  );
+  expect((await k('rollout', 'history', 'deployment/web')).stdout).toMatch(/\n2\s+image 1\.27\n3\s+<none>\n/);
+
+  // rollout restart changes the template (an annotation): a new replica set, revision 4.
+  expect((await k('rollout', 'restart', 'deployment/web')).stdout.trim()).toBe('deployment.apps/web restarted');
+  expect((await k('rollout', 'status', 'deployment/web', '--timeout=30s')).stdout).toContain('successfully rolled out');
+  const restarted = await eventually('revision 4', async () =>
+    (await replicaSets('app=web')).find((rs) => rs.metadata.annotations?.['deployment.kubernetes.io/revision'] === '4'),
+  );
+  expect(Object.keys((await json('get', 'rs', restarted.metadata.name)).spec.template.metadata.annotations)).toEqual(['kubectl.kubernetes.io/restartedAt']);
+});
+
+test('a rollout that makes no progress within progressDeadlineSeconds is reported', async () => {
+  const manifest = `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: stuck}
+spec:
+  replicas: 1
+  progressDeadlineSeconds: 2
+  selector: {matchLabels: {app: stuck}}
+  template:
+    metadata: {labels: {app: stuck, manual: "true"}}
+    spec: {containers: [{name: app, image: app}]}
+`;
+  expect((await kubectl(kapi.url, ['apply', '-f', '-'], manifest)).code).toBe(0);
+  const status = await k('rollout', 'status', 'deployment/stuck', '--timeout=30s');
+  expect(status.code).not.toBe(0);
+  expect(status.stderr).toContain('error: deployment "stuck" exceeded its progress deadline');
+  const d = await json('get', 'deployment', 'stuck');
+  const [rs] = await replicaSets('app=stuck');
+  expect(d.status.conditions).toEqual(
+    expect.arrayContaining([
+      expect.objectContaining({
+        type: 'Progressing',
+        status: 'False',
+        reason: 'ProgressDeadlineExceeded',
+        message: `ReplicaSet "${rs.metadata.name}" has timed out progressing.`,
+      }),
+    ]),
+  );
+});
+
+test('rolling update within maxSurge and maxUnavailable, proportional scaling mid-rollout, pause and resume', async () => {
+  const manifest = `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: slow}
+spec:
+  replicas: 4
+  selector: {matchLabels: {app: slow}}
+  strategy: {type: RollingUpdate, rollingUpdate: {maxSurge: 1, maxUnavailable: 1}}
+  template:
+    metadata: {labels: {app: slow, manual: "true"}}
+    spec: {containers: [{name: app, image: "app:1"}]}
+`;
+  expect((await kubectl(kapi.url, ['apply', '-f', '-'], manifest)).code).toBe(0);
+  const readyAll = async () => {
+    const pods = (await json('get', 'pods', '-l', 'app=slow')).items;
+    await Promise.all(pods.map((pod: never) => markPodReady(kapi.url, pod)));
+  };
+  await eventually('4 pods', async () => ((await json('get', 'pods', '-l', 'app=slow')).items.length === 4 ? true : undefined));
+  const before = await eventually('4 unavailable replicas', async () => {
+    const d = await json('get', 'deployment', 'slow');
+    return d.status.unavailableReplicas === 4 ? d : undefined;
+  });
+  expect(before.status.conditions).toEqual(
+    expect.arrayContaining([
+      expect.objectContaining({
+        type: 'Available',
+        status: 'False',
+        reason: 'MinimumReplicasUnavailable',
+        message: 'Deployment does not have minimum availability.',
+      }),
+      expect.objectContaining({ type: 'Progressing', status: 'True' }),
+    ]),
+  );
+  await readyAll();
+  expect((await k('rollout', 'status', 'deployment/slow', '--timeout=30s')).code).toBe(0);
+  const [v1] = await replicaSets('app=slow');
+
+  // New pods never become ready: the rollout stops where maxSurge and maxUnavailable hold it.
+  await k('set', 'image', 'deployment/slow', 'app=app:2');
+  const sizes = async () =>
+    Object.fromEntries((await replicaSets('app=slow')).map((rs) => [rs.metadata.name === v1.metadata.name ? 'old' : 'new', rs.spec.replicas]));
+  await eventually('old 3, new 2', async () => {
+    const s = await sizes();
+    return s.old === 3 && s.new === 2 ? s : undefined;
+  });
+  const v2 = (await replicaSets('app=slow')).find((rs) => rs.metadata.name !== v1.metadata.name)!;
+  const mid = await eventually('the status of the stalled rollout', async () => {
+    const d = await json('get', 'deployment', 'slow');
+    return d.status.replicas === 5 && d.status.updatedReplicas === 2 ? d : undefined;
+  });
+  expect(mid.status).toMatchObject({ availableReplicas: 3, unavailableReplicas: 2, readyReplicas: 3 });
+  expect(mid.status.conditions).toEqual(
+    expect.arrayContaining([
+      expect.objectContaining({ type: 'Available', status: 'True' }),
+      expect.objectContaining({
+        type: 'Progressing',
+        status: 'True',
+        reason: 'ReplicaSetUpdated',
+        message: `ReplicaSet "${v2.metadata.name}" is progressing.`,
+      }),
+    ]),
+  );
+  expect(await events('slow')).toEqual(
+    expect.arrayContaining([
+      `ScalingReplicaSet: Scaled up replica set ${v2.metadata.name} from 0 to 1`,
+      `ScalingReplicaSet: Scaled down replica set ${v1.metadata.name} from 4 to 3`,
+      `ScalingReplicaSet: Scaled up replica set ${v2.metadata.name} from 1 to 2`,
+    ]),
+  );
+
+  // Scaling 4 -> 8 mid-rollout: 9 allowed (8 + maxSurge), the 4 extra shared 3:2 in proportion.
+  expect((await k('scale', 'deployment/slow', '--replicas=8')).stdout.trim()).toBe('deployment.apps/slow scaled');
+  await eventually('old 5, new 4', async () => {
+    const s = await sizes();
+    return s.old === 5 && s.new === 4 ? s : undefined;
+  });
+  const scaled = await replicaSets('app=slow');
+  for (const rs of scaled)
+    expect(rs.metadata.annotations).toMatchObject({ 'deployment.kubernetes.io/desired-replicas': '8', 'deployment.kubernetes.io/max-replicas': '9' });
+
+  // Paused: template changes make no new replica set; resumed, the rollout finishes.
+  expect((await k('rollout', 'pause', 'deployment/slow')).stdout.trim()).toBe('deployment.apps/slow paused');
+  const paused = await eventually('the paused condition', async () => {
+    const d = await json('get', 'deployment', 'slow');
+    return d.status.conditions.find((c: Record<string, string>) => c.type === 'Progressing' && c.reason === 'DeploymentPaused');
+  });
+  expect(paused).toMatchObject({ status: 'Unknown', message: 'Deployment is paused' });
+  await k('set', 'image', 'deployment/slow', 'app=app:3');
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  expect(await replicaSets('app=slow')).toHaveLength(2);
+  const resumeFailsWhilePaused = await k('rollout', 'undo', 'deployment/slow');
+  expect(resumeFailsWhilePaused.stderr).toContain("you cannot rollback a paused deployment; resume it first with 'kubectl rollout resume' and try again");
+  expect((await k('rollout', 'resume', 'deployment/slow')).stdout.trim()).toBe('deployment.apps/slow resumed');
+  await eventually('a third replica set', async () => ((await replicaSets('app=slow')).length === 3 ? true : undefined));
+  const stop = readyPodsContinuously(kapi.url, (pod) => (pod as { metadata: { name: string } }).metadata.name.startsWith('slow-'));
+  try {
+    expect((await k('rollout', 'status', 'deployment/slow', '--timeout=60s')).stdout).toContain('successfully rolled out');
+  } finally {
+    await stop.stop();
+  }
+  const done = await json('get', 'deployment', 'slow');
+  expect(done.status).toMatchObject({ replicas: 8, updatedReplicas: 8, availableReplicas: 8 });
+  expect(done.metadata.annotations['deployment.kubernetes.io/revision']).toBe('3');
+});
+
+test('Recreate scales the old replica set to 0 before the new one; revisionHistoryLimit; delete removes replica sets and pods', async () => {
+  const manifest = `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: re}
+spec:
+  replicas: 2
+  revisionHistoryLimit: 1
+  selector: {matchLabels: {app: re}}
+  strategy: {type: Recreate}
+  template:
+    metadata: {labels: {app: re}}
+    spec: {containers: [{name: app, image: "app:1"}]}
+`;
+  expect((await kubectl(kapi.url, ['apply', '-f', '-'], manifest)).code).toBe(0);
+  expect((await k('rollout', 'status', 'deployment/re', '--timeout=30s')).code).toBe(0);
+  const [v1] = await replicaSets('app=re');
+  await k('set', 'image', 'deployment/re', 'app=app:2');
+  expect((await k('rollout', 'status', 'deployment/re', '--timeout=30s')).code).toBe(0);
+  await k('set', 'image', 'deployment/re', 'app=app:3');
+  expect((await k('rollout', 'status', 'deployment/re', '--timeout=30s')).code).toBe(0);
+  const log = await events('re');
+  const downV1 = log.indexOf(`ScalingReplicaSet: Scaled down replica set ${v1.metadata.name} from 2 to 0`);
+  const upV2 = log.findIndex((e) => /^ScalingReplicaSet: Scaled up replica set re-\w+ from 0 to 2$/.test(e) && !e.includes(v1.metadata.name));
+  expect(downV1).toBeGreaterThanOrEqual(0);
+  expect(upV2).toBeGreaterThan(downV1);
+  // revisionHistoryLimit 1: of the two old replica sets, the oldest (revision 1) is deleted.
+  const left = await eventually('one old replica set kept', async () => {
+    const sets = await replicaSets('app=re');
+    return sets.length === 2 ? sets : undefined;
+  });
+  expect(left.map((rs) => rs.metadata.annotations!['deployment.kubernetes.io/revision']).sort()).toEqual(['2', '3']);
+
+  expect((await k('delete', 'deployment', 're')).stdout.trim()).toBe('deployment.apps "re" deleted');
+  await eventually('replica sets and pods gone', async () => {
+    const left = (await json('get', 'rs,pods', '-l', 'app=re')).items;
+    return left.length === 0 ? true : undefined;
+  });
+});
