@@ -1,0 +1,170 @@
+import { kubectl, startServerProcess, type ServerProcess } from '../harness/process';
+
+/**
+ * Issue 22's flows end to end: one server with three simulated nodes, its scheduler and the
+ * workload controllers, driven by real kubectl only. Nothing in the test plays a kubelet or a
+ * controller: every pod is scheduled, started and made ready by kapi itself.
+ */
+
+let kapi: ServerProcess;
+const k = (...args: string[]) => kubectl(kapi.url, args);
+
+async function ok(...args: string[]): Promise<string> {
+  const res = await k(...args);
+  if (res.code !== 0) throw new Error(`kubectl ${args.join(' ')} failed: ${res.stderr}`);
+  return res.stdout;
+}
+
+async function apply(manifest: string): Promise<void> {
+  const res = await kubectl(kapi.url, ['apply', '-f', '-'], manifest);
+  expect(res.stderr).toBe('');
+}
+
+const json = async (...args: string[]): Promise<any> => JSON.parse(await ok('get', ...args, '-o', 'json'));
+
+/** Polls `read` until `done` holds of its result; fails with the last result after the deadline. */
+async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read().catch((err: unknown) => err as T);
+    if (done(value)) return value;
+    if (Date.now() > deadline) throw new Error(`not reached within ${timeoutMs} ms; last: ${JSON.stringify(value, null, 1).slice(0, 1500)}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+const ready = (pod: any): boolean => (pod.status?.conditions ?? []).some((c: any) => c.type === 'Ready' && c.status === 'True');
+const readyPods = async (selector: string): Promise<any[]> =>
+  (await json('pods', '-l', selector)).items.filter((p: any) => ready(p) && !p.metadata.deletionTimestamp);
+
+beforeAll(async () => {
+  kapi = await startServerProcess(['--simulated-nodes=3', '--simulated-run-duration=300ms']);
+  await ok('wait', '--for=condition=Ready', 'node', '--all', '--timeout=30s');
+}, 60_000);
+
+afterAll(async () => {
+  await kapi.stop();
+});
+
+test('a Deployment becomes Available on its own: rollout status, set image, rollout undo --to-revision=1, scale to 5 spread over the nodes, a Service with 5 ready endpoints', async () => {
+  const started = Date.now();
+  await ok('create', 'deployment', 'web', '--image=nginx', '--replicas=3');
+  await ok('rollout', 'status', 'deployment/web', '--timeout=30s');
+  await ok('wait', '--for=condition=Available', 'deployment/web', '--timeout=30s');
+  // The target is under a second on a quiet machine; the bound here only catches a stall.
+  expect(Date.now() - started).toBeLessThan(30_000);
+  const pods = await readyPods('app=web');
+  expect(pods).toHaveLength(3);
+  for (const pod of pods) {
+    expect(pod.spec.nodeName).toMatch(/^kapi-node-[0-2]$/);
+    expect(pod.status.phase).toBe('Running');
+    expect(pod.status.podIP).toMatch(/^10\.244\.[0-2]\.\d+$/);
+  }
+
+  await ok('set', 'image', 'deployment/web', 'nginx=nginx:1.27');
+  await ok('rollout', 'status', 'deployment/web', '--timeout=30s');
+  expect(await ok('rollout', 'history', 'deployment/web')).toMatch(/REVISION\s+CHANGE-CAUSE\n1\s+<none>\n2\s+<none>/);
+  // kubectl's own test/cmd: `kubectl rollout undo deploy/deploy --to-revision=1`
+  await ok('rollout', 'undo', 'deployment/web', '--to-revision=1');
+  await ok('rollout', 'status', 'deployment/web', '--timeout=30s');
+  expect((await json('deployment', 'web')).spec.template.spec.containers[0].image).toBe('nginx');
+  expect((await readyPods('app=web')).map((p) => p.spec.containers[0].image)).toEqual(['nginx', 'nginx', 'nginx']);
+
+  await ok('scale', 'deployment/web', '--replicas=5');
+  const five = await until(
+    () => readyPods('app=web'),
+    (p) => p.length === 5,
+  );
+  // The scheduler's default topology spreading puts them on every node, none with more than two.
+  const perNode = new Map<string, number>();
+  for (const pod of five) perNode.set(pod.spec.nodeName, (perNode.get(pod.spec.nodeName) ?? 0) + 1);
+  expect([...perNode.keys()].sort()).toEqual(['kapi-node-0', 'kapi-node-1', 'kapi-node-2']);
+  expect(Math.max(...perNode.values())).toBeLessThanOrEqual(2);
+
+  await ok('expose', 'deployment/web', '--port=80');
+  const slices = await until(
+    () => json('endpointslices', '-l', 'kubernetes.io/service-name=web'),
+    (list) => list.items?.length === 1 && (list.items[0].endpoints ?? []).filter((e: any) => e.conditions.ready).length === 5,
+  );
+  const addresses = slices.items[0].endpoints.map((e: any) => e.addresses[0]).sort();
+  expect(addresses).toEqual(five.map((p) => p.status.podIP).sort());
+}, 120_000);
+
+test('kubectl drain moves the Deployment off a node; the DaemonSet keeps one pod per node; deleting the Deployment removes its ReplicaSets and pods', async () => {
+  await apply(`apiVersion: apps/v1
+kind: DaemonSet
+metadata: {name: agent}
+spec:
+  selector: {matchLabels: {app: agent}}
+  template:
+    metadata: {labels: {app: agent}}
+    spec: {containers: [{name: agent, image: agent}]}
+`);
+  await ok('rollout', 'status', 'daemonset/agent', '--timeout=30s');
+  const agents = await readyPods('app=agent');
+  expect(agents.map((p) => p.spec.nodeName).sort()).toEqual(['kapi-node-0', 'kapi-node-1', 'kapi-node-2']);
+
+  await ok('drain', 'kapi-node-0', '--ignore-daemonsets', '--timeout=60s');
+  expect((await json('node', 'kapi-node-0')).spec.unschedulable).toBe(true);
+  const moved = await until(
+    () => readyPods('app=web'),
+    (p) => p.length === 5 && p.every((pod) => pod.spec.nodeName !== 'kapi-node-0'),
+    60_000,
+  );
+  expect(new Set(moved.map((p) => p.spec.nodeName))).toEqual(new Set(['kapi-node-1', 'kapi-node-2']));
+  // A DaemonSet's pods tolerate unschedulable: drain leaves them.
+  expect((await readyPods('app=agent')).map((p) => p.spec.nodeName).sort()).toEqual(['kapi-node-0', 'kapi-node-1', 'kapi-node-2']);
+  await ok('uncordon', 'kapi-node-0');
+
+  await ok('delete', 'deployment', 'web');
+  await until(
+    () => json('replicasets,pods', '-l', 'app=web'),
+    (list) => list.items?.length === 0,
+  );
+}, 150_000);
+
+test('a StatefulSet starts its pods in order; a Job completes; a failing Job reaches its backoffLimit', async () => {
+  await apply(`apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: db}
+spec:
+  serviceName: db
+  replicas: 3
+  selector: {matchLabels: {app: db}}
+  template:
+    metadata: {labels: {app: db}}
+    spec: {containers: [{name: db, image: db}]}
+---
+apiVersion: batch/v1
+kind: Job
+metadata: {name: done}
+spec:
+  completions: 2
+  parallelism: 2
+  template:
+    spec: {restartPolicy: Never, containers: [{name: c, image: busybox}]}
+---
+apiVersion: batch/v1
+kind: Job
+metadata: {name: fails}
+spec:
+  backoffLimit: 0
+  template:
+    metadata: {annotations: {kapi.io/simulated-exit-code: "3"}}
+    spec: {restartPolicy: Never, containers: [{name: c, image: busybox}]}
+`);
+  await ok('rollout', 'status', 'statefulset/db', '--timeout=60s');
+  const db = (await json('pods', '-l', 'app=db')).items;
+  const readySince = (name: string) =>
+    Date.parse(db.find((p: any) => p.metadata.name === name).status.conditions.find((c: any) => c.type === 'Ready').lastTransitionTime);
+  const created = (name: string) => Date.parse(db.find((p: any) => p.metadata.name === name).metadata.creationTimestamp);
+  // OrderedReady: db-1 is created only once db-0 is Ready, db-2 once db-1 is (timestamps have seconds).
+  expect(created('db-1')).toBeGreaterThanOrEqual(readySince('db-0'));
+  expect(created('db-2')).toBeGreaterThanOrEqual(readySince('db-1'));
+
+  await ok('wait', '--for=condition=complete', 'job/done', '--timeout=30s');
+  expect((await json('job', 'done')).status).toMatchObject({ succeeded: 2 });
+  await ok('wait', '--for=condition=failed', 'job/fails', '--timeout=30s');
+  const failed = (await json('job', 'fails')).status.conditions.find((c: any) => c.type === 'Failed');
+  expect(failed).toMatchObject({ status: 'True', reason: 'BackoffLimitExceeded', message: 'Job has reached the specified backoff limit' });
+}, 150_000);
