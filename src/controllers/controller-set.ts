@@ -151,18 +151,19 @@ export function startControllers(
     ),
     { leaderOnly: true },
   );
-  // Endpoints, endpoint slices and their mirroring, the PV binder (issue 22).
+  // kube-controller-manager's workload controllers (issue 22).
+  manager.add(new DeploymentController(deps), { leaderOnly: true });
+  manager.add(new ReplicaSetController(deps, REPLICA_SET_KIND), { leaderOnly: true });
+  manager.add(new ReplicaSetController(deps, REPLICATION_CONTROLLER_KIND), { leaderOnly: true });
+  manager.add(new StatefulSetController(deps), { leaderOnly: true });
+  manager.add(new DaemonSetController(deps), { leaderOnly: true });
+  manager.add(new JobController(deps), { leaderOnly: true });
+  manager.add(new CronJobController(deps), { leaderOnly: true });
+  // Endpoints, endpoint slices and their mirroring, the PV binder.
   manager.add(new EndpointsController(deps), { leaderOnly: true });
   manager.add(new EndpointSliceController(deps), { leaderOnly: true });
   manager.add(new EndpointSliceMirroringController(deps), { leaderOnly: true });
   manager.add(new PersistentVolumeBinderController(deps), { leaderOnly: true });
-  // Batch: kube-controller-manager's job and cronjob controllers.
-  manager.add(new JobController(deps), { leaderOnly: true });
-  manager.add(new CronJobController(deps), { leaderOnly: true });
-  // Workload controllers: deployments, replica sets, replication controllers.
-  manager.add(new DeploymentController(deps), { leaderOnly: true });
-  manager.add(new ReplicaSetController(deps, REPLICA_SET_KIND), { leaderOnly: true });
-  manager.add(new ReplicaSetController(deps, REPLICATION_CONTROLLER_KIND), { leaderOnly: true });
   manager.add(new DisruptionController(registry, storeOf('policy', 'poddisruptionbudgets'), storeOf('', 'pods'), log), { leaderOnly: true });
   manager.add(
     new FlowControlController(
@@ -191,9 +192,6 @@ export function startControllers(
   }
   // kube-scheduler, under the controller manager's lease rather than a kube-system/kube-scheduler one of its own.
   if (config.scheduler ?? config.simulatedNodes > 0) manager.add(new Scheduler(deps), { leaderOnly: true });
-  // Workload controllers: statefulsets and daemonsets.
-  manager.add(new StatefulSetController(deps), { leaderOnly: true });
-  manager.add(new DaemonSetController(deps), { leaderOnly: true });
   // Only a CA kapi generated signs CSRs: with --client-ca-file, the CA's key is not ours.
   if (clientSigner)
     manager.add(new CsrSigningController(storeOf('certificates.k8s.io', 'certificatesigningrequests'), clientSigner, log), { leaderOnly: true });

@@ -46,9 +46,10 @@ spec:
 
 test('kubectl get rc shows kube columns, with the selector and labels defaulted from the template', async () => {
   expect((await kubectl(kapi.url, ['apply', '-f', '-'], rc)).stdout.trim()).toBe('replicationcontroller/web created');
+  // CURRENT is the replication controller's count of the pods it has made so far.
   const table = await k('get', 'rc', '-o', 'wide');
   expect(table.stdout).toMatch(
-    /^NAME\s+DESIRED\s+CURRENT\s+READY\s+AGE\s+CONTAINERS\s+IMAGES\s+SELECTOR\nweb\s+2\s+0\s+0\s+\S+\s+app\s+nginx:1\.27\s+app=web\n$/,
+    /^NAME\s+DESIRED\s+CURRENT\s+READY\s+AGE\s+CONTAINERS\s+IMAGES\s+SELECTOR\nweb\s+2\s+[0-2]\s+0\s+\S+\s+app\s+nginx:1\.27\s+app=web\n$/,
   );
   const live = JSON.parse((await k('get', 'rc', 'web', '-o', 'json')).stdout);
   expect(live.spec.selector).toEqual({ app: 'web' });

@@ -4,7 +4,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { freePort } from '../../src/server/embedded-etcd';
-import { testEtcdEndpoint, uniquePrefix } from './server';
+import { testEtcdEndpoint, uniquePrefix, WITHOUT_WORKLOAD_CONTROLLERS } from './server';
 
 const ROOT = path.resolve(__dirname, '../..');
 
@@ -53,8 +53,8 @@ function readyOverTls(url: string, dataDir: string): Promise<boolean> {
   });
 }
 
-/** The flag WITHOUT_WORKLOAD_CONTROLLERS (harness/server.ts) sets, for tests of hand-built Deployment and ReplicaSet chains. */
-export const WITHOUT_WORKLOAD_CONTROLLERS_FLAG = '--controllers=*,-deployment-controller,-replicaset-controller,-replicationcontroller-controller';
+/** The flag WITHOUT_WORKLOAD_CONTROLLERS (harness/server.ts) sets, for tests of hand-built workload chains (owners, their pods). */
+export const WITHOUT_WORKLOAD_CONTROLLERS_FLAG = `--controllers=${WITHOUT_WORKLOAD_CONTROLLERS.controllers!.join(',')}`;
 
 export async function startServerProcess(extraArgs: string[] = [], opts: ProcessOptions = {}): Promise<ServerProcess & { port: number; prefix: string }> {
   const port = opts.port ?? (await freePort());

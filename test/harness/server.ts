@@ -27,7 +27,10 @@ export const TEST_LISTENERS: Partial<Config> = { bindAddress: '127.0.0.1', secur
  * of what the API alone does with such chains.
  */
 export const WITHOUT_WORKLOAD_CONTROLLERS: Partial<Config> = {
-  controllers: ['*', '-deployment-controller', '-replicaset-controller', '-replicationcontroller-controller'],
+  controllers: [
+    '*',
+    ...['deployment', 'replicaset', 'replicationcontroller', 'statefulset', 'daemonset', 'job', 'cronjob'].map((name) => `-${name}-controller`),
+  ],
 };
 
 /**

@@ -1,5 +1,5 @@
 import { createEstablished } from '../harness/crds';
-import { RawEtcd } from '../harness/etcd-keys';
+import { eventually, RawEtcd } from '../harness/etcd-keys';
 import { Api } from '../harness/http';
 import { startTestServer } from '../harness/server';
 import { openWatch } from '../harness/watch';
@@ -157,6 +157,11 @@ test('a list is converted in one call; a watch converts each event', async () =>
 
 test('without a reachable webhook, reads of another version fail as kube fails them; the storage version still serves', async () => {
   await api.delete('/api/v1/namespaces/default/endpoints/converter');
+  // The mirroring controller's EndpointSlices of the Endpoints go with them.
+  await eventually('no slices of converter', async () => {
+    const slices = await api.get('/apis/discovery.k8s.io/v1/namespaces/default/endpointslices?labelSelector=kubernetes.io/service-name%3Dconverter');
+    return slices.body.items.length === 0 ? true : undefined;
+  });
   try {
     const read = await api.get(`${THINGS('v2')}/t1`);
     expect(read.status).toBe(500);
