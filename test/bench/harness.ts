@@ -18,32 +18,54 @@ export interface BenchEnv {
 export async function startBenchEnv(): Promise<BenchEnv> {
   const dir = mkdtempSync(path.join(tmpdir(), 'kapi-bench-'));
   const etcd = await EmbeddedEtcd.start({ dataDir: dir });
+  const extraFlags = (process.env.BENCH_KAPI_ARGS ?? '').split(' ').filter(Boolean);
+  const { process: kapi, url: kapiUrl, stop } = await startKapiProcess(etcd, dir, extraFlags);
+  return {
+    etcd,
+    etcdPid: etcd.pid,
+    kapi,
+    kapiUrl,
+    close: async () => {
+      await stop();
+      await etcd.stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * kapi as its own process over `etcd`, serving plain HTTP on a free loopback port; resolves once
+ * /readyz answers. BENCH_PROFILE=DIR writes a CPU profile of it there; BENCH_NODE_ARGS adds node flags.
+ */
+export async function startKapiProcess(
+  etcd: EmbeddedEtcd,
+  dataDir: string,
+  flags: string[],
+): Promise<{ process: ChildProcess; url: string; stop(): Promise<void> }> {
   const port = await freePort();
   const main = path.resolve(__dirname, '../../../dist/main.js');
-  // BENCH_PROFILE=DIR writes a CPU profile of kapi there; BENCH_KAPI_ARGS adds flags (e.g. --watch-cache=false).
   const profile = [
     ...(process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : []),
     ...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean),
   ];
-  const extraFlags = (process.env.BENCH_KAPI_ARGS ?? '').split(' ').filter(Boolean);
   const kapi = spawn(
     process.execPath,
     [
       ...profile,
       main,
       `--etcd-servers=${etcd.endpoint}`,
-      `--data-dir=${dir}`,
+      `--data-dir=${dataDir}`,
       '--bind-address=127.0.0.1',
       '--secure-port=0',
       `--insecure-port=${port}`,
-      ...extraFlags,
+      ...flags,
     ],
     { stdio: ['ignore', 'ignore', 'inherit'] },
   );
-  const kapiUrl = `http://127.0.0.1:${port}`;
+  const url = `http://127.0.0.1:${port}`;
   for (let i = 0; ; i++) {
     try {
-      if ((await fetch(`${kapiUrl}/readyz`)).ok) break;
+      if ((await fetch(`${url}/readyz`)).ok) break;
     } catch {
       // starting
     }
@@ -51,15 +73,11 @@ export async function startBenchEnv(): Promise<BenchEnv> {
     await new Promise((r) => setTimeout(r, 100));
   }
   return {
-    etcd,
-    etcdPid: etcd.pid,
-    kapi,
-    kapiUrl,
-    close: async () => {
+    process: kapi,
+    url,
+    stop: async () => {
       kapi.kill('SIGTERM');
       await new Promise((r) => kapi.once('exit', r));
-      await etcd.stop();
-      rmSync(dir, { recursive: true, force: true });
     },
   };
 }

@@ -1,3 +1,4 @@
+import { benchControlPlane } from './control-plane';
 import { startBenchEnv, type BenchEnv } from './harness';
 import { benchLists } from './lists';
 import { benchSerialization } from './serialization';
@@ -11,6 +12,7 @@ const benches: Record<string, (env: BenchEnv) => Promise<unknown>> = {
   serialization: benchSerialization,
   watch: benchWatchLatency,
   startkapi: benchStartKapi,
+  controlplane: benchControlPlane,
 };
 
 /**
