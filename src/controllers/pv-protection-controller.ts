@@ -2,8 +2,9 @@ import { objectOf } from '../api/json-read';
 import type { KubeObject } from '../api/types';
 import { PV_PROTECTION_FINALIZER } from '../admission/storage-object-in-use-protection';
 import type { GenericStore } from '../registry/generic-store';
-import { isDeletionCandidate, needsFinalizer, setFinalizer } from './pvc-protection-controller';
+import { systemContext, SERVER_OWN_WRITE } from '../registry/request-context';
 import { QueueController } from './runtime/controller';
+import { isDeletionCandidate, needsFinalizer, setFinalizer } from './runtime/finalizers';
 import { Informer, listWatchOf, objectKey } from './runtime/informer';
 import { systemClock, type Clock } from './runtime/clock';
 import { WorkQueue } from './work-queue';
@@ -11,6 +12,9 @@ import { WorkQueue } from './work-queue';
 type Log = (message: string, err?: unknown) => void;
 
 const RETRY_MS = 1000;
+
+/** The controller's finalizer writes are the server's own. */
+const ownWrite = (obj: KubeObject) => systemContext({ namespace: obj.metadata.namespace ?? '' }, SERVER_OWN_WRITE);
 
 /** pvprotection's isBeingUsed: a volume is in use while its status says Bound (the binder's word). */
 const isBound = (volume: KubeObject): boolean => objectOf(volume.status).phase === 'Bound';
@@ -51,10 +55,10 @@ export class PvProtectionController extends QueueController {
     const volume = this.informer.get(key);
     if (!volume) return true;
     if (isDeletionCandidate(volume, PV_PROTECTION_FINALIZER)) {
-      if (!isBound(volume)) await setFinalizer(this.volumes, volume, PV_PROTECTION_FINALIZER, false);
+      if (!isBound(volume)) await setFinalizer(this.volumes, ownWrite(volume), volume, PV_PROTECTION_FINALIZER, false);
       return true;
     }
-    if (needsFinalizer(volume, PV_PROTECTION_FINALIZER)) await setFinalizer(this.volumes, volume, PV_PROTECTION_FINALIZER, true);
+    if (needsFinalizer(volume, PV_PROTECTION_FINALIZER)) await setFinalizer(this.volumes, ownWrite(volume), volume, PV_PROTECTION_FINALIZER, true);
     return true;
   }
 }

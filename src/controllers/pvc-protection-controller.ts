@@ -1,4 +1,3 @@
-import { isStatusError } from '../api/errors';
 import { objectOf, objectsIn, stringOf } from '../api/json-read';
 import type { KubeObject } from '../api/types';
 import { PVC_PROTECTION_FINALIZER } from '../admission/storage-object-in-use-protection';
@@ -6,6 +5,7 @@ import type { GenericStore } from '../registry/generic-store';
 import { systemContext, SERVER_OWN_WRITE } from '../registry/request-context';
 import { everything } from '../storage/interfaces';
 import { QueueController } from './runtime/controller';
+import { isDeletionCandidate, needsFinalizer, setFinalizer } from './runtime/finalizers';
 import { Informer, listWatchOf, objectKey } from './runtime/informer';
 import { systemClock, type Clock } from './runtime/clock';
 import { WorkQueue } from './work-queue';
@@ -13,39 +13,9 @@ import { WorkQueue } from './work-queue';
 type Log = (message: string, err?: unknown) => void;
 
 const RETRY_MS = 1000;
-const NOTHING_TO_DO = Symbol('nothing to do');
 
-/** protectionutil.IsDeletionCandidate: being deleted, and still held by the finalizer. */
-export const isDeletionCandidate = (obj: KubeObject, finalizer: string): boolean =>
-  !!obj.metadata.deletionTimestamp && (obj.metadata.finalizers ?? []).includes(finalizer);
-
-/** protectionutil.NeedToAddFinalizer: not being deleted, and without the finalizer (made before the admission plugin ran). */
-export const needsFinalizer = (obj: KubeObject, finalizer: string): boolean =>
-  !obj.metadata.deletionTimestamp && !(obj.metadata.finalizers ?? []).includes(finalizer);
-
-/** Adds or removes a finalizer on the stored object of the same uid; an object gone or changed meanwhile needs nothing. */
-export async function setFinalizer(store: GenericStore, obj: KubeObject, finalizer: string, present: boolean): Promise<void> {
-  const { namespace = '', name = '', uid } = obj.metadata;
-  try {
-    await store.update(
-      systemContext({ namespace }, SERVER_OWN_WRITE),
-      name,
-      (current) => {
-        const finalizers = current.metadata.finalizers ?? [];
-        if (current.metadata.uid !== uid || finalizers.includes(finalizer) === present) throw NOTHING_TO_DO;
-        const next = present ? [...finalizers, finalizer] : finalizers.filter((f) => f !== finalizer);
-        if (next.length > 0) current.metadata.finalizers = next;
-        else delete current.metadata.finalizers;
-        return current;
-      },
-      { dryRun: false },
-    );
-  } catch (err) {
-    if (err === NOTHING_TO_DO || (isStatusError(err) && err.code === 404)) return;
-    throw err;
-  }
-}
-
+/** The controller's finalizer writes are the server's own. */
+const ownWrite = (obj: KubeObject) => systemContext({ namespace: obj.metadata.namespace ?? '' }, SERVER_OWN_WRITE);
 const podPhase = (pod: KubeObject): string => stringOf(objectOf(pod.status).phase);
 
 /** The claims a pod's volumes name: its own PVC volumes, and its generic ephemeral volumes' `<pod>-<volume>` (ephemeral.VolumeClaimName). */
@@ -135,10 +105,10 @@ export class PvcProtectionController extends QueueController {
     const claim = this.claimInformer.get(key);
     if (!claim) return true;
     if (isDeletionCandidate(claim, PVC_PROTECTION_FINALIZER)) {
-      if (!(await this.inUse(claim))) await setFinalizer(this.claims, claim, PVC_PROTECTION_FINALIZER, false);
+      if (!(await this.inUse(claim))) await setFinalizer(this.claims, ownWrite(claim), claim, PVC_PROTECTION_FINALIZER, false);
       return true;
     }
-    if (needsFinalizer(claim, PVC_PROTECTION_FINALIZER)) await setFinalizer(this.claims, claim, PVC_PROTECTION_FINALIZER, true);
+    if (needsFinalizer(claim, PVC_PROTECTION_FINALIZER)) await setFinalizer(this.claims, ownWrite(claim), claim, PVC_PROTECTION_FINALIZER, true);
     return true;
   }
 

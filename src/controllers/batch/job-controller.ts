@@ -20,13 +20,13 @@ import { hasJobCondition, isJobFinished, jobCondition, withCondition } from './j
 import { JOB_TRACKING_FINALIZER, podGenerateName, podTemplateFor } from './job-pod-template';
 import { podChanges } from './job-pod-changes';
 import { formatIntervals } from './indexes';
+import { setFinalizer } from '../runtime/finalizers';
 
 const RETRY_MS = 1000;
 /** The most pods one sync creates (kube's MaxBatchSize for slow start is 500 per job sync). */
 const MAX_CREATE_PER_SYNC = 500;
 /** controller.SlowStartInitialBatchSize. */
 const SLOW_START_INITIAL_BATCH = 1;
-const NOTHING_TO_DO = Symbol('nothing to do');
 /** The spec.managedBy value that names this controller (and that an absent one means). */
 const JOB_CONTROLLER_MANAGER = 'kubernetes.io/job-controller';
 
@@ -254,28 +254,7 @@ export class JobController extends QueueController {
 
   /** removeTrackingFinalizerFromPods. */
   private async releasePods(pods: Pod[]): Promise<void> {
-    await Promise.all(
-      pods.map(async (pod) => {
-        try {
-          await this.pods.update(
-            this.deps.own(pod.metadata.namespace!),
-            pod.metadata.name!,
-            (current) => {
-              const finalizers = current.metadata.finalizers ?? [];
-              if (current.metadata.uid !== pod.metadata.uid || !finalizers.includes(JOB_TRACKING_FINALIZER)) throw NOTHING_TO_DO;
-              const rest = finalizers.filter((f) => f !== JOB_TRACKING_FINALIZER);
-              if (rest.length > 0) current.metadata.finalizers = rest;
-              else delete current.metadata.finalizers;
-              return current;
-            },
-            { dryRun: false },
-          );
-        } catch (err) {
-          if (err === NOTHING_TO_DO || (isStatusError(err) && err.code === 404)) return;
-          throw err;
-        }
-      }),
-    );
+    await Promise.all(pods.map((pod) => setFinalizer(this.pods, this.deps.own(pod.metadata.namespace!), pod, JOB_TRACKING_FINALIZER, false)));
   }
 
   /**
