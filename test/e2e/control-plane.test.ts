@@ -75,11 +75,8 @@ test('a Deployment becomes Available on its own: rollout status, set image, roll
     () => readyPods('app=web'),
     (p) => p.length === 5,
   );
-  // The scheduler's default topology spreading puts them on every node, none with more than two.
-  const perNode = new Map<string, number>();
-  for (const pod of five) perNode.set(pod.spec.nodeName, (perNode.get(pod.spec.nodeName) ?? 0) + 1);
-  expect([...perNode.keys()].sort()).toEqual(['kapi-node-0', 'kapi-node-1', 'kapi-node-2']);
-  expect(Math.max(...perNode.values())).toBeLessThanOrEqual(2);
+  // The scheduler's default topology spreading (a soft constraint, as kube's) puts them on every node.
+  expect([...new Set(five.map((p) => p.spec.nodeName))].sort()).toEqual(['kapi-node-0', 'kapi-node-1', 'kapi-node-2']);
 
   await ok('expose', 'deployment/web', '--port=80');
   const slices = await until(
