@@ -9,11 +9,12 @@ import { APIREGISTRATION_GROUP } from '../resources/apiservices';
 import type { Logger } from '../server/logger';
 import { ApiServiceIndex } from './apiservice-index';
 import { AvailabilityController } from './availability-controller';
-import type { ResolveService } from './backend';
+import { backendGet, resolveBackend, type ResolveService } from './backend';
 import { DiscoveryCache } from './discovery-cache';
 import type { FrontProxy } from './front-proxy';
 import { LocalApiServices } from './local-apiservices';
-import { plainError, proxyToApiService } from './proxy';
+import { identityHeaders, plainError, proxyToApiService } from './proxy';
+import { pathNotFound } from '../api/errors';
 
 /** What the HTTP app asks of the aggregator. */
 export interface AggregatorHooks {
@@ -77,6 +78,25 @@ export class Aggregator implements AggregatorHooks {
 
   stop(): void {
     this.discovery.stop();
+  }
+
+  /**
+   * A GET of an extension server's path as `user`, answered as a client of kube-apiserver would see
+   * it through the proxy: the Status of a 404 when no APIService serves the group-version, a 503
+   * while it is not available or cannot be reached, else the backend's answer. The HPA controller
+   * reads metrics.k8s.io so.
+   */
+  async get(path: string, user: UserInfo, timeoutMs: number): Promise<{ status: number; body: Buffer }> {
+    const [, group, version] = path.split('?')[0].split('/').filter(Boolean);
+    const view = group && version ? this.index.remote(group, version) : null;
+    if (!view) return { status: 404, body: Buffer.from(JSON.stringify(pathNotFound().status)) };
+    if (view.available?.status !== 'True') return { status: 503, body: Buffer.from('service unavailable\n') };
+    try {
+      const backend = await resolveBackend(view, this.resolve, this.opts.frontProxy.proxyClient);
+      return await backendGet(backend, path, 'application/json', timeoutMs, identityHeaders(user));
+    } catch (err) {
+      return { status: 503, body: Buffer.from((err as Error).message) };
+    }
   }
 
   serve(req: IncomingMessage, res: ServerResponse, path: string, target: string, user: UserInfo, signal: AbortSignal): boolean {

@@ -56,17 +56,21 @@ export function backendRequestOptions(backend: Backend, method: string, path: st
 /** Who the aggregator's own calls (discovery, availability checks) act as: system:masters, so they are always allowed (available_controller.go). */
 const AGGREGATOR_IDENTITY = { 'X-Remote-User': 'system:kube-aggregator', 'X-Remote-Group': 'system:masters' };
 
-/** A GET of a backend's path as the aggregator itself: the status and body. A kept-alive connection found closed is replaced once. */
+/**
+ * A GET of a backend's path, as the aggregator itself unless `identity` (front-proxy headers) says
+ * whom for: the status and body. A kept-alive connection found closed is replaced once.
+ */
 export function backendGet(
   backend: Backend,
   path: string,
   accept: string,
   timeoutMs: number,
+  identity: Record<string, string | string[]> = AGGREGATOR_IDENTITY,
   retry = true,
 ): Promise<{ status: number; body: Buffer; contentType: string }> {
   return new Promise((resolve, reject) => {
     const req = https.request(
-      { ...backendRequestOptions(backend, 'GET', path, { Accept: accept, ...AGGREGATOR_IDENTITY }), signal: AbortSignal.timeout(timeoutMs) },
+      { ...backendRequestOptions(backend, 'GET', path, { Accept: accept, ...identity }), signal: AbortSignal.timeout(timeoutMs) },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
@@ -75,7 +79,8 @@ export function backendGet(
       },
     );
     req.on('error', (err: NodeJS.ErrnoException) => {
-      if (retry && req.reusedSocket && (err.code === 'ECONNRESET' || err.code === 'EPIPE')) resolve(backendGet(backend, path, accept, timeoutMs, false));
+      if (retry && req.reusedSocket && (err.code === 'ECONNRESET' || err.code === 'EPIPE'))
+        resolve(backendGet(backend, path, accept, timeoutMs, identity, false));
       else reject(new Error(goCallError(err, backend)));
     });
     req.end();

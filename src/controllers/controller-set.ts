@@ -50,7 +50,8 @@ import type { Logger } from '../server/logger';
 import type { RequestAuthorizer } from '../auth/authorizer/attributes';
 import type { WriteAdmission } from '../registry/types';
 import type { Clock } from './runtime/clock';
-import { controllerDeps } from './runtime/controller-deps';
+import { controllerDeps, type AggregatedApis } from './runtime/controller-deps';
+import { HorizontalPodAutoscalerController } from './autoscaling/hpa-controller';
 import { PodGcController } from './podgc/pod-gc-controller';
 import { TtlAfterFinishedController } from './ttl-after-finished/ttl-after-finished-controller';
 import { StatefulSetController } from './apps/statefulset-controller';
@@ -76,6 +77,7 @@ export interface ControllerInputs {
   admission: WriteAdmission;
   authorizer: RequestAuthorizer;
   clock: Clock;
+  aggregated: AggregatedApis;
 }
 
 export function startControllers(
@@ -105,7 +107,7 @@ export function startControllers(
     log,
   );
   const manager = new ControllerManager(log, config.controllers);
-  const deps = controllerDeps(registry, serviceInputs.admission, serviceInputs.authorizer, serviceInputs.clock, log);
+  const deps = controllerDeps(registry, serviceInputs.admission, serviceInputs.authorizer, serviceInputs.clock, log, serviceInputs.aggregated);
   manager.add(crdController, { leaderOnly: false });
   manager.add(identity, { leaderOnly: false });
   // Service allocation (every replica: the default ServiceCIDR, then default/kubernetes and its endpoints; the leader: repair).
@@ -159,6 +161,16 @@ export function startControllers(
   manager.add(new DaemonSetController(deps), { leaderOnly: true });
   manager.add(new JobController(deps), { leaderOnly: true });
   manager.add(new CronJobController(deps), { leaderOnly: true });
+  manager.add(
+    new HorizontalPodAutoscalerController(deps, {
+      syncPeriodMs: config.hpaSyncPeriodMs,
+      downscaleStabilizationMs: config.hpaDownscaleStabilizationMs,
+      tolerance: config.hpaTolerance,
+      cpuInitializationPeriodMs: config.hpaCpuInitializationPeriodMs,
+      initialReadinessDelayMs: config.hpaInitialReadinessDelayMs,
+    }),
+    { leaderOnly: true },
+  );
   // Endpoints, endpoint slices and their mirroring, the PV binder.
   manager.add(new EndpointsController(deps), { leaderOnly: true });
   manager.add(new EndpointSliceController(deps), { leaderOnly: true });

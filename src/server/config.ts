@@ -153,6 +153,12 @@ export interface Config {
   /** --node-monitor-period / --node-monitor-grace-period: kube-controller-manager's node lifecycle timing. */
   nodeMonitorPeriodMs: number;
   nodeMonitorGracePeriodMs: number;
+  /** kube-controller-manager's --horizontal-pod-autoscaler-* flags. */
+  hpaSyncPeriodMs: number;
+  hpaDownscaleStabilizationMs: number;
+  hpaTolerance: number;
+  hpaCpuInitializationPeriodMs: number;
+  hpaInitialReadinessDelayMs: number;
 }
 
 interface FlagSpec {
@@ -550,6 +556,36 @@ const FLAGS: Record<string, FlagSpec> = {
     parse: (v) => parseDuration(v, 'node-monitor-grace-period'),
     help: 'Amount of time which we allow running Node to be unresponsive before marking it unhealthy (default 40s).',
   },
+  'horizontal-pod-autoscaler-sync-period': {
+    key: 'hpaSyncPeriodMs',
+    parse: (v) => parseDuration(v, 'horizontal-pod-autoscaler-sync-period'),
+    help: 'The period for syncing the number of pods in horizontal pod autoscaler. (default 15s)',
+  },
+  'horizontal-pod-autoscaler-downscale-stabilization': {
+    key: 'hpaDownscaleStabilizationMs',
+    parse: (v) => parseDuration(v, 'horizontal-pod-autoscaler-downscale-stabilization'),
+    help: 'The period for which autoscaler will look backwards and not scale down below any recommendation it made during that period. (default 5m0s)',
+  },
+  'horizontal-pod-autoscaler-tolerance': {
+    key: 'hpaTolerance',
+    parse: (v) => {
+      const n = Number(v);
+      if (v.trim() === '' || !Number.isFinite(n))
+        throw new ConfigError(`invalid argument "${v}" for "--horizontal-pod-autoscaler-tolerance" flag: strconv.ParseFloat: parsing "${v}": invalid syntax`);
+      return n;
+    },
+    help: 'The minimum change (from 1.0) in the desired-to-actual metrics ratio for the horizontal pod autoscaler to consider scaling. (default 0.1)',
+  },
+  'horizontal-pod-autoscaler-cpu-initialization-period': {
+    key: 'hpaCpuInitializationPeriodMs',
+    parse: (v) => parseDuration(v, 'horizontal-pod-autoscaler-cpu-initialization-period'),
+    help: 'The period after pod start when CPU samples might be skipped. (default 5m0s)',
+  },
+  'horizontal-pod-autoscaler-initial-readiness-delay': {
+    key: 'hpaInitialReadinessDelayMs',
+    parse: (v) => parseDuration(v, 'horizontal-pod-autoscaler-initial-readiness-delay'),
+    help: 'The period after pod start during which readiness changes will be treated as initial readiness. (default 30s)',
+  },
   'feature-gates': { key: 'featureGates', parse: parseFeatureGates, help: 'A set of key=value pairs that describe feature gates.' },
   'runtime-config': {
     key: 'runtimeConfig',
@@ -661,6 +697,11 @@ export function defaultConfig(): Config {
     clusterCidr: parseClusterCidr('10.244.0.0/16') as Ipv4Cidr,
     nodeMonitorPeriodMs: 5000,
     nodeMonitorGracePeriodMs: 40_000,
+    hpaSyncPeriodMs: 15_000,
+    hpaDownscaleStabilizationMs: 300_000,
+    hpaTolerance: 0.1,
+    hpaCpuInitializationPeriodMs: 300_000,
+    hpaInitialReadinessDelayMs: 30_000,
   };
 }
 

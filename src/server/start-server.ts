@@ -335,14 +335,6 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
   await policyCache.start();
   const rbac = new RbacAuthorizer(policyCache);
   const authorizer = buildAuthorizer(config.authorizationModes, rbac);
-  const controllers = startControllers(config, registry, serveCustomResource, metrics, auth.servingTls.serverCa, auth.servingTls.clientSigner, log, {
-    allocation: serviceAllocation,
-    storage: etcdStorage,
-    securePort,
-    admission,
-    authorizer,
-    clock: config.controllerClock ?? systemClock,
-  });
   const aggregator = new Aggregator({
     registry,
     storeOf,
@@ -350,6 +342,15 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     builtIn: new Set(BUILT_IN_RESOURCES.map((def) => `${def.group}/${def.version}`)),
     resyncMs: AGGREGATOR_RESYNC_MS,
     log,
+  });
+  const controllers = startControllers(config, registry, serveCustomResource, metrics, auth.servingTls.serverCa, auth.servingTls.clientSigner, log, {
+    allocation: serviceAllocation,
+    storage: etcdStorage,
+    securePort,
+    admission,
+    authorizer,
+    clock: config.controllerClock ?? systemClock,
+    aggregated: aggregator,
   });
   for (const { controller, leaderOnly } of aggregator.controllers) controllers.manager.add(controller, { leaderOnly });
   await controllers.manager.start(controllers.elector);

@@ -1,9 +1,12 @@
+import { serviceFor } from '../harness/extension-apiserver';
+import { startMetricsServer, type MetricsServer, type PodUsage } from '../harness/metrics-server';
 import { kubectl, startServerProcess, type ServerProcess } from '../harness/process';
 
 /**
  * Issue 22's flows end to end: one server with three simulated nodes, its scheduler and the
  * workload controllers, driven by real kubectl only. Nothing in the test plays a kubelet or a
- * controller: every pod is scheduled, started and made ready by kapi itself.
+ * controller: every pod is scheduled, started and made ready by kapi itself. The one stand-in is
+ * metrics-server's, behind an APIService, for the horizontal pod autoscaler.
  */
 
 let kapi: ServerProcess;
@@ -38,7 +41,7 @@ const readyPods = async (selector: string): Promise<any[]> =>
   (await json('pods', '-l', selector)).items.filter((p: any) => ready(p) && !p.metadata.deletionTimestamp);
 
 beforeAll(async () => {
-  kapi = await startServerProcess(['--simulated-nodes=3', '--simulated-run-duration=300ms']);
+  kapi = await startServerProcess(['--simulated-nodes=3', '--simulated-run-duration=300ms', '--horizontal-pod-autoscaler-sync-period=1s']);
   await ok('wait', '--for=condition=Ready', 'node', '--all', '--timeout=30s');
 }, 60_000);
 
@@ -164,4 +167,105 @@ spec:
   await ok('wait', '--for=condition=failed', 'job/fails', '--timeout=30s');
   const failed = (await json('job', 'fails')).status.conditions.find((c: any) => c.type === 'Failed');
   expect(failed).toMatchObject({ status: 'True', reason: 'BackoffLimitExceeded', message: 'Job has reached the specified backoff limit' });
+}, 150_000);
+
+test('kubectl autoscale: without metrics.k8s.io the HPA says why; with a metrics server it scales up to its max, then down with a zero stabilization window', async () => {
+  await ok('create', 'deployment', 'scaled', '--image=nginx', '--replicas=1');
+  await ok('set', 'resources', 'deployment/scaled', '--requests=cpu=100m');
+  await ok('rollout', 'status', 'deployment/scaled', '--timeout=30s');
+  await ok('autoscale', 'deployment', 'scaled', '--cpu-percent=50', '--min=1', '--max=4');
+  const conditions = (hpa: any) => Object.fromEntries((hpa.status?.conditions ?? []).map((c: any) => [c.type, [c.status, c.reason, c.message]]));
+
+  // No APIService serves metrics.k8s.io: kube's texts, word for word.
+  const blind = await until(
+    () => json('hpa', 'scaled'),
+    (hpa) => conditions(hpa).ScalingActive?.[1] === 'FailedGetResourceMetric',
+  );
+  expect(conditions(blind)).toEqual({
+    AbleToScale: ['True', 'SucceededGetScale', "the HPA controller was able to get the target's current scale"],
+    ScalingActive: [
+      'False',
+      'FailedGetResourceMetric',
+      'the HPA was unable to compute the replica count: failed to get cpu utilization: unable to get metrics for resource cpu: unable to fetch metrics from resource metrics API: the server could not find the requested resource (get pods.metrics.k8s.io)',
+    ],
+  });
+  expect(await ok('get', 'hpa', 'scaled', '--no-headers')).toMatch(/^scaled\s+Deployment\/scaled\s+cpu: <unknown>\/50%\s+1\s+4\s+1\s/);
+
+  // A metrics server behind v1beta1.metrics.k8s.io, answering 150m per pod (150% of the request).
+  let perPod = '150m';
+  const usage = async (namespace: string, selector: string): Promise<PodUsage[]> =>
+    (await json('pods', '-n', namespace, '-l', selector)).items
+      .filter((p: any) => p.status?.phase === 'Running')
+      .map((p: any) => ({ name: p.metadata.name, containers: [{ name: p.spec.containers[0].name, usage: { cpu: perPod, memory: '10Mi' } }] }));
+  const auth = await json('configmap', '-n', 'kube-system', 'extension-apiserver-authentication');
+  const metrics: MetricsServer = await startMetricsServer({
+    requestHeaderCa: auth.data['requestheader-client-ca-file'],
+    allowedNames: JSON.parse(auth.data['requestheader-allowed-names']),
+    serviceName: 'metrics-server',
+    namespace: 'kube-system',
+    usage,
+  });
+  try {
+    const { service, endpoints } = serviceFor('metrics-server', 'kube-system', metrics.port);
+    const apiService = {
+      apiVersion: 'apiregistration.k8s.io/v1',
+      kind: 'APIService',
+      metadata: { name: 'v1beta1.metrics.k8s.io' },
+      spec: {
+        group: 'metrics.k8s.io',
+        version: 'v1beta1',
+        service: { namespace: 'kube-system', name: 'metrics-server' },
+        caBundle: metrics.caBundle,
+        groupPriorityMinimum: 100,
+        versionPriority: 100,
+      },
+    };
+    // Endpoints by hand (kube warns that v1 Endpoints is deprecated): the stand-in listens on 127.0.0.1.
+    const applied = await kubectl(kapi.url, ['apply', '-f', '-'], JSON.stringify({ apiVersion: 'v1', kind: 'List', items: [service, endpoints, apiService] }));
+    expect(applied.code).toBe(0);
+
+    // 150% against a 50% target asks for three times the replicas: 1 → 3 (within the doubling-or-four limit), then 3 → 4 (the max).
+    const atMax = await until(
+      () => json('hpa', 'scaled'),
+      (hpa) => hpa.status?.currentReplicas === 4,
+      60_000,
+    );
+    expect(atMax.status.currentMetrics).toEqual([{ type: 'Resource', resource: { name: 'cpu', current: { averageUtilization: 150, averageValue: '150m' } } }]);
+    expect(conditions(atMax).ScalingActive).toEqual([
+      'True',
+      'ValidMetricFound',
+      'the HPA was able to successfully calculate a replica count from cpu resource utilization (percentage of request)',
+    ]);
+    expect(conditions(atMax).ScalingLimited).toEqual(['True', 'TooManyReplicas', 'the desired replica count is more than the maximum replica count']);
+    expect(atMax.status.lastScaleTime).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+    expect((await json('deployment', 'scaled')).spec.replicas).toBe(4);
+    const rescales = async () =>
+      (await json('events', '--field-selector', 'involvedObject.kind=HorizontalPodAutoscaler,involvedObject.name=scaled')).items
+        .filter((e: any) => e.reason === 'SuccessfulRescale')
+        .map((e: any) => e.message);
+    expect(await rescales()).toEqual([
+      'New size: 3; reason: cpu resource utilization (percentage of request) above target',
+      'New size: 4; reason: cpu resource utilization (percentage of request) above target',
+    ]);
+    // The aggregator asked as the controller manager, through the front proxy.
+    expect(new Set(metrics.callers)).toEqual(new Set(['system:kube-controller-manager']));
+
+    // Load falls to 10%: with scaleDown's window at zero, the behavior's 100%-per-15s policy lets it fall to the min at once.
+    perPod = '10m';
+    await ok('patch', 'hpa', 'scaled', '--type=merge', '-p', '{"spec":{"behavior":{"scaleDown":{"stabilizationWindowSeconds":0}}}}');
+    const down = await until(
+      () => json('hpa', 'scaled'),
+      (hpa) => hpa.status?.currentReplicas === 1 && hpa.status?.desiredReplicas === 1,
+      60_000,
+    );
+    expect(down.spec.behavior.scaleDown).toEqual({
+      stabilizationWindowSeconds: 0,
+      selectPolicy: 'Max',
+      policies: [{ type: 'Percent', value: 100, periodSeconds: 15 }],
+    });
+    expect((await rescales()).at(-1)).toBe('New size: 1; reason: All metrics below target');
+    expect(conditions(down).ScalingLimited).toEqual(['False', 'DesiredWithinRange', 'the desired count is within the acceptable range']);
+  } finally {
+    await metrics.close();
+  }
 }, 150_000);

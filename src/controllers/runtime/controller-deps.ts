@@ -19,10 +19,22 @@ export const CONTROLLER_MANAGER_USER: UserInfo = {
   extra: {},
 };
 
+/** Extension API servers behind APIServices, as a client of the API server reaches them (the aggregator). */
+export interface AggregatedApis {
+  /** A GET of `path` (under /apis/<group>/<version>) as `user`: the status and body a client would get. */
+  get(path: string, user: UserInfo, timeoutMs: number): Promise<{ status: number; body: Buffer }>;
+}
+
 /** What every workload controller is built from. */
 export interface ControllerDeps {
   /** The store of a served resource (its preferred storage version's shape for the group-version asked). */
   store(group: string, version: string, resource: string): GenericStore;
+  /**
+   * The store serving a kind (the RESTMapper's answer for a scale target or owner): the
+   * group-version's own, else the group's served version of that kind; undefined when none is served.
+   */
+  storeOfKind(group: string, version: string, kind: string): GenericStore | undefined;
+  aggregated: AggregatedApis;
   /**
    * The context of a write kube's controllers make through the API server (a ReplicaSet's Pods, a
    * Deployment's ReplicaSets): admitted by the server's chain, as system:kube-controller-manager,
@@ -44,11 +56,18 @@ export function controllerDeps(
   authorizer: RequestAuthorizer,
   clock: Clock,
   log: ControllerLog,
+  aggregated: AggregatedApis,
 ): ControllerDeps {
   const store = (group: string, version: string, resource: string): GenericStore => registry.lookup(group, version, resource) as GenericStore;
+  const storeOfKind = (group: string, version: string, kind: string): GenericStore | undefined => {
+    const candidates = registry.stored().filter((s) => s.def.group === group && s.def.kind === kind);
+    return candidates.find((s) => s.def.version === version) ?? candidates[0];
+  };
   const own = (namespace: string): RequestContext => systemContext({ namespace }, SERVER_OWN_WRITE);
   return {
     store,
+    storeOfKind,
+    aggregated,
     admitted: (namespace) => ({ ...systemContext({ namespace }, { admission, authorizer }), user: CONTROLLER_MANAGER_USER }),
     own,
     clock,
