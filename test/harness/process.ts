@@ -29,6 +29,8 @@ export interface ProcessOptions {
   insecure?: boolean;
   /** Reuse a data directory (its certificates and keys); otherwise a fresh one, removed on stop. */
   dataDir?: string;
+  /** An etcd of the test's own (one it compacts, say) instead of the suite's shared one. */
+  etcdServers?: string;
 }
 
 /** The admin client certificate of a data directory's admin.kubeconfig, once written. */
@@ -63,7 +65,7 @@ export async function startServerProcess(extraArgs: string[] = [], opts: Process
   const dataDir = opts.dataDir ?? mkdtempSync(path.join(tmpdir(), 'kapi-e2e-'));
   const args = [
     path.join(ROOT, 'dist/main.js'),
-    `--etcd-servers=${testEtcdEndpoint()}`,
+    `--etcd-servers=${opts.etcdServers ?? testEtcdEndpoint()}`,
     `--etcd-prefix=${prefix}`,
     `--data-dir=${dataDir}`,
     '--bind-address=127.0.0.1',

@@ -102,10 +102,12 @@ describe('WatchCache on a ManualClock', () => {
     await clock.advance(2_000);
     const late = await timed.watch(root, { resourceVersion: String(start), predicate: everything }).catch((e: unknown) => e);
     expect(isStorageError(late, 'TooOld')).toBe(true);
-    expect((late as Error).message).toBe(`too old resource version: ${start} (${a.metadata.resourceVersion})`);
-    const fromA = await timed.watch(root, { resourceVersion: a.metadata.resourceVersion!, predicate: everything });
-    expect(await nextChange(fromA)).toMatchObject({ type: 'ADDED', revision: Number(b.metadata.resourceVersion) });
-    fromA.close();
+    // As kube's getAllEventsSinceLocked: the oldest event held, less one, is the oldest resumable version.
+    const oldest = Number(b.metadata.resourceVersion) - 1;
+    expect((late as Error).message).toBe(`too old resource version: ${start} (${oldest})`);
+    const beforeB = await timed.watch(root, { resourceVersion: String(oldest), predicate: everything });
+    expect(await nextChange(beforeB)).toMatchObject({ type: 'ADDED', revision: Number(b.metadata.resourceVersion) });
+    beforeB.close();
   });
 
   test('bookmarks: a quiet watcher is told the revision at each bookmark interval, not before', async () => {

@@ -9,10 +9,73 @@ import { interpretStorageError } from '../../registry/storage-errors';
 import { parseListOptions } from '../list-options';
 import { encodeWatchEvent } from '../encode';
 import { present } from '../respond';
+import { isWebSocketRequest, WebSocketSender, webSocketHandshake } from '../websocket';
 import type { ResourceRequest } from './context';
+import { upgradeOf, type UpgradeConnection } from './proxy-upgrade';
 
 function singleObject(predicate: Predicate, name: string): Predicate {
   return { empty: false, matches: (obj) => obj.metadata.name === name && predicate.matches(obj) };
+}
+
+/** Where a watch's events go: a chunked HTTP body, or WebSocket messages. */
+interface WatchSink {
+  /** Writes one encoded event; false once the client is gone. */
+  send(event: Buffer): Promise<boolean>;
+  ended(): boolean;
+  end(): void;
+  /** Resolves when the client leaves (a WebSocket; an HTTP client's departure fires the request's signal). */
+  clientGone?: Promise<void>;
+}
+
+function httpSink(r: ResourceRequest): WatchSink {
+  const { res } = r;
+  res.statusCode = 200;
+  res.setHeader('Content-Type', r.output.contentType);
+  res.setHeader('Transfer-Encoding', 'chunked');
+  res.flushHeaders();
+  return {
+    send: async (event) => {
+      if (!res.write(event)) await once(res, 'drain', { signal: r.ctx.signal }).catch(() => undefined);
+      return !res.writableEnded && !res.destroyed;
+    },
+    ended: () => res.writableEnded,
+    end: () => {
+      if (!res.writableEnded) res.end();
+    },
+  };
+}
+
+/**
+ * kube's HandleWS: after the handshake every event is one message, text for JSON, binary for
+ * Protobuf and CBOR (without the length prefix the HTTP stream frames Protobuf with); the
+ * connection ends with a normal close. A refused handshake is Go's raw answer; null then.
+ */
+function webSocketSink(r: ResourceRequest, conn: UpgradeConnection): WatchSink | null {
+  const handshake = webSocketHandshake(r.req);
+  r.res.statusCode = 'accept' in handshake ? 101 : handshake.code;
+  if (!('accept' in handshake)) {
+    conn.socket.end(handshake.raw);
+    return null;
+  }
+  conn.socket.write(handshake.accept);
+  const sender = new WebSocketSender(conn.socket, conn.head);
+  const encoding = r.output.encoding;
+  const text = encoding === 'json' || encoding === 'yaml';
+  let ended = false;
+  return {
+    send: (event) => sender.send(encoding === 'protobuf' ? event.subarray(4) : event, text, r.ctx.signal),
+    ended: () => ended,
+    end: () => {
+      ended = true;
+      sender.close();
+    },
+    clientGone: sender.closed,
+  };
+}
+
+function openSink(r: ResourceRequest): WatchSink | null {
+  const conn = isWebSocketRequest(r.req) ? upgradeOf(r.req) : null;
+  return conn ? webSocketSink(r, conn) : httpSink(r);
 }
 
 /**
@@ -21,7 +84,7 @@ function singleObject(predicate: Predicate, name: string): Predicate {
  * sent as an ERROR event carrying the Status.
  */
 export async function handleWatch(r: ResourceRequest): Promise<void> {
-  const { info, store, query, output, res } = r;
+  const { info, store, query, output } = r;
   const opts = parseListOptions(query, store.def, true);
   if (opts.sendInitialEvents !== undefined && !r.watchListEnabled) {
     throw invalid({ group: 'meta.k8s.io', kind: 'ListOptions' }, '', [
@@ -38,18 +101,17 @@ export async function handleWatch(r: ResourceRequest): Promise<void> {
     startError = err;
   }
 
-  res.statusCode = 200;
-  res.setHeader('Content-Type', output.contentType);
-  res.setHeader('Transfer-Encoding', 'chunked');
-  res.flushHeaders();
-
+  const sink = openSink(r);
+  if (!sink) {
+    channel?.close();
+    return;
+  }
   const write = async (type: WatchEventType, object: unknown): Promise<void> => {
-    const body = encodeWatchEvent(type, object, output.encoding);
-    if (!res.write(body)) await once(res, 'drain', { signal: r.ctx.signal }).catch(() => channel?.close());
+    if (!(await sink.send(encodeWatchEvent(type, object, output.encoding)))) channel?.close();
   };
   if (startError || !channel) {
     await write('ERROR', startError!.status);
-    res.end();
+    sink.end();
     return;
   }
 
@@ -59,6 +121,7 @@ export async function handleWatch(r: ResourceRequest): Promise<void> {
   const stop = (): void => stream.close();
   if (r.ctx.signal.aborted) stop();
   else r.ctx.signal.addEventListener('abort', stop);
+  void sink.clientGone?.then(stop);
   let first = true;
   const bookmark = (revision: number, annotations?: Record<string, string>): KubeObject => ({
     kind: store.def.kind,
@@ -99,13 +162,13 @@ export async function handleWatch(r: ResourceRequest): Promise<void> {
     }
   } catch (err) {
     // A watcher dropped for falling behind just ends; the client re-watches from its last version.
-    if (!res.writableEnded && !(err instanceof ConsumerTooSlowError)) {
+    if (!sink.ended() && !(err instanceof ConsumerTooSlowError)) {
       const status = toStatusError(interpretStorageError(err, groupResource(store.def), '', 'watch'));
       await write('ERROR', status.status).catch(() => undefined);
     }
   } finally {
     r.ctx.signal.removeEventListener('abort', stop);
     stream.close();
-    if (!res.writableEnded) res.end();
+    sink.end();
   }
 }

@@ -35,10 +35,14 @@ export class EventWindow {
   /** Drops what is older than the history or beyond the size bound. */
   evict(): void {
     const cutoff = this.now() - this.historyMs;
+    const before = this.head;
     while (this.head < this.events.length && (this.size > this.maxEvents || this.events[this.head].at < cutoff)) {
       this.startRevision = this.events[this.head].event.revision;
       this.head++;
     }
+    // As kube's getAllEventsSinceLocked once events were dropped: the oldest held event's revision
+    // less one bounds what can be resumed (nothing of this resource happened in between).
+    if (this.head !== before && this.head < this.events.length) this.startRevision = Math.max(this.startRevision, this.events[this.head].event.revision - 1);
     if (this.head > 1024 && this.head * 2 > this.events.length) {
       this.events = this.events.slice(this.head);
       this.head = 0;

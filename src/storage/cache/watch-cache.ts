@@ -473,7 +473,7 @@ export class WatchCache implements Storage {
     if (after < this.revision) {
       const since = this.window.since(after);
       if (!since) {
-        if (!initial) throw new StorageError('TooOld', `too old resource version: ${rv} (${this.window.start})`);
+        if (!initial) throw new StorageError('TooOld', `too old resource version: ${after} (${this.window.start})`);
       } else {
         replay = since;
       }
