@@ -1,10 +1,11 @@
 /**
  * Generates kapi's API facts from one pinned Kubernetes release, offline:
  *
- *   npm run gen:api-facts -- --api <k8s.io/api> --apimachinery <k8s.io/apimachinery> [--aggregator <k8s.io/kube-aggregator>] [--tag v0.34.10]
+ *   npm run gen:api-facts -- --api <k8s.io/api> --apimachinery <k8s.io/apimachinery> [--aggregator <k8s.io/kube-aggregator>] [--tag v0.36.3]
+ *     [--aggregator-tag v0.36.2]
  *
- * k8s.io/kube-aggregator (optional, at the same tag) adds apiregistration.k8s.io/v1, the APIService
- * kinds kube-aggregator serves. Each source is either a bare git directory (as the kubernetes/api and kubernetes/apimachinery
+ * k8s.io/kube-aggregator (optional, at the same tag, or at --aggregator-tag when its repository lags a
+ * patch release behind) adds apiregistration.k8s.io/v1, the APIService kinds kube-aggregator serves. Each source is either a bare git directory (as the kubernetes/api and kubernetes/apimachinery
  * repositories are cloned or mirrored; files are read at the tag with `git show`) or a tree
  * extracted at that tag (then --tag only names the release). It reads every `generated.proto`
  * (field names, numbers, wire types) and the Go files beside it (json tags: omitempty, omitzero,
@@ -25,7 +26,7 @@ import { parse, type MapField, type Namespace, type Type } from 'protobufjs';
 import { writeApiTypes } from './api-types';
 
 /** The release kapi's API facts come from: a tag of k8s.io/api, k8s.io/apimachinery and k8s.io/kube-aggregator (v0.X.Y is Kubernetes v1.X.Y). */
-const PINNED_TAG = 'v0.34.10';
+const PINNED_TAG = 'v0.36.3';
 
 interface Source {
   /** Go module path: k8s.io/api, k8s.io/apimachinery or k8s.io/kube-aggregator. */
@@ -254,17 +255,18 @@ function main(): void {
   const apiDir = args.get('api');
   const machineryDir = args.get('apimachinery');
   const aggregatorDir = args.get('aggregator');
+  const aggregatorTag = args.get('aggregator-tag') ?? tag;
   const root = path.resolve(args.get('out') ?? path.join(__dirname, '..'));
   if (!tag || !apiDir || !machineryDir) {
     console.error(
-      `usage: gen-api-facts --api <dir|git-dir> --apimachinery <dir|git-dir> [--aggregator <dir|git-dir>] [--tag ${PINNED_TAG}] [--out <repo root>]`,
+      `usage: gen-api-facts --api <dir|git-dir> --apimachinery <dir|git-dir> [--aggregator <dir|git-dir>] [--tag ${PINNED_TAG}] [--aggregator-tag <tag>] [--out <repo root>]`,
     );
     process.exit(2);
   }
   const sources = [
     source('k8s.io/api', apiDir, tag),
     source('k8s.io/apimachinery', machineryDir, tag),
-    ...(aggregatorDir ? [source('k8s.io/kube-aggregator', aggregatorDir, tag)] : []),
+    ...(aggregatorDir ? [source('k8s.io/kube-aggregator', aggregatorDir, aggregatorTag)] : []),
   ];
   /** Of modules other than k8s.io/api, the packages kapi takes (kube-aggregator: only the version it serves). */
   const onlyPackages: Record<string, Set<string>> = {
@@ -411,7 +413,8 @@ function main(): void {
   }
 
   const modules = sources.map((s) => s.module);
-  const release = `Kubernetes ${tag.replace(/^v0\./, 'v1.')} (${modules.slice(0, -1).join(', ')} and ${modules[modules.length - 1]} ${tag})`;
+  const aggregatorNote = aggregatorDir && aggregatorTag !== tag ? `; k8s.io/kube-aggregator ${aggregatorTag}` : '';
+  const release = `Kubernetes ${tag.replace(/^v0\./, 'v1.')} (${modules.slice(0, -1).join(', ')} and ${modules[modules.length - 1]} ${tag}${aggregatorNote})`;
   writeFacts(
     path.join(root, 'src/generated/api-facts.ts'),
     release,
