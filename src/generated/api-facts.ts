@@ -3,6 +3,9 @@ import type { GeneratedFieldFacts } from '../schema/generated-facts';
 
 export const API_RELEASE = "Kubernetes v1.36.3 (k8s.io/api, k8s.io/apimachinery and k8s.io/kube-aggregator v0.36.3; k8s.io/kube-aggregator v0.36.2)";
 
+/** The Kubernetes version the facts are pinned at (k8s.io/api v0.X.Y is Kubernetes v1.X.Y). */
+export const API_KUBERNETES_VERSION = {"major":"1","minor":"36","patch":"3"};
+
 /** The proto files, in an order where each file comes after the files it imports. */
 export const PROTO_FILES: string[] = [
   'k8s.io/apimachinery/pkg/api/resource/generated.proto',
