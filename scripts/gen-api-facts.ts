@@ -412,9 +412,10 @@ function main(): void {
     groups[p.goPackage.groupName ? `${p.goPackage.groupName}/${version}` : version] = protoPackageOf(p.goPackage.path);
   }
 
-  const modules = sources.map((s) => s.module);
-  const aggregatorNote = aggregatorDir && aggregatorTag !== tag ? `; k8s.io/kube-aggregator ${aggregatorTag}` : '';
-  const release = `Kubernetes ${tag.replace(/^v0\./, 'v1.')} (${modules.slice(0, -1).join(', ')} and ${modules[modules.length - 1]} ${tag}${aggregatorNote})`;
+  const lagging = aggregatorDir && aggregatorTag !== tag ? 'k8s.io/kube-aggregator' : null;
+  const modules = sources.map((s) => s.module).filter((m) => m !== lagging);
+  const atTag = `${modules.slice(0, -1).join(', ')} and ${modules[modules.length - 1]} ${tag}`;
+  const release = `Kubernetes ${tag.replace(/^v0\./, 'v1.')} (${atTag}${lagging ? `; ${lagging} ${aggregatorTag}` : ''})`;
   writeFacts(
     path.join(root, 'src/generated/api-facts.ts'),
     tag,
