@@ -4,7 +4,8 @@ import { BUILT_IN_RESOURCES } from '../resources';
  * Kinds with a .proto message (CRDs are served in JSON and YAML only), one version each: versions
  * converted from another (autoscaling/v1 HPAs, events.k8s.io/v1 Events) have their own tests.
  */
-const PROTO_KINDS = BUILT_IN_RESOURCES.filter((d) => !d.ownSchema && !d.conversion);
+// One object per kind: a version served over another's storage (a conversion, or v1beta1 MutatingAdmissionPolicies stored as v1) is that kind again.
+const PROTO_KINDS = BUILT_IN_RESOURCES.filter((d) => !d.ownSchema && !d.conversion && !d.storageApiVersion);
 import { decodeProtobuf } from './protobuf';
 import { encodeProtobuf, messageTypeOf } from './protobuf-write';
 
@@ -898,7 +899,7 @@ const OBJECTS: Record<string, Record<string, unknown>> = {
     },
   },
   MutatingAdmissionPolicy: {
-    apiVersion: 'admissionregistration.k8s.io/v1beta1',
+    apiVersion: 'admissionregistration.k8s.io/v1',
     kind: 'MutatingAdmissionPolicy',
     metadata: meta('sidecar', false),
     spec: {
@@ -920,7 +921,7 @@ const OBJECTS: Record<string, Record<string, unknown>> = {
     },
   },
   MutatingAdmissionPolicyBinding: {
-    apiVersion: 'admissionregistration.k8s.io/v1beta1',
+    apiVersion: 'admissionregistration.k8s.io/v1',
     kind: 'MutatingAdmissionPolicyBinding',
     metadata: meta('sidecar-binding', false),
     spec: {

@@ -52,8 +52,8 @@ import { tokenreviews } from './tokenreviews';
 import { validatingwebhookconfigurations } from './validatingwebhookconfigurations';
 import { validatingadmissionpolicies } from './validatingadmissionpolicies';
 import { validatingadmissionpolicybindings } from './validatingadmissionpolicybindings';
-import { mutatingadmissionpolicies } from './mutatingadmissionpolicies';
-import { mutatingadmissionpolicybindings } from './mutatingadmissionpolicybindings';
+import { mutatingadmissionpolicies, mutatingadmissionpoliciesV1beta1 } from './mutatingadmissionpolicies';
+import { mutatingadmissionpolicybindings, mutatingadmissionpolicybindingsV1beta1 } from './mutatingadmissionpolicybindings';
 import { volumeattachments } from './volumeattachments';
 import { volumeattributesclasses } from './volumeattributesclasses';
 import { deviceclasses } from './deviceclasses';
@@ -122,6 +122,8 @@ export const BUILT_IN_RESOURCES: ResourceDefinition[] = [
   validatingadmissionpolicybindings,
   mutatingadmissionpolicies,
   mutatingadmissionpolicybindings,
+  mutatingadmissionpoliciesV1beta1,
+  mutatingadmissionpolicybindingsV1beta1,
   customresourcedefinitions,
   priorityclasses,
   leases,

@@ -9,7 +9,10 @@ import { PARAM_KIND_COLUMN, validatePolicySpec, validateVariables } from './vali
 import { defaultMatchResources } from './validatingadmissionpolicies-match';
 import { validateExpression, validateMatchConditions } from './webhook-configuration';
 
-/** admissionregistration.k8s.io/v1beta1 MutatingAdmissionPolicy: CEL mutations of requests (behind the MutatingAdmissionPolicy gate). */
+/**
+ * admissionregistration.k8s.io/v1 MutatingAdmissionPolicy (GA in 1.36): CEL mutations of requests. v1beta1 serves the same
+ * objects, stored as v1, when --runtime-config enables it.
+ */
 
 const PATCH_TYPES = ['ApplyConfiguration', 'JSONPatch'];
 const REINVOCATION_POLICIES = ['IfNeeded', 'Never'];
@@ -66,7 +69,7 @@ export function validateMutatingPolicy(policy: KubeObject): FieldErrorList {
 
 export const mutatingadmissionpolicies = defineResource({
   group: 'admissionregistration.k8s.io',
-  version: 'v1beta1',
+  version: 'v1',
   resource: 'mutatingadmissionpolicies',
   kind: 'MutatingAdmissionPolicy',
   namespaced: false,
@@ -82,4 +85,10 @@ export const mutatingadmissionpolicies = defineResource({
     PARAM_KIND_COLUMN,
     AGE_COLUMN,
   ],
+});
+
+export const mutatingadmissionpoliciesV1beta1 = defineResource({
+  ...mutatingadmissionpolicies,
+  version: 'v1beta1',
+  storageApiVersion: 'admissionregistration.k8s.io/v1',
 });

@@ -7,7 +7,7 @@ import { validateMutatingOperations } from './mutatingadmissionpolicies';
 import { defaultMatchResources, validateMatchResources } from './validatingadmissionpolicies-match';
 import { POLICY_BINDING_COLUMNS, validateParamRef } from './validatingadmissionpolicybindings';
 
-/** admissionregistration.k8s.io/v1beta1 MutatingAdmissionPolicyBinding: where a mutating policy applies, and with which params. */
+/** admissionregistration.k8s.io/v1 MutatingAdmissionPolicyBinding (v1beta1 too, stored as v1): where a mutating policy applies, and with which params. */
 
 /** ValidateMutatingAdmissionPolicyBinding's spec rules. */
 export function validateMutatingBinding(binding: KubeObject): FieldErrorList {
@@ -22,7 +22,7 @@ export function validateMutatingBinding(binding: KubeObject): FieldErrorList {
 
 export const mutatingadmissionpolicybindings = defineResource({
   group: 'admissionregistration.k8s.io',
-  version: 'v1beta1',
+  version: 'v1',
   resource: 'mutatingadmissionpolicybindings',
   kind: 'MutatingAdmissionPolicyBinding',
   namespaced: false,
@@ -32,4 +32,10 @@ export const mutatingadmissionpolicybindings = defineResource({
     validate: validateMutatingBinding,
   }),
   printerColumns: POLICY_BINDING_COLUMNS,
+});
+
+export const mutatingadmissionpolicybindingsV1beta1 = defineResource({
+  ...mutatingadmissionpolicybindings,
+  version: 'v1beta1',
+  storageApiVersion: 'admissionregistration.k8s.io/v1',
 });

@@ -4,7 +4,7 @@ export const KNOWN_FEATURE_GATES = {
   AllowUnsafeMalformedObjectDeletion: false,
   CBORServingAndStorage: false,
   ListFromCacheSnapshot: true,
-  MutatingAdmissionPolicy: false,
+  MutatingAdmissionPolicy: true,
   WatchList: true,
 } as const;
 

@@ -34,13 +34,15 @@ describe('--runtime-config', () => {
     expect(() => parseFlags([`--runtime-config=${flag}`])).toThrow(message);
   });
 
-  test('mutating admission policies need both the feature gate and admissionregistration.k8s.io/v1beta1', () => {
+  test('mutating admission policies: v1 served while their gate is on (GA in 1.36, on by default), v1beta1 also needs admissionregistration.k8s.io/v1beta1', () => {
     const served = (flag: string, gates: string) =>
-      servedResources(BUILT_IN_RESOURCES, parseRuntimeConfigFlag(flag), parseFeatureGates(gates)).some((d) => d.resource === 'mutatingadmissionpolicies');
-    expect(served('', '')).toBe(false);
-    expect(served('', 'MutatingAdmissionPolicy=true')).toBe(false);
-    expect(served('admissionregistration.k8s.io/v1beta1=true', '')).toBe(false);
-    expect(served('admissionregistration.k8s.io/v1beta1=true', 'MutatingAdmissionPolicy=true')).toBe(true);
+      servedResources(BUILT_IN_RESOURCES, parseRuntimeConfigFlag(flag), parseFeatureGates(gates))
+        .filter((d) => d.resource === 'mutatingadmissionpolicies')
+        .map((d) => d.version);
+    expect(served('', '')).toEqual(['v1']);
+    expect(served('', 'MutatingAdmissionPolicy=false')).toEqual([]);
+    expect(served('admissionregistration.k8s.io/v1beta1=true', '')).toEqual(['v1', 'v1beta1']);
+    expect(served('admissionregistration.k8s.io/v1beta1=true', 'MutatingAdmissionPolicy=false')).toEqual([]);
     expect(parseFlags(['--runtime-config=admissionregistration.k8s.io/v1beta1=true'])).toMatchObject({
       runtimeConfig: { 'admissionregistration.k8s.io/v1beta1': 'true' },
     });

@@ -1,13 +1,16 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { API_FIELD_FACTS, GROUP_VERSION_PACKAGES } from '../../src/generated/api-facts';
+import { KUBERNETES_VERSION } from '../../src/server/kubernetes-version';
 import { eventually } from '../harness/etcd-keys';
 import { kubectl, startServerProcess, type ServerProcess } from '../harness/process';
 
 /**
- * `kubectl api-resources -o wide` against kapi, compared with kube-apiserver 1.34's default table
- * (test/fixtures/api-resources-1.34.txt, written from kube-apiserver 1.34's documented output in
- * kubectl's own format: a real cluster's output can be pasted over it). Every resource, with its
- * short names, apiVersion, scope, kind, verbs and categories.
+ * `kubectl api-resources -o wide` against kapi, compared with kube-apiserver 1.36's default table
+ * (test/fixtures/api-resources-1.36.txt, in kubectl's own format: a real cluster's output can be
+ * pasted over it). Every resource, with its short names, apiVersion, scope, kind, verbs and
+ * categories. kube-apiserver serves only GA group versions by default, so the fixture's kinds are
+ * checked against the GA kinds of the pinned k8s.io/api as well.
  */
 
 interface Row {
@@ -54,8 +57,26 @@ afterAll(async () => {
   await kapi.stop();
 });
 
-test('kubectl api-resources -o wide lists what kube-apiserver 1.34 lists by default, the same way', async () => {
-  const expected = parseTable(readFileSync(path.join(__dirname, '../fixtures/api-resources-1.34.txt'), 'utf8'));
+const FIXTURE = path.join(__dirname, `../fixtures/api-resources-${KUBERNETES_VERSION.major}.${KUBERNETES_VERSION.minor}.txt`);
+
+test('the fixture holds every GA kind with a List type in the pinned k8s.io/api (kube-apiserver serves GA group versions by default)', () => {
+  // kubectl prints each group's preferred version only (autoscaling/v2, not v1): kinds are compared by group.
+  const groupOf = (apiVersion: string) => (apiVersion.includes('/') ? apiVersion.slice(0, apiVersion.lastIndexOf('/')) : '');
+  const fixtureKinds = new Set([...parseTable(readFileSync(FIXTURE, 'utf8')).values()].map((r) => `${groupOf(r.apiVersion)}/${r.kind}`));
+  const releaseKinds: string[] = [];
+  for (const [gv, pkg] of Object.entries(GROUP_VERSION_PACKAGES)) {
+    if (!/(^|\/)v[0-9]+$/.test(gv) || gv.startsWith('apidiscovery.k8s.io/') || pkg.startsWith('k8s.io.apimachinery.')) continue;
+    for (const message of Object.keys(API_FIELD_FACTS)) {
+      const kind = message.slice(pkg.length + 1);
+      if (!message.startsWith(`${pkg}.`) || kind.includes('.') || !API_FIELD_FACTS[`${pkg}.${kind}List`]) continue;
+      releaseKinds.push(`${groupOf(gv)}/${kind}`);
+    }
+  }
+  expect(releaseKinds.filter((k) => !fixtureKinds.has(k))).toEqual([]);
+});
+
+test('kubectl api-resources -o wide lists what kube-apiserver 1.36 lists by default, the same way', async () => {
+  const expected = parseTable(readFileSync(FIXTURE, 'utf8'));
   const res = await kubectl(kapi.url, ['api-resources', '-o', 'wide']);
   expect(res.code).toBe(0);
   const actual = parseTable(res.stdout);
@@ -73,6 +94,13 @@ test('kubectl api-resources -o wide lists what kube-apiserver 1.34 lists by defa
   }
   for (const key of actual.keys()) if (!expected.has(key)) differences.push(`not in kube-apiserver's default table: ${key}`);
   expect(differences).toEqual([]);
+});
+
+test('kubectl version shows the server as 1.36, and kubectl 1.32 warns about the skew as it does against kube-apiserver 1.36', async () => {
+  const res = await kubectl(kapi.url, ['version', '-o', 'json']);
+  expect(res.code).toBe(0);
+  expect(JSON.parse(res.stdout).serverVersion).toMatchObject({ major: '1', minor: '36', gitVersion: 'v1.36.3+kapi' });
+  expect(res.stderr).toMatch(/WARNING: version difference between client \(1\.32\) and server \(1\.36\) exceeds the supported minor version skew of \+\/-1/);
 });
 
 test("kubectl get flowschemas and prioritylevelconfigurations print kube's columns, the bootstrap objects in precedence order", async () => {

@@ -1,9 +1,9 @@
 import { kubectl, startServerProcess, type ServerProcess } from '../harness/process';
 
 /**
- * MutatingAdmissionPolicies through real kubectl, on a server started with the feature gate and
- * --runtime-config as kube-apiserver 1.34 needs them: a policy and binding applied from YAML, the
- * table kubectl prints, and a config map kubectl creates coming back mutated.
+ * MutatingAdmissionPolicies (admissionregistration.k8s.io/v1, GA in 1.36) through real kubectl, on
+ * a server with kube-apiserver 1.36's defaults: a policy and binding applied from YAML, the table
+ * kubectl prints, and a config map kubectl creates coming back mutated.
  */
 
 let kapi: ServerProcess;
@@ -11,7 +11,7 @@ const k = (...args: string[]) => kubectl(kapi.url, args);
 const k$ = (input: string, ...args: string[]) => kubectl(kapi.url, args, input);
 
 beforeAll(async () => {
-  kapi = await startServerProcess(['--feature-gates=MutatingAdmissionPolicy=true', '--runtime-config=admissionregistration.k8s.io/v1beta1=true']);
+  kapi = await startServerProcess();
 });
 
 afterAll(async () => {
@@ -20,7 +20,7 @@ afterAll(async () => {
 
 test('kubectl apply of a policy and binding, then kubectl create sees the object mutated', async () => {
   const manifest = `
-apiVersion: admissionregistration.k8s.io/v1beta1
+apiVersion: admissionregistration.k8s.io/v1
 kind: MutatingAdmissionPolicy
 metadata:
   name: add-owner
@@ -38,7 +38,7 @@ spec:
       expression: >
         Object{metadata: Object.metadata{labels: {"owner": request.userInfo.username.split(":")[0]}}}
 ---
-apiVersion: admissionregistration.k8s.io/v1beta1
+apiVersion: admissionregistration.k8s.io/v1
 kind: MutatingAdmissionPolicyBinding
 metadata:
   name: add-owner-binding

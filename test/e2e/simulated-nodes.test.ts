@@ -54,7 +54,7 @@ afterAll(async () => {
 test('kubectl get nodes: kapi-node-0..2 register Ready as kubelets do, each with a pod CIDR, capacity and a Lease heartbeat', async () => {
   expect((await k('wait', '--for=condition=Ready', 'node', '--all', '--timeout=30s')).code).toBe(0);
   const table = (await k('get', 'nodes', '--no-headers')).stdout.trim().split('\n');
-  expect(table.map((line) => line.split(/\s+/).filter((_, i) => i !== 3))).toEqual([0, 1, 2].map((i) => [`kapi-node-${i}`, 'Ready', '<none>', 'v1.34.0+kapi']));
+  expect(table.map((line) => line.split(/\s+/).filter((_, i) => i !== 3))).toEqual([0, 1, 2].map((i) => [`kapi-node-${i}`, 'Ready', '<none>', 'v1.36.3+kapi']));
   const node = await getJson('node', 'kapi-node-1');
   expect(node.metadata.labels).toEqual({
     'beta.kubernetes.io/arch': 'amd64',
@@ -70,7 +70,7 @@ test('kubectl get nodes: kapi-node-0..2 register Ready as kubelets do, each with
     { type: 'InternalIP', address: '172.18.0.3' },
     { type: 'Hostname', address: 'kapi-node-1' },
   ]);
-  expect(node.status.nodeInfo).toMatchObject({ kubeletVersion: 'v1.34.0+kapi', operatingSystem: 'linux', architecture: 'amd64' });
+  expect(node.status.nodeInfo).toMatchObject({ kubeletVersion: 'v1.36.3+kapi', operatingSystem: 'linux', architecture: 'amd64' });
   expect(node.status.conditions.map((c: any) => [c.type, c.status, c.reason])).toEqual([
     ['MemoryPressure', 'False', 'KubeletHasSufficientMemory'],
     ['DiskPressure', 'False', 'KubeletHasNoDiskPressure'],

@@ -2,7 +2,6 @@ import { eventually } from '../harness/etcd-keys';
 import { Api } from '../harness/http';
 import { startTestServer } from '../harness/server';
 import { reviewResponse, startStandInWebhook, type Review, type StandInWebhook } from '../harness/webhook-server';
-import { parseFeatureGates } from '../../src/server/feature-gates';
 
 /**
  * Reinvocation across the admission chain (k8s.io/apiserver's reinvoker): MutatingAdmissionPolicy
@@ -11,8 +10,8 @@ import { parseFeatureGates } from '../../src/server/feature-gates';
  */
 
 const GROUP = '/apis/admissionregistration.k8s.io';
-const POLICIES = `${GROUP}/v1beta1/mutatingadmissionpolicies`;
-const BINDINGS = `${GROUP}/v1beta1/mutatingadmissionpolicybindings`;
+const POLICIES = `${GROUP}/v1/mutatingadmissionpolicies`;
+const BINDINGS = `${GROUP}/v1/mutatingadmissionpolicybindings`;
 const MUTATING = `${GROUP}/v1/mutatingwebhookconfigurations`;
 const CMS = '/api/v1/namespaces/default/configmaps';
 
@@ -42,10 +41,7 @@ beforeAll(async () => {
   });
   base = webhook.base;
   caBundle = webhook.caBundle;
-  server = await startTestServer({
-    featureGates: parseFeatureGates('MutatingAdmissionPolicy=true'),
-    runtimeConfig: { 'admissionregistration.k8s.io/v1beta1': 'true' },
-  });
+  server = await startTestServer();
   api = new Api(server.url);
 });
 

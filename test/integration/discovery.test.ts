@@ -41,9 +41,9 @@ afterAll(async () => {
 
 const AGGREGATED = 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList';
 
-test('/version reports Kubernetes 1.34', async () => {
+test('/version reports Kubernetes 1.36', async () => {
   const res = await api.get('/version');
-  expect(res.body).toMatchObject({ major: '1', minor: '34', gitVersion: expect.stringMatching(/^v1\.34\.\d+/) });
+  expect(res.body).toMatchObject({ major: '1', minor: '36', gitVersion: 'v1.36.3+kapi' });
 });
 
 test('legacy discovery: /api, /api/v1, /apis, /apis/apps, /apis/apps/v1', async () => {

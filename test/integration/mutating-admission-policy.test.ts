@@ -4,34 +4,36 @@ import { startTestServer } from '../harness/server';
 import { parseFeatureGates } from '../../src/server/feature-gates';
 
 /**
- * admissionregistration.k8s.io/v1beta1 MutatingAdmissionPolicies and their bindings: served only
- * with the MutatingAdmissionPolicy feature gate on and the group version enabled by
- * --runtime-config, as kube 1.34 serves them; and the MutatingAdmissionPolicy admission plugin
- * (JSONPatch and ApplyConfiguration mutations, params, matchConditions, failurePolicy, reinvocation).
+ * admissionregistration.k8s.io/v1 MutatingAdmissionPolicies and their bindings, GA in 1.36: served
+ * by default (the MutatingAdmissionPolicy gate is on), v1beta1 only when --runtime-config enables it,
+ * both versions the same objects; and the MutatingAdmissionPolicy admission plugin (JSONPatch and
+ * ApplyConfiguration mutations, params, matchConditions, failurePolicy, reinvocation).
  */
 
-const GROUP = '/apis/admissionregistration.k8s.io/v1beta1';
+const GROUP = '/apis/admissionregistration.k8s.io/v1';
+const BETA = '/apis/admissionregistration.k8s.io/v1beta1';
 const POLICIES = `${GROUP}/mutatingadmissionpolicies`;
 const BINDINGS = `${GROUP}/mutatingadmissionpolicybindings`;
 const NS = 'map-test';
 const CMS = `/api/v1/namespaces/${NS}/configmaps`;
-const ENABLED = { featureGates: parseFeatureGates('MutatingAdmissionPolicy=true'), runtimeConfig: { 'admissionregistration.k8s.io/v1beta1': 'true' } };
+const ENABLED = { runtimeConfig: { 'admissionregistration.k8s.io/v1beta1': 'true' } };
 
-describe('not served unless both the gate and --runtime-config say so', () => {
+describe('not served where kube 1.36 does not serve them', () => {
   test.each([
-    ['by default', {}],
-    ['with only the feature gate', { featureGates: ENABLED.featureGates }],
-    ['with only --runtime-config', { runtimeConfig: ENABLED.runtimeConfig }],
+    ['v1beta1 by default', {}, 200],
     [
-      'with the gate on and the group version switched off',
-      { featureGates: ENABLED.featureGates, runtimeConfig: { 'api/beta': 'true', 'admissionregistration.k8s.io/v1beta1': 'false' } },
+      'with the MutatingAdmissionPolicy gate off',
+      { featureGates: parseFeatureGates('MutatingAdmissionPolicy=false'), runtimeConfig: ENABLED.runtimeConfig },
+      404,
     ],
-  ])('%s: 404, and not in discovery', async (_what, overrides) => {
+  ])('%s: 404, and not in discovery', async (_what, overrides, v1Status) => {
     const server = await startTestServer(overrides);
     try {
       const api = new Api(server.url);
-      expect((await api.get(POLICIES)).status).toBe(404);
-      expect((await api.get(BINDINGS)).status).toBe(404);
+      expect((await api.get(`${BETA}/mutatingadmissionpolicies`)).status).toBe(404);
+      expect((await api.get(`${BETA}/mutatingadmissionpolicybindings`)).status).toBe(404);
+      expect((await api.get(POLICIES)).status).toBe(v1Status);
+      expect((await api.get(BINDINGS)).status).toBe(v1Status);
       const groups = await api.get('/apis');
       const admission = groups.body.groups.find((g: { name: string }) => g.name === 'admissionregistration.k8s.io');
       expect(admission.versions.map((v: { version: string }) => v.version)).toEqual(['v1']);
@@ -41,7 +43,7 @@ describe('not served unless both the gate and --runtime-config say so', () => {
   });
 });
 
-describe('served with the gate and admissionregistration.k8s.io/v1beta1=true', () => {
+describe('served in v1, and in v1beta1 with admissionregistration.k8s.io/v1beta1=true', () => {
   let server: Awaited<ReturnType<typeof startTestServer>>;
   let api: Api;
 
@@ -94,17 +96,33 @@ describe('served with the gate and admissionregistration.k8s.io/v1beta1=true', (
     jsonPatch: { expression: `[JSONPatch{op: "add", path: "/metadata/labels/" + jsonpatch.escapeKey("${key}"), value: ${value}}]` },
   });
 
-  test('discovery lists both resources in v1beta1; v1 stays the preferred version', async () => {
-    const discovery = await api.get(GROUP);
-    expect(discovery.status).toBe(200);
-    expect(discovery.body.resources.map((r: { name: string }) => r.name).sort()).toEqual(['mutatingadmissionpolicies', 'mutatingadmissionpolicybindings']);
+  test('discovery lists both resources in v1 and v1beta1; v1 is the preferred version; v1beta1 serves the objects stored as v1', async () => {
+    for (const gv of [GROUP, BETA]) {
+      const discovery = await api.get(gv);
+      expect(discovery.status).toBe(200);
+      expect(
+        discovery.body.resources
+          .map((r: { name: string }) => r.name)
+          .filter((n: string) => n.startsWith('mutatingadmission'))
+          .sort(),
+      ).toEqual(['mutatingadmissionpolicies', 'mutatingadmissionpolicybindings']);
+    }
     const groups = await api.get('/apis');
     const admission = groups.body.groups.find((g: { name: string }) => g.name === 'admissionregistration.k8s.io');
     expect(admission.versions.map((v: { version: string }) => v.version)).toEqual(['v1', 'v1beta1']);
     expect(admission.preferredVersion.version).toBe('v1');
-    const openapi = await api.get('/openapi/v3/apis/admissionregistration.k8s.io/v1beta1');
-    expect(openapi.status).toBe(200);
-    expect(Object.keys(openapi.body.components.schemas)).toContain('io.k8s.api.admissionregistration.v1beta1.MutatingAdmissionPolicy');
+    for (const version of ['v1', 'v1beta1']) {
+      const openapi = await api.get(`/openapi/v3/apis/admissionregistration.k8s.io/${version}`);
+      expect(openapi.status).toBe(200);
+      expect(Object.keys(openapi.body.components.schemas)).toContain(`io.k8s.api.admissionregistration.${version}.MutatingAdmissionPolicy`);
+    }
+    const created = await api.post(`${BETA}/mutatingadmissionpolicies`, policy('beta-written', { mutations: [addLabel('x', '"y"')] }));
+    expect(created.status).toBe(201);
+    expect(created.body.apiVersion).toBe('admissionregistration.k8s.io/v1beta1');
+    const read = await api.get(`${POLICIES}/beta-written`);
+    expect(read.status).toBe(200);
+    expect(read.body).toMatchObject({ apiVersion: 'admissionregistration.k8s.io/v1', kind: 'MutatingAdmissionPolicy', spec: { failurePolicy: 'Fail' } });
+    expect((await api.delete(`${POLICIES}/beta-written`)).status).toBe(200);
   });
 
   test('a policy is defaulted as kube defaults it', async () => {

@@ -39,7 +39,7 @@ export interface PolicyResources {
 }
 
 export const VALIDATING_POLICIES: PolicyResources = { version: 'v1', policies: 'validatingadmissionpolicies', bindings: 'validatingadmissionpolicybindings' };
-export const MUTATING_POLICIES: PolicyResources = { version: 'v1beta1', policies: 'mutatingadmissionpolicies', bindings: 'mutatingadmissionpolicybindings' };
+export const MUTATING_POLICIES: PolicyResources = { version: 'v1', policies: 'mutatingadmissionpolicies', bindings: 'mutatingadmissionpolicybindings' };
 
 export function registryPolicySource(
   registry: ResourceRegistry,
