@@ -2,6 +2,7 @@ import { celEnv, isCelError, parse, plan, type CelResult } from '@bufbuild/cel';
 import { strings } from '@bufbuild/cel/ext';
 import { costFunction, COST_LIMIT_EXCEEDED, meterLoops, metered, PER_CALL_LIMIT, RUNTIME_CEL_COST_BUDGET } from '../cel/cost';
 import { kubernetesLibraries } from '../cel/library';
+import { celGoErrorText } from '../cel/runtime-errors';
 import { constantPatternError, invalidMatchesLiteral } from '../cel/regex-literals';
 import { celErrorText } from '../admission/policy/cel';
 import { field, goQuote, type FieldError, type FieldErrorList } from '../api/field-errors';
@@ -13,7 +14,7 @@ import type { JSONSchemaProps } from './json-schema-props';
  * an update (rules that read it are transition rules, run only when there is an old value).
  * Values are typed by the schema: integers are CEL ints, objects maps. Each evaluation is metered
  * (cel/cost.ts) within kube's per-call limit, and one object's rules within kube's runtime budget.
- * A rule calling a function no library has is not enforced rather than failing every request.
+ * A rule whose evaluation fails refuses the object, with kube's message for the failure.
  */
 
 type ValidationRule = NonNullable<JSONSchemaProps['x-kubernetes-validations']>[number];
@@ -96,21 +97,22 @@ function celValue(value: unknown, s: JSONSchemaProps | undefined): unknown {
   return value;
 }
 
-/** The type kube shows as the value of a failed rule ("object", "string", ...). */
-function typeName(value: unknown): string {
-  if (Array.isArray(value)) return 'array';
-  if (value === null) return 'null';
-  if (typeof value === 'object') return 'object';
-  if (typeof value === 'number') return Number.isInteger(value) ? 'integer' : 'number';
-  return typeof value;
+/** The schema's type, which kube shows as the value of a failed rule ("object", "string"; "" for int-or-string). */
+const schemaType = (s: JSONSchemaProps): string => s.type ?? '';
+
+/** validateExpressions: the error of a rule whose evaluation failed, in kube's words. */
+function evaluationFailure(rule: ValidationRule, at: string, s: JSONSchemaProps, message: string): FieldError {
+  const err = celGoErrorText(message);
+  if (err.startsWith('no such overload'))
+    return field.invalid(
+      at,
+      schemaType(s),
+      `'${err}': call arguments did not match a supported operator, function or macro signature for rule: ${ruleName(rule)}`,
+    );
+  return field.invalid(at, schemaType(s), `${err} evaluating rule: ${ruleName(rule)}`);
 }
 
-/** A library function this evaluator lacks: the rule cannot be judged here. */
-function unsupported(result: CelResult): boolean {
-  return isCelError(result) && /unbound function|unknown function|no such overload|not supported/i.test(result.message);
-}
-
-function failure(rule: ValidationRule, at: string, value: unknown, message: string): FieldError {
+function failure(rule: ValidationRule, at: string, s: JSONSchemaProps, message: string): FieldError {
   const path = rule.fieldPath ? `${at}${rule.fieldPath}` : at;
   switch (rule.reason) {
     case 'FieldValueRequired':
@@ -118,9 +120,9 @@ function failure(rule: ValidationRule, at: string, value: unknown, message: stri
     case 'FieldValueForbidden':
       return field.forbidden(path, message);
     case 'FieldValueDuplicate':
-      return { ...field.duplicate(path, typeName(value)), detail: message };
+      return { ...field.duplicate(path, schemaType(s)), detail: message };
     default:
-      return field.invalid(path, typeName(value), message);
+      return field.invalid(path, schemaType(s), message);
   }
 }
 
@@ -198,7 +200,7 @@ export class CelRules {
     if (rules.length === 0 || (transitions && (old === undefined || old === null))) return errs;
     const stop = (message: string): FieldErrorList => {
       budget.remaining = -1;
-      return [...errs, field.invalid(at, typeName(value), message)];
+      return [...errs, field.invalid(at, schemaType(node.schema), message)];
     };
     const outOfBudget = 'no further validation rules will be run';
     if (budget.remaining <= 0) return stop(`validation failed due to running out of cost budget, ${outOfBudget}`);
@@ -208,9 +210,9 @@ export class CelRules {
       if (cost > budget.remaining) return stop(`validation failed due to running out of cost budget, ${outOfBudget}`);
       budget.remaining -= cost;
       if (exceeded) return stop(`'${COST_LIMIT_EXCEEDED}': ${outOfBudget} due to call cost exceeds limit for rule: ${ruleName(compiled.rule)}`);
-      if (result === true || unsupported(result)) continue;
+      if (result === true) continue;
       if (isCelError(result)) {
-        errs.push(field.invalid(at, typeName(value), result.message));
+        errs.push(evaluationFailure(compiled.rule, at, node.schema, result.message));
         continue;
       }
       let custom: CelResult | undefined;
@@ -223,7 +225,7 @@ export class CelRules {
         custom = evaluation.result;
       }
       const message = typeof custom === 'string' && custom ? custom : compiled.rule.message || `failed rule: ${compiled.rule.rule}`;
-      errs.push(failure(compiled.rule, at, value, message));
+      errs.push(failure(compiled.rule, at, node.schema, message));
     }
     return errs;
   }
