@@ -78,6 +78,27 @@ describe('CEL validation rules', () => {
     ]);
   });
 
+  test('duration, date, date-time and byte strings are typed as UnstructuredToVal types them', () => {
+    const typed = new CelRules({
+      type: 'object',
+      properties: {
+        ttl: { type: 'string', format: 'duration', 'x-kubernetes-validations': [{ rule: "self < duration('1h')", message: 'ttl must be under 1h' }] },
+        grace: { type: 'string', format: 'duration', 'x-kubernetes-validations': [{ rule: "self == duration('72h')" }] },
+        day: { type: 'string', format: 'date', 'x-kubernetes-validations': [{ rule: "self < timestamp('2030-01-01T00:00:00Z')" }] },
+        at: { type: 'string', format: 'date-time', 'x-kubernetes-validations': [{ rule: 'self.getFullYear() == 2025' }] },
+        raw: { type: 'string', format: 'byte', 'x-kubernetes-validations': [{ rule: "self == b'hi'" }] },
+      },
+    });
+    expect(typed.validate({ ttl: '30m', grace: '3 days', day: '2029-12-31', at: '2025-06-01T10:00:00+02:00', raw: 'aGk=' })).toEqual([]);
+    expect(typed.validate({ ttl: '1h30m', grace: '1d', day: '2031-01-01', at: '2026-01-01t00:00:00z', raw: 'aGo=' }).map(fieldErrorMessage)).toEqual([
+      'ttl: Invalid value: "string": ttl must be under 1h',
+      `grace: Invalid value: "string": failed rule: self == duration('72h')`,
+      `day: Invalid value: "string": failed rule: self < timestamp('2030-01-01T00:00:00Z')`,
+      'at: Invalid value: "string": failed rule: self.getFullYear() == 2025',
+      `raw: Invalid value: "string": failed rule: self == b'hi'`,
+    ]);
+  });
+
   test('transition rules run on updates only, against the old value', () => {
     const base = { minReplicas: 1, maxReplicas: 1 };
     expect(messages({ spec: { ...base, name: 'a' } })).toEqual([]);

@@ -6,6 +6,7 @@ import { celGoErrorText } from '../cel/runtime-errors';
 import { constantPatternError, invalidMatchesLiteral } from '../cel/regex-literals';
 import { celErrorText } from '../admission/policy/cel';
 import { field, goQuote, type FieldError, type FieldErrorList } from '../api/field-errors';
+import { formattedCelValue } from './cel-formats';
 import type { JSONSchemaProps } from './json-schema-props';
 
 /**
@@ -86,7 +87,7 @@ export function celRuleErrors(schema: JSONSchemaProps, path: string): FieldError
   return errs;
 }
 
-/** A value as CEL sees it under its schema: objects as maps, integers as ints. */
+/** A value as CEL sees it under its schema: objects as maps, integers as ints, formatted strings typed (cel-formats.ts). */
 function celValue(value: unknown, s: JSONSchemaProps | undefined): unknown {
   if (Array.isArray(value)) return value.map((v) => celValue(v, s?.items));
   if (typeof value === 'object' && value !== null) {
@@ -94,6 +95,7 @@ function celValue(value: unknown, s: JSONSchemaProps | undefined): unknown {
     return new Map(Object.entries(value).map(([k, v]) => [k, celValue(v, s?.properties?.[k] ?? additional)]));
   }
   if (typeof value === 'number' && Number.isInteger(value) && (s?.type === 'integer' || s?.['x-kubernetes-int-or-string'])) return BigInt(value);
+  if (typeof value === 'string' && s?.type === 'string') return formattedCelValue(s.format, value);
   return value;
 }
 
