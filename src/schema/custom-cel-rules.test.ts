@@ -27,7 +27,7 @@ const schema: JSONSchemaProps = {
 
 const rules = new CelRules(schema);
 const messages = (obj: Record<string, unknown>, old?: Record<string, unknown>): string[] =>
-  (old ? rules.validateUpdate(obj, old) : rules.validate(obj)).map(fieldErrorMessage);
+  (old ? rules.validateUpdate(obj, old, () => {}) : rules.validate(obj)).map(fieldErrorMessage);
 
 describe('CEL validation rules', () => {
   test('rules that hold give no errors; integers are ints, numbers doubles', () => {
@@ -104,6 +104,90 @@ describe('CEL validation rules', () => {
     expect(messages({ spec: { ...base, name: 'a' } })).toEqual([]);
     expect(messages({ spec: { ...base, name: 'b' } }, { spec: { ...base, name: 'a' } })).toEqual(['spec.name: Invalid value: "string": name is immutable']);
     expect(messages({ spec: { ...base, name: 'b' } }, { spec: base })).toEqual([]);
+  });
+
+  test('transition rules run on the items of listType map lists, matched by key, and with optionalOldSelf on creates too', () => {
+    const listRules = new CelRules({
+      type: 'object',
+      properties: {
+        ports: {
+          type: 'array',
+          'x-kubernetes-list-type': 'map',
+          'x-kubernetes-list-map-keys': ['name'],
+          items: {
+            type: 'object',
+            properties: { name: { type: 'string' }, port: { type: 'integer' } },
+            'x-kubernetes-validations': [{ rule: 'self.port >= oldSelf.port', message: 'port may only grow' }],
+          },
+        },
+        tags: { type: 'array', items: { type: 'string', 'x-kubernetes-validations': [{ rule: 'self == oldSelf', message: 'tags are never correlated' }] } },
+        labels: {
+          type: 'object',
+          'x-kubernetes-map-type': 'atomic',
+          additionalProperties: { type: 'string', 'x-kubernetes-validations': [{ rule: 'self == oldSelf', message: 'atomic maps are never correlated' }] },
+        },
+        phase: {
+          type: 'string',
+          'x-kubernetes-validations': [
+            { rule: "oldSelf.hasValue() ? self == oldSelf.value() : self == 'New'", optionalOldSelf: true, message: 'phase starts New and stays' },
+          ],
+        },
+      },
+    });
+    const before = {
+      ports: [
+        { name: 'a', port: 80 },
+        { name: 'b', port: 90 },
+      ],
+      tags: ['x'],
+      labels: { k: 'v' },
+      phase: 'New',
+    };
+    const after = {
+      ports: [
+        { name: 'b', port: 89 },
+        { name: 'a', port: 81 },
+        { name: 'c', port: 1 },
+      ],
+      tags: ['y'],
+      labels: { k: 'w' },
+      phase: 'Old',
+    };
+    expect(listRules.validateUpdate(after, before, () => {}).map(fieldErrorMessage)).toEqual([
+      'ports[0]: Invalid value: "object": port may only grow',
+      'phase: Invalid value: "string": phase starts New and stays',
+    ]);
+    expect(listRules.validate({ phase: 'Old' }).map(fieldErrorMessage)).toEqual(['phase: Invalid value: "string": phase starts New and stays']);
+    expect(listRules.validate({ phase: 'New', ports: [{ name: 'a', port: 1 }] })).toEqual([]);
+  });
+
+  test("ratcheting: a rule without oldSelf that fails on an unchanged node is a warning on update; a changed node's failure is an error", () => {
+    const tightened = new CelRules({
+      type: 'object',
+      properties: {
+        metadata: { type: 'object' },
+        spec: {
+          type: 'object',
+          properties: {
+            size: { type: 'integer', 'x-kubernetes-validations': [{ rule: 'self <= 10', message: 'size must be at most 10' }] },
+            items: { type: 'array', items: { type: 'string', 'x-kubernetes-validations': [{ rule: 'self.size() < 3' }] } },
+          },
+        },
+      },
+    });
+    const old = { metadata: { name: 'a' }, spec: { size: 20, items: ['long'] } };
+    const warnings: string[] = [];
+    expect(
+      tightened.validateUpdate({ metadata: { name: 'a', finalizers: ['x/y'] }, spec: { size: 20, items: ['long'] } }, old, (w) => warnings.push(w)),
+    ).toEqual([]);
+    expect(warnings).toEqual([
+      'spec.size: Invalid value: "integer": size must be at most 10',
+      'spec.items[0]: Invalid value: "string": failed rule: self.size() < 3',
+    ]);
+    expect(tightened.validateUpdate({ metadata: { name: 'a' }, spec: { size: 21, items: ['long', 'ok'] } }, old, () => {}).map(fieldErrorMessage)).toEqual([
+      'spec.size: Invalid value: "integer": size must be at most 10',
+      'spec.items[0]: Invalid value: "string": failed rule: self.size() < 3',
+    ]);
   });
 
   test('syntax errors are reported for the CRD', () => {

@@ -5,7 +5,9 @@ import { kubernetesLibraries } from '../cel/library';
 import { celGoErrorText } from '../cel/runtime-errors';
 import { constantPatternError, invalidMatchesLiteral } from '../cel/regex-literals';
 import { celErrorText } from '../admission/policy/cel';
-import { field, goQuote, type FieldError, type FieldErrorList } from '../api/field-errors';
+import { field, fieldErrorMessage, goQuote, type FieldError, type FieldErrorList } from '../api/field-errors';
+import { optionalNone, optionalOf } from '../cel/library/optional';
+import { NO_RATCHETING, oldListItem, propertySchema, ratchetIndex, ratchetingRoot, ratchetKey, unchanged, type Ratcheting } from './correlation';
 import { formattedCelValue } from './cel-formats';
 import type { JSONSchemaProps } from './json-schema-props';
 
@@ -165,50 +167,75 @@ export class CelRules {
     return this.nodes.size === 0;
   }
 
-  /** Errors of the rules that hold on their own (no oldSelf). */
+  /** The rules' errors on create: transition rules run only with `optionalOldSelf`, their oldSelf none. */
   validate(obj: Record<string, unknown>): FieldErrorList {
-    return this.walk(obj, undefined, this.schema, '', false, { remaining: RUNTIME_CEL_COST_BUDGET });
+    return this.walk(obj, undefined, this.schema, '', NO_RATCHETING, { remaining: RUNTIME_CEL_COST_BUDGET }, () => {});
   }
 
-  /** Errors of the transition rules (those reading oldSelf), where the old object has a value. */
-  validateUpdate(obj: Record<string, unknown>, old: Record<string, unknown>): FieldErrorList {
-    return this.walk(obj, old, this.schema, '', true, { remaining: RUNTIME_CEL_COST_BUDGET });
+  /**
+   * The rules' errors on update, one budget for them all: transition rules run where the old
+   * object has a correlated value (or with `optionalOldSelf`); the errors of other rules on an
+   * unchanged node are ratcheted, given to `warn` instead (validation ratcheting, GA in 1.33).
+   */
+  validateUpdate(obj: Record<string, unknown>, old: Record<string, unknown>, warn: (text: string) => void): FieldErrorList {
+    return this.walk(obj, old, this.schema, '', ratchetingRoot(obj, old, this.schema), { remaining: RUNTIME_CEL_COST_BUDGET }, warn);
   }
 
-  private walk(value: unknown, old: unknown, s: JSONSchemaProps, at: string, transitions: boolean, budget: Budget): FieldErrorList {
+  /** Validator.validate, validateMap and validateArray: old values by name (not in atomic maps) and by list-map keys. */
+  private walk(
+    value: unknown,
+    old: unknown,
+    s: JSONSchemaProps,
+    at: string,
+    ratchet: Ratcheting,
+    budget: Budget,
+    warn: (text: string) => void,
+  ): FieldErrorList {
     if (value === undefined || value === null || budget.remaining < 0) return [];
     const errs: FieldErrorList = [];
     const node = this.nodes.get(s);
-    if (node) errs.push(...this.evaluate(node, value, old, at || '<nil>', transitions, budget));
+    if (node) errs.push(...this.evaluate(node, value, old ?? undefined, at || '<nil>', ratchet, budget, warn));
     if (Array.isArray(value) && s.items) {
-      // Items are matched to old ones only by position-independent keys in kube; without them, transition rules on items do not run.
-      value.forEach((item, i) => errs.push(...this.walk(item, undefined, s.items!, `${at}[${i}]`, transitions, budget)));
+      const items = s.items;
+      value.forEach((item, i) => errs.push(...this.walk(item, oldListItem(s, old, item), items, `${at}[${i}]`, ratchetIndex(ratchet, i), budget, warn)));
     } else if (typeof value === 'object') {
-      const oldObject = typeof old === 'object' && old !== null && !Array.isArray(old) ? (old as Record<string, unknown>) : undefined;
+      const correlatable = s['x-kubernetes-map-type'] !== 'atomic';
+      const oldObject = correlatable && typeof old === 'object' && old !== null && !Array.isArray(old) ? (old as Record<string, unknown>) : undefined;
       for (const [key, child] of Object.entries(value as Record<string, unknown>)) {
-        const childSchema = s.properties?.[key] ?? (typeof s.additionalProperties === 'object' ? s.additionalProperties : undefined);
+        const childSchema = propertySchema(s, key);
         if (!childSchema) continue;
         const childPath = s.properties?.[key] ? (at ? `${at}.${key}` : key) : `${at}[${key}]`;
-        errs.push(...this.walk(child, oldObject?.[key], childSchema, childPath, transitions, budget));
+        errs.push(...this.walk(child, oldObject?.[key], childSchema, childPath, ratchetKey(ratchet, key), budget, warn));
       }
     }
     return errs;
   }
 
   /** validateExpressions: each rule within the per-call limit and what is left of the budget, which a rule past either ends. */
-  private evaluate(node: RuleNode, value: unknown, old: unknown, at: string, transitions: boolean, budget: Budget): FieldErrorList {
+  private evaluate(
+    node: RuleNode,
+    value: unknown,
+    old: unknown,
+    at: string,
+    ratchet: Ratcheting,
+    budget: Budget,
+    warn: (text: string) => void,
+  ): FieldErrorList {
     const errs: FieldErrorList = [];
-    const rules = node.rules.filter((r) => r.transition === transitions);
-    if (rules.length === 0 || (transitions && (old === undefined || old === null))) return errs;
     const stop = (message: string): FieldErrorList => {
       budget.remaining = -1;
       return [...errs, field.invalid(at, schemaType(node.schema), message)];
     };
     const outOfBudget = 'no further validation rules will be run';
     if (budget.remaining <= 0) return stop(`validation failed due to running out of cost budget, ${outOfBudget}`);
-    const ctx = { self: celValue(value, node.schema), ...(transitions ? { oldSelf: celValue(old, node.schema) } : {}) };
-    for (const compiled of rules) {
-      const { result, cost, exceeded } = compiled.check(ctx);
+    const self = celValue(value, node.schema);
+    const oldSelf = old === undefined ? undefined : celValue(old, node.schema);
+    const activation = { self, ...(oldSelf === undefined ? {} : { oldSelf }) };
+    const optionalActivation = { self, oldSelf: oldSelf === undefined ? optionalNone() : optionalOf(oldSelf) };
+    for (const compiled of node.rules) {
+      const optional = compiled.rule.optionalOldSelf === true;
+      if (compiled.transition && old === undefined && !optional) continue;
+      const { result, cost, exceeded } = compiled.check(optional ? optionalActivation : activation);
       if (cost > budget.remaining) return stop(`validation failed due to running out of cost budget, ${outOfBudget}`);
       budget.remaining -= cost;
       if (exceeded) return stop(`'${COST_LIMIT_EXCEEDED}': ${outOfBudget} due to call cost exceeds limit for rule: ${ruleName(compiled.rule)}`);
@@ -217,9 +244,13 @@ export class CelRules {
         errs.push(evaluationFailure(compiled.rule, at, node.schema, result.message));
         continue;
       }
+      const add = (e: FieldError): void => {
+        if (!compiled.transition && unchanged(ratchet)) warn(fieldErrorMessage(e));
+        else errs.push(e);
+      };
       let custom: CelResult | undefined;
       if (compiled.message) {
-        const evaluation = compiled.message(ctx);
+        const evaluation = compiled.message(activation);
         if (evaluation.cost > budget.remaining) return stop(`messageExpression evaluation failed due to running out of cost budget, ${outOfBudget}`);
         budget.remaining -= evaluation.cost;
         if (evaluation.exceeded)
@@ -227,7 +258,7 @@ export class CelRules {
         custom = evaluation.result;
       }
       const message = typeof custom === 'string' && custom ? custom : compiled.rule.message || `failed rule: ${compiled.rule.rule}`;
-      errs.push(failure(compiled.rule, at, node.schema, message));
+      add(failure(compiled.rule, at, node.schema, message));
     }
     return errs;
   }
