@@ -29,6 +29,10 @@ const rules = new CelRules(schema);
 const messages = (obj: Record<string, unknown>, old?: Record<string, unknown>): string[] =>
   (old ? rules.validateUpdate(obj, old, () => {}) : rules.validate(obj)).map(fieldErrorMessage);
 
+/** kube's %#v of the rule in CRD validation errors. */
+const value = (rule: string, message = '') =>
+  `apiextensions.ValidationRule{Rule:${JSON.stringify(rule)}, Message:${JSON.stringify(message)}, MessageExpression:"", Reason:(*apiextensions.FieldValueErrorReason)(nil), FieldPath:"", OptionalOldSelf:(*bool)(nil)}`;
+
 describe('CEL validation rules', () => {
   test('rules that hold give no errors; integers are ints, numbers doubles', () => {
     expect(messages({ spec: { minReplicas: 1, maxReplicas: 3, mode: 'xy', ports: [80, 443], ratio: 0.5 } })).toEqual([]);
@@ -192,7 +196,9 @@ describe('CEL validation rules', () => {
 
   test('syntax errors are reported for the CRD', () => {
     expect(celRuleErrors({ type: 'object', 'x-kubernetes-validations': [{ rule: 'self.x >' }, { rule: '' }] }, 'schema').map(fieldErrorMessage)).toEqual([
-      expect.stringMatching(/^schema\.x-kubernetes-validations\[0\]\.rule: Invalid value: "self\.x >": compilation failed: /),
+      expect.stringMatching(
+        /^schema\.x-kubernetes-validations\[0\]\.rule: Invalid value: apiextensions\.ValidationRule\{Rule:"self\.x >", .*\}: compilation failed: /,
+      ),
       'schema.x-kubernetes-validations[1].rule: Required value: rule is not specified',
     ]);
     expect(celRuleErrors(schema, 'schema')).toEqual([]);
@@ -206,9 +212,64 @@ describe('CEL validation rules', () => {
       { rule: "self.findAll('^a+$').size() > 0" },
     ];
     expect(celRuleErrors({ type: 'string', 'x-kubernetes-validations': rules }, 's').map(fieldErrorMessage)).toEqual([
-      `s.x-kubernetes-validations[0].rule: Invalid value: "self.matches('(?=a)')": compilation failed: ERROR: <input>:1:14: invalid matches argument\n | self.matches('(?=a)')\n | .............^`,
-      "s.x-kubernetes-validations[1].rule: Invalid value: \"self.find('(a)\\\\1') == ''\": program instantiation failed: error parsing regexp: invalid escape sequence: `\\1`",
-      's.x-kubernetes-validations[2].rule: Invalid value: "matches(self, \'[z-a]\')": program instantiation failed: error parsing regexp: invalid character class range: `z-a`',
+      `s.x-kubernetes-validations[0].rule: Invalid value: ${value("self.matches('(?=a)')")}: compilation failed: ERROR: <input>:1:14: invalid matches argument\n | self.matches('(?=a)')\n | .............^`,
+      `s.x-kubernetes-validations[1].rule: Invalid value: ${value("self.find('(a)\\1') == ''")}: program instantiation failed: error parsing regexp: invalid escape sequence: \`\\1\``,
+      `s.x-kubernetes-validations[2].rule: Invalid value: ${value("matches(self, '[z-a]')")}: program instantiation failed: error parsing regexp: invalid character class range: \`z-a\``,
+    ]);
+  });
+});
+
+describe("rules checked against the schema when the CRD is written, as kube's compiler checks them", () => {
+  const check = (s: JSONSchemaProps) => celRuleErrors(s, 'schema').map(fieldErrorMessage);
+  const rule = (r: string) => [{ rule: r }];
+
+  test('undefined fields, undeclared names and functions, operators between mismatched types', () => {
+    const schema: JSONSchemaProps = {
+      type: 'object',
+      'x-kubernetes-validations': rule('self.metadata.name.startsWith(self.spec.prefix) && self.apiVersion != ""'),
+      properties: {
+        spec: {
+          type: 'object',
+          'x-kubernetes-validations': [
+            { rule: "self.type != 'secret' && self.type != 'configmap' || has(self.namespace)", message: 'namespace is required' },
+            { rule: 'self.replicas > "3"' },
+            { rule: 'self.items.all(i, i.nmae != "")' },
+            { rule: 'size(nothing) > 0' },
+            { rule: 'self.type.noSuchFunction()' },
+            { rule: 'self.labels.all(k, self.labels[k] != "") && self.free.anything == 1 && self.replicas < 2.5' },
+          ],
+          properties: {
+            prefix: { type: 'string' },
+            type: { type: 'string' },
+            replicas: { type: 'integer' },
+            items: { type: 'array', items: { type: 'object', properties: { name: { type: 'string' } } } },
+            labels: { type: 'object', additionalProperties: { type: 'string' } },
+            free: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
+          },
+        },
+      },
+    };
+    const at = (i: number, r: string, message: string, optional = '') =>
+      `schema.properties[spec].x-kubernetes-validations[${i}].rule: Invalid value: ${value(r, optional)}: compilation failed: ${message}`;
+    expect(check(schema)).toEqual([
+      at(
+        0,
+        "self.type != 'secret' && self.type != 'configmap' || has(self.namespace)",
+        "ERROR: <input>:1:57: undefined field 'namespace'\n | self.type != 'secret' && self.type != 'configmap' || has(self.namespace)\n | ........................................................^",
+        'namespace is required',
+      ),
+      at(
+        1,
+        'self.replicas > "3"',
+        "ERROR: <input>:1:15: found no matching overload for '_>_' applied to '(int, string)'\n | self.replicas > \"3\"\n | ..............^",
+      ),
+      at(2, 'self.items.all(i, i.nmae != "")', 'ERROR: <input>:1:20: undefined field \'nmae\'\n | self.items.all(i, i.nmae != "")\n | ...................^'),
+      at(3, 'size(nothing) > 0', "ERROR: <input>:1:6: undeclared reference to 'nothing' (in container '')\n | size(nothing) > 0\n | .....^"),
+      at(
+        4,
+        'self.type.noSuchFunction()',
+        "ERROR: <input>:1:25: undeclared reference to 'noSuchFunction' (in container '')\n | self.type.noSuchFunction()\n | ........................^",
+      ),
     ]);
   });
 });

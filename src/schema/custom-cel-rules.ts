@@ -5,10 +5,11 @@ import { kubernetesLibraries } from '../cel/library';
 import { celGoErrorText } from '../cel/runtime-errors';
 import { constantPatternError, invalidMatchesLiteral } from '../cel/regex-literals';
 import { celErrorText } from '../admission/policy/cel';
-import { field, fieldErrorMessage, goQuote, type FieldError, type FieldErrorList } from '../api/field-errors';
+import { field, fieldErrorMessage, GoSyntax, goQuote, type FieldError, type FieldErrorList } from '../api/field-errors';
 import { optionalNone, optionalOf } from '../cel/library/optional';
 import { NO_RATCHETING, oldListItem, propertySchema, ratchetIndex, ratchetingRoot, ratchetKey, unchanged, type Ratcheting } from './correlation';
 import { formattedCelValue } from './cel-formats';
+import { checkRule } from './cel-rule-checker';
 import type { JSONSchemaProps } from './json-schema-props';
 
 /**
@@ -55,7 +56,22 @@ interface Budget {
   remaining: number;
 }
 
-/** Syntax errors of a schema's rules, as a CRD's validation reports them. */
+/**
+ * The rule as kube's CRD validation shows it, Go's %#v of the internal ValidationRule (a set
+ * pointer prints as an address, which differs from run to run in kube).
+ */
+function ruleValue(r: ValidationRule): GoSyntax {
+  const pointer = (type: string, set: boolean) => `(*${type})(${set ? '0xc000000000' : 'nil'})`;
+  return new GoSyntax(
+    `apiextensions.ValidationRule{Rule:${goQuote(r.rule)}, Message:${goQuote(r.message ?? '')}, MessageExpression:${goQuote(r.messageExpression ?? '')}, ` +
+      `Reason:${pointer('apiextensions.FieldValueErrorReason', r.reason !== undefined)}, FieldPath:${goQuote(r.fieldPath ?? '')}, ` +
+      `OptionalOldSelf:${pointer('bool', r.optionalOldSelf !== undefined)}}`,
+  );
+}
+
+const declaredFunction = (name: string): boolean => env.funcs.find(name) !== undefined;
+
+/** What kube's compiler refuses in a schema's rules when the CRD is written: syntax, undeclared names, undefined fields, type mismatches, patterns RE2 rejects. */
 export function celRuleErrors(schema: JSONSchemaProps, path: string): FieldErrorList {
   const errs: FieldErrorList = [];
   const walk = (s: JSONSchemaProps, at: string): void => {
@@ -69,16 +85,25 @@ export function celRuleErrors(schema: JSONSchemaProps, path: string): FieldError
       try {
         parsed = parse(r.rule);
       } catch (err) {
-        errs.push(field.invalid(`${rulePath}.rule`, r.rule, `compilation failed: ${(err as Error).message}`));
+        errs.push(field.invalid(`${rulePath}.rule`, ruleValue(r), `compilation failed: ${(err as Error).message}`));
         return;
       }
+      const positions = (parsed.sourceInfo?.positions ?? {}) as Record<string, number>;
+      const issue = checkRule(parsed.expr, positions, s, s === schema, declaredFunction, r.optionalOldSelf === true);
       const badPattern = invalidMatchesLiteral(parsed.expr);
       const programError = constantPatternError(parsed.expr);
-      if (badPattern !== null) {
-        const offset = (parsed.sourceInfo?.positions as Record<string, number> | undefined)?.[String(badPattern)] ?? 0;
-        errs.push(field.invalid(`${rulePath}.rule`, r.rule, `compilation failed: ${celErrorText(r.rule, offset, 'invalid matches argument')}`));
+      if (issue !== null) {
+        errs.push(field.invalid(`${rulePath}.rule`, ruleValue(r), `compilation failed: ${celErrorText(r.rule, issue.offset, issue.message)}`));
+      } else if (badPattern !== null) {
+        errs.push(
+          field.invalid(
+            `${rulePath}.rule`,
+            ruleValue(r),
+            `compilation failed: ${celErrorText(r.rule, positions[String(badPattern)] ?? 0, 'invalid matches argument')}`,
+          ),
+        );
       } else if (programError !== null) {
-        errs.push(field.invalid(`${rulePath}.rule`, r.rule, `program instantiation failed: ${programError}`));
+        errs.push(field.invalid(`${rulePath}.rule`, ruleValue(r), `program instantiation failed: ${programError}`));
       }
     });
     for (const [name, child] of Object.entries(s.properties ?? {})) walk(child, `${at}.properties[${name}]`);

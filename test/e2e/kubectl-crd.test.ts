@@ -156,6 +156,15 @@ metadata:
 spec: {${fields}}
 `;
 
+test('CEL rules: a CRD whose rule reads a field its schema lacks is refused as kube refuses it', async () => {
+  const refused = await kubectl(kapi.url, ['apply', '-f', '-'], gadgets('', '            x-kubernetes-validations: [{rule: "self.sise <= 10"}]'));
+  expect(refused.code).not.toBe(0);
+  expect(refused.stderr).toContain(
+    // kube names the path spec.validation.openAPIV3Schema (one schema for every version); kapi spec.versions[0].schema.openAPIV3Schema
+    'openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule: Invalid value: apiextensions.ValidationRule{Rule:"self.sise <= 10", Message:"", MessageExpression:"", Reason:(*apiextensions.FieldValueErrorReason)(nil), FieldPath:"", OptionalOldSelf:(*bool)(nil)}: compilation failed: ERROR: <input>:1:5: undefined field \'sise\'',
+  );
+});
+
 test('CEL rules: a rule whose evaluation fails refuses the object; formats are typed', async () => {
   expect((await kubectl(kapi.url, ['apply', '-f', '-'], gadgets('', ''))).stderr).toBe('');
   await k('wait', '--for', 'condition=established', '--timeout=20s', 'crd/gadgets.example.com');
