@@ -1,4 +1,5 @@
 import type { parse } from '@bufbuild/cel';
+import { celPropertyName } from './cel-escaping';
 import type { JSONSchemaProps } from './json-schema-props';
 
 /**
@@ -78,10 +79,11 @@ function literalType(e: Expr): string | null {
   }
 }
 
-/** A field of an object node, or undefined when the node declares its fields and not this one. */
+/** A field of an object node by its CEL name, or undefined when the node declares its fields and not this one. */
 function fieldOf(s: JSONSchemaProps, name: string, root: boolean): Known | undefined {
-  if (root && ROOT_FIELDS[name] && !s.properties?.[name]) return { schema: ROOT_FIELDS[name] };
-  if (s.properties?.[name]) return { schema: s.properties[name] };
+  const property = Object.entries(s.properties ?? {}).find(([key]) => celPropertyName(key) === name)?.[1];
+  if (root && ROOT_FIELDS[name] && !property) return { schema: ROOT_FIELDS[name] };
+  if (property) return { schema: property };
   if (typeof s.additionalProperties === 'object') return { schema: s.additionalProperties };
   const declared = s.type === 'object' && !s['x-kubernetes-preserve-unknown-fields'] && !s['x-kubernetes-embedded-resource'] && s.additionalProperties !== true;
   return declared ? undefined : null;

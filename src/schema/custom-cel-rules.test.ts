@@ -1,3 +1,6 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { loadAll } from 'js-yaml';
 import { fieldErrorMessage } from '../api/field-errors';
 import { CelRules, celRuleErrors } from './custom-cel-rules';
 import type { JSONSchemaProps } from './json-schema-props';
@@ -272,6 +275,35 @@ describe("rules checked against the schema when the CRD is written, as kube's co
       ),
     ]);
   });
+});
+
+test("a property named by a CEL reserved word or with '-' reads escaped, as kube escapes it, when checked and when run", () => {
+  const escaped: JSONSchemaProps = {
+    type: 'object',
+    'x-kubernetes-validations': [{ rule: '!has(self.__namespace__) || self.__namespace__ != self.x__dash__y', message: 'namespace must differ from x-y' }],
+    properties: { namespace: { type: 'string' }, 'x-y': { type: 'string' } },
+  };
+  expect(celRuleErrors(escaped, 's')).toEqual([]);
+  expect(new CelRules(escaped).validate({ namespace: 'a', 'x-y': 'a' }).map(fieldErrorMessage)).toEqual([
+    '<nil>: Invalid value: "object": namespace must differ from x-y',
+  ]);
+  expect(new CelRules(escaped).validate({ namespace: 'a', 'x-y': 'b' })).toEqual([]);
+});
+
+test('the rules of real CRDs kube accepts (Gateway API, Argo CD, Gatekeeper, prometheus-operator, ingress-nginx bundles) pass the checker', () => {
+  const errors: string[] = [];
+  let schemas = 0;
+  for (const bundle of ['gateway-api', 'argo-cd', 'gatekeeper', 'prometheus-operator', 'ingress-nginx']) {
+    for (const doc of loadAll(readFileSync(join(__dirname, `../../test/fixtures/bundles/${bundle}.yaml`), 'utf8')) as Record<string, any>[]) {
+      if (doc?.kind !== 'CustomResourceDefinition') continue;
+      for (const version of doc.spec.versions) {
+        schemas++;
+        errors.push(...celRuleErrors(version.schema.openAPIV3Schema, `${doc.metadata.name}/${version.name}`).map(fieldErrorMessage));
+      }
+    }
+  }
+  expect(schemas).toBeGreaterThan(40);
+  expect(errors).toEqual([]);
 });
 
 describe('runtime cost', () => {

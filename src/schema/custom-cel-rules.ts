@@ -9,6 +9,7 @@ import { field, fieldErrorMessage, GoSyntax, goQuote, type FieldError, type Fiel
 import { optionalNone, optionalOf } from '../cel/library/optional';
 import { NO_RATCHETING, oldListItem, propertySchema, ratchetIndex, ratchetingRoot, ratchetKey, unchanged, type Ratcheting } from './correlation';
 import { formattedCelValue } from './cel-formats';
+import { celPropertyName } from './cel-escaping';
 import { checkRule } from './cel-rule-checker';
 import type { JSONSchemaProps } from './json-schema-props';
 
@@ -119,7 +120,10 @@ function celValue(value: unknown, s: JSONSchemaProps | undefined): unknown {
   if (Array.isArray(value)) return value.map((v) => celValue(v, s?.items));
   if (typeof value === 'object' && value !== null) {
     const additional = typeof s?.additionalProperties === 'object' ? s.additionalProperties : undefined;
-    return new Map(Object.entries(value).map(([k, v]) => [k, celValue(v, s?.properties?.[k] ?? additional)]));
+    // declared properties under their CEL names (`__namespace__`), a map's keys as they are
+    return new Map(
+      Object.entries(value).map(([k, v]) => (s?.properties?.[k] ? [celPropertyName(k), celValue(v, s.properties[k])] : [k, celValue(v, additional)])),
+    );
   }
   if (typeof value === 'number' && Number.isInteger(value) && (s?.type === 'integer' || s?.['x-kubernetes-int-or-string'])) return BigInt(value);
   if (typeof value === 'string' && s?.type === 'string') return formattedCelValue(s.format, value);
