@@ -8,7 +8,7 @@ import type { ScaleFacts } from '../registry/scale';
 import { strategy } from '../registry/strategy';
 import { CelRules } from '../schema/custom-cel-rules';
 import { applySchemaDefaults } from '../schema/custom-defaults';
-import { validateCustomObject } from '../schema/custom-validation';
+import { ratchetedSchemaErrors, validateCustomObject } from '../schema/custom-validation';
 import type { JSONSchemaProps } from '../schema/json-schema-props';
 import { customResourceSchema } from '../schema/openapi-typed-schema';
 import type { CrdVersion, CrdView } from './customresourcedefinitions';
@@ -96,11 +96,12 @@ function customResource(view: CrdView, version: CrdVersion, storage: string | un
         if (version.hasStatus) delete obj.status;
       },
       applyDefaults: (obj) => applySchemaDefaults(schema, obj),
-      validate: (obj) => [...validateCustomObject(schema, obj), ...rules.validate(obj)],
-      validateUpdate: (next, prev) => rules.validateUpdate(next, prev),
+      // Creates and updates are validated apart: an update's errors on what it leaves unchanged are ratcheted.
+      validateCreate: (obj) => [...validateCustomObject(schema, obj), ...rules.validate(obj)],
+      validateUpdate: (next, prev, ctx) => [...ratchetedSchemaErrors(schema, next, prev), ...rules.validateUpdate(next, prev, (w) => ctx.warn(w))],
       // The status strategy validates the object against its schema and rules; what lies outside status is unchanged there, so only status's errors can be new.
-      validateStatusUpdate: (next, prev) =>
-        [...validateCustomObject(schema, next), ...rules.validate(next), ...rules.validateUpdate(next, prev)].filter((e) => /^status(\.|\[|$)/.test(e.field)),
+      validateStatusUpdate: (next, prev, ctx) =>
+        [...ratchetedSchemaErrors(schema, next, prev), ...rules.validateUpdate(next, prev, (w) => ctx.warn(w))].filter((e) => /^status(\.|\[|$)/.test(e.field)),
     }),
     ownSchema: {
       typed: customResourceSchema(schema, view.names.kind),

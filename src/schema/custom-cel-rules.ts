@@ -2,9 +2,15 @@ import { celEnv, isCelError, parse, plan, type CelResult } from '@bufbuild/cel';
 import { strings } from '@bufbuild/cel/ext';
 import { costFunction, COST_LIMIT_EXCEEDED, meterLoops, metered, PER_CALL_LIMIT, RUNTIME_CEL_COST_BUDGET } from '../cel/cost';
 import { kubernetesLibraries } from '../cel/library';
+import { celGoErrorText } from '../cel/runtime-errors';
 import { constantPatternError, invalidMatchesLiteral } from '../cel/regex-literals';
 import { celErrorText } from '../admission/policy/cel';
-import { field, goQuote, type FieldError, type FieldErrorList } from '../api/field-errors';
+import { field, fieldErrorMessage, GoSyntax, goQuote, type FieldError, type FieldErrorList } from '../api/field-errors';
+import { optionalNone, optionalOf } from '../cel/library/optional';
+import { NO_RATCHETING, oldListItem, propertySchema, ratchetIndex, ratchetingRoot, ratchetKey, unchanged, type Ratcheting } from './correlation';
+import { formattedCelValue } from './cel-formats';
+import { celPropertyName } from './cel-escaping';
+import { checkRule } from './cel-rule-checker';
 import type { JSONSchemaProps } from './json-schema-props';
 
 /**
@@ -13,7 +19,7 @@ import type { JSONSchemaProps } from './json-schema-props';
  * an update (rules that read it are transition rules, run only when there is an old value).
  * Values are typed by the schema: integers are CEL ints, objects maps. Each evaluation is metered
  * (cel/cost.ts) within kube's per-call limit, and one object's rules within kube's runtime budget.
- * A rule calling a function no library has is not enforced rather than failing every request.
+ * A rule whose evaluation fails refuses the object, with kube's message for the failure.
  */
 
 type ValidationRule = NonNullable<JSONSchemaProps['x-kubernetes-validations']>[number];
@@ -51,7 +57,22 @@ interface Budget {
   remaining: number;
 }
 
-/** Syntax errors of a schema's rules, as a CRD's validation reports them. */
+/**
+ * The rule as kube's CRD validation shows it, Go's %#v of the internal ValidationRule (a set
+ * pointer prints as an address, which differs from run to run in kube).
+ */
+function ruleValue(r: ValidationRule): GoSyntax {
+  const pointer = (type: string, set: boolean) => `(*${type})(${set ? '0xc000000000' : 'nil'})`;
+  return new GoSyntax(
+    `apiextensions.ValidationRule{Rule:${goQuote(r.rule)}, Message:${goQuote(r.message ?? '')}, MessageExpression:${goQuote(r.messageExpression ?? '')}, ` +
+      `Reason:${pointer('apiextensions.FieldValueErrorReason', r.reason !== undefined)}, FieldPath:${goQuote(r.fieldPath ?? '')}, ` +
+      `OptionalOldSelf:${pointer('bool', r.optionalOldSelf !== undefined)}}`,
+  );
+}
+
+const declaredFunction = (name: string): boolean => env.funcs.find(name) !== undefined;
+
+/** What kube's compiler refuses in a schema's rules when the CRD is written: syntax, undeclared names, undefined fields, type mismatches, patterns RE2 rejects. */
 export function celRuleErrors(schema: JSONSchemaProps, path: string): FieldErrorList {
   const errs: FieldErrorList = [];
   const walk = (s: JSONSchemaProps, at: string): void => {
@@ -65,16 +86,25 @@ export function celRuleErrors(schema: JSONSchemaProps, path: string): FieldError
       try {
         parsed = parse(r.rule);
       } catch (err) {
-        errs.push(field.invalid(`${rulePath}.rule`, r.rule, `compilation failed: ${(err as Error).message}`));
+        errs.push(field.invalid(`${rulePath}.rule`, ruleValue(r), `compilation failed: ${(err as Error).message}`));
         return;
       }
+      const positions = (parsed.sourceInfo?.positions ?? {}) as Record<string, number>;
+      const issue = checkRule(parsed.expr, positions, s, s === schema, declaredFunction, r.optionalOldSelf === true);
       const badPattern = invalidMatchesLiteral(parsed.expr);
       const programError = constantPatternError(parsed.expr);
-      if (badPattern !== null) {
-        const offset = (parsed.sourceInfo?.positions as Record<string, number> | undefined)?.[String(badPattern)] ?? 0;
-        errs.push(field.invalid(`${rulePath}.rule`, r.rule, `compilation failed: ${celErrorText(r.rule, offset, 'invalid matches argument')}`));
+      if (issue !== null) {
+        errs.push(field.invalid(`${rulePath}.rule`, ruleValue(r), `compilation failed: ${celErrorText(r.rule, issue.offset, issue.message)}`));
+      } else if (badPattern !== null) {
+        errs.push(
+          field.invalid(
+            `${rulePath}.rule`,
+            ruleValue(r),
+            `compilation failed: ${celErrorText(r.rule, positions[String(badPattern)] ?? 0, 'invalid matches argument')}`,
+          ),
+        );
       } else if (programError !== null) {
-        errs.push(field.invalid(`${rulePath}.rule`, r.rule, `program instantiation failed: ${programError}`));
+        errs.push(field.invalid(`${rulePath}.rule`, ruleValue(r), `program instantiation failed: ${programError}`));
       }
     });
     for (const [name, child] of Object.entries(s.properties ?? {})) walk(child, `${at}.properties[${name}]`);
@@ -85,32 +115,37 @@ export function celRuleErrors(schema: JSONSchemaProps, path: string): FieldError
   return errs;
 }
 
-/** A value as CEL sees it under its schema: objects as maps, integers as ints. */
+/** A value as CEL sees it under its schema: objects as maps, integers as ints, formatted strings typed (cel-formats.ts). */
 function celValue(value: unknown, s: JSONSchemaProps | undefined): unknown {
   if (Array.isArray(value)) return value.map((v) => celValue(v, s?.items));
   if (typeof value === 'object' && value !== null) {
     const additional = typeof s?.additionalProperties === 'object' ? s.additionalProperties : undefined;
-    return new Map(Object.entries(value).map(([k, v]) => [k, celValue(v, s?.properties?.[k] ?? additional)]));
+    // declared properties under their CEL names (`__namespace__`), a map's keys as they are
+    return new Map(
+      Object.entries(value).map(([k, v]) => (s?.properties?.[k] ? [celPropertyName(k), celValue(v, s.properties[k])] : [k, celValue(v, additional)])),
+    );
   }
   if (typeof value === 'number' && Number.isInteger(value) && (s?.type === 'integer' || s?.['x-kubernetes-int-or-string'])) return BigInt(value);
+  if (typeof value === 'string' && s?.type === 'string') return formattedCelValue(s.format, value);
   return value;
 }
 
-/** The type kube shows as the value of a failed rule ("object", "string", ...). */
-function typeName(value: unknown): string {
-  if (Array.isArray(value)) return 'array';
-  if (value === null) return 'null';
-  if (typeof value === 'object') return 'object';
-  if (typeof value === 'number') return Number.isInteger(value) ? 'integer' : 'number';
-  return typeof value;
+/** The schema's type, which kube shows as the value of a failed rule ("object", "string"; "" for int-or-string). */
+const schemaType = (s: JSONSchemaProps): string => s.type ?? '';
+
+/** validateExpressions: the error of a rule whose evaluation failed, in kube's words. */
+function evaluationFailure(rule: ValidationRule, at: string, s: JSONSchemaProps, message: string): FieldError {
+  const err = celGoErrorText(message);
+  if (err.startsWith('no such overload'))
+    return field.invalid(
+      at,
+      schemaType(s),
+      `'${err}': call arguments did not match a supported operator, function or macro signature for rule: ${ruleName(rule)}`,
+    );
+  return field.invalid(at, schemaType(s), `${err} evaluating rule: ${ruleName(rule)}`);
 }
 
-/** A library function this evaluator lacks: the rule cannot be judged here. */
-function unsupported(result: CelResult): boolean {
-  return isCelError(result) && /unbound function|unknown function|no such overload|not supported/i.test(result.message);
-}
-
-function failure(rule: ValidationRule, at: string, value: unknown, message: string): FieldError {
+function failure(rule: ValidationRule, at: string, s: JSONSchemaProps, message: string): FieldError {
   const path = rule.fieldPath ? `${at}${rule.fieldPath}` : at;
   switch (rule.reason) {
     case 'FieldValueRequired':
@@ -118,9 +153,9 @@ function failure(rule: ValidationRule, at: string, value: unknown, message: stri
     case 'FieldValueForbidden':
       return field.forbidden(path, message);
     case 'FieldValueDuplicate':
-      return { ...field.duplicate(path, typeName(value)), detail: message };
+      return { ...field.duplicate(path, schemaType(s)), detail: message };
     default:
-      return field.invalid(path, typeName(value), message);
+      return field.invalid(path, schemaType(s), message);
   }
 }
 
@@ -161,61 +196,90 @@ export class CelRules {
     return this.nodes.size === 0;
   }
 
-  /** Errors of the rules that hold on their own (no oldSelf). */
+  /** The rules' errors on create: transition rules run only with `optionalOldSelf`, their oldSelf none. */
   validate(obj: Record<string, unknown>): FieldErrorList {
-    return this.walk(obj, undefined, this.schema, '', false, { remaining: RUNTIME_CEL_COST_BUDGET });
+    return this.walk(obj, undefined, this.schema, '', NO_RATCHETING, { remaining: RUNTIME_CEL_COST_BUDGET }, () => {});
   }
 
-  /** Errors of the transition rules (those reading oldSelf), where the old object has a value. */
-  validateUpdate(obj: Record<string, unknown>, old: Record<string, unknown>): FieldErrorList {
-    return this.walk(obj, old, this.schema, '', true, { remaining: RUNTIME_CEL_COST_BUDGET });
+  /**
+   * The rules' errors on update, one budget for them all: transition rules run where the old
+   * object has a correlated value (or with `optionalOldSelf`); the errors of other rules on an
+   * unchanged node are ratcheted, given to `warn` instead (validation ratcheting, GA in 1.33).
+   */
+  validateUpdate(obj: Record<string, unknown>, old: Record<string, unknown>, warn: (text: string) => void): FieldErrorList {
+    return this.walk(obj, old, this.schema, '', ratchetingRoot(obj, old, this.schema), { remaining: RUNTIME_CEL_COST_BUDGET }, warn);
   }
 
-  private walk(value: unknown, old: unknown, s: JSONSchemaProps, at: string, transitions: boolean, budget: Budget): FieldErrorList {
+  /** Validator.validate, validateMap and validateArray: old values by name (not in atomic maps) and by list-map keys. */
+  private walk(
+    value: unknown,
+    old: unknown,
+    s: JSONSchemaProps,
+    at: string,
+    ratchet: Ratcheting,
+    budget: Budget,
+    warn: (text: string) => void,
+  ): FieldErrorList {
     if (value === undefined || value === null || budget.remaining < 0) return [];
     const errs: FieldErrorList = [];
     const node = this.nodes.get(s);
-    if (node) errs.push(...this.evaluate(node, value, old, at || '<nil>', transitions, budget));
+    if (node) errs.push(...this.evaluate(node, value, old ?? undefined, at || '<nil>', ratchet, budget, warn));
     if (Array.isArray(value) && s.items) {
-      // Items are matched to old ones only by position-independent keys in kube; without them, transition rules on items do not run.
-      value.forEach((item, i) => errs.push(...this.walk(item, undefined, s.items!, `${at}[${i}]`, transitions, budget)));
+      const items = s.items;
+      value.forEach((item, i) => errs.push(...this.walk(item, oldListItem(s, old, item), items, `${at}[${i}]`, ratchetIndex(ratchet, i), budget, warn)));
     } else if (typeof value === 'object') {
-      const oldObject = typeof old === 'object' && old !== null && !Array.isArray(old) ? (old as Record<string, unknown>) : undefined;
+      const correlatable = s['x-kubernetes-map-type'] !== 'atomic';
+      const oldObject = correlatable && typeof old === 'object' && old !== null && !Array.isArray(old) ? (old as Record<string, unknown>) : undefined;
       for (const [key, child] of Object.entries(value as Record<string, unknown>)) {
-        const childSchema = s.properties?.[key] ?? (typeof s.additionalProperties === 'object' ? s.additionalProperties : undefined);
+        const childSchema = propertySchema(s, key);
         if (!childSchema) continue;
         const childPath = s.properties?.[key] ? (at ? `${at}.${key}` : key) : `${at}[${key}]`;
-        errs.push(...this.walk(child, oldObject?.[key], childSchema, childPath, transitions, budget));
+        errs.push(...this.walk(child, oldObject?.[key], childSchema, childPath, ratchetKey(ratchet, key), budget, warn));
       }
     }
     return errs;
   }
 
   /** validateExpressions: each rule within the per-call limit and what is left of the budget, which a rule past either ends. */
-  private evaluate(node: RuleNode, value: unknown, old: unknown, at: string, transitions: boolean, budget: Budget): FieldErrorList {
+  private evaluate(
+    node: RuleNode,
+    value: unknown,
+    old: unknown,
+    at: string,
+    ratchet: Ratcheting,
+    budget: Budget,
+    warn: (text: string) => void,
+  ): FieldErrorList {
     const errs: FieldErrorList = [];
-    const rules = node.rules.filter((r) => r.transition === transitions);
-    if (rules.length === 0 || (transitions && (old === undefined || old === null))) return errs;
     const stop = (message: string): FieldErrorList => {
       budget.remaining = -1;
-      return [...errs, field.invalid(at, typeName(value), message)];
+      return [...errs, field.invalid(at, schemaType(node.schema), message)];
     };
     const outOfBudget = 'no further validation rules will be run';
     if (budget.remaining <= 0) return stop(`validation failed due to running out of cost budget, ${outOfBudget}`);
-    const ctx = { self: celValue(value, node.schema), ...(transitions ? { oldSelf: celValue(old, node.schema) } : {}) };
-    for (const compiled of rules) {
-      const { result, cost, exceeded } = compiled.check(ctx);
+    const self = celValue(value, node.schema);
+    const oldSelf = old === undefined ? undefined : celValue(old, node.schema);
+    const activation = { self, ...(oldSelf === undefined ? {} : { oldSelf }) };
+    const optionalActivation = { self, oldSelf: oldSelf === undefined ? optionalNone() : optionalOf(oldSelf) };
+    for (const compiled of node.rules) {
+      const optional = compiled.rule.optionalOldSelf === true;
+      if (compiled.transition && old === undefined && !optional) continue;
+      const { result, cost, exceeded } = compiled.check(optional ? optionalActivation : activation);
       if (cost > budget.remaining) return stop(`validation failed due to running out of cost budget, ${outOfBudget}`);
       budget.remaining -= cost;
       if (exceeded) return stop(`'${COST_LIMIT_EXCEEDED}': ${outOfBudget} due to call cost exceeds limit for rule: ${ruleName(compiled.rule)}`);
-      if (result === true || unsupported(result)) continue;
+      if (result === true) continue;
       if (isCelError(result)) {
-        errs.push(field.invalid(at, typeName(value), result.message));
+        errs.push(evaluationFailure(compiled.rule, at, node.schema, result.message));
         continue;
       }
+      const add = (e: FieldError): void => {
+        if (!compiled.transition && unchanged(ratchet)) warn(fieldErrorMessage(e));
+        else errs.push(e);
+      };
       let custom: CelResult | undefined;
       if (compiled.message) {
-        const evaluation = compiled.message(ctx);
+        const evaluation = compiled.message(activation);
         if (evaluation.cost > budget.remaining) return stop(`messageExpression evaluation failed due to running out of cost budget, ${outOfBudget}`);
         budget.remaining -= evaluation.cost;
         if (evaluation.exceeded)
@@ -223,7 +287,7 @@ export class CelRules {
         custom = evaluation.result;
       }
       const message = typeof custom === 'string' && custom ? custom : compiled.rule.message || `failed rule: ${compiled.rule.rule}`;
-      errs.push(failure(compiled.rule, at, value, message));
+      add(failure(compiled.rule, at, node.schema, message));
     }
     return errs;
   }

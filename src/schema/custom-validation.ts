@@ -1,3 +1,4 @@
+import { ratchetedAt, ratchetingRoot } from './correlation';
 import { field, goQuote, type FieldError, type FieldErrorList } from '../api/field-errors';
 import { compileGoRegexp, matchString, type GoRegexp } from '../cel/go-regexp';
 import type { JSONSchemaProps } from './json-schema-props';
@@ -444,4 +445,10 @@ function listTypeErrors(s: JSONSchemaProps, v: unknown, path: string): FieldErro
 
 export function validateCustomObject(schema: JSONSchemaProps, obj: Record<string, unknown>): FieldErrorList {
   return [...validateValue(schema, obj, '').errors.map(toFieldError), ...listTypeErrors(schema, obj, '')];
+}
+
+/** An update's schema errors, less those ratcheted: on what the update leaves unchanged (ratchetingValueValidator). */
+export function ratchetedSchemaErrors(schema: JSONSchemaProps, next: Record<string, unknown>, prev: Record<string, unknown>): FieldErrorList {
+  const root = ratchetingRoot(next, prev, schema);
+  return validateCustomObject(schema, next).filter((e) => !ratchetedAt(root, e.field));
 }

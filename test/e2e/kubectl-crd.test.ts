@@ -125,6 +125,76 @@ test('kubectl scale through the scale subresource the CRD declares', async () =>
   expect(scale).toMatchObject({ kind: 'Scale', apiVersion: 'autoscaling/v1', spec: { replicas: 7 }, status: { replicas: 6, selector: 'app=w1' } });
 });
 
+const gadgets = (spec: string, rules: string) => `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: gadgets.example.com
+spec:
+  group: example.com
+  scope: Namespaced
+  names: {plural: gadgets, singular: gadget, kind: Gadget}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+${rules}
+            properties:
+              ttl: {type: string, format: duration, x-kubernetes-validations: [{rule: "self < duration('1h')", message: "ttl must be under 1h"}]}
+              divisor: {type: integer, x-kubernetes-validations: [{rule: "100 / self > 1"}]}
+              size: {type: integer${spec}}
+`;
+const gadget = (fields: string) => `apiVersion: example.com/v1
+kind: Gadget
+metadata:
+  name: g1
+spec: {${fields}}
+`;
+
+test('CEL rules: a CRD whose rule reads a field its schema lacks is refused as kube refuses it', async () => {
+  const refused = await kubectl(kapi.url, ['apply', '-f', '-'], gadgets('', '            x-kubernetes-validations: [{rule: "self.sise <= 10"}]'));
+  expect(refused.code).not.toBe(0);
+  expect(refused.stderr).toContain(
+    // kube names the path spec.validation.openAPIV3Schema (one schema for every version); kapi spec.versions[0].schema.openAPIV3Schema
+    'openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule: Invalid value: apiextensions.ValidationRule{Rule:"self.sise <= 10", Message:"", MessageExpression:"", Reason:(*apiextensions.FieldValueErrorReason)(nil), FieldPath:"", OptionalOldSelf:(*bool)(nil)}: compilation failed: ERROR: <input>:1:5: undefined field \'sise\'',
+  );
+});
+
+test('CEL rules: a rule whose evaluation fails refuses the object; formats are typed', async () => {
+  expect((await kubectl(kapi.url, ['apply', '-f', '-'], gadgets('', ''))).stderr).toBe('');
+  await k('wait', '--for', 'condition=established', '--timeout=20s', 'crd/gadgets.example.com');
+  const failing = await kubectl(kapi.url, ['apply', '-f', '-'], gadget('divisor: 0'));
+  expect(failing.code).not.toBe(0);
+  expect(failing.stderr).toContain('The Gadget "g1" is invalid: spec.divisor: Invalid value: "integer": division by zero evaluating rule: 100 / self > 1');
+  const longTtl = await kubectl(kapi.url, ['apply', '-f', '-'], gadget('ttl: 90m'));
+  expect(longTtl.stderr).toContain('The Gadget "g1" is invalid: spec.ttl: Invalid value: "string": ttl must be under 1h');
+  expect((await kubectl(kapi.url, ['apply', '-f', '-'], gadget('ttl: 30m, size: 20'))).stdout.trim()).toBe('gadget.example.com/g1 created');
+});
+
+test('validation ratcheting: after the schema tightens, a finalizer is added to an old object; changing the offending field is refused', async () => {
+  const tightened = gadgets(', maximum: 10', '            x-kubernetes-validations: [{rule: "self.size <= 10", message: "size must be at most 10"}]');
+  expect((await kubectl(kapi.url, ['apply', '-f', '-'], tightened)).stdout.trim()).toBe(
+    'customresourcedefinition.apiextensions.k8s.io/gadgets.example.com configured',
+  );
+  const finalize = await k('patch', 'gadget', 'g1', '--type=merge', '-p', '{"metadata":{"finalizers":["example.com/cleanup"]}}');
+  expect(finalize.stdout.trim()).toBe('gadget.example.com/g1 patched');
+  // kube gives the ratcheted CEL error as a warning
+  expect(finalize.stderr).toContain('Warning: spec: Invalid value: "object": size must be at most 10');
+  const grow = await k('patch', 'gadget', 'g1', '--type=merge', '-p', '{"spec":{"size":21}}');
+  expect(grow.code).not.toBe(0);
+  expect(grow.stderr).toContain('spec.size: Invalid value: 21: spec.size in body should be less than or equal to 10');
+  expect(grow.stderr).toContain('spec: Invalid value: "object": size must be at most 10');
+  expect((await k('patch', 'gadget', 'g1', '--type=json', '-p', '[{"op":"remove","path":"/metadata/finalizers"}]')).stdout.trim()).toBe(
+    'gadget.example.com/g1 patched',
+  );
+  expect((await k('delete', 'crd', 'gadgets.example.com')).stdout.trim()).toBe('customresourcedefinition.apiextensions.k8s.io "gadgets.example.com" deleted');
+});
+
 test('kubectl delete crd removes its resources and stops serving them', async () => {
   expect((await k('delete', 'crd', 'widgets.example.com')).stdout.trim()).toBe('customresourcedefinition.apiextensions.k8s.io "widgets.example.com" deleted');
   // kubectl's discovery cache still knows the resource; the server no longer serves it.

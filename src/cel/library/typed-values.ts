@@ -1,3 +1,4 @@
+import { celGoErrorText } from '../runtime-errors';
 import { celEnv, celFunc, celMethod, CelScalar, isCelError, isCelMap, mapType, parse, plan, type CelFunc, type CelMapType, type CelType } from '@bufbuild/cel';
 
 /**
@@ -148,16 +149,9 @@ const operators = {
   add: plan(OPERATOR_ENV, parse('a + b')),
 };
 
-/** cel-go's words for what the operators refuse: its traits' `no such overload` and `integer overflow`. */
-function celGoMessage(message: string): string {
-  if (message.startsWith('found no matching overload')) return 'no such overload';
-  if (message.startsWith('int overflow') || message.startsWith('uint overflow')) return 'integer overflow';
-  return message;
-}
-
 function apply(op: keyof typeof operators, a: unknown, b: unknown): unknown {
   const result = operators[op]({ a, b } as never);
-  if (isCelError(result)) throw new Error(celGoMessage(result.message));
+  if (isCelError(result)) throw new Error(celGoErrorText(result.message));
   return result;
 }
 

@@ -1,0 +1,182 @@
+import type { parse } from '@bufbuild/cel';
+import { celPropertyName } from './cel-escaping';
+import type { JSONSchemaProps } from './json-schema-props';
+
+/**
+ * What kube's compiler refuses in a CRD's validation rule when it type-checks the rule against
+ * the structural schema (apiextensions-apiserver schema/cel Compile, cel-go's checker), as far
+ * as kapi checks it: a variable other than `self`, `oldSelf` and the comprehensions' own
+ * (`undeclared reference`), a function no library declares (the same), a field an object's
+ * schema does not declare (`undefined field`), and an operator between a typed field and a
+ * literal or field of another type (`found no matching overload`). Each is cel-go's first
+ * error, at its offset.
+ */
+
+type Expr = NonNullable<ReturnType<typeof parse>['expr']>;
+
+/** What the checker knows of an expression's type: a schema node, a scalar type name, or nothing (dyn). */
+type Known = { schema: JSONSchemaProps } | { scalar: string } | null;
+
+export interface RuleIssue {
+  offset: number;
+  message: string;
+}
+
+/** Fields kube adds to the root schema (WithTypeAndObjectMeta); ObjectMeta there declares only name and generateName. */
+const ROOT_FIELDS: Record<string, JSONSchemaProps> = {
+  apiVersion: { type: 'string' },
+  kind: { type: 'string' },
+  metadata: { type: 'object', properties: { name: { type: 'string' }, generateName: { type: 'string' } } },
+};
+
+const NUMERIC = new Set(['int', 'uint', 'double']);
+const ORDERING = new Set(['_<_', '_<=_', '_>_', '_>=_']);
+const OPERATORS = new Set(['_==_', '_!=_', '_+_', '_-_', '_*_', '_/_', '_%_', ...ORDERING]);
+/** Built into the language: logic and indexing, and macros' own. */
+const BUILTIN_FUNCTIONS = new Set(['_&&_', '_||_', '_?_:_', '_[_]', '@not_strictly_false', 'has', '_[?_]', '_?._']);
+const BUILTIN_IDENTIFIERS = new Set(['null', 'int', 'uint', 'double', 'bool', 'string', 'bytes', 'list', 'map', 'type', 'null_type', 'dyn']);
+
+/** cel-go's type of a schema node (SchemaDeclType), for scalars. */
+function scalarOf(s: JSONSchemaProps): string | null {
+  if (s['x-kubernetes-int-or-string']) return null;
+  switch (s.type) {
+    case 'integer':
+      return 'int';
+    case 'number':
+      return 'double';
+    case 'boolean':
+      return 'bool';
+    case 'string':
+      return s.format === 'duration'
+        ? 'google.protobuf.Duration'
+        : s.format === 'date' || s.format === 'date-time'
+          ? 'google.protobuf.Timestamp'
+          : s.format === 'byte'
+            ? 'bytes'
+            : 'string';
+    default:
+      return null;
+  }
+}
+
+const typeOf = (k: Known): string | null => (k && 'scalar' in k ? k.scalar : k && 'schema' in k ? scalarOf(k.schema) : null);
+
+function literalType(e: Expr): string | null {
+  if (e.exprKind.case !== 'constExpr') return null;
+  switch (e.exprKind.value.constantKind.case) {
+    case 'int64Value':
+      return 'int';
+    case 'uint64Value':
+      return 'uint';
+    case 'doubleValue':
+      return 'double';
+    case 'stringValue':
+      return 'string';
+    case 'boolValue':
+      return 'bool';
+    default:
+      return null;
+  }
+}
+
+/** A field of an object node by its CEL name, or undefined when the node declares its fields and not this one. */
+function fieldOf(s: JSONSchemaProps, name: string, root: boolean): Known | undefined {
+  const property = Object.entries(s.properties ?? {}).find(([key]) => celPropertyName(key) === name)?.[1];
+  if (root && ROOT_FIELDS[name] && !property) return { schema: ROOT_FIELDS[name] };
+  if (property) return { schema: property };
+  if (typeof s.additionalProperties === 'object') return { schema: s.additionalProperties };
+  const declared = s.type === 'object' && !s['x-kubernetes-preserve-unknown-fields'] && !s['x-kubernetes-embedded-resource'] && s.additionalProperties !== true;
+  return declared ? undefined : null;
+}
+
+/** The first issue of a rule at the schema node `self` (the root's `root`), or null. `hasFunction` says whether a library declares a function. */
+export function checkRule(
+  expr: Expr | undefined,
+  positions: Record<string, number>,
+  self: JSONSchemaProps,
+  root: boolean,
+  hasFunction: (name: string) => boolean,
+  optionalOldSelf: boolean,
+): RuleIssue | null {
+  let issue: RuleIssue | null = null;
+  const at = (e: Expr): number => positions[String(e.id)] ?? 0;
+  const fail = (offset: number, message: string): Known => {
+    issue ??= { offset, message };
+    return null;
+  };
+  const visit = (e: Expr | undefined, scope: Map<string, Known>): Known => {
+    if (!e || issue) return null;
+    const k = e.exprKind;
+    switch (k.case) {
+      case 'identExpr': {
+        const name = k.value.name;
+        if (scope.has(name)) return scope.get(name)!;
+        if (BUILTIN_IDENTIFIERS.has(name)) return null;
+        return fail(at(e), `undeclared reference to '${name}' (in container '')`);
+      }
+      case 'selectExpr': {
+        const operand = visit(k.value.operand, scope);
+        if (!operand || !('schema' in operand) || operand.schema.type !== 'object') return k.value.testOnly ? { scalar: 'bool' } : null;
+        const isRoot = root && k.value.operand?.exprKind.case === 'identExpr' && ['self', 'oldSelf'].includes(k.value.operand.exprKind.value.name);
+        const found = fieldOf(operand.schema, k.value.field, isRoot);
+        // has(x.f) is reported at the macro's parenthesis, as cel-go's parser places it
+        if (found === undefined) return fail(at(e) + (k.value.testOnly ? 3 : 0), `undefined field '${k.value.field}'`);
+        return k.value.testOnly ? { scalar: 'bool' } : found;
+      }
+      case 'callExpr': {
+        const fn = k.value.function;
+        const target = k.value.target;
+        const qualified = target?.exprKind.case === 'identExpr' && !scope.has(target.exprKind.value.name) && hasFunction(`${target.exprKind.value.name}.${fn}`);
+        if (!qualified) visit(target, scope);
+        const args = k.value.args.map((a) => visit(a, scope));
+        if (issue) return null;
+        // cel-go places a member call at its parenthesis, kapi's parser at the dot before the name
+        if (!qualified && !BUILTIN_FUNCTIONS.has(fn) && !hasFunction(fn))
+          return fail(at(e) + (target ? 1 + fn.length : 0), `undeclared reference to '${fn}' (in container '')`);
+        if (OPERATORS.has(fn) && args.length === 2) {
+          const [left, right] = k.value.args.map((a, i) => literalType(a) ?? typeOf(args[i]));
+          const numericOrdering = ORDERING.has(fn) && NUMERIC.has(left ?? '') && NUMERIC.has(right ?? '');
+          if (left && right && left !== right && !numericOrdering)
+            return fail(at(e), `found no matching overload for '${fn}' applied to '(${left}, ${right})'`);
+        }
+        return null;
+      }
+      case 'listExpr':
+        k.value.elements.forEach((x) => visit(x, scope));
+        return null;
+      case 'structExpr':
+        k.value.entries.forEach((entry) => {
+          if (entry.keyKind.case === 'mapKey') visit(entry.keyKind.value, scope);
+          visit(entry.value, scope);
+        });
+        return null;
+      case 'comprehensionExpr': {
+        const c = k.value;
+        const range = visit(c.iterRange, scope);
+        const element: Known = range && 'schema' in range && range.schema.type === 'array' && range.schema.items ? { schema: range.schema.items } : null;
+        visit(c.accuInit, scope);
+        const inner = new Map(scope);
+        inner.set(c.accuVar, null);
+        if (c.iterVar2) {
+          inner.set(c.iterVar, null);
+          inner.set(c.iterVar2, element);
+        } else {
+          inner.set(c.iterVar, element);
+        }
+        visit(c.loopCondition, inner);
+        visit(c.loopStep, inner);
+        visit(c.result, inner);
+        return null;
+      }
+      default:
+        return null;
+    }
+  };
+  const scope = new Map<string, Known>([
+    ['self', { schema: self }],
+    // with optionalOldSelf, oldSelf is an optional, whose fields the checker does not know
+    ['oldSelf', optionalOldSelf ? null : { schema: self }],
+  ]);
+  visit(expr, scope);
+  return issue;
+}
