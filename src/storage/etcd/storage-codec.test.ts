@@ -17,6 +17,7 @@ describe('StorageCodec', () => {
     expect(bytes.subarray(0, 4)).toEqual(PROTOBUF_MAGIC);
     const back = protobuf.decode(bytes);
     expect(back).toEqual({ ...configMap(), immutable: undefined });
+    expect(Object.keys(back)).toEqual(['kind', 'apiVersion', 'metadata', 'data']);
     expect(Object.keys(back.metadata)).toEqual(['name', 'namespace', 'uid', 'resourceVersion', 'creationTimestamp', 'labels']);
     // A node-port bitmap (core/v1 RangeAllocation) too, as kube stores it.
     const bitmap = { apiVersion: 'v1', kind: 'RangeAllocation', metadata: { creationTimestamp: null }, range: '30000-32767', data: 'AAE=' };

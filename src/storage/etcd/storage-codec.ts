@@ -102,9 +102,9 @@ export class StorageCodec {
   decode(data: Buffer, encoding = this.encodingOfData(data)): KubeObject {
     switch (encoding) {
       case 'protobuf': {
-        const obj = decodeProtobuf(data);
-        obj.metadata = withResourceVersionSlot(obj.metadata as Record<string, unknown>) as KubeObject['metadata'];
-        return obj;
+        // TypeMeta's fields first, kind before apiVersion, as Go's encoder writes the struct.
+        const { kind, apiVersion, metadata, ...rest } = decodeProtobuf(data);
+        return { kind, apiVersion, metadata: withResourceVersionSlot(metadata as Record<string, unknown>) as KubeObject['metadata'], ...rest };
       }
       case 'yaml':
         return decodeYaml(data) as KubeObject;
