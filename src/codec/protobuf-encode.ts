@@ -157,6 +157,8 @@ interface FieldPlan {
   writeZero: boolean;
   mapKeyTag: number;
   mapValueTag: number;
+  /** A message field whose JSON null is its zero value, written as such. */
+  nullIsZero: boolean;
 }
 
 const plans = new Map<Type, FieldPlan[]>();
@@ -181,6 +183,7 @@ function planOf(type: Type): FieldPlan[] {
         writeZero: !message && !field.map && !field.repeated && field.type !== 'bytes' && !facts[field.name]?.pointer,
         mapKeyTag: (1 << 3) | (field.map ? wireType((field as Field & { keyType: string }).keyType) : 0),
         mapValueTag: (2 << 3) | (message ? LENGTH : wireType(field.type)),
+        nullIsZero: message !== null && NULL_IS_ZERO.has(message.fullName),
       };
     });
   plans.set(type, plan);
@@ -193,9 +196,18 @@ function writeNested(w: Writer, tag: number, type: Type, value: unknown): void {
   w.ldelim();
 }
 
+/** A type's special writer, looked up once per type (a Type's fullName is computed on each access). */
+const specials = new Map<Type, ((w: Writer, value: unknown) => void) | null>();
+
+function specialOf(type: Type): ((w: Writer, value: unknown) => void) | null {
+  let special = specials.get(type);
+  if (special === undefined) specials.set(type, (special = SPECIAL[type.fullName] ?? null));
+  return special;
+}
+
 /** Writes the fields of `value` (the JSON form of a `type` message) without a length prefix. */
 export function encodeMessageTo(w: Writer, type: Type, value: unknown): void {
-  const special = SPECIAL[type.fullName];
+  const special = specialOf(type);
   if (special) {
     special(w, value);
     return;
@@ -234,7 +246,7 @@ export function encodeMessageTo(w: Writer, type: Type, value: unknown): void {
         }
       }
     } else if (p.message) {
-      if (v === undefined || (v === null && !NULL_IS_ZERO.has(p.message.fullName))) continue;
+      if (v === undefined || (v === null && !p.nullIsZero)) continue;
       writeNested(w, p.tag, p.message, v);
     } else if (v !== undefined && v !== null) {
       w.uint32(p.tag);

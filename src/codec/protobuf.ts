@@ -60,15 +60,36 @@ function scalarToJson(field: Field, value: unknown): unknown {
   return value;
 }
 
+/** What converting a message of one type needs, worked out once per type (a Type's fullName is computed on each access). */
+interface Plan {
+  special?: (msg: Record<string, unknown>) => unknown;
+  fields: { field: Field; inline: boolean; keepZero: boolean }[];
+}
+
+const plans = new WeakMap<Type, Plan>();
+
+function planOf(type: Type): Plan {
+  let plan = plans.get(type);
+  if (plan) return plan;
+  const name = type.fullName;
+  const facts = FIELD_FACTS[name.slice(1)];
+  plan = {
+    special: SPECIAL[name],
+    fields: type.fieldsArray.map((field) => ({ field, inline: isInlineField(type, field), keepZero: facts?.[field.name]?.keepZero === true })),
+  };
+  plans.set(type, plan);
+  return plan;
+}
+
 /** Converts a decoded message to the JSON Kubernetes would print for it. */
 export function messageToJson(type: Type, msg: Record<string, unknown>): unknown {
-  const special = SPECIAL[type.fullName];
-  if (special) return special(msg);
+  const plan = planOf(type);
+  if (plan.special) return plan.special(msg);
   const out: Record<string, unknown> = {};
-  for (const field of type.fieldsArray) {
+  for (const { field, inline, keepZero } of plan.fields) {
     if (!Object.prototype.hasOwnProperty.call(msg, field.name)) continue;
     const value = msg[field.name];
-    if (isInlineField(type, field)) {
+    if (inline) {
       Object.assign(out, messageToJson(field.resolvedType as Type, value as Record<string, unknown>));
       continue;
     }
@@ -84,7 +105,7 @@ export function messageToJson(type: Type, msg: Record<string, unknown>): unknown
       const json = scalarToJson(field, value);
       if (json === undefined) continue;
       // client-go writes every non-pointer scalar even when zero; Kubernetes' JSON drops those zeros.
-      if (!field.resolvedType && isZero(json) && !FIELD_FACTS[type.fullName.slice(1)]?.[field.name]?.keepZero) continue;
+      if (!field.resolvedType && isZero(json) && !keepZero) continue;
       out[field.name] = json;
     }
   }
@@ -96,8 +117,7 @@ export function decodeProtobuf(body: Buffer): KubeObject {
   if (body.length < 4 || !body.subarray(0, 4).equals(PROTOBUF_MAGIC)) {
     throw new DecodeError(`provided data does not appear to be a protobuf message, expected prefix [107 56 115 0]`);
   }
-  const root = protoRoot();
-  const unknownType = root.lookupType('k8s.io.apimachinery.pkg.runtime.Unknown');
+  const unknownType = protoRoot().lookupType('k8s.io.apimachinery.pkg.runtime.Unknown');
   let unknown: Record<string, unknown>;
   try {
     unknown = unknownType.decode(body.subarray(4)) as unknown as Record<string, unknown>;

@@ -45,7 +45,17 @@ export function protoTypeName(gvk: GroupVersionKind): string | null {
   return pkg ? `${pkg}.${gvk.kind}` : null;
 }
 
+/** Messages by group, version and kind: every write and every decoded value looks one up. */
+const messages = new Map<string, Type | null>();
+
 export function lookupMessage(gvk: GroupVersionKind): Type | null {
+  const key = `${gvk.group}/${gvk.version}/${gvk.kind}`;
+  let type = messages.get(key);
+  if (type === undefined) messages.set(key, (type = findMessage(gvk)));
+  return type;
+}
+
+function findMessage(gvk: GroupVersionKind): Type | null {
   const name = protoTypeName(gvk);
   if (!name) return null;
   try {

@@ -4,6 +4,7 @@ import { ConfigError, parseFeatureGates, type FeatureGates } from './feature-gat
 import { parseAuthorizationModes, type AuthorizationMode } from '../auth/authorizer/modes';
 import type { LoggingFormat } from './logger';
 import { enabledAdmissionPlugins } from '../admission/plugin-names';
+import { PROTOBUF_STORAGE, STORAGE_MEDIA_TYPES, type StorageMediaType } from '../storage/etcd/storage-codec';
 import { parsePortRange, type PortRange } from '../registry/service-allocation/port-allocator';
 import { parseServiceClusterIpRange } from '../registry/service-allocation/ip-range';
 import { DEFAULT_KUBELET_ADDRESS_TYPES } from '../registry/proxy/kubelet';
@@ -76,6 +77,8 @@ export interface Config {
   etcdCertFile: string;
   etcdKeyFile: string;
   etcdPrefix: string;
+  /** --storage-media-type: how built-in kinds are encoded in etcd. */
+  storageMediaType: StorageMediaType;
   featureGates: FeatureGates;
   /** --runtime-config: group versions switched on or off (`group/version=true|false`, `api/all`, `api/beta`, ...). */
   runtimeConfig: RuntimeConfig;
@@ -352,6 +355,16 @@ const FLAGS: Record<string, FlagSpec> = {
     key: 'etcdPrefix',
     parse: (v) => (v.startsWith('/') ? v : `/${v}`).replace(/\/$/, ''),
     help: 'The prefix to prepend to all resource paths in etcd.',
+  },
+  'storage-media-type': {
+    key: 'storageMediaType',
+    // EtcdOptions.Validate's check and message.
+    parse: (v) => {
+      if (!(STORAGE_MEDIA_TYPES as readonly string[]).includes(v))
+        throw new ConfigError(`--storage-media-type ${JSON.stringify(v)} invalid, allowed values: ${STORAGE_MEDIA_TYPES.join(', ')}`);
+      return v as StorageMediaType;
+    },
+    help: 'The media type to use to store objects in storage. Some resources or storage backends may only support a specific media type and will ignore this setting. Supported media types: [application/json, application/yaml, application/vnd.kubernetes.protobuf] (default "application/vnd.kubernetes.protobuf")',
   },
   'storage-initialization-timeout': {
     key: 'storageInitializationTimeoutMs',
@@ -654,6 +667,7 @@ export function defaultConfig(): Config {
     etcdCertFile: '',
     etcdKeyFile: '',
     etcdPrefix: '/registry',
+    storageMediaType: PROTOBUF_STORAGE,
     featureGates: parseFeatureGates(''),
     runtimeConfig: {},
     storageInitializationTimeoutMs: 30_000,

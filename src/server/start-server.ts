@@ -38,6 +38,7 @@ import { servedResources } from './runtime-config';
 import { loadSchemas, openApiDefinitions, patchSchemaFor, protoDefinitionName } from '../schema/proto-schema';
 import { Etcd3Kv } from '../storage/etcd/etcd3-kv';
 import { Compactor } from '../storage/etcd/compactor';
+import { StorageCodec } from '../storage/etcd/storage-codec';
 import { EtcdStorage } from '../storage/etcd/etcd-storage';
 import { loadEncryptionConfig } from '../storage/etcd/transformers/encryption-config';
 import { transformerByKey } from '../storage/etcd/transformers/key-transformers';
@@ -225,6 +226,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
   const etcdStorage = new EtcdStorage(kv, `${config.etcdPrefix}/`, {
     transformerFor,
     unsafeCorruptObjectDeletion: config.featureGates.AllowUnsafeMalformedObjectDeletion,
+    codec: new StorageCodec(config.storageMediaType),
   });
   const etcdVersion = (await kv.status()).version;
   const consistentReads = consistentReadsFromCacheSupported(etcdVersion);

@@ -50,7 +50,7 @@ test('the garbage collector resumes from etcd after a restart in the middle of d
   await kapi.stop();
   // While kapi is down: one deployment was being deleted in the foreground, the other one is gone.
   const fgKey = `${kapi.prefix}/deployments/gc-fg/web`;
-  const marked = JSON.parse((await etcd.get(fgKey))!.toString());
+  const marked = (await etcd.object(fgKey))!;
   marked.metadata.deletionTimestamp = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
   marked.metadata.deletionGracePeriodSeconds = 0;
   marked.metadata.finalizers = ['foregroundDeletion'];

@@ -53,7 +53,7 @@ test('created through events.k8s.io/v1, stored and listed as a core/v1 Event', a
     note: 'Successfully assigned default/web-1 to node-1',
     reportingController: 'default-scheduler',
   });
-  const stored = JSON.parse((await etcd.get(`${server.prefix}/events/default/made-v1`))!.toString());
+  const stored = await etcd.object(`${server.prefix}/events/default/made-v1`);
   expect(stored).toMatchObject({ apiVersion: 'v1', kind: 'Event', involvedObject: regarding, reportingComponent: 'default-scheduler' });
   const core = (await api.get(CORE)).body.items.find((e: { metadata: { name: string } }) => e.metadata.name === 'made-v1');
   expect(core).toMatchObject({

@@ -23,6 +23,7 @@ import { isStorageError, StorageError } from '../storage-error';
 import { WatchChannel } from '../watch-channel';
 import { prefixEnd, type KeyValue, type KV, type KvEvent, type KvWriteOptions } from './kv';
 import { LeaseManager } from './lease-manager';
+import { StorageCodec, type StoredEncoding } from './storage-codec';
 import type { ValueTransformer } from './transformers/value-transformer';
 import { MAX_LISTED_UNREADABLE, UnreadableValue, unreadableListError, unreadableObjectError } from './unreadable-value';
 
@@ -33,11 +34,22 @@ export interface EtcdStorageOptions {
   unsafeCorruptObjectDeletion?: boolean;
   /** When shared leases of TTL writes run out; the system's unless a test moves it. */
   clock?: Clock;
+  /** How objects are encoded (--storage-media-type); Protobuf for built-in kinds unless given. */
+  codec?: StorageCodec;
+}
+
+/** A stored value read: its object, whether an older key encrypted it, and its plain bytes. */
+interface ReadValue {
+  object: KubeObject;
+  stale: boolean;
+  data: Buffer;
+  encoding: StoredEncoding;
 }
 
 /** Storage straight on etcd: every read is a quorum read, every write one guarded transaction. */
 export class EtcdStorage implements Storage {
   private readonly leases: LeaseManager;
+  private readonly codec: StorageCodec;
 
   constructor(
     private readonly kv: KV,
@@ -47,6 +59,7 @@ export class EtcdStorage implements Storage {
   ) {
     const clock = opts.clock ?? systemClock;
     this.leases = new LeaseManager(kv, () => clock.now());
+    this.codec = opts.codec ?? new StorageCodec();
   }
 
   /** A write's call: its signal, and a lease when the object is to expire (etcd3 store's ttlOpts). */
@@ -55,8 +68,8 @@ export class EtcdStorage implements Storage {
     return opts.ttlSeconds ? { ...call, lease: await this.leases.lease(opts.ttlSeconds, call) } : call;
   }
 
-  /** Reads a stored value: transform (decrypt), then decode; throws UnreadableValue. */
-  private read(kv: KeyValue, revision = kv.modRevision): { object: KubeObject; stale: boolean } {
+  /** Reads a stored value: transform (decrypt), then decode (JSON, YAML or Protobuf); throws UnreadableValue. */
+  private read(kv: KeyValue, revision = kv.modRevision): ReadValue {
     let data = kv.value;
     let stale = false;
     const transformer = this.opts.transformerFor?.(kv.key);
@@ -67,17 +80,18 @@ export class EtcdStorage implements Storage {
         throw new UnreadableValue(kv.key, 'untransformable', (err as Error).message, 0);
       }
     }
+    const encoding = this.codec.encodingOfData(data);
     let obj: KubeObject;
     try {
-      obj = JSON.parse(data.toString('utf8')) as KubeObject;
+      obj = this.codec.decode(data, encoding);
     } catch (err) {
-      throw new UnreadableValue(kv.key, 'undecodable', `couldn't get version/kind; json parse error: ${(err as Error).message}`, kv.modRevision);
+      throw new UnreadableValue(kv.key, 'undecodable', (err as Error).message, kv.modRevision);
     }
     if (typeof obj !== 'object' || obj === null || typeof obj.metadata !== 'object' || obj.metadata === null) {
       throw new UnreadableValue(kv.key, 'undecodable', "Object 'metadata' is missing or not an object", kv.modRevision);
     }
     obj.metadata.resourceVersion = String(revision);
-    return { object: obj, stale };
+    return { object: obj, stale, data, encoding };
   }
 
   private decode(kv: KeyValue, revision = kv.modRevision): KubeObject {
@@ -96,20 +110,22 @@ export class EtcdStorage implements Storage {
 
   /**
    * Objects are stored without a resourceVersion (etcd's revision is the only truth); an empty one
-   * keeps its place in the field order for the revision written in on every read. The JSON is then
-   * transformed (encrypted) when the resource has a transformer.
+   * keeps its place in the field order for the revision written in on every read. The encoded
+   * bytes are then transformed (encrypted) when the resource has a transformer.
    */
-  private encode(obj: KubeObject, key: string): Buffer {
+  private encode(obj: KubeObject, encoding = this.codec.encodingOf(obj)): Buffer {
     const meta = obj.metadata;
     const hasSlot = 'resourceVersion' in meta;
     const rv = meta.resourceVersion;
     if (hasSlot) meta.resourceVersion = '';
-    let data: Buffer;
     try {
-      data = Buffer.from(JSON.stringify(obj));
+      return this.codec.encode(obj, encoding);
     } finally {
       if (hasSlot) meta.resourceVersion = rv;
     }
+  }
+
+  private transform(data: Buffer, key: string): Buffer {
     const transformer = this.opts.transformerFor?.(key);
     return transformer ? transformer.toStorage(data, key) : data;
   }
@@ -228,7 +244,7 @@ export class EtcdStorage implements Storage {
       if (kv) throw new StorageError('KeyExists', `key ${key} already exists`, key);
       return obj;
     }
-    const res = await this.kv.create(key, this.encode(obj, key), await this.writeCall(opts));
+    const res = await this.kv.create(key, this.transform(this.encode(obj), key), await this.writeCall(opts));
     if (!res.ok) throw new StorageError('KeyExists', `key ${key} already exists`, key);
     obj.metadata.resourceVersion = String(res.revision);
     return obj;
@@ -239,19 +255,21 @@ export class EtcdStorage implements Storage {
     let { kv } = await this.kv.get(key, undefined, call);
     for (;;) {
       if (!kv && !opts.ignoreNotFound) throw new StorageError('KeyNotFound', `key ${key} not found`, key);
-      let current: KubeObject | null = null;
-      let stale = false;
+      let stored: ReadValue | null = null;
       if (kv) {
         try {
-          ({ object: current, stale } = this.read(kv));
+          stored = this.read(kv);
         } catch (err) {
           throw this.unreadable(err);
         }
       }
+      const current = stored?.object ?? null;
       const next = await tryUpdate(current ? structuredClone(current) : null);
-      // A value read with an older key is rewritten even when nothing changed (key rotation).
-      if (current && !stale && sameContent(next, current)) return current;
-      const data = this.encode(next, key);
+      const encoding = this.codec.encodingOf(next);
+      const plain = this.encode(next, encoding);
+      // A value read with an older key, or stored in another encoding, is rewritten even when nothing changed.
+      if (stored && !stored.stale && stored.encoding === encoding && sameContent(next, plain, stored)) return stored.object;
+      const data = this.transform(plain, key);
       if (opts.dryRun) {
         next.metadata.resourceVersion = kv ? String(kv.modRevision) : '';
         return next;
@@ -406,8 +424,14 @@ function expired(prefix: string, start: string, paging: boolean): StorageError {
   return err;
 }
 
-/** A no-op update writes nothing and keeps the resourceVersion, as in kube-apiserver. */
-function sameContent(next: KubeObject, current: KubeObject): boolean {
+/**
+ * A no-op update writes nothing and keeps the resourceVersion, as in kube-apiserver: the same bytes
+ * (etcd3 store's GuaranteedUpdate), or for JSON, whose key order may differ, the same content.
+ */
+function sameContent(next: KubeObject, plain: Buffer, stored: ReadValue): boolean {
+  if (plain.equals(stored.data)) return true;
+  if (stored.encoding === 'protobuf') return false;
+  const current = stored.object;
   const rv = next.metadata.resourceVersion;
   next.metadata.resourceVersion = current.metadata.resourceVersion;
   try {
