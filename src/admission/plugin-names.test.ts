@@ -26,3 +26,12 @@ test('unknown and overlapping names are refused with kube messages', () => {
     '[LimitRanger ServiceAccount] in enable-admission-plugins and disable-admission-plugins overlapped',
   );
 });
+
+test('kube plugins kapi lacks are refused by name; the inert ones and disabling any are accepted', () => {
+  expect(() => enabledAdmissionPlugins(['NodeRestriction', 'EventRateLimit', 'PodNodeSelector'], [])).toThrow(
+    'enable-admission-plugins plugin "EventRateLimit" is not implemented by kapi, enable-admission-plugins plugin "PodNodeSelector" is not implemented by kapi',
+  );
+  expect(enabledAdmissionPlugins(['AlwaysAdmit', 'ClusterTrustBundleAttest', 'AlwaysPullImages', 'DenyServiceExternalIPs'], ['EventRateLimit'])).toEqual(
+    expect.arrayContaining(['AlwaysAdmit', 'AlwaysPullImages', 'DenyServiceExternalIPs']),
+  );
+});

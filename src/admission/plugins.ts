@@ -6,7 +6,10 @@ import type { GenericStore } from '../registry/generic-store';
 import type { ResourceRegistry } from '../registry/resource-registry';
 import type { Config } from '../server/config';
 import { AdmissionChain, type AdmissionPlugin } from './admission';
+import { AlwaysPullImages } from './always-pull-images';
 import { DefaultTolerationSeconds } from './default-toleration-seconds';
+import { DenyServiceExternalIPs } from './deny-service-external-ips';
+import { NodeRestriction } from './node-restriction';
 import { CertificateApproval } from './certificate-approval';
 import { CertificateSigning } from './certificate-signing';
 import { CertificateSubjectRestriction } from './certificate-subject-restriction';
@@ -103,6 +106,12 @@ function implementedPlugins(
     DefaultStorageClass: new DefaultStorageClass(() => listCached(storeOf('storage.k8s.io', 'v1', 'storageclasses'), '')),
     StorageObjectInUseProtection: new StorageObjectInUseProtection(),
     TaintNodesByCondition: new TaintNodesByCondition(),
+    NodeRestriction: new NodeRestriction({
+      pod: (namespace, name) => lookup(pods, namespace, name, false),
+      node: (name) => lookup(storeOf('', 'v1', 'nodes'), '', name, false),
+    }),
+    AlwaysPullImages: new AlwaysPullImages(),
+    DenyServiceExternalIPs: new DenyServiceExternalIPs(),
     PersistentVolumeClaimResize: new PersistentVolumeClaimResize((name) => lookup(storeOf('storage.k8s.io', 'v1', 'storageclasses'), '', name, false)),
     RuntimeClass: new RuntimeClassAdmission((name, live) => lookup(runtimeClasses, '', name, live)),
     CertificateApproval: new CertificateApproval(),
@@ -116,7 +125,7 @@ function implementedPlugins(
   };
 }
 
-/** The admission chain: the enabled plugins in kube's order; enabled plugins kapi does not implement run as nothing (docs/divergences.md). */
+/** The admission chain: the enabled plugins in kube's order (the inert ones of plugin-names.ts have no module). */
 export function buildAdmission(config: PluginConfig, storeOf: StoreOf, metrics: ApiServerMetrics | null, cluster: AdmissionCluster): AdmissionChain {
   const plugins = implementedPlugins(config, storeOf, metrics, cluster);
   return new AdmissionChain(enabledAdmissionPlugins(config.enableAdmissionPlugins, config.disableAdmissionPlugins).flatMap((name) => plugins[name] ?? []));

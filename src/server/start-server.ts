@@ -14,6 +14,7 @@ import { InFlightRequests } from '../http/filters/in-flight-requests';
 import { MaxInFlight } from '../http/filters/max-in-flight';
 import { ApiServerMetrics } from '../metrics/metrics';
 import { buildAuthorizer } from '../auth/authorizer/modes';
+import { startNodeAuthorization } from '../auth/node/node-authorization';
 import { PolicyCache } from '../auth/authorizer/policy-cache';
 import { RbacAuthorizer } from '../auth/authorizer/rbac';
 import { reconcileBootstrapPolicy } from '../auth/authorizer/reconcile-policy';
@@ -336,7 +337,18 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
   const policyCache = new PolicyCache(rbacStores, log);
   await policyCache.start();
   const rbac = new RbacAuthorizer(policyCache);
-  const authorizer = buildAuthorizer(config.authorizationModes, rbac);
+  const nodeAuthorization = config.authorizationModes.includes('Node')
+    ? await startNodeAuthorization(
+        {
+          pods: storeOf('', 'v1', 'pods'),
+          persistentvolumes: storeOf('', 'v1', 'persistentvolumes'),
+          volumeattachments: storeOf('storage.k8s.io', 'v1', 'volumeattachments'),
+          resourceslices: storeOf('resource.k8s.io', 'v1', 'resourceslices'),
+        },
+        log,
+      )
+    : null;
+  const authorizer = buildAuthorizer(config.authorizationModes, rbac, nodeAuthorization?.authorizer ?? null);
   const aggregator = new Aggregator({
     registry,
     storeOf,
@@ -443,6 +455,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
       for (const opened of servers.slice(0, i)) opened.server.close();
       await controllers.stop();
       policyCache.stop();
+      nodeAuthorization?.stop();
       auditSink?.close();
       compactor.stop();
       await kv.close();
@@ -484,6 +497,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
         await controllers.stop();
         aggregator.stop();
         policyCache.stop();
+        nodeAuthorization?.stop();
         compactor.stop();
         for (const { cache } of caches) cache.stop();
         auditSink?.close();

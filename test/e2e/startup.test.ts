@@ -38,6 +38,9 @@ test('an unknown flag or feature gate is refused with usage', async () => {
   const gate = await run(['--feature-gates=Bogus=true']);
   expect(gate.code).toBe(2);
   expect(gate.stderr).toContain('unrecognized feature gate: Bogus');
+  const plugin = await run(['--enable-admission-plugins=NodeRestriction,EventRateLimit']);
+  expect(plugin.code).toBe(2);
+  expect(plugin.stderr).toContain('enable-admission-plugins plugin "EventRateLimit" is not implemented by kapi');
 });
 
 test('SIGTERM shuts down cleanly', async () => {

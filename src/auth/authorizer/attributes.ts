@@ -1,3 +1,4 @@
+import type { FieldSelector } from '../../api/field-selector';
 import type { UserInfo } from '../user';
 
 /** What an authorizer is asked, as k8s.io/apiserver's authorizer.Attributes. */
@@ -14,6 +15,8 @@ export interface AuthorizationAttributes {
   resource: string;
   subresource: string;
   name: string;
+  /** The field selector of a list, watch or deletecollection (GetFieldSelector); absent when none parsed. */
+  fieldSelector?: FieldSelector;
 }
 
 /** authorizer.Decision: only DecisionAllow lets a request through; NoOpinion lets the next authorizer speak. */

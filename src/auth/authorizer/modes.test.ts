@@ -20,10 +20,10 @@ const rbac = {
 const alice = { name: 'alice', uid: '', groups: ['system:authenticated'], extra: {} };
 
 test('the union: the first opinion decides, NoOpinion reasons are joined, system:masters comes first', () => {
-  const union = buildAuthorizer(['AlwaysDeny', 'RBAC'], rbac);
+  const union = buildAuthorizer(['AlwaysDeny', 'RBAC'], rbac, null);
   expect(union.authorize(resourceAttributes(alice, 'get', { resource: 'pods' }))).toEqual({ decision: 'Allow', reason: 'RBAC: allowed by test' });
   expect(union.authorize(resourceAttributes(alice, 'list', { resource: 'pods' }))).toEqual({ decision: 'NoOpinion', reason: 'Everything is forbidden.' });
   const master = { ...alice, groups: ['system:masters'] };
-  expect(buildAuthorizer(['AlwaysDeny'], rbac).authorize(resourceAttributes(master, 'delete', { resource: 'nodes' })).decision).toBe('Allow');
+  expect(buildAuthorizer(['AlwaysDeny'], rbac, null).authorize(resourceAttributes(master, 'delete', { resource: 'nodes' })).decision).toBe('Allow');
   expect(union.rulesFor(alice, 'ns').resourceRules).toEqual([{ verbs: ['get'], apiGroups: [''], resources: ['pods'], resourceNames: [] }]);
 });

@@ -2,7 +2,7 @@ import type { UserInfo } from '../user';
 import type { AuthorizationAttributes, AuthorizationResult, Authorizer, PolicyRule, RequestAuthorizer, RuleResolver, RulesForResult } from './attributes';
 import type { RbacAuthorizer } from './rbac';
 
-export const AUTHORIZATION_MODES = ['AlwaysAllow', 'AlwaysDeny', 'RBAC'] as const;
+export const AUTHORIZATION_MODES = ['AlwaysAllow', 'AlwaysDeny', 'Node', 'RBAC'] as const;
 export type AuthorizationMode = (typeof AUTHORIZATION_MODES)[number];
 
 /** The group whose members may do anything (user.SystemPrivilegedGroup). */
@@ -82,11 +82,15 @@ export function parseAuthorizationModes(value: string): AuthorizationMode[] {
 /**
  * pkg/kubeapiserver/authorizer BuildAuthorizer: the privileged group first, then the modes in
  * order; RBAC's rules answer escalation prevention whatever the modes, as kube's RBAC registry
- * always resolves them.
+ * always resolves them. `node` is the Node mode's authorizer, there when the modes name it.
  */
-export function buildAuthorizer(modes: AuthorizationMode[], rbac: RbacAuthorizer): RequestAuthorizer {
-  const byMode = { AlwaysAllow: alwaysAllow, AlwaysDeny: alwaysDeny, RBAC: rbac };
-  const chosen = modes.map((m) => byMode[m]);
+export function buildAuthorizer(modes: AuthorizationMode[], rbac: RbacAuthorizer, node: (Authorizer & RuleResolver) | null): RequestAuthorizer {
+  const byMode = { AlwaysAllow: alwaysAllow, AlwaysDeny: alwaysDeny, RBAC: rbac, Node: node };
+  const chosen = modes.map((m) => {
+    const authorizer = byMode[m];
+    if (!authorizer) throw new Error(`authorization mode ${m} has no authorizer`);
+    return authorizer;
+  });
   const union = new UnionAuthorizer([privilegedGroups, ...chosen], chosen);
   return {
     authorize: (attrs) => union.authorize(attrs),

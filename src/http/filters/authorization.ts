@@ -2,7 +2,7 @@ import { StatusError } from '../../api/errors';
 import { nonResourceAttributes, resourceAttributes, type AuthorizationAttributes, type Authorizer } from '../../auth/authorizer/attributes';
 import { forbiddenError } from '../../auth/authorizer/forbidden';
 import type { UserInfo } from '../../auth/user';
-import { parseFieldSelector } from '../../api/field-selector';
+import { parseFieldSelector, type FieldSelector } from '../../api/field-selector';
 import type { RequestInfo } from '../request-info';
 
 export const DECISION_ANNOTATION = 'authorization.k8s.io/decision';
@@ -13,27 +13,33 @@ export const REASON_ANNOTATION = 'authorization.k8s.io/reason';
  * metadata.name (a valid path segment), so that resourceNames rules apply to it. A selector that
  * does not parse names nothing.
  */
-function selectedName(query: URLSearchParams): string {
-  let selector;
-  try {
-    selector = parseFieldSelector(query.get('fieldSelector') ?? '');
-  } catch {
-    return '';
-  }
+function selectedName(selector: FieldSelector): string {
   const name = selector.find((r) => r.field === 'metadata.name' && r.operator === '=')?.value ?? '';
   return name === '.' || name === '..' || /[/%]/.test(name) ? '' : name;
+}
+
+/** The request's field selector, as authorizers see it (a selector that does not parse is none). */
+function fieldSelectorOf(query: URLSearchParams): FieldSelector {
+  try {
+    return parseFieldSelector(query.get('fieldSelector') ?? '');
+  } catch {
+    return [];
+  }
 }
 
 /** GetAuthorizerAttributes: the request as an authorizer sees it. */
 export function requestAttributes(user: UserInfo, info: RequestInfo, query: URLSearchParams): AuthorizationAttributes {
   if (!info.isResourceRequest) return nonResourceAttributes(user, info.verb, info.path);
+  const collection = info.verb === 'list' || info.verb === 'watch' || info.verb === 'deletecollection';
+  const fieldSelector = collection ? fieldSelectorOf(query) : [];
   return resourceAttributes(user, info.verb, {
     apiGroup: info.group,
     apiVersion: info.version,
     namespace: info.namespace,
     resource: info.resource,
     subresource: info.subresource,
-    name: info.name || (info.verb === 'list' || info.verb === 'watch' ? selectedName(query) : ''),
+    name: info.name || (info.verb === 'list' || info.verb === 'watch' ? selectedName(fieldSelector) : ''),
+    ...(fieldSelector.length > 0 ? { fieldSelector } : {}),
   });
 }
 
