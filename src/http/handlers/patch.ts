@@ -1,4 +1,5 @@
 import { badRequest, invalid, unsupportedMediaType } from '../../api/errors';
+import { loopSlices } from '../../api/loop-slices';
 import { field } from '../../api/field-errors';
 import { apiVersionOf, isPlainObject, type KubeObject } from '../../api/types';
 import { decodeCbor } from '../../codec/cbor';
@@ -131,7 +132,14 @@ export async function handlePatch(r: ResourceRequest): Promise<void> {
     };
     // A strategic merge's result is converted from unstructured as kube's patcher does it, whose type errors it reports against the patch.
     const smp = type === STRATEGIC_MERGE_PATCH ? patch : undefined;
-    result = await store.update(r.ctx, info.name, (current) => checked(asObject(apply(current), current), smp), { dryRun, fieldManager });
+    const slice = loopSlices();
+    const patched = async (current: KubeObject): Promise<KubeObject> => {
+      await slice();
+      const merged = asObject(apply(current), current);
+      await slice();
+      return checked(merged, smp);
+    };
+    result = await store.update(r.ctx, info.name, patched, { dryRun, fieldManager });
   }
   respond(r, result.created ? 201 : 200, result.object);
 }
