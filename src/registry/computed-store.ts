@@ -63,7 +63,7 @@ export class ComputedStore {
     });
     await ctx.admission.mutate(attrs());
     reconcileNamespace(namespace, obj);
-    if (opts.fieldManager) this.fields?.update(null, obj, opts.fieldManager, '');
+    if (opts.fieldManager) await this.fields?.update(null, obj, opts.fieldManager, '');
     await ctx.admission.validate(attrs());
     ensureActive(ctx);
     if (!this.compute) throw badRequest(`${this.def.resource} cannot be created`);

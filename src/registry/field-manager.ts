@@ -1,4 +1,5 @@
 import { jsonEqual } from '../api/deep-equal';
+import { noSlices } from '../api/loop-slices';
 import { StatusError } from '../api/errors';
 import { goJsonMarshal } from '../api/go-json';
 import { apiVersionOf, type KubeObject, type ManagedFieldsEntry, type StatusCause } from '../api/types';
@@ -223,12 +224,17 @@ export class FieldManager {
     return withGoZerosOfKind(apiVersionOfDefinition(this.def), this.def.kind, { metadata: {} } as KubeObject);
   }
 
-  /** Records a create, update or patch by `manager` (operation Update) in next.metadata.managedFields. */
-  update(live: KubeObject | null, next: KubeObject, manager: string, subresource: '' | Subresource): void {
+  /**
+   * Records a create, update or patch by `manager` (operation Update) in next.metadata.managedFields;
+   * `slice` lets the event loop in between the comparison and the bookkeeping of a huge object.
+   */
+  async update(live: KubeObject | null, next: KubeObject, manager: string, subresource: '' | Subresource, slice = noSlices): Promise<void> {
     const entries = this.starting(next, live);
     // The typed objects kube compares carry Go's zero values on both sides.
     withGoZerosOfKind(apiVersionOfDefinition(this.def), this.def.kind, next);
+    await slice();
     const cmp = compare(live ?? this.emptyObject(), next, this.schema);
+    await slice();
     const changed = this.tracked(cmp.added.union(cmp.modified), subresource);
     const removed = this.tracked(cmp.removed, subresource);
     for (const e of entries) e.set = e.set.difference(changed).difference(removed);
@@ -239,6 +245,7 @@ export class FieldManager {
       own.set = own.set.union(changed);
       own.time = nowTimestamp();
     }
+    await slice();
     this.store(next, entries);
   }
 

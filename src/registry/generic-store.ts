@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { loopSlices } from '../api/loop-slices';
 import { jsonEqual } from '../api/deep-equal';
 import { badRequest, conflict, invalid, isStatusError, notFound, OPTIMISTIC_LOCK_MESSAGE, pathNotFound, StatusError } from '../api/errors';
 import { field, type FieldErrorList } from '../api/field-errors';
@@ -358,14 +359,16 @@ export class GenericStore {
     const { namespace } = ctx.info;
     await this.admit('mutate', ctx, opts, 'CREATE', obj, undefined);
     const generated = !obj.metadata.name && !!obj.metadata.generateName;
+    const slice = loopSlices();
     for (let attempt = 1; ; attempt++) {
       if (generated) obj.metadata.name = generateName(obj.metadata.generateName!);
       // kube-apiserver records a create's fields as decoded (defaulted), before the strategy adds what it generates (a Job's selector).
       const requested = opts.fieldManager && this.fields ? structuredClone(obj) : null;
       if (requested) this.def.strategy.applyDefaults(requested);
       this.prepareCreate(ctx, obj);
+      await slice();
       if (requested) {
-        this.fields!.update(null, requested, opts.fieldManager!, '');
+        await this.fields!.update(null, requested, opts.fieldManager!, '', slice);
         if (requested.metadata.managedFields) obj.metadata.managedFields = requested.metadata.managedFields;
         else delete obj.metadata.managedFields;
       }
@@ -375,6 +378,7 @@ export class GenericStore {
       try {
         await this.admit('validate', ctx, opts, 'CREATE', obj, undefined);
         ensureActive(ctx);
+        await slice();
         const record = await this.stored(obj, ctx.signal);
         const created = await this.toServed(
           await this.storage.create(this.key(namespace, name), record, { dryRun: opts.dryRun, signal: ctx.signal, ttlSeconds: this.ttlSeconds }),
@@ -468,7 +472,7 @@ export class GenericStore {
   async update(
     ctx: RequestContext,
     name: string,
-    input: KubeObject | ((current: KubeObject) => KubeObject),
+    input: KubeObject | ((current: KubeObject) => KubeObject | Promise<KubeObject>),
     opts: WriteOptions,
   ): Promise<{ object: KubeObject; created: boolean }> {
     const view = subresourceView(this.def, this.subresourceOf(ctx));
@@ -479,7 +483,7 @@ export class GenericStore {
       name,
       async (current) => {
         const old = view.read(current!);
-        const requested = typeof input === 'function' ? input(old) : structuredClone(input);
+        const requested = typeof input === 'function' ? await input(old) : structuredClone(input);
         this.checkName(requested, name);
         await this.admit('mutate', ctx, opts, 'UPDATE', requested, old);
         return view.write(requested, current!);
@@ -519,6 +523,7 @@ export class GenericStore {
     const manager = req.ownershipRecorded ? '' : (req.fieldManager ?? '');
     // The hooks' finish of the attempt under way; a retried attempt gives back what it took.
     const attempt: { finish: FinishWrite | null } = { finish: null };
+    const slice = loopSlices();
     const begin = async (started: Promise<FinishWrite> | undefined): Promise<void> => {
       await attempt.finish?.(false);
       attempt.finish = null;
@@ -537,7 +542,7 @@ export class GenericStore {
             checkName(fresh);
             if (!req.inputAdmitted) await this.admit('mutate', ctx, req, 'CREATE', fresh, undefined);
             this.prepareCreate(ctx, fresh);
-            if (manager) this.fields?.update(null, fresh, manager, '');
+            if (manager) await this.fields?.update(null, fresh, manager, '', slice);
             await begin(this.hooks?.beginCreate(fresh, req.dryRun));
             await this.admit('validate', ctx, req, 'CREATE', fresh, undefined);
             ensureActive(ctx);
@@ -546,7 +551,9 @@ export class GenericStore {
           current = await this.toServed(current, ctx.signal);
           const next = typeof input === 'function' ? await input(structuredClone(current)) : structuredClone(input);
           checkName(next);
+          await slice();
           if (!req.inputAdmitted) await this.admit('mutate', ctx, req, 'UPDATE', next, current);
+          await slice();
           if (isUnconditional(next)) {
             // rest.Update: no resourceVersion (or "0") overwrites what is stored, where the kind allows it.
             if (!strategy.allowUnconditionalUpdate) {
@@ -557,12 +564,15 @@ export class GenericStore {
             throw conflict(groupResource(this.def), name, OPTIMISTIC_LOCK_MESSAGE);
           }
           const updated = this.prepareUpdate(ctx, next, current, subresource);
-          if (manager) this.fields?.update(current, updated, manager, subresource);
+          await slice();
+          if (manager) await this.fields?.update(current, updated, manager, subresource, slice);
           keepTimesOfNoOp(updated, current);
           await begin(subresource === '' ? this.hooks?.beginUpdate(updated, current, req.dryRun) : undefined);
+          await slice();
           await this.admit('validate', ctx, req, 'UPDATE', shown(updated), shown(current));
           emptiedFinalizers = shouldDeleteDuringUpdate(current, this.finalizing(updated));
           ensureActive(ctx);
+          await slice();
           return this.stored(updated, ctx.signal);
         },
         { ignoreNotFound: createOnUpdate, dryRun: req.dryRun, signal: ctx.signal, ttlSeconds: this.ttlSeconds },

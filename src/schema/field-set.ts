@@ -41,7 +41,18 @@ interface Node {
   children: Map<string, Node>;
 }
 
-const newNode = (): Node => ({ member: false, children: new Map() });
+/**
+ * The children of every leaf: most nodes of a set are leaves, and a Map each made a 20,000-item
+ * list's set mostly garbage. Never written to; setChild gives a node a map of its own first.
+ */
+const NO_CHILDREN: ReadonlyMap<string, Node> = new Map();
+
+const newNode = (): Node => ({ member: false, children: NO_CHILDREN as Map<string, Node> });
+
+function setChild(n: Node, key: string, c: Node): void {
+  if (n.children === NO_CHILDREN) n.children = new Map();
+  n.children.set(key, c);
+}
 
 /** Whether a node holds a member at or under it (operations prune nodes that hold none). */
 const live = (n: Node): boolean => n.member || n.children.size > 0;
@@ -61,10 +72,10 @@ function unite(a: Node, b: Node): Node {
 /** `a` less `b`, or `a` and `b` when `keepCommon`: a new trie, null when nothing is left. */
 function combine(a: Node, b: Node | undefined, keepCommon: boolean): Node | null {
   if (!b) return keepCommon ? null : a;
-  const out: Node = { member: keepCommon ? a.member && b.member : a.member && !b.member, children: new Map() };
+  const out: Node = { member: keepCommon ? a.member && b.member : a.member && !b.member, children: NO_CHILDREN as Map<string, Node> };
   for (const [k, c] of a.children) {
     const kept = combine(c, b.children.get(k), keepCommon);
-    if (kept) out.children.set(k, kept);
+    if (kept) setChild(out, k, kept);
   }
   return live(out) ? out : null;
 }
@@ -153,7 +164,7 @@ export class FieldSet {
     let node = this.root;
     for (const part of elements(path)) {
       let next = node.children.get(part);
-      if (!next) node.children.set(part, (next = newNode()));
+      if (!next) setChild(node, part, (next = newNode()));
       node = next;
     }
     node.member = true;
@@ -196,6 +207,7 @@ export class FieldSet {
   toFieldsV1(): Record<string, unknown> {
     const write = (node: Node): Record<string, unknown> => {
       const out: Record<string, unknown> = {};
+      if (node.children.size === 0) return out;
       if (node.member && node.children.size > 0) out['.'] = {};
       for (const key of [...node.children.keys()].sort(byFieldsV1Order)) out[key] = write(node.children.get(key)!);
       return out;
@@ -212,7 +224,7 @@ export class FieldSet {
         const next = newNode();
         next.member = Object.keys(value).length === 0 || '.' in value;
         read(value, next);
-        if (live(next)) into.children.set(key, next);
+        if (live(next)) setChild(into, key, next);
       }
     };
     const root = newNode();

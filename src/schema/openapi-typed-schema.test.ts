@@ -127,7 +127,7 @@ describe('typedDecode on a custom resource', () => {
     expect(report).toEqual({
       unknown: ['metadata.bogus', 'spec.alpha', 'spec.containers[0].bogus', 'spec.zeta', 'status.extra', 'top'],
       typeError: null,
-      mismatch: null,
+      converterError: null,
     });
     expect(obj).toEqual({
       apiVersion: 'example.com/v1',
@@ -196,7 +196,7 @@ describe('typedDecode on a custom resource', () => {
     const { report, obj } = decode({
       spec: { replicas: 'three', enabled: 'yes', tags: { a: 1 }, port: [{ b: 1 }, 2], labels: 'x', ref: [1], until: 5, anything: [{ c: 1 }] },
     });
-    expect(report).toEqual({ unknown: ['spec.port[0].b', 'spec.tags.a'], typeError: null, mismatch: null });
+    expect(report).toEqual({ unknown: ['spec.port[0].b', 'spec.tags.a'], typeError: null, converterError: null });
     expect(obj).toEqual({ spec: { replicas: 'three', enabled: 'yes', tags: {}, port: [{}, 2], labels: 'x', ref: [1], until: 5, anything: [{ c: 1 }] } });
   });
 

@@ -1,5 +1,6 @@
 import { isPlainObject } from '../api/types';
 import type { ObjectNode, ScalarType, SchemaNode, StructOrigin } from './typed-schema';
+import { fromUnstructuredError } from './unstructured-converter-errors';
 
 /**
  * Reads a JSON value against a kind's schema as kube-apiserver's decoders do. Under Go-typed
@@ -16,8 +17,11 @@ export interface DecodeReport {
   unknown: string[];
   /** The first type error, or null. */
   typeError: string | null;
-  /** What the first type error found: the value, and the kind of Go type it was to fill. */
-  mismatch: { value: unknown; into: SchemaNode['kind'] } | null;
+  /**
+   * The first type error as kube's unstructured converter words it, which a strategic merge
+   * patch's result goes through; null when there is none or the converter would accept the value.
+   */
+  converterError: string | null;
 }
 
 const INT_RANGE: Record<'int32' | 'int64', [number, number]> = {
@@ -110,7 +114,7 @@ class Walker {
   /** Fields pruned by a custom resource's schema. */
   readonly pruned: string[] = [];
   typeError: string | null = null;
-  mismatchFound: DecodeReport['mismatch'] = null;
+  converterError: string | null = null;
 
   constructor(private readonly prune: boolean) {}
 
@@ -150,8 +154,13 @@ class Walker {
     if (this.typeError) return;
     const intoInteger = node.kind === 'scalar' && (node.type === 'int32' || node.type === 'int64');
     const shown = typeof value === 'number' && intoInteger ? `number ${value}` : jsonKind(value);
-    this.typeError = `json: cannot unmarshal ${shown} into Go struct field ${owner}.${namePath} of type ${goType(node)}`;
-    this.mismatchFound = { value, into: node.kind };
+    this.fail(`json: cannot unmarshal ${shown} into Go struct field ${owner}.${namePath} of type ${goType(node)}`, fromUnstructuredError(value, node));
+  }
+
+  /** A type error; the unstructured converter's text is the JSON decoder's unless it has its own. */
+  private fail(text: string, converterText: string | null = text): void {
+    this.typeError = text;
+    this.converterError = converterText;
   }
 
   /** Checks one value; nulls decode to zero values and are fine everywhere. */
@@ -167,18 +176,18 @@ class Walker {
       case 'int-or-string':
         if (typeof value === 'string') return;
         if (typeof value !== 'number' || !Number.isInteger(value)) {
-          this.typeError = `json: cannot unmarshal ${typeof value === 'number' ? `number ${value}` : jsonKind(value)} into Go value of type int32`;
+          this.fail(`json: cannot unmarshal ${typeof value === 'number' ? `number ${value}` : jsonKind(value)} into Go value of type int32`);
         }
         return;
       case 'quantity':
         if ((typeof value !== 'string' && typeof value !== 'number') || !QUANTITY.test(String(value))) {
-          this.typeError = "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'";
+          this.fail("quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'");
         }
         return;
       case 'time':
         if (typeof value !== 'string') return this.mismatch(value, node, owner, namePath);
         if (!RFC3339.test(value))
-          this.typeError = `parsing time ${JSON.stringify(value)} as "2006-01-02T15:04:05Z07:00": cannot parse ${JSON.stringify(value)} as "2006"`;
+          this.fail(`parsing time ${JSON.stringify(value)} as "2006-01-02T15:04:05Z07:00": cannot parse ${JSON.stringify(value)} as "2006"`);
         return;
       case 'duration':
         if (typeof value !== 'string') this.mismatch(value, node, owner, namePath);
@@ -222,7 +231,7 @@ class Walker {
       }
       case 'bytes':
         if (typeof value !== 'string') return this.mismatch(value, node, owner, namePath);
-        if (!BASE64.test(value) || value.length % 4 !== 0) this.typeError = `illegal base64 data at input byte ${Math.max(0, value.search(/[^A-Za-z0-9+/=]/))}`;
+        if (!BASE64.test(value) || value.length % 4 !== 0) this.fail(`illegal base64 data at input byte ${Math.max(0, value.search(/[^A-Za-z0-9+/=]/))}`);
         return;
     }
   }
@@ -266,5 +275,5 @@ class Walker {
 export function typedDecode(obj: Record<string, unknown>, schema: ObjectNode, prune = true): DecodeReport {
   const walker = new Walker(prune);
   walker.object(obj, schema, '', '', true);
-  return { unknown: walker.report(schema), typeError: walker.typeError, mismatch: walker.mismatchFound };
+  return { unknown: walker.report(schema), typeError: walker.typeError, converterError: walker.converterError };
 }

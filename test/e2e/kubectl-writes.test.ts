@@ -70,10 +70,27 @@ test("a strategic merge patch of the wrong shape is refused in the unstructured 
   const labels = await k('patch', 'configmap', 'settings', '-p', '{"metadata":{"labels":"invalid"}}');
   expect(labels.code).not.toBe(0);
   expect(labels.stderr).toContain('Invalid value: "map[metadata:map[labels:invalid]]": cannot restore map from string');
+  // kube's patcher decodes the patch preserving integers (int64), and fills simple types as fromUnstructured does
   const list = await k('patch', 'deployment', 'web', '-p', '{"spec":{"template":{"spec":{"containers":5}}}}');
-  expect(list.stderr).toContain('cannot restore slice from float64');
+  expect(list.stderr).toContain('cannot restore slice from int64');
   const struct = await k('patch', 'deployment', 'web', '-p', '{"spec":{"template":"x"}}');
   expect(struct.stderr).toContain('cannot restore struct from: string');
+  const scalars: [string, string][] = [
+    ['{"metadata":{"labels":{"a":1}}}', 'Invalid value: "map[metadata:map[labels:map[a:1]]]": cannot convert int64 to string'],
+    ['{"spec":{"replicas":1.5}}', 'Invalid value: "map[spec:map[replicas:1.5]]": cannot convert float64 to int32'],
+    ['{"spec":{"paused":"yes"}}', 'Invalid value: "map[spec:map[paused:yes]]": unrecognized type: bool'],
+  ];
+  const kubectlScalar = await k('patch', 'deployment', 'web', '-p', scalars[0][0]);
+  expect(kubectlScalar.stderr).toContain(scalars[0][1]);
+  for (const [patch, text] of scalars) {
+    const res = await fetch(`${kapi.url}/apis/apps/v1/namespaces/default/deployments/web`, {
+      method: 'PATCH',
+      headers: { 'content-type': 'application/strategic-merge-patch+json' },
+      body: patch,
+    });
+    expect(res.status).toBe(422);
+    expect(await res.json()).toMatchObject({ kind: 'Status', code: 422, reason: 'Invalid', message: ` "" is invalid: patch: ${text}` });
+  }
   expect(JSON.parse((await k('get', 'configmap', 'settings', '-o', 'json')).stdout).metadata.labels).toEqual({ app: 'demo' });
 });
 

@@ -1,4 +1,5 @@
 import { badRequest, invalid, unsupportedMediaType } from '../../api/errors';
+import { loopSlices } from '../../api/loop-slices';
 import { field } from '../../api/field-errors';
 import { apiVersionOf, isPlainObject, type KubeObject } from '../../api/types';
 import { decodeCbor } from '../../codec/cbor';
@@ -71,26 +72,6 @@ function applyConfig(body: Buffer, r: ResourceRequest, type: string): KubeObject
   return value as KubeObject;
 }
 
-/** reflect.Kind of a decoded JSON value, as Go's unstructured converter names it. */
-function reflectKind(value: unknown): string {
-  if (Array.isArray(value)) return 'slice';
-  if (typeof value === 'object') return 'map';
-  if (typeof value === 'number') return 'float64';
-  return typeof value;
-}
-
-/**
- * runtime.DefaultUnstructuredConverter's words for a value of the wrong shape (mapFromUnstructured,
- * sliceFromUnstructured, structFromUnstructured); null for scalars, whose JSON text kapi keeps.
- */
-function restoreError(mismatch: { value: unknown; into: string }): string | null {
-  const kind = reflectKind(mismatch.value);
-  if (mismatch.into === 'map') return `cannot restore map from ${kind}`;
-  if (mismatch.into === 'list') return `cannot restore slice from ${kind}`;
-  if (mismatch.into === 'object') return `cannot restore struct from: ${kind}`;
-  return null;
-}
-
 export async function handlePatch(r: ResourceRequest): Promise<void> {
   const { info, store, query } = r;
   const patchSchema = r.patchSchemaFor(r.served.kind);
@@ -115,8 +96,9 @@ export async function handlePatch(r: ResourceRequest): Promise<void> {
   const checked = (obj: KubeObject, patch?: unknown): KubeObject => {
     if (!schema) return obj;
     const report = typedDecode(obj, schema);
-    const restore = patch !== undefined && report.mismatch ? restoreError(report.mismatch) : null;
-    if (restore) throw invalid({ group: '', kind: '' }, '', [field.invalid('patch', goFormatValue(patch), restore)]);
+    // applyPatchToObject: the converter's error, against the patch as Go's %+v prints it
+    if (patch !== undefined && report.converterError)
+      throw invalid({ group: '', kind: '' }, '', [field.invalid('patch', goFormatValue(patch), report.converterError)]);
     if (report.typeError) throw badRequest(report.typeError);
     fieldErrors.push(...unknownFieldErrors(report.unknown));
     enforceFieldValidation(r.res, validation, [...new Set(fieldErrors)]);
@@ -150,7 +132,14 @@ export async function handlePatch(r: ResourceRequest): Promise<void> {
     };
     // A strategic merge's result is converted from unstructured as kube's patcher does it, whose type errors it reports against the patch.
     const smp = type === STRATEGIC_MERGE_PATCH ? patch : undefined;
-    result = await store.update(r.ctx, info.name, (current) => checked(asObject(apply(current), current), smp), { dryRun, fieldManager });
+    const slice = loopSlices();
+    const patched = async (current: KubeObject): Promise<KubeObject> => {
+      await slice();
+      const merged = asObject(apply(current), current);
+      await slice();
+      return checked(merged, smp);
+    };
+    result = await store.update(r.ctx, info.name, patched, { dryRun, fieldManager });
   }
   respond(r, result.created ? 201 : 200, result.object);
 }

@@ -1,0 +1,24 @@
+/**
+ * How long one request's synchronous work may hold the event loop before it lets others in
+ * (issue 25: no request blocks the loop for more than 100 ms; a slice ends between stages, so
+ * the budget leaves room for the stage that runs past it).
+ */
+export const SLICE_BUDGET_MS = 20;
+
+/**
+ * A request's points between stages of work (decode, merge, admission, field manager, encode):
+ * each one yields to the event loop once the work since the last yield has run `budgetMs`, so a
+ * small request never waits and a huge one is cut into slices that health checks, lease renewals
+ * and watches can run between.
+ */
+export function loopSlices(budgetMs = SLICE_BUDGET_MS): () => Promise<void> {
+  let since = performance.now();
+  return async () => {
+    if (performance.now() - since < budgetMs) return;
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    since = performance.now();
+  };
+}
+
+/** For work that is never large enough to slice. */
+export const noSlices = async (): Promise<void> => {};
