@@ -100,12 +100,14 @@ function certificateNames(peer: HandshakePeer): SubjectNames | { error: string }
  * intermediates it sent, client auth usage), is the user of its CN in the groups of its Os; one that does not verify is an
  * error; none is not this authenticator's.
  */
-export function x509Authenticator(clientCa: () => CertificatePool): RequestAuthenticator {
+export function x509Authenticator(clientCa: () => CertificatePool, observeExpiration: (seconds: number) => void): RequestAuthenticator {
   const verified = verifiedPeer(clientCa);
   return async (req) => {
     const found = verified(req);
     if (!found) return null;
     const { peer, error } = found;
+    // Observed before verification, as kube's: a certificate refused is counted too.
+    observeExpiration((Date.parse(peer.leaf.validTo) - Date.now()) / 1000);
     if (error !== undefined) return { error: `verifying certificate ${certificateIdentifier(peer)} failed: ${error}` };
     const names = certificateNames(peer);
     if ('error' in names) return { error: `verifying certificate ${certificateIdentifier(peer)} failed: ${names.error}` };

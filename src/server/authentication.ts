@@ -44,7 +44,12 @@ export interface Authentication {
  * authenticators: x509, then bearer tokens (the static token file, then service account tokens),
  * then anonymous. `store` is only called while serving requests.
  */
-export function loadAuthentication(config: Config, store: ServerServices['store'], log: Logger): Authentication {
+export function loadAuthentication(
+  config: Config,
+  store: ServerServices['store'],
+  observeClientCertificateExpiration: (seconds: number) => void,
+  log: Logger,
+): Authentication {
   const servingTls = loadServingTls(config);
   const keys = loadServiceAccountKeys({
     signingKeyFile: config.serviceAccountSigningKeyFile,
@@ -80,7 +85,7 @@ export function loadAuthentication(config: Config, store: ServerServices['store'
     authenticate: requestAuthenticator(
       [
         requestHeaderAuthenticator(frontProxy.requestHeader, () => certificates.requestHeaderCaPool()),
-        x509Authenticator(() => certificates.clientCaPool()),
+        x509Authenticator(() => certificates.clientCaPool(), observeClientCertificateExpiration),
         bearerTokenAuthenticator(bearer, apiAudiences),
       ],
       config.anonymousAuth,

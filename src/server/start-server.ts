@@ -192,7 +192,12 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
   // A bad audit policy stops the start before anything runs.
   const auditPolicy = config.auditLogPath && config.auditPolicyFile ? loadAuditPolicy(config.auditPolicyFile) : null;
   // Certificates, keys and authenticators first: a bad file stops kapi before etcd starts.
-  const auth = loadAuthentication(config, (group, resource) => store(group, resource), log);
+  const auth = loadAuthentication(
+    config,
+    (group, resource) => store(group, resource),
+    (seconds) => metrics?.observeClientCertificateExpiration(seconds),
+    log,
+  );
   let etcd: EmbeddedEtcd | null = null;
   let endpoints = config.etcdServers;
   if (endpoints.length === 0) {

@@ -138,4 +138,12 @@ test('a rotated client CA: certificates of the new CA authenticate, those of the
     const { data } = await published();
     return data['client-ca-file'] === clientCa[1].cert && data['requestheader-client-ca-file'] === proxyCa[1].cert;
   }, 'extension-apiserver-authentication holds the new CAs');
+
+  // Every client certificate the x509 authenticator was given, refused ones too, by remaining lifetime (all under a day here).
+  const metrics = (await httpsRequest(`${server.secureUrl}/metrics`, tls(admin[1]))).text;
+  const sample = (name: string) => Number(new RegExp(`^${name} (\\d+)$`, 'm').exec(metrics)?.[1]);
+  const count = sample('apiserver_client_certificate_expiration_seconds_count');
+  expect(count).toBeGreaterThan(5);
+  expect(sample('apiserver_client_certificate_expiration_seconds_bucket\\{le="86400"\\}')).toBe(count);
+  expect(sample('apiserver_client_certificate_expiration_seconds_bucket\\{le="43200"\\}')).toBe(0);
 }, 60_000);
