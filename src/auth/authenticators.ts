@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import { connectionVerifier, poolOf } from './client-chain';
+import { connectionVerifier, type CertificatePool } from './client-chain';
 import { handshakePeerOf, type HandshakePeer } from './handshake-peer';
 import { authenticateServiceAccountToken, type ObjectLookup } from './service-account-authenticator';
 import type { ServiceAccountTokens } from './service-account-tokens';
@@ -73,8 +73,8 @@ const certificateIdentifier = (peer: HandshakePeer): string => `SN=${BigInt(`0x$
  * Go's Verify refuses beyond the chain, such as unknown critical extensions); null when the
  * connection presented no certificate.
  */
-function verifiedPeer(roots: string): (req: IncomingMessage) => { peer: HandshakePeer; error?: string } | null {
-  const verify = connectionVerifier(poolOf(roots));
+function verifiedPeer(roots: () => CertificatePool): (req: IncomingMessage) => { peer: HandshakePeer; error?: string } | null {
+  const verify = connectionVerifier(roots);
   return (req) => {
     const peer = handshakePeerOf(req.socket);
     if (!peer) return null;
@@ -96,16 +96,18 @@ function certificateNames(peer: HandshakePeer): SubjectNames | { error: string }
 
 /**
  * x509.Authenticator with CommonNameUserConversion: the client certificate of the connection's
- * handshake, verified against --client-ca-file (chains through the intermediates it sent, client
- * auth usage), is the user of its CN in the groups of its Os; one that does not verify is an
+ * handshake, verified against --client-ca-file's CAs of the moment (chains through the
+ * intermediates it sent, client auth usage), is the user of its CN in the groups of its Os; one that does not verify is an
  * error; none is not this authenticator's.
  */
-export function x509Authenticator(clientCa: string): RequestAuthenticator {
+export function x509Authenticator(clientCa: () => CertificatePool, observeExpiration: (seconds: number) => void): RequestAuthenticator {
   const verified = verifiedPeer(clientCa);
   return async (req) => {
     const found = verified(req);
     if (!found) return null;
     const { peer, error } = found;
+    // Observed before verification, as kube's: a certificate refused is counted too.
+    observeExpiration((Date.parse(peer.leaf.validTo) - Date.now()) / 1000);
     if (error !== undefined) return { error: `verifying certificate ${certificateIdentifier(peer)} failed: ${error}` };
     const names = certificateNames(peer);
     if ('error' in names) return { error: `verifying certificate ${certificateIdentifier(peer)} failed: ${names.error}` };
@@ -123,7 +125,6 @@ export function x509Authenticator(clientCa: string): RequestAuthenticator {
 
 /** What requestheader authentication trusts and reads (kube's --requestheader-* flags). */
 export interface RequestHeaderOptions {
-  ca: string;
   allowedNames: string[];
   usernameHeaders: string[];
   groupHeaders: string[];
@@ -135,14 +136,14 @@ const headerValues = (req: IncomingMessage, name: string): string[] => req.heade
 
 /**
  * requestheader's authenticator behind x509request.NewVerifier: a client certificate that chains
- * to the requestheader CA alone (client auth usage), verified by the handshake too, with an
+ * to the requestheader CA of the moment alone (client auth usage), verified by the handshake too, with an
  * allowed common name, may assert the user in headers (the first
  * non-empty username header; every group header's values; extra from the prefixed headers, keys
  * lower-cased and unescaped). Without a username header it is not this authenticator's request.
  * On success the headers are removed (ClearAuthenticationHeaders).
  */
-export function requestHeaderAuthenticator(opts: RequestHeaderOptions): RequestAuthenticator {
-  const verified = verifiedPeer(opts.ca);
+export function requestHeaderAuthenticator(opts: RequestHeaderOptions, ca: () => CertificatePool): RequestAuthenticator {
+  const verified = verifiedPeer(ca);
   return async (req) => {
     const found = verified(req);
     if (!found) return null;

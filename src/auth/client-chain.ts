@@ -48,17 +48,19 @@ export function verifyClientChain(peer: HandshakePeer, roots: CertificatePool, n
 }
 
 /**
- * verifyClientChain, remembered per connection while its chain is valid, so a kept-alive client
- * pays the signature checks once; a failure is checked again at each request, as Go does.
+ * verifyClientChain against the roots of the moment (they follow the CA file), remembered per
+ * connection while its chain is valid and the roots unchanged, so a kept-alive client pays the
+ * signature checks once; a failure is checked again at each request, as Go does.
  */
-export function connectionVerifier(roots: CertificatePool): (peer: HandshakePeer) => ChainVerification {
-  const verified = new WeakMap<HandshakePeer, { until: Date }>();
+export function connectionVerifier(roots: () => CertificatePool): (peer: HandshakePeer) => ChainVerification {
+  const verified = new WeakMap<HandshakePeer, { until: Date; roots: CertificatePool }>();
   return (peer) => {
     const now = new Date();
+    const pool = roots();
     const known = verified.get(peer);
-    if (known && now <= known.until) return known;
-    const result = verifyClientChain(peer, roots, now);
-    if ('until' in result) verified.set(peer, result);
+    if (known && known.roots === pool && now <= known.until) return known;
+    const result = verifyClientChain(peer, pool, now);
+    if ('until' in result) verified.set(peer, { ...result, roots: pool });
     return result;
   };
 }

@@ -96,6 +96,7 @@ export class ApiServerMetrics {
   private readonly watchEventCounts: Children<Counter.Internal>;
   private readonly webhookLatency: Histogram<string>;
   private readonly webhookRejections: Counter<string>;
+  private readonly clientCertificateExpiration: Histogram<string>;
 
   constructor(countObjects: () => Promise<Map<string, number>>, cacheStats: () => CacheStats[]) {
     processMetrics();
@@ -142,6 +143,13 @@ export class ApiServerMetrics {
       name: 'apiserver_admission_webhook_rejection_count',
       help: 'Admission webhook rejection count, identified by name and broken out for each admission type (validating or admit) and operation. Additional labels specify an error type (calling_webhook_error or apiserver_internal_error if an error occurred; no_error otherwise) and optionally a non-zero rejection code if the webhook rejects the request with an HTTP status code (honored by the apiserver when the code is greater or equal to 400). Codes greater than 600 are truncated to 600, to keep the metrics cardinality bounded.',
       labelNames: ['name', 'type', 'operation', 'error_type', 'rejection_code'],
+      registers: [this.registry],
+    });
+    this.clientCertificateExpiration = new Histogram({
+      name: 'apiserver_client_certificate_expiration_seconds',
+      help: 'Distribution of the remaining lifetime on the certificate used to authenticate a request.',
+      // 30 minutes, 1, 2, 6 and 12 hours, 1, 2 and 4 days, a week, 1, 3 and 6 months, a year
+      buckets: [0, 1800, 3600, 7200, 21600, 43200, 86400, 172800, 345600, 604800, 2592000, 7776000, 15552000, 31104000],
       registers: [this.registry],
     });
     this.requestCounts = new Children((labels) => this.requests.labels(labels));
@@ -225,6 +233,11 @@ export class ApiServerMetrics {
 
   observeWatchEvent(group: string, version: string, resource: string): void {
     this.watchEventCounts.of({ group, version, resource }).inc();
+  }
+
+  /** The remaining lifetime of a client certificate the x509 authenticator is given (x509.Authenticator's histogram). */
+  observeClientCertificateExpiration(seconds: number): void {
+    this.clientCertificateExpiration.observe(seconds);
   }
 
   observeEtcd(operation: string, type: string, seconds: number): void {

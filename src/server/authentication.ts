@@ -21,11 +21,15 @@ import type { Authenticate } from '../http/filters/authentication';
 import type { ServerServices } from '../registry/types';
 import type { EtcdTls } from '../storage/etcd/etcd3-kv';
 import type { Config } from './config';
+import { DynamicCertificates } from './dynamic-certificates';
+import type { Logger } from './logger';
 import { certDirOf, dialableHost, loadServingTls, type ServingTls } from './tls';
 
 /** Everything about who a request is, built from the flags at start: TLS material, keys, authenticators. */
 export interface Authentication {
   servingTls: ServingTls;
+  /** The serving certificate and client CAs as the files hold them now (start() watches them). */
+  certificates: DynamicCertificates;
   /** The requestheader CA and headers, and the aggregator's client certificate. */
   frontProxy: FrontProxy;
   tokens: ServiceAccountTokens;
@@ -40,7 +44,12 @@ export interface Authentication {
  * authenticators: x509, then bearer tokens (the static token file, then service account tokens),
  * then anonymous. `store` is only called while serving requests.
  */
-export function loadAuthentication(config: Config, store: ServerServices['store']): Authentication {
+export function loadAuthentication(
+  config: Config,
+  store: ServerServices['store'],
+  observeClientCertificateExpiration: (seconds: number) => void,
+  log: Logger,
+): Authentication {
   const servingTls = loadServingTls(config);
   const keys = loadServiceAccountKeys({
     signingKeyFile: config.serviceAccountSigningKeyFile,
@@ -56,15 +65,29 @@ export function loadAuthentication(config: Config, store: ServerServices['store'
   ];
   const bearer = tokenUnion(tokenAuthenticators);
   const frontProxy = loadFrontProxy(config, certDirOf(config));
+  const certificates = new DynamicCertificates(
+    { serving: { cert: servingTls.cert, key: servingTls.key }, clientCa: servingTls.clientCa, requestHeaderCa: frontProxy.requestHeader.ca },
+    {
+      serving: config.tlsCertFile ? { cert: config.tlsCertFile, key: config.tlsPrivateKeyFile } : null,
+      clientCa: config.clientCaFile,
+      requestHeaderCa: config.requestheaderClientCaFile,
+    },
+    log,
+  );
   // kube's order: requestheader (front proxies), x509, then bearer tokens; each certificate
   // authenticator verifies against its own CA alone, though the handshake asks for both.
   return {
     servingTls,
+    certificates,
     frontProxy,
     tokens,
     reviewToken: tokenReviewer(bearer, apiAudiences),
     authenticate: requestAuthenticator(
-      [requestHeaderAuthenticator(frontProxy.requestHeader), x509Authenticator(servingTls.clientCa), bearerTokenAuthenticator(bearer, apiAudiences)],
+      [
+        requestHeaderAuthenticator(frontProxy.requestHeader, () => certificates.requestHeaderCaPool()),
+        x509Authenticator(() => certificates.clientCaPool(), observeClientCertificateExpiration),
+        bearerTokenAuthenticator(bearer, apiAudiences),
+      ],
       config.anonymousAuth,
     ),
     discovery: (securePort) =>

@@ -1,4 +1,5 @@
 import type { Clock } from '../api/clock';
+import { CERTIFICATE_RELOAD_INTERVAL_MS } from './dynamic-certificates';
 import { parseDuration } from './duration';
 import { ConfigError, parseFeatureGates, type FeatureGates } from './feature-gates';
 import { parseAuthorizationModes, type AuthorizationMode } from '../auth/authorizer/modes';
@@ -53,6 +54,8 @@ export interface Config {
   serviceNodePortRange: PortRange;
   /** How often the service IP and node port repair controllers run; not a flag, tests shorten it. */
   serviceRepairIntervalMs: number;
+  /** How often the certificate and CA files are checked besides their watch (kube: a minute); not a flag, tests shorten it. */
+  certificateReloadIntervalMs: number;
   /** The clock the leader's controllers keep time by (a CronJob's schedule, a Job's backoff); not a flag, in-process tests move it by hand. */
   controllerClock?: Clock;
   /** The front-proxy client certificate the aggregator presents to extension API servers; '' is the generated one. */
@@ -652,6 +655,7 @@ export function defaultConfig(): Config {
     serviceClusterIpRange: ['10.96.0.0/12'],
     serviceNodePortRange: { base: 30000, size: 2768 },
     serviceRepairIntervalMs: 3 * 60_000,
+    certificateReloadIntervalMs: CERTIFICATE_RELOAD_INTERVAL_MS,
     proxyClientCertFile: '',
     proxyClientKeyFile: '',
     requestheaderClientCaFile: '',

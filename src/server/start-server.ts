@@ -194,7 +194,12 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
   // A bad audit policy stops the start before anything runs.
   const auditPolicy = config.auditLogPath && config.auditPolicyFile ? loadAuditPolicy(config.auditPolicyFile) : null;
   // Certificates, keys and authenticators first: a bad file stops kapi before etcd starts.
-  const auth = loadAuthentication(config, (group, resource) => store(group, resource));
+  const auth = loadAuthentication(
+    config,
+    (group, resource) => store(group, resource),
+    (seconds) => metrics?.observeClientCertificateExpiration(seconds),
+    log,
+  );
   let etcd: EmbeddedEtcd | null = null;
   let endpoints = config.etcdServers;
   if (endpoints.length === 0) {
@@ -304,7 +309,13 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
   const admission = buildAdmission(config, storeOf, metrics, { registry, authorize: (attrs) => authorizer.authorize(attrs) });
   await ensureSystemNamespaces(namespaces);
   await ensureSystemPriorityClasses(storeOf('scheduling.k8s.io', 'v1', 'priorityclasses'));
-  await publishAuthenticationConfigMap(storeOf('', 'v1', 'configmaps'), authenticationData(auth.servingTls.clientCa, auth.frontProxy.requestHeader));
+  const publishAuthentication = (clientCa: string, requestHeaderCa: string) =>
+    publishAuthenticationConfigMap(storeOf('', 'v1', 'configmaps'), authenticationData(clientCa, { ...auth.frontProxy.requestHeader, ca: requestHeaderCa }));
+  await publishAuthentication(auth.servingTls.clientCa, auth.frontProxy.requestHeader.ca);
+  // ClusterAuthenticationTrustController follows the CA files too, for extension servers.
+  auth.certificates.onChange(({ clientCa, requestHeaderCa }) => {
+    publishAuthentication(clientCa, requestHeaderCa).catch((err: unknown) => log('cannot publish the reloaded client CAs', err));
+  });
   /** The versions of a custom resource share one storage (their objects differ only in apiVersion). */
   const serveCustomResource: ServeResource = async (defs) => {
     const { storage, cache } = storageFor(defs[0]);
@@ -428,9 +439,8 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
   // The two listeners: HTTPS with authentication, and the plain-HTTP port only when asked for.
   const secureListener = withAccessLog(withAuthentication(auth.authenticate, app, log), leveled(log));
   const servers: { server: Server; listener: RequestListener; port: number; host: string }[] = [
-    // Front proxies' certificates are asked for too (their CA is among the acceptable ones), as kube's dynamic client CA unions both.
     {
-      server: createSecureServer({ ...auth.servingTls, clientCa: `${auth.servingTls.clientCa}\n${auth.frontProxy.requestHeader.ca}` }, secureListener),
+      server: createSecureServer(auth.certificates, secureListener),
       listener: secureListener,
       port: config.securePort,
       host: config.bindAddress,
@@ -465,6 +475,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     urls.push(`${i === 0 ? 'https' : 'http'}://${dialableHost(host)}:${(server.address() as AddressInfo).port}`);
   }
   const [secureUrl, insecureUrl] = urls;
+  auth.certificates.start(config.certificateReloadIntervalMs);
   discovery = auth.discovery((servers[0].server.address() as AddressInfo).port);
   listening((servers[0].server.address() as AddressInfo).port);
   log(`kapi serving securely on ${secureUrl}`);
@@ -494,6 +505,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
           log(`shutdown: ${inFlight.size} requests still running after ${config.shutdownTimeoutMs} ms are cut`);
         for (const { server } of servers) server.closeAllConnections();
         await closed;
+        auth.certificates.stop();
         await controllers.stop();
         aggregator.stop();
         policyCache.stop();

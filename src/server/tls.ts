@@ -4,10 +4,11 @@ import { createServer, type Server } from 'node:https';
 import type { RequestListener } from 'node:http';
 import { hostname } from 'node:os';
 import path from 'node:path';
-import type { TLSSocket } from 'node:tls';
+import type { SecureContextOptions, TLSSocket } from 'node:tls';
 import type { PemPair } from '../auth/certificates';
 import { recordHandshakePeer } from '../auth/handshake-peer';
 import { ensureCertificateAuthority, ensureServingCertificate } from '../auth/pki';
+import type { CertificateContent, DynamicCertificates } from './dynamic-certificates';
 import { ConfigError } from './feature-gates';
 import type { Config } from './config';
 
@@ -78,26 +79,33 @@ export function loadServingTls(config: Config): ServingTls {
 const HANDSHAKE_TIMEOUT_MS = 32_000;
 
 /**
- * The HTTPS listener: TLS 1.2 and later; a client certificate is asked for but not required, and
- * one that does not verify is left to the x509 authenticator to refuse with a 401, as
- * kube-apiserver's tls.RequestClientCert does. A client may never renegotiate (Go's server never
- * does): OpenSSL refuses it, and a connection that tries anyway is closed. The certificate of the
- * handshake is recorded then, and is the only one the authenticators ever read.
+ * The TLS settings of the secure port for some certificate content: TLS 1.2 and later; a client
+ * certificate is asked for against both client CAs (a front proxy's too, as kube's dynamic client
+ * CA unions them). A client may never renegotiate (Go's server never does): OpenSSL refuses it.
  */
-export function createSecureServer(tls: ServingTls, listener: RequestListener): Server {
+function secureContextOptions(content: CertificateContent): SecureContextOptions {
+  return {
+    cert: content.serving.cert,
+    key: content.serving.key,
+    ca: `${content.clientCa}\n${content.requestHeaderCa}`,
+    minVersion: 'TLSv1.2',
+    secureOptions: constants.SSL_OP_NO_RENEGOTIATION,
+  };
+}
+
+/**
+ * The HTTPS listener: a client certificate is asked for but not required, and one that does not
+ * verify is left to the x509 authenticator to refuse with a 401, as kube-apiserver's
+ * tls.RequestClientCert does. A connection that tries to renegotiate is closed. The certificate of
+ * the handshake is recorded then, and is the only one the authenticators ever read. New content
+ * of `certificates` serves new connections; open ones keep the context of their handshake.
+ */
+export function createSecureServer(certificates: DynamicCertificates, listener: RequestListener): Server {
   const server = createServer(
-    {
-      cert: tls.cert,
-      key: tls.key,
-      ca: tls.clientCa,
-      requestCert: true,
-      rejectUnauthorized: false,
-      minVersion: 'TLSv1.2',
-      secureOptions: constants.SSL_OP_NO_RENEGOTIATION,
-      handshakeTimeout: HANDSHAKE_TIMEOUT_MS,
-    },
+    { ...secureContextOptions(certificates.current()), requestCert: true, rejectUnauthorized: false, handshakeTimeout: HANDSHAKE_TIMEOUT_MS },
     listener,
   );
+  certificates.onChange((content) => server.setSecureContext(secureContextOptions(content)));
   server.on('secureConnection', (socket: TLSSocket) => {
     socket.disableRenegotiation();
     recordHandshakePeer(socket);

@@ -31,6 +31,8 @@ export interface ProcessOptions {
   dataDir?: string;
   /** An etcd of the test's own (one it compacts, say) instead of the suite's shared one. */
   etcdServers?: string;
+  /** The client certificate readiness is checked with, for a server with a --client-ca-file of its own (no admin.kubeconfig). */
+  readyAs?: { cert: string; key: string };
 }
 
 /** The admin client certificate of a data directory's admin.kubeconfig, once written. */
@@ -43,8 +45,8 @@ function adminCredentials(dataDir: string): { cert: string; key: string } | null
 }
 
 /** A GET of /readyz over TLS as the admin (anonymous requests may be off), trusting any server certificate: readiness only. */
-function readyOverTls(url: string, dataDir: string): Promise<boolean> {
-  const credentials = adminCredentials(dataDir);
+function readyOverTls(url: string, dataDir: string, readyAs?: { cert: string; key: string }): Promise<boolean> {
+  const credentials = readyAs ?? adminCredentials(dataDir);
   if (!credentials) return Promise.resolve(false);
   return new Promise((resolve) => {
     const req = httpsGet(`${url}/readyz`, { rejectUnauthorized: false, ...credentials }, (res) => {
@@ -85,7 +87,7 @@ export async function startServerProcess(extraArgs: string[] = [], opts: Process
     for (;;) {
       if (child.exitCode !== null) throw new Error(`kapi exited early (${child.exitCode}): ${output}`);
       secureUrl ||= /serving securely on (https:\/\/[^\s"]+)/.exec(output)?.[1] ?? '';
-      if (secureUrl && (await readyOverTls(secureUrl, dataDir))) break;
+      if (secureUrl && (await readyOverTls(secureUrl, dataDir, opts.readyAs))) break;
       if (Date.now() > deadline) throw new Error(`kapi did not become ready: ${output}`);
       await new Promise((r) => setTimeout(r, 100));
     }
