@@ -81,7 +81,7 @@ export async function startServerProcess(extraArgs: string[] = [], opts: Process
   let output = '';
   child.stdout?.on('data', (c: Buffer) => (output += c.toString()));
   child.stderr?.on('data', (c: Buffer) => (output += c.toString()));
-  const deadline = Date.now() + 20_000;
+  const deadline = Date.now() + 45_000;
   let secureUrl = '';
   try {
     for (;;) {
