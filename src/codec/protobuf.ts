@@ -31,7 +31,12 @@ function formatTime(seconds: number, nanos: number, micro: boolean): string {
 const SPECIAL: Record<string, (msg: Record<string, unknown>) => unknown> = {
   // A Time written at all is a non-pointer field: its zero value is JSON's null.
   [`${META}.Time`]: (m) => (m.seconds === undefined || toNumber(m.seconds as Longish) === 0 ? null : formatTime(toNumber(m.seconds as Longish), 0, false)),
-  [`${META}.MicroTime`]: (m) => (m.seconds === undefined ? undefined : formatTime(toNumber(m.seconds as Longish), toNumber((m.nanos as Longish) ?? 0), true)),
+  // MicroTime.Size is 0 for the zero time (an empty message), which Unmarshal reads back as zero: JSON's null.
+  [`${META}.MicroTime`]: (m) => {
+    const seconds = m.seconds === undefined ? 0 : toNumber(m.seconds as Longish);
+    const nanos = toNumber((m.nanos as Longish) ?? 0);
+    return seconds === 0 && nanos === 0 ? null : formatTime(seconds, nanos, true);
+  },
   [`${META}.Duration`]: (m) => formatDuration(toNumber((m.duration as Longish) ?? 0)),
   [`${META}.FieldsV1`]: (m) => (m.Raw ? JSON.parse((m.Raw as Buffer).toString('utf8')) : undefined),
   '.k8s.io.apimachinery.pkg.util.intstr.IntOrString': (m) => (toNumber((m.type as Longish) ?? 0) === 1 ? (m.strVal ?? '') : (m.intVal ?? 0)),

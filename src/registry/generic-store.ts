@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { loopSlices } from '../api/loop-slices';
+import { withoutOmittedZerosOfKind } from '../schema/go-zeros';
 import { jsonEqual } from '../api/deep-equal';
 import { badRequest, conflict, invalid, isStatusError, notFound, OPTIMISTIC_LOCK_MESSAGE, pathNotFound, StatusError } from '../api/errors';
 import { field, type FieldErrorList } from '../api/field-errors';
@@ -110,6 +111,15 @@ function uniqueErrors(errs: FieldErrorList): FieldErrorList {
 /** Where a resource's objects live in etcd: `<prefix>/<storagePath>/`. */
 export function resourceRoot(etcdPrefix: string, def: ResourceDefinition): string {
   return `${etcdPrefix.replace(/\/$/, '')}/${def.storagePath}/`;
+}
+
+/**
+ * The object as kube-apiserver holds it once decoded into its Go type: omitempty fields at their
+ * zero value are gone (a client's `minReadySeconds: 0` is neither stored, answered nor owned in
+ * managedFields). Custom resources are left as sent.
+ */
+function asGoDecodes(obj: KubeObject): void {
+  if (obj.apiVersion && obj.kind) withoutOmittedZerosOfKind(obj.apiVersion, obj.kind, obj);
 }
 
 /** The REST storage of every stored resource, built-in or not: all verbs go through it. */
@@ -358,6 +368,7 @@ export class GenericStore {
   async create(ctx: RequestContext, obj: KubeObject, opts: WriteOptions): Promise<KubeObject> {
     const { namespace } = ctx.info;
     await this.admit('mutate', ctx, opts, 'CREATE', obj, undefined);
+    asGoDecodes(obj);
     const generated = !obj.metadata.name && !!obj.metadata.generateName;
     const slice = loopSlices();
     for (let attempt = 1; ; attempt++) {
@@ -541,6 +552,7 @@ export class GenericStore {
             const fresh = typeof input === 'function' ? await input(null) : structuredClone(input);
             checkName(fresh);
             if (!req.inputAdmitted) await this.admit('mutate', ctx, req, 'CREATE', fresh, undefined);
+            asGoDecodes(fresh);
             this.prepareCreate(ctx, fresh);
             if (manager) await this.fields?.update(null, fresh, manager, '', slice);
             await begin(this.hooks?.beginCreate(fresh, req.dryRun));
@@ -553,6 +565,7 @@ export class GenericStore {
           checkName(next);
           await slice();
           if (!req.inputAdmitted) await this.admit('mutate', ctx, req, 'UPDATE', next, current);
+          asGoDecodes(next);
           await slice();
           if (isUnconditional(next)) {
             // rest.Update: no resourceVersion (or "0") overwrites what is stored, where the kind allows it.

@@ -129,3 +129,54 @@ export function withGoZerosOfKind<T extends object>(apiVersion: string, kind: st
   const message = messageOf(apiVersion, kind);
   return message ? withGoZeros(message, obj) : obj;
 }
+
+/**
+ * What Go's encoder leaves out of an object it decoded: omitempty fields at their zero value ("",
+ * 0, false, an empty or null slice or map, a null pointer). kube-apiserver decodes a request into
+ * Go structs before anything reads it, so `minReadySeconds: 0` sent by a client is neither stored,
+ * answered nor owned in managedFields. Removes those fields in place, recursively.
+ */
+export function withoutOmittedZeros<T extends object>(message: string, obj: T): T {
+  drop(message, obj as Record<string, unknown>);
+  return obj;
+}
+
+function isOmittedZero(v: unknown): boolean {
+  if (v === null || v === 0 || v === '' || v === false) return true;
+  if (Array.isArray(v)) return v.length === 0;
+  return isObject(v) && Object.keys(v).length === 0;
+}
+
+function drop(message: string, obj: Record<string, unknown>): void {
+  const fields = FIELD_FACTS[message];
+  if (!fields) return;
+  for (const [name, f] of Object.entries(fields)) {
+    const type = f.type ?? '';
+    if (f.inline) {
+      drop(type, obj);
+      continue;
+    }
+    const v = obj[name];
+    if (v === undefined) continue;
+    const struct = isStruct(type) || type in SPECIAL_ZEROS;
+    // omitempty never omits a struct value; a pointer omits only nil.
+    if (f.omitempty && (f.pointer ? v === null : (f.repeated || f.keyType || !struct) && isOmittedZero(v))) {
+      delete obj[name];
+      continue;
+    }
+    if (!isStruct(type)) continue;
+    if (Array.isArray(v)) {
+      for (const item of v) if (isObject(item)) drop(type, item);
+    } else if (f.keyType && isObject(v)) {
+      for (const item of Object.values(v)) if (isObject(item)) drop(type, item);
+    } else if (isObject(v)) {
+      drop(type, v);
+    }
+  }
+}
+
+/** `withoutOmittedZeros` for an object of any kind; custom resources are left as they are. */
+export function withoutOmittedZerosOfKind<T extends object>(apiVersion: string, kind: string, obj: T): T {
+  const message = messageOf(apiVersion, kind);
+  return message ? withoutOmittedZeros(message, obj) : obj;
+}

@@ -42,13 +42,16 @@ describe('listener and authentication flags', () => {
 });
 
 describe('admission plugin flags', () => {
-  test('comma lists of kube plugin names; an unknown name stops the start with a ConfigError', () => {
-    expect(parseFlags(['--enable-admission-plugins=NodeRestriction,PodNodeSelector', '--disable-admission-plugins=ServiceAccount'])).toMatchObject({
-      enableAdmissionPlugins: ['NodeRestriction', 'PodNodeSelector'],
+  test('comma lists of kube plugin names; an unknown name, or one kapi does not implement, stops the start with a ConfigError', () => {
+    expect(parseFlags(['--enable-admission-plugins=NodeRestriction,AlwaysPullImages', '--disable-admission-plugins=ServiceAccount'])).toMatchObject({
+      enableAdmissionPlugins: ['NodeRestriction', 'AlwaysPullImages'],
       disableAdmissionPlugins: ['ServiceAccount'],
     });
     expect(() => parseFlags(['--disable-admission-plugins=ServiceAcount'])).toThrow(ConfigError);
     expect(() => parseFlags(['--disable-admission-plugins=ServiceAcount'])).toThrow('disable-admission-plugins plugin "ServiceAcount" is unknown');
+    expect(() => parseFlags(['--enable-admission-plugins=PodNodeSelector'])).toThrow(
+      'enable-admission-plugins plugin "PodNodeSelector" is not implemented by kapi',
+    );
   });
 
   test("DefaultTolerationSeconds' flags: 300 seconds each unless given", () => {

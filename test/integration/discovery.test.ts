@@ -267,6 +267,7 @@ test('health endpoints', async () => {
       '[+]daemonset-controller ok',
       '[+]job-controller ok',
       '[+]cronjob-controller ok',
+      '[+]horizontal-pod-autoscaler-controller ok',
       '[+]endpoints-controller ok',
       '[+]endpointslice-controller ok',
       '[+]endpointslice-mirroring-controller ok',
