@@ -68,6 +68,11 @@ export class NodeAgents {
     return new Set(this.byName.keys());
   }
 
+  /** What every simulated node offers pods (its allocatable is its capacity). */
+  get allocatable(): NodeCapacity {
+    return this.capacity;
+  }
+
   simulated(name: string): SimulatedNode | undefined {
     return this.byName.get(name);
   }

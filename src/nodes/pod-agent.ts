@@ -11,6 +11,7 @@ import type { NodeAgents } from './node-agents';
 import { PodIpAllocator } from './pod-cidr';
 import { planPod, type PodRun } from './pod-timeline';
 import { DueTimers } from './due-timers';
+import { resourcesOf, type Resources } from '../scheduler/resources';
 
 /** Status writes in flight at once. */
 const MAX_IN_FLIGHT = 32;
@@ -18,7 +19,7 @@ const MAX_IN_FLIGHT = 32;
 const RETRY_MS = 1000;
 
 /** The conditions the kubelet owns; others (DisruptionTarget, readiness gates', the scheduler's PodScheduled) are kept as they are. */
-const KUBELET_CONDITIONS = new Set(['PodReadyToStartContainers', 'Initialized', 'Ready', 'ContainersReady']);
+const KUBELET_CONDITIONS = new Set(['PodReadyToStartContainers', 'Initialized', 'Ready', 'ContainersReady', 'PodResizePending', 'PodResizeInProgress']);
 
 interface Tracked {
   uid: string;
@@ -61,6 +62,7 @@ export class PodAgent {
   private readonly tracked = new Map<string, Tracked>();
   private readonly ips = new Map<string, PodIpAllocator>();
   private readonly timers: DueTimers;
+  private readonly allocatable: Resources;
   private inFlight = 0;
   private readonly waiting: string[] = [];
   private readonly queued = new Set<string>();
@@ -72,6 +74,7 @@ export class PodAgent {
     private readonly defaultRunMs: number,
   ) {
     this.pods = deps.store('', 'v1', 'pods');
+    this.allocatable = resourcesOf(agents.allocatable);
     for (const name of agents.names) this.ips.set(name, new PodIpAllocator(agents.simulated(name)!.podCidr));
     const names = agents.names;
     this.timers = new DueTimers(deps.clock, (key) => this.enqueue(key));
@@ -123,6 +126,7 @@ export class PodAgent {
           hostIP: simulated.internalIp,
           podIP: '',
           defaultRunMs: this.defaultRunMs,
+          allocatable: this.allocatable,
         },
       };
       const phase = pod.status?.phase;

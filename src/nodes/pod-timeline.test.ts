@@ -8,6 +8,10 @@ const run = (over: Partial<PodRun> = {}): PodRun => ({
   hostIP: '172.18.0.2',
   podIP: '10.244.0.2',
   defaultRunMs: 1000,
+  allocatable: new Map([
+    ['cpu', 4000],
+    ['memory', 8 * 1024 ** 3],
+  ]),
   ...over,
 });
 
@@ -131,4 +135,45 @@ test('deletion: containers stop at once on SIGTERM, or after the stop duration w
   expect(killed.remove).toBe(true);
   expect(killed.status.phase).toBe('Failed');
   expect(killed.status.containerStatuses?.[0].state?.terminated).toMatchObject({ exitCode: 137, reason: 'Error' });
+});
+
+test('an ephemeral container runs from when the kubelet first sees it, keeps that start, and stops with the pod', () => {
+  const debugged = pod({ containers: [{ name: 'app', image: 'nginx' }], ephemeralContainers: [{ name: 'dbg', image: 'busybox', targetContainerName: 'app' }] });
+  const seen = T0 + 60_000;
+  const first = planPod(debugged, run(), seen);
+  expect(first.status.ephemeralContainerStatuses).toEqual([
+    expect.objectContaining({
+      name: 'dbg',
+      image: 'docker.io/library/busybox:latest',
+      restartCount: 0,
+      state: { running: { startedAt: '2026-01-01T00:01:00Z' } },
+    }),
+  ]);
+  const reported = { ...debugged, status: first.status };
+  expect(planPod(reported, run(), seen + 5000).status.ephemeralContainerStatuses?.[0].state).toEqual({ running: { startedAt: '2026-01-01T00:01:00Z' } });
+  const stopped = planPod(reported, run({ deletionSeenMs: seen + 9000 }), seen + 9000);
+  expect(stopped.status.ephemeralContainerStatuses?.[0].state?.terminated).toMatchObject({ exitCode: 0, startedAt: '2026-01-01T00:01:00Z' });
+  // Before the sandbox is up it waits.
+  expect(planPod(debugged, run(), T0).status.ephemeralContainerStatuses?.[0].state).toEqual({ waiting: { reason: 'ContainerCreating' } });
+});
+
+test('resize: the resources in effect follow the spec when the node holds them; beyond its allocatable the resize is Infeasible and the old ones stay', () => {
+  const sized = (cpu: string) =>
+    pod({ containers: [{ name: 'app', image: 'nginx', resources: { requests: { cpu, memory: '64Mi' }, limits: { cpu, memory: '128Mi' } } }] });
+  const before = planPod(sized('500m'), run(), T0 + 1000);
+  expect(before.status.containerStatuses?.[0].resources).toEqual({ requests: { cpu: '500m', memory: '64Mi' }, limits: { cpu: '500m', memory: '128Mi' } });
+  expect(planPod(pod({ containers: [{ name: 'c', image: 'nginx' }] }), run(), T0 + 1000).status.containerStatuses?.[0].resources).toEqual({});
+
+  const grown = planPod({ ...sized('2'), status: before.status }, run(), T0 + 2000);
+  expect(grown.status.containerStatuses?.[0].resources?.limits).toEqual({ cpu: '2', memory: '128Mi' });
+  expect(condition(grown.status, 'PodResizePending')).toBeUndefined();
+
+  const tooBig = planPod({ ...sized('6'), status: grown.status }, run(), T0 + 3000);
+  expect(tooBig.status.containerStatuses?.[0].resources?.limits).toEqual({ cpu: '2', memory: '128Mi' });
+  expect(condition(tooBig.status, 'PodResizePending')).toEqual({
+    type: 'PodResizePending',
+    status: 'True',
+    reason: 'Infeasible',
+    message: "Node didn't have enough capacity: cpu, requested: 6000, capacity: 4000",
+  });
 });

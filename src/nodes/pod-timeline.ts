@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
+import { jsonEqual } from '../api/deep-equal';
 import { goDuration } from '../server/duration';
-import type { Container, ContainerState, ContainerStatus, Pod, PodCondition, PodStatus } from '../generated/types/core/v1';
+import { podRequests, type Resources } from '../scheduler/resources';
+import type { Container, ContainerState, ContainerStatus, EphemeralContainer, Pod, PodCondition, PodStatus } from '../generated/types/core/v1';
 
 /** Annotations a pod may carry to steer its simulated containers (README, docs/divergences.md). */
 export const EXIT_CODE_ANNOTATION = 'kapi.io/simulated-exit-code';
@@ -27,6 +29,8 @@ export interface PodRun {
   podIP: string;
   /** --simulated-run-duration. */
   defaultRunMs: number;
+  /** The node's allocatable resources (millicores of cpu, bytes of memory). */
+  allocatable: Resources;
 }
 
 export interface PodPlan {
@@ -117,11 +121,11 @@ const terminated = (pod: Pod, name: string, restart: number, run: Run): Containe
 const passedAfter = (probe: Container['readinessProbe'], sinceMs: number, nowMs: number): boolean =>
   !probe || nowMs >= sinceMs + (probe.initialDelaySeconds ?? 0) * 1000;
 
-function baseStatus(container: Container): ContainerStatus {
+function baseStatus(container: Container | EphemeralContainer): ContainerStatus {
   return { name: container.name, image: normalizedImage(container.image ?? ''), imageID: '', restartCount: 0, started: false, ready: false };
 }
 
-function volumeMountsOf(container: Container): Pick<ContainerStatus, 'volumeMounts'> {
+function volumeMountsOf(container: Container | EphemeralContainer): Pick<ContainerStatus, 'volumeMounts'> {
   const mounts = (container.volumeMounts ?? []).map((m) => ({
     name: m.name,
     mountPath: m.mountPath,
@@ -134,6 +138,48 @@ const waiting = (reason: string, message?: string): ContainerState => ({ waiting
 
 function condition(type: string, ok: boolean, reason?: string, message?: string): PodCondition {
   return { type, status: ok ? 'True' : 'False', ...(!ok && reason ? { reason } : {}), ...(!ok && message ? { message } : {}) };
+}
+
+/**
+ * A resize the node cannot hold (the allocation manager's check): the pod's requests beyond the
+ * node's allocatable, as the PodResizePending condition words it; null when it fits.
+ */
+function infeasibleResize(pod: Pod, allocatable: Resources): string | null {
+  const requests = podRequests(pod);
+  for (const [name, unit] of [
+    ['memory', 'memory'],
+    ['cpu', 'cpu'],
+  ]) {
+    const requested = requests.get(name) ?? 0;
+    const capacity = allocatable.get(name) ?? 0;
+    if (requested > capacity) return `Node didn't have enough capacity: ${unit}, requested: ${requested}, capacity: ${capacity}`;
+  }
+  return null;
+}
+
+/** A container's requests and limits as the spec has them: what the kubelet allocates and applies. */
+const specResources = (c: Container): NonNullable<ContainerStatus['resources']> => ({
+  ...(c.resources?.requests && Object.keys(c.resources.requests).length > 0 ? { requests: c.resources.requests } : {}),
+  ...(c.resources?.limits && Object.keys(c.resources.limits).length > 0 ? { limits: c.resources.limits } : {}),
+});
+
+/**
+ * An ephemeral container runs from when the kubelet first saw it (the start it reported, or now)
+ * until the pod stops; it is never restarted. Null `nowMs`: the pod cannot start it.
+ */
+function ephemeralStatus(pod: Pod, c: EphemeralContainer, nowMs: number | null, stop: { atMs: number; code: number } | null): ContainerStatus {
+  const name = c.name ?? '';
+  const status: ContainerStatus = { ...baseStatus(c), lastState: {} };
+  const reported = pod.status?.ephemeralContainerStatuses?.find((s) => s.name === name)?.state;
+  const startedAt = reported?.running?.startedAt ?? reported?.terminated?.startedAt;
+  if (!startedAt && nowMs === null) {
+    status.state = waiting('ContainerCreating');
+    return Object.assign(status, volumeMountsOf(c));
+  }
+  const startMs = startedAt ? Date.parse(startedAt) : nowMs!;
+  Object.assign(status, { imageID: imageId(c.image ?? ''), containerID: containerId(pod, name, 0) });
+  status.state = stop ? terminated(pod, name, 0, { startMs, exit: stop }) : { running: { startedAt: time(startMs) } };
+  return Object.assign(status, volumeMountsOf(c));
 }
 
 /**
@@ -205,6 +251,7 @@ export function planPod(pod: Pod, run: PodRun, nowMs: number): PodPlan {
   if (!sandboxReady) initDone = false;
 
   const mainStart = initEnd;
+  const resizeBlocked = pod.status?.containerStatuses ? infeasibleResize(pod, run.allocatable) : null;
   const statuses: ContainerStatus[] = [];
   const doneCodes: number[] = [];
   let anyRunning = false;
@@ -266,9 +313,15 @@ export function planPod(pod: Pod, run: PodRun, nowMs: number): PodPlan {
       }
     }
     Object.assign(status, volumeMountsOf(c));
-    if (c.resources && (c.resources.requests || c.resources.limits)) status.resources = c.resources;
+    // The resources in effect: the spec's once allocated; while a resize is infeasible, those reported before it.
+    const before = pod.status?.containerStatuses?.find((s) => s.name === name)?.resources;
+    status.resources = resizeBlocked && before ? before : specResources(c);
     statuses.push(status);
   }
+
+  const ephemeralStatuses = (spec.ephemeralContainers ?? []).map((c) =>
+    ephemeralStatus(pod, c, sandboxReady && !stopped ? nowMs : null, stopped ? { atMs: stopMs!, code: killedByGrace ? KILLED_EXIT_CODE : 0 } : null),
+  );
 
   // getPhase: a pod whose every container is done is Succeeded when they all exited 0; a pod stopped for deletion is done too.
   const finished = allDone && doneCodes.length === (spec.containers ?? []).length;
@@ -300,6 +353,9 @@ export function planPod(pod: Pod, run: PodRun, nowMs: number): PodPlan {
       { ...containersReady, type: 'Ready' },
       containersReady,
       condition('PodScheduled', true),
+      ...(resizeBlocked && !terminal && statuses.some((st, i) => !jsonEqual(st.resources, specResources(spec.containers![i])))
+        ? [{ type: 'PodResizePending', status: 'True', reason: 'Infeasible', message: resizeBlocked }]
+        : []),
     ],
     hostIP: run.hostIP,
     hostIPs: [{ ip: run.hostIP }],
@@ -307,6 +363,7 @@ export function planPod(pod: Pod, run: PodRun, nowMs: number): PodPlan {
     startTime: time(run.admittedMs),
     ...(initStatuses.length > 0 ? { initContainerStatuses: initStatuses } : {}),
     containerStatuses: statuses,
+    ...(ephemeralStatuses.length > 0 ? { ephemeralContainerStatuses: ephemeralStatuses } : {}),
     ...(pod.status?.qosClass ? { qosClass: pod.status.qosClass } : {}),
   };
   if (pod.metadata.generation !== undefined) status.observedGeneration = pod.metadata.generation;

@@ -454,12 +454,14 @@ export class GenericStore {
     // Defaults first, as decoding applies them in kube-apiserver: a field the client left to its default is no change.
     strategy.applyDefaults(next);
     const mainRules = runsMainRules(subresource);
+    const own = subresource ? strategy.subresourceStrategies[subresource] : undefined;
     if (mainRules) {
       keepSubresourceFields(next, prev, this.def);
       strategy.prepareForUpdate(next, prev, ctx);
-      if (strategy.tracksGeneration && !jsonEqual(specOf(next), specOf(prev))) {
-        meta.generation = (old.generation ?? 0) + 1;
-      }
+    }
+    // A subresource of the kind's own changes part of the spec, and the generation moves with it (pods' updatePodGeneration).
+    if ((mainRules || own) && strategy.tracksGeneration && !jsonEqual(specOf(next), specOf(prev))) {
+      meta.generation = (old.generation ?? 0) + 1;
     }
     if (subresource === 'status') strategy.prepareForStatusUpdate(next, prev, ctx);
     const errs: FieldErrorList = [
@@ -467,6 +469,7 @@ export class GenericStore {
       ...(mainRules ? [...strategy.validate(next, this.validation), ...strategy.validateUpdate(next, prev, ctx)] : []),
       // A CSR's /approval is validated as its /status (ValidateCertificateSigningRequestApprovalUpdate shares the rules).
       ...(subresource === 'status' || subresource === 'approval' ? strategy.validateStatusUpdate(next, prev, ctx) : []),
+      ...(own ? own.validate(next, prev, ctx) : []),
       ...validateAgainstSchema(this.def, next),
     ];
     if (errs.length > 0) throw invalid(this.def, meta.name ?? '', uniqueErrors(errs));

@@ -32,6 +32,7 @@ export const defaultStrategy: Strategy = {
   garbageCollectionPolicy: 'DeleteDependents',
   startTermination: null,
   annotationsThroughStatus: false,
+  subresourceStrategies: {},
 };
 
 export function strategy(overrides: Partial<Strategy>): Strategy {

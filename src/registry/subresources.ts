@@ -11,6 +11,8 @@ const UPDATE_VERBS: Record<Subresource, Verb[]> = {
   finalize: ['update'],
   scale: ['get', 'patch', 'update'],
   approval: ['get', 'patch', 'update'],
+  ephemeralcontainers: ['get', 'patch', 'update'],
+  resize: ['get', 'patch', 'update'],
 };
 
 /** The verbs a subresource path serves, as discovery lists them. */
@@ -27,15 +29,21 @@ interface SubresourceRule {
    * status and finalize have rules of their own and a part the main resource cannot touch.
    */
   mainRules: boolean;
+  /** The owned part is the subresource's alone: a main-resource update leaves it as it was. */
+  exclusive: boolean;
   view?(def: ResourceDefinition): SubresourceView;
 }
 
 const RULES: Record<Subresource, SubresourceRule> = {
-  status: { owned: () => ['status'], mainRules: false },
-  finalize: { owned: () => ['spec', 'finalizers'], mainRules: false },
-  scale: { owned: (def) => scaleFacts(def).specReplicasPath, mainRules: true, view: scaleView },
+  status: { owned: () => ['status'], mainRules: false, exclusive: true },
+  finalize: { owned: () => ['spec', 'finalizers'], mainRules: false, exclusive: true },
+  scale: { owned: (def) => scaleFacts(def).specReplicasPath, mainRules: true, exclusive: false, view: scaleView },
   // certificatesigningrequests/approval (csrApprovalStrategy): the conditions alone.
-  approval: { owned: () => ['status', 'conditions'], mainRules: false },
+  approval: { owned: () => ['status', 'conditions'], mainRules: false, exclusive: true },
+  // Pods' ephemeral containers and resources: ValidatePodUpdate refuses changing them through the pod itself.
+  ephemeralcontainers: { owned: () => ['spec', 'ephemeralContainers'], mainRules: false, exclusive: false },
+  // The containers' resources and resizePolicy (the strategy's take picks them out); ownership is tracked under spec.
+  resize: { owned: () => ['spec'], mainRules: false, exclusive: false },
 };
 
 export function ownedPath(def: ResourceDefinition, sub: Subresource): string[] {
@@ -49,7 +57,7 @@ export function runsMainRules(sub: '' | Subresource): boolean {
 
 /** The parts of the object only their subresource may change. */
 export function exclusivePaths(def: ResourceDefinition): string[][] {
-  return def.subresources.filter((s) => !RULES[s].mainRules).map((s) => ownedPath(def, s));
+  return def.subresources.filter((s) => RULES[s].exclusive).map((s) => ownedPath(def, s));
 }
 
 /** The view of a subresource carrying a kind of its own; null when it carries the object itself. */
@@ -71,7 +79,9 @@ export function applySubresource(next: KubeObject, prev: KubeObject, def: Resour
   const result = structuredClone(prev);
   result.metadata.resourceVersion = next.metadata.resourceVersion;
   if (next.metadata.managedFields) result.metadata.managedFields = next.metadata.managedFields;
-  setPath(result, path, getPath(next, path));
+  const take = def.strategy.subresourceStrategies[sub]?.take;
+  if (take) take(result, next);
+  else setPath(result, path, getPath(next, path));
   if (sub === 'status' && def.strategy.annotationsThroughStatus) {
     if (next.metadata.annotations) result.metadata.annotations = next.metadata.annotations;
     else delete result.metadata.annotations;

@@ -197,6 +197,8 @@ export interface Strategy {
    * spec and labels).
    */
   annotationsThroughStatus: boolean;
+  /** The kind's strategies of subresources that change part of its spec (pods' ephemeralcontainers and resize). */
+  subresourceStrategies: Partial<Record<Subresource, SubresourceStrategy>>;
 }
 
 /** Where a scalable kind keeps what its Scale shows (kube-apiserver's replicasPathIn<Kind>, status.replicas, the selector). */
@@ -215,7 +217,18 @@ export interface ScaleFacts {
 }
 
 /** Subresources that get, update or patch part of the object. */
-export type Subresource = 'status' | 'finalize' | 'scale' | 'approval';
+export type Subresource = 'status' | 'finalize' | 'scale' | 'approval' | 'ephemeralcontainers' | 'resize';
+
+/**
+ * A subresource strategy of the kind's own (pods' podEphemeralContainersStrategy and
+ * podResizeStrategy): what a write through it takes from the request, and what it must satisfy
+ * beyond metadata. Its owned part is also the main resource's, whose own rules refuse changing it.
+ */
+export interface SubresourceStrategy {
+  /** PrepareForUpdate: copies into `result` (the stored object) what the write may change in `requested`; absent: the owned path. */
+  take?(result: KubeObject, requested: KubeObject): void;
+  validate(next: KubeObject, prev: KubeObject, ctx: RequestContext): FieldErrorList;
+}
 
 /**
  * A subresource whose requests and responses carry a kind of their own (Scale): how it shows the

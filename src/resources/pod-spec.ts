@@ -142,6 +142,45 @@ function validateContainers(list: Obj[], path: string, errs: FieldErrorList, see
   });
 }
 
+/** allowedEphemeralContainerFields: what an ephemeral container may not set, in EphemeralContainerCommon's field order. */
+const EPHEMERAL_FORBIDDEN_FIELDS = [
+  'ports',
+  'resources',
+  'resizePolicy',
+  'restartPolicy',
+  'restartPolicyRules',
+  'livenessProbe',
+  'readinessProbe',
+  'startupProbe',
+  'lifecycle',
+];
+const NOT_FOR_EPHEMERAL = 'cannot be set for an Ephemeral Container';
+
+/** Go's zero value of a field: absent, or an empty list, string or struct (resources: {} once defaulted). */
+const isZero = (v: unknown): boolean =>
+  v === undefined || v === null || v === '' || (Array.isArray(v) && v.length === 0) || (isPlainObject(v) && Object.keys(v).length === 0);
+
+/**
+ * validateEphemeralContainers: the common container rules, names unique across every kind of
+ * container (`names` holds the others'), a target among the pod's other containers, and none of
+ * the fields a pod relies on (ports, resources, probes, lifecycle) nor subPath mounts.
+ */
+function validateEphemeralContainers(list: Obj[], path: string, errs: FieldErrorList, names: Set<string>, volumes: Set<string>): void {
+  const others = new Set(names);
+  validateContainers(list, path, errs, names, volumes);
+  list.forEach((c, i) => {
+    const p = `${path}[${i}]`;
+    if (typeof c.targetContainerName === 'string' && c.targetContainerName !== '' && !others.has(c.targetContainerName)) {
+      errs.push(field.notFound(`${p}.targetContainerName`, c.targetContainerName));
+    }
+    for (const key of EPHEMERAL_FORBIDDEN_FIELDS) if (!isZero(c[key])) errs.push(field.forbidden(`${p}.${key}`, NOT_FOR_EPHEMERAL));
+    asList(c.volumeMounts).forEach((m, j) => {
+      if (!isZero(m.subPath)) errs.push(field.forbidden(`${p}.volumeMounts[${j}].subPath`, NOT_FOR_EPHEMERAL));
+      if (!isZero(m.subPathExpr)) errs.push(field.forbidden(`${p}.volumeMounts[${j}].subPathExpr`, NOT_FOR_EPHEMERAL));
+    });
+  });
+}
+
 /** ValidatePodSpec, for the rules a client most often trips over. */
 export function validatePodSpec(spec: unknown, path: string): FieldErrorList {
   const errs: FieldErrorList = [];
@@ -153,6 +192,7 @@ export function validatePodSpec(spec: unknown, path: string): FieldErrorList {
   const names = new Set<string>();
   validateContainers(containers, `${path}.containers`, errs, names, volumes);
   validateContainers(asList(spec.initContainers), `${path}.initContainers`, errs, names, volumes);
+  validateEphemeralContainers(asList(spec.ephemeralContainers), `${path}.ephemeralContainers`, errs, names, volumes);
   if (spec.restartPolicy !== undefined && !RESTART_POLICIES.includes(spec.restartPolicy as string)) {
     errs.push(field.notSupported(`${path}.restartPolicy`, spec.restartPolicy, RESTART_POLICIES));
   }

@@ -5,8 +5,10 @@ import { defineResource } from '../registry/resource-definition';
 import { strategy } from '../registry/strategy';
 import { age, AGE_COLUMN, NAME_COLUMN } from '../registry/table';
 import { podBinding } from './pod-binding';
+import { ephemeralContainersStrategy } from './pod-ephemeral-containers';
 import { podEviction } from './pod-eviction';
 import { podProxy } from './pod-proxy';
+import { resizeStrategy } from './pod-resize';
 import { podAttach, podExec, podLog, podPortForward } from './pod-streams';
 import { defaultPod, podQosClass, validatePodSpec } from './pod-spec';
 import { validatePodStatusUpdate } from './status-validation';
@@ -116,7 +118,7 @@ export const pods = defineResource({
   namespaced: true,
   shortNames: ['po'],
   categories: ['all'],
-  subresources: ['status'],
+  subresources: ['ephemeralcontainers', 'resize', 'status'],
   createSubresources: [podBinding, podEviction],
   connectSubresources: [podAttach, podExec, podLog, podPortForward, podProxy],
   returnDeletedObject: true,
@@ -132,6 +134,12 @@ export const pods = defineResource({
       convertDeprecatedServiceAccount(pod.spec);
     },
     validate: (pod) => validatePodSpec(pod.spec, 'spec'),
+    // ValidatePodCreate: ephemeral containers come only through their subresource.
+    validateCreate: (pod) =>
+      Array.isArray(spec(pod).ephemeralContainers) && (spec(pod).ephemeralContainers as unknown[]).length > 0
+        ? [field.forbidden('spec.ephemeralContainers', 'cannot be set on create')]
+        : [],
+    subresourceStrategies: { ephemeralcontainers: ephemeralContainersStrategy, resize: resizeStrategy },
     validateUpdate: (next, prev) => {
       if (jsonEqual(mutableBlanked(spec(next)), mutableBlanked(spec(prev)))) return [];
       return [field.forbidden('spec', IMMUTABLE_SPEC_MESSAGE)];

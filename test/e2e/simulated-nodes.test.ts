@@ -164,6 +164,184 @@ test('restartPolicy Never pods exit after --simulated-run-duration: 0 Succeeds; 
   );
 }, 60_000);
 
+/** A plain-HTTP request as the admin (the insecure port); the answer's status and JSON body. */
+async function http(method: string, urlPath: string, body?: unknown, contentType = 'application/json'): Promise<{ status: number; body: any }> {
+  const res = await fetch(`${kapi.url}${urlPath}`, {
+    method,
+    headers: { 'content-type': contentType },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return { status: res.status, body: await res.json() };
+}
+
+const invalidPod = (name: string, causes: string[]) => ({
+  kind: 'Status',
+  apiVersion: 'v1',
+  metadata: {},
+  status: 'Failure',
+  message: `Pod "${name}" is invalid: ${causes.length === 1 ? causes[0] : `[${causes.join(', ')}]`}`,
+  reason: 'Invalid',
+  details: expect.objectContaining({ name, kind: 'Pod' }),
+  code: 422,
+});
+
+test('discovery lists pods/ephemeralcontainers and pods/resize with get, patch and update, kind Pod', async () => {
+  const { body } = await http('GET', '/api/v1');
+  const subs = body.resources.filter((r: any) => r.name === 'pods/ephemeralcontainers' || r.name === 'pods/resize');
+  expect(subs).toEqual([
+    { name: 'pods/ephemeralcontainers', singularName: '', namespaced: true, kind: 'Pod', verbs: ['get', 'patch', 'update'] },
+    { name: 'pods/resize', singularName: '', namespaced: true, kind: 'Pod', verbs: ['get', 'patch', 'update'] },
+  ]);
+});
+
+test('kubectl debug adds an ephemeral container the kubelet runs; it can be neither removed nor changed, and needs its own RBAC verb', async () => {
+  await apply(podManifest('dbg-target', 'kapi-node-1'));
+  expect((await k('wait', '--for=condition=Ready', 'pod/dbg-target', '--timeout=20s')).code).toBe(0);
+  const debug = await k('debug', 'dbg-target', '--image=busybox:1.36', '--target=app', '-c', 'dbg');
+  expect(debug.code).toBe(0);
+  expect(
+    (await k('get', 'pod', 'dbg-target', '-o', 'jsonpath={.spec.ephemeralContainers[*].name}/{.spec.ephemeralContainers[0].targetContainerName}')).stdout,
+  ).toBe('dbg/app');
+  const running = await until(
+    () => getJson('pod', 'dbg-target'),
+    (p) => !!p.status?.ephemeralContainerStatuses?.[0]?.state?.running,
+  );
+  expect(running.status.ephemeralContainerStatuses[0]).toMatchObject({ name: 'dbg', image: 'docker.io/library/busybox:1.36', restartCount: 0 });
+  expect(running.metadata.generation).toBe(2);
+
+  const path = '/api/v1/namespaces/default/pods/dbg-target/ephemeralcontainers';
+  const current = (await http('GET', path)).body;
+  expect(current.kind).toBe('Pod');
+  const removed = await http('PUT', path, { ...current, spec: { ...current.spec, ephemeralContainers: [] } });
+  expect(removed.status).toBe(422);
+  expect(removed.body).toEqual(invalidPod('dbg-target', ['spec.ephemeralContainers: Forbidden: existing ephemeral containers "dbg" may not be removed\n']));
+  const changed = await http(
+    'PATCH',
+    path,
+    { spec: { ephemeralContainers: [{ name: 'dbg', image: 'busybox:1.37' }] } },
+    'application/strategic-merge-patch+json',
+  );
+  expect(changed.status).toBe(422);
+  expect(changed.body.message).toBe(
+    'Pod "dbg-target" is invalid: spec.ephemeralContainers: Forbidden: existing ephemeral containers "dbg" may not be changed\n',
+  );
+  const bad = await http(
+    'PATCH',
+    path,
+    {
+      spec: {
+        ephemeralContainers: [
+          { name: 'app', image: 'busybox', targetContainerName: 'nope', ports: [{ containerPort: 80 }], resources: { limits: { cpu: '1' } } },
+        ],
+      },
+    },
+    'application/strategic-merge-patch+json',
+  );
+  expect(bad.body).toEqual(
+    invalidPod('dbg-target', [
+      'spec.ephemeralContainers[0].name: Duplicate value: "app"',
+      'spec.ephemeralContainers[0].targetContainerName: Not found: "nope"',
+      'spec.ephemeralContainers[0].ports: Forbidden: cannot be set for an Ephemeral Container',
+      'spec.ephemeralContainers[0].resources: Forbidden: cannot be set for an Ephemeral Container',
+    ]),
+  );
+  // The pod itself cannot change them, nor be created with them.
+  const viaPod = await k('patch', 'pod', 'dbg-target', '--type=json', '-p', '[{"op":"remove","path":"/spec/ephemeralContainers"}]');
+  expect(viaPod.stderr).toContain('spec: Forbidden: pod updates may not change fields other than');
+  const created = await http('POST', '/api/v1/namespaces/default/pods', {
+    metadata: { name: 'born-debugged' },
+    spec: { containers: [{ name: 'app', image: 'nginx' }], ephemeralContainers: [{ name: 'dbg', image: 'busybox' }] },
+  });
+  expect(created.body.message).toBe('Pod "born-debugged" is invalid: spec.ephemeralContainers: Forbidden: cannot be set on create');
+
+  // A user who may update pods may not add ephemeral containers: that is its own verb on pods/ephemeralcontainers.
+  expect((await k('create', 'role', 'pod-editor', '--verb=get,update,patch', '--resource=pods')).code).toBe(0);
+  expect((await k('create', 'rolebinding', 'pod-editor', '--role=pod-editor', '--user=dana')).code).toBe(0);
+  await until(
+    async () => (await k('auth', 'can-i', 'patch', 'pods', '--as=dana')).stdout,
+    (out) => out === 'yes\n',
+  );
+  const denied = await k('debug', 'dbg-target', '--image=busybox', '-c', 'dbg2', '--as=dana');
+  expect(denied.code).not.toBe(0);
+  expect(denied.stderr).toContain(
+    'pods "dbg-target" is forbidden: User "dana" cannot patch resource "pods/ephemeralcontainers" in API group "" in the namespace "default"',
+  );
+  const resizeDenied = await k(
+    'patch',
+    'pod',
+    'dbg-target',
+    '--subresource=resize',
+    '--as=dana',
+    '-p',
+    '{"spec":{"containers":[{"name":"app","resources":{}}]}}',
+  );
+  expect(resizeDenied.stderr).toContain('User "dana" cannot get resource "pods/resize" in API group "" in the namespace "default"');
+}, 60_000);
+
+test('kubectl patch --subresource=resize changes cpu and memory in place and the kubelet applies them; anything else is refused as kube refuses it', async () => {
+  const resources = '    resources:\n      requests: {cpu: 100m, memory: 64Mi}\n      limits: {cpu: 500m, memory: 128Mi}\n';
+  await apply(podManifest('resized', 'kapi-node-1').replace('    image: nginx:1.27\n', `    image: nginx:1.27\n${resources}`));
+  expect((await k('wait', '--for=condition=Ready', 'pod/resized', '--timeout=20s')).code).toBe(0);
+  const patch = (p: object) => k('patch', 'pod', 'resized', '--subresource=resize', '-p', JSON.stringify({ spec: { containers: [{ name: 'app', ...p }] } }));
+  const res = await patch({ resources: { requests: { cpu: '200m' }, limits: { cpu: '800m', memory: '256Mi' } } });
+  expect(res.stderr).toBe('');
+  expect(res.stdout.trim()).toBe('pod/resized patched');
+  const pod = await until(
+    () => getJson('pod', 'resized'),
+    (p) => p.status?.containerStatuses?.[0]?.resources?.limits?.cpu === '800m',
+  );
+  expect(pod.spec.containers[0].resources).toEqual({ requests: { cpu: '200m', memory: '64Mi' }, limits: { cpu: '800m', memory: '256Mi' } });
+  expect(pod.status.containerStatuses[0].resources).toEqual(pod.spec.containers[0].resources);
+  expect(pod.metadata.generation).toBe(2);
+  expect(pod.status.qosClass).toBe('Burstable');
+  // Beyond the node's 8 cpus: the kubelet leaves it pending as Infeasible and keeps what it had.
+  expect((await patch({ resources: { requests: { cpu: '10' }, limits: { cpu: '10' } } })).code).toBe(0);
+  const pending = await until(
+    () => getJson('pod', 'resized'),
+    (p) => condition(p, 'PodResizePending')?.status === 'True',
+  );
+  expect(condition(pending, 'PodResizePending')).toMatchObject({
+    reason: 'Infeasible',
+    message: "Node didn't have enough capacity: cpu, requested: 10000, capacity: 8000",
+  });
+  expect(pending.status.containerStatuses[0].resources.limits.cpu).toBe('800m');
+  expect((await patch({ resources: { requests: { cpu: '200m' }, limits: { cpu: '800m' } } })).code).toBe(0);
+  await until(
+    () => getJson('pod', 'resized'),
+    (p) => !condition(p, 'PodResizePending'),
+  );
+
+  const refused = async (p: object) => {
+    const out = await patch(p);
+    expect(out.code).not.toBe(0);
+    return out.stderr.trim();
+  };
+  expect(await refused({ resources: { requests: { cpu: '800m', memory: '256Mi' } } })).toBe(
+    'The Pod "resized" is invalid: spec: Invalid value: "Burstable": Pod QOS Class may not change as a result of resizing',
+  );
+  expect(await refused({ resources: { requests: { 'ephemeral-storage': '1Gi' } } })).toBe(
+    'The Pod "resized" is invalid: spec: Forbidden: only cpu and memory resources are mutable',
+  );
+  expect(await refused({ resources: { limits: { memory: '200Mi' } } })).toBe(
+    'The Pod "resized" is invalid: spec.containers[0].resources.limits[memory]: Forbidden: memory limits cannot be decreased unless resizePolicy is RestartContainer',
+  );
+  const removed = await http(
+    'PATCH',
+    '/api/v1/namespaces/default/pods/resized/resize',
+    [{ op: 'remove', path: '/spec/containers/0/resources/limits/cpu' }],
+    'application/json-patch+json',
+  );
+  expect(removed.body).toEqual(invalidPod('resized', ['spec.containers[0].resources.limits: Forbidden: resource limits cannot be removed']));
+  // Only the resources go through resize: the image of the same write is left as it was.
+  expect((await patch({ image: 'nginx:1.28', resources: { requests: { cpu: '300m' } } })).code).toBe(0);
+  expect((await k('get', 'pod', 'resized', '-o', 'jsonpath={.spec.containers[0].image} {.spec.containers[0].resources.requests.cpu}')).stdout).toBe(
+    'nginx:1.27 300m',
+  );
+  // And the pod itself cannot change them.
+  const viaPod = await k('patch', 'pod', 'resized', '-p', '{"spec":{"containers":[{"name":"app","resources":{"requests":{"cpu":"400m"}}}]}}');
+  expect(viaPod.stderr).toContain('spec: Forbidden: pod updates may not change fields other than');
+}, 60_000);
+
 test('a stopped node goes NotReady (Unknown) with the unreachable taints; its pods are evicted unless they tolerate it, honouring tolerationSeconds', async () => {
   const unreachable = (seconds?: number) =>
     `  tolerations:\n  - {key: node.kubernetes.io/unreachable, operator: Exists, effect: NoExecute${seconds === undefined ? '' : `, tolerationSeconds: ${seconds}`}}\n`;
