@@ -1,4 +1,4 @@
-import { withGoZerosOfKind } from './go-zeros';
+import { withGoZerosOfKind, withoutOmittedZerosOfKind } from './go-zeros';
 
 describe('withGoZerosOfKind', () => {
   test("a DaemonSet's status and a container's resources are written as Go writes them", () => {
@@ -38,5 +38,30 @@ describe('withGoZerosOfKind', () => {
   test('custom resources are left alone', () => {
     const obj = { metadata: {}, spec: {} };
     expect(withGoZerosOfKind('example.com/v1', 'Widget', obj)).toEqual({ metadata: {}, spec: {} });
+  });
+});
+
+describe('withoutOmittedZeros', () => {
+  test("drops what Go's encoder omits after decoding: omitempty zeros, empty omitempty lists and maps; keeps pointers to zero and struct values", () => {
+    const deployment = {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'd', labels: {}, finalizers: [] },
+      spec: {
+        replicas: 0,
+        minReadySeconds: 0,
+        paused: false,
+        selector: { matchLabels: { app: 'd' } },
+        template: { metadata: {}, spec: { containers: [{ name: 'c', image: '', ports: [], resources: {}, stdin: false }] } },
+      },
+    };
+    expect(withoutOmittedZerosOfKind('apps/v1', 'Deployment', deployment)).toEqual({
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'd' },
+      spec: { replicas: 0, selector: { matchLabels: { app: 'd' } }, template: { metadata: {}, spec: { containers: [{ name: 'c', resources: {} }] } } },
+    });
+    const custom = { apiVersion: 'example.com/v1', kind: 'Thing', metadata: { name: 't' }, spec: { n: 0 } };
+    expect(withoutOmittedZerosOfKind('example.com/v1', 'Thing', structuredClone(custom))).toEqual(custom);
   });
 });

@@ -147,30 +147,56 @@ function isOmittedZero(v: unknown): boolean {
   return isObject(v) && Object.keys(v).length === 0;
 }
 
+/** What `drop` does with one field: remove it when Go would omit it, and/or look inside it. */
+interface DropStep {
+  name: string;
+  /** Go omits its zero value ('pointer': only null). */
+  omit: 'zero' | 'pointer' | null;
+  /** The message of its struct value, items or map values, to drop within. */
+  inner: string | null;
+  /** A map: `inner` is its values' message. */
+  map: boolean;
+  inline: boolean;
+}
+
+const dropPlans = new Map<string, DropStep[]>();
+
+function dropPlanOf(message: string): DropStep[] {
+  let plan = dropPlans.get(message);
+  if (!plan) {
+    plan = Object.entries(FIELD_FACTS[message] ?? {}).flatMap(([name, f]): DropStep[] => {
+      const type = f.type ?? '';
+      if (f.inline) return [{ name, omit: null, inner: type, map: false, inline: true }];
+      const struct = isStruct(type) || type in SPECIAL_ZEROS;
+      // omitempty never omits a struct value; a pointer omits only nil.
+      const omit = !f.omitempty ? null : f.pointer ? 'pointer' : f.repeated || f.keyType || !struct ? 'zero' : null;
+      const inner = isStruct(type) ? type : null;
+      return omit || inner ? [{ name, omit, inner, map: !!f.keyType, inline: false }] : [];
+    });
+    dropPlans.set(message, plan);
+  }
+  return plan;
+}
+
 function drop(message: string, obj: Record<string, unknown>): void {
-  const fields = FIELD_FACTS[message];
-  if (!fields) return;
-  for (const [name, f] of Object.entries(fields)) {
-    const type = f.type ?? '';
-    if (f.inline) {
-      drop(type, obj);
+  for (const step of dropPlanOf(message)) {
+    if (step.inline) {
+      drop(step.inner!, obj);
       continue;
     }
-    const v = obj[name];
+    const v = obj[step.name];
     if (v === undefined) continue;
-    const struct = isStruct(type) || type in SPECIAL_ZEROS;
-    // omitempty never omits a struct value; a pointer omits only nil.
-    if (f.omitempty && (f.pointer ? v === null : (f.repeated || f.keyType || !struct) && isOmittedZero(v))) {
-      delete obj[name];
+    if (step.omit === 'pointer' ? v === null : step.omit === 'zero' && isOmittedZero(v)) {
+      delete obj[step.name];
       continue;
     }
-    if (!isStruct(type)) continue;
+    if (!step.inner || typeof v !== 'object' || v === null) continue;
     if (Array.isArray(v)) {
-      for (const item of v) if (isObject(item)) drop(type, item);
-    } else if (f.keyType && isObject(v)) {
-      for (const item of Object.values(v)) if (isObject(item)) drop(type, item);
-    } else if (isObject(v)) {
-      drop(type, v);
+      for (const item of v) if (isObject(item)) drop(step.inner, item);
+    } else if (step.map) {
+      for (const item of Object.values(v)) if (isObject(item)) drop(step.inner, item);
+    } else {
+      drop(step.inner, v as Record<string, unknown>);
     }
   }
 }
