@@ -29,7 +29,9 @@ export const TEST_LISTENERS: Partial<Config> = { bindAddress: '127.0.0.1', secur
 export const WITHOUT_WORKLOAD_CONTROLLERS: Partial<Config> = {
   controllers: [
     '*',
-    ...['deployment', 'replicaset', 'replicationcontroller', 'statefulset', 'daemonset', 'job', 'cronjob', 'horizontal-pod-autoscaler'].map((name) => `-${name}-controller`),
+    ...['deployment', 'replicaset', 'replicationcontroller', 'statefulset', 'daemonset', 'job', 'cronjob', 'horizontal-pod-autoscaler'].map(
+      (name) => `-${name}-controller`,
+    ),
   ],
 };
 
