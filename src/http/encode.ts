@@ -14,13 +14,14 @@ import { encodeYaml } from '../codec/yaml';
 
 type Json = Record<string, unknown>;
 
-const jsonOfObject = new WeakMap<object, string>();
+const jsonOfObject = new WeakMap<object, Buffer>();
 const protobufOfObject = new WeakMap<object, Uint8Array>();
 
-export function objectJson(object: object): string {
+/** The JSON of one shared object as UTF-8 bytes, which lists and watch events copy rather than re-encode. */
+function objectJson(object: object): Buffer {
   let json = jsonOfObject.get(object);
   if (json === undefined) {
-    json = JSON.stringify(object);
+    json = Buffer.from(JSON.stringify(object));
     jsonOfObject.set(object, json);
   }
   return json;
@@ -62,16 +63,45 @@ export function listPieces(list: Json & { items: unknown[] }, encoding: Encoding
 
 /** Items per JSON piece when a list is streamed. */
 const JSON_PIECE_ITEMS = 500;
+const COMMA = 0x2c;
 
-function* jsonListPieces(list: Json & { items: unknown[] }): Iterable<string> {
+function* jsonListPieces(list: Json & { items: unknown[] }): Iterable<Buffer | string> {
   const { items, ...envelope } = list;
   const head = JSON.stringify(envelope);
   yield `${head.slice(0, -1)}${head.length > 2 ? ',' : ''}"items":[`;
   for (let i = 0; i < items.length; i += JSON_PIECE_ITEMS) {
-    const chunk = items.slice(i, i + JSON_PIECE_ITEMS).map((item) => (typeof item === 'object' && item !== null ? objectJson(item) : JSON.stringify(item)));
-    yield `${i > 0 ? ',' : ''}${chunk.join(',')}`;
+    const parts = items
+      .slice(i, i + JSON_PIECE_ITEMS)
+      .map((item) => (typeof item === 'object' && item !== null ? objectJson(item) : Buffer.from(JSON.stringify(item))));
+    yield joinedWithCommas(parts, i > 0);
   }
   yield ']}\n';
+}
+
+/** The parts separated by commas in one buffer (Buffer.copy: a plain memory copy per part). */
+function joinedWithCommas(parts: Buffer[], leadingComma: boolean): Buffer {
+  let size = leadingComma ? parts.length : parts.length - 1;
+  for (const part of parts) size += part.length;
+  const out = Buffer.allocUnsafe(size);
+  let offset = 0;
+  for (let k = 0; k < parts.length; k++) {
+    if (k > 0 || leadingComma) out[offset++] = COMMA;
+    offset += parts[k].copy(out, offset);
+  }
+  return out;
+}
+
+/** `{"type":"<type>","object":` for each event type, the JSON watch frame's fixed head. */
+const watchEventHeads = new Map<string, Buffer>();
+const WATCH_EVENT_TAIL = Buffer.from('}\n');
+
+function watchEventHead(type: string): Buffer {
+  let head = watchEventHeads.get(type);
+  if (!head) {
+    head = Buffer.from(`{"type":${JSON.stringify(type)},"object":`);
+    watchEventHeads.set(type, head);
+  }
+  return head;
 }
 
 /** One watch event in the stream's framing: JSON lines, length-prefixed Protobuf frames, a CBOR sequence. */
@@ -87,6 +117,6 @@ export function encodeWatchEvent(type: string, object: unknown, encoding: Encodi
       return encodeCborWatchEvent(type, encodeCbor(object, messageTypeOf(object)));
     default:
       if (typeof object !== 'object' || object === null) return encodeJson({ type, object });
-      return Buffer.from(`{"type":${JSON.stringify(type)},"object":${objectJson(object)}}\n`);
+      return Buffer.concat([watchEventHead(type), objectJson(object), WATCH_EVENT_TAIL]);
   }
 }

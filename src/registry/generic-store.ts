@@ -197,7 +197,9 @@ export class GenericStore {
     const apiVersion = apiVersionOfDefinition(this.def);
     if (obj.kind === this.def.kind && obj.apiVersion === apiVersion) return obj;
     const { conversion } = this.def;
-    return inWireOrder(conversion ? conversion.fromStorage(structuredClone(obj)) : obj, this.def.kind, apiVersion);
+    // A copy: the stored object may be the watch cache's, shared by every reader (inWireOrder fills in Go's zero values).
+    const copy = structuredClone(obj);
+    return inWireOrder(conversion ? conversion.fromStorage(copy) : copy, this.def.kind, apiVersion);
   }
 
   /** `toServed` of a list's items: in process without a promise per item, or in one converter call (kube's webhook converter sends a list at once). */

@@ -1,6 +1,7 @@
 import { every, sleep, systemClock, type Clock } from '../../api/clock';
 import type { KubeObject } from '../../api/types';
 import type { EtcdStorage } from '../etcd/etcd-storage';
+import { prefixEnd } from '../etcd/kv';
 import { filterEvent } from '../event-filter';
 import {
   everything,
@@ -322,15 +323,14 @@ export class WatchCache implements Storage {
   private keysUnder(prefix: string): string[] {
     this.sortedKeys ??= [...this.objects.keys()].sort();
     const keys = this.sortedKeys;
-    const lo = lowerBound(keys, prefix);
-    let end = lo;
-    while (end < keys.length && keys[end].startsWith(prefix)) end++;
-    return keys.slice(lo, end);
+    return keys.slice(lowerBound(keys, prefix), lowerBound(keys, prefixEnd(prefix)));
   }
 
   private snapshot(prefix: string, predicate: Predicate): KubeObject[] {
+    const keys = this.keysUnder(prefix);
+    if (predicate.empty) return keys.map((key) => this.objects.get(key)!);
     const items: KubeObject[] = [];
-    for (const key of this.keysUnder(prefix)) {
+    for (const key of keys) {
       const obj = this.objects.get(key)!;
       if (predicate.matches(obj)) items.push(obj);
     }
@@ -364,13 +364,19 @@ export class WatchCache implements Storage {
     }
   }
 
+  /** The cached object of a key if it is the value etcd holds at `modRevision`: a read from etcd that finds it unchanged shares it. */
+  private cachedAt(key: string, modRevision: number): KubeObject | undefined {
+    const obj = this.objects.get(key);
+    return obj && !this.unreadable.has(key) && obj.metadata.resourceVersion === String(modRevision) ? obj : undefined;
+  }
+
   async get(key: string, opts: ReadConsistency): Promise<KubeObject> {
-    const latest: ReadConsistency = { resourceVersion: '', match: '' };
+    const latest: ReadConsistency = { resourceVersion: '', match: '', signal: opts.signal };
     if (opts.resourceVersion === '') {
-      if (!this.opts.consistentReads) return this.etcd.get(key, latest);
+      if (!this.opts.consistentReads) return this.etcd.get(key, latest, (rev) => this.cachedAt(key, rev));
       await this.syncWithEtcd(opts.signal);
     } else if (!(await this.cacheIsFreshFor(parseRevision(opts.resourceVersion), opts.signal))) {
-      return this.etcd.get(key, latest);
+      return this.etcd.get(key, latest, (rev) => this.cachedAt(key, rev));
     }
     if (this.unreadable.has(key)) return this.etcd.get(key, { resourceVersion: '', match: '' });
     const obj = this.objects.get(key);

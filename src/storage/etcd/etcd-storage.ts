@@ -134,13 +134,17 @@ export class EtcdStorage implements Storage {
     return new StorageError('FutureRevision', `Too large resource version: ${minimum}, current: ${current}`);
   }
 
-  async get(key: string, opts: ReadConsistency): Promise<KubeObject> {
+  /**
+   * `decoded`, given by a cache, answers the object it already holds for this key at a revision:
+   * the same value decoded once, so a read that finds it unchanged skips decoding it again.
+   */
+  async get(key: string, opts: ReadConsistency, decoded?: (modRevision: number) => KubeObject | undefined): Promise<KubeObject> {
     const exact = opts.match === 'Exact' ? parseRevision(opts.resourceVersion) : 0;
     const { kv, revision } = await this.kv.get(key, exact || undefined, { signal: opts.signal });
     const minimum = opts.match !== 'Exact' && opts.resourceVersion !== '' ? parseRevision(opts.resourceVersion) : 0;
     if (minimum > revision) throw EtcdStorage.tooLarge(minimum, revision);
     if (!kv) throw new StorageError('KeyNotFound', `key ${key} not found`, key);
-    return this.decode(kv);
+    return decoded?.(kv.modRevision) ?? this.decode(kv);
   }
 
   async list(prefix: string, opts: ListOptions): Promise<ListResult> {
