@@ -1,5 +1,5 @@
 import { randomInt } from 'node:crypto';
-import { forbidden } from '../api/errors';
+import { forbidden, notAStatus } from '../api/errors';
 import { isPlainObject, type KubeObject } from '../api/types';
 import type { AdmissionAttributes, AdmissionPlugin } from './admission';
 
@@ -27,6 +27,8 @@ const NAME_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 const objects = (v: unknown): Obj[] => (Array.isArray(v) ? v.filter(isPlainObject) : []);
 const randomSuffix = (): string => Array.from({ length: 5 }, () => NAME_ALPHABET[randomInt(NAME_ALPHABET.length)]).join('');
+
+const isPod = (attrs: AdmissionAttributes): boolean => attrs.def.group === '' && attrs.def.resource === 'pods' && !!attrs.object;
 
 /** The projected volume kube-apiserver adds (Plugin.createVolume): a bound token, the root CA and the namespace. */
 function tokenVolume(name: string): Obj {
@@ -65,14 +67,51 @@ function mountToken(spec: Obj): void {
   if (needed && !existing) spec.volumes = [...objects(spec.volumes), tokenVolume(volumeName)];
 }
 
-/** Secret volumes of a pod whose account enforces mountable secrets must be among the account's secrets (limitSecretReferences). */
-function checkSecretVolumes(account: KubeObject, spec: Obj): string | null {
-  if (account.metadata.annotations?.[ENFORCE_MOUNTABLE_SECRETS_ANNOTATION] !== 'true') return null;
+/** strconv.ParseBool's true spellings. */
+const GO_TRUE = new Set(['1', 't', 'T', 'TRUE', 'true', 'True']);
+
+/** Plugin.enforceMountableSecrets: the account's annotation asks for it (the plugin's own LimitSecretReferences is off in kube). */
+function enforcesMountableSecrets(account: KubeObject): boolean {
+  return GO_TRUE.has(account.metadata.annotations?.[ENFORCE_MOUNTABLE_SECRETS_ANNOTATION] ?? '');
+}
+
+/** The first env or envFrom secret reference of `containers` the account does not list, in kube's words with `what` naming the container's kind. */
+function envSecretProblem(containers: Obj[], what: string, allowed: Set<unknown>, account: string): string | null {
+  for (const container of containers) {
+    for (const env of objects(container.env)) {
+      const ref = isPlainObject(env.valueFrom) && isPlainObject(env.valueFrom.secretKeyRef) ? env.valueFrom.secretKeyRef.name : undefined;
+      if (ref !== undefined && !allowed.has(ref)) {
+        return `${what} ${String(container.name)} with envVar ${String(env.name)} referencing secret.secretName="${String(ref)}" is not allowed because service account ${account} does not reference that secret`;
+      }
+    }
+    for (const from of objects(container.envFrom)) {
+      const ref = isPlainObject(from.secretRef) ? from.secretRef.name : undefined;
+      if (ref !== undefined && !allowed.has(ref)) {
+        return `${what} ${String(container.name)} with envFrom referencing secret.secretName="${String(ref)}" is not allowed because service account ${account} does not reference that secret`;
+      }
+    }
+  }
+  return null;
+}
+
+/** Plugin.limitSecretReferences: a pod may use only the secrets (volumes, env, envFrom) and pull secrets its account lists. */
+function secretReferenceProblem(account: KubeObject, spec: Obj): string | null {
+  const name = account.metadata.name ?? '';
   const allowed = new Set(objects(account.secrets).map((s) => s.name));
   for (const volume of objects(spec.volumes)) {
     const secret = isPlainObject(volume.secret) ? volume.secret.secretName : undefined;
     if (typeof secret === 'string' && !allowed.has(secret)) {
-      return `volume with secret.secretName="${secret}" is not allowed because service account ${account.metadata.name} does not reference that secret`;
+      return `volume with secret.secretName="${secret}" is not allowed because service account ${name} does not reference that secret`;
+    }
+  }
+  const env =
+    envSecretProblem(objects(spec.initContainers), 'init container', allowed, name) ?? envSecretProblem(objects(spec.containers), 'container', allowed, name);
+  if (env) return env;
+  const pullSecrets = new Set(objects(account.imagePullSecrets).map((s) => s.name));
+  const pulls = objects(spec.imagePullSecrets);
+  for (let i = 0; i < pulls.length; i++) {
+    if (!pullSecrets.has(pulls[i].name)) {
+      return `imagePullSecrets[${i}].name="${String(pulls[i].name)}" is not allowed because service account ${name} does not reference that imagePullSecret`;
     }
   }
   return null;
@@ -116,6 +155,7 @@ export class ServiceAccountAdmission implements AdmissionPlugin {
   }
 
   async validate(attrs: AdmissionAttributes): Promise<void> {
+    if (attrs.operation === 'UPDATE' && attrs.subresource === 'ephemeralcontainers' && isPod(attrs)) return this.validateEphemeralContainers(attrs);
     const spec = this.podSpec(attrs);
     if (!spec) return;
     const podName = attrs.object!.metadata.name ?? '';
@@ -125,13 +165,31 @@ export class ServiceAccountAdmission implements AdmissionPlugin {
       return;
     }
     if (!spec.serviceAccountName) throw forbidden(PODS, podName, `no service account specified for pod ${attrs.namespace}/${podName}`);
-    const problem = checkSecretVolumes(await this.account(attrs, spec.serviceAccountName as string), spec);
+    const account = await this.account(attrs, spec.serviceAccountName as string);
+    const problem = enforcesMountableSecrets(account) ? secretReferenceProblem(account, spec) : null;
     if (problem) throw forbidden(PODS, podName, problem);
+  }
+
+  /**
+   * Plugin.limitEphemeralContainerSecretReferences: ephemeral containers added to a running pod
+   * may reference only the secrets its account lists. kube returns that refusal as a plain error,
+   * not a Status, so it reaches the client as a 500 without a reason.
+   */
+  private async validateEphemeralContainers(attrs: AdmissionAttributes): Promise<void> {
+    const pod = attrs.object!;
+    const spec = isPlainObject(pod.spec) ? pod.spec : {};
+    const podName = pod.metadata.name ?? '';
+    if (!spec.serviceAccountName) throw forbidden(PODS, podName, `no service account specified for pod ${attrs.namespace}/${podName}`);
+    const account = await this.account(attrs, spec.serviceAccountName as string);
+    if (!enforcesMountableSecrets(account)) return;
+    const allowed = new Set(objects(account.secrets).map((s) => s.name));
+    const problem = envSecretProblem(objects(spec.ephemeralContainers), 'ephemeral container', allowed, account.metadata.name ?? '');
+    if (problem) throw notAStatus(problem);
   }
 
   /** The spec of a pod being created; null for anything else (shouldIgnore, and only CREATE). */
   private podSpec(attrs: AdmissionAttributes): Obj | null {
-    if (attrs.def.group !== '' || attrs.def.resource !== 'pods' || attrs.subresource !== '' || attrs.operation !== 'CREATE') return null;
+    if (!isPod(attrs) || attrs.subresource !== '' || attrs.operation !== 'CREATE') return null;
     return isPlainObject(attrs.object?.spec) ? attrs.object.spec : null;
   }
 

@@ -149,6 +149,13 @@ export function serviceUnavailable(message: string): StatusError {
   return new StatusError(503, 'ServiceUnavailable', message);
 }
 
+/** What kube-apiserver answers for an error that is not a Status (ErrorToAPIStatus's default): 500, no reason, the error's text. */
+export function notAStatus(message: string): StatusError {
+  const err = new StatusError(500, '', message);
+  delete err.status.reason;
+  return err;
+}
+
 export function internalError(cause: string): StatusError {
   return new StatusError(500, 'InternalError', `Internal error occurred: ${cause}`, { causes: [{ message: cause }] });
 }

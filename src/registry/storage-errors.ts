@@ -1,4 +1,4 @@
-import { alreadyExists, badRequest, conflict, internalError, notFound, resourceExpired, StatusError, timeout, tooManyRequests } from '../api/errors';
+import { alreadyExists, badRequest, conflict, internalError, notAStatus, notFound, resourceExpired, StatusError, timeout, tooManyRequests } from '../api/errors';
 import { qualifiedResource, type GroupResource } from '../api/types';
 import { isStorageError } from '../storage/storage-error';
 
@@ -26,10 +26,8 @@ export function interpretStorageError(err: unknown, gr: GroupResource, name: str
       return badRequest(err.message);
     case 'Corrupt': {
       if (!err.unreasoned) return internalError(err.message);
-      // Not a Status inside kube-apiserver either: a 500 without a reason.
-      const e = new StatusError(500, '', err.message);
-      delete e.status.reason;
-      return e;
+      // Not a Status inside kube-apiserver either.
+      return notAStatus(err.message);
     }
     case 'CorruptList': {
       const causes = (err.corruptValues ?? []).map((c) => ({ reason: 'UnexpectedServerResponse', message: c.message, field: c.key }));

@@ -1,4 +1,4 @@
-import { badRequest, conflict, forbidden, isStatusError, StatusError } from '../api/errors';
+import { badRequest, conflict, forbidden, isStatusError, notAStatus, StatusError } from '../api/errors';
 import { fromLabelSelectorStruct, matchesLabels, type LabelSelectorStruct } from '../api/label-selector';
 import { isPlainObject, type KubeObject, type Status } from '../api/types';
 import { nowTimestamp, type DeleteRequest } from '../registry/generic-store';
@@ -48,10 +48,8 @@ function deleteOptionsOf(eviction: KubeObject, createDryRun: boolean): DeleteReq
   const raw = objectOf(eviction.deleteOptions);
   const own = Array.isArray(raw.dryRun) ? (raw.dryRun as string[]) : [];
   if (own.length > 0 && createDryRun && !(own.length === 1 && own[0] === 'All')) {
-    // A plain error in kube-apiserver: a 500 without a reason.
-    const mismatch = new StatusError(500, '', `Non-matching dry-run options in request and content: [All] and [${own.join(' ')}]`);
-    delete mismatch.status.reason;
-    throw mismatch;
+    // A plain error in kube-apiserver.
+    throw notAStatus(`Non-matching dry-run options in request and content: [All] and [${own.join(' ')}]`);
   }
   const pre = objectOf(raw.preconditions);
   const preconditions = {
@@ -247,10 +245,8 @@ async function evict({ ctx, parent: pods, namespace, name, object, dryRun, servi
 
   const budgets = await budgetsOf(services.store('policy', 'poddisruptionbudgets'), pod, namespace);
   if (budgets.length > 1) {
-    // kube-apiserver answers with a Failure Status object of code 500, without a reason.
-    const refused = new StatusError(500, '', 'This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.');
-    delete refused.status.reason;
-    throw refused;
+    // A plain error in kube-apiserver.
+    throw notAStatus('This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.');
   }
   let guardWithPodVersion = false;
   const pdb = budgets[0];
