@@ -1,3 +1,4 @@
+import { nowTimestamp } from './time';
 import { badRequest, notFound } from '../api/errors';
 import type { KubeList, KubeObject, Status } from '../api/types';
 import { kindSchema, type ObjectNode } from '../schema/typed-schema';
@@ -29,7 +30,7 @@ export class ComputedStore {
     if (!def.compute && !def.computeItems) throw new Error(`${def.resource}: a computed resource needs compute`);
     this.compute = def.compute;
     this.schema = kindSchema({ group: def.group, version: def.version, kind: def.kind });
-    this.fields = this.schema ? new FieldManager(def, this.schema) : null;
+    this.fields = this.schema ? new FieldManager(def, this.schema, nowTimestamp) : null;
   }
 
   served(): { kind: ServedKind; schema: ObjectNode | null } {

@@ -111,10 +111,6 @@ export function describePath(path: FieldPath): string {
     .join('');
 }
 
-function nowTimestamp(): string {
-  return new Date(Math.floor(Date.now() / 1000) * 1000).toISOString().replace('.000Z', 'Z');
-}
-
 function printManager(e: Entry): string {
   let s = JSON.stringify(e.manager);
   if (e.subresource) s += ` with subresource ${JSON.stringify(e.subresource)}`;
@@ -148,6 +144,8 @@ export class FieldManager {
   constructor(
     private readonly def: ResourceDefinition,
     private readonly schema: ObjectNode,
+    /** The time a managed fields entry records: the store's clock. */
+    private readonly nowTimestamp: () => string,
   ) {}
 
   /** Paths a write through `subresource` never claims: stripped metadata, and what other parts own. */
@@ -243,7 +241,7 @@ export class FieldManager {
       let own = entries.find((e) => e.manager === manager && e.operation === 'Update' && e.subresource === subresource);
       if (!own) entries.push((own = { manager, operation: 'Update', apiVersion, time: '', subresource, set: new FieldSet() }));
       own.set = own.set.union(changed);
-      own.time = nowTimestamp();
+      own.time = this.nowTimestamp();
     }
     await slice();
     this.store(next, entries);
@@ -281,7 +279,7 @@ export class FieldManager {
     const unchanged =
       own && own.set.paths.size === applied.paths.size && own.set.difference(applied).empty && cmp.added.empty && cmp.modified.empty && cmp.removed.empty;
     entry.set = applied;
-    if (!unchanged) entry.time = nowTimestamp();
+    if (!unchanged) entry.time = this.nowTimestamp();
     this.store(merged, own ? entries : [...entries, entry]);
     // lastAppliedUpdater: a later client-side apply must see what kubectl last applied, whichever way.
     if (manager === KUBECTL && merged.metadata.annotations?.[LAST_APPLIED] !== undefined) merged.metadata.annotations[LAST_APPLIED] = lastAppliedOf(config);

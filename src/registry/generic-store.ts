@@ -1,3 +1,4 @@
+import { systemClock, type Clock } from '../api/clock';
 import { randomUUID } from 'node:crypto';
 import { loopSlices } from '../api/loop-slices';
 import { withoutOmittedZerosOfKind } from '../schema/go-zeros';
@@ -17,7 +18,7 @@ import { isStorageError } from '../storage/storage-error';
 import type { WatchChannel } from '../storage/watch-channel';
 import { finalizersForDeletion } from './deletion-finalizers';
 import { beforeDelete, markAsDeleting, setFinalizers, shouldDeleteDuringUpdate } from './graceful-deletion';
-import { nowTimestamp } from './time';
+import { timestampAt } from './time';
 import { apiVersionOfDefinition, groupResource, storageApiVersionOf, type ResourceDefinition, type ServedKind } from './resource-definition';
 import { FieldManager, keepTimesOfNoOp } from './field-manager';
 import { inWireOrder } from './object-order';
@@ -138,10 +139,20 @@ export class GenericStore {
     private readonly validation: ValidationOptions = DEFAULT_VALIDATION_OPTIONS,
     /** Objects written through the store expire this long after each write (kube's Store.TTLFunc; Events' --event-ttl). */
     private readonly ttlSeconds = 0,
+    /** The time of creation and deletion timestamps and managed fields entries. */
+    private readonly clock: Clock = systemClock,
   ) {
     this.root = resourceRoot(etcdPrefix, def);
     this.schema = def.ownSchema?.typed ?? kindSchema({ group: def.group, version: def.version, kind: def.kind });
-    this.fields = this.schema ? new FieldManager(def, this.schema) : null;
+    this.fields = this.schema ? new FieldManager(def, this.schema, () => this.nowTimestamp()) : null;
+  }
+
+  private nowSeconds(): number {
+    return this.clock.now() / 1000;
+  }
+
+  private nowTimestamp(): string {
+    return timestampAt(this.nowSeconds());
   }
 
   /** The typed schema of the kind, where kapi has one. */
@@ -273,7 +284,7 @@ export class GenericStore {
     delete meta.selfLink;
     delete meta.resourceVersion;
     meta.uid = randomUUID();
-    meta.creationTimestamp = nowTimestamp();
+    meta.creationTimestamp = this.nowTimestamp();
     const { strategy } = this.def;
     if (strategy.tracksGeneration) meta.generation = 1;
     else delete meta.generation;
@@ -714,7 +725,7 @@ export class GenericStore {
   private async deleteObject(ctx: RequestContext, key: string, current: KubeObject, req: DeleteRequest): Promise<DeleteOutcome> {
     const name = current.metadata.name ?? '';
     const validate = this.deleteValidation(ctx, req);
-    const first = beforeDelete(this.def, structuredClone(current), req);
+    const first = beforeDelete(this.def, structuredClone(current), req, this.nowSeconds());
     if (first.pending) return { object: await this.deletedResult(current), deleted: false };
     const { strategy } = this.def;
     const finalizers = current.metadata.finalizers ?? [];
@@ -731,14 +742,14 @@ export class GenericStore {
           checkPreconditions(key, existing, req.preconditions);
           await validate(existing);
           const next = structuredClone(existing);
-          const decision = beforeDelete(this.def, next, req);
+          const decision = beforeDelete(this.def, next, req, this.nowSeconds());
           if (decision.pending) throw ALREADY_DELETING;
           const wanted = finalizersForDeletion(next.metadata.finalizers ?? [], req, strategy.garbageCollectionPolicy);
           if (wanted.changed) setFinalizers(next, wanted.finalizers);
           const held = (next.metadata.finalizers ?? []).length > 0;
           if (!decision.graceful) {
             if (!held) throw DELETE_NOW;
-            markAsDeleting(next);
+            markAsDeleting(next, this.nowSeconds());
             outcome = 'keep';
             return next;
           }
@@ -807,7 +818,7 @@ export class GenericStore {
           checkPreconditions(key, existing, preconditions);
           await this.deleteValidation(ctx, req)(existing);
           const next = structuredClone(existing);
-          next.metadata.deletionTimestamp ??= nowTimestamp();
+          next.metadata.deletionTimestamp ??= this.nowTimestamp();
           startTermination(next, req);
           return next;
         },

@@ -11,6 +11,9 @@ const graceful = {
 } as ResourceDefinition;
 const immediate = { ...graceful, strategy: strategy({}) } as ResourceDefinition;
 
+/** The store's clock at the delete: a fixed instant. */
+const NOW = 1_800_000_000;
+
 const thing = (meta: Partial<KubeObject['metadata']> = {}): KubeObject => ({
   apiVersion: 'example.com/v1',
   kind: 'Thing',
@@ -19,41 +22,40 @@ const thing = (meta: Partial<KubeObject['metadata']> = {}): KubeObject => ({
 
 describe('beforeDelete', () => {
   test('preconditions are checked first, with the kind in the conflict', () => {
-    expect(() => beforeDelete(graceful, thing(), { preconditions: { uid: 'other' } })).toThrow(
+    expect(() => beforeDelete(graceful, thing(), { preconditions: { uid: 'other' } }, NOW)).toThrow(
       'Operation cannot be fulfilled on Thing.example.com "t": the UID in the precondition (other) does not match the UID in record (u1). The object might have been deleted and then recreated',
     );
-    expect(() => beforeDelete(graceful, thing(), { preconditions: { resourceVersion: '6' } })).toThrow(
+    expect(() => beforeDelete(graceful, thing(), { preconditions: { resourceVersion: '6' } }, NOW)).toThrow(
       'the ResourceVersion in the precondition (6) does not match the ResourceVersion in record (7)',
     );
   });
 
   test('a kind without graceful deletion is removed at once', () => {
-    expect(beforeDelete(immediate, thing(), {})).toEqual({ graceful: false, pending: false, period: 0 });
+    expect(beforeDelete(immediate, thing(), {}, NOW)).toEqual({ graceful: false, pending: false, period: 0 });
   });
 
   test('a first graceful delete marks the object for its period and bumps its generation', () => {
     const obj = thing({ generation: 2 });
-    expect(beforeDelete(graceful, obj, {})).toEqual({ graceful: true, pending: false, period: 30 });
-    expect(obj.metadata).toMatchObject({ deletionGracePeriodSeconds: 30, generation: 3 });
+    expect(beforeDelete(graceful, obj, {}, NOW)).toEqual({ graceful: true, pending: false, period: 30 });
+    expect(obj.metadata).toMatchObject({ deletionTimestamp: timestampAt(NOW + 30), deletionGracePeriodSeconds: 30, generation: 3 });
   });
 
   test('a later delete may only shorten the period, keeping its start', () => {
-    const start = Math.floor(Date.now() / 1000);
+    const start = NOW - 10;
     const marked = () => thing({ deletionTimestamp: timestampAt(start + 30), deletionGracePeriodSeconds: 30 });
-    expect(beforeDelete(graceful, marked(), { gracePeriodSeconds: 60 })).toEqual({ graceful: false, pending: true, period: 0 });
+    expect(beforeDelete(graceful, marked(), { gracePeriodSeconds: 60 }, NOW)).toEqual({ graceful: false, pending: true, period: 0 });
     const shorter = marked();
-    expect(beforeDelete(graceful, shorter, { gracePeriodSeconds: 5 })).toEqual({ graceful: true, pending: false, period: 5 });
+    expect(beforeDelete(graceful, shorter, { gracePeriodSeconds: 5 }, NOW)).toEqual({ graceful: true, pending: false, period: 5 });
     expect(shorter.metadata.deletionTimestamp).toBe(timestampAt(start + 5));
   });
 });
 
 test('markAsDeleting starts the deletion now, once', () => {
   const obj = thing({ generation: 1 });
-  markAsDeleting(obj);
-  expect(obj.metadata).toMatchObject({ generation: 2, deletionGracePeriodSeconds: 0 });
-  const first = obj.metadata.deletionTimestamp;
-  markAsDeleting(obj);
-  expect(obj.metadata).toMatchObject({ generation: 2, deletionTimestamp: first });
+  markAsDeleting(obj, NOW);
+  expect(obj.metadata).toMatchObject({ generation: 2, deletionTimestamp: timestampAt(NOW), deletionGracePeriodSeconds: 0 });
+  markAsDeleting(obj, NOW + 5);
+  expect(obj.metadata).toMatchObject({ generation: 2, deletionTimestamp: timestampAt(NOW) });
 });
 
 test('emptying the finalizers of an object being deleted with no grace left deletes it', () => {

@@ -1,7 +1,7 @@
 import { conflict } from '../api/errors';
 import type { KubeObject } from '../api/types';
 import type { GracefulDeleteOptions, ResourceDefinition } from './types';
-import { nowTimestamp, timestampAt } from './time';
+import { timestampAt } from './time';
 
 /** The steps of a deletion that only change the object: graceful deletion, marking, finalizers (kube's rest/delete.go and store.go). */
 
@@ -19,11 +19,11 @@ export function setFinalizers(obj: KubeObject, finalizers: string[]): void {
   else delete obj.metadata.finalizers;
 }
 
-/** markAsDeleting: deletion starts now (or stays earlier), with no grace period. */
-export function markAsDeleting(obj: KubeObject): void {
+/** markAsDeleting: deletion starts at `nowSeconds` (or stays earlier), with no grace period. */
+export function markAsDeleting(obj: KubeObject, nowSeconds: number): void {
   const meta = obj.metadata;
   if (!meta.deletionTimestamp && meta.generation) meta.generation += 1;
-  const now = nowTimestamp();
+  const now = timestampAt(nowSeconds);
   if (!meta.deletionTimestamp || meta.deletionTimestamp > now) meta.deletionTimestamp = now;
   meta.deletionGracePeriodSeconds = 0;
 }
@@ -36,10 +36,10 @@ export function shouldDeleteDuringUpdate(prev: KubeObject, held: boolean): boole
 }
 
 /**
- * rest.BeforeDelete on a copy of the object: preconditions (409 naming the kind), then graceful
- * deletion. `pending`: a graceful deletion is under way and this request does not shorten it.
+ * rest.BeforeDelete on a copy of the object at `nowSeconds`: preconditions (409 naming the kind),
+ * then graceful deletion. `pending`: a graceful deletion is under way and this request does not shorten it.
  */
-export function beforeDelete(def: ResourceDefinition, obj: KubeObject, req: GracefulDeleteOptions): BeforeDelete {
+export function beforeDelete(def: ResourceDefinition, obj: KubeObject, req: GracefulDeleteOptions, nowSeconds: number): BeforeDelete {
   const meta = obj.metadata;
   const gk = { group: def.group, resource: def.kind };
   const pre = req.preconditions;
@@ -71,7 +71,7 @@ export function beforeDelete(def: ResourceDefinition, obj: KubeObject, req: Grac
     meta.deletionGracePeriodSeconds = req.gracePeriodSeconds;
     return { graceful: true, pending: false, period: req.gracePeriodSeconds };
   }
-  meta.deletionTimestamp = nowTimestamp(period);
+  meta.deletionTimestamp = timestampAt(nowSeconds + period);
   meta.deletionGracePeriodSeconds = period;
   if (meta.generation) meta.generation += 1;
   return { graceful: true, pending: false, period };

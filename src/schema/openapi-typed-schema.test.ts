@@ -235,7 +235,7 @@ describe('field sets and server-side apply on a custom resource', () => {
   });
 
   const def = defineResource({ group: 'example.com', version: 'v1', resource: 'widgets', kind: 'Widget', namespaced: true, strategy: defaultStrategy });
-  const manager = new FieldManager(def, widget);
+  const manager = new FieldManager(def, widget, () => '2027-01-15T08:00:00Z');
   const config = (spec: Record<string, unknown>): KubeObject => ({
     apiVersion: 'example.com/v1',
     kind: 'Widget',
