@@ -19,6 +19,7 @@ import type { WatchChannel } from '../storage/watch-channel';
 import { finalizersForDeletion } from './deletion-finalizers';
 import { beforeDelete, markAsDeleting, setFinalizers, shouldDeleteDuringUpdate } from './graceful-deletion';
 import { timestampAt } from './time';
+import { collectionPrefix, objectKey, resourceRoot } from './storage-keys';
 import { apiVersionOfDefinition, groupResource, storageApiVersionOf, type ResourceDefinition, type ServedKind } from './resource-definition';
 import { FieldManager, keepTimesOfNoOp } from './field-manager';
 import { inWireOrder } from './object-order';
@@ -110,10 +111,6 @@ function uniqueErrors(errs: FieldErrorList): FieldErrorList {
 }
 
 /** Where a resource's objects live in etcd: `<prefix>/<storagePath>/`. */
-export function resourceRoot(etcdPrefix: string, def: ResourceDefinition): string {
-  return `${etcdPrefix.replace(/\/$/, '')}/${def.storagePath}/`;
-}
-
 /**
  * The object as kube-apiserver holds it once decoded into its Go type: omitempty fields at their
  * zero value are gone (a client's `minReadySeconds: 0` is neither stored, answered nor owned in
@@ -167,12 +164,12 @@ export class GenericStore {
   }
 
   key(namespace: string, name: string): string {
-    return this.def.namespaced ? `${this.root}${namespace}/${name}` : `${this.root}${name}`;
+    return objectKey(this.root, this.def.namespaced, namespace, name);
   }
 
   /** The prefix of a collection: one namespace, or all of them when namespace is ''. */
   prefix(namespace: string): string {
-    return this.def.namespaced && namespace ? `${this.root}${namespace}/` : this.root;
+    return collectionPrefix(this.root, this.def.namespaced, namespace);
   }
 
   private fail(err: unknown, name: string, operation: string): never {

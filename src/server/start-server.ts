@@ -28,7 +28,8 @@ import { userOf, withAuthentication, withUser } from '../http/filters/authentica
 import { withInsecurePortGuard } from '../http/filters/insecure-port-guard';
 import { ComputedStore } from '../registry/computed-store';
 import type { ServerServices } from '../registry/types';
-import { GenericStore, resourceRoot } from '../registry/generic-store';
+import { GenericStore } from '../registry/generic-store';
+import { resourceRoot } from '../registry/storage-keys';
 import type { ValidationOptions } from '../registry/strategy';
 import { buildServiceAllocation } from '../registry/service-allocation/build';
 import type { OwnSchema, ResourceDefinition, ServedKind } from '../registry/resource-definition';
