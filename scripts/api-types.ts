@@ -68,14 +68,15 @@ const nameOf = (message: string): string => message.slice(message.lastIndexOf('.
 const property = (name: string): string => (/^[A-Za-z_$][A-Za-z0-9_$]*$/.test(name) ? name : `'${name}'`);
 
 /** The modules' texts, by path relative to src/generated/types (with .ts). */
-export function renderApiTypes(release: string, facts: Record<string, Record<string, TypeFacts>>): Map<string, string> {
+export function renderApiTypes(release: string, facts: Record<string, Record<string, TypeFacts>>, stringLists: string[] = []): Map<string, string> {
+  const jsonForms: Record<string, string> = { ...JSON_FORMS, ...Object.fromEntries(stringLists.map((m) => [m, 'string[]'])) };
   const packages = new Map<string, string[]>();
   for (const message of Object.keys(facts).sort()) {
     const pkg = packageOf(message);
     if (!packages.has(pkg)) packages.set(pkg, []);
     packages.get(pkg)!.push(message);
   }
-  for (const message of Object.keys(JSON_FORMS)) {
+  for (const message of Object.keys(jsonForms)) {
     const pkg = packageOf(message);
     if (!packages.has(pkg)) packages.set(pkg, []);
     if (!packages.get(pkg)!.includes(message)) packages.get(pkg)!.push(message);
@@ -100,7 +101,7 @@ export function renderApiTypes(release: string, facts: Record<string, Record<str
     const body: string[] = [];
     for (const message of messages.sort()) {
       const name = nameOf(message);
-      const form = JSON_FORMS[message];
+      const form = jsonForms[message];
       if (form) {
         body.push(`export type ${name} = ${form};`, '');
         continue;
@@ -139,10 +140,10 @@ export function renderApiTypes(release: string, facts: Record<string, Record<str
 }
 
 /** Replaces src/generated/types with the modules of these facts. */
-export function writeApiTypes(root: string, release: string, facts: Record<string, Record<string, TypeFacts>>): void {
+export function writeApiTypes(root: string, release: string, facts: Record<string, Record<string, TypeFacts>>, stringLists: string[]): void {
   const dir = path.join(root, 'src/generated/types');
   rmSync(dir, { recursive: true, force: true });
-  for (const [file, text] of renderApiTypes(release, facts)) {
+  for (const [file, text] of renderApiTypes(release, facts, stringLists)) {
     const target = path.join(dir, file);
     mkdirSync(path.dirname(target), { recursive: true });
     writeFileSync(target, text);

@@ -22,6 +22,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { parse, type MapField, type Namespace, type Type } from 'protobufjs';
 import { writeApiTypes } from './api-types';
 
@@ -33,20 +34,26 @@ interface Source {
   module: string;
   list(): string[];
   read(file: string): string;
+  readBytes(file: string): Buffer;
 }
 
 function source(module: string, location: string, tag: string): Source {
   const bare = existsSync(path.join(location, 'HEAD')) && existsSync(path.join(location, 'objects'));
   if (bare) {
     const git = (...args: string[]): string => execFileSync('git', [`--git-dir=${location}`, ...args], { encoding: 'utf8', maxBuffer: 1 << 30 });
-    return { module, list: () => git('ls-tree', '-r', '--name-only', tag).split('\n').filter(Boolean), read: (f) => git('show', `${tag}:${f}`) };
+    return {
+      module,
+      list: () => git('ls-tree', '-r', '--name-only', tag).split('\n').filter(Boolean),
+      read: (f) => git('show', `${tag}:${f}`),
+      readBytes: (f) => execFileSync('git', [`--git-dir=${location}`, 'show', `${tag}:${f}`], { maxBuffer: 1 << 30 }),
+    };
   }
   const walk = (dir: string): string[] =>
     readdirSync(path.join(location, dir)).flatMap((name) => {
       const rel = dir ? `${dir}/${name}` : name;
       return statSync(path.join(location, rel)).isDirectory() ? (name === '.git' ? [] : walk(rel)) : [rel];
     });
-  return { module, list: () => walk(''), read: (f) => readFileSync(path.join(location, f), 'utf8') };
+  return { module, list: () => walk(''), read: (f) => readFileSync(path.join(location, f), 'utf8'), readBytes: (f) => readFileSync(path.join(location, f)) };
 }
 
 // ---------------------------------------------------------------- Go sources
@@ -333,14 +340,23 @@ function main(): void {
   };
 
   const facts: Record<string, Record<string, FieldFact>> = {};
-  const leftOut: string[] = [];
   const warnings: string[] = [];
-  /** Messages whose Go type is a slice or map, not a struct (ExtraValue, Verbs): no field refers to them here. */
-  const nonStruct = new Set<string>();
+  /**
+   * Messages whose Go type is a named []string (ExtraValue, Verbs): on the wire a message of
+   * `repeated string items = 1`, in JSON the list itself.
+   */
+  const sliceMessages: string[] = [];
   for (const p of protoPackages) {
     for (const msg of p.messages) {
       const goType = p.goPackage.types.get(msg.name);
-      if (goType && /^\[\]|^map\[/.test(goType.underlying)) nonStruct.add(`${protoPackageOf(p.goPackage.path)}.${msg.name}`);
+      if (!goType || !/^\[\]|^map\[/.test(goType.underlying)) continue;
+      const full = `${protoPackageOf(p.goPackage.path)}.${msg.name}`;
+      const items = msg.fieldsArray;
+      if (goType.underlying !== '[]string' || items.length !== 1 || items[0].name !== 'items' || items[0].type !== 'string' || !items[0].repeated) {
+        throw new Error(`${full}: a Go ${goType.underlying} kapi has no JSON form for`);
+      }
+      sliceMessages.push(full);
+      facts[full] = { items: { number: items[0].id, type: 'string', repeated: true } };
     }
   }
 
@@ -348,7 +364,7 @@ function main(): void {
     const pkgName = protoPackageOf(p.goPackage.path);
     for (const msg of p.messages) {
       const full = `${pkgName}.${msg.name}`;
-      if (nonStruct.has(full)) continue;
+      if (sliceMessages.includes(full)) continue;
       const goType = p.goPackage.types.get(msg.name);
       const out: Record<string, FieldFact> = {};
       const byProtoName = new Map(msg.fieldsArray.map((f) => [f.name, f]));
@@ -361,10 +377,6 @@ function main(): void {
       for (const { g, f } of ordered) {
         seen.add(f.name);
         const typeName = SCALAR_PROTO.has(f.type) ? f.type : qualify(f.type, pkgName);
-        if (nonStruct.has(typeName)) {
-          leftOut.push(`${full}.${f.name}`);
-          continue;
-        }
         const inline = g?.inline ?? false;
         const name = inline ? f.name : (g?.json ?? f.name);
         const fact: FieldFact = { number: f.id, type: typeName };
@@ -422,18 +434,19 @@ function main(): void {
     release,
     facts,
     groups,
-    leftOut,
+    sliceMessages.sort(),
     protoPackages.map((p) => p.protoFile),
   );
-  writeApiTypes(root, release, facts);
+  writeApiTypes(root, release, facts, sliceMessages);
   writeProtos(
     path.join(root, 'proto'),
     release,
     protoPackages.map((p) => ({ file: p.protoFile, pkg: protoPackageOf(p.goPackage.path) })),
     facts,
   );
+  writeReleaseTestdata(path.join(root, RELEASE_TESTDATA), release, sources[0]);
   for (const w of warnings) console.warn(`note: ${w}`);
-  console.log(`${Object.keys(facts).length} messages from ${protoPackages.length} packages; ${leftOut.length} fields left out: ${leftOut.join(', ')}`);
+  console.log(`${Object.keys(facts).length} messages from ${protoPackages.length} packages; named string lists: ${sliceMessages.join(', ')}`);
 }
 
 /** A message type as the proto file names it (`.pkg.Name`, `pkg.Name` or `Name`) -> its full name. */
@@ -467,7 +480,7 @@ function writeFacts(
   release: string,
   facts: Record<string, Record<string, FieldFact>>,
   groups: Record<string, string>,
-  leftOut: string[],
+  sliceMessages: string[],
   protoFiles: string[],
 ): void {
   mkdirSync(path.dirname(file), { recursive: true });
@@ -486,8 +499,8 @@ function writeFacts(
     '/** "group/version" ("v1" for core) -> proto package. */',
     `export const GROUP_VERSION_PACKAGES: Record<string, string> = ${JSON.stringify(groups, null, 2).replace(/"/g, "'")};`,
     '',
-    '/** Fields whose Go type is a named slice (ExtraValue, Verbs): their message is no JSON object, so kapi leaves them out. */',
-    `export const LEFT_OUT_FIELDS: string[] = ${JSON.stringify(leftOut, null, 2).replace(/"/g, "'")};`,
+    '/** Messages whose Go type is a named []string (ExtraValue, Verbs): `repeated string items = 1` on the wire, the list itself in JSON. */',
+    `export const STRING_LIST_MESSAGES: string[] = ${JSON.stringify(sliceMessages, null, 2).replace(/"/g, "'")};`,
     '',
     '/** Proto message full name -> JSON field name (the proto name of an inlined struct) -> facts, in Go declaration order. */',
     'export const API_FIELD_FACTS: Record<string, Record<string, GeneratedFieldFacts>> = {',
@@ -500,6 +513,27 @@ function writeFacts(
   }
   lines.push('};', '');
   writeFileSync(file, lines.join('\n'));
+}
+
+/** Where the release's own round-trip data is kept for the codec's drift test (src/codec/release-testdata.test.ts). */
+const RELEASE_TESTDATA = 'test/fixtures/release/api-testdata.json.gz';
+
+/**
+ * k8s.io/api's testdata/HEAD: every kind of the release with every field set, in JSON and in its
+ * Protobuf encoding, as the release's own round-trip tests write them. Kept gzipped, one entry per
+ * kind that has both, keyed `<group>.<version>.<Kind>` as the release names the files.
+ */
+function writeReleaseTestdata(file: string, release: string, api: Source): void {
+  const dir = 'testdata/HEAD/';
+  const objects: Record<string, { json: unknown; protobuf: string }> = {};
+  const files = new Set(api.list().filter((f) => f.startsWith(dir)));
+  for (const f of [...files].sort()) {
+    if (!f.endsWith('.json') || !files.has(f.replace(/\.json$/, '.pb'))) continue;
+    objects[f.slice(dir.length, -'.json'.length)] = { json: JSON.parse(api.read(f)), protobuf: api.readBytes(f.replace(/\.json$/, '.pb')).toString('base64') };
+  }
+  if (Object.keys(objects).length === 0) throw new Error(`${api.module}: no ${dir} round-trip data`);
+  mkdirSync(path.dirname(file), { recursive: true });
+  writeFileSync(file, gzipSync(JSON.stringify({ release, objects }), { level: 9 }));
 }
 
 function sortProtoFiles(files: string[]): string[] {

@@ -13,6 +13,7 @@ const root = path.resolve(__dirname, '..');
 const generated = require(path.join(root, 'dist/generated/api-facts.js')) as {
   API_RELEASE: string;
   API_FIELD_FACTS: Record<string, Record<string, TypeFacts>>;
+  STRING_LIST_MESSAGES: string[];
 };
-writeApiTypes(root, generated.API_RELEASE, generated.API_FIELD_FACTS);
+writeApiTypes(root, generated.API_RELEASE, generated.API_FIELD_FACTS, generated.STRING_LIST_MESSAGES);
 console.log(`wrote src/generated/types from ${Object.keys(generated.API_FIELD_FACTS).length} messages`);

@@ -1,6 +1,7 @@
 import { Writer, type Field, type Type } from 'protobufjs';
 import { FIELD_FACTS } from '../schema/field-facts';
 import { isInlineField } from '../schema/proto-loader';
+import { STRING_LIST_MESSAGES } from '../generated/api-facts';
 
 /**
  * Plain JSON objects to Kubernetes' protobuf schema, byte for byte as the generated Go marshallers
@@ -141,6 +142,15 @@ const SPECIAL: Record<string, (w: Writer, value: unknown) => void> = {
   '.k8s.io.apimachinery.pkg.api.resource.Quantity': (w, value) => {
     w.uint32((1 << 3) | LENGTH).string(value === null || value === undefined ? '0' : String(value));
   },
+  // Named []string types (ExtraValue, Verbs): the JSON list, as the message's `repeated string items = 1`.
+  ...Object.fromEntries(
+    STRING_LIST_MESSAGES.map((m) => [
+      `.${m}`,
+      (w: Writer, value: unknown) => {
+        if (Array.isArray(value)) for (const item of value) w.uint32((1 << 3) | LENGTH).string(String(item));
+      },
+    ]),
+  ),
 };
 
 /** Time and MicroTime are non-pointer structs where they are written at all: null is the zero time. */

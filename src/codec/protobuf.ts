@@ -5,6 +5,7 @@ import { FIELD_FACTS } from '../schema/field-facts';
 import { withGoZeros } from '../schema/go-zeros';
 import { isInlineField, lookupMessage, protoRoot } from '../schema/proto-loader';
 import { DecodeError } from './decode-error';
+import { STRING_LIST_MESSAGES } from '../generated/api-facts';
 
 const META = '.k8s.io.apimachinery.pkg.apis.meta.v1';
 
@@ -42,6 +43,8 @@ const SPECIAL: Record<string, (msg: Record<string, unknown>) => unknown> = {
   '.k8s.io.apimachinery.pkg.util.intstr.IntOrString': (m) => (toNumber((m.type as Longish) ?? 0) === 1 ? (m.strVal ?? '') : (m.intVal ?? 0)),
   '.k8s.io.apimachinery.pkg.api.resource.Quantity': (m) => m.string,
   '.k8s.io.apimachinery.pkg.runtime.RawExtension': (m) => (m.raw && (m.raw as Buffer).length > 0 ? JSON.parse((m.raw as Buffer).toString('utf8')) : undefined),
+  // Named []string types (ExtraValue, Verbs): JSON is the list of the message's items.
+  ...Object.fromEntries(STRING_LIST_MESSAGES.map((m) => [`.${m}`, (msg: Record<string, unknown>) => msg.items ?? []])),
 };
 
 /** Go's time.Duration.String(), for metav1.Duration. */
@@ -142,5 +145,7 @@ export function decodeProtobuf(body: Buffer): KubeObject {
   }
   // What Go's JSON encoder would write of the decoded struct: its nil slices as null, non-pointer zeros.
   const json = withGoZeros(type.fullName.slice(1), messageToJson(type, message) as Record<string, unknown>);
-  return { apiVersion: typeMeta.apiVersion, kind: typeMeta.kind, metadata: {}, ...json } as KubeObject;
+  // ObjectMeta is a struct, so Go's JSON always writes it; kinds without it (DeleteOptions, AdmissionReview) get none.
+  const metadata = Object.prototype.hasOwnProperty.call(type.fields, 'metadata') ? { metadata: {} } : {};
+  return { apiVersion: typeMeta.apiVersion, kind: typeMeta.kind, ...metadata, ...json } as KubeObject;
 }

@@ -138,15 +138,15 @@ export const GROUP_VERSION_PACKAGES: Record<string, string> = {
   'apiregistration.k8s.io/v1': 'k8s.io.kube_aggregator.pkg.apis.apiregistration.v1'
 };
 
-/** Fields whose Go type is a named slice (ExtraValue, Verbs): their message is no JSON object, so kapi leaves them out. */
-export const LEFT_OUT_FIELDS: string[] = [
-  'k8s.io.api.authentication.v1.UserInfo.extra',
-  'k8s.io.api.authentication.v1beta1.UserInfo.extra',
-  'k8s.io.api.authorization.v1.SubjectAccessReviewSpec.extra',
-  'k8s.io.api.authorization.v1beta1.SubjectAccessReviewSpec.extra',
-  'k8s.io.api.certificates.v1.CertificateSigningRequestSpec.extra',
-  'k8s.io.api.certificates.v1beta1.CertificateSigningRequestSpec.extra',
-  'k8s.io.apimachinery.pkg.apis.meta.v1.APIResource.verbs'
+/** Messages whose Go type is a named []string (ExtraValue, Verbs): `repeated string items = 1` on the wire, the list itself in JSON. */
+export const STRING_LIST_MESSAGES: string[] = [
+  'k8s.io.api.authentication.v1.ExtraValue',
+  'k8s.io.api.authentication.v1beta1.ExtraValue',
+  'k8s.io.api.authorization.v1.ExtraValue',
+  'k8s.io.api.authorization.v1beta1.ExtraValue',
+  'k8s.io.api.certificates.v1.ExtraValue',
+  'k8s.io.api.certificates.v1beta1.ExtraValue',
+  'k8s.io.apimachinery.pkg.apis.meta.v1.Verbs'
 ];
 
 /** Proto message full name -> JSON field name (the proto name of an inlined struct) -> facts, in Go declaration order. */
@@ -1311,6 +1311,9 @@ export const API_FIELD_FACTS: Record<string, Record<string, GeneratedFieldFacts>
     name: {"number":3,"type":"string","omitempty":true},
     uid: {"number":4,"type":"string","omitempty":true},
   },
+  'k8s.io.api.authentication.v1.ExtraValue': {
+    items: {"number":1,"type":"string","repeated":true},
+  },
   'k8s.io.api.authentication.v1.SelfSubjectReview': {
     metadata: {"number":1,"type":"k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta","omitempty":true},
     status: {"number":2,"type":"k8s.io.api.authentication.v1.SelfSubjectReviewStatus","omitempty":true},
@@ -1351,6 +1354,7 @@ export const API_FIELD_FACTS: Record<string, Record<string, GeneratedFieldFacts>
     username: {"number":1,"type":"string","omitempty":true},
     uid: {"number":2,"type":"string","omitempty":true},
     groups: {"number":3,"type":"string","repeated":true,"omitempty":true,"nilable":true,"listType":"atomic"},
+    extra: {"number":4,"type":"k8s.io.api.authentication.v1.ExtraValue","keyType":"string","omitempty":true,"nilable":true},
   },
   'k8s.io.api.authentication.v1alpha1.SelfSubjectReview': {
     metadata: {"number":1,"type":"k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta","omitempty":true},
@@ -1358,6 +1362,9 @@ export const API_FIELD_FACTS: Record<string, Record<string, GeneratedFieldFacts>
   },
   'k8s.io.api.authentication.v1alpha1.SelfSubjectReviewStatus': {
     userInfo: {"number":1,"type":"k8s.io.api.authentication.v1.UserInfo","omitempty":true},
+  },
+  'k8s.io.api.authentication.v1beta1.ExtraValue': {
+    items: {"number":1,"type":"string","repeated":true},
   },
   'k8s.io.api.authentication.v1beta1.SelfSubjectReview': {
     metadata: {"number":1,"type":"k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta","omitempty":true},
@@ -1385,6 +1392,10 @@ export const API_FIELD_FACTS: Record<string, Record<string, GeneratedFieldFacts>
     username: {"number":1,"type":"string","omitempty":true},
     uid: {"number":2,"type":"string","omitempty":true},
     groups: {"number":3,"type":"string","repeated":true,"omitempty":true,"nilable":true,"listType":"atomic"},
+    extra: {"number":4,"type":"k8s.io.api.authentication.v1beta1.ExtraValue","keyType":"string","omitempty":true,"nilable":true},
+  },
+  'k8s.io.api.authorization.v1.ExtraValue': {
+    items: {"number":1,"type":"string","repeated":true},
   },
   'k8s.io.api.authorization.v1.FieldSelectorAttributes': {
     rawSelector: {"number":1,"type":"string","omitempty":true},
@@ -1451,6 +1462,7 @@ export const API_FIELD_FACTS: Record<string, Record<string, GeneratedFieldFacts>
     nonResourceAttributes: {"number":2,"type":"k8s.io.api.authorization.v1.NonResourceAttributes","pointer":true,"omitempty":true,"nilable":true},
     user: {"number":3,"type":"string","omitempty":true},
     groups: {"number":4,"type":"string","repeated":true,"omitempty":true,"nilable":true,"listType":"atomic"},
+    extra: {"number":5,"type":"k8s.io.api.authorization.v1.ExtraValue","keyType":"string","omitempty":true,"nilable":true},
     uid: {"number":6,"type":"string","omitempty":true},
   },
   'k8s.io.api.authorization.v1.SubjectAccessReviewStatus': {
@@ -1464,6 +1476,9 @@ export const API_FIELD_FACTS: Record<string, Record<string, GeneratedFieldFacts>
     nonResourceRules: {"number":2,"type":"k8s.io.api.authorization.v1.NonResourceRule","repeated":true,"nilable":true,"required":true,"listType":"atomic"},
     incomplete: {"number":3,"type":"bool","required":true},
     evaluationError: {"number":4,"type":"string","omitempty":true},
+  },
+  'k8s.io.api.authorization.v1beta1.ExtraValue': {
+    items: {"number":1,"type":"string","repeated":true},
   },
   'k8s.io.api.authorization.v1beta1.LocalSubjectAccessReview': {
     metadata: {"number":1,"type":"k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta","omitempty":true},
@@ -1522,6 +1537,7 @@ export const API_FIELD_FACTS: Record<string, Record<string, GeneratedFieldFacts>
     nonResourceAttributes: {"number":2,"type":"k8s.io.api.authorization.v1beta1.NonResourceAttributes","pointer":true,"omitempty":true,"nilable":true},
     user: {"number":3,"type":"string","omitempty":true},
     group: {"number":4,"type":"string","repeated":true,"omitempty":true,"nilable":true,"listType":"atomic"},
+    extra: {"number":5,"type":"k8s.io.api.authorization.v1beta1.ExtraValue","keyType":"string","omitempty":true,"nilable":true},
     uid: {"number":6,"type":"string","omitempty":true},
   },
   'k8s.io.api.authorization.v1beta1.SubjectAccessReviewStatus': {
@@ -1939,10 +1955,14 @@ export const API_FIELD_FACTS: Record<string, Record<string, GeneratedFieldFacts>
     username: {"number":2,"type":"string","omitempty":true},
     uid: {"number":3,"type":"string","omitempty":true},
     groups: {"number":4,"type":"string","repeated":true,"omitempty":true,"nilable":true,"listType":"atomic"},
+    extra: {"number":6,"type":"k8s.io.api.certificates.v1.ExtraValue","keyType":"string","omitempty":true,"nilable":true},
   },
   'k8s.io.api.certificates.v1.CertificateSigningRequestStatus': {
     conditions: {"number":1,"type":"k8s.io.api.certificates.v1.CertificateSigningRequestCondition","repeated":true,"omitempty":true,"nilable":true,"listType":"map","listMapKeys":["type"]},
     certificate: {"number":2,"type":"bytes","omitempty":true,"nilable":true},
+  },
+  'k8s.io.api.certificates.v1.ExtraValue': {
+    items: {"number":1,"type":"string","repeated":true},
   },
   'k8s.io.api.certificates.v1alpha1.ClusterTrustBundle': {
     metadata: {"number":1,"type":"k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta","omitempty":true},
@@ -1981,6 +2001,7 @@ export const API_FIELD_FACTS: Record<string, Record<string, GeneratedFieldFacts>
     username: {"number":2,"type":"string","omitempty":true},
     uid: {"number":3,"type":"string","omitempty":true},
     groups: {"number":4,"type":"string","repeated":true,"omitempty":true,"nilable":true,"listType":"atomic"},
+    extra: {"number":6,"type":"k8s.io.api.certificates.v1beta1.ExtraValue","keyType":"string","omitempty":true,"nilable":true},
   },
   'k8s.io.api.certificates.v1beta1.CertificateSigningRequestStatus': {
     conditions: {"number":1,"type":"k8s.io.api.certificates.v1beta1.CertificateSigningRequestCondition","repeated":true,"omitempty":true,"nilable":true,"listType":"map","listMapKeys":["type"]},
@@ -1997,6 +2018,9 @@ export const API_FIELD_FACTS: Record<string, Record<string, GeneratedFieldFacts>
   'k8s.io.api.certificates.v1beta1.ClusterTrustBundleSpec': {
     signerName: {"number":1,"type":"string","omitempty":true},
     trustBundle: {"number":2,"type":"string","required":true},
+  },
+  'k8s.io.api.certificates.v1beta1.ExtraValue': {
+    items: {"number":1,"type":"string","repeated":true},
   },
   'k8s.io.api.certificates.v1beta1.PodCertificateRequest': {
     metadata: {"number":1,"type":"k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta","omitempty":true},
@@ -6107,6 +6131,7 @@ export const API_FIELD_FACTS: Record<string, Record<string, GeneratedFieldFacts>
     group: {"number":8,"type":"string","omitempty":true},
     version: {"number":9,"type":"string","omitempty":true},
     kind: {"number":3,"type":"string","required":true},
+    verbs: {"number":4,"type":"k8s.io.apimachinery.pkg.apis.meta.v1.Verbs","nilable":true,"required":true},
     shortNames: {"number":5,"type":"string","repeated":true,"omitempty":true,"nilable":true,"listType":"atomic"},
     categories: {"number":7,"type":"string","repeated":true,"omitempty":true,"nilable":true,"listType":"atomic"},
     storageVersionHash: {"number":10,"type":"string","omitempty":true},
@@ -6325,6 +6350,9 @@ export const API_FIELD_FACTS: Record<string, Record<string, GeneratedFieldFacts>
     dryRun: {"number":1,"type":"string","repeated":true,"omitempty":true,"nilable":true,"listType":"atomic"},
     fieldManager: {"number":2,"type":"string","omitempty":true},
     fieldValidation: {"number":3,"type":"string","omitempty":true},
+  },
+  'k8s.io.apimachinery.pkg.apis.meta.v1.Verbs': {
+    items: {"number":1,"type":"string","repeated":true},
   },
   'k8s.io.apimachinery.pkg.apis.meta.v1.WatchEvent': {
     type: {"number":1,"type":"string","required":true},

@@ -1,4 +1,15 @@
-import { alreadyExists, badRequest, conflict, internalError, notAStatus, notFound, resourceExpired, StatusError, timeout, tooManyRequests } from '../api/errors';
+import {
+  alreadyExists,
+  badRequest,
+  conflict,
+  internalError,
+  notAStatus,
+  notFound,
+  resourceExpired,
+  StatusError,
+  timeout,
+  tooManyRequests,
+} from '../api/errors';
 import { qualifiedResource, type GroupResource } from '../api/types';
 import { isStorageError } from '../storage/storage-error';
 

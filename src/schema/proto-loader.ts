@@ -33,8 +33,27 @@ export function protoRoot(): Root {
   return root;
 }
 
-/** Kinds of meta/v1 that other group-versions also register (client-go sends DeleteOptions as "v1"). */
-const META_KINDS = new Set(['DeleteOptions', 'Status', 'WatchEvent', 'PartialObjectMetadata', 'PartialObjectMetadataList', 'List']);
+/**
+ * Kinds of meta/v1 that other group-versions also register (client-go sends DeleteOptions as "v1"):
+ * metav1.AddToGroupVersion's options and WatchEvent, and its unversioned discovery types.
+ */
+const META_KINDS = new Set([
+  'DeleteOptions',
+  'CreateOptions',
+  'UpdateOptions',
+  'PatchOptions',
+  'GetOptions',
+  'ListOptions',
+  'Status',
+  'WatchEvent',
+  'APIVersions',
+  'APIGroupList',
+  'APIGroup',
+  'APIResourceList',
+  'PartialObjectMetadata',
+  'PartialObjectMetadataList',
+  'List',
+]);
 
 /** The message of a kind, by the package the release registers its group-version in; meta kinds -> apimachinery. Null for groups the release does not define. */
 export function protoTypeName(gvk: GroupVersionKind): string | null {

@@ -1,7 +1,7 @@
 import type { Field, Type } from 'protobufjs';
 import { isInlineField, lookupMessage } from './proto-loader';
 import type { GroupVersionKind } from '../api/types';
-import { LEFT_OUT_FIELDS } from '../generated/api-facts';
+import { STRING_LIST_MESSAGES } from '../generated/api-facts';
 import { FIELD_FACTS, type FieldFacts } from './field-facts';
 
 /**
@@ -74,6 +74,8 @@ const SPECIAL_KINDS: Record<string, SchemaNode> = {
   'k8s.io.apimachinery.pkg.util.intstr.IntOrString': { kind: 'int-or-string' },
   'k8s.io.apimachinery.pkg.api.resource.Quantity': { kind: 'quantity' },
   'k8s.io.apimachinery.pkg.runtime.RawExtension': { kind: 'free' },
+  // Named []string types (ExtraValue, Verbs): a message on the wire, the list itself in JSON.
+  ...Object.fromEntries(STRING_LIST_MESSAGES.map((m) => [m, { kind: 'list', items: { kind: 'scalar', type: 'string' }, listType: 'atomic', keys: [] }])),
 };
 
 const SCALARS: Record<string, ScalarType> = {
@@ -88,19 +90,6 @@ const SCALARS: Record<string, ScalarType> = {
   double: 'number',
   float: 'number',
   bytes: 'bytes',
-};
-
-/**
- * The `map[string]ExtraValue` fields (a CSR's, a SubjectAccessReview's and UserInfo's `extra`):
- * ExtraValue is a named []string, which kapi's .proto files leave out (LEFT_OUT_FIELDS), so these
- * fields exist for JSON, YAML and CBOR only, as Go's encoding/json writes them: lists of strings by key.
- */
-const EXTRA_VALUE_MAPS = new Set(LEFT_OUT_FIELDS.filter((f) => f.endsWith('.extra')));
-const EXTRA_FIELD_FACTS: FieldFacts = { omitempty: true, nilable: true };
-const EXTRA_NODE: SchemaNode = {
-  kind: 'map',
-  values: { kind: 'list', items: { kind: 'scalar', type: 'string' }, listType: 'atomic', keys: [] },
-  atomic: false,
 };
 
 /** The object node of a protobuf message. */
@@ -146,12 +135,11 @@ class MessageNode implements ObjectNode {
         if (found) return found;
       }
     }
-    return EXTRA_VALUE_MAPS.has(`${this.fullName}.${name}`) ? { name, node: EXTRA_NODE, facts: EXTRA_FIELD_FACTS } : null;
+    return null;
   }
 
   fieldNames(): string[] {
-    const own = this.type.fieldsArray.flatMap((f) => (isInlineField(this.type, f) ? objectNode(f.resolvedType as Type, false).fieldNames() : [f.name]));
-    return EXTRA_VALUE_MAPS.has(`${this.fullName}.extra`) ? [...own, 'extra'] : own;
+    return this.type.fieldsArray.flatMap((f) => (isInlineField(this.type, f) ? objectNode(f.resolvedType as Type, false).fieldNames() : [f.name]));
   }
 }
 

@@ -286,6 +286,20 @@ describe('serviceaccounts/token', () => {
     expect(res.headers.get('content-type')).toBe(PROTOBUF);
     const answer = decodeProtobuf(Buffer.from(await res.arrayBuffer()));
     expect(answer).toMatchObject({ kind: 'TokenRequest', spec: { audiences: [API_AUDIENCE], expirationSeconds: 1200 }, status: { token: expect.any(String) } });
-    expect((await review((answer.status as { token: string }).token)).body.status.authenticated).toBe(true);
+    const token = (answer.status as { token: string }).token;
+    expect((await review(token)).body.status.authenticated).toBe(true);
+
+    // An aggregated API server's delegating authenticator reviews tokens in Protobuf: the user's extra (map<string, ExtraValue>) must survive both ways.
+    const reviewed = await fetch(`${server.url}${AUTHN}/tokenreviews`, {
+      method: 'POST',
+      headers: { 'Content-Type': PROTOBUF, Accept: PROTOBUF },
+      body: encodeProtobuf({ apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', metadata: {}, spec: { token } } as never),
+    });
+    expect(reviewed.status).toBe(201);
+    const user = (decodeProtobuf(Buffer.from(await reviewed.arrayBuffer())).status as { user: Record<string, unknown> }).user;
+    expect(user).toMatchObject({
+      username: 'system:serviceaccount:default:bot',
+      extra: { 'authentication.kubernetes.io/credential-id': [`JTI=${claimsOf(token).jti}`] },
+    });
   });
 });

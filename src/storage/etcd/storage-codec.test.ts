@@ -31,18 +31,28 @@ describe('StorageCodec', () => {
     expect(protobuf.encode(decoded)).toEqual(protobuf.encode(pod()));
   });
 
-  test('custom resources, CRDs, APIServices and CSRs (spec.extra has no message field) stay JSON', () => {
+  test('custom resources, CRDs and APIServices stay JSON', () => {
     const kinds = [
       { apiVersion: 'example.com/v1', kind: 'Widget' },
       { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition' },
       { apiVersion: 'apiregistration.k8s.io/v1', kind: 'APIService' },
-      { apiVersion: 'certificates.k8s.io/v1', kind: 'CertificateSigningRequest' },
     ];
     for (const k of kinds) {
       const obj = { ...k, metadata: { name: 'x' }, spec: { extra: { a: ['b'] } } } as KubeObject;
       expect(protobuf.encodingOf(obj)).toBe('json');
       expect(JSON.parse(protobuf.encode(obj).toString())).toEqual(obj);
     }
+  });
+
+  test('a CSR is Protobuf, its spec.extra (map<string, ExtraValue>) kept', () => {
+    const csr = {
+      apiVersion: 'certificates.k8s.io/v1',
+      kind: 'CertificateSigningRequest',
+      metadata: { name: 'x' },
+      spec: { request: 'AQ==', signerName: 'example.com/s', username: 'u', extra: { scopes: ['a', 'b'], empty: [] } },
+    } as KubeObject;
+    expect(protobuf.encodingOf(csr)).toBe('protobuf');
+    expect(protobuf.decode(protobuf.encode(csr)).spec).toMatchObject({ username: 'u', extra: { scopes: ['a', 'b'], empty: [] } });
   });
 
   test('every setting reads every encoding; JSON and YAML write their own', () => {

@@ -15,12 +15,6 @@ export const PROTOBUF_STORAGE: StorageMediaType = 'application/vnd.kubernetes.pr
  */
 const JSON_GROUPS = new Set(['apiextensions.k8s.io', 'apiregistration.k8s.io']);
 
-/**
- * Kinds whose message in kapi's .proto files cannot hold every field they keep: a
- * CertificateSigningRequest's `spec.extra` (map[string]ExtraValue) would be lost.
- */
-const JSON_KINDS = new Set(['certificates.k8s.io/CertificateSigningRequest']);
-
 /** Encodings a stored value can be in; readers accept all three whatever is written. */
 export type StoredEncoding = 'json' | 'yaml' | 'protobuf';
 
@@ -66,7 +60,7 @@ export class StorageCodec {
     if (this.mediaType === 'application/json') return 'json';
     const apiVersion = typeof obj.apiVersion === 'string' ? obj.apiVersion : '';
     const group = apiVersion.includes('/') ? apiVersion.slice(0, apiVersion.indexOf('/')) : '';
-    if (JSON_GROUPS.has(group) || JSON_KINDS.has(`${group}/${String(obj.kind)}`)) return 'json';
+    if (JSON_GROUPS.has(group)) return 'json';
     const type = messageTypeOf(obj);
     if (!type) return 'json';
     return this.mediaType === PROTOBUF_STORAGE ? 'protobuf' : 'yaml';

@@ -9,6 +9,8 @@ export interface BoundObjectReference {
   uid?: string;
 }
 
+export type ExtraValue = string[];
+
 export interface SelfSubjectReview extends KubeObject {
   status?: SelfSubjectReviewStatus;
 }
@@ -54,4 +56,5 @@ export interface UserInfo {
   username?: string;
   uid?: string;
   groups?: string[];
+  extra?: Record<string, ExtraValue>;
 }

@@ -2,6 +2,8 @@
 import type { KubeObject } from '../../../api/types';
 import type * as authenticationV1 from './v1';
 
+export type ExtraValue = string[];
+
 export interface SelfSubjectReview extends KubeObject {
   status?: SelfSubjectReviewStatus;
 }
@@ -31,4 +33,5 @@ export interface UserInfo {
   username?: string;
   uid?: string;
   groups?: string[];
+  extra?: Record<string, ExtraValue>;
 }

@@ -2,6 +2,8 @@
 import type { KubeObject } from '../../../api/types';
 import type * as metaV1 from '../meta/v1';
 
+export type ExtraValue = string[];
+
 export interface FieldSelectorAttributes {
   rawSelector?: string;
   requirements?: metaV1.FieldSelectorRequirement[];
@@ -75,6 +77,7 @@ export interface SubjectAccessReviewSpec {
   nonResourceAttributes?: NonResourceAttributes;
   user?: string;
   groups?: string[];
+  extra?: Record<string, ExtraValue>;
   uid?: string;
 }
 

@@ -2,6 +2,8 @@
 import type { KubeObject } from '../../../api/types';
 import type * as authorizationV1 from './v1';
 
+export type ExtraValue = string[];
+
 export interface LocalSubjectAccessReview extends KubeObject {
   spec?: SubjectAccessReviewSpec;
   status?: SubjectAccessReviewStatus;
@@ -65,6 +67,7 @@ export interface SubjectAccessReviewSpec {
   nonResourceAttributes?: NonResourceAttributes;
   user?: string;
   group?: string[];
+  extra?: Record<string, ExtraValue>;
   uid?: string;
 }
 

@@ -29,9 +29,12 @@ export interface CertificateSigningRequestSpec {
   username?: string;
   uid?: string;
   groups?: string[];
+  extra?: Record<string, ExtraValue>;
 }
 
 export interface CertificateSigningRequestStatus {
   conditions?: CertificateSigningRequestCondition[];
   certificate?: string;
 }
+
+export type ExtraValue = string[];

@@ -29,6 +29,7 @@ export interface CertificateSigningRequestSpec {
   username?: string;
   uid?: string;
   groups?: string[];
+  extra?: Record<string, ExtraValue>;
 }
 
 export interface CertificateSigningRequestStatus {
@@ -49,6 +50,8 @@ export interface ClusterTrustBundleSpec {
   signerName?: string;
   trustBundle?: string;
 }
+
+export type ExtraValue = string[];
 
 export interface PodCertificateRequest extends KubeObject {
   spec?: PodCertificateRequestSpec;

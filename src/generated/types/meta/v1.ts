@@ -20,6 +20,7 @@ export interface APIResource {
   group?: string;
   version?: string;
   kind?: string;
+  verbs?: Verbs;
   shortNames?: string[];
   categories?: string[];
   storageVersionHash?: string;
@@ -267,6 +268,8 @@ export interface UpdateOptions {
   fieldManager?: string;
   fieldValidation?: string;
 }
+
+export type Verbs = string[];
 
 export interface WatchEvent {
   type?: string;
