@@ -4,6 +4,7 @@ import type { FieldPatchMeta, PatchSchema } from '../patch/strategic-merge';
 import type { GroupVersionKind } from '../api/types';
 import type { ServedKind } from '../registry/resource-definition';
 import { FIELD_FACTS, type FieldFacts } from './field-facts';
+import { STRING_LIST_MESSAGES } from '../generated/api-facts';
 
 /**
  * Structural schemas of the built-in kinds, derived once from the .proto files (structure, names)
@@ -28,8 +29,10 @@ export function typeName(type: Type): string {
   return type.fullName.replace(/^\./, '');
 }
 
+/** A message whose JSON is not an object of its fields: the special types, and the named []string ones. */
 export function isSpecial(type: Type): boolean {
-  return typeName(type) in SPECIAL_SCHEMAS;
+  const name = typeName(type);
+  return name in SPECIAL_SCHEMAS || STRING_LIST_MESSAGES.includes(name);
 }
 
 export function factsOf(type: Type, fieldName: string): FieldFacts {
@@ -120,8 +123,15 @@ function scalarSchema(protoType: string): Record<string, unknown> {
 /** A field's OpenAPI v3 schema, registering the messages it refers to in `out`. */
 function fieldSchema(owner: Type, field: Field, out: Record<string, unknown>): Record<string, unknown> {
   const facts = factsOf(owner, field.name);
-  const valueType = messageField(field);
-  const value = valueType ? refTo(valueType, out) : { ...scalarSchema(field.type), ...(facts.enum ? { enum: facts.enum } : {}) };
+  const message = messageField(field);
+  // A named []string (ExtraValue, Verbs) is described inline as the list it is in JSON, as kube's openapi-gen does.
+  const stringList = message !== null && STRING_LIST_MESSAGES.includes(typeName(message));
+  const valueType = stringList ? null : message;
+  const value = stringList
+    ? { type: 'array', items: { type: 'string', default: '' } }
+    : valueType
+      ? refTo(valueType, out)
+      : { ...scalarSchema(field.type), ...(facts.enum ? { enum: facts.enum } : {}) };
   let schema: Record<string, unknown>;
   if (field.map) schema = { type: 'object', additionalProperties: value };
   else if (field.repeated) schema = { type: 'array', items: value };

@@ -1,4 +1,6 @@
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { gunzipSync } from 'node:zlib';
 import { Root } from 'protobufjs';
 import { Api } from '../harness/http';
 import { startTestServer } from '../harness/server';
@@ -320,4 +322,71 @@ test('Table output for kubectl', async () => {
   expect(cluster.body).toMatchObject({ kind: 'Table', apiVersion: 'meta.cluster/v1' });
   const onlyTable = await api.get('/api/v1/namespaces/default/configmaps', { accept: 'application/json;as=Table;v=v9;g=meta.k8s.io' });
   expect(onlyTable.status).toBe(406);
+});
+
+type OpenApiSchema = {
+  $ref?: string;
+  allOf?: OpenApiSchema[];
+  type?: string;
+  properties?: Record<string, OpenApiSchema>;
+  items?: OpenApiSchema;
+  additionalProperties?: OpenApiSchema | boolean;
+  'x-kubernetes-preserve-unknown-fields'?: boolean;
+  'x-kubernetes-int-or-string'?: boolean;
+  'x-kubernetes-group-version-kind'?: { group: string; version: string; kind: string }[];
+};
+
+/**
+ * Every field of `value` must be described by `schema` with a type that fits: the release's object
+ * with every field set (k8s.io/api's testdata/HEAD) walked against kapi's served OpenAPI v3.
+ */
+function undescribed(schemas: Record<string, OpenApiSchema>, schema: OpenApiSchema, value: unknown, at: string, out: string[]): void {
+  while (schema.$ref || schema.allOf?.length === 1) schema = schema.$ref ? schemas[schema.$ref.replace('#/components/schemas/', '')] : schema.allOf![0];
+  if (value === null || schema['x-kubernetes-preserve-unknown-fields']) return;
+  const is = Array.isArray(value) ? 'array' : typeof value;
+  const fits =
+    !schema.type ||
+    (schema['x-kubernetes-int-or-string'] && (is === 'string' || is === 'number')) ||
+    schema.type === is ||
+    (is === 'number' && (schema.type === 'integer' || schema.type === 'number'));
+  if (!fits) {
+    out.push(`${at}: a JSON ${is}, described as ${schema.type}`);
+    return;
+  }
+  if (Array.isArray(value)) {
+    if (schema.items) value.forEach((v, i) => undescribed(schemas, schema.items!, v, `${at}[${i}]`, out));
+  } else if (is === 'object') {
+    for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
+      const sub = schema.properties?.[k] ?? (typeof schema.additionalProperties === 'object' ? schema.additionalProperties : undefined);
+      if (sub) undescribed(schemas, sub, v, `${at}.${k}`, out);
+      else if (schema.properties) out.push(`${at}.${k}: not in the schema`);
+    }
+  }
+}
+
+test("OpenAPI v3 describes every field of the release's own objects, for every served kind the release has data for", async () => {
+  const testdata = JSON.parse(gunzipSync(readFileSync(path.resolve(__dirname, '../fixtures/release/api-testdata.json.gz'))).toString('utf8')) as {
+    objects: Record<string, { json: { apiVersion?: string; kind?: string } }>;
+  };
+  const served = new Set(Object.keys((await api.get('/openapi/v3')).body.paths as Record<string, unknown>));
+  const documents = new Map<string, Record<string, OpenApiSchema>>();
+  const problems: string[] = [];
+  let checked = 0;
+  for (const [name, { json }] of Object.entries(testdata.objects)) {
+    if (!json.apiVersion || !json.kind) continue;
+    const docPath = json.apiVersion.includes('/') ? `apis/${json.apiVersion}` : `api/${json.apiVersion}`;
+    if (!served.has(docPath)) continue;
+    if (!documents.has(docPath)) documents.set(docPath, (await api.get(`/openapi/v3/${docPath}`)).body.components.schemas);
+    const schemas = documents.get(docPath)!;
+    const [group, version] = json.apiVersion.includes('/') ? json.apiVersion.split('/') : ['', json.apiVersion];
+    const kind = Object.values(schemas).find((s) =>
+      s['x-kubernetes-group-version-kind']?.some((g) => g.group === group && g.version === version && g.kind === json.kind),
+    );
+    // Kinds a group-version registers but serves no resource of (options, reviews' internal forms) have no schema there.
+    if (!kind) continue;
+    undescribed(schemas, kind, json, name, problems);
+    checked++;
+  }
+  expect(problems).toEqual([]);
+  expect(checked).toBeGreaterThan(60);
 });
