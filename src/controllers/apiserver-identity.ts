@@ -1,9 +1,9 @@
+import type { ObjectStore } from '../registry/types';
 import { createHash, randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { isStatusError } from '../api/errors';
 import { systemContext, SERVER_OWN_WRITE } from '../registry/request-context';
 import { isPlainObject, type KubeObject } from '../api/types';
-import type { GenericStore } from '../registry/generic-store';
 import type { ServedCrds } from './crd-controller';
 import type { Controller } from './runtime/controller';
 import { systemClock, type Clock } from './runtime/clock';
@@ -98,7 +98,7 @@ export class ApiServerIdentity implements Controller {
   private ticks = 0;
 
   constructor(
-    private readonly leases: GenericStore,
+    private readonly leases: ObjectStore,
     listenAddress: string,
     private readonly log: ControllerLog,
     private readonly timing: IdentityTiming = IDENTITY_TIMING,

@@ -1,8 +1,8 @@
+import type { ObjectStore } from '../registry/types';
 import { isStatusError } from '../api/errors';
 import { jsonEqual } from '../api/deep-equal';
 import { fromLabelSelectorStruct, matchesLabels, type LabelSelectorStruct } from '../api/label-selector';
 import { isPlainObject, type KubeObject } from '../api/types';
-import type { GenericStore } from '../registry/generic-store';
 import { systemContext, SERVER_OWN_WRITE } from '../registry/request-context';
 import { everything } from '../storage/interfaces';
 import { QueueController } from './runtime/controller';
@@ -34,7 +34,7 @@ function aggregatedRules(name: string, selectors: LabelSelectorStruct[], roles: 
 }
 
 /** Writes the aggregated rules of `role` when they differ; the written role, or null when nothing was written. */
-async function aggregate(clusterRoles: GenericStore, role: KubeObject, roles: Iterable<KubeObject>): Promise<KubeObject | null> {
+async function aggregate(clusterRoles: ObjectStore, role: KubeObject, roles: Iterable<KubeObject>): Promise<KubeObject | null> {
   const name = role.metadata.name!;
   const selectors = selectorsOf(role);
   if (selectors === null) return null;
@@ -61,7 +61,7 @@ async function aggregate(clusterRoles: GenericStore, role: KubeObject, roles: It
  * Aggregates until nothing changes (view feeds edit, edit feeds admin), once at start beside the
  * bootstrap policy's reconciliation, so that a start leaves no aggregation writes behind it.
  */
-export async function settleAggregation(clusterRoles: GenericStore): Promise<void> {
+export async function settleAggregation(clusterRoles: ObjectStore): Promise<void> {
   const list = await clusterRoles.list('', { resourceVersion: '', match: '', predicate: everything });
   const roles = new Map(list.items.map((r) => [r.metadata.name!, r]));
   const aggregated = [...roles.values()]
@@ -90,7 +90,7 @@ export class ClusterRoleAggregationController extends QueueController {
   protected readonly queue: WorkQueue;
 
   constructor(
-    private readonly clusterRoles: GenericStore,
+    private readonly clusterRoles: ObjectStore,
     private readonly log: Log,
     clock: Clock = systemClock,
   ) {

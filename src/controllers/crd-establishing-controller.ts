@@ -1,7 +1,7 @@
+import type { ObjectStore } from '../registry/types';
 import { isStatusError } from '../api/errors';
 import { systemContext, SERVER_OWN_WRITE } from '../registry/request-context';
 import { isPlainObject, type KubeObject } from '../api/types';
-import type { GenericStore } from '../registry/generic-store';
 import { CLEANUP_FINALIZER, crdView, setCrdCondition, type CrdView } from '../resources/customresourcedefinitions';
 import { everything } from '../storage/interfaces';
 import { everyIdentityLease, replicaOf } from './apiserver-identity';
@@ -27,8 +27,8 @@ export class CrdEstablishingController extends QueueController {
   private readonly leaseInformer: Informer;
 
   constructor(
-    private readonly crds: GenericStore,
-    leases: GenericStore,
+    private readonly crds: ObjectStore,
+    leases: ObjectStore,
     private readonly serving: CrdController,
     /** This replica's identity lease name: it must be among the live replicas that serve a CRD. */
     private readonly ownIdentity: string,

@@ -1,9 +1,9 @@
+import type { ObjectStore } from '../registry/types';
 import { isStatusError } from '../api/errors';
 import { objectOf, objectsIn, stringOf, stringsIn } from '../api/json-read';
 import type { KubeObject } from '../api/types';
 import { certificateRequestDer, requestSignatureValid } from '../auth/certificate-request';
 import { signClientCertificate, type PemPair } from '../auth/certificates';
-import type { GenericStore } from '../registry/generic-store';
 import { systemContext, SERVER_OWN_WRITE } from '../registry/request-context';
 import { nowTimestamp } from '../registry/time';
 import { hasCondition, requestOf } from '../resources/certificatesigningrequests';
@@ -75,7 +75,7 @@ export class CsrSigningController extends QueueController {
   protected readonly queue: WorkQueue;
 
   constructor(
-    private readonly csrs: GenericStore,
+    private readonly csrs: ObjectStore,
     private readonly ca: PemPair,
     private readonly log: Log,
     clock: Clock = systemClock,

@@ -1,9 +1,9 @@
+import type { ObjectStore } from '../registry/types';
 import { jsonEqual } from '../api/deep-equal';
 import { isStatusError } from '../api/errors';
 import { fromLabelSelectorStruct, matchesLabels, type LabelSelectorStruct } from '../api/label-selector';
 import { objectOf, objectsIn } from '../api/json-read';
 import { isPlainObject, type KubeObject, type OwnerReference } from '../api/types';
-import type { GenericStore } from '../registry/generic-store';
 import { systemContext, SERVER_OWN_WRITE } from '../registry/request-context';
 import type { ResourceRegistry } from '../registry/resource-registry';
 import { QueueController } from './runtime/controller';
@@ -82,8 +82,8 @@ export class DisruptionController extends QueueController {
 
   constructor(
     private readonly registry: ResourceRegistry,
-    private readonly pdbStore: GenericStore,
-    podStore: GenericStore,
+    private readonly pdbStore: ObjectStore,
+    podStore: ObjectStore,
     private readonly log: Log,
     private readonly clock: Clock = systemClock,
   ) {

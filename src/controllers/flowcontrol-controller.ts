@@ -1,3 +1,4 @@
+import type { ObjectStore } from '../registry/types';
 import { jsonEqual } from '../api/deep-equal';
 import { isStatusError } from '../api/errors';
 import { objectOf, objectsIn, stringOf } from '../api/json-read';
@@ -9,7 +10,6 @@ import {
   SUGGESTED_FLOW_SCHEMAS,
   SUGGESTED_PRIORITY_LEVELS,
 } from '../registry/flowcontrol-bootstrap';
-import type { GenericStore } from '../registry/generic-store';
 import { systemContext, SERVER_OWN_WRITE } from '../registry/request-context';
 import { QueueController } from './runtime/controller';
 import { Informer, listWatchOf } from './runtime/informer';
@@ -99,8 +99,8 @@ export class FlowControlController extends QueueController {
   protected readonly queue: WorkQueue;
 
   constructor(
-    private readonly flowSchemas: GenericStore,
-    private readonly priorityLevels: GenericStore,
+    private readonly flowSchemas: ObjectStore,
+    private readonly priorityLevels: ObjectStore,
     private readonly log: Log,
     private readonly clock: Clock = systemClock,
   ) {
@@ -153,7 +153,7 @@ export class FlowControlController extends QueueController {
     return true;
   }
 
-  private async ensure(store: GenericStore, name: string, current: KubeObject | null, wanted: Wanted): Promise<void> {
+  private async ensure(store: ObjectStore, name: string, current: KubeObject | null, wanted: Wanted): Promise<void> {
     const ctx = systemContext({ namespace: '' }, SERVER_OWN_WRITE);
     if (!current) {
       await store.create(ctx, structuredClone(wanted.object), { dryRun: false });

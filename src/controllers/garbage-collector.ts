@@ -1,7 +1,7 @@
+import type { ObjectStore } from '../registry/types';
 import { isStatusError } from '../api/errors';
 import { systemContext, SERVER_OWN_WRITE } from '../registry/request-context';
 import { parseApiVersion, type KubeObject, type OwnerReference } from '../api/types';
-import type { GenericStore } from '../registry/generic-store';
 import { FOREGROUND_FINALIZER, ORPHAN_FINALIZER, type PropagationPolicy } from '../registry/deletion-finalizers';
 import type { ResourceRegistry } from '../registry/resource-registry';
 import { STUCK_AFTER_MS, type Controller } from './runtime/controller';
@@ -12,7 +12,7 @@ const RETRY_MS = 1000;
 
 /** What the collector knows of one object, from its watches. */
 interface GraphNode {
-  store: GenericStore;
+  store: ObjectStore;
   namespace: string;
   name: string;
   uid: string;
@@ -40,8 +40,8 @@ export class GarbageCollector implements Controller {
   private readonly dependents = new Map<string, Set<string>>();
   private readonly queue = new Set<string>();
   /** The stores to watch: every stored resource, and custom resources while they are served. */
-  private readonly tracked = new Set<GenericStore>();
-  private readonly informers = new Map<GenericStore, Informer>();
+  private readonly tracked = new Set<ObjectStore>();
+  private readonly informers = new Map<ObjectStore, Informer>();
   private running = false;
   private working = false;
   private workingSince = 0;
@@ -61,14 +61,14 @@ export class GarbageCollector implements Controller {
   }
 
   /** Follows a store: custom resources once they are served (on every replica; informed only while running). */
-  track(store: GenericStore): void {
+  track(store: ObjectStore): void {
     if (this.tracked.has(store)) return;
     this.tracked.add(store);
     if (this.running) void this.inform(store);
   }
 
   /** Stops following a store that is no longer served; its objects leave the graph. */
-  untrack(store: GenericStore): void {
+  untrack(store: ObjectStore): void {
     this.tracked.delete(store);
     this.informers.get(store)?.stop();
     this.informers.delete(store);
@@ -98,7 +98,7 @@ export class GarbageCollector implements Controller {
   }
 
   /** Resolves once the store's current state is in the graph; keeps following it after that. */
-  private inform(store: GenericStore): Promise<void> {
+  private inform(store: ObjectStore): Promise<void> {
     const informer = new Informer(
       listWatchOf(store),
       {
@@ -113,7 +113,7 @@ export class GarbageCollector implements Controller {
     return informer.waitForSync();
   }
 
-  private observe(store: GenericStore, obj: KubeObject): void {
+  private observe(store: ObjectStore, obj: KubeObject): void {
     const meta = obj.metadata;
     const uid = meta.uid;
     if (!uid) return;

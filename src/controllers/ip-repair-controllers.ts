@@ -1,4 +1,4 @@
-import type { GenericStore } from '../registry/generic-store';
+import type { ObjectStore } from '../registry/types';
 import type { ServiceAllocation } from '../registry/service-allocation/build';
 import { IpRepair } from './ip-repair';
 import { PortRepair } from './port-repair';
@@ -14,7 +14,7 @@ export class ServiceRepairControllers extends PeriodicController {
   private readonly ips: IpRepair;
   private readonly ports: PortRepair;
 
-  constructor(services: GenericStore, addresses: GenericStore, allocation: ServiceAllocation, intervalMs: number, log: ControllerLog) {
+  constructor(services: ObjectStore, addresses: ObjectStore, allocation: ServiceAllocation, intervalMs: number, log: ControllerLog) {
     super(intervalMs, log);
     this.ips = new IpRepair(services, addresses, allocation.ips, log);
     this.ports = new PortRepair(services, allocation.ports, log);

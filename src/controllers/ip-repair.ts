@@ -1,6 +1,6 @@
+import type { ObjectStore } from '../registry/types';
 import { isStatusError } from '../api/errors';
 import type { KubeObject } from '../api/types';
-import type { GenericStore } from '../registry/generic-store';
 import { systemContext, SERVER_OWN_WRITE } from '../registry/request-context';
 import { IP_ALLOCATOR_MANAGER, MANAGED_BY_LABEL, type ClusterIpAllocator } from '../registry/service-allocation/ip-allocator';
 import { formatIp, parseIp, rangeContains } from '../registry/service-allocation/ip-range';
@@ -26,8 +26,8 @@ export class IpRepair {
   private readonly leaks = new Map<string, number>();
 
   constructor(
-    private readonly services: GenericStore,
-    private readonly addresses: GenericStore,
+    private readonly services: ObjectStore,
+    private readonly addresses: ObjectStore,
     private readonly allocator: ClusterIpAllocator,
     private readonly log: ControllerLog,
   ) {}

@@ -1,7 +1,7 @@
+import type { ObjectStore } from '../registry/types';
 import { isStatusError } from '../api/errors';
 import { jsonEqual } from '../api/deep-equal';
 import { isPlainObject, type KubeObject } from '../api/types';
-import type { GenericStore } from '../registry/generic-store';
 import { systemContext, SERVER_OWN_WRITE } from '../registry/request-context';
 import { ipAt, formatIp, serviceRange } from '../registry/service-allocation/ip-range';
 import { nowTimestamp } from '../registry/time';
@@ -30,7 +30,7 @@ export class DefaultServiceCidrController extends PeriodicController {
   readonly name = 'poststarthook/start-kubernetes-service-cidr-controller';
 
   constructor(
-    private readonly cidrs: GenericStore,
+    private readonly cidrs: ObjectStore,
     private readonly ranges: string[],
     log: ControllerLog,
   ) {
@@ -101,7 +101,7 @@ export function kubernetesService(clusterIp: string, securePort: number): KubeOb
  * CreateOrUpdateMasterServiceIfNeeded: created when absent; its ports and type put back when they
  * differ from this replica's (getMasterServiceUpdateIfNeeded), the cluster IP never changed.
  */
-export async function reconcileKubernetesService(services: GenericStore, clusterIp: string, securePort: number): Promise<void> {
+export async function reconcileKubernetesService(services: ObjectStore, clusterIp: string, securePort: number): Promise<void> {
   const desired = kubernetesService(clusterIp, securePort);
   const current = await services.find(DEFAULT_NAMESPACE, KUBERNETES_SERVICE, { resourceVersion: '', match: '' });
   if (!current) {

@@ -1,4 +1,4 @@
-import { nowTimestamp } from '../registry/generic-store';
+import { nowTimestamp } from '../registry/time';
 
 /** A namespace's status condition, as the namespace controller writes it. */
 export interface NamespaceCondition {

@@ -1,6 +1,6 @@
+import type { ObjectStore } from '../registry/types';
 import { isStatusError } from '../api/errors';
 import { isPlainObject, type KubeObject } from '../api/types';
-import type { GenericStore } from '../registry/generic-store';
 import type { ResourceRegistry } from '../registry/resource-registry';
 import { everything } from '../storage/interfaces';
 import { NAMESPACE_FINALIZER, namespaceFinalizers } from '../resources/namespaces';
@@ -29,7 +29,7 @@ export class NamespaceController extends QueueController {
 
   constructor(
     private readonly registry: ResourceRegistry,
-    private readonly namespaces: GenericStore,
+    private readonly namespaces: ObjectStore,
     private readonly log: ControllerLog,
     clock: Clock = systemClock,
   ) {
@@ -54,7 +54,7 @@ export class NamespaceController extends QueueController {
     return [this.informer];
   }
 
-  private namespacedStores(): GenericStore[] {
+  private namespacedStores(): ObjectStore[] {
     return this.registry.stored().filter((s) => s.def.namespaced && s.def.verbs.includes('delete'));
   }
 
@@ -100,7 +100,7 @@ export class NamespaceController extends QueueController {
   }
 
   /** deleteAllContentForGroupVersionResource: delete the collection, then count what stays and why. */
-  private async deleteContent(store: GenericStore, namespace: string, totals: ContentTotals): Promise<void> {
+  private async deleteContent(store: ObjectStore, namespace: string, totals: ContentTotals): Promise<void> {
     const { def } = store;
     const all = { resourceVersion: '', match: '' as const, predicate: everything };
     for (const item of (await store.list(namespace, all)).items) {

@@ -1,4 +1,4 @@
-import type { GenericStore } from '../registry/generic-store';
+import type { ObjectStore } from '../registry/types';
 import type { NodePortAllocator } from '../registry/service-allocation/port-allocator';
 import { nodePortsOf } from '../registry/service-allocation/service-allocator';
 import { everything } from '../storage/interfaces';
@@ -14,7 +14,7 @@ export class PortRepair {
   private readonly leaks = new Map<number, number>();
 
   constructor(
-    private readonly services: GenericStore,
+    private readonly services: ObjectStore,
     private readonly allocator: NodePortAllocator,
     private readonly log: ControllerLog,
   ) {}

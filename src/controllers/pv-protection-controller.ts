@@ -1,7 +1,7 @@
+import type { ObjectStore } from '../registry/types';
 import { objectOf } from '../api/json-read';
 import type { KubeObject } from '../api/types';
 import { PV_PROTECTION_FINALIZER } from '../admission/storage-object-in-use-protection';
-import type { GenericStore } from '../registry/generic-store';
 import { systemContext, SERVER_OWN_WRITE } from '../registry/request-context';
 import { QueueController } from './runtime/controller';
 import { isDeletionCandidate, needsFinalizer, setFinalizer } from './runtime/finalizers';
@@ -30,7 +30,7 @@ export class PvProtectionController extends QueueController {
   protected readonly queue: WorkQueue;
 
   constructor(
-    private readonly volumes: GenericStore,
+    private readonly volumes: ObjectStore,
     private readonly log: Log,
     clock: Clock = systemClock,
   ) {

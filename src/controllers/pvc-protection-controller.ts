@@ -1,7 +1,7 @@
+import type { ObjectStore } from '../registry/types';
 import { objectOf, objectsIn, stringOf } from '../api/json-read';
 import type { KubeObject } from '../api/types';
 import { PVC_PROTECTION_FINALIZER } from '../admission/storage-object-in-use-protection';
-import type { GenericStore } from '../registry/generic-store';
 import { systemContext, SERVER_OWN_WRITE } from '../registry/request-context';
 import { everything } from '../storage/interfaces';
 import { QueueController } from './runtime/controller';
@@ -56,8 +56,8 @@ export class PvcProtectionController extends QueueController {
   protected readonly queue: WorkQueue;
 
   constructor(
-    private readonly claims: GenericStore,
-    private readonly pods: GenericStore,
+    private readonly claims: ObjectStore,
+    private readonly pods: ObjectStore,
     private readonly log: Log,
     clock: Clock = systemClock,
   ) {

@@ -1,8 +1,8 @@
+import type { ObjectStore } from '../registry/types';
 import { isStatusError } from '../api/errors';
 import { isPlainObject, type KubeObject } from '../api/types';
 import { addLists, listsEqual, maskList, resourceListJson, resourceListOf, zeroAmount, type ResourceList } from '../admission/resource-quota/amounts';
 import { evaluatorFor, quotaScopes, resourcesNamedBy, type QuotaEvaluator } from '../admission/resource-quota/evaluators';
-import type { GenericStore } from '../registry/generic-store';
 import { systemContext, SERVER_OWN_WRITE } from '../registry/request-context';
 import { everything } from '../storage/interfaces';
 import { informerAndQueueProblem, type Controller } from './runtime/controller';
@@ -13,7 +13,7 @@ import { WorkQueue } from './work-queue';
 const RETRY_MS = 1000;
 
 /** The stored resources quota can count, by group and resource. */
-export type StoreFinder = (group: string, resource: string) => GenericStore | undefined;
+export type StoreFinder = (group: string, resource: string) => ObjectStore | undefined;
 
 const hardOf = (quota: KubeObject): ResourceList => resourceListOf(isPlainObject(quota.spec) ? quota.spec.hard : undefined);
 const statusOf = (quota: KubeObject): { hard: ResourceList; used: ResourceList } => {
@@ -37,7 +37,7 @@ export class ResourceQuotaController implements Controller {
   private stopped = false;
 
   constructor(
-    private readonly quotas: GenericStore,
+    private readonly quotas: ObjectStore,
     private readonly findStore: StoreFinder,
     private readonly syncPeriodMs: number,
     private readonly log: ControllerLog,
@@ -97,7 +97,7 @@ export class ResourceQuotaController implements Controller {
   }
 
   /** Watches a resource's objects once some quota counts it: a deletion, or a change of what one uses, recounts the namespace's quotas. */
-  private watch(group: string, resource: string, store: GenericStore, evaluator: QuotaEvaluator): void {
+  private watch(group: string, resource: string, store: ObjectStore, evaluator: QuotaEvaluator): void {
     const key = `${group}/${resource}`;
     if (this.watched.has(key) || this.stopped) return;
     const recount = (obj: KubeObject): void => {
@@ -175,7 +175,7 @@ export class ResourceQuotaController implements Controller {
   }
 
   /** CalculateUsageStats: zero for every counted name, plus what each object in the quota's scopes uses, read live from etcd. */
-  private async usage(store: GenericStore, namespace: string, quota: KubeObject, evaluator: QuotaEvaluator, names: string[]): Promise<ResourceList> {
+  private async usage(store: ObjectStore, namespace: string, quota: KubeObject, evaluator: QuotaEvaluator, names: string[]): Promise<ResourceList> {
     const scopes = quotaScopes(quota);
     const now = this.clock.now();
     let total: ResourceList = new Map(names.map((n) => [n, zeroAmount()]));

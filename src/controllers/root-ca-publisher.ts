@@ -1,6 +1,6 @@
+import type { ObjectStore } from '../registry/types';
 import { isStatusError } from '../api/errors';
 import type { KubeObject } from '../api/types';
-import type { GenericStore } from '../registry/generic-store';
 import { systemContext, SERVER_OWN_WRITE } from '../registry/request-context';
 import type { Predicate } from '../storage/interfaces';
 import { QueueController } from './runtime/controller';
@@ -43,8 +43,8 @@ export class RootCaPublisher extends QueueController {
   protected readonly queue: WorkQueue;
 
   constructor(
-    namespaces: GenericStore,
-    private readonly configMaps: GenericStore,
+    namespaces: ObjectStore,
+    private readonly configMaps: ObjectStore,
     private readonly ca: string,
     private readonly log: Log,
     clock: Clock = systemClock,

@@ -1,6 +1,6 @@
+import type { ObjectStore } from '../registry/types';
 import { isStatusError } from '../api/errors';
 import type { KubeObject } from '../api/types';
-import type { GenericStore } from '../registry/generic-store';
 import { systemContext, SERVER_OWN_WRITE } from '../registry/request-context';
 import { QueueController } from './runtime/controller';
 import { Informer, listWatchOf } from './runtime/informer';
@@ -29,8 +29,8 @@ export class ServiceAccountController extends QueueController {
   protected readonly queue: WorkQueue;
 
   constructor(
-    namespaces: GenericStore,
-    private readonly serviceAccounts: GenericStore,
+    namespaces: ObjectStore,
+    private readonly serviceAccounts: ObjectStore,
     private readonly log: Log,
     clock: Clock = systemClock,
   ) {

@@ -1,8 +1,8 @@
+import type { ObjectStore } from '../registry/types';
 import { isStatusError } from '../api/errors';
 import type { KubeObject } from '../api/types';
 import type { Node } from '../generated/types/core/v1';
 import type { Lease } from '../generated/types/coordination/v1';
-import type { GenericStore } from '../registry/generic-store';
 import { withInfo } from '../registry/request-context';
 import { timestampAt } from '../registry/time';
 import { every } from '../api/clock';
@@ -33,8 +33,8 @@ const isStopped = (node: Node | undefined): boolean => node?.metadata.annotation
  */
 export class NodeAgents {
   readonly informer: Informer;
-  private readonly nodes: GenericStore;
-  private readonly leases: GenericStore;
+  private readonly nodes: ObjectStore;
+  private readonly leases: ObjectStore;
   private readonly byName: Map<string, SimulatedNode>;
   private readonly lastPosted = new Map<string, number>();
   private readonly busy = new Set<string>();

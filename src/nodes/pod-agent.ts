@@ -1,8 +1,8 @@
+import type { ObjectStore } from '../registry/types';
 import { jsonEqual } from '../api/deep-equal';
 import { isStatusError } from '../api/errors';
 import type { KubeObject } from '../api/types';
 import type { Pod, PodCondition, PodStatus } from '../generated/types/core/v1';
-import type { GenericStore } from '../registry/generic-store';
 import { withInfo } from '../registry/request-context';
 import { timestampAt } from '../registry/time';
 import type { ControllerDeps } from '../controllers/runtime/controller-deps';
@@ -58,7 +58,7 @@ export function mergeStatus(current: PodStatus | undefined, next: PodStatus, now
  */
 export class PodAgent {
   readonly informer: Informer;
-  private readonly pods: GenericStore;
+  private readonly pods: ObjectStore;
   private readonly tracked = new Map<string, Tracked>();
   private readonly ips = new Map<string, PodIpAllocator>();
   private readonly timers: DueTimers;

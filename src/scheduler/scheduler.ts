@@ -1,9 +1,9 @@
+import type { ObjectStore } from '../registry/types';
 import { isStatusError } from '../api/errors';
 import type { KubeObject } from '../api/types';
 import type { Node, PersistentVolumeClaim, Pod, PodCondition, Service } from '../generated/types/core/v1';
 import { bindPod } from '../resources/pod-binding';
 import { withInfo } from '../registry/request-context';
-import type { GenericStore } from '../registry/generic-store';
 import { timestampAt } from '../registry/time';
 import { informerAndQueueProblem, type Controller } from '../controllers/runtime/controller';
 import type { ControllerDeps } from '../controllers/runtime/controller-deps';
@@ -43,7 +43,7 @@ export class Scheduler implements Controller {
   private readonly pods: Informer;
   private readonly nodes: Informer;
   private readonly others: Informer[];
-  private readonly podStore: GenericStore;
+  private readonly podStore: ObjectStore;
   private readonly recorder: EventRecorder;
   private readonly lookups: ScheduleLookups;
   private running = false;

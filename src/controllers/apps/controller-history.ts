@@ -1,9 +1,9 @@
+import type { ObjectStore } from '../../registry/types';
 import { jsonEqual } from '../../api/deep-equal';
 import { isStatusError } from '../../api/errors';
 import type { KubeObject } from '../../api/types';
 import type { ControllerRevision } from '../../generated/types/apps/v1';
 import type { PodTemplateSpec } from '../../generated/types/core/v1';
-import type { GenericStore } from '../../registry/generic-store';
 import type { RequestContext } from '../../registry/request-context';
 import { withGoZeros } from '../../schema/go-zeros';
 import { controllerRefOf } from '../pods/controller-ref';
@@ -79,7 +79,7 @@ export const podRevisionsInUse = (pods: KubeObject[]): Set<string> =>
 
 /** Where a history writes: its store and the context of the controller's writes. */
 export interface HistoryWriter {
-  revisions: GenericStore;
+  revisions: ObjectStore;
   context(namespace: string): RequestContext;
 }
 

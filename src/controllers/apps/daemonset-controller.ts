@@ -1,9 +1,9 @@
+import type { ObjectStore } from '../../registry/types';
 import { jsonEqual } from '../../api/deep-equal';
 import { isStatusError } from '../../api/errors';
 import type { KubeObject } from '../../api/types';
 import type { ControllerRevision, DaemonSet, DaemonSetStatus } from '../../generated/types/apps/v1';
 import type { Node, Pod } from '../../generated/types/core/v1';
-import type { GenericStore } from '../../registry/generic-store';
 import { withInfo } from '../../registry/request-context';
 import { controllerRefOf, newControllerRef } from '../pods/controller-ref';
 import { ControllerExpectations } from '../pods/expectations';
@@ -78,8 +78,8 @@ export class DaemonSetController extends QueueController {
   private readonly podInformer: Informer;
   private readonly nodeInformer: Informer;
   private readonly revisionInformer: Informer;
-  private readonly sets: GenericStore;
-  private readonly pods: GenericStore;
+  private readonly sets: ObjectStore;
+  private readonly pods: ObjectStore;
   private readonly history: HistoryWriter;
   private readonly expectations: ControllerExpectations;
   private readonly recorder: EventRecorder;

@@ -1,9 +1,9 @@
+import type { ObjectStore } from '../../registry/types';
 import { jsonEqual } from '../../api/deep-equal';
 import { internalError, isStatusError } from '../../api/errors';
 import type { KubeObject } from '../../api/types';
 import type { Deployment, DeploymentStatus, ReplicaSet } from '../../generated/types/apps/v1';
 import type { Pod } from '../../generated/types/core/v1';
-import type { GenericStore } from '../../registry/generic-store';
 import { withInfo } from '../../registry/request-context';
 import { controllerRefOf, newControllerRef } from '../pods/controller-ref';
 import { messageOf } from '../pods/pod-control';
@@ -77,8 +77,8 @@ export class DeploymentController extends QueueController {
   private readonly deployments: Informer;
   private readonly sets: Informer;
   private readonly pods: Informer;
-  private readonly store: GenericStore;
-  private readonly rsStore: GenericStore;
+  private readonly store: ObjectStore;
+  private readonly rsStore: ObjectStore;
   private readonly recorder: EventRecorder;
   private readonly delayed: DelayedAdds;
 

@@ -1,8 +1,8 @@
+import type { ObjectStore } from '../../registry/types';
 import { jsonEqual } from '../../api/deep-equal';
 import { internalError, isStatusError } from '../../api/errors';
 import type { KubeObject } from '../../api/types';
 import type { Pod } from '../../generated/types/core/v1';
-import type { GenericStore } from '../../registry/generic-store';
 import { withInfo } from '../../registry/request-context';
 import { controllerRefOf, newControllerRef } from '../pods/controller-ref';
 import { ControllerExpectations } from '../pods/expectations';
@@ -57,8 +57,8 @@ export class ReplicaSetController extends QueueController {
   protected readonly queue: WorkQueue;
   private readonly sets: Informer;
   private readonly pods: Informer;
-  private readonly store: GenericStore;
-  private readonly podStore: GenericStore;
+  private readonly store: ObjectStore;
+  private readonly podStore: ObjectStore;
   private readonly podControl: PodControl;
   private readonly expectations: ControllerExpectations;
   private readonly delayed: DelayedAdds;

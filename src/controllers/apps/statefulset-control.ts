@@ -1,9 +1,9 @@
+import type { ObjectStore } from '../../registry/types';
 import { jsonEqual } from '../../api/deep-equal';
 import { isStatusError } from '../../api/errors';
 import type { OwnerReference } from '../../api/types';
 import type { ControllerRevision, StatefulSet, StatefulSetStatus } from '../../generated/types/apps/v1';
 import type { PersistentVolumeClaim, Pod } from '../../generated/types/core/v1';
-import type { GenericStore } from '../../registry/generic-store';
 import { newControllerRef } from '../pods/controller-ref';
 import { messageOf } from '../pods/pod-control';
 import type { ControllerDeps } from '../runtime/controller-deps';
@@ -79,8 +79,8 @@ const BLOCKED = true;
  * Parallel), then the rolling update, the status, and the history trimmed.
  */
 export class StatefulSetControl {
-  private readonly pods: GenericStore;
-  private readonly claims: GenericStore;
+  private readonly pods: ObjectStore;
+  private readonly claims: ObjectStore;
   private readonly history: HistoryWriter;
 
   constructor(

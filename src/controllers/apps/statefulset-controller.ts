@@ -1,9 +1,9 @@
+import type { ObjectStore } from '../../registry/types';
 import { jsonEqual } from '../../api/deep-equal';
 import { isStatusError } from '../../api/errors';
 import type { KubeObject } from '../../api/types';
 import type { ControllerRevision, StatefulSet, StatefulSetStatus } from '../../generated/types/apps/v1';
 import type { Pod } from '../../generated/types/core/v1';
-import type { GenericStore } from '../../registry/generic-store';
 import { withInfo } from '../../registry/request-context';
 import { controllerRefOf, newControllerRef } from '../pods/controller-ref';
 import { claimObjects } from '../pods/ref-manager';
@@ -45,8 +45,8 @@ export class StatefulSetController extends QueueController {
   private readonly setInformer: Informer;
   private readonly podInformer: Informer;
   private readonly revisionInformer: Informer;
-  private readonly sets: GenericStore;
-  private readonly pods: GenericStore;
+  private readonly sets: ObjectStore;
+  private readonly pods: ObjectStore;
   private readonly control: StatefulSetControl;
   private readonly timers = new Set<() => void>();
 

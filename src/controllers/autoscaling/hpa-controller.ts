@@ -1,3 +1,4 @@
+import type { ObjectStore } from '../../registry/types';
 import { jsonEqual } from '../../api/deep-equal';
 import { isStatusError } from '../../api/errors';
 import { parseLabelSelector, matchesLabels } from '../../api/label-selector';
@@ -12,7 +13,6 @@ import type {
 import type { Pod } from '../../generated/types/core/v1';
 import type { KubeObject } from '../../api/types';
 import { amountText, milliValue, parseAmount } from '../../admission/resource-quota/amounts';
-import type { GenericStore } from '../../registry/generic-store';
 import { withInfo } from '../../registry/request-context';
 import { QueueController } from '../runtime/controller';
 import { CONTROLLER_MANAGER_USER, type ControllerDeps } from '../runtime/controller-deps';
@@ -50,7 +50,7 @@ const milliQuantity = (milli: number): string => amountText({ nanos: BigInt(mill
 export class HorizontalPodAutoscalerController extends QueueController {
   readonly name = 'horizontal-pod-autoscaler-controller';
   protected readonly queue: WorkQueue;
-  private readonly hpas: GenericStore;
+  private readonly hpas: ObjectStore;
   private readonly hpaInformer: Informer;
   private readonly podInformer: Informer;
   private readonly recorder: EventRecorder;

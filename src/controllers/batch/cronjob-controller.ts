@@ -1,9 +1,9 @@
+import type { ObjectStore } from '../../registry/types';
 import { jsonEqual } from '../../api/deep-equal';
 import { isStatusError } from '../../api/errors';
 import type { CronJob, CronJobStatus, Job } from '../../generated/types/batch/v1';
 import type { ObjectReference } from '../../generated/types/core/v1';
-import type { GenericStore } from '../../registry/generic-store';
-import { timestampAt } from '../../registry/generic-store';
+import { timestampAt } from '../../registry/time';
 import { QueueController } from '../runtime/controller';
 import type { ControllerDeps } from '../runtime/controller-deps';
 import type { EventRecorder } from '../runtime/event-recorder';
@@ -39,8 +39,8 @@ function startedBefore(a: Job, b: Job): number {
 export class CronJobController extends QueueController {
   readonly name = 'cronjob-controller';
   protected readonly queue: WorkQueue;
-  private readonly cronJobs: GenericStore;
-  private readonly jobs: GenericStore;
+  private readonly cronJobs: ObjectStore;
+  private readonly jobs: ObjectStore;
   private readonly cronJobInformer: Informer;
   private readonly jobInformer: Informer;
   private readonly recorder: EventRecorder;

@@ -1,9 +1,9 @@
+import type { ObjectStore } from '../../registry/types';
 import { jsonEqual } from '../../api/deep-equal';
 import { isStatusError } from '../../api/errors';
 import type { Job, JobStatus } from '../../generated/types/batch/v1';
 import type { Pod } from '../../generated/types/core/v1';
-import type { GenericStore } from '../../registry/generic-store';
-import { timestampAt } from '../../registry/generic-store';
+import { timestampAt } from '../../registry/time';
 import { QueueController } from '../runtime/controller';
 import type { ControllerDeps } from '../runtime/controller-deps';
 import type { EventRecorder } from '../runtime/event-recorder';
@@ -40,8 +40,8 @@ const JOB_CONTROLLER_MANAGER = 'kubernetes.io/job-controller';
 export class JobController extends QueueController {
   readonly name = 'job-controller';
   protected readonly queue: WorkQueue;
-  private readonly jobs: GenericStore;
-  private readonly pods: GenericStore;
+  private readonly jobs: ObjectStore;
+  private readonly pods: ObjectStore;
   private readonly jobInformer: Informer;
   private readonly podInformer: Informer;
   private readonly expectations: ControllerExpectations;

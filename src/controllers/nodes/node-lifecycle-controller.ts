@@ -1,8 +1,8 @@
+import type { ObjectStore } from '../../registry/types';
 import { isStatusError } from '../../api/errors';
 import type { KubeObject } from '../../api/types';
 import type { Lease } from '../../generated/types/coordination/v1';
 import type { Node, NodeCondition, Pod, Taint } from '../../generated/types/core/v1';
-import type { GenericStore } from '../../registry/generic-store';
 import { withInfo } from '../../registry/request-context';
 import { timestampAt } from '../../registry/time';
 import { every } from '../../api/clock';
@@ -54,8 +54,8 @@ const zoneOf = (node: Node): string => {
  */
 export class NodeLifecycleController implements Controller {
   readonly name = 'node-lifecycle-controller';
-  private readonly nodes: GenericStore;
-  private readonly pods: GenericStore;
+  private readonly nodes: ObjectStore;
+  private readonly pods: ObjectStore;
   private readonly nodeInformer: Informer;
   private readonly leaseInformer: Informer;
   private readonly podInformer: Informer;

@@ -1,8 +1,8 @@
+import type { ObjectStore } from '../../registry/types';
 import { jsonEqual } from '../../api/deep-equal';
 import { isStatusError } from '../../api/errors';
 import type { KubeObject } from '../../api/types';
 import type { Node, Pod, Taint } from '../../generated/types/core/v1';
-import type { GenericStore } from '../../registry/generic-store';
 import { withInfo } from '../../registry/request-context';
 import { timestampAt } from '../../registry/time';
 import { DueTimers } from '../../nodes/due-timers';
@@ -26,7 +26,7 @@ const noExecuteTaints = (node: Node | undefined): Taint[] => (node?.spec?.taints
  */
 export class TaintEvictionController implements Controller {
   readonly name = 'taint-eviction-controller';
-  private readonly pods: GenericStore;
+  private readonly pods: ObjectStore;
   private readonly nodeInformer: Informer;
   private readonly podInformer: Informer;
   private readonly queue: WorkQueue;

@@ -1,6 +1,6 @@
+import type { ObjectStore } from '../../registry/types';
 import { conflict, isStatusError } from '../../api/errors';
 import type { Node, Pod, PodCondition } from '../../generated/types/core/v1';
-import type { GenericStore } from '../../registry/generic-store';
 import { withInfo } from '../../registry/request-context';
 import { timestampAt } from '../../registry/time';
 import { informerAndQueueProblem, type Controller } from '../runtime/controller';
@@ -41,8 +41,8 @@ const NODE_GONE: PodCondition = { type: 'DisruptionTarget', status: 'True', reas
  */
 export class PodGcController implements Controller {
   readonly name = 'pod-garbage-collector-controller';
-  private readonly pods: GenericStore;
-  private readonly nodes: GenericStore;
+  private readonly pods: ObjectStore;
+  private readonly nodes: ObjectStore;
   private readonly podInformer: Informer;
   private readonly nodeInformer: Informer;
   private readonly quarantine: NodeQuarantine;

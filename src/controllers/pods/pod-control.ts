@@ -1,8 +1,8 @@
+import type { ObjectStore } from '../../registry/types';
 import { isStatusError } from '../../api/errors';
 import type { KubeObject, OwnerReference } from '../../api/types';
 import { nameIsDnsSubdomain } from '../../api/name-validation';
 import type { Pod, PodTemplateSpec } from '../../generated/types/core/v1';
-import type { GenericStore } from '../../registry/generic-store';
 import type { ControllerDeps } from '../runtime/controller-deps';
 import type { EventRecorder } from '../runtime/event-recorder';
 
@@ -41,7 +41,7 @@ const namespaceTerminating = (err: unknown): boolean =>
  */
 export class PodControl {
   constructor(
-    private readonly pods: GenericStore,
+    private readonly pods: ObjectStore,
     private readonly deps: Pick<ControllerDeps, 'admitted'>,
     private readonly recorder: EventRecorder,
   ) {}

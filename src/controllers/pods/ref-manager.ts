@@ -1,12 +1,12 @@
+import type { ObjectStore } from '../../registry/types';
 import { isStatusError } from '../../api/errors';
 import type { KubeObject, OwnerReference } from '../../api/types';
-import type { GenericStore } from '../../registry/generic-store';
 import type { RequestContext } from '../../registry/request-context';
 import { controllerRefOf } from './controller-ref';
 
 /** Where the objects a controller claims are written: their store, with the controller's context. */
 export interface ClaimTarget {
-  store: GenericStore;
+  store: ObjectStore;
   context(namespace: string): RequestContext;
 }
 

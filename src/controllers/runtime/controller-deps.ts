@@ -1,8 +1,7 @@
 import type { RequestAuthorizer } from '../../auth/authorizer/attributes';
 import type { ResourceRegistry } from '../../registry/resource-registry';
 import type { UserInfo } from '../../auth/user';
-import type { WriteAdmission } from '../../registry/types';
-import type { GenericStore } from '../../registry/generic-store';
+import type { ObjectStore, WriteAdmission } from '../../registry/types';
 import { systemContext, SERVER_OWN_WRITE, type RequestContext } from '../../registry/request-context';
 import type { Clock } from './clock';
 import { EventsWriter, type EventRecorder } from './event-recorder';
@@ -28,12 +27,12 @@ export interface AggregatedApis {
 /** What every workload controller is built from. */
 export interface ControllerDeps {
   /** The store of a served resource (its preferred storage version's shape for the group-version asked). */
-  store(group: string, version: string, resource: string): GenericStore;
+  store(group: string, version: string, resource: string): ObjectStore;
   /**
    * The store serving a kind (the RESTMapper's answer for a scale target or owner): the
    * group-version's own, else the group's served version of that kind; undefined when none is served.
    */
-  storeOfKind(group: string, version: string, kind: string): GenericStore | undefined;
+  storeOfKind(group: string, version: string, kind: string): ObjectStore | undefined;
   aggregated: AggregatedApis;
   /**
    * The context of a write kube's controllers make through the API server (a ReplicaSet's Pods, a
@@ -58,8 +57,8 @@ export function controllerDeps(
   log: ControllerLog,
   aggregated: AggregatedApis,
 ): ControllerDeps {
-  const store = (group: string, version: string, resource: string): GenericStore => registry.lookup(group, version, resource) as GenericStore;
-  const storeOfKind = (group: string, version: string, kind: string): GenericStore | undefined => {
+  const store = (group: string, version: string, resource: string): ObjectStore => registry.lookup(group, version, resource) as ObjectStore;
+  const storeOfKind = (group: string, version: string, kind: string): ObjectStore | undefined => {
     const candidates = registry.stored().filter((s) => s.def.group === group && s.def.kind === kind);
     return candidates.find((s) => s.def.version === version) ?? candidates[0];
   };

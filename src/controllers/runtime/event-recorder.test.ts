@@ -1,5 +1,5 @@
+import type { ObjectStore } from '../../registry/types';
 import type { KubeObject } from '../../api/types';
-import type { GenericStore } from '../../registry/generic-store';
 import { systemContext, SERVER_OWN_WRITE } from '../../registry/request-context';
 import { ManualClock } from './clock';
 import { EventsWriter } from './event-recorder';
@@ -18,7 +18,7 @@ function memoryEvents() {
       return { object, created: false };
     },
   };
-  return { store: store as unknown as GenericStore, stored };
+  return { store: store as unknown as ObjectStore, stored };
 }
 
 const rs: KubeObject = { apiVersion: 'apps/v1', kind: 'ReplicaSet', metadata: { name: 'web-1', namespace: 'ns', uid: 'u1', resourceVersion: '7' } };

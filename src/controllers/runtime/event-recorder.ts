@@ -1,8 +1,8 @@
+import type { ObjectStore } from '../../registry/types';
 import { hostname } from 'node:os';
 import { isStatusError } from '../../api/errors';
 import type { KubeObject } from '../../api/types';
 import type { Event, ObjectReference } from '../../generated/types/core/v1';
-import type { GenericStore } from '../../registry/generic-store';
 import type { RequestContext } from '../../registry/request-context';
 import { timestampAt } from '../../registry/time';
 import type { Clock } from './clock';
@@ -58,7 +58,7 @@ export class EventsWriter implements EventRecorder {
   private sequence = 0;
 
   constructor(
-    private readonly events: GenericStore,
+    private readonly events: ObjectStore,
     private readonly context: (namespace: string) => RequestContext,
     private readonly component: string,
     private readonly clock: Clock,

@@ -1,6 +1,6 @@
+import type { ObjectStore } from '../../registry/types';
 import { systemContext, SERVER_OWN_WRITE } from '../../registry/request-context';
 import { isPlainObject, type KubeObject } from '../../api/types';
-import type { GenericStore } from '../../registry/generic-store';
 import type { Predicate } from '../../storage/interfaces';
 import { Informer, listWatchOf, type ControllerLog } from './informer';
 
@@ -39,7 +39,7 @@ export interface ResourceLock {
 /** resourcelock.LeaseLock: one Lease, read live and written only over the version read. */
 export class LeaseLock implements ResourceLock {
   constructor(
-    private readonly leases: GenericStore,
+    private readonly leases: ObjectStore,
     readonly namespace: string,
     readonly name: string,
   ) {}

@@ -1,6 +1,6 @@
+import type { ObjectStore } from '../../registry/types';
 import { isStatusError } from '../../api/errors';
 import type { Job } from '../../generated/types/batch/v1';
-import type { GenericStore } from '../../registry/generic-store';
 import { QueueController } from '../runtime/controller';
 import type { ControllerDeps } from '../runtime/controller-deps';
 import { Informer, listWatchOf, objectKey } from '../runtime/informer';
@@ -21,7 +21,7 @@ export class TtlAfterFinishedController extends QueueController {
   readonly name = 'ttl-after-finished-controller';
   protected readonly queue: WorkQueue;
   private readonly jobInformer: Informer;
-  private readonly jobs: GenericStore;
+  private readonly jobs: ObjectStore;
   /** enqueueAfter: the wake-up of each Job not due yet. */
   private readonly wakeUps = new Map<string, () => void>();
 
