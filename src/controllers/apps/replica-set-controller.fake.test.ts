@@ -1,0 +1,81 @@
+import { ManualClock } from '../../api/clock';
+import type { KubeObject } from '../../api/types';
+import { SERVER_OWN_WRITE, systemContext } from '../../registry/request-context';
+import { FakeCluster } from '../../../test/harness/fake-object-store';
+import type { ControllerDeps } from '../runtime/controller-deps';
+import { ReplicaSetController } from './replica-set-controller';
+import { REPLICA_SET_KIND } from './replicated-kind';
+
+/**
+ * The ReplicaSet controller's logic on a fake ObjectStore and a ManualClock, without etcd or a
+ * server: what it creates and deletes for a set, its status and its events.
+ */
+
+function setup() {
+  const cluster = new FakeCluster();
+  const clock = new ManualClock();
+  const events: string[] = [];
+  const errors: unknown[] = [];
+  const ctx = (namespace: string) => systemContext({ namespace }, SERVER_OWN_WRITE);
+  const deps: ControllerDeps = {
+    store: (group, version, resource) => cluster.store(group, version, resource),
+    storeOfKind: () => undefined,
+    aggregated: { get: () => Promise.reject(new Error('no aggregated APIs here')) },
+    admitted: ctx,
+    own: ctx,
+    clock,
+    log: (message, err) => errors.push(err ?? message),
+    recorder: () => ({ event: (obj, type, reason, message) => events.push(`${type} ${reason} ${obj.metadata.name}: ${message}`) }),
+  };
+  return { cluster, clock, events, errors, ctx, controller: new ReplicaSetController(deps, REPLICA_SET_KIND) };
+}
+
+const replicaSet = (replicas: number): KubeObject => ({
+  apiVersion: 'apps/v1',
+  kind: 'ReplicaSet',
+  metadata: { name: 'web', namespace: 'default' },
+  spec: {
+    replicas,
+    selector: { matchLabels: { app: 'web' } },
+    template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'app', image: 'nginx' }] } },
+  },
+});
+
+/** Lets the controller's informers and workers run until `done` holds (the clock moves only when asked). */
+async function settle(clock: ManualClock, done: () => boolean): Promise<void> {
+  for (let i = 0; i < 200 && !done(); i++) await clock.advance(10);
+  if (!done()) throw new Error('the controller did not settle');
+}
+
+test('a set gets its pods, owned and labelled; a deleted pod is replaced; scaling down deletes the surplus; status follows', async () => {
+  const { cluster, clock, events, errors, ctx, controller } = setup();
+  const sets = cluster.store('apps', 'v1', 'replicasets');
+  const pods = cluster.store('', 'v1', 'pods');
+  const created = await sets.create(ctx('default'), replicaSet(3), { dryRun: false });
+  await controller.start();
+  try {
+    await settle(clock, () => pods.all().length === 3);
+    const owned = pods.all();
+    expect(owned.map((p) => p.metadata.generateName)).toEqual(['web-', 'web-', 'web-']);
+    for (const pod of owned) {
+      expect(pod.metadata.labels).toEqual({ app: 'web' });
+      expect(pod.metadata.ownerReferences).toEqual([
+        { apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'web', uid: created.metadata.uid, controller: true, blockOwnerDeletion: true },
+      ]);
+    }
+    await settle(clock, () => (sets.all()[0].status as { replicas?: number } | undefined)?.replicas === 3);
+    expect(events.filter((e) => e.startsWith('Normal SuccessfulCreate web:'))).toHaveLength(3);
+
+    await sets.update(ctx('default'), 'web', (set) => ({ ...set, spec: { ...(set.spec as object), replicas: 1 } }), { dryRun: false });
+    await settle(clock, () => pods.all().length === 1);
+    expect(events.filter((e) => e.startsWith('Normal SuccessfulDelete web:'))).toHaveLength(2);
+
+    // A pod deleted from under the set is replaced.
+    await pods.delete(ctx('default'), pods.all()[0].metadata.name!, { dryRun: false });
+    await settle(clock, () => pods.all().length === 1);
+    await settle(clock, () => (sets.all()[0].status as { replicas?: number } | undefined)?.replicas === 1);
+    expect(errors).toEqual([]);
+  } finally {
+    controller.stop();
+  }
+});
