@@ -3,7 +3,7 @@ import { startEtcdCluster, type EtcdCluster } from '../harness/etcd-cluster';
 import { createEstablished, eventually, simpleCrd } from '../harness/crds';
 import { Api } from '../harness/http';
 import { startServerProcess, type ServerProcess } from '../harness/process';
-import { uniquePrefix } from '../harness/server';
+import { uniquePrefix } from '../harness/shared-etcd';
 import { openWatch } from '../harness/watch';
 
 /**

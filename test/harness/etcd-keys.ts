@@ -1,7 +1,7 @@
 import { Etcd3 } from 'etcd3';
 import type { KubeObject } from '../../src/api/types';
 import { StorageCodec } from '../../src/storage/etcd/storage-codec';
-import { testEtcdEndpoint } from './server';
+import { testEtcdEndpoint } from './shared-etcd';
 
 /** Straight to the test etcd, past kapi: what is really stored, and writes that kapi did not make. */
 export class RawEtcd {

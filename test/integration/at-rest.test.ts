@@ -10,7 +10,8 @@ const ROOT_CA = 'kube-root-ca.crt';
 /** What kapi writes itself (each namespace's root CA, kube-system's extension-apiserver-authentication) left out. */
 const withoutRootCa = (keys: string[]): string[] =>
   keys.filter((k) => !k.endsWith(`/${ROOT_CA}`) && !k.endsWith('/kube-system/extension-apiserver-authentication'));
-import { startTestServer, uniquePrefix } from '../harness/server';
+import { startTestServer } from '../harness/server';
+import { uniquePrefix } from '../harness/shared-etcd';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'kapi-enc-'));
 const KEY1 = Buffer.alloc(32, 7).toString('base64');
