@@ -3,7 +3,8 @@ import { createInterface } from 'node:readline';
 import path from 'node:path';
 import { Api } from '../harness/http';
 import { startServerProcess, type ServerProcess } from '../harness/process';
-import { startTestServer } from '../harness/server';
+import { RawEtcd } from '../harness/etcd-keys';
+import { uniquePrefix } from '../harness/shared-etcd';
 
 test('a client-node informer stays in sync across 1000 writes and a forced 410', async () => {
   let kapi: ServerProcess & { port: number; prefix: string } = await startServerProcess();
@@ -19,9 +20,15 @@ test('a client-node informer stays in sync across 1000 writes and a forced 410',
     // Restart kapi on the same port after etcd moved on: the informer's resourceVersion is now older
     // than anything the new server's watch cache holds, so its re-watch gets 410 and it must relist.
     await kapi.stop();
-    const other = await startTestServer();
-    await new Api(other.url).post('/api/v1/namespaces/default/configmaps', { metadata: { name: 'moves-etcd-on' } });
-    await other.close();
+    // A write under another prefix moves etcd's revision on without starting a second server.
+    const etcd = new RawEtcd();
+    const elsewhere = `${uniquePrefix('informer-elsewhere')}/moves-etcd-on`;
+    try {
+      await etcd.put(elsewhere, 'x');
+      await etcd.delete(elsewhere);
+    } finally {
+      etcd.close();
+    }
     kapi = await startServerProcess([], { port: kapi.port, prefix: kapi.prefix });
     flow.stdin.write('go\n');
     // The second list is the relist that the 410 forced.

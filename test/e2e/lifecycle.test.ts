@@ -1,4 +1,5 @@
 import { eventually, RawEtcd } from '../harness/etcd-keys';
+import { storedObject } from '../harness/stored-object';
 import { Api } from '../harness/http';
 import { kubectl, startServerProcess, WITHOUT_WORKLOAD_CONTROLLERS_FLAG } from '../harness/process';
 
@@ -50,7 +51,7 @@ test('the garbage collector resumes from etcd after a restart in the middle of d
   await kapi.stop();
   // While kapi is down: one deployment was being deleted in the foreground, the other one is gone.
   const fgKey = `${kapi.prefix}/deployments/gc-fg/web`;
-  const marked = (await etcd.object(fgKey))!;
+  const marked = (await storedObject(etcd, fgKey))!;
   marked.metadata.deletionTimestamp = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
   marked.metadata.deletionGracePeriodSeconds = 0;
   marked.metadata.finalizers = ['foregroundDeletion'];

@@ -1,7 +1,7 @@
 import { freePort } from '../../src/server/embedded-etcd';
 import { Api } from '../harness/http';
 import { kubectl, startServerProcess, type ServerProcess } from '../harness/process';
-import { uniquePrefix } from '../harness/server';
+import { uniquePrefix } from '../harness/shared-etcd';
 
 /**
  * Issue 14: two kapi processes on one etcd prefix hand out cluster IPs and node ports for 2,000

@@ -4,7 +4,7 @@ import { WatchCache } from '../../src/storage/cache/watch-cache';
 import { Etcd3Kv } from '../../src/storage/etcd/etcd3-kv';
 import { EtcdStorage } from '../../src/storage/etcd/etcd-storage';
 import { everything } from '../../src/storage/interfaces';
-import { testEtcdEndpoint, uniquePrefix } from '../harness/server';
+import { testEtcdEndpoint, uniquePrefix } from '../harness/shared-etcd';
 
 /**
  * A watch cache that is (re)initializing holds requests for a bounded time only, then answers

@@ -1,7 +1,5 @@
 import { Etcd3 } from 'etcd3';
-import type { KubeObject } from '../../src/api/types';
-import { StorageCodec } from '../../src/storage/etcd/storage-codec';
-import { testEtcdEndpoint } from './server';
+import { testEtcdEndpoint } from './shared-etcd';
 
 /** Straight to the test etcd, past kapi: what is really stored, and writes that kapi did not make. */
 export class RawEtcd {
@@ -13,12 +11,6 @@ export class RawEtcd {
 
   async get(key: string): Promise<Buffer | null> {
     return this.client.get(key).buffer();
-  }
-
-  /** The object stored under a key, decoded from whichever encoding it is in (JSON or kube's Protobuf). */
-  async object(key: string): Promise<KubeObject | null> {
-    const value = await this.get(key);
-    return value && new StorageCodec().decode(value);
   }
 
   async put(key: string, value: string | Buffer): Promise<void> {

@@ -4,7 +4,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { freePort } from '../../src/server/embedded-etcd';
-import { testEtcdEndpoint, uniquePrefix, WITHOUT_WORKLOAD_CONTROLLERS } from './server';
+import { testEtcdEndpoint, uniquePrefix } from './shared-etcd';
+import { WITHOUT_WORKLOAD_CONTROLLERS } from './workload-controllers';
 
 const ROOT = path.resolve(__dirname, '../..');
 
@@ -57,7 +58,7 @@ function readyOverTls(url: string, dataDir: string, readyAs?: { cert: string; ke
   });
 }
 
-/** The flag WITHOUT_WORKLOAD_CONTROLLERS (harness/server.ts) sets, for tests of hand-built workload chains (owners, their pods). */
+/** The flag WITHOUT_WORKLOAD_CONTROLLERS (harness/workload-controllers.ts) sets, for tests of hand-built workload chains (owners, their pods). */
 export const WITHOUT_WORKLOAD_CONTROLLERS_FLAG = `--controllers=${WITHOUT_WORKLOAD_CONTROLLERS.controllers!.join(',')}`;
 
 export async function startServerProcess(extraArgs: string[] = [], opts: ProcessOptions = {}): Promise<ServerProcess & { port: number; prefix: string }> {

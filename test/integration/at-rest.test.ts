@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseFeatureGates } from '../../src/server/feature-gates';
 import { RawEtcd } from '../harness/etcd-keys';
+import { storedObject } from '../harness/stored-object';
 import { Api } from '../harness/http';
 
 /** The root CA publisher's config map, in every namespace at some moment after the start. */
@@ -10,7 +11,8 @@ const ROOT_CA = 'kube-root-ca.crt';
 /** What kapi writes itself (each namespace's root CA, kube-system's extension-apiserver-authentication) left out. */
 const withoutRootCa = (keys: string[]): string[] =>
   keys.filter((k) => !k.endsWith(`/${ROOT_CA}`) && !k.endsWith('/kube-system/extension-apiserver-authentication'));
-import { startTestServer, uniquePrefix } from '../harness/server';
+import { startTestServer } from '../harness/server';
+import { uniquePrefix } from '../harness/shared-etcd';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'kapi-enc-'));
 const KEY1 = Buffer.alloc(32, 7).toString('base64');
@@ -58,7 +60,7 @@ describe('encryption at rest', () => {
     expect(raw.subarray(0, 'k8s:enc:aescbc:v1:key1:'.length).toString()).toBe('k8s:enc:aescbc:v1:key1:');
     expect(raw.includes(Buffer.from('hunter2'))).toBe(false);
     expect(raw.includes(Buffer.from(Buffer.from('hunter2').toString('base64')))).toBe(false);
-    expect((await etcd.object(`${prefix}/configmaps/default/plain`))!.data).toEqual({ a: 'b' });
+    expect((await storedObject(etcd, `${prefix}/configmaps/default/plain`))!.data).toEqual({ a: 'b' });
     expect((await api.get(`${S}/old`)).body.data).toEqual({ password: Buffer.from('hunter2').toString('base64') });
     await server.close();
 

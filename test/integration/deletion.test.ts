@@ -1,6 +1,7 @@
 import { eventually, RawEtcd } from '../harness/etcd-keys';
 import { Api } from '../harness/http';
-import { startTestServer, WITHOUT_WORKLOAD_CONTROLLERS } from '../harness/server';
+import { startTestServer } from '../harness/server';
+import { WITHOUT_WORKLOAD_CONTROLLERS } from '../harness/workload-controllers';
 
 let server: Awaited<ReturnType<typeof startTestServer>>;
 let api: Api;

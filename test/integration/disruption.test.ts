@@ -1,6 +1,7 @@
 import { eventually } from '../harness/etcd-keys';
 import { Api } from '../harness/http';
-import { startTestServer, WITHOUT_WORKLOAD_CONTROLLERS } from '../harness/server';
+import { startTestServer } from '../harness/server';
+import { WITHOUT_WORKLOAD_CONTROLLERS } from '../harness/workload-controllers';
 
 /**
  * The disruption controller: each PodDisruptionBudget's status from its pods and their

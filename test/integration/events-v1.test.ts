@@ -2,6 +2,7 @@ import { decodeProtobuf } from '../../src/codec/protobuf';
 import { encodeProtobuf } from '../../src/codec/protobuf-write';
 import { causes } from '../harness/causes';
 import { RawEtcd } from '../harness/etcd-keys';
+import { storedObject } from '../harness/stored-object';
 import { Api } from '../harness/http';
 import { startTestServer } from '../harness/server';
 import { openWatch } from '../harness/watch';
@@ -53,7 +54,7 @@ test('created through events.k8s.io/v1, stored and listed as a core/v1 Event', a
     note: 'Successfully assigned default/web-1 to node-1',
     reportingController: 'default-scheduler',
   });
-  const stored = await etcd.object(`${server.prefix}/events/default/made-v1`);
+  const stored = await storedObject(etcd, `${server.prefix}/events/default/made-v1`);
   expect(stored).toMatchObject({ apiVersion: 'v1', kind: 'Event', involvedObject: regarding, reportingComponent: 'default-scheduler' });
   const core = (await api.get(CORE)).body.items.find((e: { metadata: { name: string } }) => e.metadata.name === 'made-v1');
   expect(core).toMatchObject({

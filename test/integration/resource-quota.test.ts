@@ -1,6 +1,7 @@
 import { Api } from '../harness/http';
 import { startServerProcess, type ServerProcess } from '../harness/process';
-import { startTestServer, uniquePrefix } from '../harness/server';
+import { startTestServer } from '../harness/server';
+import { uniquePrefix } from '../harness/shared-etcd';
 import { createEstablished, eventually, simpleCrd } from '../harness/crds';
 
 /**

@@ -1,7 +1,8 @@
 import { decodeProtobuf } from '../../src/codec/protobuf';
 import { encodeProtobuf } from '../../src/codec/protobuf-write';
 import { Api } from '../harness/http';
-import { startTestServer, WITHOUT_WORKLOAD_CONTROLLERS } from '../harness/server';
+import { startTestServer } from '../harness/server';
+import { WITHOUT_WORKLOAD_CONTROLLERS } from '../harness/workload-controllers';
 
 /** The scale subresource of deployments, replica sets and stateful sets: autoscaling/v1 Scale in and out. */
 

@@ -6,7 +6,7 @@ import { everything, type WatchItem } from '../../src/storage/interfaces';
 import { isStorageError } from '../../src/storage/storage-error';
 import type { WatchChannel } from '../../src/storage/watch-channel';
 import { startTestEtcd, type TestEtcd } from '../harness/etcd';
-import { uniquePrefix } from '../harness/server';
+import { uniquePrefix } from '../harness/shared-etcd';
 import { storageContract } from './storage-contract/suite';
 
 /**

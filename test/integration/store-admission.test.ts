@@ -7,7 +7,7 @@ import { configmaps } from '../../src/resources/configmaps';
 import { deployments } from '../../src/resources/deployments';
 import { Etcd3Kv } from '../../src/storage/etcd/etcd3-kv';
 import { EtcdStorage } from '../../src/storage/etcd/etcd-storage';
-import { testEtcdEndpoint, uniquePrefix } from '../harness/server';
+import { testEtcdEndpoint, uniquePrefix } from '../harness/shared-etcd';
 
 /**
  * Admission as the store runs it, on the real etcd: what each write tells it, and that a write

@@ -1,5 +1,6 @@
 import { Api } from '../harness/http';
-import { startTestServer, WITHOUT_WORKLOAD_CONTROLLERS } from '../harness/server';
+import { startTestServer } from '../harness/server';
+import { WITHOUT_WORKLOAD_CONTROLLERS } from '../harness/workload-controllers';
 
 /** Field validation, the four patch types, server-side apply and managedFields, lost updates, dry run. */
 

@@ -5,7 +5,7 @@ import path from 'node:path';
 import yaml from 'js-yaml';
 import { parseFlags, type Config } from '../../src/server/config';
 import { RawEtcd, eventually } from '../harness/etcd-keys';
-import { startServerProcess } from '../harness/process';
+import { startServerProcess, type ServerProcess } from '../harness/process';
 import { startSecureKapi, type SecureKapi } from '../harness/secure-process';
 
 // Exposure: what the shipped deploy files open, which ports a process listens on, who may read its
@@ -108,31 +108,27 @@ function listeningPorts(pid: number): number[] {
   return ports.sort((a, b) => a - b);
 }
 
-describe('ports', () => {
-  test('--insecure-port=0 opens no plain-HTTP listener (0 is off, as in kube-apiserver): the TLS port is the only one', async () => {
-    const kapi = await startServerProcess(['--insecure-port=0'], { insecure: false });
-    try {
-      expect(kapi.output()).not.toContain('serving insecurely');
-      expect(listeningPorts(kapi.child.pid!)).toEqual([Number(new URL(kapi.secureUrl).port)]);
-    } finally {
-      await kapi.stop();
-    }
+describe('ports and key files', () => {
+  let kapi: ServerProcess;
+  beforeAll(async () => {
+    kapi = await startServerProcess(['--insecure-port=0'], { insecure: false });
+  });
+  afterAll(() => kapi?.stop());
+
+  test('--insecure-port=0 opens no plain-HTTP listener (0 is off, as in kube-apiserver): the TLS port is the only one', () => {
+    expect(kapi.output()).not.toContain('serving insecurely');
+    expect(listeningPorts(kapi.child.pid!)).toEqual([Number(new URL(kapi.secureUrl).port)]);
   });
 
-  test('key files under the cert dir, and the admin kubeconfig, are readable by the owner only', async () => {
-    const kapi = await startServerProcess([], { insecure: false });
-    try {
-      const pki = path.join(kapi.dataDir, 'pki');
-      const mode = (file: string) => (statSync(file).mode & 0o777).toString(8);
-      expect(mode(kapi.dataDir)).toBe('700');
-      expect(mode(pki)).toBe('700');
-      const keys = readdirSync(pki).filter((f) => f.endsWith('.key'));
-      expect(keys.sort()).toEqual(['apiserver.key', 'ca.key', 'front-proxy-ca.key', 'front-proxy-client.key', 'sa.key']);
-      for (const key of keys) expect([key, mode(path.join(pki, key))]).toEqual([key, '600']);
-      expect(mode(path.join(kapi.dataDir, 'admin.kubeconfig'))).toBe('600');
-    } finally {
-      await kapi.stop();
-    }
+  test('key files under the cert dir, and the admin kubeconfig, are readable by the owner only', () => {
+    const pki = path.join(kapi.dataDir, 'pki');
+    const mode = (file: string) => (statSync(file).mode & 0o777).toString(8);
+    expect(mode(kapi.dataDir)).toBe('700');
+    expect(mode(pki)).toBe('700');
+    const keys = readdirSync(pki).filter((f) => f.endsWith('.key'));
+    expect(keys.sort()).toEqual(['apiserver.key', 'ca.key', 'front-proxy-ca.key', 'front-proxy-client.key', 'sa.key']);
+    for (const key of keys) expect([key, mode(path.join(pki, key))]).toEqual([key, '600']);
+    expect(mode(path.join(kapi.dataDir, 'admin.kubeconfig'))).toBe('600');
   });
 });
 
