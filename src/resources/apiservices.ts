@@ -5,6 +5,7 @@ import { isPlainObject, type KubeObject } from '../api/types';
 import { defineResource } from '../registry/resource-definition';
 import { strategy } from '../registry/strategy';
 import { AGE_COLUMN, NAME_COLUMN } from '../registry/table';
+import type { APIService } from '../generated/types/apiregistration/v1';
 
 /**
  * apiregistration.k8s.io/v1 APIService, as kube-aggregator's registry/apiservice serves it: a
@@ -109,7 +110,7 @@ function availableCell(obj: KubeObject): string {
   return available.status;
 }
 
-export const apiservices = defineResource({
+export const apiservices = defineResource<APIService>({
   group: APIREGISTRATION_GROUP,
   version: 'v1',
   resource: 'apiservices',
@@ -118,7 +119,7 @@ export const apiservices = defineResource({
   categories: ['api-extensions'],
   subresources: ['status'],
   storagePath: `${APIREGISTRATION_GROUP}/apiservices`,
-  strategy: strategy({
+  strategy: strategy<APIService>({
     allowUnconditionalUpdate: false,
     validateName: nameIsPathSegment,
     // apiServerStrategy.PrepareForCreate / PrepareForUpdate: status is the status subresource's.

@@ -1,4 +1,5 @@
 import { field, type FieldErrorList } from '../api/field-errors';
+import type { CertificateSigningRequest } from '../generated/types/certificates/v1';
 import { objectOf, objectsIn, stringOf, stringsIn } from '../api/json-read';
 import type { KubeObject } from '../api/types';
 import { certificateRequestDer, parseCertificateRequest } from '../auth/certificate-request';
@@ -184,7 +185,7 @@ function conditionCell(csr: KubeObject): string {
   return text;
 }
 
-export const certificatesigningrequests = defineResource({
+export const certificatesigningrequests = defineResource<CertificateSigningRequest>({
   group: 'certificates.k8s.io',
   version: 'v1',
   resource: 'certificatesigningrequests',
@@ -192,7 +193,7 @@ export const certificatesigningrequests = defineResource({
   namespaced: false,
   shortNames: ['csr'],
   subresources: ['approval', 'status'],
-  strategy: strategy({
+  strategy: strategy<CertificateSigningRequest>({
     allowUnconditionalUpdate: true,
     prepareForCreate: prepareCsrForCreate,
     applyDefaults: (csr) => stampConditions(csr, null),

@@ -1,4 +1,5 @@
 import { objectsIn, stringOf } from '../api/json-read';
+import type { ComponentStatus } from '../generated/types/core/v1';
 import type { KubeObject } from '../api/types';
 import { defaultStrategy } from '../registry/strategy';
 import { defineResource } from '../registry/resource-definition';
@@ -17,7 +18,7 @@ function statusCell(o: KubeObject): string {
   return c?.status === 'True' ? 'Healthy' : c?.status === 'False' ? 'Unhealthy' : 'Unknown';
 }
 
-export const componentstatuses = defineResource({
+export const componentstatuses = defineResource<ComponentStatus>({
   group: '',
   version: 'v1',
   resource: 'componentstatuses',

@@ -1,4 +1,5 @@
 import { field, type FieldErrorList } from '../api/field-errors';
+import type { ConfigMap } from '../generated/types/core/v1';
 import type { KubeObject } from '../api/types';
 import { defineResource } from '../registry/resource-definition';
 import { strategy } from '../registry/strategy';
@@ -17,14 +18,14 @@ function validateConfigMap(cm: KubeObject): FieldErrorList {
   return errs;
 }
 
-export const configmaps = defineResource({
+export const configmaps = defineResource<ConfigMap>({
   group: '',
   version: 'v1',
   resource: 'configmaps',
   kind: 'ConfigMap',
   namespaced: true,
   shortNames: ['cm'],
-  strategy: strategy({
+  strategy: strategy<ConfigMap>({
     validate: validateConfigMap,
     validateUpdate: (next, prev) => validateImmutable(next, prev, ['data', 'binaryData']),
   }),

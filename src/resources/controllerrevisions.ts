@@ -1,4 +1,5 @@
 import { jsonEqual } from '../api/deep-equal';
+import type { ControllerRevision } from '../generated/types/apps/v1';
 import { field, type FieldErrorList } from '../api/field-errors';
 import { objectsIn, stringOf } from '../api/json-read';
 import type { KubeObject } from '../api/types';
@@ -32,13 +33,13 @@ function controllerCell(obj: KubeObject): string {
   return `${(group ? `${kind}.${group}` : kind).toLowerCase()}/${stringOf(ref.name)}`;
 }
 
-export const controllerrevisions = defineResource({
+export const controllerrevisions = defineResource<ControllerRevision>({
   group: 'apps',
   version: 'v1',
   resource: 'controllerrevisions',
   kind: 'ControllerRevision',
   namespaced: true,
-  strategy: strategy({ validate: validateControllerRevision, validateUpdate: validateControllerRevisionUpdate }),
+  strategy: strategy<ControllerRevision>({ validate: validateControllerRevision, validateUpdate: validateControllerRevisionUpdate }),
   printerColumns: [
     NAME_COLUMN,
     { name: 'Controller', type: 'string', description: 'Controller of the object', cell: controllerCell },

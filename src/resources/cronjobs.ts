@@ -1,4 +1,5 @@
 import { field, type FieldErrorList } from '../api/field-errors';
+import type { CronJob } from '../generated/types/batch/v1';
 import { isPlainObject, type KubeObject } from '../api/types';
 import { defineResource, type PrinterColumn } from '../registry/resource-definition';
 import { strategy } from '../registry/strategy';
@@ -171,7 +172,7 @@ const columns: PrinterColumn[] = [
   },
 ];
 
-export const cronjobs = defineResource({
+export const cronjobs = defineResource<CronJob>({
   group: 'batch',
   version: 'v1',
   resource: 'cronjobs',
@@ -180,7 +181,7 @@ export const cronjobs = defineResource({
   shortNames: ['cj'],
   categories: ['all'],
   subresources: ['status'],
-  strategy: strategy({
+  strategy: strategy<CronJob>({
     tracksGeneration: true,
     prepareForCreate: (cronJob) => {
       cronJob.status = {};

@@ -1,4 +1,5 @@
 import { jsonEqual } from '../api/deep-equal';
+import type { CSIDriver } from '../generated/types/storage/v1';
 import { field, type FieldErrorList } from '../api/field-errors';
 import { objectOf, objectsIn, stringOf, stringsIn } from '../api/json-read';
 import type { KubeObject } from '../api/types';
@@ -91,13 +92,13 @@ function validateCsiDriverUpdate(next: KubeObject, prev: KubeObject): FieldError
 
 const bool = (o: KubeObject, key: string): boolean => objectOf(o.spec)[key] === true;
 
-export const csidrivers = defineResource({
+export const csidrivers = defineResource<CSIDriver>({
   group: 'storage.k8s.io',
   version: 'v1',
   resource: 'csidrivers',
   kind: 'CSIDriver',
   namespaced: false,
-  strategy: strategy({ applyDefaults: defaultCsiDriver, validate: validateCsiDriver, validateUpdate: validateCsiDriverUpdate }),
+  strategy: strategy<CSIDriver>({ applyDefaults: defaultCsiDriver, validate: validateCsiDriver, validateUpdate: validateCsiDriverUpdate }),
   printerColumns: [
     NAME_COLUMN,
     {

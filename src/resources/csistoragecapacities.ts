@@ -1,4 +1,5 @@
 import { jsonEqual } from '../api/deep-equal';
+import type { CSIStorageCapacity } from '../generated/types/storage/v1';
 import { field, type FieldErrorList } from '../api/field-errors';
 import { stringOf } from '../api/json-read';
 import { validateLabelSelector } from '../api/meta-validation';
@@ -29,13 +30,13 @@ function validateCsiStorageCapacityUpdate(next: KubeObject, prev: KubeObject): F
   return errs;
 }
 
-export const csistoragecapacities = defineResource({
+export const csistoragecapacities = defineResource<CSIStorageCapacity>({
   group: 'storage.k8s.io',
   version: 'v1',
   resource: 'csistoragecapacities',
   kind: 'CSIStorageCapacity',
   namespaced: true,
-  strategy: strategy({ validate: validateCsiStorageCapacity, validateUpdate: validateCsiStorageCapacityUpdate }),
+  strategy: strategy<CSIStorageCapacity>({ validate: validateCsiStorageCapacity, validateUpdate: validateCsiStorageCapacityUpdate }),
   printerColumns: [
     NAME_COLUMN,
     {

@@ -1,4 +1,5 @@
 import { field, type FieldErrorList } from '../api/field-errors';
+import type { DeviceClass } from '../generated/types/resource/v1';
 import { objectOf, objectsIn, stringOf } from '../api/json-read';
 import type { KubeObject } from '../api/types';
 import { defineResource } from '../registry/resource-definition';
@@ -19,12 +20,12 @@ function validateDeviceClass(obj: KubeObject): FieldErrorList {
   return errs;
 }
 
-export const deviceclasses = defineResource({
+export const deviceclasses = defineResource<DeviceClass>({
   group: 'resource.k8s.io',
   version: 'v1',
   resource: 'deviceclasses',
   kind: 'DeviceClass',
   namespaced: false,
-  strategy: strategy({ tracksGeneration: true, validate: validateDeviceClass }),
+  strategy: strategy<DeviceClass>({ tracksGeneration: true, validate: validateDeviceClass }),
   printerColumns: [NAME_COLUMN, AGE_COLUMN],
 });

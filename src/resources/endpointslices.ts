@@ -1,4 +1,5 @@
 import { field, type FieldErrorList } from '../api/field-errors';
+import type { EndpointSlice } from '../generated/types/discovery/v1';
 import { objectsIn as records, stringOf as str } from '../api/json-read';
 import { validateLabels } from '../api/meta-validation';
 import { isDns1123Label, isQualifiedName, isValidLabelValue, nameIsDnsSubdomain } from '../api/name-validation';
@@ -124,13 +125,13 @@ const portsCell = (slice: KubeObject): string =>
 const endpointsCell = (slice: KubeObject): string =>
   listCell(records(slice.endpoints).flatMap((endpoint) => (Array.isArray(endpoint.addresses) ? endpoint.addresses.map(str) : [])));
 
-export const endpointslices = defineResource({
+export const endpointslices = defineResource<EndpointSlice>({
   group: 'discovery.k8s.io',
   version: 'v1',
   resource: 'endpointslices',
   kind: 'EndpointSlice',
   namespaced: true,
-  strategy: strategy({
+  strategy: strategy<EndpointSlice>({
     tracksGeneration: true,
     prepareForCreate: (slice) => dropTopology(slice),
     prepareForUpdate: dropTopology,

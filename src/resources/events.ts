@@ -1,4 +1,5 @@
 import { stringOf as str } from '../api/json-read';
+import type { Event } from '../generated/types/core/v1';
 import { isPlainObject, type KubeObject } from '../api/types';
 import { defineResource } from '../registry/resource-definition';
 import { strategy } from '../registry/strategy';
@@ -24,14 +25,14 @@ function eventSource(e: KubeObject): string {
   return host ? `${component}, ${host}` : component;
 }
 
-export const events = defineResource({
+export const events = defineResource<Event>({
   group: '',
   version: 'v1',
   resource: 'events',
   kind: 'Event',
   namespaced: true,
   shortNames: ['ev'],
-  strategy: strategy({ allowCreateOnUpdate: true, validate: validateEvent, garbageCollectionPolicy: 'Unsupported' }),
+  strategy: strategy<Event>({ allowCreateOnUpdate: true, validate: validateEvent, garbageCollectionPolicy: 'Unsupported' }),
   selectableFields: {
     'involvedObject.kind': (e) => str(involved(e).kind),
     'involvedObject.namespace': (e) => str(involved(e).namespace),

@@ -1,4 +1,5 @@
 import { field, type FieldErrorList } from '../api/field-errors';
+import type { FlowSchema } from '../generated/types/flowcontrol/v1';
 import { objectOf, objectsIn, stringOf, stringsIn } from '../api/json-read';
 import { isDns1123Label, isDns1123Subdomain } from '../api/name-validation';
 import { isPlainObject, type KubeObject } from '../api/types';
@@ -177,14 +178,14 @@ function bySequence(a: KubeObject, b: KubeObject): number {
   return precedenceOf(a) - precedenceOf(b) || (a.metadata.name! < b.metadata.name! ? -1 : a.metadata.name! > b.metadata.name! ? 1 : 0);
 }
 
-export const flowschemas = defineResource({
+export const flowschemas = defineResource<FlowSchema>({
   group: 'flowcontrol.apiserver.k8s.io',
   version: 'v1',
   resource: 'flowschemas',
   kind: 'FlowSchema',
   namespaced: false,
   subresources: ['status'],
-  strategy: strategy({
+  strategy: strategy<FlowSchema>({
     tracksGeneration: true,
     prepareForCreate: (obj) => {
       obj.status = {};

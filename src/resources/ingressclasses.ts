@@ -1,4 +1,5 @@
 import { field, type FieldErrorList } from '../api/field-errors';
+import type { IngressClass } from '../generated/types/networking/v1';
 import { stringOf as str } from '../api/json-read';
 import { isDns1123Label, isDns1123Subdomain, nameIsPathSegment } from '../api/name-validation';
 import { isPlainObject, type KubeObject } from '../api/types';
@@ -80,13 +81,13 @@ function parametersCell(ic: KubeObject): string {
   return `${kind}/${str(params.name)}`;
 }
 
-export const ingressclasses = defineResource({
+export const ingressclasses = defineResource<IngressClass>({
   group: 'networking.k8s.io',
   version: 'v1',
   resource: 'ingressclasses',
   kind: 'IngressClass',
   namespaced: false,
-  strategy: strategy({
+  strategy: strategy<IngressClass>({
     tracksGeneration: true,
     applyDefaults: defaultIngressClass,
     validate: validateIngressClass,

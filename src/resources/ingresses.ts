@@ -1,4 +1,5 @@
 import { field, type FieldErrorList } from '../api/field-errors';
+import type { Ingress } from '../generated/types/networking/v1';
 import { objectsIn as records, stringOf as str } from '../api/json-read';
 import { isDns1123Subdomain, nameIsDns1035Label, nameIsDnsSubdomain, nameIsPathSegment } from '../api/name-validation';
 import { isPlainObject, type KubeObject } from '../api/types';
@@ -158,7 +159,7 @@ function addressCell(ing: KubeObject): string {
   return [...addresses].sort().join(',');
 }
 
-export const ingresses = defineResource({
+export const ingresses = defineResource<Ingress>({
   group: 'networking.k8s.io',
   version: 'v1',
   resource: 'ingresses',
@@ -167,7 +168,7 @@ export const ingresses = defineResource({
   shortNames: ['ing'],
   subresources: ['status'],
   storagePath: 'ingress',
-  strategy: strategy({
+  strategy: strategy<Ingress>({
     validateStatusUpdate: (next) => validateLoadBalancerStatus(statusOf(next), 'status', false),
     tracksGeneration: true,
     prepareForCreate: (ing) => {

@@ -1,4 +1,5 @@
 import { field, GoSyntax, type FieldErrorList } from '../api/field-errors';
+import type { IPAddress } from '../generated/types/networking/v1';
 import { isDns1123Subdomain, nameIsPathSegment, type NameValidator } from '../api/name-validation';
 import { jsonEqual } from '../api/deep-equal';
 import { isPlainObject, type KubeObject } from '../api/types';
@@ -61,14 +62,14 @@ function parentRefCell(obj: KubeObject): string {
   return `${gr}${r.namespace ? `/${String(r.namespace)}` : ''}/${String(r.name ?? '')}`;
 }
 
-export const ipaddresses = defineResource({
+export const ipaddresses = defineResource<IPAddress>({
   group: 'networking.k8s.io',
   version: 'v1',
   resource: 'ipaddresses',
   kind: 'IPAddress',
   namespaced: false,
   shortNames: ['ip'],
-  strategy: strategy({
+  strategy: strategy<IPAddress>({
     validateName: ipAddressName,
     validate: validateIpAddress,
     validateUpdate: validateIpAddressUpdate,

@@ -1,4 +1,5 @@
 import { isPlainObject, type KubeObject } from '../api/types';
+import type { Job } from '../generated/types/batch/v1';
 import { defineResource } from '../registry/resource-definition';
 import { strategy } from '../registry/strategy';
 import { AGE_COLUMN, humanDuration, NAME_COLUMN } from '../registry/table';
@@ -45,7 +46,7 @@ function duration(job: KubeObject): string {
   return humanDuration(end - Date.parse(startTime));
 }
 
-export const jobs = defineResource({
+export const jobs = defineResource<Job>({
   group: 'batch',
   version: 'v1',
   resource: 'jobs',
@@ -53,7 +54,7 @@ export const jobs = defineResource({
   namespaced: true,
   categories: ['all'],
   subresources: ['status'],
-  strategy: strategy({
+  strategy: strategy<Job>({
     validateStatusUpdate: validateJobStatusUpdate,
     tracksGeneration: true,
     prepareForCreate: (job) => {

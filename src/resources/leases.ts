@@ -1,4 +1,5 @@
 import { field, type FieldErrorList } from '../api/field-errors';
+import type { Lease } from '../generated/types/coordination/v1';
 import { isPlainObject, type KubeObject } from '../api/types';
 import { defineResource } from '../registry/resource-definition';
 import { strategy } from '../registry/strategy';
@@ -16,13 +17,13 @@ function validateLease(lease: KubeObject): FieldErrorList {
   return errs;
 }
 
-export const leases = defineResource({
+export const leases = defineResource<Lease>({
   group: 'coordination.k8s.io',
   version: 'v1',
   resource: 'leases',
   kind: 'Lease',
   namespaced: true,
-  strategy: strategy({
+  strategy: strategy<Lease>({
     allowCreateOnUpdate: true,
     allowUnconditionalUpdate: false,
     validate: validateLease,

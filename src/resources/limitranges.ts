@@ -1,4 +1,5 @@
 import { field, type FieldErrorList } from '../api/field-errors';
+import type { LimitRange } from '../generated/types/core/v1';
 import { objectOf, objectsIn, stringOf } from '../api/json-read';
 import { isQualifiedName } from '../api/name-validation';
 import { compareQuantities, parseQuantity } from '../api/quantity';
@@ -66,14 +67,14 @@ function validateLimitRange(obj: KubeObject): FieldErrorList {
   return errs;
 }
 
-export const limitranges = defineResource({
+export const limitranges = defineResource<LimitRange>({
   group: '',
   version: 'v1',
   resource: 'limitranges',
   kind: 'LimitRange',
   namespaced: true,
   shortNames: ['limits'],
-  strategy: strategy({ applyDefaults: defaultLimitRange, validate: validateLimitRange }),
+  strategy: strategy<LimitRange>({ applyDefaults: defaultLimitRange, validate: validateLimitRange }),
   // kube-apiserver has no printer for LimitRanges: the default Name / Created At table.
   printerColumns: [],
 });

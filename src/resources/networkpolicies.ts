@@ -1,4 +1,5 @@
 import { field, type FieldErrorList } from '../api/field-errors';
+import type { NetworkPolicy } from '../generated/types/networking/v1';
 import { objectsIn as records } from '../api/json-read';
 import { validateLabelSelector } from '../api/meta-validation';
 import { isPlainObject, type KubeObject } from '../api/types';
@@ -111,14 +112,14 @@ function validateNetworkPolicy(np: KubeObject): FieldErrorList {
   return errs;
 }
 
-export const networkpolicies = defineResource({
+export const networkpolicies = defineResource<NetworkPolicy>({
   group: 'networking.k8s.io',
   version: 'v1',
   resource: 'networkpolicies',
   kind: 'NetworkPolicy',
   namespaced: true,
   shortNames: ['netpol'],
-  strategy: strategy({
+  strategy: strategy<NetworkPolicy>({
     tracksGeneration: true,
     applyDefaults: defaultNetworkPolicy,
     validate: validateNetworkPolicy,

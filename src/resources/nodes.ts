@@ -1,4 +1,5 @@
 import { isPlainObject, type KubeObject } from '../api/types';
+import type { Node } from '../generated/types/core/v1';
 import { nodeProxy } from '../registry/proxy/node-proxy';
 import { defineResource } from '../registry/resource-definition';
 import { strategy } from '../registry/strategy';
@@ -36,7 +37,7 @@ function roles(n: KubeObject): string {
   return sorted.length > 0 ? sorted.join(',') : '<none>';
 }
 
-export const nodes = defineResource({
+export const nodes = defineResource<Node>({
   group: '',
   version: 'v1',
   resource: 'nodes',
@@ -46,7 +47,7 @@ export const nodes = defineResource({
   subresources: ['status'],
   connectSubresources: [nodeProxy],
   storagePath: 'minions',
-  strategy: strategy({
+  strategy: strategy<Node>({
     validateStatusUpdate: validateNodeStatusUpdate,
     prepareForCreate: (node) => {
       // Nodes register with their status; only the config fields of the kubelet are cleared.

@@ -1,4 +1,5 @@
 import { jsonEqual } from '../api/deep-equal';
+import type { PersistentVolumeClaim } from '../generated/types/core/v1';
 import { field, type FieldErrorList } from '../api/field-errors';
 import { objectOf as obj } from '../api/json-read';
 import { isDns1123Subdomain, nameIsDnsLabel } from '../api/name-validation';
@@ -156,7 +157,7 @@ function boundCell(pvc: KubeObject, cell: (st: Obj) => string): string {
   return spec(pvc).volumeName ? cell(status(pvc)) : '';
 }
 
-export const persistentvolumeclaims = defineResource({
+export const persistentvolumeclaims = defineResource<PersistentVolumeClaim>({
   group: '',
   version: 'v1',
   resource: 'persistentvolumeclaims',
@@ -164,7 +165,7 @@ export const persistentvolumeclaims = defineResource({
   namespaced: true,
   shortNames: ['pvc'],
   subresources: ['status'],
-  strategy: strategy({
+  strategy: strategy<PersistentVolumeClaim>({
     validateStatusUpdate: validateClaimStatusUpdate,
     prepareForCreate: (pvc) => {
       pvc.status = {};

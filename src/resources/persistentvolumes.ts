@@ -1,4 +1,5 @@
 import { jsonEqual } from '../api/deep-equal';
+import type { PersistentVolume } from '../generated/types/core/v1';
 import { field, type FieldErrorList } from '../api/field-errors';
 import { objectOf as obj, stringOf as str } from '../api/json-read';
 import { isPlainObject, type KubeObject } from '../api/types';
@@ -177,7 +178,7 @@ function claimCell(pv: KubeObject): string {
   return isPlainObject(ref) ? `${str(ref.namespace)}/${str(ref.name)}` : '';
 }
 
-export const persistentvolumes = defineResource({
+export const persistentvolumes = defineResource<PersistentVolume>({
   group: '',
   version: 'v1',
   resource: 'persistentvolumes',
@@ -185,7 +186,7 @@ export const persistentvolumes = defineResource({
   namespaced: false,
   shortNames: ['pv'],
   subresources: ['status'],
-  strategy: strategy({
+  strategy: strategy<PersistentVolume>({
     prepareForCreate: (pv) => {
       pv.status = { phase: 'Pending', lastPhaseTransitionTime: nowTimestamp() };
     },

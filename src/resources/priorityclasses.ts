@@ -1,4 +1,5 @@
 import { isStatusError } from '../api/errors';
+import type { PriorityClass } from '../generated/types/scheduling/v1';
 import { field, type FieldErrorList } from '../api/field-errors';
 import type { KubeObject } from '../api/types';
 import type { GenericStore } from '../registry/generic-store';
@@ -77,14 +78,14 @@ function validatePriorityClassUpdate(next: KubeObject, prev: KubeObject): FieldE
   return errs;
 }
 
-export const priorityclasses = defineResource({
+export const priorityclasses = defineResource<PriorityClass>({
   group: 'scheduling.k8s.io',
   version: 'v1',
   resource: 'priorityclasses',
   kind: 'PriorityClass',
   namespaced: false,
   shortNames: ['pc'],
-  strategy: strategy({
+  strategy: strategy<PriorityClass>({
     tracksGeneration: true,
     applyDefaults: (pc) => {
       if (pc.preemptionPolicy === undefined) pc.preemptionPolicy = 'PreemptLowerPriority';

@@ -1,4 +1,5 @@
 import { field, type FieldErrorList } from '../api/field-errors';
+import type { PriorityLevelConfiguration } from '../generated/types/flowcontrol/v1';
 import { objectOf, stringOf } from '../api/json-read';
 import { isPlainObject, type KubeObject } from '../api/types';
 import { defineResource } from '../registry/resource-definition';
@@ -122,14 +123,14 @@ const queuingOf = (o: KubeObject): Obj | null => {
   return isPlainObject(queuing) ? queuing : null;
 };
 
-export const prioritylevelconfigurations = defineResource({
+export const prioritylevelconfigurations = defineResource<PriorityLevelConfiguration>({
   group: 'flowcontrol.apiserver.k8s.io',
   version: 'v1',
   resource: 'prioritylevelconfigurations',
   kind: 'PriorityLevelConfiguration',
   namespaced: false,
   subresources: ['status'],
-  strategy: strategy({
+  strategy: strategy<PriorityLevelConfiguration>({
     tracksGeneration: true,
     prepareForCreate: (obj) => {
       obj.status = {};

@@ -1,4 +1,5 @@
 import { field, type FieldErrorList } from '../api/field-errors';
+import type { ReplicationController } from '../generated/types/core/v1';
 import { validateLabels } from '../api/meta-validation';
 import { isPlainObject, type KubeObject } from '../api/types';
 import { defineResource } from '../registry/resource-definition';
@@ -66,7 +67,7 @@ function validateReplicationController(obj: KubeObject): FieldErrorList {
 }
 
 /** core/v1 ReplicationController, as pkg/registry/core/replicationcontroller serves it. */
-export const replicationcontrollers = defineResource({
+export const replicationcontrollers = defineResource<ReplicationController>({
   group: '',
   version: 'v1',
   resource: 'replicationcontrollers',
@@ -82,7 +83,7 @@ export const replicationcontrollers = defineResource({
     labelSelectorPath: ['spec', 'selector'],
     selectorIsLabelSet: true,
   },
-  strategy: strategy({
+  strategy: strategy<ReplicationController>({
     validateStatusUpdate: validateReplicaSetStatusUpdate,
     tracksGeneration: true,
     prepareForCreate: (obj) => {

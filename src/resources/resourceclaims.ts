@@ -1,4 +1,5 @@
 import { jsonEqual } from '../api/deep-equal';
+import type { ResourceClaim } from '../generated/types/resource/v1';
 import { field, type FieldErrorList } from '../api/field-errors';
 import { objectOf, objectsIn } from '../api/json-read';
 import { isPlainObject, type KubeObject } from '../api/types';
@@ -44,14 +45,14 @@ function validateClaimStatusUpdate(next: KubeObject): FieldErrorList {
   return errs;
 }
 
-export const resourceclaims = defineResource({
+export const resourceclaims = defineResource<ResourceClaim>({
   group: 'resource.k8s.io',
   version: 'v1',
   resource: 'resourceclaims',
   kind: 'ResourceClaim',
   namespaced: true,
   subresources: ['status'],
-  strategy: strategy({
+  strategy: strategy<ResourceClaim>({
     tracksGeneration: true,
     prepareForCreate: (obj) => {
       obj.status = {};

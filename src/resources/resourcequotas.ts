@@ -1,4 +1,5 @@
 import { field, type FieldErrorList } from '../api/field-errors';
+import type { ResourceQuota } from '../generated/types/core/v1';
 import { objectOf, stringsIn } from '../api/json-read';
 import type { KubeObject } from '../api/types';
 import { defineResource } from '../registry/resource-definition';
@@ -35,7 +36,7 @@ function usage(obj: KubeObject, limits: boolean): string {
     .join(', ');
 }
 
-export const resourcequotas = defineResource({
+export const resourcequotas = defineResource<ResourceQuota>({
   group: '',
   version: 'v1',
   resource: 'resourcequotas',
@@ -43,7 +44,7 @@ export const resourcequotas = defineResource({
   namespaced: true,
   shortNames: ['quota'],
   subresources: ['status'],
-  strategy: strategy({
+  strategy: strategy<ResourceQuota>({
     prepareForCreate: (obj) => {
       obj.status = {};
     },

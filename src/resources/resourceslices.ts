@@ -1,4 +1,5 @@
 import { field, type FieldErrorList } from '../api/field-errors';
+import type { ResourceSlice } from '../generated/types/resource/v1';
 import { objectOf, stringOf } from '../api/json-read';
 import { isDns1123Subdomain } from '../api/name-validation';
 import { isPlainObject, type KubeObject } from '../api/types';
@@ -47,13 +48,13 @@ function validateResourceSliceUpdate(next: KubeObject, prev: KubeObject): FieldE
   return errs;
 }
 
-export const resourceslices = defineResource({
+export const resourceslices = defineResource<ResourceSlice>({
   group: 'resource.k8s.io',
   version: 'v1',
   resource: 'resourceslices',
   kind: 'ResourceSlice',
   namespaced: false,
-  strategy: strategy({ tracksGeneration: true, validate: validateResourceSlice, validateUpdate: validateResourceSliceUpdate }),
+  strategy: strategy<ResourceSlice>({ tracksGeneration: true, validate: validateResourceSlice, validateUpdate: validateResourceSliceUpdate }),
   selectableFields: {
     'spec.nodeName': (o) => stringOf(specOf(o).nodeName),
     'spec.driver': (o) => stringOf(specOf(o).driver),

@@ -1,4 +1,5 @@
 import { field, type FieldErrorList } from '../api/field-errors';
+import type { RuntimeClass } from '../generated/types/node/v1';
 import { stringOf } from '../api/json-read';
 import { isDns1123Label } from '../api/name-validation';
 import type { KubeObject } from '../api/types';
@@ -20,13 +21,13 @@ function validateRuntimeClassUpdate(next: KubeObject, prev: KubeObject): FieldEr
   return next.handler === prev.handler ? [] : [field.invalid('handler', next.handler ?? null, 'field is immutable')];
 }
 
-export const runtimeclasses = defineResource({
+export const runtimeclasses = defineResource<RuntimeClass>({
   group: 'node.k8s.io',
   version: 'v1',
   resource: 'runtimeclasses',
   kind: 'RuntimeClass',
   namespaced: false,
-  strategy: strategy({ validate: validateRuntimeClass, validateUpdate: validateRuntimeClassUpdate }),
+  strategy: strategy<RuntimeClass>({ validate: validateRuntimeClass, validateUpdate: validateRuntimeClassUpdate }),
   printerColumns: [
     NAME_COLUMN,
     // kube describes it with ObjectMeta's (absent) doc of "handler": empty.

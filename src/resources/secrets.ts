@@ -1,4 +1,5 @@
 import { field, type FieldErrorList } from '../api/field-errors';
+import type { Secret } from '../generated/types/core/v1';
 import type { KubeObject } from '../api/types';
 import { defineResource } from '../registry/resource-definition';
 import { strategy } from '../registry/strategy';
@@ -30,19 +31,20 @@ function validateSecret(secret: KubeObject): FieldErrorList {
   return errs;
 }
 
-export const secrets = defineResource({
+export const secrets = defineResource<Secret>({
   group: '',
   version: 'v1',
   resource: 'secrets',
   kind: 'Secret',
   namespaced: true,
-  strategy: strategy({
+  strategy: strategy<Secret>({
     // stringData is write-only: like kube-apiserver's conversion, it is folded into data before anything checks it.
     applyDefaults: (secret) => {
       secret.type ??= 'Opaque';
       const stringData = mapOf(secret.stringData);
       if (Object.keys(stringData).length > 0) {
-        const data = { ...mapOf(secret.data) };
+        const data: Record<string, string> = {};
+        for (const [k, v] of Object.entries(mapOf(secret.data))) if (typeof v === 'string') data[k] = v;
         for (const [k, v] of Object.entries(stringData)) data[k] = Buffer.from(String(v)).toString('base64');
         secret.data = data;
       }

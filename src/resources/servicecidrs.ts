@@ -1,4 +1,5 @@
 import { field, GoSyntax, type FieldErrorList } from '../api/field-errors';
+import type { ServiceCIDR } from '../generated/types/networking/v1';
 import { isPlainObject, type KubeObject } from '../api/types';
 import { defineResource } from '../registry/resource-definition';
 import { strategy } from '../registry/strategy';
@@ -46,14 +47,14 @@ function validateServiceCidrUpdate(next: KubeObject, prev: KubeObject): FieldErr
     : [field.invalid('spec.cidrs', GoSyntax.strings(cidrs.map(String)), 'field is immutable')];
 }
 
-export const servicecidrs = defineResource({
+export const servicecidrs = defineResource<ServiceCIDR>({
   group: 'networking.k8s.io',
   version: 'v1',
   resource: 'servicecidrs',
   kind: 'ServiceCIDR',
   namespaced: false,
   subresources: ['status'],
-  strategy: strategy({
+  strategy: strategy<ServiceCIDR>({
     prepareForCreate: (obj) => {
       obj.status = {};
     },

@@ -1,4 +1,5 @@
 import { jsonEqual } from '../api/deep-equal';
+import type { Service } from '../generated/types/core/v1';
 import { field, type FieldErrorList } from '../api/field-errors';
 import { nameIsDns1035Label, isDns1123Label } from '../api/name-validation';
 import { isPlainObject, type KubeObject } from '../api/types';
@@ -146,7 +147,7 @@ function portsCell(svc: KubeObject): string {
   return list.map((p) => (p.nodePort ? `${String(p.port)}:${String(p.nodePort)}/${String(p.protocol)}` : `${String(p.port)}/${String(p.protocol)}`)).join(',');
 }
 
-export const services = defineResource({
+export const services = defineResource<Service>({
   group: '',
   version: 'v1',
   resource: 'services',
@@ -158,7 +159,7 @@ export const services = defineResource({
   connectSubresources: [serviceProxy],
   storagePath: 'services/specs',
   returnDeletedObject: true,
-  strategy: strategy({
+  strategy: strategy<Service>({
     validateStatusUpdate: (next) => validateLoadBalancerStatus(statusOf(next), 'status', true),
     validateName: nameIsDns1035Label,
     allowCreateOnUpdate: true,

@@ -1,4 +1,5 @@
 import { jsonEqual } from '../api/deep-equal';
+import type { StorageClass } from '../generated/types/storage/v1';
 import { field, type FieldErrorList } from '../api/field-errors';
 import { stringOf as str } from '../api/json-read';
 import { isQualifiedName } from '../api/name-validation';
@@ -65,14 +66,14 @@ function nameCell(sc: KubeObject): string {
   return isDefault ? `${sc.metadata.name ?? ''} (default)` : (sc.metadata.name ?? '');
 }
 
-export const storageclasses = defineResource({
+export const storageclasses = defineResource<StorageClass>({
   group: 'storage.k8s.io',
   version: 'v1',
   resource: 'storageclasses',
   kind: 'StorageClass',
   namespaced: false,
   shortNames: ['sc'],
-  strategy: strategy({
+  strategy: strategy<StorageClass>({
     applyDefaults: defaultStorageClass,
     validate: validateStorageClass,
     validateUpdate: validateStorageClassUpdate,

@@ -1,4 +1,5 @@
 import { field, type FieldErrorList } from '../api/field-errors';
+import type { ValidatingAdmissionPolicy } from '../generated/types/admissionregistration/v1';
 import { objectOf, objectsIn, stringOf as str } from '../api/json-read';
 import { isQualifiedName } from '../api/name-validation';
 import { isPlainObject, type KubeObject } from '../api/types';
@@ -120,7 +121,7 @@ export const PARAM_KIND_COLUMN: PrinterColumn = {
   },
 };
 
-export const validatingadmissionpolicies = defineResource({
+export const validatingadmissionpolicies = defineResource<ValidatingAdmissionPolicy>({
   group: 'admissionregistration.k8s.io',
   version: 'v1',
   resource: 'validatingadmissionpolicies',
@@ -128,7 +129,7 @@ export const validatingadmissionpolicies = defineResource({
   namespaced: false,
   subresources: ['status'],
   categories: ['api-extensions'],
-  strategy: strategy({
+  strategy: strategy<ValidatingAdmissionPolicy>({
     tracksGeneration: true,
     prepareForCreate: (policy) => {
       delete policy.status;

@@ -1,4 +1,5 @@
 import { jsonEqual } from '../api/deep-equal';
+import type { VolumeAttachment } from '../generated/types/storage/v1';
 import { field, type FieldErrorList } from '../api/field-errors';
 import { objectOf, stringOf } from '../api/json-read';
 import type { KubeObject } from '../api/types';
@@ -30,14 +31,14 @@ function validateVolumeAttachmentUpdate(next: KubeObject, prev: KubeObject): Fie
   return jsonEqual(next.spec, prev.spec) ? [] : [field.invalid('spec', next.spec, 'field is immutable')];
 }
 
-export const volumeattachments = defineResource({
+export const volumeattachments = defineResource<VolumeAttachment>({
   group: 'storage.k8s.io',
   version: 'v1',
   resource: 'volumeattachments',
   kind: 'VolumeAttachment',
   namespaced: false,
   subresources: ['status'],
-  strategy: strategy({
+  strategy: strategy<VolumeAttachment>({
     prepareForCreate: (obj) => {
       obj.status = {};
     },

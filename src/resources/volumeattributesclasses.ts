@@ -1,4 +1,5 @@
 import { jsonEqual } from '../api/deep-equal';
+import type { VolumeAttributesClass } from '../generated/types/storage/v1';
 import { field, type FieldErrorList } from '../api/field-errors';
 import { objectOf, stringOf } from '../api/json-read';
 import type { KubeObject } from '../api/types';
@@ -36,14 +37,14 @@ function validateVolumeAttributesClassUpdate(next: KubeObject, prev: KubeObject)
   return errs;
 }
 
-export const volumeattributesclasses = defineResource({
+export const volumeattributesclasses = defineResource<VolumeAttributesClass>({
   group: 'storage.k8s.io',
   version: 'v1',
   resource: 'volumeattributesclasses',
   kind: 'VolumeAttributesClass',
   namespaced: false,
   shortNames: ['vac'],
-  strategy: strategy({ validate: validateVolumeAttributesClass, validateUpdate: validateVolumeAttributesClassUpdate }),
+  strategy: strategy<VolumeAttributesClass>({ validate: validateVolumeAttributesClass, validateUpdate: validateVolumeAttributesClassUpdate }),
   printerColumns: [
     NAME_COLUMN,
     { name: 'DriverName', type: 'string', description: 'Name of the CSI driver This field is immutable.', cell: (o) => stringOf(o.driverName) },

@@ -8,6 +8,7 @@ import { isPlainObject, type KubeObject } from '../api/types';
 import { defineResource, type ResourceDefinition } from '../registry/resource-definition';
 import { strategy } from '../registry/strategy';
 import { AGE_COLUMN, NAME_COLUMN } from '../registry/table';
+import type { MutatingWebhookConfiguration, ValidatingWebhookConfiguration } from '../generated/types/admissionregistration/v1';
 
 /** What admissionregistration.k8s.io/v1's Mutating- and ValidatingWebhookConfiguration share. */
 
@@ -226,16 +227,19 @@ function validateConfiguration(config: KubeObject, mutating: boolean): FieldErro
   return errs;
 }
 
+/** Both kinds have the same fields but for their webhooks' own (reinvocationPolicy). */
+type WebhookConfiguration = MutatingWebhookConfiguration | ValidatingWebhookConfiguration;
+
 export function webhookConfigurationResource(kind: 'MutatingWebhookConfiguration' | 'ValidatingWebhookConfiguration'): ResourceDefinition {
   const mutating = kind === 'MutatingWebhookConfiguration';
-  return defineResource({
+  return defineResource<WebhookConfiguration>({
     group: 'admissionregistration.k8s.io',
     version: 'v1',
     resource: `${kind.toLowerCase()}s`,
     kind,
     namespaced: false,
     categories: ['api-extensions'],
-    strategy: strategy({
+    strategy: strategy<WebhookConfiguration>({
       tracksGeneration: true,
       applyDefaults: (config) => objectsIn(config.webhooks).forEach((hook) => defaultWebhook(hook, mutating)),
       validate: (config) => validateConfiguration(config, mutating),
