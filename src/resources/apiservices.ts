@@ -60,7 +60,7 @@ export function apiServiceView(obj: KubeObject): ApiServiceView {
 }
 
 /** ValidateAPIService (kube-aggregator's apis/apiregistration/validation). */
-function validateApiService(obj: KubeObject): FieldErrorList {
+function validateApiService(obj: APIService): FieldErrorList {
   const errs: FieldErrorList = [];
   const spec = objectOf(obj.spec);
   const group = stringOf(spec.group);
@@ -96,14 +96,14 @@ function validateApiService(obj: KubeObject): FieldErrorList {
 }
 
 /** ValidateAPIServiceStatus: every condition's status is True, False or Unknown. */
-function validateApiServiceStatus(obj: KubeObject): FieldErrorList {
+function validateApiServiceStatus(obj: APIService): FieldErrorList {
   return objectsIn(objectOf(obj.status).conditions).flatMap((c, i) =>
     CONDITION_STATUSES.includes(stringOf(c.status)) ? [] : [field.notSupported(`status.conditions[${i}].status`, c.status ?? '', CONDITION_STATUSES)],
   );
 }
 
 /** printers' APIService columns (registry/apiservice/etcd): "Local" or namespace/name; the Available condition with its reason when not True. */
-function availableCell(obj: KubeObject): string {
+function availableCell(obj: APIService): string {
   const available = apiServiceView(obj).available;
   if (!available) return 'Unknown';
   if (available.status !== 'True' && available.reason) return `${available.status} (${available.reason})`;

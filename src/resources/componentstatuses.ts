@@ -13,7 +13,7 @@ import { NAME_COLUMN } from '../registry/table';
 const healthy = (o: KubeObject): Record<string, unknown> | undefined => objectsIn(o.conditions).find((c) => c.type === 'Healthy');
 
 /** printComponentStatus's Status: Healthy, Unhealthy or Unknown from the Healthy condition. */
-function statusCell(o: KubeObject): string {
+function statusCell(o: ComponentStatus): string {
   const c = healthy(o);
   return c?.status === 'True' ? 'Healthy' : c?.status === 'False' ? 'Unhealthy' : 'Unknown';
 }

@@ -1,12 +1,11 @@
 import { field, type FieldErrorList } from '../api/field-errors';
 import type { ConfigMap } from '../generated/types/core/v1';
-import type { KubeObject } from '../api/types';
 import { defineResource } from '../registry/resource-definition';
 import { strategy } from '../registry/strategy';
 import { AGE_COLUMN, NAME_COLUMN } from '../registry/table';
 import { mapOf, MAX_CONFIG_BYTES, validateImmutable, validateKeys } from './config-data';
 
-function validateConfigMap(cm: KubeObject): FieldErrorList {
+function validateConfigMap(cm: ConfigMap): FieldErrorList {
   const data = mapOf(cm.data);
   const binary = mapOf(cm.binaryData);
   const errs = [...validateKeys(data, 'data'), ...validateKeys(binary, 'binaryData')];

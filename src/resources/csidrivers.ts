@@ -19,7 +19,7 @@ const specOf = (obj: KubeObject): Obj => {
 };
 
 /** SetDefaults_CSIDriver. */
-function defaultCsiDriver(obj: KubeObject): void {
+function defaultCsiDriver(obj: CSIDriver): void {
   const spec = specOf(obj);
   spec.attachRequired ??= true;
   spec.podInfoOnMount ??= false;
@@ -58,7 +58,7 @@ function validateTokenRequests(spec: Obj): FieldErrorList {
 }
 
 /** validateCSIDriverSpec (kube reports attachRequired at "spec.attachedRequired"). */
-function validateCsiDriver(obj: KubeObject): FieldErrorList {
+function validateCsiDriver(obj: CSIDriver): FieldErrorList {
   const spec = objectOf(obj.spec);
   const errs = [
     ...required(spec, 'attachRequired', 'spec.attachedRequired'),
@@ -80,7 +80,7 @@ function validateCsiDriver(obj: KubeObject): FieldErrorList {
 }
 
 /** ValidateCSIDriverUpdate: whether volumes attach, and which lifecycles the driver serves, never change. */
-function validateCsiDriverUpdate(next: KubeObject, prev: KubeObject): FieldErrorList {
+function validateCsiDriverUpdate(next: CSIDriver, prev: CSIDriver): FieldErrorList {
   const a = objectOf(next.spec);
   const b = objectOf(prev.spec);
   const errs: FieldErrorList = [];

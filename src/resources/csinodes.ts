@@ -14,7 +14,7 @@ const MAX_NODE_ID = 256;
 const driversOf = (obj: KubeObject): Record<string, unknown>[] => objectsIn(objectOf(obj.spec).drivers);
 
 /** ValidateCSINode's essentials: each driver named once, with a node ID. */
-function validateCsiNode(obj: KubeObject): FieldErrorList {
+function validateCsiNode(obj: CSINode): FieldErrorList {
   const errs: FieldErrorList = [];
   const names = new Set<string>();
   driversOf(obj).forEach((d, i) => {

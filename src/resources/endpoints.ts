@@ -3,7 +3,7 @@ import type { Endpoints } from '../generated/types/core/v1';
 import { field, type FieldErrorList } from '../api/field-errors';
 import { stringOf } from '../api/json-read';
 import { isDns1123Label } from '../api/name-validation';
-import { isPlainObject, type KubeObject } from '../api/types';
+import { isPlainObject } from '../api/types';
 import { defineResource } from '../registry/resource-definition';
 import { strategy, type ValidationOptions } from '../registry/strategy';
 import { AGE_COLUMN, NAME_COLUMN } from '../registry/table';
@@ -56,7 +56,7 @@ function validatePort(port: Obj, requireName: boolean, path: string): FieldError
 }
 
 /** ValidateEndpoints' subsets (validateEndpointSubsets). */
-function validateEndpoints(ep: KubeObject, options: ValidationOptions): FieldErrorList {
+function validateEndpoints(ep: Endpoints, options: ValidationOptions): FieldErrorList {
   const errs: FieldErrorList = [];
   subsets(ep).forEach((ss, i) => {
     const path = `subsets[${i}]`;

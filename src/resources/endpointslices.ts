@@ -27,7 +27,7 @@ const SHOWN_IN_COLUMN = 3;
  * SetDefaults_EndpointPort: an unnamed TCP port unless told otherwise. An endpoint's conditions are
  * a Go struct, never absent: kube-apiserver writes an empty one.
  */
-function defaultEndpointSlice(slice: KubeObject): void {
+function defaultEndpointSlice(slice: EndpointSlice): void {
   for (const endpoint of records(slice.endpoints)) if (!isPlainObject(endpoint.conditions)) endpoint.conditions = {};
   for (const port of records(slice.ports)) {
     if (port.name === undefined) port.name = '';
@@ -36,7 +36,7 @@ function defaultEndpointSlice(slice: KubeObject): void {
 }
 
 /** The v1 API does not write deprecatedTopology (kube's dropTopologyOnV1); unchanged endpoints keep theirs. */
-function dropTopology(slice: KubeObject, prev?: KubeObject): void {
+function dropTopology(slice: EndpointSlice, prev?: EndpointSlice): void {
   if (prev && jsonEqual(slice.endpoints, prev.endpoints)) return;
   for (const endpoint of records(slice.endpoints)) delete endpoint.deprecatedTopology;
 }
@@ -96,7 +96,7 @@ function validatePorts(ports: Obj[]): FieldErrorList {
 }
 
 /** ValidateEndpointSlice. */
-function validateEndpointSlice(slice: KubeObject, options: ValidationOptions): FieldErrorList {
+function validateEndpointSlice(slice: EndpointSlice, options: ValidationOptions): FieldErrorList {
   const errs: FieldErrorList = [];
   const addressType = str(slice.addressType);
   if (!addressType) errs.push(field.required('addressType'));
@@ -108,7 +108,7 @@ function validateEndpointSlice(slice: KubeObject, options: ValidationOptions): F
   return errs;
 }
 
-function validateAddressTypeUnchanged(next: KubeObject, prev: KubeObject): FieldErrorList {
+function validateAddressTypeUnchanged(next: EndpointSlice, prev: EndpointSlice): FieldErrorList {
   return next.addressType === prev.addressType ? [] : [field.invalid('addressType', next.addressType, 'field is immutable')];
 }
 

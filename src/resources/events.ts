@@ -12,14 +12,14 @@ const involved = (e: KubeObject): Obj => (isPlainObject(e.involvedObject) ? e.in
 const source = (e: KubeObject): Obj => (isPlainObject(e.source) ? e.source : {});
 const series = (e: KubeObject): Obj | null => (isPlainObject(e.series) ? e.series : null);
 
-function lastSeen(e: KubeObject): string {
+function lastSeen(e: Event): string {
   const s = series(e);
   if (s && typeof s.lastObservedTime === 'string') return age(s.lastObservedTime);
   const t = str(e.lastTimestamp) || str(e.firstTimestamp) || str(e.eventTime);
   return t ? age(t) : '<unknown>';
 }
 
-function eventSource(e: KubeObject): string {
+function eventSource(e: Event): string {
   const component = str(source(e).component) || str(e.reportingComponent);
   const host = str(source(e).host) || str(e.reportingInstance);
   return host ? `${component}, ${host}` : component;

@@ -24,7 +24,7 @@ const NS_ERR_INTRO = "each member of this list must be '*' or a DNS-1123 label; 
 const specOf = (obj: KubeObject): Obj => (isPlainObject(obj.spec) ? obj.spec : ((obj.spec = {}) as Obj));
 
 /** SetDefaults_FlowSchemaSpec: matchingPrecedence 1000. */
-function defaultFlowSchema(obj: KubeObject): void {
+function defaultFlowSchema(obj: FlowSchema): void {
   const spec = specOf(obj);
   if (!spec.matchingPrecedence) spec.matchingPrecedence = 1000;
 }
@@ -144,7 +144,7 @@ function validateRule(rule: Obj, path: string): FieldErrorList {
 }
 
 /** ValidateFlowSchema (spec and status). */
-function validateFlowSchema(obj: KubeObject): FieldErrorList {
+function validateFlowSchema(obj: FlowSchema): FieldErrorList {
   const spec = specOf(obj);
   const errs: FieldErrorList = [];
   const precedence = typeof spec.matchingPrecedence === 'number' ? spec.matchingPrecedence : 0;
@@ -166,7 +166,7 @@ function validateFlowSchema(obj: KubeObject): FieldErrorList {
 }
 
 /** The Dangling condition's status, "?" until something has judged the reference (printFlowSchema). */
-function missingPriorityLevel(obj: KubeObject): string {
+function missingPriorityLevel(obj: FlowSchema): string {
   const dangling = objectsIn(objectOf(obj.status).conditions).find((c) => c.type === 'Dangling');
   return dangling ? stringOf(dangling.status) : '?';
 }
@@ -174,7 +174,7 @@ function missingPriorityLevel(obj: KubeObject): string {
 const precedenceOf = (o: KubeObject): number => (typeof specOf(o).matchingPrecedence === 'number' ? (specOf(o).matchingPrecedence as number) : 0);
 
 /** FlowSchemaSequence: by matching precedence, then by name, as printFlowSchemaList shows them. */
-function bySequence(a: KubeObject, b: KubeObject): number {
+function bySequence(a: FlowSchema, b: FlowSchema): number {
   return precedenceOf(a) - precedenceOf(b) || (a.metadata.name! < b.metadata.name! ? -1 : a.metadata.name! > b.metadata.name! ? 1 : 0);
 }
 

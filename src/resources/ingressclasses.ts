@@ -18,7 +18,7 @@ const HTTP_PATH = "[A-Za-z0-9/\\-._~%!$&'()*+,;=:]+";
 const spec = (ic: KubeObject): Obj => (isPlainObject(ic.spec) ? ic.spec : ((ic.spec = {}) as Obj));
 
 /** SetDefaults_IngressClass: a parameters reference is cluster-scoped unless it says otherwise. */
-function defaultIngressClass(ic: KubeObject): void {
+function defaultIngressClass(ic: IngressClass): void {
   const params = spec(ic).parameters;
   if (isPlainObject(params) && params.scope === undefined) params.scope = 'Cluster';
 }
@@ -56,7 +56,7 @@ function validateParameters(params: Obj, path: string): FieldErrorList {
 }
 
 /** validateIngressClassSpec. */
-function validateIngressClass(ic: KubeObject): FieldErrorList {
+function validateIngressClass(ic: IngressClass): FieldErrorList {
   const s = spec(ic);
   const errs: FieldErrorList = [];
   const controller = str(s.controller);
@@ -69,12 +69,12 @@ function validateIngressClass(ic: KubeObject): FieldErrorList {
   return errs;
 }
 
-function validateControllerUnchanged(next: KubeObject, prev: KubeObject): FieldErrorList {
+function validateControllerUnchanged(next: IngressClass, prev: IngressClass): FieldErrorList {
   const controller = str(spec(next).controller);
   return controller === str(spec(prev).controller) ? [] : [field.invalid('spec.controller', controller, 'field is immutable')];
 }
 
-function parametersCell(ic: KubeObject): string {
+function parametersCell(ic: IngressClass): string {
   const params = spec(ic).parameters;
   if (!isPlainObject(params)) return '<none>';
   const kind = typeof params.apiGroup === 'string' ? `${str(params.kind)}.${params.apiGroup}` : str(params.kind);

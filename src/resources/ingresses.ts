@@ -24,7 +24,7 @@ function httpPaths(s: Obj): Obj[] {
 }
 
 /** A path's backend is a Go struct, never absent: one left out is empty, and refused as kube-apiserver refuses it. */
-function defaultIngress(ing: KubeObject): void {
+function defaultIngress(ing: Ingress): void {
   for (const path of httpPaths(spec(ing))) if (!isPlainObject(path.backend)) path.backend = {};
 }
 
@@ -123,7 +123,7 @@ function validateTls(tls: Obj[]): FieldErrorList {
 }
 
 /** ValidateIngressSpec. */
-function validateIngress(ing: KubeObject): FieldErrorList {
+function validateIngress(ing: Ingress): FieldErrorList {
   const s = spec(ing);
   const rules = records(s.rules);
   const errs: FieldErrorList = [];
@@ -137,7 +137,7 @@ function validateIngress(ing: KubeObject): FieldErrorList {
 }
 
 /** The Hosts column: up to three hosts, then how many rules more; "*" when no rule names a host. */
-function hostsCell(ing: KubeObject): string {
+function hostsCell(ing: Ingress): string {
   const rules = records(spec(ing).rules);
   const hosts: string[] = [];
   let more = false;
@@ -149,7 +149,7 @@ function hostsCell(ing: KubeObject): string {
   return more ? `${hosts.join(',')} + ${rules.length - 3} more...` : hosts.join(',');
 }
 
-function addressCell(ing: KubeObject): string {
+function addressCell(ing: Ingress): string {
   const lb = isPlainObject(ing.status) && isPlainObject(ing.status.loadBalancer) ? ing.status.loadBalancer : {};
   const addresses = new Set(
     records(lb.ingress)

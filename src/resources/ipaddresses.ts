@@ -22,7 +22,7 @@ export const ipAddressName: NameValidator = (name) => {
 };
 
 /** validateIPAddressParentReference: required, with a resource and a name; group and namespace checked when set. */
-function validateIpAddress(obj: KubeObject): FieldErrorList {
+function validateIpAddress(obj: IPAddress): FieldErrorList {
   const ref = parentRefOf(obj);
   if (!isPlainObject(ref)) return [field.required('spec.parentRef', '')];
   const errs: FieldErrorList = [];
@@ -49,12 +49,12 @@ function parentRefValue(ref: unknown): GoSyntax | null {
   );
 }
 
-function validateIpAddressUpdate(next: KubeObject, prev: KubeObject): FieldErrorList {
+function validateIpAddressUpdate(next: IPAddress, prev: IPAddress): FieldErrorList {
   return jsonEqual(parentRefOf(next), parentRefOf(prev)) ? [] : [field.invalid('spec.parentRef', parentRefValue(parentRefOf(next)), 'field is immutable')];
 }
 
 /** printIPAddress: resource.group/namespace/name, lower case. */
-function parentRefCell(obj: KubeObject): string {
+function parentRefCell(obj: IPAddress): string {
   const ref = parentRefOf(obj);
   if (!isPlainObject(ref)) return '<none>';
   const r = ref as Obj;

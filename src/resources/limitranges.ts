@@ -21,7 +21,7 @@ function fillFrom(item: Record<string, unknown>, into: string, from: string): vo
 }
 
 /** SetDefaults_LimitRangeItem: a container's default limit from max, its default request from the default limit, then from min. */
-function defaultLimitRange(obj: KubeObject): void {
+function defaultLimitRange(obj: LimitRange): void {
   for (const item of limitsOf(obj)) {
     if (item.type !== 'Container') continue;
     fillFrom(item, 'default', 'max');
@@ -39,7 +39,7 @@ function validateTypeName(value: string, path: string): FieldErrorList {
 }
 
 /** ValidateLimitRange: known types once each, no defaults for pods, quantities not negative, min ≤ default ≤ max. */
-function validateLimitRange(obj: KubeObject): FieldErrorList {
+function validateLimitRange(obj: LimitRange): FieldErrorList {
   const errs: FieldErrorList = [];
   const seen = new Set<string>();
   limitsOf(obj).forEach((item, i) => {

@@ -20,7 +20,7 @@ const REINVOCATION_POLICIES = ['IfNeeded', 'Never'];
 const MUTATING_OPERATIONS = ['*', 'CREATE', 'UPDATE'];
 
 /** SetDefaults_MutatingAdmissionPolicySpec and the MatchResources defaults. */
-function applyDefaults(policy: KubeObject): void {
+function applyDefaults(policy: MutatingAdmissionPolicy): void {
   if (!isPlainObject(policy.spec)) return;
   const spec = policy.spec;
   spec.failurePolicy ??= 'Fail';

@@ -17,7 +17,7 @@ export function namespaceFinalizers(ns: KubeObject): string[] {
   return Array.isArray(spec.finalizers) ? (spec.finalizers as string[]) : [];
 }
 
-function validateFinalizers(ns: KubeObject): FieldErrorList {
+function validateFinalizers(ns: Namespace): FieldErrorList {
   const errs: FieldErrorList = [];
   for (const f of namespaceFinalizers(ns)) {
     for (const msg of isQualifiedName(f)) errs.push(field.invalid('spec.finalizers', f, msg));

@@ -23,7 +23,7 @@ function rulePorts(s: Obj): Obj[] {
 }
 
 /** SetDefaults_NetworkPolicy and SetDefaults_NetworkPolicyPort; podSelector is a Go struct, so always present. */
-function defaultNetworkPolicy(np: KubeObject): void {
+function defaultNetworkPolicy(np: NetworkPolicy): void {
   const s = spec(np);
   if (!isPlainObject(s.podSelector)) s.podSelector = {};
   for (const port of rulePorts(s)) port.protocol ??= 'TCP';
@@ -97,7 +97,7 @@ function validateRules(rules: Obj[], direction: 'ingress' | 'egress', peersKey: 
 }
 
 /** ValidateNetworkPolicySpec. */
-function validateNetworkPolicy(np: KubeObject): FieldErrorList {
+function validateNetworkPolicy(np: NetworkPolicy): FieldErrorList {
   const s = spec(np);
   const errs: FieldErrorList = [
     ...validateLabelSelector(isPlainObject(s.podSelector) ? s.podSelector : {}, 'spec.podSelector'),

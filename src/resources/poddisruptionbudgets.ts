@@ -27,7 +27,7 @@ export function validateIntOrPercent(value: unknown, path: string): FieldErrorLi
 }
 
 /** ValidatePodDisruptionBudgetSpec. */
-function validatePdb(pdb: KubeObject): FieldErrorList {
+function validatePdb(pdb: PodDisruptionBudget): FieldErrorList {
   const s = spec(pdb);
   const errs: FieldErrorList = [];
   if (s.minAvailable !== undefined && s.maxUnavailable !== undefined) errs.push(field.invalid('spec', s, 'minAvailable and maxUnavailable cannot be both set'));

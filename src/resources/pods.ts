@@ -47,7 +47,7 @@ function convertDeprecatedServiceAccount(s: Obj): void {
 }
 
 /** The STATUS column: kubectl's reason logic over init containers, containers and deletion. */
-function podReason(pod: KubeObject): { reason: string; ready: number; total: number; restarts: number; lastRestart?: string } {
+function podReason(pod: Pod): { reason: string; ready: number; total: number; restarts: number; lastRestart?: string } {
   const st = status(pod);
   const sp = spec(pod);
   let reason = (st.reason as string | undefined) || (st.phase as string | undefined) || '';

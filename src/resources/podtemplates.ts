@@ -19,7 +19,7 @@ const containers = (obj: KubeObject): Record<string, unknown>[] => {
 };
 
 /** ValidatePodTemplate: ValidatePodTemplateSpec of `template`. */
-function validatePodTemplate(obj: KubeObject): FieldErrorList {
+function validatePodTemplate(obj: PodTemplate): FieldErrorList {
   if (obj.template === undefined || obj.template === null) return [field.required('template')];
   const meta = objectOf(template(obj).metadata);
   return [

@@ -24,7 +24,7 @@ const specOf = (obj: KubeObject): Obj => (isPlainObject(obj.spec) ? obj.spec : (
 const num = (value: unknown): number => (typeof value === 'number' ? value : 0);
 
 /** SetDefaults_ExemptPriorityLevelConfiguration, _LimitedPriorityLevelConfiguration and _QueuingConfiguration (v1). */
-function defaultPriorityLevel(obj: KubeObject): void {
+function defaultPriorityLevel(obj: PriorityLevelConfiguration): void {
   const spec = specOf(obj);
   if (isPlainObject(spec.exempt)) {
     spec.exempt.nominalConcurrencyShares ??= 0;
@@ -88,7 +88,7 @@ function validateLimited(limited: Obj, path: string): FieldErrorList {
 }
 
 /** ValidatePriorityLevelConfigurationSpec (and status). */
-function validatePriorityLevel(obj: KubeObject): FieldErrorList {
+function validatePriorityLevel(obj: PriorityLevelConfiguration): FieldErrorList {
   const spec = specOf(obj);
   const errs: FieldErrorList = [];
   const type = stringOf(spec.type);

@@ -13,7 +13,7 @@ import { defaultDeviceClaim, validateDeviceClaim } from './device-claim-spec';
 const devicesOf = (obj: KubeObject): unknown => objectOf(objectOf(obj.spec).spec).devices;
 
 /** ValidateResourceClaimTemplateUpdate: the spec is immutable. */
-function validateTemplateUpdate(next: KubeObject, prev: KubeObject): FieldErrorList {
+function validateTemplateUpdate(next: ResourceClaimTemplate, prev: ResourceClaimTemplate): FieldErrorList {
   return jsonEqual(next.spec, prev.spec) ? [] : [field.invalid('spec', next.spec, 'field is immutable')];
 }
 

@@ -16,7 +16,7 @@ const poolOf = (obj: KubeObject): Obj => objectOf(specOf(obj).pool);
 const NODE_CHOICE = 'exactly one of `nodeName`, `nodeSelector`, `allNodes`, `perDeviceNodeSelection` is required';
 
 /** ValidateResourceSlice's essentials: a driver, a pool, exactly one way of naming the nodes. */
-function validateResourceSlice(obj: KubeObject): FieldErrorList {
+function validateResourceSlice(obj: ResourceSlice): FieldErrorList {
   const spec = specOf(obj);
   const errs: FieldErrorList = [];
   const driver = stringOf(spec.driver);
@@ -37,7 +37,7 @@ function validateResourceSlice(obj: KubeObject): FieldErrorList {
 }
 
 /** ValidateResourceSliceUpdate: driver, pool name and node name are immutable. */
-function validateResourceSliceUpdate(next: KubeObject, prev: KubeObject): FieldErrorList {
+function validateResourceSliceUpdate(next: ResourceSlice, prev: ResourceSlice): FieldErrorList {
   const errs: FieldErrorList = [];
   const immutable = (path: string, a: unknown, b: unknown) => {
     if ((a ?? '') !== (b ?? '')) errs.push(field.invalid(path, a ?? '', 'field is immutable'));

@@ -1,6 +1,5 @@
 import { field, type FieldErrorList } from '../api/field-errors';
 import type { Secret } from '../generated/types/core/v1';
-import type { KubeObject } from '../api/types';
 import { defineResource } from '../registry/resource-definition';
 import { strategy } from '../registry/strategy';
 import { AGE_COLUMN, NAME_COLUMN } from '../registry/table';
@@ -14,7 +13,7 @@ const REQUIRED_KEYS: Record<string, string[]> = {
   'kubernetes.io/tls': ['tls.crt', 'tls.key'],
 };
 
-function validateSecret(secret: KubeObject): FieldErrorList {
+function validateSecret(secret: Secret): FieldErrorList {
   const data = mapOf(secret.data);
   const errs = validateKeys(data, 'data');
   let size = 0;

@@ -25,7 +25,7 @@ export function cidrErrors(value: string, path: string): FieldErrorList {
 }
 
 /** ValidateServiceCIDR. */
-function validateServiceCidr(obj: KubeObject): FieldErrorList {
+function validateServiceCidr(obj: ServiceCIDR): FieldErrorList {
   const cidrs = cidrsOf(obj);
   if (cidrs.length === 0) return [field.required('spec.cidrs', 'at least one CIDR required')];
   if (cidrs.length > 2) return [field.invalid('spec.cidrs', new GoSyntax(specValue(cidrs)), 'may only hold up to 2 values')];
@@ -40,7 +40,7 @@ function validateServiceCidr(obj: KubeObject): FieldErrorList {
   return cidrs.flatMap((c, i) => cidrErrors(String(c), `spec.cidrs[${i}]`));
 }
 
-function validateServiceCidrUpdate(next: KubeObject, prev: KubeObject): FieldErrorList {
+function validateServiceCidrUpdate(next: ServiceCIDR, prev: ServiceCIDR): FieldErrorList {
   const cidrs = cidrsOf(next);
   return JSON.stringify(cidrs) === JSON.stringify(cidrsOf(prev))
     ? []

@@ -21,7 +21,7 @@ function externallyAccessible(s: Obj): boolean {
   return s.type === 'NodePort' || s.type === 'LoadBalancer' || (Array.isArray(s.externalIPs) && s.externalIPs.length > 0);
 }
 
-function defaultService(svc: KubeObject): void {
+function defaultService(svc: Service): void {
   const s = spec(svc);
   s.type ??= 'ClusterIP';
   s.sessionAffinity ??= 'None';
@@ -37,7 +37,7 @@ function defaultService(svc: KubeObject): void {
 
 const needsNodePort = (s: Obj): boolean => s.type === 'NodePort' || s.type === 'LoadBalancer';
 
-function validateService(svc: KubeObject): FieldErrorList {
+function validateService(svc: Service): FieldErrorList {
   const errs: FieldErrorList = [];
   const s = spec(svc);
   const type = s.type as string;
@@ -74,7 +74,7 @@ function validateService(svc: KubeObject): FieldErrorList {
  * dropTypeDependentFields: what the old type needed and the new one does not is cleared where the
  * update left it as it was (a patch of `type` alone), so that it is released.
  */
-function dropTypeDependentFields(next: KubeObject, prev: KubeObject): void {
+function dropTypeDependentFields(next: Service, prev: Service): void {
   const n = spec(next);
   const p = spec(prev);
   if (n.type === 'ExternalName' && p.type !== 'ExternalName') {
@@ -92,7 +92,7 @@ function dropTypeDependentFields(next: KubeObject, prev: KubeObject): void {
  * clusterIP), as kube's patchAllocatedValues keeps them; what is still missing is then allocated
  * by the registry's allocator (service-allocation/).
  */
-function keepAllocations(next: KubeObject, prev: KubeObject): void {
+function keepAllocations(next: Service, prev: Service): void {
   dropTypeDependentFields(next, prev);
   const n = spec(next);
   const p = spec(prev);
@@ -115,7 +115,7 @@ function keepAllocations(next: KubeObject, prev: KubeObject): void {
   }
 }
 
-function validateServiceUpdate(next: KubeObject, prev: KubeObject): FieldErrorList {
+function validateServiceUpdate(next: Service, prev: Service): FieldErrorList {
   const n = spec(next);
   const p = spec(prev);
   if (p.clusterIP && n.clusterIP !== p.clusterIP && n.type !== 'ExternalName' && p.type !== 'ExternalName') {
@@ -124,7 +124,7 @@ function validateServiceUpdate(next: KubeObject, prev: KubeObject): FieldErrorLi
   return [];
 }
 
-function externalIp(svc: KubeObject): string {
+function externalIp(svc: Service): string {
   const s = spec(svc);
   const external = Array.isArray(s.externalIPs) ? (s.externalIPs as string[]) : [];
   switch (s.type) {
@@ -141,7 +141,7 @@ function externalIp(svc: KubeObject): string {
   }
 }
 
-function portsCell(svc: KubeObject): string {
+function portsCell(svc: Service): string {
   const list = ports(svc);
   if (list.length === 0) return '<none>';
   return list.map((p) => (p.nodePort ? `${String(p.port)}:${String(p.nodePort)}/${String(p.protocol)}` : `${String(p.port)}/${String(p.protocol)}`)).join(',');

@@ -17,7 +17,7 @@ const REASONS = ['Unauthorized', 'Forbidden', 'Invalid', 'RequestEntityTooLarge'
 const CEL_IDENTIFIER = /^[_a-zA-Z][_a-zA-Z0-9]*$/;
 
 /** SetDefaults_ValidatingAdmissionPolicySpec. */
-function applyDefaults(policy: KubeObject): void {
+function applyDefaults(policy: ValidatingAdmissionPolicy): void {
   const spec = objectOf(policy.spec);
   if (!isPlainObject(policy.spec)) return;
   spec.failurePolicy ??= 'Fail';
@@ -52,7 +52,7 @@ function validateValidation(v: Record<string, unknown>, path: string, vars: stri
 }
 
 /** validateAuditAnnotation: `<policy name>/<key>` must be a qualified name, keys unique, a valueExpression that compiles. */
-function validateAuditAnnotations(policy: KubeObject, path: string, vars: string[]): FieldErrorList {
+function validateAuditAnnotations(policy: ValidatingAdmissionPolicy, path: string, vars: string[]): FieldErrorList {
   const errs: FieldErrorList = [];
   const keys = new Set<string>();
   objectsIn(objectOf(policy.spec).auditAnnotations).forEach((a, i) => {

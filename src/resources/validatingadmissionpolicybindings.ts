@@ -85,7 +85,7 @@ function selectorGoString(selector: Record<string, unknown>): string {
 }
 
 /** printValidatingAdmissionPolicyBinding's ParamRef cell. */
-function paramRefCell(binding: KubeObject): string {
+function paramRefCell(binding: ValidatingAdmissionPolicyBinding): string {
   const ref = objectOf(binding.spec).paramRef;
   if (!isPlainObject(ref)) return '<unset>';
   if (str(ref.name)) return str(ref.namespace) ? `${str(ref.namespace)}/${str(ref.name)}` : `*/${str(ref.name)}`;

@@ -13,7 +13,7 @@ import { validateCsiDriverName } from './csi-names';
 const sourceOf = (obj: KubeObject): Record<string, unknown> => objectOf(objectOf(obj.spec).source);
 
 /** ValidateVolumeAttachment's essentials: an attacher, a node, exactly one source. */
-function validateVolumeAttachment(obj: KubeObject): FieldErrorList {
+function validateVolumeAttachment(obj: VolumeAttachment): FieldErrorList {
   const spec = objectOf(obj.spec);
   const errs = validateCsiDriverName(stringOf(spec.attacher), 'spec.attacher');
   if (!stringOf(spec.nodeName)) errs.push(field.required('spec.nodeName'));
@@ -27,7 +27,7 @@ function validateVolumeAttachment(obj: KubeObject): FieldErrorList {
 }
 
 /** ValidateVolumeAttachmentUpdate: the spec is immutable. */
-function validateVolumeAttachmentUpdate(next: KubeObject, prev: KubeObject): FieldErrorList {
+function validateVolumeAttachmentUpdate(next: VolumeAttachment, prev: VolumeAttachment): FieldErrorList {
   return jsonEqual(next.spec, prev.spec) ? [] : [field.invalid('spec', next.spec, 'field is immutable')];
 }
 

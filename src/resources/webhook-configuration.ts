@@ -4,7 +4,7 @@ import { validateLabelSelector } from '../api/meta-validation';
 import { isDns1123Subdomain, isQualifiedName } from '../api/name-validation';
 import { CelCompileError, compileExpression, type CompileOptions } from '../admission/policy/cel';
 import { WEBHOOK_CONDITION_VARIABLES } from '../admission/webhooks/match-conditions';
-import { isPlainObject, type KubeObject } from '../api/types';
+import { isPlainObject } from '../api/types';
 import { defineResource, type ResourceDefinition } from '../registry/resource-definition';
 import { strategy } from '../registry/strategy';
 import { AGE_COLUMN, NAME_COLUMN } from '../registry/table';
@@ -215,7 +215,7 @@ function validateReviewVersions(versions: string[], path: string): FieldErrorLis
   return errs;
 }
 
-function validateConfiguration(config: KubeObject, mutating: boolean): FieldErrorList {
+function validateConfiguration(config: WebhookConfiguration, mutating: boolean): FieldErrorList {
   const errs: FieldErrorList = [];
   const names = new Set<string>();
   objectsIn(config.webhooks).forEach((hook, i) => {
