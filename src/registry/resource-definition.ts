@@ -1,4 +1,4 @@
-import type { GroupResource, GroupVersionKind } from '../api/types';
+import type { GroupResource, GroupVersionKind, KubeObject } from '../api/types';
 import { defaultStrategy } from './strategy';
 import type { Verb, ResourceDefinition } from './types';
 
@@ -31,9 +31,9 @@ export function defineComputedResource(
 }
 
 /** Fills in the parts most definitions share. */
-export function defineResource(
-  def: Pick<ResourceDefinition, 'group' | 'version' | 'resource' | 'kind' | 'namespaced' | 'strategy'> & Partial<ResourceDefinition>,
-): ResourceDefinition {
+export function defineResource<T extends KubeObject = KubeObject>(
+  def: Pick<ResourceDefinition<T>, 'group' | 'version' | 'resource' | 'kind' | 'namespaced' | 'strategy'> & Partial<ResourceDefinition<T>>,
+): ResourceDefinition<T> {
   if (def.subresources?.includes('scale') && !def.scale) throw new Error(`${def.resource}: the scale subresource needs scale facts`);
   return {
     singular: def.kind.toLowerCase(),

@@ -35,6 +35,7 @@ export const defaultStrategy: Strategy = {
   subresourceStrategies: {},
 };
 
-export function strategy(overrides: Partial<Strategy>): Strategy {
+/** A kind's strategy: its own hooks over the defaults, which accept any object. */
+export function strategy<T extends KubeObject = KubeObject>(overrides: Partial<Strategy<T>>): Strategy<T> {
   return { ...defaultStrategy, ...overrides };
 }

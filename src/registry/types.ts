@@ -17,16 +17,23 @@ import type { GarbageCollectionPolicy, PropagationOptions } from './deletion-fin
  * that imports no behaviour; the modules that implement them import it, never the other way.
  */
 
+/**
+ * A callback property checked as method members are (bivariantly in its parameters), so that a
+ * definition or strategy of one kind (`Strategy<Pod>`) is still one of `KubeObject`s, which the
+ * store calls with the objects it decoded as that kind.
+ */
+export type Hook<Args extends unknown[], Result> = { hook(...args: Args): Result }['hook'];
+
 export type Verb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete' | 'deletecollection';
 
 /** A printed column of `kubectl get`: the Table column definition plus how to compute its cell. */
-export interface PrinterColumn {
+export interface PrinterColumn<T extends KubeObject = KubeObject> {
   name: string;
   type: 'string' | 'integer' | 'number' | 'boolean' | 'date';
   format?: string;
   description: string;
   priority?: number;
-  cell(obj: KubeObject): unknown;
+  cell(obj: T): unknown;
 }
 
 /**
@@ -67,7 +74,7 @@ export interface ComputeRequest {
  * A definition with `compute` is not stored: its only verb is create, which answers with what
  * `compute` returns (the review APIs).
  */
-export interface ResourceDefinition {
+export interface ResourceDefinition<T extends KubeObject = KubeObject> {
   group: string;
   version: string;
   /** Plural, lower case: the URL segment. */
@@ -92,14 +99,14 @@ export interface ResourceDefinition {
   /** DELETE answers with the object rather than a Success Status. */
   returnDeletedObject: boolean;
   /** Extra selectable fields beyond metadata.name and metadata.namespace. */
-  selectableFields: Record<string, (obj: KubeObject) => string>;
+  selectableFields: Record<string, Hook<[obj: T], string>>;
   /** Sent as a Warning header on every request for this resource. */
   deprecationWarning?: string;
   /** Columns for Table output; empty means the default Name / Created At. */
-  printerColumns: PrinterColumn[];
+  printerColumns: PrinterColumn<T>[];
   /** The order of a listed Table's rows where kube's printer sorts them (FlowSchemas); absent: as listed. */
-  rowOrder?: (a: KubeObject, b: KubeObject) => number;
-  strategy: Strategy;
+  rowOrder?: Hook<[a: T, b: T], number>;
+  strategy: Strategy<T>;
   /**
    * The response to a create of a resource that is never stored (an object, or a Success Status);
    * throws StatusErrors for invalid requests. It may read or write other resources through the services.
@@ -142,7 +149,7 @@ export interface ValidationOptions {
  * status hooks take the request's context last (kube's strategies take it first), so that a check
  * which needs the requester (RBAC escalation, a CSR's requesting user) reads it there.
  */
-export interface Strategy {
+export interface Strategy<T extends KubeObject = KubeObject> {
   /** The rule for metadata.name (and generateName). */
   validateName: NameValidator;
   /**
@@ -157,32 +164,32 @@ export interface Strategy {
   /** metadata.generation starts at 1 and grows with every change of the spec. */
   tracksGeneration: boolean;
   /** Clears what a client may not set on create (e.g. status). */
-  prepareForCreate(obj: KubeObject, ctx: RequestContext): void;
+  prepareForCreate(obj: T, ctx: RequestContext): void;
   /** Restores what a client may not change on update (e.g. status through the main resource). */
-  prepareForUpdate(next: KubeObject, prev: KubeObject, ctx: RequestContext): void;
+  prepareForUpdate(next: T, prev: T, ctx: RequestContext): void;
   /** What the status strategy's PrepareForUpdate adds to a write through /status (e.g. a phase's transition time). */
-  prepareForStatusUpdate(next: KubeObject, prev: KubeObject, ctx: RequestContext): void;
+  prepareForStatusUpdate(next: T, prev: T, ctx: RequestContext): void;
   /** Fills in defaults, as the versioned defaulting functions do. */
-  applyDefaults(obj: KubeObject): void;
-  validate(obj: KubeObject, options: ValidationOptions): FieldErrorList;
+  applyDefaults(obj: T): void;
+  validate(obj: T, options: ValidationOptions): FieldErrorList;
   /** Rules only a create must satisfy, beyond `validate` (events.k8s.io/v1's new-style Events). */
-  validateCreate(obj: KubeObject, ctx: RequestContext): FieldErrorList;
-  validateUpdate(next: KubeObject, prev: KubeObject, ctx: RequestContext): FieldErrorList;
+  validateCreate(obj: T, ctx: RequestContext): FieldErrorList;
+  validateUpdate(next: T, prev: T, ctx: RequestContext): FieldErrorList;
   /**
    * The status strategy's ValidateUpdate (kube's ValidateXStatusUpdate), beyond metadata: what a
    * write through /status must satisfy. The main rules do not run there.
    */
-  validateStatusUpdate(next: KubeObject, prev: KubeObject, ctx: RequestContext): FieldErrorList;
+  validateStatusUpdate(next: T, prev: T, ctx: RequestContext): FieldErrorList;
   /** Normalises the stored form (e.g. Secret stringData folded into data). */
-  canonicalize(obj: KubeObject): void;
+  canonicalize(obj: T): void;
   /**
    * Graceful deletion (CheckGracefulDelete): seconds to wait before an object being deleted is
    * really removed, 0 removing it at once (pods on no node, for instance); null for kinds that are
    * never deleted gracefully. `requested` is the client's gracePeriodSeconds.
    */
-  gracePeriodSeconds(obj: KubeObject, requested: number | undefined): number | null;
+  gracePeriodSeconds(obj: T, requested: number | undefined): number | null;
   /** Something besides metadata.finalizers holds the object after deletion starts (namespaces' spec.finalizers). */
-  finalizing(obj: KubeObject): boolean;
+  finalizing(obj: T): boolean;
   /** Whether deleting sets the garbage collector's finalizers (orphan, foregroundDeletion). */
   garbageCollectionPolicy: GarbageCollectionPolicy;
   /**
@@ -190,7 +197,7 @@ export interface Strategy {
    * marks the rest (namespaces: phase Terminating; CRDs: the cleanup finalizer). The object goes
    * once nothing holds it.
    */
-  startTermination: ((obj: KubeObject, opts: PropagationOptions) => void) | null;
+  startTermination: Hook<[obj: T, opts: PropagationOptions], void> | null;
   /**
    * A write through /status may change metadata.annotations too (Deployments: the deployment
    * controller records the revision annotation with UpdateStatus, whose strategy resets only
@@ -198,7 +205,7 @@ export interface Strategy {
    */
   annotationsThroughStatus: boolean;
   /** The kind's strategies of subresources that change part of its spec (pods' ephemeralcontainers and resize). */
-  subresourceStrategies: Partial<Record<Subresource, SubresourceStrategy>>;
+  subresourceStrategies: Partial<Record<Subresource, SubresourceStrategy<T>>>;
 }
 
 /** Where a scalable kind keeps what its Scale shows (kube-apiserver's replicasPathIn<Kind>, status.replicas, the selector). */
@@ -224,10 +231,10 @@ export type Subresource = 'status' | 'finalize' | 'scale' | 'approval' | 'epheme
  * podResizeStrategy): what a write through it takes from the request, and what it must satisfy
  * beyond metadata. Its owned part is also the main resource's, whose own rules refuse changing it.
  */
-export interface SubresourceStrategy {
+export interface SubresourceStrategy<T extends KubeObject = KubeObject> {
   /** PrepareForUpdate: copies into `result` (the stored object) what the write may change in `requested`; absent: the owned path. */
-  take?(result: KubeObject, requested: KubeObject): void;
-  validate(next: KubeObject, prev: KubeObject, ctx: RequestContext): FieldErrorList;
+  take?(result: T, requested: T): void;
+  validate(next: T, prev: T, ctx: RequestContext): FieldErrorList;
 }
 
 /**

@@ -5,6 +5,7 @@ import { isPlainObject, type KubeObject } from '../api/types';
 import { defineResource } from '../registry/resource-definition';
 import { strategy } from '../registry/strategy';
 import { AGE_COLUMN, NAME_COLUMN } from '../registry/table';
+import type { APIService } from '../generated/types/apiregistration/v1';
 
 /**
  * apiregistration.k8s.io/v1 APIService, as kube-aggregator's registry/apiservice serves it: a
@@ -59,7 +60,7 @@ export function apiServiceView(obj: KubeObject): ApiServiceView {
 }
 
 /** ValidateAPIService (kube-aggregator's apis/apiregistration/validation). */
-function validateApiService(obj: KubeObject): FieldErrorList {
+function validateApiService(obj: APIService): FieldErrorList {
   const errs: FieldErrorList = [];
   const spec = objectOf(obj.spec);
   const group = stringOf(spec.group);
@@ -95,21 +96,21 @@ function validateApiService(obj: KubeObject): FieldErrorList {
 }
 
 /** ValidateAPIServiceStatus: every condition's status is True, False or Unknown. */
-function validateApiServiceStatus(obj: KubeObject): FieldErrorList {
+function validateApiServiceStatus(obj: APIService): FieldErrorList {
   return objectsIn(objectOf(obj.status).conditions).flatMap((c, i) =>
     CONDITION_STATUSES.includes(stringOf(c.status)) ? [] : [field.notSupported(`status.conditions[${i}].status`, c.status ?? '', CONDITION_STATUSES)],
   );
 }
 
 /** printers' APIService columns (registry/apiservice/etcd): "Local" or namespace/name; the Available condition with its reason when not True. */
-function availableCell(obj: KubeObject): string {
+function availableCell(obj: APIService): string {
   const available = apiServiceView(obj).available;
   if (!available) return 'Unknown';
   if (available.status !== 'True' && available.reason) return `${available.status} (${available.reason})`;
   return available.status;
 }
 
-export const apiservices = defineResource({
+export const apiservices = defineResource<APIService>({
   group: APIREGISTRATION_GROUP,
   version: 'v1',
   resource: 'apiservices',
@@ -118,7 +119,7 @@ export const apiservices = defineResource({
   categories: ['api-extensions'],
   subresources: ['status'],
   storagePath: `${APIREGISTRATION_GROUP}/apiservices`,
-  strategy: strategy({
+  strategy: strategy<APIService>({
     allowUnconditionalUpdate: false,
     validateName: nameIsPathSegment,
     // apiServerStrategy.PrepareForCreate / PrepareForUpdate: status is the status subresource's.

@@ -1,4 +1,5 @@
 import { field, type FieldErrorList } from '../api/field-errors';
+import type { CertificateSigningRequest } from '../generated/types/certificates/v1';
 import { objectOf, objectsIn, stringOf, stringsIn } from '../api/json-read';
 import type { KubeObject } from '../api/types';
 import { certificateRequestDer, parseCertificateRequest } from '../auth/certificate-request';
@@ -55,7 +56,7 @@ export function hasCondition(csr: KubeObject, type: string): boolean {
 }
 
 /** The requesting user (csrStrategy.PrepareForCreate): spec.username, uid, groups and extra are the server's to set. */
-function prepareCsrForCreate(csr: KubeObject, ctx: RequestContext): void {
+function prepareCsrForCreate(csr: CertificateSigningRequest, ctx: RequestContext): void {
   const spec = specOf(csr);
   const { user } = ctx;
   delete spec.username;
@@ -71,7 +72,7 @@ function prepareCsrForCreate(csr: KubeObject, ctx: RequestContext): void {
 }
 
 /** populateConditionTimestamps: lastUpdateTime when absent, lastTransitionTime on a new or changed status. */
-function stampConditions(next: KubeObject, prev: KubeObject | null): void {
+function stampConditions(next: CertificateSigningRequest, prev: CertificateSigningRequest | null): void {
   const now = nowTimestamp();
   for (const c of conditionsOf(next)) {
     c.status ||= 'True';
@@ -83,7 +84,7 @@ function stampConditions(next: KubeObject, prev: KubeObject | null): void {
 }
 
 /** validateConditions: known statuses, Approved/Denied/Failed only True, each once, never both Approved and Denied. */
-function validateConditions(csr: KubeObject): FieldErrorList {
+function validateConditions(csr: CertificateSigningRequest): FieldErrorList {
   const errs: FieldErrorList = [];
   const seen = new Set<string>();
   conditionsOf(csr).forEach((c, i) => {
@@ -102,7 +103,7 @@ function validateConditions(csr: KubeObject): FieldErrorList {
   return errs;
 }
 
-function validateCertificate(csr: KubeObject): FieldErrorList {
+function validateCertificate(csr: CertificateSigningRequest): FieldErrorList {
   const cert = statusOf(csr).certificate;
   if (cert === undefined || cert === null || cert === '') return [];
   if (!/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/.test(decoded(cert))) {
@@ -112,7 +113,7 @@ function validateCertificate(csr: KubeObject): FieldErrorList {
 }
 
 /** ValidateCertificateSigningRequestCreate's essentials. */
-function validateCsr(csr: KubeObject): FieldErrorList {
+function validateCsr(csr: CertificateSigningRequest): FieldErrorList {
   const spec = specOf(csr);
   const errs: FieldErrorList = [];
   try {
@@ -151,7 +152,7 @@ function validateCsr(csr: KubeObject): FieldErrorList {
  * ValidateCertificateSigningRequestStatusUpdate / ApprovalUpdate: the conditions' rules, and a
  * certificate, once issued, is immutable and issued only for an approved request.
  */
-function validateCsrStatusUpdate(next: KubeObject, prev: KubeObject): FieldErrorList {
+function validateCsrStatusUpdate(next: CertificateSigningRequest, prev: CertificateSigningRequest): FieldErrorList {
   const errs = [...validateConditions(next), ...validateCertificate(next)];
   const cert = stringOf(statusOf(next).certificate);
   const oldCert = stringOf(statusOf(prev).certificate);
@@ -166,7 +167,7 @@ function validateCsrStatusUpdate(next: KubeObject, prev: KubeObject): FieldError
 }
 
 /** csrStatusStrategy.PrepareForUpdate: /status keeps the Approved and Denied conditions as they were (only /approval changes them). */
-function keepApprovalConditions(next: KubeObject, prev: KubeObject): void {
+function keepApprovalConditions(next: CertificateSigningRequest, prev: CertificateSigningRequest): void {
   const kept = conditionsOf(prev).filter((c) => APPROVAL_TYPES.includes(stringOf(c.type)));
   const rest = conditionsOf(next).filter((c) => !APPROVAL_TYPES.includes(stringOf(c.type)));
   const status = statusOf(next);
@@ -177,14 +178,14 @@ function keepApprovalConditions(next: KubeObject, prev: KubeObject): void {
 }
 
 /** kubectl's CONDITION column (printers.go extractCSRStatus): Approved/Denied/Pending, then Failed and Issued. */
-function conditionCell(csr: KubeObject): string {
+function conditionCell(csr: CertificateSigningRequest): string {
   let text = hasCondition(csr, 'Denied') ? 'Denied' : hasCondition(csr, 'Approved') ? 'Approved' : 'Pending';
   if (hasCondition(csr, 'Failed')) text += ',Failed';
   if (stringOf(statusOf(csr).certificate)) text += ',Issued';
   return text;
 }
 
-export const certificatesigningrequests = defineResource({
+export const certificatesigningrequests = defineResource<CertificateSigningRequest>({
   group: 'certificates.k8s.io',
   version: 'v1',
   resource: 'certificatesigningrequests',
@@ -192,7 +193,7 @@ export const certificatesigningrequests = defineResource({
   namespaced: false,
   shortNames: ['csr'],
   subresources: ['approval', 'status'],
-  strategy: strategy({
+  strategy: strategy<CertificateSigningRequest>({
     allowUnconditionalUpdate: true,
     prepareForCreate: prepareCsrForCreate,
     applyDefaults: (csr) => stampConditions(csr, null),

@@ -1,4 +1,5 @@
 import { objectsIn, stringOf } from '../api/json-read';
+import type { ComponentStatus } from '../generated/types/core/v1';
 import type { KubeObject } from '../api/types';
 import { defaultStrategy } from '../registry/strategy';
 import { defineResource } from '../registry/resource-definition';
@@ -12,12 +13,12 @@ import { NAME_COLUMN } from '../registry/table';
 const healthy = (o: KubeObject): Record<string, unknown> | undefined => objectsIn(o.conditions).find((c) => c.type === 'Healthy');
 
 /** printComponentStatus's Status: Healthy, Unhealthy or Unknown from the Healthy condition. */
-function statusCell(o: KubeObject): string {
+function statusCell(o: ComponentStatus): string {
   const c = healthy(o);
   return c?.status === 'True' ? 'Healthy' : c?.status === 'False' ? 'Unhealthy' : 'Unknown';
 }
 
-export const componentstatuses = defineResource({
+export const componentstatuses = defineResource<ComponentStatus>({
   group: '',
   version: 'v1',
   resource: 'componentstatuses',

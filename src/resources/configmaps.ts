@@ -1,11 +1,11 @@
 import { field, type FieldErrorList } from '../api/field-errors';
-import type { KubeObject } from '../api/types';
+import type { ConfigMap } from '../generated/types/core/v1';
 import { defineResource } from '../registry/resource-definition';
 import { strategy } from '../registry/strategy';
 import { AGE_COLUMN, NAME_COLUMN } from '../registry/table';
 import { mapOf, MAX_CONFIG_BYTES, validateImmutable, validateKeys } from './config-data';
 
-function validateConfigMap(cm: KubeObject): FieldErrorList {
+function validateConfigMap(cm: ConfigMap): FieldErrorList {
   const data = mapOf(cm.data);
   const binary = mapOf(cm.binaryData);
   const errs = [...validateKeys(data, 'data'), ...validateKeys(binary, 'binaryData')];
@@ -17,14 +17,14 @@ function validateConfigMap(cm: KubeObject): FieldErrorList {
   return errs;
 }
 
-export const configmaps = defineResource({
+export const configmaps = defineResource<ConfigMap>({
   group: '',
   version: 'v1',
   resource: 'configmaps',
   kind: 'ConfigMap',
   namespaced: true,
   shortNames: ['cm'],
-  strategy: strategy({
+  strategy: strategy<ConfigMap>({
     validate: validateConfigMap,
     validateUpdate: (next, prev) => validateImmutable(next, prev, ['data', 'binaryData']),
   }),

@@ -1,7 +1,7 @@
 import { jsonEqual } from '../api/deep-equal';
+import type { ControllerRevision } from '../generated/types/apps/v1';
 import { field, type FieldErrorList } from '../api/field-errors';
 import { objectsIn, stringOf } from '../api/json-read';
-import type { KubeObject } from '../api/types';
 import { defineResource } from '../registry/resource-definition';
 import { strategy } from '../registry/strategy';
 import { AGE_COLUMN, NAME_COLUMN } from '../registry/table';
@@ -9,7 +9,7 @@ import { AGE_COLUMN, NAME_COLUMN } from '../registry/table';
 /** apps/v1 ControllerRevision: an immutable snapshot of a workload's state, stored and validated as kube-apiserver does. */
 
 /** ValidateControllerRevision. */
-function validateControllerRevision(obj: KubeObject): FieldErrorList {
+function validateControllerRevision(obj: ControllerRevision): FieldErrorList {
   const errs: FieldErrorList = [];
   if (obj.data === undefined || obj.data === null) errs.push(field.required('data', 'data is mandatory'));
   if (typeof obj.revision === 'number' && obj.revision < 0) errs.push(field.invalid('revision', obj.revision, 'must be greater than or equal to 0'));
@@ -17,12 +17,12 @@ function validateControllerRevision(obj: KubeObject): FieldErrorList {
 }
 
 /** ValidateControllerRevisionUpdate: the data never changes. */
-function validateControllerRevisionUpdate(next: KubeObject, prev: KubeObject): FieldErrorList {
+function validateControllerRevisionUpdate(next: ControllerRevision, prev: ControllerRevision): FieldErrorList {
   return jsonEqual(next.data, prev.data) ? [] : [field.invalid('data', next.data ?? null, 'field is immutable')];
 }
 
 /** metav1.GetControllerOf shown as formatResourceName: kind.group/name, lower case. */
-function controllerCell(obj: KubeObject): string {
+function controllerCell(obj: ControllerRevision): string {
   const ref = objectsIn(obj.metadata.ownerReferences).find((r) => r.controller === true);
   if (!ref) return '<none>';
   const apiVersion = stringOf(ref.apiVersion);
@@ -32,13 +32,13 @@ function controllerCell(obj: KubeObject): string {
   return `${(group ? `${kind}.${group}` : kind).toLowerCase()}/${stringOf(ref.name)}`;
 }
 
-export const controllerrevisions = defineResource({
+export const controllerrevisions = defineResource<ControllerRevision>({
   group: 'apps',
   version: 'v1',
   resource: 'controllerrevisions',
   kind: 'ControllerRevision',
   namespaced: true,
-  strategy: strategy({ validate: validateControllerRevision, validateUpdate: validateControllerRevisionUpdate }),
+  strategy: strategy<ControllerRevision>({ validate: validateControllerRevision, validateUpdate: validateControllerRevisionUpdate }),
   printerColumns: [
     NAME_COLUMN,
     { name: 'Controller', type: 'string', description: 'Controller of the object', cell: controllerCell },

@@ -1,5 +1,6 @@
 import { field, type FieldErrorList } from '../api/field-errors';
-import { isPlainObject, type KubeObject } from '../api/types';
+import type { CronJob } from '../generated/types/batch/v1';
+import { isPlainObject } from '../api/types';
 import { defineResource, type PrinterColumn } from '../registry/resource-definition';
 import { strategy } from '../registry/strategy';
 import { age, AGE_COLUMN, NAME_COLUMN } from '../registry/table';
@@ -16,7 +17,7 @@ const CONCURRENCY_POLICIES = ['Allow', 'Forbid', 'Replace'];
 const TIME_ZONE_PART = /^[A-Za-z.\-_0-9+]{1,14}$/;
 const NEGATIVE = 'must be greater than or equal to 0';
 
-function jobTemplateSpec(cronJob: KubeObject): Obj {
+function jobTemplateSpec(cronJob: CronJob): Obj {
   const spec = specObject(cronJob);
   if (!isPlainObject(spec.jobTemplate)) spec.jobTemplate = {};
   const template = spec.jobTemplate as Obj;
@@ -25,7 +26,7 @@ function jobTemplateSpec(cronJob: KubeObject): Obj {
 }
 
 /** SetDefaults_CronJob; the job template gets only what the generated defaulters give any JobSpec. */
-function defaultCronJob(cronJob: KubeObject): void {
+function defaultCronJob(cronJob: CronJob): void {
   const spec = specObject(cronJob);
   if (!spec.concurrencyPolicy) spec.concurrencyPolicy = 'Allow';
   spec.suspend ??= false;
@@ -65,7 +66,7 @@ function validateNonnegative(spec: Obj, key: string): FieldErrorList {
 }
 
 /** ValidateCronJobCreate and validateCronJobSpec, in kube-apiserver's order. */
-function validateCronJob(cronJob: KubeObject): FieldErrorList {
+function validateCronJob(cronJob: CronJob): FieldErrorList {
   const spec = specObject(cronJob);
   const errs = [...validateSchedule(spec.schedule), ...validateNonnegative(spec, 'startingDeadlineSeconds'), ...validateTimeZone(spec.timeZone)];
   if (!CONCURRENCY_POLICIES.includes(spec.concurrencyPolicy as string)) {
@@ -78,18 +79,18 @@ function validateCronJob(cronJob: KubeObject): FieldErrorList {
   return errs;
 }
 
-function podTemplateContainers(cronJob: KubeObject): Obj[] {
+function podTemplateContainers(cronJob: CronJob): Obj[] {
   const spec = isPlainObject(cronJob.spec) ? cronJob.spec : {};
   const jobSpec = isPlainObject(spec.jobTemplate) && isPlainObject(spec.jobTemplate.spec) ? spec.jobTemplate.spec : {};
   const podSpec = isPlainObject(jobSpec.template) && isPlainObject(jobSpec.template.spec) ? jobSpec.template.spec : {};
   return Array.isArray(podSpec.containers) ? podSpec.containers.filter(isPlainObject) : [];
 }
 
-function specField(cronJob: KubeObject, key: string): unknown {
+function specField(cronJob: CronJob, key: string): unknown {
   return isPlainObject(cronJob.spec) ? cronJob.spec[key] : undefined;
 }
 
-function statusField(cronJob: KubeObject, key: string): unknown {
+function statusField(cronJob: CronJob, key: string): unknown {
   return isPlainObject(cronJob.status) ? cronJob.status[key] : undefined;
 }
 
@@ -171,7 +172,7 @@ const columns: PrinterColumn[] = [
   },
 ];
 
-export const cronjobs = defineResource({
+export const cronjobs = defineResource<CronJob>({
   group: 'batch',
   version: 'v1',
   resource: 'cronjobs',
@@ -180,7 +181,7 @@ export const cronjobs = defineResource({
   shortNames: ['cj'],
   categories: ['all'],
   subresources: ['status'],
-  strategy: strategy({
+  strategy: strategy<CronJob>({
     tracksGeneration: true,
     prepareForCreate: (cronJob) => {
       cronJob.status = {};

@@ -1,4 +1,5 @@
 import { jsonEqual } from '../api/deep-equal';
+import type { CSIDriver } from '../generated/types/storage/v1';
 import { field, type FieldErrorList } from '../api/field-errors';
 import { objectOf, objectsIn, stringOf, stringsIn } from '../api/json-read';
 import type { KubeObject } from '../api/types';
@@ -18,7 +19,7 @@ const specOf = (obj: KubeObject): Obj => {
 };
 
 /** SetDefaults_CSIDriver. */
-function defaultCsiDriver(obj: KubeObject): void {
+function defaultCsiDriver(obj: CSIDriver): void {
   const spec = specOf(obj);
   spec.attachRequired ??= true;
   spec.podInfoOnMount ??= false;
@@ -57,7 +58,7 @@ function validateTokenRequests(spec: Obj): FieldErrorList {
 }
 
 /** validateCSIDriverSpec (kube reports attachRequired at "spec.attachedRequired"). */
-function validateCsiDriver(obj: KubeObject): FieldErrorList {
+function validateCsiDriver(obj: CSIDriver): FieldErrorList {
   const spec = objectOf(obj.spec);
   const errs = [
     ...required(spec, 'attachRequired', 'spec.attachedRequired'),
@@ -79,7 +80,7 @@ function validateCsiDriver(obj: KubeObject): FieldErrorList {
 }
 
 /** ValidateCSIDriverUpdate: whether volumes attach, and which lifecycles the driver serves, never change. */
-function validateCsiDriverUpdate(next: KubeObject, prev: KubeObject): FieldErrorList {
+function validateCsiDriverUpdate(next: CSIDriver, prev: CSIDriver): FieldErrorList {
   const a = objectOf(next.spec);
   const b = objectOf(prev.spec);
   const errs: FieldErrorList = [];
@@ -91,13 +92,13 @@ function validateCsiDriverUpdate(next: KubeObject, prev: KubeObject): FieldError
 
 const bool = (o: KubeObject, key: string): boolean => objectOf(o.spec)[key] === true;
 
-export const csidrivers = defineResource({
+export const csidrivers = defineResource<CSIDriver>({
   group: 'storage.k8s.io',
   version: 'v1',
   resource: 'csidrivers',
   kind: 'CSIDriver',
   namespaced: false,
-  strategy: strategy({ applyDefaults: defaultCsiDriver, validate: validateCsiDriver, validateUpdate: validateCsiDriverUpdate }),
+  strategy: strategy<CSIDriver>({ applyDefaults: defaultCsiDriver, validate: validateCsiDriver, validateUpdate: validateCsiDriverUpdate }),
   printerColumns: [
     NAME_COLUMN,
     {

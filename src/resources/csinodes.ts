@@ -1,4 +1,5 @@
 import { field, type FieldErrorList } from '../api/field-errors';
+import type { CSINode } from '../generated/types/storage/v1';
 import { objectOf, objectsIn, stringOf } from '../api/json-read';
 import type { KubeObject } from '../api/types';
 import { defineResource } from '../registry/resource-definition';
@@ -13,7 +14,7 @@ const MAX_NODE_ID = 256;
 const driversOf = (obj: KubeObject): Record<string, unknown>[] => objectsIn(objectOf(obj.spec).drivers);
 
 /** ValidateCSINode's essentials: each driver named once, with a node ID. */
-function validateCsiNode(obj: KubeObject): FieldErrorList {
+function validateCsiNode(obj: CSINode): FieldErrorList {
   const errs: FieldErrorList = [];
   const names = new Set<string>();
   driversOf(obj).forEach((d, i) => {
@@ -31,13 +32,13 @@ function validateCsiNode(obj: KubeObject): FieldErrorList {
   return errs;
 }
 
-export const csinodes = defineResource({
+export const csinodes = defineResource<CSINode>({
   group: 'storage.k8s.io',
   version: 'v1',
   resource: 'csinodes',
   kind: 'CSINode',
   namespaced: false,
-  strategy: strategy({ validate: validateCsiNode }),
+  strategy: strategy<CSINode>({ validate: validateCsiNode }),
   printerColumns: [
     NAME_COLUMN,
     { name: 'Drivers', type: 'integer', description: 'Drivers indicates the number of CSI drivers registered on the node', cell: (o) => driversOf(o).length },

@@ -70,7 +70,8 @@ function scaleFactsOf(scale: NonNullable<CrdVersion['scale']>): ScaleFacts {
 function customResource(view: CrdView, version: CrdVersion, storage: string | undefined, converter: ObjectConverter | undefined): ResourceDefinition {
   const schema = version.schema ?? { type: 'object', 'x-kubernetes-preserve-unknown-fields': true };
   const rules = new CelRules(schema);
-  return defineResource({
+  // KubeObject: a custom resource's content is whatever its CRD's schema says.
+  return defineResource<KubeObject>({
     group: view.group,
     version: version.name,
     resource: view.names.plural,
@@ -88,7 +89,7 @@ function customResource(view: CrdView, version: CrdVersion, storage: string | un
     ...(storage && storage !== version.name ? { storageApiVersion: `${view.group}/${storage}` } : {}),
     ...(converter ? { converter } : {}),
     printerColumns: customResourceColumns(version.printerColumns as unknown as AdditionalPrinterColumn[]),
-    strategy: strategy({
+    strategy: strategy<KubeObject>({
       kubeFinalizerNames: false,
       allowUnconditionalUpdate: false,
       tracksGeneration: true,

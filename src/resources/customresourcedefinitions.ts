@@ -363,7 +363,8 @@ const CRD_SCHEMA: JSONSchemaProps = {
   },
 };
 
-export const customresourcedefinitions = defineResource({
+// KubeObject: apiextensions.k8s.io has no generated interface (its types are not among k8s.io/api's protos).
+export const customresourcedefinitions = defineResource<KubeObject>({
   group: CRD_GROUP,
   version: 'v1',
   resource: 'customresourcedefinitions',
@@ -373,7 +374,7 @@ export const customresourcedefinitions = defineResource({
   categories: ['api-extensions'],
   subresources: ['status'],
   storagePath: `${CRD_GROUP}/customresourcedefinitions`,
-  strategy: strategy({
+  strategy: strategy<KubeObject>({
     allowUnconditionalUpdate: false,
     validateStatusUpdate: (next) => validateAcceptedNames(statusOf(next)),
     kubeFinalizerNames: false,

@@ -1,4 +1,5 @@
 import { isPlainObject } from '../api/types';
+import type { DaemonSet } from '../generated/types/apps/v1';
 import { defineResource } from '../registry/resource-definition';
 import { strategy } from '../registry/strategy';
 import { AGE_COLUMN, NAME_COLUMN } from '../registry/table';
@@ -24,7 +25,7 @@ function nodeSelector(o: Record<string, unknown>): string {
   return parts.length > 0 ? parts.join(',') : '<none>';
 }
 
-export const daemonsets = defineResource({
+export const daemonsets = defineResource<DaemonSet>({
   group: 'apps',
   version: 'v1',
   resource: 'daemonsets',
@@ -33,7 +34,7 @@ export const daemonsets = defineResource({
   shortNames: ['ds'],
   categories: ['all'],
   subresources: ['status'],
-  strategy: strategy({
+  strategy: strategy<DaemonSet>({
     validateStatusUpdate: validateDaemonSetStatusUpdate,
     tracksGeneration: true,
     prepareForCreate: (obj) => {

@@ -1,4 +1,5 @@
 import { jsonEqual } from '../api/deep-equal';
+import type { Deployment } from '../generated/types/apps/v1';
 import { defineResource } from '../registry/resource-definition';
 import { strategy } from '../registry/strategy';
 import { AGE_COLUMN, NAME_COLUMN } from '../registry/table';
@@ -16,7 +17,7 @@ import {
 } from './workload';
 import { validateDeploymentStatusUpdate } from './status-validation';
 
-export const deployments = defineResource({
+export const deployments = defineResource<Deployment>({
   group: 'apps',
   version: 'v1',
   resource: 'deployments',
@@ -26,7 +27,7 @@ export const deployments = defineResource({
   categories: ['all'],
   subresources: ['status', 'scale'],
   scale: WORKLOAD_SCALE,
-  strategy: strategy({
+  strategy: strategy<Deployment>({
     validateStatusUpdate: validateDeploymentStatusUpdate,
     tracksGeneration: true,
     annotationsThroughStatus: true,

@@ -1,6 +1,6 @@
 import { field, type FieldErrorList } from '../api/field-errors';
+import type { DeviceClass } from '../generated/types/resource/v1';
 import { objectOf, objectsIn, stringOf } from '../api/json-read';
-import type { KubeObject } from '../api/types';
 import { defineResource } from '../registry/resource-definition';
 import { strategy } from '../registry/strategy';
 import { AGE_COLUMN, NAME_COLUMN } from '../registry/table';
@@ -10,7 +10,7 @@ import { AGE_COLUMN, NAME_COLUMN } from '../registry/table';
 const MAX_SELECTORS = 32;
 
 /** ValidateDeviceClass's essentials: at most 32 selectors, each with a CEL expression. */
-function validateDeviceClass(obj: KubeObject): FieldErrorList {
+function validateDeviceClass(obj: DeviceClass): FieldErrorList {
   const selectors = objectsIn(objectOf(obj.spec).selectors);
   const errs: FieldErrorList = selectors.length > MAX_SELECTORS ? [field.tooMany('spec.selectors', selectors.length, MAX_SELECTORS)] : [];
   selectors.forEach((s, i) => {
@@ -19,12 +19,12 @@ function validateDeviceClass(obj: KubeObject): FieldErrorList {
   return errs;
 }
 
-export const deviceclasses = defineResource({
+export const deviceclasses = defineResource<DeviceClass>({
   group: 'resource.k8s.io',
   version: 'v1',
   resource: 'deviceclasses',
   kind: 'DeviceClass',
   namespaced: false,
-  strategy: strategy({ tracksGeneration: true, validate: validateDeviceClass }),
+  strategy: strategy<DeviceClass>({ tracksGeneration: true, validate: validateDeviceClass }),
   printerColumns: [NAME_COLUMN, AGE_COLUMN],
 });

@@ -1,8 +1,9 @@
 import { isIP } from 'node:net';
+import type { Endpoints } from '../generated/types/core/v1';
 import { field, type FieldErrorList } from '../api/field-errors';
 import { stringOf } from '../api/json-read';
 import { isDns1123Label } from '../api/name-validation';
-import { isPlainObject, type KubeObject } from '../api/types';
+import { isPlainObject } from '../api/types';
 import { defineResource } from '../registry/resource-definition';
 import { strategy, type ValidationOptions } from '../registry/strategy';
 import { AGE_COLUMN, NAME_COLUMN } from '../registry/table';
@@ -55,7 +56,7 @@ function validatePort(port: Obj, requireName: boolean, path: string): FieldError
 }
 
 /** ValidateEndpoints' subsets (validateEndpointSubsets). */
-function validateEndpoints(ep: KubeObject, options: ValidationOptions): FieldErrorList {
+function validateEndpoints(ep: Endpoints, options: ValidationOptions): FieldErrorList {
   const errs: FieldErrorList = [];
   subsets(ep).forEach((ss, i) => {
     const path = `subsets[${i}]`;
@@ -70,7 +71,7 @@ function validateEndpoints(ep: KubeObject, options: ValidationOptions): FieldErr
   return errs;
 }
 
-export const endpoints = defineResource({
+export const endpoints = defineResource<Endpoints>({
   group: '',
   version: 'v1',
   resource: 'endpoints',
@@ -80,7 +81,7 @@ export const endpoints = defineResource({
   shortNames: ['ep'],
   storagePath: 'services/endpoints',
   deprecationWarning: 'v1 Endpoints is deprecated in v1.33+; use discovery.k8s.io/v1 EndpointSlice',
-  strategy: strategy({
+  strategy: strategy<Endpoints>({
     allowCreateOnUpdate: true,
     applyDefaults: (ep) => {
       for (const ss of subsets(ep)) for (const p of list(ss.ports)) p.protocol ??= 'TCP';

@@ -1,4 +1,5 @@
 import { field, type FieldErrorList } from '../api/field-errors';
+import type { EndpointSlice } from '../generated/types/discovery/v1';
 import { objectsIn as records, stringOf as str } from '../api/json-read';
 import { validateLabels } from '../api/meta-validation';
 import { isDns1123Label, isQualifiedName, isValidLabelValue, nameIsDnsSubdomain } from '../api/name-validation';
@@ -26,7 +27,7 @@ const SHOWN_IN_COLUMN = 3;
  * SetDefaults_EndpointPort: an unnamed TCP port unless told otherwise. An endpoint's conditions are
  * a Go struct, never absent: kube-apiserver writes an empty one.
  */
-function defaultEndpointSlice(slice: KubeObject): void {
+function defaultEndpointSlice(slice: EndpointSlice): void {
   for (const endpoint of records(slice.endpoints)) if (!isPlainObject(endpoint.conditions)) endpoint.conditions = {};
   for (const port of records(slice.ports)) {
     if (port.name === undefined) port.name = '';
@@ -35,7 +36,7 @@ function defaultEndpointSlice(slice: KubeObject): void {
 }
 
 /** The v1 API does not write deprecatedTopology (kube's dropTopologyOnV1); unchanged endpoints keep theirs. */
-function dropTopology(slice: KubeObject, prev?: KubeObject): void {
+function dropTopology(slice: EndpointSlice, prev?: EndpointSlice): void {
   if (prev && jsonEqual(slice.endpoints, prev.endpoints)) return;
   for (const endpoint of records(slice.endpoints)) delete endpoint.deprecatedTopology;
 }
@@ -95,7 +96,7 @@ function validatePorts(ports: Obj[]): FieldErrorList {
 }
 
 /** ValidateEndpointSlice. */
-function validateEndpointSlice(slice: KubeObject, options: ValidationOptions): FieldErrorList {
+function validateEndpointSlice(slice: EndpointSlice, options: ValidationOptions): FieldErrorList {
   const errs: FieldErrorList = [];
   const addressType = str(slice.addressType);
   if (!addressType) errs.push(field.required('addressType'));
@@ -107,7 +108,7 @@ function validateEndpointSlice(slice: KubeObject, options: ValidationOptions): F
   return errs;
 }
 
-function validateAddressTypeUnchanged(next: KubeObject, prev: KubeObject): FieldErrorList {
+function validateAddressTypeUnchanged(next: EndpointSlice, prev: EndpointSlice): FieldErrorList {
   return next.addressType === prev.addressType ? [] : [field.invalid('addressType', next.addressType, 'field is immutable')];
 }
 
@@ -124,13 +125,13 @@ const portsCell = (slice: KubeObject): string =>
 const endpointsCell = (slice: KubeObject): string =>
   listCell(records(slice.endpoints).flatMap((endpoint) => (Array.isArray(endpoint.addresses) ? endpoint.addresses.map(str) : [])));
 
-export const endpointslices = defineResource({
+export const endpointslices = defineResource<EndpointSlice>({
   group: 'discovery.k8s.io',
   version: 'v1',
   resource: 'endpointslices',
   kind: 'EndpointSlice',
   namespaced: true,
-  strategy: strategy({
+  strategy: strategy<EndpointSlice>({
     tracksGeneration: true,
     prepareForCreate: (slice) => dropTopology(slice),
     prepareForUpdate: dropTopology,

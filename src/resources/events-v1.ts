@@ -1,4 +1,5 @@
 import type { KubeObject } from '../api/types';
+import type { Event } from '../generated/types/events/v1';
 import { defineResource } from '../registry/resource-definition';
 import { strategy } from '../registry/strategy';
 import { validateEvent, validateStrictEventCreate, validateStrictEventUpdate } from './event-validation';
@@ -14,7 +15,7 @@ import { coreEventFromV1, v1EventFromCore } from './events-v1-conversion';
 
 const asCore = (event: KubeObject): KubeObject => coreEventFromV1(structuredClone(event));
 
-export const eventsV1 = defineResource({
+export const eventsV1 = defineResource<Event>({
   group: 'events.k8s.io',
   version: 'v1',
   resource: 'events',
@@ -24,7 +25,7 @@ export const eventsV1 = defineResource({
   storagePath: events.storagePath,
   storageApiVersion: 'v1',
   conversion: { toStorage: coreEventFromV1, fromStorage: v1EventFromCore },
-  strategy: strategy({
+  strategy: strategy<Event>({
     ...events.strategy,
     validate: (event) => validateEvent(asCore(event)),
     validateCreate: (event) => validateStrictEventCreate(asCore(event)),

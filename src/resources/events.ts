@@ -1,4 +1,5 @@
 import { stringOf as str } from '../api/json-read';
+import type { Event } from '../generated/types/core/v1';
 import { isPlainObject, type KubeObject } from '../api/types';
 import { defineResource } from '../registry/resource-definition';
 import { strategy } from '../registry/strategy';
@@ -11,27 +12,27 @@ const involved = (e: KubeObject): Obj => (isPlainObject(e.involvedObject) ? e.in
 const source = (e: KubeObject): Obj => (isPlainObject(e.source) ? e.source : {});
 const series = (e: KubeObject): Obj | null => (isPlainObject(e.series) ? e.series : null);
 
-function lastSeen(e: KubeObject): string {
+function lastSeen(e: Event): string {
   const s = series(e);
   if (s && typeof s.lastObservedTime === 'string') return age(s.lastObservedTime);
   const t = str(e.lastTimestamp) || str(e.firstTimestamp) || str(e.eventTime);
   return t ? age(t) : '<unknown>';
 }
 
-function eventSource(e: KubeObject): string {
+function eventSource(e: Event): string {
   const component = str(source(e).component) || str(e.reportingComponent);
   const host = str(source(e).host) || str(e.reportingInstance);
   return host ? `${component}, ${host}` : component;
 }
 
-export const events = defineResource({
+export const events = defineResource<Event>({
   group: '',
   version: 'v1',
   resource: 'events',
   kind: 'Event',
   namespaced: true,
   shortNames: ['ev'],
-  strategy: strategy({ allowCreateOnUpdate: true, validate: validateEvent, garbageCollectionPolicy: 'Unsupported' }),
+  strategy: strategy<Event>({ allowCreateOnUpdate: true, validate: validateEvent, garbageCollectionPolicy: 'Unsupported' }),
   selectableFields: {
     'involvedObject.kind': (e) => str(involved(e).kind),
     'involvedObject.namespace': (e) => str(involved(e).namespace),

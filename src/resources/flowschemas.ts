@@ -1,4 +1,5 @@
 import { field, type FieldErrorList } from '../api/field-errors';
+import type { FlowSchema } from '../generated/types/flowcontrol/v1';
 import { objectOf, objectsIn, stringOf, stringsIn } from '../api/json-read';
 import { isDns1123Label, isDns1123Subdomain } from '../api/name-validation';
 import { isPlainObject, type KubeObject } from '../api/types';
@@ -23,7 +24,7 @@ const NS_ERR_INTRO = "each member of this list must be '*' or a DNS-1123 label; 
 const specOf = (obj: KubeObject): Obj => (isPlainObject(obj.spec) ? obj.spec : ((obj.spec = {}) as Obj));
 
 /** SetDefaults_FlowSchemaSpec: matchingPrecedence 1000. */
-function defaultFlowSchema(obj: KubeObject): void {
+function defaultFlowSchema(obj: FlowSchema): void {
   const spec = specOf(obj);
   if (!spec.matchingPrecedence) spec.matchingPrecedence = 1000;
 }
@@ -143,7 +144,7 @@ function validateRule(rule: Obj, path: string): FieldErrorList {
 }
 
 /** ValidateFlowSchema (spec and status). */
-function validateFlowSchema(obj: KubeObject): FieldErrorList {
+function validateFlowSchema(obj: FlowSchema): FieldErrorList {
   const spec = specOf(obj);
   const errs: FieldErrorList = [];
   const precedence = typeof spec.matchingPrecedence === 'number' ? spec.matchingPrecedence : 0;
@@ -165,7 +166,7 @@ function validateFlowSchema(obj: KubeObject): FieldErrorList {
 }
 
 /** The Dangling condition's status, "?" until something has judged the reference (printFlowSchema). */
-function missingPriorityLevel(obj: KubeObject): string {
+function missingPriorityLevel(obj: FlowSchema): string {
   const dangling = objectsIn(objectOf(obj.status).conditions).find((c) => c.type === 'Dangling');
   return dangling ? stringOf(dangling.status) : '?';
 }
@@ -173,18 +174,18 @@ function missingPriorityLevel(obj: KubeObject): string {
 const precedenceOf = (o: KubeObject): number => (typeof specOf(o).matchingPrecedence === 'number' ? (specOf(o).matchingPrecedence as number) : 0);
 
 /** FlowSchemaSequence: by matching precedence, then by name, as printFlowSchemaList shows them. */
-function bySequence(a: KubeObject, b: KubeObject): number {
+function bySequence(a: FlowSchema, b: FlowSchema): number {
   return precedenceOf(a) - precedenceOf(b) || (a.metadata.name! < b.metadata.name! ? -1 : a.metadata.name! > b.metadata.name! ? 1 : 0);
 }
 
-export const flowschemas = defineResource({
+export const flowschemas = defineResource<FlowSchema>({
   group: 'flowcontrol.apiserver.k8s.io',
   version: 'v1',
   resource: 'flowschemas',
   kind: 'FlowSchema',
   namespaced: false,
   subresources: ['status'],
-  strategy: strategy({
+  strategy: strategy<FlowSchema>({
     tracksGeneration: true,
     prepareForCreate: (obj) => {
       obj.status = {};

@@ -4,6 +4,7 @@ import { strategy } from '../registry/strategy';
 import { horizontalpodautoscalers } from './horizontalpodautoscalers';
 import { hpaSpec, validateHpaSpec } from './hpa-spec';
 import { hpaV1FromV2, hpaV2FromV1 } from './hpa-v1-conversion';
+import type { HorizontalPodAutoscaler } from '../generated/types/autoscaling/v1';
 
 /**
  * autoscaling/v1 HorizontalPodAutoscalers, which `kubectl autoscale` creates: the same objects as
@@ -13,12 +14,12 @@ import { hpaV1FromV2, hpaV2FromV1 } from './hpa-v1-conversion';
 
 const asV2 = (hpa: KubeObject): KubeObject => hpaV2FromV1(structuredClone(hpa));
 
-export const horizontalpodautoscalersV1 = defineResource({
+export const horizontalpodautoscalersV1 = defineResource<HorizontalPodAutoscaler>({
   ...horizontalpodautoscalers,
   version: 'v1',
   storageApiVersion: 'autoscaling/v2',
   conversion: { toStorage: hpaV2FromV1, fromStorage: hpaV1FromV2 },
-  strategy: strategy({
+  strategy: strategy<HorizontalPodAutoscaler>({
     ...horizontalpodautoscalers.strategy,
     prepareForCreate: (hpa) => {
       hpa.status = { currentReplicas: 0, desiredReplicas: 0 };

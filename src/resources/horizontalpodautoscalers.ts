@@ -1,4 +1,5 @@
 import { isPlainObject, type KubeObject } from '../api/types';
+import type { HorizontalPodAutoscaler } from '../generated/types/autoscaling/v2';
 import { defineResource } from '../registry/resource-definition';
 import { strategy } from '../registry/strategy';
 import { AGE_COLUMN, NAME_COLUMN } from '../registry/table';
@@ -16,7 +17,7 @@ type Obj = Record<string, unknown>;
 
 const status = (hpa: KubeObject): Obj => (isPlainObject(hpa.status) ? hpa.status : {});
 
-export const horizontalpodautoscalers = defineResource({
+export const horizontalpodautoscalers = defineResource<HorizontalPodAutoscaler>({
   group: 'autoscaling',
   version: 'v2',
   resource: 'horizontalpodautoscalers',
@@ -25,7 +26,7 @@ export const horizontalpodautoscalers = defineResource({
   shortNames: ['hpa'],
   categories: ['all'],
   subresources: ['status'],
-  strategy: strategy({
+  strategy: strategy<HorizontalPodAutoscaler>({
     validateStatusUpdate: validateHorizontalPodAutoscalerStatusUpdate,
     prepareForCreate: (hpa) => {
       hpa.status = { desiredReplicas: 0 };

@@ -1,4 +1,5 @@
 import { field, type FieldErrorList } from '../api/field-errors';
+import type { IngressClass } from '../generated/types/networking/v1';
 import { stringOf as str } from '../api/json-read';
 import { isDns1123Label, isDns1123Subdomain, nameIsPathSegment } from '../api/name-validation';
 import { isPlainObject, type KubeObject } from '../api/types';
@@ -17,7 +18,7 @@ const HTTP_PATH = "[A-Za-z0-9/\\-._~%!$&'()*+,;=:]+";
 const spec = (ic: KubeObject): Obj => (isPlainObject(ic.spec) ? ic.spec : ((ic.spec = {}) as Obj));
 
 /** SetDefaults_IngressClass: a parameters reference is cluster-scoped unless it says otherwise. */
-function defaultIngressClass(ic: KubeObject): void {
+function defaultIngressClass(ic: IngressClass): void {
   const params = spec(ic).parameters;
   if (isPlainObject(params) && params.scope === undefined) params.scope = 'Cluster';
 }
@@ -55,7 +56,7 @@ function validateParameters(params: Obj, path: string): FieldErrorList {
 }
 
 /** validateIngressClassSpec. */
-function validateIngressClass(ic: KubeObject): FieldErrorList {
+function validateIngressClass(ic: IngressClass): FieldErrorList {
   const s = spec(ic);
   const errs: FieldErrorList = [];
   const controller = str(s.controller);
@@ -68,25 +69,25 @@ function validateIngressClass(ic: KubeObject): FieldErrorList {
   return errs;
 }
 
-function validateControllerUnchanged(next: KubeObject, prev: KubeObject): FieldErrorList {
+function validateControllerUnchanged(next: IngressClass, prev: IngressClass): FieldErrorList {
   const controller = str(spec(next).controller);
   return controller === str(spec(prev).controller) ? [] : [field.invalid('spec.controller', controller, 'field is immutable')];
 }
 
-function parametersCell(ic: KubeObject): string {
+function parametersCell(ic: IngressClass): string {
   const params = spec(ic).parameters;
   if (!isPlainObject(params)) return '<none>';
   const kind = typeof params.apiGroup === 'string' ? `${str(params.kind)}.${params.apiGroup}` : str(params.kind);
   return `${kind}/${str(params.name)}`;
 }
 
-export const ingressclasses = defineResource({
+export const ingressclasses = defineResource<IngressClass>({
   group: 'networking.k8s.io',
   version: 'v1',
   resource: 'ingressclasses',
   kind: 'IngressClass',
   namespaced: false,
-  strategy: strategy({
+  strategy: strategy<IngressClass>({
     tracksGeneration: true,
     applyDefaults: defaultIngressClass,
     validate: validateIngressClass,

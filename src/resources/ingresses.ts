@@ -1,4 +1,5 @@
 import { field, type FieldErrorList } from '../api/field-errors';
+import type { Ingress } from '../generated/types/networking/v1';
 import { objectsIn as records, stringOf as str } from '../api/json-read';
 import { isDns1123Subdomain, nameIsDns1035Label, nameIsDnsSubdomain, nameIsPathSegment } from '../api/name-validation';
 import { isPlainObject, type KubeObject } from '../api/types';
@@ -23,7 +24,7 @@ function httpPaths(s: Obj): Obj[] {
 }
 
 /** A path's backend is a Go struct, never absent: one left out is empty, and refused as kube-apiserver refuses it. */
-function defaultIngress(ing: KubeObject): void {
+function defaultIngress(ing: Ingress): void {
   for (const path of httpPaths(spec(ing))) if (!isPlainObject(path.backend)) path.backend = {};
 }
 
@@ -122,7 +123,7 @@ function validateTls(tls: Obj[]): FieldErrorList {
 }
 
 /** ValidateIngressSpec. */
-function validateIngress(ing: KubeObject): FieldErrorList {
+function validateIngress(ing: Ingress): FieldErrorList {
   const s = spec(ing);
   const rules = records(s.rules);
   const errs: FieldErrorList = [];
@@ -136,7 +137,7 @@ function validateIngress(ing: KubeObject): FieldErrorList {
 }
 
 /** The Hosts column: up to three hosts, then how many rules more; "*" when no rule names a host. */
-function hostsCell(ing: KubeObject): string {
+function hostsCell(ing: Ingress): string {
   const rules = records(spec(ing).rules);
   const hosts: string[] = [];
   let more = false;
@@ -148,7 +149,7 @@ function hostsCell(ing: KubeObject): string {
   return more ? `${hosts.join(',')} + ${rules.length - 3} more...` : hosts.join(',');
 }
 
-function addressCell(ing: KubeObject): string {
+function addressCell(ing: Ingress): string {
   const lb = isPlainObject(ing.status) && isPlainObject(ing.status.loadBalancer) ? ing.status.loadBalancer : {};
   const addresses = new Set(
     records(lb.ingress)
@@ -158,7 +159,7 @@ function addressCell(ing: KubeObject): string {
   return [...addresses].sort().join(',');
 }
 
-export const ingresses = defineResource({
+export const ingresses = defineResource<Ingress>({
   group: 'networking.k8s.io',
   version: 'v1',
   resource: 'ingresses',
@@ -167,7 +168,7 @@ export const ingresses = defineResource({
   shortNames: ['ing'],
   subresources: ['status'],
   storagePath: 'ingress',
-  strategy: strategy({
+  strategy: strategy<Ingress>({
     validateStatusUpdate: (next) => validateLoadBalancerStatus(statusOf(next), 'status', false),
     tracksGeneration: true,
     prepareForCreate: (ing) => {

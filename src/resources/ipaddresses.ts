@@ -1,4 +1,5 @@
 import { field, GoSyntax, type FieldErrorList } from '../api/field-errors';
+import type { IPAddress } from '../generated/types/networking/v1';
 import { isDns1123Subdomain, nameIsPathSegment, type NameValidator } from '../api/name-validation';
 import { jsonEqual } from '../api/deep-equal';
 import { isPlainObject, type KubeObject } from '../api/types';
@@ -21,7 +22,7 @@ export const ipAddressName: NameValidator = (name) => {
 };
 
 /** validateIPAddressParentReference: required, with a resource and a name; group and namespace checked when set. */
-function validateIpAddress(obj: KubeObject): FieldErrorList {
+function validateIpAddress(obj: IPAddress): FieldErrorList {
   const ref = parentRefOf(obj);
   if (!isPlainObject(ref)) return [field.required('spec.parentRef', '')];
   const errs: FieldErrorList = [];
@@ -48,12 +49,12 @@ function parentRefValue(ref: unknown): GoSyntax | null {
   );
 }
 
-function validateIpAddressUpdate(next: KubeObject, prev: KubeObject): FieldErrorList {
+function validateIpAddressUpdate(next: IPAddress, prev: IPAddress): FieldErrorList {
   return jsonEqual(parentRefOf(next), parentRefOf(prev)) ? [] : [field.invalid('spec.parentRef', parentRefValue(parentRefOf(next)), 'field is immutable')];
 }
 
 /** printIPAddress: resource.group/namespace/name, lower case. */
-function parentRefCell(obj: KubeObject): string {
+function parentRefCell(obj: IPAddress): string {
   const ref = parentRefOf(obj);
   if (!isPlainObject(ref)) return '<none>';
   const r = ref as Obj;
@@ -61,14 +62,14 @@ function parentRefCell(obj: KubeObject): string {
   return `${gr}${r.namespace ? `/${String(r.namespace)}` : ''}/${String(r.name ?? '')}`;
 }
 
-export const ipaddresses = defineResource({
+export const ipaddresses = defineResource<IPAddress>({
   group: 'networking.k8s.io',
   version: 'v1',
   resource: 'ipaddresses',
   kind: 'IPAddress',
   namespaced: false,
   shortNames: ['ip'],
-  strategy: strategy({
+  strategy: strategy<IPAddress>({
     validateName: ipAddressName,
     validate: validateIpAddress,
     validateUpdate: validateIpAddressUpdate,

@@ -1,4 +1,5 @@
-import { isPlainObject, type KubeObject } from '../api/types';
+import { isPlainObject } from '../api/types';
+import type { Job } from '../generated/types/batch/v1';
 import { defineResource } from '../registry/resource-definition';
 import { strategy } from '../registry/strategy';
 import { AGE_COLUMN, humanDuration, NAME_COLUMN } from '../registry/table';
@@ -11,18 +12,18 @@ type Obj = Record<string, unknown>;
 export const JOB_SELECTOR_DESCRIPTION =
   'A label query over pods that should match the pod count. Normally, the system sets this field for you. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-selectors';
 
-function statusOf(job: KubeObject): Obj {
+function statusOf(job: Job): Obj {
   return isPlainObject(job.status) ? job.status : {};
 }
 
-function hasCondition(job: KubeObject, type: string): boolean {
+function hasCondition(job: Job, type: string): boolean {
   const conditions = statusOf(job).conditions;
   const found = Array.isArray(conditions) ? conditions.find((c) => isPlainObject(c) && c.type === type) : undefined;
   return isPlainObject(found) && found.status === 'True';
 }
 
 /** printJob's status: terminal conditions first, then deletion, then the transient conditions. */
-function jobStatus(job: KubeObject): string {
+function jobStatus(job: Job): string {
   if (hasCondition(job, 'Complete')) return 'Complete';
   if (hasCondition(job, 'Failed')) return 'Failed';
   if (job.metadata.deletionTimestamp) return 'Terminating';
@@ -30,7 +31,7 @@ function jobStatus(job: KubeObject): string {
   return 'Running';
 }
 
-function completions(job: KubeObject): string {
+function completions(job: Job): string {
   const spec = isPlainObject(job.spec) ? job.spec : {};
   const succeeded = typeof statusOf(job).succeeded === 'number' ? (statusOf(job).succeeded as number) : 0;
   if (typeof spec.completions === 'number') return `${succeeded}/${spec.completions}`;
@@ -38,14 +39,14 @@ function completions(job: KubeObject): string {
   return parallelism > 1 ? `${succeeded}/1 of ${parallelism}` : `${succeeded}/1`;
 }
 
-function duration(job: KubeObject): string {
+function duration(job: Job): string {
   const { startTime, completionTime } = statusOf(job);
   if (typeof startTime !== 'string') return '';
   const end = typeof completionTime === 'string' ? Date.parse(completionTime) : Date.now();
   return humanDuration(end - Date.parse(startTime));
 }
 
-export const jobs = defineResource({
+export const jobs = defineResource<Job>({
   group: 'batch',
   version: 'v1',
   resource: 'jobs',
@@ -53,7 +54,7 @@ export const jobs = defineResource({
   namespaced: true,
   categories: ['all'],
   subresources: ['status'],
-  strategy: strategy({
+  strategy: strategy<Job>({
     validateStatusUpdate: validateJobStatusUpdate,
     tracksGeneration: true,
     prepareForCreate: (job) => {

@@ -1,10 +1,11 @@
 import { field, type FieldErrorList } from '../api/field-errors';
-import { isPlainObject, type KubeObject } from '../api/types';
+import type { Lease } from '../generated/types/coordination/v1';
+import { isPlainObject } from '../api/types';
 import { defineResource } from '../registry/resource-definition';
 import { strategy } from '../registry/strategy';
 import { AGE_COLUMN, NAME_COLUMN } from '../registry/table';
 
-function validateLease(lease: KubeObject): FieldErrorList {
+function validateLease(lease: Lease): FieldErrorList {
   const spec = isPlainObject(lease.spec) ? lease.spec : {};
   const errs: FieldErrorList = [];
   if (spec.leaseDurationSeconds !== undefined && (typeof spec.leaseDurationSeconds !== 'number' || spec.leaseDurationSeconds <= 0)) {
@@ -16,13 +17,13 @@ function validateLease(lease: KubeObject): FieldErrorList {
   return errs;
 }
 
-export const leases = defineResource({
+export const leases = defineResource<Lease>({
   group: 'coordination.k8s.io',
   version: 'v1',
   resource: 'leases',
   kind: 'Lease',
   namespaced: true,
-  strategy: strategy({
+  strategy: strategy<Lease>({
     allowCreateOnUpdate: true,
     allowUnconditionalUpdate: false,
     validate: validateLease,

@@ -1,4 +1,5 @@
 import { field, type FieldErrorList } from '../api/field-errors';
+import type { LimitRange } from '../generated/types/core/v1';
 import { objectOf, objectsIn, stringOf } from '../api/json-read';
 import { isQualifiedName } from '../api/name-validation';
 import { compareQuantities, parseQuantity } from '../api/quantity';
@@ -20,7 +21,7 @@ function fillFrom(item: Record<string, unknown>, into: string, from: string): vo
 }
 
 /** SetDefaults_LimitRangeItem: a container's default limit from max, its default request from the default limit, then from min. */
-function defaultLimitRange(obj: KubeObject): void {
+function defaultLimitRange(obj: LimitRange): void {
   for (const item of limitsOf(obj)) {
     if (item.type !== 'Container') continue;
     fillFrom(item, 'default', 'max');
@@ -38,7 +39,7 @@ function validateTypeName(value: string, path: string): FieldErrorList {
 }
 
 /** ValidateLimitRange: known types once each, no defaults for pods, quantities not negative, min ≤ default ≤ max. */
-function validateLimitRange(obj: KubeObject): FieldErrorList {
+function validateLimitRange(obj: LimitRange): FieldErrorList {
   const errs: FieldErrorList = [];
   const seen = new Set<string>();
   limitsOf(obj).forEach((item, i) => {
@@ -66,14 +67,14 @@ function validateLimitRange(obj: KubeObject): FieldErrorList {
   return errs;
 }
 
-export const limitranges = defineResource({
+export const limitranges = defineResource<LimitRange>({
   group: '',
   version: 'v1',
   resource: 'limitranges',
   kind: 'LimitRange',
   namespaced: true,
   shortNames: ['limits'],
-  strategy: strategy({ applyDefaults: defaultLimitRange, validate: validateLimitRange }),
+  strategy: strategy<LimitRange>({ applyDefaults: defaultLimitRange, validate: validateLimitRange }),
   // kube-apiserver has no printer for LimitRanges: the default Name / Created At table.
   printerColumns: [],
 });

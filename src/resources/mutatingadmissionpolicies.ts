@@ -1,4 +1,5 @@
 import { field, type FieldErrorList } from '../api/field-errors';
+import type { MutatingAdmissionPolicy } from '../generated/types/admissionregistration/v1';
 import { objectOf, objectsIn, stringOf as str, stringsIn } from '../api/json-read';
 import { isPlainObject, type KubeObject } from '../api/types';
 import { mutatingPolicyVariableNames } from '../admission/policy/compiled-mutation';
@@ -19,7 +20,7 @@ const REINVOCATION_POLICIES = ['IfNeeded', 'Never'];
 const MUTATING_OPERATIONS = ['*', 'CREATE', 'UPDATE'];
 
 /** SetDefaults_MutatingAdmissionPolicySpec and the MatchResources defaults. */
-function applyDefaults(policy: KubeObject): void {
+function applyDefaults(policy: MutatingAdmissionPolicy): void {
   if (!isPlainObject(policy.spec)) return;
   const spec = policy.spec;
   spec.failurePolicy ??= 'Fail';
@@ -67,13 +68,13 @@ export function validateMutatingPolicy(policy: KubeObject): FieldErrorList {
   return errs;
 }
 
-export const mutatingadmissionpolicies = defineResource({
+export const mutatingadmissionpolicies = defineResource<MutatingAdmissionPolicy>({
   group: 'admissionregistration.k8s.io',
   version: 'v1',
   resource: 'mutatingadmissionpolicies',
   kind: 'MutatingAdmissionPolicy',
   namespaced: false,
-  strategy: strategy({ tracksGeneration: true, applyDefaults, validate: validateMutatingPolicy }),
+  strategy: strategy<MutatingAdmissionPolicy>({ tracksGeneration: true, applyDefaults, validate: validateMutatingPolicy }),
   printerColumns: [
     NAME_COLUMN,
     {

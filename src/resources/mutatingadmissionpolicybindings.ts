@@ -1,4 +1,5 @@
 import { field, type FieldErrorList } from '../api/field-errors';
+import type { MutatingAdmissionPolicyBinding } from '../generated/types/admissionregistration/v1';
 import { objectOf, stringOf as str } from '../api/json-read';
 import type { KubeObject } from '../api/types';
 import { defineResource } from '../registry/resource-definition';
@@ -20,13 +21,13 @@ export function validateMutatingBinding(binding: KubeObject): FieldErrorList {
   return errs;
 }
 
-export const mutatingadmissionpolicybindings = defineResource({
+export const mutatingadmissionpolicybindings = defineResource<MutatingAdmissionPolicyBinding>({
   group: 'admissionregistration.k8s.io',
   version: 'v1',
   resource: 'mutatingadmissionpolicybindings',
   kind: 'MutatingAdmissionPolicyBinding',
   namespaced: false,
-  strategy: strategy({
+  strategy: strategy<MutatingAdmissionPolicyBinding>({
     tracksGeneration: true,
     applyDefaults: (binding) => defaultMatchResources(objectOf(binding.spec).matchResources),
     validate: validateMutatingBinding,

@@ -1,4 +1,5 @@
 import { field, type FieldErrorList } from '../api/field-errors';
+import type { Namespace } from '../generated/types/core/v1';
 import { isQualifiedName, nameIsDnsLabel } from '../api/name-validation';
 import { isPlainObject, type KubeObject } from '../api/types';
 import { namespaceFinalizersForDeletion } from '../registry/deletion-finalizers';
@@ -16,7 +17,7 @@ export function namespaceFinalizers(ns: KubeObject): string[] {
   return Array.isArray(spec.finalizers) ? (spec.finalizers as string[]) : [];
 }
 
-function validateFinalizers(ns: KubeObject): FieldErrorList {
+function validateFinalizers(ns: Namespace): FieldErrorList {
   const errs: FieldErrorList = [];
   for (const f of namespaceFinalizers(ns)) {
     for (const msg of isQualifiedName(f)) errs.push(field.invalid('spec.finalizers', f, msg));
@@ -24,7 +25,7 @@ function validateFinalizers(ns: KubeObject): FieldErrorList {
   return errs;
 }
 
-export const namespaces = defineResource({
+export const namespaces = defineResource<Namespace>({
   group: '',
   version: 'v1',
   resource: 'namespaces',
@@ -34,7 +35,7 @@ export const namespaces = defineResource({
   verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'],
   subresources: ['status', 'finalize'],
   returnDeletedObject: true,
-  strategy: strategy({
+  strategy: strategy<Namespace>({
     validateStatusUpdate: validateNamespaceStatusUpdate,
     validateName: nameIsDnsLabel,
     prepareForCreate: (ns) => {

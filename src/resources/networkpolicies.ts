@@ -1,4 +1,5 @@
 import { field, type FieldErrorList } from '../api/field-errors';
+import type { NetworkPolicy } from '../generated/types/networking/v1';
 import { objectsIn as records } from '../api/json-read';
 import { validateLabelSelector } from '../api/meta-validation';
 import { isPlainObject, type KubeObject } from '../api/types';
@@ -22,7 +23,7 @@ function rulePorts(s: Obj): Obj[] {
 }
 
 /** SetDefaults_NetworkPolicy and SetDefaults_NetworkPolicyPort; podSelector is a Go struct, so always present. */
-function defaultNetworkPolicy(np: KubeObject): void {
+function defaultNetworkPolicy(np: NetworkPolicy): void {
   const s = spec(np);
   if (!isPlainObject(s.podSelector)) s.podSelector = {};
   for (const port of rulePorts(s)) port.protocol ??= 'TCP';
@@ -96,7 +97,7 @@ function validateRules(rules: Obj[], direction: 'ingress' | 'egress', peersKey: 
 }
 
 /** ValidateNetworkPolicySpec. */
-function validateNetworkPolicy(np: KubeObject): FieldErrorList {
+function validateNetworkPolicy(np: NetworkPolicy): FieldErrorList {
   const s = spec(np);
   const errs: FieldErrorList = [
     ...validateLabelSelector(isPlainObject(s.podSelector) ? s.podSelector : {}, 'spec.podSelector'),
@@ -111,14 +112,14 @@ function validateNetworkPolicy(np: KubeObject): FieldErrorList {
   return errs;
 }
 
-export const networkpolicies = defineResource({
+export const networkpolicies = defineResource<NetworkPolicy>({
   group: 'networking.k8s.io',
   version: 'v1',
   resource: 'networkpolicies',
   kind: 'NetworkPolicy',
   namespaced: true,
   shortNames: ['netpol'],
-  strategy: strategy({
+  strategy: strategy<NetworkPolicy>({
     tracksGeneration: true,
     applyDefaults: defaultNetworkPolicy,
     validate: validateNetworkPolicy,

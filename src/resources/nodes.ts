@@ -1,4 +1,5 @@
 import { isPlainObject, type KubeObject } from '../api/types';
+import type { Node } from '../generated/types/core/v1';
 import { nodeProxy } from '../registry/proxy/node-proxy';
 import { defineResource } from '../registry/resource-definition';
 import { strategy } from '../registry/strategy';
@@ -12,13 +13,13 @@ const spec = (n: KubeObject): Obj => (isPlainObject(n.spec) ? n.spec : {});
 const nodeInfo = (n: KubeObject): Obj => (isPlainObject(status(n).nodeInfo) ? (status(n).nodeInfo as Obj) : {});
 const orUnknown = (v: unknown): string => (typeof v === 'string' && v !== '' ? v : '<unknown>');
 
-function address(n: KubeObject, type: string): string {
+function address(n: Node, type: string): string {
   const list = Array.isArray(status(n).addresses) ? (status(n).addresses as Obj[]) : [];
   const found = list.find((a) => a.type === type);
   return typeof found?.address === 'string' ? found.address : '<none>';
 }
 
-function nodeStatus(n: KubeObject): string {
+function nodeStatus(n: Node): string {
   const conditions = Array.isArray(status(n).conditions) ? (status(n).conditions as Obj[]) : [];
   const ready = conditions.find((c) => c.type === 'Ready');
   const parts = [!ready ? 'Unknown' : ready.status === 'True' ? 'Ready' : 'NotReady'];
@@ -26,7 +27,7 @@ function nodeStatus(n: KubeObject): string {
   return parts.join(',');
 }
 
-function roles(n: KubeObject): string {
+function roles(n: Node): string {
   const found = new Set<string>();
   for (const [k, v] of Object.entries(n.metadata.labels ?? {})) {
     if (k.startsWith('node-role.kubernetes.io/')) found.add(k.slice('node-role.kubernetes.io/'.length));
@@ -36,7 +37,7 @@ function roles(n: KubeObject): string {
   return sorted.length > 0 ? sorted.join(',') : '<none>';
 }
 
-export const nodes = defineResource({
+export const nodes = defineResource<Node>({
   group: '',
   version: 'v1',
   resource: 'nodes',
@@ -46,7 +47,7 @@ export const nodes = defineResource({
   subresources: ['status'],
   connectSubresources: [nodeProxy],
   storagePath: 'minions',
-  strategy: strategy({
+  strategy: strategy<Node>({
     validateStatusUpdate: validateNodeStatusUpdate,
     prepareForCreate: (node) => {
       // Nodes register with their status; only the config fields of the kubelet are cleared.

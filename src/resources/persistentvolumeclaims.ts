@@ -1,4 +1,5 @@
 import { jsonEqual } from '../api/deep-equal';
+import type { PersistentVolumeClaim } from '../generated/types/core/v1';
 import { field, type FieldErrorList } from '../api/field-errors';
 import { objectOf as obj } from '../api/json-read';
 import { isDns1123Subdomain, nameIsDnsLabel } from '../api/name-validation';
@@ -31,7 +32,7 @@ const status = (pvc: KubeObject): Obj => obj(pvc.status);
 const requestedStorage = (s: Obj): unknown => obj(obj(s.resources).requests).storage;
 
 /** SetDefaults_PersistentVolumeClaim(Spec). */
-function defaultClaim(pvc: KubeObject): void {
+function defaultClaim(pvc: PersistentVolumeClaim): void {
   spec(pvc).volumeMode ??= 'Filesystem';
   if (isPlainObject(pvc.status)) pvc.status.phase ??= 'Pending';
 }
@@ -68,7 +69,7 @@ function validateDataSources(s: Obj): FieldErrorList {
 }
 
 /** ValidatePersistentVolumeClaimSpec. */
-function validateClaim(pvc: KubeObject): FieldErrorList {
+function validateClaim(pvc: PersistentVolumeClaim): FieldErrorList {
   const s = spec(pvc);
   const errs = validateAccessModes(s.accessModes, 'spec.accessModes', 'at least 1 access mode is required');
   if (isPlainObject(s.selector)) errs.push(...validateLabelSelector(s.selector, 'spec.selector'));
@@ -89,7 +90,7 @@ function validateClaim(pvc: KubeObject): FieldErrorList {
  * class may be set where there was none, and a bound claim may change its requested storage and
  * its volume attributes class.
  */
-function comparableSpecs(next: KubeObject, prev: KubeObject): [Obj, Obj] {
+function comparableSpecs(next: PersistentVolumeClaim, prev: PersistentVolumeClaim): [Obj, Obj] {
   const newSpec = structuredClone(spec(next));
   const oldSpec = structuredClone(spec(prev));
   if (!oldSpec.volumeName) oldSpec.volumeName = newSpec.volumeName;
@@ -130,7 +131,7 @@ function specsEqual(a: Obj, b: Obj): boolean {
 }
 
 /** ValidatePersistentVolumeClaimUpdate, with RecoverVolumeExpansionFailure on (its default since 1.32). */
-function validateClaimUpdate(next: KubeObject, prev: KubeObject): FieldErrorList {
+function validateClaimUpdate(next: PersistentVolumeClaim, prev: PersistentVolumeClaim): FieldErrorList {
   const errs: FieldErrorList = [];
   const [newSpec, oldSpec] = comparableSpecs(next, prev);
   if (!specsEqual(newSpec, oldSpec)) errs.push(field.forbidden('spec', SPEC_IMMUTABLE));
@@ -152,11 +153,11 @@ function validateClaimUpdate(next: KubeObject, prev: KubeObject): FieldErrorList
 }
 
 /** printPersistentVolumeClaim: capacity and access modes are the bound volume's, shown once a volume is named. */
-function boundCell(pvc: KubeObject, cell: (st: Obj) => string): string {
+function boundCell(pvc: PersistentVolumeClaim, cell: (st: Obj) => string): string {
   return spec(pvc).volumeName ? cell(status(pvc)) : '';
 }
 
-export const persistentvolumeclaims = defineResource({
+export const persistentvolumeclaims = defineResource<PersistentVolumeClaim>({
   group: '',
   version: 'v1',
   resource: 'persistentvolumeclaims',
@@ -164,7 +165,7 @@ export const persistentvolumeclaims = defineResource({
   namespaced: true,
   shortNames: ['pvc'],
   subresources: ['status'],
-  strategy: strategy({
+  strategy: strategy<PersistentVolumeClaim>({
     validateStatusUpdate: validateClaimStatusUpdate,
     prepareForCreate: (pvc) => {
       pvc.status = {};

@@ -1,4 +1,5 @@
 import { jsonEqual } from '../api/deep-equal';
+import type { PersistentVolume } from '../generated/types/core/v1';
 import { field, type FieldErrorList } from '../api/field-errors';
 import { objectOf as obj, stringOf as str } from '../api/json-read';
 import { isPlainObject, type KubeObject } from '../api/types';
@@ -57,7 +58,7 @@ const spec = (pv: KubeObject): Obj => (isPlainObject(pv.spec) ? pv.spec : ((pv.s
 const status = (pv: KubeObject): Obj => obj(pv.status);
 
 /** SetDefaults_PersistentVolume and SetDefaults_HostPathVolumeSource. */
-function defaultVolume(pv: KubeObject): void {
+function defaultVolume(pv: PersistentVolume): void {
   const s = spec(pv);
   s.persistentVolumeReclaimPolicy ??= 'Retain';
   s.volumeMode ??= 'Filesystem';
@@ -118,7 +119,7 @@ function validateCapacity(capacity: unknown): FieldErrorList {
 }
 
 /** ValidatePersistentVolumeSpec for a stored (not inline) volume. */
-function validateVolume(pv: KubeObject): FieldErrorList {
+function validateVolume(pv: PersistentVolume): FieldErrorList {
   const s = spec(pv);
   const errs = validateAccessModes(s.accessModes, 'spec.accessModes', '');
   errs.push(...validateCapacity(s.capacity));
@@ -145,7 +146,7 @@ function volumeSource(s: Obj): Obj {
 }
 
 /** ValidatePersistentVolumeUpdate: the source is fixed, except that a CSI volume may gain a controllerExpandSecretRef. */
-function validateVolumeUpdate(next: KubeObject, prev: KubeObject): FieldErrorList {
+function validateVolumeUpdate(next: PersistentVolume, prev: PersistentVolume): FieldErrorList {
   const errs: FieldErrorList = [];
   const newSource = structuredClone(volumeSource(spec(next)));
   const oldSource = volumeSource(spec(prev));
@@ -161,7 +162,7 @@ function validateVolumeUpdate(next: KubeObject, prev: KubeObject): FieldErrorLis
 }
 
 /** The status strategy stamps a phase change the client did not time itself. */
-function stampPhaseTransition(next: KubeObject, prev: KubeObject): void {
+function stampPhaseTransition(next: PersistentVolume, prev: PersistentVolume): void {
   if (!isPlainObject(next.status)) return;
   const newStatus = next.status;
   const oldStatus = status(prev);
@@ -172,12 +173,12 @@ function stampPhaseTransition(next: KubeObject, prev: KubeObject): void {
   if (newStatus.lastPhaseTransitionTime === undefined) delete newStatus.lastPhaseTransitionTime;
 }
 
-function claimCell(pv: KubeObject): string {
+function claimCell(pv: PersistentVolume): string {
   const ref = spec(pv).claimRef;
   return isPlainObject(ref) ? `${str(ref.namespace)}/${str(ref.name)}` : '';
 }
 
-export const persistentvolumes = defineResource({
+export const persistentvolumes = defineResource<PersistentVolume>({
   group: '',
   version: 'v1',
   resource: 'persistentvolumes',
@@ -185,7 +186,7 @@ export const persistentvolumes = defineResource({
   namespaced: false,
   shortNames: ['pv'],
   subresources: ['status'],
-  strategy: strategy({
+  strategy: strategy<PersistentVolume>({
     prepareForCreate: (pv) => {
       pv.status = { phase: 'Pending', lastPhaseTransitionTime: nowTimestamp() };
     },

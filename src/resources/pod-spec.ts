@@ -1,6 +1,7 @@
 import { field, type FieldErrorList } from '../api/field-errors';
 import { isDns1123Label } from '../api/name-validation';
 import { isPlainObject } from '../api/types';
+import type { PodStatus } from '../generated/types/core/v1';
 
 /** PodSpec defaulting and validation, shared by pods and every workload's pod template. */
 
@@ -205,7 +206,7 @@ export function validatePodSpec(spec: unknown, path: string): FieldErrorList {
 }
 
 /** The QoS class a pod's resources put it in. */
-export function podQosClass(spec: unknown): string {
+export function podQosClass(spec: unknown): NonNullable<PodStatus['qosClass']> {
   if (!isPlainObject(spec)) return 'BestEffort';
   const containers = [...asList(spec.containers), ...asList(spec.initContainers)];
   let anySet = false;

@@ -1,4 +1,5 @@
 import { field, type FieldErrorList } from '../api/field-errors';
+import type { PodDisruptionBudget } from '../generated/types/policy/v1';
 import { validateLabelSelector } from '../api/meta-validation';
 import { isPlainObject, type KubeObject } from '../api/types';
 import { defineResource } from '../registry/resource-definition';
@@ -26,7 +27,7 @@ export function validateIntOrPercent(value: unknown, path: string): FieldErrorLi
 }
 
 /** ValidatePodDisruptionBudgetSpec. */
-function validatePdb(pdb: KubeObject): FieldErrorList {
+function validatePdb(pdb: PodDisruptionBudget): FieldErrorList {
   const s = spec(pdb);
   const errs: FieldErrorList = [];
   if (s.minAvailable !== undefined && s.maxUnavailable !== undefined) errs.push(field.invalid('spec', s, 'minAvailable and maxUnavailable cannot be both set'));
@@ -42,7 +43,7 @@ function validatePdb(pdb: KubeObject): FieldErrorList {
 /** IntOrString.String(): the number or the percent, "N/A" when unset. */
 const intOrStringCell = (value: unknown): string => (value === undefined ? 'N/A' : String(value));
 
-export const poddisruptionbudgets = defineResource({
+export const poddisruptionbudgets = defineResource<PodDisruptionBudget>({
   group: 'policy',
   version: 'v1',
   resource: 'poddisruptionbudgets',
@@ -50,7 +51,7 @@ export const poddisruptionbudgets = defineResource({
   namespaced: true,
   shortNames: ['pdb'],
   subresources: ['status'],
-  strategy: strategy({
+  strategy: strategy<PodDisruptionBudget>({
     validateStatusUpdate: validatePodDisruptionBudgetStatusUpdate,
     tracksGeneration: true,
     prepareForCreate: (pdb) => {

@@ -1,4 +1,5 @@
 import { jsonEqual } from '../api/deep-equal';
+import type { Pod } from '../generated/types/core/v1';
 import { field } from '../api/field-errors';
 import { isPlainObject, type KubeObject } from '../api/types';
 import { defineResource } from '../registry/resource-definition';
@@ -46,7 +47,7 @@ function convertDeprecatedServiceAccount(s: Obj): void {
 }
 
 /** The STATUS column: kubectl's reason logic over init containers, containers and deletion. */
-function podReason(pod: KubeObject): { reason: string; ready: number; total: number; restarts: number; lastRestart?: string } {
+function podReason(pod: Pod): { reason: string; ready: number; total: number; restarts: number; lastRestart?: string } {
   const st = status(pod);
   const sp = spec(pod);
   let reason = (st.reason as string | undefined) || (st.phase as string | undefined) || '';
@@ -110,7 +111,7 @@ function podReason(pod: KubeObject): { reason: string; ready: number; total: num
   return { reason, ready, total, restarts, lastRestart };
 }
 
-export const pods = defineResource({
+export const pods = defineResource<Pod>({
   group: '',
   version: 'v1',
   resource: 'pods',
@@ -122,7 +123,7 @@ export const pods = defineResource({
   createSubresources: [podBinding, podEviction],
   connectSubresources: [podAttach, podExec, podLog, podPortForward, podProxy],
   returnDeletedObject: true,
-  strategy: strategy({
+  strategy: strategy<Pod>({
     validateStatusUpdate: validatePodStatusUpdate,
     tracksGeneration: true,
     prepareForCreate: (pod) => {

@@ -1,4 +1,5 @@
 import { jsonEqual } from '../api/deep-equal';
+import type { PodTemplate } from '../generated/types/core/v1';
 import { field, type FieldErrorList } from '../api/field-errors';
 import { objectOf } from '../api/json-read';
 import { validateAnnotations, validateLabels } from '../api/meta-validation';
@@ -18,7 +19,7 @@ const containers = (obj: KubeObject): Record<string, unknown>[] => {
 };
 
 /** ValidatePodTemplate: ValidatePodTemplateSpec of `template`. */
-function validatePodTemplate(obj: KubeObject): FieldErrorList {
+function validatePodTemplate(obj: PodTemplate): FieldErrorList {
   if (obj.template === undefined || obj.template === null) return [field.required('template')];
   const meta = objectOf(template(obj).metadata);
   return [
@@ -28,13 +29,13 @@ function validatePodTemplate(obj: KubeObject): FieldErrorList {
   ];
 }
 
-export const podtemplates = defineResource({
+export const podtemplates = defineResource<PodTemplate>({
   group: '',
   version: 'v1',
   resource: 'podtemplates',
   kind: 'PodTemplate',
   namespaced: true,
-  strategy: strategy({
+  strategy: strategy<PodTemplate>({
     // podTemplateStrategy: generation 1, bumped by any change to the template.
     prepareForCreate: (obj) => {
       obj.metadata.generation = 1;

@@ -1,4 +1,5 @@
 import { isStatusError } from '../api/errors';
+import type { PriorityClass } from '../generated/types/scheduling/v1';
 import { field, type FieldErrorList } from '../api/field-errors';
 import type { KubeObject } from '../api/types';
 import type { GenericStore } from '../registry/generic-store';
@@ -51,7 +52,7 @@ export function systemClassError(name: string, pcValue: number, globalDefault: b
 }
 
 /** ValidatePriorityClass. */
-function validatePriorityClass(pc: KubeObject): FieldErrorList {
+function validatePriorityClass(pc: PriorityClass): FieldErrorList {
   const errs: FieldErrorList = [];
   const name = pc.metadata.name ?? '';
   if (name.startsWith(SYSTEM_PREFIX)) {
@@ -61,30 +62,31 @@ function validatePriorityClass(pc: KubeObject): FieldErrorList {
   } else if (value(pc) > HIGHEST_USER_DEFINABLE_PRIORITY) {
     errs.push(field.forbidden('value', `maximum allowed value of a user defined priority is ${HIGHEST_USER_DEFINABLE_PRIORITY}`));
   }
-  if (pc.preemptionPolicy !== undefined) {
-    if (pc.preemptionPolicy === '') errs.push(field.required('preemptionPolicy'));
-    else if (!PREEMPTION_POLICIES.includes(pc.preemptionPolicy as string))
-      errs.push(field.notSupported('preemptionPolicy', pc.preemptionPolicy, PREEMPTION_POLICIES));
+  // The generated enum is narrower than the wire: any string decodes, and this names the supported ones.
+  const policy: string | undefined = pc.preemptionPolicy;
+  if (policy !== undefined) {
+    if (policy === '') errs.push(field.required('preemptionPolicy'));
+    else if (!PREEMPTION_POLICIES.includes(policy)) errs.push(field.notSupported('preemptionPolicy', policy, PREEMPTION_POLICIES));
   }
   return errs;
 }
 
 /** ValidatePriorityClassUpdate: the value and the preemption policy are fixed at creation. */
-function validatePriorityClassUpdate(next: KubeObject, prev: KubeObject): FieldErrorList {
+function validatePriorityClassUpdate(next: PriorityClass, prev: PriorityClass): FieldErrorList {
   const errs: FieldErrorList = [];
   if (value(next) !== value(prev)) errs.push(field.forbidden('value', 'may not be changed in an update.'));
   if (next.preemptionPolicy !== prev.preemptionPolicy) errs.push(field.invalid('preemptionPolicy', next.preemptionPolicy, 'field is immutable'));
   return errs;
 }
 
-export const priorityclasses = defineResource({
+export const priorityclasses = defineResource<PriorityClass>({
   group: 'scheduling.k8s.io',
   version: 'v1',
   resource: 'priorityclasses',
   kind: 'PriorityClass',
   namespaced: false,
   shortNames: ['pc'],
-  strategy: strategy({
+  strategy: strategy<PriorityClass>({
     tracksGeneration: true,
     applyDefaults: (pc) => {
       if (pc.preemptionPolicy === undefined) pc.preemptionPolicy = 'PreemptLowerPriority';

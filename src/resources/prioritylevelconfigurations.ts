@@ -1,4 +1,5 @@
 import { field, type FieldErrorList } from '../api/field-errors';
+import type { PriorityLevelConfiguration } from '../generated/types/flowcontrol/v1';
 import { objectOf, stringOf } from '../api/json-read';
 import { isPlainObject, type KubeObject } from '../api/types';
 import { defineResource } from '../registry/resource-definition';
@@ -23,7 +24,7 @@ const specOf = (obj: KubeObject): Obj => (isPlainObject(obj.spec) ? obj.spec : (
 const num = (value: unknown): number => (typeof value === 'number' ? value : 0);
 
 /** SetDefaults_ExemptPriorityLevelConfiguration, _LimitedPriorityLevelConfiguration and _QueuingConfiguration (v1). */
-function defaultPriorityLevel(obj: KubeObject): void {
+function defaultPriorityLevel(obj: PriorityLevelConfiguration): void {
   const spec = specOf(obj);
   if (isPlainObject(spec.exempt)) {
     spec.exempt.nominalConcurrencyShares ??= 0;
@@ -87,7 +88,7 @@ function validateLimited(limited: Obj, path: string): FieldErrorList {
 }
 
 /** ValidatePriorityLevelConfigurationSpec (and status). */
-function validatePriorityLevel(obj: KubeObject): FieldErrorList {
+function validatePriorityLevel(obj: PriorityLevelConfiguration): FieldErrorList {
   const spec = specOf(obj);
   const errs: FieldErrorList = [];
   const type = stringOf(spec.type);
@@ -122,14 +123,14 @@ const queuingOf = (o: KubeObject): Obj | null => {
   return isPlainObject(queuing) ? queuing : null;
 };
 
-export const prioritylevelconfigurations = defineResource({
+export const prioritylevelconfigurations = defineResource<PriorityLevelConfiguration>({
   group: 'flowcontrol.apiserver.k8s.io',
   version: 'v1',
   resource: 'prioritylevelconfigurations',
   kind: 'PriorityLevelConfiguration',
   namespaced: false,
   subresources: ['status'],
-  strategy: strategy({
+  strategy: strategy<PriorityLevelConfiguration>({
     tracksGeneration: true,
     prepareForCreate: (obj) => {
       obj.status = {};

@@ -8,6 +8,7 @@ import { defineResource, type PrinterColumn } from '../registry/resource-definit
 import { strategy } from '../registry/strategy';
 import { confirmBindingWrite, confirmRoleWrite } from '../auth/authorizer/escalation';
 import { AGE_COLUMN, NAME_COLUMN } from '../registry/table';
+import type { ClusterRole, ClusterRoleBinding, Role, RoleBinding } from '../generated/types/rbac/v1';
 
 /**
  * rbac.authorization.k8s.io/v1: roles and their bindings, validated and defaulted as kube-apiserver
@@ -131,13 +132,13 @@ function bindingColumns(roleRefDescription: string): PrinterColumn[] {
 /** RBAC names are path segments only (ValidateRBACName), so "system:controller:x" is a valid name. */
 const rbacStrategy = { validateName: nameIsPathSegment, allowCreateOnUpdate: true };
 
-export const roles = defineResource({
+export const roles = defineResource<Role>({
   group: RBAC_GROUP,
   version: 'v1',
   resource: 'roles',
   kind: 'Role',
   namespaced: true,
-  strategy: strategy({
+  strategy: strategy<Role>({
     ...rbacStrategy,
     validate: (role) => validateRules(role, true),
     validateCreate: (role, ctx) => (confirmRoleWrite(ctx, 'roles', role, null), []),
@@ -145,13 +146,13 @@ export const roles = defineResource({
   }),
 });
 
-export const clusterroles = defineResource({
+export const clusterroles = defineResource<ClusterRole>({
   group: RBAC_GROUP,
   version: 'v1',
   resource: 'clusterroles',
   kind: 'ClusterRole',
   namespaced: false,
-  strategy: strategy({
+  strategy: strategy<ClusterRole>({
     ...rbacStrategy,
     validate: (role) => [...validateRules(role, false), ...validateAggregationRule(role)],
     validateCreate: (role, ctx) => (confirmRoleWrite(ctx, 'clusterroles', role, null), []),
@@ -159,13 +160,13 @@ export const clusterroles = defineResource({
   }),
 });
 
-export const rolebindings = defineResource({
+export const rolebindings = defineResource<RoleBinding>({
   group: RBAC_GROUP,
   version: 'v1',
   resource: 'rolebindings',
   kind: 'RoleBinding',
   namespaced: true,
-  strategy: strategy({
+  strategy: strategy<RoleBinding>({
     ...rbacStrategy,
     applyDefaults: defaultBinding,
     validate: (binding) => validateBinding(binding, true),
@@ -177,13 +178,13 @@ export const rolebindings = defineResource({
   ),
 });
 
-export const clusterrolebindings = defineResource({
+export const clusterrolebindings = defineResource<ClusterRoleBinding>({
   group: RBAC_GROUP,
   version: 'v1',
   resource: 'clusterrolebindings',
   kind: 'ClusterRoleBinding',
   namespaced: false,
-  strategy: strategy({
+  strategy: strategy<ClusterRoleBinding>({
     ...rbacStrategy,
     applyDefaults: defaultBinding,
     validate: (binding) => validateBinding(binding, false),

@@ -1,4 +1,5 @@
 import { defineResource } from '../registry/resource-definition';
+import type { ReplicaSet } from '../generated/types/apps/v1';
 import { strategy } from '../registry/strategy';
 import { AGE_COLUMN, NAME_COLUMN } from '../registry/table';
 import {
@@ -15,7 +16,7 @@ import {
 } from './workload';
 import { validateReplicaSetStatusUpdate } from './status-validation';
 
-export const replicasets = defineResource({
+export const replicasets = defineResource<ReplicaSet>({
   group: 'apps',
   version: 'v1',
   resource: 'replicasets',
@@ -25,7 +26,7 @@ export const replicasets = defineResource({
   categories: ['all'],
   subresources: ['status', 'scale'],
   scale: WORKLOAD_SCALE,
-  strategy: strategy({
+  strategy: strategy<ReplicaSet>({
     validateStatusUpdate: validateReplicaSetStatusUpdate,
     tracksGeneration: true,
     prepareForCreate: (obj) => {

@@ -1,6 +1,7 @@
 import { field, type FieldErrorList } from '../api/field-errors';
+import type { ReplicationController } from '../generated/types/core/v1';
 import { validateLabels } from '../api/meta-validation';
-import { isPlainObject, type KubeObject } from '../api/types';
+import { isPlainObject } from '../api/types';
 import { defineResource } from '../registry/resource-definition';
 import { strategy } from '../registry/strategy';
 import { AGE_COLUMN, NAME_COLUMN } from '../registry/table';
@@ -20,7 +21,7 @@ function templateLabels(spec: Record<string, unknown>): Labels | undefined {
 }
 
 /** SetDefaults_ReplicationController: selector and labels from the template's labels when empty, one replica. */
-function defaultReplicationController(obj: KubeObject): void {
+function defaultReplicationController(obj: ReplicationController): void {
   const spec = specObject(obj);
   const fromTemplate = templateLabels(spec);
   if (fromTemplate && Object.keys(fromTemplate).length > 0) {
@@ -38,7 +39,7 @@ export function formatLabels(v: unknown): string {
 }
 
 /** ValidateReplicationControllerSpec with ValidatePodTemplateSpecForRC. */
-function validateReplicationController(obj: KubeObject): FieldErrorList {
+function validateReplicationController(obj: ReplicationController): FieldErrorList {
   const spec = specObject(obj);
   const errs: FieldErrorList = [];
   const minReady = spec.minReadySeconds;
@@ -66,7 +67,7 @@ function validateReplicationController(obj: KubeObject): FieldErrorList {
 }
 
 /** core/v1 ReplicationController, as pkg/registry/core/replicationcontroller serves it. */
-export const replicationcontrollers = defineResource({
+export const replicationcontrollers = defineResource<ReplicationController>({
   group: '',
   version: 'v1',
   resource: 'replicationcontrollers',
@@ -82,7 +83,7 @@ export const replicationcontrollers = defineResource({
     labelSelectorPath: ['spec', 'selector'],
     selectorIsLabelSet: true,
   },
-  strategy: strategy({
+  strategy: strategy<ReplicationController>({
     validateStatusUpdate: validateReplicaSetStatusUpdate,
     tracksGeneration: true,
     prepareForCreate: (obj) => {

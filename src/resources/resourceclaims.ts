@@ -1,7 +1,8 @@
 import { jsonEqual } from '../api/deep-equal';
+import type { ResourceClaim } from '../generated/types/resource/v1';
 import { field, type FieldErrorList } from '../api/field-errors';
 import { objectOf, objectsIn } from '../api/json-read';
-import { isPlainObject, type KubeObject } from '../api/types';
+import { isPlainObject } from '../api/types';
 import { defineResource } from '../registry/resource-definition';
 import { strategy } from '../registry/strategy';
 import { AGE_COLUMN, NAME_COLUMN } from '../registry/table';
@@ -10,7 +11,7 @@ import { defaultDeviceClaim, validateDeviceClaim } from './device-claim-spec';
 /** resource.k8s.io/v1 ResourceClaim: stored, defaulted and validated as kube-apiserver does, with its status; no allocator acts on it. */
 
 /** resourceClaimState (printers.go): deleted, pending, allocated, reserved. */
-function claimState(claim: KubeObject): string {
+function claimState(claim: ResourceClaim): string {
   const status = objectOf(claim.status);
   const states: string[] = [];
   if (claim.metadata.deletionTimestamp) states.push('deleted');
@@ -24,12 +25,12 @@ function claimState(claim: KubeObject): string {
 }
 
 /** ValidateResourceClaimUpdate: the spec is immutable. */
-function validateClaimUpdate(next: KubeObject, prev: KubeObject): FieldErrorList {
+function validateClaimUpdate(next: ResourceClaim, prev: ResourceClaim): FieldErrorList {
   return jsonEqual(next.spec, prev.spec) ? [] : [field.invalid('spec', next.spec, 'field is immutable')];
 }
 
 /** ValidateResourceClaimStatusUpdate's essentials: reservedFor names each consumer once, and only an allocated claim is reserved. */
-function validateClaimStatusUpdate(next: KubeObject): FieldErrorList {
+function validateClaimStatusUpdate(next: ResourceClaim): FieldErrorList {
   const status = objectOf(next.status);
   const reserved = objectsIn(status.reservedFor);
   const errs: FieldErrorList = [];
@@ -44,14 +45,14 @@ function validateClaimStatusUpdate(next: KubeObject): FieldErrorList {
   return errs;
 }
 
-export const resourceclaims = defineResource({
+export const resourceclaims = defineResource<ResourceClaim>({
   group: 'resource.k8s.io',
   version: 'v1',
   resource: 'resourceclaims',
   kind: 'ResourceClaim',
   namespaced: true,
   subresources: ['status'],
-  strategy: strategy({
+  strategy: strategy<ResourceClaim>({
     tracksGeneration: true,
     prepareForCreate: (obj) => {
       obj.status = {};

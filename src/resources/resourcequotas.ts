@@ -1,6 +1,6 @@
 import { field, type FieldErrorList } from '../api/field-errors';
+import type { ResourceQuota } from '../generated/types/core/v1';
 import { objectOf, stringsIn } from '../api/json-read';
-import type { KubeObject } from '../api/types';
 import { defineResource } from '../registry/resource-definition';
 import { strategy } from '../registry/strategy';
 import { AGE_COLUMN, NAME_COLUMN } from '../registry/table';
@@ -11,7 +11,7 @@ import { quantityText, validateNonNegativeQuantities } from './resource-lists';
 const SCOPES = ['Terminating', 'NotTerminating', 'BestEffort', 'NotBestEffort', 'PriorityClass', 'CrossNamespacePodAffinity', 'VolumeAttributesClass'];
 
 /** ValidateResourceQuotaSpec's essentials: quantities not negative, known scopes. */
-function validateResourceQuota(obj: KubeObject): FieldErrorList {
+function validateResourceQuota(obj: ResourceQuota): FieldErrorList {
   const spec = objectOf(obj.spec);
   const errs = validateNonNegativeQuantities(spec.hard, 'spec.hard');
   for (const scope of stringsIn(spec.scopes)) if (!SCOPES.includes(scope)) errs.push(field.invalid('spec.scopes', scope, 'unsupported scope'));
@@ -19,13 +19,13 @@ function validateResourceQuota(obj: KubeObject): FieldErrorList {
 }
 
 /** ValidateResourceQuotaStatusUpdate: hard and used not negative. */
-function validateResourceQuotaStatus(obj: KubeObject): FieldErrorList {
+function validateResourceQuotaStatus(obj: ResourceQuota): FieldErrorList {
   const status = objectOf(obj.status);
   return [...validateNonNegativeQuantities(status.hard, 'status.hard'), ...validateNonNegativeQuantities(status.used, 'status.used')];
 }
 
 /** printResourceQuota: "resource: used/hard" for each resource in status.hard, limits.* in their own column. */
-function usage(obj: KubeObject, limits: boolean): string {
+function usage(obj: ResourceQuota, limits: boolean): string {
   const status = objectOf(obj.status);
   const used = objectOf(status.used);
   return Object.entries(objectOf(status.hard))
@@ -35,7 +35,7 @@ function usage(obj: KubeObject, limits: boolean): string {
     .join(', ');
 }
 
-export const resourcequotas = defineResource({
+export const resourcequotas = defineResource<ResourceQuota>({
   group: '',
   version: 'v1',
   resource: 'resourcequotas',
@@ -43,7 +43,7 @@ export const resourcequotas = defineResource({
   namespaced: true,
   shortNames: ['quota'],
   subresources: ['status'],
-  strategy: strategy({
+  strategy: strategy<ResourceQuota>({
     prepareForCreate: (obj) => {
       obj.status = {};
     },

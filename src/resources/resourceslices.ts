@@ -1,4 +1,5 @@
 import { field, type FieldErrorList } from '../api/field-errors';
+import type { ResourceSlice } from '../generated/types/resource/v1';
 import { objectOf, stringOf } from '../api/json-read';
 import { isDns1123Subdomain } from '../api/name-validation';
 import { isPlainObject, type KubeObject } from '../api/types';
@@ -15,7 +16,7 @@ const poolOf = (obj: KubeObject): Obj => objectOf(specOf(obj).pool);
 const NODE_CHOICE = 'exactly one of `nodeName`, `nodeSelector`, `allNodes`, `perDeviceNodeSelection` is required';
 
 /** ValidateResourceSlice's essentials: a driver, a pool, exactly one way of naming the nodes. */
-function validateResourceSlice(obj: KubeObject): FieldErrorList {
+function validateResourceSlice(obj: ResourceSlice): FieldErrorList {
   const spec = specOf(obj);
   const errs: FieldErrorList = [];
   const driver = stringOf(spec.driver);
@@ -36,7 +37,7 @@ function validateResourceSlice(obj: KubeObject): FieldErrorList {
 }
 
 /** ValidateResourceSliceUpdate: driver, pool name and node name are immutable. */
-function validateResourceSliceUpdate(next: KubeObject, prev: KubeObject): FieldErrorList {
+function validateResourceSliceUpdate(next: ResourceSlice, prev: ResourceSlice): FieldErrorList {
   const errs: FieldErrorList = [];
   const immutable = (path: string, a: unknown, b: unknown) => {
     if ((a ?? '') !== (b ?? '')) errs.push(field.invalid(path, a ?? '', 'field is immutable'));
@@ -47,13 +48,13 @@ function validateResourceSliceUpdate(next: KubeObject, prev: KubeObject): FieldE
   return errs;
 }
 
-export const resourceslices = defineResource({
+export const resourceslices = defineResource<ResourceSlice>({
   group: 'resource.k8s.io',
   version: 'v1',
   resource: 'resourceslices',
   kind: 'ResourceSlice',
   namespaced: false,
-  strategy: strategy({ tracksGeneration: true, validate: validateResourceSlice, validateUpdate: validateResourceSliceUpdate }),
+  strategy: strategy<ResourceSlice>({ tracksGeneration: true, validate: validateResourceSlice, validateUpdate: validateResourceSliceUpdate }),
   selectableFields: {
     'spec.nodeName': (o) => stringOf(specOf(o).nodeName),
     'spec.driver': (o) => stringOf(specOf(o).driver),

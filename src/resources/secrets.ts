@@ -1,5 +1,5 @@
 import { field, type FieldErrorList } from '../api/field-errors';
-import type { KubeObject } from '../api/types';
+import type { Secret } from '../generated/types/core/v1';
 import { defineResource } from '../registry/resource-definition';
 import { strategy } from '../registry/strategy';
 import { AGE_COLUMN, NAME_COLUMN } from '../registry/table';
@@ -13,7 +13,7 @@ const REQUIRED_KEYS: Record<string, string[]> = {
   'kubernetes.io/tls': ['tls.crt', 'tls.key'],
 };
 
-function validateSecret(secret: KubeObject): FieldErrorList {
+function validateSecret(secret: Secret): FieldErrorList {
   const data = mapOf(secret.data);
   const errs = validateKeys(data, 'data');
   let size = 0;
@@ -30,19 +30,20 @@ function validateSecret(secret: KubeObject): FieldErrorList {
   return errs;
 }
 
-export const secrets = defineResource({
+export const secrets = defineResource<Secret>({
   group: '',
   version: 'v1',
   resource: 'secrets',
   kind: 'Secret',
   namespaced: true,
-  strategy: strategy({
+  strategy: strategy<Secret>({
     // stringData is write-only: like kube-apiserver's conversion, it is folded into data before anything checks it.
     applyDefaults: (secret) => {
       secret.type ??= 'Opaque';
       const stringData = mapOf(secret.stringData);
       if (Object.keys(stringData).length > 0) {
-        const data = { ...mapOf(secret.data) };
+        const data: Record<string, string> = {};
+        for (const [k, v] of Object.entries(mapOf(secret.data))) if (typeof v === 'string') data[k] = v;
         for (const [k, v] of Object.entries(stringData)) data[k] = Buffer.from(String(v)).toString('base64');
         secret.data = data;
       }

@@ -1,10 +1,10 @@
-import { isPlainObject } from '../api/types';
+import type { ServiceAccount } from '../generated/types/core/v1';
 import { defineResource } from '../registry/resource-definition';
 import { strategy } from '../registry/strategy';
 import { AGE_COLUMN, NAME_COLUMN } from '../registry/table';
 import { serviceAccountToken } from './serviceaccount-token';
 
-export const serviceaccounts = defineResource({
+export const serviceaccounts = defineResource<ServiceAccount>({
   group: '',
   version: 'v1',
   resource: 'serviceaccounts',
@@ -13,10 +13,11 @@ export const serviceaccounts = defineResource({
   shortNames: ['sa'],
   createSubresources: [serviceAccountToken],
   returnDeletedObject: true,
-  strategy: strategy({
+  strategy: strategy<ServiceAccount>({
     // Secret references keep only the name, as cleanSecretReferences does.
     canonicalize: (sa) => {
-      if (Array.isArray(sa.secrets)) sa.secrets = sa.secrets.filter(isPlainObject).map((s) => ({ name: s.name }));
+      if (Array.isArray(sa.secrets))
+        sa.secrets = sa.secrets.filter((s) => typeof s === 'object' && s !== null && !Array.isArray(s)).map((s) => ({ name: s.name }));
     },
   }),
   printerColumns: [

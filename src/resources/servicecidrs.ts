@@ -1,4 +1,5 @@
 import { field, GoSyntax, type FieldErrorList } from '../api/field-errors';
+import type { ServiceCIDR } from '../generated/types/networking/v1';
 import { isPlainObject, type KubeObject } from '../api/types';
 import { defineResource } from '../registry/resource-definition';
 import { strategy } from '../registry/strategy';
@@ -24,7 +25,7 @@ export function cidrErrors(value: string, path: string): FieldErrorList {
 }
 
 /** ValidateServiceCIDR. */
-function validateServiceCidr(obj: KubeObject): FieldErrorList {
+function validateServiceCidr(obj: ServiceCIDR): FieldErrorList {
   const cidrs = cidrsOf(obj);
   if (cidrs.length === 0) return [field.required('spec.cidrs', 'at least one CIDR required')];
   if (cidrs.length > 2) return [field.invalid('spec.cidrs', new GoSyntax(specValue(cidrs)), 'may only hold up to 2 values')];
@@ -39,21 +40,21 @@ function validateServiceCidr(obj: KubeObject): FieldErrorList {
   return cidrs.flatMap((c, i) => cidrErrors(String(c), `spec.cidrs[${i}]`));
 }
 
-function validateServiceCidrUpdate(next: KubeObject, prev: KubeObject): FieldErrorList {
+function validateServiceCidrUpdate(next: ServiceCIDR, prev: ServiceCIDR): FieldErrorList {
   const cidrs = cidrsOf(next);
   return JSON.stringify(cidrs) === JSON.stringify(cidrsOf(prev))
     ? []
     : [field.invalid('spec.cidrs', GoSyntax.strings(cidrs.map(String)), 'field is immutable')];
 }
 
-export const servicecidrs = defineResource({
+export const servicecidrs = defineResource<ServiceCIDR>({
   group: 'networking.k8s.io',
   version: 'v1',
   resource: 'servicecidrs',
   kind: 'ServiceCIDR',
   namespaced: false,
   subresources: ['status'],
-  strategy: strategy({
+  strategy: strategy<ServiceCIDR>({
     prepareForCreate: (obj) => {
       obj.status = {};
     },

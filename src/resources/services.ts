@@ -1,4 +1,5 @@
 import { jsonEqual } from '../api/deep-equal';
+import type { Service } from '../generated/types/core/v1';
 import { field, type FieldErrorList } from '../api/field-errors';
 import { nameIsDns1035Label, isDns1123Label } from '../api/name-validation';
 import { isPlainObject, type KubeObject } from '../api/types';
@@ -20,7 +21,7 @@ function externallyAccessible(s: Obj): boolean {
   return s.type === 'NodePort' || s.type === 'LoadBalancer' || (Array.isArray(s.externalIPs) && s.externalIPs.length > 0);
 }
 
-function defaultService(svc: KubeObject): void {
+function defaultService(svc: Service): void {
   const s = spec(svc);
   s.type ??= 'ClusterIP';
   s.sessionAffinity ??= 'None';
@@ -36,7 +37,7 @@ function defaultService(svc: KubeObject): void {
 
 const needsNodePort = (s: Obj): boolean => s.type === 'NodePort' || s.type === 'LoadBalancer';
 
-function validateService(svc: KubeObject): FieldErrorList {
+function validateService(svc: Service): FieldErrorList {
   const errs: FieldErrorList = [];
   const s = spec(svc);
   const type = s.type as string;
@@ -73,7 +74,7 @@ function validateService(svc: KubeObject): FieldErrorList {
  * dropTypeDependentFields: what the old type needed and the new one does not is cleared where the
  * update left it as it was (a patch of `type` alone), so that it is released.
  */
-function dropTypeDependentFields(next: KubeObject, prev: KubeObject): void {
+function dropTypeDependentFields(next: Service, prev: Service): void {
   const n = spec(next);
   const p = spec(prev);
   if (n.type === 'ExternalName' && p.type !== 'ExternalName') {
@@ -91,7 +92,7 @@ function dropTypeDependentFields(next: KubeObject, prev: KubeObject): void {
  * clusterIP), as kube's patchAllocatedValues keeps them; what is still missing is then allocated
  * by the registry's allocator (service-allocation/).
  */
-function keepAllocations(next: KubeObject, prev: KubeObject): void {
+function keepAllocations(next: Service, prev: Service): void {
   dropTypeDependentFields(next, prev);
   const n = spec(next);
   const p = spec(prev);
@@ -114,7 +115,7 @@ function keepAllocations(next: KubeObject, prev: KubeObject): void {
   }
 }
 
-function validateServiceUpdate(next: KubeObject, prev: KubeObject): FieldErrorList {
+function validateServiceUpdate(next: Service, prev: Service): FieldErrorList {
   const n = spec(next);
   const p = spec(prev);
   if (p.clusterIP && n.clusterIP !== p.clusterIP && n.type !== 'ExternalName' && p.type !== 'ExternalName') {
@@ -123,7 +124,7 @@ function validateServiceUpdate(next: KubeObject, prev: KubeObject): FieldErrorLi
   return [];
 }
 
-function externalIp(svc: KubeObject): string {
+function externalIp(svc: Service): string {
   const s = spec(svc);
   const external = Array.isArray(s.externalIPs) ? (s.externalIPs as string[]) : [];
   switch (s.type) {
@@ -140,13 +141,13 @@ function externalIp(svc: KubeObject): string {
   }
 }
 
-function portsCell(svc: KubeObject): string {
+function portsCell(svc: Service): string {
   const list = ports(svc);
   if (list.length === 0) return '<none>';
   return list.map((p) => (p.nodePort ? `${String(p.port)}:${String(p.nodePort)}/${String(p.protocol)}` : `${String(p.port)}/${String(p.protocol)}`)).join(',');
 }
 
-export const services = defineResource({
+export const services = defineResource<Service>({
   group: '',
   version: 'v1',
   resource: 'services',
@@ -158,7 +159,7 @@ export const services = defineResource({
   connectSubresources: [serviceProxy],
   storagePath: 'services/specs',
   returnDeletedObject: true,
-  strategy: strategy({
+  strategy: strategy<Service>({
     validateStatusUpdate: (next) => validateLoadBalancerStatus(statusOf(next), 'status', true),
     validateName: nameIsDns1035Label,
     allowCreateOnUpdate: true,

@@ -1,4 +1,5 @@
 import { isPlainObject } from '../api/types';
+import type { StatefulSet } from '../generated/types/apps/v1';
 import { defineResource } from '../registry/resource-definition';
 import { strategy } from '../registry/strategy';
 import { AGE_COLUMN, NAME_COLUMN } from '../registry/table';
@@ -15,7 +16,7 @@ import {
 } from './workload';
 import { validateStatefulSetStatusUpdate } from './status-validation';
 
-export const statefulsets = defineResource({
+export const statefulsets = defineResource<StatefulSet>({
   group: 'apps',
   version: 'v1',
   resource: 'statefulsets',
@@ -25,7 +26,7 @@ export const statefulsets = defineResource({
   categories: ['all'],
   subresources: ['status', 'scale'],
   scale: WORKLOAD_SCALE,
-  strategy: strategy({
+  strategy: strategy<StatefulSet>({
     validateStatusUpdate: validateStatefulSetStatusUpdate,
     tracksGeneration: true,
     prepareForCreate: (obj) => {

@@ -1,4 +1,5 @@
 import { jsonEqual } from '../api/deep-equal';
+import type { StorageClass } from '../generated/types/storage/v1';
 import { field, type FieldErrorList } from '../api/field-errors';
 import { stringOf as str } from '../api/json-read';
 import { isQualifiedName } from '../api/name-validation';
@@ -18,7 +19,7 @@ const DEFAULT_CLASS_ANNOTATIONS = ['storageclass.kubernetes.io/is-default-class'
 const parameters = (sc: KubeObject): Record<string, unknown> => (isPlainObject(sc.parameters) ? sc.parameters : {});
 
 /** SetDefaults_StorageClass. */
-function defaultStorageClass(sc: KubeObject): void {
+function defaultStorageClass(sc: StorageClass): void {
   sc.reclaimPolicy ??= 'Delete';
   sc.volumeBindingMode ??= 'Immediate';
 }
@@ -39,7 +40,7 @@ function validateParameters(params: Record<string, unknown>): FieldErrorList {
 }
 
 /** ValidateStorageClass (allowedTopologies' terms are left to the schema). */
-function validateStorageClass(sc: KubeObject): FieldErrorList {
+function validateStorageClass(sc: StorageClass): FieldErrorList {
   const errs = [...validateProvisioner(str(sc.provisioner)), ...validateParameters(parameters(sc))];
   if (str(sc.reclaimPolicy) && !RECLAIM_POLICIES.includes(str(sc.reclaimPolicy)))
     errs.push(field.notSupported('reclaimPolicy', sc.reclaimPolicy, RECLAIM_POLICIES));
@@ -49,7 +50,7 @@ function validateStorageClass(sc: KubeObject): FieldErrorList {
 }
 
 /** ValidateStorageClassUpdate: what provisions volumes is fixed once the class exists. */
-function validateStorageClassUpdate(next: KubeObject, prev: KubeObject): FieldErrorList {
+function validateStorageClassUpdate(next: StorageClass, prev: StorageClass): FieldErrorList {
   const errs: FieldErrorList = [];
   if (!jsonEqual(parameters(next), parameters(prev))) errs.push(field.forbidden('parameters', 'updates to parameters are forbidden.'));
   if (next.provisioner !== prev.provisioner) errs.push(field.forbidden('provisioner', 'updates to provisioner are forbidden.'));
@@ -59,20 +60,20 @@ function validateStorageClassUpdate(next: KubeObject, prev: KubeObject): FieldEr
 }
 
 /** IsDefaultAnnotation: kubectl marks the default class after its name. */
-function nameCell(sc: KubeObject): string {
+function nameCell(sc: StorageClass): string {
   const annotations = sc.metadata.annotations ?? {};
   const isDefault = DEFAULT_CLASS_ANNOTATIONS.some((a) => annotations[a] === 'true');
   return isDefault ? `${sc.metadata.name ?? ''} (default)` : (sc.metadata.name ?? '');
 }
 
-export const storageclasses = defineResource({
+export const storageclasses = defineResource<StorageClass>({
   group: 'storage.k8s.io',
   version: 'v1',
   resource: 'storageclasses',
   kind: 'StorageClass',
   namespaced: false,
   shortNames: ['sc'],
-  strategy: strategy({
+  strategy: strategy<StorageClass>({
     applyDefaults: defaultStorageClass,
     validate: validateStorageClass,
     validateUpdate: validateStorageClassUpdate,

@@ -1,4 +1,5 @@
 import { field, type FieldErrorList } from '../api/field-errors';
+import type { ValidatingAdmissionPolicy } from '../generated/types/admissionregistration/v1';
 import { objectOf, objectsIn, stringOf as str } from '../api/json-read';
 import { isQualifiedName } from '../api/name-validation';
 import { isPlainObject, type KubeObject } from '../api/types';
@@ -16,7 +17,7 @@ const REASONS = ['Unauthorized', 'Forbidden', 'Invalid', 'RequestEntityTooLarge'
 const CEL_IDENTIFIER = /^[_a-zA-Z][_a-zA-Z0-9]*$/;
 
 /** SetDefaults_ValidatingAdmissionPolicySpec. */
-function applyDefaults(policy: KubeObject): void {
+function applyDefaults(policy: ValidatingAdmissionPolicy): void {
   const spec = objectOf(policy.spec);
   if (!isPlainObject(policy.spec)) return;
   spec.failurePolicy ??= 'Fail';
@@ -51,7 +52,7 @@ function validateValidation(v: Record<string, unknown>, path: string, vars: stri
 }
 
 /** validateAuditAnnotation: `<policy name>/<key>` must be a qualified name, keys unique, a valueExpression that compiles. */
-function validateAuditAnnotations(policy: KubeObject, path: string, vars: string[]): FieldErrorList {
+function validateAuditAnnotations(policy: ValidatingAdmissionPolicy, path: string, vars: string[]): FieldErrorList {
   const errs: FieldErrorList = [];
   const keys = new Set<string>();
   objectsIn(objectOf(policy.spec).auditAnnotations).forEach((a, i) => {
@@ -120,7 +121,7 @@ export const PARAM_KIND_COLUMN: PrinterColumn = {
   },
 };
 
-export const validatingadmissionpolicies = defineResource({
+export const validatingadmissionpolicies = defineResource<ValidatingAdmissionPolicy>({
   group: 'admissionregistration.k8s.io',
   version: 'v1',
   resource: 'validatingadmissionpolicies',
@@ -128,7 +129,7 @@ export const validatingadmissionpolicies = defineResource({
   namespaced: false,
   subresources: ['status'],
   categories: ['api-extensions'],
-  strategy: strategy({
+  strategy: strategy<ValidatingAdmissionPolicy>({
     tracksGeneration: true,
     prepareForCreate: (policy) => {
       delete policy.status;

@@ -1,4 +1,5 @@
 import { field, type FieldErrorList } from '../api/field-errors';
+import type { ValidatingAdmissionPolicyBinding } from '../generated/types/admissionregistration/v1';
 import { objectOf, stringOf as str, stringsIn } from '../api/json-read';
 import { validateLabelSelector } from '../api/meta-validation';
 import { isPlainObject, type KubeObject } from '../api/types';
@@ -84,7 +85,7 @@ function selectorGoString(selector: Record<string, unknown>): string {
 }
 
 /** printValidatingAdmissionPolicyBinding's ParamRef cell. */
-function paramRefCell(binding: KubeObject): string {
+function paramRefCell(binding: ValidatingAdmissionPolicyBinding): string {
   const ref = objectOf(binding.spec).paramRef;
   if (!isPlainObject(ref)) return '<unset>';
   if (str(ref.name)) return str(ref.namespace) ? `${str(ref.namespace)}/${str(ref.name)}` : `*/${str(ref.name)}`;
@@ -104,14 +105,14 @@ export const POLICY_BINDING_COLUMNS: PrinterColumn[] = [
   AGE_COLUMN,
 ];
 
-export const validatingadmissionpolicybindings = defineResource({
+export const validatingadmissionpolicybindings = defineResource<ValidatingAdmissionPolicyBinding>({
   group: 'admissionregistration.k8s.io',
   version: 'v1',
   resource: 'validatingadmissionpolicybindings',
   kind: 'ValidatingAdmissionPolicyBinding',
   namespaced: false,
   categories: ['api-extensions'],
-  strategy: strategy({
+  strategy: strategy<ValidatingAdmissionPolicyBinding>({
     tracksGeneration: true,
     applyDefaults: (binding) => defaultMatchResources(objectOf(binding.spec).matchResources),
     validate: validateBinding,

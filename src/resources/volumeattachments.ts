@@ -1,4 +1,5 @@
 import { jsonEqual } from '../api/deep-equal';
+import type { VolumeAttachment } from '../generated/types/storage/v1';
 import { field, type FieldErrorList } from '../api/field-errors';
 import { objectOf, stringOf } from '../api/json-read';
 import type { KubeObject } from '../api/types';
@@ -12,7 +13,7 @@ import { validateCsiDriverName } from './csi-names';
 const sourceOf = (obj: KubeObject): Record<string, unknown> => objectOf(objectOf(obj.spec).source);
 
 /** ValidateVolumeAttachment's essentials: an attacher, a node, exactly one source. */
-function validateVolumeAttachment(obj: KubeObject): FieldErrorList {
+function validateVolumeAttachment(obj: VolumeAttachment): FieldErrorList {
   const spec = objectOf(obj.spec);
   const errs = validateCsiDriverName(stringOf(spec.attacher), 'spec.attacher');
   if (!stringOf(spec.nodeName)) errs.push(field.required('spec.nodeName'));
@@ -26,18 +27,18 @@ function validateVolumeAttachment(obj: KubeObject): FieldErrorList {
 }
 
 /** ValidateVolumeAttachmentUpdate: the spec is immutable. */
-function validateVolumeAttachmentUpdate(next: KubeObject, prev: KubeObject): FieldErrorList {
+function validateVolumeAttachmentUpdate(next: VolumeAttachment, prev: VolumeAttachment): FieldErrorList {
   return jsonEqual(next.spec, prev.spec) ? [] : [field.invalid('spec', next.spec, 'field is immutable')];
 }
 
-export const volumeattachments = defineResource({
+export const volumeattachments = defineResource<VolumeAttachment>({
   group: 'storage.k8s.io',
   version: 'v1',
   resource: 'volumeattachments',
   kind: 'VolumeAttachment',
   namespaced: false,
   subresources: ['status'],
-  strategy: strategy({
+  strategy: strategy<VolumeAttachment>({
     prepareForCreate: (obj) => {
       obj.status = {};
     },

@@ -1,7 +1,7 @@
 import { jsonEqual } from '../api/deep-equal';
+import type { VolumeAttributesClass } from '../generated/types/storage/v1';
 import { field, type FieldErrorList } from '../api/field-errors';
 import { objectOf, stringOf } from '../api/json-read';
-import type { KubeObject } from '../api/types';
 import { defineResource } from '../registry/resource-definition';
 import { strategy } from '../registry/strategy';
 import { AGE_COLUMN, NAME_COLUMN } from '../registry/table';
@@ -24,26 +24,26 @@ function validateParameters(params: Record<string, unknown>): FieldErrorList {
 }
 
 /** ValidateVolumeAttributesClass. */
-function validateVolumeAttributesClass(obj: KubeObject): FieldErrorList {
+function validateVolumeAttributesClass(obj: VolumeAttributesClass): FieldErrorList {
   return [...validateProvisionerName(stringOf(obj.driverName), 'driverName'), ...validateParameters(objectOf(obj.parameters))];
 }
 
 /** ValidateVolumeAttributesClassUpdate: driver and parameters are fixed. */
-function validateVolumeAttributesClassUpdate(next: KubeObject, prev: KubeObject): FieldErrorList {
+function validateVolumeAttributesClassUpdate(next: VolumeAttributesClass, prev: VolumeAttributesClass): FieldErrorList {
   const errs: FieldErrorList = [];
   if (next.driverName !== prev.driverName) errs.push(field.forbidden('driverName', 'updates to driverName are forbidden.'));
   if (!jsonEqual(objectOf(next.parameters), objectOf(prev.parameters))) errs.push(field.forbidden('parameters', 'updates to parameters are forbidden.'));
   return errs;
 }
 
-export const volumeattributesclasses = defineResource({
+export const volumeattributesclasses = defineResource<VolumeAttributesClass>({
   group: 'storage.k8s.io',
   version: 'v1',
   resource: 'volumeattributesclasses',
   kind: 'VolumeAttributesClass',
   namespaced: false,
   shortNames: ['vac'],
-  strategy: strategy({ validate: validateVolumeAttributesClass, validateUpdate: validateVolumeAttributesClassUpdate }),
+  strategy: strategy<VolumeAttributesClass>({ validate: validateVolumeAttributesClass, validateUpdate: validateVolumeAttributesClassUpdate }),
   printerColumns: [
     NAME_COLUMN,
     { name: 'DriverName', type: 'string', description: 'Name of the CSI driver This field is immutable.', cell: (o) => stringOf(o.driverName) },

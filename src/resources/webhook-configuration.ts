@@ -4,10 +4,11 @@ import { validateLabelSelector } from '../api/meta-validation';
 import { isDns1123Subdomain, isQualifiedName } from '../api/name-validation';
 import { CelCompileError, compileExpression, type CompileOptions } from '../admission/policy/cel';
 import { WEBHOOK_CONDITION_VARIABLES } from '../admission/webhooks/match-conditions';
-import { isPlainObject, type KubeObject } from '../api/types';
+import { isPlainObject } from '../api/types';
 import { defineResource, type ResourceDefinition } from '../registry/resource-definition';
 import { strategy } from '../registry/strategy';
 import { AGE_COLUMN, NAME_COLUMN } from '../registry/table';
+import type { MutatingWebhookConfiguration, ValidatingWebhookConfiguration } from '../generated/types/admissionregistration/v1';
 
 /** What admissionregistration.k8s.io/v1's Mutating- and ValidatingWebhookConfiguration share. */
 
@@ -214,7 +215,7 @@ function validateReviewVersions(versions: string[], path: string): FieldErrorLis
   return errs;
 }
 
-function validateConfiguration(config: KubeObject, mutating: boolean): FieldErrorList {
+function validateConfiguration(config: WebhookConfiguration, mutating: boolean): FieldErrorList {
   const errs: FieldErrorList = [];
   const names = new Set<string>();
   objectsIn(config.webhooks).forEach((hook, i) => {
@@ -226,16 +227,19 @@ function validateConfiguration(config: KubeObject, mutating: boolean): FieldErro
   return errs;
 }
 
+/** Both kinds have the same fields but for their webhooks' own (reinvocationPolicy). */
+type WebhookConfiguration = MutatingWebhookConfiguration | ValidatingWebhookConfiguration;
+
 export function webhookConfigurationResource(kind: 'MutatingWebhookConfiguration' | 'ValidatingWebhookConfiguration'): ResourceDefinition {
   const mutating = kind === 'MutatingWebhookConfiguration';
-  return defineResource({
+  return defineResource<WebhookConfiguration>({
     group: 'admissionregistration.k8s.io',
     version: 'v1',
     resource: `${kind.toLowerCase()}s`,
     kind,
     namespaced: false,
     categories: ['api-extensions'],
-    strategy: strategy({
+    strategy: strategy<WebhookConfiguration>({
       tracksGeneration: true,
       applyDefaults: (config) => objectsIn(config.webhooks).forEach((hook) => defaultWebhook(hook, mutating)),
       validate: (config) => validateConfiguration(config, mutating),

@@ -132,3 +132,20 @@ test('kubectl replace -f of a Node and a ConfigMap whose resourceVersion is "0" 
   expect((await k('replace', '-f', cm)).stdout.trim()).toBe('configmap/zero replaced');
   expect(JSON.parse((await k('get', 'configmap', 'zero', '-o', 'json')).stdout).data).toEqual({ a: '2' });
 });
+
+test("typed strategy hooks: a Secret's stringData folds into data, a ServiceAccount's secret references keep only the name, a Pod gets its QoS class", async () => {
+  const objects = manifest(
+    'typed.yaml',
+    [
+      'apiVersion: v1\nkind: Secret\nmetadata:\n  name: folded\n  namespace: default\ndata:\n  a: YQ==\n  b: Yg==\nstringData:\n  b: bee\n  c: see\n',
+      'apiVersion: v1\nkind: ServiceAccount\nmetadata:\n  name: refs\n  namespace: default\nsecrets:\n- name: folded\n  namespace: elsewhere\n  uid: "1234"\n',
+      'apiVersion: v1\nkind: Pod\nmetadata:\n  name: qos\n  namespace: default\nspec:\n  containers:\n  - name: c\n    image: nginx:1.27\n    resources:\n      requests: {cpu: 100m}\n',
+    ].join('---\n'),
+  );
+  expect((await k('create', '-f', objects)).code).toBe(0);
+  const secret = JSON.parse((await k('get', 'secret', 'folded', '-o', 'json')).stdout);
+  expect(secret.data).toEqual({ a: 'YQ==', b: Buffer.from('bee').toString('base64'), c: Buffer.from('see').toString('base64') });
+  expect(secret.stringData).toBeUndefined();
+  expect(JSON.parse((await k('get', 'serviceaccount', 'refs', '-o', 'json')).stdout).secrets).toEqual([{ name: 'folded' }]);
+  expect(JSON.parse((await k('get', 'pod', 'qos', '-o', 'json')).stdout).status).toMatchObject({ phase: 'Pending', qosClass: 'Burstable' });
+});
