@@ -610,7 +610,7 @@ const FLAGS: Record<string, FlagSpec> = {
   'emulated-version': {
     key: 'emulatedVersion',
     parse: parseEmulatedVersionFlag,
-    help: `The version kapi emulates the APIs and features of, major.minor or kube=major.minor. Options are: kube=${supportedMinors().join(',')} (default=${KUBERNETES_VERSION.major}.${KUBERNETES_VERSION.minor}).`,
+    help: `The version kapi emulates the APIs and features of, major.minor or kube=major.minor: one of ${supportedMinors().join(', ')} (default=${KUBERNETES_VERSION.major}.${KUBERNETES_VERSION.minor}).`,
   },
   'runtime-config': {
     key: 'runtimeConfig',
