@@ -35,6 +35,10 @@ import type { AggregatorHooks } from '../aggregator/aggregator';
 export interface VersionInfo {
   major: string;
   minor: string;
+  emulationMajor?: string;
+  emulationMinor?: string;
+  minCompatibilityMajor?: string;
+  minCompatibilityMinor?: string;
   gitVersion: string;
   gitCommit: string;
   gitTreeState: string;

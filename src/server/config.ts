@@ -1,7 +1,9 @@
 import type { Clock } from '../api/clock';
 import { CERTIFICATE_RELOAD_INTERVAL_MS } from './dynamic-certificates';
 import { parseDuration } from './duration';
-import { ConfigError, parseFeatureGates, type FeatureGates } from './feature-gates';
+import { DEFAULT_EMULATED_VERSION, parseEmulatedVersionFlag, supportedMinors, type EmulatedVersion } from './emulated-version';
+import { ConfigError, featureGateDefaultsAt, parseFeatureGates, type FeatureGates } from './feature-gates';
+import { KUBERNETES_VERSION } from './kubernetes-version';
 import { parseAuthorizationModes, type AuthorizationMode } from '../auth/authorizer/modes';
 import type { LoggingFormat } from './logger';
 import { enabledAdmissionPlugins } from '../admission/plugin-names';
@@ -83,6 +85,8 @@ export interface Config {
   /** --storage-media-type: how built-in kinds are encoded in etcd. */
   storageMediaType: StorageMediaType;
   featureGates: FeatureGates;
+  /** --emulated-version: the Kubernetes minor whose resources, fields and feature gate defaults are served. */
+  emulatedVersion: EmulatedVersion;
   /** --runtime-config: group versions switched on or off (`group/version=true|false`, `api/all`, `api/beta`, ...). */
   runtimeConfig: RuntimeConfig;
   /** How long to wait for etcd at start-up before giving up. */
@@ -603,6 +607,11 @@ const FLAGS: Record<string, FlagSpec> = {
     help: 'The period after pod start during which readiness changes will be treated as initial readiness. (default 30s)',
   },
   'feature-gates': { key: 'featureGates', parse: parseFeatureGates, help: 'A set of key=value pairs that describe feature gates.' },
+  'emulated-version': {
+    key: 'emulatedVersion',
+    parse: parseEmulatedVersionFlag,
+    help: `The version kapi emulates the APIs and features of, major.minor or kube=major.minor: one of ${supportedMinors().join(', ')} (default=${KUBERNETES_VERSION.major}.${KUBERNETES_VERSION.minor}).`,
+  },
   'runtime-config': {
     key: 'runtimeConfig',
     parse: (v) => {
@@ -673,6 +682,7 @@ export function defaultConfig(): Config {
     etcdPrefix: '/registry',
     storageMediaType: PROTOBUF_STORAGE,
     featureGates: parseFeatureGates(''),
+    emulatedVersion: DEFAULT_EMULATED_VERSION,
     runtimeConfig: {},
     storageInitializationTimeoutMs: 30_000,
     watchCache: true,
@@ -731,6 +741,8 @@ export function usage(): string {
 /** Parses `--name=value` and `--name value` flags, as kube-apiserver spells them. */
 export function parseFlags(argv: string[]): Config | 'help' {
   const config = defaultConfig();
+  // Gate defaults depend on the emulated version, which may come after --feature-gates.
+  let featureGatesFlag = '';
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === '-h' || arg === '--help') return 'help';
@@ -748,8 +760,10 @@ export function parseFlags(argv: string[]): Config | 'help' {
     else throw new ConfigError(`flag needs an argument: --${name}`);
     const fields = config as unknown as Record<string, unknown>;
     const parsed = spec.parse(value);
+    if (spec.key === 'featureGates') featureGatesFlag = value;
     fields[spec.key] = spec.repeatable ? [...(fields[spec.key] as unknown[]), ...(parsed as unknown[])] : parsed;
   }
+  config.featureGates = parseFeatureGates(featureGatesFlag, featureGateDefaultsAt(config.emulatedVersion.minor));
   validateLeaderElection(config);
   try {
     enabledAdmissionPlugins(config.enableAdmissionPlugins, config.disableAdmissionPlugins);

@@ -11,6 +11,19 @@ export const KNOWN_FEATURE_GATES = {
 export type FeatureGateName = keyof typeof KNOWN_FEATURE_GATES;
 export type FeatureGates = Record<FeatureGateName, boolean>;
 
+/**
+ * Gates whose default was different before some minor: the default they had below it (kube's
+ * versioned feature specs; MutatingAdmissionPolicy was beta and off in 1.34 and 1.35, GA in 1.36).
+ */
+const EARLIER_DEFAULTS: { gate: FeatureGateName; untilMinor: number; value: boolean }[] = [{ gate: 'MutatingAdmissionPolicy', untilMinor: 36, value: false }];
+
+/** The defaults at an emulated Kubernetes 1.<minor> (featuregate's versioned defaults). */
+export function featureGateDefaultsAt(minor: number): FeatureGates {
+  const gates: FeatureGates = { ...KNOWN_FEATURE_GATES };
+  for (const { gate, untilMinor, value } of EARLIER_DEFAULTS) if (minor < untilMinor) gates[gate] = value;
+  return gates;
+}
+
 export class ConfigError extends Error {
   constructor(message: string) {
     super(message);
@@ -19,8 +32,8 @@ export class ConfigError extends Error {
 }
 
 /** Parses `Name=true,Other=false` over the defaults; unknown names and values are errors. */
-export function parseFeatureGates(spec: string): FeatureGates {
-  const gates: FeatureGates = { ...KNOWN_FEATURE_GATES };
+export function parseFeatureGates(spec: string, defaults: FeatureGates = KNOWN_FEATURE_GATES): FeatureGates {
+  const gates: FeatureGates = { ...defaults };
   for (const item of spec
     .split(',')
     .map((s) => s.trim())

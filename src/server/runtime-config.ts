@@ -1,4 +1,6 @@
 import type { ResourceDefinition } from '../registry/resource-definition';
+import type { MinorDelta } from '../generated/emulation-facts';
+import { kindExistsAt } from './emulated-version';
 import { ConfigError, type FeatureGateName, type FeatureGates } from './feature-gates';
 
 /**
@@ -90,13 +92,20 @@ export function enabledGroupVersions(config: RuntimeConfig, registered: readonly
 }
 
 /**
- * The resources to serve: those of enabled group versions whose feature gate (if any) is on.
+ * The resources to serve: those of enabled group versions whose feature gate (if any) is on and
+ * whose kind the emulated release has (--emulated-version; the pinned release has every one).
  * Disabling a group version kapi serves by default is accepted but changes nothing: kapi's own
  * controllers and admission plugins rely on those (docs/divergences.md).
  */
-export function servedResources(all: readonly ResourceDefinition[], config: RuntimeConfig, gates: FeatureGates): ResourceDefinition[] {
+export function servedResources(
+  all: readonly ResourceDefinition[],
+  config: RuntimeConfig,
+  gates: FeatureGates,
+  emulated: MinorDelta = { absentMessages: [], absentFields: {} },
+): ResourceDefinition[] {
   const enabled = enabledGroupVersions(config, registeredGroupVersions(all));
   return all.filter((def) => {
+    if (!kindExistsAt(emulated, def.group, def.version, def.kind)) return false;
     const gv = groupVersionOf(def);
     if (DEFAULT_OFF_GROUP_VERSIONS.includes(gv) && !enabled.has(gv)) return false;
     const gate = GATED_RESOURCES[`${def.resource}.${def.group}`];

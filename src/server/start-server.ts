@@ -62,6 +62,8 @@ import { Aggregator } from '../aggregator/aggregator';
 import { authenticationData, publishAuthenticationConfigMap } from '../aggregator/authentication-configmap';
 
 import { KUBERNETES_VERSION, kapiGitVersion } from './kubernetes-version';
+import { definitionsAt, deltaOf, emulationVersionInfo, type EmulatedVersion } from './emulated-version';
+import type { MinorDelta } from '../generated/emulation-facts';
 
 export { KUBERNETES_VERSION };
 
@@ -83,11 +85,13 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-function versionInfo(): VersionInfo {
+/** version.Info as compatibility.effectiveVersion.Info fills it: major and minor are the binary's, the emulation version beside them. */
+function versionInfo(emulated: EmulatedVersion): VersionInfo {
   const { major, minor } = KUBERNETES_VERSION;
   return {
     major,
     minor,
+    ...emulationVersionInfo(emulated),
     gitVersion: kapiGitVersion(),
     gitCommit: process.env.KAPI_GIT_COMMIT ?? 'unknown',
     gitTreeState: 'clean',
@@ -169,18 +173,18 @@ function ownSchemaOf(kind: ServedKind): OwnSchema | undefined {
   return (kind as Partial<ResourceDefinition>).ownSchema;
 }
 
-/** OpenAPI definitions: from the .proto files, or the kind's own schema (custom resources, CRDs). */
-const KIND_SCHEMAS: SchemaSource = {
+/** OpenAPI definitions: from the .proto files as the emulated release has them, or the kind's own schema (custom resources, CRDs). */
+const kindSchemas = (emulated: MinorDelta): SchemaSource => ({
   definitionName: (kind) => ownSchemaOf(kind)?.definitionName ?? protoDefinitionName(kind),
   definitions: (kinds) => {
-    const out = openApiDefinitions(kinds);
+    const out = definitionsAt(emulated, openApiDefinitions(kinds));
     for (const kind of kinds) {
       const own = ownSchemaOf(kind);
       if (own) out[own.definitionName] = own.openApi;
     }
     return out;
   },
-};
+});
 
 /** The composition root: etcd, storage, registry, admission, controllers and the HTTP server. */
 /** Events (core/v1 and events.k8s.io/v1, one storage) expire --event-ttl after each write, as kube's event REST storage's TTLFunc has them. */
@@ -275,7 +279,8 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
       config.allowLoopbackEndpoints,
     ),
   };
-  for (const def of servedResources(BUILT_IN_RESOURCES, config.runtimeConfig, config.featureGates)) {
+  const emulated = deltaOf(config.emulatedVersion);
+  for (const def of servedResources(BUILT_IN_RESOURCES, config.runtimeConfig, config.featureGates, emulated)) {
     if (def.compute || def.computeItems) {
       registry.add(new ComputedStore(def, services));
       continue;
@@ -395,8 +400,8 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     registry,
     admission,
     metrics,
-    version: versionInfo(),
-    schemas: KIND_SCHEMAS,
+    version: versionInfo(config.emulatedVersion),
+    schemas: kindSchemas(emulated),
     patchSchemaFor,
     watchListEnabled: config.featureGates.WatchList,
     unsafeMalformedObjectDeletion: config.featureGates.AllowUnsafeMalformedObjectDeletion,

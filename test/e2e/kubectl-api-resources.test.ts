@@ -1,8 +1,10 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { API_FIELD_FACTS, GROUP_VERSION_PACKAGES } from '../../src/generated/api-facts';
+import { EMULATED_MINOR_DELTAS, PINNED_MINOR } from '../../src/generated/emulation-facts';
 import { KUBERNETES_VERSION } from '../../src/server/kubernetes-version';
 import { eventually } from '../harness/etcd-keys';
+import { Api } from '../harness/http';
 import { kubectl, startServerProcess, type ServerProcess } from '../harness/process';
 
 /**
@@ -10,7 +12,9 @@ import { kubectl, startServerProcess, type ServerProcess } from '../harness/proc
  * (test/fixtures/api-resources-1.36.txt, in kubectl's own format: a real cluster's output can be
  * pasted over it). Every resource, with its short names, apiVersion, scope, kind, verbs and
  * categories. kube-apiserver serves only GA group versions by default, so the fixture's kinds are
- * checked against the GA kinds of the pinned k8s.io/api as well.
+ * checked against the GA kinds of the pinned k8s.io/api as well. A second server runs with
+ * --emulated-version=1.34 and is compared with 1.34's table (test/fixtures/api-resources-1.34.txt),
+ * whose kinds are checked against the GA kinds 1.34's k8s.io/api has.
  */
 
 interface Row {
@@ -48,36 +52,45 @@ function parseTable(text: string): Map<string, Row> {
 }
 
 let kapi: ServerProcess;
+let emulating134: ServerProcess;
 
 beforeAll(async () => {
-  kapi = await startServerProcess();
+  [kapi, emulating134] = await Promise.all([startServerProcess(), startServerProcess(['--emulated-version=1.34'])]);
 });
 
 afterAll(async () => {
-  await kapi.stop();
+  await Promise.all([kapi.stop(), emulating134.stop()]);
 });
 
-const FIXTURE = path.join(__dirname, `../fixtures/api-resources-${KUBERNETES_VERSION.major}.${KUBERNETES_VERSION.minor}.txt`);
+const fixture = (minor: string) => path.join(__dirname, `../fixtures/api-resources-${minor}.txt`);
+const PINNED = `${KUBERNETES_VERSION.major}.${KUBERNETES_VERSION.minor}`;
 
-test('the fixture holds every GA kind with a List type in the pinned k8s.io/api (kube-apiserver serves GA group versions by default)', () => {
-  // kubectl prints each group's preferred version only (autoscaling/v2, not v1): kinds are compared by group.
-  const groupOf = (apiVersion: string) => (apiVersion.includes('/') ? apiVersion.slice(0, apiVersion.lastIndexOf('/')) : '');
-  const fixtureKinds = new Set([...parseTable(readFileSync(FIXTURE, 'utf8')).values()].map((r) => `${groupOf(r.apiVersion)}/${r.kind}`));
-  const releaseKinds: string[] = [];
-  for (const [gv, pkg] of Object.entries(GROUP_VERSION_PACKAGES)) {
-    if (!/(^|\/)v[0-9]+$/.test(gv) || gv.startsWith('apidiscovery.k8s.io/') || pkg.startsWith('k8s.io.apimachinery.')) continue;
-    for (const message of Object.keys(API_FIELD_FACTS)) {
-      const kind = message.slice(pkg.length + 1);
-      if (!message.startsWith(`${pkg}.`) || kind.includes('.') || !API_FIELD_FACTS[`${pkg}.${kind}List`]) continue;
-      releaseKinds.push(`${groupOf(gv)}/${kind}`);
+test.each([PINNED, '1.34'])(
+  "the %s fixture holds every GA kind with a List type in that release's k8s.io/api (kube-apiserver serves GA group versions by default)",
+  (minor) => {
+    const absent = minor === PINNED_MINOR ? [] : EMULATED_MINOR_DELTAS[minor].absentMessages;
+    // kubectl prints each group's preferred version only (autoscaling/v2, not v1): kinds are compared by group.
+    const groupOf = (apiVersion: string) => (apiVersion.includes('/') ? apiVersion.slice(0, apiVersion.lastIndexOf('/')) : '');
+    const fixtureKinds = new Set([...parseTable(readFileSync(fixture(minor), 'utf8')).values()].map((r) => `${groupOf(r.apiVersion)}/${r.kind}`));
+    const releaseKinds: string[] = [];
+    for (const [gv, pkg] of Object.entries(GROUP_VERSION_PACKAGES)) {
+      if (!/(^|\/)v[0-9]+$/.test(gv) || gv.startsWith('apidiscovery.k8s.io/') || pkg.startsWith('k8s.io.apimachinery.')) continue;
+      for (const message of Object.keys(API_FIELD_FACTS)) {
+        const kind = message.slice(pkg.length + 1);
+        if (!message.startsWith(`${pkg}.`) || kind.includes('.') || !API_FIELD_FACTS[`${pkg}.${kind}List`] || absent.includes(message)) continue;
+        releaseKinds.push(`${groupOf(gv)}/${kind}`);
+      }
     }
-  }
-  expect(releaseKinds.filter((k) => !fixtureKinds.has(k))).toEqual([]);
-});
+    expect(releaseKinds.filter((k) => !fixtureKinds.has(k))).toEqual([]);
+  },
+);
 
-test('kubectl api-resources -o wide lists what kube-apiserver 1.36 lists by default, the same way', async () => {
-  const expected = parseTable(readFileSync(FIXTURE, 'utf8'));
-  const res = await kubectl(kapi.url, ['api-resources', '-o', 'wide']);
+test.each([
+  [PINNED, () => kapi],
+  ['1.34', () => emulating134],
+])('kubectl api-resources -o wide lists what kube-apiserver %s lists by default, the same way', async (minor, server) => {
+  const expected = parseTable(readFileSync(fixture(minor), 'utf8'));
+  const res = await kubectl(server().url, ['api-resources', '-o', 'wide']);
   expect(res.code).toBe(0);
   const actual = parseTable(res.stdout);
 
@@ -101,6 +114,52 @@ test('kubectl version shows the server as 1.36, and kubectl 1.32 warns about the
   expect(res.code).toBe(0);
   expect(JSON.parse(res.stdout).serverVersion).toMatchObject({ major: '1', minor: '36', gitVersion: 'v1.36.3+kapi' });
   expect(res.stderr).toMatch(/WARNING: version difference between client \(1\.32\) and server \(1\.36\) exceeds the supported minor version skew of \+\/-1/);
+});
+
+test("/version reports the binary's major and minor with the emulation and min compatibility versions beside them, as compatibility's effectiveVersion.Info does", async () => {
+  const pinned = await new Api(kapi.url).get('/version');
+  expect(pinned.body).toMatchObject({
+    major: '1',
+    minor: '36',
+    emulationMajor: '1',
+    emulationMinor: '36',
+    minCompatibilityMajor: '1',
+    minCompatibilityMinor: '35',
+  });
+  const emulated = await new Api(emulating134.url).get('/version');
+  expect(emulated.body).toMatchObject({
+    major: '1',
+    minor: '36',
+    gitVersion: 'v1.36.3+kapi',
+    emulationMajor: '1',
+    emulationMinor: '34',
+    minCompatibilityMajor: '1',
+    minCompatibilityMinor: '33',
+  });
+});
+
+test("a 1.34-emulated server serves neither 1.36's kinds nor its fields: discovery, the kinds' paths and OpenAPI v2 and v3 are 1.34's", async () => {
+  const group = (url: string) => new Api(url).get('/apis/admissionregistration.k8s.io/v1');
+  const names = (res: { body: unknown }) => (res.body as { resources: { name: string }[] }).resources.map((r) => r.name);
+  expect(names(await group(kapi.url))).toContain('mutatingadmissionpolicies');
+  const emulatedGroup = await group(emulating134.url);
+  expect(names(emulatedGroup)).toContain('validatingadmissionpolicies');
+  expect(names(emulatedGroup)).not.toContain('mutatingadmissionpolicies');
+  expect((await new Api(emulating134.url).get('/apis/admissionregistration.k8s.io/v1/mutatingadmissionpolicies')).status).toBe(404);
+  // 1.36 added ImageVolumeStatus and PodStatus.allocatedResources; 1.34's OpenAPI has neither.
+  const podStatus = async (url: string) => {
+    const v3 = (await new Api(url).get('/openapi/v3/api/v1')).body as { components: { schemas: Record<string, { properties: Record<string, unknown> }> } };
+    return v3.components.schemas;
+  };
+  const pinnedSchemas = await podStatus(kapi.url);
+  expect(Object.keys(pinnedSchemas['io.k8s.api.core.v1.PodStatus'].properties)).toContain('allocatedResources');
+  const emulatedSchemas = await podStatus(emulating134.url);
+  expect(Object.keys(emulatedSchemas['io.k8s.api.core.v1.PodStatus'].properties)).not.toContain('allocatedResources');
+  expect(emulatedSchemas['io.k8s.api.core.v1.PodStatus'].properties).toHaveProperty('containerStatuses');
+  expect(Object.keys(emulatedSchemas)).not.toContain('io.k8s.api.core.v1.ImageVolumeStatus');
+  const v2 = (await new Api(emulating134.url).get('/openapi/v2')).body as { definitions: Record<string, { properties?: Record<string, unknown> }> };
+  expect(Object.keys(v2.definitions)).not.toContain('io.k8s.api.admissionregistration.v1.MutatingAdmissionPolicy');
+  expect(Object.keys(v2.definitions['io.k8s.api.core.v1.PodStatus'].properties ?? {})).not.toContain('allocatedResources');
 });
 
 test("kubectl get flowschemas and prioritylevelconfigurations print kube's columns, the bootstrap objects in precedence order", async () => {

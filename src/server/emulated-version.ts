@@ -1,0 +1,113 @@
+import { GROUP_VERSION_PACKAGES } from '../generated/api-facts';
+import { EMULATED_MINOR_DELTAS, PINNED_MINOR, type MinorDelta } from '../generated/emulation-facts';
+import { ConfigError } from './feature-gates';
+import { KUBERNETES_VERSION } from './kubernetes-version';
+
+/**
+ * --emulated-version (KEP-4330 compatibility versions): the Kubernetes minor kapi behaves as.
+ * kube-apiserver's binary version stays what /version's major and minor report; the emulation
+ * version selects the resources, fields and feature gate defaults of that older release.
+ */
+export interface EmulatedVersion {
+  major: number;
+  minor: number;
+}
+
+const BINARY: EmulatedVersion = { major: Number(KUBERNETES_VERSION.major), minor: Number(KUBERNETES_VERSION.minor) };
+
+export const DEFAULT_EMULATED_VERSION: EmulatedVersion = BINARY;
+
+/** kube's floor (kubeEffectiveVersionFloors): the binary version minus 3 minors. */
+const FLOOR: EmulatedVersion = { major: BINARY.major, minor: BINARY.minor - 3 };
+
+const text = (v: EmulatedVersion): string => `${v.major}.${v.minor}`;
+
+/** The minors kapi ships facts for: the pinned one and those with a generated delta. */
+export function supportedMinors(): string[] {
+  return [...Object.keys(EMULATED_MINOR_DELTAS), PINNED_MINOR];
+}
+
+/**
+ * Parses the flag as component-base's registry does (toVersionMap, then
+ * effectiveVersion.Validate): a comma separated list of `component=major.minor` or a bare
+ * `major.minor` for "kube"; only the "kube" component is registered in kube-apiserver.
+ */
+export function parseEmulatedVersionFlag(value: string): EmulatedVersion {
+  const versions = new Map<string, { version: EmulatedVersion; text: string }>();
+  for (const item of value.split(',')) {
+    if (item === '') continue;
+    const at = item.indexOf('=');
+    const component = at < 0 ? 'kube' : item.slice(0, at).trim();
+    const raw = at < 0 ? item : item.slice(at + 1).trim();
+    const m = /^v?([0-9]+)\.([0-9]+)(?:\.([0-9]+))?$/.exec(raw);
+    if (!m) throw new ConfigError(`could not parse "${raw}" as version`);
+    const version = { major: Number(m[1]), minor: Number(m[2]) };
+    const shown = m[3] === undefined ? text(version) : `${text(version)}.${Number(m[3])}`;
+    if (m[3] !== undefined && Number(m[3]) !== 0) throw new ConfigError(`patch version not allowed, got: ${component}=${shown}`);
+    const existing = versions.get(component);
+    if (existing) throw new ConfigError(`duplicate version flag, ${component}=${existing.text} and ${component}=${shown}`);
+    versions.set(component, { version, text: shown });
+  }
+  for (const component of versions.keys()) if (component !== 'kube') throw new ConfigError(`component not registered: ${component}`);
+  const kube = versions.get('kube');
+  if (!kube) return DEFAULT_EMULATED_VERSION;
+  const { version } = kube;
+  const below = (a: EmulatedVersion, b: EmulatedVersion) => a.major < b.major || (a.major === b.major && a.minor < b.minor);
+  if (below(BINARY, version) || below(version, FLOOR))
+    throw new ConfigError(`emulation version ${kube.text} is not between [${text(FLOOR)}, ${text(BINARY)}.0]`);
+  if (!supportedMinors().includes(text(version)))
+    throw new ConfigError(`emulation version ${kube.text} is not supported by kapi, which ships the API facts of ${supportedMinors().join(', ')}`);
+  return version;
+}
+
+/** version.Info's emulation and min compatibility fields (effectiveVersion.Info): min compatibility is one minor below, not below the floor. */
+export function emulationVersionInfo(version: EmulatedVersion): {
+  emulationMajor: string;
+  emulationMinor: string;
+  minCompatibilityMajor: string;
+  minCompatibilityMinor: string;
+} {
+  const minCompatibility = Math.max(version.minor - 1, FLOOR.minor);
+  return {
+    emulationMajor: String(version.major),
+    emulationMinor: String(version.minor),
+    minCompatibilityMajor: String(version.major),
+    minCompatibilityMinor: String(minCompatibility),
+  };
+}
+
+const NO_DELTA: MinorDelta = { absentMessages: [], absentFields: {} };
+
+/** What the emulated release lacks against the pinned one (nothing when it is the pinned release). */
+export function deltaOf(version: EmulatedVersion): MinorDelta {
+  return EMULATED_MINOR_DELTAS[text(version)] ?? NO_DELTA;
+}
+
+/** Whether the emulated release has the kind in that group version (its proto message exists there). */
+export function kindExistsAt(delta: MinorDelta, group: string, version: string, kind: string): boolean {
+  const pkg = GROUP_VERSION_PACKAGES[group ? `${group}/${version}` : version];
+  return !pkg || !delta.absentMessages.includes(`${pkg}.${kind}`);
+}
+
+/**
+ * OpenAPI definitions as the emulated release has them: kinds it lacks are left out and so
+ * are the properties of fields it lacks (definition names are `io.k8s.…`, messages `k8s.io.…`).
+ */
+export function definitionsAt(delta: MinorDelta, definitions: Record<string, unknown>): Record<string, unknown> {
+  if (delta === NO_DELTA) return definitions;
+  const out: Record<string, unknown> = {};
+  for (const [name, schema] of Object.entries(definitions)) {
+    const message = name.replace(/^io\.k8s\./, 'k8s.io.');
+    if (delta.absentMessages.includes(message)) continue;
+    const absent = delta.absentFields[message];
+    const s = schema as { properties?: Record<string, unknown>; required?: string[] };
+    if (!absent || !s.properties) {
+      out[name] = schema;
+      continue;
+    }
+    const properties = Object.fromEntries(Object.entries(s.properties).filter(([field]) => !absent.includes(field)));
+    const required = s.required?.filter((field) => !absent.includes(field));
+    out[name] = { ...s, properties, ...(required ? { required } : {}) };
+  }
+  return out;
+}
