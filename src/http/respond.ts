@@ -7,7 +7,7 @@ import { toTable, type IncludeObject } from '../registry/table';
 import { StreamedBody, writeWholeBody } from './body-writer';
 import type { RestStore } from '../registry/resource-registry';
 import type { ResourceRequest } from './handlers/context';
-import { encode, listPieces } from './encode';
+import { encode, encodeListItemsInSlices, listPieces } from './encode';
 import { loopSlices } from '../api/loop-slices';
 
 /** Lists longer than this are written item by item rather than as one buffer. */
@@ -26,10 +26,12 @@ export function writeBody(res: ServerResponse, code: number, contentType: string
 export async function writeEncoded(res: ServerResponse, code: number, value: unknown, output: OutputChoice, pretty: boolean, compress = false): Promise<void> {
   const items = (value as { items?: unknown }).items;
   if (Array.isArray(items) && items.length > STREAM_LIST_ITEMS) {
-    const pieces = listPieces(value as { items: unknown[] } & Record<string, unknown>, output.encoding, pretty);
+    const list = value as { items: unknown[] } & Record<string, unknown>;
+    const slice = loopSlices();
+    await encodeListItemsInSlices(list, output.encoding, slice);
+    const pieces = listPieces(list, output.encoding, pretty);
     if (pieces) {
       const body = new StreamedBody(res, code, output.contentType, compress);
-      const slice = loopSlices();
       for (const piece of pieces) {
         // A client gone mid-list needs no more of it.
         if (res.destroyed) return;
