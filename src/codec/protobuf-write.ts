@@ -48,6 +48,11 @@ export function encodeProtobuf(obj: Json): Buffer {
   return protobufEnvelope(String(obj.apiVersion), String(obj.kind), encodeMessage(requireType(obj), obj));
 }
 
+/** The message type of a list's items. */
+export function listItemType(list: Json): Type {
+  return requireType(list).fields.items.resolvedType as Type;
+}
+
 /**
  * A list in parts, so it can be written item by item: the same bytes as encodeProtobuf(list),
  * without one buffer holding the whole body. `itemBytes` encodes one item (callers may cache).

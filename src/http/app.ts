@@ -152,10 +152,10 @@ export function createApp(deps: AppDeps): RequestListener {
       else writeError(res, status, undefined, ['json'], false, false);
     }
   };
-  const json = (res: ServerResponse, value: unknown, code = 200): void => {
+  const json = (res: ServerResponse, value: unknown, code = 200): Promise<void> => {
     const s = state(res);
     const output = negotiateOutput((res.req as IncomingMessage).headers.accept, { encodings: NON_RESOURCE_ENCODINGS });
-    writeEncoded(res, code, value, output, s.pretty || output.pretty, s.compress);
+    return writeEncoded(res, code, value, output, s.pretty || output.pretty, s.compress);
   };
   const wrap =
     (fn: (req: express.Request, res: express.Response) => Promise<void> | void) =>
@@ -237,11 +237,17 @@ export function createApp(deps: AppDeps): RequestListener {
       const { pretty, compress } = state(res);
       res.setHeader('Vary', 'Accept');
       if (output.representation.kind === 'APIGroupDiscoveryList') {
-        writeEncoded(res, 200, aggregatedDiscovery(deps.registry, core, output.representation.version, deps.aggregator?.discovery), output, pretty, compress);
-        return;
+        return writeEncoded(
+          res,
+          200,
+          aggregatedDiscovery(deps.registry, core, output.representation.version, deps.aggregator?.discovery),
+          output,
+          pretty,
+          compress,
+        );
       }
       const host = req.headers.host ?? '127.0.0.1';
-      writeEncoded(res, 200, core ? apiVersions(host) : apiGroupList(deps.registry, deps.aggregator?.discovery), output, pretty, compress);
+      return writeEncoded(res, 200, core ? apiVersions(host) : apiGroupList(deps.registry, deps.aggregator?.discovery), output, pretty, compress);
     });
   app.get('/api', discovery(true));
   app.get('/apis', discovery(false));

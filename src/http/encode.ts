@@ -2,7 +2,7 @@ import type { Type } from 'protobufjs';
 import { encodeCbor, encodeCborWatchEvent } from '../codec/cbor';
 import { encodeJson } from '../codec/json';
 import type { Encoding } from '../codec/negotiate';
-import { encodeProtobuf, encodeProtobufWatchEvent, messageTypeOf, protobufEnvelope, protobufListParts } from '../codec/protobuf-write';
+import { encodeProtobuf, encodeProtobufWatchEvent, listItemType, messageTypeOf, protobufEnvelope, protobufListParts } from '../codec/protobuf-write';
 import { encodeMessage } from '../codec/protobuf-encode';
 import { encodeYaml } from '../codec/yaml';
 
@@ -61,8 +61,22 @@ export function listPieces(list: Json & { items: unknown[] }, encoding: Encoding
   return null;
 }
 
-/** Items per JSON piece when a list is streamed. */
-const JSON_PIECE_ITEMS = 500;
+/**
+ * Encodes a Protobuf list's items ahead of listPieces, yielding through `slice` between them: the
+ * envelope's length needs every item before the first byte, and each item's message is kept per
+ * object, so the pieces then only frame them.
+ */
+export async function encodeListItemsInSlices(list: Json & { items: unknown[] }, encoding: Encoding, slice: () => Promise<void>): Promise<void> {
+  if (encoding !== 'protobuf') return;
+  const type = listItemType(list);
+  for (const item of list.items) {
+    objectMessage(item as object, type);
+    await slice();
+  }
+}
+
+/** Items per JSON piece when a list is streamed: small enough that a piece of large objects fits a loop slice. */
+const JSON_PIECE_ITEMS = 100;
 const COMMA = 0x2c;
 
 function* jsonListPieces(list: Json & { items: unknown[] }): Iterable<Buffer | string> {

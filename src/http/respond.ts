@@ -7,7 +7,8 @@ import { toTable, type IncludeObject } from '../registry/table';
 import { StreamedBody, writeWholeBody } from './body-writer';
 import type { RestStore } from '../registry/resource-registry';
 import type { ResourceRequest } from './handlers/context';
-import { encode, listPieces } from './encode';
+import { encode, encodeListItemsInSlices, listPieces } from './encode';
+import { loopSlices } from '../api/loop-slices';
 
 /** Lists longer than this are written item by item rather than as one buffer. */
 const STREAM_LIST_ITEMS = 500;
@@ -17,14 +18,26 @@ export function writeBody(res: ServerResponse, code: number, contentType: string
   writeWholeBody(res, code, contentType, body, compress);
 }
 
-/** Writes a value in the negotiated encoding; large JSON and Protobuf lists are streamed item by item. */
-export function writeEncoded(res: ServerResponse, code: number, value: unknown, output: OutputChoice, pretty: boolean, compress = false): void {
+/**
+ * Writes a value in the negotiated encoding; large JSON and Protobuf lists are streamed piece by
+ * piece, yielding to the event loop between pieces once a slice's budget is spent (as kube's list
+ * encoding streams items, issue 25: no response holds the loop while it encodes).
+ */
+export async function writeEncoded(res: ServerResponse, code: number, value: unknown, output: OutputChoice, pretty: boolean, compress = false): Promise<void> {
   const items = (value as { items?: unknown }).items;
   if (Array.isArray(items) && items.length > STREAM_LIST_ITEMS) {
-    const pieces = listPieces(value as { items: unknown[] } & Record<string, unknown>, output.encoding, pretty);
+    const list = value as { items: unknown[] } & Record<string, unknown>;
+    const slice = loopSlices();
+    await encodeListItemsInSlices(list, output.encoding, slice);
+    const pieces = listPieces(list, output.encoding, pretty);
     if (pieces) {
       const body = new StreamedBody(res, code, output.contentType, compress);
-      for (const piece of pieces) body.write(piece);
+      for (const piece of pieces) {
+        // A client gone mid-list needs no more of it.
+        if (res.destroyed) return;
+        body.write(piece);
+        await slice();
+      }
       body.end();
       return;
     }
@@ -100,6 +113,6 @@ export function present(def: ServedKind, value: KubeObject | KubeList | Status, 
 }
 
 /** A resource handler's answer: the result in the negotiated representation and encoding. */
-export function respond(r: ResourceRequest<RestStore>, code: number, value: KubeObject | KubeList | Status): void {
-  writeEncoded(r.res, code, present(r.served.kind, value, r.output, r.query), r.output, r.pretty, r.compress);
+export function respond(r: ResourceRequest<RestStore>, code: number, value: KubeObject | KubeList | Status): Promise<void> {
+  return writeEncoded(r.res, code, present(r.served.kind, value, r.output, r.query), r.output, r.pretty, r.compress);
 }

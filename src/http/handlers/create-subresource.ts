@@ -11,5 +11,5 @@ import { writeBody } from './write-body';
 export async function handleCreateSubresource(r: ResourceRequest, sub: CreateSubresource, services: ServerServices): Promise<void> {
   const { object, dryRun } = await writeBody(r, 'CreateOptions');
   const answer = await r.store.createThrough(r.ctx, sub, object, { dryRun }, services);
-  respond(r, 201, answer);
+  await respond(r, 201, answer);
 }

@@ -6,5 +6,5 @@ import { writeBody } from './write-body';
 export async function handleCreate(r: ResourceRequest<RestStore>): Promise<void> {
   const { object, dryRun, fieldManager } = await writeBody(r, 'CreateOptions');
   const created = await r.store.create(r.ctx, object, { dryRun, fieldManager });
-  respond(r, 201, created);
+  await respond(r, 201, created);
 }

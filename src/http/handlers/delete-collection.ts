@@ -27,5 +27,5 @@ export async function handleDeleteCollection(r: ResourceRequest): Promise<void> 
     propagationPolicy: opts.propagationPolicy,
     orphanDependents: opts.orphanDependents,
   });
-  respond(r, 200, list);
+  await respond(r, 200, list);
 }

@@ -16,7 +16,7 @@ export async function handleDelete(r: ResourceRequest): Promise<void> {
       namespace: info.namespace,
       name: info.name,
     });
-    respond(r, 200, await store.deleteCorrupt(r.ctx, info.name, { dryRun: opts.dryRun }));
+    await respond(r, 200, await store.deleteCorrupt(r.ctx, info.name, { dryRun: opts.dryRun }));
     return;
   }
   const { object, deleted } = await store.delete(r.ctx, info.name, {
@@ -28,5 +28,5 @@ export async function handleDelete(r: ResourceRequest): Promise<void> {
   });
   // kube-apiserver answers 202 only when a requested cascading deletion is still in progress.
   const code = !deleted && opts.orphanDependents === false ? 202 : 200;
-  respond(r, code, object);
+  await respond(r, code, object);
 }

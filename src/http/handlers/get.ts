@@ -10,5 +10,5 @@ export async function handleGet(r: ResourceRequest): Promise<void> {
     { resourceVersion: query.get('resourceVersion') ?? '', match: '' },
     info.subresource as '' | Subresource,
   );
-  respond(r, 200, obj);
+  await respond(r, 200, obj);
 }

@@ -6,5 +6,5 @@ export async function handleList(r: ResourceRequest): Promise<void> {
   const { info, store, query } = r;
   const opts = parseListOptions(query, store.def, false);
   const list = await store.list(info.namespace, opts);
-  respond(r, 200, list);
+  await respond(r, 200, list);
 }

@@ -141,5 +141,5 @@ export async function handlePatch(r: ResourceRequest): Promise<void> {
     };
     result = await store.update(r.ctx, info.name, patched, { dryRun, fieldManager });
   }
-  respond(r, result.created ? 201 : 200, result.object);
+  await respond(r, result.created ? 201 : 200, result.object);
 }

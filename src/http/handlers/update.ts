@@ -5,5 +5,5 @@ import { writeBody } from './write-body';
 export async function handleUpdate(r: ResourceRequest): Promise<void> {
   const { object, dryRun, fieldManager } = await writeBody(r, 'UpdateOptions');
   const result = await r.store.update(r.ctx, r.info.name, object, { dryRun, fieldManager });
-  respond(r, result.created ? 201 : 200, result.object);
+  await respond(r, result.created ? 201 : 200, result.object);
 }
