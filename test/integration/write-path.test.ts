@@ -170,7 +170,9 @@ describe('status writes are validated by the status strategy', () => {
 
   test('counters may not exceed the replicas, through PUT as through PATCH', async () => {
     const current = await api.get(`${DEPLOYMENTS}/d`);
-    const res = await api.put(`${DEPLOYMENTS}/d/status`, { ...current.body, status: { replicas: 1, readyReplicas: 2, availableReplicas: 1 } });
+    // Unconditional (no resourceVersion): the deployment controller may write the status between the GET and the PUT.
+    const { resourceVersion: _rv, ...metadata } = current.body.metadata;
+    const res = await api.put(`${DEPLOYMENTS}/d/status`, { ...current.body, metadata, status: { replicas: 1, readyReplicas: 2, availableReplicas: 1 } });
     expect(res.status).toBe(422);
     expect(res.body.message).toBe('Deployment.apps "d" is invalid: status.readyReplicas: Invalid value: 2: cannot be greater than status.replicas');
   });
