@@ -21,17 +21,24 @@ export interface AdmissionPlugin {
  * their mutators with reinvocationPolicy IfNeeded that ran before a change.
  */
 export class AdmissionChain implements WriteAdmission {
-  constructor(private readonly plugins: AdmissionPlugin[]) {}
+  /** The plugins with a mutating part, and those with a validating part: a write awaits only these. */
+  private readonly mutators: AdmissionPlugin[];
+  private readonly validators: AdmissionPlugin[];
+
+  constructor(plugins: AdmissionPlugin[]) {
+    this.mutators = plugins.filter((p) => p.admit);
+    this.validators = plugins.filter((p) => p.validate);
+  }
 
   async mutate(attrs: AdmissionAttributes): Promise<void> {
     const reinvocation = new ReinvocationContext();
-    for (const plugin of this.plugins) await plugin.admit?.(attrs, reinvocation);
+    for (const plugin of this.mutators) await plugin.admit!(attrs, reinvocation);
     if (!reinvocation.shouldReinvoke) return;
     reinvocation.setIsReinvoke();
-    for (const plugin of this.plugins) await plugin.admit?.(attrs, reinvocation);
+    for (const plugin of this.mutators) await plugin.admit!(attrs, reinvocation);
   }
 
   async validate(attrs: AdmissionAttributes): Promise<void> {
-    for (const plugin of this.plugins) await plugin.validate?.(attrs);
+    for (const plugin of this.validators) await plugin.validate!(attrs);
   }
 }

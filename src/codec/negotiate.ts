@@ -106,8 +106,25 @@ function served(opts: OutputOptions): { mediaType: string; encoding: Encoding }[
   return SERVED.filter((s) => opts.encodings.includes(s.encoding));
 }
 
+/**
+ * Choices already made per options object and Accept header: clients send the same few headers
+ * on every request. Headers come from clients, so past a bound new ones are not kept.
+ */
+const choices = new WeakMap<OutputOptions, Map<string, Readonly<OutputChoice>>>();
+const CHOICES_PER_OPTIONS_MAX = 64;
+
 /** Picks the response format from Accept, or throws 406 NotAcceptable listing every served type. */
 export function negotiateOutput(header: string | undefined, opts: OutputOptions): OutputChoice {
+  let known = choices.get(opts);
+  const choice = known?.get(header ?? '');
+  if (choice) return choice;
+  const chosen = Object.freeze(choose(header, opts));
+  if (!known) choices.set(opts, (known = new Map()));
+  if (known.size < CHOICES_PER_OPTIONS_MAX) known.set(header ?? '', chosen);
+  return chosen;
+}
+
+function choose(header: string | undefined, opts: OutputOptions): OutputChoice {
   const types = served(opts);
   if (!header) {
     const first = types.find((t) => encodingsFor({ kind: 'object' }, opts).includes(t.encoding))!;
@@ -146,7 +163,7 @@ export function negotiateStream(header: string | undefined, opts: OutputOptions)
  */
 export function negotiateError(header: string | undefined, encodings: Encoding[]): OutputChoice | null {
   try {
-    return negotiateOutput(header, { encodings });
+    return choose(header, { encodings });
   } catch {
     return null;
   }

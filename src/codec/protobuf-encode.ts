@@ -90,8 +90,39 @@ function zeroOf(type: string): unknown {
   return type === 'string' ? '' : type === 'bool' ? false : 0;
 }
 
+/** The number of `length` decimal digits at `start`, or -1 when one of them is not a digit. */
+function digitsAt(value: string, start: number, length: number): number {
+  let n = 0;
+  for (let i = start; i < start + length; i++) {
+    const d = value.charCodeAt(i) - 48;
+    if (d < 0 || d > 9) return -1;
+    n = n * 10 + d;
+  }
+  return n;
+}
+
+/**
+ * `2006-01-02T15:04:05Z`, the form metav1.Time writes and nearly every stored time has, read by
+ * position; null for anything else, or for a field out of the ranges where Date.UTC and Date.parse agree.
+ */
+function parseWholeSecondsUtc(value: string): number | null {
+  if (value.length !== 20 || value[4] !== '-' || value[7] !== '-' || value[10] !== 'T' || value[13] !== ':' || value[16] !== ':' || value[19] !== 'Z')
+    return null;
+  const year = digitsAt(value, 0, 4);
+  const month = digitsAt(value, 5, 2);
+  const day = digitsAt(value, 8, 2);
+  const hour = digitsAt(value, 11, 2);
+  const minute = digitsAt(value, 14, 2);
+  const second = digitsAt(value, 17, 2);
+  if (year < 1000 || month < 1 || month > 12 || day < 1 || day > 31 || hour < 0 || hour > 23 || minute < 0 || minute > 59 || second < 0 || second > 59)
+    return null;
+  return Date.UTC(year, month - 1, day, hour, minute, second) / 1000;
+}
+
 /** RFC 3339 seconds, and the fraction as nanoseconds (metav1.MicroTime keeps microseconds). */
-function parseTime(value: string): { seconds: number; nanos: number } {
+export function parseTime(value: string): { seconds: number; nanos: number } {
+  const seconds = parseWholeSecondsUtc(value);
+  if (seconds !== null) return { seconds, nanos: 0 };
   const ms = Date.parse(value);
   if (Number.isNaN(ms)) return { seconds: 0, nanos: 0 };
   const fraction = /\.(\d+)/.exec(value)?.[1] ?? '';

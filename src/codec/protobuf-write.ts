@@ -1,7 +1,6 @@
 import { Writer, type Type } from 'protobufjs';
-import { parseApiVersion } from '../api/types';
 import { PROTOBUF_MAGIC } from './protobuf';
-import { lookupMessage } from '../schema/proto-loader';
+import { lookupMessageOf } from '../schema/proto-loader';
 import { encodeMessage } from './protobuf-encode';
 
 /**
@@ -18,7 +17,7 @@ type Json = Record<string, unknown>;
 export function messageTypeOf(obj: unknown): Type | null {
   const { apiVersion, kind } = (obj ?? {}) as Json;
   if (typeof apiVersion !== 'string' || typeof kind !== 'string' || !kind) return null;
-  return lookupMessage({ ...parseApiVersion(apiVersion), kind });
+  return lookupMessageOf(apiVersion, kind);
 }
 
 /** The bytes before `raw`'s content: magic, typeMeta, and raw's tag and length. */

@@ -3,7 +3,7 @@ import type { KubeObject } from '../api/types';
 import { parseApiVersion } from '../api/types';
 import { FIELD_FACTS } from '../schema/field-facts';
 import { withGoZeros } from '../schema/go-zeros';
-import { isInlineField, lookupMessage, protoRoot } from '../schema/proto-loader';
+import { isInlineField, lookupMessage, messageName, protoRoot } from '../schema/proto-loader';
 import { DecodeError } from './decode-error';
 import { STRING_LIST_MESSAGES } from '../generated/api-facts';
 
@@ -120,12 +120,19 @@ export function messageToJson(type: Type, msg: Record<string, unknown>): unknown
   return out;
 }
 
+let unknownMessage: Type | null = null;
+
+/** The envelope's message, looked up once (a lookup walks the proto namespaces). */
+function runtimeUnknown(): Type {
+  return (unknownMessage ??= protoRoot().lookupType('k8s.io.apimachinery.pkg.runtime.Unknown'));
+}
+
 /** Reads a `k8s\0` + runtime.Unknown body into a plain object of the kind its typeMeta names. */
 export function decodeProtobuf(body: Buffer): KubeObject {
   if (body.length < 4 || !body.subarray(0, 4).equals(PROTOBUF_MAGIC)) {
     throw new DecodeError(`provided data does not appear to be a protobuf message, expected prefix [107 56 115 0]`);
   }
-  const unknownType = protoRoot().lookupType('k8s.io.apimachinery.pkg.runtime.Unknown');
+  const unknownType = runtimeUnknown();
   let unknown: Record<string, unknown>;
   try {
     unknown = unknownType.decode(body.subarray(4)) as unknown as Record<string, unknown>;
@@ -144,7 +151,7 @@ export function decodeProtobuf(body: Buffer): KubeObject {
     throw new DecodeError(`unable to decode ${typeMeta.kind}: ${(err as Error).message}`);
   }
   // What Go's JSON encoder would write of the decoded struct: its nil slices as null, non-pointer zeros.
-  const json = withGoZeros(type.fullName.slice(1), messageToJson(type, message) as Record<string, unknown>);
+  const json = withGoZeros(messageName(type), messageToJson(type, message) as Record<string, unknown>);
   // ObjectMeta is a struct, so Go's JSON always writes it; kinds without it (DeleteOptions, AdmissionReview) get none.
   const metadata = Object.prototype.hasOwnProperty.call(type.fields, 'metadata') ? { metadata: {} } : {};
   return { apiVersion: typeMeta.apiVersion, kind: typeMeta.kind, ...metadata, ...json } as KubeObject;

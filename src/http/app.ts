@@ -5,7 +5,7 @@ import express from 'express';
 import { isStatusError, notAcceptable, pathNotFound, toStatusError, tooManyRequests, type StatusError } from '../api/errors';
 import type { AdmissionChain } from '../admission/admission';
 import type { GroupVersionKind } from '../api/types';
-import { negotiateOutput, type Encoding } from '../codec/negotiate';
+import { negotiateOutput, type Encoding, type OutputOptions } from '../codec/negotiate';
 import type { ApiServerMetrics } from '../metrics/metrics';
 import type { PatchSchema } from '../patch/strategic-merge';
 import type { ResourceDefinition } from '../registry/resource-definition';
@@ -101,6 +101,8 @@ const STATE = Symbol('kapi.request');
 
 /** What version, discovery and other non-resource documents are written in. */
 const NON_RESOURCE_ENCODINGS: Encoding[] = ['json', 'yaml'];
+const NON_RESOURCE_OUTPUT: OutputOptions = { encodings: NON_RESOURCE_ENCODINGS };
+const DISCOVERY_OUTPUT: OutputOptions = { encodings: NON_RESOURCE_ENCODINGS, discovery: true };
 type StatefulResponse = ServerResponse & { [STATE]?: RequestState };
 
 /** A map of audit annotations whose every entry is also handed to the audit filter. */
@@ -154,7 +156,7 @@ export function createApp(deps: AppDeps): RequestListener {
   };
   const json = (res: ServerResponse, value: unknown, code = 200): Promise<void> => {
     const s = state(res);
-    const output = negotiateOutput((res.req as IncomingMessage).headers.accept, { encodings: NON_RESOURCE_ENCODINGS });
+    const output = negotiateOutput((res.req as IncomingMessage).headers.accept, NON_RESOURCE_OUTPUT);
     return writeEncoded(res, code, value, output, s.pretty || output.pretty, s.compress);
   };
   const wrap =
@@ -233,7 +235,7 @@ export function createApp(deps: AppDeps): RequestListener {
 
   const discovery = (core: boolean) =>
     wrap((req, res) => {
-      const output = negotiateOutput(req.headers.accept, { encodings: NON_RESOURCE_ENCODINGS, discovery: true });
+      const output = negotiateOutput(req.headers.accept, DISCOVERY_OUTPUT);
       const { pretty, compress } = state(res);
       res.setHeader('Vary', 'Accept');
       if (output.representation.kind === 'APIGroupDiscoveryList') {

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { methodNotAllowed, pathNotFound } from '../api/errors';
 import type { GroupVersionKind } from '../api/types';
 import type { AdmissionChain } from '../admission/admission';
-import { negotiateOutput, negotiateStream, type Encoding } from '../codec/negotiate';
+import { negotiateOutput, negotiateStream, type Encoding, type OutputOptions } from '../codec/negotiate';
 import { lookupMessage } from '../schema/proto-loader';
 import { GenericStore } from '../registry/generic-store';
 import type { ResourceDefinition, Verb } from '../registry/resource-definition';
@@ -148,6 +148,22 @@ function requestContext(
   };
 }
 
+/** A resource endpoint's output options, one object per server and kind of kind, so that negotiation's choices are kept per object. */
+const outputOptionsOf = new WeakMap<Encoding[], { withMessage: OutputOptions; withoutMessage: OutputOptions }>();
+
+function resourceOutputOptions(encodings: Encoding[]): { withMessage: OutputOptions; withoutMessage: OutputOptions } {
+  let options = outputOptionsOf.get(encodings);
+  if (!options) {
+    options = {
+      withMessage: { encodings, objectEncodings: encodings, meta: true },
+      // A kind without a Protobuf message (a custom resource) is written in the others only.
+      withoutMessage: { encodings, objectEncodings: encodings.filter((e) => e !== 'protobuf'), meta: true },
+    };
+    outputOptionsOf.set(encodings, options);
+  }
+  return options;
+}
+
 export async function serveResource(
   req: IncomingMessage,
   res: ServerResponse,
@@ -169,12 +185,7 @@ export async function serveResource(
     : store instanceof GenericStore
       ? store.served(info.subresource as '' | Subresource)
       : store.served();
-  const hasMessage = lookupMessage(served.kind) !== null;
-  const options = {
-    encodings: deps.outputEncodings,
-    objectEncodings: hasMessage ? deps.outputEncodings : deps.outputEncodings.filter((e) => e !== 'protobuf'),
-    meta: true,
-  };
+  const options = resourceOutputOptions(deps.outputEncodings)[lookupMessage(served.kind) !== null ? 'withMessage' : 'withoutMessage'];
   const output = verb === 'watch' ? negotiateStream(req.headers.accept, options) : negotiateOutput(req.headers.accept, options);
   if (store.def.deprecationWarning) addWarning(res, store.def.deprecationWarning);
   const ctx = requestContext(res, info, signal, filtered, deps.admission);

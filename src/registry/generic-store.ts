@@ -36,6 +36,7 @@ import {
 } from './subresources';
 import type { AdmissionAttributes, AdmissionOperation } from './types';
 import { reconcileNamespace } from './computed-store';
+import { selectionPredicate } from './predicate';
 import { convertAll, convertOne, NO_SIGNAL } from './conversion';
 import { ensureActive, withInfo, type RequestContext } from './request-context';
 import type { ServerServices } from './types';
@@ -127,6 +128,8 @@ export class GenericStore {
   private readonly fields: FieldManager | null;
   /** Set once at start by the composition root for kinds with allocations (services). */
   hooks: WriteHooks | null = null;
+  /** cachedObjects' last answer and the cache's change mark it was read at. */
+  private everything: { mark: number; items: readonly KubeObject[] } | null = null;
 
   constructor(
     readonly def: ResourceDefinition,
@@ -227,6 +230,19 @@ export class GenericStore {
       this.fail(err, name, 'get');
     }
     return subresourceView(this.def, subresource)?.read(obj) ?? obj;
+  }
+
+  /**
+   * Every object of the kind from the watch cache, as kube's admission plugins read their listers:
+   * the same array (not to be changed) until the cache's objects change, so that admission's reads
+   * of its configurations cost nothing per request.
+   */
+  async cachedObjects(): Promise<readonly KubeObject[]> {
+    const mark = this.storage.changeMark?.();
+    if (mark !== undefined && this.everything?.mark === mark) return this.everything.items;
+    const { items } = await this.list('', { resourceVersion: '0', match: '', predicate: selectionPredicate(this.def, '', '') });
+    if (mark !== undefined) this.everything = { mark, items };
+    return items;
   }
 
   /** The object, or null when it does not exist (what a controller's or lookup's get wants). */

@@ -83,3 +83,34 @@ function findMessage(gvk: GroupVersionKind): Type | null {
     return null;
   }
 }
+
+/** A message's full name without the leading dot, kept per type: protobufjs joins it from the parents on every access. */
+const messageNames = new WeakMap<Type, string>();
+
+export function messageName(type: Type): string {
+  let name = messageNames.get(type);
+  if (name === undefined) messageNames.set(type, (name = type.fullName.slice(1)));
+  return name;
+}
+
+/**
+ * The message of an object's apiVersion and kind, as lookupMessage, without splitting the
+ * apiVersion on each call. Names come from clients too, so past a bound new ones are not kept.
+ */
+const messagesByApiVersion = new Map<string, Map<string, Type | null>>();
+const KEPT_NAMES_MAX = 4096;
+let keptNames = 0;
+
+export function lookupMessageOf(apiVersion: string, kind: string): Type | null {
+  const type = messagesByApiVersion.get(apiVersion)?.get(kind);
+  if (type !== undefined) return type;
+  const slash = apiVersion.indexOf('/');
+  const found = lookupMessage({ group: slash < 0 ? '' : apiVersion.slice(0, slash), version: apiVersion.slice(slash + 1), kind });
+  if (keptNames < KEPT_NAMES_MAX) {
+    keptNames++;
+    let byKind = messagesByApiVersion.get(apiVersion);
+    if (!byKind) messagesByApiVersion.set(apiVersion, (byKind = new Map()));
+    byKind.set(kind, found);
+  }
+  return found;
+}

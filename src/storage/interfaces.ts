@@ -107,4 +107,9 @@ export interface Storage {
   count(prefix: string): Promise<number>;
   /** The latest revision the store knows of (a quorum read). */
   currentRevision(): Promise<number>;
+  /**
+   * Where reads are served from memory: a number that moves whenever an object under the store's
+   * root changes (and undefined while the cache cannot vouch for its objects). Absent on etcd.
+   */
+  changeMark?(): number | undefined;
 }

@@ -12,6 +12,8 @@ const [endpoint, port, mode] = process.argv.slice(2);
 const kv = new Etcd3Kv({ endpoints: [endpoint] });
 const prefix = `/bench-floor-${process.pid}/`;
 let sequence = 0;
+// Exit on the bench's SIGTERM through process.exit, so that a --cpu-prof profile is written.
+process.on('SIGTERM', () => process.exit(0));
 
 if (mode === 'watch') {
   const cache = new Map<string, unknown>();

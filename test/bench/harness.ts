@@ -33,6 +33,14 @@ export async function startBenchEnv(): Promise<BenchEnv> {
   };
 }
 
+/** BENCH_PROFILE=DIR: a CPU profile of each measured server there; BENCH_NODE_ARGS: more node flags. */
+export function nodeArgs(): string[] {
+  return [
+    ...(process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : []),
+    ...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean),
+  ];
+}
+
 /**
  * kapi as its own process over `etcd`, serving plain HTTP on a free loopback port; resolves once
  * /readyz answers. BENCH_PROFILE=DIR writes a CPU profile of it there; BENCH_NODE_ARGS adds node flags.
@@ -44,10 +52,7 @@ export async function startKapiProcess(
 ): Promise<{ process: ChildProcess; url: string; stop(): Promise<void> }> {
   const port = await freePort();
   const main = path.resolve(__dirname, '../../../dist/main.js');
-  const profile = [
-    ...(process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : []),
-    ...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean),
-  ];
+  const profile = nodeArgs();
   const kapi = spawn(
     process.execPath,
     [

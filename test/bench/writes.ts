@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import path from 'node:path';
 import { freePort } from '../../src/server/embedded-etcd';
 import { Etcd3Kv } from '../../src/storage/etcd/etcd3-kv';
-import { fmt, measureCpu, request, runLoad, type BenchEnv, type LoadResult } from './harness';
+import { fmt, measureCpu, nodeArgs, request, runLoad, type BenchEnv, type LoadResult } from './harness';
 
 /**
  * Creates and gets through kapi (HTTP, JSON) beside the same shapes straight on etcd through the
@@ -28,7 +28,7 @@ function row(label: string, r: LoadResult): string {
 /** Creates through a floor server (see floor-server.ts) started with `args`, warmed up like kapi. */
 async function measureFloor(env: BenchEnv, args: string[]): Promise<{ result: LoadResult; cpuUsPerOp: Record<string, number> }> {
   const port = await freePort();
-  const server = fork(path.join(__dirname, 'floor-server.js'), [env.etcd.endpoint, String(port), ...args], { stdio: 'inherit' });
+  const server = fork(path.join(__dirname, 'floor-server.js'), [env.etcd.endpoint, String(port), ...args], { stdio: 'inherit', execArgv: nodeArgs() });
   try {
     await once(server, 'message');
     const url = `http://127.0.0.1:${port}/`;

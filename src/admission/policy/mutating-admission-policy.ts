@@ -69,7 +69,12 @@ export class MutatingAdmissionPolicy implements AdmissionPlugin {
   }
 
   /** The policies' invocations for this request; configuration errors meet the policy's failurePolicy here. */
-  private async invocations(policies: KubeObject[], bindings: KubeObject[], attrs: AdmissionAttributes, failures: PolicyFailure[]): Promise<Invocation[]> {
+  private async invocations(
+    policies: KubeObject[],
+    bindings: readonly KubeObject[],
+    attrs: AdmissionAttributes,
+    failures: PolicyFailure[],
+  ): Promise<Invocation[]> {
     const out: Invocation[] = [];
     for (const policy of policies) {
       const matched = await this.matching.matches(objectOf(objectOf(policy.spec).matchConstraints), attrs);

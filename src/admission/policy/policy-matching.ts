@@ -25,7 +25,7 @@ export function paramKindMissing({ apiVersion, kind }: { apiVersion: string; kin
 }
 
 /** Policies in name order, as kube's policy source lists them. */
-export function byName(policies: KubeObject[]): KubeObject[] {
+export function byName(policies: readonly KubeObject[]): KubeObject[] {
   return [...policies].sort((a, b) => ((a.metadata.name ?? '') < (b.metadata.name ?? '') ? -1 : 1));
 }
 

@@ -18,17 +18,13 @@ export interface ParamResource {
 
 /** What the policy plugin reads: policies, bindings, params and namespaces from the registry's caches. */
 export interface PolicySource {
-  policies(): Promise<KubeObject[]>;
-  bindings(): Promise<KubeObject[]>;
+  policies(): Promise<readonly KubeObject[]>;
+  bindings(): Promise<readonly KubeObject[]>;
   namespace(name: string): Promise<KubeObject | null>;
   /** The resource serving `kind` in `apiVersion`, or null when none does. */
   paramResource(apiVersion: string, kind: string): ParamResource | null;
   equivalents: EquivalentsOf;
   authorize: AuthorizeFn;
-}
-
-async function listAll(store: GenericStore): Promise<KubeObject[]> {
-  return (await store.list('', { ...CACHED, predicate: selectionPredicate(store.def, '', '') })).items;
 }
 
 /** Where a kind of policy and its bindings are served. */
@@ -52,7 +48,7 @@ export function registryPolicySource(
   // Not served (mutating policies behind their gate and --runtime-config): there are none.
   const listOf = async (resource: string) => {
     const found = registry.lookup(group, kind.version, resource);
-    return found instanceof GenericStore ? listAll(found) : [];
+    return found instanceof GenericStore ? found.cachedObjects() : [];
   };
   return {
     policies: () => listOf(kind.policies),

@@ -61,10 +61,7 @@ type StoreOf = (group: string, version: string, resource: string) => GenericStor
 export function registryWebhookSource(storeOf: StoreOf, equivalents: EquivalentsOf, authorize: AuthorizeFn): WebhookSource {
   const group = 'admissionregistration.k8s.io';
   return {
-    configurations: async (resource) => {
-      const store = storeOf(group, 'v1', resource);
-      return (await store.list('', { ...CACHED, predicate: selectionPredicate(store.def, '', '') })).items;
-    },
+    configurations: (resource) => storeOf(group, 'v1', resource).cachedObjects(),
     namespaceLabels: async (namespace) =>
       (await getOrNull(storeOf('', 'v1', 'namespaces'), '', namespace))?.metadata.labels as Record<string, string> | undefined,
     resolveService: (namespace, name, port) => resolveService(storeOf, namespace, name, port),

@@ -19,7 +19,7 @@ type Hook = Record<string, unknown>;
 
 /** Where the plugin reads configurations, namespaces and Services' endpoints (the registry's caches). */
 export interface WebhookSource {
-  configurations(resource: 'mutatingwebhookconfigurations' | 'validatingwebhookconfigurations'): Promise<KubeObject[]>;
+  configurations(resource: 'mutatingwebhookconfigurations' | 'validatingwebhookconfigurations'): Promise<readonly KubeObject[]>;
   namespaceLabels(namespace: string): Promise<Record<string, string> | undefined>;
   /** An address serving the Service's port; throws an Error saying why there is none. */
   resolveService(namespace: string, name: string, port: number): Promise<{ host: string; port: number }>;
@@ -119,7 +119,7 @@ export class WebhookAdmission implements AdmissionPlugin {
     resource: 'mutatingwebhookconfigurations' | 'validatingwebhookconfigurations',
   ): Promise<ConfiguredHook[]> {
     if (isExemptAdmissionConfiguration({ def: attrs.def })) return [];
-    const configs = (await this.source.configurations(resource)).sort(byName);
+    const configs = [...(await this.source.configurations(resource))].sort(byName);
     return configs.flatMap((config) =>
       objectsIn(config.webhooks).map((hook, index) => ({ config, hook, key: `${config.metadata.name ?? ''}/${str(hook.name)}/${index}` })),
     );

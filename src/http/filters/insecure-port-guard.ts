@@ -23,12 +23,24 @@ function isLoopbackName(hostname: string): boolean {
 }
 
 /** The host name of a Host header (`name:port`, `[v6]:port`), or null when it is not one. */
-function hostnameOf(authority: string): string | null {
+function parseHostname(authority: string): string | null {
   try {
     return new URL(`http://${authority}`).hostname;
   } catch {
     return null;
   }
+}
+
+/** A client sends the same Host on every request: its parse (a URL, about 10 µs) is kept for the few seen. */
+const KNOWN_AUTHORITIES_MAX = 64;
+const knownAuthorities = new Map<string, string | null>();
+
+function hostnameOf(authority: string): string | null {
+  let hostname = knownAuthorities.get(authority);
+  if (hostname !== undefined) return hostname;
+  hostname = parseHostname(authority);
+  if (knownAuthorities.size < KNOWN_AUTHORITIES_MAX) knownAuthorities.set(authority, hostname);
+  return hostname;
 }
 
 function isLoopbackAddress(hostname: string): boolean {

@@ -93,6 +93,8 @@ export class WatchCache implements Storage {
   private stopProgressPolls: (() => void) | null = null;
   /** Events received from etcd since start, for metrics. */
   eventsReceived = 0;
+  /** Moves with every change to `objects` (changeMark). */
+  private changes = 0;
 
   constructor(
     private readonly etcd: EtcdStorage,
@@ -129,6 +131,7 @@ export class WatchCache implements Storage {
     const list = await this.etcd.listReadable(this.root);
     const revision = Number(list.resourceVersion);
     this.objects = new Map(list.items.map((o) => [this.keyOf(o), o]));
+    this.changes++;
     this.unreadable = new Set(list.unreadable);
     this.sortedKeys = null;
     this.revision = revision;
@@ -191,6 +194,7 @@ export class WatchCache implements Storage {
    */
   private noteUnreadable(key: string, deleted: boolean, revision: number): void {
     this.eventsReceived++;
+    this.changes++;
     this.snapshotFloor = revision;
     if (this.objects.delete(key)) this.sortedKeys = null;
     if (deleted) {
@@ -214,6 +218,7 @@ export class WatchCache implements Storage {
     }
     if (item.type === 'INITIAL_EVENTS_END') return;
     this.eventsReceived++;
+    this.changes++;
     const { key } = item;
     // Snapshots undo events with their previous state, which etcd omits once that state is compacted.
     if (item.type !== 'ADDED' && !item.previous) item.previous = this.objects.get(key);
@@ -513,6 +518,10 @@ export class WatchCache implements Storage {
 
   get eventsHeld(): number {
     return this.window.size;
+  }
+
+  changeMark(): number | undefined {
+    return this.isReady && this.unreadable.size === 0 ? this.changes : undefined;
   }
 
   get currentCacheRevision(): number {

@@ -118,20 +118,44 @@ function abortError(): StorageError {
   return new StorageError('Timeout', 'request did not complete within requested timeout - context deadline exceeded');
 }
 
+/**
+ * The calls in flight under each signal, rejected together when it aborts: one listener per signal
+ * however many calls a request makes, since adding and removing an EventTarget listener per call
+ * costs more than the rest of the wait.
+ */
+const pendingUnder = new WeakMap<AbortSignal, Set<(err: Error) => void>>();
+
+function pendingCalls(signal: AbortSignal): Set<(err: Error) => void> {
+  let pending = pendingUnder.get(signal);
+  if (!pending) {
+    const calls = (pending = new Set());
+    pendingUnder.set(signal, calls);
+    signal.addEventListener(
+      'abort',
+      () => {
+        for (const reject of calls) reject(abortError());
+        calls.clear();
+      },
+      { once: true },
+    );
+  }
+  return pending;
+}
+
 /** Settles with `promise`, or rejects at once when `signal` aborts (the call itself runs on to its deadline). */
 function untilAborted<T>(promise: Promise<T>, signal?: AbortSignal): Promise<T> {
   if (!signal) return promise;
   if (signal.aborted) return Promise.reject(abortError());
+  const pending = pendingCalls(signal);
   return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => reject(abortError());
-    signal.addEventListener('abort', onAbort, { once: true });
+    pending.add(reject);
     promise.then(
       (v) => {
-        signal.removeEventListener('abort', onAbort);
+        pending.delete(reject);
         resolve(v);
       },
       (e: unknown) => {
-        signal.removeEventListener('abort', onAbort);
+        pending.delete(reject);
         reject(e);
       },
     );

@@ -3,6 +3,7 @@ import { decodeProtobuf, PROTOBUF_MAGIC } from '../../codec/protobuf';
 import { encodeProtobuf, messageTypeOf } from '../../codec/protobuf-write';
 import { decodeYaml, encodeYaml } from '../../codec/yaml';
 import { withGoZeros } from '../../schema/go-zeros';
+import { messageName } from '../../schema/proto-loader';
 
 /** --storage-media-type's values, sorted as kube-apiserver lists them in its error. */
 export const STORAGE_MEDIA_TYPES = ['application/json', 'application/vnd.kubernetes.protobuf', 'application/yaml'] as const;
@@ -74,7 +75,7 @@ export class StorageCodec {
   encode(obj: KubeObject, encoding = this.encodingOf(obj)): Buffer {
     switch (encoding) {
       case 'protobuf':
-        withGoZeros(messageTypeOf(obj)!.fullName.slice(1), obj);
+        withGoZeros(messageName(messageTypeOf(obj)!), obj);
         return encodeProtobuf(obj as unknown as Record<string, unknown>);
       case 'yaml':
         return encodeYaml(obj);
