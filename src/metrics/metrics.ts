@@ -1,4 +1,5 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { LabeledCounter, LabeledHistogram } from './labeled-metrics';
 
 /** kube-apiserver's latency buckets, so existing dashboards and alerts keep working. */
 const REQUEST_BUCKETS = [0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0, 1.25, 1.5, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 45, 60];
@@ -19,27 +20,6 @@ export interface CacheStats {
 const REQUEST_LABELS = ['verb', 'dry_run', 'group', 'version', 'resource', 'subresource', 'scope', 'component'] as const;
 
 export type RequestLabels = Record<(typeof REQUEST_LABELS)[number], string>;
-
-/**
- * prom-client hashes a label set on every observation; a server observes the same few sets all
- * day, so each set's child is looked up by its values instead.
- */
-class Children<C> {
-  private readonly byValues = new Map<string, C>();
-
-  constructor(private readonly make: (labels: Record<string, string>) => C) {}
-
-  of(labels: Record<string, string>): C {
-    let key = '';
-    for (const name in labels) key += `${labels[name]}\0`;
-    let child = this.byValues.get(key);
-    if (!child) {
-      child = this.make(labels);
-      this.byValues.set(key, child);
-    }
-    return child;
-  }
-}
 
 /**
  * Node's process metrics (prom-client's defaults) describe the process, not a server: collected
@@ -84,54 +64,49 @@ function processMetrics(): Registry {
 /** One server's metrics, with kube-apiserver's names and labels. */
 export class ApiServerMetrics {
   readonly registry = new Registry();
-  private readonly requests: Counter<string>;
-  private readonly latency: Histogram<string>;
-  private readonly etcdLatency: Histogram<string>;
+  private readonly requests: LabeledCounter;
+  private readonly latency: LabeledHistogram;
+  private readonly etcdLatency: LabeledHistogram;
   private readonly longRunning: Gauge<string>;
-
-  private readonly watchEvents: Counter<string>;
-  private readonly requestCounts: Children<Counter.Internal>;
-  private readonly latencies: Children<Histogram.Internal<string>>;
-  private readonly etcdLatencies: Children<Histogram.Internal<string>>;
-  private readonly watchEventCounts: Children<Counter.Internal>;
+  private readonly watchEvents: LabeledCounter;
   private readonly webhookLatency: Histogram<string>;
   private readonly webhookRejections: Counter<string>;
   private readonly clientCertificateExpiration: Histogram<string>;
 
   constructor(countObjects: () => Promise<Map<string, number>>, cacheStats: () => CacheStats[]) {
     processMetrics();
-    this.requests = new Counter({
-      name: 'apiserver_request_total',
-      help: 'Counter of apiserver requests broken out for each verb, dry run value, group, version, resource, scope, component, and HTTP response code.',
-      labelNames: [...REQUEST_LABELS, 'code'],
-      registers: [this.registry],
-    });
-    this.latency = new Histogram({
-      name: 'apiserver_request_duration_seconds',
-      help: 'Response latency distribution in seconds for each verb, dry run value, group, version, resource, subresource, scope and component.',
-      labelNames: [...REQUEST_LABELS],
-      buckets: REQUEST_BUCKETS,
-      registers: [this.registry],
-    });
-    this.etcdLatency = new Histogram({
-      name: 'etcd_request_duration_seconds',
-      help: 'Etcd request latency in seconds for each operation and object type.',
-      labelNames: ['operation', 'type'],
-      buckets: ETCD_BUCKETS,
-      registers: [this.registry],
-    });
+    this.requests = new LabeledCounter(
+      'apiserver_request_total',
+      'Counter of apiserver requests broken out for each verb, dry run value, group, version, resource, scope, component, and HTTP response code.',
+      [...REQUEST_LABELS, 'code'],
+      this.registry,
+    );
+    this.latency = new LabeledHistogram(
+      'apiserver_request_duration_seconds',
+      'Response latency distribution in seconds for each verb, dry run value, group, version, resource, subresource, scope and component.',
+      REQUEST_LABELS,
+      REQUEST_BUCKETS,
+      this.registry,
+    );
+    this.etcdLatency = new LabeledHistogram(
+      'etcd_request_duration_seconds',
+      'Etcd request latency in seconds for each operation and object type.',
+      ['operation', 'type'],
+      ETCD_BUCKETS,
+      this.registry,
+    );
     this.longRunning = new Gauge({
       name: 'apiserver_longrunning_requests',
       help: 'Gauge of all active long-running apiserver requests broken out by verb, group, version, resource, scope and component.',
       labelNames: ['verb', 'group', 'version', 'resource', 'subresource', 'scope', 'component'],
       registers: [this.registry],
     });
-    this.watchEvents = new Counter({
-      name: 'apiserver_watch_events_total',
-      help: 'Number of events sent in watch clients',
-      labelNames: ['group', 'version', 'resource'],
-      registers: [this.registry],
-    });
+    this.watchEvents = new LabeledCounter(
+      'apiserver_watch_events_total',
+      'Number of events sent in watch clients',
+      ['group', 'version', 'resource'],
+      this.registry,
+    );
     this.webhookLatency = new Histogram({
       name: 'apiserver_admission_webhook_admission_duration_seconds',
       help: 'Admission webhook latency histogram in seconds, identified by name and broken out for each operation and API resource and type (validate or admit).',
@@ -152,10 +127,6 @@ export class ApiServerMetrics {
       buckets: [0, 1800, 3600, 7200, 21600, 43200, 86400, 172800, 345600, 604800, 2592000, 7776000, 15552000, 31104000],
       registers: [this.registry],
     });
-    this.requestCounts = new Children((labels) => this.requests.labels(labels));
-    this.latencies = new Children((labels) => this.latency.labels(labels));
-    this.etcdLatencies = new Children((labels) => this.etcdLatency.labels(labels));
-    this.watchEventCounts = new Children((labels) => this.watchEvents.labels(labels));
     const byResource = (c: CacheStats) => ({ group: c.group, resource: c.resource });
     const perCache: [typeof Counter | typeof Gauge, string, string, string[], (c: CacheStats) => Record<string, string>, (c: CacheStats) => number][] = [
       [
@@ -227,12 +198,12 @@ export class ApiServerMetrics {
   }
 
   observeRequest(labels: RequestLabels, code: number, seconds: number): void {
-    this.requestCounts.of({ ...labels, code: String(code) }).inc();
-    if (labels.verb !== 'WATCH' && labels.verb !== 'CONNECT') this.latencies.of(labels).observe(seconds);
+    this.requests.of({ ...labels, code: String(code) }).inc();
+    if (labels.verb !== 'WATCH' && labels.verb !== 'CONNECT') this.latency.of(labels).observe(seconds);
   }
 
   observeWatchEvent(group: string, version: string, resource: string): void {
-    this.watchEventCounts.of({ group, version, resource }).inc();
+    this.watchEvents.of({ group, version, resource }).inc();
   }
 
   /** The remaining lifetime of a client certificate the x509 authenticator is given (x509.Authenticator's histogram). */
@@ -241,7 +212,7 @@ export class ApiServerMetrics {
   }
 
   observeEtcd(operation: string, type: string, seconds: number): void {
-    this.etcdLatencies.of({ operation, type }).observe(seconds);
+    this.etcdLatency.of({ operation, type }).observe(seconds);
   }
 
   /** One admission webhook call (the WebhookObserver of the webhook admission plugin). */
