@@ -6,6 +6,7 @@ import { defineResource } from '../registry/resource-definition';
 import { strategy } from '../registry/strategy';
 import { badRequest } from '../api/errors';
 import { celRuleErrors } from '../schema/custom-cel-rules';
+import { celCostErrors } from '../schema/cel-cost-limits';
 import type { JSONSchemaProps } from '../schema/json-schema-props';
 import { normalizeSchemaNulls, schemaPropsDecodeError } from '../schema/json-schema-props-decode';
 import { structuralTypeErrors } from '../schema/structural-types';
@@ -169,13 +170,16 @@ function validateNames(names: CrdNames): FieldErrorList {
   return errs;
 }
 
-/** The root of a structural schema, and the syntax of its CEL rules; deeper structure is the custom resource validator's to read. */
+/** The root of a structural schema, and the syntax and estimated cost of its CEL rules; deeper structure is the custom resource validator's to read. */
 function validateSchemaRoot(schema: JSONSchemaProps | null, path: string): FieldErrorList {
   if (!schema) return [field.required(`${path}.schema.openAPIV3Schema`, 'schemas are required')];
   const typePath = `${path}.schema.openAPIV3Schema.type`;
   if (!schema.type) return [field.required(typePath, 'must not be empty at the root')];
   if (schema.type !== 'object') return [field.invalid(typePath, schema.type, 'must be object at the root')];
-  return [...structuralTypeErrors(schema, `${path}.schema.openAPIV3Schema`), ...celRuleErrors(schema, `${path}.schema.openAPIV3Schema`)];
+  const at = `${path}.schema.openAPIV3Schema`;
+  const structural = structuralTypeErrors(schema, at);
+  // kube estimates rule costs only on a valid structural schema
+  return [...structural, ...celRuleErrors(schema, at), ...(structural.length === 0 ? celCostErrors(schema, at) : [])];
 }
 
 /** ValidateCustomResourceDefinitionSubresources: scale paths are simple paths under .spec or .status. */
