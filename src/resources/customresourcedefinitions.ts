@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import { field, type FieldErrorList } from '../api/field-errors';
 import { objectsIn as objs, stringOf as str, stringsIn as strs } from '../api/json-read';
 import { isDns1035Label, isDns1123Subdomain, nameIsDnsSubdomain } from '../api/name-validation';
@@ -170,16 +171,13 @@ function validateNames(names: CrdNames): FieldErrorList {
   return errs;
 }
 
-/** The root of a structural schema, and the syntax and estimated cost of its CEL rules; deeper structure is the custom resource validator's to read. */
+/** The root of a structural schema, and the syntax of its CEL rules; deeper structure is the custom resource validator's to read. */
 function validateSchemaRoot(schema: JSONSchemaProps | null, path: string): FieldErrorList {
   if (!schema) return [field.required(`${path}.schema.openAPIV3Schema`, 'schemas are required')];
   const typePath = `${path}.schema.openAPIV3Schema.type`;
   if (!schema.type) return [field.required(typePath, 'must not be empty at the root')];
   if (schema.type !== 'object') return [field.invalid(typePath, schema.type, 'must be object at the root')];
-  const at = `${path}.schema.openAPIV3Schema`;
-  const structural = structuralTypeErrors(schema, at);
-  // kube estimates rule costs only on a valid structural schema
-  return [...structural, ...celRuleErrors(schema, at), ...(structural.length === 0 ? celCostErrors(schema, at) : [])];
+  return [...structuralTypeErrors(schema, `${path}.schema.openAPIV3Schema`), ...celRuleErrors(schema, `${path}.schema.openAPIV3Schema`)];
 }
 
 /** ValidateCustomResourceDefinitionSubresources: scale paths are simple paths under .spec or .status. */
@@ -289,6 +287,21 @@ function established(crd: KubeObject): boolean {
   return conditions.some((c) => c.type === 'Established' && c.status === 'True');
 }
 
+/**
+ * kube's static cost limits on each version's CEL rules, estimated on a valid structural schema;
+ * on update a version whose schema is unchanged is held to the CRD's total only
+ * (validationOptions.suppressPerExpressionCost), so a CRD accepted before stays updatable.
+ */
+function celCostLimitErrors(crd: KubeObject, prev?: KubeObject): FieldErrorList {
+  const before = new Map(prev ? crdView(prev).versions.map((v) => [v.name, v.schema]) : []);
+  return crdView(crd).versions.flatMap((v, i) => {
+    const at = `spec.versions[${i}].schema.openAPIV3Schema`;
+    if (v.schema?.type !== 'object' || structuralTypeErrors(v.schema, at).length > 0) return [];
+    const unchanged = before.has(v.name) && isDeepStrictEqual(before.get(v.name), v.schema);
+    return celCostErrors(v.schema, at, !unchanged);
+  });
+}
+
 /** ValidateCustomResourceDefinitionUpdate: what storage depends on may not change. */
 function validateCrdUpdate(next: KubeObject, prev: KubeObject): FieldErrorList {
   const now = crdView(next);
@@ -303,7 +316,7 @@ function validateCrdUpdate(next: KubeObject, prev: KubeObject): FieldErrorList {
   }
   immutable('spec.group', now.group, before.group);
   immutable('spec.names.plural', now.names.plural, before.names.plural);
-  return errs;
+  return [...errs, ...celCostLimitErrors(next, prev)];
 }
 
 /** Adds the cleanup finalizer and the Terminating condition, as the CRD registry's Delete does. */
@@ -388,6 +401,7 @@ export const customresourcedefinitions = defineResource<KubeObject>({
     prepareForUpdate: prepareCrdForUpdate,
     applyDefaults: applyCrdDefaults,
     validate: validateCrd,
+    validateCreate: (crd) => celCostLimitErrors(crd),
     validateUpdate: validateCrdUpdate,
     startTermination: startCrdTermination,
   }),

@@ -87,6 +87,9 @@ describe('CRD cost limits', () => {
     const bounded = { ...spec, properties: { tags: tags(1_000_000, 16) } };
     expect(celCostErrors(crd(bounded), at)[0].detail).toBe(`estimated rule cost exceeds budget by factor of 1.100000x ${hint}`);
     expect(celCostErrors(crd({ ...spec, properties: { tags: tags(100_000, 16) } }), at)).toEqual([]);
+    // an unchanged schema on update: the total only
+    expect(celCostErrors(crd(bounded), at, false)).toEqual([]);
+    expect(celCostErrors(crd(spec), at, false).map((e) => e.field)).toEqual([rule, at]);
   });
 
   test('rules on the items of an unbounded list count as often as an item fits in 3 MiB; bounded lists multiply their maxItems', () => {

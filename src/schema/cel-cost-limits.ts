@@ -54,8 +54,11 @@ function estimate(source: string, self: CelType, optionalOldSelf: boolean): numb
   return estimateCost(parsed.expr, { root: self, vars }).max;
 }
 
-/** The cost errors of a structural schema's rules, in the order kube reports them (a node's children before it). */
-export function celCostErrors(schema: JSONSchemaProps, path: string): FieldErrorList {
+/**
+ * The cost errors of a structural schema's rules, in the order kube reports them (a node's
+ * children before it); without `perExpression`, only the total's.
+ */
+export function celCostErrors(schema: JSONSchemaProps, path: string, perExpression = true): FieldErrorList {
   const errs: FieldErrorList = [];
   let total = 0;
   const dearest: { path: string; cost: number }[] = [];
@@ -84,12 +87,12 @@ export function celCostErrors(schema: JSONSchemaProps, path: string): FieldError
       const raw = r.rule?.trim() ? estimate(r.rule, self, r.optionalOldSelf === true) : null;
       if (raw === null) return;
       const cost = multiply(raw, times);
-      if (cost > STATIC_ESTIMATED_COST_LIMIT)
+      if (perExpression && cost > STATIC_ESTIMATED_COST_LIMIT)
         errs.push(field.forbidden(`${rulePath}.rule`, costErrorMessage('estimated rule cost', cost, STATIC_ESTIMATED_COST_LIMIT)));
       observe(`${rulePath}.rule`, cost);
       const message = r.messageExpression ? estimate(r.messageExpression, self, r.optionalOldSelf === true) : null;
       if (message === null) return;
-      if (message > STATIC_ESTIMATED_COST_LIMIT)
+      if (perExpression && message > STATIC_ESTIMATED_COST_LIMIT)
         errs.push(field.forbidden(`${rulePath}.messageExpression`, costErrorMessage('estimated messageExpression cost', message, STATIC_ESTIMATED_COST_LIMIT)));
       observe(`${rulePath}.messageExpression`, message);
     });
