@@ -56,6 +56,67 @@ describe('estimated rule cost (cel-go checker/cost.go formulas, worked by hand)'
   });
 });
 
+describe("kube's own expected estimates (apiextensions-apiserver schema/cel compilation_test.go TestCostEstimation)", () => {
+  type Gen = (max?: number) => JSONSchemaProps;
+  const primitive = (type: string): JSONSchemaProps =>
+    type === 'int-or-string'
+      ? { 'x-kubernetes-int-or-string': true }
+      : ['duration', 'date', 'date-time'].includes(type)
+        ? { type: 'string', format: type }
+        : { type: type as JSONSchemaProps['type'] };
+  const array =
+    (type: string): Gen =>
+    (max) => ({ type: 'array', maxItems: max, items: primitive(type) });
+  const map =
+    (type: string): Gen =>
+    (max) => ({ type: 'object', maxProperties: max, additionalProperties: primitive(type) });
+  const string: Gen = (max) => ({ type: 'string', maxLength: max });
+  const bytes: Gen = (max) => ({ type: 'string', format: 'byte', maxLength: max });
+  const strings: Gen = (max) => ({ type: 'array', maxItems: max, items: { type: 'string', maxLength: max } });
+  // [generator, rule, cost without bounds (null: only said to exceed the limit), bound, cost with it]
+  const cases: [Gen, string, number | null, number, number][] = [
+    [array('number'), 'self.all(x, true)', 4718591, 10, 32],
+    [array('string'), 'self.all(x, true)', 3145727, 20, 62],
+    [array('boolean'), 'self.all(x, true)', 1887437, 5, 17],
+    [map('number'), 'self.all(x, true)', 1348169, 10, 32],
+    [map('boolean'), 'self.all(x, true)', 943718, 100, 302],
+    [string, "self.contains('test')", 314574, 10, 5],
+    [string, "self.startsWith('test')", 2, 15, 2],
+    [string, 'size(self + "hello") > size("hello")', 314578, 4, 7],
+    [array('number'), 'self[1] == 0.0', 2, 5000, 2],
+    [array('string'), 'self[1] == self[1]', 314577, 8, 314577],
+    [array('number'), 'self.all(x, self.all(y, true))', null, 10, 352],
+    [array('number'), 'self.all(x, self.all(y, self.all(z, true)))', null, 10, 3552],
+    [string, 'self.matches("x")', 314574, 50, 22],
+    [string, '"".matches("(((((((((())))))))))[0-9]")', 7, 10, 7],
+    [string, 'self.matches("")', 1, 100, 1],
+    [string, 'self == "x"', 2, 0, 1],
+    [bytes, 'self == b"x"', 2, 0, 1],
+    [array('number'), 'self.all(x, x == 0.0)', 6291454, 3 * 1024 * 2048, 25165826],
+    [array('int-or-string'), 'self[0] == 5', 3, 10, 3],
+    [array('boolean'), 'self[0] == false', 2, 25, 2],
+    [array('duration'), 'self.all(x, true)', 2359295, 5, 17],
+    [array('duration'), 'self[0].getHours() == 2', 4, 525, 4],
+    [array('date'), 'self.all(x, true)', 725936, 15, 47],
+    [array('date-time'), 'self.all(x, true)', 428963, 25, 77],
+    [map('int-or-string'), 'self.all(x, true)', 1348169, 15, 47],
+    [map('duration'), 'self.all(x, true)', 1048577, 5, 17],
+    [map('date'), 'self.all(x, true)', 524288, 10, 32],
+    [map('date-time'), 'self.all(x, true)', 349526, 25, 77],
+    [string, "self.find('[0-9]+') == ''", 629147, 10, 11],
+    [strings, "self.join(' ') == 'aa bb'", 329853068905, 10, 43],
+    [strings, 'self.isSorted() == true', 329854432052, 10, 52],
+  ];
+  test.each(cases.map(([gen, rule, unbounded, max, bounded]) => ({ gen, rule, unbounded, max, bounded })))(
+    '$rule (case $#)',
+    ({ gen, rule, unbounded, max, bounded }) => {
+      if (unbounded === null) expect(cost(rule, gen())).toBeGreaterThan(10_000_000);
+      else expect(cost(rule, gen())).toBe(unbounded);
+      expect(cost(rule, gen(max))).toBe(bounded);
+    },
+  );
+});
+
 describe('cost error messages (getCostErrorMessage)', () => {
   test('factor formats', () => {
     expect(costErrorMessage('estimated rule cost', 11_000_003, 10_000_000)).toBe(`estimated rule cost exceeds budget by factor of 1.100000x ${hint}`);
