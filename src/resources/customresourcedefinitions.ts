@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import { field, type FieldErrorList } from '../api/field-errors';
 import { objectsIn as objs, stringOf as str, stringsIn as strs } from '../api/json-read';
 import { isDns1035Label, isDns1123Subdomain, nameIsDnsSubdomain } from '../api/name-validation';
@@ -6,6 +7,7 @@ import { defineResource } from '../registry/resource-definition';
 import { strategy } from '../registry/strategy';
 import { badRequest } from '../api/errors';
 import { celRuleErrors } from '../schema/custom-cel-rules';
+import { celCostErrors } from '../schema/cel-cost-limits';
 import type { JSONSchemaProps } from '../schema/json-schema-props';
 import { normalizeSchemaNulls, schemaPropsDecodeError } from '../schema/json-schema-props-decode';
 import { structuralTypeErrors } from '../schema/structural-types';
@@ -285,6 +287,21 @@ function established(crd: KubeObject): boolean {
   return conditions.some((c) => c.type === 'Established' && c.status === 'True');
 }
 
+/**
+ * kube's static cost limits on each version's CEL rules, estimated on a valid structural schema;
+ * on update a version whose schema is unchanged is held to the CRD's total only
+ * (validationOptions.suppressPerExpressionCost), so a CRD accepted before stays updatable.
+ */
+function celCostLimitErrors(crd: KubeObject, prev?: KubeObject): FieldErrorList {
+  const before = new Map(prev ? crdView(prev).versions.map((v) => [v.name, v.schema]) : []);
+  return crdView(crd).versions.flatMap((v, i) => {
+    const at = `spec.versions[${i}].schema.openAPIV3Schema`;
+    if (v.schema?.type !== 'object' || structuralTypeErrors(v.schema, at).length > 0) return [];
+    const unchanged = before.has(v.name) && isDeepStrictEqual(before.get(v.name), v.schema);
+    return celCostErrors(v.schema, at, !unchanged);
+  });
+}
+
 /** ValidateCustomResourceDefinitionUpdate: what storage depends on may not change. */
 function validateCrdUpdate(next: KubeObject, prev: KubeObject): FieldErrorList {
   const now = crdView(next);
@@ -299,7 +316,7 @@ function validateCrdUpdate(next: KubeObject, prev: KubeObject): FieldErrorList {
   }
   immutable('spec.group', now.group, before.group);
   immutable('spec.names.plural', now.names.plural, before.names.plural);
-  return errs;
+  return [...errs, ...celCostLimitErrors(next, prev)];
 }
 
 /** Adds the cleanup finalizer and the Terminating condition, as the CRD registry's Delete does. */
@@ -384,6 +401,7 @@ export const customresourcedefinitions = defineResource<KubeObject>({
     prepareForUpdate: prepareCrdForUpdate,
     applyDefaults: applyCrdDefaults,
     validate: validateCrd,
+    validateCreate: (crd) => celCostLimitErrors(crd),
     validateUpdate: validateCrdUpdate,
     startTermination: startCrdTermination,
   }),

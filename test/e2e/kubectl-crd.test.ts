@@ -195,6 +195,75 @@ test('validation ratcheting: after the schema tightens, a finalizer is added to 
   expect((await k('delete', 'crd', 'gadgets.example.com')).stdout.trim()).toBe('customresourcedefinition.apiextensions.k8s.io "gadgets.example.com" deleted');
 });
 
+const gizmos = (tagBounds: string, partsMaxItems?: number) => `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: gizmos.example.com
+spec:
+  group: example.com
+  scope: Namespaced
+  names: {plural: gizmos, singular: gizmo, kind: Gizmo}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            x-kubernetes-validations: [{rule: "self.tags.all(t, t.contains('gpu'))", message: "every tag names a gpu"}]
+            properties:
+              tags: {type: array${tagBounds}, items: {type: string${tagBounds ? ', maxLength: 16' : ''}}}
+              parts:
+                type: array
+                ${partsMaxItems === undefined ? '' : `maxItems: ${partsMaxItems}`}
+                items:
+                  type: object
+                  properties: {name: {type: string}}
+                  x-kubernetes-validations:
+${Array.from({ length: 11 }, (_, i) => `                  - {rule: "self.name != 'b${i}' && self.name != 'c${i}' && self.name != 'd${i}'"}`).join('\n')}
+`;
+
+test('CEL cost limits: a rule estimated over StaticEstimatedCostLimit, or rules over the CRD total, refuse the CRD; bounds make it acceptable', async () => {
+  const hint = '(try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)';
+  const schema = 'spec.versions[0].schema.openAPIV3Schema';
+  // unbounded tags of unbounded strings: each of ~1M tags traversed in full
+  const expensive = await kubectl(kapi.url, ['apply', '-f', '-'], gizmos(''));
+  expect(expensive.code).not.toBe(0);
+  expect(expensive.stderr).toContain('The CustomResourceDefinition "gizmos.example.com" is invalid');
+  expect(expensive.stderr).toContain(
+    `${schema}.properties[spec].x-kubernetes-validations[0].rule: Forbidden: estimated rule cost exceeds budget by factor of more than 100x ${hint}`,
+  );
+  // kube also lists the rule's 'contributed to estimated rule cost total' error; kapi's store keeps one error of a type per field
+  expect(expensive.stderr).toContain(
+    `${schema}: Forbidden: x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema exceeds budget by factor of more than 100x`,
+  );
+  // bounded tags; each part rule costs 9, times the 1,048,576 items that fit in 3 MiB: under the rule limit, 11 of them over the CRD's
+  const total = await kubectl(kapi.url, ['apply', '-f', '-'], gizmos(', maxItems: 10'));
+  expect(total.code).not.toBe(0);
+  expect(total.stderr).not.toContain('estimated rule cost exceeds budget');
+  const parts = `${schema}.properties[spec].properties[parts].items.x-kubernetes-validations`;
+  for (const i of [0, 1, 2, 3])
+    expect(total.stderr).toContain(`${parts}[${i}].rule: Forbidden: contributed to estimated rule cost total exceeding cost limit for entire OpenAPIv3 schema`);
+  expect(total.stderr).not.toContain(`${parts}[4].rule`);
+  // 11 * 9,437,184 for the parts, and 10 * 11 + 3 for the tags
+  expect(total.stderr).toContain(
+    `${schema}: Forbidden: x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema exceeds budget by factor of 1.038091x ${hint}`,
+  );
+  const bounded = await kubectl(kapi.url, ['apply', '-f', '-'], gizmos(', maxItems: 10', 100));
+  expect(bounded.stdout.trim()).toBe('customresourcedefinition.apiextensions.k8s.io/gizmos.example.com created');
+  await k('wait', '--for', 'condition=established', '--timeout=20s', 'crd/gizmos.example.com');
+  const gizmo = (spec: string) => kubectl(kapi.url, ['apply', '-f', '-'], `apiVersion: example.com/v1\nkind: Gizmo\nmetadata: {name: z1}\nspec: ${spec}\n`);
+  expect((await gizmo("{tags: ['gpu-a', 'cpu']}")).stderr).toContain('The Gizmo "z1" is invalid: spec: Invalid value: "object": every tag names a gpu');
+  expect((await gizmo('{tags: [gpu], parts: [{name: c7}]}')).stderr).toContain(
+    `spec.parts[0]: Invalid value: "object": failed rule: self.name != 'b7' && self.name != 'c7' && self.name != 'd7'`,
+  );
+  expect((await gizmo('{tags: [gpu], parts: [{name: e1}]}')).stdout.trim()).toBe('gizmo.example.com/z1 created');
+  expect((await k('delete', 'crd', 'gizmos.example.com')).code).toBe(0);
+});
+
 test('kubectl delete crd removes its resources and stops serving them', async () => {
   expect((await k('delete', 'crd', 'widgets.example.com')).stdout.trim()).toBe('customresourcedefinition.apiextensions.k8s.io "widgets.example.com" deleted');
   // kubectl's discovery cache still knows the resource; the server no longer serves it.

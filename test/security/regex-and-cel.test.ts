@@ -5,7 +5,8 @@ import { startServerProcess, type ServerProcess } from '../harness/process';
 /**
  * Issue 25, items 3, 4 and 5: user patterns run on Go's regexp semantics (RE2, linear time), so
  * a pattern that backtracks exponentially in ECMAScript (`^(a+)+$`) answers at once and leaves the
- * server free; CEL's runtime cost limit stops an expensive rule with kube's message; a CRD schema
+ * server free; a CRD rule whose estimated cost is over kube's static limit refuses the CRD, and CEL's
+ * runtime cost limit stops an expensive rule with kube's message; a CRD schema
  * of the wrong JSON types or with nulls is a 4xx as kube answers it.
  */
 
@@ -162,13 +163,24 @@ describe('ReDoS', () => {
 describe('CEL cost limits', () => {
   const keys = Object.fromEntries(Array.from({ length: 300 }, (_, i) => [`k${i}`, 'v']));
 
-  test("a CRD rule past kube's per-call limit is refused with kube-apiserver's error, and stops early", async () => {
+  test("a CRD rule estimated past kube's static limit refuses the CRD; bounded, past the per-call limit it is refused with kube-apiserver's error, and stops early", async () => {
     const rule = 'self.all(x, self.all(y, self.all(z, x + y + z != "")))';
+    // 100 keys: the rule's static estimate, 100 * (6 * 100^2 + 5 * 100 + 5) + 2, is within kube's limit of 10,000,000 (unbounded, the CRD is refused)
+    const entries = Object.fromEntries(Array.from({ length: 100 }, (_, i) => [`k${i}`, 'v']));
+    const m = { type: 'object', additionalProperties: { type: 'string' }, 'x-kubernetes-validations': [{ rule }, { rule: 'false' }] };
+    const unbounded = await api.post(CRDS, crd('costlies', 'Costly', { type: 'object', properties: { m } }));
+    expect(unbounded.status).toBe(422);
+    expect(unbounded.body.details.causes).toContainEqual({
+      reason: 'FieldValueForbidden',
+      field: 'spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[m].x-kubernetes-validations[0].rule',
+      message:
+        'Forbidden: estimated rule cost exceeds budget by factor of more than 100x (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)',
+    });
     await createEstablished(
       api,
       crd('costlies', 'Costly', {
         type: 'object',
-        properties: { m: { type: 'object', additionalProperties: { type: 'string' }, 'x-kubernetes-validations': [{ rule }, { rule: 'false' }] } },
+        properties: { m: { ...m, maxProperties: 100 } },
       }),
     );
     const { reply, ms, slowestReadyzMs } = await timed(() =>
@@ -176,7 +188,7 @@ describe('CEL cost limits', () => {
         apiVersion: 'regex.example.com/v1',
         kind: 'Costly',
         metadata: { name: 'c' },
-        spec: { m: keys },
+        spec: { m: entries },
       }),
     );
     expect(reply.status).toBe(422);
@@ -187,7 +199,7 @@ describe('CEL cost limits', () => {
         message: `Invalid value: "object": 'operation cancelled: actual cost limit exceeded': no further validation rules will be run due to call cost exceeds limit for rule: ${rule}`,
       },
     ]);
-    // 300^3 iterations run to the end take tens of seconds
+    // 100^3 iterations run to the end take seconds
     expect(ms).toBeLessThan(5000);
     expect(slowestReadyzMs).toBeLessThan(5000);
   });
