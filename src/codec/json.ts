@@ -13,8 +13,12 @@ export function decodeJson(body: Buffer): unknown {
 }
 
 /** JSON as Go's encoder writes it: compact, or two-space indented when pretty; always newline-terminated. */
+export function jsonText(value: unknown, pretty = false): string {
+  return `${pretty ? JSON.stringify(value, null, 2) : JSON.stringify(value)}\n`;
+}
+
 export function encodeJson(value: unknown, pretty = false): Buffer {
-  return Buffer.from(`${pretty ? JSON.stringify(value, null, 2) : JSON.stringify(value)}\n`);
+  return Buffer.from(jsonText(value, pretty));
 }
 
 /** Deeper documents are refused before anything walks them recursively. */

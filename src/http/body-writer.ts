@@ -24,13 +24,19 @@ function commitHeaders(res: ServerResponse, code: number, contentType: string, g
   }
 }
 
-/** Writes a complete body, gzipped when allowed and larger than the threshold. */
-export function writeWholeBody(res: ServerResponse, code: number, contentType: string, body: Buffer, compress: boolean): void {
-  const gzip = compress && body.length > GZIP_THRESHOLD_BYTES;
+/** Writes a complete body (text is UTF-8), gzipped when allowed and larger than the threshold. */
+export function writeWholeBody(res: ServerResponse, code: number, contentType: string, body: Buffer | string, compress: boolean): void {
+  const length = typeof body === 'string' ? Buffer.byteLength(body) : body.length;
+  const gzip = compress && length > GZIP_THRESHOLD_BYTES;
   commitHeaders(res, code, contentType, gzip);
-  const out = gzip ? gzipSync(body, { level: GZIP_LEVEL }) : body;
-  res.setHeader('Content-Length', out.length);
-  res.end(out);
+  if (gzip) {
+    const out = gzipSync(body, { level: GZIP_LEVEL });
+    res.setHeader('Content-Length', out.length);
+    res.end(out);
+    return;
+  }
+  res.setHeader('Content-Length', length);
+  res.end(body);
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { Type } from 'protobufjs';
 import { encodeCbor, encodeCborWatchEvent } from '../codec/cbor';
-import { encodeJson } from '../codec/json';
+import { encodeJson, jsonText } from '../codec/json';
 import type { Encoding } from '../codec/negotiate';
 import { encodeProtobuf, encodeProtobufWatchEvent, listItemType, messageTypeOf, protobufEnvelope, protobufListParts } from '../codec/protobuf-write';
 import { encodeMessage } from '../codec/protobuf-encode';
@@ -35,6 +35,14 @@ export function objectMessage(object: object, type: Type): Uint8Array {
     protobufOfObject.set(object, bytes);
   }
   return bytes;
+}
+
+/**
+ * A response body: JSON as text, which Node writes together with the response head (one copy,
+ * one write), the others as bytes.
+ */
+export function encodeBody(value: unknown, encoding: Encoding, pretty: boolean): Buffer | string {
+  return encoding === 'json' ? jsonText(value, pretty) : encode(value, encoding, pretty);
 }
 
 /** A complete body of one value in one encoding. */

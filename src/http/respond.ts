@@ -7,7 +7,7 @@ import { toTable, type IncludeObject } from '../registry/table';
 import { StreamedBody, writeWholeBody } from './body-writer';
 import type { RestStore } from '../registry/resource-registry';
 import type { ResourceRequest } from './handlers/context';
-import { encode, encodeListItemsInSlices, listPieces } from './encode';
+import { encodeBody, encodeListItemsInSlices, listPieces } from './encode';
 import { loopSlices } from '../api/loop-slices';
 
 /** Lists longer than this are written item by item rather than as one buffer. */
@@ -42,7 +42,7 @@ export async function writeEncoded(res: ServerResponse, code: number, value: unk
       return;
     }
   }
-  writeWholeBody(res, code, output.contentType, encode(value, output.encoding, pretty), compress);
+  writeWholeBody(res, code, output.contentType, encodeBody(value, output.encoding, pretty), compress);
 }
 
 /**
@@ -56,7 +56,7 @@ export function writeError(res: ServerResponse, err: StatusError, accept: string
     writeWholeBody(res, err.code, 'application/json', Buffer.from(JSON.stringify(err.status, null, 2)), false);
     return;
   }
-  writeWholeBody(res, err.code, output.contentType, encode(err.status, output.encoding, pretty || output.pretty), compress);
+  writeWholeBody(res, err.code, output.contentType, encodeBody(err.status, output.encoding, pretty || output.pretty), compress);
 }
 
 function isStatus(value: KubeObject | KubeList | Status): value is Status {
