@@ -1,6 +1,7 @@
 import { benchControlPlane } from './control-plane';
 import { startBenchEnv, type BenchEnv } from './harness';
 import { benchLists } from './lists';
+import { benchMemory } from './memory';
 import { benchSerialization } from './serialization';
 import { benchStartKapi } from './start-kapi';
 import { benchWatchLatency } from './watch-latency';
@@ -13,6 +14,7 @@ const benches: Record<string, (env: BenchEnv) => Promise<unknown>> = {
   watch: benchWatchLatency,
   startkapi: benchStartKapi,
   controlplane: benchControlPlane,
+  memory: benchMemory,
 };
 
 /**
