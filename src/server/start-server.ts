@@ -62,6 +62,7 @@ import { Aggregator } from '../aggregator/aggregator';
 import { authenticationData, publishAuthenticationConfigMap } from '../aggregator/authentication-configmap';
 
 import { KUBERNETES_VERSION, kapiGitVersion } from './kubernetes-version';
+import { featureStagesAt } from './feature-gates';
 import { definitionsAt, deltaOf, emulationVersionInfo, type EmulatedVersion } from './emulated-version';
 import type { MinorDelta } from '../generated/emulation-facts';
 
@@ -267,7 +268,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     if (!found) throw new Error(`${resource}.${group} is not served`);
     return found;
   };
-  const validation: ValidationOptions = { allowLoopbackEndpoints: config.allowLoopbackEndpoints };
+  const validation: ValidationOptions = { allowLoopbackEndpoints: config.allowLoopbackEndpoints, featureGates: config.featureGates };
   const services: ServerServices = {
     store,
     tokens: auth.tokens,
@@ -311,6 +312,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
         revision: cache.currentCacheRevision,
       })),
   );
+  metrics.recordFeatureGates(featureStagesAt(config.emulatedVersion.minor).map(({ name, stage }) => ({ name, stage, enabled: config.featureGates[name] })));
   // The authorizer is built later (it needs RBAC's caches); CEL's authorizer checks run only on requests, after that.
   const admission = buildAdmission(config, storeOf, metrics, { registry, authorize: (attrs) => authorizer.authorize(attrs) });
   await ensureSystemNamespaces(namespaces);
