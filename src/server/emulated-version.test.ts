@@ -1,5 +1,5 @@
 import { parseFlags } from './config';
-import { definitionsAt, deltaOf, parseEmulatedVersionFlag, supportedMinors } from './emulated-version';
+import { deltaOf, parseEmulatedVersionFlag, supportedMinors } from './emulated-version';
 
 describe('--emulated-version', () => {
   test("accepts kube's spellings and answers component-base's errors for the others", () => {
@@ -29,18 +29,5 @@ describe('--emulated-version', () => {
       WatchList: false,
     });
     expect(config('--feature-gates=MutatingAdmissionPolicy=true', '--emulated-version=1.34').featureGates.MutatingAdmissionPolicy).toBe(true);
-  });
-
-  test("OpenAPI definitions lose the kinds and fields the emulated release lacks, required lists included; the pinned release's are left as they are", () => {
-    const definitions = {
-      'io.k8s.api.core.v1.PodStatus': { type: 'object', properties: { phase: {}, allocatedResources: {} }, required: ['phase', 'allocatedResources'] },
-      'io.k8s.api.core.v1.ImageVolumeStatus': { type: 'object', properties: {} },
-      'io.k8s.api.core.v1.Pod': { type: 'object', properties: { spec: {} } },
-    };
-    expect(definitionsAt(deltaOf({ major: 1, minor: 34 }), definitions)).toEqual({
-      'io.k8s.api.core.v1.PodStatus': { type: 'object', properties: { phase: {} }, required: ['phase'] },
-      'io.k8s.api.core.v1.Pod': { type: 'object', properties: { spec: {} } },
-    });
-    expect(definitionsAt(deltaOf({ major: 1, minor: 36 }), definitions)).toBe(definitions);
   });
 });

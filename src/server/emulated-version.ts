@@ -86,26 +86,3 @@ export function kindExistsAt(delta: MinorDelta, group: string, version: string, 
   const pkg = GROUP_VERSION_PACKAGES[group ? `${group}/${version}` : version];
   return !pkg || !delta.absentMessages.includes(`${pkg}.${kind}`);
 }
-
-/**
- * OpenAPI definitions as the emulated release has them: kinds it lacks are left out and so
- * are the properties of fields it lacks (definition names are `io.k8s.…`, messages `k8s.io.…`).
- */
-export function definitionsAt(delta: MinorDelta, definitions: Record<string, unknown>): Record<string, unknown> {
-  if (delta === NO_DELTA) return definitions;
-  const out: Record<string, unknown> = {};
-  for (const [name, schema] of Object.entries(definitions)) {
-    const message = name.replace(/^io\.k8s\./, 'k8s.io.');
-    if (delta.absentMessages.includes(message)) continue;
-    const absent = delta.absentFields[message];
-    const s = schema as { properties?: Record<string, unknown>; required?: string[] };
-    if (!absent || !s.properties) {
-      out[name] = schema;
-      continue;
-    }
-    const properties = Object.fromEntries(Object.entries(s.properties).filter(([field]) => !absent.includes(field)));
-    const required = s.required?.filter((field) => !absent.includes(field));
-    out[name] = { ...s, properties, ...(required ? { required } : {}) };
-  }
-  return out;
-}

@@ -143,7 +143,7 @@ test("/version reports the binary's major and minor with the emulation and min c
   });
 });
 
-test("a 1.34-emulated server serves neither 1.36's kinds nor its fields: discovery, the kinds' paths and OpenAPI v2 and v3 are 1.34's", async () => {
+test("a 1.34-emulated server serves none of 1.36's new kinds; its OpenAPI v2 and v3 are the binary's schemas, as kube's, at info.version 1.34", async () => {
   const group = (url: string) => new Api(url).get('/apis/admissionregistration.k8s.io/v1');
   const names = (res: { body: unknown }) => (res.body as { resources: { name: string }[] }).resources.map((r) => r.name);
   expect(names(await group(kapi.url))).toContain('mutatingadmissionpolicies');
@@ -151,20 +151,28 @@ test("a 1.34-emulated server serves neither 1.36's kinds nor its fields: discove
   expect(names(emulatedGroup)).toContain('validatingadmissionpolicies');
   expect(names(emulatedGroup)).not.toContain('mutatingadmissionpolicies');
   expect((await new Api(emulating134.url).get('/apis/admissionregistration.k8s.io/v1/mutatingadmissionpolicies')).status).toBe(404);
-  // 1.36 added ImageVolumeStatus and PodStatus.allocatedResources; 1.34's OpenAPI has neither.
-  const podStatus = async (url: string) => {
-    const v3 = (await new Api(url).get('/openapi/v3/api/v1')).body as { components: { schemas: Record<string, { properties: Record<string, unknown> }> } };
-    return v3.components.schemas;
+  // 1.36 added ImageVolumeStatus and PodStatus.allocatedResources: kube's OpenAPI comes from the binary's definitions, whatever the emulation version.
+  const v3 = async (url: string, gv: string) =>
+    (await new Api(url).get(`/openapi/v3/${gv}`)).body as {
+      info: { version: string };
+      components: { schemas: Record<string, { properties: Record<string, unknown> }> };
+    };
+  const pinned = await v3(kapi.url, 'api/v1');
+  const emulated = await v3(emulating134.url, 'api/v1');
+  expect(pinned.info.version).toBe('1.36');
+  expect(emulated.info.version).toBe('1.34');
+  expect(emulated.components.schemas['io.k8s.api.core.v1.PodStatus']).toEqual(pinned.components.schemas['io.k8s.api.core.v1.PodStatus']);
+  expect(Object.keys(emulated.components.schemas)).toContain('io.k8s.api.core.v1.ImageVolumeStatus');
+  expect(Object.keys((await v3(emulating134.url, 'apis/admissionregistration.k8s.io/v1')).components.schemas)).not.toContain(
+    'io.k8s.api.admissionregistration.v1.MutatingAdmissionPolicy',
+  );
+  const v2 = (await new Api(emulating134.url).get('/openapi/v2')).body as {
+    info: { version: string };
+    definitions: Record<string, { properties?: Record<string, unknown> }>;
   };
-  const pinnedSchemas = await podStatus(kapi.url);
-  expect(Object.keys(pinnedSchemas['io.k8s.api.core.v1.PodStatus'].properties)).toContain('allocatedResources');
-  const emulatedSchemas = await podStatus(emulating134.url);
-  expect(Object.keys(emulatedSchemas['io.k8s.api.core.v1.PodStatus'].properties)).not.toContain('allocatedResources');
-  expect(emulatedSchemas['io.k8s.api.core.v1.PodStatus'].properties).toHaveProperty('containerStatuses');
-  expect(Object.keys(emulatedSchemas)).not.toContain('io.k8s.api.core.v1.ImageVolumeStatus');
-  const v2 = (await new Api(emulating134.url).get('/openapi/v2')).body as { definitions: Record<string, { properties?: Record<string, unknown> }> };
+  expect(v2.info.version).toBe('1.34');
   expect(Object.keys(v2.definitions)).not.toContain('io.k8s.api.admissionregistration.v1.MutatingAdmissionPolicy');
-  expect(Object.keys(v2.definitions['io.k8s.api.core.v1.PodStatus'].properties ?? {})).not.toContain('allocatedResources');
+  expect(Object.keys(v2.definitions['io.k8s.api.core.v1.PodStatus'].properties ?? {})).toContain('allocatedResources');
 });
 
 test("kubectl get flowschemas and prioritylevelconfigurations print kube's columns, the bootstrap objects in precedence order", async () => {
