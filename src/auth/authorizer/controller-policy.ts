@@ -185,7 +185,7 @@ const CONTROLLER_RULES: Record<string, PolicyRule[]> = {
     r(CORE, ['pods'], ['create', 'delete', 'list', 'patch', 'watch']),
     EVENTS_WRITE,
   ],
-  // DynamicResourceAllocation (GA in 1.34); resourceclaims/binding is DRADeviceBindingConditions' (beta and on by default since 1.36).
+  // DynamicResourceAllocation (GA in 1.34); resourceclaims/binding is DRAResourceClaimGranularStatusAuthorization's (beta and on by default in 1.36).
   'resource-claim-controller': [
     r(CORE, ['pods'], READ),
     r(CORE, ['pods/finalizers'], UPDATE),
