@@ -18,7 +18,7 @@ import { parse, Type, type Namespace, type ReflectionObject } from 'protobufjs';
 /** Must match scripts/gen-api-facts.ts's PINNED_TAG: the release the deltas are taken against. */
 const PINNED_TAG = 'v0.36.3';
 /** The older minors kapi can emulate, each at its newest patch tag in the mirrors. */
-const EMULATED_TAGS = ['v0.34.10', 'v0.35.7'];
+const EMULATED_TAGS = ['v0.33.13', 'v0.34.10', 'v0.35.7'];
 
 /** Proto message full name -> its field names, for every generated.proto of the repositories at a tag. */
 function messagesAt(repos: string[], tag: string): Map<string, Set<string>> {

@@ -201,10 +201,12 @@ export function createApp(deps: AppDeps): RequestListener {
   app.get(OPENID_CONFIGURATION_PATH, serveDiscovery('configuration', 'application/json'));
   app.get(JWKS_PATH, serveDiscovery('jwks', 'application/jwk-set+json'));
 
+  // info.version is the emulation version, major.minor (genericapiserver's completeOpenAPI with EffectiveVersion.EmulationVersion()).
+  const openApiVersion = `${deps.version.emulationMajor ?? deps.version.major}.${deps.version.emulationMinor ?? deps.version.minor}`;
   const v3Docs = (): Map<string, Buffer> => {
     const docs = new Map<string, Buffer>();
     for (const entry of deps.registry.groupVersions()) {
-      docs.set(groupVersionPath(entry), encode(openApiV3Document(entry, deps.schemas, deps.version.gitVersion), 'json', false));
+      docs.set(groupVersionPath(entry), encode(openApiV3Document(entry, deps.schemas, openApiVersion), 'json', false));
     }
     return docs;
   };
@@ -226,7 +228,7 @@ export function createApp(deps: AppDeps): RequestListener {
     '/openapi/v2',
     wrap((req, res) => {
       const accept = req.headers.accept;
-      const document = openApiV2Document(deps.registry, deps.schemas, deps.version.gitVersion);
+      const document = openApiV2Document(deps.registry, deps.schemas, openApiVersion);
       if (acceptsOpenApiV2Protobuf(accept)) return writeBody(res, 200, OPENAPI_V2_PROTOBUF, encodeOpenApiV2(document));
       if (accept && !/application\/json|\*\/\*/.test(accept)) throw notAcceptable(['application/json', OPENAPI_V2_PROTOBUF]);
       writeBody(res, 200, 'application/json', encode(document, 'json', false));

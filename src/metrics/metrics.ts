@@ -224,6 +224,17 @@ export class ApiServerMetrics {
     this.webhookRejections.inc({ name, type, operation, error_type: errorType, rejection_code: String(Math.min(code, 600)) });
   }
 
+  /** Whether each feature gate is on, labelled with its stage (component-base's featuregate metric; GA is the empty stage). */
+  recordFeatureGates(gates: { name: string; stage: string; enabled: boolean }[]): void {
+    const gauge = new Gauge({
+      name: 'kubernetes_feature_enabled',
+      help: 'This metric records the data about the stage and enablement of a k8s feature.',
+      labelNames: ['name', 'stage'],
+      registers: [this.registry],
+    });
+    for (const { name, stage, enabled } of gates) gauge.set({ name, stage }, enabled ? 1 : 0);
+  }
+
   /** Counts a long-running request until the returned function is called. */
   trackLongRunning(labels: RequestLabels): () => void {
     const { dry_run: _d, ...rest } = labels;

@@ -24,6 +24,7 @@ import { apiVersionOfDefinition, groupResource, storageApiVersionOf, type Resour
 import { FieldManager, keepTimesOfNoOp } from './field-manager';
 import { inWireOrder } from './object-order';
 import { interpretStorageError } from './storage-errors';
+import { disabledValueErrors, dropDisabledFields } from './gated-fields';
 import { DEFAULT_VALIDATION_OPTIONS, specOf, type Strategy, type ValidationOptions } from './strategy';
 import {
   applySubresource,
@@ -302,6 +303,7 @@ export class GenericStore {
     if (strategy.tracksGeneration) meta.generation = 1;
     else delete meta.generation;
     strategy.prepareForCreate(obj, ctx);
+    dropDisabledFields(this.validation.featureGates, obj, null);
     strategy.applyDefaults(obj);
     this.validateCreate(ctx, obj);
     strategy.canonicalize(obj);
@@ -317,6 +319,7 @@ export class GenericStore {
       }),
       ...strategy.validate(obj, this.validation),
       ...strategy.validateCreate(obj, ctx),
+      ...disabledValueErrors(this.validation.featureGates, obj, null),
       ...validateAgainstSchema(this.def, obj),
     ];
     if (errs.length > 0) throw invalid(this.def, obj.metadata.name ?? '', uniqueErrors(errs));
@@ -490,9 +493,16 @@ export class GenericStore {
       meta.generation = (old.generation ?? 0) + 1;
     }
     if (subresource === 'status') strategy.prepareForStatusUpdate(next, prev, ctx);
+    dropDisabledFields(this.validation.featureGates, next, prev);
     const errs: FieldErrorList = [
       ...validateObjectMetaUpdate(meta, old, strategy.kubeFinalizerNames),
-      ...(mainRules ? [...strategy.validate(next, this.validation), ...strategy.validateUpdate(next, prev, ctx)] : []),
+      ...(mainRules
+        ? [
+            ...strategy.validate(next, this.validation),
+            ...strategy.validateUpdate(next, prev, ctx),
+            ...disabledValueErrors(this.validation.featureGates, next, prev),
+          ]
+        : []),
       // A CSR's /approval is validated as its /status (ValidateCertificateSigningRequestApprovalUpdate shares the rules).
       ...(subresource === 'status' || subresource === 'approval' ? strategy.validateStatusUpdate(next, prev, ctx) : []),
       ...(own ? own.validate(next, prev, ctx) : []),

@@ -1,10 +1,11 @@
 import { nameIsDnsSubdomain } from '../api/name-validation';
 import type { KubeObject } from '../api/types';
+import { KNOWN_FEATURE_GATES } from '../server/feature-gates';
 import type { ValidationOptions, Strategy } from './types';
 
 export type { ValidationOptions, Strategy } from './types';
 
-export const DEFAULT_VALIDATION_OPTIONS: ValidationOptions = { allowLoopbackEndpoints: false };
+export const DEFAULT_VALIDATION_OPTIONS: ValidationOptions = { allowLoopbackEndpoints: false, featureGates: KNOWN_FEATURE_GATES };
 
 /** Everything but metadata and status: what a status update must leave alone. */
 export function specOf(obj: KubeObject): Record<string, unknown> {

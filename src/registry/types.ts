@@ -5,6 +5,7 @@ import type { RequestAuthorizer } from '../auth/authorizer/attributes';
 import type { ServiceAccountTokens } from '../auth/service-account-tokens';
 import type { UserInfo } from '../auth/user';
 import type { ObjectNode } from '../schema/typed-schema';
+import type { FeatureGates } from '../server/feature-gates';
 import type { ListOptions, Preconditions, ReadConsistency, WatchItem, WatchOptions } from '../storage/interfaces';
 import type { WatchChannel } from '../storage/watch-channel';
 import type { ObjectConverter } from './conversion';
@@ -141,6 +142,8 @@ export interface VersionConversion {
 export interface ValidationOptions {
   /** --allow-loopback-endpoints: Endpoints and EndpointSlices may name 127.0.0.0/8 and ::1. */
   allowLoopbackEndpoints: boolean;
+  /** --feature-gates over the emulated release's defaults: writes drop or refuse what disabled gates guard (gated-fields.ts). */
+  featureGates: FeatureGates;
 }
 
 /**

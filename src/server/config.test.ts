@@ -142,3 +142,27 @@ describe('simulated node flags', () => {
     expect(() => parseFlags(['--simulated-nodes=-1'])).toThrow(ConfigError);
   });
 });
+
+describe('--feature-gates', () => {
+  const config = (argv: string[]) => parseFlags(argv) as Exclude<ReturnType<typeof parseFlags>, 'help'>;
+  test("defaults follow the emulated release's versioned specs; the flag sets gates over them", () => {
+    expect(config([]).featureGates).toMatchObject({ GenericWorkload: false, HostnameOverride: true, MutatingAdmissionPolicy: true });
+    expect(config(['--feature-gates=GenericWorkload=true', '--emulated-version=1.35']).featureGates).toMatchObject({
+      GenericWorkload: true,
+      HostnameOverride: true,
+      MutatingAdmissionPolicy: false,
+    });
+    expect(config(['--emulated-version=1.34']).featureGates).toMatchObject({ HostnameOverride: false, MaxUnavailableStatefulSet: false });
+  });
+
+  test("kube's errors: an unknown gate, a gate locked to its default, a gate the emulated release does not have yet", () => {
+    expect(() => config(['--feature-gates=Bogus=true'])).toThrow(new ConfigError('unrecognized feature gate: Bogus'));
+    expect(() => config(['--feature-gates=VolumeAttributesClass=false'])).toThrow(
+      new ConfigError('cannot set feature gate VolumeAttributesClass to false, feature is locked to true'),
+    );
+    expect(config(['--feature-gates=VolumeAttributesClass=false', '--emulated-version=1.35']).featureGates.VolumeAttributesClass).toBe(false);
+    expect(() => config(['--emulated-version=1.34', '--feature-gates=GenericWorkload=true'])).toThrow(
+      new ConfigError('cannot set feature gate GenericWorkload to true, feature is PreAlpha at emulated version 1.34, min compatibility version 1.33'),
+    );
+  });
+});

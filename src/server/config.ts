@@ -1,8 +1,8 @@
 import type { Clock } from '../api/clock';
 import { CERTIFICATE_RELOAD_INTERVAL_MS } from './dynamic-certificates';
 import { parseDuration } from './duration';
-import { DEFAULT_EMULATED_VERSION, parseEmulatedVersionFlag, supportedMinors, type EmulatedVersion } from './emulated-version';
-import { ConfigError, featureGateDefaultsAt, parseFeatureGates, type FeatureGates } from './feature-gates';
+import { DEFAULT_EMULATED_VERSION, emulationVersionInfo, parseEmulatedVersionFlag, supportedMinors, type EmulatedVersion } from './emulated-version';
+import { ConfigError, featureGateSettings, parseFeatureGates, type FeatureGates } from './feature-gates';
 import { KUBERNETES_VERSION } from './kubernetes-version';
 import { parseAuthorizationModes, type AuthorizationMode } from '../auth/authorizer/modes';
 import type { LoggingFormat } from './logger';
@@ -606,7 +606,8 @@ const FLAGS: Record<string, FlagSpec> = {
     parse: (v) => parseDuration(v, 'horizontal-pod-autoscaler-initial-readiness-delay'),
     help: 'The period after pod start during which readiness changes will be treated as initial readiness. (default 30s)',
   },
-  'feature-gates': { key: 'featureGates', parse: parseFeatureGates, help: 'A set of key=value pairs that describe feature gates.' },
+  // Only names and values are checked here: the gates are set once the emulated version is known (parseFlags).
+  'feature-gates': { key: 'featureGates', parse: featureGateSettings, help: 'A set of key=value pairs that describe feature gates.' },
   'emulated-version': {
     key: 'emulatedVersion',
     parse: parseEmulatedVersionFlag,
@@ -763,7 +764,8 @@ export function parseFlags(argv: string[]): Config | 'help' {
     if (spec.key === 'featureGates') featureGatesFlag = value;
     fields[spec.key] = spec.repeatable ? [...(fields[spec.key] as unknown[]), ...(parsed as unknown[])] : parsed;
   }
-  config.featureGates = parseFeatureGates(featureGatesFlag, featureGateDefaultsAt(config.emulatedVersion.minor));
+  const { emulationMinor, minCompatibilityMinor } = emulationVersionInfo(config.emulatedVersion);
+  config.featureGates = parseFeatureGates(featureGatesFlag, Number(emulationMinor), Number(minCompatibilityMinor));
   validateLeaderElection(config);
   try {
     enabledAdmissionPlugins(config.enableAdmissionPlugins, config.disableAdmissionPlugins);

@@ -1,5 +1,5 @@
 import { parseFlags } from './config';
-import { definitionsAt, deltaOf, parseEmulatedVersionFlag } from './emulated-version';
+import { deltaOf, parseEmulatedVersionFlag, supportedMinors } from './emulated-version';
 
 describe('--emulated-version', () => {
   test("accepts kube's spellings and answers component-base's errors for the others", () => {
@@ -12,8 +12,12 @@ describe('--emulated-version', () => {
     expect(() => parseEmulatedVersionFlag('1.32')).toThrow('emulation version 1.32 is not between [1.33, 1.36.0]');
     expect(() => parseEmulatedVersionFlag('1.37')).toThrow('emulation version 1.37 is not between [1.33, 1.36.0]');
     expect(() => parseEmulatedVersionFlag('one')).toThrow('could not parse "one" as version');
-    // kube accepts 1.33; kapi ships no facts for it (docs/divergences.md).
-    expect(() => parseEmulatedVersionFlag('1.33')).toThrow('emulation version 1.33 is not supported by kapi, which ships the API facts of 1.34, 1.35, 1.36');
+    expect(parseEmulatedVersionFlag('1.33')).toEqual({ major: 1, minor: 33 });
+  });
+
+  test('kapi ships the facts of every minor kube 1.36 emulates: the binary minus three minors up to itself', () => {
+    expect(supportedMinors()).toEqual(['1.33', '1.34', '1.35', '1.36']);
+    expect(deltaOf({ major: 1, minor: 33 }).absentMessages).toContain('k8s.io.api.storage.v1.VolumeAttributesClass');
   });
 
   test('feature gate defaults follow the emulated version, whichever flag comes first, and an explicit gate wins', () => {
@@ -25,18 +29,5 @@ describe('--emulated-version', () => {
       WatchList: false,
     });
     expect(config('--feature-gates=MutatingAdmissionPolicy=true', '--emulated-version=1.34').featureGates.MutatingAdmissionPolicy).toBe(true);
-  });
-
-  test("OpenAPI definitions lose the kinds and fields the emulated release lacks, required lists included; the pinned release's are left as they are", () => {
-    const definitions = {
-      'io.k8s.api.core.v1.PodStatus': { type: 'object', properties: { phase: {}, allocatedResources: {} }, required: ['phase', 'allocatedResources'] },
-      'io.k8s.api.core.v1.ImageVolumeStatus': { type: 'object', properties: {} },
-      'io.k8s.api.core.v1.Pod': { type: 'object', properties: { spec: {} } },
-    };
-    expect(definitionsAt(deltaOf({ major: 1, minor: 34 }), definitions)).toEqual({
-      'io.k8s.api.core.v1.PodStatus': { type: 'object', properties: { phase: {} }, required: ['phase'] },
-      'io.k8s.api.core.v1.Pod': { type: 'object', properties: { spec: {} } },
-    });
-    expect(definitionsAt(deltaOf({ major: 1, minor: 36 }), definitions)).toBe(definitions);
   });
 });

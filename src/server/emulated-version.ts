@@ -22,7 +22,7 @@ const FLOOR: EmulatedVersion = { major: BINARY.major, minor: BINARY.minor - 3 };
 
 const text = (v: EmulatedVersion): string => `${v.major}.${v.minor}`;
 
-/** The minors kapi ships facts for: the pinned one and those with a generated delta. */
+/** The minors kapi ships facts for: the pinned one and those with a generated delta, every one kube's range admits. */
 export function supportedMinors(): string[] {
   return [...Object.keys(EMULATED_MINOR_DELTAS), PINNED_MINOR];
 }
@@ -55,8 +55,6 @@ export function parseEmulatedVersionFlag(value: string): EmulatedVersion {
   const below = (a: EmulatedVersion, b: EmulatedVersion) => a.major < b.major || (a.major === b.major && a.minor < b.minor);
   if (below(BINARY, version) || below(version, FLOOR))
     throw new ConfigError(`emulation version ${kube.text} is not between [${text(FLOOR)}, ${text(BINARY)}.0]`);
-  if (!supportedMinors().includes(text(version)))
-    throw new ConfigError(`emulation version ${kube.text} is not supported by kapi, which ships the API facts of ${supportedMinors().join(', ')}`);
   return version;
 }
 
@@ -87,27 +85,4 @@ export function deltaOf(version: EmulatedVersion): MinorDelta {
 export function kindExistsAt(delta: MinorDelta, group: string, version: string, kind: string): boolean {
   const pkg = GROUP_VERSION_PACKAGES[group ? `${group}/${version}` : version];
   return !pkg || !delta.absentMessages.includes(`${pkg}.${kind}`);
-}
-
-/**
- * OpenAPI definitions as the emulated release has them: kinds it lacks are left out and so
- * are the properties of fields it lacks (definition names are `io.k8s.…`, messages `k8s.io.…`).
- */
-export function definitionsAt(delta: MinorDelta, definitions: Record<string, unknown>): Record<string, unknown> {
-  if (delta === NO_DELTA) return definitions;
-  const out: Record<string, unknown> = {};
-  for (const [name, schema] of Object.entries(definitions)) {
-    const message = name.replace(/^io\.k8s\./, 'k8s.io.');
-    if (delta.absentMessages.includes(message)) continue;
-    const absent = delta.absentFields[message];
-    const s = schema as { properties?: Record<string, unknown>; required?: string[] };
-    if (!absent || !s.properties) {
-      out[name] = schema;
-      continue;
-    }
-    const properties = Object.fromEntries(Object.entries(s.properties).filter(([field]) => !absent.includes(field)));
-    const required = s.required?.filter((field) => !absent.includes(field));
-    out[name] = { ...s, properties, ...(required ? { required } : {}) };
-  }
-  return out;
 }

@@ -62,8 +62,8 @@ import { Aggregator } from '../aggregator/aggregator';
 import { authenticationData, publishAuthenticationConfigMap } from '../aggregator/authentication-configmap';
 
 import { KUBERNETES_VERSION, kapiGitVersion } from './kubernetes-version';
-import { definitionsAt, deltaOf, emulationVersionInfo, type EmulatedVersion } from './emulated-version';
-import type { MinorDelta } from '../generated/emulation-facts';
+import { featureStagesAt } from './feature-gates';
+import { deltaOf, emulationVersionInfo, type EmulatedVersion } from './emulated-version';
 
 export { KUBERNETES_VERSION };
 
@@ -173,18 +173,22 @@ function ownSchemaOf(kind: ServedKind): OwnSchema | undefined {
   return (kind as Partial<ResourceDefinition>).ownSchema;
 }
 
-/** OpenAPI definitions: from the .proto files as the emulated release has them, or the kind's own schema (custom resources, CRDs). */
-const kindSchemas = (emulated: MinorDelta): SchemaSource => ({
+/**
+ * OpenAPI definitions: from the .proto files, or the kind's own schema (custom resources, CRDs).
+ * Under --emulated-version they are still the binary's, as kube's getDefinitions are: only the
+ * kinds served differ, and the definitions are those the served kinds reach.
+ */
+const KIND_SCHEMAS: SchemaSource = {
   definitionName: (kind) => ownSchemaOf(kind)?.definitionName ?? protoDefinitionName(kind),
   definitions: (kinds) => {
-    const out = definitionsAt(emulated, openApiDefinitions(kinds));
+    const out = openApiDefinitions(kinds);
     for (const kind of kinds) {
       const own = ownSchemaOf(kind);
       if (own) out[own.definitionName] = own.openApi;
     }
     return out;
   },
-});
+};
 
 /** The composition root: etcd, storage, registry, admission, controllers and the HTTP server. */
 /** Events (core/v1 and events.k8s.io/v1, one storage) expire --event-ttl after each write, as kube's event REST storage's TTLFunc has them. */
@@ -267,7 +271,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     if (!found) throw new Error(`${resource}.${group} is not served`);
     return found;
   };
-  const validation: ValidationOptions = { allowLoopbackEndpoints: config.allowLoopbackEndpoints };
+  const validation: ValidationOptions = { allowLoopbackEndpoints: config.allowLoopbackEndpoints, featureGates: config.featureGates };
   const services: ServerServices = {
     store,
     tokens: auth.tokens,
@@ -311,6 +315,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
         revision: cache.currentCacheRevision,
       })),
   );
+  metrics.recordFeatureGates(featureStagesAt(config.emulatedVersion.minor).map(({ name, stage }) => ({ name, stage, enabled: config.featureGates[name] })));
   // The authorizer is built later (it needs RBAC's caches); CEL's authorizer checks run only on requests, after that.
   const admission = buildAdmission(config, storeOf, metrics, { registry, authorize: (attrs) => authorizer.authorize(attrs) });
   await ensureSystemNamespaces(namespaces);
@@ -401,7 +406,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     admission,
     metrics,
     version: versionInfo(config.emulatedVersion),
-    schemas: kindSchemas(emulated),
+    schemas: KIND_SCHEMAS,
     patchSchemaFor,
     watchListEnabled: config.featureGates.WatchList,
     unsafeMalformedObjectDeletion: config.featureGates.AllowUnsafeMalformedObjectDeletion,

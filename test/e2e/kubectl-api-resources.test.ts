@@ -53,13 +53,18 @@ function parseTable(text: string): Map<string, Row> {
 
 let kapi: ServerProcess;
 let emulating134: ServerProcess;
+let alphaGatesOn: ServerProcess;
 
 beforeAll(async () => {
-  [kapi, emulating134] = await Promise.all([startServerProcess(), startServerProcess(['--emulated-version=1.34'])]);
+  [kapi, emulating134, alphaGatesOn] = await Promise.all([
+    startServerProcess(),
+    startServerProcess(['--emulated-version=1.34']),
+    startServerProcess(['--feature-gates=GenericWorkload=true,TaintTolerationComparisonOperators=true']),
+  ]);
 });
 
 afterAll(async () => {
-  await Promise.all([kapi.stop(), emulating134.stop()]);
+  await Promise.all([kapi.stop(), emulating134.stop(), alphaGatesOn.stop()]);
 });
 
 const fixture = (minor: string) => path.join(__dirname, `../fixtures/api-resources-${minor}.txt`);
@@ -138,7 +143,7 @@ test("/version reports the binary's major and minor with the emulation and min c
   });
 });
 
-test("a 1.34-emulated server serves neither 1.36's kinds nor its fields: discovery, the kinds' paths and OpenAPI v2 and v3 are 1.34's", async () => {
+test("a 1.34-emulated server serves none of 1.36's new kinds; its OpenAPI v2 and v3 are the binary's schemas, as kube's, at info.version 1.34", async () => {
   const group = (url: string) => new Api(url).get('/apis/admissionregistration.k8s.io/v1');
   const names = (res: { body: unknown }) => (res.body as { resources: { name: string }[] }).resources.map((r) => r.name);
   expect(names(await group(kapi.url))).toContain('mutatingadmissionpolicies');
@@ -146,20 +151,28 @@ test("a 1.34-emulated server serves neither 1.36's kinds nor its fields: discove
   expect(names(emulatedGroup)).toContain('validatingadmissionpolicies');
   expect(names(emulatedGroup)).not.toContain('mutatingadmissionpolicies');
   expect((await new Api(emulating134.url).get('/apis/admissionregistration.k8s.io/v1/mutatingadmissionpolicies')).status).toBe(404);
-  // 1.36 added ImageVolumeStatus and PodStatus.allocatedResources; 1.34's OpenAPI has neither.
-  const podStatus = async (url: string) => {
-    const v3 = (await new Api(url).get('/openapi/v3/api/v1')).body as { components: { schemas: Record<string, { properties: Record<string, unknown> }> } };
-    return v3.components.schemas;
+  // 1.36 added ImageVolumeStatus and PodStatus.allocatedResources: kube's OpenAPI comes from the binary's definitions, whatever the emulation version.
+  const v3 = async (url: string, gv: string) =>
+    (await new Api(url).get(`/openapi/v3/${gv}`)).body as {
+      info: { version: string };
+      components: { schemas: Record<string, { properties: Record<string, unknown> }> };
+    };
+  const pinned = await v3(kapi.url, 'api/v1');
+  const emulated = await v3(emulating134.url, 'api/v1');
+  expect(pinned.info.version).toBe('1.36');
+  expect(emulated.info.version).toBe('1.34');
+  expect(emulated.components.schemas['io.k8s.api.core.v1.PodStatus']).toEqual(pinned.components.schemas['io.k8s.api.core.v1.PodStatus']);
+  expect(Object.keys(emulated.components.schemas)).toContain('io.k8s.api.core.v1.ImageVolumeStatus');
+  expect(Object.keys((await v3(emulating134.url, 'apis/admissionregistration.k8s.io/v1')).components.schemas)).not.toContain(
+    'io.k8s.api.admissionregistration.v1.MutatingAdmissionPolicy',
+  );
+  const v2 = (await new Api(emulating134.url).get('/openapi/v2')).body as {
+    info: { version: string };
+    definitions: Record<string, { properties?: Record<string, unknown> }>;
   };
-  const pinnedSchemas = await podStatus(kapi.url);
-  expect(Object.keys(pinnedSchemas['io.k8s.api.core.v1.PodStatus'].properties)).toContain('allocatedResources');
-  const emulatedSchemas = await podStatus(emulating134.url);
-  expect(Object.keys(emulatedSchemas['io.k8s.api.core.v1.PodStatus'].properties)).not.toContain('allocatedResources');
-  expect(emulatedSchemas['io.k8s.api.core.v1.PodStatus'].properties).toHaveProperty('containerStatuses');
-  expect(Object.keys(emulatedSchemas)).not.toContain('io.k8s.api.core.v1.ImageVolumeStatus');
-  const v2 = (await new Api(emulating134.url).get('/openapi/v2')).body as { definitions: Record<string, { properties?: Record<string, unknown> }> };
+  expect(v2.info.version).toBe('1.34');
   expect(Object.keys(v2.definitions)).not.toContain('io.k8s.api.admissionregistration.v1.MutatingAdmissionPolicy');
-  expect(Object.keys(v2.definitions['io.k8s.api.core.v1.PodStatus'].properties ?? {})).not.toContain('allocatedResources');
+  expect(Object.keys(v2.definitions['io.k8s.api.core.v1.PodStatus'].properties ?? {})).toContain('allocatedResources');
 });
 
 test("kubectl get flowschemas and prioritylevelconfigurations print kube's columns, the bootstrap objects in precedence order", async () => {
@@ -177,4 +190,71 @@ test("kubectl get flowschemas and prioritylevelconfigurations print kube's colum
   const [plHeader, row] = pl.stdout.split('\n');
   expect(plHeader.split(/\s+/)).toEqual(['NAME', 'TYPE', 'NOMINALCONCURRENCYSHARES', 'QUEUES', 'HANDSIZE', 'QUEUELENGTHLIMIT', 'AGE']);
   expect(row.split(/\s+/).slice(0, 6)).toEqual(['workload-high', 'Limited', '40', '128', '6', '50']);
+});
+
+/** A server-side dry-run create through kubectl: the object as the server would store it, or kubectl's error. */
+async function dryRunCreate(server: ServerProcess, manifest: object): Promise<{ code: number; object?: Record<string, unknown>; stderr: string }> {
+  // The default ServiceAccount the pod admission looks up is made by a controller just after start.
+  return eventually('the default service account', async () => {
+    const res = await kubectl(server.url, ['create', '--dry-run=server', '-o', 'json', '-f', '-'], JSON.stringify(manifest));
+    if (res.stderr.includes('serviceaccount "default" not found')) return undefined;
+    return { code: res.code, object: res.code === 0 ? (JSON.parse(res.stdout) as Record<string, unknown>) : undefined, stderr: res.stderr };
+  });
+}
+
+const podWith = (name: string, spec: Record<string, unknown>) => ({
+  apiVersion: 'v1',
+  kind: 'Pod',
+  metadata: { name },
+  spec: { containers: [{ name: 'c', image: 'nginx' }], ...spec },
+});
+
+test("a pod's alpha-gated field is dropped as kube-apiserver 1.36 drops it, and kept with the gate on; /metrics shows the gates", async () => {
+  const grouped = podWith('grouped', { schedulingGroup: { podGroupName: 'training' }, hostnameOverride: 'worker' });
+  const dropped = await dryRunCreate(kapi, grouped);
+  expect(dropped.code).toBe(0);
+  expect(dropped.object?.spec).not.toHaveProperty('schedulingGroup');
+  expect(dropped.object?.spec).toHaveProperty('hostnameOverride', 'worker');
+  const kept = await dryRunCreate(alphaGatesOn, grouped);
+  expect(kept.object?.spec).toHaveProperty('schedulingGroup', { podGroupName: 'training' });
+
+  const metrics = async (server: ServerProcess) => (await new Api(server.url).get('/metrics')).text;
+  expect(await metrics(kapi)).toMatch(/^kubernetes_feature_enabled\{name="GenericWorkload",stage="ALPHA"\} 0$/m);
+  expect(await metrics(kapi)).toMatch(/^kubernetes_feature_enabled\{name="MutatingAdmissionPolicy",stage=""\} 1$/m);
+  expect(await metrics(alphaGatesOn)).toMatch(/^kubernetes_feature_enabled\{name="GenericWorkload",stage="ALPHA"\} 1$/m);
+  expect(await metrics(emulating134)).toMatch(/^kubernetes_feature_enabled\{name="MutatingAdmissionPolicy",stage="BETA"\} 0$/m);
+  expect(await metrics(emulating134)).not.toMatch(/name="GenericWorkload"/);
+});
+
+test("an emulated 1.34 server drops the fields 1.34 gated off or lacked: a pod's hostnameOverride, a StatefulSet's maxUnavailable", async () => {
+  const pod = await dryRunCreate(emulating134, podWith('named', { hostnameOverride: 'worker' }));
+  expect(pod.code).toBe(0);
+  expect(pod.object?.spec).not.toHaveProperty('hostnameOverride');
+  const statefulSet = {
+    apiVersion: 'apps/v1',
+    kind: 'StatefulSet',
+    metadata: { name: 'db' },
+    spec: {
+      selector: { matchLabels: { app: 'db' } },
+      serviceName: 'db',
+      updateStrategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 2 } },
+      template: { metadata: { labels: { app: 'db' } }, spec: { containers: [{ name: 'c', image: 'postgres' }] } },
+    },
+  };
+  const rollingUpdate = (res: { object?: Record<string, unknown> }) =>
+    (res.object?.spec as { updateStrategy: { rollingUpdate?: object } }).updateStrategy.rollingUpdate;
+  expect(rollingUpdate(await dryRunCreate(emulating134, statefulSet))).not.toHaveProperty('maxUnavailable');
+  expect(rollingUpdate(await dryRunCreate(kapi, statefulSet))).toHaveProperty('maxUnavailable', 2);
+});
+
+test("a toleration's Gt operator is refused while TaintTolerationComparisonOperators is off, as kube's pod validation refuses it, and accepted with it on", async () => {
+  const tolerating = podWith('tolerating', { tolerations: [{ key: 'sla', operator: 'Gt', value: '950', effect: 'NoSchedule' }] });
+  const refused = await dryRunCreate(kapi, tolerating);
+  expect(refused.code).not.toBe(0);
+  expect(refused.stderr).toContain(
+    'The Pod "tolerating" is invalid: spec.tolerations[0].operator: Unsupported value: "Gt": supported values: "Equal", "Exists"',
+  );
+  const accepted = await dryRunCreate(alphaGatesOn, tolerating);
+  expect(accepted.code).toBe(0);
+  expect((accepted.object?.spec as { tolerations: unknown[] }).tolerations).toContainEqual({ key: 'sla', operator: 'Gt', value: '950', effect: 'NoSchedule' });
 });

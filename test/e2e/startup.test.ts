@@ -38,13 +38,30 @@ test('an unknown flag or feature gate is refused with usage', async () => {
   const gate = await run(['--feature-gates=Bogus=true']);
   expect(gate.code).toBe(2);
   expect(gate.stderr).toContain('unrecognized feature gate: Bogus');
+  const future = await run(['--emulated-version=1.34', '--feature-gates=GenericWorkload=true']);
+  expect(future.code).toBe(2);
+  expect(future.stderr).toContain(
+    'cannot set feature gate GenericWorkload to true, feature is PreAlpha at emulated version 1.34, min compatibility version 1.33',
+  );
+  const locked = await run(['--feature-gates=VolumeAttributesClass=false']);
+  expect(locked.code).toBe(2);
+  expect(locked.stderr).toContain('cannot set feature gate VolumeAttributesClass to false, feature is locked to true');
   const plugin = await run(['--enable-admission-plugins=NodeRestriction,EventRateLimit']);
   expect(plugin.code).toBe(2);
   expect(plugin.stderr).toContain('enable-admission-plugins plugin "EventRateLimit" is not implemented by kapi');
 });
 
-test('SIGTERM shuts down cleanly', async () => {
-  const kapi = await startServerProcess();
+test("a server emulating 1.33, kube 1.36's floor, serves 1.33's kinds; SIGTERM shuts it down cleanly", async () => {
+  const kapi = await startServerProcess(['--emulated-version=1.33']);
+  const get = async (p: string) => {
+    const res = await fetch(`${kapi.url}${p}`);
+    return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+  };
+  expect((await get('/version')).body).toMatchObject({ minor: '36', emulationMinor: '33', minCompatibilityMinor: '33' });
+  // storage.k8s.io/v1 VolumeAttributesClasses are GA since 1.34.
+  const storage = (await get('/apis/storage.k8s.io/v1')).body as { resources: { name: string }[] };
+  expect(storage.resources.map((r) => r.name)).toContain('storageclasses');
+  expect(storage.resources.map((r) => r.name)).not.toContain('volumeattributesclasses');
   expect(await kapi.stop('SIGTERM')).toBe(0);
 });
 

@@ -4,7 +4,7 @@ import { clusterRole, clusterRoleBinding, EVENTS_WRITE, named, rule as r, servic
 
 /**
  * kube-controller-manager's per-controller roles (bootstrappolicy/controller_policy.go, as
- * testdata/controller-roles.yaml prints them with 1.34's default feature gates): each
+ * testdata/controller-roles.yaml prints them with 1.36's default feature gates): each
  * `system:controller:<name>` ClusterRole is bound to the `<name>` ServiceAccount in kube-system,
  * the identity kube-controller-manager's --use-service-account-credentials gives that controller.
  */
@@ -65,6 +65,15 @@ const CONTROLLER_RULES: Record<string, PolicyRule[]> = {
     r(APPS_EXTENSIONS, ['deployments/finalizers'], UPDATE),
     r(APPS_EXTENSIONS, ['replicasets'], ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch']),
     r(CORE, ['pods'], ['get', 'list', 'update', 'watch']),
+    EVENTS_WRITE,
+  ],
+  // DRADeviceTaints (beta and on by default since 1.36); the devicetaintrules rules are DRADeviceTaintRules', off in 1.36.
+  'device-taint-eviction-controller': [
+    r(CORE, ['pods'], ['delete', 'get', 'list', 'watch']),
+    r(CORE, ['pods/status'], PATCH_UPDATE),
+    r(['resource.k8s.io'], ['resourceclaims'], READ),
+    r(['resource.k8s.io'], ['resourceslices'], READ),
+    r(['resource.k8s.io'], ['deviceclasses'], READ),
     EVENTS_WRITE,
   ],
   'disruption-controller': [
@@ -176,7 +185,7 @@ const CONTROLLER_RULES: Record<string, PolicyRule[]> = {
     r(CORE, ['pods'], ['create', 'delete', 'list', 'patch', 'watch']),
     EVENTS_WRITE,
   ],
-  // DynamicResourceAllocation (GA in 1.34); the resourceclaims/binding rule of DRADeviceBindingConditions is off by default.
+  // DynamicResourceAllocation (GA in 1.34); resourceclaims/binding is DRAResourceClaimGranularStatusAuthorization's (beta and on by default in 1.36).
   'resource-claim-controller': [
     r(CORE, ['pods'], READ),
     r(CORE, ['pods/finalizers'], UPDATE),
@@ -184,6 +193,7 @@ const CONTROLLER_RULES: Record<string, PolicyRule[]> = {
     r(['resource.k8s.io'], ['resourceclaims', 'resourceclaims/status'], PATCH_UPDATE),
     r(CORE, ['pods/status'], PATCH_UPDATE),
     EVENTS_WRITE,
+    r(['resource.k8s.io'], ['resourceclaims/binding'], PATCH_UPDATE),
   ],
   'resourcequota-controller': [r(['*'], ['*'], LIST_WATCH), r(CORE, ['resourcequotas/status'], UPDATE), EVENTS_WRITE],
   'root-ca-cert-publisher': [r(CORE, ['configmaps'], ['create', 'update']), EVENTS_WRITE],

@@ -1,0 +1,99 @@
+import type { KubeObject } from '../api/types';
+import { featureGateDefaultsAt, KNOWN_FEATURE_GATES } from '../server/feature-gates';
+import { disabledValueErrors, dropDisabledFields } from './gated-fields';
+
+const pod = (spec: Record<string, unknown>, status: Record<string, unknown> = {}): KubeObject => ({
+  apiVersion: 'v1',
+  kind: 'Pod',
+  metadata: { name: 'p' },
+  spec: { containers: [{ name: 'c', image: 'i' }], ...spec },
+  status,
+});
+
+describe('dropDisabledFields', () => {
+  it('drops an alpha field on create, keeps it with the gate on or when the stored object uses it', () => {
+    const created = pod({ schedulingGroup: { podGroupName: 'g' }, hostnameOverride: 'h' });
+    dropDisabledFields(KNOWN_FEATURE_GATES, created, null);
+    expect(created.spec).not.toHaveProperty('schedulingGroup');
+    expect(created.spec).toHaveProperty('hostnameOverride', 'h');
+
+    const on = pod({ schedulingGroup: { podGroupName: 'g' } });
+    dropDisabledFields({ ...KNOWN_FEATURE_GATES, GenericWorkload: true }, on, null);
+    expect(on.spec).toHaveProperty('schedulingGroup', { podGroupName: 'g' });
+
+    const updated = pod({ schedulingGroup: { podGroupName: 'h' } });
+    dropDisabledFields(KNOWN_FEATURE_GATES, updated, pod({ schedulingGroup: { podGroupName: 'g' } }));
+    expect(updated.spec).toHaveProperty('schedulingGroup', { podGroupName: 'h' });
+  });
+
+  it('follows an emulated minor: 1.34 drops what 1.35 gated on, in templates, lists and status', () => {
+    const deployment: KubeObject = {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'd' },
+      spec: {
+        template: {
+          spec: {
+            hostnameOverride: 'h',
+            containers: [
+              {
+                name: 'c',
+                env: [
+                  { name: 'A', valueFrom: { fileKeyRef: { path: 'p', key: 'k', volumeName: 'v' } } },
+                  { name: 'B', value: 'b' },
+                ],
+              },
+            ],
+          },
+        },
+      },
+      status: { replicas: 1, terminatingReplicas: 2 },
+    };
+    dropDisabledFields(featureGateDefaultsAt(34), deployment, null);
+    expect(deployment.spec).toEqual({
+      template: {
+        spec: {
+          containers: [
+            {
+              name: 'c',
+              env: [
+                { name: 'A', valueFrom: {} },
+                { name: 'B', value: 'b' },
+              ],
+            },
+          ],
+        },
+      },
+    });
+    expect(deployment.status).toEqual({ replicas: 1 });
+
+    const withStatus = pod({}, { resources: { limits: { cpu: '1' } }, phase: 'Pending' });
+    dropDisabledFields(featureGateDefaultsAt(35), withStatus, null);
+    expect(withStatus.status).toEqual({ phase: 'Pending' });
+  });
+
+  it('leaves kinds without gated fields and other groups alone', () => {
+    const other: KubeObject = { apiVersion: 'example.com/v1', kind: 'Pod', metadata: { name: 'x' }, spec: { schedulingGroup: {} } };
+    dropDisabledFields(KNOWN_FEATURE_GATES, other, null);
+    expect(other.spec).toEqual({ schedulingGroup: {} });
+  });
+});
+
+describe('disabledValueErrors', () => {
+  const tolerations = [
+    { key: 'k', operator: 'Exists' },
+    { key: 'sla', operator: 'Gt', value: '950' },
+  ];
+
+  it("refuses Lt/Gt tolerations while TaintTolerationComparisonOperators is off, with kube's NotSupported", () => {
+    expect(disabledValueErrors(KNOWN_FEATURE_GATES, pod({ tolerations }), null)).toEqual([
+      { type: 'FieldValueNotSupported', field: 'spec.tolerations[1].operator', value: 'Gt', detail: 'supported values: "Equal", "Exists"' },
+    ]);
+    expect(disabledValueErrors({ ...KNOWN_FEATURE_GATES, TaintTolerationComparisonOperators: true }, pod({ tolerations }), null)).toEqual([]);
+  });
+
+  it('allows them on update when the stored pod already uses one', () => {
+    expect(disabledValueErrors(KNOWN_FEATURE_GATES, pod({ tolerations }), pod({ tolerations: [{ key: 'a', operator: 'Lt', value: '1' }] }))).toEqual([]);
+    expect(disabledValueErrors(KNOWN_FEATURE_GATES, pod({ tolerations }), pod({ tolerations: [{ key: 'a', operator: 'Equal' }] }))).toHaveLength(1);
+  });
+});

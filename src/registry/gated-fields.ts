@@ -1,0 +1,146 @@
+import { field, type FieldErrorList } from '../api/field-errors';
+import { isPlainObject, type KubeObject } from '../api/types';
+import type { FeatureGateName, FeatureGates } from '../server/feature-gates';
+
+/**
+ * Fields behind feature gates, as kube's strategies treat them while the gate is off: a write
+ * drops the field (the dropDisabled* functions of kubernetes pkg/api/pod/util.go,
+ * pkg/api/persistentvolumeclaim/util.go and pkg/registry/…/strategy.go), or refuses the value
+ * (validation given the gate through its options), unless the stored object already uses it.
+ * One table for every kind, so an emulated release (--emulated-version) drops what it would.
+ */
+
+/** Where a kind holds the part a rule's paths start from, by kube's `Kind.group` spelling (core kinds have no group). */
+type Holders = Record<string, string>;
+
+/** Every pod spec, in pods and in the kinds that hold a pod template (DropDisabledTemplateFields). */
+const POD_SPECS: Holders = {
+  Pod: 'spec',
+  PodTemplate: 'template.spec',
+  ReplicationController: 'spec.template.spec',
+  'Deployment.apps': 'spec.template.spec',
+  'ReplicaSet.apps': 'spec.template.spec',
+  'StatefulSet.apps': 'spec.template.spec',
+  'DaemonSet.apps': 'spec.template.spec',
+  'Job.batch': 'spec.template.spec',
+  'CronJob.batch': 'spec.jobTemplate.spec.template.spec',
+};
+
+/** A pod's status: only pods have one (dropDisabledPodStatusFields). */
+const POD_STATUS: Holders = { Pod: 'status' };
+
+const CONTAINERS = 'containers|initContainers|ephemeralContainers';
+
+interface GatedField {
+  gate: FeatureGateName;
+  holders: Holders;
+  /** Paths from the holder, dot separated: `*` is every element of a list, `a|b` either field. */
+  paths: string[];
+  /** Refuse these values at the paths instead of dropping the field (with kube's NotSupported and the values it lists then). */
+  refuse?: { values: string[]; supported: string[] };
+}
+
+export const GATED_FIELDS: readonly GatedField[] = [
+  // pkg/api/pod/util.go dropDisabledFields and dropDisabledPodStatusFields.
+  { gate: 'PodLevelResources', holders: POD_SPECS, paths: ['resources'] },
+  { gate: 'HostnameOverride', holders: POD_SPECS, paths: ['hostnameOverride'] },
+  { gate: 'GenericWorkload', holders: POD_SPECS, paths: ['schedulingGroup'] },
+  { gate: 'EnvFiles', holders: POD_SPECS, paths: [`${CONTAINERS}.*.env.*.valueFrom.fileKeyRef`] },
+  // dropContainerRestartRules; an init container's restartPolicy Always is the sidecar feature's, which is GA.
+  {
+    gate: 'ContainerRestartRules',
+    holders: POD_SPECS,
+    paths: [`${CONTAINERS}.*.restartPolicyRules`, 'containers|ephemeralContainers.*.restartPolicy'],
+  },
+  { gate: 'InPlacePodLevelResourcesVerticalScaling', holders: POD_STATUS, paths: ['resources', 'allocatedResources'] },
+  { gate: 'DRAExtendedResource', holders: POD_STATUS, paths: ['extendedResourceClaimStatus'] },
+  // GetValidationOptionsFromPodSpecAndMeta's AllowTaintTolerationComparisonOperators: validated, not dropped.
+  {
+    gate: 'TaintTolerationComparisonOperators',
+    holders: POD_SPECS,
+    paths: ['tolerations.*.operator'],
+    refuse: { values: ['Lt', 'Gt'], supported: ['Equal', 'Exists'] },
+  },
+  // pkg/api/persistentvolumeclaim/util.go DropDisabledFieldsFromStatus and dropDisabledFields… for PVCs and PVs.
+  { gate: 'VolumeAttributesClass', holders: { PersistentVolumeClaim: 'spec', PersistentVolume: 'spec' }, paths: ['volumeAttributesClassName'] },
+  { gate: 'VolumeAttributesClass', holders: { PersistentVolumeClaim: 'status' }, paths: ['currentVolumeAttributesClassName', 'modifyVolumeStatus'] },
+  { gate: 'CrossNamespaceVolumeDataSource', holders: { PersistentVolumeClaim: 'spec' }, paths: ['dataSourceRef.namespace'] },
+  // The apps, autoscaling, coordination, storage and node strategies' dropDisabled… functions.
+  { gate: 'MaxUnavailableStatefulSet', holders: { 'StatefulSet.apps': 'spec.updateStrategy.rollingUpdate' }, paths: ['maxUnavailable'] },
+  {
+    gate: 'DeploymentReplicaSetTerminatingReplicas',
+    holders: { 'Deployment.apps': 'status', 'ReplicaSet.apps': 'status' },
+    paths: ['terminatingReplicas'],
+  },
+  { gate: 'HPAConfigurableTolerance', holders: { 'HorizontalPodAutoscaler.autoscaling': 'spec.behavior' }, paths: ['scaleUp|scaleDown.tolerance'] },
+  { gate: 'CoordinatedLeaderElection', holders: { 'Lease.coordination.k8s.io': 'spec' }, paths: ['strategy', 'preferredHolder'] },
+  { gate: 'CSIServiceAccountTokenSecrets', holders: { 'CSIDriver.storage.k8s.io': 'spec' }, paths: ['serviceAccountTokenInSecrets'] },
+  { gate: 'NodeDeclaredFeatures', holders: { Node: 'status' }, paths: ['declaredFeatures'] },
+];
+
+type Obj = Record<string, unknown>;
+
+/** Calls `visit` with each object holding the last segment and the field path that reaches it. */
+function walk(node: unknown, segments: string[], at: string, visit: (parent: Obj, key: string, path: string) => void): void {
+  if (segments.length === 0) return;
+  const [head, ...rest] = segments;
+  if (head === '*') {
+    if (Array.isArray(node)) node.forEach((item, i) => walk(item, rest, `${at}[${i}]`, visit));
+    return;
+  }
+  if (!isPlainObject(node)) return;
+  for (const key of head.split('|')) {
+    const path = at ? `${at}.${key}` : key;
+    if (rest.length === 0) {
+      if (node[key] !== undefined && node[key] !== null) visit(node, key, path);
+    } else walk(node[key], rest, path, visit);
+  }
+}
+
+function groupKind(obj: KubeObject): string {
+  const apiVersion = obj.apiVersion ?? '';
+  const slash = apiVersion.indexOf('/');
+  return slash < 0 ? (obj.kind ?? '') : `${obj.kind ?? ''}.${apiVersion.slice(0, slash)}`;
+}
+
+/** The rule's fields in an object: each holder path joined with each rule path. */
+function fieldsOf(rule: GatedField, obj: KubeObject, visit: (parent: Obj, key: string, path: string) => void): void {
+  const holder = rule.holders[groupKind(obj)];
+  if (holder === undefined) return;
+  for (const path of rule.paths) walk(obj, `${holder}.${path}`.split('.'), '', visit);
+}
+
+/** kube's "…InUse(oldSpec)": the stored object already has the field (or one of the refused values). */
+function inUse(rule: GatedField, old: KubeObject | null): boolean {
+  if (!old) return false;
+  let used = false;
+  fieldsOf(rule, old, (parent, key) => {
+    if (!rule.refuse || rule.refuse.values.includes(parent[key] as string)) used = true;
+  });
+  return used;
+}
+
+/** The rules whose gate is off and whose field the stored object does not already use. */
+function disabledRules(gates: FeatureGates, old: KubeObject | null): GatedField[] {
+  return GATED_FIELDS.filter((rule) => !gates[rule.gate] && !inUse(rule, old));
+}
+
+/** Drops the fields of disabled gates from a create (old null) or an update. */
+export function dropDisabledFields(gates: FeatureGates, obj: KubeObject, old: KubeObject | null): void {
+  for (const rule of disabledRules(gates, old)) {
+    if (!rule.refuse) fieldsOf(rule, obj, (parent, key) => delete parent[key]);
+  }
+}
+
+/** The values disabled gates do not allow, as validation reports them. */
+export function disabledValueErrors(gates: FeatureGates, obj: KubeObject, old: KubeObject | null): FieldErrorList {
+  const errs: FieldErrorList = [];
+  for (const rule of disabledRules(gates, old)) {
+    const { refuse } = rule;
+    if (!refuse) continue;
+    fieldsOf(rule, obj, (parent, key, path) => {
+      if (refuse.values.includes(parent[key] as string)) errs.push(field.notSupported(path, parent[key], refuse.supported));
+    });
+  }
+  return errs;
+}
