@@ -120,14 +120,21 @@ function inUse(rule: GatedField, old: KubeObject | null): boolean {
   return used;
 }
 
-/** The rules whose gate is off and whose field the stored object does not already use. */
-function disabledRules(gates: FeatureGates, old: KubeObject | null): GatedField[] {
-  return GATED_FIELDS.filter((rule) => !gates[rule.gate] && !inUse(rule, old));
+/** The rules of each kind (`Kind.group`), so that a write of a kind no gate touches costs one lookup. */
+const RULES_BY_KIND = new Map<string, GatedField[]>();
+for (const rule of GATED_FIELDS) {
+  for (const kind of Object.keys(rule.holders)) RULES_BY_KIND.set(kind, [...(RULES_BY_KIND.get(kind) ?? []), rule]);
+}
+
+/** The rules of the object's kind whose gate is off and whose field the stored object does not already use. */
+function disabledRules(gates: FeatureGates, obj: KubeObject, old: KubeObject | null): GatedField[] {
+  const rules = RULES_BY_KIND.get(groupKind(obj));
+  return rules ? rules.filter((rule) => !gates[rule.gate] && !inUse(rule, old)) : [];
 }
 
 /** Drops the fields of disabled gates from a create (old null) or an update. */
 export function dropDisabledFields(gates: FeatureGates, obj: KubeObject, old: KubeObject | null): void {
-  for (const rule of disabledRules(gates, old)) {
+  for (const rule of disabledRules(gates, obj, old)) {
     if (!rule.refuse) fieldsOf(rule, obj, (parent, key) => delete parent[key]);
   }
 }
@@ -135,7 +142,7 @@ export function dropDisabledFields(gates: FeatureGates, obj: KubeObject, old: Ku
 /** The values disabled gates do not allow, as validation reports them. */
 export function disabledValueErrors(gates: FeatureGates, obj: KubeObject, old: KubeObject | null): FieldErrorList {
   const errs: FieldErrorList = [];
-  for (const rule of disabledRules(gates, old)) {
+  for (const rule of disabledRules(gates, obj, old)) {
     const { refuse } = rule;
     if (!refuse) continue;
     fieldsOf(rule, obj, (parent, key, path) => {
