@@ -1,9 +1,8 @@
 import type { Field, Type } from 'protobufjs';
 import type { KubeObject } from '../api/types';
-import { parseApiVersion } from '../api/types';
 import { FIELD_FACTS } from '../schema/field-facts';
 import { withGoZeros } from '../schema/go-zeros';
-import { isInlineField, lookupMessage, messageName, protoRoot } from '../schema/proto-loader';
+import { isInlineField, lookupMessageOf, messageName, protoRoot } from '../schema/proto-loader';
 import { DecodeError } from './decode-error';
 import { STRING_LIST_MESSAGES } from '../generated/api-facts';
 
@@ -22,8 +21,25 @@ function isZero(v: unknown): boolean {
   return v === '' || v === 0 || v === false;
 }
 
+/**
+ * RFC 3339 seconds of the times decoded lately: objects written in the same second share their
+ * creation and managed-fields times, so a list or a watch formats each second once. Bounded.
+ */
+const secondsFormatted = new Map<number, string>();
+const SECONDS_FORMATTED_MAX = 4096;
+
+function isoSeconds(seconds: number): string {
+  let iso = secondsFormatted.get(seconds);
+  if (iso === undefined) {
+    if (secondsFormatted.size >= SECONDS_FORMATTED_MAX) secondsFormatted.clear();
+    iso = new Date(seconds * 1000).toISOString().slice(0, 19);
+    secondsFormatted.set(seconds, iso);
+  }
+  return iso;
+}
+
 function formatTime(seconds: number, nanos: number, micro: boolean): string {
-  const iso = new Date(seconds * 1000).toISOString().slice(0, 19);
+  const iso = isoSeconds(seconds);
   if (!micro) return `${iso}Z`;
   return `${iso}.${String(Math.floor(nanos / 1000)).padStart(6, '0')}Z`;
 }
@@ -102,9 +118,10 @@ export function messageToJson(type: Type, msg: Record<string, unknown>): unknown
       continue;
     }
     if (field.map) {
-      const entries = Object.entries(value as Record<string, unknown>);
-      if (entries.length === 0) continue;
-      out[field.name] = Object.fromEntries(entries.map(([k, v]) => [k, scalarToJson(field, v)]));
+      const entries = value as Record<string, unknown>;
+      let json: Record<string, unknown> | undefined;
+      for (const k in entries) (json ??= {})[k] = scalarToJson(field, entries[k]);
+      if (json) out[field.name] = json;
     } else if (field.repeated) {
       const items = value as unknown[];
       if (items.length === 0) continue;
@@ -141,8 +158,7 @@ export function decodeProtobuf(body: Buffer): KubeObject {
   }
   const typeMeta = (unknown.typeMeta ?? {}) as { apiVersion?: string; kind?: string };
   if (!typeMeta.kind || !typeMeta.apiVersion) throw new DecodeError("Object 'Kind' is missing in protobuf envelope");
-  const gv = parseApiVersion(typeMeta.apiVersion);
-  const type = lookupMessage({ ...gv, kind: typeMeta.kind });
+  const type = lookupMessageOf(typeMeta.apiVersion, typeMeta.kind);
   if (!type) throw new DecodeError(`no kind "${typeMeta.kind}" is registered for version "${typeMeta.apiVersion}"`);
   let message: Record<string, unknown>;
   try {
