@@ -1,6 +1,6 @@
 import { setMaxListeners } from 'node:events';
 import { timeout } from '../api/errors';
-import { PRIVILEGED_GROUP_ONLY } from '../auth/authorizer/modes';
+import { PRIVILEGED_GROUP_ONLY } from '../auth/authorizer/privileged-group';
 import type { UserInfo } from '../auth/user';
 import type { WriteAdmission } from './types';
 import { NO_SIGNAL } from './conversion';
