@@ -1,5 +1,5 @@
 import type { KubeObject } from '../api/types';
-import { systemContext, SERVER_OWN_WRITE } from '../registry/request-context';
+import { systemReadContext, systemContext, SERVER_OWN_WRITE } from '../registry/request-context';
 import { everything } from '../storage/interfaces';
 import type { ApiServerMetrics } from '../metrics/metrics';
 import type { GenericStore } from '../registry/generic-store';
@@ -45,15 +45,15 @@ export type StoreOf = (group: string, version: string, resource: string) => Gene
 /** Looks an object up from the watch cache first (unless asked to be live); one created a moment ago may only be in etcd yet. */
 export async function lookup(store: GenericStore, namespace: string, name: string, live: boolean): Promise<KubeObject | null> {
   if (!live) {
-    const cached = await store.find(namespace, name, { resourceVersion: '0', match: '' });
+    const cached = await store.find(systemReadContext(namespace), name, { resourceVersion: '0', match: '' });
     if (cached) return cached;
   }
-  return store.find(namespace, name, { resourceVersion: '', match: '' });
+  return store.find(systemReadContext(namespace), name, { resourceVersion: '', match: '' });
 }
 
 /** A namespace's objects of a store (every one with ''): from the watch cache, as kube's plugins read their listers, or from etcd when `live`. */
 async function listCached(store: GenericStore, namespace: string, live = false): Promise<KubeObject[]> {
-  return (await store.list(namespace, { resourceVersion: live ? '' : '0', match: '', predicate: everything })).items;
+  return (await store.list(systemReadContext(namespace), { resourceVersion: live ? '' : '0', match: '', predicate: everything })).items;
 }
 
 type PluginConfig = Pick<

@@ -2,7 +2,7 @@ import type { ObjectStore } from '../registry/types';
 import { createHash, randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { isStatusError } from '../api/errors';
-import { systemContext, SERVER_OWN_WRITE } from '../registry/request-context';
+import { systemReadContext, systemContext, SERVER_OWN_WRITE } from '../registry/request-context';
 import { isPlainObject, type KubeObject } from '../api/types';
 import type { ServedCrds } from './crd-controller';
 import type { Controller } from './runtime/controller';
@@ -200,7 +200,7 @@ export class ApiServerIdentity implements Controller {
   private async write(): Promise<void> {
     let current: KubeObject | null = null;
     try {
-      current = await this.leases.get(SYSTEM_NAMESPACE, this.leaseName, { resourceVersion: '', match: '' });
+      current = await this.leases.get(systemReadContext(SYSTEM_NAMESPACE), this.leaseName, { resourceVersion: '', match: '' });
     } catch (err) {
       if (!(isStatusError(err) && err.code === 404)) throw err;
     }
@@ -213,7 +213,7 @@ export class ApiServerIdentity implements Controller {
 
   /** apiserverleasegc: identity leases that have expired are deleted (guarded by their resourceVersion). */
   private async collectExpired(): Promise<void> {
-    const list = await this.leases.list(SYSTEM_NAMESPACE, { resourceVersion: '', match: '', predicate: everyIdentityLease });
+    const list = await this.leases.list(systemReadContext(SYSTEM_NAMESPACE), { resourceVersion: '', match: '', predicate: everyIdentityLease });
     const now = this.clock.now();
     for (const lease of list.items) {
       if (lease.metadata.name === this.leaseName || replicaOf(lease, now).live) continue;

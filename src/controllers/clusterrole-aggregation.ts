@@ -3,7 +3,7 @@ import { isStatusError } from '../api/errors';
 import { jsonEqual } from '../api/deep-equal';
 import { fromLabelSelectorStruct, matchesLabels, type LabelSelectorStruct } from '../api/label-selector';
 import { isPlainObject, type KubeObject } from '../api/types';
-import { systemContext, SERVER_OWN_WRITE } from '../registry/request-context';
+import { SYSTEM_READ_ALL, systemContext, SERVER_OWN_WRITE } from '../registry/request-context';
 import { everything } from '../storage/interfaces';
 import { QueueController } from './runtime/controller';
 import { Informer, listWatchOf } from './runtime/informer';
@@ -62,7 +62,7 @@ async function aggregate(clusterRoles: ObjectStore, role: KubeObject, roles: Ite
  * bootstrap policy's reconciliation, so that a start leaves no aggregation writes behind it.
  */
 export async function settleAggregation(clusterRoles: ObjectStore): Promise<void> {
-  const list = await clusterRoles.list('', { resourceVersion: '', match: '', predicate: everything });
+  const list = await clusterRoles.list(SYSTEM_READ_ALL, { resourceVersion: '', match: '', predicate: everything });
   const roles = new Map(list.items.map((r) => [r.metadata.name!, r]));
   const aggregated = [...roles.values()]
     .filter((r) => selectorsOf(r) !== null)

@@ -8,6 +8,7 @@ import { informerAndQueueProblem, type Controller } from './runtime/controller';
 import { systemClock, type Clock } from './runtime/clock';
 import { Informer, listWatchOf, type ControllerLog } from './runtime/informer';
 import { WorkQueue } from './work-queue';
+import { SYSTEM_READ_ALL } from '../registry/request-context';
 
 const RETRY_MS = 1000;
 
@@ -120,7 +121,7 @@ export class CrdController implements Controller {
   }
 
   private current(name: string): Promise<KubeObject | null> {
-    return this.crds.find('', name, { resourceVersion: '', match: '' });
+    return this.crds.find(SYSTEM_READ_ALL, name, { resourceVersion: '', match: '' });
   }
 
   /** Brings what is served for one CRD in line with the stored object. */

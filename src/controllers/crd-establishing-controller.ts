@@ -1,6 +1,6 @@
 import type { ObjectStore } from '../registry/types';
 import { isStatusError } from '../api/errors';
-import { systemContext, SERVER_OWN_WRITE } from '../registry/request-context';
+import { SYSTEM_READ_ALL, systemContext, SERVER_OWN_WRITE } from '../registry/request-context';
 import { isPlainObject, type KubeObject } from '../api/types';
 import { CLEANUP_FINALIZER, crdView, setCrdCondition, type CrdView } from '../resources/customresourcedefinitions';
 import { everything } from '../storage/interfaces';
@@ -65,7 +65,7 @@ export class CrdEstablishingController extends QueueController {
   }
 
   private current(name: string): Promise<KubeObject | null> {
-    return this.crds.find('', name, { resourceVersion: '', match: '' });
+    return this.crds.find(SYSTEM_READ_ALL, name, { resourceVersion: '', match: '' });
   }
 
   /** False while the CRD waits for replicas or for its custom resources to go. */
@@ -144,7 +144,7 @@ export class CrdEstablishingController extends QueueController {
       setCrdCondition(next, { type: 'Terminating', status: 'True', reason: 'InstanceDeletionInProgress', message: 'CustomResource deletion is in progress' });
       if (JSON.stringify(next.status) !== JSON.stringify(crd.status)) await this.writeStatus(name, next.status);
       const all = { resourceVersion: '', match: '' as const, predicate: everything };
-      for (const item of (await store.list('', all)).items) {
+      for (const item of (await store.list(SYSTEM_READ_ALL, all)).items) {
         try {
           await store.delete(systemContext({ namespace: item.metadata.namespace ?? '' }, SERVER_OWN_WRITE), item.metadata.name!, {
             dryRun: false,
@@ -155,7 +155,7 @@ export class CrdEstablishingController extends QueueController {
         }
       }
       // Objects held by finalizers of their own: their owners' controllers must let go first.
-      if ((await store.list('', all)).items.length > 0) return false;
+      if ((await store.list(SYSTEM_READ_ALL, all)).items.length > 0) return false;
     }
     try {
       await this.crds.update(

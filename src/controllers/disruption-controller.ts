@@ -4,7 +4,7 @@ import { isStatusError } from '../api/errors';
 import { fromLabelSelectorStruct, matchesLabels, type LabelSelectorStruct } from '../api/label-selector';
 import { objectOf, objectsIn } from '../api/json-read';
 import { isPlainObject, type KubeObject, type OwnerReference } from '../api/types';
-import { systemContext, SERVER_OWN_WRITE } from '../registry/request-context';
+import { systemContext, systemReadContext, SERVER_OWN_WRITE } from '../registry/request-context';
 import type { ResourceRegistry } from '../registry/resource-registry';
 import { QueueController } from './runtime/controller';
 import { Informer, listWatchOf, objectKey } from './runtime/informer';
@@ -230,14 +230,14 @@ export class DisruptionController extends QueueController {
     // getScaleController's answer for a kind without the subresource.
     if (!store.def.subresources.includes('scale'))
       throw new Error(`${group ? `${store.def.resource}.${group}` : store.def.resource} does not implement the scale subresource`);
-    const owner = await store.find(namespace, ref.name, CACHED);
+    const owner = await store.find(systemReadContext(namespace), ref.name, CACHED);
     if (!owner || owner.metadata.uid !== ref.uid) return null;
     // getPodDeployment: a ReplicaSet's pods count by their Deployment's replicas.
     const parent = controllerOf(owner);
     if (ref.kind === 'ReplicaSet' && parent?.kind === 'Deployment' && ['apps', 'extensions'].includes(groupOf(parent.apiVersion))) {
       return this.scaleOf(parent, namespace);
     }
-    const scale = await store.get(namespace, ref.name, CACHED, 'scale');
+    const scale = await store.get(systemReadContext(namespace, 'scale'), ref.name, CACHED);
     return { uid: owner.metadata.uid!, replicas: num(objectOf(scale.spec).replicas) };
   }
 

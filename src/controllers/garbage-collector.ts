@@ -1,6 +1,6 @@
 import type { ObjectStore } from '../registry/types';
 import { isStatusError } from '../api/errors';
-import { systemContext, SERVER_OWN_WRITE } from '../registry/request-context';
+import { systemReadContext, systemContext, SERVER_OWN_WRITE } from '../registry/request-context';
 import { parseApiVersion, type KubeObject, type OwnerReference } from '../api/types';
 import { FOREGROUND_FINALIZER, ORPHAN_FINALIZER, type PropagationPolicy } from '../registry/deletion-finalizers';
 import type { ResourceRegistry } from '../registry/resource-registry';
@@ -258,7 +258,7 @@ export class GarbageCollector implements Controller {
     if (!owner) {
       // Absence is confirmed by a live read before anything is deleted.
       try {
-        const live = await store.get(store.def.namespaced ? dependent.namespace : '', ref.name, { resourceVersion: '', match: '' });
+        const live = await store.get(systemReadContext(store.def.namespaced ? dependent.namespace : ''), ref.name, { resourceVersion: '', match: '' });
         owner = { uid: live.metadata.uid, deletionTimestamp: live.metadata.deletionTimestamp, finalizers: live.metadata.finalizers ?? [] };
       } catch (err) {
         if (!(isStatusError(err) && err.code === 404)) throw err;

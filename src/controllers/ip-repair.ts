@@ -1,7 +1,7 @@
 import type { ObjectStore } from '../registry/types';
 import { isStatusError } from '../api/errors';
 import type { KubeObject } from '../api/types';
-import { systemContext, SERVER_OWN_WRITE } from '../registry/request-context';
+import { SYSTEM_READ_ALL, systemContext, SERVER_OWN_WRITE } from '../registry/request-context';
 import { IP_ALLOCATOR_MANAGER, MANAGED_BY_LABEL, type ClusterIpAllocator } from '../registry/service-allocation/ip-allocator';
 import { formatIp, parseIp, rangeContains } from '../registry/service-allocation/ip-range';
 import { clusterIpsOf } from '../registry/service-allocation/service-allocator';
@@ -34,7 +34,11 @@ export class IpRepair {
 
   async pass(): Promise<void> {
     const consistent = { resourceVersion: '', match: '' as const, predicate: everything };
-    const [services, addresses, ranges] = await Promise.all([this.services.list('', consistent), this.addresses.list('', consistent), this.allocator.ranges()]);
+    const [services, addresses, ranges] = await Promise.all([
+      this.services.list(SYSTEM_READ_ALL, consistent),
+      this.addresses.list(SYSTEM_READ_ALL, consistent),
+      this.allocator.ranges(),
+    ]);
     const holders = new Map<string, { namespace: string; name: string }>();
     for (const svc of services.items) {
       for (const text of clusterIpsOf(svc)) {

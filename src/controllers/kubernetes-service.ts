@@ -2,7 +2,7 @@ import type { ObjectStore } from '../registry/types';
 import { isStatusError } from '../api/errors';
 import { jsonEqual } from '../api/deep-equal';
 import { isPlainObject, type KubeObject } from '../api/types';
-import { systemContext, SERVER_OWN_WRITE } from '../registry/request-context';
+import { SYSTEM_READ_ALL, systemReadContext, systemContext, SERVER_OWN_WRITE } from '../registry/request-context';
 import { ipAt, formatIp, serviceRange } from '../registry/service-allocation/ip-range';
 import { nowTimestamp } from '../registry/time';
 import type { ControllerLog } from './runtime/informer';
@@ -38,7 +38,7 @@ export class DefaultServiceCidrController extends PeriodicController {
   }
 
   protected async pass(): Promise<void> {
-    let current = await this.cidrs.find('', DEFAULT_SERVICE_CIDR, { resourceVersion: '', match: '' });
+    let current = await this.cidrs.find(SYSTEM_READ_ALL, DEFAULT_SERVICE_CIDR, { resourceVersion: '', match: '' });
     if (!current) {
       try {
         current = await this.cidrs.create(
@@ -48,7 +48,7 @@ export class DefaultServiceCidrController extends PeriodicController {
         );
       } catch (err) {
         if (!(isStatusError(err) && err.code === 409)) throw err;
-        current = await this.cidrs.get('', DEFAULT_SERVICE_CIDR, { resourceVersion: '', match: '' });
+        current = await this.cidrs.get(SYSTEM_READ_ALL, DEFAULT_SERVICE_CIDR, { resourceVersion: '', match: '' });
       }
     }
     const spec = isPlainObject(current.spec) ? current.spec : {};
@@ -103,7 +103,7 @@ export function kubernetesService(clusterIp: string, securePort: number): KubeOb
  */
 export async function reconcileKubernetesService(services: ObjectStore, clusterIp: string, securePort: number): Promise<void> {
   const desired = kubernetesService(clusterIp, securePort);
-  const current = await services.find(DEFAULT_NAMESPACE, KUBERNETES_SERVICE, { resourceVersion: '', match: '' });
+  const current = await services.find(systemReadContext(DEFAULT_NAMESPACE), KUBERNETES_SERVICE, { resourceVersion: '', match: '' });
   if (!current) {
     try {
       await services.create(systemContext({ namespace: DEFAULT_NAMESPACE }, SERVER_OWN_WRITE), desired, { dryRun: false });

@@ -9,7 +9,7 @@ import { QueueController } from './runtime/controller';
 import { systemClock, type Clock } from './runtime/clock';
 import { Informer, listWatchOf, type ControllerLog } from './runtime/informer';
 import { WorkQueue } from './work-queue';
-import { systemContext, SERVER_OWN_WRITE } from '../registry/request-context';
+import { SYSTEM_READ_ALL, systemReadContext, systemContext, SERVER_OWN_WRITE } from '../registry/request-context';
 
 export type { ControllerLog } from './runtime/informer';
 
@@ -66,7 +66,7 @@ export class NamespaceController extends QueueController {
   private async finalize(name: string): Promise<boolean> {
     let ns: KubeObject;
     try {
-      ns = await this.namespaces.get('', name, { resourceVersion: '', match: '' });
+      ns = await this.namespaces.get(SYSTEM_READ_ALL, name, { resourceVersion: '', match: '' });
     } catch (err) {
       if (isStatusError(err) && err.code === 404) return true;
       throw err;
@@ -103,14 +103,14 @@ export class NamespaceController extends QueueController {
   private async deleteContent(store: ObjectStore, namespace: string, totals: ContentTotals): Promise<void> {
     const { def } = store;
     const all = { resourceVersion: '', match: '' as const, predicate: everything };
-    for (const item of (await store.list(namespace, all)).items) {
+    for (const item of (await store.list(systemReadContext(namespace), all)).items) {
       try {
         await store.delete(systemContext({ namespace }, SERVER_OWN_WRITE), item.metadata.name!, { dryRun: false, propagationPolicy: 'Background' });
       } catch (err) {
         if (!(isStatusError(err) && err.code === 404)) throw err;
       }
     }
-    const left = (await store.list(namespace, all)).items;
+    const left = (await store.list(systemReadContext(namespace), all)).items;
     if (left.length === 0) return;
     totals.remainingByResource.set(`${def.resource}.${def.group}`, left.length);
     let held = false;

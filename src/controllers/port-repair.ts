@@ -4,6 +4,7 @@ import { nodePortsOf } from '../registry/service-allocation/service-allocator';
 import { everything } from '../storage/interfaces';
 import type { ControllerLog } from './runtime/informer';
 import { REPAIRS_BEFORE_LEAK_CLEANUP } from './ip-repair';
+import { SYSTEM_READ_ALL } from '../registry/request-context';
 
 /**
  * kube's NodePort repair controller (portallocator/controller.Repair): the allocation bitmap is
@@ -21,7 +22,7 @@ export class PortRepair {
 
   async pass(): Promise<void> {
     const bitmap = await this.allocator.read();
-    const services = await this.services.list('', { resourceVersion: '', match: '', predicate: everything });
+    const services = await this.services.list(SYSTEM_READ_ALL, { resourceVersion: '', match: '', predicate: everything });
     const used = new Set<number>();
     for (const svc of services.items) {
       for (const port of nodePortsOf(svc)) {

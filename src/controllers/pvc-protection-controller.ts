@@ -2,7 +2,7 @@ import type { ObjectStore } from '../registry/types';
 import { objectOf, objectsIn, stringOf } from '../api/json-read';
 import type { KubeObject } from '../api/types';
 import { PVC_PROTECTION_FINALIZER } from '../admission/storage-object-in-use-protection';
-import { systemContext, SERVER_OWN_WRITE } from '../registry/request-context';
+import { systemReadContext, systemContext, SERVER_OWN_WRITE } from '../registry/request-context';
 import { everything } from '../storage/interfaces';
 import { QueueController } from './runtime/controller';
 import { isDeletionCandidate, needsFinalizer, setFinalizer } from './runtime/finalizers';
@@ -116,7 +116,7 @@ export class PvcProtectionController extends QueueController {
   private async inUse(claim: KubeObject): Promise<boolean> {
     const namespace = claim.metadata.namespace!;
     if (this.podInformer.list().some((pod) => pod.metadata.namespace === namespace && podUsesClaim(pod, claim))) return true;
-    const live = await this.pods.list(namespace, { resourceVersion: '', match: '', predicate: everything });
+    const live = await this.pods.list(systemReadContext(namespace), { resourceVersion: '', match: '', predicate: everything });
     return live.items.some((pod) => podUsesClaim(pod, claim));
   }
 }

@@ -3,7 +3,7 @@ import { isStatusError } from '../api/errors';
 import { isPlainObject, type KubeObject } from '../api/types';
 import { addLists, listsEqual, maskList, resourceListJson, resourceListOf, zeroAmount, type ResourceList } from '../admission/resource-quota/amounts';
 import { evaluatorFor, quotaScopes, resourcesNamedBy, type QuotaEvaluator } from '../admission/resource-quota/evaluators';
-import { systemContext, SERVER_OWN_WRITE } from '../registry/request-context';
+import { systemReadContext, systemContext, SERVER_OWN_WRITE } from '../registry/request-context';
 import { everything } from '../storage/interfaces';
 import { informerAndQueueProblem, type Controller } from './runtime/controller';
 import { Informer, listWatchOf, type ControllerLog } from './runtime/informer';
@@ -179,7 +179,7 @@ export class ResourceQuotaController implements Controller {
     const scopes = quotaScopes(quota);
     const now = this.clock.now();
     let total: ResourceList = new Map(names.map((n) => [n, zeroAmount()]));
-    const { items } = await store.list(namespace, { resourceVersion: '', match: '', predicate: everything });
+    const { items } = await store.list(systemReadContext(namespace), { resourceVersion: '', match: '', predicate: everything });
     for (const obj of items) {
       if (!scopes.every((s) => evaluator.matchesScope(s, obj))) continue;
       total = addLists(total, maskList(evaluator.usage(obj, now), names));

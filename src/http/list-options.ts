@@ -53,7 +53,8 @@ function watchTimeoutSeconds(query: URLSearchParams): number | undefined {
 }
 
 /** Reads and validates list/watch query parameters, with kube-apiserver's 400 and 422 answers. */
-export function parseListOptions(query: URLSearchParams, def: ResourceDefinition, watch: boolean): WatchListOptions {
+/** `signal` is the request's, carried to storage (the read ends with the request). */
+export function parseListOptions(query: URLSearchParams, def: ResourceDefinition, watch: boolean, signal: AbortSignal): WatchListOptions {
   const match = query.get('resourceVersionMatch') ?? '';
   if (match !== '' && match !== 'Exact' && match !== 'NotOlderThan') {
     throw invalid({ group: 'meta.k8s.io', kind: 'ListOptions' }, '', [
@@ -70,6 +71,7 @@ export function parseListOptions(query: URLSearchParams, def: ResourceDefinition
     allowWatchBookmarks: boolParam(query, 'allowWatchBookmarks'),
     sendInitialEvents: optionalBool(query, 'sendInitialEvents'),
     timeoutSeconds: watchTimeoutSeconds(query),
+    signal,
   };
   const errs = validate(opts, watch);
   if (errs.length > 0) throw invalid({ group: 'meta.k8s.io', kind: 'ListOptions' }, '', errs);

@@ -3,7 +3,7 @@ import { isStatusError } from '../api/errors';
 import type { KubeObject } from '../api/types';
 import type { Node } from '../generated/types/core/v1';
 import type { Lease } from '../generated/types/coordination/v1';
-import { withInfo } from '../registry/request-context';
+import { SYSTEM_READ_ALL, withInfo } from '../registry/request-context';
 import { timestampAt } from '../registry/time';
 import { every } from '../api/clock';
 import type { ControllerDeps } from '../controllers/runtime/controller-deps';
@@ -140,7 +140,7 @@ export class NodeAgents {
       })) as Node;
     } catch (err) {
       if (!isStatusError(err) || err.code !== 409) throw err;
-      return (await this.nodes.get('', simulated.name, { resourceVersion: '', match: '' })) as Node;
+      return (await this.nodes.get(SYSTEM_READ_ALL, simulated.name, { resourceVersion: '', match: '' })) as Node;
     }
   }
 

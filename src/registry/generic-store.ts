@@ -16,13 +16,11 @@ import type { ListOptions, ReadConsistency, Storage, WatchItem, WatchOptions } f
 import { checkPreconditions } from '../storage/preconditions';
 import { isStorageError } from '../storage/storage-error';
 import type { WatchChannel } from '../storage/watch-channel';
-import { finalizersForDeletion } from './deletion-finalizers';
-import { beforeDelete, markAsDeleting, setFinalizers, shouldDeleteDuringUpdate } from './graceful-deletion';
+import { deletionUpdate, shouldDeleteDuringUpdate, startDeletion, type DeletionUpdate } from './deletion';
 import { timestampAt } from './time';
 import { collectionPrefix, objectKey, resourceRoot } from './storage-keys';
-import { apiVersionOfDefinition, groupResource, storageApiVersionOf, type ResourceDefinition, type ServedKind } from './resource-definition';
+import { apiVersionOfDefinition, groupResource, type ResourceDefinition, type ServedKind } from './resource-definition';
 import { FieldManager, keepTimesOfNoOp } from './field-manager';
-import { inWireOrder } from './object-order';
 import { interpretStorageError } from './storage-errors';
 import { disabledValueErrors, dropDisabledFields } from './gated-fields';
 import { DEFAULT_VALIDATION_OPTIONS, specOf, type Strategy, type ValidationOptions } from './strategy';
@@ -38,16 +36,16 @@ import {
 import type { AdmissionAttributes, AdmissionOperation } from './types';
 import { reconcileNamespace } from './computed-store';
 import { selectionPredicate } from './predicate';
-import { convertAll, convertOne, NO_SIGNAL } from './conversion';
-import { ensureActive, withInfo, type RequestContext } from './request-context';
+import { NO_SIGNAL } from './conversion';
+import { servedVersionOf, servedVersionsOf, storageVersionOf } from './version-conversion';
+import { boundTo, ensureActive, SYSTEM_READ_ALL, withInfo, type RequestContext } from './request-context';
 import type { ServerServices } from './types';
 import type { WriteOptions, ApplyRequest, DeleteRequest, DeleteOutcome } from './types';
 
 export type { WriteOptions, ApplyRequest, DeleteRequest, DeleteOutcome } from './types';
 
-/** Signals out of a marking update: the deletion is already under way / nothing holds the object. */
-const ALREADY_DELETING = Symbol('already deleting');
-const DELETE_NOW = Symbol('delete now');
+/** Ends a marking update without a transaction when the deletion state machine decided against writing. */
+const NO_UPDATE = Symbol('no update');
 
 /** Kept where resources and controllers have always imported them from. */
 export { nowTimestamp, timestampAt } from './time';
@@ -112,7 +110,6 @@ function uniqueErrors(errs: FieldErrorList): FieldErrorList {
   });
 }
 
-/** Where a resource's objects live in etcd: `<prefix>/<storagePath>/`. */
 /**
  * The object as kube-apiserver holds it once decoded into its Go type: omitempty fields at their
  * zero value are gone (a client's `minReadySeconds: 0` is neither stored, answered nor owned in
@@ -180,57 +177,23 @@ export class GenericStore {
     throw interpretStorageError(err, groupResource(this.def), name, operation);
   }
 
-  /**
-   * What is written: the storage version's object (through the resource's converter where it has
-   * one, a CRD's conversion webhook), type meta stamped, fields in wire order.
-   */
-  private async stored(obj: KubeObject, signal: AbortSignal): Promise<KubeObject> {
-    const { conversion, converter } = this.def;
-    const apiVersion = storageApiVersionOf(this.def);
-    if (converter && obj.apiVersion !== apiVersion) return inWireOrder(await convertOne(converter, obj, apiVersion, signal, true), this.def.kind, apiVersion);
-    return inWireOrder(conversion ? conversion.toStorage(obj) : obj, this.def.kind, apiVersion);
+  /** What a client of this version sees of a stored object (version-conversion.ts). */
+  toServed(obj: KubeObject, signal: AbortSignal = NO_SIGNAL): Promise<KubeObject> {
+    return servedVersionOf(this.def, obj, signal);
   }
 
-  /**
-   * What a client of this version sees of a stored object. Stored objects are canonical, so only
-   * those of another version are rebuilt: through the resource's converter where it has one,
-   * converted where the versions differ in more than apiVersion, restamped otherwise (custom
-   * resources without a conversion webhook).
-   */
-  async toServed(obj: KubeObject, signal: AbortSignal = NO_SIGNAL): Promise<KubeObject> {
-    const { converter } = this.def;
-    const apiVersion = apiVersionOfDefinition(this.def);
-    if (!converter || obj.apiVersion === apiVersion) return this.restamped(obj);
-    return inWireOrder(await convertOne(converter, obj, apiVersion, signal, false), this.def.kind, apiVersion);
-  }
-
-  /** A stored object shown in this version without calling out: converted in process, or only restamped. */
-  private restamped(obj: KubeObject): KubeObject {
-    const apiVersion = apiVersionOfDefinition(this.def);
-    if (obj.kind === this.def.kind && obj.apiVersion === apiVersion) return obj;
-    const { conversion } = this.def;
-    // A copy: the stored object may be the watch cache's, shared by every reader (inWireOrder fills in Go's zero values).
-    const copy = structuredClone(obj);
-    return inWireOrder(conversion ? conversion.fromStorage(copy) : copy, this.def.kind, apiVersion);
-  }
-
-  /** `toServed` of a list's items: in process without a promise per item, or in one converter call (kube's webhook converter sends a list at once). */
-  private async servedItems(items: KubeObject[], signal: AbortSignal): Promise<KubeObject[]> {
-    const { converter } = this.def;
-    if (!converter) return items.map((o) => this.restamped(o));
-    const apiVersion = apiVersionOfDefinition(this.def);
-    return (await convertAll(converter, items, apiVersion, signal, false)).map((o) => inWireOrder(o, this.def.kind, apiVersion));
-  }
-
-  /** The object, or what a subresource with a kind of its own (scale) shows of it. */
-  async get(namespace: string, name: string, opts: ReadConsistency, subresource: '' | Subresource = ''): Promise<KubeObject> {
+  /** The object, or what the request's subresource shows of it when it has a kind of its own (scale). */
+  async get(ctx: RequestContext, name: string, opts: ReadConsistency): Promise<KubeObject> {
     let obj: KubeObject;
     try {
-      obj = await this.toServed(await this.storage.get(this.key(namespace, name), opts), opts.signal);
+      obj = await this.toServed(await this.storage.get(this.key(ctx.info.namespace, name), boundTo(ctx, opts)), ctx.signal);
     } catch (err) {
       this.fail(err, name, 'get');
     }
-    return subresourceView(this.def, subresource)?.read(obj) ?? obj;
+    const sub = ctx.info.subresource as '' | Subresource;
+    // A connect or create subresource's request reads its parent whole.
+    const view = sub && this.def.subresources.includes(sub) ? subresourceView(this.def, sub) : null;
+    return view ? view.read(obj) : obj;
   }
 
   /**
@@ -241,24 +204,24 @@ export class GenericStore {
   async cachedObjects(): Promise<readonly KubeObject[]> {
     const mark = this.storage.changeMark?.();
     if (mark !== undefined && this.everything?.mark === mark) return this.everything.items;
-    const { items } = await this.list('', { resourceVersion: '0', match: '', predicate: selectionPredicate(this.def, '', '') });
+    const { items } = await this.list(SYSTEM_READ_ALL, { resourceVersion: '0', match: '', predicate: selectionPredicate(this.def, '', '') });
     if (mark !== undefined) this.everything = { mark, items };
     return items;
   }
 
   /** The object, or null when it does not exist (what a controller's or lookup's get wants). */
-  async find(namespace: string, name: string, opts: ReadConsistency): Promise<KubeObject | null> {
+  async find(ctx: RequestContext, name: string, opts: ReadConsistency): Promise<KubeObject | null> {
     try {
-      return await this.get(namespace, name, opts);
+      return await this.get(ctx, name, opts);
     } catch (err) {
       if (isStatusError(err) && err.code === 404) return null;
       throw err;
     }
   }
 
-  async list(namespace: string, opts: ListOptions): Promise<KubeList> {
+  async list(ctx: RequestContext, opts: ListOptions): Promise<KubeList> {
     try {
-      const result = await this.storage.list(this.prefix(namespace), opts);
+      const result = await this.storage.list(this.prefix(ctx.info.namespace), boundTo(ctx, opts));
       const metadata: KubeList['metadata'] = { resourceVersion: result.resourceVersion };
       if (result.continue) metadata.continue = result.continue;
       if (result.remainingItemCount !== undefined) metadata.remainingItemCount = result.remainingItemCount;
@@ -266,16 +229,16 @@ export class GenericStore {
         kind: this.def.listKind,
         apiVersion: apiVersionOfDefinition(this.def),
         metadata,
-        items: await this.servedItems(result.items, opts.signal ?? NO_SIGNAL),
+        items: await servedVersionsOf(this.def, result.items, ctx.signal),
       };
     } catch (err) {
       this.fail(err, '', 'list');
     }
   }
 
-  async watch(namespace: string, opts: WatchOptions): Promise<WatchChannel<WatchItem>> {
+  async watch(ctx: RequestContext, opts: WatchOptions): Promise<WatchChannel<WatchItem>> {
     try {
-      return await this.storage.watch(this.prefix(namespace), opts);
+      return await this.storage.watch(this.prefix(ctx.info.namespace), boundTo(ctx, opts));
     } catch (err) {
       this.fail(err, '', 'watch');
     }
@@ -419,7 +382,7 @@ export class GenericStore {
         await this.admit('validate', ctx, opts, 'CREATE', obj, undefined);
         ensureActive(ctx);
         await slice();
-        const record = await this.stored(obj, ctx.signal);
+        const record = await storageVersionOf(this.def, obj, ctx.signal);
         const created = await this.toServed(
           await this.storage.create(this.key(namespace, name), record, { dryRun: opts.dryRun, signal: ctx.signal, ttlSeconds: this.ttlSeconds }),
           ctx.signal,
@@ -597,7 +560,7 @@ export class GenericStore {
             await begin(this.hooks?.beginCreate(fresh, req.dryRun));
             await this.admit('validate', ctx, req, 'CREATE', fresh, undefined);
             ensureActive(ctx);
-            return this.stored(fresh, ctx.signal);
+            return storageVersionOf(this.def, fresh, ctx.signal);
           }
           current = await this.toServed(current, ctx.signal);
           const next = typeof input === 'function' ? await input(structuredClone(current)) : structuredClone(input);
@@ -625,7 +588,7 @@ export class GenericStore {
           emptiedFinalizers = shouldDeleteDuringUpdate(current, this.finalizing(updated));
           ensureActive(ctx);
           await slice();
-          return this.stored(updated, ctx.signal);
+          return storageVersionOf(this.def, updated, ctx.signal);
         },
         { ignoreNotFound: createOnUpdate, dryRun: req.dryRun, signal: ctx.signal, ttlSeconds: this.ttlSeconds },
       );
@@ -662,7 +625,7 @@ export class GenericStore {
           const next = structuredClone(await this.toServed(current, ctx.signal));
           mutate(next);
           ensureActive(ctx);
-          return this.stored(next, ctx.signal);
+          return storageVersionOf(this.def, next, ctx.signal);
         },
         { ignoreNotFound: false, dryRun: opts.dryRun, signal: ctx.signal },
       );
@@ -722,7 +685,7 @@ export class GenericStore {
    */
   async deleteCollection(ctx: RequestContext, listOpts: ListOptions, req: DeleteRequest): Promise<KubeList> {
     const paged = (listOpts.limit ?? 0) > 0;
-    const list = await this.list(ctx.info.namespace, paged ? listOpts : { ...listOpts, limit: undefined, continue: undefined });
+    const list = await this.list(ctx, paged ? listOpts : { ...listOpts, limit: undefined, continue: undefined });
     for (const item of list.items) {
       try {
         await this.delete(withInfo(ctx, { namespace: item.metadata.namespace ?? '', name: item.metadata.name ?? '' }), item.metadata.name ?? '', req);
@@ -745,49 +708,36 @@ export class GenericStore {
     };
   }
 
+  /** Store.Delete: carries out the deletion state machine's decisions (deletion.ts) in etcd transactions. */
   private async deleteObject(ctx: RequestContext, key: string, current: KubeObject, req: DeleteRequest): Promise<DeleteOutcome> {
     const name = current.metadata.name ?? '';
     const validate = this.deleteValidation(ctx, req);
-    const first = beforeDelete(this.def, structuredClone(current), req, this.nowSeconds());
-    if (first.pending) return { object: await this.deletedResult(current), deleted: false };
-    const { strategy } = this.def;
-    const finalizers = current.metadata.finalizers ?? [];
-    const gc = finalizersForDeletion(finalizers, req, strategy.garbageCollectionPolicy);
-    if (!first.graceful && finalizers.length === 0 && !gc.changed) return this.remove(key, req, validate);
-    let outcome: 'pending' | 'keep' | 'removeNow' = 'keep';
-    let period = 0;
-    let updated: KubeObject;
-    try {
-      updated = await this.storage.guaranteedUpdate(
+    const start = startDeletion(this.def, current, req, this.nowSeconds());
+    if (start === 'pending') return { object: await this.deletedResult(current), deleted: false };
+    if (start === 'remove') return this.remove(key, req, validate);
+    // Set by the update's last attempt.
+    let decided = { step: 'pending' } as DeletionUpdate;
+    const updated = await this.storage
+      .guaranteedUpdate(
         key,
         async (existing) => {
           if (!existing) throw notFound(this.def, name);
           checkPreconditions(key, existing, req.preconditions);
           await validate(existing);
-          const next = structuredClone(existing);
-          const decision = beforeDelete(this.def, next, req, this.nowSeconds());
-          if (decision.pending) throw ALREADY_DELETING;
-          const wanted = finalizersForDeletion(next.metadata.finalizers ?? [], req, strategy.garbageCollectionPolicy);
-          if (wanted.changed) setFinalizers(next, wanted.finalizers);
-          const held = (next.metadata.finalizers ?? []).length > 0;
-          if (!decision.graceful) {
-            if (!held) throw DELETE_NOW;
-            markAsDeleting(next, this.nowSeconds());
-            outcome = 'keep';
-            return next;
-          }
-          period = decision.period;
-          outcome = held || period > 0 ? 'keep' : 'removeNow';
-          return next;
+          decided = deletionUpdate(this.def, existing, req, this.nowSeconds());
+          // Nothing is written for these: the update ends without a transaction.
+          if (decided.step !== 'mark') throw NO_UPDATE;
+          return decided.object;
         },
         { dryRun: req.dryRun, signal: ctx.signal },
-      );
-    } catch (err) {
-      if (err === ALREADY_DELETING) return { object: await this.deletedResult(current), deleted: false };
-      if (err === DELETE_NOW) return this.remove(key, req, validate);
-      throw err;
-    }
-    if (outcome === 'keep') return { object: await this.toServed(updated, ctx.signal), deleted: false };
+      )
+      .catch((err: unknown) => {
+        if (err === NO_UPDATE) return null;
+        throw err;
+      });
+    if (decided.step === 'pending') return { object: await this.deletedResult(current), deleted: false };
+    if (decided.step === 'removeNow' || !updated) return this.remove(key, req, validate);
+    if (!decided.thenRemove) return { object: await this.toServed(updated, ctx.signal), deleted: false };
     if (req.dryRun) return { object: await this.deletedResult(updated), deleted: true };
     const preconditions = req.preconditions?.resourceVersion ? { ...req.preconditions, resourceVersion: updated.metadata.resourceVersion } : req.preconditions;
     try {

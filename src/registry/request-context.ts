@@ -1,10 +1,10 @@
 import { setMaxListeners } from 'node:events';
 import { timeout } from '../api/errors';
-import { PRIVILEGED_GROUP_ONLY } from '../auth/authorizer/modes';
+import { PRIVILEGED_GROUP_ONLY } from '../auth/authorizer/privileged-group';
 import type { UserInfo } from '../auth/user';
 import type { WriteAdmission } from './types';
 import { NO_SIGNAL } from './conversion';
-import type { RequestAttributes, RequestContext, SystemPolicy } from './types';
+import type { RequestAttributes, RequestContext, Subresource, SystemPolicy } from './types';
 
 export type { RequestAttributes, RequestContext, SystemPolicy } from './types';
 
@@ -90,3 +90,27 @@ export function ensureActive(ctx: RequestContext): void {
   if (!expired && !ctx.signal.aborted) return;
   throw timeout(`request did not complete within requested timeout - ${expired ? 'context deadline exceeded' : 'context canceled'}`, 0);
 }
+
+/**
+ * A read's storage options ending with the request (kube's storage calls take the request's
+ * context.Context): the caller's own options when they already carry its signal, as the handlers
+ * build them, or when the read is kapi's own and never aborted; a copy otherwise.
+ */
+export function boundTo<O extends { signal?: AbortSignal }>(ctx: RequestContext, opts: O): O {
+  const { signal } = ctx;
+  if (opts.signal === signal || signal === NO_SIGNAL) return opts;
+  return { ...opts, signal };
+}
+
+/**
+ * The context of a read kapi makes itself, outside any client request (controllers' informers,
+ * lookups of admission plugins and bootstrap): system:apiserver, never aborted. Reads are not
+ * authorized or admitted in the store, so the policy is only named for what the context could write.
+ * A `subresource` with a kind of its own (scale) is read as that kind.
+ */
+export function systemReadContext(namespace: string, subresource: '' | Subresource = ''): RequestContext {
+  return systemContext({ namespace, subresource }, SERVER_OWN_WRITE);
+}
+
+/** systemReadContext of every namespace (cluster-scoped objects, lists across namespaces): one shared value, since it carries nothing of a request. */
+export const SYSTEM_READ_ALL: RequestContext = systemReadContext('');

@@ -452,11 +452,16 @@ export type DeleteOutcome = { object: KubeObject | Status; deleted: boolean };
  */
 export interface ObjectStore {
   readonly def: ResourceDefinition;
-  get(namespace: string, name: string, opts: ReadConsistency, subresource?: '' | Subresource): Promise<KubeObject>;
+  /**
+   * Reads take the request's context as writes do (kube's rest.Getter, Lister and Watcher take a
+   * context.Context): the namespace and subresource from its request info, its signal (the
+   * client gone, the deadline passed) ending the storage call.
+   */
+  get(ctx: RequestContext, name: string, opts: ReadConsistency): Promise<KubeObject>;
   /** The object, or null when there is none. */
-  find(namespace: string, name: string, opts: ReadConsistency): Promise<KubeObject | null>;
-  list(namespace: string, opts: ListOptions): Promise<KubeList>;
-  watch(namespace: string, opts: WatchOptions): Promise<WatchChannel<WatchItem>>;
+  find(ctx: RequestContext, name: string, opts: ReadConsistency): Promise<KubeObject | null>;
+  list(ctx: RequestContext, opts: ListOptions): Promise<KubeList>;
+  watch(ctx: RequestContext, opts: WatchOptions): Promise<WatchChannel<WatchItem>>;
   create(ctx: RequestContext, obj: KubeObject, opts: WriteOptions): Promise<KubeObject>;
   /** A write of the whole object, or of what `input` makes of the stored one (retried on conflicts). */
   update(

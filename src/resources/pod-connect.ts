@@ -7,7 +7,7 @@ import { nodeConnection, urlHost, type NodeConnection } from '../registry/proxy/
 /** What pods/log, exec, attach and portforward share: the pod, its container, its node's kubelet. */
 
 export function getPod(request: ConnectRequest): Promise<KubeObject> {
-  return request.parent.get(request.namespace, request.name, { resourceVersion: '', match: '', signal: request.ctx.signal });
+  return request.parent.get(request.ctx, request.name, { resourceVersion: '', match: '', signal: request.ctx.signal });
 }
 
 /** Every container name of the pod: init, regular and ephemeral (podutil.VisitContainers). */

@@ -152,8 +152,8 @@ const isConflict = (err: unknown): boolean => isStatusError(err) && err.code ===
  * metav1.LabelSelectorAsSelector reads it: no selector matches nothing, an empty one every pod,
  * an invalid one nothing.
  */
-async function budgetsOf(pdbs: ObjectStore, pod: KubeObject, namespace: string): Promise<KubeObject[]> {
-  const list = await pdbs.list(namespace, { resourceVersion: '', match: '', predicate: everything });
+async function budgetsOf(ctx: RequestContext, pdbs: ObjectStore, pod: KubeObject): Promise<KubeObject[]> {
+  const list = await pdbs.list(ctx, { resourceVersion: '', match: '', predicate: everything, signal: ctx.signal });
   return list.items.filter((pdb) => {
     const selector = objectOf(pdb.spec).selector;
     if (!isPlainObject(selector)) return false;
@@ -223,7 +223,7 @@ async function checkAndDecrement(ctx: RequestContext, pdbs: ObjectStore, pdbName
   );
 }
 
-async function evict({ ctx, parent: pods, namespace, name, object, dryRun, services }: CreateSubresourceRequest): Promise<Status> {
+async function evict({ ctx, parent: pods, name, object, dryRun, services }: CreateSubresourceRequest): Promise<Status> {
   if (object.metadata.name !== name) throw badRequest('name in URL does not match name in Eviction object');
   const options = deleteOptionsOf(object, dryRun);
   const clientResourceVersion = options.preconditions?.resourceVersion;
@@ -232,7 +232,7 @@ async function evict({ ctx, parent: pods, namespace, name, object, dryRun, servi
   // Pods already disrupted go at once; a conflict with the pod's own version is retried unless the client set one.
   let pod: KubeObject | undefined;
   for (let attempt = 1; ; attempt++) {
-    pod = await pods.get(namespace, name, latest);
+    pod = await pods.get(ctx, name, latest);
     if (!canIgnorePdb(pod)) break;
     const opts = shouldEnforceResourceVersion(pod) && !clientResourceVersion ? withResourceVersion(options, pod.metadata.resourceVersion) : options;
     try {
@@ -243,7 +243,7 @@ async function evict({ ctx, parent: pods, namespace, name, object, dryRun, servi
     }
   }
 
-  const budgets = await budgetsOf(services.store('policy', 'poddisruptionbudgets'), pod, namespace);
+  const budgets = await budgetsOf(ctx, services.store('policy', 'poddisruptionbudgets'), pod);
   if (budgets.length > 1) {
     // A plain error in kube-apiserver.
     throw notAStatus('This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.');

@@ -27,7 +27,7 @@ function firstContainerPort(pod: KubeObject): string {
  * verify an https pod's certificate.
  */
 export const podProxy = proxySubresource('PodProxyOptions', 'pod', async (request, id) => {
-  const pod = await request.parent.get(request.namespace, id.name, { resourceVersion: '', match: '', signal: request.ctx.signal });
+  const pod = await request.parent.get(request.ctx, id.name, { resourceVersion: '', match: '', signal: request.ctx.signal });
   const port = id.port || firstContainerPort(pod);
   const ip = podIp(pod);
   if (!isProxyableIp(ip, request.services.kubelet.allowLoopback)) throw badRequest('address not allowed');

@@ -7,7 +7,7 @@ import { inWireOrder } from '../registry/object-order';
 import type { ServedKind } from '../registry/resource-definition';
 import type { ServerServices } from '../registry/types';
 import type { CreateSubresource, CreateSubresourceRequest } from '../registry/subresources';
-import type { ObjectStore } from '../registry/types';
+import type { ObjectStore, RequestContext } from '../registry/types';
 
 /** authentication.k8s.io/v1 TokenRequest: what serviceaccounts/token reads and answers. */
 export const TOKEN_REQUEST_KIND: ServedKind = { group: 'authentication.k8s.io', version: 'v1', kind: 'TokenRequest', printerColumns: [] };
@@ -32,13 +32,15 @@ export function validateTokenRequest(expirationSeconds: number): FieldErrorList 
 }
 
 const refOf = (obj: KubeObject): ObjectRef => ({ name: obj.metadata.name ?? '', uid: obj.metadata.uid ?? '' });
-const read = (store: ObjectStore, namespace: string, name: string): Promise<KubeObject> => store.get(namespace, name, { resourceVersion: '', match: '' });
+/** The request's read of an object in its namespace (a node is cluster-scoped): bound by its deadline. */
+const read = (ctx: RequestContext, store: ObjectStore, name: string): Promise<KubeObject> =>
+  store.get(ctx, name, { resourceVersion: '', match: '', signal: ctx.signal });
 
 /** What a token bound to `ref` also names (pod, and its node; secret; node), as TokenREST looks the objects up. */
 async function boundObjects(
   ref: Record<string, unknown>,
   saName: string,
-  namespace: string,
+  ctx: RequestContext,
   services: ServerServices,
 ): Promise<Omit<TokenSubject, 'namespace' | 'serviceaccount'>> {
   const apiVersion = typeof ref.apiVersion === 'string' ? ref.apiVersion : '';
@@ -50,7 +52,7 @@ async function boundObjects(
   let bound: Omit<TokenSubject, 'namespace' | 'serviceaccount'>;
   let uid: string;
   if (group === '' && kind === 'Pod') {
-    const pod = await read(services.store('', 'pods'), namespace, name);
+    const pod = await read(ctx, services.store('', 'pods'), name);
     const spec = isPlainObject(pod.spec) ? pod.spec : {};
     if (spec.serviceAccountName !== saName) {
       throw badRequest(`cannot bind token for serviceaccount ${JSON.stringify(saName)} to pod running with different serviceaccount name.`);
@@ -58,17 +60,17 @@ async function boundObjects(
     bound = { pod: refOf(pod) };
     if (typeof spec.nodeName === 'string' && spec.nodeName !== '') {
       try {
-        bound.node = refOf(await read(services.store('', 'nodes'), '', spec.nodeName));
+        bound.node = refOf(await read(ctx, services.store('', 'nodes'), spec.nodeName));
       } catch (err) {
         if (!(isStatusError(err) && err.code === 404)) throw err;
       }
     }
     uid = bound.pod!.uid;
   } else if (group === '' && kind === 'Secret') {
-    bound = { secret: refOf(await read(services.store('', 'secrets'), namespace, name)) };
+    bound = { secret: refOf(await read(ctx, services.store('', 'secrets'), name)) };
     uid = bound.secret!.uid;
   } else if (group === '' && kind === 'Node') {
-    bound = { node: refOf(await read(services.store('', 'nodes'), '', name)) };
+    bound = { node: refOf(await read(ctx, services.store('', 'nodes'), name)) };
     uid = bound.node!.uid;
   } else {
     throw badRequest(`cannot bind token to object of type ${group}/${version}, Kind=${kind}`);
@@ -84,12 +86,12 @@ async function boundObjects(
 }
 
 /** TokenREST.Create: a token for the service account, valid for the audiences and time asked for. */
-async function requestToken({ parent, namespace, name, object, services }: CreateSubresourceRequest): Promise<KubeObject> {
+async function requestToken({ ctx, parent, namespace, name, object, services }: CreateSubresourceRequest): Promise<KubeObject> {
   const meta = object.metadata;
   if (meta.name && meta.name !== name) {
     throw invalid(TOKEN_REQUEST_GROUP_KIND, name, [field.invalid('metadata.name', meta.name, 'must match the service account name if specified')]);
   }
-  const sa = await read(parent, namespace, name);
+  const sa = await read(ctx, parent, name);
   const spec = isPlainObject(object.spec) ? object.spec : {};
   const asked = Array.isArray(spec.audiences) ? spec.audiences.filter((a): a is string => typeof a === 'string') : [];
   const audiences = asked.length > 0 ? asked : services.tokens.apiAudiences;
@@ -97,7 +99,7 @@ async function requestToken({ parent, namespace, name, object, services }: Creat
   const errs = validateTokenRequest(expirationSeconds);
   if (errs.length > 0) throw invalid(TOKEN_REQUEST_GROUP_KIND, '', errs);
   const boundRef = isPlainObject(spec.boundObjectRef) ? spec.boundObjectRef : null;
-  const bound = boundRef ? await boundObjects(boundRef, name, namespace, services) : {};
+  const bound = boundRef ? await boundObjects(boundRef, name, ctx, services) : {};
   // The time is taken before the token is built, so the expiration reported is never after the token's exp.
   const now = Math.floor(Date.now() / 1000);
   const token = services.tokens.issue({

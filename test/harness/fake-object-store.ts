@@ -67,18 +67,19 @@ export class FakeObjectStore implements ObjectStore {
     return [...this.objects.values()].map((o) => structuredClone(o));
   }
 
-  async get(namespace: string, name: string): Promise<KubeObject> {
-    const obj = this.objects.get(this.key(namespace, name));
+  async get(ctx: RequestContext, name: string): Promise<KubeObject> {
+    const obj = this.objects.get(this.key(ctx.info.namespace, name));
     if (!obj) throw notFound(this.def, name);
     return structuredClone(obj);
   }
 
-  async find(namespace: string, name: string, _opts: ReadConsistency): Promise<KubeObject | null> {
-    const obj = this.objects.get(this.key(namespace, name));
+  async find(ctx: RequestContext, name: string, _opts: ReadConsistency): Promise<KubeObject | null> {
+    const obj = this.objects.get(this.key(ctx.info.namespace, name));
     return obj ? structuredClone(obj) : null;
   }
 
-  async list(namespace: string, opts: ListOptions): Promise<KubeList> {
+  async list(ctx: RequestContext, opts: ListOptions): Promise<KubeList> {
+    const { namespace } = ctx.info;
     const items = [...this.objects.values()].filter((o) => (!namespace || o.metadata.namespace === namespace) && opts.predicate.matches(o));
     return {
       apiVersion: this.def.group ? `${this.def.group}/${this.def.version}` : this.def.version,
@@ -88,9 +89,9 @@ export class FakeObjectStore implements ObjectStore {
     };
   }
 
-  async watch(namespace: string, opts: WatchOptions): Promise<WatchChannel<WatchItem>> {
+  async watch(ctx: RequestContext, opts: WatchOptions): Promise<WatchChannel<WatchItem>> {
     const channel = new WatchChannel<WatchItem>();
-    const watcher = { namespace, opts, channel };
+    const watcher = { namespace: ctx.info.namespace, opts, channel };
     this.watchers.add(watcher);
     return channel;
   }

@@ -2,11 +2,12 @@ import { isStatusError } from '../../src/api/errors';
 import type { KubeObject } from '../../src/api/types';
 import type { AdmissionAttributes, WriteAdmission } from '../../src/registry/types';
 import { GenericStore } from '../../src/registry/generic-store';
-import { SERVER_OWN_WRITE, systemContext, type RequestContext } from '../../src/registry/request-context';
+import { SERVER_OWN_WRITE, systemContext, systemReadContext, withInfo, type RequestContext } from '../../src/registry/request-context';
 import { configmaps } from '../../src/resources/configmaps';
 import { deployments } from '../../src/resources/deployments';
 import { Etcd3Kv } from '../../src/storage/etcd/etcd3-kv';
 import { EtcdStorage } from '../../src/storage/etcd/etcd-storage';
+import { everything } from '../../src/storage/interfaces';
 import { testEtcdEndpoint, uniquePrefix } from '../harness/shared-etcd';
 
 /**
@@ -56,7 +57,7 @@ function slowAdmission(ms: number, during: () => void = () => undefined): WriteA
 
 async function read(name: string): Promise<KubeObject | null> {
   try {
-    return await store.get('default', name, { resourceVersion: '', match: '' });
+    return await store.get(systemReadContext('default'), name, { resourceVersion: '', match: '' });
   } catch (err) {
     if (isStatusError(err) && err.code === 404) return null;
     throw err;
@@ -100,6 +101,42 @@ describe('an abandoned write is not committed', () => {
     const { ctx } = request(Date.now() + 10_000);
     await store.create({ ...ctx, admission: slowAdmission(10) }, cm('in-time', { a: '1' }), { dryRun: false });
     expect((await read('in-time'))?.data).toEqual({ a: '1' });
+  });
+});
+
+describe('reads take the request context', () => {
+  test('namespace and subresource come from it; an abandoned read is not served (504), a live one is', async () => {
+    const { ctx: live } = request(Date.now() + 10_000);
+    await store.create(live, cm('read-me', { a: '1' }), { dryRun: false });
+    const latest = { resourceVersion: '', match: '' } as const;
+    expect((await store.get(live, 'read-me', latest)).data).toEqual({ a: '1' });
+    await expect(store.get(withInfo(live, { namespace: 'other' }), 'read-me', latest)).rejects.toMatchObject({ code: 404 });
+    expect(await store.find(withInfo(live, { namespace: 'other' }), 'read-me', latest)).toBeNull();
+    const listed = await store.list(live, { ...latest, predicate: everything });
+    expect(listed.items.map((o) => o.metadata.name)).toContain('read-me');
+
+    const { ctx: left, abort } = request(Date.now() + 10_000);
+    abort.abort();
+    await expect(store.get(left, 'read-me', latest)).rejects.toMatchObject(TIMEOUT);
+    await expect(store.find(left, 'read-me', latest)).rejects.toMatchObject(TIMEOUT);
+    await expect(store.list(left, { ...latest, predicate: everything })).rejects.toMatchObject(TIMEOUT);
+
+    await deploymentStore.create(
+      live,
+      {
+        apiVersion: 'apps/v1',
+        kind: 'Deployment',
+        metadata: { name: 'read-scale' },
+        spec: {
+          replicas: 2,
+          selector: { matchLabels: { a: 'b' } },
+          template: { metadata: { labels: { a: 'b' } }, spec: { containers: [{ name: 'c', image: 'i' }] } },
+        },
+      } as KubeObject,
+      { dryRun: false },
+    );
+    const scale = await deploymentStore.get(withInfo(live, { subresource: 'scale' }), 'read-scale', latest);
+    expect(scale).toMatchObject({ kind: 'Scale', spec: { replicas: 2 } });
   });
 });
 

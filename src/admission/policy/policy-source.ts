@@ -5,6 +5,7 @@ import { GenericStore } from '../../registry/generic-store';
 import { labelSelectorString, type LabelSelectorStruct } from '../../api/label-selector';
 import type { AuthorizeFn } from './authorizer-library';
 import type { EquivalentsOf } from '../webhooks/equivalents';
+import { SYSTEM_READ_ALL, systemReadContext } from '../../registry/request-context';
 
 /** From the watch cache (resourceVersion "0"), as kube's informers have them: no etcd read per request. */
 const CACHED = { resourceVersion: '0', match: '' } as const;
@@ -53,7 +54,7 @@ export function registryPolicySource(
   return {
     policies: () => listOf(kind.policies),
     bindings: () => listOf(kind.bindings),
-    namespace: (name) => store('', 'namespaces').find('', name, CACHED),
+    namespace: (name) => store('', 'namespaces').find(SYSTEM_READ_ALL, name, CACHED),
     paramResource: (apiVersion, kind) => {
       const [g, v] = apiVersion.includes('/') ? apiVersion.split('/', 2) : ['', apiVersion];
       const entry = registry.groupVersions().find((gv) => gv.group === g && gv.version === v);
@@ -61,9 +62,9 @@ export function registryPolicySource(
       if (!found) return null;
       return {
         namespaced: found.def.namespaced,
-        get: (namespace, name) => found.find(namespace, name, CACHED),
+        get: (namespace, name) => found.find(systemReadContext(namespace), name, CACHED),
         list: async (namespace, selector) =>
-          (await found.list(namespace, { ...CACHED, predicate: selectionPredicate(found.def, labelSelectorString(selector), '') })).items,
+          (await found.list(systemReadContext(namespace), { ...CACHED, predicate: selectionPredicate(found.def, labelSelectorString(selector), '') })).items,
       };
     },
     equivalents,

@@ -5,12 +5,13 @@ import { selectionPredicate } from '../../registry/predicate';
 import type { AuthorizeFn } from '../policy/authorizer-library';
 import type { EquivalentsOf } from './equivalents';
 import type { WebhookSource } from './webhook-admission';
+import { systemReadContext } from '../../registry/request-context';
 
 /** From the watch cache where there is one (resourceVersion "0"), as kube's informers would have it. */
 const CACHED = { resourceVersion: '0', match: '' } as const;
 
 function getOrNull(store: GenericStore, namespace: string, name: string): Promise<KubeObject | null> {
-  return store.find(namespace, name, CACHED);
+  return store.find(systemReadContext(namespace), name, CACHED);
 }
 
 type Obj = Record<string, unknown>;
@@ -49,7 +50,10 @@ export async function resolveService(storeOf: StoreOf, namespace: string, name: 
   const endpoints = fromEndpoints(await getOrNull(storeOf('', 'v1', 'endpoints'), namespace, name), portName);
   if (endpoints) return endpoints;
   const slices = storeOf('discovery.k8s.io', 'v1', 'endpointslices');
-  const owned = await slices.list(namespace, { ...CACHED, predicate: selectionPredicate(slices.def, `kubernetes.io/service-name=${name}`, '') });
+  const owned = await slices.list(systemReadContext(namespace), {
+    ...CACHED,
+    predicate: selectionPredicate(slices.def, `kubernetes.io/service-name=${name}`, ''),
+  });
   const sliced = fromSlices(owned.items, portName);
   if (sliced) return sliced;
   throw new Error(`no endpoints available for service "${name}"`);

@@ -1,18 +1,12 @@
 import type { UserInfo } from '../user';
-import type { AuthorizationAttributes, AuthorizationResult, Authorizer, PolicyRule, RequestAuthorizer, RuleResolver, RulesForResult } from './attributes';
+import type { AuthorizationAttributes, AuthorizationResult, Authorizer, RequestAuthorizer, RuleResolver, RulesForResult } from './attributes';
 import type { RbacAuthorizer } from './rbac';
+import { EVERYTHING, SYSTEM_MASTERS } from './privileged-group';
+
+export { FULL_AUTHORITY, PRIVILEGED_GROUP_ONLY, SYSTEM_MASTERS } from './privileged-group';
 
 export const AUTHORIZATION_MODES = ['AlwaysAllow', 'AlwaysDeny', 'Node', 'RBAC'] as const;
 export type AuthorizationMode = (typeof AUTHORIZATION_MODES)[number];
-
-/** The group whose members may do anything (user.SystemPrivilegedGroup). */
-export const SYSTEM_MASTERS = 'system:masters';
-
-const EVERYTHING: RulesForResult = {
-  resourceRules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'], resourceNames: [] }],
-  nonResourceRules: [{ verbs: ['*'], nonResourceURLs: ['*'] }],
-  incomplete: false,
-};
 
 const alwaysAllow: Authorizer & RuleResolver = {
   authorize: () => ({ decision: 'Allow', reason: '' }),
@@ -98,24 +92,3 @@ export function buildAuthorizer(modes: AuthorizationMode[], rbac: RbacAuthorizer
     rbac,
   };
 }
-
-/** Every permission there is: what it takes to set an aggregationRule (policybased storage's fullAuthority). */
-export const FULL_AUTHORITY: PolicyRule[] = [
-  { verbs: ['*'], apiGroups: ['*'], resources: ['*'] },
-  { verbs: ['*'], nonResourceURLs: ['*'] },
-];
-
-/**
- * What kapi's own writes are subject to: they act as system:apiserver, a member of
- * system:masters, which every mode allows. Anyone else is refused everything, so a context
- * built for the server can never lend a client its rights.
- */
-export const PRIVILEGED_GROUP_ONLY: RequestAuthorizer = {
-  authorize: (attrs) =>
-    attrs.user.groups.includes(SYSTEM_MASTERS) ? { decision: 'Allow', reason: '' } : { decision: 'Deny', reason: 'not a request of the server' },
-  rulesFor: (user) => (user.groups.includes(SYSTEM_MASTERS) ? structuredClone(EVERYTHING) : { resourceRules: [], nonResourceRules: [], incomplete: false }),
-  rbac: {
-    policyRulesFor: (user) => ({ rules: user.groups.includes(SYSTEM_MASTERS) ? FULL_AUTHORITY : [], errors: [] }),
-    roleReferenceRules: () => ({ rules: [], error: 'roles are not resolved outside a request' }),
-  },
-};

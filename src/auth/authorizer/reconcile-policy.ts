@@ -2,7 +2,7 @@ import { isStatusError } from '../../api/errors';
 import { jsonEqual } from '../../api/deep-equal';
 import { isPlainObject, type KubeObject } from '../../api/types';
 import type { GenericStore } from '../../registry/generic-store';
-import { systemContext, SERVER_OWN_WRITE } from '../../registry/request-context';
+import { systemReadContext, systemContext, SERVER_OWN_WRITE } from '../../registry/request-context';
 import { BOOTSTRAP_CLUSTER_ROLE_BINDINGS, BOOTSTRAP_CLUSTER_ROLES, BOOTSTRAP_ROLE_BINDINGS, BOOTSTRAP_ROLES } from './bootstrap-policy';
 import { AUTO_UPDATE_ANNOTATION } from './policy-objects';
 import { rulesOf, subjectsOf } from './rbac-objects';
@@ -53,7 +53,7 @@ async function reconcile(store: GenericStore, expected: KubeObject, reconciled: 
   for (let attempt = 0; attempt < 3; attempt++) {
     let existing: KubeObject | null = null;
     try {
-      existing = await store.get(namespace, name, { resourceVersion: '', match: '' });
+      existing = await store.get(systemReadContext(namespace), name, { resourceVersion: '', match: '' });
     } catch (err) {
       if (!(isStatusError(err) && err.code === 404)) throw err;
     }

@@ -7,6 +7,7 @@ import type { PodTemplateSpec } from '../../generated/types/core/v1';
 import type { RequestContext } from '../../registry/request-context';
 import { withGoZeros } from '../../schema/go-zeros';
 import { controllerRefOf } from '../pods/controller-ref';
+import { systemReadContext } from '../../registry/request-context';
 
 /** history.ControllerRevisionHashLabel: the hash a StatefulSet's revisions carry. */
 export const REVISION_HASH_LABEL = 'controller.kubernetes.io/hash';
@@ -103,7 +104,10 @@ export async function createRevision(
       return { revision: (await writer.revisions.create(writer.context(namespace), candidate, NOT_DRY_RUN)) as ControllerRevision, collisionCount: count };
     } catch (err) {
       if (!isStatusError(err) || err.code !== 409) throw err;
-      const existing = (await writer.revisions.get(namespace, candidate.metadata.name ?? '', { resourceVersion: '', match: '' })) as ControllerRevision;
+      const existing = (await writer.revisions.get(systemReadContext(namespace), candidate.metadata.name ?? '', {
+        resourceVersion: '',
+        match: '',
+      })) as ControllerRevision;
       if (equalRevision(existing, candidate) && controllerRefOf(existing)?.uid === controllerRefOf(candidate)?.uid) {
         return { revision: existing, collisionCount: count };
       }

@@ -4,7 +4,7 @@ import { isStatusError } from '../../api/errors';
 import type { KubeObject } from '../../api/types';
 import type { ControllerRevision, DaemonSet, DaemonSetStatus } from '../../generated/types/apps/v1';
 import type { Node, Pod } from '../../generated/types/core/v1';
-import { withInfo } from '../../registry/request-context';
+import { systemReadContext, withInfo } from '../../registry/request-context';
 import { controllerRefOf, newControllerRef } from '../pods/controller-ref';
 import { ControllerExpectations } from '../pods/expectations';
 import { isPodTerminal } from '../pods/pod-conditions';
@@ -223,7 +223,7 @@ export class DaemonSetController extends QueueController {
       candidates,
       { store: this.pods, context: (ns) => this.deps.admitted(ns) },
       async () => {
-        const fresh = await this.sets.get(namespace, ds.metadata.name!, { resourceVersion: '', match: '' });
+        const fresh = await this.sets.get(systemReadContext(namespace), ds.metadata.name!, { resourceVersion: '', match: '' });
         if (fresh.metadata.uid !== ds.metadata.uid || fresh.metadata.deletionTimestamp) {
           throw new Error(`original DaemonSet ${namespace}/${ds.metadata.name} is gone or being deleted`);
         }

@@ -4,7 +4,7 @@ import { internalError, isStatusError } from '../../api/errors';
 import type { KubeObject } from '../../api/types';
 import type { Deployment, DeploymentStatus, ReplicaSet } from '../../generated/types/apps/v1';
 import type { Pod } from '../../generated/types/core/v1';
-import { withInfo } from '../../registry/request-context';
+import { systemReadContext, withInfo } from '../../registry/request-context';
 import { controllerRefOf, newControllerRef } from '../pods/controller-ref';
 import { messageOf } from '../pods/pod-control';
 import { claimObjects } from '../pods/ref-manager';
@@ -190,7 +190,7 @@ export class DeploymentController extends QueueController {
       candidates,
       { store: this.rsStore, context: (ns) => this.deps.admitted(ns) },
       async () => {
-        const fresh = await this.store.get(d.metadata.namespace ?? '', d.metadata.name!, FRESH);
+        const fresh = await this.store.get(systemReadContext(d.metadata.namespace ?? ''), d.metadata.name!, FRESH);
         if (fresh.metadata.uid !== d.metadata.uid)
           throw internalError(
             `original Deployment ${d.metadata.namespace}/${d.metadata.name} is gone: got uid ${fresh.metadata.uid}, wanted ${d.metadata.uid}`,
@@ -264,7 +264,7 @@ export class DeploymentController extends QueueController {
       created = (await this.rsStore.create(this.deps.admitted(namespace), rs, { dryRun: false })) as ReplicaSet;
     } catch (err) {
       if (isStatusError(err) && err.code === 409 && err.reason === 'AlreadyExists') {
-        const existing = (await this.rsStore.get(namespace, rs.metadata.name!, FRESH)) as ReplicaSet;
+        const existing = (await this.rsStore.get(systemReadContext(namespace), rs.metadata.name!, FRESH)) as ReplicaSet;
         if (controllerRefOf(existing)?.uid !== d.metadata.uid || !equalIgnoreHash(existing.spec?.template, d.spec?.template)) {
           // A hash collision: another template has this name; the next hash includes the count.
           await this.writeStatus(d, { ...d.status, collisionCount: (d.status?.collisionCount ?? 0) + 1 });

@@ -3,7 +3,7 @@ import { jsonEqual } from '../../api/deep-equal';
 import { internalError, isStatusError } from '../../api/errors';
 import type { KubeObject } from '../../api/types';
 import type { Pod } from '../../generated/types/core/v1';
-import { withInfo } from '../../registry/request-context';
+import { systemReadContext, withInfo } from '../../registry/request-context';
 import { controllerRefOf, newControllerRef } from '../pods/controller-ref';
 import { ControllerExpectations } from '../pods/expectations';
 import { isPodActive, isPodReady } from '../pods/pod-conditions';
@@ -217,7 +217,7 @@ export class ReplicaSetController extends QueueController {
 
   /** RecheckDeletionTimestamp over a fresh read: only the live, same set adopts. */
   private async canAdopt(set: Replicated): Promise<void> {
-    const fresh = await this.store.get(set.metadata.namespace ?? '', set.metadata.name!, { resourceVersion: '', match: '' });
+    const fresh = await this.store.get(systemReadContext(set.metadata.namespace ?? ''), set.metadata.name!, { resourceVersion: '', match: '' });
     if (fresh.metadata.uid !== set.metadata.uid) {
       throw internalError(
         `original ${this.kind.kind} ${set.metadata.namespace}/${set.metadata.name} is gone: got uid ${fresh.metadata.uid}, wanted ${set.metadata.uid}`,
@@ -290,7 +290,7 @@ export class ReplicaSetController extends QueueController {
         return object as Replicated;
       } catch (err) {
         if (attempt >= 1 || !isStatusError(err) || err.code !== 409) throw err;
-        current = (await this.store.get(namespace, set.metadata.name!, { resourceVersion: '', match: '' })) as Replicated;
+        current = (await this.store.get(systemReadContext(namespace), set.metadata.name!, { resourceVersion: '', match: '' })) as Replicated;
       }
     }
   }

@@ -39,6 +39,7 @@ import {
   updateIdentity,
   updateStorage,
 } from './statefulset-pods';
+import { systemReadContext } from '../../registry/request-context';
 
 const NOT_DRY_RUN = { dryRun: false } as const;
 /** The pod to update was replaced meanwhile: the next pass sees the new one. */
@@ -286,7 +287,10 @@ export class StatefulSetControl {
   private async createClaims(set: StatefulSet, pod: Pod): Promise<void> {
     const namespace = set.metadata.namespace!;
     for (const claim of claimsFor(set, ordinalOf(pod)).values()) {
-      const existing = (await this.claims.find(namespace, claim.metadata.name!, { resourceVersion: '', match: '' })) as PersistentVolumeClaim | null;
+      const existing = (await this.claims.find(systemReadContext(namespace), claim.metadata.name!, {
+        resourceVersion: '',
+        match: '',
+      })) as PersistentVolumeClaim | null;
       if (existing) {
         if (existing.metadata.deletionTimestamp) throw new Error(`pvc ${claim.metadata.name} is being deleted`);
         continue;
@@ -308,7 +312,7 @@ export class StatefulSetControl {
   private async claimIsStale(set: StatefulSet, pod: Pod): Promise<boolean> {
     if (set.spec?.persistentVolumeClaimRetentionPolicy?.whenScaled !== 'Delete') return false;
     for (const claim of claimsFor(set, ordinalOf(pod)).values()) {
-      const existing = await this.claims.find(set.metadata.namespace!, claim.metadata.name!, { resourceVersion: '', match: '' });
+      const existing = await this.claims.find(systemReadContext(set.metadata.namespace!), claim.metadata.name!, { resourceVersion: '', match: '' });
       if (existing?.metadata.ownerReferences?.some((ref) => ref.kind === 'Pod' && ref.apiVersion === 'v1' && ref.uid !== pod.metadata.uid)) return true;
     }
     return false;
@@ -318,7 +322,7 @@ export class StatefulSetControl {
   private async claimsMatchPolicy(set: StatefulSet, pod: Pod): Promise<boolean> {
     const want = claimOwner(set, pod);
     for (const claim of claimsFor(set, ordinalOf(pod)).values()) {
-      const existing = await this.claims.find(set.metadata.namespace!, claim.metadata.name!, { resourceVersion: '', match: '' });
+      const existing = await this.claims.find(systemReadContext(set.metadata.namespace!), claim.metadata.name!, { resourceVersion: '', match: '' });
       if (existing && !jsonEqual(ourRefs(existing.metadata.ownerReferences, set, pod), want ? [want] : [])) return false;
     }
     return true;
@@ -329,7 +333,7 @@ export class StatefulSetControl {
     const want = claimOwner(set, pod);
     const namespace = set.metadata.namespace!;
     for (const claim of claimsFor(set, ordinalOf(pod)).values()) {
-      const existing = await this.claims.find(namespace, claim.metadata.name!, { resourceVersion: '', match: '' });
+      const existing = await this.claims.find(systemReadContext(namespace), claim.metadata.name!, { resourceVersion: '', match: '' });
       if (!existing || jsonEqual(ourRefs(existing.metadata.ownerReferences, set, pod), want ? [want] : [])) continue;
       await this.claims.update(
         this.deps.admitted(namespace),

@@ -4,7 +4,7 @@ import { isStatusError } from '../../api/errors';
 import type { KubeObject } from '../../api/types';
 import type { ControllerRevision, StatefulSet, StatefulSetStatus } from '../../generated/types/apps/v1';
 import type { Pod } from '../../generated/types/core/v1';
-import { withInfo } from '../../registry/request-context';
+import { systemReadContext, withInfo } from '../../registry/request-context';
 import { controllerRefOf, newControllerRef } from '../pods/controller-ref';
 import { claimObjects } from '../pods/ref-manager';
 import { selectorMatcher } from '../pods/selector';
@@ -140,7 +140,7 @@ export class StatefulSetController extends QueueController {
       candidates,
       { store: this.pods, context: (ns) => this.deps.admitted(ns) },
       async () => {
-        const fresh = await this.sets.get(namespace, set.metadata.name!, { resourceVersion: '', match: '' });
+        const fresh = await this.sets.get(systemReadContext(namespace), set.metadata.name!, { resourceVersion: '', match: '' });
         if (fresh.metadata.uid !== set.metadata.uid || fresh.metadata.deletionTimestamp) {
           throw new Error(`original StatefulSet ${namespace}/${set.metadata.name} is gone or being deleted`);
         }

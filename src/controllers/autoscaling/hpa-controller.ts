@@ -13,7 +13,7 @@ import type {
 import type { Pod } from '../../generated/types/core/v1';
 import type { KubeObject } from '../../api/types';
 import { amountText, milliValue, parseAmount } from '../../admission/resource-quota/amounts';
-import { withInfo } from '../../registry/request-context';
+import { systemReadContext, withInfo } from '../../registry/request-context';
 import { QueueController } from '../runtime/controller';
 import { CONTROLLER_MANAGER_USER, type ControllerDeps } from '../runtime/controller-deps';
 import type { EventRecorder } from '../runtime/event-recorder';
@@ -160,7 +160,7 @@ export class HorizontalPodAutoscalerController extends QueueController {
     let scale: ScaleView;
     try {
       if (!store.def.subresources.includes('scale')) throw new Error(`the server could not find the requested resource`);
-      scale = (await store.get(namespace, ref.name ?? '', { resourceVersion: '', match: '' }, 'scale')) as ScaleView;
+      scale = (await store.get(systemReadContext(namespace, 'scale'), ref.name ?? '', { resourceVersion: '', match: '' })) as ScaleView;
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
       return failScale('FailedGetScale', message, `failed to query scale subresource for ${reference}: ${message}`);

@@ -21,6 +21,7 @@ import { JOB_TRACKING_FINALIZER, podGenerateName, podTemplateFor } from './job-p
 import { podChanges } from './job-pod-changes';
 import { formatIntervals } from './indexes';
 import { setFinalizer } from '../runtime/finalizers';
+import { systemReadContext } from '../../registry/request-context';
 
 const RETRY_MS = 1000;
 /** The most pods one sync creates (kube's MaxBatchSize for slow start is 500 per job sync). */
@@ -134,7 +135,7 @@ export class JobController extends QueueController {
       candidates,
       target,
       async () => {
-        const fresh = (await this.jobs.get(job.metadata.namespace!, job.metadata.name!, { resourceVersion: '', match: '' })) as Job;
+        const fresh = (await this.jobs.get(systemReadContext(job.metadata.namespace!), job.metadata.name!, { resourceVersion: '', match: '' })) as Job;
         if (fresh.metadata.uid !== job.metadata.uid)
           throw new Error(`original Job ${job.metadata.namespace}/${job.metadata.name} is gone: got uid ${fresh.metadata.uid}, wanted ${job.metadata.uid}`);
         if (fresh.metadata.deletionTimestamp)

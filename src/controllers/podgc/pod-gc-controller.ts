@@ -1,7 +1,7 @@
 import type { ObjectStore } from '../../registry/types';
 import { conflict, isStatusError } from '../../api/errors';
 import type { Node, Pod, PodCondition } from '../../generated/types/core/v1';
-import { withInfo } from '../../registry/request-context';
+import { SYSTEM_READ_ALL, withInfo } from '../../registry/request-context';
 import { timestampAt } from '../../registry/time';
 import { informerAndQueueProblem, type Controller } from '../runtime/controller';
 import type { ControllerDeps } from '../runtime/controller-deps';
@@ -116,7 +116,7 @@ export class PodGcController implements Controller {
     for (const nodeName of this.quarantine.release(now)) {
       if (nodes.has(nodeName)) continue;
       try {
-        await this.nodes.get('', nodeName, FRESH);
+        await this.nodes.get(SYSTEM_READ_ALL, nodeName, FRESH);
       } catch (err) {
         if (NOT_FOUND(err)) gone.add(nodeName);
         // Any other failure: the node is held again on the next pass if still missing.

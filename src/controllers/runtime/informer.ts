@@ -1,5 +1,6 @@
 import { isStatusError } from '../../api/errors';
 import type { KubeObject } from '../../api/types';
+import { systemReadContext } from '../../registry/request-context';
 import type { ObjectStore } from '../../registry/types';
 import { everything, type Predicate, type WatchItem } from '../../storage/interfaces';
 import type { WatchChannel } from '../../storage/watch-channel';
@@ -16,12 +17,14 @@ export interface ListWatch {
 
 /** A store's objects (in one namespace, or all of them with ''), optionally narrowed by a predicate. */
 export function listWatchOf(store: ObjectStore, namespace = '', predicate: Predicate = everything): ListWatch {
+  // An informer reads as the server itself, for as long as it runs.
+  const ctx = systemReadContext(namespace);
   return {
     list: async () => {
-      const list = await store.list(namespace, { resourceVersion: '', match: '', predicate });
+      const list = await store.list(ctx, { resourceVersion: '', match: '', predicate });
       return { items: list.items, resourceVersion: list.metadata.resourceVersion ?? '' };
     },
-    watch: (resourceVersion) => store.watch(namespace, { resourceVersion, predicate }),
+    watch: (resourceVersion) => store.watch(ctx, { resourceVersion, predicate }),
   };
 }
 

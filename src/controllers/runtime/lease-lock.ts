@@ -1,5 +1,5 @@
 import type { ObjectStore } from '../../registry/types';
-import { systemContext, SERVER_OWN_WRITE } from '../../registry/request-context';
+import { systemReadContext, systemContext, SERVER_OWN_WRITE } from '../../registry/request-context';
 import { isPlainObject, type KubeObject } from '../../api/types';
 import type { Predicate } from '../../storage/interfaces';
 import { Informer, listWatchOf, type ControllerLog } from './informer';
@@ -49,7 +49,7 @@ export class LeaseLock implements ResourceLock {
   }
 
   get(): Promise<KubeObject | null> {
-    return this.leases.find(this.namespace, this.name, { resourceVersion: '', match: '' });
+    return this.leases.find(systemReadContext(this.namespace), this.name, { resourceVersion: '', match: '' });
   }
 
   async create(record: LeaderElectionRecord): Promise<KubeObject> {

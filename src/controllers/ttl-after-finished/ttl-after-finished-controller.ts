@@ -6,6 +6,7 @@ import type { ControllerDeps } from '../runtime/controller-deps';
 import { Informer, listWatchOf, objectKey } from '../runtime/informer';
 import { WorkQueue } from '../work-queue';
 import { expiryOf, needsCleanup, type Expiry } from './job-ttl';
+import { systemReadContext } from '../../registry/request-context';
 
 const RETRY_MS = 1000;
 const FRESH = { resourceVersion: '', match: '' } as const;
@@ -60,7 +61,7 @@ export class TtlAfterFinishedController extends QueueController {
     const cached = this.jobInformer.get(key) as Job | undefined;
     if (!cached || !this.expired(key, expiryOf(cached, this.deps.clock.now()))) return true;
     // The cache may be behind: the TTL is checked again on the Job as stored now.
-    const fresh = (await this.jobs.find(cached.metadata.namespace!, cached.metadata.name!, FRESH)) as Job | null;
+    const fresh = (await this.jobs.find(systemReadContext(cached.metadata.namespace!), cached.metadata.name!, FRESH)) as Job | null;
     if (!fresh || !this.expired(key, expiryOf(fresh, this.deps.clock.now()))) return true;
     try {
       await this.jobs.delete(this.deps.admitted(fresh.metadata.namespace!), fresh.metadata.name!, {

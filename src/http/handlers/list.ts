@@ -3,8 +3,7 @@ import { respond } from '../respond';
 import type { ResourceRequest } from './context';
 
 export async function handleList(r: ResourceRequest): Promise<void> {
-  const { info, store, query } = r;
-  const opts = parseListOptions(query, store.def, false);
-  const list = await store.list(info.namespace, opts);
+  const { ctx, store, query } = r;
+  const list = await store.list(ctx, parseListOptions(query, store.def, false, ctx.signal));
   await respond(r, 200, list);
 }

@@ -85,7 +85,7 @@ function openSink(r: ResourceRequest): WatchSink | null {
  */
 export async function handleWatch(r: ResourceRequest): Promise<void> {
   const { info, store, query, output } = r;
-  const opts = parseListOptions(query, store.def, true);
+  const opts = parseListOptions(query, store.def, true, r.ctx.signal);
   if (opts.sendInitialEvents !== undefined && !r.watchListEnabled) {
     throw invalid({ group: 'meta.k8s.io', kind: 'ListOptions' }, '', [
       field.forbidden('sendInitialEvents', 'sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled'),
@@ -95,7 +95,7 @@ export async function handleWatch(r: ResourceRequest): Promise<void> {
   let channel: WatchChannel<WatchItem> | null = null;
   let startError: StatusError | null = null;
   try {
-    channel = await store.watch(info.namespace, { resourceVersion: opts.resourceVersion, predicate, sendInitialEvents: opts.sendInitialEvents });
+    channel = await store.watch(r.ctx, { resourceVersion: opts.resourceVersion, predicate, sendInitialEvents: opts.sendInitialEvents, signal: r.ctx.signal });
   } catch (err) {
     if (!(isStatusError(err) && err.code === 410)) throw err;
     startError = err;

@@ -6,6 +6,7 @@ import type { KubeObject } from '../../api/types';
 import type { BackendTls } from './connect';
 import type { KubeletClientConfig } from '../types';
 import type { ObjectStore } from '../types';
+import { SYSTEM_READ_ALL } from '../request-context';
 
 export type { KubeletClientConfig } from '../types';
 
@@ -51,7 +52,7 @@ export function preferredNodeAddress(node: KubeObject, preferredTypes: string[])
  * (status.daemonEndpoints.kubeletEndpoint.Port, 10250 when unset), dialled over HTTPS.
  */
 export async function nodeConnection(nodes: ObjectStore, nodeName: string, config: KubeletClientConfig): Promise<NodeConnection> {
-  const node = await nodes.get('', nodeName, { resourceVersion: '', match: '' });
+  const node = await nodes.get(SYSTEM_READ_ALL, nodeName, { resourceVersion: '', match: '' });
   const host = preferredNodeAddress(node, config.preferredAddressTypes);
   const port = objectOf(objectOf(objectOf(node.status).daemonEndpoints).kubeletEndpoint).Port;
   return { host, port: typeof port === 'number' && port > 0 ? port : DEFAULT_KUBELET_PORT, tls: kubeletTls(config) };

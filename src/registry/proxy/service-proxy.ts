@@ -39,12 +39,13 @@ function fromSlices(slices: KubeObject[], portName: string): Backend | null {
 }
 
 async function findBackend(request: ConnectRequest, service: string, portName: string): Promise<Backend | null> {
-  const read = { resourceVersion: '', match: '' as const, signal: request.ctx.signal };
-  const endpoints = await request.services.store('', 'endpoints').find(request.namespace, service, read);
+  const { ctx } = request;
+  const read = { resourceVersion: '', match: '' as const, signal: ctx.signal };
+  const endpoints = await request.services.store('', 'endpoints').find(ctx, service, read);
   const listed = fromEndpoints(endpoints, portName);
   if (listed) return listed;
   const slices = request.services.store('discovery.k8s.io', 'endpointslices');
-  const owned = await slices.list(request.namespace, { ...read, predicate: selectionPredicate(slices.def, `kubernetes.io/service-name=${service}`, '') });
+  const owned = await slices.list(ctx, { ...read, predicate: selectionPredicate(slices.def, `kubernetes.io/service-name=${service}`, '') });
   return fromSlices(owned.items, portName);
 }
 
@@ -57,7 +58,7 @@ async function findBackend(request: ConnectRequest, service: string, portName: s
 export const serviceProxy = proxySubresource('ServiceProxyOptions', 'service', async (request, id) => {
   let portName = id.port;
   if (/^[+-]?\d+$/.test(id.port)) {
-    const svc = await request.parent.get(request.namespace, id.name, { resourceVersion: '', match: '', signal: request.ctx.signal });
+    const svc = await request.parent.get(request.ctx, id.name, { resourceVersion: '', match: '', signal: request.ctx.signal });
     const declared = objectsIn(objectOf(svc.spec).ports).find((p) => p.port === Number(id.port));
     if (!declared) throw serviceUnavailable(`no service port ${Number(id.port)} found for service ${JSON.stringify(id.name)}`);
     portName = stringOf(declared.name);

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { isStatusError } from '../../api/errors';
 import { isPlainObject, type KubeObject } from '../../api/types';
 import type { GenericStore } from '../generic-store';
-import { systemContext, SERVER_OWN_WRITE } from '../request-context';
+import { SYSTEM_READ_ALL, systemContext, SERVER_OWN_WRITE } from '../request-context';
 import { formatIp, ipAt, parseIp, rangeContains, serviceRange, type Ip, type IpFamily, type ServiceRange } from './ip-range';
 
 /** kube's IPAddress labels (networking.IPAddressFamilyLabel, ManagedByLabel) and the allocator's name. */
@@ -63,7 +63,7 @@ export class ClusterIpAllocator {
 
   /** The ranges of the ServiceCIDRs that are ready, largest first (the MetaAllocator's tree holds the shortest prefixes on top). */
   async ranges(): Promise<ServiceRange[]> {
-    const list = await this.cidrs.list('', { resourceVersion: '0', match: '', predicate: { matches: () => true, empty: true } });
+    const list = await this.cidrs.list(SYSTEM_READ_ALL, { resourceVersion: '0', match: '', predicate: { matches: () => true, empty: true } });
     const ranges: ServiceRange[] = [];
     for (const cidr of list.items.filter(cidrReady)) {
       const spec = isPlainObject(cidr.spec) ? cidr.spec : {};
@@ -130,11 +130,11 @@ export class ClusterIpAllocator {
   }
 
   private async taken(ip: Ip): Promise<boolean> {
-    return (await this.addresses.find('', formatIp(ip), { resourceVersion: '', match: '' })) !== null;
+    return (await this.addresses.find(SYSTEM_READ_ALL, formatIp(ip), { resourceVersion: '', match: '' })) !== null;
   }
 
   private async takenIn(range: ServiceRange): Promise<Set<bigint>> {
-    const list = await this.addresses.list('', { resourceVersion: '', match: '', predicate: { matches: () => true, empty: true } });
+    const list = await this.addresses.list(SYSTEM_READ_ALL, { resourceVersion: '', match: '', predicate: { matches: () => true, empty: true } });
     const taken = new Set<bigint>();
     for (const item of list.items) {
       const ip = parseIp(item.metadata.name ?? '');

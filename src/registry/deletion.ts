@@ -1,9 +1,15 @@
 import { conflict } from '../api/errors';
 import type { KubeObject } from '../api/types';
-import type { GracefulDeleteOptions, ResourceDefinition } from './types';
+import type { DeleteRequest, GracefulDeleteOptions, ResourceDefinition } from './types';
+import { finalizersForDeletion } from './deletion-finalizers';
 import { timestampAt } from './time';
 
-/** The steps of a deletion that only change the object: graceful deletion, marking, finalizers (kube's rest/delete.go and store.go). */
+/**
+ * The deletion state machine, as pure decisions over the stored object, the delete options and
+ * the store's clock (kube's rest/delete.go and the generic registry's store.go): graceful
+ * deletion, marking, the garbage collector's finalizers, and when the object is removed. The
+ * store only carries out what they decide, in etcd transactions.
+ */
 
 export type { GracefulDeleteOptions } from './types';
 
@@ -75,4 +81,42 @@ export function beforeDelete(def: ResourceDefinition, obj: KubeObject, req: Grac
   meta.deletionGracePeriodSeconds = period;
   if (meta.generation) meta.generation += 1;
   return { graceful: true, pending: false, period };
+}
+
+/**
+ * Store.Delete's first look at the stored object, before any transaction: `pending`, a graceful
+ * deletion under way that this request does not shorten (answered with the object as it is);
+ * `remove`, nothing to mark (no grace period, no finalizers, none to add); `update`, the object is
+ * marked first (updateForGracefulDeletionAndFinalizers).
+ */
+export function startDeletion(def: ResourceDefinition, current: KubeObject, req: DeleteRequest, nowSeconds: number): 'pending' | 'remove' | 'update' {
+  const first = beforeDelete(def, structuredClone(current), req, nowSeconds);
+  if (first.pending) return 'pending';
+  const finalizers = current.metadata.finalizers ?? [];
+  const gc = finalizersForDeletion(finalizers, req, def.strategy.garbageCollectionPolicy);
+  return first.graceful || finalizers.length > 0 || gc.changed ? 'update' : 'remove';
+}
+
+/**
+ * What updateForGracefulDeletionAndFinalizers makes of the object read in its guaranteed update:
+ * `pending` (another request started a graceful deletion meanwhile), `removeNow` (nothing holds
+ * it: kube's errDeleteNow, removed without an update), or `mark`: the object to write, with its
+ * deletion timestamp, grace period and finalizers, and whether it is removed right after
+ * (graceful with a zero period and nothing holding it).
+ */
+export type DeletionUpdate = { step: 'pending' } | { step: 'removeNow' } | { step: 'mark'; object: KubeObject; thenRemove: boolean };
+
+export function deletionUpdate(def: ResourceDefinition, existing: KubeObject, req: DeleteRequest, nowSeconds: number): DeletionUpdate {
+  const next = structuredClone(existing);
+  const decision = beforeDelete(def, next, req, nowSeconds);
+  if (decision.pending) return { step: 'pending' };
+  const wanted = finalizersForDeletion(next.metadata.finalizers ?? [], req, def.strategy.garbageCollectionPolicy);
+  if (wanted.changed) setFinalizers(next, wanted.finalizers);
+  const held = (next.metadata.finalizers ?? []).length > 0;
+  if (!decision.graceful) {
+    if (!held) return { step: 'removeNow' };
+    markAsDeleting(next, nowSeconds);
+    return { step: 'mark', object: next, thenRemove: false };
+  }
+  return { step: 'mark', object: next, thenRemove: !held && decision.period === 0 };
 }

@@ -1,0 +1,50 @@
+import type { KubeObject } from '../api/types';
+import { convertAll, convertOne } from './conversion';
+import { inWireOrder } from './object-order';
+import { apiVersionOfDefinition, storageApiVersionOf } from './resource-definition';
+import type { ResourceDefinition } from './types';
+
+/**
+ * A resource's objects between the version a client speaks and the one etcd holds, as kube's
+ * storage codec converts on the way in and out: through the resource's converter where it has
+ * one (a CRD's conversion webhook), in process otherwise.
+ */
+
+/** What is written: the storage version's object, type meta stamped, fields in wire order. */
+export async function storageVersionOf(def: ResourceDefinition, obj: KubeObject, signal: AbortSignal): Promise<KubeObject> {
+  const { conversion, converter } = def;
+  const apiVersion = storageApiVersionOf(def);
+  if (converter && obj.apiVersion !== apiVersion) return inWireOrder(await convertOne(converter, obj, apiVersion, signal, true), def.kind, apiVersion);
+  return inWireOrder(conversion ? conversion.toStorage(obj) : obj, def.kind, apiVersion);
+}
+
+/**
+ * What a client of the definition's version sees of a stored object. Stored objects are
+ * canonical, so only those of another version are rebuilt: through the resource's converter where
+ * it has one, converted where the versions differ in more than apiVersion, restamped otherwise
+ * (custom resources without a conversion webhook).
+ */
+export async function servedVersionOf(def: ResourceDefinition, obj: KubeObject, signal: AbortSignal): Promise<KubeObject> {
+  const { converter } = def;
+  const apiVersion = apiVersionOfDefinition(def);
+  if (!converter || obj.apiVersion === apiVersion) return restamped(def, obj);
+  return inWireOrder(await convertOne(converter, obj, apiVersion, signal, false), def.kind, apiVersion);
+}
+
+/** servedVersionOf a list's items: in process without a promise per item, or in one converter call (kube's webhook converter sends a list at once). */
+export async function servedVersionsOf(def: ResourceDefinition, items: KubeObject[], signal: AbortSignal): Promise<KubeObject[]> {
+  const { converter } = def;
+  if (!converter) return items.map((o) => restamped(def, o));
+  const apiVersion = apiVersionOfDefinition(def);
+  return (await convertAll(converter, items, apiVersion, signal, false)).map((o) => inWireOrder(o, def.kind, apiVersion));
+}
+
+/** A stored object shown in the definition's version without calling out: converted in process, or only restamped. */
+function restamped(def: ResourceDefinition, obj: KubeObject): KubeObject {
+  const apiVersion = apiVersionOfDefinition(def);
+  if (obj.kind === def.kind && obj.apiVersion === apiVersion) return obj;
+  const { conversion } = def;
+  // A copy: the stored object may be the watch cache's, shared by every reader (inWireOrder fills in Go's zero values).
+  const copy = structuredClone(obj);
+  return inWireOrder(conversion ? conversion.fromStorage(copy) : copy, def.kind, apiVersion);
+}
