@@ -3,7 +3,7 @@ import type { KubeObject } from '../api/types';
 import { parseApiVersion } from '../api/types';
 import { FIELD_FACTS } from '../schema/field-facts';
 import { withGoZeros } from '../schema/go-zeros';
-import { isInlineField, lookupMessage, protoRoot } from '../schema/proto-loader';
+import { isInlineField, lookupMessage, protoType } from '../schema/proto-loader';
 import { DecodeError } from './decode-error';
 import { STRING_LIST_MESSAGES } from '../generated/api-facts';
 
@@ -125,7 +125,7 @@ export function decodeProtobuf(body: Buffer): KubeObject {
   if (body.length < 4 || !body.subarray(0, 4).equals(PROTOBUF_MAGIC)) {
     throw new DecodeError(`provided data does not appear to be a protobuf message, expected prefix [107 56 115 0]`);
   }
-  const unknownType = protoRoot().lookupType('k8s.io.apimachinery.pkg.runtime.Unknown');
+  const unknownType = protoType('k8s.io.apimachinery.pkg.runtime.Unknown');
   let unknown: Record<string, unknown>;
   try {
     unknown = unknownType.decode(body.subarray(4)) as unknown as Record<string, unknown>;
