@@ -5,7 +5,7 @@ import { isPlainObject, type KubeObject } from '../api/types';
 import { defineResource } from '../registry/resource-definition';
 import { strategy } from '../registry/strategy';
 import { badRequest } from '../api/errors';
-import { celRuleErrors } from '../schema/custom-cel-rules';
+import { celRuleErrors } from '../schema/custom-cel-loader';
 import type { JSONSchemaProps } from '../schema/json-schema-props';
 import { normalizeSchemaNulls, schemaPropsDecodeError } from '../schema/json-schema-props-decode';
 import { structuralTypeErrors } from '../schema/structural-types';
