@@ -5,7 +5,7 @@ import type { JSONSchemaProps } from './json-schema-props';
 
 /**
  * CRD schemas' x-kubernetes-validations (custom-cel-rules.ts), with the CEL engine behind them
- * loaded when the first CRD is validated or served: a start without CRDs never loads it.
+ * loaded by the first schema that has rules: a start, and CRDs without rules, never load it.
  */
 
 let loaded: typeof CustomCelRules | undefined;
@@ -14,10 +14,22 @@ function customCelRules(): typeof CustomCelRules {
   return (loaded ??= require('./custom-cel-rules') as typeof CustomCelRules);
 }
 
-export function celRuleErrors(schema: JSONSchemaProps, path: string): FieldErrorList {
-  return customCelRules().celRuleErrors(schema, path);
+/** Whether any node holds rules, walked as custom-cel-rules walks them (properties, items, additionalProperties). */
+function hasRules(s: JSONSchemaProps): boolean {
+  if ((s['x-kubernetes-validations'] ?? []).length > 0) return true;
+  if (Object.values(s.properties ?? {}).some(hasRules)) return true;
+  if (s.items && hasRules(s.items)) return true;
+  return typeof s.additionalProperties === 'object' && hasRules(s.additionalProperties);
 }
 
-export function compileCelRules(schema: JSONSchemaProps): CelRules {
-  return new (customCelRules().CelRules)(schema);
+export function celRuleErrors(schema: JSONSchemaProps, path: string): FieldErrorList {
+  return hasRules(schema) ? customCelRules().celRuleErrors(schema, path) : [];
+}
+
+export type ObjectRules = Pick<CelRules, 'validate' | 'validateUpdate'>;
+
+const NO_RULES: ObjectRules = { validate: () => [], validateUpdate: () => [] };
+
+export function compileCelRules(schema: JSONSchemaProps): ObjectRules {
+  return hasRules(schema) ? new (customCelRules().CelRules)(schema) : NO_RULES;
 }
