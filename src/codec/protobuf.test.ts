@@ -1,13 +1,12 @@
 import { DecodeError } from './decode-error';
 import { decodeProtobuf, PROTOBUF_MAGIC } from './protobuf';
-import { protoRoot, protoTypeName } from '../schema/proto-loader';
+import { protoType, protoTypeName } from '../schema/proto-loader';
 
 /** A body as client-go sends it: "k8s\0", then a runtime.Unknown holding the encoded object. */
 function body(apiVersion: string, kind: string, typeName: string, object: Record<string, unknown>): Buffer {
-  const root = protoRoot();
-  const type = root.lookupType(typeName);
+  const type = protoType(typeName);
   const raw = type.encode(type.fromObject(object)).finish();
-  const unknown = root.lookupType('k8s.io.apimachinery.pkg.runtime.Unknown');
+  const unknown = protoType('k8s.io.apimachinery.pkg.runtime.Unknown');
   const envelope = unknown.encode(unknown.fromObject({ typeMeta: { apiVersion, kind }, raw, contentEncoding: '', contentType: '' })).finish();
   return Buffer.concat([PROTOBUF_MAGIC, envelope]);
 }

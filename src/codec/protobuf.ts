@@ -2,7 +2,7 @@ import type { Field, Type } from 'protobufjs';
 import type { KubeObject } from '../api/types';
 import { FIELD_FACTS } from '../schema/field-facts';
 import { withGoZeros } from '../schema/go-zeros';
-import { isInlineField, lookupMessageOf, messageName, protoRoot } from '../schema/proto-loader';
+import { isInlineField, lookupMessageOf, messageName, protoType } from '../schema/proto-loader';
 import { DecodeError } from './decode-error';
 import { STRING_LIST_MESSAGES } from '../generated/api-facts';
 
@@ -141,7 +141,7 @@ let unknownMessage: Type | null = null;
 
 /** The envelope's message, looked up once (a lookup walks the proto namespaces). */
 function runtimeUnknown(): Type {
-  return (unknownMessage ??= protoRoot().lookupType('k8s.io.apimachinery.pkg.runtime.Unknown'));
+  return (unknownMessage ??= protoType('k8s.io.apimachinery.pkg.runtime.Unknown'));
 }
 
 /** Reads a `k8s\0` + runtime.Unknown body into a plain object of the kind its typeMeta names. */

@@ -19,8 +19,8 @@ const isStatus = (value: KubeObject | Status): value is Status => value.kind ===
  * list answer with objects computed at each request (componentstatuses).
  */
 export class ComputedStore {
-  private readonly schema: ObjectNode | null;
-  private readonly fields: FieldManager | null;
+  /** Built on first use, as GenericStore's: a start builds every store and uses few. */
+  private typed: { schema: ObjectNode | null; fields: FieldManager | null } | null = null;
   private readonly compute: ResourceDefinition['compute'];
 
   constructor(
@@ -29,12 +29,17 @@ export class ComputedStore {
   ) {
     if (!def.compute && !def.computeItems) throw new Error(`${def.resource}: a computed resource needs compute`);
     this.compute = def.compute;
-    this.schema = kindSchema({ group: def.group, version: def.version, kind: def.kind });
-    this.fields = this.schema ? new FieldManager(def, this.schema, nowTimestamp) : null;
+  }
+
+  private typedParts(): { schema: ObjectNode | null; fields: FieldManager | null } {
+    if (this.typed) return this.typed;
+    const { def } = this;
+    const schema = kindSchema({ group: def.group, version: def.version, kind: def.kind });
+    return (this.typed = { schema, fields: schema ? new FieldManager(def, schema, nowTimestamp) : null });
   }
 
   served(): { kind: ServedKind; schema: ObjectNode | null } {
-    return { kind: this.def, schema: this.schema };
+    return { kind: this.def, schema: this.typedParts().schema };
   }
 
   /**
@@ -64,7 +69,7 @@ export class ComputedStore {
     });
     await ctx.admission.mutate(attrs());
     reconcileNamespace(namespace, obj);
-    if (opts.fieldManager) await this.fields?.update(null, obj, opts.fieldManager, '');
+    if (opts.fieldManager) await this.typedParts().fields?.update(null, obj, opts.fieldManager, '');
     await ctx.admission.validate(attrs());
     ensureActive(ctx);
     if (!this.compute) throw badRequest(`${this.def.resource} cannot be created`);

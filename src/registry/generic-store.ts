@@ -122,8 +122,8 @@ function asGoDecodes(obj: KubeObject): void {
 /** The REST storage of every stored resource, built-in or not: all verbs go through it. */
 export class GenericStore {
   private readonly root: string;
-  private readonly schema: ObjectNode | null;
-  private readonly fields: FieldManager | null;
+  /** The kind's typed schema and field manager, built on the store's first use: a start builds stores of every kind and uses a few. */
+  private typed: { schema: ObjectNode | null; fields: FieldManager | null } | null = null;
   /** Set once at start by the composition root for kinds with allocations (services). */
   hooks: WriteHooks | null = null;
   /** cachedObjects' last answer and the cache's change mark it was read at. */
@@ -141,8 +141,21 @@ export class GenericStore {
     private readonly clock: Clock = systemClock,
   ) {
     this.root = resourceRoot(etcdPrefix, def);
-    this.schema = def.ownSchema?.typed ?? kindSchema({ group: def.group, version: def.version, kind: def.kind });
-    this.fields = this.schema ? new FieldManager(def, this.schema, () => this.nowTimestamp()) : null;
+  }
+
+  private get schema(): ObjectNode | null {
+    return this.typedParts().schema;
+  }
+
+  private get fields(): FieldManager | null {
+    return this.typedParts().fields;
+  }
+
+  private typedParts(): { schema: ObjectNode | null; fields: FieldManager | null } {
+    if (this.typed) return this.typed;
+    const { def } = this;
+    const schema = def.ownSchema?.typed ?? kindSchema({ group: def.group, version: def.version, kind: def.kind });
+    return (this.typed = { schema, fields: schema ? new FieldManager(def, schema, () => this.nowTimestamp()) : null });
   }
 
   private nowSeconds(): number {

@@ -6,7 +6,7 @@ import { defineResource, type ResourceDefinition } from '../registry/resource-de
 import { getPath } from '../registry/object-path';
 import type { ScaleFacts } from '../registry/scale';
 import { strategy } from '../registry/strategy';
-import { CelRules } from '../schema/custom-cel-rules';
+import { compileCelRules } from '../schema/custom-cel-loader';
 import { applySchemaDefaults } from '../schema/custom-defaults';
 import { ratchetedSchemaErrors, validateCustomObject } from '../schema/custom-validation';
 import type { JSONSchemaProps } from '../schema/json-schema-props';
@@ -69,7 +69,7 @@ function scaleFactsOf(scale: NonNullable<CrdVersion['scale']>): ScaleFacts {
 
 function customResource(view: CrdView, version: CrdVersion, storage: string | undefined, converter: ObjectConverter | undefined): ResourceDefinition {
   const schema = version.schema ?? { type: 'object', 'x-kubernetes-preserve-unknown-fields': true };
-  const rules = new CelRules(schema);
+  const rules = compileCelRules(schema);
   // KubeObject: a custom resource's content is whatever its CRD's schema says.
   return defineResource<KubeObject>({
     group: view.group,

@@ -6,12 +6,12 @@ import { isPlainObject, type KubeObject } from '../api/types';
 import { defineResource } from '../registry/resource-definition';
 import { strategy } from '../registry/strategy';
 import { badRequest } from '../api/errors';
-import { celRuleErrors } from '../schema/custom-cel-rules';
-import { celCostErrors } from '../schema/cel-cost-limits';
+import { celCostErrors, celRuleErrors } from '../schema/custom-cel-loader';
 import type { JSONSchemaProps } from '../schema/json-schema-props';
 import { normalizeSchemaNulls, schemaPropsDecodeError } from '../schema/json-schema-props-decode';
 import { structuralTypeErrors } from '../schema/structural-types';
 import { customResourceSchema } from '../schema/openapi-typed-schema';
+import type { ObjectNode } from '../schema/typed-schema';
 import { validateAcceptedNames, statusOf } from './status-validation';
 
 /**
@@ -380,6 +380,8 @@ const CRD_SCHEMA: JSONSchemaProps = {
   },
 };
 
+let crdTypedSchema: ObjectNode | undefined;
+
 // KubeObject: apiextensions.k8s.io has no generated interface (its types are not among k8s.io/api's protos).
 export const customresourcedefinitions = defineResource<KubeObject>({
   group: CRD_GROUP,
@@ -406,7 +408,10 @@ export const customresourcedefinitions = defineResource<KubeObject>({
     startTermination: startCrdTermination,
   }),
   ownSchema: {
-    typed: customResourceSchema(CRD_SCHEMA, 'CustomResourceDefinition'),
+    // Built on first use: it reads meta/v1's messages, which a start need not parse.
+    get typed() {
+      return (crdTypedSchema ??= customResourceSchema(CRD_SCHEMA, 'CustomResourceDefinition'));
+    },
     openApi: { ...CRD_SCHEMA, 'x-kubernetes-group-version-kind': [{ group: CRD_GROUP, kind: 'CustomResourceDefinition', version: 'v1' }] },
     definitionName: 'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinition',
   },

@@ -6,8 +6,10 @@ import { GROUP_VERSION_PACKAGES, PROTO_FILES } from '../generated/api-facts';
 import { FIELD_FACTS } from './field-facts';
 
 /**
- * The .proto files of the pinned release, loaded once into one protobufjs Root: the messages of
- * every kind, which the codec, the typed schemas, the strategic-merge schema and validation read.
+ * The .proto files of the pinned release, in one protobufjs Root: the messages of every kind, which
+ * the codec, the typed schemas, the strategic-merge schema and validation read. A package's file
+ * (and the files it imports) is parsed on the first lookup of one of its messages: a start touches
+ * a third of them, and parsing all would cost a large part of a start's CPU.
  */
 
 /** proto/ at the project root: two levels above src/schema and dist/schema, three above dist-test/src/schema. */
@@ -21,15 +23,38 @@ export function isInlineField(type: Type, field: Field): boolean {
   return FIELD_FACTS[type.fullName.slice(1)]?.[field.name]?.inline === true;
 }
 
-let cachedRoot: Root | null = null;
+/** Each package's file: the proto package is the file's directory, dotted (kube-aggregator's dash an underscore). */
+const PACKAGE_FILES = new Map(PROTO_FILES.map((file) => [path.dirname(file).replaceAll('/', '.').replaceAll('-', '_'), file]));
 
-export function protoRoot(): Root {
-  if (cachedRoot) return cachedRoot;
-  const root = new Root();
-  root.resolvePath = (_origin, target) => path.join(PROTO_ROOT, target);
-  root.loadSync(PROTO_FILES, { keepCase: true });
+const root = new Root();
+root.resolvePath = (_origin, target) => path.join(PROTO_ROOT, target);
+
+/** The package a message's full name sits in: the longest prefix that names one. */
+function packageOf(fullName: string): string | null {
+  for (let dot = fullName.lastIndexOf('.'); dot > 0; dot = fullName.lastIndexOf('.', dot - 1)) {
+    const pkg = fullName.slice(0, dot);
+    if (PACKAGE_FILES.has(pkg)) return pkg;
+  }
+  return null;
+}
+
+/** Parses a file and what it imports, once. */
+function load(file: string): void {
+  if (root.files.includes(path.join(PROTO_ROOT, file))) return;
+  root.loadSync(file, { keepCase: true });
   root.resolveAll();
-  cachedRoot = root;
+}
+
+/** A message by its full name (`k8s.io.api.core.v1.Pod`), its package's file loaded first; throws when there is none. */
+export function protoType(fullName: string): Type {
+  const file = PACKAGE_FILES.get(packageOf(fullName) ?? '');
+  if (file) load(file);
+  return root.lookupType(fullName);
+}
+
+/** The Root with every file of the release loaded, for tools and tests that walk all the messages. */
+export function protoRoot(): Root {
+  for (const file of PROTO_FILES) load(file);
   return root;
 }
 
@@ -78,7 +103,7 @@ function findMessage(gvk: GroupVersionKind): Type | null {
   const name = protoTypeName(gvk);
   if (!name) return null;
   try {
-    return protoRoot().lookupType(name);
+    return protoType(name);
   } catch {
     return null;
   }

@@ -1,5 +1,5 @@
 import type { Field, Type } from 'protobufjs';
-import { isInlineField, lookupMessage, protoRoot } from './proto-loader';
+import { isInlineField, lookupMessage } from './proto-loader';
 import type { FieldPatchMeta, PatchSchema } from '../patch/strategic-merge';
 import type { GroupVersionKind } from '../api/types';
 import type { ServedKind } from '../registry/resource-definition';
@@ -209,9 +209,4 @@ export function openApiDefinitions(defs: ServedKind[]): Record<string, unknown> 
 export function protoDefinitionName(def: ServedKind): string {
   const type = lookupMessage({ group: def.group, version: def.version, kind: def.kind });
   return type ? definitionName(typeName(type)) : `${def.group || 'core'}.${def.version}.${def.kind}`;
-}
-
-/** Loads the proto files early so that a broken schema fails at start-up, not on a request. */
-export function loadSchemas(): void {
-  protoRoot();
 }

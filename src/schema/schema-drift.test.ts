@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Type } from 'protobufjs';
-import { lookupMessage, protoRoot } from './proto-loader';
+import { lookupMessage, protoType } from './proto-loader';
 import { API_FIELD_FACTS, API_RELEASE, PROTO_FILES, STRING_LIST_MESSAGES } from '../generated/api-facts';
 import { BUILT_IN_RESOURCES } from '../resources';
 import { FIELD_FACTS } from './field-facts';
@@ -136,10 +136,10 @@ describe(`the served built-in kinds against ${API_RELEASE}`, () => {
 
   test('fields the release does not have are gone', () => {
     expect(kindSchema({ group: '', version: 'v1', kind: 'Pod' })!.field('spec')).toBeTruthy();
-    const securityContext = protoRoot().lookupType('k8s.io.api.core.v1.SecurityContext');
+    const securityContext = protoType('k8s.io.api.core.v1.SecurityContext');
     expect(securityContext.fields.ulimits).toBeUndefined();
-    expect(protoRoot().lookupType('k8s.io.api.core.v1.NodeFeatures').fields.containerUlimits).toBeUndefined();
-    expect(protoRoot().lookupType('k8s.io.api.apps.v1.DeploymentSpec').fields.podReplacementPolicy).toBeUndefined();
+    expect(protoType('k8s.io.api.core.v1.NodeFeatures').fields.containerUlimits).toBeUndefined();
+    expect(protoType('k8s.io.api.apps.v1.DeploymentSpec').fields.podReplacementPolicy).toBeUndefined();
   });
 
   test('every proto file names the release it was generated from', () => {

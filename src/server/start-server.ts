@@ -37,7 +37,7 @@ import type { SchemaSource } from '../http/openapi';
 import { ResourceRegistry } from '../registry/resource-registry';
 import { BUILT_IN_RESOURCES } from '../resources';
 import { servedResources } from './runtime-config';
-import { loadSchemas, openApiDefinitions, patchSchemaFor, protoDefinitionName } from '../schema/proto-schema';
+import { openApiDefinitions, patchSchemaFor, protoDefinitionName } from '../schema/proto-schema';
 import { Etcd3Kv } from '../storage/etcd/etcd3-kv';
 import { Compactor } from '../storage/etcd/compactor';
 import { StorageCodec } from '../storage/etcd/storage-codec';
@@ -198,7 +198,6 @@ function ttlSecondsOf(def: ResourceDefinition, config: Config): number {
 }
 
 export async function startServer(config: Config, log: Logger): Promise<RunningServer> {
-  loadSchemas();
   const transformerFor = transformersByKey(config);
   // A bad audit policy stops the start before anything runs.
   const auditPolicy = config.auditLogPath && config.auditPolicyFile ? loadAuditPolicy(config.auditPolicyFile) : null;

@@ -1,6 +1,7 @@
 import { celMethod, CelScalar, mapType, type CelMap } from '@bufbuild/cel';
 import { nonResourceAttributes, resourceAttributes, type AuthorizationAttributes, type AuthorizationResult } from '../../auth/authorizer/attributes';
 import type { UserInfo } from '../../auth/user';
+import { authorizerValue, KIND, USER, type Entries } from './authorizer-values';
 
 /**
  * Kubernetes' CEL authorizer library (k8s.io/apiserver/pkg/cel/library/authz.go):
@@ -14,8 +15,6 @@ import type { UserInfo } from '../../auth/user';
 export type AuthorizeFn = (attrs: AuthorizationAttributes) => AuthorizationResult;
 
 const MAP = mapType(CelScalar.STRING, CelScalar.DYN);
-const KIND = '@kind';
-const USER = '@user';
 
 /** The authorizer of the expression being evaluated: evaluation is synchronous, so one at a time. */
 let active: AuthorizeFn | null = null;
@@ -29,8 +28,6 @@ export function withAuthorizer<T>(authorize: AuthorizeFn | null, run: () => T): 
     active = previous;
   }
 }
-
-type Entries = Map<string, unknown>;
 
 function entries(target: CelMap): Entries {
   const out: Entries = new Map();
@@ -46,19 +43,6 @@ function extend(target: CelMap, kind: string, values: Record<string, unknown>): 
 }
 
 const text = (m: Entries, key: string): string => (typeof m.get(key) === 'string' ? (m.get(key) as string) : '');
-
-/** The `authorizer` variable for a user. */
-export function authorizerValue(user: UserInfo): Entries {
-  return new Map<string, unknown>([
-    [KIND, 'authorizer'],
-    [USER, JSON.stringify(user)],
-  ]);
-}
-
-/** `authorizer.requestResource`: a resource check for the request's own resource. */
-export function requestResourceValue(user: UserInfo, r: { group: string; resource: string; subresource: string; namespace: string; name: string }): Entries {
-  return new Map<string, unknown>([[KIND, 'resource'], [USER, JSON.stringify(user)], ...Object.entries(r)]);
-}
 
 function decide(m: Entries, verb: string): Entries {
   const user = JSON.parse(text(m, USER)) as UserInfo;

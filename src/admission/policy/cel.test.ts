@@ -1,6 +1,6 @@
 import { celErrorText, CelCompileError, compileExpression, fromCel, isCelError, toCel } from './cel';
 import { resourceAttributes, type AuthorizationAttributes } from '../../auth/authorizer/attributes';
-import { authorizerValue } from './authorizer-library';
+import { authorizerValue } from './authorizer-values';
 
 const run = (
   source: string,

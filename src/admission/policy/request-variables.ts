@@ -1,7 +1,7 @@
 import type { KubeObject } from '../../api/types';
 import type { AdmissionAttributes } from '../admission';
 import { admissionRequest, presentedAsItself, type PresentedAs } from '../webhooks/review';
-import { authorizerValue, requestResourceValue } from './authorizer-library';
+import { authorizerValue, requestResourceValue } from './authorizer-values';
 import { toCel } from './cel';
 
 /**

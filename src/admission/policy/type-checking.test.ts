@@ -1,8 +1,5 @@
 import { kindSchema } from '../../schema/typed-schema';
-import { loadSchemas } from '../../schema/proto-schema';
 import { typeCheck, type SchemaOf } from './type-checking';
-
-beforeAll(() => loadSchemas());
 
 const schemaOf: SchemaOf = (group, version, resource) => {
   if (group !== 'apps' || version !== 'v1' || resource !== 'deployments') return null;
