@@ -1,26 +1,5 @@
-import type { parse } from '@bufbuild/cel';
+import { children, type Expr } from './ast';
 import { goRegexpError } from './go-regexp';
-
-type Expr = NonNullable<ReturnType<typeof parse>['expr']>;
-
-/** The expressions directly under one, in source order. */
-function children(e: Expr): (Expr | undefined)[] {
-  const k = e.exprKind;
-  switch (k.case) {
-    case 'selectExpr':
-      return [k.value.operand];
-    case 'callExpr':
-      return [k.value.target, ...k.value.args];
-    case 'listExpr':
-      return [...k.value.elements];
-    case 'structExpr':
-      return k.value.entries.flatMap((entry) => [entry.keyKind.case === 'mapKey' ? entry.keyKind.value : undefined, entry.value]);
-    case 'comprehensionExpr':
-      return [k.value.iterRange, k.value.accuInit, k.value.loopCondition, k.value.loopStep, k.value.result];
-    default:
-      return [];
-  }
-}
 
 /**
  * cel-go's ValidateRegexLiterals, which kube's base environment runs since 1.29: the id of the

@@ -1,4 +1,4 @@
-import type { parse } from '@bufbuild/cel';
+import { literalType, type Expr } from '../cel/ast';
 import { celPropertyName } from './cel-escaping';
 import type { JSONSchemaProps } from './json-schema-props';
 
@@ -8,11 +8,10 @@ import type { JSONSchemaProps } from './json-schema-props';
  * as kapi checks it: a variable other than `self`, `oldSelf` and the comprehensions' own
  * (`undeclared reference`), a function no library declares (the same), a field an object's
  * schema does not declare (`undefined field`), and an operator between a typed field and a
- * literal or field of another type (`found no matching overload`). Each is cel-go's first
- * error, at its offset.
+ * literal or field of another type (`found no matching overload`). An optional select
+ * (`self.?f`) checks its field as a select does, and is dyn after. Each is cel-go's first error,
+ * at its offset.
  */
-
-type Expr = NonNullable<ReturnType<typeof parse>['expr']>;
 
 /** What the checker knows of an expression's type: a schema node, a scalar type name, or nothing (dyn). */
 type Known = { schema: JSONSchemaProps } | { scalar: string } | null;
@@ -60,24 +59,6 @@ function scalarOf(s: JSONSchemaProps): string | null {
 }
 
 const typeOf = (k: Known): string | null => (k && 'scalar' in k ? k.scalar : k && 'schema' in k ? scalarOf(k.schema) : null);
-
-function literalType(e: Expr): string | null {
-  if (e.exprKind.case !== 'constExpr') return null;
-  switch (e.exprKind.value.constantKind.case) {
-    case 'int64Value':
-      return 'int';
-    case 'uint64Value':
-      return 'uint';
-    case 'doubleValue':
-      return 'double';
-    case 'stringValue':
-      return 'string';
-    case 'boolValue':
-      return 'bool';
-    default:
-      return null;
-  }
-}
 
 /** A field of an object node by its CEL name, or undefined when the node declares its fields and not this one. */
 function fieldOf(s: JSONSchemaProps, name: string, root: boolean): Known | undefined {
@@ -130,6 +111,22 @@ export function checkRule(
         if (!qualified) visit(target, scope);
         const args = k.value.args.map((a) => visit(a, scope));
         if (issue) return null;
+        if (fn === '_?._') {
+          const operand = args[0];
+          const name = k.value.args[1]?.exprKind;
+          if (
+            operand &&
+            'schema' in operand &&
+            operand.schema.type === 'object' &&
+            name?.case === 'constExpr' &&
+            name.value.constantKind.case === 'stringValue'
+          ) {
+            const isRoot = root && k.value.args[0]?.exprKind.case === 'identExpr' && k.value.args[0].exprKind.value.name === 'self';
+            if (fieldOf(operand.schema, name.value.constantKind.value, isRoot) === undefined)
+              return fail(at(e), `undefined field '${name.value.constantKind.value}'`);
+          }
+          return null;
+        }
         // cel-go places a member call at its parenthesis, kapi's parser at the dot before the name
         if (!qualified && !BUILTIN_FUNCTIONS.has(fn) && !hasFunction(fn))
           return fail(at(e) + (target ? 1 + fn.length : 0), `undeclared reference to '${fn}' (in container '')`);
@@ -153,15 +150,20 @@ export function checkRule(
       case 'comprehensionExpr': {
         const c = k.value;
         const range = visit(c.iterRange, scope);
-        const element: Known = range && 'schema' in range && range.schema.type === 'array' && range.schema.items ? { schema: range.schema.items } : null;
+        const rangeSchema = range && 'schema' in range ? range.schema : undefined;
+        const list = rangeSchema?.type === 'array';
+        const values = list ? rangeSchema?.items : typeof rangeSchema?.additionalProperties === 'object' ? rangeSchema.additionalProperties : undefined;
+        // a list's loop variables are its index and element, a map's its key and value; one variable is the element or key
+        const key: Known = list ? { scalar: 'int' } : values ? { scalar: 'string' } : null;
+        const value: Known = values ? { schema: values } : null;
         visit(c.accuInit, scope);
         const inner = new Map(scope);
         inner.set(c.accuVar, null);
         if (c.iterVar2) {
-          inner.set(c.iterVar, null);
-          inner.set(c.iterVar2, element);
+          inner.set(c.iterVar, key);
+          inner.set(c.iterVar2, value);
         } else {
-          inner.set(c.iterVar, element);
+          inner.set(c.iterVar, list ? value : key);
         }
         visit(c.loopCondition, inner);
         visit(c.loopStep, inner);

@@ -277,6 +277,34 @@ describe("rules checked against the schema when the CRD is written, as kube's co
   });
 });
 
+test('optional syntax and two-variable comprehensions are checked against the schema: fields, loop variables typed (index and element, key and value)', () => {
+  const schema: JSONSchemaProps = {
+    type: 'object',
+    'x-kubernetes-validations': [
+      { rule: 'self.?limits.?max.orValue(1) > 0 && self.steps.all(i, v, i < 10 && v > 0) && self.labels.exists(k, v, k == v)' },
+      { rule: 'self.?limts.hasValue()' },
+      { rule: 'self.steps.all(i, v, i == "0")' },
+      { rule: 'self.labels.all(k, v, v == 1)' },
+    ],
+    properties: {
+      limits: { type: 'object', properties: { max: { type: 'integer' } } },
+      steps: { type: 'array', items: { type: 'integer' } },
+      labels: { type: 'object', additionalProperties: { type: 'string' } },
+    },
+  };
+  // the operators' columns are @bufbuild/cel's (before the operator), not checked here
+  expect(celRuleErrors(schema, 's').map((e) => e.detail?.replace(/\n[^]*/, '').replace(/:1:\d+: found/, ':1:_: found'))).toEqual([
+    "compilation failed: ERROR: <input>:1:5: undefined field 'limts'",
+    "compilation failed: ERROR: <input>:1:_: found no matching overload for '_==_' applied to '(int, string)'",
+    "compilation failed: ERROR: <input>:1:_: found no matching overload for '_==_' applied to '(string, int)'",
+  ]);
+  const accepted = new CelRules({ ...schema, 'x-kubernetes-validations': [schema['x-kubernetes-validations']![0]] });
+  expect(accepted.validate({ limits: { max: 2 }, steps: [1, 2], labels: { a: 'a' } })).toEqual([]);
+  expect(accepted.validate({ steps: [1, 0], labels: { a: 'a' } }).map(fieldErrorMessage)).toEqual([
+    '<nil>: Invalid value: "object": failed rule: self.?limits.?max.orValue(1) > 0 && self.steps.all(i, v, i < 10 && v > 0) && self.labels.exists(k, v, k == v)',
+  ]);
+});
+
 test("a property named by a CEL reserved word or with '-' reads escaped, as kube escapes it, when checked and when run", () => {
   const escaped: JSONSchemaProps = {
     type: 'object',

@@ -1,10 +1,9 @@
-import { celEnv, isCelError, parse, plan, type CelResult } from '@bufbuild/cel';
-import { strings } from '@bufbuild/cel/ext';
-import { costFunction, COST_LIMIT_EXCEEDED, meterLoops, metered, PER_CALL_LIMIT, RUNTIME_CEL_COST_BUDGET } from '../cel/cost';
-import { kubernetesLibraries } from '../cel/library';
+import { isCelError, type CelResult } from '@bufbuild/cel';
+import type { ParsedExpr } from '../cel/ast';
+import { celEnvironment, CelCompileError, celErrorText, parseExpression, planExpression, type Evaluation } from '../cel/compiler';
+import { COST_LIMIT_EXCEEDED, RUNTIME_CEL_COST_BUDGET } from '../cel/cost';
 import { celGoErrorText } from '../cel/runtime-errors';
 import { constantPatternError, invalidMatchesLiteral } from '../cel/regex-literals';
-import { celErrorText } from '../admission/policy/cel';
 import { field, fieldErrorMessage, GoSyntax, goQuote, type FieldError, type FieldErrorList } from '../api/field-errors';
 import { optionalNone, optionalOf } from '../cel/library/optional';
 import { NO_RATCHETING, oldListItem, propertySchema, ratchetIndex, ratchetingRoot, ratchetKey, unchanged, type Ratcheting } from './correlation';
@@ -25,7 +24,7 @@ import type { JSONSchemaProps } from './json-schema-props';
 type ValidationRule = NonNullable<JSONSchemaProps['x-kubernetes-validations']>[number];
 
 /** An expression that runs within a cost limit: its result, and its cost including what it costs outside loops. */
-type Program = (ctx: Record<string, unknown>) => { result: CelResult; cost: number; exceeded: boolean };
+type Program = (ctx: Record<string, unknown>) => Evaluation;
 
 interface CompiledRule {
   rule: ValidationRule;
@@ -34,19 +33,12 @@ interface CompiledRule {
   message: Program | null;
 }
 
-// The base environment's libraries, as CRD validation rules have them (apiextensions uses
-// apiserver/pkg/cel/environment's base set, as admission does).
-const env = celEnv({ funcs: [...strings, ...kubernetesLibraries, costFunction] });
+// The base environment alone: apiextensions uses apiserver/pkg/cel/environment's base set, as admission does.
+const env = celEnvironment();
 
 function compile(source: string): Program {
-  const parsed = parse(source);
-  const outsideLoops = meterLoops(parsed);
-  const run = plan(env, parsed);
-  return (ctx) => {
-    const evaluation = metered(PER_CALL_LIMIT, () => run(ctx as never));
-    const cost = evaluation.cost + outsideLoops;
-    return { ...evaluation, cost, exceeded: evaluation.exceeded || cost > PER_CALL_LIMIT };
-  };
+  const program = planExpression(env, parseExpression(source));
+  return (ctx) => program.run(ctx);
 }
 
 /** ruleErrorString: how kube names a rule in its cost errors. */
@@ -82,11 +74,12 @@ export function celRuleErrors(schema: JSONSchemaProps, path: string): FieldError
         errs.push(field.required(`${rulePath}.rule`, 'rule is not specified'));
         return;
       }
-      let parsed: ReturnType<typeof parse>;
+      let parsed: ParsedExpr;
       try {
-        parsed = parse(r.rule);
+        parsed = parseExpression(r.rule);
       } catch (err) {
-        errs.push(field.invalid(`${rulePath}.rule`, ruleValue(r), `compilation failed: ${(err as Error).message}`));
+        if (!(err instanceof CelCompileError)) throw err;
+        errs.push(field.invalid(`${rulePath}.rule`, ruleValue(r), `compilation failed: ${err.message}`));
         return;
       }
       const positions = (parsed.sourceInfo?.positions ?? {}) as Record<string, number>;

@@ -38,6 +38,9 @@ spec:
   validations:
   - expression: "object.spec.template.spec.containers.all(c, !c.image.endsWith(':latest'))"
     message: "images must not use the latest tag"
+  # optional syntax and a two-variable comprehension (kube's base environment: OptionalTypes, TwoVarComprehensions)
+  - expression: "object.metadata.?labels.orValue({}).all(k, v, !k.startsWith('tier') || v in ['web', 'db'])"
+    messageExpression: "'bad tier: ' + object.metadata.?labels[?'tier'].orValue('')"
 ---
 apiVersion: admissionregistration.k8s.io/v1
 kind: ValidatingAdmissionPolicyBinding
@@ -53,9 +56,17 @@ spec:
     'validatingadmissionpolicy.admissionregistration.k8s.io/no-latest created\nvalidatingadmissionpolicybinding.admissionregistration.k8s.io/no-latest-binding created\n',
   );
   const listed = await k('get', 'validatingadmissionpolicies');
-  expect(listed.stdout).toMatch(/^NAME\s+VALIDATIONS\s+PARAMKIND\s+AGE\nno-latest\s+1\s+<unset>\s+/);
+  expect(listed.stdout).toMatch(/^NAME\s+VALIDATIONS\s+PARAMKIND\s+AGE\nno-latest\s+2\s+<unset>\s+/);
   const stderr = await eventuallyRefused(() => k('create', 'deployment', 'web', '--image=nginx:latest'));
   expect(stderr).toContain("ValidatingAdmissionPolicy 'no-latest' with binding 'no-latest-binding' denied request: images must not use the latest tag");
+  const badTier = await k$(
+    'apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: tiered, labels: {tier: cache}}\nspec:\n  selector: {matchLabels: {app: t}}\n' +
+      '  template:\n    metadata: {labels: {app: t}}\n    spec: {containers: [{name: c, image: nginx:1.27}]}\n',
+    'apply',
+    '-f',
+    '-',
+  );
+  expect(badTier.stderr).toContain("ValidatingAdmissionPolicy 'no-latest' with binding 'no-latest-binding' denied request: bad tier: cache");
   expect((await k('create', 'deployment', 'web', '--image=nginx:1.27')).code).toBe(0);
 });
 

@@ -264,6 +264,65 @@ test('CEL cost limits: a rule estimated over StaticEstimatedCostLimit, or rules 
   expect((await k('delete', 'crd', 'gizmos.example.com')).code).toBe(0);
 });
 
+const DOODADS = `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: doodads.example.com
+spec:
+  group: example.com
+  scope: Namespaced
+  names: {plural: doodads, singular: doodad, kind: Doodad}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            x-kubernetes-validations:
+            - {rule: "self.?limits.?max.orValue(100) >= self.?size.orValue(0)", message: "size over the limit"}
+            properties:
+              size: {type: integer}
+              limits: {type: object, properties: {max: {type: integer}}}
+              steps:
+                type: array
+                maxItems: 100
+                items: {type: integer}
+                x-kubernetes-validations: [{rule: "self.all(i, v, i == 0 || v > self[i - 1])", message: "steps must increase"}]
+              labels:
+                type: object
+                maxProperties: 16
+                additionalProperties: {type: string, maxLength: 64}
+                x-kubernetes-validations:
+                - rule: "self.transformMapEntry(k, v, k.startsWith('x-'), {v: k}).size() <= 3"
+                - rule: "self.transformList(k, v, k.startsWith('x-'), v).size() <= 2"
+                  messageExpression: "'too many x- labels: ' + self.transformList(k, v, k.startsWith('x-'), v).join(',')"
+`;
+
+test('CEL rules: optional syntax and two-variable comprehensions, accepted in a CRD and enforced with kube messages', async () => {
+  const created = await kubectl(kapi.url, ['apply', '-f', '-'], DOODADS);
+  expect(created.stderr).toBe('');
+  await k('wait', '--for', 'condition=established', '--timeout=20s', 'crd/doodads.example.com');
+  const doodad = (name: string, spec: string) =>
+    kubectl(kapi.url, ['apply', '-f', '-'], `apiVersion: example.com/v1\nkind: Doodad\nmetadata: {name: ${name}}\nspec: {${spec}}\n`);
+  expect((await doodad('z1', 'size: 50, steps: [1, 2, 5], labels: {x-a: one, b: one}')).stdout.trim()).toBe('doodad.example.com/z1 created');
+  const refused = await doodad('z2', 'size: 5, limits: {max: 3}, steps: [2, 2], labels: {x-a: same, x-b: same}');
+  expect(refused.code).not.toBe(0);
+  expect(refused.stderr).toContain('The Doodad "z2" is invalid: ');
+  expect(refused.stderr).toContain('spec: Invalid value: "object": size over the limit');
+  expect(refused.stderr).toContain('spec.steps: Invalid value: "array": steps must increase');
+  // cel-go's runtime error of a second entry for one key
+  expect(refused.stderr).toContain(
+    `spec.labels: Invalid value: "object": insert failed: key same already exists evaluating rule: self.transformMapEntry(k, v, k.startsWith('x-'), {v: k}).size() <= 3`,
+  );
+  const many = await doodad('z3', 'labels: {x-a: "1", x-b: "2", x-c: "3"}');
+  expect(many.stderr).toContain('The Doodad "z3" is invalid: spec.labels: Invalid value: "object": too many x- labels: 1,2,3');
+  expect((await k('delete', 'crd', 'doodads.example.com')).code).toBe(0);
+});
+
 test('kubectl delete crd removes its resources and stops serving them', async () => {
   expect((await k('delete', 'crd', 'widgets.example.com')).stdout.trim()).toBe('customresourcedefinition.apiextensions.k8s.io "widgets.example.com" deleted');
   // kubectl's discovery cache still knows the resource; the server no longer serves it.

@@ -1,24 +1,25 @@
-import { celEnv, celError, celFunc, CelScalar, isCelError, isCelList, isCelMap, parse, plan, type CelResult } from '@bufbuild/cel';
-import { strings } from '@bufbuild/cel/ext';
-import { constructionsAsMaps, type Expr } from './object-construction';
+import { celError, celFunc, CelScalar, isCelError, isCelList, isCelMap, parse, type CelResult } from '@bufbuild/cel';
+import type { Expr, ParsedExpr } from '../../cel/ast';
+import { celEnvironment, CelCompileError, celErrorText, parseExpression, planExpression } from '../../cel/compiler';
+import type { CompiledExpression, CompileOptions } from './cel-expression';
+import { constructionsAsMaps } from './object-construction';
 import { authorizerLibrary, withAuthorizer } from './authorizer-library';
-import { CelCompileError, celErrorText, type CompiledExpression, type CompileOptions, type ParsedExpr } from './cel-expression';
-import { kubernetesLibraries, QUALIFIED_LIBRARY_FUNCTIONS } from '../../cel/library';
+import { QUALIFIED_LIBRARY_FUNCTIONS } from '../../cel/library';
 import { invalidMatchesLiteral } from '../../cel/regex-literals';
-import { costFunction, COST_LIMIT_EXCEEDED, meterLoops, metered, PER_CALL_LIMIT } from '../../cel/cost';
+import { COST_LIMIT_EXCEEDED } from '../../cel/cost';
 
 /**
- * The engine behind ./cel.ts (loaded on the first expression): CEL for admission (policies' validations, variables and audit annotations; webhooks' and
- * policies' matchConditions): the standard and string libraries, Kubernetes' authorizer library
- * and its lists, regex (with `matches` as a function too), url, quantity, ip, cidr, semver, sets
- * and format libraries, with optional values (cel-library/). Expressions are compiled once and
- * run against JSON objects converted to CEL values (objects as maps, whole numbers as ints).
+ * The engine behind ./cel.ts, loaded with the first expression: CEL for admission (policies' validations, variables and audit annotations; webhooks' and
+ * policies' matchConditions): the shared compiler's base environment (cel/compiler.ts) with
+ * Kubernetes' authorizer library and mutating policies' `jsonpatch.escapeKey`. Expressions are
+ * compiled once and run against JSON objects converted to CEL values (objects as maps, whole
+ * numbers as ints).
  */
 
 /** `jsonpatch.escapeKey(string)` of mutating policies (library.JSONPatch): a key as one JSON Pointer token (RFC 6901). */
 const escapeKeyFunction = celFunc('jsonpatch.escapeKey', [CelScalar.STRING], CelScalar.STRING, (key) => key.replaceAll('~', '~0').replaceAll('/', '~1'));
 
-const ENV = celEnv({ funcs: [...strings, escapeKeyFunction, ...authorizerLibrary, ...kubernetesLibraries, costFunction] });
+const ENV = celEnvironment([escapeKeyFunction, ...authorizerLibrary]);
 
 /** Functions named in a namespace: `jsonpatch` in `jsonpatch.escapeKey(k)` is no variable. */
 const QUALIFIED_FUNCTIONS = new Set(['jsonpatch.escapeKey', ...QUALIFIED_LIBRARY_FUNCTIONS]);
@@ -63,7 +64,7 @@ function undeclared(expr: Expr | undefined, declared: Scope, positions: Record<s
       return null;
     case 'comprehensionExpr': {
       const c = k.value;
-      const inner: Scope = { has: (name) => name === c.iterVar || name === c.iterVar2 || name === c.accuVar || declared.has(name) };
+      const inner: Scope = { has: (name) => name === c.iterVar || (c.iterVar2 !== '' && name === c.iterVar2) || name === c.accuVar || declared.has(name) };
       return (
         undeclared(c.iterRange, declared, positions) ??
         undeclared(c.accuInit, declared, positions) ??
@@ -90,25 +91,16 @@ const BUILTIN_IDENTIFIERS = new Set(['null', 'int', 'uint', 'double', 'bool', 's
  * CelCompileError with the message kube's compiler would give ("undeclared reference to 'x'").
  */
 export function compileExpression(source: string, variables: readonly string[], options: CompileOptions = {}): CompiledExpression {
-  let parsed: ParsedExpr;
-  try {
-    parsed = parse(source);
-  } catch (err) {
-    const e = err as { rawMessage?: string; location?: { start?: { offset?: number } }; message: string };
-    throw new CelCompileError(celErrorText(source, e.location?.start?.offset ?? 0, `Syntax error: ${e.rawMessage ?? e.message}`));
-  }
+  const parsed = parseExpression(source);
   const declared = new Set([...variables, ...BUILTIN_IDENTIFIERS]);
   const missing = undeclared(parsed.expr, declared, (parsed.sourceInfo?.positions ?? {}) as Record<string, number>);
   if (missing) throw new CelCompileError(celErrorText(source, missing.offset, `undeclared reference to '${missing.name}' (in container '')`));
   const badPattern = invalidMatchesLiteral(parsed.expr);
   if (badPattern !== null) throw new CelCompileError(celErrorText(source, positionOf(parsed, badPattern), 'invalid matches argument'));
-  if (options.objectConstruction) constructionsAsMaps(parsed.expr);
-  const outsideLoops = meterLoops(parsed);
-  const program = plan(ENV, parsed);
-  // kube's per-expression limit (cel.CostLimit(PerCallLimit) of the base environment)
+  const program = planExpression(ENV, parsed, options.objectConstruction ? (copy) => constructionsAsMaps(copy.expr) : undefined);
   const run = (vars: Record<string, unknown>): CelResult => {
-    const evaluation = metered(PER_CALL_LIMIT, () => program(vars as never));
-    return evaluation.exceeded || evaluation.cost + outsideLoops > PER_CALL_LIMIT ? celError(COST_LIMIT_EXCEEDED) : evaluation.result;
+    const evaluation = program.run(vars);
+    return evaluation.exceeded ? celError(COST_LIMIT_EXCEEDED) : evaluation.result;
   };
   return { source, parsed, run: (vars, authorize) => withAuthorizer(authorize, () => run(vars)) };
 }

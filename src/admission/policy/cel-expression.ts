@@ -1,9 +1,10 @@
-import type { CelResult, parse } from '@bufbuild/cel';
+import type { CelResult } from '@bufbuild/cel';
+import type { ParsedExpr } from '../../cel/ast';
 import type { AuthorizeFn } from './authorizer-library';
 
 /** What a compiled expression is and how compiling fails, without the CEL engine itself (cel-engine.ts). */
 
-export type ParsedExpr = ReturnType<typeof parse>;
+export type { ParsedExpr };
 
 /** How an expression is compiled: mutating policies' mutations may construct JSONPatch and Object values. */
 export interface CompileOptions {
@@ -17,14 +18,4 @@ export interface CompiledExpression {
   run(vars: Record<string, unknown>, authorize: AuthorizeFn | null): CelResult;
 }
 
-/** A compile error, in cel-go's words where kapi's parser has them ("ERROR: <input>:1:5: ..." with the source line and a caret). */
-export class CelCompileError extends Error {}
-
-/** cel-go's error location and snippet (common.Errors.ToDisplayString). */
-export function celErrorText(source: string, offset: number, message: string): string {
-  const before = source.slice(0, offset);
-  const line = before.split('\n').length;
-  const column = offset - (before.lastIndexOf('\n') + 1);
-  const text = source.split('\n')[line - 1] ?? '';
-  return `ERROR: <input>:${line}:${column + 1}: ${message}\n | ${text}\n | ${'.'.repeat(column)}^`;
-}
+export { CelCompileError, celErrorText } from '../../cel/compile-error';

@@ -1,7 +1,4 @@
-import type { parse } from '@bufbuild/cel';
-
-/** A parsed CEL expression's tree (cel.expr.Expr). */
-export type Expr = NonNullable<ReturnType<typeof parse>['expr']>;
+import type { Expr } from '../../cel/ast';
 
 /**
  * Mutating policies build typed values: `JSONPatch{op: ..., path: ..., value: ...}` and

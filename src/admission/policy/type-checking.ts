@@ -2,7 +2,7 @@ import { objectOf, objectsIn, stringOf as str, stringsIn } from '../../api/json-
 import type { GroupVersionKind, KubeObject } from '../../api/types';
 import type { ObjectNode, SchemaNode } from '../../schema/typed-schema';
 import { celErrorText } from './cel';
-import type { Expr } from './object-construction';
+import { literalType, walk, type Expr } from '../../cel/ast';
 import { policyVariableNames } from './compiled-policy';
 import { compileExpression } from './cel';
 
@@ -61,23 +61,7 @@ function scalarType(node: SchemaNode | null): string | null {
 
 /** The static type of an operand: a literal's, or a typed field's. */
 function operandType(expr: Expr, schema: ObjectNode): string | null {
-  const k = expr.exprKind;
-  if (k.case === 'constExpr') {
-    switch (k.value.constantKind.case) {
-      case 'int64Value':
-        return 'int';
-      case 'uint64Value':
-        return 'uint';
-      case 'doubleValue':
-        return 'double';
-      case 'stringValue':
-        return 'string';
-      case 'boolValue':
-        return 'bool';
-      default:
-        return null;
-    }
-  }
+  if (expr.exprKind.case === 'constExpr') return literalType(expr);
   const chain = chainOf(expr);
   if (!chain || (chain[0] !== 'object' && chain[0] !== 'oldObject')) return null;
   return scalarType(nodeOf(chain, schema));
@@ -107,31 +91,6 @@ function undefinedLast(chain: string[], schema: ObjectNode): boolean {
   return false;
 }
 
-function visit(expr: Expr | undefined, each: (e: Expr) => void): void {
-  if (!expr) return;
-  each(expr);
-  const k = expr.exprKind;
-  switch (k.case) {
-    case 'selectExpr':
-      return visit(k.value.operand, each);
-    case 'callExpr':
-      visit(k.value.target, each);
-      return k.value.args.forEach((a) => visit(a, each));
-    case 'listExpr':
-      return k.value.elements.forEach((e) => visit(e, each));
-    case 'structExpr':
-      return k.value.entries.forEach((e) => {
-        if (e.keyKind.case === 'mapKey') visit(e.keyKind.value, each);
-        visit(e.value, each);
-      });
-    case 'comprehensionExpr':
-      for (const part of [k.value.iterRange, k.value.accuInit, k.value.loopCondition, k.value.loopStep, k.value.result]) visit(part, each);
-      return;
-    default:
-      return;
-  }
-}
-
 /** The undefined fields one expression selects on object or oldObject, in cel-go's error text. */
 function checkExpression(source: string, schema: ObjectNode): string[] {
   let compiled;
@@ -143,19 +102,19 @@ function checkExpression(source: string, schema: ObjectNode): string[] {
   }
   const positions = (compiled.parsed.sourceInfo?.positions ?? {}) as Record<string, number>;
   const issues: string[] = [];
-  visit(compiled.parsed.expr, (e) => {
+  for (const e of walk(compiled.parsed.expr)) {
     if (e.exprKind.case === 'callExpr' && OPERATORS.has(e.exprKind.value.function) && e.exprKind.value.args.length === 2) {
       const fn = e.exprKind.value.function;
       const [left, right] = e.exprKind.value.args.map((a) => operandType(a, schema));
       if (left && right && overloadMissing(fn, left, right))
         issues.push(celErrorText(source, positions[String(e.id)] ?? 0, `found no matching overload for '${fn}' applied to '(${left}, ${right})'`));
-      return;
+      continue;
     }
-    if (e.exprKind.case !== 'selectExpr') return;
+    if (e.exprKind.case !== 'selectExpr') continue;
     const chain = chainOf(e);
-    if (!chain || (chain[0] !== 'object' && chain[0] !== 'oldObject')) return;
+    if (!chain || (chain[0] !== 'object' && chain[0] !== 'oldObject')) continue;
     if (undefinedLast(chain, schema)) issues.push(celErrorText(source, positions[String(e.id)] ?? 0, `undefined field '${chain[chain.length - 1]}'`));
-  });
+  }
   return issues;
 }
 

@@ -1,8 +1,9 @@
 import { cidrLibrary } from './cidr';
+import { comprehensionsLibrary } from './comprehensions';
 import { formatLibrary } from './format';
 import { ipLibrary } from './ip';
 import { listsLibrary } from './lists';
-import { optionalLibrary } from './optional';
+import { optionalLibrary, optionalSyntaxLibrary } from './optional';
 import { quantityLibrary } from './quantity';
 import { regexLibrary } from './regex';
 import { semverLibrary } from './semver';
@@ -11,7 +12,11 @@ import { stringsLibrary } from './strings';
 import { combineOverloads } from './typed-values';
 import { urlLibrary } from './urls';
 
-/** Kubernetes' CEL libraries of the 1.34 base environment (apiserver/pkg/cel/environment/base.go) that kapi's evaluator can express, and the optional values the format library returns. */
+/**
+ * Kubernetes' CEL libraries of the 1.36 base environment (apiserver/pkg/cel/environment/base.go)
+ * that kapi's evaluator can express, optional values (with the functions the optional syntax is
+ * planned as) and the functions of two-variable comprehensions.
+ */
 const overloads = [
   ...listsLibrary,
   ...regexLibrary,
@@ -22,6 +27,8 @@ const overloads = [
   ...semverLibrary,
   ...setsLibrary,
   ...optionalLibrary,
+  ...optionalSyntaxLibrary,
+  ...comprehensionsLibrary,
   ...formatLibrary,
   ...stringsLibrary,
 ];
