@@ -127,10 +127,9 @@ async function health(res: ServerResponse, query: URLSearchParams, checks: Healt
 }
 
 export function createApp(deps: AppDeps): RequestListener {
-  const app = express();
-  app.disable('x-powered-by');
-  app.disable('etag');
-  app.set('query parser', false);
+  // express's router alone: the application object would swap the request's and response's
+  // prototypes for its own (IncomingMessage's), which HTTP/2's request and response are not.
+  const app = express.Router();
 
   const state = (res: ServerResponse): RequestState => (res as StatefulResponse)[STATE]!;
   const respondError = (res: ServerResponse, err: unknown): void => {
@@ -338,7 +337,8 @@ export function createApp(deps: AppDeps): RequestListener {
       if (deps.aggregator?.serve(req, res, target.path, rawTarget, user, signal())) return;
       if (!info.isResourceRequest) {
         req.url = target.rawQuery ? `${target.rawPath}?${target.rawQuery}` : target.rawPath;
-        app(req, res);
+        // Every path reaches a route (the last answers 404), so the router's own end is an error's.
+        app(req as express.Request, res as express.Response, (err?: unknown) => respondError(res, err ?? pathNotFound()));
         return;
       }
       // The effective user (after impersonation) and the deadline reach the registry in the RequestContext.
