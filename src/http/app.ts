@@ -139,8 +139,9 @@ export function createApp(deps: AppDeps): RequestListener {
       res.end();
       return;
     }
-    // A 413 leaves the rest of a large body unread: the connection closes rather than read it.
-    if (status.code === 413) res.setHeader('Connection', 'close');
+    // A 413 leaves the rest of a large body unread: an HTTP/1.1 connection closes rather than read
+    // it (an HTTP/2 stream just ends; Connection: close there would be a GOAWAY).
+    if (status.code === 413 && res.req.httpVersionMajor === 1) res.setHeader('Connection', 'close');
     try {
       const s = state(res);
       const encodings = s.info.isResourceRequest ? deps.outputEncodings : NON_RESOURCE_ENCODINGS;
@@ -369,8 +370,8 @@ export function createApp(deps: AppDeps): RequestListener {
       res.destroy();
       return;
     }
-    // A body still being sent would hold the connection: it closes after the answer.
-    if (!req.complete) res.setHeader('Connection', 'close');
+    // A body still being sent would hold an HTTP/1.1 connection: it closes after the answer.
+    if (!req.complete && req.httpVersionMajor === 1) res.setHeader('Connection', 'close');
     respondError(res, err);
     discardLateWrites(res);
   };

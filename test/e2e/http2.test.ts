@@ -1,4 +1,4 @@
-import { request as httpsRequest } from 'node:https';
+import { Agent, request as httpsRequest } from 'node:https';
 import type { ClientHttp2Session } from 'node:http2';
 import path from 'node:path';
 import { http2Request, http2Session } from '../harness/http2-client';
@@ -13,13 +13,18 @@ import { run } from '../harness/tls';
 
 const TOKEN = 'h2-token';
 let kapi: SecureKapi;
+/** A second server, with --goaway-chance at its maximum. */
+let chancy: SecureKapi;
 
 beforeAll(async () => {
-  kapi = await startSecureKapi([`${TOKEN},h2-user,h2-uid,"h2-group"`], ['--http2-max-streams-per-connection=150']);
-}, 60_000);
+  [kapi, chancy] = await Promise.all([
+    startSecureKapi([`${TOKEN},h2-user,h2-uid,"h2-group"`], ['--http2-max-streams-per-connection=150']),
+    startSecureKapi([], ['--goaway-chance=0.02']),
+  ]);
+}, 90_000);
 
 afterAll(async () => {
-  await kapi?.stop();
+  await Promise.all([kapi?.stop(), chancy?.stop()]);
 });
 
 const ns = '/api/v1/namespaces/default/configmaps';
@@ -107,8 +112,10 @@ function watchEvents(
   return { events, seen, close: () => stream.close() };
 }
 
-test('a watch and 300 concurrent requests share one session; a Connection: close answer (413) sends a GOAWAY that lets the watch go on', async () => {
+test("a watch and 300 concurrent requests share one session; a 413 ends its stream only, as Go's HTTP/2 server", async () => {
   const session = await http2Session(kapi.process.secureUrl, kapi.admin);
+  let goaway = false;
+  session.on('goaway', () => (goaway = true));
   try {
     const list = await http2Request(session, ns);
     const watch = watchEvents(session, `${ns}?watch=true&resourceVersion=${list.body.metadata.resourceVersion}`);
@@ -128,22 +135,59 @@ test('a watch and 300 concurrent requests share one session; a Connection: close
     await watch.seen('h2-many-297');
     expect(watch.events.filter((e) => e.type === 'ADDED' && e.object.metadata.name.startsWith('h2-many-'))).toHaveLength(100);
 
-    // A body past kube's 3 MiB: 413 with Connection: close, which HTTP/2 says with a GOAWAY.
-    const goaway = new Promise<number>((resolve) => session.once('goaway', (code: number) => resolve(code)));
+    // A body past kube's 3 MiB: 413 on its stream; the session serves on (HTTP/1.1 would close).
     const tooLarge = await http2Request(session, ns, { method: 'POST', body: { ...configMap('h2-large'), data: { a: 'x'.repeat(3 * 1024 * 1024) } } });
     expect(tooLarge.status).toBe(413);
-    expect(tooLarge.headers.connection).toBeUndefined();
-    expect(await goaway).toBe(0);
-    // The watch, opened before the GOAWAY, still gets events; new requests need a new connection.
-    const other = await http2Session(kapi.process.secureUrl, kapi.admin);
-    try {
-      expect((await http2Request(other, ns, { method: 'POST', body: configMap('h2-after-goaway') })).status).toBe(201);
-    } finally {
-      other.close();
-    }
-    await watch.seen('h2-after-goaway');
+    expect(tooLarge.body.reason).toBe('RequestEntityTooLarge');
+    expect((await http2Request(session, ns, { method: 'POST', body: configMap('h2-after-413') })).status).toBe(201);
+    await watch.seen('h2-after-413');
+    expect(goaway).toBe(false);
     watch.close();
   } finally {
     session.close();
+  }
+}, 60_000);
+
+test('--goaway-chance: an HTTP/2 request now and then is answered whole and its session sent a GOAWAY; HTTP/1.1 requests never get Connection: close', async () => {
+  let sessions = 0;
+  let served = 0;
+  let goaways = 0;
+  // 0.98^1000 of never seeing one: the loop ends at the first, or fails.
+  while (goaways === 0 && served < 1000) {
+    const session = await http2Session(chancy.process.secureUrl, chancy.admin);
+    sessions++;
+    const goaway = new Promise<number>((resolve) => session.once('goaway', (code: number) => resolve(code)));
+    try {
+      while (!session.closed && served < 1000) {
+        const answer = await http2Request(session, '/version');
+        expect(answer.status).toBe(200);
+        expect(answer.headers.connection).toBeUndefined();
+        served++;
+        // The GOAWAY follows its request's answer on the connection.
+        if (await Promise.race([goaway.then((code) => code === 0), new Promise<false>((r) => setImmediate(() => r(false)))])) goaways++;
+      }
+    } finally {
+      session.close();
+    }
+  }
+  process.stdout.write(`--goaway-chance=0.02: first GOAWAY after ${served} HTTP/2 requests\n`);
+  expect(goaways).toBe(1);
+  expect(sessions).toBe(1);
+
+  const agent = new Agent({ keepAlive: true, maxSockets: 1, ...chancy.admin });
+  try {
+    for (let i = 0; i < 300; i++) {
+      const headers = await new Promise<Record<string, unknown>>((resolve, reject) => {
+        const req = httpsRequest(`${chancy.process.secureUrl}/version`, { agent }, (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.headers));
+        });
+        req.on('error', reject);
+        req.end();
+      });
+      expect(headers.connection).toBe('keep-alive');
+    }
+  } finally {
+    agent.destroy();
   }
 }, 60_000);
