@@ -191,3 +191,20 @@ test('--goaway-chance: an HTTP/2 request now and then is answered whole and its 
     agent.destroy();
   }
 }, 60_000);
+
+test('a graceful shutdown sends every HTTP/2 session a GOAWAY and ends their watches cleanly', async () => {
+  const session = await http2Session(chancy.process.secureUrl, chancy.admin);
+  const idle = await http2Session(chancy.process.secureUrl, { ca: chancy.ca });
+  const goaways = [session, idle].map((s) => new Promise<number>((resolve) => s.once('goaway', (code: number) => resolve(code))));
+  const watch = session.request({ ':path': `${ns}?watch=true`, accept: 'application/json' });
+  watch.resume();
+  const ended = new Promise<string>((resolve) => {
+    watch.once('end', () => resolve('end'));
+    watch.once('error', (err: NodeJS.ErrnoException) => resolve(err.code ?? 'error'));
+  });
+  await new Promise((resolve) => watch.once('response', resolve));
+  const stopped = chancy.process.stop();
+  expect(await Promise.all(goaways)).toEqual([0, 0]);
+  expect(await ended).toBe('end');
+  expect(await stopped).toBe(0);
+}, 60_000);
