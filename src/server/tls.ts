@@ -106,7 +106,7 @@ const RESOURCE_BODY_99_PERCENTILE = 256 * 1024;
 const MAX_HEADER_LIST_SIZE = (1 << 20) + 10 * 32;
 
 /** SETTINGS the secure port advertises to HTTP/2 clients, as kube-apiserver's. */
-export function http2Settings(limits: Http2Limits): Settings {
+function http2Settings(limits: Http2Limits): Settings {
   return {
     maxConcurrentStreams: limits.maxStreamsPerConnection > 0 ? limits.maxStreamsPerConnection : 100,
     maxFrameSize: RESOURCE_BODY_99_PERCENTILE,
