@@ -10,6 +10,8 @@ import type { ReadableOptions } from 'node:stream';
  * node's own; `socket` is node's proxy of the connection's TLS socket.
  */
 export class Http2Request extends Http2ServerRequest {
+  #distinct: Record<string, string[]> | undefined;
+
   constructor(stream: ServerHttp2Stream, headers: IncomingHttpHeaders, options: ReadableOptions, rawHeaders: string[]) {
     super(stream, headers, options, rawHeaders);
     const plain: IncomingHttpHeaders = {};
@@ -24,9 +26,10 @@ export class Http2Request extends Http2ServerRequest {
 
   /** As IncomingMessage.headersDistinct: every value of each header, under its lower-case name. */
   get headersDistinct(): Record<string, string[]> {
+    if (this.#distinct) return this.#distinct;
     const out: Record<string, string[]> = {};
     for (let i = 0; i < this.rawHeaders.length; i += 2) (out[this.rawHeaders[i].toLowerCase()] ??= []).push(this.rawHeaders[i + 1]);
-    return out;
+    return (this.#distinct = out);
   }
 }
 
