@@ -16,7 +16,12 @@ export interface HandshakePeer {
   authorizationError: string;
 }
 
-const PEERS = new WeakMap<Socket, HandshakePeer>();
+/**
+ * Kept on the socket itself rather than in a map: an HTTP/2 request's `socket` is node's proxy of
+ * the connection's socket, which reads the socket's own properties (symbols included).
+ */
+const PEER = Symbol('kapi.handshakePeer');
+type PeerSocket = Socket & { [PEER]?: HandshakePeer };
 
 /** The certificates the client presented, its own first (node links them through issuerCertificate). */
 function presentedChain(socket: TLSSocket): X509Certificate[] {
@@ -33,10 +38,10 @@ function presentedChain(socket: TLSSocket): X509Certificate[] {
 export function recordHandshakePeer(socket: TLSSocket): void {
   const [leaf, ...intermediates] = presentedChain(socket);
   if (!leaf) return;
-  PEERS.set(socket, { leaf, intermediates, authorized: socket.authorized, authorizationError: String(socket.authorizationError ?? '') });
+  (socket as PeerSocket)[PEER] = { leaf, intermediates, authorized: socket.authorized, authorizationError: String(socket.authorizationError ?? '') };
 }
 
-/** The client certificate the connection's handshake verified; null when it presented none (or is not TLS). */
+/** The client certificate the connection's handshake verified (the connection of an HTTP/2 stream's proxy); null when it presented none (or is not TLS). */
 export function handshakePeerOf(socket: Socket): HandshakePeer | null {
-  return PEERS.get(socket) ?? null;
+  return (socket as PeerSocket)[PEER] ?? null;
 }

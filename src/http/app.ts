@@ -129,10 +129,9 @@ async function health(res: ServerResponse, query: URLSearchParams, checks: Healt
 }
 
 export function createApp(deps: AppDeps): RequestListener {
-  const app = express();
-  app.disable('x-powered-by');
-  app.disable('etag');
-  app.set('query parser', false);
+  // express's router alone: the application object would swap the request's and response's
+  // prototypes for its own (IncomingMessage's), which HTTP/2's request and response are not.
+  const app = express.Router();
 
   const state = (res: ServerResponse): RequestState => (res as StatefulResponse)[STATE]!;
   const respondError = (res: ServerResponse, err: unknown): void => {
@@ -142,8 +141,9 @@ export function createApp(deps: AppDeps): RequestListener {
       res.end();
       return;
     }
-    // A 413 leaves the rest of a large body unread: the connection closes rather than read it.
-    if (status.code === 413) res.setHeader('Connection', 'close');
+    // A 413 leaves the rest of a large body unread: an HTTP/1.1 connection closes rather than read
+    // it (an HTTP/2 stream just ends; Connection: close there would be a GOAWAY).
+    if (status.code === 413 && res.req.httpVersionMajor === 1) res.setHeader('Connection', 'close');
     try {
       const s = state(res);
       const encodings = s.info.isResourceRequest ? deps.outputEncodings : NON_RESOURCE_ENCODINGS;
@@ -342,7 +342,8 @@ export function createApp(deps: AppDeps): RequestListener {
       if (deps.aggregator?.serve(req, res, target.path, rawTarget, user, signal())) return;
       if (!info.isResourceRequest) {
         req.url = target.rawQuery ? `${target.rawPath}?${target.rawQuery}` : target.rawPath;
-        app(req, res);
+        // Every path reaches a route (the last answers 404), so the router's own end is an error's.
+        app(req as express.Request, res as express.Response, (err?: unknown) => respondError(res, err ?? pathNotFound()));
         return;
       }
       // The effective user (after impersonation) and the deadline reach the registry in the RequestContext.
@@ -373,8 +374,8 @@ export function createApp(deps: AppDeps): RequestListener {
       res.destroy();
       return;
     }
-    // A body still being sent would hold the connection: it closes after the answer.
-    if (!req.complete) res.setHeader('Connection', 'close');
+    // A body still being sent would hold an HTTP/1.1 connection: it closes after the answer.
+    if (!req.complete && req.httpVersionMajor === 1) res.setHeader('Connection', 'close');
     respondError(res, err);
     discardLateWrites(res);
   };

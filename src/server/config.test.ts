@@ -35,6 +35,19 @@ describe('listener and authentication flags', () => {
     expect(() => parseFlags(['--anonymous-auth=maybe'])).toThrow('invalid argument "maybe" for "--anonymous-auth" flag: must be true or false');
   });
 
+  test("HTTP/2 flags: --http2-max-streams-per-connection (0: kube's 100) and --goaway-chance, at most 0.02 as options.ServerRunOptions.Validate has it", () => {
+    expect(parseFlags([])).toMatchObject({ http2MaxStreamsPerConnection: 0, goawayChance: 0 });
+    expect(parseFlags(['--http2-max-streams-per-connection=1000', '--goaway-chance=0.001'])).toMatchObject({
+      http2MaxStreamsPerConnection: 1000,
+      goawayChance: 0.001,
+    });
+    expect(() => parseFlags(['--goaway-chance=0.05'])).toThrow('--goaway-chance can not be less than 0 or greater than 0.02');
+    expect(() => parseFlags(['--goaway-chance=-0.01'])).toThrow('--goaway-chance can not be less than 0 or greater than 0.02');
+    expect(() => parseFlags(['--goaway-chance=often'])).toThrow(
+      'invalid argument "often" for "--goaway-chance" flag: strconv.ParseFloat: parsing "often": invalid syntax',
+    );
+  });
+
   test("--insecure-port=0 turns the plain-HTTP port off (kube-apiserver's old meaning), a port number turns it on", () => {
     expect(parseFlags(['--insecure-port=8080'])).toMatchObject({ insecurePort: 8080 });
     expect(parseFlags(['--insecure-port=8080', '--insecure-port=0'])).toMatchObject({ insecurePort: null });

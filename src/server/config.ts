@@ -133,6 +133,10 @@ export interface Config {
   shutdownTimeoutMs: number;
   /** Open client connections at most (--max-connections); 0 for no limit. */
   maxConnections: number;
+  /** Concurrent streams an HTTP/2 client may open on one connection (--http2-max-streams-per-connection); 0 for kube's 100. */
+  http2MaxStreamsPerConnection: number;
+  /** The fraction of HTTP/2 requests whose connection is sent a GOAWAY (--goaway-chance), from 0 to 0.02. */
+  goawayChance: number;
   /** --authorization-mode: authorizers asked in order (system:masters is always allowed). */
   authorizationModes: AuthorizationMode[];
   /** --audit-log-path: a file, or '-' for standard output; '' writes no audit log. */
@@ -495,6 +499,23 @@ const FLAGS: Record<string, FlagSpec> = {
     parse: integer('max-connections'),
     help: 'Open client connections at most; at the cap an idle connection is closed for a new one, or the new one is refused. 0 means no limit (default 8192).',
   },
+  'http2-max-streams-per-connection': {
+    key: 'http2MaxStreamsPerConnection',
+    parse: integer('http2-max-streams-per-connection'),
+    help: "The limit that the server gives to clients for the maximum number of streams in an HTTP/2 connection. Zero means to use golang's default.",
+  },
+  'goaway-chance': {
+    key: 'goawayChance',
+    // options.ServerRunOptions.Validate's range check.
+    parse: (v) => {
+      const n = Number(v);
+      if (v.trim() === '' || !Number.isFinite(n))
+        throw new ConfigError(`invalid argument "${v}" for "--goaway-chance" flag: strconv.ParseFloat: parsing "${v}": invalid syntax`);
+      if (n < 0 || n > 0.02) throw new ConfigError('--goaway-chance can not be less than 0 or greater than 0.02');
+      return n;
+    },
+    help: "To prevent HTTP/2 clients from getting stuck on a single apiserver, randomly close a connection (GOAWAY). The client's other in-flight requests won't be affected, and the client will reconnect, likely landing on a different apiserver after going through the load balancer again. This argument sets the fraction of requests that will be sent a GOAWAY. Clusters with single apiservers, or which don't use a load balancer, should NOT enable this. Min is 0 (off), Max is .02 (1/50 requests); .001 (1/1000) is a recommended starting point.",
+  },
   'authorization-mode': {
     key: 'authorizationModes',
     parse: (v) => {
@@ -709,6 +730,8 @@ export function defaultConfig(): Config {
     shutdownDelayMs: 0,
     shutdownTimeoutMs: 60_000,
     maxConnections: 8192,
+    http2MaxStreamsPerConnection: 0,
+    goawayChance: 0,
     authorizationModes: ['RBAC'],
     auditLogPath: '',
     auditPolicyFile: '',

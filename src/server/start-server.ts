@@ -26,6 +26,7 @@ import { writeAdminKubeconfig } from '../auth/admin-kubeconfig';
 import type { IssuerDiscovery } from '../auth/oidc-discovery';
 import { userOf, withAuthentication, withUser } from '../http/filters/authentication';
 import { withInsecurePortGuard } from '../http/filters/insecure-port-guard';
+import { withProbabilisticGoaway } from '../http/filters/goaway';
 import { ComputedStore } from '../registry/computed-store';
 import type { ServerServices } from '../registry/types';
 import { GenericStore } from '../registry/generic-store';
@@ -50,7 +51,8 @@ import { WatchCache } from '../storage/cache/watch-cache';
 import type { Storage } from '../storage/interfaces';
 import type { Config } from './config';
 import { EmbeddedEtcd } from './embedded-etcd';
-import { applyListenerLimits } from './listener';
+import { applyListenerLimits, type ListenerConnections } from './listener';
+import type { SecurePortServer } from './http2-compat';
 import { serveUpgrades } from '../http/handlers/proxy-upgrade';
 import { loadKubeletClient } from '../registry/proxy/kubelet';
 import { systemContext, SERVER_OWN_WRITE } from '../registry/request-context';
@@ -148,7 +150,7 @@ function insecureListenPort(port: Config['insecurePort']): number | null {
   return port || null;
 }
 
-function listen(server: Server, port: number, host: string): Promise<void> {
+function listen(server: Server | SecurePortServer, port: number, host: string): Promise<void> {
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {
@@ -447,10 +449,10 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
   });
   let discovery: IssuerDiscovery | null = null;
   // The two listeners: HTTPS with authentication, and the plain-HTTP port only when asked for.
-  const secureListener = withAccessLog(withAuthentication(auth.authenticate, app, log), leveled(log));
-  const servers: { server: Server; listener: RequestListener; port: number; host: string }[] = [
+  const secureListener = withAccessLog(withProbabilisticGoaway(config.goawayChance, withAuthentication(auth.authenticate, app, log)), leveled(log));
+  const servers: { server: Server | SecurePortServer; listener: RequestListener; port: number; host: string }[] = [
     {
-      server: createSecureServer(auth.certificates, secureListener),
+      server: createSecureServer(auth.certificates, { maxStreamsPerConnection: config.http2MaxStreamsPerConnection }, secureListener),
       listener: secureListener,
       port: config.securePort,
       host: config.bindAddress,
@@ -465,8 +467,9 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     }
   }
   const urls: string[] = [];
+  const connections: ListenerConnections[] = [];
   for (const [i, { server, listener, port, host }] of servers.entries()) {
-    applyListenerLimits(server, { maxConnections: config.maxConnections }, log);
+    connections.push(applyListenerLimits(server, { maxConnections: config.maxConnections }, log));
     // Upgrade requests (exec, attach, portforward, proxied WebSockets) take the same path as the others.
     serveUpgrades(server, listener);
     try {
@@ -510,10 +513,10 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
         shuttingDown = true;
         if (config.shutdownDelayMs > 0) await new Promise((r) => setTimeout(r, config.shutdownDelayMs));
         const closed = Promise.all(servers.map(({ server }) => new Promise<void>((resolve) => server.close(() => resolve()))));
-        for (const { server } of servers) server.closeIdleConnections();
+        for (const c of connections) c.drain();
         if (!(await inFlight.drain(config.shutdownTimeoutMs)))
           log(`shutdown: ${inFlight.size} requests still running after ${config.shutdownTimeoutMs} ms are cut`);
-        for (const { server } of servers) server.closeAllConnections();
+        for (const c of connections) c.closeAll();
         await closed;
         auth.certificates.stop();
         await controllers.stop();

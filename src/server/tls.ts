@@ -1,6 +1,6 @@
 import { constants } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:https';
+import { createSecureServer as createHttp2SecureServer, type Settings } from 'node:http2';
 import type { RequestListener } from 'node:http';
 import { hostname } from 'node:os';
 import path from 'node:path';
@@ -9,6 +9,7 @@ import type { PemPair } from '../auth/certificates';
 import { recordHandshakePeer } from '../auth/handshake-peer';
 import { ensureCertificateAuthority, ensureServingCertificate } from '../auth/pki';
 import type { CertificateContent, DynamicCertificates } from './dynamic-certificates';
+import { Http2Request, Http2Response, type SecurePortServer } from './http2-compat';
 import { ConfigError } from './feature-gates';
 import type { Config } from './config';
 
@@ -93,23 +94,65 @@ function secureContextOptions(content: CertificateContent): SecureContextOptions
   };
 }
 
+/** The HTTP/2 side of the secure port (SecureServingInfo.Serve's http.HTTP2Config). */
+export interface Http2Limits {
+  /** --http2-max-streams-per-connection; 0 for kube's 100 (the streams Go's clients open at first). */
+  maxStreamsPerConnection: number;
+}
+
+/** At least 99% of serialized resources are smaller (kube's resourceBody99Percentile): the largest frame read, and each stream's receive window. */
+const RESOURCE_BODY_99_PERCENTILE = 256 * 1024;
+/** http.Server's MaxHeaderBytes (1 MiB) padded as x/net/http2's maxHeaderListSize pads it: 32 bytes for each of 10 typical fields. */
+const MAX_HEADER_LIST_SIZE = (1 << 20) + 10 * 32;
+
+/** SETTINGS the secure port advertises to HTTP/2 clients, as kube-apiserver's. */
+function http2Settings(limits: Http2Limits): Settings {
+  return {
+    maxConcurrentStreams: limits.maxStreamsPerConnection > 0 ? limits.maxStreamsPerConnection : 100,
+    maxFrameSize: RESOURCE_BODY_99_PERCENTILE,
+    initialWindowSize: RESOURCE_BODY_99_PERCENTILE,
+    maxHeaderListSize: MAX_HEADER_LIST_SIZE,
+  };
+}
+
 /**
- * The HTTPS listener: a client certificate is asked for but not required, and one that does not
- * verify is left to the x509 authenticator to refuse with a 401, as kube-apiserver's
- * tls.RequestClientCert does. A connection that tries to renegotiate is closed. The certificate of
- * the handshake is recorded then, and is the only one the authenticators ever read. New content
- * of `certificates` serves new connections; open ones keep the context of their handshake.
+ * The HTTPS listener, HTTP/2 and HTTP/1.1 by ALPN (h2 first, as Go's server offers them): a
+ * client certificate is asked for but not required, and one that does not verify is left to the
+ * x509 authenticator to refuse with a 401, as kube-apiserver's tls.RequestClientCert does. A
+ * connection that tries to renegotiate is closed. The certificate of the handshake is recorded
+ * then, and is the only one the authenticators ever read, for every stream of an HTTP/2 connection
+ * too. New content of `certificates` serves new connections; open ones keep the context of their
+ * handshake. HTTP/1.1 connections are node's https ones; HTTP/2 streams reach the same listener
+ * through `Http2Request` and `Http2Response`.
  */
-export function createSecureServer(certificates: DynamicCertificates, listener: RequestListener): Server {
-  const server = createServer(
-    { ...secureContextOptions(certificates.current()), requestCert: true, rejectUnauthorized: false, handshakeTimeout: HANDSHAKE_TIMEOUT_MS },
-    listener,
+export function createSecureServer(certificates: DynamicCertificates, limits: Http2Limits, listener: RequestListener): SecurePortServer {
+  const settings = http2Settings(limits);
+  const server = createHttp2SecureServer(
+    {
+      ...secureContextOptions(certificates.current()),
+      requestCert: true,
+      rejectUnauthorized: false,
+      handshakeTimeout: HANDSHAKE_TIMEOUT_MS,
+      // https.Server's (and Go's) Nagle setting.
+      noDelay: true,
+      allowHTTP1: true,
+      settings,
+      // Room for every stream's window (node's default is 10 MB), in MB.
+      maxSessionMemory: Math.max(10, (RESOURCE_BODY_99_PERCENTILE * settings.maxConcurrentStreams!) / (1 << 20)),
+      Http2ServerRequest: Http2Request,
+      Http2ServerResponse: Http2Response,
+    },
+    // Http2Request and Http2Response carry what the handlers read and write of node's HTTP/1.1 objects.
+    listener as unknown as (req: Http2Request, res: Http2Response) => void,
   );
   certificates.onChange((content) => server.setSecureContext(secureContextOptions(content)));
-  server.on('secureConnection', (socket: TLSSocket) => {
+  // Before the HTTP layers take the connection (node's HTTP/2 session reads at once).
+  server.prependListener('secureConnection', (socket: TLSSocket) => {
     socket.disableRenegotiation();
     recordHandshakePeer(socket);
   });
+  // The connection window holds every stream's (MaxReceiveBufferPerConnection).
+  server.on('session', (session) => session.setLocalWindowSize(RESOURCE_BODY_99_PERCENTILE * settings.maxConcurrentStreams!));
   return server;
 }
 

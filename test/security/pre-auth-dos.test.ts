@@ -3,6 +3,8 @@ import { createServer, type Server } from 'node:http';
 import { connect as tcpConnect, type AddressInfo } from 'node:net';
 import path from 'node:path';
 import { connect, type ConnectionOptions, type TLSSocket } from 'node:tls';
+import type { ClientHttp2Session } from 'node:http2';
+import { http2Request, http2Session } from '../harness/http2-client';
 import { startServerProcess, type ServerProcess } from '../harness/process';
 import { httpsRequest, type TlsOptions } from '../harness/tls';
 
@@ -97,6 +99,36 @@ test("a flood of idle unauthenticated connections at --max-connections closes id
     expect(await echoed).toBe(true);
   } finally {
     for (const socket of flood) socket.destroy();
+    session.destroy();
+  }
+});
+
+test('HTTP/2 sessions count as connections: a flood of idle unauthenticated sessions is closed for newcomers, never a session with a stream open', async () => {
+  const session = await http2Session(server.secureUrl, admin);
+  const target = '/api/v1/namespaces/default/configmaps';
+  const list = await http2Request(session, target);
+  const watch = session.request({ ':path': `${target}?watch=true&resourceVersion=${list.body.metadata.resourceVersion}` });
+  let events = '';
+  watch.setEncoding('utf8');
+  watch.on('data', (chunk: string) => (events += chunk));
+  watch.on('error', () => undefined);
+  const flood: ClientHttp2Session[] = [];
+  try {
+    for (let i = 0; i < 3 * MAX_CONNECTIONS; i++) {
+      flood.push(await http2Session(server.secureUrl, { ca: admin.ca }));
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(flood.filter((s) => !s.destroyed && !s.closed).length).toBeLessThan(MAX_CONNECTIONS);
+    const created = await httpsRequest(`${server.secureUrl}${target}`, admin, {
+      method: 'POST',
+      body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'after-h2-flood' } },
+    });
+    expect(created.status).toBe(201);
+    const deadline = Date.now() + 10_000;
+    while (!events.includes('after-h2-flood') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    expect(events).toContain('after-h2-flood');
+  } finally {
+    for (const s of flood) s.destroy();
     session.destroy();
   }
 });

@@ -1,4 +1,5 @@
-import { ServerResponse, type IncomingMessage, type RequestListener, type Server } from 'node:http';
+import type { EventEmitter } from 'node:events';
+import { ServerResponse, type IncomingMessage, type RequestListener } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 
@@ -21,9 +22,10 @@ export function upgradeOf(req: IncomingMessage): UpgradeConnection | null {
  * Upgrade requests go through the same listener as every other request (authentication, audit,
  * authorization, routing), with a response bound to their socket: a refusal is an ordinary HTTP
  * answer that ends the connection, while a connect subresource takes the socket over, as Go's
- * handlers hijack it (UpgradeAwareHandler).
+ * handlers hijack it (UpgradeAwareHandler). Upgrades are HTTP/1.1 only, as in Go: an HTTP/2
+ * client (client-go's SPDY and WebSocket dialers among them) upgrades over an HTTP/1.1 connection.
  */
-export function serveUpgrades(server: Server, listener: RequestListener): void {
+export function serveUpgrades(server: EventEmitter, listener: RequestListener): void {
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     (req as UpgradeRequest)[UPGRADE] = { socket, head };
     socket.on('error', () => socket.destroy());
