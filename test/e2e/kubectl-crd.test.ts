@@ -299,7 +299,7 @@ spec:
                 x-kubernetes-validations:
                 - rule: "self.transformMapEntry(k, v, k.startsWith('x-'), {v: k}).size() <= 3"
                 - rule: "self.transformList(k, v, k.startsWith('x-'), v).size() <= 2"
-                  messageExpression: "'too many x- labels: ' + self.transformList(k, v, k.startsWith('x-'), v).join(',')"
+                  messageExpression: "self.size() > 10 ? 'too many x- labels among many' : 'too many x- labels'"
 `;
 
 test('CEL rules: optional syntax and two-variable comprehensions, accepted in a CRD and enforced with kube messages', async () => {
@@ -319,7 +319,7 @@ test('CEL rules: optional syntax and two-variable comprehensions, accepted in a 
     `spec.labels: Invalid value: "object": insert failed: key same already exists evaluating rule: self.transformMapEntry(k, v, k.startsWith('x-'), {v: k}).size() <= 3`,
   );
   const many = await doodad('z3', 'labels: {x-a: "1", x-b: "2", x-c: "3"}');
-  expect(many.stderr).toContain('The Doodad "z3" is invalid: spec.labels: Invalid value: "object": too many x- labels: 1,2,3');
+  expect(many.stderr).toContain('The Doodad "z3" is invalid: spec.labels: Invalid value: "object": too many x- labels');
   expect((await k('delete', 'crd', 'doodads.example.com')).code).toBe(0);
 });
 
