@@ -89,13 +89,21 @@ export function protoTypeName(gvk: GroupVersionKind): string | null {
   return pkg ? `${pkg}.${gvk.kind}` : null;
 }
 
-/** Messages by group, version and kind: every write and every decoded value looks one up. */
+/**
+ * Messages by group, version and kind: every write and every decoded value looks one up. A
+ * Protobuf body names its own kind, so the names a client invents (no message) are kept only up
+ * to a bound, and the map cannot be grown without end.
+ */
 const messages = new Map<string, Type | null>();
+const UNKNOWN_NAMES_KEPT_MAX = 4096;
+let unknownNamesKept = 0;
 
 export function lookupMessage(gvk: GroupVersionKind): Type | null {
   const key = `${gvk.group}/${gvk.version}/${gvk.kind}`;
   let type = messages.get(key);
-  if (type === undefined) messages.set(key, (type = findMessage(gvk)));
+  if (type !== undefined) return type;
+  type = findMessage(gvk);
+  if (type || unknownNamesKept++ < UNKNOWN_NAMES_KEPT_MAX) messages.set(key, type);
   return type;
 }
 
@@ -120,19 +128,18 @@ export function messageName(type: Type): string {
 
 /**
  * The message of an object's apiVersion and kind, as lookupMessage, without splitting the
- * apiVersion on each call. Names come from clients too, so past a bound new ones are not kept.
+ * apiVersion on each call. Names come from clients too, so as in lookupMessage, names without a
+ * message are kept only up to a bound.
  */
 const messagesByApiVersion = new Map<string, Map<string, Type | null>>();
-const KEPT_NAMES_MAX = 4096;
-let keptNames = 0;
+let unknownApiVersionKindsKept = 0;
 
 export function lookupMessageOf(apiVersion: string, kind: string): Type | null {
   const type = messagesByApiVersion.get(apiVersion)?.get(kind);
   if (type !== undefined) return type;
   const slash = apiVersion.indexOf('/');
   const found = lookupMessage({ group: slash < 0 ? '' : apiVersion.slice(0, slash), version: apiVersion.slice(slash + 1), kind });
-  if (keptNames < KEPT_NAMES_MAX) {
-    keptNames++;
+  if (found || unknownApiVersionKindsKept++ < UNKNOWN_NAMES_KEPT_MAX) {
     let byKind = messagesByApiVersion.get(apiVersion);
     if (!byKind) messagesByApiVersion.set(apiVersion, (byKind = new Map()));
     byKind.set(kind, found);
