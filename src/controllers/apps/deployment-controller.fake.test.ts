@@ -1,9 +1,8 @@
-import { ManualClock } from '../../api/clock';
 import type { KubeObject } from '../../api/types';
 import type { Deployment, DeploymentStrategy, ReplicaSet } from '../../generated/types/apps/v1';
-import { SERVER_OWN_WRITE, systemContext, type RequestContext } from '../../registry/request-context';
-import { FakeCluster, type FakeObjectStore } from '../../../test/harness/fake-object-store';
-import type { ControllerDeps } from '../runtime/controller-deps';
+import type { RequestContext } from '../../registry/request-context';
+import type { FakeObjectStore } from '../../../test/harness/fake-object-store';
+import { fakeControllerDeps, settle } from '../../../test/harness/fake-controller-deps';
 import { DeploymentController } from './deployment-controller';
 
 /**
@@ -14,21 +13,7 @@ import { DeploymentController } from './deployment-controller';
  */
 
 function setup() {
-  const cluster = new FakeCluster();
-  const clock = new ManualClock();
-  const events: string[] = [];
-  const errors: unknown[] = [];
-  const ctx = (namespace: string) => systemContext({ namespace }, SERVER_OWN_WRITE);
-  const deps: ControllerDeps = {
-    store: (group, version, resource) => cluster.store(group, version, resource),
-    storeOfKind: () => undefined,
-    aggregated: { get: () => Promise.reject(new Error('no aggregated APIs here')) },
-    admitted: ctx,
-    own: ctx,
-    clock,
-    log: (message, err) => errors.push(err ?? message),
-    recorder: () => ({ event: (obj, type, reason, message) => events.push(`${type} ${reason} ${obj.metadata.name}: ${message}`) }),
-  };
+  const { cluster, clock, events, errors, ctx, deps } = fakeControllerDeps();
   const deployments = cluster.store('apps', 'v1', 'deployments');
   const sets = cluster.store('apps', 'v1', 'replicasets');
   return { clock, events, errors, ctx, deployments, sets, controller: new DeploymentController(deps) };
@@ -48,10 +33,6 @@ const deployment = (replicas: number, strategy: DeploymentStrategy, extra = {}):
 const ROLLING: DeploymentStrategy = { type: 'RollingUpdate', rollingUpdate: { maxSurge: '25%', maxUnavailable: '25%' } };
 
 /** Lets the controller's informers and workers run until `done` holds (the clock moves only when asked). */
-async function settle(clock: ManualClock, done: () => boolean): Promise<void> {
-  for (let i = 0; i < 200 && !done(); i++) await clock.advance(10);
-  if (!done()) throw new Error('the controller did not settle');
-}
 
 /** The ReplicaSet controller's part: every set reports its spec's replicas as created, ready and available. */
 async function settleSets(store: FakeObjectStore, ctx: (ns: string) => RequestContext): Promise<void> {

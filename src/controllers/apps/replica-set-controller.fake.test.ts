@@ -1,8 +1,5 @@
-import { ManualClock } from '../../api/clock';
 import type { KubeObject } from '../../api/types';
-import { SERVER_OWN_WRITE, systemContext } from '../../registry/request-context';
-import { FakeCluster } from '../../../test/harness/fake-object-store';
-import type { ControllerDeps } from '../runtime/controller-deps';
+import { fakeControllerDeps, settle } from '../../../test/harness/fake-controller-deps';
 import { ReplicaSetController } from './replica-set-controller';
 import { REPLICA_SET_KIND } from './replicated-kind';
 
@@ -12,21 +9,7 @@ import { REPLICA_SET_KIND } from './replicated-kind';
  */
 
 function setup() {
-  const cluster = new FakeCluster();
-  const clock = new ManualClock();
-  const events: string[] = [];
-  const errors: unknown[] = [];
-  const ctx = (namespace: string) => systemContext({ namespace }, SERVER_OWN_WRITE);
-  const deps: ControllerDeps = {
-    store: (group, version, resource) => cluster.store(group, version, resource),
-    storeOfKind: () => undefined,
-    aggregated: { get: () => Promise.reject(new Error('no aggregated APIs here')) },
-    admitted: ctx,
-    own: ctx,
-    clock,
-    log: (message, err) => errors.push(err ?? message),
-    recorder: () => ({ event: (obj, type, reason, message) => events.push(`${type} ${reason} ${obj.metadata.name}: ${message}`) }),
-  };
+  const { cluster, clock, events, errors, ctx, deps } = fakeControllerDeps();
   return { cluster, clock, events, errors, ctx, controller: new ReplicaSetController(deps, REPLICA_SET_KIND) };
 }
 
@@ -42,10 +25,6 @@ const replicaSet = (replicas: number): KubeObject => ({
 });
 
 /** Lets the controller's informers and workers run until `done` holds (the clock moves only when asked). */
-async function settle(clock: ManualClock, done: () => boolean): Promise<void> {
-  for (let i = 0; i < 200 && !done(); i++) await clock.advance(10);
-  if (!done()) throw new Error('the controller did not settle');
-}
 
 test('a set gets its pods, owned and labelled; a deleted pod is replaced; scaling down deletes the surplus; status follows', async () => {
   const { cluster, clock, events, errors, ctx, controller } = setup();

@@ -1,10 +1,9 @@
-import { ManualClock } from '../../api/clock';
 import type { KubeObject } from '../../api/types';
 import type { Job } from '../../generated/types/batch/v1';
 import type { Pod } from '../../generated/types/core/v1';
+import type { FakeObjectStore } from '../../../test/harness/fake-object-store';
 import { SERVER_OWN_WRITE, systemContext } from '../../registry/request-context';
-import { FakeCluster, type FakeObjectStore } from '../../../test/harness/fake-object-store';
-import type { ControllerDeps } from '../runtime/controller-deps';
+import { fakeControllerDeps, settle } from '../../../test/harness/fake-controller-deps';
 import { JobController } from './job-controller';
 
 /**
@@ -14,21 +13,7 @@ import { JobController } from './job-controller';
  */
 
 function setup() {
-  const cluster = new FakeCluster();
-  const clock = new ManualClock();
-  const events: string[] = [];
-  const errors: unknown[] = [];
-  const ctx = (namespace: string) => systemContext({ namespace }, SERVER_OWN_WRITE);
-  const deps: ControllerDeps = {
-    store: (group, version, resource) => cluster.store(group, version, resource),
-    storeOfKind: () => undefined,
-    aggregated: { get: () => Promise.reject(new Error('no aggregated APIs here')) },
-    admitted: ctx,
-    own: ctx,
-    clock,
-    log: (message, err) => errors.push(err ?? message),
-    recorder: () => ({ event: (obj, type, reason, message) => events.push(`${type} ${reason} ${obj.metadata.name}: ${message}`) }),
-  };
+  const { cluster, clock, events, errors, ctx, deps } = fakeControllerDeps();
   const jobs = cluster.store('batch', 'v1', 'jobs');
   const pods = cluster.store('', 'v1', 'pods');
   return { clock, events, errors, ctx, jobs, pods, controller: new JobController(deps) };
@@ -54,10 +39,6 @@ const job = (completions: number, backoffLimit: number): KubeObject =>
   }) as KubeObject;
 
 /** Lets the controller's informers and workers run until `done` holds (the clock moves only when asked). */
-async function settle(clock: ManualClock, done: () => boolean): Promise<void> {
-  for (let i = 0; i < 200 && !done(); i++) await clock.advance(10);
-  if (!done()) throw new Error('the controller did not settle');
-}
 
 /** The kubelet's part: a pod ends in `phase`. */
 async function finish(pods: FakeObjectStore, name: string, phase: 'Succeeded' | 'Failed'): Promise<void> {
