@@ -168,6 +168,12 @@ describe('--feature-gates', () => {
     expect(config(['--emulated-version=1.34']).featureGates).toMatchObject({ HostnameOverride: false, MaxUnavailableStatefulSet: false });
   });
 
+  test('repeated flags merge, the later value winning per gate', () => {
+    expect(
+      config(['--feature-gates=GenericWorkload=true,HostnameOverride=false', '--feature-gates=HostnameOverride=true,EnvFiles=false']).featureGates,
+    ).toMatchObject({ GenericWorkload: true, HostnameOverride: true, EnvFiles: false });
+  });
+
   test("kube's errors: an unknown gate, a gate locked to its default, a gate the emulated release does not have yet", () => {
     expect(() => config(['--feature-gates=Bogus=true'])).toThrow(new ConfigError('unrecognized feature gate: Bogus'));
     expect(() => config(['--feature-gates=VolumeAttributesClass=false'])).toThrow(

@@ -784,7 +784,8 @@ export function parseFlags(argv: string[]): Config | 'help' {
     else throw new ConfigError(`flag needs an argument: --${name}`);
     const fields = config as unknown as Record<string, unknown>;
     const parsed = spec.parse(value);
-    if (spec.key === 'featureGates') featureGatesFlag = value;
+    // pflag's map flags merge repeated uses, a later value winning per gate (featuregate's Set).
+    if (spec.key === 'featureGates') featureGatesFlag = featureGatesFlag ? `${featureGatesFlag},${value}` : value;
     fields[spec.key] = spec.repeatable ? [...(fields[spec.key] as unknown[]), ...(parsed as unknown[])] : parsed;
   }
   const { emulationMinor, minCompatibilityMinor } = emulationVersionInfo(config.emulatedVersion);

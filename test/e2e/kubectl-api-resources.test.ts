@@ -59,7 +59,8 @@ beforeAll(async () => {
   [kapi, emulating134, alphaGatesOn] = await Promise.all([
     startServerProcess(),
     startServerProcess(['--emulated-version=1.34']),
-    startServerProcess(['--feature-gates=GenericWorkload=true,TaintTolerationComparisonOperators=true']),
+    // Given twice: kube merges repeated --feature-gates.
+    startServerProcess(['--feature-gates=GenericWorkload=true', '--feature-gates=TaintTolerationComparisonOperators=true']),
   ]);
 });
 
