@@ -1,5 +1,5 @@
 import type { KubeObject } from '../api/types';
-import { beforeDelete, deletionUpdate, markAsDeleting, shouldDeleteDuringUpdate, startDeletion } from './deletion';
+import { beforeDelete, deletionUpdate, markAsDeleting, markTerminating, shouldDeleteDuringUpdate, startDeletion, terminationStep } from './deletion';
 import type { ResourceDefinition } from './resource-definition';
 import { strategy } from './strategy';
 import { timestampAt } from './time';
@@ -127,5 +127,46 @@ describe('deletionUpdate: updateForGracefulDeletionAndFinalizers on the object r
   test('another request started a graceful deletion meanwhile: pending', () => {
     const marked = thing({ deletionTimestamp: timestampAt(NOW + 20), deletionGracePeriodSeconds: 30 });
     expect(deletionUpdate(graceful, marked, { dryRun: false }, NOW)).toEqual({ step: 'pending' });
+  });
+});
+
+describe('terminationStep and markTerminating (a namespace-like kind)', () => {
+  const terminating = {
+    group: '',
+    kind: 'Namespace',
+    resource: 'namespaces',
+    strategy: strategy({
+      finalizing: (ns: KubeObject) => ((ns.spec as { finalizers?: string[] } | undefined)?.finalizers ?? []).length > 0,
+      startTermination: (ns: KubeObject) => {
+        ns.status = { phase: 'Terminating' };
+      },
+    }),
+  } as unknown as ResourceDefinition;
+
+  test('its own precondition messages, and the stored uid always becomes a precondition', () => {
+    expect(() => terminationStep(terminating, thing(), { preconditions: { uid: 'other' } })).toThrow(
+      'Operation cannot be fulfilled on namespaces "t": Precondition failed: UID in precondition: other, UID in object meta: u1',
+    );
+    expect(() => terminationStep(terminating, thing(), { preconditions: { resourceVersion: '6' } })).toThrow(
+      'Precondition failed: ResourceVersion in precondition: 6, ResourceVersion in object meta: 7',
+    );
+    expect(terminationStep(terminating, thing(), {})).toEqual({ step: 'mark', preconditions: { uid: 'u1' } });
+  });
+
+  test('marked: waits while the finalizers remain, then is deleted', () => {
+    const marked = thing({ deletionTimestamp: timestampAt(NOW) });
+    expect(terminationStep(terminating, { ...marked, spec: { finalizers: ['kubernetes'] } }, {}).step).toBe('wait');
+    expect(terminationStep(terminating, marked, { preconditions: { resourceVersion: '7' } })).toEqual({
+      step: 'delete',
+      preconditions: { resourceVersion: '7', uid: 'u1' },
+    });
+  });
+
+  test('the first DELETE marks a copy at the store time and runs the hook; an earlier timestamp stays', () => {
+    const stored = thing();
+    const next = markTerminating(terminating, stored, {}, NOW);
+    expect(next).toMatchObject({ metadata: { deletionTimestamp: timestampAt(NOW) }, status: { phase: 'Terminating' } });
+    expect(stored.metadata.deletionTimestamp).toBeUndefined();
+    expect(markTerminating(terminating, thing({ deletionTimestamp: timestampAt(NOW - 5) }), {}, NOW).metadata.deletionTimestamp).toBe(timestampAt(NOW - 5));
   });
 });

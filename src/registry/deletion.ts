@@ -1,6 +1,8 @@
 import { conflict } from '../api/errors';
 import type { KubeObject } from '../api/types';
+import type { Preconditions } from '../storage/interfaces';
 import type { DeleteRequest, GracefulDeleteOptions, ResourceDefinition } from './types';
+import { groupResource } from './resource-definition';
 import { finalizersForDeletion } from './deletion-finalizers';
 import { timestampAt } from './time';
 
@@ -119,4 +121,39 @@ export function deletionUpdate(def: ResourceDefinition, existing: KubeObject, re
     return { step: 'mark', object: next, thenRemove: false };
   }
   return { step: 'mark', object: next, thenRemove: !held && decision.period === 0 };
+}
+
+/**
+ * The namespace registry's Delete (pkg/registry/core/namespace/storage), for kinds with a
+ * `startTermination` hook: its own precondition checks (a uid precondition is always enforced),
+ * then `mark` on the first DELETE (deletionTimestamp, the hook's phase and the collector's
+ * finalizers), `wait` while the strategy's finalizers remain, and `delete` as any object is deleted.
+ */
+export type TerminationStep = { step: 'mark' | 'wait' | 'delete'; preconditions: Preconditions };
+
+export function terminationStep(def: ResourceDefinition, current: KubeObject, req: DeleteRequest): TerminationStep {
+  const meta = current.metadata;
+  const name = meta.name ?? '';
+  const pre = req.preconditions;
+  if (pre?.uid && pre.uid !== meta.uid) {
+    throw conflict(groupResource(def), name, `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${meta.uid ?? ''}`);
+  }
+  if (pre?.resourceVersion && pre.resourceVersion !== meta.resourceVersion) {
+    throw conflict(
+      groupResource(def),
+      name,
+      `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${meta.resourceVersion ?? ''}`,
+    );
+  }
+  const preconditions = { ...pre, uid: pre?.uid ?? meta.uid };
+  if (!meta.deletionTimestamp) return { step: 'mark', preconditions };
+  return { step: def.strategy.finalizing(current) ? 'wait' : 'delete', preconditions };
+}
+
+/** The first DELETE's marking of the object read in its guaranteed update, at `nowSeconds`. */
+export function markTerminating(def: ResourceDefinition, existing: KubeObject, req: DeleteRequest, nowSeconds: number): KubeObject {
+  const next = structuredClone(existing);
+  next.metadata.deletionTimestamp ??= timestampAt(nowSeconds);
+  def.strategy.startTermination?.(next, req);
+  return next;
 }

@@ -16,14 +16,14 @@ import type { ListOptions, ReadConsistency, Storage, WatchItem, WatchOptions } f
 import { checkPreconditions } from '../storage/preconditions';
 import { isStorageError } from '../storage/storage-error';
 import type { WatchChannel } from '../storage/watch-channel';
-import { deletionUpdate, shouldDeleteDuringUpdate, startDeletion, type DeletionUpdate } from './deletion';
+import { deletionUpdate, markTerminating, shouldDeleteDuringUpdate, startDeletion, terminationStep, type DeletionUpdate } from './deletion';
 import { timestampAt } from './time';
 import { collectionPrefix, objectKey, resourceRoot } from './storage-keys';
 import { apiVersionOfDefinition, groupResource, type ResourceDefinition, type ServedKind } from './resource-definition';
 import { FieldManager, keepTimesOfNoOp } from './field-manager';
 import { interpretStorageError } from './storage-errors';
 import { disabledValueErrors, dropDisabledFields } from './gated-fields';
-import { DEFAULT_VALIDATION_OPTIONS, specOf, type Strategy, type ValidationOptions } from './strategy';
+import { DEFAULT_VALIDATION_OPTIONS, specOf, type ValidationOptions } from './strategy';
 import {
   applySubresource,
   keepSubresourceFields,
@@ -684,8 +684,7 @@ export class GenericStore {
     const key = this.key(ctx.info.namespace, name);
     try {
       const current = await this.storage.get(key, { resourceVersion: '', match: '' });
-      const { startTermination } = this.def.strategy;
-      if (startTermination) return await this.terminate(ctx, key, current, req, startTermination);
+      if (this.def.strategy.startTermination) return await this.terminate(ctx, key, current, req);
       return await this.deleteObject(ctx, key, current, req);
     } catch (err) {
       this.fail(err, name, 'delete');
@@ -768,52 +767,23 @@ export class GenericStore {
     return { object: await this.deletedResult(removed), deleted: true };
   }
 
-  /**
-   * A namespace's DELETE: the first one marks it (deletionTimestamp, phase Terminating, the
-   * collector's finalizers from the options) and keeps it; later ones answer with it unchanged
-   * while spec.finalizers remain; then it is deleted like anything else. A uid precondition is
-   * always enforced.
-   */
-  private async terminate(
-    ctx: RequestContext,
-    key: string,
-    current: KubeObject,
-    req: DeleteRequest,
-    startTermination: NonNullable<Strategy['startTermination']>,
-  ): Promise<DeleteOutcome> {
-    const meta = current.metadata;
-    const name = meta.name ?? '';
-    const pre = req.preconditions;
-    const gr = groupResource(this.def);
-    if (pre?.uid && pre.uid !== meta.uid) {
-      throw conflict(gr, name, `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${meta.uid ?? ''}`);
-    }
-    if (pre?.resourceVersion && pre.resourceVersion !== meta.resourceVersion) {
-      throw conflict(
-        gr,
-        name,
-        `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${meta.resourceVersion ?? ''}`,
-      );
-    }
-    const preconditions = { ...pre, uid: pre?.uid ?? meta.uid };
-    if (!meta.deletionTimestamp) {
-      const updated = await this.storage.guaranteedUpdate(
-        key,
-        async (existing) => {
-          if (!existing) throw notFound(this.def, name);
-          checkPreconditions(key, existing, preconditions);
-          await this.deleteValidation(ctx, req)(existing);
-          const next = structuredClone(existing);
-          next.metadata.deletionTimestamp ??= this.nowTimestamp();
-          startTermination(next, req);
-          return next;
-        },
-        { dryRun: req.dryRun, signal: ctx.signal },
-      );
-      return { object: await this.toServed(updated, ctx.signal), deleted: false };
-    }
-    if (this.def.strategy.finalizing(current)) return { object: await this.toServed(current, ctx.signal), deleted: false };
-    return this.deleteObject(ctx, key, current, { ...req, preconditions });
+  /** A namespace's DELETE: carries out terminationStep's decisions (deletion.ts). */
+  private async terminate(ctx: RequestContext, key: string, current: KubeObject, req: DeleteRequest): Promise<DeleteOutcome> {
+    const { step, preconditions } = terminationStep(this.def, current, req);
+    if (step === 'wait') return { object: await this.toServed(current, ctx.signal), deleted: false };
+    if (step === 'delete') return this.deleteObject(ctx, key, current, { ...req, preconditions });
+    const name = current.metadata.name ?? '';
+    const updated = await this.storage.guaranteedUpdate(
+      key,
+      async (existing) => {
+        if (!existing) throw notFound(this.def, name);
+        checkPreconditions(key, existing, preconditions);
+        await this.deleteValidation(ctx, req)(existing);
+        return markTerminating(this.def, existing, req, this.nowSeconds());
+      },
+      { dryRun: req.dryRun, signal: ctx.signal },
+    );
+    return { object: await this.toServed(updated, ctx.signal), deleted: false };
   }
 
   /**
