@@ -3,7 +3,7 @@ import type { KubeObject } from '../api/types';
 import type { Preconditions } from '../storage/interfaces';
 import type { DeleteRequest, GracefulDeleteOptions, ResourceDefinition } from './types';
 import { groupResource } from './resource-definition';
-import { finalizersForDeletion } from './deletion-finalizers';
+import { finalizersForDeletion, type PropagationOptions } from './deletion-finalizers';
 import { timestampAt } from './time';
 
 /**
@@ -131,7 +131,7 @@ export function deletionUpdate(def: ResourceDefinition, existing: KubeObject, re
  */
 export type TerminationStep = { step: 'mark' | 'wait' | 'delete'; preconditions: Preconditions };
 
-export function terminationStep(def: ResourceDefinition, current: KubeObject, req: DeleteRequest): TerminationStep {
+export function terminationStep(def: ResourceDefinition, current: KubeObject, req: Pick<DeleteRequest, 'preconditions'>): TerminationStep {
   const meta = current.metadata;
   const name = meta.name ?? '';
   const pre = req.preconditions;
@@ -151,7 +151,7 @@ export function terminationStep(def: ResourceDefinition, current: KubeObject, re
 }
 
 /** The first DELETE's marking of the object read in its guaranteed update, at `nowSeconds`. */
-export function markTerminating(def: ResourceDefinition, existing: KubeObject, req: DeleteRequest, nowSeconds: number): KubeObject {
+export function markTerminating(def: ResourceDefinition, existing: KubeObject, req: PropagationOptions, nowSeconds: number): KubeObject {
   const next = structuredClone(existing);
   next.metadata.deletionTimestamp ??= timestampAt(nowSeconds);
   def.strategy.startTermination?.(next, req);

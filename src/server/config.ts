@@ -1,7 +1,14 @@
 import type { Clock } from '../api/clock';
 import { CERTIFICATE_RELOAD_INTERVAL_MS } from './dynamic-certificates';
 import { parseDuration } from './duration';
-import { DEFAULT_EMULATED_VERSION, emulationVersionInfo, parseEmulatedVersionFlag, supportedMinors, type EmulatedVersion } from './emulated-version';
+import {
+  DEFAULT_EMULATED_VERSION,
+  minCompatibilityOf,
+  parseEmulatedVersionFlag,
+  parseMinCompatibilityVersionFlag,
+  supportedMinors,
+  type EmulatedVersion,
+} from './emulated-version';
 import { ConfigError, featureGateSettings, parseFeatureGates, type FeatureGates } from './feature-gates';
 import { KUBERNETES_VERSION } from './kubernetes-version';
 import { parseAuthorizationModes, type AuthorizationMode } from '../auth/authorizer/modes';
@@ -87,6 +94,8 @@ export interface Config {
   featureGates: FeatureGates;
   /** --emulated-version: the Kubernetes minor whose resources, fields and feature gate defaults are served. */
   emulatedVersion: EmulatedVersion;
+  /** --min-compatibility-version; null: one minor below the emulated version (minCompatibilityOf). */
+  minCompatibilityVersion: EmulatedVersion | null;
   /** --runtime-config: group versions switched on or off (`group/version=true|false`, `api/all`, `api/beta`, ...). */
   runtimeConfig: RuntimeConfig;
   /** How long to wait for etcd at start-up before giving up. */
@@ -634,6 +643,11 @@ const FLAGS: Record<string, FlagSpec> = {
     parse: parseEmulatedVersionFlag,
     help: `The version kapi emulates the APIs and features of, major.minor or kube=major.minor: one of ${supportedMinors().join(', ')} (default=${KUBERNETES_VERSION.major}.${KUBERNETES_VERSION.minor}).`,
   },
+  'min-compatibility-version': {
+    key: 'minCompatibilityVersion',
+    parse: parseMinCompatibilityVersionFlag,
+    help: `The min version of control plane components that the server should be compatible with. Must be less or equal to the emulated-version. Version format could only be major.minor, for example: '--min-compatibility-version=kube=1.34'. Options are: kube=${supportedMinors()[0]}..${KUBERNETES_VERSION.major}.${KUBERNETES_VERSION.minor} (default: one minor below the emulated version).`,
+  },
   'runtime-config': {
     key: 'runtimeConfig',
     parse: (v) => {
@@ -705,6 +719,7 @@ export function defaultConfig(): Config {
     storageMediaType: PROTOBUF_STORAGE,
     featureGates: parseFeatureGates(''),
     emulatedVersion: DEFAULT_EMULATED_VERSION,
+    minCompatibilityVersion: null,
     runtimeConfig: {},
     storageInitializationTimeoutMs: 30_000,
     watchCache: true,
@@ -788,8 +803,8 @@ export function parseFlags(argv: string[]): Config | 'help' {
     if (spec.key === 'featureGates') featureGatesFlag = featureGatesFlag ? `${featureGatesFlag},${value}` : value;
     fields[spec.key] = spec.repeatable ? [...(fields[spec.key] as unknown[]), ...(parsed as unknown[])] : parsed;
   }
-  const { emulationMinor, minCompatibilityMinor } = emulationVersionInfo(config.emulatedVersion);
-  config.featureGates = parseFeatureGates(featureGatesFlag, Number(emulationMinor), Number(minCompatibilityMinor));
+  const minCompatibility = minCompatibilityOf(config.emulatedVersion, config.minCompatibilityVersion);
+  config.featureGates = parseFeatureGates(featureGatesFlag, config.emulatedVersion.minor, minCompatibility.minor);
   validateLeaderElection(config);
   try {
     enabledAdmissionPlugins(config.enableAdmissionPlugins, config.disableAdmissionPlugins);

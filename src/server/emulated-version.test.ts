@@ -1,5 +1,5 @@
 import { parseFlags } from './config';
-import { deltaOf, parseEmulatedVersionFlag, supportedMinors } from './emulated-version';
+import { deltaOf, minCompatibilityOf, parseEmulatedVersionFlag, parseMinCompatibilityVersionFlag, supportedMinors } from './emulated-version';
 
 describe('--emulated-version', () => {
   test("accepts kube's spellings and answers component-base's errors for the others", () => {
@@ -29,5 +29,25 @@ describe('--emulated-version', () => {
       WatchList: false,
     });
     expect(config('--feature-gates=MutatingAdmissionPolicy=true', '--emulated-version=1.34').featureGates.MutatingAdmissionPolicy).toBe(true);
+  });
+
+  test('--min-compatibility-version: one minor below the emulation by default (not below the floor), else between the floor and the emulation', () => {
+    const v = (minor: number) => ({ major: 1, minor });
+    expect(minCompatibilityOf(v(36), null)).toEqual(v(35));
+    expect(minCompatibilityOf(v(33), null)).toEqual(v(33));
+    expect(minCompatibilityOf(v(36), parseMinCompatibilityVersionFlag('kube=1.34'))).toEqual(v(34));
+    expect(minCompatibilityOf(v(35), parseMinCompatibilityVersionFlag('1.35'))).toEqual(v(35));
+    expect(() => minCompatibilityOf(v(34), parseMinCompatibilityVersionFlag('1.35'))).toThrow(
+      'minCompatibilityVersion version 1.35 is not between [1.33, 1.34]',
+    );
+    expect(() => minCompatibilityOf(v(36), parseMinCompatibilityVersionFlag('1.32'))).toThrow(
+      'minCompatibilityVersion version 1.32 is not between [1.33, 1.36]',
+    );
+    expect(() => parseMinCompatibilityVersionFlag('1.34.1')).toThrow('patch version not allowed, got: kube=1.34.1');
+    const config = (...argv: string[]) => parseFlags(argv) as Exclude<ReturnType<typeof parseFlags>, 'help'>;
+    expect(config('--min-compatibility-version=1.34').minCompatibilityVersion).toEqual(v(34));
+    expect(() => config('--min-compatibility-version=1.36', '--emulated-version=1.35')).toThrow(
+      'minCompatibilityVersion version 1.36 is not between [1.33, 1.35]',
+    );
   });
 });

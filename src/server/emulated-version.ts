@@ -28,11 +28,11 @@ export function supportedMinors(): string[] {
 }
 
 /**
- * Parses the flag as component-base's registry does (toVersionMap, then
- * effectiveVersion.Validate): a comma separated list of `component=major.minor` or a bare
- * `major.minor` for "kube"; only the "kube" component is registered in kube-apiserver.
+ * A version flag as component-base's registry parses it (toVersionMap): a comma separated list
+ * of `component=major.minor` or a bare `major.minor` for "kube"; only the "kube" component is
+ * registered in kube-apiserver. Null when the flag names no version for kube.
  */
-export function parseEmulatedVersionFlag(value: string): EmulatedVersion {
+function parseKubeVersion(value: string): { version: EmulatedVersion; text: string } | null {
   const versions = new Map<string, { version: EmulatedVersion; text: string }>();
   for (const item of value.split(',')) {
     if (item === '') continue;
@@ -49,28 +49,53 @@ export function parseEmulatedVersionFlag(value: string): EmulatedVersion {
     versions.set(component, { version, text: shown });
   }
   for (const component of versions.keys()) if (component !== 'kube') throw new ConfigError(`component not registered: ${component}`);
-  const kube = versions.get('kube');
+  return versions.get('kube') ?? null;
+}
+
+const below = (a: EmulatedVersion, b: EmulatedVersion) => a.major < b.major || (a.major === b.major && a.minor < b.minor);
+
+/** --emulated-version, checked as effectiveVersion.Validate checks it: between the floor and the binary. */
+export function parseEmulatedVersionFlag(value: string): EmulatedVersion {
+  const kube = parseKubeVersion(value);
   if (!kube) return DEFAULT_EMULATED_VERSION;
   const { version } = kube;
-  const below = (a: EmulatedVersion, b: EmulatedVersion) => a.major < b.major || (a.major === b.major && a.minor < b.minor);
   if (below(BINARY, version) || below(version, FLOOR))
     throw new ConfigError(`emulation version ${kube.text} is not between [${text(FLOOR)}, ${text(BINARY)}.0]`);
   return version;
 }
 
-/** version.Info's emulation and min compatibility fields (effectiveVersion.Info): min compatibility is one minor below, not below the floor. */
-export function emulationVersionInfo(version: EmulatedVersion): {
+/** --min-compatibility-version (kube 1.35+): parsed here, checked against the emulated version by minCompatibilityOf. */
+export function parseMinCompatibilityVersionFlag(value: string): EmulatedVersion | null {
+  return parseKubeVersion(value)?.version ?? null;
+}
+
+/**
+ * The min compatibility version, as effectiveVersion's SetEmulationVersion and
+ * SetMinCompatibilityVersion leave it: one minor below the emulation version (not below the
+ * floor) unless the flag sets it, and then between the floor and the emulation version (Validate).
+ */
+export function minCompatibilityOf(emulated: EmulatedVersion, explicit: EmulatedVersion | null): EmulatedVersion {
+  if (!explicit) return { major: emulated.major, minor: Math.max(emulated.minor - 1, FLOOR.minor) };
+  if (below(emulated, explicit) || below(explicit, FLOOR))
+    throw new ConfigError(`minCompatibilityVersion version ${text(explicit)} is not between [${text(FLOOR)}, ${text(emulated)}]`);
+  return explicit;
+}
+
+/** version.Info's emulation and min compatibility fields (effectiveVersion.Info). */
+export function emulationVersionInfo(
+  version: EmulatedVersion,
+  minCompatibility: EmulatedVersion,
+): {
   emulationMajor: string;
   emulationMinor: string;
   minCompatibilityMajor: string;
   minCompatibilityMinor: string;
 } {
-  const minCompatibility = Math.max(version.minor - 1, FLOOR.minor);
   return {
     emulationMajor: String(version.major),
     emulationMinor: String(version.minor),
-    minCompatibilityMajor: String(version.major),
-    minCompatibilityMinor: String(minCompatibility),
+    minCompatibilityMajor: String(minCompatibility.major),
+    minCompatibilityMinor: String(minCompatibility.minor),
   };
 }
 

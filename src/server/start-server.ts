@@ -65,7 +65,7 @@ import { authenticationData, publishAuthenticationConfigMap } from '../aggregato
 
 import { KUBERNETES_VERSION, kapiGitVersion } from './kubernetes-version';
 import { featureStagesAt } from './feature-gates';
-import { deltaOf, emulationVersionInfo, type EmulatedVersion } from './emulated-version';
+import { deltaOf, emulationVersionInfo, minCompatibilityOf } from './emulated-version';
 
 export { KUBERNETES_VERSION };
 
@@ -88,12 +88,12 @@ export interface RunningServer {
 }
 
 /** version.Info as compatibility.effectiveVersion.Info fills it: major and minor are the binary's, the emulation version beside them. */
-function versionInfo(emulated: EmulatedVersion): VersionInfo {
+function versionInfo(config: Pick<Config, 'emulatedVersion' | 'minCompatibilityVersion'>): VersionInfo {
   const { major, minor } = KUBERNETES_VERSION;
   return {
     major,
     minor,
-    ...emulationVersionInfo(emulated),
+    ...emulationVersionInfo(config.emulatedVersion, minCompatibilityOf(config.emulatedVersion, config.minCompatibilityVersion)),
     gitVersion: kapiGitVersion(),
     gitCommit: process.env.KAPI_GIT_COMMIT ?? 'unknown',
     gitTreeState: 'clean',
@@ -406,7 +406,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     registry,
     admission,
     metrics,
-    version: versionInfo(config.emulatedVersion),
+    version: versionInfo(config),
     schemas: KIND_SCHEMAS,
     patchSchemaFor,
     watchListEnabled: config.featureGates.WatchList,

@@ -60,7 +60,7 @@ beforeAll(async () => {
     startServerProcess(),
     startServerProcess(['--emulated-version=1.34']),
     // Given twice: kube merges repeated --feature-gates.
-    startServerProcess(['--feature-gates=GenericWorkload=true', '--feature-gates=TaintTolerationComparisonOperators=true']),
+    startServerProcess(['--feature-gates=GenericWorkload=true', '--feature-gates=TaintTolerationComparisonOperators=true', '--min-compatibility-version=1.34']),
   ]);
 });
 
@@ -142,6 +142,8 @@ test("/version reports the binary's major and minor with the emulation and min c
     minCompatibilityMajor: '1',
     minCompatibilityMinor: '33',
   });
+  // --min-compatibility-version=1.34 on the 1.36 server.
+  expect((await new Api(alphaGatesOn.url).get('/version')).body).toMatchObject({ emulationMinor: '36', minCompatibilityMinor: '34' });
 });
 
 test("a 1.34-emulated server serves none of 1.36's new kinds; its OpenAPI v2 and v3 are the binary's schemas, as kube's, at info.version 1.34", async () => {

@@ -43,6 +43,9 @@ test('an unknown flag or feature gate is refused with usage', async () => {
   expect(future.stderr).toContain(
     'cannot set feature gate GenericWorkload to true, feature is PreAlpha at emulated version 1.34, min compatibility version 1.33',
   );
+  const compat = await run(['--emulated-version=1.34', '--min-compatibility-version=1.35']);
+  expect(compat.code).toBe(2);
+  expect(compat.stderr).toContain('minCompatibilityVersion version 1.35 is not between [1.33, 1.34]');
   const locked = await run(['--feature-gates=VolumeAttributesClass=false']);
   expect(locked.code).toBe(2);
   expect(locked.stderr).toContain('cannot set feature gate VolumeAttributesClass to false, feature is locked to true');
