@@ -94,4 +94,6 @@ for (const prefix of prefixes) report.keysLeft += Number(await client.getAll().p
 client.close();
 // The package's root exports the same function (and the server: importing it loads those modules).
 report.sameFunction = (await import('kapi')).startKapi === startKapi;
+// The process must now exit by itself: nothing a stopped kapi started may keep it alive.
+report.reportedAt = Date.now();
 process.stdout.write(JSON.stringify(report));

@@ -86,7 +86,11 @@ export class LeaderElector {
   async stop(): Promise<void> {
     this.abort.abort();
     // Releasing needs etcd; a shutdown while it is away does not wait for it past the renew deadline.
-    if (this.running) await Promise.race([this.running, sleep(this.clock, this.config.renewDeadlineMs)]);
+    if (!this.running) return;
+    const stopped = new AbortController();
+    await Promise.race([this.running, sleep(this.clock, this.config.renewDeadlineMs, stopped.signal)]);
+    // The deadline's timer would otherwise keep the process alive for the rest of its wait.
+    stopped.abort();
   }
 
   /** leaderelection.HealthzAdaptor: a leader that has not renewed for well past its lease is unhealthy. */
