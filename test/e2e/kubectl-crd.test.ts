@@ -156,13 +156,18 @@ metadata:
 spec: {${fields}}
 `;
 
-test('CEL rules: a CRD whose rule reads a field its schema lacks is refused as kube refuses it', async () => {
-  const refused = await kubectl(kapi.url, ['apply', '-f', '-'], gadgets('', '            x-kubernetes-validations: [{rule: "self.sise <= 10"}]'));
-  expect(refused.code).not.toBe(0);
-  expect(refused.stderr).toContain(
-    // kube names the path spec.validation.openAPIV3Schema (one schema for every version); kapi spec.versions[0].schema.openAPIV3Schema
-    'openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule: Invalid value: apiextensions.ValidationRule{Rule:"self.sise <= 10", Message:"", MessageExpression:"", Reason:(*apiextensions.FieldValueErrorReason)(nil), FieldPath:"", OptionalOldSelf:(*bool)(nil)}: compilation failed: ERROR: <input>:1:5: undefined field \'sise\'',
+test('CEL rules: a CRD whose rule reads a field its schema lacks, or does not evaluate to a bool, is refused as kube refuses it', async () => {
+  const refused = await kubectl(
+    kapi.url,
+    ['apply', '-f', '-'],
+    gadgets('', '            x-kubernetes-validations: [{rule: "self.sise <= 10"}, {rule: "self.size + 1"}]'),
   );
+  expect(refused.code).not.toBe(0);
+  const rule = (i: number, text: string) =>
+    `openAPIV3Schema.properties[spec].x-kubernetes-validations[${i}].rule: Invalid value: apiextensions.ValidationRule{Rule:${JSON.stringify(text)}, Message:"", MessageExpression:"", Reason:(*apiextensions.FieldValueErrorReason)(nil), FieldPath:"", OptionalOldSelf:(*bool)(nil)}: `;
+  // kube names the path spec.validation.openAPIV3Schema (one schema for every version); kapi spec.versions[0].schema.openAPIV3Schema
+  expect(refused.stderr).toContain(`${rule(0, 'self.sise <= 10')}compilation failed: ERROR: <input>:1:5: undefined field 'sise'`);
+  expect(refused.stderr).toContain(`${rule(1, 'self.size + 1')}cel expression must evaluate to a bool`);
 });
 
 test('CEL rules: a rule whose evaluation fails refuses the object; formats are typed', async () => {
