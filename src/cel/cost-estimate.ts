@@ -1,4 +1,4 @@
-import type { parse } from '@bufbuild/cel';
+import type { Expr } from './ast';
 
 /**
  * The static cost estimate of a CEL expression, as cel-go's checker computes it (checker/cost.go
@@ -9,10 +9,11 @@ import type { parse } from '@bufbuild/cel';
  * by the same field paths cel-go builds. cel-go works on a type-checked AST; kapi's parser leaves
  * types out, so they are inferred here from the declared types and the functions' result types, and
  * where a type stays unknown (dyn) an operator is costed as its dearest overload would be.
+ * The optional syntax's calls (`_?._`, `_[?_]`) and optional values' functions cost cel-go's
+ * default 1 with no field path, typed `optional(T)` as cel-go's checker types them, and the
+ * two-variable comprehensions bind their key and value as cel-go's pushIterKey/pushIterValue do.
  * Arithmetic saturates at the largest uint64, as cel-go's does.
  */
-
-type Expr = NonNullable<ReturnType<typeof parse>['expr']>;
 
 export type Kind = 'bool' | 'int' | 'uint' | 'double' | 'string' | 'bytes' | 'duration' | 'timestamp' | 'null' | 'list' | 'map' | 'object' | 'optional' | 'dyn';
 
@@ -20,6 +21,8 @@ export type Kind = 'bool' | 'int' | 'uint' | 'double' | 'string' | 'bytes' | 'du
 export interface CelType {
   kind: Kind;
   elem?: CelType;
+  /** A map's key type (cel-go's `@keys` path); a string without bound when absent. */
+  key?: CelType;
   fields?: Map<string, CelType>;
   /** DeclType.MaxElements: the largest size() of a value of this type. */
   maxElements?: number;
@@ -84,6 +87,7 @@ const BOOL_FUNCTIONS = new Set([
   'endsWith',
   'matches',
   'isSorted',
+  'hasValue',
 ]);
 const STRING_FUNCTIONS = new Set([
   'lowerAscii',
@@ -186,7 +190,7 @@ class Coster {
     let node: CelType | undefined = this.variables.root;
     for (const name of path.slice(1)) {
       if (name === '@items' || name === '@values') node = node.elem;
-      else if (name === '@keys') node = node.kind === 'map' ? { kind: 'string', maxElements: 0 } : undefined;
+      else if (name === '@keys') node = node.kind === 'map' ? (node.key ?? { kind: 'string', maxElements: 0 }) : undefined;
       else node = node.fields?.get(name);
       if (!node) return undefined;
     }
@@ -238,7 +242,8 @@ class Coster {
     const target = this.typeOf(operand);
     if (target.kind === 'map' || target.kind === 'object') sum = add(sum, fixed(1));
     this.paths.set(e, [...this.pathOf(operand), field]);
-    this.types.set(e, target.kind === 'object' ? (target.fields?.get(field) ?? DYN) : target.kind === 'map' ? (target.elem ?? DYN) : DYN);
+    // a selection on an optional value (`a.?b.c`) is optional too, and costs no more than its operand, as in cel-go
+    this.types.set(e, target.kind === 'optional' ? optional(fieldType(target.elem ?? DYN, field)) : fieldType(target, field));
     return sum;
   }
 
@@ -545,6 +550,8 @@ class Coster {
 
   private resultType(fn: string, target: Expr | undefined, args: Expr[]): CelType {
     const first = this.typeOf(target ?? args[0]);
+    const optionalType = this.optionalResultType(fn, first, args);
+    if (optionalType) return optionalType;
     if (BOOL_FUNCTIONS.has(fn) || fn.startsWith('sets.') || fn.startsWith('is')) return { kind: 'bool' };
     if (STRING_FUNCTIONS.has(fn)) return { kind: 'string' };
     switch (fn) {
@@ -586,6 +593,41 @@ class Coster {
         return DYN;
     }
   }
+
+  /** cel-go's optional library's result types: `_?._` and `_[?_]` wrap what they read, `value()` and `orValue()` unwrap. */
+  private optionalResultType(fn: string, first: CelType, args: Expr[]): CelType | undefined {
+    const inner = first.kind === 'optional' ? (first.elem ?? DYN) : first;
+    switch (fn) {
+      case '_?._': {
+        const name = args[1]?.exprKind.case === 'constExpr' ? args[1].exprKind.value.constantKind.value : undefined;
+        return optional(typeof name === 'string' ? fieldType(inner, name) : DYN);
+      }
+      case '_[?_]':
+        return optional(inner.kind === 'list' || inner.kind === 'map' ? (inner.elem ?? DYN) : DYN);
+      case 'optional.of':
+      case 'optional.ofNonZeroValue':
+        return optional(this.typeOf(args[0]));
+      case 'optional.none':
+        return optional(DYN);
+      case 'value':
+        return first.kind === 'optional' ? inner : undefined;
+      case 'orValue':
+        return first.kind === 'optional' ? (inner.kind !== 'dyn' ? inner : this.typeOf(args[0])) : undefined;
+      case 'or':
+        return first.kind === 'optional' ? first : undefined;
+      default:
+        return undefined;
+    }
+  }
+}
+
+const optional = (elem: CelType): CelType => ({ kind: 'optional', elem });
+
+/** The type of a field read from a value of type `t`: an object's declared field, a map's values, else dyn. */
+function fieldType(t: CelType, field: string): CelType {
+  if (t.kind === 'object') return t.fields?.get(field) ?? DYN;
+  if (t.kind === 'map') return t.elem ?? DYN;
+  return DYN;
 }
 
 const NUMERIC = new Set<Kind>(['int', 'uint', 'double']);

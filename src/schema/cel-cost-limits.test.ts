@@ -1,5 +1,5 @@
-import { parse } from '@bufbuild/cel';
 import { estimateCost } from '../cel/cost-estimate';
+import { parseCel } from '../cel/parse';
 import { celCostErrors, costErrorMessage } from './cel-cost-limits';
 import { schemaDeclType } from './cel-decl-type';
 import type { JSONSchemaProps } from './json-schema-props';
@@ -7,7 +7,7 @@ import type { JSONSchemaProps } from './json-schema-props';
 /** The estimated max cost of a rule with `self` of the schema's type. */
 function cost(rule: string, s: JSONSchemaProps, root = false): number {
   const self = schemaDeclType(s, root)!;
-  return estimateCost(parse(rule).expr, {
+  return estimateCost(parseCel(rule).expr, {
     root: self,
     vars: new Map([
       ['self', self],
@@ -151,6 +151,50 @@ describe('CRD cost limits', () => {
     // an unchanged schema on update: the total only
     expect(celCostErrors(crd(bounded), at, false)).toEqual([]);
     expect(celCostErrors(crd(spec), at, false).map((e) => e.field)).toEqual([rule, at]);
+  });
+
+  test("rules in the optional syntax and two-variable comprehensions are estimated; string() of a number has no size bound (kube's issue 124234)", () => {
+    const spec: JSONSchemaProps = {
+      type: 'object',
+      properties: {
+        // 7 per item (optional selects typed as their fields: an int comparison), times the 1,048,576 items that fit in 3 MiB
+        items: {
+          type: 'array',
+          items: {
+            type: 'object',
+            properties: { max: { type: 'integer' }, size: { type: 'integer' } },
+            'x-kubernetes-validations': [{ rule: 'self.?max.orValue(100) >= self.?size.orValue(0)' }],
+          },
+        },
+        tags: { ...tags(), 'x-kubernetes-validations': [{ rule: "self.all(i, t, t.contains('gpu'))" }] },
+        config: {
+          type: 'object',
+          properties: { attempts: { type: 'integer' } },
+          'x-kubernetes-validations': [{ rule: 'self.attempts >= 0', messageExpression: "'invalid attempts: ' + string(self.attempts)" }],
+        },
+      },
+    };
+    const errs = celCostErrors(crd(spec), at).filter((e) => !e.detail?.startsWith('contributed'));
+    const props = `${at}.properties[spec].properties`;
+    expect(errs).toEqual([
+      {
+        type: 'FieldValueForbidden',
+        field: `${props}[tags].x-kubernetes-validations[0].rule`,
+        detail: `estimated rule cost exceeds budget by factor of more than 100x ${hint}`,
+      },
+      {
+        type: 'FieldValueForbidden',
+        field: `${props}[config].x-kubernetes-validations[0].messageExpression`,
+        detail: `estimated messageExpression cost exceeds budget by factor of more than 100x ${hint}`,
+      },
+      {
+        type: 'FieldValueForbidden',
+        field: at,
+        detail: `x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema exceeds budget by factor of more than 100x ${hint}`,
+      },
+    ]);
+    const item = spec.properties!.items.items as JSONSchemaProps;
+    expect(cost(item['x-kubernetes-validations']![0].rule!, item)).toBe(7);
   });
 
   test('rules on the items of an unbounded list count as often as an item fits in 3 MiB; bounded lists multiply their maxItems', () => {

@@ -1,5 +1,6 @@
-import { parse } from '@bufbuild/cel';
+import type { ParsedExpr } from '../cel/ast';
 import { estimateCost, MAX_U64, type CelType } from '../cel/cost-estimate';
+import { parseCel } from '../cel/parse';
 import { field, type FieldErrorList } from '../api/field-errors';
 import { schemaDeclType, unboundedCardinality } from './cel-decl-type';
 import type { JSONSchemaProps } from './json-schema-props';
@@ -41,9 +42,9 @@ function maxElements(s: JSONSchemaProps): number | null {
 
 /** The estimated max cost of an expression with `self` (and `oldSelf`) of the given type, or null if it does not parse. */
 function estimate(source: string, self: CelType, optionalOldSelf: boolean): number | null {
-  let parsed: ReturnType<typeof parse>;
+  let parsed: ParsedExpr;
   try {
-    parsed = parse(source);
+    parsed = parseCel(source);
   } catch {
     return null;
   }

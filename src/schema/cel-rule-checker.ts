@@ -13,12 +13,18 @@ import type { JSONSchemaProps } from './json-schema-props';
  * at its offset.
  */
 
-/** What the checker knows of an expression's type: a schema node, a scalar type name, or nothing (dyn). */
-type Known = { schema: JSONSchemaProps } | { scalar: string } | null;
+/** What the checker knows of an expression's type: a schema node, a scalar type name, a list or map it built, or nothing (dyn). */
+type Known = { schema: JSONSchemaProps } | { scalar: string } | { built: 'list' | 'map' } | null;
 
 export interface RuleIssue {
   offset: number;
   message: string;
+}
+
+/** The first issue of a rule, and the type of its result where the checker knows it (cel-go's type name; null when not known). */
+export interface CheckedRule {
+  issue: RuleIssue | null;
+  resultType: string | null;
 }
 
 /** Fields kube adds to the root schema (WithTypeAndObjectMeta); ObjectMeta there declares only name and generateName. */
@@ -60,6 +66,37 @@ function scalarOf(s: JSONSchemaProps): string | null {
 
 const typeOf = (k: Known): string | null => (k && 'scalar' in k ? k.scalar : k && 'schema' in k ? scalarOf(k.schema) : null);
 
+/** The CEL type name of what an expression yields, as far as known: a schema node's own (object, list, map, int-or-string's dyn) too. */
+function resultTypeOf(k: Known): string | null {
+  if (!k) return null;
+  if ('built' in k) return k.built;
+  if ('scalar' in k) return k.scalar;
+  const s = k.schema;
+  if (s['x-kubernetes-int-or-string']) return 'dyn';
+  if (s.type === 'array') return 'list';
+  if (s.type === 'object') return typeof s.additionalProperties === 'object' ? 'map' : 'object';
+  return scalarOf(s);
+}
+
+const BOOL_RESULTS = new Set(['_==_', '_!=_', '_&&_', '_||_', '!_', '@in', '@not_strictly_false', 'startsWith', 'endsWith', 'matches', ...ORDERING]);
+const STRING_RESULTS = new Set(['lowerAscii', 'upperAscii', 'trim', 'replace', 'substring', 'charAt', 'string']);
+const ARITHMETIC = new Set(['_+_', '_-_', '_*_', '_/_', '_%_']);
+
+/** cel-go's result type of the calls whose overloads all return one type, or whose operands' agreeing type is the result. */
+function callResult(fn: string, target: Known, args: Known[], argExprs: Expr[]): Known {
+  if (BOOL_RESULTS.has(fn)) return { scalar: 'bool' };
+  if (STRING_RESULTS.has(fn) && (target || fn === 'string')) return { scalar: 'string' };
+  if (fn === 'size') return { scalar: 'int' };
+  // indexing a list or map the schema declares yields its items or values
+  const container = args[0] && 'schema' in args[0] ? args[0].schema : undefined;
+  if (fn === '_[_]' && container?.type === 'array' && container.items) return { schema: container.items };
+  if (fn === '_[_]' && typeof container?.additionalProperties === 'object') return { schema: container.additionalProperties };
+  const types = args.map((a, i) => literalType(argExprs[i]) ?? typeOf(a));
+  if (ARITHMETIC.has(fn) && types.length === 2 && types[0] && types[0] === types[1] && types[0] !== 'bool') return { scalar: types[0] };
+  if (fn === '_?_:_' && types[1] && types[1] === types[2]) return { scalar: types[1] };
+  return null;
+}
+
 /** A field of an object node by its CEL name, or undefined when the node declares its fields and not this one. */
 function fieldOf(s: JSONSchemaProps, name: string, root: boolean): Known | undefined {
   const property = Object.entries(s.properties ?? {}).find(([key]) => celPropertyName(key) === name)?.[1];
@@ -70,7 +107,7 @@ function fieldOf(s: JSONSchemaProps, name: string, root: boolean): Known | undef
   return declared ? undefined : null;
 }
 
-/** The first issue of a rule at the schema node `self` (the root's `root`), or null. `hasFunction` says whether a library declares a function. */
+/** The first issue of a rule at the schema node `self` (the root's `root`), and its result type. `hasFunction` says whether a library declares a function. */
 export function checkRule(
   expr: Expr | undefined,
   positions: Record<string, number>,
@@ -78,7 +115,7 @@ export function checkRule(
   root: boolean,
   hasFunction: (name: string) => boolean,
   optionalOldSelf: boolean,
-): RuleIssue | null {
+): CheckedRule {
   let issue: RuleIssue | null = null;
   const at = (e: Expr): number => positions[String(e.id)] ?? 0;
   const fail = (offset: number, message: string): Known => {
@@ -108,7 +145,7 @@ export function checkRule(
         const fn = k.value.function;
         const target = k.value.target;
         const qualified = target?.exprKind.case === 'identExpr' && !scope.has(target.exprKind.value.name) && hasFunction(`${target.exprKind.value.name}.${fn}`);
-        if (!qualified) visit(target, scope);
+        const targetKnown = qualified ? null : visit(target, scope);
         const args = k.value.args.map((a) => visit(a, scope));
         if (issue) return null;
         if (fn === '_?._') {
@@ -136,17 +173,21 @@ export function checkRule(
           if (left && right && left !== right && !numericOrdering)
             return fail(at(e), `found no matching overload for '${fn}' applied to '(${left}, ${right})'`);
         }
-        return null;
+        return callResult(fn, targetKnown, args, k.value.args);
+      }
+      case 'constExpr': {
+        const scalar = literalType(e);
+        return scalar ? { scalar } : null;
       }
       case 'listExpr':
         k.value.elements.forEach((x) => visit(x, scope));
-        return null;
+        return { built: 'list' };
       case 'structExpr':
         k.value.entries.forEach((entry) => {
           if (entry.keyKind.case === 'mapKey') visit(entry.keyKind.value, scope);
           visit(entry.value, scope);
         });
-        return null;
+        return k.value.messageName ? null : { built: 'map' };
       case 'comprehensionExpr': {
         const c = k.value;
         const range = visit(c.iterRange, scope);
@@ -156,9 +197,9 @@ export function checkRule(
         // a list's loop variables are its index and element, a map's its key and value; one variable is the element or key
         const key: Known = list ? { scalar: 'int' } : values ? { scalar: 'string' } : null;
         const value: Known = values ? { schema: values } : null;
-        visit(c.accuInit, scope);
         const inner = new Map(scope);
-        inner.set(c.accuVar, null);
+        // the accumulator keeps its initial value's type (all/exists: bool, existsOne: int, map/filter: a list)
+        inner.set(c.accuVar, visit(c.accuInit, scope));
         if (c.iterVar2) {
           inner.set(c.iterVar, key);
           inner.set(c.iterVar2, value);
@@ -167,8 +208,7 @@ export function checkRule(
         }
         visit(c.loopCondition, inner);
         visit(c.loopStep, inner);
-        visit(c.result, inner);
-        return null;
+        return visit(c.result, inner);
       }
       default:
         return null;
@@ -179,6 +219,6 @@ export function checkRule(
     // with optionalOldSelf, oldSelf is an optional, whose fields the checker does not know
     ['oldSelf', optionalOldSelf ? null : { schema: self }],
   ]);
-  visit(expr, scope);
-  return issue;
+  const result = visit(expr, scope);
+  return { issue, resultType: issue ? null : resultTypeOf(result) };
 }

@@ -277,6 +277,41 @@ describe("rules checked against the schema when the CRD is written, as kube's co
   });
 });
 
+test("result types: a rule that does not evaluate to a bool is refused, and calls', indexing's and loops' results are typed for operators (kube's compileRule and checker)", () => {
+  const schema: JSONSchemaProps = {
+    type: 'object',
+    'x-kubernetes-validations': [
+      // accepted: bool results, and results the checker does not know
+      { rule: "self.all(k, k != '') && self.tags.exists_one(t, t == 'a') && size(self.name) > 0 && (self.name.startsWith('a') ? true : has(self.count))" },
+      { rule: 'self.?count.orValue(0) > 1 || self.tags.map(t, t.size()).all(n, n > 0)' },
+      // refused
+      { rule: 'self.name' },
+      { rule: 'self.count + 1' },
+      { rule: 'self.tags.map(t, t)' },
+      { rule: 'self.port' },
+      { rule: "self.name.size() == 'a'" },
+      { rule: 'self.tags[0] == 1' },
+      { rule: "self.tags.filter(t, t != '').size() + 'x' == 1" },
+    ],
+    properties: {
+      name: { type: 'string' },
+      count: { type: 'integer' },
+      tags: { type: 'array', items: { type: 'string' } },
+      port: { 'x-kubernetes-int-or-string': true },
+    },
+  };
+  expect(celRuleErrors(schema, 's').map((e) => `${e.field}: ${e.detail?.replace(/\n[^]*/, '').replace(/:1:\d+: found/, ':1:_: found')}`)).toEqual([
+    's.x-kubernetes-validations[2].rule: cel expression must evaluate to a bool',
+    's.x-kubernetes-validations[3].rule: cel expression must evaluate to a bool',
+    's.x-kubernetes-validations[4].rule: cel expression must evaluate to a bool',
+    // int-or-string is dyn, which is not bool either
+    's.x-kubernetes-validations[5].rule: cel expression must evaluate to a bool',
+    "s.x-kubernetes-validations[6].rule: compilation failed: ERROR: <input>:1:_: found no matching overload for '_==_' applied to '(int, string)'",
+    "s.x-kubernetes-validations[7].rule: compilation failed: ERROR: <input>:1:_: found no matching overload for '_==_' applied to '(string, int)'",
+    "s.x-kubernetes-validations[8].rule: compilation failed: ERROR: <input>:1:_: found no matching overload for '_+_' applied to '(int, string)'",
+  ]);
+});
+
 test('optional syntax and two-variable comprehensions are checked against the schema: fields, loop variables typed (index and element, key and value)', () => {
   const schema: JSONSchemaProps = {
     type: 'object',

@@ -83,7 +83,7 @@ export function celRuleErrors(schema: JSONSchemaProps, path: string): FieldError
         return;
       }
       const positions = (parsed.sourceInfo?.positions ?? {}) as Record<string, number>;
-      const issue = checkRule(parsed.expr, positions, s, s === schema, declaredFunction, r.optionalOldSelf === true);
+      const { issue, resultType } = checkRule(parsed.expr, positions, s, s === schema, declaredFunction, r.optionalOldSelf === true);
       const badPattern = invalidMatchesLiteral(parsed.expr);
       const programError = constantPatternError(parsed.expr);
       if (issue !== null) {
@@ -96,6 +96,9 @@ export function celRuleErrors(schema: JSONSchemaProps, path: string): FieldError
             `compilation failed: ${celErrorText(r.rule, positions[String(badPattern)] ?? 0, 'invalid matches argument')}`,
           ),
         );
+      } else if (resultType !== null && resultType !== 'bool') {
+        // compileRule: a rule whose checked type is not bool (dyn included) is refused after compiling
+        errs.push(field.invalid(`${rulePath}.rule`, ruleValue(r), 'cel expression must evaluate to a bool'));
       } else if (programError !== null) {
         errs.push(field.invalid(`${rulePath}.rule`, ruleValue(r), `program instantiation failed: ${programError}`));
       }

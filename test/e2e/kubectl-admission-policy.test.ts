@@ -70,6 +70,63 @@ spec:
   expect((await k('create', 'deployment', 'web', '--image=nginx:1.27')).code).toBe(0);
 });
 
+test("runtime cost budgets: a policy's validations past RuntimeCELCostBudget, a webhook's matchConditions past their own, follow the failurePolicy", async () => {
+  // each costs cel-go's ceil((100,000 + 1) * 0.1) * ceil(256 * 0.25) = 640,064 (under the per-call 1,000,000):
+  // 16 of them spend 10,241,024, past the policy's 10,000,000; 4 past matchConditions' 2,500,000
+  const costly = `"object.data.k.matches('^[a-z]*$|${'q'.repeat(247)}')"`;
+  const policy = (failurePolicy: string) => `
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: costly}
+spec:
+  failurePolicy: ${failurePolicy}
+  matchConstraints:
+    resourceRules: [{apiGroups: [""], apiVersions: [v1], operations: [CREATE], resources: [configmaps]}]
+    objectSelector: {matchLabels: {budget: policy}}
+  validations:
+${Array.from({ length: 16 }, () => `  - expression: ${costly}`).join('\n')}
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata: {name: costly}
+spec: {policyName: costly, validationActions: [Deny]}
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingWebhookConfiguration
+metadata: {name: costly}
+webhooks:
+- name: costly.kapi.test
+  clientConfig: {url: "https://127.0.0.1:9/never-called"}
+  rules: [{apiGroups: [""], apiVersions: [v1], operations: [CREATE], resources: [configmaps]}]
+  objectSelector: {matchLabels: {budget: webhook}}
+  matchConditions:
+${Array.from({ length: 4 }, (_, i) => `  - {name: c${i}, expression: ${costly}}`).join('\n')}
+  failurePolicy: Fail
+  sideEffects: None
+  admissionReviewVersions: [v1]
+`;
+  expect((await k$(policy('Fail'), 'apply', '-f', '-')).stderr).toBe('');
+  const configMap = (name: string, budget: string) =>
+    k$(`apiVersion: v1\nkind: ConfigMap\nmetadata: {name: ${name}, labels: {budget: ${budget}}}\ndata: {k: ${'a'.repeat(100_000)}}\n`, 'create', '-f', '-');
+  const outOfBudget = 'validation failed due to running out of cost budget, no further validation rules will be run';
+  expect(await eventuallyRefused(() => configMap('budget-p', 'policy'))).toContain(
+    // a denial without a reason is 422 Invalid with the message as its cause, which kubectl prints so
+    `The configmaps "budget-p" is invalid: : ValidatingAdmissionPolicy 'costly' with binding 'costly' denied request: ${outOfBudget}`,
+  );
+  expect(await eventuallyRefused(() => configMap('budget-w', 'webhook'))).toContain(`configmaps "budget-w" is forbidden: ${outOfBudget}`);
+  // under failurePolicy Ignore the exhausted budget admits
+  expect((await k$(policy('Ignore'), 'apply', '-f', '-')).stderr).toBe('');
+  const deadline = Date.now() + 20_000;
+  let admitted = await configMap('budget-p', 'policy');
+  while (admitted.code !== 0 && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 200));
+    admitted = await configMap('budget-p', 'policy');
+  }
+  expect(admitted.stdout.trim()).toBe('configmap/budget-p created');
+  expect((await k('delete', 'validatingwebhookconfiguration', 'costly')).code).toBe(0);
+  expect((await k('delete', 'validatingadmissionpolicybinding', 'costly')).code).toBe(0);
+});
+
 describe("Gateway API's standard install bundle", () => {
   test('kubectl apply --server-side creates its CRDs, the safe-upgrades policy and its binding', async () => {
     const res = await k('apply', '--server-side', '-f', BUNDLE);

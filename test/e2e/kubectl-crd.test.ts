@@ -156,13 +156,18 @@ metadata:
 spec: {${fields}}
 `;
 
-test('CEL rules: a CRD whose rule reads a field its schema lacks is refused as kube refuses it', async () => {
-  const refused = await kubectl(kapi.url, ['apply', '-f', '-'], gadgets('', '            x-kubernetes-validations: [{rule: "self.sise <= 10"}]'));
-  expect(refused.code).not.toBe(0);
-  expect(refused.stderr).toContain(
-    // kube names the path spec.validation.openAPIV3Schema (one schema for every version); kapi spec.versions[0].schema.openAPIV3Schema
-    'openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule: Invalid value: apiextensions.ValidationRule{Rule:"self.sise <= 10", Message:"", MessageExpression:"", Reason:(*apiextensions.FieldValueErrorReason)(nil), FieldPath:"", OptionalOldSelf:(*bool)(nil)}: compilation failed: ERROR: <input>:1:5: undefined field \'sise\'',
+test('CEL rules: a CRD whose rule reads a field its schema lacks, or does not evaluate to a bool, is refused as kube refuses it', async () => {
+  const refused = await kubectl(
+    kapi.url,
+    ['apply', '-f', '-'],
+    gadgets('', '            x-kubernetes-validations: [{rule: "self.sise <= 10"}, {rule: "self.size + 1"}]'),
   );
+  expect(refused.code).not.toBe(0);
+  const rule = (i: number, text: string) =>
+    `openAPIV3Schema.properties[spec].x-kubernetes-validations[${i}].rule: Invalid value: apiextensions.ValidationRule{Rule:${JSON.stringify(text)}, Message:"", MessageExpression:"", Reason:(*apiextensions.FieldValueErrorReason)(nil), FieldPath:"", OptionalOldSelf:(*bool)(nil)}: `;
+  // kube names the path spec.validation.openAPIV3Schema (one schema for every version); kapi spec.versions[0].schema.openAPIV3Schema
+  expect(refused.stderr).toContain(`${rule(0, 'self.sise <= 10')}compilation failed: ERROR: <input>:1:5: undefined field 'sise'`);
+  expect(refused.stderr).toContain(`${rule(1, 'self.size + 1')}cel expression must evaluate to a bool`);
 });
 
 test('CEL rules: a rule whose evaluation fails refuses the object; formats are typed', async () => {
@@ -321,6 +326,70 @@ test('CEL rules: optional syntax and two-variable comprehensions, accepted in a 
   const many = await doodad('z3', 'labels: {x-a: "1", x-b: "2", x-c: "3"}');
   expect(many.stderr).toContain('The Doodad "z3" is invalid: spec.labels: Invalid value: "object": too many x- labels');
   expect((await k('delete', 'crd', 'doodads.example.com')).code).toBe(0);
+});
+
+const sprockets = (refused: boolean) => `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: sprockets.example.com
+spec:
+  group: example.com
+  scope: Namespaced
+  names: {plural: sprockets, singular: sprocket, kind: Sprocket}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              items:
+                type: array
+                items:
+                  type: object
+                  properties: {max: {type: integer}, size: {type: integer}}
+                  x-kubernetes-validations: [{rule: "self.?max.orValue(100) >= self.?size.orValue(0)", message: "size over max"}]
+              tags:
+                type: array
+                items: {type: string}
+                x-kubernetes-validations: [{rule: "${refused ? "self.all(i, t, t.contains('gpu'))" : 'self.all(i, t, i < 100)'}"}]
+              config:
+                type: object
+                properties: {attempts: {type: integer}}
+                x-kubernetes-validations:
+                - rule: "self.attempts >= 0"
+                  ${refused ? `messageExpression: "'invalid attempts: ' + string(self.attempts)"` : 'message: "invalid attempts"'}
+`;
+
+test('CEL cost estimates of rules in the optional syntax and two-variable comprehensions, and of string() of a number, as kube makes them', async () => {
+  const hint = '(try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)';
+  const props = 'spec.versions[0].schema.openAPIV3Schema.properties[spec].properties';
+  const refused = await kubectl(kapi.url, ['apply', '-f', '-'], sprockets(true));
+  expect(refused.code).not.toBe(0);
+  // each of ~1M unbounded tags traversed in full by the two-variable all()
+  expect(refused.stderr).toContain(
+    `${props}[tags].x-kubernetes-validations[0].rule: Forbidden: estimated rule cost exceeds budget by factor of more than 100x ${hint}`,
+  );
+  // kube's issue 124234: a number's string() has no size bound, so the concatenation's cost has none
+  expect(refused.stderr).toContain(
+    `${props}[config].x-kubernetes-validations[0].messageExpression: Forbidden: estimated messageExpression cost exceeds budget by factor of more than 100x ${hint}`,
+  );
+  // 7 per item, optional values typed as their fields, times the 1,048,576 items that fit in 3 MiB: under the limit
+  expect(refused.stderr).not.toContain(`${props}[items].items.x-kubernetes-validations[0].rule: Forbidden: estimated`);
+  const accepted = await kubectl(kapi.url, ['apply', '-f', '-'], sprockets(false));
+  expect(accepted.stdout.trim()).toBe('customresourcedefinition.apiextensions.k8s.io/sprockets.example.com created');
+  await k('wait', '--for', 'condition=established', '--timeout=20s', 'crd/sprockets.example.com');
+  const sprocket = await kubectl(
+    kapi.url,
+    ['apply', '-f', '-'],
+    'apiVersion: example.com/v1\nkind: Sprocket\nmetadata: {name: s1}\nspec: {items: [{size: 2}, {max: 1, size: 2}]}\n',
+  );
+  expect(sprocket.stderr).toContain('The Sprocket "s1" is invalid: spec.items[1]: Invalid value: "object": size over max');
+  expect((await k('delete', 'crd', 'sprockets.example.com')).code).toBe(0);
 });
 
 test('kubectl delete crd removes its resources and stops serving them', async () => {

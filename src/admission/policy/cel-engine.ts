@@ -98,16 +98,21 @@ export function compileExpression(source: string, variables: readonly string[], 
   const badPattern = invalidMatchesLiteral(parsed.expr);
   if (badPattern !== null) throw new CelCompileError(celErrorText(source, positionOf(parsed, badPattern), 'invalid matches argument'));
   const program = planExpression(ENV, parsed, options.objectConstruction ? (copy) => constructionsAsMaps(copy.expr) : undefined);
-  const run = (vars: Record<string, unknown>): CelResult => {
+  const measure = (vars: Record<string, unknown>): { result: CelResult; cost: number } => {
     const evaluation = program.run(vars);
-    return evaluation.exceeded ? celError(COST_LIMIT_EXCEEDED) : evaluation.result;
+    return { result: evaluation.exceeded ? celError(COST_LIMIT_EXCEEDED) : evaluation.result, cost: evaluation.cost };
   };
-  return { source, parsed, run: (vars, authorize) => withAuthorizer(authorize, () => run(vars)) };
+  return {
+    source,
+    parsed,
+    run: (vars, authorize) => withAuthorizer(authorize, () => measure(vars).result),
+    measure: (vars, authorize) => withAuthorizer(authorize, () => measure(vars)),
+  };
 }
 
 /** An expression that could not be compiled: every evaluation is an error saying why. */
 export function failingExpression(source: string, message: string): CompiledExpression {
-  return { source, parsed: parse('null'), run: () => celError(message) };
+  return { source, parsed: parse('null'), run: () => celError(message), measure: () => ({ result: celError(message), cost: 0 }) };
 }
 
 /** A CEL result as JSON (audit annotation values, messages). */

@@ -11,11 +11,12 @@ export interface CompileOptions {
   objectConstruction?: boolean;
 }
 
-/** A compiled expression: `run` evaluates it against variables already converted to CEL values. */
+/** A compiled expression: `run` evaluates it against variables already converted to CEL values; `measure` also says what that cost. */
 export interface CompiledExpression {
   source: string;
   parsed: ParsedExpr;
   run(vars: Record<string, unknown>, authorize: AuthorizeFn | null): CelResult;
+  measure(vars: Record<string, unknown>, authorize: AuthorizeFn | null): { result: CelResult; cost: number };
 }
 
 export { CelCompileError, celErrorText } from '../../cel/compile-error';

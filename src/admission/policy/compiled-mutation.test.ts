@@ -60,4 +60,23 @@ describe('invokeMutatingPolicy', () => {
     ).toThrow(MutationError);
     expect(policy([jsonPatch('[JSONPatch{op: "add", path: nope}]')]).configurationError).toContain("undeclared reference to 'nope'");
   });
+
+  test("each mutation has RuntimeCELCostBudget of its own, which the variables it reads first spend (dispatchOne's patcher budget)", () => {
+    // each variable costs cel-go's ceil((100,000 + 1) * 0.1) * ceil(256 * 0.25) = 640,064 and more: 16 read by one mutation pass 10,000,000
+    const costly = `object.data.k.matches('^[a-z]*$|${'q'.repeat(247)}')`;
+    const variables = Array.from({ length: 16 }, (_, i) => ({ name: `v${i}`, expression: costly }));
+    const reads = (from: number, to: number) =>
+      variables
+        .slice(from, to)
+        .map((v) => `variables.${v.name}`)
+        .join(' && ');
+    const mutation = (condition: string) => jsonPatch(`${condition} ? [JSONPatch{op: "add", path: "/metadata/labels", value: {"ok": "1"}}] : []`);
+    const object = { metadata: { name: 'x' }, data: { k: 'a'.repeat(100_000) } };
+    const spec = (mutations: unknown[]) => compileMutatingPolicy({ metadata: { name: 'p' }, spec: { variables, mutations } });
+    // 8 and 8 variables across two mutations: each within its own budget
+    expect(invokeMutatingPolicy(spec([mutation(reads(0, 8)), mutation(reads(8, 16))]), object, vars, null, null)?.metadata.labels).toEqual({ ok: '1' });
+    expect(() => invokeMutatingPolicy(spec([mutation(reads(0, 16))]), object, vars, null, null)).toThrow(
+      new MutationError('validation failed due to running out of cost budget, no further validation rules will be run'),
+    );
+  });
 });

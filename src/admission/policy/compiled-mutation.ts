@@ -1,3 +1,4 @@
+import type { CelResult } from '@bufbuild/cel';
 import { applyPatch, JsonPatchError, type Operation } from 'fast-json-patch';
 import { objectOf, objectsIn, stringOf as str } from '../../api/json-read';
 import { isPlainObject, type KubeObject } from '../../api/types';
@@ -6,6 +7,8 @@ import type { ObjectNode } from '../../schema/typed-schema';
 import type { AuthorizeFn } from './authorizer-library';
 import { CelCompileError, compileExpression, evaluationError, fromCel, isCelError, type CompiledExpression } from './cel';
 import { policyVariableNames, type FailurePolicy } from './compiled-policy';
+import { CompositedVariables } from './composited-variables';
+import { CostBudget, CostBudgetExceeded } from './cost-budget';
 import { matchConditionsOutcome } from './match-conditions';
 
 /**
@@ -119,15 +122,17 @@ export function invokeMutatingPolicy(
   const match = matchConditionsOutcome(policy.matchConditions, policy.failurePolicy, vars, authorize);
   if (match.error !== null) throw new MutationError(match.error);
   if (!match.matches) return null;
-  // Composited variables, evaluated once per invocation; a later one may read an earlier one.
-  const variables = new Map<string, unknown>();
-  for (const v of policy.variables) {
-    const value = v.expression.run({ ...vars, variables }, authorize);
-    if (!isCelError(value)) variables.set(v.name, value);
-  }
+  // Composited variables, evaluated once per invocation when first read; each mutation has a cost budget of its own (dispatchOne).
+  const variables = new CompositedVariables(policy.variables, vars, authorize);
   let current = object;
   for (const mutation of policy.mutations) {
-    const result = mutation.expression.run({ ...variablesFor(current), variables }, authorize);
+    let result: CelResult;
+    try {
+      result = new CostBudget().evaluate(mutation.expression, { ...variablesFor(current), variables: variables.values }, authorize, variables);
+    } catch (err) {
+      if (err instanceof CostBudgetExceeded) throw new MutationError(err.message);
+      throw err;
+    }
     if (isCelError(result)) throw new MutationError(evaluationError(mutation.expression.source, result));
     if (mutation.patchType === 'JSONPatch') {
       current = applyOperations(current, jsonPatchOperations(result));

@@ -61,4 +61,57 @@ describe('evaluatePolicy', () => {
   test('a policy whose expressions do not compile is a configuration error', () => {
     expect(compilePolicy(policy({ validations: [{ expression: 'object.a ==' }] })).configurationError).toMatch(/^compilation failed: ERROR: <input>:1:/);
   });
+
+  describe("cost budgets (kube's RuntimeCELCostBudget per evaluation, RuntimeCELCostBudgetMatchConditions)", () => {
+    // a regex call costs cel-go's ceil((100,000 + 1) * 0.1) * ceil(256 * 0.25) = 640,064, plus 4 for object.data.k and the call
+    const data = { k: 'a'.repeat(100_000) };
+    const pattern = `^[a-z]*$|${'q'.repeat(247)}`;
+    const costly = `object.data.k.matches('${pattern}')`;
+    const many = (n: number, expression = costly) => Array.from({ length: n }, () => ({ expression }));
+    const outOfBudget = 'validation failed due to running out of cost budget, no further validation rules will be run';
+
+    test('the validations share 10,000,000: 15 costly ones pass, 16 are one error under the failure policy', () => {
+      expect(evaluatePolicy(compilePolicy(policy({ validations: many(15) })), vars({ data }), null).decisions).toEqual([]);
+      const over = { validations: [{ expression: 'false' }, ...many(16)] };
+      expect(evaluatePolicy(compilePolicy(policy(over)), vars({ data }), null).decisions).toEqual([
+        { action: 'deny', message: outOfBudget, reason: '', index: 0 },
+      ]);
+      expect(evaluatePolicy(compilePolicy(policy({ ...over, failurePolicy: 'Ignore' })), vars({ data }), null).decisions).toEqual([
+        { action: 'admit', message: outOfBudget, reason: '', index: 0 },
+      ]);
+    });
+
+    test('messageExpressions all run, with what the validations left; past it, every validation that did not err is that error', () => {
+      const validations = [
+        ...many(14),
+        { expression: 'object.nope', messageExpression: `${costly} ? 'm' : 'n'` },
+        { expression: 'true', messageExpression: `${costly} ? 'm' : 'n'` },
+      ];
+      const decisions = evaluatePolicy(compilePolicy(policy({ validations })), vars({ data }), null).decisions;
+      expect(decisions.map((d) => d.message.replace(/ resulted in error: .*/, ''))).toEqual([
+        ...Array.from({ length: 14 }, () => `failed messageExpression: ${outOfBudget}`),
+        "expression 'object.nope'",
+        `failed messageExpression: ${outOfBudget}`,
+      ]);
+    });
+
+    test('a variable is evaluated and charged once, by the first expression reading it; one no expression reads costs nothing', () => {
+      const variables = [
+        { name: 'costly', expression: costly },
+        { name: 'unread', expression: costly },
+      ];
+      const compiled = compilePolicy(policy({ variables, validations: [...many(14), ...many(16, 'variables.costly')] }));
+      expect(evaluatePolicy(compiled, vars({ data }), null).decisions).toEqual([]);
+      const twice = compilePolicy(policy({ variables, validations: [...many(15), { expression: 'variables.costly' }] }));
+      expect(evaluatePolicy(twice, vars({ data }), null).decisions).toEqual([{ action: 'deny', message: outOfBudget, reason: '', index: 0 }]);
+    });
+
+    test('matchConditions share 2,500,000, and all run before any is read: a false one does not save an over-budget set', () => {
+      const conditions = (n: number) => [{ name: 'no', expression: 'false' }, ...Array.from({ length: n }, (_, i) => ({ name: `c${i}`, expression: costly }))];
+      const spec = (n: number, failurePolicy = 'Fail') => policy({ failurePolicy, matchConditions: conditions(n), validations: [{ expression: 'false' }] });
+      expect(evaluatePolicy(compilePolicy(spec(3)), vars({ data }), null).decisions).toEqual([]);
+      expect(evaluatePolicy(compilePolicy(spec(4)), vars({ data }), null).decisions).toEqual([{ action: 'deny', message: outOfBudget, reason: '', index: 0 }]);
+      expect(evaluatePolicy(compilePolicy(spec(4, 'Ignore')), vars({ data }), null).decisions).toEqual([]);
+    });
+  });
 });

@@ -1,7 +1,10 @@
+import type { CelResult } from '@bufbuild/cel';
 import { objectOf, objectsIn, stringOf as str } from '../../api/json-read';
 import type { KubeObject } from '../../api/types';
 import type { AuthorizeFn } from './authorizer-library';
 import { CelCompileError, compileExpression, evaluationError, fromCel, isCelError, type CompiledExpression } from './cel';
+import { CompositedVariables } from './composited-variables';
+import { CostBudget, CostBudgetExceeded } from './cost-budget';
 import { matchConditionsOutcome, type MatchOutcome } from './match-conditions';
 
 /**
@@ -87,51 +90,72 @@ export function compilePolicy(policy: KubeObject): CompiledPolicy {
 }
 
 /** The message of a failed validation (validator.Validate): messageExpression's string, else message, else the expression. */
-function failureMessage(v: Validation, vars: Record<string, unknown>, authorize: AuthorizeFn | null): string {
-  if (v.messageExpression) {
-    const result = v.messageExpression.run(vars, authorize);
-    if (typeof result === 'string' && result.trim() !== '' && !result.includes('\n')) return result.trim();
-  }
+function failureMessage(v: Validation, custom: CelResult | undefined): string {
+  if (typeof custom === 'string' && custom.trim() !== '' && !custom.includes('\n')) return custom.trim();
   if (v.message) return v.message;
   return `failed expression: ${v.expression.source.trim()}`;
 }
 
+/** A result that is one error decision: what validator.Validate returns when a filter runs out of budget. */
+function failed(action: PolicyDecision['action'], message: string): PolicyResult {
+  return { decisions: [{ action, message, reason: '', index: 0 }], auditAnnotations: new Map() };
+}
+
+/** What `each` returns, or the CostBudgetExceeded it threw. */
+function withinBudget<T>(each: () => T): T | CostBudgetExceeded {
+  try {
+    return each();
+  } catch (err) {
+    if (err instanceof CostBudgetExceeded) return err;
+    throw err;
+  }
+}
+
 /**
  * Evaluates a policy for one request with one param (or none): `vars` holds object, oldObject,
- * request, params, namespaceObject and authorizer as CEL values.
+ * request, params, namespaceObject and authorizer as CEL values. The validations share one cost
+ * budget, then every messageExpression runs with what they left; the audit annotations have a
+ * budget of their own. Running out of either is one error decision (under the failurePolicy).
  */
 export function evaluatePolicy(policy: CompiledPolicy, vars: Record<string, unknown>, authorize: AuthorizeFn | null): PolicyResult {
   const result: PolicyResult = { decisions: [], auditAnnotations: new Map() };
   const onError = policy.failurePolicy === 'Fail' ? 'deny' : 'admit';
   const match: MatchOutcome = matchConditionsOutcome(policy.matchConditions, policy.failurePolicy, vars, authorize);
-  if (match.error !== null) {
-    result.decisions.push({ action: onError, message: match.error, reason: '', index: 0 });
-    return result;
-  }
+  if (match.error !== null) return failed(onError, match.error);
   if (!match.matches) return result;
-  // Composited variables, in order; a later one may read an earlier one.
-  const variables = new Map<string, unknown>();
-  const scope = { ...vars, variables };
-  for (const v of policy.variables) {
-    const value = v.expression.run(scope, authorize);
-    if (!isCelError(value)) variables.set(v.name, value);
-  }
+  const variables = new CompositedVariables(policy.variables, vars, authorize);
+  const scope = { ...vars, variables: variables.values };
+  const budget = new CostBudget();
+  const values = withinBudget(() => policy.validations.map((v) => budget.evaluate(v.expression, scope, authorize, variables)));
+  if (values instanceof CostBudgetExceeded) return failed(onError, values.message);
+  const messages: (CelResult | undefined)[] = [];
+  const messagesSpent = withinBudget(() =>
+    policy.validations.forEach((v, i) => {
+      if (v.messageExpression) messages[i] = budget.evaluate(v.messageExpression, scope, authorize, variables);
+    }),
+  );
   policy.validations.forEach((v, index) => {
-    const value = v.expression.run(scope, authorize);
+    const value = values[index];
     if (isCelError(value)) {
       result.decisions.push({ action: onError, message: evaluationError(v.expression.source, value), reason: '', index });
+    } else if (messagesSpent instanceof CostBudgetExceeded) {
+      // kube: every validation that did not err becomes the messageExpressions' error
+      result.decisions.push({ action: onError, message: `failed messageExpression: ${messagesSpent.message}`, reason: '', index });
     } else if (value !== true) {
-      result.decisions.push({ action: 'deny', message: failureMessage(v, scope, authorize), reason: v.reason || 'Invalid', index });
+      result.decisions.push({ action: 'deny', message: failureMessage(v, messages[index]), reason: v.reason || 'Invalid', index });
     }
   });
-  for (const a of policy.auditAnnotations) {
-    const value = a.expression.run(scope, authorize);
+  const auditBudget = new CostBudget();
+  const annotations = withinBudget(() => policy.auditAnnotations.map((a) => auditBudget.evaluate(a.expression, scope, authorize, variables)));
+  if (annotations instanceof CostBudgetExceeded) return failed(onError, annotations.message);
+  policy.auditAnnotations.forEach((a, i) => {
+    const value = annotations[i];
     if (isCelError(value)) {
       if (onError === 'deny') result.decisions.push({ action: 'deny', message: evaluationError(a.expression.source, value), reason: '', index: 0 });
-      continue;
+      return;
     }
     const text = fromCel(value);
     if (typeof text === 'string') result.auditAnnotations.set(a.key, text.slice(0, MAX_AUDIT_VALUE));
-  }
+  });
   return result;
 }

@@ -1,6 +1,8 @@
+import type { CelResult } from '@bufbuild/cel';
 import { aggregateMessage } from '../../api/field-errors';
 import type { AuthorizeFn } from './authorizer-library';
 import { evaluationError, isCelError, type CompiledExpression } from './cel';
+import { CostBudget, CostBudgetExceeded, RUNTIME_CEL_COST_BUDGET_MATCH_CONDITIONS } from './cost-budget';
 
 export interface MatchOutcome {
   matches: boolean;
@@ -10,7 +12,8 @@ export interface MatchOutcome {
 
 /**
  * matchconditions.Matcher.Match: a condition that is false skips the webhook or policy, whatever
- * else errs; otherwise errors are a refusal under failurePolicy Fail and a skip under Ignore.
+ * else errs; otherwise errors, or the conditions spending more than their budget together, are
+ * a refusal under failurePolicy Fail and a skip under Ignore.
  */
 export function matchConditionsOutcome(
   conditions: readonly { name: string; expression: CompiledExpression }[],
@@ -18,9 +21,18 @@ export function matchConditionsOutcome(
   vars: Record<string, unknown>,
   authorize: AuthorizeFn | null,
 ): MatchOutcome {
+  // every condition runs before any result counts, within one budget (matcher.Match's filter.ForInput)
+  const budget = new CostBudget(RUNTIME_CEL_COST_BUDGET_MATCH_CONDITIONS);
+  let values: CelResult[];
+  try {
+    values = conditions.map((c) => budget.evaluate(c.expression, vars, authorize));
+  } catch (err) {
+    if (!(err instanceof CostBudgetExceeded)) throw err;
+    return { matches: false, error: failurePolicy === 'Fail' ? err.message : null };
+  }
   const errors: string[] = [];
-  for (const c of conditions) {
-    const value = c.expression.run(vars, authorize);
+  for (const [i, c] of conditions.entries()) {
+    const value = values[i];
     if (isCelError(value) || typeof value !== 'boolean') {
       errors.push(isCelError(value) ? evaluationError(c.expression.source, value) : `expression '${c.expression.source}' resulted in a non-boolean value`);
       continue;
