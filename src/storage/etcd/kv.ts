@@ -1,3 +1,5 @@
+import type { CreateBatch } from './create-batch';
+
 /** The narrow view of etcd that storage needs: a handful of shapes, nothing else. */
 
 export interface KeyValue {
@@ -59,6 +61,8 @@ export interface KvCallOptions {
 /** A write's options: its call's, and the etcd lease (a decimal ID) the key is attached to, so etcd removes it when the lease expires. */
 export interface KvWriteOptions extends KvCallOptions {
   lease?: string;
+  /** A create may share a transaction with the batch's others (CreateBatch); writes with a lease never do. */
+  batch?: CreateBatch;
 }
 
 export interface KV {
