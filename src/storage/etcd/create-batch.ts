@@ -1,17 +1,4 @@
-import type { WriteResult } from './kv';
-
-/** A create waiting for its batch's transaction. */
-export interface BatchedCreate {
-  key: string;
-  value: Buffer;
-  resolve(result: WriteResult): void;
-  reject(err: unknown): void;
-}
-
-/** A KV that can write a batch's creates together (Etcd3Kv). */
-export interface BatchWriter {
-  createBatched(creates: BatchedCreate[]): Promise<void>;
-}
+import type { BatchedCreate, BatchWriter, KvCreateBatch, WriteResult } from './kv';
 
 /**
  * Creates a caller lets share etcd transactions, and so revisions: the start's bootstrap objects,
@@ -19,7 +6,7 @@ export interface BatchWriter {
  * event loop go out together; each resolves as it would alone (a key that exists fails only its
  * own create). Only for the server's own writes: a batched create does not follow a signal.
  */
-export class CreateBatch {
+export class CreateBatch implements KvCreateBatch {
   private readonly pending = new Map<BatchWriter, BatchedCreate[]>();
 
   join(writer: BatchWriter, key: string, value: Buffer): Promise<WriteResult> {

@@ -1,11 +1,25 @@
 import { noop } from 'cockatiel';
 import { sleep, systemClock, type Clock } from '../../api/clock';
 import { Etcd3, type IKeyValue, type IResponseOp, type IWatchResponse } from 'etcd3';
-import type { KeyValue, KV, KvCallOptions, KvEvent, KvStatus, KvWatch, KvWatchHandlers, KvWriteOptions, RangeOptions, RangeResult, WriteResult } from './kv';
+import type {
+  BatchedCreate,
+  BatchWriter,
+  KeyValue,
+  KV,
+  KvCallOptions,
+  KvEvent,
+  KvStatus,
+  KvWatch,
+  KvWatchHandlers,
+  KvWriteOptions,
+  RangeOptions,
+  RangeResult,
+  WriteResult,
+} from './kv';
 import { StorageError } from '../storage-error';
 import { classifyEtcdError, storageErrorFor, type EtcdFailure } from './etcd-call-error';
 import { FaultLog, type FaultLogSink } from '../fault-log';
-import { transactionsOf, type BatchedCreate, type BatchWriter } from './create-batch';
+import { transactionsOf } from './create-batch';
 
 /** etcd's default --max-request-bytes (1.5 MiB). */
 export const ETCD_DEFAULT_MAX_REQUEST_BYTES = 1.5 * 1024 * 1024;
