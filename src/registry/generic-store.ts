@@ -397,7 +397,12 @@ export class GenericStore {
         await slice();
         const record = await storageVersionOf(this.def, obj, ctx.signal);
         const created = await this.toServed(
-          await this.storage.create(this.key(namespace, name), record, { dryRun: opts.dryRun, signal: ctx.signal, ttlSeconds: this.ttlSeconds }),
+          await this.storage.create(this.key(namespace, name), record, {
+            dryRun: opts.dryRun,
+            signal: ctx.signal,
+            ttlSeconds: this.ttlSeconds,
+            batch: opts.batch,
+          }),
           ctx.signal,
         );
         stored = true;

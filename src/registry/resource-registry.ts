@@ -16,6 +16,8 @@ export class ResourceRegistry {
   private readonly stores = new Map<string, RestStore>();
   /** stored() is read on every etcd call (metrics) and controller pass; it changes only with add and remove. */
   private storedCache: readonly GenericStore[] | null = null;
+  /** stored() by each store's key root, for storeOfKey. */
+  private storedByRoot: Map<string, GenericStore> | null = null;
   /** Grows with every add and remove: what is derived from the served set is valid while it stays. */
   private servedGeneration = 0;
 
@@ -31,12 +33,14 @@ export class ResourceRegistry {
     const { group, version, resource } = store.def;
     this.stores.set(ResourceRegistry.key(group, version, resource), store);
     this.storedCache = null;
+    this.storedByRoot = null;
     this.servedGeneration++;
   }
 
   remove(def: Pick<ResourceDefinition, 'group' | 'version' | 'resource'>): void {
     this.stores.delete(ResourceRegistry.key(def.group, def.version, def.resource));
     this.storedCache = null;
+    this.storedByRoot = null;
     this.servedGeneration++;
   }
 
@@ -57,6 +61,17 @@ export class ResourceRegistry {
       return true;
     });
     return this.storedCache;
+  }
+
+  /**
+   * The stored resource whose key range holds an etcd key: the longest root that is a prefix of the
+   * key ending at one of its slashes. Every etcd call's metrics are labelled by it.
+   */
+  storeOfKey(key: string): GenericStore | undefined {
+    const byRoot = (this.storedByRoot ??= new Map(this.stored().map((s) => [s.prefix(''), s])));
+    let found: GenericStore | undefined;
+    for (let slash = key.indexOf('/', 1); slash >= 0; slash = key.indexOf('/', slash + 1)) found = byRoot.get(key.slice(0, slash + 1)) ?? found;
+    return found;
   }
 
   /** Group-versions in registration order, each with its stores. */

@@ -7,6 +7,7 @@ import type { UserInfo } from '../auth/user';
 import type { ObjectNode } from '../schema/typed-schema';
 import type { FeatureGates } from '../server/feature-gates';
 import type { ListOptions, Preconditions, ReadConsistency, WatchItem, WatchOptions } from '../storage/interfaces';
+import type { CreateBatch } from '../storage/etcd/create-batch';
 import type { WatchChannel } from '../storage/watch-channel';
 import type { ObjectConverter } from './conversion';
 import type { GarbageCollectionPolicy, PropagationOptions } from './deletion-finalizers';
@@ -429,6 +430,8 @@ export interface WriteOptions {
   dryRun: boolean;
   /** Who makes the change, for managedFields; empty leaves ownership untracked (the server's own writes). */
   fieldManager?: string;
+  /** The server's own creates at start: they may share etcd transactions (never a request's). */
+  batch?: CreateBatch;
 }
 
 export interface ApplyRequest extends WriteOptions {

@@ -220,7 +220,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
   const registry = new ResourceRegistry();
   let metrics: ApiServerMetrics | null = null;
   const resourceOfKey = (key: string): string => {
-    const store = registry.stored().find((s) => key.startsWith(s.prefix('')));
+    const store = registry.storeOfKey(key);
     return store ? (store.def.group ? `${store.def.resource}.${store.def.group}` : store.def.resource) : '';
   };
   let etcdLog: Logger = () => undefined;

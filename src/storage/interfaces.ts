@@ -1,4 +1,5 @@
 import type { KubeObject } from '../api/types';
+import type { CreateBatch } from './etcd/create-batch';
 import type { WatchChannel } from './watch-channel';
 
 /** Decides whether an object belongs to a result; selectors compile to one of these. */
@@ -74,6 +75,8 @@ export interface WriteOptions {
   signal?: AbortSignal;
   /** etcd removes the written key this many seconds later (kube's storage TTL); 0 or absent: never. */
   ttlSeconds?: number;
+  /** A create may share its etcd transaction with the batch's others (the server's own bootstrap writes). */
+  batch?: CreateBatch;
 }
 
 /**

@@ -64,7 +64,7 @@ export class EtcdStorage implements Storage {
 
   /** A write's call: its signal, and a lease when the object is to expire (etcd3 store's ttlOpts). */
   private async writeCall(opts: WriteOptions): Promise<KvWriteOptions> {
-    const call = { signal: opts.signal };
+    const call = { signal: opts.signal, batch: opts.batch };
     return opts.ttlSeconds ? { ...call, lease: await this.leases.lease(opts.ttlSeconds, call) } : call;
   }
 

@@ -1,10 +1,25 @@
 import { noop } from 'cockatiel';
 import { sleep, systemClock, type Clock } from '../../api/clock';
 import { Etcd3, type IKeyValue, type IResponseOp, type IWatchResponse } from 'etcd3';
-import type { KeyValue, KV, KvCallOptions, KvEvent, KvStatus, KvWatch, KvWatchHandlers, KvWriteOptions, RangeOptions, RangeResult, WriteResult } from './kv';
+import type {
+  BatchedCreate,
+  BatchWriter,
+  KeyValue,
+  KV,
+  KvCallOptions,
+  KvEvent,
+  KvStatus,
+  KvWatch,
+  KvWatchHandlers,
+  KvWriteOptions,
+  RangeOptions,
+  RangeResult,
+  WriteResult,
+} from './kv';
 import { StorageError } from '../storage-error';
 import { classifyEtcdError, storageErrorFor, type EtcdFailure } from './etcd-call-error';
 import { FaultLog, type FaultLogSink } from '../fault-log';
+import { transactionsOf } from './create-batch';
 
 /** etcd's default --max-request-bytes (1.5 MiB). */
 export const ETCD_DEFAULT_MAX_REQUEST_BYTES = 1.5 * 1024 * 1024;
@@ -170,7 +185,7 @@ type IResponseOpRequest = TxnRequest['success'] extends (infer R)[] | undefined 
  * and retried on another member when that is safe: reads always, writes when the request never
  * reached a member, and otherwise only after a read shows that the guarded write did not land.
  */
-export class Etcd3Kv implements KV {
+export class Etcd3Kv implements KV, BatchWriter {
   private readonly members: Member[];
   private next = 0;
   private readonly attemptTimeoutMs: number;
@@ -375,7 +390,54 @@ export class Etcd3Kv implements KV {
 
   create(key: string, value: Buffer, call?: KvWriteOptions): Promise<WriteResult> {
     this.checkSize(key, value);
+    if (call?.batch && !call.lease) return call.batch.join(this, key, value);
     return this.guarded('create', key, 0, value, call);
+  }
+
+  /** A batch's creates (CreateBatch), in as few transactions as etcd takes, one after another. */
+  async createBatched(creates: BatchedCreate[]): Promise<void> {
+    for (const txn of transactionsOf(creates, this.maxRequestBytes)) await this.createTogether(txn);
+  }
+
+  /**
+   * One transaction that writes every key when none exists. When one does, nothing is written and
+   * each create is sent alone, so that exactly the existing keys fail; when the outcome is unknown,
+   * each is resolved as a lone create's would be (guarded's read of the key).
+   */
+  private async createTogether(creates: BatchedCreate[]): Promise<void> {
+    const alone = (create: BatchedCreate, outcome: Promise<WriteResult | null>): void => {
+      outcome.then((result) => result ?? this.guarded('create', create.key, 0, create.value)).then(create.resolve, create.reject);
+    };
+    const until = this.clock.now() + this.retryWindowMs;
+    let res;
+    try {
+      res = await this.run(
+        'create',
+        creates[0].key,
+        true,
+        (c, deadline) =>
+          c.kv.txn(
+            {
+              compare: creates.map(({ key }) => ({ key: Buffer.from(key), target: 'Mod', result: 'Equal', mod_revision: 0 })),
+              success: creates.map(({ key, value }) => ({ request_put: { key: Buffer.from(key), value } })),
+              failure: [],
+            },
+            { deadline },
+          ),
+        undefined,
+        until,
+      );
+    } catch (err) {
+      for (const create of creates)
+        alone(create, err instanceof OutcomeUnknown ? this.outcomeOf(create.key, 0, create.value, undefined, until) : Promise.resolve(null));
+      return;
+    }
+    if (!res.succeeded) {
+      for (const create of creates) alone(create, Promise.resolve(null));
+      return;
+    }
+    const revision = Number(res.header.revision);
+    for (const create of creates) create.resolve({ ok: true, revision });
   }
 
   update(key: string, value: Buffer, modRevision: number, call?: KvWriteOptions): Promise<WriteResult> {

@@ -59,6 +59,26 @@ export interface KvCallOptions {
 /** A write's options: its call's, and the etcd lease (a decimal ID) the key is attached to, so etcd removes it when the lease expires. */
 export interface KvWriteOptions extends KvCallOptions {
   lease?: string;
+  /** A create may share a transaction with the batch's others (create-batch.ts); writes with a lease never do. */
+  batch?: KvCreateBatch;
+}
+
+/** A create waiting for its batch's transaction. */
+export interface BatchedCreate {
+  key: string;
+  value: Buffer;
+  resolve(result: WriteResult): void;
+  reject(err: unknown): void;
+}
+
+/** A KV that can write a batch's creates together (Etcd3Kv). */
+export interface BatchWriter {
+  createBatched(creates: BatchedCreate[]): Promise<void>;
+}
+
+/** What a KV asks of a batch: to hold a create until the batch's creates go out together. */
+export interface KvCreateBatch {
+  join(writer: BatchWriter, key: string, value: Buffer): Promise<WriteResult>;
 }
 
 export interface KV {
