@@ -1,7 +1,7 @@
 import { setMaxListeners } from 'node:events';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
-import Router from 'router';
+import express from 'express';
 import { isStatusError, notAcceptable, pathNotFound, toStatusError, tooManyRequests, type StatusError } from '../api/errors';
 import type { AdmissionChain } from '../admission/admission';
 import type { GroupVersionKind } from '../api/types';
@@ -129,10 +129,9 @@ async function health(res: ServerResponse, query: URLSearchParams, checks: Healt
 }
 
 export function createApp(deps: AppDeps): RequestListener {
-  // express's router alone (the `router` package, without the rest of express and its body
-  // parsers, which cost a start about 100 ms of CPU to load): express's application object would
-  // swap the request's and response's prototypes for its own, which HTTP/2's are not.
-  const app = Router();
+  // express's router alone: the application object would swap the request's and response's
+  // prototypes for its own (IncomingMessage's), which HTTP/2's request and response are not.
+  const app = express.Router();
 
   const state = (res: ServerResponse): RequestState => (res as StatefulResponse)[STATE]!;
   const respondError = (res: ServerResponse, err: unknown): void => {
@@ -161,8 +160,8 @@ export function createApp(deps: AppDeps): RequestListener {
     return writeEncoded(res, code, value, output, s.pretty || output.pretty, s.compress);
   };
   const wrap =
-    (fn: (req: Router.Request, res: Router.Response) => Promise<void> | void) =>
-    (req: Router.Request, res: Router.Response, next: Router.NextFunction): void => {
+    (fn: (req: express.Request, res: express.Response) => Promise<void> | void) =>
+    (req: express.Request, res: express.Response, next: express.NextFunction): void => {
       Promise.resolve()
         .then(() => fn(req, res))
         .catch(next);
@@ -181,7 +180,7 @@ export function createApp(deps: AppDeps): RequestListener {
     // Check names may hold slashes (poststarthook/...), as kube-apiserver's do.
     app.get(
       `/${kind}/*check`,
-      wrap((req, res) => health(res, state(res).query, checks, kind, ([] as string[]).concat(req.params.check ?? []).join('/'))),
+      wrap((req, res) => health(res, state(res).query, checks, kind, ([] as string[]).concat(req.params.check).join('/'))),
     );
   }
   app.get(
@@ -279,7 +278,7 @@ export function createApp(deps: AppDeps): RequestListener {
     }),
   );
 
-  app.use((err: unknown, _req: Router.Request, res: Router.Response, _next: Router.NextFunction) => respondError(res, err));
+  app.use((err: unknown, _req: express.Request, res: express.Response, _next: express.NextFunction) => respondError(res, err));
 
   /** The answer of a request that failed before its state was known: a JSON Status. */
   const failEarly = (res: ServerResponse, err: unknown): void => {
@@ -288,7 +287,7 @@ export function createApp(deps: AppDeps): RequestListener {
     else writeError(res, status, undefined, ['json'], false, false);
   };
 
-  /** Request info, audit id, metrics, limits and a deadline for every request; resource requests skip the router. */
+  /** Request info, audit id, metrics, limits and a deadline for every request; resource requests skip express's routing. */
   const serve = (req: IncomingMessage, res: ServerResponse): void => {
     res.setHeader('Audit-Id', randomUUID());
     res.setHeader('Cache-Control', 'no-cache, private');
@@ -344,7 +343,7 @@ export function createApp(deps: AppDeps): RequestListener {
       if (!info.isResourceRequest) {
         req.url = target.rawQuery ? `${target.rawPath}?${target.rawQuery}` : target.rawPath;
         // Every path reaches a route (the last answers 404), so the router's own end is an error's.
-        app(req as Router.Request, res as Router.Response, (err?: unknown) => respondError(res, err ?? pathNotFound()));
+        app(req as express.Request, res as express.Response, (err?: unknown) => respondError(res, err ?? pathNotFound()));
         return;
       }
       // The effective user (after impersonation) and the deadline reach the registry in the RequestContext.
