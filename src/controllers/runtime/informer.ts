@@ -6,7 +6,6 @@ import { everything, type Predicate, type WatchItem } from '../../storage/interf
 import type { WatchChannel } from '../../storage/watch-channel';
 import { Backoff, REFLECTOR_BACKOFF, type BackoffOptions } from './backoff';
 import { sleep, systemClock, type Clock } from './clock';
-import { yieldToRequests } from './turn-budget';
 
 export type ControllerLog = (message: string, err?: unknown) => void;
 
@@ -157,7 +156,6 @@ export class Informer {
         for await (const item of channel) {
           if (item.type !== 'INITIAL_EVENTS_END') resourceVersion = String(item.revision);
           if (item.type === 'ADDED' || item.type === 'MODIFIED' || item.type === 'DELETED') this.apply(item.type, item.object);
-          await yieldToRequests();
         }
         if (signal.aborted) return;
         this.disconnected('watch closed');
