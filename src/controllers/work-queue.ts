@@ -1,4 +1,5 @@
 import { systemClock, type Clock } from './runtime/clock';
+import { yieldToRequests } from './runtime/turn-budget';
 
 /**
  * Keys a controller still has to handle, handled one pass at a time. A key added while a pass runs
@@ -78,6 +79,7 @@ export class WorkQueue {
     this.again = false;
     const retry = new Set<string>();
     for (const key of [...this.pending]) {
+      await yieldToRequests();
       if (this.stopped) break;
       this.pending.delete(key);
       this.current = { key, since: this.clock.now() };

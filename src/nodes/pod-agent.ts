@@ -11,6 +11,7 @@ import type { NodeAgents } from './node-agents';
 import { PodIpAllocator } from './pod-cidr';
 import { planPod, type PodRun } from './pod-timeline';
 import { DueTimers } from './due-timers';
+import { yieldToRequests } from '../controllers/runtime/turn-budget';
 import { resourcesOf, type Resources } from '../scheduler/resources';
 
 /** Status writes in flight at once. */
@@ -172,6 +173,7 @@ export class PodAgent {
   }
 
   private async sync(key: string): Promise<void> {
+    await yieldToRequests();
     const pod = this.informer.get(key) as Pod | undefined;
     const t = this.tracked.get(key);
     if (!pod || !t || !this.agents.isRunning(t.nodeName)) return;

@@ -10,6 +10,7 @@ import type { ControllerDeps } from '../controllers/runtime/controller-deps';
 import type { EventRecorder } from '../controllers/runtime/event-recorder';
 import { Informer, listWatchOf, objectKey } from '../controllers/runtime/informer';
 import { every } from '../api/clock';
+import { yieldToRequests } from '../controllers/runtime/turn-budget';
 import { schedulePod, type ScheduleLookups } from './algorithm';
 import { defaultSelector } from './default-selector';
 import { ClusterCache } from './node-info';
@@ -17,8 +18,6 @@ import { SchedulingQueue } from './scheduling-queue';
 
 /** The profile kapi's scheduler is: pods naming no scheduler get this one (by the API's defaulting). */
 export const DEFAULT_SCHEDULER = 'default-scheduler';
-/** Pods scheduled in one go before the loop lets bindings and watches run. */
-const BATCH = 32;
 /** Bindings in flight at once. */
 const MAX_BINDING = 64;
 const FLUSH_EVERY_MS = 30_000;
@@ -151,13 +150,12 @@ export class Scheduler implements Controller {
   /** scheduleOne, over and over while pods wait: each scheduling cycle synchronous, its binding in the background. */
   private async loop(): Promise<void> {
     try {
-      let n = 0;
       while (this.running) {
         if (this.binding >= MAX_BINDING) await new Promise<void>((resolve) => (this.bindingDone = resolve));
         const key = this.queue.pop();
         if (key === null) break;
         this.scheduleOne(key);
-        if (++n % BATCH === 0) await new Promise((resolve) => setImmediate(resolve));
+        await yieldToRequests();
       }
     } finally {
       this.looping = false;

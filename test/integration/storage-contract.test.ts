@@ -1,9 +1,11 @@
 import { ManualClock } from '../../src/api/clock';
+import type { KubeObject } from '../../src/api/types';
 import { WatchCache, type WatchCacheOptions } from '../../src/storage/cache/watch-cache';
 import { EtcdStorage } from '../../src/storage/etcd/etcd-storage';
 import { Etcd3Kv } from '../../src/storage/etcd/etcd3-kv';
 import { everything, type WatchItem } from '../../src/storage/interfaces';
 import { isStorageError } from '../../src/storage/storage-error';
+import { checkPreconditions } from '../../src/storage/preconditions';
 import type { WatchChannel } from '../../src/storage/watch-channel';
 import { startTestEtcd, type TestEtcd } from '../harness/etcd';
 import { uniquePrefix } from '../harness/shared-etcd';
@@ -133,3 +135,59 @@ async function nextChange(w: WatchChannel<WatchItem>): Promise<WatchItem> {
     if (value.type !== 'PROGRESS') return value;
   }
 }
+
+/** GuaranteedUpdate's cachedExistingObject: a copy that may be behind etcd stands in for the first read. */
+describe('EtcdStorage.guaranteedUpdate from a cached copy', () => {
+  const root = `${prefix}/suggested/`;
+  let seq = 0;
+  const cm = (data: Record<string, string>): { key: string; obj: KubeObject } => {
+    const name = `s${seq++}`;
+    return { key: `${root}${name}`, obj: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data } };
+  };
+  const bump = (cur: KubeObject | null): KubeObject => ({ ...cur!, data: { n: String(Number((cur!.data as { n: string }).n) + 1) } });
+
+  test('a current copy saves the read; a stale one loses the guarded write and the update is computed again on etcd’s value', async () => {
+    const { key, obj } = cm({ n: '0' });
+    const v0 = await etcdStorage.create(key, obj);
+    const seen: string[] = [];
+    const fresh = await etcdStorage.guaranteedUpdate(key, async (cur) => (seen.push(cur!.metadata.resourceVersion!), bump(cur)), {}, structuredClone(v0));
+    expect(seen).toEqual([v0.metadata.resourceVersion]);
+    expect(fresh).toMatchObject({ data: { n: '1' } });
+
+    seen.length = 0;
+    const after = await etcdStorage.guaranteedUpdate(key, async (cur) => (seen.push(cur!.metadata.resourceVersion!), bump(cur)), {}, structuredClone(v0));
+    expect(seen).toEqual([v0.metadata.resourceVersion, fresh.metadata.resourceVersion]);
+    expect(after).toMatchObject({ data: { n: '2' } });
+    expect(await etcdStorage.get(key, { resourceVersion: '', match: '' })).toMatchObject({
+      data: { n: '2' },
+      metadata: { resourceVersion: after.metadata.resourceVersion },
+    });
+  });
+
+  test('an update that fails, or changes nothing, on a stale copy is decided on etcd’s value', async () => {
+    const { key, obj } = cm({ n: '0' });
+    const v0 = await etcdStorage.create(key, obj);
+    const v1 = await etcdStorage.guaranteedUpdate(key, async (cur) => bump(cur));
+
+    // A precondition on the newer version fails on the stale copy, then holds.
+    const guarded = await etcdStorage.guaranteedUpdate(
+      key,
+      async (cur) => {
+        checkPreconditions(key, cur!, { resourceVersion: v1.metadata.resourceVersion });
+        return bump(cur);
+      },
+      {},
+      structuredClone(v0),
+    );
+    expect(guarded).toMatchObject({ data: { n: '2' } });
+
+    // Writing back what the stale copy holds is a change on etcd's value: it is written, not skipped.
+    const back = await etcdStorage.guaranteedUpdate(key, async (cur) => ({ ...cur!, data: { n: '0' } }), {}, structuredClone(v0));
+    expect(Number(back.metadata.resourceVersion)).toBeGreaterThan(Number(guarded.metadata.resourceVersion));
+    expect(await etcdStorage.get(key, { resourceVersion: '', match: '' })).toMatchObject({ data: { n: '0' } });
+
+    // Nothing to change on a current copy keeps the version.
+    const same = await etcdStorage.guaranteedUpdate(key, async (cur) => cur!, {}, structuredClone(back));
+    expect(same.metadata.resourceVersion).toBe(back.metadata.resourceVersion);
+  });
+});

@@ -13,6 +13,7 @@ import { QueueController } from '../runtime/controller';
 import type { ControllerDeps } from '../runtime/controller-deps';
 import { Informer, listWatchOf, objectKey } from '../runtime/informer';
 import { WorkQueue } from '../work-queue';
+import { yieldToRequests } from '../runtime/turn-budget';
 import { DelayedAdds } from './delayed-adds';
 import { podsToDelete } from './pod-ranking';
 import { calculateStatus } from './replica-set-status';
@@ -32,7 +33,8 @@ export async function slowStartBatch(count: number, fn: () => Promise<void>): Pr
   let remaining = count;
   let successes = 0;
   for (let size = Math.min(remaining, SLOW_START_INITIAL_BATCH); size > 0; size = Math.min(2 * size, remaining)) {
-    const results = await Promise.allSettled(Array.from({ length: size }, fn));
+    // The batch's calls run in parallel, each started in internal work's turn of the event loop.
+    const results = await Promise.allSettled(Array.from({ length: size }, () => yieldToRequests().then(fn)));
     const failures = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
     successes += size - failures.length;
     if (failures.length > 0) return { successes, error: failures[0].reason };

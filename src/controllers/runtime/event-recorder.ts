@@ -7,6 +7,7 @@ import type { RequestContext } from '../../registry/request-context';
 import { timestampAt } from '../../registry/time';
 import type { Clock } from './clock';
 import type { ControllerLog } from './informer';
+import { yieldToRequests } from './turn-budget';
 
 export type EventType = 'Normal' | 'Warning';
 
@@ -121,6 +122,7 @@ export class EventsWriter implements EventRecorder {
   }
 
   private async write(fn: () => Promise<unknown>): Promise<void> {
+    await yieldToRequests();
     try {
       await fn();
     } catch (err) {

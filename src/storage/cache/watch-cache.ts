@@ -532,8 +532,9 @@ export class WatchCache implements Storage {
     return this.etcd.create(key, obj, opts);
   }
 
+  /** The cache's copy of the object saves etcd a read (CacheDelegator.GuaranteedUpdate's suggestion). */
   guaranteedUpdate(key: string, tryUpdate: TryUpdate, opts?: UpdateOptions): Promise<KubeObject> {
-    return this.etcd.guaranteedUpdate(key, tryUpdate, opts);
+    return this.etcd.guaranteedUpdate(key, tryUpdate, opts, this.unreadable.has(key) ? undefined : this.objects.get(key));
   }
 
   delete(key: string, opts?: DeleteOptions): Promise<KubeObject> {

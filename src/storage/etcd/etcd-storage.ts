@@ -254,38 +254,76 @@ export class EtcdStorage implements Storage {
     return obj;
   }
 
-  async guaranteedUpdate(key: string, tryUpdate: TryUpdate, opts: UpdateOptions = {}): Promise<KubeObject> {
+  /**
+   * GuaranteedUpdate. `cached` is the watch cache's copy of the object (kube's cachedExistingObject):
+   * it stands in for the first read, and the write is guarded by its revision. An update that fails
+   * on it, finds nothing to change in it, or loses the race is computed again on etcd's value, as
+   * kube's store does while its original state is not known to be current.
+   */
+  async guaranteedUpdate(key: string, tryUpdate: TryUpdate, opts: UpdateOptions = {}, cached?: KubeObject): Promise<KubeObject> {
     const call = { signal: opts.signal };
-    let { kv } = await this.kv.get(key, undefined, call);
+    let suggested = cached;
+    let kv: KeyValue | null = null;
+    if (!suggested) ({ kv } = await this.kv.get(key, undefined, call));
     for (;;) {
-      if (!kv && !opts.ignoreNotFound) throw new StorageError('KeyNotFound', `key ${key} not found`, key);
       let stored: ReadValue | null = null;
-      if (kv) {
-        try {
-          stored = this.read(kv);
-        } catch (err) {
-          throw this.unreadable(err);
+      if (!suggested) {
+        if (!kv && !opts.ignoreNotFound) throw new StorageError('KeyNotFound', `key ${key} not found`, key);
+        if (kv) {
+          try {
+            stored = this.read(kv);
+          } catch (err) {
+            throw this.unreadable(err);
+          }
         }
       }
-      const current = stored?.object ?? null;
-      const next = await tryUpdate(current ? structuredClone(current) : null);
+      const current = suggested ?? stored?.object ?? null;
+      let next: KubeObject;
+      try {
+        next = await tryUpdate(current ? structuredClone(current) : null);
+      } catch (err) {
+        if (!suggested) throw err;
+        suggested = undefined;
+        ({ kv } = await this.kv.get(key, undefined, call));
+        continue;
+      }
       const encoding = this.codec.encodingOf(next);
       const plain = this.encode(next, encoding);
+      if (suggested && this.unchanged(next, plain, suggested, encoding)) {
+        // Whether there is nothing to write is decided on etcd's value, never on the cache's copy.
+        suggested = undefined;
+        ({ kv } = await this.kv.get(key, undefined, call));
+        continue;
+      }
       // A value read with an older key, or stored in another encoding, is rewritten even when nothing changed.
       if (stored && !stored.stale && stored.encoding === encoding && sameContent(next, plain, stored)) return stored.object;
+      const revision = suggested ? Number(suggested.metadata.resourceVersion) : kv?.modRevision;
       const data = this.transform(plain, key);
       if (opts.dryRun) {
-        next.metadata.resourceVersion = kv ? String(kv.modRevision) : '';
+        next.metadata.resourceVersion = revision === undefined ? '' : String(revision);
         return next;
       }
       const write = await this.writeCall(opts);
-      const res = kv ? await this.kv.update(key, data, kv.modRevision, write) : await this.kv.create(key, data, write);
+      const res = revision !== undefined ? await this.kv.update(key, data, revision, write) : await this.kv.create(key, data, write);
       if (res.ok) {
         next.metadata.resourceVersion = String(res.revision);
         return next;
       }
+      suggested = undefined;
       kv = res.current;
     }
+  }
+
+  /** Whether `next` (encoded as `plain`) holds what the cache's copy of the stored object holds. */
+  private unchanged(next: KubeObject, plain: Buffer, cached: KubeObject, encoding: StoredEncoding): boolean {
+    const rv = next.metadata.resourceVersion;
+    next.metadata.resourceVersion = cached.metadata.resourceVersion;
+    try {
+      if (jsonEqual(next, cached)) return true;
+    } finally {
+      next.metadata.resourceVersion = rv;
+    }
+    return plain.equals(this.encode(cached, encoding));
   }
 
   async delete(key: string, opts: DeleteOptions = {}): Promise<KubeObject> {

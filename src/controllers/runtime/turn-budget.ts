@@ -1,0 +1,78 @@
+import { performance } from 'node:perf_hooks';
+
+/**
+ * Internal work (controllers, the scheduler, simulated kubelets) runs on the event loop that
+ * serves users' requests. Where kube gives its control plane's clients their own processes, rate
+ * limits and priority levels, here internal work takes turns: each iteration of the loop gives it
+ * about this much time, after which the rest waits, in order, for the loop's next poll for I/O. A
+ * request's callbacks then wait behind about one budget of internal work instead of behind every
+ * internal continuation that is ready.
+ */
+export const TURN_BUDGET_MS = 4;
+
+/** When the current turn of internal work began; null: none has run since the last poll for I/O. */
+let turnStart: number | null = null;
+let endOfTurnQueued = false;
+/** Internal work waiting for a turn, first come first served. */
+const waiting: Array<() => void> = [];
+/** Turn slots queued (setImmediate callbacks) and not yet run. */
+let armed = 0;
+/** At most this many slots are queued per turn: work beyond them waits for the next. */
+const MAX_SLOTS = 64;
+
+function startTurn(now: number): void {
+  turnStart = now;
+  if (endOfTurnQueued) return;
+  endOfTurnQueued = true;
+  // Check-phase callbacks run after the poll for I/O: internal work from there on is a new turn.
+  setImmediate(() => {
+    endOfTurnQueued = false;
+    turnStart = null;
+  });
+}
+
+function budgetLeft(): boolean {
+  const now = performance.now();
+  if (turnStart === null) {
+    startTurn(now);
+    return true;
+  }
+  return now - turnStart < TURN_BUDGET_MS;
+}
+
+/**
+ * Queues the next turn's slots. Each slot is its own check-phase callback, and Node runs the
+ * microtasks of one before the next, so a slot sees the time the work resumed before it took.
+ */
+function armSlots(): void {
+  const turn = { start: -1 };
+  const n = Math.min(waiting.length, MAX_SLOTS);
+  armed += n;
+  for (let i = 0; i < n; i++) setImmediate(() => slot(turn));
+}
+
+/** Resumes the longest waiting work while the turn's budget lasts; the turn's first slot always does. */
+function slot(turn: { start: number }): void {
+  armed--;
+  if (waiting.length > 0) {
+    const now = performance.now();
+    if (turn.start < 0) {
+      turn.start = now;
+      startTurn(now);
+    }
+    if (now - turn.start < TURN_BUDGET_MS) waiting.shift()!();
+  }
+  if (armed === 0 && waiting.length > 0) armSlots();
+}
+
+/**
+ * Called by internal work before each item it handles: resolves at once while the current turn's
+ * budget lasts and nothing waits, else once a later turn reaches it.
+ */
+export function yieldToRequests(): Promise<void> {
+  if (waiting.length === 0 && budgetLeft()) return Promise.resolve();
+  return new Promise((resolve) => {
+    waiting.push(resolve);
+    if (armed === 0) armSlots();
+  });
+}
