@@ -74,7 +74,8 @@ export async function startKapiProcess(
     } catch {
       // starting
     }
-    if (i > 200) throw new Error('kapi did not start');
+    // A minute: a start over the memory bench's 50,000 pods on a loaded machine takes a while.
+    if (i > 600) throw new Error('kapi did not start');
     await new Promise((r) => setTimeout(r, 100));
   }
   return {
