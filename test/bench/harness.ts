@@ -49,10 +49,11 @@ export async function startKapiProcess(
   etcd: EmbeddedEtcd,
   dataDir: string,
   flags: string[],
+  extraNodeArgs: string[] = [],
 ): Promise<{ process: ChildProcess; url: string; stop(): Promise<void> }> {
   const port = await freePort();
   const main = path.resolve(__dirname, '../../../dist/main.js');
-  const profile = nodeArgs();
+  const profile = [...nodeArgs(), ...extraNodeArgs];
   const kapi = spawn(
     process.execPath,
     [
