@@ -4,6 +4,7 @@ import { FIELD_FACTS } from '../schema/field-facts';
 import { withGoZeros } from '../schema/go-zeros';
 import { isInlineField, lookupMessageOf, messageName, protoType } from '../schema/proto-loader';
 import { DecodeError } from './decode-error';
+import { sharedFieldsV1 } from './shared-fields-v1';
 import { STRING_LIST_MESSAGES } from '../generated/api-facts';
 
 const META = '.k8s.io.apimachinery.pkg.apis.meta.v1';
@@ -55,7 +56,7 @@ const SPECIAL: Record<string, (msg: Record<string, unknown>) => unknown> = {
     return seconds === 0 && nanos === 0 ? null : formatTime(seconds, nanos, true);
   },
   [`${META}.Duration`]: (m) => formatDuration(toNumber((m.duration as Longish) ?? 0)),
-  [`${META}.FieldsV1`]: (m) => (m.Raw ? JSON.parse((m.Raw as Buffer).toString('utf8')) : undefined),
+  [`${META}.FieldsV1`]: (m) => (m.Raw ? sharedFieldsV1(m.Raw as Buffer) : undefined),
   '.k8s.io.apimachinery.pkg.util.intstr.IntOrString': (m) => (toNumber((m.type as Longish) ?? 0) === 1 ? (m.strVal ?? '') : (m.intVal ?? 0)),
   '.k8s.io.apimachinery.pkg.api.resource.Quantity': (m) => m.string,
   '.k8s.io.apimachinery.pkg.runtime.RawExtension': (m) => (m.raw && (m.raw as Buffer).length > 0 ? JSON.parse((m.raw as Buffer).toString('utf8')) : undefined),

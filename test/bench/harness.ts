@@ -49,10 +49,11 @@ export async function startKapiProcess(
   etcd: EmbeddedEtcd,
   dataDir: string,
   flags: string[],
+  extraNodeArgs: string[] = [],
 ): Promise<{ process: ChildProcess; url: string; stop(): Promise<void> }> {
   const port = await freePort();
   const main = path.resolve(__dirname, '../../../dist/main.js');
-  const profile = nodeArgs();
+  const profile = [...nodeArgs(), ...extraNodeArgs];
   const kapi = spawn(
     process.execPath,
     [
@@ -74,7 +75,8 @@ export async function startKapiProcess(
     } catch {
       // starting
     }
-    if (i > 200) throw new Error('kapi did not start');
+    // A minute: a start over the memory bench's 50,000 pods on a loaded machine takes a while.
+    if (i > 600) throw new Error('kapi did not start');
     await new Promise((r) => setTimeout(r, 100));
   }
   return {
