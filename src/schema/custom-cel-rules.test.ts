@@ -417,3 +417,43 @@ describe('runtime cost', () => {
     ]);
   });
 });
+
+describe("messageExpression results, as kube's compileRule and evalMessageExpression take them", () => {
+  const ruleValue = (rule: string, messageExpression: string) =>
+    `apiextensions.ValidationRule{Rule:${JSON.stringify(rule)}, Message:"", MessageExpression:${JSON.stringify(messageExpression)}, Reason:(*apiextensions.FieldValueErrorReason)(nil), FieldPath:"", OptionalOldSelf:(*bool)(nil)}`;
+
+  test('a messageExpression known not to give a string, or that does not compile, is refused at CRD write; a broken rule hides it', () => {
+    const s: JSONSchemaProps = {
+      type: 'object',
+      properties: { n: { type: 'integer' }, name: { type: 'string' } },
+      'x-kubernetes-validations': [
+        { rule: 'self.n > 0', messageExpression: 'self.n' },
+        { rule: 'self.n > 0', messageExpression: 'self.n > 1' },
+        { rule: 'self.n > 0', messageExpression: "'n is ' + self.nn" },
+        { rule: 'self.n > 0', messageExpression: "'n is ' + string(self.n)" },
+        { rule: 'self.n >', messageExpression: 'self.n' },
+      ],
+    };
+    const errs = celRuleErrors(s, 's').map(fieldErrorMessage);
+    expect(errs.slice(0, 3)).toEqual([
+      `s.x-kubernetes-validations[0].messageExpression: Invalid value: ${ruleValue('self.n > 0', 'self.n')}: messageExpression must evaluate to a string`,
+      `s.x-kubernetes-validations[1].messageExpression: Invalid value: ${ruleValue('self.n > 0', 'self.n > 1')}: messageExpression must evaluate to a string`,
+      `s.x-kubernetes-validations[2].messageExpression: Invalid value: ${ruleValue('self.n > 0', "'n is ' + self.nn")}: messageExpression compilation failed: ERROR: <input>:1:15: undefined field 'nn'\n | 'n is ' + self.nn\n | ..............^`,
+    ]);
+    expect(errs[3]).toMatch(/^s\.x-kubernetes-validations\[4\]\.rule: Invalid value: .*: compilation failed: /);
+    expect(errs).toHaveLength(4);
+  });
+
+  test('a result that is empty, longer than 5 KiB or has line breaks gives way to the message, else to failed rule: <rule>', () => {
+    const failing = (messageExpression: string, message?: string) =>
+      new CelRules({ type: 'object', properties: { s: { type: 'string', 'x-kubernetes-validations': [{ rule: 'false', messageExpression, message }] } } })
+        .validate({ s: 'x'.repeat(5119) })
+        .map(fieldErrorMessage);
+    expect(failing("'  padded  '")).toEqual(['s: Invalid value: "string": padded']);
+    expect(failing("self + 'é'")).toEqual(['s: Invalid value: "string": failed rule: false']);
+    expect(failing("self + 'a'")).toEqual([`s: Invalid value: "string": ${'x'.repeat(5119)}a`]);
+    expect(failing("'two\\nlines'", ' the message ')).toEqual(['s: Invalid value: "string": the message']);
+    expect(failing("'   '")).toEqual(['s: Invalid value: "string": failed rule: false']);
+    expect(failing('string(1/0)')).toEqual(['s: Invalid value: "string": failed rule: false']);
+  });
+});
