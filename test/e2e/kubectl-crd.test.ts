@@ -289,6 +289,7 @@ spec:
             type: object
             x-kubernetes-validations:
             - {rule: "self.?limits.?max.orValue(100) >= self.?size.orValue(0)", message: "size over the limit"}
+            - {rule: "self.?size.orValue(0) != 13", messageExpression: '"size\\n13"', message: " size 13 is unlucky "}
             properties:
               size: {type: integer}
               limits: {type: object, properties: {max: {type: integer}}}
@@ -308,6 +309,11 @@ spec:
 `;
 
 test('CEL rules: optional syntax and two-variable comprehensions, accepted in a CRD and enforced with kube messages', async () => {
+  const notString = await kubectl(kapi.url, ['apply', '-f', '-'], DOODADS.replace(`'"size\\n13"'`, 'self.size'));
+  expect(notString.stderr).toContain(
+    'spec.versions[0].schema.openAPIV3Schema.properties[spec].x-kubernetes-validations[1].messageExpression: Invalid value: apiextensions.ValidationRule{Rule:"self.?size.orValue(0) != 13", Message:" size 13 is unlucky ", MessageExpression:"self.size", ',
+  );
+  expect(notString.stderr).toContain('}: messageExpression must evaluate to a string');
   const created = await kubectl(kapi.url, ['apply', '-f', '-'], DOODADS);
   expect(created.stderr).toBe('');
   await k('wait', '--for', 'condition=established', '--timeout=20s', 'crd/doodads.example.com');
@@ -323,6 +329,8 @@ test('CEL rules: optional syntax and two-variable comprehensions, accepted in a 
   expect(refused.stderr).toContain(
     `spec.labels: Invalid value: "object": insert failed: key same already exists evaluating rule: self.transformMapEntry(k, v, k.startsWith('x-'), {v: k}).size() <= 3`,
   );
+  // a messageExpression result with a line break gives way to the rule's trimmed message
+  expect((await doodad('z4', 'size: 13')).stderr).toContain('The Doodad "z4" is invalid: spec: Invalid value: "object": size 13 is unlucky');
   const many = await doodad('z3', 'labels: {x-a: "1", x-b: "2", x-c: "3"}');
   expect(many.stderr).toContain('The Doodad "z3" is invalid: spec.labels: Invalid value: "object": too many x- labels');
   expect((await k('delete', 'crd', 'doodads.example.com')).code).toBe(0);
