@@ -457,3 +457,27 @@ describe("messageExpression results, as kube's compileRule and evalMessageExpres
     expect(failing('string(1/0)')).toEqual(['s: Invalid value: "string": failed rule: false']);
   });
 });
+
+test("string methods' argument types are checked as cel-go's checker checks them (no matching overload), dyn ones let through", () => {
+  const s: JSONSchemaProps = {
+    type: 'object',
+    properties: { name: { type: 'string' }, n: { type: 'integer' }, any: { 'x-kubernetes-int-or-string': true } },
+    'x-kubernetes-validations': [
+      { rule: 'self.name.startsWith(1)' },
+      { rule: "self.name.indexOf('a', 'b') > 0" },
+      { rule: 'self.name.substring(self.n, self.name) != ""' },
+      { rule: "self.name.replace('a', 'b', 1u) != ''" },
+      { rule: "self.name.trim('x') != ''" },
+      { rule: "self.name.substring(self.n) != '' && self.name.indexOf('a', 1) > 0 && self.name.split(',', 2).size() > 0" },
+      { rule: 'self.name.contains(self.any) && self.name.charAt(self.any) != ""' },
+    ],
+  };
+  const details = celRuleErrors(s, 's').map((e) => `${e.field}: ${e.detail}`);
+  expect(details).toEqual([
+    "s.x-kubernetes-validations[0].rule: compilation failed: ERROR: <input>:1:21: found no matching overload for 'startsWith' applied to 'string.(int)'\n | self.name.startsWith(1)\n | ....................^",
+    "s.x-kubernetes-validations[1].rule: compilation failed: ERROR: <input>:1:18: found no matching overload for 'indexOf' applied to 'string.(string, string)'\n | self.name.indexOf('a', 'b') > 0\n | .................^",
+    "s.x-kubernetes-validations[2].rule: compilation failed: ERROR: <input>:1:20: found no matching overload for 'substring' applied to 'string.(int, string)'\n | self.name.substring(self.n, self.name) != \"\"\n | ...................^",
+    "s.x-kubernetes-validations[3].rule: compilation failed: ERROR: <input>:1:18: found no matching overload for 'replace' applied to 'string.(string, string, uint)'\n | self.name.replace('a', 'b', 1u) != ''\n | .................^",
+    "s.x-kubernetes-validations[4].rule: compilation failed: ERROR: <input>:1:15: found no matching overload for 'trim' applied to 'string.(string)'\n | self.name.trim('x') != ''\n | ..............^",
+  ]);
+});
