@@ -156,11 +156,11 @@ metadata:
 spec: {${fields}}
 `;
 
-test('CEL rules: a CRD whose rule reads a field its schema lacks, or does not evaluate to a bool, is refused as kube refuses it', async () => {
+test('CEL rules: a CRD whose rule reads a field its schema lacks, does not evaluate to a bool or calls a string method with the wrong argument type is refused as kube refuses it', async () => {
   const refused = await kubectl(
     kapi.url,
     ['apply', '-f', '-'],
-    gadgets('', '            x-kubernetes-validations: [{rule: "self.sise <= 10"}, {rule: "self.size + 1"}]'),
+    gadgets('', '            x-kubernetes-validations: [{rule: "self.sise <= 10"}, {rule: "self.size + 1"}, {rule: "string(self.size).startsWith(1)"}]'),
   );
   expect(refused.code).not.toBe(0);
   const rule = (i: number, text: string) =>
@@ -168,6 +168,9 @@ test('CEL rules: a CRD whose rule reads a field its schema lacks, or does not ev
   // kube names the path spec.validation.openAPIV3Schema (one schema for every version); kapi spec.versions[0].schema.openAPIV3Schema
   expect(refused.stderr).toContain(`${rule(0, 'self.sise <= 10')}compilation failed: ERROR: <input>:1:5: undefined field 'sise'`);
   expect(refused.stderr).toContain(`${rule(1, 'self.size + 1')}cel expression must evaluate to a bool`);
+  expect(refused.stderr).toContain(
+    `${rule(2, 'string(self.size).startsWith(1)')}compilation failed: ERROR: <input>:1:29: found no matching overload for 'startsWith' applied to 'string.(int)'`,
+  );
 });
 
 test('CEL rules: a rule whose evaluation fails refuses the object; formats are typed', async () => {
