@@ -1,5 +1,6 @@
 import { literalType, type Expr } from '../cel/ast';
 import { celPropertyName } from './cel-escaping';
+import { stringMethodMismatch } from './cel-string-overloads';
 import type { JSONSchemaProps } from './json-schema-props';
 
 /**
@@ -172,6 +173,13 @@ export function checkRule(
           const numericOrdering = ORDERING.has(fn) && NUMERIC.has(left ?? '') && NUMERIC.has(right ?? '');
           if (left && right && left !== right && !numericOrdering)
             return fail(at(e), `found no matching overload for '${fn}' applied to '(${left}, ${right})'`);
+        }
+        if (target && !qualified && typeOf(targetKnown) === 'string') {
+          const mismatch = stringMethodMismatch(
+            fn,
+            k.value.args.map((a, i) => literalType(a) ?? typeOf(args[i])),
+          );
+          if (mismatch) return fail(at(e) + 1 + fn.length, mismatch);
         }
         return callResult(fn, targetKnown, args, k.value.args);
       }

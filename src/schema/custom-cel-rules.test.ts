@@ -417,3 +417,67 @@ describe('runtime cost', () => {
     ]);
   });
 });
+
+describe("messageExpression results, as kube's compileRule and evalMessageExpression take them", () => {
+  const ruleValue = (rule: string, messageExpression: string) =>
+    `apiextensions.ValidationRule{Rule:${JSON.stringify(rule)}, Message:"", MessageExpression:${JSON.stringify(messageExpression)}, Reason:(*apiextensions.FieldValueErrorReason)(nil), FieldPath:"", OptionalOldSelf:(*bool)(nil)}`;
+
+  test('a messageExpression known not to give a string, or that does not compile, is refused at CRD write; a broken rule hides it', () => {
+    const s: JSONSchemaProps = {
+      type: 'object',
+      properties: { n: { type: 'integer' }, name: { type: 'string' } },
+      'x-kubernetes-validations': [
+        { rule: 'self.n > 0', messageExpression: 'self.n' },
+        { rule: 'self.n > 0', messageExpression: 'self.n > 1' },
+        { rule: 'self.n > 0', messageExpression: "'n is ' + self.nn" },
+        { rule: 'self.n > 0', messageExpression: "'n is ' + string(self.n)" },
+        { rule: 'self.n >', messageExpression: 'self.n' },
+      ],
+    };
+    const errs = celRuleErrors(s, 's').map(fieldErrorMessage);
+    expect(errs.slice(0, 3)).toEqual([
+      `s.x-kubernetes-validations[0].messageExpression: Invalid value: ${ruleValue('self.n > 0', 'self.n')}: messageExpression must evaluate to a string`,
+      `s.x-kubernetes-validations[1].messageExpression: Invalid value: ${ruleValue('self.n > 0', 'self.n > 1')}: messageExpression must evaluate to a string`,
+      `s.x-kubernetes-validations[2].messageExpression: Invalid value: ${ruleValue('self.n > 0', "'n is ' + self.nn")}: messageExpression compilation failed: ERROR: <input>:1:15: undefined field 'nn'\n | 'n is ' + self.nn\n | ..............^`,
+    ]);
+    expect(errs[3]).toMatch(/^s\.x-kubernetes-validations\[4\]\.rule: Invalid value: .*: compilation failed: /);
+    expect(errs).toHaveLength(4);
+  });
+
+  test('a result that is empty, longer than 5 KiB or has line breaks gives way to the message, else to failed rule: <rule>', () => {
+    const failing = (messageExpression: string, message?: string) =>
+      new CelRules({ type: 'object', properties: { s: { type: 'string', 'x-kubernetes-validations': [{ rule: 'false', messageExpression, message }] } } })
+        .validate({ s: 'x'.repeat(5119) })
+        .map(fieldErrorMessage);
+    expect(failing("'  padded  '")).toEqual(['s: Invalid value: "string": padded']);
+    expect(failing("self + 'é'")).toEqual(['s: Invalid value: "string": failed rule: false']);
+    expect(failing("self + 'a'")).toEqual([`s: Invalid value: "string": ${'x'.repeat(5119)}a`]);
+    expect(failing("'two\\nlines'", ' the message ')).toEqual(['s: Invalid value: "string": the message']);
+    expect(failing("'   '")).toEqual(['s: Invalid value: "string": failed rule: false']);
+    expect(failing('string(1/0)')).toEqual(['s: Invalid value: "string": failed rule: false']);
+  });
+});
+
+test("string methods' argument types are checked as cel-go's checker checks them (no matching overload), dyn ones let through", () => {
+  const s: JSONSchemaProps = {
+    type: 'object',
+    properties: { name: { type: 'string' }, n: { type: 'integer' }, any: { 'x-kubernetes-int-or-string': true } },
+    'x-kubernetes-validations': [
+      { rule: 'self.name.startsWith(1)' },
+      { rule: "self.name.indexOf('a', 'b') > 0" },
+      { rule: 'self.name.substring(self.n, self.name) != ""' },
+      { rule: "self.name.replace('a', 'b', 1u) != ''" },
+      { rule: "self.name.trim('x') != ''" },
+      { rule: "self.name.substring(self.n) != '' && self.name.indexOf('a', 1) > 0 && self.name.split(',', 2).size() > 0" },
+      { rule: 'self.name.contains(self.any) && self.name.charAt(self.any) != ""' },
+    ],
+  };
+  const details = celRuleErrors(s, 's').map((e) => `${e.field}: ${e.detail}`);
+  expect(details).toEqual([
+    "s.x-kubernetes-validations[0].rule: compilation failed: ERROR: <input>:1:21: found no matching overload for 'startsWith' applied to 'string.(int)'\n | self.name.startsWith(1)\n | ....................^",
+    "s.x-kubernetes-validations[1].rule: compilation failed: ERROR: <input>:1:18: found no matching overload for 'indexOf' applied to 'string.(string, string)'\n | self.name.indexOf('a', 'b') > 0\n | .................^",
+    "s.x-kubernetes-validations[2].rule: compilation failed: ERROR: <input>:1:20: found no matching overload for 'substring' applied to 'string.(int, string)'\n | self.name.substring(self.n, self.name) != \"\"\n | ...................^",
+    "s.x-kubernetes-validations[3].rule: compilation failed: ERROR: <input>:1:18: found no matching overload for 'replace' applied to 'string.(string, string, uint)'\n | self.name.replace('a', 'b', 1u) != ''\n | .................^",
+    "s.x-kubernetes-validations[4].rule: compilation failed: ERROR: <input>:1:15: found no matching overload for 'trim' applied to 'string.(string)'\n | self.name.trim('x') != ''\n | ..............^",
+  ]);
+});

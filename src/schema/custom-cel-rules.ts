@@ -64,6 +64,29 @@ function ruleValue(r: ValidationRule): GoSyntax {
 
 const declaredFunction = (name: string): boolean => env.funcs.find(name) !== undefined;
 
+/** compileRule's error for a rule (`want` bool) or a messageExpression (`want` string), in kube's words, or null. */
+function ruleCompileError(source: string, s: JSONSchemaProps, root: boolean, optionalOldSelf: boolean, want: 'bool' | 'string'): string | null {
+  const failed = want === 'bool' ? 'compilation failed: ' : 'messageExpression compilation failed: ';
+  let parsed: ParsedExpr;
+  try {
+    parsed = parseExpression(source);
+  } catch (err) {
+    if (!(err instanceof CelCompileError)) throw err;
+    return failed + err.message;
+  }
+  const positions = (parsed.sourceInfo?.positions ?? {}) as Record<string, number>;
+  const { issue, resultType } = checkRule(parsed.expr, positions, s, root, declaredFunction, optionalOldSelf);
+  if (issue !== null) return failed + celErrorText(source, issue.offset, issue.message);
+  const badPattern = invalidMatchesLiteral(parsed.expr);
+  if (badPattern !== null) return failed + celErrorText(source, positions[String(badPattern)] ?? 0, 'invalid matches argument');
+  // a checked type other than the one wanted (dyn included) is refused after compiling
+  if (resultType !== null && resultType !== want)
+    return want === 'bool' ? 'cel expression must evaluate to a bool' : 'messageExpression must evaluate to a string';
+  const programError = constantPatternError(parsed.expr);
+  if (programError === null) return null;
+  return `${want === 'bool' ? 'program' : 'messageExpression'} instantiation failed: ${programError}`;
+}
+
 /** What kube's compiler refuses in a schema's rules when the CRD is written: syntax, undeclared names, undefined fields, type mismatches, patterns RE2 rejects. */
 export function celRuleErrors(schema: JSONSchemaProps, path: string): FieldErrorList {
   const errs: FieldErrorList = [];
@@ -74,33 +97,12 @@ export function celRuleErrors(schema: JSONSchemaProps, path: string): FieldError
         errs.push(field.required(`${rulePath}.rule`, 'rule is not specified'));
         return;
       }
-      let parsed: ParsedExpr;
-      try {
-        parsed = parseExpression(r.rule);
-      } catch (err) {
-        if (!(err instanceof CelCompileError)) throw err;
-        errs.push(field.invalid(`${rulePath}.rule`, ruleValue(r), `compilation failed: ${err.message}`));
-        return;
-      }
-      const positions = (parsed.sourceInfo?.positions ?? {}) as Record<string, number>;
-      const { issue, resultType } = checkRule(parsed.expr, positions, s, s === schema, declaredFunction, r.optionalOldSelf === true);
-      const badPattern = invalidMatchesLiteral(parsed.expr);
-      const programError = constantPatternError(parsed.expr);
-      if (issue !== null) {
-        errs.push(field.invalid(`${rulePath}.rule`, ruleValue(r), `compilation failed: ${celErrorText(r.rule, issue.offset, issue.message)}`));
-      } else if (badPattern !== null) {
-        errs.push(
-          field.invalid(
-            `${rulePath}.rule`,
-            ruleValue(r),
-            `compilation failed: ${celErrorText(r.rule, positions[String(badPattern)] ?? 0, 'invalid matches argument')}`,
-          ),
-        );
-      } else if (resultType !== null && resultType !== 'bool') {
-        // compileRule: a rule whose checked type is not bool (dyn included) is refused after compiling
-        errs.push(field.invalid(`${rulePath}.rule`, ruleValue(r), 'cel expression must evaluate to a bool'));
-      } else if (programError !== null) {
-        errs.push(field.invalid(`${rulePath}.rule`, ruleValue(r), `program instantiation failed: ${programError}`));
+      const ruleError = ruleCompileError(r.rule, s, s === schema, r.optionalOldSelf === true, 'bool');
+      if (ruleError !== null) errs.push(field.invalid(`${rulePath}.rule`, ruleValue(r), ruleError));
+      // compileRule compiles the messageExpression only once the rule compiled
+      else if (r.messageExpression?.trim()) {
+        const messageError = ruleCompileError(r.messageExpression, s, s === schema, r.optionalOldSelf === true, 'string');
+        if (messageError !== null) errs.push(field.invalid(`${rulePath}.messageExpression`, ruleValue(r), messageError));
       }
     });
     for (const [name, child] of Object.entries(s.properties ?? {})) walk(child, `${at}.properties[${name}]`);
@@ -158,6 +160,20 @@ function failure(rule: ValidationRule, at: string, s: JSONSchemaProps, message: 
 interface RuleNode {
   rules: CompiledRule[];
   schema: JSONSchemaProps;
+}
+
+/** MaxEvaluatedMessageExpressionSizeBytes: the longest message a messageExpression may give. */
+const MAX_MESSAGE_EXPRESSION_BYTES = 5 * 1024;
+
+/**
+ * evalMessageExpression and ruleMessageOrDefault: the messageExpression's result, trimmed, unless
+ * it is no string, empty, longer than 5 KiB or has line breaks; else the rule's message, or
+ * `failed rule: <rule>`.
+ */
+export function failureMessage(rule: ValidationRule, custom: CelResult | undefined): string {
+  const text = typeof custom === 'string' ? custom.trim() : '';
+  if (text && Buffer.byteLength(text) <= MAX_MESSAGE_EXPRESSION_BYTES && !text.includes('\n')) return text;
+  return rule.message ? rule.message.trim() : `failed rule: ${ruleName(rule)}`;
 }
 
 /** The compiled rules of a custom resource's schema, evaluated against objects (and their old versions). */
@@ -282,8 +298,7 @@ export class CelRules {
           return stop(`${outOfBudget} due to call cost exceeds limit for messageExpression: ${goQuote(compiled.rule.messageExpression!)}`);
         custom = evaluation.result;
       }
-      const message = typeof custom === 'string' && custom ? custom : compiled.rule.message || `failed rule: ${compiled.rule.rule}`;
-      add(failure(compiled.rule, at, node.schema, message));
+      add(failure(compiled.rule, at, node.schema, failureMessage(compiled.rule, custom)));
     }
     return errs;
   }

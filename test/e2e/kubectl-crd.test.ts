@@ -156,11 +156,11 @@ metadata:
 spec: {${fields}}
 `;
 
-test('CEL rules: a CRD whose rule reads a field its schema lacks, or does not evaluate to a bool, is refused as kube refuses it', async () => {
+test('CEL rules: a CRD whose rule reads a field its schema lacks, does not evaluate to a bool or calls a string method with the wrong argument type is refused as kube refuses it', async () => {
   const refused = await kubectl(
     kapi.url,
     ['apply', '-f', '-'],
-    gadgets('', '            x-kubernetes-validations: [{rule: "self.sise <= 10"}, {rule: "self.size + 1"}]'),
+    gadgets('', '            x-kubernetes-validations: [{rule: "self.sise <= 10"}, {rule: "self.size + 1"}, {rule: "string(self.size).startsWith(1)"}]'),
   );
   expect(refused.code).not.toBe(0);
   const rule = (i: number, text: string) =>
@@ -168,6 +168,9 @@ test('CEL rules: a CRD whose rule reads a field its schema lacks, or does not ev
   // kube names the path spec.validation.openAPIV3Schema (one schema for every version); kapi spec.versions[0].schema.openAPIV3Schema
   expect(refused.stderr).toContain(`${rule(0, 'self.sise <= 10')}compilation failed: ERROR: <input>:1:5: undefined field 'sise'`);
   expect(refused.stderr).toContain(`${rule(1, 'self.size + 1')}cel expression must evaluate to a bool`);
+  expect(refused.stderr).toContain(
+    `${rule(2, 'string(self.size).startsWith(1)')}compilation failed: ERROR: <input>:1:29: found no matching overload for 'startsWith' applied to 'string.(int)'`,
+  );
 });
 
 test('CEL rules: a rule whose evaluation fails refuses the object; formats are typed', async () => {
@@ -289,6 +292,7 @@ spec:
             type: object
             x-kubernetes-validations:
             - {rule: "self.?limits.?max.orValue(100) >= self.?size.orValue(0)", message: "size over the limit"}
+            - {rule: "self.?size.orValue(0) != 13", messageExpression: '"size\\n13"', message: " size 13 is unlucky "}
             properties:
               size: {type: integer}
               limits: {type: object, properties: {max: {type: integer}}}
@@ -308,6 +312,11 @@ spec:
 `;
 
 test('CEL rules: optional syntax and two-variable comprehensions, accepted in a CRD and enforced with kube messages', async () => {
+  const notString = await kubectl(kapi.url, ['apply', '-f', '-'], DOODADS.replace(`'"size\\n13"'`, 'self.size'));
+  expect(notString.stderr).toContain(
+    'spec.versions[0].schema.openAPIV3Schema.properties[spec].x-kubernetes-validations[1].messageExpression: Invalid value: apiextensions.ValidationRule{Rule:"self.?size.orValue(0) != 13", Message:" size 13 is unlucky ", MessageExpression:"self.size", ',
+  );
+  expect(notString.stderr).toContain('}: messageExpression must evaluate to a string');
   const created = await kubectl(kapi.url, ['apply', '-f', '-'], DOODADS);
   expect(created.stderr).toBe('');
   await k('wait', '--for', 'condition=established', '--timeout=20s', 'crd/doodads.example.com');
@@ -323,6 +332,8 @@ test('CEL rules: optional syntax and two-variable comprehensions, accepted in a 
   expect(refused.stderr).toContain(
     `spec.labels: Invalid value: "object": insert failed: key same already exists evaluating rule: self.transformMapEntry(k, v, k.startsWith('x-'), {v: k}).size() <= 3`,
   );
+  // a messageExpression result with a line break gives way to the rule's trimmed message
+  expect((await doodad('z4', 'size: 13')).stderr).toContain('The Doodad "z4" is invalid: spec: Invalid value: "object": size 13 is unlucky');
   const many = await doodad('z3', 'labels: {x-a: "1", x-b: "2", x-c: "3"}');
   expect(many.stderr).toContain('The Doodad "z3" is invalid: spec.labels: Invalid value: "object": too many x- labels');
   expect((await k('delete', 'crd', 'doodads.example.com')).code).toBe(0);
