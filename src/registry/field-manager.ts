@@ -4,7 +4,7 @@ import { StatusError } from '../api/errors';
 import { goJsonMarshal } from '../api/go-json';
 import { apiVersionOf, type KubeObject, type ManagedFieldsEntry, type StatusCause } from '../api/types';
 import { child, elements, fieldElement, FieldSet, type FieldPath } from '../schema/field-set';
-import { compare, fieldSetOf, merge, removePaths } from '../schema/typed-ops';
+import { compare, compareInSlices, fieldSetOf, merge, removePaths } from '../schema/typed-ops';
 import type { ObjectNode } from '../schema/typed-schema';
 import { withGoZerosOfKind } from '../schema/go-zeros';
 import { apiVersionOfDefinition, type ResourceDefinition } from './resource-definition';
@@ -231,7 +231,7 @@ export class FieldManager {
     // The typed objects kube compares carry Go's zero values on both sides.
     withGoZerosOfKind(apiVersionOfDefinition(this.def), this.def.kind, next);
     await slice();
-    const cmp = compare(live ?? this.emptyObject(), next, this.schema);
+    const cmp = await compareInSlices(live ?? this.emptyObject(), next, this.schema, slice);
     await slice();
     const changed = this.tracked(cmp.added.union(cmp.modified), subresource);
     const removed = this.tracked(cmp.removed, subresource);
