@@ -41,6 +41,12 @@ describe('compare in slices (issue 25)', () => {
       expect([...sliced[part].paths]).toEqual([...whole[part].paths]);
       expect(sliced[part].toFieldsV1()).toEqual(whole[part].toFieldsV1());
     }
+    const everything = fieldSetOf(next, pod);
+    expect(JSON.stringify(await everything.toFieldsV1InSlices(async () => void slices++))).toBe(JSON.stringify(everything.toFieldsV1()));
+    // "." first, then the keys in FieldsV1 order, as kube writes them
+    expect(JSON.stringify(fieldSetOf({ spec: { containers: [{ name: 'c', image: 'x' }] } }, pod).toFieldsV1())).toBe(
+      '{"f:spec":{"f:containers":{"k:{\\"name\\":\\"c\\"}":{".":{},"f:image":{},"f:name":{}}}}}',
+    );
     expect(whole.added.toFieldsV1()).toMatchObject({ 'f:spec': { 'f:hostname': {} } });
     expect(whole.modified.toFieldsV1()).toMatchObject({
       'f:metadata': { 'f:labels': { 'f:a': {} } },
