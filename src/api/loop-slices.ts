@@ -22,3 +22,25 @@ export function loopSlices(budgetMs = SLICE_BUDGET_MS): () => Promise<void> {
 
 /** For work that is never large enough to slice. */
 export const noSlices = async (): Promise<void> => {};
+
+/**
+ * Work too large for one slice, kept as a stack of steps where a step may push more (a tree walk
+ * without recursion): the caller that may not wait runs them all at once, a request runs them in
+ * slices.
+ */
+export type Steps = (() => void)[];
+
+/** How many steps run between two reads of the clock (a step is small; reading it is not free). */
+const STEPS_PER_CHECK = 256;
+
+export function runSteps(steps: Steps): void {
+  for (let step = steps.pop(); step; step = steps.pop()) step();
+}
+
+export async function runStepsInSlices(steps: Steps, slice: () => Promise<void>): Promise<void> {
+  let n = 0;
+  for (let step = steps.pop(); step; step = steps.pop()) {
+    step();
+    if (++n % STEPS_PER_CHECK === 0) await slice();
+  }
+}

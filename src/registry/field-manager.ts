@@ -4,7 +4,7 @@ import { StatusError } from '../api/errors';
 import { goJsonMarshal } from '../api/go-json';
 import { apiVersionOf, type KubeObject, type ManagedFieldsEntry, type StatusCause } from '../api/types';
 import { child, elements, fieldElement, FieldSet, type FieldPath } from '../schema/field-set';
-import { compare, fieldSetOf, merge, removePaths } from '../schema/typed-ops';
+import { compare, compareInSlices, fieldSetOf, merge, removePaths } from '../schema/typed-ops';
 import type { ObjectNode } from '../schema/typed-schema';
 import { withGoZerosOfKind } from '../schema/go-zeros';
 import { apiVersionOfDefinition, type ResourceDefinition } from './resource-definition';
@@ -178,35 +178,20 @@ export class FieldManager {
   }
 
   private store(obj: KubeObject, entries: Entry[]): void {
-    const kept = entries.filter((e) => !e.set.empty);
-    kept.sort((p, q) =>
-      p.operation !== q.operation
-        ? p.operation < q.operation
-          ? -1
-          : 1
-        : p.time !== q.time
-          ? p.time < q.time
-            ? -1
-            : 1
-          : p.manager < q.manager
-            ? -1
-            : p.manager > q.manager
-              ? 1
-              : 0,
+    const kept = keptInOrder(entries);
+    written(
+      obj,
+      kept,
+      kept.map((e) => e.set.toFieldsV1()),
     );
-    if (kept.length === 0) {
-      delete obj.metadata.managedFields;
-      return;
-    }
-    obj.metadata.managedFields = kept.map((e) => ({
-      manager: e.manager,
-      operation: e.operation,
-      apiVersion: e.apiVersion,
-      time: e.time,
-      fieldsType: 'FieldsV1',
-      fieldsV1: e.set.toFieldsV1(),
-      ...(e.subresource ? { subresource: e.subresource } : {}),
-    }));
+  }
+
+  /** store, yielding to the event loop while it writes the FieldsV1 of a huge object. */
+  private async storeInSlices(obj: KubeObject, entries: Entry[], slice: () => Promise<void>): Promise<void> {
+    const kept = keptInOrder(entries);
+    const trees: Record<string, unknown>[] = [];
+    for (const e of kept) trees.push(await e.set.toFieldsV1InSlices(slice));
+    written(obj, kept, trees);
   }
 
   /** The ownership a write starts from: the client's own managedFields when it sent some ([] resets), else the live object's. */
@@ -231,7 +216,7 @@ export class FieldManager {
     // The typed objects kube compares carry Go's zero values on both sides.
     withGoZerosOfKind(apiVersionOfDefinition(this.def), this.def.kind, next);
     await slice();
-    const cmp = compare(live ?? this.emptyObject(), next, this.schema);
+    const cmp = await compareInSlices(live ?? this.emptyObject(), next, this.schema, slice);
     await slice();
     const changed = this.tracked(cmp.added.union(cmp.modified), subresource);
     const removed = this.tracked(cmp.removed, subresource);
@@ -244,7 +229,7 @@ export class FieldManager {
       own.time = this.nowTimestamp();
     }
     await slice();
-    this.store(next, entries);
+    await this.storeInSlices(next, entries, slice);
   }
 
   /**
@@ -309,4 +294,42 @@ export class FieldManager {
     const allowed = fieldSetOf(lastApplied, this.schema).difference(since.modified).difference(since.added).difference(since.removed);
     return conflicts.filter((c) => !allowed.has(c.path));
   }
+}
+
+/** The entries with fields, in the order kube keeps them: by operation, time, then manager. */
+function keptInOrder(entries: Entry[]): Entry[] {
+  const kept = entries.filter((e) => !e.set.empty);
+  kept.sort((p, q) =>
+    p.operation !== q.operation
+      ? p.operation < q.operation
+        ? -1
+        : 1
+      : p.time !== q.time
+        ? p.time < q.time
+          ? -1
+          : 1
+        : p.manager < q.manager
+          ? -1
+          : p.manager > q.manager
+            ? 1
+            : 0,
+  );
+  return kept;
+}
+
+/** Sets obj's managedFields to the kept entries with their FieldsV1 trees (none: no managedFields). */
+function written(obj: KubeObject, kept: Entry[], trees: Record<string, unknown>[]): void {
+  if (kept.length === 0) {
+    delete obj.metadata.managedFields;
+    return;
+  }
+  obj.metadata.managedFields = kept.map((e, i) => ({
+    manager: e.manager,
+    operation: e.operation,
+    apiVersion: e.apiVersion,
+    time: e.time,
+    fieldsType: 'FieldsV1',
+    fieldsV1: trees[i],
+    ...(e.subresource ? { subresource: e.subresource } : {}),
+  }));
 }

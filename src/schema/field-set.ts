@@ -1,4 +1,5 @@
 import { isPlainObject } from '../api/types';
+import { runSteps, runStepsInSlices, type Steps } from '../api/loop-slices';
 
 /**
  * Sets of field paths, as server-side apply tracks ownership. A path element is written as in
@@ -205,16 +206,33 @@ export class FieldSet {
 
   /** The FieldsV1 tree: children nest, sorted; a member that also has children is marked ".". */
   toFieldsV1(): Record<string, unknown> {
-    const write = (node: Node): Record<string, unknown> => {
-      const out: Record<string, unknown> = {};
-      if (node.children.size === 0) return out;
-      if (node.member && node.children.size > 0) out['.'] = {};
-      for (const key of [...node.children.keys()].sort(byFieldsV1Order)) out[key] = write(node.children.get(key)!);
-      return out;
+    const [out, steps] = this.fieldsV1Steps();
+    runSteps(steps);
+    return out;
+  }
+
+  /** toFieldsV1, yielding to the event loop through `slice` while it writes a huge set (issue 25). */
+  async toFieldsV1InSlices(slice: () => Promise<void>): Promise<Record<string, unknown>> {
+    const [out, steps] = this.fieldsV1Steps();
+    await runStepsInSlices(steps, slice);
+    return out;
+  }
+
+  /** Each step writes one node's keys in order (so the tree's keys keep it) and pushes the filling of its children. */
+  private fieldsV1Steps(): [Record<string, unknown>, Steps] {
+    const steps: Steps = [];
+    const fill = (node: Node, out: Record<string, unknown>): void => {
+      if (node !== this.root && node.member) out['.'] = {};
+      for (const key of [...node.children.keys()].sort(byFieldsV1Order)) {
+        const next = node.children.get(key)!;
+        const written: Record<string, unknown> = {};
+        out[key] = written;
+        if (next.children.size > 0) steps.push(() => fill(next, written));
+      }
     };
     const out: Record<string, unknown> = {};
-    for (const key of [...this.root.children.keys()].sort(byFieldsV1Order)) out[key] = write(this.root.children.get(key)!);
-    return out;
+    fill(this.root, out);
+    return [out, steps];
   }
 
   static fromFieldsV1(tree: unknown): FieldSet {

@@ -1,4 +1,5 @@
 import { jsonEqual } from '../api/deep-equal';
+import { runSteps, runStepsInSlices, type Steps } from '../api/loop-slices';
 import { isPlainObject, setOwn } from '../api/types';
 import { child, elements, fieldElement, FieldSet, keyElement, rootPath, valueElement, type FieldPath } from './field-set';
 import type { ObjectNode, SchemaNode } from './typed-schema';
@@ -125,12 +126,30 @@ export interface Comparison {
 
 /** What changed from `lhs` to `rhs`, field by field (Compare). */
 export function compare(lhs: unknown, rhs: unknown, node: SchemaNode): Comparison {
-  const out: Comparison = { added: new FieldSet(), modified: new FieldSet(), removed: new FieldSet() };
-  compareInto(lhs ?? undefined, rhs ?? undefined, node, rootPath, out);
+  const [out, steps] = comparison(lhs, rhs, node);
+  runSteps(steps);
   return out;
 }
 
-function compareInto(lhs: unknown, rhs: unknown, node: SchemaNode, path: FieldPath, out: Comparison): void {
+/** compare, yielding to the event loop through `slice` while it walks a huge object (issue 25). */
+export async function compareInSlices(lhs: unknown, rhs: unknown, node: SchemaNode, slice: () => Promise<void>): Promise<Comparison> {
+  const [out, steps] = comparison(lhs, rhs, node);
+  await runStepsInSlices(steps, slice);
+  return out;
+}
+
+function comparison(lhs: unknown, rhs: unknown, node: SchemaNode): [Comparison, Steps] {
+  const out: Comparison = { added: new FieldSet(), modified: new FieldSet(), removed: new FieldSet() };
+  const steps: Steps = [];
+  steps.push(() => compareInto(lhs ?? undefined, rhs ?? undefined, node, rootPath, out, steps));
+  return [out, steps];
+}
+
+/**
+ * One value's comparison; its children are pushed as steps, after the step that marks the value
+ * itself once they are done, so the walk visits fields in the order a recursion would.
+ */
+function compareInto(lhs: unknown, rhs: unknown, node: SchemaNode, path: FieldPath, out: Comparison, steps: Steps): void {
   if (lhs === undefined && rhs === undefined) return;
   const bothEmpty = (lhs === undefined || isEmptyObject(lhs)) && (rhs === undefined || isEmptyObject(rhs));
   if (isLeaf(node) || bothEmpty || (node.kind !== 'list' && ((lhs !== undefined && !isPlainObject(lhs)) || (rhs !== undefined && !isPlainObject(rhs))))) {
@@ -139,21 +158,22 @@ function compareInto(lhs: unknown, rhs: unknown, node: SchemaNode, path: FieldPa
     else if (!jsonEqual(lhs, rhs)) out.modified.insert(path);
     return;
   }
+  if (path !== rootPath && (lhs === undefined || rhs === undefined)) steps.push(() => (lhs === undefined ? out.added : out.removed).insert(path));
+  const children: (() => void)[] = [];
   if (node.kind === 'list') {
     const left = new Map((Array.isArray(lhs) ? lhs : []).map((i) => [itemElement(node, i), i] as const));
     const right = new Map((Array.isArray(rhs) ? rhs : []).map((i) => [itemElement(node, i), i] as const));
-    for (const pe of new Set([...left.keys(), ...right.keys()])) compareInto(left.get(pe), right.get(pe), node.items, child(path, pe), out);
+    for (const pe of new Set([...left.keys(), ...right.keys()]))
+      children.push(() => compareInto(left.get(pe), right.get(pe), node.items, child(path, pe), out, steps));
   } else {
     const l = (lhs ?? {}) as Obj;
     const r = (rhs ?? {}) as Obj;
     for (const key of new Set([...Object.keys(l), ...Object.keys(r)])) {
       const sub = childNode(node, key);
-      if (sub) compareInto(l[key] ?? undefined, r[key] ?? undefined, sub, child(path, fieldElement(key)), out);
+      if (sub) children.push(() => compareInto(l[key] ?? undefined, r[key] ?? undefined, sub, child(path, fieldElement(key)), out, steps));
     }
   }
-  if (path === rootPath) return;
-  if (lhs === undefined) out.added.insert(path);
-  else if (rhs === undefined) out.removed.insert(path);
+  for (let i = children.length - 1; i >= 0; i--) steps.push(children[i]);
 }
 
 /** An applied configuration merged into a live value (Merge). A null in the configuration removes the field. */

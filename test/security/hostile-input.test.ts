@@ -17,12 +17,15 @@ import { rawRequest, type RawReply } from '../harness/raw-http';
 const SEED = Number(process.env.KAPI_HOSTILE_SEED ?? 20261127);
 const REQUESTS = Number(process.env.KAPI_HOSTILE_REQUESTS ?? 1500);
 /**
- * The issue's target is 100 ms. The suite shares two cores with other test runs (a load of 12 is
- * common), where the scheduler alone delays a probe by a few hundred ms; the bound asserted is
- * looser, and still far below the stalls of seconds the issue's repros caused.
+ * The issue's target is 100 ms. The suite shares two cores with other test runs: its p99 measured
+ * 132 ms under a load of 6 and 240 ms under a load of 23 (which requests make that tail is not
+ * pinned down; the slowest answers are deletecollections of the namespace's configmaps). The
+ * bound keeps room for a loaded machine, and still catches a request that holds the loop for long.
  */
-const READYZ_P99_MS = Number(process.env.KAPI_HOSTILE_READYZ_P99_MS ?? 500);
+const READYZ_P99_MS = Number(process.env.KAPI_HOSTILE_READYZ_P99_MS ?? 400);
 const RSS_GROWTH_BYTES = 1024 ** 3;
+/** The worst /readyz latency allowed while the 20,000-container patch runs (see its test). */
+const SMP_READYZ_WORST_MS = Number(process.env.KAPI_HOSTILE_SMP_READYZ_MS ?? 1000);
 
 const NS = '/api/v1/namespaces/hostile';
 const DEPLOYMENTS = '/apis/apps/v1/namespaces/hostile/deployments';
@@ -90,18 +93,33 @@ describe('the repros of issue 25', () => {
     expect(rssBytes() - rssBefore).toBeLessThan(256 * 1024 ** 2);
   });
 
-  test('20,000 containers under a Deployment template by strategic merge: merged in order, quickly', async () => {
+  test('20,000 containers under a Deployment template by strategic merge: merged in order, quickly, while /readyz still answers', async () => {
     const containers = Array.from({ length: 20_000 }, (_, i) => ({ name: `c${i + 1}`, image: 'x' }));
-    const patch = { spec: { template: { spec: { containers } } } };
-    const [res, ms] = await timed(() => api.patch(`${DEPLOYMENTS}/d?dryRun=All`, patch, 'application/strategic-merge-patch+json'));
+    const patch = JSON.stringify({ spec: { template: { spec: { containers } } } });
+    const readyz = probe();
+    // The 6 MB answer is parsed once the probe has stopped: parsing it here would delay the probe, not the server.
+    const [res, ms] = await timed(() =>
+      fetch(`${server.url}${DEPLOYMENTS}/d?dryRun=All`, {
+        method: 'PATCH',
+        headers: { 'content-type': 'application/strategic-merge-patch+json' },
+        body: patch,
+      }).then(async (r) => ({ status: r.status, text: await r.text() })),
+    );
+    const { latencies, failures } = await readyz.stop();
+    const worst = Math.max(...latencies);
+    process.stdout.write(`20,000-container patch: ${ms} ms; /readyz ${latencies.length} probes, worst ${worst.toFixed(0)} ms\n`);
+    expect(failures).toEqual([]);
     expect(res.status).toBe(200);
-    const names = (res.body.spec.template.spec.containers as { name: string }[]).map((c) => c.name);
+    const names = (JSON.parse(res.text).spec.template.spec.containers as { name: string }[]).map((c) => c.name);
     // mergeSortedSlice: the patch's items in its order, then c0, which the live list alone has
     expect(names).toHaveLength(20_001);
     expect(names.slice(0, 2)).toEqual(['c1', 'c2']);
     expect(names[20_000]).toBe('c0');
     // It took 10.4 s on an idle machine; about 2.5 s on a warm server under a load of 12, and the bound is generous for that.
     expect(ms).toBeLessThan(8000);
+    // The request's stages run in slices (the longest left, decoding against the schema, takes 150-250 ms under load);
+    // before the managed-fields comparison ran in slices, /readyz waited 2.5 s behind it under a load of 20.
+    expect(worst).toBeLessThan(SMP_READYZ_WORST_MS);
   }, 30_000);
 
   test('a null label value decodes as "" (Go leaves a string its zero value), on a Pod and in matchLabels', async () => {
