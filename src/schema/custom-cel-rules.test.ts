@@ -198,13 +198,34 @@ describe('CEL validation rules', () => {
   });
 
   test('syntax errors are reported for the CRD', () => {
-    expect(celRuleErrors({ type: 'object', 'x-kubernetes-validations': [{ rule: 'self.x >' }, { rule: '' }] }, 'schema').map(fieldErrorMessage)).toEqual([
+    expect(celRuleErrors({ type: 'object', 'x-kubernetes-validations': [{ rule: 'self.x >' }] }, 'schema').map(fieldErrorMessage)).toEqual([
       expect.stringMatching(
         /^schema\.x-kubernetes-validations\[0\]\.rule: Invalid value: apiextensions\.ValidationRule\{Rule:"self\.x >", .*\}: compilation failed: /,
       ),
-      'schema.x-kubernetes-validations[1].rule: Required value: rule is not specified',
     ]);
     expect(celRuleErrors(schema, 'schema')).toEqual([]);
+  });
+
+  test("a rule's own fields are checked first, as ValidateCustomResourceDefinitionOpenAPISchema does; a level with such errors is not compiled", () => {
+    const rules = [
+      { rule: 'self.x >' },
+      { rule: '' },
+      { rule: 'self.x > 0', message: '  ' },
+      { rule: 'self.x > 0', message: 'two\nlines' },
+      { rule: 'self.x >\n 0' },
+      { rule: 'self.x > 0', messageExpression: ' ', reason: 'FieldValueBogus', fieldPath: ' ' },
+      { rule: 'self.x > 0', fieldPath: '.x\n' },
+    ];
+    expect(celRuleErrors({ type: 'object', 'x-kubernetes-validations': rules }, 'schema').map(fieldErrorMessage)).toEqual([
+      'schema.x-kubernetes-validations[1].rule: Required value: rule is not specified',
+      'schema.x-kubernetes-validations[2].message: Invalid value: "  ": message must be non-empty if specified',
+      'schema.x-kubernetes-validations[3].message: Invalid value: "two\\nlines": message must not contain line breaks',
+      'schema.x-kubernetes-validations[4].message: Required value: message must be specified if rule contains line breaks',
+      'schema.x-kubernetes-validations[5].messageExpression: Required value: messageExpression must be non-empty if specified',
+      'schema.x-kubernetes-validations[5].reason: Unsupported value: "FieldValueBogus": supported values: "FieldValueDuplicate", "FieldValueForbidden", "FieldValueInvalid", "FieldValueRequired"',
+      'schema.x-kubernetes-validations[5].fieldPath: Invalid value: " ": fieldPath must be non-empty if specified',
+      'schema.x-kubernetes-validations[6].fieldPath: Invalid value: ".x\\n": fieldPath must not contain line breaks',
+    ]);
   });
 
   test("patterns RE2 rejects: a matches literal at compile time, other constant patterns as cel-go's program creation", () => {

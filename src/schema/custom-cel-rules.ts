@@ -87,24 +87,52 @@ function ruleCompileError(source: string, s: JSONSchemaProps, root: boolean, opt
   return `${want === 'bool' ? 'program' : 'messageExpression'} instantiation failed: ${programError}`;
 }
 
+/** The reasons a rule may give its failures (apiextensions' supportedValidationReason, sorted as its List()). */
+const SUPPORTED_REASONS = ['FieldValueDuplicate', 'FieldValueForbidden', 'FieldValueInvalid', 'FieldValueRequired'];
+
+/** Line breaks as CEL's grammar has them (kube's hasNewlines). */
+const hasNewlines = (text: string): boolean => /[\n\r]/.test(text);
+
+type ValidationRuleProps = NonNullable<JSONSchemaProps['x-kubernetes-validations']>[number];
+
+/** ValidateCustomResourceDefinitionOpenAPISchema's checks of one rule's own fields, before anything is compiled. */
+function ruleSchemaErrors(r: ValidationRuleProps, rulePath: string): FieldErrorList {
+  const errs: FieldErrorList = [];
+  const rule = (r.rule ?? '').trim();
+  const message = r.message ?? '';
+  const trimmedMessage = message.trim();
+  if (!rule) errs.push(field.required(`${rulePath}.rule`, 'rule is not specified'));
+  else if (message && !trimmedMessage) errs.push(field.invalid(`${rulePath}.message`, message, 'message must be non-empty if specified'));
+  else if (hasNewlines(trimmedMessage)) errs.push(field.invalid(`${rulePath}.message`, message, 'message must not contain line breaks'));
+  else if (hasNewlines(rule) && !trimmedMessage) errs.push(field.required(`${rulePath}.message`, 'message must be specified if rule contains line breaks'));
+  if (r.messageExpression && !r.messageExpression.trim())
+    errs.push(field.required(`${rulePath}.messageExpression`, 'messageExpression must be non-empty if specified'));
+  if (r.reason !== undefined && !SUPPORTED_REASONS.includes(r.reason)) errs.push(field.notSupported(`${rulePath}.reason`, r.reason, SUPPORTED_REASONS));
+  const fieldPath = r.fieldPath ?? '';
+  if (fieldPath && !fieldPath.trim()) errs.push(field.invalid(`${rulePath}.fieldPath`, fieldPath, 'fieldPath must be non-empty if specified'));
+  if (hasNewlines(fieldPath)) errs.push(field.invalid(`${rulePath}.fieldPath`, fieldPath, 'fieldPath must not contain line breaks'));
+  return errs;
+}
+
 /** What kube's compiler refuses in a schema's rules when the CRD is written: syntax, undeclared names, undefined fields, type mismatches, patterns RE2 rejects. */
 export function celRuleErrors(schema: JSONSchemaProps, path: string): FieldErrorList {
   const errs: FieldErrorList = [];
   const walk = (s: JSONSchemaProps, at: string): void => {
-    (s['x-kubernetes-validations'] ?? []).forEach((r, i) => {
-      const rulePath = `${at}.x-kubernetes-validations[${i}]`;
-      if (!r.rule?.trim()) {
-        errs.push(field.required(`${rulePath}.rule`, 'rule is not specified'));
-        return;
-      }
-      const ruleError = ruleCompileError(r.rule, s, s === schema, r.optionalOldSelf === true, 'bool');
-      if (ruleError !== null) errs.push(field.invalid(`${rulePath}.rule`, ruleValue(r), ruleError));
-      // compileRule compiles the messageExpression only once the rule compiled
-      else if (r.messageExpression?.trim()) {
-        const messageError = ruleCompileError(r.messageExpression, s, s === schema, r.optionalOldSelf === true, 'string');
-        if (messageError !== null) errs.push(field.invalid(`${rulePath}.messageExpression`, ruleValue(r), messageError));
-      }
-    });
+    const rules = s['x-kubernetes-validations'] ?? [];
+    const schemaErrors = rules.flatMap((r, i) => ruleSchemaErrors(r, `${at}.x-kubernetes-validations[${i}]`));
+    errs.push(...schemaErrors);
+    // kube compiles a level's rules only when its schema checks found nothing: a broken schema gives no actionable CEL errors
+    if (schemaErrors.length === 0)
+      rules.forEach((r, i) => {
+        const rulePath = `${at}.x-kubernetes-validations[${i}]`;
+        const ruleError = ruleCompileError(r.rule, s, s === schema, r.optionalOldSelf === true, 'bool');
+        if (ruleError !== null) errs.push(field.invalid(`${rulePath}.rule`, ruleValue(r), ruleError));
+        // compileRule compiles the messageExpression only once the rule compiled
+        else if (r.messageExpression?.trim()) {
+          const messageError = ruleCompileError(r.messageExpression, s, s === schema, r.optionalOldSelf === true, 'string');
+          if (messageError !== null) errs.push(field.invalid(`${rulePath}.messageExpression`, ruleValue(r), messageError));
+        }
+      });
     for (const [name, child] of Object.entries(s.properties ?? {})) walk(child, `${at}.properties[${name}]`);
     if (s.items) walk(s.items, `${at}.items`);
     if (typeof s.additionalProperties === 'object') walk(s.additionalProperties, `${at}.additionalProperties`);

@@ -317,6 +317,12 @@ test('CEL rules: optional syntax and two-variable comprehensions, accepted in a 
     'spec.versions[0].schema.openAPIV3Schema.properties[spec].x-kubernetes-validations[1].messageExpression: Invalid value: apiextensions.ValidationRule{Rule:"self.?size.orValue(0) != 13", Message:" size 13 is unlucky ", MessageExpression:"self.size", ',
   );
   expect(notString.stderr).toContain('}: messageExpression must evaluate to a string');
+  // A rule's own fields are checked before anything compiles (ValidateCustomResourceDefinitionOpenAPISchema).
+  const badFields = await kubectl(kapi.url, ['apply', '-f', '-'], DOODADS.replace('message: "size over the limit"', 'message: "size\\nover", reason: Bogus'));
+  expect(badFields.stderr).toContain(
+    'spec.versions[0].schema.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].message: Invalid value: "size\\nover": message must not contain line breaks',
+  );
+  expect(badFields.stderr).toContain('x-kubernetes-validations[0].reason: Unsupported value: "Bogus": supported values: "FieldValueDuplicate", ');
   const created = await kubectl(kapi.url, ['apply', '-f', '-'], DOODADS);
   expect(created.stderr).toBe('');
   await k('wait', '--for', 'condition=established', '--timeout=20s', 'crd/doodads.example.com');
