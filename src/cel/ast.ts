@@ -36,23 +36,22 @@ export function* walk(root: Expr | undefined): Generator<Expr> {
   }
 }
 
+/** cel-go's type names of the literal kinds. */
+export const CONSTANT_TYPES = {
+  int64Value: 'int',
+  uint64Value: 'uint',
+  doubleValue: 'double',
+  stringValue: 'string',
+  boolValue: 'bool',
+  bytesValue: 'bytes',
+  nullValue: 'null',
+} as const;
+
 /** cel-go's type name of a literal (int, uint, double, string, bool), or null for other expressions. */
 export function literalType(e: Expr): string | null {
   if (e.exprKind.case !== 'constExpr') return null;
-  switch (e.exprKind.value.constantKind.case) {
-    case 'int64Value':
-      return 'int';
-    case 'uint64Value':
-      return 'uint';
-    case 'doubleValue':
-      return 'double';
-    case 'stringValue':
-      return 'string';
-    case 'boolValue':
-      return 'bool';
-    default:
-      return null;
-  }
+  const c = e.exprKind.value.constantKind.case;
+  return c === undefined || c === 'bytesValue' || c === 'nullValue' || !(c in CONSTANT_TYPES) ? null : CONSTANT_TYPES[c as keyof typeof CONSTANT_TYPES];
 }
 
 /** Builds expressions with fresh ids (above the parser's) at one source offset. */

@@ -1,4 +1,4 @@
-import type { Expr } from './ast';
+import { CONSTANT_TYPES, type Expr } from './ast';
 
 /**
  * The static cost estimate of a CEL expression, as cel-go's checker computes it (checker/cost.go
@@ -671,24 +671,7 @@ function unionEntries(a: EntrySize | undefined, b: EntrySize | undefined): Entry
 }
 
 function literalKind(c: string | undefined): Kind {
-  switch (c) {
-    case 'int64Value':
-      return 'int';
-    case 'uint64Value':
-      return 'uint';
-    case 'doubleValue':
-      return 'double';
-    case 'stringValue':
-      return 'string';
-    case 'bytesValue':
-      return 'bytes';
-    case 'boolValue':
-      return 'bool';
-    case 'nullValue':
-      return 'null';
-    default:
-      return 'dyn';
-  }
+  return c !== undefined && c in CONSTANT_TYPES ? CONSTANT_TYPES[c as keyof typeof CONSTANT_TYPES] : 'dyn';
 }
 
 function literalNumber(e: Expr): number | undefined {
