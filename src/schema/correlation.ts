@@ -9,6 +9,12 @@ import type { JSONSchemaProps } from './json-schema-props';
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
+/** MapIsCorrelatable: an object's old fields are correlated by name unless its map type is one kube does not know (granular and atomic maps both are). */
+export const mapIsCorrelatable = (s: JSONSchemaProps): boolean => {
+  const mapType: string | undefined = s['x-kubernetes-map-type'];
+  return mapType === undefined || mapType === 'granular' || mapType === 'atomic';
+};
+
 export const propertySchema = (s: JSONSchemaProps, key: string): JSONSchemaProps | undefined =>
   s.properties?.[key] ?? (typeof s.additionalProperties === 'object' ? s.additionalProperties : undefined);
 

@@ -106,6 +106,28 @@ describe('CEL validation rules', () => {
     ]);
   });
 
+  test("a failure is reported at the rule's fieldPath, normalized as field.Path prints it, under the node (at the root, alone)", () => {
+    const pathRules = new CelRules({
+      type: 'object',
+      'x-kubernetes-validations': [{ rule: "self.spec.name != 'x'", fieldPath: '.spec.name', reason: 'FieldValueForbidden', message: 'no x' }],
+      properties: {
+        spec: {
+          type: 'object',
+          'x-kubernetes-validations': [
+            { rule: "self.a__dot__b != 'x'", fieldPath: "['a.b']" },
+            { rule: "!('x' in self.labels)", fieldPath: ".labels['x']", message: 'no label x' },
+          ],
+          properties: { name: { type: 'string' }, 'a.b': { type: 'string' }, labels: { type: 'object', additionalProperties: { type: 'string' } } },
+        },
+      },
+    });
+    expect(pathRules.validate({ spec: { name: 'x', 'a.b': 'x', labels: { x: '1' } } }).map(fieldErrorMessage)).toEqual([
+      'spec.name: Forbidden: no x',
+      `spec.a.b: Invalid value: "object": failed rule: self.a__dot__b != 'x'`,
+      'spec.labels[x]: Invalid value: "object": no label x',
+    ]);
+  });
+
   test('transition rules run on updates only, against the old value', () => {
     const base = { minReplicas: 1, maxReplicas: 1 };
     expect(messages({ spec: { ...base, name: 'a' } })).toEqual([]);
@@ -113,7 +135,7 @@ describe('CEL validation rules', () => {
     expect(messages({ spec: { ...base, name: 'b' } }, { spec: base })).toEqual([]);
   });
 
-  test('transition rules run on the items of listType map lists, matched by key, and with optionalOldSelf on creates too', () => {
+  test('transition rules run on the items of listType map lists, matched by key, on the values of maps, atomic ones too (MapIsCorrelatable), and with optionalOldSelf on creates too', () => {
     const listRules = new CelRules({
       type: 'object',
       properties: {
@@ -131,7 +153,10 @@ describe('CEL validation rules', () => {
         labels: {
           type: 'object',
           'x-kubernetes-map-type': 'atomic',
-          additionalProperties: { type: 'string', 'x-kubernetes-validations': [{ rule: 'self == oldSelf', message: 'atomic maps are never correlated' }] },
+          additionalProperties: {
+            type: 'string',
+            'x-kubernetes-validations': [{ rule: 'self == oldSelf', message: 'atomic map values are correlated by key' }],
+          },
         },
         phase: {
           type: 'string',
@@ -162,6 +187,7 @@ describe('CEL validation rules', () => {
     };
     expect(listRules.validateUpdate(after, before, () => {}).map(fieldErrorMessage)).toEqual([
       'ports[0]: Invalid value: "object": port may only grow',
+      'labels[k]: Invalid value: "string": atomic map values are correlated by key',
       'phase: Invalid value: "string": phase starts New and stays',
     ]);
     expect(listRules.validate({ phase: 'Old' }).map(fieldErrorMessage)).toEqual(['phase: Invalid value: "string": phase starts New and stays']);
@@ -218,13 +244,99 @@ describe('CEL validation rules', () => {
     ];
     expect(celRuleErrors({ type: 'object', 'x-kubernetes-validations': rules }, 'schema').map(fieldErrorMessage)).toEqual([
       'schema.x-kubernetes-validations[1].rule: Required value: rule is not specified',
-      'schema.x-kubernetes-validations[2].message: Invalid value: "  ": message must be non-empty if specified',
-      'schema.x-kubernetes-validations[3].message: Invalid value: "two\\nlines": message must not contain line breaks',
+      'schema.x-kubernetes-validations[2].message: Invalid value: "  ": must be non-empty if specified',
+      'schema.x-kubernetes-validations[3].message: Invalid value: "two\\nlines": must not contain line breaks',
       'schema.x-kubernetes-validations[4].message: Required value: message must be specified if rule contains line breaks',
       'schema.x-kubernetes-validations[5].messageExpression: Required value: messageExpression must be non-empty if specified',
       'schema.x-kubernetes-validations[5].reason: Unsupported value: "FieldValueBogus": supported values: "FieldValueDuplicate", "FieldValueForbidden", "FieldValueInvalid", "FieldValueRequired"',
-      'schema.x-kubernetes-validations[5].fieldPath: Invalid value: " ": fieldPath must be non-empty if specified',
-      'schema.x-kubernetes-validations[6].fieldPath: Invalid value: ".x\\n": fieldPath must not contain line breaks',
+      'schema.x-kubernetes-validations[5].fieldPath: Invalid value: " ": must be non-empty if specified',
+      'schema.x-kubernetes-validations[5].fieldPath: Invalid value: " ": must be a valid path',
+      'schema.x-kubernetes-validations[6].fieldPath: Invalid value: ".x\\n": must not contain line breaks',
+      'schema.x-kubernetes-validations[6].fieldPath: Invalid value: ".x\\n": must be a valid path',
+    ]);
+  });
+
+  test('a fieldPath must name a field of the node; oldSelf only where old values correlate, optionalOldSelf only with oldSelf', () => {
+    const transition = (rule: string, more: object = {}) => ({ type: 'string' as const, 'x-kubernetes-validations': [{ rule, ...more }] });
+    const errors = celRuleErrors(
+      {
+        type: 'object',
+        properties: {
+          spec: {
+            type: 'object',
+            'x-kubernetes-validations': [
+              { rule: 'self.size > 0', fieldPath: '.size' },
+              { rule: 'self.size > 0', fieldPath: '.sise' },
+              { rule: 'self.size > 0', optionalOldSelf: false },
+              { rule: 'oldSelf.hasValue()', optionalOldSelf: true },
+              { rule: 'self.size >', optionalOldSelf: true },
+            ],
+            properties: {
+              size: { type: 'integer' },
+              tags: { type: 'array', items: transition('self == oldSelf') },
+              matrix: { type: 'array', items: { type: 'array', 'x-kubernetes-list-type': 'map', items: { ...transition('self == oldSelf'), type: 'object' } } },
+              ports: {
+                type: 'array',
+                'x-kubernetes-list-type': 'map',
+                'x-kubernetes-list-map-keys': ['name'],
+                items: { type: 'object', properties: { name: transition('self == oldSelf') } },
+              },
+            },
+          },
+        },
+      },
+      'schema',
+    ).map(fieldErrorMessage);
+    const spec = 'schema.properties[spec]';
+    expect(errors).toEqual([
+      `${spec}.x-kubernetes-validations[1].fieldPath: Invalid value: ".sise": must be a valid path`,
+      `${spec}.properties[tags].items.x-kubernetes-validations[0].rule: Invalid value: "self == oldSelf": oldSelf cannot be used on the uncorrelatable portion of the schema within ${spec}.properties[tags]`,
+      `${spec}.properties[matrix].items.items.x-kubernetes-validations[0].rule: Invalid value: "self == oldSelf": oldSelf cannot be used on the uncorrelatable portion of the schema within ${spec}.properties[matrix]`,
+    ]);
+    // once the fieldPath is right, the level compiles: a rule without oldSelf may not set optionalOldSelf, even one that does not compile
+    const fixed = celRuleErrors(
+      {
+        type: 'object',
+        'x-kubernetes-validations': [
+          { rule: 'self.size > 0', fieldPath: '.size' },
+          { rule: 'self.size > 0', optionalOldSelf: false },
+          { rule: 'oldSelf.hasValue()', optionalOldSelf: true },
+          { rule: 'self.size >', optionalOldSelf: true },
+          { rule: "self.size > 0 && 'oldSelf' != ''", optionalOldSelf: true },
+        ],
+        properties: { size: { type: 'integer' } },
+      },
+      'schema',
+    ).map(fieldErrorMessage);
+    expect(fixed).toEqual([
+      'schema.x-kubernetes-validations[1].optionalOldSelf: Invalid value: false: may not be set if oldSelf is not used in rule',
+      expect.stringMatching(
+        /^schema\.x-kubernetes-validations\[3\]\.rule: Invalid value: apiextensions\.ValidationRule\{Rule:"self\.size >", .*: compilation failed: /,
+      ),
+      'schema.x-kubernetes-validations[3].optionalOldSelf: Invalid value: true: may not be set if oldSelf is not used in rule',
+      'schema.x-kubernetes-validations[4].optionalOldSelf: Invalid value: true: may not be set if oldSelf is not used in rule',
+    ]);
+  });
+
+  test('schema errors below a node keep its rules from compiling; all schema errors come before all compile errors', () => {
+    const errors = celRuleErrors(
+      {
+        type: 'object',
+        'x-kubernetes-validations': [{ rule: 'self.nope' }],
+        properties: {
+          a: {
+            type: 'object',
+            'x-kubernetes-validations': [{ rule: 'self.nope' }],
+            properties: { b: { type: 'string', 'x-kubernetes-validations': [{ rule: '' }] } },
+          },
+          c: { type: 'object', 'x-kubernetes-validations': [{ rule: 'self.nope > 0' }], properties: { x: { type: 'integer' } } },
+        },
+      },
+      's',
+    ).map(fieldErrorMessage);
+    expect(errors).toEqual([
+      's.properties[a].properties[b].x-kubernetes-validations[0].rule: Required value: rule is not specified',
+      expect.stringMatching(/^s\.properties\[c\]\.x-kubernetes-validations\[0\]\.rule: Invalid value: .*: compilation failed: /),
     ]);
   });
 

@@ -1,15 +1,26 @@
 import { isCelError, type CelResult } from '@bufbuild/cel';
-import type { ParsedExpr } from '../cel/ast';
+import { walk as walkExpr, type ParsedExpr } from '../cel/ast';
 import { celEnvironment, CelCompileError, celErrorText, parseExpression, planExpression, type Evaluation } from '../cel/compiler';
 import { COST_LIMIT_EXCEEDED, RUNTIME_CEL_COST_BUDGET } from '../cel/cost';
 import { celGoErrorText } from '../cel/runtime-errors';
 import { constantPatternError, invalidMatchesLiteral } from '../cel/regex-literals';
 import { field, fieldErrorMessage, GoSyntax, goQuote, type FieldError, type FieldErrorList } from '../api/field-errors';
 import { optionalNone, optionalOf } from '../cel/library/optional';
-import { NO_RATCHETING, oldListItem, propertySchema, ratchetIndex, ratchetingRoot, ratchetKey, unchanged, type Ratcheting } from './correlation';
+import {
+  mapIsCorrelatable,
+  NO_RATCHETING,
+  oldListItem,
+  propertySchema,
+  ratchetIndex,
+  ratchetingRoot,
+  ratchetKey,
+  unchanged,
+  type Ratcheting,
+} from './correlation';
 import { formattedCelValue } from './cel-formats';
 import { celPropertyName } from './cel-escaping';
 import { checkRule } from './cel-rule-checker';
+import { normalizedFieldPath } from './cel-field-path';
 import type { JSONSchemaProps } from './json-schema-props';
 
 /**
@@ -29,6 +40,8 @@ type Program = (ctx: Record<string, unknown>) => Evaluation;
 interface CompiledRule {
   rule: ValidationRule;
   transition: boolean;
+  /** NormalizedRuleFieldPath: where under the node its failures are reported, if its fieldPath is valid. */
+  fieldPath: string | null;
   check: Program;
   message: Program | null;
 }
@@ -36,10 +49,14 @@ interface CompiledRule {
 // The base environment alone: apiextensions uses apiserver/pkg/cel/environment's base set, as admission does.
 const env = celEnvironment();
 
-function compile(source: string): Program {
-  const program = planExpression(env, parseExpression(source));
+function compile(parsed: ParsedExpr): Program {
+  const program = planExpression(env, parsed);
   return (ctx) => program.run(ctx);
 }
+
+/** compileRule's UsesOldSelf: the checked expression refers to `oldSelf` (a comprehension variable of that name included, as in cel-go's reference map). */
+const usesOldSelf = (parsed: ParsedExpr): boolean =>
+  [...walkExpr(parsed.expr)].some((e) => e.exprKind.case === 'identExpr' && e.exprKind.value.name === 'oldSelf');
 
 /** ruleErrorString: how kube names a rule in its cost errors. */
 const ruleName = (rule: ValidationRule): string => rule.message?.trim() || rule.rule.trim();
@@ -64,27 +81,37 @@ function ruleValue(r: ValidationRule): GoSyntax {
 
 const declaredFunction = (name: string): boolean => env.funcs.find(name) !== undefined;
 
-/** compileRule's error for a rule (`want` bool) or a messageExpression (`want` string), in kube's words, or null. */
-function ruleCompileError(source: string, s: JSONSchemaProps, root: boolean, optionalOldSelf: boolean, want: 'bool' | 'string'): string | null {
+/** compileRule's outcome for a rule (`want` bool) or a messageExpression (`want` string). */
+interface Compilation {
+  /** The error in kube's words, or null. */
+  error: string | null;
+  /** UsesOldSelf, which kube sets once the expression checked as the type wanted. */
+  usesOldSelf: boolean;
+}
+
+function compileExpression(source: string, s: JSONSchemaProps, root: boolean, optionalOldSelf: boolean, want: 'bool' | 'string'): Compilation {
   const failed = want === 'bool' ? 'compilation failed: ' : 'messageExpression compilation failed: ';
+  const refused = (error: string): Compilation => ({ error, usesOldSelf: false });
   let parsed: ParsedExpr;
   try {
     parsed = parseExpression(source);
   } catch (err) {
     if (!(err instanceof CelCompileError)) throw err;
-    return failed + err.message;
+    return refused(failed + err.message);
   }
   const positions = (parsed.sourceInfo?.positions ?? {}) as Record<string, number>;
   const { issue, resultType } = checkRule(parsed.expr, positions, s, root, declaredFunction, optionalOldSelf);
-  if (issue !== null) return failed + celErrorText(source, issue.offset, issue.message);
+  if (issue !== null) return refused(failed + celErrorText(source, issue.offset, issue.message));
   const badPattern = invalidMatchesLiteral(parsed.expr);
-  if (badPattern !== null) return failed + celErrorText(source, positions[String(badPattern)] ?? 0, 'invalid matches argument');
+  if (badPattern !== null) return refused(failed + celErrorText(source, positions[String(badPattern)] ?? 0, 'invalid matches argument'));
   // a checked type other than the one wanted (dyn included) is refused after compiling
   if (resultType !== null && resultType !== want)
-    return want === 'bool' ? 'cel expression must evaluate to a bool' : 'messageExpression must evaluate to a string';
+    return refused(want === 'bool' ? 'cel expression must evaluate to a bool' : 'messageExpression must evaluate to a string');
   const programError = constantPatternError(parsed.expr);
-  if (programError === null) return null;
-  return `${want === 'bool' ? 'program' : 'messageExpression'} instantiation failed: ${programError}`;
+  return {
+    error: programError === null ? null : `${want === 'bool' ? 'program' : 'messageExpression'} instantiation failed: ${programError}`,
+    usesOldSelf: usesOldSelf(parsed),
+  };
 }
 
 /** The reasons a rule may give its failures (apiextensions' supportedValidationReason, sorted as its List()). */
@@ -95,50 +122,83 @@ const hasNewlines = (text: string): boolean => /[\n\r]/.test(text);
 
 type ValidationRuleProps = NonNullable<JSONSchemaProps['x-kubernetes-validations']>[number];
 
-/** ValidateCustomResourceDefinitionOpenAPISchema's checks of one rule's own fields, before anything is compiled. */
-function ruleSchemaErrors(r: ValidationRuleProps, rulePath: string): FieldErrorList {
+/** ValidateCustomResourceDefinitionOpenAPISchema's checks of one rule's own fields (its SchemaErrors), before anything is compiled. */
+function ruleSchemaErrors(r: ValidationRuleProps, s: JSONSchemaProps, rulePath: string): FieldErrorList {
   const errs: FieldErrorList = [];
   const rule = (r.rule ?? '').trim();
   const message = r.message ?? '';
   const trimmedMessage = message.trim();
   if (!rule) errs.push(field.required(`${rulePath}.rule`, 'rule is not specified'));
-  else if (message && !trimmedMessage) errs.push(field.invalid(`${rulePath}.message`, message, 'message must be non-empty if specified'));
-  else if (hasNewlines(trimmedMessage)) errs.push(field.invalid(`${rulePath}.message`, message, 'message must not contain line breaks'));
+  else if (message && !trimmedMessage) errs.push(field.invalid(`${rulePath}.message`, message, 'must be non-empty if specified'));
+  else if (hasNewlines(trimmedMessage)) errs.push(field.invalid(`${rulePath}.message`, message, 'must not contain line breaks'));
   else if (hasNewlines(rule) && !trimmedMessage) errs.push(field.required(`${rulePath}.message`, 'message must be specified if rule contains line breaks'));
   if (r.messageExpression && !r.messageExpression.trim())
     errs.push(field.required(`${rulePath}.messageExpression`, 'messageExpression must be non-empty if specified'));
   if (r.reason !== undefined && !SUPPORTED_REASONS.includes(r.reason)) errs.push(field.notSupported(`${rulePath}.reason`, r.reason, SUPPORTED_REASONS));
   const fieldPath = r.fieldPath ?? '';
-  if (fieldPath && !fieldPath.trim()) errs.push(field.invalid(`${rulePath}.fieldPath`, fieldPath, 'fieldPath must be non-empty if specified'));
-  if (hasNewlines(fieldPath)) errs.push(field.invalid(`${rulePath}.fieldPath`, fieldPath, 'fieldPath must not contain line breaks'));
+  if (fieldPath && !fieldPath.trim()) errs.push(field.invalid(`${rulePath}.fieldPath`, fieldPath, 'must be non-empty if specified'));
+  if (hasNewlines(fieldPath)) errs.push(field.invalid(`${rulePath}.fieldPath`, fieldPath, 'must not contain line breaks'));
+  if (fieldPath && normalizedFieldPath(fieldPath, s) === null) errs.push(field.invalid(`${rulePath}.fieldPath`, fieldPath, 'must be a valid path'));
   return errs;
 }
 
-/** What kube's compiler refuses in a schema's rules when the CRD is written: syntax, undeclared names, undefined fields, type mismatches, patterns RE2 rejects. */
-export function celRuleErrors(schema: JSONSchemaProps, path: string): FieldErrorList {
+/**
+ * The CELErrors of one rule whose level has no SchemaErrors: its compile error or its
+ * messageExpression's, then its use of oldSelf where old values cannot be correlated (below a
+ * list that is not `listType: map`), or an `optionalOldSelf` it does not need.
+ */
+function ruleCelErrors(r: ValidationRule, s: JSONSchemaProps, root: boolean, rulePath: string, uncorrelatable: string | null): FieldErrorList {
   const errs: FieldErrorList = [];
-  const walk = (s: JSONSchemaProps, at: string): void => {
-    const rules = s['x-kubernetes-validations'] ?? [];
-    const schemaErrors = rules.flatMap((r, i) => ruleSchemaErrors(r, `${at}.x-kubernetes-validations[${i}]`));
-    errs.push(...schemaErrors);
-    // kube compiles a level's rules only when its schema checks found nothing: a broken schema gives no actionable CEL errors
-    if (schemaErrors.length === 0)
-      rules.forEach((r, i) => {
-        const rulePath = `${at}.x-kubernetes-validations[${i}]`;
-        const ruleError = ruleCompileError(r.rule, s, s === schema, r.optionalOldSelf === true, 'bool');
-        if (ruleError !== null) errs.push(field.invalid(`${rulePath}.rule`, ruleValue(r), ruleError));
-        // compileRule compiles the messageExpression only once the rule compiled
-        else if (r.messageExpression?.trim()) {
-          const messageError = ruleCompileError(r.messageExpression, s, s === schema, r.optionalOldSelf === true, 'string');
-          if (messageError !== null) errs.push(field.invalid(`${rulePath}.messageExpression`, ruleValue(r), messageError));
-        }
-      });
-    for (const [name, child] of Object.entries(s.properties ?? {})) walk(child, `${at}.properties[${name}]`);
-    if (s.items) walk(s.items, `${at}.items`);
-    if (typeof s.additionalProperties === 'object') walk(s.additionalProperties, `${at}.additionalProperties`);
-  };
-  walk(schema, path);
+  const optionalOldSelf = r.optionalOldSelf === true;
+  const compiled = compileExpression(r.rule, s, root, optionalOldSelf, 'bool');
+  if (compiled.error !== null) errs.push(field.invalid(`${rulePath}.rule`, ruleValue(r), compiled.error));
+  // compileRule compiles the messageExpression only once the rule compiled
+  else if (r.messageExpression?.trim()) {
+    const message = compileExpression(r.messageExpression, s, root, optionalOldSelf, 'string');
+    if (message.error !== null) errs.push(field.invalid(`${rulePath}.messageExpression`, ruleValue(r), message.error));
+  }
+  if (compiled.usesOldSelf) {
+    if (uncorrelatable !== null)
+      errs.push(field.invalid(`${rulePath}.rule`, r.rule, `oldSelf cannot be used on the uncorrelatable portion of the schema within ${uncorrelatable}`));
+  } else if (r.optionalOldSelf !== undefined) {
+    errs.push(field.invalid(`${rulePath}.optionalOldSelf`, r.optionalOldSelf, 'may not be set if oldSelf is not used in rule'));
+  }
   return errs;
+}
+
+/** Errors of a schema and the nodes below it, kept apart as kube keeps them (OpenAPISchemaErrorList). */
+interface SchemaErrorList {
+  schema: FieldErrorList;
+  cel: FieldErrorList;
+}
+
+/**
+ * What kube refuses in a schema's rules when the CRD is written: their own fields, then what its
+ * compiler finds (syntax, undeclared names, undefined fields, type mismatches, patterns RE2
+ * rejects, oldSelf misuse). All schema errors come before all CEL errors, a node's children
+ * before it, and a node whose subtree has schema errors is not compiled.
+ */
+export function celRuleErrors(schema: JSONSchemaProps, path: string): FieldErrorList {
+  // uncorrelatable: the highest node above whose old values are not correlated (withForbidOldSelfValidations)
+  const visit = (s: JSONSchemaProps, at: string, uncorrelatable: string | null): SchemaErrorList => {
+    const errs: SchemaErrorList = { schema: [], cel: [] };
+    const add = (child: SchemaErrorList): void => {
+      errs.schema.push(...child.schema);
+      errs.cel.push(...child.cel);
+    };
+    if (typeof s.additionalProperties === 'object') add(visit(s.additionalProperties, `${at}.additionalProperties`, uncorrelatable));
+    const propertiesUncorrelatable = uncorrelatable ?? (mapIsCorrelatable(s) ? null : at);
+    for (const [name, child] of Object.entries(s.properties ?? {})) add(visit(child, `${at}.properties[${name}]`, propertiesUncorrelatable));
+    if (s.items) add(visit(s.items, `${at}.items`, uncorrelatable ?? (s['x-kubernetes-list-type'] === 'map' ? null : at)));
+    const rules = s['x-kubernetes-validations'] ?? [];
+    const rulePath = (i: number): string => `${at}.x-kubernetes-validations[${i}]`;
+    errs.schema.push(...rules.flatMap((r, i) => ruleSchemaErrors(r, s, rulePath(i))));
+    // a broken schema at this level or below gives no actionable CEL errors
+    if (errs.schema.length === 0) errs.cel.push(...rules.flatMap((r, i) => ruleCelErrors(r, s, s === schema, rulePath(i), uncorrelatable)));
+    return errs;
+  };
+  const errs = visit(schema, path, null);
+  return [...errs.schema, ...errs.cel];
 }
 
 /** A value as CEL sees it under its schema: objects as maps, integers as ints, formatted strings typed (cel-formats.ts). */
@@ -171,8 +231,12 @@ function evaluationFailure(rule: ValidationRule, at: string, s: JSONSchemaProps,
   return field.invalid(at, schemaType(s), `${err} evaluating rule: ${ruleName(rule)}`);
 }
 
-function failure(rule: ValidationRule, at: string, s: JSONSchemaProps, message: string): FieldError {
-  const path = rule.fieldPath ? `${at}${rule.fieldPath}` : at;
+/** currentFldPath: a rule's failures are reported at its valid fieldPath under the node (field.Path's Child of the normalized path), else at the node. */
+const failurePath = (compiled: CompiledRule, at: string): string =>
+  compiled.fieldPath === null ? at || '<nil>' : at ? `${at}.${compiled.fieldPath}` : compiled.fieldPath;
+
+/** fieldErrorForReason */
+function failure(rule: ValidationRule, path: string, s: JSONSchemaProps, message: string): FieldError {
   switch (rule.reason) {
     case 'FieldValueRequired':
       return field.required(path, message);
@@ -212,12 +276,14 @@ export class CelRules {
     const visit = (s: JSONSchemaProps): void => {
       const rules = (s['x-kubernetes-validations'] ?? []).flatMap((rule): CompiledRule[] => {
         try {
+          const parsed = parseExpression(rule.rule);
           return [
             {
               rule,
-              transition: /\boldSelf\b/.test(rule.rule),
-              check: compile(rule.rule),
-              message: rule.messageExpression ? compile(rule.messageExpression) : null,
+              transition: usesOldSelf(parsed),
+              fieldPath: rule.fieldPath ? normalizedFieldPath(rule.fieldPath, s) : null,
+              check: compile(parsed),
+              message: rule.messageExpression ? compile(parseExpression(rule.messageExpression)) : null,
             },
           ];
         } catch {
@@ -263,12 +329,12 @@ export class CelRules {
     if (value === undefined || value === null || budget.remaining < 0) return [];
     const errs: FieldErrorList = [];
     const node = this.nodes.get(s);
-    if (node) errs.push(...this.evaluate(node, value, old ?? undefined, at || '<nil>', ratchet, budget, warn));
+    if (node) errs.push(...this.evaluate(node, value, old ?? undefined, at, ratchet, budget, warn));
     if (Array.isArray(value) && s.items) {
       const items = s.items;
       value.forEach((item, i) => errs.push(...this.walk(item, oldListItem(s, old, item), items, `${at}[${i}]`, ratchetIndex(ratchet, i), budget, warn)));
     } else if (typeof value === 'object') {
-      const correlatable = s['x-kubernetes-map-type'] !== 'atomic';
+      const correlatable = mapIsCorrelatable(s);
       const oldObject = correlatable && typeof old === 'object' && old !== null && !Array.isArray(old) ? (old as Record<string, unknown>) : undefined;
       for (const [key, child] of Object.entries(value as Record<string, unknown>)) {
         const childSchema = propertySchema(s, key);
@@ -291,9 +357,11 @@ export class CelRules {
     warn: (text: string) => void,
   ): FieldErrorList {
     const errs: FieldErrorList = [];
-    const stop = (message: string): FieldErrorList => {
+    // the root's path is a nil field.Path
+    const here = at || '<nil>';
+    const stop = (message: string, path = here): FieldErrorList => {
       budget.remaining = -1;
-      return [...errs, field.invalid(at, schemaType(node.schema), message)];
+      return [...errs, field.invalid(path, schemaType(node.schema), message)];
     };
     const outOfBudget = 'no further validation rules will be run';
     if (budget.remaining <= 0) return stop(`validation failed due to running out of cost budget, ${outOfBudget}`);
@@ -310,23 +378,24 @@ export class CelRules {
       if (exceeded) return stop(`'${COST_LIMIT_EXCEEDED}': ${outOfBudget} due to call cost exceeds limit for rule: ${ruleName(compiled.rule)}`);
       if (result === true) continue;
       if (isCelError(result)) {
-        errs.push(evaluationFailure(compiled.rule, at, node.schema, result.message));
+        errs.push(evaluationFailure(compiled.rule, here, node.schema, result.message));
         continue;
       }
       const add = (e: FieldError): void => {
         if (!compiled.transition && unchanged(ratchet)) warn(fieldErrorMessage(e));
         else errs.push(e);
       };
+      const path = failurePath(compiled, at);
       let custom: CelResult | undefined;
       if (compiled.message) {
         const evaluation = compiled.message(activation);
-        if (evaluation.cost > budget.remaining) return stop(`messageExpression evaluation failed due to running out of cost budget, ${outOfBudget}`);
+        if (evaluation.cost > budget.remaining) return stop(`messageExpression evaluation failed due to running out of cost budget, ${outOfBudget}`, path);
         budget.remaining -= evaluation.cost;
         if (evaluation.exceeded)
-          return stop(`${outOfBudget} due to call cost exceeds limit for messageExpression: ${goQuote(compiled.rule.messageExpression!)}`);
+          return stop(`${outOfBudget} due to call cost exceeds limit for messageExpression: ${goQuote(compiled.rule.messageExpression!)}`, path);
         custom = evaluation.result;
       }
-      add(failure(compiled.rule, at, node.schema, failureMessage(compiled.rule, custom)));
+      add(failure(compiled.rule, path, node.schema, failureMessage(compiled.rule, custom)));
     }
     return errs;
   }

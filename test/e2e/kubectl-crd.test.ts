@@ -291,7 +291,7 @@ spec:
           spec:
             type: object
             x-kubernetes-validations:
-            - {rule: "self.?limits.?max.orValue(100) >= self.?size.orValue(0)", message: "size over the limit"}
+            - {rule: "self.?limits.?max.orValue(100) >= self.?size.orValue(0)", message: "size over the limit", fieldPath: ".size"}
             - {rule: "self.?size.orValue(0) != 13", messageExpression: '"size\\n13"', message: " size 13 is unlucky "}
             properties:
               size: {type: integer}
@@ -317,12 +317,26 @@ test('CEL rules: optional syntax and two-variable comprehensions, accepted in a 
     'spec.versions[0].schema.openAPIV3Schema.properties[spec].x-kubernetes-validations[1].messageExpression: Invalid value: apiextensions.ValidationRule{Rule:"self.?size.orValue(0) != 13", Message:" size 13 is unlucky ", MessageExpression:"self.size", ',
   );
   expect(notString.stderr).toContain('}: messageExpression must evaluate to a string');
-  // A rule's own fields are checked before anything compiles (ValidateCustomResourceDefinitionOpenAPISchema).
-  const badFields = await kubectl(kapi.url, ['apply', '-f', '-'], DOODADS.replace('message: "size over the limit"', 'message: "size\\nover", reason: Bogus'));
-  expect(badFields.stderr).toContain(
-    'spec.versions[0].schema.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].message: Invalid value: "size\\nover": message must not contain line breaks',
+  // A rule's own fields are checked before anything compiles (ValidateCustomResourceDefinitionOpenAPISchema): a level with such
+  // errors is not compiled, one without is (steps: optionalOldSelf without oldSelf), and schema errors come first.
+  const badFields = await kubectl(
+    kapi.url,
+    ['apply', '-f', '-'],
+    DOODADS.replace('message: "size over the limit", fieldPath: ".size"', 'message: "size\\nover", reason: Bogus, fieldPath: ".sise"').replace(
+      'message: "steps must increase"',
+      'message: "steps must increase", optionalOldSelf: true',
+    ),
   );
-  expect(badFields.stderr).toContain('x-kubernetes-validations[0].reason: Unsupported value: "Bogus": supported values: "FieldValueDuplicate", ');
+  const spec = 'spec.versions[0].schema.openAPIV3Schema.properties[spec]';
+  expect(badFields.stderr).toContain(
+    [
+      'The CustomResourceDefinition "doodads.example.com" is invalid: ',
+      `* ${spec}.x-kubernetes-validations[0].message: Invalid value: "size\\nover": must not contain line breaks`,
+      `* ${spec}.x-kubernetes-validations[0].reason: Unsupported value: "Bogus": supported values: "FieldValueDuplicate", "FieldValueForbidden", "FieldValueInvalid", "FieldValueRequired"`,
+      `* ${spec}.x-kubernetes-validations[0].fieldPath: Invalid value: ".sise": must be a valid path`,
+      `* ${spec}.properties[steps].x-kubernetes-validations[0].optionalOldSelf: Invalid value: true: may not be set if oldSelf is not used in rule\n`,
+    ].join('\n'),
+  );
   const created = await kubectl(kapi.url, ['apply', '-f', '-'], DOODADS);
   expect(created.stderr).toBe('');
   await k('wait', '--for', 'condition=established', '--timeout=20s', 'crd/doodads.example.com');
@@ -332,7 +346,8 @@ test('CEL rules: optional syntax and two-variable comprehensions, accepted in a 
   const refused = await doodad('z2', 'size: 5, limits: {max: 3}, steps: [2, 2], labels: {x-a: same, x-b: same}');
   expect(refused.code).not.toBe(0);
   expect(refused.stderr).toContain('The Doodad "z2" is invalid: ');
-  expect(refused.stderr).toContain('spec: Invalid value: "object": size over the limit');
+  // reported at the rule's fieldPath under its node
+  expect(refused.stderr).toContain('spec.size: Invalid value: "object": size over the limit');
   expect(refused.stderr).toContain('spec.steps: Invalid value: "array": steps must increase');
   // cel-go's runtime error of a second entry for one key
   expect(refused.stderr).toContain(
