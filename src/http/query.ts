@@ -67,16 +67,31 @@ export function readConsistency(query: URLSearchParams): ReadConsistency {
 
 const FIELD_MANAGER_MAX = 128;
 
-/** fieldManager, or the user agent's product token when absent; required for apply. */
+/** Go's unicode.IsPrint: letters, marks, numbers, punctuation, symbols and the ASCII space. */
+const PRINTABLE = /^[\p{L}\p{M}\p{N}\p{P}\p{S} ]$/u;
+
+/**
+ * prefixFromUserAgent: the user agent's text before its first `/` (the header's bytes read as
+ * UTF-8, as Go reads them), its printable characters only, up to 128 bytes; empty without one.
+ */
+function prefixFromUserAgent(userAgent: string): string {
+  const product = Buffer.from(userAgent, 'latin1').toString('utf8').split('/')[0];
+  let prefix = '';
+  for (const c of product) {
+    if (!PRINTABLE.test(c)) continue;
+    if (Buffer.byteLength(prefix + c) > FIELD_MANAGER_MAX) break;
+    prefix += c;
+  }
+  return prefix;
+}
+
+/** fieldManager, or when absent what the user agent gives (managerOrUserAgent), which may be empty; required for apply. */
 export function fieldManagerParam(query: URLSearchParams, userAgent: string | undefined, optionsKind: string, required: boolean): string {
   const given = query.get('fieldManager');
   const optionsGk = { group: 'meta.k8s.io', kind: optionsKind };
   if (given === null || given === '') {
     if (required) throw invalid(optionsGk, '', [field.required('fieldManager', 'is required for apply patch')]);
-    return [...(userAgent ?? '').split('/')[0]]
-      .filter((c) => c >= ' ' && c !== '\u007f')
-      .join('')
-      .slice(0, FIELD_MANAGER_MAX);
+    return prefixFromUserAgent(userAgent ?? '');
   }
   if (given.length > FIELD_MANAGER_MAX) throw invalid(optionsGk, '', [field.tooLong('fieldManager', FIELD_MANAGER_MAX)]);
   if ([...given].some((c) => c < ' ' || c === '\u007f'))

@@ -69,7 +69,7 @@ export class ComputedStore {
     });
     await ctx.admission.mutate(attrs());
     reconcileNamespace(namespace, obj);
-    if (opts.fieldManager) await this.typedParts().fields?.update(null, obj, opts.fieldManager, '');
+    if (opts.fieldManager !== undefined) await this.typedParts().fields?.update(null, obj, opts.fieldManager, '');
     await ctx.admission.validate(attrs());
     ensureActive(ctx);
     if (!this.compute) throw badRequest(`${this.def.resource} cannot be created`);

@@ -48,6 +48,8 @@ const METADATA: FieldPath = fieldElement('metadata');
 
 /** kubectl's client-side apply keeps what it applied here; its server-side apply takes over from it. */
 const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
+const UNKNOWN_MANAGER = 'unknown';
+
 /** The manager `kubectl apply --server-side` uses unless told otherwise. */
 const KUBECTL = 'kubectl';
 
@@ -208,10 +210,12 @@ export class FieldManager {
   }
 
   /**
-   * Records a create, update or patch by `manager` (operation Update) in next.metadata.managedFields;
+   * Records a create, update or patch by the `requested` manager (operation Update) in next.metadata.managedFields;
    * `slice` lets the event loop in between the comparison and the bookkeeping of a huge object.
    */
-  async update(live: KubeObject | null, next: KubeObject, manager: string, subresource: '' | Subresource, slice = noSlices): Promise<void> {
+  async update(live: KubeObject | null, next: KubeObject, requested: string, subresource: '' | Subresource, slice = noSlices): Promise<void> {
+    // buildManagerInfo: a request that names no manager (no fieldManager, no user agent) is recorded as `unknown`
+    const manager = requested || UNKNOWN_MANAGER;
     const entries = this.starting(next, live);
     // The typed objects kube compares carry Go's zero values on both sides.
     withGoZerosOfKind(apiVersionOfDefinition(this.def), this.def.kind, next);

@@ -379,7 +379,7 @@ export class GenericStore {
     for (let attempt = 1; ; attempt++) {
       if (generated) obj.metadata.name = generateName(obj.metadata.generateName!);
       // kube-apiserver records a create's fields as decoded (defaulted), before the strategy adds what it generates (a Job's selector).
-      const requested = opts.fieldManager && this.fields ? structuredClone(obj) : null;
+      const requested = opts.fieldManager !== undefined && this.fields ? structuredClone(obj) : null;
       if (requested) this.def.strategy.applyDefaults(requested);
       this.prepareCreate(ctx, obj);
       await slice();
@@ -551,7 +551,7 @@ export class GenericStore {
     let created = false;
     let emptiedFinalizers = false;
     const createOnUpdate = req.createIfAbsent ?? (strategy.allowCreateOnUpdate && typeof input !== 'function' && subresource === '');
-    const manager = req.ownershipRecorded ? '' : (req.fieldManager ?? '');
+    const manager = req.ownershipRecorded ? undefined : req.fieldManager;
     // The hooks' finish of the attempt under way; a retried attempt gives back what it took.
     const attempt: { finish: FinishWrite | null } = { finish: null };
     const slice = loopSlices();
@@ -574,7 +574,7 @@ export class GenericStore {
             if (!req.inputAdmitted) await this.admit('mutate', ctx, req, 'CREATE', fresh, undefined);
             asGoDecodes(fresh);
             this.prepareCreate(ctx, fresh);
-            if (manager) await this.fields?.update(null, fresh, manager, '', slice);
+            if (manager !== undefined) await this.fields?.update(null, fresh, manager, '', slice);
             await begin(this.hooks?.beginCreate(fresh, req.dryRun));
             await this.admit('validate', ctx, req, 'CREATE', fresh, undefined);
             ensureActive(ctx);
@@ -598,7 +598,7 @@ export class GenericStore {
           }
           const updated = this.prepareUpdate(ctx, next, current, subresource);
           await slice();
-          if (manager) await this.fields?.update(current, updated, manager, subresource, slice);
+          if (manager !== undefined) await this.fields?.update(current, updated, manager, subresource, slice);
           keepTimesOfNoOp(updated, current);
           await begin(subresource === '' ? this.hooks?.beginUpdate(updated, current, req.dryRun) : undefined);
           await slice();

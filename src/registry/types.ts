@@ -428,7 +428,7 @@ export interface WriteAdmission {
 
 export interface WriteOptions {
   dryRun: boolean;
-  /** Who makes the change, for managedFields; empty leaves ownership untracked (the server's own writes). */
+  /** Who makes the change, for managedFields: the request's fieldManager or user agent, '' recorded as `unknown`; absent leaves ownership untracked (the server's own writes). */
   fieldManager?: string;
   /** The server's own creates at start: they may share etcd transactions (never a request's). */
   batch?: CreateBatch;

@@ -1,3 +1,4 @@
+import { request } from 'node:http';
 import { Api } from '../harness/http';
 import { startTestServer } from '../harness/server';
 import { WITHOUT_WORKLOAD_CONTROLLERS } from '../harness/workload-controllers';
@@ -324,6 +325,46 @@ describe('server-side apply', () => {
         fieldsV1: { 'f:data': { '.': {}, 'f:a': {} } },
       },
     ]);
+  });
+
+  test('a write naming no manager, with no User-Agent header or none before its "/", is recorded as kube records it: manager unknown', async () => {
+    // fetch always sends a User-Agent; node:http sends none unless told
+    const bare = (method: string, path: string, body: unknown, headers: Record<string, string> = {}) =>
+      new Promise<{ status: number; body: any }>((resolve, reject) => {
+        const req = request(`${server.url}${path}`, { method, headers: { 'Content-Type': 'application/json', ...headers } }, (res) => {
+          let text = '';
+          res.setEncoding('utf8');
+          res.on('data', (chunk: string) => (text += chunk));
+          res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(text) }));
+        });
+        req.on('error', reject);
+        req.end(JSON.stringify(body));
+      });
+    const created = await bare('POST', `${NS}/configmaps`, { metadata: { name: 'no-agent' }, data: { a: 'b' } });
+    expect(created.status).toBe(201);
+    expect(created.body.metadata.managedFields).toEqual([
+      {
+        manager: 'unknown',
+        operation: 'Update',
+        apiVersion: 'v1',
+        time: expect.any(String),
+        fieldsType: 'FieldsV1',
+        fieldsV1: { 'f:data': { '.': {}, 'f:a': {} } },
+      },
+    ]);
+    const patched = await bare(
+      'PATCH',
+      `${NS}/configmaps/no-agent`,
+      { data: { c: 'd' } },
+      { 'Content-Type': 'application/merge-patch+json', 'User-Agent': '/1.0' },
+    );
+    expect(patched.status).toBe(200);
+    expect(patched.body.metadata.managedFields).toEqual([
+      expect.objectContaining({ manager: 'unknown', operation: 'Update', fieldsV1: { 'f:data': { '.': {}, 'f:a': {}, 'f:c': {} } } }),
+    ]);
+    // prefixFromUserAgent keeps printable characters only, the header's bytes read as UTF-8 (node:http sends them so)
+    const agent = await bare('POST', `${NS}/configmaps`, { metadata: { name: 'agent-utf8' }, data: { a: 'b' } }, { 'User-Agent': 'café\tbot/2' });
+    expect(agent.body.metadata.managedFields.map((e: { manager: string }) => e.manager)).toEqual(['cafébot']);
   });
 
   test('re-applying the same configuration writes nothing', async () => {
