@@ -43,16 +43,16 @@ describe('CEL validation rules', () => {
 
   test('a failed rule reports its message, message expression or the rule itself, with kube field errors', () => {
     expect(messages({ spec: { minReplicas: 0, maxReplicas: -1, mode: 'ab', ports: [70000], ratio: 1.5 } })).toEqual([
-      'spec: Invalid value: "object": minReplicas must not exceed maxReplicas',
-      'spec: Invalid value: "object": mode ab must start with x',
+      'spec: Invalid value: minReplicas must not exceed maxReplicas',
+      'spec: Invalid value: mode ab must start with x',
       'spec.minReplicas: Forbidden: failed rule: self.minReplicas > 0',
-      'spec.ports[0]: Invalid value: "integer": failed rule: self < 65536',
-      'spec.ratio: Invalid value: "number": failed rule: self < 1.0',
+      'spec.ports[0]: Invalid value: 70000: failed rule: self < 65536',
+      'spec.ratio: Invalid value: 1.5: failed rule: self < 1.0',
     ]);
   });
 
   test("rules may use Kubernetes' CEL libraries (lists, quantity, ...)", () => {
-    expect(messages({ spec: { minReplicas: 1, maxReplicas: 3, ports: [443, 80] } })).toEqual(['spec: Invalid value: "object": ports must be sorted']);
+    expect(messages({ spec: { minReplicas: 1, maxReplicas: 3, ports: [443, 80] } })).toEqual(['spec: Invalid value: ports must be sorted']);
     const quantities = new CelRules({
       type: 'object',
       properties: {
@@ -60,7 +60,7 @@ describe('CEL validation rules', () => {
       },
     });
     expect(quantities.validate({ limit: '512Mi' })).toEqual([]);
-    expect(quantities.validate({ limit: '2Gi' }).map(fieldErrorMessage)).toEqual(['limit: Invalid value: "string": must be under 1Gi']);
+    expect(quantities.validate({ limit: '2Gi' }).map(fieldErrorMessage)).toEqual(['limit: Invalid value: "2Gi": must be under 1Gi']);
   });
 
   test("a rule whose evaluation fails refuses the object with kube's message: never skipped", () => {
@@ -98,15 +98,15 @@ describe('CEL validation rules', () => {
     });
     expect(typed.validate({ ttl: '30m', grace: '3 days', day: '2029-12-31', at: '2025-06-01T10:00:00+02:00', raw: 'aGk=' })).toEqual([]);
     expect(typed.validate({ ttl: '1h30m', grace: '1d', day: '2031-01-01', at: '2026-01-01t00:00:00z', raw: 'aGo=' }).map(fieldErrorMessage)).toEqual([
-      'ttl: Invalid value: "string": ttl must be under 1h',
-      `grace: Invalid value: "string": failed rule: self == duration('72h')`,
-      `day: Invalid value: "string": failed rule: self < timestamp('2030-01-01T00:00:00Z')`,
-      'at: Invalid value: "string": failed rule: self.getFullYear() == 2025',
-      `raw: Invalid value: "string": failed rule: self == b'hi'`,
+      'ttl: Invalid value: "1h30m": ttl must be under 1h',
+      `grace: Invalid value: "1d": failed rule: self == duration('72h')`,
+      `day: Invalid value: "2031-01-01": failed rule: self < timestamp('2030-01-01T00:00:00Z')`,
+      'at: Invalid value: "2026-01-01t00:00:00z": failed rule: self.getFullYear() == 2025',
+      `raw: Invalid value: "aGo=": failed rule: self == b'hi'`,
     ]);
   });
 
-  test("a failure is reported at the rule's fieldPath, normalized as field.Path prints it, under the node (at the root, alone)", () => {
+  test("a failure is reported at the rule's fieldPath, normalized as field.Path prints it, under the node (at the root, alone); a scalar's value shown, an object's not", () => {
     const pathRules = new CelRules({
       type: 'object',
       'x-kubernetes-validations': [{ rule: "self.spec.name != 'x'", fieldPath: '.spec.name', reason: 'FieldValueForbidden', message: 'no x' }],
@@ -117,21 +117,27 @@ describe('CEL validation rules', () => {
             { rule: "self.a__dot__b != 'x'", fieldPath: "['a.b']" },
             { rule: "!('x' in self.labels)", fieldPath: ".labels['x']", message: 'no label x' },
           ],
-          properties: { name: { type: 'string' }, 'a.b': { type: 'string' }, labels: { type: 'object', additionalProperties: { type: 'string' } } },
+          properties: {
+            name: { type: 'string', 'x-kubernetes-validations': [{ rule: "self != 'x'", reason: 'FieldValueDuplicate', message: 'taken' }] },
+            'a.b': { type: 'string' },
+            labels: { type: 'object', additionalProperties: { type: 'string' } },
+          },
         },
       },
     });
     expect(pathRules.validate({ spec: { name: 'x', 'a.b': 'x', labels: { x: '1' } } }).map(fieldErrorMessage)).toEqual([
       'spec.name: Forbidden: no x',
-      `spec.a.b: Invalid value: "object": failed rule: self.a__dot__b != 'x'`,
-      'spec.labels[x]: Invalid value: "object": no label x',
+      `spec.a.b: Invalid value: failed rule: self.a__dot__b != 'x'`,
+      'spec.labels[x]: Invalid value: no label x',
+      // field.Duplicate has no detail
+      'spec.name: Duplicate value: "x"',
     ]);
   });
 
   test('transition rules run on updates only, against the old value', () => {
     const base = { minReplicas: 1, maxReplicas: 1 };
     expect(messages({ spec: { ...base, name: 'a' } })).toEqual([]);
-    expect(messages({ spec: { ...base, name: 'b' } }, { spec: { ...base, name: 'a' } })).toEqual(['spec.name: Invalid value: "string": name is immutable']);
+    expect(messages({ spec: { ...base, name: 'b' } }, { spec: { ...base, name: 'a' } })).toEqual(['spec.name: Invalid value: "b": name is immutable']);
     expect(messages({ spec: { ...base, name: 'b' } }, { spec: base })).toEqual([]);
   });
 
@@ -186,11 +192,11 @@ describe('CEL validation rules', () => {
       phase: 'Old',
     };
     expect(listRules.validateUpdate(after, before, () => {}).map(fieldErrorMessage)).toEqual([
-      'ports[0]: Invalid value: "object": port may only grow',
-      'labels[k]: Invalid value: "string": atomic map values are correlated by key',
-      'phase: Invalid value: "string": phase starts New and stays',
+      'ports[0]: Invalid value: port may only grow',
+      'labels[k]: Invalid value: "w": atomic map values are correlated by key',
+      'phase: Invalid value: "Old": phase starts New and stays',
     ]);
-    expect(listRules.validate({ phase: 'Old' }).map(fieldErrorMessage)).toEqual(['phase: Invalid value: "string": phase starts New and stays']);
+    expect(listRules.validate({ phase: 'Old' }).map(fieldErrorMessage)).toEqual(['phase: Invalid value: "Old": phase starts New and stays']);
     expect(listRules.validate({ phase: 'New', ports: [{ name: 'a', port: 1 }] })).toEqual([]);
   });
 
@@ -213,13 +219,10 @@ describe('CEL validation rules', () => {
     expect(
       tightened.validateUpdate({ metadata: { name: 'a', finalizers: ['x/y'] }, spec: { size: 20, items: ['long'] } }, old, (w) => warnings.push(w)),
     ).toEqual([]);
-    expect(warnings).toEqual([
-      'spec.size: Invalid value: "integer": size must be at most 10',
-      'spec.items[0]: Invalid value: "string": failed rule: self.size() < 3',
-    ]);
+    expect(warnings).toEqual(['spec.size: Invalid value: 20: size must be at most 10', 'spec.items[0]: Invalid value: "long": failed rule: self.size() < 3']);
     expect(tightened.validateUpdate({ metadata: { name: 'a' }, spec: { size: 21, items: ['long', 'ok'] } }, old, () => {}).map(fieldErrorMessage)).toEqual([
-      'spec.size: Invalid value: "integer": size must be at most 10',
-      'spec.items[0]: Invalid value: "string": failed rule: self.size() < 3',
+      'spec.size: Invalid value: 21: size must be at most 10',
+      'spec.items[0]: Invalid value: "long": failed rule: self.size() < 3',
     ]);
   });
 
@@ -469,7 +472,7 @@ test('optional syntax and two-variable comprehensions are checked against the sc
   const accepted = new CelRules({ ...schema, 'x-kubernetes-validations': [schema['x-kubernetes-validations']![0]] });
   expect(accepted.validate({ limits: { max: 2 }, steps: [1, 2], labels: { a: 'a' } })).toEqual([]);
   expect(accepted.validate({ steps: [1, 0], labels: { a: 'a' } }).map(fieldErrorMessage)).toEqual([
-    '<nil>: Invalid value: "object": failed rule: self.?limits.?max.orValue(1) > 0 && self.steps.all(i, v, i < 10 && v > 0) && self.labels.exists(k, v, k == v)',
+    '<nil>: Invalid value: failed rule: self.?limits.?max.orValue(1) > 0 && self.steps.all(i, v, i < 10 && v > 0) && self.labels.exists(k, v, k == v)',
   ]);
 });
 
@@ -481,7 +484,7 @@ test("a property named by a CEL reserved word or with '-' reads escaped, as kube
   };
   expect(celRuleErrors(escaped, 's')).toEqual([]);
   expect(new CelRules(escaped).validate({ namespace: 'a', 'x-y': 'a' }).map(fieldErrorMessage)).toEqual([
-    '<nil>: Invalid value: "object": namespace must differ from x-y',
+    '<nil>: Invalid value: namespace must differ from x-y',
   ]);
   expect(new CelRules(escaped).validate({ namespace: 'a', 'x-y': 'b' })).toEqual([]);
 });
@@ -582,12 +585,13 @@ describe("messageExpression results, as kube's compileRule and evalMessageExpres
       new CelRules({ type: 'object', properties: { s: { type: 'string', 'x-kubernetes-validations': [{ rule: 'false', messageExpression, message }] } } })
         .validate({ s: 'x'.repeat(5119) })
         .map(fieldErrorMessage);
-    expect(failing("'  padded  '")).toEqual(['s: Invalid value: "string": padded']);
-    expect(failing("self + 'é'")).toEqual(['s: Invalid value: "string": failed rule: false']);
-    expect(failing("self + 'a'")).toEqual([`s: Invalid value: "string": ${'x'.repeat(5119)}a`]);
-    expect(failing("'two\\nlines'", ' the message ')).toEqual(['s: Invalid value: "string": the message']);
-    expect(failing("'   '")).toEqual(['s: Invalid value: "string": failed rule: false']);
-    expect(failing('string(1/0)')).toEqual(['s: Invalid value: "string": failed rule: false']);
+    const long = `"${'x'.repeat(5119)}"`;
+    expect(failing("'  padded  '")).toEqual([`s: Invalid value: ${long}: padded`]);
+    expect(failing("self + 'é'")).toEqual([`s: Invalid value: ${long}: failed rule: false`]);
+    expect(failing("self + 'a'")).toEqual([`s: Invalid value: ${long}: ${'x'.repeat(5119)}a`]);
+    expect(failing("'two\\nlines'", ' the message ')).toEqual([`s: Invalid value: ${long}: the message`]);
+    expect(failing("'   '")).toEqual([`s: Invalid value: ${long}: failed rule: false`]);
+    expect(failing('string(1/0)')).toEqual([`s: Invalid value: ${long}: failed rule: false`]);
   });
 });
 

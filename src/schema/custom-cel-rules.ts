@@ -18,6 +18,7 @@ import {
   type Ratcheting,
 } from './correlation';
 import { formattedCelValue } from './cel-formats';
+import { goFormatValue } from '../patch/go-value-format';
 import { celPropertyName } from './cel-escaping';
 import { checkRule } from './cel-rule-checker';
 import { normalizedFieldPath } from './cel-field-path';
@@ -216,7 +217,7 @@ function celValue(value: unknown, s: JSONSchemaProps | undefined): unknown {
   return value;
 }
 
-/** The schema's type, which kube shows as the value of a failed rule ("object", "string"; "" for int-or-string). */
+/** The schema's type, which kube shows as the value of a rule whose evaluation fails ("object", "string"; "" for int-or-string). */
 const schemaType = (s: JSONSchemaProps): string => s.type ?? '';
 
 /** validateExpressions: the error of a rule whose evaluation failed, in kube's words. */
@@ -235,17 +236,27 @@ function evaluationFailure(rule: ValidationRule, at: string, s: JSONSchemaProps,
 const failurePath = (compiled: CompiledRule, at: string): string =>
   compiled.fieldPath === null ? at || '<nil>' : at ? `${at}.${compiled.fieldPath}` : compiled.fieldPath;
 
+/**
+ * validateExpressions' value of a failed rule: a scalar as Go's %v prints the decoded one (whole
+ * numbers as int64, others as float64), an object's or a list's left out (field.OmitValueType).
+ */
+function failedValue(value: unknown, s: JSONSchemaProps): { value?: unknown } {
+  if (s.type === 'object' || s.type === 'array') return {};
+  return { value: typeof value === 'number' && !Number.isInteger(value) ? new GoSyntax(goFormatValue(value)) : value };
+}
+
 /** fieldErrorForReason */
-function failure(rule: ValidationRule, path: string, s: JSONSchemaProps, message: string): FieldError {
+function failure(rule: ValidationRule, path: string, s: JSONSchemaProps, value: unknown, message: string): FieldError {
+  const shown = failedValue(value, s);
   switch (rule.reason) {
     case 'FieldValueRequired':
       return field.required(path, message);
     case 'FieldValueForbidden':
       return field.forbidden(path, message);
     case 'FieldValueDuplicate':
-      return { ...field.duplicate(path, schemaType(s)), detail: message };
+      return { type: 'FieldValueDuplicate', field: path, ...shown };
     default:
-      return field.invalid(path, schemaType(s), message);
+      return { type: 'FieldValueInvalid', field: path, ...shown, detail: message };
   }
 }
 
@@ -395,7 +406,7 @@ export class CelRules {
           return stop(`${outOfBudget} due to call cost exceeds limit for messageExpression: ${goQuote(compiled.rule.messageExpression!)}`, path);
         custom = evaluation.result;
       }
-      add(failure(compiled.rule, path, node.schema, failureMessage(compiled.rule, custom)));
+      add(failure(compiled.rule, path, node.schema, value, failureMessage(compiled.rule, custom)));
     }
     return errs;
   }
