@@ -1,7 +1,8 @@
 import { celEnv, plan, type CelFunc, type CelResult } from '@bufbuild/cel';
 import { strings } from '@bufbuild/cel/ext';
 import type { ParsedExpr } from './ast';
-import { costFunction, meterLoops, metered, PER_CALL_LIMIT } from './cost';
+import { costFunction, meterLoops, metered } from './cost';
+import { PER_CALL_LIMIT } from './cost-limits';
 import { kubernetesLibraries } from './library';
 import { parseCel, CelParseError } from './parse';
 import { planForm } from './plan-form';

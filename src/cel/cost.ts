@@ -1,19 +1,13 @@
 import { celFunc, CelScalar, type parse } from '@bufbuild/cel';
+import { COST_LIMIT_EXCEEDED } from './cost-limits';
 
 /**
- * CEL's runtime cost, as kube limits it (apiserver/pkg/apis/cel/config.go): one evaluation may
- * spend PER_CALL_LIMIT units, the rules of one custom resource RUNTIME_CEL_COST_BUDGET together.
- * @bufbuild/cel tracks no cost, so kapi meters what can grow with the input: each comprehension
- * iteration costs the size of its loop (what cel-go charges for the identifiers, selections and
- * calls it evaluates there), each evaluation the size of its expression, and regex calls what
+ * CEL's runtime cost, within kube's limits (cost-limits.ts). @bufbuild/cel tracks no cost, so kapi
+ * meters what can grow with the input: each comprehension iteration costs the size of its loop
+ * (what cel-go charges for the identifiers, selections and calls it evaluates there), each evaluation the size of its expression, and regex calls what
  * cel-go charges for them. An iteration past the limit fails its loop condition, which ends every
  * enclosing loop at once, so an over-budget evaluation stops instead of running to the end.
  */
-
-export const PER_CALL_LIMIT = 1_000_000;
-export const RUNTIME_CEL_COST_BUDGET = 10_000_000;
-/** cel-go's error when the limit is reached. */
-export const COST_LIMIT_EXCEEDED = 'operation cancelled: actual cost limit exceeded';
 
 type Expr = NonNullable<ReturnType<typeof parse>['expr']>;
 type Parsed = ReturnType<typeof parse>;

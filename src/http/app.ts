@@ -11,6 +11,7 @@ import type { PatchSchema } from '../patch/strategic-merge';
 import type { ResourceDefinition } from '../registry/resource-definition';
 import type { ServerServices } from '../registry/types';
 import type { ResourceRegistry } from '../registry/resource-registry';
+import { memoWhileServed } from '../registry/served-memo';
 import { acceptsOpenApiV2Protobuf, encodeOpenApiV2, OPENAPI_V2_PROTOBUF } from './openapi-v2-protobuf';
 import { aggregatedDiscovery, apiGroupDocument, apiGroupList, apiResourceList, apiVersions } from './discovery';
 import type { InFlightRequests } from './filters/in-flight-requests';
@@ -203,22 +204,31 @@ export function createApp(deps: AppDeps): RequestListener {
 
   // info.version is the emulation version, major.minor (genericapiserver's completeOpenAPI with EffectiveVersion.EmulationVersion()).
   const openApiVersion = `${deps.version.emulationMajor ?? deps.version.major}.${deps.version.emulationMinor ?? deps.version.minor}`;
-  const v3Docs = (): Map<string, Buffer> => {
+  // The documents are built once per change of what is served, as kube-apiserver's OpenAPI
+  // controllers rebuild a spec only when a CRD or the served set changes: kubectl reads the v3 index
+  // and a group-version's document on every apply, and building them all takes tens of ms.
+  const v3 = memoWhileServed(deps.registry, () => {
     const docs = new Map<string, Buffer>();
     for (const entry of deps.registry.groupVersions()) {
       docs.set(groupVersionPath(entry), encode(openApiV3Document(entry, deps.schemas, openApiVersion), 'json', false));
     }
-    return docs;
-  };
+    return { docs, index: openApiV3Index(docs) };
+  });
+  const v2Encodings = memoWhileServed(deps.registry, () => {
+    const document = openApiV2Document(deps.registry, deps.schemas, openApiVersion);
+    let json: Buffer | undefined;
+    let protobuf: Buffer | undefined;
+    return { json: () => (json ??= encode(document, 'json', false)), protobuf: () => (protobuf ??= encodeOpenApiV2(document)) };
+  });
   app.get(
     '/openapi/v3',
-    wrap((_req, res) => json(res, openApiV3Index(v3Docs()))),
+    wrap((_req, res) => json(res, v3().index)),
   );
   app.get(
     '/openapi/v3/*path',
     wrap((req, res) => {
       const path = (req.params as { path: string[] }).path.join('/');
-      const body = v3Docs().get(path);
+      const body = v3().docs.get(path);
       if (!body) throw pathNotFound();
       if (state(res).query.has('hash')) res.setHeader('Cache-Control', 'public, immutable');
       writeBody(res, 200, 'application/json', body);
@@ -228,10 +238,9 @@ export function createApp(deps: AppDeps): RequestListener {
     '/openapi/v2',
     wrap((req, res) => {
       const accept = req.headers.accept;
-      const document = openApiV2Document(deps.registry, deps.schemas, openApiVersion);
-      if (acceptsOpenApiV2Protobuf(accept)) return writeBody(res, 200, OPENAPI_V2_PROTOBUF, encodeOpenApiV2(document));
+      if (acceptsOpenApiV2Protobuf(accept)) return writeBody(res, 200, OPENAPI_V2_PROTOBUF, v2Encodings().protobuf());
       if (accept && !/application\/json|\*\/\*/.test(accept)) throw notAcceptable(['application/json', OPENAPI_V2_PROTOBUF]);
-      writeBody(res, 200, 'application/json', encode(document, 'json', false));
+      writeBody(res, 200, 'application/json', v2Encodings().json());
     }),
   );
 

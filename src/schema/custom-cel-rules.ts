@@ -1,7 +1,7 @@
 import { isCelError, type CelResult } from '@bufbuild/cel';
 import { walk as walkExpr, type ParsedExpr } from '../cel/ast';
 import { celEnvironment, CelCompileError, celErrorText, parseExpression, planExpression, type Evaluation } from '../cel/compiler';
-import { COST_LIMIT_EXCEEDED, RUNTIME_CEL_COST_BUDGET } from '../cel/cost';
+import { COST_LIMIT_EXCEEDED, RUNTIME_CEL_COST_BUDGET } from '../cel/cost-limits';
 import { celGoErrorText } from '../cel/runtime-errors';
 import { constantPatternError, invalidMatchesLiteral } from '../cel/regex-literals';
 import { field, fieldErrorMessage, GoSyntax, goQuote, type FieldError, type FieldErrorList } from '../api/field-errors';

@@ -54,6 +54,15 @@ test('an unknown flag or feature gate is refused with usage', async () => {
   expect(plugin.stderr).toContain('enable-admission-plugins plugin "EventRateLimit" is not implemented by kapi');
 });
 
+test('loading the server loads no CEL: @bufbuild/cel waits for the first expression compiled', async () => {
+  const startServer = path.resolve(__dirname, '../../dist/server/start-server.js');
+  const script = `require(${JSON.stringify(startServer)}); process.stdout.write(JSON.stringify(Object.keys(require.cache).filter((f) => f.includes('/@bufbuild/'))))`;
+  const loaded = await new Promise<string>((resolve, reject) =>
+    execFile(process.execPath, ['-e', script], (err, stdout) => (err ? reject(err) : resolve(stdout))),
+  );
+  expect(JSON.parse(loaded)).toEqual([]);
+});
+
 test("a server emulating 1.33, kube 1.36's floor, serves 1.33's kinds; SIGTERM shuts it down cleanly", async () => {
   const kapi = await startServerProcess(['--emulated-version=1.33']);
   const get = async (p: string) => {

@@ -116,6 +116,34 @@ describe('a CustomResourceDefinition', () => {
     });
   });
 
+  test('the OpenAPI documents follow what is served: read before a CRD, after it, after its schema changes and after it is gone', async () => {
+    const NAME = 'manuals.docs.example.com';
+    const GV = 'apis/docs.example.com/v1';
+    const DEFINITION = 'com.example.docs.v1.Manual';
+    const v3Index = async (): Promise<Record<string, { serverRelativeURL: string }>> => (await api.get('/openapi/v3')).body.paths;
+    const v2Definitions = async (): Promise<Record<string, any>> => (await api.get('/openapi/v2', { accept: 'application/json' })).body.definitions;
+    const specProperties = async () => Object.keys((await api.get(`/openapi/v3/${GV}`)).body.components.schemas[DEFINITION].properties.spec.properties);
+    expect(await v3Index()).not.toHaveProperty([GV]);
+    expect(await v2Definitions()).not.toHaveProperty([DEFINITION]);
+
+    expect((await api.post(CRDS, crd('docs.example.com', 'manuals', 'Manual'))).status).toBe(201);
+    const live = await established(NAME);
+    const servedUrl = await eventually('the CRD in the v3 index', async () => (await v3Index())[GV]?.serverRelativeURL);
+    expect(await specProperties()).toEqual(['cronSpec', 'image', 'replicas']);
+    expect(Object.keys((await v2Definitions())[DEFINITION].properties.spec.properties)).toEqual(['cronSpec', 'image', 'replicas']);
+
+    live.spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.pages = { type: 'integer' };
+    expect((await api.put(`${CRDS}/${NAME}`, live)).status).toBe(200);
+    await eventually('the changed schema in the v3 document', async () => ((await specProperties()).includes('pages') ? true : undefined));
+    expect((await v3Index())[GV].serverRelativeURL).not.toBe(servedUrl);
+    expect(Object.keys((await v2Definitions())[DEFINITION].properties.spec.properties)).toContain('pages');
+
+    expect((await api.delete(`${CRDS}/${NAME}`)).status).toBe(200);
+    await eventually('the CRD gone from the v3 index', async () => ((await v3Index())[GV] ? undefined : true));
+    expect((await api.get(`/openapi/v3/${GV}`)).status).toBe(404);
+    expect(await v2Definitions()).not.toHaveProperty([DEFINITION]);
+  });
+
   test('selectable fields must name string, integer or boolean fields of the schema', async () => {
     const bad = crd('select.example.com', 'things', 'Thing');
     (bad.spec.versions[0] as Record<string, unknown>).selectableFields = [

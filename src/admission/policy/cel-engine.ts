@@ -6,7 +6,7 @@ import { constructionsAsMaps } from './object-construction';
 import { authorizerLibrary, withAuthorizer } from './authorizer-library';
 import { QUALIFIED_LIBRARY_FUNCTIONS } from '../../cel/library';
 import { invalidMatchesLiteral } from '../../cel/regex-literals';
-import { COST_LIMIT_EXCEEDED } from '../../cel/cost';
+import { COST_LIMIT_EXCEEDED } from '../../cel/cost-limits';
 
 /**
  * The engine behind ./cel.ts, loaded with the first expression: CEL for admission (policies' validations, variables and audit annotations; webhooks' and

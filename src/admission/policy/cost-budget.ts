@@ -1,5 +1,5 @@
 import type { CelResult } from '@bufbuild/cel';
-import { RUNTIME_CEL_COST_BUDGET } from '../../cel/cost';
+import { RUNTIME_CEL_COST_BUDGET } from '../../cel/cost-limits';
 import type { AuthorizeFn } from './authorizer-library';
 import type { CompiledExpression } from './cel-expression';
 import type { CompositedVariables } from './composited-variables';
