@@ -16,6 +16,8 @@ const LIST = listType(DYN);
 export const SORT_BY_ASSOCIATED_KEYS = '@sortByAssociatedKeys';
 
 const items = (list: CelList): unknown[] => [...(list as Iterable<unknown>)];
+/** A list of values the evaluator gave (so already CEL values). */
+const listOf = (values: unknown[]): CelList => celList(values as never);
 
 /** trackAllocatingListCall: the result's size by a factor, the call and a list's creation; less the call kapi counts already. */
 function spendAllocatingListCall(factor: number, size: number): void {
@@ -50,12 +52,12 @@ function sortByKeys(list: unknown[], keys: unknown[]): CelList {
     throw new Error(
       `@sortByAssociatedKeys() expected a list of the same size as the associated keys list, but got ${list.length} and ${keys.length} elements respectively`,
     );
-  if (list.length === 0) return celList(list);
+  if (list.length === 0) return listOf(list);
   const type = comparableType(keys[0]);
   if (type === null) throw new Error('list elements must be comparable');
   if (keys.some((k) => comparableType(k) !== type)) throw new Error('list elements must have the same type');
   const order = keys.map((_, i) => i).sort((i, j) => (celLess(keys[i], keys[j]) ? -1 : celLess(keys[j], keys[i]) ? 1 : 0));
-  return celList(order.map((i) => list[i]));
+  return listOf(order.map((i) => list[i]));
 }
 
 function slice(list: CelList, start: bigint, end: bigint): CelList {
@@ -65,7 +67,7 @@ function slice(list: CelList, start: bigint, end: bigint): CelList {
   if (BigInt(all.length) < end) throw new Error(`cannot slice(${start}, ${end}), list is length ${all.length}`);
   const out = all.slice(Number(start), Number(end));
   spendAllocatingListCall(1, out.length);
-  return celList(out);
+  return listOf(out);
 }
 
 /** flatten: nested lists spliced in, `depth` levels down. */
@@ -78,7 +80,7 @@ function flatten(list: CelList, depth: bigint): CelList {
   const all = items(list);
   const out = flattenItems(all, depth);
   spendAllocatingListCall(Number(depth), all.length);
-  return celList(out);
+  return listOf(out);
 }
 
 function distinct(list: CelList): CelList {
@@ -86,7 +88,7 @@ function distinct(list: CelList): CelList {
   spendSelfCompare(all);
   const unique: unknown[] = [];
   for (const v of all) if (!unique.some((u) => celEquals(v, u))) unique.push(v);
-  return celList(unique);
+  return listOf(unique);
 }
 
 function range(n: bigint): CelList {
@@ -97,7 +99,7 @@ function range(n: bigint): CelList {
     if (out.length % 1024 === 0) spend(1024);
   }
   spendAllocatingListCall(1, out.length % 1024);
-  return celList(out);
+  return listOf(out);
 }
 
 export const extListsLibrary: Overload[] = [
@@ -117,7 +119,7 @@ export const extListsLibrary: Overload[] = [
   method('reverse', LIST, [], LIST, (list: CelList) => {
     const all = items(list);
     spendAllocatingListCall(1, all.length);
-    return celList(all.reverse());
+    return listOf(all.reverse());
   }),
   method('distinct', LIST, [], LIST, distinct),
   func('lists.range', [INT], LIST, range),
