@@ -15,7 +15,7 @@ import type { JSONSchemaProps } from './json-schema-props';
  */
 
 /** What the checker knows of an expression's type: a schema node, a scalar type name, a type a call or literal gives, or nothing. */
-type Known = { schema: JSONSchemaProps } | { scalar: string } | { type: CelTypeName } | null;
+type Known = { schema: JSONSchemaProps } | { scalar: string } | { type: CelTypeName; empty?: true } | null;
 
 export interface RuleIssue {
   offset: number;
@@ -130,6 +130,15 @@ function callResult(fn: string, target: Known, args: Known[], argExprs: Expr[]):
   const types = args.map((a, i) => literalType(argExprs[i]) ?? typeOf(a));
   if (ARITHMETIC.has(fn) && types.length === 2 && types[0] && types[0] === types[1] && types[0] !== 'bool') return { scalar: types[0] };
   if (fn === '_?_:_' && types[1] && types[1] === types[2]) return { scalar: types[1] };
+  // lists joined (a map or filter step adds an element to its accumulator, an empty list at first): the elements' type
+  if ((fn === '_+_' || fn === '_?_:_') && args.length >= 2) {
+    const [a, b] = fn === '_+_' ? args : args.slice(1);
+    const lists = [a, b].map((x) => typeParam(x, 'list', 0) ?? (x && 'empty' in x ? 'empty' : null));
+    if (lists.every((x) => x !== null)) {
+      const elements = lists.filter((x) => x !== 'empty').map(typeNameOf);
+      return { type: { name: 'list', params: [elements.length > 0 ? joinTypes(elements) : null] } };
+    }
+  }
   return null;
 }
 
@@ -227,7 +236,10 @@ export function checkRule(
       }
       case 'listExpr': {
         const elements = k.value.elements.map((x) => visit(x, scope));
-        return { type: { name: 'list', params: [joinTypes(elements.map(typeNameOf))] } };
+        // an empty list's elements take any type (cel-go: a type parameter), as a map or filter's accumulator starts
+        return elements.length === 0
+          ? { type: { name: 'list', params: [null] }, empty: true }
+          : { type: { name: 'list', params: [joinTypes(elements.map(typeNameOf))] } };
       }
       case 'structExpr': {
         const keys: Known[] = [];
@@ -259,8 +271,11 @@ export function checkRule(
           inner.set(c.iterVar, list || typedList ? value : key);
         }
         visit(c.loopCondition, inner);
-        visit(c.loopStep, inner);
-        return visit(c.result, inner);
+        const step = visit(c.loopStep, inner);
+        const result = visit(c.result, inner);
+        // an accumulator built from an empty list (map, filter) has the type its step gives it, as cel-go's checker infers
+        const returnsAccumulator = c.result?.exprKind.case === 'identExpr' && c.result.exprKind.value.name === c.accuVar;
+        return returnsAccumulator && typeParam(step, 'list', 0) ? step : result;
       }
       default:
         return null;

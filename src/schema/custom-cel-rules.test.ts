@@ -556,3 +556,19 @@ test("library calls' argument and result types come from one table of kube's ove
     "s.x-kubernetes-validations[14].rule: compilation failed: ERROR: <input>:1:16: found no matching overload for '_==_' applied to '(int, double)'",
   ]);
 });
+
+test("map and filter results are lists of what their step adds, as cel-go's checker infers an accumulator's type", () => {
+  const s: JSONSchemaProps = {
+    type: 'object',
+    properties: { items: { type: 'array', items: { type: 'object', properties: { name: { type: 'string' }, n: { type: 'integer' } } } } },
+    'x-kubernetes-validations': [
+      { rule: "self.items.map(i, i.name).sort().join(',') != ''", messageExpression: "self.items.filter(i, i.n > 0).map(i, i.name).join(', ')" },
+      { rule: 'self.items.map(i, i.n).sum() > 0', messageExpression: 'self.items.map(i, i.name).sort()' },
+      { rule: 'self.items.map(i, i.n)[0] == "a"' },
+    ],
+  };
+  expect(celRuleErrors(s, 's').map((e) => `${e.field}: ${e.detail?.replace(/\n[^]*/, '')}`)).toEqual([
+    's.x-kubernetes-validations[1].messageExpression: messageExpression must evaluate to a string',
+    "s.x-kubernetes-validations[2].rule: compilation failed: ERROR: <input>:1:26: found no matching overload for '_==_' applied to '(int, string)'",
+  ]);
+});
