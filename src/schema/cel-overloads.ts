@@ -2,7 +2,7 @@
  * The overloads of the library functions and methods kube's CRD environment declares, as cel-go's
  * checker sees them (apiserver/pkg/cel/environment/base.go at 1.36): the standard library's string
  * and size functions, ext.Strings version 2, ext.Sets, ext.Lists version 3 and Kubernetes' lists,
- * regex, quantity, IP, CIDR, URL and semver libraries. With them the rule checker types a call's
+ * regex, quantity, IP, CIDR, URL and semver libraries, and the optional library's list functions. With them the rule checker types a call's
  * result and refuses a call no overload takes (cel-go's `found no matching overload`). Functions
  * not here (conversions, the format library, optionals) are left untyped.
  */
@@ -88,7 +88,7 @@ function splitTypes(text: string): string[] {
 }
 
 /** The namespaces of qualified functions (`lists.range`, `sets.contains`, `ip.isCanonical`), which are no receiver's type. */
-const NAMESPACES = new Set(['lists', 'sets', 'ip', 'strings']);
+const NAMESPACES = new Set(['lists', 'sets', 'ip', 'strings', 'optional']);
 
 /** cel-go ext/lists.go comparableTypes and kube's lists.go summableTypes. */
 const COMPARABLE = ['int', 'uint', 'double', 'bool', 'google.protobuf.Duration', 'google.protobuf.Timestamp', 'string', 'bytes'];
@@ -155,6 +155,10 @@ declare(
   'lists.range(int) -> list(int)',
   'list(T).reverse() -> list(T)',
   'list(T).distinct() -> list(T)',
+  // cel.OptionalTypes version 2's list functions
+  'list(T).first() -> optional_type(T)',
+  'list(T).last() -> optional_type(T)',
+  'optional.unwrap(list(optional_type(T))) -> list(T)',
   // ext.Sets
   'sets.contains(list(T), list(T)) -> bool',
   'sets.equivalent(list(T), list(T)) -> bool',
@@ -246,7 +250,8 @@ function assignable(param: CelTypeName, actual: CelTypeName | null, bindings: Bi
 }
 
 function substitute(t: CelTypeName, bindings: Bindings): CelTypeName | null {
-  if (isParam(t)) return bindings.has(t.name) ? bindings.get(t.name)! : { name: 'dyn' };
+  // a parameter only an unknown argument could bind stays unknown
+  if (isParam(t)) return bindings.get(t.name) ?? null;
   return t.params ? { name: t.name, params: t.params.map((p) => p && substitute(p, bindings)) } : t;
 }
 

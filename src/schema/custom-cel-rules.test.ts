@@ -537,6 +537,8 @@ test("library calls' argument and result types come from one table of kube's ove
       { rule: 'lists.range(self.q).size() > 0' },
       { rule: 'self.items.sortBy(i, i.nmae).size() > 0' },
       { rule: 'self.nums.sum() == 1.5' },
+      { rule: 'self.tags.first()' },
+      { rule: "self.tags.first().orValue('') != '' && optional.unwrap([self.tags.last()]).size() == 1" },
     ],
   };
   const details = celRuleErrors(s, 's').map((e) => `${e.field}: ${e.detail?.replace(/\n[^]*/, '')}`);
@@ -554,6 +556,7 @@ test("library calls' argument and result types come from one table of kube's ove
     "s.x-kubernetes-validations[12].rule: compilation failed: ERROR: <input>:1:12: found no matching overload for 'lists.range' applied to '(string)'",
     "s.x-kubernetes-validations[13].rule: compilation failed: ERROR: <input>:1:23: undefined field 'nmae'",
     "s.x-kubernetes-validations[14].rule: compilation failed: ERROR: <input>:1:16: found no matching overload for '_==_' applied to '(int, double)'",
+    's.x-kubernetes-validations[15].rule: cel expression must evaluate to a bool',
   ]);
 });
 
