@@ -90,3 +90,40 @@ test("conversions to string have no size bound in cel-go (checker/cost_test.go '
   // cel-go: 1844674407370955268, the traversal of an unknown string (uint64 max times 0.1) plus the operands
   expect(max).toBeGreaterThan(1.8e18);
 });
+
+describe("the lists extension: cel-go's own expected estimates (ext/lists_test.go TestListsCosts)", () => {
+  const MAX = 2 ** 64;
+  const list = (elem: CelType, maxElements: number): CelType => ({ kind: 'list', elem, maxElements });
+  const int: CelType = { kind: 'int' };
+  const cases: [string, CelType | undefined, number, number][] = [
+    ['lists.range(4) == [0, 1, 2, 3]', undefined, 26, 26],
+    ['lists.range(4 / 2) == [0, 1]', undefined, MAX, MAX],
+    ['[[1, 2], 3].flatten(1) == [1, 2, 3]', undefined, 44, 44],
+    ['[[1, 2], 3].flatten(3) == [1, 2, 3]', undefined, 48, 48],
+    ['[[1], 2, 3].flatten() == [1, 2, 3]', undefined, 45, 45],
+    ['[1, 2, 3].distinct() == [1, 2, 3]', undefined, 50, 50],
+    ["m.distinct() == ['hello']", list({ kind: 'string' }, 3), 23, 41],
+    ['m.slice(1, 3) == [2, 3]', list(int, 10), 25, 25],
+    ['[1, 2, 3].slice(1, 3) == [2, 3]', undefined, 34, 34],
+    ['[3, 2, 1].reverse() == [1, 2, 3]', undefined, 35, 35],
+    ['m.reverse() == [1, 2, 3]', list(int, 5), 23, 28],
+    ['[2, 3, 1].sort() == [1, 2, 3]', undefined, 50, 50],
+    ['m.sort() == [1, 2, 3]', list(int, 5), 23, 73],
+    ["m.sort() == ['a', 'a', 'b', 'b', 'c', 'c']", list({ kind: 'string' }, 10), 23, 233],
+    ['m.sort() == []', list(int, 10), 22, 222],
+    ["[{'x': 4}, {'x': 3}].sortBy(e, e['x']) == [{'x': 3}, {'x': 4}]", undefined, 211, 211],
+    ["m.sortBy(e, e['x']) == [{'x': 3}, {'x': 4}]", list({ kind: 'dyn' }, 5), 106, 226],
+  ];
+  test.each(cases)('%s', (expr, m, min, max) => {
+    expect(estimate(expr, m)).toEqual([min, max]);
+  });
+
+  test('a slice between variables costs the whole list', () => {
+    expect(
+      estimate('[1, 2, 3, 4, 5].slice(x, y) == [2, 3]', undefined, [
+        ['x', { kind: 'int' }],
+        ['y', { kind: 'int' }],
+      ]),
+    ).toEqual([39, 39]);
+  });
+});

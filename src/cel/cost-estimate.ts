@@ -1,10 +1,11 @@
 import { CONSTANT_TYPES, type Expr } from './ast';
+import { SORT_BY_ASSOCIATED_KEYS } from './library/ext-lists';
 
 /**
  * The static cost estimate of a CEL expression, as cel-go's checker computes it (checker/cost.go
  * `Cost`, with kube's `PresenceTestHasCost(false)`), with the call costs Kubernetes' libraries add
  * (apiserver/pkg/cel/library/cost.go `CostEstimator.EstimateCallCost`) and the sets extension's
- * (cel-go ext/sets.go `estimateSetsCost`). Sizes of values read from the variables come from their
+ * (cel-go ext/sets.go `estimateSetsCost`) and the lists extension's (ext/lists.go). Sizes of values read from the variables come from their
  * declared types (`CelType.maxElements`, what kube's sizeEstimator reads off the schema's DeclType)
  * by the same field paths cel-go builds. cel-go works on a type-checked AST; kapi's parser leaves
  * types out, so they are inferred here from the declared types and the functions' result types, and
@@ -104,6 +105,8 @@ const STRING_FUNCTIONS = new Set([
   'string',
 ]);
 const ORDERING = new Set(['_<_', '_<=_', '_>_', '_>=_']);
+/** The lists extension's functions that return a list of their target's type (flatten() one level less). */
+const LIST_FUNCTIONS = new Set(['slice', 'flatten', 'reverse', 'distinct', 'sort', SORT_BY_ASSOCIATED_KEYS]);
 const textual = (t: CelType): boolean => t.kind === 'string' || t.kind === 'bytes' || t.kind === 'dyn';
 
 /** The variables an expression reads: each name's declared type. The first is the root kube's sizeEstimator walks paths from. */
@@ -378,6 +381,8 @@ class Coster {
     // ext/sets.go: the product of the two lists' sizes, times 1 (contains, intersects) or 2 (equivalent), plus the call's 1
     if ((fn === 'sets.contains' || fn === 'sets.intersects' || fn === 'sets.equivalent') && args.length === 2)
       return { own: add(byFactor(mul(size(args[0]), size(args[1])), fn === 'sets.equivalent' ? 2 : 1), fixed(1)) };
+    const lists = this.listsCallCost(fn, target, args);
+    if (lists) return lists;
     const kube = this.kubeCallCost(fn, target, args);
     if (kube) return kube;
     switch (fn) {
@@ -436,6 +441,47 @@ class Coster {
     }
     // O(1) functions: cel-go's base cost of one
     return { own: fixed(1) };
+  }
+
+  /**
+   * The lists extension's estimators (ext/lists.go, ListsVersion(3)), which cel-go asks before
+   * kube's: estimateAllocatingListCall, the result's size by a factor plus the call and a list's
+   * creation; the result's size is the one costed (for distinct and sort the square of the list's,
+   * as cel-go has it). `reverse` of a string is the strings extension's.
+   */
+  private listsCallCost(fn: string, target: Expr | undefined, args: Expr[]): { own: Estimate; result: Estimate } | undefined {
+    const size = (x: Expr | undefined): Estimate => this.sizeOrUnknown(x);
+    const allocating = (factor: number, result: Estimate) => ({ own: add(byFactor(result, factor), fixed(1 + LIST_CREATE)), result });
+    // nodeAsIntValue: an int literal's value (0 when negative), else the default
+    const intArg = (x: Expr | undefined, otherwise: number): number =>
+      x?.exprKind.case === 'constExpr' && x.exprKind.value.constantKind.case === 'int64Value'
+        ? Math.max(0, Number(x.exprKind.value.constantKind.value))
+        : otherwise;
+    // estimateListSortCost: each element compared with each, strings and bytes also traversed
+    const sorting = (keys: Expr) => {
+      const elem = this.typeOf(keys).elem?.kind;
+      return allocating(elem === 'string' || elem === 'bytes' ? 2 + STRING_TRAVERSAL : 2, mul(size(keys), size(keys)));
+    };
+    if (fn === 'lists.range' && !target && args.length === 1) return allocating(1, fixed(intArg(args[0], MAX_U64)));
+    if (!target || this.typeOf(target).kind !== 'list') return undefined;
+    switch (fn) {
+      case 'slice':
+        if (args.length !== 2) return undefined;
+        return allocating(1, fixed(Math.max(0, intArg(args[1], size(target).max) - intArg(args[0], 0))));
+      case 'flatten':
+        if (args.length > 1) return undefined;
+        return allocating(args.length === 1 ? intArg(args[0], MAX_U64) : 1, size(target));
+      case 'reverse':
+        return args.length === 0 ? allocating(1, size(target)) : undefined;
+      case 'distinct':
+        return args.length === 0 ? allocating(2, mul(size(target), size(target))) : undefined;
+      case 'sort':
+        return args.length === 0 ? sorting(target) : undefined;
+      case SORT_BY_ASSOCIATED_KEYS:
+        return args.length === 1 ? sorting(args[0]) : undefined;
+      default:
+        return undefined;
+    }
   }
 
   /** Kubernetes' library call costs (library/cost.go EstimateCallCost), which cel-go asks before its own. */
@@ -552,6 +598,9 @@ class Coster {
     const first = this.typeOf(target ?? args[0]);
     const optionalType = this.optionalResultType(fn, first, args);
     if (optionalType) return optionalType;
+    if (fn === 'lists.range') return { kind: 'list', elem: { kind: 'int' } };
+    if (first.kind === 'list' && LIST_FUNCTIONS.has(fn))
+      return fn === 'flatten' && args.length === 0 ? (first.elem?.kind === 'list' ? first.elem : first) : first;
     if (BOOL_FUNCTIONS.has(fn) || fn.startsWith('sets.') || fn.startsWith('is')) return { kind: 'bool' };
     if (STRING_FUNCTIONS.has(fn)) return { kind: 'string' };
     switch (fn) {

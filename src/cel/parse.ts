@@ -1,5 +1,6 @@
 import { parse } from '@bufbuild/cel';
 import { ExprFactory, walk, type Expr, type ParsedExpr } from './ast';
+import { SORT_BY_ASSOCIATED_KEYS } from './library/ext-lists';
 
 /**
  * CEL's parser as kube's environments configure cel-go's: @bufbuild/cel's grammar, plus the
@@ -12,7 +13,8 @@ import { ExprFactory, walk, type Expr, type ParsedExpr } from './ast';
  *  - `r.all(i, v, p)`, `exists`, `existsOne` (`exists_one`), `transformList`, `transformMap` and
  *    `transformMapEntry` are comprehensions with `iterVar2` set, built as ext/comprehensions.go
  *    builds them (transformMap steps call `cel.@mapInsert(accu, key, value)`, transformMapEntry
- *    `cel.@mapInsert(accu, entryMap)`).
+ *    `cel.@mapInsert(accu, entryMap)`);
+ *  - `l.sortBy(e, key)` of ext.Lists (from 1.34) is the binding ext/lists.go's sortByMacro builds.
  *
  * The grammar has no `?` markers, so each is first blanked out of the source (a space, which the
  * grammar allows there, so every offset stays the source's) and remembered by the token before it;
@@ -248,6 +250,56 @@ function expandTwoVariableMacro(e: Expr, factory: ExprFactory): Expr['exprKind']
   } as Expr['exprKind'];
 }
 
+/** ext/lists.go sortByMacro's binding of the sorted list. */
+const SORT_BY_INPUT = '@__sortBy_input__';
+/** The target kinds sortByMacro takes: a list literal, a select, an identifier, a comprehension or a call. */
+const SORT_BY_TARGETS = new Set(['listExpr', 'selectExpr', 'identExpr', 'comprehensionExpr', 'callExpr']);
+
+/**
+ * ext/lists.go sortByMacro: `l.sortBy(e, key)` binds the list and sorts it by the keys its `map`
+ * computes, `cel.bind(@__sortBy_input__, l, @__sortBy_input__.@sortByAssociatedKeys(@__sortBy_input__.map(e, key)))`;
+ * null for any other call.
+ */
+function expandSortBy(e: Expr, factory: ExprFactory): Expr['exprKind'] | null {
+  if (e.exprKind.case !== 'callExpr' || e.exprKind.value.function !== 'sortBy' || !e.exprKind.value.target || e.exprKind.value.args.length !== 2) return null;
+  const { target, args } = e.exprKind.value;
+  const offset = (x: Expr) => factory.positions[String(x.id)] ?? 0;
+  if (!SORT_BY_TARGETS.has(target.exprKind.case ?? ''))
+    throw new CelParseError(offset(target), 'sortBy can only be applied to a list, identifier, comprehension, call or select expression');
+  // parser.MakeMap's checks of the iteration variable
+  const [variable, key] = args;
+  if (variable.exprKind.case !== 'identExpr') throw new CelParseError(offset(variable), 'argument is not an identifier');
+  const iterVar = variable.exprKind.value.name;
+  if (ACCUMULATOR_NAMES.has(iterVar)) throw new CelParseError(offset(variable), 'iteration variable overwrites accumulator variable');
+  const at = offset(e);
+  const input = () => factory.ident(at, SORT_BY_INPUT);
+  const accu = () => factory.ident(at, ACCUMULATOR);
+  const keys = factory.comprehension(at, {
+    iterRange: input(),
+    iterVar,
+    iterVar2: '',
+    accuVar: ACCUMULATOR,
+    accuInit: factory.list(at, []),
+    loopCondition: factory.constant(at, { case: 'boolValue', value: true }),
+    loopStep: factory.call(at, '_+_', [accu(), factory.list(at, [key])]),
+    result: accu(),
+  });
+  return {
+    case: 'comprehensionExpr',
+    value: {
+      $typeName: 'cel.expr.Expr.Comprehension',
+      iterRange: factory.list(at, []),
+      iterVar: '#unused',
+      iterVar2: '',
+      accuVar: SORT_BY_INPUT,
+      accuInit: target,
+      loopCondition: factory.constant(at, { case: 'boolValue', value: false }),
+      loopStep: input(),
+      result: factory.call(at, SORT_BY_ASSOCIATED_KEYS, [keys], input()),
+    },
+  } as Expr['exprKind'];
+}
+
 /** ext/comprehensions.go's map insertion function, which transformMap and transformMapEntry steps call. */
 export const MAP_INSERT = 'cel.@mapInsert';
 
@@ -271,7 +323,7 @@ export function parseCel(source: string): ParsedExpr {
   // innermost first, as cel-go expands a macro's arguments before the macro
   const calls = [...walk(parsed.expr)].reverse();
   for (const e of calls) {
-    const expanded = expandTwoVariableMacro(e, factory);
+    const expanded = expandTwoVariableMacro(e, factory) ?? expandSortBy(e, factory);
     if (expanded) e.exprKind = expanded;
   }
   return parsed;

@@ -1,6 +1,6 @@
 import { literalType, type Expr } from '../cel/ast';
 import { celPropertyName } from './cel-escaping';
-import { stringMethodMismatch } from './cel-string-overloads';
+import { formatType, hasOverloads, resolveCall, type CelTypeName } from './cel-overloads';
 import type { JSONSchemaProps } from './json-schema-props';
 
 /**
@@ -14,8 +14,8 @@ import type { JSONSchemaProps } from './json-schema-props';
  * at its offset.
  */
 
-/** What the checker knows of an expression's type: a schema node, a scalar type name, a list or map it built, or nothing (dyn). */
-type Known = { schema: JSONSchemaProps } | { scalar: string } | { built: 'list' | 'map' } | null;
+/** What the checker knows of an expression's type: a schema node, a scalar type name, a type a call or literal gives, or nothing. */
+type Known = { schema: JSONSchemaProps } | { scalar: string } | { type: CelTypeName; empty?: true } | null;
 
 export interface RuleIssue {
   offset: number;
@@ -65,12 +65,46 @@ function scalarOf(s: JSONSchemaProps): string | null {
   }
 }
 
-const typeOf = (k: Known): string | null => (k && 'scalar' in k ? k.scalar : k && 'schema' in k ? scalarOf(k.schema) : null);
+const typeOf = (k: Known): string | null =>
+  k && 'scalar' in k ? k.scalar : k && 'schema' in k ? scalarOf(k.schema) : k && 'type' in k && !k.type.params ? k.type.name : null;
+
+/** SchemaDeclType's type of a node, as cel-go names it (an object's own name is kube's, so just `object`); null where not known. */
+function schemaTypeName(s: JSONSchemaProps): CelTypeName | null {
+  if (s['x-kubernetes-int-or-string']) return { name: 'dyn' };
+  if (s.type === 'array') return s.items ? { name: 'list', params: [schemaTypeName(s.items)] } : null;
+  if (s.type === 'object')
+    return typeof s.additionalProperties === 'object'
+      ? { name: 'map', params: [{ name: 'string' }, schemaTypeName(s.additionalProperties)] }
+      : { name: 'object' };
+  const scalar = scalarOf(s);
+  return scalar ? { name: scalar } : null;
+}
+
+/** The type of what the checker knows, as cel-go names it. */
+function typeNameOf(k: Known): CelTypeName | null {
+  if (!k) return null;
+  if ('type' in k) return k.type;
+  if ('scalar' in k) return { name: k.scalar };
+  return schemaTypeName(k.schema);
+}
+
+/** joinTypes of a literal's elements: their one type, dyn when they differ, unknown when one is (or there are none). */
+function joinTypes(types: (CelTypeName | null)[]): CelTypeName | null {
+  if (types.length === 0 || types.some((t) => !t || t.name === 'object')) return null;
+  return types.every((t) => formatType(t) === formatType(types[0])) ? types[0] : { name: 'dyn' };
+}
+
+/** The type a list or map lets a loop or an index reach: a list's elements, a map's keys or values. */
+function typeParam(k: Known, container: 'list' | 'map', index: number): Known {
+  const t = k && 'type' in k ? k.type : null;
+  const param = t?.name === container ? t.params?.[index] : null;
+  return param ? { type: param } : null;
+}
 
 /** The CEL type name of what an expression yields, as far as known: a schema node's own (object, list, map, int-or-string's dyn) too. */
 function resultTypeOf(k: Known): string | null {
   if (!k) return null;
-  if ('built' in k) return k.built;
+  if ('type' in k) return k.type.name;
   if ('scalar' in k) return k.scalar;
   const s = k.schema;
   if (s['x-kubernetes-int-or-string']) return 'dyn';
@@ -92,9 +126,19 @@ function callResult(fn: string, target: Known, args: Known[], argExprs: Expr[]):
   const container = args[0] && 'schema' in args[0] ? args[0].schema : undefined;
   if (fn === '_[_]' && container?.type === 'array' && container.items) return { schema: container.items };
   if (fn === '_[_]' && typeof container?.additionalProperties === 'object') return { schema: container.additionalProperties };
+  if (fn === '_[_]') return typeParam(args[0], 'list', 0) ?? typeParam(args[0], 'map', 1);
   const types = args.map((a, i) => literalType(argExprs[i]) ?? typeOf(a));
   if (ARITHMETIC.has(fn) && types.length === 2 && types[0] && types[0] === types[1] && types[0] !== 'bool') return { scalar: types[0] };
   if (fn === '_?_:_' && types[1] && types[1] === types[2]) return { scalar: types[1] };
+  // lists joined (a map or filter step adds an element to its accumulator, an empty list at first): the elements' type
+  if ((fn === '_+_' || fn === '_?_:_') && args.length >= 2) {
+    const [a, b] = fn === '_+_' ? args : args.slice(1);
+    const lists = [a, b].map((x) => typeParam(x, 'list', 0) ?? (x && 'empty' in x ? 'empty' : null));
+    if (lists.every((x) => x !== null)) {
+      const elements = lists.filter((x) => x !== 'empty').map(typeNameOf);
+      return { type: { name: 'list', params: [elements.length > 0 ? joinTypes(elements) : null] } };
+    }
+  }
   return null;
 }
 
@@ -165,21 +209,24 @@ export function checkRule(
           }
           return null;
         }
-        // cel-go places a member call at its parenthesis, kapi's parser at the dot before the name
-        if (!qualified && !BUILTIN_FUNCTIONS.has(fn) && !hasFunction(fn))
-          return fail(at(e) + (target ? 1 + fn.length : 0), `undeclared reference to '${fn}' (in container '')`);
+        // cel-go places a call at its parenthesis, kapi's parser a member call at the dot before the name, a function at its name
+        const paren = at(e) + (target ? 1 : 0) + fn.length;
+        if (!qualified && !BUILTIN_FUNCTIONS.has(fn) && !hasFunction(fn)) return fail(paren, `undeclared reference to '${fn}' (in container '')`);
         if (OPERATORS.has(fn) && args.length === 2) {
           const [left, right] = k.value.args.map((a, i) => literalType(a) ?? typeOf(args[i]));
           const numericOrdering = ORDERING.has(fn) && NUMERIC.has(left ?? '') && NUMERIC.has(right ?? '');
           if (left && right && left !== right && !numericOrdering)
             return fail(at(e), `found no matching overload for '${fn}' applied to '(${left}, ${right})'`);
         }
-        if (target && !qualified && typeOf(targetKnown) === 'string') {
-          const mismatch = stringMethodMismatch(
-            fn,
-            k.value.args.map((a, i) => literalType(a) ?? typeOf(args[i])),
-          );
-          if (mismatch) return fail(at(e) + 1 + fn.length, mismatch);
+        const name = qualified && target?.exprKind.case === 'identExpr' ? `${target.exprKind.value.name}.${fn}` : fn;
+        if (hasOverloads(name)) {
+          const argTypes = k.value.args.map((a, i) => {
+            const literal = literalType(a);
+            return literal ? { name: literal } : typeNameOf(args[i]);
+          });
+          const resolved = resolveCall(name, target && !qualified ? typeNameOf(targetKnown) : undefined, argTypes);
+          if (resolved.error) return fail(paren, resolved.error);
+          if (resolved.result) return { type: resolved.result };
         }
         return callResult(fn, targetKnown, args, k.value.args);
       }
@@ -187,24 +234,33 @@ export function checkRule(
         const scalar = literalType(e);
         return scalar ? { scalar } : null;
       }
-      case 'listExpr':
-        k.value.elements.forEach((x) => visit(x, scope));
-        return { built: 'list' };
-      case 'structExpr':
+      case 'listExpr': {
+        const elements = k.value.elements.map((x) => visit(x, scope));
+        // an empty list's elements take any type (cel-go: a type parameter), as a map or filter's accumulator starts
+        return elements.length === 0
+          ? { type: { name: 'list', params: [null] }, empty: true }
+          : { type: { name: 'list', params: [joinTypes(elements.map(typeNameOf))] } };
+      }
+      case 'structExpr': {
+        const keys: Known[] = [];
+        const values: Known[] = [];
         k.value.entries.forEach((entry) => {
-          if (entry.keyKind.case === 'mapKey') visit(entry.keyKind.value, scope);
-          visit(entry.value, scope);
+          if (entry.keyKind.case === 'mapKey') keys.push(visit(entry.keyKind.value, scope));
+          values.push(visit(entry.value, scope));
         });
-        return k.value.messageName ? null : { built: 'map' };
+        return k.value.messageName ? null : { type: { name: 'map', params: [joinTypes(keys.map(typeNameOf)), joinTypes(values.map(typeNameOf))] } };
+      }
       case 'comprehensionExpr': {
         const c = k.value;
         const range = visit(c.iterRange, scope);
         const rangeSchema = range && 'schema' in range ? range.schema : undefined;
         const list = rangeSchema?.type === 'array';
         const values = list ? rangeSchema?.items : typeof rangeSchema?.additionalProperties === 'object' ? rangeSchema.additionalProperties : undefined;
+        const typedList = typeParam(range, 'list', 0);
+        const typedMap = typeParam(range, 'map', 0);
         // a list's loop variables are its index and element, a map's its key and value; one variable is the element or key
-        const key: Known = list ? { scalar: 'int' } : values ? { scalar: 'string' } : null;
-        const value: Known = values ? { schema: values } : null;
+        const key: Known = list || typedList ? { scalar: 'int' } : values ? { scalar: 'string' } : typedMap;
+        const value: Known = values ? { schema: values } : (typedList ?? typeParam(range, 'map', 1));
         const inner = new Map(scope);
         // the accumulator keeps its initial value's type (all/exists: bool, existsOne: int, map/filter: a list)
         inner.set(c.accuVar, visit(c.accuInit, scope));
@@ -212,11 +268,14 @@ export function checkRule(
           inner.set(c.iterVar, key);
           inner.set(c.iterVar2, value);
         } else {
-          inner.set(c.iterVar, list ? value : key);
+          inner.set(c.iterVar, list || typedList ? value : key);
         }
         visit(c.loopCondition, inner);
-        visit(c.loopStep, inner);
-        return visit(c.result, inner);
+        const step = visit(c.loopStep, inner);
+        const result = visit(c.result, inner);
+        // an accumulator built from an empty list (map, filter) has the type its step gives it, as cel-go's checker infers
+        const returnsAccumulator = c.result?.exprKind.case === 'identExpr' && c.result.exprKind.value.name === c.accuVar;
+        return returnsAccumulator && typeParam(step, 'list', 0) ? step : result;
       }
       default:
         return null;

@@ -618,3 +618,76 @@ test("string methods' argument types are checked as cel-go's checker checks them
     "s.x-kubernetes-validations[4].rule: compilation failed: ERROR: <input>:1:15: found no matching overload for 'trim' applied to 'string.(string)'\n | self.name.trim('x') != ''\n | ..............^",
   ]);
 });
+
+test("library calls' argument and result types come from one table of kube's overloads (lists, ext.Lists, quantity, semver, ip, cidr, url, sets)", () => {
+  const s: JSONSchemaProps = {
+    type: 'object',
+    properties: {
+      tags: { type: 'array', items: { type: 'string' } },
+      nums: { type: 'array', items: { type: 'integer' } },
+      nested: { type: 'array', items: { type: 'array', items: { type: 'integer' } } },
+      mixed: { type: 'array', items: { 'x-kubernetes-int-or-string': true } },
+      items: { type: 'array', items: { type: 'object', properties: { name: { type: 'string' } } } },
+      q: { type: 'string' },
+      n: { type: 'integer' },
+    },
+    'x-kubernetes-validations': [
+      // accepted
+      {
+        rule: "self.tags.distinct().size() == self.tags.size() && self.tags.sort().reverse()[0] != '' && lists.range(3).slice(0, 2) == [0, 1] && self.nested.flatten().sum() >= 0",
+        messageExpression: "self.tags.sort().join(', ') + self.tags.max()",
+      },
+      { rule: "self.items.sortBy(i, i.name).map(i, i.name) == self.items.map(i, i.name).sort() && self.items.sortBy(i, i.name)[0].name != ''" },
+      { rule: "quantity(self.q).add(1).isGreaterThan(quantity('1')) && semver('1.0.0').major() == 1 && cidr('10.0.0.0/8').containsIP(ip('10.0.0.1'))" },
+      { rule: "url('https://a/b').getQuery().size() == 0 && sets.contains(self.nums, [1]) && self.mixed.indexOf(1) >= 0 && isIP(self.q)" },
+      // refused for the result's type
+      { rule: 'self.tags.sort()' },
+      { rule: 'self.nums.sum()' },
+      { rule: 'true', messageExpression: 'self.mixed.max()' },
+      { rule: 'true', messageExpression: 'self.nums.distinct()' },
+      // refused for an argument's type
+      { rule: 'self.tags.indexOf(1) >= 0' },
+      { rule: 'quantity(self.n).isInteger()' },
+      { rule: 'self.nested.sort().size() > 0' },
+      { rule: "quantity('1').sign() == 1" },
+      { rule: 'lists.range(self.q).size() > 0' },
+      { rule: 'self.items.sortBy(i, i.nmae).size() > 0' },
+      { rule: 'self.nums.sum() == 1.5' },
+      { rule: 'self.tags.first()' },
+      { rule: "self.tags.first().orValue('') != '' && optional.unwrap([self.tags.last()]).size() == 1" },
+    ],
+  };
+  const details = celRuleErrors(s, 's').map((e) => `${e.field}: ${e.detail?.replace(/\n[^]*/, '')}`);
+  expect(details).toEqual([
+    's.x-kubernetes-validations[4].rule: cel expression must evaluate to a bool',
+    's.x-kubernetes-validations[5].rule: cel expression must evaluate to a bool',
+    // a list of int-or-strings is list(dyn): each comparable type's max() matches, and cel-go joins their results to dyn
+    's.x-kubernetes-validations[6].messageExpression: messageExpression must evaluate to a string',
+    's.x-kubernetes-validations[7].messageExpression: messageExpression must evaluate to a string',
+    "s.x-kubernetes-validations[8].rule: compilation failed: ERROR: <input>:1:18: found no matching overload for 'indexOf' applied to 'list(string).(int)'",
+    "s.x-kubernetes-validations[9].rule: compilation failed: ERROR: <input>:1:9: found no matching overload for 'quantity' applied to '(int)'",
+    "s.x-kubernetes-validations[10].rule: compilation failed: ERROR: <input>:1:17: found no matching overload for 'sort' applied to 'list(list(int)).()'",
+    // kube declares sign as a function, sign(q), which cel-go's checker does not take as a method
+    "s.x-kubernetes-validations[11].rule: compilation failed: ERROR: <input>:1:19: found no matching overload for 'sign' applied to 'kubernetes.Quantity.()'",
+    "s.x-kubernetes-validations[12].rule: compilation failed: ERROR: <input>:1:12: found no matching overload for 'lists.range' applied to '(string)'",
+    "s.x-kubernetes-validations[13].rule: compilation failed: ERROR: <input>:1:23: undefined field 'nmae'",
+    "s.x-kubernetes-validations[14].rule: compilation failed: ERROR: <input>:1:16: found no matching overload for '_==_' applied to '(int, double)'",
+    's.x-kubernetes-validations[15].rule: cel expression must evaluate to a bool',
+  ]);
+});
+
+test("map and filter results are lists of what their step adds, as cel-go's checker infers an accumulator's type", () => {
+  const s: JSONSchemaProps = {
+    type: 'object',
+    properties: { items: { type: 'array', items: { type: 'object', properties: { name: { type: 'string' }, n: { type: 'integer' } } } } },
+    'x-kubernetes-validations': [
+      { rule: "self.items.map(i, i.name).sort().join(',') != ''", messageExpression: "self.items.filter(i, i.n > 0).map(i, i.name).join(', ')" },
+      { rule: 'self.items.map(i, i.n).sum() > 0', messageExpression: 'self.items.map(i, i.name).sort()' },
+      { rule: 'self.items.map(i, i.n)[0] == "a"' },
+    ],
+  };
+  expect(celRuleErrors(s, 's').map((e) => `${e.field}: ${e.detail?.replace(/\n[^]*/, '')}`)).toEqual([
+    's.x-kubernetes-validations[1].messageExpression: messageExpression must evaluate to a string',
+    "s.x-kubernetes-validations[2].rule: compilation failed: ERROR: <input>:1:26: found no matching overload for '_==_' applied to '(int, string)'",
+  ]);
+});

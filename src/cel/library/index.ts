@@ -1,4 +1,5 @@
 import { cidrLibrary } from './cidr';
+import { extListsLibrary } from './ext-lists';
 import { comprehensionsLibrary } from './comprehensions';
 import { formatLibrary } from './format';
 import { ipLibrary } from './ip';
@@ -14,11 +15,12 @@ import { urlLibrary } from './urls';
 
 /**
  * Kubernetes' CEL libraries of the 1.36 base environment (apiserver/pkg/cel/environment/base.go)
- * that kapi's evaluator can express, optional values (with the functions the optional syntax is
+ * that kapi's evaluator can express (cel-go's lists extension among them), optional values (with the functions the optional syntax is
  * planned as) and the functions of two-variable comprehensions.
  */
 const overloads = [
   ...listsLibrary,
+  ...extListsLibrary,
   ...regexLibrary,
   ...urlLibrary,
   ...quantityLibrary,

@@ -16,6 +16,10 @@ describe('optional values', () => {
     ["optional.ofNonZeroValue('x').value()", 'x'],
     ['optional.of(1) == optional.of(1) && optional.none() == optional.none()', true],
     ['optional.of(1) == optional.none() || optional.of(1) == optional.of(2)', false],
+    // cel.OptionalTypes version 2
+    ['[1, 2, 3].first() == optional.of(1) && [1, 2, 3].last() == optional.of(3)', true],
+    ['[].first().hasValue() || [].last().hasValue()', false],
+    ['optional.unwrap([optional.of(1), optional.none(), optional.of(3)]) == [1, 3]', true],
   ])('%s', (source, expected) => {
     expect(evaluate(source)).toEqual(expected);
   });

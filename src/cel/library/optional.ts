@@ -1,11 +1,12 @@
-import { CelScalar, isCelList, isCelMap, listType } from '@bufbuild/cel';
+import { celList, CelScalar, isCelList, isCelMap, listType } from '@bufbuild/cel';
 import { kindOf } from './typed-values';
-import { field, func, TYPED, typedMethod, typedValue, type Overload, type TypedValue } from './typed-values';
+import { field, func, method, TYPED, typedMethod, typedValue, type Overload, type TypedValue } from './typed-values';
 
 /**
  * cel-go's optional values (cel.OptionalTypes, enabled from 1.28) as functions and methods:
  * `optional.of`, `optional.ofNonZeroValue`, `optional.none`, and on an optional `hasValue`,
- * `value`, `orValue`, `or`. The format library returns them. The optional syntax (cel/parse.ts)
+ * `value`, `orValue`, `or`; from its version 2 a list's `first()` and `last()` and
+ * `optional.unwrap(list)` (kube's base environment takes every version). The format library returns them. The optional syntax (cel/parse.ts)
  * runs on the internal functions below, which cel/plan-form.ts calls in its place.
  */
 
@@ -36,6 +37,18 @@ export const optionalLibrary: Overload[] = [
   }),
   typedMethod(OPTIONAL, 'orValue', [DYN], DYN, (opt, other: unknown) => (hasValue(opt) ? field(opt, 'value') : other)),
   typedMethod(OPTIONAL, 'or', [OPTIONAL], OPTIONAL, (opt, other) => (hasValue(opt) ? opt : other)),
+  method('first', listType(DYN), [], TYPED, (list: Iterable<unknown>) => {
+    const [first] = list;
+    return [...list].length === 0 ? optionalNone() : optionalOf(first);
+  }),
+  method('last', listType(DYN), [], TYPED, (list: Iterable<unknown>) => {
+    const all = [...list];
+    return all.length === 0 ? optionalNone() : optionalOf(all[all.length - 1]);
+  }),
+  // optUnwrap: the values of the optionals that have one
+  func('optional.unwrap', [listType(DYN)], listType(DYN), (list: Iterable<unknown>) =>
+    celList([...list].filter((opt) => kindOf(opt) === OPTIONAL && hasValue(opt)).map((opt) => field(opt, 'value')) as never),
+  ),
 ];
 
 /** The internal functions the optional syntax is planned as (cel-go's interpreter evaluates it itself). */
