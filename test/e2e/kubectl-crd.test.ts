@@ -487,11 +487,11 @@ test("CEL rules: ext.Lists (distinct, sort, sortBy, slice, lists.range) accepted
   const unique = await whatsit('w2', 'tags: [b, a, a], ports: [{name: https, port: 443}, {name: http, port: 80}]');
   expect(unique.code).not.toBe(0);
   expect(unique.stderr).toContain('The Whatsit "w2" is invalid: ');
-  expect(unique.stderr).toContain('spec.tags: Invalid value: "array": tags must be unique');
-  expect(unique.stderr).toContain('spec.ports: Invalid value: "array": ports must be in port order');
+  expect(unique.stderr).toContain('spec.tags: Invalid value: tags must be unique');
+  expect(unique.stderr).toContain('spec.ports: Invalid value: ports must be in port order');
   const sorted = await whatsit('w3', 'tags: [b, a], ports: [{name: http, port: 80}, {name: alt, port: 80}]');
-  expect(sorted.stderr).toContain('spec.tags: Invalid value: "array": tags must be sorted');
-  expect(sorted.stderr).toContain('spec.ports: Invalid value: "array": ports must differ');
+  expect(sorted.stderr).toContain('spec.tags: Invalid value: tags must be sorted');
+  expect(sorted.stderr).toContain('spec.ports: Invalid value: ports must differ');
   expect((await k('delete', 'crd', 'whatsits.example.com')).code).toBe(0);
 });
 
