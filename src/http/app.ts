@@ -29,6 +29,7 @@ import { acceptsGzip } from './body-writer';
 import { encode } from './encode';
 import { writeBody, writeEncoded, writeError } from './respond';
 import { serveResource } from './router';
+import { whileServedSetStays } from '../registry/while-served-set-stays';
 import { JWKS_PATH, OPENID_CONFIGURATION_PATH, type IssuerDiscovery } from '../auth/oidc-discovery';
 import type { AggregatorHooks } from '../aggregator/aggregator';
 
@@ -203,16 +204,17 @@ export function createApp(deps: AppDeps): RequestListener {
 
   // info.version is the emulation version, major.minor (genericapiserver's completeOpenAPI with EffectiveVersion.EmulationVersion()).
   const openApiVersion = `${deps.version.emulationMajor ?? deps.version.major}.${deps.version.emulationMinor ?? deps.version.minor}`;
-  const v3Docs = (): Map<string, Buffer> => {
+  const v3Docs = whileServedSetStays(deps.registry, () => {
     const docs = new Map<string, Buffer>();
     for (const entry of deps.registry.groupVersions()) {
       docs.set(groupVersionPath(entry), encode(openApiV3Document(entry, deps.schemas, openApiVersion), 'json', false));
     }
     return docs;
-  };
+  });
+  const v3Index = whileServedSetStays(deps.registry, () => openApiV3Index(v3Docs()));
   app.get(
     '/openapi/v3',
-    wrap((_req, res) => json(res, openApiV3Index(v3Docs()))),
+    wrap((_req, res) => json(res, v3Index())),
   );
   app.get(
     '/openapi/v3/*path',
@@ -224,14 +226,16 @@ export function createApp(deps: AppDeps): RequestListener {
       writeBody(res, 200, 'application/json', body);
     }),
   );
+  const v2Document = whileServedSetStays(deps.registry, () => openApiV2Document(deps.registry, deps.schemas, openApiVersion));
+  const v2Protobuf = whileServedSetStays(deps.registry, () => encodeOpenApiV2(v2Document()));
+  const v2Json = whileServedSetStays(deps.registry, () => encode(v2Document(), 'json', false));
   app.get(
     '/openapi/v2',
     wrap((req, res) => {
       const accept = req.headers.accept;
-      const document = openApiV2Document(deps.registry, deps.schemas, openApiVersion);
-      if (acceptsOpenApiV2Protobuf(accept)) return writeBody(res, 200, OPENAPI_V2_PROTOBUF, encodeOpenApiV2(document));
+      if (acceptsOpenApiV2Protobuf(accept)) return writeBody(res, 200, OPENAPI_V2_PROTOBUF, v2Protobuf());
       if (accept && !/application\/json|\*\/\*/.test(accept)) throw notAcceptable(['application/json', OPENAPI_V2_PROTOBUF]);
-      writeBody(res, 200, 'application/json', encode(document, 'json', false));
+      writeBody(res, 200, 'application/json', v2Json());
     }),
   );
 

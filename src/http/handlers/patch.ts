@@ -7,7 +7,7 @@ import { DecodeError } from '../../codec/decode-error';
 import { jsonNestingDepth, MAX_NESTING_DEPTH } from '../../codec/json';
 import { parseMediaType } from '../../codec/media-type';
 import { decodeYaml } from '../../codec/yaml';
-import { applyJsonPatch } from '../../patch/json-patch';
+import { applyJsonPatchInSlices } from '../../patch/json-patch';
 import { applyMergePatch } from '../../patch/merge-patch';
 import { applyStrategicMergePatch } from '../../patch/strategic-merge';
 import { goFormatValue } from '../../patch/go-value-format';
@@ -120,10 +120,11 @@ export async function handlePatch(r: ResourceRequest): Promise<void> {
     if (type !== JSON_PATCH && !isPlainObject(patch)) {
       throw badRequest(`json: cannot unmarshal ${Array.isArray(patch) ? 'array' : typeof patch} into Go value of type map[string]interface {}`);
     }
+    const slice = loopSlices();
     const apply = (current: KubeObject): unknown => {
       switch (type) {
         case JSON_PATCH:
-          return applyJsonPatch(current, patch);
+          return applyJsonPatchInSlices(current, patch, slice);
         case MERGE_PATCH:
           return applyMergePatch(current, patch);
         default:
@@ -132,10 +133,9 @@ export async function handlePatch(r: ResourceRequest): Promise<void> {
     };
     // A strategic merge's result is converted from unstructured as kube's patcher does it, whose type errors it reports against the patch.
     const smp = type === STRATEGIC_MERGE_PATCH ? patch : undefined;
-    const slice = loopSlices();
     const patched = async (current: KubeObject): Promise<KubeObject> => {
       await slice();
-      const merged = asObject(apply(current), current);
+      const merged = asObject(await apply(current), current);
       await slice();
       return checked(merged, smp);
     };
