@@ -30,6 +30,7 @@ import { encode } from './encode';
 import { writeBody, writeEncoded, writeError } from './respond';
 import { serveResource } from './router';
 import { whileServedSetStays } from '../registry/while-served-set-stays';
+import { loopSlices, runWalkInSlices } from '../api/loop-slices';
 import { JWKS_PATH, OPENID_CONFIGURATION_PATH, type IssuerDiscovery } from '../auth/oidc-discovery';
 import type { AggregatorHooks } from '../aggregator/aggregator';
 
@@ -204,38 +205,41 @@ export function createApp(deps: AppDeps): RequestListener {
 
   // info.version is the emulation version, major.minor (genericapiserver's completeOpenAPI with EffectiveVersion.EmulationVersion()).
   const openApiVersion = `${deps.version.emulationMajor ?? deps.version.major}.${deps.version.emulationMinor ?? deps.version.minor}`;
-  const v3Docs = whileServedSetStays(deps.registry, () => {
+  // Built in slices, a group-version at a time: the first request after a change waits, the others do not.
+  const v3Docs = whileServedSetStays(deps.registry, async () => {
     const docs = new Map<string, Buffer>();
+    const slice = loopSlices();
     for (const entry of deps.registry.groupVersions()) {
+      await slice();
       docs.set(groupVersionPath(entry), encode(openApiV3Document(entry, deps.schemas, openApiVersion), 'json', false));
     }
     return docs;
   });
-  const v3Index = whileServedSetStays(deps.registry, () => openApiV3Index(v3Docs()));
+  const v3Index = whileServedSetStays(deps.registry, async () => openApiV3Index(await v3Docs()));
   app.get(
     '/openapi/v3',
-    wrap((_req, res) => json(res, v3Index())),
+    wrap(async (_req, res) => json(res, await v3Index())),
   );
   app.get(
     '/openapi/v3/*path',
-    wrap((req, res) => {
+    wrap(async (req, res) => {
       const path = (req.params as { path: string[] }).path.join('/');
-      const body = v3Docs().get(path);
+      const body = (await v3Docs()).get(path);
       if (!body) throw pathNotFound();
       if (state(res).query.has('hash')) res.setHeader('Cache-Control', 'public, immutable');
       writeBody(res, 200, 'application/json', body);
     }),
   );
-  const v2Document = whileServedSetStays(deps.registry, () => openApiV2Document(deps.registry, deps.schemas, openApiVersion));
-  const v2Protobuf = whileServedSetStays(deps.registry, () => encodeOpenApiV2(v2Document()));
-  const v2Json = whileServedSetStays(deps.registry, () => encode(v2Document(), 'json', false));
+  const v2Document = whileServedSetStays(deps.registry, () => runWalkInSlices(openApiV2Document(deps.registry, deps.schemas, openApiVersion), loopSlices()));
+  const v2Protobuf = whileServedSetStays(deps.registry, async () => encodeOpenApiV2(await v2Document()));
+  const v2Json = whileServedSetStays(deps.registry, async () => encode(await v2Document(), 'json', false));
   app.get(
     '/openapi/v2',
-    wrap((req, res) => {
+    wrap(async (req, res) => {
       const accept = req.headers.accept;
-      if (acceptsOpenApiV2Protobuf(accept)) return writeBody(res, 200, OPENAPI_V2_PROTOBUF, v2Protobuf());
+      if (acceptsOpenApiV2Protobuf(accept)) return writeBody(res, 200, OPENAPI_V2_PROTOBUF, await v2Protobuf());
       if (accept && !/application\/json|\*\/\*/.test(accept)) throw notAcceptable(['application/json', OPENAPI_V2_PROTOBUF]);
-      writeBody(res, 200, 'application/json', v2Json());
+      writeBody(res, 200, 'application/json', await v2Json());
     }),
   );
 

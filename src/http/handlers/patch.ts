@@ -9,7 +9,7 @@ import { parseMediaType } from '../../codec/media-type';
 import { decodeYaml } from '../../codec/yaml';
 import { applyJsonPatchInSlices } from '../../patch/json-patch';
 import { applyMergePatch } from '../../patch/merge-patch';
-import { applyStrategicMergePatch } from '../../patch/strategic-merge';
+import { applyStrategicMergePatchInSlices } from '../../patch/strategic-merge';
 import { goFormatValue } from '../../patch/go-value-format';
 import { typedDecode } from '../../schema/typed-decode';
 import { readBody } from '../body';
@@ -105,6 +105,7 @@ export async function handlePatch(r: ResourceRequest): Promise<void> {
     return obj;
   };
 
+  const slice = loopSlices();
   let result: { object: KubeObject; created: boolean };
   if (isApply) {
     const parsed = applyConfig(body, r, type);
@@ -120,7 +121,6 @@ export async function handlePatch(r: ResourceRequest): Promise<void> {
     if (type !== JSON_PATCH && !isPlainObject(patch)) {
       throw badRequest(`json: cannot unmarshal ${Array.isArray(patch) ? 'array' : typeof patch} into Go value of type map[string]interface {}`);
     }
-    const slice = loopSlices();
     const apply = (current: KubeObject): unknown => {
       switch (type) {
         case JSON_PATCH:
@@ -128,7 +128,7 @@ export async function handlePatch(r: ResourceRequest): Promise<void> {
         case MERGE_PATCH:
           return applyMergePatch(current, patch);
         default:
-          return applyStrategicMergePatch(current, patch, patchSchema);
+          return applyStrategicMergePatchInSlices(current, patch, patchSchema, slice);
       }
     };
     // A strategic merge's result is converted from unstructured as kube's patcher does it, whose type errors it reports against the patch.
@@ -141,5 +141,7 @@ export async function handlePatch(r: ResourceRequest): Promise<void> {
     };
     result = await store.update(r.ctx, info.name, patched, { dryRun, fieldManager });
   }
+  // The store's stages ran since this request last yielded: encoding a large answer is a stage of its own.
+  await slice();
   await respond(r, result.created ? 201 : 200, result.object);
 }
