@@ -6,7 +6,7 @@ import type { ResourceRegistry } from './resource-registry';
  * way, as kube-apiserver's spec aggregator rebuilds them on such changes: building them all takes
  * hundreds of milliseconds on the event loop, too long to redo for every request.
  */
-export function whileServedSetStays<T>(registry: ResourceRegistry, build: () => T): () => T {
+export function whileServedSetStays<T>(registry: Pick<ResourceRegistry, 'generation'>, build: () => T): () => T {
   let built: { generation: number; value: T } | null = null;
   return () => {
     if (built?.generation !== registry.generation) built = { generation: registry.generation, value: build() };
