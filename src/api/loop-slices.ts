@@ -44,3 +44,24 @@ export async function runStepsInSlices(steps: Steps, slice: () => Promise<void>)
     if (++n % STEPS_PER_CHECK === 0) await slice();
   }
 }
+
+/**
+ * Work written as a generator that yields between its pieces (a JSON patch's operations, a
+ * list's items): the caller that may not wait runs it through, a request runs it in slices.
+ */
+export type Walk<T> = Generator<void, T, void>;
+
+export function runWalk<T>(walk: Walk<T>): T {
+  for (;;) {
+    const next = walk.next();
+    if (next.done) return next.value;
+  }
+}
+
+export async function runWalkInSlices<T>(walk: Walk<T>, slice: () => Promise<void>): Promise<T> {
+  for (;;) {
+    const next = walk.next();
+    if (next.done) return next.value;
+    await slice();
+  }
+}

@@ -231,7 +231,15 @@ function planOf(type: Type): FieldPlan[] {
   return plan;
 }
 
+/** While encodeMessageInSlices writes the whole: the items of long lists it has encoded, by object. */
+let preEncoded: Map<unknown, { type: Type; bytes: Uint8Array }> | null = null;
+
 function writeNested(w: Writer, tag: number, type: Type, value: unknown): void {
+  const done = preEncoded?.get(value);
+  if (done?.type === type) {
+    w.uint32(tag).bytes(done.bytes);
+    return;
+  }
   w.uint32(tag).fork();
   encodeMessageTo(w, type, value);
   w.ldelim();
@@ -304,4 +312,57 @@ export function encodeMessage(type: Type, value: unknown): Uint8Array {
   const w = Writer.create();
   encodeMessageTo(w, type, value);
   return w.finish();
+}
+
+/** A list at least this long has its items encoded ahead of the whole, in slices. */
+const LONG_LIST = 256;
+/** Items encoded between two slice checks. */
+const ITEMS_PER_CHECK = 64;
+
+/** The long lists of messages in `value`, outside other long lists: what encodeMessageInSlices encodes ahead. */
+function longLists(type: Type, value: unknown, out: [Type, unknown[]][]): void {
+  if (specialOf(type) || typeof value !== 'object' || value === null || Array.isArray(value)) return;
+  const obj = value as Json;
+  for (const p of planOf(type)) {
+    if (!p.message) continue;
+    if (p.inline) {
+      longLists(p.message, obj, out);
+      continue;
+    }
+    const v = obj[p.name];
+    if (p.field.map) {
+      if (typeof v === 'object' && v !== null) for (const entry of Object.values(v)) longLists(p.message, entry, out);
+    } else if (p.field.repeated) {
+      if (!Array.isArray(v)) continue;
+      if (v.length >= LONG_LIST) out.push([p.message, v]);
+      else for (const item of v) longLists(p.message, item, out);
+    } else {
+      longLists(p.message, v, out);
+    }
+  }
+}
+
+/**
+ * encodeMessage for a request: the items of long lists (a Deployment's 20,000 containers) are
+ * encoded first, a few per slice, then written into the whole as they are, so the encoding does not
+ * hold the event loop for the whole object at once. The bytes are encodeMessage's.
+ */
+export async function encodeMessageInSlices(type: Type, value: unknown, slice: () => Promise<void>): Promise<Uint8Array> {
+  const lists: [Type, unknown[]][] = [];
+  longLists(type, value, lists);
+  if (lists.length === 0) return encodeMessage(type, value);
+  const encoded = new Map<unknown, { type: Type; bytes: Uint8Array }>();
+  for (const [itemType, items] of lists) {
+    for (const [i, item] of items.entries()) {
+      if (typeof item === 'object' && item !== null) encoded.set(item, { type: itemType, bytes: encodeMessage(itemType, item) });
+      if (i % ITEMS_PER_CHECK === ITEMS_PER_CHECK - 1) await slice();
+    }
+  }
+  await slice();
+  preEncoded = encoded;
+  try {
+    return encodeMessage(type, value);
+  } finally {
+    preEncoded = null;
+  }
 }

@@ -1,5 +1,5 @@
 import { decodeProtobuf } from './protobuf';
-import { encodeProtobuf, encodeProtobufWatchEvent, protobufListParts } from './protobuf-write';
+import { encodeProtobuf, encodeProtobufInSlices, encodeProtobufWatchEvent, protobufListParts } from './protobuf-write';
 import { encodeMessage } from './protobuf-encode';
 
 /**
@@ -139,3 +139,30 @@ function varint(n: number): number[] {
   out.push(n);
   return out;
 }
+
+describe('in slices (issue 25)', () => {
+  test("a Deployment's long lists are encoded a few items per slice, to encodeProtobuf's bytes", async () => {
+    const container = (i: number) => ({ name: `c${i}`, image: 'x', ports: [{ containerPort: 80 }], resources: { limits: { cpu: '1' } } });
+    const deployment = {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'd', labels: { a: 'b' } },
+      spec: {
+        selector: { matchLabels: { a: 'b' } },
+        template: {
+          metadata: { labels: { a: 'b' } },
+          spec: { containers: Array.from({ length: 1000 }, (_, i) => container(i)), volumes: [{ name: 'v', emptyDir: {} }] },
+        },
+      },
+    };
+    let slices = 0;
+    const sliced = await encodeProtobufInSlices(deployment, async () => void slices++);
+    expect(slices).toBeGreaterThan(1000 / 64);
+    expect(sliced.equals(encodeProtobuf(deployment))).toBe(true);
+    // a short list is encoded with the whole, in one slice
+    let few = 0;
+    const small = { ...deployment, spec: { ...deployment.spec, template: { ...deployment.spec.template, spec: { containers: [container(0)] } } } };
+    expect((await encodeProtobufInSlices(small, async () => void few++)).equals(encodeProtobuf(small))).toBe(true);
+    expect(few).toBe(0);
+  });
+});

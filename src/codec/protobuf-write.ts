@@ -1,7 +1,7 @@
 import { Writer, type Type } from 'protobufjs';
 import { PROTOBUF_MAGIC } from './protobuf';
 import { lookupMessageOf } from '../schema/proto-loader';
-import { encodeMessage } from './protobuf-encode';
+import { encodeMessage, encodeMessageInSlices } from './protobuf-encode';
 
 /**
  * Kubernetes' protobuf wire form of whole objects: "k8s\0", then a runtime.Unknown whose typeMeta
@@ -45,6 +45,11 @@ export function protobufEnvelope(apiVersion: string, kind: string, raw: Uint8Arr
 /** One object (or list, or Status) as a complete protobuf body. */
 export function encodeProtobuf(obj: Json): Buffer {
   return protobufEnvelope(String(obj.apiVersion), String(obj.kind), encodeMessage(requireType(obj), obj));
+}
+
+/** encodeProtobuf for a request: long lists are encoded in slices. */
+export async function encodeProtobufInSlices(obj: Json, slice: () => Promise<void>): Promise<Buffer> {
+  return protobufEnvelope(String(obj.apiVersion), String(obj.kind), await encodeMessageInSlices(requireType(obj), obj, slice));
 }
 
 /** The message type of a list's items. */

@@ -11,7 +11,6 @@ import type { PatchSchema } from '../patch/strategic-merge';
 import type { ResourceDefinition } from '../registry/resource-definition';
 import type { ServerServices } from '../registry/types';
 import type { ResourceRegistry } from '../registry/resource-registry';
-import { memoWhileServed } from '../registry/served-memo';
 import { acceptsOpenApiV2Protobuf, encodeOpenApiV2, OPENAPI_V2_PROTOBUF } from './openapi-v2-protobuf';
 import { aggregatedDiscovery, apiGroupDocument, apiGroupList, apiResourceList, apiVersions } from './discovery';
 import type { InFlightRequests } from './filters/in-flight-requests';
@@ -30,6 +29,8 @@ import { acceptsGzip } from './body-writer';
 import { encode } from './encode';
 import { writeBody, writeEncoded, writeError } from './respond';
 import { serveResource } from './router';
+import { whileServedSetStays } from '../registry/while-served-set-stays';
+import { loopSlices, runWalkInSlices } from '../api/loop-slices';
 import { JWKS_PATH, OPENID_CONFIGURATION_PATH, type IssuerDiscovery } from '../auth/oidc-discovery';
 import type { AggregatorHooks } from '../aggregator/aggregator';
 
@@ -204,43 +205,41 @@ export function createApp(deps: AppDeps): RequestListener {
 
   // info.version is the emulation version, major.minor (genericapiserver's completeOpenAPI with EffectiveVersion.EmulationVersion()).
   const openApiVersion = `${deps.version.emulationMajor ?? deps.version.major}.${deps.version.emulationMinor ?? deps.version.minor}`;
-  // The documents are built once per change of what is served, as kube-apiserver's OpenAPI
-  // controllers rebuild a spec only when a CRD or the served set changes: kubectl reads the v3 index
-  // and a group-version's document on every apply, and building them all takes tens of ms.
-  const v3 = memoWhileServed(deps.registry, () => {
+  // Built in slices, a group-version at a time: the first request after a change waits, the others do not.
+  const v3Docs = whileServedSetStays(deps.registry, async () => {
     const docs = new Map<string, Buffer>();
+    const slice = loopSlices();
     for (const entry of deps.registry.groupVersions()) {
+      await slice();
       docs.set(groupVersionPath(entry), encode(openApiV3Document(entry, deps.schemas, openApiVersion), 'json', false));
     }
-    return { docs, index: openApiV3Index(docs) };
+    return docs;
   });
-  const v2Encodings = memoWhileServed(deps.registry, () => {
-    const document = openApiV2Document(deps.registry, deps.schemas, openApiVersion);
-    let json: Buffer | undefined;
-    let protobuf: Buffer | undefined;
-    return { json: () => (json ??= encode(document, 'json', false)), protobuf: () => (protobuf ??= encodeOpenApiV2(document)) };
-  });
+  const v3Index = whileServedSetStays(deps.registry, async () => openApiV3Index(await v3Docs()));
   app.get(
     '/openapi/v3',
-    wrap((_req, res) => json(res, v3().index)),
+    wrap(async (_req, res) => json(res, await v3Index())),
   );
   app.get(
     '/openapi/v3/*path',
-    wrap((req, res) => {
+    wrap(async (req, res) => {
       const path = (req.params as { path: string[] }).path.join('/');
-      const body = v3().docs.get(path);
+      const body = (await v3Docs()).get(path);
       if (!body) throw pathNotFound();
       if (state(res).query.has('hash')) res.setHeader('Cache-Control', 'public, immutable');
       writeBody(res, 200, 'application/json', body);
     }),
   );
+  const v2Document = whileServedSetStays(deps.registry, () => runWalkInSlices(openApiV2Document(deps.registry, deps.schemas, openApiVersion), loopSlices()));
+  const v2Protobuf = whileServedSetStays(deps.registry, async () => encodeOpenApiV2(await v2Document()));
+  const v2Json = whileServedSetStays(deps.registry, async () => encode(await v2Document(), 'json', false));
   app.get(
     '/openapi/v2',
-    wrap((req, res) => {
+    wrap(async (req, res) => {
       const accept = req.headers.accept;
-      if (acceptsOpenApiV2Protobuf(accept)) return writeBody(res, 200, OPENAPI_V2_PROTOBUF, v2Encodings().protobuf());
+      if (acceptsOpenApiV2Protobuf(accept)) return writeBody(res, 200, OPENAPI_V2_PROTOBUF, await v2Protobuf());
       if (accept && !/application\/json|\*\/\*/.test(accept)) throw notAcceptable(['application/json', OPENAPI_V2_PROTOBUF]);
-      writeBody(res, 200, 'application/json', v2Encodings().json());
+      writeBody(res, 200, 'application/json', await v2Json());
     }),
   );
 

@@ -4,6 +4,7 @@ import type { ResourceDefinition, ServedKind, Verb } from '../registry/resource-
 import type { GroupVersionEntry, ResourceRegistry } from '../registry/resource-registry';
 import { subresourceView } from '../registry/subresources';
 import { connectPaths } from './openapi-connect';
+import type { Walk } from '../api/loop-slices';
 
 /** OpenAPI v2 and v3 documents derived from the resource definitions and their schemas. */
 
@@ -294,11 +295,12 @@ export function openApiV3Document(entry: GroupVersionEntry, schemas: SchemaSourc
   };
 }
 
-/** The v2 document: the same operations, with `#/definitions` references. */
-export function openApiV2Document(registry: ResourceRegistry, schemas: SchemaSource, serverVersion: string): Record<string, unknown> {
+/** The v2 document: the same operations, with `#/definitions` references; built a group-version at a time. */
+export function* openApiV2Document(registry: ResourceRegistry, schemas: SchemaSource, serverVersion: string): Walk<Record<string, unknown>> {
   const paths: Record<string, Record<string, unknown>> = {};
   const definitions: Record<string, unknown> = {};
   for (const entry of registry.groupVersions()) {
+    yield;
     const doc = openApiV3Document(entry, schemas, serverVersion);
     const rewrite = (value: unknown): unknown => JSON.parse(JSON.stringify(value).replaceAll('#/components/schemas/', '#/definitions/'));
     const v3 = rewrite((doc.components as { schemas: Record<string, unknown> }).schemas) as Record<string, unknown>;

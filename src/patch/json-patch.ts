@@ -1,5 +1,6 @@
-import { applyOperation, getValueByPointer, JsonPatchError, type Operation } from 'fast-json-patch';
+import { applyOperation, getValueByPointer, JsonPatchError, validator, type Operation } from 'fast-json-patch';
 import { badRequest, StatusError } from '../api/errors';
+import { runWalk, runWalkInSlices, type Walk } from '../api/loop-slices';
 
 /** kube-apiserver's limit on the operations of one JSON patch. */
 const MAX_JSON_PATCH_OPERATIONS = 10000;
@@ -49,6 +50,24 @@ function copySize(document: unknown, from: string): number {
 }
 
 /**
+ * fast-json-patch's own validator, except that a `move` or `copy` looks its source up in place:
+ * the stock one tries it on a deep clone of the whole document, so that every such operation of a
+ * 10,000-operation patch would copy the object once more (issue 25: a patch must not stall the loop).
+ */
+function validateOperation(operation: Operation, index: number, document: unknown, existingPath: string): void {
+  if (operation.op !== 'move' && operation.op !== 'copy') return validator(operation, index, document, existingPath);
+  validator(operation, index);
+  try {
+    applyOperation(document, { op: '_get', path: operation.from, value: undefined }, true, true);
+  } catch (err) {
+    if (err instanceof JsonPatchError && err.name === 'OPERATION_PATH_UNRESOLVABLE') {
+      throw new JsonPatchError('Cannot perform the operation from a path that does not exist', 'OPERATION_FROM_UNRESOLVABLE', index, operation, document);
+    }
+    if (!(err instanceof JsonPatchError)) throw err;
+  }
+}
+
+/**
  * What json-patch (v4, under kube-apiserver) cannot locate: the document root as the target of
  * anything but `test`, or as the source of a move or copy (findObject has no container for ""),
  * and a move into what it moves (its destination's parent is gone once the source is removed).
@@ -67,18 +86,28 @@ function unlocatable(operation: Operation): boolean {
  * 422: a few operations that copy a value into itself would otherwise double it each time.
  */
 export function applyJsonPatch(document: unknown, patch: unknown): unknown {
+  return runWalk(operationsApplied(document, patch));
+}
+
+/** applyJsonPatch for a request: up to 10,000 operations, each as large as the body, yield between them once a slice is spent. */
+export function applyJsonPatchInSlices(document: unknown, patch: unknown, slice: () => Promise<void>): Promise<unknown> {
+  return runWalkInSlices(operationsApplied(document, patch), slice);
+}
+
+function* operationsApplied(document: unknown, patch: unknown): Walk<unknown> {
   const operations = parseOperations(patch);
   let result = structuredClone(document);
   let copied = 0;
   try {
-    operations.forEach((operation, index) => {
+    for (const [index, operation] of operations.entries()) {
       if (operation && unlocatable(operation)) throw patchNotApplicable();
       if (operation?.op === 'copy') {
         copied += copySize(result, operation.from);
         if (copied > MAX_JSON_PATCH_COPY_BYTES) throw patchNotApplicable();
       }
-      result = applyOperation(result, operation, true, true, true, index).newDocument;
-    });
+      result = applyOperation(result, operation, validateOperation, true, true, index).newDocument;
+      yield;
+    }
     return result;
   } catch (err) {
     // fast-json-patch refuses "__proto__" paths with a plain Error; Kubernetes finds no such path either.

@@ -1,7 +1,7 @@
 import { StatusError } from '../api/errors';
 import { deployments } from '../resources/deployments';
 import { patchSchemaFor } from '../schema/proto-schema';
-import { applyStrategicMergePatch, type FieldPatchMeta, type PatchSchema } from './strategic-merge';
+import { applyStrategicMergePatch, applyStrategicMergePatchInSlices, type FieldPatchMeta, type PatchSchema } from './strategic-merge';
 
 /** A hand-made schema: fields map to their patch metadata. */
 function schema(fields: Record<string, Partial<FieldPatchMeta>>): PatchSchema {
@@ -305,5 +305,32 @@ describe('work linear in the list sizes', () => {
     }) as { containers: { name: string }[] };
     expect(Date.now() - started).toBeLessThan(2000);
     expect(out.containers.map((c) => c.name)).toEqual(names.filter((_, i) => i % 2 === 1).reverse());
+  });
+});
+
+describe('in slices (issue 25)', () => {
+  test('a long list is merged in slices, with the order and contents of the whole run', async () => {
+    const original = { containers: Array.from({ length: 500 }, (_, i) => ({ name: `c${i}`, image: 'x', env: [{ name: 'a', value: '1' }] })) };
+    const patch = {
+      containers: [
+        ...Array.from({ length: 1000 }, (_, i) => ({ name: `c${i * 2}`, image: 'y', env: [{ name: 'b', value: '2' }] })),
+        { name: 'c1', $patch: 'delete' },
+      ],
+    };
+    let slices = 0;
+    const sliced = await applyStrategicMergePatchInSlices(structuredClone(original), patch, pod, async () => void slices++);
+    expect(slices).toBeGreaterThan(1000 / 64);
+    expect(sliced).toEqual(smp(structuredClone(original), patch));
+    const containers = (sliced as typeof original).containers;
+    expect(containers).toHaveLength(1249);
+    // mergeSortedSlice: the patch's items lead, in its order
+    expect(containers[0]).toEqual({
+      name: 'c0',
+      image: 'y',
+      env: [
+        { name: 'b', value: '2' },
+        { name: 'a', value: '1' },
+      ],
+    });
   });
 });

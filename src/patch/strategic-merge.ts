@@ -1,4 +1,5 @@
 import { badRequest } from '../api/errors';
+import { runWalk, runWalkInSlices, type Walk } from '../api/loop-slices';
 import { isPlainObject, setOwn } from '../api/types';
 
 /** How one field merges: its patch strategies, merge key, and the schema of what it holds. */
@@ -202,8 +203,11 @@ function partition(merged: unknown[], by: unknown[], mergeKey: string | undefine
   return [named, rest];
 }
 
+/** How many items of a list are merged between two yields of the walk (a yield passes up through every level of it). */
+const ITEMS_PER_YIELD = 64;
+
 /** mergeSlice for a list with the merge strategy. */
-function mergeList(original: unknown[], patch: unknown[], meta: FieldPatchMeta): unknown[] {
+function* mergeList(original: unknown[], patch: unknown[], meta: FieldPatchMeta): Walk<unknown[]> {
   if (original.length === 0 && patch.length === 0) return original;
   const isMaps = [...original, ...patch].some(isPlainObject);
   if (!isMaps) {
@@ -246,24 +250,27 @@ function mergeList(original: unknown[], patch: unknown[], meta: FieldPatchMeta):
   merged.forEach((o, i) => {
     if (isPlainObject(o) && has(o, mergeKey) && !byKey.has(o[mergeKey])) byKey.set(o[mergeKey], i);
   });
-  for (const p of items) {
+  for (const [n, p] of items.entries()) {
     if (!has(p, mergeKey)) throw badRequest(`map: ${goFormat(p)} does not contain declared merge key: ${mergeKey}`);
     const index = byKey.get(p[mergeKey]);
-    if (index !== undefined) merged[index] = mergeObject(merged[index] as Obj, p, meta.schema);
+    if (index !== undefined) merged[index] = yield* mergeObjectWalk(merged[index] as Obj, p, meta.schema);
     else byKey.set(p[mergeKey], merged.push(clean(p)) - 1);
+    if (n % ITEMS_PER_YIELD === ITEMS_PER_YIELD - 1) yield;
   }
+  yield;
   const [patchItems, serverOnly] = partition(merged, items, mergeKey);
+  yield;
   return normalizeOrder(patchItems, serverOnly, items, base, mergeKey);
 }
 
-function mergeValue(original: unknown, patch: unknown, meta: FieldPatchMeta | null): unknown {
+function* mergeValue(original: unknown, patch: unknown, meta: FieldPatchMeta | null): Walk<unknown> {
   if (isPlainObject(original) && isPlainObject(patch)) {
     if (meta?.strategies.includes('replace')) return clean(patch);
-    return mergeObject(original, patch, meta?.schema ?? null);
+    return yield* mergeObjectWalk(original, patch, meta?.schema ?? null);
   }
   if (Array.isArray(original) && Array.isArray(patch)) {
     // Lists without the merge strategy are atomic: the patch replaces them.
-    return meta?.strategies.includes('merge') ? mergeList(original, patch, meta) : clean(patch);
+    return meta?.strategies.includes('merge') ? yield* mergeList(original, patch, meta) : clean(patch);
   }
   return clean(patch);
 }
@@ -281,7 +288,7 @@ function applyRetainKeys(result: Obj, patch: Obj): void {
 }
 
 /** mergePatchIntoOriginal: a list named by $setElementOrder is merged, then put in that order. */
-function applyElementOrder(result: Obj, patch: Obj, key: string, schema: PatchSchema | null): void {
+function* applyElementOrder(result: Obj, patch: Obj, key: string, schema: PatchSchema | null): Walk<void> {
   const order = patch[`${SET_ORDER}${key}`];
   if (!Array.isArray(order)) throw badRequest('invalid patch format of setElementOrder list');
   const live = has(result, key) ? result[key] : undefined;
@@ -292,14 +299,14 @@ function applyElementOrder(result: Obj, patch: Obj, key: string, schema: PatchSc
   if (live === undefined && patched === undefined) return;
   const meta = schema?.field(key) ?? null;
   const merged =
-    patched === undefined ? (live as unknown[]) : live === undefined ? (clean(patched) as unknown[]) : (mergeValue(live, patched, meta) as unknown[]);
+    patched === undefined ? (live as unknown[]) : live === undefined ? (clean(patched) as unknown[]) : ((yield* mergeValue(live, patched, meta)) as unknown[]);
   const mergeKey = merged.some(isPlainObject) ? meta?.mergeKey : undefined;
   const [patchItems, serverOnly] = partition(merged, order, mergeKey);
   setOwn(result, key, normalizeOrder(patchItems, serverOnly, order, (live as unknown[] | undefined) ?? [], mergeKey));
 }
 
 /** Applies a strategic merge patch to an object, per the schema's list and map semantics (strategicpatch.mergeMap). */
-export function mergeObject(original: Obj, patch: Obj, schema: PatchSchema | null): Obj {
+function* mergeObjectWalk(original: Obj, patch: Obj, schema: PatchSchema | null): Walk<Obj> {
   if (has(patch, PATCH)) {
     const directive = patch[PATCH];
     if (directive === 'replace') return clean(patch) as Obj;
@@ -314,7 +321,7 @@ export function mergeObject(original: Obj, patch: Obj, schema: PatchSchema | nul
     if (!key.startsWith(SET_ORDER)) continue;
     const target = key.slice(SET_ORDER.length);
     ordered.add(target);
-    applyElementOrder(result, patch, target, schema);
+    yield* applyElementOrder(result, patch, target, schema);
   }
   for (const [key, value] of Object.entries(patch)) {
     if (key === RETAIN_KEYS || key.startsWith(SET_ORDER) || ordered.has(key)) continue;
@@ -335,12 +342,21 @@ export function mergeObject(original: Obj, patch: Obj, schema: PatchSchema | nul
       continue;
     }
     const current = has(result, key) ? result[key] : undefined;
-    setOwn(result, key, current === undefined ? clean(value) : mergeValue(current, value, schema?.field(key) ?? null));
+    setOwn(result, key, current === undefined ? clean(value) : yield* mergeValue(current, value, schema?.field(key) ?? null));
   }
   return result;
 }
 
-export function applyStrategicMergePatch(original: unknown, patch: unknown, schema: PatchSchema | null): unknown {
+function* patchWalk(original: unknown, patch: unknown, schema: PatchSchema | null): Walk<unknown> {
   if (!isPlainObject(patch)) throw badRequest('json: cannot unmarshal into Go value of type map[string]interface {}');
-  return mergeObject(isPlainObject(original) ? original : {}, patch, schema);
+  return yield* mergeObjectWalk(isPlainObject(original) ? original : {}, patch, schema);
+}
+
+export function applyStrategicMergePatch(original: unknown, patch: unknown, schema: PatchSchema | null): unknown {
+  return runWalk(patchWalk(original, patch, schema));
+}
+
+/** applyStrategicMergePatch for a request: a long list's items are merged in slices, between other requests. */
+export function applyStrategicMergePatchInSlices(original: unknown, patch: unknown, schema: PatchSchema | null, slice: () => Promise<void>): Promise<unknown> {
+  return runWalkInSlices(patchWalk(original, patch, schema), slice);
 }

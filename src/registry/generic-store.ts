@@ -611,6 +611,8 @@ export class GenericStore {
         { ignoreNotFound: createOnUpdate, dryRun: req.dryRun, signal: ctx.signal, ttlSeconds: this.ttlSeconds },
       );
       stored = true;
+      // The storage encoding of a large object ran since the last slice; the answer's conversion and encoding come next.
+      await slice();
       if (emptiedFinalizers) {
         // The last finalizer is gone from an object being deleted: it is removed now.
         const removed = await this.storage.delete(key, {

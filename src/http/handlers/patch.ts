@@ -7,9 +7,9 @@ import { DecodeError } from '../../codec/decode-error';
 import { jsonNestingDepth, MAX_NESTING_DEPTH } from '../../codec/json';
 import { parseMediaType } from '../../codec/media-type';
 import { decodeYaml } from '../../codec/yaml';
-import { applyJsonPatch } from '../../patch/json-patch';
+import { applyJsonPatchInSlices } from '../../patch/json-patch';
 import { applyMergePatch } from '../../patch/merge-patch';
-import { applyStrategicMergePatch } from '../../patch/strategic-merge';
+import { applyStrategicMergePatchInSlices } from '../../patch/strategic-merge';
 import { goFormatValue } from '../../patch/go-value-format';
 import { typedDecode } from '../../schema/typed-decode';
 import { readBody } from '../body';
@@ -105,6 +105,7 @@ export async function handlePatch(r: ResourceRequest): Promise<void> {
     return obj;
   };
 
+  const slice = loopSlices();
   let result: { object: KubeObject; created: boolean };
   if (isApply) {
     const parsed = applyConfig(body, r, type);
@@ -123,23 +124,24 @@ export async function handlePatch(r: ResourceRequest): Promise<void> {
     const apply = (current: KubeObject): unknown => {
       switch (type) {
         case JSON_PATCH:
-          return applyJsonPatch(current, patch);
+          return applyJsonPatchInSlices(current, patch, slice);
         case MERGE_PATCH:
           return applyMergePatch(current, patch);
         default:
-          return applyStrategicMergePatch(current, patch, patchSchema);
+          return applyStrategicMergePatchInSlices(current, patch, patchSchema, slice);
       }
     };
     // A strategic merge's result is converted from unstructured as kube's patcher does it, whose type errors it reports against the patch.
     const smp = type === STRATEGIC_MERGE_PATCH ? patch : undefined;
-    const slice = loopSlices();
     const patched = async (current: KubeObject): Promise<KubeObject> => {
       await slice();
-      const merged = asObject(apply(current), current);
+      const merged = asObject(await apply(current), current);
       await slice();
       return checked(merged, smp);
     };
     result = await store.update(r.ctx, info.name, patched, { dryRun, fieldManager });
   }
+  // The store's stages ran since this request last yielded: encoding a large answer is a stage of its own.
+  await slice();
   await respond(r, result.created ? 201 : 200, result.object);
 }

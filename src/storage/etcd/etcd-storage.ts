@@ -1,6 +1,7 @@
 import { systemClock, type Clock } from '../../api/clock';
 import { jsonEqual } from '../../api/deep-equal';
 import type { KubeObject } from '../../api/types';
+import { loopSlices } from '../../api/loop-slices';
 import { decodeContinue, encodeContinue } from '../continue-token';
 import { filterEvent } from '../event-filter';
 import {
@@ -114,14 +115,21 @@ export class EtcdStorage implements Storage {
    * bytes are then transformed (encrypted) when the resource has a transformer.
    */
   private encode(obj: KubeObject, encoding = this.codec.encodingOf(obj)): Buffer {
-    const meta = obj.metadata;
-    const hasSlot = 'resourceVersion' in meta;
-    const rv = meta.resourceVersion;
-    if (hasSlot) meta.resourceVersion = '';
+    const restore = emptyResourceVersion(obj);
     try {
       return this.codec.encode(obj, encoding);
     } finally {
-      if (hasSlot) meta.resourceVersion = rv;
+      restore();
+    }
+  }
+
+  /** encode for an update, whose object may be large: its long lists are encoded in slices. */
+  private async encodeInSlices(obj: KubeObject, encoding: StoredEncoding, slice: () => Promise<void>): Promise<Buffer> {
+    const restore = emptyResourceVersion(obj);
+    try {
+      return await this.codec.encodeInSlices(obj, encoding, slice);
+    } finally {
+      restore();
     }
   }
 
@@ -288,8 +296,9 @@ export class EtcdStorage implements Storage {
         continue;
       }
       const encoding = this.codec.encodingOf(next);
-      const plain = this.encode(next, encoding);
-      if (suggested && this.unchanged(next, plain, suggested, encoding)) {
+      const slice = loopSlices();
+      const plain = await this.encodeInSlices(next, encoding, slice);
+      if (suggested && (await this.unchanged(next, plain, suggested, encoding, slice))) {
         // Whether there is nothing to write is decided on etcd's value, never on the cache's copy.
         suggested = undefined;
         ({ kv } = await this.kv.get(key, undefined, call));
@@ -315,7 +324,7 @@ export class EtcdStorage implements Storage {
   }
 
   /** Whether `next` (encoded as `plain`) holds what the cache's copy of the stored object holds. */
-  private unchanged(next: KubeObject, plain: Buffer, cached: KubeObject, encoding: StoredEncoding): boolean {
+  private async unchanged(next: KubeObject, plain: Buffer, cached: KubeObject, encoding: StoredEncoding, slice: () => Promise<void>): Promise<boolean> {
     const rv = next.metadata.resourceVersion;
     next.metadata.resourceVersion = cached.metadata.resourceVersion;
     try {
@@ -323,7 +332,8 @@ export class EtcdStorage implements Storage {
     } finally {
       next.metadata.resourceVersion = rv;
     }
-    return plain.equals(this.encode(cached, encoding));
+    await slice();
+    return plain.equals(await this.encodeInSlices(cached, encoding, slice));
   }
 
   async delete(key: string, opts: DeleteOptions = {}): Promise<KubeObject> {
@@ -481,4 +491,15 @@ function sameContent(next: KubeObject, plain: Buffer, stored: ReadValue): boolea
   } finally {
     next.metadata.resourceVersion = rv;
   }
+}
+
+/** Objects are stored with an empty resourceVersion in its place (see encode): empties it, and gives what puts it back. */
+function emptyResourceVersion(obj: KubeObject): () => void {
+  const meta = obj.metadata;
+  if (!('resourceVersion' in meta)) return () => {};
+  const rv = meta.resourceVersion;
+  meta.resourceVersion = '';
+  return () => {
+    meta.resourceVersion = rv;
+  };
 }

@@ -1,6 +1,6 @@
 import type { KubeObject } from '../../api/types';
 import { decodeProtobuf, PROTOBUF_MAGIC } from '../../codec/protobuf';
-import { encodeProtobuf, messageTypeOf } from '../../codec/protobuf-write';
+import { encodeProtobuf, encodeProtobufInSlices, messageTypeOf } from '../../codec/protobuf-write';
 import { decodeYaml, encodeYaml } from '../../codec/yaml';
 import { withGoZeros } from '../../schema/go-zeros';
 import { messageName } from '../../schema/proto-loader';
@@ -82,6 +82,14 @@ export class StorageCodec {
       default:
         return Buffer.from(JSON.stringify(obj));
     }
+  }
+
+  /** encode for a request: a protobuf encoding's long lists are encoded in slices. */
+  async encodeInSlices(obj: KubeObject, encoding: StoredEncoding, slice: () => Promise<void>): Promise<Buffer> {
+    if (encoding !== 'protobuf') return this.encode(obj, encoding);
+    withGoZeros(messageName(messageTypeOf(obj)!), obj);
+    await slice();
+    return encodeProtobufInSlices(obj as unknown as Record<string, unknown>, slice);
   }
 
   /**
