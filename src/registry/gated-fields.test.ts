@@ -119,6 +119,15 @@ describe('dropDisabledFields', () => {
     };
     dropDisabledFields(featureGateDefaultsAt(33), template, null);
     expect(template.spec).toEqual({ spec: { devices: { requests: [{ name: 'r' }] } } });
+
+    const partitioned: KubeObject = {
+      apiVersion: 'resource.k8s.io/v1',
+      kind: 'ResourceSlice',
+      metadata: { name: 'p' },
+      spec: { driver: 'd', perDeviceNodeSelection: true, devices: [{ name: 'gpu', nodeName: 'n', consumesCounters: [{ counterSet: 'c', counters: {} }] }] },
+    };
+    dropDisabledFields(featureGateDefaultsAt(35), partitioned, null);
+    expect(partitioned.spec).toEqual({ driver: 'd', devices: [{ name: 'gpu' }] });
   });
 
   it('leaves kinds without gated fields and other groups alone', () => {

@@ -92,6 +92,21 @@ export const GATED_FIELDS: readonly GatedField[] = [
   { gate: 'DRADeviceTaints', holders: CLAIM_DEVICES, paths: ['requests.*.exactly.tolerations', 'requests.*.firstAvailable.*.tolerations'] },
   { gate: 'DRADeviceTaints', holders: { 'ResourceSlice.resource.k8s.io': 'spec' }, paths: ['devices.*.taints'] },
   { gate: 'DRAResourceClaimDeviceStatus', holders: { 'ResourceClaim.resource.k8s.io': 'status' }, paths: ['devices'] },
+  {
+    gate: 'DRAPartitionableDevices',
+    holders: { 'ResourceSlice.resource.k8s.io': 'spec' },
+    paths: ['sharedCounters', 'perDeviceNodeSelection', 'devices.*.consumesCounters|nodeName|nodeSelector|allNodes'],
+  },
+  {
+    gate: 'DRAConsumableCapacity',
+    holders: { 'ResourceClaim.resource.k8s.io': 'status' },
+    paths: ['allocation.devices.results.*.shareID|consumedCapacity', 'devices.*.shareID'],
+  },
+  {
+    gate: 'DRADeviceBindingConditions',
+    holders: { 'ResourceClaim.resource.k8s.io': 'status' },
+    paths: ['allocation.devices.results.*.bindingConditions|bindingFailureConditions'],
+  },
 ];
 
 type Obj = Record<string, unknown>;
