@@ -72,6 +72,64 @@ describe('dropDisabledFields', () => {
     expect(withStatus.status).toEqual({ phase: 'Pending' });
   });
 
+  it("drops 1.36's off-by-default pod fields: a stop signal (with a lifecycle it leaves empty) and podCertificate projections", () => {
+    const created = pod({
+      containers: [
+        { name: 'a', lifecycle: { stopSignal: 'SIGUSR1' } },
+        {
+          name: 'b',
+          lifecycle: { stopSignal: 'SIGUSR1', preStop: { sleep: { seconds: 1 } } },
+          resizePolicy: [{ resourceName: 'cpu', restartPolicy: 'NotRequired' }],
+        },
+      ],
+      volumes: [{ name: 'v', projected: { sources: [{ podCertificate: { signerName: 'x/y', keyType: 'ED25519' } }, { configMap: { name: 'c' } }] } }],
+    });
+    dropDisabledFields(KNOWN_FEATURE_GATES, created, null);
+    expect(created.spec).toEqual({
+      containers: [
+        { name: 'a' },
+        { name: 'b', lifecycle: { preStop: { sleep: { seconds: 1 } } }, resizePolicy: [{ resourceName: 'cpu', restartPolicy: 'NotRequired' }] },
+      ],
+      volumes: [{ name: 'v', projected: { sources: [{}, { configMap: { name: 'c' } }] } }],
+    });
+    const kept = pod({ containers: [{ name: 'a', lifecycle: { stopSignal: 'SIGTERM' } }] });
+    dropDisabledFields(KNOWN_FEATURE_GATES, kept, pod({ containers: [{ name: 'a', lifecycle: { stopSignal: 'SIGUSR1' } }] }));
+    expect(kept.spec).toEqual({ containers: [{ name: 'a', lifecycle: { stopSignal: 'SIGTERM' } }] });
+  });
+
+  it("drops DRA fields whose gates an emulated release had off, and keeps them at 1.36's defaults", () => {
+    const slice = (): KubeObject => ({
+      apiVersion: 'resource.k8s.io/v1',
+      kind: 'ResourceSlice',
+      metadata: { name: 's' },
+      spec: { driver: 'd', devices: [{ name: 'gpu', taints: [{ key: 'k', effect: 'NoSchedule' }] }] },
+    });
+    const at36 = slice();
+    dropDisabledFields(KNOWN_FEATURE_GATES, at36, null);
+    expect(at36.spec).toEqual(slice().spec);
+    const at35 = slice();
+    dropDisabledFields(featureGateDefaultsAt(35), at35, null);
+    expect(at35.spec).toEqual({ driver: 'd', devices: [{ name: 'gpu' }] });
+
+    const template: KubeObject = {
+      apiVersion: 'resource.k8s.io/v1',
+      kind: 'ResourceClaimTemplate',
+      metadata: { name: 't' },
+      spec: { spec: { devices: { requests: [{ name: 'r', firstAvailable: [{ name: 's', deviceClassName: 'c' }] }] } } },
+    };
+    dropDisabledFields(featureGateDefaultsAt(33), template, null);
+    expect(template.spec).toEqual({ spec: { devices: { requests: [{ name: 'r' }] } } });
+
+    const partitioned: KubeObject = {
+      apiVersion: 'resource.k8s.io/v1',
+      kind: 'ResourceSlice',
+      metadata: { name: 'p' },
+      spec: { driver: 'd', perDeviceNodeSelection: true, devices: [{ name: 'gpu', nodeName: 'n', consumesCounters: [{ counterSet: 'c', counters: {} }] }] },
+    };
+    dropDisabledFields(featureGateDefaultsAt(35), partitioned, null);
+    expect(partitioned.spec).toEqual({ driver: 'd', devices: [{ name: 'gpu' }] });
+  });
+
   it('leaves kinds without gated fields and other groups alone', () => {
     const other: KubeObject = { apiVersion: 'example.com/v1', kind: 'Pod', metadata: { name: 'x' }, spec: { schedulingGroup: {} } };
     dropDisabledFields(KNOWN_FEATURE_GATES, other, null);

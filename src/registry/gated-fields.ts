@@ -31,6 +31,9 @@ const POD_STATUS: Holders = { Pod: 'status' };
 
 const CONTAINERS = 'containers|initContainers|ephemeralContainers';
 
+/** The device requests of a ResourceClaim's spec and of the claims a ResourceClaimTemplate stamps out. */
+const CLAIM_DEVICES: Holders = { 'ResourceClaim.resource.k8s.io': 'spec.devices', 'ResourceClaimTemplate.resource.k8s.io': 'spec.spec.devices' };
+
 interface GatedField {
   gate: FeatureGateName;
   holders: Holders;
@@ -38,6 +41,8 @@ interface GatedField {
   paths: string[];
   /** Refuse these values at the paths instead of dropping the field (with kube's NotSupported and the values it lists then). */
   refuse?: { values: string[]; supported: string[] };
+  /** The object holding the field goes too when the drop leaves it empty (a Go pointer set back to nil). */
+  dropEmptyParent?: boolean;
 }
 
 export const GATED_FIELDS: readonly GatedField[] = [
@@ -52,6 +57,11 @@ export const GATED_FIELDS: readonly GatedField[] = [
     holders: POD_SPECS,
     paths: [`${CONTAINERS}.*.restartPolicyRules`, 'containers|ephemeralContainers.*.restartPolicy'],
   },
+  // dropContainerStopSignals: a lifecycle left empty goes too.
+  { gate: 'ContainerStopSignals', holders: POD_SPECS, paths: [`${CONTAINERS}.*.lifecycle.stopSignal`], dropEmptyParent: true },
+  { gate: 'InPlacePodVerticalScaling', holders: POD_SPECS, paths: ['containers|initContainers.*.resizePolicy'] },
+  { gate: 'ClusterTrustBundleProjection', holders: POD_SPECS, paths: ['volumes.*.projected.sources.*.clusterTrustBundle'] },
+  { gate: 'PodCertificateRequest', holders: POD_SPECS, paths: ['volumes.*.projected.sources.*.podCertificate'] },
   { gate: 'InPlacePodLevelResourcesVerticalScaling', holders: POD_STATUS, paths: ['resources', 'allocatedResources'] },
   { gate: 'DRAExtendedResource', holders: POD_STATUS, paths: ['extendedResourceClaimStatus'] },
   // GetValidationOptionsFromPodSpecAndMeta's AllowTaintTolerationComparisonOperators: validated, not dropped.
@@ -76,6 +86,27 @@ export const GATED_FIELDS: readonly GatedField[] = [
   { gate: 'CoordinatedLeaderElection', holders: { 'Lease.coordination.k8s.io': 'spec' }, paths: ['strategy', 'preferredHolder'] },
   { gate: 'CSIServiceAccountTokenSecrets', holders: { 'CSIDriver.storage.k8s.io': 'spec' }, paths: ['serviceAccountTokenInSecrets'] },
   { gate: 'NodeDeclaredFeatures', holders: { Node: 'status' }, paths: ['declaredFeatures'] },
+  // pkg/registry/resource/{resourceclaim,resourceclaimtemplate,resourceslice}/strategy.go dropDisabled…Fields.
+  { gate: 'DRAPrioritizedList', holders: CLAIM_DEVICES, paths: ['requests.*.firstAvailable'] },
+  { gate: 'DRAAdminAccess', holders: CLAIM_DEVICES, paths: ['requests.*.exactly.adminAccess'] },
+  { gate: 'DRADeviceTaints', holders: CLAIM_DEVICES, paths: ['requests.*.exactly.tolerations', 'requests.*.firstAvailable.*.tolerations'] },
+  { gate: 'DRADeviceTaints', holders: { 'ResourceSlice.resource.k8s.io': 'spec' }, paths: ['devices.*.taints'] },
+  { gate: 'DRAResourceClaimDeviceStatus', holders: { 'ResourceClaim.resource.k8s.io': 'status' }, paths: ['devices'] },
+  {
+    gate: 'DRAPartitionableDevices',
+    holders: { 'ResourceSlice.resource.k8s.io': 'spec' },
+    paths: ['sharedCounters', 'perDeviceNodeSelection', 'devices.*.consumesCounters|nodeName|nodeSelector|allNodes'],
+  },
+  {
+    gate: 'DRAConsumableCapacity',
+    holders: { 'ResourceClaim.resource.k8s.io': 'status' },
+    paths: ['allocation.devices.results.*.shareID|consumedCapacity', 'devices.*.shareID'],
+  },
+  {
+    gate: 'DRADeviceBindingConditions',
+    holders: { 'ResourceClaim.resource.k8s.io': 'status' },
+    paths: ['allocation.devices.results.*.bindingConditions|bindingFailureConditions'],
+  },
 ];
 
 type Obj = Record<string, unknown>;
@@ -132,10 +163,29 @@ function disabledRules(gates: FeatureGates, obj: KubeObject, old: KubeObject | n
   return rules ? rules.filter((rule) => !gates[rule.gate] && !inUse(rule, old)) : [];
 }
 
+/** Deletes the field; with `dropEmptyParent`, the rule's paths are walked to the field's parent, which goes too once empty. */
+function dropField(rule: GatedField, obj: KubeObject): void {
+  if (!rule.dropEmptyParent) {
+    fieldsOf(rule, obj, (parent, key) => delete parent[key]);
+    return;
+  }
+  const holder = rule.holders[groupKind(obj)];
+  for (const path of rule.paths) {
+    const segments = `${holder}.${path}`.split('.');
+    const field = segments.pop() as string;
+    walk(obj, segments, '', (grandparent, key) => {
+      const parent = grandparent[key];
+      if (!isPlainObject(parent) || !(field in parent)) return;
+      delete parent[field];
+      if (Object.keys(parent).length === 0) delete grandparent[key];
+    });
+  }
+}
+
 /** Drops the fields of disabled gates from a create (old null) or an update. */
 export function dropDisabledFields(gates: FeatureGates, obj: KubeObject, old: KubeObject | null): void {
   for (const rule of disabledRules(gates, obj, old)) {
-    if (!rule.refuse) fieldsOf(rule, obj, (parent, key) => delete parent[key]);
+    if (!rule.refuse) dropField(rule, obj);
   }
 }
 

@@ -19,26 +19,49 @@ const ga = (minor: number, locked = false): VersionedSpec => ({ minor, default: 
  * in kubernetes pkg/features and k8s.io/apiserver pkg/features, as of 1.36): the server-wide ones
  * kapi implements and those guarding fields that writes drop while they are off (gated-fields.ts).
  * Entries before 1.33, the oldest minor kube 1.36 emulates, only give the state it starts from.
+ *
+ * Where the 1.36 entries come from (no 1.36 pkg/features/kube_features.go was at hand; the stored
+ * one is 1.35's): the DRA gates, InPlacePodVerticalScaling and DynamicResourceAllocation from a
+ * later kubernetes tree's versioned specs of the scheduler's gates (1.36 and 1.37 entries), checked
+ * against the kubernetes/website feature-gate pages (DRAPrioritizedList GA and not locked, DRAAdminAccess
+ * GA locked, DRADeviceTaints beta on at 1.36); ClusterTrustBundleProjection and PodCertificateRequest
+ * from their website pages (beta off through 1.36, GA in 1.37); ContainerStopSignals from its page
+ * and KEP-4960 (alpha since 1.33, never promoted there); ImageVolume GA at 1.36 from k8s.io/api
+ * v0.36.3 (its +featureGate marker dropped, as on graduation) and the 1.36 release notes' image
+ * volume GA, whether 1.36 locks it to its default could not be found (taken as not locked).
  */
 const SPECS = {
   APIResponseCompression: [alpha(8), beta(16, true)],
   AllowUnsafeMalformedObjectDeletion: [alpha(32)],
   CBORServingAndStorage: [alpha(32)],
+  ClusterTrustBundleProjection: [alpha(29), beta(33, false)],
   ContainerRestartRules: [alpha(34), beta(35, true)],
+  ContainerStopSignals: [alpha(33)],
   CoordinatedLeaderElection: [alpha(31), beta(33, false)],
   CrossNamespaceVolumeDataSource: [alpha(26)],
   CSIServiceAccountTokenSecrets: [beta(35, true)],
   DeploymentReplicaSetTerminatingReplicas: [alpha(33), beta(35, true)],
+  DRAAdminAccess: [alpha(32), beta(34, true), ga(36, true)],
+  DRAConsumableCapacity: [alpha(34), beta(36, true)],
+  DRADeviceBindingConditions: [alpha(34), beta(36, true)],
+  DRADeviceTaints: [alpha(33), beta(36, true)],
   DRAExtendedResource: [alpha(34), beta(36, true)],
+  DRAPartitionableDevices: [alpha(33), beta(36, true)],
+  DRAPrioritizedList: [alpha(33), beta(34, true), ga(36)],
+  DRAResourceClaimDeviceStatus: [alpha(32), beta(33, true)],
+  DynamicResourceAllocation: [alpha(26), beta(32, false), ga(34), ga(35, true)],
   EnvFiles: [alpha(34), beta(35, true)],
   GenericWorkload: [alpha(35)],
   HostnameOverride: [alpha(34), beta(35, true)],
   HPAConfigurableTolerance: [alpha(33), beta(35, true)],
+  ImageVolume: [alpha(31), beta(33, false), beta(35, true), ga(36)],
   InPlacePodLevelResourcesVerticalScaling: [alpha(35), beta(36, true)],
+  InPlacePodVerticalScaling: [alpha(27), beta(33, true), ga(35, true)],
   ListFromCacheSnapshot: [alpha(33), beta(34, true)],
   MaxUnavailableStatefulSet: [alpha(24), beta(35, true)],
   MutatingAdmissionPolicy: [alpha(32), beta(34, false), ga(36)],
   NodeDeclaredFeatures: [alpha(35), beta(36, true)],
+  PodCertificateRequest: [alpha(34), beta(35, false)],
   PodLevelResources: [alpha(32), beta(34, true)],
   TaintTolerationComparisonOperators: [alpha(35)],
   VolumeAttributesClass: [alpha(29), beta(31, false), ga(34), ga(36, true)],

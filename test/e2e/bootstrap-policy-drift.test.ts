@@ -3,8 +3,8 @@ import path from 'node:path';
 import { kubectl, serverProcessForFile } from '../harness/process';
 
 // Every role and binding of kube's bootstrap policy, as a fresh kapi serves them, against
-// test/fixtures/bootstrap-policy.txt (kube's bootstrappolicy testdata; the controllers' roles are
-// 1.36's, the others 1.34's): nothing missing,
+// test/fixtures/bootstrap-policy.txt (kube's bootstrappolicy testdata; the controllers' roles and
+// system:monitoring are 1.36's, the others 1.34's): nothing missing,
 // nothing extra, rules in kube's order. Then the checks kube's components make with them.
 
 const kapi = serverProcessForFile();
@@ -102,7 +102,20 @@ test("every bootstrap role and binding is kube's (the controllers' 1.36's), obje
   }
 });
 
+test("system:monitoring is 1.36's: ComponentFlagz and ComponentStatusz (beta, on since 1.36) add /flagz and /statusz to 1.34's rule", async () => {
+  const res = await k('get', 'clusterrole', 'system:monitoring', '-o', 'json');
+  expect(res.stderr).toBe('');
+  expect(JSON.parse(res.stdout).rules).toEqual([
+    { nonResourceURLs: ['/healthz', '/healthz/*', '/livez', '/livez/*', '/metrics', '/metrics/slis', '/readyz', '/readyz/*'], verbs: ['get'] },
+    { nonResourceURLs: ['/flagz'], verbs: ['get'] },
+    { nonResourceURLs: ['/statusz'], verbs: ['get'] },
+  ]);
+});
+
 test.each([
+  [['get', '/statusz', '--as=prometheus', '--as-group=system:monitoring'], 'yes'],
+  [['get', '/flagz', '--as=prometheus', '--as-group=system:monitoring'], 'yes'],
+  [['get', '/statusz', '--as=prometheus'], 'no'],
   [['create', 'pods', '--subresource=binding', '--as=system:kube-scheduler'], 'yes'],
   [['get', 'leases/kube-scheduler', '-n', 'kube-system', '--as=system:kube-scheduler'], 'yes'],
   [['delete', 'leases/kube-scheduler', '-n', 'kube-system', '--as=system:kube-scheduler'], 'no'],

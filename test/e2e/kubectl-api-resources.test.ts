@@ -60,7 +60,11 @@ beforeAll(async () => {
     startServerProcess(),
     startServerProcess(['--emulated-version=1.34']),
     // Given twice: kube merges repeated --feature-gates.
-    startServerProcess(['--feature-gates=GenericWorkload=true', '--feature-gates=TaintTolerationComparisonOperators=true', '--min-compatibility-version=1.34']),
+    startServerProcess([
+      '--feature-gates=GenericWorkload=true,ContainerStopSignals=true',
+      '--feature-gates=TaintTolerationComparisonOperators=true',
+      '--min-compatibility-version=1.34',
+    ]),
   ]);
 });
 
@@ -248,6 +252,37 @@ test("an emulated 1.34 server drops the fields 1.34 gated off or lacked: a pod's
     (res.object?.spec as { updateStrategy: { rollingUpdate?: object } }).updateStrategy.rollingUpdate;
   expect(rollingUpdate(await dryRunCreate(emulating134, statefulSet))).not.toHaveProperty('maxUnavailable');
   expect(rollingUpdate(await dryRunCreate(kapi, statefulSet))).toHaveProperty('maxUnavailable', 2);
+});
+
+test("1.36's gate defaults: a stop signal (alpha) is dropped with the lifecycle it empties, a device's taints (DRADeviceTaints, beta since 1.36) are kept but not at 1.34", async () => {
+  const stopping = podWith('stopping', { os: { name: 'linux' }, containers: [{ name: 'c', image: 'nginx', lifecycle: { stopSignal: 'SIGUSR1' } }] });
+  const dropped = await dryRunCreate(kapi, stopping);
+  expect(dropped.code).toBe(0);
+  expect((dropped.object?.spec as { containers: object[] }).containers[0]).not.toHaveProperty('lifecycle');
+  const kept = await dryRunCreate(alphaGatesOn, stopping);
+  expect((kept.object?.spec as { containers: object[] }).containers[0]).toHaveProperty('lifecycle', { stopSignal: 'SIGUSR1' });
+
+  const slice = {
+    apiVersion: 'resource.k8s.io/v1',
+    kind: 'ResourceSlice',
+    metadata: { name: 'gpus' },
+    spec: {
+      driver: 'gpu.example.com',
+      pool: { name: 'node-a', generation: 1, resourceSliceCount: 1 },
+      nodeName: 'node-a',
+      devices: [{ name: 'gpu-0', taints: [{ key: 'maintenance', value: 'soon', effect: 'NoSchedule' }] }],
+    },
+  };
+  const device = (res: { object?: Record<string, unknown> }) => (res.object?.spec as { devices: object[] }).devices[0];
+  const at136 = await dryRunCreate(kapi, slice);
+  expect(at136.stderr).toBe('');
+  expect(device(at136)).toMatchObject({ name: 'gpu-0', taints: [{ key: 'maintenance', value: 'soon', effect: 'NoSchedule' }] });
+  expect(device(await dryRunCreate(emulating134, slice))).not.toHaveProperty('taints');
+
+  const metrics = (await new Api(kapi.url).get('/metrics')).text;
+  expect(metrics).toMatch(/^kubernetes_feature_enabled\{name="ImageVolume",stage=""\} 1$/m);
+  expect(metrics).toMatch(/^kubernetes_feature_enabled\{name="DRADeviceTaints",stage="BETA"\} 1$/m);
+  expect(metrics).toMatch(/^kubernetes_feature_enabled\{name="PodCertificateRequest",stage="BETA"\} 0$/m);
 });
 
 test("a toleration's Gt operator is refused while TaintTolerationComparisonOperators is off, as kube's pod validation refuses it, and accepted with it on", async () => {

@@ -233,7 +233,12 @@ export const BOOTSTRAP_CLUSTER_ROLES: KubeObject[] = [
     // KubeletFineGrainedAuthz (on by default since 1.33).
     r([''], ['nodes/configz', 'nodes/healthz', 'nodes/pods'], ['*']),
   ]),
-  clusterRole('system:monitoring', [urls(['/healthz', '/healthz/*', '/livez', '/livez/*', '/metrics', '/metrics/slis', '/readyz', '/readyz/*'], ['get'])]),
+  clusterRole('system:monitoring', [
+    urls(['/healthz', '/healthz/*', '/livez', '/livez/*', '/metrics', '/metrics/slis', '/readyz', '/readyz/*'], ['get']),
+    // ComponentFlagz and ComponentStatusz (beta, on by default since 1.36).
+    urls(['/flagz'], ['get']),
+    urls(['/statusz'], ['get']),
+  ]),
   clusterRole('system:node', [
     r(['authentication.k8s.io'], ['tokenreviews'], ['create']),
     r(['authorization.k8s.io'], ['localsubjectaccessreviews', 'subjectaccessreviews'], ['create']),
