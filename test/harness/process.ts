@@ -55,6 +55,9 @@ function readyOverTls(url: string, dataDir: string, readyAs?: { cert: string; ke
       resolve(res.statusCode === 200);
     });
     req.on('error', () => resolve(false));
+    // A server that accepts but never answers (stuck, or starved on a loaded machine) is asked again
+    // rather than waited on forever: the start's deadline must stay reachable.
+    req.setTimeout(5_000, () => req.destroy());
   });
 }
 
@@ -101,7 +104,12 @@ export async function startServerProcess(extraArgs: string[] = [], opts: Process
   const stop = (signal: NodeJS.Signals = 'SIGTERM') =>
     new Promise<number | null>((resolve) => {
       if (child.exitCode !== null) return resolve(child.exitCode);
-      child.once('exit', (code) => resolve(code));
+      // A server that does not finish its shutdown is killed, so that no test file waits on it for ever.
+      const kill = setTimeout(() => child.kill('SIGKILL'), 20_000);
+      child.once('exit', (code) => {
+        clearTimeout(kill);
+        resolve(code);
+      });
       child.kill(signal);
     });
   return {
