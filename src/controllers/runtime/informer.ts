@@ -201,13 +201,12 @@ export class Informer {
       const key = objectKey(obj);
       seen.add(key);
       const previous = this.store(key, obj);
-      if (previous) this.call(() => this.handlers.updated?.(previous, obj));
-      else this.call(() => this.handlers.added?.(obj));
+      this.notify(previous, obj);
     }
     for (const [key, obj] of this.objects) {
       if (seen.has(key)) continue;
       this.store(key, undefined);
-      this.call(() => this.handlers.deleted?.(obj));
+      this.notify(obj, undefined);
     }
     if (!this.hasSynced) {
       this.hasSynced = true;
@@ -219,12 +218,11 @@ export class Informer {
     const key = objectKey(obj);
     if (type === 'DELETED') {
       this.store(key, undefined);
-      this.call(() => this.handlers.deleted?.(obj));
+      this.notify(obj, undefined);
       return;
     }
     const previous = this.store(key, obj);
-    if (previous) this.call(() => this.handlers.updated?.(previous, obj));
-    else this.call(() => this.handlers.added?.(obj));
+    this.notify(previous, obj);
   }
 
   /** Keeps `obj` under `key` (undefined: removes it), indices included; returns what was there. */
@@ -241,15 +239,21 @@ export class Informer {
     if (every <= 0) return;
     this.cancelResync = this.clock.after(every, () => {
       if (!this.abort) return;
-      for (const obj of this.objects.values()) this.call(() => this.handlers.updated?.(obj, obj));
+      for (const obj of this.objects.values()) this.notify(obj, obj);
       this.scheduleResync();
     });
   }
 
-  /** A handler that throws is logged; it never ends the informer. */
-  private call(fn: () => void): void {
+  /**
+   * Tells the handlers: `next` added (no `previous`), updated, or `previous` deleted (no `next`). A
+   * handler that throws is logged; it never ends the informer. (No closure per event: every
+   * informer of pods runs this for every pod change.)
+   */
+  private notify(previous: KubeObject | undefined, next: KubeObject | undefined): void {
     try {
-      fn();
+      if (!next) this.handlers.deleted?.(previous!);
+      else if (previous) this.handlers.updated?.(previous, next);
+      else this.handlers.added?.(next);
     } catch (err) {
       this.opts.log(`informer ${this.opts.name}: handler failed`, err);
     }
