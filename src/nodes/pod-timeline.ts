@@ -41,8 +41,15 @@ export interface PodPlan {
   remove: boolean;
 }
 
+/** The last second formatted: a pod's plan formats the same few seconds over and over. */
+let formatted = { second: NaN, text: '' };
+
 /** Kubelet timestamps are RFC 3339 with whole seconds. */
-const time = (ms: number): string => new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
+function time(ms: number): string {
+  const second = Math.floor(ms / 1000);
+  if (second !== formatted.second) formatted = { second, text: new Date(second * 1000).toISOString().replace('.000Z', 'Z') };
+  return formatted.text;
+}
 
 const hex = (...parts: string[]): string => createHash('sha256').update(parts.join('/')).digest('hex');
 

@@ -6,6 +6,7 @@ import type { ControllerRevision, DaemonSet, DaemonSetStatus } from '../../gener
 import type { Node, Pod } from '../../generated/types/core/v1';
 import { systemReadContext, withInfo } from '../../registry/request-context';
 import { controllerRefOf, newControllerRef } from '../pods/controller-ref';
+import { controllerUidIndexers, ownedBy } from '../pods/controller-uid-index';
 import { ControllerExpectations } from '../pods/expectations';
 import { isPodTerminal } from '../pods/pod-conditions';
 import { PodControl } from '../pods/pod-control';
@@ -127,7 +128,7 @@ export class DaemonSetController extends QueueController {
         },
         deleted: (pod) => this.podChanged(pod, false),
       },
-      { name: 'pods', log, clock },
+      { name: 'pods', log, clock, indexers: controllerUidIndexers },
     );
     // A node's labels, taints or existence decide which sets it runs.
     this.nodeInformer = new Informer(
@@ -215,7 +216,7 @@ export class DaemonSetController extends QueueController {
   private async nodePods(ds: DaemonSet): Promise<NodePods> {
     const namespace = ds.metadata.namespace!;
     const matches = selectorMatcher(ds.spec?.selector);
-    const candidates = (this.podInformer.list() as Pod[]).filter((pod) => pod.metadata.namespace === namespace);
+    const candidates = ownedBy<Pod>(this.podInformer, ds, true);
     const pods = await claimObjects<Pod>(
       ds,
       newControllerRef(ds, 'apps/v1', 'DaemonSet'),

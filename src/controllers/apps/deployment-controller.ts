@@ -6,6 +6,7 @@ import type { Deployment, DeploymentStatus, ReplicaSet } from '../../generated/t
 import type { Pod } from '../../generated/types/core/v1';
 import { systemReadContext, withInfo } from '../../registry/request-context';
 import { controllerRefOf, newControllerRef } from '../pods/controller-ref';
+import { controllerUidIndexers, ownedBy } from '../pods/controller-uid-index';
 import { messageOf } from '../pods/pod-control';
 import { claimObjects } from '../pods/ref-manager';
 import { selectorMatcher } from '../pods/selector';
@@ -109,7 +110,11 @@ export class DeploymentController extends QueueController {
       },
       opts('replicasets'),
     );
-    this.pods = new Informer(listWatchOf(deps.store('', 'v1', 'pods')), { deleted: (pod) => this.podDeleted(pod) }, opts('pods'));
+    this.pods = new Informer(
+      listWatchOf(deps.store('', 'v1', 'pods')),
+      { deleted: (pod) => this.podDeleted(pod) },
+      { ...opts('pods'), indexers: controllerUidIndexers },
+    );
   }
 
   protected get informers(): Informer[] {
@@ -478,7 +483,7 @@ export class DeploymentController extends QueueController {
     let allSets: (ReplicaSet | undefined)[] = [...oldSets, newRs];
     let scaledDown = false;
     for (const rs of activeReplicaSets(oldSets)) if ((await this.scaleAndRecord(rs, 0, d)).scaled) scaledDown = true;
-    if (scaledDown || this.oldPodsRunning(newRs, oldSets)) return this.syncRolloutStatus(d, allSets, newRs);
+    if (scaledDown || this.oldPodsRunning(oldSets)) return this.syncRolloutStatus(d, allSets, newRs);
     if (!newRs) {
       ({ newRs, oldSets } = await this.replicaSets(d, all, true));
       allSets = [...oldSets, newRs];
@@ -489,16 +494,9 @@ export class DeploymentController extends QueueController {
   }
 
   /** oldPodsRunning: old ReplicaSets still report pods, or pods of theirs not yet finished. */
-  private oldPodsRunning(newRs: ReplicaSet | undefined, oldSets: ReplicaSet[]): boolean {
+  private oldPodsRunning(oldSets: ReplicaSet[]): boolean {
     if (oldSets.some((rs) => (rs.status?.replicas ?? 0) > 0)) return true;
-    const oldUids = new Set(oldSets.map((rs) => rs.metadata.uid));
-    return (this.pods.list() as Pod[]).some(
-      (pod) =>
-        pod.metadata.namespace === newRs?.metadata.namespace &&
-        oldUids.has(controllerRefOf(pod)?.uid) &&
-        pod.status?.phase !== 'Failed' &&
-        pod.status?.phase !== 'Succeeded',
-    );
+    return oldSets.some((rs) => ownedBy<Pod>(this.pods, rs, false).some((pod) => pod.status?.phase !== 'Failed' && pod.status?.phase !== 'Succeeded'));
   }
 
   /** syncDeploymentStatus: the counts and Available, written when they changed. */

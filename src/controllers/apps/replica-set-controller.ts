@@ -5,6 +5,7 @@ import type { KubeObject } from '../../api/types';
 import type { Pod } from '../../generated/types/core/v1';
 import { systemReadContext, withInfo } from '../../registry/request-context';
 import { controllerRefOf, newControllerRef } from '../pods/controller-ref';
+import { CONTROLLER_UID_INDEX, controllerUidIndexers, ownedBy } from '../pods/controller-uid-index';
 import { ControllerExpectations } from '../pods/expectations';
 import { isPodActive, isPodReady } from '../pods/pod-conditions';
 import { PodControl } from '../pods/pod-control';
@@ -95,12 +96,12 @@ export class ReplicaSetController extends QueueController {
           enqueue(set);
         },
       },
-      { name: kind.resource, log: deps.log, clock: deps.clock },
+      { name: kind.resource, log: deps.log, clock: deps.clock, indexers: controllerUidIndexers },
     );
     this.pods = new Informer(
       listWatchOf(this.podStore),
       { added: (pod) => this.podAdded(pod), updated: (old, pod) => this.podUpdated(old, pod), deleted: (pod) => this.podDeleted(pod) },
-      { name: 'pods', log: deps.log, clock: deps.clock },
+      { name: 'pods', log: deps.log, clock: deps.clock, indexers: controllerUidIndexers },
     );
   }
 
@@ -185,10 +186,9 @@ export class ReplicaSetController extends QueueController {
       this.expectations.delete(key);
       return true;
     }
-    const namespace = set.metadata.namespace ?? '';
     const needsSync = this.expectations.satisfied(key);
     const matches = this.kind.matcher(set);
-    const active = (this.pods.list() as Pod[]).filter((pod) => pod.metadata.namespace === namespace && isPodActive(pod));
+    const active = ownedBy<Pod>(this.pods, set, true).filter(isPodActive);
     const pods = await claimObjects<Pod>(
       set,
       newControllerRef(set, this.kind.apiVersion, this.kind.kind),
@@ -264,14 +264,8 @@ export class ReplicaSetController extends QueueController {
   /** getIndirectlyRelatedPods: the pods of every set sharing this one's controller (a Deployment's ReplicaSets), or its own. */
   private relatedPods(set: Replicated): Pod[] {
     const parent = controllerRefOf(set);
-    const siblings = parent
-      ? new Set(
-          (this.sets.list() as Replicated[])
-            .filter((s) => s.metadata.namespace === set.metadata.namespace && controllerRefOf(s)?.uid === parent.uid)
-            .map((s) => s.metadata.uid),
-        )
-      : new Set([set.metadata.uid]);
-    return (this.pods.list() as Pod[]).filter((pod) => pod.metadata.namespace === set.metadata.namespace && siblings.has(controllerRefOf(pod)?.uid));
+    const siblings = parent ? this.sets.byIndex(CONTROLLER_UID_INDEX, parent.uid).filter((s) => s.metadata.namespace === set.metadata.namespace) : [set];
+    return siblings.flatMap((sibling) => ownedBy<Pod>(this.pods, sibling, false));
   }
 
   /** updateReplicaSetStatus: written when it changed or the generation is new; one retry over a fresh read. */

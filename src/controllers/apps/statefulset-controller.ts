@@ -6,6 +6,7 @@ import type { ControllerRevision, StatefulSet, StatefulSetStatus } from '../../g
 import type { Pod } from '../../generated/types/core/v1';
 import { systemReadContext, withInfo } from '../../registry/request-context';
 import { controllerRefOf, newControllerRef } from '../pods/controller-ref';
+import { controllerUidIndexers, ownedBy } from '../pods/controller-uid-index';
 import { claimObjects } from '../pods/ref-manager';
 import { selectorMatcher } from '../pods/selector';
 import { QueueController } from '../runtime/controller';
@@ -78,7 +79,7 @@ export class StatefulSetController extends QueueController {
         },
         deleted: (pod) => this.podChanged(pod),
       },
-      { name: 'pods', log, clock },
+      { name: 'pods', log, clock, indexers: controllerUidIndexers },
     );
     this.revisionInformer = new Informer(listWatchOf(deps.store('apps', 'v1', 'controllerrevisions')), {}, { name: 'controllerrevisions', log, clock });
   }
@@ -132,7 +133,7 @@ export class StatefulSetController extends QueueController {
   private async claimPods(set: StatefulSet): Promise<Pod[]> {
     const namespace = set.metadata.namespace!;
     const matches = selectorMatcher(set.spec?.selector);
-    const candidates = (this.podInformer.list() as Pod[]).filter((pod) => pod.metadata.namespace === namespace);
+    const candidates = ownedBy<Pod>(this.podInformer, set, true);
     return claimObjects<Pod>(
       set,
       newControllerRef(set, 'apps/v1', 'StatefulSet'),

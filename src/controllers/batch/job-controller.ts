@@ -11,6 +11,7 @@ import { Informer, listWatchOf, objectKey } from '../runtime/informer';
 import { WorkQueue } from '../work-queue';
 import { ControllerExpectations } from '../pods/expectations';
 import { controllerRefOf, newControllerRef } from '../pods/controller-ref';
+import { controllerUidIndexers, ownedBy } from '../pods/controller-uid-index';
 import { PodControl, podFromTemplate } from '../pods/pod-control';
 import { claimObjects } from '../pods/ref-manager';
 import { selectorMatcher } from '../pods/selector';
@@ -81,7 +82,7 @@ export class JobController extends QueueController {
         },
         deleted: (pod) => this.podChanged(pod, 'deleted'),
       },
-      { name: 'pods', log: deps.log, clock: deps.clock },
+      { name: 'pods', log: deps.log, clock: deps.clock, indexers: controllerUidIndexers },
     );
   }
 
@@ -126,7 +127,7 @@ export class JobController extends QueueController {
   /** getPodsForJob: the namespace's pods the job controls, orphans its selector matches adopted, strays released. */
   private async podsOf(job: Job): Promise<Pod[]> {
     const matches = selectorMatcher(job.spec?.selector);
-    const candidates = (this.podInformer.list() as Pod[]).filter((pod) => pod.metadata.namespace === job.metadata.namespace);
+    const candidates = ownedBy<Pod>(this.podInformer, job, true);
     const target = { store: this.pods, context: (namespace: string) => this.deps.admitted(namespace) };
     return claimObjects(
       job,

@@ -6,6 +6,7 @@ import { everything, type Predicate, type WatchItem } from '../../storage/interf
 import type { WatchChannel } from '../../storage/watch-channel';
 import { Backoff, REFLECTOR_BACKOFF, type BackoffOptions } from './backoff';
 import { sleep, systemClock, type Clock } from './clock';
+import { ObjectIndex, type IndexFunc } from './object-index';
 
 export type ControllerLog = (message: string, err?: unknown) => void;
 
@@ -44,6 +45,8 @@ export interface InformerOptions {
   backoff?: BackoffOptions;
   /** Without a watch for this long, the informer reports a problem. */
   unhealthyAfterMs?: number;
+  /** Indices by name (client-go's Indexers), kept before the handlers hear of a change; read with byIndex. */
+  indexers?: Record<string, IndexFunc>;
 }
 
 /** client-go's MetaNamespaceKeyFunc. */
@@ -63,6 +66,7 @@ const UNHEALTHY_AFTER_MS = 30_000;
  */
 export class Informer {
   private readonly objects = new Map<string, KubeObject>();
+  private readonly indices = new Map<string, ObjectIndex>();
   private readonly clock: Clock;
   private readonly backoff: Backoff;
   private abort: AbortController | null = null;
@@ -81,6 +85,7 @@ export class Informer {
   ) {
     this.clock = opts.clock ?? systemClock;
     this.backoff = new Backoff(opts.backoff ?? REFLECTOR_BACKOFF, this.clock);
+    for (const [name, indexFunc] of Object.entries(opts.indexers ?? {})) this.indices.set(name, new ObjectIndex(indexFunc));
   }
 
   get name(): string {
@@ -123,6 +128,13 @@ export class Informer {
 
   get(key: string): KubeObject | undefined {
     return this.objects.get(key);
+  }
+
+  /** client-go's ByIndex: the objects the index named `name` (one of the options' indexers) files under `value`. */
+  byIndex(name: string, value: string): KubeObject[] {
+    const index = this.indices.get(name);
+    if (!index) throw new Error(`informer ${this.opts.name} has no index ${name}`);
+    return index.get(value);
   }
 
   /** Why the informer is not following its resource, or null while it is. */
@@ -188,15 +200,13 @@ export class Informer {
     for (const obj of items) {
       const key = objectKey(obj);
       seen.add(key);
-      const previous = this.objects.get(key);
-      this.objects.set(key, obj);
-      if (previous) this.call(() => this.handlers.updated?.(previous, obj));
-      else this.call(() => this.handlers.added?.(obj));
+      const previous = this.store(key, obj);
+      this.notify(previous, obj);
     }
     for (const [key, obj] of this.objects) {
       if (seen.has(key)) continue;
-      this.objects.delete(key);
-      this.call(() => this.handlers.deleted?.(obj));
+      this.store(key, undefined);
+      this.notify(obj, undefined);
     }
     if (!this.hasSynced) {
       this.hasSynced = true;
@@ -206,15 +216,22 @@ export class Informer {
 
   private apply(type: 'ADDED' | 'MODIFIED' | 'DELETED', obj: KubeObject): void {
     const key = objectKey(obj);
-    const previous = this.objects.get(key);
     if (type === 'DELETED') {
-      this.objects.delete(key);
-      this.call(() => this.handlers.deleted?.(obj));
+      this.store(key, undefined);
+      this.notify(obj, undefined);
       return;
     }
-    this.objects.set(key, obj);
-    if (previous) this.call(() => this.handlers.updated?.(previous, obj));
-    else this.call(() => this.handlers.added?.(obj));
+    const previous = this.store(key, obj);
+    this.notify(previous, obj);
+  }
+
+  /** Keeps `obj` under `key` (undefined: removes it), indices included; returns what was there. */
+  private store(key: string, obj: KubeObject | undefined): KubeObject | undefined {
+    const previous = this.objects.get(key);
+    if (obj) this.objects.set(key, obj);
+    else this.objects.delete(key);
+    for (const index of this.indices.values()) index.update(key, previous, obj);
+    return previous;
   }
 
   private scheduleResync(): void {
@@ -222,15 +239,21 @@ export class Informer {
     if (every <= 0) return;
     this.cancelResync = this.clock.after(every, () => {
       if (!this.abort) return;
-      for (const obj of this.objects.values()) this.call(() => this.handlers.updated?.(obj, obj));
+      for (const obj of this.objects.values()) this.notify(obj, obj);
       this.scheduleResync();
     });
   }
 
-  /** A handler that throws is logged; it never ends the informer. */
-  private call(fn: () => void): void {
+  /**
+   * Tells the handlers: `next` added (no `previous`), updated, or `previous` deleted (no `next`). A
+   * handler that throws is logged; it never ends the informer. (No closure per event: every
+   * informer of pods runs this for every pod change.)
+   */
+  private notify(previous: KubeObject | undefined, next: KubeObject | undefined): void {
     try {
-      fn();
+      if (!next) this.handlers.deleted?.(previous!);
+      else if (previous) this.handlers.updated?.(previous, next);
+      else this.handlers.added?.(next);
     } catch (err) {
       this.opts.log(`informer ${this.opts.name}: handler failed`, err);
     }

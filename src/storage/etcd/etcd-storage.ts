@@ -400,8 +400,13 @@ export class EtcdStorage implements Storage {
     }
   }
 
-  /** Converts an etcd event to a storage event; throws Corrupt for a value that cannot be decoded. */
-  toStorageEvent(e: KvEvent): StorageEvent {
+  /**
+   * Converts an etcd event to a storage event; throws Corrupt for a value that cannot be decoded.
+   * A change's previous state is decoded only for a watch that filters (`withPrevious`), as the
+   * etcd3 watcher's prepareObjects decodes prevValue only when its filter is not Everything: a
+   * watch of everything never looks at it (the watch cache keeps its own).
+   */
+  toStorageEvent(e: KvEvent, withPrevious = true): StorageEvent {
     const revision = e.kv.modRevision;
     if (e.type === 'delete') {
       const last = e.prevKv ? this.decode(e.prevKv, revision) : { metadata: { resourceVersion: String(revision) } };
@@ -409,7 +414,7 @@ export class EtcdStorage implements Storage {
     }
     const object = this.decode(e.kv);
     if (e.kv.createRevision === e.kv.modRevision) return { type: 'ADDED', key: e.kv.key, object, revision };
-    return { type: 'MODIFIED', key: e.kv.key, object, previous: e.prevKv ? this.decode(e.prevKv) : undefined, revision };
+    return { type: 'MODIFIED', key: e.kv.key, object, previous: e.prevKv && withPrevious ? this.decode(e.prevKv) : undefined, revision };
   }
 
   async watch(prefix: string, opts: WatchOptions): Promise<WatchChannel<WatchItem>> {
@@ -435,7 +440,7 @@ export class EtcdStorage implements Storage {
         for (const e of events) {
           let item: StorageEvent | null;
           try {
-            item = filterEvent(this.toStorageEvent(e), opts.predicate);
+            item = filterEvent(this.toStorageEvent(e, !opts.predicate.empty), opts.predicate);
           } catch (err) {
             if (opts.onUnreadable && err instanceof StorageError && err.code === 'Corrupt') {
               opts.onUnreadable(e.kv.key, e.type === 'delete', e.kv.modRevision);
