@@ -190,4 +190,24 @@ describe('EtcdStorage.guaranteedUpdate from a cached copy', () => {
     const same = await etcdStorage.guaranteedUpdate(key, async (cur) => cur!, {}, structuredClone(back));
     expect(same.metadata.resourceVersion).toBe(back.metadata.resourceVersion);
   });
+
+  test('the cached copy, which readers share, is never written to', async () => {
+    const { key, obj } = cm({ n: '0' });
+    const v0 = await etcdStorage.create(key, obj);
+    const shared = deepFreeze(structuredClone(v0));
+    // A change and a no-op, each compared with the copy's own encoding.
+    expect(await etcdStorage.guaranteedUpdate(key, async (cur) => bump(cur), {}, shared)).toMatchObject({ data: { n: '1' } });
+    const current = deepFreeze(structuredClone(await etcdStorage.get(key, { resourceVersion: '', match: '' })));
+    const same = await etcdStorage.guaranteedUpdate(key, async (cur) => ({ ...cur!, metadata: { ...cur!.metadata, labels: {} } }), {}, current);
+    expect(same.metadata.resourceVersion).toBe(current.metadata.resourceVersion);
+    expect(shared).toEqual(v0);
+  });
 });
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object') {
+    for (const v of Object.values(value)) deepFreeze(v);
+    Object.freeze(value);
+  }
+  return value;
+}

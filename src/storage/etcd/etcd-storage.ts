@@ -333,7 +333,9 @@ export class EtcdStorage implements Storage {
       next.metadata.resourceVersion = rv;
     }
     await slice();
-    return plain.equals(await this.encodeInSlices(cached, encoding, slice));
+    // The cache's copy is shared with every reader, and the encoding empties its resourceVersion
+    // across the slices' yields: encode it under metadata of its own.
+    return plain.equals(await this.encodeInSlices({ ...cached, metadata: { ...cached.metadata } }, encoding, slice));
   }
 
   async delete(key: string, opts: DeleteOptions = {}): Promise<KubeObject> {
