@@ -3,6 +3,7 @@ import type { ClientHttp2Session } from 'node:http2';
 import path from 'node:path';
 import { http2Request, http2Session } from '../harness/http2-client';
 import { startSecureKapi, type SecureKapi } from '../harness/secure-process';
+import { allStarted } from '../harness/process';
 import { run } from '../harness/tls';
 
 /**
@@ -17,7 +18,7 @@ let kapi: SecureKapi;
 let chancy: SecureKapi;
 
 beforeAll(async () => {
-  [kapi, chancy] = await Promise.all([
+  [kapi, chancy] = await allStarted([
     startSecureKapi([`${TOKEN},h2-user,h2-uid,"h2-group"`], ['--http2-max-streams-per-connection=150']),
     startSecureKapi([], ['--goaway-chance=0.02']),
   ]);

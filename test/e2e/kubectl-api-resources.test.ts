@@ -5,7 +5,7 @@ import { EMULATED_MINOR_DELTAS, PINNED_MINOR } from '../../src/generated/emulati
 import { KUBERNETES_VERSION } from '../../src/server/kubernetes-version';
 import { eventually } from '../harness/etcd-keys';
 import { Api } from '../harness/http';
-import { kubectl, startServerProcess, type ServerProcess } from '../harness/process';
+import { allStarted, kubectl, startServerProcess, type ServerProcess } from '../harness/process';
 
 /**
  * `kubectl api-resources -o wide` against kapi, compared with kube-apiserver 1.36's default table
@@ -56,7 +56,7 @@ let emulating134: ServerProcess;
 let alphaGatesOn: ServerProcess;
 
 beforeAll(async () => {
-  [kapi, emulating134, alphaGatesOn] = await Promise.all([
+  [kapi, emulating134, alphaGatesOn] = await allStarted([
     startServerProcess(),
     startServerProcess(['--emulated-version=1.34']),
     // Given twice: kube merges repeated --feature-gates.

@@ -129,6 +129,20 @@ export async function startServerProcess(extraArgs: string[] = [], opts: Process
 }
 
 /**
+ * Servers started side by side, as Promise.all would give them; when one fails to start, those that
+ * started are stopped before the failure is thrown, so no test file leaves a server running.
+ */
+export async function allStarted<T extends readonly Promise<{ stop(): Promise<unknown> }>[]>(starts: T): Promise<{ -readonly [K in keyof T]: Awaited<T[K]> }> {
+  const settled = await Promise.allSettled(starts);
+  const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+  if (failed) {
+    await Promise.all(settled.map((s) => (s.status === 'fulfilled' ? s.value.stop() : undefined)));
+    throw failed.reason;
+  }
+  return settled.map((s) => (s as PromiseFulfilledResult<unknown>).value) as { -readonly [K in keyof T]: Awaited<T[K]> };
+}
+
+/**
  * The server process of one test file: started before its tests, stopped after them. Its url is
  * read inside tests (the process starts in beforeAll).
  */
