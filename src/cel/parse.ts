@@ -14,7 +14,9 @@ import { SORT_BY_ASSOCIATED_KEYS } from './library/ext-lists';
  *    `transformMapEntry` are comprehensions with `iterVar2` set, built as ext/comprehensions.go
  *    builds them (transformMap steps call `cel.@mapInsert(accu, key, value)`, transformMapEntry
  *    `cel.@mapInsert(accu, entryMap)`);
- *  - `l.sortBy(e, key)` of ext.Lists (from 1.34) is the binding ext/lists.go's sortByMacro builds.
+ *  - `l.sortBy(e, key)` of ext.Lists (from 1.34) is the binding ext/lists.go's sortByMacro builds;
+ *  - `o.optMap(v, e)` and `o.optFlatMap(v, e)` of cel.OptionalTypes are the conditionals its
+ *    optMap and optFlatMap macros build.
  *
  * The grammar has no `?` markers, so each is first blanked out of the source (a space, which the
  * grammar allows there, so every offset stays the source's) and remembered by the token before it;
@@ -300,6 +302,33 @@ function expandSortBy(e: Expr, factory: ExprFactory): Expr['exprKind'] | null {
   } as Expr['exprKind'];
 }
 
+/**
+ * cel.OptionalTypes' optMap and optFlatMap macros: `o.hasValue() ? optional.of(e) : optional.none()`
+ * (optFlatMap: `e` as it is), with `v` bound to `o.value()` in `e` by a comprehension over no
+ * elements whose accumulator it is; null for any other call.
+ */
+function expandOptionalMap(e: Expr, factory: ExprFactory): Expr['exprKind'] | null {
+  if (e.exprKind.case !== 'callExpr' || !e.exprKind.value.target || e.exprKind.value.args.length !== 2) return null;
+  const { function: fn, target, args } = e.exprKind.value;
+  if (fn !== 'optMap' && fn !== 'optFlatMap') return null;
+  const [variable, mapped] = args;
+  if (variable.exprKind.case !== 'identExpr')
+    throw new CelParseError(factory.positions[String(variable.id)] ?? 0, `${fn}() variable name must be a simple identifier`);
+  const at = factory.positions[String(e.id)] ?? 0;
+  const bound = factory.comprehension(at, {
+    iterRange: factory.list(at, []),
+    iterVar: '#unused',
+    iterVar2: '',
+    accuVar: variable.exprKind.value.name,
+    accuInit: factory.call(at, 'value', [], target),
+    loopCondition: factory.constant(at, { case: 'boolValue', value: false }),
+    loopStep: factory.ident(at, variable.exprKind.value.name),
+    result: mapped,
+  });
+  const some = fn === 'optMap' ? factory.call(at, 'optional.of', [bound]) : bound;
+  return factory.call(at, '_?_:_', [factory.call(at, 'hasValue', [], target), some, factory.call(at, 'optional.none', [])]).exprKind;
+}
+
 /** ext/comprehensions.go's map insertion function, which transformMap and transformMapEntry steps call. */
 export const MAP_INSERT = 'cel.@mapInsert';
 
@@ -323,7 +352,7 @@ export function parseCel(source: string): ParsedExpr {
   // innermost first, as cel-go expands a macro's arguments before the macro
   const calls = [...walk(parsed.expr)].reverse();
   for (const e of calls) {
-    const expanded = expandTwoVariableMacro(e, factory) ?? expandSortBy(e, factory);
+    const expanded = expandTwoVariableMacro(e, factory) ?? expandSortBy(e, factory) ?? expandOptionalMap(e, factory);
     if (expanded) e.exprKind = expanded;
   }
   return parsed;

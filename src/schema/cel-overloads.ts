@@ -2,9 +2,9 @@
  * The overloads of the library functions and methods kube's CRD environment declares, as cel-go's
  * checker sees them (apiserver/pkg/cel/environment/base.go at 1.36): the standard library's string
  * and size functions, ext.Strings version 2, ext.Sets, ext.Lists version 3 and Kubernetes' lists,
- * regex, quantity, IP, CIDR, URL and semver libraries, and the optional library's list functions. With them the rule checker types a call's
- * result and refuses a call no overload takes (cel-go's `found no matching overload`). Functions
- * not here (conversions, the format library, optionals) are left untyped.
+ * regex, quantity, IP, CIDR, URL, semver and format libraries, the standard type conversions and
+ * timestamp and duration accessors, and cel.OptionalTypes' functions. With them the rule checker
+ * types a call's result and refuses a call no overload takes (cel-go's `found no matching overload`).
  */
 
 /** A type as cel-go's checker names it; a parameter kapi does not know is null. */
@@ -88,12 +88,46 @@ function splitTypes(text: string): string[] {
 }
 
 /** The namespaces of qualified functions (`lists.range`, `sets.contains`, `ip.isCanonical`), which are no receiver's type. */
-const NAMESPACES = new Set(['lists', 'sets', 'ip', 'strings', 'optional']);
+const NAMESPACES = new Set(['lists', 'sets', 'ip', 'strings', 'optional', 'format']);
 
 /** cel-go ext/lists.go comparableTypes and kube's lists.go summableTypes. */
 const COMPARABLE = ['int', 'uint', 'double', 'bool', 'google.protobuf.Duration', 'google.protobuf.Timestamp', 'string', 'bytes'];
 const SUMMABLE = ['int', 'uint', 'double', 'google.protobuf.Duration'];
 const each = (types: string[], signature: (t: string) => string): string[] => types.map(signature);
+
+const TIMESTAMP = 'google.protobuf.Timestamp';
+const DURATION = 'google.protobuf.Duration';
+/** cel-go stdlib's conversions: each function's argument types (its result is the function's own type). */
+const CONVERSIONS: Record<string, [string, string[]]> = {
+  int: ['int', ['int', 'double', DURATION, 'string', TIMESTAMP, 'uint']],
+  uint: ['uint', ['uint', 'double', 'int', 'string']],
+  double: ['double', ['double', 'int', 'string', 'uint']],
+  bool: ['bool', ['bool', 'string']],
+  bytes: ['bytes', ['bytes', 'string']],
+  string: ['string', ['string', 'bool', 'bytes', 'double', DURATION, 'int', TIMESTAMP, 'uint']],
+  duration: [DURATION, [DURATION, 'int', 'string']],
+  timestamp: [TIMESTAMP, [TIMESTAMP, 'int', 'string']],
+};
+/** cel-go stdlib's timestamp accessors (each also with a time zone argument), and those durations have too. */
+const TIMESTAMP_ACCESSORS = ['getFullYear', 'getMonth', 'getDayOfYear', 'getDayOfMonth', 'getDate', 'getDayOfWeek'];
+const CLOCK_ACCESSORS = ['getHours', 'getMinutes', 'getSeconds', 'getMilliseconds'];
+const NAMED_FORMAT = 'kubernetes.NamedFormat';
+/** Kubernetes' format library's constant formats (library.ConstantFormats). */
+const FORMAT_NAMES = [
+  'dns1123Label',
+  'dns1123Subdomain',
+  'dns1035Label',
+  'qualifiedName',
+  'dns1123LabelPrefix',
+  'dns1123SubdomainPrefix',
+  'dns1035LabelPrefix',
+  'labelValue',
+  'uri',
+  'uuid',
+  'byte',
+  'date',
+  'datetime',
+];
 
 const Q = 'kubernetes.Quantity';
 const SEMVER = 'kubernetes.Semver';
@@ -102,6 +136,12 @@ const IP = 'net.IP';
 const CIDR = 'net.CIDR';
 
 declare(
+  // the standard library's conversions and timestamp and duration accessors
+  ...Object.entries(CONVERSIONS).flatMap(([fn, [result, from]]) => from.map((t) => `${fn}(${t}) -> ${result}`)),
+  'dyn(A) -> dyn',
+  'type(A) -> type(A)',
+  ...[...TIMESTAMP_ACCESSORS, ...CLOCK_ACCESSORS].flatMap((fn) => [`${TIMESTAMP}.${fn}() -> int`, `${TIMESTAMP}.${fn}(string) -> int`]),
+  ...CLOCK_ACCESSORS.map((fn) => `${DURATION}.${fn}() -> int`),
   // the standard library's size and string methods
   'size(string) -> int',
   'size(bytes) -> int',
@@ -155,7 +195,14 @@ declare(
   'lists.range(int) -> list(int)',
   'list(T).reverse() -> list(T)',
   'list(T).distinct() -> list(T)',
-  // cel.OptionalTypes version 2's list functions
+  // cel.OptionalTypes version 2
+  'optional.of(T) -> optional_type(T)',
+  'optional.ofNonZeroValue(T) -> optional_type(T)',
+  'optional.none() -> optional_type(T)',
+  'optional_type(T).hasValue() -> bool',
+  'optional_type(T).value() -> T',
+  'optional_type(T).orValue(T) -> T',
+  'optional_type(T).or(optional_type(T)) -> optional_type(T)',
   'list(T).first() -> optional_type(T)',
   'list(T).last() -> optional_type(T)',
   'optional.unwrap(list(optional_type(T))) -> list(T)',
@@ -216,6 +263,10 @@ declare(
   `${CIDR}.ip() -> ${IP}`,
   `${CIDR}.prefixLength() -> int`,
   `${CIDR}.masked() -> ${CIDR}`,
+  // Kubernetes' format library
+  `format.named(string) -> optional_type(${NAMED_FORMAT})`,
+  ...FORMAT_NAMES.map((name) => `format.${name}() -> ${NAMED_FORMAT}`),
+  `${NAMED_FORMAT}.validate(string) -> optional_type(list(string))`,
 );
 
 /** cel-go's FormatCELType; an unknown type prints as dyn, as cel-go's checker would have it without a declaration. */

@@ -10,12 +10,16 @@ import type { JSONSchemaProps } from './json-schema-props';
  * (`undeclared reference`), a function no library declares (the same), a field an object's
  * schema does not declare (`undefined field`), and an operator between a typed field and a
  * literal or field of another type (`found no matching overload`). An optional select
- * (`self.?f`) checks its field as a select does, and is dyn after. Each is cel-go's first error,
- * at its offset.
+ * (`self.?f`) checks its field as a select does, and is an optional of it. Each is cel-go's first
+ * error, at its offset.
  */
 
-/** What the checker knows of an expression's type: a schema node, a scalar type name, a type a call or literal gives, or nothing. */
-type Known = { schema: JSONSchemaProps } | { scalar: string } | { type: CelTypeName; empty?: true } | null;
+/**
+ * What the checker knows of an expression's type: a schema node (with the name kube gives an
+ * object's type there), a scalar type name, a type a call or literal gives, an optional of what it
+ * holds, or nothing.
+ */
+type Known = { schema: JSONSchemaProps; name: string } | { scalar: string } | { type: CelTypeName; empty?: true } | { optional: Known } | null;
 
 export interface RuleIssue {
   offset: number;
@@ -42,6 +46,24 @@ const OPERATORS = new Set(['_==_', '_!=_', '_+_', '_-_', '_*_', '_/_', '_%_', ..
 const BUILTIN_FUNCTIONS = new Set(['_&&_', '_||_', '_?_:_', '_[_]', '@not_strictly_false', 'has', '_[?_]', '_?._']);
 const BUILTIN_IDENTIFIERS = new Set(['null', 'int', 'uint', 'double', 'bool', 'string', 'bytes', 'list', 'map', 'type', 'null_type', 'dyn']);
 
+/**
+ * The name of the rule's `self` type: compileRule's generateUniqueSelfTypeName, which kube makes
+ * from the clock's nanoseconds, so kube's own messages differ from one CRD write to the next.
+ */
+const selfTypeNames = new WeakMap<JSONSchemaProps, string>();
+/** One name per schema node, which all its rules share, as kube compiles a node's rules in one environment. */
+function selfTypeName(node: JSONSchemaProps): string {
+  let name = selfTypeNames.get(node);
+  if (!name) selfTypeNames.set(node, (name = `selfType${process.hrtime.bigint() % 1_000_000_000n}`));
+  return name;
+}
+
+/**
+ * A schema node below another, named as DeclType.MaybeAssignTypeName names the types in it: an
+ * object's field after its object's name, a list's items with `@idx` and a map's values with `@elem`.
+ */
+const below = (parent: { name: string }, schema: JSONSchemaProps, segment: string): Known => ({ schema, name: `${parent.name}.${segment}` });
+
 /** cel-go's type of a schema node (SchemaDeclType), for scalars. */
 function scalarOf(s: JSONSchemaProps): string | null {
   if (s['x-kubernetes-int-or-string']) return null;
@@ -65,17 +87,18 @@ function scalarOf(s: JSONSchemaProps): string | null {
   }
 }
 
+/** A scalar type the operators check; dyn, which any operand matches, is none. */
 const typeOf = (k: Known): string | null =>
-  k && 'scalar' in k ? k.scalar : k && 'schema' in k ? scalarOf(k.schema) : k && 'type' in k && !k.type.params ? k.type.name : null;
+  k && 'scalar' in k ? k.scalar : k && 'schema' in k ? scalarOf(k.schema) : k && 'type' in k && !k.type.params && k.type.name !== 'dyn' ? k.type.name : null;
 
-/** SchemaDeclType's type of a node, as cel-go names it (an object's own name is kube's, so just `object`); null where not known. */
-function schemaTypeName(s: JSONSchemaProps): CelTypeName | null {
+/** SchemaDeclType's type of a node named `name`, as cel-go names it; null where not known. */
+function schemaTypeName(s: JSONSchemaProps, name: string): CelTypeName | null {
   if (s['x-kubernetes-int-or-string']) return { name: 'dyn' };
-  if (s.type === 'array') return s.items ? { name: 'list', params: [schemaTypeName(s.items)] } : null;
+  if (s.type === 'array') return s.items ? { name: 'list', params: [schemaTypeName(s.items, `${name}.@idx`)] } : null;
   if (s.type === 'object')
     return typeof s.additionalProperties === 'object'
-      ? { name: 'map', params: [{ name: 'string' }, schemaTypeName(s.additionalProperties)] }
-      : { name: 'object' };
+      ? { name: 'map', params: [{ name: 'string' }, schemaTypeName(s.additionalProperties, `${name}.@elem`)] }
+      : { name };
   const scalar = scalarOf(s);
   return scalar ? { name: scalar } : null;
 }
@@ -85,7 +108,20 @@ function typeNameOf(k: Known): CelTypeName | null {
   if (!k) return null;
   if ('type' in k) return k.type;
   if ('scalar' in k) return { name: k.scalar };
-  return schemaTypeName(k.schema);
+  if ('optional' in k) return { name: OPTIONAL, params: [typeNameOf(k.optional)] };
+  return schemaTypeName(k.schema, k.name);
+}
+
+const OPTIONAL = 'optional_type';
+
+/** A type known to its elements, with no dyn in it (which any type matches). */
+const fullyTyped = (t: CelTypeName | null): t is CelTypeName => t !== null && t.name !== 'dyn' && (t.params ?? []).every(fullyTyped);
+
+/** What the checker knows of a value of a type the overload table gives: an optional's content stays open to the optional functions. */
+function knownOf(t: CelTypeName): Known {
+  if (t.name !== OPTIONAL) return { type: t };
+  const content = t.params?.[0];
+  return { optional: content ? knownOf(content) : null };
 }
 
 /** joinTypes of a literal's elements: their one type, dyn when they differ, unknown when one is (or there are none). */
@@ -106,6 +142,7 @@ function resultTypeOf(k: Known): string | null {
   if (!k) return null;
   if ('type' in k) return k.type.name;
   if ('scalar' in k) return k.scalar;
+  if ('optional' in k) return OPTIONAL;
   const s = k.schema;
   if (s['x-kubernetes-int-or-string']) return 'dyn';
   if (s.type === 'array') return 'list';
@@ -113,23 +150,37 @@ function resultTypeOf(k: Known): string | null {
   return scalarOf(s);
 }
 
+/** The functions that make an optional of their argument. */
+const OPTIONAL_MAKERS = new Set(['optional.of', 'optional.ofNonZeroValue']);
 const BOOL_RESULTS = new Set(['_==_', '_!=_', '_&&_', '_||_', '!_', '@in', '@not_strictly_false', 'startsWith', 'endsWith', 'matches', ...ORDERING]);
 const STRING_RESULTS = new Set(['lowerAscii', 'upperAscii', 'trim', 'replace', 'substring', 'charAt', 'string']);
-const ARITHMETIC = new Set(['_+_', '_-_', '_*_', '_/_', '_%_']);
+const TIMESTAMP = 'google.protobuf.Timestamp';
+const DURATION = 'google.protobuf.Duration';
+const sameTyped = (...types: string[]): Record<string, string> => Object.fromEntries(types.map((t) => [`${t},${t}`, t]));
+/** cel-go stdlib's arithmetic overloads between scalars: the operands' types to the result's. */
+const ARITHMETIC_OVERLOADS: Record<string, Record<string, string>> = {
+  '_+_': {
+    ...sameTyped('int', 'uint', 'double', 'string', 'bytes', DURATION),
+    [`${TIMESTAMP},${DURATION}`]: TIMESTAMP,
+    [`${DURATION},${TIMESTAMP}`]: TIMESTAMP,
+  },
+  '_-_': { ...sameTyped('int', 'uint', 'double', DURATION), [`${TIMESTAMP},${TIMESTAMP}`]: DURATION, [`${TIMESTAMP},${DURATION}`]: TIMESTAMP },
+  '_*_': sameTyped('int', 'uint', 'double'),
+  '_/_': sameTyped('int', 'uint', 'double'),
+  '_%_': sameTyped('int', 'uint'),
+};
 
 /** cel-go's result type of the calls whose overloads all return one type, or whose operands' agreeing type is the result. */
 function callResult(fn: string, target: Known, args: Known[], argExprs: Expr[]): Known {
   if (BOOL_RESULTS.has(fn)) return { scalar: 'bool' };
   if (STRING_RESULTS.has(fn) && (target || fn === 'string')) return { scalar: 'string' };
   if (fn === 'size') return { scalar: 'int' };
-  // indexing a list or map the schema declares yields its items or values
-  const container = args[0] && 'schema' in args[0] ? args[0].schema : undefined;
-  if (fn === '_[_]' && container?.type === 'array' && container.items) return { schema: container.items };
-  if (fn === '_[_]' && typeof container?.additionalProperties === 'object') return { schema: container.additionalProperties };
-  if (fn === '_[_]') return typeParam(args[0], 'list', 0) ?? typeParam(args[0], 'map', 1);
+  if (fn === '_[_]') return element(args[0]);
   const types = args.map((a, i) => literalType(argExprs[i]) ?? typeOf(a));
-  if (ARITHMETIC.has(fn) && types.length === 2 && types[0] && types[0] === types[1] && types[0] !== 'bool') return { scalar: types[0] };
   if (fn === '_?_:_' && types[1] && types[1] === types[2]) return { scalar: types[1] };
+  // optional.none() joins an optional of a known content (optMap's and optFlatMap's expansions)
+  const [then, otherwise] = args.slice(1);
+  if (fn === '_?_:_' && then && otherwise && 'optional' in then && 'optional' in otherwise) return then.optional ? then : otherwise;
   // lists joined (a map or filter step adds an element to its accumulator, an empty list at first): the elements' type
   if ((fn === '_+_' || fn === '_?_:_') && args.length >= 2) {
     const [a, b] = fn === '_+_' ? args : args.slice(1);
@@ -142,12 +193,21 @@ function callResult(fn: string, target: Known, args: Known[], argExprs: Expr[]):
   return null;
 }
 
+/** What indexing a list or map yields: a schema's items or values, a typed list's elements or map's values. */
+function element(container: Known): Known {
+  const s = container && 'schema' in container ? container.schema : undefined;
+  if (s?.type === 'array' && s.items) return below(container as { name: string }, s.items, '@idx');
+  if (typeof s?.additionalProperties === 'object') return below(container as { name: string }, s.additionalProperties, '@elem');
+  return typeParam(container, 'list', 0) ?? typeParam(container, 'map', 1);
+}
+
 /** A field of an object node by its CEL name, or undefined when the node declares its fields and not this one. */
-function fieldOf(s: JSONSchemaProps, name: string, root: boolean): Known | undefined {
+function fieldOf(object: { schema: JSONSchemaProps; name: string }, name: string, root: boolean): Known | undefined {
+  const s = object.schema;
   const property = Object.entries(s.properties ?? {}).find(([key]) => celPropertyName(key) === name)?.[1];
-  if (root && ROOT_FIELDS[name] && !property) return { schema: ROOT_FIELDS[name] };
-  if (property) return { schema: property };
-  if (typeof s.additionalProperties === 'object') return { schema: s.additionalProperties };
+  if (root && ROOT_FIELDS[name] && !property) return below(object, ROOT_FIELDS[name], name);
+  if (property) return below(object, property, name);
+  if (typeof s.additionalProperties === 'object') return below(object, s.additionalProperties, '@elem');
   const declared = s.type === 'object' && !s['x-kubernetes-preserve-unknown-fields'] && !s['x-kubernetes-embedded-resource'] && s.additionalProperties !== true;
   return declared ? undefined : null;
 }
@@ -179,12 +239,15 @@ export function checkRule(
       }
       case 'selectExpr': {
         const operand = visit(k.value.operand, scope);
-        if (!operand || !('schema' in operand) || operand.schema.type !== 'object') return k.value.testOnly ? { scalar: 'bool' } : null;
+        // a selection on an optional value is an optional of the field (cel-go's checkSelect)
+        const object = operand && 'optional' in operand && !k.value.testOnly ? operand.optional : operand;
+        if (!object || !('schema' in object) || object.schema.type !== 'object') return k.value.testOnly ? { scalar: 'bool' } : null;
         const isRoot = root && k.value.operand?.exprKind.case === 'identExpr' && ['self', 'oldSelf'].includes(k.value.operand.exprKind.value.name);
-        const found = fieldOf(operand.schema, k.value.field, isRoot);
+        const found = fieldOf(object, k.value.field, isRoot);
         // has(x.f) is reported at the macro's parenthesis, as cel-go's parser places it
         if (found === undefined) return fail(at(e) + (k.value.testOnly ? 3 : 0), `undefined field '${k.value.field}'`);
-        return k.value.testOnly ? { scalar: 'bool' } : found;
+        if (k.value.testOnly) return { scalar: 'bool' };
+        return object === operand ? found : { optional: found };
       }
       case 'callExpr': {
         const fn = k.value.function;
@@ -194,7 +257,7 @@ export function checkRule(
         const args = k.value.args.map((a) => visit(a, scope));
         if (issue) return null;
         if (fn === '_?._') {
-          const operand = args[0];
+          const operand = args[0] && 'optional' in args[0] ? args[0].optional : args[0];
           const name = k.value.args[1]?.exprKind;
           if (
             operand &&
@@ -204,10 +267,16 @@ export function checkRule(
             name.value.constantKind.case === 'stringValue'
           ) {
             const isRoot = root && k.value.args[0]?.exprKind.case === 'identExpr' && k.value.args[0].exprKind.value.name === 'self';
-            if (fieldOf(operand.schema, name.value.constantKind.value, isRoot) === undefined)
-              return fail(at(e), `undefined field '${name.value.constantKind.value}'`);
+            const found = fieldOf(operand, name.value.constantKind.value, isRoot);
+            if (found === undefined) return fail(at(e), `undefined field '${name.value.constantKind.value}'`);
+            return { optional: found };
           }
           return null;
+        }
+        if (fn === '_[?_]') {
+          const container = args[0] && 'optional' in args[0] ? args[0].optional : args[0];
+          const found = element(container);
+          return found ? { optional: found } : null;
         }
         // cel-go places a call at its parenthesis, kapi's parser a member call at the dot before the name, a function at its name
         const paren = at(e) + (target ? 1 : 0) + fn.length;
@@ -215,8 +284,14 @@ export function checkRule(
         if (OPERATORS.has(fn) && args.length === 2) {
           const [left, right] = k.value.args.map((a, i) => literalType(a) ?? typeOf(args[i]));
           const numericOrdering = ORDERING.has(fn) && NUMERIC.has(left ?? '') && NUMERIC.has(right ?? '');
-          if (left && right && left !== right && !numericOrdering)
-            return fail(at(e), `found no matching overload for '${fn}' applied to '(${left}, ${right})'`);
+          const arithmetic = ARITHMETIC_OVERLOADS[fn];
+          const taken = arithmetic ? arithmetic[`${left},${right}`] !== undefined : left === right || numericOrdering;
+          if (left && right && !taken) return fail(at(e), `found no matching overload for '${fn}' applied to '(${left}, ${right})'`);
+          if (left && right && arithmetic) return { scalar: arithmetic[`${left},${right}`] };
+          // equality of objects, lists and maps whose types are known to their elements: cel-go's equals(A, A)
+          const [leftType, rightType] = args.map(typeNameOf);
+          if ((fn === '_==_' || fn === '_!=_') && fullyTyped(leftType) && fullyTyped(rightType) && formatType(leftType) !== formatType(rightType))
+            return fail(at(e), `found no matching overload for '${fn}' applied to '(${formatType(leftType)}, ${formatType(rightType)})'`);
         }
         const name = qualified && target?.exprKind.case === 'identExpr' ? `${target.exprKind.value.name}.${fn}` : fn;
         if (hasOverloads(name)) {
@@ -226,7 +301,10 @@ export function checkRule(
           });
           const resolved = resolveCall(name, target && !qualified ? typeNameOf(targetKnown) : undefined, argTypes);
           if (resolved.error) return fail(paren, resolved.error);
-          if (resolved.result) return { type: resolved.result };
+          // what an optional holds, or is made of, keeps its schema node
+          if ((fn === 'value' || fn === 'orValue') && targetKnown && 'optional' in targetKnown && targetKnown.optional) return targetKnown.optional;
+          if (OPTIONAL_MAKERS.has(name) && args[0]) return { optional: args[0] };
+          if (resolved.result) return knownOf(resolved.result);
         }
         return callResult(fn, targetKnown, args, k.value.args);
       }
@@ -260,7 +338,7 @@ export function checkRule(
         const typedMap = typeParam(range, 'map', 0);
         // a list's loop variables are its index and element, a map's its key and value; one variable is the element or key
         const key: Known = list || typedList ? { scalar: 'int' } : values ? { scalar: 'string' } : typedMap;
-        const value: Known = values ? { schema: values } : (typedList ?? typeParam(range, 'map', 1));
+        const value: Known = values ? element(range) : (typedList ?? typeParam(range, 'map', 1));
         const inner = new Map(scope);
         // the accumulator keeps its initial value's type (all/exists: bool, existsOne: int, map/filter: a list)
         inner.set(c.accuVar, visit(c.accuInit, scope));
@@ -281,10 +359,11 @@ export function checkRule(
         return null;
     }
   };
+  const selfKnown: Known = { schema: self, name: selfTypeName(self) };
   const scope = new Map<string, Known>([
-    ['self', { schema: self }],
-    // with optionalOldSelf, oldSelf is an optional, whose fields the checker does not know
-    ['oldSelf', optionalOldSelf ? null : { schema: self }],
+    ['self', selfKnown],
+    // with optionalOldSelf, oldSelf is an optional of self's type
+    ['oldSelf', optionalOldSelf ? { optional: selfKnown } : selfKnown],
   ]);
   const result = visit(expr, scope);
   return { issue, resultType: issue ? null : resultTypeOf(result) };

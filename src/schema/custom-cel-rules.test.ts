@@ -476,6 +476,61 @@ test('optional syntax and two-variable comprehensions are checked against the sc
   ]);
 });
 
+test("conversions, timestamp and duration arithmetic, the format library, optionals and optMap are typed; objects' types carry kube's path names", () => {
+  const schema: JSONSchemaProps = {
+    type: 'object',
+    'x-kubernetes-validations': [
+      // accepted
+      {
+        rule:
+          "int(self.count) == self.count && string(self.count).size() > 0 && double(self.count) >= 0.0 && type(self.count) == int && dyn(self.count) == 'x' == false" +
+          " && self.ttl < duration('1h') && self.at + duration('1h') > self.at && self.at - timestamp('2020-01-01T00:00:00Z') > duration('0s') && self.at.getFullYear() >= 2020" +
+          " && !format.dns1123Label().validate(self.name).hasValue() && format.named('dns1123Label').value().validate(self.name).orValue([]).size() == 0" +
+          ' && self.?limits.optMap(l, l.max).orValue(0) >= 0 && (self.?limits.optFlatMap(l, l.?max).hasValue() || true) && self.items.all(i, i.name != "")',
+      },
+      // refused
+      { rule: 'int(self.name)' },
+      { rule: 'int(self.items) > 0' },
+      { rule: 'self.limits.size() > 0' },
+      { rule: 'self.at + self.at > self.at' },
+      { rule: 'format.dns1123Label().validate(1).hasValue()' },
+      { rule: 'self.?limits' },
+      { rule: 'self.?limits.optMap(l, l.mx).hasValue()' },
+      { rule: 'optional.of(1).optMap(x.y, 1).hasValue()' },
+      { rule: 'self.count.getFullYear() > 0' },
+      { rule: 'self.items[0] == self.limits' },
+    ],
+    properties: {
+      name: { type: 'string' },
+      count: { type: 'integer' },
+      ttl: { type: 'string', format: 'duration' },
+      at: { type: 'string', format: 'date-time' },
+      limits: { type: 'object', properties: { max: { type: 'integer' } } },
+      items: { type: 'array', items: { type: 'object', properties: { name: { type: 'string' } } } },
+    },
+  };
+  const errors = celRuleErrors(schema, 's').map((e) => `${e.field}: ${e.detail?.replace(/\n[^]*/, '').replace(/:1:\d+: /, ':1:_: ')}`);
+  // kube names self's type selfType and the clock's nanoseconds (generateUniqueSelfTypeName), so the number differs per write
+  const type = errors.join('\n').match(/selfType\d+/)?.[0] ?? 'selfType?';
+  expect(errors).toEqual([
+    's.x-kubernetes-validations[1].rule: cel expression must evaluate to a bool',
+    `s.x-kubernetes-validations[2].rule: compilation failed: ERROR: <input>:1:_: found no matching overload for 'int' applied to '(list(${type}.items.@idx))'`,
+    `s.x-kubernetes-validations[3].rule: compilation failed: ERROR: <input>:1:_: found no matching overload for 'size' applied to '${type}.limits.()'`,
+    "s.x-kubernetes-validations[4].rule: compilation failed: ERROR: <input>:1:_: found no matching overload for '_+_' applied to '(google.protobuf.Timestamp, google.protobuf.Timestamp)'",
+    "s.x-kubernetes-validations[5].rule: compilation failed: ERROR: <input>:1:_: found no matching overload for 'validate' applied to 'kubernetes.NamedFormat.(int)'",
+    's.x-kubernetes-validations[6].rule: cel expression must evaluate to a bool',
+    "s.x-kubernetes-validations[7].rule: compilation failed: ERROR: <input>:1:_: undefined field 'mx'",
+    's.x-kubernetes-validations[8].rule: compilation failed: ERROR: <input>:1:_: optMap() variable name must be a simple identifier',
+    "s.x-kubernetes-validations[9].rule: compilation failed: ERROR: <input>:1:_: found no matching overload for 'getFullYear' applied to 'int.()'",
+    `s.x-kubernetes-validations[10].rule: compilation failed: ERROR: <input>:1:_: found no matching overload for '_==_' applied to '(${type}.items.@idx, ${type}.limits)'`,
+  ]);
+  const accepted = new CelRules({ ...schema, 'x-kubernetes-validations': [schema['x-kubernetes-validations']![0]] });
+  const ok = { name: 'web', count: 3, ttl: '10m', at: '2024-05-01T00:00:00Z', limits: { max: 2 }, items: [{ name: 'a' }] };
+  expect(accepted.validate(ok)).toEqual([]);
+  expect(accepted.validate({ ...ok, name: 'Not_A_Label' })).toHaveLength(1);
+  expect(accepted.validate({ ...ok, limits: { max: -1 } })).toHaveLength(1);
+});
+
 test("a property named by a CEL reserved word or with '-' reads escaped, as kube escapes it, when checked and when run", () => {
   const escaped: JSONSchemaProps = {
     type: 'object',

@@ -495,6 +495,69 @@ test("CEL rules: ext.Lists (distinct, sort, sortBy, slice, lists.range) accepted
   expect((await k('delete', 'crd', 'whatsits.example.com')).code).toBe(0);
 });
 
+const GADGETS = `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: gadgets.example.com}
+spec:
+  group: example.com
+  names: {kind: Gadget, plural: gadgets, singular: gadget}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            x-kubernetes-validations:
+            - {rule: "self.?limits.optMap(l, l.max).orValue(0) >= 0", message: "max must not be negative"}
+            properties:
+              name:
+                type: string
+                maxLength: 63
+                x-kubernetes-validations:
+                - {rule: "!format.dns1123Label().validate(self).hasValue()", message: "name must be a DNS label"}
+              at:
+                type: string
+                format: date-time
+                x-kubernetes-validations:
+                - {rule: "self + duration('1h') > timestamp('2020-01-01T00:00:00Z') && int(self) > 0", message: "too early"}
+              limits: {type: object, properties: {max: {type: integer}}}
+              items: {type: array, maxItems: 8, items: {type: object, properties: {name: {type: string, maxLength: 63}}}}
+`;
+
+test("CEL rules: conversions, timestamp arithmetic, the format library and optMap typed, accepted and enforced; calls on an object or list no overload takes refused naming kube's type", async () => {
+  const refused = await kubectl(
+    kapi.url,
+    ['apply', '-f', '-'],
+    GADGETS.replace(
+      '{rule: "self.?limits.optMap(l, l.max).orValue(0) >= 0", message: "max must not be negative"}',
+      '{rule: "int(self.items) > 0"}\n            - {rule: "self.limits.size() > 0"}',
+    ),
+  );
+  expect(refused.code).not.toBe(0);
+  // kube names the rule's self type selfType and the clock's nanoseconds, so the number differs from write to write
+  expect(refused.stderr).toMatch(/found no matching overload for 'int' applied to '\(list\(selfType\d+\.items\.@idx\)\)'/);
+  expect(refused.stderr).toMatch(/found no matching overload for 'size' applied to 'selfType\d+\.limits\.\(\)'/);
+
+  expect((await kubectl(kapi.url, ['apply', '-f', '-'], GADGETS)).stderr).toBe('');
+  await k('wait', '--for', 'condition=established', '--timeout=20s', 'crd/gadgets.example.com');
+  const gadget = (name: string, spec: string) =>
+    kubectl(kapi.url, ['apply', '-f', '-'], `apiVersion: example.com/v1\nkind: Gadget\nmetadata: {name: ${name}}\nspec: {${spec}}\n`);
+  expect((await gadget('g1', "name: web, at: '2024-05-01T00:00:00Z', limits: {max: 2}")).stdout.trim()).toBe('gadget.example.com/g1 created');
+  expect((await gadget('g2', "name: web, at: '2024-05-01T00:00:00Z'")).stdout.trim()).toBe('gadget.example.com/g2 created');
+  const bad = await gadget('g3', "name: Not_A_Label, at: '2019-01-01T00:00:00Z', limits: {max: -1}");
+  expect(bad.code).not.toBe(0);
+  expect(bad.stderr).toContain('The Gadget "g3" is invalid: ');
+  expect(bad.stderr).toContain('name must be a DNS label');
+  expect(bad.stderr).toContain('max must not be negative');
+  expect(bad.stderr).toContain('too early');
+  expect((await k('delete', 'crd', 'gadgets.example.com')).code).toBe(0);
+});
+
 test('kubectl delete crd removes its resources and stops serving them', async () => {
   expect((await k('delete', 'crd', 'widgets.example.com')).stdout.trim()).toBe('customresourcedefinition.apiextensions.k8s.io "widgets.example.com" deleted');
   // kubectl's discovery cache still knows the resource; the server no longer serves it.
