@@ -1,3 +1,5 @@
+import type { JSONSchemaProps } from './json-schema-props';
+
 /**
  * The overloads of the library functions and methods kube's CRD environment declares, as cel-go's
  * checker sees them (apiserver/pkg/cel/environment/base.go at 1.36): the standard library's string
@@ -11,6 +13,8 @@
 export interface CelTypeName {
   name: string;
   params?: (CelTypeName | null)[];
+  /** The schema node an object type stands for, which a call's result keeps (`l.first().value().f`). */
+  schema?: JSONSchemaProps;
 }
 
 interface Overload {

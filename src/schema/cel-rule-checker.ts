@@ -98,7 +98,7 @@ function schemaTypeName(s: JSONSchemaProps, name: string): CelTypeName | null {
   if (s.type === 'object')
     return typeof s.additionalProperties === 'object'
       ? { name: 'map', params: [{ name: 'string' }, schemaTypeName(s.additionalProperties, `${name}.@elem`)] }
-      : { name };
+      : { name, schema: s };
   const scalar = scalarOf(s);
   return scalar ? { name: scalar } : null;
 }
@@ -119,6 +119,7 @@ const fullyTyped = (t: CelTypeName | null): t is CelTypeName => t !== null && t.
 
 /** What the checker knows of a value of a type the overload table gives: an optional's content stays open to the optional functions. */
 function knownOf(t: CelTypeName): Known {
+  if (t.schema) return { schema: t.schema, name: t.name };
   if (t.name !== OPTIONAL) return { type: t };
   const content = t.params?.[0];
   return { optional: content ? knownOf(content) : null };
@@ -201,15 +202,20 @@ function element(container: Known): Known {
   return typeParam(container, 'list', 0) ?? typeParam(container, 'map', 1);
 }
 
-/** A field of an object node by its CEL name, or undefined when the node declares its fields and not this one. */
-function fieldOf(object: { schema: JSONSchemaProps; name: string }, name: string, root: boolean): Known | undefined {
+/**
+ * A field of an object node by its CEL name, or undefined when the node does not declare it.
+ * SchemaDeclType declares an object's properties only, whatever `x-kubernetes-preserve-unknown-fields`
+ * says, and TypeMeta's and ObjectMeta's name fields at the resource's root (`resourceRoot`) and in
+ * embedded resources (WithTypeAndObjectMeta).
+ */
+function fieldOf(object: { schema: JSONSchemaProps; name: string }, name: string, resourceRoot: JSONSchemaProps | null): Known | undefined {
   const s = object.schema;
   const property = Object.entries(s.properties ?? {}).find(([key]) => celPropertyName(key) === name)?.[1];
-  if (root && ROOT_FIELDS[name] && !property) return below(object, ROOT_FIELDS[name], name);
+  const withMeta = s === resourceRoot || s['x-kubernetes-embedded-resource'] === true;
+  if (withMeta && ROOT_FIELDS[name] && !property) return below(object, ROOT_FIELDS[name], name);
   if (property) return below(object, property, name);
   if (typeof s.additionalProperties === 'object') return below(object, s.additionalProperties, '@elem');
-  const declared = s.type === 'object' && !s['x-kubernetes-preserve-unknown-fields'] && !s['x-kubernetes-embedded-resource'] && s.additionalProperties !== true;
-  return declared ? undefined : null;
+  return s.type === 'object' && s.additionalProperties !== true ? undefined : null;
 }
 
 /** The first issue of a rule at the schema node `self` (the root's `root`), and its result type. `hasFunction` says whether a library declares a function. */
@@ -222,6 +228,7 @@ export function checkRule(
   optionalOldSelf: boolean,
 ): CheckedRule {
   let issue: RuleIssue | null = null;
+  const resourceRoot = root ? self : null;
   const at = (e: Expr): number => positions[String(e.id)] ?? 0;
   const fail = (offset: number, message: string): Known => {
     issue ??= { offset, message };
@@ -242,8 +249,7 @@ export function checkRule(
         // a selection on an optional value is an optional of the field (cel-go's checkSelect)
         const object = operand && 'optional' in operand && !k.value.testOnly ? operand.optional : operand;
         if (!object || !('schema' in object) || object.schema.type !== 'object') return k.value.testOnly ? { scalar: 'bool' } : null;
-        const isRoot = root && k.value.operand?.exprKind.case === 'identExpr' && ['self', 'oldSelf'].includes(k.value.operand.exprKind.value.name);
-        const found = fieldOf(object, k.value.field, isRoot);
+        const found = fieldOf(object, k.value.field, resourceRoot);
         // has(x.f) is reported at the macro's parenthesis, as cel-go's parser places it
         if (found === undefined) return fail(at(e) + (k.value.testOnly ? 3 : 0), `undefined field '${k.value.field}'`);
         if (k.value.testOnly) return { scalar: 'bool' };
@@ -266,8 +272,7 @@ export function checkRule(
             name?.case === 'constExpr' &&
             name.value.constantKind.case === 'stringValue'
           ) {
-            const isRoot = root && k.value.args[0]?.exprKind.case === 'identExpr' && k.value.args[0].exprKind.value.name === 'self';
-            const found = fieldOf(operand, name.value.constantKind.value, isRoot);
+            const found = fieldOf(operand, name.value.constantKind.value, resourceRoot);
             if (found === undefined) return fail(at(e), `undefined field '${name.value.constantKind.value}'`);
             return { optional: found };
           }

@@ -409,6 +409,12 @@ describe("rules checked against the schema when the CRD is written, as kube's co
         'self.type.noSuchFunction()',
         "ERROR: <input>:1:25: undeclared reference to 'noSuchFunction' (in container '')\n | self.type.noSuchFunction()\n | ........................^",
       ),
+      // only fields the schema declares are selectable, whatever x-kubernetes-preserve-unknown-fields says (SchemaDeclType)
+      at(
+        5,
+        'self.labels.all(k, self.labels[k] != "") && self.free.anything == 1 && self.replicas < 2.5',
+        'ERROR: <input>:1:54: undefined field \'anything\'\n | self.labels.all(k, self.labels[k] != "") && self.free.anything == 1 && self.replicas < 2.5\n | .....................................................^',
+      ),
     ]);
   });
 });
@@ -499,6 +505,7 @@ test("conversions, timestamp and duration arithmetic, the format library, option
       { rule: 'optional.of(1).optMap(x.y, 1).hasValue()' },
       { rule: 'self.count.getFullYear() > 0' },
       { rule: 'self.items[0] == self.limits' },
+      { rule: "self.items.first().value().nmae == ''" },
     ],
     properties: {
       name: { type: 'string' },
@@ -523,12 +530,29 @@ test("conversions, timestamp and duration arithmetic, the format library, option
     's.x-kubernetes-validations[8].rule: compilation failed: ERROR: <input>:1:_: optMap() variable name must be a simple identifier',
     "s.x-kubernetes-validations[9].rule: compilation failed: ERROR: <input>:1:_: found no matching overload for 'getFullYear' applied to 'int.()'",
     `s.x-kubernetes-validations[10].rule: compilation failed: ERROR: <input>:1:_: found no matching overload for '_==_' applied to '(${type}.items.@idx, ${type}.limits)'`,
+    "s.x-kubernetes-validations[11].rule: compilation failed: ERROR: <input>:1:_: undefined field 'nmae'",
   ]);
   const accepted = new CelRules({ ...schema, 'x-kubernetes-validations': [schema['x-kubernetes-validations']![0]] });
   const ok = { name: 'web', count: 3, ttl: '10m', at: '2024-05-01T00:00:00Z', limits: { max: 2 }, items: [{ name: 'a' }] };
   expect(accepted.validate(ok)).toEqual([]);
   expect(accepted.validate({ ...ok, name: 'Not_A_Label' })).toHaveLength(1);
   expect(accepted.validate({ ...ok, limits: { max: -1 } })).toHaveLength(1);
+});
+
+test('an embedded resource declares TypeMeta and metadata.name and generateName besides its properties, preserve-unknown-fields or not', () => {
+  const schema: JSONSchemaProps = {
+    type: 'object',
+    'x-kubernetes-validations': [
+      { rule: "self.embedded.kind == 'Pod' && self.embedded.apiVersion == 'v1' && self.embedded.metadata.name == 'foo' && has(self.embedded)" },
+      { rule: 'has(self.embedded.spec)' },
+      { rule: 'has(self.embedded.metadata.namespace)' },
+    ],
+    properties: { embedded: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true, 'x-kubernetes-embedded-resource': true } },
+  };
+  expect(celRuleErrors(schema, 's').map((e) => e.detail?.replace(/\n[^]*/, ''))).toEqual([
+    "compilation failed: ERROR: <input>:1:4: undefined field 'spec'",
+    "compilation failed: ERROR: <input>:1:4: undefined field 'namespace'",
+  ]);
 });
 
 test("a property named by a CEL reserved word or with '-' reads escaped, as kube escapes it, when checked and when run", () => {
