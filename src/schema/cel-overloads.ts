@@ -143,6 +143,8 @@ declare(
   // the standard library's conversions and timestamp and duration accessors
   ...Object.entries(CONVERSIONS).flatMap(([fn, [result, from]]) => from.map((t) => `${fn}(${t}) -> ${result}`)),
   'dyn(A) -> dyn',
+  '@in(A, list(A)) -> bool',
+  '@in(A, map(A, B)) -> bool',
   'type(A) -> type(A)',
   ...[...TIMESTAMP_ACCESSORS, ...CLOCK_ACCESSORS].flatMap((fn) => [`${TIMESTAMP}.${fn}() -> int`, `${TIMESTAMP}.${fn}(string) -> int`]),
   ...CLOCK_ACCESSORS.map((fn) => `${DURATION}.${fn}() -> int`),

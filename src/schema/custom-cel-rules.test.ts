@@ -492,6 +492,7 @@ test("conversions, timestamp and duration arithmetic, the format library, option
           "int(self.count) == self.count && string(self.count).size() > 0 && double(self.count) >= 0.0 && type(self.count) == int && dyn(self.count) == 'x' == false" +
           " && self.ttl < duration('1h') && self.at + duration('1h') > self.at && self.at - timestamp('2020-01-01T00:00:00Z') > duration('0s') && self.at.getFullYear() >= 2020" +
           " && !format.dns1123Label().validate(self.name).hasValue() && format.named('dns1123Label').value().validate(self.name).orValue([]).size() == 0" +
+          " && self.name in [self.name] && 'max' in {'max': 1} && self.count in [1, 2, 3]" +
           ' && self.?limits.optMap(l, l.max).orValue(0) >= 0 && (self.?limits.optFlatMap(l, l.?max).hasValue() || true) && self.items.all(i, i.name != "")',
       },
       // refused
@@ -506,6 +507,7 @@ test("conversions, timestamp and duration arithmetic, the format library, option
       { rule: 'self.count.getFullYear() > 0' },
       { rule: 'self.items[0] == self.limits' },
       { rule: "self.items.first().value().nmae == ''" },
+      { rule: 'self.count in self.items' },
     ],
     properties: {
       name: { type: 'string' },
@@ -531,6 +533,7 @@ test("conversions, timestamp and duration arithmetic, the format library, option
     "s.x-kubernetes-validations[9].rule: compilation failed: ERROR: <input>:1:_: found no matching overload for 'getFullYear' applied to 'int.()'",
     `s.x-kubernetes-validations[10].rule: compilation failed: ERROR: <input>:1:_: found no matching overload for '_==_' applied to '(${type}.items.@idx, ${type}.limits)'`,
     "s.x-kubernetes-validations[11].rule: compilation failed: ERROR: <input>:1:_: undefined field 'nmae'",
+    `s.x-kubernetes-validations[12].rule: compilation failed: ERROR: <input>:1:_: found no matching overload for '@in' applied to '(int, list(${type}.items.@idx))'`,
   ]);
   const accepted = new CelRules({ ...schema, 'x-kubernetes-validations': [schema['x-kubernetes-validations']![0]] });
   const ok = { name: 'web', count: 3, ttl: '10m', at: '2024-05-01T00:00:00Z', limits: { max: 2 }, items: [{ name: 'a' }] };
