@@ -130,6 +130,40 @@ describe('dropDisabledFields', () => {
     expect(partitioned.spec).toEqual({ driver: 'd', devices: [{ name: 'gpu' }] });
   });
 
+  it('drops image volumes and the mounts that name them where ImageVolume is off (1.34), unless the stored pod has one', () => {
+    const withImage = () =>
+      pod({
+        volumes: [
+          { name: 'img', image: { reference: 'registry/data:1' } },
+          { name: 'tmp', emptyDir: {} },
+        ],
+        containers: [
+          {
+            name: 'c',
+            image: 'i',
+            volumeMounts: [
+              { name: 'img', mountPath: '/data' },
+              { name: 'tmp', mountPath: '/tmp' },
+            ],
+          },
+        ],
+        initContainers: [{ name: 'init', image: 'i', volumeMounts: [{ name: 'img', mountPath: '/data' }] }],
+      });
+    const at36 = withImage();
+    dropDisabledFields(KNOWN_FEATURE_GATES, at36, null);
+    expect(at36.spec).toEqual(withImage().spec);
+    const at34 = withImage();
+    dropDisabledFields(featureGateDefaultsAt(34), at34, null);
+    expect(at34.spec).toEqual({
+      volumes: [{ name: 'tmp', emptyDir: {} }],
+      containers: [{ name: 'c', image: 'i', volumeMounts: [{ name: 'tmp', mountPath: '/tmp' }] }],
+      initContainers: [{ name: 'init', image: 'i' }],
+    });
+    const kept = withImage();
+    dropDisabledFields(featureGateDefaultsAt(34), kept, withImage());
+    expect(kept.spec).toEqual(withImage().spec);
+  });
+
   it('leaves kinds without gated fields and other groups alone', () => {
     const other: KubeObject = { apiVersion: 'example.com/v1', kind: 'Pod', metadata: { name: 'x' }, spec: { schedulingGroup: {} } };
     dropDisabledFields(KNOWN_FEATURE_GATES, other, null);

@@ -43,6 +43,12 @@ interface GatedField {
   refuse?: { values: string[]; supported: string[] };
   /** The object holding the field goes too when the drop leaves it empty (a Go pointer set back to nil). */
   dropEmptyParent?: boolean;
+  /**
+   * The paths are lists whose items with the field `having` are dropped, and with them the items of
+   * the `referencing` lists (from the holder) whose `name` names one (dropImageVolumes); a list left
+   * empty goes, as Go's nil slice is omitted.
+   */
+  items?: { having: string; referencing: string[] };
 }
 
 export const GATED_FIELDS: readonly GatedField[] = [
@@ -62,6 +68,7 @@ export const GATED_FIELDS: readonly GatedField[] = [
   { gate: 'InPlacePodVerticalScaling', holders: POD_SPECS, paths: ['containers|initContainers.*.resizePolicy'] },
   { gate: 'ClusterTrustBundleProjection', holders: POD_SPECS, paths: ['volumes.*.projected.sources.*.clusterTrustBundle'] },
   { gate: 'PodCertificateRequest', holders: POD_SPECS, paths: ['volumes.*.projected.sources.*.podCertificate'] },
+  { gate: 'ImageVolume', holders: POD_SPECS, paths: ['volumes'], items: { having: 'image', referencing: [`${CONTAINERS}.*.volumeMounts`] } },
   { gate: 'InPlacePodLevelResourcesVerticalScaling', holders: POD_STATUS, paths: ['resources', 'allocatedResources'] },
   { gate: 'DRAExtendedResource', holders: POD_STATUS, paths: ['extendedResourceClaimStatus'] },
   // GetValidationOptionsFromPodSpecAndMeta's AllowTaintTolerationComparisonOperators: validated, not dropped.
@@ -141,14 +148,43 @@ function fieldsOf(rule: GatedField, obj: KubeObject, visit: (parent: Obj, key: s
   for (const path of rule.paths) walk(obj, `${holder}.${path}`.split('.'), '', visit);
 }
 
-/** kube's "…InUse(oldSpec)": the stored object already has the field (or one of the refused values). */
+/** The items of a list that have the field `having`. */
+const itemsHaving = (list: unknown, having: string): Obj[] =>
+  Array.isArray(list) ? list.filter((item): item is Obj => isPlainObject(item) && item[having] !== undefined && item[having] !== null) : [];
+
+/** kube's "…InUse(oldSpec)": the stored object already has the field (or one of the refused values, or an item with the field). */
 function inUse(rule: GatedField, old: KubeObject | null): boolean {
   if (!old) return false;
   let used = false;
   fieldsOf(rule, old, (parent, key) => {
-    if (!rule.refuse || rule.refuse.values.includes(parent[key] as string)) used = true;
+    if (rule.items) used ||= itemsHaving(parent[key], rule.items.having).length > 0;
+    else if (!rule.refuse || rule.refuse.values.includes(parent[key] as string)) used = true;
   });
   return used;
+}
+
+/** Keeps the items of the list at parent[key] that `keep` takes; a list left empty goes. */
+function filterList(parent: Obj, key: string, keep: (item: unknown) => boolean): void {
+  const list = parent[key];
+  if (!Array.isArray(list)) return;
+  const kept = list.filter(keep);
+  if (kept.length === 0) delete parent[key];
+  else parent[key] = kept;
+}
+
+/** Drops a list rule's items, and the items of the lists that reference them by name. */
+function dropItems(rule: GatedField, items: NonNullable<GatedField['items']>, obj: KubeObject): void {
+  const names = new Set<unknown>();
+  fieldsOf(rule, obj, (parent, key) => {
+    const dropped = new Set(itemsHaving(parent[key], items.having));
+    for (const item of dropped) names.add(item.name);
+    if (dropped.size > 0) filterList(parent, key, (item) => !dropped.has(item as Obj));
+  });
+  if (names.size === 0) return;
+  const holder = rule.holders[groupKind(obj)];
+  for (const path of items.referencing) {
+    walk(obj, `${holder}.${path}`.split('.'), '', (parent, key) => filterList(parent, key, (item) => !isPlainObject(item) || !names.has(item.name)));
+  }
 }
 
 /** The rules of each kind (`Kind.group`), so that a write of a kind no gate touches costs one lookup. */
@@ -165,6 +201,7 @@ function disabledRules(gates: FeatureGates, obj: KubeObject, old: KubeObject | n
 
 /** Deletes the field; with `dropEmptyParent`, the rule's paths are walked to the field's parent, which goes too once empty. */
 function dropField(rule: GatedField, obj: KubeObject): void {
+  if (rule.items) return dropItems(rule, rule.items, obj);
   if (!rule.dropEmptyParent) {
     fieldsOf(rule, obj, (parent, key) => delete parent[key]);
     return;

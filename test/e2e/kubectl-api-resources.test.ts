@@ -233,7 +233,7 @@ test("a pod's alpha-gated field is dropped as kube-apiserver 1.36 drops it, and 
   expect(await metrics(emulating134)).not.toMatch(/name="GenericWorkload"/);
 });
 
-test("an emulated 1.34 server drops the fields 1.34 gated off or lacked: a pod's hostnameOverride, a StatefulSet's maxUnavailable", async () => {
+test("an emulated 1.34 server drops the fields 1.34 gated off or lacked: a pod's hostnameOverride and image volumes, a StatefulSet's maxUnavailable", async () => {
   const pod = await dryRunCreate(emulating134, podWith('named', { hostnameOverride: 'worker' }));
   expect(pod.code).toBe(0);
   expect(pod.object?.spec).not.toHaveProperty('hostnameOverride');
@@ -252,6 +252,37 @@ test("an emulated 1.34 server drops the fields 1.34 gated off or lacked: a pod's
     (res.object?.spec as { updateStrategy: { rollingUpdate?: object } }).updateStrategy.rollingUpdate;
   expect(rollingUpdate(await dryRunCreate(emulating134, statefulSet))).not.toHaveProperty('maxUnavailable');
   expect(rollingUpdate(await dryRunCreate(kapi, statefulSet))).toHaveProperty('maxUnavailable', 2);
+
+  // ImageVolume, beta and off in 1.34, GA in 1.36: the image volume and the mounts naming it are dropped (dropImageVolumes)
+  const imaged = podWith('imaged', {
+    volumes: [
+      { name: 'models', image: { reference: 'registry.example/models:1' } },
+      { name: 'scratch', emptyDir: {} },
+    ],
+    containers: [
+      {
+        name: 'c',
+        image: 'nginx',
+        volumeMounts: [
+          { name: 'models', mountPath: '/models' },
+          { name: 'scratch', mountPath: '/scratch' },
+        ],
+      },
+    ],
+  });
+  type Spec = { volumes: { name: string }[]; containers: { volumeMounts: { name: string }[] }[] };
+  const mounted = (res: { object?: Record<string, unknown> }) => {
+    const spec = res.object?.spec as Spec;
+    return { volumes: spec.volumes.map((v) => v.name), mounts: spec.containers[0].volumeMounts.map((m) => m.name) };
+  };
+  expect(mounted(await dryRunCreate(emulating134, imaged))).toEqual({
+    volumes: ['scratch', expect.stringMatching(/^kube-api-access-/)],
+    mounts: ['scratch', expect.stringMatching(/^kube-api-access-/)],
+  });
+  expect(mounted(await dryRunCreate(kapi, imaged))).toEqual({
+    volumes: ['models', 'scratch', expect.stringMatching(/^kube-api-access-/)],
+    mounts: ['models', 'scratch', expect.stringMatching(/^kube-api-access-/)],
+  });
 });
 
 test("1.36's gate defaults: a stop signal (alpha) is dropped with the lifecycle it empties, a device's taints (DRADeviceTaints, beta since 1.36) are kept but not at 1.34", async () => {
