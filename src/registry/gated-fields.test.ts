@@ -130,6 +130,63 @@ describe('dropDisabledFields', () => {
     expect(partitioned.spec).toEqual({ driver: 'd', devices: [{ name: 'gpu' }] });
   });
 
+  it("drops the fields of 1.36's new DRA gates: alpha ones at 1.36, the betas (on in 1.36) at an emulated 1.35, in lists and maps", () => {
+    const slice = (): KubeObject => ({
+      apiVersion: 'resource.k8s.io/v1',
+      kind: 'ResourceSlice',
+      metadata: { name: 's' },
+      spec: {
+        driver: 'd',
+        devices: [
+          {
+            name: 'gpu',
+            allowMultipleAllocations: true,
+            bindsToNode: true,
+            bindingConditions: ['ready'],
+            capacity: { memory: { value: '8Gi', requestPolicy: { default: '1Gi' } } },
+            attributes: { model: { string: 'a100' }, sizes: { ints: [1, 2] } },
+            nodeAllocatableResourceMappings: { cpu: {} },
+          },
+        ],
+      },
+    });
+    const at36 = slice();
+    dropDisabledFields(KNOWN_FEATURE_GATES, at36, null);
+    const { nodeAllocatableResourceMappings, ...betas } = (slice().spec as { devices: Record<string, unknown>[] }).devices[0];
+    expect(nodeAllocatableResourceMappings).toEqual({ cpu: {} });
+    expect((at36.spec as { devices: unknown[] }).devices[0]).toEqual({ ...betas, attributes: { model: { string: 'a100' }, sizes: {} } });
+    const at35 = slice();
+    dropDisabledFields(featureGateDefaultsAt(35), at35, null);
+    expect((at35.spec as { devices: unknown[] }).devices[0]).toEqual({
+      name: 'gpu',
+      capacity: { memory: { value: '8Gi' } },
+      attributes: { model: { string: 'a100' }, sizes: {} },
+    });
+
+    const claim = (): KubeObject => ({
+      apiVersion: 'resource.k8s.io/v1',
+      kind: 'ResourceClaim',
+      metadata: { name: 'c' },
+      spec: { devices: { requests: [{ name: 'r', exactly: { deviceClassName: 'g', capacity: { requests: { memory: '1Gi' } } } }] } },
+    });
+    const claimAt35 = claim();
+    dropDisabledFields(featureGateDefaultsAt(35), claimAt35, null);
+    expect(claimAt35.spec).toEqual({ devices: { requests: [{ name: 'r', exactly: { deviceClassName: 'g' } }] } });
+    const claimAt36 = claim();
+    dropDisabledFields(KNOWN_FEATURE_GATES, claimAt36, null);
+    expect(claimAt36.spec).toEqual(claim().spec);
+
+    const deviceClass = (): KubeObject => ({
+      apiVersion: 'resource.k8s.io/v1',
+      kind: 'DeviceClass',
+      metadata: { name: 'g' },
+      spec: { extendedResourceName: 'example.com/gpu' },
+    });
+    const classAt35 = deviceClass();
+    dropDisabledFields(featureGateDefaultsAt(35), classAt35, null);
+    expect(classAt35.spec).toEqual({});
+  });
+
   it('drops image volumes and the mounts that name them where ImageVolume is off (1.34), unless the stored pod has one', () => {
     const withImage = () =>
       pod({

@@ -33,11 +33,13 @@ const CONTAINERS = 'containers|initContainers|ephemeralContainers';
 
 /** The device requests of a ResourceClaim's spec and of the claims a ResourceClaimTemplate stamps out. */
 const CLAIM_DEVICES: Holders = { 'ResourceClaim.resource.k8s.io': 'spec.devices', 'ResourceClaimTemplate.resource.k8s.io': 'spec.spec.devices' };
+const SLICE: Holders = { 'ResourceSlice.resource.k8s.io': 'spec' };
+const CLAIM_STATUS: Holders = { 'ResourceClaim.resource.k8s.io': 'status' };
 
 interface GatedField {
   gate: FeatureGateName;
   holders: Holders;
-  /** Paths from the holder, dot separated: `*` is every element of a list, `a|b` either field. */
+  /** Paths from the holder, dot separated: `*` is every element of a list or value of a map, `a|b` either field. */
   paths: string[];
   /** Refuse these values at the paths instead of dropping the field (with kube's NotSupported and the values it lists then). */
   refuse?: { values: string[]; supported: string[] };
@@ -97,23 +99,30 @@ export const GATED_FIELDS: readonly GatedField[] = [
   { gate: 'DRAPrioritizedList', holders: CLAIM_DEVICES, paths: ['requests.*.firstAvailable'] },
   { gate: 'DRAAdminAccess', holders: CLAIM_DEVICES, paths: ['requests.*.exactly.adminAccess'] },
   { gate: 'DRADeviceTaints', holders: CLAIM_DEVICES, paths: ['requests.*.exactly.tolerations', 'requests.*.firstAvailable.*.tolerations'] },
-  { gate: 'DRADeviceTaints', holders: { 'ResourceSlice.resource.k8s.io': 'spec' }, paths: ['devices.*.taints'] },
-  { gate: 'DRAResourceClaimDeviceStatus', holders: { 'ResourceClaim.resource.k8s.io': 'status' }, paths: ['devices'] },
+  { gate: 'DRADeviceTaints', holders: SLICE, paths: ['devices.*.taints'] },
+  { gate: 'DRAResourceClaimDeviceStatus', holders: CLAIM_STATUS, paths: ['devices'] },
   {
     gate: 'DRAPartitionableDevices',
-    holders: { 'ResourceSlice.resource.k8s.io': 'spec' },
+    holders: SLICE,
     paths: ['sharedCounters', 'perDeviceNodeSelection', 'devices.*.consumesCounters|nodeName|nodeSelector|allNodes'],
   },
+  // The fields k8s.io/api v0.36.3 marks with the gates that are new or beta in 1.36.
   {
     gate: 'DRAConsumableCapacity',
-    holders: { 'ResourceClaim.resource.k8s.io': 'status' },
-    paths: ['allocation.devices.results.*.shareID|consumedCapacity', 'devices.*.shareID'],
+    holders: CLAIM_DEVICES,
+    paths: ['requests.*.exactly.capacity', 'requests.*.firstAvailable.*.capacity', 'constraints.*.distinctAttribute'],
   },
+  { gate: 'DRAConsumableCapacity', holders: SLICE, paths: ['devices.*.allowMultipleAllocations', 'devices.*.capacity.*.requestPolicy'] },
+  { gate: 'DRAConsumableCapacity', holders: CLAIM_STATUS, paths: ['allocation.devices.results.*.shareID|consumedCapacity', 'devices.*.shareID'] },
+  { gate: 'DRADeviceBindingConditions', holders: SLICE, paths: ['devices.*.bindsToNode|bindingConditions|bindingFailureConditions'] },
   {
     gate: 'DRADeviceBindingConditions',
-    holders: { 'ResourceClaim.resource.k8s.io': 'status' },
-    paths: ['allocation.devices.results.*.bindingConditions|bindingFailureConditions'],
+    holders: CLAIM_STATUS,
+    paths: ['allocation.allocationTimestamp', 'allocation.devices.results.*.bindingConditions|bindingFailureConditions'],
   },
+  { gate: 'DRAListTypeAttributes', holders: SLICE, paths: ['devices.*.attributes.*.ints|bools|strings|versions'] },
+  { gate: 'DRANodeAllocatableResources', holders: SLICE, paths: ['devices.*.nodeAllocatableResourceMappings'] },
+  { gate: 'DRAExtendedResource', holders: { 'DeviceClass.resource.k8s.io': 'spec' }, paths: ['extendedResourceName'] },
 ];
 
 type Obj = Record<string, unknown>;
@@ -124,6 +133,7 @@ function walk(node: unknown, segments: string[], at: string, visit: (parent: Obj
   const [head, ...rest] = segments;
   if (head === '*') {
     if (Array.isArray(node)) node.forEach((item, i) => walk(item, rest, `${at}[${i}]`, visit));
+    else if (isPlainObject(node)) for (const [key, value] of Object.entries(node)) walk(value, rest, `${at}[${key}]`, visit);
     return;
   }
   if (!isPlainObject(node)) return;

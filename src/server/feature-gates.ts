@@ -28,7 +28,9 @@ const ga = (minor: number, locked = false): VersionedSpec => ({ minor, default: 
  * from their website pages (beta off through 1.36, GA in 1.37); ContainerStopSignals from its page
  * and KEP-4960 (alpha since 1.33, never promoted there); ImageVolume GA at 1.36 from k8s.io/api
  * v0.36.3 (its +featureGate marker dropped, as on graduation) and the 1.36 release notes' image
- * volume GA, whether 1.36 locks it to its default could not be found (taken as not locked).
+ * volume GA, whether 1.36 locks it to its default could not be found (taken as not locked);
+ * DRAListTypeAttributes and DRANodeAllocatableResources, alpha from 1.36, from k8s.io/api v0.36.3's
+ * +featureGate markers on fields v0.35.0 lacks.
  */
 const SPECS = {
   APIResponseCompression: [alpha(8), beta(16, true)],
@@ -46,6 +48,8 @@ const SPECS = {
   DRADeviceBindingConditions: [alpha(34), beta(36, true)],
   DRADeviceTaints: [alpha(33), beta(36, true)],
   DRAExtendedResource: [alpha(34), beta(36, true)],
+  DRAListTypeAttributes: [alpha(36)],
+  DRANodeAllocatableResources: [alpha(36)],
   DRAPartitionableDevices: [alpha(33), beta(36, true)],
   DRAPrioritizedList: [alpha(33), beta(34, true), ga(36)],
   DRAResourceClaimDeviceStatus: [alpha(32), beta(33, true)],

@@ -285,7 +285,7 @@ test("an emulated 1.34 server drops the fields 1.34 gated off or lacked: a pod's
   });
 });
 
-test("1.36's gate defaults: a stop signal (alpha) is dropped with the lifecycle it empties, a device's taints (DRADeviceTaints, beta since 1.36) are kept but not at 1.34", async () => {
+test("1.36's gate defaults: a stop signal (alpha) is dropped with the lifecycle it empties, a device's taints, shared allocation and binding conditions (beta since 1.36) are kept but not at 1.34, its node allocatable mappings (alpha) not at all", async () => {
   const stopping = podWith('stopping', { os: { name: 'linux' }, containers: [{ name: 'c', image: 'nginx', lifecycle: { stopSignal: 'SIGUSR1' } }] });
   const dropped = await dryRunCreate(kapi, stopping);
   expect(dropped.code).toBe(0);
@@ -301,14 +301,33 @@ test("1.36's gate defaults: a stop signal (alpha) is dropped with the lifecycle 
       driver: 'gpu.example.com',
       pool: { name: 'node-a', generation: 1, resourceSliceCount: 1 },
       nodeName: 'node-a',
-      devices: [{ name: 'gpu-0', taints: [{ key: 'maintenance', value: 'soon', effect: 'NoSchedule' }] }],
+      devices: [
+        {
+          name: 'gpu-0',
+          taints: [{ key: 'maintenance', value: 'soon', effect: 'NoSchedule' }],
+          // DRAConsumableCapacity and DRADeviceBindingConditions: beta and on in 1.36, off before
+          allowMultipleAllocations: true,
+          bindsToNode: true,
+          bindingConditions: ['attached'],
+          bindingFailureConditions: ['failed'],
+          // DRANodeAllocatableResources: alpha in 1.36
+          nodeAllocatableResourceMappings: { cpu: {} },
+        },
+      ],
     },
   };
   const device = (res: { object?: Record<string, unknown> }) => (res.object?.spec as { devices: object[] }).devices[0];
   const at136 = await dryRunCreate(kapi, slice);
   expect(at136.stderr).toBe('');
-  expect(device(at136)).toMatchObject({ name: 'gpu-0', taints: [{ key: 'maintenance', value: 'soon', effect: 'NoSchedule' }] });
-  expect(device(await dryRunCreate(emulating134, slice))).not.toHaveProperty('taints');
+  expect(device(at136)).toEqual({
+    name: 'gpu-0',
+    taints: [{ key: 'maintenance', value: 'soon', effect: 'NoSchedule' }],
+    allowMultipleAllocations: true,
+    bindsToNode: true,
+    bindingConditions: ['attached'],
+    bindingFailureConditions: ['failed'],
+  });
+  expect(device(await dryRunCreate(emulating134, slice))).toEqual({ name: 'gpu-0' });
 
   const metrics = (await new Api(kapi.url).get('/metrics')).text;
   expect(metrics).toMatch(/^kubernetes_feature_enabled\{name="ImageVolume",stage=""\} 1$/m);
