@@ -277,12 +277,20 @@ describe('CEL validation rules', () => {
             properties: {
               size: { type: 'integer' },
               tags: { type: 'array', items: transition('self == oldSelf') },
-              matrix: { type: 'array', items: { type: 'array', 'x-kubernetes-list-type': 'map', items: { ...transition('self == oldSelf'), type: 'object' } } },
+              matrix: {
+                type: 'array',
+                items: {
+                  type: 'array',
+                  'x-kubernetes-list-type': 'map',
+                  'x-kubernetes-list-map-keys': ['k'],
+                  items: { ...transition('self == oldSelf'), type: 'object', required: ['k'], properties: { k: { type: 'string' } } },
+                },
+              },
               ports: {
                 type: 'array',
                 'x-kubernetes-list-type': 'map',
                 'x-kubernetes-list-map-keys': ['name'],
-                items: { type: 'object', properties: { name: transition('self == oldSelf') } },
+                items: { type: 'object', required: ['name'], properties: { name: transition('self == oldSelf') } },
               },
             },
           },

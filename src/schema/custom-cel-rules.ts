@@ -21,6 +21,7 @@ import { formattedCelValue } from './cel-formats';
 import { goFormatValue } from '../patch/go-value-format';
 import { celPropertyName } from './cel-escaping';
 import { checkRule } from './cel-rule-checker';
+import { listAndMapTypeErrors } from './list-map-types';
 import { normalizedFieldPath } from './cel-field-path';
 import type { JSONSchemaProps } from './json-schema-props';
 
@@ -193,6 +194,7 @@ export function celRuleErrors(schema: JSONSchemaProps, path: string): FieldError
     if (s.items) add(visit(s.items, `${at}.items`, uncorrelatable ?? (s['x-kubernetes-list-type'] === 'map' ? null : at)));
     const rules = s['x-kubernetes-validations'] ?? [];
     const rulePath = (i: number): string => `${at}.x-kubernetes-validations[${i}]`;
+    errs.schema.push(...listAndMapTypeErrors(s, at));
     errs.schema.push(...rules.flatMap((r, i) => ruleSchemaErrors(r, s, rulePath(i))));
     // a broken schema at this level or below gives no actionable CEL errors
     if (errs.schema.length === 0) errs.cel.push(...rules.flatMap((r, i) => ruleCelErrors(r, s, s === schema, rulePath(i), uncorrelatable)));

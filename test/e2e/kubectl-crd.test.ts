@@ -543,6 +543,15 @@ test("CEL rules: conversions, timestamp arithmetic, the format library and optMa
   expect(refused.stderr).toMatch(/found no matching overload for 'int' applied to '\(list\(selfType\d+\.items\.@idx\)\)'/);
   expect(refused.stderr).toMatch(/found no matching overload for 'size' applied to 'selfType\d+\.limits\.\(\)'/);
 
+  const unknownMapType = await kubectl(
+    kapi.url,
+    ['apply', '-f', '-'],
+    GADGETS.replace('limits: {type: object, properties', 'limits: {type: object, x-kubernetes-map-type: loose, properties'),
+  );
+  expect(unknownMapType.stderr).toContain(
+    'spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[limits].x-kubernetes-map-type: Unsupported value: "loose": supported values: "atomic", "granular"',
+  );
+
   expect((await kubectl(kapi.url, ['apply', '-f', '-'], GADGETS)).stderr).toBe('');
   await k('wait', '--for', 'condition=established', '--timeout=20s', 'crd/gadgets.example.com');
   const gadget = (name: string, spec: string) =>
