@@ -19,19 +19,27 @@ function isContainer(value: unknown): value is Container {
   return typeof value === 'object' && value !== null && typeof (value as { toJSON?: unknown }).toJSON !== 'function';
 }
 
-function entriesOf(container: Container): [string | null, unknown][] {
-  return Array.isArray(container) ? container.map((item) => [null, item]) : Object.entries(container);
+/** A list's indexes or a map's keys, in JSON.stringify's order. */
+function keysOf(container: Container): number[] | string[] {
+  return Array.isArray(container) ? Array.from(container.keys()) : Object.keys(container);
+}
+
+function childOf(container: Container, key: number | string): unknown {
+  return (container as Record<number | string, unknown>)[key];
 }
 
 /** The large containers in `value` (outside other large ones) and every container on the way to one: what is written piece by piece. */
 function* markPieces(value: Container, marked: Set<Container>): Walk<boolean> {
-  const entries = entriesOf(value);
-  if (entries.length >= LARGE) {
+  const size = Array.isArray(value) ? value.length : Object.keys(value).length;
+  if (size >= LARGE) {
     marked.add(value);
     return true;
   }
   let found = false;
-  for (const [, child] of entries) if (isContainer(child) && (yield* markPieces(child, marked))) found = true;
+  for (const key of keysOf(value)) {
+    const child = childOf(value, key);
+    if (isContainer(child) && (yield* markPieces(child, marked))) found = true;
+  }
   if (found) marked.add(value);
   yield;
   return found;
@@ -69,18 +77,19 @@ function stringified(value: unknown, indent: string): string | undefined {
 function* writeContainer(value: Container, marked: Set<Container>, out: Pieces, pretty: boolean, indent: string): Walk<void> {
   const list = Array.isArray(value);
   const inner = pretty ? `${indent}  ` : '';
-  const entries = entriesOf(value);
-  const large = entries.length >= LARGE;
+  const keys = keysOf(value);
+  const large = keys.length >= LARGE;
   out.push(list ? '[' : '{');
   let first = true;
   let n = 0;
-  for (const [key, child] of entries) {
+  for (const key of keys) {
+    const child = childOf(value, key);
     const text = isContainer(child) && marked.has(child) ? null : stringified(child, inner);
     // JSON.stringify leaves out a field it cannot encode (undefined) and writes such a list item as null.
     if (text === undefined && !list) continue;
     out.push(`${first ? '' : ','}${pretty ? `\n${inner}` : ''}`);
     first = false;
-    if (key !== null) out.push(`${JSON.stringify(key)}:${pretty ? ' ' : ''}`);
+    if (!list) out.push(`${JSON.stringify(key)}:${pretty ? ' ' : ''}`);
     if (text === null) yield* writeContainer(child as Container, marked, out, pretty, inner);
     else out.push(text ?? 'null');
     if (large && ++n % ENTRIES_PER_YIELD === 0) {
