@@ -422,3 +422,18 @@ test("the event loop is measured: kapi_event_loop_lag_seconds beside Node's proc
   expect(count).toBeGreaterThan(50);
   process.stdout.write(`event loop lag: ${count} samples, ${count - sample('0.1')} over 100 ms, ${count - sample('1')} over 1 s\n`);
 });
+
+test('names a client makes up add no metric series (kube instruments only the routes it installs; dryRun is "All" or "invalid")', async () => {
+  const series = async (): Promise<string[]> =>
+    (await api.get('/metrics', { accept: 'text/plain' })).text.split('\n').filter((l) => /^apiserver_(request_total|longrunning_requests)\{/.test(l));
+  for (let i = 0; i < 20; i++) {
+    await api.get(`/apis/made-up-${i}.example/v${i}/things-${i}?watch=1&timeoutSeconds=1`);
+    await api.get(`${NS}/made-up-${i}`);
+    await api.get(`${NS}/configmaps/target/made-up-${i}`);
+    await api.patch(`${NS}/configmaps/target?dryRun=made-up-${i}`, { data: { k: 'v' } }, 'application/merge-patch+json');
+  }
+  const lines = await series();
+  expect(lines.filter((l) => l.includes('made-up'))).toEqual([]);
+  expect(new Set(lines.map((l) => /dry_run="([^"]*)"/.exec(l)?.[1]).filter((v) => v !== undefined))).toEqual(new Set(['', 'All', 'invalid']));
+  expect(lines.some((l) => l.includes('verb="PATCH",dry_run="invalid"') && l.includes('resource="configmaps"'))).toBe(true);
+});
