@@ -52,7 +52,9 @@ function copyAsAdd(document: unknown, operation: Operation & { op: 'copy' }): { 
   }
   if (value === undefined) return { bytes: 0, operation };
   const json = JSON.stringify(value);
-  return { bytes: Buffer.byteLength(json), operation: { op: 'add', path: operation.path, value: JSON.parse(json) } };
+  // a string or number is its own copy: only its size needs the JSON
+  const copy = typeof value === 'object' && value !== null ? JSON.parse(json) : value;
+  return { bytes: Buffer.byteLength(json), operation: { op: 'add', path: operation.path, value: copy } };
 }
 
 /**
