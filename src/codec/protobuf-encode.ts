@@ -2,6 +2,7 @@ import { Writer, type Field, type Type } from 'protobufjs';
 import { FIELD_FACTS } from '../schema/field-facts';
 import { isInlineField } from '../schema/proto-loader';
 import { STRING_LIST_MESSAGES } from '../generated/api-facts';
+import { jsonInSlices } from './json-in-slices';
 
 /**
  * Plain JSON objects to Kubernetes' protobuf schema, byte for byte as the generated Go marshallers
@@ -141,6 +142,10 @@ function parseDuration(value: string): number {
   return sign * Math.round(total);
 }
 
+const RAW_EXTENSION = '.k8s.io.apimachinery.pkg.runtime.RawExtension';
+/** Messages that hold their value's JSON text (a managed fields entry's field set, an embedded object). */
+const JSON_MESSAGES = new Set([`${META}.FieldsV1`, RAW_EXTENSION]);
+
 /** Messages whose JSON form is not an object of their fields: written from their JSON value. */
 const SPECIAL: Record<string, (w: Writer, value: unknown) => void> = {
   [`${META}.Time`]: (w, value) => {
@@ -161,7 +166,7 @@ const SPECIAL: Record<string, (w: Writer, value: unknown) => void> = {
   [`${META}.FieldsV1`]: (w, value) => {
     if (value !== null && value !== undefined) w.uint32((1 << 3) | LENGTH).bytes(Buffer.from(JSON.stringify(value)));
   },
-  '.k8s.io.apimachinery.pkg.runtime.RawExtension': (w, value) => {
+  [RAW_EXTENSION]: (w, value) => {
     if (value !== null && value !== undefined) w.uint32((1 << 3) | LENGTH).bytes(Buffer.from(JSON.stringify(value)));
   },
   '.k8s.io.apimachinery.pkg.util.intstr.IntOrString': (w, value) => {
@@ -231,7 +236,7 @@ function planOf(type: Type): FieldPlan[] {
   return plan;
 }
 
-/** While encodeMessageInSlices writes the whole: the items of long lists it has encoded, by object. */
+/** While encodeMessageInSlices writes the whole: the items of long lists and the JSON values it has encoded, by object. */
 let preEncoded: Map<unknown, { type: Type; bytes: Uint8Array }> | null = null;
 
 function writeNested(w: Writer, tag: number, type: Type, value: unknown): void {
@@ -319,9 +324,19 @@ const LONG_LIST = 256;
 /** Items encoded between two slice checks. */
 const ITEMS_PER_CHECK = 64;
 
-/** The long lists of messages in `value`, outside other long lists: what encodeMessageInSlices encodes ahead. */
-function longLists(type: Type, value: unknown, out: [Type, unknown[]][]): void {
-  if (specialOf(type) || typeof value !== 'object' || value === null || Array.isArray(value)) return;
+/** What encodeMessageInSlices encodes ahead: the long lists of messages in `value` outside other long lists, and its JSON values (managed fields' sets). */
+interface Ahead {
+  lists: [Type, unknown[]][];
+  json: [Type, object][];
+}
+
+function longLists(type: Type, value: unknown, out: Ahead): void {
+  if (typeof value !== 'object' || value === null) return;
+  if (specialOf(type)) {
+    if (JSON_MESSAGES.has(type.fullName)) out.json.push([type, value]);
+    return;
+  }
+  if (Array.isArray(value)) return;
   const obj = value as Json;
   for (const p of planOf(type)) {
     if (!p.message) continue;
@@ -334,7 +349,7 @@ function longLists(type: Type, value: unknown, out: [Type, unknown[]][]): void {
       if (typeof v === 'object' && v !== null) for (const entry of Object.values(v)) longLists(p.message, entry, out);
     } else if (p.field.repeated) {
       if (!Array.isArray(v)) continue;
-      if (v.length >= LONG_LIST) out.push([p.message, v]);
+      if (v.length >= LONG_LIST) out.lists.push([p.message, v]);
       else for (const item of v) longLists(p.message, item, out);
     } else {
       longLists(p.message, v, out);
@@ -348,11 +363,23 @@ function longLists(type: Type, value: unknown, out: [Type, unknown[]][]): void {
  * hold the event loop for the whole object at once. The bytes are encodeMessage's.
  */
 export async function encodeMessageInSlices(type: Type, value: unknown, slice: () => Promise<void>): Promise<Uint8Array> {
-  const lists: [Type, unknown[]][] = [];
-  longLists(type, value, lists);
-  if (lists.length === 0) return encodeMessage(type, value);
+  const ahead: Ahead = { lists: [], json: [] };
+  longLists(type, value, ahead);
+  if (ahead.lists.length === 0) return encodeMessage(type, value);
   const encoded = new Map<unknown, { type: Type; bytes: Uint8Array }>();
-  for (const [itemType, items] of lists) {
+  for (const [jsonType, json] of ahead.json) {
+    // the field sets of 20,000 containers' fields: their JSON (less jsonText's newline) is written in slices too
+    const text = await jsonInSlices(json, false, slice);
+    const bytes = typeof text === 'string' ? Buffer.from(text.slice(0, -1)) : text.subarray(0, -1);
+    encoded.set(json, {
+      type: jsonType,
+      bytes: Writer.create()
+        .uint32((1 << 3) | LENGTH)
+        .bytes(bytes)
+        .finish(),
+    });
+  }
+  for (const [itemType, items] of ahead.lists) {
     for (const [i, item] of items.entries()) {
       if (typeof item === 'object' && item !== null) encoded.set(item, { type: itemType, bytes: encodeMessage(itemType, item) });
       if (i % ITEMS_PER_CHECK === ITEMS_PER_CHECK - 1) await slice();

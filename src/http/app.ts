@@ -28,7 +28,7 @@ import { parseRequestInfo, type RequestInfo } from './request-info';
 import { acceptsGzip } from './body-writer';
 import { encode } from './encode';
 import { writeBody, writeEncoded, writeError } from './respond';
-import { serveResource } from './router';
+import { resolveResourceRequest, serveResource } from './router';
 import { whileServedSetStays } from '../registry/while-served-set-stays';
 import { loopSlices, runWalkInSlices } from '../api/loop-slices';
 import { JWKS_PATH, OPENID_CONFIGURATION_PATH, type IssuerDiscovery } from '../auth/oidc-discovery';
@@ -128,6 +128,18 @@ async function health(res: ServerResponse, query: URLSearchParams, checks: Healt
   const text = verbose ? `${lines.join('\n')}\n${kind} check ${healthy ? 'passed' : 'failed'}\n` : 'ok';
   res.setHeader('X-Content-Type-Options', 'nosniff');
   writeBody(res, healthy ? 200 : 500, 'text/plain; charset=utf-8', Buffer.from(text));
+}
+
+/** Whether kube-apiserver would have a route for the request (a served resource, subresource and verb): only those are instrumented there. */
+function installsRoute(info: RequestInfo, registry: ResourceRegistry): boolean {
+  if (!info.isResourceRequest) return true;
+  try {
+    resolveResourceRequest(info, registry);
+    return true;
+  } catch (err) {
+    if (isStatusError(err)) return false;
+    throw err;
+  }
 }
 
 export function createApp(deps: AppDeps): RequestListener {
@@ -311,9 +323,12 @@ export function createApp(deps: AppDeps): RequestListener {
     };
     (res as StatefulResponse)[STATE] = s;
     const labels = requestLabels(req, info, query);
+    // A resource is counted only while served, as kube-apiserver instruments the routes it installs:
+    // the names in a path are the client's to choose, and each would add series for good.
+    const counted = installsRoute(info, deps.registry);
     const started = process.hrtime.bigint();
     const longRunning = isLongRunning(info);
-    const untrack = info.isResourceRequest && info.verb === 'watch' ? deps.metrics.trackLongRunning(labels) : null;
+    const untrack = counted && info.isResourceRequest && info.verb === 'watch' ? deps.metrics.trackLongRunning(labels) : null;
     // One signal per request: it fires at the deadline (its reason then the 504 Status), when the
     // client goes away, or when a shutdown ends a long-running request.
     const abort = new AbortController();
@@ -326,7 +341,7 @@ export function createApp(deps: AppDeps): RequestListener {
       release?.();
       if (!res.writableFinished) abort.abort();
       untrack?.();
-      deps.metrics.observeRequest(labels, res.statusCode, Number(process.hrtime.bigint() - started) / 1e9);
+      if (counted) deps.metrics.observeRequest(labels, res.statusCode, Number(process.hrtime.bigint() - started) / 1e9);
     });
     // A watch asked for while draining would only be cut: the client is told to come back, as
     // kube-apiserver's --shutdown-send-retry-after answers during its graceful termination.

@@ -95,6 +95,19 @@ describe('applyJsonPatch (RFC 6902)', () => {
       statusOf(() => applyJsonPatch({ data: { big } }, [copy('a'), copy('b'), copy('c'), copy('d'), { op: 'copy', from: '/data/big', path: '/data/e' }])).code,
     ).toBe(422);
   });
+
+  test('a copied map is serialised once (its size counted from the JSON it is copied from), and is a copy', () => {
+    const map = Object.fromEntries(Array.from({ length: 1000 }, (_, i) => [`k${i}`, 'v'.repeat(100)]));
+    const stringify = jest.spyOn(JSON, 'stringify');
+    try {
+      const out = applyJsonPatch({ data: map }, [{ op: 'copy', from: '/data', path: '/copied' }]) as { data: object; copied: object };
+      expect(stringify.mock.results.filter((r) => typeof r.value === 'string' && r.value.length > 100_000)).toHaveLength(1);
+      expect(out.copied).toEqual(out.data);
+      expect(out.copied).not.toBe(out.data);
+    } finally {
+      stringify.mockRestore();
+    }
+  });
 });
 
 describe('what json-patch v4 cannot locate is 422, as under kube-apiserver', () => {

@@ -38,15 +38,23 @@ function parseOperations(patch: unknown): Operation[] {
   return patch as Operation[];
 }
 
-/** The JSON size of what a `copy` would add, as json-patch's deepCopy counts it (absent: nothing; the copy then fails). */
-function copySize(document: unknown, from: string): number {
+/**
+ * A `copy` as the `add` of its source's JSON, and that JSON's size as json-patch's deepCopy counts
+ * it: the source is serialised once, where counting it and then fast-json-patch's clone (stringify
+ * and parse) serialised it twice. A source that is absent is left to the copy, which then fails.
+ */
+function copyAsAdd(document: unknown, operation: Operation & { op: 'copy' }): { bytes: number; operation: Operation } {
   let value: unknown;
   try {
-    value = getValueByPointer(document, from);
+    value = getValueByPointer(document, operation.from);
   } catch {
-    return 0;
+    return { bytes: 0, operation };
   }
-  return value === undefined ? 0 : Buffer.byteLength(JSON.stringify(value));
+  if (value === undefined) return { bytes: 0, operation };
+  const json = JSON.stringify(value);
+  // a string or number is its own copy: only its size needs the JSON
+  const copy = typeof value === 'object' && value !== null ? JSON.parse(json) : value;
+  return { bytes: Buffer.byteLength(json), operation: { op: 'add', path: operation.path, value: copy } };
 }
 
 /**
@@ -101,11 +109,14 @@ function* operationsApplied(document: unknown, patch: unknown): Walk<unknown> {
   try {
     for (const [index, operation] of operations.entries()) {
       if (operation && unlocatable(operation)) throw patchNotApplicable();
+      let applied = operation;
       if (operation?.op === 'copy') {
-        copied += copySize(result, operation.from);
+        const copy = copyAsAdd(result, operation);
+        copied += copy.bytes;
         if (copied > MAX_JSON_PATCH_COPY_BYTES) throw patchNotApplicable();
+        applied = copy.operation;
       }
-      result = applyOperation(result, operation, validateOperation, true, true, index).newDocument;
+      result = applyOperation(result, applied, validateOperation, true, true, index).newDocument;
       yield;
     }
     return result;

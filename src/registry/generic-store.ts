@@ -435,12 +435,22 @@ export class GenericStore {
     return sub.create({ ctx, parent: this, namespace, name, object, dryRun: opts.dryRun, services });
   }
 
-  /** BeforeUpdate: keeps what no update may change, then runs the kind's hooks in order. */
-  private prepareUpdate(ctx: RequestContext, requested: KubeObject, prev: KubeObject, subresource: '' | Subresource): KubeObject {
+  /**
+   * BeforeUpdate: keeps what no update may change, then runs the kind's hooks in order, with a
+   * slice check between them (each walks the whole object: tens of ms for 20,000 containers).
+   */
+  private async prepareUpdate(
+    ctx: RequestContext,
+    requested: KubeObject,
+    prev: KubeObject,
+    subresource: '' | Subresource,
+    slice: () => Promise<void>,
+  ): Promise<KubeObject> {
     const { namespace } = ctx.info;
     const next = subresource ? applySubresource(requested, prev, this.def, subresource) : requested;
     // The stored object carries Go's zero values; so must the new one, or leaving one out would count as a change.
     withGoZerosOfKind(apiVersionOfDefinition(this.def), this.def.kind, next);
+    await slice();
     const meta = next.metadata;
     if (this.def.namespaced) {
       if (!meta.namespace) meta.namespace = namespace;
@@ -463,6 +473,7 @@ export class GenericStore {
     const { strategy } = this.def;
     // Defaults first, as decoding applies them in kube-apiserver: a field the client left to its default is no change.
     strategy.applyDefaults(next);
+    await slice();
     const mainRules = runsMainRules(subresource);
     const own = subresource ? strategy.subresourceStrategies[subresource] : undefined;
     if (mainRules) {
@@ -475,20 +486,18 @@ export class GenericStore {
     }
     if (subresource === 'status') strategy.prepareForStatusUpdate(next, prev, ctx);
     dropDisabledFields(this.validation.featureGates, next, prev);
-    const errs: FieldErrorList = [
-      ...validateObjectMetaUpdate(meta, old, strategy.kubeFinalizerNames),
-      ...(mainRules
-        ? [
-            ...strategy.validate(next, this.validation),
-            ...strategy.validateUpdate(next, prev, ctx),
-            ...disabledValueErrors(this.validation.featureGates, next, prev),
-          ]
-        : []),
-      // A CSR's /approval is validated as its /status (ValidateCertificateSigningRequestApprovalUpdate shares the rules).
-      ...(subresource === 'status' || subresource === 'approval' ? strategy.validateStatusUpdate(next, prev, ctx) : []),
-      ...(own ? own.validate(next, prev, ctx) : []),
-      ...validateAgainstSchema(this.def, next),
-    ];
+    await slice();
+    const errs: FieldErrorList = validateObjectMetaUpdate(meta, old, strategy.kubeFinalizerNames);
+    if (mainRules) {
+      errs.push(...strategy.validate(next, this.validation));
+      await slice();
+      errs.push(...strategy.validateUpdate(next, prev, ctx), ...disabledValueErrors(this.validation.featureGates, next, prev));
+    }
+    // A CSR's /approval is validated as its /status (ValidateCertificateSigningRequestApprovalUpdate shares the rules).
+    if (subresource === 'status' || subresource === 'approval') errs.push(...strategy.validateStatusUpdate(next, prev, ctx));
+    if (own) errs.push(...own.validate(next, prev, ctx));
+    await slice();
+    errs.push(...validateAgainstSchema(this.def, next));
     if (errs.length > 0) throw invalid(this.def, meta.name ?? '', uniqueErrors(errs));
     strategy.canonicalize(next);
     return next;
@@ -596,7 +605,7 @@ export class GenericStore {
           } else if (next.metadata.resourceVersion !== current.metadata.resourceVersion) {
             throw conflict(groupResource(this.def), name, OPTIMISTIC_LOCK_MESSAGE);
           }
-          const updated = this.prepareUpdate(ctx, next, current, subresource);
+          const updated = await this.prepareUpdate(ctx, next, current, subresource, slice);
           await slice();
           if (manager !== undefined) await this.fields?.update(current, updated, manager, subresource, slice);
           keepTimesOfNoOp(updated, current);

@@ -1,3 +1,4 @@
+import { runWalk, runWalkInSlices, type Walk } from '../api/loop-slices';
 import { isPlainObject } from '../api/types';
 import type { ObjectNode, ScalarType, SchemaNode, StructOrigin } from './typed-schema';
 import { fromUnstructuredError } from './unstructured-converter-errors';
@@ -108,6 +109,14 @@ function fitsShape(value: unknown, node: SchemaNode): boolean {
   }
 }
 
+/** How many items of a list or entries of a map are read between two yields of the walk (a yield passes up through every level of it). */
+const ITEMS_PER_YIELD = 64;
+
+/** Whether a value has values in it (an object or a list): only those are walked, the rest is a leaf. */
+function holdsValues(value: unknown): value is object {
+  return typeof value === 'object' && value !== null;
+}
+
 class Walker {
   /** Unknown fields of Go-typed structs (ObjectMeta's, in a custom resource), in document order. */
   readonly unknown: string[] = [];
@@ -124,30 +133,40 @@ class Walker {
   }
 
   /** A custom resource's value: only pruning applies; schema validation judges the types. */
-  private customValue(value: unknown, node: SchemaNode, path: string): void {
+  private *customValue(value: unknown, node: SchemaNode, path: string): Walk<void> {
     if (!fitsShape(value, node)) {
       // structural pruning walks a wrong-shaped value with no schema, which drops every field in it
-      if (!(node.kind === 'object' && node.preservesUnknown)) this.pruneAll(value, path);
+      if (!(node.kind === 'object' && node.preservesUnknown)) yield* this.pruneAll(value, path);
       return;
     }
     switch (node.kind) {
       case 'object':
-        return this.object(value as Record<string, unknown>, node, path, path);
-      case 'map':
+        return yield* this.object(value as Record<string, unknown>, node, path, path);
+      case 'map': {
+        let n = 0;
         for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
           if (v === null && !node.values.keepsNull) delete (value as Record<string, unknown>)[k];
-          else this.value(v, node.values, '', '', `${path}.${k}`, 'openapi');
+          else if (holdsValues(v)) yield* this.value(v, node.values, '', '', `${path}.${k}`, 'openapi');
+          if (++n % ITEMS_PER_YIELD === 0) yield;
         }
         return;
+      }
       case 'list':
-        (value as unknown[]).forEach((item, i) => this.value(item, node.items, '', '', `${path}[${i}]`, 'openapi'));
+        for (const [i, item] of (value as unknown[]).entries()) {
+          if (holdsValues(item)) yield* this.value(item, node.items, '', '', `${path}[${i}]`, 'openapi');
+          if ((i + 1) % ITEMS_PER_YIELD === 0) yield;
+        }
         return;
     }
   }
 
-  private pruneAll(value: unknown, path: string): void {
-    if (Array.isArray(value)) value.forEach((item, i) => this.pruneAll(item, `${path}[${i}]`));
-    else if (isPlainObject(value)) for (const key of Object.keys(value)) this.unknownField(value, key, `${path}.${key}`, 'openapi');
+  private *pruneAll(value: unknown, path: string): Walk<void> {
+    if (Array.isArray(value)) {
+      for (const [i, item] of value.entries()) {
+        if (holdsValues(item)) yield* this.pruneAll(item, `${path}[${i}]`);
+        if ((i + 1) % ITEMS_PER_YIELD === 0) yield;
+      }
+    } else if (isPlainObject(value)) for (const key of Object.keys(value)) this.unknownField(value, key, `${path}.${key}`, 'openapi');
   }
 
   private mismatch(value: unknown, node: SchemaNode, owner: string, namePath: string): void {
@@ -164,10 +183,48 @@ class Walker {
   }
 
   /** Checks one value; nulls decode to zero values and are fine everywhere. */
-  value(value: unknown, node: SchemaNode, owner: string, namePath: string, path: string, origin: StructOrigin): void {
-    if (this.typeError || value === null || value === undefined) return;
+  *value(value: unknown, node: SchemaNode, owner: string, namePath: string, path: string, origin: StructOrigin): Walk<void> {
+    if (!holdsValues(value)) return this.leaf(value, node, owner, namePath, origin);
+    if (this.typeError) return;
     // ObjectMeta in an embedded resource is decoded as Go decodes it, type errors and all
-    if (origin === 'openapi' && !(node.kind === 'object' && node.origin === 'proto')) return this.customValue(value, node, path);
+    if (origin === 'openapi' && !(node.kind === 'object' && node.origin === 'proto')) return yield* this.customValue(value, node, path);
+    switch (node.kind) {
+      case 'object':
+        if (!isPlainObject(value)) return this.mismatch(value, node, owner, namePath);
+        return yield* this.object(value, node, namePath, path);
+      case 'map': {
+        if (!isPlainObject(value)) return this.mismatch(value, node, owner, namePath);
+        let n = 0;
+        for (const [k, v] of Object.entries(value)) {
+          if (v === null && this.prune && scalarZero(node.values) !== undefined) value[k] = scalarZero(node.values);
+          else if (holdsValues(v)) yield* this.value(v, node.values, owner, namePath, `${path}.${k}`, 'proto');
+          else this.leaf(v, node.values, owner, namePath, 'proto');
+          if (++n % ITEMS_PER_YIELD === 0) yield;
+        }
+        return;
+      }
+      case 'list':
+        if (!Array.isArray(value)) return this.mismatch(value, node, owner, namePath);
+        for (const [i, item] of value.entries()) {
+          if (item === null && this.prune && scalarZero(node.items) !== undefined) value[i] = scalarZero(node.items);
+          else if (holdsValues(item)) yield* this.value(item, node.items, owner, namePath, `${path}[${i}]`, 'proto');
+          else this.leaf(item, node.items, owner, namePath, 'proto');
+          if ((i + 1) % ITEMS_PER_YIELD === 0) yield;
+        }
+        return;
+      default:
+        return this.leaf(value, node, owner, namePath, origin);
+    }
+  }
+
+  /**
+   * A value with nothing in it to walk (a scalar, or an object or list where a scalar belongs):
+   * checked at once, without the walk's cost of a generator per value.
+   */
+  leaf(value: unknown, node: SchemaNode, owner: string, namePath: string, origin: StructOrigin): void {
+    if (this.typeError || value === null || value === undefined) return;
+    // a custom resource's scalars are judged by schema validation (ObjectMeta's are Go-typed)
+    if (origin === 'openapi' && !(node.kind === 'object' && node.origin === 'proto')) return;
     switch (node.kind) {
       case 'scalar':
         return this.scalar(value, node.type, node, owner, namePath);
@@ -192,23 +249,8 @@ class Walker {
       case 'duration':
         if (typeof value !== 'string') this.mismatch(value, node, owner, namePath);
         return;
-      case 'object':
-        if (!isPlainObject(value)) return this.mismatch(value, node, owner, namePath);
-        return this.object(value, node, namePath, path);
-      case 'map':
-        if (!isPlainObject(value)) return this.mismatch(value, node, owner, namePath);
-        for (const [k, v] of Object.entries(value)) {
-          if (v === null && this.prune && scalarZero(node.values) !== undefined) value[k] = scalarZero(node.values);
-          else this.value(v, node.values, owner, namePath, `${path}.${k}`, 'proto');
-        }
-        return;
-      case 'list':
-        if (!Array.isArray(value)) return this.mismatch(value, node, owner, namePath);
-        value.forEach((item, i) => {
-          if (item === null && this.prune && scalarZero(node.items) !== undefined) value[i] = scalarZero(node.items);
-          else this.value(item, node.items, owner, namePath, `${path}[${i}]`, 'proto');
-        });
-        return;
+      default:
+        return this.mismatch(value, node, owner, namePath);
     }
   }
 
@@ -236,7 +278,7 @@ class Walker {
     }
   }
 
-  object(obj: Record<string, unknown>, node: ObjectNode, namePath: string, path: string, root = false): void {
+  *object(obj: Record<string, unknown>, node: ObjectNode, namePath: string, path: string, root = false): Walk<void> {
     const custom = node.origin === 'openapi';
     for (const key of Object.keys(obj)) {
       if (this.typeError) return;
@@ -252,7 +294,9 @@ class Walker {
         delete obj[key];
         continue;
       }
-      this.value(value, field.node, node.name, namePath ? `${namePath}.${key}` : key, child, node.origin);
+      const name = namePath ? `${namePath}.${key}` : key;
+      if (holdsValues(value)) yield* this.value(value, field.node, node.name, name, child, node.origin);
+      else this.leaf(value, field.node, node.name, name, node.origin);
     }
   }
 
@@ -273,7 +317,16 @@ class Walker {
  * its empty maps and lists, and the nulls its schema allows).
  */
 export function typedDecode(obj: Record<string, unknown>, schema: ObjectNode, prune = true): DecodeReport {
+  return runWalk(decodeWalk(obj, schema, prune));
+}
+
+/** typedDecode for a request: a long list's or map's items are read in slices, between other requests. */
+export function typedDecodeInSlices(obj: Record<string, unknown>, schema: ObjectNode, slice: () => Promise<void>): Promise<DecodeReport> {
+  return runWalkInSlices(decodeWalk(obj, schema, true), slice);
+}
+
+function* decodeWalk(obj: Record<string, unknown>, schema: ObjectNode, prune: boolean): Walk<DecodeReport> {
   const walker = new Walker(prune);
-  walker.object(obj, schema, '', '', true);
+  yield* walker.object(obj, schema, '', '', true);
   return { unknown: walker.report(schema), typeError: walker.typeError, converterError: walker.converterError };
 }

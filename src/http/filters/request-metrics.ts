@@ -15,6 +15,16 @@ function reportedVerb(req: IncomingMessage, info: RequestInfo): string {
   return (req.method ?? 'GET').toUpperCase();
 }
 
+/**
+ * metrics.cleanDryRun: a request's dryRun values, deduplicated and sorted when all of them are
+ * valid ("All" is the only one), otherwise "invalid", so that a client cannot add label values.
+ */
+function cleanDryRun(query: URLSearchParams): string {
+  const values = query.getAll('dryRun');
+  if (values.length === 0) return '';
+  return values.every((v) => v === 'All') ? 'All' : 'invalid';
+}
+
 export function requestLabels(req: IncomingMessage, info: RequestInfo, query: URLSearchParams): RequestLabels {
   if (!info.isResourceRequest) {
     return { verb: reportedVerb(req, info), dry_run: '', group: '', version: '', resource: '', subresource: '', scope: '', component: 'apiserver' };
@@ -22,7 +32,7 @@ export function requestLabels(req: IncomingMessage, info: RequestInfo, query: UR
   const scope = info.name ? 'resource' : info.namespace ? 'namespace' : 'cluster';
   return {
     verb: reportedVerb(req, info),
-    dry_run: query.getAll('dryRun').join(','),
+    dry_run: cleanDryRun(query),
     group: info.group,
     version: info.version,
     resource: info.resource,

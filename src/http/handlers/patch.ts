@@ -11,7 +11,7 @@ import { applyJsonPatchInSlices } from '../../patch/json-patch';
 import { applyMergePatch } from '../../patch/merge-patch';
 import { applyStrategicMergePatchInSlices } from '../../patch/strategic-merge';
 import { goFormatValue } from '../../patch/go-value-format';
-import { typedDecode } from '../../schema/typed-decode';
+import { typedDecodeInSlices } from '../../schema/typed-decode';
 import { readBody } from '../body';
 import { duplicateFieldErrors, enforceFieldValidation, unknownFieldErrors } from '../field-validation';
 import { boolParam, dryRunParam, fieldManagerParam, fieldValidationParam } from '../query';
@@ -92,10 +92,11 @@ export async function handlePatch(r: ResourceRequest): Promise<void> {
   const { schema } = r.served;
   const fieldErrors: string[] = [];
 
+  const slice = loopSlices();
   /** Type errors are fatal; unknown fields are dropped and reported per fieldValidation. */
-  const checked = (obj: KubeObject, patch?: unknown): KubeObject => {
+  const checked = async (obj: KubeObject, patch?: unknown): Promise<KubeObject> => {
     if (!schema) return obj;
-    const report = typedDecode(obj, schema);
+    const report = await typedDecodeInSlices(obj, schema, slice);
     // applyPatchToObject: the converter's error, against the patch as Go's %+v prints it
     if (patch !== undefined && report.converterError)
       throw invalid({ group: '', kind: '' }, '', [field.invalid('patch', goFormatValue(patch), report.converterError)]);
@@ -105,12 +106,11 @@ export async function handlePatch(r: ResourceRequest): Promise<void> {
     return obj;
   };
 
-  const slice = loopSlices();
   let result: { object: KubeObject; created: boolean };
   if (isApply) {
     const parsed = applyConfig(body, r, type);
     if (validation !== 'Ignore' && type === APPLY_PATCH) fieldErrors.push(...duplicateFieldErrors(body, 'yaml'));
-    const config = checked(parsed);
+    const config = await checked(parsed);
     result = await store.apply(r.ctx, info.name, config, { dryRun, fieldManager, force: boolParam(query, 'force') });
   } else {
     if (query.has('force')) {

@@ -1,0 +1,115 @@
+import { runWalkInSlices, type Walk } from '../api/loop-slices';
+import { jsonText } from './json';
+
+/**
+ * An object's JSON text for a request, in slices: the entries of its large lists and maps (a
+ * Deployment's 20,000 containers, their managed fields) are encoded one by one, a few per slice,
+ * and everything else whole by JSON.stringify. The bytes are jsonText's.
+ */
+
+/** A list or map with at least this many entries has them encoded one by one. */
+const LARGE = 256;
+/** Entries encoded between two yields of the walk. */
+const ENTRIES_PER_YIELD = 64;
+
+type Container = Record<string, unknown> | unknown[];
+
+/** Only plain data is taken apart; anything with its own toJSON is left to JSON.stringify. */
+function isContainer(value: unknown): value is Container {
+  return typeof value === 'object' && value !== null && typeof (value as { toJSON?: unknown }).toJSON !== 'function';
+}
+
+/** A list's indexes or a map's keys, in JSON.stringify's order. */
+function keysOf(container: Container): number[] | string[] {
+  return Array.isArray(container) ? Array.from(container.keys()) : Object.keys(container);
+}
+
+function childOf(container: Container, key: number | string): unknown {
+  return (container as Record<number | string, unknown>)[key];
+}
+
+/** The large containers in `value` (outside other large ones) and every container on the way to one: what is written piece by piece. */
+function* markPieces(value: Container, marked: Set<Container>): Walk<boolean> {
+  const size = Array.isArray(value) ? value.length : Object.keys(value).length;
+  if (size >= LARGE) {
+    marked.add(value);
+    return true;
+  }
+  let found = false;
+  for (const key of keysOf(value)) {
+    const child = childOf(value, key);
+    if (isContainer(child) && (yield* markPieces(child, marked))) found = true;
+  }
+  if (found) marked.add(value);
+  yield;
+  return found;
+}
+
+/** The text written so far, turned into UTF-8 bytes a slice at a time (one conversion of the whole 6 MB took tens of ms). */
+class Pieces {
+  private texts: string[] = [];
+  private readonly bytes: Buffer[] = [];
+
+  push(text: string): void {
+    this.texts.push(text);
+  }
+
+  flush(): void {
+    if (this.texts.length === 0) return;
+    this.bytes.push(Buffer.from(this.texts.join('')));
+    this.texts = [];
+  }
+
+  whole(): Buffer {
+    this.flush();
+    return Buffer.concat(this.bytes);
+  }
+}
+
+/** JSON.stringify's text of one value at a nesting depth (its lines indented to that depth when pretty). */
+function stringified(value: unknown, indent: string): string | undefined {
+  if (indent === '') return JSON.stringify(value);
+  const text = JSON.stringify(value, null, 2) as string | undefined;
+  // JSON escapes newlines inside strings: every newline in the text is between tokens.
+  return text?.replaceAll('\n', `\n${indent}`);
+}
+
+function* writeContainer(value: Container, marked: Set<Container>, out: Pieces, pretty: boolean, indent: string): Walk<void> {
+  const list = Array.isArray(value);
+  const inner = pretty ? `${indent}  ` : '';
+  const keys = keysOf(value);
+  const large = keys.length >= LARGE;
+  out.push(list ? '[' : '{');
+  let first = true;
+  let n = 0;
+  for (const key of keys) {
+    const child = childOf(value, key);
+    const text = isContainer(child) && marked.has(child) ? null : stringified(child, inner);
+    // JSON.stringify leaves out a field it cannot encode (undefined) and writes such a list item as null.
+    if (text === undefined && !list) continue;
+    out.push(`${first ? '' : ','}${pretty ? `\n${inner}` : ''}`);
+    first = false;
+    if (!list) out.push(`${JSON.stringify(key)}:${pretty ? ' ' : ''}`);
+    if (text === null) yield* writeContainer(child as Container, marked, out, pretty, inner);
+    else out.push(text ?? 'null');
+    if (large && ++n % ENTRIES_PER_YIELD === 0) {
+      out.flush();
+      yield;
+    }
+  }
+  out.push(`${pretty && !first ? `\n${indent}` : ''}${list ? ']' : '}'}`);
+}
+
+function* jsonWalk(value: unknown, pretty: boolean): Walk<Buffer | string> {
+  const marked = new Set<Container>();
+  if (!isContainer(value) || !(yield* markPieces(value, marked))) return jsonText(value, pretty);
+  const out = new Pieces();
+  yield* writeContainer(value, marked, out, pretty, '');
+  out.push('\n');
+  return out.whole();
+}
+
+/** jsonText's text (its UTF-8 bytes when it was taken apart), encoded in slices between other requests. */
+export function jsonInSlices(value: unknown, pretty: boolean, slice: () => Promise<void>): Promise<Buffer | string> {
+  return runWalkInSlices(jsonWalk(value, pretty), slice);
+}
