@@ -325,10 +325,11 @@ export function createApp(deps: AppDeps): RequestListener {
     const labels = requestLabels(req, info, query);
     // A resource is counted only while served, as kube-apiserver instruments the routes it installs:
     // the names in a path are the client's to choose, and each would add series for good.
-    const counted = installsRoute(info, deps.registry);
+    // Asked only of watches and of answers a missing route gives (404, 405), so a served request resolves its route once.
+    const counted = (): boolean => (res.statusCode !== 404 && res.statusCode !== 405) || installsRoute(info, deps.registry);
     const started = process.hrtime.bigint();
     const longRunning = isLongRunning(info);
-    const untrack = counted && info.isResourceRequest && info.verb === 'watch' ? deps.metrics.trackLongRunning(labels) : null;
+    const untrack = info.isResourceRequest && info.verb === 'watch' && installsRoute(info, deps.registry) ? deps.metrics.trackLongRunning(labels) : null;
     // One signal per request: it fires at the deadline (its reason then the 504 Status), when the
     // client goes away, or when a shutdown ends a long-running request.
     const abort = new AbortController();
@@ -341,7 +342,7 @@ export function createApp(deps: AppDeps): RequestListener {
       release?.();
       if (!res.writableFinished) abort.abort();
       untrack?.();
-      if (counted) deps.metrics.observeRequest(labels, res.statusCode, Number(process.hrtime.bigint() - started) / 1e9);
+      if (counted()) deps.metrics.observeRequest(labels, res.statusCode, Number(process.hrtime.bigint() - started) / 1e9);
     });
     // A watch asked for while draining would only be cut: the client is told to come back, as
     // kube-apiserver's --shutdown-send-retry-after answers during its graceful termination.
