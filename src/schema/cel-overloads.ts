@@ -5,7 +5,7 @@ import type { JSONSchemaProps } from './json-schema-props';
  * checker sees them (apiserver/pkg/cel/environment/base.go at 1.36): the standard library's string
  * and size functions, ext.Strings version 2, ext.Sets, ext.Lists version 3 and Kubernetes' lists,
  * regex, quantity, IP, CIDR, URL, semver and format libraries, the standard type conversions and
- * timestamp and duration accessors, and cel.OptionalTypes' functions. With them the rule checker
+ * timestamp and duration accessors, the arithmetic between scalars, and cel.OptionalTypes' functions. With them the rule checker
  * types a call's result and refuses a call no overload takes (cel-go's `found no matching overload`).
  */
 
@@ -94,13 +94,27 @@ function splitTypes(text: string): string[] {
 /** The namespaces of qualified functions (`lists.range`, `sets.contains`, `ip.isCanonical`), which are no receiver's type. */
 const NAMESPACES = new Set(['lists', 'sets', 'ip', 'strings', 'optional', 'format']);
 
+export const TIMESTAMP = 'google.protobuf.Timestamp';
+export const DURATION = 'google.protobuf.Duration';
 /** cel-go ext/lists.go comparableTypes and kube's lists.go summableTypes. */
-const COMPARABLE = ['int', 'uint', 'double', 'bool', 'google.protobuf.Duration', 'google.protobuf.Timestamp', 'string', 'bytes'];
-const SUMMABLE = ['int', 'uint', 'double', 'google.protobuf.Duration'];
+const COMPARABLE = ['int', 'uint', 'double', 'bool', DURATION, TIMESTAMP, 'string', 'bytes'];
+const SUMMABLE = ['int', 'uint', 'double', DURATION];
 const each = (types: string[], signature: (t: string) => string): string[] => types.map(signature);
 
-const TIMESTAMP = 'google.protobuf.Timestamp';
-const DURATION = 'google.protobuf.Duration';
+const sameTyped = (...types: string[]): Record<string, string> => Object.fromEntries(types.map((t) => [`${t},${t}`, t]));
+/** cel-go stdlib's arithmetic overloads between scalars: the operands' types to the result's. */
+export const ARITHMETIC_OVERLOADS: Record<string, Record<string, string>> = {
+  '_+_': {
+    ...sameTyped('int', 'uint', 'double', 'string', 'bytes', DURATION),
+    [`${TIMESTAMP},${DURATION}`]: TIMESTAMP,
+    [`${DURATION},${TIMESTAMP}`]: TIMESTAMP,
+  },
+  '_-_': { ...sameTyped('int', 'uint', 'double', DURATION), [`${TIMESTAMP},${TIMESTAMP}`]: DURATION, [`${TIMESTAMP},${DURATION}`]: TIMESTAMP },
+  '_*_': sameTyped('int', 'uint', 'double'),
+  '_/_': sameTyped('int', 'uint', 'double'),
+  '_%_': sameTyped('int', 'uint'),
+};
+
 /** cel-go stdlib's conversions: each function's argument types (its result is the function's own type). */
 const CONVERSIONS: Record<string, [string, string[]]> = {
   int: ['int', ['int', 'double', DURATION, 'string', TIMESTAMP, 'uint']],

@@ -1,6 +1,6 @@
 import { literalType, type Expr } from '../cel/ast';
 import { celPropertyName } from './cel-escaping';
-import { formatType, hasOverloads, resolveCall, type CelTypeName } from './cel-overloads';
+import { ARITHMETIC_OVERLOADS, DURATION, formatType, hasOverloads, resolveCall, TIMESTAMP, type CelTypeName } from './cel-overloads';
 import type { JSONSchemaProps } from './json-schema-props';
 
 /**
@@ -75,13 +75,7 @@ function scalarOf(s: JSONSchemaProps): string | null {
     case 'boolean':
       return 'bool';
     case 'string':
-      return s.format === 'duration'
-        ? 'google.protobuf.Duration'
-        : s.format === 'date' || s.format === 'date-time'
-          ? 'google.protobuf.Timestamp'
-          : s.format === 'byte'
-            ? 'bytes'
-            : 'string';
+      return s.format === 'duration' ? DURATION : s.format === 'date' || s.format === 'date-time' ? TIMESTAMP : s.format === 'byte' ? 'bytes' : 'string';
     default:
       return null;
   }
@@ -154,27 +148,10 @@ function resultTypeOf(k: Known): string | null {
 /** The functions that make an optional of their argument. */
 const OPTIONAL_MAKERS = new Set(['optional.of', 'optional.ofNonZeroValue']);
 const BOOL_RESULTS = new Set(['_==_', '_!=_', '_&&_', '_||_', '!_', '@in', '@not_strictly_false', 'startsWith', 'endsWith', 'matches', ...ORDERING]);
-const STRING_RESULTS = new Set(['lowerAscii', 'upperAscii', 'trim', 'replace', 'substring', 'charAt', 'string']);
-const TIMESTAMP = 'google.protobuf.Timestamp';
-const DURATION = 'google.protobuf.Duration';
-const sameTyped = (...types: string[]): Record<string, string> => Object.fromEntries(types.map((t) => [`${t},${t}`, t]));
-/** cel-go stdlib's arithmetic overloads between scalars: the operands' types to the result's. */
-const ARITHMETIC_OVERLOADS: Record<string, Record<string, string>> = {
-  '_+_': {
-    ...sameTyped('int', 'uint', 'double', 'string', 'bytes', DURATION),
-    [`${TIMESTAMP},${DURATION}`]: TIMESTAMP,
-    [`${DURATION},${TIMESTAMP}`]: TIMESTAMP,
-  },
-  '_-_': { ...sameTyped('int', 'uint', 'double', DURATION), [`${TIMESTAMP},${TIMESTAMP}`]: DURATION, [`${TIMESTAMP},${DURATION}`]: TIMESTAMP },
-  '_*_': sameTyped('int', 'uint', 'double'),
-  '_/_': sameTyped('int', 'uint', 'double'),
-  '_%_': sameTyped('int', 'uint'),
-};
 
 /** cel-go's result type of the calls whose overloads all return one type, or whose operands' agreeing type is the result. */
-function callResult(fn: string, target: Known, args: Known[], argExprs: Expr[]): Known {
+function callResult(fn: string, args: Known[], argExprs: Expr[]): Known {
   if (BOOL_RESULTS.has(fn)) return { scalar: 'bool' };
-  if (STRING_RESULTS.has(fn) && (target || fn === 'string')) return { scalar: 'string' };
   if (fn === 'size') return { scalar: 'int' };
   if (fn === '_[_]') return element(args[0]);
   const types = args.map((a, i) => literalType(argExprs[i]) ?? typeOf(a));
@@ -311,7 +288,7 @@ export function checkRule(
           if (OPTIONAL_MAKERS.has(name) && args[0]) return { optional: args[0] };
           if (resolved.result) return knownOf(resolved.result);
         }
-        return callResult(fn, targetKnown, args, k.value.args);
+        return callResult(fn, args, k.value.args);
       }
       case 'constExpr': {
         const scalar = literalType(e);
