@@ -1,4 +1,5 @@
 import { serviceFor } from '../harness/extension-apiserver';
+import { Api } from '../harness/http';
 import { startMetricsServer, type MetricsServer, type PodUsage } from '../harness/metrics-server';
 import { kubectl, startServerProcess, type ServerProcess } from '../harness/process';
 
@@ -47,6 +48,14 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await kapi.stop();
+});
+
+test("the controllers', scheduler's and simulated kubelets' informers list from the watch cache, as client-go's reflector lists at resourceVersion 0: etcd served none of their lists of pods", async () => {
+  // The first test: no client has listed pods yet (kubectl's lists ask for the latest, which etcd answers here).
+  const metrics = (await new Api(kapi.url).get('/metrics')).text;
+  const podLists = metrics.split('\n').find((l) => l.startsWith('etcd_request_duration_seconds_count{operation="list",type="pods"}'));
+  // About 15 informers follow pods here; asking for the latest, each listed them from etcd and kept its own copies.
+  expect(Number(podLists?.split(' ')[1] ?? 0)).toBe(0);
 });
 
 test('a Deployment becomes Available on its own: rollout status, set image, rollout undo --to-revision=1, scale to 5 spread over the nodes, a Service with 5 ready endpoints', async () => {

@@ -18,10 +18,15 @@ class FakeSource implements ListWatch {
   watchError: Error | null = null;
   /** Fails the next watch only. */
   nextWatchError: Error | null = null;
-  lists = 0;
+  /** The resourceVersion of each list asked for. */
+  readonly listedFrom: string[] = [];
 
-  async list(): Promise<{ items: KubeObject[]; resourceVersion: string }> {
-    this.lists++;
+  get lists(): number {
+    return this.listedFrom.length;
+  }
+
+  async list(resourceVersion: '0' | ''): Promise<{ items: KubeObject[]; resourceVersion: string }> {
+    this.listedFrom.push(resourceVersion);
     return { items: structuredClone(this.items), resourceVersion: String(this.revision) };
   }
 
@@ -92,7 +97,8 @@ describe('Informer', () => {
     // One backoff after the lost watch; the 410 relists at once.
     await clock.advance(1600);
     expect(seen).toEqual(['added a', 'added b', 'updated b@21', 'deleted a']);
-    expect(source.lists).toBe(2);
+    // The first list takes the server's cached state, the one after 410 the latest (client-go's relistResourceVersion).
+    expect(source.listedFrom).toEqual(['0', '']);
     expect(source.watches.map((w) => w.from)).toEqual(['10', '22']);
     expect(informer.list().map((o) => o.metadata.name)).toEqual(['b']);
     informer.stop();

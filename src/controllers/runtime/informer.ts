@@ -10,9 +10,10 @@ import { ObjectIndex, type IndexFunc } from './object-index';
 
 export type ControllerLog = (message: string, err?: unknown) => void;
 
-/** Where an informer reads: a consistent list, then a watch of the changes after its resourceVersion. */
+/** Where an informer reads: a list, then a watch of the changes after its resourceVersion. */
 export interface ListWatch {
-  list(): Promise<{ items: KubeObject[]; resourceVersion: string }>;
+  /** At `resourceVersion` "0" any state the server holds will do (its watch cache); "" asks for the latest (a consistent read). */
+  list(resourceVersion: '0' | ''): Promise<{ items: KubeObject[]; resourceVersion: string }>;
   watch(resourceVersion: string): Promise<WatchChannel<WatchItem>>;
 }
 
@@ -21,8 +22,8 @@ export function listWatchOf(store: ObjectStore, namespace = '', predicate: Predi
   // An informer reads as the server itself, for as long as it runs.
   const ctx = systemReadContext(namespace);
   return {
-    list: async () => {
-      const list = await store.list(ctx, { resourceVersion: '', match: '', predicate });
+    list: async (resourceVersion) => {
+      const list = await store.list(ctx, { resourceVersion, match: '', predicate });
       return { items: list.items, resourceVersion: list.metadata.resourceVersion ?? '' };
     },
     watch: (resourceVersion) => store.watch(ctx, { resourceVersion, predicate }),
@@ -148,11 +149,15 @@ export class Informer {
 
   private async run(signal: AbortSignal): Promise<void> {
     let resourceVersion: string | null = null;
+    // As client-go's reflector (relistResourceVersion): the first list takes the server's cached
+    // state ("0"), so that many informers of one resource neither read etcd nor hold copies of
+    // its objects; a list after "too old" asks for the latest, the cache may be as old.
+    let listFrom: '0' | '' = '0';
     while (!signal.aborted) {
       const listing = resourceVersion === null;
       try {
         if (resourceVersion === null) {
-          const list = await this.source.list();
+          const list = await this.source.list(listFrom);
           if (signal.aborted) return;
           this.replace(list.items);
           resourceVersion = list.resourceVersion;
@@ -177,6 +182,7 @@ export class Informer {
         this.disconnected(tooOld ? 'resourceVersion too old; listing again' : err instanceof Error ? err.message : String(err));
         if (tooOld) {
           resourceVersion = null;
+          listFrom = '';
           // The version is older than the watch can resume from: list again at once (the reflector's
           // relist on "too old"); straight after a list it is no longer news, and backs off as any failure.
           if (!listing) continue;
