@@ -4,6 +4,7 @@ import { FIELD_FACTS } from '../schema/field-facts';
 import { withGoZeros } from '../schema/go-zeros';
 import { isInlineField, lookupMessageOf, messageName, protoType } from '../schema/proto-loader';
 import { DecodeError } from './decode-error';
+import { interned } from './interned-strings';
 import { sharedFieldsV1 } from './shared-fields-v1';
 import { STRING_LIST_MESSAGES } from '../generated/api-facts';
 
@@ -48,7 +49,8 @@ function formatTime(seconds: number, nanos: number, micro: boolean): string {
 /** The messages whose JSON form is not a plain object of their fields. */
 const SPECIAL: Record<string, (msg: Record<string, unknown>) => unknown> = {
   // A Time written at all is a non-pointer field: its zero value is JSON's null.
-  [`${META}.Time`]: (m) => (m.seconds === undefined || toNumber(m.seconds as Longish) === 0 ? null : formatTime(toNumber(m.seconds as Longish), 0, false)),
+  [`${META}.Time`]: (m) =>
+    m.seconds === undefined || toNumber(m.seconds as Longish) === 0 ? null : interned(formatTime(toNumber(m.seconds as Longish), 0, false)),
   // MicroTime.Size is 0 for the zero time (an empty message), which Unmarshal reads back as zero: JSON's null.
   [`${META}.MicroTime`]: (m) => {
     const seconds = m.seconds === undefined ? 0 : toNumber(m.seconds as Longish);
@@ -58,7 +60,7 @@ const SPECIAL: Record<string, (msg: Record<string, unknown>) => unknown> = {
   [`${META}.Duration`]: (m) => formatDuration(toNumber((m.duration as Longish) ?? 0)),
   [`${META}.FieldsV1`]: (m) => (m.Raw ? sharedFieldsV1(m.Raw as Buffer) : undefined),
   '.k8s.io.apimachinery.pkg.util.intstr.IntOrString': (m) => (toNumber((m.type as Longish) ?? 0) === 1 ? (m.strVal ?? '') : (m.intVal ?? 0)),
-  '.k8s.io.apimachinery.pkg.api.resource.Quantity': (m) => m.string,
+  '.k8s.io.apimachinery.pkg.api.resource.Quantity': (m) => (typeof m.string === 'string' ? interned(m.string) : m.string),
   '.k8s.io.apimachinery.pkg.runtime.RawExtension': (m) => (m.raw && (m.raw as Buffer).length > 0 ? JSON.parse((m.raw as Buffer).toString('utf8')) : undefined),
   // Named []string types (ExtraValue, Verbs): JSON is the list of the message's items.
   ...Object.fromEntries(STRING_LIST_MESSAGES.map((m) => [`.${m}`, (msg: Record<string, unknown>) => msg.items ?? []])),
@@ -82,7 +84,7 @@ function scalarToJson(field: Field, value: unknown): unknown {
   if (field.resolvedType) return messageToJson(field.resolvedType as Type, value as Record<string, unknown>);
   if (Buffer.isBuffer(value) || value instanceof Uint8Array) return Buffer.from(value).toString('base64');
   if (typeof value === 'object' && value !== null && 'low' in value) return toNumber(value as unknown as Longish);
-  return value;
+  return typeof value === 'string' ? interned(value) : value;
 }
 
 /** What converting a message of one type needs, worked out once per type (a Type's fullName is computed on each access). */
@@ -171,5 +173,5 @@ export function decodeProtobuf(body: Buffer): KubeObject {
   const json = withGoZeros(messageName(type), messageToJson(type, message) as Record<string, unknown>);
   // ObjectMeta is a struct, so Go's JSON always writes it; kinds without it (DeleteOptions, AdmissionReview) get none.
   const metadata = Object.prototype.hasOwnProperty.call(type.fields, 'metadata') ? { metadata: {} } : {};
-  return { apiVersion: typeMeta.apiVersion, kind: typeMeta.kind, ...metadata, ...json } as KubeObject;
+  return { apiVersion: interned(typeMeta.apiVersion), kind: interned(typeMeta.kind), ...metadata, ...json } as KubeObject;
 }

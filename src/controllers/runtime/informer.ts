@@ -50,10 +50,18 @@ export interface InformerOptions {
   indexers?: Record<string, IndexFunc>;
 }
 
+/** Each object's key, made once: the informers of a resource share its objects (the watch cache's), and each keeps every key. */
+const keys = new WeakMap<KubeObject, string>();
+
 /** client-go's MetaNamespaceKeyFunc. */
 export function objectKey(obj: KubeObject): string {
-  const { namespace, name } = obj.metadata;
-  return namespace ? `${namespace}/${name}` : (name ?? '');
+  let key = keys.get(obj);
+  if (key === undefined) {
+    const { namespace, name } = obj.metadata;
+    key = namespace ? `${namespace}/${name}` : (name ?? '');
+    keys.set(obj, key);
+  }
+  return key;
 }
 
 const UNHEALTHY_AFTER_MS = 30_000;
