@@ -211,3 +211,25 @@ function deepFreeze<T>(value: T): T {
   }
   return value;
 }
+
+describe('WatchCache start over many objects', () => {
+  test("lists them in pages at one revision (kube's storageWatchListPageSize, made 3 here): every object, none written after the first page", async () => {
+    const root = `${prefix}/paged/`;
+    const paged = new EtcdStorage(kv, `${prefix}/`, { cacheListPageSize: 3 });
+    const cm = (name: string) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name } });
+    for (let i = 0; i < 8; i++) await paged.create(`${root}cm-${i}`, cm(`cm-${i}`));
+    // A write between two pages: the second page must still be read at the first page's revision.
+    let pages = 0;
+    const realRange = kv.range.bind(kv);
+    const range = jest.spyOn(kv, 'range').mockImplementation(async (...args: Parameters<Etcd3Kv['range']>) => {
+      const page = await realRange(...args);
+      if (args[0].startsWith(root) && ++pages === 1) await etcdStorage.create(`${root}cm-late`, cm('cm-late'));
+      return page;
+    });
+    const listed = await paged.listReadable(root).finally(() => range.mockRestore());
+    expect(pages).toBe(3);
+    expect(listed.items.map((o) => o.metadata.name)).toEqual(Array.from({ length: 8 }, (_, i) => `cm-${i}`));
+    const late = await paged.get(`${root}cm-late`, { resourceVersion: '', match: '' });
+    expect(Number(listed.resourceVersion)).toBeLessThan(Number(late.metadata.resourceVersion));
+  });
+});

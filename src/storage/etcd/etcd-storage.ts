@@ -37,6 +37,8 @@ export interface EtcdStorageOptions {
   clock?: Clock;
   /** How objects are encoded (--storage-media-type); Protobuf for built-in kinds unless given. */
   codec?: StorageCodec;
+  /** Objects per range of a watch cache's list (kube's storageWatchListPageSize unless a test makes it small). */
+  cacheListPageSize?: number;
 }
 
 /** A stored value read: its object, whether an older key encrypted it, and its plain bytes. */
@@ -46,6 +48,9 @@ interface ReadValue {
   data: Buffer;
   encoding: StoredEncoding;
 }
+
+/** kube's storageWatchListPageSize. */
+const WATCH_CACHE_LIST_PAGE = 10_000;
 
 /** Storage straight on etcd: every read is a quorum read, every write one guarded transaction. */
 export class EtcdStorage implements Storage {
@@ -163,8 +168,17 @@ export class EtcdStorage implements Storage {
   /** Everything under a prefix that can be read, and the keys of values that cannot (for caches). */
   async listReadable(prefix: string): Promise<ListResult & { unreadable: string[] }> {
     const unreadable: string[] = [];
-    const { entries, ...rest } = await this.listEntries(prefix, { resourceVersion: '', match: '', predicate: everything }, unreadable);
-    return { items: entries.map((e) => e.object), ...rest, unreadable };
+    const items: KubeObject[] = [];
+    const pageSize = this.opts.cacheListPageSize ?? WATCH_CACHE_LIST_PAGE;
+    // In pages at one revision, as kube's cacher lists (storageWatchListPageSize): the raw values of
+    // one page, not of the whole resource, are held beside the decoded objects.
+    let page = await this.listEntries(prefix, { resourceVersion: '', match: '', predicate: everything, limit: pageSize }, unreadable);
+    for (;;) {
+      for (const entry of page.entries) items.push(entry.object);
+      if (!page.continue) break;
+      page = await this.listEntries(prefix, { resourceVersion: '', match: '', predicate: everything, limit: pageSize, continue: page.continue }, unreadable);
+    }
+    return { items, resourceVersion: page.resourceVersion, unreadable };
   }
 
   /**
