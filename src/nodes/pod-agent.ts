@@ -13,6 +13,7 @@ import { planPod, type PodRun } from './pod-timeline';
 import { DueTimers } from './due-timers';
 import { yieldToRequests } from '../controllers/runtime/turn-budget';
 import { resourcesOf, type Resources } from '../scheduler/resources';
+import { withGoZeros } from '../schema/go-zeros';
 
 /** Status writes in flight at once. */
 const MAX_IN_FLIGHT = 32;
@@ -48,7 +49,9 @@ export function mergeStatus(current: PodStatus | undefined, next: PodStatus, now
     conditions.push({ ...c, lastTransitionTime: since });
   }
   for (const c of current?.conditions ?? []) if (!KUBELET_CONDITIONS.has(c.type ?? '') && c.type !== 'PodScheduled') conditions.push(c);
-  return { ...current, ...next, conditions };
+  // With the zero values Go writes (a condition's lastProbeTime: null), as the stored status has
+  // them: compared without them, every sync saw a change and wrote a status etcd already held.
+  return withGoZeros('k8s.io.api.core.v1.PodStatus', { ...current, ...next, conditions });
 }
 
 /**
