@@ -21,6 +21,7 @@ describe('jsonInSlices', () => {
     ],
     ['a large list at the root', containers],
     ['a large map whose values are all undefined', Object.fromEntries(Array.from({ length: 300 }, (_, i) => [`k${i}`, undefined]))],
+    ['more containers than one go looks at, none of them large', Array.from({ length: 30 }, () => Array.from({ length: 100 }, (_, i) => ({ i, of: [i] })))],
   ];
 
   test.each(values)('%s: the bytes of jsonText, compact and pretty', async (_, value) => {
@@ -36,5 +37,15 @@ describe('jsonInSlices', () => {
     expect(slices).toBeGreaterThanOrEqual(1000 / 64);
     slices = 0;
     expect(typeof (await jsonInSlices({ spec: { containers: containers.slice(0, 10) } }, false, count))).toBe('string');
+    expect(slices).toBe(0);
+  });
+
+  test('a value with more containers than one go looks at is examined in slices, even with no large list', async () => {
+    let slices = 0;
+    const wide = Array.from({ length: 30 }, () => Array.from({ length: 100 }, (_, i) => ({ i })));
+    await jsonInSlices(wide, false, async () => {
+      slices++;
+    });
+    expect(slices).toBeGreaterThan(0);
   });
 });
