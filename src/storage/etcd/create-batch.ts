@@ -28,7 +28,7 @@ export class CreateBatch implements KvCreateBatch {
 }
 
 /** etcd's default --max-txn-ops: the operations one transaction may hold in each of its lists. */
-const ETCD_DEFAULT_MAX_TXN_OPS = 128;
+export const ETCD_DEFAULT_MAX_TXN_OPS = 128;
 
 /** A batch cut into transactions etcd takes: at most --max-txn-ops writes, and under --max-request-bytes (keys twice: compare and put). */
 export function transactionsOf(creates: readonly BatchedCreate[], maxRequestBytes: number): BatchedCreate[][] {

@@ -19,7 +19,7 @@ import type {
 import { StorageError } from '../storage-error';
 import { classifyEtcdError, storageErrorFor, type EtcdFailure } from './etcd-call-error';
 import { FaultLog, type FaultLogSink } from '../fault-log';
-import { transactionsOf } from './create-batch';
+import { ETCD_DEFAULT_MAX_TXN_OPS, transactionsOf } from './create-batch';
 
 /** etcd's default --max-request-bytes (1.5 MiB). */
 export const ETCD_DEFAULT_MAX_REQUEST_BYTES = 1.5 * 1024 * 1024;
@@ -178,6 +178,13 @@ function untilAborted<T>(promise: Promise<T>, signal?: AbortSignal): Promise<T> 
 }
 
 type TxnRequest = Parameters<Etcd3['kv']['txn']>[0];
+
+/** A read of a key's latest value, waiting to go to etcd with the others of its turn. */
+interface LatestRead {
+  key: string;
+  resolve: (result: { kv: KeyValue | null; revision: number }) => void;
+  reject: (err: unknown) => void;
+}
 type IResponseOpRequest = TxnRequest['success'] extends (infer R)[] | undefined ? R : never;
 
 /**
@@ -198,6 +205,8 @@ export class Etcd3Kv implements KV, BatchWriter {
   private readonly brokenWatches = new Set<ResumingWatch>();
   private readonly watchFaults: FaultLog;
   private closed = false;
+  /** The reads of latest values waiting for the end of this turn (get). */
+  private readonly latestReads: LatestRead[] = [];
 
   constructor(opts: Etcd3KvOptions) {
     this.attemptTimeoutMs = opts.attemptTimeoutMs ?? 3_000;
@@ -270,9 +279,59 @@ export class Etcd3Kv implements KV, BatchWriter {
     return this.run(operation, key, false, attempt, call?.signal, until);
   }
 
-  async get(key: string, revision?: number, call?: KvCallOptions): Promise<{ kv: KeyValue | null; revision: number }> {
+  /**
+   * A key's value. Reads of the latest revision made in one turn of the event loop go to etcd
+   * together, as one read-only transaction (up to --max-txn-ops ranges): a gRPC call costs this
+   * client about 260 µs of CPU, a range inside a transaction of 16 about 33 µs. Each is still a
+   * linearizable read made after it was asked for; they share the revision they are read at.
+   */
+  get(key: string, revision?: number, call?: KvCallOptions): Promise<{ kv: KeyValue | null; revision: number }> {
+    if (revision) return this.getOne(key, revision, call);
+    return untilAborted(
+      new Promise<{ kv: KeyValue | null; revision: number }>((resolve, reject) => {
+        if (this.latestReads.length === 0) setImmediate(() => this.readLatest(this.latestReads.splice(0)));
+        this.latestReads.push({ key, resolve, reject });
+      }),
+      call?.signal,
+    );
+  }
+
+  private async getOne(key: string, revision: number | undefined, call?: KvCallOptions): Promise<{ kv: KeyValue | null; revision: number }> {
     const res = await this.read('get', key, (c, deadline) => c.kv.range({ key: Buffer.from(key), revision: revision || undefined }, { deadline }), call);
     return { kv: res.kvs.length > 0 ? toKeyValue(res.kvs[0]) : null, revision: Number(res.header.revision) };
+  }
+
+  private readLatest(reads: LatestRead[]): void {
+    if (reads.length === 1) {
+      const [{ key, resolve, reject }] = reads;
+      this.getOne(key, undefined).then(resolve, reject);
+      return;
+    }
+    for (let i = 0; i < reads.length; i += ETCD_DEFAULT_MAX_TXN_OPS) void this.readTogether(reads.slice(i, i + ETCD_DEFAULT_MAX_TXN_OPS));
+  }
+
+  private async readTogether(reads: LatestRead[]): Promise<void> {
+    const start = process.hrtime.bigint();
+    try {
+      const res = await this.run(
+        'get',
+        reads[0].key,
+        false,
+        (c, deadline) => c.kv.txn({ compare: [], success: reads.map(({ key }) => ({ request_range: { key: Buffer.from(key) } })), failure: [] }, { deadline }),
+        undefined,
+      );
+      const revision = Number(res.header.revision);
+      reads.forEach((read, i) => {
+        const kvs = res.responses[i]?.response_range?.kvs ?? [];
+        read.resolve({ kv: kvs.length > 0 ? toKeyValue(kvs[0]) : null, revision });
+      });
+    } catch (err) {
+      for (const read of reads) read.reject(err);
+    } finally {
+      // run counted the first; each read is one get in the storage metrics, as alone.
+      const seconds = Number(process.hrtime.bigint() - start) / 1e9;
+      for (const read of reads.slice(1)) this.observe('get', read.key, seconds);
+    }
   }
 
   async range(start: string, end: string, opts: RangeOptions = {}, call?: KvCallOptions): Promise<RangeResult> {
