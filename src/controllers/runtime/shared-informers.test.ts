@@ -79,6 +79,17 @@ describe('SharedInformers', () => {
     expect(views.map((v) => v.list().map((o) => o.metadata.name))).toEqual([['a', 'b'], ['a'], ['a'], []]);
   });
 
+  test('informers are shared per store: another store of the same resource (a custom resource served anew) has its own', async () => {
+    const { store, informers } = harness();
+    const replaced = new FakeCluster().store('', 'v1', 'configmaps');
+    await store.create(ctx, cm('old'), { dryRun: false });
+    await replaced.create(ctx, cm('new'), { dryRun: false });
+    const views = [informers.informer(store, {}, { name: 'old' }), informers.informer(replaced, {}, { name: 'new' })];
+    for (const view of views) view.start();
+    await Promise.all(views.map((v) => v.waitForSync()));
+    expect(views.map((v) => v.list().map((o) => o.metadata.name))).toEqual([['old'], ['new']]);
+  });
+
   test('indexers join the shared index set, also once objects are kept; one name with two functions is an error', async () => {
     const { store, informers } = harness();
     await store.create(ctx, cm('a', 'x'), { dryRun: false });

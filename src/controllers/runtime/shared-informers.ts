@@ -42,6 +42,12 @@ export class SharedInformers {
   private readonly entries = new Map<string, Entry>();
   /** The indexers each shared informer has been asked for, kept across its stops and starts. */
   private readonly indexers = new Map<string, Map<string, IndexFunc>>();
+  /**
+   * Each store's number in the keys: a store, not its resource's name, is what an informer follows
+   * (a custom resource served again after its CRD was replaced has a new store).
+   */
+  private readonly storeIds = new WeakMap<ObjectStore, number>();
+  private stores = 0;
   private stopped = false;
 
   constructor(
@@ -52,8 +58,10 @@ export class SharedInformers {
   /** A view of the shared informer of `store`'s objects that `opts` selects; it reads and tells `handlers` once started. */
   informer(store: ObjectStore, handlers: InformerHandlers, opts: SharedInformerOptions): CachedInformer {
     const namespace = opts.namespace ?? '';
-    const { group, version, resource } = store.def;
-    const key = `${group}/${version}/${resource}|${namespace}|${opts.filter?.description ?? ''}`;
+    let storeId = this.storeIds.get(store);
+    if (storeId === undefined) this.storeIds.set(store, (storeId = this.stores++));
+    const key = `${storeId}|${namespace}|${opts.filter?.description ?? ''}`;
+    const { resource } = store.def;
     const indexers = this.indexers.get(key) ?? new Map<string, IndexFunc>();
     this.indexers.set(key, indexers);
     for (const [name, indexFunc] of Object.entries(opts.indexers ?? {})) {
