@@ -6,9 +6,10 @@ import { isPlainObject, type KubeObject } from '../api/types';
 import { SYSTEM_READ_ALL, systemContext, SERVER_OWN_WRITE } from '../registry/request-context';
 import { everything } from '../storage/interfaces';
 import { QueueController } from './runtime/controller';
-import { Informer, listWatchOf } from './runtime/informer';
+import { CachedInformer } from './runtime/informer';
 import { systemClock, type Clock } from './runtime/clock';
 import { WorkQueue } from './work-queue';
+import type { SharedInformers } from './runtime/shared-informers';
 
 type Log = (message: string, err?: unknown) => void;
 
@@ -86,11 +87,12 @@ export async function settleAggregation(clusterRoles: ObjectStore): Promise<void
  */
 export class ClusterRoleAggregationController extends QueueController {
   readonly name = 'clusterrole-aggregation-controller';
-  private readonly informer: Informer;
+  private readonly informer: CachedInformer;
   protected readonly queue: WorkQueue;
 
   constructor(
     private readonly clusterRoles: ObjectStore,
+    informers: SharedInformers,
     private readonly log: Log,
     clock: Clock = systemClock,
   ) {
@@ -106,10 +108,10 @@ export class ClusterRoleAggregationController extends QueueController {
       clock,
     );
     const requeue = (): void => this.enqueueAggregated();
-    this.informer = new Informer(listWatchOf(clusterRoles), { added: requeue, updated: requeue, deleted: requeue }, { name: 'clusterroles', log, clock });
+    this.informer = informers.informer(clusterRoles, { added: requeue, updated: requeue, deleted: requeue }, { name: 'clusterroles' });
   }
 
-  protected get informers(): Informer[] {
+  protected get informers(): CachedInformer[] {
     return [this.informer];
   }
 

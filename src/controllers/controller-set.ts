@@ -94,7 +94,9 @@ export function startControllers(
   const storeOf = (group: string, resource: string): GenericStore => storeOfVersion(group, 'v1', resource);
   const leases = storeOf('coordination.k8s.io', 'leases');
   const crds = storeOf(CRD_GROUP, 'customresourcedefinitions');
-  const garbageCollector = new GarbageCollector(registry, log);
+  const deps = controllerDeps(registry, serviceInputs.admission, serviceInputs.authorizer, serviceInputs.clock, log, serviceInputs.aggregated);
+  const { informers } = deps;
+  const garbageCollector = new GarbageCollector(registry, informers, log);
   // An ephemeral port says nothing about who this is: such a replica gets a name of its own.
   const identity = new ApiServerIdentity(leases, config.securePort === 0 ? randomUUID() : `${config.bindAddress}:${config.securePort}`, log);
   const crdController = new CrdController(
@@ -104,10 +106,10 @@ export function startControllers(
     (served, serving) => (serving ? garbageCollector.track(served[0]) : garbageCollector.untrack(served[0])),
     (served) => identity.setServed(served),
     (conversion) => webhookConverter(conversion, (namespace, name, port) => resolveService(storeOfVersion, namespace, name, port)),
+    informers,
     log,
   );
-  const manager = new ControllerManager(log, config.controllers);
-  const deps = controllerDeps(registry, serviceInputs.admission, serviceInputs.authorizer, serviceInputs.clock, log, serviceInputs.aggregated);
+  const manager = new ControllerManager(log, config.controllers, informers);
   manager.add(crdController, { leaderOnly: false });
   manager.add(identity, { leaderOnly: false });
   // Service allocation (every replica: the default ServiceCIDR, then default/kubernetes and its endpoints; the leader: repair).
@@ -133,22 +135,26 @@ export function startControllers(
     new ServiceRepairControllers(storeOf('', 'services'), storeOf('networking.k8s.io', 'ipaddresses'), allocation, config.serviceRepairIntervalMs, log),
     { leaderOnly: true },
   );
-  manager.add(new NamespaceController(registry, storeOf('', 'namespaces'), log), { leaderOnly: true });
+  manager.add(new NamespaceController(registry, storeOf('', 'namespaces'), informers, log), { leaderOnly: true });
   manager.add(garbageCollector, { leaderOnly: true });
-  manager.add(new CrdEstablishingController(crds, leases, crdController, identity.leaseName, log), { leaderOnly: true });
-  manager.add(new ClusterRoleAggregationController(storeOf('rbac.authorization.k8s.io', 'clusterroles'), log), { leaderOnly: true });
-  manager.add(new ServiceAccountController(storeOf('', 'namespaces'), storeOf('', 'serviceaccounts'), log), { leaderOnly: true });
-  manager.add(new PolicyTypeCheckingController(storeOf('admissionregistration.k8s.io', 'validatingadmissionpolicies'), registrySchemaOf(registry), log), {
-    leaderOnly: true,
-  });
-  manager.add(new RootCaPublisher(storeOf('', 'namespaces'), storeOf('', 'configmaps'), rootCa, log), { leaderOnly: true });
-  manager.add(new PvcProtectionController(storeOf('', 'persistentvolumeclaims'), storeOf('', 'pods'), log), { leaderOnly: true });
-  manager.add(new PvProtectionController(storeOf('', 'persistentvolumes'), log), { leaderOnly: true });
+  manager.add(new CrdEstablishingController(crds, leases, crdController, identity.leaseName, informers, log), { leaderOnly: true });
+  manager.add(new ClusterRoleAggregationController(storeOf('rbac.authorization.k8s.io', 'clusterroles'), informers, log), { leaderOnly: true });
+  manager.add(new ServiceAccountController(storeOf('', 'namespaces'), storeOf('', 'serviceaccounts'), informers, log), { leaderOnly: true });
+  manager.add(
+    new PolicyTypeCheckingController(storeOf('admissionregistration.k8s.io', 'validatingadmissionpolicies'), registrySchemaOf(registry), informers, log),
+    {
+      leaderOnly: true,
+    },
+  );
+  manager.add(new RootCaPublisher(storeOf('', 'namespaces'), storeOf('', 'configmaps'), rootCa, informers, log), { leaderOnly: true });
+  manager.add(new PvcProtectionController(storeOf('', 'persistentvolumeclaims'), storeOf('', 'pods'), informers, log), { leaderOnly: true });
+  manager.add(new PvProtectionController(storeOf('', 'persistentvolumes'), informers, log), { leaderOnly: true });
   manager.add(
     new ResourceQuotaController(
       storeOf('', 'resourcequotas'),
       (group, resource) => registry.stored().find((s) => s.def.group === group && s.def.resource === resource),
       config.resourceQuotaSyncPeriodMs,
+      informers,
       log,
     ),
     { leaderOnly: true },
@@ -176,11 +182,12 @@ export function startControllers(
   manager.add(new EndpointSliceController(deps), { leaderOnly: true });
   manager.add(new EndpointSliceMirroringController(deps), { leaderOnly: true });
   manager.add(new PersistentVolumeBinderController(deps), { leaderOnly: true });
-  manager.add(new DisruptionController(registry, storeOf('policy', 'poddisruptionbudgets'), storeOf('', 'pods'), log), { leaderOnly: true });
+  manager.add(new DisruptionController(registry, storeOf('policy', 'poddisruptionbudgets'), storeOf('', 'pods'), informers, log), { leaderOnly: true });
   manager.add(
     new FlowControlController(
       storeOf('flowcontrol.apiserver.k8s.io', 'flowschemas'),
       storeOf('flowcontrol.apiserver.k8s.io', 'prioritylevelconfigurations'),
+      informers,
       log,
     ),
     { leaderOnly: true },
@@ -206,7 +213,7 @@ export function startControllers(
   if (config.scheduler ?? config.simulatedNodes > 0) manager.add(new Scheduler(deps), { leaderOnly: true });
   // Only a CA kapi generated signs CSRs: with --client-ca-file, the CA's key is not ours.
   if (clientSigner)
-    manager.add(new CsrSigningController(storeOf('certificates.k8s.io', 'certificatesigningrequests'), clientSigner, log), { leaderOnly: true });
+    manager.add(new CsrSigningController(storeOf('certificates.k8s.io', 'certificatesigningrequests'), clientSigner, informers, log), { leaderOnly: true });
   const elector = config.leaderElect
     ? new LeaderElector(
         new LeaseLock(leases, 'kube-system', CONTROLLER_MANAGER_LEASE),

@@ -6,9 +6,10 @@ import { customResourceDefinitions, type WebhookConverterOf } from '../resources
 import { crdView, type CrdView } from '../resources/customresourcedefinitions';
 import { informerAndQueueProblem, type Controller } from './runtime/controller';
 import { systemClock, type Clock } from './runtime/clock';
-import { Informer, listWatchOf, type ControllerLog } from './runtime/informer';
+import { CachedInformer, type ControllerLog } from './runtime/informer';
 import { WorkQueue } from './work-queue';
 import { SYSTEM_READ_ALL } from '../registry/request-context';
+import type { SharedInformers } from './runtime/shared-informers';
 
 const RETRY_MS = 1000;
 
@@ -41,7 +42,7 @@ export interface NameConflict {
 export class CrdController implements Controller {
   readonly name = 'poststarthook/start-apiextensions-controllers';
   private readonly served = new Map<string, { key: string; uid: string; generation: number; resource: ServedResource }>();
-  private run: { informer: Informer; queue: WorkQueue } | null = null;
+  private run: { informer: CachedInformer; queue: WorkQueue } | null = null;
 
   constructor(
     private readonly crds: GenericStore,
@@ -53,6 +54,7 @@ export class CrdController implements Controller {
     private readonly onServedCrdsChanged: (served: ServedCrds) => void,
     /** Builds the converter of a CRD with a conversion webhook. */
     private readonly webhookConverterOf: WebhookConverterOf,
+    private readonly sharedInformers: SharedInformers,
     private readonly log: ControllerLog,
     private readonly clock: Clock = systemClock,
   ) {}
@@ -67,10 +69,10 @@ export class CrdController implements Controller {
       this.clock,
     );
     const enqueue = (crd: KubeObject): void => queue.add(crd.metadata.name!);
-    const informer = new Informer(
-      listWatchOf(this.crds),
+    const informer = this.sharedInformers.informer(
+      this.crds,
       { added: enqueue, updated: (_, crd) => enqueue(crd), deleted: enqueue },
-      { name: 'customresourcedefinitions.apiextensions.k8s.io', log: this.log, clock: this.clock },
+      { name: 'customresourcedefinitions.apiextensions.k8s.io' },
     );
     this.run = { informer, queue };
     informer.start();

@@ -8,8 +8,9 @@ import { everyIdentityLease, replicaOf } from './apiserver-identity';
 import type { CrdController, NameConflict } from './crd-controller';
 import { QueueController } from './runtime/controller';
 import { systemClock, type Clock } from './runtime/clock';
-import { Informer, listWatchOf, type ControllerLog } from './runtime/informer';
+import { CachedInformer, type ControllerLog } from './runtime/informer';
 import { WorkQueue } from './work-queue';
+import type { SharedInformers } from './runtime/shared-informers';
 
 const RETRY_MS = 1000;
 
@@ -23,8 +24,8 @@ const RETRY_MS = 1000;
 export class CrdEstablishingController extends QueueController {
   readonly name = 'apiextensions-establishing-controller';
   protected readonly queue: WorkQueue;
-  private readonly crdInformer: Informer;
-  private readonly leaseInformer: Informer;
+  private readonly crdInformer: CachedInformer;
+  private readonly leaseInformer: CachedInformer;
 
   constructor(
     private readonly crds: ObjectStore,
@@ -32,6 +33,7 @@ export class CrdEstablishingController extends QueueController {
     private readonly serving: CrdController,
     /** This replica's identity lease name: it must be among the live replicas that serve a CRD. */
     private readonly ownIdentity: string,
+    informers: SharedInformers,
     private readonly log: ControllerLog,
     private readonly clock: Clock = systemClock,
   ) {
@@ -43,24 +45,24 @@ export class CrdEstablishingController extends QueueController {
       clock,
     );
     const enqueue = (crd: KubeObject): void => this.queue.add(crd.metadata.name!);
-    this.crdInformer = new Informer(
-      listWatchOf(crds),
+    this.crdInformer = informers.informer(
+      crds,
       { added: enqueue, updated: (_, crd) => enqueue(crd) },
-      { name: 'customresourcedefinitions.apiextensions.k8s.io', log, clock },
+      { name: 'customresourcedefinitions.apiextensions.k8s.io' },
     );
     // A replica that starts serving (or goes away) may be the one a CRD waits for.
     const recheck = (): void => {
       for (const crd of this.crdInformer.list()) if (!established(crd) || crd.metadata.deletionTimestamp) enqueue(crd);
     };
-    this.leaseInformer = new Informer(
-      listWatchOf(leases, 'kube-system', everyIdentityLease),
+    this.leaseInformer = informers.informer(
+      leases,
       { added: recheck, updated: recheck, deleted: recheck },
-      { name: 'leases.coordination.k8s.io', log, clock },
+      { name: 'leases.coordination.k8s.io', namespace: 'kube-system', filter: { description: 'apiserver identity leases', predicate: everyIdentityLease } },
     );
   }
 
   /** The replicas first, so that the CRDs' first syncs see who serves them. */
-  protected get informers(): Informer[] {
+  protected get informers(): CachedInformer[] {
     return [this.leaseInformer, this.crdInformer];
   }
 

@@ -8,9 +8,10 @@ import { systemContext, SERVER_OWN_WRITE } from '../registry/request-context';
 import { nowTimestamp } from '../registry/time';
 import { hasCondition, requestOf } from '../resources/certificatesigningrequests';
 import { QueueController } from './runtime/controller';
-import { Informer, listWatchOf } from './runtime/informer';
+import { CachedInformer } from './runtime/informer';
 import { systemClock, type Clock } from './runtime/clock';
 import { WorkQueue } from './work-queue';
+import type { SharedInformers } from './runtime/shared-informers';
 
 type Log = (message: string, err?: unknown) => void;
 
@@ -71,12 +72,13 @@ function signed(csr: KubeObject, ca: PemPair): Record<string, unknown> {
  */
 export class CsrSigningController extends QueueController {
   readonly name = 'csrsigning-controller';
-  private readonly informer: Informer;
+  private readonly informer: CachedInformer;
   protected readonly queue: WorkQueue;
 
   constructor(
     private readonly csrs: ObjectStore,
     private readonly ca: PemPair,
+    informers: SharedInformers,
     private readonly log: Log,
     clock: Clock = systemClock,
   ) {
@@ -94,11 +96,7 @@ export class CsrSigningController extends QueueController {
     const enqueue = (csr: KubeObject): void => {
       if (needsSigning(csr)) this.queue.add(csr.metadata.name!);
     };
-    this.informer = new Informer(
-      listWatchOf(csrs),
-      { added: enqueue, updated: (_prev, csr) => enqueue(csr) },
-      { name: 'certificatesigningrequests', log, clock },
-    );
+    this.informer = informers.informer(csrs, { added: enqueue, updated: (_prev, csr) => enqueue(csr) }, { name: 'certificatesigningrequests' });
   }
 
   private async sign(name: string): Promise<void> {
@@ -129,7 +127,7 @@ export class CsrSigningController extends QueueController {
     }
   }
 
-  protected get informers(): Informer[] {
+  protected get informers(): CachedInformer[] {
     return [this.informer];
   }
 }

@@ -7,9 +7,10 @@ import { isPlainObject, type KubeObject, type OwnerReference } from '../api/type
 import { systemContext, systemReadContext, SERVER_OWN_WRITE } from '../registry/request-context';
 import type { ResourceRegistry } from '../registry/resource-registry';
 import { QueueController } from './runtime/controller';
-import { Informer, listWatchOf, objectKey } from './runtime/informer';
+import { CachedInformer, objectKey } from './runtime/informer';
 import { systemClock, type Clock } from './runtime/clock';
 import { WorkQueue } from './work-queue';
+import type { SharedInformers } from './runtime/shared-informers';
 
 type Log = (message: string, err?: unknown) => void;
 type Obj = Record<string, unknown>;
@@ -75,8 +76,8 @@ function setCondition(status: Obj, condition: Obj, now: number): void {
  */
 export class DisruptionController extends QueueController {
   readonly name = 'disruption-controller';
-  private readonly budgets: Informer;
-  private readonly pods: Informer;
+  private readonly budgets: CachedInformer;
+  private readonly pods: CachedInformer;
   protected readonly queue: WorkQueue;
   private readonly rechecks = new Map<string, () => void>();
 
@@ -84,6 +85,7 @@ export class DisruptionController extends QueueController {
     private readonly registry: ResourceRegistry,
     private readonly pdbStore: ObjectStore,
     podStore: ObjectStore,
+    informers: SharedInformers,
     private readonly log: Log,
     private readonly clock: Clock = systemClock,
   ) {
@@ -98,13 +100,9 @@ export class DisruptionController extends QueueController {
     const podChanged = (pod: KubeObject) => {
       for (const pdb of this.budgets.list()) if (selects(pdb, pod)) enqueue(pdb);
     };
-    this.budgets = new Informer(
-      listWatchOf(pdbStore),
-      { added: enqueue, updated: (_, pdb) => enqueue(pdb), deleted: enqueue },
-      { name: 'poddisruptionbudgets', log, clock },
-    );
-    this.pods = new Informer(
-      listWatchOf(podStore),
+    this.budgets = informers.informer(pdbStore, { added: enqueue, updated: (_, pdb) => enqueue(pdb), deleted: enqueue }, { name: 'poddisruptionbudgets' });
+    this.pods = informers.informer(
+      podStore,
       {
         added: podChanged,
         updated: (old, pod) => {
@@ -113,11 +111,11 @@ export class DisruptionController extends QueueController {
         },
         deleted: podChanged,
       },
-      { name: 'pods', log, clock },
+      { name: 'pods' },
     );
   }
 
-  protected get informers(): Informer[] {
+  protected get informers(): CachedInformer[] {
     return [this.pods, this.budgets];
   }
 

@@ -12,9 +12,10 @@ import {
 } from '../registry/flowcontrol-bootstrap';
 import { systemContext, SERVER_OWN_WRITE } from '../registry/request-context';
 import { QueueController } from './runtime/controller';
-import { Informer, listWatchOf } from './runtime/informer';
+import { CachedInformer } from './runtime/informer';
 import { systemClock, type Clock } from './runtime/clock';
 import { WorkQueue } from './work-queue';
+import type { SharedInformers } from './runtime/shared-informers';
 
 type Log = (message: string, err?: unknown) => void;
 
@@ -94,13 +95,14 @@ function danglingCondition(fs: KubeObject, levelExists: boolean, now: string): R
  */
 export class FlowControlController extends QueueController {
   readonly name = 'poststarthook/priority-and-fairness-config-producer';
-  private readonly schemas: Informer;
-  private readonly levels: Informer;
+  private readonly schemas: CachedInformer;
+  private readonly levels: CachedInformer;
   protected readonly queue: WorkQueue;
 
   constructor(
     private readonly flowSchemas: ObjectStore,
     private readonly priorityLevels: ObjectStore,
+    informers: SharedInformers,
     private readonly log: Log,
     private readonly clock: Clock = systemClock,
   ) {
@@ -116,19 +118,15 @@ export class FlowControlController extends QueueController {
       this.queue.add(PL + pl.metadata.name);
       for (const fs of this.schemas.list()) if (stringOf(objectOf(objectOf(fs.spec).priorityLevelConfiguration).name) === pl.metadata.name) schema(fs);
     };
-    this.schemas = new Informer(
-      listWatchOf(flowSchemas),
-      { added: schema, updated: (_, fs) => schema(fs), deleted: schema },
-      { name: 'flowschemas', log, clock },
-    );
-    this.levels = new Informer(
-      listWatchOf(priorityLevels),
+    this.schemas = informers.informer(flowSchemas, { added: schema, updated: (_, fs) => schema(fs), deleted: schema }, { name: 'flowschemas' });
+    this.levels = informers.informer(
+      priorityLevels,
       { added: level, updated: (_, pl) => this.queue.add(PL + pl.metadata.name), deleted: level },
-      { name: 'prioritylevelconfigurations', log, clock },
+      { name: 'prioritylevelconfigurations' },
     );
   }
 
-  protected get informers(): Informer[] {
+  protected get informers(): CachedInformer[] {
     return [this.levels, this.schemas];
   }
 

@@ -6,7 +6,8 @@ import { FOREGROUND_FINALIZER, ORPHAN_FINALIZER, type PropagationPolicy } from '
 import type { ResourceRegistry } from '../registry/resource-registry';
 import { STUCK_AFTER_MS, type Controller } from './runtime/controller';
 import { systemClock, type Clock } from './runtime/clock';
-import { Informer, listWatchOf, type ControllerLog } from './runtime/informer';
+import { CachedInformer, type ControllerLog } from './runtime/informer';
+import type { SharedInformers } from './runtime/shared-informers';
 
 const RETRY_MS = 1000;
 
@@ -41,7 +42,7 @@ export class GarbageCollector implements Controller {
   private readonly queue = new Set<string>();
   /** The stores to watch: every stored resource, and custom resources while they are served. */
   private readonly tracked = new Set<ObjectStore>();
-  private readonly informers = new Map<ObjectStore, Informer>();
+  private readonly informers = new Map<ObjectStore, CachedInformer>();
   private running = false;
   private working = false;
   private workingSince = 0;
@@ -49,6 +50,7 @@ export class GarbageCollector implements Controller {
 
   constructor(
     private readonly registry: ResourceRegistry,
+    private readonly sharedInformers: SharedInformers,
     private readonly log: ControllerLog,
     private readonly clock: Clock = systemClock,
   ) {}
@@ -99,14 +101,14 @@ export class GarbageCollector implements Controller {
 
   /** Resolves once the store's current state is in the graph; keeps following it after that. */
   private inform(store: ObjectStore): Promise<void> {
-    const informer = new Informer(
-      listWatchOf(store),
+    const informer = this.sharedInformers.informer(
+      store,
       {
         added: (obj) => this.observe(store, obj),
         updated: (_, obj) => this.observe(store, obj),
         deleted: (obj) => this.forget(obj.metadata.uid ?? ''),
       },
-      { name: store.def.group ? `${store.def.resource}.${store.def.group}` : store.def.resource, log: this.log, clock: this.clock },
+      { name: store.def.group ? `${store.def.resource}.${store.def.group}` : store.def.resource },
     );
     this.informers.set(store, informer);
     informer.start();

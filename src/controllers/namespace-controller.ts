@@ -7,9 +7,10 @@ import { NAMESPACE_FINALIZER, namespaceFinalizers } from '../resources/namespace
 import { updatedConditions, type ContentTotals, type NamespaceCondition } from './namespace-conditions';
 import { QueueController } from './runtime/controller';
 import { systemClock, type Clock } from './runtime/clock';
-import { Informer, listWatchOf, type ControllerLog } from './runtime/informer';
+import { CachedInformer, type ControllerLog } from './runtime/informer';
 import { WorkQueue } from './work-queue';
 import { SYSTEM_READ_ALL, systemReadContext, systemContext, SERVER_OWN_WRITE } from '../registry/request-context';
+import type { SharedInformers } from './runtime/shared-informers';
 
 export type { ControllerLog } from './runtime/informer';
 
@@ -25,11 +26,12 @@ const RESYNC_MS = 5 * 60_000;
 export class NamespaceController extends QueueController {
   readonly name = 'namespace-controller';
   protected readonly queue: WorkQueue;
-  private readonly informer: Informer;
+  private readonly informer: CachedInformer;
 
   constructor(
     private readonly registry: ResourceRegistry,
     private readonly namespaces: ObjectStore,
+    informers: SharedInformers,
     private readonly log: ControllerLog,
     clock: Clock = systemClock,
   ) {
@@ -43,14 +45,10 @@ export class NamespaceController extends QueueController {
     const observe = (ns: KubeObject): void => {
       if (ns.metadata.deletionTimestamp && namespaceFinalizers(ns).includes(NAMESPACE_FINALIZER)) this.queue.add(ns.metadata.name!);
     };
-    this.informer = new Informer(
-      listWatchOf(namespaces),
-      { added: observe, updated: (_, ns) => observe(ns) },
-      { name: 'namespaces', log, clock, resyncMs: RESYNC_MS },
-    );
+    this.informer = informers.informer(namespaces, { added: observe, updated: (_, ns) => observe(ns) }, { name: 'namespaces', resyncMs: RESYNC_MS });
   }
 
-  protected get informers(): Informer[] {
+  protected get informers(): CachedInformer[] {
     return [this.informer];
   }
 

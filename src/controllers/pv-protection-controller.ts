@@ -5,9 +5,10 @@ import { PV_PROTECTION_FINALIZER } from '../admission/storage-object-in-use-prot
 import { systemContext, SERVER_OWN_WRITE } from '../registry/request-context';
 import { QueueController } from './runtime/controller';
 import { isDeletionCandidate, needsFinalizer, setFinalizer } from './runtime/finalizers';
-import { Informer, listWatchOf, objectKey } from './runtime/informer';
+import { CachedInformer, objectKey } from './runtime/informer';
 import { systemClock, type Clock } from './runtime/clock';
 import { WorkQueue } from './work-queue';
+import type { SharedInformers } from './runtime/shared-informers';
 
 type Log = (message: string, err?: unknown) => void;
 
@@ -26,11 +27,12 @@ const isBound = (volume: KubeObject): boolean => objectOf(volume.status).phase =
  */
 export class PvProtectionController extends QueueController {
   readonly name = 'persistentvolume-protection-controller';
-  private readonly informer: Informer;
+  private readonly informer: CachedInformer;
   protected readonly queue: WorkQueue;
 
   constructor(
     private readonly volumes: ObjectStore,
+    informers: SharedInformers,
     private readonly log: Log,
     clock: Clock = systemClock,
   ) {
@@ -44,10 +46,10 @@ export class PvProtectionController extends QueueController {
     const changed = (volume: KubeObject): void => {
       if (needsFinalizer(volume, PV_PROTECTION_FINALIZER) || isDeletionCandidate(volume, PV_PROTECTION_FINALIZER)) this.queue.add(objectKey(volume));
     };
-    this.informer = new Informer(listWatchOf(volumes), { added: changed, updated: (_, volume) => changed(volume) }, { name: 'persistentvolumes', log, clock });
+    this.informer = informers.informer(volumes, { added: changed, updated: (_, volume) => changed(volume) }, { name: 'persistentvolumes' });
   }
 
-  protected get informers(): Informer[] {
+  protected get informers(): CachedInformer[] {
     return [this.informer];
   }
 

@@ -6,9 +6,10 @@ import { systemReadContext, systemContext, SERVER_OWN_WRITE } from '../registry/
 import { everything } from '../storage/interfaces';
 import { QueueController } from './runtime/controller';
 import { isDeletionCandidate, needsFinalizer, setFinalizer } from './runtime/finalizers';
-import { Informer, listWatchOf, objectKey } from './runtime/informer';
+import { CachedInformer, objectKey } from './runtime/informer';
 import { systemClock, type Clock } from './runtime/clock';
 import { WorkQueue } from './work-queue';
+import type { SharedInformers } from './runtime/shared-informers';
 
 type Log = (message: string, err?: unknown) => void;
 
@@ -51,13 +52,14 @@ function podUsesClaim(pod: KubeObject, claim: KubeObject): boolean {
  */
 export class PvcProtectionController extends QueueController {
   readonly name = 'persistentvolumeclaim-protection-controller';
-  private readonly claimInformer: Informer;
-  private readonly podInformer: Informer;
+  private readonly claimInformer: CachedInformer;
+  private readonly podInformer: CachedInformer;
   protected readonly queue: WorkQueue;
 
   constructor(
     private readonly claims: ObjectStore,
     private readonly pods: ObjectStore,
+    informers: SharedInformers,
     private readonly log: Log,
     clock: Clock = systemClock,
   ) {
@@ -77,13 +79,9 @@ export class PvcProtectionController extends QueueController {
       if (!deleted && phase !== 'Succeeded' && phase !== 'Failed' && stringOf(objectOf(pod.spec).nodeName)) return;
       for (const claim of claimsOf(pod)) this.queue.add(`${pod.metadata.namespace}/${claim.name}`);
     };
-    this.claimInformer = new Informer(
-      listWatchOf(claims),
-      { added: claimChanged, updated: (_, claim) => claimChanged(claim) },
-      { name: 'persistentvolumeclaims', log, clock },
-    );
-    this.podInformer = new Informer(
-      listWatchOf(pods),
+    this.claimInformer = informers.informer(claims, { added: claimChanged, updated: (_, claim) => claimChanged(claim) }, { name: 'persistentvolumeclaims' });
+    this.podInformer = informers.informer(
+      pods,
       {
         added: (pod) => podChanged(pod, false),
         updated: (old, pod) => {
@@ -93,11 +91,11 @@ export class PvcProtectionController extends QueueController {
         },
         deleted: (pod) => podChanged(pod, true),
       },
-      { name: 'pods', log, clock },
+      { name: 'pods' },
     );
   }
 
-  protected get informers(): Informer[] {
+  protected get informers(): CachedInformer[] {
     return [this.podInformer, this.claimInformer];
   }
 

@@ -6,9 +6,10 @@ import { evaluatorFor, quotaScopes, resourcesNamedBy, type QuotaEvaluator } from
 import { systemReadContext, systemContext, SERVER_OWN_WRITE } from '../registry/request-context';
 import { everything } from '../storage/interfaces';
 import { informerAndQueueProblem, type Controller } from './runtime/controller';
-import { Informer, listWatchOf, type ControllerLog } from './runtime/informer';
+import { CachedInformer, type ControllerLog } from './runtime/informer';
 import { systemClock, type Clock } from './runtime/clock';
 import { WorkQueue } from './work-queue';
+import type { SharedInformers } from './runtime/shared-informers';
 
 const RETRY_MS = 1000;
 
@@ -29,9 +30,9 @@ const statusOf = (quota: KubeObject): { hard: ResourceList; used: ResourceList }
  */
 export class ResourceQuotaController implements Controller {
   readonly name = 'resourcequota-controller';
-  private readonly quotaInformer: Informer;
+  private readonly quotaInformer: CachedInformer;
   /** Replenishment informers, one per resource some quota counts, started as quotas name them. */
-  private readonly watched = new Map<string, Informer>();
+  private readonly watched = new Map<string, CachedInformer>();
   private readonly queue: WorkQueue;
   private cancelResync: (() => void) | null = null;
   private stopped = false;
@@ -40,6 +41,7 @@ export class ResourceQuotaController implements Controller {
     private readonly quotas: ObjectStore,
     private readonly findStore: StoreFinder,
     private readonly syncPeriodMs: number,
+    private readonly sharedInformers: SharedInformers,
     private readonly log: ControllerLog,
     private readonly clock: Clock = systemClock,
   ) {
@@ -50,8 +52,8 @@ export class ResourceQuotaController implements Controller {
       clock,
     );
     const enqueue = (q: KubeObject): void => this.queue.add(`${q.metadata.namespace}/${q.metadata.name}`);
-    this.quotaInformer = new Informer(
-      listWatchOf(quotas),
+    this.quotaInformer = this.sharedInformers.informer(
+      quotas,
       {
         added: enqueue,
         // Only a change of spec.hard asks for a recount (kube's updateFunc): status writes, admission's charges among them, do not.
@@ -59,7 +61,7 @@ export class ResourceQuotaController implements Controller {
           if (!listsEqual(hardOf(prev), hardOf(cur))) enqueue(cur);
         },
       },
-      { name: 'resourcequotas', log, clock },
+      { name: 'resourcequotas' },
     );
   }
 
@@ -104,8 +106,8 @@ export class ResourceQuotaController implements Controller {
       const namespace = obj.metadata.namespace ?? '';
       for (const q of this.quotaInformer.list()) if (q.metadata.namespace === namespace) this.queue.add(`${namespace}/${q.metadata.name}`);
     };
-    const informer = new Informer(
-      listWatchOf(store),
+    const informer = this.sharedInformers.informer(
+      store,
       {
         deleted: recount,
         updated: (prev, cur) => {
@@ -113,7 +115,7 @@ export class ResourceQuotaController implements Controller {
           if (!listsEqual(evaluator.usage(prev, now), evaluator.usage(cur, now))) recount(cur);
         },
       },
-      { name: key, log: this.log, clock: this.clock },
+      { name: key },
     );
     this.watched.set(key, informer);
     informer.start();

@@ -4,9 +4,10 @@ import type { KubeObject } from '../api/types';
 import { systemContext, SERVER_OWN_WRITE } from '../registry/request-context';
 import type { Predicate } from '../storage/interfaces';
 import { QueueController } from './runtime/controller';
-import { Informer, listWatchOf } from './runtime/informer';
+import { CachedInformer } from './runtime/informer';
 import { systemClock, type Clock } from './runtime/clock';
 import { WorkQueue } from './work-queue';
+import type { SharedInformers } from './runtime/shared-informers';
 
 type Log = (message: string, err?: unknown) => void;
 
@@ -38,14 +39,15 @@ function upToDate(cm: KubeObject, ca: string): boolean {
  */
 export class RootCaPublisher extends QueueController {
   readonly name = 'root-ca-certificate-publisher-controller';
-  private readonly namespaceInformer: Informer;
-  private readonly configMapInformer: Informer;
+  private readonly namespaceInformer: CachedInformer;
+  private readonly configMapInformer: CachedInformer;
   protected readonly queue: WorkQueue;
 
   constructor(
     namespaces: ObjectStore,
     private readonly configMaps: ObjectStore,
     private readonly ca: string,
+    informers: SharedInformers,
     private readonly log: Log,
     clock: Clock = systemClock,
   ) {
@@ -58,19 +60,15 @@ export class RootCaPublisher extends QueueController {
     );
     const enqueueNamespace = (ns: KubeObject): void => this.queue.add(ns.metadata.name!);
     const enqueueOwner = (cm: KubeObject): void => this.queue.add(cm.metadata.namespace!);
-    this.namespaceInformer = new Informer(
-      listWatchOf(namespaces),
-      { added: enqueueNamespace, updated: (_, ns) => enqueueNamespace(ns) },
-      { name: 'namespaces', log, clock },
-    );
-    this.configMapInformer = new Informer(
-      listWatchOf(configMaps, '', onlyRootCa),
+    this.namespaceInformer = informers.informer(namespaces, { added: enqueueNamespace, updated: (_, ns) => enqueueNamespace(ns) }, { name: 'namespaces' });
+    this.configMapInformer = informers.informer(
+      configMaps,
       { updated: (_, cm) => enqueueOwner(cm), deleted: enqueueOwner },
-      { name: 'configmaps', log, clock },
+      { name: 'configmaps', filter: { description: `metadata.name=${ROOT_CA_CONFIG_MAP}`, predicate: onlyRootCa } },
     );
   }
 
-  protected get informers(): Informer[] {
+  protected get informers(): CachedInformer[] {
     return [this.configMapInformer, this.namespaceInformer];
   }
 

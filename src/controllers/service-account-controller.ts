@@ -3,9 +3,10 @@ import { isStatusError } from '../api/errors';
 import type { KubeObject } from '../api/types';
 import { systemContext, SERVER_OWN_WRITE } from '../registry/request-context';
 import { QueueController } from './runtime/controller';
-import { Informer, listWatchOf } from './runtime/informer';
+import { CachedInformer } from './runtime/informer';
 import { systemClock, type Clock } from './runtime/clock';
 import { WorkQueue } from './work-queue';
+import type { SharedInformers } from './runtime/shared-informers';
 
 type Log = (message: string, err?: unknown) => void;
 
@@ -24,13 +25,14 @@ const isTerminating = (ns: KubeObject): boolean =>
  */
 export class ServiceAccountController extends QueueController {
   readonly name = 'serviceaccount-controller';
-  private readonly namespaceInformer: Informer;
-  private readonly accountInformer: Informer;
+  private readonly namespaceInformer: CachedInformer;
+  private readonly accountInformer: CachedInformer;
   protected readonly queue: WorkQueue;
 
   constructor(
     namespaces: ObjectStore,
     private readonly serviceAccounts: ObjectStore,
+    informers: SharedInformers,
     private readonly log: Log,
     clock: Clock = systemClock,
   ) {
@@ -42,20 +44,15 @@ export class ServiceAccountController extends QueueController {
       clock,
     );
     const enqueueNamespace = (ns: KubeObject): void => this.queue.add(ns.metadata.name!);
-    this.namespaceInformer = new Informer(
-      listWatchOf(namespaces),
-      { added: enqueueNamespace, updated: (_, ns) => enqueueNamespace(ns) },
-      { name: 'namespaces', log, clock },
-    );
-    this.accountInformer = new Informer(
-      listWatchOf(serviceAccounts),
-      // serviceAccountDeleted: only a deletion can leave a namespace without its account.
+    this.namespaceInformer = informers.informer(namespaces, { added: enqueueNamespace, updated: (_, ns) => enqueueNamespace(ns) }, { name: 'namespaces' });
+    this.accountInformer = informers.informer(
+      serviceAccounts, // serviceAccountDeleted: only a deletion can leave a namespace without its account.
       { deleted: (sa) => this.queue.add(sa.metadata.namespace!) },
-      { name: 'serviceaccounts', log, clock },
+      { name: 'serviceaccounts' },
     );
   }
 
-  protected get informers(): Informer[] {
+  protected get informers(): CachedInformer[] {
     return [this.accountInformer, this.namespaceInformer];
   }
 

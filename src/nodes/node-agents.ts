@@ -7,7 +7,7 @@ import { SYSTEM_READ_ALL, withInfo } from '../registry/request-context';
 import { timestampAt } from '../registry/time';
 import { every } from '../api/clock';
 import type { ControllerDeps } from '../controllers/runtime/controller-deps';
-import { Informer, listWatchOf } from '../controllers/runtime/informer';
+import type { CachedInformer } from '../controllers/runtime/informer';
 import { microTime } from '../controllers/runtime/micro-time';
 import type { NodeCapacity } from './capacity';
 import {
@@ -32,7 +32,7 @@ const isStopped = (node: Node | undefined): boolean => node?.metadata.annotation
  * until the annotation goes.
  */
 export class NodeAgents {
-  readonly informer: Informer;
+  readonly informer: CachedInformer;
   private readonly nodes: ObjectStore;
   private readonly leases: ObjectStore;
   private readonly byName: Map<string, SimulatedNode>;
@@ -53,14 +53,17 @@ export class NodeAgents {
     this.leases = deps.store('coordination.k8s.io', 'v1', 'leases');
     this.byName = new Map(simulated.map((n) => [n.name, n]));
     const names = this.byName;
-    this.informer = new Informer(
-      listWatchOf(this.nodes, '', { matches: (o) => names.has(o.metadata.name ?? ''), empty: false }),
+    this.informer = deps.informers.informer(
+      this.nodes,
       {
         added: (node) => this.observe(node as Node, undefined),
         updated: (old, node) => this.observe(node as Node, old as Node),
         deleted: (node) => this.reconcile(node.metadata.name ?? ''),
       },
-      { name: 'simulated nodes', log: deps.log, clock: deps.clock },
+      {
+        name: 'simulated nodes',
+        filter: { description: 'metadata.name in the simulated nodes', predicate: { matches: (o) => names.has(o.metadata.name ?? ''), empty: false } },
+      },
     );
   }
 

@@ -6,7 +6,7 @@ import type { Pod, PodCondition, PodStatus } from '../generated/types/core/v1';
 import { withInfo } from '../registry/request-context';
 import { timestampAt } from '../registry/time';
 import type { ControllerDeps } from '../controllers/runtime/controller-deps';
-import { Informer, listWatchOf, objectKey } from '../controllers/runtime/informer';
+import { type CachedInformer, objectKey } from '../controllers/runtime/informer';
 import type { NodeAgents } from './node-agents';
 import { PodIpAllocator } from './pod-cidr';
 import { planPod, type PodRun } from './pod-timeline';
@@ -61,7 +61,7 @@ export function mergeStatus(current: PodStatus | undefined, next: PodStatus, now
  * informer of the pods on simulated nodes; changes due later wait on one timer.
  */
 export class PodAgent {
-  readonly informer: Informer;
+  readonly informer: CachedInformer;
   private readonly pods: ObjectStore;
   private readonly tracked = new Map<string, Tracked>();
   private readonly ips = new Map<string, PodIpAllocator>();
@@ -82,14 +82,20 @@ export class PodAgent {
     for (const name of agents.names) this.ips.set(name, new PodIpAllocator(agents.simulated(name)!.podCidr));
     const names = agents.names;
     this.timers = new DueTimers(deps.clock, (key) => this.enqueue(key));
-    this.informer = new Informer(
-      listWatchOf(this.pods, '', { matches: (o) => names.has((o as Pod).spec?.nodeName ?? ''), empty: false }),
+    this.informer = deps.informers.informer(
+      this.pods,
       {
         added: (pod) => this.observe(pod as Pod),
         updated: (_, pod) => this.observe(pod as Pod),
         deleted: (pod) => this.forget(objectKey(pod)),
       },
-      { name: 'pods on simulated nodes', log: deps.log, clock: deps.clock },
+      {
+        name: 'pods on simulated nodes',
+        filter: {
+          description: 'spec.nodeName in the simulated nodes',
+          predicate: { matches: (o) => names.has((o as Pod).spec?.nodeName ?? ''), empty: false },
+        },
+      },
     );
   }
 

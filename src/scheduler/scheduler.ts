@@ -8,7 +8,7 @@ import { timestampAt } from '../registry/time';
 import { informerAndQueueProblem, type Controller } from '../controllers/runtime/controller';
 import type { ControllerDeps } from '../controllers/runtime/controller-deps';
 import type { EventRecorder } from '../controllers/runtime/event-recorder';
-import { Informer, listWatchOf, objectKey } from '../controllers/runtime/informer';
+import { type CachedInformer, type InformerHandlers, objectKey } from '../controllers/runtime/informer';
 import { every } from '../api/clock';
 import { yieldToRequests } from '../controllers/runtime/turn-budget';
 import { schedulePod, type ScheduleLookups } from './algorithm';
@@ -39,9 +39,9 @@ export class Scheduler implements Controller {
   readonly name = 'kube-scheduler';
   private readonly cache = new ClusterCache();
   private readonly queue: SchedulingQueue;
-  private readonly pods: Informer;
-  private readonly nodes: Informer;
-  private readonly others: Informer[];
+  private readonly pods: CachedInformer;
+  private readonly nodes: CachedInformer;
+  private readonly others: CachedInformer[];
   private readonly podStore: ObjectStore;
   private readonly recorder: EventRecorder;
   private readonly lookups: ScheduleLookups;
@@ -52,12 +52,12 @@ export class Scheduler implements Controller {
   private stopFlush: (() => void) | null = null;
 
   constructor(private readonly deps: ControllerDeps) {
-    const { log, clock } = deps;
+    const { clock } = deps;
     this.podStore = deps.store('', 'v1', 'pods');
     this.recorder = deps.recorder(DEFAULT_SCHEDULER);
     this.queue = new SchedulingQueue(clock, () => this.kick());
-    const informer = (group: string, resource: string, handlers: ConstructorParameters<typeof Informer>[1] = {}) =>
-      new Informer(listWatchOf(deps.store(group, 'v1', resource)), handlers, { name: `scheduler ${resource}`, log, clock });
+    const informer = (group: string, resource: string, handlers: InformerHandlers = {}) =>
+      deps.informers.informer(deps.store(group, 'v1', resource), handlers, { name: `scheduler ${resource}` });
     this.nodes = informer('', 'nodes', {
       added: (n) => {
         this.cache.setNode(n as Node);

@@ -1,6 +1,7 @@
 import { ManualClock } from '../../src/api/clock';
 import { SERVER_OWN_WRITE, systemContext } from '../../src/registry/request-context';
 import type { ControllerDeps } from '../../src/controllers/runtime/controller-deps';
+import { SharedInformers } from '../../src/controllers/runtime/shared-informers';
 import { FakeCluster } from './fake-object-store';
 
 /**
@@ -13,6 +14,7 @@ export function fakeControllerDeps() {
   const events: string[] = [];
   const errors: unknown[] = [];
   const ctx = (namespace: string) => systemContext({ namespace }, SERVER_OWN_WRITE);
+  const log = (message: string, err?: unknown): void => void errors.push(err ?? message);
   const deps: ControllerDeps = {
     store: (group, version, resource) => cluster.store(group, version, resource),
     storeOfKind: () => undefined,
@@ -20,7 +22,8 @@ export function fakeControllerDeps() {
     admitted: ctx,
     own: ctx,
     clock,
-    log: (message, err) => errors.push(err ?? message),
+    log,
+    informers: new SharedInformers(log, clock),
     recorder: () => ({ event: (obj, type, reason, message) => events.push(`${type} ${reason} ${obj.metadata.name}: ${message}`) }),
   };
   return { cluster, clock, events, errors, ctx, deps };

@@ -4,13 +4,14 @@ import { objectOf } from '../../api/json-read';
 import type { KubeObject } from '../../api/types';
 import { QueueController } from '../../controllers/runtime/controller';
 import { systemClock, type Clock } from '../../controllers/runtime/clock';
-import { Informer, listWatchOf } from '../../controllers/runtime/informer';
+import { CachedInformer } from '../../controllers/runtime/informer';
 import { WorkQueue } from '../../controllers/work-queue';
 import type { GenericStore } from '../../registry/generic-store';
 import { systemContext, SERVER_OWN_WRITE } from '../../registry/request-context';
 import type { ResourceRegistry } from '../../registry/resource-registry';
 import { kindSchema } from '../../schema/typed-schema';
 import { typeCheck, type SchemaOf } from './type-checking';
+import type { SharedInformers } from '../../controllers/runtime/shared-informers';
 
 type Log = (message: string, err?: unknown) => void;
 
@@ -35,12 +36,13 @@ export function registrySchemaOf(registry: ResourceRegistry): SchemaOf {
  */
 export class PolicyTypeCheckingController extends QueueController {
   readonly name = 'validatingadmissionpolicy-status-controller';
-  private readonly informer: Informer;
+  private readonly informer: CachedInformer;
   protected readonly queue: WorkQueue;
 
   constructor(
     private readonly policies: GenericStore,
     private readonly schemaOf: SchemaOf,
+    informers: SharedInformers,
     private readonly log: Log,
     clock: Clock = systemClock,
   ) {
@@ -58,11 +60,7 @@ export class PolicyTypeCheckingController extends QueueController {
     const enqueue = (policy: KubeObject): void => {
       if (!checked(policy)) this.queue.add(policy.metadata.name!);
     };
-    this.informer = new Informer(
-      listWatchOf(policies),
-      { added: enqueue, updated: (_prev, policy) => enqueue(policy) },
-      { name: 'validatingadmissionpolicies', log, clock },
-    );
+    this.informer = informers.informer(policies, { added: enqueue, updated: (_prev, policy) => enqueue(policy) }, { name: 'validatingadmissionpolicies' });
   }
 
   private async check(name: string): Promise<void> {
@@ -101,7 +99,7 @@ export class PolicyTypeCheckingController extends QueueController {
     }
   }
 
-  protected get informers(): Informer[] {
+  protected get informers(): CachedInformer[] {
     return [this.informer];
   }
 }

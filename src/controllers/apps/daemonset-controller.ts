@@ -15,7 +15,7 @@ import { selectorMatcher } from '../pods/selector';
 import { QueueController } from '../runtime/controller';
 import type { ControllerDeps } from '../runtime/controller-deps';
 import type { EventRecorder } from '../runtime/event-recorder';
-import { Informer, listWatchOf, objectKey } from '../runtime/informer';
+import { type CachedInformer, objectKey } from '../runtime/informer';
 import { WorkQueue } from '../work-queue';
 import {
   computeHash,
@@ -75,10 +75,10 @@ function snapshot(ds: DaemonSet, number: number, collisionCount: number): Contro
 export class DaemonSetController extends QueueController {
   readonly name = 'daemonset-controller';
   protected readonly queue: WorkQueue;
-  private readonly setInformer: Informer;
-  private readonly podInformer: Informer;
-  private readonly nodeInformer: Informer;
-  private readonly revisionInformer: Informer;
+  private readonly setInformer: CachedInformer;
+  private readonly podInformer: CachedInformer;
+  private readonly nodeInformer: CachedInformer;
+  private readonly revisionInformer: CachedInformer;
   private readonly sets: ObjectStore;
   private readonly pods: ObjectStore;
   private readonly history: HistoryWriter;
@@ -106,8 +106,8 @@ export class DaemonSetController extends QueueController {
     const enqueueAll = (): void => {
       for (const ds of this.setInformer.list()) enqueue(ds);
     };
-    this.setInformer = new Informer(
-      listWatchOf(this.sets),
+    this.setInformer = deps.informers.informer(
+      this.sets,
       {
         added: enqueue,
         updated: (_, ds) => enqueue(ds),
@@ -116,10 +116,10 @@ export class DaemonSetController extends QueueController {
           enqueue(ds);
         },
       },
-      { name: 'daemonsets', log, clock },
+      { name: 'daemonsets' },
     );
-    this.podInformer = new Informer(
-      listWatchOf(this.pods),
+    this.podInformer = deps.informers.informer(
+      this.pods,
       {
         added: (pod) => this.podChanged(pod, true),
         updated: (old, pod) => {
@@ -128,11 +128,11 @@ export class DaemonSetController extends QueueController {
         },
         deleted: (pod) => this.podChanged(pod, false),
       },
-      { name: 'pods', log, clock, indexers: controllerUidIndexers },
+      { name: 'pods', indexers: controllerUidIndexers },
     );
     // A node's labels, taints or existence decide which sets it runs.
-    this.nodeInformer = new Informer(
-      listWatchOf(deps.store('', 'v1', 'nodes')),
+    this.nodeInformer = deps.informers.informer(
+      deps.store('', 'v1', 'nodes'),
       {
         added: enqueueAll,
         updated: (old, node) => {
@@ -140,12 +140,12 @@ export class DaemonSetController extends QueueController {
         },
         deleted: enqueueAll,
       },
-      { name: 'nodes', log, clock },
+      { name: 'nodes' },
     );
-    this.revisionInformer = new Informer(listWatchOf(this.history.revisions), {}, { name: 'controllerrevisions', log, clock });
+    this.revisionInformer = deps.informers.informer(this.history.revisions, {}, { name: 'controllerrevisions' });
   }
 
-  protected get informers(): Informer[] {
+  protected get informers(): CachedInformer[] {
     return [this.revisionInformer, this.nodeInformer, this.podInformer, this.setInformer];
   }
 

@@ -13,7 +13,7 @@ import { selectorMatcher } from '../pods/selector';
 import { QueueController } from '../runtime/controller';
 import type { ControllerDeps } from '../runtime/controller-deps';
 import type { EventRecorder } from '../runtime/event-recorder';
-import { Informer, listWatchOf, objectKey } from '../runtime/informer';
+import { type CachedInformer, objectKey } from '../runtime/informer';
 import { WorkQueue } from '../work-queue';
 import { DelayedAdds } from './delayed-adds';
 import { calculateStatus, rfc3339, rolloutStatus, stuckRecheckMs } from './deployment-status';
@@ -75,9 +75,9 @@ const isEmptySelector = (d: Deployment): boolean => {
 export class DeploymentController extends QueueController {
   readonly name = 'deployment-controller';
   protected readonly queue: WorkQueue;
-  private readonly deployments: Informer;
-  private readonly sets: Informer;
-  private readonly pods: Informer;
+  private readonly deployments: CachedInformer;
+  private readonly sets: CachedInformer;
+  private readonly pods: CachedInformer;
   private readonly store: ObjectStore;
   private readonly rsStore: ObjectStore;
   private readonly recorder: EventRecorder;
@@ -97,9 +97,9 @@ export class DeploymentController extends QueueController {
     this.delayed = new DelayedAdds(this.queue, deps.clock);
     const enqueue = (d: KubeObject) => this.queue.add(objectKey(d));
     const opts = (name: string) => ({ name, log: deps.log, clock: deps.clock });
-    this.deployments = new Informer(listWatchOf(this.store), { added: enqueue, updated: (_, d) => enqueue(d), deleted: enqueue }, opts('deployments'));
-    this.sets = new Informer(
-      listWatchOf(this.rsStore),
+    this.deployments = deps.informers.informer(this.store, { added: enqueue, updated: (_, d) => enqueue(d), deleted: enqueue }, opts('deployments'));
+    this.sets = deps.informers.informer(
+      this.rsStore,
       {
         added: (rs) => this.replicaSetChanged(undefined, rs),
         updated: (old, rs) => this.replicaSetChanged(old, rs),
@@ -110,14 +110,14 @@ export class DeploymentController extends QueueController {
       },
       opts('replicasets'),
     );
-    this.pods = new Informer(
-      listWatchOf(deps.store('', 'v1', 'pods')),
+    this.pods = deps.informers.informer(
+      deps.store('', 'v1', 'pods'),
       { deleted: (pod) => this.podDeleted(pod) },
       { ...opts('pods'), indexers: controllerUidIndexers },
     );
   }
 
-  protected get informers(): Informer[] {
+  protected get informers(): CachedInformer[] {
     return [this.pods, this.sets, this.deployments];
   }
 

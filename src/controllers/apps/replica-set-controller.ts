@@ -12,7 +12,7 @@ import { PodControl } from '../pods/pod-control';
 import { claimObjects } from '../pods/ref-manager';
 import { QueueController } from '../runtime/controller';
 import type { ControllerDeps } from '../runtime/controller-deps';
-import { Informer, listWatchOf, objectKey } from '../runtime/informer';
+import { type CachedInformer, objectKey } from '../runtime/informer';
 import { WorkQueue } from '../work-queue';
 import { yieldToRequests } from '../runtime/turn-budget';
 import { DelayedAdds } from './delayed-adds';
@@ -58,8 +58,8 @@ const namespaceTerminating = (err: unknown): boolean =>
 export class ReplicaSetController extends QueueController {
   readonly name: string;
   protected readonly queue: WorkQueue;
-  private readonly sets: Informer;
-  private readonly pods: Informer;
+  private readonly sets: CachedInformer;
+  private readonly pods: CachedInformer;
   private readonly store: ObjectStore;
   private readonly podStore: ObjectStore;
   private readonly podControl: PodControl;
@@ -86,8 +86,8 @@ export class ReplicaSetController extends QueueController {
     );
     this.delayed = new DelayedAdds(this.queue, deps.clock);
     const enqueue = (set: KubeObject) => this.queue.add(objectKey(set));
-    this.sets = new Informer(
-      listWatchOf(this.store),
+    this.sets = deps.informers.informer(
+      this.store,
       {
         added: enqueue,
         updated: (_, set) => enqueue(set),
@@ -96,16 +96,16 @@ export class ReplicaSetController extends QueueController {
           enqueue(set);
         },
       },
-      { name: kind.resource, log: deps.log, clock: deps.clock, indexers: controllerUidIndexers },
+      { name: kind.resource, indexers: controllerUidIndexers },
     );
-    this.pods = new Informer(
-      listWatchOf(this.podStore),
+    this.pods = deps.informers.informer(
+      this.podStore,
       { added: (pod) => this.podAdded(pod), updated: (old, pod) => this.podUpdated(old, pod), deleted: (pod) => this.podDeleted(pod) },
-      { name: 'pods', log: deps.log, clock: deps.clock, indexers: controllerUidIndexers },
+      { name: 'pods', indexers: controllerUidIndexers },
     );
   }
 
-  protected get informers(): Informer[] {
+  protected get informers(): CachedInformer[] {
     return [this.pods, this.sets];
   }
 

@@ -11,7 +11,7 @@ import { claimObjects } from '../pods/ref-manager';
 import { selectorMatcher } from '../pods/selector';
 import { QueueController } from '../runtime/controller';
 import type { ControllerDeps } from '../runtime/controller-deps';
-import { Informer, listWatchOf, objectKey } from '../runtime/informer';
+import { type CachedInformer, objectKey } from '../runtime/informer';
 import { WorkQueue } from '../work-queue';
 import { revisionsOf } from './controller-history';
 import { StatefulSetControl } from './statefulset-control';
@@ -43,9 +43,9 @@ const STATUS_FIELDS = [
 export class StatefulSetController extends QueueController {
   readonly name = 'statefulset-controller';
   protected readonly queue: WorkQueue;
-  private readonly setInformer: Informer;
-  private readonly podInformer: Informer;
-  private readonly revisionInformer: Informer;
+  private readonly setInformer: CachedInformer;
+  private readonly podInformer: CachedInformer;
+  private readonly revisionInformer: CachedInformer;
   private readonly sets: ObjectStore;
   private readonly pods: ObjectStore;
   private readonly control: StatefulSetControl;
@@ -64,13 +64,9 @@ export class StatefulSetController extends QueueController {
       clock,
     );
     const enqueue = (obj: KubeObject): void => this.queue.add(objectKey(obj));
-    this.setInformer = new Informer(
-      listWatchOf(this.sets),
-      { added: enqueue, updated: (_, set) => enqueue(set), deleted: enqueue },
-      { name: 'statefulsets', log, clock },
-    );
-    this.podInformer = new Informer(
-      listWatchOf(this.pods),
+    this.setInformer = deps.informers.informer(this.sets, { added: enqueue, updated: (_, set) => enqueue(set), deleted: enqueue }, { name: 'statefulsets' });
+    this.podInformer = deps.informers.informer(
+      this.pods,
       {
         added: (pod) => this.podChanged(pod),
         updated: (old, pod) => {
@@ -79,12 +75,12 @@ export class StatefulSetController extends QueueController {
         },
         deleted: (pod) => this.podChanged(pod),
       },
-      { name: 'pods', log, clock, indexers: controllerUidIndexers },
+      { name: 'pods', indexers: controllerUidIndexers },
     );
-    this.revisionInformer = new Informer(listWatchOf(deps.store('apps', 'v1', 'controllerrevisions')), {}, { name: 'controllerrevisions', log, clock });
+    this.revisionInformer = deps.informers.informer(deps.store('apps', 'v1', 'controllerrevisions'), {}, { name: 'controllerrevisions' });
   }
 
-  protected get informers(): Informer[] {
+  protected get informers(): CachedInformer[] {
     return [this.revisionInformer, this.podInformer, this.setInformer];
   }
 

@@ -17,7 +17,7 @@ import { systemReadContext, withInfo } from '../../registry/request-context';
 import { QueueController } from '../runtime/controller';
 import { CONTROLLER_MANAGER_USER, type ControllerDeps } from '../runtime/controller-deps';
 import type { EventRecorder } from '../runtime/event-recorder';
-import { Informer, listWatchOf, objectKey } from '../runtime/informer';
+import { type CachedInformer, objectKey } from '../runtime/informer';
 import { WorkQueue } from '../work-queue';
 import { MetricsError, rawResourceReplicas, resourceReplicas, type ReplicaCalculatorOptions } from './replica-calculator';
 import { ResourceMetricsClient } from './resource-metrics';
@@ -51,8 +51,8 @@ export class HorizontalPodAutoscalerController extends QueueController {
   readonly name = 'horizontal-pod-autoscaler-controller';
   protected readonly queue: WorkQueue;
   private readonly hpas: ObjectStore;
-  private readonly hpaInformer: Informer;
-  private readonly podInformer: Informer;
+  private readonly hpaInformer: CachedInformer;
+  private readonly podInformer: CachedInformer;
   private readonly recorder: EventRecorder;
   private readonly metrics: ResourceMetricsClient;
   private readonly history: ScaleHistory;
@@ -74,19 +74,19 @@ export class HorizontalPodAutoscalerController extends QueueController {
       deps.clock,
     );
     // enqueueHPA: every HPA is handled once per sync period, the first time one period after it appears.
-    this.hpaInformer = new Informer(
-      listWatchOf(this.hpas),
+    this.hpaInformer = deps.informers.informer(
+      this.hpas,
       {
         added: (hpa) => this.wakeAfterPeriod(objectKey(hpa)),
         updated: (_, hpa) => this.wakeAfterPeriod(objectKey(hpa), false),
         deleted: (hpa) => this.forget(objectKey(hpa)),
       },
-      { name: 'horizontalpodautoscalers', log: deps.log, clock: deps.clock },
+      { name: 'horizontalpodautoscalers' },
     );
-    this.podInformer = new Informer(listWatchOf(deps.store('', 'v1', 'pods')), {}, { name: 'pods', log: deps.log, clock: deps.clock });
+    this.podInformer = deps.informers.informer(deps.store('', 'v1', 'pods'), {}, { name: 'pods' });
   }
 
-  protected get informers(): Informer[] {
+  protected get informers(): CachedInformer[] {
     return [this.podInformer, this.hpaInformer];
   }
 

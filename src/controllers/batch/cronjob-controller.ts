@@ -7,7 +7,7 @@ import { timestampAt } from '../../registry/time';
 import { QueueController } from '../runtime/controller';
 import type { ControllerDeps } from '../runtime/controller-deps';
 import type { EventRecorder } from '../runtime/event-recorder';
-import { Informer, listWatchOf, objectKey } from '../runtime/informer';
+import { type CachedInformer, objectKey } from '../runtime/informer';
 import { WorkQueue } from '../work-queue';
 import { controllerRefOf, newControllerRef } from '../pods/controller-ref';
 import { parseCronSchedule } from './cron';
@@ -41,8 +41,8 @@ export class CronJobController extends QueueController {
   protected readonly queue: WorkQueue;
   private readonly cronJobs: ObjectStore;
   private readonly jobs: ObjectStore;
-  private readonly cronJobInformer: Informer;
-  private readonly jobInformer: Informer;
+  private readonly cronJobInformer: CachedInformer;
+  private readonly jobInformer: CachedInformer;
   private readonly recorder: EventRecorder;
   private readonly wakeups = new Map<string, () => void>();
 
@@ -62,19 +62,15 @@ export class CronJobController extends QueueController {
       const ref = controllerRefOf(job);
       if (ref?.kind === 'CronJob') this.queue.add(`${job.metadata.namespace}/${ref.name}`);
     };
-    this.cronJobInformer = new Informer(
-      listWatchOf(this.cronJobs),
+    this.cronJobInformer = deps.informers.informer(
+      this.cronJobs,
       { added: enqueue, updated: (_, cronJob) => enqueue(cronJob), deleted: (cronJob) => this.cancelWakeup(objectKey(cronJob)) },
-      { name: 'cronjobs', log: deps.log, clock: deps.clock },
+      { name: 'cronjobs' },
     );
-    this.jobInformer = new Informer(
-      listWatchOf(this.jobs),
-      { added: jobChanged, updated: (_, job) => jobChanged(job), deleted: jobChanged },
-      { name: 'jobs', log: deps.log, clock: deps.clock },
-    );
+    this.jobInformer = deps.informers.informer(this.jobs, { added: jobChanged, updated: (_, job) => jobChanged(job), deleted: jobChanged }, { name: 'jobs' });
   }
 
-  protected get informers(): Informer[] {
+  protected get informers(): CachedInformer[] {
     return [this.jobInformer, this.cronJobInformer];
   }
 

@@ -7,7 +7,7 @@ import { timestampAt } from '../../registry/time';
 import { QueueController } from '../runtime/controller';
 import type { ControllerDeps } from '../runtime/controller-deps';
 import type { EventRecorder } from '../runtime/event-recorder';
-import { Informer, listWatchOf, objectKey } from '../runtime/informer';
+import { type CachedInformer, objectKey } from '../runtime/informer';
 import { WorkQueue } from '../work-queue';
 import { ControllerExpectations } from '../pods/expectations';
 import { controllerRefOf, newControllerRef } from '../pods/controller-ref';
@@ -44,8 +44,8 @@ export class JobController extends QueueController {
   protected readonly queue: WorkQueue;
   private readonly jobs: ObjectStore;
   private readonly pods: ObjectStore;
-  private readonly jobInformer: Informer;
-  private readonly podInformer: Informer;
+  private readonly jobInformer: CachedInformer;
+  private readonly podInformer: CachedInformer;
   private readonly expectations: ControllerExpectations;
   private readonly podControl: PodControl;
   private readonly recorder: EventRecorder;
@@ -67,13 +67,13 @@ export class JobController extends QueueController {
       deps.clock,
     );
     const enqueue = (job: Job): void => this.queue.add(objectKey(job));
-    this.jobInformer = new Informer(
-      listWatchOf(this.jobs),
+    this.jobInformer = deps.informers.informer(
+      this.jobs,
       { added: enqueue, updated: (_, job) => enqueue(job), deleted: (job) => this.forget(objectKey(job)) },
-      { name: 'jobs', log: deps.log, clock: deps.clock },
+      { name: 'jobs' },
     );
-    this.podInformer = new Informer(
-      listWatchOf(this.pods),
+    this.podInformer = deps.informers.informer(
+      this.pods,
       {
         added: (pod) => this.podChanged(pod, 'added'),
         updated: (old, pod) => {
@@ -82,11 +82,11 @@ export class JobController extends QueueController {
         },
         deleted: (pod) => this.podChanged(pod, 'deleted'),
       },
-      { name: 'pods', log: deps.log, clock: deps.clock, indexers: controllerUidIndexers },
+      { name: 'pods', indexers: controllerUidIndexers },
     );
   }
 
-  protected get informers(): Informer[] {
+  protected get informers(): CachedInformer[] {
     return [this.podInformer, this.jobInformer];
   }
 

@@ -3,7 +3,7 @@ import { isStatusError } from '../../api/errors';
 import type { EndpointAddress, EndpointSubset, Endpoints, Pod, Service } from '../../generated/types/core/v1';
 import { isPodReady } from '../pods/pod-conditions';
 import type { ControllerDeps } from '../runtime/controller-deps';
-import { Informer, listWatchOf } from '../runtime/informer';
+import type { CachedInformer } from '../runtime/informer';
 import type { EventRecorder } from '../runtime/event-recorder';
 import {
   familyOf,
@@ -85,22 +85,21 @@ const comparable = (subsets: EndpointSubset[] | undefined): unknown =>
  */
 export class EndpointsController extends ServicePodsController {
   readonly name = 'endpoints-controller';
-  private readonly endpoints: Informer;
+  private readonly endpoints: CachedInformer;
   private readonly triggerTimes = new TriggerTimeTracker();
   private readonly recorder: EventRecorder;
 
   constructor(deps: ControllerDeps) {
     super(deps);
     this.recorder = deps.recorder('endpoint-controller');
-    this.endpoints = new Informer(
-      listWatchOf(deps.store('', 'v1', 'endpoints')),
-      // onEndpointsDelete: a service's Endpoints deleted by someone else are made again.
+    this.endpoints = deps.informers.informer(
+      deps.store('', 'v1', 'endpoints'), // onEndpointsDelete: a service's Endpoints deleted by someone else are made again.
       { deleted: (ep) => this.queue.add(`${ep.metadata.namespace}/${ep.metadata.name}`) },
-      { name: 'endpoints', log: deps.log, clock: deps.clock },
+      { name: 'endpoints' },
     );
   }
 
-  protected get informers(): Informer[] {
+  protected get informers(): CachedInformer[] {
     return [this.services, this.pods, this.endpoints];
   }
 

@@ -5,7 +5,7 @@ import type { Node, Pod, Service } from '../../generated/types/core/v1';
 import type { Endpoint, EndpointPort, EndpointSlice } from '../../generated/types/discovery/v1';
 import { isPodReady } from '../pods/pod-conditions';
 import type { ControllerDeps } from '../runtime/controller-deps';
-import { Informer, listWatchOf } from '../runtime/informer';
+import type { CachedInformer } from '../runtime/informer';
 import {
   familyOf,
   findPort,
@@ -85,8 +85,8 @@ const groupKey = (addressType: string, ports: EndpointPort[]): string => JSON.st
  */
 export class EndpointSliceController extends ServicePodsController {
   readonly name = 'endpointslice-controller';
-  private readonly slices: Informer;
-  private readonly nodes: Informer;
+  private readonly slices: CachedInformer;
+  private readonly nodes: CachedInformer;
   private readonly triggerTimes = new TriggerTimeTracker();
 
   constructor(deps: ControllerDeps) {
@@ -95,11 +95,10 @@ export class EndpointSliceController extends ServicePodsController {
       const service = slice.metadata.labels?.[SERVICE_NAME_LABEL];
       if (service && slice.metadata.labels?.[MANAGED_BY_LABEL] === ENDPOINTSLICE_CONTROLLER) this.queue.add(`${slice.metadata.namespace}/${service}`);
     };
-    this.slices = new Informer(
-      listWatchOf(deps.store('discovery.k8s.io', 'v1', 'endpointslices')),
-      // A slice changed or deleted by someone else is put back as it should be.
+    this.slices = deps.informers.informer(
+      deps.store('discovery.k8s.io', 'v1', 'endpointslices'), // A slice changed or deleted by someone else is put back as it should be.
       { updated: (_, slice) => sliceChanged(slice), deleted: sliceChanged },
-      { name: 'endpointslices', log: deps.log, clock: deps.clock },
+      { name: 'endpointslices' },
     );
     // An endpoint's zone is its node's: a node whose zone changes changes the endpoints on it.
     const nodeChanged = (old: KubeObject | null, node: KubeObject): void => {
@@ -107,14 +106,10 @@ export class EndpointSliceController extends ServicePodsController {
       for (const service of this.services.list() as Service[])
         if (selectsPods(service)) this.queue.add(`${service.metadata.namespace}/${service.metadata.name}`);
     };
-    this.nodes = new Informer(
-      listWatchOf(deps.store('', 'v1', 'nodes')),
-      { added: (node) => nodeChanged(null, node), updated: nodeChanged },
-      { name: 'nodes', log: deps.log, clock: deps.clock },
-    );
+    this.nodes = deps.informers.informer(deps.store('', 'v1', 'nodes'), { added: (node) => nodeChanged(null, node), updated: nodeChanged }, { name: 'nodes' });
   }
 
-  protected get informers(): Informer[] {
+  protected get informers(): CachedInformer[] {
     return [this.nodes, this.services, this.pods, this.slices];
   }
 

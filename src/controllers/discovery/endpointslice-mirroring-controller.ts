@@ -5,7 +5,7 @@ import type { EndpointAddress, EndpointPort as CorePort, Endpoints, Service } fr
 import type { Endpoint, EndpointPort, EndpointSlice } from '../../generated/types/discovery/v1';
 import { QueueController } from '../runtime/controller';
 import type { ControllerDeps } from '../runtime/controller-deps';
-import { Informer, listWatchOf, objectKey } from '../runtime/informer';
+import { type CachedInformer, objectKey } from '../runtime/informer';
 import { WorkQueue } from '../work-queue';
 import { familyOf, MANAGED_BY_LABEL, SERVICE_NAME_LABEL, SKIP_MIRROR_LABEL, TRIGGER_TIME_ANNOTATION } from './pod-endpoints';
 import { planSlices } from './slice-plan';
@@ -50,9 +50,9 @@ function mirroredMeta(endpoints: Endpoints): { labels: Record<string, string>; a
 export class EndpointSliceMirroringController extends QueueController {
   readonly name = 'endpointslice-mirroring-controller';
   protected readonly queue: WorkQueue;
-  private readonly services: Informer;
-  private readonly endpoints: Informer;
-  private readonly slices: Informer;
+  private readonly services: CachedInformer;
+  private readonly endpoints: CachedInformer;
+  private readonly slices: CachedInformer;
 
   constructor(private readonly deps: ControllerDeps) {
     super();
@@ -64,20 +64,20 @@ export class EndpointSliceMirroringController extends QueueController {
     );
     const enqueue = (obj: KubeObject): void => this.queue.add(objectKey(obj));
     const handlers = { added: enqueue, updated: (_: KubeObject, obj: KubeObject) => enqueue(obj), deleted: enqueue };
-    this.services = new Informer(listWatchOf(deps.store('', 'v1', 'services')), handlers, { name: 'services', log: deps.log, clock: deps.clock });
-    this.endpoints = new Informer(listWatchOf(deps.store('', 'v1', 'endpoints')), handlers, { name: 'endpoints', log: deps.log, clock: deps.clock });
+    this.services = deps.informers.informer(deps.store('', 'v1', 'services'), handlers, { name: 'services' });
+    this.endpoints = deps.informers.informer(deps.store('', 'v1', 'endpoints'), handlers, { name: 'endpoints' });
     const sliceChanged = (slice: KubeObject): void => {
       const name = slice.metadata.labels?.[SERVICE_NAME_LABEL];
       if (name && slice.metadata.labels?.[MANAGED_BY_LABEL] === MIRRORING_CONTROLLER) this.queue.add(`${slice.metadata.namespace}/${name}`);
     };
-    this.slices = new Informer(
-      listWatchOf(deps.store('discovery.k8s.io', 'v1', 'endpointslices')),
+    this.slices = deps.informers.informer(
+      deps.store('discovery.k8s.io', 'v1', 'endpointslices'),
       { added: sliceChanged, updated: (_, slice) => sliceChanged(slice), deleted: sliceChanged },
-      { name: 'endpointslices', log: deps.log, clock: deps.clock },
+      { name: 'endpointslices' },
     );
   }
 
-  protected get informers(): Informer[] {
+  protected get informers(): CachedInformer[] {
     return [this.services, this.endpoints, this.slices];
   }
 

@@ -2,7 +2,7 @@ import type { KubeObject } from '../../api/types';
 import type { Pod, Service } from '../../generated/types/core/v1';
 import { QueueController } from '../runtime/controller';
 import type { ControllerDeps } from '../runtime/controller-deps';
-import { Informer, listWatchOf, objectKey } from '../runtime/informer';
+import { type CachedInformer, objectKey } from '../runtime/informer';
 import { WorkQueue } from '../work-queue';
 import { selectsPods, serviceSelects } from './pod-endpoints';
 
@@ -15,8 +15,8 @@ const RETRY_MS = 1000;
  */
 export abstract class ServicePodsController extends QueueController {
   protected readonly queue: WorkQueue;
-  protected readonly services: Informer;
-  protected readonly pods: Informer;
+  protected readonly services: CachedInformer;
+  protected readonly pods: CachedInformer;
 
   constructor(protected readonly deps: ControllerDeps) {
     super();
@@ -27,20 +27,20 @@ export abstract class ServicePodsController extends QueueController {
       deps.clock,
     );
     const enqueue = (obj: KubeObject): void => this.queue.add(objectKey(obj));
-    this.services = new Informer(
-      listWatchOf(deps.store('', 'v1', 'services')),
+    this.services = deps.informers.informer(
+      deps.store('', 'v1', 'services'),
       { added: enqueue, updated: (_, s) => enqueue(s), deleted: enqueue },
-      { name: 'services', log: deps.log, clock: deps.clock },
+      { name: 'services' },
     );
     const podChanged = (...versions: Pod[]): void => {
       for (const service of this.services.list() as Service[]) {
         if (selectsPods(service) && versions.some((pod) => serviceSelects(service, pod))) enqueue(service);
       }
     };
-    this.pods = new Informer(
-      listWatchOf(deps.store('', 'v1', 'pods')),
+    this.pods = deps.informers.informer(
+      deps.store('', 'v1', 'pods'),
       { added: (pod) => podChanged(pod), updated: (old, pod) => podChanged(old, pod), deleted: (pod) => podChanged(pod) },
-      { name: 'pods', log: deps.log, clock: deps.clock },
+      { name: 'pods' },
     );
   }
 

@@ -1,3 +1,4 @@
+import { scheduledPods } from '../pods/scheduled-pods';
 import type { ObjectStore } from '../../registry/types';
 import { isStatusError } from '../../api/errors';
 import type { KubeObject } from '../../api/types';
@@ -10,7 +11,7 @@ import type { Controller } from '../runtime/controller';
 import { informerAndQueueProblem } from '../runtime/controller';
 import type { ControllerDeps } from '../runtime/controller-deps';
 import type { EventRecorder } from '../runtime/event-recorder';
-import { Informer, listWatchOf } from '../runtime/informer';
+import type { CachedInformer } from '../runtime/informer';
 import { WorkQueue } from '../work-queue';
 import { CONDITION_TAINTS, sameTaint, TAINT_NOT_READY, TAINT_UNREACHABLE, TAINT_UNSCHEDULABLE } from './taints';
 
@@ -56,9 +57,9 @@ export class NodeLifecycleController implements Controller {
   readonly name = 'node-lifecycle-controller';
   private readonly nodes: ObjectStore;
   private readonly pods: ObjectStore;
-  private readonly nodeInformer: Informer;
-  private readonly leaseInformer: Informer;
-  private readonly podInformer: Informer;
+  private readonly nodeInformer: CachedInformer;
+  private readonly leaseInformer: CachedInformer;
+  private readonly podInformer: CachedInformer;
   private readonly queue: WorkQueue;
   private readonly recorder: EventRecorder;
   private readonly health = new Map<string, Health>();
@@ -81,21 +82,13 @@ export class NodeLifecycleController implements Controller {
       1000,
       clock,
     );
-    this.nodeInformer = new Informer(
-      listWatchOf(this.nodes),
+    this.nodeInformer = deps.informers.informer(
+      this.nodes,
       { added: (node) => this.queue.add(node.metadata.name ?? ''), updated: (_, node) => this.queue.add(node.metadata.name ?? '') },
-      { name: 'nodes', log, clock },
+      { name: 'nodes' },
     );
-    this.leaseInformer = new Informer(
-      listWatchOf(deps.store('coordination.k8s.io', 'v1', 'leases'), 'kube-node-lease'),
-      {},
-      { name: 'node leases', log, clock },
-    );
-    this.podInformer = new Informer(
-      listWatchOf(this.pods, '', { matches: (o) => !!(o as Pod).spec?.nodeName, empty: false }),
-      {},
-      { name: 'pods', log, clock },
-    );
+    this.leaseInformer = deps.informers.informer(deps.store('coordination.k8s.io', 'v1', 'leases'), {}, { name: 'node leases', namespace: 'kube-node-lease' });
+    this.podInformer = deps.informers.informer(this.pods, {}, { name: 'pods', filter: scheduledPods });
   }
 
   async start(): Promise<void> {

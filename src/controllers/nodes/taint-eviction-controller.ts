@@ -1,3 +1,4 @@
+import { scheduledPods } from '../pods/scheduled-pods';
 import type { ObjectStore } from '../../registry/types';
 import { jsonEqual } from '../../api/deep-equal';
 import { isStatusError } from '../../api/errors';
@@ -10,7 +11,7 @@ import type { Controller } from '../runtime/controller';
 import { informerAndQueueProblem } from '../runtime/controller';
 import type { ControllerDeps } from '../runtime/controller-deps';
 import type { EventRecorder } from '../runtime/event-recorder';
-import { Informer, listWatchOf, objectKey } from '../runtime/informer';
+import { type CachedInformer, objectKey } from '../runtime/informer';
 import { WorkQueue } from '../work-queue';
 import { matchingTolerations, minTolerationMs } from './taints';
 
@@ -27,8 +28,8 @@ const noExecuteTaints = (node: Node | undefined): Taint[] => (node?.spec?.taints
 export class TaintEvictionController implements Controller {
   readonly name = 'taint-eviction-controller';
   private readonly pods: ObjectStore;
-  private readonly nodeInformer: Informer;
-  private readonly podInformer: Informer;
+  private readonly nodeInformer: CachedInformer;
+  private readonly podInformer: CachedInformer;
   private readonly queue: WorkQueue;
   private readonly recorder: EventRecorder;
   private readonly timers: DueTimers;
@@ -46,8 +47,8 @@ export class TaintEvictionController implements Controller {
       clock,
     );
     this.timers = new DueTimers(clock, (key) => this.queue.add(key));
-    this.nodeInformer = new Informer(
-      listWatchOf(deps.store('', 'v1', 'nodes')),
+    this.nodeInformer = deps.informers.informer(
+      deps.store('', 'v1', 'nodes'),
       {
         added: (node) => this.nodeChanged(node.metadata.name ?? ''),
         updated: (old, node) => {
@@ -55,10 +56,10 @@ export class TaintEvictionController implements Controller {
         },
         deleted: (node) => this.nodeChanged(node.metadata.name ?? ''),
       },
-      { name: 'nodes', log, clock },
+      { name: 'nodes' },
     );
-    this.podInformer = new Informer(
-      listWatchOf(this.pods, '', { matches: (o) => !!(o as Pod).spec?.nodeName, empty: false }),
+    this.podInformer = deps.informers.informer(
+      this.pods,
       {
         added: (pod) => this.podChanged(pod as Pod),
         updated: (old, pod) => {
@@ -68,7 +69,7 @@ export class TaintEvictionController implements Controller {
         },
         deleted: (pod) => this.cancel(objectKey(pod)),
       },
-      { name: 'pods', log, clock },
+      { name: 'pods', filter: scheduledPods },
     );
   }
 

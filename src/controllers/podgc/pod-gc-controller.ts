@@ -5,7 +5,7 @@ import { SYSTEM_READ_ALL, withInfo } from '../../registry/request-context';
 import { timestampAt } from '../../registry/time';
 import { informerAndQueueProblem, type Controller } from '../runtime/controller';
 import type { ControllerDeps } from '../runtime/controller-deps';
-import { Informer, listWatchOf } from '../runtime/informer';
+import type { CachedInformer } from '../runtime/informer';
 import { NodeQuarantine } from './node-quarantine';
 import { isPodTerminated, terminatedOverThreshold, terminatingOnOutOfServiceNodes, unscheduledTerminating } from './pod-selection';
 
@@ -43,8 +43,8 @@ export class PodGcController implements Controller {
   readonly name = 'pod-garbage-collector-controller';
   private readonly pods: ObjectStore;
   private readonly nodes: ObjectStore;
-  private readonly podInformer: Informer;
-  private readonly nodeInformer: Informer;
+  private readonly podInformer: CachedInformer;
+  private readonly nodeInformer: CachedInformer;
   private readonly quarantine: NodeQuarantine;
   private cancelTick: (() => void) | null = null;
   /** Bumped by every start and stop, so that a pass of an earlier leadership schedules nothing. */
@@ -58,8 +58,8 @@ export class PodGcController implements Controller {
     this.nodes = deps.store('', 'v1', 'nodes');
     this.quarantine = new NodeQuarantine(opts.quarantineMs);
     const informerOpts = (name: string) => ({ name, log: deps.log, clock: deps.clock });
-    this.podInformer = new Informer(listWatchOf(this.pods), {}, informerOpts('pods'));
-    this.nodeInformer = new Informer(listWatchOf(this.nodes), {}, informerOpts('nodes'));
+    this.podInformer = deps.informers.informer(this.pods, {}, informerOpts('pods'));
+    this.nodeInformer = deps.informers.informer(this.nodes, {}, informerOpts('nodes'));
   }
 
   async start(): Promise<void> {

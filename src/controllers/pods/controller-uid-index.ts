@@ -1,5 +1,5 @@
 import type { KubeObject } from '../../api/types';
-import type { Informer } from '../runtime/informer';
+import type { CachedInformer } from '../runtime/informer';
 import type { IndexFunc } from '../runtime/object-index';
 import { controllerRefOf } from './controller-ref';
 
@@ -23,7 +23,7 @@ export const controllerUidIndexers = { [CONTROLLER_UID_INDEX]: byControllerUid }
  * owner's namespace that it controls, and with `includeOrphans` those no one controls, which it
  * may adopt; a claim then decides which it keeps.
  */
-export function ownedBy<T extends KubeObject>(informer: Informer, owner: KubeObject, includeOrphans: boolean): T[] {
+export function ownedBy<T extends KubeObject>(informer: CachedInformer, owner: KubeObject, includeOrphans: boolean): T[] {
   const namespace = owner.metadata.namespace ?? '';
   const owned = informer.byIndex(CONTROLLER_UID_INDEX, owner.metadata.uid ?? '').filter((obj) => obj.metadata.namespace === namespace);
   return (includeOrphans ? [...owned, ...informer.byIndex(CONTROLLER_UID_INDEX, orphansOf(namespace))] : owned) as T[];

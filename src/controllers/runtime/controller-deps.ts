@@ -6,6 +6,7 @@ import { systemContext, SERVER_OWN_WRITE, type RequestContext } from '../../regi
 import type { Clock } from './clock';
 import { EventsWriter, type EventRecorder } from './event-recorder';
 import type { ControllerLog } from './informer';
+import { SharedInformers } from './shared-informers';
 
 /**
  * Who kube-controller-manager's controllers write as without --use-service-account-credentials:
@@ -44,6 +45,8 @@ export interface ControllerDeps {
   own(namespace: string): RequestContext;
   clock: Clock;
   log: ControllerLog;
+  /** The process's shared informers: every controller's cache of a resource is a view of one. */
+  informers: SharedInformers;
   /** An event recorder whose events name `component` as their source (e.g. deployment-controller). */
   recorder(component: string): EventRecorder;
 }
@@ -71,6 +74,7 @@ export function controllerDeps(
     own,
     clock,
     log,
+    informers: new SharedInformers(log, clock),
     recorder: (component) => new EventsWriter(store('', 'v1', 'events'), own, component, clock, log),
   };
 }

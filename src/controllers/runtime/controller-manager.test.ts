@@ -1,5 +1,27 @@
+import { FakeCluster } from '../../../test/harness/fake-object-store';
+import { ManualClock } from './clock';
 import { ControllerManager, controllerEnabled } from './controller-manager';
 import type { Controller } from './controller';
+import type { CachedInformer } from './informer';
+import { SharedInformers } from './shared-informers';
+
+/** A controller that only reads its view of a shared informer. */
+class ReadingController implements Controller {
+  constructor(
+    readonly name: string,
+    private readonly view: CachedInformer,
+  ) {}
+  async start(): Promise<void> {
+    this.view.start();
+    await this.view.waitForSync();
+  }
+  stop(): void {
+    this.view.stop();
+  }
+  problem(): string | null {
+    return null;
+  }
+}
 
 class FakeController implements Controller {
   started = 0;
@@ -61,6 +83,33 @@ describe('ControllerManager', () => {
     manager.leadership.startedLeading();
     await Promise.resolve();
     expect(leaderOnly.started).toBe(2);
+  });
+
+  test("leader-only controllers' shared informers watch while this replica leads; the manager's stop ends every one", async () => {
+    const clock = new ManualClock();
+    const store = new FakeCluster().store('', 'v1', 'pods');
+    const watches = jest.spyOn(store, 'watch');
+    const informers = new SharedInformers(() => undefined, clock);
+    const manager = new ControllerManager(() => undefined, ['*'], informers);
+    const reader = (name: string) => new ReadingController(name, informers.informer(store, {}, { name }));
+    manager.add(reader('leader-one'), { leaderOnly: true });
+    manager.add(reader('leader-two'), { leaderOnly: true });
+    manager.leadership.startedLeading();
+    await clock.advance(0);
+    expect(watches).toHaveBeenCalledTimes(1);
+    const [shared] = await Promise.all(watches.mock.results.map((r) => r.value));
+    manager.leadership.stoppedLeading();
+    manager.leadership.startedLeading();
+    await clock.advance(0);
+    // Losing the lease stopped the one watch both read; leading again started another.
+    expect(shared.isClosed).toBe(true);
+    expect(watches).toHaveBeenCalledTimes(2);
+    const again = await watches.mock.results[1].value;
+    await manager.stop();
+    expect(again.isClosed).toBe(true);
+    informers.informer(store, {}, { name: 'after the stop' }).start();
+    await clock.advance(0);
+    expect(watches).toHaveBeenCalledTimes(2);
   });
 });
 

@@ -2,6 +2,7 @@ import type { HealthCheck } from '../../http/app';
 import type { Controller } from './controller';
 import type { ControllerLog } from './informer';
 import type { LeaderElector } from './leader-election';
+import type { SharedInformers } from './shared-informers';
 
 /** IsControllerEnabled (k8s.io/controller-manager): the first explicit "name" or "-name" decides, else "*" enables. */
 export function controllerEnabled(name: string, controllers: string[]): boolean {
@@ -33,6 +34,8 @@ export class ControllerManager {
     private readonly log: ControllerLog,
     /** kube-controller-manager's --controllers: which leader-only controllers run (every replica's always do). */
     private readonly enabled: string[] = ['*'],
+    /** The controllers' shared informers: each starts with the first controller reading it; all stop with the manager. */
+    private readonly informers: SharedInformers | null = null,
   ) {}
 
   /** Adds a controller; call before `start()`. A leader-only controller --controllers turns off is left out. */
@@ -76,6 +79,7 @@ export class ControllerManager {
     for (const entry of this.entries) if (entry.leaderOnly) this.stopEntry(entry);
     await this.elector?.stop();
     for (const entry of this.entries) this.stopEntry(entry);
+    this.informers?.stop();
   }
 
   /**

@@ -1,5 +1,5 @@
 import type { WorkQueue } from '../work-queue';
-import type { Informer } from './informer';
+import type { CachedInformer } from './informer';
 
 /** An in-process controller as the controller manager runs it. */
 export interface Controller {
@@ -16,7 +16,7 @@ export interface Controller {
 export const STUCK_AFTER_MS = 60_000;
 
 /** The usual health of a controller built from informers and a queue. */
-export function informerAndQueueProblem(informers: Iterable<Informer>, queue: WorkQueue | null): string | null {
+export function informerAndQueueProblem(informers: Iterable<CachedInformer>, queue: WorkQueue | null): string | null {
   for (const informer of informers) {
     const problem = informer.problem();
     if (problem) return problem;
@@ -33,7 +33,7 @@ export function informerAndQueueProblem(informers: Iterable<Informer>, queue: Wo
 export abstract class QueueController implements Controller {
   abstract readonly name: string;
   /** The informers, in the order they start. */
-  protected abstract get informers(): Informer[];
+  protected abstract get informers(): CachedInformer[];
   protected abstract readonly queue: WorkQueue;
 
   async start(): Promise<void> {

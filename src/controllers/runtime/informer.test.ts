@@ -131,16 +131,4 @@ describe('Informer', () => {
     expect(source.watches).toHaveLength(1);
     expect(source.watches[0].channel.isClosed).toBe(true);
   });
-
-  test('resync hands every object to updated again', async () => {
-    const clock = new ManualClock();
-    const source = new FakeSource();
-    source.items = [cm('a', 5)];
-    const updates: string[] = [];
-    const informer = new Informer(source, { updated: (_, o) => updates.push(o.metadata.name!) }, { name: 'cm', log: () => undefined, clock, resyncMs: 1000 });
-    informer.start();
-    await clock.advance(2500);
-    expect(updates).toEqual(['a', 'a']);
-    informer.stop();
-  });
 });

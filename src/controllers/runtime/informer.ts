@@ -41,8 +41,6 @@ export interface InformerOptions {
   name: string;
   log: ControllerLog;
   clock?: Clock;
-  /** Every object is handed to `updated` again this often (0: never), as client-go's resync. */
-  resyncMs?: number;
   backoff?: BackoffOptions;
   /** Without a watch for this long, the informer reports a problem. */
   unhealthyAfterMs?: number;
@@ -66,6 +64,19 @@ export function objectKey(obj: KubeObject): string {
 
 const UNHEALTHY_AFTER_MS = 30_000;
 
+/** What a controller reads and runs of an informer, its own or its view of a shared one. */
+export interface CachedInformer {
+  readonly name: string;
+  readonly synced: boolean;
+  start(): void;
+  stop(): void;
+  waitForSync(): Promise<void>;
+  list(): KubeObject[];
+  get(key: string): KubeObject | undefined;
+  byIndex(name: string, value: string): KubeObject[];
+  problem(): string | null;
+}
+
 /**
  * client-go's reflector and informer in one: lists, then watches from the list's resourceVersion,
  * keeping the objects and telling the handlers what changed. A watch that fails or simply ends is
@@ -73,7 +84,7 @@ const UNHEALTHY_AFTER_MS = 30_000;
  * (410 Gone) it lists again, and objects missing from the new list are reported deleted. Nothing
  * ends the loop but `stop()`.
  */
-export class Informer {
+export class Informer implements CachedInformer {
   private readonly objects = new Map<string, KubeObject>();
   private readonly indices = new Map<string, ObjectIndex>();
   private readonly clock: Clock;
@@ -85,7 +96,6 @@ export class Informer {
   /** When the informer last had no live watch (null while it has one). */
   private disconnectedSince: number | null = null;
   private lastError = '';
-  private cancelResync: (() => void) | null = null;
 
   constructor(
     private readonly source: ListWatch,
@@ -112,7 +122,6 @@ export class Informer {
     this.abort = abort;
     this.disconnectedSince = this.clock.now();
     void this.run(abort.signal);
-    this.scheduleResync();
   }
 
   /** Resolves once the first list has been handed to the handlers. */
@@ -126,8 +135,6 @@ export class Informer {
     this.abort = null;
     this.channel?.close();
     this.channel = null;
-    this.cancelResync?.();
-    this.cancelResync = null;
     for (const resolve of this.syncWaiters.splice(0)) resolve();
   }
 
@@ -137,6 +144,14 @@ export class Informer {
 
   get(key: string): KubeObject | undefined {
     return this.objects.get(key);
+  }
+
+  /** Adds an index under a name not yet taken, filing the objects already kept (client-go's AddIndexers). */
+  addIndexer(name: string, indexFunc: IndexFunc): void {
+    if (this.indices.has(name)) throw new Error(`informer ${this.opts.name} already has an index ${name}`);
+    const index = new ObjectIndex(indexFunc);
+    for (const [key, obj] of this.objects) index.update(key, undefined, obj);
+    this.indices.set(name, index);
   }
 
   /** client-go's ByIndex: the objects the index named `name` (one of the options' indexers) files under `value`. */
@@ -246,16 +261,6 @@ export class Informer {
     else this.objects.delete(key);
     for (const index of this.indices.values()) index.update(key, previous, obj);
     return previous;
-  }
-
-  private scheduleResync(): void {
-    const every = this.opts.resyncMs ?? 0;
-    if (every <= 0) return;
-    this.cancelResync = this.clock.after(every, () => {
-      if (!this.abort) return;
-      for (const obj of this.objects.values()) this.notify(obj, obj);
-      this.scheduleResync();
-    });
   }
 
   /**

@@ -3,7 +3,7 @@ import { isStatusError } from '../../api/errors';
 import type { Job } from '../../generated/types/batch/v1';
 import { QueueController } from '../runtime/controller';
 import type { ControllerDeps } from '../runtime/controller-deps';
-import { Informer, listWatchOf, objectKey } from '../runtime/informer';
+import { type CachedInformer, objectKey } from '../runtime/informer';
 import { WorkQueue } from '../work-queue';
 import { expiryOf, needsCleanup, type Expiry } from './job-ttl';
 import { systemReadContext } from '../../registry/request-context';
@@ -21,7 +21,7 @@ const FRESH = { resourceVersion: '', match: '' } as const;
 export class TtlAfterFinishedController extends QueueController {
   readonly name = 'ttl-after-finished-controller';
   protected readonly queue: WorkQueue;
-  private readonly jobInformer: Informer;
+  private readonly jobInformer: CachedInformer;
   private readonly jobs: ObjectStore;
   /** enqueueAfter: the wake-up of each Job not due yet. */
   private readonly wakeUps = new Map<string, () => void>();
@@ -38,14 +38,10 @@ export class TtlAfterFinishedController extends QueueController {
     const changed = (job: Job): void => {
       if (!job.metadata.deletionTimestamp && needsCleanup(job)) this.queue.add(objectKey(job));
     };
-    this.jobInformer = new Informer(
-      listWatchOf(this.jobs),
-      { added: changed, updated: (_, job) => changed(job) },
-      { name: 'jobs', log: deps.log, clock: deps.clock },
-    );
+    this.jobInformer = deps.informers.informer(this.jobs, { added: changed, updated: (_, job) => changed(job) }, { name: 'jobs' });
   }
 
-  protected get informers(): Informer[] {
+  protected get informers(): CachedInformer[] {
     return [this.jobInformer];
   }
 

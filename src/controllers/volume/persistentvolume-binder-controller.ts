@@ -6,7 +6,7 @@ import { withInfo } from '../../registry/request-context';
 import { QueueController } from '../runtime/controller';
 import type { ControllerDeps } from '../runtime/controller-deps';
 import type { EventRecorder } from '../runtime/event-recorder';
-import { Informer, listWatchOf, objectKey } from '../runtime/informer';
+import { type CachedInformer, objectKey } from '../runtime/informer';
 import { WorkQueue } from '../work-queue';
 import { claimClass, findBestMatch, isVolumeBoundToClaim, volumeMismatch } from './pv-matching';
 
@@ -42,9 +42,9 @@ const ignoreNotFound = (err: unknown): void => {
 export class PersistentVolumeBinderController extends QueueController {
   readonly name = 'persistentvolume-binder-controller';
   protected readonly queue: WorkQueue;
-  private readonly claims: Informer;
-  private readonly volumes: Informer;
-  private readonly classes: Informer;
+  private readonly claims: CachedInformer;
+  private readonly volumes: CachedInformer;
+  private readonly classes: CachedInformer;
   private readonly recorder: EventRecorder;
 
   constructor(private readonly deps: ControllerDeps) {
@@ -68,24 +68,20 @@ export class PersistentVolumeBinderController extends QueueController {
       // A new or freed volume may suit a claim still waiting: kube finds out at its next resync, kapi now.
       else for (const claim of this.claims.list()) if (!(claim as PersistentVolumeClaim).spec?.volumeName) this.queue.add(CLAIM + objectKey(claim));
     };
-    this.claims = new Informer(
-      listWatchOf(deps.store('', 'v1', 'persistentvolumeclaims')),
+    this.claims = deps.informers.informer(
+      deps.store('', 'v1', 'persistentvolumeclaims'),
       { added: claimChanged, updated: (_, claim) => claimChanged(claim), deleted: claimChanged },
-      { name: 'persistentvolumeclaims', log: deps.log, clock: deps.clock, resyncMs: RESYNC_MS },
+      { name: 'persistentvolumeclaims', resyncMs: RESYNC_MS },
     );
-    this.volumes = new Informer(
-      listWatchOf(deps.store('', 'v1', 'persistentvolumes')),
+    this.volumes = deps.informers.informer(
+      deps.store('', 'v1', 'persistentvolumes'),
       { added: volumeChanged, updated: (_, volume) => volumeChanged(volume), deleted: volumeChanged },
-      { name: 'persistentvolumes', log: deps.log, clock: deps.clock, resyncMs: RESYNC_MS },
+      { name: 'persistentvolumes', resyncMs: RESYNC_MS },
     );
-    this.classes = new Informer(
-      listWatchOf(deps.store('storage.k8s.io', 'v1', 'storageclasses')),
-      {},
-      { name: 'storageclasses', log: deps.log, clock: deps.clock },
-    );
+    this.classes = deps.informers.informer(deps.store('storage.k8s.io', 'v1', 'storageclasses'), {}, { name: 'storageclasses' });
   }
 
-  protected get informers(): Informer[] {
+  protected get informers(): CachedInformer[] {
     return [this.classes, this.volumes, this.claims];
   }
 
