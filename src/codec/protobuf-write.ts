@@ -39,7 +39,46 @@ function requireType(obj: Json): Type {
 
 /** A complete protobuf body around the message bytes of an object of that apiVersion and kind. */
 export function protobufEnvelope(apiVersion: string, kind: string, raw: Uint8Array): Buffer {
-  return Buffer.concat([unknownHead(apiVersion, kind, raw.length), raw, UNKNOWN_TRAILER]);
+  const apiVersionLength = Buffer.byteLength(apiVersion);
+  const kindLength = Buffer.byteLength(kind);
+  const typeMetaLength = 1 + varintLength(apiVersionLength) + apiVersionLength + 1 + varintLength(kindLength) + kindLength;
+  const headLength = PROTOBUF_MAGIC.length + 1 + varintLength(typeMetaLength) + typeMetaLength + 1 + varintLength(raw.length);
+  // One buffer written in place: a Writer and two concatenations cost an eighth of encoding a small object.
+  const body = Buffer.allocUnsafe(headLength + raw.length + UNKNOWN_TRAILER.length);
+  body.set(PROTOBUF_MAGIC, 0);
+  let at = PROTOBUF_MAGIC.length;
+  body[at++] = (1 << 3) | 2;
+  at = writeVarint(body, at, typeMetaLength);
+  body[at++] = (1 << 3) | 2;
+  at = writeVarint(body, at, apiVersionLength);
+  at += body.write(apiVersion, at);
+  body[at++] = (2 << 3) | 2;
+  at = writeVarint(body, at, kindLength);
+  at += body.write(kind, at);
+  body[at++] = (2 << 3) | 2;
+  at = writeVarint(body, at, raw.length);
+  body.set(raw, at);
+  body.set(UNKNOWN_TRAILER, at + raw.length);
+  return body;
+}
+
+function varintLength(n: number): number {
+  let length = 1;
+  while (n >= 0x80) {
+    n = Math.floor(n / 0x80);
+    length++;
+  }
+  return length;
+}
+
+/** Writes `n` as a protobuf varint at `at`; returns the index after it. */
+function writeVarint(buf: Buffer, at: number, n: number): number {
+  while (n >= 0x80) {
+    buf[at++] = (n % 0x80) | 0x80;
+    n = Math.floor(n / 0x80);
+  }
+  buf[at++] = n;
+  return at;
 }
 
 /** One object (or list, or Status) as a complete protobuf body. */

@@ -1,4 +1,5 @@
 import { jsonEqual } from '../api/deep-equal';
+import { jsonClone } from '../api/json-clone';
 import { noSlices } from '../api/loop-slices';
 import { StatusError } from '../api/errors';
 import { goJsonMarshal } from '../api/go-json';
@@ -27,7 +28,7 @@ interface Entry {
 }
 
 /** Fields no manager ever owns (stripMeta). */
-const STRIPPED: FieldPath[] = [
+const STRIPPED_PATHS: FieldPath[] = [
   'f:apiVersion',
   'f:kind',
   ...[
@@ -44,7 +45,10 @@ const STRIPPED: FieldPath[] = [
   ].map((f) => child(fieldElement('metadata'), fieldElement(f))),
 ];
 
-const METADATA: FieldPath = fieldElement('metadata');
+const STRIPPED = FieldSet.of(STRIPPED_PATHS);
+
+/** metadata itself, which is never owned: its fields are. */
+const METADATA = FieldSet.of([fieldElement('metadata')]);
 
 /** kubectl's client-side apply keeps what it applied here; its server-side apply takes over from it. */
 const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
@@ -55,7 +59,7 @@ const KUBECTL = 'kubectl';
 
 /** buildLastApplied: the applied configuration without the annotation itself. */
 function lastAppliedOf(config: KubeObject): string {
-  const copy = structuredClone(config);
+  const copy = jsonClone(config);
   const annotations = copy.metadata.annotations;
   if (annotations) delete annotations[LAST_APPLIED];
   // runtime.Encode with the unstructured JSON scheme: encoding/json's Encoder, so newline-terminated.
@@ -143,18 +147,29 @@ function conflictError(conflicts: { entry: Entry; path: FieldPath }[]): StatusEr
 }
 
 export class FieldManager {
+  /** What a write of the main resource never claims: stripped metadata and the subresources' exclusive parts (the kind's resetFields). */
+  private readonly untracked: FieldSet;
+  /** The part each subresource owns, as a path. */
+  private readonly owned = new Map<Subresource, FieldPath>();
+  /** The kind's new Go object, built on first use and shared (frozen) by every create's comparison. */
+  private empty: KubeObject | null = null;
+
   constructor(
     private readonly def: ResourceDefinition,
     private readonly schema: ObjectNode,
     /** The time a managed fields entry records: the store's clock. */
     private readonly nowTimestamp: () => string,
-  ) {}
+  ) {
+    this.untracked = FieldSet.of([...STRIPPED_PATHS, ...exclusivePaths(def).map(pathOf)]);
+  }
 
   /** Paths a write through `subresource` never claims: stripped metadata, and what other parts own. */
   private tracked(set: FieldSet, subresource: '' | Subresource): FieldSet {
-    const kept = set.withoutPrefixes(STRIPPED).difference(FieldSet.of([METADATA]));
-    if (subresource) return kept.onlyPrefixes([pathOf(ownedPath(this.def, subresource))]);
-    return kept.withoutPrefixes(exclusivePaths(this.def).map(pathOf));
+    if (set.empty) return set;
+    if (!subresource) return set.withoutPrefixes(this.untracked).difference(METADATA);
+    let owned = this.owned.get(subresource);
+    if (owned === undefined) this.owned.set(subresource, (owned = pathOf(ownedPath(this.def, subresource))));
+    return set.withoutPrefixes(STRIPPED).difference(METADATA).onlyPrefixes([owned]);
   }
 
   /**
@@ -206,7 +221,7 @@ export class FieldManager {
    * structs are there already, so a create owns `f:spec` without a `.` of its own.
    */
   private emptyObject(): KubeObject {
-    return withGoZerosOfKind(apiVersionOfDefinition(this.def), this.def.kind, { metadata: {} } as KubeObject);
+    return (this.empty ??= deepFrozen(withGoZerosOfKind(apiVersionOfDefinition(this.def), this.def.kind, { metadata: {} } as KubeObject)));
   }
 
   /**
@@ -242,7 +257,7 @@ export class FieldManager {
    */
   apply(live: KubeObject | null, config: KubeObject, manager: string, force: boolean, subresource: '' | Subresource): KubeObject {
     const entries = this.decode(live?.metadata.managedFields);
-    const base = live ? structuredClone(live) : undefined;
+    const base = live ? jsonClone(live) : undefined;
     if (base) delete base.metadata.managedFields;
     const merged = merge(base, config, this.schema) as KubeObject;
     const applied = this.tracked(fieldSetOf(config, this.schema), subresource);
@@ -292,12 +307,21 @@ export class FieldManager {
     if (typeof lastApplied !== 'object' || lastApplied === null || lastApplied.apiVersion !== apiVersionOfDefinition(this.def)) return conflicts;
     // Fields that differ between the annotation and the live object, either way, were not kubectl's.
     // The annotation is compared as the server stored it: defaulted (a fieldRef's apiVersion v1).
-    const stored = structuredClone(lastApplied);
+    const stored = jsonClone(lastApplied);
     this.def.strategy.applyDefaults(stored);
     const since = compare(withGoZerosOfKind(apiVersionOfDefinition(this.def), this.def.kind, stored), live!, this.schema);
     const allowed = fieldSetOf(lastApplied, this.schema).difference(since.modified).difference(since.added).difference(since.removed);
     return conflicts.filter((c) => !allowed.has(c.path));
   }
+}
+
+/** `value`, frozen to its leaves: shared by every comparison, it must never change. */
+function deepFrozen<T>(value: T): T {
+  if (typeof value === 'object' && value !== null) {
+    for (const v of Object.values(value)) deepFrozen(v);
+    Object.freeze(value);
+  }
+  return value;
 }
 
 /** The entries with fields, in the order kube keeps them: by operation, time, then manager. */

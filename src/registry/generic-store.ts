@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { loopSlices } from '../api/loop-slices';
 import { withoutOmittedZerosOfKind } from '../schema/go-zeros';
 import { jsonEqual } from '../api/deep-equal';
+import { jsonClone } from '../api/json-clone';
 import { badRequest, conflict, invalid, isStatusError, notFound, OPTIMISTIC_LOCK_MESSAGE, pathNotFound, StatusError } from '../api/errors';
 import { field, type FieldErrorList } from '../api/field-errors';
 import { kindSchema, type ObjectNode } from '../schema/typed-schema';
@@ -379,7 +380,7 @@ export class GenericStore {
     for (let attempt = 1; ; attempt++) {
       if (generated) obj.metadata.name = generateName(obj.metadata.generateName!);
       // kube-apiserver records a create's fields as decoded (defaulted), before the strategy adds what it generates (a Job's selector).
-      const requested = opts.fieldManager !== undefined && this.fields ? structuredClone(obj) : null;
+      const requested = opts.fieldManager !== undefined && this.fields ? jsonClone(obj) : null;
       if (requested) this.def.strategy.applyDefaults(requested);
       this.prepareCreate(ctx, obj);
       await slice();

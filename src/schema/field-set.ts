@@ -81,17 +81,23 @@ function combine(a: Node, b: Node | undefined, keepCommon: boolean): Node | null
   return live(out) ? out : null;
 }
 
-/** `n` without the subtree at `parts` (which goes with its own member), parents left empty pruned; null when nothing is left. */
-function withoutPath(n: Node, parts: string[], at = 0): Node | null {
-  if (at === parts.length) return at === 0 ? n : null;
-  const c = n.children.get(parts[at]);
-  if (!c) return n;
-  const rest = withoutPath(c, parts, at + 1);
-  if (rest === c) return n;
-  const out: Node = { member: n.member, children: new Map(n.children) };
-  if (rest) out.children.set(parts[at], rest);
-  else out.children.delete(parts[at]);
-  return live(out) || at === 0 ? out : null;
+/**
+ * `n` without the subtrees at the members of `drop` (each goes with its own member), in one walk of
+ * both tries: only the nodes on the way to a dropped subtree are new, and a parent left empty is
+ * pruned (the caller sees a node that is not live).
+ */
+function withoutSubtrees(n: Node, drop: Node): Node {
+  let out: Node | null = null;
+  for (const [k, d] of drop.children) {
+    const c = n.children.get(k);
+    if (!c) continue;
+    const rest = d.member ? null : withoutSubtrees(c, d);
+    if (rest === c) continue;
+    out ??= { member: n.member, children: new Map(n.children) };
+    if (rest && live(rest)) out.children.set(k, rest);
+    else out.children.delete(k);
+  }
+  return out ?? n;
 }
 
 function* membersOf(n: Node, prefix: FieldPath): Generator<FieldPath> {
@@ -143,11 +149,14 @@ export class FieldSet {
 
   private find(path: FieldPath): Node | undefined {
     let node: Node | undefined = this.root;
-    for (const part of elements(path)) {
-      node = node.children.get(part);
-      if (!node) return undefined;
+    if (path === '') return node;
+    // The path's elements are walked in place: split into an array, they were most of a create's field bookkeeping.
+    for (let start = 0; ;) {
+      const end = path.indexOf(SEP, start);
+      node = node.children.get(end === -1 ? path.slice(start) : path.slice(start, end));
+      if (!node || end === -1) return node;
+      start = end + 1;
     }
-    return node;
   }
 
   has(path: FieldPath): boolean {
@@ -163,10 +172,14 @@ export class FieldSet {
   insert(path: FieldPath): void {
     if (path === '') return;
     let node = this.root;
-    for (const part of elements(path)) {
+    for (let start = 0; ;) {
+      const end = path.indexOf(SEP, start);
+      const part = end === -1 ? path.slice(start) : path.slice(start, end);
       let next = node.children.get(part);
       if (!next) setChild(node, part, (next = newNode()));
       node = next;
+      if (end === -1) break;
+      start = end + 1;
     }
     node.member = true;
   }
@@ -183,11 +196,13 @@ export class FieldSet {
     return new FieldSet(combine(this.root, other.root, true) ?? newNode());
   }
 
-  /** Drops every path equal to or under one of `prefixes`; only the nodes on the way to them are new. */
-  withoutPrefixes(prefixes: FieldPath[]): FieldSet {
-    let root = this.root;
-    for (const prefix of prefixes) root = withoutPath(root, elements(prefix)) ?? newNode();
-    return new FieldSet(root);
+  /**
+   * Drops every path equal to or under a member of `prefixes`; only the nodes on the way to them
+   * are new. The prefixes are a set, built once by callers that filter many sets by them.
+   */
+  withoutPrefixes(prefixes: FieldSet): FieldSet {
+    const root = withoutSubtrees(this.root, prefixes.root);
+    return root === this.root ? this : new FieldSet(root);
   }
 
   /** Keeps only paths equal to or under one of `prefixes`. */
