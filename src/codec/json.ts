@@ -44,6 +44,11 @@ export function jsonNestingDepth(text: string): number {
   return runWalk(jsonNestingDepthWalk(text));
 }
 
+/** jsonNestingDepth for a request: the scan yields between slices. */
+export function jsonNestingDepthInSlices(text: string, slice: () => Promise<void>): Promise<number> {
+  return runWalkInSlices(jsonNestingDepthWalk(text), slice);
+}
+
 function* jsonNestingDepthWalk(text: string): Walk<number> {
   let depth = 0;
   let max = 0;

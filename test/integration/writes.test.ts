@@ -124,6 +124,24 @@ describe('field validation', () => {
     expect(created.body.spec.template.spec.containers).toHaveLength(1_000);
   });
 
+  test('a large patch body (scanned in slices) is checked as a small one: duplicate fields, depth', async () => {
+    expect((await api.post(`${NS}/configmaps`, { metadata: { name: 'big-patch' } })).status).toBe(201);
+    const data = Object.fromEntries(Array.from({ length: 2_000 }, (_, i) => [`k${i}`, 'v'.repeat(40)]));
+    const text = JSON.stringify({ data });
+    expect(text.length).toBeGreaterThan(64 * 1024);
+    const patch = (raw: string) =>
+      api.request('PATCH', `${NS}/configmaps/big-patch?fieldValidation=Strict`, { raw, contentType: 'application/merge-patch+json' });
+    const dup = await patch(`${text.slice(0, -1)},"data":{"k1":"a","k1":"b"}}`);
+    expect(dup.status).toBe(400);
+    expect(dup.body.message).toBe('strict decoding error: duplicate field "data", duplicate field "data.k1"');
+    const deep = await patch(`${text.slice(0, -1)},"x":${'['.repeat(1_001)}${']'.repeat(1_001)}}`);
+    expect(deep.status).toBe(400);
+    expect(deep.body.message).toContain('exceeded max depth of 1000');
+    const ok = await patch(text);
+    expect(ok.status).toBe(200);
+    expect(Object.keys(ok.body.data)).toHaveLength(2_000);
+  });
+
   test('wrong types are 400 whatever the level; missing required fields are 422', async () => {
     const wrong = await api.post(`${DEPLOYMENTS}?fieldValidation=Ignore`, { ...deployment('typed'), spec: { ...deployment('typed').spec, replicas: 'three' } });
     expect(wrong.status).toBe(400);
