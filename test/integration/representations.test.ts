@@ -1,5 +1,6 @@
 import { get as httpGet } from 'node:http';
 import { gunzipSync } from 'node:zlib';
+import { load } from 'js-yaml';
 import { decodeCbor, encodeCbor } from '../../src/codec/cbor';
 import { decodeProtobuf } from '../../src/codec/protobuf';
 import { protoRoot } from '../../src/schema/proto-loader';
@@ -186,6 +187,17 @@ describe('Table and PartialObjectMetadata in JSON and YAML', () => {
     const yaml = await api.get(`${CM}/r1`, { accept: 'application/yaml;as=Table;g=meta.k8s.io;v=v1' });
     expect(yaml.headers.get('content-type')).toBe('application/yaml');
     expect(yaml.text).toMatch(/^apiVersion: meta.k8s.io\/v1\ncolumnDefinitions:\n/);
+  });
+
+  test("a large object's YAML (its map written in slices) is the YAML of its JSON, keys sorted", async () => {
+    const data = Object.fromEntries(Array.from({ length: 300 }, (_, i) => [`k${i}`, i % 2 ? `v${i}` : `multi\nline ${i}`]));
+    expect((await api.post(CM, { metadata: { name: 'large-yaml' }, data })).status).toBe(201);
+    const json = await api.get(`${CM}/large-yaml`);
+    const yaml = await api.get(`${CM}/large-yaml`, { accept: 'application/yaml' });
+    expect(yaml.headers.get('content-type')).toBe('application/yaml');
+    expect(load(yaml.text)).toEqual(json.body);
+    const keys = [...yaml.text.matchAll(/^  (k\d+):/gm)].map((m) => m[1]);
+    expect(keys).toEqual(Object.keys(data).sort());
   });
 
   test('PartialObjectMetadata for one object; a list for a list; each the wrong way round is 406', async () => {
