@@ -1,38 +1,18 @@
 import { randomBytes } from 'node:crypto';
 import { runWalkInSlices, type Walk } from '../api/loop-slices';
+import { isContainer, LARGE, sizeOf, smallInOneGo, type Container } from './large-values';
 import { encodeYaml, yamlText } from './yaml';
 
 /**
  * An object's YAML for a request, in slices: a large list or map held under a mapping key (a
  * Deployment's 20,000 containers, the managed fields' sets) is left out of one js-yaml dump of the
- * rest, as a placeholder, and its entries are dumped one by one, a few per slice, and indented to
+ * rest, as a placeholder, and its entries are dumped one by one (LARGE entries or more), a few per slice, and indented to
  * where js-yaml writes them. The bytes are encodeYaml's (a 20,000-container Deployment's YAML took
  * 0.3-1.4 s in one piece).
  */
 
-/** A list or map with at least this many entries has them dumped one by one. */
-const LARGE = 256;
 /** Entries dumped between two yields of the walk. */
 const ENTRIES_PER_YIELD = 64;
-/** Containers looked at in one go before the question is left to the walk (as jsonInSlices). */
-const CHECKED_IN_ONE_GO = 2048;
-
-type Container = Record<string, unknown> | unknown[];
-
-/** Only plain data is taken apart; anything else (a Date) is left to js-yaml. */
-function isContainer(value: unknown): value is Container {
-  if (typeof value !== 'object' || value === null) return false;
-  const proto = Object.getPrototypeOf(value) as unknown;
-  return Array.isArray(value) || proto === Object.prototype || proto === null;
-}
-const sizeOf = (c: Container): number => (Array.isArray(c) ? c.length : Object.keys(c).length);
-
-/** Whether `value` holds no large list or map, answered in one go; false past `budget.left` containers. */
-function smallInOneGo(value: Container, budget: { left: number }): boolean {
-  if (--budget.left < 0 || sizeOf(value) >= LARGE) return false;
-  for (const child of Object.values(value)) if (isContainer(child) && !smallInOneGo(child, budget)) return false;
-  return true;
-}
 
 /**
  * `value` with every large container under a mapping key replaced by a placeholder string (the
@@ -109,6 +89,6 @@ function* yamlWalk(value: Container): Walk<Buffer> {
 
 /** encodeYaml's bytes, encoded in slices between other requests when `value` holds a large list or map. */
 export function yamlInSlices(value: unknown, slice: () => Promise<void>): Promise<Buffer> {
-  if (!isContainer(value) || smallInOneGo(value, { left: CHECKED_IN_ONE_GO })) return Promise.resolve(encodeYaml(value));
+  if (!isContainer(value) || smallInOneGo(value)) return Promise.resolve(encodeYaml(value));
   return runWalkInSlices(yamlWalk(value), slice);
 }
