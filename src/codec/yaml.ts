@@ -16,5 +16,9 @@ export function decodeYaml(body: Buffer): unknown {
 
 /** YAML as sigs.k8s.io/yaml writes it: keys sorted, no anchors. */
 export function encodeYaml(value: unknown): Buffer {
-  return Buffer.from(dump(value, { sortKeys: true, noRefs: true, lineWidth: -1 }));
+  return Buffer.from(yamlText(value));
+}
+
+export function yamlText(value: unknown): string {
+  return dump(value, { sortKeys: true, noRefs: true, lineWidth: -1 });
 }

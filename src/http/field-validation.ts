@@ -1,6 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import { badRequest } from '../api/errors';
-import { jsonDuplicateFields, yamlDuplicateKeys } from '../codec/duplicate-keys';
+import { runWalkInSlices } from '../api/loop-slices';
+import { jsonDuplicateFields, jsonDuplicateFieldsWalk, yamlDuplicateKeys } from '../codec/duplicate-keys';
 import type { Encoding } from '../codec/negotiate';
 import type { FieldValidation } from './query';
 import { addWarning } from './warnings';
@@ -22,10 +23,21 @@ export function duplicateFieldErrors(body: Buffer, encoding: Encoding): string[]
   }
 }
 
+/** duplicateFieldErrors of a JSON body's text for a request: the scan yields between slices. */
+export async function jsonDuplicateFieldErrorsInSlices(text: string, slice: () => Promise<void>): Promise<string[]> {
+  try {
+    return (await runWalkInSlices(jsonDuplicateFieldsWalk(text), slice)).map(duplicateField);
+  } catch {
+    return [];
+  }
+}
+
+const duplicateField = (path: string): string => `duplicate field ${JSON.stringify(path)}`;
+
 function duplicatesIn(body: Buffer, encoding: Encoding): string[] {
   switch (encoding) {
     case 'json':
-      return jsonDuplicateFields(body.toString('utf8')).map((path) => `duplicate field ${JSON.stringify(path)}`);
+      return jsonDuplicateFields(body.toString('utf8')).map(duplicateField);
     case 'yaml':
       return yamlDuplicateKeys(body.toString('utf8')).map((d) => `line ${d.line}: key ${JSON.stringify(d.key)} already set in map`);
     default:

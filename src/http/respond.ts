@@ -10,6 +10,9 @@ import type { ResourceRequest } from './handlers/context';
 import { encodeBody, encodeListItemsInSlices, listPieces } from './encode';
 import { loopSlices } from '../api/loop-slices';
 import { jsonInSlices } from '../codec/json-in-slices';
+import { yamlInSlices } from '../codec/yaml-in-slices';
+import { smallInOneGo } from '../codec/large-values';
+import { encodeProtobufInSlices } from '../codec/protobuf-write';
 
 /** Lists longer than this are written item by item rather than as one buffer. */
 const STREAM_LIST_ITEMS = 500;
@@ -23,7 +26,7 @@ export function writeBody(res: ServerResponse, code: number, contentType: string
  * Writes a value in the negotiated encoding; large JSON and Protobuf lists are streamed piece by
  * piece, yielding to the event loop between pieces once a slice's budget is spent (as kube's list
  * encoding streams items, issue 25: no response holds the loop while it encodes); a large object's
- * JSON is encoded in slices before it is written.
+ * JSON, YAML or Protobuf is encoded in slices before it is written.
  */
 export async function writeEncoded(res: ServerResponse, code: number, value: unknown, output: OutputChoice, pretty: boolean, compress = false): Promise<void> {
   const items = (value as { items?: unknown }).items;
@@ -44,8 +47,15 @@ export async function writeEncoded(res: ServerResponse, code: number, value: unk
       return;
     }
   }
-  // A large object's JSON (a Deployment's 20,000 containers) is encoded in slices as well.
-  const body = output.encoding === 'json' ? await jsonInSlices(value, pretty, loopSlices()) : encodeBody(value, output.encoding, pretty);
+  // A large object's JSON, YAML or Protobuf (a Deployment's 20,000 containers) is encoded in slices as well.
+  const body =
+    output.encoding === 'json'
+      ? await jsonInSlices(value, pretty, loopSlices())
+      : output.encoding === 'yaml'
+        ? await yamlInSlices(value, loopSlices())
+        : output.encoding === 'protobuf' && !smallInOneGo(value)
+          ? await encodeProtobufInSlices(value as Record<string, unknown>, loopSlices())
+          : encodeBody(value, output.encoding, pretty);
   writeWholeBody(res, code, output.contentType, body, compress);
 }
 

@@ -1,5 +1,6 @@
 import { get as httpGet } from 'node:http';
 import { gunzipSync } from 'node:zlib';
+import { load } from 'js-yaml';
 import { decodeCbor, encodeCbor } from '../../src/codec/cbor';
 import { decodeProtobuf } from '../../src/codec/protobuf';
 import { protoRoot } from '../../src/schema/proto-loader';
@@ -91,6 +92,24 @@ describe('Protobuf', () => {
     expect([...res.body.subarray(-4)]).toEqual([0x1a, 0x00, 0x22, 0x00]);
     const json = (await api.get(`${CM}/r1`)).body;
     expect(decodeProtobuf(res.body)).toEqual({ ...json, metadata: { ...json.metadata, managedFields: json.metadata.managedFields } });
+  });
+
+  test("a large object's Protobuf answer (its 300 containers encoded in slices) decodes to its JSON answer", async () => {
+    const containers = Array.from({ length: 300 }, (_, i) => ({ name: `c${i}`, image: 'x' }));
+    const pod = { metadata: { name: 'large-pb' }, spec: { containers } };
+    const created = await raw(
+      server.url,
+      `${NS}/pods?dryRun=All`,
+      { Accept: PROTOBUF, 'Content-Type': 'application/json' },
+      { method: 'POST', body: JSON.stringify(pod) },
+    );
+    expect(created.status).toBe(201);
+    const json = (await api.post(`${NS}/pods?dryRun=All`, pod)).body;
+    const decoded = decodeProtobuf(created.body) as typeof json;
+    // The service account token volume's name is random per create.
+    const named = (spec: unknown) => JSON.parse(JSON.stringify(spec).replaceAll(/kube-api-access-\w+/g, 'kube-api-access'));
+    expect(named(decoded.spec)).toEqual(named(json.spec));
+    expect(decoded.spec.containers).toHaveLength(300);
   });
 
   test('the alias application/vnd.cluster.protobuf is answered in kind', async () => {
@@ -186,6 +205,17 @@ describe('Table and PartialObjectMetadata in JSON and YAML', () => {
     const yaml = await api.get(`${CM}/r1`, { accept: 'application/yaml;as=Table;g=meta.k8s.io;v=v1' });
     expect(yaml.headers.get('content-type')).toBe('application/yaml');
     expect(yaml.text).toMatch(/^apiVersion: meta.k8s.io\/v1\ncolumnDefinitions:\n/);
+  });
+
+  test("a large object's YAML (its map written in slices) is the YAML of its JSON, keys sorted", async () => {
+    const data = Object.fromEntries(Array.from({ length: 300 }, (_, i) => [`k${i}`, i % 2 ? `v${i}` : `multi\nline ${i}`]));
+    expect((await api.post(CM, { metadata: { name: 'large-yaml' }, data })).status).toBe(201);
+    const json = await api.get(`${CM}/large-yaml`);
+    const yaml = await api.get(`${CM}/large-yaml`, { accept: 'application/yaml' });
+    expect(yaml.headers.get('content-type')).toBe('application/yaml');
+    expect(load(yaml.text)).toEqual(json.body);
+    const keys = [...yaml.text.matchAll(/^  (k\d+):/gm)].map((m) => m[1]);
+    expect(keys).toEqual(Object.keys(data).sort());
   });
 
   test('PartialObjectMetadata for one object; a list for a list; each the wrong way round is 406', async () => {

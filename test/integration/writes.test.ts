@@ -91,6 +91,57 @@ describe('field validation', () => {
     expect(yamlStrict.body.message).toBe('strict decoding error: line 7: key "a" already set in map');
   });
 
+  test('a large body (decoded in slices) is checked as a small one: duplicate, unknown and mistyped fields, depth', async () => {
+    // 1,000 containers make a body over decodeObject's 64 KiB, past several of the scans' 64 Ki-character slices.
+    const containers = Array.from({ length: 1_000 }, (_, i) => ({ name: `c${i}`, image: 'x'.repeat(60) }));
+    const withTemplate = (name: string, last: string) => {
+      const d = deployment(name);
+      const text = JSON.stringify({ ...d, spec: { ...d.spec, template: { ...d.spec.template, spec: { containers } } } });
+      expect(text.length).toBeGreaterThan(64 * 1024);
+      // The duplicate is the body's last field, found only once the scan has yielded.
+      return `${text.slice(0, -1)},${last}}`;
+    };
+    const dup = await api.request('POST', `${DEPLOYMENTS}?fieldValidation=Strict`, {
+      raw: withTemplate('big-dup', '"kind":"Deployment","bogus":1'),
+      contentType: 'application/json',
+    });
+    expect(dup.status).toBe(400);
+    expect(dup.body.message).toBe('strict decoding error: duplicate field "kind", unknown field "bogus"');
+    const typed = await api.request('POST', DEPLOYMENTS, {
+      raw: withTemplate('big-typed', '"spec":{"replicas":"x","template":{"spec":{"containers":[]}}}'),
+      contentType: 'application/json',
+    });
+    expect(typed.status).toBe(400);
+    expect(typed.body.message).toContain('cannot unmarshal string into Go struct field DeploymentSpec.spec.replicas of type int32');
+    const deep = await api.request('POST', DEPLOYMENTS, {
+      raw: `${withTemplate('big-deep', '"x":').slice(0, -1)}${'['.repeat(1_001)}${']'.repeat(1_001)}}`,
+      contentType: 'application/json',
+    });
+    expect(deep.status).toBe(400);
+    expect(deep.body.message).toContain('exceeded max depth of 1000');
+    const created = await api.post(DEPLOYMENTS, JSON.parse(withTemplate('big-ok', '"status":{}')));
+    expect(created.status).toBe(201);
+    expect(created.body.spec.template.spec.containers).toHaveLength(1_000);
+  });
+
+  test('a large patch body (scanned in slices) is checked as a small one: duplicate fields, depth', async () => {
+    expect((await api.post(`${NS}/configmaps`, { metadata: { name: 'big-patch' } })).status).toBe(201);
+    const data = Object.fromEntries(Array.from({ length: 2_000 }, (_, i) => [`k${i}`, 'v'.repeat(40)]));
+    const text = JSON.stringify({ data });
+    expect(text.length).toBeGreaterThan(64 * 1024);
+    const patch = (raw: string) =>
+      api.request('PATCH', `${NS}/configmaps/big-patch?fieldValidation=Strict`, { raw, contentType: 'application/merge-patch+json' });
+    const dup = await patch(`${text.slice(0, -1)},"data":{"k1":"a","k1":"b"}}`);
+    expect(dup.status).toBe(400);
+    expect(dup.body.message).toBe('strict decoding error: duplicate field "data", duplicate field "data.k1"');
+    const deep = await patch(`${text.slice(0, -1)},"x":${'['.repeat(1_001)}${']'.repeat(1_001)}}`);
+    expect(deep.status).toBe(400);
+    expect(deep.body.message).toContain('exceeded max depth of 1000');
+    const ok = await patch(text);
+    expect(ok.status).toBe(200);
+    expect(Object.keys(ok.body.data)).toHaveLength(2_000);
+  });
+
   test('wrong types are 400 whatever the level; missing required fields are 422', async () => {
     const wrong = await api.post(`${DEPLOYMENTS}?fieldValidation=Ignore`, { ...deployment('typed'), spec: { ...deployment('typed').spec, replicas: 'three' } });
     expect(wrong.status).toBe(400);

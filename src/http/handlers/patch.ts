@@ -4,7 +4,7 @@ import { field } from '../../api/field-errors';
 import { apiVersionOf, isPlainObject, type KubeObject } from '../../api/types';
 import { decodeCbor } from '../../codec/cbor';
 import { DecodeError } from '../../codec/decode-error';
-import { jsonNestingDepth, MAX_NESTING_DEPTH } from '../../codec/json';
+import { jsonNestingDepthInSlices, MAX_NESTING_DEPTH } from '../../codec/json';
 import { parseMediaType } from '../../codec/media-type';
 import { decodeYaml } from '../../codec/yaml';
 import { applyJsonPatchInSlices } from '../../patch/json-patch';
@@ -13,7 +13,7 @@ import { applyStrategicMergePatchInSlices } from '../../patch/strategic-merge';
 import { goFormatValue } from '../../patch/go-value-format';
 import { typedDecodeInSlices } from '../../schema/typed-decode';
 import { readBody } from '../body';
-import { duplicateFieldErrors, enforceFieldValidation, unknownFieldErrors } from '../field-validation';
+import { duplicateFieldErrors, enforceFieldValidation, jsonDuplicateFieldErrorsInSlices, unknownFieldErrors } from '../field-validation';
 import { boolParam, dryRunParam, fieldManagerParam, fieldValidationParam } from '../query';
 import { respond } from '../respond';
 import type { ResourceRequest } from './context';
@@ -25,9 +25,9 @@ const APPLY_PATCH = 'application/apply-patch+yaml';
 /** Served only with CBORServingAndStorage, as kube-apiserver does. */
 const APPLY_PATCH_CBOR = 'application/apply-patch+cbor';
 
-function parsePatchBody(body: Buffer): unknown {
-  const text = body.toString('utf8');
-  if (jsonNestingDepth(text) > MAX_NESTING_DEPTH) throw badRequest(`exceeded max depth of ${MAX_NESTING_DEPTH}`);
+/** A JSON patch body; its nesting scan runs in slices (a 3 MB body's scan took 5-26 ms in one piece), JSON.parse in one. */
+async function parsePatchBody(text: string, slice: () => Promise<void>): Promise<unknown> {
+  if ((await jsonNestingDepthInSlices(text, slice)) > MAX_NESTING_DEPTH) throw badRequest(`exceeded max depth of ${MAX_NESTING_DEPTH}`);
   try {
     return JSON.parse(text);
   } catch (err) {
@@ -116,8 +116,9 @@ export async function handlePatch(r: ResourceRequest): Promise<void> {
     if (query.has('force')) {
       throw invalid({ group: 'meta.k8s.io', kind: 'PatchOptions' }, '', [field.forbidden('force', 'may not be specified for non-apply patch')]);
     }
-    const patch = parsePatchBody(body);
-    if (validation !== 'Ignore') fieldErrors.push(...duplicateFieldErrors(body, 'json'));
+    const text = body.toString('utf8');
+    const patch = await parsePatchBody(text, slice);
+    if (validation !== 'Ignore') fieldErrors.push(...(await jsonDuplicateFieldErrorsInSlices(text, slice)));
     if (type !== JSON_PATCH && !isPlainObject(patch)) {
       throw badRequest(`json: cannot unmarshal ${Array.isArray(patch) ? 'array' : typeof patch} into Go value of type map[string]interface {}`);
     }

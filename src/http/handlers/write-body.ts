@@ -1,3 +1,4 @@
+import { loopSlices } from '../../api/loop-slices';
 import type { KubeObject } from '../../api/types';
 import type { RestStore } from '../../registry/resource-registry';
 import { readBody } from '../body';
@@ -23,7 +24,15 @@ export async function writeBody(r: ResourceRequest<RestStore>, optionsKind: 'Cre
   const dryRun = dryRunParam(query, optionsKind);
   const validation = fieldValidationParam(query, optionsKind);
   const fieldManager = fieldManagerParam(query, r.req.headers['user-agent'], optionsKind, false);
-  const { object, fieldErrors } = decodeObject(body, r.req.headers['content-type'], r.served.kind, r.inputEncodings, r.served.schema, validation);
+  const { object, fieldErrors } = await decodeObject(
+    body,
+    r.req.headers['content-type'],
+    r.served.kind,
+    r.inputEncodings,
+    r.served.schema,
+    validation,
+    loopSlices(),
+  );
   enforceFieldValidation(r.res, validation, fieldErrors);
   return { object, dryRun, fieldManager };
 }
