@@ -373,17 +373,20 @@ export class GenericStore {
    */
   async create(ctx: RequestContext, obj: KubeObject, opts: WriteOptions): Promise<KubeObject> {
     const { namespace } = ctx.info;
+    // kube's create handler records the fields as decoded (defaulted) before mutating admission
+    // (UpdateNoErrors, then Admit), so what admission adds (a pod's token volume) is no manager's,
+    // nor is what the strategy generates (a Job's selector).
+    const decoded = opts.fieldManager !== undefined && this.fields ? jsonClone(obj) : null;
+    if (decoded) this.def.strategy.applyDefaults(decoded);
     await this.admit('mutate', ctx, opts, 'CREATE', obj, undefined);
     asGoDecodes(obj);
     const generated = !obj.metadata.name && !!obj.metadata.generateName;
     const slice = loopSlices();
     for (let attempt = 1; ; attempt++) {
       if (generated) obj.metadata.name = generateName(obj.metadata.generateName!);
-      // kube-apiserver records a create's fields as decoded (defaulted), before the strategy adds what it generates (a Job's selector).
-      const requested = opts.fieldManager !== undefined && this.fields ? jsonClone(obj) : null;
-      if (requested) this.def.strategy.applyDefaults(requested);
       this.prepareCreate(ctx, obj);
       await slice();
+      const requested = decoded && jsonClone(decoded);
       if (requested) {
         await this.fields!.update(null, requested, opts.fieldManager!, '', slice);
         if (requested.metadata.managedFields) obj.metadata.managedFields = requested.metadata.managedFields;

@@ -140,3 +140,17 @@ test('with --disable-admission-plugins=ServiceAccount a pod is stored as sent', 
   expect(res.body.spec.serviceAccountName).toBe('missing');
   expect(res.body.spec.volumes).toBeUndefined();
 });
+
+test("what admission adds is no manager's: the creator's managed fields hold its own pod, not the token volume or account (kube records them before mutating admission)", async () => {
+  await namespace('sa-managed');
+  const res = await api.post('/api/v1/namespaces/sa-managed/pods?fieldManager=creator', pod('p1'));
+  expect(res.status).toBe(201);
+  expect(res.body.spec.volumes[0].name).toMatch(/^kube-api-access-/);
+  const [entry] = res.body.metadata.managedFields;
+  expect(entry).toMatchObject({ manager: 'creator', operation: 'Update' });
+  const owned = JSON.stringify(entry.fieldsV1);
+  expect(owned).toContain('"k:{\\"name\\":\\"c\\"}"');
+  expect(owned).not.toContain('kube-api-access');
+  expect(owned).not.toContain('f:volumes');
+  expect(owned).not.toContain('f:serviceAccountName');
+});
