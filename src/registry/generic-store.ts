@@ -376,9 +376,11 @@ export class GenericStore {
     // kube's create handler records the fields as decoded (defaulted) before mutating admission
     // (UpdateNoErrors, then Admit), so what admission adds (a pod's token volume) is no manager's,
     // nor is what the strategy generates (a Job's selector).
+    asGoDecodes(obj);
     const decoded = opts.fieldManager !== undefined && this.fields ? jsonClone(obj) : null;
     if (decoded) this.def.strategy.applyDefaults(decoded);
     await this.admit('mutate', ctx, opts, 'CREATE', obj, undefined);
+    // What admission added, as Go would decode it too.
     asGoDecodes(obj);
     const generated = !obj.metadata.name && !!obj.metadata.generateName;
     const slice = loopSlices();
