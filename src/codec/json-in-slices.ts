@@ -1,5 +1,6 @@
 import { runWalkInSlices, type Walk } from '../api/loop-slices';
 import { jsonText } from './json';
+import { isContainer, LARGE, smallInOneGo, type Container } from './large-values';
 
 /**
  * An object's JSON text for a request, in slices: the entries of its large lists and maps (a
@@ -7,17 +8,8 @@ import { jsonText } from './json';
  * and everything else whole by JSON.stringify. The bytes are jsonText's.
  */
 
-/** A list or map with at least this many entries has them encoded one by one. */
-const LARGE = 256;
 /** Entries encoded between two yields of the walk. */
 const ENTRIES_PER_YIELD = 64;
-
-type Container = Record<string, unknown> | unknown[];
-
-/** Only plain data is taken apart; anything with its own toJSON is left to JSON.stringify. */
-function isContainer(value: unknown): value is Container {
-  return typeof value === 'object' && value !== null && typeof (value as { toJSON?: unknown }).toJSON !== 'function';
-}
 
 /** A list's indexes or a map's keys, in JSON.stringify's order. */
 function keysOf(container: Container): number[] | string[] {
@@ -109,27 +101,9 @@ function* jsonWalk(value: unknown, pretty: boolean): Walk<Buffer | string> {
   return out.whole();
 }
 
-/** Containers the one-go check looks at before it leaves the question to the walk in slices. */
-const CHECKED_IN_ONE_GO = 2048;
-
-/**
- * Whether `value` holds no large list or map, answered in one go (no generator per container,
- * which cost a pod's answer 84 µs against JSON.stringify's 18): false once it has looked at
- * `budget.left` containers, so a value that large is still examined in slices.
- */
-function smallInOneGo(value: Container, budget: { left: number }): boolean {
-  if (--budget.left < 0) return false;
-  const keys = keysOf(value);
-  if (keys.length >= LARGE) return false;
-  for (const key of keys) {
-    const child = childOf(value, key);
-    if (isContainer(child) && !smallInOneGo(child, budget)) return false;
-  }
-  return true;
-}
-
 /** jsonText's text (its UTF-8 bytes when it was taken apart), encoded in slices between other requests. */
 export function jsonInSlices(value: unknown, pretty: boolean, slice: () => Promise<void>): Promise<Buffer | string> {
-  if (!isContainer(value) || smallInOneGo(value, { left: CHECKED_IN_ONE_GO })) return Promise.resolve(jsonText(value, pretty));
+  // Most answers hold nothing large: checked in one go, no generator per container (a pod's answer 84 µs before, 19 after).
+  if (smallInOneGo(value)) return Promise.resolve(jsonText(value, pretty));
   return runWalkInSlices(jsonWalk(value, pretty), slice);
 }
