@@ -1,5 +1,6 @@
 import { DecodeError } from './decode-error';
-import { decodeProtobuf, PROTOBUF_MAGIC } from './protobuf';
+import { decodeProtobuf, decodeStoredProtobuf, PROTOBUF_MAGIC } from './protobuf';
+import { Writer } from 'protobufjs';
 import { protoType, protoTypeName } from '../schema/proto-loader';
 
 /** A body as client-go sends it: "k8s\0", then a runtime.Unknown holding the encoded object. */
@@ -135,5 +136,78 @@ describe('decodeProtobuf', () => {
   test('a truncated envelope is a DecodeError', () => {
     const full = body('v1', 'Namespace', 'k8s.io.api.core.v1.Namespace', { metadata: { name: 'x' } });
     expect(() => decodeProtobuf(full.subarray(0, full.length - 3))).toThrow(DecodeError);
+  });
+
+  test("stored objects of equal bytes share one frozen object; metadata is each object's own; a request's objects are its own", () => {
+    const pod = (name: string) =>
+      body('v1', 'Pod', 'k8s.io.api.core.v1.Pod', {
+        metadata: { name, namespace: 'default' },
+        spec: { containers: [{ name: 'web', image: 'nginx', ports: [{ containerPort: 80 }] }], tolerations: [{ key: 'k', operator: 'Exists' }] },
+      });
+    type Decoded = { metadata: Record<string, unknown>; spec: { containers: Record<string, unknown>[] } };
+    const a = decodeStoredProtobuf(pod('a')) as unknown as Decoded;
+    const b = decodeStoredProtobuf(pod('b')) as unknown as Decoded;
+    expect(a.metadata.name).toBe('a');
+    expect(b.metadata.name).toBe('b');
+    expect(b.spec.containers[0]).toBe(a.spec.containers[0]);
+    expect(Object.isFrozen(a.spec.containers[0])).toBe(true);
+    expect(Object.isFrozen(a.spec.containers[0].ports)).toBe(true);
+    expect(() => {
+      a.spec.containers[0].image = 'other';
+    }).toThrow(TypeError);
+    expect(b.spec.containers[0].image).toBe('nginx');
+    expect(Object.isFrozen(a.metadata)).toBe(false);
+    a.metadata.resourceVersion = '7';
+    expect(b.metadata.resourceVersion).toBeUndefined();
+
+    const request = decodeProtobuf(pod('c')) as unknown as Decoded;
+    expect(request.spec.containers[0]).toEqual(a.spec.containers[0]);
+    expect(request.spec.containers[0]).not.toBe(a.spec.containers[0]);
+    request.spec.containers[0].image = 'changed by admission';
+    expect((decodeProtobuf(pod('d')) as unknown as Decoded).spec.containers[0].image).toBe('nginx');
+  });
+
+  test('negative int64s, packed and unpacked repeated int64s', () => {
+    // PodSecurityContext.supplementalGroups is field 4, repeated int64; written packed here, as proto3 encoders do.
+    const securityContext = new Writer();
+    securityContext
+      .uint32((4 << 3) | 2)
+      .fork()
+      .int64(-3)
+      .int64(2 ** 40)
+      .ldelim();
+    securityContext.uint32((4 << 3) | 0).int64(7);
+    const spec = new Writer();
+    spec.uint32((14 << 3) | 2).bytes(securityContext.finish());
+    const meta = protoType('k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta');
+    const raw = new Writer();
+    raw.uint32((1 << 3) | 2).bytes(meta.encode(meta.fromObject({ name: 'p', generation: -2 })).finish());
+    raw.uint32((2 << 3) | 2).bytes(spec.finish());
+    const unknown = protoType('k8s.io.apimachinery.pkg.runtime.Unknown');
+    const envelope = unknown.encode(unknown.fromObject({ typeMeta: { apiVersion: 'v1', kind: 'Pod' }, raw: raw.finish() })).finish();
+    const pod = decodeProtobuf(Buffer.concat([PROTOBUF_MAGIC, envelope])) as unknown as {
+      metadata: { generation: number };
+      spec: { securityContext: unknown };
+    };
+    expect(pod.metadata.generation).toBe(-2);
+    expect(pod.spec.securityContext).toEqual({ supplementalGroups: [-3, 2 ** 40, 7] });
+  });
+
+  test('a field of a number the release does not know is skipped; a message cut short is a DecodeError', () => {
+    const cm = protoType('k8s.io.api.core.v1.ConfigMap');
+    const known = cm.encode(cm.fromObject({ metadata: { name: 'c' }, data: { a: 'b' } })).finish();
+    const raw = new Writer();
+    raw.uint32((99 << 3) | 2).string('from a later release');
+    raw.uint32((98 << 3) | 0).uint64(1);
+    const unknown = protoType('k8s.io.apimachinery.pkg.runtime.Unknown');
+    const wrap = (bytes: Uint8Array) =>
+      Buffer.concat([PROTOBUF_MAGIC, unknown.encode(unknown.fromObject({ typeMeta: { apiVersion: 'v1', kind: 'ConfigMap' }, raw: bytes })).finish()]);
+    expect(decodeProtobuf(wrap(Buffer.concat([raw.finish(), known])))).toEqual({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'c' },
+      data: { a: 'b' },
+    });
+    expect(() => decodeProtobuf(wrap(known.subarray(0, known.length - 2)))).toThrow(/unable to decode ConfigMap: index out of range/);
   });
 });

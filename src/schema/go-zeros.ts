@@ -74,7 +74,11 @@ function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-function fill(message: string, obj: Record<string, unknown>): void {
+/**
+ * Writes the zeros of `obj`'s fields; `deep` also fills the objects already in it (a decoder that
+ * fills each object as it makes it needs only the object's own fields).
+ */
+function fill(message: string, obj: Record<string, unknown>, deep: boolean): void {
   for (const step of planOf(message)) {
     const v = obj[step.name];
     switch (step.kind) {
@@ -82,22 +86,23 @@ function fill(message: string, obj: Record<string, unknown>): void {
         if (v === undefined) obj[step.name] = step.value;
         break;
       case 'inline':
-        fill(step.message, obj);
+        fill(step.message, obj, deep);
         break;
       case 'struct':
-        if (isObject(v)) fill(step.message, v);
-        else if (v === undefined && step.always) {
+        if (isObject(v)) {
+          if (deep) fill(step.message, v, true);
+        } else if (v === undefined && step.always) {
           const fresh: Record<string, unknown> = {};
-          fill(step.message, fresh);
+          fill(step.message, fresh, true);
           obj[step.name] = fresh;
         }
         break;
       case 'items':
-        if (Array.isArray(v)) for (const item of v) if (isObject(item)) fill(step.message, item);
+        if (deep && Array.isArray(v)) for (const item of v) if (isObject(item)) fill(step.message, item, true);
         if (v === undefined && step.nullWhenAbsent) obj[step.name] = null;
         break;
       case 'values':
-        if (isObject(v)) for (const item of Object.values(v)) if (isObject(item)) fill(step.message, item);
+        if (deep && isObject(v)) for (const item of Object.values(v)) if (isObject(item)) fill(step.message, item, true);
         if (v === undefined && step.nullWhenAbsent) obj[step.name] = null;
         break;
     }
@@ -106,8 +111,31 @@ function fill(message: string, obj: Record<string, unknown>): void {
 
 /** Adds, in place, the fields Go's encoder would write for an object of this proto message. */
 export function withGoZeros<T extends object>(message: string, obj: T): T {
-  fill(message, obj as Record<string, unknown>);
+  fill(message, obj as Record<string, unknown>, true);
   return obj;
+}
+
+/**
+ * `withGoZeros` of an object whose nested objects are already filled: only its own fields (and
+ * those of the structs inlined in it). The Protobuf decoder fills each object as it makes it.
+ */
+export function withOwnGoZeros(message: string, obj: Record<string, unknown>): void {
+  fill(message, obj, false);
+}
+
+const childMessages = new Map<string, Map<string, string>>();
+
+/**
+ * The message `withGoZeros` fills a field's value (its struct, items or map values) as, by field
+ * name; a field it does not descend into (a pointer, a scalar) is absent.
+ */
+export function goZerosChildMessages(message: string): Map<string, string> {
+  let children = childMessages.get(message);
+  if (!children) {
+    children = new Map(planOf(message).flatMap((step) => (step.kind === 'zero' ? [] : [[step.name, step.message] as const])));
+    childMessages.set(message, children);
+  }
+  return children;
 }
 
 const messages = new Map<string, string | null>();

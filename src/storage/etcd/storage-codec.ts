@@ -1,5 +1,5 @@
 import type { KubeObject } from '../../api/types';
-import { decodeProtobuf, PROTOBUF_MAGIC } from '../../codec/protobuf';
+import { decodeStoredProtobuf, PROTOBUF_MAGIC } from '../../codec/protobuf';
 import { encodeProtobuf, encodeProtobufInSlices, messageTypeOf } from '../../codec/protobuf-write';
 import { decodeYaml, encodeYaml } from '../../codec/yaml';
 import { withGoZeros } from '../../schema/go-zeros';
@@ -106,7 +106,7 @@ export class StorageCodec {
     switch (encoding) {
       case 'protobuf': {
         // TypeMeta's fields first, kind before apiVersion, as Go's encoder writes the struct.
-        const { kind, apiVersion, metadata, ...rest } = decodeProtobuf(data);
+        const { kind, apiVersion, metadata, ...rest } = decodeStoredProtobuf(data);
         return { kind, apiVersion, metadata: withResourceVersionSlot(metadata as Record<string, unknown>) as KubeObject['metadata'], ...rest };
       }
       case 'yaml':
