@@ -83,8 +83,26 @@ interface MessagePlan {
   fields: FieldPlan[];
   /** The message its own zeros are filled as; null when not filled here (unfilled, or inlined: the embedding object fills). */
   ownZeros: string | null;
-  shared: RecentlySeen<object> | null;
+  shared: Sharing | null;
 }
+
+/**
+ * A type's values remembered by their bytes, and how often that pays: a type whose values rarely
+ * repeat (a pod's conditions, each with its own time) would pay a key and a freeze per value for
+ * nothing, so a window with few hits pauses its sharing for PAUSE_WINDOWS windows.
+ */
+interface Sharing {
+  seen: RecentlySeen<object>;
+  lookups: number;
+  hits: number;
+  /** Values still to decode without looking them up. */
+  paused: number;
+}
+
+/** Lookups per window, and the share of hits below which a type's sharing pauses. */
+const WINDOW = 1024;
+const MIN_HITS_PER_WINDOW = WINDOW / 8;
+const PAUSE_WINDOWS = 15;
 
 /** Buffer's own slicing decoders (Node's, not in its typings), without toString's encoding lookup. */
 interface SlicingBuffer {
@@ -317,7 +335,8 @@ export class ProtobufDecoder {
       byNumber: new Map(type.fieldsArray.map((field, slot) => [field.id, fields[slot]])),
       fields,
       ownZeros: inline ? null : fill,
-      shared: !this.share || special || inline || NEVER_SHARED.has(name) ? null : new RecentlySeen<object>(SHARED_PER_TYPE),
+      shared:
+        !this.share || special || inline || NEVER_SHARED.has(name) ? null : { seen: new RecentlySeen<object>(SHARED_PER_TYPE), lookups: 0, hits: 0, paused: 0 },
     };
     byFill.set(key, plan);
     return plan;
@@ -381,14 +400,22 @@ export class ProtobufDecoder {
     const length = varint32(input, end);
     const start = take(input, length, end);
     const plan = this.fieldPlan(field);
-    const shared = plan.shared && length <= SHARED_MAX_BYTES ? plan.shared : null;
-    const key = shared ? (input.buf as unknown as SlicingBuffer).latin1Slice(start, start + length) : '';
-    if (shared) {
-      const known = shared.get(key);
-      if (known !== undefined) return known;
+    const sharing = plan.shared;
+    if (!sharing || length > SHARED_MAX_BYTES || (sharing.paused > 0 && sharing.paused-- > 0)) {
+      return this.message(plan, { buf: input.buf, pos: start }, start + length);
+    }
+    const key = (input.buf as unknown as SlicingBuffer).latin1Slice(start, start + length);
+    const known = sharing.seen.get(key);
+    if (++sharing.lookups === WINDOW) {
+      if (sharing.hits < MIN_HITS_PER_WINDOW) sharing.paused = WINDOW * PAUSE_WINDOWS;
+      sharing.lookups = sharing.hits = 0;
+    }
+    if (known !== undefined) {
+      sharing.hits++;
+      return known;
     }
     const value = this.message(plan, { buf: input.buf, pos: start }, start + length);
-    if (shared && typeof value === 'object' && value !== null) shared.set(key, deepFreeze(value));
+    if (typeof value === 'object' && value !== null) sharing.seen.set(key, deepFreeze(value));
     return value;
   }
 
