@@ -1,4 +1,4 @@
-import { decodeCbor, encodeCbor, encodeCborWatchEvent } from './cbor';
+import { decodeCbor, encodeCbor, encodeCborInSlices, encodeCborWatchEvent } from './cbor';
 import { lookupMessage } from '../schema/proto-loader';
 
 const hex = (b: Buffer) => b.toString('hex');
@@ -47,4 +47,79 @@ test('nesting past the JSON limit is refused', () => {
   const deep = (n: number) => Buffer.concat([Buffer.alloc(n, 0x81), Buffer.from([0x01])]);
   expect(() => decodeCbor(deep(500))).not.toThrow();
   expect(() => decodeCbor(deep(1200))).toThrow('cbor: exceeded max nested level 1000');
+});
+
+describe('encodeCborInSlices', () => {
+  const container = (i: number) => ({
+    name: `c${i}`,
+    image: 'x',
+    ports: [{ containerPort: i }],
+    resources: { limits: { cpu: 0.5 } },
+    args: i % 2 ? undefined : ['-v'],
+  });
+  const deployment = {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: {
+      name: 'd',
+      managedFields: [
+        {
+          manager: 'm',
+          operation: 'Update',
+          fieldsType: 'FieldsV1',
+          fieldsV1: {
+            'f:spec': {
+              'f:template': { 'f:spec': { 'f:containers': Object.fromEntries(Array.from({ length: 1000 }, (_, i) => [`k:{"name":"c${i}"}`, { '.': {} }])) } },
+            },
+          },
+        },
+      ],
+    },
+    spec: {
+      selector: { matchLabels: { a: 'b' } },
+      template: { metadata: { labels: { a: 'b' } }, spec: { containers: Array.from({ length: 1000 }, (_, i) => container(i)) } },
+    },
+  };
+  const deploymentType = lookupMessage({ group: 'apps', version: 'v1', kind: 'Deployment' });
+
+  test("a large object's bytes are encodeCbor's, written in slices", async () => {
+    let slices = 0;
+    const sliced = await encodeCborInSlices(deployment, deploymentType, async () => void slices++);
+    // a yield per 64 entries of the 1,000 containers and the 1,000 fields entries
+    expect(slices).toBeGreaterThanOrEqual(Math.floor((2 * 1000) / 64));
+    expect(hex(sliced)).toBe(hex(encodeCbor(deployment, deploymentType)));
+  });
+
+  test("a large Secret's byte strings, a list and a bare array keep their bytes", async () => {
+    const secretType = lookupMessage({ group: '', version: 'v1', kind: 'Secret' });
+    const secret = {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 's' },
+      data: Object.fromEntries(Array.from({ length: 600 }, (_, i) => [`k${i}`, 'aHVudGVyMg=='])),
+    };
+    expect(hex(await encodeCborInSlices(secret, secretType, async () => {}))).toBe(hex(encodeCbor(secret, secretType)));
+    const listType = lookupMessage({ group: '', version: 'v1', kind: 'SecretList' });
+    const list = { apiVersion: 'v1', kind: 'SecretList', metadata: {}, items: Array.from({ length: 300 }, () => secret) };
+    expect(hex(await encodeCborInSlices(list, listType, async () => {}))).toBe(hex(encodeCbor(list, listType)));
+    const bare = [Array.from({ length: 700 }, (_, i) => (i % 3 ? i * 1.5 : null)), new Date(0), undefined];
+    expect(hex(await encodeCborInSlices(bare, null, async () => {}))).toBe(hex(encodeCbor(bare)));
+  });
+
+  test('the items of a large list that hold large lists themselves are written in slices too', async () => {
+    const listType = lookupMessage({ group: 'apps', version: 'v1', kind: 'DeploymentList' });
+    const item = { ...deployment, metadata: { name: 'd' }, spec: { template: { spec: { containers: Array.from({ length: 300 }, (_, i) => container(i)) } } } };
+    const list = { apiVersion: 'apps/v1', kind: 'DeploymentList', metadata: {}, items: Array.from({ length: 256 }, () => item) };
+    let slices = 0;
+    const sliced = await encodeCborInSlices(list, listType, async () => void slices++);
+    expect(slices).toBeGreaterThanOrEqual(Math.floor((256 * 300) / 64));
+    expect(sliced.equals(encodeCbor(list, listType))).toBe(true);
+  });
+
+  test('a small object is encoded in one go, without a slice', async () => {
+    let slices = 0;
+    const small = { ...deployment, metadata: { name: 'd' }, spec: { template: { spec: { containers: [container(0)] } } } };
+    expect(hex(await encodeCborInSlices(small, deploymentType, async () => void slices++))).toBe(hex(encodeCbor(small, deploymentType)));
+    expect(slices).toBe(0);
+  });
 });

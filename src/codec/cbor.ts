@@ -1,9 +1,11 @@
 import { Decoder, Tag } from 'cbor-x';
 import type { Field, Type } from 'protobufjs';
 import { setOwn } from '../api/types';
+import { runWalkInSlices, type Walk } from '../api/loop-slices';
 import { DecodeError } from './decode-error';
 import { MAX_NESTING_DEPTH } from './json';
 import { isInlineField } from '../schema/proto-loader';
+import { childOf, isContainer, keysOf, LARGE, markPieces, smallInOneGo, type Container } from './large-values';
 
 /**
  * CBOR as kube-apiserver writes it (apimachinery's serializer, fxamacker/cbor in its modes):
@@ -164,6 +166,71 @@ function value(out: Out, v: unknown, type: Type | null, field: Field | null): vo
       value(out, x, messageTypeOf(f), f);
     }
   }
+}
+
+/** Entries written between two yields of the walk. */
+const ENTRIES_PER_YIELD = 64;
+
+/**
+ * `value` as a walk for a large object or list (a Deployment's 20,000 containers, a list's
+ * items): what markPieces marked (the large lists and maps, and the containers on the way to one)
+ * is written entry by entry with a yield every ENTRIES_PER_YIELD entries, the rest by `value` in
+ * one go, so the bytes are `value`'s. An entry of a large container that holds large ones itself
+ * (a list's item) is marked when it is reached, as markPieces does not look inside large ones.
+ * Keys are read once per container: Object.entries of a 20,000-key map took 7-100 ms, and asking a
+ * large map's size again at every level above it tens of ms.
+ */
+function* valueWalk(out: Out, v: unknown, type: Type | null, field: Field | null, walk: { marked: Set<Container>; n: number }): Walk<void> {
+  if (!isContainer(v) || !walk.marked.has(v)) {
+    value(out, v, type, field);
+    return;
+  }
+  const keys = keysOf(v);
+  const large = keys.length >= LARGE;
+  const entry = function* (x: unknown, xType: Type | null, xField: Field | null): Walk<void> {
+    if (large && isContainer(x) && !smallInOneGo(x)) yield* markPieces(x, walk.marked);
+    yield* valueWalk(out, x, xType, xField, walk);
+    if (++walk.n % ENTRIES_PER_YIELD === 0) yield;
+  };
+  if (Array.isArray(v)) {
+    out.head(4, v.length);
+    for (const item of v) yield* entry(item, type, field);
+    return;
+  }
+  let defined = 0;
+  for (const k of keys) if (childOf(v, k) !== undefined) defined++;
+  out.head(5, defined);
+  const isMap = field?.map === true;
+  const inner = isMap ? messageTypeOf(field) : type;
+  for (const k of keys as string[]) {
+    const x = childOf(v, k);
+    if (x === undefined) continue;
+    text(out, k);
+    if (isMap && field!.type === 'bytes') bytesField(out, x);
+    else if (isMap) yield* entry(x, inner, null);
+    else {
+      const f = fieldOf(keyOwner(inner, k), k);
+      yield* entry(x, messageTypeOf(f), f);
+    }
+  }
+}
+
+function* cborWalk(v: Container, type: Type | null): Walk<Buffer> {
+  const marked = new Set<Container>();
+  yield* markPieces(v, marked);
+  const out = new Out();
+  out.bytes(SELF_DESCRIBED_CBOR);
+  yield* valueWalk(out, v, type, null, { marked, n: 0 });
+  return out.finish();
+}
+
+/**
+ * encodeCbor's bytes for a request, in slices between other requests when `v` holds a large list
+ * or map (issue 25: a 20,000-container Deployment's CBOR was one piece of the event loop).
+ */
+export function encodeCborInSlices(v: unknown, type: Type | null, slice: () => Promise<void>): Promise<Buffer> {
+  if (!isContainer(v) || smallInOneGo(v)) return Promise.resolve(encodeCbor(v, type));
+  return runWalkInSlices(cborWalk(v, type), slice);
 }
 
 /** One data item, tagged self-described; `type` (the object's protobuf message) marks its byte fields. */

@@ -1,6 +1,6 @@
 import { runWalkInSlices, type Walk } from '../api/loop-slices';
 import { jsonText } from './json';
-import { isContainer, LARGE, smallInOneGo, type Container } from './large-values';
+import { childOf, isContainer, keysOf, LARGE, markPieces, smallInOneGo, type Container } from './large-values';
 
 /**
  * An object's JSON text for a request, in slices: the entries of its large lists and maps (a
@@ -10,32 +10,6 @@ import { isContainer, LARGE, smallInOneGo, type Container } from './large-values
 
 /** Entries encoded between two yields of the walk. */
 const ENTRIES_PER_YIELD = 64;
-
-/** A list's indexes or a map's keys, in JSON.stringify's order. */
-function keysOf(container: Container): number[] | string[] {
-  return Array.isArray(container) ? Array.from(container.keys()) : Object.keys(container);
-}
-
-function childOf(container: Container, key: number | string): unknown {
-  return (container as Record<number | string, unknown>)[key];
-}
-
-/** The large containers in `value` (outside other large ones) and every container on the way to one: what is written piece by piece. */
-function* markPieces(value: Container, marked: Set<Container>): Walk<boolean> {
-  const size = Array.isArray(value) ? value.length : Object.keys(value).length;
-  if (size >= LARGE) {
-    marked.add(value);
-    return true;
-  }
-  let found = false;
-  for (const key of keysOf(value)) {
-    const child = childOf(value, key);
-    if (isContainer(child) && (yield* markPieces(child, marked))) found = true;
-  }
-  if (found) marked.add(value);
-  yield;
-  return found;
-}
 
 /** The text written so far, turned into UTF-8 bytes a slice at a time (one conversion of the whole 6 MB took tens of ms). */
 class Pieces {

@@ -3,6 +3,8 @@
  * (issue 25), answered in one go for the small values most answers are.
  */
 
+import type { Walk } from '../api/loop-slices';
+
 /** A list or map with at least this many entries is large. */
 export const LARGE = 256;
 /** Containers looked at in one go before the question is left to the walk in slices (as jsonInSlices). */
@@ -28,4 +30,30 @@ function small(value: Container, budget: { left: number }): boolean {
 /** True when `value` holds no large list or map; false as well past CHECKED_IN_ONE_GO containers. */
 export function smallInOneGo(value: unknown): boolean {
   return !isContainer(value) || small(value, { left: CHECKED_IN_ONE_GO });
+}
+
+/** A list's indexes or a map's keys, in JSON.stringify's order. */
+export function keysOf(container: Container): number[] | string[] {
+  return Array.isArray(container) ? Array.from(container.keys()) : Object.keys(container);
+}
+
+export function childOf(container: Container, key: number | string): unknown {
+  return (container as Record<number | string, unknown>)[key];
+}
+
+/** The large containers in `value` (outside other large ones) and every container on the way to one: what is written piece by piece. */
+export function* markPieces(value: Container, marked: Set<Container>): Walk<boolean> {
+  const size = Array.isArray(value) ? value.length : Object.keys(value).length;
+  if (size >= LARGE) {
+    marked.add(value);
+    return true;
+  }
+  let found = false;
+  for (const key of keysOf(value)) {
+    const child = childOf(value, key);
+    if (isContainer(child) && (yield* markPieces(child, marked))) found = true;
+  }
+  if (found) marked.add(value);
+  yield;
+  return found;
 }

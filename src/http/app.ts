@@ -32,6 +32,7 @@ import { resolveResourceRequest, serveResource } from './router';
 import { whileServedSetStays } from '../registry/while-served-set-stays';
 import { loopSlices, runWalkInSlices } from '../api/loop-slices';
 import { JWKS_PATH, OPENID_CONFIGURATION_PATH, type IssuerDiscovery } from '../auth/oidc-discovery';
+import type { BodyDecoder } from './body-decoder';
 import type { AggregatorHooks } from '../aggregator/aggregator';
 
 export interface VersionInfo {
@@ -71,6 +72,8 @@ export interface AppDeps {
   readyChecks: HealthCheck[];
   liveChecks: HealthCheck[];
   inputEncodings: Encoding[];
+  /** Decodes large YAML and CBOR request bodies off the event loop. */
+  bodyDecoder: BodyDecoder;
   /** Response encodings of resource endpoints (JSON, YAML, Protobuf; CBOR behind its gate). */
   outputEncodings: Encoding[];
   /** The APIResponseCompression feature gate. */

@@ -9,6 +9,7 @@ import { decodeYaml } from '../codec/yaml';
 import { typedDecode, typedDecodeInSlices } from '../schema/typed-decode';
 import type { ObjectNode } from '../schema/typed-schema';
 import { duplicateFieldErrors, jsonDuplicateFieldErrorsInSlices, unknownFieldErrors } from './field-validation';
+import type { BodyDecoder } from './body-decoder';
 import type { FieldValidation } from './query';
 
 /** summarizeData: what a 400 shows of a body it could not read. */
@@ -96,7 +97,8 @@ const SLICED_BODY_BYTES = 64 * 1024;
 /**
  * Reads a request body as an object of the endpoint's kind, checked against its schema as a strict
  * decoder would: values of the wrong type are a 400, unknown fields are removed and reported. A
- * large JSON body's scans and its schema walk run in slices between other requests (issue 25).
+ * large JSON body's scans and its schema walk run in slices between other requests, a large YAML
+ * or CBOR body is parsed by `bodyDecoder` off the event loop (issue 25).
  */
 export async function decodeObject(
   body: Buffer,
@@ -106,14 +108,17 @@ export async function decodeObject(
   schema: ObjectNode | null,
   validation: FieldValidation,
   slice: () => Promise<void>,
+  bodyDecoder: BodyDecoder,
 ): Promise<DecodedObject> {
   const encoding = negotiateInput(contentType, encodings);
   const expected = apiVersionOf(gvk);
   const sliced = body.length >= SLICED_BODY_BYTES;
   const text = sliced && encoding === 'json' ? body.toString('utf8') : null;
   let value: unknown;
+  let duplicates: string[] | null = null;
   try {
-    value = text === null ? decodeBody(body, encoding) : await decodeJsonInSlices(text, slice);
+    if (encoding === 'yaml' || encoding === 'cbor') ({ value, duplicates } = await bodyDecoder.decode({ body, encoding, duplicates: validation !== 'Ignore' }));
+    else value = text === null ? decodeBody(body, encoding) : await decodeJsonInSlices(text, slice);
   } catch (err) {
     if (err instanceof DecodeError) {
       throw badRequest(`the object provided is unrecognized (must be of type ${gvk.kind}): ${err.message} (${summarize(body)})`);
@@ -155,7 +160,8 @@ export async function decodeObject(
   // An older version of the same shape converts by its apiVersion alone.
   value.apiVersion = expected;
   value.kind = kind;
-  const fieldErrors = validation === 'Ignore' ? [] : text === null ? duplicateFieldErrors(body, encoding) : await jsonDuplicateFieldErrorsInSlices(text, slice);
+  const fieldErrors =
+    validation === 'Ignore' ? [] : (duplicates ?? (text === null ? duplicateFieldErrors(body, encoding) : await jsonDuplicateFieldErrorsInSlices(text, slice)));
   if (schema) {
     const report = sliced ? await typedDecodeInSlices(value, schema, slice) : typedDecode(value, schema);
     if (report.typeError) throw badRequest(`${gvk.kind} in version "${version}" cannot be handled as a ${gvk.kind}: ${report.typeError}`);

@@ -12,7 +12,8 @@ import { loopSlices } from '../api/loop-slices';
 import { jsonInSlices } from '../codec/json-in-slices';
 import { yamlInSlices } from '../codec/yaml-in-slices';
 import { smallInOneGo } from '../codec/large-values';
-import { encodeProtobufInSlices } from '../codec/protobuf-write';
+import { encodeProtobufInSlices, messageTypeOf } from '../codec/protobuf-write';
+import { encodeCborInSlices } from '../codec/cbor';
 
 /** Lists longer than this are written item by item rather than as one buffer. */
 const STREAM_LIST_ITEMS = 500;
@@ -26,7 +27,7 @@ export function writeBody(res: ServerResponse, code: number, contentType: string
  * Writes a value in the negotiated encoding; large JSON and Protobuf lists are streamed piece by
  * piece, yielding to the event loop between pieces once a slice's budget is spent (as kube's list
  * encoding streams items, issue 25: no response holds the loop while it encodes); a large object's
- * JSON, YAML or Protobuf is encoded in slices before it is written.
+ * JSON, YAML, Protobuf or CBOR is encoded in slices before it is written.
  */
 export async function writeEncoded(res: ServerResponse, code: number, value: unknown, output: OutputChoice, pretty: boolean, compress = false): Promise<void> {
   const items = (value as { items?: unknown }).items;
@@ -47,7 +48,7 @@ export async function writeEncoded(res: ServerResponse, code: number, value: unk
       return;
     }
   }
-  // A large object's JSON, YAML or Protobuf (a Deployment's 20,000 containers) is encoded in slices as well.
+  // A large object's JSON, YAML, Protobuf or CBOR (a Deployment's 20,000 containers) is encoded in slices as well.
   const body =
     output.encoding === 'json'
       ? await jsonInSlices(value, pretty, loopSlices())
@@ -55,7 +56,9 @@ export async function writeEncoded(res: ServerResponse, code: number, value: unk
         ? await yamlInSlices(value, loopSlices())
         : output.encoding === 'protobuf' && !smallInOneGo(value)
           ? await encodeProtobufInSlices(value as Record<string, unknown>, loopSlices())
-          : encodeBody(value, output.encoding, pretty);
+          : output.encoding === 'cbor'
+            ? await encodeCborInSlices(value, messageTypeOf(value), loopSlices())
+            : encodeBody(value, output.encoding, pretty);
   writeWholeBody(res, code, output.contentType, body, compress);
 }
 

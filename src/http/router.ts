@@ -30,6 +30,7 @@ import { handleWatch } from './handlers/watch';
 import { assertPathSegmentName } from './path-segment-name';
 import { isPretty } from './query';
 import type { ResourceRequestInfo } from './request-info';
+import type { BodyDecoder } from './body-decoder';
 import { addWarning } from './warnings';
 
 type Handler = (r: ResourceRequest) => Promise<void>;
@@ -52,6 +53,7 @@ export interface RouterDeps {
   registry: ResourceRegistry;
   admission: AdmissionChain;
   inputEncodings: Encoding[];
+  bodyDecoder: BodyDecoder;
   /** Every response encoding the server speaks (Protobuf only for kinds with a message). */
   outputEncodings: Encoding[];
   patchSchemaFor(kind: GroupVersionKind): PatchSchema | null;
@@ -201,6 +203,7 @@ export async function serveResource(
     pretty: output.pretty || isPretty(query, req.headers['user-agent']),
     compress,
     inputEncodings: deps.inputEncodings,
+    bodyDecoder: deps.bodyDecoder,
     patchSchemaFor: deps.patchSchemaFor,
     watchListEnabled: deps.watchListEnabled,
     unsafeMalformedObjectDeletion: deps.unsafeMalformedObjectDeletion,

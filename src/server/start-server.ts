@@ -1,5 +1,6 @@
 import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { IMMORTAL_NAMESPACES } from '../admission/namespace-lifecycle';
 import { ensureSystemPriorityClasses } from '../resources/priorityclasses';
@@ -65,6 +66,7 @@ import { authenticationData, publishAuthenticationConfigMap } from '../aggregato
 
 import { KUBERNETES_VERSION, kapiGitVersion } from './kubernetes-version';
 import { featureStagesAt } from './feature-gates';
+import { BodyDecoder } from '../http/body-decoder';
 import { deltaOf, emulationVersionInfo, minCompatibilityOf } from './emulated-version';
 
 export { KUBERNETES_VERSION };
@@ -401,6 +403,9 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
   // CBOR is served (and read) only behind its feature gate, as in kube-apiserver.
   const encodings: Encoding[] = ['json', 'yaml', 'protobuf', ...(config.featureGates.CBORServingAndStorage ? (['cbor'] as const) : [])];
   const inFlight = new InFlightRequests();
+  // The compiled worker beside this build; running from sources (ts-jest) there is none, and large bodies are decoded in place.
+  const workerScript = path.join(__dirname, '../http/body-decode-worker.js');
+  const bodyDecoder = new BodyDecoder(existsSync(workerScript) ? workerScript : null);
   let shuttingDown = false;
   const app = createApp({
     registry,
@@ -433,6 +438,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     ],
     liveChecks: [{ name: 'ping', check: async () => undefined }, ...controllers.manager.healthChecks()],
     inputEncodings: encodings,
+    bodyDecoder,
     outputEncodings: encodings,
     responseCompression: config.featureGates.APIResponseCompression,
     log,
@@ -481,6 +487,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
       nodeAuthorization?.stop();
       auditSink?.close();
       compactor.stop();
+      await bodyDecoder.close();
       await kv.close();
       await etcd?.stop();
       throw new Error(`cannot listen on ${host}:${port}: ${(err as Error).message}`);
@@ -526,6 +533,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
         compactor.stop();
         for (const { cache } of caches) cache.stop();
         auditSink?.close();
+        await bodyDecoder.close();
         await kv.close();
         await etcd?.stop();
       })()),

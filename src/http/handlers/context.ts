@@ -7,6 +7,7 @@ import type { RestStore } from '../../registry/resource-registry';
 import type { ServedKind } from '../../registry/resource-definition';
 import type { RequestContext } from '../../registry/request-context';
 import type { ObjectNode } from '../../schema/typed-schema';
+import type { BodyDecoder } from '../body-decoder';
 import type { ResourceRequestInfo } from '../request-info';
 
 /**
@@ -29,6 +30,8 @@ export interface ResourceRequest<S extends RestStore = GenericStore> {
   compress: boolean;
   /** Request body encodings this server accepts. */
   inputEncodings: Encoding[];
+  /** Decodes large YAML and CBOR bodies off the event loop. */
+  bodyDecoder: BodyDecoder;
   /** The strategic-merge schema of a kind; null when the kind has none (custom resources). */
   patchSchemaFor(kind: GroupVersionKind): PatchSchema | null;
   /** The WatchList feature gate: streaming lists (sendInitialEvents) are allowed. */

@@ -2,18 +2,16 @@ import { badRequest, invalid, unsupportedMediaType } from '../../api/errors';
 import { loopSlices } from '../../api/loop-slices';
 import { field } from '../../api/field-errors';
 import { apiVersionOf, isPlainObject, type KubeObject } from '../../api/types';
-import { decodeCbor } from '../../codec/cbor';
 import { DecodeError } from '../../codec/decode-error';
 import { jsonNestingDepthInSlices, MAX_NESTING_DEPTH } from '../../codec/json';
 import { parseMediaType } from '../../codec/media-type';
-import { decodeYaml } from '../../codec/yaml';
 import { applyJsonPatchInSlices } from '../../patch/json-patch';
 import { applyMergePatch } from '../../patch/merge-patch';
 import { applyStrategicMergePatchInSlices } from '../../patch/strategic-merge';
 import { goFormatValue } from '../../patch/go-value-format';
 import { typedDecodeInSlices } from '../../schema/typed-decode';
 import { readBody } from '../body';
-import { duplicateFieldErrors, enforceFieldValidation, jsonDuplicateFieldErrorsInSlices, unknownFieldErrors } from '../field-validation';
+import { enforceFieldValidation, jsonDuplicateFieldErrorsInSlices, unknownFieldErrors } from '../field-validation';
 import { boolParam, dryRunParam, fieldManagerParam, fieldValidationParam } from '../query';
 import { respond } from '../respond';
 import type { ResourceRequest } from './context';
@@ -47,11 +45,16 @@ function asObject(value: unknown, current: KubeObject): KubeObject {
   return value as KubeObject;
 }
 
-/** An apply configuration: YAML (or JSON), or CBOR, naming the apiVersion and kind the endpoint serves. */
-function applyConfig(body: Buffer, r: ResourceRequest, type: string): KubeObject {
+/**
+ * An apply configuration: YAML (or JSON), or CBOR, naming the apiVersion and kind the endpoint
+ * serves (a large one parsed off the event loop), and its YAML's duplicate keys when asked for.
+ */
+async function applyConfig(body: Buffer, r: ResourceRequest, type: string, withDuplicates: boolean): Promise<{ config: KubeObject; duplicates: string[] }> {
   let value: unknown;
+  let duplicates: string[];
   try {
-    value = type === APPLY_PATCH_CBOR ? decodeCbor(body) : decodeYaml(body);
+    const encoding = type === APPLY_PATCH_CBOR ? 'cbor' : 'yaml';
+    ({ value, duplicates } = await r.bodyDecoder.decode({ body, encoding, duplicates: withDuplicates && encoding === 'yaml' }));
   } catch (err) {
     if (err instanceof DecodeError) throw badRequest(err.message);
     throw err;
@@ -69,7 +72,7 @@ function applyConfig(body: Buffer, r: ResourceRequest, type: string): KubeObject
   const meta = value.metadata as KubeObject['metadata'];
   meta.name ??= r.info.name;
   if (r.store.def.namespaced) meta.namespace ??= r.info.namespace;
-  return value as KubeObject;
+  return { config: value as KubeObject, duplicates };
 }
 
 export async function handlePatch(r: ResourceRequest): Promise<void> {
@@ -108,9 +111,9 @@ export async function handlePatch(r: ResourceRequest): Promise<void> {
 
   let result: { object: KubeObject; created: boolean };
   if (isApply) {
-    const parsed = applyConfig(body, r, type);
-    if (validation !== 'Ignore' && type === APPLY_PATCH) fieldErrors.push(...duplicateFieldErrors(body, 'yaml'));
-    const config = await checked(parsed);
+    const parsed = await applyConfig(body, r, type, validation !== 'Ignore');
+    fieldErrors.push(...parsed.duplicates);
+    const config = await checked(parsed.config);
     result = await store.apply(r.ctx, info.name, config, { dryRun, fieldManager, force: boolParam(query, 'force') });
   } else {
     if (query.has('force')) {

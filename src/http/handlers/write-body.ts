@@ -32,6 +32,7 @@ export async function writeBody(r: ResourceRequest<RestStore>, optionsKind: 'Cre
     r.served.schema,
     validation,
     loopSlices(),
+    r.bodyDecoder,
   );
   enforceFieldValidation(r.res, validation, fieldErrors);
   return { object, dryRun, fieldManager };
