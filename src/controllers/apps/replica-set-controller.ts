@@ -7,7 +7,8 @@ import { systemReadContext, withInfo } from '../../registry/request-context';
 import { controllerRefOf, newControllerRef } from '../pods/controller-ref';
 import { CONTROLLER_UID_INDEX, controllerUidIndexers, ownedBy } from '../pods/controller-uid-index';
 import { ControllerExpectations } from '../pods/expectations';
-import { isPodActive, isPodReady } from '../pods/pod-conditions';
+import { isPodReady } from '../pods/pod-conditions';
+import { podFacts, podMatches } from '../pods/pod-facts';
 import { PodControl } from '../pods/pod-control';
 import { claimObjects } from '../pods/ref-manager';
 import { QueueController } from '../runtime/controller';
@@ -65,6 +66,8 @@ export class ReplicaSetController extends QueueController {
   private readonly podControl: PodControl;
   private readonly expectations: ControllerExpectations;
   private readonly delayed: DelayedAdds;
+  /** Each set version's selector as a predicate, so that a pod's answer to it is kept (podMatches). */
+  private readonly matchers = new WeakMap<Replicated, (labels: Record<string, string> | undefined) => boolean>();
   /** Pods whose deletion was counted when it started (kube tracks deleted pods' keys, UIDTrackingControllerExpectations). */
   private readonly counted = new Set<string>();
 
@@ -122,9 +125,15 @@ export class ReplicaSetController extends QueueController {
     return set?.metadata.uid === ref.uid ? set : undefined;
   }
 
+  private matcher(set: Replicated): (labels: Record<string, string> | undefined) => boolean {
+    let matcher = this.matchers.get(set);
+    if (matcher === undefined) this.matchers.set(set, (matcher = this.kind.matcher(set)));
+    return matcher;
+  }
+
   /** getPodReplicaSets: the sets whose selector matches an orphan. */
   private matching(pod: KubeObject): Replicated[] {
-    return (this.sets.list() as Replicated[]).filter((set) => set.metadata.namespace === pod.metadata.namespace && this.kind.matcher(set)(pod.metadata.labels));
+    return (this.sets.list() as Replicated[]).filter((set) => set.metadata.namespace === pod.metadata.namespace && this.matcher(set)(pod.metadata.labels));
   }
 
   private podAdded(pod: KubeObject): void {
@@ -187,15 +196,16 @@ export class ReplicaSetController extends QueueController {
       return true;
     }
     const needsSync = this.expectations.satisfied(key);
-    const matches = this.kind.matcher(set);
-    const active = ownedBy<Pod>(this.pods, set, true).filter(isPodActive);
+    const matches = this.matcher(set);
+    const active = ownedBy<Pod>(this.pods, set, true).filter((pod) => podFacts(pod).active);
     const pods = await claimObjects<Pod>(
       set,
       newControllerRef(set, this.kind.apiVersion, this.kind.kind),
-      (pod) => matches(pod.metadata.labels),
+      (pod) => podMatches(podFacts(pod), matches),
       active,
       { store: this.podStore, context: (ns) => this.deps.admitted(ns) },
       () => this.canAdopt(set),
+      (pod) => podFacts(pod).controllerUid,
     );
     let manageError: unknown = null;
     if (needsSync && !set.metadata.deletionTimestamp) {
