@@ -45,6 +45,10 @@ export async function slowStartBatch(count: number, fn: () => Promise<void>): Pr
   return { successes, error: null };
 }
 
+/** Whether `apiVersion`'s part before any '/' is `group` (an owner's pod events call this; split would allocate). */
+const sameGroup = (apiVersion: string, group: string): boolean =>
+  apiVersion.startsWith(group) && (apiVersion.length === group.length || apiVersion.charCodeAt(group.length) === 47); // '/'
+
 const namespaceTerminating = (err: unknown): boolean =>
   isStatusError(err) && (err.status.details?.causes ?? []).some((c) => c.reason === 'NamespaceTerminating');
 
@@ -66,6 +70,8 @@ export class ReplicaSetController extends QueueController {
   private readonly podControl: PodControl;
   private readonly expectations: ControllerExpectations;
   private readonly delayed: DelayedAdds;
+  /** The first part of the kind's apiVersion ('apps', or 'v1' for ReplicationControllers), as owner references are compared. */
+  private readonly group: string;
   /** Each set version's selector as a predicate, so that a pod's answer to it is kept (podMatches). */
   private readonly matchers = new WeakMap<Replicated, (labels: Record<string, string> | undefined) => boolean>();
   /** Pods whose deletion was counted when it started (kube tracks deleted pods' keys, UIDTrackingControllerExpectations). */
@@ -77,6 +83,7 @@ export class ReplicaSetController extends QueueController {
   ) {
     super();
     this.name = kind.controllerName;
+    this.group = kind.apiVersion.split('/')[0];
     this.store = deps.store(kind.group, kind.version, kind.resource);
     this.podStore = deps.store('', 'v1', 'pods');
     this.podControl = new PodControl(this.podStore, deps, deps.recorder(kind.component));
@@ -117,10 +124,10 @@ export class ReplicaSetController extends QueueController {
     this.delayed.stop();
   }
 
-  /** resolveControllerRef: the set a pod's controller reference names, if it is one of ours. */
+  /** resolveControllerRef: the set a pod's controller reference names, if it is one of ours (its kind, and its apiVersion's first part). */
   private owner(pod: KubeObject): Replicated | undefined {
     const ref = controllerRefOf(pod);
-    if (!ref || ref.kind !== this.kind.kind || ref.apiVersion.split('/')[0] !== this.kind.apiVersion.split('/')[0]) return undefined;
+    if (!ref || ref.kind !== this.kind.kind || !sameGroup(ref.apiVersion, this.group)) return undefined;
     const set = this.sets.get(`${pod.metadata.namespace}/${ref.name}`) as Replicated | undefined;
     return set?.metadata.uid === ref.uid ? set : undefined;
   }
