@@ -360,9 +360,10 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
   let listening: (port: number) => void = () => undefined;
   const securePort = new Promise<number>((resolve) => (listening = resolve));
   // The authorizer before the controllers: those that write through the API are authorized by it.
-  // One informer per resource for the process, shared by the controllers and the node authorizer's graph.
+  // One informer per resource for the process, shared by the controllers, the RBAC policy cache
+  // and the node authorizer's graph.
   const informers = new SharedInformers(log, config.controllerClock ?? systemClock);
-  const policyCache = new PolicyCache(rbacStores, log);
+  const policyCache = new PolicyCache(rbacStores, informers);
   await policyCache.start();
   const rbac = new RbacAuthorizer(policyCache);
   const nodeAuthorization = config.authorizationModes.includes('Node')
