@@ -360,8 +360,8 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
   let listening: (port: number) => void = () => undefined;
   const securePort = new Promise<number>((resolve) => (listening = resolve));
   // The authorizer before the controllers: those that write through the API are authorized by it.
-  // One informer per resource for the process, shared by the controllers, the RBAC policy cache
-  // and the node authorizer's graph.
+  // One informer per resource for the process, shared by the controllers, the RBAC policy cache,
+  // the node authorizer's graph and the aggregator.
   const informers = new SharedInformers(log, config.controllerClock ?? systemClock);
   const policyCache = new PolicyCache(rbacStores, informers);
   await policyCache.start();
@@ -385,6 +385,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     builtIn: new Set(BUILT_IN_RESOURCES.map((def) => `${def.group}/${def.version}`)),
     resyncMs: AGGREGATOR_RESYNC_MS,
     log,
+    informers,
   });
   const controllers = startControllers(config, registry, serveCustomResource, metrics, auth.servingTls.serverCa, auth.servingTls.clientSigner, log, {
     allocation: serviceAllocation,
