@@ -15,6 +15,7 @@ import type { FrontProxy } from './front-proxy';
 import { LocalApiServices } from './local-apiservices';
 import { identityHeaders, plainError, proxyToApiService } from './proxy';
 import { pathNotFound } from '../api/errors';
+import type { SharedInformers } from '../controllers/runtime/shared-informers';
 
 /** What the HTTP app asks of the aggregator. */
 export interface AggregatorHooks {
@@ -32,6 +33,8 @@ export interface AggregatorOptions {
   /** How often availability is checked again and extension servers' discovery fetched again. */
   resyncMs: number;
   log: Logger;
+  /** The process's shared informers (APIServices, Services, Endpoints, EndpointSlices are read through views of them). */
+  informers: SharedInformers;
 }
 
 /**
@@ -46,7 +49,7 @@ export class Aggregator implements AggregatorHooks {
 
   constructor(private readonly opts: AggregatorOptions) {
     const apiServices = opts.storeOf(APIREGISTRATION_GROUP, 'v1', 'apiservices');
-    this.index = new ApiServiceIndex(apiServices, opts.log);
+    this.index = new ApiServiceIndex(apiServices, opts.informers);
     this.resolve = (namespace, name, port) => resolveService(opts.storeOf, namespace, name, port);
     const clientCert = opts.frontProxy.proxyClient;
     this.discovery = new DiscoveryCache(this.index, this.resolve, clientCert, opts.resyncMs);
@@ -66,6 +69,7 @@ export class Aggregator implements AggregatorHooks {
           clientCert,
           opts.resyncMs,
           opts.log,
+          opts.informers,
         ),
         leaderOnly: true,
       },

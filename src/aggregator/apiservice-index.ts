@@ -1,28 +1,25 @@
 import type { KubeObject } from '../api/types';
 import { informerAndQueueProblem, type Controller } from '../controllers/runtime/controller';
-import { Informer, listWatchOf } from '../controllers/runtime/informer';
+import type { CachedInformer } from '../controllers/runtime/informer';
+import type { SharedInformers } from '../controllers/runtime/shared-informers';
 import type { GenericStore } from '../registry/generic-store';
 import { apiServiceView, type ApiServiceView } from '../resources/apiservices';
-import type { Logger } from '../server/logger';
 
 /**
  * Every replica's view of the APIServices (the aggregator's apiservice informer): which
- * group-versions are proxied, to where, and whether they are available. Listeners hear of every change.
+ * group-versions are proxied, to where, and whether they are available. Listeners hear of every
+ * change. A view of the process's shared informer of APIServices.
  */
 export class ApiServiceIndex implements Controller {
   readonly name = 'poststarthook/apiservice-registration-controller';
-  private readonly informer: Informer;
+  private readonly informer: CachedInformer;
   private readonly listeners: ((name: string) => void)[] = [];
 
-  constructor(apiServices: GenericStore, log: Logger) {
+  constructor(apiServices: GenericStore, informers: SharedInformers) {
     const changed = (obj: KubeObject): void => {
       for (const listener of this.listeners) listener(obj.metadata.name ?? '');
     };
-    this.informer = new Informer(
-      listWatchOf(apiServices),
-      { added: changed, updated: (_, obj) => changed(obj), deleted: changed },
-      { name: 'apiservices', log },
-    );
+    this.informer = informers.informer(apiServices, { added: changed, updated: (_, obj) => changed(obj), deleted: changed }, { name: 'apiservices' });
   }
 
   onChange(listener: (name: string) => void): void {

@@ -3,7 +3,8 @@ import { objectOf, objectsIn } from '../api/json-read';
 import type { KubeObject } from '../api/types';
 import type { PemPair } from '../auth/certificates';
 import { QueueController } from '../controllers/runtime/controller';
-import { Informer, listWatchOf } from '../controllers/runtime/informer';
+import type { CachedInformer } from '../controllers/runtime/informer';
+import type { SharedInformers } from '../controllers/runtime/shared-informers';
 import { WorkQueue } from '../controllers/work-queue';
 import type { GenericStore } from '../registry/generic-store';
 import { systemContext, SERVER_OWN_WRITE } from '../registry/request-context';
@@ -88,7 +89,7 @@ export interface ServiceStores {
 export class AvailabilityController extends QueueController {
   readonly name = 'poststarthook/apiservice-status-available-controller';
   protected readonly queue: WorkQueue;
-  protected readonly informers: Informer[];
+  protected readonly informers: CachedInformer[];
   private timer: NodeJS.Timeout | null = null;
 
   constructor(
@@ -99,6 +100,7 @@ export class AvailabilityController extends QueueController {
     private readonly clientCert: PemPair | null,
     private readonly resyncMs: number,
     private readonly log: Logger,
+    informers: SharedInformers,
   ) {
     super();
     this.queue = new WorkQueue(
@@ -108,8 +110,9 @@ export class AvailabilityController extends QueueController {
     index.onChange((name) => this.queue.add(name));
     const byName = (obj: KubeObject): void => this.enqueueFor(obj.metadata.namespace ?? '', obj.metadata.name ?? '');
     const bySlice = (obj: KubeObject): void => this.enqueueFor(obj.metadata.namespace ?? '', obj.metadata.labels?.['kubernetes.io/service-name'] ?? '');
-    const watch = (store: GenericStore, name: string, handler: (obj: KubeObject) => void): Informer =>
-      new Informer(listWatchOf(store), { added: handler, updated: (_, obj) => handler(obj), deleted: handler }, { name, log });
+    // Views of the shared informers the endpoints and endpointslice controllers read too.
+    const watch = (store: GenericStore, name: string, handler: (obj: KubeObject) => void): CachedInformer =>
+      informers.informer(store, { added: handler, updated: (_, obj) => handler(obj), deleted: handler }, { name });
     this.informers = [
       watch(serviceStores.services, 'services', byName),
       watch(serviceStores.endpoints, 'endpoints', byName),

@@ -27,6 +27,7 @@ import { RootCaPublisher } from './root-ca-publisher';
 import { ControllerManager } from './runtime/controller-manager';
 import { LeaderElector } from './runtime/leader-election';
 import { LeaseLock } from './runtime/lease-lock';
+import type { SharedInformers } from './runtime/shared-informers';
 import { ServiceAccountController } from './service-account-controller';
 import { Scheduler } from '../scheduler/scheduler';
 import type { ApiServerMetrics } from '../metrics/metrics';
@@ -78,6 +79,8 @@ export interface ControllerInputs {
   authorizer: RequestAuthorizer;
   clock: Clock;
   aggregated: AggregatedApis;
+  /** The process's shared informers, which caches outside the controllers (the node authorizer's graph) read too. */
+  informers: SharedInformers;
 }
 
 export function startControllers(
@@ -94,7 +97,15 @@ export function startControllers(
   const storeOf = (group: string, resource: string): GenericStore => storeOfVersion(group, 'v1', resource);
   const leases = storeOf('coordination.k8s.io', 'leases');
   const crds = storeOf(CRD_GROUP, 'customresourcedefinitions');
-  const deps = controllerDeps(registry, serviceInputs.admission, serviceInputs.authorizer, serviceInputs.clock, log, serviceInputs.aggregated);
+  const deps = controllerDeps(
+    registry,
+    serviceInputs.admission,
+    serviceInputs.authorizer,
+    serviceInputs.clock,
+    log,
+    serviceInputs.aggregated,
+    serviceInputs.informers,
+  );
   const { informers } = deps;
   const garbageCollector = new GarbageCollector(registry, informers, log);
   // An ephemeral port says nothing about who this is: such a replica gets a name of its own.

@@ -11,6 +11,14 @@ import type { SharedInformers } from './runtime/shared-informers';
 
 const RETRY_MS = 1000;
 
+/**
+ * garbagecollector.DefaultIgnoredResources: events are neither watched nor collected. They are
+ * the most written kind (a thousand pods starting write about a thousand), and owner references
+ * on them mean nothing to kube's collector.
+ */
+const IGNORED_RESOURCES = new Set(['/events', 'events.k8s.io/events']);
+const ignored = (store: ObjectStore): boolean => IGNORED_RESOURCES.has(`${store.def.group}/${store.def.resource}`);
+
 /** What the collector knows of one object, from its watches. */
 interface GraphNode {
   store: ObjectStore;
@@ -28,8 +36,9 @@ const orphaning = (n: GraphNode): boolean => !!n.deletionTimestamp && n.finalize
 type OwnerState = 'solid' | 'dangling' | 'waiting';
 
 /**
- * The garbage collector: keeps a graph of owners and dependents from informers on every resource,
- * deletes dependents whose owners are all gone (their absence confirmed by a live read, by uid),
+ * The garbage collector: keeps a graph of owners and dependents from informers on every resource
+ * but events, deletes dependents whose owners are all gone (their absence confirmed by a live
+ * read, by uid),
  * serves foreground deletion (an owner with the foregroundDeletion finalizer goes after its
  * blocking dependents) and orphaning (the orphan finalizer: dependents lose the reference first).
  * Its graph is rebuilt from etcd at every start, so a restart or a new leader resumes where the
@@ -58,7 +67,7 @@ export class GarbageCollector implements Controller {
   async start(): Promise<void> {
     if (this.running) return;
     this.running = true;
-    for (const store of this.registry.stored()) if (store.def.verbs.includes('watch')) this.tracked.add(store);
+    for (const store of this.registry.stored()) if (store.def.verbs.includes('watch') && !ignored(store)) this.tracked.add(store);
     await Promise.all([...this.tracked].map((s) => this.inform(s)));
   }
 

@@ -27,6 +27,8 @@ interface Tracked {
   uid: string;
   nodeName: string;
   run: PodRun;
+  /** The pod as this agent last wrote it: its resourceVersion, and when its plan next changes. */
+  written?: { resourceVersion: string; nextChangeMs: number | null };
 }
 
 const NOTHING_TO_DO = Symbol('nothing to do');
@@ -187,6 +189,11 @@ export class PodAgent {
     const t = this.tracked.get(key);
     if (!pod || !t || !this.agents.isRunning(t.nodeName)) return;
     const now = this.deps.clock.now();
+    // The informer telling of this agent's own write: the pod is as the plan left it (a plan is a
+    // function of the pod and the time), and nothing is due before the timer already set.
+    const written = t.written;
+    if (written !== undefined && written.resourceVersion === pod.metadata.resourceVersion && (written.nextChangeMs === null || now < written.nextChangeMs))
+      return;
     // A stopped kubelet learns of a deletion only once it runs again.
     if (pod.metadata.deletionTimestamp && t.run.deletionSeenMs === null) t.run.deletionSeenMs = now;
     if (!t.run.podIP && pod.status?.phase !== 'Succeeded' && pod.status?.phase !== 'Failed') {
@@ -197,7 +204,8 @@ export class PodAgent {
       // The sandbox is gone: its address may be handed out again.
       if (t.run.podIP) this.ips.get(t.nodeName)!.release(t.run.podIP);
     }
-    await this.writeStatus(pod, plan.status, now);
+    const resourceVersion = await this.writeStatus(pod, plan.status, now);
+    if (resourceVersion !== null) t.written = { resourceVersion, nextChangeMs: plan.nextChangeMs };
     if (plan.remove) {
       await this.remove(pod);
       return;
@@ -205,12 +213,13 @@ export class PodAgent {
     if (plan.nextChangeMs !== null) this.timers.at(key, plan.nextChangeMs);
   }
 
-  private async writeStatus(pod: Pod, status: PodStatus, nowMs: number): Promise<void> {
+  /** Writes the status when it changes; the resourceVersion written, or null when nothing was. */
+  private async writeStatus(pod: Pod, status: PodStatus, nowMs: number): Promise<string | null> {
     const namespace = pod.metadata.namespace ?? '';
     const now = timestampAt(nowMs / 1000);
-    if (jsonEqual(mergeStatus(pod.status, status, now), pod.status)) return;
+    if (jsonEqual(mergeStatus(pod.status, status, now), pod.status)) return null;
     try {
-      await this.pods.update(
+      const { object } = await this.pods.update(
         withInfo(this.deps.own(namespace), { subresource: 'status', name: pod.metadata.name ?? '' }),
         pod.metadata.name ?? '',
         (current: KubeObject) => {
@@ -223,8 +232,9 @@ export class PodAgent {
         },
         { dryRun: false },
       );
+      return object.metadata.resourceVersion ?? null;
     } catch (err) {
-      if (err === NOTHING_TO_DO || (isStatusError(err) && err.code === 404)) return;
+      if (err === NOTHING_TO_DO || (isStatusError(err) && err.code === 404)) return null;
       throw err;
     }
   }

@@ -61,7 +61,20 @@ function normalizedImage(image: string): string {
   return withTag.includes('/') ? `docker.io/${withTag}` : `docker.io/library/${withTag}`;
 }
 
-const imageId = (image: string): string => `${normalizedImage(image).replace(/[:@][^/]*$/, '')}@sha256:${hex('image', normalizedImage(image))}`;
+/** Image IDs by image: every plan of every pod of a template names the same few. */
+const imageIds = new Map<string, string>();
+const IMAGE_IDS_KEPT = 256;
+
+function imageId(image: string): string {
+  let id = imageIds.get(image);
+  if (id === undefined) {
+    const normalized = normalizedImage(image);
+    id = `${normalized.replace(/[:@][^/]*$/, '')}@sha256:${hex('image', normalized)}`;
+    if (imageIds.size >= IMAGE_IDS_KEPT) imageIds.clear();
+    imageIds.set(image, id);
+  }
+  return id;
+}
 
 /** Whole milliseconds of a duration annotation; null when absent or not one. */
 function annotatedMs(pod: Pod, key: string): number | null {

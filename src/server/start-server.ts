@@ -8,6 +8,7 @@ import { isStatusError } from '../api/errors';
 import type { ServeResource } from '../controllers/crd-controller';
 import { systemClock } from '../api/clock';
 import { startControllers } from '../controllers/controller-set';
+import { SharedInformers } from '../controllers/runtime/shared-informers';
 import { buildAdmission } from '../admission/plugins';
 import { mediaTypeOf, type Encoding } from '../codec/negotiate';
 import { createApp, type VersionInfo } from '../http/app';
@@ -359,7 +360,10 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
   let listening: (port: number) => void = () => undefined;
   const securePort = new Promise<number>((resolve) => (listening = resolve));
   // The authorizer before the controllers: those that write through the API are authorized by it.
-  const policyCache = new PolicyCache(rbacStores, log);
+  // One informer per resource for the process, shared by the controllers, the RBAC policy cache,
+  // the node authorizer's graph and the aggregator.
+  const informers = new SharedInformers(log, config.controllerClock ?? systemClock);
+  const policyCache = new PolicyCache(rbacStores, informers);
   await policyCache.start();
   const rbac = new RbacAuthorizer(policyCache);
   const nodeAuthorization = config.authorizationModes.includes('Node')
@@ -370,7 +374,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
           volumeattachments: storeOf('storage.k8s.io', 'v1', 'volumeattachments'),
           resourceslices: storeOf('resource.k8s.io', 'v1', 'resourceslices'),
         },
-        log,
+        informers,
       )
     : null;
   const authorizer = buildAuthorizer(config.authorizationModes, rbac, nodeAuthorization?.authorizer ?? null);
@@ -381,6 +385,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     builtIn: new Set(BUILT_IN_RESOURCES.map((def) => `${def.group}/${def.version}`)),
     resyncMs: AGGREGATOR_RESYNC_MS,
     log,
+    informers,
   });
   const controllers = startControllers(config, registry, serveCustomResource, metrics, auth.servingTls.serverCa, auth.servingTls.clientSigner, log, {
     allocation: serviceAllocation,
@@ -390,6 +395,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     authorizer,
     clock: config.controllerClock ?? systemClock,
     aggregated: aggregator,
+    informers,
   });
   for (const { controller, leaderOnly } of aggregator.controllers) controllers.manager.add(controller, { leaderOnly });
   await controllers.manager.start(controllers.elector);

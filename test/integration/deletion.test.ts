@@ -281,6 +281,19 @@ describe('propagation through a deployment -> replicaset -> pods chain', () => {
     await eventually('the stray dependent to be collected', async () => ((await api.get(cmPath('stray'))).status === 404 ? true : undefined));
     expect((await api.get(`/apis/apps/v1/namespaces/${ns}/replicasets/web-1`)).body.metadata.uid).toBe(rs.metadata.uid);
   });
+
+  test('events are not collected: an event owned by a missing owner stays, while a ConfigMap so owned goes', async () => {
+    const nobody = [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'nobody', uid: 'f1f1f1f1-0000-0000-0000-000000000000' }];
+    const ev = await api.post(`/api/v1/namespaces/${ns}/events`, {
+      metadata: { name: 'owned', ownerReferences: nobody },
+      involvedObject: { kind: 'ConfigMap', name: 'nobody', namespace: ns },
+    });
+    expect(ev.status).toBe(201);
+    await api.post(`/api/v1/namespaces/${ns}/configmaps`, cm('stray', { ownerReferences: nobody }));
+    await eventually('the stray dependent to be collected', async () => ((await api.get(cmPath('stray'))).status === 404 ? true : undefined));
+    // garbagecollector.DefaultIgnoredResources: the collector does not watch events at all.
+    expect((await api.get(`/api/v1/namespaces/${ns}/events/owned`)).status).toBe(200);
+  });
 });
 
 describe('namespaces', () => {

@@ -1,31 +1,33 @@
 import type { KubeObject } from '../../api/types';
-import { Informer, listWatchOf } from '../../controllers/runtime/informer';
+import type { CachedInformer } from '../../controllers/runtime/informer';
+import type { SharedInformers } from '../../controllers/runtime/shared-informers';
 import type { ObjectStore } from '../../registry/types';
 
-type Log = (message: string, err?: unknown) => void;
-
 /**
- * One kind's objects in memory, an informer of the shared controller runtime (list, watch,
- * restart with backoff, relist on 410): authorization reads roles and bindings on every request,
- * so it never goes to etcd.
+ * One kind's objects in memory, a view of the process's shared informer of it (list, watch,
+ * restart with backoff, relist on 410; the ClusterRole aggregation controller reads the same
+ * ClusterRoles): authorization reads roles and bindings on every request, so it never goes to etcd.
  */
-function kindCache(store: ObjectStore, log: Log, onChange: () => void = () => undefined): Informer {
-  return new Informer(listWatchOf(store), { added: onChange, updated: onChange, deleted: onChange }, { name: `policy-${store.def.resource}`, log });
+function kindCache(informers: SharedInformers, store: ObjectStore, onChange: () => void = () => undefined): CachedInformer {
+  return informers.informer(store, { added: onChange, updated: onChange, deleted: onChange }, { name: `policy-${store.def.resource}` });
 }
 
 /** The RBAC objects an authorizer reads: roles, cluster roles and their bindings, from memory. */
 export class PolicyCache {
-  private readonly roles: Informer;
-  private readonly clusterRoles: Informer;
-  private readonly roleBindings: Informer;
-  private readonly clusterRoleBindings: Informer;
+  private readonly roles: CachedInformer;
+  private readonly clusterRoles: CachedInformer;
+  private readonly roleBindings: CachedInformer;
+  private readonly clusterRoleBindings: CachedInformer;
   private bindingsByNamespace: Map<string, KubeObject[]> | null = null;
 
-  constructor(stores: { roles: ObjectStore; clusterroles: ObjectStore; rolebindings: ObjectStore; clusterrolebindings: ObjectStore }, log: Log) {
-    this.roles = kindCache(stores.roles, log);
-    this.clusterRoles = kindCache(stores.clusterroles, log);
-    this.roleBindings = kindCache(stores.rolebindings, log, () => (this.bindingsByNamespace = null));
-    this.clusterRoleBindings = kindCache(stores.clusterrolebindings, log);
+  constructor(
+    stores: { roles: ObjectStore; clusterroles: ObjectStore; rolebindings: ObjectStore; clusterrolebindings: ObjectStore },
+    informers: SharedInformers,
+  ) {
+    this.roles = kindCache(informers, stores.roles);
+    this.clusterRoles = kindCache(informers, stores.clusterroles);
+    this.roleBindings = kindCache(informers, stores.rolebindings, () => (this.bindingsByNamespace = null));
+    this.clusterRoleBindings = kindCache(informers, stores.clusterrolebindings);
   }
 
   async start(): Promise<void> {

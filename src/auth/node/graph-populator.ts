@@ -1,5 +1,6 @@
 import type { KubeObject } from '../../api/types';
-import { Informer, listWatchOf, type ControllerLog } from '../../controllers/runtime/informer';
+import type { CachedInformer } from '../../controllers/runtime/informer';
+import type { SharedInformers } from '../../controllers/runtime/shared-informers';
 import type { PersistentVolume, Pod } from '../../generated/types/core/v1';
 import type { ObjectStore } from '../../registry/types';
 import type { NodeGraph } from './graph';
@@ -18,18 +19,16 @@ const nodeNameOf = (obj: KubeObject): string => {
 
 /**
  * node/graph_populator.go: informers of pods, persistent volumes, volume attachments and
- * resource slices keep the graph current. Only pods bound to a node enter it.
+ * resource slices keep the graph current. Only pods bound to a node enter it. They are views of
+ * the process's shared informers (kube-apiserver's graph reads its shared informer factory too),
+ * so the graph's pods are the controllers' watch of all pods, not a watch and a map of their own.
  */
 export class GraphPopulator {
-  private readonly informers: Informer[];
+  private readonly informers: CachedInformer[];
 
-  constructor(graph: NodeGraph, sources: GraphSources, log: ControllerLog) {
-    const informer = (store: ObjectStore, upsert: (obj: KubeObject) => void, remove: (obj: KubeObject) => void): Informer =>
-      new Informer(
-        listWatchOf(store),
-        { added: upsert, updated: (_previous, obj) => upsert(obj), deleted: remove },
-        { name: `node-authorizer-${store.def.resource}`, log },
-      );
+  constructor(graph: NodeGraph, sources: GraphSources, shared: SharedInformers) {
+    const informer = (store: ObjectStore, upsert: (obj: KubeObject) => void, remove: (obj: KubeObject) => void): CachedInformer =>
+      shared.informer(store, { added: upsert, updated: (_previous, obj) => upsert(obj), deleted: remove }, { name: `node-authorizer-${store.def.resource}` });
     this.informers = [
       informer(
         sources.pods,

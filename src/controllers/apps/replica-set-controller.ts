@@ -7,7 +7,8 @@ import { systemReadContext, withInfo } from '../../registry/request-context';
 import { controllerRefOf, newControllerRef } from '../pods/controller-ref';
 import { CONTROLLER_UID_INDEX, controllerUidIndexers, ownedBy } from '../pods/controller-uid-index';
 import { ControllerExpectations } from '../pods/expectations';
-import { isPodActive, isPodReady } from '../pods/pod-conditions';
+import { isPodReady } from '../pods/pod-conditions';
+import { podFacts, podMatches } from '../pods/pod-facts';
 import { PodControl } from '../pods/pod-control';
 import { claimObjects } from '../pods/ref-manager';
 import { QueueController } from '../runtime/controller';
@@ -44,6 +45,10 @@ export async function slowStartBatch(count: number, fn: () => Promise<void>): Pr
   return { successes, error: null };
 }
 
+/** Whether `apiVersion`'s part before any '/' is `group` (an owner's pod events call this; split would allocate). */
+const sameGroup = (apiVersion: string, group: string): boolean =>
+  apiVersion.startsWith(group) && (apiVersion.length === group.length || apiVersion.charCodeAt(group.length) === 47); // '/'
+
 const namespaceTerminating = (err: unknown): boolean =>
   isStatusError(err) && (err.status.details?.causes ?? []).some((c) => c.reason === 'NamespaceTerminating');
 
@@ -65,6 +70,10 @@ export class ReplicaSetController extends QueueController {
   private readonly podControl: PodControl;
   private readonly expectations: ControllerExpectations;
   private readonly delayed: DelayedAdds;
+  /** The first part of the kind's apiVersion ('apps', or 'v1' for ReplicationControllers), as owner references are compared. */
+  private readonly group: string;
+  /** Each set version's selector as a predicate, so that a pod's answer to it is kept (podMatches). */
+  private readonly matchers = new WeakMap<Replicated, (labels: Record<string, string> | undefined) => boolean>();
   /** Pods whose deletion was counted when it started (kube tracks deleted pods' keys, UIDTrackingControllerExpectations). */
   private readonly counted = new Set<string>();
 
@@ -74,6 +83,7 @@ export class ReplicaSetController extends QueueController {
   ) {
     super();
     this.name = kind.controllerName;
+    this.group = kind.apiVersion.split('/')[0];
     this.store = deps.store(kind.group, kind.version, kind.resource);
     this.podStore = deps.store('', 'v1', 'pods');
     this.podControl = new PodControl(this.podStore, deps, deps.recorder(kind.component));
@@ -114,17 +124,23 @@ export class ReplicaSetController extends QueueController {
     this.delayed.stop();
   }
 
-  /** resolveControllerRef: the set a pod's controller reference names, if it is one of ours. */
+  /** resolveControllerRef: the set a pod's controller reference names, if it is one of ours (its kind, and its apiVersion's first part). */
   private owner(pod: KubeObject): Replicated | undefined {
     const ref = controllerRefOf(pod);
-    if (!ref || ref.kind !== this.kind.kind || ref.apiVersion.split('/')[0] !== this.kind.apiVersion.split('/')[0]) return undefined;
+    if (!ref || ref.kind !== this.kind.kind || !sameGroup(ref.apiVersion, this.group)) return undefined;
     const set = this.sets.get(`${pod.metadata.namespace}/${ref.name}`) as Replicated | undefined;
     return set?.metadata.uid === ref.uid ? set : undefined;
   }
 
+  private matcher(set: Replicated): (labels: Record<string, string> | undefined) => boolean {
+    let matcher = this.matchers.get(set);
+    if (matcher === undefined) this.matchers.set(set, (matcher = this.kind.matcher(set)));
+    return matcher;
+  }
+
   /** getPodReplicaSets: the sets whose selector matches an orphan. */
   private matching(pod: KubeObject): Replicated[] {
-    return (this.sets.list() as Replicated[]).filter((set) => set.metadata.namespace === pod.metadata.namespace && this.kind.matcher(set)(pod.metadata.labels));
+    return (this.sets.list() as Replicated[]).filter((set) => set.metadata.namespace === pod.metadata.namespace && this.matcher(set)(pod.metadata.labels));
   }
 
   private podAdded(pod: KubeObject): void {
@@ -187,15 +203,16 @@ export class ReplicaSetController extends QueueController {
       return true;
     }
     const needsSync = this.expectations.satisfied(key);
-    const matches = this.kind.matcher(set);
-    const active = ownedBy<Pod>(this.pods, set, true).filter(isPodActive);
+    const matches = this.matcher(set);
+    const active = ownedBy<Pod>(this.pods, set, true).filter((pod) => podFacts(pod).active);
     const pods = await claimObjects<Pod>(
       set,
       newControllerRef(set, this.kind.apiVersion, this.kind.kind),
-      (pod) => matches(pod.metadata.labels),
+      (pod) => podMatches(podFacts(pod), matches),
       active,
       { store: this.podStore, context: (ns) => this.deps.admitted(ns) },
       () => this.canAdopt(set),
+      (pod) => podFacts(pod).controllerUid,
     );
     let manageError: unknown = null;
     if (needsSync && !set.metadata.deletionTimestamp) {

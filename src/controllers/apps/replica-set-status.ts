@@ -1,13 +1,12 @@
 import type { ReplicaSetCondition, ReplicaSetStatus } from '../../generated/types/apps/v1';
 import type { Pod } from '../../generated/types/core/v1';
-import { isPodAvailable, isPodReady } from '../pods/pod-conditions';
+import { factsAvailable, podFacts } from '../pods/pod-facts';
 import { messageOf } from '../pods/pod-control';
 import type { Replicated } from './replicated-kind';
 
 const rfc3339 = (ms: number): string => new Date(ms).toISOString().replace(/\.\d+Z$/, 'Z');
 
-const templateMatches = (template: Record<string, string>, labels: Record<string, string> | undefined): boolean =>
-  Object.entries(template).every(([k, v]) => labels?.[k] === v);
+const templateMatches = (template: [string, string][], labels: Record<string, string> | undefined): boolean => template.every(([k, v]) => labels?.[k] === v);
 
 /**
  * replicaset.calculateStatus: the counts of the active pods it owns (those with all of the
@@ -16,7 +15,7 @@ const templateMatches = (template: Record<string, string>, labels: Record<string
  */
 export function calculateStatus(set: Replicated, pods: Pod[], manageError: unknown, nowMs: number): ReplicaSetStatus {
   const status: ReplicaSetStatus = structuredClone(set.status ?? {});
-  const templateLabels = set.spec?.template?.metadata?.labels ?? {};
+  const templateLabels = Object.entries(set.spec?.template?.metadata?.labels ?? {});
   const minReadySeconds = set.spec?.minReadySeconds ?? 0;
   const failure = status.conditions?.find((c) => c.type === 'ReplicaFailure');
   if (manageError !== null && !failure) {
@@ -35,9 +34,18 @@ export function calculateStatus(set: Replicated, pods: Pod[], manageError: unkno
     if (status.conditions.length === 0) delete status.conditions;
   }
   status.replicas = pods.length;
-  status.fullyLabeledReplicas = pods.filter((pod) => templateMatches(templateLabels, pod.metadata.labels)).length;
-  status.readyReplicas = pods.filter(isPodReady).length;
-  status.availableReplicas = pods.filter((pod) => isPodAvailable(pod, minReadySeconds, nowMs)).length;
+  let fullyLabeled = 0;
+  let ready = 0;
+  let available = 0;
+  for (const pod of pods) {
+    const facts = podFacts(pod);
+    if (templateMatches(templateLabels, facts.labels)) fullyLabeled++;
+    if (facts.ready) ready++;
+    if (factsAvailable(facts, minReadySeconds, nowMs)) available++;
+  }
+  status.fullyLabeledReplicas = fullyLabeled;
+  status.readyReplicas = ready;
+  status.availableReplicas = available;
   // Zero counts are left out, as Go's omitempty leaves them (replicas always shows).
   for (const key of ['fullyLabeledReplicas', 'readyReplicas', 'availableReplicas'] as const) if (status[key] === 0) delete status[key];
   return status;

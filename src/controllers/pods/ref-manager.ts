@@ -12,13 +12,20 @@ export interface ClaimTarget {
 
 const UNCHANGED = Symbol('unchanged');
 
+/** The uid its controller reference names ('' for a reference without one); undefined without a controller. */
+export function controllerUidOfObject(obj: KubeObject): string | undefined {
+  const ref = controllerRefOf(obj);
+  return ref ? (ref.uid ?? '') : undefined;
+}
+
 /**
  * controller.ControllerRefManager.ClaimObjects: of `candidates` (the owner's namespace's objects),
  * those the owner controls and its selector still matches; orphans the selector matches are
  * adopted (the owner's controller reference added), owned ones it no longer matches are released.
  * `canAdopt` runs once before the first adoption and throws when the owner must not adopt (kube
  * rechecks a fresh copy of the owner: same uid, not being deleted). Objects being deleted are
- * neither adopted nor released.
+ * neither adopted nor released. `controllerUidOf` reads an object's controller's uid (a caller with
+ * the object's facts at hand passes its own reader).
  */
 export async function claimObjects<T extends KubeObject>(
   owner: KubeObject,
@@ -27,14 +34,15 @@ export async function claimObjects<T extends KubeObject>(
   candidates: T[],
   target: ClaimTarget,
   canAdopt: () => Promise<void>,
+  controllerUidOf: (obj: T) => string | undefined = controllerUidOfObject,
 ): Promise<T[]> {
   const claimed: T[] = [];
   let adoptionChecked = false;
   const ownerDeleting = !!owner.metadata.deletionTimestamp;
   for (const obj of candidates) {
-    const controller = controllerRefOf(obj);
-    if (controller) {
-      if (controller.uid !== owner.metadata.uid) continue;
+    const controllerUid = controllerUidOf(obj);
+    if (controllerUid !== undefined) {
+      if (controllerUid !== owner.metadata.uid) continue;
       if (matches(obj)) {
         claimed.push(obj);
         continue;

@@ -6,7 +6,7 @@ import { systemContext, SERVER_OWN_WRITE, type RequestContext } from '../../regi
 import type { Clock } from './clock';
 import { EventsWriter, type EventRecorder } from './event-recorder';
 import type { ControllerLog } from './informer';
-import { SharedInformers } from './shared-informers';
+import type { SharedInformers } from './shared-informers';
 
 /**
  * Who kube-controller-manager's controllers write as without --use-service-account-credentials:
@@ -59,6 +59,7 @@ export function controllerDeps(
   clock: Clock,
   log: ControllerLog,
   aggregated: AggregatedApis,
+  informers: SharedInformers,
 ): ControllerDeps {
   const store = (group: string, version: string, resource: string): ObjectStore => registry.lookup(group, version, resource) as ObjectStore;
   const storeOfKind = (group: string, version: string, kind: string): ObjectStore | undefined => {
@@ -74,7 +75,7 @@ export function controllerDeps(
     own,
     clock,
     log,
-    informers: new SharedInformers(log, clock),
+    informers,
     recorder: (component) => new EventsWriter(store('', 'v1', 'events'), own, component, clock, log),
   };
 }
