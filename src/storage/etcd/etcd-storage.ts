@@ -1,5 +1,6 @@
 import { systemClock, type Clock } from '../../api/clock';
 import { jsonEqual } from '../../api/deep-equal';
+import { jsonClone } from '../../api/json-clone';
 import type { KubeObject } from '../../api/types';
 import { loopSlices } from '../../api/loop-slices';
 import { decodeContinue, encodeContinue } from '../continue-token';
@@ -302,7 +303,7 @@ export class EtcdStorage implements Storage {
       const current = suggested ?? stored?.object ?? null;
       let next: KubeObject;
       try {
-        next = await tryUpdate(current ? structuredClone(current) : null);
+        next = await tryUpdate(current ? jsonClone(current) : null);
       } catch (err) {
         if (!suggested) throw err;
         suggested = undefined;
