@@ -37,9 +37,37 @@ export interface FieldError {
 
 export type FieldErrorList = FieldError[];
 
-/** Go's %q for the common cases: JSON string escaping matches it for printable text. */
+/** Printable ASCII other than `"` and `\`: quoted as it is. */
+const PLAIN = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
+/** strconv.IsPrint: letters, marks, numbers, punctuation, symbols (and the ASCII space, handled by PLAIN's range). */
+const PRINTABLE = /^[\p{L}\p{M}\p{N}\p{P}\p{S} ]$/u;
+const ESCAPES: Record<string, string> = {
+  '"': '\\"',
+  '\\': '\\\\',
+  '\x07': '\\a',
+  '\b': '\\b',
+  '\f': '\\f',
+  '\n': '\\n',
+  '\r': '\\r',
+  '\t': '\\t',
+  '\v': '\\v',
+};
+
+/** Go's %q (strconv.Quote): printable text as it is; `\a`…`\v`; other runes `\xNN`, `\uNNNN` or `\UNNNNNNNN`. */
 export function goQuote(value: string): string {
-  return JSON.stringify(value);
+  if (PLAIN.test(value)) return `"${value}"`;
+  let out = '"';
+  for (const ch of value) {
+    const cp = ch.codePointAt(0)!;
+    // A lone surrogate has no UTF-8; Go's decoders read it as U+FFFD.
+    if (cp >= 0xd800 && cp <= 0xdfff) out += '\ufffd';
+    else if (ESCAPES[ch] !== undefined) out += ESCAPES[ch];
+    else if (PRINTABLE.test(ch)) out += ch;
+    else if (cp < 0x80) out += `\\x${cp.toString(16).padStart(2, '0')}`;
+    else if (cp < 0x10000) out += `\\u${cp.toString(16).padStart(4, '0')}`;
+    else out += `\\U${cp.toString(16).padStart(8, '0')}`;
+  }
+  return `${out}"`;
 }
 
 /** A value field.Error prints with Go's %#v, given as that text (e.g. `[]string{"10.96.0.10"}`). */

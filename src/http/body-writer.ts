@@ -40,7 +40,9 @@ export function writeWholeBody(res: ServerResponse, code: number, contentType: s
     return;
   }
   res.setHeader('Content-Length', length);
-  res.end(body);
+  // As a Buffer, so that Node writes the header block as latin1 whatever the body (with a string
+  // body it writes both as UTF-8): a Warning's UTF-8 bytes are given to it as latin1 characters.
+  res.end(typeof body === 'string' ? Buffer.from(body) : body);
 }
 
 /**

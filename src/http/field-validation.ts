@@ -5,6 +5,7 @@ import { jsonDuplicateFields, jsonDuplicateFieldsWalk, yamlDuplicateKeys } from 
 import type { Encoding } from '../codec/negotiate';
 import type { FieldValidation } from './query';
 import { addWarning } from './warnings';
+import { goQuote } from '../api/field-errors';
 
 /**
  * fieldValidation: unknown and duplicate fields are always dropped; Ignore says nothing, Warn adds a
@@ -32,21 +33,21 @@ export async function jsonDuplicateFieldErrorsInSlices(text: string, slice: () =
   }
 }
 
-const duplicateField = (path: string): string => `duplicate field ${JSON.stringify(path)}`;
+const duplicateField = (path: string): string => `duplicate field ${goQuote(path)}`;
 
 function duplicatesIn(body: Buffer, encoding: Encoding): string[] {
   switch (encoding) {
     case 'json':
       return jsonDuplicateFields(body.toString('utf8')).map(duplicateField);
     case 'yaml':
-      return yamlDuplicateKeys(body.toString('utf8')).map((d) => `line ${d.line}: key ${JSON.stringify(d.key)} already set in map`);
+      return yamlDuplicateKeys(body.toString('utf8')).map((d) => `line ${d.line}: key ${goQuote(d.key)} already set in map`);
     default:
       return [];
   }
 }
 
 export function unknownFieldErrors(paths: string[]): string[] {
-  return paths.map((path) => `unknown field ${JSON.stringify(path)}`);
+  return paths.map((path) => `unknown field ${goQuote(path)}`);
 }
 
 export function enforceFieldValidation(res: ServerResponse, validation: FieldValidation, errors: string[]): void {

@@ -70,6 +70,18 @@ describe('field validation', () => {
     expect(res.body.spec.bogus).toBeUndefined();
   });
 
+  test('a Warning names a field in UTF-8, as Go writes it, in JSON, YAML and Protobuf answers', async () => {
+    for (const accept of ['application/json', 'application/yaml', 'application/vnd.kubernetes.protobuf']) {
+      const res = await api.post(`${NS}/configmaps?dryRun=All`, { metadata: { name: 'fv-utf8' }, 'clé✓': 1 }, { accept });
+      expect(res.status).toBe(201);
+      // fetch reads header bytes as latin1: the bytes are the UTF-8 of the field's name.
+      expect(Buffer.from(res.headers.get('warning') ?? '', 'latin1').toString('utf8')).toBe('299 - "unknown field \\"clé✓\\""');
+    }
+    // Go's %q names a field with a control character or a no-break space by escapes.
+    const escaped = await api.post(`${NS}/configmaps?dryRun=All`, { metadata: { name: 'fv-escaped' }, 'a\u0001b\u00a0\u007f': 1 });
+    expect(escaped.headers.get('warning')).toBe('299 - "unknown field \\"a\\\\x01b\\\\u00a0\\\\x7f\\""');
+  });
+
   test('Ignore drops them silently', async () => {
     const res = await api.post(`${NS}/pods?fieldValidation=Ignore`, { ...withUnknown(), metadata: { name: 'fv-ignore' } });
     expect(res.status).toBe(201);
