@@ -1,5 +1,6 @@
 import { decodeCbor, encodeCbor, encodeCborInSlices, encodeCborWatchEvent } from './cbor';
 import { lookupMessage } from '../schema/proto-loader';
+import { deploymentOf } from '../../test/harness/large-deployment';
 
 const hex = (b: Buffer) => b.toString('hex');
 
@@ -57,29 +58,7 @@ describe('encodeCborInSlices', () => {
     resources: { limits: { cpu: 0.5 } },
     args: i % 2 ? undefined : ['-v'],
   });
-  const deployment = {
-    apiVersion: 'apps/v1',
-    kind: 'Deployment',
-    metadata: {
-      name: 'd',
-      managedFields: [
-        {
-          manager: 'm',
-          operation: 'Update',
-          fieldsType: 'FieldsV1',
-          fieldsV1: {
-            'f:spec': {
-              'f:template': { 'f:spec': { 'f:containers': Object.fromEntries(Array.from({ length: 1000 }, (_, i) => [`k:{"name":"c${i}"}`, { '.': {} }])) } },
-            },
-          },
-        },
-      ],
-    },
-    spec: {
-      selector: { matchLabels: { a: 'b' } },
-      template: { metadata: { labels: { a: 'b' } }, spec: { containers: Array.from({ length: 1000 }, (_, i) => container(i)) } },
-    },
-  };
+  const deployment = deploymentOf(Array.from({ length: 1000 }, (_, i) => container(i)));
   const deploymentType = lookupMessage({ group: 'apps', version: 'v1', kind: 'Deployment' });
 
   test("a large object's bytes are encodeCbor's, written in slices", async () => {

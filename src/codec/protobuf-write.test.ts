@@ -1,6 +1,7 @@
 import { decodeProtobuf } from './protobuf';
 import { encodeProtobuf, encodeProtobufInSlices, encodeProtobufWatchEvent, protobufListParts } from './protobuf-write';
 import { encodeMessage } from './protobuf-encode';
+import { deploymentOf } from '../../test/harness/large-deployment';
 
 /**
  * Golden bytes written by hand from the field numbers of k8s.io/api core/v1 and
@@ -143,34 +144,8 @@ function varint(n: number): number[] {
 describe('in slices (issue 25)', () => {
   test("a Deployment's long lists are encoded a few items per slice, to encodeProtobuf's bytes", async () => {
     const container = (i: number) => ({ name: `c${i}`, image: 'x', ports: [{ containerPort: 80 }], resources: { limits: { cpu: '1' } } });
-    const deployment = {
-      apiVersion: 'apps/v1',
-      kind: 'Deployment',
-      metadata: {
-        name: 'd',
-        labels: { a: 'b' },
-        // the field set of the 1,000 containers: its JSON is written ahead too, in slices
-        managedFields: [
-          {
-            manager: 'm',
-            operation: 'Update',
-            fieldsType: 'FieldsV1',
-            fieldsV1: {
-              'f:spec': {
-                'f:template': { 'f:spec': { 'f:containers': Object.fromEntries(Array.from({ length: 1000 }, (_, i) => [`k:{"name":"c${i}"}`, { '.': {} }])) } },
-              },
-            },
-          },
-        ],
-      },
-      spec: {
-        selector: { matchLabels: { a: 'b' } },
-        template: {
-          metadata: { labels: { a: 'b' } },
-          spec: { containers: Array.from({ length: 1000 }, (_, i) => container(i)), volumes: [{ name: 'v', emptyDir: {} }] },
-        },
-      },
-    };
+    // the field set of the 1,000 containers: its JSON is written ahead too, in slices
+    const deployment = deploymentOf(Array.from({ length: 1000 }, (_, i) => container(i)));
     let slices = 0;
     const sliced = await encodeProtobufInSlices(deployment, async () => void slices++);
     expect(slices).toBeGreaterThan((2 * 1000) / 64);
