@@ -2,6 +2,7 @@ import { MapField, Type, type Field } from 'protobufjs';
 import { FIELD_FACTS } from '../schema/field-facts';
 import { goZerosChildMessages, withOwnGoZeros } from '../schema/go-zeros';
 import { isInlineField, messageName } from '../schema/proto-loader';
+import { deepFreeze } from '../api/deep-freeze';
 import { interned } from './interned-strings';
 import { RecentlySeen } from './recently-seen';
 
@@ -457,12 +458,4 @@ export class ProtobufDecoder {
     }
     return out;
   }
-}
-
-/** Freezes a value and what it holds, down to what is frozen already (values shared before). */
-function deepFreeze<T extends object>(value: T): T {
-  if (Object.isFrozen(value)) return value;
-  Object.freeze(value);
-  for (const v of Object.values(value)) if (typeof v === 'object' && v !== null) deepFreeze(v);
-  return value;
 }

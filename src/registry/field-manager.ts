@@ -1,5 +1,6 @@
 import { jsonEqual } from '../api/deep-equal';
 import { jsonClone } from '../api/json-clone';
+import { deepFreeze } from '../api/deep-freeze';
 import { noSlices } from '../api/loop-slices';
 import { StatusError } from '../api/errors';
 import { goJsonMarshal } from '../api/go-json';
@@ -221,7 +222,7 @@ export class FieldManager {
    * structs are there already, so a create owns `f:spec` without a `.` of its own.
    */
   private emptyObject(): KubeObject {
-    return (this.empty ??= deepFrozen(withGoZerosOfKind(apiVersionOfDefinition(this.def), this.def.kind, { metadata: {} } as KubeObject)));
+    return (this.empty ??= deepFreeze(withGoZerosOfKind(apiVersionOfDefinition(this.def), this.def.kind, { metadata: {} } as KubeObject)));
   }
 
   /**
@@ -313,15 +314,6 @@ export class FieldManager {
     const allowed = fieldSetOf(lastApplied, this.schema).difference(since.modified).difference(since.added).difference(since.removed);
     return conflicts.filter((c) => !allowed.has(c.path));
   }
-}
-
-/** `value`, frozen to its leaves: shared by every comparison, it must never change. */
-function deepFrozen<T>(value: T): T {
-  if (typeof value === 'object' && value !== null) {
-    for (const v of Object.values(value)) deepFrozen(v);
-    Object.freeze(value);
-  }
-  return value;
 }
 
 /** The entries with fields, in the order kube keeps them: by operation, time, then manager. */
