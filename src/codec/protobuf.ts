@@ -81,18 +81,25 @@ function runtimeUnknown(): Type {
 
 /** Reads a `k8s\0` + runtime.Unknown body into a plain object of the kind its typeMeta names. */
 export function decodeProtobuf(body: Buffer): KubeObject {
-  return decodeWith(requestDecoder, body);
+  const { apiVersion, kind, metadata, json } = decodeWith(requestDecoder, body);
+  return { apiVersion, kind, ...metadata, ...json } as KubeObject;
 }
 
 /**
  * decodeProtobuf for a stored value: the messages it holds that other stored objects hold too
- * (a template's containers, probes, volumes) are one frozen object shared by all of them.
+ * (a template's containers, probes, volumes) are one frozen object shared by all of them. TypeMeta's
+ * fields come first, kind before apiVersion, as Go's encoder writes the struct.
  */
 export function decodeStoredProtobuf(body: Buffer): KubeObject {
-  return decodeWith(storageDecoder, body);
+  const { apiVersion, kind, metadata, json } = decodeWith(storageDecoder, body);
+  return { kind, apiVersion, ...metadata, ...json } as KubeObject;
 }
 
-function decodeWith(decoder: ProtobufDecoder, body: Buffer): KubeObject {
+/** A body's kind and the JSON of its message; `metadata` holds an empty ObjectMeta for kinds that have one. */
+function decodeWith(
+  decoder: ProtobufDecoder,
+  body: Buffer,
+): { apiVersion: string; kind: string; metadata: { metadata?: object }; json: Record<string, unknown> } {
   if (body.length < 4 || !body.subarray(0, 4).equals(PROTOBUF_MAGIC)) {
     throw new DecodeError(`provided data does not appear to be a protobuf message, expected prefix [107 56 115 0]`);
   }
@@ -117,5 +124,5 @@ function decodeWith(decoder: ProtobufDecoder, body: Buffer): KubeObject {
   }
   // ObjectMeta is a struct, so Go's JSON always writes it; kinds without it (DeleteOptions, AdmissionReview) get none.
   const metadata = Object.prototype.hasOwnProperty.call(type.fields, 'metadata') ? { metadata: {} } : {};
-  return { apiVersion: interned(typeMeta.apiVersion), kind: interned(typeMeta.kind), ...metadata, ...json } as KubeObject;
+  return { apiVersion: interned(typeMeta.apiVersion), kind: interned(typeMeta.kind), metadata, json };
 }

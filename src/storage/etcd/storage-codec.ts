@@ -105,9 +105,10 @@ export class StorageCodec {
   decode(data: Buffer, encoding = this.encodingOfData(data)): KubeObject {
     switch (encoding) {
       case 'protobuf': {
-        // TypeMeta's fields first, kind before apiVersion, as Go's encoder writes the struct.
-        const { kind, apiVersion, metadata, ...rest } = decodeStoredProtobuf(data);
-        return { kind, apiVersion, metadata: withResourceVersionSlot(metadata as Record<string, unknown>) as KubeObject['metadata'], ...rest };
+        const obj = decodeStoredProtobuf(data);
+        // Assigned in its place: metadata keeps its position among the object's fields.
+        obj.metadata = withResourceVersionSlot(obj.metadata as Record<string, unknown>) as KubeObject['metadata'];
+        return obj;
       }
       case 'yaml':
         return decodeYaml(data) as KubeObject;
