@@ -6,12 +6,14 @@ export type { AdmissionAttributes, AdmissionOperation } from '../registry/types'
 /**
  * One admission plugin; it throws a StatusError to refuse. `admit` is its mutating part (it may
  * change attrs.object), `validate` its validating part, as kube's MutationInterface and
- * ValidationInterface. `reinvocation` is the chain run's admission.ReinvocationContext.
+ * ValidationInterface. `reinvocation` is the chain run's admission.ReinvocationContext. A part
+ * that has nothing to do for a request returns at once, without a promise: most plugins concern a
+ * few kinds, and every write runs the whole chain.
  */
 export interface AdmissionPlugin {
   readonly name: string;
-  admit?(attrs: AdmissionAttributes, reinvocation: ReinvocationContext): Promise<void>;
-  validate?(attrs: AdmissionAttributes): Promise<void>;
+  admit?(attrs: AdmissionAttributes, reinvocation: ReinvocationContext): Promise<void> | void;
+  validate?(attrs: AdmissionAttributes): Promise<void> | void;
 }
 
 /**
@@ -32,13 +34,23 @@ export class AdmissionChain implements WriteAdmission {
 
   async mutate(attrs: AdmissionAttributes): Promise<void> {
     const reinvocation = new ReinvocationContext();
-    for (const plugin of this.mutators) await plugin.admit!(attrs, reinvocation);
+    await this.mutateOnce(attrs, reinvocation);
     if (!reinvocation.shouldReinvoke) return;
     reinvocation.setIsReinvoke();
-    for (const plugin of this.mutators) await plugin.admit!(attrs, reinvocation);
+    await this.mutateOnce(attrs, reinvocation);
+  }
+
+  private async mutateOnce(attrs: AdmissionAttributes, reinvocation: ReinvocationContext): Promise<void> {
+    for (const plugin of this.mutators) {
+      const pending = plugin.admit!(attrs, reinvocation);
+      if (pending) await pending;
+    }
   }
 
   async validate(attrs: AdmissionAttributes): Promise<void> {
-    for (const plugin of this.validators) await plugin.validate!(attrs);
+    for (const plugin of this.validators) {
+      const pending = plugin.validate!(attrs);
+      if (pending) await pending;
+    }
   }
 }

@@ -28,13 +28,13 @@ function ignored(attrs: AdmissionAttributes): boolean {
 export class AlwaysPullImages implements AdmissionPlugin {
   readonly name = 'AlwaysPullImages';
 
-  async admit(attrs: AdmissionAttributes): Promise<void> {
+  admit(attrs: AdmissionAttributes): void {
     if (ignored(attrs)) return;
     for (const { container } of containersOf(attrs.object as Pod)) container.imagePullPolicy = 'Always';
   }
 
   /** A later mutation that changed a policy back is refused (kube aggregates every container's refusal; the first is kapi's answer). */
-  async validate(attrs: AdmissionAttributes): Promise<void> {
+  validate(attrs: AdmissionAttributes): void {
     if (ignored(attrs)) return;
     const wrong = containersOf(attrs.object as Pod).find(({ container }) => container.imagePullPolicy !== 'Always');
     if (wrong) {

@@ -11,7 +11,7 @@ import { authorizedForSigner, CSR_GROUP, CSRS } from './certificate-signer-autho
 export class CertificateApproval implements AdmissionPlugin {
   readonly name = 'CertificateApproval';
 
-  async validate(attrs: AdmissionAttributes): Promise<void> {
+  validate(attrs: AdmissionAttributes): void {
     if (attrs.operation !== 'UPDATE' || attrs.subresource !== 'approval' || attrs.def.group !== CSR_GROUP || attrs.def.resource !== CSRS.resource) return;
     const signer = stringOf(objectOf(attrs.object?.spec).signerName);
     if (!authorizedForSigner(attrs.request, 'approve', signer)) {

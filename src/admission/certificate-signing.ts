@@ -11,7 +11,7 @@ import { authorizedForSigner, CSR_GROUP, CSRS } from './certificate-signer-autho
 export class CertificateSigning implements AdmissionPlugin {
   readonly name = 'CertificateSigning';
 
-  async validate(attrs: AdmissionAttributes): Promise<void> {
+  validate(attrs: AdmissionAttributes): void {
     if (attrs.operation !== 'UPDATE' || attrs.subresource !== 'status' || attrs.def.group !== CSR_GROUP || attrs.def.resource !== CSRS.resource) return;
     const status = objectOf(attrs.object?.status);
     const oldStatus = objectOf(attrs.oldObject?.status);

@@ -15,7 +15,7 @@ const MASTERS_GROUP = 'system:masters';
 export class CertificateSubjectRestriction implements AdmissionPlugin {
   readonly name = 'CertificateSubjectRestriction';
 
-  async validate(attrs: AdmissionAttributes): Promise<void> {
+  validate(attrs: AdmissionAttributes): void {
     if (attrs.operation !== 'CREATE' || attrs.subresource !== '' || attrs.def.group !== CSR_GROUP || attrs.def.resource !== CSRS.resource || !attrs.object)
       return;
     const signer = stringOf(objectOf(attrs.object.spec).signerName);

@@ -17,8 +17,12 @@ export class DefaultIngressClass implements AdmissionPlugin {
 
   constructor(private readonly ingressClasses: ClassLister) {}
 
-  async admit(attrs: AdmissionAttributes): Promise<void> {
+  admit(attrs: AdmissionAttributes): Promise<void> | void {
     if (!createOf(attrs, 'networking.k8s.io', 'ingresses')) return;
+    return this.admitIngress(attrs);
+  }
+
+  private async admitIngress(attrs: AdmissionAttributes): Promise<void> {
     const ingress = attrs.object!;
     const spec = objectOf(ingress.spec);
     if (typeof spec.ingressClassName === 'string' || ingress.metadata.annotations?.[CLASS_ANNOTATION] !== undefined) return;

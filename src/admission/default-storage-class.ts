@@ -1,10 +1,11 @@
+import type { MaybePromise } from '../api/maybe-promise';
 import { forbidden } from '../api/errors';
 import { objectOf } from '../api/json-read';
 import type { KubeObject } from '../api/types';
 import type { AdmissionAttributes, AdmissionPlugin } from './admission';
 
 /** Lists every object of a cluster-scoped kind, from a cache where one exists (kube's listers). */
-export type ClassLister = () => Promise<KubeObject[]>;
+export type ClassLister = () => MaybePromise<KubeObject[]>;
 
 const IS_DEFAULT = 'storageclass.kubernetes.io/is-default-class';
 const IS_DEFAULT_BETA = 'storageclass.beta.kubernetes.io/is-default-class';
@@ -36,8 +37,12 @@ export class DefaultStorageClass implements AdmissionPlugin {
 
   constructor(private readonly storageClasses: ClassLister) {}
 
-  async admit(attrs: AdmissionAttributes): Promise<void> {
+  admit(attrs: AdmissionAttributes): Promise<void> | void {
     if (!createOf(attrs, '', 'persistentvolumeclaims')) return;
+    return this.admitClaim(attrs);
+  }
+
+  private async admitClaim(attrs: AdmissionAttributes): Promise<void> {
     const claim = attrs.object!;
     const spec = objectOf(claim.spec);
     if (typeof spec.storageClassName === 'string' || claim.metadata.annotations?.[BETA_CLASS_ANNOTATION] !== undefined) return;

@@ -19,7 +19,7 @@ export class DefaultTolerationSeconds implements AdmissionPlugin {
 
   constructor(private readonly seconds: { notReady: number; unreachable: number }) {}
 
-  async admit(attrs: AdmissionAttributes): Promise<void> {
+  admit(attrs: AdmissionAttributes): void {
     if (attrs.def.group || attrs.def.resource !== 'pods' || attrs.subresource !== '') return;
     if (attrs.operation !== 'CREATE' && attrs.operation !== 'UPDATE') return;
     const spec = attrs.object?.spec;

@@ -18,7 +18,7 @@ function addsNoExternalIp(service: Service, old: Service | undefined): boolean {
 export class DenyServiceExternalIPs implements AdmissionPlugin {
   readonly name = 'DenyServiceExternalIPs';
 
-  async validate(attrs: AdmissionAttributes): Promise<void> {
+  validate(attrs: AdmissionAttributes): void {
     if (attrs.def.group !== '' || attrs.def.resource !== 'services' || attrs.subresource !== '' || !attrs.object) return;
     if (attrs.operation !== 'CREATE' && attrs.operation !== 'UPDATE') return;
     if (addsNoExternalIp(attrs.object as Service, attrs.oldObject as Service | undefined)) return;

@@ -177,8 +177,12 @@ export class LimitRanger implements AdmissionPlugin {
     this.ranges = new LiveLookup(list, now);
   }
 
-  async admit(attrs: AdmissionAttributes): Promise<void> {
+  admit(attrs: AdmissionAttributes): Promise<void> | void {
     if (this.kind(attrs) !== 'pod') return;
+    return this.admitPod(attrs);
+  }
+
+  private async admitPod(attrs: AdmissionAttributes): Promise<void> {
     const ranges = await this.ranges.get(attrs.namespace);
     if (ranges.length === 0) return;
     const { containers, initContainers } = podContainers(attrs.object!);
@@ -186,9 +190,13 @@ export class LimitRanger implements AdmissionPlugin {
     for (const range of ranges) defaultPod(range, attrs.object!);
   }
 
-  async validate(attrs: AdmissionAttributes): Promise<void> {
+  validate(attrs: AdmissionAttributes): Promise<void> | void {
     const kind = this.kind(attrs);
     if (!kind) return;
+    return this.validateKind(attrs, kind);
+  }
+
+  private async validateKind(attrs: AdmissionAttributes, kind: 'pod' | 'claim'): Promise<void> {
     for (const range of await this.ranges.get(attrs.namespace)) {
       const errs = kind === 'pod' ? validatePod(range, attrs.object!) : validateClaim(range, attrs.object!);
       if (errs.length > 0) {

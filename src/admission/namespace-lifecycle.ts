@@ -1,10 +1,11 @@
+import { isPromise, type MaybePromise } from '../api/maybe-promise';
 import { forbidden, notFound } from '../api/errors';
 import type { KubeObject } from '../api/types';
 import type { AdmissionAttributes, AdmissionPlugin } from './admission';
 
 /** Looks a namespace up, from a cache where one exists unless `live` asks for etcd. */
 export interface NamespaceLookup {
-  get(name: string, live: boolean): Promise<KubeObject | null>;
+  get(name: string, live: boolean): MaybePromise<KubeObject | null>;
 }
 
 /** After a namespace's DELETE, creates in it look the namespace up live for a while (forceLiveLookupTTL). */
@@ -32,7 +33,7 @@ export class NamespaceLifecycle implements AdmissionPlugin {
 
   constructor(private readonly namespaces: NamespaceLookup) {}
 
-  async admit(attrs: AdmissionAttributes): Promise<void> {
+  admit(attrs: AdmissionAttributes): Promise<void> | void {
     const { def, operation, namespace, name } = attrs;
     if (!def.group && def.resource === 'namespaces') {
       if (operation === 'DELETE' && IMMORTAL_NAMESPACES.includes(name)) {
@@ -44,7 +45,14 @@ export class NamespaceLifecycle implements AdmissionPlugin {
     if (!def.namespaced || operation !== 'CREATE' || ACCESS_REVIEW_RESOURCES.has(`${def.group}/${def.resource}`)) return;
     const until = this.recentlyDeleted.get(namespace);
     if (until !== undefined && until < Date.now()) this.recentlyDeleted.delete(namespace);
-    const ns = await this.namespaces.get(namespace, until !== undefined && until >= Date.now());
+    const ns = this.namespaces.get(namespace, until !== undefined && until >= Date.now());
+    if (isPromise(ns)) return ns.then((found) => this.admitIn(attrs, found));
+    this.admitIn(attrs, ns);
+  }
+
+  /** A create in `ns`, found or not. */
+  private admitIn(attrs: AdmissionAttributes, ns: KubeObject | null): void {
+    const { def, namespace } = attrs;
     if (!ns) throw notFound(NAMESPACES, namespace);
     if ((ns.status as { phase?: string } | undefined)?.phase === 'Terminating') {
       const message = `unable to create new content in namespace ${namespace} because it is being terminated`;

@@ -1,3 +1,4 @@
+import type { MaybePromise } from '../api/maybe-promise';
 import { isDeepStrictEqual } from 'node:util';
 import { notFound } from '../api/errors';
 import type { KubeObject } from '../api/types';
@@ -49,8 +50,8 @@ function forbiddenLabels(labels: Record<string, string> = {}, old: Record<string
 }
 
 export interface NodeRestrictionLookups {
-  pod(namespace: string, name: string): Promise<KubeObject | null>;
-  node(name: string): Promise<KubeObject | null>;
+  pod(namespace: string, name: string): MaybePromise<KubeObject | null>;
+  node(name: string): MaybePromise<KubeObject | null>;
 }
 
 /**
@@ -64,7 +65,7 @@ export class NodeRestriction implements AdmissionPlugin {
 
   constructor(private readonly lookups: NodeRestrictionLookups) {}
 
-  async admit(attrs: AdmissionAttributes): Promise<void> {
+  admit(attrs: AdmissionAttributes): Promise<void> | void {
     const identity = nodeIdentity(attrs.user);
     if (!identity.isNode) return;
     const node = identity.nodeName;

@@ -1,3 +1,4 @@
+import type { MaybePromise } from '../api/maybe-promise';
 import { forbidden } from '../api/errors';
 import { objectOf } from '../api/json-read';
 import { compareQuantities, parseQuantity, ZERO_QUANTITY } from '../api/quantity';
@@ -27,12 +28,16 @@ function requestedStorage(claim: KubeObject) {
 export class PersistentVolumeClaimResize implements AdmissionPlugin {
   readonly name = 'PersistentVolumeClaimResize';
 
-  constructor(private readonly storageClass: (name: string) => Promise<KubeObject | null>) {}
+  constructor(private readonly storageClass: (name: string) => MaybePromise<KubeObject | null>) {}
 
-  async validate(attrs: AdmissionAttributes): Promise<void> {
+  validate(attrs: AdmissionAttributes): Promise<void> | void {
     const { object: claim, oldObject: old } = attrs;
     if (attrs.operation !== 'UPDATE' || attrs.def.group !== '' || attrs.def.resource !== 'persistentvolumeclaims' || attrs.subresource !== '' || !claim || !old)
       return;
+    return this.validateExpansion(attrs, claim, old);
+  }
+
+  private async validateExpansion(attrs: AdmissionAttributes, claim: KubeObject, old: KubeObject): Promise<void> {
     if (compareQuantities(requestedStorage(claim), requestedStorage(old)) <= 0) return;
     if (objectOf(old.status).phase !== 'Bound') throw forbidden(CLAIMS, attrs.name, 'Only bound persistent volume claims can be expanded');
     if (!(await this.allowResize(claim, old))) {

@@ -1,3 +1,4 @@
+import type { MaybePromise } from '../api/maybe-promise';
 import type { KubeObject } from '../api/types';
 import { systemReadContext, systemContext, SERVER_OWN_WRITE } from '../registry/request-context';
 import { everything } from '../storage/interfaces';
@@ -42,17 +43,29 @@ export interface AdmissionCluster {
 
 export type StoreOf = (group: string, version: string, resource: string) => GenericStore;
 
-/** Looks an object up from the watch cache first (unless asked to be live); one created a moment ago may only be in etcd yet. */
-export async function lookup(store: GenericStore, namespace: string, name: string, live: boolean): Promise<KubeObject | null> {
+/**
+ * Looks an object up from the watch cache first (unless asked to be live), at once where the cache
+ * can answer; one created a moment ago may only be in etcd yet.
+ */
+export function lookup(store: GenericStore, namespace: string, name: string, live: boolean): MaybePromise<KubeObject | null> {
   if (!live) {
-    const cached = await store.find(systemReadContext(namespace), name, { resourceVersion: '0', match: '' });
-    if (cached) return cached;
+    const now = store.cachedNow(namespace, name);
+    if (now) return now;
+    if (now === undefined) return lookupThroughCache(store, namespace, name);
   }
   return store.find(systemReadContext(namespace), name, { resourceVersion: '', match: '' });
 }
 
+async function lookupThroughCache(store: GenericStore, namespace: string, name: string): Promise<KubeObject | null> {
+  return (await store.find(systemReadContext(namespace), name, { resourceVersion: '0', match: '' })) ?? lookup(store, namespace, name, true);
+}
+
 /** A namespace's objects of a store (every one with ''): from the watch cache, as kube's plugins read their listers, or from etcd when `live`. */
-async function listCached(store: GenericStore, namespace: string, live = false): Promise<KubeObject[]> {
+function listCached(store: GenericStore, namespace: string, live = false): MaybePromise<KubeObject[]> {
+  return (!live && store.cachedUnderNow(namespace)) || listThrough(store, namespace, live);
+}
+
+async function listThrough(store: GenericStore, namespace: string, live: boolean): Promise<KubeObject[]> {
   return (await store.list(systemReadContext(namespace), { resourceVersion: live ? '' : '0', match: '', predicate: everything })).items;
 }
 

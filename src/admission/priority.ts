@@ -1,11 +1,12 @@
+import type { MaybePromise } from '../api/maybe-promise';
 import { forbidden } from '../api/errors';
 import { isPlainObject, type KubeObject } from '../api/types';
 import type { AdmissionAttributes, AdmissionPlugin } from './admission';
 
 /** Where the plugin reads PriorityClasses (kube's informer: the watch cache here). */
 export interface PriorityClassSource {
-  get(name: string): Promise<KubeObject | null>;
-  list(): Promise<KubeObject[]>;
+  get(name: string): MaybePromise<KubeObject | null>;
+  list(): MaybePromise<KubeObject[]>;
 }
 
 const PRIORITY_CLASSES = { group: 'scheduling.k8s.io', resource: 'priorityclasses' };
@@ -24,8 +25,12 @@ export class PriorityAdmission implements AdmissionPlugin {
 
   constructor(private readonly classes: PriorityClassSource) {}
 
-  async admit(attrs: AdmissionAttributes): Promise<void> {
+  admit(attrs: AdmissionAttributes): Promise<void> | void {
     if (attrs.subresource !== '' || attrs.def.group || attrs.def.resource !== 'pods') return;
+    return this.admitPod(attrs);
+  }
+
+  private async admitPod(attrs: AdmissionAttributes): Promise<void> {
     const spec = attrs.object?.spec;
     if (!isPlainObject(spec)) return;
     if (attrs.operation === 'UPDATE') {
@@ -75,11 +80,15 @@ export class PriorityAdmission implements AdmissionPlugin {
     }
   }
 
-  async validate(attrs: AdmissionAttributes): Promise<void> {
+  validate(attrs: AdmissionAttributes): Promise<void> | void {
     if (attrs.subresource !== '' || attrs.def.group !== PRIORITY_CLASSES.group || attrs.def.resource !== PRIORITY_CLASSES.resource) return;
     if ((attrs.operation !== 'CREATE' && attrs.operation !== 'UPDATE') || attrs.object?.globalDefault !== true) return;
+    return this.validateDefault(attrs, attrs.object);
+  }
+
+  private async validateDefault(attrs: AdmissionAttributes, object: KubeObject): Promise<void> {
     const dpc = await this.defaultClass();
-    if (dpc && (attrs.operation === 'CREATE' || dpc.metadata.name !== attrs.object.metadata.name)) {
+    if (dpc && (attrs.operation === 'CREATE' || dpc.metadata.name !== object.metadata.name)) {
       throw forbidden(PRIORITY_CLASSES, attrs.name, `PriorityClass ${dpc.metadata.name ?? ''} is already marked as default. Only one default can exist`);
     }
   }

@@ -1,3 +1,4 @@
+import type { MaybePromise } from '../api/maybe-promise';
 import { forbidden } from '../api/errors';
 import { jsonEqual } from '../api/deep-equal';
 import { objectOf, objectsIn, stringOf } from '../api/json-read';
@@ -7,7 +8,7 @@ import type { AdmissionAttributes, AdmissionPlugin } from './admission';
 import { createOf } from './default-storage-class';
 
 /** Looks a RuntimeClass up: from a cache where one exists unless `live` asks for etcd; null when absent. */
-export type RuntimeClassLookup = (name: string, live: boolean) => Promise<KubeObject | null>;
+export type RuntimeClassLookup = (name: string, live: boolean) => MaybePromise<KubeObject | null>;
 
 type Obj = Record<string, unknown>;
 
@@ -61,8 +62,12 @@ export class RuntimeClassAdmission implements AdmissionPlugin {
 
   constructor(private readonly runtimeClasses: RuntimeClassLookup) {}
 
-  async admit(attrs: AdmissionAttributes): Promise<void> {
+  admit(attrs: AdmissionAttributes): Promise<void> | void {
     if (!createOf(attrs, '', 'pods')) return;
+    return this.admitPod(attrs);
+  }
+
+  private async admitPod(attrs: AdmissionAttributes): Promise<void> {
     const pod = attrs.object!;
     const runtimeClass = await this.runtimeClassOf(pod);
     if (!runtimeClass) return;
@@ -104,8 +109,12 @@ export class RuntimeClassAdmission implements AdmissionPlugin {
   }
 
   /** validateOverhead: the pod's overhead is the class's, and a pod without a class overhead has none. */
-  async validate(attrs: AdmissionAttributes): Promise<void> {
+  validate(attrs: AdmissionAttributes): Promise<void> | void {
     if (!createOf(attrs, '', 'pods')) return;
+    return this.validatePod(attrs);
+  }
+
+  private async validatePod(attrs: AdmissionAttributes): Promise<void> {
     const pod = attrs.object!;
     const runtimeClass = await this.runtimeClassOf(pod);
     const overhead = objectOf(pod.spec).overhead;

@@ -1,3 +1,4 @@
+import type { MaybePromise } from '../api/maybe-promise';
 import { randomInt } from 'node:crypto';
 import { forbidden, notAStatus } from '../api/errors';
 import { isPlainObject, type KubeObject } from '../api/types';
@@ -5,7 +6,7 @@ import type { AdmissionAttributes, AdmissionPlugin } from './admission';
 
 /** Looks a service account up: from a cache where one exists unless `live` asks for etcd; null when absent. */
 export interface ServiceAccountLookup {
-  get(namespace: string, name: string, live: boolean): Promise<KubeObject | null>;
+  get(namespace: string, name: string, live: boolean): MaybePromise<KubeObject | null>;
 }
 
 type Obj = Record<string, unknown>;
@@ -142,9 +143,13 @@ export class ServiceAccountAdmission implements AdmissionPlugin {
     private readonly retryDelay: () => number = () => 100 + randomInt(100),
   ) {}
 
-  async admit(attrs: AdmissionAttributes): Promise<void> {
+  admit(attrs: AdmissionAttributes): Promise<void> | void {
     const spec = this.podSpec(attrs);
     if (!spec || attrs.object!.metadata.annotations?.[MIRROR_POD_ANNOTATION] !== undefined) return;
+    return this.admitPod(attrs, spec);
+  }
+
+  private async admitPod(attrs: AdmissionAttributes, spec: Obj): Promise<void> {
     // The deprecated `serviceAccount` was read into the name when the pod was defaulted (pods.ts).
     if (!spec.serviceAccountName) spec.serviceAccountName = DEFAULT_SERVICE_ACCOUNT;
     const account = await this.account(attrs, spec.serviceAccountName as string);
@@ -154,10 +159,14 @@ export class ServiceAccountAdmission implements AdmissionPlugin {
     }
   }
 
-  async validate(attrs: AdmissionAttributes): Promise<void> {
+  validate(attrs: AdmissionAttributes): Promise<void> | void {
     if (attrs.operation === 'UPDATE' && attrs.subresource === 'ephemeralcontainers' && isPod(attrs)) return this.validateEphemeralContainers(attrs);
     const spec = this.podSpec(attrs);
     if (!spec) return;
+    return this.validatePod(attrs, spec);
+  }
+
+  private async validatePod(attrs: AdmissionAttributes, spec: Obj): Promise<void> {
     const podName = attrs.object!.metadata.name ?? '';
     if (attrs.object!.metadata.annotations?.[MIRROR_POD_ANNOTATION] !== undefined) {
       const problem = mirrorPodProblem(spec);

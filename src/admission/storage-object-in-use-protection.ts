@@ -13,7 +13,7 @@ export const PV_PROTECTION_FINALIZER = 'kubernetes.io/pv-protection';
 export class StorageObjectInUseProtection implements AdmissionPlugin {
   readonly name = 'StorageObjectInUseProtection';
 
-  async admit(attrs: AdmissionAttributes): Promise<void> {
+  admit(attrs: AdmissionAttributes): void {
     const finalizer = createOf(attrs, '', 'persistentvolumeclaims')
       ? PVC_PROTECTION_FINALIZER
       : createOf(attrs, '', 'persistentvolumes')

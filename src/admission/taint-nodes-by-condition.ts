@@ -13,7 +13,7 @@ const NOT_READY_TAINT = { key: 'node.kubernetes.io/not-ready', effect: 'NoSchedu
 export class TaintNodesByCondition implements AdmissionPlugin {
   readonly name = 'TaintNodesByCondition';
 
-  async admit(attrs: AdmissionAttributes): Promise<void> {
+  admit(attrs: AdmissionAttributes): void {
     if (!createOf(attrs, '', 'nodes')) return;
     const node = attrs.object!;
     const spec = isPlainObject(node.spec) ? node.spec : (node.spec = {});

@@ -38,7 +38,8 @@ import type { AdmissionAttributes, AdmissionOperation } from './types';
 import { reconcileNamespace } from './computed-store';
 import { selectionPredicate } from './predicate';
 import { NO_SIGNAL } from './conversion';
-import { servedVersionOf, servedVersionsOf, storageVersionOf } from './version-conversion';
+import { servedVersionInProcess, servedVersionOf, servedVersionsOf, storageVersionOf } from './version-conversion';
+import type { MaybePromise } from '../api/maybe-promise';
 import { boundTo, ensureActive, SYSTEM_READ_ALL, withInfo, type RequestContext } from './request-context';
 import type { ServerServices } from './types';
 import type { WriteOptions, ApplyRequest, DeleteRequest, DeleteOutcome } from './types';
@@ -215,12 +216,36 @@ export class GenericStore {
    * the same array (not to be changed) until the cache's objects change, so that admission's reads
    * of its configurations cost nothing per request.
    */
-  async cachedObjects(): Promise<readonly KubeObject[]> {
+  cachedObjects(): MaybePromise<readonly KubeObject[]> {
     const mark = this.storage.changeMark?.();
     if (mark !== undefined && this.everything?.mark === mark) return this.everything.items;
-    const { items } = await this.list(SYSTEM_READ_ALL, { resourceVersion: '0', match: '', predicate: selectionPredicate(this.def, '', '') });
-    if (mark !== undefined) this.everything = { mark, items };
-    return items;
+    return this.list(SYSTEM_READ_ALL, { resourceVersion: '0', match: '', predicate: selectionPredicate(this.def, '', '') }).then(({ items }) => {
+      if (mark !== undefined) this.everything = { mark, items };
+      return items;
+    });
+  }
+
+  /**
+   * A lister's read (kube's informer store): the object in the watch cache now, as served, or null
+   * when the cache has none; undefined when the cache cannot answer at once (not ready, an
+   * unreadable value, or a conversion webhook to call), and the caller reads through `find`.
+   */
+  cachedNow(namespace: string, name: string): KubeObject | null | undefined {
+    const obj = this.storage.peek?.(this.key(namespace, name));
+    return obj ? servedVersionInProcess(this.def, obj) : obj;
+  }
+
+  /** A lister's list of a namespace (every object with ''), as cachedNow; undefined when the cache cannot answer at once. */
+  cachedUnderNow(namespace: string): KubeObject[] | undefined {
+    const stored = this.storage.peekUnder?.(this.prefix(namespace));
+    if (!stored) return undefined;
+    const served: KubeObject[] = [];
+    for (const obj of stored) {
+      const item = servedVersionInProcess(this.def, obj);
+      if (!item) return undefined;
+      served.push(item);
+    }
+    return served;
   }
 
   /** The object, or null when it does not exist (what a controller's or lookup's get wants). */

@@ -39,6 +39,12 @@ export async function servedVersionsOf(def: ResourceDefinition, items: KubeObjec
   return (await convertAll(converter, items, apiVersion, signal, false)).map((o) => inWireOrder(o, def.kind, apiVersion));
 }
 
+/** servedVersionOf where it needs no converter call, at once; undefined where it would call out (a CRD's conversion webhook). */
+export function servedVersionInProcess(def: ResourceDefinition, obj: KubeObject): KubeObject | undefined {
+  if (def.converter && obj.apiVersion !== apiVersionOfDefinition(def)) return undefined;
+  return restamped(def, obj);
+}
+
 /** A stored object shown in the definition's version without calling out: converted in process, or only restamped. */
 function restamped(def: ResourceDefinition, obj: KubeObject): KubeObject {
   const apiVersion = apiVersionOfDefinition(def);

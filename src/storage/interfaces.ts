@@ -115,4 +115,10 @@ export interface Storage {
    * root changes (and undefined while the cache cannot vouch for its objects). Absent on etcd.
    */
   changeMark?(): number | undefined;
+  /**
+   * Where reads are served from memory, what kube's listers read, at once: the object under `key`
+   * (null: none), or every object under `prefix`; undefined while the cache cannot vouch for them.
+   */
+  peek?(key: string): KubeObject | null | undefined;
+  peekUnder?(prefix: string): KubeObject[] | undefined;
 }

@@ -1,3 +1,4 @@
+import type { MaybePromise } from '../../api/maybe-promise';
 import { jsonEqual } from '../../api/deep-equal';
 import { aggregateMessage, fieldErrorMessage, goQuote, type FieldErrorList } from '../../api/field-errors';
 import { forbidden, internalError, invalid, type StatusError } from '../../api/errors';
@@ -21,8 +22,8 @@ import { podParts, templateExtractor, type PodParts } from './pod-specs';
 
 /** Where the plugin reads namespaces and a namespace's pods (kube's informers: the watch caches here). */
 export interface PodSecuritySource {
-  namespace(name: string): Promise<KubeObject | null>;
-  pods(namespace: string): Promise<KubeObject[]>;
+  namespace(name: string): MaybePromise<KubeObject | null>;
+  pods(namespace: string): MaybePromise<KubeObject[]>;
 }
 
 const PODS = { group: '', resource: 'pods' };
@@ -84,7 +85,7 @@ export class PodSecurityAdmission implements AdmissionPlugin {
 
   constructor(private readonly source: PodSecuritySource) {}
 
-  async validate(attrs: AdmissionAttributes): Promise<void> {
+  validate(attrs: AdmissionAttributes): Promise<void> | void {
     if (attrs.operation !== 'CREATE' && attrs.operation !== 'UPDATE') return;
     const { group, resource } = attrs.def;
     if (!group && resource === 'namespaces') return this.validateNamespace(attrs);

@@ -2,6 +2,7 @@ import { jsonEqual } from '../../api/deep-equal';
 import { objectOf, stringOf as str } from '../../api/json-read';
 import { StatusError } from '../../api/errors';
 import { isPlainObject, type KubeObject, type StatusReason } from '../../api/types';
+import { isPromise, type MaybePromise } from '../../api/maybe-promise';
 import { kindSchema, type ObjectNode } from '../../schema/typed-schema';
 import type { AdmissionAttributes, AdmissionPlugin } from '../admission';
 import { MutatorReinvocation, type ReinvocationContext } from '../reinvocation';
@@ -50,9 +51,16 @@ export class MutatingAdmissionPolicy implements AdmissionPlugin {
     this.matching = new PolicyMatching(source);
   }
 
-  async admit(attrs: AdmissionAttributes, context: ReinvocationContext): Promise<void> {
+  admit(attrs: AdmissionAttributes, context: ReinvocationContext): Promise<void> | void {
     if (!attrs.object || isExemptAdmissionConfiguration(attrs)) return;
-    const policies = await this.source.policies();
+    const policies = this.source.policies();
+    if (!isPromise(policies) && policies.length === 0) return;
+    return this.admitWith(attrs, context, policies);
+  }
+
+  private async admitWith(attrs: AdmissionAttributes, context: ReinvocationContext, pending: MaybePromise<readonly KubeObject[]>): Promise<void> {
+    if (!attrs.object) return;
+    const policies = await pending;
     if (policies.length === 0) return;
     const failures: PolicyFailure[] = [];
     const invocations = await this.invocations(byName(policies), await this.source.bindings(), attrs, failures);

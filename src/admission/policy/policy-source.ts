@@ -1,3 +1,4 @@
+import type { MaybePromise } from '../../api/maybe-promise';
 import type { KubeObject } from '../../api/types';
 import { selectionPredicate } from '../../registry/predicate';
 import type { ResourceRegistry } from '../../registry/resource-registry';
@@ -19,8 +20,8 @@ export interface ParamResource {
 
 /** What the policy plugin reads: policies, bindings, params and namespaces from the registry's caches. */
 export interface PolicySource {
-  policies(): Promise<readonly KubeObject[]>;
-  bindings(): Promise<readonly KubeObject[]>;
+  policies(): MaybePromise<readonly KubeObject[]>;
+  bindings(): MaybePromise<readonly KubeObject[]>;
   namespace(name: string): Promise<KubeObject | null>;
   /** The resource serving `kind` in `apiVersion`, or null when none does. */
   paramResource(apiVersion: string, kind: string): ParamResource | null;
@@ -47,7 +48,7 @@ export function registryPolicySource(
   const group = 'admissionregistration.k8s.io';
   const store = (g: string, resource: string) => registry.lookup(g, 'v1', resource) as GenericStore;
   // Not served (mutating policies behind their gate and --runtime-config): there are none.
-  const listOf = async (resource: string) => {
+  const listOf = (resource: string): MaybePromise<readonly KubeObject[]> => {
     const found = registry.lookup(group, kind.version, resource);
     return found instanceof GenericStore ? found.cachedObjects() : [];
   };

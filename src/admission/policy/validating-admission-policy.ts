@@ -1,6 +1,7 @@
 import type { StatusError } from '../../api/errors';
 import { objectOf, stringsIn } from '../../api/json-read';
 import { isPlainObject, type KubeObject } from '../../api/types';
+import { isPromise, type MaybePromise } from '../../api/maybe-promise';
 import type { AdmissionAttributes, AdmissionPlugin } from '../admission';
 import { compilePolicy, evaluatePolicy, type PolicyDecision } from './compiled-policy';
 import { isExemptAdmissionConfiguration } from '../exempt-configuration';
@@ -32,9 +33,15 @@ export class ValidatingAdmissionPolicy implements AdmissionPlugin {
     this.matching = new PolicyMatching(source);
   }
 
-  async validate(attrs: AdmissionAttributes): Promise<void> {
+  validate(attrs: AdmissionAttributes): Promise<void> | void {
     if (isExemptAdmissionConfiguration(attrs)) return;
-    const policies = await this.source.policies();
+    const policies = this.source.policies();
+    if (!isPromise(policies) && policies.length === 0) return;
+    return this.validateWith(attrs, policies);
+  }
+
+  private async validateWith(attrs: AdmissionAttributes, pending: MaybePromise<readonly KubeObject[]>): Promise<void> {
+    const policies = await pending;
     if (policies.length === 0) return;
     const bindings = await this.source.bindings();
     const denials: Denial[] = [];

@@ -1,7 +1,8 @@
+import { andThen, type MaybePromise } from '../../api/maybe-promise';
 import type { KubeObject } from '../../api/types';
 
 /** A namespace's objects of one kind: from the watch cache, or from etcd when `live`. */
-export type NamespaceList = (namespace: string, live: boolean) => Promise<KubeObject[]>;
+export type NamespaceList = (namespace: string, live: boolean) => MaybePromise<KubeObject[]>;
 
 /** The LRUs' size in kube's LimitRanger and quotaAccessor. */
 const REMEMBERED = 10_000;
@@ -28,15 +29,17 @@ export class LiveLookup {
     private readonly now: () => number,
   ) {}
 
-  async get(namespace: string): Promise<KubeObject[]> {
-    const cached = await this.list(namespace, false);
-    if (cached.length > 0) return cached;
+  get(namespace: string): MaybePromise<KubeObject[]> {
+    return andThen(this.list(namespace, false), (cached) => (cached.length > 0 ? cached : this.live(namespace)));
+  }
+
+  private live(namespace: string): MaybePromise<KubeObject[]> {
     const now = this.now();
-    let entry = this.entries.get(namespace);
-    if (!entry || entry.until < now) {
-      entry = { until: now + LIVE_TTL_MS, items: await this.list(namespace, true) };
-      remember(this.entries, namespace, entry);
-    }
-    return entry.items;
+    const entry = this.entries.get(namespace);
+    if (entry && entry.until >= now) return entry.items;
+    return andThen(this.list(namespace, true), (items) => {
+      remember(this.entries, namespace, { until: now + LIVE_TTL_MS, items });
+      return items;
+    });
   }
 }

@@ -1,4 +1,5 @@
 import { forbidden, isStatusError, type StatusError } from '../../api/errors';
+import { andThen, isPromise, type MaybePromise } from '../../api/maybe-promise';
 import { isPlainObject, type KubeObject } from '../../api/types';
 import type { AdmissionAttributes, AdmissionPlugin } from '../admission';
 import {
@@ -131,12 +132,19 @@ export class ResourceQuotaAdmission implements AdmissionPlugin {
     this.lookup = new LiveLookup(quotas.list, now);
   }
 
-  async validate(attrs: AdmissionAttributes): Promise<void> {
+  validate(attrs: AdmissionAttributes): Promise<void> | void {
     if (attrs.subresource !== '' || !attrs.namespace || !attrs.object) return;
     const evaluator = evaluatorFor(attrs.def.group, attrs.def.resource);
     if (!evaluator.handles(attrs.operation, attrs.subresource)) return;
     // A namespace without quotas needs no turn: nothing is charged there.
-    if ((await this.list(attrs.namespace)).length === 0) return;
+    const quotas = this.list(attrs.namespace);
+    if (!isPromise(quotas) && quotas.length === 0) return;
+    return this.evaluate(attrs, evaluator, quotas);
+  }
+
+  /** Waits for the namespace's turn (admissionWaiter): the write is checked and charged with the others that waited meanwhile. */
+  private async evaluate(attrs: AdmissionAttributes, evaluator: QuotaEvaluator, quotas: MaybePromise<KubeObject[]>): Promise<void> {
+    if ((await quotas).length === 0) return;
     await new Promise<void>((resolve, reject) => {
       const waiter: Waiter = { attrs, evaluator, result: PENDING, done: (err) => (err === null ? resolve() : reject(err)) };
       const queue = this.waiting.get(attrs.namespace) ?? [];
@@ -221,8 +229,12 @@ export class ResourceQuotaAdmission implements AdmissionPlugin {
   }
 
   /** quotaAccessor.GetQuotas: each quota replaced by the version this process charged, when that is newer. */
-  private async list(namespace: string): Promise<KubeObject[]> {
-    return (await this.lookup.get(namespace)).map((quota) => {
+  private list(namespace: string): MaybePromise<KubeObject[]> {
+    return andThen(this.lookup.get(namespace), (quotas) => this.asCharged(namespace, quotas));
+  }
+
+  private asCharged(namespace: string, quotas: KubeObject[]): KubeObject[] {
+    return quotas.map((quota) => {
       const key = `${namespace}/${quota.metadata.name}`;
       const mine = this.charged.get(key);
       if (!mine || mine.metadata.uid !== quota.metadata.uid || !newer(mine, quota)) {

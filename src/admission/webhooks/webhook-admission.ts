@@ -3,6 +3,7 @@ import { jsonEqual } from '../../api/deep-equal';
 import { badRequest, forbidden, internalError } from '../../api/errors';
 import { objectsIn, stringOf as str } from '../../api/json-read';
 import type { KubeObject } from '../../api/types';
+import { isPromise, type MaybePromise } from '../../api/maybe-promise';
 import { applyJsonPatch } from '../../patch/json-patch';
 import type { AuthorizeFn } from '../policy/authorizer-library';
 import type { AdmissionAttributes, AdmissionPlugin } from '../admission';
@@ -18,8 +19,10 @@ import { requestVariables } from '../policy/request-variables';
 type Hook = Record<string, unknown>;
 
 /** Where the plugin reads configurations, namespaces and Services' endpoints (the registry's caches). */
+type WebhookConfigurationResource = 'mutatingwebhookconfigurations' | 'validatingwebhookconfigurations';
+
 export interface WebhookSource {
-  configurations(resource: 'mutatingwebhookconfigurations' | 'validatingwebhookconfigurations'): Promise<readonly KubeObject[]>;
+  configurations(resource: WebhookConfigurationResource): MaybePromise<readonly KubeObject[]>;
   namespaceLabels(namespace: string): Promise<Record<string, string> | undefined>;
   /** An address serving the Service's port; throws an Error saying why there is none. */
   resolveService(namespace: string, name: string, port: number): Promise<{ host: string; port: number }>;
@@ -57,6 +60,13 @@ function byName(a: KubeObject, b: KubeObject): number {
   return x < y ? -1 : x > y ? 1 : 0;
 }
 
+/** The webhooks of every configuration, sorted by name as kube's configuration manager sorts them. */
+function hooksOf(configurations: readonly KubeObject[]): ConfiguredHook[] {
+  return [...configurations]
+    .sort(byName)
+    .flatMap((config) => objectsIn(config.webhooks).map((hook, index) => ({ config, hook, key: `${config.metadata.name ?? ''}/${str(hook.name)}/${index}` })));
+}
+
 /**
  * MutatingAdmissionWebhook (admit) and ValidatingAdmissionWebhook (validate): the configured
  * webhooks whose rules and selectors match, called as k8s.io/apiserver's dispatchers call them.
@@ -73,10 +83,16 @@ export class WebhookAdmission implements AdmissionPlugin {
    * The mutating webhooks in order (mutatingDispatcher.Dispatch); in the chain's second pass only
    * those with reinvocationPolicy IfNeeded that were called before a change are called again.
    */
-  async admit(attrs: AdmissionAttributes, context: ReinvocationContext): Promise<void> {
+  admit(attrs: AdmissionAttributes, context: ReinvocationContext): Promise<void> | void {
+    const configs = this.configurations(attrs, 'mutatingwebhookconfigurations');
+    if (!isPromise(configs) && configs.length === 0) return;
+    return this.admitWith(attrs, context, configs);
+  }
+
+  private async admitWith(attrs: AdmissionAttributes, context: ReinvocationContext, configs: MaybePromise<readonly KubeObject[]>): Promise<void> {
     const reinvocation = MutatorReinvocation.begin(context, 'MutatingAdmissionWebhook', attrs.object);
     try {
-      for (const configured of await this.configured(attrs, 'mutatingwebhookconfigurations')) {
+      for (const configured of hooksOf(await configs)) {
         // Decided at the webhook's turn, on the object as the webhooks before it left it (mutatingDispatcher.Dispatch).
         const invocation = await this.shouldCall(configured, attrs);
         if (!invocation || reinvocation.skips(invocation.key)) continue;
@@ -102,9 +118,15 @@ export class WebhookAdmission implements AdmissionPlugin {
     return true;
   }
 
-  async validate(attrs: AdmissionAttributes): Promise<void> {
+  validate(attrs: AdmissionAttributes): Promise<void> | void {
+    const configs = this.configurations(attrs, 'validatingwebhookconfigurations');
+    if (!isPromise(configs) && configs.length === 0) return;
+    return this.validateWith(attrs, configs);
+  }
+
+  private async validateWith(attrs: AdmissionAttributes, configs: MaybePromise<readonly KubeObject[]>): Promise<void> {
     const invocations: Invocation[] = [];
-    for (const configured of await this.configured(attrs, 'validatingwebhookconfigurations')) {
+    for (const configured of hooksOf(await configs)) {
       const invocation = await this.shouldCall(configured, attrs);
       if (invocation) invocations.push(invocation);
     }
@@ -113,16 +135,9 @@ export class WebhookAdmission implements AdmissionPlugin {
     if (refused) throw refused.reason;
   }
 
-  /** The webhooks of every configuration, sorted by name as kube's configuration manager sorts them; none for admission's own configuration. */
-  private async configured(
-    attrs: AdmissionAttributes,
-    resource: 'mutatingwebhookconfigurations' | 'validatingwebhookconfigurations',
-  ): Promise<ConfiguredHook[]> {
-    if (isExemptAdmissionConfiguration({ def: attrs.def })) return [];
-    const configs = [...(await this.source.configurations(resource))].sort(byName);
-    return configs.flatMap((config) =>
-      objectsIn(config.webhooks).map((hook, index) => ({ config, hook, key: `${config.metadata.name ?? ''}/${str(hook.name)}/${index}` })),
-    );
+  /** The configurations that apply to a request: none for admission's own configuration. */
+  private configurations(attrs: AdmissionAttributes, resource: WebhookConfigurationResource): MaybePromise<readonly KubeObject[]> {
+    return isExemptAdmissionConfiguration({ def: attrs.def }) ? [] : this.source.configurations(resource);
   }
 
   /**

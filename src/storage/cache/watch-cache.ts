@@ -524,6 +524,16 @@ export class WatchCache implements Storage {
     return this.isReady && this.unreadable.size === 0 ? this.changes : undefined;
   }
 
+  peek(key: string): KubeObject | null | undefined {
+    if (!this.isReady || this.unreadable.has(key)) return undefined;
+    return this.objects.get(key) ?? null;
+  }
+
+  peekUnder(prefix: string): KubeObject[] | undefined {
+    if (!this.isReady || this.hasUnreadableUnder(prefix)) return undefined;
+    return this.keysUnder(prefix).map((key) => this.objects.get(key)!);
+  }
+
   get currentCacheRevision(): number {
     return this.revision;
   }
