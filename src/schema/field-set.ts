@@ -55,6 +55,9 @@ function setChild(n: Node, key: string, c: Node): void {
   n.children.set(key, c);
 }
 
+/** Nodes toFieldsV1 fills by plain recursion before it leaves the rest to steps (most sets are far smaller). */
+const RECURSED_NODES = 2048;
+
 /** Whether a node holds a member at or under it (operations prune nodes that hold none). */
 const live = (n: Node): boolean => n.member || n.children.size > 0;
 
@@ -233,16 +236,22 @@ export class FieldSet {
     return out;
   }
 
-  /** Each step writes one node's keys in order (so the tree's keys keep it) and pushes the filling of its children. */
+  /**
+   * Each step writes one node's keys in order (so the tree's keys keep it) and fills its children:
+   * at once while RECURSED_NODES last, then as steps of their own, so that a huge set is written in slices.
+   */
   private fieldsV1Steps(): [Record<string, unknown>, Steps] {
     const steps: Steps = [];
+    let recursions = RECURSED_NODES;
     const fill = (node: Node, out: Record<string, unknown>): void => {
       if (node !== this.root && node.member) out['.'] = {};
       for (const key of [...node.children.keys()].sort(byFieldsV1Order)) {
         const next = node.children.get(key)!;
         const written: Record<string, unknown> = {};
         out[key] = written;
-        if (next.children.size > 0) steps.push(() => fill(next, written));
+        if (next.children.size === 0) continue;
+        if (recursions-- > 0) fill(next, written);
+        else steps.push(() => fill(next, written));
       }
     };
     const out: Record<string, unknown> = {};

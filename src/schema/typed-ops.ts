@@ -138,18 +138,32 @@ export async function compareInSlices(lhs: unknown, rhs: unknown, node: SchemaNo
   return out;
 }
 
+/**
+ * Values a comparison visits by plain recursion before it leaves the rest to steps: a step (a
+ * closure) per value made most of a create's garbage, and most objects are far smaller than this.
+ */
+const RECURSED_VALUES = 2048;
+
+interface Walk {
+  out: Comparison;
+  steps: Steps;
+  /** Values still to be visited by recursion. */
+  recursions: number;
+}
+
 function comparison(lhs: unknown, rhs: unknown, node: SchemaNode): [Comparison, Steps] {
-  const out: Comparison = { added: new FieldSet(), modified: new FieldSet(), removed: new FieldSet() };
-  const steps: Steps = [];
-  steps.push(() => compareInto(lhs ?? undefined, rhs ?? undefined, node, rootPath, out, steps));
-  return [out, steps];
+  const walk: Walk = { out: { added: new FieldSet(), modified: new FieldSet(), removed: new FieldSet() }, steps: [], recursions: RECURSED_VALUES };
+  walk.steps.push(() => compareInto(lhs ?? undefined, rhs ?? undefined, node, rootPath, walk));
+  return [walk.out, walk.steps];
 }
 
 /**
- * One value's comparison; its children are pushed as steps, after the step that marks the value
- * itself once they are done, so the walk visits fields in the order a recursion would.
+ * One value's comparison. Its children are compared at once while the walk's recursions last;
+ * after that they are pushed as steps, after the step that marks the value itself once they are
+ * done, so that a huge object is compared in slices.
  */
-function compareInto(lhs: unknown, rhs: unknown, node: SchemaNode, path: FieldPath, out: Comparison, steps: Steps): void {
+function compareInto(lhs: unknown, rhs: unknown, node: SchemaNode, path: FieldPath, walk: Walk): void {
+  const { out, steps } = walk;
   if (lhs === undefined && rhs === undefined) return;
   const bothEmpty = (lhs === undefined || isEmptyObject(lhs)) && (rhs === undefined || isEmptyObject(rhs));
   if (isLeaf(node) || bothEmpty || (node.kind !== 'list' && ((lhs !== undefined && !isPlainObject(lhs)) || (rhs !== undefined && !isPlainObject(rhs))))) {
@@ -158,22 +172,45 @@ function compareInto(lhs: unknown, rhs: unknown, node: SchemaNode, path: FieldPa
     else if (!jsonEqual(lhs, rhs)) out.modified.insert(path);
     return;
   }
-  if (path !== rootPath && (lhs === undefined || rhs === undefined)) steps.push(() => (lhs === undefined ? out.added : out.removed).insert(path));
+  const marksItself = path !== rootPath && (lhs === undefined || rhs === undefined);
+  if (walk.recursions > 0) {
+    walk.recursions--;
+    forEachChild(lhs, rhs, node, path, (l, r, sub, p) => compareInto(l, r, sub, p, walk));
+    if (marksItself) (lhs === undefined ? out.added : out.removed).insert(path);
+    return;
+  }
+  if (marksItself) steps.push(() => (lhs === undefined ? out.added : out.removed).insert(path));
   const children: (() => void)[] = [];
+  forEachChild(lhs, rhs, node, path, (l, r, sub, p) => children.push(() => compareInto(l, r, sub, p, walk)));
+  for (let i = children.length - 1; i >= 0; i--) steps.push(children[i]);
+}
+
+/** The pairs of children of a list or map on either side, by path element, left's first. */
+function forEachChild(
+  lhs: unknown,
+  rhs: unknown,
+  node: SchemaNode,
+  path: FieldPath,
+  visit: (lhs: unknown, rhs: unknown, node: SchemaNode, path: FieldPath) => void,
+): void {
   if (node.kind === 'list') {
     const left = new Map((Array.isArray(lhs) ? lhs : []).map((i) => [itemElement(node, i), i] as const));
     const right = new Map((Array.isArray(rhs) ? rhs : []).map((i) => [itemElement(node, i), i] as const));
-    for (const pe of new Set([...left.keys(), ...right.keys()]))
-      children.push(() => compareInto(left.get(pe), right.get(pe), node.items, child(path, pe), out, steps));
-  } else {
-    const l = (lhs ?? {}) as Obj;
-    const r = (rhs ?? {}) as Obj;
-    for (const key of new Set([...Object.keys(l), ...Object.keys(r)])) {
-      const sub = childNode(node, key);
-      if (sub) children.push(() => compareInto(l[key] ?? undefined, r[key] ?? undefined, sub, child(path, fieldElement(key)), out, steps));
-    }
+    for (const [pe, item] of left) visit(item, right.get(pe), node.items, child(path, pe));
+    for (const [pe, item] of right) if (!left.has(pe)) visit(undefined, item, node.items, child(path, pe));
+    return;
   }
-  for (let i = children.length - 1; i >= 0; i--) steps.push(children[i]);
+  const l = (lhs ?? {}) as Obj;
+  const r = (rhs ?? {}) as Obj;
+  for (const key in l) {
+    const sub = childNode(node, key);
+    if (sub) visit(l[key] ?? undefined, r[key] ?? undefined, sub, child(path, fieldElement(key)));
+  }
+  for (const key in r) {
+    if (Object.prototype.hasOwnProperty.call(l, key)) continue;
+    const sub = childNode(node, key);
+    if (sub) visit(undefined, r[key] ?? undefined, sub, child(path, fieldElement(key)));
+  }
 }
 
 /** An applied configuration merged into a live value (Merge). A null in the configuration removes the field. */
