@@ -21,9 +21,20 @@ export function isContainer(value: unknown): value is Container {
 
 export const sizeOf = (c: Container): number => (Array.isArray(c) ? c.length : Object.keys(c).length);
 
+/** Walked with for-in, which makes no array of keys or values: every answer asks this first. */
 function small(value: Container, budget: { left: number }): boolean {
-  if (--budget.left < 0 || sizeOf(value) >= LARGE) return false;
-  for (const child of Object.values(value)) if (isContainer(child) && !small(child, budget)) return false;
+  if (--budget.left < 0) return false;
+  if (Array.isArray(value)) {
+    if (value.length >= LARGE) return false;
+    for (const child of value) if (isContainer(child) && !small(child, budget)) return false;
+    return true;
+  }
+  let size = 0;
+  for (const key in value) {
+    if (++size >= LARGE) return false;
+    const child = value[key];
+    if (isContainer(child) && !small(child, budget)) return false;
+  }
   return true;
 }
 
