@@ -409,14 +409,14 @@ export class GenericStore {
     asGoDecodes(obj);
     const generated = !obj.metadata.name && !!obj.metadata.generateName;
     const slice = loopSlices();
+    // Recorded once, as kube's handler does before the store's attempts: a generated name is not a managed field.
+    if (decoded) await this.fields!.update(null, decoded, opts.fieldManager!, '', slice);
     for (let attempt = 1; ; attempt++) {
       if (generated) obj.metadata.name = generateName(obj.metadata.generateName!);
       this.prepareCreate(ctx, obj);
       await slice();
-      const requested = decoded && jsonClone(decoded);
-      if (requested) {
-        await this.fields!.update(null, requested, opts.fieldManager!, '', slice);
-        if (requested.metadata.managedFields) obj.metadata.managedFields = requested.metadata.managedFields;
+      if (decoded) {
+        if (decoded.metadata.managedFields) obj.metadata.managedFields = decoded.metadata.managedFields;
         else delete obj.metadata.managedFields;
       }
       const finish = this.hooks ? await this.hooks.beginCreate(obj, opts.dryRun) : null;
