@@ -1,3 +1,4 @@
+import { abortSignalOf, type CallSignal } from '../api/request-abort';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { resolveService } from '../admission/webhooks/registry-source';
 import type { UserInfo } from '../auth/user';
@@ -20,7 +21,7 @@ import type { SharedInformers } from '../controllers/runtime/shared-informers';
 /** What the HTTP app asks of the aggregator. */
 export interface AggregatorHooks {
   /** Serves a request under /apis/<group>/<version> of a remote APIService and answers true; false leaves it to kapi. */
-  serve(req: IncomingMessage, res: ServerResponse, path: string, target: string, user: UserInfo, signal: AbortSignal): boolean;
+  serve(req: IncomingMessage, res: ServerResponse, path: string, target: string, user: UserInfo, signal: CallSignal): boolean;
   discovery: ExtraDiscovery;
 }
 
@@ -103,15 +104,17 @@ export class Aggregator implements AggregatorHooks {
     }
   }
 
-  serve(req: IncomingMessage, res: ServerResponse, path: string, target: string, user: UserInfo, signal: AbortSignal): boolean {
+  serve(req: IncomingMessage, res: ServerResponse, path: string, target: string, user: UserInfo, signal: CallSignal): boolean {
     const [root, group, version] = path.split('/').filter(Boolean);
     if (root !== 'apis' || !group || !version) return false;
     const view = this.index.remote(group, version);
     if (!view) return false;
-    proxyToApiService(req, res, view, user, target, signal, this.resolve, this.opts.frontProxy.proxyClient, this.opts.log).catch((err: unknown) => {
-      this.opts.log(`proxying to APIService ${view.name} failed`, err);
-      plainError(res, 503, 'service unavailable');
-    });
+    proxyToApiService(req, res, view, user, target, abortSignalOf(signal), this.resolve, this.opts.frontProxy.proxyClient, this.opts.log).catch(
+      (err: unknown) => {
+        this.opts.log(`proxying to APIService ${view.name} failed`, err);
+        plainError(res, 503, 'service unavailable');
+      },
+    );
     return true;
   }
 }

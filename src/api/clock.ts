@@ -1,3 +1,4 @@
+import { onAbort, type CallSignal } from './request-abort';
 /**
  * Time as the server sees it (the watch cache, the etcd client, controllers): injected, so that
  * tests can move it by hand.
@@ -37,22 +38,23 @@ export function every(clock: Clock, ms: number, fn: () => void): () => void {
 }
 
 /** Resolves after `ms` on the clock, or at once when `signal` ends the wait. */
-export function sleep(clock: Clock, ms: number, signal?: AbortSignal): Promise<void> {
+export function sleep(clock: Clock, ms: number, signal?: CallSignal): Promise<void> {
   return new Promise((resolve) => {
     if (signal?.aborted) return resolve();
     const cancel = clock.after(
       ms,
       () => {
-        signal?.removeEventListener('abort', onAbort);
+        stopListening?.();
         resolve();
       },
       true,
     );
-    const onAbort = (): void => {
-      cancel();
-      resolve();
-    };
-    signal?.addEventListener('abort', onAbort, { once: true });
+    const stopListening = signal
+      ? onAbort(signal, () => {
+          cancel();
+          resolve();
+        })
+      : undefined;
   });
 }
 

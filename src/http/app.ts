@@ -1,4 +1,4 @@
-import { setMaxListeners } from 'node:events';
+import { RequestAbort } from '../api/request-abort';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import express from 'express';
@@ -333,11 +333,9 @@ export function createApp(deps: AppDeps): RequestListener {
     const started = process.hrtime.bigint();
     const longRunning = isLongRunning(info);
     const untrack = info.isResourceRequest && info.verb === 'watch' && installsRoute(info, deps.registry) ? deps.metrics.trackLongRunning(labels) : null;
-    // One signal per request: it fires at the deadline (its reason then the 504 Status), when the
+    // One end per request: it comes at the deadline (its reason then the 504 Status), when the
     // client goes away, or when a shutdown ends a long-running request.
-    const abort = new AbortController();
-    // Every etcd call the request makes listens on it while it runs (a delete-collection makes many at once).
-    setMaxListeners(0, abort.signal);
+    const abort = new RequestAbort();
     let timer: NodeJS.Timeout | undefined;
     let release: (() => void) | undefined;
     res.on('close', () => {
@@ -362,11 +360,10 @@ export function createApp(deps: AppDeps): RequestListener {
       release = admitted;
     }
     if (deadlineMs !== null) timer = setTimeout(() => expire(req, res, abort, longRunning), deadlineMs);
-    const signal = (): AbortSignal => abort.signal;
     const dispatch = ({ user, annotate }: AuthorizedRequest): void => {
       // An extension server's group-version goes to it, after kapi's authentication and authorization, as kube's aggregator sits in front.
       const rawTarget = target.rawQuery ? `${target.rawPath}?${target.rawQuery}` : target.rawPath;
-      if (deps.aggregator?.serve(req, res, target.path, rawTarget, user, signal())) return;
+      if (deps.aggregator?.serve(req, res, target.path, rawTarget, user, abort)) return;
       if (!info.isResourceRequest) {
         req.url = target.rawQuery ? `${target.rawPath}?${target.rawQuery}` : target.rawPath;
         // Every path reaches a route (the last answers 404), so the router's own end is an error's.
@@ -380,7 +377,7 @@ export function createApp(deps: AppDeps): RequestListener {
         deadline: deadlineMs === null ? null : arrivedAt + deadlineMs,
         auditAnnotations: new AuditAnnotationMap(annotate),
       };
-      serveResource(req, res, info, s.query, deps, signal, s.compress, filtered).catch((err: unknown) => respondError(res, err));
+      serveResource(req, res, info, s.query, deps, abort, s.compress, filtered).catch((err: unknown) => respondError(res, err));
     };
     s.audit = accessControlled(deps.accessControl, req, res, info, { path: target.path, query }, dispatch, (err) => respondError(res, err));
   };
@@ -390,7 +387,7 @@ export function createApp(deps: AppDeps): RequestListener {
    * filter's answer) unless it has started its body, in which case its connection is cut, as
    * kube-apiserver's timeout handler does. The handler's later writes go nowhere.
    */
-  const expire = (req: IncomingMessage, res: ServerResponse, abort: AbortController, longRunning: boolean): void => {
+  const expire = (req: IncomingMessage, res: ServerResponse, abort: RequestAbort, longRunning: boolean): void => {
     if (longRunning) {
       abort.abort();
       return;

@@ -1,3 +1,4 @@
+import type { CallSignal } from '../api/request-abort';
 import { badRequest, invalid } from '../api/errors';
 import { field, type FieldErrorList } from '../api/field-errors';
 import type { ResourceDefinition } from '../registry/resource-definition';
@@ -54,7 +55,7 @@ function watchTimeoutSeconds(query: URLSearchParams): number | undefined {
 
 /** Reads and validates list/watch query parameters, with kube-apiserver's 400 and 422 answers. */
 /** `signal` is the request's, carried to storage (the read ends with the request). */
-export function parseListOptions(query: URLSearchParams, def: ResourceDefinition, watch: boolean, signal: AbortSignal): WatchListOptions {
+export function parseListOptions(query: URLSearchParams, def: ResourceDefinition, watch: boolean, signal: CallSignal): WatchListOptions {
   const match = query.get('resourceVersionMatch') ?? '';
   if (match !== '' && match !== 'Exact' && match !== 'NotOlderThan') {
     throw invalid({ group: 'meta.k8s.io', kind: 'ListOptions' }, '', [

@@ -1,3 +1,4 @@
+import type { RequestAbort } from '../api/request-abort';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { methodNotAllowed, pathNotFound } from '../api/errors';
 import type { GroupVersionKind } from '../api/types';
@@ -116,18 +117,14 @@ export interface FilteredRequest {
   auditAnnotations: Map<string, string>;
 }
 
-/** Verbs that change something: their context holds the abort signal from the start, so a client gone mid-write is noticed. */
-const WRITE_VERBS = new Set(['create', 'update', 'patch', 'delete', 'deletecollection']);
-
 /** The request's RequestContext, built once: every store write takes it. */
 function requestContext(
   res: ServerResponse,
   info: ResourceRequestInfo,
-  signal: () => AbortSignal,
+  abort: RequestAbort,
   filtered: FilteredRequest,
   admission: AdmissionChain,
 ): RequestContext {
-  const eager = WRITE_VERBS.has(info.verb) ? signal() : null;
   return {
     user: filtered.user,
     authorizer: filtered.authorizer,
@@ -142,9 +139,7 @@ function requestContext(
       name: info.name,
     },
     deadline: filtered.deadline,
-    get signal() {
-      return eager ?? signal();
-    },
+    signal: abort,
     warn: (text) => addWarning(res, text),
     auditAnnotations: filtered.auditAnnotations,
   };
@@ -172,14 +167,14 @@ export async function serveResource(
   info: ResourceRequestInfo,
   query: URLSearchParams,
   deps: RouterDeps,
-  signal: () => AbortSignal,
+  abort: RequestAbort,
   compress: boolean,
   filtered: FilteredRequest,
 ): Promise<void> {
   const { store, verb, createSubresource, connectSubresource } = resolveResourceRequest(info, deps.registry);
   if (info.name && store instanceof GenericStore) assertPathSegmentName(info.name);
   if (connectSubresource) {
-    const ctx = requestContext(res, info, signal, filtered, deps.admission);
+    const ctx = requestContext(res, info, abort, filtered, deps.admission);
     return handleConnect({ req, res, info, ctx, store: store as GenericStore, sub: connectSubresource, query, services: deps.services });
   }
   const served = createSubresource
@@ -190,7 +185,7 @@ export async function serveResource(
   const options = resourceOutputOptions(deps.outputEncodings)[lookupMessage(served.kind) !== null ? 'withMessage' : 'withoutMessage'];
   const output = verb === 'watch' ? negotiateStream(req.headers.accept, options) : negotiateOutput(req.headers.accept, options);
   if (store.def.deprecationWarning) addWarning(res, store.def.deprecationWarning);
-  const ctx = requestContext(res, info, signal, filtered, deps.admission);
+  const ctx = requestContext(res, info, abort, filtered, deps.admission);
   const requestTo = <S extends RestStore>(target: S): ResourceRequest<S> => ({
     req,
     res,

@@ -1,3 +1,4 @@
+import { abortSignalOf, type CallSignal } from '../api/request-abort';
 import { internalError, StatusError } from '../api/errors';
 import type { KubeObject } from '../api/types';
 
@@ -30,13 +31,7 @@ function conversionError(err: unknown, toStorage: boolean): unknown {
   return status;
 }
 
-export async function convertOne(
-  converter: ObjectConverter,
-  obj: KubeObject,
-  apiVersion: string,
-  signal: AbortSignal,
-  toStorage: boolean,
-): Promise<KubeObject> {
+export async function convertOne(converter: ObjectConverter, obj: KubeObject, apiVersion: string, signal: CallSignal, toStorage: boolean): Promise<KubeObject> {
   return (await convertAll(converter, [obj], apiVersion, signal, toStorage))[0];
 }
 
@@ -44,11 +39,11 @@ export async function convertAll(
   converter: ObjectConverter,
   objs: KubeObject[],
   apiVersion: string,
-  signal: AbortSignal,
+  signal: CallSignal,
   toStorage: boolean,
 ): Promise<KubeObject[]> {
   try {
-    return await converter.convert(objs, apiVersion, signal);
+    return await converter.convert(objs, apiVersion, abortSignalOf(signal));
   } catch (err) {
     throw conversionError(err, toStorage);
   }

@@ -1,3 +1,4 @@
+import type { CallSignal } from '../api/request-abort';
 import { systemClock, type Clock } from '../api/clock';
 import { randomUUID } from 'node:crypto';
 import { loopSlices } from '../api/loop-slices';
@@ -193,7 +194,7 @@ export class GenericStore {
   }
 
   /** What a client of this version sees of a stored object (version-conversion.ts). */
-  toServed(obj: KubeObject, signal: AbortSignal = NO_SIGNAL): Promise<KubeObject> {
+  toServed(obj: KubeObject, signal: CallSignal = NO_SIGNAL): Promise<KubeObject> {
     return servedVersionOf(this.def, obj, signal);
   }
 

@@ -1,3 +1,4 @@
+import type { CallSignal } from '../api/request-abort';
 import { setMaxListeners } from 'node:events';
 import { timeout } from '../api/errors';
 import { PRIVILEGED_GROUP_ONLY } from '../auth/authorizer/privileged-group';
@@ -96,7 +97,7 @@ export function ensureActive(ctx: RequestContext): void {
  * context.Context): the caller's own options when they already carry its signal, as the handlers
  * build them, or when the read is kapi's own and never aborted; a copy otherwise.
  */
-export function boundTo<O extends { signal?: AbortSignal }>(ctx: RequestContext, opts: O): O {
+export function boundTo<O extends { signal?: CallSignal }>(ctx: RequestContext, opts: O): O {
   const { signal } = ctx;
   if (opts.signal === signal || signal === NO_SIGNAL) return opts;
   return { ...opts, signal };

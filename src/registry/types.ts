@@ -1,3 +1,4 @@
+import type { CallSignal } from '../api/request-abort';
 import type { FieldErrorList } from '../api/field-errors';
 import type { NameValidator } from '../api/name-validation';
 import type { GroupVersionKind, KubeList, KubeObject, Status } from '../api/types';
@@ -379,8 +380,8 @@ export interface RequestContext {
   readonly admission: WriteAdmission;
   /** Epoch milliseconds after which the request must not change anything; null: no deadline. */
   readonly deadline: number | null;
-  /** Aborted when the client goes away or the deadline passes. */
-  readonly signal: AbortSignal;
+  /** Ends when the client goes away or the deadline passes. */
+  readonly signal: CallSignal;
   /** Adds a `Warning` header to the response (deduplicated). */
   warn(text: string): void;
   /** Audit annotations of the request's audit event (key → value). */

@@ -1,3 +1,4 @@
+import type { CallSignal } from '../api/request-abort';
 import type { KubeObject } from '../api/types';
 import { convertAll, convertOne } from './conversion';
 import { inWireOrder } from './object-order';
@@ -11,7 +12,7 @@ import type { ResourceDefinition } from './types';
  */
 
 /** What is written: the storage version's object, type meta stamped, fields in wire order. */
-export async function storageVersionOf(def: ResourceDefinition, obj: KubeObject, signal: AbortSignal): Promise<KubeObject> {
+export async function storageVersionOf(def: ResourceDefinition, obj: KubeObject, signal: CallSignal): Promise<KubeObject> {
   const { conversion, converter } = def;
   const apiVersion = storageApiVersionOf(def);
   if (converter && obj.apiVersion !== apiVersion) return inWireOrder(await convertOne(converter, obj, apiVersion, signal, true), def.kind, apiVersion);
@@ -24,7 +25,7 @@ export async function storageVersionOf(def: ResourceDefinition, obj: KubeObject,
  * it has one, converted where the versions differ in more than apiVersion, restamped otherwise
  * (custom resources without a conversion webhook).
  */
-export async function servedVersionOf(def: ResourceDefinition, obj: KubeObject, signal: AbortSignal): Promise<KubeObject> {
+export async function servedVersionOf(def: ResourceDefinition, obj: KubeObject, signal: CallSignal): Promise<KubeObject> {
   const { converter } = def;
   const apiVersion = apiVersionOfDefinition(def);
   if (!converter || obj.apiVersion === apiVersion) return restamped(def, obj);
@@ -32,7 +33,7 @@ export async function servedVersionOf(def: ResourceDefinition, obj: KubeObject, 
 }
 
 /** servedVersionOf a list's items: in process without a promise per item, or in one converter call (kube's webhook converter sends a list at once). */
-export async function servedVersionsOf(def: ResourceDefinition, items: KubeObject[], signal: AbortSignal): Promise<KubeObject[]> {
+export async function servedVersionsOf(def: ResourceDefinition, items: KubeObject[], signal: CallSignal): Promise<KubeObject[]> {
   const { converter } = def;
   if (!converter) return items.map((o) => restamped(def, o));
   const apiVersion = apiVersionOfDefinition(def);

@@ -1,3 +1,4 @@
+import type { CallSignal } from '../api/request-abort';
 import type { KubeObject } from '../api/types';
 import type { CreateBatch } from './etcd/create-batch';
 import type { WatchChannel } from './watch-channel';
@@ -22,7 +23,7 @@ export interface ReadConsistency {
   resourceVersion: string;
   match: '' | 'Exact' | 'NotOlderThan';
   /** Ends the call (504 Timeout) when it aborts: the request's deadline or its client gone. */
-  signal?: AbortSignal;
+  signal?: CallSignal;
 }
 
 export interface ListOptions extends ReadConsistency {
@@ -66,13 +67,13 @@ export interface WatchOptions {
    */
   onUnreadable?: (key: string, deleted: boolean, revision: number) => void;
   /** Bounds the watch's set-up (waiting for the cache, the initial list). */
-  signal?: AbortSignal;
+  signal?: CallSignal;
 }
 
 export interface WriteOptions {
   dryRun?: boolean;
   /** Ends the call when it aborts; a write not yet sent is then never sent. */
-  signal?: AbortSignal;
+  signal?: CallSignal;
   /** etcd removes the written key this many seconds later (kube's storage TTL); 0 or absent: never. */
   ttlSeconds?: number;
   /** A create may share its etcd transaction with the batch's others (the server's own bootstrap writes). */

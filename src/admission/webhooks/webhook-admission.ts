@@ -1,3 +1,4 @@
+import { abortSignalOf } from '../../api/request-abort';
 import { isExemptAdmissionConfiguration } from '../exempt-configuration';
 import { jsonEqual } from '../../api/deep-equal';
 import { badRequest, forbidden, internalError } from '../../api/errors';
@@ -177,7 +178,7 @@ export class WebhookAdmission implements AdmissionPlugin {
     const url = webhookUrl(hook.clientConfig, timeoutSeconds);
     try {
       const target = await webhookTarget(hook.clientConfig, url.url, (ns, name, port) => this.source.resolveService(ns, name, port));
-      const reply = await postJson(target, review, timeoutSeconds * 1000, attrs.request.signal);
+      const reply = await postJson(target, review, timeoutSeconds * 1000, abortSignalOf(attrs.request.signal));
       if (reply.status < 200 || reply.status > 299)
         throw new WebhookCallError(`the server responded with the status code ${reply.status} but did not return more information`);
       const res = readResponse(reply.body, version, uid, mutating);

@@ -1,3 +1,4 @@
+import { abortSignalOf } from '../../api/request-abort';
 import { request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { connect as netConnect, isIP } from 'node:net';
@@ -174,9 +175,9 @@ function forward(call: ConnectCall, target: ProxyTarget): Promise<void> {
       else res.destroy();
       resolve();
     };
-    ctx.signal.addEventListener('abort', stop, { once: true });
+    abortSignalOf(ctx.signal).addEventListener('abort', stop, { once: true });
     upstream.on('error', (err) => {
-      ctx.signal.removeEventListener('abort', stop);
+      abortSignalOf(ctx.signal).removeEventListener('abort', stop);
       if (res.headersSent) {
         res.destroy();
         resolve();
@@ -188,7 +189,7 @@ function forward(call: ConnectCall, target: ProxyTarget): Promise<void> {
         const chunks: Buffer[] = [];
         answer.on('data', (c: Buffer) => chunks.push(c));
         answer.on('end', () => {
-          ctx.signal.removeEventListener('abort', stop);
+          abortSignalOf(ctx.signal).removeEventListener('abort', stop);
           const body = Buffer.concat(chunks).subarray(0, 50_000).toString('utf8');
           reject(backendStatus(code, body, { group: '', resource: `${call.info.resource}/${call.info.subresource}` }, call.info.name));
         });
@@ -203,7 +204,7 @@ function forward(call: ConnectCall, target: ProxyTarget): Promise<void> {
       res.flushHeaders();
       answer.pipe(res);
       answer.on('end', () => {
-        ctx.signal.removeEventListener('abort', stop);
+        abortSignalOf(ctx.signal).removeEventListener('abort', stop);
         resolve();
       });
       answer.on('error', () => stop());
@@ -247,7 +248,7 @@ function tunnel(call: ConnectCall, target: ProxyTarget, client: UpgradeConnectio
       else reject(dialError(err));
     });
     // A shutdown ends the tunnel (node's server would otherwise wait for it forever).
-    call.ctx.signal.addEventListener(
+    abortSignalOf(call.ctx.signal).addEventListener(
       'abort',
       () => {
         backend.destroy();

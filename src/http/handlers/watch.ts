@@ -1,3 +1,4 @@
+import { abortSignalOf, onAbort } from '../../api/request-abort';
 import { once } from 'node:events';
 import { invalid, isStatusError, toStatusError, type StatusError } from '../../api/errors';
 import { field } from '../../api/field-errors';
@@ -35,7 +36,7 @@ function httpSink(r: ResourceRequest): WatchSink {
   res.flushHeaders();
   return {
     send: async (event) => {
-      if (!res.write(event)) await once(res, 'drain', { signal: r.ctx.signal }).catch(() => undefined);
+      if (!res.write(event)) await once(res, 'drain', { signal: abortSignalOf(r.ctx.signal) }).catch(() => undefined);
       return !res.writableEnded && !res.destroyed;
     },
     ended: () => res.writableEnded,
@@ -63,7 +64,7 @@ function webSocketSink(r: ResourceRequest, conn: UpgradeConnection): WatchSink |
   const text = encoding === 'json' || encoding === 'yaml';
   let ended = false;
   return {
-    send: (event) => sender.send(encoding === 'protobuf' ? event.subarray(4) : event, text, r.ctx.signal),
+    send: (event) => sender.send(encoding === 'protobuf' ? event.subarray(4) : event, text, abortSignalOf(r.ctx.signal)),
     ended: () => ended,
     end: () => {
       ended = true;
@@ -119,8 +120,7 @@ export async function handleWatch(r: ResourceRequest): Promise<void> {
   // The request's signal ends the watch: at timeoutSeconds or --min-request-timeout (the deadline
   // filter), when the client goes away, or at shutdown. It may have fired already.
   const stop = (): void => stream.close();
-  if (r.ctx.signal.aborted) stop();
-  else r.ctx.signal.addEventListener('abort', stop);
+  const stopListening = onAbort(r.ctx.signal, stop);
   void sink.clientGone?.then(stop);
   let first = true;
   const bookmark = (revision: number, annotations?: Record<string, string>): KubeObject => ({
@@ -167,7 +167,7 @@ export async function handleWatch(r: ResourceRequest): Promise<void> {
       await write('ERROR', status.status).catch(() => undefined);
     }
   } finally {
-    r.ctx.signal.removeEventListener('abort', stop);
+    stopListening();
     stream.close();
     sink.end();
   }

@@ -1,3 +1,4 @@
+import { onAbort, type CallSignal } from '../../api/request-abort';
 import { every, sleep, systemClock, type Clock } from '../../api/clock';
 import type { KubeObject } from '../../api/types';
 import type { EtcdStorage } from '../etcd/etcd-storage';
@@ -270,22 +271,19 @@ export class WatchCache implements Storage {
    * cacher answers while it is not ready (ResilientWatchCacheInitialization), 429 with a
    * Retry-After that grows with the downtime (calculateRetryAfterForUnreadyCache).
    */
-  private async waitReady(signal?: AbortSignal): Promise<void> {
+  private async waitReady(signal?: CallSignal): Promise<void> {
     if (this.isReady) return;
     let cancelTimer: (() => void) | undefined;
-    let onAbort: (() => void) | undefined;
+    let stopListening: (() => void) | undefined;
     const outcome = await Promise.race([
       this.ready.then(() => 'ready' as const),
       new Promise<'late'>((resolve) => (cancelTimer = this.clock.after(this.opts.readyWaitMs, () => resolve('late'), true))),
       new Promise<'aborted'>((resolve) => {
-        if (!signal) return;
-        if (signal.aborted) resolve('aborted');
-        onAbort = () => resolve('aborted');
-        signal.addEventListener('abort', onAbort, { once: true });
+        if (signal) stopListening = onAbort(signal, () => resolve('aborted'));
       }),
     ]);
     cancelTimer?.();
-    if (onAbort) signal?.removeEventListener('abort', onAbort);
+    stopListening?.();
     if (outcome === 'ready') return;
     if (outcome === 'aborted') throw new StorageError('Timeout', 'request did not complete within requested timeout - context deadline exceeded');
     const err = new StorageError('Initializing', 'storage is (re)initializing');
@@ -295,7 +293,7 @@ export class WatchCache implements Storage {
   }
 
   /** Waits until the cache has seen `revision`, asking etcd for progress meanwhile; 504 after the timeout. */
-  private async waitUntilFresh(revision: number, signal?: AbortSignal): Promise<void> {
+  private async waitUntilFresh(revision: number, signal?: CallSignal): Promise<void> {
     await this.waitReady(signal);
     if (this.revision >= revision) return;
     await new Promise<void>((resolve, reject) => {
@@ -321,7 +319,7 @@ export class WatchCache implements Storage {
   }
 
   /** For a consistent read: catch up with etcd's current revision. */
-  private async syncWithEtcd(signal?: AbortSignal): Promise<void> {
+  private async syncWithEtcd(signal?: CallSignal): Promise<void> {
     await this.waitUntilFresh(await this.etcd.currentRevision(signal), signal);
   }
 
@@ -347,7 +345,7 @@ export class WatchCache implements Storage {
    * trustworthy progress notifications (older etcd) a cache behind it defers to etcd rather than
    * risk a stale answer; either way a revision etcd itself has not reached is waited for, then 504.
    */
-  private async cacheIsFreshFor(revision: number, signal?: AbortSignal): Promise<boolean> {
+  private async cacheIsFreshFor(revision: number, signal?: CallSignal): Promise<boolean> {
     await this.waitReady(signal);
     if (this.revision >= revision) return true;
     if (this.opts.consistentReads) {
@@ -359,7 +357,7 @@ export class WatchCache implements Storage {
   }
 
   /** Polls etcd until it has reached `revision`; 504 Too large resource version after the timeout. */
-  private async waitForEtcd(revision: number, signal?: AbortSignal): Promise<number> {
+  private async waitForEtcd(revision: number, signal?: CallSignal): Promise<number> {
     const deadline = this.clock.now() + this.opts.freshnessTimeoutMs;
     for (;;) {
       const current = await this.etcd.currentRevision(signal);

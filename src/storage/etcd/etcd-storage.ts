@@ -1,3 +1,4 @@
+import type { CallSignal } from '../../api/request-abort';
 import { systemClock, type Clock } from '../../api/clock';
 import { jsonEqual } from '../../api/deep-equal';
 import { jsonClone } from '../../api/json-clone';
@@ -399,7 +400,7 @@ export class EtcdStorage implements Storage {
     return this.kv.count(prefix, prefixEnd(prefix));
   }
 
-  async currentRevision(signal?: AbortSignal): Promise<number> {
+  async currentRevision(signal?: CallSignal): Promise<number> {
     return (await this.kv.get(this.revisionProbeKey, undefined, { signal })).revision;
   }
 
@@ -407,7 +408,7 @@ export class EtcdStorage implements Storage {
    * Whether etcd can still be read at `revision` (a watch from `revision - 1` can start there):
    * false once etcd's history was compacted past it, by kapi or by anyone else.
    */
-  async readableAt(revision: number, signal?: AbortSignal): Promise<boolean> {
+  async readableAt(revision: number, signal?: CallSignal): Promise<boolean> {
     try {
       await this.kv.get(this.revisionProbeKey, revision, { signal });
       return true;

@@ -1,3 +1,4 @@
+import { onAbort, type CallSignal } from '../../api/request-abort';
 import { noop } from 'cockatiel';
 import { sleep, systemClock, type Clock } from '../../api/clock';
 import { Etcd3, type IKeyValue, type IResponseOp, type IWatchResponse } from 'etcd3';
@@ -138,27 +139,23 @@ function abortError(): StorageError {
  * however many calls a request makes, since adding and removing an EventTarget listener per call
  * costs more than the rest of the wait.
  */
-const pendingUnder = new WeakMap<AbortSignal, Set<(err: Error) => void>>();
+const pendingUnder = new WeakMap<CallSignal, Set<(err: Error) => void>>();
 
-function pendingCalls(signal: AbortSignal): Set<(err: Error) => void> {
+function pendingCalls(signal: CallSignal): Set<(err: Error) => void> {
   let pending = pendingUnder.get(signal);
   if (!pending) {
     const calls = (pending = new Set());
     pendingUnder.set(signal, calls);
-    signal.addEventListener(
-      'abort',
-      () => {
-        for (const reject of calls) reject(abortError());
-        calls.clear();
-      },
-      { once: true },
-    );
+    onAbort(signal, () => {
+      for (const reject of calls) reject(abortError());
+      calls.clear();
+    });
   }
   return pending;
 }
 
 /** Settles with `promise`, or rejects at once when `signal` aborts (the call itself runs on to its deadline). */
-function untilAborted<T>(promise: Promise<T>, signal?: AbortSignal): Promise<T> {
+function untilAborted<T>(promise: Promise<T>, signal?: CallSignal): Promise<T> {
   if (!signal) return promise;
   if (signal.aborted) return Promise.reject(abortError());
   const pending = pendingCalls(signal);
@@ -243,7 +240,7 @@ export class Etcd3Kv implements KV, BatchWriter {
     key: string,
     write: boolean,
     attempt: (client: Etcd3, deadline: number) => Promise<T>,
-    signal: AbortSignal | undefined,
+    signal: CallSignal | undefined,
     until = this.clock.now() + this.retryWindowMs,
   ): Promise<T> {
     const start = process.hrtime.bigint();

@@ -1,3 +1,4 @@
+import type { CallSignal } from '../../api/request-abort';
 /** The narrow view of etcd that storage needs: a handful of shapes, nothing else. */
 
 export interface KeyValue {
@@ -53,7 +54,7 @@ export interface KvStatus {
 
 /** Per call: the caller's deadline or cancellation (e.g. the request's). */
 export interface KvCallOptions {
-  signal?: AbortSignal;
+  signal?: CallSignal;
 }
 
 /** A write's options: its call's, and the etcd lease (a decimal ID) the key is attached to, so etcd removes it when the lease expires. */
