@@ -88,6 +88,18 @@ const writeJsonText: ValueWriter = (w, value) => {
   w.string(JSON.stringify(value));
 };
 
+/** The last metav1.Time written and its seconds: an object's times are mostly one (created, managed, started, conditions). */
+let lastTime = '';
+let lastSeconds = 0;
+
+function wholeSecondsOf(value: string): number {
+  if (value !== lastTime) {
+    lastSeconds = parseTime(value).seconds;
+    lastTime = value;
+  }
+  return lastSeconds;
+}
+
 const RAW_EXTENSION = '.k8s.io.apimachinery.pkg.runtime.RawExtension';
 const FIELDS_V1 = `${META}.FieldsV1`;
 
@@ -97,7 +109,7 @@ const SPECIAL: Record<string, ValueWriter> = {
     if (typeof value !== 'string' || value === '') return;
     // metav1.Time keeps whole seconds only; Timestamp writes both of its fields.
     w.uint32(TAG1_VARINT);
-    w.int64(parseTime(value).seconds);
+    w.int64(wholeSecondsOf(value));
     w.uint32(TAG2_VARINT);
     w.uint32(0);
   },
@@ -255,13 +267,39 @@ function fieldWrite(type: Type, field: Field, message: MessagePlan | null, inlin
       write(w, v);
     };
   }
-  // A non-pointer Go scalar is written when the JSON leaves it out: its zero, "" or 0 or false, is one 0 byte.
-  return (w, obj) => {
-    const v = obj[name];
-    w.uint32(tag);
-    if (v === undefined || v === null) w.uint32(0);
-    else write(w, v);
-  };
+  return zeroFilledWrite(field, tag);
+}
+
+/**
+ * A non-pointer Go scalar, written when the JSON leaves it out: its zero, "" or 0 or false, is one
+ * 0 byte. Most fields written are these; each scalar type has its own writer, so the value is
+ * written without a call through the type's value writer.
+ */
+function zeroFilledWrite(field: Field, tag: number): FieldWrite {
+  const name = field.name;
+  switch (field.type) {
+    case 'string':
+      return (w, obj) => {
+        const v = obj[name];
+        w.uint32(tag);
+        if (typeof v === 'string') w.string(v);
+        else if (v === undefined || v === null) w.uint32(0);
+        else w.string(String(v));
+      };
+    case 'bool':
+      return (w, obj) => {
+        w.uint32(tag);
+        w.bool(obj[name] === true);
+      };
+    default: {
+      // int32 and int64: bytes are never zero-filled, and scalarOf has refused the types no message has
+      return (w, obj) => {
+        const v = obj[name];
+        w.uint32(tag);
+        w.int64(v === undefined || v === null ? 0 : Number(v));
+      };
+    }
+  }
 }
 
 /** Map entries: a message {key = 1, value = 2} each, sorted by key. Every map of the release is keyed by string. */
