@@ -4,7 +4,7 @@ import { gunzipSync } from 'node:zlib';
 import type { Field, Type } from 'protobufjs';
 import { STRING_LIST_MESSAGES } from '../generated/api-facts';
 import { FIELD_FACTS } from '../schema/field-facts';
-import { isInlineField } from '../schema/proto-loader';
+import { isInlineField, protoType } from '../schema/proto-loader';
 import { deploymentOf } from '../../test/harness/large-deployment';
 import { encodeMessage, encodeMessageInSlices } from './protobuf-encode';
 import { decodeProtobuf } from './protobuf';
@@ -305,5 +305,41 @@ describe('what protobufjs cannot say', () => {
     expect(at('ten')).toBeLessThan(at('nine'));
     expect(at('nine')).toBeLessThan(at('bmp'));
     expect(at('bmp')).toBeLessThan(at('astral'));
+  });
+});
+
+describe("FieldsV1: the bytes of JSON.stringify's text", () => {
+  const fieldsV1 = protoType('k8s.io.apimachinery.pkg.apis.meta.v1.FieldsV1');
+  const trees: [string, unknown][] = [
+    ['keys to escape', { 'k:{"name":"a\\b"}': {}, 'v:"tab\t"': {}, 'f:ünï': { '.': {}, 'f:😀': {} }, 'f:\ud800': {}, 'f:\u0001': {} }],
+    ['array-index keys, which objects hold first', { 'f:b': {}, '10': {}, '9': {} }],
+    ['nested', { 'f:spec': { 'f:template': { 'f:spec': { 'f:containers': { 'k:{"name":"c"}': { '.': {}, 'f:image': {} } } } } } }],
+    ['empty', {}],
+    ['a leaf that is not an object', { 'f:a': { 'f:b': {} }, 'f:c': 1 }],
+    ['a list in it', { 'f:a': [{}] }],
+    ['a list', [{ 'f:a': {} }]],
+  ];
+
+  test.each(trees)('%s', (_name, tree) => {
+    // twice: the second time from the quoted keys kept
+    for (let i = 0; i < 2; i++)
+      expect(
+        encodeMessage(fieldsV1, tree).equals(
+          Buffer.concat([Buffer.from([0x0a]), Buffer.from([Buffer.byteLength(JSON.stringify(tree))]), Buffer.from(JSON.stringify(tree))]),
+        ),
+      ).toBe(true);
+  });
+
+  test('a tree written from JSON.stringify inside an object: what the fast path had written is undone', () => {
+    const cm = {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: {
+        name: 'c',
+        managedFields: [{ manager: 'm', operation: 'Update', fieldsType: 'FieldsV1', fieldsV1: { 'f:data': { 'f:a': {} }, 'f:x': 'leaf' } }],
+      },
+      data: { a: 'b' },
+    };
+    expect(encodeMessage(typeOf(cm), cm).equals(referenceBytes(typeOf(cm), cm))).toBe(true);
   });
 });

@@ -4,6 +4,7 @@ import { isInlineField } from '../schema/proto-loader';
 import { STRING_LIST_MESSAGES } from '../generated/api-facts';
 import { jsonInSlices } from './json-in-slices';
 import { encodeWith, type ProtoWriter } from './proto-writer';
+import { writeFieldsV1Text } from './fields-v1-text';
 
 /**
  * Plain JSON objects to Kubernetes' protobuf schema, byte for byte as the generated Go marshallers
@@ -81,7 +82,7 @@ const TAG2_VARINT = (2 << 3) | VARINT;
 const TAG1_LENGTH = (1 << 3) | LENGTH;
 const TAG3_LENGTH = (3 << 3) | LENGTH;
 
-/** A message's `optional bytes raw = 1` holding the JSON text of the value (a managed fields entry's field set, an embedded object). */
+/** A message's `optional bytes raw = 1` holding the JSON text of the value (an embedded object). */
 const writeJsonText: ValueWriter = (w, value) => {
   if (value === null || value === undefined) return;
   w.uint32(TAG1_LENGTH);
@@ -125,7 +126,11 @@ const SPECIAL: Record<string, ValueWriter> = {
     w.uint32(TAG1_VARINT);
     w.int64(typeof value === 'string' ? parseDuration(value) : 0);
   },
-  [FIELDS_V1]: writeJsonText,
+  [FIELDS_V1]: (w, value) => {
+    if (value === null || value === undefined) return;
+    w.uint32(TAG1_LENGTH);
+    if (typeof value !== 'object' || !writeFieldsV1Text(w, value)) w.string(JSON.stringify(value));
+  },
   [RAW_EXTENSION]: writeJsonText,
   '.k8s.io.apimachinery.pkg.util.intstr.IntOrString': (w, value) => {
     const isString = typeof value === 'string';
