@@ -1,4 +1,5 @@
 import { benchControlPlane } from './control-plane';
+import { benchEncode } from './encode';
 import { startBenchEnv, type BenchEnv } from './harness';
 import { benchLists } from './lists';
 import { benchMemory } from './memory';
@@ -11,6 +12,7 @@ const benches: Record<string, (env: BenchEnv) => Promise<unknown>> = {
   writes: benchWrites,
   lists: benchLists,
   serialization: benchSerialization,
+  encode: benchEncode,
   watch: benchWatchLatency,
   startkapi: benchStartKapi,
   controlplane: benchControlPlane,
