@@ -28,10 +28,10 @@ interface MetricData {
   aggregator: 'sum';
 }
 
-/** The key of a label set: its values in the metric's label order. */
-function keyOf(labelNames: readonly string[], labels: Labels): string {
+/** The key of a label set (with `extra`, one label given apart): its values in the metric's label order. */
+function keyOf(labelNames: readonly string[], labels: Labels, extra?: string, extraValue?: string): string {
   let key = '';
-  for (const name of labelNames) key += `${labels[name] ?? ''}\0`;
+  for (const name of labelNames) key += `${(name === extra ? extraValue : labels[name]) ?? ''}\0`;
   return key;
 }
 
@@ -50,13 +50,16 @@ abstract class LabeledMetric<C extends { labels: Labels }> {
 
   protected abstract create(labels: Labels): C;
 
-  /** The accumulator of a label set; the labels are copied once, when the set is first seen. */
-  of(labels: Labels): C {
-    const key = keyOf(this.labelNames, labels);
+  /**
+   * The accumulator of a label set, `extra` set to `extraValue` if given (a request's labels and
+   * its code, without a merged copy per request); the labels are copied once, when the set is first seen.
+   */
+  of(labels: Labels, extra?: string, extraValue?: string): C {
+    const key = keyOf(this.labelNames, labels, extra, extraValue);
     let child = this.children.get(key);
     if (!child) {
       const own: Labels = {};
-      for (const name of this.labelNames) own[name] = labels[name] ?? '';
+      for (const name of this.labelNames) own[name] = (name === extra ? extraValue : labels[name]) ?? '';
       child = this.create(own);
       this.children.set(key, child);
     }

@@ -198,7 +198,7 @@ export class ApiServerMetrics {
   }
 
   observeRequest(labels: RequestLabels, code: number, seconds: number): void {
-    this.requests.of({ ...labels, code: String(code) }).inc();
+    this.requests.of(labels, 'code', String(code)).inc();
     if (labels.verb !== 'WATCH' && labels.verb !== 'CONNECT') this.latency.of(labels).observe(seconds);
   }
 
