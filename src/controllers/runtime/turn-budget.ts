@@ -9,6 +9,27 @@ import { performance } from 'node:perf_hooks';
  * internal continuation that is ready.
  */
 export const TURN_BUDGET_MS = 4;
+/**
+ * The budget while a server answers a client (`serveFirst`). A request's own steps that wait for
+ * the loop (its etcd read, sent from a check-phase callback; its answer from etcd, read at the next
+ * poll) then wait behind about this much internal work per iteration; the turn's first item still
+ * runs, so internal work goes on under a steady stream of requests, as APF's levels each keep a share.
+ */
+export const SERVING_TURN_BUDGET_MS = 1;
+
+/** Each running server's answer to: is a client's (not long-running) request in flight? */
+const servers = new Set<() => boolean>();
+
+/** Registers a server's check for clients' requests in flight; the returned function removes it. */
+export function serveFirst(answering: () => boolean): () => void {
+  servers.add(answering);
+  return () => servers.delete(answering);
+}
+
+function budgetMs(): number {
+  for (const answering of servers) if (answering()) return SERVING_TURN_BUDGET_MS;
+  return TURN_BUDGET_MS;
+}
 
 /** When the current turn of internal work began; null: none has run since the last poll for I/O. */
 let turnStart: number | null = null;
@@ -37,7 +58,7 @@ function budgetLeft(): boolean {
     startTurn(now);
     return true;
   }
-  return now - turnStart < TURN_BUDGET_MS;
+  return now - turnStart < budgetMs();
 }
 
 /**
@@ -60,7 +81,7 @@ function slot(turn: { start: number }): void {
       turn.start = now;
       startTurn(now);
     }
-    if (now - turn.start < TURN_BUDGET_MS) waiting.shift()!();
+    if (now - turn.start < budgetMs()) waiting.shift()!();
   }
   if (armed === 0 && waiting.length > 0) armSlots();
 }
