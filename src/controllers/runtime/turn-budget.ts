@@ -26,9 +26,37 @@ export function serveFirst(answering: () => boolean): () => void {
   return () => servers.delete(answering);
 }
 
+function answeringClient(): boolean {
+  for (const answering of servers) if (answering()) return true;
+  return false;
+}
+
 function budgetMs(): number {
-  for (const answering of servers) if (answering()) return SERVING_TURN_BUDGET_MS;
-  return TURN_BUDGET_MS;
+  return answeringClient() ? SERVING_TURN_BUDGET_MS : TURN_BUDGET_MS;
+}
+
+/**
+ * The share of wall time the loop may be busy before internal work is paced. A loop busy all the
+ * time keeps the process on a core: etcd, which every request of the server waits for, and the
+ * clients then queue for the CPU as much as for the loop. Past this share, a turn is one item and
+ * the next turn waits PACE_MS, so the loop polls with a timeout and the process gives its core up;
+ * kube's controllers are held back the same way by their clients' QPS limits.
+ */
+export const LOOP_SHARE = 0.85;
+/** The loop's busy share is measured over the last one to two of these. */
+const SHARE_WINDOW_MS = 100;
+const PACE_MS = 2;
+
+let shareBase = { at: performance.now(), elu: performance.eventLoopUtilization() };
+let shareNext = shareBase;
+
+/** Whether the loop has been busy more than LOOP_SHARE of the time lately. */
+function overShare(now: number): boolean {
+  if (now - shareNext.at >= SHARE_WINDOW_MS) {
+    shareBase = shareNext;
+    shareNext = { at: now, elu: performance.eventLoopUtilization() };
+  }
+  return performance.eventLoopUtilization(shareBase.elu).utilization > LOOP_SHARE;
 }
 
 /** When the current turn of internal work began; null: none has run since the last poll for I/O. */
@@ -38,6 +66,8 @@ let endOfTurnQueued = false;
 const waiting: Array<() => void> = [];
 /** Turn slots queued (setImmediate callbacks) and not yet run. */
 let armed = 0;
+/** A paced turn's pause is running: the next turn is armed when it ends. */
+let pausing = false;
 /** At most this many slots are queued per turn: work beyond them waits for the next. */
 const MAX_SLOTS = 64;
 
@@ -55,6 +85,7 @@ function startTurn(now: number): void {
 function budgetLeft(): boolean {
   const now = performance.now();
   if (turnStart === null) {
+    if (overShare(now)) return false;
     startTurn(now);
     return true;
   }
@@ -66,24 +97,40 @@ function budgetLeft(): boolean {
  * microtasks of one before the next, so a slot sees the time the work resumed before it took.
  */
 function armSlots(): void {
-  const turn = { start: -1 };
+  const turn = { start: -1, paced: false };
   const n = Math.min(waiting.length, MAX_SLOTS);
   armed += n;
   for (let i = 0; i < n; i++) setImmediate(() => slot(turn));
 }
 
-/** Resumes the longest waiting work while the turn's budget lasts; the turn's first slot always does. */
-function slot(turn: { start: number }): void {
+/**
+ * Resumes the longest waiting work while the turn's budget lasts; the turn's first slot always
+ * does. A turn begun while the loop is over its share resumes only that one, then pauses.
+ */
+function slot(turn: { start: number; paced: boolean }): void {
   armed--;
   if (waiting.length > 0) {
     const now = performance.now();
     if (turn.start < 0) {
       turn.start = now;
+      turn.paced = overShare(now);
       startTurn(now);
+      waiting.shift()!();
+    } else if (!turn.paced && now - turn.start < budgetMs()) {
+      waiting.shift()!();
     }
-    if (now - turn.start < budgetMs()) waiting.shift()!();
   }
-  if (armed === 0 && waiting.length > 0) armSlots();
+  if (armed === 0 && waiting.length > 0) {
+    if (!turn.paced) {
+      armSlots();
+      return;
+    }
+    pausing = true;
+    setTimeout(() => {
+      pausing = false;
+      if (waiting.length > 0 && armed === 0) armSlots();
+    }, PACE_MS);
+  }
 }
 
 /**
@@ -94,6 +141,6 @@ export function yieldToRequests(): Promise<void> {
   if (waiting.length === 0 && budgetLeft()) return Promise.resolve();
   return new Promise((resolve) => {
     waiting.push(resolve);
-    if (armed === 0) armSlots();
+    if (armed === 0 && !pausing) armSlots();
   });
 }
