@@ -14,6 +14,7 @@ import { mediaTypeOf, type Encoding } from '../codec/negotiate';
 import { createApp, type VersionInfo } from '../http/app';
 import { InFlightRequests } from '../http/filters/in-flight-requests';
 import { MaxInFlight } from '../http/filters/max-in-flight';
+import { serveFirst } from '../controllers/runtime/turn-budget';
 import { ApiServerMetrics } from '../metrics/metrics';
 import { buildAuthorizer } from '../auth/authorizer/modes';
 import { startNodeAuthorization } from '../auth/node/node-authorization';
@@ -409,6 +410,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
   // CBOR is served (and read) only behind its feature gate, as in kube-apiserver.
   const encodings: Encoding[] = ['json', 'yaml', 'protobuf', ...(config.featureGates.CBORServingAndStorage ? (['cbor'] as const) : [])];
   const inFlight = new InFlightRequests();
+  const maxInFlight = new MaxInFlight({ readOnly: config.maxRequestsInflight, mutating: config.maxMutatingRequestsInflight });
   // The compiled worker beside this build; running from sources (ts-jest) there is none, and large bodies are decoded in place.
   const workerScript = path.join(__dirname, '../http/body-decode-worker.js');
   const bodyDecoder = new BodyDecoder(existsSync(workerScript) ? workerScript : null);
@@ -449,7 +451,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     responseCompression: config.featureGates.APIResponseCompression,
     log,
     deadlines: { requestTimeoutMs: config.requestTimeoutMs, minRequestTimeoutSeconds: config.minRequestTimeoutSeconds },
-    maxInFlight: new MaxInFlight({ readOnly: config.maxRequestsInflight, mutating: config.maxMutatingRequestsInflight }),
+    maxInFlight,
     inFlight,
     accessControl: {
       authorizer,
@@ -513,6 +515,11 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     log(`admin kubeconfig: ${adminKubeconfig}`);
   }
 
+  // While this server answers a client, internal work takes shorter turns (turn-budget.ts).
+  const unregisterServing = serveFirst(() => {
+    const { readOnly, mutating } = maxInFlight.inFlight;
+    return readOnly + mutating > 0;
+  });
   let closing: Promise<void> | null = null;
   return {
     url: insecureUrl ?? secureUrl,
@@ -533,6 +540,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
         await closed;
         auth.certificates.stop();
         await controllers.stop();
+        unregisterServing();
         aggregator.stop();
         policyCache.stop();
         nodeAuthorization?.stop();

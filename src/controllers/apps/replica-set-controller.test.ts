@@ -9,7 +9,8 @@ test('slow start: batches of 1, 2, 4, … run in parallel, stopping after the fi
     inFlight++;
     if (inFlight === 1) batches.push(0);
     batches[batches.length - 1]++;
-    await new Promise((resolve) => setImmediate(resolve));
+    // Long enough for a batch's calls to have all started when internal work is paced (turn-budget.ts).
+    await new Promise((resolve) => setTimeout(resolve, 30));
     inFlight--;
     if (n === failAt) throw new Error(`call ${n} failed`);
   };

@@ -24,13 +24,14 @@ function memoryEvents() {
 const rs: KubeObject = { apiVersion: 'apps/v1', kind: 'ReplicaSet', metadata: { name: 'web-1', namespace: 'ns', uid: 'u1', resourceVersion: '7' } };
 /**
  * Until the writer's work, which takes turns on the event loop (turn-budget.ts), has all run:
- * check-phase rounds until twenty pass without a write (bounded).
+ * rounds of a millisecond or more until twenty pass without a write (bounded), since a paced
+ * turn's next waits 2 ms.
  */
 async function settle(stored: Map<string, KubeObject>): Promise<void> {
   let quiet = 0;
   for (let round = 0; round < 2000 && quiet < 20; round++) {
     const before = JSON.stringify([...stored.values()]);
-    await new Promise((resolve) => setImmediate(resolve));
+    await new Promise((resolve) => setTimeout(resolve, 1));
     quiet = JSON.stringify([...stored.values()]) === before ? quiet + 1 : 0;
   }
 }

@@ -1,4 +1,4 @@
-import { yieldToRequests } from './turn-budget';
+import { LOOP_SHARE, SERVING_TURN_BUDGET_MS, TURN_BUDGET_MS, serveFirst, yieldToRequests } from './turn-budget';
 
 const busy = (ms: number): void => {
   const until = performance.now() + ms;
@@ -32,4 +32,63 @@ test('internal work takes turns: a timer due meanwhile runs between items, and w
   expect(doneWhenTimerRan).toBeLessThan(100);
   // First come first served: each round of items is done before the next round starts.
   for (let round = 0; round < 5; round++) expect(new Set(done.slice(round * 40, round * 40 + 40)).size).toBe(40);
+});
+
+/** The most items of 0.25 ms that internal work ran between two runs of the loop's timers. */
+async function mostItemsPerIteration(): Promise<number> {
+  let done = 0;
+  let running = true;
+  const perIteration: number[] = [];
+  let seen = 0;
+  // A timer of 0 (1 ms) re-armed from its own callback runs once per iteration of the loop, each of
+  // which lasts at least 1 ms here: the difference between two runs is what one iteration did.
+  const tick = (): void => {
+    perIteration.push(done - seen);
+    seen = done;
+    if (running) setTimeout(tick, 0);
+  };
+  setTimeout(tick, 0);
+  const worker = async (): Promise<void> => {
+    // Each starts from its own callback, as work resumed by I/O does, so that the first items do not all start in one synchronous run.
+    await new Promise((r) => setImmediate(r));
+    for (let i = 0; i < 10; i++) {
+      await yieldToRequests();
+      busy(0.25);
+      done++;
+    }
+  };
+  await Promise.all(Array.from({ length: 40 }, () => worker()));
+  running = false;
+  await new Promise((r) => setTimeout(r, 5));
+  return Math.max(...perIteration);
+}
+
+test('while a server answers a client, internal work takes shorter turns', async () => {
+  // Items start while the turn is under budget: at most budget / 0.25 ms + 1 of them per turn.
+  expect(TURN_BUDGET_MS).toBeGreaterThan(SERVING_TURN_BUDGET_MS);
+  const unregister = serveFirst(() => true);
+  try {
+    expect(await mostItemsPerIteration()).toBeLessThanOrEqual(Math.floor(SERVING_TURN_BUDGET_MS / 0.25) + 1);
+  } finally {
+    unregister();
+  }
+});
+
+test('past its share of the loop, internal work is paced: the loop waits for I/O between its turns', async () => {
+  const start = performance.eventLoopUtilization();
+  let done = 0;
+  const worker = async (): Promise<void> => {
+    await new Promise((r) => setImmediate(r));
+    for (let i = 0; i < 10; i++) {
+      await yieldToRequests();
+      busy(0.5);
+      done++;
+    }
+  };
+  // 400 ms of CPU-bound items, all ready: unpaced, the loop would be busy all that time.
+  await Promise.all(Array.from({ length: 80 }, () => worker()));
+  const { utilization } = performance.eventLoopUtilization(start);
+  expect(done).toBe(800);
+  // The share is measured over the last 100-200 ms, so the run may start over it.
+  expect(utilization).toBeLessThan(Math.min(LOOP_SHARE + 0.1, 0.97));
 });

@@ -9,6 +9,55 @@ import { performance } from 'node:perf_hooks';
  * internal continuation that is ready.
  */
 export const TURN_BUDGET_MS = 4;
+/**
+ * The budget while a server answers a client (`serveFirst`). A request's own steps that wait for
+ * the loop (its etcd read, sent from a check-phase callback; its answer from etcd, read at the next
+ * poll) then wait behind about this much internal work per iteration; the turn's first item still
+ * runs, so internal work goes on under a steady stream of requests, as APF's levels each keep a share.
+ */
+export const SERVING_TURN_BUDGET_MS = 1;
+
+/** Each running server's answer to: is a client's (not long-running) request in flight? */
+const servers = new Set<() => boolean>();
+
+/** Registers a server's check for clients' requests in flight; the returned function removes it. */
+export function serveFirst(answering: () => boolean): () => void {
+  servers.add(answering);
+  return () => servers.delete(answering);
+}
+
+function answeringClient(): boolean {
+  for (const answering of servers) if (answering()) return true;
+  return false;
+}
+
+function budgetMs(): number {
+  return answeringClient() ? SERVING_TURN_BUDGET_MS : TURN_BUDGET_MS;
+}
+
+/**
+ * The share of wall time the loop may be busy before internal work is paced. A loop busy all the
+ * time keeps the process on a core: etcd, which every request of the server waits for, and the
+ * clients then queue for the CPU as much as for the loop. Past this share, a turn is one item and
+ * the next turn waits PACE_MS, so the loop polls with a timeout and the process gives its core up;
+ * kube's controllers are held back the same way by their clients' QPS limits.
+ */
+export const LOOP_SHARE = 0.85;
+/** The loop's busy share is measured over the last one to two of these. */
+const SHARE_WINDOW_MS = 100;
+const PACE_MS = 2;
+
+let shareBase = { at: performance.now(), elu: performance.eventLoopUtilization() };
+let shareNext = shareBase;
+
+/** Whether the loop has been busy more than LOOP_SHARE of the time lately. */
+function overShare(now: number): boolean {
+  if (now - shareNext.at >= SHARE_WINDOW_MS) {
+    shareBase = shareNext;
+    shareNext = { at: now, elu: performance.eventLoopUtilization() };
+  }
+  return performance.eventLoopUtilization(shareBase.elu).utilization > LOOP_SHARE;
+}
 
 /** When the current turn of internal work began; null: none has run since the last poll for I/O. */
 let turnStart: number | null = null;
@@ -17,6 +66,8 @@ let endOfTurnQueued = false;
 const waiting: Array<() => void> = [];
 /** Turn slots queued (setImmediate callbacks) and not yet run. */
 let armed = 0;
+/** A paced turn's pause is running: the next turn is armed when it ends. */
+let pausing = false;
 /** At most this many slots are queued per turn: work beyond them waits for the next. */
 const MAX_SLOTS = 64;
 
@@ -34,10 +85,11 @@ function startTurn(now: number): void {
 function budgetLeft(): boolean {
   const now = performance.now();
   if (turnStart === null) {
+    if (overShare(now)) return false;
     startTurn(now);
     return true;
   }
-  return now - turnStart < TURN_BUDGET_MS;
+  return now - turnStart < budgetMs();
 }
 
 /**
@@ -45,24 +97,40 @@ function budgetLeft(): boolean {
  * microtasks of one before the next, so a slot sees the time the work resumed before it took.
  */
 function armSlots(): void {
-  const turn = { start: -1 };
+  const turn = { start: -1, paced: false };
   const n = Math.min(waiting.length, MAX_SLOTS);
   armed += n;
   for (let i = 0; i < n; i++) setImmediate(() => slot(turn));
 }
 
-/** Resumes the longest waiting work while the turn's budget lasts; the turn's first slot always does. */
-function slot(turn: { start: number }): void {
+/**
+ * Resumes the longest waiting work while the turn's budget lasts; the turn's first slot always
+ * does. A turn begun while the loop is over its share resumes only that one, then pauses.
+ */
+function slot(turn: { start: number; paced: boolean }): void {
   armed--;
   if (waiting.length > 0) {
     const now = performance.now();
     if (turn.start < 0) {
       turn.start = now;
+      turn.paced = overShare(now);
       startTurn(now);
+      waiting.shift()!();
+    } else if (!turn.paced && now - turn.start < budgetMs()) {
+      waiting.shift()!();
     }
-    if (now - turn.start < TURN_BUDGET_MS) waiting.shift()!();
   }
-  if (armed === 0 && waiting.length > 0) armSlots();
+  if (armed === 0 && waiting.length > 0) {
+    if (!turn.paced) {
+      armSlots();
+      return;
+    }
+    pausing = true;
+    setTimeout(() => {
+      pausing = false;
+      if (waiting.length > 0 && armed === 0) armSlots();
+    }, PACE_MS);
+  }
 }
 
 /**
@@ -73,6 +141,6 @@ export function yieldToRequests(): Promise<void> {
   if (waiting.length === 0 && budgetLeft()) return Promise.resolve();
   return new Promise((resolve) => {
     waiting.push(resolve);
-    if (armed === 0) armSlots();
+    if (armed === 0 && !pausing) armSlots();
   });
 }
