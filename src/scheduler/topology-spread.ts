@@ -61,6 +61,21 @@ function countMatching(node: NodeInfo, selector: LabelSelector, namespace: strin
   return n;
 }
 
+/**
+ * countMatching for one scheduling decision, each node counted once per selector: the system
+ * default constraints (zones and hosts) share one selector, and each walked every pod of every node.
+ */
+function matchingCounter(namespace: string): (node: NodeInfo, selector: LabelSelector) => number {
+  const counted = new Map<LabelSelector, Map<NodeInfo, number>>();
+  return (node, selector) => {
+    let byNode = counted.get(selector);
+    if (!byNode) counted.set(selector, (byNode = new Map()));
+    let n = byNode.get(node);
+    if (n === undefined) byNode.set(node, (n = countMatching(node, selector, namespace)));
+    return n;
+  };
+}
+
 const hasKeys = (node: NodeInfo, constraints: Constraint[]) => constraints.every((c) => c.topologyKey in node.labels);
 
 export interface SpreadFilterState {
@@ -119,7 +134,7 @@ export function spreadScores(cycle: Cycle, feasible: NodeInfo[]): number[] | nul
     constraints = SYSTEM_DEFAULTS.map((d) => ({ ...d, selector, minDomains: 1, honorAffinity: true, honorTaints: false }));
   } else constraints = constraintsOf(pod, 'ScheduleAnyway');
   if (constraints.length === 0) return null;
-  const namespace = pod.metadata.namespace ?? '';
+  const countOn = matchingCounter(pod.metadata.namespace ?? '');
   // Defaulted constraints only count nodes with every key; a node without a constraint's key is ignored.
   const ignored = new Set(feasible.filter((n) => (systemDefaulted ? !hasKeys(n, constraints) : false)).map((n) => n.name));
   const pairs = constraints.map(() => new Map<string, number>());
@@ -133,7 +148,7 @@ export function spreadScores(cycle: Cycle, feasible: NodeInfo[]): number[] | nul
     constraints.forEach((c, i) => {
       if (c.topologyKey === HOSTNAME || !included(c, pod, node)) return;
       const value = node.labels[c.topologyKey];
-      if (pairs[i].has(value)) pairs[i].set(value, pairs[i].get(value)! + countMatching(node, c.selector, namespace));
+      if (pairs[i].has(value)) pairs[i].set(value, pairs[i].get(value)! + countOn(node, c.selector));
     });
   }
   const raw = feasible.map((node) => {
@@ -142,7 +157,7 @@ export function spreadScores(cycle: Cycle, feasible: NodeInfo[]): number[] | nul
     constraints.forEach((c, i) => {
       const value = node.labels[c.topologyKey];
       if (value === undefined) return;
-      const count = c.topologyKey === HOSTNAME ? countMatching(node, c.selector, namespace) : (pairs[i].get(value) ?? 0);
+      const count = c.topologyKey === HOSTNAME ? countOn(node, c.selector) : (pairs[i].get(value) ?? 0);
       score += count * weights[i] + (c.maxSkew - 1);
     });
     return Math.round(score);
