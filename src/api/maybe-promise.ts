@@ -5,8 +5,9 @@
  */
 export type MaybePromise<T> = T | Promise<T>;
 
+/** Any thenable counts (a promise of another realm or library too); data never holds a function. */
 export function isPromise<T>(value: MaybePromise<T>): value is Promise<T> {
-  return value instanceof Promise;
+  return typeof (value as { then?: unknown } | null)?.then === 'function';
 }
 
 /** `then` of a value that may already be there: `next` runs at once when it is. */

@@ -27,7 +27,16 @@ export class RequestAbort {
     this.why = reason;
     const hooks = this.hooks;
     this.hooks = null;
-    for (const hook of hooks ?? []) hook();
+    for (const hook of hooks ?? []) {
+      try {
+        hook();
+      } catch (err) {
+        // As an EventTarget reports a listener's error: the other hooks and the signal still run.
+        process.nextTick(() => {
+          throw err;
+        });
+      }
+    }
     this.controller?.abort(reason);
   }
 
