@@ -26,10 +26,10 @@ export async function storageVersionOf(def: ResourceDefinition, obj: KubeObject,
  * (custom resources without a conversion webhook).
  */
 export async function servedVersionOf(def: ResourceDefinition, obj: KubeObject, signal: CallSignal): Promise<KubeObject> {
-  const { converter } = def;
+  const inProcess = servedVersionInProcess(def, obj);
+  if (inProcess) return inProcess;
   const apiVersion = apiVersionOfDefinition(def);
-  if (!converter || obj.apiVersion === apiVersion) return restamped(def, obj);
-  return inWireOrder(await convertOne(converter, obj, apiVersion, signal, false), def.kind, apiVersion);
+  return inWireOrder(await convertOne(def.converter!, obj, apiVersion, signal, false), def.kind, apiVersion);
 }
 
 /** servedVersionOf a list's items: in process without a promise per item, or in one converter call (kube's webhook converter sends a list at once). */
