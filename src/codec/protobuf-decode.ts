@@ -203,6 +203,54 @@ function skip(input: Input, wire: number, end: number): void {
   }
 }
 
+/** runtime.Unknown as the `k8s\0` envelope carries it: typeMeta's strings, and where `raw` lies in the input. */
+export interface Envelope {
+  apiVersion: string;
+  kind: string;
+  rawStart: number;
+  rawEnd: number;
+}
+
+/** A length-delimited field's bounds; throws unless the tag said length-delimited. */
+function delimited(input: Input, wire: number, end: number): [number, number] {
+  if (wire !== Wire.Bytes) throw new Error(`invalid wire type ${wire} at offset ${input.pos}`);
+  const length = varint32(input, end);
+  const start = take(input, length, end);
+  return [start, start + length];
+}
+
+/**
+ * runtime.Unknown in `buf[start, end)`: typeMeta (1: apiVersion 1, kind 2) and raw (2); its
+ * contentEncoding and contentType (3, 4) are skipped, as kube's serializer reads only these. A
+ * field written twice keeps its last value, as Go's Unmarshal of a string or bytes field does.
+ * Read here rather than through protobufjs, which makes a message object per part and a copy of raw.
+ */
+export function decodeEnvelope(buf: Buffer, start: number, end: number): Envelope {
+  const input: Input = { buf, pos: start };
+  const text = buf as unknown as SlicingBuffer;
+  const out: Envelope = { apiVersion: '', kind: '', rawStart: 0, rawEnd: 0 };
+  while (input.pos < end) {
+    const tag = varint32(input, end);
+    const field = tag >>> 3;
+    if (field === 1) {
+      const [metaStart, metaEnd] = delimited(input, tag & 7, end);
+      const meta: Input = { buf, pos: metaStart };
+      while (meta.pos < metaEnd) {
+        const metaTag = varint32(meta, metaEnd);
+        const metaField = metaTag >>> 3;
+        if (metaField === 1 || metaField === 2) {
+          const [from, to] = delimited(meta, metaTag & 7, metaEnd);
+          if (metaField === 1) out.apiVersion = text.utf8Slice(from, to);
+          else out.kind = text.utf8Slice(from, to);
+        } else skip(meta, metaTag & 7, metaEnd);
+      }
+    } else if (field === 2) {
+      [out.rawStart, out.rawEnd] = delimited(input, tag & 7, end);
+    } else skip(input, tag & 7, end);
+  }
+  return out;
+}
+
 /** Reads a scalar whose tag said `wire`. */
 function scalarValue(input: Input, scalar: Scalar, end: number): unknown {
   const buf = input.buf;

@@ -133,6 +133,36 @@ describe('decodeProtobuf', () => {
     expect(() => decodeProtobuf(body('v1', 'Widget', 'k8s.io.api.core.v1.Namespace', {}))).toThrow('no kind "Widget" is registered for version "v1"');
   });
 
+  test('the envelope: fields it does not know are skipped, a field written twice keeps its last value, a wrong wire type is a DecodeError', () => {
+    const raw = protoType('k8s.io.api.core.v1.Namespace')
+      .encode({ metadata: { name: 'b' } })
+      .finish();
+    const typeMeta = (apiVersion: string, kind: string): Uint8Array => new Writer().uint32(0x0a).string(apiVersion).uint32(0x12).string(kind).finish();
+    const envelope = new Writer()
+      .uint32(0x0a)
+      .bytes(typeMeta('v1', 'Secret'))
+      .uint32(0x12)
+      .bytes(Buffer.from([0x0a, 0x03, 0x61, 0x61, 0x61]))
+      // Field 9 (a varint and a length-delimited value) is nobody's.
+      .uint32(0x48)
+      .uint32(300)
+      .uint32(0x4a)
+      .string('ignored')
+      .uint32(0x0a)
+      .bytes(typeMeta('v1', 'Namespace'))
+      .uint32(0x12)
+      .bytes(raw)
+      .uint32(0x1a)
+      .string('')
+      .finish();
+    expect(decodeProtobuf(Buffer.concat([PROTOBUF_MAGIC, envelope]))).toMatchObject({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'b' } });
+    // raw (field 2) as a varint.
+    const wrongWire = new Writer().uint32(0x0a).bytes(typeMeta('v1', 'Namespace')).uint32(0x10).uint32(1).finish();
+    expect(() => decodeProtobuf(Buffer.concat([PROTOBUF_MAGIC, wrongWire]))).toThrow(/unable to decode protobuf envelope: invalid wire type 0/);
+    const cut = Buffer.concat([PROTOBUF_MAGIC, envelope.subarray(0, 5)]);
+    expect(() => decodeProtobuf(cut)).toThrow(/unable to decode protobuf envelope: index out of range/);
+  });
+
   test('a truncated envelope is a DecodeError', () => {
     const full = body('v1', 'Namespace', 'k8s.io.api.core.v1.Namespace', { metadata: { name: 'x' } });
     expect(() => decodeProtobuf(full.subarray(0, full.length - 3))).toThrow(DecodeError);

@@ -1,7 +1,6 @@
-import type { Type } from 'protobufjs';
 import type { KubeObject } from '../api/types';
-import { lookupMessageOf, messageName, protoType } from '../schema/proto-loader';
-import { ProtobufDecoder, type DecodedFields, type SpecialMessages } from './protobuf-decode';
+import { lookupMessageOf, messageName } from '../schema/proto-loader';
+import { decodeEnvelope, ProtobufDecoder, type DecodedFields, type Envelope, type SpecialMessages } from './protobuf-decode';
 import { DecodeError } from './decode-error';
 import { interned } from './interned-strings';
 import { sharedFieldsV1 } from './shared-fields-v1';
@@ -72,13 +71,6 @@ function formatDuration(nanos: number): string {
   return `${sign}${s}s`;
 }
 
-let unknownMessage: Type | null = null;
-
-/** The envelope's message, looked up once (a lookup walks the proto namespaces). */
-function runtimeUnknown(): Type {
-  return (unknownMessage ??= protoType('k8s.io.apimachinery.pkg.runtime.Unknown'));
-}
-
 /** Reads a `k8s\0` + runtime.Unknown body into a plain object of the kind its typeMeta names. */
 export function decodeProtobuf(body: Buffer): KubeObject {
   const { apiVersion, kind, metadata, json } = decodeWith(requestDecoder, body);
@@ -100,29 +92,27 @@ function decodeWith(
   decoder: ProtobufDecoder,
   body: Buffer,
 ): { apiVersion: string; kind: string; metadata: { metadata?: object }; json: Record<string, unknown> } {
-  if (body.length < 4 || !body.subarray(0, 4).equals(PROTOBUF_MAGIC)) {
+  if (body.length < 4 || body.compare(PROTOBUF_MAGIC, 0, 4, 0, 4) !== 0) {
     throw new DecodeError(`provided data does not appear to be a protobuf message, expected prefix [107 56 115 0]`);
   }
-  const unknownType = runtimeUnknown();
-  let unknown: Record<string, unknown>;
+  let envelope: Envelope;
   try {
-    unknown = unknownType.decode(body.subarray(4)) as unknown as Record<string, unknown>;
+    envelope = decodeEnvelope(body, 4, body.length);
   } catch (err) {
     throw new DecodeError(`unable to decode protobuf envelope: ${(err as Error).message}`);
   }
-  const typeMeta = (unknown.typeMeta ?? {}) as { apiVersion?: string; kind?: string };
-  if (!typeMeta.kind || !typeMeta.apiVersion) throw new DecodeError("Object 'Kind' is missing in protobuf envelope");
-  const type = lookupMessageOf(typeMeta.apiVersion, typeMeta.kind);
-  if (!type) throw new DecodeError(`no kind "${typeMeta.kind}" is registered for version "${typeMeta.apiVersion}"`);
-  const raw = (unknown.raw as Buffer | undefined) ?? Buffer.alloc(0);
+  const { apiVersion, kind, rawStart, rawEnd } = envelope;
+  if (!kind || !apiVersion) throw new DecodeError("Object 'Kind' is missing in protobuf envelope");
+  const type = lookupMessageOf(apiVersion, kind);
+  if (!type) throw new DecodeError(`no kind "${kind}" is registered for version "${apiVersion}"`);
   let json: Record<string, unknown>;
   try {
     // What Go's JSON encoder would write of the decoded struct: its nil slices as null, non-pointer zeros.
-    json = decoder.decode(type, raw, 0, raw.length, messageName(type));
+    json = decoder.decode(type, body, rawStart, rawEnd, messageName(type));
   } catch (err) {
-    throw new DecodeError(`unable to decode ${typeMeta.kind}: ${(err as Error).message}`);
+    throw new DecodeError(`unable to decode ${kind}: ${(err as Error).message}`);
   }
   // ObjectMeta is a struct, so Go's JSON always writes it; kinds without it (DeleteOptions, AdmissionReview) get none.
   const metadata = Object.prototype.hasOwnProperty.call(type.fields, 'metadata') ? { metadata: {} } : {};
-  return { apiVersion: interned(typeMeta.apiVersion), kind: interned(typeMeta.kind), metadata, json };
+  return { apiVersion: interned(apiVersion), kind: interned(kind), metadata, json };
 }

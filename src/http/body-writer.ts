@@ -40,9 +40,10 @@ export function writeWholeBody(res: ServerResponse, code: number, contentType: s
     return;
   }
   res.setHeader('Content-Length', length);
-  // As a Buffer, so that Node writes the header block as latin1 whatever the body (with a string
-  // body it writes both as UTF-8): a Warning's UTF-8 bytes are given to it as latin1 characters.
-  res.end(typeof body === 'string' ? Buffer.from(body) : body);
+  // With a string body Node writes the header block and the body as one UTF-8 string, which keeps
+  // ASCII headers as they are. A Warning's UTF-8 bytes are given to Node as latin1 characters
+  // (warnings.ts), so beside one the body goes as a Buffer and the header block as latin1.
+  res.end(typeof body === 'string' && res.hasHeader('Warning') ? Buffer.from(body) : body);
 }
 
 /**
