@@ -169,8 +169,10 @@ class Walker {
     } else if (isPlainObject(value)) for (const key of Object.keys(value)) this.unknownField(value, key, `${path}.${key}`, 'openapi');
   }
 
-  private mismatch(value: unknown, node: SchemaNode, owner: string, namePath: string): void {
+  /** `key`, when given, is the field under namePath that holds the value: the name is joined only for an error. */
+  private mismatch(value: unknown, node: SchemaNode, owner: string, namePath: string, key?: string): void {
     if (this.typeError) return;
+    if (key !== undefined) namePath = namePath ? `${namePath}.${key}` : key;
     const intoInteger = node.kind === 'scalar' && (node.type === 'int32' || node.type === 'int64');
     const shown = typeof value === 'number' && intoInteger ? `number ${value}` : jsonKind(value);
     this.fail(`json: cannot unmarshal ${shown} into Go struct field ${owner}.${namePath} of type ${goType(node)}`, fromUnstructuredError(value, node));
@@ -195,7 +197,8 @@ class Walker {
       case 'map': {
         if (!isPlainObject(value)) return this.mismatch(value, node, owner, namePath);
         let n = 0;
-        for (const [k, v] of Object.entries(value)) {
+        for (const k of Object.keys(value)) {
+          const v = value[k];
           if (v === null && this.prune && scalarZero(node.values) !== undefined) value[k] = scalarZero(node.values);
           else if (holdsValues(v)) yield* this.value(v, node.values, owner, namePath, `${path}.${k}`, 'proto');
           else this.leaf(v, node.values, owner, namePath, 'proto');
@@ -205,7 +208,8 @@ class Walker {
       }
       case 'list':
         if (!Array.isArray(value)) return this.mismatch(value, node, owner, namePath);
-        for (const [i, item] of value.entries()) {
+        for (let i = 0; i < value.length; i++) {
+          const item: unknown = value[i];
           if (item === null && this.prune && scalarZero(node.items) !== undefined) value[i] = scalarZero(node.items);
           else if (holdsValues(item)) yield* this.value(item, node.items, owner, namePath, `${path}[${i}]`, 'proto');
           else this.leaf(item, node.items, owner, namePath, 'proto');
@@ -221,13 +225,13 @@ class Walker {
    * A value with nothing in it to walk (a scalar, or an object or list where a scalar belongs):
    * checked at once, without the walk's cost of a generator per value.
    */
-  leaf(value: unknown, node: SchemaNode, owner: string, namePath: string, origin: StructOrigin): void {
+  leaf(value: unknown, node: SchemaNode, owner: string, namePath: string, origin: StructOrigin, key?: string): void {
     if (this.typeError || value === null || value === undefined) return;
     // a custom resource's scalars are judged by schema validation (ObjectMeta's are Go-typed)
     if (origin === 'openapi' && !(node.kind === 'object' && node.origin === 'proto')) return;
     switch (node.kind) {
       case 'scalar':
-        return this.scalar(value, node.type, node, owner, namePath);
+        return this.scalar(value, node.type, node, owner, namePath, key);
       case 'free':
         return;
       case 'int-or-string':
@@ -242,37 +246,37 @@ class Walker {
         }
         return;
       case 'time':
-        if (typeof value !== 'string') return this.mismatch(value, node, owner, namePath);
+        if (typeof value !== 'string') return this.mismatch(value, node, owner, namePath, key);
         if (!RFC3339.test(value))
           this.fail(`parsing time ${JSON.stringify(value)} as "2006-01-02T15:04:05Z07:00": cannot parse ${JSON.stringify(value)} as "2006"`);
         return;
       case 'duration':
-        if (typeof value !== 'string') this.mismatch(value, node, owner, namePath);
+        if (typeof value !== 'string') this.mismatch(value, node, owner, namePath, key);
         return;
       default:
-        return this.mismatch(value, node, owner, namePath);
+        return this.mismatch(value, node, owner, namePath, key);
     }
   }
 
-  private scalar(value: unknown, type: ScalarType, node: SchemaNode, owner: string, namePath: string): void {
+  private scalar(value: unknown, type: ScalarType, node: SchemaNode, owner: string, namePath: string, key?: string): void {
     switch (type) {
       case 'string':
-        if (typeof value !== 'string') this.mismatch(value, node, owner, namePath);
+        if (typeof value !== 'string') this.mismatch(value, node, owner, namePath, key);
         return;
       case 'boolean':
-        if (typeof value !== 'boolean') this.mismatch(value, node, owner, namePath);
+        if (typeof value !== 'boolean') this.mismatch(value, node, owner, namePath, key);
         return;
       case 'number':
-        if (typeof value !== 'number') this.mismatch(value, node, owner, namePath);
+        if (typeof value !== 'number') this.mismatch(value, node, owner, namePath, key);
         return;
       case 'int32':
       case 'int64': {
         const [min, max] = INT_RANGE[type];
-        if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) this.mismatch(value, node, owner, namePath);
+        if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) this.mismatch(value, node, owner, namePath, key);
         return;
       }
       case 'bytes':
-        if (typeof value !== 'string') return this.mismatch(value, node, owner, namePath);
+        if (typeof value !== 'string') return this.mismatch(value, node, owner, namePath, key);
         if (!BASE64.test(value) || value.length % 4 !== 0) this.fail(`illegal base64 data at input byte ${Math.max(0, value.search(/[^A-Za-z0-9+/=]/))}`);
         return;
     }
@@ -280,13 +284,13 @@ class Walker {
 
   *object(obj: Record<string, unknown>, node: ObjectNode, namePath: string, path: string, root = false): Walk<void> {
     const custom = node.origin === 'openapi';
+    // Paths are joined only where they are used: for a nested value, an unknown field or an error.
     for (const key of Object.keys(obj)) {
       if (this.typeError) return;
-      const child = path ? `${path}.${key}` : key;
       if (root && (key === 'apiVersion' || key === 'kind')) continue;
       const field = node.field(key);
       if (!field) {
-        if (!node.preservesUnknown) this.unknownField(obj, key, child, node.origin);
+        if (!node.preservesUnknown) this.unknownField(obj, key, path ? `${path}.${key}` : key, node.origin);
         continue;
       }
       const value = obj[key];
@@ -294,9 +298,9 @@ class Walker {
         delete obj[key];
         continue;
       }
-      const name = namePath ? `${namePath}.${key}` : key;
-      if (holdsValues(value)) yield* this.value(value, field.node, node.name, name, child, node.origin);
-      else this.leaf(value, field.node, node.name, name, node.origin);
+      if (holdsValues(value))
+        yield* this.value(value, field.node, node.name, namePath ? `${namePath}.${key}` : key, path ? `${path}.${key}` : key, node.origin);
+      else this.leaf(value, field.node, node.name, namePath, node.origin, key);
     }
   }
 
