@@ -1,9 +1,11 @@
 #!/usr/bin/env node
 import { parseFlags, usage } from './server/config';
+import { tuneScavengerThreads } from './server/gc-threads';
 import { createLogger } from './server/logger';
 import { startServer } from './server/start-server';
 
 async function main(): Promise<void> {
+  tuneScavengerThreads();
   let config;
   try {
     config = parseFlags(process.argv.slice(2));

@@ -1,4 +1,5 @@
 import http from 'node:http';
+import { tuneScavengerThreads } from '../../src/server/gc-threads';
 import { Etcd3Kv } from '../../src/storage/etcd/etcd3-kv';
 
 /**
@@ -8,6 +9,8 @@ import { Etcd3Kv } from '../../src/storage/etcd/etcd3-kv';
  * keeps the least of a watch cache: one etcd watch on its keys, each event's value parsed into a map.
  * Started by the bench as `node floor-server.js ETCD_URL PORT [watch]`; says "ready" over IPC.
  */
+// The floor runs its collector as the kapi binary does, so that the ratios compare request work, not GC threads.
+tuneScavengerThreads();
 const [endpoint, port, mode] = process.argv.slice(2);
 const kv = new Etcd3Kv({ endpoints: [endpoint] });
 const prefix = `/bench-floor-${process.pid}/`;
