@@ -1,5 +1,6 @@
 import type { CallSignal } from '../api/request-abort';
 import type { KubeObject } from '../api/types';
+import type { ItemsType } from '../storage/interfaces';
 import { convertAll, convertOne } from './conversion';
 import { inWireOrder } from './object-order';
 import { apiVersionOfDefinition, storageApiVersionOf } from './resource-definition';
@@ -32,10 +33,15 @@ export async function servedVersionOf(def: ResourceDefinition, obj: KubeObject, 
   return inWireOrder(await convertOne(def.converter!, obj, apiVersion, signal, false), def.kind, apiVersion);
 }
 
-/** servedVersionOf a list's items: in process without a promise per item, or in one converter call (kube's webhook converter sends a list at once). */
-export async function servedVersionsOf(def: ResourceDefinition, items: KubeObject[], signal: CallSignal): Promise<KubeObject[]> {
+/**
+ * servedVersionOf a list's items: in process without a promise per item, or in one converter call
+ * (kube's webhook converter sends a list at once). Items the storage vouches are all of the served
+ * version and kind (`itemsType`) are returned as they are, without reading each.
+ */
+export async function servedVersionsOf(def: ResourceDefinition, items: KubeObject[], signal: CallSignal, itemsType?: ItemsType): Promise<KubeObject[]> {
   const { converter } = def;
   const apiVersion = apiVersionOfDefinition(def);
+  if (!converter && itemsType?.apiVersion === apiVersion && itemsType.kind === def.kind) return items;
   if (!converter) return items.map((o) => restamped(def, o, apiVersion));
   return (await convertAll(converter, items, apiVersion, signal, false)).map((o) => inWireOrder(o, def.kind, apiVersion));
 }

@@ -26,6 +26,7 @@ import { WatchChannel } from '../watch-channel';
 import { EventWindow } from './event-window';
 import { KeyOrder } from './key-order';
 import { snapshotPage } from './snapshot-page';
+import { TypeTally } from './type-tally';
 
 export interface WatchCacheOptions {
   /** How long events are kept for watches that resume from a resourceVersion (--watch-cache-history). */
@@ -75,6 +76,7 @@ export class WatchCache implements Storage {
   /** Keys whose values cannot be read (undecryptable or undecodable); reads of them go to etcd. */
   private unreadable = new Set<string>();
   private order = new KeyOrder();
+  private types = new TypeTally();
   private revision = 0;
   private window: EventWindow;
   /** Snapshots before this revision are unknown: an unreadable value changed then, outside the window. */
@@ -135,6 +137,7 @@ export class WatchCache implements Storage {
     this.changes++;
     this.unreadable = new Set(list.unreadable);
     this.order.reset();
+    this.types.reset(this.objects.values());
     this.revision = revision;
     this.window = new EventWindow(revision, this.opts.historyMs, this.opts.maxEvents, () => this.clock.now());
     this.snapshotFloor = revision;
@@ -197,7 +200,12 @@ export class WatchCache implements Storage {
     this.eventsReceived++;
     this.changes++;
     this.snapshotFloor = revision;
-    if (this.objects.delete(key)) this.order.reset();
+    const gone = this.objects.get(key);
+    if (gone) {
+      this.objects.delete(key);
+      this.order.reset();
+      this.types.remove(gone);
+    }
     if (deleted) {
       this.unreadable.delete(key);
     } else {
@@ -222,15 +230,18 @@ export class WatchCache implements Storage {
     this.changes++;
     const { key } = item;
     // Snapshots undo events with their previous state, which etcd omits once that state is compacted.
-    if (item.type !== 'ADDED' && !item.previous) item.previous = this.objects.get(key);
+    const held = this.objects.get(key);
+    if (item.type !== 'ADDED' && !item.previous) item.previous = held;
     this.unreadable.delete(key);
+    if (held) this.types.remove(held);
     if (item.type === 'DELETED') {
       this.objects.delete(key);
       this.order.reset();
     } else {
-      if (this.objects.has(key)) this.order.replaced(key, item.object);
+      if (held) this.order.replaced(key, item.object);
       else this.order.reset();
       this.objects.set(key, item.object);
+      this.types.add(item.object);
     }
     this.window.add(item);
     for (const w of this.watchers) {
@@ -397,7 +408,7 @@ export class WatchCache implements Storage {
     } else if (!(await this.cacheIsFreshFor(parseRevision(rv), opts.signal))) {
       return this.etcd.list(prefix, { ...opts, resourceVersion: '', match: '' });
     }
-    return { items: this.snapshot(prefix, opts.predicate), resourceVersion: String(this.revision) };
+    return { items: this.snapshot(prefix, opts.predicate), resourceVersion: String(this.revision), itemsType: this.types.only() };
   }
 
   /**
