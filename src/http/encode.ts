@@ -5,27 +5,18 @@ import type { Encoding } from '../codec/negotiate';
 import { encodeProtobuf, encodeProtobufWatchEvent, listItemType, messageTypeOf, protobufEnvelope, protobufListParts } from '../codec/protobuf-write';
 import { encodeMessage } from '../codec/protobuf-encode';
 import { encodeYaml } from '../codec/yaml';
+import { jsonItemPieces } from './json-list-runs';
+import { objectJson } from './object-json';
 
 /**
  * Response values to bytes in every encoding. Objects from the watch cache are shared by every
- * reader and never change, so each one's JSON and protobuf message are computed once and kept
- * as long as the object lives.
+ * reader and never change, so each one's JSON (`object-json.ts`, and runs of a list's items in
+ * `json-list-runs.ts`) and protobuf message are computed once and kept as long as the object lives.
  */
 
 type Json = Record<string, unknown>;
 
-const jsonOfObject = new WeakMap<object, Buffer>();
 const protobufOfObject = new WeakMap<object, Uint8Array>();
-
-/** The JSON of one shared object as UTF-8 bytes, which lists and watch events copy rather than re-encode. */
-function objectJson(object: object): Buffer {
-  let json = jsonOfObject.get(object);
-  if (json === undefined) {
-    json = Buffer.from(JSON.stringify(object));
-    jsonOfObject.set(object, json);
-  }
-  return json;
-}
 
 /** The protobuf message of one object (no envelope), as lists embed their items. */
 export function objectMessage(object: object, type: Type): Uint8Array {
@@ -83,34 +74,12 @@ export async function encodeListItemsInSlices(list: Json & { items: unknown[] },
   }
 }
 
-/** Items per JSON piece when a list is streamed: small enough that a piece of large objects fits a loop slice. */
-const JSON_PIECE_ITEMS = 100;
-const COMMA = 0x2c;
-
 function* jsonListPieces(list: Json & { items: unknown[] }): Iterable<Buffer | string> {
   const { items, ...envelope } = list;
   const head = JSON.stringify(envelope);
   yield `${head.slice(0, -1)}${head.length > 2 ? ',' : ''}"items":[`;
-  for (let i = 0; i < items.length; i += JSON_PIECE_ITEMS) {
-    const parts = items
-      .slice(i, i + JSON_PIECE_ITEMS)
-      .map((item) => (typeof item === 'object' && item !== null ? objectJson(item) : Buffer.from(JSON.stringify(item))));
-    yield joinedWithCommas(parts, i > 0);
-  }
+  yield* jsonItemPieces(items);
   yield ']}\n';
-}
-
-/** The parts separated by commas in one buffer (Buffer.copy: a plain memory copy per part). */
-function joinedWithCommas(parts: Buffer[], leadingComma: boolean): Buffer {
-  let size = leadingComma ? parts.length : parts.length - 1;
-  for (const part of parts) size += part.length;
-  const out = Buffer.allocUnsafe(size);
-  let offset = 0;
-  for (let k = 0; k < parts.length; k++) {
-    if (k > 0 || leadingComma) out[offset++] = COMMA;
-    offset += parts[k].copy(out, offset);
-  }
-  return out;
 }
 
 /** `{"type":"<type>","object":` for each event type, the JSON watch frame's fixed head. */

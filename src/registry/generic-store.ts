@@ -269,7 +269,7 @@ export class GenericStore {
         kind: this.def.listKind,
         apiVersion: apiVersionOfDefinition(this.def),
         metadata,
-        items: await servedVersionsOf(this.def, result.items, ctx.signal),
+        items: await servedVersionsOf(this.def, result.items, ctx.signal, result.itemsType),
       };
     } catch (err) {
       this.fail(err, '', 'list');

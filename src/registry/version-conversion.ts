@@ -1,5 +1,6 @@
 import type { CallSignal } from '../api/request-abort';
 import type { KubeObject } from '../api/types';
+import type { ItemsType } from '../storage/interfaces';
 import { convertAll, convertOne } from './conversion';
 import { inWireOrder } from './object-order';
 import { apiVersionOfDefinition, storageApiVersionOf } from './resource-definition';
@@ -32,23 +33,31 @@ export async function servedVersionOf(def: ResourceDefinition, obj: KubeObject, 
   return inWireOrder(await convertOne(def.converter!, obj, apiVersion, signal, false), def.kind, apiVersion);
 }
 
-/** servedVersionOf a list's items: in process without a promise per item, or in one converter call (kube's webhook converter sends a list at once). */
-export async function servedVersionsOf(def: ResourceDefinition, items: KubeObject[], signal: CallSignal): Promise<KubeObject[]> {
+/**
+ * servedVersionOf a list's items: in process without a promise per item, or in one converter call
+ * (kube's webhook converter sends a list at once). Items the storage vouches are all of the served
+ * version and kind (`itemsType`) are returned as they are, without reading each.
+ */
+export async function servedVersionsOf(def: ResourceDefinition, items: KubeObject[], signal: CallSignal, itemsType?: ItemsType): Promise<KubeObject[]> {
   const { converter } = def;
-  if (!converter) return items.map((o) => restamped(def, o));
   const apiVersion = apiVersionOfDefinition(def);
+  if (!converter && itemsType?.apiVersion === apiVersion && itemsType.kind === def.kind) return items;
+  if (!converter) return items.map((o) => restamped(def, o, apiVersion));
   return (await convertAll(converter, items, apiVersion, signal, false)).map((o) => inWireOrder(o, def.kind, apiVersion));
 }
 
 /** servedVersionOf where it needs no converter call, at once; undefined where it would call out (a CRD's conversion webhook). */
 export function servedVersionInProcess(def: ResourceDefinition, obj: KubeObject): KubeObject | undefined {
-  if (def.converter && obj.apiVersion !== apiVersionOfDefinition(def)) return undefined;
-  return restamped(def, obj);
+  const apiVersion = apiVersionOfDefinition(def);
+  if (def.converter && obj.apiVersion !== apiVersion) return undefined;
+  return restamped(def, obj, apiVersion);
 }
 
-/** A stored object shown in the definition's version without calling out: converted in process, or only restamped. */
-function restamped(def: ResourceDefinition, obj: KubeObject): KubeObject {
-  const apiVersion = apiVersionOfDefinition(def);
+/**
+ * A stored object shown in the definition's version (`apiVersion`, made once per list rather than
+ * once per item) without calling out: converted in process, or only restamped.
+ */
+function restamped(def: ResourceDefinition, obj: KubeObject, apiVersion: string): KubeObject {
   if (obj.kind === def.kind && obj.apiVersion === apiVersion) return obj;
   const { conversion } = def;
   // A copy: the stored object may be the watch cache's, shared by every reader (inWireOrder fills in Go's zero values).

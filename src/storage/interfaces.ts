@@ -37,6 +37,13 @@ export interface ListResult {
   resourceVersion: string;
   continue?: string;
   remainingItemCount?: number;
+  /** The apiVersion and kind every item carries, where the storage knows it without reading each (the watch cache's tally). */
+  itemsType?: ItemsType;
+}
+
+export interface ItemsType {
+  apiVersion: string;
+  kind: string;
 }
 
 export type StorageEventType = 'ADDED' | 'MODIFIED' | 'DELETED';

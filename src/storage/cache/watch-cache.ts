@@ -2,7 +2,6 @@ import { onAbort, type CallSignal } from '../../api/request-abort';
 import { every, sleep, systemClock, type Clock } from '../../api/clock';
 import type { KubeObject } from '../../api/types';
 import type { EtcdStorage } from '../etcd/etcd-storage';
-import { prefixEnd } from '../etcd/kv';
 import { filterEvent } from '../event-filter';
 import {
   everything,
@@ -25,7 +24,9 @@ import { FaultLog } from '../fault-log';
 import { StorageError } from '../storage-error';
 import { WatchChannel } from '../watch-channel';
 import { EventWindow } from './event-window';
-import { lowerBound, snapshotPage } from './snapshot-page';
+import { KeyOrder } from './key-order';
+import { snapshotPage } from './snapshot-page';
+import { TypeTally } from './type-tally';
 
 export interface WatchCacheOptions {
   /** How long events are kept for watches that resume from a resourceVersion (--watch-cache-history). */
@@ -74,7 +75,8 @@ export class WatchCache implements Storage {
   private objects = new Map<string, KubeObject>();
   /** Keys whose values cannot be read (undecryptable or undecodable); reads of them go to etcd. */
   private unreadable = new Set<string>();
-  private sortedKeys: string[] | null = null;
+  private order = new KeyOrder();
+  private types = new TypeTally();
   private revision = 0;
   private window: EventWindow;
   /** Snapshots before this revision are unknown: an unreadable value changed then, outside the window. */
@@ -134,7 +136,8 @@ export class WatchCache implements Storage {
     this.objects = new Map(list.items.map((o) => [this.keyOf(o), o]));
     this.changes++;
     this.unreadable = new Set(list.unreadable);
-    this.sortedKeys = null;
+    this.order.reset();
+    this.types.reset(this.objects.values());
     this.revision = revision;
     this.window = new EventWindow(revision, this.opts.historyMs, this.opts.maxEvents, () => this.clock.now());
     this.snapshotFloor = revision;
@@ -197,7 +200,12 @@ export class WatchCache implements Storage {
     this.eventsReceived++;
     this.changes++;
     this.snapshotFloor = revision;
-    if (this.objects.delete(key)) this.sortedKeys = null;
+    const gone = this.objects.get(key);
+    if (gone) {
+      this.objects.delete(key);
+      this.order.reset();
+      this.types.remove(gone);
+    }
     if (deleted) {
       this.unreadable.delete(key);
     } else {
@@ -222,14 +230,18 @@ export class WatchCache implements Storage {
     this.changes++;
     const { key } = item;
     // Snapshots undo events with their previous state, which etcd omits once that state is compacted.
-    if (item.type !== 'ADDED' && !item.previous) item.previous = this.objects.get(key);
+    const held = this.objects.get(key);
+    if (item.type !== 'ADDED' && !item.previous) item.previous = held;
     this.unreadable.delete(key);
+    if (held) this.types.remove(held);
     if (item.type === 'DELETED') {
       this.objects.delete(key);
-      this.sortedKeys = null;
+      this.order.reset();
     } else {
-      if (!this.objects.has(key)) this.sortedKeys = null;
+      if (held) this.order.replaced(key, item.object);
+      else this.order.reset();
       this.objects.set(key, item.object);
+      this.types.add(item.object);
     }
     this.window.add(item);
     for (const w of this.watchers) {
@@ -324,19 +336,16 @@ export class WatchCache implements Storage {
   }
 
   private keysUnder(prefix: string): string[] {
-    this.sortedKeys ??= [...this.objects.keys()].sort();
-    const keys = this.sortedKeys;
-    return keys.slice(lowerBound(keys, prefix), lowerBound(keys, prefixEnd(prefix)));
+    const { keys, from, to } = this.order.range(this.objects, prefix);
+    return keys.slice(from, to);
   }
 
+  /** The current objects under the prefix that match, in key order. */
   private snapshot(prefix: string, predicate: Predicate): KubeObject[] {
-    const keys = this.keysUnder(prefix);
-    if (predicate.empty) return keys.map((key) => this.objects.get(key)!);
+    const { objects, from, to } = this.order.range(this.objects, prefix);
+    if (predicate.empty) return objects.slice(from, to);
     const items: KubeObject[] = [];
-    for (const key of keys) {
-      const obj = this.objects.get(key)!;
-      if (predicate.matches(obj)) items.push(obj);
-    }
+    for (let i = from; i < to; i++) if (predicate.matches(objects[i])) items.push(objects[i]);
     return items;
   }
 
@@ -399,7 +408,7 @@ export class WatchCache implements Storage {
     } else if (!(await this.cacheIsFreshFor(parseRevision(rv), opts.signal))) {
       return this.etcd.list(prefix, { ...opts, resourceVersion: '', match: '' });
     }
-    return { items: this.snapshot(prefix, opts.predicate), resourceVersion: String(this.revision) };
+    return { items: this.snapshot(prefix, opts.predicate), resourceVersion: String(this.revision), itemsType: this.types.only() };
   }
 
   /**
@@ -529,7 +538,7 @@ export class WatchCache implements Storage {
 
   peekUnder(prefix: string): KubeObject[] | undefined {
     if (!this.isReady || this.hasUnreadableUnder(prefix)) return undefined;
-    return this.keysUnder(prefix).map((key) => this.objects.get(key)!);
+    return this.snapshot(prefix, everything);
   }
 
   get currentCacheRevision(): number {
@@ -555,7 +564,8 @@ export class WatchCache implements Storage {
 
   async count(prefix: string): Promise<number> {
     await this.waitReady();
-    return this.keysUnder(prefix).length;
+    const { from, to } = this.order.range(this.objects, prefix);
+    return to - from;
   }
 
   currentRevision(): Promise<number> {

@@ -146,6 +146,21 @@ export function storageContract(name: string, subject: () => ContractSubject): v
         expect(names(rest.items)).toEqual(['o5']);
       });
 
+      test('itemsType, where the storage gives it, is the apiVersion and kind of every item', async () => {
+        const ns = space();
+        await storage.create(`${ns}a`, cm('a'));
+        const other = await storage.create(`${ns}b`, { ...cm('b'), apiVersion: 'example.com/v9' });
+        await settled(rvOf(other));
+        const mixed = await storage.list(ns, { resourceVersion: '0', match: '', predicate: everything });
+        expect(names(mixed.items)).toEqual(['a', 'b']);
+        expect(mixed.itemsType).toBeUndefined();
+        const gone = await storage.delete(`${ns}b`);
+        await settled(rvOf(gone));
+        const one = await storage.list(ns, { resourceVersion: '0', match: '', predicate: everything });
+        expect(names(one.items)).toEqual(['a']);
+        for (const { apiVersion, kind } of one.items) expect(one.itemsType ?? { apiVersion, kind }).toEqual({ apiVersion, kind });
+      });
+
       test('a resourceVersion newer than etcd has is FutureRevision', async () => {
         const ns = space();
         await storage.create(`${ns}x`, cm('x'));
