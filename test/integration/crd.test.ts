@@ -376,9 +376,10 @@ describe('custom resources', () => {
     expect((await api.post('/apis/versions.example.com/v1/gizmos', gizmo('v1', 'g1'))).status).toBe(201);
     const event = JSON.parse((await watch.text()).split('\n')[0]);
     expect(event).toMatchObject({ type: 'ADDED', object: { apiVersion: 'versions.example.com/v2', metadata: { name: 'g1' } } });
-    // Lists from the watch cache (which has seen g1: its watch event came from there) show every item in the version asked for.
+    // Lists from the watch cache, once it has seen g1 (not older than its event), show every item in the version asked for.
+    const seen = event.object.metadata.resourceVersion as string;
     for (const version of ['v1', 'v2']) {
-      const list = await api.get(`/apis/versions.example.com/${version}/gizmos?resourceVersion=0`);
+      const list = await api.get(`/apis/versions.example.com/${version}/gizmos?resourceVersion=${seen}&resourceVersionMatch=NotOlderThan`);
       expect(list.status).toBe(200);
       expect(
         list.body.items.map((item: { apiVersion: string; kind: string; metadata: { name: string } }) => [item.metadata.name, item.apiVersion, item.kind]),
