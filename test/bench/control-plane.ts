@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { cpuSeconds, fmt, percentile, request, startKapiProcess, type BenchEnv } from './harness';
+import { watchMachine } from './machine-watch';
 
 /**
  * Issue 22's targets, on a second kapi process over the same etcd with 100 simulated nodes (its
@@ -12,6 +13,7 @@ import { cpuSeconds, fmt, percentile, request, startKapiProcess, type BenchEnv }
 
 const NODES = Number(process.env.BENCH_CP_NODES ?? 100);
 const PODS = Number(process.env.BENCH_CP_PODS ?? 1000);
+const PREFIX = '/kapi-bench-control-plane';
 
 const deployment = (name: string, replicas: number): string =>
   JSON.stringify({
@@ -47,7 +49,7 @@ async function timeUntil(url: string, done: (s: DeploymentStatus) => boolean, ev
 
 export async function benchControlPlane(env: BenchEnv): Promise<Record<string, number>> {
   const dir = mkdtempSync(path.join(tmpdir(), 'kapi-bench-cp-'));
-  const kapi = await startKapiProcess(env.etcd, dir, [`--simulated-nodes=${NODES}`, '--etcd-prefix=/kapi-bench-control-plane']);
+  const kapi = await startKapiProcess(env.etcd, dir, [`--simulated-nodes=${NODES}`, `--etcd-prefix=${PREFIX}`]);
   try {
     const started = Date.now();
     for (;;) {
@@ -81,6 +83,7 @@ export async function benchControlPlane(env: BenchEnv): Promise<Record<string, n
         await new Promise((r) => setTimeout(r, 20));
       }
     })();
+    const machine = await watchMachine(env.etcd.endpoint, `${PREFIX}/deployments/default/web`);
     const cpuBefore = cpuSeconds(kapi.process.pid!);
     const t1 = Date.now();
     const large = await request(base, 'POST', deployment('many', PODS));
@@ -89,6 +92,7 @@ export async function benchControlPlane(env: BenchEnv): Promise<Record<string, n
     const cpu = cpuSeconds(kapi.process.pid!) - cpuBefore;
     probing = false;
     await probe;
+    const m = await machine.stop();
     latencies.sort((a, b) => a - b);
     const p99 = percentile(latencies, 99);
 
@@ -102,7 +106,12 @@ export async function benchControlPlane(env: BenchEnv): Promise<Record<string, n
     console.log(
       `  GET during it (every 20 ms):  p50 ${fmt(percentile(latencies, 50), 1)} ms  p99 ${fmt(p99, 1)} ms  (target p99 < 50 ms)${p99 < 50 ? '' : '  BELOW TARGET'}`,
     );
-    return { availableMs: availableMs ?? NaN, thousandReadyMs: readyMs ?? NaN, getP99Ms: p99 };
+    console.log(
+      `  meanwhile, outside kapi: etcd's own GET p50 ${fmt(m.etcdGetP50Ms, 1)} ms  p99 ${fmt(m.etcdGetP99Ms, 1)} ms  max ${fmt(m.etcdGetMaxMs, 0)} ms; ` +
+        `WAL fsyncs > 128 ms: ${m.walFsyncsOver128Ms} (mean ${fmt(m.walFsyncMeanMs, 2)} ms); disk stalled up to ${fmt(m.diskStallMaxMs, 0)} ms; ` +
+        `other processes used ${fmt(m.otherCores, 2)} cores (this bench ${fmt(m.ownCores, 2)})`,
+    );
+    return { availableMs: availableMs ?? NaN, thousandReadyMs: readyMs ?? NaN, getP99Ms: p99, etcdGetP99Ms: m.etcdGetP99Ms, otherCores: m.otherCores };
   } finally {
     await kapi.stop();
     rmSync(dir, { recursive: true, force: true });
