@@ -93,7 +93,10 @@ test("a flood of idle unauthenticated connections at --max-connections closes id
       // The server counts a connection once its handshake is done; let it see this one before the next.
       await new Promise((r) => setTimeout(r, 50));
     }
-    expect(flood.filter((s) => !s.destroyed).length).toBeLessThan(MAX_CONNECTIONS);
+    // The server's closes reach this process a little later on a loaded machine: wait for them, a bounded while.
+    const open = (): number => flood.filter((s) => !s.destroyed).length;
+    for (let waited = 0; open() >= MAX_CONNECTIONS && waited < 3000; waited += 50) await new Promise((r) => setTimeout(r, 50));
+    expect(open()).toBeLessThan(MAX_CONNECTIONS);
     const echoed = received(session, 'still here');
     session.write('still here');
     expect(await echoed).toBe(true);
