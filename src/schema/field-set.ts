@@ -76,6 +76,11 @@ function unite(a: Node, b: Node): Node {
 /** `a` less `b`, or `a` and `b` when `keepCommon`: a new trie, null when nothing is left. */
 function combine(a: Node, b: Node | undefined, keepCommon: boolean): Node | null {
   if (!b) return keepCommon ? null : a;
+  // Nothing under b: a difference keeps a's subtree as it is, at most without its own member.
+  if (!keepCommon && b.children.size === 0) {
+    if (!(a.member && b.member)) return a;
+    return a.children.size > 0 ? { member: false, children: a.children } : null;
+  }
   const out: Node = { member: keepCommon ? a.member && b.member : a.member && !b.member, children: NO_CHILDREN as Map<string, Node> };
   for (const [k, c] of a.children) {
     const kept = combine(c, b.children.get(k), keepCommon);
