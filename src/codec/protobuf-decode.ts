@@ -211,12 +211,10 @@ export interface Envelope {
   rawEnd: number;
 }
 
-/** A length-delimited field's bounds; throws unless the tag said length-delimited. */
-function delimited(input: Input, wire: number, end: number): [number, number] {
+/** A length-delimited field's start, its end left at input.pos; throws unless the tag said length-delimited. */
+function delimited(input: Input, wire: number, end: number): number {
   if (wire !== Wire.Bytes) throw new Error(`invalid wire type ${wire} at offset ${input.pos}`);
-  const length = varint32(input, end);
-  const start = take(input, length, end);
-  return [start, start + length];
+  return take(input, varint32(input, end), end);
 }
 
 /**
@@ -233,19 +231,18 @@ export function decodeEnvelope(buf: Buffer, start: number, end: number): Envelop
     const tag = varint32(input, end);
     const field = tag >>> 3;
     if (field === 1) {
-      const [metaStart, metaEnd] = delimited(input, tag & 7, end);
-      const meta: Input = { buf, pos: metaStart };
+      const meta: Input = { buf, pos: delimited(input, tag & 7, end) };
+      const metaEnd = input.pos;
       while (meta.pos < metaEnd) {
         const metaTag = varint32(meta, metaEnd);
         const metaField = metaTag >>> 3;
-        if (metaField === 1 || metaField === 2) {
-          const [from, to] = delimited(meta, metaTag & 7, metaEnd);
-          if (metaField === 1) out.apiVersion = text.utf8Slice(from, to);
-          else out.kind = text.utf8Slice(from, to);
-        } else skip(meta, metaTag & 7, metaEnd);
+        if (metaField === 1) out.apiVersion = text.utf8Slice(delimited(meta, metaTag & 7, metaEnd), meta.pos);
+        else if (metaField === 2) out.kind = text.utf8Slice(delimited(meta, metaTag & 7, metaEnd), meta.pos);
+        else skip(meta, metaTag & 7, metaEnd);
       }
     } else if (field === 2) {
-      [out.rawStart, out.rawEnd] = delimited(input, tag & 7, end);
+      out.rawStart = delimited(input, tag & 7, end);
+      out.rawEnd = input.pos;
     } else skip(input, tag & 7, end);
   }
   return out;
