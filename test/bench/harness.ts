@@ -139,11 +139,16 @@ export async function runLoad(total: number, concurrency: number, op: (i: number
   return { opsPerSecond: total / seconds, p50Ms: percentile(latencies, 50), p99Ms: percentile(latencies, 99), count: total };
 }
 
-/** CPU seconds (user + system) a process has used so far, from /proc. */
-export function cpuSeconds(pid: number): number {
+/** A process's parent and the clock ticks (user + system) it has used so far, from /proc. */
+export function processStat(pid: number): { ppid: number; ticks: number } {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
+  return { ppid: Number(fields[1]), ticks: Number(fields[11]) + Number(fields[12]) };
+}
+
+/** CPU seconds (user + system) a process has used so far. */
+export function cpuSeconds(pid: number): number {
+  return processStat(pid).ticks / 100;
 }
 
 /** CPU spent per operation by each process during a load, in microseconds. */

@@ -1,6 +1,6 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { Etcd3Kv } from '../../src/storage/etcd/etcd3-kv';
-import { percentile } from './harness';
+import { percentile, processStat } from './harness';
 
 /**
  * What else happened on the machine while a bench measured kapi: the CPU used by processes outside
@@ -38,9 +38,7 @@ function processTicks(): Map<number, { ppid: number; ticks: number }> {
     const pid = Number(name);
     if (!Number.isInteger(pid)) continue;
     try {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      out.set(pid, { ppid: Number(fields[1]), ticks: Number(fields[11]) + Number(fields[12]) });
+      out.set(pid, processStat(pid));
     } catch {
       // exited meanwhile
     }
