@@ -1,4 +1,5 @@
-import { jsonDuplicateFields } from './duplicate-keys';
+import { jsonDuplicateFields, repeatsNoKey } from './duplicate-keys';
+import { parseJsonText } from './json';
 
 describe('jsonDuplicateFields', () => {
   it('finds nothing in a document without repeats', () => {
@@ -23,5 +24,27 @@ describe('jsonDuplicateFields', () => {
   it('stops at the end of text it cannot trust', () => {
     expect(jsonDuplicateFields('{"a":1,"a')).toEqual([]);
     expect(jsonDuplicateFields('{"a":{"b":1,"b":2')).toEqual(['a.b']);
+  });
+});
+
+describe('repeatsNoKey', () => {
+  const noRepeats = (text: string): boolean => {
+    const { value, members } = parseJsonText(text);
+    return repeatsNoKey(value, members);
+  };
+
+  it('agrees with the scan for texts with and without repeated keys', () => {
+    const texts = [
+      '{"a":1,"b":{"a":2},"c":[{"a":1},{"a":2}]}',
+      '{"kind":"Pod","metadata":{"name":"a","name":"b"}}',
+      '{"a\\u0062":1,"ab":2,"s":"{\\"ab\\":1,","t":[",{"],"ab":3}',
+      '{"s":"a:b:c","t":{"u":"::"}}',
+      '[1,[2,3],{"k":1,"k":2}]',
+      '{"a":[[{"x":1}],[{"x":1,"x":2}]]}',
+      '{"__proto__":{"x":1},"y":{}}',
+      '"text"',
+      '[]',
+    ];
+    for (const text of texts) expect([text, noRepeats(text)]).toEqual([text, jsonDuplicateFields(text).length === 0]);
   });
 });

@@ -80,6 +80,28 @@ export function* jsonDuplicateFieldsWalk(text: string): Walk<string[]> {
   return found;
 }
 
+/** How many members the objects of a parsed JSON value hold. */
+function membersOf(value: unknown): number {
+  if (typeof value !== 'object' || value === null) return 0;
+  let n = 0;
+  if (Array.isArray(value)) {
+    for (const item of value) n += membersOf(item);
+    return n;
+  }
+  for (const key in value) n += 1 + membersOf((value as Record<string, unknown>)[key]);
+  return n;
+}
+
+/**
+ * Whether a JSON text repeats no key, from its parse: JSON.parse keeps one member per key of an
+ * object, so when the parsed value holds as many members as the text spells (`members`, counted by
+ * the scan before the parse) none was written twice, and the text need not be scanned again. Only
+ * for a value just parsed, before anything adds to it.
+ */
+export function repeatsNoKey(value: unknown, members: number): boolean {
+  return membersOf(value) === members;
+}
+
 export interface YamlDuplicate {
   line: number;
   key: string;

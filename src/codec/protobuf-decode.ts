@@ -30,6 +30,11 @@ const SHARED_MAX_BYTES = 512;
 const SHARED_PER_TYPE = 1024;
 /** Metadata is rewritten after every read (its resourceVersion): never shared. */
 const NEVER_SHARED = new Set(['k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta', 'k8s.io.apimachinery.pkg.apis.meta.v1.ListMeta']);
+/**
+ * An object's name and uid are its own: no other object holds them, so interning them would only
+ * look them up and keep them in the table (a create's decode of its watch event missed twice).
+ */
+const NEVER_INTERNED = new Set(['k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta.name', 'k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta.uid']);
 
 const enum Wire {
   Varint = 0,
@@ -73,14 +78,16 @@ interface FieldPlan {
   keepZero: boolean;
   /** What Go zeros fill this field's messages as (null: they are not filled). */
   fill: string | null;
+  /** Whether its short strings are interned: not for the ones each object has its own of. */
+  intern: boolean;
   /** The plan of the field's messages, made on first use (types nest, and refer to themselves). */
   plan: MessagePlan | null;
 }
 
 interface MessagePlan {
   special: ((fields: DecodedFields) => unknown) | undefined;
-  /** Fields by number. */
-  byNumber: Map<number, FieldPlan>;
+  /** Fields by number (an array: Kubernetes' field numbers are small, and an index needs no hashing). */
+  byNumber: (FieldPlan | undefined)[];
   fields: FieldPlan[];
   /** The message its own zeros are filled as; null when not filled here (unfilled, or inlined: the embedding object fills). */
   ownZeros: string | null;
@@ -319,9 +326,9 @@ function wireOf(scalar: Scalar): Wire {
   }
 }
 
-/** A scalar as Kubernetes' JSON writes it: bytes in base64, short strings shared. */
-function scalarJson(value: unknown): unknown {
-  if (typeof value === 'string') return interned(value);
+/** A scalar as Kubernetes' JSON writes it: bytes in base64, short strings shared unless the field's are each object's own. */
+function scalarJson(value: unknown, intern: boolean): unknown {
+  if (typeof value === 'string') return intern ? interned(value) : value;
   if (Buffer.isBuffer(value)) return value.toString('base64');
   return value;
 }
@@ -333,6 +340,12 @@ function isZero(v: unknown): boolean {
 function scalarOf(field: Field, type: string): Scalar {
   // protobufjs resolves enums to an Enum; Kubernetes' protos have none, but their values are int32s.
   return (field.resolvedType && !(field.resolvedType instanceof Type) ? 'int32' : type) as Scalar;
+}
+
+function fieldsByNumber(type: Type, fields: FieldPlan[]): (FieldPlan | undefined)[] {
+  const byNumber: (FieldPlan | undefined)[] = [];
+  type.fieldsArray.forEach((field, slot) => (byNumber[field.id] = fields[slot]));
+  return byNumber;
 }
 
 export class ProtobufDecoder {
@@ -373,12 +386,13 @@ export class ProtobufDecoder {
         inline: isInlineField(type, field),
         keepZero: facts?.[field.name]?.keepZero === true,
         fill: children?.get(field.name) ?? null,
+        intern: !NEVER_INTERNED.has(`${name}.${field.name}`),
         plan: null,
       };
     });
     plan = {
       special,
-      byNumber: new Map(type.fieldsArray.map((field, slot) => [field.id, fields[slot]])),
+      byNumber: fieldsByNumber(type, fields),
       fields,
       ownZeros: inline ? null : fill,
       shared:
@@ -399,7 +413,7 @@ export class ProtobufDecoder {
     while (input.pos < end) {
       const tag = varint32(input, end);
       const wire = tag & 7;
-      const field = plan.byNumber.get(tag >>> 3);
+      const field = plan.byNumber[tag >>> 3];
       if (!field) {
         skip(input, wire, end);
         continue;
@@ -417,10 +431,10 @@ export class ProtobufDecoder {
         if (wire === Wire.Bytes && wireOf(field.scalar!) !== Wire.Bytes) {
           // Packed.
           const packedEnd = within(input, varint32(input, end), end);
-          while (input.pos < packedEnd) items.push(scalarJson(scalarValue(input, field.scalar!, packedEnd)));
-        } else items.push(scalarJson(scalarValue(input, field.scalar!, end)));
+          while (input.pos < packedEnd) items.push(scalarJson(scalarValue(input, field.scalar!, packedEnd), field.intern));
+        } else items.push(scalarJson(scalarValue(input, field.scalar!, end), field.intern));
       } else {
-        slots[field.slot] = scalarJson(scalarValue(input, field.scalar!, end));
+        slots[field.slot] = scalarJson(scalarValue(input, field.scalar!, end), field.intern);
       }
     }
     const out: Record<string, unknown> = {};
@@ -476,14 +490,14 @@ export class ProtobufDecoder {
           key = scalarValue(input, field.key!, end);
           break;
         case 2:
-          value = field.type ? this.nested(field, input, end) : scalarJson(scalarValue(input, field.scalar!, end));
+          value = field.type ? this.nested(field, input, end) : scalarJson(scalarValue(input, field.scalar!, end), true);
           break;
         default:
           skip(input, tag & 7, end);
       }
     }
     // An entry without its value holds the value's zero.
-    value ??= field.type ? this.message(this.fieldPlan(field), { buf: input.buf, pos: end }, end) : scalarJson(field.scalar === 'string' ? '' : 0);
+    value ??= field.type ? this.message(this.fieldPlan(field), { buf: input.buf, pos: end }, end) : field.scalar === 'string' ? '' : 0;
     map[typeof key === 'string' ? interned(key) : String(key)] = value;
   }
 
@@ -492,7 +506,7 @@ export class ProtobufDecoder {
     const out: DecodedFields = {};
     while (input.pos < end) {
       const tag = varint32(input, end);
-      const field = plan.byNumber.get(tag >>> 3);
+      const field = plan.byNumber[tag >>> 3];
       if (!field || field.type || field.key) {
         skip(input, tag & 7, end);
         continue;

@@ -2,13 +2,14 @@ import { badRequest } from '../api/errors';
 import { apiVersionOf, isPlainObject, type GroupVersionKind, type KubeObject } from '../api/types';
 import { DecodeError } from '../codec/decode-error';
 import { decodeCbor } from '../codec/cbor';
-import { decodeJson, decodeJsonInSlices } from '../codec/json';
+import { decodeJson, decodeJsonInSlices, parseJsonText } from '../codec/json';
 import { negotiateInput, type Encoding } from '../codec/negotiate';
 import { decodeProtobuf } from '../codec/protobuf';
 import { decodeYaml } from '../codec/yaml';
 import { typedDecode, typedDecodeInSlices } from '../schema/typed-decode';
 import type { ObjectNode } from '../schema/typed-schema';
 import { duplicateFieldErrors, jsonDuplicateFieldErrorsInSlices, unknownFieldErrors } from './field-validation';
+import { repeatsNoKey } from '../codec/duplicate-keys';
 import type { BodyDecoder } from './body-decoder';
 import type { FieldValidation } from './query';
 
@@ -118,7 +119,14 @@ export async function decodeObject(
   let duplicates: string[] | null = null;
   try {
     if (encoding === 'yaml' || encoding === 'cbor') ({ value, duplicates } = await bodyDecoder.decode({ body, encoding, duplicates: validation !== 'Ignore' }));
-    else value = text === null ? decodeBody(body, encoding) : await decodeJsonInSlices(text, slice);
+    else if (text !== null) value = await decodeJsonInSlices(text, slice);
+    else if (encoding === 'json') {
+      const parsed = parseJsonText(body.toString('utf8'));
+      value = parsed.value;
+      // Counted before anything below adds metadata, apiVersion or kind to the value; a body that
+      // repeats a key is scanned again below for the paths.
+      if (validation !== 'Ignore' && repeatsNoKey(value, parsed.members)) duplicates = [];
+    } else value = decodeBody(body, encoding);
   } catch (err) {
     if (err instanceof DecodeError) {
       throw badRequest(`the object provided is unrecognized (must be of type ${gvk.kind}): ${err.message} (${summarize(body)})`);
