@@ -1,5 +1,6 @@
 import { jsonEqual } from '../api/deep-equal';
 import type { KubeObject } from '../api/types';
+import { jsonClone } from '../api/json-clone';
 
 /**
  * admission.ReinvocationContext: one per run of the mutating chain. A mutator that changes the
@@ -77,7 +78,7 @@ export class MutatorReinvocation {
    * the object for nothing when no webhook or policy mutates).
    */
   end(object: KubeObject | undefined): void {
-    this.lastOutput = object === undefined || this.previouslyInvoked.size === 0 ? undefined : structuredClone(object);
+    this.lastOutput = object === undefined || this.previouslyInvoked.size === 0 ? undefined : jsonClone(object);
   }
 
   private requirePreviouslyInvoked(): void {

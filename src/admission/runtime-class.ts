@@ -6,6 +6,7 @@ import { compareQuantities, parseQuantity } from '../api/quantity';
 import { isPlainObject, type KubeObject } from '../api/types';
 import type { AdmissionAttributes, AdmissionPlugin } from './admission';
 import { createOf } from './default-storage-class';
+import { jsonClone } from '../api/json-clone';
 
 /** Looks a RuntimeClass up: from a cache where one exists unless `live` asks for etcd; null when absent. */
 export type RuntimeClassLookup = (name: string, live: boolean) => MaybePromise<KubeObject | null>;
@@ -80,7 +81,7 @@ export class RuntimeClassAdmission implements AdmissionPlugin {
       if (Object.keys(own).length > 0 && !sameResources(fixed, own)) {
         throw forbidden(PODS, podName, "pod rejected: Pod's Overhead doesn't match RuntimeClass's defined Overhead");
       }
-      if (Object.keys(fixed).length > 0) spec.overhead = structuredClone(fixed);
+      if (Object.keys(fixed).length > 0) spec.overhead = jsonClone(fixed);
       else delete spec.overhead;
     }
     // setScheduling
@@ -100,9 +101,9 @@ export class RuntimeClassAdmission implements AdmissionPlugin {
           selector[key] = value;
         }
       } else if (isPlainObject(scheduling.nodeSelector)) {
-        spec.nodeSelector = structuredClone(classSelector);
+        spec.nodeSelector = jsonClone(classSelector);
       }
-      const tolerations = mergeTolerations(objectsIn(spec.tolerations), structuredClone(objectsIn(scheduling.tolerations)));
+      const tolerations = mergeTolerations(objectsIn(spec.tolerations), jsonClone(objectsIn(scheduling.tolerations)));
       if (tolerations.length > 0) spec.tolerations = tolerations;
     }
     pod.spec = spec;

@@ -3,6 +3,7 @@ import { PROTOBUF_MAGIC } from './protobuf';
 import { lookupMessageOf } from '../schema/proto-loader';
 import { encodeMessageInSlices, encodeMessageTo } from './protobuf-encode';
 import { encodeWith, varintLength, writeVarintAt, type ProtoWriter } from './proto-writer';
+import { smallInOneGo } from './large-values';
 
 /**
  * Kubernetes' protobuf wire form of whole objects: "k8s\0", then a runtime.Unknown whose typeMeta
@@ -85,8 +86,12 @@ export function encodeProtobuf(obj: Json): Buffer {
   });
 }
 
-/** encodeProtobuf for a request: long lists are encoded in slices. */
+/**
+ * encodeProtobuf for a request: long lists are encoded in slices. An object without a large list or
+ * map anywhere (most) is encoded at once, without the schema walk that looks for long lists.
+ */
 export async function encodeProtobufInSlices(obj: Json, slice: () => Promise<void>): Promise<Buffer> {
+  if (smallInOneGo(obj)) return encodeProtobuf(obj);
   return protobufEnvelope(String(obj.apiVersion), String(obj.kind), await encodeMessageInSlices(requireType(obj), obj, slice));
 }
 

@@ -11,6 +11,7 @@ import { systemClock, type Clock } from './runtime/clock';
 import { CachedInformer, type ControllerLog } from './runtime/informer';
 import { WorkQueue } from './work-queue';
 import type { SharedInformers } from './runtime/shared-informers';
+import { jsonClone } from '../api/json-clone';
 
 const RETRY_MS = 1000;
 
@@ -97,7 +98,7 @@ export class CrdEstablishingController extends QueueController {
 
   /** NamesAccepted and Established, with the accepted names, as the naming and establishing controllers write them. */
   private async reportNames(crd: KubeObject, view: CrdView, conflict: NameConflict | null, servedEverywhere: boolean): Promise<void> {
-    const next = structuredClone(crd);
+    const next = jsonClone(crd);
     const status = (isPlainObject(next.status) ? next.status : {}) as Record<string, unknown>;
     next.status = status;
     if (conflict) {
@@ -142,7 +143,7 @@ export class CrdEstablishingController extends QueueController {
     if (!(crd.metadata.finalizers ?? []).includes(CLEANUP_FINALIZER)) return true;
     const store = this.serving.storesOf(name)[0];
     if (store) {
-      const next = structuredClone(crd);
+      const next = jsonClone(crd);
       setCrdCondition(next, { type: 'Terminating', status: 'True', reason: 'InstanceDeletionInProgress', message: 'CustomResource deletion is in progress' });
       if (JSON.stringify(next.status) !== JSON.stringify(crd.status)) await this.writeStatus(name, next.status);
       const all = { resourceVersion: '', match: '' as const, predicate: everything };

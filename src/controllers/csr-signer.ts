@@ -12,6 +12,7 @@ import { CachedInformer } from './runtime/informer';
 import { systemClock, type Clock } from './runtime/clock';
 import { WorkQueue } from './work-queue';
 import type { SharedInformers } from './runtime/shared-informers';
+import { jsonClone } from '../api/json-clone';
 
 type Log = (message: string, err?: unknown) => void;
 
@@ -47,7 +48,7 @@ function needsSigning(csr: KubeObject): boolean {
 
 /** The status a signed (or refused) request gets. */
 function signed(csr: KubeObject, ca: PemPair): Record<string, unknown> {
-  const status = objectOf(structuredClone(csr.status));
+  const status = objectOf(jsonClone(csr.status));
   const signer = stringOf(objectOf(csr.spec).signerName);
   const reason = refusal(csr, signer);
   if (reason) {

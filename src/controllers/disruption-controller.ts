@@ -11,6 +11,7 @@ import { CachedInformer, objectKey } from './runtime/informer';
 import { systemClock, type Clock } from './runtime/clock';
 import { WorkQueue } from './work-queue';
 import type { SharedInformers } from './runtime/shared-informers';
+import { jsonClone } from '../api/json-clone';
 
 type Log = (message: string, err?: unknown) => void;
 type Obj = Record<string, unknown>;
@@ -262,7 +263,7 @@ export class DisruptionController extends QueueController {
 
   /** failSafe: nothing may be disrupted while the budget cannot be computed. */
   private failSafe(pdb: KubeObject, message: string, now: number): Obj | null {
-    const status = structuredClone(objectOf(pdb.status));
+    const status = jsonClone(objectOf(pdb.status));
     status.disruptionsAllowed = 0;
     setCondition(
       status,

@@ -16,6 +16,7 @@ import { CachedInformer } from './runtime/informer';
 import { systemClock, type Clock } from './runtime/clock';
 import { WorkQueue } from './work-queue';
 import type { SharedInformers } from './runtime/shared-informers';
+import { jsonClone } from '../api/json-clone';
 
 type Log = (message: string, err?: unknown) => void;
 
@@ -53,12 +54,12 @@ function parseBool(value: string | undefined): boolean | null {
 function ensured(current: KubeObject, wanted: Wanted): KubeObject {
   const annotation = current.metadata.annotations?.[AUTO_UPDATE_ANNOTATION];
   const autoUpdate = wanted.mandatory || (parseBool(annotation) ?? current.metadata.generation === 1);
-  const next = structuredClone(current);
+  const next = jsonClone(current);
   if (wanted.mandatory || parseBool(annotation) === null) {
     next.metadata.annotations = { ...current.metadata.annotations, [AUTO_UPDATE_ANNOTATION]: String(autoUpdate) };
   }
   if (autoUpdate) {
-    const spec = structuredClone(wanted.object.spec) as Record<string, unknown>;
+    const spec = jsonClone(wanted.object.spec) as Record<string, unknown>;
     if (wanted.object.kind === 'PriorityLevelConfiguration' && spec.type === 'Exempt' && objectOf(current.spec).type === 'Exempt') {
       spec.exempt = { ...objectOf(spec.exempt), ...objectOf(objectOf(current.spec).exempt) };
     }
@@ -154,7 +155,7 @@ export class FlowControlController extends QueueController {
   private async ensure(store: ObjectStore, name: string, current: KubeObject | null, wanted: Wanted): Promise<void> {
     const ctx = systemContext({ namespace: '' }, SERVER_OWN_WRITE);
     if (!current) {
-      await store.create(ctx, structuredClone(wanted.object), { dryRun: false });
+      await store.create(ctx, jsonClone(wanted.object), { dryRun: false });
       return;
     }
     const next = ensured(current, wanted);

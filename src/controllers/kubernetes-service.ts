@@ -7,6 +7,7 @@ import { ipAt, formatIp, serviceRange } from '../registry/service-allocation/ip-
 import { nowTimestamp } from '../registry/time';
 import type { ControllerLog } from './runtime/informer';
 import { PeriodicController } from './runtime/periodic';
+import { jsonClone } from '../api/json-clone';
 
 /** kube's DefaultServiceCIDRName and the kubernetes Service's names. */
 export const DEFAULT_SERVICE_CIDR = 'kubernetes';
@@ -115,7 +116,7 @@ export async function reconcileKubernetesService(services: ObjectStore, clusterI
   const spec = isPlainObject(current.spec) ? current.spec : {};
   const want = desired.spec as Record<string, unknown>;
   if (spec.type === want.type && jsonEqual(spec.ports, want.ports)) return;
-  const next = structuredClone(current);
+  const next = jsonClone(current);
   next.spec = { ...spec, type: want.type, ports: want.ports };
   try {
     await services.update(systemContext({ namespace: DEFAULT_NAMESPACE, name: KUBERNETES_SERVICE }, SERVER_OWN_WRITE), KUBERNETES_SERVICE, next, {

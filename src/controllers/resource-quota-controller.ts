@@ -10,6 +10,7 @@ import { CachedInformer, type ControllerLog } from './runtime/informer';
 import { systemClock, type Clock } from './runtime/clock';
 import { WorkQueue } from './work-queue';
 import type { SharedInformers } from './runtime/shared-informers';
+import { jsonClone } from '../api/json-clone';
 
 const RETRY_MS = 1000;
 
@@ -147,7 +148,7 @@ export class ResourceQuotaController implements Controller {
     }
     used = maskList(used, hard.keys());
     if (listsEqual(previous.hard, hard) && listsEqual(previous.used, used)) return true;
-    const next = structuredClone(quota);
+    const next = jsonClone(quota);
     next.status = { hard: resourceListJson(hard), used: resourceListJson(used) };
     try {
       await this.quotas.update(

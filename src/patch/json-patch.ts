@@ -1,6 +1,7 @@
 import { applyOperation, getValueByPointer, JsonPatchError, validator, type Operation } from 'fast-json-patch';
 import { badRequest, StatusError } from '../api/errors';
 import { runWalk, runWalkInSlices, type Walk } from '../api/loop-slices';
+import { jsonClone } from '../api/json-clone';
 
 /** kube-apiserver's limit on the operations of one JSON patch. */
 const MAX_JSON_PATCH_OPERATIONS = 10000;
@@ -104,7 +105,7 @@ export function applyJsonPatchInSlices(document: unknown, patch: unknown, slice:
 
 function* operationsApplied(document: unknown, patch: unknown): Walk<unknown> {
   const operations = parseOperations(patch);
-  let result = structuredClone(document);
+  let result = jsonClone(document);
   let copied = 0;
   try {
     for (const [index, operation] of operations.entries()) {

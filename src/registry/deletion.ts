@@ -5,6 +5,7 @@ import type { DeleteRequest, GracefulDeleteOptions, ResourceDefinition } from '.
 import { groupResource } from './resource-definition';
 import { finalizersForDeletion, type PropagationOptions } from './deletion-finalizers';
 import { timestampAt } from './time';
+import { jsonClone } from '../api/json-clone';
 
 /**
  * The deletion state machine, as pure decisions over the stored object, the delete options and
@@ -92,7 +93,7 @@ export function beforeDelete(def: ResourceDefinition, obj: KubeObject, req: Grac
  * marked first (updateForGracefulDeletionAndFinalizers).
  */
 export function startDeletion(def: ResourceDefinition, current: KubeObject, req: DeleteRequest, nowSeconds: number): 'pending' | 'remove' | 'update' {
-  const first = beforeDelete(def, structuredClone(current), req, nowSeconds);
+  const first = beforeDelete(def, jsonClone(current), req, nowSeconds);
   if (first.pending) return 'pending';
   const finalizers = current.metadata.finalizers ?? [];
   const gc = finalizersForDeletion(finalizers, req, def.strategy.garbageCollectionPolicy);
@@ -109,7 +110,7 @@ export function startDeletion(def: ResourceDefinition, current: KubeObject, req:
 export type DeletionUpdate = { step: 'pending' } | { step: 'removeNow' } | { step: 'mark'; object: KubeObject; thenRemove: boolean };
 
 export function deletionUpdate(def: ResourceDefinition, existing: KubeObject, req: DeleteRequest, nowSeconds: number): DeletionUpdate {
-  const next = structuredClone(existing);
+  const next = jsonClone(existing);
   const decision = beforeDelete(def, next, req, nowSeconds);
   if (decision.pending) return { step: 'pending' };
   const wanted = finalizersForDeletion(next.metadata.finalizers ?? [], req, def.strategy.garbageCollectionPolicy);
@@ -152,7 +153,7 @@ export function terminationStep(def: ResourceDefinition, current: KubeObject, re
 
 /** The first DELETE's marking of the object read in its guaranteed update, at `nowSeconds`. */
 export function markTerminating(def: ResourceDefinition, existing: KubeObject, req: PropagationOptions, nowSeconds: number): KubeObject {
-  const next = structuredClone(existing);
+  const next = jsonClone(existing);
   next.metadata.deletionTimestamp ??= timestampAt(nowSeconds);
   def.strategy.startTermination?.(next, req);
   return next;

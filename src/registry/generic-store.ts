@@ -555,7 +555,7 @@ export class GenericStore {
       name,
       async (current) => {
         const old = view.read(current!);
-        const requested = typeof input === 'function' ? await input(old) : structuredClone(input);
+        const requested = typeof input === 'function' ? await input(old) : jsonClone(input);
         this.checkName(requested, name);
         await this.admit('mutate', ctx, opts, 'UPDATE', requested, old);
         return view.write(requested, current!);
@@ -610,7 +610,7 @@ export class GenericStore {
           if (!current) {
             if (!createOnUpdate || (typeof input !== 'function' && !isUnconditional(input))) throw notFound(this.def, name);
             created = true;
-            const fresh = typeof input === 'function' ? await input(null) : structuredClone(input);
+            const fresh = typeof input === 'function' ? await input(null) : jsonClone(input);
             checkName(fresh);
             if (!req.inputAdmitted) await this.admit('mutate', ctx, req, 'CREATE', fresh, undefined);
             asGoDecodes(fresh);
@@ -622,7 +622,7 @@ export class GenericStore {
             return storageVersionOf(this.def, fresh, ctx.signal);
           }
           current = await this.toServed(current, ctx.signal);
-          const next = typeof input === 'function' ? await input(structuredClone(current)) : structuredClone(input);
+          const next = typeof input === 'function' ? await input(jsonClone(current)) : jsonClone(input);
           checkName(next);
           await slice();
           if (!req.inputAdmitted) await this.admit('mutate', ctx, req, 'UPDATE', next, current);
@@ -683,7 +683,7 @@ export class GenericStore {
         this.key(ctx.info.namespace, name),
         async (current) => {
           if (!current) throw notFound(this.def, name);
-          const next = structuredClone(await this.toServed(current, ctx.signal));
+          const next = jsonClone(await this.toServed(current, ctx.signal));
           mutate(next);
           ensureActive(ctx);
           return storageVersionOf(this.def, next, ctx.signal);

@@ -9,6 +9,7 @@ import { apiVersionOfDefinition, type ResourceDefinition, type ServedKind } from
 import type { SubresourceView } from './types';
 import { AGE_COLUMN, NAME_COLUMN } from './table';
 import type { ScaleFacts } from './types';
+import { jsonClone } from '../api/json-clone';
 
 export type { ScaleFacts } from './types';
 
@@ -102,7 +103,7 @@ export function scaleView(def: ResourceDefinition): SubresourceView {
           `Precondition failed: UID in precondition: ${meta.uid}, UID in object meta: ${stored.metadata.uid ?? ''}`,
         );
       }
-      const next = structuredClone(stored);
+      const next = jsonClone(stored);
       setPath(next, facts.specReplicasPath, replicasAt(requested, ['spec', 'replicas']));
       // The Scale's resourceVersion becomes the object's: a stale one is a conflict, none an unconditional write.
       next.metadata.resourceVersion = meta.resourceVersion;

@@ -3,6 +3,7 @@ import { getPath, setPath } from './object-path';
 import type { ResourceDefinition, Verb } from './resource-definition';
 import { scaleFacts, scaleView } from './scale';
 import type { Subresource, SubresourceView, CreateSubresource } from './types';
+import { jsonClone } from '../api/json-clone';
 
 export type { Subresource, SubresourceView, CreateSubresource, CreateSubresourceRequest } from './types';
 
@@ -67,7 +68,7 @@ export function subresourceView(def: ResourceDefinition, sub: '' | Subresource):
 
 /** A main-resource update leaves every exclusively owned part as it was. */
 export function keepSubresourceFields(next: KubeObject, prev: KubeObject, def: ResourceDefinition): void {
-  for (const path of exclusivePaths(def)) setPath(next, path, structuredClone(getPath(prev, path)));
+  for (const path of exclusivePaths(def)) setPath(next, path, jsonClone(getPath(prev, path)));
 }
 
 /**
@@ -76,7 +77,7 @@ export function keepSubresourceFields(next: KubeObject, prev: KubeObject, def: R
  */
 export function applySubresource(next: KubeObject, prev: KubeObject, def: ResourceDefinition, sub: Subresource): KubeObject {
   const path = ownedPath(def, sub);
-  const result = structuredClone(prev);
+  const result = jsonClone(prev);
   result.metadata.resourceVersion = next.metadata.resourceVersion;
   if (next.metadata.managedFields) result.metadata.managedFields = next.metadata.managedFields;
   const take = def.strategy.subresourceStrategies[sub]?.take;

@@ -5,6 +5,7 @@ import { convertAll, convertOne } from './conversion';
 import { inWireOrder } from './object-order';
 import { apiVersionOfDefinition, storageApiVersionOf } from './resource-definition';
 import type { ResourceDefinition } from './types';
+import { jsonClone } from '../api/json-clone';
 
 /**
  * A resource's objects between the version a client speaks and the one etcd holds, as kube's
@@ -61,6 +62,6 @@ function restamped(def: ResourceDefinition, obj: KubeObject, apiVersion: string)
   if (obj.kind === def.kind && obj.apiVersion === apiVersion) return obj;
   const { conversion } = def;
   // A copy: the stored object may be the watch cache's, shared by every reader (inWireOrder fills in Go's zero values).
-  const copy = structuredClone(obj);
+  const copy = jsonClone(obj);
   return inWireOrder(conversion ? conversion.fromStorage(copy) : copy, def.kind, apiVersion);
 }

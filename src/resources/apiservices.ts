@@ -6,6 +6,7 @@ import { defineResource } from '../registry/resource-definition';
 import { strategy } from '../registry/strategy';
 import { AGE_COLUMN, NAME_COLUMN } from '../registry/table';
 import type { APIService } from '../generated/types/apiregistration/v1';
+import { jsonClone } from '../api/json-clone';
 
 /**
  * apiregistration.k8s.io/v1 APIService, as kube-aggregator's registry/apiservice serves it: a
@@ -127,7 +128,7 @@ export const apiservices = defineResource<APIService>({
       obj.status = {};
     },
     prepareForUpdate: (next, prev) => {
-      next.status = structuredClone(prev.status ?? {});
+      next.status = jsonClone(prev.status ?? {});
     },
     // SetDefaults_ServiceReference: port 443.
     applyDefaults: (obj) => {

@@ -8,6 +8,7 @@ import { defineResource } from '../registry/resource-definition';
 import { strategy } from '../registry/strategy';
 import { AGE_COLUMN, humanDuration, NAME_COLUMN } from '../registry/table';
 import { nowTimestamp } from '../registry/time';
+import { jsonClone } from '../api/json-clone';
 
 /** certificates.k8s.io/v1 CertificateSigningRequest, as pkg/registry/certificates/certificates serves it. */
 
@@ -66,7 +67,7 @@ function prepareCsrForCreate(csr: CertificateSigningRequest, ctx: RequestContext
   spec.username = user.name;
   if (user.uid) spec.uid = user.uid;
   if (user.groups.length > 0) spec.groups = [...user.groups];
-  if (Object.keys(user.extra).length > 0) spec.extra = structuredClone(user.extra);
+  if (Object.keys(user.extra).length > 0) spec.extra = jsonClone(user.extra);
   csr.spec = spec;
   csr.status = {};
 }
@@ -199,7 +200,7 @@ export const certificatesigningrequests = defineResource<CertificateSigningReque
     applyDefaults: (csr) => stampConditions(csr, null),
     // csrStrategy.PrepareForUpdate: the main resource changes metadata only.
     prepareForUpdate: (next, prev) => {
-      next.spec = structuredClone(prev.spec);
+      next.spec = jsonClone(prev.spec);
     },
     prepareForStatusUpdate: keepApprovalConditions,
     validate: validateCsr,

@@ -4,6 +4,7 @@ import { validateAnnotations, validateLabels } from '../api/meta-validation';
 import { isPlainObject, type KubeObject } from '../api/types';
 import { postJson, webhookTarget, webhookUrl, WebhookCallError, type ResolveService } from '../admission/webhooks/client';
 import { ConversionFailure, type ObjectConverter } from '../registry/conversion';
+import { jsonClone } from '../api/json-clone';
 
 /**
  * A CRD's conversion webhook as apiextensions-apiserver's webhookConverter calls it: the objects
@@ -42,7 +43,7 @@ function identityChange(sent: KubeObject, got: KubeObject): string | null {
 function restoredMetadata(sent: KubeObject, got: Obj): KubeObject['metadata'] {
   if (!isPlainObject(got.metadata)) throw new Error('missing metadata in converted object');
   const answered = got.metadata;
-  const meta: Obj = structuredClone(sent.metadata) as Obj;
+  const meta: Obj = jsonClone(sent.metadata) as Obj;
   for (const fld of ['labels', 'annotations'] as const) {
     const value = answered[fld];
     if (value === undefined || value === null) {

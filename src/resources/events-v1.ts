@@ -5,6 +5,7 @@ import { strategy } from '../registry/strategy';
 import { validateEvent, validateStrictEventCreate, validateStrictEventUpdate } from './event-validation';
 import { events } from './events';
 import { coreEventFromV1, v1EventFromCore } from './events-v1-conversion';
+import { jsonClone } from '../api/json-clone';
 
 /**
  * events.k8s.io/v1 Events, which client-go's events recorder writes: the same objects as core/v1
@@ -13,7 +14,7 @@ import { coreEventFromV1, v1EventFromCore } from './events-v1-conversion';
  * validates and prints its internal Event; writes through this version add the strict rules.
  */
 
-const asCore = (event: KubeObject): KubeObject => coreEventFromV1(structuredClone(event));
+const asCore = (event: KubeObject): KubeObject => coreEventFromV1(jsonClone(event));
 
 export const eventsV1 = defineResource<Event>({
   group: 'events.k8s.io',

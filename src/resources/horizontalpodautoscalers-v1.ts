@@ -5,6 +5,7 @@ import { horizontalpodautoscalers } from './horizontalpodautoscalers';
 import { hpaSpec, validateHpaSpec } from './hpa-spec';
 import { hpaV1FromV2, hpaV2FromV1 } from './hpa-v1-conversion';
 import type { HorizontalPodAutoscaler } from '../generated/types/autoscaling/v1';
+import { jsonClone } from '../api/json-clone';
 
 /**
  * autoscaling/v1 HorizontalPodAutoscalers, which `kubectl autoscale` creates: the same objects as
@@ -12,7 +13,7 @@ import type { HorizontalPodAutoscaler } from '../generated/types/autoscaling/v1'
  * printed columns are v2's, on the converted object, as kube-apiserver validates its internal one.
  */
 
-const asV2 = (hpa: KubeObject): KubeObject => hpaV2FromV1(structuredClone(hpa));
+const asV2 = (hpa: KubeObject): KubeObject => hpaV2FromV1(jsonClone(hpa));
 
 export const horizontalpodautoscalersV1 = defineResource<HorizontalPodAutoscaler>({
   ...horizontalpodautoscalers,

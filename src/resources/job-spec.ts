@@ -5,6 +5,7 @@ import { fromLabelSelectorStruct, matchesLabels } from '../api/label-selector';
 import { validateLabelSelector, validateLabels } from '../api/meta-validation';
 import { isPlainObject, type KubeObject } from '../api/types';
 import { defaultPodSpec, validatePodSpec } from './pod-spec';
+import { jsonClone } from '../api/json-clone';
 
 /** A batch/v1 JobSpec, shared by Jobs and the job template of CronJobs. */
 
@@ -195,7 +196,7 @@ const IMMUTABLE_FIELDS = ['completionMode', 'podFailurePolicy', 'backoffLimitPer
  * copied from the update so that only the rest is compared.
  */
 function schedulingDirectivesFrom(next: Obj, prev: Obj): Obj {
-  const merged = structuredClone(prev);
+  const merged = jsonClone(prev);
   const meta = (merged.metadata ??= {}) as Obj;
   const nextMeta = isPlainObject(next.metadata) ? next.metadata : {};
   meta.labels = nextMeta.labels;

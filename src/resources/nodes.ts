@@ -5,6 +5,7 @@ import { defineResource } from '../registry/resource-definition';
 import { strategy } from '../registry/strategy';
 import { AGE_COLUMN, NAME_COLUMN } from '../registry/table';
 import { validateNodeStatusUpdate } from './status-validation';
+import { jsonClone } from '../api/json-clone';
 
 type Obj = Record<string, unknown>;
 
@@ -56,7 +57,7 @@ export const nodes = defineResource<Node>({
     },
     applyDefaults: (node) => {
       const st = status(node);
-      if (st.capacity !== undefined && st.allocatable === undefined) st.allocatable = structuredClone(st.capacity);
+      if (st.capacity !== undefined && st.allocatable === undefined) st.allocatable = jsonClone(st.capacity);
     },
   }),
   selectableFields: {

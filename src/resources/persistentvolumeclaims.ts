@@ -20,6 +20,7 @@ import {
   validateVolumeMode,
 } from './volume-modes';
 import { validateClaimStatusUpdate } from './status-validation';
+import { jsonClone } from '../api/json-clone';
 
 /** core/v1 PersistentVolumeClaim: stored, defaulted and validated as kube-apiserver does; no controller binds it. */
 
@@ -91,8 +92,8 @@ function validateClaim(pvc: PersistentVolumeClaim): FieldErrorList {
  * its volume attributes class.
  */
 function comparableSpecs(next: PersistentVolumeClaim, prev: PersistentVolumeClaim): [Obj, Obj] {
-  const newSpec = structuredClone(spec(next));
-  const oldSpec = structuredClone(spec(prev));
+  const newSpec = jsonClone(spec(next));
+  const oldSpec = jsonClone(spec(prev));
   if (!oldSpec.volumeName) oldSpec.volumeName = newSpec.volumeName;
   const oldAnnotation = prev.metadata.annotations?.['volume.beta.kubernetes.io/storage-class'];
   if (

@@ -17,6 +17,7 @@ import {
   validatePositiveQuantity,
   validateVolumeMode,
 } from './volume-modes';
+import { jsonClone } from '../api/json-clone';
 
 /** core/v1 PersistentVolume: stored, defaulted and validated as kube-apiserver does; no controller binds or reclaims it. */
 
@@ -148,7 +149,7 @@ function volumeSource(s: Obj): Obj {
 /** ValidatePersistentVolumeUpdate: the source is fixed, except that a CSI volume may gain a controllerExpandSecretRef. */
 function validateVolumeUpdate(next: PersistentVolume, prev: PersistentVolume): FieldErrorList {
   const errs: FieldErrorList = [];
-  const newSource = structuredClone(volumeSource(spec(next)));
+  const newSource = jsonClone(volumeSource(spec(next)));
   const oldSource = volumeSource(spec(prev));
   if (isPlainObject(oldSource.csi) && oldSource.csi.controllerExpandSecretRef === undefined && isPlainObject(newSource.csi)) {
     delete newSource.csi.controllerExpandSecretRef;

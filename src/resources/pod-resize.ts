@@ -5,6 +5,7 @@ import { isPlainObject, type KubeObject } from '../api/types';
 import type { SubresourceStrategy } from '../registry/types';
 import { MIRROR_POD_ANNOTATION } from './pod-ephemeral-containers';
 import { podQosClass, validatePodSpec } from './pod-spec';
+import { jsonClone } from '../api/json-clone';
 
 /** pods/resize (podResizeStrategy): the containers' resources and resize policies, within kube's limits. */
 
@@ -29,7 +30,7 @@ function takeResize(result: KubeObject, requested: KubeObject): void {
   const stored = specOf(result);
   const wanted = specOf(requested);
   if (!CONTAINER_LISTS.every((key) => sameContainers(list(wanted[key]), list(stored[key])))) {
-    result.spec = structuredClone(wanted);
+    result.spec = jsonClone(wanted);
     return;
   }
   for (const key of CONTAINER_LISTS) {
@@ -37,7 +38,7 @@ function takeResize(result: KubeObject, requested: KubeObject): void {
       const from = list(wanted[key])[i];
       for (const part of ['resources', 'resizePolicy']) {
         if (from[part] === undefined) delete c[part];
-        else c[part] = structuredClone(from[part]);
+        else c[part] = jsonClone(from[part]);
       }
     });
   }
@@ -73,7 +74,7 @@ function sameContainer(a: Obj, b: Obj): boolean {
 
 /** dropCPUMemoryResourcesFromContainer: the container with cpu and memory as they were (lists the old one lacked dropped). */
 function withOldCpuMemory(c: Obj, old: Obj): Obj {
-  const munged = structuredClone(c);
+  const munged = jsonClone(c);
   const now = resourcesOf(c);
   const before = resourcesOf(old);
   const resources: Obj = {};
@@ -136,7 +137,7 @@ export function validatePodResize(next: KubeObject, prev: KubeObject): FieldErro
     errs.push(field.invalid('spec', shown ?? '', 'Pod QOS Class may not change as a result of resizing'));
   }
   if (!resizeSupported(prev)) errs.push(field.forbidden('spec', 'Pod running on node without support for resize'));
-  const munged = structuredClone(specOf(next));
+  const munged = jsonClone(specOf(next));
   const [oldInit, newInit] = [list(specOf(prev).initContainers), list(specOf(next).initContainers)];
   const [oldMain, newMain] = [list(specOf(prev).containers), list(specOf(next).containers)];
   oldInit.forEach((c, i) => {

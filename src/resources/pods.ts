@@ -13,6 +13,7 @@ import { resizeStrategy } from './pod-resize';
 import { podAttach, podExec, podLog, podPortForward } from './pod-streams';
 import { defaultPod, podQosClass, validatePodSpec } from './pod-spec';
 import { validatePodStatusUpdate } from './status-validation';
+import { jsonClone } from '../api/json-clone';
 
 type Obj = Record<string, unknown>;
 
@@ -26,7 +27,7 @@ const IMMUTABLE_SPEC_MESSAGE =
 
 /** The parts of a pod spec an update may change, blanked so that the rest can be compared. */
 function mutableBlanked(s: Obj): Obj {
-  const copy = structuredClone(s);
+  const copy = jsonClone(s);
   for (const key of ['containers', 'initContainers']) for (const c of list(copy[key])) delete c.image;
   delete copy.activeDeadlineSeconds;
   delete copy.tolerations;

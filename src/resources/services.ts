@@ -9,6 +9,7 @@ import { strategy } from '../registry/strategy';
 import { AGE_COLUMN, NAME_COLUMN } from '../registry/table';
 import { validateLoadBalancerStatus, statusOf } from './status-validation';
 import { needsHealthCheckNodePort } from '../registry/service-allocation/service-allocator';
+import { jsonClone } from '../api/json-clone';
 
 type Obj = Record<string, unknown>;
 
@@ -97,8 +98,7 @@ function keepAllocations(next: Service, prev: Service): void {
   const n = spec(next);
   const p = spec(prev);
   if (n.type !== 'ExternalName' && p.type !== 'ExternalName') {
-    for (const key of ['clusterIP', 'clusterIPs', 'ipFamilies', 'ipFamilyPolicy'])
-      if (n[key] === undefined && p[key] !== undefined) n[key] = structuredClone(p[key]);
+    for (const key of ['clusterIP', 'clusterIPs', 'ipFamilies', 'ipFamilyPolicy']) if (n[key] === undefined && p[key] !== undefined) n[key] = jsonClone(p[key]);
   }
   if (needsNodePort(p) && needsNodePort(n)) {
     const nodePortsOf = (list: Obj[]): Set<unknown> => new Set(list.map((o) => o.nodePort).filter((v) => v !== undefined && v !== 0));

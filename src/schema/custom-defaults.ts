@@ -1,4 +1,5 @@
 import type { JSONSchemaProps } from './json-schema-props';
+import { jsonClone } from '../api/json-clone';
 
 /**
  * Structural defaulting of custom resources, as apiextensions-apiserver's
@@ -27,20 +28,20 @@ function defaultValue(s: JSONSchemaProps | undefined, x: unknown): void {
   if (!s) return;
   if (Array.isArray(x)) {
     x.forEach((item, i) => {
-      if (isNonNullableNull(item, s.items)) x[i] = structuredClone(s.items.default ?? null);
+      if (isNonNullableNull(item, s.items)) x[i] = jsonClone(s.items.default ?? null);
       defaultValue(s.items, x[i]);
     });
   } else if (isObject(x)) {
     for (const [key, prop] of Object.entries(s.properties ?? {})) {
       if (prop.default === undefined) continue;
-      if (!Object.hasOwn(x, key) || isNonNullableNull(x[key], prop)) x[key] = structuredClone(prop.default);
+      if (!Object.hasOwn(x, key) || isNonNullableNull(x[key], prop)) x[key] = jsonClone(prop.default);
     }
     const additional = typeof s.additionalProperties === 'object' ? s.additionalProperties : undefined;
     for (const key of Object.keys(x)) {
       if (s.properties && Object.hasOwn(s.properties, key)) {
         defaultValue(s.properties[key], x[key]);
       } else if (additional) {
-        if (isNonNullableNull(x[key], additional)) x[key] = structuredClone(additional.default ?? null);
+        if (isNonNullableNull(x[key], additional)) x[key] = jsonClone(additional.default ?? null);
         defaultValue(additional, x[key]);
       }
     }

@@ -3,6 +3,7 @@ import { runSteps, runStepsInSlices, type Steps } from '../api/loop-slices';
 import { isPlainObject, setOwn } from '../api/types';
 import { child, elements, fieldElement, FieldSet, keyElement, rootPath, valueElement, type FieldPath } from './field-set';
 import type { ObjectNode, SchemaNode } from './typed-schema';
+import { jsonClone } from '../api/json-clone';
 
 /**
  * The operations of server-side apply over plain JSON values and a schema: the set of fields a
@@ -216,19 +217,19 @@ function forEachChild(
 /** An applied configuration merged into a live value (Merge). A null in the configuration removes the field. */
 export function merge(live: unknown, config: unknown, node: SchemaNode): unknown {
   if (config === undefined) return live;
-  if (live === undefined || live === null || config === null || isLeaf(node)) return structuredClone(config);
+  if (live === undefined || live === null || config === null || isLeaf(node)) return jsonClone(config);
   if (node.kind === 'list') {
-    if (!Array.isArray(live) || !Array.isArray(config)) return structuredClone(config);
+    if (!Array.isArray(live) || !Array.isArray(config)) return jsonClone(config);
     const result = [...live];
     for (const item of config) {
       const pe = itemElement(node, item);
       const at = result.findIndex((i) => itemElement(node, i) === pe);
       if (at >= 0) result[at] = merge(result[at], item, node.items);
-      else result.push(structuredClone(item));
+      else result.push(jsonClone(item));
     }
     return result;
   }
-  if (!isPlainObject(live) || !isPlainObject(config)) return structuredClone(config);
+  if (!isPlainObject(live) || !isPlainObject(config)) return jsonClone(config);
   const result: Obj = { ...live };
   for (const [key, value] of Object.entries(config)) {
     const sub = childNode(node, key);

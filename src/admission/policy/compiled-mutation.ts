@@ -10,6 +10,7 @@ import { policyVariableNames, type FailurePolicy } from './compiled-policy';
 import { CompositedVariables } from './composited-variables';
 import { CostBudget, CostBudgetExceeded } from './cost-budget';
 import { matchConditionsOutcome } from './match-conditions';
+import { jsonClone } from '../../api/json-clone';
 
 /**
  * A MutatingAdmissionPolicy compiled once per resourceVersion, and one invocation of it
@@ -86,7 +87,7 @@ function jsonPatchOperations(result: unknown): Operation[] {
 /** RFC 6902 as kube's patcher applies it: a failed `test` leaves the object as it was (jsonpatch.ErrTestFailed). */
 function applyOperations(object: KubeObject, operations: Operation[]): KubeObject {
   try {
-    return applyPatch(structuredClone(object), operations, true, false).newDocument;
+    return applyPatch(jsonClone(object), operations, true, false).newDocument;
   } catch (err) {
     if (err instanceof JsonPatchError && err.name === 'TEST_OPERATION_FAILED') return object;
     if (err instanceof JsonPatchError || err instanceof TypeError) throw new MutationError(`JSON Patch: ${err.message.split('\n')[0]}`);
@@ -97,7 +98,7 @@ function applyOperations(object: KubeObject, operations: Operation[]): KubeObjec
 /** Maps and lists merged by the kind's schema as server-side apply merges; without one, maps deeply and lists whole. */
 function mergeApplied(live: unknown, config: unknown, schema: ObjectNode | null): unknown {
   if (schema) return merge(live, config, schema);
-  if (!isPlainObject(live) || !isPlainObject(config)) return structuredClone(config);
+  if (!isPlainObject(live) || !isPlainObject(config)) return jsonClone(config);
   const out: Record<string, unknown> = { ...live };
   for (const [key, value] of Object.entries(config)) {
     if (value === null) delete out[key];

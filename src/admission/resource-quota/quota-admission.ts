@@ -16,6 +16,7 @@ import {
 } from './amounts';
 import { evaluatorFor, quotaMatches, quotaScopes, type QuotaEvaluator } from './evaluators';
 import { LiveLookup, remember, type NamespaceList } from './live-lookup';
+import { jsonClone } from '../../api/json-clone';
 
 /** Reads and charges a namespace's quotas. */
 export interface QuotaAccess {
@@ -222,7 +223,7 @@ export class ResourceQuotaAdmission implements AdmissionPlugin {
   }
 
   private async write(charge: Charge): Promise<void> {
-    const quota = structuredClone(charge.quota);
+    const quota = jsonClone(charge.quota);
     quota.status = { ...(isPlainObject(quota.status) ? quota.status : {}), used: resourceListJson(charge.used) };
     const written = await this.quotas.updateStatus(quota);
     remember(this.charged, `${written.metadata.namespace}/${written.metadata.name}`, written);

@@ -3,6 +3,7 @@ import { apiVersionOfDefinition, type ResourceDefinition } from '../../registry/
 import type { ResourceRegistry } from '../../registry/resource-registry';
 import type { AdmissionOperation } from '../admission';
 import { ruleMatches, type RuleTarget } from './matching';
+import { jsonClone } from '../../api/json-clone';
 
 /** Another version (or group) of the same objects, and how the request's object reads in it. */
 export interface EquivalentResource {
@@ -49,8 +50,8 @@ const relabel = (obj: KubeObject, apiVersion: string, kind: string): KubeObject 
 /** A definition's object as the storage version has it, then as `to` has it. */
 function converter(from: ResourceDefinition, to: ResourceDefinition) {
   return (obj: KubeObject): KubeObject => {
-    const stored = from.conversion ? from.conversion.toStorage(structuredClone(obj)) : obj;
-    const out = to.conversion ? to.conversion.fromStorage(structuredClone(stored)) : stored;
+    const stored = from.conversion ? from.conversion.toStorage(jsonClone(obj)) : obj;
+    const out = to.conversion ? to.conversion.fromStorage(jsonClone(stored)) : stored;
     return relabel(out, apiVersionOfDefinition(to), to.kind);
   };
 }

@@ -2,6 +2,7 @@ import type { UserInfo } from '../user';
 import type { AuthorizationAttributes, AuthorizationResult, Authorizer, RequestAuthorizer, RuleResolver, RulesForResult } from './attributes';
 import type { RbacAuthorizer } from './rbac';
 import { EVERYTHING, SYSTEM_MASTERS } from './privileged-group';
+import { jsonClone } from '../../api/json-clone';
 
 export { FULL_AUTHORITY, PRIVILEGED_GROUP_ONLY, SYSTEM_MASTERS } from './privileged-group';
 
@@ -10,7 +11,7 @@ export type AuthorizationMode = (typeof AUTHORIZATION_MODES)[number];
 
 const alwaysAllow: Authorizer & RuleResolver = {
   authorize: () => ({ decision: 'Allow', reason: '' }),
-  rulesFor: () => structuredClone(EVERYTHING),
+  rulesFor: () => jsonClone(EVERYTHING),
 };
 
 const alwaysDeny: Authorizer & RuleResolver = {

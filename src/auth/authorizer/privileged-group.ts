@@ -1,4 +1,5 @@
 import type { PolicyRule, RequestAuthorizer, RulesForResult } from './attributes';
+import { jsonClone } from '../../api/json-clone';
 
 /**
  * The privileged group and the authorizer of kapi's own contexts, apart from the modes so that
@@ -29,7 +30,7 @@ export const FULL_AUTHORITY: PolicyRule[] = [
 export const PRIVILEGED_GROUP_ONLY: RequestAuthorizer = {
   authorize: (attrs) =>
     attrs.user.groups.includes(SYSTEM_MASTERS) ? { decision: 'Allow', reason: '' } : { decision: 'Deny', reason: 'not a request of the server' },
-  rulesFor: (user) => (user.groups.includes(SYSTEM_MASTERS) ? structuredClone(EVERYTHING) : { resourceRules: [], nonResourceRules: [], incomplete: false }),
+  rulesFor: (user) => (user.groups.includes(SYSTEM_MASTERS) ? jsonClone(EVERYTHING) : { resourceRules: [], nonResourceRules: [], incomplete: false }),
   rbac: {
     policyRulesFor: (user) => ({ rules: user.groups.includes(SYSTEM_MASTERS) ? FULL_AUTHORITY : [], errors: [] }),
     roleReferenceRules: () => ({ rules: [], error: 'roles are not resolved outside a request' }),

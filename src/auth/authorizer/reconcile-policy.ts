@@ -9,6 +9,7 @@ import { BOOTSTRAP_CLUSTER_ROLE_BINDINGS, BOOTSTRAP_CLUSTER_ROLES, BOOTSTRAP_ROL
 import { AUTO_UPDATE_ANNOTATION } from './policy-objects';
 import { rulesOf, subjectsOf } from './rbac-objects';
 import { breakdownRule, covers } from './rule-match';
+import { jsonClone } from '../../api/json-clone';
 
 /** Existing keys win, missing ones are added (reconciliation never takes a label away). */
 function merged(existing: Record<string, string> | undefined, expected: Record<string, string> | undefined): Record<string, string> {
@@ -21,7 +22,7 @@ function merged(existing: Record<string, string> | undefined, expected: Record<s
  * selectors and rules are added; an aggregated role's rules belong to the aggregation controller.
  */
 function reconciledRole(existing: KubeObject, expected: KubeObject): KubeObject {
-  const next = structuredClone(existing);
+  const next = jsonClone(existing);
   next.metadata.labels = merged(existing.metadata.labels, expected.metadata.labels);
   next.metadata.annotations = merged(existing.metadata.annotations, expected.metadata.annotations);
   if (isPlainObject(expected.aggregationRule)) {
@@ -39,7 +40,7 @@ function reconciledRole(existing: KubeObject, expected: KubeObject): KubeObject 
 
 /** reconcileRoleBinding: missing subjects are added; labels and annotations as for roles. */
 function reconciledBinding(existing: KubeObject, expected: KubeObject): KubeObject {
-  const next = structuredClone(existing);
+  const next = jsonClone(existing);
   next.metadata.labels = merged(existing.metadata.labels, expected.metadata.labels);
   next.metadata.annotations = merged(existing.metadata.annotations, expected.metadata.annotations);
   const have = subjectsOf(existing);
@@ -75,7 +76,7 @@ async function reconcile(
     if (attempt > 0) existing = await store.find(systemReadContext(namespace), name, { resourceVersion: '', match: '' });
     try {
       if (!existing) {
-        await store.create(systemContext({ namespace }, SERVER_OWN_WRITE), structuredClone(expected), { dryRun: false, batch });
+        await store.create(systemContext({ namespace }, SERVER_OWN_WRITE), jsonClone(expected), { dryRun: false, batch });
         return;
       }
       // A role its owner marked autoupdate=false is left as it is.

@@ -1,4 +1,5 @@
 import type { AuthorizationAttributes, PolicyRule } from './attributes';
+import { jsonClone } from '../../api/json-clone';
 
 /**
  * How one PolicyRule matches a request, and how one rule set covers another: the functions of
@@ -109,7 +110,7 @@ export function compactRules(rules: PolicyRule[]): PolicyRule[] {
     const key = JSON.stringify([rule.apiGroups![0], rule.resources![0], names.length > 0, names[0] ?? '']);
     const existing = simple.get(key);
     if (existing) existing.verbs = [...existing.verbs, ...rule.verbs];
-    else simple.set(key, structuredClone(rule));
+    else simple.set(key, jsonClone(rule));
   }
   return [...out, ...simple.values()];
 }

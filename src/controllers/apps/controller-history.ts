@@ -8,6 +8,7 @@ import type { RequestContext } from '../../registry/request-context';
 import { withGoZeros } from '../../schema/go-zeros';
 import { controllerRefOf } from '../pods/controller-ref';
 import { systemReadContext } from '../../registry/request-context';
+import { jsonClone } from '../../api/json-clone';
 
 /** history.ControllerRevisionHashLabel: the hash a StatefulSet's revisions carry. */
 export const REVISION_HASH_LABEL = 'controller.kubernetes.io/hash';
@@ -49,7 +50,7 @@ export function computeHash(value: unknown, collisionCount: number | undefined):
  * encoder writes with its zero values: `creationTimestamp: null`, `resources: {}`).
  */
 export const templatePatch = (template: PodTemplateSpec | undefined): Record<string, unknown> =>
-  sortedJson({ spec: { template: { ...withGoZeros('k8s.io.api.core.v1.PodTemplateSpec', structuredClone(template ?? {})), $patch: 'replace' } } });
+  sortedJson({ spec: { template: { ...withGoZeros('k8s.io.api.core.v1.PodTemplateSpec', jsonClone(template ?? {})), $patch: 'replace' } } });
 
 /** The template a revision holds (ApplyRevision: the patch replaces the whole template). */
 export function templateOf(revision: ControllerRevision): PodTemplateSpec {

@@ -8,6 +8,7 @@ import type { ControllerExpectations } from '../pods/expectations';
 import type { EventRecorder } from '../runtime/event-recorder';
 import { POD_REVISION_LABEL } from './controller-history';
 import { daemonPodTemplate, nodeShouldRunDaemonPod, TEMPLATE_GENERATION_ANNOTATION, TEMPLATE_GENERATION_LABEL, withNodeNameAffinity } from './daemonset-nodes';
+import { jsonClone } from '../../api/json-clone';
 
 /** The nodes a set's pods are on (or bound for), its pods oldest first on each. */
 export type NodePods = Map<string, Pod[]>;
@@ -183,7 +184,7 @@ export class DaemonSetControl {
       const nodes = toCreate.slice(done, done + batch);
       const results = await Promise.allSettled(
         nodes.map((node) => {
-          const forNode = structuredClone(template);
+          const forNode = jsonClone(template);
           forNode.spec!.affinity = withNodeNameAffinity(forNode.spec!.affinity, node);
           return this.podControl.createPod(namespace, forNode, ds, ref);
         }),

@@ -30,6 +30,7 @@ import {
 } from './controller-history';
 import { DaemonSetControl, type NodePods } from './daemonset-control';
 import { targetNodeName } from './daemonset-nodes';
+import { jsonClone } from '../../api/json-clone';
 
 const RETRY_MS = 1000;
 const NOT_DRY_RUN = { dryRun: false } as const;
@@ -178,7 +179,7 @@ export class DaemonSetController extends QueueController {
       this.expectations.delete(key);
       return true;
     }
-    const ds = structuredClone(cached);
+    const ds = jsonClone(cached);
     const selector = ds.spec?.selector;
     if (!selector || (Object.keys(selector.matchLabels ?? {}).length === 0 && (selector.matchExpressions ?? []).length === 0)) {
       this.recorder.event(ds, 'Warning', 'SelectingAll', 'This daemon set is selecting all pods. A non-empty selector is required.');

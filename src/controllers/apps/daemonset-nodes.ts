@@ -11,6 +11,7 @@ import type {
   Toleration,
 } from '../../generated/types/core/v1';
 import { POD_REVISION_LABEL } from './controller-history';
+import { jsonClone } from '../../api/json-clone';
 
 /** extensions.DaemonSetTemplateGenerationKey: the pod label of the template generation it was made from. */
 export const TEMPLATE_GENERATION_LABEL = 'pod-template-generation';
@@ -49,7 +50,7 @@ export function addDaemonTolerations(spec: PodSpec): void {
 /** ReplaceDaemonSetPodNodeNameNodeAffinity: the required node affinity becomes `metadata.name In [node]`, the rest of the affinity kept. */
 export function withNodeNameAffinity(affinity: Affinity | undefined, nodeName: string): Affinity {
   const term: NodeSelectorTerm = { matchFields: [{ key: 'metadata.name', operator: 'In', values: [nodeName] }] };
-  const next = structuredClone(affinity ?? {});
+  const next = jsonClone(affinity ?? {});
   next.nodeAffinity ??= {};
   next.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution = {
     ...next.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution,
@@ -60,7 +61,7 @@ export function withNodeNameAffinity(affinity: Affinity | undefined, nodeName: s
 
 /** CreatePodTemplate: the template with the daemon tolerations, the template generation and the revision hash labels. */
 export function daemonPodTemplate(ds: DaemonSet, hash: string): PodTemplateSpec {
-  const template: PodTemplateSpec = structuredClone(ds.spec?.template ?? { metadata: {} });
+  const template: PodTemplateSpec = jsonClone(ds.spec?.template ?? { metadata: {} });
   template.spec ??= {};
   addDaemonTolerations(template.spec);
   template.metadata ??= {};
@@ -145,7 +146,7 @@ const blocksScheduling = (taint: Taint): boolean => taint.effect === 'NoSchedule
  * taint, or a node it does not fit, sends it away).
  */
 export function nodeShouldRunDaemonPod(node: Node, ds: DaemonSet): { shouldRun: boolean; shouldContinueRunning: boolean } {
-  const spec = structuredClone(ds.spec?.template?.spec ?? {});
+  const spec = jsonClone(ds.spec?.template?.spec ?? {});
   if (spec.nodeName && spec.nodeName !== node.metadata.name) return { shouldRun: false, shouldContinueRunning: false };
   // NewPod: the template's own affinity decides (the pods made carry only the node-name term).
   addDaemonTolerations(spec);

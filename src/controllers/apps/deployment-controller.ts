@@ -49,6 +49,7 @@ import {
   specReplicas,
 } from './deployment-util';
 import { computeHash, POD_TEMPLATE_HASH_LABEL } from './pod-template-hash';
+import { jsonClone } from '../../api/json-clone';
 
 const RETRY_MS = 1000;
 const FRESH = { resourceVersion: '', match: '' as const };
@@ -163,7 +164,7 @@ export class DeploymentController extends QueueController {
   private async sync(key: string): Promise<boolean> {
     const cached = this.deployments.get(key) as Deployment | undefined;
     if (!cached) return true;
-    const d = structuredClone(cached);
+    const d = jsonClone(cached);
     if (isEmptySelector(d)) {
       this.recorder.event(d, 'Warning', 'SelectingAll', 'This deployment is selecting all pods. A non-empty selector is required.');
       if ((d.status?.observedGeneration ?? 0) < (d.metadata.generation ?? 0))
@@ -221,7 +222,7 @@ export class DeploymentController extends QueueController {
 
   /** getNewReplicaSet for an existing one: its annotations and minReadySeconds, the Deployment's revision, FoundNewReplicaSet. */
   private async syncNewReplicaSet(d: Deployment, found: ReplicaSet, newRevision: number): Promise<ReplicaSet> {
-    const copy = structuredClone(found);
+    const copy = jsonClone(found);
     const annotationsChanged = setNewReplicaSetAnnotations(d, copy, newRevision, true);
     if (annotationsChanged || (copy.spec?.minReadySeconds ?? 0) !== (d.spec?.minReadySeconds ?? 0)) {
       copy.spec = { ...copy.spec, minReadySeconds: d.spec?.minReadySeconds ?? 0 };
@@ -245,9 +246,9 @@ export class DeploymentController extends QueueController {
   private async createNewReplicaSet(d: Deployment, oldSets: ReplicaSet[], newRevision: number): Promise<ReplicaSet> {
     const namespace = d.metadata.namespace ?? '';
     const hash = computeHash(d.spec?.template, d.status?.collisionCount);
-    const template = structuredClone(d.spec?.template ?? { metadata: {} });
+    const template = jsonClone(d.spec?.template ?? { metadata: {} });
     template.metadata = { ...template.metadata, labels: { ...template.metadata?.labels, [POD_TEMPLATE_HASH_LABEL]: hash } };
-    const selector = structuredClone(d.spec?.selector ?? {});
+    const selector = jsonClone(d.spec?.selector ?? {});
     selector.matchLabels = { ...selector.matchLabels, [POD_TEMPLATE_HASH_LABEL]: hash };
     const rs: ReplicaSet = {
       apiVersion: 'apps/v1',
@@ -310,7 +311,7 @@ export class DeploymentController extends QueueController {
     const max = desiredReplicas(d) + maxSurge(d);
     if (!sizeChanges && !replicasAnnotationsNeedUpdate(rs, desiredReplicas(d), max)) return { scaled: false, rs };
     const oldScale = rsReplicas(rs);
-    const copy = structuredClone(rs);
+    const copy = jsonClone(rs);
     copy.spec = { ...copy.spec, replicas: newScale };
     setReplicasAnnotations(copy, desiredReplicas(d), max);
     const { object } = await this.rsStore.update(this.deps.admitted(copy.metadata.namespace ?? ''), copy.metadata.name!, copy, { dryRun: false });

@@ -2,6 +2,7 @@ import { jsonEqual } from '../../api/deep-equal';
 import type { Deployment, DeploymentCondition, DeploymentStatus, ReplicaSet } from '../../generated/types/apps/v1';
 import type { PodTemplateSpec } from '../../generated/types/core/v1';
 import { POD_TEMPLATE_HASH_LABEL } from './pod-template-hash';
+import { jsonClone } from '../../api/json-clone';
 
 /** pkg/controller/deployment/util's annotations. */
 export const REVISION_ANNOTATION = 'deployment.kubernetes.io/revision';
@@ -85,7 +86,7 @@ export const maxRevision = (sets: ReplicaSet[]): number => sets.reduce((max, rs)
 
 /** The template with its pod-template-hash label removed, for EqualIgnoreHash. */
 function withoutHash(template: PodTemplateSpec | undefined): PodTemplateSpec {
-  const copy = structuredClone(template ?? ({} as PodTemplateSpec));
+  const copy = jsonClone(template ?? ({} as PodTemplateSpec));
   const labels = copy.metadata?.labels;
   if (labels) {
     delete labels[POD_TEMPLATE_HASH_LABEL];

@@ -3,6 +3,7 @@ import type { Pod } from '../../generated/types/core/v1';
 import { factsAvailable, podFacts } from '../pods/pod-facts';
 import { messageOf } from '../pods/pod-control';
 import type { Replicated } from './replicated-kind';
+import { jsonClone } from '../../api/json-clone';
 
 const rfc3339 = (ms: number): string => new Date(ms).toISOString().replace(/\.\d+Z$/, 'Z');
 
@@ -14,7 +15,7 @@ const templateMatches = (template: [string, string][], labels: Record<string, st
  * condition while creating or deleting pods fails.
  */
 export function calculateStatus(set: Replicated, pods: Pod[], manageError: unknown, nowMs: number): ReplicaSetStatus {
-  const status: ReplicaSetStatus = structuredClone(set.status ?? {});
+  const status: ReplicaSetStatus = jsonClone(set.status ?? {});
   const templateLabels = Object.entries(set.spec?.template?.metadata?.labels ?? {});
   const minReadySeconds = set.spec?.minReadySeconds ?? 0;
   const failure = status.conditions?.find((c) => c.type === 'ReplicaFailure');

@@ -40,6 +40,7 @@ import {
   updateStorage,
 } from './statefulset-pods';
 import { systemReadContext } from '../../registry/request-context';
+import { jsonClone } from '../../api/json-clone';
 
 const NOT_DRY_RUN = { dryRun: false } as const;
 /** The pod to update was replaced meanwhile: the next pass sees the new one. */
@@ -267,7 +268,7 @@ export class StatefulSetControl {
         name!,
         (current) => {
           if (current.metadata.uid !== uid) throw REPLACED;
-          const next = structuredClone(current) as Pod;
+          const next = jsonClone(current) as Pod;
           if (!identityMatches(set, next)) updateIdentity(set, next);
           if (!storageMatches(set, next)) updateStorage(set, next);
           return next;

@@ -16,6 +16,7 @@ import { WorkQueue } from '../work-queue';
 import { revisionsOf } from './controller-history';
 import { StatefulSetControl } from './statefulset-control';
 import { isMemberOf } from './statefulset-pods';
+import { jsonClone } from '../../api/json-clone';
 
 const RETRY_MS = 1000;
 const NOT_DRY_RUN = { dryRun: false } as const;
@@ -110,7 +111,7 @@ export class StatefulSetController extends QueueController {
   private async sync(key: string): Promise<boolean> {
     const cached = this.setInformer.get(key) as StatefulSet | undefined;
     if (!cached) return true;
-    const set = structuredClone(cached);
+    const set = jsonClone(cached);
     const pods = await this.claimPods(set);
     const revisions = revisionsOf(this.revisionInformer.list() as ControllerRevision[], set);
     const { status, recheckAfterMs } = await this.control.sync(set, pods, revisions);

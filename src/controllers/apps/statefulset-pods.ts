@@ -4,6 +4,7 @@ import { newControllerRef } from '../pods/controller-ref';
 import { isPodAvailable, isPodReady } from '../pods/pod-conditions';
 import { podFromTemplate } from '../pods/pod-control';
 import { POD_REVISION_LABEL } from './controller-history';
+import { jsonClone } from '../../api/json-clone';
 
 /** apps.StatefulSetPodNameLabel. */
 export const POD_NAME_LABEL = 'statefulset.kubernetes.io/pod-name';
@@ -62,7 +63,7 @@ export function claimsFor(set: StatefulSet, ordinal: number): Map<string, Persis
         ...(Object.keys(labels).length > 0 ? { labels } : {}),
         ...(template.metadata.annotations ? { annotations: { ...template.metadata.annotations } } : {}),
       },
-      spec: structuredClone(template.spec ?? {}),
+      spec: jsonClone(template.spec ?? {}),
     });
   }
   return claims;

@@ -22,6 +22,7 @@ import { WorkQueue } from '../work-queue';
 import { MetricsError, rawResourceReplicas, resourceReplicas, type ReplicaCalculatorOptions } from './replica-calculator';
 import { ResourceMetricsClient } from './resource-metrics';
 import { ScaleHistory } from './scale-rules';
+import { jsonClone } from '../../api/json-clone';
 
 export interface HpaOptions extends ReplicaCalculatorOptions {
   syncPeriodMs: number;
@@ -122,7 +123,7 @@ export class HorizontalPodAutoscalerController extends QueueController {
       return true;
     }
     try {
-      await this.reconcile(structuredClone(hpa), key);
+      await this.reconcile(jsonClone(hpa), key);
     } catch (err) {
       if (!(err instanceof SyncFailure) && !(isStatusError(err) && err.code === 409)) throw err;
       this.deps.log(`horizontal pod autoscaler ${key}: ${(err as Error).message}`);
@@ -134,8 +135,8 @@ export class HorizontalPodAutoscalerController extends QueueController {
 
   /** reconcileAutoscaler. */
   private async reconcile(hpa: HorizontalPodAutoscaler, key: string): Promise<void> {
-    const original = structuredClone(hpa.status ?? {});
-    const status: HorizontalPodAutoscalerStatus = structuredClone(original);
+    const original = jsonClone(hpa.status ?? {});
+    const status: HorizontalPodAutoscalerStatus = jsonClone(original);
     const spec = hpa.spec ?? {};
     const ref = spec.scaleTargetRef ?? {};
     const reference = `${ref.kind ?? ''}/${hpa.metadata.namespace ?? ''}/${ref.name ?? ''}`;

@@ -13,6 +13,7 @@ import { controllerRefOf, newControllerRef } from '../pods/controller-ref';
 import { parseCronSchedule } from './cron';
 import { jobNameFor, mostRecentScheduleTime, NEXT_SCHEDULE_DELTA_MS, rfc1123z, rfc3339In, TOO_MANY_MISSED } from './cronjob-schedule-times';
 import { hasJobCondition, isJobFinished, jobCondition } from './job-conditions';
+import { jsonClone } from '../../api/json-clone';
 
 /** The annotation a CronJob's job carries: the time it was scheduled for, in the CronJob's zone. */
 export const CRONJOB_SCHEDULED_TIMESTAMP = 'batch.kubernetes.io/cronjob-scheduled-timestamp';
@@ -110,7 +111,7 @@ export class CronJobController extends QueueController {
       return true;
     }
     try {
-      const status = structuredClone(cronJob.status ?? {});
+      const status = jsonClone(cronJob.status ?? {});
       const jobs = this.jobsOf(cronJob);
       this.reconcileActive(cronJob, status, jobs);
       const next = cronJob.metadata.deletionTimestamp ? null : await this.schedule(cronJob, status);
@@ -217,7 +218,7 @@ export class CronJobController extends QueueController {
         annotations: { ...template.metadata?.annotations, [CRONJOB_SCHEDULED_TIMESTAMP]: rfc3339In(scheduledMs, cronJob.spec?.timeZone) },
         ownerReferences: [newControllerRef(cronJob, 'batch/v1', 'CronJob')],
       },
-      spec: structuredClone(template.spec ?? {}),
+      spec: jsonClone(template.spec ?? {}),
     };
     if (Object.keys(job.metadata.labels!).length === 0) delete job.metadata.labels;
     try {

@@ -1,6 +1,7 @@
 import type { Job } from '../../generated/types/batch/v1';
 import type { Container, PodTemplateSpec } from '../../generated/types/core/v1';
 import { JOB_COMPLETION_INDEX, JOB_INDEX_FAILURE_COUNT, JOB_INDEX_IGNORED_FAILURE_COUNT } from './indexes';
+import { jsonClone } from '../../api/json-clone';
 
 /** The finalizer that keeps a finished pod until the job controller has counted it. */
 export const JOB_TRACKING_FINALIZER = 'batch.kubernetes.io/job-tracking';
@@ -23,7 +24,7 @@ function withIndexEnv(container: Container): Container {
  * the tracking finalizer, and for an Indexed job the index as annotation, label, hostname and env.
  */
 export function podTemplateFor(job: Job, index: number | null, failures: IndexFailures | null): PodTemplateSpec {
-  const template: PodTemplateSpec = structuredClone(job.spec?.template ?? { metadata: {} });
+  const template: PodTemplateSpec = jsonClone(job.spec?.template ?? { metadata: {} });
   const metadata = template.metadata;
   metadata.finalizers = [...(metadata.finalizers ?? []).filter((f) => f !== JOB_TRACKING_FINALIZER), JOB_TRACKING_FINALIZER];
   if (index === null) return template;

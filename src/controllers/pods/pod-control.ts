@@ -5,6 +5,7 @@ import { nameIsDnsSubdomain } from '../../api/name-validation';
 import type { Pod, PodTemplateSpec } from '../../generated/types/core/v1';
 import type { ControllerDeps } from '../runtime/controller-deps';
 import type { EventRecorder } from '../runtime/event-recorder';
+import { jsonClone } from '../../api/json-clone';
 
 /** controller.getPodsPrefix: `<owner>-`, or the owner's name alone when that would not be a valid prefix. */
 function podsPrefix(ownerName: string): string {
@@ -25,7 +26,7 @@ export function podFromTemplate(template: PodTemplateSpec, owner: KubeObject, re
       ...(meta.finalizers ? { finalizers: [...meta.finalizers] } : {}),
       ...(ref ? { ownerReferences: [ref] } : {}),
     },
-    spec: structuredClone(template.spec ?? {}),
+    spec: jsonClone(template.spec ?? {}),
   };
   return pod;
 }

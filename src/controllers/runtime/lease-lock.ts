@@ -3,6 +3,7 @@ import { systemReadContext, systemContext, SERVER_OWN_WRITE } from '../../regist
 import { isPlainObject, type KubeObject } from '../../api/types';
 import type { Predicate } from '../../storage/interfaces';
 import { Informer, listWatchOf, type ControllerLog } from './informer';
+import { jsonClone } from '../../api/json-clone';
 
 /** client-go's LeaderElectionRecord: what a coordination.k8s.io/v1 Lease's spec holds for an election. */
 export interface LeaderElectionRecord {
@@ -75,7 +76,7 @@ export class LeaseLock implements ResourceLock {
 
   /** Writes the record over `current`; a 409 when the lease changed since it was read. */
   async update(current: KubeObject, record: LeaderElectionRecord): Promise<KubeObject> {
-    const next = structuredClone(current);
+    const next = jsonClone(current);
     next.spec = { ...(isPlainObject(current.spec) ? current.spec : {}), ...record };
     const { object } = await this.leases.update(systemContext({ namespace: this.namespace }, SERVER_OWN_WRITE), this.name, next, { dryRun: false });
     return object;

@@ -9,6 +9,7 @@ import type { EventRecorder } from '../runtime/event-recorder';
 import { type CachedInformer, objectKey } from '../runtime/informer';
 import { WorkQueue } from '../work-queue';
 import { claimClass, findBestMatch, isVolumeBoundToClaim, volumeMismatch } from './pv-matching';
+import { jsonClone } from '../../api/json-clone';
 
 export const BIND_COMPLETED = 'pv.kubernetes.io/bind-completed';
 export const BOUND_BY_CONTROLLER = 'pv.kubernetes.io/bound-by-controller';
@@ -236,14 +237,14 @@ export class PersistentVolumeBinderController extends QueueController {
   }
 
   private async updateVolume(volume: PersistentVolume, change: (v: PersistentVolume) => void): Promise<PersistentVolume> {
-    const next = structuredClone(volume);
+    const next = jsonClone(volume);
     change(next);
     const { object } = await this.deps.store('', 'v1', 'persistentvolumes').update(this.deps.admitted(''), volume.metadata.name!, next, { dryRun: false });
     return object as PersistentVolume;
   }
 
   private async updateClaim(claim: PersistentVolumeClaim, change: (c: PersistentVolumeClaim) => void): Promise<PersistentVolumeClaim> {
-    const next = structuredClone(claim);
+    const next = jsonClone(claim);
     change(next);
     const ctx = this.deps.admitted(claim.metadata.namespace!);
     const { object } = await this.deps.store('', 'v1', 'persistentvolumeclaims').update(ctx, claim.metadata.name!, next, { dryRun: false });
@@ -253,7 +254,7 @@ export class PersistentVolumeBinderController extends QueueController {
   /** updateVolumePhase: the phase and its transition time, when the phase moves. */
   private async setVolumePhase(volume: PersistentVolume, phase: VolumePhase): Promise<void> {
     if (volume.status?.phase === phase) return;
-    const next = structuredClone(volume);
+    const next = jsonClone(volume);
     next.status = { ...next.status, phase, lastPhaseTransitionTime: rfc3339(this.deps.clock.now()) };
     const ctx = withInfo(this.deps.own(''), { subresource: 'status' });
     await this.deps.store('', 'v1', 'persistentvolumes').update(ctx, volume.metadata.name!, next, { dryRun: false }).catch(ignoreNotFound);
