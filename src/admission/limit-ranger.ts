@@ -4,6 +4,7 @@ import type { AdmissionAttributes, AdmissionPlugin } from './admission';
 import { amountText, milliValue, resourceListOf, type Amount, type ResourceList } from './resource-quota/amounts';
 import { LiveLookup, type NamespaceList } from './resource-quota/live-lookup';
 import { podTotals } from './resource-quota/pod-resources';
+import { compareGoStrings } from '../api/go-string-order';
 
 type Obj = Record<string, unknown>;
 
@@ -13,7 +14,7 @@ const MAX_MILLI_VALUE = 9_223_372_036_854_775n;
 
 const objects = (v: unknown): Obj[] => (Array.isArray(v) ? v.filter(isPlainObject) : []);
 const limitsOf = (range: KubeObject): Obj[] => objects(isPlainObject(range.spec) ? range.spec.limits : undefined);
-const sortedEntries = (v: unknown): [string, Amount][] => [...resourceListOf(v)].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+const sortedEntries = (v: unknown): [string, Amount][] => [...resourceListOf(v)].sort(([a], [b]) => compareGoStrings(a, b));
 const podContainers = (pod: KubeObject): { containers: Obj[]; initContainers: Obj[] } => {
   const spec = isPlainObject(pod.spec) ? pod.spec : {};
   return { containers: objects(spec.containers), initContainers: objects(spec.initContainers) };

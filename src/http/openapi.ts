@@ -5,6 +5,7 @@ import type { GroupVersionEntry, ResourceRegistry } from '../registry/resource-r
 import { subresourceView } from '../registry/subresources';
 import { connectPaths } from './openapi-connect';
 import type { Walk } from '../api/loop-slices';
+import { compareGoStrings } from '../api/go-string-order';
 
 /** OpenAPI v2 and v3 documents derived from the resource definitions and their schemas. */
 
@@ -235,7 +236,7 @@ function connectOperations(def: ResourceDefinition): Record<string, Record<strin
     for (const { suffix, params, operations } of connectPaths(sub, def, gvName(def), tagOf(def))) {
       const all = [...scopeParams, pathParam('name', `name of the ${sub.kind.kind}`), ...params];
       // kube lists a path's parameters by name.
-      paths[`${collection}/{name}${suffix}`] = { parameters: all.sort((a, b) => String(a.name).localeCompare(String(b.name))), ...operations };
+      paths[`${collection}/{name}${suffix}`] = { parameters: all.sort((a, b) => compareGoStrings(String(a.name), String(b.name))), ...operations };
     }
   }
   return paths;

@@ -14,13 +14,14 @@ import {
   validateSelectorUnchanged,
 } from './workload';
 import { validateDaemonSetStatusUpdate } from './status-validation';
+import { compareGoStrings } from '../api/go-string-order';
 
 function nodeSelector(o: Record<string, unknown>): string {
   const template = (o.spec as Record<string, unknown> | undefined)?.template;
   const podSpec = isPlainObject(template) ? template.spec : undefined;
   const sel = isPlainObject(podSpec) && isPlainObject(podSpec.nodeSelector) ? podSpec.nodeSelector : {};
   const parts = Object.entries(sel)
-    .sort(([a], [b]) => a.localeCompare(b))
+    .sort(([a], [b]) => compareGoStrings(a, b))
     .map(([k, v]) => `${k}=${String(v)}`);
   return parts.length > 0 ? parts.join(',') : '<none>';
 }

@@ -8,6 +8,7 @@ import { AGE_COLUMN, NAME_COLUMN } from '../registry/table';
 import { validatePodSpec } from './pod-spec';
 import { validateReplicaSetStatusUpdate } from './status-validation';
 import { CONTAINERS_COLUMN, defaultTemplate, IMAGES_COLUMN, num, specObject, validateReplicas } from './workload';
+import { compareGoStrings } from '../api/go-string-order';
 
 type Labels = Record<string, string>;
 
@@ -34,7 +35,7 @@ function defaultReplicationController(obj: ReplicationController): void {
 
 /** labels.FormatLabels. */
 export function formatLabels(v: unknown): string {
-  const entries = Object.entries(labelSet(v)).sort(([a], [b]) => a.localeCompare(b));
+  const entries = Object.entries(labelSet(v)).sort(([a], [b]) => compareGoStrings(a, b));
   return entries.length === 0 ? '<none>' : entries.map(([k, val]) => `${k}=${val}`).join(',');
 }
 

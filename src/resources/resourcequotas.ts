@@ -5,6 +5,7 @@ import { defineResource } from '../registry/resource-definition';
 import { strategy } from '../registry/strategy';
 import { AGE_COLUMN, NAME_COLUMN } from '../registry/table';
 import { quantityText, validateNonNegativeQuantities } from './resource-lists';
+import { compareGoStrings } from '../api/go-string-order';
 
 /** core/v1 ResourceQuota: stored and validated as kube-apiserver does, with its status; nothing enforces or counts it. */
 
@@ -29,7 +30,7 @@ function usage(obj: ResourceQuota, limits: boolean): string {
   const status = objectOf(obj.status);
   const used = objectOf(status.used);
   return Object.entries(objectOf(status.hard))
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .sort(([a], [b]) => compareGoStrings(a, b))
     .filter(([name]) => (name.split('.').length > 1 && name.split('.')[0] === 'limits') === limits)
     .map(([name, hard]) => `${name}: ${quantityText(used[name])}/${quantityText(hard)}`)
     .join(', ');

@@ -10,6 +10,7 @@ import { AGE_COLUMN, NAME_COLUMN } from '../registry/table';
 import { validateLoadBalancerStatus, statusOf } from './status-validation';
 import { needsHealthCheckNodePort } from '../registry/service-allocation/service-allocator';
 import { jsonClone } from '../api/json-clone';
+import { compareGoStrings } from '../api/go-string-order';
 
 type Obj = Record<string, unknown>;
 
@@ -204,7 +205,7 @@ export const services = defineResource<Service>({
       cell: (s) => {
         const sel = isPlainObject(spec(s).selector) ? (spec(s).selector as Obj) : {};
         const parts = Object.entries(sel)
-          .sort(([a], [b]) => a.localeCompare(b))
+          .sort(([a], [b]) => compareGoStrings(a, b))
           .map(([k, v]) => `${k}=${String(v)}`);
         return parts.length > 0 ? parts.join(',') : '<none>';
       },

@@ -5,6 +5,7 @@ import { isPlainObject, type KubeObject } from '../api/types';
 import type { PrinterColumn } from '../registry/resource-definition';
 import type { ScaleFacts } from '../registry/scale';
 import { defaultPodSpec, validatePodSpec } from './pod-spec';
+import { compareGoStrings } from '../api/go-string-order';
 
 /** What apps/v1 workloads (deployments, replicasets, statefulsets, daemonsets) share. */
 
@@ -31,7 +32,8 @@ export function defaultTemplate(spec: Obj): void {
 export function formatLabelSelector(selector: unknown): string {
   if (!isPlainObject(selector)) return '<none>';
   const parts: string[] = [];
-  for (const [k, v] of Object.entries((selector.matchLabels as Obj | undefined) ?? {}).sort(([a], [b]) => a.localeCompare(b))) parts.push(`${k}=${String(v)}`);
+  for (const [k, v] of Object.entries((selector.matchLabels as Obj | undefined) ?? {}).sort(([a], [b]) => compareGoStrings(a, b)))
+    parts.push(`${k}=${String(v)}`);
   for (const e of (selector.matchExpressions as Obj[] | undefined) ?? []) {
     const values = ((e.values as string[] | undefined) ?? []).join(',');
     switch (e.operator) {

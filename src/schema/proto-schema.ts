@@ -5,6 +5,7 @@ import type { GroupVersionKind } from '../api/types';
 import type { ServedKind } from '../registry/resource-definition';
 import { FIELD_FACTS, type FieldFacts } from './field-facts';
 import { STRING_LIST_MESSAGES } from '../generated/api-facts';
+import { compareGoStrings } from '../api/go-string-order';
 
 /**
  * Structural schemas of the built-in kinds, derived once from the .proto files (structure, names)
@@ -160,7 +161,7 @@ function messageSchema(type: Type, out: Record<string, unknown>): Record<string,
   const required: string[] = [];
   const fields = (t: Type): { owner: Type; field: Field }[] =>
     t.fieldsArray.flatMap((f) => (isInlineField(t, f) ? fields(f.resolvedType as Type) : [{ owner: t, field: f }]));
-  for (const { owner, field } of fields(type).sort((a, b) => a.field.name.localeCompare(b.field.name))) {
+  for (const { owner, field } of fields(type).sort((a, b) => compareGoStrings(a.field.name, b.field.name))) {
     properties[field.name] = fieldSchema(owner, field, out);
     if (factsOf(owner, field.name).required) required.push(field.name);
   }

@@ -4,6 +4,7 @@ import type { KubeObject } from '../api/types';
 import { isInlineField, lookupMessage } from './proto-loader';
 import type { ResourceDefinition } from '../registry/resource-definition';
 import { factsOf, isSpecial } from './proto-schema';
+import { compareGoStrings } from '../api/go-string-order';
 
 /**
  * Schema validation of whole objects: the required fields and enum values the field facts give,
@@ -38,7 +39,7 @@ function planOf(type: Type): MessagePlan {
     t.fieldsArray.flatMap((f) => (isInlineField(t, f) ? flat(f.resolvedType as Type) : [{ owner: t, name: f.name }]));
   plan = { required: [], fields: [] };
   plans.set(type, plan);
-  for (const { owner, name } of flat(type).sort((a, b) => a.name.localeCompare(b.name))) {
+  for (const { owner, name } of flat(type).sort((a, b) => compareGoStrings(a.name, b.name))) {
     const f = owner.fields[name];
     const facts = factsOf(owner, name);
     const resolved = (f.resolvedType as Type | null) ?? null;

@@ -207,6 +207,23 @@ describe('Table and PartialObjectMetadata in JSON and YAML', () => {
     expect(yaml.text).toMatch(/^apiVersion: meta.k8s.io\/v1\ncolumnDefinitions:\n/);
   });
 
+  test("selectors in a Table's cells list their keys in Go's byte order, as kube's printers sort them (upper case first)", async () => {
+    const labels = { app: 'x', Tier: 'web', a_b: '1', 'a-b': '2' };
+    const cell = async (path: string, name: string): Promise<unknown> => {
+      const table = (await api.get(`${path}/${name}`, { accept: TABLE })).body;
+      const column = table.columnDefinitions.findIndex((c: { name: string }) => c.name === 'Selector');
+      return table.rows[0].cells[column];
+    };
+    const deployment = {
+      metadata: { name: 'go-order' },
+      spec: { selector: { matchLabels: labels }, template: { metadata: { labels }, spec: { containers: [{ name: 'c', image: 'nginx' }] } } },
+    };
+    expect((await api.post('/apis/apps/v1/namespaces/default/deployments', deployment)).status).toBe(201);
+    expect((await api.post(`${NS}/services`, { metadata: { name: 'go-order' }, spec: { selector: labels, ports: [{ port: 80 }] } })).status).toBe(201);
+    expect(await cell('/apis/apps/v1/namespaces/default/deployments', 'go-order')).toBe('Tier=web,a-b=2,a_b=1,app=x');
+    expect(await cell(`${NS}/services`, 'go-order')).toBe('Tier=web,a-b=2,a_b=1,app=x');
+  });
+
   test("a large object's YAML (its map written in slices) is the YAML of its JSON, keys sorted", async () => {
     const data = Object.fromEntries(Array.from({ length: 300 }, (_, i) => [`k${i}`, i % 2 ? `v${i}` : `multi\nline ${i}`]));
     expect((await api.post(CM, { metadata: { name: 'large-yaml' }, data })).status).toBe(201);

@@ -9,6 +9,7 @@ import { withGoZeros } from '../../schema/go-zeros';
 import { controllerRefOf } from '../pods/controller-ref';
 import { systemReadContext } from '../../registry/request-context';
 import { jsonClone } from '../../api/json-clone';
+import { compareGoStrings } from '../../api/go-string-order';
 
 /** history.ControllerRevisionHashLabel: the hash a StatefulSet's revisions carry. */
 export const REVISION_HASH_LABEL = 'controller.kubernetes.io/hash';
@@ -63,7 +64,7 @@ export function templateOf(revision: ControllerRevision): PodTemplateSpec {
 export function revisionsOf(revisions: ControllerRevision[], owner: KubeObject): ControllerRevision[] {
   return revisions
     .filter((r) => r.metadata.namespace === owner.metadata.namespace && controllerRefOf(r)?.uid === owner.metadata.uid)
-    .sort((a, b) => (a.revision ?? 0) - (b.revision ?? 0) || (a.metadata.name ?? '').localeCompare(b.metadata.name ?? ''));
+    .sort((a, b) => (a.revision ?? 0) - (b.revision ?? 0) || compareGoStrings(a.metadata.name ?? '', b.metadata.name ?? ''));
 }
 
 /**

@@ -9,6 +9,7 @@ import type { EventRecorder } from '../runtime/event-recorder';
 import { POD_REVISION_LABEL } from './controller-history';
 import { daemonPodTemplate, nodeShouldRunDaemonPod, TEMPLATE_GENERATION_ANNOTATION, TEMPLATE_GENERATION_LABEL, withNodeNameAffinity } from './daemonset-nodes';
 import { jsonClone } from '../../api/json-clone';
+import { compareGoStrings } from '../../api/go-string-order';
 
 /** The nodes a set's pods are on (or bound for), its pods oldest first on each. */
 export type NodePods = Map<string, Pod[]>;
@@ -18,8 +19,8 @@ const byAgeAndPhase = (a: Pod, b: Pod): number => {
   const running = (p: Pod): number => (p.status?.phase === 'Running' ? 0 : 1);
   return (
     running(a) - running(b) ||
-    (a.metadata.creationTimestamp ?? '').localeCompare(b.metadata.creationTimestamp ?? '') ||
-    (a.metadata.name ?? '').localeCompare(b.metadata.name ?? '')
+    compareGoStrings(a.metadata.creationTimestamp ?? '', b.metadata.creationTimestamp ?? '') ||
+    compareGoStrings(a.metadata.name ?? '', b.metadata.name ?? '')
   );
 };
 

@@ -31,6 +31,7 @@ import {
 import { DaemonSetControl, type NodePods } from './daemonset-control';
 import { targetNodeName } from './daemonset-nodes';
 import { jsonClone } from '../../api/json-clone';
+import { compareGoStrings } from '../../api/go-string-order';
 
 const RETRY_MS = 1000;
 const NOT_DRY_RUN = { dryRun: false } as const;
@@ -186,7 +187,7 @@ export class DaemonSetController extends QueueController {
       return true;
     }
     if (ds.metadata.deletionTimestamp) return true;
-    const nodes = (this.nodeInformer.list() as Node[]).sort((a, b) => (a.metadata.name ?? '').localeCompare(b.metadata.name ?? ''));
+    const nodes = (this.nodeInformer.list() as Node[]).sort((a, b) => compareGoStrings(a.metadata.name ?? '', b.metadata.name ?? ''));
     const { current, old, collisionCount } = await this.constructHistory(ds);
     const hash = current.metadata.labels?.[POD_REVISION_LABEL] ?? '';
     if (this.expectations.satisfied(key)) {

@@ -1,4 +1,5 @@
 import type { PodTemplateSpec } from '../../generated/types/core/v1';
+import { compareGoStrings } from '../../api/go-string-order';
 
 /** The label (and selector key) that ties a Deployment's ReplicaSet and its pods to one template. */
 export const POD_TEMPLATE_HASH_LABEL = 'pod-template-hash';
@@ -11,7 +12,7 @@ function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
   if (value !== null && typeof value === 'object') {
     const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined);
-    entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    entries.sort(([a], [b]) => compareGoStrings(a, b));
     return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`;
   }
   return JSON.stringify(value);

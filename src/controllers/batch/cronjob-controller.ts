@@ -14,6 +14,7 @@ import { parseCronSchedule } from './cron';
 import { jobNameFor, mostRecentScheduleTime, NEXT_SCHEDULE_DELTA_MS, rfc1123z, rfc3339In, TOO_MANY_MISSED } from './cronjob-schedule-times';
 import { hasJobCondition, isJobFinished, jobCondition } from './job-conditions';
 import { jsonClone } from '../../api/json-clone';
+import { compareGoStrings } from '../../api/go-string-order';
 
 /** The annotation a CronJob's job carries: the time it was scheduled for, in the CronJob's zone. */
 export const CRONJOB_SCHEDULED_TIMESTAMP = 'batch.kubernetes.io/cronjob-scheduled-timestamp';
@@ -27,7 +28,7 @@ const finishedType = (job: Job): 'Complete' | 'Failed' | null =>
 function startedBefore(a: Job, b: Job): number {
   const at = a.status?.startTime ?? a.metadata.creationTimestamp ?? '';
   const bt = b.status?.startTime ?? b.metadata.creationTimestamp ?? '';
-  return at === bt ? (a.metadata.name ?? '').localeCompare(b.metadata.name ?? '') : at.localeCompare(bt);
+  return at === bt ? compareGoStrings(a.metadata.name ?? '', b.metadata.name ?? '') : compareGoStrings(at, bt);
 }
 
 /**

@@ -3,6 +3,7 @@ import type { Pod } from '../../generated/types/core/v1';
 import { isPodReady as isReady, isPodTerminal as isTerminal } from '../pods/pod-conditions';
 import { onlyReplaceFailedPods, type JobAssessment } from './job-assessment';
 import { completionIndexOf } from './indexes';
+import { compareGoStrings } from '../../api/go-string-order';
 
 /** The pods to create (by completion index, null for a NonIndexed job) and to delete. */
 export interface PodChanges {
@@ -13,7 +14,7 @@ export interface PodChanges {
 /** Which of the active pods go first when there are too many: not ready before ready, newer before older (controller.ActivePods, reversed). */
 function deletionOrder(a: Pod, b: Pod): number {
   if (isReady(a) !== isReady(b)) return isReady(a) ? 1 : -1;
-  return (b.metadata.creationTimestamp ?? '').localeCompare(a.metadata.creationTimestamp ?? '');
+  return compareGoStrings(b.metadata.creationTimestamp ?? '', a.metadata.creationTimestamp ?? '');
 }
 
 /**

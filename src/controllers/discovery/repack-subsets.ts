@@ -1,12 +1,12 @@
 import type { EndpointAddress, EndpointPort, EndpointSubset } from '../../generated/types/core/v1';
+import { compareGoStrings } from '../../api/go-string-order';
 
 const addressKey = (a: EndpointAddress): string => `${a.ip ?? ''}/${a.targetRef?.uid ?? ''}`;
 const portKey = (p: EndpointPort): string => JSON.stringify([p.name ?? '', p.port ?? 0, p.protocol ?? '', p.appProtocol ?? '']);
 
 const byAddress = (a: EndpointAddress, b: EndpointAddress): number =>
-  compare(a.ip ?? '', b.ip ?? '') || compare(a.targetRef?.uid ?? '', b.targetRef?.uid ?? '');
-const byPort = (a: EndpointPort, b: EndpointPort): number => compare(portKey(a), portKey(b));
-const compare = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+  compareGoStrings(a.ip ?? '', b.ip ?? '') || compareGoStrings(a.targetRef?.uid ?? '', b.targetRef?.uid ?? '');
+const byPort = (a: EndpointPort, b: EndpointPort): number => compareGoStrings(portKey(a), portKey(b));
 
 /**
  * endpoints.RepackSubsets: one subset per set of addresses offering the same ports, an address
@@ -56,7 +56,7 @@ export function repackSubsets(subsets: EndpointSubset[]): EndpointSubset[] {
     return subset;
   });
   const first = (s: EndpointSubset): string => (s.addresses ?? s.notReadyAddresses ?? [])[0]?.ip ?? '';
-  return repacked.sort((a, b) => compare(first(a), first(b)) || compare(JSON.stringify(a.ports ?? []), JSON.stringify(b.ports ?? [])));
+  return repacked.sort((a, b) => compareGoStrings(first(a), first(b)) || compareGoStrings(JSON.stringify(a.ports ?? []), JSON.stringify(b.ports ?? [])));
 }
 
 /** truncateEndpoints: at most `max` addresses, ready ones first, each subset keeping its share (rounded up). */
