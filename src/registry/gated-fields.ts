@@ -127,21 +127,37 @@ export const GATED_FIELDS: readonly GatedField[] = [
 
 type Obj = Record<string, unknown>;
 
-/** Calls `visit` with each object holding the last segment and the field path that reaches it. */
-function walk(node: unknown, segments: string[], at: string, visit: (parent: Obj, key: string, path: string) => void): void {
-  if (segments.length === 0) return;
-  const [head, ...rest] = segments;
-  if (head === '*') {
-    if (Array.isArray(node)) node.forEach((item, i) => walk(item, rest, `${at}[${i}]`, visit));
-    else if (isPlainObject(node)) for (const [key, value] of Object.entries(node)) walk(value, rest, `${at}[${key}]`, visit);
+/** A path's segments, each its alternatives ("a|b"), split once per holder and rule path. */
+type Segments = string[][];
+const SPLIT = new Map<string, Segments>();
+
+function segmentsOf(path: string): Segments {
+  let segments = SPLIT.get(path);
+  if (!segments) SPLIT.set(path, (segments = path.split('.').map((segment) => segment.split('|'))));
+  return segments;
+}
+
+/**
+ * Calls `visit` with each object holding the last segment and the field path that reaches it. A
+ * path stops at the first absent part, before anything is joined: most writes hold none of the
+ * gated fields.
+ */
+function walk(node: unknown, segments: Segments, i: number, at: string, visit: (parent: Obj, key: string, path: string) => void): void {
+  if (i >= segments.length) return;
+  const alternatives = segments[i];
+  const last = i === segments.length - 1;
+  if (alternatives[0] === '*') {
+    if (Array.isArray(node)) node.forEach((item, n) => walk(item, segments, i + 1, `${at}[${n}]`, visit));
+    else if (isPlainObject(node)) for (const [key, value] of Object.entries(node)) walk(value, segments, i + 1, `${at}[${key}]`, visit);
     return;
   }
   if (!isPlainObject(node)) return;
-  for (const key of head.split('|')) {
+  for (const key of alternatives) {
+    const value = node[key];
+    if (value === undefined || value === null) continue;
     const path = at ? `${at}.${key}` : key;
-    if (rest.length === 0) {
-      if (node[key] !== undefined && node[key] !== null) visit(node, key, path);
-    } else walk(node[key], rest, path, visit);
+    if (last) visit(node, key, path);
+    else walk(value, segments, i + 1, path, visit);
   }
 }
 
@@ -155,7 +171,7 @@ function groupKind(obj: KubeObject): string {
 function fieldsOf(rule: GatedField, obj: KubeObject, visit: (parent: Obj, key: string, path: string) => void): void {
   const holder = rule.holders[groupKind(obj)];
   if (holder === undefined) return;
-  for (const path of rule.paths) walk(obj, `${holder}.${path}`.split('.'), '', visit);
+  for (const path of rule.paths) walk(obj, segmentsOf(`${holder}.${path}`), 0, '', visit);
 }
 
 /** The items of a list that have the field `having`. */
@@ -193,7 +209,7 @@ function dropItems(rule: GatedField, items: NonNullable<GatedField['items']>, ob
   if (names.size === 0) return;
   const holder = rule.holders[groupKind(obj)];
   for (const path of items.referencing) {
-    walk(obj, `${holder}.${path}`.split('.'), '', (parent, key) => filterList(parent, key, (item) => !isPlainObject(item) || !names.has(item.name)));
+    walk(obj, segmentsOf(`${holder}.${path}`), 0, '', (parent, key) => filterList(parent, key, (item) => !isPlainObject(item) || !names.has(item.name)));
   }
 }
 
@@ -218,9 +234,9 @@ function dropField(rule: GatedField, obj: KubeObject): void {
   }
   const holder = rule.holders[groupKind(obj)];
   for (const path of rule.paths) {
-    const segments = `${holder}.${path}`.split('.');
-    const field = segments.pop() as string;
-    walk(obj, segments, '', (grandparent, key) => {
+    const segments = segmentsOf(`${holder}.${path}`);
+    const field = segments[segments.length - 1].join('|');
+    walk(obj, segments.slice(0, -1), 0, '', (grandparent, key) => {
       const parent = grandparent[key];
       if (!isPlainObject(parent) || !(field in parent)) return;
       delete parent[field];
