@@ -333,6 +333,11 @@ function scalarJson(value: unknown, intern: boolean): unknown {
   return value;
 }
 
+/** A scalar's zero as its JSON shows it: bytes are base64, so an empty value is "" as a string's is (a Secret's data entry without its value). */
+function scalarZero(scalar: Scalar): unknown {
+  return scalar === 'string' || scalar === 'bytes' ? '' : scalar === 'bool' ? false : 0;
+}
+
 function isZero(v: unknown): boolean {
   return v === '' || v === 0 || v === false;
 }
@@ -497,7 +502,7 @@ export class ProtobufDecoder {
       }
     }
     // An entry without its value holds the value's zero.
-    value ??= field.type ? this.message(this.fieldPlan(field), { buf: input.buf, pos: end }, end) : field.scalar === 'string' ? '' : 0;
+    value ??= field.type ? this.message(this.fieldPlan(field), { buf: input.buf, pos: end }, end) : scalarZero(field.scalar!);
     map[typeof key === 'string' ? interned(key) : String(key)] = value;
   }
 

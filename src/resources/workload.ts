@@ -28,30 +28,35 @@ export function defaultTemplate(spec: Obj): void {
   if (isPlainObject(template)) defaultPodSpec(template.spec);
 }
 
-/** metav1.FormatLabelSelector. */
+/**
+ * metav1.FormatLabelSelector: the selector's requirements, matchLabels and matchExpressions
+ * together, sorted by key (internalSelector.Add), each In and NotIn listing its values sorted
+ * (Requirement.String's safeSort), all in Go's byte order.
+ */
 export function formatLabelSelector(selector: unknown): string {
   if (!isPlainObject(selector)) return '<none>';
-  const parts: string[] = [];
-  for (const [k, v] of Object.entries((selector.matchLabels as Obj | undefined) ?? {}).sort(([a], [b]) => compareGoStrings(a, b)))
-    parts.push(`${k}=${String(v)}`);
+  const requirements: [key: string, text: string][] = [];
+  for (const [k, v] of Object.entries((selector.matchLabels as Obj | undefined) ?? {})) requirements.push([k, `${k}=${String(v)}`]);
   for (const e of (selector.matchExpressions as Obj[] | undefined) ?? []) {
-    const values = ((e.values as string[] | undefined) ?? []).join(',');
+    const key = String(e.key);
+    const values = () => [...((e.values as string[] | undefined) ?? [])].sort(compareGoStrings).join(',');
     switch (e.operator) {
       case 'In':
-        parts.push(`${String(e.key)} in (${values})`);
+        requirements.push([key, `${key} in (${values()})`]);
         break;
       case 'NotIn':
-        parts.push(`${String(e.key)} notin (${values})`);
+        requirements.push([key, `${key} notin (${values()})`]);
         break;
       case 'Exists':
-        parts.push(String(e.key));
+        requirements.push([key, key]);
         break;
       case 'DoesNotExist':
-        parts.push(`!${String(e.key)}`);
+        requirements.push([key, `!${key}`]);
         break;
     }
   }
-  return parts.length > 0 ? parts.join(',') : '<none>';
+  requirements.sort(([a], [b]) => compareGoStrings(a, b));
+  return requirements.length > 0 ? requirements.map(([, text]) => text).join(',') : '<none>';
 }
 
 /** Selector present, valid, non-empty, and matching the template's labels. */

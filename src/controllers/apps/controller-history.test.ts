@@ -1,5 +1,5 @@
 import type { ControllerRevision } from '../../generated/types/apps/v1';
-import { computeHash, equalRevision, nextRevision, sortedJson, templateOf, templatePatch } from './controller-history';
+import { computeHash, equalRevision, nextRevision, revisionsOf, sortedJson, templateOf, templatePatch } from './controller-history';
 
 test('the template patch is what kubectl builds from the live object: keys sorted, Go zero values, $patch: replace', () => {
   const patch = templatePatch({ metadata: { labels: { b: '1', a: '2' } }, spec: { containers: [{ name: 'c', image: 'i' }] } });
@@ -27,4 +27,22 @@ test('revisions: equal by data, numbered one past the highest', () => {
   expect(equalRevision(rev('a', 1, { x: 1 }), rev('a', 1, { x: 2 }))).toBe(false);
   expect(nextRevision([])).toBe(1);
   expect(nextRevision([rev('a', 3, {}), rev('b', 7, {})])).toBe(8);
+});
+
+test("an owner's revisions: by number, then the older created, then by name (history.SortControllerRevisions)", () => {
+  const owner = { metadata: { name: 'o', namespace: 'ns', uid: 'u' } };
+  const rev = (name: string, revision: number, created: string): ControllerRevision => ({
+    metadata: {
+      name,
+      namespace: 'ns',
+      creationTimestamp: created,
+      ownerReferences: [{ apiVersion: 'apps/v1', kind: 'StatefulSet', name: 'o', uid: 'u', controller: true }],
+    },
+    revision,
+  });
+  const sorted = revisionsOf(
+    [rev('a', 2, '2026-01-01T00:00:02Z'), rev('b', 2, '2026-01-01T00:00:01Z'), rev('c', 1, '2026-01-01T00:00:09Z'), rev('d', 2, '2026-01-01T00:00:01Z')],
+    owner,
+  );
+  expect(sorted.map((r) => r.metadata.name)).toEqual(['c', 'b', 'd', 'a']);
 });

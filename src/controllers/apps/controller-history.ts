@@ -60,11 +60,16 @@ export function templateOf(revision: ControllerRevision): PodTemplateSpec {
   return template as PodTemplateSpec;
 }
 
-/** The revisions an owner controls, oldest revision number first (history.SortControllerRevisions). */
+/** The revisions an owner controls, oldest revision number first, then oldest created, then by name (history.SortControllerRevisions). */
 export function revisionsOf(revisions: ControllerRevision[], owner: KubeObject): ControllerRevision[] {
   return revisions
     .filter((r) => r.metadata.namespace === owner.metadata.namespace && controllerRefOf(r)?.uid === owner.metadata.uid)
-    .sort((a, b) => (a.revision ?? 0) - (b.revision ?? 0) || compareGoStrings(a.metadata.name ?? '', b.metadata.name ?? ''));
+    .sort(
+      (a, b) =>
+        (a.revision ?? 0) - (b.revision ?? 0) ||
+        compareGoStrings(a.metadata.creationTimestamp ?? '', b.metadata.creationTimestamp ?? '') ||
+        compareGoStrings(a.metadata.name ?? '', b.metadata.name ?? ''),
+    );
 }
 
 /**

@@ -24,11 +24,12 @@ const RETRY_MS = 1000;
 const finishedType = (job: Job): 'Complete' | 'Failed' | null =>
   hasJobCondition(job, 'Complete') ? 'Complete' : hasJobCondition(job, 'Failed') ? 'Failed' : null;
 
-/** The start time kube sorts finished jobs by for the history limits (byJobStartTime): start, then creation, then name. */
-function startedBefore(a: Job, b: Job): number {
-  const at = a.status?.startTime ?? a.metadata.creationTimestamp ?? '';
-  const bt = b.status?.startTime ?? b.metadata.creationTimestamp ?? '';
-  return at === bt ? compareGoStrings(a.metadata.name ?? '', b.metadata.name ?? '') : compareGoStrings(at, bt);
+/** The order kube deletes finished jobs in for the history limits (byJobStartTime): started ones by start time, then those never started; ties by name. */
+export function byJobStartTime(a: Job, b: Job): number {
+  const at = a.status?.startTime;
+  const bt = b.status?.startTime;
+  if (!at !== !bt) return at ? -1 : 1;
+  return at === bt ? compareGoStrings(a.metadata.name ?? '', b.metadata.name ?? '') : compareGoStrings(at!, bt!);
 }
 
 /**
@@ -256,7 +257,7 @@ export class CronJobController extends QueueController {
       ['Failed', spec.failedJobsHistoryLimit],
     ] as const) {
       if (limit == null) continue;
-      const finished = jobs.filter((job) => finishedType(job) === type && !job.metadata.deletionTimestamp).sort(startedBefore);
+      const finished = jobs.filter((job) => finishedType(job) === type && !job.metadata.deletionTimestamp).sort(byJobStartTime);
       for (const job of finished.slice(0, Math.max(0, finished.length - limit))) await this.deleteJob(cronJob, job.metadata.name ?? '');
     }
   }
