@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createCertificateAuthority, createLeafCertificate } from '../../src/auth/certificates';
@@ -28,27 +29,52 @@ beforeAll(async () => {
   })) {
     writeFileSync(file(name), content);
   }
-  const [clientPort, peerPort] = [await freePort(), await freePort()];
-  endpoint = `https://127.0.0.1:${clientPort}`;
-  const peer = `http://127.0.0.1:${peerPort}`;
-  etcd = spawn(
-    process.env.KAPI_ETCD_BINARY ?? 'etcd',
-    [
-      '--name=tls',
-      `--data-dir=${file('data')}`,
-      `--listen-client-urls=${endpoint}`,
-      `--advertise-client-urls=${endpoint}`,
-      `--listen-peer-urls=${peer}`,
-      `--initial-advertise-peer-urls=${peer}`,
-      `--initial-cluster=tls=${peer}`,
-      `--cert-file=${file('server.crt')}`,
-      `--key-file=${file('server.key')}`,
-      `--trusted-ca-file=${file('ca.crt')}`,
-      '--client-cert-auth',
-    ],
-    { stdio: 'ignore' },
-  );
+  // A port freePort handed out may be taken again before etcd binds it: then etcd exits, and it is
+  // started again on others, rather than leaving kapi to wait 30 s for an etcd that is not there.
+  for (let attempt = 1; ; attempt++) {
+    const [clientPort, peerPort] = [await freePort(), await freePort()];
+    endpoint = `https://127.0.0.1:${clientPort}`;
+    const peer = `http://127.0.0.1:${peerPort}`;
+    rmSync(file('data'), { recursive: true, force: true });
+    etcd = spawn(
+      process.env.KAPI_ETCD_BINARY ?? 'etcd',
+      [
+        '--name=tls',
+        `--data-dir=${file('data')}`,
+        `--listen-client-urls=${endpoint}`,
+        `--advertise-client-urls=${endpoint}`,
+        `--listen-peer-urls=${peer}`,
+        `--initial-advertise-peer-urls=${peer}`,
+        `--initial-cluster=tls=${peer}`,
+        `--cert-file=${file('server.crt')}`,
+        `--key-file=${file('server.key')}`,
+        `--trusted-ca-file=${file('ca.crt')}`,
+        '--client-cert-auth',
+      ],
+      { stdio: 'ignore' },
+    );
+    if (await listening(etcd, clientPort)) return;
+    etcd.kill('SIGKILL');
+    if (attempt === 3) throw new Error(`the TLS etcd did not listen on ${endpoint} (exit code ${etcd.exitCode})`);
+  }
 });
+
+/** Whether `child` accepts connections on `port` within 10 s; false once it has exited. */
+async function listening(child: ChildProcess, port: number): Promise<boolean> {
+  const deadline = Date.now() + 10_000;
+  while (Date.now() < deadline && child.exitCode === null) {
+    const open = await new Promise<boolean>((resolve) => {
+      const socket = connect(port, '127.0.0.1', () => {
+        socket.destroy();
+        resolve(true);
+      });
+      socket.once('error', () => resolve(false));
+    });
+    if (open) return true;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return false;
+}
 
 afterAll(async () => {
   if (etcd.exitCode === null) {
