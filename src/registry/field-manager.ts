@@ -6,7 +6,7 @@ import { StatusError } from '../api/errors';
 import { goJsonMarshal } from '../api/go-json';
 import { apiVersionOf, type KubeObject, type ManagedFieldsEntry, type StatusCause } from '../api/types';
 import { child, elements, fieldElement, FieldSet, type FieldPath } from '../schema/field-set';
-import { compare, compareInSlices, fieldSetOf, merge, removePaths } from '../schema/typed-ops';
+import { changedFieldsV1, compare, compareInSlices, fieldSetOf, merge, prunedPathsOf, removePaths, type PrunedPaths } from '../schema/typed-ops';
 import type { ObjectNode } from '../schema/typed-schema';
 import { withGoZerosOfKind } from '../schema/go-zeros';
 import { apiVersionOfDefinition, type ResourceDefinition } from './resource-definition';
@@ -50,6 +50,7 @@ const STRIPPED = FieldSet.of(STRIPPED_PATHS);
 
 /** metadata itself, which is never owned: its fields are. */
 const METADATA = FieldSet.of([fieldElement('metadata')]);
+const METADATA_ELEMENTS: ReadonlySet<string> = new Set([fieldElement('metadata')]);
 
 /** kubectl's client-side apply keeps what it applied here; its server-side apply takes over from it. */
 const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
@@ -150,6 +151,8 @@ function conflictError(conflicts: { entry: Entry; path: FieldPath }[]): StatusEr
 export class FieldManager {
   /** What a write of the main resource never claims: stripped metadata and the subresources' exclusive parts (the kind's resetFields). */
   private readonly untracked: FieldSet;
+  /** The same paths as a tree, for a create's one walk. */
+  private readonly untrackedTree: PrunedPaths;
   /** The part each subresource owns, as a path. */
   private readonly owned = new Map<Subresource, FieldPath>();
   /** The kind's new Go object, built on first use and shared (frozen) by every create's comparison. */
@@ -161,7 +164,9 @@ export class FieldManager {
     /** The time a managed fields entry records: the store's clock. */
     private readonly nowTimestamp: () => string,
   ) {
-    this.untracked = FieldSet.of([...STRIPPED_PATHS, ...exclusivePaths(def).map(pathOf)]);
+    const untracked = [...STRIPPED_PATHS, ...exclusivePaths(def).map(pathOf)];
+    this.untracked = FieldSet.of(untracked);
+    this.untrackedTree = prunedPathsOf(untracked);
   }
 
   /** Paths a write through `subresource` never claims: stripped metadata, and what other parts own. */
@@ -235,6 +240,7 @@ export class FieldManager {
     const entries = this.starting(next, live);
     // The typed objects kube compares carry Go's zero values on both sides.
     withGoZerosOfKind(apiVersionOfDefinition(this.def), this.def.kind, next);
+    if (!live && !subresource && entries.length === 0 && this.createdAtOnce(next, manager)) return;
     await slice();
     const cmp = await compareInSlices(live ?? this.emptyObject(), next, this.schema, slice);
     await slice();
@@ -250,6 +256,29 @@ export class FieldManager {
     }
     await slice();
     await this.storeInSlices(next, entries, slice);
+  }
+
+  /**
+   * A create that brings no managedFields owns what it sets over the kind's new object, under one
+   * Update entry: written in one walk when the object is small enough to walk at once (false otherwise).
+   */
+  private createdAtOnce(next: KubeObject, manager: string): boolean {
+    const tree = changedFieldsV1(this.emptyObject(), next, this.schema, this.untrackedTree, METADATA_ELEMENTS);
+    if (tree === undefined) return false;
+    if (!tree) written(next, [], []);
+    else {
+      // The entry's set is the tree itself: no later step of a create reads it.
+      const entry: Entry = {
+        manager,
+        operation: 'Update',
+        apiVersion: apiVersionOfDefinition(this.def),
+        time: this.nowTimestamp(),
+        subresource: '',
+        set: new FieldSet(),
+      };
+      written(next, [entry], [tree]);
+    }
+    return true;
   }
 
   /**

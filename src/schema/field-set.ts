@@ -119,7 +119,8 @@ function countOf(n: Node): number {
   return count;
 }
 
-function byFieldsV1Order(a: string, b: string): number {
+/** FieldsV1's key order: a member's own mark first, then its children's elements byte by byte. */
+export function byFieldsV1Order(a: string, b: string): number {
   return a === '.' ? -1 : b === '.' ? 1 : a < b ? -1 : a > b ? 1 : 0;
 }
 

@@ -1,5 +1,11 @@
-import { compare, compareInSlices, fieldSetOf, merge } from './typed-ops';
-import { kindSchema } from './typed-schema';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import { jsonClone } from '../api/json-clone';
+import { FieldSet } from './field-set';
+import { withGoZerosOfKind } from './go-zeros';
+import { changedFieldsV1, compare, compareInSlices, fieldSetOf, merge, prunedPathsOf } from './typed-ops';
+import { kindSchema, type SchemaNode } from './typed-schema';
 
 const pod = kindSchema({ group: '', version: 'v1', kind: 'Pod' })!;
 
@@ -56,5 +62,66 @@ describe('compare in slices (issue 25)', () => {
       'f:metadata': { 'f:labels': { 'f:gone': {} } },
       'f:spec': { 'f:containers': { 'k:{"name":"c1999"}': { '.': {} } } },
     });
+  });
+});
+
+describe('changedFieldsV1, the one-walk FieldsV1 of what a value adds or modifies', () => {
+  interface Testdata {
+    objects: Record<string, { json: Record<string, unknown> }>;
+  }
+  const testdata = JSON.parse(
+    gunzipSync(readFileSync(path.resolve(__dirname, '../../test/fixtures/release/api-testdata.json.gz'))).toString('utf8'),
+  ) as Testdata;
+  const pruned = ['f:apiVersion', 'f:kind', 'f:metadata\u0000f:name', 'f:metadata\u0000f:uid', 'f:status', 'f:spec\u0000f:template\u0000f:metadata'];
+  const typed = Object.entries(testdata.objects).flatMap(([name, { json }]) => {
+    const [group, version] = String(json.apiVersion).includes('/') ? String(json.apiVersion).split('/') : ['', String(json.apiVersion)];
+    const schema = kindSchema({ group, version, kind: String(json.kind) });
+    return schema ? [[name, json, schema] as const] : [];
+  });
+
+  /** What the field manager did before: compare, the sets filtered, FieldSet.toFieldsV1. */
+  function throughSets(lhs: unknown, rhs: unknown, schema: SchemaNode): Record<string, unknown> | null {
+    const cmp = compare(lhs, rhs, schema);
+    const changed = cmp.added
+      .union(cmp.modified)
+      .withoutPrefixes(FieldSet.of(pruned))
+      .difference(FieldSet.of(['f:metadata']));
+    return changed.empty ? null : changed.toFieldsV1();
+  }
+
+  const walked = (lhs: unknown, rhs: unknown, schema: SchemaNode) => changedFieldsV1(lhs, rhs, schema, prunedPathsOf(pruned), new Set(['f:metadata']));
+
+  test('the release has typed test data for most kinds', () => {
+    expect(typed.length).toBeGreaterThan(150);
+  });
+
+  test.each(typed)('%s: a create of every field writes the same tree, key order included', (_name, json, schema) => {
+    const apiVersion = String(json.apiVersion);
+    const kind = String(json.kind);
+    const empty = withGoZerosOfKind(apiVersion, kind, { metadata: {} });
+    const full = withGoZerosOfKind(apiVersion, kind, jsonClone(json));
+    const tree = walked(empty, full, schema);
+    expect(tree).not.toBeNull();
+    expect(JSON.stringify(tree)).toBe(JSON.stringify(throughSets(empty, full, schema)));
+    // Half of the fields changed, the other half as they were; nothing changed; everything removed.
+    const half = jsonClone(full);
+    for (const [i, key] of Object.keys(half).entries()) if (i % 2 === 0 && key !== 'metadata') delete half[key];
+    expect(JSON.stringify(walked(half, full, schema))).toBe(JSON.stringify(throughSets(half, full, schema)));
+    expect(walked(full, jsonClone(full), schema)).toBeNull();
+    expect(JSON.stringify(walked(full, empty, schema))).toBe(JSON.stringify(throughSets(full, empty, schema)));
+  });
+
+  test('metadata itself is never owned, only its fields', () => {
+    expect(walked({}, { metadata: {} }, pod)).toBeNull();
+    expect(throughSets({}, { metadata: {} }, pod)).toBeNull();
+    const labelled = { metadata: { name: 'n', labels: { a: 'b' } } };
+    expect(walked({}, labelled, pod)).toEqual({ 'f:metadata': { 'f:labels': { '.': {}, 'f:a': {} } } });
+    expect(walked({}, labelled, pod)).toEqual(throughSets({}, labelled, pod));
+  });
+
+  test('an object too large to walk at once is left to the sliced comparison', () => {
+    const containers = Array.from({ length: 3000 }, (_, i) => ({ name: `c${i}`, image: 'x' }));
+    expect(walked({}, { spec: { containers } }, pod)).toBeUndefined();
+    expect(walked({}, { spec: { containers: containers.slice(0, 10) } }, pod)).toEqual(throughSets({}, { spec: { containers: containers.slice(0, 10) } }, pod));
   });
 });

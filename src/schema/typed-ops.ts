@@ -1,7 +1,7 @@
 import { jsonEqual } from '../api/deep-equal';
 import { runSteps, runStepsInSlices, type Steps } from '../api/loop-slices';
 import { isPlainObject, setOwn } from '../api/types';
-import { child, elements, fieldElement, FieldSet, keyElement, rootPath, valueElement, type FieldPath } from './field-set';
+import { byFieldsV1Order, child, elements, fieldElement, FieldSet, keyElement, rootPath, valueElement, type FieldPath } from './field-set';
 import type { ObjectNode, SchemaNode } from './typed-schema';
 import { jsonClone } from '../api/json-clone';
 
@@ -176,42 +176,127 @@ function compareInto(lhs: unknown, rhs: unknown, node: SchemaNode, path: FieldPa
   const marksItself = path !== rootPath && (lhs === undefined || rhs === undefined);
   if (walk.recursions > 0) {
     walk.recursions--;
-    forEachChild(lhs, rhs, node, path, (l, r, sub, p) => compareInto(l, r, sub, p, walk));
+    forEachChild(lhs, rhs, node, (l, r, sub, element) => compareInto(l, r, sub, child(path, element), walk));
     if (marksItself) (lhs === undefined ? out.added : out.removed).insert(path);
     return;
   }
   if (marksItself) steps.push(() => (lhs === undefined ? out.added : out.removed).insert(path));
   const children: (() => void)[] = [];
-  forEachChild(lhs, rhs, node, path, (l, r, sub, p) => children.push(() => compareInto(l, r, sub, p, walk)));
+  forEachChild(lhs, rhs, node, (l, r, sub, element) => children.push(() => compareInto(l, r, sub, child(path, element), walk)));
   for (let i = children.length - 1; i >= 0; i--) steps.push(children[i]);
 }
 
-/** The pairs of children of a list or map on either side, by path element, left's first. */
-function forEachChild(
-  lhs: unknown,
-  rhs: unknown,
-  node: SchemaNode,
-  path: FieldPath,
-  visit: (lhs: unknown, rhs: unknown, node: SchemaNode, path: FieldPath) => void,
-): void {
+/** The pairs of children of a list or map on either side, with their path elements, left's first. */
+function forEachChild(lhs: unknown, rhs: unknown, node: SchemaNode, visit: (lhs: unknown, rhs: unknown, node: SchemaNode, element: string) => void): void {
   if (node.kind === 'list') {
     const left = new Map((Array.isArray(lhs) ? lhs : []).map((i) => [itemElement(node, i), i] as const));
     const right = new Map((Array.isArray(rhs) ? rhs : []).map((i) => [itemElement(node, i), i] as const));
-    for (const [pe, item] of left) visit(item, right.get(pe), node.items, child(path, pe));
-    for (const [pe, item] of right) if (!left.has(pe)) visit(undefined, item, node.items, child(path, pe));
+    for (const [pe, item] of left) visit(item, right.get(pe), node.items, pe);
+    for (const [pe, item] of right) if (!left.has(pe)) visit(undefined, item, node.items, pe);
     return;
   }
   const l = (lhs ?? {}) as Obj;
   const r = (rhs ?? {}) as Obj;
   for (const key in l) {
     const sub = childNode(node, key);
-    if (sub) visit(l[key] ?? undefined, r[key] ?? undefined, sub, child(path, fieldElement(key)));
+    if (sub) visit(l[key] ?? undefined, r[key] ?? undefined, sub, fieldElement(key));
   }
   for (const key in r) {
     if (Object.prototype.hasOwnProperty.call(l, key)) continue;
     const sub = childNode(node, key);
-    if (sub) visit(undefined, r[key] ?? undefined, sub, child(path, fieldElement(key)));
+    if (sub) visit(undefined, r[key] ?? undefined, sub, fieldElement(key));
   }
+}
+
+/**
+ * Path elements a walk leaves out, as a tree: `true` drops the element and all under it; a
+ * nested tree drops parts under it. Built once from a few paths (a kind's untracked fields).
+ */
+export interface PrunedPaths {
+  [element: string]: PrunedPaths | true;
+}
+
+export function prunedPathsOf(paths: FieldPath[]): PrunedPaths {
+  const tree: PrunedPaths = {};
+  for (const path of paths) {
+    const parts = elements(path);
+    let at = tree;
+    for (let i = 0; i < parts.length; i++) {
+      const next = at[parts[i]];
+      if (next === true) break;
+      if (i === parts.length - 1) at[parts[i]] = true;
+      else at = next ?? (at[parts[i]] = {});
+    }
+  }
+  return tree;
+}
+
+/** What is left of a changedFieldsV1 walk's budget; below zero, the walk gave up. */
+interface Budget {
+  values: number;
+}
+
+/**
+ * The fields that `rhs` adds or modifies over `lhs`, less `pruned` and never the root's
+ * `unmarked` elements themselves, written straight as a FieldsV1 tree: the same tree as
+ * `compare`'s added ∪ modified, filtered and written by FieldSet.toFieldsV1, without a set
+ * between them (a create's field bookkeeping was a fifth of its garbage). Undefined when the
+ * values are too many to walk at once: the caller walks them in slices the long way.
+ */
+export function changedFieldsV1(
+  lhs: unknown,
+  rhs: unknown,
+  node: SchemaNode,
+  pruned: PrunedPaths,
+  unmarked: ReadonlySet<string>,
+): Record<string, unknown> | null | undefined {
+  const budget: Budget = { values: RECURSED_VALUES };
+  const tree = changedTree(lhs ?? undefined, rhs ?? undefined, node, pruned, unmarked, true, budget);
+  return budget.values < 0 ? undefined : tree;
+}
+
+/** compareInto's cases, yielding a value's FieldsV1 node: {} for a member alone, null for nothing changed. */
+function changedTree(
+  lhs: unknown,
+  rhs: unknown,
+  node: SchemaNode,
+  pruned: PrunedPaths | undefined,
+  unmarked: ReadonlySet<string>,
+  root: boolean,
+  budget: Budget,
+): Record<string, unknown> | null {
+  if (lhs === undefined && rhs === undefined) return null;
+  if (--budget.values < 0) return null;
+  const bothEmpty = (lhs === undefined || isEmptyObject(lhs)) && (rhs === undefined || isEmptyObject(rhs));
+  if (isLeaf(node) || bothEmpty || (node.kind !== 'list' && ((lhs !== undefined && !isPlainObject(lhs)) || (rhs !== undefined && !isPlainObject(rhs))))) {
+    return lhs === undefined || (rhs !== undefined && !jsonEqual(lhs, rhs)) ? {} : null;
+  }
+  let children: [string, Record<string, unknown>][] | null = null;
+  forEachChild(lhs, rhs, node, (l, r, sub, element) => {
+    const drop = pruned?.[element];
+    if (drop === true) return;
+    const tree = changedTree(l, r, sub, drop, unmarked, false, budget);
+    if (!tree) return;
+    if (root && unmarked.has(element) && Object.keys(tree).length === 0) return;
+    (children ??= []).push([element, root && unmarked.has(element) ? withoutMark(tree) : tree]);
+  });
+  const member = !root && lhs === undefined;
+  if (!children) return member ? {} : null;
+  const out: Record<string, unknown> = {};
+  if (member) out['.'] = {};
+  for (const [element, tree] of (children as [string, Record<string, unknown>][]).sort(byElement)) setOwn(out, element, tree);
+  return out;
+}
+
+function byElement(a: [string, unknown], b: [string, unknown]): number {
+  return byFieldsV1Order(a[0], b[0]);
+}
+
+/** A FieldsV1 node less its own membership: its children only. */
+function withoutMark(tree: Record<string, unknown>): Record<string, unknown> {
+  if (!('.' in tree)) return tree;
+  const { '.': _mark, ...rest } = tree;
+  return rest;
 }
 
 /** An applied configuration merged into a live value (Merge). A null in the configuration removes the field. */
