@@ -3,6 +3,7 @@ import { FIELD_FACTS } from '../schema/field-facts';
 import { goZerosChildMessages, withOwnGoZeros } from '../schema/go-zeros';
 import { isInlineField, messageName } from '../schema/proto-loader';
 import { deepFreeze } from '../api/deep-freeze';
+import { setOwn } from '../api/types';
 import { interned } from './interned-strings';
 import { RecentlySeen } from './recently-seen';
 
@@ -503,7 +504,7 @@ export class ProtobufDecoder {
     }
     // An entry without its value holds the value's zero.
     value ??= field.type ? this.message(this.fieldPlan(field), { buf: input.buf, pos: end }, end) : scalarZero(field.scalar!);
-    map[typeof key === 'string' ? interned(key) : String(key)] = value;
+    setOwn(map, typeof key === 'string' ? interned(key) : String(key), value);
   }
 
   /** A special message's fields by name, for its own conversion. */

@@ -217,6 +217,26 @@ describe('Table and PartialObjectMetadata in JSON and YAML', () => {
     expect(cached.body.items[0].data).toEqual({ k: '', n: '' });
   });
 
+  test('a data key named __proto__ is an ordinary key, read back from Protobuf storage, the cache and a list', async () => {
+    // An object literal's __proto__ sets its prototype; JSON.parse makes it an own key, as a client sends it.
+    const data = JSON.parse('{"__proto__":"x","a":"b"}') as Record<string, string>;
+    expect((await api.post(CM, { metadata: { name: 'proto-key' }, data })).status).toBe(201);
+    const keys = (body: { data: Record<string, string> }) => Object.entries(body.data);
+    expect(keys((await api.get(`${CM}/proto-key`)).body)).toEqual([
+      ['__proto__', 'x'],
+      ['a', 'b'],
+    ]);
+    expect(keys((await api.get(`${CM}/proto-key?resourceVersion=0`)).body)).toEqual([
+      ['__proto__', 'x'],
+      ['a', 'b'],
+    ]);
+    const listed = await api.get(`${CM}?fieldSelector=metadata.name%3Dproto-key`);
+    expect(keys(listed.body.items[0])).toEqual([
+      ['__proto__', 'x'],
+      ['a', 'b'],
+    ]);
+  });
+
   test("selectors in a Table's cells list their keys in Go's byte order, as kube's printers sort them (upper case first)", async () => {
     const labels = { app: 'x', Tier: 'web', a_b: '1', 'a-b': '2' };
     const cell = async (path: string, name: string): Promise<unknown> => {
