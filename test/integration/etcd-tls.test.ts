@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { connect } from 'node:net';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { get } from 'node:https';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createCertificateAuthority, createLeafCertificate } from '../../src/auth/certificates';
@@ -32,7 +32,9 @@ beforeAll(async () => {
   // A port freePort handed out may be taken again before etcd binds it: then etcd exits, and it is
   // started again on others, rather than leaving kapi to wait 30 s for an etcd that is not there.
   for (let attempt = 1; ; attempt++) {
-    const [clientPort, peerPort] = [await freePort(), await freePort()];
+    const clientPort = await freePort();
+    let peerPort = await freePort();
+    while (peerPort === clientPort) peerPort = await freePort();
     endpoint = `https://127.0.0.1:${clientPort}`;
     const peer = `http://127.0.0.1:${peerPort}`;
     rmSync(file('data'), { recursive: true, force: true });
@@ -53,25 +55,32 @@ beforeAll(async () => {
       ],
       { stdio: 'ignore' },
     );
-    if (await listening(etcd, clientPort)) return;
+    if (await healthy(etcd)) return;
     etcd.kill('SIGKILL');
     if (attempt === 3) throw new Error(`the TLS etcd did not listen on ${endpoint} (exit code ${etcd.exitCode})`);
   }
 });
 
-/** Whether `child` accepts connections on `port` within 10 s; false once it has exited. */
-async function listening(child: ChildProcess, port: number): Promise<boolean> {
+/**
+ * Whether `child` answers /health on `endpoint` within 10 s, to this test's CA and client
+ * certificate: a port taken by another listener accepts connections but does not answer so.
+ * False once the child has exited.
+ */
+async function healthy(child: ChildProcess): Promise<boolean> {
+  const tls = { ca: readFileSync(file('ca.crt')), cert: readFileSync(file('client.crt')), key: readFileSync(file('client.key')) };
   const deadline = Date.now() + 10_000;
   while (Date.now() < deadline && child.exitCode === null) {
-    const open = await new Promise<boolean>((resolve) => {
-      const socket = connect(port, '127.0.0.1', () => {
-        socket.destroy();
-        resolve(true);
+    const ok = await new Promise<boolean>((resolve) => {
+      const req = get(`${endpoint}/health`, { ...tls, timeout: 1000 }, (res) => {
+        let body = '';
+        res.on('data', (c: Buffer) => (body += c.toString()));
+        res.on('end', () => resolve(res.statusCode === 200 && body.includes('"health":"true"')));
       });
-      socket.once('error', () => resolve(false));
+      req.once('timeout', () => req.destroy());
+      req.once('error', () => resolve(false));
     });
-    if (open) return true;
-    await new Promise((r) => setTimeout(r, 50));
+    if (ok) return child.exitCode === null;
+    await new Promise((r) => setTimeout(r, 100));
   }
   return false;
 }
