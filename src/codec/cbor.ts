@@ -271,6 +271,7 @@ function toJson(v: unknown, seen: Set<object>, depth = 0): unknown {
     return toJson(v.value, seen, depth);
   }
   if (v instanceof Uint8Array) return Buffer.from(v).toString('utf8');
+  if (typeof v === 'bigint') return int64Of(v);
   if (Array.isArray(v)) return v.map((x) => toJson(x, seen, depth + 1));
   if (v instanceof Map) {
     const out: Record<string, unknown> = {};
@@ -278,6 +279,22 @@ function toJson(v: unknown, seen: Set<object>, depth = 0): unknown {
     return out;
   }
   return v;
+}
+
+const INT64_MIN = -(2n ** 63n);
+const INT64_MAX = 2n ** 63n - 1n;
+
+/**
+ * An integer with an eight-byte head, which cbor-x reads as a BigInt: kube's decoder reads it as
+ * an int64 or fails (IntDecConvertSignedOrFail). Within int64 it becomes a number, as a JSON body's
+ * integer does (docs/divergences.md: integers beyond 2^53).
+ */
+function int64Of(v: bigint): number {
+  if (v < INT64_MIN || v > INT64_MAX) {
+    const kind = v < 0n ? 'negative integer' : 'positive integer';
+    throw new DecodeError(`cbor: cannot unmarshal ${kind} into Go value of type int64 (${v} overflows Go's int64)`);
+  }
+  return Number(v);
 }
 
 export function decodeCbor(body: Buffer): unknown {

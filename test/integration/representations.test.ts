@@ -1,5 +1,6 @@
 import { get as httpGet } from 'node:http';
 import { gunzipSync } from 'node:zlib';
+import { Encoder } from 'cbor-x';
 import { load } from 'js-yaml';
 import { decodeCbor, encodeCbor } from '../../src/codec/cbor';
 import { decodeProtobuf } from '../../src/codec/protobuf';
@@ -372,6 +373,40 @@ describe('CBOR behind CBORServingAndStorage', () => {
     const refused = await new Api(cborServer.url).get(`${CM}/cb`, { accept: 'text/html' });
     expect(refused.body.message).toBe(
       'only the following media types are accepted: application/json, application/yaml, application/vnd.kubernetes.protobuf, application/cbor',
+    );
+  });
+
+  test('integers of eight bytes (2^32 and over) read as int64: what a CBOR GET answers, a CBOR PUT takes back; beyond int64 is a 400', async () => {
+    const pod = {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'long-grace' },
+      spec: { terminationGracePeriodSeconds: 5_000_000_000, containers: [{ name: 'c', image: 'nginx' }] },
+    };
+    expect((await new Api(cborServer.url).post(`${NS}/pods`, pod)).status).toBe(201);
+    const got = await raw(cborServer.url, `${NS}/pods/long-grace`, { Accept: 'application/cbor' });
+    const back = await raw(
+      cborServer.url,
+      `${NS}/pods/long-grace`,
+      { 'Content-Type': 'application/cbor', Accept: 'application/json' },
+      { method: 'PUT', body: got.body },
+    );
+    expect(back.status).toBe(200);
+    expect(JSON.parse(back.body.toString()).spec.terminationGracePeriodSeconds).toBe(5_000_000_000);
+    const overflow = new Encoder({ useRecords: false, tagUint8Array: false }).encode({
+      ...pod,
+      metadata: { name: 'overflow' },
+      spec: { ...pod.spec, terminationGracePeriodSeconds: 2n ** 64n - 1n },
+    });
+    const refused = await raw(
+      cborServer.url,
+      `${NS}/pods`,
+      { 'Content-Type': 'application/cbor', Accept: 'application/json' },
+      { method: 'POST', body: overflow },
+    );
+    expect(refused.status).toBe(400);
+    expect(JSON.parse(refused.body.toString()).message).toContain(
+      "cannot unmarshal positive integer into Go value of type int64 (18446744073709551615 overflows Go's int64)",
     );
   });
 
