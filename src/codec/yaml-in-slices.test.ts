@@ -32,6 +32,10 @@ describe('yamlInSlices', () => {
       { lists: Array.from({ length: 300 }, () => Array.from({ length: 300 }, (_, i) => i)), y: Array.from({ length: 300 }, (_, i) => (i % 2 ? 'no' : null)) },
     ],
     [
+      'a key named __proto__ beside a large list (an own key, as JSON.parse makes it)',
+      { big: Array.from({ length: 300 }, (_, i) => i), x: JSON.parse('{"__proto__":"v","o":{"__proto__":{"a":1}}}') as unknown },
+    ],
+    [
       'more containers than one go looks at, none of them large',
       { items: Array.from({ length: 30 }, () => Array.from({ length: 100 }, (_, i) => ({ i, of: [i] }))) },
     ],

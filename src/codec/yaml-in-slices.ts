@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { runWalkInSlices, type Walk } from '../api/loop-slices';
+import { setOwn } from '../api/types';
 import { isContainer, LARGE, sizeOf, smallInOneGo, type Container } from './large-values';
 import { encodeYaml, yamlText } from './yaml';
 
@@ -29,8 +30,8 @@ function* withPlaceholders(value: Container, tag: string, large: Map<string, Con
     if (isContainer(child) && sizeOf(child) >= LARGE) {
       const placeholder = `${tag}-${large.size}`;
       large.set(placeholder, child);
-      copy[key] = placeholder;
-    } else copy[key] = isContainer(child) ? yield* withPlaceholders(child, tag, large) : child;
+      setOwn(copy, key, placeholder);
+    } else setOwn(copy, key, isContainer(child) ? yield* withPlaceholders(child, tag, large) : child);
   }
   yield;
   return copy;

@@ -236,6 +236,14 @@ describe('Table and PartialObjectMetadata in JSON and YAML', () => {
       ['__proto__', 'x'],
       ['a', 'b'],
     ]);
+    // YAML of an object large enough to be written in pieces (300 binaryData keys) keeps it too.
+    const large = { metadata: { name: 'proto-key-large' }, data, binaryData: Object.fromEntries(Array.from({ length: 300 }, (_, i) => [`k${i}`, 'dg=='])) };
+    expect((await api.post(CM, large)).status).toBe(201);
+    const yaml = await api.get(`${CM}/proto-key-large`, { accept: 'application/yaml' });
+    expect(Object.entries((load(yaml.text) as { data: Record<string, string> }).data)).toEqual([
+      ['__proto__', 'x'],
+      ['a', 'b'],
+    ]);
   });
 
   test("selectors in a Table's cells list their keys in Go's byte order, as kube's printers sort them (upper case first)", async () => {
