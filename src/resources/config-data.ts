@@ -24,10 +24,13 @@ export function mapOf(value: unknown): Record<string, unknown> {
   return isPlainObject(value) ? value : {};
 }
 
+/** IsConfigMapKey's errors for one key of the map at `path`, at field.NewPath(path).Key(key): data[key]. */
+export function keyErrors(path: string, key: string): FieldErrorList {
+  return isConfigKey(key).map((msg) => field.invalid(`${path}[${key}]`, key, msg));
+}
+
 export function validateKeys(data: Record<string, unknown>, path: string): FieldErrorList {
-  const errs: FieldErrorList = [];
-  for (const key of Object.keys(data)) for (const msg of isConfigKey(key)) errs.push(field.invalid(path, key, msg));
-  return errs;
+  return Object.keys(data).flatMap((key) => keyErrors(path, key));
 }
 
 /** An object marked immutable keeps its data, and stays immutable. */

@@ -3,13 +3,18 @@ import type { ConfigMap } from '../generated/types/core/v1';
 import { defineResource } from '../registry/resource-definition';
 import { strategy } from '../registry/strategy';
 import { AGE_COLUMN, NAME_COLUMN } from '../registry/table';
-import { mapOf, MAX_CONFIG_BYTES, validateImmutable, validateKeys } from './config-data';
+import { keyErrors, mapOf, MAX_CONFIG_BYTES, validateImmutable, validateKeys } from './config-data';
 
 function validateConfigMap(cm: ConfigMap): FieldErrorList {
   const data = mapOf(cm.data);
   const binary = mapOf(cm.binaryData);
-  const errs = [...validateKeys(data, 'data'), ...validateKeys(binary, 'binaryData')];
-  for (const key of Object.keys(binary)) if (key in data) errs.push(field.invalid('data', key, 'duplicate of key present in binaryData'));
+  // ValidateConfigMap: each data key's own errors, then whether binaryData has it too.
+  const errs: FieldErrorList = [];
+  for (const key of Object.keys(data)) {
+    errs.push(...keyErrors('data', key));
+    if (Object.hasOwn(binary, key)) errs.push(field.invalid(`data[${key}]`, key, 'duplicate of key present in binaryData'));
+  }
+  errs.push(...validateKeys(binary, 'binaryData'));
   let size = 0;
   for (const v of Object.values(data)) size += typeof v === 'string' ? Buffer.byteLength(v) : 0;
   for (const v of Object.values(binary)) size += typeof v === 'string' ? Buffer.from(v, 'base64').length : 0;

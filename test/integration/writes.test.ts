@@ -511,3 +511,28 @@ describe('dry run', () => {
     expect(res.text.startsWith('{\n  "kind": "ConfigMap",')).toBe(true);
   });
 });
+
+describe('ConfigMap and Secret keys, as ValidateConfigMap and ValidateSecret read them', () => {
+  test('binaryData keys named like Object.prototype members are ordinary keys', async () => {
+    const binaryData = { constructor: 'eA==', toString: 'eA==', valueOf: 'eA==' };
+    const created = await api.post(`${NS}/configmaps`, { metadata: { name: 'prototype-keys' }, data: { a: 'b' }, binaryData });
+    expect(created.status).toBe(201);
+    expect((await api.get(`${NS}/configmaps/prototype-keys`)).body.binaryData).toEqual(binaryData);
+  });
+
+  test('a key in both data and binaryData, and a bad key, are reported at data[key]', async () => {
+    const res = await api.post(`${NS}/configmaps`, { metadata: { name: 'both-bags' }, data: { a: 'b', 'bad key': 'c' }, binaryData: { a: 'eA==' } });
+    expect(res.status).toBe(422);
+    expect(res.body.details.causes).toEqual([
+      { reason: 'FieldValueInvalid', message: 'Invalid value: "a": duplicate of key present in binaryData', field: 'data[a]' },
+      {
+        reason: 'FieldValueInvalid',
+        message: `Invalid value: "bad key": a valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+')`,
+        field: 'data[bad key]',
+      },
+    ]);
+    const secret = await api.post(`${NS}/secrets`, { metadata: { name: 'bad-key' }, data: { 'bad key': 'eA==' } });
+    expect(secret.status).toBe(422);
+    expect(secret.body.details.causes.map((c: { field: string }) => c.field)).toEqual(['data[bad key]']);
+  });
+});
