@@ -275,10 +275,13 @@ class Walker {
         if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) this.mismatch(value, node, owner, namePath, key);
         return;
       }
-      case 'bytes':
+      case 'bytes': {
         if (typeof value !== 'string') return this.mismatch(value, node, owner, namePath, key);
-        if (!BASE64.test(value) || value.length % 4 !== 0) this.fail(`illegal base64 data at input byte ${Math.max(0, value.search(/[^A-Za-z0-9+/=]/))}`);
+        // Go's base64 decoder skips \r and \n (a line-wrapped `base64` output); the byte it reports is the input's.
+        const text = value.includes('\n') || value.includes('\r') ? value.replace(/[\r\n]/g, '') : value;
+        if (!BASE64.test(text) || text.length % 4 !== 0) this.fail(`illegal base64 data at input byte ${Math.max(0, value.search(/[^A-Za-z0-9+/=\r\n]/))}`);
         return;
+      }
     }
   }
 

@@ -535,4 +535,13 @@ describe('ConfigMap and Secret keys, as ValidateConfigMap and ValidateSecret rea
     expect(secret.status).toBe(422);
     expect(secret.body.details.causes.map((c: { field: string }) => c.field)).toEqual(['data[bad key]']);
   });
+
+  test("base64 broken into lines is taken, as Go's decoder skips \\r and \\n, and read back canonical", async () => {
+    const res = await api.post(`${NS}/secrets`, { metadata: { name: 'wrapped' }, data: { k: 'aGVsbG8g\r\nd29ybGQ=\n' } });
+    expect(res.status).toBe(201);
+    expect((await api.get(`${NS}/secrets/wrapped`)).body.data).toEqual({ k: 'aGVsbG8gd29ybGQ=' });
+    const bad = await api.post(`${NS}/secrets`, { metadata: { name: 'wrapped-bad' }, data: { k: 'aGVs\nbG8*' } });
+    expect(bad.status).toBe(400);
+    expect(bad.body.message).toContain('illegal base64 data at input byte 8');
+  });
 });
