@@ -77,6 +77,21 @@ describe('writes into a namespace that does not exist', () => {
     expect(res.body.message).toBe('namespaces "no-such-ns" not found');
   });
 
+  test('an applied configuration that lists managedFields, even none, is a 400; a null one is not', async () => {
+    for (const managedFields of [[], [{ manager: 'm', operation: 'Apply', fieldsType: 'FieldsV1', fieldsV1: {} }]]) {
+      const res = await api.patch(`${configMaps('default')}/apply-managed?fieldManager=test`, configMap('apply-managed', { a: '1' }, { managedFields }), APPLY);
+      expect(res.status).toBe(400);
+      expect(res.body).toMatchObject({ kind: 'Status', reason: 'BadRequest', message: 'metadata.managedFields must be nil' });
+    }
+    expect((await api.get(`${configMaps('default')}/apply-managed`)).status).toBe(404);
+    const nulled = await api.patch(
+      `${configMaps('default')}/apply-managed?fieldManager=test`,
+      configMap('apply-managed', { a: '1' }, { managedFields: null }),
+      APPLY,
+    );
+    expect(nulled.status).toBe(201);
+  });
+
   test('in a namespace that exists, PUT and apply create', async () => {
     expect((await api.put(`${leases('default')}/put-created`, lease('put-created'))).status).toBe(201);
     const applied = await api.patch(`${configMaps('default')}/apply-created?fieldManager=test`, configMap('apply-created', { a: '1' }), APPLY);

@@ -70,6 +70,8 @@ async function applyConfig(body: Buffer, r: ResourceRequest, type: string, withD
   }
   if (!isPlainObject(value.metadata)) value.metadata = {};
   const meta = value.metadata as KubeObject['metadata'];
+  // structuredMergeManager.Apply: an applied configuration that lists managedFields (even none) is refused.
+  if (Array.isArray(meta.managedFields)) throw badRequest('metadata.managedFields must be nil');
   meta.name ??= r.info.name;
   if (r.store.def.namespaced) meta.namespace ??= r.info.namespace;
   return { config: value as KubeObject, duplicates };
