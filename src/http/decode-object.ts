@@ -139,7 +139,8 @@ export async function decodeObject(
     );
   }
   for (const key of ['apiVersion', 'kind'] as const) {
-    if (value[key] !== undefined && typeof value[key] !== 'string') {
+    // encoding/json leaves a string as it was for a null: the endpoint's version and kind stand in.
+    if (value[key] !== undefined && value[key] !== null && typeof value[key] !== 'string') {
       throw badRequest(
         `couldn't get version/kind; json parse error: json: cannot unmarshal ${jsonTypeName(value[key])} into Go struct field .${key} of type string`,
       );

@@ -545,3 +545,14 @@ describe('ConfigMap and Secret keys, as ValidateConfigMap and ValidateSecret rea
     expect(bad.body.message).toContain('illegal base64 data at input byte 8');
   });
 });
+
+describe('type meta as Go decodes it', () => {
+  test('a null apiVersion or kind is as if absent: the endpoint names them', async () => {
+    const res = await api.post(`${NS}/configmaps`, { apiVersion: null, kind: null, metadata: { name: 'null-type-meta' }, data: { a: 'b' } });
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ apiVersion: 'v1', kind: 'ConfigMap' });
+    const wrong = await api.post(`${NS}/configmaps`, { apiVersion: 7, metadata: { name: 'number-type-meta' } });
+    expect(wrong.status).toBe(400);
+    expect(wrong.body.message).toContain('cannot unmarshal number into Go struct field .apiVersion of type string');
+  });
+});
