@@ -1,5 +1,5 @@
 import { runWalk, runWalkInSlices, type Walk } from '../api/loop-slices';
-import { isPlainObject } from '../api/types';
+import { isPlainObject, setOwn } from '../api/types';
 import type { ObjectNode, ScalarType, SchemaNode, StructOrigin } from './typed-schema';
 import { fromUnstructuredError } from './unstructured-converter-errors';
 
@@ -75,12 +75,15 @@ function isEmptyCollection(value: unknown, node: SchemaNode): boolean {
 }
 
 /**
- * What Go's decoder leaves for a null element of a map or slice of scalars: the element's zero
- * value (a label `a: null` decodes as `a: ""`, a quantity as "0"); undefined where that zero value
- * is encoded as null.
+ * What Go's decoder leaves for a null element of a map or slice: the element's zero value (a
+ * label `a: null` decodes as `a: ""`, a quantity as "0", an int-or-string as 0, a struct as a
+ * struct of zeros, which validation then judges: a port `null` is a port without its number);
+ * undefined where that zero value is encoded as null (a time, bytes, free-form JSON).
  */
-function scalarZero(node: SchemaNode): unknown {
+function elementZero(node: SchemaNode): unknown {
   if (node.kind === 'quantity') return '0';
+  if (node.kind === 'int-or-string') return 0;
+  if (node.kind === 'object') return node.origin === 'proto' ? {} : undefined;
   if (node.kind !== 'scalar') return undefined;
   switch (node.type) {
     case 'string':
@@ -199,7 +202,8 @@ class Walker {
         let n = 0;
         for (const k of Object.keys(value)) {
           const v = value[k];
-          if (v === null && this.prune && scalarZero(node.values) !== undefined) value[k] = scalarZero(node.values);
+          const zero = v === null && this.prune ? elementZero(node.values) : undefined;
+          if (zero !== undefined) setOwn(value, k, zero);
           else if (holdsValues(v)) yield* this.value(v, node.values, owner, namePath, `${path}.${k}`, 'proto');
           else this.leaf(v, node.values, owner, namePath, 'proto');
           if (++n % ITEMS_PER_YIELD === 0) yield;
@@ -210,7 +214,8 @@ class Walker {
         if (!Array.isArray(value)) return this.mismatch(value, node, owner, namePath);
         for (let i = 0; i < value.length; i++) {
           const item: unknown = value[i];
-          if (item === null && this.prune && scalarZero(node.items) !== undefined) value[i] = scalarZero(node.items);
+          const zero = item === null && this.prune ? elementZero(node.items) : undefined;
+          if (zero !== undefined) value[i] = zero;
           else if (holdsValues(item)) yield* this.value(item, node.items, owner, namePath, `${path}[${i}]`, 'proto');
           else this.leaf(item, node.items, owner, namePath, 'proto');
           if ((i + 1) % ITEMS_PER_YIELD === 0) yield;

@@ -556,3 +556,25 @@ describe('type meta as Go decodes it', () => {
     expect(wrong.body.message).toContain('cannot unmarshal number into Go struct field .apiVersion of type string');
   });
 });
+
+describe('null elements of lists and maps of structs, as encoding/json decodes them', () => {
+  const bare = (name: string, spec: Record<string, unknown>) => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name }, spec });
+
+  test('a null port or env var is one of zero values, which validation refuses', async () => {
+    const res = await api.post(
+      `${NS}/pods`,
+      bare('null-items', { containers: [{ name: 'c', image: 'nginx', ports: [null, { containerPort: 80 }], env: [null] }] }),
+    );
+    expect(res.status).toBe(422);
+    expect(res.body.details.causes.map((c: { field: string; reason: string }) => `${c.reason} ${c.field}`)).toEqual([
+      'FieldValueRequired spec.containers[0].ports[0].containerPort',
+      'FieldValueRequired spec.containers[0].env[0].name',
+    ]);
+  });
+
+  test('a null image pull secret is stored as an empty one', async () => {
+    const res = await api.post(`${NS}/pods`, bare('null-secret', { containers: [{ name: 'c', image: 'nginx' }], imagePullSecrets: [null] }));
+    expect(res.status).toBe(201);
+    expect((await api.get(`${NS}/pods/null-secret`)).body.spec.imagePullSecrets).toEqual([{}]);
+  });
+});
