@@ -100,6 +100,22 @@ function copyBomb(): object[] {
 const raw = (lines: string[], body = ''): string => `${lines.join('\r\n')}\r\n\r\n${body}`;
 
 describe('the repros of issue 25', () => {
+  test('an Accept header of 90,000 clauses (under the 1 MiB header limit) is a 406 while /readyz still answers', async () => {
+    // goautoneg sorts the clauses with sort.Sort; an insertion sort of them held the loop 84 s.
+    const accept = Array.from({ length: 90_000 }, (_, i) => `a/b;q=0.${i % 10}`).join(', ');
+    const readyz = probe();
+    const [res, ms] = await timed(() =>
+      fetch(`${server.url}${NS}/configmaps`, { headers: { accept } }).then(async (r) => ({ status: r.status, text: await r.text() })),
+    );
+    const { latencies, failures } = await readyz.stop();
+    const worst = Math.max(...latencies);
+    process.stdout.write(`90,000 Accept clauses: ${ms} ms; /readyz ${latencies.length} probes, worst ${worst.toFixed(0)} ms\n`);
+    expect(failures).toEqual([]);
+    expect(res.status).toBe(406);
+    expect(statusOf(res.text)).toMatchObject({ reason: 'NotAcceptable' });
+    expect(worst).toBeLessThan(SMP_READYZ_WORST_MS);
+  }, 30_000);
+
   test('a JSON patch that copies a map into itself 24 times is 422 within 1 s, as json-patch past kube JSONPatchMaxCopyBytes', async () => {
     const rssBefore = rssBytes();
     const [res, ms] = await timed(() => api.patch(`${NS}/configmaps/target?dryRun=All`, copyBomb(), 'application/json-patch+json'));
