@@ -86,6 +86,7 @@ export function parseRequestInfo(method: string, pathname: string, query: URLSea
   const [resource = '', name = '', subresource = ''] = rest;
   if (verb === 'get' && !name) verb = 'list';
   if (verb === 'delete' && !name) verb = 'deletecollection';
-  if ((verb === 'get' || verb === 'list') && (legacyWatch || isWatchParam(query.get('watch')))) verb = 'watch';
+  // The /watch/ prefix watches a named object too; ?watch= turns only a collection's list into a watch (a named get stays one).
+  if ((legacyWatch && (verb === 'get' || verb === 'list')) || (verb === 'list' && isWatchParam(query.get('watch')))) verb = 'watch';
   return { isResourceRequest: true, verb, apiPrefix, group, version, namespace, resource, subresource, name, parts: rest, underNamespace };
 }

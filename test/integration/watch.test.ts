@@ -57,9 +57,9 @@ test('watch without a resourceVersion starts with the current objects', async ()
   }
 });
 
-test('a single-object watch path sees only that object', async () => {
+test('a single-object watch path (the /watch/ prefix) sees only that object', async () => {
   const start = await api.get(CM);
-  const watch = await openWatch(`${server.url}${CM}/w3?watch=1&resourceVersion=${start.body.metadata.resourceVersion}`);
+  const watch = await openWatch(`${server.url}/api/v1/watch/namespaces/default/configmaps/w3?resourceVersion=${start.body.metadata.resourceVersion}`);
   try {
     await api.post(CM, { metadata: { name: 'other' } });
     await api.post(CM, { metadata: { name: 'w3' } });
@@ -74,4 +74,18 @@ test('timeoutSeconds ends the stream', async () => {
   const res = await fetch(`${server.url}${CM}?watch=1&timeoutSeconds=1&resourceVersion=0`);
   await res.text();
   expect(Date.now() - started).toBeLessThan(5000);
+});
+
+test('?watch= on a named object is a get (RequestInfo turns only a collection into a watch); the /watch/ prefix still watches one object', async () => {
+  expect((await api.post(CM, { metadata: { name: 'named-watch' }, data: { a: 'b' } })).status).toBe(201);
+  const got = await api.get(`${CM}/named-watch?watch=1`);
+  expect(got.status).toBe(200);
+  expect(got.headers.get('content-type')).toBe('application/json');
+  expect(got.body).toMatchObject({ kind: 'ConfigMap', metadata: { name: 'named-watch' } });
+  const controller = new AbortController();
+  const legacy = await fetch(`${api.base}/api/v1/watch/namespaces/default/configmaps/named-watch?timeoutSeconds=1`, { signal: controller.signal });
+  expect(legacy.status).toBe(200);
+  const first = await legacy.body!.getReader().read();
+  controller.abort();
+  expect(JSON.parse(Buffer.from(first.value!).toString().split('\n')[0])).toMatchObject({ type: 'ADDED', object: { metadata: { name: 'named-watch' } } });
 });
