@@ -125,9 +125,16 @@ describe('preconditions, dry run and options', () => {
     expect(rv.body.message).toBe(
       `Operation cannot be fulfilled on ConfigMap "pre": the ResourceVersion in the precondition (1) does not match the ResourceVersion in record (${c.metadata.resourceVersion}). The object might have been modified`,
     );
-    const query = await api.delete(`${cmPath('pre')}?preconditions.uid=other`);
+    // Convert_url_Values_To_v1_DeleteOptions: the query's uid and resourceVersion are the preconditions.
+    const query = await api.delete(`${cmPath('pre')}?uid=other`);
     expect(query.status).toBe(409);
+    const queryRv = await api.delete(`${cmPath('pre')}?resourceVersion=1`);
+    expect(queryRv.status).toBe(409);
+    expect(queryRv.body.message).toContain('the ResourceVersion in the precondition (1) does not match');
     expect((await api.get(cmPath('pre'))).status).toBe(200);
+    // preconditions.uid is no query parameter kube reads: the delete goes ahead.
+    expect((await api.post(cmPath(), cm('pre-ignored'))).status).toBe(201);
+    expect((await api.delete(`${cmPath('pre-ignored')}?preconditions.uid=other`)).status).toBe(200);
     const ok = await api.delete(cmPath('pre'), { body: { preconditions: { uid: c.metadata.uid, resourceVersion: c.metadata.resourceVersion } } });
     expect(ok.status).toBe(200);
     expect(ok.body).toEqual({
