@@ -95,6 +95,8 @@ export function resolveResourceRequest(info: ResourceRequestInfo, registry: Reso
   // A connect subresource checks the HTTP method itself (handlers/proxy.ts).
   if (connectSubresource) return { store, verb: info.verb as Verb, connectSubresource };
   if (!(verb in HANDLERS)) throw methodNotAllowed();
+  // PUT and PATCH are routed to an object's path only, as kube-apiserver's installer registers them.
+  if ((verb === 'update' || verb === 'patch') && !info.name) throw methodNotAllowed();
   if (createSubresource) {
     // Only POST is routed to such a path, as kube-apiserver registers it.
     if (verb !== 'create') throw methodNotAllowed();
@@ -177,6 +179,8 @@ export async function serveResource(
     const ctx = requestContext(res, info, abort, filtered, deps.admission);
     return handleConnect({ req, res, info, ctx, store: store as GenericStore, sub: connectSubresource, query, services: deps.services });
   }
+  // go-restful matches methods exactly and kube registers no HEAD route (its RequestInfo still reads HEAD as get).
+  if (req.method === 'HEAD') throw methodNotAllowed();
   const served = createSubresource
     ? { kind: createSubresource.kind, schema: kindSchema(createSubresource.kind) }
     : store instanceof GenericStore

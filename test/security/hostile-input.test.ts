@@ -256,6 +256,16 @@ describe('the repros of issue 25', () => {
     expect(statusOf(res.body)).toMatchObject({ code: 405, reason: 'MethodNotAllowed' });
   });
 
+  test('HEAD on a resource, and PUT or PATCH on a collection, are 405: kube registers no such routes', async () => {
+    expect((await fetch(`${server.url}${NS}/configmaps/target`, { method: 'HEAD' })).status).toBe(405);
+    for (const method of ['PUT', 'PATCH']) {
+      const res = await fetch(`${server.url}${NS}/configmaps`, { method, headers: { 'content-type': 'application/merge-patch+json' }, body: '{}' });
+      expect(res.status).toBe(405);
+      expect(statusOf(await res.text())).toMatchObject({ code: 405, reason: 'MethodNotAllowed' });
+    }
+    expect((await api.get(`${NS}/configmaps/target`)).status).toBe(200);
+  });
+
   test('a malformed chunk size is answered 400 with a Status by the handler reading the body, and the connection closes', async () => {
     const res = await rawRequest(
       server.port,
