@@ -1,17 +1,17 @@
 import { badOptions, badRequest, invalid } from '../api/errors';
 import { field } from '../api/field-errors';
 import type { ReadConsistency } from '../storage/interfaces';
-import { isTruthyParam } from './request-info';
+import { isTruthyParam, isWatchParam } from './request-info';
 
 /** Query parameters as the handlers read them; each parser throws kube-apiserver's error. */
 
+/**
+ * A bool of the request's options (watch, allowWatchBookmarks, sendInitialEvents, force,
+ * orphanDependents) as url.Values convert to it (runtime.Convert_Slice_string_To_bool): never an
+ * error, true unless absent, "0" or "false".
+ */
 export function boolParam(query: URLSearchParams, name: string): boolean {
-  const v = query.get(name);
-  if (v === null) return false;
-  if (v === '') return false;
-  if (isTruthyParam(v)) return true;
-  if (['0', 'f', 'F', 'false', 'False', 'FALSE'].includes(v)) return false;
-  throw badRequest(`strconv.ParseBool: parsing ${JSON.stringify(v)}: invalid syntax`);
+  return isWatchParam(query.get(name));
 }
 
 const INT64_MAX = 2n ** 63n - 1n;

@@ -89,3 +89,14 @@ test('?watch= on a named object is a get (RequestInfo turns only a collection in
   controller.abort();
   expect(JSON.parse(Buffer.from(first.value!).toString().split('\n')[0])).toMatchObject({ type: 'ADDED', object: { metadata: { name: 'named-watch' } } });
 });
+
+test('bool options read as url.Values convert them: anything but absent, 0 or false is true, never a 400', async () => {
+  const res = await fetch(`${api.base}${CM}?watch=1&allowWatchBookmarks=yes&timeoutSeconds=1&resourceVersion=0`);
+  expect(res.status).toBe(200);
+  await res.text();
+  expect((await api.post(CM, { metadata: { name: 'orphan-word' } })).status).toBe(201);
+  const deleted = await api.delete(`${CM}/orphan-word?orphanDependents=xyz`);
+  expect(deleted.status).toBe(200);
+  // Read as true: the object waits for the garbage collector's orphan finalizer.
+  expect(deleted.body.metadata.finalizers).toContain('orphan');
+});
