@@ -266,6 +266,17 @@ describe('the repros of issue 25', () => {
     expect((await api.get(`${NS}/configmaps/target`)).status).toBe(200);
   });
 
+  test("a PATCH's type is its Content-Type up to ';', as it is: another case or a space before ';' is 415", async () => {
+    const patch = (contentType: string) =>
+      fetch(`${server.url}${NS}/configmaps/target`, { method: 'PATCH', headers: { 'content-type': contentType }, body: '{"data":{"p":"1"}}' });
+    expect((await patch('application/merge-patch+json; charset=utf-8')).status).toBe(200);
+    for (const contentType of ['APPLICATION/MERGE-PATCH+JSON', 'application/merge-patch+json ;x']) {
+      const res = await patch(contentType);
+      expect(res.status).toBe(415);
+      expect(statusOf(await res.text())).toMatchObject({ code: 415, reason: 'UnsupportedMediaType' });
+    }
+  });
+
   test('a malformed chunk size is answered 400 with a Status by the handler reading the body, and the connection closes', async () => {
     const res = await rawRequest(
       server.port,

@@ -4,7 +4,6 @@ import { field } from '../../api/field-errors';
 import { apiVersionOf, isPlainObject, type KubeObject } from '../../api/types';
 import { DecodeError } from '../../codec/decode-error';
 import { jsonNestingDepthInSlices, MAX_NESTING_DEPTH } from '../../codec/json';
-import { parseMediaType } from '../../codec/media-type';
 import { applyJsonPatchInSlices } from '../../patch/json-patch';
 import { applyMergePatch } from '../../patch/merge-patch';
 import { applyStrategicMergePatchInSlices } from '../../patch/strategic-merge';
@@ -87,7 +86,10 @@ export async function handlePatch(r: ResourceRequest): Promise<void> {
     ...(patchSchema ? [STRATEGIC_MERGE_PATCH] : []),
     ...(r.inputEncodings.includes('cbor') ? [APPLY_PATCH_CBOR] : []),
   ];
-  const type = parseMediaType(r.req.headers['content-type'] ?? '').type;
+  // PatchResource: the header up to its first ';', compared as it is (no case folding, no trimming).
+  const header = r.req.headers['content-type'] ?? '';
+  const cut = header.indexOf(';');
+  const type = cut > 0 ? header.slice(0, cut) : header;
   if (!supported.includes(type)) throw unsupportedMediaType(supported);
   const isApply = type === APPLY_PATCH || type === APPLY_PATCH_CBOR;
   const body = await readBody(r.req);
