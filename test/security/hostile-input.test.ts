@@ -267,13 +267,33 @@ describe('the repros of issue 25', () => {
   });
 
   test("a PATCH's type is its Content-Type up to ';', as it is: another case or a space before ';' is 415", async () => {
+    expect((await api.post(`${NS}/configmaps`, { metadata: { name: 'patch-type' } })).status).toBe(201);
     const patch = (contentType: string) =>
-      fetch(`${server.url}${NS}/configmaps/target`, { method: 'PATCH', headers: { 'content-type': contentType }, body: '{"data":{"p":"1"}}' });
+      fetch(`${server.url}${NS}/configmaps/patch-type`, { method: 'PATCH', headers: { 'content-type': contentType }, body: '{"data":{"p":"1"}}' });
     expect((await patch('application/merge-patch+json; charset=utf-8')).status).toBe(200);
     for (const contentType of ['APPLICATION/MERGE-PATCH+JSON', 'application/merge-patch+json ;x']) {
       const res = await patch(contentType);
       expect(res.status).toBe(415);
       expect(statusOf(await res.text())).toMatchObject({ code: 415, reason: 'UnsupportedMediaType' });
+    }
+  });
+
+  test('a Content-Type that mime.ParseMediaType refuses is 415 on a create; a trailing ; or a repeated equal parameter is not', async () => {
+    const create = (contentType: string, name: string) =>
+      fetch(`${server.url}${NS}/configmaps`, { method: 'POST', headers: { 'content-type': contentType }, body: JSON.stringify({ metadata: { name } }) });
+    for (const [i, contentType] of [
+      'application/json; foo',
+      'application/json;a=b;a=c',
+      'application/json;;',
+      'application/json;a="x',
+      'application/json x',
+    ].entries()) {
+      const res = await create(contentType, `mime-bad-${i}`);
+      expect(res.status).toBe(415);
+      expect(statusOf(await res.text())).toMatchObject({ code: 415, reason: 'UnsupportedMediaType' });
+    }
+    for (const [i, contentType] of ['application/json;', 'Application/JSON; charset="utf-8"', 'application/json;a=b;a=b'].entries()) {
+      expect((await create(contentType, `mime-good-${i}`)).status).toBe(201);
     }
   });
 
