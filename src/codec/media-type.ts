@@ -1,3 +1,4 @@
+import { setOwn } from '../api/types';
 /** Media types with parameters, and Accept headers with q-values, as kube-apiserver reads them. */
 
 export interface MediaType {
@@ -14,19 +15,88 @@ export interface AcceptClause {
   params: Record<string, string>;
 }
 
-/** A Content-Type as Go's mime.ParseMediaType reads it: type and parameter names lower-cased, quotes dropped. */
-export function parseMediaType(raw: string): MediaType {
-  const [head, ...rest] = raw.split(';');
-  const params: Record<string, string> = {};
-  for (const p of rest) {
-    const eq = p.indexOf('=');
-    if (eq < 0) continue;
-    const key = p.slice(0, eq).trim().toLowerCase();
-    let value = p.slice(eq + 1).trim();
-    if (value.startsWith('"') && value.endsWith('"')) value = value.slice(1, -1);
-    if (key) params[key] = value;
+/** RFC 2045's tspecials: what a token may not hold. */
+const TSPECIALS = new Set('()<>@,;:\\"/[]?=');
+
+const isTokenChar = (c: string): boolean => c > ' ' && c < '\x7f' && !TSPECIALS.has(c);
+
+/** unicode.IsSpace within Latin-1, which is all a header value holds. */
+const isGoSpace = (c: string): boolean => c === ' ' || (c >= '\t' && c <= '\r') || c === '\x85' || c === '\xa0';
+
+function trimLeftSpace(s: string): string {
+  let i = 0;
+  while (i < s.length && isGoSpace(s[i])) i++;
+  return s.slice(i);
+}
+
+function trimSpace(s: string): string {
+  let end = s.length;
+  while (end > 0 && isGoSpace(s[end - 1])) end--;
+  return trimLeftSpace(s.slice(0, end));
+}
+
+/** The token at the start of `s`, and what follows it. */
+function token(s: string): [string, string] {
+  let i = 0;
+  while (i < s.length && isTokenChar(s[i])) i++;
+  return [s.slice(0, i), s.slice(i)];
+}
+
+/** A token or a quoted string (a backslash escapes only a tspecial); null for an unterminated or broken quote. */
+function paramValue(s: string): [string, string] | null {
+  if (s[0] !== '"') return token(s);
+  let out = '';
+  for (let i = 1; i < s.length; i++) {
+    const c = s[i];
+    if (c === '"') return [out, s.slice(i + 1)];
+    if (c === '\\' && i + 1 < s.length && TSPECIALS.has(s[i + 1])) out += s[++i];
+    else if (c === '\r' || c === '\n') return null;
+    else out += c;
   }
-  return { type: head.trim().toLowerCase(), params };
+  return null;
+}
+
+/** `; key=value` at the start of `s`: the key lower-cased, the value, and what follows; null where there is none. */
+function param(s: string): [string, string, string] | null {
+  let rest = trimLeftSpace(s);
+  if (rest[0] !== ';') return null;
+  const [rawKey, afterKey] = token(trimLeftSpace(rest.slice(1)));
+  if (!rawKey) return null;
+  rest = trimLeftSpace(afterKey);
+  if (rest[0] !== '=') return null;
+  rest = trimLeftSpace(rest.slice(1));
+  const value = paramValue(rest);
+  if (!value || (value[0] === '' && value[1] === rest)) return null;
+  return [rawKey.toLowerCase(), value[0], value[1]];
+}
+
+/**
+ * A Content-Type as Go's mime.ParseMediaType reads it: type and parameter names lower-cased,
+ * quoted values unquoted; null where it fails (no type/subtype tokens, a parameter that is not
+ * token=value, a repeated name with another value), which kube-apiserver answers with 415.
+ * A trailing ';' is allowed.
+ */
+export function parseMediaType(raw: string): MediaType | null {
+  const semi = raw.indexOf(';');
+  const type = trimSpace((semi < 0 ? raw : raw.slice(0, semi)).toLowerCase());
+  const [major, afterMajor] = token(type);
+  if (!major || (afterMajor !== '' && (afterMajor[0] !== '/' || token(afterMajor.slice(1))[0] === '' || token(afterMajor.slice(1))[1] !== ''))) return null;
+  const params: Record<string, string> = {};
+  let rest = semi < 0 ? '' : raw.slice(semi);
+  while (rest.length > 0) {
+    rest = trimLeftSpace(rest);
+    if (!rest) break;
+    const next = param(rest);
+    if (!next) {
+      if (trimSpace(rest) === ';') break;
+      return null;
+    }
+    const [key, value, after] = next;
+    if (Object.hasOwn(params, key) && params[key] !== value) return null;
+    setOwn(params, key, value);
+    rest = after;
+  }
+  return { type, params };
 }
 
 /** goautoneg's order: a higher q first; a concrete type, then a concrete subtype, before a wildcard. */

@@ -172,8 +172,9 @@ export function negotiateError(header: string | undefined, encodings: Encoding[]
 /** Picks the request body decoder from Content-Type, or throws 415. An absent type means JSON. */
 export function negotiateInput(contentType: string | undefined, accepted: Encoding[]): Encoding {
   if (!contentType || contentType.trim() === '') return 'json';
-  const type = parseMediaType(contentType).type;
-  const match = SERVED.find((s) => s.mediaType === type && accepted.includes(s.encoding));
+  // NegotiateInputSerializerForMediaType: a type mime.ParseMediaType refuses matches nothing.
+  const type = parseMediaType(contentType)?.type;
+  const match = type === undefined ? undefined : SERVED.find((s) => s.mediaType === type && accepted.includes(s.encoding));
   if (match) return match.encoding;
   throw unsupportedMediaType(accepted.map(mediaTypeOf));
 }

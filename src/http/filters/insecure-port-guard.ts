@@ -68,7 +68,7 @@ function refusal(req: IncomingMessage, accepted: string[]): StatusError | null {
   // An upgrade (exec, attach, port-forward over SPDY) carries no body, and a browser cannot send one.
   if (WRITE_METHODS.has(req.method ?? '') && req.headers.upgrade === undefined) {
     const type = req.headers['content-type'];
-    if (type !== undefined && BROWSER_SIMPLE_TYPES.has(parseMediaType(type).type)) return unsupportedMediaType(accepted);
+    if (type !== undefined && BROWSER_SIMPLE_TYPES.has(parseMediaType(type)?.type ?? '')) return unsupportedMediaType(accepted);
   }
   return null;
 }
