@@ -100,3 +100,16 @@ test('bool options read as url.Values convert them: anything but absent, 0 or fa
   // Read as true: the object waits for the garbage collector's orphan finalizer.
   expect(deleted.body.metadata.finalizers).toContain('orphan');
 });
+
+test('timeoutSeconds as strconv.ParseInt reads it: +1 ends the watch after a second, -1 at once', async () => {
+  for (const [given, within] of [
+    ['%2B1', 5000],
+    ['-1', 2000],
+  ] as const) {
+    const started = Date.now();
+    const res = await fetch(`${api.base}${CM}?watch=1&resourceVersion=0&timeoutSeconds=${given}`);
+    expect(res.status).toBe(200);
+    await res.text();
+    expect(Date.now() - started).toBeLessThan(within);
+  }
+});

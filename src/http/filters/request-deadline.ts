@@ -29,8 +29,12 @@ export function deadlineExceeded(): StatusError {
 export function requestDeadlineMs(info: RequestInfo, query: URLSearchParams, config: DeadlineConfig): number | null {
   if (isLongRunning(info)) {
     if (info.verb !== 'watch') return null;
+    // As strconv.ParseInt reads it (a sign allowed); the watch handler's timer: zero takes the
+    // randomized minimum, a negative one fires at once.
     const given = query.get('timeoutSeconds');
-    const seconds = given !== null && /^[0-9]+$/.test(given) && Number(given) > 0 ? Number(given) : config.minRequestTimeoutSeconds * (1 + Math.random());
+    const asked = given !== null && /^[-+]?[0-9]+$/.test(given) ? Number(given) : 0;
+    if (asked < 0) return 0;
+    const seconds = asked > 0 ? asked : config.minRequestTimeoutSeconds * (1 + Math.random());
     return seconds > 0 ? Math.min(seconds * 1000, MAX_TIMER_MS) : null;
   }
   const raw = query.get('timeout');
