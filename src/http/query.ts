@@ -1,5 +1,5 @@
 import { badOptions, badRequest, invalid } from '../api/errors';
-import { field } from '../api/field-errors';
+import { field, type FieldErrorList } from '../api/field-errors';
 import type { ReadConsistency } from '../storage/interfaces';
 import { isTruthyParam, isWatchParam } from './request-info';
 
@@ -86,6 +86,9 @@ function prefixFromUserAgent(userAgent: string): string {
 }
 
 /** fieldManager, or when absent what the user agent gives (managerOrUserAgent), which may be empty; required for apply. */
+/** unicode.IsPrint: letters, marks, numbers, punctuation, symbols and the ASCII space. */
+const GO_PRINTABLE = /^[\p{L}\p{M}\p{N}\p{P}\p{S} ]$/u;
+
 export function fieldManagerParam(query: URLSearchParams, userAgent: string | undefined, optionsKind: string, required: boolean): string {
   const given = query.get('fieldManager');
   const optionsGk = { group: 'meta.k8s.io', kind: optionsKind };
@@ -93,8 +96,17 @@ export function fieldManagerParam(query: URLSearchParams, userAgent: string | un
     if (required) throw invalid(optionsGk, '', [field.required('fieldManager', 'is required for apply patch')]);
     return prefixFromUserAgent(userAgent ?? '');
   }
-  if (given.length > FIELD_MANAGER_MAX) throw invalid(optionsGk, '', [field.tooLong('fieldManager', FIELD_MANAGER_MAX)]);
-  if ([...given].some((c) => c < ' ' || c === '\u007f'))
-    throw invalid(optionsGk, '', [field.invalid('fieldManager', given, 'must only contain printable characters')]);
+  // ValidateFieldManager: at most 128 bytes, and every rune unicode.IsPrint, each one reported at its byte.
+  const errs: FieldErrorList = [];
+  if (Buffer.byteLength(given) > FIELD_MANAGER_MAX) errs.push(field.tooLong('fieldManager', FIELD_MANAGER_MAX));
+  let at = 0;
+  for (const c of given) {
+    if (!GO_PRINTABLE.test(c)) {
+      const code = `U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
+      errs.push(field.invalid('fieldManager', given, `invalid character ${code} (at position ${at})`));
+    }
+    at += Buffer.byteLength(c);
+  }
+  if (errs.length > 0) throw invalid(optionsGk, '', errs);
   return given;
 }

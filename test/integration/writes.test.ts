@@ -578,3 +578,21 @@ describe('null elements of lists and maps of structs, as encoding/json decodes t
     expect((await api.get(`${NS}/pods/null-secret`)).body.spec.imagePullSecrets).toEqual([{}]);
   });
 });
+
+describe('fieldManager as ValidateFieldManager reads it', () => {
+  test('at most 128 bytes, not characters; every rune printable, each reported at its byte', async () => {
+    const create = (manager: string, name: string) => api.post(`${NS}/configmaps?fieldManager=${encodeURIComponent(manager)}`, { metadata: { name } });
+    const long = await create('é'.repeat(65), 'fm-long');
+    expect(long.status).toBe(422);
+    expect(long.body.details.causes).toEqual([{ reason: 'FieldValueTooLong', message: 'Too long: may not be more than 128 bytes', field: 'fieldManager' }]);
+    const unprintable = await create('a\u00a0b\u200bc\u0085', 'fm-space');
+    expect(unprintable.status).toBe(422);
+    expect(unprintable.body.details.causes.map((c: { message: string }) => c.message)).toEqual([
+      // The value as Go's %q writes it.
+      'Invalid value: "a\\u00a0b\\u200bc\\u0085": invalid character U+00A0 (at position 1)',
+      'Invalid value: "a\\u00a0b\\u200bc\\u0085": invalid character U+200B (at position 4)',
+      'Invalid value: "a\\u00a0b\\u200bc\\u0085": invalid character U+0085 (at position 8)',
+    ]);
+    expect((await create('é'.repeat(64), 'fm-fits')).status).toBe(201);
+  });
+});
