@@ -19,6 +19,13 @@ export function encodeYaml(value: unknown): Buffer {
   return Buffer.from(yamlText(value));
 }
 
+/**
+ * Past this depth collections are written in flow style (`{a: {b: 1}}`): js-yaml's block style
+ * costs time in the square of the depth (an object 990 levels deep took 0.5 s alone, 2.5 s in a
+ * busy server, and held the event loop all that time). docs/divergences.md.
+ */
+const BLOCK_STYLE_DEPTH = 64;
+
 export function yamlText(value: unknown): string {
-  return dump(value, { sortKeys: true, noRefs: true, lineWidth: -1 });
+  return dump(value, { sortKeys: true, noRefs: true, lineWidth: -1, flowLevel: BLOCK_STYLE_DEPTH });
 }
