@@ -34,7 +34,8 @@ export function interpretStorageError(err: unknown, gr: GroupResource, name: str
       return e;
     }
     case 'InvalidContinue':
-      return badRequest(err.message);
+      // storage.ValidateListOptions wraps DecodeContinue's error.
+      return badRequest(`invalid continue token: ${err.message}`);
     case 'Corrupt': {
       if (!err.unreasoned) return internalError(err.message);
       // Not a Status inside kube-apiserver either.
