@@ -1,7 +1,7 @@
 import { badOptions, badRequest, invalid } from '../api/errors';
 import { field, type FieldErrorList } from '../api/field-errors';
 import type { ReadConsistency } from '../storage/interfaces';
-import { isTruthyParam, isWatchParam } from './request-info';
+import { isTruthyParam, boolOption } from './request-info';
 
 /** Query parameters as the handlers read them; each parser throws kube-apiserver's error. */
 
@@ -11,7 +11,7 @@ import { isTruthyParam, isWatchParam } from './request-info';
  * error, true unless absent, "0" or "false".
  */
 export function boolParam(query: URLSearchParams, name: string): boolean {
-  return isWatchParam(query.get(name));
+  return boolOption(query.get(name));
 }
 
 const INT64_MAX = 2n ** 63n - 1n;

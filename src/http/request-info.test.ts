@@ -1,4 +1,4 @@
-import { isWatchParam, parseRequestInfo } from './request-info';
+import { boolOption, parseRequestInfo } from './request-info';
 
 const info = (method: string, path: string, query = '') => parseRequestInfo(method, path, new URLSearchParams(query));
 
@@ -99,8 +99,8 @@ describe('watches', () => {
   });
 
   test('watch= is read like ListOptions.watch: only absent, 0 or false (any case) mean no', () => {
-    expect([null, '0', 'false', 'FALSE', 'False'].map(isWatchParam)).toEqual([false, false, false, false, false]);
-    expect(['true', '1', 'yes', 't', ''].map(isWatchParam)).toEqual([true, true, true, true, true]);
+    expect([null, '0', 'false', 'FALSE', 'False'].map(boolOption)).toEqual([false, false, false, false, false]);
+    expect(['true', '1', 'yes', 't', ''].map(boolOption)).toEqual([true, true, true, true, true]);
   });
 });
 

@@ -49,7 +49,7 @@ export function isTruthyParam(value: unknown): boolean {
  * How ListOptions.watch converts (runtime.Convert_Slice_string_To_bool): absent, "0" or "false"
  * (any case) is false; any other value, the empty string included, is true.
  */
-export function isWatchParam(value: string | null): boolean {
+export function boolOption(value: string | null): boolean {
   return value !== null && value !== '0' && value.toLowerCase() !== 'false';
 }
 
@@ -87,6 +87,6 @@ export function parseRequestInfo(method: string, pathname: string, query: URLSea
   if (verb === 'get' && !name) verb = 'list';
   if (verb === 'delete' && !name) verb = 'deletecollection';
   // The /watch/ prefix watches a named object too; ?watch= turns only a collection's list into a watch (a named get stays one).
-  if ((legacyWatch && (verb === 'get' || verb === 'list')) || (verb === 'list' && isWatchParam(query.get('watch')))) verb = 'watch';
+  if ((legacyWatch && (verb === 'get' || verb === 'list')) || (verb === 'list' && boolOption(query.get('watch')))) verb = 'watch';
   return { isResourceRequest: true, verb, apiPrefix, group, version, namespace, resource, subresource, name, parts: rest, underNamespace };
 }

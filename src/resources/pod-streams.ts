@@ -1,6 +1,6 @@
 import { badRequest, invalid } from '../api/errors';
 import { field, goQuote, type FieldErrorList } from '../api/field-errors';
-import { isWatchParam } from '../http/request-info';
+import { boolOption } from '../http/request-info';
 import type { ConnectRequest, ConnectSubresource, ProxyTarget } from '../registry/proxy/connect';
 import { kubeletTls } from '../registry/proxy/kubelet';
 import { getPod, kubeletUrl, podContainer, podKubelet, podNodeName } from './pod-connect';
@@ -10,7 +10,7 @@ import { getPod, kubeletUrl, podContainer, podKubelet, podNodeName } from './pod
 const core = (kind: string) => ({ group: '', version: 'v1', kind });
 
 /** runtime.Convert_Slice_string_To_bool, as query parameters decode into options. */
-const flag = (query: URLSearchParams, name: string): boolean => isWatchParam(query.get(name));
+const flag = (query: URLSearchParams, name: string): boolean => boolOption(query.get(name));
 
 /** An int64 query parameter; a malformed one is the parameter codec's 400. */
 function int64(query: URLSearchParams, name: string): number | null {

@@ -113,3 +113,11 @@ test('timeoutSeconds as strconv.ParseInt reads it: +1 ends the watch after a sec
     expect(Date.now() - started).toBeLessThan(within);
   }
 });
+
+test('GET ?export=true is a 400, as GetResource refuses it since 1.18; export=false is a get', async () => {
+  expect((await api.post(CM, { metadata: { name: 'exported' } })).status).toBe(201);
+  const refused = await api.get(`${CM}/exported?export=true`);
+  expect(refused.status).toBe(400);
+  expect(refused.body.message).toBe('the export parameter, deprecated since v1.14, is no longer supported');
+  expect((await api.get(`${CM}/exported?export=false`)).status).toBe(200);
+});
