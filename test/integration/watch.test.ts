@@ -121,3 +121,13 @@ test('GET ?export=true is a 400, as GetResource refuses it since 1.18; export=fa
   expect(refused.body.message).toBe('the export parameter, deprecated since v1.14, is no longer supported');
   expect((await api.get(`${CM}/exported?export=false`)).status).toBe(200);
 });
+
+test("a /watch/ path's name and a field selector naming another object is a 400, as ListResource checks", async () => {
+  const path = `${api.base}/api/v1/watch/namespaces/default/configmaps/w-named`;
+  const refused = await fetch(`${path}?fieldSelector=metadata.name%3Dother`);
+  expect(refused.status).toBe(400);
+  expect(((await refused.json()) as { message: string }).message).toBe("fieldSelector metadata.name doesn't match requested name");
+  const same = await fetch(`${path}?fieldSelector=metadata.name%3Dw-named&timeoutSeconds=1`);
+  expect(same.status).toBe(200);
+  await same.text();
+});

@@ -1,6 +1,7 @@
 import { abortSignalOf, onAbort } from '../../api/request-abort';
 import { once } from 'node:events';
-import { invalid, isStatusError, toStatusError, type StatusError } from '../../api/errors';
+import { badRequest, invalid, isStatusError, toStatusError, type StatusError } from '../../api/errors';
+import { parseFieldSelector } from '../../api/field-selector';
 import { field } from '../../api/field-errors';
 import type { KubeObject, WatchEventType } from '../../api/types';
 import { apiVersionOfDefinition, groupResource } from '../../registry/resource-definition';
@@ -91,6 +92,15 @@ export async function handleWatch(r: ResourceRequest): Promise<void> {
     throw invalid({ group: 'meta.k8s.io', kind: 'ListOptions' }, '', [
       field.forbidden('sendInitialEvents', 'sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled'),
     ]);
+  }
+  // ListResource with a name (a /watch/ path): a field selector may only name the same object.
+  const fieldSelector = query.get('fieldSelector') ?? '';
+  if (
+    info.name &&
+    fieldSelector !== '' &&
+    !parseFieldSelector(fieldSelector).some((r) => r.field === 'metadata.name' && r.operator === '=' && r.value === info.name)
+  ) {
+    throw badRequest("fieldSelector metadata.name doesn't match requested name");
   }
   const predicate = info.name ? singleObject(opts.predicate, info.name) : opts.predicate;
   let channel: WatchChannel<WatchItem> | null = null;
