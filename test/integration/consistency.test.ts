@@ -60,6 +60,21 @@ describe('get', () => {
     expect(res.body.message).toMatch(new RegExp(`^Timeout: Too large resource version: ${future}, current: \\d+$`));
   });
 
+  test('a watch from a version the server has not reached is 200 with one ERROR event, as the cacher answers it', async () => {
+    const obj = await create('g3');
+    const future = rvOf(obj) + 1_000_000;
+    const res = await fetch(
+      `${server.url}${CM}?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true&resourceVersion=${future}`,
+    );
+    expect(res.status).toBe(200);
+    const events = (await res.text())
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as { type: string; object: Record<string, unknown> });
+    expect(events).toHaveLength(1);
+    expect(events[0]).toMatchObject({ type: 'ERROR', object: { kind: 'Status', code: 504, reason: 'Timeout' } });
+  });
+
   test('a resourceVersion that is not a number is 400', async () => {
     expect((await api.get(`${CM}/g1?resourceVersion=abc`)).status).toBe(400);
   });

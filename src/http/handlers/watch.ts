@@ -108,7 +108,9 @@ export async function handleWatch(r: ResourceRequest): Promise<void> {
   try {
     channel = await store.watch(r.ctx, { resourceVersion: opts.resourceVersion, predicate, sendInitialEvents: opts.sendInitialEvents, signal: r.ctx.signal });
   } catch (err) {
-    if (!(isStatusError(err) && err.code === 410)) throw err;
+    // The cacher's errWatcher: once the request is admitted, a resourceVersion too old (410) or
+    // too new to wait for (504 ResourceVersionTooLarge) is the stream's one ERROR event.
+    if (!(isStatusError(err) && (err.code === 410 || err.status.details?.causes?.some((c) => c.reason === 'ResourceVersionTooLarge')))) throw err;
     startError = err;
   }
 
