@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { badRequest, StatusError } from '../api/errors';
+import { field, fieldErrorMessage } from '../api/field-errors';
 import type { KubeList, KubeObject, Status } from '../api/types';
 import { negotiateError, type Encoding, type OutputChoice } from '../codec/negotiate';
 import type { ServedKind } from '../registry/resource-definition';
@@ -88,7 +89,9 @@ export function includeObjectParam(query: URLSearchParams): IncludeObject {
   const v = query.get('includeObject') ?? '';
   if (v === '') return 'Metadata';
   if (v === 'None' || v === 'Metadata' || v === 'Object') return v;
-  throw badRequest(`unrecognized includeObject value: ${JSON.stringify(v)}`);
+  // optionsForTransform over ValidateTableOptions.
+  const error = field.invalid('includeObject', v, "must be 'Metadata', 'Object', 'None', or empty");
+  throw badRequest(`Unable to convert to Table as requested: ${fieldErrorMessage(error)}`);
 }
 
 /** How kube-apiserver's errors name the stored type: its internal Go type, e.g. *core.PodList. */

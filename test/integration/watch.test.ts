@@ -131,3 +131,14 @@ test("a /watch/ path's name and a field selector naming another object is a 400,
   expect(same.status).toBe(200);
   await same.text();
 });
+
+test('a bad includeObject for a Table is 400 before a watch streams, and for a list, in ValidateTableOptions words', async () => {
+  const accept = 'application/json;as=Table;g=meta.k8s.io;v=v1';
+  const message = `Unable to convert to Table as requested: includeObject: Invalid value: "bogus": must be 'Metadata', 'Object', 'None', or empty`;
+  const watch = await fetch(`${api.base}${CM}?watch=1&includeObject=bogus`, { headers: { accept } });
+  expect(watch.status).toBe(400);
+  expect(((await watch.json()) as { message: string }).message).toBe(message);
+  const list = await api.get(`${CM}?includeObject=bogus`, { accept });
+  expect(list.status).toBe(400);
+  expect(list.body.message).toBe(message);
+});

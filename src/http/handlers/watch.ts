@@ -10,7 +10,7 @@ import { ConsumerTooSlowError, type WatchChannel } from '../../storage/watch-cha
 import { interpretStorageError } from '../../registry/storage-errors';
 import { parseListOptions } from '../list-options';
 import { encodeWatchEvent } from '../encode';
-import { present } from '../respond';
+import { includeObjectParam, present } from '../respond';
 import { isWebSocketRequest, WebSocketSender, webSocketHandshake } from '../websocket';
 import type { ResourceRequest } from './context';
 import { upgradeOf, type UpgradeConnection } from './proxy-upgrade';
@@ -88,6 +88,8 @@ function openSink(r: ResourceRequest): WatchSink | null {
 export async function handleWatch(r: ResourceRequest): Promise<void> {
   const { info, store, query, output } = r;
   const opts = parseListOptions(query, store.def, true, r.ctx.signal);
+  // serveWatchHandler checks the Table options (optionsForTransform) before the stream starts.
+  if (output.representation.kind === 'Table') includeObjectParam(query);
   if (opts.sendInitialEvents !== undefined && !r.watchListEnabled) {
     throw invalid({ group: 'meta.k8s.io', kind: 'ListOptions' }, '', [
       field.forbidden('sendInitialEvents', 'sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled'),
