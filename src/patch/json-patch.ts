@@ -2,6 +2,7 @@ import { applyOperation, getValueByPointer, JsonPatchError, validator, type Oper
 import { badRequest, StatusError } from '../api/errors';
 import { runWalk, runWalkInSlices, type Walk } from '../api/loop-slices';
 import { jsonClone } from '../api/json-clone';
+import { asV4Reads, V4TestFailed } from './json-patch-v4';
 
 /** kube-apiserver's limit on the operations of one JSON patch. */
 const MAX_JSON_PATCH_OPERATIONS = 10000;
@@ -108,8 +109,13 @@ function* operationsApplied(document: unknown, patch: unknown): Walk<unknown> {
   let result = jsonClone(document);
   let copied = 0;
   try {
-    for (const [index, operation] of operations.entries()) {
-      if (operation && unlocatable(operation)) throw patchNotApplicable();
+    for (const [index, given] of operations.entries()) {
+      if (given && unlocatable(given)) throw patchNotApplicable();
+      const operation = given ? asV4Reads(result, given) : given;
+      if (operation === null) {
+        yield;
+        continue;
+      }
       let applied = operation;
       if (operation?.op === 'copy') {
         const copy = copyAsAdd(result, operation);
@@ -124,7 +130,7 @@ function* operationsApplied(document: unknown, patch: unknown): Walk<unknown> {
   } catch (err) {
     // fast-json-patch refuses "__proto__" paths with a plain Error; Kubernetes finds no such path either.
     const banned = err instanceof Error && err.message.startsWith('JSON-Patch: modifying');
-    if (err instanceof JsonPatchError || err instanceof TypeError || banned) throw patchNotApplicable();
+    if (err instanceof JsonPatchError || err instanceof TypeError || err instanceof V4TestFailed || banned) throw patchNotApplicable();
     throw err;
   }
 }

@@ -326,3 +326,43 @@ describe('custom resources', () => {
     expect(res.body.message).toBe('Widget.write.example.com "w" is invalid: metadata.resourceVersion: Invalid value: 0: must be specified for an update');
   });
 });
+
+describe('JSON patch as json-patch v4 applies it under kube-apiserver', () => {
+  const JSON_PATCH = 'application/json-patch+json';
+  const path = `${configMaps('default')}/v4-reads`;
+
+  test('replace of a missing key sets it; indices from the end and with a sign; test of a missing key with null passes; add without a value adds null', async () => {
+    expect(
+      (await api.post(configMaps('default'), configMap('v4-reads', { a: '1' }, { labels: { x: 'y' }, finalizers: ['e.io/a', 'e.io/b', 'e.io/c'] }))).status,
+    ).toBe(201);
+    const res = await api.patch(
+      path,
+      [
+        { op: 'replace', path: '/metadata/labels/missing', value: 'set' },
+        { op: 'remove', path: '/metadata/finalizers/-1' },
+        { op: 'add', path: '/metadata/finalizers/+0', value: 'e.io/first' },
+        { op: 'add', path: '/metadata/finalizers/-1', value: 'e.io/last' },
+        { op: 'test', path: '/data/nothing', value: null },
+        { op: 'test', path: '/data/nothing' },
+        { op: 'add', path: '/data/empty' },
+      ],
+      JSON_PATCH,
+    );
+    expect(res.status).toBe(200);
+    expect(res.body.metadata.labels).toEqual({ x: 'y', missing: 'set' });
+    expect(res.body.metadata.finalizers).toEqual(['e.io/first', 'e.io/a', 'e.io/b', 'e.io/last']);
+    expect(res.body.data).toEqual({ a: '1', empty: '' });
+  });
+
+  test('what v4 refuses stays refused: an index past the end, a test of a present key without a value, a missing parent', async () => {
+    for (const op of [
+      { op: 'remove', path: '/metadata/finalizers/-9' },
+      { op: 'test', path: '/data/a' },
+      { op: 'replace', path: '/spec/nothing/x', value: 1 },
+    ]) {
+      const res = await api.patch(path, [op], JSON_PATCH);
+      expect([op, res.status]).toEqual([op, 422]);
+    }
+    expect((await api.patch(path, [{ op: 'remove', path: '/metadata/finalizers' }], JSON_PATCH)).status).toBe(200);
+  });
+});

@@ -1,0 +1,74 @@
+import type { Operation } from 'fast-json-patch';
+import { isPlainObject } from '../api/types';
+
+/**
+ * What gopkg.in/evanphx/json-patch.v4 (kube-apiserver's JSON patch, webhooks' patches too) reads
+ * differently from RFC 6902, as operations fast-json-patch applies the RFC way:
+ * - array indices as strconv.Atoi reads them (`+1`, `01`), negative ones from the end
+ *   (SupportNegativeIndices; an `add` at -1 appends);
+ * - `replace` of a key an object does not have sets it (partialDoc.get finds nothing, without error);
+ * - `test` of a key an object does not have passes when the value is null or absent;
+ * - `add` without a value adds null.
+ * An operation v4 passes without effect is returned as null.
+ */
+export function asV4Reads(document: unknown, operation: Operation): Operation | null {
+  type Loose = Operation & { value?: unknown; from?: unknown };
+  const op = operation as Loose;
+  let rewritten: Loose = op;
+  if (op.op === 'add' && !Object.hasOwn(op, 'value')) rewritten = { ...(op as object), value: null } as Loose;
+  if (typeof op.path === 'string') {
+    const target = locate(document, op.path, op.op === 'add');
+    if (target) {
+      if (target.pointer !== op.path) rewritten = { ...rewritten, path: target.pointer };
+      const missingKey = isPlainObject(target.parent) && !Object.hasOwn(target.parent, target.key);
+      if (op.op === 'replace' && missingKey) rewritten = { ...rewritten, op: 'add' } as typeof rewritten;
+      if (op.op === 'test') {
+        if (missingKey && (op.value === undefined || op.value === null)) return null;
+        if (!missingKey && !Object.hasOwn(op, 'value')) throw new V4TestFailed();
+      }
+    }
+  }
+  if ((op.op === 'move' || op.op === 'copy') && typeof op.from === 'string') {
+    const source = locate(document, op.from, false);
+    if (source && source.pointer !== op.from) rewritten = { ...rewritten, from: source.pointer } as typeof rewritten;
+  }
+  return rewritten;
+}
+
+/** A `test` json-patch v4 fails where fast-json-patch would not look (a value left out). */
+export class V4TestFailed extends Error {}
+
+const unescape = (segment: string): string => segment.replace(/~1/g, '/').replace(/~0/g, '~');
+const escape = (segment: string): string => segment.replace(/~/g, '~0').replace(/\//g, '~1');
+
+/** strconv.Atoi's syntax: an optional sign, then decimal digits. */
+const ATOI = /^[+-]?[0-9]+$/;
+
+/**
+ * The pointer's target: its parent container, its last key, and the pointer with every array
+ * index in canonical form. Null where the pointer is malformed or its parent does not exist
+ * (fast-json-patch then fails the operation, as json-patch does).
+ */
+function locate(document: unknown, pointer: string, adding: boolean): { parent: unknown; key: string; pointer: string } | null {
+  if (pointer === '' || !pointer.startsWith('/')) return null;
+  const segments = pointer.slice(1).split('/').map(unescape);
+  let current = document;
+  const canonical: string[] = [];
+  for (let i = 0; i < segments.length; i++) {
+    const last = i === segments.length - 1;
+    let key = segments[i];
+    if (Array.isArray(current) && ATOI.test(key)) {
+      let index = Number(key);
+      // partialArray.add counts from the end of the array it makes, one longer.
+      const length = current.length + (last && adding ? 1 : 0);
+      if (index < 0 && index >= -length) index += length;
+      key = String(index);
+    }
+    canonical.push(escape(key));
+    if (last) return { parent: current, key, pointer: `/${canonical.join('/')}` };
+    if (Array.isArray(current)) current = current[Number(key)];
+    else if (isPlainObject(current) && Object.hasOwn(current, key)) current = current[key];
+    else return null;
+  }
+  return null;
+}
