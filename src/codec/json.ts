@@ -1,5 +1,6 @@
 import { runWalk, runWalkInSlices, type Walk } from '../api/loop-slices';
 import { DecodeError } from './decode-error';
+import { withGoStrings } from './well-formed';
 
 /** Characters a scan of a body's text reads between two yields (about 1 ms of a scan; a 3 MB body's scans took 15-40 ms each in one piece). */
 export const CHARS_PER_YIELD = 64 * 1024;
@@ -32,7 +33,7 @@ function* decodeJsonWalk(text: string): Walk<ParsedJson> {
   const scan = yield* jsonScanWalk(text);
   if (scan.depth > MAX_NESTING_DEPTH) throw new DecodeError(`couldn't get version/kind; json parse error: exceeded max depth of ${MAX_NESTING_DEPTH}`);
   try {
-    return { value: JSON.parse(text), members: scan.members };
+    return { value: withGoStrings(text, JSON.parse(text)), members: scan.members };
   } catch (err) {
     throw new DecodeError(`couldn't get version/kind; json parse error: ${(err as Error).message}`);
   }

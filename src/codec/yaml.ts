@@ -1,17 +1,20 @@
 import { dump, load } from 'js-yaml';
 import { DecodeError } from './decode-error';
+import { withGoStrings } from './well-formed';
 import { MAX_NESTING_DEPTH } from './json';
 import { expandAliases } from './yaml-aliases';
 
 /** YAML to a JSON value; a repeated key keeps its last value (strict field validation reports it). */
 export function decodeYaml(body: Buffer): unknown {
   let value: unknown;
+  const text = body.toString('utf8');
   try {
-    value = load(body.toString('utf8'), { json: true, maxDepth: MAX_NESTING_DEPTH });
+    value = load(text, { json: true, maxDepth: MAX_NESTING_DEPTH });
   } catch (err) {
     throw new DecodeError(`error converting YAML to JSON: ${(err as Error).message.split('\n')[0]}`);
   }
-  return expandAliases(value);
+  // After the aliases are expanded within their budget: the walk copies what it walks.
+  return withGoStrings(text, expandAliases(value));
 }
 
 /** YAML as sigs.k8s.io/yaml writes it: keys sorted, no anchors. */

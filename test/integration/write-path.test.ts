@@ -1,6 +1,7 @@
 import { eventually } from '../harness/etcd-keys';
 import { Api } from '../harness/http';
 import { startTestServer } from '../harness/server';
+import { createEstablished, simpleCrd } from '../harness/crds';
 
 /**
  * Every write passes admission inside the store once the store knows whether it creates or
@@ -364,5 +365,18 @@ describe('JSON patch as json-patch v4 applies it under kube-apiserver', () => {
       expect([op, res.status]).toEqual([op, 422]);
     }
     expect((await api.patch(path, [{ op: 'remove', path: '/metadata/finalizers' }], JSON_PATCH)).status).toBe(200);
+  });
+});
+
+describe('strings as Go holds them', () => {
+  test('an escaped surrogate without its partner is U+FFFD in a custom resource, from JSON and YAML; a pair stays', async () => {
+    await createEstablished(api, simpleCrd('strings.example.com', 'texts', 'Text'));
+    const path = '/apis/strings.example.com/v1/namespaces/default/texts';
+    const json = '{"apiVersion":"strings.example.com/v1","kind":"Text","metadata":{"name":"lone"},"spec":{"a":"x\\ud800y","\\udc00k":"\\ud83d\\ude00"}}';
+    expect((await api.request('POST', path, { raw: Buffer.from(json), contentType: 'application/json' })).status).toBe(201);
+    expect((await api.get(`${path}/lone`)).body.spec).toEqual({ a: 'x\ufffdy', '\ufffdk': '\u{1f600}' });
+    const yaml = 'apiVersion: strings.example.com/v1\nkind: Text\nmetadata:\n  name: lone-yaml\nspec:\n  a: "x\\ud800y"\n';
+    expect((await api.request('POST', path, { raw: Buffer.from(yaml), contentType: 'application/yaml' })).status).toBe(201);
+    expect((await api.get(`${path}/lone-yaml`)).body.spec).toEqual({ a: 'x\ufffdy' });
   });
 });
