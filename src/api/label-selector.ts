@@ -1,4 +1,5 @@
 import { badRequest } from './errors';
+import { runWalk, runWalkInSlices, type Walk } from './loop-slices';
 import { aggregateMessage, field, fieldErrorMessage, goQuote, type FieldError } from './field-errors';
 import { isQualifiedName, isValidLabelValue } from './name-validation';
 
@@ -167,33 +168,33 @@ function fieldErr(e: FieldError): SelectorParseError {
   return new SelectorParseError(fieldErrorMessage(e));
 }
 
+/** Requirements parsed between two yields of a long selector's parse. */
+const REQUIREMENTS_PER_YIELD = 1024;
+
 class Parser {
-  private readonly items: Scanned[] = [];
-  private position = 0;
+  /** The next token, lexed when first looked at (Go's parser lexes the whole input first; the tokens are the same). */
+  private next: Scanned | null = null;
+  private readonly lexer: Lexer;
 
   constructor(input: string) {
-    const lexer = new Lexer(input);
-    for (;;) {
-      const item = lexer.lex();
-      this.items.push(item);
-      if (item.tok === 'EndOfString') break;
-    }
+    this.lexer = new Lexer(input);
   }
 
   private lookahead(ctx: Context): Scanned {
-    const { tok, lit } = this.items[this.position];
+    const { tok, lit } = (this.next ??= this.lexer.lex());
     return { tok: ctx === 'Values' && (tok === 'In' || tok === 'NotIn') ? 'Identifier' : tok, lit };
   }
 
   private consume(ctx: Context): Scanned {
     const item = this.lookahead(ctx);
-    this.position++;
+    if (item.tok !== 'EndOfString') this.next = null;
     return item;
   }
 
-  parse(): LabelRequirement[] {
+  *parse(): Walk<LabelRequirement[]> {
     const requirements: LabelRequirement[] = [];
     for (;;) {
+      if (requirements.length % REQUIREMENTS_PER_YIELD === REQUIREMENTS_PER_YIELD - 1) yield;
       const { tok, lit } = this.lookahead('Values');
       if (tok === 'EndOfString') return requirements;
       if (tok !== 'Identifier' && tok !== 'DoesNotExist') {
@@ -330,10 +331,22 @@ function newRequirement(key: string, operator: LabelOperator, values: string[]):
   return { key, operator, values };
 }
 
+const byKey = (a: LabelRequirement, b: LabelRequirement): number => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
+
 /** Parses `app=web,tier!=db,env in (a,b),!legacy`; an empty string selects everything. Errors are 400s. */
 export function parseLabelSelector(input: string): LabelSelector {
   try {
-    return new Parser(input).parse().sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+    return runWalk(new Parser(input).parse()).sort(byKey);
+  } catch (err) {
+    if (err instanceof SelectorParseError) throw badRequest(err.message);
+    throw err;
+  }
+}
+
+/** parseLabelSelector for a request: a selector of thousands of terms is read in slices, between other requests. */
+export async function parseLabelSelectorInSlices(input: string, slice: () => Promise<void>): Promise<LabelSelector> {
+  try {
+    return (await runWalkInSlices(new Parser(input).parse(), slice)).sort(byKey);
   } catch (err) {
     if (err instanceof SelectorParseError) throw badRequest(err.message);
     throw err;

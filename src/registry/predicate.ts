@@ -1,6 +1,6 @@
 import { badRequest } from '../api/errors';
 import { matchesFields, parseFieldSelector } from '../api/field-selector';
-import { matchesLabels, parseLabelSelector } from '../api/label-selector';
+import { matchesLabels, parseLabelSelector, type LabelSelector } from '../api/label-selector';
 import type { KubeObject } from '../api/types';
 import type { Predicate } from '../storage/interfaces';
 import type { ResourceDefinition } from './resource-definition';
@@ -13,8 +13,13 @@ export function fieldValue(def: ResourceDefinition, obj: KubeObject, name: strin
 }
 
 /** Compiles labelSelector and fieldSelector query values into a storage predicate. */
-export function selectionPredicate(def: ResourceDefinition, labelSelector: string, fieldSelector: string): Predicate {
-  const labels = parseLabelSelector(labelSelector);
+export function selectionPredicate(
+  def: ResourceDefinition,
+  labelSelector: string,
+  fieldSelector: string,
+  /** The label selector parsed already (a long one, in slices). */
+  labels: LabelSelector = parseLabelSelector(labelSelector),
+): Predicate {
   const fields = parseFieldSelector(fieldSelector);
   for (const r of fields) {
     if (r.field !== 'metadata.name' && r.field !== 'metadata.namespace' && !(r.field in def.selectableFields)) {
