@@ -18,7 +18,7 @@ import { isLongRunning } from './filters/long-running';
 import type { MaxInFlight } from './filters/max-in-flight';
 import { deadlineExceeded, requestDeadlineMs, type DeadlineConfig } from './filters/request-deadline';
 import { requestLabels } from './filters/request-metrics';
-import { parseRequestTarget } from './request-target';
+import { parseQuery, parseRequestTarget } from './request-target';
 import { AuditAnnotationMap } from '../audit/annotation-map';
 import { accessControlled, type AccessControl, type AuthorizedRequest } from './filters/access-control';
 import type { RequestAudit } from './filters/audit';
@@ -315,7 +315,7 @@ export function createApp(deps: AppDeps): RequestListener {
     res.setHeader('Audit-Id', randomUUID());
     res.setHeader('Cache-Control', 'no-cache, private');
     const target = parseRequestTarget(req.url ?? '/');
-    const query = new URLSearchParams(target.rawQuery);
+    const query = parseQuery(target.rawQuery);
     const info = parseRequestInfo(req.method ?? 'GET', target.path, query);
     const s: RequestState = {
       info,

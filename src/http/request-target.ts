@@ -36,6 +36,42 @@ export function unescapePath(raw: string): string {
 }
 
 /**
+ * url.QueryUnescape: '+' is a space, every '%' starts two hex digits, the bytes are read as
+ * UTF-8 (node hands the request line over a byte a char); null where an escape is broken.
+ */
+function queryUnescape(raw: string): string | null {
+  if (!/[%+\u0080-\uffff]/.test(raw)) return raw;
+  const bytes: number[] = [];
+  for (let i = 0; i < raw.length; i++) {
+    const c = raw.charCodeAt(i);
+    if (c === 0x25) {
+      const hex = raw.slice(i + 1, i + 3);
+      if (!HEX.test(hex)) return null;
+      bytes.push(Number.parseInt(hex, 16));
+      i += 2;
+    } else bytes.push(c === 0x2b ? 0x20 : c & 0xff);
+  }
+  return Buffer.from(bytes).toString('utf8');
+}
+
+/**
+ * A query as Go's url.ParseQuery reads it, as kube-apiserver's handlers see it (URL.Query()
+ * drops what fails): pairs split at '&' only, a pair holding ';' or a broken escape left out.
+ */
+export function parseQuery(raw: string): URLSearchParams {
+  const query = new URLSearchParams();
+  if (raw === '') return query;
+  for (const pair of raw.split('&')) {
+    if (pair === '' || pair.includes(';')) continue;
+    const eq = pair.indexOf('=');
+    const key = queryUnescape(eq < 0 ? pair : pair.slice(0, eq));
+    const value = queryUnescape(eq < 0 ? '' : pair.slice(eq + 1));
+    if (key !== null && value !== null) query.append(key, value);
+  }
+  return query;
+}
+
+/**
  * Origin form ("/path?query"), absolute form ("http://host:port/path?query": only its path and
  * query count, the authority is not checked, as in Go) and the asterisk form ("*"). Anything else
  * is a 400.
