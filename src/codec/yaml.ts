@@ -1,6 +1,7 @@
 import { dump, load } from 'js-yaml';
 import { DecodeError } from './decode-error';
 import { withGoStrings } from './well-formed';
+import { GO_YAML_SCHEMA } from './yaml-schema';
 import { MAX_NESTING_DEPTH } from './json';
 import { expandAliases } from './yaml-aliases';
 
@@ -9,12 +10,27 @@ export function decodeYaml(body: Buffer): unknown {
   let value: unknown;
   const text = body.toString('utf8');
   try {
-    value = load(text, { json: true, maxDepth: MAX_NESTING_DEPTH });
+    value = load(text, { json: true, maxDepth: MAX_NESTING_DEPTH, schema: GO_YAML_SCHEMA });
   } catch (err) {
     throw new DecodeError(`error converting YAML to JSON: ${(err as Error).message.split('\n')[0]}`);
   }
-  // After the aliases are expanded within their budget: the walk copies what it walks.
-  return withGoStrings(text, expandAliases(value));
+  // After the aliases are expanded within their budget: the walks copy or visit what they walk.
+  const expanded = expandAliases(value);
+  if (/\.(?:inf|nan)/i.test(text)) refuseNonFinite(expanded);
+  return withGoStrings(text, expanded);
+}
+
+/** json.Marshal of what yaml.v2 read: an infinity or NaN fails it (UnsupportedValueError). */
+function refuseNonFinite(value: unknown): void {
+  if (typeof value === 'number') {
+    if (!Number.isFinite(value)) {
+      const shown = Number.isNaN(value) ? 'NaN' : value > 0 ? '+Inf' : '-Inf';
+      throw new DecodeError(`error converting YAML to JSON: json: unsupported value: ${shown}`);
+    }
+    return;
+  }
+  if (typeof value !== 'object' || value === null) return;
+  for (const v of Array.isArray(value) ? value : Object.values(value)) refuseNonFinite(v);
 }
 
 /** YAML as sigs.k8s.io/yaml writes it: keys sorted, no anchors. */

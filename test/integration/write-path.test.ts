@@ -380,3 +380,38 @@ describe('strings as Go holds them', () => {
     expect((await api.get(`${path}/lone-yaml`)).body.spec).toEqual({ a: 'x\ufffdy' });
   });
 });
+
+describe('YAML bodies as go.yaml.in/yaml/v2 reads them under sigs.k8s.io/yaml', () => {
+  test("YAML 1.1's booleans, Go's integers, yaml.v2's floats and merge keys; timestamps stay strings; .inf fails", async () => {
+    await createEstablished(api, simpleCrd('yaml11.example.com', 'notes', 'Note'));
+    const path = '/apis/yaml11.example.com/v1/namespaces/default/notes';
+    const yaml = [
+      'apiVersion: yaml11.example.com/v1',
+      'kind: Note',
+      'metadata:',
+      '  name: v2',
+      'base: &base {shared: 1}',
+      'spec:',
+      '  <<: *base',
+      '  flags: [yes, on, y, No, off]',
+      '  ints: [012, 0o17, 0x1F, 0b101, 1_000, +12]',
+      '  floats: [1e3, .5, 08]',
+      '  kept: [2001-12-14, 1:20, "yes"]',
+      '',
+    ].join('\n');
+    expect((await api.request('POST', path, { raw: Buffer.from(yaml), contentType: 'application/yaml' })).status).toBe(201);
+    expect((await api.get(`${path}/v2`)).body.spec).toEqual({
+      shared: 1,
+      flags: [true, true, true, false, false],
+      ints: [10, 15, 31, 5, 1000, 12],
+      floats: [1000, 0.5, 8],
+      kept: ['2001-12-14', '1:20', 'yes'],
+    });
+    const inf = await api.request('POST', path, {
+      raw: Buffer.from(yaml.replace('name: v2', 'name: inf').replace('.5,', '.inf,')),
+      contentType: 'application/yaml',
+    });
+    expect(inf.status).toBe(400);
+    expect(inf.body.message).toContain('json: unsupported value: +Inf');
+  });
+});

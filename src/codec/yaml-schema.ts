@@ -1,0 +1,53 @@
+import { boolYaml11Tag, CORE_SCHEMA, defineScalarTag, mergeTag, NOT_RESOLVED } from 'js-yaml';
+
+/**
+ * How plain scalars resolve in a YAML body, as go.yaml.in/yaml/v2 (under sigs.k8s.io/yaml) reads
+ * them into interface{}: YAML 1.1's booleans (`yes`, `on`, `y`, any of their three spellings), merge
+ * keys (`<<`), integers as strconv.ParseInt reads them with base 0 once underscores are gone
+ * (`0x1F`, `0o17`, `017` octal, `0b101`, `1_000`), and floats by yaml.v2's pattern (`1e3`, `.5`,
+ * `.inf`, `.nan`). Timestamps stay strings, as yaml.v2 leaves them in an interface{}.
+ */
+
+/** strconv.ParseInt(s, 0, 64)'s syntax: a sign, then a base prefix and its digits, or decimal digits. */
+const GO_INT = /^[-+]?(?:0[xX][0-9a-fA-F]+|0[oO]?[0-7]+|0[bB][01]+|[1-9][0-9]*|0)$/;
+/** yaml.v2's yamlStyleFloat. */
+const YAML_STYLE_FLOAT = /^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?$/;
+const INFINITIES = new Set(['.inf', '.Inf', '.INF', '+.inf', '+.Inf', '+.INF']);
+const NEGATIVE_INFINITIES = new Set(['-.inf', '-.Inf', '-.INF']);
+const NANS = new Set(['.nan', '.NaN', '.NAN']);
+const INT64_MAX = 2n ** 63n - 1n;
+const UINT64_MAX = 2n ** 64n - 1n;
+
+function goInt(plain: string): number | typeof NOT_RESOLVED {
+  if (!GO_INT.test(plain)) return NOT_RESOLVED;
+  const negative = plain.startsWith('-');
+  let digits = plain.replace(/^[-+]/, '');
+  // BigInt reads 0x, 0o and 0b; Go's bare leading zero is octal too.
+  if (/^0[0-7]/.test(digits)) digits = `0o${digits.slice(1)}`;
+  const magnitude = BigInt(digits);
+  // ParseInt, else ParseUint for a non-negative value up to 2^64-1; past both, not an int.
+  if (negative ? magnitude > INT64_MAX + 1n : magnitude > UINT64_MAX) return NOT_RESOLVED;
+  return Number(negative ? -magnitude : magnitude);
+}
+
+const intTag = defineScalarTag<number>('tag:yaml.org,2002:int', {
+  implicit: true,
+  implicitFirstChars: null,
+  resolve: (source) => goInt(source.replace(/_/g, '')),
+  identify: (data) => typeof data === 'number' && Number.isInteger(data),
+});
+
+const floatTag = defineScalarTag<number>('tag:yaml.org,2002:float', {
+  implicit: true,
+  implicitFirstChars: null,
+  resolve: (source) => {
+    if (INFINITIES.has(source)) return Infinity;
+    if (NEGATIVE_INFINITIES.has(source)) return -Infinity;
+    if (NANS.has(source)) return NaN;
+    const plain = source.replace(/_/g, '');
+    return YAML_STYLE_FLOAT.test(plain) ? Number(plain) : NOT_RESOLVED;
+  },
+  identify: (data) => typeof data === 'number' && !Number.isInteger(data),
+});
+
+export const GO_YAML_SCHEMA = CORE_SCHEMA.withTags(boolYaml11Tag, intTag, floatTag, mergeTag);
