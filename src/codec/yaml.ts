@@ -1,4 +1,4 @@
-import { dump, load } from 'js-yaml';
+import { dump, load, loadAll } from 'js-yaml';
 import { DecodeError } from './decode-error';
 import { withGoStrings } from './well-formed';
 import { GO_YAML_SCHEMA } from './yaml-schema';
@@ -10,7 +10,7 @@ export function decodeYaml(body: Buffer): unknown {
   let value: unknown;
   const text = body.toString('utf8');
   try {
-    value = load(text, { json: true, maxDepth: MAX_NESTING_DEPTH, schema: GO_YAML_SCHEMA });
+    value = loadFirstDocument(text);
   } catch (err) {
     throw new DecodeError(`error converting YAML to JSON: ${(err as Error).message.split('\n')[0]}`);
   }
@@ -18,6 +18,18 @@ export function decodeYaml(body: Buffer): unknown {
   const expanded = expandAliases(value);
   if (/\.(?:inf|nan)/i.test(text)) refuseNonFinite(expanded);
   return withGoStrings(text, expanded);
+}
+
+const LOAD_OPTIONS = { json: true, maxDepth: MAX_NESTING_DEPTH, schema: GO_YAML_SCHEMA };
+
+/** yaml.Unmarshal decodes a stream's first document (a trailing `---` included) and leaves the rest. */
+function loadFirstDocument(text: string): unknown {
+  try {
+    return load(text, LOAD_OPTIONS);
+  } catch (err) {
+    if (!(err as Error).message.startsWith('expected a single document in the stream')) throw err;
+    return loadAll(text, LOAD_OPTIONS)[0];
+  }
 }
 
 /** json.Marshal of what yaml.v2 read: an infinity or NaN fails it (UnsupportedValueError). */

@@ -407,6 +407,11 @@ describe('YAML bodies as go.yaml.in/yaml/v2 reads them under sigs.k8s.io/yaml', 
       floats: [1000, 0.5, 8],
       kept: ['2001-12-14', '1:20', 'yes'],
     });
+    // yaml.Unmarshal reads the first document of a stream, a trailing `---` included.
+    const stream = `${yaml.replace('name: v2', 'name: first')}---\napiVersion: yaml11.example.com/v1\nkind: Note\nmetadata:\n  name: second\n---\n`;
+    expect((await api.request('POST', path, { raw: Buffer.from(stream), contentType: 'application/yaml' })).status).toBe(201);
+    expect((await api.get(`${path}/first`)).status).toBe(200);
+    expect((await api.get(`${path}/second`)).status).toBe(404);
     const inf = await api.request('POST', path, {
       raw: Buffer.from(yaml.replace('name: v2', 'name: inf').replace('.5,', '.inf,')),
       contentType: 'application/yaml',
