@@ -5,7 +5,8 @@ import { boolYaml11Tag, CORE_SCHEMA, defineScalarTag, mergeTag, NOT_RESOLVED } f
  * them into interface{}: YAML 1.1's booleans (`yes`, `on`, `y`, any of their three spellings), merge
  * keys (`<<`), integers as strconv.ParseInt reads them with base 0 once underscores are gone
  * (`0x1F`, `0o17`, `017` octal, `0b101`, `1_000`), and floats by yaml.v2's pattern (`1e3`, `.5`,
- * `.inf`, `.nan`). Timestamps stay strings, as yaml.v2 leaves them in an interface{}.
+ * `.inf`, `.nan`), and `!!binary` as the string of its bytes. Timestamps stay strings, as yaml.v2
+ * leaves them in an interface{}.
  */
 
 /** strconv.ParseInt(s, 0, 64)'s syntax: a sign, then a base prefix and its digits, or decimal digits. */
@@ -50,4 +51,13 @@ const floatTag = defineScalarTag<number>('tag:yaml.org,2002:float', {
   identify: (data) => typeof data === 'number' && !Number.isInteger(data),
 });
 
-export const GO_YAML_SCHEMA = CORE_SCHEMA.withTags(boolYaml11Tag, intTag, floatTag, mergeTag);
+/** An explicit !!binary scalar: yaml.v2 decodes its base64 into a Go string of those bytes. */
+const binaryTag = defineScalarTag<string>('tag:yaml.org,2002:binary', {
+  resolve: (source) => {
+    const base64 = source.replace(/\s/g, '');
+    return /^[A-Za-z0-9+/]*={0,2}$/.test(base64) && base64.length % 4 === 0 ? Buffer.from(base64, 'base64').toString('utf8') : NOT_RESOLVED;
+  },
+  identify: () => false,
+});
+
+export const GO_YAML_SCHEMA = CORE_SCHEMA.withTags(boolYaml11Tag, intTag, floatTag, mergeTag, binaryTag);

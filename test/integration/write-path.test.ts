@@ -382,7 +382,7 @@ describe('strings as Go holds them', () => {
 });
 
 describe('YAML bodies as go.yaml.in/yaml/v2 reads them under sigs.k8s.io/yaml', () => {
-  test("YAML 1.1's booleans, Go's integers, yaml.v2's floats and merge keys; timestamps stay strings; .inf fails", async () => {
+  test("YAML 1.1's booleans, Go's integers, yaml.v2's floats, merge keys and !!binary; timestamps stay strings; .inf fails", async () => {
     await createEstablished(api, simpleCrd('yaml11.example.com', 'notes', 'Note'));
     const path = '/apis/yaml11.example.com/v1/namespaces/default/notes';
     const yaml = [
@@ -397,6 +397,7 @@ describe('YAML bodies as go.yaml.in/yaml/v2 reads them under sigs.k8s.io/yaml', 
       '  ints: [012, 0o17, 0x1F, 0b101, 1_000, +12]',
       '  floats: [1e3, .5, 08]',
       '  kept: [2001-12-14, 1:20, "yes"]',
+      '  binary: !!binary aGVsbG8=',
       '',
     ].join('\n');
     expect((await api.request('POST', path, { raw: Buffer.from(yaml), contentType: 'application/yaml' })).status).toBe(201);
@@ -406,6 +407,7 @@ describe('YAML bodies as go.yaml.in/yaml/v2 reads them under sigs.k8s.io/yaml', 
       ints: [10, 15, 31, 5, 1000, 12],
       floats: [1000, 0.5, 8],
       kept: ['2001-12-14', '1:20', 'yes'],
+      binary: 'hello',
     });
     // yaml.Unmarshal reads the first document of a stream, a trailing `---` included.
     const stream = `${yaml.replace('name: v2', 'name: first')}---\napiVersion: yaml11.example.com/v1\nkind: Note\nmetadata:\n  name: second\n---\n`;
