@@ -172,6 +172,16 @@ export function requestHeaderAuthenticator(opts: RequestHeaderOptions, ca: () =>
   };
 }
 
+/** bearertoken.Authenticator's warning for `Bearer  <token>`, which authenticates nothing. */
+export const EXTRA_SPACE_WARNING = 'the provided Authorization header contains extra space before the bearer token, and is ignored';
+
+/** Whether the header is a bearer token after a second space (its token, split at single spaces, is empty). */
+export function bearerWithExtraSpace(header: string | undefined): boolean {
+  if (!header) return false;
+  const parts = header.trim().split(' ');
+  return parts.length >= 3 && parts[0].toLowerCase() === 'bearer' && parts[1] === '';
+}
+
 /**
  * bearertoken.Authenticator: `Authorization: Bearer <token>` given to the token authenticators;
  * a token none of them takes is "invalid bearer token". On success the header is removed, so it

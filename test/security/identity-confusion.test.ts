@@ -47,6 +47,19 @@ afterAll(async () => {
   rmSync(tokenDir, { recursive: true, force: true });
 });
 
+describe('bearer tokens', () => {
+  test("a token after a second space authenticates nothing, with kube's warning", async () => {
+    // The request is anonymous (--anonymous-auth is on), not ivy's.
+    const res = await get(SECRETS, { ca: pki.ca.cert }, { Authorization: `Bearer  ${STATIC_TOKEN}` });
+    expect(res.status).toBe(403);
+    expect(res.body.message).toContain('User "system:anonymous" cannot list resource "secrets"');
+    expect(res.headers.warning).toBe('299 - "the provided Authorization header contains extra space before the bearer token, and is ignored"');
+    const ivy = await get(SECRETS, { ca: pki.ca.cert }, { Authorization: `Bearer ${STATIC_TOKEN}` });
+    expect(ivy.body.message).toContain('User "ivy" cannot list resource "secrets"');
+    expect(ivy.headers.warning).toBeUndefined();
+  });
+});
+
 describe('TLS renegotiation', () => {
   test('a client that renegotiates with a self-signed system:masters certificate is cut off, never made an admin', async () => {
     const mallory = createLeafCertificate(pki.ca, { commonName: 'mallory', usage: 'client', validDays: 1 });

@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, RequestListener } from 'node:http';
 import { internalError, StatusError } from '../../api/errors';
+import { bearerWithExtraSpace, EXTRA_SPACE_WARNING } from '../../auth/authenticators';
 import type { UserInfo } from '../../auth/user';
+import { addWarning } from '../warnings';
 import { writeError } from '../respond';
 
 const USER = Symbol('kapi.user');
@@ -31,6 +33,7 @@ export type Authenticate = (req: IncomingMessage) => Promise<UserInfo | { error:
  */
 export function withAuthentication(authenticate: Authenticate, next: RequestListener, log: (message: string, err?: unknown) => void): RequestListener {
   return (req, res) => {
+    if (bearerWithExtraSpace(req.headers.authorization)) addWarning(res, EXTRA_SPACE_WARNING);
     authenticate(req).then(
       (result) => {
         if (result && 'name' in result) {
