@@ -68,7 +68,9 @@ function refusal(req: IncomingMessage, accepted: string[]): StatusError | null {
   // An upgrade (exec, attach, port-forward over SPDY) carries no body, and a browser cannot send one.
   if (WRITE_METHODS.has(req.method ?? '') && req.headers.upgrade === undefined) {
     const type = req.headers['content-type'];
-    if (type !== undefined && BROWSER_SIMPLE_TYPES.has(parseMediaType(type)?.type ?? '')) return unsupportedMediaType(accepted);
+    // A browser sends a simple type with any parameters, even ones Go's parser refuses (`text/plain; foo`).
+    const mediaType = type === undefined ? undefined : (parseMediaType(type)?.type ?? type.split(';')[0].trim().toLowerCase());
+    if (mediaType !== undefined && BROWSER_SIMPLE_TYPES.has(mediaType)) return unsupportedMediaType(accepted);
   }
   return null;
 }
