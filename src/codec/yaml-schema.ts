@@ -31,10 +31,19 @@ function goInt(plain: string): number | typeof NOT_RESOLVED {
   return Number(negative ? -magnitude : magnitude);
 }
 
+/** yaml.v2 tries a scalar as an integer only when it starts with a digit or a sign (resolveTable's 'D' and 'S'). */
+const NUMERIC_START = /^[0-9+-]/;
+/** Longer digit runs overflow uint64 in any base ParseInt reads (64 binary digits and a prefix): not an integer. */
+const MAX_INT_CHARS = 70;
+
 const intTag = defineScalarTag<number>('tag:yaml.org,2002:int', {
   implicit: true,
   implicitFirstChars: null,
-  resolve: (source) => goInt(source.replace(/_/g, '')),
+  resolve: (source) => {
+    if (!NUMERIC_START.test(source)) return NOT_RESOLVED;
+    const plain = source.replace(/_/g, '');
+    return plain.length > MAX_INT_CHARS ? NOT_RESOLVED : goInt(plain);
+  },
   identify: (data) => typeof data === 'number' && Number.isInteger(data),
 });
 
@@ -45,8 +54,12 @@ const floatTag = defineScalarTag<number>('tag:yaml.org,2002:float', {
     if (INFINITIES.has(source)) return Infinity;
     if (NEGATIVE_INFINITIES.has(source)) return -Infinity;
     if (NANS.has(source)) return NaN;
-    const plain = source.replace(/_/g, '');
-    return YAML_STYLE_FLOAT.test(plain) ? Number(plain) : NOT_RESOLVED;
+    // A leading '.' is tried as strconv.ParseFloat reads it, underscores and all; a digit or sign
+    // after dropping underscores, by yaml.v2's pattern. Out of range (1e400) ParseFloat fails: a string.
+    const plain = source.startsWith('.') ? source : NUMERIC_START.test(source) ? source.replace(/_/g, '') : null;
+    if (plain === null || !YAML_STYLE_FLOAT.test(plain)) return NOT_RESOLVED;
+    const value = Number(plain);
+    return Number.isFinite(value) ? value : NOT_RESOLVED;
   },
   identify: (data) => typeof data === 'number' && !Number.isInteger(data),
 });

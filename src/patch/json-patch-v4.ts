@@ -23,8 +23,10 @@ export function asV4Reads(document: unknown, operation: Operation): Operation | 
       const missingKey = isPlainObject(target.parent) && !Object.hasOwn(target.parent, target.key);
       if (op.op === 'replace' && missingKey) rewritten = { ...rewritten, op: 'add' } as typeof rewritten;
       if (op.op === 'test') {
-        if (missingKey && (op.value === undefined || op.value === null)) return null;
-        if (!missingKey && !Object.hasOwn(op, 'value')) throw new V4TestFailed();
+        // A member holding null is a nil node to v4, as a missing one is: a test of null, or of no value, passes.
+        const held = missingKey ? null : (target.parent as Record<string, unknown> | unknown[] | null)?.[target.key as never];
+        if ((missingKey || held === null) && (op.value === undefined || op.value === null)) return null;
+        if (!Object.hasOwn(op, 'value')) throw new V4TestFailed();
       }
     }
   }

@@ -149,3 +149,11 @@ describe('in slices (issue 25)', () => {
     expect(Date.now() - started).toBeLessThan(5000);
   });
 });
+
+describe('json-patch v4 readings', () => {
+  test('a test without a value passes on a member holding null, as on a missing one, and fails on any other', () => {
+    expect(applyJsonPatch({ a: null, b: 1 }, [{ op: 'test', path: '/a' } as never, { op: 'replace', path: '/b', value: 2 }])).toEqual({ a: null, b: 2 });
+    expect(applyJsonPatch({ b: 1 }, [{ op: 'test', path: '/missing' } as never])).toEqual({ b: 1 });
+    expect(() => applyJsonPatch({ a: 1 }, [{ op: 'test', path: '/a' } as never])).toThrow();
+  });
+});
