@@ -13,45 +13,38 @@ export interface RequestTarget {
 const HEX = /^[0-9a-fA-F]{2}$/;
 
 /**
- * Percent-decodes a path as Go's url.PathUnescape does: every '%' must start two hex digits, '+'
- * stays a '+', and the decoded bytes are read as UTF-8. Go decodes the whole path, "%2F" included,
- * before kube-apiserver splits it into segments (RequestInfoFactory reads URL.Path).
+ * Go's url unescape: every '%' starts two hex digits, '+' a space only in a query, and the bytes
+ * read as UTF-8 (node hands the request line over byte for byte, latin1: each char is one byte as
+ * sent). The index of a broken escape where there is one.
  */
-export function unescapePath(raw: string): string {
-  if (!/[%\u0080-\uffff]/.test(raw)) return raw;
+function unescape(raw: string, plusIsSpace: boolean): string | number {
+  if (!(plusIsSpace ? /[%+\u0080-\uffff]/ : /[%\u0080-\uffff]/).test(raw)) return raw;
   const bytes: number[] = [];
   for (let i = 0; i < raw.length; i++) {
     const c = raw.charCodeAt(i);
     if (c === 0x25) {
-      const hex = raw.slice(i + 1, i + 3);
-      if (!HEX.test(hex)) throw badRequest(`invalid URL escape ${JSON.stringify(raw.slice(i, i + 3))}`);
-      bytes.push(Number.parseInt(hex, 16));
+      if (!HEX.test(raw.slice(i + 1, i + 3))) return i;
+      bytes.push(Number.parseInt(raw.slice(i + 1, i + 3), 16));
       i += 2;
-    } else {
-      // node hands the request line over byte for byte (latin1): each char is one byte as sent.
-      bytes.push(c & 0xff);
-    }
+    } else bytes.push(plusIsSpace && c === 0x2b ? 0x20 : c & 0xff);
   }
   return Buffer.from(bytes).toString('utf8');
 }
 
 /**
- * url.QueryUnescape: '+' is a space, every '%' starts two hex digits, the bytes are read as
- * UTF-8 (node hands the request line over a byte a char); null where an escape is broken.
+ * Percent-decodes a path as Go's url.PathUnescape does ('+' stays a '+'). Go decodes the whole
+ * path, "%2F" included, before kube-apiserver splits it into segments (RequestInfoFactory reads URL.Path).
  */
+export function unescapePath(raw: string): string {
+  const path = unescape(raw, false);
+  if (typeof path === 'number') throw badRequest(`invalid URL escape ${JSON.stringify(raw.slice(path, path + 3))}`);
+  return path;
+}
+
+/** url.QueryUnescape; null where an escape is broken. */
 function queryUnescape(raw: string): string | null {
-  if (!/[%+\u0080-\uffff]/.test(raw)) return raw;
-  const bytes: number[] = [];
-  for (let i = 0; i < raw.length; i++) {
-    const c = raw.charCodeAt(i);
-    if (c === 0x25) {
-      const hex = raw.slice(i + 1, i + 3);
-      if (!HEX.test(hex)) return null;
-      bytes.push(Number.parseInt(hex, 16));
-      i += 2;
-    } else bytes.push(c === 0x2b ? 0x20 : c & 0xff);
-  }
-  return Buffer.from(bytes).toString('utf8');
+  const value = unescape(raw, true);
+  return typeof value === 'number' ? null : value;
 }
 
 /**

@@ -265,19 +265,14 @@ export class FieldManager {
   private createdAtOnce(next: KubeObject, manager: string): boolean {
     const tree = changedFieldsV1(this.emptyObject(), next, this.schema, this.untrackedTree, METADATA_ELEMENTS);
     if (tree === undefined) return false;
-    if (!tree) written(next, [], []);
-    else {
-      // The entry's set is the tree itself: no later step of a create reads it.
-      const entry: Entry = {
-        manager,
-        operation: 'Update',
-        apiVersion: apiVersionOfDefinition(this.def),
-        time: this.nowTimestamp(),
-        subresource: '',
-        set: new FieldSet(),
-      };
-      written(next, [entry], [tree]);
-    }
+    const entry = {
+      manager,
+      operation: 'Update' as const,
+      apiVersion: apiVersionOfDefinition(this.def),
+      time: tree ? this.nowTimestamp() : '',
+      subresource: '',
+    };
+    written(next, tree ? [entry] : [], tree ? [tree] : []);
     return true;
   }
 
@@ -367,7 +362,7 @@ function keptInOrder(entries: Entry[]): Entry[] {
 }
 
 /** Sets obj's managedFields to the kept entries with their FieldsV1 trees (none: no managedFields). */
-function written(obj: KubeObject, kept: Entry[], trees: Record<string, unknown>[]): void {
+function written(obj: KubeObject, kept: Omit<Entry, 'set'>[], trees: Record<string, unknown>[]): void {
   if (kept.length === 0) {
     delete obj.metadata.managedFields;
     return;
