@@ -424,4 +424,22 @@ describe('YAML bodies as go.yaml.in/yaml/v2 reads them under sigs.k8s.io/yaml', 
     expect(inf.status).toBe(400);
     expect(inf.body.message).toContain('json: unsupported value: +Inf');
   });
+
+  test('only the first document is parsed: a broken later one, or one repeating a key, is never read', async () => {
+    const path = `${configMaps('default')}?fieldValidation=Strict`;
+    const first = (name: string, extra = '') => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\ndata:\n  k: v\n${extra}`;
+    for (const [name, rest] of [
+      ['after-dashes', '---\nb: [\n'],
+      ['after-dots', '...\n\tnot: yaml: {\n'],
+      ['repeats-later', '--- # the second\nkind: a\nkind: b\n'],
+    ]) {
+      const res = await api.request('POST', path, { raw: Buffer.from(first(name) + rest), contentType: 'application/yaml' });
+      expect([name, res.status]).toEqual([name, 201]);
+      expect(res.body.data).toEqual({ k: 'v' });
+    }
+    // The first document's own repeated key is still refused, whatever follows it.
+    const repeated = await api.request('POST', path, { raw: Buffer.from(`${first('repeats', '  k: w\n')}---\nb: [\n`), contentType: 'application/yaml' });
+    expect(repeated.status).toBe(400);
+    expect(repeated.body.message).toContain('line 7: key "k" already set in map');
+  });
 });
