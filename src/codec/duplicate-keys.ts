@@ -1,6 +1,7 @@
 import { EVENT_MAPPING, EVENT_POP, EVENT_SCALAR, EVENT_SEQUENCE, getScalarValue, parseEvents } from 'js-yaml';
 import { runWalk, type Walk } from '../api/loop-slices';
 import { CHARS_PER_YIELD } from './json';
+import { firstYamlDocument } from './yaml-first-document';
 
 /** Keys written twice in one object: what a strict decoder reports and a lenient one silently overwrites. */
 
@@ -107,8 +108,9 @@ export interface YamlDuplicate {
   key: string;
 }
 
-/** Repeated mapping keys in a YAML text, with their 1-based lines, as go-yaml reports them. */
-export function yamlDuplicateKeys(text: string): YamlDuplicate[] {
+/** Repeated mapping keys in a YAML text's first document, with their 1-based lines, as go-yaml's UnmarshalStrict reports them. */
+export function yamlDuplicateKeys(stream: string): YamlDuplicate[] {
+  const text = firstYamlDocument(stream);
   const found: YamlDuplicate[] = [];
   // Each open collection: for mappings, the keys seen and whether the next scalar is a key.
   const stack: { keys: Set<string> | null; expectKey: boolean }[] = [];

@@ -1,16 +1,17 @@
-import { dump, load, loadAll } from 'js-yaml';
+import { dump, load } from 'js-yaml';
 import { DecodeError } from './decode-error';
 import { withGoStrings } from './well-formed';
 import { GO_YAML_SCHEMA } from './yaml-schema';
 import { MAX_NESTING_DEPTH } from './json';
 import { expandAliases } from './yaml-aliases';
+import { firstYamlDocument } from './yaml-first-document';
 
 /** YAML to a JSON value; a repeated key keeps its last value (strict field validation reports it). */
 export function decodeYaml(body: Buffer): unknown {
   let value: unknown;
-  const text = body.toString('utf8');
+  const text = firstYamlDocument(body.toString('utf8'));
   try {
-    value = loadFirstDocument(text);
+    value = load(text, LOAD_OPTIONS);
   } catch (err) {
     throw new DecodeError(`error converting YAML to JSON: ${(err as Error).message.split('\n')[0]}`);
   }
@@ -21,16 +22,6 @@ export function decodeYaml(body: Buffer): unknown {
 }
 
 const LOAD_OPTIONS = { json: true, maxDepth: MAX_NESTING_DEPTH, schema: GO_YAML_SCHEMA };
-
-/** yaml.Unmarshal decodes a stream's first document (a trailing `---` included) and leaves the rest. */
-function loadFirstDocument(text: string): unknown {
-  try {
-    return load(text, LOAD_OPTIONS);
-  } catch (err) {
-    if (!(err as Error).message.startsWith('expected a single document in the stream')) throw err;
-    return loadAll(text, LOAD_OPTIONS)[0];
-  }
-}
 
 /** json.Marshal of what yaml.v2 read: an infinity or NaN fails it (UnsupportedValueError). */
 function refuseNonFinite(value: unknown): void {

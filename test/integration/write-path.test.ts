@@ -368,6 +368,52 @@ describe('JSON patch as json-patch v4 applies it under kube-apiserver', () => {
   });
 });
 
+describe('a patch whose result names another kind or apiVersion', () => {
+  const JSON_PATCH = 'application/json-patch+json';
+  const SMP = 'application/strategic-merge-patch+json';
+  const path = `${configMaps('default')}/renamed`;
+  beforeAll(async () => {
+    expect((await api.post(configMaps('default'), configMap('renamed'))).status).toBe(201);
+  });
+
+  test('JSON and merge patches: decoding the patched JSON into a ConfigMap fails, a 422 against the patch', async () => {
+    for (const [patch, type, cause] of [
+      [{ kind: 'Secret' }, MERGE, 'converting (v1.Secret) to (core.ConfigMap): unknown conversion'],
+      [
+        [{ op: 'replace', path: '/kind', value: 'Widget' }],
+        JSON_PATCH,
+        'no kind "Widget" is registered for version "v1" in scheme "pkg/api/legacyscheme/scheme.go:30"',
+      ],
+      [{ apiVersion: 'apps/v1' }, MERGE, 'no kind "ConfigMap" is registered for version "apps/v1" in scheme "pkg/api/legacyscheme/scheme.go:30"'],
+    ] as const) {
+      const res = await api.patch(path, patch, type);
+      expect([patch, res.status, res.body.reason]).toEqual([patch, 422, 'Invalid']);
+      expect(res.body.message).toMatch(/^ "" is invalid: patch: Invalid value: "\{.*\}": /);
+      expect(res.body.message.endsWith(`: ${cause}`)).toBe(true);
+      expect(res.body.details.causes).toEqual([{ reason: 'FieldValueInvalid', field: 'patch', message: expect.stringMatching(/^Invalid value: "\{/) }]);
+    }
+  });
+
+  test("a merge patch removing the kind leaves the ConfigMap's; a strategic merge patch's names are dropped", async () => {
+    const removed = await api.patch(path, { kind: null, data: { a: '1' } }, MERGE);
+    expect([removed.status, removed.body.kind, removed.body.data]).toEqual([200, 'ConfigMap', { a: '1' }]);
+    const smp = await api.patch(path, { kind: 'Secret', apiVersion: 'apps/v1', data: { b: '2' } }, SMP);
+    expect([smp.status, smp.body.apiVersion, smp.body.kind, smp.body.data]).toEqual([200, 'v1', 'ConfigMap', { a: '1', b: '2' }]);
+  });
+
+  test('a custom resource keeps what it says and its validation refuses it (customResourceValidator.ValidateTypeMeta)', async () => {
+    await createEstablished(api, simpleCrd('renames.example.com', 'marks', 'Mark'));
+    const marks = '/apis/renames.example.com/v1/namespaces/default/marks';
+    expect((await api.post(marks, { apiVersion: 'renames.example.com/v1', kind: 'Mark', metadata: { name: 'm' } })).status).toBe(201);
+    const res = await api.patch(`${marks}/m`, { kind: 'Other', apiVersion: 'other.example.com/v2' }, MERGE);
+    expect([res.status, res.body.reason]).toEqual([422, 'Invalid']);
+    expect(res.body.message).toBe(
+      'Other.other.example.com "m" is invalid: [kind: Invalid value: "Other": must be Mark, apiVersion: Invalid value: "other.example.com/v2": must be renames.example.com/v1]',
+    );
+    expect(res.body.details).toMatchObject({ name: 'm', group: 'other.example.com', kind: 'Other' });
+  });
+});
+
 describe('strings as Go holds them', () => {
   test('an escaped surrogate without its partner is U+FFFD in a custom resource, from JSON and YAML; a pair stays', async () => {
     await createEstablished(api, simpleCrd('strings.example.com', 'texts', 'Text'));
@@ -423,5 +469,23 @@ describe('YAML bodies as go.yaml.in/yaml/v2 reads them under sigs.k8s.io/yaml', 
     });
     expect(inf.status).toBe(400);
     expect(inf.body.message).toContain('json: unsupported value: +Inf');
+  });
+
+  test('only the first document is parsed: a broken later one, or one repeating a key, is never read', async () => {
+    const path = `${configMaps('default')}?fieldValidation=Strict`;
+    const first = (name: string, extra = '') => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\ndata:\n  k: v\n${extra}`;
+    for (const [name, rest] of [
+      ['after-dashes', '---\nb: [\n'],
+      ['after-dots', '...\n\tnot: yaml: {\n'],
+      ['repeats-later', '--- # the second\nkind: a\nkind: b\n'],
+    ]) {
+      const res = await api.request('POST', path, { raw: Buffer.from(first(name) + rest), contentType: 'application/yaml' });
+      expect([name, res.status]).toEqual([name, 201]);
+      expect(res.body.data).toEqual({ k: 'v' });
+    }
+    // The first document's own repeated key is still refused, whatever follows it.
+    const repeated = await api.request('POST', path, { raw: Buffer.from(`${first('repeats', '  k: w\n')}---\nb: [\n`), contentType: 'application/yaml' });
+    expect(repeated.status).toBe(400);
+    expect(repeated.body.message).toContain('line 7: key "k" already set in map');
   });
 });

@@ -1,7 +1,7 @@
 import { badRequest, invalid, unsupportedMediaType } from '../../api/errors';
 import { loopSlices } from '../../api/loop-slices';
 import { field } from '../../api/field-errors';
-import { apiVersionOf, isPlainObject, type KubeObject } from '../../api/types';
+import { apiVersionOf, isPlainObject, type GroupVersionKind, type KubeObject } from '../../api/types';
 import { DecodeError } from '../../codec/decode-error';
 import { jsonNestingDepthInSlices, MAX_NESTING_DEPTH } from '../../codec/json';
 import { applyJsonPatchInSlices } from '../../patch/json-patch';
@@ -10,6 +10,7 @@ import { applyStrategicMergePatchInSlices } from '../../patch/strategic-merge';
 import { goFormatValue } from '../../patch/go-value-format';
 import { typedDecodeInSlices } from '../../schema/typed-decode';
 import { readBody } from '../body';
+import { settlePatchedKind, type PatchedKindRule } from '../patched-kind';
 import { enforceFieldValidation, jsonDuplicateFieldErrorsInSlices, unknownFieldErrors } from '../field-validation';
 import { boolParam, dryRunParam, fieldManagerParam, fieldValidationParam } from '../query';
 import { respond } from '../respond';
@@ -32,15 +33,11 @@ async function parsePatchBody(text: string, slice: () => Promise<void>): Promise
   }
 }
 
-/** The patched document must still be an object of the endpoint's kind. */
-function asObject(value: unknown, current: KubeObject): KubeObject {
+/** The patched document must still be an object, of the endpoint's kind as kube reads it (settlePatchedKind). */
+function asObject(value: unknown, current: KubeObject, served: GroupVersionKind, rule: PatchedKindRule): KubeObject {
   if (!isPlainObject(value)) throw badRequest('the patch produced something other than an object');
   if (!isPlainObject(value.metadata)) value.metadata = {};
-  if (value.kind !== current.kind || value.apiVersion !== current.apiVersion) {
-    throw badRequest(
-      `the API version or kind in the patched object (${String(value.apiVersion)}, ${String(value.kind)}) does not match the expected (${current.apiVersion}, ${current.kind})`,
-    );
-  }
+  settlePatchedKind(value, current, served, rule);
   return value as KubeObject;
 }
 
@@ -75,6 +72,10 @@ async function applyConfig(body: Buffer, r: ResourceRequest, type: string, withD
   if (r.store.def.namespaced) meta.namespace ??= r.info.namespace;
   return { config: value as KubeObject, duplicates };
 }
+
+/** An unstructured object in kube (no Go type; CRDs themselves have one). */
+const isCustomResource = (r: ResourceRequest): boolean =>
+  r.store.def.ownSchema !== undefined && r.store.def.group !== 'apiextensions.k8s.io' && r.served.kind.kind === r.store.def.kind;
 
 export async function handlePatch(r: ResourceRequest): Promise<void> {
   const { info, store, query } = r;
@@ -141,9 +142,10 @@ export async function handlePatch(r: ResourceRequest): Promise<void> {
     };
     // A strategic merge's result is converted from unstructured as kube's patcher does it, whose type errors it reports against the patch.
     const smp = type === STRATEGIC_MERGE_PATCH ? patch : undefined;
+    const rule: PatchedKindRule = smp !== undefined ? 'strategic' : isCustomResource(r) ? 'custom' : 'typed';
     const patched = async (current: KubeObject): Promise<KubeObject> => {
       await slice();
-      const merged = asObject(await apply(current), current);
+      const merged = asObject(await apply(current), current, r.served.kind, rule);
       await slice();
       return checked(merged, smp);
     };

@@ -1,0 +1,87 @@
+import { badRequest, invalid } from '../api/errors';
+import { field } from '../api/field-errors';
+import { apiVersionOf, type GroupVersionKind, type KubeObject } from '../api/types';
+import { lookupMessageOf } from '../schema/proto-loader';
+
+/** How a patch's result is turned back into an object of the endpoint's kind. */
+export type PatchedKindRule = 'strategic' | 'typed' | 'custom';
+
+/**
+ * The scheme a built-in group's bodies are decoded with, named as runtime.NewScheme names it
+ * (naming.GetNameFromCallsite: the file and line that made it, past its last `/pkg/`).
+ */
+const SCHEMES: Record<string, string> = {
+  'apiextensions.k8s.io': 'pkg/apiserver/apiserver.go:56',
+  'apiregistration.k8s.io': 'pkg/apiserver/scheme/scheme.go:32',
+};
+const LEGACY_SCHEME = 'pkg/api/legacyscheme/scheme.go:30';
+const CRD_KINDS = new Set(['CustomResourceDefinition', 'CustomResourceDefinitionList']);
+
+const groupOf = (apiVersion: string): string => (apiVersion.includes('/') ? apiVersion.slice(0, apiVersion.indexOf('/')) : '');
+const versionOf = (apiVersion: string): string => apiVersion.slice(apiVersion.indexOf('/') + 1);
+
+/** Whether the served kind's scheme has a Go type for apiVersion and kind (Scheme.New would make one). */
+function registered(apiVersion: string, kind: string, scheme: string): boolean {
+  const group = groupOf(apiVersion);
+  if ((SCHEMES[group] ?? LEGACY_SCHEME) !== scheme) return false;
+  if (group === 'apiextensions.k8s.io') return CRD_KINDS.has(kind);
+  return lookupMessageOf(apiVersion, kind)?.fields.metadata !== undefined;
+}
+
+/** The patched JSON as json-patch v4 writes it: the top-level keys sorted (its partialDoc is a Go map). */
+function patchedJson(value: Record<string, unknown>): string {
+  return JSON.stringify(
+    Object.fromEntries(
+      Object.keys(value)
+        .sort()
+        .map((k) => [k, value[k]]),
+    ),
+  );
+}
+
+/**
+ * A patch's result that names another apiVersion or kind than the endpoint's, as kube reads it.
+ *
+ * - strategic: smpPatcher.applyPatchToCurrentObject converts the patched map into the endpoint's
+ *   Go type (FromUnstructured) and that to the hub version by its Go type, so the names are lost.
+ * - typed (JSON and merge patches of built-in kinds): jsonPatcher.applyPatchToCurrentObject decodes
+ *   the patched JSON into the endpoint's type (runtime.DecodeInto): a missing kind is the endpoint's
+ *   (json.Serializer.Decode's gvkWithDefaults); a kind Scheme.New cannot make, or one that does not
+ *   convert to the endpoint's (converter.Convert's "unknown conversion"), fails the decode, a 422
+ *   against the patched JSON.
+ * - custom: the object keeps what it says, and customResourceValidator.ValidateTypeMeta refuses it
+ *   with a 422 of the kind the object names.
+ */
+export function settlePatchedKind(value: Record<string, unknown>, current: KubeObject, served: GroupVersionKind, rule: PatchedKindRule): void {
+  if (rule === 'strategic') {
+    value.apiVersion = current.apiVersion;
+    value.kind = current.kind;
+    return;
+  }
+  const expected = apiVersionOf(served);
+  if (rule === 'typed' && (value.kind === undefined || value.kind === '')) value.kind = served.kind;
+  const { apiVersion, kind } = value;
+  if (apiVersion === expected && kind === served.kind) return;
+  if (typeof apiVersion !== 'string' || apiVersion === '' || typeof kind !== 'string') {
+    throw badRequest(
+      `the API version or kind in the patched object (${String(apiVersion)}, ${String(kind)}) does not match the expected (${expected}, ${served.kind})`,
+    );
+  }
+  if (rule === 'custom') {
+    const errs = [];
+    if (kind !== served.kind) errs.push(field.invalid('kind', kind, `must be ${served.kind}`));
+    if (apiVersion !== expected) errs.push(field.invalid('apiVersion', apiVersion, `must be ${expected}`));
+    throw invalid({ group: groupOf(apiVersion), kind }, current.metadata.name ?? '', errs);
+  }
+  const scheme = SCHEMES[served.group] ?? LEGACY_SCHEME;
+  let cause: string;
+  if (!registered(apiVersion, kind, scheme)) cause = `no kind "${kind}" is registered for version "${apiVersion}" in scheme "${scheme}"`;
+  else if (kind !== served.kind) {
+    const internal = served.group === '' ? 'core' : served.group.split('.')[0];
+    cause = `converting (${versionOf(apiVersion)}.${kind}) to (${internal}.${served.kind}): unknown conversion`;
+  } else {
+    // Another version of the same kind: kube decodes it in that version and converts it; kapi does not.
+    throw badRequest(`the API version in the patched object (${apiVersion}) does not match the expected API version (${expected})`);
+  }
+  throw invalid({ group: '', kind: '' }, '', [field.invalid('patch', patchedJson(value), cause)]);
+}
