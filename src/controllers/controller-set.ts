@@ -171,10 +171,10 @@ export function startControllers(
     { leaderOnly: true },
   );
   // kube-controller-manager's workload controllers (issue 22).
-  manager.add(new DeploymentController(deps), { leaderOnly: true });
-  manager.add(new ReplicaSetController(deps, REPLICA_SET_KIND), { leaderOnly: true });
-  manager.add(new ReplicaSetController(deps, REPLICATION_CONTROLLER_KIND), { leaderOnly: true });
-  manager.add(new StatefulSetController(deps), { leaderOnly: true });
+  manager.add(new DeploymentController(deps, config.featureGates), { leaderOnly: true });
+  manager.add(new ReplicaSetController(deps, REPLICA_SET_KIND, config.featureGates), { leaderOnly: true });
+  manager.add(new ReplicaSetController(deps, REPLICATION_CONTROLLER_KIND, config.featureGates), { leaderOnly: true });
+  manager.add(new StatefulSetController(deps, config.featureGates), { leaderOnly: true });
   manager.add(new DaemonSetController(deps), { leaderOnly: true });
   manager.add(new JobController(deps), { leaderOnly: true });
   manager.add(new CronJobController(deps), { leaderOnly: true });

@@ -14,6 +14,7 @@ import {
   validateSelectorUnchanged,
 } from './workload';
 import { validateDaemonSetStatusUpdate } from './status-validation';
+import { prepareTemplateGenerationForCreate, prepareTemplateGenerationForUpdate } from './daemonset-template-generation';
 import { compareGoStrings } from '../api/go-string-order';
 
 function nodeSelector(o: Record<string, unknown>): string {
@@ -40,7 +41,9 @@ export const daemonsets = defineResource<DaemonSet>({
     tracksGeneration: true,
     prepareForCreate: (obj) => {
       obj.status = {};
+      prepareTemplateGenerationForCreate(obj);
     },
+    prepareForUpdate: prepareTemplateGenerationForUpdate,
     applyDefaults: (obj) => {
       const spec = specObject(obj);
       const update = (spec.updateStrategy ??= {}) as Record<string, unknown>;

@@ -87,7 +87,11 @@ test('one pod per eligible node: a tainted node is left out, each pod bound for 
   expect(pods.map(boundFor).sort()).toEqual(['node-a', 'node-b']);
   const pod = pods[0]!;
   expect(pod.metadata.name).toMatch(/^agent-[a-z0-9]{5}$/);
-  expect(pod.metadata.labels).toEqual({ app: 'agent', 'controller-revision-hash': expect.stringMatching(/^[bcdfghjklmnpqrstvwxz2456789]+$/) });
+  expect(pod.metadata.labels).toEqual({
+    app: 'agent',
+    'controller-revision-hash': expect.stringMatching(/^[bcdfghjklmnpqrstvwxz2456789]+$/),
+    'pod-template-generation': '1',
+  });
   expect(pod.spec.affinity).toEqual({
     nodeAffinity: {
       requiredDuringSchedulingIgnoredDuringExecution: {
@@ -107,6 +111,7 @@ test('one pod per eligible node: a tainted node is left out, each pod bound for 
   const rollout = await k('rollout', 'status', 'ds/agent', '--timeout=20s');
   expect(rollout.stdout).toBe('daemon set "agent" successfully rolled out\n');
   const ds = await json('get', 'ds', 'agent');
+  expect(ds.metadata.annotations).toMatchObject({ 'deprecated.daemonset.template.generation': '1' });
   expect(ds.status).toEqual({
     currentNumberScheduled: 2,
     desiredNumberScheduled: 2,
@@ -147,6 +152,12 @@ test('a rolling update replaces the pods one node at a time; a toleration lets a
   const pods = await agentPods();
   expect(pods.map(boundFor).sort()).toEqual(['node-a', 'node-b', 'node-c', 'node-d']);
   expect(new Set(pods.map((p) => p.spec.containers[0].image))).toEqual(new Set(['agent:2']));
+  // The template changed once: generation 2, on the set and its new pods; a client cannot set it.
+  expect(new Set(pods.map((p) => p.metadata.labels['pod-template-generation']))).toEqual(new Set(['2']));
+  expect((await k('annotate', 'ds', 'agent', 'deprecated.daemonset.template.generation=7', '--overwrite')).code).toBe(0);
+  expect((await json('get', 'ds', 'agent')).metadata.annotations['deprecated.daemonset.template.generation']).toBe('2');
+  const refused = await k('annotate', 'ds', 'agent', 'deprecated.daemonset.template.generation=x', '--overwrite');
+  expect(refused.stderr).toContain('DaemonSet in version "v1" cannot be handled as a DaemonSet: strconv.ParseInt: parsing "x": invalid syntax');
 
   const revisions = await json('get', 'controllerrevisions', '-l', 'app=agent');
   expect(revisions.items.map((r: any) => [r.metadata.name, r.revision]).sort((a: any, b: any) => a[1] - b[1])).toEqual([
@@ -160,6 +171,7 @@ test('a rolling update replaces the pods one node at a time; a toleration lets a
   expect((await k('rollout', 'undo', 'ds/agent', '--to-revision=1')).stdout.trim()).toBe('daemonset.apps/agent rolled back');
   const undone = await json('get', 'ds', 'agent');
   expect(undone.spec.template.spec.containers[0].image).toBe('agent:1');
+  expect(undone.metadata.annotations['deprecated.daemonset.template.generation']).toBe('3');
   expect(undone.spec.template.spec.tolerations).toBeUndefined();
   // The tainted node no longer runs one; the first revision is the current one again, renumbered 3.
   await settled(3);

@@ -74,7 +74,7 @@ spec:
     const s = (await json('get', 'rs', 'keeper')).status;
     return s.readyReplicas === 3 && s.replicas === 4 ? s : undefined;
   });
-  expect(status).toEqual({ replicas: 4, fullyLabeledReplicas: 4, readyReplicas: 3, availableReplicas: 3, observedGeneration: 1 });
+  expect(status).toEqual({ replicas: 4, fullyLabeledReplicas: 4, readyReplicas: 3, availableReplicas: 3, terminatingReplicas: 0, observedGeneration: 1 });
   expect((await k('get', 'rs', 'keeper')).stdout).toMatch(/^NAME\s+DESIRED\s+CURRENT\s+READY\s+AGE\nkeeper\s+4\s+4\s+3\s+\S+\n$/);
 
   await k('scale', 'rs/keeper', '--replicas=3');
@@ -138,6 +138,8 @@ spec:
   });
   // Ready for less than minReadySeconds: not yet available; then available without any pod changing.
   expect(ready.availableReplicas ?? 0).toBeLessThan(3);
+  // A ReplicationController's status has no terminatingReplicas.
+  expect(ready.terminatingReplicas).toBeUndefined();
   await eventually(
     '3 available after minReadySeconds',
     async () => ((await json('get', 'rc', 'legacy')).status.availableReplicas === 3 ? true : undefined),
@@ -149,6 +151,24 @@ spec:
     (await json('get', 'events', '--field-selector', 'involvedObject.name=legacy')).items as { reason: string; source: { component: string } }[]
   ).map((e) => `${e.reason}/${e.source.component}`);
   expect(new Set(sources)).toEqual(new Set(['SuccessfulCreate/replication-controller', 'SuccessfulDelete/replication-controller']));
+});
+
+test('a pod held terminating by a finalizer is replaced, and counted in terminatingReplicas of its replica set and deployment', async () => {
+  expect((await k('create', 'deployment', 'held', '--image=app', '--replicas=2')).code).toBe(0);
+  const terminating = async (): Promise<[number | undefined, number | undefined, number]> => {
+    const [rs] = (await json('get', 'rs', '-l', 'app=held')).items;
+    const d = await json('get', 'deployment', 'held');
+    return [rs?.status?.terminatingReplicas, d.status?.terminatingReplicas, rs?.status?.replicas ?? 0];
+  };
+  await eventually('none terminating', async () => ((await terminating()).join() === '0,0,2' ? true : undefined));
+  const [held] = await pods('app=held');
+  await k('patch', 'pod', held.metadata.name, '--type=merge', '-p', '{"metadata":{"finalizers":["example.com/hold"]}}');
+  expect((await k('delete', 'pod', held.metadata.name, '--wait=false')).code).toBe(0);
+  // The terminating pod is not one of the 2 replicas: a replacement is made at once.
+  await eventually('one terminating, replaced', async () => ((await terminating()).join() === '1,1,2' ? true : undefined));
+  expect(await pods('app=held')).toHaveLength(3);
+  await k('patch', 'pod', held.metadata.name, '--type=json', '-p', '[{"op":"remove","path":"/metadata/finalizers"}]');
+  await eventually('gone, none terminating', async () => ((await terminating()).join() === '0,0,2' ? true : undefined));
 });
 
 test('a quota refusing pods gives the ReplicaFailure condition on the replica set and its deployment', async () => {

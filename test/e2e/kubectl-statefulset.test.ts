@@ -173,6 +173,21 @@ test('a Parallel set creates all its pods at once', async () => {
   expect(await podNames('app=par')).toEqual(['par-0', 'par-1', 'par-2']);
 });
 
+test('maxUnavailable 2 (MaxUnavailableStatefulSet, on since 1.35): a rolling update replaces two pods at once, the third once one is back', async () => {
+  for (const name of await podNames('app=par')) await markReady(name);
+  await until('par ready', async () => ((await json('get', 'sts', 'par')).status.availableReplicas === 3 ? true : undefined));
+  const before = await revisionOf('par-0');
+  expect((await k('patch', 'sts', 'par', '-p', '{"spec":{"updateStrategy":{"rollingUpdate":{"maxUnavailable":2}}}}')).code).toBe(0);
+  expect((await k('set', 'image', 'sts/par', 'nginx=nginx:1.28')).code).toBe(0);
+  const updated = async (name: string): Promise<boolean> => (await exists(name)) && (await revisionOf(name)) !== before;
+  await until('par-1 and par-2 replaced together', async () => ((await updated('par-1')) && (await updated('par-2')) ? true : undefined));
+  // Two are unavailable: par-0 waits.
+  await new Promise((r) => setTimeout(r, 400));
+  expect(await revisionOf('par-0')).toBe(before);
+  await markReady('par-2');
+  await until('par-0 replaced', async () => ((await updated('par-0')) ? true : undefined));
+});
+
 function kubectl(input: string) {
   return import('../harness/process').then(({ kubectl: run }) => run(kapi.url, ['apply', '-f', '-'], input));
 }

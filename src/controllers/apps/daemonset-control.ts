@@ -7,7 +7,8 @@ import type { PodControl } from '../pods/pod-control';
 import type { ControllerExpectations } from '../pods/expectations';
 import type { EventRecorder } from '../runtime/event-recorder';
 import { POD_REVISION_LABEL } from './controller-history';
-import { daemonPodTemplate, nodeShouldRunDaemonPod, TEMPLATE_GENERATION_ANNOTATION, TEMPLATE_GENERATION_LABEL, withNodeNameAffinity } from './daemonset-nodes';
+import { daemonPodTemplate, nodeShouldRunDaemonPod, TEMPLATE_GENERATION_LABEL, withNodeNameAffinity } from './daemonset-nodes';
+import { TEMPLATE_GENERATION_ANNOTATION } from '../../resources/daemonset-template-generation';
 import { jsonClone } from '../../api/json-clone';
 import { compareGoStrings } from '../../api/go-string-order';
 

@@ -11,12 +11,11 @@ import type {
   Toleration,
 } from '../../generated/types/core/v1';
 import { POD_REVISION_LABEL } from './controller-history';
+import { TEMPLATE_GENERATION_ANNOTATION } from '../../resources/daemonset-template-generation';
 import { jsonClone } from '../../api/json-clone';
 
 /** extensions.DaemonSetTemplateGenerationKey: the pod label of the template generation it was made from. */
 export const TEMPLATE_GENERATION_LABEL = 'pod-template-generation';
-/** The annotation kube-apiserver keeps a DaemonSet's template generation in. */
-export const TEMPLATE_GENERATION_ANNOTATION = 'deprecated.daemonset.template.generation';
 
 /**
  * AddOrUpdateDaemonPodTolerations: a daemon pod stays on a node that is not ready, unreachable,

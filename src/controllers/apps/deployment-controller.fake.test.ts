@@ -16,7 +16,7 @@ function setup() {
   const { cluster, clock, events, errors, ctx, deps } = fakeControllerDeps();
   const deployments = cluster.store('apps', 'v1', 'deployments');
   const sets = cluster.store('apps', 'v1', 'replicasets');
-  return { clock, events, errors, ctx, deployments, sets, controller: new DeploymentController(deps) };
+  return { clock, events, errors, ctx, deployments, sets, controller: new DeploymentController(deps, { DeploymentReplicaSetTerminatingReplicas: true }) };
 }
 
 const template = (image: string) => ({ metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'app', image }] } });

@@ -4,6 +4,7 @@ import { internalError, isStatusError } from '../../api/errors';
 import type { KubeObject } from '../../api/types';
 import type { Deployment, DeploymentStatus, ReplicaSet } from '../../generated/types/apps/v1';
 import type { Pod } from '../../generated/types/core/v1';
+import type { FeatureGates } from '../../server/feature-gates';
 import { systemReadContext, withInfo } from '../../registry/request-context';
 import { controllerRefOf, newControllerRef } from '../pods/controller-ref';
 import { controllerUidIndexers, ownedBy } from '../pods/controller-uid-index';
@@ -47,6 +48,7 @@ import {
   setNewReplicaSetAnnotations,
   setReplicasAnnotations,
   specReplicas,
+  terminatingReplicas,
 } from './deployment-util';
 import { computeHash, POD_TEMPLATE_HASH_LABEL } from './pod-template-hash';
 import { jsonClone } from '../../api/json-clone';
@@ -84,8 +86,15 @@ export class DeploymentController extends QueueController {
   private readonly recorder: EventRecorder;
   private readonly delayed: DelayedAdds;
 
-  constructor(private readonly deps: ControllerDeps) {
+  /** Whether status.terminatingReplicas is written (the DeploymentReplicaSetTerminatingReplicas gate). */
+  private readonly countsTerminating: boolean;
+
+  constructor(
+    private readonly deps: ControllerDeps,
+    gates: Pick<FeatureGates, 'DeploymentReplicaSetTerminatingReplicas'>,
+  ) {
     super();
+    this.countsTerminating = gates.DeploymentReplicaSetTerminatingReplicas;
     this.store = deps.store('apps', 'v1', 'deployments');
     this.rsStore = deps.store('apps', 'v1', 'replicasets');
     this.recorder = deps.recorder('deployment-controller');
@@ -500,16 +509,20 @@ export class DeploymentController extends QueueController {
     return oldSets.some((rs) => ownedBy<Pod>(this.pods, rs, false).some((pod) => pod.status?.phase !== 'Failed' && pod.status?.phase !== 'Succeeded'));
   }
 
+  private terminating(all: (ReplicaSet | undefined)[]): number | undefined {
+    return this.countsTerminating ? terminatingReplicas(all) : undefined;
+  }
+
   /** syncDeploymentStatus: the counts and Available, written when they changed. */
   private async syncDeploymentStatus(d: Deployment, all: (ReplicaSet | undefined)[], newRs: ReplicaSet | undefined): Promise<void> {
-    const status = calculateStatus(all, newRs, d, this.now());
+    const status = calculateStatus(all, newRs, d, this.now(), this.terminating(all));
     if (!jsonEqual(d.status ?? {}, status)) await this.writeStatus(d, status);
   }
 
   /** syncRolloutStatus: with the Progressing condition; a rollout that may stall is looked at again by its deadline. */
   private async syncRolloutStatus(d: Deployment, all: (ReplicaSet | undefined)[], newRs: ReplicaSet | undefined): Promise<boolean> {
     const now = this.now();
-    const status = rolloutStatus(all, newRs, d, now);
+    const status = rolloutStatus(all, newRs, d, now, this.terminating(all));
     if (jsonEqual(d.status ?? {}, status)) {
       const after = stuckRecheckMs(d, status, now);
       if (after !== null) this.delayed.addAfter(objectKey(d), after);

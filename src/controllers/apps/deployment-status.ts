@@ -28,8 +28,18 @@ function withoutZeros(status: DeploymentStatus): DeploymentStatus {
   return out;
 }
 
-/** calculateStatus: the counts over all of the Deployment's ReplicaSets, and the Available condition. */
-export function calculateStatus(all: (ReplicaSet | undefined)[], newRs: ReplicaSet | undefined, d: Deployment, now: number): DeploymentStatus {
+/**
+ * calculateStatus: the counts over all of the Deployment's ReplicaSets, and the Available
+ * condition. `terminating` is their terminating pods, undefined while the
+ * DeploymentReplicaSetTerminatingReplicas gate is off or a ReplicaSet has not counted them.
+ */
+export function calculateStatus(
+  all: (ReplicaSet | undefined)[],
+  newRs: ReplicaSet | undefined,
+  d: Deployment,
+  now: number,
+  terminating: number | undefined,
+): DeploymentStatus {
   const available = availableReplicas(all);
   const status: DeploymentStatus = {
     observedGeneration: d.metadata.generation ?? 0,
@@ -47,7 +57,8 @@ export function calculateStatus(all: (ReplicaSet | undefined)[], newRs: ReplicaS
   } else {
     setCondition(status, newCondition('Available', 'False', REASON.minimumUnavailable, 'Deployment does not have minimum availability.', stamp));
   }
-  return withoutZeros(status);
+  // terminatingReplicas is a pointer in kube's DeploymentStatus: 0 is written.
+  return terminating === undefined ? withoutZeros(status) : { ...withoutZeros(status), terminatingReplicas: terminating };
 }
 
 /** ReplicaSetToDeploymentCondition. */
@@ -68,8 +79,14 @@ const fromReplicaSetCondition = (c: NonNullable<ReplicaSet['status']>['condition
  * progressing, or timed out, unless the rollout already completed), and the new (else any)
  * ReplicaSet's ReplicaFailure.
  */
-export function rolloutStatus(all: (ReplicaSet | undefined)[], newRs: ReplicaSet | undefined, d: Deployment, now: number): DeploymentStatus {
-  const status = calculateStatus(all, newRs, d, now);
+export function rolloutStatus(
+  all: (ReplicaSet | undefined)[],
+  newRs: ReplicaSet | undefined,
+  d: Deployment,
+  now: number,
+  terminating: number | undefined,
+): DeploymentStatus {
+  const status = calculateStatus(all, newRs, d, now, terminating);
   if (!hasProgressDeadline(d)) removeCondition(status, 'Progressing');
   const current = condition(d.status, 'Progressing');
   const complete = (status.replicas ?? 0) === (status.updatedReplicas ?? 0) && current?.reason === REASON.newReplicaSetAvailable;

@@ -120,6 +120,22 @@ export const actualReplicas = (sets: (ReplicaSet | undefined)[]): number => sum(
 export const readyReplicas = (sets: (ReplicaSet | undefined)[]): number => sum(sets, (rs) => rs.status?.readyReplicas ?? 0);
 export const availableReplicas = (sets: (ReplicaSet | undefined)[]): number => sum(sets, (rs) => rs.status?.availableReplicas ?? 0);
 
+/**
+ * GetTerminatingReplicaCountForReplicaSets: a ReplicaSet never synced yet counts nothing; one
+ * synced without the count (its controller's gate off) leaves the total unknown.
+ */
+export function terminatingReplicas(sets: (ReplicaSet | undefined)[]): number | undefined {
+  let total = 0;
+  for (const rs of sets) {
+    if (!rs) continue;
+    const count = rs.status?.terminatingReplicas;
+    if (count === undefined && (rs.status?.observedGeneration ?? 0) === 0) continue;
+    if (count === undefined) return undefined;
+    total += count;
+  }
+  return total;
+}
+
 /** FindActiveOrLatest: the one ReplicaSet with pods, or the newest when none has any; undefined when several have. */
 export function findActiveOrLatest(newRs: ReplicaSet | undefined, oldSets: ReplicaSet[]): ReplicaSet | undefined {
   if (!newRs && oldSets.length === 0) return undefined;

@@ -10,7 +10,14 @@ import { REPLICA_SET_KIND } from './replicated-kind';
 
 function setup() {
   const { cluster, clock, events, errors, ctx, deps } = fakeControllerDeps();
-  return { cluster, clock, events, errors, ctx, controller: new ReplicaSetController(deps, REPLICA_SET_KIND) };
+  return {
+    cluster,
+    clock,
+    events,
+    errors,
+    ctx,
+    controller: new ReplicaSetController(deps, REPLICA_SET_KIND, { DeploymentReplicaSetTerminatingReplicas: true }),
+  };
 }
 
 const replicaSet = (replicas: number): KubeObject => ({

@@ -3,11 +3,12 @@ import { jsonEqual } from '../../api/deep-equal';
 import { internalError, isStatusError } from '../../api/errors';
 import type { KubeObject } from '../../api/types';
 import type { Pod } from '../../generated/types/core/v1';
+import type { FeatureGates } from '../../server/feature-gates';
 import { systemReadContext, withInfo } from '../../registry/request-context';
 import { controllerRefOf, newControllerRef } from '../pods/controller-ref';
 import { CONTROLLER_UID_INDEX, controllerUidIndexers, ownedBy } from '../pods/controller-uid-index';
 import { ControllerExpectations } from '../pods/expectations';
-import { isPodReady } from '../pods/pod-conditions';
+import { isPodReady, isPodTerminating } from '../pods/pod-conditions';
 import { podFacts, podMatches } from '../pods/pod-facts';
 import { PodControl } from '../pods/pod-control';
 import { claimObjects } from '../pods/ref-manager';
@@ -77,11 +78,16 @@ export class ReplicaSetController extends QueueController {
   /** Pods whose deletion was counted when it started (kube tracks deleted pods' keys, UIDTrackingControllerExpectations). */
   private readonly counted = new Set<string>();
 
+  /** Whether status.terminatingReplicas is counted: the kind has it and the DeploymentReplicaSetTerminatingReplicas gate is on. */
+  private readonly countsTerminating: boolean;
+
   constructor(
     private readonly deps: ControllerDeps,
     private readonly kind: ReplicatedKind,
+    gates: Pick<FeatureGates, 'DeploymentReplicaSetTerminatingReplicas'>,
   ) {
     super();
+    this.countsTerminating = kind.hasTerminatingReplicas && gates.DeploymentReplicaSetTerminatingReplicas;
     this.name = kind.controllerName;
     this.group = kind.apiVersion.split('/')[0];
     this.store = deps.store(kind.group, kind.version, kind.resource);
@@ -223,7 +229,7 @@ export class ReplicaSetController extends QueueController {
       }
     }
     const now = this.deps.clock.now();
-    const status = calculateStatus(set, pods, manageError, now);
+    const status = calculateStatus(set, pods, this.terminatingCount(set, matches), manageError, now);
     const updated = await this.writeStatus(set, status);
     if (manageError !== null) throw manageError;
     const minReadySeconds = updated.spec?.minReadySeconds ?? 0;
@@ -232,6 +238,12 @@ export class ReplicaSetController extends QueueController {
       this.delayed.addAfter(key, minReadySeconds * 1000);
     }
     return true;
+  }
+
+  /** syncReplicaSet's FilterTerminatingPods and FilterClaimedPods: the pods it controls and selects that are still terminating. */
+  private terminatingCount(set: Replicated, matches: (labels: Record<string, string> | undefined) => boolean): number | undefined {
+    if (!this.countsTerminating) return undefined;
+    return ownedBy<Pod>(this.pods, set, false).filter((pod) => isPodTerminating(pod) && matches(pod.metadata.labels)).length;
   }
 
   /** RecheckDeletionTimestamp over a fresh read: only the live, same set adopts. */

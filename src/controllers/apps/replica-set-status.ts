@@ -11,10 +11,11 @@ const templateMatches = (template: [string, string][], labels: Record<string, st
 
 /**
  * replicaset.calculateStatus: the counts of the active pods it owns (those with all of the
- * template's labels, the ready, the available after minReadySeconds), and the ReplicaFailure
- * condition while creating or deleting pods fails.
+ * template's labels, the ready, the available after minReadySeconds), the pods it owns still
+ * terminating (undefined where the kind or the DeploymentReplicaSetTerminatingReplicas gate has
+ * no such count), and the ReplicaFailure condition while creating or deleting pods fails.
  */
-export function calculateStatus(set: Replicated, pods: Pod[], manageError: unknown, nowMs: number): ReplicaSetStatus {
+export function calculateStatus(set: Replicated, pods: Pod[], terminating: number | undefined, manageError: unknown, nowMs: number): ReplicaSetStatus {
   const status: ReplicaSetStatus = jsonClone(set.status ?? {});
   const templateLabels = Object.entries(set.spec?.template?.metadata?.labels ?? {});
   const minReadySeconds = set.spec?.minReadySeconds ?? 0;
@@ -47,6 +48,9 @@ export function calculateStatus(set: Replicated, pods: Pod[], manageError: unkno
   status.fullyLabeledReplicas = fullyLabeled;
   status.readyReplicas = ready;
   status.availableReplicas = available;
+  // A pointer in kube's ReplicaSetStatus: 0 is written, nil leaves the field out.
+  if (terminating === undefined) delete status.terminatingReplicas;
+  else status.terminatingReplicas = terminating;
   // Zero counts are left out, as Go's omitempty leaves them (replicas always shows).
   for (const key of ['fullyLabeledReplicas', 'readyReplicas', 'availableReplicas'] as const) if (status[key] === 0) delete status[key];
   return status;

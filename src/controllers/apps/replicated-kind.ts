@@ -16,6 +16,8 @@ export interface ReplicatedKind {
   resource: string;
   apiVersion: string;
   kind: string;
+  /** ReplicaSetControllerFeatures.EnableStatusTerminatingReplicas: the kind's status has terminatingReplicas. */
+  hasTerminatingReplicas: boolean;
   matcher(set: Replicated): (labels: Record<string, string> | undefined) => boolean;
 }
 
@@ -27,6 +29,7 @@ export const REPLICA_SET_KIND: ReplicatedKind = {
   resource: 'replicasets',
   apiVersion: 'apps/v1',
   kind: 'ReplicaSet',
+  hasTerminatingReplicas: true,
   matcher: (set) => selectorMatcher((set as ReplicaSet).spec?.selector),
 };
 
@@ -39,6 +42,7 @@ export const REPLICATION_CONTROLLER_KIND: ReplicatedKind = {
   resource: 'replicationcontrollers',
   apiVersion: 'v1',
   kind: 'ReplicationController',
+  hasTerminatingReplicas: false,
   matcher: (set) => {
     const selector = (set as ReplicationController).spec?.selector ?? {};
     return Object.keys(selector).length === 0 ? () => false : selectorMatcher({ matchLabels: selector });

@@ -4,6 +4,7 @@ import { isStatusError } from '../../api/errors';
 import type { OwnerReference } from '../../api/types';
 import type { ControllerRevision, StatefulSet, StatefulSetStatus } from '../../generated/types/apps/v1';
 import type { PersistentVolumeClaim, Pod } from '../../generated/types/core/v1';
+import type { FeatureGates } from '../../server/feature-gates';
 import { newControllerRef } from '../pods/controller-ref';
 import { messageOf } from '../pods/pod-control';
 import type { ControllerDeps } from '../runtime/controller-deps';
@@ -88,6 +89,7 @@ export class StatefulSetControl {
   constructor(
     private readonly deps: ControllerDeps,
     private readonly recorder: EventRecorder,
+    private readonly gates: Pick<FeatureGates, 'MaxUnavailableStatefulSet'>,
   ) {
     this.pods = deps.store('', 'v1', 'pods');
     this.claims = deps.store('', 'v1', 'persistentvolumeclaims');
@@ -162,8 +164,9 @@ export class StatefulSetControl {
     if (await runForAll(condemned, (pod) => this.processCondemned(set, firstUnavailable, monotonic, pod, now()), monotonic)) return counted();
     Object.assign(status, counted());
     if (set.spec?.updateStrategy?.type === 'OnDelete') return status;
+    if (this.gates.MaxUnavailableStatefulSet) return this.rollWithinMaxUnavailable(set, replicas, update, status, now());
 
-    // MaxUnavailableStatefulSet is off in 1.34: one pod at a time, from the highest ordinal down to the partition.
+    // Without MaxUnavailableStatefulSet: one pod at a time, from the highest ordinal down to the partition.
     const partition = set.spec?.updateStrategy?.rollingUpdate?.partition ?? 0;
     for (let target = replicas.length - 1; target >= partition; target--) {
       const pod = replicas[target]!;
@@ -173,6 +176,32 @@ export class StatefulSetControl {
         return status;
       }
       if (isUnavailable(pod, minReadySeconds, now())) return status;
+    }
+    return status;
+  }
+
+  /**
+   * updateStatefulSetAfterInvariantEstablished (MaxUnavailableStatefulSet): while fewer than
+   * maxUnavailable of the set's pods are unavailable, as many more as the difference are deleted
+   * for the update, from the highest ordinal down to the partition.
+   */
+  private async rollWithinMaxUnavailable(
+    set: StatefulSet,
+    replicas: Pod[],
+    update: ControllerRevision,
+    status: StatefulSetStatus,
+    nowMs: number,
+  ): Promise<StatefulSetStatus> {
+    const minReadySeconds = set.spec?.minReadySeconds ?? 0;
+    const rolling = set.spec?.updateStrategy?.rollingUpdate;
+    const budget = maxUnavailable(rolling?.maxUnavailable, replicas.length) - replicas.filter((pod) => isUnavailable(pod, minReadySeconds, nowMs)).length;
+    let deleted = 0;
+    for (let target = replicas.length - 1; target >= (rolling?.partition ?? 0) && deleted < budget; target--) {
+      const pod = replicas[target]!;
+      if (podRevision(pod) === update.metadata.name || isTerminating(pod)) continue;
+      await this.deletePod(set, pod);
+      deleted++;
+      status.currentReplicas = (status.currentReplicas ?? 0) - 1;
     }
     return status;
   }
@@ -352,6 +381,12 @@ export class StatefulSetControl {
     }
     return false;
   }
+}
+
+/** getStatefulSetMaxUnavailable: 1 by default, a percentage of the replicas rounded down, never below 1. */
+function maxUnavailable(value: number | string | undefined, replicas: number): number {
+  const scaled = typeof value === 'string' ? Math.floor((Number(value.replace(/%$/, '')) * replicas) / 100) : (value ?? 1);
+  return Math.max(1, scaled);
 }
 
 /** The references a claim has to the set or the pod. */

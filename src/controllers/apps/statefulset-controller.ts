@@ -4,6 +4,7 @@ import { isStatusError } from '../../api/errors';
 import type { KubeObject } from '../../api/types';
 import type { ControllerRevision, StatefulSet, StatefulSetStatus } from '../../generated/types/apps/v1';
 import type { Pod } from '../../generated/types/core/v1';
+import type { FeatureGates } from '../../server/feature-gates';
 import { systemReadContext, withInfo } from '../../registry/request-context';
 import { controllerRefOf, newControllerRef } from '../pods/controller-ref';
 import { controllerUidIndexers, ownedBy } from '../pods/controller-uid-index';
@@ -52,12 +53,15 @@ export class StatefulSetController extends QueueController {
   private readonly control: StatefulSetControl;
   private readonly timers = new Set<() => void>();
 
-  constructor(private readonly deps: ControllerDeps) {
+  constructor(
+    private readonly deps: ControllerDeps,
+    gates: Pick<FeatureGates, 'MaxUnavailableStatefulSet'>,
+  ) {
     super();
     const { log, clock } = deps;
     this.sets = deps.store('apps', 'v1', 'statefulsets');
     this.pods = deps.store('', 'v1', 'pods');
-    this.control = new StatefulSetControl(deps, deps.recorder('statefulset-controller'));
+    this.control = new StatefulSetControl(deps, deps.recorder('statefulset-controller'), gates);
     this.queue = new WorkQueue(
       (key) => this.sync(key),
       (key, err) => log(`statefulset controller: syncing ${key} failed`, err),

@@ -1,6 +1,6 @@
 import type { Job } from '../../generated/types/batch/v1';
 import type { Pod } from '../../generated/types/core/v1';
-import { isPodActive, isPodReady, isPodTerminal } from '../pods/pod-conditions';
+import { isPodActive, isPodReady, isPodTerminating } from '../pods/pod-conditions';
 import { nextBackoffRecord, type BackoffRecord } from './job-backoff';
 import {
   BACKOFF_LIMIT_EXCEEDED,
@@ -179,7 +179,7 @@ export function assessJob(job: Job, pods: Pod[], nowMs: number, previousBackoff:
     failedIndexes,
     active,
     ready: active.filter(isPodReady).length,
-    terminating: pods.filter((p) => !!p.metadata.deletionTimestamp && !isPodTerminal(p)).length,
+    terminating: pods.filter(isPodTerminating).length,
     verdict,
     backoff: nextBackoffRecord(previousBackoff, newSuccessTimes, newFailureTimes),
     indexFailures,

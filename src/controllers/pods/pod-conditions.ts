@@ -32,3 +32,8 @@ export function isPodTerminal(pod: Pod): boolean {
 export function isPodActive(pod: Pod): boolean {
   return !isPodTerminal(pod) && !pod.metadata.deletionTimestamp;
 }
+
+/** controller.IsPodTerminating: being deleted, its containers not yet finished. */
+export function isPodTerminating(pod: Pod): boolean {
+  return !isPodTerminal(pod) && !!pod.metadata.deletionTimestamp;
+}
