@@ -10,6 +10,7 @@ import type { ControllerDeps } from '../controllers/runtime/controller-deps';
 import type { CachedInformer } from '../controllers/runtime/informer';
 import { microTime } from '../controllers/runtime/micro-time';
 import type { NodeCapacity } from './capacity';
+import { KUBELET_START_EVENTS, nodeConditionEvents, type KubeletEvent, type KubeletEventSinks } from './kubelet-events';
 import {
   conditionsHealthy,
   NODE_LEASE_NAMESPACE,
@@ -46,6 +47,7 @@ export class NodeAgents {
     simulated: SimulatedNode[],
     private readonly capacity: NodeCapacity,
     private readonly kubeletVersion: string,
+    private readonly events: KubeletEventSinks,
     /** Told when a node's kubelet runs again (or first): its pods need a look. */
     private readonly resumed: (nodeName: string) => void,
   ) {
@@ -90,6 +92,7 @@ export class NodeAgents {
     this.running = true;
     this.informer.start();
     await this.informer.waitForSync();
+    for (const name of this.byName.keys()) this.events.aboutNode(name, KUBELET_START_EVENTS);
     // A node that fails to register now is tried again on the next tick.
     await Promise.all(
       [...this.byName.keys()].map((name) => this.sync(name).catch((err: unknown) => this.deps.log(`simulated kubelet ${name}: registration failed`, err))),
@@ -109,6 +112,8 @@ export class NodeAgents {
   private observe(node: Node, old: Node | undefined): void {
     const name = node.metadata.name ?? '';
     if (!isStopped(node) && (!old || isStopped(old))) this.resumed(name);
+    // A stopped kubelet that runs again has started again.
+    if (!isStopped(node) && old && isStopped(old)) this.events.aboutNode(name, KUBELET_START_EVENTS);
     if (!isStopped(node) && !conditionsHealthy(node)) this.reconcile(name);
   }
 
@@ -138,9 +143,11 @@ export class NodeAgents {
 
   private async register(simulated: SimulatedNode, now: number): Promise<Node> {
     try {
-      return (await this.nodes.create(this.deps.own(''), registrationNode(simulated, this.capacity, this.kubeletVersion, timestampAt(now / 1000)), {
+      const node = (await this.nodes.create(this.deps.own(''), registrationNode(simulated, this.capacity, this.kubeletVersion, timestampAt(now / 1000)), {
         dryRun: false,
       })) as Node;
+      this.events.aboutNode(simulated.name, nodeConditionEvents(simulated.name, undefined, node.status?.conditions ?? []));
+      return node;
     } catch (err) {
       if (!isStatusError(err) || err.code !== 409) throw err;
       return (await this.nodes.get(SYSTEM_READ_ALL, simulated.name, { resourceVersion: '', match: '' })) as Node;
@@ -148,16 +155,20 @@ export class NodeAgents {
   }
 
   private async postStatus(simulated: SimulatedNode, now: number): Promise<void> {
+    let events: KubeletEvent[] = [];
     await this.nodes.update(
       withInfo(this.deps.own(''), { subresource: 'status' }),
       simulated.name,
       (current: KubeObject) => {
         const node = current as Node;
-        node.status = { ...node.status, ...nodeStatus(simulated, this.capacity, this.kubeletVersion, timestampAt(now / 1000), node.status) };
+        const posted = nodeStatus(simulated, this.capacity, this.kubeletVersion, timestampAt(now / 1000), node.status);
+        events = nodeConditionEvents(simulated.name, node.status?.conditions, posted.conditions ?? []);
+        node.status = { ...node.status, ...posted };
         return node;
       },
       { dryRun: false },
     );
+    this.events.aboutNode(simulated.name, events);
   }
 
   /** Renews the lease, making it first (owned by the Node) when it is missing or belongs to an earlier Node of the name. */

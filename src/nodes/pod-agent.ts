@@ -14,6 +14,7 @@ import { DueTimers } from './due-timers';
 import { yieldToRequests } from '../controllers/runtime/turn-budget';
 import { resourcesOf, type Resources } from '../scheduler/resources';
 import { withGoZeros } from '../schema/go-zeros';
+import { containerEvents, killingEvents, type KubeletEventSinks } from './kubelet-events';
 
 /** Status writes in flight at once. */
 const MAX_IN_FLIGHT = 32;
@@ -78,6 +79,7 @@ export class PodAgent {
     private readonly deps: ControllerDeps,
     private readonly agents: NodeAgents,
     private readonly defaultRunMs: number,
+    private readonly events: KubeletEventSinks,
   ) {
     this.pods = deps.store('', 'v1', 'pods');
     this.allocatable = resourcesOf(agents.allocatable);
@@ -195,7 +197,10 @@ export class PodAgent {
     if (written !== undefined && written.resourceVersion === pod.metadata.resourceVersion && (written.nextChangeMs === null || now < written.nextChangeMs))
       return;
     // A stopped kubelet learns of a deletion only once it runs again.
-    if (pod.metadata.deletionTimestamp && t.run.deletionSeenMs === null) t.run.deletionSeenMs = now;
+    if (pod.metadata.deletionTimestamp && t.run.deletionSeenMs === null) {
+      t.run.deletionSeenMs = now;
+      this.events.aboutPod(t.nodeName, pod, killingEvents(pod));
+    }
     if (!t.run.podIP && pod.status?.phase !== 'Succeeded' && pod.status?.phase !== 'Failed') {
       t.run.podIP = this.ips.get(t.nodeName)!.allocate() ?? '';
     }
@@ -205,7 +210,11 @@ export class PodAgent {
       if (t.run.podIP) this.ips.get(t.nodeName)!.release(t.run.podIP);
     }
     const resourceVersion = await this.writeStatus(pod, plan.status, now);
-    if (resourceVersion !== null) t.written = { resourceVersion, nextChangeMs: plan.nextChangeMs };
+    if (resourceVersion !== null) {
+      t.written = { resourceVersion, nextChangeMs: plan.nextChangeMs };
+      // What the written status shows the kubelet did since the status it last saw.
+      this.events.aboutPod(t.nodeName, pod, containerEvents(pod, pod.status, plan.status, this.events.imagesOf(t.nodeName)));
+    }
     if (plan.remove) {
       await this.remove(pod);
       return;

@@ -4,6 +4,7 @@ import type { ControllerDeps } from '../controllers/runtime/controller-deps';
 import type { NodeCapacity } from './capacity';
 import { NodeAgents } from './node-agents';
 import { PodAgent } from './pod-agent';
+import { KubeletEventSinks } from './kubelet-events';
 import type { SimulatedNode } from './simulated-node';
 
 /**
@@ -16,8 +17,9 @@ export class SimulatedKubelets implements Controller {
   private readonly pods: PodAgent;
 
   constructor(deps: ControllerDeps, nodes: SimulatedNode[], capacity: NodeCapacity, kubeletVersion: string, runDurationMs: number) {
-    this.agents = new NodeAgents(deps, nodes, capacity, kubeletVersion, (name) => this.pods.resume(name));
-    this.pods = new PodAgent(deps, this.agents, runDurationMs);
+    const events = new KubeletEventSinks(deps);
+    this.agents = new NodeAgents(deps, nodes, capacity, kubeletVersion, events, (name) => this.pods.resume(name));
+    this.pods = new PodAgent(deps, this.agents, runDurationMs, events);
   }
 
   async start(): Promise<void> {

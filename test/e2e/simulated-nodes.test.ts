@@ -131,6 +131,110 @@ test('a pod bound to a simulated node goes Running and Ready with an IP of its p
   expect((await k('get', 'pod', 'web')).stderr).toContain('pods "web" not found');
 }, 60_000);
 
+/** The events about an object, oldest first, as [source host, reason, field path, message]. */
+async function eventsAbout(kind: string, name: string): Promise<string[][]> {
+  const list = await getJson('events', '-A', `--field-selector=involvedObject.kind=${kind},involvedObject.name=${name}`);
+  return list.items
+    .sort((a: any, b: any) => a.metadata.name.localeCompare(b.metadata.name))
+    .map((e: any) => [`${e.source.component}/${e.source.host ?? ''}`, e.reason, e.involvedObject.fieldPath ?? '', e.message]);
+}
+
+test("kubectl describe shows the kubelet's events: a node's start and conditions, a container's image, creation and start, its back-off, its stop", async () => {
+  const image = 'registry.example/kapi-events:1.0';
+  const always = 'registry.example/kapi-always';
+  const twoContainers = (name: string) =>
+    `apiVersion: v1\nkind: Pod\nmetadata:\n  name: ${name}\nspec:\n  nodeName: kapi-node-2\n  containers:\n  - name: app\n    image: ${image}\n  - name: side\n    image: ${always}\n`;
+  await apply(twoContainers('ev-1'));
+  expect((await k('wait', '--for=condition=Ready', 'pod/ev-1', '--timeout=20s')).code).toBe(0);
+  const pulled = (img: string) => `Successfully pulled image "${img}" in 0s (0s including waiting). Image size: 0 bytes.`;
+  const kubelet = 'kubelet/kapi-node-2';
+  const started = (container: string, pull: string[][]) => [
+    ...pull.map(([reason, message]) => [kubelet, reason, `spec.containers{${container}}`, message]),
+    [kubelet, 'Created', `spec.containers{${container}}`, 'Container created'],
+    [kubelet, 'Started', `spec.containers{${container}}`, 'Container started'],
+  ];
+  const pulling = (img: string) => [
+    ['Pulling', `Pulling image "${img}"`],
+    ['Pulled', pulled(img)],
+  ];
+  // (A pod that names its node is never scheduled: no Scheduled event.)
+  const first = await until(
+    () => eventsAbout('Pod', 'ev-1'),
+    (e) => e.length >= 8,
+  );
+  expect(first.sort()).toEqual([...started('app', pulling(image)), ...started('side', pulling(always))].sort());
+
+  // The node holds the tagged image now (IfNotPresent); the untagged one is pulled again (Always).
+  await apply(twoContainers('ev-2'));
+  expect((await k('wait', '--for=condition=Ready', 'pod/ev-2', '--timeout=20s')).code).toBe(0);
+  const second = await until(
+    () => eventsAbout('Pod', 'ev-2'),
+    (e) => e.length >= 7,
+  );
+  expect(second.sort()).toEqual(
+    [
+      ...started('app', [['Pulled', `Container image "${image}" already present on machine and can be accessed by the pod`]]),
+      ...started('side', pulling(always)),
+    ].sort(),
+  );
+  const described = (await k('describe', 'pod', 'ev-2')).stdout;
+  expect(described).toMatch(/Normal\s+Started\s+\S+\s+kubelet\s+.*Container started/);
+
+  // A graceful deletion stops each running container.
+  expect((await k('delete', 'pod', 'ev-1', '--wait=false')).code).toBe(0);
+  const stopping = await until(
+    async () => (await eventsAbout('Pod', 'ev-1')).filter((e) => e[1] === 'Killing'),
+    (e) => e.length === 2,
+  );
+  expect(stopping.sort()).toEqual([
+    [kubelet, 'Killing', 'spec.containers{app}', 'Stopping container app'],
+    [kubelet, 'Killing', 'spec.containers{side}', 'Stopping container side'],
+  ]);
+
+  // A container that keeps failing waits out a back-off (its first restart comes at once).
+  await apply(
+    podManifest('ev-crash', 'kapi-node-2', '', '{kapi.io/simulated-exit-code: "1", kapi.io/simulated-run-duration: 200ms}').replace('nginx:1.27', image),
+  );
+  const crashing = await until(
+    async () => (await eventsAbout('Pod', 'ev-crash')).filter((e) => e[1] === 'BackOff'),
+    (e) => e.length === 1,
+  );
+  const pod = await getJson('pod', 'ev-crash');
+  expect(crashing).toEqual([
+    [kubelet, 'BackOff', 'spec.containers{app}', `Back-off restarting failed container app in pod ev-crash_default(${pod.metadata.uid})`],
+  ]);
+  // The restart's events repeat the first run's: counted on them, as client-go's correlator does.
+  const restarted = await until(
+    () => getJson('events', '--field-selector=involvedObject.name=ev-crash,reason=Started'),
+    (list) => list.items?.[0]?.count === 2,
+  );
+  expect(restarted.items).toHaveLength(1);
+
+  // The node: its kubelet's start and first status (its nodeRef's UID is the node's name), and the node controller's registration.
+  const node = await until(
+    () => eventsAbout('Node', 'kapi-node-2'),
+    (e) => e.length >= 6,
+  );
+  expect(node.sort()).toEqual(
+    [
+      [kubelet, 'Starting', '', 'Starting kubelet.'],
+      [kubelet, 'NodeAllocatableEnforced', '', 'Updated Node Allocatable limit across pods'],
+      [kubelet, 'NodeHasSufficientMemory', '', 'Node kapi-node-2 status is now: NodeHasSufficientMemory'],
+      [kubelet, 'NodeHasNoDiskPressure', '', 'Node kapi-node-2 status is now: NodeHasNoDiskPressure'],
+      [kubelet, 'NodeHasSufficientPID', '', 'Node kapi-node-2 status is now: NodeHasSufficientPID'],
+      [
+        `node-controller/${node.find((e) => e[1] === 'RegisteredNode')?.[0].split('/')[1]}`,
+        'RegisteredNode',
+        '',
+        'Node kapi-node-2 event: Registered Node kapi-node-2 in Controller',
+      ],
+    ].sort(),
+  );
+  const nodeEvents = await getJson('events', '--field-selector=involvedObject.kind=Node,involvedObject.name=kapi-node-2,reason=Starting');
+  expect(nodeEvents.items[0].involvedObject).toEqual({ kind: 'Node', name: 'kapi-node-2', uid: 'kapi-node-2' });
+  expect((await k('delete', 'pod', 'ev-2', 'ev-crash', '--wait=false')).code).toBe(0);
+}, 60_000);
+
 test('restartPolicy Never pods exit after --simulated-run-duration: 0 Succeeds; the exit-code annotation makes one Failed; OnFailure restarts', async () => {
   const never = '  restartPolicy: Never\n';
   await apply(
@@ -449,6 +553,15 @@ test('a stopped node goes NotReady (Unknown) with the unreachable taints; its po
   );
   expect(names).toContain('forever');
   expect((await k('wait', '--for=condition=Ready', 'pod/forever', '--timeout=20s')).code).toBe(0);
+
+  // Its kubelet started again (its Starting counted twice), and the Ready condition it turned back to True is a NodeReady event.
+  const nodeEvent = (reason: string, ok: (list: any) => boolean) =>
+    until(() => getJson('events', `--field-selector=involvedObject.kind=Node,involvedObject.name=kapi-node-0,reason=${reason}`), ok);
+  const ready = await nodeEvent('NodeReady', (list) => list.items?.length === 1);
+  expect(ready.items[0]).toMatchObject({ message: 'Node kapi-node-0 status is now: NodeReady', source: { component: 'kubelet', host: 'kapi-node-0' } });
+  await nodeEvent('Starting', (list) => list.items?.[0]?.count === 2);
+  const notReady = await nodeEvent('NodeNotReady', (list) => list.items?.length === 1);
+  expect(notReady.items[0]).toMatchObject({ message: 'Node kapi-node-0 status is now: NodeNotReady', source: { component: 'node-controller' } });
 }, 120_000);
 
 test('startKapi({ simulatedNodes: 2 }) gives a cluster whose nodes are Ready and run pods, seen through client-node', async () => {

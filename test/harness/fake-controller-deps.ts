@@ -24,7 +24,10 @@ export function fakeControllerDeps() {
     clock,
     log,
     informers: new SharedInformers(log, clock),
-    recorder: () => ({ event: (obj, type, reason, message) => events.push(`${type} ${reason} ${obj.metadata.name}: ${message}`) }),
+    recorder: () => ({
+      event: (obj, type, reason, message) => events.push(`${type} ${reason} ${obj.metadata.name}: ${message}`),
+      eventAbout: (ref, type, reason, message) => events.push(`${type} ${reason} ${ref.name}: ${message}`),
+    }),
   };
   return { cluster, clock, events, errors, ctx, deps };
 }

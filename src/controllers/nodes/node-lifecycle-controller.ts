@@ -118,6 +118,12 @@ export class NodeLifecycleController implements Controller {
     return informerAndQueueProblem([this.nodeInformer, this.leaseInformer, this.podInformer], this.queue);
   }
 
+  /** nodeutil.RecordNodeEvent: a reference without a resourceVersion, and the node named before the event. */
+  private recordNodeEvent(node: Node, reason: string, event: string): void {
+    const name = node.metadata.name ?? '';
+    this.recorder.eventAbout({ apiVersion: 'v1', kind: 'Node', name, uid: node.metadata.uid }, 'Normal', reason, `Node ${name} event: ${event}`);
+  }
+
   private async monitorNodeHealth(): Promise<void> {
     const nodes = this.nodeInformer.list() as Node[];
     const names = new Set(nodes.map((n) => n.metadata.name ?? ''));
@@ -125,12 +131,12 @@ export class NodeLifecycleController implements Controller {
       const name = node.metadata.name ?? '';
       if (this.known.has(name)) continue;
       this.known.set(name, node);
-      this.recorder.event(node, 'Normal', 'RegisteredNode', `Registered Node ${name} in Controller`);
+      this.recordNodeEvent(node, 'RegisteredNode', `Registered Node ${name} in Controller`);
       await this.swapTaints(node, [], [NO_EXECUTE_NOT_READY, NO_EXECUTE_UNREACHABLE]);
     }
     for (const [name, node] of this.known) {
       if (names.has(name)) continue;
-      this.recorder.event(node, 'Normal', 'RemovingNode', `Removing Node ${name} from Controller`);
+      this.recordNodeEvent(node, 'RemovingNode', `Removing Node ${name} from Controller`);
       this.known.delete(name);
       this.health.delete(name);
     }

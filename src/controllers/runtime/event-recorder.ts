@@ -11,9 +11,10 @@ import { yieldToRequests } from './turn-budget';
 
 export type EventType = 'Normal' | 'Warning';
 
-/** client-go's record.EventRecorder: events about an object, written in the background. */
+/** client-go's record.EventRecorder: events about an object (a part of it: `fieldPath`), written in the background. */
 export interface EventRecorder {
-  event(obj: KubeObject, type: EventType, reason: string, message: string): void;
+  event(obj: KubeObject, type: EventType, reason: string, message: string, fieldPath?: string): void;
+  eventAbout(ref: ObjectReference, type: EventType, reason: string, message: string): void;
 }
 
 /** client-go's events cache: at most this many keys are remembered (maxLruCacheEntries). */
@@ -67,8 +68,12 @@ export class EventsWriter implements EventRecorder {
     private readonly host = hostname(),
   ) {}
 
-  event(obj: KubeObject, type: EventType, reason: string, message: string): void {
-    const ref = referenceTo(obj);
+  event(obj: KubeObject, type: EventType, reason: string, message: string, fieldPath?: string): void {
+    this.eventAbout(referenceTo(obj, fieldPath), type, reason, message);
+  }
+
+  eventAbout(ref: ObjectReference, type: EventType, reason: string, message: string): void {
+    // getSpamKey and the aggregator's key (EventAggregatorByReasonFunc) leave the field path out; getEventKey keeps it.
     const objectKey = [this.component, this.host, ref.kind, ref.namespace, ref.name, ref.uid, ref.apiVersion].join('\0');
     if (!this.allow(objectKey)) return;
     const now = this.clock.now();
@@ -79,7 +84,7 @@ export class EventsWriter implements EventRecorder {
     remember(this.similar, similarKey, similar);
     const combined = similar.messages.size > AGGREGATE_MAX_EVENTS;
     const text = combined ? `(combined from similar events): ${message}` : message;
-    const key = combined ? similarKey : [similarKey, message].join('\0');
+    const key = combined ? similarKey : [similarKey, ref.fieldPath, message].join('\0');
     const at = timestampAt(now / 1000);
     const previous = this.seen.get(key);
     const namespace = ref.namespace || 'default';
@@ -143,8 +148,8 @@ export class EventsWriter implements EventRecorder {
   }
 }
 
-/** reference.GetReference: the object an event is about. */
-export function referenceTo(obj: KubeObject): ObjectReference {
+/** reference.GetReference: the object an event is about; with a field path, reference.GetPartialReference. */
+export function referenceTo(obj: KubeObject, fieldPath?: string): ObjectReference {
   const { namespace, name, uid, resourceVersion } = obj.metadata;
   return {
     kind: obj.kind,
@@ -153,5 +158,6 @@ export function referenceTo(obj: KubeObject): ObjectReference {
     uid,
     apiVersion: obj.apiVersion,
     resourceVersion,
+    ...(fieldPath ? { fieldPath } : {}),
   };
 }
