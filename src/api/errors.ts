@@ -134,9 +134,9 @@ export function resourceExpired(message: string): StatusError {
 }
 
 export function timeout(message: string, retryAfterSeconds: number): StatusError {
-  return new StatusError(504, 'Timeout', `Timeout: ${message}`, compactDetails({ retryAfterSeconds }), {
-    'Retry-After': String(retryAfterSeconds),
-  });
+  // ErrorNegotiated sets Retry-After only for a positive delay.
+  const headers = retryAfterSeconds > 0 ? { 'Retry-After': String(retryAfterSeconds) } : undefined;
+  return new StatusError(504, 'Timeout', `Timeout: ${message}`, compactDetails({ retryAfterSeconds }), headers);
 }
 
 export function tooManyRequests(message: string, retryAfterSeconds: number): StatusError {

@@ -8,6 +8,7 @@ import { decodeProtobuf } from '../codec/protobuf';
 import { decodeYaml } from '../codec/yaml';
 import { typedDecode, typedDecodeInSlices } from '../schema/typed-decode';
 import type { ObjectNode } from '../schema/typed-schema';
+import { unknownConversion, unregisteredKind } from './patched-kind';
 import { duplicateFieldErrors, jsonDuplicateFieldErrorsInSlices, unknownFieldErrors } from './field-validation';
 import { repeatsNoKey } from '../codec/duplicate-keys';
 import type { BodyDecoder } from './body-decoder';
@@ -107,6 +108,8 @@ export async function decodeObject(
   gvk: GroupVersionKind & { alsoDecodes?: string[] },
   encodings: Encoding[],
   schema: ObjectNode | null,
+  /** A built-in kind, decoded by its scheme; custom resources are decoded unstructured. */
+  typed: boolean,
   validation: FieldValidation,
   slice: () => Promise<void>,
   bodyDecoder: BodyDecoder,
@@ -150,10 +153,9 @@ export async function decodeObject(
   const kind = (value.kind as string | undefined) || gvk.kind;
   const version = apiVersion.includes('/') ? apiVersion.split('/')[1] : apiVersion;
   if (kind !== gvk.kind) {
-    const internal = gvk.group === '' ? 'core' : gvk.group.split('.')[0];
-    throw badRequest(
-      `${kind} in version "${version}" cannot be handled as a ${gvk.kind}: converting (${version}.${kind}) to (${internal}.${gvk.kind}): unknown conversion`,
-    );
+    // json.Serializer.Decode makes the kind the body names (Scheme.New), then converts it to the served one.
+    const cause = (typed ? unregisteredKind(apiVersion, kind, gvk) : undefined) ?? unknownConversion(apiVersion, kind, gvk);
+    throw badRequest(`${kind} in version "${version}" cannot be handled as a ${gvk.kind}: ${cause}`);
   }
   if (apiVersion !== expected && !gvk.alsoDecodes?.includes(apiVersion)) {
     throw badRequest(`the API version in the data (${apiVersion}) does not match the expected API version (${expected})`);

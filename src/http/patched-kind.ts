@@ -28,6 +28,18 @@ function registered(apiVersion: string, kind: string, scheme: string): boolean {
   return lookupMessageOf(apiVersion, kind)?.fields.metadata !== undefined;
 }
 
+/** Scheme.New's NotRegisteredErr when the scheme that decodes a built-in served kind cannot make apiVersion's kind. */
+export function unregisteredKind(apiVersion: string, kind: string, served: GroupVersionKind): string | undefined {
+  const scheme = SCHEMES[served.group] ?? LEGACY_SCHEME;
+  return registered(apiVersion, kind, scheme) ? undefined : `no kind "${kind}" is registered for version "${apiVersion}" in scheme "${scheme}"`;
+}
+
+/** converter.Convert's answer for a registered kind the served kind's type has no conversion from. */
+export function unknownConversion(apiVersion: string, kind: string, served: GroupVersionKind): string {
+  const internal = served.group === '' ? 'core' : served.group.split('.')[0];
+  return `converting (${versionOf(apiVersion)}.${kind}) to (${internal}.${served.kind}): unknown conversion`;
+}
+
 /** The patched JSON as json-patch v4 writes it: the top-level keys sorted (its partialDoc is a Go map). */
 function patchedJson(value: Record<string, unknown>): string {
   return JSON.stringify(
@@ -73,15 +85,11 @@ export function settlePatchedKind(value: Record<string, unknown>, current: KubeO
     if (apiVersion !== expected) errs.push(field.invalid('apiVersion', apiVersion, `must be ${expected}`));
     throw invalid({ group: groupOf(apiVersion), kind }, current.metadata.name ?? '', errs);
   }
-  const scheme = SCHEMES[served.group] ?? LEGACY_SCHEME;
-  let cause: string;
-  if (!registered(apiVersion, kind, scheme)) cause = `no kind "${kind}" is registered for version "${apiVersion}" in scheme "${scheme}"`;
-  else if (kind !== served.kind) {
-    const internal = served.group === '' ? 'core' : served.group.split('.')[0];
-    cause = `converting (${versionOf(apiVersion)}.${kind}) to (${internal}.${served.kind}): unknown conversion`;
-  } else {
+  const unregistered = unregisteredKind(apiVersion, kind, served);
+  if (unregistered === undefined && kind === served.kind) {
     // Another version of the same kind: kube decodes it in that version and converts it; kapi does not.
     throw badRequest(`the API version in the patched object (${apiVersion}) does not match the expected API version (${expected})`);
   }
+  const cause = unregistered ?? unknownConversion(apiVersion, kind, served);
   throw invalid({ group: '', kind: '' }, '', [field.invalid('patch', patchedJson(value), cause)]);
 }

@@ -29,7 +29,7 @@ export function interpretStorageError(err: unknown, gr: GroupResource, name: str
       return e;
     }
     case 'FutureRevision': {
-      const e = timeout(err.message, 1);
+      const e = timeout(err.message, err.retryAfterSeconds ?? 1);
       e.status.details!.causes = [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }];
       return e;
     }

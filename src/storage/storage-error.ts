@@ -25,7 +25,7 @@ export class StorageError extends Error {
   corruptValues?: { key: string; message: string }[];
   /** CorruptList: more values could not be read than are listed. */
   truncated?: boolean;
-  /** Initializing: how long the client should wait before retrying. */
+  /** Initializing, FutureRevision: how long the client should wait before retrying. */
   retryAfterSeconds?: number;
 
   constructor(

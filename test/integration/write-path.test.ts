@@ -368,6 +368,24 @@ describe('JSON patch as json-patch v4 applies it under kube-apiserver', () => {
   });
 });
 
+describe('a create whose body names another kind', () => {
+  const pods = '/api/v1/namespaces/default/pods';
+  const scheme = 'pkg/api/legacyscheme/scheme.go:30';
+
+  test('json.Serializer.Decode: a kind the scheme cannot make is NotRegistered, a registered one fails to convert', async () => {
+    for (const [apiVersion, kind, cause] of [
+      ['v1', 'pod', `no kind "pod" is registered for version "v1" in scheme "${scheme}"`],
+      ['v1', 'Nope', `no kind "Nope" is registered for version "v1" in scheme "${scheme}"`],
+      ['v1', 'Deployment', `no kind "Deployment" is registered for version "v1" in scheme "${scheme}"`],
+      ['v1', 'Service', 'converting (v1.Service) to (core.Pod): unknown conversion'],
+    ] as const) {
+      const res = await api.post(pods, { apiVersion, kind, metadata: { name: 'p' } });
+      expect([kind, res.status, res.body.reason]).toEqual([kind, 400, 'BadRequest']);
+      expect(res.body.message).toBe(`${kind} in version "v1" cannot be handled as a Pod: ${cause}`);
+    }
+  });
+});
+
 describe('a patch whose result names another kind or apiVersion', () => {
   const JSON_PATCH = 'application/json-patch+json';
   const SMP = 'application/strategic-merge-patch+json';

@@ -41,3 +41,7 @@ export interface ResourceRequest<S extends RestStore = GenericStore> {
   /** Counts one watch event sent (apiserver_watch_events_total). */
   onWatchEvent(): void;
 }
+
+/** An unstructured object in kube (no Go type; CRDs themselves have one). */
+export const isCustomResource = (r: ResourceRequest<RestStore>): boolean =>
+  r.store.def.ownSchema !== undefined && r.store.def.group !== 'apiextensions.k8s.io' && r.served.kind.kind === r.store.def.kind;

@@ -14,7 +14,7 @@ import { settlePatchedKind, type PatchedKindRule } from '../patched-kind';
 import { enforceFieldValidation, jsonDuplicateFieldErrorsInSlices, unknownFieldErrors } from '../field-validation';
 import { boolParam, dryRunParam, fieldManagerParam, fieldValidationParam } from '../query';
 import { respond } from '../respond';
-import type { ResourceRequest } from './context';
+import { isCustomResource, type ResourceRequest } from './context';
 
 const JSON_PATCH = 'application/json-patch+json';
 const MERGE_PATCH = 'application/merge-patch+json';
@@ -72,10 +72,6 @@ async function applyConfig(body: Buffer, r: ResourceRequest, type: string, withD
   if (r.store.def.namespaced) meta.namespace ??= r.info.namespace;
   return { config: value as KubeObject, duplicates };
 }
-
-/** An unstructured object in kube (no Go type; CRDs themselves have one). */
-const isCustomResource = (r: ResourceRequest): boolean =>
-  r.store.def.ownSchema !== undefined && r.store.def.group !== 'apiextensions.k8s.io' && r.served.kind.kind === r.store.def.kind;
 
 export async function handlePatch(r: ResourceRequest): Promise<void> {
   const { info, store, query } = r;

@@ -5,7 +5,7 @@ import { readBody } from '../body';
 import { decodeObject } from '../decode-object';
 import { enforceFieldValidation } from '../field-validation';
 import { dryRunParam, fieldManagerParam, fieldValidationParam } from '../query';
-import type { ResourceRequest } from './context';
+import { isCustomResource, type ResourceRequest } from './context';
 
 export interface WriteBody {
   object: KubeObject;
@@ -30,6 +30,7 @@ export async function writeBody(r: ResourceRequest<RestStore>, optionsKind: 'Cre
     r.served.kind,
     r.inputEncodings,
     r.served.schema,
+    !isCustomResource(r),
     validation,
     loopSlices(),
     r.bodyDecoder,

@@ -19,7 +19,7 @@ import {
   type WriteOptions,
 } from '../interfaces';
 import { decodeContinue } from '../continue-token';
-import { parseRevision } from '../revision';
+import { parseRevision, type Revision } from '../revision';
 import { FaultLog } from '../fault-log';
 import { StorageError } from '../storage-error';
 import { WatchChannel } from '../watch-channel';
@@ -55,11 +55,11 @@ interface Watcher {
   predicate: Predicate;
   channel: WatchChannel<WatchItem>;
   /** Events at or below this revision are not for this watcher (it asked to start later). */
-  after: number;
+  after: Revision;
 }
 
 interface Waiter {
-  revision: number;
+  revision: Revision;
   resolve: () => void;
 }
 
@@ -269,6 +269,8 @@ export class WatchCache implements Storage {
   private bookmark(): void {
     this.window.evict();
     for (const w of this.watchers) {
+      // cacheWatcher.process: nothing older than the revision a watch starts from, bookmarks included.
+      if (w.after > this.revision) continue;
       if (!w.channel.push({ type: 'PROGRESS', revision: this.revision })) this.watchers.delete(w);
     }
   }
@@ -305,7 +307,7 @@ export class WatchCache implements Storage {
   }
 
   /** Waits until the cache has seen `revision`, asking etcd for progress meanwhile; 504 after the timeout. */
-  private async waitUntilFresh(revision: number, signal?: CallSignal): Promise<void> {
+  private async waitUntilFresh(revision: Revision, signal?: CallSignal): Promise<void> {
     await this.waitReady(signal);
     if (this.revision >= revision) return;
     await new Promise<void>((resolve, reject) => {
@@ -354,7 +356,7 @@ export class WatchCache implements Storage {
    * trustworthy progress notifications (older etcd) a cache behind it defers to etcd rather than
    * risk a stale answer; either way a revision etcd itself has not reached is waited for, then 504.
    */
-  private async cacheIsFreshFor(revision: number, signal?: CallSignal): Promise<boolean> {
+  private async cacheIsFreshFor(revision: Revision, signal?: CallSignal): Promise<boolean> {
     await this.waitReady(signal);
     if (this.revision >= revision) return true;
     if (this.opts.consistentReads) {
@@ -366,7 +368,7 @@ export class WatchCache implements Storage {
   }
 
   /** Polls etcd until it has reached `revision`; 504 Too large resource version after the timeout. */
-  private async waitForEtcd(revision: number, signal?: CallSignal): Promise<number> {
+  private async waitForEtcd(revision: Revision, signal?: CallSignal): Promise<number> {
     const deadline = this.clock.now() + this.opts.freshnessTimeoutMs;
     for (;;) {
       const current = await this.etcd.currentRevision(signal);
@@ -433,7 +435,15 @@ export class WatchCache implements Storage {
       if (!(await this.cacheIsFreshFor(parseRevision(rv), opts.signal))) return null;
       revision = this.revision;
     } else {
-      revision = parseRevision(rv);
+      // Cacher.shouldDelegateExactRV: where consistent reads are served from the cache, a revision it
+      // has not reached is waited for (504 after the timeout), not handed to etcd.
+      const exact = parseRevision(rv);
+      if (exact > this.revision) {
+        if (!this.opts.consistentReads) return null;
+        await this.waitUntilFresh(exact, opts.signal);
+      }
+      // Reached, so at most the cache's revision: a number.
+      revision = Number(exact);
     }
     await this.waitReady(opts.signal);
     if (revision <= 0 || revision > this.revision) return null;
@@ -481,7 +491,10 @@ export class WatchCache implements Storage {
     } else if (rv === '') {
       after = this.opts.consistentReads ? (await this.syncWithEtcd(opts.signal), this.revision) : await this.etcd.currentRevision(opts.signal);
     } else {
-      after = rv === '0' ? this.revision : parseRevision(rv);
+      const from = rv === '0' ? this.revision : parseRevision(rv);
+      // Past any revision kapi reaches: kube's cacheWatcher waits for it, sending nothing until then.
+      if (typeof from === 'bigint') return this.register(prefix, opts.predicate, new WatchChannel<WatchItem>(this.opts.watcherBuffer), from);
+      after = from;
       // The window may still hold history etcd has compacted (by another replica, or etcdctl):
       // such a watch is etcd's to answer, and it answers 410 as for any compacted revision.
       if (after < this.revision && after >= this.window.start && !(await this.etcd.readableAt(after + 1, opts.signal))) return this.etcd.watch(prefix, opts);
@@ -504,7 +517,11 @@ export class WatchCache implements Storage {
       const filtered = filterEvent(event, opts.predicate);
       if (filtered) channel.push(filtered);
     }
-    const watcher: Watcher = { prefix, predicate: opts.predicate, channel, after: Math.max(after, this.revision) };
+    return this.register(prefix, opts.predicate, channel, Math.max(after, this.revision));
+  }
+
+  private register(prefix: string, predicate: Predicate, channel: WatchChannel<WatchItem>, after: Revision): WatchChannel<WatchItem> {
+    const watcher: Watcher = { prefix, predicate, channel, after };
     this.watchers.add(watcher);
     channel.onClose(() => this.watchers.delete(watcher));
     return channel;

@@ -21,7 +21,7 @@ import {
   type WriteOptions,
 } from '../interfaces';
 import { checkPreconditions } from '../preconditions';
-import { parseRevision } from '../revision';
+import { parseRevision, type Revision } from '../revision';
 import { isStorageError, StorageError } from '../storage-error';
 import { WatchChannel } from '../watch-channel';
 import { prefixEnd, type KeyValue, type KV, type KvEvent, type KvWriteOptions } from './kv';
@@ -145,8 +145,22 @@ export class EtcdStorage implements Storage {
     return transformer ? transformer.toStorage(data, key) : data;
   }
 
-  private static tooLarge(minimum: number, current: number): StorageError {
-    return new StorageError('FutureRevision', `Too large resource version: ${minimum}, current: ${current}`);
+  /** kube's etcd3 store answers a revision it has not reached with no retry delay (NewTooLargeResourceVersionError(..., 0)). */
+  private static tooLarge(minimum: Revision, current: number): StorageError {
+    const err = new StorageError('FutureRevision', `Too large resource version: ${minimum}, current: ${current}`);
+    err.retryAfterSeconds = 0;
+    return err;
+  }
+
+  /** etcd3 store's GetList on etcd's ErrFutureRev: the current revision, or 0 when it cannot be read. */
+  private async notReached(revision: Revision, signal?: CallSignal): Promise<StorageError> {
+    return EtcdStorage.tooLarge(revision, await this.currentRevision(signal).catch(() => 0));
+  }
+
+  /** A revision to read at; one past 2^53 is answered as etcd's ErrFutureRev is, without asking etcd. */
+  private async readable(revision: Revision, signal?: CallSignal): Promise<number> {
+    if (typeof revision === 'bigint') throw await this.notReached(revision, signal);
+    return revision;
   }
 
   /**
@@ -154,7 +168,7 @@ export class EtcdStorage implements Storage {
    * the same value decoded once, so a read that finds it unchanged skips decoding it again.
    */
   async get(key: string, opts: ReadConsistency, decoded?: (modRevision: number) => KubeObject | undefined): Promise<KubeObject> {
-    const exact = opts.match === 'Exact' ? parseRevision(opts.resourceVersion) : 0;
+    const exact = opts.match === 'Exact' ? await this.readable(parseRevision(opts.resourceVersion), opts.signal) : 0;
     const { kv, revision } = await this.kv.get(key, exact || undefined, { signal: opts.signal });
     const minimum = opts.match !== 'Exact' && opts.resourceVersion !== '' ? parseRevision(opts.resourceVersion) : 0;
     if (minimum > revision) throw EtcdStorage.tooLarge(minimum, revision);
@@ -200,7 +214,7 @@ export class EtcdStorage implements Storage {
       start = prefix + token.startKey;
     } else if (opts.resourceVersion !== '' && opts.resourceVersion !== '0') {
       const rv = parseRevision(opts.resourceVersion);
-      if (opts.match === 'Exact' || (opts.match === '' && (opts.limit ?? 0) > 0)) revision = rv;
+      if (opts.match === 'Exact' || (opts.match === '' && (opts.limit ?? 0) > 0)) revision = await this.readable(rv, opts.signal);
     }
     const end = prefixEnd(prefix);
     const limit = opts.limit ?? 0;
@@ -216,8 +230,9 @@ export class EtcdStorage implements Storage {
     scan: for (;;) {
       const page = await this.kv
         .range(start, end, { revision: readAt || undefined, limit: pageSize || undefined }, { signal: opts.signal })
-        .catch((err: unknown) => {
-          throw isStorageError(err, 'TooOld') ? expired(prefix, start, limit > 0) : err;
+        .catch(async (err: unknown) => {
+          if (isStorageError(err, 'TooOld')) throw expired(prefix, start, limit > 0);
+          throw isStorageError(err, 'FutureRevision') ? await this.notReached(readAt, opts.signal) : err;
         });
       if (!readAt) readAt = page.revision;
       let stoppedEarly = false;
@@ -451,7 +466,10 @@ export class EtcdStorage implements Storage {
       if (opts.sendInitialEvents) channel.push({ type: 'INITIAL_EVENTS_END', revision: Number(list.resourceVersion) });
       from = Number(list.resourceVersion) + 1;
     } else {
-      from = parseRevision(opts.resourceVersion) + 1;
+      const after = parseRevision(opts.resourceVersion);
+      // etcd would hold such a watch until its revision, which kapi never reaches: no events ever.
+      if (typeof after === 'bigint') return channel;
+      from = after + 1;
     }
     const watch = this.kv.watch(prefix, prefixEnd(prefix), from, {
       events: (events) => {
