@@ -7,7 +7,7 @@ import type { RequestContext } from '../../registry/request-context';
 import { timestampAt } from '../../registry/time';
 import type { Clock } from './clock';
 import type { ControllerLog } from './informer';
-import { yieldToRequests } from './turn-budget';
+import { yieldToBackground } from './turn-budget';
 
 export type EventType = 'Normal' | 'Warning';
 
@@ -127,7 +127,7 @@ export class EventsWriter implements EventRecorder {
   }
 
   private async write(fn: () => Promise<unknown>): Promise<void> {
-    await yieldToRequests();
+    await yieldToBackground();
     try {
       await fn();
     } catch (err) {

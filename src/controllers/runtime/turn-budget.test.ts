@@ -1,4 +1,4 @@
-import { LOOP_SHARE, SERVING_TURN_BUDGET_MS, TURN_BUDGET_MS, serveFirst, yieldToRequests } from './turn-budget';
+import { BACKGROUND_MAX_WAIT_MS, LOOP_SHARE, SERVING_TURN_BUDGET_MS, TURN_BUDGET_MS, serveFirst, yieldToBackground, yieldToRequests } from './turn-budget';
 
 const busy = (ms: number): void => {
   const until = performance.now() + ms;
@@ -92,3 +92,39 @@ test('past its share of the loop, internal work is paced: the loop waits for I/O
   // The share is measured over the last 100-200 ms, so the run may start over it.
   expect(utilization).toBeLessThan(Math.min(LOOP_SHARE + 0.1, 0.97));
 });
+
+test('background work (events) takes a turn only when no other internal work waits, or once it has waited too long', async () => {
+  const done: string[] = [];
+  const worker = async (name: string, items: number, yieldFirst: () => Promise<void>): Promise<void> => {
+    await new Promise((r) => setImmediate(r));
+    for (let i = 0; i < items; i++) {
+      await yieldFirst();
+      busy(0.5);
+      done.push(name);
+    }
+  };
+  // Background items queued while 100 ms of other work waits all run after it.
+  await Promise.all([
+    ...Array.from({ length: 20 }, () => worker('work', 10, yieldToRequests)),
+    ...Array.from({ length: 5 }, () => worker('event', 1, yieldToBackground)),
+  ]);
+  expect(done.slice(-5)).toEqual(['event', 'event', 'event', 'event', 'event']);
+
+  // Under other work that never stops waiting, a background item still runs after about BACKGROUND_MAX_WAIT_MS.
+  let streaming = true;
+  const stream = async (): Promise<void> => {
+    while (streaming) {
+      await yieldToRequests();
+      busy(0.5);
+    }
+  };
+  const streams = Array.from({ length: 8 }, () => stream());
+  await new Promise((r) => setTimeout(r, 20));
+  const queuedAt = performance.now();
+  await yieldToBackground();
+  const waited = performance.now() - queuedAt;
+  streaming = false;
+  await Promise.all(streams);
+  expect(waited).toBeGreaterThanOrEqual(BACKGROUND_MAX_WAIT_MS * 0.9);
+  expect(waited).toBeLessThan(BACKGROUND_MAX_WAIT_MS * 3);
+}, 20_000);

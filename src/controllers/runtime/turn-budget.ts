@@ -64,6 +64,21 @@ let turnStart: number | null = null;
 let endOfTurnQueued = false;
 /** Internal work waiting for a turn, first come first served. */
 const waiting: Array<() => void> = [];
+/**
+ * Background work (Events) waiting for a turn: it runs when no other internal work waits, or once
+ * it has waited BACKGROUND_MAX_WAIT_MS. kube's event broadcaster writes from a queue of its own,
+ * behind the work it reports, and drops events when that queue is full; here they wait instead.
+ */
+const background: Array<{ resume: () => void; since: number }> = [];
+export const BACKGROUND_MAX_WAIT_MS = 1000;
+
+const anyWaiting = (): boolean => waiting.length > 0 || background.length > 0;
+
+/** The next waiting work to resume: background work only when nothing else waits or it has waited too long. */
+function takeNext(now: number): () => void {
+  if (background.length > 0 && (waiting.length === 0 || now - background[0].since >= BACKGROUND_MAX_WAIT_MS)) return background.shift()!.resume;
+  return waiting.shift()!;
+}
 /** Turn slots queued (setImmediate callbacks) and not yet run. */
 let armed = 0;
 /** A paced turn's pause is running: the next turn is armed when it ends. */
@@ -98,7 +113,7 @@ function budgetLeft(): boolean {
  */
 function armSlots(): void {
   const turn = { start: -1, paced: false };
-  const n = Math.min(waiting.length, MAX_SLOTS);
+  const n = Math.min(waiting.length + background.length, MAX_SLOTS);
   armed += n;
   for (let i = 0; i < n; i++) setImmediate(() => slot(turn));
 }
@@ -109,18 +124,18 @@ function armSlots(): void {
  */
 function slot(turn: { start: number; paced: boolean }): void {
   armed--;
-  if (waiting.length > 0) {
+  if (anyWaiting()) {
     const now = performance.now();
     if (turn.start < 0) {
       turn.start = now;
       turn.paced = overShare(now);
       startTurn(now);
-      waiting.shift()!();
+      takeNext(now)();
     } else if (!turn.paced && now - turn.start < budgetMs()) {
-      waiting.shift()!();
+      takeNext(now)();
     }
   }
-  if (armed === 0 && waiting.length > 0) {
+  if (armed === 0 && anyWaiting()) {
     if (!turn.paced) {
       armSlots();
       return;
@@ -128,7 +143,7 @@ function slot(turn: { start: number; paced: boolean }): void {
     pausing = true;
     setTimeout(() => {
       pausing = false;
-      if (waiting.length > 0 && armed === 0) armSlots();
+      if (anyWaiting() && armed === 0) armSlots();
     }, PACE_MS);
   }
 }
@@ -141,6 +156,15 @@ export function yieldToRequests(): Promise<void> {
   if (waiting.length === 0 && budgetLeft()) return Promise.resolve();
   return new Promise((resolve) => {
     waiting.push(resolve);
+    if (armed === 0 && !pausing) armSlots();
+  });
+}
+
+/** yieldToRequests for background work: it also gives way to all other internal work waiting (for at most BACKGROUND_MAX_WAIT_MS). */
+export function yieldToBackground(): Promise<void> {
+  if (!anyWaiting() && budgetLeft()) return Promise.resolve();
+  return new Promise((resolve) => {
+    background.push({ resume: resolve, since: performance.now() });
     if (armed === 0 && !pausing) armSlots();
   });
 }
