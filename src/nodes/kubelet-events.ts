@@ -119,8 +119,11 @@ export const KUBELET_START_EVENTS: readonly KubeletEvent[] = [
 export class KubeletEventSinks {
   private readonly recorders = new Map<string, EventRecorder>();
   private readonly images = new Map<string, NodeImages>();
+  private readonly kubelet: EventRecorder;
 
-  constructor(private readonly deps: ControllerDeps) {}
+  constructor(deps: ControllerDeps) {
+    this.kubelet = deps.recorder('kubelet');
+  }
 
   imagesOf(nodeName: string): NodeImages {
     let images = this.images.get(nodeName);
@@ -142,7 +145,7 @@ export class KubeletEventSinks {
 
   private recorderOf(nodeName: string): EventRecorder {
     let recorder = this.recorders.get(nodeName);
-    if (!recorder) this.recorders.set(nodeName, (recorder = this.deps.recorder('kubelet', nodeName)));
+    if (!recorder) this.recorders.set(nodeName, (recorder = this.kubelet.forHost(nodeName)));
     return recorder;
   }
 }

@@ -1,6 +1,7 @@
 import { ManualClock } from '../../src/api/clock';
 import { SERVER_OWN_WRITE, systemContext } from '../../src/registry/request-context';
 import type { ControllerDeps } from '../../src/controllers/runtime/controller-deps';
+import type { EventRecorder } from '../../src/controllers/runtime/event-recorder';
 import { SharedInformers } from '../../src/controllers/runtime/shared-informers';
 import { FakeCluster } from './fake-object-store';
 
@@ -15,6 +16,11 @@ export function fakeControllerDeps() {
   const errors: unknown[] = [];
   const ctx = (namespace: string) => systemContext({ namespace }, SERVER_OWN_WRITE);
   const log = (message: string, err?: unknown): void => void errors.push(err ?? message);
+  const recorder: EventRecorder = {
+    event: (obj, type, reason, message) => void events.push(`${type} ${reason} ${obj.metadata.name}: ${message}`),
+    eventAbout: (ref, type, reason, message) => void events.push(`${type} ${reason} ${ref.name}: ${message}`),
+    forHost: () => recorder,
+  };
   const deps: ControllerDeps = {
     store: (group, version, resource) => cluster.store(group, version, resource),
     storeOfKind: () => undefined,
@@ -24,10 +30,7 @@ export function fakeControllerDeps() {
     clock,
     log,
     informers: new SharedInformers(log, clock),
-    recorder: () => ({
-      event: (obj, type, reason, message) => events.push(`${type} ${reason} ${obj.metadata.name}: ${message}`),
-      eventAbout: (ref, type, reason, message) => events.push(`${type} ${reason} ${ref.name}: ${message}`),
-    }),
+    recorder: () => recorder,
   };
   return { cluster, clock, events, errors, ctx, deps };
 }

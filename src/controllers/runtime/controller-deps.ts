@@ -47,11 +47,8 @@ export interface ControllerDeps {
   log: ControllerLog;
   /** The process's shared informers: every controller's cache of a resource is a view of one. */
   informers: SharedInformers;
-  /**
-   * An event recorder whose events name `component` as their source (e.g. deployment-controller),
-   * on `host` (the machine's name, or a kubelet's node).
-   */
-  recorder(component: string, host?: string): EventRecorder;
+  /** An event recorder whose events name `component` as their source (e.g. deployment-controller). */
+  recorder(component: string): EventRecorder;
 }
 
 /** The controllers' view of the server: its registry, admission chain, authorizer and clock. */
@@ -79,6 +76,6 @@ export function controllerDeps(
     clock,
     log,
     informers,
-    recorder: (component, host) => new EventsWriter(store('', 'v1', 'events'), own, component, clock, log, host),
+    recorder: (component) => new EventsWriter(store('', 'v1', 'events'), own, component, clock, log),
   };
 }

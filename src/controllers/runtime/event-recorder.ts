@@ -14,7 +14,10 @@ export type EventType = 'Normal' | 'Warning';
 /** client-go's record.EventRecorder: events about an object (a part of it: `fieldPath`), written in the background. */
 export interface EventRecorder {
   event(obj: KubeObject, type: EventType, reason: string, message: string, fieldPath?: string): void;
+  /** An event about a reference made by hand, as the kubelet's about its Node (UID: the node's name). */
   eventAbout(ref: ObjectReference, type: EventType, reason: string, message: string): void;
+  /** A recorder of the same component on another host (a simulated kubelet's node), remembering what this one does. */
+  forHost(host: string): EventRecorder;
 }
 
 /** client-go's events cache: at most this many keys are remembered (maxLruCacheEntries). */
@@ -38,6 +41,18 @@ interface Similar {
   since: number;
 }
 
+/**
+ * What client-go's correlator remembers (events cache, aggregator, spam filter), each bounded to
+ * MAX_KEYS. Writers of one component on many hosts (the simulated kubelets) share one: its keys
+ * name the host, and it stays as large as one process's.
+ */
+class CorrelatorMemory {
+  readonly seen = new Map<string, Seen>();
+  readonly similar = new Map<string, Similar>();
+  readonly buckets = new Map<string, { tokens: number; at: number }>();
+  sequence = 0;
+}
+
 /** Map as an LRU: a touched key moves to the end, the oldest goes first. */
 function remember<V>(map: Map<string, V>, key: string, value: V): void {
   map.delete(key);
@@ -54,11 +69,6 @@ function remember<V>(map: Map<string, V>, key: string, value: V): void {
  * the work it reports.
  */
 export class EventsWriter implements EventRecorder {
-  private readonly seen = new Map<string, Seen>();
-  private readonly similar = new Map<string, Similar>();
-  private readonly buckets = new Map<string, { tokens: number; at: number }>();
-  private sequence = 0;
-
   constructor(
     private readonly events: ObjectStore,
     private readonly context: (namespace: string) => RequestContext,
@@ -66,7 +76,12 @@ export class EventsWriter implements EventRecorder {
     private readonly clock: Clock,
     private readonly log: ControllerLog,
     private readonly host = hostname(),
+    private readonly memory = new CorrelatorMemory(),
   ) {}
+
+  forHost(host: string): EventRecorder {
+    return new EventsWriter(this.events, this.context, this.component, this.clock, this.log, host, this.memory);
+  }
 
   event(obj: KubeObject, type: EventType, reason: string, message: string, fieldPath?: string): void {
     this.eventAbout(referenceTo(obj, fieldPath), type, reason, message);
@@ -78,24 +93,24 @@ export class EventsWriter implements EventRecorder {
     if (!this.allow(objectKey)) return;
     const now = this.clock.now();
     const similarKey = [objectKey, type, reason].join('\0');
-    let similar = this.similar.get(similarKey);
+    let similar = this.memory.similar.get(similarKey);
     if (!similar || now - similar.since > AGGREGATE_INTERVAL_MS) similar = { messages: new Set(), since: now };
     similar.messages.add(message);
-    remember(this.similar, similarKey, similar);
+    remember(this.memory.similar, similarKey, similar);
     const combined = similar.messages.size > AGGREGATE_MAX_EVENTS;
     const text = combined ? `(combined from similar events): ${message}` : message;
     const key = combined ? similarKey : [similarKey, ref.fieldPath, message].join('\0');
     const at = timestampAt(now / 1000);
-    const previous = this.seen.get(key);
+    const previous = this.memory.seen.get(key);
     const namespace = ref.namespace || 'default';
     if (previous) {
       previous.count++;
-      remember(this.seen, key, previous);
+      remember(this.memory.seen, key, previous);
       void this.write(() => this.bump(previous, text, at));
       return;
     }
-    const name = `${ref.name}.${(BigInt(now) * 1_000_000n + BigInt(this.sequence++ % 1_000_000)).toString(16)}`;
-    remember(this.seen, key, { name, namespace, count: 1, firstTimestamp: at });
+    const name = `${ref.name}.${(BigInt(now) * 1_000_000n + BigInt(this.memory.sequence++ % 1_000_000)).toString(16)}`;
+    remember(this.memory.seen, key, { name, namespace, count: 1, firstTimestamp: at });
     const event: Event = {
       apiVersion: 'v1',
       kind: 'Event',
@@ -138,12 +153,12 @@ export class EventsWriter implements EventRecorder {
   /** The spam filter's token bucket of one object and source. */
   private allow(key: string): boolean {
     const now = this.clock.now();
-    const bucket = this.buckets.get(key) ?? { tokens: SPAM_BURST, at: now };
+    const bucket = this.memory.buckets.get(key) ?? { tokens: SPAM_BURST, at: now };
     bucket.tokens = Math.min(SPAM_BURST, bucket.tokens + (now - bucket.at) / SPAM_REFILL_MS);
     bucket.at = now;
     const allowed = bucket.tokens >= 1;
     if (allowed) bucket.tokens -= 1;
-    remember(this.buckets, key, bucket);
+    remember(this.memory.buckets, key, bucket);
     return allowed;
   }
 }
