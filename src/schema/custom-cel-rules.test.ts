@@ -611,8 +611,9 @@ describe('runtime cost', () => {
     expect(errs.map(fieldErrorMessage)).toEqual([
       `spec.l: Invalid value: "array": 'operation cancelled: actual cost limit exceeded': no further validation rules will be run due to call cost exceeds limit for rule: self.all(x, self.all(y, self.all(z, x + y + z >= 0)))`,
     ]);
-    // 300^3 iterations run to the end would take many seconds
-    expect(Date.now() - started).toBeLessThan(3000);
+    // Stopped at the limit it takes about 0.3 s; 300^3 (27 million) iterations run to the end would take far longer.
+    // The bound leaves room for a machine busy with other test workers (3.1 s was seen under load).
+    expect(Date.now() - started).toBeLessThan(15_000);
   });
 
   test('a loop within the limit runs', () => {
