@@ -33,6 +33,13 @@ interface Seen {
   firstTimestamp: string;
 }
 
+/**
+ * The sequence that tells apart the names of events made in the same millisecond: one for the
+ * process, since every writer (a controller's, each simulated kubelet's) names its events after
+ * the object they are about, and client-go's names (`<object>.<UnixNano hex>`) never collide.
+ */
+let nameSequence = 0;
+
 interface Similar {
   messages: Set<string>;
   since: number;
@@ -57,7 +64,6 @@ export class EventsWriter implements EventRecorder {
   private readonly seen = new Map<string, Seen>();
   private readonly similar = new Map<string, Similar>();
   private readonly buckets = new Map<string, { tokens: number; at: number }>();
-  private sequence = 0;
 
   constructor(
     private readonly events: ObjectStore,
@@ -94,8 +100,10 @@ export class EventsWriter implements EventRecorder {
       void this.write(() => this.bump(previous, text, at));
       return;
     }
-    const name = `${ref.name}.${(BigInt(now) * 1_000_000n + BigInt(this.sequence++ % 1_000_000)).toString(16)}`;
-    remember(this.seen, key, { name, namespace, count: 1, firstTimestamp: at });
+    const name = `${ref.name}.${(BigInt(now) * 1_000_000n + BigInt(nameSequence++ % 1_000_000)).toString(16)}`;
+    nameSequence %= 1_000_000;
+    const seen: Seen = { name, namespace, count: 1, firstTimestamp: at };
+    remember(this.seen, key, seen);
     const event: Event = {
       apiVersion: 'v1',
       kind: 'Event',
@@ -111,7 +119,16 @@ export class EventsWriter implements EventRecorder {
       reportingComponent: this.component,
       reportingInstance: this.host,
     };
-    void this.write(() => this.events.create(this.context(namespace), event, { dryRun: false }));
+    void this.write(async () => {
+      try {
+        return await this.events.create(this.context(namespace), event, { dryRun: false });
+      } catch (err) {
+        // client-go's recordEvent updates its cache only with an event the server took: a repeat
+        // must not count on an event of that name this writer never made.
+        if (this.seen.get(key) === seen) this.seen.delete(key);
+        throw err;
+      }
+    });
   }
 
   /** The repeat of an event: its count and last time, on the stored event (created again if it is gone). */
