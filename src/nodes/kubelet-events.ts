@@ -38,30 +38,36 @@ export class NodeImages {
 /** Go's %q of a string: JSON's quoting, which agrees with it for what image names hold. */
 const goQuote = (s: string): string => JSON.stringify(s);
 
-const idsOf = (statuses: ContainerStatus[] | undefined): Set<string> => new Set((statuses ?? []).map((s) => s.containerID ?? '').filter((id) => id !== ''));
+/**
+ * How many times a container has been started: the kubelet's restartCount counts the runs before
+ * the one its containerID names. A run that began and ended between two statuses (a short run, a
+ * late sync) shows only in this count.
+ */
+const runsOf = (status: ContainerStatus | undefined): number => (status?.containerID ? (status.restartCount ?? 0) + 1 : 0);
 
 /**
- * The container events of a status change the kubelet made, as kuberuntime records them: a
- * container that ran since `before` (an ID `before` did not have) had its image ensured, was
- * created and started (startContainer); one that began waiting out a crash loop is backed off.
+ * The container events of a status change the kubelet made, as kuberuntime records them: each
+ * run of a container started since `before` (by its restartCount and containerID) had its image
+ * ensured, was created and started (startContainer); one that began waiting out another crash
+ * loop back-off is backed off.
  */
 export function containerEvents(pod: Pod, before: PodStatus | undefined, after: PodStatus, images: NodeImages): KubeletEvent[] {
   const events: KubeletEvent[] = [];
   for (const list of CONTAINER_LISTS) {
     const specs: (Container | EphemeralContainer)[] = pod.spec?.[list.spec] ?? [];
     const earlier = before?.[list.status];
-    const seen = idsOf(earlier);
     for (const status of after[list.status] ?? []) {
       const spec = specs.find((c) => c.name === status.name);
       if (!spec) continue;
       const fieldPath = `spec.${list.spec}{${status.name}}`;
-      const ran = status.state?.running ?? status.state?.terminated;
-      if (ran && status.containerID && !seen.has(status.containerID)) {
+      const previous = earlier?.find((s) => s.name === status.name);
+      for (let run = runsOf(previous); run < runsOf(status); run++) {
         for (const e of images.ensure(spec.image ?? '', spec.imagePullPolicy)) events.push({ ...e, fieldPath });
         events.push({ fieldPath, type: 'Normal', reason: 'Created', message: 'Container created' });
         events.push({ fieldPath, type: 'Normal', reason: 'Started', message: 'Container started' });
       }
-      const wasBackingOff = earlier?.find((s) => s.name === status.name)?.state?.waiting?.reason === 'CrashLoopBackOff';
+      // A back-off after another exit (a container ID not backed off before) is a new one.
+      const wasBackingOff = previous?.state?.waiting?.reason === 'CrashLoopBackOff' && previous.containerID === status.containerID;
       if (status.state?.waiting?.reason === 'CrashLoopBackOff' && !wasBackingOff) {
         events.push({
           fieldPath,

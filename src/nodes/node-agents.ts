@@ -92,7 +92,8 @@ export class NodeAgents {
     this.running = true;
     this.informer.start();
     await this.informer.waitForSync();
-    for (const name of this.byName.keys()) this.events.aboutNode(name, KUBELET_START_EVENTS);
+    // A stopped kubelet does not start: it records its start when the annotation goes (observe).
+    for (const name of this.byName.keys()) if (!isStopped(this.informer.get(name) as Node | undefined)) this.events.aboutNode(name, KUBELET_START_EVENTS);
     // A node that fails to register now is tried again on the next tick.
     await Promise.all(
       [...this.byName.keys()].map((name) => this.sync(name).catch((err: unknown) => this.deps.log(`simulated kubelet ${name}: registration failed`, err))),

@@ -209,11 +209,12 @@ export class PodAgent {
       // The sandbox is gone: its address may be handed out again.
       if (t.run.podIP) this.ips.get(t.nodeName)!.release(t.run.podIP);
     }
-    const resourceVersion = await this.writeStatus(pod, plan.status, now);
-    if (resourceVersion !== null) {
-      t.written = { resourceVersion, nextChangeMs: plan.nextChangeMs };
-      // What the written status shows the kubelet did since the status it last saw.
-      this.events.aboutPod(t.nodeName, pod, containerEvents(pod, pod.status, plan.status, this.events.imagesOf(t.nodeName)));
+    const result = await this.writeStatus(pod, plan.status, now);
+    if (result !== null) {
+      t.written = { resourceVersion: result.resourceVersion, nextChangeMs: plan.nextChangeMs };
+      // What the written status shows the kubelet did since the status it replaced (the stored
+      // one: the informer's copy may not hold this agent's last write yet).
+      this.events.aboutPod(t.nodeName, pod, containerEvents(pod, result.replaced, plan.status, this.events.imagesOf(t.nodeName)));
     }
     if (plan.remove) {
       await this.remove(pod);
@@ -222,11 +223,12 @@ export class PodAgent {
     if (plan.nextChangeMs !== null) this.timers.at(key, plan.nextChangeMs);
   }
 
-  /** Writes the status when it changes; the resourceVersion written, or null when nothing was. */
-  private async writeStatus(pod: Pod, status: PodStatus, nowMs: number): Promise<string | null> {
+  /** Writes the status when it changes; the resourceVersion written and the status it replaced, or null when nothing was. */
+  private async writeStatus(pod: Pod, status: PodStatus, nowMs: number): Promise<{ resourceVersion: string; replaced: PodStatus | undefined } | null> {
     const namespace = pod.metadata.namespace ?? '';
     const now = timestampAt(nowMs / 1000);
     if (jsonEqual(mergeStatus(pod.status, status, now), pod.status)) return null;
+    let replaced: PodStatus | undefined;
     try {
       const { object } = await this.pods.update(
         withInfo(this.deps.own(namespace), { subresource: 'status', name: pod.metadata.name ?? '' }),
@@ -236,12 +238,13 @@ export class PodAgent {
           if (live.metadata.uid !== pod.metadata.uid) throw NOTHING_TO_DO;
           const merged = mergeStatus(live.status, status, now);
           if (jsonEqual(merged, live.status)) throw NOTHING_TO_DO;
+          replaced = live.status;
           live.status = merged;
           return live;
         },
         { dryRun: false },
       );
-      return object.metadata.resourceVersion ?? null;
+      return object.metadata.resourceVersion === undefined ? null : { resourceVersion: object.metadata.resourceVersion, replaced };
     } catch (err) {
       if (err === NOTHING_TO_DO || (isStatusError(err) && err.code === 404)) return null;
       throw err;

@@ -9,6 +9,7 @@ function memoryEvents() {
   const stored = new Map<string, KubeObject>();
   const store = {
     create: async (_ctx: unknown, obj: KubeObject) => {
+      if (stored.has(obj.metadata.name!)) throw new Error(`events "${obj.metadata.name}" already exists`);
       stored.set(obj.metadata.name!, structuredClone(obj));
       return obj;
     },
@@ -89,5 +90,42 @@ describe('EventsWriter', () => {
     expect(events).toHaveLength(11);
     const combined = events.find((e) => String(e.message).startsWith('(combined from similar events): '));
     expect(combined).toMatchObject({ message: '(combined from similar events): Error creating: 24', count: 15 });
+  });
+
+  it('names the events of two writers about one object in one millisecond apart, and counts a repeat only on an event it made', async () => {
+    const { store, stored } = memoryEvents();
+    const clock = new ManualClock(1_700_000_000_000);
+    const ctx = (ns: string) => systemContext({ namespace: ns }, SERVER_OWN_WRITE);
+    const node: KubeObject = { apiVersion: 'v1', kind: 'Node', metadata: { name: 'n1', uid: 'u-n1' } };
+    const controller = new EventsWriter(store, ctx, 'node-controller', clock, () => undefined, 'host-a');
+    const kubelet = new EventsWriter(store, ctx, 'kubelet', clock, () => undefined, 'n1');
+    controller.event(node, 'Normal', 'RegisteredNode', 'Node n1 event: Registered Node n1 in Controller');
+    kubelet.eventAbout({ kind: 'Node', name: 'n1', uid: 'n1' }, 'Normal', 'Starting', 'Starting kubelet.');
+    await settle(stored);
+    expect([...stored.values()].map((e) => e.reason).sort()).toEqual(['RegisteredNode', 'Starting']);
+
+    // A create the server refused (a name taken by someone else) is not counted on later.
+    const taken = new Map<string, KubeObject>();
+    const refusing = memoryEvents();
+    const writer = new EventsWriter(refusing.store, ctx, 'kubelet', clock, () => undefined, 'n1');
+    const original = refusing.store.create.bind(refusing.store);
+    let refuse = true;
+    (refusing.store as { create: unknown }).create = async (c: never, obj: KubeObject, o: never) => {
+      if (refuse) {
+        refuse = false;
+        taken.set(obj.metadata.name!, obj);
+        refusing.stored.set(obj.metadata.name!, { ...obj, reason: 'SomeoneElses', message: 'theirs' });
+        throw new Error('already exists');
+      }
+      return original(c, obj, o);
+    };
+    writer.eventAbout({ kind: 'Node', name: 'n1', uid: 'n1' }, 'Normal', 'Starting', 'Starting kubelet.');
+    await settle(refusing.stored);
+    await clock.advance(1000);
+    writer.eventAbout({ kind: 'Node', name: 'n1', uid: 'n1' }, 'Normal', 'Starting', 'Starting kubelet.');
+    await settle(refusing.stored);
+    const [theirs] = taken.keys();
+    expect(refusing.stored.get(theirs)).toMatchObject({ reason: 'SomeoneElses', message: 'theirs', count: 1 });
+    expect([...refusing.stored.values()].filter((e) => e.reason === 'Starting')).toEqual([expect.objectContaining({ message: 'Starting kubelet.', count: 1 })]);
   });
 });

@@ -36,6 +36,13 @@ interface Seen {
   firstTimestamp: string;
 }
 
+/**
+ * The sequence that tells apart the names of events made in the same millisecond: one for the
+ * process, since every writer (a controller's, each simulated kubelet's) names its events after
+ * the object they are about, and client-go's names (`<object>.<UnixNano hex>`) never collide.
+ */
+let nameSequence = 0;
+
 interface Similar {
   messages: Set<string>;
   since: number;
@@ -50,7 +57,6 @@ class CorrelatorMemory {
   readonly seen = new Map<string, Seen>();
   readonly similar = new Map<string, Similar>();
   readonly buckets = new Map<string, { tokens: number; at: number }>();
-  sequence = 0;
 }
 
 /** Map as an LRU: a touched key moves to the end, the oldest goes first. */
@@ -109,8 +115,10 @@ export class EventsWriter implements EventRecorder {
       void this.write(() => this.bump(previous, text, at));
       return;
     }
-    const name = `${ref.name}.${(BigInt(now) * 1_000_000n + BigInt(this.memory.sequence++ % 1_000_000)).toString(16)}`;
-    remember(this.memory.seen, key, { name, namespace, count: 1, firstTimestamp: at });
+    const name = `${ref.name}.${(BigInt(now) * 1_000_000n + BigInt(nameSequence++ % 1_000_000)).toString(16)}`;
+    nameSequence %= 1_000_000;
+    const seen: Seen = { name, namespace, count: 1, firstTimestamp: at };
+    remember(this.memory.seen, key, seen);
     const event: Event = {
       apiVersion: 'v1',
       kind: 'Event',
@@ -126,7 +134,16 @@ export class EventsWriter implements EventRecorder {
       reportingComponent: this.component,
       reportingInstance: this.host,
     };
-    void this.write(() => this.events.create(this.context(namespace), event, { dryRun: false }));
+    void this.write(async () => {
+      try {
+        return await this.events.create(this.context(namespace), event, { dryRun: false });
+      } catch (err) {
+        // client-go's recordEvent updates its cache only with an event the server took: a repeat
+        // must not count on an event of that name this writer never made.
+        if (this.memory.seen.get(key) === seen) this.memory.seen.delete(key);
+        throw err;
+      }
+    });
   }
 
   /** The repeat of an event: its count and last time, on the stored event (created again if it is gone). */
