@@ -164,7 +164,7 @@ export class StatefulSetControl {
     if (await runForAll(condemned, (pod) => this.processCondemned(set, firstUnavailable, monotonic, pod, now()), monotonic)) return counted();
     Object.assign(status, counted());
     if (set.spec?.updateStrategy?.type === 'OnDelete') return status;
-    if (this.gates.MaxUnavailableStatefulSet) return this.rollWithinMaxUnavailable(set, replicas, update, status, now());
+    if (this.gates.MaxUnavailableStatefulSet) return this.rollWithinMaxUnavailable(set, replicas, current, update, status, now());
 
     // Without MaxUnavailableStatefulSet: one pod at a time, from the highest ordinal down to the partition.
     const partition = set.spec?.updateStrategy?.rollingUpdate?.partition ?? 0;
@@ -172,7 +172,8 @@ export class StatefulSetControl {
       const pod = replicas[target]!;
       if (podRevision(pod) !== update.metadata.name && !isTerminating(pod)) {
         await this.deletePod(set, pod);
-        status.currentReplicas = (status.currentReplicas ?? 0) - 1;
+        // A pod of a third revision (a rollout on top of a rollout) was never counted as current.
+        if (podRevision(pod) === current.metadata.name) status.currentReplicas = (status.currentReplicas ?? 0) - 1;
         return status;
       }
       if (isUnavailable(pod, minReadySeconds, now())) return status;
@@ -188,6 +189,7 @@ export class StatefulSetControl {
   private async rollWithinMaxUnavailable(
     set: StatefulSet,
     replicas: Pod[],
+    current: ControllerRevision,
     update: ControllerRevision,
     status: StatefulSetStatus,
     nowMs: number,
@@ -201,7 +203,7 @@ export class StatefulSetControl {
       if (podRevision(pod) === update.metadata.name || isTerminating(pod)) continue;
       await this.deletePod(set, pod);
       deleted++;
-      status.currentReplicas = (status.currentReplicas ?? 0) - 1;
+      if (podRevision(pod) === current.metadata.name) status.currentReplicas = (status.currentReplicas ?? 0) - 1;
     }
     return status;
   }
