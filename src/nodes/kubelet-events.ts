@@ -94,32 +94,41 @@ export function killingEvents(pod: Pod): KubeletEvent[] {
 }
 
 /** The event each of the kubelet's condition setters records when its condition turns to the healthy status. */
-const HEALTHY_EVENTS: Record<string, { status: string; reason: string; whenNew: boolean }> = {
-  MemoryPressure: { status: 'False', reason: 'NodeHasSufficientMemory', whenNew: true },
-  DiskPressure: { status: 'False', reason: 'NodeHasNoDiskPressure', whenNew: true },
-  PIDPressure: { status: 'False', reason: 'NodeHasSufficientPID', whenNew: true },
-  // setNodeReadyCondition records only a change of an existing condition.
-  Ready: { status: 'True', reason: 'NodeReady', whenNew: false },
+const HEALTHY_EVENTS: Record<string, { status: string; reason: string }> = {
+  MemoryPressure: { status: 'False', reason: 'NodeHasSufficientMemory' },
+  DiskPressure: { status: 'False', reason: 'NodeHasNoDiskPressure' },
+  PIDPressure: { status: 'False', reason: 'NodeHasSufficientPID' },
+  Ready: { status: 'True', reason: 'NodeReady' },
 };
 
-/** recordNodeStatusEvent's events for the conditions a status post turns healthy. */
+const statusEvent = (nodeName: string, reason: string): KubeletEvent => ({ type: 'Normal', reason, message: `Node ${nodeName} status is now: ${reason}` });
+
+/** recordNodeStatusEvent's events for the conditions a status post turns healthy from another status. */
 export function nodeConditionEvents(nodeName: string, before: NodeCondition[] | undefined, after: NodeCondition[]): KubeletEvent[] {
   const events: KubeletEvent[] = [];
   for (const condition of after) {
     const rule = HEALTHY_EVENTS[condition.type ?? ''];
     if (!rule || condition.status !== rule.status) continue;
     const earlier = before?.find((c) => c.type === condition.type);
-    if (earlier ? earlier.status === rule.status : !rule.whenNew) continue;
-    events.push({ type: 'Normal', reason: rule.reason, message: `Node ${nodeName} status is now: ${rule.reason}` });
+    if (earlier && earlier.status !== rule.status) events.push(statusEvent(nodeName, rule.reason));
   }
   return events;
 }
 
-/** What a kubelet records as it starts: itself, then the node allocatable it enforces (kubelet.initializeModules, the container manager). */
-export const KUBELET_START_EVENTS: readonly KubeletEvent[] = [
-  { type: 'Normal', reason: 'Starting', message: 'Starting kubelet.' },
-  { type: 'Normal', reason: 'NodeAllocatableEnforced', message: 'Updated Node Allocatable limit across pods' },
-];
+/**
+ * What a kubelet records as it starts: itself; its first status, set on a node without conditions
+ * (initialNode, then setNodeStatus: each pressure setter records its new condition, the Ready
+ * setter none); the node allocatable its container manager enforces.
+ */
+export function kubeletStartEvents(nodeName: string): KubeletEvent[] {
+  return [
+    { type: 'Normal', reason: 'Starting', message: 'Starting kubelet.' },
+    statusEvent(nodeName, 'NodeHasSufficientMemory'),
+    statusEvent(nodeName, 'NodeHasNoDiskPressure'),
+    statusEvent(nodeName, 'NodeHasSufficientPID'),
+    { type: 'Normal', reason: 'NodeAllocatableEnforced', message: 'Updated Node Allocatable limit across pods' },
+  ];
+}
 
 /** The simulated kubelets' event recorders and image stores, one of each per node. */
 export class KubeletEventSinks {
@@ -144,7 +153,7 @@ export class KubeletEventSinks {
   }
 
   /** Events about the node, referenced as the kubelet's nodeRef does (UID: the node's name). */
-  aboutNode(nodeName: string, events: readonly KubeletEvent[]): void {
+  aboutNode(nodeName: string, events: KubeletEvent[]): void {
     const recorder = this.recorderOf(nodeName);
     for (const e of events) recorder.eventAbout({ kind: 'Node', name: nodeName, uid: nodeName }, e.type, e.reason, e.message);
   }

@@ -10,7 +10,7 @@ import type { ControllerDeps } from '../controllers/runtime/controller-deps';
 import type { CachedInformer } from '../controllers/runtime/informer';
 import { microTime } from '../controllers/runtime/micro-time';
 import type { NodeCapacity } from './capacity';
-import { KUBELET_START_EVENTS, nodeConditionEvents, type KubeletEvent, type KubeletEventSinks } from './kubelet-events';
+import { kubeletStartEvents, nodeConditionEvents, type KubeletEvent, type KubeletEventSinks } from './kubelet-events';
 import {
   conditionsHealthy,
   NODE_LEASE_NAMESPACE,
@@ -93,7 +93,7 @@ export class NodeAgents {
     this.informer.start();
     await this.informer.waitForSync();
     // A stopped kubelet does not start: it records its start when the annotation goes (observe).
-    for (const name of this.byName.keys()) if (!isStopped(this.informer.get(name) as Node | undefined)) this.events.aboutNode(name, KUBELET_START_EVENTS);
+    for (const name of this.byName.keys()) if (!isStopped(this.informer.get(name) as Node | undefined)) this.events.aboutNode(name, kubeletStartEvents(name));
     // A node that fails to register now is tried again on the next tick.
     await Promise.all(
       [...this.byName.keys()].map((name) => this.sync(name).catch((err: unknown) => this.deps.log(`simulated kubelet ${name}: registration failed`, err))),
@@ -114,7 +114,7 @@ export class NodeAgents {
     const name = node.metadata.name ?? '';
     if (!isStopped(node) && (!old || isStopped(old))) this.resumed(name);
     // A stopped kubelet that runs again has started again.
-    if (!isStopped(node) && old && isStopped(old)) this.events.aboutNode(name, KUBELET_START_EVENTS);
+    if (!isStopped(node) && old && isStopped(old)) this.events.aboutNode(name, kubeletStartEvents(name));
     if (!isStopped(node) && !conditionsHealthy(node)) this.reconcile(name);
   }
 
@@ -144,11 +144,9 @@ export class NodeAgents {
 
   private async register(simulated: SimulatedNode, now: number): Promise<Node> {
     try {
-      const node = (await this.nodes.create(this.deps.own(''), registrationNode(simulated, this.capacity, this.kubeletVersion, timestampAt(now / 1000)), {
+      return (await this.nodes.create(this.deps.own(''), registrationNode(simulated, this.capacity, this.kubeletVersion, timestampAt(now / 1000)), {
         dryRun: false,
       })) as Node;
-      this.events.aboutNode(simulated.name, nodeConditionEvents(simulated.name, undefined, node.status?.conditions ?? []));
-      return node;
     } catch (err) {
       if (!isStatusError(err) || err.code !== 409) throw err;
       return (await this.nodes.get(SYSTEM_READ_ALL, simulated.name, { resourceVersion: '', match: '' })) as Node;

@@ -560,6 +560,8 @@ test('a stopped node goes NotReady (Unknown) with the unreachable taints; its po
   const ready = await nodeEvent('NodeReady', (list) => list.items?.length === 1);
   expect(ready.items[0]).toMatchObject({ message: 'Node kapi-node-0 status is now: NodeReady', source: { component: 'kubelet', host: 'kapi-node-0' } });
   await nodeEvent('Starting', (list) => list.items?.[0]?.count === 2);
+  // Each start sets the first status on a node without conditions, and the return from Unknown turns it healthy again: three.
+  await nodeEvent('NodeHasSufficientMemory', (list) => list.items?.[0]?.count === 3);
   const notReady = await nodeEvent('NodeNotReady', (list) => list.items?.length === 1);
   expect(notReady.items[0]).toMatchObject({ message: 'Node kapi-node-0 status is now: NodeNotReady', source: { component: 'node-controller' } });
 }, 120_000);
