@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { benchControlPlane } from './control-plane';
 import { benchEncode } from './encode';
 import { startBenchEnv, type BenchEnv } from './harness';
@@ -27,6 +28,8 @@ async function main(): Promise<void> {
   const only = process.env.BENCH_ONLY?.split(',').filter(Boolean) ?? Object.keys(benches);
   const unknown = only.filter((name) => !(name in benches));
   if (unknown.length > 0) throw new Error(`BENCH_ONLY: unknown bench ${unknown.join(', ')}; known: ${Object.keys(benches).join(', ')}`);
+  // kapi and the floors run on this Node: the ratios depend on it (docs/performance.md, session 20).
+  console.log(`npm run bench: Node ${process.version} (kapi, its floors and the clients), ${availableParallelism()} cores`);
   const env = await startBenchEnv();
   try {
     for (const name of only) await benches[name](env);
