@@ -384,6 +384,19 @@ describe('a create whose body names another kind', () => {
       expect(res.body.message).toBe(`${kind} in version "v1" cannot be handled as a Pod: ${cause}`);
     }
   });
+
+  test("json.Serializer.Decode: the endpoint's kind in a version its scheme does not have is NotRegistered too", async () => {
+    for (const [apiVersion, version] of [
+      ['v2', 'v2'],
+      ['apps/v1', 'v1'],
+    ] as const) {
+      const res = await api.post(pods, { apiVersion, kind: 'Pod', metadata: { name: 'p' } });
+      expect([apiVersion, res.status, res.body.reason]).toEqual([apiVersion, 400, 'BadRequest']);
+      expect(res.body.message).toBe(
+        `Pod in version "${version}" cannot be handled as a Pod: no kind "Pod" is registered for version "${apiVersion}" in scheme "${scheme}"`,
+      );
+    }
+  });
 });
 
 /** A Go map of the object's own members: json-patch v4 writes the keys of what it decoded sorted. */
