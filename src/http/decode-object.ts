@@ -152,12 +152,11 @@ export async function decodeObject(
   const apiVersion = (value.apiVersion as string | undefined) || expected;
   const kind = (value.kind as string | undefined) || gvk.kind;
   const version = apiVersion.includes('/') ? apiVersion.split('/')[1] : apiVersion;
-  if (kind !== gvk.kind) {
-    // json.Serializer.Decode makes the kind the body names (Scheme.New), then converts it to the served one.
-    const cause = (typed ? unregisteredKind(apiVersion, kind, gvk) : undefined) ?? unknownConversion(apiVersion, kind, gvk);
-    throw badRequest(`${kind} in version "${version}" cannot be handled as a ${gvk.kind}: ${cause}`);
-  }
-  if (apiVersion !== expected && !gvk.alsoDecodes?.includes(apiVersion)) {
+  if (kind !== gvk.kind || (apiVersion !== expected && !gvk.alsoDecodes?.includes(apiVersion))) {
+    // json.Serializer.Decode makes the kind in the version the body names (Scheme.New), then converts
+    // it to the served one; transformDecodeError words what fails.
+    const cause = (typed ? unregisteredKind(apiVersion, kind, gvk) : undefined) ?? (kind !== gvk.kind ? unknownConversion(apiVersion, kind, gvk) : undefined);
+    if (cause !== undefined) throw badRequest(`${kind} in version "${version}" cannot be handled as a ${gvk.kind}: ${cause}`);
     throw badRequest(`the API version in the data (${apiVersion}) does not match the expected API version (${expected})`);
   }
   if (value.metadata === undefined || value.metadata === null) value.metadata = {};

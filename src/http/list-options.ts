@@ -6,7 +6,7 @@ import { field, type FieldErrorList } from '../api/field-errors';
 import type { ResourceDefinition } from '../registry/resource-definition';
 import { selectionPredicate } from '../registry/predicate';
 import type { ListOptions } from '../storage/interfaces';
-import { parseRevision } from '../storage/revision';
+import { parseRequestedRevision, parseRevision } from '../storage/revision';
 import { MAX_TIMER_MS } from './filters/request-deadline';
 import { boolParam, intParam } from './query';
 
@@ -83,7 +83,9 @@ export async function parseListOptions(query: URLSearchParams, def: ResourceDefi
   };
   const errs = validate(opts, watch);
   if (errs.length > 0) throw invalid({ group: 'meta.k8s.io', kind: 'ListOptions' }, '', errs);
-  if (opts.resourceVersion) parseRevision(opts.resourceVersion);
+  // cacher.Watch reads it as storage does; a list's is checked by storage.ValidateListOptions, after a continue token.
+  if (watch) parseRevision(opts.resourceVersion);
+  else if (!opts.continue) parseRequestedRevision(opts.resourceVersion);
   if (opts.continue && opts.resourceVersion !== '' && opts.resourceVersion !== '0') {
     throw badRequest('specifying resource version is not allowed when using continue');
   }

@@ -40,17 +40,6 @@ export function unknownConversion(apiVersion: string, kind: string, served: Grou
   return `converting (${versionOf(apiVersion)}.${kind}) to (${internal}.${served.kind}): unknown conversion`;
 }
 
-/** The patched JSON as json-patch v4 writes it: the top-level keys sorted (its partialDoc is a Go map). */
-function patchedJson(value: Record<string, unknown>): string {
-  return JSON.stringify(
-    Object.fromEntries(
-      Object.keys(value)
-        .sort()
-        .map((k) => [k, value[k]]),
-    ),
-  );
-}
-
 /**
  * A patch's result that names another apiVersion or kind than the endpoint's, as kube reads it.
  *
@@ -60,20 +49,29 @@ function patchedJson(value: Record<string, unknown>): string {
  *   the patched JSON into the endpoint's type (runtime.DecodeInto): a missing kind is the endpoint's
  *   (json.Serializer.Decode's gvkWithDefaults); a kind Scheme.New cannot make, or one that does not
  *   convert to the endpoint's (converter.Convert's "unknown conversion"), fails the decode, a 422
- *   against the patched JSON.
+ *   against the patched JSON (`patchedJson`, of the document as the patch left it).
  * - custom: the object keeps what it says, and customResourceValidator.ValidateTypeMeta refuses it
  *   with a 422 of the kind the object names.
  */
-export function settlePatchedKind(value: Record<string, unknown>, current: KubeObject, served: GroupVersionKind, rule: PatchedKindRule): void {
+export function settlePatchedKind(
+  value: Record<string, unknown>,
+  current: KubeObject,
+  served: GroupVersionKind,
+  rule: PatchedKindRule,
+  patchedJson: () => string,
+): void {
   if (rule === 'strategic') {
     value.apiVersion = current.apiVersion;
     value.kind = current.kind;
     return;
   }
   const expected = apiVersionOf(served);
-  if (rule === 'typed' && (value.kind === undefined || value.kind === '')) value.kind = served.kind;
-  const { apiVersion, kind } = value;
-  if (apiVersion === expected && kind === served.kind) return;
+  const { apiVersion } = value;
+  const kind = rule === 'typed' && (value.kind === undefined || value.kind === '') ? served.kind : value.kind;
+  if (apiVersion === expected && kind === served.kind) {
+    value.kind = kind;
+    return;
+  }
   if (typeof apiVersion !== 'string' || apiVersion === '' || typeof kind !== 'string') {
     throw badRequest(
       `the API version or kind in the patched object (${String(apiVersion)}, ${String(kind)}) does not match the expected (${expected}, ${served.kind})`,
@@ -91,5 +89,5 @@ export function settlePatchedKind(value: Record<string, unknown>, current: KubeO
     throw badRequest(`the API version in the patched object (${apiVersion}) does not match the expected API version (${expected})`);
   }
   const cause = unregistered ?? unknownConversion(apiVersion, kind, served);
-  throw invalid({ group: '', kind: '' }, '', [field.invalid('patch', patchedJson(value), cause)]);
+  throw invalid({ group: '', kind: '' }, '', [field.invalid('patch', patchedJson(), cause)]);
 }

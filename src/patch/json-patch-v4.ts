@@ -1,5 +1,6 @@
 import type { Operation } from 'fast-json-patch';
 import { isPlainObject } from '../api/types';
+import type { V4Decoded } from './v4-bytes';
 
 /**
  * What gopkg.in/evanphx/json-patch.v4 (kube-apiserver's JSON patch, webhooks' patches too) reads
@@ -37,6 +38,31 @@ export function asV4Reads(document: unknown, operation: Operation): Operation | 
   return rewritten;
 }
 
+/**
+ * What findObject decodes on its way to a pointer's key (the document, then every container above
+ * the key, as Go maps or slices), and for a `test` what lazyNode.equal decodes (the tested value,
+ * all of it, as a test that passes compares all of it). `from` is read in the document before the
+ * operation, a `move`'s `path` after it, as json-patch reads them.
+ */
+export function decodedBy(document: unknown, operation: Operation, when: 'before' | 'after', decoded: V4Decoded): void {
+  const { op, path, from } = operation as Operation & { from?: unknown };
+  const mark = (container: object): void => void decoded.add(container);
+  if (when === 'before' && (op === 'move' || op === 'copy') && typeof from === 'string') locate(document, from, false, mark);
+  const pathRead = op === 'move' ? 'after' : 'before';
+  if (when !== pathRead || typeof path !== 'string') return;
+  if (op === 'test' && path === '') return markAll(document, decoded);
+  const target = locate(document, path, false, mark);
+  if (op === 'test' && target && typeof target.parent === 'object' && target.parent !== null) {
+    markAll((target.parent as Record<string, unknown>)[target.key], decoded);
+  }
+}
+
+function markAll(value: unknown, decoded: V4Decoded): void {
+  if (typeof value !== 'object' || value === null) return;
+  decoded.add(value);
+  for (const v of Object.values(value)) markAll(v, decoded);
+}
+
 /** A `test` json-patch v4 fails where fast-json-patch would not look (a value left out). */
 export class V4TestFailed extends Error {}
 
@@ -51,7 +77,12 @@ const ATOI = /^[+-]?[0-9]+$/;
  * index in canonical form. Null where the pointer is malformed or its parent does not exist
  * (fast-json-patch then fails the operation, as json-patch does).
  */
-function locate(document: unknown, pointer: string, adding: boolean): { parent: unknown; key: string; pointer: string } | null {
+function locate(
+  document: unknown,
+  pointer: string,
+  adding: boolean,
+  visit?: (container: object) => void,
+): { parent: unknown; key: string; pointer: string } | null {
   if (pointer === '' || !pointer.startsWith('/')) return null;
   const segments = pointer.slice(1).split('/').map(unescape);
   let current = document;
@@ -67,6 +98,7 @@ function locate(document: unknown, pointer: string, adding: boolean): { parent: 
       key = String(index);
     }
     canonical.push(escape(key));
+    if (typeof current === 'object' && current !== null) visit?.(current);
     if (last) return { parent: current, key, pointer: `/${canonical.join('/')}` };
     if (Array.isArray(current)) current = current[Number(key)];
     else if (isPlainObject(current) && Object.hasOwn(current, key)) current = current[key];

@@ -1,5 +1,6 @@
 import { statusOf } from '../../test/harness/status-of';
 import { applyJsonPatch, applyJsonPatchInSlices, MAX_JSON_PATCH_COPY_BYTES } from './json-patch';
+import { v4PatchedJson } from './v4-bytes';
 
 const doc = { metadata: { name: 'c', labels: { a: '1' } }, data: { k: 'v' }, list: [1, 2, 3] };
 
@@ -131,11 +132,13 @@ describe('in slices (issue 25)', () => {
   test('yields between operations and gives what the whole run gives; a move or copy from nowhere is still 422', async () => {
     const patch = Array.from({ length: 300 }, (_, i) => ({ op: 'copy', from: '/data/k', path: `/data/k${i}` }));
     let slices = 0;
-    const sliced = await applyJsonPatchInSlices(doc, patch, async () => void slices++);
+    const sliced = await applyJsonPatchInSlices(doc, patch, async () => void slices++, new WeakSet());
     expect(slices).toBe(300);
     expect(sliced).toEqual(applyJsonPatch(doc, patch));
     for (const op of ['copy', 'move']) {
-      await expect(applyJsonPatchInSlices(doc, [{ op, from: '/data/missing', path: '/data/x' }], async () => {})).rejects.toMatchObject({ code: 422 });
+      await expect(applyJsonPatchInSlices(doc, [{ op, from: '/data/missing', path: '/data/x' }], async () => {}, new WeakSet())).rejects.toMatchObject({
+        code: 422,
+      });
       expect(statusOf(() => applyJsonPatch(doc, [{ op, from: '/metadata/labels/a/deeper', path: '/data/x' }])).code).toBe(422);
     }
   });
@@ -155,5 +158,40 @@ describe('json-patch v4 readings', () => {
     expect(applyJsonPatch({ a: null, b: 1 }, [{ op: 'test', path: '/a' } as never, { op: 'replace', path: '/b', value: 2 }])).toEqual({ a: null, b: 2 });
     expect(applyJsonPatch({ b: 1 }, [{ op: 'test', path: '/missing' } as never])).toEqual({ b: 1 });
     expect(() => applyJsonPatch({ a: 1 }, [{ op: 'test', path: '/a' } as never])).toThrow();
+  });
+});
+
+describe("as json-patch v4's Patch.Apply writes its result", () => {
+  const pod = {
+    kind: 'Pod',
+    apiVersion: 'v1',
+    metadata: { name: 'p', labels: { b: '1', a: '2' } },
+    spec: { containers: [{ name: 'n', image: 'i' }], volumes: [{ name: 'v', emptyDir: {} }] },
+  };
+
+  test('containers on the paths json-patch walks are Go maps, sorted; values as the patch wrote them; a copy as its source was written', async () => {
+    const decoded = new WeakSet<object>();
+    const out = await applyJsonPatchInSlices(
+      pod,
+      [
+        { op: 'add', path: '/spec/containers/0/ports', value: [{ name: 'p', containerPort: '80' }] },
+        { op: 'copy', from: '/spec/containers/0', path: '/spec/copied' },
+        { op: 'test', path: '/metadata/labels', value: { a: '2', b: '1' } },
+      ],
+      async () => {},
+      decoded,
+    );
+    expect(v4PatchedJson(out, decoded)).toBe(
+      '{"apiVersion":"v1","kind":"Pod","metadata":{"labels":{"a":"2","b":"1"},"name":"p"},"spec":{' +
+        '"containers":[{"image":"i","name":"n","ports":[{"name":"p","containerPort":"80"}]}],' +
+        '"copied":{"image":"i","name":"n","ports":[{"name":"p","containerPort":"80"}]},"volumes":[{"name":"v","emptyDir":{}}]}}',
+    );
+  });
+
+  test('the document never shares the patch values', () => {
+    const value = { a: 1 };
+    const out = applyJsonPatch(pod, [{ op: 'add', path: '/spec/x', value }]) as { spec: { x: unknown } };
+    expect(out.spec.x).toEqual(value);
+    expect(out.spec.x).not.toBe(value);
   });
 });

@@ -2,7 +2,8 @@ import { applyOperation, getValueByPointer, JsonPatchError, validator, type Oper
 import { badRequest, StatusError } from '../api/errors';
 import { runWalk, runWalkInSlices, type Walk } from '../api/loop-slices';
 import { jsonClone } from '../api/json-clone';
-import { asV4Reads, V4TestFailed } from './json-patch-v4';
+import { asV4Reads, decodedBy, V4TestFailed } from './json-patch-v4';
+import { v4PatchedJson, type V4Decoded } from './v4-bytes';
 
 /** kube-apiserver's limit on the operations of one JSON patch. */
 const MAX_JSON_PATCH_OPERATIONS = 10000;
@@ -43,9 +44,10 @@ function parseOperations(patch: unknown): Operation[] {
 /**
  * A `copy` as the `add` of its source's JSON, and that JSON's size as json-patch's deepCopy counts
  * it: the source is serialised once, where counting it and then fast-json-patch's clone (stringify
- * and parse) serialised it twice. A source that is absent is left to the copy, which then fails.
+ * and parse) serialised it twice. The copy is what deepCopy makes, the bytes of the source as json-patch
+ * writes it, not yet decoded. A source that is absent is left to the copy, which then fails.
  */
-function copyAsAdd(document: unknown, operation: Operation & { op: 'copy' }): { bytes: number; operation: Operation } {
+function copyAsAdd(document: unknown, operation: Operation & { op: 'copy' }, decoded: V4Decoded): { bytes: number; operation: Operation } {
   let value: unknown;
   try {
     value = getValueByPointer(document, operation.from);
@@ -53,7 +55,7 @@ function copyAsAdd(document: unknown, operation: Operation & { op: 'copy' }): { 
     return { bytes: 0, operation };
   }
   if (value === undefined) return { bytes: 0, operation };
-  const json = JSON.stringify(value);
+  const json = v4PatchedJson(value, decoded);
   // a string or number is its own copy: only its size needs the JSON
   const copy = typeof value === 'object' && value !== null ? JSON.parse(json) : value;
   return { bytes: Buffer.byteLength(json), operation: { op: 'add', path: operation.path, value: copy } };
@@ -96,34 +98,43 @@ function unlocatable(operation: Operation): boolean {
  * 422: a few operations that copy a value into itself would otherwise double it each time.
  */
 export function applyJsonPatch(document: unknown, patch: unknown): unknown {
-  return runWalk(operationsApplied(document, patch));
+  return runWalk(operationsApplied(document, patch, new WeakSet()));
 }
 
-/** applyJsonPatch for a request: up to 10,000 operations, each as large as the body, yield between them once a slice is spent. */
-export function applyJsonPatchInSlices(document: unknown, patch: unknown, slice: () => Promise<void>): Promise<unknown> {
-  return runWalkInSlices(operationsApplied(document, patch), slice);
+/**
+ * applyJsonPatch for a request: up to 10,000 operations, each as large as the body, yield between
+ * them once a slice is spent. `decoded` collects the containers json-patch decodes.
+ */
+export function applyJsonPatchInSlices(document: unknown, patch: unknown, slice: () => Promise<void>, decoded: V4Decoded): Promise<unknown> {
+  return runWalkInSlices(operationsApplied(document, patch, decoded), slice);
 }
 
-function* operationsApplied(document: unknown, patch: unknown): Walk<unknown> {
+function* operationsApplied(document: unknown, patch: unknown, decoded: V4Decoded): Walk<unknown> {
   const operations = parseOperations(patch);
   let result = jsonClone(document);
+  if (typeof result === 'object' && result !== null) decoded.add(result);
   let copied = 0;
   try {
     for (const [index, given] of operations.entries()) {
       if (given && unlocatable(given)) throw patchNotApplicable();
+      if (given) decodedBy(result, given, 'before', decoded);
       const operation = given ? asV4Reads(result, given) : given;
       if (operation === null) {
         yield;
         continue;
       }
       let applied = operation;
-      if (operation?.op === 'copy') {
-        const copy = copyAsAdd(result, operation);
+      // Patch.Apply decodes each value from the patch's bytes: the document never shares the
+      // patch's objects, which the typed decode of one attempt would change for the next.
+      if (operation.op === 'add' || operation.op === 'replace') applied = { ...operation, value: jsonClone(operation.value) };
+      if (operation.op === 'copy') {
+        const copy = copyAsAdd(result, operation, decoded);
         copied += copy.bytes;
         if (copied > MAX_JSON_PATCH_COPY_BYTES) throw patchNotApplicable();
         applied = copy.operation;
       }
       result = applyOperation(result, applied, validateOperation, true, true, index).newDocument;
+      decodedBy(result, operation, 'after', decoded);
       yield;
     }
     return result;

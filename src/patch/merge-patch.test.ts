@@ -1,4 +1,5 @@
 import { applyMergePatch } from './merge-patch';
+import { v4PatchedJson } from './v4-bytes';
 
 describe('applyMergePatch (RFC 7386)', () => {
   test('objects merge key by key; null deletes; other values replace', () => {
@@ -35,5 +36,24 @@ describe('applyMergePatch (RFC 7386)', () => {
     expect(Object.prototype.hasOwnProperty.call(out, '__proto__')).toBe(true);
     expect(JSON.stringify(out)).toBe('{"metadata":{"name":"a","__proto__":{"x":1}},"__proto__":{"polluted":"yes"}}');
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+});
+
+describe("as json-patch v4's MergePatch writes its result", () => {
+  const current = { kind: 'ConfigMap', apiVersion: 'v1', metadata: { name: 'c', uid: 'u' }, data: { x: 'y' }, spec: { o: { k: 1 }, z: { b: 1, a: 2 } } };
+
+  test('merged objects and values pruned of nulls are Go maps, sorted; the rest keeps the bytes it came with', () => {
+    const decoded = new WeakSet<object>();
+    const patch = {
+      data: { b: 1, a: 2 },
+      metadata: { labels: { z: '1', a: '2' } },
+      list: [{ b: null, a: 1 }, null],
+      spec: { o: [{ b: null, a: '<' }] },
+    };
+    const out = applyMergePatch(current, patch, decoded);
+    expect(v4PatchedJson(out, decoded)).toBe(
+      '{"apiVersion":"v1","data":{"a":2,"b":1,"x":"y"},"kind":"ConfigMap","list":[{"a":1},null],' +
+        '"metadata":{"labels":{"a":"2","z":"1"},"name":"c","uid":"u"},"spec":{"o":[{"b":null,"a":"\\u003c"}],"z":{"b":1,"a":2}}}',
+    );
   });
 });

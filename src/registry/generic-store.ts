@@ -16,6 +16,7 @@ import { nameIsPathSegment } from '../api/name-validation';
 import type { GroupVersionKind, KubeList, KubeObject, Status } from '../api/types';
 import type { ListOptions, ReadConsistency, Storage, WatchItem, WatchOptions } from '../storage/interfaces';
 import { checkPreconditions } from '../storage/preconditions';
+import { objectRevision } from '../storage/revision';
 import { isStorageError } from '../storage/storage-error';
 import type { WatchChannel } from '../storage/watch-channel';
 import { deletionUpdate, markTerminating, shouldDeleteDuringUpdate, startDeletion, terminationStep, type DeletionUpdate } from './deletion';
@@ -68,10 +69,9 @@ export interface WriteHooks {
   afterDelete(obj: KubeObject, dryRun: boolean): Promise<void>;
 }
 
-/** rest.Update's unconditional update: no resourceVersion, or "0" (what ObjectResourceVersion reads as zero). */
+/** rest.Update's unconditional update: a resourceVersion ObjectResourceVersion reads as zero (none, "0", "00"). */
 function isUnconditional(obj: KubeObject): boolean {
-  const rv = obj.metadata.resourceVersion;
-  return !rv || rv === '0';
+  return objectRevision(obj.metadata.resourceVersion) === 0;
 }
 
 /** The operation's options as admission (and webhooks' AdmissionReview) sees them. */
@@ -611,6 +611,8 @@ export class GenericStore {
             if (!createOnUpdate || (typeof input !== 'function' && !isUnconditional(input))) throw notFound(this.def, name);
             created = true;
             const fresh = typeof input === 'function' ? await input(null) : jsonClone(input);
+            // Store.Update reads the resourceVersion (ObjectResourceVersion) before it knows it creates.
+            objectRevision(fresh.metadata.resourceVersion);
             checkName(fresh);
             if (!req.inputAdmitted) await this.admit('mutate', ctx, req, 'CREATE', fresh, undefined);
             asGoDecodes(fresh);
@@ -634,7 +636,8 @@ export class GenericStore {
               throw invalid(this.def, name, [field.invalid('metadata.resourceVersion', 0, 'must be specified for an update')]);
             }
             next.metadata.resourceVersion = current.metadata.resourceVersion;
-          } else if (next.metadata.resourceVersion !== current.metadata.resourceVersion) {
+          } else if (objectRevision(next.metadata.resourceVersion) !== objectRevision(current.metadata.resourceVersion)) {
+            // Store.Update compares the numbers ObjectResourceVersion reads: "007" is 7.
             throw conflict(groupResource(this.def), name, OPTIMISTIC_LOCK_MESSAGE);
           }
           const updated = await this.prepareUpdate(ctx, next, current, subresource, slice);

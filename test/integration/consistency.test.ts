@@ -75,8 +75,9 @@ describe('get', () => {
     expect(events[0]).toMatchObject({ type: 'ERROR', object: { kind: 'Status', code: 504, reason: 'Timeout' } });
   });
 
-  test('a resourceVersion that is not a number is 400', async () => {
-    expect((await api.get(`${CM}/g1?resourceVersion=abc`)).status).toBe(400);
+  test("a resourceVersion that is not a number is the cacher's InvalidError, a 500 without a reason", async () => {
+    const res = await api.get(`${CM}/g1?resourceVersion=abc`);
+    expect([res.status, res.body.reason]).toEqual([500, undefined]);
   });
 });
 

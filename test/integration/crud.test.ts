@@ -114,7 +114,9 @@ describe('create', () => {
     expect(kind.body.message).toMatch(/^Secret in version "v1" cannot be handled as a ConfigMap/);
     const version = await api.post(`${NS}/configmaps`, { apiVersion: 'v2', kind: 'ConfigMap', metadata: { name: 'x' } });
     expect(version.status).toBe(400);
-    expect(version.body.message).toBe('the API version in the data (v2) does not match the expected API version (v1)');
+    expect(version.body.message).toBe(
+      'ConfigMap in version "v2" cannot be handled as a ConfigMap: no kind "ConfigMap" is registered for version "v2" in scheme "pkg/api/legacyscheme/scheme.go:30"',
+    );
   });
 
   test('malformed and non-object bodies are 400 and change nothing', async () => {

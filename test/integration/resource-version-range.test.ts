@@ -91,3 +91,64 @@ test('an update naming a resourceVersion past 2^53 is a conflict', async () => {
     message: 'Operation cannot be fulfilled on configmaps "a": the object has been modified; please apply your changes to the latest version and try again',
   });
 });
+
+describe('a resourceVersion that is not a uint64 (APIObjectVersioner.ParseResourceVersion)', () => {
+  const parseError = (rv: string, why: string) =>
+    `resourceVersion: Invalid value: ${JSON.stringify(rv)}: strconv.ParseUint: parsing ${JSON.stringify(rv)}: ${why}`;
+  /** ErrorToAPIStatus of an error that is not a Status: 500, no reason. */
+  const notAStatus = (message: string) => ({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, code: 500 });
+  const cases = [
+    ['abc', 'invalid syntax'],
+    ['18446744073709551616', 'value out of range'],
+    // ParseUint reads digit by digit: past 2^64-1 before the letter
+    ['99999999999999999999x', 'value out of range'],
+  ] as const;
+
+  test("a list's is storage.ValidateListOptions' 400; a get's and a watch's, the cacher's InvalidError, a 500", async () => {
+    for (const [rv, why] of cases) {
+      const [list, get, watch] = await Promise.all([
+        api.get(`${CM}?resourceVersion=${rv}`),
+        api.get(`${CM}/a?resourceVersion=${rv}`),
+        api.get(`${CM}?watch=1&resourceVersion=${rv}`),
+      ]);
+      expect([rv, list.status, list.body]).toEqual([
+        rv,
+        400,
+        expect.objectContaining({ reason: 'BadRequest', message: `invalid resource version: ${parseError(rv, why)}` }),
+      ]);
+      expect([rv, get.status, get.body]).toEqual([rv, 500, notAStatus(parseError(rv, why))]);
+      expect([rv, watch.status, watch.body]).toEqual([rv, 500, notAStatus(parseError(rv, why))]);
+    }
+  });
+
+  test("without the watch cache a get's is etcd3 store's validateMinimumResourceVersion 400, for an absent object too", async () => {
+    const direct = await startTestServer({ watchCache: false });
+    try {
+      const client = new Api(direct.url);
+      for (const path of ['/api/v1/namespaces/default/configmaps/absent', '/api/v1/namespaces/default/configmaps']) {
+        const res = await client.get(`${path}?resourceVersion=abc`);
+        expect([path, res.status, res.body.message]).toEqual([path, 400, `invalid resource version: ${parseError('abc', 'invalid syntax')}`]);
+      }
+      const watch = await client.get('/api/v1/namespaces/default/configmaps?watch=1&resourceVersion=abc');
+      expect([watch.status, watch.body]).toEqual([500, notAStatus(parseError('abc', 'invalid syntax'))]);
+    } finally {
+      await direct.close();
+    }
+  });
+
+  test("an update's is compared as a number (Store.Update, ObjectResourceVersion): what is not one is strconv's 500", async () => {
+    const current = (await api.get(`${CM}/a`)).body;
+    const padded = await api.put(`${CM}/a`, {
+      ...current,
+      metadata: { ...current.metadata, resourceVersion: `00${current.metadata.resourceVersion}` },
+      data: { v: 'padded' },
+    });
+    expect([padded.status, padded.body.data]).toEqual([200, { v: 'padded' }]);
+    for (const [rv, why] of cases) {
+      const res = await api.put(`${CM}/a`, { ...current, metadata: { ...current.metadata, resourceVersion: rv } });
+      expect([rv, res.status, res.body]).toEqual([rv, 500, notAStatus(`strconv.ParseUint: parsing ${JSON.stringify(rv)}: ${why}`)]);
+    }
+    const patched = await api.patch(`${CM}/a`, { metadata: { resourceVersion: 'abc' } }, 'application/merge-patch+json');
+    expect([patched.status, patched.body]).toEqual([500, notAStatus('strconv.ParseUint: parsing "abc": invalid syntax')]);
+  });
+});

@@ -384,6 +384,34 @@ describe('a create whose body names another kind', () => {
       expect(res.body.message).toBe(`${kind} in version "v1" cannot be handled as a Pod: ${cause}`);
     }
   });
+
+  test("json.Serializer.Decode: the endpoint's kind in a version its scheme does not have is NotRegistered too", async () => {
+    for (const [apiVersion, version] of [
+      ['v2', 'v2'],
+      ['apps/v1', 'v1'],
+    ] as const) {
+      const res = await api.post(pods, { apiVersion, kind: 'Pod', metadata: { name: 'p' } });
+      expect([apiVersion, res.status, res.body.reason]).toEqual([apiVersion, 400, 'BadRequest']);
+      expect(res.body.message).toBe(
+        `Pod in version "${version}" cannot be handled as a Pod: no kind "Pod" is registered for version "${apiVersion}" in scheme "${scheme}"`,
+      );
+    }
+  });
+});
+
+/** A Go map of the object's own members: json-patch v4 writes the keys of what it decoded sorted. */
+const goMap = (obj: Record<string, unknown>): Record<string, unknown> =>
+  Object.fromEntries(
+    Object.keys(obj)
+      .sort()
+      .map((k) => [k, obj[k]]),
+  );
+/** jsonPatcher.applyPatchToCurrentObject's 422: the patched JSON, and the decoder's error. */
+const patchInvalid = (patchedJson: string, cause: string) => ({
+  code: 422,
+  reason: 'Invalid',
+  message: ` "" is invalid: patch: Invalid value: ${JSON.stringify(patchedJson)}: ${cause}`,
+  details: { causes: [{ reason: 'FieldValueInvalid', field: 'patch', message: `Invalid value: ${JSON.stringify(patchedJson)}: ${cause}` }] },
 });
 
 describe('a patch whose result names another kind or apiVersion', () => {
@@ -394,21 +422,30 @@ describe('a patch whose result names another kind or apiVersion', () => {
     expect((await api.post(configMaps('default'), configMap('renamed'))).status).toBe(201);
   });
 
-  test('JSON and merge patches: decoding the patched JSON into a ConfigMap fails, a 422 against the patch', async () => {
-    for (const [patch, type, cause] of [
-      [{ kind: 'Secret' }, MERGE, 'converting (v1.Secret) to (core.ConfigMap): unknown conversion'],
+  test('JSON and merge patches: decoding the patched JSON into a ConfigMap fails, a 422 against the JSON json-patch v4 wrote', async () => {
+    const got = (await api.get(path)).body;
+    for (const [patch, type, patched, cause] of [
+      [
+        { kind: 'Secret', data: { z: '1', a: '2' } },
+        MERGE,
+        { kind: 'Secret', data: { a: '2', z: '1' } },
+        'converting (v1.Secret) to (core.ConfigMap): unknown conversion',
+      ],
       [
         [{ op: 'replace', path: '/kind', value: 'Widget' }],
         JSON_PATCH,
+        { kind: 'Widget' },
         'no kind "Widget" is registered for version "v1" in scheme "pkg/api/legacyscheme/scheme.go:30"',
       ],
-      [{ apiVersion: 'apps/v1' }, MERGE, 'no kind "ConfigMap" is registered for version "apps/v1" in scheme "pkg/api/legacyscheme/scheme.go:30"'],
+      [
+        { apiVersion: 'apps/v1' },
+        MERGE,
+        { apiVersion: 'apps/v1' },
+        'no kind "ConfigMap" is registered for version "apps/v1" in scheme "pkg/api/legacyscheme/scheme.go:30"',
+      ],
     ] as const) {
       const res = await api.patch(path, patch, type);
-      expect([patch, res.status, res.body.reason]).toEqual([patch, 422, 'Invalid']);
-      expect(res.body.message).toMatch(/^ "" is invalid: patch: Invalid value: "\{.*\}": /);
-      expect(res.body.message.endsWith(`: ${cause}`)).toBe(true);
-      expect(res.body.details.causes).toEqual([{ reason: 'FieldValueInvalid', field: 'patch', message: expect.stringMatching(/^Invalid value: "\{/) }]);
+      expect([patch, res.status, res.body]).toEqual([patch, 422, expect.objectContaining(patchInvalid(JSON.stringify(goMap({ ...got, ...patched })), cause))]);
     }
   });
 
@@ -429,6 +466,41 @@ describe('a patch whose result names another kind or apiVersion', () => {
       'Other.other.example.com "m" is invalid: [kind: Invalid value: "Other": must be Mark, apiVersion: Invalid value: "other.example.com/v2": must be renames.example.com/v1]',
     );
     expect(res.body.details).toMatchObject({ name: 'm', group: 'other.example.com', kind: 'Other' });
+  });
+});
+
+describe('a JSON or merge patch whose result has a value of the wrong type', () => {
+  const JSON_PATCH = 'application/json-patch+json';
+  const templates = '/api/v1/namespaces/default/podtemplates';
+
+  test("jsonPatcher.applyPatchToCurrentObject: 422 against the JSON json-patch v4 wrote, with the decoder's error", async () => {
+    expect((await api.post(configMaps('default'), configMap('typed', { x: 'y' }))).status).toBe(201);
+    const got = (await api.get(`${configMaps('default')}/typed`)).body;
+    const cause = 'json: cannot unmarshal number into Go struct field ConfigMap.data of type string';
+    // merged objects and a new value are Go maps, the rest the current object's bytes
+    const merged = await api.patch(`${configMaps('default')}/typed`, { metadata: { labels: { z: '1', a: '2' } }, data: { a: 1 } }, MERGE);
+    const mergedJson = JSON.stringify(goMap({ ...got, metadata: goMap({ ...got.metadata, labels: { a: '2', z: '1' } }), data: { a: 1, x: 'y' } }));
+    expect(merged.body).toMatchObject(patchInvalid(mergedJson, cause));
+    const added = await api.patch(`${configMaps('default')}/typed`, [{ op: 'add', path: '/data/a', value: 1 }], JSON_PATCH);
+    expect(added.body).toMatchObject(patchInvalid(JSON.stringify(goMap({ ...got, data: { a: 1, x: 'y' } })), cause));
+    expect([merged.status, added.status]).toEqual([422, 422]);
+  });
+
+  test('a JSON patch: containers on its path are Go maps, its value as written', async () => {
+    const container = { name: 'web', image: 'nginx' };
+    const template = { apiVersion: 'v1', kind: 'PodTemplate', metadata: { name: 'typed' }, template: { spec: { containers: [container] } } };
+    expect((await api.post(templates, template)).status).toBe(201);
+    const got = (await api.get(`${templates}/typed`)).body;
+    const ports = [{ name: 'p', containerPort: '80' }];
+    const res = await api.patch(`${templates}/typed`, [{ op: 'add', path: '/template/spec/containers/0/ports', value: ports }], JSON_PATCH);
+    const spec = goMap({ ...got.template.spec, containers: [goMap({ ...got.template.spec.containers[0], ports })] });
+    const json = JSON.stringify(goMap({ ...got, template: goMap({ ...got.template, spec }) }));
+    expect([res.status, res.body]).toEqual([
+      422,
+      expect.objectContaining(
+        patchInvalid(json, 'json: cannot unmarshal string into Go struct field ContainerPort.template.spec.containers.ports.containerPort of type int32'),
+      ),
+    ]);
   });
 });
 

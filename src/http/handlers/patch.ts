@@ -8,6 +8,7 @@ import { applyJsonPatchInSlices } from '../../patch/json-patch';
 import { applyMergePatch } from '../../patch/merge-patch';
 import { applyStrategicMergePatchInSlices } from '../../patch/strategic-merge';
 import { goFormatValue } from '../../patch/go-value-format';
+import { v4PatchedJson, type V4Decoded } from '../../patch/v4-bytes';
 import { typedDecodeInSlices } from '../../schema/typed-decode';
 import { readBody } from '../body';
 import { settlePatchedKind, type PatchedKindRule } from '../patched-kind';
@@ -34,10 +35,10 @@ async function parsePatchBody(text: string, slice: () => Promise<void>): Promise
 }
 
 /** The patched document must still be an object, of the endpoint's kind as kube reads it (settlePatchedKind). */
-function asObject(value: unknown, current: KubeObject, served: GroupVersionKind, rule: PatchedKindRule): KubeObject {
+function asObject(value: unknown, current: KubeObject, served: GroupVersionKind, rule: PatchedKindRule, decoded: V4Decoded): KubeObject {
   if (!isPlainObject(value)) throw badRequest('the patch produced something other than an object');
+  settlePatchedKind(value, current, served, rule, () => v4PatchedJson(value, decoded));
   if (!isPlainObject(value.metadata)) value.metadata = {};
-  settlePatchedKind(value, current, served, rule);
   return value as KubeObject;
 }
 
@@ -97,13 +98,19 @@ export async function handlePatch(r: ResourceRequest): Promise<void> {
   const fieldErrors: string[] = [];
 
   const slice = loopSlices();
-  /** Type errors are fatal; unknown fields are dropped and reported per fieldValidation. */
-  const checked = async (obj: KubeObject, patch?: unknown): Promise<KubeObject> => {
+  /**
+   * Type errors are fatal; unknown fields are dropped and reported per fieldValidation. How a type
+   * error is reported depends on the patch: `against` says against what.
+   */
+  const checked = async (obj: KubeObject, against?: { smp: unknown } | { patchedJson: () => Promise<string> }): Promise<KubeObject> => {
     if (!schema) return obj;
     const report = await typedDecodeInSlices(obj, schema, slice);
-    // applyPatchToObject: the converter's error, against the patch as Go's %+v prints it
-    if (patch !== undefined && report.converterError)
-      throw invalid({ group: '', kind: '' }, '', [field.invalid('patch', goFormatValue(patch), report.converterError)]);
+    // smpPatcher's applyPatchToObject: the converter's error, against the patch as Go's %+v prints it
+    if (against && 'smp' in against && report.converterError)
+      throw invalid({ group: '', kind: '' }, '', [field.invalid('patch', goFormatValue(against.smp), report.converterError)]);
+    // jsonPatcher.applyPatchToCurrentObject: runtime.DecodeInto's error, against the patched JSON
+    if (against && 'patchedJson' in against && report.typeError)
+      throw invalid({ group: '', kind: '' }, '', [field.invalid('patch', await against.patchedJson(), report.typeError)]);
     if (report.typeError) throw badRequest(report.typeError);
     fieldErrors.push(...unknownFieldErrors(report.unknown));
     enforceFieldValidation(r.res, validation, [...new Set(fieldErrors)]);
@@ -126,12 +133,12 @@ export async function handlePatch(r: ResourceRequest): Promise<void> {
     if (type !== JSON_PATCH && !isPlainObject(patch)) {
       throw badRequest(`json: cannot unmarshal ${Array.isArray(patch) ? 'array' : typeof patch} into Go value of type map[string]interface {}`);
     }
-    const apply = (current: KubeObject): unknown => {
+    const apply = (current: KubeObject, decoded: V4Decoded): unknown => {
       switch (type) {
         case JSON_PATCH:
-          return applyJsonPatchInSlices(current, patch, slice);
+          return applyJsonPatchInSlices(current, patch, slice, decoded);
         case MERGE_PATCH:
-          return applyMergePatch(current, patch);
+          return applyMergePatch(current, patch, decoded);
         default:
           return applyStrategicMergePatchInSlices(current, patch, patchSchema, slice);
       }
@@ -141,9 +148,16 @@ export async function handlePatch(r: ResourceRequest): Promise<void> {
     const rule: PatchedKindRule = smp !== undefined ? 'strategic' : isCustomResource(r) ? 'custom' : 'typed';
     const patched = async (current: KubeObject): Promise<KubeObject> => {
       await slice();
-      const merged = asObject(await apply(current), current, r.served.kind, rule);
+      const decoded: V4Decoded = new WeakSet();
+      const merged = asObject(await apply(current, decoded), current, r.served.kind, rule, decoded);
       await slice();
-      return checked(merged, smp);
+      if (rule !== 'typed') return checked(merged, smp === undefined ? undefined : { smp });
+      // The typed decode changes what it reads: the patched JSON of a type error is the patch's result again.
+      const patchedJson = async (): Promise<string> => {
+        const again: V4Decoded = new WeakSet();
+        return v4PatchedJson(await apply(current, again), again);
+      };
+      return checked(merged, { patchedJson });
     };
     result = await store.update(r.ctx, info.name, patched, { dryRun, fieldManager });
   }

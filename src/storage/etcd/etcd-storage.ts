@@ -21,7 +21,7 @@ import {
   type WriteOptions,
 } from '../interfaces';
 import { checkPreconditions } from '../preconditions';
-import { parseRevision, type Revision } from '../revision';
+import { parseRequestedRevision, parseRevision, type Revision } from '../revision';
 import { isStorageError, StorageError } from '../storage-error';
 import { WatchChannel } from '../watch-channel';
 import { prefixEnd, type KeyValue, type KV, type KvEvent, type KvWriteOptions } from './kv';
@@ -170,7 +170,8 @@ export class EtcdStorage implements Storage {
   async get(key: string, opts: ReadConsistency, decoded?: (modRevision: number) => KubeObject | undefined): Promise<KubeObject> {
     const exact = opts.match === 'Exact' ? await this.readable(parseRevision(opts.resourceVersion), opts.signal) : 0;
     const { kv, revision } = await this.kv.get(key, exact || undefined, { signal: opts.signal });
-    const minimum = opts.match !== 'Exact' && opts.resourceVersion !== '' ? parseRevision(opts.resourceVersion) : 0;
+    // etcd3 store's validateMinimumResourceVersion: read after etcd answered, a 400 if it is not a uint64
+    const minimum = opts.match !== 'Exact' && opts.resourceVersion !== '' ? parseRequestedRevision(opts.resourceVersion) : 0;
     if (minimum > revision) throw EtcdStorage.tooLarge(minimum, revision);
     if (!kv) throw new StorageError('KeyNotFound', `key ${key} not found`, key);
     return decoded?.(kv.modRevision) ?? this.decode(kv);
