@@ -25,4 +25,13 @@ describe('firstYamlDocument', () => {
   test('a `...` before any content ends an empty first document', () => {
     expect(firstYamlDocument('...\na: 1\n')).toBe('');
   });
+
+  // Read as \r and an empty line too, each CRLF doubled the ways to try: 28 lines took seconds, 40 days.
+  test('a CRLF text whose lines before the first `---` are not all a preamble is read in linear time', () => {
+    const text = `${'# a comment\r\n'.repeat(28)}a: 1\r\n---\r\nb: 2\r\n`;
+    const started = Date.now();
+    expect(firstYamlDocument(text)).toBe(text.slice(0, text.indexOf('---')));
+    expect(Date.now() - started).toBeLessThan(500);
+    expect(firstYamlDocument(`${'\r\n'.repeat(200)}---\r\na: 1\r\n---\r\n`)).toBe(`${'\r\n'.repeat(200)}---\r\na: 1\r\n`);
+  });
 });

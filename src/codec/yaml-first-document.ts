@@ -4,8 +4,12 @@
  */
 const MARKER = /^(?:---|\.\.\.)(?=[ \t]|$)/gm;
 
-/** What may come before a document's `---`: blank and comment lines, directives, a byte order mark. */
-const PREAMBLE = /^\uFEFF?(?:(?:[ \t]*(?:#[^\r\n]*)?|%[^\r\n]*)(?:\r\n|\r|\n))*$/;
+/**
+ * What may come before a document's `---`: blank and comment lines, directives, a byte order mark.
+ * A lone `\r` is a line break only where no `\n` follows: were `\r\n` also readable as `\r` and an
+ * empty line, a text that is not a preamble would be tried every way its CRLFs split, 2^lines.
+ */
+const PREAMBLE = /^\uFEFF?(?:(?:[ \t]*(?:#[^\r\n]*)?|%[^\r\n]*)(?:\r\n|\r(?!\n)|\n))*$/;
 
 /**
  * The text of a YAML stream's first document. sigs.k8s.io/yaml's YAMLToJSON and YAMLToJSONStrict

@@ -578,4 +578,13 @@ describe('YAML bodies as go.yaml.in/yaml/v2 reads them under sigs.k8s.io/yaml', 
     expect(repeated.status).toBe(400);
     expect(repeated.body.message).toContain('line 7: key "k" already set in map');
   });
+
+  test('a CRLF body with a comment header before a `---` is read at once', async () => {
+    // Each CRLF line doubled the first-document scan's backtracking: this body held the event loop for seconds.
+    const body = `${'# header\r\n'.repeat(28)}apiVersion: v1\r\nkind: ConfigMap\r\nmetadata:\r\n  name: crlf-header\r\n---\r\nb: [\r\n`;
+    const started = Date.now();
+    const res = await api.request('POST', `${configMaps('default')}?fieldValidation=Strict`, { raw: Buffer.from(body), contentType: 'application/yaml' });
+    expect([res.status, res.body.metadata?.name]).toEqual([201, 'crlf-header']);
+    expect(Date.now() - started).toBeLessThan(2000);
+  });
 });
