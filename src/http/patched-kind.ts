@@ -1,6 +1,7 @@
 import { badRequest, invalid } from '../api/errors';
 import { field } from '../api/field-errors';
 import { apiVersionOf, type GroupVersionKind, type KubeObject } from '../api/types';
+import { GROUP_VERSION_PACKAGES } from '../generated/api-facts';
 import { lookupMessageOf } from '../schema/proto-loader';
 
 /** How a patch's result is turned back into an object of the endpoint's kind. */
@@ -16,15 +17,21 @@ const SCHEMES: Record<string, string> = {
 };
 const LEGACY_SCHEME = 'pkg/api/legacyscheme/scheme.go:30';
 const CRD_KINDS = new Set(['CustomResourceDefinition', 'CustomResourceDefinitionList']);
+/** metav1.AddToGroupVersion: kinds every group-version of a scheme has, and the unversioned ones Scheme.New makes under any version; all of package metav1 ("v1"). */
+const OPTIONS_KINDS = new Set(['WatchEvent', 'ListOptions', 'GetOptions', 'DeleteOptions', 'CreateOptions', 'UpdateOptions', 'PatchOptions']);
+const UNVERSIONED_KINDS = new Set(['Status', 'APIVersions', 'APIGroupList', 'APIGroup', 'APIResourceList']);
+const APIEXTENSIONS_VERSIONS = new Set(['v1', 'v1beta1']);
 
 const groupOf = (apiVersion: string): string => (apiVersion.includes('/') ? apiVersion.slice(0, apiVersion.indexOf('/')) : '');
 const versionOf = (apiVersion: string): string => apiVersion.slice(apiVersion.indexOf('/') + 1);
 
 /** Whether the served kind's scheme has a Go type for apiVersion and kind (Scheme.New would make one). */
 function registered(apiVersion: string, kind: string, scheme: string): boolean {
+  if (UNVERSIONED_KINDS.has(kind)) return true;
   const group = groupOf(apiVersion);
   if ((SCHEMES[group] ?? LEGACY_SCHEME) !== scheme) return false;
-  if (group === 'apiextensions.k8s.io') return CRD_KINDS.has(kind);
+  if (group === 'apiextensions.k8s.io') return APIEXTENSIONS_VERSIONS.has(versionOf(apiVersion)) && (CRD_KINDS.has(kind) || OPTIONS_KINDS.has(kind));
+  if (OPTIONS_KINDS.has(kind)) return GROUP_VERSION_PACKAGES[apiVersion] !== undefined;
   return lookupMessageOf(apiVersion, kind)?.fields.metadata !== undefined;
 }
 
@@ -37,7 +44,8 @@ export function unregisteredKind(apiVersion: string, kind: string, served: Group
 /** converter.Convert's answer for a registered kind the served kind's type has no conversion from. */
 export function unknownConversion(apiVersion: string, kind: string, served: GroupVersionKind): string {
   const internal = served.group === '' ? 'core' : served.group.split('.')[0];
-  return `converting (${versionOf(apiVersion)}.${kind}) to (${internal}.${served.kind}): unknown conversion`;
+  const pkg = OPTIONS_KINDS.has(kind) || UNVERSIONED_KINDS.has(kind) ? 'v1' : versionOf(apiVersion);
+  return `converting (${pkg}.${kind}) to (${internal}.${served.kind}): unknown conversion`;
 }
 
 /**

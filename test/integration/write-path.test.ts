@@ -378,6 +378,9 @@ describe('a create whose body names another kind', () => {
       ['v1', 'Nope', `no kind "Nope" is registered for version "v1" in scheme "${scheme}"`],
       ['v1', 'Deployment', `no kind "Deployment" is registered for version "v1" in scheme "${scheme}"`],
       ['v1', 'Service', 'converting (v1.Service) to (core.Pod): unknown conversion'],
+      // metav1.AddToGroupVersion: the options kinds are in every group-version, Status in any version.
+      ['v1', 'DeleteOptions', 'converting (v1.DeleteOptions) to (core.Pod): unknown conversion'],
+      ['v1', 'Status', 'converting (v1.Status) to (core.Pod): unknown conversion'],
     ] as const) {
       const res = await api.post(pods, { apiVersion, kind, metadata: { name: 'p' } });
       expect([kind, res.status, res.body.reason]).toEqual([kind, 400, 'BadRequest']);
