@@ -59,3 +59,12 @@ export function objectRevision(resourceVersion: string | undefined): Revision {
   if (typeof parsed === 'object') throw notAStatus(parsed.error);
   return parsed;
 }
+
+/**
+ * A watch's options with a resourceVersion that reads as 0 ("00") spelled "0": Cacher.Watch and the
+ * etcd3 watcher compare the parsed number, so "00" starts from the current state as "0" does.
+ */
+export function zeroAsZero<T extends { resourceVersion: string }>(opts: T): T {
+  const rv = opts.resourceVersion;
+  return rv !== '' && rv !== '0' && rv.charCodeAt(0) === 0x30 && parseRevision(rv) === 0 ? { ...opts, resourceVersion: '0' } : opts;
+}

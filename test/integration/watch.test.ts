@@ -69,6 +69,17 @@ test('a single-object watch path (the /watch/ prefix) sees only that object', as
   }
 });
 
+test('a watch from resourceVersion "00" starts from the current state, as from "0" (Cacher.Watch reads the number)', async () => {
+  expect((await api.post(CM, { metadata: { name: 'zero-zero' } })).status).toBe(201);
+  const res = await fetch(`${server.url}${CM}?watch=1&timeoutSeconds=1&resourceVersion=00`);
+  expect(res.status).toBe(200);
+  const events = (await res.text())
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line));
+  expect(events.filter((e) => e.object?.metadata?.name === 'zero-zero').map((e) => e.type)).toEqual(['ADDED']);
+});
+
 test('timeoutSeconds ends the stream', async () => {
   const started = Date.now();
   const res = await fetch(`${server.url}${CM}?watch=1&timeoutSeconds=1&resourceVersion=0`);

@@ -19,7 +19,7 @@ import {
   type WriteOptions,
 } from '../interfaces';
 import { decodeContinue } from '../continue-token';
-import { parseRevision, type Revision } from '../revision';
+import { parseRevision, zeroAsZero, type Revision } from '../revision';
 import { FaultLog } from '../fault-log';
 import { StorageError } from '../storage-error';
 import { WatchChannel } from '../watch-channel';
@@ -478,8 +478,9 @@ export class WatchCache implements Storage {
   }
 
   /** Every watch is served here: initial state if asked, replayed history, then live events. */
-  async watch(prefix: string, opts: WatchOptions): Promise<WatchChannel<WatchItem>> {
-    await this.waitReady(opts.signal);
+  async watch(prefix: string, requested: WatchOptions): Promise<WatchChannel<WatchItem>> {
+    await this.waitReady(requested.signal);
+    const opts = zeroAsZero(requested);
     const rv = opts.resourceVersion;
     const initial = opts.sendInitialEvents ?? (rv === '' || rv === '0');
     let state: { key: string; object: KubeObject }[] = [];

@@ -21,7 +21,7 @@ import {
   type WriteOptions,
 } from '../interfaces';
 import { checkPreconditions } from '../preconditions';
-import { parseRequestedRevision, parseRevision, type Revision } from '../revision';
+import { parseRequestedRevision, parseRevision, zeroAsZero, type Revision } from '../revision';
 import { isStorageError, StorageError } from '../storage-error';
 import { WatchChannel } from '../watch-channel';
 import { prefixEnd, type KeyValue, type KV, type KvEvent, type KvWriteOptions } from './kv';
@@ -451,7 +451,8 @@ export class EtcdStorage implements Storage {
     return { type: 'MODIFIED', key: e.kv.key, object, previous: e.prevKv && withPrevious ? this.decode(e.prevKv) : undefined, revision };
   }
 
-  async watch(prefix: string, opts: WatchOptions): Promise<WatchChannel<WatchItem>> {
+  async watch(prefix: string, requested: WatchOptions): Promise<WatchChannel<WatchItem>> {
+    const opts = zeroAsZero(requested);
     const channel = new WatchChannel<WatchItem>(10_000);
     let from: number;
     const initial = opts.resourceVersion === '' || opts.resourceVersion === '0' || opts.sendInitialEvents;
