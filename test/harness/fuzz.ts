@@ -259,3 +259,12 @@ export function sendRequest(
     req.end(body ?? undefined);
   });
 }
+
+/**
+ * A 5xx that is kube-apiserver's own answer to client input: a get or watch from a resourceVersion
+ * that is no uint64. Cacher.Get and Cacher.Watch return ParseResourceVersion's storage error, which
+ * is no Status, so ErrorToAPIStatus answers 500 with its message (in any encoding the client asked for).
+ */
+export function isKubesOwn500(method: string, code: number, body: string): boolean {
+  return code === 500 && method === 'GET' && /resourceVersion: Invalid value: .*strconv\.ParseUint: /.test(body);
+}

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { FUZZ_MEDIA, Fuzzer, fuzzPaths, sendRequest, validBodies, type FuzzAnswer } from '../harness/fuzz';
+import { FUZZ_MEDIA, Fuzzer, fuzzPaths, isKubesOwn500, sendRequest, validBodies, type FuzzAnswer } from '../harness/fuzz';
 import { Api } from '../harness/http';
 import { startServerProcess, type ServerProcess } from '../harness/process';
 import { rawRequest, type RawReply } from '../harness/raw-http';
@@ -504,21 +504,16 @@ function hostile(category: Category, paths: string[], valid: Record<string, Buff
 /** A query that sets the request's own deadline (`timeout`, or a list's or watch's `timeoutSeconds`). */
 const OWN_DEADLINE = /[?&](timeout|timeoutSeconds)=/;
 
-/** A get or watch from a resourceVersion that is no uint64: kube's watch cache returns the parse error, not a Status, so its answer is a 500 Status. */
-const UNPARSEABLE_RESOURCE_VERSION = /^resourceVersion: Invalid value: ".*": strconv\.ParseUint: /;
-
 /**
  * What is wrong with an answer to client input: a 5xx, or an error that is not a Status. A request
  * that set its own deadline may get kube's 504 Timeout Status: a dry-run delete of a collection of
  * a thousand objects under `timeout=1s` outlasts it in kube-apiserver too (its DeleteCollection
- * deletes one object at a time, each read from etcd first). A get or watch from an unparseable
- * resourceVersion gets kube's 500 (Cacher.Get and Cacher.Watch return ParseResourceVersion's error,
- * which ErrorToAPIStatus answers with 500).
+ * deletes one object at a time, each read from etcd first). Some 500s are kube's own (isKubesOwn500).
  */
 function problemWith(answer: FuzzAnswer | RawReply, method: string, path: string): string | null {
   const contentType = 'contentType' in answer ? answer.contentType : (answer.headers['content-type'] ?? '');
   if (answer.code === 504 && OWN_DEADLINE.test(path) && statusOf(answer.body)?.reason === 'Timeout') return null;
-  if (answer.code === 500 && method === 'GET' && UNPARSEABLE_RESOURCE_VERSION.test(String(statusOf(answer.body)?.message ?? ''))) return null;
+  if (isKubesOwn500(method, answer.code, answer.body)) return null;
   if (answer.code >= 500) return `${answer.code} ${answer.body.slice(0, 300)}`;
   if (answer.code < 400 || method === 'HEAD') return null;
   if (contentType.startsWith('application/json')) {
