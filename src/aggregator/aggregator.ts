@@ -105,8 +105,10 @@ export class Aggregator implements AggregatorHooks {
   }
 
   serve(req: IncomingMessage, res: ServerResponse, path: string, target: string, user: UserInfo, signal: CallSignal): boolean {
-    const [root, group, version] = path.split('/').filter(Boolean);
-    if (root !== 'apis' || !group || !version) return false;
+    // As the aggregator's handlers are registered: `/apis/<group>/<version>` exactly or as a prefix
+    // before a slash (PathRecorderMux compares the path as sent, an empty segment is no match).
+    const [empty, root, group, version] = path.split('/');
+    if (empty !== '' || root !== 'apis' || !group || !version) return false;
     const view = this.index.remote(group, version);
     if (!view) return false;
     proxyToApiService(req, res, view, user, target, abortSignalOf(signal), this.resolve, this.opts.frontProxy.proxyClient, this.opts.log).catch(

@@ -16,7 +16,25 @@ describe('resource requests', () => {
       name: 'web',
       parts: ['pods', 'web'],
       underNamespace: true,
+      rooted: true,
+      method: 'GET',
     });
+  });
+
+  test('empty segments are kept, only leading and trailing slashes trimmed (RequestInfoFactory.splitPath)', () => {
+    expect(info('GET', '/api/v1/namespaces//pods')).toMatchObject({ verb: 'list', namespace: '', resource: 'pods', name: '', underNamespace: true });
+    expect(info('DELETE', '/api/v1/namespaces//configmaps/x')).toMatchObject({ verb: 'delete', namespace: '', resource: 'configmaps', name: 'x' });
+    expect(info('GET', '/api/v1//namespaces')).toMatchObject({ verb: 'get', namespace: '', resource: '', name: 'namespaces' });
+    expect(info('GET', '/apis/apps/v1/namespaces/default//deployments')).toMatchObject({
+      verb: 'get',
+      namespace: 'default',
+      resource: '',
+      name: 'deployments',
+    });
+    expect(info('GET', '/api/v1/namespaces/default/pods//status')).toMatchObject({ verb: 'list', resource: 'pods', name: '', subresource: 'status' });
+    expect(info('GET', '/api/v1/watch/namespaces//pods/p')).toMatchObject({ verb: 'watch', namespace: '', resource: 'pods', name: 'p' });
+    expect(info('GET', '/api/v1/namespaces/default/pods//')).toMatchObject({ verb: 'list', namespace: 'default', resource: 'pods', rooted: true });
+    expect(info('GET', '//api/v1/namespaces')).toMatchObject({ verb: 'list', resource: 'namespaces', rooted: false });
   });
 
   test('a group resource with a subresource', () => {

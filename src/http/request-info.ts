@@ -20,6 +20,15 @@ export interface ResourceRequestInfo {
    * name: kube's routes serve only namespaced kinds under the prefix.
    */
   underNamespace: boolean;
+  /**
+   * The path begins with its API root (`/api/v1`, `/apis/g/v`) as kube's director compares it
+   * (handler.go director.ServeHTTP, a plain prefix test): false for `//api/v1/...`, which
+   * RequestInfo still reads as a resource request (splitPath trims every leading slash) but no
+   * route serves (404).
+   */
+  rooted: boolean;
+  /** The HTTP method, which picks the route where RequestInfo's verb does not (an empty name segment). */
+  method: string;
 }
 
 export interface NonResourceRequestInfo {
@@ -53,8 +62,17 @@ export function boolOption(value: string | null): boolean {
   return value !== null && value !== '0' && value.toLowerCase() !== 'false';
 }
 
+/**
+ * RequestInfoFactory's splitPath: leading and trailing slashes trimmed, the empty segments
+ * between two slashes kept (`/api/v1/namespaces//pods` reads as pods in the namespace "").
+ */
+function splitPath(pathname: string): string[] {
+  const trimmed = pathname.replace(/^\/+|\/+$/g, '');
+  return trimmed === '' ? [] : trimmed.split('/');
+}
+
 export function parseRequestInfo(method: string, pathname: string, query: URLSearchParams): RequestInfo {
-  const segments = pathname.split('/').filter((s) => s !== '');
+  const segments = splitPath(pathname);
   const nonResource: NonResourceRequestInfo = { isResourceRequest: false, verb: method.toLowerCase(), path: pathname };
   if (segments.length === 0 || (segments[0] !== 'api' && segments[0] !== 'apis')) return nonResource;
   const apiPrefix = segments[0] as 'api' | 'apis';
@@ -88,5 +106,6 @@ export function parseRequestInfo(method: string, pathname: string, query: URLSea
   if (verb === 'delete' && !name) verb = 'deletecollection';
   // The /watch/ prefix watches a named object too; ?watch= turns only a collection's list into a watch (a named get stays one).
   if ((legacyWatch && (verb === 'get' || verb === 'list')) || (verb === 'list' && boolOption(query.get('watch')))) verb = 'watch';
-  return { isResourceRequest: true, verb, apiPrefix, group, version, namespace, resource, subresource, name, parts: rest, underNamespace };
+  const rooted = !pathname.startsWith('//');
+  return { isResourceRequest: true, verb, apiPrefix, group, version, namespace, resource, subresource, name, parts: rest, underNamespace, rooted, method };
 }

@@ -1,6 +1,6 @@
 import type { RequestAbort } from '../api/request-abort';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { methodNotAllowed, pathNotFound } from '../api/errors';
+import { badRequest, methodNotAllowed, pathNotFound } from '../api/errors';
 import type { GroupVersionKind } from '../api/types';
 import type { AdmissionChain } from '../admission/admission';
 import { negotiateOutput, negotiateStream, type Encoding, type OutputOptions } from '../codec/negotiate';
@@ -71,10 +71,14 @@ export interface ResolvedRequest {
   createSubresource?: CreateSubresource;
   /** Set when the path is a connect subresource's (pods/x/log, pods/x/exec, services/x/proxy/...). */
   connectSubresource?: ConnectSubresource;
+  /** Set when the route matched an empty name or namespace segment: the handler's 400 message. */
+  missing?: string;
 }
 
 /** The one place mapping a request onto a resource definition and a verb: 404 unknown, 405 not allowed. */
 export function resolveResourceRequest(info: ResourceRequestInfo, registry: ResourceRegistry): ResolvedRequest {
+  // kube's director hands only paths beginning with a group-version's root to go-restful.
+  if (!info.rooted) throw pathNotFound();
   const store = registry.lookup(info.group, info.version, info.resource);
   if (!store) throw pathNotFound();
   const { def } = store;
@@ -86,17 +90,22 @@ export function resolveResourceRequest(info: ResourceRequestInfo, registry: Reso
   // A namespaced resource is named only inside a namespace; a cluster-scoped one never is (Namespaces included:
   // `namespaces/a/namespaces/b` is no route of kube's).
   if (!def.namespaced && info.underNamespace) throw pathNotFound();
-  if (info.name && !def.verbs.some((v) => ITEM_VERBS.includes(v))) throw pathNotFound();
-  const verb = info.verb as Verb;
-  if (def.namespaced && !info.underNamespace && (info.name || verb === 'create' || verb === 'deletecollection')) {
-    if (info.name) throw pathNotFound();
+  // An empty segment where the name goes (pods//status): go-restful's CurlyRouter matches `{name}`
+  // to it, so the named route answers, with the verb of its method (RequestInfo read a list).
+  const emptyName = info.parts.length > 2 && info.parts[1] === '';
+  const named = info.name !== '' || emptyName;
+  if (named && !def.verbs.some((v) => ITEM_VERBS.includes(v))) throw pathNotFound();
+  const verb = emptyName ? (ROUTE_VERBS[info.method] ?? 'unknown') : (info.verb as Verb);
+  if (def.namespaced && !info.underNamespace && (named || verb === 'create' || verb === 'deletecollection')) {
+    if (named) throw pathNotFound();
     throw methodNotAllowed();
   }
+  const missing = missingPathParameter(info, def.namespaced, emptyName, verb);
   // A connect subresource checks the HTTP method itself (handlers/proxy.ts).
-  if (connectSubresource) return { store, verb: info.verb as Verb, connectSubresource };
+  if (connectSubresource) return { store, verb, connectSubresource, missing };
   if (!(verb in HANDLERS)) throw methodNotAllowed();
   // PUT and PATCH are routed to an object's path only, as kube-apiserver's installer registers them.
-  if ((verb === 'update' || verb === 'patch') && !info.name) throw methodNotAllowed();
+  if ((verb === 'update' || verb === 'patch') && !named) throw methodNotAllowed();
   if (createSubresource) {
     // Only POST is routed to such a path, as kube-apiserver registers it.
     if (verb !== 'create') throw methodNotAllowed();
@@ -104,9 +113,26 @@ export function resolveResourceRequest(info: ResourceRequestInfo, registry: Reso
   }
   // An update subresource's path serves its own verbs (namespaces/x/finalize only PUT), as discovery lists them.
   if (info.subresource && !subresourceVerbs(info.subresource as Subresource).includes(verb)) throw methodNotAllowed();
-  if (verb === 'create' && info.name) throw methodNotAllowed();
+  if (verb === 'create' && named) throw methodNotAllowed();
   if (!def.verbs.includes(verb)) throw methodNotAllowed();
-  return { store, verb };
+  return { store, verb, missing };
+}
+
+/** The verb of the route a method reaches on an object's path (go-restful matches the method; RequestInfo's verb may differ). */
+const ROUTE_VERBS: Record<string, Verb> = { GET: 'get', PUT: 'update', PATCH: 'patch', DELETE: 'delete', POST: 'create' };
+
+/**
+ * The path parameter a route matched to an empty segment, which its handler then refuses (400).
+ * An empty name: ContextBasedNaming.Name's "name must be provided", before anything else.
+ * An empty namespace (`namespaces//pods`): a list or watch has all namespaces (RequestInfo's
+ * namespace is "" and NamespaceKeyRootFunc lists from the resource's root, as authorization
+ * asked about the cluster scope); anything else is NamespaceKeyFunc's "Namespace parameter
+ * required." (see docs/divergences.md for create and deletecollection, where kube answers later).
+ */
+function missingPathParameter(info: ResourceRequestInfo, namespaced: boolean, emptyName: boolean, verb: Verb): string | undefined {
+  if (emptyName) return 'name must be provided';
+  if (namespaced && info.underNamespace && info.namespace === '' && verb !== 'list' && verb !== 'watch') return 'Namespace parameter required.';
+  return undefined;
 }
 
 /** What the filters in front of the router established: who asks, which authorizer decided, until when, where audit annotations go. */
@@ -173,7 +199,12 @@ export async function serveResource(
   compress: boolean,
   filtered: FilteredRequest,
 ): Promise<void> {
-  const { store, verb, createSubresource, connectSubresource } = resolveResourceRequest(info, deps.registry);
+  const { store, verb, createSubresource, connectSubresource, missing } = resolveResourceRequest(info, deps.registry);
+  if (missing !== undefined) {
+    // The route must take the method first (no HEAD route; a connect subresource's own methods).
+    const routed = connectSubresource ? connectSubresource.methods.includes(req.method ?? 'GET') : req.method !== 'HEAD';
+    throw routed ? badRequest(missing) : methodNotAllowed();
+  }
   if (info.name && store instanceof GenericStore) assertPathSegmentName(info.name);
   if (connectSubresource) {
     const ctx = requestContext(res, info, abort, filtered, deps.admission);

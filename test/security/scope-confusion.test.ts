@@ -304,3 +304,70 @@ describe('impersonation of groups, uids and extra', () => {
     });
   });
 });
+
+describe('empty path segments, read as RequestInfoFactory.splitPath and go-restful CurlyRouter do', () => {
+  const forbidden = (verb: string, name?: string) =>
+    status(
+      403,
+      'Forbidden',
+      `configmaps${name ? ` "${name}"` : ''} is forbidden: User "alice" cannot ${verb} resource "configmaps" in API group "" at the cluster scope`,
+    );
+
+  test('namespaces//configmaps is the namespace "": authorized at the cluster scope, so 403 for a user of team-a', async () => {
+    for (const [method, path, verb, name] of [
+      ['GET', '/api/v1/namespaces//configmaps', 'list', undefined],
+      ['GET', '/api/v1/namespaces//configmaps/x', 'get', 'x'],
+      ['DELETE', '/api/v1/namespaces//configmaps/x', 'delete', 'x'],
+      ['DELETE', '/api/v1/namespaces//configmaps', 'deletecollection', undefined],
+      ['GET', '/api/v1/watch/namespaces//configmaps', 'watch', undefined],
+      ['GET', '/api/v1/watch/namespaces//configmaps/x', 'watch', 'x'],
+    ] as const) {
+      const res = await raw(method, path);
+      expect([method, path, res.status, res.body]).toEqual([
+        method,
+        path,
+        403,
+        { ...forbidden(verb, name), details: name ? { name, kind: 'configmaps' } : { kind: 'configmaps' } },
+      ]);
+    }
+    const url = new URL(kapi.process.secureUrl);
+    const created = await new Promise<number>((resolve, reject) => {
+      const req = request(
+        {
+          host: url.hostname,
+          port: url.port,
+          method: 'POST',
+          path: '/api/v1/namespaces//configmaps',
+          ca: kapi.ca,
+          agent: false,
+          headers: { Authorization: `Bearer ${ALICE}`, 'Content-Type': 'application/json' },
+        },
+        (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode ?? 0));
+        },
+      );
+      req.on('error', reject);
+      req.end(JSON.stringify({ metadata: { name: 'y', namespace: 'team-b' } }));
+    });
+    expect(created).toBe(403);
+    // namespaces//team-a is a list of the resource "team-a" at the cluster scope, not the Namespace team-a
+    // alice may get (kapi once dropped the empty segment and served that).
+    expect((await raw('GET', '/api/v1/namespaces//team-a')).status).toBe(403);
+    expect((await kapi.asAdmin('GET', '/api/v1/namespaces/team-b/configmaps/x')).body.data).toEqual({ secret: 'of team-b' });
+    expect((await kapi.asAdmin('GET', '/api/v1/namespaces/team-b/configmaps/y')).status).toBe(404);
+  });
+
+  test('an empty resource or name segment is no route: 404, or the named route\'s 400 "name must be provided"', async () => {
+    // Allowed in team-a (resources: ['*'] covers the resource ""), then no route.
+    expect((await raw('GET', '/api/v1/namespaces/team-a//configmaps')).body).toEqual(NOT_FOUND);
+    expect((await raw('GET', '/apis/apps/v1/namespaces/team-a//deployments')).body).toEqual(NOT_FOUND);
+    expect((await raw('GET', '/api/v1/namespaces/team-a/pods//status')).body).toEqual(status(400, 'BadRequest', 'name must be provided'));
+    // kube's director hands go-restful only paths beginning with /api/v1: an extra leading slash reaches no route.
+    expect((await raw('GET', '//api/v1/namespaces/team-a/configmaps')).body).toEqual(NOT_FOUND);
+    expect((await raw('GET', '//api/v1/namespaces/team-b/configmaps')).status).toBe(403);
+    // Trailing slashes are trimmed by both.
+    const list = await raw('GET', '/api/v1/namespaces/team-a/configmaps/');
+    expect([list.status, list.body.kind]).toEqual([200, 'ConfigMapList']);
+  });
+});
