@@ -28,6 +28,11 @@ function jsonTypeName(v: unknown): string {
   return typeof v === 'boolean' ? 'bool' : typeof v;
 }
 
+/** SimpleMetaFactory.Interpret's error for JSON that is not an object: json.Unmarshal of it into the struct that finds apiVersion and kind. */
+export function typeMetaUnreadable(value: unknown): string {
+  return `couldn't get version/kind; json parse error: json: cannot unmarshal ${jsonTypeName(value)} into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }`;
+}
+
 export function decodeBody(body: Buffer, encoding: Encoding): unknown {
   switch (encoding) {
     case 'json':
@@ -137,9 +142,7 @@ export async function decodeObject(
     throw err;
   }
   if (!isPlainObject(value)) {
-    throw badRequest(
-      `the object provided is unrecognized (must be of type ${gvk.kind}): couldn't get version/kind; json parse error: json: cannot unmarshal ${jsonTypeName(value)} into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" } (${summarize(body)})`,
-    );
+    throw badRequest(`the object provided is unrecognized (must be of type ${gvk.kind}): ${typeMetaUnreadable(value)} (${summarize(body)})`);
   }
   for (const key of ['apiVersion', 'kind'] as const) {
     // encoding/json leaves a string as it was for a null: the endpoint's version and kind stand in.

@@ -340,6 +340,42 @@ describe('patches', () => {
   });
 });
 
+describe('a JSON patch replacing the whole document (path "")', () => {
+  const path = `${NS}/configmaps/root-replace`;
+  const JSON_PATCH = 'application/json-patch+json';
+
+  beforeAll(async () => {
+    expect((await api.post(`${NS}/configmaps`, { metadata: { name: 'root-replace' }, data: { a: '1' } })).status).toBe(201);
+  });
+
+  test('an object replaces it, as json-patch v4 Patch.replace does', async () => {
+    const got = (await api.get(path)).body;
+    const res = await api.patch(path, [{ op: 'replace', path: '', value: { ...got, data: { b: '2' } } }], JSON_PATCH);
+    expect([res.status, res.body.data]).toEqual([200, { b: '2' }]);
+  });
+
+  test('an array is what runtime.DecodeInto cannot read type meta from: a 422 against the patched JSON', async () => {
+    const cause = `couldn't get version/kind; json parse error: json: cannot unmarshal array into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }`;
+    const res = await api.patch(path, [{ op: 'replace', path: '', value: [{ b: 1, a: 2 }] }], JSON_PATCH);
+    expect([res.status, res.body.reason, res.body.message]).toEqual([
+      422,
+      'Invalid',
+      ` "" is invalid: patch: Invalid value: "[{\\"b\\":1,\\"a\\":2}]": ${cause}`,
+    ]);
+  });
+
+  test('a value neither object nor array, and an add or remove of the root, do not apply: 422', async () => {
+    for (const op of [
+      { op: 'replace', path: '', value: 'x' },
+      { op: 'add', path: '', value: {} },
+      { op: 'remove', path: '' },
+    ]) {
+      const res = await api.patch(path, [op], JSON_PATCH);
+      expect([op, res.status, res.body.message]).toEqual([op, 422, 'the server rejected our request due to an error in our request']);
+    }
+  });
+});
+
 describe('server-side apply', () => {
   const applyYaml = (name: string, replicas: number, image = 'nginx:1.25') =>
     `apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: ${name}\nspec:\n  replicas: ${replicas}\n  selector:\n    matchLabels: {app: ${name}}\n  template:\n    metadata:\n      labels: {app: ${name}}\n    spec:\n      containers:\n      - name: web\n        image: ${image}\n`;

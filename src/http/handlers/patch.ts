@@ -11,6 +11,7 @@ import { goFormatValue } from '../../patch/go-value-format';
 import { v4PatchedJson, type V4Decoded } from '../../patch/v4-bytes';
 import { typedDecodeInSlices } from '../../schema/typed-decode';
 import { readBody } from '../body';
+import { typeMetaUnreadable } from '../decode-object';
 import { settlePatchedKind, type PatchedKindRule } from '../patched-kind';
 import { enforceFieldValidation, jsonDuplicateFieldErrorsInSlices, strictDecodingError, unknownFieldErrors } from '../field-validation';
 import { boolParam, dryRunParam, fieldManagerParam, fieldValidationParam } from '../query';
@@ -43,7 +44,8 @@ type PatchedAgainst = { smp: unknown } | { patchedJson: () => Promise<string>; t
 
 /** The patched document must still be an object, of the endpoint's kind as kube reads it (settlePatchedKind). */
 function asObject(value: unknown, current: KubeObject, served: GroupVersionKind, rule: PatchedKindRule, decoded: V4Decoded): KubeObject {
-  if (!isPlainObject(value)) throw badRequest('the patch produced something other than an object');
+  // An array, left by a JSON patch's `replace` of the root: runtime.DecodeInto's error, against the patched JSON (jsonPatcher.applyPatchToCurrentObject)
+  if (!isPlainObject(value)) throw invalid({ group: '', kind: '' }, '', [field.invalid('patch', v4PatchedJson(value, decoded), typeMetaUnreadable(value))]);
   settlePatchedKind(value, current, served, rule, () => v4PatchedJson(value, decoded));
   if (!isPlainObject(value.metadata)) value.metadata = {};
   return value as KubeObject;
