@@ -8,6 +8,7 @@ import { decodeProtobuf } from '../codec/protobuf';
 import { decodeYaml } from '../codec/yaml';
 import { typedDecode, typedDecodeInSlices } from '../schema/typed-decode';
 import type { ObjectNode } from '../schema/typed-schema';
+import { unexpectedGroupVersion, withDefaultGroupVersion } from './body-group-version';
 import { unknownConversion, unregisteredKind } from './patched-kind';
 import { duplicateFieldErrors, jsonDuplicateFieldErrorsInSlices, unknownFieldErrors } from './field-validation';
 import { repeatsNoKey } from '../codec/duplicate-keys';
@@ -152,8 +153,20 @@ export async function decodeObject(
       );
     }
   }
-  const apiVersion = (value.apiVersion as string | undefined) || expected;
+  const named = (value.apiVersion as string | null | undefined) ?? '';
   const kind = (value.kind as string | undefined) || gvk.kind;
+  let apiVersion = named || expected;
+  // json.Serializer.Decode reads JSON and YAML bodies' apiVersion so (the CBOR serializer does not)
+  if (encoding === 'json' || encoding === 'yaml') {
+    const unexpected = unexpectedGroupVersion(named);
+    if (unexpected) throw badRequest(`the object provided is unrecognized (must be of type ${gvk.kind}): ${unexpected} (${summarize(body)})`);
+    if (typed) {
+      const gv = withDefaultGroupVersion(named, gvk);
+      if (gv.version === '')
+        throw badRequest(`${kind} in version "" cannot be handled as a ${gvk.kind}: Object 'apiVersion' is missing in '${body.toString('utf8')}'`);
+      apiVersion = apiVersionOf(gv);
+    }
+  }
   const version = apiVersion.includes('/') ? apiVersion.split('/')[1] : apiVersion;
   if (kind !== gvk.kind || (apiVersion !== expected && !gvk.alsoDecodes?.includes(apiVersion))) {
     // json.Serializer.Decode makes the kind in the version the body names (Scheme.New), then converts

@@ -400,6 +400,37 @@ describe('a create whose body names another kind', () => {
       );
     }
   });
+
+  test("json.Serializer.Decode reads apiVersion by schema.ParseGroupVersion, its gaps filled with the endpoint's (gvkWithDefaults)", async () => {
+    const deployments = '/apis/apps/v1/namespaces/default/deployments';
+    const unrecognized = (kind: string, body: object) =>
+      `the object provided is unrecognized (must be of type ${kind}): unexpected GroupVersion string: a/b/c (${JSON.stringify(body).slice(0, 30)} ...)`;
+    for (const [path, make, apiVersion, answer] of [
+      [configMaps('default'), configMap, 'a/b/c', (body: object) => unrecognized('ConfigMap', body)],
+      [deployments, deployment, 'a/b/c', (body: object) => unrecognized('Deployment', body)],
+      [configMaps('default'), configMap, '/', 'v1'],
+      [deployments, deployment, '/', 'apps/v1'],
+      [configMaps('default'), configMap, '/v1', 'v1'],
+      [
+        deployments,
+        deployment,
+        '/v1',
+        () => `Deployment in version "v1" cannot be handled as a Deployment: no kind "Deployment" is registered for version "v1" in scheme "${scheme}"`,
+      ],
+      [deployments, deployment, 'apps/', 'apps/v1'],
+      [
+        configMaps('default'),
+        configMap,
+        'apps/',
+        (body: object) => `ConfigMap in version "" cannot be handled as a ConfigMap: Object 'apiVersion' is missing in '${JSON.stringify(body)}'`,
+      ],
+    ] as const) {
+      const body = { ...make('odd-group-version'), apiVersion };
+      const res = await api.post(`${path}?dryRun=All`, body);
+      if (typeof answer === 'string') expect([path, apiVersion, res.status, res.body.apiVersion]).toEqual([path, apiVersion, 201, answer]);
+      else expect([path, apiVersion, res.status, res.body.message]).toEqual([path, apiVersion, 400, answer(body)]);
+    }
+  });
 });
 
 /** A Go map of the object's own members: json-patch v4 writes the keys of what it decoded sorted. */
