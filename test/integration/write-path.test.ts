@@ -483,6 +483,23 @@ describe('a patch whose result names another kind or apiVersion', () => {
     }
   });
 
+  test('the patched apiVersion as json.Serializer.Decode reads it: ParseGroupVersion, then gvkWithDefaults', async () => {
+    const got = (await api.get(path)).body;
+    const patchedJson = (apiVersion: string) => JSON.stringify(goMap({ ...got, apiVersion }));
+    const unexpected = await api.patch(path, { apiVersion: 'a/b/c' }, MERGE);
+    expect([unexpected.status, unexpected.body]).toEqual([
+      422,
+      expect.objectContaining(patchInvalid(patchedJson('a/b/c'), 'unexpected GroupVersion string: a/b/c')),
+    ]);
+    const noVersion = await api.patch(path, { apiVersion: 'apps/' }, MERGE);
+    expect([noVersion.status, noVersion.body]).toEqual([
+      422,
+      expect.objectContaining(patchInvalid(patchedJson('apps/'), `Object 'apiVersion' is missing in '${patchedJson('apps/')}'`)),
+    ]);
+    const served = await api.patch(`${path}?dryRun=All`, { apiVersion: '/v1' }, MERGE);
+    expect([served.status, served.body.apiVersion]).toEqual([200, 'v1']);
+  });
+
   test("a merge patch removing the kind leaves the ConfigMap's; a strategic merge patch's names are dropped", async () => {
     const removed = await api.patch(path, { kind: null, data: { a: '1' } }, MERGE);
     expect([removed.status, removed.body.kind, removed.body.data]).toEqual([200, 'ConfigMap', { a: '1' }]);
