@@ -8,6 +8,7 @@ import { decodeProtobuf } from '../codec/protobuf';
 import { decodeYaml } from '../codec/yaml';
 import { typedDecode, typedDecodeInSlices } from '../schema/typed-decode';
 import type { ObjectNode } from '../schema/typed-schema';
+import { unexpectedGroupVersion, withDefaultGroupVersion } from './body-group-version';
 import { unknownConversion, unregisteredKind } from './patched-kind';
 import { duplicateFieldErrors, jsonDuplicateFieldErrorsInSlices, unknownFieldErrors } from './field-validation';
 import { repeatsNoKey } from '../codec/duplicate-keys';
@@ -26,6 +27,11 @@ function jsonTypeName(v: unknown): string {
   if (Array.isArray(v)) return 'array';
   if (typeof v === 'object') return 'object';
   return typeof v === 'boolean' ? 'bool' : typeof v;
+}
+
+/** SimpleMetaFactory.Interpret's error for JSON that is not an object: json.Unmarshal of it into the struct that finds apiVersion and kind. */
+export function typeMetaUnreadable(value: unknown): string {
+  return `couldn't get version/kind; json parse error: json: cannot unmarshal ${jsonTypeName(value)} into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }`;
 }
 
 export function decodeBody(body: Buffer, encoding: Encoding): unknown {
@@ -137,9 +143,7 @@ export async function decodeObject(
     throw err;
   }
   if (!isPlainObject(value)) {
-    throw badRequest(
-      `the object provided is unrecognized (must be of type ${gvk.kind}): couldn't get version/kind; json parse error: json: cannot unmarshal ${jsonTypeName(value)} into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" } (${summarize(body)})`,
-    );
+    throw badRequest(`the object provided is unrecognized (must be of type ${gvk.kind}): ${typeMetaUnreadable(value)} (${summarize(body)})`);
   }
   for (const key of ['apiVersion', 'kind'] as const) {
     // encoding/json leaves a string as it was for a null: the endpoint's version and kind stand in.
@@ -149,8 +153,20 @@ export async function decodeObject(
       );
     }
   }
-  const apiVersion = (value.apiVersion as string | undefined) || expected;
+  const named = (value.apiVersion as string | null | undefined) ?? '';
   const kind = (value.kind as string | undefined) || gvk.kind;
+  let apiVersion = named || expected;
+  // json.Serializer.Decode reads JSON and YAML bodies' apiVersion so (the CBOR serializer does not)
+  if (encoding === 'json' || encoding === 'yaml') {
+    const unexpected = unexpectedGroupVersion(named);
+    if (unexpected) throw badRequest(`the object provided is unrecognized (must be of type ${gvk.kind}): ${unexpected} (${summarize(body)})`);
+    if (typed) {
+      const gv = withDefaultGroupVersion(named, gvk);
+      if (gv.version === '')
+        throw badRequest(`${kind} in version "" cannot be handled as a ${gvk.kind}: Object 'apiVersion' is missing in '${body.toString('utf8')}'`);
+      apiVersion = apiVersionOf(gv);
+    }
+  }
   const version = apiVersion.includes('/') ? apiVersion.split('/')[1] : apiVersion;
   if (kind !== gvk.kind || (apiVersion !== expected && !gvk.alsoDecodes?.includes(apiVersion))) {
     // json.Serializer.Decode makes the kind in the version the body names (Scheme.New), then converts

@@ -50,8 +50,13 @@ export function unknownFieldErrors(paths: string[]): string[] {
   return paths.map((path) => `unknown field ${goQuote(path)}`);
 }
 
+/** runtime.NewStrictDecodingError's message. */
+export function strictDecodingError(errors: string[]): string {
+  return `strict decoding error: ${errors.join(', ')}`;
+}
+
 export function enforceFieldValidation(res: ServerResponse, validation: FieldValidation, errors: string[]): void {
   if (errors.length === 0 || validation === 'Ignore') return;
-  if (validation === 'Strict') throw badRequest(`strict decoding error: ${errors.join(', ')}`);
+  if (validation === 'Strict') throw badRequest(strictDecodingError(errors));
   for (const e of errors) addWarning(res, e);
 }

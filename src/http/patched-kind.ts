@@ -3,6 +3,7 @@ import { field } from '../api/field-errors';
 import { apiVersionOf, type GroupVersionKind, type KubeObject } from '../api/types';
 import { GROUP_VERSION_PACKAGES } from '../generated/api-facts';
 import { lookupMessageOf } from '../schema/proto-loader';
+import { unexpectedGroupVersion, withDefaultGroupVersion } from './body-group-version';
 
 /** How a patch's result is turned back into an object of the endpoint's kind. */
 export type PatchedKindRule = 'strategic' | 'typed' | 'custom';
@@ -49,6 +50,19 @@ export function unknownConversion(apiVersion: string, kind: string, served: Grou
 }
 
 /**
+ * The apiVersion runtime.DecodeInto reads in a patched built-in object: json.Serializer.Decode's
+ * gvkWithDefaults fills its gaps from the internal type it decodes into, so that a name of the served
+ * group without a version ("/", "apps/" on apps) decodes as if absent (''), and one of another group
+ * is Decode's missing-version error.
+ */
+function typedApiVersion(apiVersion: string, served: GroupVersionKind, patchedJson: () => string): string {
+  const gv = withDefaultGroupVersion(apiVersion, { group: served.group, version: '' });
+  if (gv.version !== '') return apiVersionOf(gv);
+  if (gv.group === served.group) return '';
+  throw invalid({ group: '', kind: '' }, '', [field.invalid('patch', patchedJson(), `Object 'apiVersion' is missing in '${patchedJson()}'`)]);
+}
+
+/**
  * A patch's result that names another apiVersion or kind than the endpoint's, as kube reads it.
  *
  * - strategic: smpPatcher.applyPatchToCurrentObject converts the patched map into the endpoint's
@@ -74,15 +88,20 @@ export function settlePatchedKind(
     return;
   }
   const expected = apiVersionOf(served);
-  const { apiVersion } = value;
+  const named = value.apiVersion;
+  const unexpected = typeof named === 'string' ? unexpectedGroupVersion(named) : undefined;
+  // SimpleMetaFactory.Interpret fails runtime.DecodeInto for built-in kinds and custom resources alike
+  if (unexpected) throw invalid({ group: '', kind: '' }, '', [field.invalid('patch', patchedJson(), unexpected)]);
+  const apiVersion = rule === 'typed' && typeof named === 'string' ? typedApiVersion(named, served, patchedJson) : named;
   const kind = rule === 'typed' && (value.kind === undefined || value.kind === '') ? served.kind : value.kind;
   if (apiVersion === expected && kind === served.kind) {
+    value.apiVersion = apiVersion;
     value.kind = kind;
     return;
   }
   if (typeof apiVersion !== 'string' || apiVersion === '' || typeof kind !== 'string') {
     throw badRequest(
-      `the API version or kind in the patched object (${String(apiVersion)}, ${String(kind)}) does not match the expected (${expected}, ${served.kind})`,
+      `the API version or kind in the patched object (${String(named)}, ${String(kind)}) does not match the expected (${expected}, ${served.kind})`,
     );
   }
   if (rule === 'custom') {

@@ -114,7 +114,8 @@ describe('applyJsonPatch (RFC 6902)', () => {
 describe('what json-patch v4 cannot locate is 422, as under kube-apiserver', () => {
   test.each([
     [{ op: 'add', path: '', value: { a: 'b' } }],
-    [{ op: 'replace', path: '', value: {} }],
+    [{ op: 'replace', path: '', value: 'x' }],
+    [{ op: 'replace', path: '', value: null }],
     [{ op: 'remove', path: '' }],
     [{ op: 'move', from: '', path: '/metadata' }],
     [{ op: 'copy', from: '', path: '/metadata' }],
@@ -125,6 +126,16 @@ describe('what json-patch v4 cannot locate is 422, as under kube-apiserver', () 
 
   test('a test of the whole document still applies', () => {
     expect(applyJsonPatch(doc, [{ op: 'test', path: '', value: doc }])).toEqual(doc);
+  });
+
+  test('a replace of the whole document by an object or array replaces it (Patch.replace), and later operations apply to it', () => {
+    expect(
+      applyJsonPatch(doc, [
+        { op: 'replace', path: '', value: { a: 'b' } },
+        { op: 'add', path: '/c', value: 'd' },
+      ]),
+    ).toEqual({ a: 'b', c: 'd' });
+    expect(applyJsonPatch(doc, [{ op: 'replace', path: '', value: [1] }])).toEqual([1]);
   });
 });
 

@@ -81,7 +81,7 @@ function validateOperation(operation: Operation, index: number, document: unknow
 
 /**
  * What json-patch (v4, under kube-apiserver) cannot locate: the document root as the target of
- * anything but `test`, or as the source of a move or copy (findObject has no container for ""),
+ * anything but `test` and `replace`, or as the source of a move or copy (findObject has no container for ""),
  * and a move into what it moves (its destination's parent is gone once the source is removed).
  */
 function unlocatable(operation: Operation): boolean {
@@ -109,6 +109,17 @@ export function applyJsonPatchInSlices(document: unknown, patch: unknown, slice:
   return runWalkInSlices(operationsApplied(document, patch, decoded), slice);
 }
 
+/**
+ * Patch.replace at the root: the document becomes the value, decoded (lazyNode.tryDoc, tryAry); a
+ * value that is not an object or array, null included, fails as any operation that does not apply.
+ */
+function replacedRoot(value: unknown, decoded: V4Decoded): unknown {
+  if (typeof value !== 'object' || value === null) throw patchNotApplicable();
+  const root = jsonClone(value);
+  decoded.add(root);
+  return root;
+}
+
 function* operationsApplied(document: unknown, patch: unknown, decoded: V4Decoded): Walk<unknown> {
   const operations = parseOperations(patch);
   let result = jsonClone(document);
@@ -116,6 +127,11 @@ function* operationsApplied(document: unknown, patch: unknown, decoded: V4Decode
   let copied = 0;
   try {
     for (const [index, given] of operations.entries()) {
+      if (given?.op === 'replace' && given.path === '') {
+        result = replacedRoot(given.value, decoded);
+        yield;
+        continue;
+      }
       if (given && unlocatable(given)) throw patchNotApplicable();
       if (given) decodedBy(result, given, 'before', decoded);
       const operation = given ? asV4Reads(result, given) : given;

@@ -120,7 +120,13 @@ describe('list', () => {
       ],
       ['resourceVersionMatch=NotOlderThan', 422, 'resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided'],
       ['resourceVersionMatch=Bogus&resourceVersion=1', 422, 'resourceVersionMatch: Unsupported value: "Bogus"'],
-      ['continue=abc&resourceVersion=5', 400, 'specifying resource version is not allowed when using continue'],
+      // storage.ValidateListOptions: the token is decoded before the resourceVersion beside it is refused
+      ['continue=abc&resourceVersion=5', 400, 'invalid continue token: continue key is not valid: '],
+      [
+        `continue=${Buffer.from('{"v":"meta.k8s.io/v1","rv":1,"start":"x"}').toString('base64url')}&resourceVersion=5`,
+        400,
+        'specifying resource version is not allowed when using continue',
+      ],
       ['continue=bad!', 400, 'invalid continue token: continue key is not valid: illegal base64 data at input byte 3'],
       ['labelSelector=a%20b%20c', 400, 'unable to parse requirement'],
       ['fieldSelector=spec.nope%3Dx', 400, 'field label not supported: spec.nope'],

@@ -400,6 +400,37 @@ describe('a create whose body names another kind', () => {
       );
     }
   });
+
+  test("json.Serializer.Decode reads apiVersion by schema.ParseGroupVersion, its gaps filled with the endpoint's (gvkWithDefaults)", async () => {
+    const deployments = '/apis/apps/v1/namespaces/default/deployments';
+    const unrecognized = (kind: string, body: object) =>
+      `the object provided is unrecognized (must be of type ${kind}): unexpected GroupVersion string: a/b/c (${JSON.stringify(body).slice(0, 30)} ...)`;
+    for (const [path, make, apiVersion, answer] of [
+      [configMaps('default'), configMap, 'a/b/c', (body: object) => unrecognized('ConfigMap', body)],
+      [deployments, deployment, 'a/b/c', (body: object) => unrecognized('Deployment', body)],
+      [configMaps('default'), configMap, '/', 'v1'],
+      [deployments, deployment, '/', 'apps/v1'],
+      [configMaps('default'), configMap, '/v1', 'v1'],
+      [
+        deployments,
+        deployment,
+        '/v1',
+        () => `Deployment in version "v1" cannot be handled as a Deployment: no kind "Deployment" is registered for version "v1" in scheme "${scheme}"`,
+      ],
+      [deployments, deployment, 'apps/', 'apps/v1'],
+      [
+        configMaps('default'),
+        configMap,
+        'apps/',
+        (body: object) => `ConfigMap in version "" cannot be handled as a ConfigMap: Object 'apiVersion' is missing in '${JSON.stringify(body)}'`,
+      ],
+    ] as const) {
+      const body = { ...make('odd-group-version'), apiVersion };
+      const res = await api.post(`${path}?dryRun=All`, body);
+      if (typeof answer === 'string') expect([path, apiVersion, res.status, res.body.apiVersion]).toEqual([path, apiVersion, 201, answer]);
+      else expect([path, apiVersion, res.status, res.body.message]).toEqual([path, apiVersion, 400, answer(body)]);
+    }
+  });
 });
 
 /** A Go map of the object's own members: json-patch v4 writes the keys of what it decoded sorted. */
@@ -450,6 +481,23 @@ describe('a patch whose result names another kind or apiVersion', () => {
       const res = await api.patch(path, patch, type);
       expect([patch, res.status, res.body]).toEqual([patch, 422, expect.objectContaining(patchInvalid(JSON.stringify(goMap({ ...got, ...patched })), cause))]);
     }
+  });
+
+  test('the patched apiVersion as json.Serializer.Decode reads it: ParseGroupVersion, then gvkWithDefaults', async () => {
+    const got = (await api.get(path)).body;
+    const patchedJson = (apiVersion: string) => JSON.stringify(goMap({ ...got, apiVersion }));
+    const unexpected = await api.patch(path, { apiVersion: 'a/b/c' }, MERGE);
+    expect([unexpected.status, unexpected.body]).toEqual([
+      422,
+      expect.objectContaining(patchInvalid(patchedJson('a/b/c'), 'unexpected GroupVersion string: a/b/c')),
+    ]);
+    const noVersion = await api.patch(path, { apiVersion: 'apps/' }, MERGE);
+    expect([noVersion.status, noVersion.body]).toEqual([
+      422,
+      expect.objectContaining(patchInvalid(patchedJson('apps/'), `Object 'apiVersion' is missing in '${patchedJson('apps/')}'`)),
+    ]);
+    const served = await api.patch(`${path}?dryRun=All`, { apiVersion: '/v1' }, MERGE);
+    expect([served.status, served.body.apiVersion]).toEqual([200, 'v1']);
   });
 
   test("a merge patch removing the kind leaves the ConfigMap's; a strategic merge patch's names are dropped", async () => {

@@ -82,6 +82,37 @@ describe('field validation', () => {
     expect(escaped.headers.get('warning')).toBe('299 - "unknown field \\"a\\\\x01b\\\\u00a0\\\\x7f\\""');
   });
 
+  test('JSON and merge patches: Strict is a 422 against the JSON json-patch v4 wrote, Warn a Warning', async () => {
+    const path = `${NS}/configmaps/fv-patch`;
+    expect((await api.post(`${NS}/configmaps`, { metadata: { name: 'fv-patch' }, data: { x: 'y' } })).status).toBe(201);
+    const got = (await api.get(path)).body;
+    // json-patch v4 decoded the top-level object, so its keys are sorted; the rest is as it came
+    const patchedJson = JSON.stringify(Object.fromEntries(Object.entries({ ...got, spec: { foo: 1 } }).sort(([a], [b]) => (a < b ? -1 : 1))));
+    const cause = 'strict decoding error: unknown field "spec"';
+    const merge = await api.patch(`${path}?fieldValidation=Strict`, { spec: { foo: 1 } }, 'application/merge-patch+json');
+    const json = await api.patch(`${path}?fieldValidation=Strict`, [{ op: 'add', path: '/spec', value: { foo: 1 } }], 'application/json-patch+json');
+    for (const res of [merge, json]) {
+      expect([res.status, res.body]).toEqual([
+        422,
+        expect.objectContaining({
+          reason: 'Invalid',
+          message: ` "" is invalid: patch: Invalid value: ${JSON.stringify(patchedJson)}: ${cause}`,
+          details: { causes: [{ reason: 'FieldValueInvalid', field: 'patch', message: `Invalid value: ${JSON.stringify(patchedJson)}: ${cause}` }] },
+        }),
+      ]);
+    }
+    const ops = await api.request('PATCH', `${path}?fieldValidation=Strict`, {
+      raw: '[{"op":"add","op":"add","path":"/spec","value":{"foo":1}}]',
+      contentType: 'application/json-patch+json',
+    });
+    expect([ops.status, ops.body.message]).toEqual([
+      422,
+      expect.stringMatching(/: strict decoding error: json patch duplicate field "\[0\]\.op", unknown field "spec"$/),
+    ]);
+    const warned = await api.patch(`${path}?fieldValidation=Warn`, { spec: { foo: 1 } }, 'application/merge-patch+json');
+    expect([warned.status, warned.headers.get('warning'), warned.body.spec]).toEqual([200, '299 - "unknown field \\"spec\\""', undefined]);
+  });
+
   test('Ignore drops them silently', async () => {
     const res = await api.post(`${NS}/pods?fieldValidation=Ignore`, { ...withUnknown(), metadata: { name: 'fv-ignore' } });
     expect(res.status).toBe(201);
@@ -144,8 +175,10 @@ describe('field validation', () => {
     const patch = (raw: string) =>
       api.request('PATCH', `${NS}/configmaps/big-patch?fieldValidation=Strict`, { raw, contentType: 'application/merge-patch+json' });
     const dup = await patch(`${text.slice(0, -1)},"data":{"k1":"a","k1":"b"}}`);
-    expect(dup.status).toBe(400);
-    expect(dup.body.message).toBe('strict decoding error: duplicate field "data", duplicate field "data.k1"');
+    expect([dup.status, dup.body.reason]).toEqual([422, 'Invalid']);
+    expect(dup.body.message).toMatch(
+      /^ "" is invalid: patch: Invalid value: "\{.*\}": strict decoding error: duplicate field "data", duplicate field "data.k1"$/,
+    );
     const deep = await patch(`${text.slice(0, -1)},"x":${'['.repeat(1_001)}${']'.repeat(1_001)}}`);
     expect(deep.status).toBe(400);
     expect(deep.body.message).toContain('exceeded max depth of 1000');
@@ -304,6 +337,42 @@ describe('patches', () => {
     const current = (await api.get(`${NS}/configmaps/lost`)).body.metadata.resourceVersion;
     const ok = await api.patch(`${NS}/configmaps/lost`, { metadata: { resourceVersion: current }, data: { a: '3' } }, 'application/merge-patch+json');
     expect(ok.status).toBe(200);
+  });
+});
+
+describe('a JSON patch replacing the whole document (path "")', () => {
+  const path = `${NS}/configmaps/root-replace`;
+  const JSON_PATCH = 'application/json-patch+json';
+
+  beforeAll(async () => {
+    expect((await api.post(`${NS}/configmaps`, { metadata: { name: 'root-replace' }, data: { a: '1' } })).status).toBe(201);
+  });
+
+  test('an object replaces it, as json-patch v4 Patch.replace does', async () => {
+    const got = (await api.get(path)).body;
+    const res = await api.patch(path, [{ op: 'replace', path: '', value: { ...got, data: { b: '2' } } }], JSON_PATCH);
+    expect([res.status, res.body.data]).toEqual([200, { b: '2' }]);
+  });
+
+  test('an array is what runtime.DecodeInto cannot read type meta from: a 422 against the patched JSON', async () => {
+    const cause = `couldn't get version/kind; json parse error: json: cannot unmarshal array into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }`;
+    const res = await api.patch(path, [{ op: 'replace', path: '', value: [{ b: 1, a: 2 }] }], JSON_PATCH);
+    expect([res.status, res.body.reason, res.body.message]).toEqual([
+      422,
+      'Invalid',
+      ` "" is invalid: patch: Invalid value: "[{\\"b\\":1,\\"a\\":2}]": ${cause}`,
+    ]);
+  });
+
+  test('a value neither object nor array, and an add or remove of the root, do not apply: 422', async () => {
+    for (const op of [
+      { op: 'replace', path: '', value: 'x' },
+      { op: 'add', path: '', value: {} },
+      { op: 'remove', path: '' },
+    ]) {
+      const res = await api.patch(path, [op], JSON_PATCH);
+      expect([op, res.status, res.body.message]).toEqual([op, 422, 'the server rejected our request due to an error in our request']);
+    }
   });
 });
 

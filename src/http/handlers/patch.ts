@@ -11,8 +11,9 @@ import { goFormatValue } from '../../patch/go-value-format';
 import { v4PatchedJson, type V4Decoded } from '../../patch/v4-bytes';
 import { typedDecodeInSlices } from '../../schema/typed-decode';
 import { readBody } from '../body';
+import { typeMetaUnreadable } from '../decode-object';
 import { settlePatchedKind, type PatchedKindRule } from '../patched-kind';
-import { enforceFieldValidation, jsonDuplicateFieldErrorsInSlices, unknownFieldErrors } from '../field-validation';
+import { enforceFieldValidation, jsonDuplicateFieldErrorsInSlices, strictDecodingError, unknownFieldErrors } from '../field-validation';
 import { boolParam, dryRunParam, fieldManagerParam, fieldValidationParam } from '../query';
 import { respond } from '../respond';
 import { isCustomResource, type ResourceRequest } from './context';
@@ -34,9 +35,17 @@ async function parsePatchBody(text: string, slice: () => Promise<void>): Promise
   }
 }
 
+/**
+ * What a patch's errors are reported against: the strategic merge patch as Go's %+v prints it, or the
+ * JSON json-patch v4 wrote for a JSON or merge patch (`typed`: of a built-in kind, whose Go type
+ * fails to decode a value of the wrong type).
+ */
+type PatchedAgainst = { smp: unknown } | { patchedJson: () => Promise<string>; typed: boolean };
+
 /** The patched document must still be an object, of the endpoint's kind as kube reads it (settlePatchedKind). */
 function asObject(value: unknown, current: KubeObject, served: GroupVersionKind, rule: PatchedKindRule, decoded: V4Decoded): KubeObject {
-  if (!isPlainObject(value)) throw badRequest('the patch produced something other than an object');
+  // An array, left by a JSON patch's `replace` of the root: runtime.DecodeInto's error, against the patched JSON (jsonPatcher.applyPatchToCurrentObject)
+  if (!isPlainObject(value)) throw invalid({ group: '', kind: '' }, '', [field.invalid('patch', v4PatchedJson(value, decoded), typeMetaUnreadable(value))]);
   settlePatchedKind(value, current, served, rule, () => v4PatchedJson(value, decoded));
   if (!isPlainObject(value.metadata)) value.metadata = {};
   return value as KubeObject;
@@ -100,20 +109,24 @@ export async function handlePatch(r: ResourceRequest): Promise<void> {
   const slice = loopSlices();
   /**
    * Type errors are fatal; unknown fields are dropped and reported per fieldValidation. How a type
-   * error is reported depends on the patch: `against` says against what.
+   * error, or a Strict refusal, is reported depends on the patch: `against` says against what.
    */
-  const checked = async (obj: KubeObject, against?: { smp: unknown } | { patchedJson: () => Promise<string> }): Promise<KubeObject> => {
+  const checked = async (obj: KubeObject, against?: PatchedAgainst): Promise<KubeObject> => {
     if (!schema) return obj;
     const report = await typedDecodeInSlices(obj, schema, slice);
     // smpPatcher's applyPatchToObject: the converter's error, against the patch as Go's %+v prints it
     if (against && 'smp' in against && report.converterError)
       throw invalid({ group: '', kind: '' }, '', [field.invalid('patch', goFormatValue(against.smp), report.converterError)]);
     // jsonPatcher.applyPatchToCurrentObject: runtime.DecodeInto's error, against the patched JSON
-    if (against && 'patchedJson' in against && report.typeError)
+    if (against && 'patchedJson' in against && against.typed && report.typeError)
       throw invalid({ group: '', kind: '' }, '', [field.invalid('patch', await against.patchedJson(), report.typeError)]);
     if (report.typeError) throw badRequest(report.typeError);
     fieldErrors.push(...unknownFieldErrors(report.unknown));
-    enforceFieldValidation(r.res, validation, [...new Set(fieldErrors)]);
+    const errors = [...new Set(fieldErrors)];
+    // jsonPatcher.applyPatchToCurrentObject: the patch's and the strict decode's errors are a 422 against the patched JSON
+    if (against && 'patchedJson' in against && validation === 'Strict' && errors.length > 0)
+      throw invalid({ group: '', kind: '' }, '', [field.invalid('patch', await against.patchedJson(), strictDecodingError(errors))]);
+    enforceFieldValidation(r.res, validation, errors);
     return obj;
   };
 
@@ -129,7 +142,11 @@ export async function handlePatch(r: ResourceRequest): Promise<void> {
     }
     const text = body.toString('utf8');
     const patch = await parsePatchBody(text, slice);
-    if (validation !== 'Ignore') fieldErrors.push(...(await jsonDuplicateFieldErrorsInSlices(text, slice)));
+    if (validation !== 'Ignore') {
+      const duplicates = await jsonDuplicateFieldErrorsInSlices(text, slice);
+      // jsonPatcher.applyJSPatch: a JSON patch's own strict errors are prefixed "json patch"
+      fieldErrors.push(...(type === JSON_PATCH ? duplicates.map((e) => `json patch ${e}`) : duplicates));
+    }
     if (type !== JSON_PATCH && !isPlainObject(patch)) {
       throw badRequest(`json: cannot unmarshal ${Array.isArray(patch) ? 'array' : typeof patch} into Go value of type map[string]interface {}`);
     }
@@ -151,13 +168,13 @@ export async function handlePatch(r: ResourceRequest): Promise<void> {
       const decoded: V4Decoded = new WeakSet();
       const merged = asObject(await apply(current, decoded), current, r.served.kind, rule, decoded);
       await slice();
-      if (rule !== 'typed') return checked(merged, smp === undefined ? undefined : { smp });
-      // The typed decode changes what it reads: the patched JSON of a type error is the patch's result again.
+      if (smp !== undefined) return checked(merged, { smp });
+      // The decode changes what it reads (drops unknown fields): the patched JSON of an error is the patch's result again.
       const patchedJson = async (): Promise<string> => {
         const again: V4Decoded = new WeakSet();
         return v4PatchedJson(await apply(current, again), again);
       };
-      return checked(merged, { patchedJson });
+      return checked(merged, { patchedJson, typed: rule === 'typed' });
     };
     result = await store.update(r.ctx, info.name, patched, { dryRun, fieldManager });
   }
