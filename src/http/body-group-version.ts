@@ -2,7 +2,7 @@ import { parseApiVersion, type GroupVersion } from '../api/types';
 
 /** schema.ParseGroupVersion's error, which SimpleMetaFactory.Interpret returns for a body's apiVersion with more than one '/'. */
 export function unexpectedGroupVersion(apiVersion: string): string | undefined {
-  return apiVersion.split('/').length > 2 ? `unexpected GroupVersion string: ${apiVersion}` : undefined;
+  return apiVersion.indexOf('/') !== apiVersion.lastIndexOf('/') ? `unexpected GroupVersion string: ${apiVersion}` : undefined;
 }
 
 /**
