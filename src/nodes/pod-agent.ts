@@ -91,7 +91,7 @@ export class PodAgent {
       {
         added: (pod) => this.observe(pod as Pod),
         updated: (_, pod) => this.observe(pod as Pod),
-        deleted: (pod) => this.forget(objectKey(pod)),
+        deleted: (pod) => this.removed(pod as Pod),
       },
       {
         name: 'pods on simulated nodes',
@@ -151,6 +151,19 @@ export class PodAgent {
       this.tracked.set(key, t);
     }
     this.enqueue(key);
+  }
+
+  /**
+   * A pod gone from the API: one deleted without a grace period (or before this kubelet saw its
+   * deletion) still has running containers, which the kubelet kills (HandlePodRemoves, killPod).
+   */
+  private removed(pod: Pod): void {
+    const key = objectKey(pod);
+    const t = this.tracked.get(key);
+    if (t && t.uid === pod.metadata.uid && t.run.deletionSeenMs === null && this.agents.isRunning(t.nodeName)) {
+      this.events.aboutPod(t.nodeName, pod, killingEvents(pod));
+    }
+    this.forget(key);
   }
 
   private forget(key: string): void {

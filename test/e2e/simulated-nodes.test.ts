@@ -232,7 +232,17 @@ test("kubectl describe shows the kubelet's events: a node's start and conditions
   );
   const nodeEvents = await getJson('events', '--field-selector=involvedObject.kind=Node,involvedObject.name=kapi-node-2,reason=Starting');
   expect(nodeEvents.items[0].involvedObject).toEqual({ kind: 'Node', name: 'kapi-node-2', uid: 'kapi-node-2' });
-  expect((await k('delete', 'pod', 'ev-2', 'ev-crash', '--wait=false')).code).toBe(0);
+  // Deleted without a grace period, a pod is first marked (grace 0) and then removed in the same request; its kubelet sees the mark and kills its containers.
+  expect((await k('delete', 'pod', 'ev-2', '--grace-period=0', '--force')).code).toBe(0);
+  const forced = await until(
+    async () => (await eventsAbout('Pod', 'ev-2')).filter((e) => e[1] === 'Killing'),
+    (e) => e.length === 2,
+  );
+  expect(forced.sort()).toEqual([
+    [kubelet, 'Killing', 'spec.containers{app}', 'Stopping container app'],
+    [kubelet, 'Killing', 'spec.containers{side}', 'Stopping container side'],
+  ]);
+  expect((await k('delete', 'pod', 'ev-crash', '--wait=false')).code).toBe(0);
 }, 60_000);
 
 test('restartPolicy Never pods exit after --simulated-run-duration: 0 Succeeds; the exit-code annotation makes one Failed; OnFailure restarts', async () => {
