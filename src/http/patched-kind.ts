@@ -1,6 +1,6 @@
 import { badRequest, invalid } from '../api/errors';
 import { field } from '../api/field-errors';
-import { apiVersionOf, type GroupVersionKind, type KubeObject } from '../api/types';
+import { apiVersionOf, parseApiVersion, type GroupVersionKind, type KubeObject } from '../api/types';
 import { GROUP_VERSION_PACKAGES } from '../generated/api-facts';
 import { lookupMessageOf } from '../schema/proto-loader';
 import { unexpectedGroupVersion, withDefaultGroupVersion } from './body-group-version';
@@ -23,15 +23,12 @@ const OPTIONS_KINDS = new Set(['WatchEvent', 'ListOptions', 'GetOptions', 'Delet
 const UNVERSIONED_KINDS = new Set(['Status', 'APIVersions', 'APIGroupList', 'APIGroup', 'APIResourceList']);
 const APIEXTENSIONS_VERSIONS = new Set(['v1', 'v1beta1']);
 
-const groupOf = (apiVersion: string): string => (apiVersion.includes('/') ? apiVersion.slice(0, apiVersion.indexOf('/')) : '');
-const versionOf = (apiVersion: string): string => apiVersion.slice(apiVersion.indexOf('/') + 1);
-
 /** Whether the served kind's scheme has a Go type for apiVersion and kind (Scheme.New would make one). */
 function registered(apiVersion: string, kind: string, scheme: string): boolean {
   if (UNVERSIONED_KINDS.has(kind)) return true;
-  const group = groupOf(apiVersion);
+  const { group, version } = parseApiVersion(apiVersion);
   if ((SCHEMES[group] ?? LEGACY_SCHEME) !== scheme) return false;
-  if (group === 'apiextensions.k8s.io') return APIEXTENSIONS_VERSIONS.has(versionOf(apiVersion)) && (CRD_KINDS.has(kind) || OPTIONS_KINDS.has(kind));
+  if (group === 'apiextensions.k8s.io') return APIEXTENSIONS_VERSIONS.has(version) && (CRD_KINDS.has(kind) || OPTIONS_KINDS.has(kind));
   if (OPTIONS_KINDS.has(kind)) return GROUP_VERSION_PACKAGES[apiVersion] !== undefined;
   return lookupMessageOf(apiVersion, kind)?.fields.metadata !== undefined;
 }
@@ -45,7 +42,7 @@ export function unregisteredKind(apiVersion: string, kind: string, served: Group
 /** converter.Convert's answer for a registered kind the served kind's type has no conversion from. */
 export function unknownConversion(apiVersion: string, kind: string, served: GroupVersionKind): string {
   const internal = served.group === '' ? 'core' : served.group.split('.')[0];
-  const pkg = OPTIONS_KINDS.has(kind) || UNVERSIONED_KINDS.has(kind) ? 'v1' : versionOf(apiVersion);
+  const pkg = OPTIONS_KINDS.has(kind) || UNVERSIONED_KINDS.has(kind) ? 'v1' : parseApiVersion(apiVersion).version;
   return `converting (${pkg}.${kind}) to (${internal}.${served.kind}): unknown conversion`;
 }
 
@@ -59,7 +56,8 @@ function typedApiVersion(apiVersion: string, served: GroupVersionKind, patchedJs
   const gv = withDefaultGroupVersion(apiVersion, { group: served.group, version: '' });
   if (gv.version !== '') return apiVersionOf(gv);
   if (gv.group === served.group) return '';
-  throw invalid({ group: '', kind: '' }, '', [field.invalid('patch', patchedJson(), `Object 'apiVersion' is missing in '${patchedJson()}'`)]);
+  const json = patchedJson();
+  throw invalid({ group: '', kind: '' }, '', [field.invalid('patch', json, `Object 'apiVersion' is missing in '${json}'`)]);
 }
 
 /**
@@ -108,7 +106,7 @@ export function settlePatchedKind(
     const errs = [];
     if (kind !== served.kind) errs.push(field.invalid('kind', kind, `must be ${served.kind}`));
     if (apiVersion !== expected) errs.push(field.invalid('apiVersion', apiVersion, `must be ${expected}`));
-    throw invalid({ group: groupOf(apiVersion), kind }, current.metadata.name ?? '', errs);
+    throw invalid({ group: parseApiVersion(apiVersion).group, kind }, current.metadata.name ?? '', errs);
   }
   const unregistered = unregisteredKind(apiVersion, kind, served);
   if (unregistered === undefined && kind === served.kind) {

@@ -115,8 +115,8 @@ export class EventsWriter implements EventRecorder {
       void this.write(() => this.bump(previous, text, at));
       return;
     }
-    const name = `${ref.name}.${(BigInt(now) * 1_000_000n + BigInt(nameSequence++ % 1_000_000)).toString(16)}`;
-    nameSequence %= 1_000_000;
+    const name = `${ref.name}.${(BigInt(now) * 1_000_000n + BigInt(nameSequence)).toString(16)}`;
+    nameSequence = (nameSequence + 1) % 1_000_000;
     const seen: Seen = { name, namespace, count: 1, firstTimestamp: at };
     remember(this.memory.seen, key, seen);
     const event: Event = {
