@@ -7,9 +7,16 @@ import type { ObjectStore } from '../../registry/types';
  * One kind's objects in memory, a view of the process's shared informer of it (list, watch,
  * restart with backoff, relist on 410; the ClusterRole aggregation controller reads the same
  * ClusterRoles): authorization reads roles and bindings on every request, so it never goes to etcd.
+ * Its first list is consistent, not the watch cache's state as it happens to be: the bootstrap
+ * policy was written just before, and the cache may not have had those events yet; synced from
+ * such a list, the authorizer would refuse what the policy allows (anonymous /version, say) until they came.
  */
 function kindCache(informers: SharedInformers, store: ObjectStore, onChange: () => void = () => undefined): CachedInformer {
-  return informers.informer(store, { added: onChange, updated: onChange, deleted: onChange }, { name: `policy-${store.def.resource}` });
+  return informers.informer(
+    store,
+    { added: onChange, updated: onChange, deleted: onChange },
+    { name: `policy-${store.def.resource}`, consistentFirstList: true },
+  );
 }
 
 /** The RBAC objects an authorizer reads: roles, cluster roles and their bindings, from memory. */
@@ -30,6 +37,7 @@ export class PolicyCache {
     this.clusterRoleBindings = kindCache(informers, stores.clusterrolebindings);
   }
 
+  /** Resolves once each kind holds every write completed before the call (the bootstrap policy's included). */
   async start(): Promise<void> {
     const all = [this.roles, this.clusterRoles, this.roleBindings, this.clusterRoleBindings];
     for (const c of all) c.start();

@@ -46,6 +46,12 @@ export interface InformerOptions {
   unhealthyAfterMs?: number;
   /** Indices by name (client-go's Indexers), kept before the handlers hear of a change; read with byIndex. */
   indexers?: Record<string, IndexFunc>;
+  /**
+   * The first list is a consistent read ("") rather than the server's cached state ("0"): once
+   * synced, the informer holds every write that completed before it started (what client-go's
+   * watch-list, a consistent stream of initial events, gives). Relists after "too old" are consistent either way.
+   */
+  consistentFirstList?: boolean;
 }
 
 /** Each object's key, made once: the informers of a resource share its objects (the watch cache's), and each keeps every key. */
@@ -174,8 +180,9 @@ export class Informer implements CachedInformer {
     let resourceVersion: string | null = null;
     // As client-go's reflector (relistResourceVersion): the first list takes the server's cached
     // state ("0"), so that many informers of one resource neither read etcd nor hold copies of
-    // its objects; a list after "too old" asks for the latest, the cache may be as old.
-    let listFrom: '0' | '' = '0';
+    // its objects, unless the informer must see every earlier write; a list after "too old" asks
+    // for the latest, the cache may be as old.
+    let listFrom: '0' | '' = this.opts.consistentFirstList ? '' : '0';
     while (!signal.aborted) {
       const listing = resourceVersion === null;
       try {

@@ -90,6 +90,26 @@ describe('SharedInformers', () => {
     expect(views.map((v) => v.list().map((o) => o.metadata.name))).toEqual([['old'], ['new']]);
   });
 
+  test('a consumer that must see every earlier write starts the shared informer with a consistent list; it cannot join one already running', async () => {
+    const { store, lists, informers } = harness();
+    await store.create(ctx, cm('a'), { dryRun: false });
+    const policy = informers.informer(store, {}, { name: 'policy', consistentFirstList: true });
+    policy.start();
+    await policy.waitForSync();
+    const other = informers.informer(store, {}, { name: 'other' });
+    other.start();
+    expect(lists).toHaveBeenCalledTimes(1);
+    expect(lists.mock.calls[0][1]).toMatchObject({ resourceVersion: '' });
+    expect(other.list().map((o) => o.metadata.name)).toEqual(['a']);
+    const late = informers.informer(store, {}, { name: 'late', consistentFirstList: true });
+    expect(() => late.start()).toThrow('informer late: the shared informer of configmaps is already running; its first list cannot be consistent');
+    const cached = harness();
+    const view = cached.informers.informer(cached.store, {}, { name: 'cached' });
+    view.start();
+    await view.waitForSync();
+    expect(cached.lists.mock.calls[0][1]).toMatchObject({ resourceVersion: '0' });
+  });
+
   test('indexers join the shared index set, also once objects are kept; one name with two functions is an error', async () => {
     const { store, informers } = harness();
     await store.create(ctx, cm('a', 'x'), { dryRun: false });

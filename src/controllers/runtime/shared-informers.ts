@@ -22,6 +22,13 @@ export interface SharedInformerOptions {
   indexers?: Record<string, IndexFunc>;
   /** This consumer's handlers hear of every object again this often (0: never), as client-go's per-handler resync. */
   resyncMs?: number;
+  /**
+   * This consumer must see every write that completed before it started (the RBAC authorizer, after
+   * the bootstrap policy's writes): the shared informer's first list is a consistent read
+   * (InformerOptions.consistentFirstList). Only the view that starts the shared informer can ask it:
+   * one already running listed long ago, and its watch may not have delivered such writes yet.
+   */
+  consistentFirstList?: boolean;
 }
 
 /** One list+watch, object map and index set, and the views of it that run. */
@@ -73,7 +80,8 @@ export class SharedInformers {
       this.entries.get(key)?.informer.addIndexer(name, indexFunc);
     }
     const name = `${resource}${namespace ? ` in ${namespace}` : ''}${opts.filter ? ` (${opts.filter.description})` : ''}`;
-    const acquire = (view: InformerView): Informer | null => this.acquire(key, name, store, namespace, opts.filter?.predicate ?? everything, view);
+    const consistent = opts.consistentFirstList ?? false;
+    const acquire = (view: InformerView): Informer | null => this.acquire(key, name, store, namespace, opts.filter?.predicate ?? everything, consistent, view);
     return new InformerView(opts.name, handlers, opts.resyncMs ?? 0, this.log, this.clock, acquire, (view) => this.release(key, view));
   }
 
@@ -84,9 +92,18 @@ export class SharedInformers {
     this.entries.clear();
   }
 
-  private acquire(key: string, name: string, store: ObjectStore, namespace: string, predicate: Predicate, view: InformerView): Informer | null {
+  private acquire(
+    key: string,
+    name: string,
+    store: ObjectStore,
+    namespace: string,
+    predicate: Predicate,
+    consistent: boolean,
+    view: InformerView,
+  ): Informer | null {
     if (this.stopped) return null;
     let entry = this.entries.get(key);
+    if (entry && consistent) throw new Error(`informer ${view.name}: the shared informer of ${name} is already running; its first list cannot be consistent`);
     if (!entry) {
       const created: Entry = { informer: null!, views: [] };
       created.informer = new Informer(listWatchOf(store, namespace, predicate), fanOut(created), {
@@ -94,6 +111,7 @@ export class SharedInformers {
         log: this.log,
         clock: this.clock,
         indexers: Object.fromEntries(this.indexers.get(key)!),
+        consistentFirstList: consistent,
       });
       entry = created;
       this.entries.set(key, entry);
