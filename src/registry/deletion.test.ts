@@ -45,8 +45,19 @@ describe('beforeDelete', () => {
     const marked = () => thing({ deletionTimestamp: timestampAt(start + 30), deletionGracePeriodSeconds: 30 });
     expect(beforeDelete(graceful, marked(), { gracePeriodSeconds: 60 }, NOW)).toEqual({ graceful: false, pending: true, period: 0 });
     const shorter = marked();
-    expect(beforeDelete(graceful, shorter, { gracePeriodSeconds: 5 }, NOW)).toEqual({ graceful: true, pending: false, period: 5 });
-    expect(shorter.metadata.deletionTimestamp).toBe(timestampAt(start + 5));
+    expect(beforeDelete(graceful, shorter, { gracePeriodSeconds: 15 }, NOW)).toEqual({ graceful: true, pending: false, period: 15 });
+    expect(shorter.metadata.deletionTimestamp).toBe(timestampAt(start + 15));
+  });
+
+  test('a shortened deletion never moves into the past: it is now, and a period that ran out is one second', () => {
+    const start = NOW - 10;
+    const marked = () => thing({ deletionTimestamp: timestampAt(start + 30), deletionGracePeriodSeconds: 30 });
+    const expired = marked();
+    expect(beforeDelete(graceful, expired, { gracePeriodSeconds: 5 }, NOW)).toEqual({ graceful: true, pending: false, period: 1 });
+    expect(expired.metadata).toMatchObject({ deletionTimestamp: timestampAt(NOW), deletionGracePeriodSeconds: 1 });
+    const zero = marked();
+    expect(beforeDelete(graceful, zero, { gracePeriodSeconds: 0 }, NOW)).toEqual({ graceful: true, pending: false, period: 0 });
+    expect(zero.metadata).toMatchObject({ deletionTimestamp: timestampAt(NOW), deletionGracePeriodSeconds: 0 });
   });
 });
 

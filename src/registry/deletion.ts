@@ -74,11 +74,18 @@ export function beforeDelete(def: ResourceDefinition, obj: KubeObject, req: Grac
     // Marked with no grace period left: a delete that did not finish; remove it now.
     if (current === undefined || current === 0) return none;
     if (req.gracePeriodSeconds === undefined || req.gracePeriodSeconds >= current) return { graceful: false, pending: true, period: 0 };
-    // Only a shorter grace period may be given.
-    const start = Date.parse(meta.deletionTimestamp) / 1000 - current;
-    meta.deletionTimestamp = timestampAt(start + req.gracePeriodSeconds);
-    meta.deletionGracePeriodSeconds = req.gracePeriodSeconds;
-    return { graceful: true, pending: false, period: req.gracePeriodSeconds };
+    // Only a shorter grace period may be given: the deletion moves back by the difference, but
+    // never into the past (rest.BeforeDelete): then it is now, and a graceful deletion whose
+    // period has run out keeps one second, so that it stays graceful.
+    let period = req.gracePeriodSeconds;
+    let at = Date.parse(meta.deletionTimestamp) / 1000 - current + period;
+    if (at < nowSeconds) {
+      at = nowSeconds;
+      if (period !== 0) period = 1;
+    }
+    meta.deletionTimestamp = timestampAt(at);
+    meta.deletionGracePeriodSeconds = period;
+    return { graceful: true, pending: false, period };
   }
   meta.deletionTimestamp = timestampAt(nowSeconds + period);
   meta.deletionGracePeriodSeconds = period;

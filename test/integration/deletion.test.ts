@@ -100,6 +100,25 @@ describe('grace periods', () => {
     expect((await api.get(podPath('p'))).status).toBe(404);
   });
 
+  test('a shortened grace period that has already run out moves the deletion to now, not into the past (rest.BeforeDelete)', async () => {
+    await api.post(podPath(), { ...pod('late', { nodeName: 'node-1' }), metadata: { name: 'late', finalizers: ['example.com/hold'] } });
+    const first = await api.delete(podPath('late'));
+    expect(first.body.metadata.deletionGracePeriodSeconds).toBe(30);
+    // Past the start of the deletion plus one second, so that a one-second period has run out.
+    await new Promise((resolve) => setTimeout(resolve, 2100));
+    const second = Math.floor(Date.now() / 1000) * 1000;
+    const one = await api.delete(`${podPath('late')}?gracePeriodSeconds=1`);
+    expect(one.status).toBe(200);
+    expect(one.body.metadata.deletionGracePeriodSeconds).toBe(1);
+    expect(Date.parse(one.body.metadata.deletionTimestamp)).toBeGreaterThanOrEqual(second);
+    const zero = await api.delete(`${podPath('late')}?gracePeriodSeconds=0`);
+    expect(zero.status).toBe(200);
+    expect(zero.body.metadata.deletionGracePeriodSeconds).toBe(0);
+    expect(Date.parse(zero.body.metadata.deletionTimestamp)).toBeGreaterThanOrEqual(second);
+    await api.patch(podPath('late'), { metadata: { finalizers: null } }, 'application/merge-patch+json');
+    expect((await api.get(podPath('late'))).status).toBe(404);
+  });
+
   test('an unscheduled pod goes at once; a negative grace period counts as one second', async () => {
     await api.post(podPath(), pod('q'));
     const gone = await api.delete(podPath('q'), { body: { gracePeriodSeconds: 30 } });
