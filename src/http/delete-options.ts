@@ -38,19 +38,19 @@ function fromBody(body: Buffer, contentType: string | undefined, encodings: Enco
 }
 
 /**
- * DeleteOptions from the query, as url.Values convert to them. A single object's delete takes
- * `uid` and `resourceVersion` as its preconditions (Convert_url_Values_To_v1_DeleteOptions); a
- * collection's `resourceVersion` is its list's.
+ * DeleteOptions from the query, as url.Values convert to them: `uid` and `resourceVersion` are the
+ * preconditions (Convert_url_Values_To_v1_DeleteOptions). A collection's handler decodes its query
+ * so too, so there `resourceVersion` is its list's and each item's precondition alike.
  */
-function fromQuery(query: URLSearchParams, named: boolean): Record<string, unknown> {
+function fromQuery(query: URLSearchParams): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   const grace = intParam(query, 'gracePeriodSeconds');
   if (grace !== undefined) out.gracePeriodSeconds = grace;
   if (query.has('orphanDependents')) out.orphanDependents = boolParam(query, 'orphanDependents');
   if (query.has('propagationPolicy')) out.propagationPolicy = query.get('propagationPolicy');
   if (query.has('dryRun')) out.dryRun = query.getAll('dryRun');
-  const uid = named ? query.get('uid') : null;
-  const rv = named ? query.get('resourceVersion') : null;
+  const uid = query.get('uid');
+  const rv = query.get('resourceVersion');
   if (uid || rv) out.preconditions = { ...(uid ? { uid } : {}), ...(rv ? { resourceVersion: rv } : {}) };
   if (query.has(UNSAFE_OPTION)) out[UNSAFE_OPTION] = boolParam(query, UNSAFE_OPTION);
   return out;
@@ -81,9 +81,8 @@ export function parseDeleteOptions(
   query: URLSearchParams,
   encodings: Encoding[],
   unsafeDeletionGate: boolean,
-  named: boolean,
 ): DeleteOptions {
-  const raw = body.length > 0 ? fromBody(body, contentType, encodings) : fromQuery(query, named);
+  const raw = body.length > 0 ? fromBody(body, contentType, encodings) : fromQuery(query);
   const opts: DeleteOptions = { dryRun: false };
   if (raw.gracePeriodSeconds !== undefined && raw.gracePeriodSeconds !== null) {
     if (typeof raw.gracePeriodSeconds !== 'number' || !Number.isSafeInteger(raw.gracePeriodSeconds)) throw typeError('gracePeriodSeconds', 'int64');

@@ -204,6 +204,33 @@ describe('preconditions, dry run and options', () => {
     await api.patch(`/api/v1/namespaces/${ns}/events/e`, { metadata: { finalizers: null } }, 'application/merge-patch+json');
   });
 
+  test("deletecollection without a body reads the query's uid and resourceVersion as each item's preconditions", async () => {
+    const a = (await api.post(cmPath(), cm('a', { labels: { group: 'x' } }))).body;
+    const b = (await api.post(cmPath(), cm('b', { labels: { group: 'x' } }))).body;
+    // Convert_url_Values_To_v1_DeleteOptions: every item's delete checks the uid; the first conflict ends the collection's.
+    const uid = await api.delete(`${cmPath()}?labelSelector=group%3Dx&uid=other`);
+    expect(uid.status).toBe(409);
+    expect(uid.body.message).toBe(
+      `Operation cannot be fulfilled on ConfigMap "a": the UID in the precondition (other) does not match the UID in record (${a.metadata.uid}). The object might have been deleted and then recreated`,
+    );
+    expect((await ownConfigMaps()).map((i: any) => i.metadata.name)).toEqual(['a', 'b']);
+    // a's resourceVersion is the list's and a precondition: a goes, b conflicts and stays.
+    const rv = await api.delete(`${cmPath()}?labelSelector=group%3Dx&resourceVersion=${a.metadata.resourceVersion}`);
+    expect(rv.status).toBe(409);
+    expect(rv.body).toMatchObject({ reason: 'Conflict', details: { name: 'b', kind: 'ConfigMap' } });
+    expect(rv.body.message).toBe(
+      `Operation cannot be fulfilled on ConfigMap "b": the ResourceVersion in the precondition (${a.metadata.resourceVersion}) does not match the ResourceVersion in record (${b.metadata.resourceVersion}). The object might have been modified`,
+    );
+    expect((await ownConfigMaps()).map((i: any) => i.metadata.name)).toEqual(['b']);
+    // With DeleteOptions in the body, the query is the list's only.
+    const body = await api.delete(`${cmPath()}?labelSelector=group%3Dx&resourceVersion=${a.metadata.resourceVersion}`, {
+      body: { kind: 'DeleteOptions', apiVersion: 'v1' },
+    });
+    expect(body.status).toBe(200);
+    expect(body.body.items.map((i: any) => i.metadata.name)).toEqual(['b']);
+    expect(await ownConfigMaps()).toEqual([]);
+  });
+
   test('deletecollection deletes what label and field selectors match, with the delete options', async () => {
     for (const [name, group] of [
       ['a', 'x'],
