@@ -186,6 +186,46 @@ describe('preconditions, dry run and options', () => {
     await api.patch(cmPath('dry'), { metadata: { finalizers: null } }, 'application/merge-patch+json');
   });
 
+  test('a DeleteOptions body is decoded as encoding/json decodes it: the first type error, a null body, JSON that is no object', async () => {
+    await api.post(cmPath(), cm('typed'));
+    const raw = async (text: string) => {
+      const res = await api.request('DELETE', cmPath('typed'), { raw: text, contentType: 'application/json' });
+      expect(res.status).toBe(400);
+      expect(res.body.reason).toBe('BadRequest');
+      return res.body.message;
+    };
+    expect(await raw('{"gracePeriodSeconds":"5"}')).toBe('json: cannot unmarshal string into Go struct field DeleteOptions.gracePeriodSeconds of type int64');
+    expect(await raw('{"gracePeriodSeconds":1.5}')).toBe(
+      'json: cannot unmarshal number 1.5 into Go struct field DeleteOptions.gracePeriodSeconds of type int64',
+    );
+    expect(await raw('{"preconditions":{"uid":5}}')).toBe(
+      'json: cannot unmarshal number into Go struct field Preconditions.preconditions.uid of type types.UID',
+    );
+    expect(await raw('{"preconditions":[]}')).toBe('json: cannot unmarshal array into Go struct field DeleteOptions.preconditions of type v1.Preconditions');
+    expect(await raw('{"propagationPolicy":1}')).toBe(
+      'json: cannot unmarshal number into Go struct field DeleteOptions.propagationPolicy of type v1.DeletionPropagation',
+    );
+    expect(await raw('{"dryRun":"All"}')).toBe('json: cannot unmarshal string into Go struct field DeleteOptions.dryRun of type []string');
+    expect(await raw('{"dryRun":[true]}')).toBe('json: cannot unmarshal bool into Go struct field DeleteOptions.dryRun of type string');
+    // The first error in the body's order.
+    expect(await raw('{"orphanDependents":"yes","gracePeriodSeconds":"x"}')).toBe(
+      'json: cannot unmarshal string into Go struct field DeleteOptions.orphanDependents of type bool',
+    );
+    // SimpleMetaFactory.Interpret reads apiVersion and kind first.
+    expect(await raw('{"kind":5,"gracePeriodSeconds":"x"}')).toBe(
+      "couldn't get version/kind; json parse error: json: cannot unmarshal number into Go struct field .kind of type string",
+    );
+    expect(await raw('[]')).toBe(
+      'couldn\'t get version/kind; json parse error: json: cannot unmarshal array into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }',
+    );
+    expect((await api.get(cmPath('typed'))).status).toBe(200);
+    // null decodes to empty options: the delete goes ahead.
+    const none = await api.request('DELETE', cmPath('typed'), { raw: 'null', contentType: 'application/json' });
+    expect(none.status).toBe(200);
+    expect(none.body).toMatchObject({ kind: 'Status', status: 'Success', details: { name: 'typed', kind: 'configmaps' } });
+    expect((await api.get(cmPath('typed'))).status).toBe(404);
+  });
+
   test('Orphan and Foreground on a deletion set the collector finalizers; events never get them', async () => {
     await api.post(cmPath(), cm('o', { finalizers: ['example.com/x'] }));
     const orphan = await api.delete(`${cmPath('o')}?propagationPolicy=Orphan`);
