@@ -162,13 +162,15 @@ export function parseDeleteOptions(
   if (typeof raw.orphanDependents === 'boolean') {
     opts.orphanDependents = raw.orphanDependents;
   }
+  // ValidateDeleteOptions: both options set (an empty policy is set too), then the policy's value.
   const errs: FieldErrorList = [];
-  if (typeof raw.propagationPolicy === 'string') {
-    if (!POLICIES.includes(raw.propagationPolicy)) errs.push(field.notSupported('propagationPolicy', raw.propagationPolicy, [...POLICIES, 'nil']));
-    else opts.propagationPolicy = raw.propagationPolicy as PropagationPolicy;
+  const policy = raw.propagationPolicy;
+  if (opts.orphanDependents !== undefined && typeof policy === 'string') {
+    errs.push(field.invalid('propagationPolicy', policy, 'orphanDependents and deletionPropagation cannot be both set'));
   }
-  if (opts.orphanDependents !== undefined && raw.propagationPolicy) {
-    errs.push(field.invalid('propagationPolicy', raw.propagationPolicy, 'orphanDependents and deletionPropagation cannot be both set'));
+  if (typeof policy === 'string') {
+    if (!POLICIES.includes(policy)) errs.push(field.notSupported('propagationPolicy', policy, [...POLICIES, 'nil']));
+    else opts.propagationPolicy = policy as PropagationPolicy;
   }
   const refused: FieldErrorList = [];
   if (Array.isArray(raw.dryRun)) {

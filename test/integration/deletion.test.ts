@@ -183,6 +183,22 @@ describe('preconditions, dry run and options', () => {
     );
     const both = await api.delete(cmPath('dry'), { body: { propagationPolicy: 'Orphan', orphanDependents: true } });
     expect(both.status).toBe(422);
+    // ValidateDeleteOptions: both set first, then the policy's value; an empty policy is set too.
+    const bothBad = await api.delete(cmPath('dry'), { body: { propagationPolicy: 'Sideways', orphanDependents: false } });
+    expect(bothBad.status).toBe(422);
+    expect(bothBad.body.message).toBe(
+      'DeleteOptions.meta.k8s.io "" is invalid: [propagationPolicy: Invalid value: "Sideways": orphanDependents and deletionPropagation cannot be both set, propagationPolicy: Unsupported value: "Sideways": supported values: "Foreground", "Background", "Orphan", "nil"]',
+    );
+    const empty = await api.delete(`${cmPath('dry')}?propagationPolicy=&orphanDependents=true`);
+    expect(empty.status).toBe(422);
+    expect(empty.body.details.causes).toEqual([
+      { reason: 'FieldValueInvalid', message: 'Invalid value: "": orphanDependents and deletionPropagation cannot be both set', field: 'propagationPolicy' },
+      {
+        reason: 'FieldValueNotSupported',
+        message: 'Unsupported value: "": supported values: "Foreground", "Background", "Orphan", "nil"',
+        field: 'propagationPolicy',
+      },
+    ]);
     await api.patch(cmPath('dry'), { metadata: { finalizers: null } }, 'application/merge-patch+json');
   });
 
