@@ -1,6 +1,7 @@
 import { eventually, RawEtcd } from '../harness/etcd-keys';
 import { Api } from '../harness/http';
 import { startTestServer } from '../harness/server';
+import { openWatch } from '../harness/watch';
 import { WITHOUT_WORKLOAD_CONTROLLERS } from '../harness/workload-controllers';
 
 let server: Awaited<ReturnType<typeof startTestServer>>;
@@ -65,6 +66,31 @@ describe('finalizers', () => {
     expect(released.status).toBe(200);
     expect((await api.get(cmPath('held'))).status).toBe(404);
     expect(await keysOfNs()).toEqual([`/namespaces/${ns}`]);
+  });
+
+  test('an update that removes the last finalizer deletes the stored object without writing itself, and answers with the update (deleteWithoutFinalizers)', async () => {
+    await api.post(cmPath(), cm('emptied', { finalizers: ['example.com/hold'] }));
+    const marked = (await api.delete(cmPath('emptied'))).body;
+    const rv = marked.metadata.resourceVersion;
+    const watch = await openWatch(`${server.url}${cmPath()}?watch=1&resourceVersion=${rv}&fieldSelector=metadata.name%3Demptied`);
+    try {
+      const dry = await api.patch(`${cmPath('emptied')}?dryRun=All`, { metadata: { finalizers: null } }, 'application/merge-patch+json');
+      expect(dry.status).toBe(200);
+      expect(dry.body.metadata.finalizers).toBeUndefined();
+      expect(dry.body.metadata.deletionTimestamp).toBe(marked.metadata.deletionTimestamp);
+      expect((await api.get(cmPath('emptied'))).body.metadata.finalizers).toEqual(['example.com/hold']);
+      const released = await api.patch(cmPath('emptied'), { metadata: { finalizers: null } }, 'application/merge-patch+json');
+      expect(released.status).toBe(200);
+      expect(released.body.metadata.finalizers).toBeUndefined();
+      expect(released.body.metadata.resourceVersion).toBe(rv);
+      // Watchers see the stored object go, finalizer and all, with no update before.
+      const event = await watch.next();
+      expect(event.type).toBe('DELETED');
+      expect(event.object.metadata.finalizers).toEqual(['example.com/hold']);
+    } finally {
+      watch.close();
+    }
+    expect((await api.get(cmPath('emptied'))).status).toBe(404);
   });
 
   test('deletionTimestamp and deletionGracePeriodSeconds belong to the server', async () => {
