@@ -342,6 +342,57 @@ describe('preconditions, dry run and options', () => {
   });
 });
 
+describe('what a delete answers', () => {
+  test('kinds whose registry sets ReturnDeletedObject answer with the object; others with a Status naming group, resource, name and uid', async () => {
+    const unheld = async (path: string, body: Record<string, any>) => {
+      const created = await api.post(path, body);
+      expect(created.status).toBe(201);
+      // The storage-protection admission's finalizers would hold PVs and PVCs: released first.
+      if (created.body.metadata.finalizers)
+        await api.patch(`${path}/${body.metadata.name}`, { metadata: { finalizers: null } }, 'application/merge-patch+json');
+      const res = await api.delete(`${path}/${body.metadata.name}`);
+      expect(res.status).toBe(200);
+      return res.body;
+    };
+    const storage = '/apis/storage.k8s.io/v1';
+    const objects: [string, Record<string, any>, string][] = [
+      [`${storage}/storageclasses`, { metadata: { name: `${ns}-sc` }, provisioner: 'example.com/p' }, 'StorageClass'],
+      [`${storage}/csidrivers`, { metadata: { name: `${ns}.csi.example.com` }, spec: {} }, 'CSIDriver'],
+      [`${storage}/csinodes`, { metadata: { name: `${ns}-node` }, spec: { drivers: [] } }, 'CSINode'],
+      [
+        `${storage}/volumeattachments`,
+        { metadata: { name: `${ns}-va` }, spec: { attacher: 'a', nodeName: 'n', source: { persistentVolumeName: 'pv' } } },
+        'VolumeAttachment',
+      ],
+      [
+        '/api/v1/persistentvolumes',
+        { metadata: { name: `${ns}-pv` }, spec: { capacity: { storage: '1Gi' }, accessModes: ['ReadWriteOnce'], hostPath: { path: '/tmp' } } },
+        'PersistentVolume',
+      ],
+      [
+        `/api/v1/namespaces/${ns}/persistentvolumeclaims`,
+        { metadata: { name: 'claim' }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } } },
+        'PersistentVolumeClaim',
+      ],
+    ];
+    for (const [path, body, kind] of objects) {
+      const deleted = await unheld(path, body);
+      expect({ kind: deleted.kind, name: deleted.metadata?.name }).toEqual({ kind, name: body.metadata.name });
+    }
+    const status = await unheld(`${storage}/namespaces/${ns}/csistoragecapacities`, {
+      metadata: { name: 'capacity' },
+      storageClassName: 'sc',
+    });
+    expect(status).toEqual({
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Success',
+      details: { name: 'capacity', group: 'storage.k8s.io', kind: 'csistoragecapacities', uid: expect.any(String) },
+    });
+  });
+});
+
 describe('propagation through a deployment -> replicaset -> pods chain', () => {
   const labels = { app: 'web' };
   async function chain(): Promise<{ deploy: any; rs: any; pods: any[] }> {
