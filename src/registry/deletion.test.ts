@@ -1,5 +1,14 @@
 import type { KubeObject } from '../api/types';
-import { beforeDelete, deletionUpdate, markAsDeleting, markTerminating, shouldDeleteDuringUpdate, startDeletion, terminationStep } from './deletion';
+import {
+  admittedDeleteRequest,
+  beforeDelete,
+  deletionUpdate,
+  markAsDeleting,
+  markTerminating,
+  shouldDeleteDuringUpdate,
+  startDeletion,
+  terminationStep,
+} from './deletion';
 import type { ResourceDefinition } from './resource-definition';
 import { strategy } from './strategy';
 import { timestampAt } from './time';
@@ -180,4 +189,12 @@ describe('terminationStep and markTerminating (a namespace-like kind)', () => {
     expect(stored.metadata.deletionTimestamp).toBeUndefined();
     expect(markTerminating(terminating, thing({ deletionTimestamp: timestampAt(NOW - 5) }), {}, NOW).metadata.deletionTimestamp).toBe(timestampAt(NOW - 5));
   });
+});
+
+test("admission is shown the grace period a graceful kind's strategy settles, until the deletion is under way", () => {
+  expect(admittedDeleteRequest(graceful, thing(), { dryRun: false })).toEqual({ dryRun: false, gracePeriodSeconds: 30 });
+  expect(admittedDeleteRequest(graceful, thing({ deletionTimestamp: timestampAt(NOW), deletionGracePeriodSeconds: 30 }), { dryRun: false })).toEqual({
+    dryRun: false,
+  });
+  expect(admittedDeleteRequest(immediate, thing(), { dryRun: false })).toEqual({ dryRun: false });
 });

@@ -94,6 +94,17 @@ export function beforeDelete(def: ResourceDefinition, obj: KubeObject, req: Grac
 }
 
 /**
+ * The delete options admission is shown: rest.BeforeDelete has a graceful kind's strategy settle
+ * the grace period into the request's options (the pod strategy's CheckGracefulDelete) before any
+ * admission runs, when the object is not yet being deleted; webhooks and policies see that period.
+ */
+export function admittedDeleteRequest(def: ResourceDefinition, obj: KubeObject, req: DeleteRequest): DeleteRequest {
+  if (obj.metadata.deletionTimestamp) return req;
+  const period = def.strategy.gracePeriodSeconds(obj, req.gracePeriodSeconds);
+  return period === null || period === req.gracePeriodSeconds ? req : { ...req, gracePeriodSeconds: period };
+}
+
+/**
  * Store.Delete's first look at the stored object, before any transaction: `pending`, a graceful
  * deletion under way that this request does not shorten (answered with the object as it is);
  * `remove`, nothing to mark (no grace period, no finalizers, none to add); `update`, the object is

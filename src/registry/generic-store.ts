@@ -19,7 +19,15 @@ import { checkPreconditions } from '../storage/preconditions';
 import { objectRevision } from '../storage/revision';
 import { isStorageError } from '../storage/storage-error';
 import type { WatchChannel } from '../storage/watch-channel';
-import { deletionUpdate, markTerminating, shouldDeleteDuringUpdate, startDeletion, terminationStep, type DeletionUpdate } from './deletion';
+import {
+  admittedDeleteRequest,
+  deletionUpdate,
+  markTerminating,
+  shouldDeleteDuringUpdate,
+  startDeletion,
+  terminationStep,
+  type DeletionUpdate,
+} from './deletion';
 import { timestampAt } from './time';
 import { collectionPrefix, objectKey, resourceRoot } from './storage-keys';
 import { apiVersionOfDefinition, groupResource, type ResourceDefinition, type ServedKind } from './resource-definition';
@@ -793,7 +801,7 @@ export class GenericStore {
   /** Store.Delete: carries out the deletion state machine's decisions (deletion.ts) in etcd transactions. */
   private async deleteObject(ctx: RequestContext, key: string, current: KubeObject, req: DeleteRequest): Promise<DeleteOutcome> {
     const name = current.metadata.name ?? '';
-    const validate = this.deleteValidation(ctx, req);
+    const validate = this.deleteValidation(ctx, admittedDeleteRequest(this.def, current, req));
     const start = startDeletion(this.def, current, req, this.nowSeconds());
     if (start === 'pending') return { object: await this.deletedResult(current), deleted: false };
     if (start === 'remove') return this.remove(key, req, validate);
