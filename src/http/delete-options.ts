@@ -1,10 +1,11 @@
-import { badOptions, badRequest, invalid } from '../api/errors';
+import { badRequest } from '../api/errors';
 import { field, type FieldErrorList } from '../api/field-errors';
 import { isPlainObject } from '../api/types';
 import { DecodeError } from '../codec/decode-error';
 import { negotiateInput, type Encoding } from '../codec/negotiate';
 import { decodeBody, typeMetaFieldsUnreadable, typeMetaUnreadable } from './decode-object';
 import type { PropagationPolicy } from '../registry/deletion-finalizers';
+import { validateDeleteOptions, type DecodedDeleteOptions } from '../registry/delete-options-validation';
 import { boolParam, intParam } from './query';
 
 export interface DeleteOptions {
@@ -17,9 +18,7 @@ export interface DeleteOptions {
   ignoreStoreReadErrorWithClusterBreakingPotential?: boolean;
 }
 
-const POLICIES = ['Foreground', 'Background', 'Orphan'];
 const UNSAFE_OPTION = 'ignoreStoreReadErrorWithClusterBreakingPotential';
-const DELETE_OPTIONS = { group: 'meta.k8s.io', kind: 'DeleteOptions' };
 
 function fromBody(body: Buffer, contentType: string | undefined, encodings: Encoding[]): Record<string, unknown> {
   const encoding = negotiateInput(contentType, encodings);
@@ -159,25 +158,10 @@ export function parseDeleteOptions(
     const { uid, resourceVersion } = raw.preconditions as { uid?: string | null; resourceVersion?: string | null };
     opts.preconditions = { ...(uid ? { uid } : {}), ...(resourceVersion ? { resourceVersion } : {}) };
   }
-  if (typeof raw.orphanDependents === 'boolean') {
-    opts.orphanDependents = raw.orphanDependents;
-  }
-  // ValidateDeleteOptions: both options set (an empty policy is set too), then the policy's value.
-  const errs: FieldErrorList = [];
-  const policy = raw.propagationPolicy;
-  if (opts.orphanDependents !== undefined && typeof policy === 'string') {
-    errs.push(field.invalid('propagationPolicy', policy, 'orphanDependents and deletionPropagation cannot be both set'));
-  }
-  if (typeof policy === 'string') {
-    if (!POLICIES.includes(policy)) errs.push(field.notSupported('propagationPolicy', policy, [...POLICIES, 'nil']));
-    else opts.propagationPolicy = policy as PropagationPolicy;
-  }
+  if (typeof raw.orphanDependents === 'boolean') opts.orphanDependents = raw.orphanDependents;
+  if (typeof raw.propagationPolicy === 'string') opts.propagationPolicy = raw.propagationPolicy as PropagationPolicy;
+  if (Array.isArray(raw.dryRun)) opts.dryRun = raw.dryRun.length > 0;
   const refused: FieldErrorList = [];
-  if (Array.isArray(raw.dryRun)) {
-    // A null element decodes as "".
-    for (const v of raw.dryRun as (string | null)[]) if (v !== null && v !== 'All' && v !== '') refused.push(field.notSupported('dryRun', v, ['All']));
-    opts.dryRun = raw.dryRun.length > 0;
-  }
   const unsafe = raw[UNSAFE_OPTION];
   if (typeof unsafe === 'boolean') {
     if (unsafe && !unsafeDeletionGate) {
@@ -187,7 +171,6 @@ export function parseDeleteOptions(
       refused.push(...unsafeOptionConflicts(raw));
     }
   }
-  if (refused.length > 0) throw badOptions(DELETE_OPTIONS, refused);
-  if (errs.length > 0) throw invalid(DELETE_OPTIONS, '', errs);
+  validateDeleteOptions(raw as DecodedDeleteOptions, refused);
   return opts;
 }
