@@ -87,7 +87,7 @@ describe('matching', () => {
 
 describe('invalid selectors are 400 BadRequest with labels.Parse messages', () => {
   test('syntax errors', () => {
-    expect(parseError('a b')).toBe("unable to parse requirement: found 'b', expected: '=', '!=', '==', 'in', notin'");
+    expect(parseError('a b')).toBe("unable to parse requirement: found 'b', expected: in, notin, =, ==, !=, gt, lt");
     expect(parseError('a=b c')).toBe("found 'c', expected: ',' or 'end of string'");
     expect(parseError('a,')).toBe("found '', expected: identifier after ','");
     expect(parseError(',a')).toBe("found ',', expected: !, identifier, or 'end of string'");
