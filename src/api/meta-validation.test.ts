@@ -88,7 +88,7 @@ describe('labels and annotations', () => {
   test('label keys and values are checked at the map path', () => {
     const errs = messages(validateLabels({ 'a/b/c': 'ok', good: 'bad value' }, 'metadata.labels'));
     expect(errs).toHaveLength(2);
-    expect(errs[0]).toMatch(/^metadata\.labels: Invalid value: "a\/b\/c": a qualified name must consist of/);
+    expect(errs[0]).toMatch(/^metadata\.labels: Invalid value: "a\/b\/c": a valid label key must consist of/);
     expect(errs[1]).toMatch(/^metadata\.labels: Invalid value: "bad value": a valid label must be an empty string/);
   });
 

@@ -30,4 +30,20 @@ describe('label selectors', () => {
   test('an unknown operator lists the operators labels.Parse accepts', async () => {
     expect(await message(`${NS}/configmaps?labelSelector=a%20b`, 400)).toBe("unable to parse requirement: found 'b', expected: in, notin, =, ==, !=, gt, lt");
   });
+
+  test('keys and values are checked by content.IsLabelKey and content.IsLabelValue, lengths in bytes', async () => {
+    expect(await message(`${NS}/configmaps?labelSelector=a/b/c`, 400)).toBe(
+      'unable to parse requirement: <nil>: Invalid value: "a/b/c": a valid label key must consist of alphanumeric ' +
+        "characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or " +
+        "'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') with an " +
+        "optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')",
+    );
+    expect(await message(`${NS}/configmaps?labelSelector=${'k'.repeat(64)}`, 400)).toBe(
+      `unable to parse requirement: <nil>: Invalid value: "${'k'.repeat(64)}": name part must be no more than 63 bytes`,
+    );
+    const value = 'a'.repeat(62) + 'é';
+    const res = await api.post(`${NS}/configmaps`, { metadata: { name: 'long-label', labels: { k: value } } });
+    expect(res.status).toBe(422);
+    expect(res.body.message).toContain(`metadata.labels: Invalid value: "${value}": must be no more than 63 bytes`);
+  });
 });
