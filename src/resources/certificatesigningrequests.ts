@@ -192,6 +192,7 @@ export const certificatesigningrequests = defineResource<CertificateSigningReque
   resource: 'certificatesigningrequests',
   kind: 'CertificateSigningRequest',
   namespaced: false,
+  fieldLabelConversion: {},
   shortNames: ['csr'],
   subresources: ['approval', 'status'],
   strategy: strategy<CertificateSigningRequest>({

@@ -22,6 +22,7 @@ export const eventsV1 = defineResource<Event>({
   resource: 'events',
   kind: 'Event',
   namespaced: true,
+  fieldLabelConversion: {},
   shortNames: events.shortNames,
   storagePath: events.storagePath,
   storageApiVersion: 'v1',

@@ -153,6 +153,7 @@ export const pods = defineResource<Pod>({
       return period < 0 ? 1 : period;
     },
   }),
+  fieldLabelConversion: {},
   selectableFields: {
     'spec.nodeName': (p) => String(spec(p).nodeName ?? ''),
     'spec.restartPolicy': (p) => String(spec(p).restartPolicy ?? ''),

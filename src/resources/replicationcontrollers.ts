@@ -74,6 +74,7 @@ export const replicationcontrollers = defineResource<ReplicationController>({
   resource: 'replicationcontrollers',
   kind: 'ReplicationController',
   namespaced: true,
+  fieldLabelConversion: {},
   shortNames: ['rc'],
   categories: ['all'],
   subresources: ['status', 'scale'],

@@ -47,3 +47,26 @@ describe('label selectors', () => {
     expect(res.body.message).toContain(`metadata.labels: Invalid value: "${value}": must be no more than 63 bytes`);
   });
 });
+
+describe('field labels', () => {
+  test("a refused label is answered in the words of the kind's conversion func, with no client-side prefix", async () => {
+    const cases: [string, string][] = [
+      [`${NS}/pods?fieldSelector=foo%3Dx`, 'field label not supported: foo'],
+      ['/api/v1/nodes?fieldSelector=foo%3Dx', 'field label not supported: foo'],
+      [`${NS}/replicationcontrollers?fieldSelector=foo%3Dx`, 'field label not supported: foo'],
+      [`/apis/events.k8s.io/v1/namespaces/parity/events?fieldSelector=foo%3Dx`, 'field label not supported: foo'],
+      ['/apis/certificates.k8s.io/v1/certificatesigningrequests?fieldSelector=foo%3Dx', 'field label not supported: foo'],
+      [`/apis/batch/v1/namespaces/parity/jobs?fieldSelector=foo%3Dx`, 'field label "foo" not supported for Job'],
+      [`${NS}/configmaps?fieldSelector=foo%3Dx`, '"foo" is not a known field selector: only "metadata.name", "metadata.namespace"'],
+      [
+        '/apis/apps/v1/deployments?fieldSelector=spec.replicas%3D1',
+        '"spec.replicas" is not a known field selector: only "metadata.name", "metadata.namespace"',
+      ],
+    ];
+    for (const [path, text] of cases) expect(await message(path, 400)).toBe(text);
+    // the same for watches and for deletecollection
+    expect(await message(`${NS}/configmaps?watch=1&fieldSelector=foo%3Dx`, 400)).toBe(cases[6][1]);
+    const del = await api.delete(`${NS}/pods?fieldSelector=foo%3Dx`);
+    expect([del.status, del.body.message]).toEqual([400, 'field label not supported: foo']);
+  });
+});
