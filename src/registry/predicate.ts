@@ -26,6 +26,7 @@ export function fieldLabelRefusal(def: ResourceDefinition, label: string): strin
     return `${goQuote(label)} is not a known field selector: only "metadata.name", "metadata.namespace"`;
   }
   if (label === 'metadata.name' || label === 'metadata.namespace' || label in def.selectableFields) return null;
+  if (conversion.renames && Object.hasOwn(conversion.renames, label)) return null;
   return conversion.refusal ? conversion.refusal(label) : `field label not supported: ${label}`;
 }
 
@@ -41,6 +42,8 @@ export function selectionPredicate(
   for (const r of fields) {
     const refusal = fieldLabelRefusal(def, r.field);
     if (refusal !== null) throw badRequest(refusal);
+    const renamed = def.fieldLabelConversion?.renames;
+    if (renamed && Object.hasOwn(renamed, r.field)) r.field = renamed[r.field];
   }
   if (labels.length === 0 && fields.length === 0) return { matches: () => true, empty: true };
   return {

@@ -193,6 +193,7 @@ export const certificatesigningrequests = defineResource<CertificateSigningReque
   kind: 'CertificateSigningRequest',
   namespaced: false,
   fieldLabelConversion: {},
+  selectableFields: { 'spec.signerName': (csr) => stringOf(specOf(csr).signerName) },
   shortNames: ['csr'],
   subresources: ['approval', 'status'],
   strategy: strategy<CertificateSigningRequest>({

@@ -55,6 +55,8 @@ export const jobs = defineResource<Job>({
   namespaced: true,
   // pkg/apis/batch/v1 addConversionFuncs words its refusal its own way
   fieldLabelConversion: { refusal: (label) => `field label ${goQuote(label)} not supported for Job` },
+  // JobToSelectableFields: status.succeeded in decimal, under the name "status.successful"
+  selectableFields: { 'status.successful': (job) => String(typeof statusOf(job).succeeded === 'number' ? statusOf(job).succeeded : 0) },
   categories: ['all'],
   subresources: ['status'],
   strategy: strategy<Job>({

@@ -75,6 +75,8 @@ export const replicationcontrollers = defineResource<ReplicationController>({
   kind: 'ReplicationController',
   namespaced: true,
   fieldLabelConversion: {},
+  // ControllerToSelectableFields: the count in decimal, 0 when unset
+  selectableFields: { 'status.replicas': (rc) => String(num(rc, 'status', 'replicas')) },
   shortNames: ['rc'],
   categories: ['all'],
   subresources: ['status', 'scale'],

@@ -69,4 +69,46 @@ describe('field labels', () => {
     const del = await api.delete(`${NS}/pods?fieldSelector=foo%3Dx`);
     expect([del.status, del.body.message]).toEqual([400, 'field label not supported: foo']);
   });
+
+  test('labels kube admits that were refused: RC, Job, CSR, spec.host on pods, events.k8s.io Events', async () => {
+    const pod = (name: string, nodeName?: string) => ({
+      metadata: { name },
+      spec: { ...(nodeName ? { nodeName } : {}), containers: [{ name: 'c', image: 'busybox' }] },
+    });
+    expect((await api.post(`${NS}/pods`, pod('on-n1', 'n1'))).status).toBe(201);
+    expect((await api.post(`${NS}/pods`, pod('nowhere'))).status).toBe(201);
+    const byHost = await api.get(`${NS}/pods?fieldSelector=spec.host%3Dn1`);
+    expect([byHost.status, byHost.body.items?.map((p: any) => p.metadata.name)]).toEqual([200, ['on-n1']]);
+
+    for (const path of [
+      `${NS}/replicationcontrollers?fieldSelector=status.replicas%3D0`,
+      '/apis/batch/v1/namespaces/parity/jobs?fieldSelector=status.successful%3D0',
+      '/apis/certificates.k8s.io/v1/certificatesigningrequests?fieldSelector=spec.signerName%3Dexample.com/x',
+    ]) {
+      expect([path, (await api.get(path)).status]).toEqual([path, 200]);
+    }
+
+    const event = {
+      metadata: { name: 'ev1' },
+      involvedObject: { kind: 'Pod', name: 'on-n1', namespace: 'parity' },
+      reason: 'Tested',
+      type: 'Normal',
+      reportingComponent: 'parity-test',
+      source: { component: 'parity-test' },
+    };
+    expect((await api.post(`${NS}/events`, event)).status).toBe(201);
+    const V1 = '/apis/events.k8s.io/v1/namespaces/parity/events';
+    const selected = await api.get(
+      `${V1}?fieldSelector=${encodeURIComponent('regarding.kind=Pod,regarding.name=on-n1,reportingController=parity-test,reason=Tested,type=Normal,source=parity-test')}`,
+    );
+    expect([selected.status, selected.body.items?.map((e: any) => e.metadata.name)]).toEqual([200, ['ev1']]);
+    const none = await api.get(`${V1}?fieldSelector=regarding.name%3Dother`);
+    expect([none.status, none.body.items]).toEqual([200, []]);
+    // the core names are not labels of events.k8s.io/v1
+    expect(await message(`${V1}?fieldSelector=involvedObject.kind%3DPod`, 400)).toBe('field label not supported: involvedObject.kind');
+    // kube has no conversion func for ReplicaSet: status.replicas stays refused
+    expect(await message('/apis/apps/v1/replicasets?fieldSelector=status.replicas%3D0', 400)).toBe(
+      '"status.replicas" is not a known field selector: only "metadata.name", "metadata.namespace"',
+    );
+  });
 });
