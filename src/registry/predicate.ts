@@ -25,7 +25,8 @@ export function fieldLabelRefusal(def: ResourceDefinition, label: string): strin
     if (label === 'metadata.name' || label === 'metadata.namespace') return null;
     return `${goQuote(label)} is not a known field selector: only "metadata.name", "metadata.namespace"`;
   }
-  if (label === 'metadata.name' || label === 'metadata.namespace' || label in def.selectableFields) return null;
+  if (label === 'metadata.name' || label in def.selectableFields) return null;
+  if (label === 'metadata.namespace' && conversion.namespaceLabel !== false) return null;
   if (conversion.renames && Object.hasOwn(conversion.renames, label)) return null;
   return conversion.refusal ? conversion.refusal(label) : `field label not supported: ${label}`;
 }

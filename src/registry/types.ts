@@ -76,6 +76,8 @@ export interface ComputeRequest {
 export interface FieldLabelConversion {
   /** The refusal of a label it does not know; absent: "field label not supported: <label>". */
   refusal?: (label: string) => string;
+  /** false where its switch leaves out metadata.namespace (Node, Namespace, CSR, ResourceSlice, cluster-scoped CRs). */
+  namespaceLabel?: boolean;
   /** Labels it admits under another name: label -> the selectable field it converts to. */
   renames?: Record<string, string>;
 }

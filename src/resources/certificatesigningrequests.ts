@@ -192,7 +192,7 @@ export const certificatesigningrequests = defineResource<CertificateSigningReque
   resource: 'certificatesigningrequests',
   kind: 'CertificateSigningRequest',
   namespaced: false,
-  fieldLabelConversion: {},
+  fieldLabelConversion: { namespaceLabel: false },
   selectableFields: { 'spec.signerName': (csr) => stringOf(specOf(csr).signerName) },
   shortNames: ['csr'],
   subresources: ['approval', 'status'],

@@ -56,7 +56,7 @@ export const namespaces = defineResource<Namespace>({
       else delete ns.metadata.finalizers;
     },
   }),
-  fieldLabelConversion: {},
+  fieldLabelConversion: { namespaceLabel: false },
   selectableFields: {
     'status.phase': (ns) => String((isPlainObject(ns.status) ? ns.status.phase : '') ?? ''),
   },

@@ -1,5 +1,6 @@
 import { Api } from '../harness/http';
 import { startTestServer } from '../harness/server';
+import { createEstablished, eventually, simpleCrd } from '../harness/crds';
 
 /**
  * Selector and list-option answers compared against kube-apiserver 1.36 (apimachinery v0.36.3): the texts of
@@ -110,5 +111,26 @@ describe('field labels', () => {
     expect(await message('/apis/apps/v1/replicasets?fieldSelector=status.replicas%3D0', 400)).toBe(
       '"status.replicas" is not a known field selector: only "metadata.name", "metadata.namespace"',
     );
+  });
+
+  test('metadata.namespace is refused where the conversion func leaves it out', async () => {
+    const cluster = simpleCrd('parity.example.com', 'globals', 'Global');
+    (cluster.spec as { scope: string }).scope = 'Cluster';
+    await createEstablished(api, cluster);
+    await createEstablished(api, simpleCrd('parity.example.com', 'locals', 'Local'));
+    const q = 'fieldSelector=metadata.namespace%3D';
+    for (const path of [
+      `/api/v1/nodes?${q}`,
+      `/api/v1/namespaces?${q}`,
+      `/apis/certificates.k8s.io/v1/certificatesigningrequests?${q}`,
+      `/apis/resource.k8s.io/v1/resourceslices?${q}`,
+      `/apis/parity.example.com/v1/globals?${q}`,
+    ]) {
+      expect(await message(path, 400)).toBe('field label not supported: metadata.namespace');
+    }
+    // cluster-scoped kinds without a conversion func, namespaced custom resources: admitted
+    for (const path of [`/apis/rbac.authorization.k8s.io/v1/clusterroles?${q}`, `/apis/parity.example.com/v1/locals?${q}`]) {
+      await eventually(`${path} served`, async () => ((await api.get(path)).status === 200 ? true : undefined));
+    }
   });
 });
