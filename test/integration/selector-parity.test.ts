@@ -134,3 +134,15 @@ describe('field labels', () => {
     }
   });
 });
+
+describe('list and delete options', () => {
+  test('an integer parameter present but empty is a strconv.ParseInt error, as any unparsable one', async () => {
+    const text = 'strconv.ParseInt: parsing "": invalid syntax';
+    expect(await message(`${NS}/configmaps?limit=`, 400)).toBe(text);
+    expect(await message(`${NS}/configmaps?watch=1&timeoutSeconds=`, 400)).toBe(text);
+    expect((await api.post(`${NS}/configmaps`, { metadata: { name: 'grace' } })).status).toBe(201);
+    const del = await api.delete(`${NS}/configmaps/grace?gracePeriodSeconds=`);
+    expect([del.status, del.body.reason, del.body.message]).toEqual([400, 'BadRequest', text]);
+    expect((await api.get(`${NS}/configmaps/grace`)).status).toBe(200);
+  });
+});
