@@ -145,4 +145,17 @@ describe('list and delete options', () => {
     expect([del.status, del.body.reason, del.body.message]).toEqual([400, 'BadRequest', text]);
     expect((await api.get(`${NS}/configmaps/grace`)).status).toBe(200);
   });
+
+  test('a field selector term with neither field nor value is dropped, as fields.ParseSelector drops it', async () => {
+    expect((await api.post(`${NS}/configmaps`, { metadata: { name: 'term-x' } })).status).toBe(201);
+    for (const selector of ['=', '!=', '==']) {
+      const res = await api.get(`${NS}/configmaps?fieldSelector=${encodeURIComponent(selector)}`);
+      expect([selector, res.status]).toEqual([selector, 200]);
+      expect(res.body.items.map((i: any) => i.metadata.name)).toContain('term-x');
+    }
+    const one = await api.get(`${NS}/configmaps?fieldSelector=${encodeURIComponent('=,metadata.name=term-x')}`);
+    expect([one.status, one.body.items?.map((i: any) => i.metadata.name)]).toEqual([200, ['term-x']]);
+    // a value without a field is still a label the conversion refuses
+    expect(await message(`${NS}/pods?fieldSelector=${encodeURIComponent('=x')}`, 400)).toBe('field label not supported: ');
+  });
 });
