@@ -1,6 +1,6 @@
 import { badRequest } from '../api/errors';
 import { goQuote } from '../api/field-errors';
-import { matchesFields, parseFieldSelector } from '../api/field-selector';
+import { matchesFields, parseFieldSelector, type FieldSelector } from '../api/field-selector';
 import { matchesLabels, parseLabelSelector, type LabelSelector } from '../api/label-selector';
 import type { KubeObject } from '../api/types';
 import type { Predicate } from '../storage/interfaces';
@@ -38,8 +38,9 @@ export function selectionPredicate(
   fieldSelector: string,
   /** The label selector parsed already (a long one, in slices). */
   labels: LabelSelector = parseLabelSelector(labelSelector),
+  /** The field selector parsed already (the handler parses it before it validates the options). */
+  fields: FieldSelector = parseFieldSelector(fieldSelector),
 ): Predicate {
-  const fields = parseFieldSelector(fieldSelector);
   for (const r of fields) {
     const refusal = fieldLabelRefusal(def, r.field);
     if (refusal !== null) throw badRequest(refusal);

@@ -158,4 +158,28 @@ describe('list and delete options', () => {
     // a value without a field is still a label the conversion refuses
     expect(await message(`${NS}/pods?fieldSelector=${encodeURIComponent('=x')}`, 400)).toBe('field label not supported: ');
   });
+
+  test('options are checked in listOpts order: decode errors, then every validation error at once, then field labels', async () => {
+    const CM = `${NS}/configmaps`;
+    const parse = (v: string) => `strconv.ParseInt: parsing "${v}": invalid syntax`;
+    // decoding: timeoutSeconds, limit, the label selector, the field selector
+    expect(await message(`${CM}?limit=l&timeoutSeconds=t`, 400)).toBe(parse('t'));
+    expect(await message(`${CM}?labelSelector=a%20b&limit=l`, 400)).toBe(parse('l'));
+    expect(await message(`${CM}?fieldSelector=a&labelSelector=a%20b`, 400)).toMatch(/^unable to parse requirement: /);
+    expect(await message(`${CM}?resourceVersionMatch=Bogus&fieldSelector=a`, 400)).toBe("invalid selector: 'a'; can't understand 'a'");
+    // validation: one 422 with all of them, the unsupported value among the others
+    const res = await api.get(`${CM}?resourceVersionMatch=Bogus&continue=x`);
+    expect(res.status).toBe(422);
+    expect(res.body.details.causes.map((c: any) => c.message)).toEqual([
+      'Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided',
+      'Forbidden: resourceVersionMatch is forbidden when continue is provided',
+      'Unsupported value: "Bogus": supported values: "Exact", "NotOlderThan", ""',
+    ]);
+    // the field labels are converted after validation, for lists, watches and deletecollection
+    const pods = `${NS}/pods?fieldSelector=foo%3Dx&resourceVersionMatch=Bogus&resourceVersion=1`;
+    expect(await message(pods, 422)).toMatch(/resourceVersionMatch: Unsupported value: "Bogus"/);
+    expect(await message(`${pods}&watch=1`, 422)).toMatch(/resourceVersionMatch: Unsupported value: "Bogus"/);
+    const del = await api.delete(pods);
+    expect(del.status).toBe(422);
+  });
 });
