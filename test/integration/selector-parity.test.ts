@@ -182,4 +182,19 @@ describe('list and delete options', () => {
     const del = await api.delete(pods);
     expect(del.status).toBe(422);
   });
+
+  test('deletecollection without a limit starts from its continue token', async () => {
+    const CM = `${NS}/configmaps`;
+    const bad = await api.delete(`${CM}?continue=abc`);
+    expect([bad.status, bad.body.message]).toEqual([400, expect.stringMatching(/^invalid continue token: /)]);
+    for (const name of ['dc-a', 'dc-b', 'dc-c']) {
+      expect((await api.post(CM, { metadata: { name, labels: { dc: 'yes' } } })).status).toBe(201);
+    }
+    const first = await api.get(`${CM}?labelSelector=dc%3Dyes&limit=1`);
+    expect(first.body.items.map((i: any) => i.metadata.name)).toEqual(['dc-a']);
+    const del = await api.delete(`${CM}?labelSelector=dc%3Dyes&continue=${encodeURIComponent(first.body.metadata.continue)}`);
+    expect([del.status, del.body.items?.map((i: any) => i.metadata.name)]).toEqual([200, ['dc-b', 'dc-c']]);
+    const left = await api.get(`${CM}?labelSelector=dc%3Dyes`);
+    expect(left.body.items.map((i: any) => i.metadata.name)).toEqual(['dc-a']);
+  });
 });
