@@ -24,6 +24,20 @@ function optionalBool(query: URLSearchParams, name: string): boolean | undefined
   return query.has(name) ? boolParam(query, name) : undefined;
 }
 
+/**
+ * metainternalversion.SetListOptionsDefaults, with the WatchList gate on (as by default since 1.34): a watch from
+ * "" or "0" that asks for neither sendInitialEvents nor a resourceVersionMatch becomes a streaming list
+ * (sendInitialEvents=true, NotOlderThan). Its initial events then end with the initial-events-end bookmark, and
+ * its continue parameter meets validation's "resourceVersionMatch is forbidden when continue is provided".
+ */
+function setListOptionsDefaults(opts: WatchListOptions): void {
+  if (opts.sendInitialEvents !== undefined || opts.match !== '') return;
+  if (opts.resourceVersion === '' || opts.resourceVersion === '0') {
+    opts.sendInitialEvents = true;
+    opts.match = 'NotOlderThan';
+  }
+}
+
 /** ListOptions validation (metainternalversion), for list and for watch. */
 function validate(opts: WatchListOptions, watch: boolean): FieldErrorList {
   const errs: FieldErrorList = [];
@@ -74,7 +88,14 @@ function validContinue(token: string, def: ResourceDefinition): void {
   }
 }
 
-export async function parseListOptions(query: URLSearchParams, def: ResourceDefinition, watch: boolean, signal: CallSignal): Promise<WatchListOptions> {
+export async function parseListOptions(
+  query: URLSearchParams,
+  def: ResourceDefinition,
+  watch: boolean,
+  signal: CallSignal,
+  /** The WatchList feature gate, which turns on SetListOptionsDefaults. */
+  watchListEnabled = false,
+): Promise<WatchListOptions> {
   // listOpts (handlers/get.go; DeleteCollection alike) answers in three steps. First DecodeParameters, whose 400s
   // come in the order url.Values convert to v1.ListOptions (timeoutSeconds, then limit) and then to the internal
   // ListOptions (the label selector, then the field selector).
@@ -97,6 +118,7 @@ export async function parseListOptions(query: URLSearchParams, def: ResourceDefi
     timeoutSeconds,
     signal,
   };
+  if (watch && watchListEnabled) setListOptionsDefaults(opts);
   // Then ValidateListOptions, every problem in one 422; then the field-label conversion (400).
   const errs = validate(opts, watch);
   if (errs.length > 0) throw invalid({ group: 'meta.k8s.io', kind: 'ListOptions' }, '', errs);

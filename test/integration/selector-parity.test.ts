@@ -1,6 +1,7 @@
 import { Api } from '../harness/http';
 import { startTestServer } from '../harness/server';
 import { createEstablished, eventually, simpleCrd } from '../harness/crds';
+import { openWatch } from '../harness/watch';
 
 /**
  * Selector and list-option answers compared against kube-apiserver 1.36 (apimachinery v0.36.3): the texts of
@@ -196,5 +197,37 @@ describe('list and delete options', () => {
     expect([del.status, del.body.items?.map((i: any) => i.metadata.name)]).toEqual([200, ['dc-b', 'dc-c']]);
     const left = await api.get(`${CM}?labelSelector=dc%3Dyes`);
     expect(left.body.items.map((i: any) => i.metadata.name)).toEqual(['dc-a']);
+  });
+});
+
+describe('SetListOptionsDefaults (WatchList on)', () => {
+  test('a watch from "" or "0" is a streaming list: its initial events end with the initial-events-end bookmark', async () => {
+    for (const name of ['w1', 'w2']) {
+      expect((await api.post(`${NS}/configmaps`, { metadata: { name, labels: { streamed: 'yes' } } })).status).toBe(201);
+    }
+    for (const rv of ['', '&resourceVersion=0']) {
+      const watch = await openWatch(`${server.url}${NS}/configmaps?watch=1&allowWatchBookmarks=true&labelSelector=streamed%3Dyes${rv}`);
+      try {
+        const added: string[] = [];
+        let event = await watch.next();
+        while (event.type === 'ADDED') {
+          added.push(event.object.metadata.name);
+          event = await watch.next();
+        }
+        expect([rv, added.sort()]).toEqual([rv, ['w1', 'w2']]);
+        expect(event.type).toBe('BOOKMARK');
+        expect(event.object.metadata.annotations).toEqual({ 'k8s.io/initial-events-end': 'true' });
+      } finally {
+        watch.close();
+      }
+    }
+  });
+
+  test('so a watch with a continue token meets the resourceVersionMatch rule', async () => {
+    const res = await api.get(`${NS}/configmaps?watch=1&continue=abc`);
+    expect(res.status).toBe(422);
+    expect(res.body.message).toBe(
+      'ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden when continue is provided',
+    );
   });
 });
