@@ -26,8 +26,13 @@ const LABEL_VALUE_MSG =
 describe('DNS-1123 label', () => {
   test.each(['a', 'abc', 'a-1', '0', 'a'.repeat(63)])('accepts %j', (v) => expect(isDns1123Label(v)).toEqual([]));
 
-  test.each(['', 'A', '-a', 'a-', 'a.b', 'a_b'])('rejects %j with the regex message', (v) => {
+  test.each(['', 'A', '-a', 'a-', 'a_b', 'a.-b'])('rejects %j with the regex message', (v) => {
     expect(isDns1123Label(v)).toEqual([LABEL_MSG]);
+  });
+
+  test('a subdomain that is no label is told it has dots', () => {
+    expect(isDns1123Label('a.b')).toEqual(['must not contain dots']);
+    expect(isDns1123Label(`${'a'.repeat(62)}.b`)).toEqual(['must be no more than 63 characters', 'must not contain dots']);
   });
 
   test('over 63 characters reports the length first', () => {

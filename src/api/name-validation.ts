@@ -35,7 +35,11 @@ function maskTrailingDash(name: string): string {
 export function isDns1123Label(value: string): string[] {
   const errs: string[] = [];
   if (byteLength(value) > 63) errs.push(maxLenError(63));
-  if (!dns1123LabelRe.test(value)) {
+  if (dns1123SubdomainRe.test(value) && !dns1123LabelRe.test(value)) {
+    // validation.IsDNS1123Label (since 1.27): a valid subdomain that is no label, its length checked already,
+    // has dots, the common mistake, which gets its own message.
+    errs.push('must not contain dots');
+  } else if (!dns1123LabelRe.test(value)) {
     errs.push(
       regexError(
         "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character",

@@ -231,3 +231,11 @@ describe('SetListOptionsDefaults (WatchList on)', () => {
     );
   });
 });
+
+describe('names', () => {
+  test('a DNS label that is a valid subdomain is told it must not contain dots (validation.IsDNS1123Label)', async () => {
+    const res = await api.post('/api/v1/namespaces', { metadata: { name: 'a.b' } });
+    expect(res.status).toBe(422);
+    expect(res.body.message).toBe('Namespace "a.b" is invalid: metadata.name: Invalid value: "a.b": must not contain dots');
+  });
+});
