@@ -27,6 +27,13 @@ describe('parsing (fields.ParseSelector)', () => {
     expect(parseFieldSelector(',,a=b')).toHaveLength(1);
   });
 
+  test('a term with neither field nor value selects everything', () => {
+    for (const s of ['=', '==', '!=', '=,metadata.name=x']) {
+      expect(parseFieldSelector(s)).toEqual(s.includes('metadata.name') ? [{ field: 'metadata.name', operator: '=', value: 'x' }] : []);
+    }
+    expect(parseFieldSelector('=x')).toEqual([{ field: '', operator: '=', value: 'x' }]);
+  });
+
   test('an empty value is allowed', () => {
     expect(parseFieldSelector('spec.nodeName=')).toEqual([{ field: 'spec.nodeName', operator: '=', value: '' }]);
   });

@@ -70,7 +70,11 @@ export function parseFieldSelector(input: string): FieldSelector {
     if (part === '') continue;
     const term = splitTerm(part);
     if (!term) throw badRequest(`invalid selector: '${input}'; can't understand '${part}'`);
-    requirements.push({ field: term.lhs, operator: term.op === '!=' ? '!=' : '=', value: unescapeFieldValue(term.rhs) });
+    const value = unescapeFieldValue(term.rhs);
+    // parseSelector ends by Transform-ing its terms with the identity; hasTerm.Transform and notHasTerm.Transform
+    // turn a term with neither field nor value ("=", "!=") into Everything, which andTerm.Transform drops.
+    if (term.lhs === '' && value === '') continue;
+    requirements.push({ field: term.lhs, operator: term.op === '!=' ? '!=' : '=', value });
   }
   return requirements;
 }

@@ -257,7 +257,8 @@ class Parser {
       case 'NotEquals':
         return 'NotEquals';
       default:
-        throw new SelectorParseError(`found '${lit}', expected: '=', '!=', '==', 'in', notin'`);
+        // labels.Parser.parseOperator (apimachinery 1.36) lists its binaryOperators table joined by ", ".
+        throw new SelectorParseError(`found '${lit}', expected: in, notin, =, ==, !=, gt, lt`);
     }
   }
 

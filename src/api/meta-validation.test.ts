@@ -29,8 +29,11 @@ describe('validateObjectMeta (create)', () => {
   test('namespace: required when namespaced, forbidden when cluster-scoped', () => {
     expect(messages(validateObjectMeta({ name: 'a' }, namespaced))).toEqual(['metadata.namespace: Required value']);
     expect(messages(validateObjectMeta({ name: 'a', namespace: 'ns' }, clusterScoped))).toEqual(['metadata.namespace: Forbidden: not allowed on this type']);
-    expect(messages(validateObjectMeta({ name: 'a', namespace: 'a.b' }, namespaced))[0]).toMatch(
-      /^metadata\.namespace: Invalid value: "a\.b": a lowercase RFC 1123 label must consist/,
+    expect(messages(validateObjectMeta({ name: 'a', namespace: 'a.b' }, namespaced))).toEqual([
+      'metadata.namespace: Invalid value: "a.b": must not contain dots',
+    ]);
+    expect(messages(validateObjectMeta({ name: 'a', namespace: 'A' }, namespaced))[0]).toMatch(
+      /^metadata\.namespace: Invalid value: "A": a lowercase RFC 1123 label must consist/,
     );
   });
 
@@ -88,7 +91,7 @@ describe('labels and annotations', () => {
   test('label keys and values are checked at the map path', () => {
     const errs = messages(validateLabels({ 'a/b/c': 'ok', good: 'bad value' }, 'metadata.labels'));
     expect(errs).toHaveLength(2);
-    expect(errs[0]).toMatch(/^metadata\.labels: Invalid value: "a\/b\/c": a qualified name must consist of/);
+    expect(errs[0]).toMatch(/^metadata\.labels: Invalid value: "a\/b\/c": a valid label key must consist of/);
     expect(errs[1]).toMatch(/^metadata\.labels: Invalid value: "bad value": a valid label must be an empty string/);
   });
 

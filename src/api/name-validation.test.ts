@@ -26,8 +26,13 @@ const LABEL_VALUE_MSG =
 describe('DNS-1123 label', () => {
   test.each(['a', 'abc', 'a-1', '0', 'a'.repeat(63)])('accepts %j', (v) => expect(isDns1123Label(v)).toEqual([]));
 
-  test.each(['', 'A', '-a', 'a-', 'a.b', 'a_b'])('rejects %j with the regex message', (v) => {
+  test.each(['', 'A', '-a', 'a-', 'a_b', 'a.-b'])('rejects %j with the regex message', (v) => {
     expect(isDns1123Label(v)).toEqual([LABEL_MSG]);
+  });
+
+  test('a subdomain that is no label is told it has dots', () => {
+    expect(isDns1123Label('a.b')).toEqual(['must not contain dots']);
+    expect(isDns1123Label(`${'a'.repeat(62)}.b`)).toEqual(['must be no more than 63 characters', 'must not contain dots']);
   });
 
   test('over 63 characters reports the length first', () => {
@@ -87,7 +92,7 @@ describe('qualified names (label and annotation keys)', () => {
 
   test('bad name part', () => {
     expect(isQualifiedName('-a')).toEqual([QNAME_MSG]);
-    expect(isQualifiedName('a'.repeat(64))).toEqual(['name part must be no more than 63 characters']);
+    expect(isQualifiedName('a'.repeat(64))).toEqual(['name part must be no more than 63 bytes']);
   });
 
   test('empty name and prefix parts', () => {
@@ -102,7 +107,7 @@ describe('qualified names (label and annotation keys)', () => {
 
   test('more than one slash', () => {
     expect(isQualifiedName('a/b/c')).toEqual([
-      "a qualified name must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')",
+      "a valid label key must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')",
     ]);
   });
 });
@@ -113,6 +118,15 @@ describe('label values', () => {
   test.each(['-a', 'a-', 'a b', 'a/b'])('rejects %j', (v) => expect(isValidLabelValue(v)).toEqual([LABEL_VALUE_MSG]));
 
   test('length limit is 63', () => {
-    expect(isValidLabelValue('a'.repeat(64))).toEqual(['must be no more than 63 characters']);
+    expect(isValidLabelValue('a'.repeat(64))).toEqual(['must be no more than 63 bytes']);
+  });
+
+  test('lengths are UTF-8 bytes, as Go measures them', () => {
+    // 32 two-byte characters: 32 UTF-16 units but 64 bytes
+    expect(isValidLabelValue('é'.repeat(32))).toEqual(['must be no more than 63 bytes', LABEL_VALUE_MSG]);
+    expect(isQualifiedName('é'.repeat(32))[0]).toBe('name part must be no more than 63 bytes');
+    expect(isQualifiedName(`${'é'.repeat(127)}/a`)[0]).toBe('prefix part must be no more than 253 bytes');
+    // names keep validation.MaxLenError's wording
+    expect(isDns1123Label('é'.repeat(32))[0]).toBe('must be no more than 63 characters');
   });
 });

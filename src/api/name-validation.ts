@@ -5,7 +5,12 @@ function regexError(msg: string, pattern: string, ...examples: string[]): string
   return `${msg} (e.g. ${examples.map((e) => `'${e}', `).join(' or ')}regex used for validation is '${pattern}')`;
 }
 
+// Go's len() counts UTF-8 bytes, so every length limit here does too (a JS string's length counts UTF-16 units).
+const byteLength = (s: string): number => Buffer.byteLength(s, 'utf8');
+// validation.MaxLenError, used by the DNS name checks, still speaks of characters; content.MaxLenError, behind
+// content.IsLabelKey and content.IsLabelValue since apimachinery 1.35, says what it measures: bytes.
 const maxLenError = (n: number): string => `must be no more than ${n} characters`;
+const contentMaxLenError = (n: number): string => `must be no more than ${n} bytes`;
 
 const DNS1123_LABEL = '[a-z0-9]([-a-z0-9]*[a-z0-9])?';
 const DNS1123_SUBDOMAIN = `${DNS1123_LABEL}(\\.${DNS1123_LABEL})*`;
@@ -29,8 +34,12 @@ function maskTrailingDash(name: string): string {
 
 export function isDns1123Label(value: string): string[] {
   const errs: string[] = [];
-  if (value.length > 63) errs.push(maxLenError(63));
-  if (!dns1123LabelRe.test(value)) {
+  if (byteLength(value) > 63) errs.push(maxLenError(63));
+  if (dns1123SubdomainRe.test(value) && !dns1123LabelRe.test(value)) {
+    // validation.IsDNS1123Label (since 1.27): a valid subdomain that is no label, its length checked already,
+    // has dots, the common mistake, which gets its own message.
+    errs.push('must not contain dots');
+  } else if (!dns1123LabelRe.test(value)) {
     errs.push(
       regexError(
         "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character",
@@ -44,8 +53,12 @@ export function isDns1123Label(value: string): string[] {
 }
 
 export function isDns1123Subdomain(value: string): string[] {
+  return dns1123Subdomain(value, maxLenError);
+}
+
+function dns1123Subdomain(value: string, tooLong: (n: number) => string): string[] {
   const errs: string[] = [];
-  if (value.length > 253) errs.push(maxLenError(253));
+  if (byteLength(value) > 253) errs.push(tooLong(253));
   if (!dns1123SubdomainRe.test(value)) {
     errs.push(
       regexError(
@@ -60,7 +73,7 @@ export function isDns1123Subdomain(value: string): string[] {
 
 export function isDns1035Label(value: string): string[] {
   const errs: string[] = [];
-  if (value.length > 63) errs.push(maxLenError(63));
+  if (byteLength(value) > 63) errs.push(maxLenError(63));
   if (!dns1035LabelRe.test(value)) {
     errs.push(
       regexError(
@@ -90,6 +103,11 @@ export const nameIsPathSegment: NameValidator = (name, prefix) => {
 
 const qualifiedNameMessage = "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
 
+/**
+ * content.IsLabelKey (validation.IsQualifiedName is an alias of it since apimachinery 1.35): label and annotation
+ * keys, finalizers and the other "qualified names". Its prefix check is content.IsDNS1123Subdomain, whose length
+ * error says bytes.
+ */
 export function isQualifiedName(value: string): string[] {
   const errs: string[] = [];
   const parts = value.split('/');
@@ -100,23 +118,24 @@ export function isQualifiedName(value: string): string[] {
     const [prefix] = parts;
     name = parts[1];
     if (prefix.length === 0) errs.push('prefix part must be non-empty');
-    else for (const msg of isDns1123Subdomain(prefix)) errs.push(`prefix part ${msg}`);
+    else for (const msg of dns1123Subdomain(prefix, contentMaxLenError)) errs.push(`prefix part ${msg}`);
   } else {
     return [
-      `a qualified name ${regexError(qualifiedNameMessage, QUALIFIED_NAME, 'MyName', 'my.name', '123-abc')} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')`,
+      `a valid label key ${regexError(qualifiedNameMessage, QUALIFIED_NAME, 'MyName', 'my.name', '123-abc')} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')`,
     ];
   }
   if (name.length === 0) errs.push('name part must be non-empty');
-  else if (name.length > 63) errs.push(`name part ${maxLenError(63)}`);
+  else if (byteLength(name) > 63) errs.push(`name part ${contentMaxLenError(63)}`);
   if (!qualifiedNameRe.test(name)) {
     errs.push(`name part ${regexError(qualifiedNameMessage, QUALIFIED_NAME, 'MyName', 'my.name', '123-abc')}`);
   }
   return errs;
 }
 
+/** content.IsLabelValue (validation.IsValidLabelValue is an alias of it since apimachinery 1.35). */
 export function isValidLabelValue(value: string): string[] {
   const errs: string[] = [];
-  if (value.length > 63) errs.push(maxLenError(63));
+  if (byteLength(value) > 63) errs.push(contentMaxLenError(63));
   if (!labelValueRe.test(value)) {
     errs.push(
       regexError(

@@ -1,6 +1,7 @@
 import type { CallSignal } from '../api/request-abort';
 import { badRequest, invalid } from '../api/errors';
-import { parseLabelSelectorInSlices } from '../api/label-selector';
+import { parseLabelSelector, parseLabelSelectorInSlices } from '../api/label-selector';
+import { parseFieldSelector } from '../api/field-selector';
 import { loopSlices } from '../api/loop-slices';
 import { field, type FieldErrorList } from '../api/field-errors';
 import { groupResource, type ResourceDefinition } from '../registry/resource-definition';
@@ -23,10 +24,25 @@ function optionalBool(query: URLSearchParams, name: string): boolean | undefined
   return query.has(name) ? boolParam(query, name) : undefined;
 }
 
+/**
+ * metainternalversion.SetListOptionsDefaults, with the WatchList gate on (as by default since 1.34): a watch from
+ * "" or "0" that asks for neither sendInitialEvents nor a resourceVersionMatch becomes a streaming list
+ * (sendInitialEvents=true, NotOlderThan). Its initial events then end with the initial-events-end bookmark, and
+ * its continue parameter meets validation's "resourceVersionMatch is forbidden when continue is provided".
+ */
+function setListOptionsDefaults(opts: WatchListOptions): void {
+  if (opts.sendInitialEvents !== undefined || opts.match !== '') return;
+  if (opts.resourceVersion === '' || opts.resourceVersion === '0') {
+    opts.sendInitialEvents = true;
+    opts.match = 'NotOlderThan';
+  }
+}
+
 /** ListOptions validation (metainternalversion), for list and for watch. */
 function validate(opts: WatchListOptions, watch: boolean): FieldErrorList {
   const errs: FieldErrorList = [];
-  const { match, resourceVersion } = opts;
+  const { resourceVersion } = opts;
+  const match: string = opts.match;
   if (watch) {
     if (opts.sendInitialEvents !== undefined && match !== 'NotOlderThan') {
       errs.push(field.forbidden('resourceVersionMatch', 'sendInitialEvents requires setting resourceVersionMatch to NotOlderThan'));
@@ -43,6 +59,7 @@ function validate(opts: WatchListOptions, watch: boolean): FieldErrorList {
   if (match) {
     if (!resourceVersion) errs.push(field.forbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden unless resourceVersion is provided'));
     if (opts.continue) errs.push(field.forbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden when continue is provided'));
+    if (match !== 'Exact' && match !== 'NotOlderThan') errs.push(field.notSupported('resourceVersionMatch', match, ['Exact', 'NotOlderThan', '']));
     if (match === 'Exact' && resourceVersion === '0') {
       errs.push(field.forbidden('resourceVersionMatch', 'resourceVersionMatch "exact" is forbidden for resourceVersion "0"'));
     }
@@ -71,29 +88,41 @@ function validContinue(token: string, def: ResourceDefinition): void {
   }
 }
 
-export async function parseListOptions(query: URLSearchParams, def: ResourceDefinition, watch: boolean, signal: CallSignal): Promise<WatchListOptions> {
-  const match = query.get('resourceVersionMatch') ?? '';
-  if (match !== '' && match !== 'Exact' && match !== 'NotOlderThan') {
-    throw invalid({ group: 'meta.k8s.io', kind: 'ListOptions' }, '', [
-      field.notSupported('resourceVersionMatch', match, watch ? ['NotOlderThan'] : ['Exact', 'NotOlderThan', '']),
-    ]);
-  }
+export async function parseListOptions(
+  query: URLSearchParams,
+  def: ResourceDefinition,
+  watch: boolean,
+  signal: CallSignal,
+  /** The WatchList feature gate, which turns on SetListOptionsDefaults. */
+  watchListEnabled = false,
+): Promise<WatchListOptions> {
+  // listOpts (handlers/get.go; DeleteCollection alike) answers in three steps. First DecodeParameters, whose 400s
+  // come in the order url.Values convert to v1.ListOptions (timeoutSeconds, then limit) and then to the internal
+  // ListOptions (the label selector, then the field selector).
+  const timeoutSeconds = watchTimeoutSeconds(query);
   const limit = intParam(query, 'limit');
   const labelSelector = query.get('labelSelector') ?? '';
-  const labels = labelSelector.length > LONG_LABEL_SELECTOR ? await parseLabelSelectorInSlices(labelSelector, loopSlices()) : undefined;
+  const labels = labelSelector.length > LONG_LABEL_SELECTOR ? await parseLabelSelectorInSlices(labelSelector, loopSlices()) : parseLabelSelector(labelSelector);
+  const fieldSelector = query.get('fieldSelector') ?? '';
+  const fields = parseFieldSelector(fieldSelector);
   const opts: WatchListOptions = {
     resourceVersion: query.get('resourceVersion') ?? '',
-    match,
+    // any string until validate() refuses what is neither Exact nor NotOlderThan, with the other problems
+    match: (query.get('resourceVersionMatch') ?? '') as WatchListOptions['match'],
     limit: limit !== undefined && limit > 0 ? limit : undefined,
     continue: query.get('continue') ?? undefined,
-    predicate: selectionPredicate(def, labelSelector, query.get('fieldSelector') ?? '', labels),
+    // placeholder until the field labels are converted, after validation
+    predicate: { empty: true, matches: () => true },
     allowWatchBookmarks: boolParam(query, 'allowWatchBookmarks'),
     sendInitialEvents: optionalBool(query, 'sendInitialEvents'),
-    timeoutSeconds: watchTimeoutSeconds(query),
+    timeoutSeconds,
     signal,
   };
+  if (watch && watchListEnabled) setListOptionsDefaults(opts);
+  // Then ValidateListOptions, every problem in one 422; then the field-label conversion (400).
   const errs = validate(opts, watch);
   if (errs.length > 0) throw invalid({ group: 'meta.k8s.io', kind: 'ListOptions' }, '', errs);
+  opts.predicate = selectionPredicate(def, labelSelector, fieldSelector, labels, fields);
   // cacher.Watch reads it as storage does; a list's is checked by storage.ValidateListOptions, after a continue token.
   if (watch) parseRevision(opts.resourceVersion);
   else if (!opts.continue) parseRequestedRevision(opts.resourceVersion);

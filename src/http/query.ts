@@ -16,9 +16,14 @@ export function boolParam(query: URLSearchParams, name: string): boolean {
 
 const INT64_MAX = 2n ** 63n - 1n;
 
+/**
+ * An int64 of the request's options (limit, timeoutSeconds, gracePeriodSeconds) as url.Values convert to it
+ * (runtime.Convert_Slice_string_To_int64 and _To_Pointer_int64): absent only when the parameter is; a present but
+ * empty value goes to strconv.ParseInt like any other and is refused.
+ */
 export function intParam(query: URLSearchParams, name: string): number | undefined {
   const v = query.get(name);
-  if (v === null || v === '') return undefined;
+  if (v === null) return undefined;
   if (!/^[-+]?[0-9]+$/.test(v)) throw badRequest(`strconv.ParseInt: parsing ${JSON.stringify(v)}: invalid syntax`);
   // Query integers are Go int64s: anything wider is refused, as strconv.ParseInt refuses it.
   const n = BigInt(v);

@@ -771,11 +771,13 @@ export class GenericStore {
 
   /**
    * DELETE on a collection, as Store.DeleteCollection: what the options select, each deleted as
-   * DELETE would (admitted one by one), answered with the list as it was. A limit deletes one page only.
+   * DELETE would (admitted one by one), answered with the list as it was. A limit deletes one page only;
+   * without one, Store.DeleteCollection pages to the end from where the options start, a continue token included
+   * (so a bad token is refused as a list refuses it).
    */
   async deleteCollection(ctx: RequestContext, listOpts: ListOptions, req: DeleteRequest): Promise<KubeList> {
     const paged = (listOpts.limit ?? 0) > 0;
-    const list = await this.list(ctx, paged ? listOpts : { ...listOpts, limit: undefined, continue: undefined });
+    const list = await this.list(ctx, paged ? listOpts : { ...listOpts, limit: undefined });
     for (const item of list.items) {
       try {
         await this.delete(withInfo(ctx, { namespace: item.metadata.namespace ?? '', name: item.metadata.name ?? '' }), item.metadata.name ?? '', req);

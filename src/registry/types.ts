@@ -72,6 +72,16 @@ export interface ComputeRequest {
   services: ServerServices;
 }
 
+/** A kind's own field-label conversion func, as kube-apiserver registers it. */
+export interface FieldLabelConversion {
+  /** The refusal of a label it does not know; absent: "field label not supported: <label>". */
+  refusal?: (label: string) => string;
+  /** false where its switch leaves out metadata.namespace (Node, Namespace, CSR, ResourceSlice, cluster-scoped CRs). */
+  namespaceLabel?: boolean;
+  /** Labels it admits under another name: label -> the selectable field it converts to. */
+  renames?: Record<string, string>;
+}
+
 /**
  * Everything the machinery knows about one resource; routes, discovery and storage derive from it.
  * A definition with `compute` is not stored: its only verb is create, which answers with what
@@ -103,6 +113,12 @@ export interface ResourceDefinition<T extends KubeObject = KubeObject> {
   returnDeletedObject: boolean;
   /** Extra selectable fields beyond metadata.name and metadata.namespace. */
   selectableFields: Record<string, Hook<[obj: T], string>>;
+  /**
+   * The kind's field-label conversion func (runtime.Scheme.AddFieldLabelConversionFunc), which admits
+   * metadata.name, metadata.namespace and the selectable fields. Absent, kube-apiserver falls back on
+   * runtime.DefaultMetaV1FieldSelectorConversion: metadata.name and metadata.namespace only, refused in other words.
+   */
+  fieldLabelConversion?: FieldLabelConversion;
   /** Sent as a Warning header on every request for this resource. */
   deprecationWarning?: string;
   /** Columns for Table output; empty means the default Name / Created At. */

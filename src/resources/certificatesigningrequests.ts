@@ -192,6 +192,8 @@ export const certificatesigningrequests = defineResource<CertificateSigningReque
   resource: 'certificatesigningrequests',
   kind: 'CertificateSigningRequest',
   namespaced: false,
+  fieldLabelConversion: { namespaceLabel: false },
+  selectableFields: { 'spec.signerName': (csr) => stringOf(specOf(csr).signerName) },
   shortNames: ['csr'],
   subresources: ['approval', 'status'],
   strategy: strategy<CertificateSigningRequest>({

@@ -85,6 +85,8 @@ function customResource(view: CrdView, version: CrdVersion, storage: string | un
     ...(version.scale ? { scale: scaleFactsOf(version.scale) } : {}),
     storagePath: `${view.group}/${view.names.plural}`,
     returnDeletedObject: true,
+    // crConverter.ConvertFieldLabel admits the version's selectableFields, and metadata.namespace only when namespaced
+    fieldLabelConversion: { namespaceLabel: view.scope === 'Namespaced' },
     selectableFields: selectableFieldsOf(version.selectableFields),
     ...(storage && storage !== version.name ? { storageApiVersion: `${view.group}/${storage}` } : {}),
     ...(converter ? { converter } : {}),

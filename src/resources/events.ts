@@ -33,6 +33,7 @@ export const events = defineResource<Event>({
   namespaced: true,
   shortNames: ['ev'],
   strategy: strategy<Event>({ allowCreateOnUpdate: true, validate: validateEvent, garbageCollectionPolicy: 'Unsupported' }),
+  fieldLabelConversion: {},
   selectableFields: {
     'involvedObject.kind': (e) => str(involved(e).kind),
     'involvedObject.namespace': (e) => str(involved(e).namespace),

@@ -1,3 +1,4 @@
+import { goQuote } from '../api/field-errors';
 import { isPlainObject } from '../api/types';
 import type { Job } from '../generated/types/batch/v1';
 import { defineResource } from '../registry/resource-definition';
@@ -52,6 +53,10 @@ export const jobs = defineResource<Job>({
   resource: 'jobs',
   kind: 'Job',
   namespaced: true,
+  // pkg/apis/batch/v1 addConversionFuncs words its refusal its own way
+  fieldLabelConversion: { refusal: (label) => `field label ${goQuote(label)} not supported for Job` },
+  // JobToSelectableFields: status.succeeded in decimal, under the name "status.successful"
+  selectableFields: { 'status.successful': (job) => String(typeof statusOf(job).succeeded === 'number' ? statusOf(job).succeeded : 0) },
   categories: ['all'],
   subresources: ['status'],
   strategy: strategy<Job>({

@@ -56,6 +56,7 @@ export const namespaces = defineResource<Namespace>({
       else delete ns.metadata.finalizers;
     },
   }),
+  fieldLabelConversion: { namespaceLabel: false },
   selectableFields: {
     'status.phase': (ns) => String((isPlainObject(ns.status) ? ns.status.phase : '') ?? ''),
   },

@@ -60,6 +60,7 @@ export const nodes = defineResource<Node>({
       if (st.capacity !== undefined && st.allocatable === undefined) st.allocatable = jsonClone(st.capacity);
     },
   }),
+  fieldLabelConversion: { namespaceLabel: false },
   selectableFields: {
     'spec.unschedulable': (n) => String(spec(n).unschedulable === true),
   },

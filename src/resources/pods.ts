@@ -153,6 +153,8 @@ export const pods = defineResource<Pod>({
       return period < 0 ? 1 : period;
     },
   }),
+  // "for backwards compatibility with old v1 clients which send spec.host" (pkg/apis/core/v1 addConversionFuncs)
+  fieldLabelConversion: { renames: { 'spec.host': 'spec.nodeName' } },
   selectableFields: {
     'spec.nodeName': (p) => String(spec(p).nodeName ?? ''),
     'spec.restartPolicy': (p) => String(spec(p).restartPolicy ?? ''),

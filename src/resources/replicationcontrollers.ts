@@ -74,6 +74,9 @@ export const replicationcontrollers = defineResource<ReplicationController>({
   resource: 'replicationcontrollers',
   kind: 'ReplicationController',
   namespaced: true,
+  fieldLabelConversion: {},
+  // ControllerToSelectableFields: the count in decimal, 0 when unset
+  selectableFields: { 'status.replicas': (rc) => String(num(rc, 'status', 'replicas')) },
   shortNames: ['rc'],
   categories: ['all'],
   subresources: ['status', 'scale'],

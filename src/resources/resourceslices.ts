@@ -55,6 +55,7 @@ export const resourceslices = defineResource<ResourceSlice>({
   kind: 'ResourceSlice',
   namespaced: false,
   strategy: strategy<ResourceSlice>({ tracksGeneration: true, validate: validateResourceSlice, validateUpdate: validateResourceSliceUpdate }),
+  fieldLabelConversion: { namespaceLabel: false },
   selectableFields: {
     'spec.nodeName': (o) => stringOf(specOf(o).nodeName),
     'spec.driver': (o) => stringOf(specOf(o).driver),

@@ -55,6 +55,7 @@ export const secrets = defineResource<Secret>({
       ...validateImmutable(next, prev, ['data']),
     ],
   }),
+  fieldLabelConversion: {},
   selectableFields: {
     type: (s) => String(s.type ?? ''),
   },

@@ -173,6 +173,7 @@ export const services = defineResource<Service>({
     validate: validateService,
     validateUpdate: validateServiceUpdate,
   }),
+  fieldLabelConversion: {},
   selectableFields: {
     'spec.clusterIP': (s) => String(spec(s).clusterIP ?? ''),
     'spec.type': (s) => String(spec(s).type ?? ''),

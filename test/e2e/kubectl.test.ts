@@ -105,3 +105,15 @@ test('kubectl create with an invalid object shows the server error', async () =>
   expect(res.code).not.toBe(0);
   expect(res.stderr).toContain('The Pod "Bad" is invalid');
 });
+
+test('a refused field selector: the server says why, kubectl (cli-runtime) says where, once', async () => {
+  const res = await k('get', 'configmaps', '-A', '--field-selector', 'foo=x');
+  expect(res.code).not.toBe(0);
+  expect(res.stderr.trim()).toBe(
+    'Error from server (BadRequest): Unable to find "/v1, Resource=configmaps" that match label selector "", field selector "foo=x": ' +
+      '"foo" is not a known field selector: only "metadata.name", "metadata.namespace"',
+  );
+  // a field label kube converts (Pod's spec.host, the old name of spec.nodeName) is accepted
+  const pods = await k('get', 'pods', '-A', '--field-selector', 'spec.host=no-such-node');
+  expect([pods.code, pods.stderr.trim()]).toEqual([0, 'No resources found']);
+});

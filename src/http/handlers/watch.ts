@@ -87,7 +87,7 @@ function openSink(r: ResourceRequest): WatchSink | null {
  */
 export async function handleWatch(r: ResourceRequest): Promise<void> {
   const { info, store, query, output } = r;
-  const opts = await parseListOptions(query, store.def, true, r.ctx.signal);
+  const opts = await parseListOptions(query, store.def, true, r.ctx.signal, r.watchListEnabled);
   // serveWatchHandler checks the Table options (optionsForTransform) before the stream starts.
   if (output.representation.kind === 'Table') includeObjectParam(query);
   if (opts.sendInitialEvents !== undefined && !r.watchListEnabled) {
