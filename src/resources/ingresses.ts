@@ -169,7 +169,7 @@ export const ingresses = defineResource<Ingress>({
   subresources: ['status'],
   storagePath: 'ingress',
   strategy: strategy<Ingress>({
-    validateStatusUpdate: (next) => validateLoadBalancerStatus(statusOf(next), 'status', false),
+    validateStatusUpdate: (next) => validateLoadBalancerStatus(statusOf(next), 'status'),
     tracksGeneration: true,
     prepareForCreate: (ing) => {
       ing.status = { loadBalancer: {} };

@@ -60,22 +60,18 @@ export function nonNegativeQuantities(list: unknown, path: string): FieldErrorLi
 }
 
 /**
- * ValidateLoadBalancerStatus (Services) and its Ingress twin: each ingress point has a valid IP or
- * a DNS name that is not an IP; ipMode needs an IP; ports are valid.
+ * ValidateIngressLoadBalancerStatus: each ingress point has a valid IP or a DNS name that is not
+ * an IP (a Service's status is service-validation.ts's validateServiceStatus).
  */
-export function validateLoadBalancerStatus(status: Obj, path: string, ipModes: boolean): FieldErrorList {
+export function validateLoadBalancerStatus(status: Obj, path: string): FieldErrorList {
   const lb = isPlainObject(status.loadBalancer) ? status.loadBalancer : {};
   const ingress = Array.isArray(lb.ingress) ? lb.ingress : [];
   const errs: FieldErrorList = [];
   ingress.forEach((point: unknown, i) => {
     if (!isPlainObject(point)) return;
     const at = `${path}.loadBalancer.ingress[${i}]`;
-    const { ip, hostname, ipMode } = point;
+    const { ip, hostname } = point;
     if (typeof ip === 'string' && ip !== '' && !isIpAddress(ip)) errs.push(field.invalid(`${at}.ip`, ip, INVALID_IP));
-    if (ipModes && ipMode !== undefined && ipMode !== null) {
-      if (!ip) errs.push(field.required(`${at}.ipMode`, 'must be specified when `ip` is set'));
-      else if (ipMode !== 'VIP' && ipMode !== 'Proxy') errs.push(field.notSupported(`${at}.ipMode`, ipMode, ['Proxy', 'VIP']));
-    }
     if (typeof hostname === 'string' && hostname !== '') {
       for (const msg of isDns1123Subdomain(hostname)) errs.push(field.invalid(`${at}.hostname`, hostname, msg));
       if (isIpAddress(hostname)) errs.push(field.invalid(`${at}.hostname`, hostname, 'must be a DNS name, not an IP address'));

@@ -113,7 +113,7 @@ test('delete releases the IP and node port for reuse; a change to ExternalName r
   expect((await api.post(SVCS, svc('after-external', spec))).status).toBe(201);
 });
 
-test("NodePorts: a free one is given, a duplicate and an out-of-range one are kube's 422s", async () => {
+test("NodePorts: a free one is given, a duplicate and an out-of-range one are kube's 422s, a taken health check port its 500", async () => {
   const res = await api.post(SVCS, svc('np', { type: 'NodePort' }));
   expect(res.status).toBe(201);
   const port = res.body.spec.ports[0].nodePort as number;
@@ -146,8 +146,10 @@ test("NodePorts: a free one is given, a duplicate and an out-of-range one are ku
   const hc = lb.body.spec.healthCheckNodePort as number;
   expect(hc).toBeGreaterThanOrEqual(30000);
   expect(hc).not.toBe(lb.body.spec.ports[0].nodePort);
+  // A health check node port that is taken is kube's 500 (allocHealthCheckNodePort's error is wrapped as an internal one).
   const hcDup = await api.post(SVCS, svc('lb-dup', { type: 'LoadBalancer', externalTrafficPolicy: 'Local', healthCheckNodePort: hc }));
-  expect(causes(hcDup.body)).toEqual([`FieldValueInvalid spec.healthCheckNodePort: Invalid value: ${hc}: provided port is already allocated`]);
+  expect(hcDup.status).toBe(500);
+  expect(hcDup.body.message).toBe(`Internal error occurred: failed to allocate requested HealthCheck NodePort ${hc}: provided port is already allocated`);
 });
 
 test('dual stack: ipFamilyPolicy as kube defaults it; RequireDualStack refused on a single-stack cluster', async () => {
@@ -165,6 +167,12 @@ test('dual stack: ipFamilyPolicy as kube defaults it; RequireDualStack refused o
   const v6First = await d.post(SVCS, svc('v6first', { ipFamilyPolicy: 'RequireDualStack', ipFamilies: ['IPv6', 'IPv4'] }));
   expect(v6First.body.spec.clusterIPs[0]).toMatch(/^fd00:10::/);
   expect(v6First.body.spec.clusterIPs[1]).toMatch(/^10\.0\.0\./);
+  // Dropping the secondary IP needs SingleStack.
+  const reduced = await d.patch(`${SVCS}/prefer`, { spec: { clusterIPs: [v4] } }, 'application/merge-patch+json');
+  expect(reduced.status).toBe(422);
+  expect(causes(reduced.body)).toEqual([
+    `FieldValueInvalid spec.ipFamilyPolicy: Invalid value: "PreferDualStack": must be 'SingleStack' to release the secondary cluster IP`,
+  ]);
   // Downgraded to SingleStack, the secondary IP is released.
   const down = await d.patch(`${SVCS}/prefer`, { spec: { ipFamilyPolicy: 'SingleStack' } }, 'application/strategic-merge-patch+json');
   expect(down.status).toBe(200);
