@@ -1,4 +1,5 @@
 import { isIP } from 'node:net';
+import { field, type FieldErrorList } from '../api/field-errors';
 
 /** apimachinery's port and address checks (k8s.io/apimachinery/pkg/util/validation), with its messages. */
 
@@ -83,4 +84,105 @@ export function isWildcardDns1123Subdomain(value: string): string[] {
     );
   }
   return errs;
+}
+
+export const INVALID_IP_MESSAGE = 'must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)';
+
+/** An IPv4 address in dotted decimal as netutils.ParseIPSloppy reads it: leading zeros are decimal, not octal. */
+const SLOPPY_V4 = /^(\d+)\.(\d+)\.(\d+)\.(\d+)$/;
+
+/** The IPv4 part of `text` without leading zeros, or null when it is not one ParseIPSloppy takes. */
+function sloppyV4(text: string): { text: string; leadingZeros: boolean } | null {
+  const m = SLOPPY_V4.exec(text);
+  if (!m) return null;
+  const octets = m.slice(1);
+  if (octets.some((o) => Number(o) > 255)) return null;
+  return { text: octets.map((o) => String(Number(o))).join('.'), leadingZeros: octets.some((o) => o.length > 1 && o.startsWith('0')) };
+}
+
+interface SloppyIp {
+  /** The address as net/netip writes it only when it has no leading zeros. */
+  normalized: string;
+  leadingZeros: boolean;
+  /** An IPv4-mapped IPv6 address (::ffff:a.b.c.d). */
+  mapped: boolean;
+}
+
+/** netutils.ParseIPSloppy: Go 1.16's net.ParseIP, which still reads IPv4 octets with leading zeros. */
+export function parseIpSloppy(value: string): SloppyIp | null {
+  const v4 = sloppyV4(value);
+  if (v4) return { normalized: v4.text, leadingZeros: v4.leadingZeros, mapped: false };
+  if (!value.includes(':') || value.includes('%')) return null;
+  // An embedded IPv4 tail may have leading zeros too.
+  const tail = /[^:]*$/.exec(value)![0];
+  let text = value;
+  let leadingZeros = false;
+  if (tail.includes('.')) {
+    const embedded = sloppyV4(tail);
+    if (!embedded) return null;
+    text = value.slice(0, value.length - tail.length) + embedded.text;
+    leadingZeros = embedded.leadingZeros;
+  }
+  if (isIP(text) !== 6) return null;
+  const cidr = parseCidr(`${text}/128`);
+  const mapped = cidr !== null && cidr.network >> 32n === 0xffffn;
+  return { normalized: text, leadingZeros, mapped };
+}
+
+/**
+ * IsValidIPForLegacyField with StrictIPCIDRValidation on (beta, on by default in 1.36): an IP
+ * ParseIPSloppy takes, without leading zeros, not IPv4-mapped; a value the old object already had
+ * is accepted as it is.
+ */
+export function legacyIpErrors(path: string, value: string, validOld: readonly string[] = []): FieldErrorList {
+  if (validOld.includes(value)) return [];
+  const ip = parseIpSloppy(value);
+  if (!ip) return [field.invalid(path, value, INVALID_IP_MESSAGE)];
+  const errs: FieldErrorList = [];
+  if (ip.leadingZeros) errs.push(field.invalid(path, value, 'must not have leading 0s'));
+  if (ip.mapped) errs.push(field.invalid(path, value, 'must not be an IPv4-mapped IPv6 address'));
+  return errs;
+}
+
+/** netutils.ParseCIDRSloppy: a sloppy IP and a decimal prefix length (leading zeros allowed). */
+export function parseCidrSloppy(value: string): { ip: SloppyIp; cidr: Cidr; prefixZeros: boolean } | null {
+  const slash = value.indexOf('/');
+  if (slash < 0) return null;
+  const ip = parseIpSloppy(value.slice(0, slash));
+  const prefix = value.slice(slash + 1);
+  if (!ip || !/^\d+$/.test(prefix)) return null;
+  const cidr = parseCidr(`${ip.normalized}/${Number(prefix)}`);
+  return cidr ? { ip, cidr, prefixZeros: prefix.length > 1 && prefix.startsWith('0') } : null;
+}
+
+/** netutils.IPFamilyOfCIDRString's answer as an address size (32 or 128), undefined when ParseCIDRSloppy fails. */
+export function cidrBitsSloppy(value: string): 32 | 128 | undefined {
+  return parseCidrSloppy(value)?.cidr.bits;
+}
+
+/** The first error strict parsing adds to a CIDR ParseCIDRSloppy takes (parseCIDR's strict branch). */
+function strictCidrError(path: string, value: string, parsed: NonNullable<ReturnType<typeof parseCidrSloppy>>): FieldErrorList {
+  if (parsed.ip.leadingZeros || parsed.prefixZeros) return [field.invalid(path, value, 'must not have leading 0s in IP or prefix length')];
+  if (parsed.ip.mapped) return [field.invalid(path, value, 'must not have an IPv4-mapped IPv6 address')];
+  const address = parseCidr(`${parsed.ip.normalized}/${parsed.cidr.bits}`)!.network;
+  if (address !== parsed.cidr.network) return [field.invalid(path, value, 'must not have bits set beyond the prefix length')];
+  return [];
+}
+
+/** IsValidCIDRForLegacyField with StrictIPCIDRValidation on; a value the old object already had is accepted. */
+export function legacyCidrErrors(path: string, value: string, validOld: readonly string[] = []): FieldErrorList {
+  if (validOld.includes(value)) return [];
+  const parsed = parseCidrSloppy(value);
+  if (!parsed) return [field.invalid(path, value, CIDR_MESSAGE)];
+  return strictCidrError(path, value, parsed);
+}
+
+/** IsValidCIDR: strictly parsed, and written as net.IPNet.String() writes it. */
+export function strictCidrErrors(path: string, value: string, canonical: (cidr: Cidr) => string): FieldErrorList {
+  const parsed = parseCidrSloppy(value);
+  if (!parsed) return [field.invalid(path, value, CIDR_MESSAGE)];
+  const errs = strictCidrError(path, value, parsed);
+  if (errs.length > 0) return errs;
+  const written = canonical(parsed.cidr);
+  return written === value ? [] : [field.invalid(path, value, `must be in canonical form (${JSON.stringify(written)})`)];
 }

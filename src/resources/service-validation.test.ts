@@ -62,7 +62,7 @@ test('ports: required, names required when several, duplicate names and (protoco
     'spec.ports[0].name: Required value',
     'spec.ports[1].name: Required value',
     'spec.ports[3].name: Duplicate value: "dns"',
-    'spec.ports[1]: Duplicate value: core.ServicePort{Name:"", Protocol:"TCP", AppProtocol:(*string)(nil), Port:80, TargetPort:intstr.IntOrString{Type:0, IntVal:0, StrVal:""}, NodePort:0}',
+    'spec.ports[1]: Duplicate value: {"Name":"","Protocol":"TCP","AppProtocol":null,"Port":80,"TargetPort":0,"NodePort":0}',
   ]);
 });
 
@@ -113,7 +113,7 @@ test("headless: not for NodePort or LoadBalancer, 'None' alone", () => {
     `spec.clusterIPs[0]: Invalid value: "None": may not be set to 'None' for LoadBalancer services`,
   ]);
   expect(validateServiceClusterIpsRelatedFields({ type: 'ClusterIP', clusterIP: 'None', clusterIPs: ['None', '10.0.0.1'] }).map(fieldErrorMessage)).toEqual([
-    `spec.clusterIPs: Invalid value: []string{"None", "10.0.0.1"}: 'None' must be the first and only value`,
+    `spec.clusterIPs: Invalid value: ["None","10.0.0.1"]: 'None' must be the first and only value`,
   ]);
 });
 
@@ -121,19 +121,17 @@ test('clusterIPs: in step with clusterIP, IPs, one per family, of the family at 
   const related = (spec: Record<string, unknown>) => validateServiceClusterIpsRelatedFields({ type: 'ClusterIP', ...spec }).map(fieldErrorMessage);
   expect(related({ clusterIP: '10.0.0.1' })).toEqual(['spec.clusterIPs: Required value']);
   expect(related({ clusterIP: '10.0.0.1', clusterIPs: ['10.0.0.2'] })).toEqual([
-    'spec.clusterIPs: Invalid value: []string{"10.0.0.2"}: first value must match `clusterIP`',
+    'spec.clusterIPs: Invalid value: ["10.0.0.2"]: first value must match `clusterIP`',
   ]);
-  expect(related({ clusterIPs: ['10.0.0.2'] })).toEqual([
-    'spec.clusterIPs: Invalid value: []string{"10.0.0.2"}: must be empty when `clusterIP` is not specified',
-  ]);
+  expect(related({ clusterIPs: ['10.0.0.2'] })).toEqual(['spec.clusterIPs: Invalid value: ["10.0.0.2"]: must be empty when `clusterIP` is not specified']);
   expect(related({ clusterIP: 'x', clusterIPs: ['x'] })).toEqual([
     'spec.clusterIPs[0]: Invalid value: "x": must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)',
   ]);
   expect(related({ clusterIP: '10.0.0.1', clusterIPs: ['10.0.0.1', '10.0.0.2'] })).toEqual([
-    'spec.clusterIPs: Invalid value: []string{"10.0.0.1", "10.0.0.2"}: may specify no more than one IP for each IP family',
+    'spec.clusterIPs: Invalid value: ["10.0.0.1","10.0.0.2"]: may specify no more than one IP for each IP family',
   ]);
   expect(related({ clusterIP: '10.0.0.1', clusterIPs: ['10.0.0.1', 'fd00::1', '10.0.0.2'] })).toEqual([
-    'spec.clusterIPs: Invalid value: []string{"10.0.0.1", "fd00::1", "10.0.0.2"}: may only hold up to 2 values',
+    'spec.clusterIPs: Invalid value: ["10.0.0.1","fd00::1","10.0.0.2"]: may only hold up to 2 values',
   ]);
   expect(related({ clusterIP: '10.0.0.1', clusterIPs: ['10.0.0.1'], ipFamilies: ['IPv6', 'IPv6', 'IPv5'], ipFamilyPolicy: 'Dual' })).toEqual([
     'spec.ipFamilies[1]: Duplicate value: "IPv6"',
@@ -150,6 +148,24 @@ test('session affinity: a known value; ClientIP with a timeout in (0, 86400]', (
   ]);
   expect(errors(svc({ sessionAffinity: 'ClientIP', sessionAffinityConfig: { clientIP: { timeoutSeconds: 86400 } } }))).toEqual([]);
   expect(errors(svc({ sessionAffinity: 'ClientIP' }))).toEqual(['spec.sessionAffinityConfig: Required value: when session affinity type is ClientIP']);
+});
+
+test('IPs and CIDRs as StrictIPCIDRValidation reads them: no leading zeros, no IPv4-mapped IPv6, no bits past the prefix', () => {
+  expect(validateServiceClusterIpsRelatedFields({ type: 'ClusterIP', clusterIP: '10.0.0.01', clusterIPs: ['10.0.0.01'] }).map(fieldErrorMessage)).toEqual([
+    'spec.clusterIPs[0]: Invalid value: "10.0.0.01": must not have leading 0s',
+  ]);
+  expect(errors(svc({ externalIPs: ['::ffff:1.2.3.4'], externalTrafficPolicy: 'Cluster' }))).toEqual([
+    'spec.externalIPs[0]: Invalid value: "::ffff:1.2.3.4": must not be an IPv4-mapped IPv6 address',
+  ]);
+  const lb = { type: 'LoadBalancer', externalTrafficPolicy: 'Cluster', allocateLoadBalancerNodePorts: true };
+  expect(errors(svc({ ...lb, loadBalancerSourceRanges: ['10.0.0.1/8', '10.0.0.0/08', '10.0.0.0/8'] }))).toEqual([
+    'spec.LoadBalancerSourceRanges[0]: Invalid value: "10.0.0.1/8": must not have bits set beyond the prefix length',
+    'spec.LoadBalancerSourceRanges[1]: Invalid value: "10.0.0.0/08": must not have leading 0s in IP or prefix length',
+  ]);
+  // An update may keep what the old object already had.
+  const old = svc({ ...lb, externalIPs: ['1.2.3.04'], loadBalancerSourceRanges: ['10.0.0.1/8'] });
+  expect(updateErrors(svc({ ...lb, externalIPs: ['5.6.7.8', '1.2.3.04'], loadBalancerSourceRanges: ['10.0.0.1/8'] }), old)).toEqual([]);
+  expect(updateErrors(svc({ ...lb, externalIPs: ['1.2.3.05'] }), old)).toEqual(['spec.externalIPs[0]: Invalid value: "1.2.3.05": must not have leading 0s']);
 });
 
 test('externalIPs: IPs that are not special; selector labels', () => {
@@ -213,7 +229,7 @@ test('the two topology annotations agree when both are given', () => {
 test('update: the primary cluster IP and family never change; the secondary goes only with SingleStack', () => {
   const dual = svc({ clusterIPs: ['10.0.0.1', 'fd00::1'], ipFamilies: ['IPv4', 'IPv6'], ipFamilyPolicy: 'PreferDualStack' });
   expect(updateErrors(svc({ clusterIP: '10.0.0.2', clusterIPs: ['10.0.0.2'] }), svc())).toEqual([
-    'spec.clusterIPs[0]: Invalid value: []string{"10.0.0.2"}: may not change once set',
+    'spec.clusterIPs[0]: Invalid value: ["10.0.0.2"]: may not change once set',
   ]);
   expect(updateErrors(svc({ ipFamilyPolicy: 'PreferDualStack' }), dual)).toEqual([
     `spec.ipFamilyPolicy: Invalid value: "PreferDualStack": must be set to 'SingleStack' when releasing the secondary clusterIP`,
@@ -235,7 +251,7 @@ test('update: a LoadBalancer keeps its class and its health check node port', ()
 
 test('status: load balancer ingress only on a LoadBalancer, with an IP and its mode, or a DNS name', () => {
   const status = (type: string, ingress: unknown[]) =>
-    validateServiceStatus({ ...svc({ type }), status: { loadBalancer: { ingress } } }).map(fieldErrorMessage);
+    validateServiceStatus({ ...svc({ type }), status: { loadBalancer: { ingress } } }, svc({ type })).map(fieldErrorMessage);
   expect(status('ClusterIP', [{ ip: '1.2.3.4', ipMode: 'VIP' }])).toEqual([
     "status.loadBalancer.ingress: Forbidden: may only be used when `spec.type` is 'LoadBalancer'",
   ]);

@@ -1,10 +1,9 @@
-import { isIP } from 'node:net';
-import { field, goQuote, GoSyntax, type FieldErrorList } from '../api/field-errors';
+import { field, type FieldErrorList } from '../api/field-errors';
 import { validateLabels } from '../api/meta-validation';
 import { isDns1123Label, isDns1123Subdomain, isQualifiedName } from '../api/name-validation';
 import { isPlainObject, type KubeObject } from '../api/types';
 import { nonSpecialIpErrors } from './endpoint-addresses';
-import { CIDR_MESSAGE, isValidPortName, isValidPortNum, parseCidr } from './network-validation';
+import { isValidPortName, isValidPortNum, legacyCidrErrors, legacyIpErrors, parseIpSloppy } from './network-validation';
 
 /**
  * A Service's validation as kube's ValidateService and ValidateServiceUpdate
@@ -24,7 +23,6 @@ const IP_FAMILY_POLICIES = ['PreferDualStack', 'RequireDualStack', 'SingleStack'
 const TRAFFIC_DISTRIBUTIONS = ['PreferClose', 'PreferSameZone', 'PreferSameNode'];
 /** core.MaxClientIPServiceAffinitySeconds. */
 const MAX_CLIENT_IP_AFFINITY_SECONDS = 86400;
-const INVALID_IP = 'must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)';
 const TOPOLOGY_HINTS_ANNOTATION = 'service.kubernetes.io/topology-aware-hints';
 const TOPOLOGY_MODE_ANNOTATION = 'service.kubernetes.io/topology-mode';
 const SOURCE_RANGES_ANNOTATION = 'service.beta.kubernetes.io/load-balancer-source-ranges';
@@ -51,23 +49,14 @@ export function needsHealthCheck(s: Obj): boolean {
   return s.type === 'LoadBalancer' && s.externalTrafficPolicy === 'Local';
 }
 
-/** %#v of a []string (nil when absent). */
-function goStrings(values: string[]): GoSyntax {
-  return values.length === 0 ? new GoSyntax('[]string(nil)') : GoSyntax.strings(values);
-}
+/**
+ * A []string as field errors show it since kube 1.34 (JSON): null when absent. The field errors'
+ * values are JSON, as apimachinery's ErrorBody renders anything but strings and numbers.
+ */
+const listValue = (values: string[]): string[] | null => (values.length === 0 ? null : values);
 
-/** %#v of a []core.IPFamily. */
-function goFamilies(values: string[]): GoSyntax {
-  return new GoSyntax(values.length === 0 ? '[]core.IPFamily(nil)' : `[]core.IPFamily{${values.map(goQuote).join(', ')}}`);
-}
-
-/** %#v of the (protocol, port) key the duplicate-port check builds. */
-function goServicePortKey(protocol: string, port: number): GoSyntax {
-  return new GoSyntax(
-    `core.ServicePort{Name:"", Protocol:${goQuote(protocol)}, AppProtocol:(*string)(nil), Port:${port}, ` +
-      `TargetPort:intstr.IntOrString{Type:0, IntVal:0, StrVal:""}, NodePort:0}`,
-  );
-}
+/** The (protocol, port) key the duplicate-port check builds, a core.ServicePort as JSON shows it. */
+const servicePortKey = (protocol: string, port: number): Obj => ({ Name: '', Protocol: protocol, AppProtocol: null, Port: port, TargetPort: 0, NodePort: 0 });
 
 function validateServicePort(p: Obj, requireName: boolean, names: Set<string>, path: string): FieldErrorList {
   const errs: FieldErrorList = [];
@@ -104,7 +93,8 @@ function validateClientIpAffinityConfig(config: unknown, path: string): FieldErr
   return [];
 }
 
-const isIpv6 = (ip: string): boolean => isIP(ip) === 6;
+/** netutils.IsIPv6String. */
+const isIpv6 = (ip: string): boolean => parseIpSloppy(ip)?.normalized.includes(':') === true;
 
 /**
  * ValidateServiceClusterIPsRelatedFields: clusterIP and clusterIPs agree, families and policy are
@@ -119,9 +109,9 @@ export function validateServiceClusterIpsRelatedFields(s: Obj): FieldErrorList {
   const families = stringsOf(s.ipFamilies);
   if (clusterIP !== '') {
     if (ips.length === 0) errs.push(field.required('spec.clusterIPs'));
-    else if (ips[0] !== clusterIP) errs.push(field.invalid('spec.clusterIPs', goStrings(ips), 'first value must match `clusterIP`'));
+    else if (ips[0] !== clusterIP) errs.push(field.invalid('spec.clusterIPs', listValue(ips), 'first value must match `clusterIP`'));
   } else if (ips.length !== 0) {
-    errs.push(field.invalid('spec.clusterIPs', goStrings(ips), 'must be empty when `clusterIP` is not specified'));
+    errs.push(field.invalid('spec.clusterIPs', listValue(ips), 'must be empty when `clusterIP` is not specified'));
   }
   const seen = new Set<string>();
   families.forEach((family, i) => {
@@ -137,20 +127,19 @@ export function validateServiceClusterIpsRelatedFields(s: Obj): FieldErrorList {
     if (i === 0 && ip === 'None') {
       if (ips.length > 1) {
         invalidIps = true;
-        errs.push(field.invalid('spec.clusterIPs', goStrings(ips), "'None' must be the first and only value"));
+        errs.push(field.invalid('spec.clusterIPs', listValue(ips), "'None' must be the first and only value"));
       }
       return;
     }
-    if (isIP(ip) === 0) {
-      invalidIps = true;
-      errs.push(field.invalid(`spec.clusterIPs[${i}]`, ip, INVALID_IP));
-    }
+    const ipErrs = legacyIpErrors(`spec.clusterIPs[${i}]`, ip);
+    if (ipErrs.length > 0) invalidIps = true;
+    errs.push(...ipErrs);
   });
-  if (ips.length > 2) errs.push(field.invalid('spec.clusterIPs', goStrings(ips), 'may only hold up to 2 values'));
+  if (ips.length > 2) errs.push(field.invalid('spec.clusterIPs', listValue(ips), 'may only hold up to 2 values'));
   if (invalidIps) return errs;
   // IsDualStackIPStrings: IPs of both families among them.
   if (ips.length > 1 && !(ips.some(isIpv6) && !ips.every(isIpv6))) {
-    errs.push(field.invalid('spec.clusterIPs', goStrings(ips), 'may specify no more than one IP for each IP family'));
+    errs.push(field.invalid('spec.clusterIPs', listValue(ips), 'may specify no more than one IP for each IP family'));
   }
   if (!isHeadless(s) && ips.length > 0 && families.length > 0) {
     ips.slice(0, families.length).forEach((ip, i) => {
@@ -213,37 +202,45 @@ function validateInternalTrafficPolicy(s: Obj): FieldErrorList {
   return INTERNAL_TRAFFIC_POLICIES.includes(text(policy)) ? [] : [field.notSupported('spec.internalTrafficPolicy', policy, INTERNAL_TRAFFIC_POLICIES)];
 }
 
-function validateSourceRanges(svc: KubeObject, s: Obj): FieldErrorList {
+const sourceRangesAnnotation = (svc: KubeObject): string | undefined => {
+  const annotations = isPlainObject(svc.metadata.annotations) ? svc.metadata.annotations : {};
+  return SOURCE_RANGES_ANNOTATION in annotations ? text(annotations[SOURCE_RANGES_ANNOTATION]) : undefined;
+};
+const annotationRanges = (value: string | undefined): string[] =>
+  value?.trim()
+    ? value
+        .trim()
+        .split(',')
+        .map((c) => c.trim())
+    : [];
+
+function validateSourceRanges(svc: KubeObject, s: Obj, prev: KubeObject | null): FieldErrorList {
   const errs: FieldErrorList = [];
-  const ranges = Array.isArray(s.loadBalancerSourceRanges) ? (s.loadBalancerSourceRanges as unknown[]) : [];
+  const ranges = stringsOf(s.loadBalancerSourceRanges);
   const onlyLb = "may only be used when `type` is 'LoadBalancer'";
   if (ranges.length > 0) {
     // kube's path has the capital L.
     const path = 'spec.LoadBalancerSourceRanges';
     if (s.type !== 'LoadBalancer') errs.push(field.forbidden(path, onlyLb));
-    ranges.forEach((value, i) => {
-      // Space-padded values are allowed, a leftover of the annotation.
-      const cidr = text(value).trim();
-      if (!parseCidr(cidr)) errs.push(field.invalid(`${path}[${i}]`, cidr, CIDR_MESSAGE));
-    });
+    // Space-padded values are allowed, a leftover of the annotation.
+    const old = prev ? stringsOf(specOf(prev).loadBalancerSourceRanges).map((c) => c.trim()) : [];
+    ranges.forEach((value, i) => errs.push(...legacyCidrErrors(`${path}[${i}]`, value.trim(), old)));
     return errs;
   }
-  const annotations = isPlainObject(svc.metadata.annotations) ? svc.metadata.annotations : {};
-  if (!(SOURCE_RANGES_ANNOTATION in annotations)) return errs;
+  const annotation = sourceRangesAnnotation(svc);
+  if (annotation === undefined) return errs;
   const path = `metadata.annotations[${SOURCE_RANGES_ANNOTATION}]`;
   if (s.type !== 'LoadBalancer') errs.push(field.forbidden(path, onlyLb));
-  const value = text(annotations[SOURCE_RANGES_ANNOTATION]).trim();
-  if (value !== '') {
-    for (const part of value.split(',')) {
-      const cidr = part.trim();
-      if (!parseCidr(cidr)) errs.push(field.invalid(path, cidr, CIDR_MESSAGE));
-    }
-  }
+  const old = prev ? annotationRanges(sourceRangesAnnotation(prev)) : [];
+  for (const cidr of annotationRanges(annotation)) errs.push(...legacyCidrErrors(path, cidr, old));
   return errs;
 }
 
-/** ValidateService, less the object metadata (the store checks it). */
-export function validateService(svc: KubeObject): FieldErrorList {
+/**
+ * ValidateService, less the object metadata (the store checks it). On update, IPs and CIDRs the
+ * old object already had are taken as they are (StrictIPCIDRValidation's legacy fields).
+ */
+export function validateService(svc: KubeObject, prev: KubeObject | null = null): FieldErrorList {
   const errs: FieldErrorList = [];
   const annotations = isPlainObject(svc.metadata.annotations) ? svc.metadata.annotations : {};
   if (TOPOLOGY_MODE_ANNOTATION in annotations && TOPOLOGY_HINTS_ANNOTATION in annotations) {
@@ -292,10 +289,11 @@ export function validateService(svc: KubeObject): FieldErrorList {
     errs.push(field.forbidden('spec.sessionAffinityConfig', 'must not be set when session affinity is None'));
   }
   errs.push(...validateServiceClusterIpsRelatedFields(s));
+  const oldExternalIps = prev ? stringsOf(specOf(prev).externalIPs) : [];
   stringsOf(s.externalIPs).forEach((ip, i) => {
     const path = `spec.externalIPs[${i}]`;
-    if (isIP(ip) === 0) errs.push(field.invalid(path, ip, INVALID_IP));
-    else errs.push(...nonSpecialIpErrors(ip, path, false));
+    const ipErrs = legacyIpErrors(path, ip, oldExternalIps);
+    errs.push(...(ipErrs.length > 0 ? ipErrs : nonSpecialIpErrors(ip, path, false)));
   });
   const type = text(s.type);
   if (type === '') errs.push(field.required('spec.type'));
@@ -316,10 +314,10 @@ export function validateService(svc: KubeObject): FieldErrorList {
   const portKeys = new Set<string>();
   ports.forEach((p, i) => {
     const key = `${text(p.protocol)}/${int(p.port)}`;
-    if (portKeys.has(key)) errs.push(field.duplicate(`spec.ports[${i}]`, goServicePortKey(text(p.protocol), int(p.port))));
+    if (portKeys.has(key)) errs.push(field.duplicate(`spec.ports[${i}]`, servicePortKey(text(p.protocol), int(p.port))));
     portKeys.add(key);
   });
-  errs.push(...validateSourceRanges(svc, s));
+  errs.push(...validateSourceRanges(svc, s, prev));
   if (s.allocateLoadBalancerNodePorts !== undefined && s.allocateLoadBalancerNodePorts !== null && type !== 'LoadBalancer') {
     errs.push(field.forbidden('spec.allocateLoadBalancerNodePorts', "may only be used when `type` is 'LoadBalancer'"));
   }
@@ -343,7 +341,7 @@ function validateUpgradeDowngradeClusterIps(s: Obj, p: Obj): FieldErrorList {
   const errs: FieldErrorList = [];
   const ips = stringsOf(s.clusterIPs);
   const old = stringsOf(p.clusterIPs);
-  const value = goStrings(ips);
+  const value = listValue(ips);
   if (old.length === ips.length) {
     old.forEach((ip, i) => {
       if (ip !== ips[i]) errs.push(field.invalid(`spec.clusterIPs[${i}]`, value, 'may not change once set'));
@@ -367,13 +365,13 @@ function validateUpgradeDowngradeIpFamilies(s: Obj, p: Obj): FieldErrorList {
   const errs: FieldErrorList = [];
   const families = stringsOf(s.ipFamilies);
   const old = stringsOf(p.ipFamilies);
-  const ips = goStrings(stringsOf(s.clusterIPs));
+  const ips = listValue(stringsOf(s.clusterIPs));
   if (old.length === families.length) {
     old.forEach((family, i) => {
-      if (family !== families[i]) errs.push(field.invalid('spec.ipFamilies[0]', goFamilies(families), 'may not change once set'));
+      if (family !== families[i]) errs.push(field.invalid('spec.ipFamilies[0]', listValue(families), 'may not change once set'));
     });
   } else if (old.length > families.length) {
-    if (stringsOf(s.clusterIPs).length === 0) errs.push(field.invalid('spec.ipFamilies[0]', goFamilies(families), 'primary ipFamily can not be unset'));
+    if (stringsOf(s.clusterIPs).length === 0) errs.push(field.invalid('spec.ipFamilies[0]', listValue(families), 'primary ipFamily can not be unset'));
     if (families.length > 0 && families[0] !== old[0]) errs.push(field.invalid('spec.ipFamilies[0]', ips, 'may not change once set'));
     if (families.length === 1 && s.ipFamilyPolicy !== 'SingleStack') {
       errs.push(field.invalid('spec.ipFamilyPolicy', s.ipFamilyPolicy, "must be set to 'SingleStack' when releasing the secondary ipFamily"));
@@ -396,36 +394,43 @@ export function validateServiceUpdate(next: KubeObject, prev: KubeObject): Field
   if (needsHealthCheck(p) && needsHealthCheck(s) && int(s.healthCheckNodePort) !== int(p.healthCheckNodePort)) {
     errs.push(field.forbidden('spec.healthCheckNodePort', 'field is immutable'));
   }
-  return [...errs, ...validateService(next)];
+  return [...errs, ...validateService(next, prev)];
 }
 
 const IP_MODES = ['Proxy', 'VIP'];
+
+function ingressOf(svc: KubeObject): Obj[] {
+  const status = isPlainObject(svc.status) ? svc.status : {};
+  const lb = isPlainObject(status.loadBalancer) ? status.loadBalancer : {};
+  return Array.isArray(lb.ingress) ? (lb.ingress as unknown[]).filter(isPlainObject) : [];
+}
 
 /**
  * ValidateServiceStatusUpdate's ValidateLoadBalancerStatus: ingress points only on a LoadBalancer
  * (AllowServiceLBStatusOnNonLB is off), each with a valid IP whose ipMode is given, or a DNS name.
  */
-export function validateServiceStatus(next: KubeObject): FieldErrorList {
-  const status = isPlainObject(next.status) ? next.status : {};
-  const lb = isPlainObject(status.loadBalancer) ? status.loadBalancer : {};
-  const ingress = Array.isArray(lb.ingress) ? (lb.ingress as unknown[]) : [];
+export function validateServiceStatus(next: KubeObject, prev: KubeObject): FieldErrorList {
+  const ingress = ingressOf(next);
   const path = 'status.loadBalancer.ingress';
   if (specOf(next).type !== 'LoadBalancer' && ingress.length > 0) return [field.forbidden(path, "may only be used when `spec.type` is 'LoadBalancer'")];
   const errs: FieldErrorList = [];
+  const oldIngressIps = ingressOf(prev)
+    .map((point) => text(point.ip))
+    .filter(Boolean);
   ingress.forEach((point, i) => {
     if (!isPlainObject(point)) return;
     const at = `${path}[${i}]`;
     const ip = text(point.ip);
     const hostname = text(point.hostname);
     const mode = point.ipMode;
-    if (ip !== '' && isIP(ip) === 0) errs.push(field.invalid(`${at}.ip`, ip, INVALID_IP));
+    if (ip !== '') errs.push(...legacyIpErrors(`${at}.ip`, ip, oldIngressIps));
     if (mode === undefined || mode === null) {
       if (ip !== '') errs.push(field.required(`${at}.ipMode`, 'must be specified when `ip` is set'));
     } else if (ip === '') errs.push(field.forbidden(`${at}.ipMode`, 'may not be specified when `ip` is not set'));
     else if (!IP_MODES.includes(text(mode))) errs.push(field.notSupported(`${at}.ipMode`, mode, IP_MODES));
     if (hostname !== '') {
       for (const msg of isDns1123Subdomain(hostname)) errs.push(field.invalid(`${at}.hostname`, hostname, msg));
-      if (isIP(hostname) !== 0) errs.push(field.invalid(`${at}.hostname`, hostname, 'must be a DNS name, not an IP address'));
+      if (parseIpSloppy(hostname)) errs.push(field.invalid(`${at}.hostname`, hostname, 'must be a DNS name, not an IP address'));
     }
   });
   return errs;

@@ -187,7 +187,7 @@ export const services = defineResource<Service>({
     applyDefaults: defaultService,
     // ValidateServiceUpdate checks the update's own rules before ValidateService, so the two are
     // the create's and the update's rules, with nothing shared.
-    validateCreate: validateService,
+    validateCreate: (svc) => validateService(svc),
     validateUpdate: validateServiceUpdate,
     // kube hides the internalTrafficPolicy an ExternalName Service was once given when it reads it
     // (defaultOnReadInternalTrafficPolicy); kapi drops it once validated.

@@ -135,7 +135,7 @@ describe('kubectl create service and expose', () => {
     expect(dup.code).not.toBe(0);
     expect(dup.stderr).toBe(
       'error: failed to create ClusterIP service: Service "two-ports" is invalid: [spec.ports[2].name: Duplicate value: "443", spec.ports[2]: Duplicate value: ' +
-        'core.ServicePort{Name:"", Protocol:"TCP", AppProtocol:(*string)(nil), Port:443, TargetPort:intstr.IntOrString{Type:0, IntVal:0, StrVal:""}, NodePort:0}]\n',
+        '{"Name":"","Protocol":"TCP","AppProtocol":null,"Port":443,"TargetPort":0,"NodePort":0}]\n',
     );
     expect((await k('create', 'service', 'nodeport', 'ns2', '--tcp=80:8080', '--node-port=30080')).stderr).toBe(
       'error: failed to create NodePort service: Service "ns2" is invalid: spec.ports[0].nodePort: Invalid value: 30080: provided port is already allocated\n',
@@ -145,14 +145,14 @@ describe('kubectl create service and expose', () => {
     );
     expect((await k('create', 'service', 'clusterip', 'fixed', '--clusterip=10.96.100.100', '--tcp=80')).stdout).toBe('service/fixed created\n');
     expect((await k('create', 'service', 'clusterip', 'fixed2', '--clusterip=10.96.100.100', '--tcp=80')).stderr).toBe(
-      'error: failed to create ClusterIP service: Service "fixed2" is invalid: spec.clusterIPs: Invalid value: []string{"10.96.100.100"}: failed to allocate IP 10.96.100.100: provided IP is already allocated\n',
+      'error: failed to create ClusterIP service: Service "fixed2" is invalid: spec.clusterIPs: Invalid value: ["10.96.100.100"]: failed to allocate IP 10.96.100.100: provided IP is already allocated\n',
     );
     expect((await k('create', 'service', 'clusterip', 'outside', '--clusterip=192.0.2.1', '--tcp=80')).stderr).toBe(
-      'error: failed to create ClusterIP service: Service "outside" is invalid: spec.clusterIPs: Invalid value: []string{"192.0.2.1"}: failed to allocate IP 192.0.2.1: the provided network does not match the current range\n',
+      'error: failed to create ClusterIP service: Service "outside" is invalid: spec.clusterIPs: Invalid value: ["192.0.2.1"]: failed to allocate IP 192.0.2.1: the provided network does not match the current range\n',
     );
     // Changing it later is refused the same way kube refuses it.
     const patched = await k('patch', 'svc', 'fixed', '-p', '{"spec":{"clusterIP":"10.96.100.101"}}');
-    expect(patched.stderr).toBe('The Service "fixed" is invalid: spec.clusterIPs[0]: Invalid value: []string{"10.96.100.101"}: may not change once set\n');
+    expect(patched.stderr).toBe('The Service "fixed" is invalid: spec.clusterIPs[0]: Invalid value: ["10.96.100.101"]: may not change once set\n');
   });
 
   test('a dry run on the server takes nothing and shows placeholder node ports', async () => {

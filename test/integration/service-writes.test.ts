@@ -79,7 +79,7 @@ test("ValidateService's messages, all of them at once", async () => {
     'FieldValueRequired spec.ports[0].name: Required value',
     `FieldValueInvalid spec.ports[1].name: Invalid value: "Web": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')`,
     'FieldValueInvalid spec.sessionAffinityConfig.clientIP.timeoutSeconds: Invalid value: 100000: must be greater than 0 and less than 86400',
-    'FieldValueDuplicate spec.ports[1]: Duplicate value: core.ServicePort{Name:"", Protocol:"TCP", AppProtocol:(*string)(nil), Port:80, TargetPort:intstr.IntOrString{Type:0, IntVal:0, StrVal:""}, NodePort:0}',
+    'FieldValueDuplicate spec.ports[1]: Duplicate value: {"Name":"","Protocol":"TCP","AppProtocol":null,"Port":80,"TargetPort":0,"NodePort":0}',
     "FieldValueForbidden spec.LoadBalancerSourceRanges: Forbidden: may only be used when `type` is 'LoadBalancer'",
     'FieldValueInvalid spec.externalTrafficPolicy: Invalid value: "Local": may only be set for externally-accessible services',
   ]);
@@ -104,7 +104,7 @@ test('allocation comes before validation: a taken IP is the only error, and what
   expect((await api.post(SVCS, svc('holder', { clusterIP: '10.96.0.70' }))).status).toBe(201);
   const taken = await api.post(SVCS, svc('taker', { clusterIP: '10.96.0.70', ports: [{ port: 0 }] }));
   expect(taken.body.message).toBe(
-    'Service "taker" is invalid: spec.clusterIPs: Invalid value: []string{"10.96.0.70"}: failed to allocate IP 10.96.0.70: provided IP is already allocated',
+    'Service "taker" is invalid: spec.clusterIPs: Invalid value: ["10.96.0.70"]: failed to allocate IP 10.96.0.70: provided IP is already allocated',
   );
   // Valid values, an invalid Service: its clusterIP and node port were taken, then released.
   const invalid = await api.post(SVCS, svc('invalid', { type: 'NodePort', clusterIP: '10.96.0.71', ports: [{ port: 80, nodePort: 30071, protocol: 'HTTP' }] }));
@@ -217,7 +217,7 @@ test('clusterIP is immutable; an update that leaves out what was allocated keeps
   const nodePort = created.body.spec.ports[0].nodePort;
   const changed = await api.patch(`${SVCS}/fixed`, { spec: { clusterIP: '10.96.0.99' } }, MERGE);
   expect(changed.status).toBe(422);
-  expect(changed.body.message).toBe('Service "fixed" is invalid: spec.clusterIPs[0]: Invalid value: []string{"10.96.0.99"}: may not change once set');
+  expect(changed.body.message).toBe('Service "fixed" is invalid: spec.clusterIPs[0]: Invalid value: ["10.96.0.99"]: may not change once set');
   // Not even taken for the attempt.
   expect((await api.get(`${IPS}/10.96.0.99`)).status).toBe(404);
   const dropped = await api.patch(`${SVCS}/fixed`, { spec: { clusterIP: null, clusterIPs: null } }, MERGE);
@@ -266,7 +266,7 @@ test('headless without selector: RequireDualStack over both families, on a singl
     `FieldValueInvalid spec.ipFamilyPolicy: Invalid value: "SingleStack": must be 'RequireDualStack' or 'PreferDualStack' when multiple IP families are specified`,
   ]);
   const v6 = await api.post(SVCS, svc('v6-ip', { clusterIP: 'fd00::10' }));
-  expect(causes(v6.body)).toEqual(['FieldValueInvalid spec.clusterIPs[0]: Invalid value: []string{"fd00::10"}: IPv6 is not configured on this cluster']);
+  expect(causes(v6.body)).toEqual(['FieldValueInvalid spec.clusterIPs[0]: Invalid value: ["fd00::10"]: IPv6 is not configured on this cluster']);
 });
 
 test('status: ingress only on a LoadBalancer; an ingress IP gets ipMode VIP', async () => {

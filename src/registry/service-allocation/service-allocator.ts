@@ -1,6 +1,6 @@
 import { jsonEqual } from '../../api/deep-equal';
 import { internalError, invalid, notAStatus } from '../../api/errors';
-import { field, GoSyntax, type FieldErrorList } from '../../api/field-errors';
+import { field, type FieldErrorList } from '../../api/field-errors';
 import { isPlainObject, type KubeObject } from '../../api/types';
 import { needsHealthCheck, validateServiceClusterIpsRelatedFields } from '../../resources/service-validation';
 import type { FinishWrite, WriteHooks } from '../generic-store';
@@ -171,7 +171,7 @@ export class ServiceAllocator implements WriteHooks {
       if (i < families.length) continue;
       const family = parseIp(ip)!.family;
       if (this.families.includes(family)) families.push(family);
-      else errs.push(field.invalid(`spec.clusterIPs[${i}]`, GoSyntax.strings(ips), `${family} is not configured on this cluster`));
+      else errs.push(field.invalid(`spec.clusterIPs[${i}]`, ips, `${family} is not configured on this cluster`));
     }
     if (errs.length > 0) return errs;
     const other = (family: string): IpFamily => (family === 'IPv4' ? 'IPv6' : 'IPv4');
@@ -226,7 +226,7 @@ export class ServiceAllocator implements WriteHooks {
           await this.ips.allocate(ip, ref, dryRun);
         } catch (err) {
           if (!(err instanceof IpAllocationError)) throw err;
-          throw invalid(SERVICE, ref.name, [field.invalid('spec.clusterIPs', GoSyntax.strings(marked), `failed to allocate IP ${want}: ${err.message}`)]);
+          throw invalid(SERVICE, ref.name, [field.invalid('spec.clusterIPs', marked, `failed to allocate IP ${want}: ${err.message}`)]);
         }
         if (!dryRun) taken.ips.push(formatIp(ip));
         result.push(want);
