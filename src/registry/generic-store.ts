@@ -6,7 +6,7 @@ import { withoutOmittedZerosOfKind } from '../schema/go-zeros';
 import { jsonEqual } from '../api/deep-equal';
 import { jsonClone } from '../api/json-clone';
 import { badRequest, conflict, invalid, isStatusError, notFound, OPTIMISTIC_LOCK_MESSAGE, pathNotFound, StatusError } from '../api/errors';
-import { field, type FieldError, type FieldErrorList } from '../api/field-errors';
+import { field, fieldErrorMessage, type FieldError, type FieldErrorList } from '../api/field-errors';
 import { kindSchema, type ObjectNode } from '../schema/typed-schema';
 import { validateAgainstSchema } from '../schema/validator';
 import { withGoZerosOfKind } from '../schema/go-zeros';
@@ -103,15 +103,22 @@ function generateName(base: string): string {
 }
 
 /**
- * The same problem reported by two checks (a kind's own validation and its schema) is reported
- * once: a schema error on a field the kind's own errors name with the same type is left out. The
- * kind's own errors are all kept, as kube's causes keep them (its message folds repeats).
+ * The same problem reported by two checks is reported once: a schema error on a field the kind's
+ * own errors name with the same type is left out, and so is a repeat of one of the kind's own
+ * errors (two hooks checking one rule); its errors on one field with other messages all stay, as
+ * in kube's causes.
  */
 function uniqueErrors(own: FieldErrorList, schema: FieldErrorList): FieldErrorList {
   const key = (e: FieldError): string => `${e.type}\u0000${e.field}`;
   const seen = new Set(own.map(key));
+  const messages = new Set<string>();
   return [
-    ...own,
+    ...own.filter((e) => {
+      const message = `${e.type}\u0000${fieldErrorMessage(e)}`;
+      if (messages.has(message)) return false;
+      messages.add(message);
+      return true;
+    }),
     ...schema.filter((e) => {
       if (seen.has(key(e))) return false;
       seen.add(key(e));
