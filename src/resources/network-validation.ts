@@ -62,13 +62,6 @@ export function parseCidr(value: string): Cidr | null {
   return { bits, network: n & ~hostMask, prefix };
 }
 
-/** Whether `inner` lies inside `outer` and is strictly smaller. */
-export function isStrictSubset(inner: Cidr, outer: Cidr): boolean {
-  if (inner.bits !== outer.bits || inner.prefix <= outer.prefix) return false;
-  const hostMask = (1n << BigInt(outer.bits - outer.prefix)) - 1n;
-  return (inner.network & ~hostMask) === outer.network;
-}
-
 export const CIDR_MESSAGE = 'must be a valid CIDR value, (e.g. 10.9.8.0/24 or 2001:db8::/64)';
 
 const WILDCARD_DNS1123_SUBDOMAIN = '\\*\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*';
@@ -178,11 +171,92 @@ export function legacyCidrErrors(path: string, value: string, validOld: readonly
 }
 
 /** IsValidCIDR: strictly parsed, and written as net.IPNet.String() writes it. */
-export function strictCidrErrors(path: string, value: string, canonical: (cidr: Cidr) => string): FieldErrorList {
+export function strictCidrErrors(path: string, value: string): FieldErrorList {
   const parsed = parseCidrSloppy(value);
   if (!parsed) return [field.invalid(path, value, CIDR_MESSAGE)];
   const errs = strictCidrError(path, value, parsed);
   if (errs.length > 0) return errs;
-  const written = canonical(parsed.cidr);
+  const written = `${formatAddress(parsed.cidr.bits, parsed.cidr.network)}/${parsed.cidr.prefix}`;
   return written === value ? [] : [field.invalid(path, value, `must be in canonical form (${JSON.stringify(written)})`)];
+}
+
+/** netip.Addr.String() of an address: dotted quad, or RFC 5952 (lower case, the longest run of two or more zero groups as ::). */
+export function formatAddress(bits: 32 | 128, value: bigint): string {
+  if (bits === 32) return [24n, 16n, 8n, 0n].map((s) => String((value >> s) & 255n)).join('.');
+  const groups = Array.from({ length: 8 }, (_, i) => Number((value >> BigInt((7 - i) * 16)) & 0xffffn));
+  let bestAt = -1;
+  let bestLen = 1;
+  for (let i = 0; i < 8;) {
+    if (groups[i] !== 0) {
+      i++;
+      continue;
+    }
+    let j = i;
+    while (j < 8 && groups[j] === 0) j++;
+    if (j - i > bestLen) [bestAt, bestLen] = [i, j - i];
+    i = j;
+  }
+  const hex = groups.map((g) => g.toString(16));
+  if (bestAt < 0) return hex.join(':');
+  return `${hex.slice(0, bestAt).join(':')}::${hex.slice(bestAt + bestLen).join(':')}`;
+}
+
+/** netip's String() of an address ParseIPSloppy read. */
+function canonicalText(text: string): string {
+  const v4 = isIP(text) === 4;
+  return formatAddress(v4 ? 32 : 128, parseCidr(`${text}/${v4 ? 32 : 128}`)!.network);
+}
+
+/** What net.IP's String() writes for an address ParseIPSloppy read (an IPv4-mapped address as IPv4). */
+function netIpString(ip: SloppyIp): string {
+  return ip.mapped ? formatAddress(32, parseCidr(`${ip.normalized}/128`)!.network & 0xffffffffn) : canonicalText(ip.normalized);
+}
+
+/** GetWarningsForIP: a legacy field's IP in a form strict parsing refuses, or an IPv6 address not in RFC 5952 form. */
+export function ipWarnings(path: string, value: string): string[] {
+  const ip = parseIpSloppy(value);
+  if (!ip) return [];
+  if (ip.leadingZeros || ip.mapped) return [`${path}: non-standard IP address ${JSON.stringify(value)} is invalid: use ${JSON.stringify(netIpString(ip))}`];
+  const canonical = canonicalText(ip.normalized);
+  if (ip.normalized.includes(':') && canonical !== value) {
+    return [`${path}: IPv6 address ${JSON.stringify(value)} should be in RFC 5952 canonical format (${JSON.stringify(canonical)})`];
+  }
+  return [];
+}
+
+/** GetWarningsForCIDR: bits past the prefix, a form strict parsing refuses, or an IPv6 prefix not in RFC 5952 form. */
+export function cidrWarnings(path: string, value: string): string[] {
+  const parsed = parseCidrSloppy(value);
+  if (!parsed) return [];
+  const { ip, cidr } = parsed;
+  const warnings: string[] = [];
+  const network = `${formatAddress(cidr.bits, cidr.network)}/${cidr.prefix}`;
+  const address = parseCidr(`${ip.normalized}/${cidr.bits}`)!.network;
+  if (address !== cidr.network) {
+    warnings.push(
+      `${path}: CIDR value ${JSON.stringify(value)} is ambiguous in this context (should be ${JSON.stringify(network)} or ${JSON.stringify(`${netIpString(ip)}/${cidr.bits}`)}?)`,
+    );
+  }
+  if (ip.leadingZeros || parsed.prefixZeros || ip.mapped)
+    warnings.push(`${path}: non-standard CIDR value ${JSON.stringify(value)} is invalid: use ${JSON.stringify(network)}`);
+  const prefix = `${canonicalText(ip.normalized)}/${cidr.prefix}`;
+  if (warnings.length === 0 && ip.normalized.includes(':') && prefix !== value) {
+    warnings.push(`${path}: IPv6 CIDR value ${JSON.stringify(value)} should be in RFC 5952 canonical format (${JSON.stringify(prefix)})`);
+  }
+  return warnings;
+}
+
+const isMapped = (c: Cidr): boolean => c.bits === 128 && c.network >> 32n === 0xffffn;
+
+/**
+ * ValidateIPBlock's test, as net.IPNet does it: `inner`'s address lies in `outer` (an IPv4-mapped
+ * IPv6 address or network counts as IPv4) and `outer`'s prefix is shorter than `inner`'s.
+ */
+export function isStrictSubset(inner: Cidr, outer: Cidr): boolean {
+  // networkNumberAndMask: a mapped network is IPv4, with the last 32 bits of its mask.
+  const net = isMapped(outer) ? { bits: 32, network: outer.network & 0xffffffffn, prefix: Math.max(outer.prefix - 96, 0) } : outer;
+  const ip = isMapped(inner) ? { bits: 32, value: inner.network & 0xffffffffn } : { bits: inner.bits, value: inner.network };
+  if (ip.bits !== net.bits) return false;
+  const hostMask = (1n << BigInt(net.bits - net.prefix)) - 1n;
+  return (ip.value & ~hostMask) === net.network && outer.prefix < inner.prefix;
 }

@@ -3,7 +3,7 @@ import { validateLabels } from '../api/meta-validation';
 import { isDns1123Label, isDns1123Subdomain, isQualifiedName } from '../api/name-validation';
 import { isPlainObject, type KubeObject } from '../api/types';
 import { nonSpecialIpErrors } from './endpoint-addresses';
-import { isValidPortName, isValidPortNum, legacyCidrErrors, legacyIpErrors, parseIpSloppy } from './network-validation';
+import { cidrWarnings, ipWarnings, isValidPortName, isValidPortNum, legacyCidrErrors, legacyIpErrors, parseIpSloppy } from './network-validation';
 
 /**
  * A Service's validation as kube's ValidateService and ValidateServiceUpdate
@@ -434,4 +434,28 @@ export function validateServiceStatus(next: KubeObject, prev: KubeObject): Field
     }
   });
   return errs;
+}
+
+/** GetWarningsForService (pkg/api/service/warnings.go): what a valid Service is warned about. */
+export function serviceWarnings(svc: KubeObject): string[] {
+  const s = specOf(svc);
+  const warnings: string[] = [];
+  const annotations = isPlainObject(svc.metadata.annotations) ? svc.metadata.annotations : {};
+  if (TOPOLOGY_HINTS_ANNOTATION in annotations) {
+    warnings.push(`annotation ${TOPOLOGY_HINTS_ANNOTATION} is deprecated, please use ${TOPOLOGY_MODE_ANNOTATION} instead`);
+  }
+  // helper.IsServiceIPSet: a clusterIP, not "None".
+  if (text(s.clusterIP) !== '' && s.clusterIP !== 'None') stringsOf(s.clusterIPs).forEach((ip, i) => warnings.push(...ipWarnings(`spec.clusterIPs[${i}]`, ip)));
+  if (s.type === 'ClusterIP' && s.clusterIP === 'None') {
+    if (text(s.loadBalancerIP) !== '') warnings.push('spec.loadBalancerIP is ignored for headless services');
+    if (stringsOf(s.externalIPs).length > 0) warnings.push('spec.externalIPs is ignored for headless services');
+    if (s.sessionAffinity !== 'None') warnings.push('spec.SessionAffinity is ignored for headless services');
+  }
+  stringsOf(s.externalIPs).forEach((ip, i) => warnings.push(...ipWarnings(`spec.externalIPs[${i}]`, ip)));
+  if (text(s.loadBalancerIP) !== '') warnings.push(...ipWarnings('spec.loadBalancerIP', text(s.loadBalancerIP)));
+  stringsOf(s.loadBalancerSourceRanges).forEach((cidr, i) => warnings.push(...cidrWarnings(`spec.loadBalancerSourceRanges[${i}]`, cidr)));
+  if (s.type === 'ExternalName' && stringsOf(s.externalIPs).length > 0) warnings.push('spec.externalIPs is ignored when spec.type is "ExternalName"');
+  if (s.type !== 'ExternalName' && text(s.externalName) !== '') warnings.push('spec.externalName is ignored when spec.type is not "ExternalName"');
+  if (s.trafficDistribution === 'PreferClose') warnings.push('spec.trafficDistribution: "PreferClose" is deprecated; use "PreferSameZone"');
+  return warnings;
 }

@@ -5,7 +5,6 @@ import { defineResource } from '../registry/resource-definition';
 import { strategy } from '../registry/strategy';
 import { AGE_COLUMN, NAME_COLUMN } from '../registry/table';
 import { cidrBitsSloppy, strictCidrErrors } from './network-validation';
-import { formatIp, familyOfBits } from '../registry/service-allocation/ip-range';
 
 /** networking.k8s.io/v1 ServiceCIDR: a range service cluster IPs are allocated from. */
 
@@ -13,7 +12,7 @@ const cidrsOf = (obj: KubeObject): unknown[] => (isPlainObject(obj.spec) && Arra
 
 /** IsValidCIDR: strictly parsed and written canonically (the network address, no leading zeros). */
 export function cidrErrors(value: string, path: string): FieldErrorList {
-  return strictCidrErrors(path, value, (cidr) => `${formatIp({ family: familyOfBits(cidr.bits), value: cidr.network })}/${cidr.prefix}`);
+  return strictCidrErrors(path, value);
 }
 
 const FAMILY_MESSAGE = 'may specify no more than one IP for each IP family, i.e 192.168.0.0/24 and 2001:db8::/64';

@@ -6,7 +6,17 @@ import { serviceProxy } from '../registry/proxy/service-proxy';
 import { defineResource } from '../registry/resource-definition';
 import { strategy } from '../registry/strategy';
 import { AGE_COLUMN, NAME_COLUMN } from '../registry/table';
-import { externallyAccessible, needsHealthCheck, stringsOf, validateService, validateServiceStatus, validateServiceUpdate } from './service-validation';
+import {
+  externallyAccessible,
+  needsHealthCheck,
+  serviceWarnings,
+  stringsOf,
+  validateService,
+  validateServiceStatus,
+  validateServiceUpdate,
+} from './service-validation';
+import type { FieldErrorList } from '../api/field-errors';
+import type { RequestContext } from '../registry/types';
 import { jsonClone } from '../api/json-clone';
 import { compareGoStrings } from '../api/go-string-order';
 
@@ -132,6 +142,11 @@ function dropTypeDependentFields(next: Service, s: Obj, p: Obj): void {
   if (s.type !== 'LoadBalancer' && isPlainObject(next.status)) next.status.loadBalancer = {};
 }
 
+function warnIfValid(errs: FieldErrorList, svc: Service, ctx: RequestContext): FieldErrorList {
+  if (errs.length === 0) for (const warning of serviceWarnings(svc)) ctx.warn(warning);
+  return errs;
+}
+
 function prepareForUpdate(next: Service, prev: Service): void {
   const s = spec(next);
   const p = spec(prev);
@@ -187,8 +202,9 @@ export const services = defineResource<Service>({
     applyDefaults: defaultService,
     // ValidateServiceUpdate checks the update's own rules before ValidateService, so the two are
     // the create's and the update's rules, with nothing shared.
-    validateCreate: (svc) => validateService(svc),
-    validateUpdate: validateServiceUpdate,
+    // A valid Service is warned about what kube's WarningsOnCreate and WarningsOnUpdate name.
+    validateCreate: (svc, ctx) => warnIfValid(validateService(svc), svc, ctx),
+    validateUpdate: (svc, prev, ctx) => warnIfValid(validateServiceUpdate(svc, prev), svc, ctx),
     // kube hides the internalTrafficPolicy an ExternalName Service was once given when it reads it
     // (defaultOnReadInternalTrafficPolicy); kapi drops it once validated.
     canonicalize: (svc) => {

@@ -234,13 +234,19 @@ describe('networkpolicies', () => {
   test('ip blocks as StrictIPCIDRValidation reads them (beta, on in 1.36)', async () => {
     const res = await api.post(
       `${NET}/namespaces/default/networkpolicies`,
-      netpol('strict', { egress: [{ to: [{ ipBlock: { cidr: '10.0.0.1/8', except: ['10.01.0.0/16', '::ffff:10.2.0.0/112'] } }] }] }),
+      netpol('strict', {
+        egress: [
+          {
+            to: [{ ipBlock: { cidr: '10.0.0.1/8', except: ['10.01.0.0/16'] } }, { ipBlock: { cidr: 'fd00::/8', except: ['::ffff:10.2.0.0/112'] } }],
+          },
+        ],
+      }),
     );
     expect(causes(res.body)).toEqual([
       'FieldValueInvalid spec.egress[0].to[0].ipBlock.cidr: Invalid value: "10.0.0.1/8": must not have bits set beyond the prefix length',
       'FieldValueInvalid spec.egress[0].to[0].ipBlock.except[0]: Invalid value: "10.01.0.0/16": must not have leading 0s in IP or prefix length',
-      'FieldValueInvalid spec.egress[0].to[0].ipBlock.except[1]: Invalid value: "::ffff:10.2.0.0/112": must not have an IPv4-mapped IPv6 address',
-      'FieldValueInvalid spec.egress[0].to[0].ipBlock.except[1]: Invalid value: "::ffff:10.2.0.0/112": must be a strict subset of `cidr`',
+      'FieldValueInvalid spec.egress[0].to[1].ipBlock.except[0]: Invalid value: "::ffff:10.2.0.0/112": must not have an IPv4-mapped IPv6 address',
+      'FieldValueInvalid spec.egress[0].to[1].ipBlock.except[0]: Invalid value: "::ffff:10.2.0.0/112": must be a strict subset of `cidr`',
     ]);
   });
 });

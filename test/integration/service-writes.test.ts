@@ -284,3 +284,37 @@ test('status: ingress only on a LoadBalancer; an ingress IP gets ipMode VIP', as
   const moved = await api.patch(`${SVCS}/lb-status`, { spec: { type: 'ClusterIP' } }, MERGE);
   expect(moved.body.status).toEqual({ loadBalancer: {} });
 });
+
+test("a valid Service is warned about what kube's GetWarningsForService names; an invalid one only refused", async () => {
+  const warned = await api.post(
+    SVCS,
+    svc(
+      'warned',
+      {
+        type: 'LoadBalancer',
+        externalName: 'db.example.com',
+        loadBalancerIP: '2001:DB8::1',
+        loadBalancerSourceRanges: ['2001:DB8::/64'],
+        trafficDistribution: 'PreferClose',
+      },
+      { annotations: { 'service.kubernetes.io/topology-aware-hints': 'auto' } },
+    ),
+  );
+  expect(warned.status).toBe(201);
+  expect(warned.headers.get('warning')).toBe(
+    [
+      '299 - "annotation service.kubernetes.io/topology-aware-hints is deprecated, please use service.kubernetes.io/topology-mode instead"',
+      '299 - "spec.loadBalancerIP: IPv6 address \\"2001:DB8::1\\" should be in RFC 5952 canonical format (\\"2001:db8::1\\")"',
+      '299 - "spec.loadBalancerSourceRanges[0]: IPv6 CIDR value \\"2001:DB8::/64\\" should be in RFC 5952 canonical format (\\"2001:db8::/64\\")"',
+      '299 - "spec.externalName is ignored when spec.type is not \\"ExternalName\\""',
+      '299 - "spec.trafficDistribution: \\"PreferClose\\" is deprecated; use \\"PreferSameZone\\""',
+    ].join(', '),
+  );
+  const headless = await api.post(SVCS, svc('hl-warned', { clusterIP: 'None', sessionAffinity: 'ClientIP', externalIPs: ['203.0.113.5'] }));
+  expect(headless.headers.get('warning')).toBe(
+    '299 - "spec.externalIPs is ignored for headless services", 299 - "spec.SessionAffinity is ignored for headless services"',
+  );
+  const invalid = await api.post(SVCS, svc('invalid-warned', { type: 'Foo', trafficDistribution: 'PreferClose' }));
+  expect(invalid.status).toBe(422);
+  expect(invalid.headers.get('warning')).toBeNull();
+});
