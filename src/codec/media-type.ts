@@ -76,7 +76,7 @@ function param(s: string): [string, string, string] | null {
  * token=value, a repeated name with another value), which kube-apiserver answers with 415.
  * A trailing ';' is allowed.
  */
-export function parseMediaType(raw: string): MediaType | null {
+function parseMediaTypeOnce(raw: string): MediaType | null {
   const semi = raw.indexOf(';');
   const type = trimSpace((semi < 0 ? raw : raw.slice(0, semi)).toLowerCase());
   const [major, afterMajor] = token(type);
@@ -97,6 +97,20 @@ export function parseMediaType(raw: string): MediaType | null {
     rest = after;
   }
   return { type, params };
+}
+
+/** Clients send the same few Content-Types all day: each one's parse is kept, as negotiateOutput keeps its choices. */
+const PARSED_MAX = 64;
+const parsed = new Map<string, Readonly<MediaType> | null>();
+
+/** parseMediaType's answer for a header value; the same frozen answer for the same value. */
+export function parseMediaType(raw: string): Readonly<MediaType> | null {
+  let known = parsed.get(raw);
+  if (known !== undefined) return known;
+  const fresh = parseMediaTypeOnce(raw);
+  known = fresh && Object.freeze({ type: fresh.type, params: Object.freeze(fresh.params) });
+  if (parsed.size < PARSED_MAX) parsed.set(raw, known);
+  return known;
 }
 
 /** goautoneg's order: a higher q first; a concrete type, then a concrete subtype, before a wildcard. */

@@ -452,7 +452,9 @@ export class ProtobufDecoder {
       } else if (field.key) {
         out[field.name] = value;
       } else if (field.repeated) {
-        if ((value as unknown[]).length > 0) out[field.name] = value;
+        // A copy of exactly its length: the array grew by push, which leaves room for 16 more (128 bytes
+        // per list, a third of a cached pod's heap), and stored objects stay in the watch cache.
+        if ((value as unknown[]).length > 0) out[field.name] = (value as unknown[]).slice();
       } else if (field.type || !isZero(value) || field.keepZero) {
         out[field.name] = value;
       }

@@ -29,6 +29,19 @@ function jsonTypeName(v: unknown): string {
   return typeof v === 'boolean' ? 'bool' : typeof v;
 }
 
+/**
+ * SimpleMetaFactory.Interpret's error for a JSON object whose apiVersion or kind is not a string.
+ * encoding/json leaves a string as it was for a null: the endpoint's version and kind stand in.
+ */
+export function typeMetaFieldsUnreadable(value: Record<string, unknown>): string | undefined {
+  for (const key of ['apiVersion', 'kind'] as const) {
+    if (value[key] !== undefined && value[key] !== null && typeof value[key] !== 'string') {
+      return `couldn't get version/kind; json parse error: json: cannot unmarshal ${jsonTypeName(value[key])} into Go struct field .${key} of type string`;
+    }
+  }
+  return undefined;
+}
+
 /** SimpleMetaFactory.Interpret's error for JSON that is not an object: json.Unmarshal of it into the struct that finds apiVersion and kind. */
 export function typeMetaUnreadable(value: unknown): string {
   return `couldn't get version/kind; json parse error: json: cannot unmarshal ${jsonTypeName(value)} into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }`;
@@ -145,14 +158,8 @@ export async function decodeObject(
   if (!isPlainObject(value)) {
     throw badRequest(`the object provided is unrecognized (must be of type ${gvk.kind}): ${typeMetaUnreadable(value)} (${summarize(body)})`);
   }
-  for (const key of ['apiVersion', 'kind'] as const) {
-    // encoding/json leaves a string as it was for a null: the endpoint's version and kind stand in.
-    if (value[key] !== undefined && value[key] !== null && typeof value[key] !== 'string') {
-      throw badRequest(
-        `couldn't get version/kind; json parse error: json: cannot unmarshal ${jsonTypeName(value[key])} into Go struct field .${key} of type string`,
-      );
-    }
-  }
+  const typeMeta = typeMetaFieldsUnreadable(value);
+  if (typeMeta) throw badRequest(typeMeta);
   const named = (value.apiVersion as string | null | undefined) ?? '';
   const kind = (value.kind as string | undefined) || gvk.kind;
   let apiVersion = named || expected;

@@ -1,10 +1,11 @@
-import { badOptions, badRequest, invalid } from '../api/errors';
+import { badRequest } from '../api/errors';
 import { field, type FieldErrorList } from '../api/field-errors';
 import { isPlainObject } from '../api/types';
 import { DecodeError } from '../codec/decode-error';
 import { negotiateInput, type Encoding } from '../codec/negotiate';
-import { decodeBody } from './decode-object';
+import { decodeBody, typeMetaFieldsUnreadable, typeMetaUnreadable } from './decode-object';
 import type { PropagationPolicy } from '../registry/deletion-finalizers';
+import { validateDeleteOptions, type DecodedDeleteOptions } from '../registry/delete-options-validation';
 import { boolParam, intParam } from './query';
 
 export interface DeleteOptions {
@@ -17,9 +18,7 @@ export interface DeleteOptions {
   ignoreStoreReadErrorWithClusterBreakingPotential?: boolean;
 }
 
-const POLICIES = ['Foreground', 'Background', 'Orphan'];
 const UNSAFE_OPTION = 'ignoreStoreReadErrorWithClusterBreakingPotential';
-const DELETE_OPTIONS = { group: 'meta.k8s.io', kind: 'DeleteOptions' };
 
 function fromBody(body: Buffer, contentType: string | undefined, encodings: Encoding[]): Record<string, unknown> {
   const encoding = negotiateInput(contentType, encodings);
@@ -30,27 +29,97 @@ function fromBody(body: Buffer, contentType: string | undefined, encodings: Enco
     if (err instanceof DecodeError) throw badRequest(err.message);
     throw err;
   }
-  if (!isPlainObject(value)) throw badRequest('decoded object cannot be converted to DeleteOptions');
-  if (value.kind !== undefined && value.kind !== 'DeleteOptions') {
+  // json.Serializer.Decode: a null body decodes to empty options; other JSON that is not an
+  // object, or an apiVersion or kind that is not a string, fails SimpleMetaFactory.Interpret.
+  if (value === null) return {};
+  if (!isPlainObject(value)) throw badRequest(typeMetaUnreadable(value));
+  const typeMeta = typeMetaFieldsUnreadable(value);
+  if (typeMeta) throw badRequest(typeMeta);
+  if (value.kind !== undefined && value.kind !== null && value.kind !== '' && value.kind !== 'DeleteOptions') {
     throw badRequest(`decoded object cannot be converted to DeleteOptions: got kind ${JSON.stringify(value.kind)}`);
   }
+  const typeError = goTypeError(value, 'DeleteOptions', DELETE_OPTIONS_FIELDS, []);
+  if (typeError) throw badRequest(typeError);
   return value;
 }
 
+/** A field's Go type, as the JSON decoder checks it, and as its errors name it. */
+type GoField = { go: 'int64' | 'bool' | 'string' | '[]string'; name: string } | { go: 'struct'; name: string; struct: string; fields: Record<string, GoField> };
+
+const PRECONDITIONS: Record<string, GoField> = {
+  uid: { go: 'string', name: 'types.UID' },
+  resourceVersion: { go: 'string', name: 'string' },
+};
+
+const DELETE_OPTIONS_FIELDS: Record<string, GoField> = {
+  gracePeriodSeconds: { go: 'int64', name: 'int64' },
+  preconditions: { go: 'struct', name: 'v1.Preconditions', struct: 'Preconditions', fields: PRECONDITIONS },
+  orphanDependents: { go: 'bool', name: 'bool' },
+  propagationPolicy: { go: 'string', name: 'v1.DeletionPropagation' },
+  dryRun: { go: '[]string', name: '[]string' },
+  [UNSAFE_OPTION]: { go: 'bool', name: 'bool' },
+};
+
+/** The value kinds encoding/json names in an UnmarshalTypeError (literalStore, array, object). */
+function valueKind(v: unknown, into: GoField['go']): string {
+  if (typeof v === 'number') return into === 'int64' ? `number ${v}` : 'number';
+  if (Array.isArray(v)) return 'array';
+  if (typeof v === 'boolean') return 'bool';
+  return typeof v;
+}
+
 /**
- * DeleteOptions from the query, as url.Values convert to them. A single object's delete takes
- * `uid` and `resourceVersion` as its preconditions (Convert_url_Values_To_v1_DeleteOptions); a
- * collection's `resourceVersion` is its list's.
+ * encoding/json's first UnmarshalTypeError decoding `obj` into a struct, in the order of the
+ * body: the innermost struct's name, then the path of fields from the top (decodeState.addErrorContext).
+ * Nulls decode to nothing; fields the struct lacks are ignored.
  */
-function fromQuery(query: URLSearchParams, named: boolean): Record<string, unknown> {
+function goTypeError(obj: Record<string, unknown>, struct: string, fields: Record<string, GoField>, path: string[]): string | undefined {
+  for (const [key, value] of Object.entries(obj)) {
+    const f = fields[key];
+    if (!f || value === null) continue;
+    const at = [...path, key];
+    const error = (kind: string, type: string) => `json: cannot unmarshal ${kind} into Go struct field ${struct}.${at.join('.')} of type ${type}`;
+    switch (f.go) {
+      case 'struct':
+        if (!isPlainObject(value)) return error(valueKind(value, f.go), f.name);
+        {
+          const inner = goTypeError(value, f.struct, f.fields, at);
+          if (inner) return inner;
+        }
+        break;
+      case '[]string':
+        if (!Array.isArray(value)) return error(valueKind(value, f.go), f.name);
+        // An element's error names the slice's field and the element's type.
+        for (const item of value) if (item !== null && typeof item !== 'string') return error(valueKind(item, 'string'), 'string');
+        break;
+      case 'int64':
+        if (!Number.isSafeInteger(value)) return error(valueKind(value, f.go), f.name);
+        break;
+      case 'bool':
+        if (typeof value !== 'boolean') return error(valueKind(value, f.go), f.name);
+        break;
+      case 'string':
+        if (typeof value !== 'string') return error(valueKind(value, f.go), f.name);
+        break;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * DeleteOptions from the query, as url.Values convert to them: `uid` and `resourceVersion` are the
+ * preconditions (Convert_url_Values_To_v1_DeleteOptions). A collection's handler decodes its query
+ * so too, so there `resourceVersion` is its list's and each item's precondition alike.
+ */
+function fromQuery(query: URLSearchParams): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   const grace = intParam(query, 'gracePeriodSeconds');
   if (grace !== undefined) out.gracePeriodSeconds = grace;
   if (query.has('orphanDependents')) out.orphanDependents = boolParam(query, 'orphanDependents');
   if (query.has('propagationPolicy')) out.propagationPolicy = query.get('propagationPolicy');
   if (query.has('dryRun')) out.dryRun = query.getAll('dryRun');
-  const uid = named ? query.get('uid') : null;
-  const rv = named ? query.get('resourceVersion') : null;
+  const uid = query.get('uid');
+  const rv = query.get('resourceVersion');
   if (uid || rv) out.preconditions = { ...(uid ? { uid } : {}), ...(rv ? { resourceVersion: rv } : {}) };
   if (query.has(UNSAFE_OPTION)) out[UNSAFE_OPTION] = boolParam(query, UNSAFE_OPTION);
   return out;
@@ -66,10 +135,6 @@ function unsafeOptionConflicts(raw: Record<string, unknown>): FieldErrorList {
   return errs;
 }
 
-function typeError(name: string, goType: string): Error {
-  return badRequest(`json: cannot unmarshal into Go struct field DeleteOptions.${name} of type ${goType}`);
-}
-
 /**
  * DeleteOptions from the body when there is one, else from the query; validated as kube-apiserver
  * does, except where issues 5 and 6 ask for 400: an unknown dryRun value, and the unsafe option
@@ -81,45 +146,24 @@ export function parseDeleteOptions(
   query: URLSearchParams,
   encodings: Encoding[],
   unsafeDeletionGate: boolean,
-  named: boolean,
 ): DeleteOptions {
-  const raw = body.length > 0 ? fromBody(body, contentType, encodings) : fromQuery(query, named);
+  const raw = body.length > 0 ? fromBody(body, contentType, encodings) : fromQuery(query);
   const opts: DeleteOptions = { dryRun: false };
-  if (raw.gracePeriodSeconds !== undefined && raw.gracePeriodSeconds !== null) {
-    if (typeof raw.gracePeriodSeconds !== 'number' || !Number.isSafeInteger(raw.gracePeriodSeconds)) throw typeError('gracePeriodSeconds', 'int64');
+  // Past fromBody and fromQuery, every option set has its Go type.
+  if (typeof raw.gracePeriodSeconds === 'number') {
     // Negative grace periods mean "as soon as possible", which the delete path treats as one second.
     opts.gracePeriodSeconds = raw.gracePeriodSeconds < 0 ? 1 : raw.gracePeriodSeconds;
   }
-  if (raw.preconditions !== undefined && raw.preconditions !== null) {
-    if (!isPlainObject(raw.preconditions)) throw typeError('preconditions', 'v1.Preconditions');
-    const { uid, resourceVersion } = raw.preconditions;
-    if ((uid !== undefined && typeof uid !== 'string') || (resourceVersion !== undefined && typeof resourceVersion !== 'string')) {
-      throw typeError('preconditions', 'v1.Preconditions');
-    }
+  if (isPlainObject(raw.preconditions)) {
+    const { uid, resourceVersion } = raw.preconditions as { uid?: string | null; resourceVersion?: string | null };
     opts.preconditions = { ...(uid ? { uid } : {}), ...(resourceVersion ? { resourceVersion } : {}) };
   }
-  if (raw.orphanDependents !== undefined && raw.orphanDependents !== null) {
-    if (typeof raw.orphanDependents !== 'boolean') throw typeError('orphanDependents', 'bool');
-    opts.orphanDependents = raw.orphanDependents;
-  }
-  const errs: FieldErrorList = [];
-  if (raw.propagationPolicy !== undefined && raw.propagationPolicy !== null) {
-    if (typeof raw.propagationPolicy !== 'string') throw typeError('propagationPolicy', 'v1.DeletionPropagation');
-    if (!POLICIES.includes(raw.propagationPolicy)) errs.push(field.notSupported('propagationPolicy', raw.propagationPolicy, [...POLICIES, 'nil']));
-    else opts.propagationPolicy = raw.propagationPolicy as PropagationPolicy;
-  }
-  if (opts.orphanDependents !== undefined && raw.propagationPolicy) {
-    errs.push(field.invalid('propagationPolicy', raw.propagationPolicy, 'orphanDependents and deletionPropagation cannot be both set'));
-  }
+  if (typeof raw.orphanDependents === 'boolean') opts.orphanDependents = raw.orphanDependents;
+  if (typeof raw.propagationPolicy === 'string') opts.propagationPolicy = raw.propagationPolicy as PropagationPolicy;
+  if (Array.isArray(raw.dryRun)) opts.dryRun = raw.dryRun.length > 0;
   const refused: FieldErrorList = [];
-  if (raw.dryRun !== undefined && raw.dryRun !== null) {
-    if (!Array.isArray(raw.dryRun) || !raw.dryRun.every((v) => typeof v === 'string')) throw typeError('dryRun', '[]string');
-    for (const v of raw.dryRun as string[]) if (v !== 'All' && v !== '') refused.push(field.notSupported('dryRun', v, ['All']));
-    opts.dryRun = raw.dryRun.length > 0;
-  }
   const unsafe = raw[UNSAFE_OPTION];
-  if (unsafe !== undefined && unsafe !== null) {
-    if (typeof unsafe !== 'boolean') throw typeError(UNSAFE_OPTION, 'bool');
+  if (typeof unsafe === 'boolean') {
     if (unsafe && !unsafeDeletionGate) {
       refused.push(field.forbidden(UNSAFE_OPTION, 'requires the AllowUnsafeMalformedObjectDeletion feature gate'));
     } else if (unsafe) {
@@ -127,7 +171,6 @@ export function parseDeleteOptions(
       refused.push(...unsafeOptionConflicts(raw));
     }
   }
-  if (refused.length > 0) throw badOptions(DELETE_OPTIONS, refused);
-  if (errs.length > 0) throw invalid(DELETE_OPTIONS, '', errs);
+  validateDeleteOptions(raw as DecodedDeleteOptions, refused);
   return opts;
 }

@@ -67,45 +67,65 @@ export function boolOption(value: string | null): boolean {
  * between two slashes kept (`/api/v1/namespaces//pods` reads as pods in the namespace "").
  */
 function splitPath(pathname: string): string[] {
-  const trimmed = pathname.replace(/^\/+|\/+$/g, '');
-  return trimmed === '' ? [] : trimmed.split('/');
+  let start = 0;
+  let end = pathname.length;
+  while (start < end && pathname.charCodeAt(start) === SLASH) start++;
+  while (end > start && pathname.charCodeAt(end - 1) === SLASH) end--;
+  return start === end ? [] : pathname.slice(start, end).split('/');
 }
+
+const SLASH = 0x2f;
 
 export function parseRequestInfo(method: string, pathname: string, query: URLSearchParams): RequestInfo {
   const segments = splitPath(pathname);
-  const nonResource: NonResourceRequestInfo = { isResourceRequest: false, verb: method.toLowerCase(), path: pathname };
-  if (segments.length === 0 || (segments[0] !== 'api' && segments[0] !== 'apis')) return nonResource;
-  const apiPrefix = segments[0] as 'api' | 'apis';
-  let rest = segments.slice(1);
+  const nonResource = (): NonResourceRequestInfo => ({ isResourceRequest: false, verb: method.toLowerCase(), path: pathname });
+  const apiPrefix = segments[0];
+  if (apiPrefix !== 'api' && apiPrefix !== 'apis') return nonResource();
+  // The segments are read from `at` on, without copies: this runs first on every request.
+  let at = 1;
   let group = '';
   if (apiPrefix === 'apis') {
-    if (rest.length < 3) return nonResource;
-    group = rest[0];
-    rest = rest.slice(1);
-  } else if (rest.length < 2) {
-    return nonResource;
+    if (segments.length - at < 3) return nonResource();
+    group = segments[at++];
+  } else if (segments.length - at < 2) {
+    return nonResource();
   }
-  const version = rest[0];
-  rest = rest.slice(1);
+  const version = segments[at++];
   let verb: RequestVerb = METHOD_VERBS[method] ?? 'unknown';
   let legacyWatch = false;
-  if (rest[0] === 'watch' && verb === 'get') {
+  if (segments[at] === 'watch' && verb === 'get') {
     legacyWatch = true;
-    rest = rest.slice(1);
-    if (rest.length === 0) return nonResource;
+    at++;
+    if (at === segments.length) return nonResource();
   }
   let namespace = '';
   let underNamespace = false;
-  if (rest[0] === 'namespaces' && rest.length > 1) {
-    namespace = rest[1];
-    underNamespace = rest.length > 2 && !NAMESPACE_SUBRESOURCES.has(rest[2]);
-    if (underNamespace) rest = rest.slice(2);
+  if (segments[at] === 'namespaces' && segments.length - at > 1) {
+    namespace = segments[at + 1];
+    underNamespace = segments.length - at > 2 && !NAMESPACE_SUBRESOURCES.has(segments[at + 2]);
+    if (underNamespace) at += 2;
   }
-  const [resource = '', name = '', subresource = ''] = rest;
+  const resource = segments[at] ?? '';
+  const name = segments[at + 1] ?? '';
+  const subresource = segments[at + 2] ?? '';
   if (verb === 'get' && !name) verb = 'list';
   if (verb === 'delete' && !name) verb = 'deletecollection';
   // The /watch/ prefix watches a named object too; ?watch= turns only a collection's list into a watch (a named get stays one).
   if ((legacyWatch && (verb === 'get' || verb === 'list')) || (verb === 'list' && boolOption(query.get('watch')))) verb = 'watch';
   const rooted = !pathname.startsWith('//');
-  return { isResourceRequest: true, verb, apiPrefix, group, version, namespace, resource, subresource, name, parts: rest, underNamespace, rooted, method };
+  return {
+    isResourceRequest: true,
+    verb,
+    apiPrefix,
+    group,
+    version,
+    namespace,
+    resource,
+    subresource,
+    name,
+    parts: segments.slice(at),
+    underNamespace,
+    rooted,
+    method,
+  };
 }

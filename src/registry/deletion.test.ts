@@ -1,5 +1,14 @@
 import type { KubeObject } from '../api/types';
-import { beforeDelete, deletionUpdate, markAsDeleting, markTerminating, shouldDeleteDuringUpdate, startDeletion, terminationStep } from './deletion';
+import {
+  admittedDeleteRequest,
+  beforeDelete,
+  deletionUpdate,
+  markAsDeleting,
+  markTerminating,
+  shouldDeleteDuringUpdate,
+  startDeletion,
+  terminationStep,
+} from './deletion';
 import type { ResourceDefinition } from './resource-definition';
 import { strategy } from './strategy';
 import { timestampAt } from './time';
@@ -45,8 +54,19 @@ describe('beforeDelete', () => {
     const marked = () => thing({ deletionTimestamp: timestampAt(start + 30), deletionGracePeriodSeconds: 30 });
     expect(beforeDelete(graceful, marked(), { gracePeriodSeconds: 60 }, NOW)).toEqual({ graceful: false, pending: true, period: 0 });
     const shorter = marked();
-    expect(beforeDelete(graceful, shorter, { gracePeriodSeconds: 5 }, NOW)).toEqual({ graceful: true, pending: false, period: 5 });
-    expect(shorter.metadata.deletionTimestamp).toBe(timestampAt(start + 5));
+    expect(beforeDelete(graceful, shorter, { gracePeriodSeconds: 15 }, NOW)).toEqual({ graceful: true, pending: false, period: 15 });
+    expect(shorter.metadata.deletionTimestamp).toBe(timestampAt(start + 15));
+  });
+
+  test('a shortened deletion never moves into the past: it is now, and a period that ran out is one second', () => {
+    const start = NOW - 10;
+    const marked = () => thing({ deletionTimestamp: timestampAt(start + 30), deletionGracePeriodSeconds: 30 });
+    const expired = marked();
+    expect(beforeDelete(graceful, expired, { gracePeriodSeconds: 5 }, NOW)).toEqual({ graceful: true, pending: false, period: 1 });
+    expect(expired.metadata).toMatchObject({ deletionTimestamp: timestampAt(NOW), deletionGracePeriodSeconds: 1 });
+    const zero = marked();
+    expect(beforeDelete(graceful, zero, { gracePeriodSeconds: 0 }, NOW)).toEqual({ graceful: true, pending: false, period: 0 });
+    expect(zero.metadata).toMatchObject({ deletionTimestamp: timestampAt(NOW), deletionGracePeriodSeconds: 0 });
   });
 });
 
@@ -169,4 +189,12 @@ describe('terminationStep and markTerminating (a namespace-like kind)', () => {
     expect(stored.metadata.deletionTimestamp).toBeUndefined();
     expect(markTerminating(terminating, thing({ deletionTimestamp: timestampAt(NOW - 5) }), {}, NOW).metadata.deletionTimestamp).toBe(timestampAt(NOW - 5));
   });
+});
+
+test("admission is shown the grace period a graceful kind's strategy settles, until the deletion is under way", () => {
+  expect(admittedDeleteRequest(graceful, thing(), { dryRun: false })).toEqual({ dryRun: false, gracePeriodSeconds: 30 });
+  expect(admittedDeleteRequest(graceful, thing({ deletionTimestamp: timestampAt(NOW), deletionGracePeriodSeconds: 30 }), { dryRun: false })).toEqual({
+    dryRun: false,
+  });
+  expect(admittedDeleteRequest(immediate, thing(), { dryRun: false })).toEqual({ dryRun: false });
 });

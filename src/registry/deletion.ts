@@ -74,16 +74,34 @@ export function beforeDelete(def: ResourceDefinition, obj: KubeObject, req: Grac
     // Marked with no grace period left: a delete that did not finish; remove it now.
     if (current === undefined || current === 0) return none;
     if (req.gracePeriodSeconds === undefined || req.gracePeriodSeconds >= current) return { graceful: false, pending: true, period: 0 };
-    // Only a shorter grace period may be given.
-    const start = Date.parse(meta.deletionTimestamp) / 1000 - current;
-    meta.deletionTimestamp = timestampAt(start + req.gracePeriodSeconds);
-    meta.deletionGracePeriodSeconds = req.gracePeriodSeconds;
-    return { graceful: true, pending: false, period: req.gracePeriodSeconds };
+    // Only a shorter grace period may be given: the deletion moves back by the difference, but
+    // never into the past (rest.BeforeDelete): then it is now, and a graceful deletion whose
+    // period has run out keeps one second, so that it stays graceful.
+    let period = req.gracePeriodSeconds;
+    let at = Date.parse(meta.deletionTimestamp) / 1000 - current + period;
+    if (at < nowSeconds) {
+      at = nowSeconds;
+      if (period !== 0) period = 1;
+    }
+    meta.deletionTimestamp = timestampAt(at);
+    meta.deletionGracePeriodSeconds = period;
+    return { graceful: true, pending: false, period };
   }
   meta.deletionTimestamp = timestampAt(nowSeconds + period);
   meta.deletionGracePeriodSeconds = period;
   if (meta.generation) meta.generation += 1;
   return { graceful: true, pending: false, period };
+}
+
+/**
+ * The delete options admission is shown: rest.BeforeDelete has a graceful kind's strategy settle
+ * the grace period into the request's options (the pod strategy's CheckGracefulDelete) before any
+ * admission runs, when the object is not yet being deleted; webhooks and policies see that period.
+ */
+export function admittedDeleteRequest(def: ResourceDefinition, obj: KubeObject, req: DeleteRequest): DeleteRequest {
+  if (obj.metadata.deletionTimestamp) return req;
+  const period = def.strategy.gracePeriodSeconds(obj, req.gracePeriodSeconds);
+  return period === null || period === req.gracePeriodSeconds ? req : { ...req, gracePeriodSeconds: period };
 }
 
 /**

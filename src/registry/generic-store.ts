@@ -19,7 +19,15 @@ import { checkPreconditions } from '../storage/preconditions';
 import { objectRevision } from '../storage/revision';
 import { isStorageError } from '../storage/storage-error';
 import type { WatchChannel } from '../storage/watch-channel';
-import { deletionUpdate, markTerminating, shouldDeleteDuringUpdate, startDeletion, terminationStep, type DeletionUpdate } from './deletion';
+import {
+  admittedDeleteRequest,
+  deletionUpdate,
+  markTerminating,
+  shouldDeleteDuringUpdate,
+  startDeletion,
+  terminationStep,
+  type DeletionUpdate,
+} from './deletion';
 import { timestampAt } from './time';
 import { collectionPrefix, objectKey, resourceRoot } from './storage-keys';
 import { apiVersionOfDefinition, groupResource, type ResourceDefinition, type ServedKind } from './resource-definition';
@@ -50,6 +58,9 @@ export type { WriteOptions, ApplyRequest, DeleteRequest, DeleteOutcome } from '.
 
 /** Ends a marking update without a transaction when the deletion state machine decided against writing. */
 const NO_UPDATE = Symbol('no update');
+
+/** Ends an update that empties the finalizers of an object being deleted: it is deleted instead (kube's errEmptiedFinalizers). */
+const EMPTIED_FINALIZERS = Symbol('emptied finalizers');
 
 /** Kept where resources and controllers have always imported them from. */
 export { nowTimestamp, timestampAt } from './time';
@@ -632,7 +643,8 @@ export class GenericStore {
     if (typeof input !== 'function') checkName(input);
     const key = this.key(namespace, name);
     let created = false;
-    let emptiedFinalizers = false;
+    // The update that emptied the finalizers of an object being deleted, and the uid it was read with.
+    let emptied = null as { updated: KubeObject; uid: string | undefined } | null;
     const createOnUpdate = req.createIfAbsent ?? (strategy.allowCreateOnUpdate && typeof input !== 'function' && subresource === '');
     const manager = req.ownershipRecorded ? undefined : req.fieldManager;
     // The hooks' finish of the attempt under way; a retried attempt gives back what it took.
@@ -691,8 +703,11 @@ export class GenericStore {
           if (this.hooksRunOn(subresource)) await this.finishUpdate(ctx, updated, current, subresource, slice);
           await slice();
           await this.admit('validate', ctx, req, 'UPDATE', shown(updated), shown(current));
-          emptiedFinalizers = shouldDeleteDuringUpdate(current, this.finalizing(updated));
           ensureActive(ctx);
+          if (shouldDeleteDuringUpdate(current, this.finalizing(updated))) {
+            emptied = { updated, uid: current.metadata.uid };
+            throw EMPTIED_FINALIZERS;
+          }
           await slice();
           return storageVersionOf(this.def, updated, ctx.signal);
         },
@@ -701,21 +716,33 @@ export class GenericStore {
       stored = true;
       // The storage encoding of a large object ran since the last slice; the answer's conversion and encoding come next.
       await slice();
-      if (emptiedFinalizers) {
-        // The last finalizer is gone from an object being deleted: it is removed now.
-        const removed = await this.storage.delete(key, {
-          preconditions: { uid: object.metadata.uid, resourceVersion: object.metadata.resourceVersion },
-          dryRun: req.dryRun,
-        });
-        await this.hooks?.afterDelete(removed, req.dryRun);
-        return { object: await this.toServed(removed, ctx.signal), created: false };
-      }
       return { object: await this.toServed(object, ctx.signal), created };
     } catch (err) {
-      return this.fail(err, name, 'update');
+      if (err !== EMPTIED_FINALIZERS) return this.fail(err, name, 'update');
     } finally {
       await attempt.finish?.(stored);
     }
+    try {
+      return await this.deleteEmptied(key, emptied!.updated, emptied!.uid, req.dryRun);
+    } catch (err) {
+      return this.fail(err, name, 'delete');
+    }
+  }
+
+  /**
+   * Store.deleteWithoutFinalizers: the update that emptied the finalizers of an object being
+   * deleted is not written; the stored object is deleted instead (watchers see it go as it was),
+   * and the answer is the updated object, as a PUT's client expects. Someone else's deletion
+   * meanwhile is no error.
+   */
+  private async deleteEmptied(key: string, updated: KubeObject, uid: string | undefined, dryRun: boolean): Promise<{ object: KubeObject; created: boolean }> {
+    try {
+      const removed = await this.storage.delete(key, { preconditions: { uid }, dryRun });
+      await this.hooks?.afterDelete(removed, dryRun);
+    } catch (err) {
+      if (!isStorageError(err, 'KeyNotFound')) throw err;
+    }
+    return { object: updated, created: false };
   }
 
   /**
@@ -818,7 +845,7 @@ export class GenericStore {
   /** Store.Delete: carries out the deletion state machine's decisions (deletion.ts) in etcd transactions. */
   private async deleteObject(ctx: RequestContext, key: string, current: KubeObject, req: DeleteRequest): Promise<DeleteOutcome> {
     const name = current.metadata.name ?? '';
-    const validate = this.deleteValidation(ctx, req);
+    const validate = this.deleteValidation(ctx, admittedDeleteRequest(this.def, current, req));
     const start = startDeletion(this.def, current, req, this.nowSeconds());
     if (start === 'pending') return { object: await this.deletedResult(current), deleted: false };
     if (start === 'remove') return this.remove(key, req, validate);

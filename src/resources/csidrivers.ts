@@ -98,6 +98,7 @@ export const csidrivers = defineResource<CSIDriver>({
   resource: 'csidrivers',
   kind: 'CSIDriver',
   namespaced: false,
+  returnDeletedObject: true,
   strategy: strategy<CSIDriver>({ applyDefaults: defaultCsiDriver, validate: validateCsiDriver, validateUpdate: validateCsiDriverUpdate }),
   printerColumns: [
     NAME_COLUMN,

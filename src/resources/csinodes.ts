@@ -38,6 +38,7 @@ export const csinodes = defineResource<CSINode>({
   resource: 'csinodes',
   kind: 'CSINode',
   namespaced: false,
+  returnDeletedObject: true,
   strategy: strategy<CSINode>({ validate: validateCsiNode }),
   printerColumns: [
     NAME_COLUMN,

@@ -164,6 +164,7 @@ export const persistentvolumeclaims = defineResource<PersistentVolumeClaim>({
   resource: 'persistentvolumeclaims',
   kind: 'PersistentVolumeClaim',
   namespaced: true,
+  returnDeletedObject: true,
   shortNames: ['pvc'],
   subresources: ['status'],
   strategy: strategy<PersistentVolumeClaim>({

@@ -185,6 +185,7 @@ export const persistentvolumes = defineResource<PersistentVolume>({
   resource: 'persistentvolumes',
   kind: 'PersistentVolume',
   namespaced: false,
+  returnDeletedObject: true,
   shortNames: ['pv'],
   subresources: ['status'],
   strategy: strategy<PersistentVolume>({

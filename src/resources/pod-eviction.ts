@@ -3,6 +3,7 @@ import { fromLabelSelectorStruct, matchesLabels, type LabelSelectorStruct } from
 import { isPlainObject, type KubeObject, type Status } from '../api/types';
 import { nowTimestamp, type DeleteRequest } from '../registry/generic-store';
 import type { PropagationPolicy } from '../registry/deletion-finalizers';
+import { validateDeleteOptions, type DecodedDeleteOptions } from '../registry/delete-options-validation';
 import type { ServedKind } from '../registry/resource-definition';
 import { loopbackContext, UNADMITTED, withInfo, type RequestContext } from '../registry/request-context';
 import type { CreateSubresource, CreateSubresourceRequest } from '../registry/subresources';
@@ -113,7 +114,13 @@ function markDisruptionTarget(pod: KubeObject): void {
  * kube's EvictionREST updates its status store with rest.ValidateAllObjectFunc, so this write
  * runs the strategy but no admission.
  */
-async function addConditionAndDeletePod(ctx: RequestContext, pods: ObjectStore, name: string, opts: DeleteRequest): Promise<void> {
+async function addConditionAndDeletePod(
+  ctx: RequestContext,
+  pods: ObjectStore,
+  name: string,
+  opts: DeleteRequest,
+  decoded: DecodedDeleteOptions,
+): Promise<void> {
   let options = opts;
   if (!opts.dryRun) {
     const { uid, resourceVersion } = opts.preconditions ?? {};
@@ -142,6 +149,8 @@ async function addConditionAndDeletePod(ctx: RequestContext, pods: ObjectStore, 
     );
     if (resourceVersion) options = withResourceVersion(opts, updated.metadata.resourceVersion);
   }
+  // The pod store's Delete validates the options (rest.BeforeDelete), after the condition went on.
+  validateDeleteOptions(decoded);
   await pods.delete(ctx, name, options);
 }
 
@@ -226,6 +235,7 @@ async function checkAndDecrement(ctx: RequestContext, pdbs: ObjectStore, pdbName
 async function evict({ ctx, parent: pods, name, object, dryRun, services }: CreateSubresourceRequest): Promise<Status> {
   if (object.metadata.name !== name) throw badRequest('name in URL does not match name in Eviction object');
   const options = deleteOptionsOf(object, dryRun);
+  const decoded = objectOf(object.deleteOptions) as DecodedDeleteOptions;
   const clientResourceVersion = options.preconditions?.resourceVersion;
   const latest = { resourceVersion: '', match: '' as const, signal: ctx.signal };
 
@@ -236,7 +246,7 @@ async function evict({ ctx, parent: pods, name, object, dryRun, services }: Crea
     if (!canIgnorePdb(pod)) break;
     const opts = shouldEnforceResourceVersion(pod) && !clientResourceVersion ? withResourceVersion(options, pod.metadata.resourceVersion) : options;
     try {
-      await addConditionAndDeletePod(ctx, pods, name, opts);
+      await addConditionAndDeletePod(ctx, pods, name, opts, decoded);
       return SUCCESS;
     } catch (err) {
       if (!isConflict(err) || clientResourceVersion || attempt >= EVICTION_ATTEMPTS) throw err;
@@ -267,7 +277,7 @@ async function evict({ ctx, parent: pods, name, object, dryRun, services }: Crea
   // The pod must not have become ready since it was judged unhealthy.
   const opts = guardWithPodVersion ? withResourceVersion(options, pod.metadata.resourceVersion) : options;
   try {
-    await addConditionAndDeletePod(ctx, pods, name, opts);
+    await addConditionAndDeletePod(ctx, pods, name, opts, decoded);
   } catch (err) {
     if (isConflict(err) && guardWithPodVersion && !clientResourceVersion) throw stillProcessing(pdb?.metadata.name ?? '');
     throw err;

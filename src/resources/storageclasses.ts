@@ -72,6 +72,7 @@ export const storageclasses = defineResource<StorageClass>({
   resource: 'storageclasses',
   kind: 'StorageClass',
   namespaced: false,
+  returnDeletedObject: true,
   shortNames: ['sc'],
   strategy: strategy<StorageClass>({
     applyDefaults: defaultStorageClass,

@@ -37,6 +37,7 @@ export const volumeattachments = defineResource<VolumeAttachment>({
   resource: 'volumeattachments',
   kind: 'VolumeAttachment',
   namespaced: false,
+  returnDeletedObject: true,
   subresources: ['status'],
   strategy: strategy<VolumeAttachment>({
     prepareForCreate: (obj) => {

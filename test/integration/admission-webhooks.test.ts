@@ -351,6 +351,35 @@ describe('webhooks', () => {
     expect((await api.get(`${CMS}/dry`)).status).toBe(404);
   });
 
+  test("a pod's DELETE shows webhooks the grace period the pod strategy settled, as rest.BeforeDelete leaves it in the options", async () => {
+    await configure(VALIDATING, 'grace', [
+      {
+        ...hook('grace.kapi.test', 'grace', { url: `${base}/record` }),
+        rules: [{ operations: ['DELETE'], apiGroups: [''], apiVersions: ['v1'], resources: ['pods'] }],
+      },
+    ]);
+    const PODS = '/api/v1/namespaces/default/pods';
+    const pod = (name: string, spec: Record<string, unknown>) => ({
+      metadata: { name, labels: { test: 'grace' } },
+      spec: { containers: [{ name: 'c', image: 'nginx' }], ...spec },
+    });
+    expect((await api.post(PODS, pod('grace-scheduled', { nodeName: 'no-such-node', terminationGracePeriodSeconds: 45 }))).status).toBe(201);
+    expect((await api.post(PODS, pod('grace-unscheduled', {}))).status).toBe(201);
+    seen.length = 0;
+    expect((await api.delete(`${PODS}/grace-scheduled`)).status).toBe(200);
+    expect((await api.delete(`${PODS}/grace-unscheduled`, { body: { gracePeriodSeconds: 20 } })).status).toBe(200);
+    expect((await api.delete(`${PODS}/grace-scheduled?gracePeriodSeconds=0`)).status).toBe(200);
+    const options = (name: string) => seen.filter((r) => r.name === name).map((r) => r.options);
+    expect(options('grace-scheduled')).toEqual([
+      { kind: 'DeleteOptions', apiVersion: 'meta.k8s.io/v1', gracePeriodSeconds: 45 },
+      // Shortening a deletion under way: the request's own period.
+      { kind: 'DeleteOptions', apiVersion: 'meta.k8s.io/v1', gracePeriodSeconds: 0 },
+      { kind: 'DeleteOptions', apiVersion: 'meta.k8s.io/v1', gracePeriodSeconds: 0 },
+    ]);
+    // Not scheduled: deleted at once, whatever was asked.
+    expect(new Set(options('grace-unscheduled').map((o) => o.gracePeriodSeconds))).toEqual(new Set([0]));
+  });
+
   test('a dry run that would reach a webhook with side effects (stored before v1 refused them) fails with 400', async () => {
     const etcd = new RawEtcd();
     try {

@@ -1,6 +1,7 @@
 import { eventually, RawEtcd } from '../harness/etcd-keys';
 import { Api } from '../harness/http';
 import { startTestServer } from '../harness/server';
+import { openWatch } from '../harness/watch';
 import { WITHOUT_WORKLOAD_CONTROLLERS } from '../harness/workload-controllers';
 
 let server: Awaited<ReturnType<typeof startTestServer>>;
@@ -67,6 +68,31 @@ describe('finalizers', () => {
     expect(await keysOfNs()).toEqual([`/namespaces/${ns}`]);
   });
 
+  test('an update that removes the last finalizer deletes the stored object without writing itself, and answers with the update (deleteWithoutFinalizers)', async () => {
+    await api.post(cmPath(), cm('emptied', { finalizers: ['example.com/hold'] }));
+    const marked = (await api.delete(cmPath('emptied'))).body;
+    const rv = marked.metadata.resourceVersion;
+    const watch = await openWatch(`${server.url}${cmPath()}?watch=1&resourceVersion=${rv}&fieldSelector=metadata.name%3Demptied`);
+    try {
+      const dry = await api.patch(`${cmPath('emptied')}?dryRun=All`, { metadata: { finalizers: null } }, 'application/merge-patch+json');
+      expect(dry.status).toBe(200);
+      expect(dry.body.metadata.finalizers).toBeUndefined();
+      expect(dry.body.metadata.deletionTimestamp).toBe(marked.metadata.deletionTimestamp);
+      expect((await api.get(cmPath('emptied'))).body.metadata.finalizers).toEqual(['example.com/hold']);
+      const released = await api.patch(cmPath('emptied'), { metadata: { finalizers: null } }, 'application/merge-patch+json');
+      expect(released.status).toBe(200);
+      expect(released.body.metadata.finalizers).toBeUndefined();
+      expect(released.body.metadata.resourceVersion).toBe(rv);
+      // Watchers see the stored object go, finalizer and all, with no update before.
+      const event = await watch.next();
+      expect(event.type).toBe('DELETED');
+      expect(event.object.metadata.finalizers).toEqual(['example.com/hold']);
+    } finally {
+      watch.close();
+    }
+    expect((await api.get(cmPath('emptied'))).status).toBe(404);
+  });
+
   test('deletionTimestamp and deletionGracePeriodSeconds belong to the server', async () => {
     const created = await api.post(cmPath(), cm('own', { deletionTimestamp: '2030-01-01T00:00:00Z', deletionGracePeriodSeconds: 5 }));
     expect(created.body.metadata.deletionTimestamp).toBeUndefined();
@@ -98,6 +124,25 @@ describe('grace periods', () => {
     expect(now.status).toBe(200);
     expect(now.body.metadata.deletionGracePeriodSeconds).toBe(0);
     expect((await api.get(podPath('p'))).status).toBe(404);
+  });
+
+  test('a shortened grace period that has already run out moves the deletion to now, not into the past (rest.BeforeDelete)', async () => {
+    await api.post(podPath(), { ...pod('late', { nodeName: 'node-1' }), metadata: { name: 'late', finalizers: ['example.com/hold'] } });
+    const first = await api.delete(podPath('late'));
+    expect(first.body.metadata.deletionGracePeriodSeconds).toBe(30);
+    // Past the start of the deletion plus one second, so that a one-second period has run out.
+    await new Promise((resolve) => setTimeout(resolve, 2100));
+    const second = Math.floor(Date.now() / 1000) * 1000;
+    const one = await api.delete(`${podPath('late')}?gracePeriodSeconds=1`);
+    expect(one.status).toBe(200);
+    expect(one.body.metadata.deletionGracePeriodSeconds).toBe(1);
+    expect(Date.parse(one.body.metadata.deletionTimestamp)).toBeGreaterThanOrEqual(second);
+    const zero = await api.delete(`${podPath('late')}?gracePeriodSeconds=0`);
+    expect(zero.status).toBe(200);
+    expect(zero.body.metadata.deletionGracePeriodSeconds).toBe(0);
+    expect(Date.parse(zero.body.metadata.deletionTimestamp)).toBeGreaterThanOrEqual(second);
+    await api.patch(podPath('late'), { metadata: { finalizers: null } }, 'application/merge-patch+json');
+    expect((await api.get(podPath('late'))).status).toBe(404);
   });
 
   test('an unscheduled pod goes at once; a negative grace period counts as one second', async () => {
@@ -164,7 +209,63 @@ describe('preconditions, dry run and options', () => {
     );
     const both = await api.delete(cmPath('dry'), { body: { propagationPolicy: 'Orphan', orphanDependents: true } });
     expect(both.status).toBe(422);
+    // ValidateDeleteOptions: both set first, then the policy's value; an empty policy is set too.
+    const bothBad = await api.delete(cmPath('dry'), { body: { propagationPolicy: 'Sideways', orphanDependents: false } });
+    expect(bothBad.status).toBe(422);
+    expect(bothBad.body.message).toBe(
+      'DeleteOptions.meta.k8s.io "" is invalid: [propagationPolicy: Invalid value: "Sideways": orphanDependents and deletionPropagation cannot be both set, propagationPolicy: Unsupported value: "Sideways": supported values: "Foreground", "Background", "Orphan", "nil"]',
+    );
+    const empty = await api.delete(`${cmPath('dry')}?propagationPolicy=&orphanDependents=true`);
+    expect(empty.status).toBe(422);
+    expect(empty.body.details.causes).toEqual([
+      { reason: 'FieldValueInvalid', message: 'Invalid value: "": orphanDependents and deletionPropagation cannot be both set', field: 'propagationPolicy' },
+      {
+        reason: 'FieldValueNotSupported',
+        message: 'Unsupported value: "": supported values: "Foreground", "Background", "Orphan", "nil"',
+        field: 'propagationPolicy',
+      },
+    ]);
     await api.patch(cmPath('dry'), { metadata: { finalizers: null } }, 'application/merge-patch+json');
+  });
+
+  test('a DeleteOptions body is decoded as encoding/json decodes it: the first type error, a null body, JSON that is no object', async () => {
+    await api.post(cmPath(), cm('typed'));
+    const raw = async (text: string) => {
+      const res = await api.request('DELETE', cmPath('typed'), { raw: text, contentType: 'application/json' });
+      expect(res.status).toBe(400);
+      expect(res.body.reason).toBe('BadRequest');
+      return res.body.message;
+    };
+    expect(await raw('{"gracePeriodSeconds":"5"}')).toBe('json: cannot unmarshal string into Go struct field DeleteOptions.gracePeriodSeconds of type int64');
+    expect(await raw('{"gracePeriodSeconds":1.5}')).toBe(
+      'json: cannot unmarshal number 1.5 into Go struct field DeleteOptions.gracePeriodSeconds of type int64',
+    );
+    expect(await raw('{"preconditions":{"uid":5}}')).toBe(
+      'json: cannot unmarshal number into Go struct field Preconditions.preconditions.uid of type types.UID',
+    );
+    expect(await raw('{"preconditions":[]}')).toBe('json: cannot unmarshal array into Go struct field DeleteOptions.preconditions of type v1.Preconditions');
+    expect(await raw('{"propagationPolicy":1}')).toBe(
+      'json: cannot unmarshal number into Go struct field DeleteOptions.propagationPolicy of type v1.DeletionPropagation',
+    );
+    expect(await raw('{"dryRun":"All"}')).toBe('json: cannot unmarshal string into Go struct field DeleteOptions.dryRun of type []string');
+    expect(await raw('{"dryRun":[true]}')).toBe('json: cannot unmarshal bool into Go struct field DeleteOptions.dryRun of type string');
+    // The first error in the body's order.
+    expect(await raw('{"orphanDependents":"yes","gracePeriodSeconds":"x"}')).toBe(
+      'json: cannot unmarshal string into Go struct field DeleteOptions.orphanDependents of type bool',
+    );
+    // SimpleMetaFactory.Interpret reads apiVersion and kind first.
+    expect(await raw('{"kind":5,"gracePeriodSeconds":"x"}')).toBe(
+      "couldn't get version/kind; json parse error: json: cannot unmarshal number into Go struct field .kind of type string",
+    );
+    expect(await raw('[]')).toBe(
+      'couldn\'t get version/kind; json parse error: json: cannot unmarshal array into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }',
+    );
+    expect((await api.get(cmPath('typed'))).status).toBe(200);
+    // null decodes to empty options: the delete goes ahead.
+    const none = await api.request('DELETE', cmPath('typed'), { raw: 'null', contentType: 'application/json' });
+    expect(none.status).toBe(200);
+    expect(none.body).toMatchObject({ kind: 'Status', status: 'Success', details: { name: 'typed', kind: 'configmaps' } });
+    expect((await api.get(cmPath('typed'))).status).toBe(404);
   });
 
   test('Orphan and Foreground on a deletion set the collector finalizers; events never get them', async () => {
@@ -183,6 +284,33 @@ describe('preconditions, dry run and options', () => {
     const marked = await api.delete(`/api/v1/namespaces/${ns}/events/e?propagationPolicy=Foreground`);
     expect(marked.body.metadata.finalizers).toEqual(['example.com/x']);
     await api.patch(`/api/v1/namespaces/${ns}/events/e`, { metadata: { finalizers: null } }, 'application/merge-patch+json');
+  });
+
+  test("deletecollection without a body reads the query's uid and resourceVersion as each item's preconditions", async () => {
+    const a = (await api.post(cmPath(), cm('a', { labels: { group: 'x' } }))).body;
+    const b = (await api.post(cmPath(), cm('b', { labels: { group: 'x' } }))).body;
+    // Convert_url_Values_To_v1_DeleteOptions: every item's delete checks the uid; the first conflict ends the collection's.
+    const uid = await api.delete(`${cmPath()}?labelSelector=group%3Dx&uid=other`);
+    expect(uid.status).toBe(409);
+    expect(uid.body.message).toBe(
+      `Operation cannot be fulfilled on ConfigMap "a": the UID in the precondition (other) does not match the UID in record (${a.metadata.uid}). The object might have been deleted and then recreated`,
+    );
+    expect((await ownConfigMaps()).map((i: any) => i.metadata.name)).toEqual(['a', 'b']);
+    // a's resourceVersion is the list's and a precondition: a goes, b conflicts and stays.
+    const rv = await api.delete(`${cmPath()}?labelSelector=group%3Dx&resourceVersion=${a.metadata.resourceVersion}`);
+    expect(rv.status).toBe(409);
+    expect(rv.body).toMatchObject({ reason: 'Conflict', details: { name: 'b', kind: 'ConfigMap' } });
+    expect(rv.body.message).toBe(
+      `Operation cannot be fulfilled on ConfigMap "b": the ResourceVersion in the precondition (${a.metadata.resourceVersion}) does not match the ResourceVersion in record (${b.metadata.resourceVersion}). The object might have been modified`,
+    );
+    expect((await ownConfigMaps()).map((i: any) => i.metadata.name)).toEqual(['b']);
+    // With DeleteOptions in the body, the query is the list's only.
+    const body = await api.delete(`${cmPath()}?labelSelector=group%3Dx&resourceVersion=${a.metadata.resourceVersion}`, {
+      body: { kind: 'DeleteOptions', apiVersion: 'v1' },
+    });
+    expect(body.status).toBe(200);
+    expect(body.body.items.map((i: any) => i.metadata.name)).toEqual(['b']);
+    expect(await ownConfigMaps()).toEqual([]);
   });
 
   test('deletecollection deletes what label and field selectors match, with the delete options', async () => {
@@ -211,6 +339,57 @@ describe('preconditions, dry run and options', () => {
     await eventually('the collector to orphan', async () => ((await api.get(cmPath('d'))).body.metadata.finalizers.length === 1 ? true : undefined));
     await api.patch(cmPath('d'), { metadata: { finalizers: null } }, 'application/merge-patch+json');
     expect(await keysOfNs()).toEqual([`/configmaps/${ns}/b`, `/configmaps/${ns}/c`, `/namespaces/${ns}`]);
+  });
+});
+
+describe('what a delete answers', () => {
+  test('kinds whose registry sets ReturnDeletedObject answer with the object; others with a Status naming group, resource, name and uid', async () => {
+    const unheld = async (path: string, body: Record<string, any>) => {
+      const created = await api.post(path, body);
+      expect(created.status).toBe(201);
+      // The storage-protection admission's finalizers would hold PVs and PVCs: released first.
+      if (created.body.metadata.finalizers)
+        await api.patch(`${path}/${body.metadata.name}`, { metadata: { finalizers: null } }, 'application/merge-patch+json');
+      const res = await api.delete(`${path}/${body.metadata.name}`);
+      expect(res.status).toBe(200);
+      return res.body;
+    };
+    const storage = '/apis/storage.k8s.io/v1';
+    const objects: [string, Record<string, any>, string][] = [
+      [`${storage}/storageclasses`, { metadata: { name: `${ns}-sc` }, provisioner: 'example.com/p' }, 'StorageClass'],
+      [`${storage}/csidrivers`, { metadata: { name: `${ns}.csi.example.com` }, spec: {} }, 'CSIDriver'],
+      [`${storage}/csinodes`, { metadata: { name: `${ns}-node` }, spec: { drivers: [] } }, 'CSINode'],
+      [
+        `${storage}/volumeattachments`,
+        { metadata: { name: `${ns}-va` }, spec: { attacher: 'a', nodeName: 'n', source: { persistentVolumeName: 'pv' } } },
+        'VolumeAttachment',
+      ],
+      [
+        '/api/v1/persistentvolumes',
+        { metadata: { name: `${ns}-pv` }, spec: { capacity: { storage: '1Gi' }, accessModes: ['ReadWriteOnce'], hostPath: { path: '/tmp' } } },
+        'PersistentVolume',
+      ],
+      [
+        `/api/v1/namespaces/${ns}/persistentvolumeclaims`,
+        { metadata: { name: 'claim' }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } } },
+        'PersistentVolumeClaim',
+      ],
+    ];
+    for (const [path, body, kind] of objects) {
+      const deleted = await unheld(path, body);
+      expect({ kind: deleted.kind, name: deleted.metadata?.name }).toEqual({ kind, name: body.metadata.name });
+    }
+    const status = await unheld(`${storage}/namespaces/${ns}/csistoragecapacities`, {
+      metadata: { name: 'capacity' },
+      storageClassName: 'sc',
+    });
+    expect(status).toEqual({
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Success',
+      details: { name: 'capacity', group: 'storage.k8s.io', kind: 'csistoragecapacities', uid: expect.any(String) },
+    });
   });
 });
 

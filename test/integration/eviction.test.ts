@@ -159,6 +159,32 @@ test('delete options in the Eviction body are honoured: a precondition that fail
   expect((await api.get(`${NS}/pods/o1`)).status).toBe(404);
 });
 
+test("the Eviction's delete options are validated as the pod store's Delete validates them, once the pod is to go", async () => {
+  await pod('badopts', 'badopts', 'pending');
+  const policy = await evict('badopts', { propagationPolicy: 'Sideways' });
+  expect(policy.status).toBe(422);
+  expect(policy.body.message).toBe(
+    'DeleteOptions.meta.k8s.io "" is invalid: propagationPolicy: Unsupported value: "Sideways": supported values: "Foreground", "Background", "Orphan", "nil"',
+  );
+  const both = await evict('badopts', { propagationPolicy: 'Orphan', orphanDependents: true });
+  expect(both.status).toBe(422);
+  expect(both.body.details.causes).toEqual([
+    {
+      reason: 'FieldValueInvalid',
+      message: 'Invalid value: "Orphan": orphanDependents and deletionPropagation cannot be both set',
+      field: 'propagationPolicy',
+    },
+  ]);
+  // An unknown dryRun value is 400 on every verb (docs/divergences.md).
+  const dryRun = await evict('badopts', { dryRun: ['Maybe'] });
+  expect(dryRun.status).toBe(400);
+  expect(dryRun.body.message).toBe('DeleteOptions.meta.k8s.io "" is invalid: dryRun: Unsupported value: "Maybe": supported values: "All"');
+  const live = await api.get(`${NS}/pods/badopts`);
+  expect(live.status).toBe(200);
+  expect(live.body.metadata.deletionTimestamp).toBeUndefined();
+  expect((await evict('badopts', { propagationPolicy: 'Background' })).body).toEqual(SUCCESS);
+});
+
 test('a name that differs from the path is a 400; a missing pod a 404', async () => {
   const mismatch = await api.post(`${NS}/pods/x/eviction`, eviction('y'));
   expect(mismatch.status).toBe(400);

@@ -177,7 +177,8 @@ afterAll(async () => {
 });
 
 const BODIES = [...malformed(), ...wrongTypes(), ...hostile()];
-const DELETE_BODIES = [...malformed().filter((raw) => raw !== '' && !(parses(raw) && /^\{"a"/.test(raw))), ...badDeleteOptions()];
+// json.Serializer.Decode reads null as empty DeleteOptions: a delete kube-apiserver carries out.
+const DELETE_BODIES = [...malformed().filter((raw) => raw !== '' && raw !== 'null' && !(parses(raw) && /^\{"a"/.test(raw))), ...badDeleteOptions()];
 
 test('there are hundreds of bodies', () => {
   expect(BODIES.length).toBeGreaterThan(200);

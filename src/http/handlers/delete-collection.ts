@@ -14,7 +14,7 @@ export async function handleDeleteCollection(r: ResourceRequest): Promise<void> 
   const { store, query } = r;
   const listOpts = await parseListOptions(query, store.def, false, r.ctx.signal);
   const body = await readBody(r.req);
-  const opts = parseDeleteOptions(body, r.req.headers['content-type'], query, r.inputEncodings, r.unsafeMalformedObjectDeletion, false);
+  const opts = parseDeleteOptions(body, r.req.headers['content-type'], query, r.inputEncodings, r.unsafeMalformedObjectDeletion);
   if (opts.ignoreStoreReadErrorWithClusterBreakingPotential) {
     throw invalid({ group: 'meta.k8s.io', kind: 'DeleteOptions' }, '', [
       field.invalid('ignoreStoreReadErrorWithClusterBreakingPotential', true, 'is not allowed with DELETECOLLECTION, try again after removing the option'),

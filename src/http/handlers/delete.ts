@@ -7,7 +7,7 @@ import type { ResourceRequest } from './context';
 export async function handleDelete(r: ResourceRequest): Promise<void> {
   const { info, store, query } = r;
   const body = await readBody(r.req);
-  const opts = parseDeleteOptions(body, r.req.headers['content-type'], query, r.inputEncodings, r.unsafeMalformedObjectDeletion, true);
+  const opts = parseDeleteOptions(body, r.req.headers['content-type'], query, r.inputEncodings, r.unsafeMalformedObjectDeletion);
   if (opts.ignoreStoreReadErrorWithClusterBreakingPotential) {
     authorizeUnsafeDelete(r.ctx, {
       group: info.group,
