@@ -6,7 +6,7 @@ import { withoutOmittedZerosOfKind } from '../schema/go-zeros';
 import { jsonEqual } from '../api/deep-equal';
 import { jsonClone } from '../api/json-clone';
 import { badRequest, conflict, invalid, isStatusError, notFound, OPTIMISTIC_LOCK_MESSAGE, pathNotFound, StatusError } from '../api/errors';
-import { field, type FieldErrorList } from '../api/field-errors';
+import { field, fieldErrorMessage, type FieldError, type FieldErrorList } from '../api/field-errors';
 import { kindSchema, type ObjectNode } from '../schema/typed-schema';
 import { validateAgainstSchema } from '../schema/validator';
 import { withGoZerosOfKind } from '../schema/go-zeros';
@@ -113,15 +113,29 @@ function generateName(base: string): string {
   return base.slice(0, MAX_GENERATED_NAME_PREFIX) + suffix;
 }
 
-/** The same problem reported by two checks (a kind's own validation and its schema) is reported once. */
-function uniqueErrors(errs: FieldErrorList): FieldErrorList {
-  const seen = new Set<string>();
-  return errs.filter((e) => {
-    const key = `${e.type}\u0000${e.field}`;
-    if (seen.has(key)) return false;
-    seen.add(key);
-    return true;
-  });
+/**
+ * The same problem reported by two checks is reported once: a schema error on a field the kind's
+ * own errors name with the same type is left out, and so is a repeat of one of the kind's own
+ * errors (two hooks checking one rule); its errors on one field with other messages all stay, as
+ * in kube's causes.
+ */
+function uniqueErrors(own: FieldErrorList, schema: FieldErrorList): FieldErrorList {
+  const key = (e: FieldError): string => `${e.type}\u0000${e.field}`;
+  const seen = new Set(own.map(key));
+  const messages = new Set<string>();
+  return [
+    ...own.filter((e) => {
+      const message = `${e.type}\u0000${fieldErrorMessage(e)}`;
+      if (messages.has(message)) return false;
+      messages.add(message);
+      return true;
+    }),
+    ...schema.filter((e) => {
+      if (seen.has(key(e))) return false;
+      seen.add(key(e));
+      return true;
+    }),
+  ];
 }
 
 /**
@@ -319,8 +333,14 @@ export class GenericStore {
     strategy.prepareForCreate(obj, ctx);
     dropDisabledFields(this.validation.featureGates, obj, null);
     strategy.applyDefaults(obj);
+    // A kind with write hooks is validated once they ran (kube's BeginCreate comes before BeforeCreate).
+    if (!this.hooks) this.finishCreate(ctx, obj);
+  }
+
+  /** The end of BeforeCreate: validation, then the kind's canonical form. */
+  private finishCreate(ctx: RequestContext, obj: KubeObject): void {
     this.validateCreate(ctx, obj);
-    strategy.canonicalize(obj);
+    this.def.strategy.canonicalize(obj);
   }
 
   private validateCreate(ctx: RequestContext, obj: KubeObject): void {
@@ -334,9 +354,9 @@ export class GenericStore {
       ...strategy.validate(obj, this.validation),
       ...strategy.validateCreate(obj, ctx),
       ...disabledValueErrors(this.validation.featureGates, obj, null),
-      ...validateAgainstSchema(this.def, obj),
     ];
-    if (errs.length > 0) throw invalid(this.def, obj.metadata.name ?? '', uniqueErrors(errs));
+    const schemaErrs = validateAgainstSchema(this.def, obj);
+    if (errs.length + schemaErrs.length > 0) throw invalid(this.def, obj.metadata.name ?? '', uniqueErrors(errs, schemaErrs));
     const pathErrs = this.pathSegmentErrors(obj);
     if (pathErrs.length > 0) throw invalid(this.def, obj.metadata.name ?? '', pathErrs);
   }
@@ -435,6 +455,7 @@ export class GenericStore {
       const name = obj.metadata.name!;
       let stored = false;
       try {
+        if (this.hooks) this.finishCreate(ctx, obj);
         await this.admit('validate', ctx, opts, 'CREATE', obj, undefined);
         ensureActive(ctx);
         await slice();
@@ -530,7 +551,29 @@ export class GenericStore {
     if (subresource === 'status') strategy.prepareForStatusUpdate(next, prev, ctx);
     dropDisabledFields(this.validation.featureGates, next, prev);
     await slice();
-    const errs: FieldErrorList = validateObjectMetaUpdate(meta, old, strategy.kubeFinalizerNames);
+    // A kind with write hooks is validated once they ran (kube's BeginUpdate comes before BeforeUpdate).
+    if (!this.hooksRunOn(subresource)) await this.finishUpdate(ctx, next, prev, subresource, slice);
+    return next;
+  }
+
+  /** Whether the kind's write hooks run on a write of `subresource` (the whole object only). */
+  private hooksRunOn(subresource: '' | Subresource): boolean {
+    return this.hooks !== null && subresource === '';
+  }
+
+  /** The end of BeforeUpdate: validation, then the kind's canonical form. */
+  private async finishUpdate(
+    ctx: RequestContext,
+    next: KubeObject,
+    prev: KubeObject,
+    subresource: '' | Subresource,
+    slice: () => Promise<void>,
+  ): Promise<void> {
+    const { strategy } = this.def;
+    const meta = next.metadata;
+    const mainRules = runsMainRules(subresource);
+    const own = subresource ? strategy.subresourceStrategies[subresource] : undefined;
+    const errs: FieldErrorList = validateObjectMetaUpdate(meta, prev.metadata, strategy.kubeFinalizerNames);
     if (mainRules) {
       errs.push(...strategy.validate(next, this.validation));
       await slice();
@@ -540,10 +583,9 @@ export class GenericStore {
     if (subresource === 'status' || subresource === 'approval') errs.push(...strategy.validateStatusUpdate(next, prev, ctx));
     if (own) errs.push(...own.validate(next, prev, ctx));
     await slice();
-    errs.push(...validateAgainstSchema(this.def, next));
-    if (errs.length > 0) throw invalid(this.def, meta.name ?? '', uniqueErrors(errs));
+    const schemaErrs = validateAgainstSchema(this.def, next);
+    if (errs.length + schemaErrs.length > 0) throw invalid(this.def, meta.name ?? '', uniqueErrors(errs, schemaErrs));
     strategy.canonicalize(next);
-    return next;
   }
 
   /**
@@ -631,6 +673,7 @@ export class GenericStore {
             this.prepareCreate(ctx, fresh);
             if (manager !== undefined) await this.fields?.update(null, fresh, manager, '', slice);
             await begin(this.hooks?.beginCreate(fresh, req.dryRun));
+            if (this.hooks) this.finishCreate(ctx, fresh);
             await this.admit('validate', ctx, req, 'CREATE', fresh, undefined);
             ensureActive(ctx);
             return storageVersionOf(this.def, fresh, ctx.signal);
@@ -657,6 +700,7 @@ export class GenericStore {
           if (manager !== undefined) await this.fields?.update(current, updated, manager, subresource, slice);
           keepTimesOfNoOp(updated, current);
           await begin(subresource === '' ? this.hooks?.beginUpdate(updated, current, req.dryRun) : undefined);
+          if (this.hooksRunOn(subresource)) await this.finishUpdate(ctx, updated, current, subresource, slice);
           await slice();
           await this.admit('validate', ctx, req, 'UPDATE', shown(updated), shown(current));
           ensureActive(ctx);

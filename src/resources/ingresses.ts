@@ -6,7 +6,7 @@ import { isPlainObject, type KubeObject } from '../api/types';
 import { defineResource } from '../registry/resource-definition';
 import { strategy } from '../registry/strategy';
 import { AGE_COLUMN, NAME_COLUMN } from '../registry/table';
-import { isIpAddress, isValidPortName, isValidPortNum, isWildcardDns1123Subdomain } from './network-validation';
+import { isValidPortName, isValidPortNum, isWildcardDns1123Subdomain, parseIpSloppy } from './network-validation';
 import { validateLoadBalancerStatus, statusOf } from './status-validation';
 
 /** networking.k8s.io/v1 Ingress: stored, defaulted and validated as kube-apiserver does (no controller acts on it). */
@@ -88,27 +88,50 @@ function validateHttpPath(p: Obj, path: string): FieldErrorList {
 
 function validateHost(host: string, path: string): FieldErrorList {
   const errs: FieldErrorList = [];
-  if (isIpAddress(host)) errs.push(field.invalid(path, host, 'must be a DNS name, not an IP address'));
+  if (parseIpSloppy(host)) errs.push(field.invalid(path, host, 'must be a DNS name, not an IP address'));
   const messages = host.includes('*') ? isWildcardDns1123Subdomain(host) : isDns1123Subdomain(host);
   for (const msg of messages) errs.push(field.invalid(path, host, msg));
   return errs;
 }
 
-function validateRules(rules: Obj[]): FieldErrorList {
+/** IngressValidationOptions: what an update may keep that a create may not (invalid values an old object already had). */
+interface IngressOptions {
+  allowInvalidSecretName: boolean;
+  allowInvalidWildcardHostRule: boolean;
+}
+
+const CREATE_OPTIONS: IngressOptions = { allowInvalidSecretName: false, allowInvalidWildcardHostRule: false };
+
+function validateRuleValue(rule: Obj, path: string): FieldErrorList {
+  const errs: FieldErrorList = [];
+  if (isPlainObject(rule.http)) {
+    const paths = records(rule.http.paths);
+    if (paths.length === 0) errs.push(field.required(`${path}.http.paths`));
+    paths.forEach((p, j) => errs.push(...validateHttpPath(p, `${path}.http.paths[${j}]`)));
+  }
+  return errs;
+}
+
+/** The options of ValidateIngressUpdate, from the stored Ingress. */
+function updateOptions(prev: Ingress): IngressOptions {
+  const s = spec(prev);
+  return {
+    allowInvalidSecretName: records(s.tls).some((t) => str(t.secretName) !== '' && nameIsDnsSubdomain(str(t.secretName), false).length > 0),
+    allowInvalidWildcardHostRule: records(s.rules).some((r) => str(r.host).includes('*') && validateRuleValue(r, '').length > 0),
+  };
+}
+
+function validateRules(rules: Obj[], opts: IngressOptions): FieldErrorList {
   return rules.flatMap((rule, i) => {
     const path = `spec.rules[${i}]`;
     const errs: FieldErrorList = [];
     if (str(rule.host)) errs.push(...validateHost(str(rule.host), `${path}.host`));
-    if (isPlainObject(rule.http)) {
-      const paths = records(rule.http.paths);
-      if (paths.length === 0) errs.push(field.required(`${path}.http.paths`));
-      paths.forEach((p, j) => errs.push(...validateHttpPath(p, `${path}.http.paths[${j}]`)));
-    }
+    if (!str(rule.host).includes('*') || !opts.allowInvalidWildcardHostRule) errs.push(...validateRuleValue(rule, path));
     return errs;
   });
 }
 
-function validateTls(tls: Obj[]): FieldErrorList {
+function validateTls(tls: Obj[], opts: IngressOptions): FieldErrorList {
   return tls.flatMap((entry, i) => {
     const errs: FieldErrorList = [];
     (Array.isArray(entry.hosts) ? entry.hosts : []).forEach((host: unknown, j) => {
@@ -117,21 +140,39 @@ function validateTls(tls: Obj[]): FieldErrorList {
       for (const msg of messages) errs.push(field.invalid(`spec.tls[${i}].hosts[${j}]`, h, msg));
     });
     const secretName = str(entry.secretName);
-    if (secretName) for (const msg of nameIsDnsSubdomain(secretName, false)) errs.push(field.invalid(`spec.tls[${i}].secretName`, secretName, msg));
+    if (secretName && !opts.allowInvalidSecretName) {
+      for (const msg of nameIsDnsSubdomain(secretName, false)) errs.push(field.invalid(`spec.tls[${i}].secretName`, secretName, msg));
+    }
     return errs;
   });
 }
 
 /** ValidateIngressSpec. */
-function validateIngress(ing: Ingress): FieldErrorList {
+function validateIngress(ing: Ingress, opts: IngressOptions): FieldErrorList {
   const s = spec(ing);
   const rules = records(s.rules);
   const errs: FieldErrorList = [];
   if (rules.length === 0 && !isPlainObject(s.defaultBackend)) errs.push(field.invalid('spec', null, 'either `defaultBackend` or `rules` must be specified'));
   if (isPlainObject(s.defaultBackend)) errs.push(...validateBackend(s.defaultBackend, 'spec.defaultBackend'));
-  errs.push(...validateRules(rules), ...validateTls(records(s.tls)));
+  errs.push(...validateRules(rules, opts), ...validateTls(records(s.tls), opts));
   if (typeof s.ingressClassName === 'string') {
     for (const msg of nameIsDnsSubdomain(s.ingressClassName, false)) errs.push(field.invalid('spec.ingressClassName', s.ingressClassName, msg));
+  }
+  return errs;
+}
+
+const INGRESS_CLASS_ANNOTATION = 'kubernetes.io/ingress.class';
+
+/** ValidateIngressCreate: the spec, and the deprecated class annotation agreeing with ingressClassName. */
+function validateIngressCreate(ing: Ingress): FieldErrorList {
+  const errs = validateIngress(ing, CREATE_OPTIONS);
+  const annotations = isPlainObject(ing.metadata.annotations) ? ing.metadata.annotations : {};
+  const className = spec(ing).ingressClassName;
+  if (INGRESS_CLASS_ANNOTATION in annotations && typeof className === 'string' && annotations[INGRESS_CLASS_ANNOTATION] !== className) {
+    // kube's path: "annotations", not "metadata.annotations[...]".
+    errs.push(
+      field.invalid(`annotations.${INGRESS_CLASS_ANNOTATION}`, annotations[INGRESS_CLASS_ANNOTATION], 'must match `ingressClassName` when both are specified'),
+    );
   }
   return errs;
 }
@@ -169,13 +210,14 @@ export const ingresses = defineResource<Ingress>({
   subresources: ['status'],
   storagePath: 'ingress',
   strategy: strategy<Ingress>({
-    validateStatusUpdate: (next) => validateLoadBalancerStatus(statusOf(next), 'status', false),
+    validateStatusUpdate: (next, prev) => validateLoadBalancerStatus(statusOf(next), statusOf(prev), 'status'),
     tracksGeneration: true,
     prepareForCreate: (ing) => {
       ing.status = { loadBalancer: {} };
     },
     applyDefaults: defaultIngress,
-    validate: validateIngress,
+    validateCreate: validateIngressCreate,
+    validateUpdate: (ing, prev) => validateIngress(ing, updateOptions(prev)),
   }),
   printerColumns: [
     NAME_COLUMN,

@@ -1,4 +1,4 @@
-import { field, GoSyntax, type FieldErrorList } from '../api/field-errors';
+import { field, type FieldErrorList } from '../api/field-errors';
 import type { IPAddress } from '../generated/types/networking/v1';
 import { isDns1123Subdomain, nameIsPathSegment, type NameValidator } from '../api/name-validation';
 import { jsonEqual } from '../api/deep-equal';
@@ -7,6 +7,7 @@ import { defineResource } from '../registry/resource-definition';
 import { strategy } from '../registry/strategy';
 import { NAME_COLUMN } from '../registry/table';
 import { canonicalIp } from '../registry/service-allocation/ip-range';
+import { legacyIpErrors, parseIpSloppy } from './network-validation';
 
 /** networking.k8s.io/v1 IPAddress: one allocated IP, named by the address, pointing at what holds it. */
 
@@ -16,8 +17,9 @@ const parentRefOf = (obj: KubeObject): unknown => (isPlainObject(obj.spec) ? obj
 
 /** ValidateIPAddressName: the name is an IP address in canonical form. */
 export const ipAddressName: NameValidator = (name) => {
-  const canonical = canonicalIp(name);
-  if (canonical === null) return ['must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)'];
+  const strict = legacyIpErrors('', name).map((e) => e.detail ?? '');
+  if (strict.length > 0) return strict;
+  const canonical = canonicalIp(parseIpSloppy(name)!.normalized)!;
   return canonical === name ? [] : [`must be in canonical form (${JSON.stringify(canonical)})`];
 };
 
@@ -40,13 +42,11 @@ function validateIpAddress(obj: IPAddress): FieldErrorList {
   return errs;
 }
 
-/** %#v of the *ParentReference ValidateImmutableField reports. */
-function parentRefValue(ref: unknown): GoSyntax | null {
+/** The *ParentReference ValidateImmutableField reports, as JSON shows it (kube 1.34+). */
+function parentRefValue(ref: unknown): Obj | null {
   if (!isPlainObject(ref)) return null;
-  const str = (v: unknown): string => JSON.stringify(typeof v === 'string' ? v : '');
-  return new GoSyntax(
-    `&networking.ParentReference{Group:${str(ref.group)}, Resource:${str(ref.resource)}, Namespace:${str(ref.namespace)}, Name:${str(ref.name)}}`,
-  );
+  const str = (v: unknown): string => (typeof v === 'string' ? v : '');
+  return { Group: str(ref.group), Resource: str(ref.resource), Namespace: str(ref.namespace), Name: str(ref.name) };
 }
 
 function validateIpAddressUpdate(next: IPAddress, prev: IPAddress): FieldErrorList {

@@ -1,4 +1,17 @@
-import { isStrictSubset, isValidPortName, isValidPortNum, isWildcardDns1123Subdomain, parseCidr } from './network-validation';
+import {
+  cidrWarnings,
+  ipWarnings,
+  isStrictSubset,
+  isValidPortName,
+  isValidPortNum,
+  isWildcardDns1123Subdomain,
+  legacyCidrErrors,
+  legacyIpErrors,
+  parseCidr,
+  parseCidrSloppy,
+  parseIpSloppy,
+  strictCidrErrors,
+} from './network-validation';
 import { validateIntOrPercent } from './poddisruptionbudgets';
 
 describe('network validation', () => {
@@ -38,5 +51,43 @@ describe('network validation', () => {
     ]);
     expect(validateIntOrPercent('150%', 'p')[0].detail).toBe('must not be greater than 100%');
     expect(validateIntOrPercent('half', 'p')[0].detail).toMatch(/^a valid percent string/);
+  });
+
+  test("ParseIPSloppy and StrictIPCIDRValidation's legacy-field checks", () => {
+    const details = (errs: { detail?: string }[]) => errs.map((e) => e.detail);
+    expect(parseIpSloppy('010.001.2.3')).toEqual({ normalized: '10.1.2.3', leadingZeros: true, mapped: false });
+    expect(parseIpSloppy('::ffff:1.2.3.4')).toEqual({ normalized: '::ffff:1.2.3.4', leadingZeros: false, mapped: true });
+    expect(parseIpSloppy('1.2.3.256')).toBeNull();
+    expect(parseIpSloppy('fe80::1%eth0')).toBeNull();
+    expect(details(legacyIpErrors('ip', '10.0.0.1'))).toEqual([]);
+    expect(details(legacyIpErrors('ip', '10.0.0.01'))).toEqual(['must not have leading 0s']);
+    expect(details(legacyIpErrors('ip', '10.0.0.01', ['10.0.0.01']))).toEqual([]);
+    expect(details(legacyIpErrors('ip', 'x'))).toEqual(['must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)']);
+    expect(details(legacyCidrErrors('c', '10.0.0.1/8'))).toEqual(['must not have bits set beyond the prefix length']);
+    expect(details(legacyCidrErrors('c', '10.0.0.0/08'))).toEqual(['must not have leading 0s in IP or prefix length']);
+    expect(details(legacyCidrErrors('c', '::ffff:10.0.0.0/104'))).toEqual(['must not have an IPv4-mapped IPv6 address']);
+    expect(details(strictCidrErrors('c', 'FD00::/64'))).toEqual(['must be in canonical form ("fd00::/64")']);
+    expect(details(strictCidrErrors('c', '10.0.0.0/8'))).toEqual([]);
+  });
+
+  test('strict subsets as net.IPNet.Contains reads them: an IPv4-mapped network counts as IPv4', () => {
+    const cidr = (text: string) => parseCidrSloppy(text)!.cidr;
+    expect(isStrictSubset(cidr('10.1.0.0/16'), cidr('10.0.0.0/8'))).toBe(true);
+    expect(isStrictSubset(cidr('::ffff:10.2.0.0/112'), cidr('10.0.0.0/8'))).toBe(true);
+    expect(isStrictSubset(cidr('::ffff:10.2.0.0/112'), cidr('fd00::/8'))).toBe(false);
+    expect(isStrictSubset(cidr('10.0.0.0/8'), cidr('10.0.0.0/8'))).toBe(false);
+    expect(isStrictSubset(cidr('11.0.0.0/16'), cidr('10.0.0.0/8'))).toBe(false);
+  });
+
+  test("GetWarningsForIP and GetWarningsForCIDR's words", () => {
+    expect(ipWarnings('spec.x', '2001:DB8:0:0::1')).toEqual(['spec.x: IPv6 address "2001:DB8:0:0::1" should be in RFC 5952 canonical format ("2001:db8::1")']);
+    expect(ipWarnings('spec.x', '010.0.0.1')).toEqual(['spec.x: non-standard IP address "010.0.0.1" is invalid: use "10.0.0.1"']);
+    expect(ipWarnings('spec.x', '::ffff:1.2.3.4')).toEqual(['spec.x: non-standard IP address "::ffff:1.2.3.4" is invalid: use "1.2.3.4"']);
+    expect(ipWarnings('spec.x', '10.0.0.1')).toEqual([]);
+    expect(cidrWarnings('spec.y', '10.0.0.1/8')).toEqual([
+      'spec.y: CIDR value "10.0.0.1/8" is ambiguous in this context (should be "10.0.0.0/8" or "10.0.0.1/32"?)',
+    ]);
+    expect(cidrWarnings('spec.y', '010.0.0.0/8')).toEqual(['spec.y: non-standard CIDR value "010.0.0.0/8" is invalid: use "10.0.0.0/8"']);
+    expect(cidrWarnings('spec.y', 'FD00::/64')).toEqual(['spec.y: IPv6 CIDR value "FD00::/64" should be in RFC 5952 canonical format ("fd00::/64")']);
   });
 });

@@ -6,7 +6,7 @@ import { isPlainObject, type KubeObject } from '../api/types';
 import { defineResource } from '../registry/resource-definition';
 import { strategy } from '../registry/strategy';
 import { AGE_COLUMN, NAME_COLUMN } from '../registry/table';
-import { CIDR_MESSAGE, isStrictSubset, isValidPortName, isValidPortNum, parseCidr } from './network-validation';
+import { isStrictSubset, isValidPortName, isValidPortNum, legacyCidrErrors, parseCidrSloppy } from './network-validation';
 import { formatLabelSelector } from './workload';
 
 /** networking.k8s.io/v1 NetworkPolicy: stored, defaulted and validated as kube-apiserver does (nothing enforces it). */
@@ -52,24 +52,39 @@ function validatePort(port: Obj, path: string): FieldErrorList {
   return errs;
 }
 
-/** ValidateIPBlock: a CIDR, and exceptions strictly inside it. */
-function validateIpBlock(block: Obj, path: string): FieldErrorList {
+/**
+ * ValidateIPBlock: a CIDR, and exceptions strictly inside it; strict parsing (StrictIPCIDRValidation)
+ * spares the CIDRs the old policy already had.
+ */
+function validateIpBlock(block: Obj, path: string, oldCidrs: readonly string[]): FieldErrorList {
   const cidrText = typeof block.cidr === 'string' ? block.cidr : '';
   if (!cidrText) return [field.required(`${path}.cidr`)];
-  const cidr = parseCidr(cidrText);
-  if (!cidr) return [field.invalid(`${path}.cidr`, cidrText, CIDR_MESSAGE)];
-  const errs: FieldErrorList = [];
+  const errs = legacyCidrErrors(`${path}.cidr`, cidrText, oldCidrs);
+  const cidr = parseCidrSloppy(cidrText)?.cidr;
+  if (!cidr) return errs;
   (Array.isArray(block.except) ? block.except : []).forEach((text: unknown, i) => {
     const at = `${path}.except[${i}]`;
-    const except = typeof text === 'string' ? parseCidr(text) : null;
-    if (!except) errs.push(field.invalid(at, text, CIDR_MESSAGE));
-    else if (!isStrictSubset(except, cidr)) errs.push(field.invalid(at, text, 'must be a strict subset of `cidr`'));
+    const value = typeof text === 'string' ? text : '';
+    errs.push(...legacyCidrErrors(at, value, oldCidrs));
+    const except = parseCidrSloppy(value)?.cidr;
+    if (except && !isStrictSubset(except, cidr)) errs.push(field.invalid(at, value, 'must be a strict subset of `cidr`'));
   });
   return errs;
 }
 
+/** Every CIDR of a policy's ipBlocks, exceptions included (ValidateNetworkPolicyUpdate's AllowCIDRsEvenIfInvalid). */
+function ipBlockCidrs(np: KubeObject): string[] {
+  const s = spec(np);
+  const peers = [...records(s.ingress).flatMap((rule) => records(rule.from)), ...records(s.egress).flatMap((rule) => records(rule.to))];
+  return peers.flatMap((peer) => {
+    const block = isPlainObject(peer.ipBlock) ? peer.ipBlock : null;
+    if (!block) return [];
+    return [block.cidr, ...(Array.isArray(block.except) ? block.except : [])].filter((c): c is string => typeof c === 'string');
+  });
+}
+
 /** ValidateNetworkPolicyPeer: at least one selector or an ipBlock, and an ipBlock alone. */
-function validatePeer(peer: Obj, path: string): FieldErrorList {
+function validatePeer(peer: Obj, path: string, oldCidrs: readonly string[]): FieldErrorList {
   const errs: FieldErrorList = [];
   let peers = 0;
   for (const key of ['podSelector', 'namespaceSelector']) {
@@ -79,30 +94,30 @@ function validatePeer(peer: Obj, path: string): FieldErrorList {
   }
   if (isPlainObject(peer.ipBlock)) {
     peers++;
-    errs.push(...validateIpBlock(peer.ipBlock, `${path}.ipBlock`));
+    errs.push(...validateIpBlock(peer.ipBlock, `${path}.ipBlock`, oldCidrs));
   }
   if (peers === 0) errs.push(field.required(path, 'must specify a peer'));
   else if (peers > 1 && isPlainObject(peer.ipBlock)) errs.push(field.forbidden(path, 'may not specify both ipBlock and another peer'));
   return errs;
 }
 
-function validateRules(rules: Obj[], direction: 'ingress' | 'egress', peersKey: 'from' | 'to'): FieldErrorList {
+function validateRules(rules: Obj[], direction: 'ingress' | 'egress', peersKey: 'from' | 'to', oldCidrs: readonly string[]): FieldErrorList {
   return rules.flatMap((rule, i) => {
     const path = `spec.${direction}[${i}]`;
     return [
       ...records(rule.ports).flatMap((port, j) => validatePort(port, `${path}.ports[${j}]`)),
-      ...records(rule[peersKey]).flatMap((peer, j) => validatePeer(peer, `${path}.${peersKey}[${j}]`)),
+      ...records(rule[peersKey]).flatMap((peer, j) => validatePeer(peer, `${path}.${peersKey}[${j}]`, oldCidrs)),
     ];
   });
 }
 
 /** ValidateNetworkPolicySpec. */
-function validateNetworkPolicy(np: NetworkPolicy): FieldErrorList {
+function validateNetworkPolicy(np: NetworkPolicy, oldCidrs: readonly string[]): FieldErrorList {
   const s = spec(np);
   const errs: FieldErrorList = [
     ...validateLabelSelector(isPlainObject(s.podSelector) ? s.podSelector : {}, 'spec.podSelector'),
-    ...validateRules(records(s.ingress), 'ingress', 'from'),
-    ...validateRules(records(s.egress), 'egress', 'to'),
+    ...validateRules(records(s.ingress), 'ingress', 'from', oldCidrs),
+    ...validateRules(records(s.egress), 'egress', 'to', oldCidrs),
   ];
   const policyTypes: unknown[] = Array.isArray(s.policyTypes) ? s.policyTypes : [];
   if (policyTypes.length > POLICY_TYPES.length) return [...errs, field.invalid('spec.policyTypes', policyTypes, 'may not specify more than two policyTypes')];
@@ -122,7 +137,8 @@ export const networkpolicies = defineResource<NetworkPolicy>({
   strategy: strategy<NetworkPolicy>({
     tracksGeneration: true,
     applyDefaults: defaultNetworkPolicy,
-    validate: validateNetworkPolicy,
+    validateCreate: (np) => validateNetworkPolicy(np, []),
+    validateUpdate: (np, prev) => validateNetworkPolicy(np, ipBlockCidrs(prev)),
   }),
   printerColumns: [
     NAME_COLUMN,

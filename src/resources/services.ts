@@ -1,128 +1,158 @@
 import { jsonEqual } from '../api/deep-equal';
 import type { Service } from '../generated/types/core/v1';
-import { field, type FieldErrorList } from '../api/field-errors';
-import { nameIsDns1035Label, isDns1123Label } from '../api/name-validation';
+import { nameIsDns1035Label } from '../api/name-validation';
 import { isPlainObject, type KubeObject } from '../api/types';
 import { serviceProxy } from '../registry/proxy/service-proxy';
 import { defineResource } from '../registry/resource-definition';
 import { strategy } from '../registry/strategy';
 import { AGE_COLUMN, NAME_COLUMN } from '../registry/table';
-import { validateLoadBalancerStatus, statusOf } from './status-validation';
-import { needsHealthCheckNodePort } from '../registry/service-allocation/service-allocator';
+import {
+  externallyAccessible,
+  needsHealthCheck,
+  serviceWarnings,
+  stringsOf,
+  validateService,
+  validateServiceStatus,
+  validateServiceUpdate,
+} from './service-validation';
+import type { FieldErrorList } from '../api/field-errors';
+import type { RequestContext } from '../registry/types';
 import { jsonClone } from '../api/json-clone';
 import { compareGoStrings } from '../api/go-string-order';
 
 type Obj = Record<string, unknown>;
 
-const TYPES = ['ClusterIP', 'ExternalName', 'LoadBalancer', 'NodePort'];
-const PROTOCOLS = ['SCTP', 'TCP', 'UDP'];
+/** v1.DefaultClientIPServiceAffinitySeconds. */
+const DEFAULT_CLIENT_IP_AFFINITY_SECONDS = 10800;
+
 const spec = (svc: KubeObject): Obj => (isPlainObject(svc.spec) ? svc.spec : ((svc.spec = {}) as Obj));
 const ports = (svc: KubeObject): Obj[] => (Array.isArray(spec(svc).ports) ? (spec(svc).ports as Obj[]).filter(isPlainObject) : []);
 
-function externallyAccessible(s: Obj): boolean {
-  return s.type === 'NodePort' || s.type === 'LoadBalancer' || (Array.isArray(s.externalIPs) && s.externalIPs.length > 0);
-}
-
+/** SetDefaults_Service (pkg/apis/core/v1/defaults.go). */
 function defaultService(svc: Service): void {
   const s = spec(svc);
-  s.type ??= 'ClusterIP';
-  s.sessionAffinity ??= 'None';
-  if (s.sessionAffinity === 'ClientIP') s.sessionAffinityConfig ??= { clientIP: { timeoutSeconds: 10800 } };
-  for (const p of ports(svc)) {
-    p.protocol ??= 'TCP';
-    if (p.targetPort === undefined || p.targetPort === 0 || p.targetPort === '') p.targetPort = p.port;
+  if (!s.sessionAffinity) s.sessionAffinity = 'None';
+  if (s.sessionAffinity === 'None') delete s.sessionAffinityConfig;
+  if (s.sessionAffinity === 'ClientIP') {
+    const config = s.sessionAffinityConfig;
+    const clientIP = isPlainObject(config) ? config.clientIP : undefined;
+    if (!isPlainObject(clientIP) || clientIP.timeoutSeconds === undefined || clientIP.timeoutSeconds === null) {
+      s.sessionAffinityConfig = { clientIP: { timeoutSeconds: DEFAULT_CLIENT_IP_AFFINITY_SECONDS } };
+    }
   }
-  if (s.type !== 'ExternalName') s.internalTrafficPolicy ??= 'Cluster';
-  if (externallyAccessible(s)) s.externalTrafficPolicy ??= 'Cluster';
-  if (s.type === 'LoadBalancer') s.allocateLoadBalancerNodePorts ??= true;
+  if (!s.type) s.type = 'ClusterIP';
+  for (const p of ports(svc)) {
+    if (!p.protocol) p.protocol = 'TCP';
+    if (p.targetPort === undefined || p.targetPort === null || p.targetPort === 0 || p.targetPort === '')
+      p.targetPort = typeof p.port === 'number' ? p.port : 0;
+  }
+  if (externallyAccessible(s) && !s.externalTrafficPolicy) s.externalTrafficPolicy = 'Cluster';
+  if (
+    (s.internalTrafficPolicy === undefined || s.internalTrafficPolicy === null) &&
+    (s.type === 'NodePort' || s.type === 'LoadBalancer' || s.type === 'ClusterIP')
+  ) {
+    s.internalTrafficPolicy = 'Cluster';
+  }
+  if (s.type === 'LoadBalancer') {
+    if (s.allocateLoadBalancerNodePorts === undefined || s.allocateLoadBalancerNodePorts === null) s.allocateLoadBalancerNodePorts = true;
+    // LoadBalancerIPMode (GA): an ingress point with an IP is a VIP unless it says otherwise.
+    const lb = isPlainObject(svc.status) && isPlainObject(svc.status.loadBalancer) ? svc.status.loadBalancer : null;
+    for (const point of lb && Array.isArray(lb.ingress) ? (lb.ingress as unknown[]).filter(isPlainObject) : []) {
+      if (point.ip && (point.ipMode === undefined || point.ipMode === null)) point.ipMode = 'VIP';
+    }
+  }
 }
 
+const needsClusterIp = (s: Obj): boolean => s.type !== 'ExternalName';
 const needsNodePort = (s: Obj): boolean => s.type === 'NodePort' || s.type === 'LoadBalancer';
+const sameStrings = (a: unknown, b: unknown): boolean => jsonEqual(stringsOf(a), stringsOf(b));
+const nodePortSet = (s: Obj): Set<number> =>
+  new Set(
+    (Array.isArray(s.ports) ? (s.ports as unknown[]).filter(isPlainObject) : [])
+      .map((p) => p.nodePort)
+      .filter((n): n is number => typeof n === 'number' && n !== 0),
+  );
 
-function validateService(svc: Service): FieldErrorList {
-  const errs: FieldErrorList = [];
-  const s = spec(svc);
-  const type = s.type as string;
-  if (!TYPES.includes(type)) errs.push(field.notSupported('spec.type', type, TYPES));
-  const list = ports(svc);
-  const headless = s.clusterIP === 'None';
-  if (list.length === 0 && type !== 'ExternalName' && !headless) errs.push(field.required('spec.ports'));
-  if (type === 'ExternalName' && !s.externalName) errs.push(field.required('spec.externalName'));
-  const names = new Set<string>();
-  list.forEach((p, i) => {
-    const path = `spec.ports[${i}]`;
-    if (list.length > 1) {
-      if (typeof p.name !== 'string' || p.name === '') errs.push(field.required(`${path}.name`));
-      else if (names.has(p.name)) errs.push(field.duplicate(`${path}.name`, p.name));
+/**
+ * normalizeClusterIPs: clusterIP and clusterIPs kept in step for clients that set only the first
+ * (on create, clusterIPs from clusterIP; on update, what an old client left out or changed).
+ */
+function normalizeClusterIps(s: Obj, p: Obj | null): void {
+  const ip = typeof s.clusterIP === 'string' ? s.clusterIP : '';
+  if (!p) {
+    if (ip !== '' && stringsOf(s.clusterIPs).length === 0) s.clusterIPs = [ip];
+    return;
+  }
+  const oldIp = typeof p.clusterIP === 'string' ? p.clusterIP : '';
+  if (stringsOf(p.clusterIPs).length > 0 && stringsOf(s.clusterIPs).length === 0 && oldIp === ip) s.clusterIPs = jsonClone(p.clusterIPs);
+  if (oldIp !== ip && sameStrings(p.clusterIPs, s.clusterIPs)) {
+    if (oldIp !== '' && ip === '') delete s.clusterIPs;
+    else s.clusterIPs = [ip];
+  }
+}
+
+/**
+ * patchAllocatedValues: what the server allocated survives an update that leaves it out (kubectl
+ * apply of a manifest without clusterIP or nodePort); node ports are matched by port name.
+ */
+function patchAllocatedValues(s: Obj, p: Obj): void {
+  if (needsClusterIp(p) && needsClusterIp(s)) {
+    if (!s.clusterIP && p.clusterIP) s.clusterIP = p.clusterIP;
+    if (stringsOf(s.clusterIPs).length === 0 && stringsOf(p.clusterIPs).length > 0) s.clusterIPs = jsonClone(p.clusterIPs);
+  }
+  if (needsNodePort(p) && needsNodePort(s)) {
+    const mine = nodePortSet(s);
+    const used = new Set([...nodePortSet(p)].filter((n) => mine.has(n)));
+    const byName = new Map<string, unknown>();
+    for (const o of Array.isArray(p.ports) ? (p.ports as unknown[]).filter(isPlainObject) : []) byName.set(String(o.name ?? ''), o.nodePort);
+    for (const port of Array.isArray(s.ports) ? (s.ports as unknown[]).filter(isPlainObject) : []) {
+      if (port.nodePort !== undefined && port.nodePort !== 0) continue;
+      const old = byName.get(String(port.name ?? ''));
+      if (typeof old === 'number' && old !== 0 && !used.has(old)) port.nodePort = old;
     }
-    if (typeof p.name === 'string' && p.name !== '') {
-      names.add(p.name);
-      for (const msg of isDns1123Label(p.name)) errs.push(field.invalid(`${path}.name`, p.name, msg));
-    }
-    if (typeof p.port !== 'number' || !Number.isInteger(p.port) || p.port < 1 || p.port > 65535) {
-      errs.push(p.port === undefined ? field.required(`${path}.port`) : field.invalid(`${path}.port`, p.port, 'must be between 1 and 65535, inclusive'));
-    }
-    if (!PROTOCOLS.includes(p.protocol as string)) errs.push(field.notSupported(`${path}.protocol`, p.protocol, PROTOCOLS));
-    if (p.nodePort !== undefined && p.nodePort !== 0 && (typeof p.nodePort !== 'number' || p.nodePort < 1 || p.nodePort > 65535)) {
-      errs.push(field.invalid(`${path}.nodePort`, p.nodePort, 'must be between 1 and 65535, inclusive'));
-    } else if (type === 'ClusterIP' && typeof p.nodePort === 'number' && p.nodePort !== 0) {
-      errs.push(field.forbidden(`${path}.nodePort`, "may not be used when `type` is 'ClusterIP'"));
-    }
-  });
-  return errs;
+  }
+  if (needsHealthCheck(p) && needsHealthCheck(s) && !s.healthCheckNodePort && p.healthCheckNodePort) s.healthCheckNodePort = p.healthCheckNodePort;
 }
 
 /**
  * dropTypeDependentFields: what the old type needed and the new one does not is cleared where the
- * update left it as it was (a patch of `type` alone), so that it is released.
+ * update left it as it was (a patch of `type` alone), so that it is released; the load balancer
+ * status goes with the LoadBalancer type.
  */
-function dropTypeDependentFields(next: Service, prev: Service): void {
-  const n = spec(next);
-  const p = spec(prev);
-  if (n.type === 'ExternalName' && p.type !== 'ExternalName') {
-    for (const key of ['clusterIP', 'clusterIPs', 'ipFamilies', 'ipFamilyPolicy']) if (jsonEqual(n[key], p[key])) delete n[key];
-  }
-  if (!needsNodePort(n) && needsNodePort(p)) {
-    const old = new Map(ports(prev).map((o) => [o.name ?? '', o.nodePort]));
-    for (const port of ports(next)) if (port.nodePort !== undefined && port.nodePort === old.get(port.name ?? '')) delete port.nodePort;
-  }
-  if (!needsHealthCheckNodePort(n) && n.healthCheckNodePort !== undefined && n.healthCheckNodePort === p.healthCheckNodePort) delete n.healthCheckNodePort;
-}
-
-/**
- * Allocated values survive an update that leaves them out (kubectl apply of a manifest without
- * clusterIP), as kube's patchAllocatedValues keeps them; what is still missing is then allocated
- * by the registry's allocator (service-allocation/).
- */
-function keepAllocations(next: Service, prev: Service): void {
-  dropTypeDependentFields(next, prev);
-  const n = spec(next);
-  const p = spec(prev);
-  if (n.type !== 'ExternalName' && p.type !== 'ExternalName') {
-    for (const key of ['clusterIP', 'clusterIPs', 'ipFamilies', 'ipFamilyPolicy']) if (n[key] === undefined && p[key] !== undefined) n[key] = jsonClone(p[key]);
-  }
-  if (needsNodePort(p) && needsNodePort(n)) {
-    const nodePortsOf = (list: Obj[]): Set<unknown> => new Set(list.map((o) => o.nodePort).filter((v) => v !== undefined && v !== 0));
-    // Node ports the new ports already use cannot be given to another; old ones are matched by port name.
-    const used = new Set([...nodePortsOf(ports(prev))].filter((v) => nodePortsOf(ports(next)).has(v)));
-    const byName = new Map(ports(prev).map((o) => [o.name ?? '', o.nodePort]));
-    for (const port of ports(next)) {
-      const old = byName.get((port.name as string | undefined) ?? '');
-      if ((port.nodePort === undefined || port.nodePort === 0) && old !== undefined && !used.has(old)) port.nodePort = old;
+function dropTypeDependentFields(next: Service, s: Obj, p: Obj): void {
+  if (needsClusterIp(p) && !needsClusterIp(s)) {
+    if (p.clusterIP === s.clusterIP && sameStrings(p.clusterIPs, s.clusterIPs)) {
+      delete s.clusterIP;
+      delete s.clusterIPs;
     }
+    if (sameStrings(p.ipFamilies, s.ipFamilies)) delete s.ipFamilies;
+    if ((p.ipFamilyPolicy ?? '') === (s.ipFamilyPolicy ?? '')) delete s.ipFamilyPolicy;
   }
-  if (needsHealthCheckNodePort(p) && needsHealthCheckNodePort(n) && (n.healthCheckNodePort === undefined || n.healthCheckNodePort === 0)) {
-    n.healthCheckNodePort = p.healthCheckNodePort;
+  if (needsNodePort(p) && !needsNodePort(s)) {
+    const old = nodePortSet(p);
+    if ([...nodePortSet(s)].every((n) => old.has(n))) for (const port of ports(next)) delete port.nodePort;
   }
+  if (needsHealthCheck(p) && !needsHealthCheck(s) && (p.healthCheckNodePort ?? 0) === (s.healthCheckNodePort ?? 0)) delete s.healthCheckNodePort;
+  if (p.type === 'LoadBalancer' && s.type !== 'LoadBalancer') {
+    const [a, b] = [p.allocateLoadBalancerNodePorts, s.allocateLoadBalancerNodePorts];
+    if (typeof a === 'boolean' && a === b) delete s.allocateLoadBalancerNodePorts;
+    if ((p.loadBalancerClass ?? null) === (s.loadBalancerClass ?? null)) delete s.loadBalancerClass;
+  }
+  if (needsNodePort(p) && !needsNodePort(s) && (p.externalTrafficPolicy ?? '') === (s.externalTrafficPolicy ?? '')) delete s.externalTrafficPolicy;
+  if (s.type !== 'LoadBalancer' && isPlainObject(next.status)) next.status.loadBalancer = {};
 }
 
-function validateServiceUpdate(next: Service, prev: Service): FieldErrorList {
-  const n = spec(next);
+function warnIfValid(errs: FieldErrorList, svc: Service, ctx: RequestContext): FieldErrorList {
+  if (errs.length === 0) for (const warning of serviceWarnings(svc)) ctx.warn(warning);
+  return errs;
+}
+
+function prepareForUpdate(next: Service, prev: Service): void {
+  const s = spec(next);
   const p = spec(prev);
-  if (p.clusterIP && n.clusterIP !== p.clusterIP && n.type !== 'ExternalName' && p.type !== 'ExternalName') {
-    return [field.invalid('spec.clusterIPs[0]', n.clusterIP ?? '', 'may not change once set')];
-  }
-  return [];
+  patchAllocatedValues(s, p);
+  normalizeClusterIps(s, p);
+  dropTypeDependentFields(next, s, p);
 }
 
 function externalIp(svc: Service): string {
@@ -161,17 +191,25 @@ export const services = defineResource<Service>({
   storagePath: 'services/specs',
   returnDeletedObject: true,
   strategy: strategy<Service>({
-    validateStatusUpdate: (next) => validateLoadBalancerStatus(statusOf(next), 'status', true),
+    validateStatusUpdate: validateServiceStatus,
     validateName: nameIsDns1035Label,
     allowCreateOnUpdate: true,
     prepareForCreate: (svc) => {
       svc.status = { loadBalancer: {} };
-      defaultService(svc);
+      normalizeClusterIps(spec(svc), null);
     },
-    prepareForUpdate: keepAllocations,
+    prepareForUpdate,
     applyDefaults: defaultService,
-    validate: validateService,
-    validateUpdate: validateServiceUpdate,
+    // ValidateServiceUpdate checks the update's own rules before ValidateService, so the two are
+    // the create's and the update's rules, with nothing shared.
+    // A valid Service is warned about what kube's WarningsOnCreate and WarningsOnUpdate name.
+    validateCreate: (svc, ctx) => warnIfValid(validateService(svc), svc, ctx),
+    validateUpdate: (svc, prev, ctx) => warnIfValid(validateServiceUpdate(svc, prev), svc, ctx),
+    // kube hides the internalTrafficPolicy an ExternalName Service was once given when it reads it
+    // (defaultOnReadInternalTrafficPolicy); kapi drops it once validated.
+    canonicalize: (svc) => {
+      if (spec(svc).type === 'ExternalName') delete spec(svc).internalTrafficPolicy;
+    },
   }),
   fieldLabelConversion: {},
   selectableFields: {

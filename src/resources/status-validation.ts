@@ -2,7 +2,7 @@ import { field, type FieldErrorList } from '../api/field-errors';
 import { isDns1035Label, isDns1123Subdomain } from '../api/name-validation';
 import { compareQuantities, parseQuantity, ZERO_QUANTITY, type Quantity } from '../api/quantity';
 import { isPlainObject, type KubeObject } from '../api/types';
-import { isIpAddress } from './network-validation';
+import { isIpAddress, legacyIpErrors, parseIpSloppy } from './network-validation';
 
 /**
  * What each kind's status strategy validates beyond metadata (kube's ValidateXStatusUpdate), and
@@ -60,25 +60,22 @@ export function nonNegativeQuantities(list: unknown, path: string): FieldErrorLi
 }
 
 /**
- * ValidateLoadBalancerStatus (Services) and its Ingress twin: each ingress point has a valid IP or
- * a DNS name that is not an IP; ipMode needs an IP; ports are valid.
+ * ValidateIngressLoadBalancerStatus: each ingress point has a valid IP or a DNS name that is not
+ * an IP (a Service's status is service-validation.ts's validateServiceStatus).
  */
-export function validateLoadBalancerStatus(status: Obj, path: string, ipModes: boolean): FieldErrorList {
-  const lb = isPlainObject(status.loadBalancer) ? status.loadBalancer : {};
-  const ingress = Array.isArray(lb.ingress) ? lb.ingress : [];
+export function validateLoadBalancerStatus(status: Obj, old: Obj, path: string): FieldErrorList {
+  const points = (s: Obj): unknown[] => (isPlainObject(s.loadBalancer) && Array.isArray(s.loadBalancer.ingress) ? s.loadBalancer.ingress : []);
+  // IPs the old status already had are taken as they are (StrictIPCIDRValidation's legacy fields).
+  const oldIps = points(old).flatMap((p) => (isPlainObject(p) && typeof p.ip === 'string' && p.ip !== '' ? [p.ip] : []));
   const errs: FieldErrorList = [];
-  ingress.forEach((point: unknown, i) => {
+  points(status).forEach((point: unknown, i) => {
     if (!isPlainObject(point)) return;
     const at = `${path}.loadBalancer.ingress[${i}]`;
-    const { ip, hostname, ipMode } = point;
-    if (typeof ip === 'string' && ip !== '' && !isIpAddress(ip)) errs.push(field.invalid(`${at}.ip`, ip, INVALID_IP));
-    if (ipModes && ipMode !== undefined && ipMode !== null) {
-      if (!ip) errs.push(field.required(`${at}.ipMode`, 'must be specified when `ip` is set'));
-      else if (ipMode !== 'VIP' && ipMode !== 'Proxy') errs.push(field.notSupported(`${at}.ipMode`, ipMode, ['Proxy', 'VIP']));
-    }
+    const { ip, hostname } = point;
+    if (typeof ip === 'string' && ip !== '') errs.push(...legacyIpErrors(`${at}.ip`, ip, oldIps));
     if (typeof hostname === 'string' && hostname !== '') {
       for (const msg of isDns1123Subdomain(hostname)) errs.push(field.invalid(`${at}.hostname`, hostname, msg));
-      if (isIpAddress(hostname)) errs.push(field.invalid(`${at}.hostname`, hostname, 'must be a DNS name, not an IP address'));
+      if (parseIpSloppy(hostname)) errs.push(field.invalid(`${at}.hostname`, hostname, 'must be a DNS name, not an IP address'));
     }
   });
   return errs;

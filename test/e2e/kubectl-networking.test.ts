@@ -90,3 +90,94 @@ test('kubectl delete removes them', async () => {
   ]);
   expect((await k('get', 'ingress,pdb,netpol', '-o', 'name')).stdout.trim()).toBe('');
 });
+
+// kubectl create service and kubectl expose: the Services they write, the columns of get, and
+// kube-apiserver's refusals as kubectl prints them.
+describe('kubectl create service and expose', () => {
+  const spec = async (name: string) => JSON.parse((await k('get', 'svc', name, '-o', 'json')).stdout).spec;
+
+  test('each type: ports named from --tcp, the selector from the name, node ports, the external name', async () => {
+    expect((await k('create', 'service', 'clusterip', 'cs', '--tcp=80:8080,443')).stdout).toBe('service/cs created\n');
+    const cs = await spec('cs');
+    expect(cs.ports).toEqual([
+      { name: '80-8080', protocol: 'TCP', port: 80, targetPort: 8080 },
+      { name: '443', protocol: 'TCP', port: 443, targetPort: 443 },
+    ]);
+    expect(cs).toMatchObject({
+      selector: { app: 'cs' },
+      type: 'ClusterIP',
+      sessionAffinity: 'None',
+      ipFamilyPolicy: 'SingleStack',
+      internalTrafficPolicy: 'Cluster',
+    });
+    expect(cs.clusterIPs).toEqual([cs.clusterIP]);
+
+    expect((await k('create', 'service', 'nodeport', 'ns', '--tcp=80:8080', '--node-port=30080')).stdout).toBe('service/ns created\n');
+    expect((await spec('ns')).ports).toEqual([{ name: '80-8080', protocol: 'TCP', port: 80, targetPort: 8080, nodePort: 30080 }]);
+    expect((await k('create', 'service', 'loadbalancer', 'lb', '--tcp=80')).stdout).toBe('service/lb created\n');
+    expect(await spec('lb')).toMatchObject({ type: 'LoadBalancer', externalTrafficPolicy: 'Cluster', allocateLoadBalancerNodePorts: true });
+    expect((await k('create', 'service', 'externalname', 'ext', '--external-name=db.example.com')).stdout).toBe('service/ext created\n');
+    expect((await k('create', 'service', 'clusterip', 'hl', '--clusterip=None')).stdout).toBe('service/hl created\n');
+    expect(await spec('hl')).toMatchObject({ clusterIP: 'None', clusterIPs: ['None'], ipFamilyPolicy: 'SingleStack', ipFamilies: ['IPv4'] });
+
+    const lbPort = (await spec('lb')).ports[0].nodePort as number;
+    const table = (await k('get', 'svc', 'cs', 'ns', 'lb', 'ext', 'hl')).stdout.split('\n');
+    expect(table[0]).toMatch(/^NAME\s+TYPE\s+CLUSTER-IP\s+EXTERNAL-IP\s+PORT\(S\)\s+AGE$/);
+    expect(table[1]).toMatch(/^cs\s+ClusterIP\s+10\.\d+\.\d+\.\d+\s+<none>\s+80\/TCP,443\/TCP\s+\S+$/);
+    expect(table[2]).toMatch(/^ns\s+NodePort\s+10\.\d+\.\d+\.\d+\s+<none>\s+80:30080\/TCP\s+\S+$/);
+    expect(table[3]).toMatch(new RegExp(`^lb\\s+LoadBalancer\\s+10\\.\\d+\\.\\d+\\.\\d+\\s+<pending>\\s+80:${lbPort}/TCP\\s+\\S+$`));
+    expect(table[4]).toMatch(/^ext\s+ExternalName\s+<none>\s+db\.example\.com\s+<none>\s+\S+$/);
+    expect(table[5]).toMatch(/^hl\s+ClusterIP\s+None\s+<none>\s+<none>\s+\S+$/);
+  });
+
+  test("kube-apiserver's refusals: a duplicate port, a node port taken or out of range, a cluster IP taken or outside the range", async () => {
+    const dup = await k('create', 'svc', 'clusterip', 'two-ports', '--tcp', '80:80,443,443');
+    expect(dup.code).not.toBe(0);
+    expect(dup.stderr).toBe(
+      'error: failed to create ClusterIP service: Service "two-ports" is invalid: [spec.ports[2].name: Duplicate value: "443", spec.ports[2]: Duplicate value: ' +
+        '{"Name":"","Protocol":"TCP","AppProtocol":null,"Port":443,"TargetPort":0,"NodePort":0}]\n',
+    );
+    expect((await k('create', 'service', 'nodeport', 'ns2', '--tcp=80:8080', '--node-port=30080')).stderr).toBe(
+      'error: failed to create NodePort service: Service "ns2" is invalid: spec.ports[0].nodePort: Invalid value: 30080: provided port is already allocated\n',
+    );
+    expect((await k('create', 'service', 'nodeport', 'ns3', '--tcp=80:8080', '--node-port=8080')).stderr).toBe(
+      'error: failed to create NodePort service: Service "ns3" is invalid: spec.ports[0].nodePort: Invalid value: 8080: provided port is not in the valid range. The range of valid ports is 30000-32767\n',
+    );
+    expect((await k('create', 'service', 'clusterip', 'fixed', '--clusterip=10.96.100.100', '--tcp=80')).stdout).toBe('service/fixed created\n');
+    expect((await k('create', 'service', 'clusterip', 'fixed2', '--clusterip=10.96.100.100', '--tcp=80')).stderr).toBe(
+      'error: failed to create ClusterIP service: Service "fixed2" is invalid: spec.clusterIPs: Invalid value: ["10.96.100.100"]: failed to allocate IP 10.96.100.100: provided IP is already allocated\n',
+    );
+    expect((await k('create', 'service', 'clusterip', 'outside', '--clusterip=192.0.2.1', '--tcp=80')).stderr).toBe(
+      'error: failed to create ClusterIP service: Service "outside" is invalid: spec.clusterIPs: Invalid value: ["192.0.2.1"]: failed to allocate IP 192.0.2.1: the provided network does not match the current range\n',
+    );
+    // Changing it later is refused the same way kube refuses it.
+    const patched = await k('patch', 'svc', 'fixed', '-p', '{"spec":{"clusterIP":"10.96.100.101"}}');
+    expect(patched.stderr).toBe('The Service "fixed" is invalid: spec.clusterIPs[0]: Invalid value: ["10.96.100.101"]: may not change once set\n');
+  });
+
+  test('a dry run on the server takes nothing and shows placeholder node ports', async () => {
+    const dry = await k('create', 'service', 'nodeport', 'dry', '--tcp=80', '--dry-run=server', '-o', 'jsonpath={.spec.ports[0].nodePort}');
+    expect(dry.stdout).toBe('32769');
+    expect((await k('get', 'svc', 'dry')).stderr).toBe('Error from server (NotFound): services "dry" not found\n');
+  });
+
+  test('kubectl expose of a deployment and a pod: ports, target ports, types and options', async () => {
+    expect((await k('create', 'deployment', 'web', '--image=nginx', '--port=80')).code).toBe(0);
+    expect((await k('expose', 'deployment', 'web', '--port=8080', '--target-port=80')).stdout).toBe('service/web exposed\n');
+    expect(await spec('web')).toMatchObject({ ports: [{ port: 8080, protocol: 'TCP', targetPort: 80 }], selector: { app: 'web' }, type: 'ClusterIP' });
+    expect((await k('expose', 'deployment', 'web', '--name=web-np', '--type=NodePort', '--port=80')).stdout).toBe('service/web-np exposed\n');
+    expect(await spec('web-np')).toMatchObject({ type: 'NodePort', externalTrafficPolicy: 'Cluster' });
+    expect((await k('expose', 'deployment', 'web', '--name=web-aff', '--port=80', '--session-affinity=ClientIP')).code).toBe(0);
+    expect((await spec('web-aff')).sessionAffinityConfig).toEqual({ clientIP: { timeoutSeconds: 10800 } });
+    expect((await k('expose', 'deployment', 'web', '--name=web-ext', '--port=80', '--external-ip=198.51.100.7')).code).toBe(0);
+    expect((await k('get', 'svc', 'web-ext', '-o', 'wide')).stdout).toMatch(/\nweb-ext\s+ClusterIP\s+\S+\s+198\.51\.100\.7\s+80\/TCP\s+\S+\s+app=web\n$/);
+    const bad = await k('expose', 'deployment', 'web', '--name=web-bad', '--port=80', '--type=Foo');
+    expect(bad.stderr).toBe(
+      'The Service "web-bad" is invalid: spec.type: Unsupported value: "Foo": supported values: "ClusterIP", "ExternalName", "LoadBalancer", "NodePort"\n',
+    );
+    expect((await k('run', 'single', '--image=nginx', '--port=9090', '-l', 'app=single')).code).toBe(0);
+    expect((await k('expose', 'pod', 'single', '--protocol=UDP')).stdout).toBe('service/single exposed\n');
+    expect((await spec('single')).ports).toEqual([{ protocol: 'UDP', port: 9090, targetPort: 9090 }]);
+    expect((await k('delete', 'svc', 'cs', 'ns', 'lb', 'ext', 'hl', 'fixed', 'web', 'web-np', 'web-aff', 'web-ext', 'single')).code).toBe(0);
+  });
+});

@@ -123,6 +123,28 @@ describe('ingresses', () => {
     expect(table.body.rows[0].cells.slice(0, 5)).toEqual(['web', 'traefik', 'example.com', '192.0.2.10', '80']);
   });
 
+  test('the class annotation agrees with ingressClassName on create; an IP host however written; status IPs read strictly', async () => {
+    const mismatch = await api.post(`${NET}/namespaces/default/ingresses`, {
+      ...ingress('mismatch', { ingressClassName: 'nginx', defaultBackend: { service: { name: 'web', port: { number: 80 } } } }),
+      metadata: { name: 'mismatch', annotations: { 'kubernetes.io/ingress.class': 'traefik' } },
+    });
+    expect(causes(mismatch.body)).toEqual([
+      'FieldValueInvalid annotations.kubernetes.io/ingress.class: Invalid value: "traefik": must match `ingressClassName` when both are specified',
+    ]);
+    // ParseIPSloppy reads 010.0.0.1 as an IP, so it is no host name.
+    const sloppyHost = await api.post(
+      `${NET}/namespaces/default/ingresses`,
+      ingress('sloppy', { rules: [{ host: '010.0.0.1', http: { paths: [servicePath('/', 'Prefix', { service: { name: 'web', port: { number: 80 } } })] } }] }),
+    );
+    expect(causes(sloppyHost.body)).toEqual(['FieldValueInvalid spec.rules[0].host: Invalid value: "010.0.0.1": must be a DNS name, not an IP address']);
+    const status = await api.patch(
+      `${NET}/namespaces/default/ingresses/web/status`,
+      { status: { loadBalancer: { ingress: [{ ip: '192.0.2.010' }] } } },
+      'application/merge-patch+json',
+    );
+    expect(causes(status.body)).toEqual(['FieldValueInvalid status.loadBalancer.ingress[0].ip: Invalid value: "192.0.2.010": must not have leading 0s']);
+  });
+
   test('protobuf in and out, the service port by number or by name', async () => {
     const body = ingress('proto', {
       rules: [{ http: { paths: [servicePath('/', 'ImplementationSpecific', { service: { name: 'web', port: { name: 'http' } } })] } }],
@@ -206,6 +228,25 @@ describe('networkpolicies', () => {
       'FieldValueForbidden spec.ingress[0].from[1]: Forbidden: may not specify both ipBlock and another peer',
       'FieldValueInvalid spec.ingress[0].from[2].ipBlock.cidr: Invalid value: "nope": must be a valid CIDR value, (e.g. 10.9.8.0/24 or 2001:db8::/64)',
       'FieldValueNotSupported spec.policyTypes[1]: Unsupported value: "Sideways": supported values: "Ingress", "Egress"',
+    ]);
+  });
+
+  test('ip blocks as StrictIPCIDRValidation reads them (beta, on in 1.36)', async () => {
+    const res = await api.post(
+      `${NET}/namespaces/default/networkpolicies`,
+      netpol('strict', {
+        egress: [
+          {
+            to: [{ ipBlock: { cidr: '10.0.0.1/8', except: ['10.01.0.0/16'] } }, { ipBlock: { cidr: 'fd00::/8', except: ['::ffff:10.2.0.0/112'] } }],
+          },
+        ],
+      }),
+    );
+    expect(causes(res.body)).toEqual([
+      'FieldValueInvalid spec.egress[0].to[0].ipBlock.cidr: Invalid value: "10.0.0.1/8": must not have bits set beyond the prefix length',
+      'FieldValueInvalid spec.egress[0].to[0].ipBlock.except[0]: Invalid value: "10.01.0.0/16": must not have leading 0s in IP or prefix length',
+      'FieldValueInvalid spec.egress[0].to[1].ipBlock.except[0]: Invalid value: "::ffff:10.2.0.0/112": must not have an IPv4-mapped IPv6 address',
+      'FieldValueInvalid spec.egress[0].to[1].ipBlock.except[0]: Invalid value: "::ffff:10.2.0.0/112": must be a strict subset of `cidr`',
     ]);
   });
 });

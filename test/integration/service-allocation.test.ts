@@ -71,15 +71,15 @@ test("a clusterIP already taken is refused with kube's 422; one out of range too
   const taken = await api.post(SVCS, svc('second', { clusterIP: '10.96.0.10' }));
   expect(taken.status).toBe(422);
   expect(taken.body.message).toBe(
-    'Service "second" is invalid: spec.clusterIPs: Invalid value: []string{"10.96.0.10"}: failed to allocate IP 10.96.0.10: provided IP is already allocated',
+    'Service "second" is invalid: spec.clusterIPs: Invalid value: ["10.96.0.10"]: failed to allocate IP 10.96.0.10: provided IP is already allocated',
   );
   expect(causes(taken.body)).toEqual([
-    'FieldValueInvalid spec.clusterIPs: Invalid value: []string{"10.96.0.10"}: failed to allocate IP 10.96.0.10: provided IP is already allocated',
+    'FieldValueInvalid spec.clusterIPs: Invalid value: ["10.96.0.10"]: failed to allocate IP 10.96.0.10: provided IP is already allocated',
   ]);
   const outside = await api.post(SVCS, svc('third', { clusterIP: '192.168.1.1' }));
   expect(outside.status).toBe(422);
   expect(outside.body.message).toBe(
-    'Service "third" is invalid: spec.clusterIPs: Invalid value: []string{"192.168.1.1"}: failed to allocate IP 192.168.1.1: the provided network does not match the current range',
+    'Service "third" is invalid: spec.clusterIPs: Invalid value: ["192.168.1.1"]: failed to allocate IP 192.168.1.1: the provided network does not match the current range',
   );
   // Nothing was taken for the refused ones.
   expect((await api.get(`${SVCS}/second`)).status).toBe(404);
@@ -113,7 +113,7 @@ test('delete releases the IP and node port for reuse; a change to ExternalName r
   expect((await api.post(SVCS, svc('after-external', spec))).status).toBe(201);
 });
 
-test("NodePorts: a free one is given, a duplicate and an out-of-range one are kube's 422s", async () => {
+test("NodePorts: a free one is given, a duplicate and an out-of-range one are kube's 422s, a taken health check port its 500", async () => {
   const res = await api.post(SVCS, svc('np', { type: 'NodePort' }));
   expect(res.status).toBe(201);
   const port = res.body.spec.ports[0].nodePort as number;
@@ -146,8 +146,10 @@ test("NodePorts: a free one is given, a duplicate and an out-of-range one are ku
   const hc = lb.body.spec.healthCheckNodePort as number;
   expect(hc).toBeGreaterThanOrEqual(30000);
   expect(hc).not.toBe(lb.body.spec.ports[0].nodePort);
+  // A health check node port that is taken is kube's 500 (allocHealthCheckNodePort's error is wrapped as an internal one).
   const hcDup = await api.post(SVCS, svc('lb-dup', { type: 'LoadBalancer', externalTrafficPolicy: 'Local', healthCheckNodePort: hc }));
-  expect(causes(hcDup.body)).toEqual([`FieldValueInvalid spec.healthCheckNodePort: Invalid value: ${hc}: provided port is already allocated`]);
+  expect(hcDup.status).toBe(500);
+  expect(hcDup.body.message).toBe(`Internal error occurred: failed to allocate requested HealthCheck NodePort ${hc}: provided port is already allocated`);
 });
 
 test('dual stack: ipFamilyPolicy as kube defaults it; RequireDualStack refused on a single-stack cluster', async () => {
@@ -165,6 +167,12 @@ test('dual stack: ipFamilyPolicy as kube defaults it; RequireDualStack refused o
   const v6First = await d.post(SVCS, svc('v6first', { ipFamilyPolicy: 'RequireDualStack', ipFamilies: ['IPv6', 'IPv4'] }));
   expect(v6First.body.spec.clusterIPs[0]).toMatch(/^fd00:10::/);
   expect(v6First.body.spec.clusterIPs[1]).toMatch(/^10\.0\.0\./);
+  // Dropping the secondary IP needs SingleStack.
+  const reduced = await d.patch(`${SVCS}/prefer`, { spec: { clusterIPs: [v4] } }, 'application/merge-patch+json');
+  expect(reduced.status).toBe(422);
+  expect(causes(reduced.body)).toEqual([
+    `FieldValueInvalid spec.ipFamilyPolicy: Invalid value: "PreferDualStack": must be 'SingleStack' to release the secondary cluster IP`,
+  ]);
   // Downgraded to SingleStack, the secondary IP is released.
   const down = await d.patch(`${SVCS}/prefer`, { spec: { ipFamilyPolicy: 'SingleStack' } }, 'application/strategic-merge-patch+json');
   expect(down.status).toBe(200);
@@ -259,10 +267,10 @@ test('ServiceCIDRs and IPAddresses are served in protobuf too (what informers as
 });
 
 test('IPAddress and ServiceCIDR validation', async () => {
-  const bad = await api.post(IPS, { apiVersion: 'networking.k8s.io/v1', kind: 'IPAddress', metadata: { name: '10.096.0.1' }, spec: {} });
+  const bad = await api.post(IPS, { apiVersion: 'networking.k8s.io/v1', kind: 'IPAddress', metadata: { name: '10.256.0.1' }, spec: {} });
   expect(bad.status).toBe(422);
   expect(causes(bad.body)).toEqual([
-    'FieldValueInvalid metadata.name: Invalid value: "10.096.0.1": must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)',
+    'FieldValueInvalid metadata.name: Invalid value: "10.256.0.1": must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)',
     'FieldValueRequired spec.parentRef: Required value',
   ]);
   const v6 = await api.post(IPS, {
@@ -282,7 +290,7 @@ test('IPAddress and ServiceCIDR validation', async () => {
   const moved = await api.put(`${IPS}/192.168.9.9`, { ...made.body, spec: { parentRef: { resource: 'gateways', group: 'example.com', name: 'other' } } });
   expect(moved.status).toBe(422);
   expect(causes(moved.body)).toEqual([
-    'FieldValueInvalid spec.parentRef: Invalid value: &networking.ParentReference{Group:"example.com", Resource:"gateways", Namespace:"", Name:"other"}: field is immutable',
+    'FieldValueInvalid spec.parentRef: Invalid value: {"Group":"example.com","Resource":"gateways","Namespace":"","Name":"other"}: field is immutable',
   ]);
 
   const three = await api.post(CIDRS, {
@@ -292,10 +300,36 @@ test('IPAddress and ServiceCIDR validation', async () => {
     spec: { cidrs: ['10.1.0.0/16', '10.2.0.0/16'] },
   });
   expect(causes(three.body)).toEqual([
-    'FieldValueInvalid spec.cidrs: Invalid value: networking.ServiceCIDRSpec{CIDRs:[]string{"10.1.0.0/16", "10.2.0.0/16"}}: may specify no more than one IP for each IP family, i.e 192.168.0.0/24 and 2001:db8::/64',
+    'FieldValueInvalid spec.cidrs: Invalid value: ["10.1.0.0/16","10.2.0.0/16"]: may specify no more than one IP for each IP family, i.e 192.168.0.0/24 and 2001:db8::/64',
   ]);
   const none = await api.post(CIDRS, { apiVersion: 'networking.k8s.io/v1', kind: 'ServiceCIDR', metadata: { name: 'none' }, spec: {} });
   expect(causes(none.body)).toEqual(['FieldValueRequired spec.cidrs: Required value: at least one CIDR required']);
+  const cidr = (name: string, cidrs: string[]) => ({ apiVersion: 'networking.k8s.io/v1', kind: 'ServiceCIDR', metadata: { name }, spec: { cidrs } });
+  const many = await api.post(CIDRS, cidr('many', ['10.1.0.0/16', 'fd00:1::/64', '10.2.0.0/16']));
+  expect(causes(many.body)).toEqual([
+    'FieldValueInvalid spec.cidrs: Invalid value: {"CIDRs":["10.1.0.0/16","fd00:1::/64","10.2.0.0/16"]}: may only hold up to 2 values',
+  ]);
+  // IsValidCIDR is strict, then canonical.
+  const sloppy = await api.post(CIDRS, cidr('sloppy', ['10.1.0.1/16', 'FD00:2::/64']));
+  expect(causes(sloppy.body)).toEqual([
+    'FieldValueInvalid spec.cidrs[0]: Invalid value: "10.1.0.1/16": must not have bits set beyond the prefix length',
+    'FieldValueInvalid spec.cidrs[1]: Invalid value: "FD00:2::/64": must be in canonical form ("fd00:2::/64")',
+  ]);
+  // A single-stack ServiceCIDR may gain the other family; nothing else changes.
+  const growing = await api.post(CIDRS, cidr('growing', ['10.210.0.0/24']));
+  const grown = await api.put(`${CIDRS}/growing`, { ...growing.body, spec: { cidrs: ['10.210.0.0/24', 'fd00:210::/112'] } });
+  expect(grown.status).toBe(200);
+  const changed = await api.put(`${CIDRS}/growing`, { ...grown.body, spec: { cidrs: ['10.211.0.0/24', 'fd00:210::/112'] } });
+  expect(causes(changed.body)).toEqual(['FieldValueInvalid spec.cidrs[0]: Invalid value: "10.211.0.0/24": field is immutable']);
+  const shrunk = await api.put(`${CIDRS}/growing`, { ...grown.body, spec: { cidrs: ['10.210.0.0/24'] } });
+  expect(causes(shrunk.body)).toEqual(['FieldValueInvalid spec.cidrs: Invalid value: ["10.210.0.0/24"]: field is immutable']);
+  const zeros = await api.post(IPS, {
+    apiVersion: 'networking.k8s.io/v1',
+    kind: 'IPAddress',
+    metadata: { name: '10.96.0.010' },
+    spec: { parentRef: { resource: 'services', name: 'x' } },
+  });
+  expect(causes(zeros.body)).toEqual(['FieldValueInvalid metadata.name: Invalid value: "10.96.0.010": must not have leading 0s']);
   const extra = await api.post(CIDRS, {
     apiVersion: 'networking.k8s.io/v1',
     kind: 'ServiceCIDR',

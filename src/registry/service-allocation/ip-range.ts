@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import { parseCidr } from '../../resources/network-validation';
+import { formatAddress, parseCidr } from '../../resources/network-validation';
 
 /** Service IP arithmetic on bigints, for both families (k8s.io/utils/net and the ipallocator's range maths). */
 
@@ -21,25 +21,9 @@ export function parseIp(text: string): Ip | null {
   return cidr ? { family: familyOfBits(cidr.bits), value: cidr.network } : null;
 }
 
-/** netip.Addr.String(): dotted quad, or RFC 5952 (lower case, the longest run of two or more zero groups as ::). */
+/** netip.Addr.String(): dotted quad, or RFC 5952. */
 export function formatIp(ip: Ip): string {
-  if (ip.family === 'IPv4') return [24n, 16n, 8n, 0n].map((s) => String((ip.value >> s) & 255n)).join('.');
-  const groups = Array.from({ length: 8 }, (_, i) => Number((ip.value >> BigInt((7 - i) * 16)) & 0xffffn));
-  let bestAt = -1;
-  let bestLen = 1;
-  for (let i = 0; i < 8;) {
-    if (groups[i] !== 0) {
-      i++;
-      continue;
-    }
-    let j = i;
-    while (j < 8 && groups[j] === 0) j++;
-    if (j - i > bestLen) [bestAt, bestLen] = [i, j - i];
-    i = j;
-  }
-  const hex = groups.map((g) => g.toString(16));
-  if (bestAt < 0) return hex.join(':');
-  return `${hex.slice(0, bestAt).join(':')}::${hex.slice(bestAt + bestLen).join(':')}`;
+  return formatAddress(ip.family === 'IPv4' ? 32 : 128, ip.value);
 }
 
 /** The canonical form of an IP (what IPAddress names must be), or null when the text is not one. */

@@ -1,22 +1,43 @@
-import { internalError, invalid } from '../../api/errors';
-import { field, GoSyntax, type FieldErrorList } from '../../api/field-errors';
+import { jsonEqual } from '../../api/deep-equal';
+import { internalError, invalid, notAStatus } from '../../api/errors';
+import { field, type FieldErrorList } from '../../api/field-errors';
 import { isPlainObject, type KubeObject } from '../../api/types';
+import { needsHealthCheck, validateServiceClusterIpsRelatedFields } from '../../resources/service-validation';
 import type { FinishWrite, WriteHooks } from '../generic-store';
 import { IpAllocationError, type ClusterIpAllocator, type ServiceRef } from './ip-allocator';
 import { formatIp, parseIp, type IpFamily } from './ip-range';
-import { PortAllocationError, type NodePortAllocator } from './port-allocator';
+import { PortAllocationError, type NodePortAllocator, type PortBitmap } from './port-allocator';
+
+/** What a dry run's first node port counts up from (the dry-run PortAllocationOperation's dummy base). */
+const DRY_RUN_PORT_BASE = 32768;
 
 type Obj = Record<string, unknown>;
 
 const SERVICE = { group: '', kind: 'Service' };
-const FAMILIES: IpFamily[] = ['IPv4', 'IPv6'];
 
 const specOf = (svc: KubeObject): Obj => (isPlainObject(svc.spec) ? svc.spec : ((svc.spec = {}) as Obj));
 const portsOf = (svc: KubeObject): Obj[] => (Array.isArray(specOf(svc).ports) ? (specOf(svc).ports as Obj[]).filter(isPlainObject) : []);
 const stringsOf = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
 
-const wantsNodePorts = (s: Obj): boolean => s.type === 'NodePort' || (s.type === 'LoadBalancer' && s.allocateLoadBalancerNodePorts !== false);
-export const needsHealthCheckNodePort = (s: Obj): boolean => s.type === 'LoadBalancer' && s.externalTrafficPolicy === 'Local';
+const usesNodePorts = (s: Obj): boolean => s.type === 'NodePort' || s.type === 'LoadBalancer';
+/** shouldAllocateNodePorts: ports without a nodePort get one. */
+const allocatesNodePorts = (s: Obj): boolean => s.type === 'NodePort' || (s.type === 'LoadBalancer' && s.allocateLoadBalancerNodePorts !== false);
+const nodePortOf = (p: Obj): number => (typeof p.nodePort === 'number' ? p.nodePort : 0);
+const sameList = (a: unknown, b: unknown): boolean => jsonEqual(stringsOf(a), stringsOf(b));
+/** reducedClusterIPs / reducedIPFamilies: given, and fewer than before. */
+const reduced = (now: unknown, before: unknown): boolean => stringsOf(now).length > 0 && stringsOf(now).length < stringsOf(before).length;
+
+/**
+ * isMatchingPreferDualStackClusterIPFields: a PreferDualStack Service updated with its type,
+ * clusterIPs and ipFamilies as they were keeps them, whatever the cluster's families are now.
+ */
+function isMatchingPreferDualStack(s: Obj, p: Obj): boolean {
+  if (s.ipFamilyPolicy === undefined || s.ipFamilyPolicy === null || p.type !== s.type) return false;
+  if (s.type !== 'ClusterIP' && s.type !== 'NodePort' && s.type !== 'LoadBalancer') return false;
+  if (s.ipFamilyPolicy !== 'PreferDualStack') return false;
+  if (p.ipFamilyPolicy !== undefined && p.ipFamilyPolicy !== null && p.ipFamilyPolicy !== 'PreferDualStack') return false;
+  return sameList(p.clusterIPs, s.clusterIPs) && sameList(p.ipFamilies, s.ipFamilies);
+}
 
 /** The cluster IPs a Service holds (none when headless or ExternalName). */
 export function clusterIpsOf(svc: KubeObject): string[] {
@@ -103,57 +124,74 @@ export class ServiceAllocator implements WriteHooks {
     }
   }
 
-  /** initIPFamilyFields: ipFamilies and ipFamilyPolicy from the request, its clusterIPs and the cluster's families. */
+  /**
+   * initIPFamilyFields: ipFamilyPolicy (the old one on update; RequireDualStack for a headless
+   * Service without selector; else SingleStack) and ipFamilies (from the clusterIPs, then the
+   * cluster's) initialized and checked against the cluster's families, with kube's 422s.
+   */
   private initIpFamilies(svc: KubeObject, prev: KubeObject | null): FieldErrorList {
     const s = specOf(svc);
     if (s.type === 'ExternalName') return [];
-    let ips = stringsOf(s.clusterIPs);
-    if (ips.length === 0 && typeof s.clusterIP === 'string' && s.clusterIP) ips = [s.clusterIP];
-    const headless = ips[0] === 'None';
+    if (prev && isMatchingPreferDualStack(s, specOf(prev))) return [];
+    const p = prev ? specOf(prev) : null;
     const selectorless = !isPlainObject(s.selector) || Object.keys(s.selector).length === 0;
-    const families = stringsOf(s.ipFamilies);
-    const errs: FieldErrorList = [];
-    ips.forEach((ip, i) => {
-      if (ip === 'None') return;
-      const parsed = parseIp(ip);
-      if (!parsed) {
-        errs.push(field.invalid(`spec.clusterIPs[${i}]`, ip, 'must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)'));
-        return;
-      }
-      if (i >= families.length) families.push(parsed.family);
-      else if (families[i] !== parsed.family)
-        errs.push(field.invalid(`spec.ipFamilies[${i}]`, families[i], `must match the IP family of spec.clusterIPs[${i}]`));
-    });
-    if (errs.length > 0) return errs;
-    const dualCluster = this.families.length === 2;
     if (s.ipFamilyPolicy === undefined || s.ipFamilyPolicy === null) {
-      s.ipFamilyPolicy = headless && selectorless ? 'RequireDualStack' : 'SingleStack';
+      if (p && p.ipFamilyPolicy !== undefined && p.ipFamilyPolicy !== null) s.ipFamilyPolicy = p.ipFamilyPolicy;
+      else s.ipFamilyPolicy = s.clusterIP === 'None' && selectorless ? 'RequireDualStack' : 'SingleStack';
     }
+    const pre = validateServiceClusterIpsRelatedFields(s);
+    if (pre.length > 0) return pre;
+    const errs: FieldErrorList = [];
     const policy = s.ipFamilyPolicy;
-    // A SingleStack update of a dual-stack Service drops the secondary family (and its IP).
-    if (prev && policy === 'SingleStack' && families.length === 2 && ips.length <= 2) {
-      families.splice(1);
-      if (ips.length === 2) ips = ips.slice(0, 1);
+    if (p) {
+      if (policy === 'SingleStack') {
+        // With clusterIPs and ipFamilies as they were, SingleStack is the intent to drop the secondary.
+        if (sameList(p.clusterIPs, s.clusterIPs) && stringsOf(s.clusterIPs).length > 1) s.clusterIPs = stringsOf(s.clusterIPs).slice(0, 1);
+        if (sameList(p.ipFamilies, s.ipFamilies) && stringsOf(s.ipFamilies).length > 1) s.ipFamilies = stringsOf(s.ipFamilies).slice(0, 1);
+      } else {
+        if (reduced(s.clusterIPs, p.clusterIPs))
+          errs.push(field.invalid('spec.ipFamilyPolicy', policy, "must be 'SingleStack' to release the secondary cluster IP"));
+        if (reduced(s.ipFamilies, p.ipFamilies))
+          errs.push(field.invalid('spec.ipFamilyPolicy', policy, "must be 'SingleStack' to release the secondary IP family"));
+      }
     }
-    if (policy === 'RequireDualStack' && !dualCluster && !(headless && selectorless)) {
+    const ips = stringsOf(s.clusterIPs);
+    const families = stringsOf(s.ipFamilies);
+    if (policy === 'SingleStack') {
+      if (ips.length === 2) {
+        errs.push(field.invalid('spec.ipFamilyPolicy', policy, "must be 'RequireDualStack' or 'PreferDualStack' when multiple cluster IPs are specified"));
+      }
+      if (families.length === 2) {
+        errs.push(field.invalid('spec.ipFamilyPolicy', policy, "must be 'RequireDualStack' or 'PreferDualStack' when multiple IP families are specified"));
+      }
+    }
+    // ipFamilies inferred from the clusterIPs given (validated above).
+    for (const [i, ip] of ips.entries()) {
+      if (ip === 'None') break;
+      if (i < families.length) continue;
+      const family = parseIp(ip)!.family;
+      if (this.families.includes(family)) families.push(family);
+      else errs.push(field.invalid(`spec.clusterIPs[${i}]`, ips, `${family} is not configured on this cluster`));
+    }
+    if (errs.length > 0) return errs;
+    const other = (family: string): IpFamily => (family === 'IPv4' ? 'IPv6' : 'IPv4');
+    if (s.clusterIP === 'None' && selectorless) {
+      // Headless without selector: any families, even on a single-stack cluster.
+      if (families.length === 0) families.push(this.families[0]);
+      if (families.length < 2 && policy !== 'SingleStack') families.push(other(families[0]));
+      s.ipFamilies = families;
+      return [];
+    }
+    if (policy === 'RequireDualStack' && this.families.length < 2) {
       errs.push(field.invalid('spec.ipFamilyPolicy', policy, 'this cluster is not configured for dual-stack services'));
     }
-    if (policy === 'SingleStack' && families.length > 1) {
-      errs.push(field.invalid('spec.ipFamilyPolicy', policy, 'must be RequireDualStack or PreferDualStack when multiple IP families are specified'));
-    }
     families.forEach((family, i) => {
-      if (!FAMILIES.includes(family as IpFamily)) errs.push(field.notSupported(`spec.ipFamilies[${i}]`, family, FAMILIES));
-      else if (!this.families.includes(family as IpFamily) && !(headless && selectorless))
-        errs.push(field.invalid(`spec.ipFamilies[${i}]`, family, 'not configured on this cluster'));
+      if (!this.families.includes(family as IpFamily)) errs.push(field.invalid(`spec.ipFamilies[${i}]`, family, 'not configured on this cluster'));
     });
     if (errs.length > 0) return errs;
     if (families.length === 0) families.push(this.families[0]);
-    if (policy !== 'SingleStack' && families.length === 1 && dualCluster) families.push(this.families.find((f) => f !== families[0])!);
+    if (policy !== 'SingleStack' && families.length === 1 && this.families.length === 2) families.push(other(families[0]));
     s.ipFamilies = families;
-    if (ips.length > 0) {
-      s.clusterIPs = ips;
-      s.clusterIP = ips[0];
-    }
     return [];
   }
 
@@ -161,23 +199,34 @@ export class ServiceAllocator implements WriteHooks {
     const s = specOf(svc);
     if (s.type === 'ExternalName') return;
     const requested = stringsOf(s.clusterIPs);
-    if (requested[0] === 'None') return;
-    const held = new Set(prev ? clusterIpsOf(prev) : []);
-    const ref: ServiceRef = { namespace: svc.metadata.namespace ?? '', name: svc.metadata.name ?? '' };
-    const result: string[] = [];
-    for (const [i, family] of stringsOf(s.ipFamilies).entries()) {
-      const want = requested[i];
-      if (want && held.has(want)) {
-        result.push(want);
-        continue;
+    const families = stringsOf(s.ipFamilies);
+    // updateClusterIPs: an update allocates for a Service that had no IPs (it was ExternalName), or the
+    // secondary IP of one upgraded to dual stack; any other change of IP is left to validation.
+    let from = 0;
+    if (prev) {
+      const p = specOf(prev);
+      if (isMatchingPreferDualStack(s, p)) return;
+      if (p.type !== 'ExternalName') {
+        if (stringsOf(p.clusterIPs)[0] === 'None') return;
+        if (!(stringsOf(p.ipFamilies).length === 1 && families.length === 2)) return;
+        from = 1;
       }
+    }
+    if (requested[0] === 'None') return;
+    // Families without an IP get the empty marker, which the error shows as kube's does.
+    const marked = families.map((_, i) => requested[i] ?? '');
+    const ref: ServiceRef = { namespace: svc.metadata.namespace ?? '', name: svc.metadata.name ?? '' };
+    const result: string[] = marked.slice(0, from);
+    for (const [i, family] of families.entries()) {
+      if (i < from) continue;
+      const want = marked[i];
       if (want) {
         const ip = parseIp(want)!;
         try {
           await this.ips.allocate(ip, ref, dryRun);
         } catch (err) {
           if (!(err instanceof IpAllocationError)) throw err;
-          throw invalid(SERVICE, ref.name, [field.invalid('spec.clusterIPs', GoSyntax.strings(requested), `failed to allocate IP ${want}: ${err.message}`)]);
+          throw invalid(SERVICE, ref.name, [field.invalid('spec.clusterIPs', marked, `failed to allocate IP ${want}: ${err.message}`)]);
         }
         if (!dryRun) taken.ips.push(formatIp(ip));
         result.push(want);
@@ -196,47 +245,119 @@ export class ServiceAllocator implements WriteHooks {
     s.clusterIP = result[0];
   }
 
+  /**
+   * Node ports as kube's txnAllocNodePorts (create: one node port per port number, a requested
+   * one wherever it appears) and txnUpdateNodePorts (update: each new value taken, each missing
+   * one allocated), then the health check node port a Service comes to need.
+   */
   private async allocatePorts(svc: KubeObject, prev: KubeObject | null, dryRun: boolean, taken: Taken): Promise<void> {
     const s = specOf(svc);
-    if (s.type === 'ExternalName') return;
-    const held = new Set(prev ? nodePortsOf(prev) : []);
     const name = svc.metadata.name ?? '';
-    const mine = new Set<number>();
+    const op = new PortOperation(this.ports, dryRun, taken);
+    const ports = portsOf(svc);
     const take = async (port: number, path: string): Promise<void> => {
-      if (held.has(port) || mine.has(port)) return;
       try {
-        await this.ports.allocate(port, dryRun);
+        await op.allocate(port);
       } catch (err) {
         if (!(err instanceof PortAllocationError)) throw err;
         throw invalid(SERVICE, name, [field.invalid(path, port, err.message)]);
       }
-      mine.add(port);
-      if (!dryRun) taken.ports.push(port);
     };
     const next = async (): Promise<number> => {
       try {
-        const port = await this.ports.allocateNext(dryRun);
-        mine.add(port);
-        if (!dryRun) taken.ports.push(port);
-        return port;
+        return await op.allocateNext();
       } catch (err) {
         if (!(err instanceof PortAllocationError)) throw err;
         throw internalError(`failed to allocate a nodePort: ${err.message}`);
       }
     };
-    // One node port serves a port number whatever its protocols (kube's initNodePorts).
-    const byPort = new Map<unknown, number>();
-    for (const [i, port] of portsOf(svc).entries()) {
-      const given = typeof port.nodePort === 'number' && port.nodePort > 0 ? port.nodePort : 0;
-      if (given) await take(given, `spec.ports[${i}].nodePort`);
-      else if (wantsNodePorts(s)) port.nodePort = byPort.get(port.port) ?? (await next());
-      else continue;
-      byPort.set(port.port, port.nodePort as number);
+    if (usesNodePorts(s) && !prev) {
+      const byPort = new Map<unknown, number>();
+      for (const [i, port] of ports.entries()) {
+        const given = nodePortOf(port);
+        if (given === 0 && !allocatesNodePorts(s)) continue;
+        const shared = byPort.get(port.port) ?? 0;
+        if (shared === 0) {
+          // findRequestedNodePort: the first node port asked for this port number, wherever it is.
+          const requested = ports.map(nodePortOf).find((n, j) => n !== 0 && ports[j].port === port.port) ?? 0;
+          if (requested !== 0) await take(requested, `spec.ports[${i}].nodePort`);
+          port.nodePort = requested !== 0 ? requested : await next();
+          byPort.set(port.port, port.nodePort as number);
+        } else if (given !== shared) {
+          if (given === 0) port.nodePort = shared;
+          else await take(given, `spec.ports[${i}].nodePort`);
+        }
+      }
+    } else if (usesNodePorts(s) && prev) {
+      const old = new Set(portsOf(prev).map(nodePortOf));
+      const claimed = new Set<number>();
+      const seen = new Set<string>();
+      for (const [i, port] of ports.entries()) {
+        const given = nodePortOf(port);
+        if (given === 0 && !allocatesNodePorts(s)) continue;
+        if (given !== 0) {
+          if (!old.has(given) && !claimed.has(given)) {
+            await take(given, `spec.ports[${i}].nodePort`);
+            claimed.add(given);
+          }
+        } else port.nodePort = await next();
+        const key = `${String(port.protocol)} ${String(port.nodePort)}`;
+        if (seen.has(key)) throw notAStatus(`duplicate nodePort: {${key}}`);
+        seen.add(key);
+      }
     }
-    if (needsHealthCheckNodePort(s)) {
-      const given = typeof s.healthCheckNodePort === 'number' && s.healthCheckNodePort > 0 ? s.healthCheckNodePort : 0;
-      if (given) await take(given, 'spec.healthCheckNodePort');
-      else s.healthCheckNodePort = await next();
+    if (needsHealthCheck(s) && !(prev && needsHealthCheck(specOf(prev)))) {
+      const given = typeof s.healthCheckNodePort === 'number' ? s.healthCheckNodePort : 0;
+      try {
+        if (given !== 0) await op.allocate(given);
+        else s.healthCheckNodePort = await op.allocateNext();
+      } catch (err) {
+        if (!(err instanceof PortAllocationError)) throw err;
+        throw internalError(
+          given !== 0
+            ? `failed to allocate requested HealthCheck NodePort ${given}: ${err.message}`
+            : `failed to allocate a HealthCheck NodePort 0: ${err.message}`,
+        );
+      }
     }
+  }
+}
+
+/**
+ * One write's node port allocations (portallocator's PortAllocationOperation). A dry run takes
+ * nothing: a port asked for is refused only when it is taken (its range is not checked), and a
+ * free one is a placeholder counting up from 32769, as kube's dry-run AllocateNext gives.
+ */
+class PortOperation {
+  private readonly allocated: number[] = [];
+  private bitmap: PortBitmap | null = null;
+
+  constructor(
+    private readonly ports: NodePortAllocator,
+    private readonly dryRun: boolean,
+    private readonly taken: Taken,
+  ) {}
+
+  async allocate(port: number): Promise<void> {
+    if (this.dryRun) {
+      this.bitmap ??= await this.ports.read();
+      if (this.bitmap.has(port) || this.allocated.includes(port)) throw PortAllocationError.allocated();
+    } else {
+      await this.ports.allocate(port, false);
+      this.taken.ports.push(port);
+    }
+    this.allocated.push(port);
+  }
+
+  async allocateNext(): Promise<number> {
+    if (this.dryRun) {
+      const port = (this.allocated.length === 0 ? DRY_RUN_PORT_BASE : Math.max(...this.allocated)) + 1;
+      this.allocated.push(port);
+      return port;
+    }
+    const port = await this.ports.allocateNext(false);
+    this.taken.ports.push(port);
+    this.allocated.push(port);
+    return port;
   }
 }
