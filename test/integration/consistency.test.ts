@@ -269,8 +269,10 @@ describe('watch', () => {
 
   test('bookmarks carry only the resourceVersion, when allowed', async () => {
     // From a given version: from "" or "0" SetListOptionsDefaults makes it a streaming list, whose first
-    // bookmark is the annotated initial-events-end one.
-    const from = (await api.get(CM)).body.metadata.resourceVersion;
+    // bookmark is the annotated initial-events-end one. The version is a ConfigMap's own write, which the
+    // cache of ConfigMaps holds once its event arrives: a list's version is etcd's, which that cache may
+    // only reach at its next progress notification, and no bookmark is older than where a watch starts.
+    const from = (await create('bookmark-from')).metadata.resourceVersion;
     const watch = await openWatch(`${server.url}${CM}?watch=1&allowWatchBookmarks=true&resourceVersion=${from}&fieldSelector=metadata.name%3Dnothing`);
     try {
       const event = await watch.next(5000);
