@@ -202,6 +202,9 @@ export class Etcd3Kv implements KV, BatchWriter {
   private readonly brokenWatches = new Set<ResumingWatch>();
   private readonly watchFaults: FaultLog;
   private closed = false;
+  /** Calls under way in run(): close() lets them finish, so that nothing this client sent reaches etcd after it closed. */
+  private running = 0;
+  private allDone: (() => void) | null = null;
   /** The reads of latest values waiting for the end of this turn (get). */
   private readonly latestReads: LatestRead[] = [];
 
@@ -243,11 +246,16 @@ export class Etcd3Kv implements KV, BatchWriter {
     signal: CallSignal | undefined,
     until = this.clock.now() + this.retryWindowMs,
   ): Promise<T> {
+    // A call after close() would retry on a shut channel until its window ends.
+    if (this.closed) throw new StorageError('Unavailable', 'the etcd client is closed');
     const start = process.hrtime.bigint();
     const started = this.clock.now();
+    this.running++;
     try {
       for (let tries = 0; ; tries++) {
         if (signal?.aborted) throw abortError();
+        // After close() the attempt under way may end, but none starts again.
+        if (tries > 0 && this.closed) throw new StorageError('Unavailable', 'the etcd client is closed');
         const member = this.pickMember();
         const deadline = grpcDeadline(Math.min(this.attemptTimeoutMs, Math.max(until - this.clock.now(), 100)));
         let failure: EtcdFailure;
@@ -268,6 +276,7 @@ export class Etcd3Kv implements KV, BatchWriter {
         await sleep(this.clock, Math.min(50 * 2 ** tries, 1000), signal);
       }
     } finally {
+      if (--this.running === 0) this.allDone?.();
       this.observe(operation, key, Number(process.hrtime.bigint() - start) / 1e9);
     }
   }
@@ -553,8 +562,14 @@ export class Etcd3Kv implements KV, BatchWriter {
     return this.closed;
   }
 
+  /**
+   * Closes the connections once the calls under way have ended (each attempt has its deadline):
+   * a caller that removes the server's keys after close() (the testing library's stop) must not
+   * see a write that was still on its way land after the removal.
+   */
   async close(): Promise<void> {
     this.closed = true;
+    if (this.running > 0) await new Promise<void>((resolve) => (this.allDone = resolve));
     for (const m of this.members) m.client.close();
   }
 }
