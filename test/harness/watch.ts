@@ -47,3 +47,14 @@ export async function openWatch(url: string, accept?: string): Promise<WatchRead
     },
   };
 }
+
+/** A streaming list's initial events: the names of the ADDED objects in order, and the first event after them. */
+export async function initialEvents(watch: WatchReader): Promise<{ added: string[]; after: { type: string; object: any } }> {
+  const added: string[] = [];
+  let event = await watch.next();
+  while (event.type === 'ADDED') {
+    added.push(event.object.metadata.name);
+    event = await watch.next();
+  }
+  return { added, after: event };
+}

@@ -1,6 +1,6 @@
 import { Api } from '../harness/http';
 import { startTestServer } from '../harness/server';
-import { openWatch } from '../harness/watch';
+import { initialEvents, openWatch } from '../harness/watch';
 import { eventually } from '../harness/etcd-keys';
 import { parseFeatureGates } from '../../src/server/feature-gates';
 
@@ -288,12 +288,7 @@ describe('watch', () => {
       `${server.url}${CM}?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true&labelSelector=chunked%3Dyes`,
     );
     try {
-      const added: string[] = [];
-      let event = await watch.next();
-      while (event.type === 'ADDED') {
-        added.push(event.object.metadata.name);
-        event = await watch.next();
-      }
+      const { added, after: event } = await initialEvents(watch);
       expect(added).toEqual(['chunk-0', 'chunk-1', 'chunk-2', 'chunk-3', 'chunk-4', 'chunk-5', 'chunk-6']);
       expect(event.type).toBe('BOOKMARK');
       expect(event.object.metadata.annotations).toEqual({ 'k8s.io/initial-events-end': 'true' });

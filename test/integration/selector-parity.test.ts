@@ -1,7 +1,7 @@
 import { Api } from '../harness/http';
 import { startTestServer } from '../harness/server';
 import { createEstablished, eventually, simpleCrd } from '../harness/crds';
-import { openWatch } from '../harness/watch';
+import { initialEvents, openWatch } from '../harness/watch';
 
 /**
  * Selector and list-option answers compared against kube-apiserver 1.36 (apimachinery v0.36.3): the texts of
@@ -208,12 +208,7 @@ describe('SetListOptionsDefaults (WatchList on)', () => {
     for (const rv of ['', '&resourceVersion=0']) {
       const watch = await openWatch(`${server.url}${NS}/configmaps?watch=1&allowWatchBookmarks=true&labelSelector=streamed%3Dyes${rv}`);
       try {
-        const added: string[] = [];
-        let event = await watch.next();
-        while (event.type === 'ADDED') {
-          added.push(event.object.metadata.name);
-          event = await watch.next();
-        }
+        const { added, after: event } = await initialEvents(watch);
         expect([rv, added.sort()]).toEqual([rv, ['w1', 'w2']]);
         expect(event.type).toBe('BOOKMARK');
         expect(event.object.metadata.annotations).toEqual({ 'k8s.io/initial-events-end': 'true' });
