@@ -130,6 +130,11 @@ class OutcomeUnknown extends Error {
   }
 }
 
+/** A call made, or retried, after close(). */
+function closedError(): StorageError {
+  return new StorageError('Unavailable', 'the etcd client is closed');
+}
+
 function abortError(): StorageError {
   return new StorageError('Timeout', 'request did not complete within requested timeout - context deadline exceeded');
 }
@@ -247,7 +252,7 @@ export class Etcd3Kv implements KV, BatchWriter {
     until = this.clock.now() + this.retryWindowMs,
   ): Promise<T> {
     // A call after close() would retry on a shut channel until its window ends.
-    if (this.closed) throw new StorageError('Unavailable', 'the etcd client is closed');
+    if (this.closed) throw closedError();
     const start = process.hrtime.bigint();
     const started = this.clock.now();
     this.running++;
@@ -255,7 +260,7 @@ export class Etcd3Kv implements KV, BatchWriter {
       for (let tries = 0; ; tries++) {
         if (signal?.aborted) throw abortError();
         // After close() the attempt under way may end, but none starts again.
-        if (tries > 0 && this.closed) throw new StorageError('Unavailable', 'the etcd client is closed');
+        if (tries > 0 && this.closed) throw closedError();
         const member = this.pickMember();
         const deadline = grpcDeadline(Math.min(this.attemptTimeoutMs, Math.max(until - this.clock.now(), 100)));
         let failure: EtcdFailure;
