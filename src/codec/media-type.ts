@@ -1,4 +1,6 @@
 import { setOwn } from '../api/types';
+import { deepFreeze } from '../api/deep-freeze';
+import { firstSeenMemo } from '../api/first-seen-memo';
 /** Media types with parameters, and Accept headers with q-values, as kube-apiserver reads them. */
 
 export interface MediaType {
@@ -99,19 +101,14 @@ function parseMediaTypeOnce(raw: string): MediaType | null {
   return { type, params };
 }
 
-/** Clients send the same few Content-Types all day: each one's parse is kept, as negotiateOutput keeps its choices. */
-const PARSED_MAX = 64;
-const parsed = new Map<string, Readonly<MediaType> | null>();
-
-/** parseMediaType's answer for a header value; the same frozen answer for the same value. */
-export function parseMediaType(raw: string): Readonly<MediaType> | null {
-  let known = parsed.get(raw);
-  if (known !== undefined) return known;
-  const fresh = parseMediaTypeOnce(raw);
-  known = fresh && Object.freeze({ type: fresh.type, params: Object.freeze(fresh.params) });
-  if (parsed.size < PARSED_MAX) parsed.set(raw, known);
-  return known;
-}
+/**
+ * parseMediaType's answer for a header value; the same frozen answer for the same value (clients
+ * send the same few Content-Types all day: each one's parse is kept, as negotiateOutput keeps its choices).
+ */
+export const parseMediaType: (raw: string) => Readonly<MediaType> | null = firstSeenMemo(64, (raw) => {
+  const parsed = parseMediaTypeOnce(raw);
+  return parsed && deepFreeze(parsed);
+});
 
 /** goautoneg's order: a higher q first; a concrete type, then a concrete subtype, before a wildcard. */
 function less(a: AcceptClause, b: AcceptClause): boolean {

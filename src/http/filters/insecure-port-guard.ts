@@ -3,6 +3,7 @@ import { isIP } from 'node:net';
 import { StatusError, unsupportedMediaType } from '../../api/errors';
 import { parseMediaType } from '../../codec/media-type';
 import { writeError } from '../respond';
+import { firstSeenMemo } from '../../api/first-seen-memo';
 
 /**
  * The CORS-safelisted body types a web page can make a browser send without a preflight. On a port
@@ -32,16 +33,7 @@ function parseHostname(authority: string): string | null {
 }
 
 /** A client sends the same Host on every request: its parse (a URL, about 10 µs) is kept for the few seen. */
-const KNOWN_AUTHORITIES_MAX = 64;
-const knownAuthorities = new Map<string, string | null>();
-
-function hostnameOf(authority: string): string | null {
-  let hostname = knownAuthorities.get(authority);
-  if (hostname !== undefined) return hostname;
-  hostname = parseHostname(authority);
-  if (knownAuthorities.size < KNOWN_AUTHORITIES_MAX) knownAuthorities.set(authority, hostname);
-  return hostname;
-}
+const hostnameOf = firstSeenMemo(64, parseHostname);
 
 function isLoopbackAddress(hostname: string): boolean {
   const bare = hostname.startsWith('[') && hostname.endsWith(']') ? hostname.slice(1, -1) : hostname;
