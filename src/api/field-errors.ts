@@ -1,4 +1,5 @@
 /** Field-level validation errors, rendered exactly as apimachinery's field.Error does. */
+import { goJsonMarshalOf } from './go-json';
 
 export type FieldErrorType =
   | 'FieldValueNotFound'
@@ -70,22 +71,19 @@ export function goQuote(value: string): string {
   return `${out}"`;
 }
 
-/** A value field.Error prints with Go's %#v, given as that text (e.g. `[]string{"10.96.0.10"}`). */
+/** A value field.Error prints as given text: Go's %v of a float64, which JSON would write otherwise. */
 export class GoSyntax {
   constructor(readonly text: string) {}
-
-  /** %#v of a []string. */
-  static strings(values: string[]): GoSyntax {
-    return new GoSyntax(`[]string{${values.map(goQuote).join(', ')}}`);
-  }
 }
 
+/** field.Error.ErrorBody's value (apimachinery 1.34+): scalars as Go prints them, anything else as JSON. */
 function formatValue(value: unknown): string {
   if (value instanceof GoSyntax) return value.text;
   if (value === null || value === undefined) return 'null';
   if (typeof value === 'string') return goQuote(value);
   if (typeof value === 'number' || typeof value === 'boolean') return String(value);
-  return JSON.stringify(value);
+  // Kinds' values are Go structs and slices: their fields in the order they came, not sorted as a map's.
+  return goJsonMarshalOf(value, () => false);
 }
 
 export function fieldErrorBody(e: FieldError): string {

@@ -32,9 +32,11 @@ const rules = new CelRules(schema);
 const messages = (obj: Record<string, unknown>, old?: Record<string, unknown>): string[] =>
   (old ? rules.validateUpdate(obj, old, () => {}) : rules.validate(obj)).map(fieldErrorMessage);
 
-/** kube's %#v of the rule in CRD validation errors. */
+/** encoding/json's text of a string: HTML characters escaped. */
+const goString = (s: string): string => JSON.stringify(s).replace(/</g, '\\u003c').replace(/>/g, '\\u003e').replace(/&/g, '\\u0026');
+/** The rule in CRD validation errors: kube's internal ValidationRule as field.Error marshals it (1.34+). */
 const value = (rule: string, message = '') =>
-  `apiextensions.ValidationRule{Rule:${JSON.stringify(rule)}, Message:${JSON.stringify(message)}, MessageExpression:"", Reason:(*apiextensions.FieldValueErrorReason)(nil), FieldPath:"", OptionalOldSelf:(*bool)(nil)}`;
+  `{"Rule":${goString(rule)},"Message":${goString(message)},"MessageExpression":"","Reason":null,"FieldPath":"","OptionalOldSelf":null}`;
 
 describe('CEL validation rules', () => {
   test('rules that hold give no errors; integers are ints, numbers doubles', () => {
@@ -229,7 +231,7 @@ describe('CEL validation rules', () => {
   test('syntax errors are reported for the CRD', () => {
     expect(celRuleErrors({ type: 'object', 'x-kubernetes-validations': [{ rule: 'self.x >' }] }, 'schema').map(fieldErrorMessage)).toEqual([
       expect.stringMatching(
-        /^schema\.x-kubernetes-validations\[0\]\.rule: Invalid value: apiextensions\.ValidationRule\{Rule:"self\.x >", .*\}: compilation failed: /,
+        /^schema\.x-kubernetes-validations\[0\]\.rule: Invalid value: \{"Rule":"self\.x \\u003e",.*\}: compilation failed: /,
       ),
     ]);
     expect(celRuleErrors(schema, 'schema')).toEqual([]);
@@ -322,7 +324,7 @@ describe('CEL validation rules', () => {
     expect(fixed).toEqual([
       'schema.x-kubernetes-validations[1].optionalOldSelf: Invalid value: false: may not be set if oldSelf is not used in rule',
       expect.stringMatching(
-        /^schema\.x-kubernetes-validations\[3\]\.rule: Invalid value: apiextensions\.ValidationRule\{Rule:"self\.size >", .*: compilation failed: /,
+        /^schema\.x-kubernetes-validations\[3\]\.rule: Invalid value: \{"Rule":"self\.size \\u003e",.*"OptionalOldSelf":true\}: compilation failed: /,
       ),
       'schema.x-kubernetes-validations[3].optionalOldSelf: Invalid value: true: may not be set if oldSelf is not used in rule',
       'schema.x-kubernetes-validations[4].optionalOldSelf: Invalid value: true: may not be set if oldSelf is not used in rule',
@@ -647,7 +649,7 @@ describe('runtime cost', () => {
 
 describe("messageExpression results, as kube's compileRule and evalMessageExpression take them", () => {
   const ruleValue = (rule: string, messageExpression: string) =>
-    `apiextensions.ValidationRule{Rule:${JSON.stringify(rule)}, Message:"", MessageExpression:${JSON.stringify(messageExpression)}, Reason:(*apiextensions.FieldValueErrorReason)(nil), FieldPath:"", OptionalOldSelf:(*bool)(nil)}`;
+    `{"Rule":${goString(rule)},"Message":"","MessageExpression":${goString(messageExpression)},"Reason":null,"FieldPath":"","OptionalOldSelf":null}`;
 
   test('a messageExpression known not to give a string, or that does not compile, is refused at CRD write; a broken rule hides it', () => {
     const s: JSONSchemaProps = {

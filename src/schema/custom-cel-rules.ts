@@ -69,16 +69,18 @@ interface Budget {
 }
 
 /**
- * The rule as kube's CRD validation shows it, Go's %#v of the internal ValidationRule (a set
- * pointer prints as an address, which differs from run to run in kube).
+ * The rule as kube's CRD validation shows it: the internal ValidationRule, a struct without json
+ * tags, as field.Error marshals it (its Go field names; an unset pointer is null).
  */
-function ruleValue(r: ValidationRule): GoSyntax {
-  const pointer = (type: string, set: boolean) => `(*${type})(${set ? '0xc000000000' : 'nil'})`;
-  return new GoSyntax(
-    `apiextensions.ValidationRule{Rule:${goQuote(r.rule)}, Message:${goQuote(r.message ?? '')}, MessageExpression:${goQuote(r.messageExpression ?? '')}, ` +
-      `Reason:${pointer('apiextensions.FieldValueErrorReason', r.reason !== undefined)}, FieldPath:${goQuote(r.fieldPath ?? '')}, ` +
-      `OptionalOldSelf:${pointer('bool', r.optionalOldSelf !== undefined)}}`,
-  );
+function ruleValue(r: ValidationRule): Record<string, unknown> {
+  return {
+    Rule: r.rule,
+    Message: r.message ?? '',
+    MessageExpression: r.messageExpression ?? '',
+    Reason: r.reason ?? null,
+    FieldPath: r.fieldPath ?? '',
+    OptionalOldSelf: r.optionalOldSelf ?? null,
+  };
 }
 
 const declaredFunction = (name: string): boolean => env.funcs.find(name) !== undefined;

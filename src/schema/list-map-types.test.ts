@@ -33,8 +33,8 @@ describe('x-kubernetes-map-type, -list-type and -list-map-keys, as ValidateCusto
       }),
     ).toEqual([
       's.items.properties[spec].type: Invalid value: "object": must be a scalar type if parent array\'s x-kubernetes-list-type is map',
-      's.x-kubernetes-list-map-keys: Invalid value: []string{"name", "spec", "nope", "name"}: entries must all be names of item properties',
-      's.x-kubernetes-list-map-keys: Invalid value: []string{"name", "spec", "nope", "name"}: must not contain duplicate entries',
+      's.x-kubernetes-list-map-keys: Invalid value: ["name","spec","nope","name"]: entries must all be names of item properties',
+      's.x-kubernetes-list-map-keys: Invalid value: ["name","spec","nope","name"]: must not contain duplicate entries',
     ]);
     expect(
       errors({

@@ -1,4 +1,4 @@
-import { field, GoSyntax, type FieldErrorList } from '../api/field-errors';
+import { field, type FieldErrorList } from '../api/field-errors';
 import type { JSONSchemaProps } from './json-schema-props';
 
 const MAP_TYPES = ['atomic', 'granular'];
@@ -47,10 +47,10 @@ export function listAndMapTypeErrors(s: JSONSchemaProps, at: string): FieldError
       const seen = new Set<string>();
       for (const key of keys) {
         const property = items.properties?.[key];
-        if (!property) errs.push(field.invalid(`${at}.x-kubernetes-list-map-keys`, GoSyntax.strings(keys), 'entries must all be names of item properties'));
+        if (!property) errs.push(field.invalid(`${at}.x-kubernetes-list-map-keys`, keys, 'entries must all be names of item properties'));
         else if (property.type === 'array' || property.type === 'object')
           errs.push(field.invalid(`${at}.items.properties[${key}].type`, items.type, "must be a scalar type if parent array's x-kubernetes-list-type is map"));
-        if (seen.has(key)) errs.push(field.invalid(`${at}.x-kubernetes-list-map-keys`, GoSyntax.strings(keys), 'must not contain duplicate entries'));
+        if (seen.has(key)) errs.push(field.invalid(`${at}.x-kubernetes-list-map-keys`, keys, 'must not contain duplicate entries'));
         seen.add(key);
       }
     }

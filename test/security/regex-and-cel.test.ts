@@ -156,7 +156,7 @@ describe('ReDoS', () => {
       {
         reason: 'FieldValueInvalid',
         field: 'spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[name].x-kubernetes-validations[0].rule',
-        message: `Invalid value: apiextensions.ValidationRule{Rule:"${rule}", Message:"", MessageExpression:"", Reason:(*apiextensions.FieldValueErrorReason)(nil), FieldPath:"", OptionalOldSelf:(*bool)(nil)}: compilation failed: ERROR: <input>:1:14: invalid matches argument\n | ${rule}\n | .............^`,
+        message: `Invalid value: {"Rule":${JSON.stringify(rule)},"Message":"","MessageExpression":"","Reason":null,"FieldPath":"","OptionalOldSelf":null}: compilation failed: ERROR: <input>:1:14: invalid matches argument\n | ${rule}\n | .............^`,
       },
     ]);
   });
