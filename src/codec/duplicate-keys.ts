@@ -1,6 +1,6 @@
 import { EVENT_MAPPING, EVENT_POP, EVENT_SCALAR, EVENT_SEQUENCE, getScalarValue, parseEvents } from 'js-yaml';
 import { runWalk, type Walk } from '../api/loop-slices';
-import { CHARS_PER_YIELD } from './json';
+import { CHARS_PER_YIELD } from './scan-slice';
 import { firstYamlDocument } from './yaml-first-document';
 
 /** Keys written twice in one object: what a strict decoder reports and a lenient one silently overwrites. */

@@ -122,7 +122,7 @@ describe('corrupt objects', () => {
     expect(get.body.reason).toBe('InternalError');
     expect(get.body.message).toMatch(
       new RegExp(
-        `^Internal error occurred: StorageError: corrupt object, Code: 7, Key: /configmaps/default/broken, ResourceVersion: 0, AdditionalErrorMsg: object not decodable revision=${revision}: couldn't get version/kind; json parse error: `,
+        `^Internal error occurred: StorageError: corrupt object, Code: 7, Key: /configmaps/default/broken, ResourceVersion: 0, AdditionalErrorMsg: object not decodable revision=${revision}: couldn't get version/kind; json parse error: invalid character 'g' looking for beginning of value$`,
       ),
     );
     expect((await api.get(`${C}/fine`)).status).toBe(200);

@@ -134,6 +134,27 @@ describe('field validation', () => {
     expect(yamlStrict.body.message).toBe('strict decoding error: line 7: key "a" already set in map');
   });
 
+  test("a body that is not JSON is refused in encoding/json's words, small or sliced, and nothing is written", async () => {
+    const refused = async (raw: string) => {
+      const res = await api.request('POST', `${NS}/configmaps`, { raw, contentType: 'application/json' });
+      expect([res.status, res.body.reason]).toEqual([400, 'BadRequest']);
+      return res.body.message as string;
+    };
+    const unrecognized = "the object provided is unrecognized (must be of type ConfigMap): couldn't get version/kind; json parse error: ";
+    expect(await refused('{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"not-json"},}')).toBe(
+      `${unrecognized}invalid character '}' looking for beginning of object key string ({"apiVersion":"v1","kind":"Con ...)`,
+    );
+    expect(await refused('{"apiVersion":"v1" "kind":"ConfigMap"}')).toBe(
+      `${unrecognized}invalid character '"' after object key:value pair ({"apiVersion":"v1" "kind":"Con ...)`,
+    );
+    expect(await refused('{"kind":tru}')).toBe(`${unrecognized}invalid character '}' in literal true (expecting 'e') ({"kind":tru})`);
+    expect(await refused('{"kind":"ConfigMap"')).toBe(`${unrecognized}unexpected end of JSON input ({"kind":"ConfigMap")`);
+    // Past decodeObject's 64 KiB, where the scans run in slices: the error at the end is found as one at the start.
+    const big = JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'not-json-big' }, data: { a: 'x'.repeat(100_000) } });
+    expect(await refused(`${big.slice(0, -1)},"b":01}`)).toMatch(/invalid character '1' after object key:value pair \(/);
+    for (const name of ['not-json', 'not-json-big']) expect((await api.get(`${NS}/configmaps/${name}`)).status).toBe(404);
+  });
+
   test('a large body (decoded in slices) is checked as a small one: duplicate, unknown and mistyped fields, depth', async () => {
     // 1,000 containers make a body over decodeObject's 64 KiB, past several of the scans' 64 Ki-character slices.
     const containers = Array.from({ length: 1_000 }, (_, i) => ({ name: `c${i}`, image: 'x'.repeat(60) }));

@@ -2,6 +2,8 @@ import type { KubeObject } from '../../api/types';
 import { decodeStoredProtobuf, PROTOBUF_MAGIC } from '../../codec/protobuf';
 import { encodeProtobuf, encodeProtobufInSlices, messageTypeOf } from '../../codec/protobuf-write';
 import { decodeYaml, encodeYaml } from '../../codec/yaml';
+import { goJsonSyntaxErrorWalk } from '../../codec/go-json-syntax';
+import { runWalk } from '../../api/loop-slices';
 import { withGoZeros } from '../../schema/go-zeros';
 import { messageName } from '../../schema/proto-loader';
 
@@ -116,7 +118,8 @@ export class StorageCodec {
         try {
           return JSON.parse(data.toString('utf8')) as KubeObject;
         } catch (err) {
-          throw new Error(`couldn't get version/kind; json parse error: ${(err as Error).message}`, { cause: err });
+          const goError = runWalk(goJsonSyntaxErrorWalk(data));
+          throw new Error(`couldn't get version/kind; json parse error: ${goError ?? (err as Error).message}`, { cause: err });
         }
     }
   }
