@@ -1,0 +1,54 @@
+import { Api } from '../harness/http';
+import { startTestServer } from '../harness/server';
+import { WITHOUT_WORKLOAD_CONTROLLERS } from '../harness/workload-controllers';
+
+let server: Awaited<ReturnType<typeof startTestServer>>;
+let api: Api;
+const NS = 'dry-run';
+const cmPath = (name = '') => `/api/v1/namespaces/${NS}/configmaps${name ? `/${name}` : ''}`;
+const MERGE = 'application/merge-patch+json';
+
+beforeAll(async () => {
+  server = await startTestServer(WITHOUT_WORKLOAD_CONTROLLERS);
+  api = new Api(server.url);
+  expect((await api.post('/api/v1/namespaces', { metadata: { name: NS } })).status).toBe(201);
+});
+
+afterAll(async () => {
+  await server.close();
+});
+
+describe('a dry-run update reads what etcd holds, not the watch cache', () => {
+  // Each round writes, then at once dry-runs against what it wrote, before the cache can have seen it.
+  const ROUNDS = 30;
+
+  test('a dry-run patch right after a write starts from that write', async () => {
+    expect((await api.post(cmPath(), { metadata: { name: 'fresh-patch' }, data: { n: '0' } })).status).toBe(201);
+    for (let i = 1; i <= ROUNDS; i++) {
+      const written = await api.patch(cmPath('fresh-patch'), { data: { n: String(i) } }, MERGE);
+      expect(written.status).toBe(200);
+      const dry = await api.patch(`${cmPath('fresh-patch')}?dryRun=All`, { data: { dry: 'yes' } }, MERGE);
+      expect(dry.status).toBe(200);
+      expect(dry.body.data).toEqual({ n: String(i), dry: 'yes' });
+      expect(dry.body.metadata.resourceVersion).toBe(written.body.metadata.resourceVersion);
+    }
+    expect((await api.get(cmPath('fresh-patch'))).body.data).toEqual({ n: String(ROUNDS) });
+  });
+
+  test('a dry-run update carrying the resourceVersion a write replaced is a conflict', async () => {
+    const created = await api.post(cmPath(), { metadata: { name: 'fresh-put' }, data: { n: '0' } });
+    expect(created.status).toBe(201);
+    let previous = created.body;
+    for (let i = 1; i <= ROUNDS; i++) {
+      const written = await api.put(cmPath('fresh-put'), { ...previous, data: { n: String(i) } });
+      expect(written.status).toBe(200);
+      const dry = await api.put(`${cmPath('fresh-put')}?dryRun=All`, { ...previous, data: { dry: 'yes' } });
+      expect(dry.status).toBe(409);
+      expect(dry.body.message).toBe(
+        'Operation cannot be fulfilled on configmaps "fresh-put": the object has been modified; please apply your changes to the latest version and try again',
+      );
+      previous = written.body;
+    }
+    expect((await api.get(cmPath('fresh-put'))).body.data).toEqual({ n: String(ROUNDS) });
+  });
+});
