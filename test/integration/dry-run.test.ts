@@ -52,3 +52,43 @@ describe('a dry-run update reads what etcd holds, not the watch cache', () => {
     expect((await api.get(cmPath('fresh-put'))).body.data).toEqual({ n: String(ROUNDS) });
   });
 });
+
+describe('a create of a name already taken (Store.create), dry run or not', () => {
+  const taken = { metadata: { name: 'taken' }, data: { a: '1' } };
+
+  beforeAll(async () => {
+    expect((await api.post(cmPath(), taken)).status).toBe(201);
+  });
+
+  test.each(['', '?dryRun=All'])('%s: AlreadyExists', async (query) => {
+    const res = await api.post(`${cmPath()}${query}`, taken);
+    expect(res.status).toBe(409);
+    expect(res.body).toMatchObject({ reason: 'AlreadyExists', message: 'configmaps "taken" already exists', details: { name: 'taken', kind: 'configmaps' } });
+    expect(res.headers.get('retry-after')).toBeNull();
+  });
+
+  test.each(['', '?dryRun=All'])('%s: a name beside generateName gets the generated-name conflict (CheckGeneratedNameError)', async (query) => {
+    const res = await api.post(`${cmPath()}${query}`, { ...taken, metadata: { name: 'taken', generateName: 'taken-' } });
+    expect(res.status).toBe(409);
+    expect(res.body).toMatchObject({
+      reason: 'AlreadyExists',
+      message: 'configmaps "taken" already exists, the server was not able to generate a unique name for the object',
+      details: { name: 'taken', kind: 'configmaps', retryAfterSeconds: 1 },
+    });
+    expect(res.headers.get('retry-after')).toBe('1');
+  });
+
+  test.each(['', '?dryRun=All'])('%s: a name held by an object being deleted says so', async (query) => {
+    const held = { metadata: { name: `held${query ? '-dry' : ''}`, finalizers: ['example.com/hold'] } };
+    expect((await api.post(cmPath(), held)).status).toBe(201);
+    expect((await api.delete(cmPath(held.metadata.name))).status).toBe(200);
+    try {
+      const res = await api.post(`${cmPath()}${query}`, { metadata: { name: held.metadata.name } });
+      expect(res.status).toBe(409);
+      expect(res.body).toMatchObject({ reason: 'AlreadyExists', message: `object is being deleted: configmaps "${held.metadata.name}" already exists` });
+    } finally {
+      await api.patch(cmPath(held.metadata.name), { metadata: { finalizers: null } }, MERGE);
+    }
+    expect((await api.get(cmPath(held.metadata.name))).status).toBe(404);
+  });
+});
