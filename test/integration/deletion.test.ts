@@ -202,7 +202,7 @@ describe('preconditions, dry run and options', () => {
     expect(yaml.status).toBe(200);
     const unknownDryRun = await api.delete(`${cmPath('dry')}?dryRun=Maybe`);
     expect(unknownDryRun.status).toBe(400);
-    expect(unknownDryRun.body.message).toBe('DeleteOptions.meta.k8s.io "" is invalid: dryRun: Unsupported value: "Maybe": supported values: "All"');
+    expect(unknownDryRun.body.message).toBe('DeleteOptions.meta.k8s.io "" is invalid: dryRun: Unsupported value: ["Maybe"]: supported values: "All"');
     const bad = await api.delete(cmPath('dry'), { body: { propagationPolicy: 'Sideways' } });
     expect(bad.status).toBe(422);
     expect(bad.body.message).toBe(
