@@ -19,7 +19,9 @@ afterAll(async () => {
 });
 
 describe('a dry-run update reads what etcd holds, not the watch cache', () => {
-  // Each round writes, then at once dry-runs against what it wrote, before the cache can have seen it.
+  // Each round writes, then at once dry-runs against what it wrote: an answer from a watch cache still
+  // behind etcd would show the round before. Whether the cache lags is up to timing (it did under a
+  // full run's load); storage-contract.test.ts hands guaranteedUpdate a stale copy for certain.
   const ROUNDS = 30;
 
   test('a dry-run patch right after a write starts from that write', async () => {
