@@ -94,3 +94,20 @@ describe('a create of a name already taken (Store.create), dry run or not', () =
     expect((await api.get(cmPath(held.metadata.name))).status).toBe(404);
   });
 });
+
+test('a dry-run create through apply or PUT answers without a resourceVersion, as a dry-run POST does', async () => {
+  const post = await api.post(`${cmPath()}?dryRun=All`, { metadata: { name: 'dry-new' } });
+  const apply = await api.request('PATCH', `${cmPath('dry-new')}?dryRun=All&fieldManager=x`, {
+    raw: 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: dry-new\ndata:\n  a: b\n',
+    contentType: 'application/apply-patch+yaml',
+  });
+  // Endpoints allow a create on update.
+  const put = await api.put(`/api/v1/namespaces/${NS}/endpoints/dry-new?dryRun=All`, { metadata: { name: 'dry-new' } });
+  for (const res of [post, apply, put]) {
+    expect(res.status).toBe(201);
+    expect(res.body.metadata.uid).toBeDefined();
+    expect(Object.keys(res.body.metadata)).not.toContain('resourceVersion');
+  }
+  expect((await api.get(cmPath('dry-new'))).status).toBe(404);
+  expect((await api.get(`/api/v1/namespaces/${NS}/endpoints/dry-new`)).status).toBe(404);
+});

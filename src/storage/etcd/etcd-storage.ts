@@ -343,7 +343,8 @@ export class EtcdStorage implements Storage {
       const revision = suggested ? Number(suggested.metadata.resourceVersion) : kv?.modRevision;
       const data = this.transform(plain, key);
       if (opts.dryRun) {
-        next.metadata.resourceVersion = revision === undefined ? '' : String(revision);
+        // A dry-run create (apply, or PUT of a kind that allows it) has no revision to show: kube answers the object as built.
+        if (revision !== undefined) next.metadata.resourceVersion = String(revision);
         return next;
       }
       const write = await this.writeCall(opts);
