@@ -66,6 +66,17 @@ export function alreadyExists(gr: GroupResource, name: string): StatusError {
   return new StatusError(409, 'AlreadyExists', `${qualifiedResource(gr)} ${goQuote(name)} already exists`, resourceDetails(gr, name));
 }
 
+/** CheckGeneratedNameError: a name made from generateName was taken; the client may try again at once. */
+export function generateNameConflict(gr: GroupResource, name: string): StatusError {
+  return new StatusError(
+    409,
+    'AlreadyExists',
+    `${qualifiedResource(gr)} ${goQuote(name)} already exists, the server was not able to generate a unique name for the object`,
+    compactDetails({ name, group: gr.group, kind: gr.resource, retryAfterSeconds: 1 }),
+    { 'Retry-After': '1' },
+  );
+}
+
 export function conflict(gr: GroupResource, name: string, cause: string): StatusError {
   return new StatusError(409, 'Conflict', `Operation cannot be fulfilled on ${qualifiedResource(gr)} ${goQuote(name)}: ${cause}`, resourceDetails(gr, name));
 }

@@ -39,13 +39,16 @@ function setListOptionsDefaults(opts: WatchListOptions): void {
 }
 
 /** ListOptions validation (metainternalversion), for list and for watch. */
-function validate(opts: WatchListOptions, watch: boolean): FieldErrorList {
+function validate(opts: WatchListOptions, watch: boolean, watchListEnabled: boolean): FieldErrorList {
   const errs: FieldErrorList = [];
   const { resourceVersion } = opts;
   const match: string = opts.match;
   if (watch) {
     if (opts.sendInitialEvents !== undefined && match !== 'NotOlderThan') {
       errs.push(field.forbidden('resourceVersionMatch', 'sendInitialEvents requires setting resourceVersionMatch to NotOlderThan'));
+    }
+    if (opts.sendInitialEvents !== undefined && !watchListEnabled) {
+      errs.push(field.forbidden('sendInitialEvents', 'sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled'));
     }
     if (match) {
       if (opts.sendInitialEvents === undefined) {
@@ -88,14 +91,23 @@ function validContinue(token: string, def: ResourceDefinition): void {
   }
 }
 
+/**
+ * Which request reads the options. A DELETE on a collection decodes ListOptions, watch parameter
+ * included, and defaults and validates them as kube's DeleteCollection handler does: as a watch's
+ * when watch is set. The store then lists with them.
+ */
+export type ListOptionsReader = 'list' | 'watch' | 'deletecollection';
+
 export async function parseListOptions(
   query: URLSearchParams,
   def: ResourceDefinition,
-  watch: boolean,
+  reader: ListOptionsReader,
   signal: CallSignal,
   /** The WatchList feature gate, which turns on SetListOptionsDefaults. */
   watchListEnabled = false,
 ): Promise<WatchListOptions> {
+  const watch = reader === 'watch';
+  const watchOptions = watch || (reader === 'deletecollection' && boolParam(query, 'watch'));
   // listOpts (handlers/get.go; DeleteCollection alike) answers in three steps. First DecodeParameters, whose 400s
   // come in the order url.Values convert to v1.ListOptions (timeoutSeconds, then limit) and then to the internal
   // ListOptions (the label selector, then the field selector).
@@ -118,9 +130,9 @@ export async function parseListOptions(
     timeoutSeconds,
     signal,
   };
-  if (watch && watchListEnabled) setListOptionsDefaults(opts);
+  if (watchOptions && watchListEnabled) setListOptionsDefaults(opts);
   // Then ValidateListOptions, every problem in one 422; then the field-label conversion (400).
-  const errs = validate(opts, watch);
+  const errs = validate(opts, watchOptions, watchListEnabled);
   if (errs.length > 0) throw invalid({ group: 'meta.k8s.io', kind: 'ListOptions' }, '', errs);
   opts.predicate = selectionPredicate(def, labelSelector, fieldSelector, labels, fields);
   // cacher.Watch reads it as storage does; a list's is checked by storage.ValidateListOptions, after a continue token.

@@ -1,4 +1,5 @@
 import { badOptions, invalid } from '../api/errors';
+import { validateDryRun } from '../api/dry-run-validation';
 import { field, type FieldErrorList } from '../api/field-errors';
 
 const DELETE_OPTIONS = { group: 'meta.k8s.io', kind: 'DeleteOptions' };
@@ -18,9 +19,7 @@ export interface DecodedDeleteOptions {
  * `refused` (options the caller refuses outright), is 400 as issues 5 and 6 ask.
  */
 export function validateDeleteOptions(raw: DecodedDeleteOptions, refused: FieldErrorList = []): void {
-  const dryRun: FieldErrorList = [];
-  // A null element decodes as "".
-  for (const v of raw.dryRun ?? []) if (v !== null && v !== 'All' && v !== '') dryRun.push(field.notSupported('dryRun', v, ['All']));
+  const dryRun = validateDryRun(raw.dryRun ?? []);
   if (dryRun.length + refused.length > 0) throw badOptions(DELETE_OPTIONS, [...dryRun, ...refused]);
   const errs: FieldErrorList = [];
   const policy = raw.propagationPolicy;

@@ -5,7 +5,18 @@ import { loopSlices } from '../api/loop-slices';
 import { withoutOmittedZerosOfKind } from '../schema/go-zeros';
 import { jsonEqual } from '../api/deep-equal';
 import { jsonClone } from '../api/json-clone';
-import { badRequest, conflict, invalid, isStatusError, notFound, OPTIMISTIC_LOCK_MESSAGE, pathNotFound, StatusError } from '../api/errors';
+import {
+  alreadyExists,
+  badRequest,
+  conflict,
+  generateNameConflict,
+  invalid,
+  isStatusError,
+  notFound,
+  OPTIMISTIC_LOCK_MESSAGE,
+  pathNotFound,
+  StatusError,
+} from '../api/errors';
 import { field, fieldErrorMessage, type FieldError, type FieldErrorList } from '../api/field-errors';
 import { kindSchema, type ObjectNode } from '../schema/typed-schema';
 import { validateAgainstSchema } from '../schema/validator';
@@ -472,12 +483,34 @@ export class GenericStore {
         stored = true;
         return created;
       } catch (err) {
-        if (generated && attempt < GENERATE_NAME_ATTEMPTS && isStorageError(err, 'KeyExists')) continue;
-        this.fail(err, name, 'create');
+        if (!isStorageError(err, 'KeyExists')) this.fail(err, name, 'create');
+        if (generated && attempt < GENERATE_NAME_ATTEMPTS) continue;
+        throw await this.nameTaken(ctx, obj);
       } finally {
         await finish?.(stored);
       }
     }
+  }
+
+  /**
+   * Store.create's answer to a name already taken, dry run or not: CheckGeneratedNameError's conflict
+   * when the object asked for a generated name (even beside a name of its own), prefixed, as kube
+   * does, when the object holding the name is being deleted, since that one goes away by itself.
+   */
+  private async nameTaken(ctx: RequestContext, obj: KubeObject): Promise<StatusError> {
+    const gr = groupResource(this.def);
+    const name = obj.metadata.name ?? '';
+    const taken = obj.metadata.generateName ? generateNameConflict(gr, name) : alreadyExists(gr, name);
+    let holder: KubeObject;
+    try {
+      holder = await this.storage.get(this.key(ctx.info.namespace, name), { resourceVersion: '', match: '', signal: ctx.signal });
+    } catch {
+      // Store.create answers the conflict as it stands when the holder cannot be read (gone meanwhile).
+      return taken;
+    }
+    if (!holder.metadata.deletionTimestamp) return taken;
+    const { code, reason, message, details } = taken.status;
+    return new StatusError(code!, reason!, `object is being deleted: ${message}`, details, taken.headers);
   }
 
   /**

@@ -178,7 +178,7 @@ test("the Eviction's delete options are validated as the pod store's Delete vali
   // An unknown dryRun value is 400 on every verb (docs/divergences.md).
   const dryRun = await evict('badopts', { dryRun: ['Maybe'] });
   expect(dryRun.status).toBe(400);
-  expect(dryRun.body.message).toBe('DeleteOptions.meta.k8s.io "" is invalid: dryRun: Unsupported value: "Maybe": supported values: "All"');
+  expect(dryRun.body.message).toBe('DeleteOptions.meta.k8s.io "" is invalid: dryRun: Unsupported value: ["Maybe"]: supported values: "All"');
   const live = await api.get(`${NS}/pods/badopts`);
   expect(live.status).toBe(200);
   expect(live.body.metadata.deletionTimestamp).toBeUndefined();

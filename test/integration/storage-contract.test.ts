@@ -202,6 +202,37 @@ describe('EtcdStorage.guaranteedUpdate from a cached copy', () => {
     expect(same.metadata.resourceVersion).toBe(current.metadata.resourceVersion);
     expect(shared).toEqual(v0);
   });
+
+  test('a dry run ignores the copy and computes on etcd’s value (DryRunnableStorage.GuaranteedUpdate), writing nothing', async () => {
+    const { key, obj } = cm({ n: '0' });
+    const v0 = await etcdStorage.create(key, obj);
+    const v1 = await etcdStorage.guaranteedUpdate(key, async (cur) => bump(cur));
+    const seen: string[] = [];
+    const dry = await etcdStorage.guaranteedUpdate(
+      key,
+      async (cur) => (seen.push(cur!.metadata.resourceVersion!), bump(cur)),
+      { dryRun: true },
+      structuredClone(v0),
+    );
+    expect(seen).toEqual([v1.metadata.resourceVersion]);
+    expect(dry).toMatchObject({ data: { n: '2' }, metadata: { resourceVersion: v1.metadata.resourceVersion } });
+    // A precondition the stale copy would meet is refused, as etcd's value is newer.
+    await expect(
+      etcdStorage.guaranteedUpdate(
+        key,
+        async (cur) => {
+          checkPreconditions(key, cur!, { resourceVersion: v0.metadata.resourceVersion });
+          return bump(cur);
+        },
+        { dryRun: true },
+        structuredClone(v0),
+      ),
+    ).rejects.toMatchObject({ code: 'Conflict' });
+    expect(await etcdStorage.get(key, { resourceVersion: '', match: '' })).toMatchObject({
+      data: { n: '1' },
+      metadata: { resourceVersion: v1.metadata.resourceVersion },
+    });
+  });
 });
 
 function deepFreeze<T>(value: T): T {

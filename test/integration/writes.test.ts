@@ -1,5 +1,5 @@
 import { request } from 'node:http';
-import { Api } from '../harness/http';
+import { Api, type Reply } from '../harness/http';
 import { startTestServer } from '../harness/server';
 import { WITHOUT_WORKLOAD_CONTROLLERS } from '../harness/workload-controllers';
 
@@ -575,7 +575,7 @@ describe('dry run', () => {
     const update = await api.put(`${NS}/configmaps/dry?dryRun=All`, { ...current, data: { a: '2' } });
     expect(update.status).toBe(200);
     expect(update.body.data).toEqual({ a: '2' });
-    const patch = await api.patch(`${NS}/configmaps/dry?dryRun`, { data: { a: '3' } }, 'application/merge-patch+json');
+    const patch = await api.patch(`${NS}/configmaps/dry?dryRun=All`, { data: { a: '3' } }, 'application/merge-patch+json');
     expect(patch.body.data).toEqual({ a: '3' });
     const apply = await api.request('PATCH', `${NS}/configmaps/dry-applied?dryRun=All&fieldManager=x`, {
       raw: 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: dry-applied\n',
@@ -589,11 +589,38 @@ describe('dry run', () => {
     expect((await api.get(`${NS}/configmaps/dry-applied`)).status).toBe(404);
   });
 
-  test('an unknown dryRun value is refused with 400', async () => {
-    const res = await api.post(`${NS}/configmaps?dryRun=Maybe`, { metadata: { name: 'x' } });
-    expect(res.status).toBe(400);
-    expect(res.body.reason).toBe('BadRequest');
-    expect(res.body.message).toBe('CreateOptions.meta.k8s.io "" is invalid: dryRun: Unsupported value: "Maybe": supported values: "All"');
+  test('a dryRun list with any value but "All", the bare flag included, is refused on every verb as ValidateDryRun words it (400: docs/divergences.md)', async () => {
+    await api.post(`${NS}/configmaps`, { metadata: { name: 'dry-refused' }, data: { a: '1' } });
+    const current = (await api.get(`${NS}/configmaps/dry-refused`)).body;
+    const verbs: [string, (query: string) => Promise<Reply>][] = [
+      ['CreateOptions', (q) => api.post(`${NS}/configmaps?${q}`, { metadata: { name: 'x' } })],
+      ['UpdateOptions', (q) => api.put(`${NS}/configmaps/dry-refused?${q}`, { ...current, data: { a: '2' } })],
+      ['PatchOptions', (q) => api.patch(`${NS}/configmaps/dry-refused?${q}`, { data: { a: '2' } }, 'application/merge-patch+json')],
+      ['DeleteOptions', (q) => api.delete(`${NS}/configmaps/dry-refused?${q}`)],
+      ['DeleteOptions', (q) => api.delete(`${NS}/configmaps?${q}`)],
+    ];
+    const cases: [string, string][] = [
+      ['dryRun=Maybe', '["Maybe"]'],
+      ['dryRun', '[""]'],
+      ['dryRun=', '[""]'],
+      ['dryRun=All&dryRun=Maybe&dryRun=%3Cb%3E', '["All","Maybe","\\u003cb\\u003e"]'],
+    ];
+    for (const [kind, send] of verbs) {
+      for (const [query, value] of cases) {
+        const res = await send(query);
+        expect([kind, query, res.status, res.body.reason, res.body.message]).toEqual([
+          kind,
+          query,
+          400,
+          'BadRequest',
+          `${kind}.meta.k8s.io "" is invalid: dryRun: Unsupported value: ${value}: supported values: "All"`,
+        ]);
+        expect(res.body.details.causes).toEqual([
+          { reason: 'FieldValueNotSupported', message: `Unsupported value: ${value}: supported values: "All"`, field: 'dryRun' },
+        ]);
+      }
+    }
+    expect((await api.get(`${NS}/configmaps/dry-refused`)).body).toEqual(current);
   });
 
   test('pretty works with writes, dry run included', async () => {

@@ -12,7 +12,7 @@ import type { ResourceRequest } from './context';
  */
 export async function handleDeleteCollection(r: ResourceRequest): Promise<void> {
   const { store, query } = r;
-  const listOpts = await parseListOptions(query, store.def, false, r.ctx.signal);
+  const listOpts = await parseListOptions(query, store.def, 'deletecollection', r.ctx.signal, r.watchListEnabled);
   const body = await readBody(r.req);
   const opts = parseDeleteOptions(body, r.req.headers['content-type'], query, r.inputEncodings, r.unsafeMalformedObjectDeletion);
   if (opts.ignoreStoreReadErrorWithClusterBreakingPotential) {

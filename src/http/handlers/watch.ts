@@ -1,8 +1,7 @@
 import { abortSignalOf, onAbort } from '../../api/request-abort';
 import { once } from 'node:events';
-import { badRequest, invalid, isStatusError, toStatusError, type StatusError } from '../../api/errors';
+import { badRequest, isStatusError, toStatusError, type StatusError } from '../../api/errors';
 import { parseFieldSelector } from '../../api/field-selector';
-import { field } from '../../api/field-errors';
 import type { KubeObject, WatchEventType } from '../../api/types';
 import { apiVersionOfDefinition, groupResource } from '../../registry/resource-definition';
 import type { Predicate, WatchItem } from '../../storage/interfaces';
@@ -87,14 +86,9 @@ function openSink(r: ResourceRequest): WatchSink | null {
  */
 export async function handleWatch(r: ResourceRequest): Promise<void> {
   const { info, store, query, output } = r;
-  const opts = await parseListOptions(query, store.def, true, r.ctx.signal, r.watchListEnabled);
+  const opts = await parseListOptions(query, store.def, 'watch', r.ctx.signal, r.watchListEnabled);
   // serveWatchHandler checks the Table options (optionsForTransform) before the stream starts.
   if (output.representation.kind === 'Table') includeObjectParam(query);
-  if (opts.sendInitialEvents !== undefined && !r.watchListEnabled) {
-    throw invalid({ group: 'meta.k8s.io', kind: 'ListOptions' }, '', [
-      field.forbidden('sendInitialEvents', 'sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled'),
-    ]);
-  }
   // ListResource with a name (a /watch/ path): a field selector may only name the same object.
   const fieldSelector = query.get('fieldSelector') ?? '';
   if (

@@ -298,11 +298,13 @@ export class EtcdStorage implements Storage {
    * GuaranteedUpdate. `cached` is the watch cache's copy of the object (kube's cachedExistingObject):
    * it stands in for the first read, and the write is guarded by its revision. An update that fails
    * on it, finds nothing to change in it, or loses the race is computed again on etcd's value, as
-   * kube's store does while its original state is not known to be current.
+   * kube's store does while its original state is not known to be current. A dry run never takes
+   * the cache's copy: with nothing written, no failed transaction would reveal that copy was stale, so
+   * it reads etcd as kube's DryRunnableStorage.GuaranteedUpdate does (a Get at resourceVersion "").
    */
   async guaranteedUpdate(key: string, tryUpdate: TryUpdate, opts: UpdateOptions = {}, cached?: KubeObject): Promise<KubeObject> {
     const call = { signal: opts.signal };
-    let suggested = cached;
+    let suggested = opts.dryRun ? undefined : cached;
     let kv: KeyValue | null = null;
     if (!suggested) ({ kv } = await this.kv.get(key, undefined, call));
     for (;;) {
@@ -341,7 +343,8 @@ export class EtcdStorage implements Storage {
       const revision = suggested ? Number(suggested.metadata.resourceVersion) : kv?.modRevision;
       const data = this.transform(plain, key);
       if (opts.dryRun) {
-        next.metadata.resourceVersion = revision === undefined ? '' : String(revision);
+        // A dry-run create (apply, or PUT of a kind that allows it) has no revision to show: kube answers the object as built.
+        if (revision !== undefined) next.metadata.resourceVersion = String(revision);
         return next;
       }
       const write = await this.writeCall(opts);

@@ -1,0 +1,13 @@
+import { field, GoSyntax, type FieldErrorList } from './field-errors';
+import { goJsonMarshal } from './go-json';
+
+/**
+ * ValidateDryRun, as kube's options validations (create, update, patch, delete) run it: every value
+ * must be "All", an empty one (the bare `?dryRun`) included, and a refusal is one error whose value is
+ * the whole list as Go's field errors print a slice (JSON). A null element of a body's list is "".
+ */
+export function validateDryRun(values: readonly (string | null)[]): FieldErrorList {
+  const list = values.map((v) => v ?? '');
+  if (list.every((v) => v === 'All')) return [];
+  return [field.notSupported('dryRun', new GoSyntax(goJsonMarshal(list)), ['All'])];
+}
