@@ -11,3 +11,11 @@ export function validateDryRun(values: readonly (string | null)[]): FieldErrorLi
   if (list.every((v) => v === 'All')) return [];
   return [field.notSupported('dryRun', new GoSyntax(goJsonMarshal(list)), ['All'])];
 }
+
+/**
+ * A query's dryRun list as kapi takes it: ValidateDryRun's, except that the bare flag (`?dryRun`,
+ * an empty value) is a dry run too, as issue 5 specifies (kube refuses it: docs/divergences.md).
+ */
+export function validateDryRunParam(values: readonly string[]): FieldErrorList {
+  return values.every((v) => v === 'All' || v === '') ? [] : validateDryRun(values);
+}

@@ -171,6 +171,6 @@ export function parseDeleteOptions(
       refused.push(...unsafeOptionConflicts(raw));
     }
   }
-  validateDeleteOptions(raw as DecodedDeleteOptions, refused);
+  validateDeleteOptions(raw as DecodedDeleteOptions, refused, body.length === 0);
   return opts;
 }

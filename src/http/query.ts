@@ -1,6 +1,6 @@
 import { badOptions, badRequest, invalid } from '../api/errors';
 import { field, type FieldErrorList } from '../api/field-errors';
-import { validateDryRun } from '../api/dry-run-validation';
+import { validateDryRunParam } from '../api/dry-run-validation';
 import type { ReadConsistency } from '../storage/interfaces';
 import { isTruthyParam, boolOption } from './request-info';
 
@@ -40,11 +40,11 @@ export function isPretty(query: URLSearchParams, userAgent: string | undefined):
   return ua.startsWith('curl') || ua.startsWith('Wget') || ua.startsWith('Mozilla/5.0');
 }
 
-/** dryRun: "All" only (ValidateDryRun); anything else, the bare flag too, is 400 (issue 5). */
+/** dryRun: "All" or the bare flag; anything else is 400 with ValidateDryRun's words (issue 5). */
 export function dryRunParam(query: URLSearchParams, optionsKind: string): boolean {
   const values = query.getAll('dryRun');
   if (values.length === 0) return false;
-  const errs = validateDryRun(values);
+  const errs = validateDryRunParam(values);
   if (errs.length > 0) throw badOptions({ group: 'meta.k8s.io', kind: optionsKind }, errs);
   return true;
 }

@@ -1,5 +1,5 @@
 import { badOptions, invalid } from '../api/errors';
-import { validateDryRun } from '../api/dry-run-validation';
+import { validateDryRun, validateDryRunParam } from '../api/dry-run-validation';
 import { field, type FieldErrorList } from '../api/field-errors';
 
 const DELETE_OPTIONS = { group: 'meta.k8s.io', kind: 'DeleteOptions' };
@@ -16,10 +16,11 @@ export interface DecodedDeleteOptions {
  * ValidateDeleteOptions, which kube runs in the DELETE handlers and again in rest.BeforeDelete
  * (so an eviction's delete options are checked too): both propagation options set (an empty
  * policy is set), then the policy's value, as a 422; except that an unknown dryRun value, like
- * `refused` (options the caller refuses outright), is 400 as issues 5 and 6 ask.
+ * `refused` (options the caller refuses outright), is 400 as issues 5 and 6 ask. Options read from
+ * the query (`fromQuery`) take the bare dryRun flag as a dry run, as every verb's query does.
  */
-export function validateDeleteOptions(raw: DecodedDeleteOptions, refused: FieldErrorList = []): void {
-  const dryRun = validateDryRun(raw.dryRun ?? []);
+export function validateDeleteOptions(raw: DecodedDeleteOptions, refused: FieldErrorList = [], fromQuery = false): void {
+  const dryRun = fromQuery ? validateDryRunParam((raw.dryRun ?? []).map((v) => v ?? '')) : validateDryRun(raw.dryRun ?? []);
   if (dryRun.length + refused.length > 0) throw badOptions(DELETE_OPTIONS, [...dryRun, ...refused]);
   const errs: FieldErrorList = [];
   const policy = raw.propagationPolicy;

@@ -589,7 +589,7 @@ describe('dry run', () => {
     expect((await api.get(`${NS}/configmaps/dry-applied`)).status).toBe(404);
   });
 
-  test('a dryRun list with any value but "All", the bare flag included, is refused on every verb as ValidateDryRun words it (400: docs/divergences.md)', async () => {
+  test('the bare dryRun flag is a dry run (issue 5); a dryRun list with any other value but "All" is refused on every verb as ValidateDryRun words it (400: docs/divergences.md)', async () => {
     await api.post(`${NS}/configmaps`, { metadata: { name: 'dry-refused' }, data: { a: '1' } });
     const current = (await api.get(`${NS}/configmaps/dry-refused`)).body;
     const verbs: [string, (query: string) => Promise<Reply>][] = [
@@ -601,8 +601,7 @@ describe('dry run', () => {
     ];
     const cases: [string, string][] = [
       ['dryRun=Maybe', '["Maybe"]'],
-      ['dryRun', '[""]'],
-      ['dryRun=', '[""]'],
+      ['dryRun&dryRun=Maybe', '["","Maybe"]'],
       ['dryRun=All&dryRun=Maybe&dryRun=%3Cb%3E', '["All","Maybe","\\u003cb\\u003e"]'],
     ];
     for (const [kind, send] of verbs) {
@@ -620,6 +619,9 @@ describe('dry run', () => {
         ]);
       }
     }
+    // The bare flag runs every verb as a dry run: nothing below is written.
+    for (const [kind, send] of verbs) expect([kind, (await send('dryRun')).status]).toEqual([kind, kind === 'CreateOptions' ? 201 : 200]);
+    expect((await api.get(`${NS}/configmaps/x`)).status).toBe(404);
     expect((await api.get(`${NS}/configmaps/dry-refused`)).body).toEqual(current);
   });
 

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { RequestLabels } from '../../metrics/metrics';
 import type { RequestInfo } from '../request-info';
-import { validateDryRun } from '../../api/dry-run-validation';
+import { validateDryRunParam } from '../../api/dry-run-validation';
 
 /** endpoints/metrics' validConnectRequests: subresources whose requests are reported as CONNECT. */
 const CONNECT_SUBRESOURCES = new Set(['log', 'exec', 'portforward', 'attach', 'proxy']);
@@ -23,7 +23,7 @@ function reportedVerb(req: IncomingMessage, info: RequestInfo): string {
 function cleanDryRun(query: URLSearchParams): string {
   const values = query.getAll('dryRun');
   if (values.length === 0) return '';
-  return validateDryRun(values).length === 0 ? 'All' : 'invalid';
+  return validateDryRunParam(values).length === 0 ? 'All' : 'invalid';
 }
 
 export function requestLabels(req: IncomingMessage, info: RequestInfo, query: URLSearchParams): RequestLabels {
