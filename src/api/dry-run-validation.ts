@@ -1,5 +1,4 @@
-import { field, GoSyntax, type FieldErrorList } from './field-errors';
-import { goJsonMarshal } from './go-json';
+import { field, type FieldErrorList } from './field-errors';
 
 /**
  * ValidateDryRun, as kube's options validations (create, update, patch, delete) run it: every value
@@ -9,7 +8,7 @@ import { goJsonMarshal } from './go-json';
 export function validateDryRun(values: readonly (string | null)[]): FieldErrorList {
   const list = values.map((v) => v ?? '');
   if (list.every((v) => v === 'All')) return [];
-  return [field.notSupported('dryRun', new GoSyntax(goJsonMarshal(list)), ['All'])];
+  return [field.notSupported('dryRun', list, ['All'])];
 }
 
 /**
