@@ -12,6 +12,7 @@ import {
   generateNameConflict,
   invalid,
   isStatusError,
+  notAStatus,
   notFound,
   OPTIMISTIC_LOCK_MESSAGE,
   pathNotFound,
@@ -111,6 +112,14 @@ function admissionOptions(operation: AdmissionOperation, opts: WriteOptions | De
   if (del.orphanDependents !== undefined) options.orphanDependents = del.orphanDependents;
   if (del.propagationPolicy) options.propagationPolicy = del.propagationPolicy;
   return options;
+}
+
+/**
+ * etcd3 store.Create's ErrResourceVersionSetOnCreate: a resourceVersion the versioner reads as a
+ * number other than 0 (ParseUint; one it cannot read is cleared like an empty one).
+ */
+function versionSetOnCreate(version: string | undefined): boolean {
+  return version !== undefined && /^[0-9]+$/.test(version) && BigInt(version) !== 0n && BigInt(version) < 2n ** 64n;
 }
 
 const GENERATED_SUFFIX_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
@@ -450,6 +459,8 @@ export class GenericStore {
     await this.admit('mutate', ctx, opts, 'CREATE', obj, undefined);
     // What admission added, as Go would decode it too.
     asGoDecodes(obj);
+    // prepareCreate clears it; the storage step below answers for it, as etcd3's store.Create does.
+    const sentVersion = obj.metadata.resourceVersion;
     const generated = !obj.metadata.name && !!obj.metadata.generateName;
     const slice = loopSlices();
     // Recorded once, as kube's handler does before the store's attempts: a generated name is not a managed field.
@@ -470,6 +481,7 @@ export class GenericStore {
         await this.admit('validate', ctx, opts, 'CREATE', obj, undefined);
         ensureActive(ctx);
         await slice();
+        if (!opts.dryRun && versionSetOnCreate(sentVersion)) throw notAStatus('resourceVersion should not be set on objects to be created');
         const record = await storageVersionOf(this.def, obj, ctx.signal);
         const created = await this.toServed(
           await this.storage.create(this.key(namespace, name), record, {
@@ -481,6 +493,8 @@ export class GenericStore {
           ctx.signal,
         );
         stored = true;
+        // DryRunnableStorage.Create answers with the object as it came, its resourceVersion included.
+        if (opts.dryRun && sentVersion) created.metadata.resourceVersion = sentVersion;
         return created;
       } catch (err) {
         if (!isStorageError(err, 'KeyExists')) this.fail(err, name, 'create');

@@ -343,7 +343,7 @@ describe('custom resources', () => {
     const refused = await api.post(CRDS, badRule);
     expect(refused.status).toBe(422);
     expect(causes(refused.body)[0]).toMatch(
-      /^spec\.versions\[0\]\.schema\.openAPIV3Schema\.x-kubernetes-validations\[0\]\.rule: Invalid value: apiextensions\.ValidationRule\{Rule:"self\.spec\.x >", .*\}: compilation failed: /,
+      /^spec\.versions\[0\]\.schema\.openAPIV3Schema\.x-kubernetes-validations\[0\]\.rule: Invalid value: \{"Rule":"self\.spec\.x \\u003e","Message":"",.*"OptionalOldSelf":null\}: compilation failed: /,
     );
   });
 

@@ -111,3 +111,26 @@ test('a dry-run create through apply or PUT answers without a resourceVersion, a
   expect((await api.get(cmPath('dry-new'))).status).toBe(404);
   expect((await api.get(`/api/v1/namespaces/${NS}/endpoints/dry-new`)).status).toBe(404);
 });
+
+describe('a create whose object carries a resourceVersion', () => {
+  test('is refused by the storage step as etcd3 store.Create refuses it; a dry run echoes it', async () => {
+    const sent = (name: string, resourceVersion: string, query = '') =>
+      api.post(`${cmPath()}${query}`, { metadata: { name, resourceVersion }, data: { a: '1' } });
+    const refused = await sent('rv-set', '5');
+    expect([refused.status, refused.body.reason, refused.body.message]).toEqual([500, undefined, 'resourceVersion should not be set on objects to be created']);
+    expect((await api.get(cmPath('rv-set'))).status).toBe(404);
+    // Validation comes first: an invalid object is its 422, not the 500.
+    expect((await sent('Not_Valid', '5')).status).toBe(422);
+    // DryRunnableStorage.Create skips the check and answers with the object as it came.
+    const dry = await sent('rv-set', '5', '?dryRun=All');
+    expect([dry.status, dry.body.metadata.resourceVersion]).toEqual([201, '5']);
+    // A version the versioner reads as 0, or cannot read, is cleared: the object is created.
+    for (const [name, resourceVersion] of [
+      ['rv-zero', '0'],
+      ['rv-word', 'abc'],
+    ]) {
+      const created = await sent(name, resourceVersion);
+      expect([created.status, created.body.metadata.resourceVersion]).toEqual([201, expect.stringMatching(/^[1-9][0-9]*$/)]);
+    }
+  });
+});
