@@ -282,3 +282,63 @@ spec:
     return left.length === 0 ? true : undefined;
   });
 });
+
+test('an old replica set that cannot lose its pods is never scaled back up: more available than asked is no unhealthy replica', async () => {
+  // Pods labelled pinned=true cannot be deleted, so the old replica set keeps more available pods
+  // than its spec asks for (as it does until its controller catches up after a scale-down).
+  const policy = `apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: pinned-pods}
+spec:
+  matchConstraints:
+    resourceRules: [{apiGroups: [""], apiVersions: ["v1"], operations: ["DELETE"], resources: ["pods"]}]
+  validations: [{expression: "oldObject.metadata.?labels[?'pinned'].orValue('') != 'true'", message: "pinned"}]
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata: {name: pinned-pods}
+spec: {policyName: pinned-pods, validationActions: [Deny]}
+`;
+  const manifest = `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: pinned}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: pinned}}
+  strategy: {type: RollingUpdate, rollingUpdate: {maxSurge: 1, maxUnavailable: 0}}
+  template:
+    metadata: {labels: {app: pinned, pinned: "true"}}
+    spec: {containers: [{name: app, image: "app:1"}]}
+`;
+  expect((await kubectl(kapi.url, ['apply', '-f', '-'], manifest)).code).toBe(0);
+  expect((await k('rollout', 'status', 'deployment/pinned', '--timeout=30s')).code).toBe(0);
+  const [v1] = await replicaSets('app=pinned');
+  expect((await kubectl(kapi.url, ['apply', '-f', '-'], policy)).code).toBe(0);
+  try {
+    // Wait until the policy is in force: a pinned pod cannot be deleted.
+    const probe = (await json('get', 'pods', '-l', 'app=pinned')).items[0].metadata.name;
+    await eventually('the policy in force', async () => ((await k('delete', 'pod', probe, '--dry-run=server')).code !== 0 ? true : undefined));
+
+    await k('set', 'image', 'deployment/pinned', 'app=app:2');
+    const v2 = await eventually('the new replica set at 2 available', async () => {
+      const rs = (await replicaSets('app=pinned')).find((s) => s.metadata.name !== v1.metadata.name);
+      return rs?.spec.replicas === 2 && rs.status?.availableReplicas === 2 ? rs : undefined;
+    });
+    // kube's cleanupUnhealthyReplicas refuses a scale "down" that would grow the old replica set.
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    const old = await json('get', 'rs', v1.metadata.name);
+    expect(old.spec.replicas).toBe(1);
+    expect(old.status).toMatchObject({ replicas: 2, availableReplicas: 2 });
+    expect((await events('pinned')).sort()).toEqual(
+      [
+        `ScalingReplicaSet: Scaled up replica set ${v1.metadata.name} from 0 to 2`,
+        `ScalingReplicaSet: Scaled up replica set ${v2!.metadata.name} from 0 to 1`,
+        `ScalingReplicaSet: Scaled down replica set ${v1.metadata.name} from 2 to 1`,
+        `ScalingReplicaSet: Scaled up replica set ${v2!.metadata.name} from 1 to 2`,
+      ].sort(),
+    );
+  } finally {
+    await k('delete', 'validatingadmissionpolicybinding,validatingadmissionpolicy', 'pinned-pods');
+    await k('delete', 'deployment', 'pinned');
+  }
+});

@@ -452,18 +452,26 @@ export class DeploymentController extends QueueController {
     const newUnavailable = rsReplicas(newRs) - (newRs.status?.availableReplicas ?? 0);
     const maxScaledDown = allPods - minAvailable - newUnavailable;
     if (maxScaledDown <= 0) return false;
-    const { sets, scaledDown: cleaned } = await this.cleanupUnhealthyReplicas(d, oldSets, maxScaledDown);
-    const scaledDown = await this.scaleDownOldForRollingUpdate(d, [...sets, newRs], sets);
-    return cleaned + scaledDown > 0;
+    const cleanup = await this.cleanupUnhealthyReplicas(d, oldSets, maxScaledDown);
+    // As kube's reconcileOldReplicaSets, a cleanup that went wrong scales nothing more this sync.
+    if (!cleanup) return false;
+    const scaledDown = await this.scaleDownOldForRollingUpdate(d, [...cleanup.sets, newRs], cleanup.sets);
+    return cleanup.scaledDown + scaledDown > 0;
   }
 
-  private async cleanupUnhealthyReplicas(d: Deployment, oldSets: ReplicaSet[], maxCleanup: number): Promise<{ sets: ReplicaSet[]; scaledDown: number }> {
+  /**
+   * cleanupUnhealthyReplicas; null, as kube's "invalid request to scale down" error, when an old
+   * ReplicaSet reports more available pods than it asks for (a status not yet caught up with a
+   * scale-down): "cleaning" it would scale it back up.
+   */
+  private async cleanupUnhealthyReplicas(d: Deployment, oldSets: ReplicaSet[], maxCleanup: number): Promise<{ sets: ReplicaSet[]; scaledDown: number } | null> {
     const sets = [...oldSets].sort(byCreation);
     let total = 0;
     for (let i = 0; i < sets.length && total < maxCleanup; i++) {
       const rs = sets[i];
       const unhealthy = rsReplicas(rs) - (rs.status?.availableReplicas ?? 0);
       if (rsReplicas(rs) === 0 || unhealthy === 0) continue;
+      if (unhealthy < 0) return null;
       const count = Math.min(maxCleanup - total, unhealthy);
       sets[i] = (await this.scaleAndRecord(rs, rsReplicas(rs) - count, d)).rs;
       total += count;
