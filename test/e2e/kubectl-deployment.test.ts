@@ -342,3 +342,45 @@ spec:
     await k('delete', 'deployment', 'pinned');
   }
 });
+
+test('a paused Deployment that adopts replica sets without its annotations, before it ever counted replicas, shrinks the largest', async () => {
+  const rs = (name: string, image: string, replicas: number) => `apiVersion: apps/v1
+kind: ReplicaSet
+metadata: {name: ${name}, labels: {app: adopted}}
+spec:
+  replicas: ${replicas}
+  selector: {matchLabels: {app: adopted}}
+  template:
+    metadata: {labels: {app: adopted, manual: "true"}}
+    spec: {containers: [{name: app, image: "${image}"}]}
+`;
+  expect((await kubectl(kapi.url, ['apply', '-f', '-'], [rs('adopted-a', 'app:a', 4), rs('adopted-b', 'app:b', 2)].join('---\n'))).code).toBe(0);
+  await eventually('both replica sets synced', async () => {
+    const sets = (await json('get', 'rs', '-l', 'app=adopted')).items as { status?: { observedGeneration?: number } }[];
+    return sets.length === 2 && sets.every((s) => s.status?.observedGeneration === 1) ? true : undefined;
+  });
+  const manifest = `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: adopted}
+spec:
+  paused: true
+  replicas: 2
+  selector: {matchLabels: {app: adopted}}
+  strategy: {type: RollingUpdate, rollingUpdate: {maxSurge: 0, maxUnavailable: 1}}
+  template:
+    metadata: {labels: {app: adopted, manual: "true"}}
+    spec: {containers: [{name: app, image: "app:c"}]}
+`;
+  expect((await kubectl(kapi.url, ['apply', '-f', '-'], manifest)).code).toBe(0);
+  // No max-replicas annotation and a status of 0 replicas: kube's getReplicaSetFraction gives no
+  // share to either, and the whole change (2 - 6) goes to the largest, adopted-a.
+  const sizes = await eventually('both adopted and resized', async () => {
+    const sets = (await json('get', 'rs', '-l', 'app=adopted')).items as Rs[];
+    const resized = sets.every(
+      (s) => s.metadata.ownerReferences?.[0]?.name === 'adopted' && s.metadata.annotations?.['deployment.kubernetes.io/desired-replicas'] === '2',
+    );
+    return resized ? Object.fromEntries(sets.map((s) => [s.metadata.name, s.spec.replicas])) : undefined;
+  });
+  expect(sizes).toEqual({ 'adopted-a': 0, 'adopted-b': 2 });
+  await k('delete', 'deployment', 'adopted');
+});

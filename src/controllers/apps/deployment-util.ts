@@ -145,11 +145,14 @@ export function findActiveOrLatest(newRs: ReplicaSet | undefined, oldSets: Repli
   return active.length === 1 ? active[0] : undefined;
 }
 
-const intAnnotation = (rs: ReplicaSet, key: string): number | undefined => {
+/** A replica annotation read as kube's getNonNegativeInt32FromAnnotation: a signless decimal within int32, else none. */
+const replicasAnnotation = (rs: ReplicaSet, key: string): number | undefined => {
   const text = rs.metadata.annotations?.[key];
-  return text !== undefined && /^-?\d+$/.test(text) ? Number(text) : undefined;
+  if (text === undefined || !/^\d+$/.test(text)) return undefined;
+  const value = Number(text);
+  return value <= MAX_INT32 ? value : undefined;
 };
-export const desiredReplicasAnnotation = (rs: ReplicaSet): number | undefined => intAnnotation(rs, DESIRED_REPLICAS_ANNOTATION);
+export const desiredReplicasAnnotation = (rs: ReplicaSet): number | undefined => replicasAnnotation(rs, DESIRED_REPLICAS_ANNOTATION);
 
 /** IsSaturated: the new ReplicaSet has all of the Deployment's replicas, available. */
 export function isSaturated(d: Deployment, rs: ReplicaSet | undefined): boolean {
@@ -241,15 +244,21 @@ const roundHalfAway = (x: number): number => Math.sign(x) * Math.round(Math.abs(
 export function replicaSetProportion(rs: ReplicaSet, d: Deployment, toAdd: number, added: number): number {
   if (rsReplicas(rs) === 0 || toAdd === 0 || toAdd === added) return 0;
   const allowed = toAdd - added;
-  let fraction: number;
-  if (desiredReplicas(d) === 0) {
-    fraction = -rsReplicas(rs);
-  } else {
-    const deploymentReplicas = desiredReplicas(d) + maxSurge(d);
-    const annotated = intAnnotation(rs, MAX_REPLICAS_ANNOTATION) ?? d.status?.replicas ?? 0;
-    fraction = roundHalfAway((rsReplicas(rs) * deploymentReplicas) / annotated) - rsReplicas(rs);
-  }
+  const fraction = replicaSetFraction(rs, d);
   return toAdd > 0 ? Math.min(fraction, allowed) : Math.max(fraction, allowed);
+}
+
+/**
+ * getReplicaSetFraction: the ReplicaSet's size scaled by the Deployment's new maximum over the one
+ * it was sized for (its max-replicas annotation, else the Deployment's counted replicas). With
+ * neither, no share: the whole change then goes to the largest ReplicaSet, as kube 1.33+ does
+ * rather than divide by zero.
+ */
+function replicaSetFraction(rs: ReplicaSet, d: Deployment): number {
+  if (desiredReplicas(d) === 0) return -rsReplicas(rs);
+  const maxBeforeScale = replicasAnnotation(rs, MAX_REPLICAS_ANNOTATION) || d.status?.replicas || 0;
+  if (maxBeforeScale === 0) return 0;
+  return roundHalfAway((rsReplicas(rs) * (desiredReplicas(d) + maxSurge(d))) / maxBeforeScale) - rsReplicas(rs);
 }
 
 export function condition(status: DeploymentStatus | undefined, type: string): DeploymentCondition | undefined {
