@@ -384,3 +384,31 @@ spec:
   expect(sizes).toEqual({ 'adopted-a': 0, 'adopted-b': 2 });
   await k('delete', 'deployment', 'adopted');
 });
+
+test('a name taken by a replica set of another template is a hash collision: collisionCount 1 and a replica set of another name', async () => {
+  expect((await k('create', 'deployment', 'coll', '--image=app:1', '--replicas=1')).code).toBe(0);
+  const [taken] = await eventually('the first replica set', async () => {
+    const sets = await replicaSets('app=coll');
+    return sets.length === 1 ? sets : undefined;
+  });
+  // Orphan it, move it out of the selector and change its template: its name stays taken.
+  expect((await k('delete', 'deployment', 'coll', '--cascade=orphan')).code).toBe(0);
+  await eventually('orphaned', async () => ((await json('get', 'rs', taken.metadata.name)).metadata.ownerReferences ? undefined : true));
+  await k('label', 'rs', taken.metadata.name, 'app=taken', '--overwrite');
+  await k('set', 'image', 'rs', taken.metadata.name, 'app=app:other');
+  expect((await k('create', 'deployment', 'coll', '--image=app:1', '--replicas=1')).code).toBe(0);
+  const d = await eventually('collisionCount 1', async () => {
+    const d = await json('get', 'deployment', 'coll');
+    return d.status?.collisionCount === 1 ? d : undefined;
+  });
+  expect(d.status.collisionCount).toBe(1);
+  const [fresh] = await eventually('a replica set of another name', async () => {
+    const sets = await replicaSets('app=coll');
+    return sets.length === 1 ? sets : undefined;
+  });
+  expect(fresh.metadata.name).not.toBe(taken.metadata.name);
+  expect(fresh.metadata.name).toBe(`coll-${fresh.metadata.labels!['pod-template-hash']}`);
+  expect((await k('rollout', 'status', 'deployment/coll', '--timeout=30s')).code).toBe(0);
+  await k('delete', 'deployment', 'coll');
+  await k('delete', 'rs', taken.metadata.name);
+});
