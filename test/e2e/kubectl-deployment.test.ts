@@ -412,3 +412,35 @@ test('a name taken by a replica set of another template is a hash collision: col
   await k('delete', 'deployment', 'coll');
   await k('delete', 'rs', taken.metadata.name);
 });
+
+test('a replica set orphaned by its deployment is adopted at once by another deployment whose selector matches it', async () => {
+  const deployment = (name: string, selector: string, tier: string) => `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: ${name}}
+spec:
+  replicas: 1
+  selector: {matchLabels: {${selector}}}
+  template:
+    metadata: {labels: {app: shared, tier: ${tier}}}
+    spec: {containers: [{name: app, image: "app:${tier}"}]}
+`;
+  const manifests = [deployment('share-a', 'app: shared, tier: a', 'a'), deployment('share-b', 'app: shared', 'b')];
+  expect((await kubectl(kapi.url, ['apply', '-f', '-'], manifests.join('---\n'))).code).toBe(0);
+  expect((await k('rollout', 'status', 'deployment/share-a', '--timeout=30s')).code).toBe(0);
+  expect((await k('rollout', 'status', 'deployment/share-b', '--timeout=30s')).code).toBe(0);
+  const [a] = await replicaSets('tier=a');
+  expect(a.metadata.ownerReferences).toEqual([expect.objectContaining({ name: 'share-a' })]);
+  // share-b is at rest: only the orphaning of share-a's replica set can make it look again.
+  expect((await k('delete', 'deployment', 'share-a', '--cascade=orphan')).code).toBe(0);
+  // kube's updateReplicaSet: a controller reference gone is a change that makes matching deployments look.
+  const adopted = await eventually(
+    'adopted by share-b and scaled to 0',
+    async () => {
+      const rs = await json('get', 'rs', a.metadata.name);
+      return rs.metadata.ownerReferences?.[0]?.name === 'share-b' && rs.spec.replicas === 0 ? rs : undefined;
+    },
+    10_000,
+  );
+  expect(adopted.metadata.ownerReferences).toEqual([expect.objectContaining({ kind: 'Deployment', name: 'share-b', controller: true })]);
+  await k('delete', 'deployment', 'share-b');
+});

@@ -146,14 +146,16 @@ export class DeploymentController extends QueueController {
   /** addReplicaSet / updateReplicaSet: its Deployment, or for an orphan every Deployment that may adopt it. */
   private replicaSetChanged(old: KubeObject | undefined, rs: KubeObject): void {
     if (old && old.metadata.resourceVersion === rs.metadata.resourceVersion) return;
-    const oldOwner = old && this.ownerOf(old);
-    if (oldOwner && controllerRefOf(old)?.uid !== controllerRefOf(rs)?.uid) this.queue.add(objectKey(oldOwner));
+    const refChanged = !!old && !jsonEqual(controllerRefOf(old) ?? null, controllerRefOf(rs) ?? null);
+    const oldOwner = refChanged && this.ownerOf(old);
+    if (oldOwner) this.queue.add(objectKey(oldOwner));
     if (controllerRefOf(rs)) {
       const owner = this.ownerOf(rs);
       if (owner) this.queue.add(objectKey(owner));
       return;
     }
-    if (old && jsonEqual(old.metadata.labels ?? {}, rs.metadata.labels ?? {})) return;
+    // An orphan: released (its controller reference gone) or relabelled, it may be adopted now.
+    if (old && !refChanged && jsonEqual(old.metadata.labels ?? {}, rs.metadata.labels ?? {})) return;
     for (const d of this.deployments.list() as Deployment[]) {
       if (d.metadata.namespace === rs.metadata.namespace && !isEmptySelector(d) && selectorMatcher(d.spec?.selector)(rs.metadata.labels)) {
         this.queue.add(objectKey(d));
