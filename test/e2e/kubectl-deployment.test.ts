@@ -329,6 +329,12 @@ spec:
     const old = await json('get', 'rs', v1.metadata.name);
     expect(old.spec.replicas).toBe(1);
     expect(old.status).toMatchObject({ replicas: 2, availableReplicas: 2 });
+    // The refused deletion, as kube's RealPodControl.DeletePod wraps it, on the replica set and its deployment.
+    const failure = old.status.conditions.find((c: { type: string }) => c.type === 'ReplicaFailure');
+    expect(failure).toMatchObject({ status: 'True', reason: 'FailedDelete' });
+    expect(failure.message).toMatch(/^unable to delete pods: pods "pinned-\w+-\w+" is forbidden: .*pinned$/);
+    const conditions = (await json('get', 'deployment', 'pinned')).status.conditions;
+    expect(conditions.find((c: { type: string }) => c.type === 'ReplicaFailure')).toMatchObject({ reason: 'FailedDelete', message: failure.message });
     expect((await events('pinned')).sort()).toEqual(
       [
         `ScalingReplicaSet: Scaled up replica set ${v1.metadata.name} from 0 to 2`,
