@@ -450,3 +450,54 @@ spec:
   expect(adopted.metadata.ownerReferences).toEqual([expect.objectContaining({ kind: 'Deployment', name: 'share-b', controller: true })]);
   await k('delete', 'deployment', 'share-b');
 });
+
+test('an old replica set that cannot be scaled down leaves the rollout stuck, with its status still counted', async () => {
+  // Updates that shrink a frozen=true replica set of image app:1 are refused.
+  const policy = `apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: frozen-sets}
+spec:
+  matchConstraints:
+    resourceRules: [{apiGroups: ["apps"], apiVersions: ["v1"], operations: ["UPDATE"], resources: ["replicasets"]}]
+  matchConditions: [{name: frozen, expression: "oldObject.metadata.?labels[?'frozen'].orValue('') == 'true'"}]
+  validations:
+  - expression: "oldObject.spec.template.spec.containers[0].image != 'app:1' || object.spec.replicas >= oldObject.spec.replicas"
+    message: frozen
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata: {name: frozen-sets}
+spec: {policyName: frozen-sets, validationActions: [Deny]}
+`;
+  const manifest = `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: frozen}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: frozen}}
+  strategy: {type: RollingUpdate, rollingUpdate: {maxSurge: 1, maxUnavailable: 0}}
+  template:
+    metadata: {labels: {app: frozen, frozen: "true"}}
+    spec: {containers: [{name: app, image: "app:1"}]}
+`;
+  expect((await kubectl(kapi.url, ['apply', '-f', '-'], manifest)).code).toBe(0);
+  expect((await k('rollout', 'status', 'deployment/frozen', '--timeout=30s')).code).toBe(0);
+  const [v1] = await replicaSets('app=frozen');
+  expect((await kubectl(kapi.url, ['apply', '-f', '-'], policy)).code).toBe(0);
+  try {
+    await eventually('the policy in force', async () =>
+      (await k('patch', 'rs', v1.metadata.name, '-p', '{"spec":{"replicas":1}}', '--dry-run=server')).code !== 0 ? true : undefined,
+    );
+    await k('set', 'image', 'deployment/frozen', 'app=app:2');
+    // kube's reconcileOldReplicaSets swallows the refused scale-down: the status is synced all the same.
+    const d = await eventually('the surge pod counted as updated and available', async () => {
+      const d = await json('get', 'deployment', 'frozen');
+      return d.status.updatedReplicas === 1 && d.status.availableReplicas === 3 ? d : undefined;
+    });
+    expect(d.status).toMatchObject({ replicas: 3, readyReplicas: 3, observedGeneration: 2 });
+    expect((await json('get', 'rs', v1.metadata.name)).spec.replicas).toBe(2);
+  } finally {
+    await k('delete', 'validatingadmissionpolicybinding,validatingadmissionpolicy', 'frozen-sets');
+    await k('delete', 'deployment', 'frozen');
+  }
+});

@@ -446,7 +446,11 @@ export class DeploymentController extends QueueController {
     return (await this.scaleAndRecord(newRs, newReplicaSetReplicas(d, all, newRs), d)).scaled;
   }
 
-  /** reconcileOldReplicaSets: unhealthy old replicas go first, then old ones while enough stay available. */
+  /**
+   * reconcileOldReplicaSets: unhealthy old replicas go first, then old ones while enough stay
+   * available. A scale-down that fails (refused, or an invalid request) scales nothing more and is
+   * swallowed, as kube's is: the rollout status is still synced.
+   */
   private async reconcileOldReplicaSets(d: Deployment, oldSets: ReplicaSet[], newRs: ReplicaSet): Promise<boolean> {
     if (specReplicas(oldSets) === 0) return false;
     const allPods = specReplicas([...oldSets, newRs]);
@@ -454,27 +458,32 @@ export class DeploymentController extends QueueController {
     const newUnavailable = rsReplicas(newRs) - (newRs.status?.availableReplicas ?? 0);
     const maxScaledDown = allPods - minAvailable - newUnavailable;
     if (maxScaledDown <= 0) return false;
-    const cleanup = await this.cleanupUnhealthyReplicas(d, oldSets, maxScaledDown);
-    // As kube's reconcileOldReplicaSets, a cleanup that went wrong scales nothing more this sync.
-    if (!cleanup) return false;
-    const scaledDown = await this.scaleDownOldForRollingUpdate(d, [...cleanup.sets, newRs], cleanup.sets);
-    return cleanup.scaledDown + scaledDown > 0;
+    try {
+      const { sets, scaledDown: cleaned } = await this.cleanupUnhealthyReplicas(d, oldSets, maxScaledDown);
+      const scaledDown = await this.scaleDownOldForRollingUpdate(d, [...sets, newRs], sets);
+      return cleaned + scaledDown > 0;
+    } catch {
+      return false;
+    }
   }
 
   /**
-   * cleanupUnhealthyReplicas; null, as kube's "invalid request to scale down" error, when an old
-   * ReplicaSet reports more available pods than it asks for (a status not yet caught up with a
-   * scale-down): "cleaning" it would scale it back up.
+   * cleanupUnhealthyReplicas. An old ReplicaSet reporting more available pods than it asks for (a
+   * status not yet caught up with a scale-down) is kube's invalid request to scale down: "cleaning"
+   * it would scale it back up.
    */
-  private async cleanupUnhealthyReplicas(d: Deployment, oldSets: ReplicaSet[], maxCleanup: number): Promise<{ sets: ReplicaSet[]; scaledDown: number } | null> {
+  private async cleanupUnhealthyReplicas(d: Deployment, oldSets: ReplicaSet[], maxCleanup: number): Promise<{ sets: ReplicaSet[]; scaledDown: number }> {
     const sets = [...oldSets].sort(byCreation);
     let total = 0;
     for (let i = 0; i < sets.length && total < maxCleanup; i++) {
       const rs = sets[i];
       const unhealthy = rsReplicas(rs) - (rs.status?.availableReplicas ?? 0);
       if (rsReplicas(rs) === 0 || unhealthy === 0) continue;
-      if (unhealthy < 0) return null;
       const count = Math.min(maxCleanup - total, unhealthy);
+      if (count < 0) {
+        const name = `${rs.metadata.namespace}/${rs.metadata.name}`;
+        throw new Error(`when cleaning up unhealthy replicas, got invalid request to scale down ${name} ${rsReplicas(rs)} -> ${rsReplicas(rs) - count}`);
+      }
       sets[i] = (await this.scaleAndRecord(rs, rsReplicas(rs) - count, d)).rs;
       total += count;
     }
