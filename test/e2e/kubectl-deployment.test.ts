@@ -501,3 +501,44 @@ spec:
     await k('delete', 'deployment', 'frozen');
   }
 });
+
+test('a Deployment adopting a replica set of its own template takes it as its new one: revision 1, no replica set created', async () => {
+  const rs = `apiVersion: apps/v1
+kind: ReplicaSet
+metadata: {name: found-old, labels: {app: found}}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: found}}
+  template:
+    metadata: {labels: {app: found}}
+    spec: {containers: [{name: app, image: "app:1"}]}
+`;
+  expect((await kubectl(kapi.url, ['create', '-f', '-'], rs)).code).toBe(0);
+  await eventually('the replica set synced', async () => ((await json('get', 'rs', 'found-old')).status?.observedGeneration === 1 ? true : undefined));
+  const manifest = `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: found}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: found}}
+  template:
+    metadata: {labels: {app: found}}
+    spec: {containers: [{name: app, image: "app:1"}]}
+`;
+  expect((await kubectl(kapi.url, ['create', '-f', '-'], manifest)).code).toBe(0);
+  expect((await k('rollout', 'status', 'deployment/found', '--timeout=30s')).code).toBe(0);
+  const sets = await replicaSets('app=found');
+  expect(sets.map((s) => s.metadata.name)).toEqual(['found-old']);
+  // getNewReplicaSet gives it the revision; never scaled, it gets no replica annotations.
+  expect(sets[0].metadata.annotations).toEqual({ 'deployment.kubernetes.io/revision': '1' });
+  expect(sets[0].metadata.ownerReferences).toEqual([expect.objectContaining({ kind: 'Deployment', name: 'found', controller: true })]);
+  const d = await json('get', 'deployment', 'found');
+  expect(d.metadata.annotations['deployment.kubernetes.io/revision']).toBe('1');
+  expect(d.status.conditions.find((c: { type: string }) => c.type === 'Progressing')).toMatchObject({
+    status: 'True',
+    reason: 'NewReplicaSetAvailable',
+    message: 'ReplicaSet "found-old" has successfully progressed.',
+  });
+  expect(await events('found')).toEqual([]);
+  await k('delete', 'deployment', 'found');
+});
