@@ -542,3 +542,15 @@ spec:
   expect(await events('found')).toEqual([]);
   await k('delete', 'deployment', 'found');
 });
+
+test('a revision annotation that is no integer counts for nothing when the next revision is numbered', async () => {
+  expect((await k('create', 'deployment', 'revs', '--image=app:1', '--replicas=1')).code).toBe(0);
+  expect((await k('rollout', 'status', 'deployment/revs', '--timeout=30s')).code).toBe(0);
+  const [first] = await replicaSets('app=revs');
+  // strconv.ParseInt refuses "1e1": kube's MaxRevision skips the replica set.
+  await k('annotate', 'rs', first.metadata.name, 'deployment.kubernetes.io/revision=1e1', '--overwrite');
+  await k('set', 'image', 'deployment/revs', 'app=app:2');
+  const second = await eventually('a second replica set', async () => (await replicaSets('app=revs')).find((rs) => rs.metadata.name !== first.metadata.name));
+  expect(second.metadata.annotations!['deployment.kubernetes.io/revision']).toBe('1');
+  await k('delete', 'deployment', 'revs');
+});

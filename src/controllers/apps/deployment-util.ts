@@ -75,11 +75,13 @@ export function maxUnavailable(d: Deployment): number {
   return Math.min(fenceposts(d).unavailable, desiredReplicas(d));
 }
 
-/** Revision: the revision annotation as a number, 0 when absent or not a number. */
+/** A revision as strconv.ParseInt reads it (base 10, an optional sign, digits only); undefined when it cannot. */
+const parseRevision = (text: string): number | undefined => (/^[+-]?\d+$/.test(text) ? Number(text) : undefined);
+
+/** Revision: the revision annotation as a number, 0 when absent or not an integer (MaxRevision then skips it). */
 export function revisionOf(obj: { metadata: { annotations?: Record<string, string> } }): number {
   const text = obj.metadata.annotations?.[REVISION_ANNOTATION];
-  const n = text === undefined ? NaN : Number(text);
-  return Number.isInteger(n) ? n : 0;
+  return (text === undefined ? undefined : parseRevision(text)) ?? 0;
 }
 
 export const maxRevision = (sets: ReplicaSet[]): number => sets.reduce((max, rs) => Math.max(max, revisionOf(rs)), 0);
@@ -196,8 +198,8 @@ export function setNewReplicaSetAnnotations(d: Deployment, rs: ReplicaSet, newRe
   let changed = copyAnnotations(d, rs);
   const annotations = (rs.metadata.annotations ??= {});
   const oldText = annotations[REVISION_ANNOTATION];
-  const oldRevision = oldText === undefined || oldText === '' ? 0 : Number(oldText);
-  if (!Number.isInteger(oldRevision)) return false;
+  const oldRevision = oldText === undefined || oldText === '' ? 0 : parseRevision(oldText);
+  if (oldRevision === undefined) return false;
   if (oldRevision < newRevision) {
     annotations[REVISION_ANNOTATION] = String(newRevision);
     changed = true;
