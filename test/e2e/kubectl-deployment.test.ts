@@ -282,3 +282,275 @@ spec:
     return left.length === 0 ? true : undefined;
   });
 });
+
+test('an old replica set that cannot lose its pods is never scaled back up: more available than asked is no unhealthy replica', async () => {
+  // Pods labelled pinned=true cannot be deleted, so the old replica set keeps more available pods
+  // than its spec asks for (as it does until its controller catches up after a scale-down).
+  const policy = `apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: pinned-pods}
+spec:
+  matchConstraints:
+    resourceRules: [{apiGroups: [""], apiVersions: ["v1"], operations: ["DELETE"], resources: ["pods"]}]
+  validations: [{expression: "oldObject.metadata.?labels[?'pinned'].orValue('') != 'true'", message: "pinned"}]
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata: {name: pinned-pods}
+spec: {policyName: pinned-pods, validationActions: [Deny]}
+`;
+  const manifest = `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: pinned}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: pinned}}
+  strategy: {type: RollingUpdate, rollingUpdate: {maxSurge: 1, maxUnavailable: 0}}
+  template:
+    metadata: {labels: {app: pinned, pinned: "true"}}
+    spec: {containers: [{name: app, image: "app:1"}]}
+`;
+  expect((await kubectl(kapi.url, ['apply', '-f', '-'], manifest)).code).toBe(0);
+  expect((await k('rollout', 'status', 'deployment/pinned', '--timeout=30s')).code).toBe(0);
+  const [v1] = await replicaSets('app=pinned');
+  expect((await kubectl(kapi.url, ['apply', '-f', '-'], policy)).code).toBe(0);
+  try {
+    // Wait until the policy is in force: a pinned pod cannot be deleted.
+    const probe = (await json('get', 'pods', '-l', 'app=pinned')).items[0].metadata.name;
+    await eventually('the policy in force', async () => ((await k('delete', 'pod', probe, '--dry-run=server')).code !== 0 ? true : undefined));
+
+    await k('set', 'image', 'deployment/pinned', 'app=app:2');
+    const v2 = await eventually('the new replica set at 2 available', async () => {
+      const rs = (await replicaSets('app=pinned')).find((s) => s.metadata.name !== v1.metadata.name);
+      return rs?.spec.replicas === 2 && rs.status?.availableReplicas === 2 ? rs : undefined;
+    });
+    // kube's cleanupUnhealthyReplicas refuses a scale "down" that would grow the old replica set.
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    const old = await json('get', 'rs', v1.metadata.name);
+    expect(old.spec.replicas).toBe(1);
+    expect(old.status).toMatchObject({ replicas: 2, availableReplicas: 2 });
+    // The refused deletion, as kube's RealPodControl.DeletePod wraps it, on the replica set and its deployment.
+    const failure = old.status.conditions.find((c: { type: string }) => c.type === 'ReplicaFailure');
+    expect(failure).toMatchObject({ status: 'True', reason: 'FailedDelete' });
+    expect(failure.message).toMatch(/^unable to delete pods: pods "pinned-\w+-\w+" is forbidden: .*pinned$/);
+    const conditions = (await json('get', 'deployment', 'pinned')).status.conditions;
+    expect(conditions.find((c: { type: string }) => c.type === 'ReplicaFailure')).toMatchObject({ reason: 'FailedDelete', message: failure.message });
+    expect((await events('pinned')).sort()).toEqual(
+      [
+        `ScalingReplicaSet: Scaled up replica set ${v1.metadata.name} from 0 to 2`,
+        `ScalingReplicaSet: Scaled up replica set ${v2!.metadata.name} from 0 to 1`,
+        `ScalingReplicaSet: Scaled down replica set ${v1.metadata.name} from 2 to 1`,
+        `ScalingReplicaSet: Scaled up replica set ${v2!.metadata.name} from 1 to 2`,
+      ].sort(),
+    );
+  } finally {
+    await k('delete', 'validatingadmissionpolicybinding,validatingadmissionpolicy', 'pinned-pods');
+    await k('delete', 'deployment', 'pinned');
+  }
+});
+
+test('a paused Deployment that adopts replica sets without its annotations, before it ever counted replicas, shrinks the largest', async () => {
+  const rs = (name: string, image: string, replicas: number) => `apiVersion: apps/v1
+kind: ReplicaSet
+metadata: {name: ${name}, labels: {app: adopted}}
+spec:
+  replicas: ${replicas}
+  selector: {matchLabels: {app: adopted}}
+  template:
+    metadata: {labels: {app: adopted, manual: "true"}}
+    spec: {containers: [{name: app, image: "${image}"}]}
+`;
+  expect((await kubectl(kapi.url, ['apply', '-f', '-'], [rs('adopted-a', 'app:a', 4), rs('adopted-b', 'app:b', 2)].join('---\n'))).code).toBe(0);
+  await eventually('both replica sets synced', async () => {
+    const sets = (await json('get', 'rs', '-l', 'app=adopted')).items as { status?: { observedGeneration?: number } }[];
+    return sets.length === 2 && sets.every((s) => s.status?.observedGeneration === 1) ? true : undefined;
+  });
+  const manifest = `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: adopted}
+spec:
+  paused: true
+  replicas: 2
+  selector: {matchLabels: {app: adopted}}
+  strategy: {type: RollingUpdate, rollingUpdate: {maxSurge: 0, maxUnavailable: 1}}
+  template:
+    metadata: {labels: {app: adopted, manual: "true"}}
+    spec: {containers: [{name: app, image: "app:c"}]}
+`;
+  expect((await kubectl(kapi.url, ['apply', '-f', '-'], manifest)).code).toBe(0);
+  // No max-replicas annotation and a status of 0 replicas: kube's getReplicaSetFraction gives no
+  // share to either, and the whole change (2 - 6) goes to the largest, adopted-a.
+  const sizes = await eventually('both adopted and resized', async () => {
+    const sets = (await json('get', 'rs', '-l', 'app=adopted')).items as Rs[];
+    const resized = sets.every(
+      (s) => s.metadata.ownerReferences?.[0]?.name === 'adopted' && s.metadata.annotations?.['deployment.kubernetes.io/desired-replicas'] === '2',
+    );
+    return resized ? Object.fromEntries(sets.map((s) => [s.metadata.name, s.spec.replicas])) : undefined;
+  });
+  expect(sizes).toEqual({ 'adopted-a': 0, 'adopted-b': 2 });
+  await k('delete', 'deployment', 'adopted');
+});
+
+test('a name taken by a replica set of another template is a hash collision: collisionCount 1 and a replica set of another name', async () => {
+  expect((await k('create', 'deployment', 'coll', '--image=app:1', '--replicas=1')).code).toBe(0);
+  const [taken] = await eventually('the first replica set', async () => {
+    const sets = await replicaSets('app=coll');
+    return sets.length === 1 ? sets : undefined;
+  });
+  // Orphan it, move it out of the selector and change its template: its name stays taken.
+  expect((await k('delete', 'deployment', 'coll', '--cascade=orphan')).code).toBe(0);
+  await eventually('orphaned', async () => ((await json('get', 'rs', taken.metadata.name)).metadata.ownerReferences ? undefined : true));
+  await k('label', 'rs', taken.metadata.name, 'app=taken', '--overwrite');
+  await k('set', 'image', 'rs', taken.metadata.name, 'app=app:other');
+  expect((await k('create', 'deployment', 'coll', '--image=app:1', '--replicas=1')).code).toBe(0);
+  const d = await eventually('collisionCount 1', async () => {
+    const d = await json('get', 'deployment', 'coll');
+    return d.status?.collisionCount === 1 ? d : undefined;
+  });
+  expect(d.status.collisionCount).toBe(1);
+  const [fresh] = await eventually('a replica set of another name', async () => {
+    const sets = await replicaSets('app=coll');
+    return sets.length === 1 ? sets : undefined;
+  });
+  expect(fresh.metadata.name).not.toBe(taken.metadata.name);
+  expect(fresh.metadata.name).toBe(`coll-${fresh.metadata.labels!['pod-template-hash']}`);
+  expect((await k('rollout', 'status', 'deployment/coll', '--timeout=30s')).code).toBe(0);
+  await k('delete', 'deployment', 'coll');
+  await k('delete', 'rs', taken.metadata.name);
+});
+
+test('a replica set orphaned by its deployment is adopted at once by another deployment whose selector matches it', async () => {
+  const deployment = (name: string, selector: string, tier: string) => `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: ${name}}
+spec:
+  replicas: 1
+  selector: {matchLabels: {${selector}}}
+  template:
+    metadata: {labels: {app: shared, tier: ${tier}}}
+    spec: {containers: [{name: app, image: "app:${tier}"}]}
+`;
+  const manifests = [deployment('share-a', 'app: shared, tier: a', 'a'), deployment('share-b', 'app: shared', 'b')];
+  expect((await kubectl(kapi.url, ['apply', '-f', '-'], manifests.join('---\n'))).code).toBe(0);
+  expect((await k('rollout', 'status', 'deployment/share-a', '--timeout=30s')).code).toBe(0);
+  expect((await k('rollout', 'status', 'deployment/share-b', '--timeout=30s')).code).toBe(0);
+  const [a] = await replicaSets('tier=a');
+  expect(a.metadata.ownerReferences).toEqual([expect.objectContaining({ name: 'share-a' })]);
+  // share-b is at rest: only the orphaning of share-a's replica set can make it look again.
+  expect((await k('delete', 'deployment', 'share-a', '--cascade=orphan')).code).toBe(0);
+  // kube's updateReplicaSet: a controller reference gone is a change that makes matching deployments look.
+  const adopted = await eventually(
+    'adopted by share-b and scaled to 0',
+    async () => {
+      const rs = await json('get', 'rs', a.metadata.name);
+      return rs.metadata.ownerReferences?.[0]?.name === 'share-b' && rs.spec.replicas === 0 ? rs : undefined;
+    },
+    10_000,
+  );
+  expect(adopted.metadata.ownerReferences).toEqual([expect.objectContaining({ kind: 'Deployment', name: 'share-b', controller: true })]);
+  await k('delete', 'deployment', 'share-b');
+});
+
+test('an old replica set that cannot be scaled down leaves the rollout stuck, with its status still counted', async () => {
+  // Updates that shrink a frozen=true replica set of image app:1 are refused.
+  const policy = `apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: frozen-sets}
+spec:
+  matchConstraints:
+    resourceRules: [{apiGroups: ["apps"], apiVersions: ["v1"], operations: ["UPDATE"], resources: ["replicasets"]}]
+  matchConditions: [{name: frozen, expression: "oldObject.metadata.?labels[?'frozen'].orValue('') == 'true'"}]
+  validations:
+  - expression: "oldObject.spec.template.spec.containers[0].image != 'app:1' || object.spec.replicas >= oldObject.spec.replicas"
+    message: frozen
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata: {name: frozen-sets}
+spec: {policyName: frozen-sets, validationActions: [Deny]}
+`;
+  const manifest = `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: frozen}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: frozen}}
+  strategy: {type: RollingUpdate, rollingUpdate: {maxSurge: 1, maxUnavailable: 0}}
+  template:
+    metadata: {labels: {app: frozen, frozen: "true"}}
+    spec: {containers: [{name: app, image: "app:1"}]}
+`;
+  expect((await kubectl(kapi.url, ['apply', '-f', '-'], manifest)).code).toBe(0);
+  expect((await k('rollout', 'status', 'deployment/frozen', '--timeout=30s')).code).toBe(0);
+  const [v1] = await replicaSets('app=frozen');
+  expect((await kubectl(kapi.url, ['apply', '-f', '-'], policy)).code).toBe(0);
+  try {
+    await eventually('the policy in force', async () =>
+      (await k('patch', 'rs', v1.metadata.name, '-p', '{"spec":{"replicas":1}}', '--dry-run=server')).code !== 0 ? true : undefined,
+    );
+    await k('set', 'image', 'deployment/frozen', 'app=app:2');
+    // kube's reconcileOldReplicaSets swallows the refused scale-down: the status is synced all the same.
+    const d = await eventually('the surge pod counted as updated and available', async () => {
+      const d = await json('get', 'deployment', 'frozen');
+      return d.status.updatedReplicas === 1 && d.status.availableReplicas === 3 ? d : undefined;
+    });
+    expect(d.status).toMatchObject({ replicas: 3, readyReplicas: 3, observedGeneration: 2 });
+    expect((await json('get', 'rs', v1.metadata.name)).spec.replicas).toBe(2);
+  } finally {
+    await k('delete', 'validatingadmissionpolicybinding,validatingadmissionpolicy', 'frozen-sets');
+    await k('delete', 'deployment', 'frozen');
+  }
+});
+
+test('a Deployment adopting a replica set of its own template takes it as its new one: revision 1, no replica set created', async () => {
+  const rs = `apiVersion: apps/v1
+kind: ReplicaSet
+metadata: {name: found-old, labels: {app: found}}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: found}}
+  template:
+    metadata: {labels: {app: found}}
+    spec: {containers: [{name: app, image: "app:1"}]}
+`;
+  expect((await kubectl(kapi.url, ['create', '-f', '-'], rs)).code).toBe(0);
+  await eventually('the replica set synced', async () => ((await json('get', 'rs', 'found-old')).status?.observedGeneration === 1 ? true : undefined));
+  const manifest = `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: found}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: found}}
+  template:
+    metadata: {labels: {app: found}}
+    spec: {containers: [{name: app, image: "app:1"}]}
+`;
+  expect((await kubectl(kapi.url, ['create', '-f', '-'], manifest)).code).toBe(0);
+  expect((await k('rollout', 'status', 'deployment/found', '--timeout=30s')).code).toBe(0);
+  const sets = await replicaSets('app=found');
+  expect(sets.map((s) => s.metadata.name)).toEqual(['found-old']);
+  // getNewReplicaSet gives it the revision; never scaled, it gets no replica annotations.
+  expect(sets[0].metadata.annotations).toEqual({ 'deployment.kubernetes.io/revision': '1' });
+  expect(sets[0].metadata.ownerReferences).toEqual([expect.objectContaining({ kind: 'Deployment', name: 'found', controller: true })]);
+  const d = await json('get', 'deployment', 'found');
+  expect(d.metadata.annotations['deployment.kubernetes.io/revision']).toBe('1');
+  expect(d.status.conditions.find((c: { type: string }) => c.type === 'Progressing')).toMatchObject({
+    status: 'True',
+    reason: 'NewReplicaSetAvailable',
+    message: 'ReplicaSet "found-old" has successfully progressed.',
+  });
+  expect(await events('found')).toEqual([]);
+  await k('delete', 'deployment', 'found');
+});
+
+test('a revision annotation that is no integer counts for nothing when the next revision is numbered', async () => {
+  expect((await k('create', 'deployment', 'revs', '--image=app:1', '--replicas=1')).code).toBe(0);
+  expect((await k('rollout', 'status', 'deployment/revs', '--timeout=30s')).code).toBe(0);
+  const [first] = await replicaSets('app=revs');
+  // strconv.ParseInt refuses "1e1": kube's MaxRevision skips the replica set.
+  await k('annotate', 'rs', first.metadata.name, 'deployment.kubernetes.io/revision=1e1', '--overwrite');
+  await k('set', 'image', 'deployment/revs', 'app=app:2');
+  const second = await eventually('a second replica set', async () => (await replicaSets('app=revs')).find((rs) => rs.metadata.name !== first.metadata.name));
+  expect(second.metadata.annotations!['deployment.kubernetes.io/revision']).toBe('1');
+  await k('delete', 'deployment', 'revs');
+});

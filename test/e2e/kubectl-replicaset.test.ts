@@ -193,3 +193,53 @@ test('a quota refusing pods gives the ReplicaFailure condition on the replica se
   );
   expect(warnings[0]).toBe(`Error creating: ${failure.message}`);
 });
+
+test('a replica set with no controller ranks no pod as doubled up on its node: the most recently ready goes first', async () => {
+  // r1 and r2 share node n1 and have been ready for an hour; r3, alone on n2, has just become ready.
+  const placed = (name: string, node: string) => `apiVersion: v1
+kind: Pod
+metadata: {name: ${name}, labels: {app: ranked}}
+spec: {nodeName: ${node}, containers: [{name: app, image: app}]}
+`;
+  expect((await apply([placed('r1', 'n1'), placed('r2', 'n1'), placed('r3', 'n2')].join('---\n'))).code).toBe(0);
+  const readySince = async (name: string, ms: number) => {
+    const at = new Date(ms).toISOString().replace(/\.\d+Z$/, 'Z');
+    const condition = (type: string) => ({ type, status: 'True', lastTransitionTime: at });
+    const res = await fetch(`${kapi.url}/api/v1/namespaces/default/pods/${name}/status`, {
+      method: 'PATCH',
+      headers: { 'Content-Type': 'application/merge-patch+json' },
+      body: JSON.stringify({ status: { phase: 'Running', conditions: ['Ready', 'ContainersReady'].map(condition) } }),
+    });
+    expect(res.status).toBe(200);
+  };
+  await readySince('r1', Date.now() - 3_600_000);
+  await readySince('r2', Date.now() - 3_600_000);
+  await readySince('r3', Date.now());
+  const rs = `apiVersion: apps/v1
+kind: ReplicaSet
+metadata: {name: ranked}
+spec:
+  replicas: 3
+  selector: {matchLabels: {app: ranked}}
+  template:
+    metadata: {labels: {app: ranked}}
+    spec: {containers: [{name: app, image: app}]}
+`;
+  expect((await apply(rs)).code).toBe(0);
+  await eventually('3 adopted, ready', async () => {
+    const s = (await json('get', 'rs', 'ranked')).status;
+    return s.replicas === 3 && s.readyReplicas === 3 ? true : undefined;
+  });
+  // kube's getReplicaSetsWithSameController finds no siblings for a set without a controller, so
+  // every pod's rank is 0 and the ready times decide.
+  await k('scale', 'rs/ranked', '--replicas=2');
+  // The deleted pod is bound to a node: it stays, terminating, with no kubelet to finish it.
+  const left = await eventually('2 pods left', async () => {
+    const all = (await json('get', 'pods', '-l', 'app=ranked')).items as { metadata: { name: string; deletionTimestamp?: string } }[];
+    const left = all.filter((p) => !p.metadata.deletionTimestamp).map((p) => p.metadata.name);
+    return left.length === 2 ? left.sort() : undefined;
+  });
+  await k('delete', 'rs', 'ranked', '--wait=false');
+  await k('delete', 'pods', '-l', 'app=ranked', '--grace-period=0', '--force', '--wait=false');
+  expect(left).toEqual(['r1', 'r2']);
+});

@@ -146,14 +146,16 @@ export class DeploymentController extends QueueController {
   /** addReplicaSet / updateReplicaSet: its Deployment, or for an orphan every Deployment that may adopt it. */
   private replicaSetChanged(old: KubeObject | undefined, rs: KubeObject): void {
     if (old && old.metadata.resourceVersion === rs.metadata.resourceVersion) return;
-    const oldOwner = old && this.ownerOf(old);
-    if (oldOwner && controllerRefOf(old)?.uid !== controllerRefOf(rs)?.uid) this.queue.add(objectKey(oldOwner));
+    const refChanged = !!old && !jsonEqual(controllerRefOf(old) ?? null, controllerRefOf(rs) ?? null);
+    const oldOwner = refChanged && this.ownerOf(old);
+    if (oldOwner) this.queue.add(objectKey(oldOwner));
     if (controllerRefOf(rs)) {
       const owner = this.ownerOf(rs);
       if (owner) this.queue.add(objectKey(owner));
       return;
     }
-    if (old && jsonEqual(old.metadata.labels ?? {}, rs.metadata.labels ?? {})) return;
+    // An orphan: released (its controller reference gone) or relabelled, it may be adopted now.
+    if (old && !refChanged && jsonEqual(old.metadata.labels ?? {}, rs.metadata.labels ?? {})) return;
     for (const d of this.deployments.list() as Deployment[]) {
       if (d.metadata.namespace === rs.metadata.namespace && !isEmptySelector(d) && selectorMatcher(d.spec?.selector)(rs.metadata.labels)) {
         this.queue.add(objectKey(d));
@@ -444,7 +446,11 @@ export class DeploymentController extends QueueController {
     return (await this.scaleAndRecord(newRs, newReplicaSetReplicas(d, all, newRs), d)).scaled;
   }
 
-  /** reconcileOldReplicaSets: unhealthy old replicas go first, then old ones while enough stay available. */
+  /**
+   * reconcileOldReplicaSets: unhealthy old replicas go first, then old ones while enough stay
+   * available. A scale-down that fails (refused, or an invalid request) scales nothing more and is
+   * swallowed, as kube's is: the rollout status is still synced.
+   */
   private async reconcileOldReplicaSets(d: Deployment, oldSets: ReplicaSet[], newRs: ReplicaSet): Promise<boolean> {
     if (specReplicas(oldSets) === 0) return false;
     const allPods = specReplicas([...oldSets, newRs]);
@@ -452,11 +458,20 @@ export class DeploymentController extends QueueController {
     const newUnavailable = rsReplicas(newRs) - (newRs.status?.availableReplicas ?? 0);
     const maxScaledDown = allPods - minAvailable - newUnavailable;
     if (maxScaledDown <= 0) return false;
-    const { sets, scaledDown: cleaned } = await this.cleanupUnhealthyReplicas(d, oldSets, maxScaledDown);
-    const scaledDown = await this.scaleDownOldForRollingUpdate(d, [...sets, newRs], sets);
-    return cleaned + scaledDown > 0;
+    try {
+      const { sets, scaledDown: cleaned } = await this.cleanupUnhealthyReplicas(d, oldSets, maxScaledDown);
+      const scaledDown = await this.scaleDownOldForRollingUpdate(d, [...sets, newRs], sets);
+      return cleaned + scaledDown > 0;
+    } catch {
+      return false;
+    }
   }
 
+  /**
+   * cleanupUnhealthyReplicas. An old ReplicaSet reporting more available pods than it asks for (a
+   * status not yet caught up with a scale-down) is kube's invalid request to scale down: "cleaning"
+   * it would scale it back up.
+   */
   private async cleanupUnhealthyReplicas(d: Deployment, oldSets: ReplicaSet[], maxCleanup: number): Promise<{ sets: ReplicaSet[]; scaledDown: number }> {
     const sets = [...oldSets].sort(byCreation);
     let total = 0;
@@ -465,6 +480,10 @@ export class DeploymentController extends QueueController {
       const unhealthy = rsReplicas(rs) - (rs.status?.availableReplicas ?? 0);
       if (rsReplicas(rs) === 0 || unhealthy === 0) continue;
       const count = Math.min(maxCleanup - total, unhealthy);
+      if (count < 0) {
+        const name = `${rs.metadata.namespace}/${rs.metadata.name}`;
+        throw new Error(`when cleaning up unhealthy replicas, got invalid request to scale down ${name} ${rsReplicas(rs)} -> ${rsReplicas(rs) - count}`);
+      }
       sets[i] = (await this.scaleAndRecord(rs, rsReplicas(rs) - count, d)).rs;
       total += count;
     }

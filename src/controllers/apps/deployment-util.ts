@@ -75,11 +75,13 @@ export function maxUnavailable(d: Deployment): number {
   return Math.min(fenceposts(d).unavailable, desiredReplicas(d));
 }
 
-/** Revision: the revision annotation as a number, 0 when absent or not a number. */
+/** A revision as strconv.ParseInt reads it (base 10, an optional sign, digits only); undefined when it cannot. */
+const parseRevision = (text: string): number | undefined => (/^[+-]?\d+$/.test(text) ? Number(text) : undefined);
+
+/** Revision: the revision annotation as a number, 0 when absent or not an integer (MaxRevision then skips it). */
 export function revisionOf(obj: { metadata: { annotations?: Record<string, string> } }): number {
   const text = obj.metadata.annotations?.[REVISION_ANNOTATION];
-  const n = text === undefined ? NaN : Number(text);
-  return Number.isInteger(n) ? n : 0;
+  return (text === undefined ? undefined : parseRevision(text)) ?? 0;
 }
 
 export const maxRevision = (sets: ReplicaSet[]): number => sets.reduce((max, rs) => Math.max(max, revisionOf(rs)), 0);
@@ -145,11 +147,14 @@ export function findActiveOrLatest(newRs: ReplicaSet | undefined, oldSets: Repli
   return active.length === 1 ? active[0] : undefined;
 }
 
-const intAnnotation = (rs: ReplicaSet, key: string): number | undefined => {
+/** A replica annotation read as kube's getNonNegativeInt32FromAnnotation: a signless decimal within int32, else none. */
+const replicasAnnotation = (rs: ReplicaSet, key: string): number | undefined => {
   const text = rs.metadata.annotations?.[key];
-  return text !== undefined && /^-?\d+$/.test(text) ? Number(text) : undefined;
+  if (text === undefined || !/^\d+$/.test(text)) return undefined;
+  const value = Number(text);
+  return value <= MAX_INT32 ? value : undefined;
 };
-export const desiredReplicasAnnotation = (rs: ReplicaSet): number | undefined => intAnnotation(rs, DESIRED_REPLICAS_ANNOTATION);
+export const desiredReplicasAnnotation = (rs: ReplicaSet): number | undefined => replicasAnnotation(rs, DESIRED_REPLICAS_ANNOTATION);
 
 /** IsSaturated: the new ReplicaSet has all of the Deployment's replicas, available. */
 export function isSaturated(d: Deployment, rs: ReplicaSet | undefined): boolean {
@@ -193,8 +198,8 @@ export function setNewReplicaSetAnnotations(d: Deployment, rs: ReplicaSet, newRe
   let changed = copyAnnotations(d, rs);
   const annotations = (rs.metadata.annotations ??= {});
   const oldText = annotations[REVISION_ANNOTATION];
-  const oldRevision = oldText === undefined || oldText === '' ? 0 : Number(oldText);
-  if (!Number.isInteger(oldRevision)) return false;
+  const oldRevision = oldText === undefined || oldText === '' ? 0 : parseRevision(oldText);
+  if (oldRevision === undefined) return false;
   if (oldRevision < newRevision) {
     annotations[REVISION_ANNOTATION] = String(newRevision);
     changed = true;
@@ -241,15 +246,21 @@ const roundHalfAway = (x: number): number => Math.sign(x) * Math.round(Math.abs(
 export function replicaSetProportion(rs: ReplicaSet, d: Deployment, toAdd: number, added: number): number {
   if (rsReplicas(rs) === 0 || toAdd === 0 || toAdd === added) return 0;
   const allowed = toAdd - added;
-  let fraction: number;
-  if (desiredReplicas(d) === 0) {
-    fraction = -rsReplicas(rs);
-  } else {
-    const deploymentReplicas = desiredReplicas(d) + maxSurge(d);
-    const annotated = intAnnotation(rs, MAX_REPLICAS_ANNOTATION) ?? d.status?.replicas ?? 0;
-    fraction = roundHalfAway((rsReplicas(rs) * deploymentReplicas) / annotated) - rsReplicas(rs);
-  }
+  const fraction = replicaSetFraction(rs, d);
   return toAdd > 0 ? Math.min(fraction, allowed) : Math.max(fraction, allowed);
+}
+
+/**
+ * getReplicaSetFraction: the ReplicaSet's size scaled by the Deployment's new maximum over the one
+ * it was sized for (its max-replicas annotation, else the Deployment's counted replicas). With
+ * neither, no share: the whole change then goes to the largest ReplicaSet, as kube 1.33+ does
+ * rather than divide by zero.
+ */
+function replicaSetFraction(rs: ReplicaSet, d: Deployment): number {
+  if (desiredReplicas(d) === 0) return -rsReplicas(rs);
+  const maxBeforeScale = replicasAnnotation(rs, MAX_REPLICAS_ANNOTATION) || d.status?.replicas || 0;
+  if (maxBeforeScale === 0) return 0;
+  return roundHalfAway((rsReplicas(rs) * (desiredReplicas(d) + maxSurge(d))) / maxBeforeScale) - rsReplicas(rs);
 }
 
 export function condition(status: DeploymentStatus | undefined, type: string): DeploymentCondition | undefined {

@@ -290,10 +290,15 @@ export class ReplicaSetController extends QueueController {
     }
   }
 
-  /** getIndirectlyRelatedPods: the pods of every set sharing this one's controller (a Deployment's ReplicaSets), or its own. */
+  /**
+   * getIndirectlyRelatedPods: the pods of every set sharing this one's controller (a Deployment's
+   * ReplicaSets). A set without a controller has none, not even its own (kube's
+   * getReplicaSetsWithSameController finds no set), so no pod of it ranks as doubled up on a node.
+   */
   private relatedPods(set: Replicated): Pod[] {
     const parent = controllerRefOf(set);
-    const siblings = parent ? this.sets.byIndex(CONTROLLER_UID_INDEX, parent.uid).filter((s) => s.metadata.namespace === set.metadata.namespace) : [set];
+    if (!parent) return [];
+    const siblings = this.sets.byIndex(CONTROLLER_UID_INDEX, parent.uid).filter((s) => s.metadata.namespace === set.metadata.namespace);
     return siblings.flatMap((sibling) => ownedBy<Pod>(this.pods, sibling, false));
   }
 

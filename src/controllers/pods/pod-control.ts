@@ -77,7 +77,8 @@ export class PodControl {
     } catch (err) {
       if (isStatusError(err) && err.code === 404) throw err;
       this.recorder.event(owner, 'Warning', 'FailedDelete', `Error deleting: ${messageOf(err)}`);
-      throw err;
+      // As kube's RealPodControl.DeletePod: the error a controller reports (a ReplicaSet's ReplicaFailure message) is wrapped.
+      throw new Error(`unable to delete pods: ${messageOf(err)}`, { cause: err });
     }
   }
 }
