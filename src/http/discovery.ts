@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { compareKubeVersions } from '../api/kube-version-order';
 import type { GroupVersionKind } from '../api/types';
 import { storageApiVersionOf, type ResourceDefinition, type Verb } from '../registry/resource-definition';
 import type { GroupVersionEntry, ResourceRegistry } from '../registry/resource-registry';
@@ -96,6 +97,12 @@ export function apiVersions(serverAddress: string): Record<string, unknown> {
   };
 }
 
+/**
+ * Each named group's versions, the preferred first. A CRD group's versions come from CRDs created in
+ * any order, so they are sorted as kube's DiscoveryController.sync sorts them
+ * (sortGroupDiscoveryByKubeAwareVersion, CRD versions sharing one priority in aggregated discovery);
+ * the built-in groups' registration order already agrees with it.
+ */
 function groupsOf(registry: ResourceRegistry): Map<string, GroupVersionEntry[]> {
   const groups = new Map<string, GroupVersionEntry[]>();
   for (const gv of registry.groupVersions()) {
@@ -104,6 +111,7 @@ function groupsOf(registry: ResourceRegistry): Map<string, GroupVersionEntry[]> 
     list.push(gv);
     groups.set(gv.group, list);
   }
+  for (const list of groups.values()) list.sort((a, b) => compareKubeVersions(a.version, b.version));
   return groups;
 }
 
