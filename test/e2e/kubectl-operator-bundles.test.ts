@@ -9,7 +9,9 @@ import { kubectl, serverProcessForFile } from '../harness/process';
  * client-side then server-side apply and their no-op re-applies, `get` of every kind (printer
  * columns of the custom ones), `explain`, custom objects valid and invalid, `delete -f`.
  * metallb.yaml: CRDs with a conversion webhook no one serves and a validating webhook configuration;
- * external-secrets.yaml: 25 CRDs, two too large for client-side apply, with CEL rules.
+ * external-secrets.yaml: 25 CRDs, two too large for client-side apply, with CEL rules;
+ * longhorn.yaml: many built-in kinds (PriorityClass, NetworkPolicy, DaemonSet) and CRDs with many
+ * printer columns, one of them named as a core resource (nodes.longhorn.io).
  */
 
 const kapi = serverProcessForFile();
@@ -203,4 +205,101 @@ spec: {length: 12, noUpper: false, allowRepeat: true}
   );
 
   await deleteAll(whole, ['secretstores.external-secrets.io', 'externalsecrets.external-secrets.io', 'passwords.generators.external-secrets.io']);
+}, 90_000);
+
+test("longhorn's deploy manifest: many kinds, printer columns of lists and maps, transition rules", async () => {
+  const file = applicableBundle(dir, 'longhorn.yaml');
+  await applyTwiceBothWays(file);
+  const kinds = new Set((await ok('get', '-f', file, '-o', 'jsonpath={range .items[*]}{.kind}{"\\n"}{end}')).trim().split('\n'));
+  expect(kinds).toEqual(
+    new Set([
+      'Namespace',
+      'PriorityClass',
+      'NetworkPolicy',
+      'ServiceAccount',
+      'ConfigMap',
+      'CustomResourceDefinition',
+      'ClusterRole',
+      'ClusterRoleBinding',
+      'Role',
+      'RoleBinding',
+      'Service',
+      'DaemonSet',
+      'Deployment',
+    ]),
+  );
+  expect(rows(await ok('get', 'priorityclass', 'longhorn-critical'))).toEqual([
+    ['NAME', 'VALUE', 'GLOBAL-DEFAULT', 'AGE', 'PREEMPTIONPOLICY'],
+    ['longhorn-critical', '1000000000', 'false', expect.any(String), 'PreemptLowerPriority'],
+  ]);
+  // "nodes" stays the core resource; the CRD's is reached by its group.
+  expect(await ok('get', 'nodes.longhorn.io', '-A')).toBe('');
+  expect((await k('get', 'nodes')).stderr).toBe('No resources found\n');
+
+  // The StorageClass longhorn-manager creates from its ConfigMap, the cluster's default.
+  const configMap = JSON.parse(await ok('get', 'configmap', 'longhorn-storageclass', '-n', 'longhorn-system', '-o', 'json')) as {
+    data: Record<string, string>;
+  };
+  expect((await kubectl(kapi.url, ['apply', '-f', '-'], configMap.data['storageclass.yaml'])).stdout).toBe('storageclass.storage.k8s.io/longhorn created\n');
+  expect(rows(await ok('get', 'storageclass', 'longhorn'))[1].slice(0, 5)).toEqual(['longhorn (default)', 'driver.longhorn.io', 'Delete', 'Immediate', 'true']);
+
+  const objects = `apiVersion: longhorn.io/v1beta2
+kind: RecurringJob
+metadata: {name: nightly, namespace: longhorn-system}
+spec: {cron: "0 0 * * *", task: snapshot, groups: [default, fast], retain: 3, concurrency: 2, labels: {tier: gold, app: db}}
+---
+apiVersion: longhorn.io/v1beta2
+kind: Setting
+metadata: {name: backup-target, namespace: longhorn-system}
+value: "s3://bucket@us-east-1/"
+---
+apiVersion: longhorn.io/v1beta2
+kind: Volume
+metadata: {name: vol, namespace: longhorn-system}
+spec: {size: "2147483648", numberOfReplicas: 3, dataEngine: v1, frontend: blockdev}
+`;
+  const objectsFile = path.join(dir, 'longhorn-objects.yaml');
+  writeFileSync(objectsFile, objects);
+  await ok('apply', '--server-side', '-f', objectsFile);
+  const created = await resourceVersions(k, objectsFile);
+  await ok('apply', '--server-side', '-f', objectsFile);
+  expect(await resourceVersions(k, objectsFile)).toEqual(created);
+  // A string column shows a list or a map as JSON (kube's CRD table convertor prints them with jsonpath), the schema's default filled in.
+  expect(rows(await ok('get', 'lhrj', '-n', 'longhorn-system'))).toEqual([
+    ['NAME', 'GROUPS', 'TASK', 'CRON', 'RETENTIONPOLICY', 'RETAINCOUNT', 'RETAINAGE', 'CONCURRENCY', 'AGE', 'LABELS'],
+    ['nightly', '["default","fast"]', 'snapshot', '0 0 * * *', 'count-based', '3', '2', expect.any(String), '{"app":"db","tier":"gold"}'],
+  ]);
+  expect(rows(await ok('get', 'settings.longhorn.io', '-n', 'longhorn-system'))).toEqual([
+    ['NAME', 'VALUE', 'APPLIED', 'AGE'],
+    ['backup-target', 's3://bucket@us-east-1/', expect.any(String)],
+  ]);
+  // A priority-1 column only in the wide output.
+  expect(rows(await ok('get', 'volumes.longhorn.io', '-n', 'longhorn-system'))[0]).not.toContain('SWITCHOVER');
+  expect(rows(await ok('get', 'volumes.longhorn.io', '-n', 'longhorn-system', '-o', 'wide'))[0]).toEqual([
+    'NAME',
+    'DATA ENGINE',
+    'STATE',
+    'ROBUSTNESS',
+    'SCHEDULED',
+    'SIZE',
+    'NODE',
+    'SWITCHOVER',
+    'AGE',
+  ]);
+  expect(await ok('explain', 'volumes.spec.accessMode')).toMatch(
+    /^GROUP:\s+longhorn\.io\nKIND:\s+Volume\nVERSION:\s+v1beta2\n\nFIELD: accessMode <string>\nENUM:\n    rwo\n    rwop\n    rwx\n/,
+  );
+
+  expect(
+    await refused(
+      'apiVersion: longhorn.io/v1beta2\nkind: RecurringJob\nmetadata: {name: bad, namespace: longhorn-system}\nspec: {cron: "* * * * *", task: backup, retainAge: "-1h", retentionPolicy: age-based}\n',
+    ),
+  ).toBe('The RecurringJob "bad" is invalid: spec.retainAge: Invalid value: "-1h": retainAge must be a positive duration');
+  // A transition rule (self == oldSelf) holds once the field has an old value.
+  await ok('patch', 'volume.longhorn.io', 'vol', '-n', 'longhorn-system', '--type=merge', '-p', '{"spec":{"backingImage":"one"}}');
+  const changed = await k('patch', 'volume.longhorn.io', 'vol', '-n', 'longhorn-system', '--type=merge', '-p', '{"spec":{"backingImage":"two"}}');
+  expect(changed.stderr.trim()).toBe('The Volume "vol" is invalid: spec.backingImage: Invalid value: "two": BackingImage is immutable');
+
+  await ok('delete', 'storageclass', 'longhorn');
+  await deleteAll(file, ['recurringjobs.longhorn.io', 'settings.longhorn.io', 'volumes.longhorn.io']);
 }, 90_000);
