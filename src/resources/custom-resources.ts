@@ -1,5 +1,6 @@
 import type { ObjectConverter } from '../registry/conversion';
 import type { WebhookConversion } from './crd-conversion-webhook';
+import { compareKubeVersions } from '../api/kube-version-order';
 import type { KubeObject } from '../api/types';
 import { customResourceColumns, type AdditionalPrinterColumn } from '../registry/custom-columns';
 import { defineResource, type ResourceDefinition } from '../registry/resource-definition';
@@ -67,9 +68,24 @@ function scaleFactsOf(scale: NonNullable<CrdVersion['scale']>): ScaleFacts {
   };
 }
 
+/**
+ * What every request to a deprecated version is warned with: its own text, else kube's
+ * defaultDeprecationWarning, which names the newest served, undeprecated version above it.
+ */
+function deprecationWarningOf(view: CrdView, version: CrdVersion): string | null {
+  if (!version.deprecation) return null;
+  if (version.deprecation.warning !== null) return version.deprecation.warning;
+  const warning = `${view.group}/${version.name} ${view.names.kind} is deprecated`;
+  const newer = view.versions
+    .filter((v) => v.served && !v.deprecation && compareKubeVersions(v.name, version.name) < 0)
+    .sort((a, b) => compareKubeVersions(a.name, b.name));
+  return newer.length > 0 ? `${warning}; use ${view.group}/${newer[0].name} ${view.names.kind}` : warning;
+}
+
 function customResource(view: CrdView, version: CrdVersion, storage: string | undefined, converter: ObjectConverter | undefined): ResourceDefinition {
   const schema = version.schema ?? { type: 'object', 'x-kubernetes-preserve-unknown-fields': true };
   const rules = compileCelRules(schema);
+  const deprecationWarning = deprecationWarningOf(view, version);
   // KubeObject: a custom resource's content is whatever its CRD's schema says.
   return defineResource<KubeObject>({
     group: view.group,
@@ -90,6 +106,7 @@ function customResource(view: CrdView, version: CrdVersion, storage: string | un
     selectableFields: selectableFieldsOf(version.selectableFields),
     ...(storage && storage !== version.name ? { storageApiVersion: `${view.group}/${storage}` } : {}),
     ...(converter ? { converter } : {}),
+    ...(deprecationWarning !== null ? { deprecationWarning } : {}),
     printerColumns: customResourceColumns(version.printerColumns as unknown as AdditionalPrinterColumn[]),
     strategy: strategy<KubeObject>({
       kubeFinalizerNames: false,

@@ -38,6 +38,8 @@ export interface CrdVersion {
   name: string;
   served: boolean;
   storage: boolean;
+  /** `deprecated`, with its `deprecationWarning` when one is given. */
+  deprecation: { warning: string | null } | null;
   schema: JSONSchemaProps | null;
   hasStatus: boolean;
   /** Field selector paths (".spec.color") the version serves. */
@@ -95,6 +97,7 @@ export function crdView(crd: KubeObject): CrdView {
         name: str(v.name),
         served: v.served === true,
         storage: v.storage === true,
+        deprecation: v.deprecated === true ? { warning: typeof v.deprecationWarning === 'string' ? v.deprecationWarning : null } : null,
         schema,
         hasStatus: isPlainObject(subresources.status),
         selectableFields: objs(v.selectableFields).map((f) => str(f.jsonPath)),

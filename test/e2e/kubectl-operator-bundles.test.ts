@@ -117,10 +117,11 @@ test("metallb's native manifest: CRDs with a conversion webhook, served at their
     ['NAME', 'ADDRESS', 'ASN', 'BFD PROFILE', 'MULTI HOPS'],
     ['peer', '10.0.0.1', '64501'],
   ]);
-  // Another version needs the conversion webhook: kube's crConverter error, a 500 with no reason.
+  // Another version needs the conversion webhook: kube's crConverter error, a 500 with no reason; v1beta1 is deprecated with a warning of its own.
   const converted = await k('get', 'bgppeers.v1beta1.metallb.io', 'peer', '-n', 'metallb-system');
   expect(converted.stderr.trim()).toBe(
-    'Error from server: conversion webhook for metallb.io/v1beta2, Kind=BGPPeer failed: ' +
+    'Warning: v1beta1 is deprecated, please use v1beta2\n' +
+      'Error from server: conversion webhook for metallb.io/v1beta2, Kind=BGPPeer failed: ' +
       'Post "https://metallb-webhook-service.metallb-system.svc:443/convert?timeout=30s": no endpoints available for service "metallb-webhook-service"',
   );
   expect(await refused(peer('bad', '1500ms'))).toBe(

@@ -390,6 +390,29 @@ describe('custom resources', () => {
     }
   });
 
+  test('a deprecated version warns every request with its own text, else with the newest served version not deprecated', async () => {
+    const base = crd('deprecations.example.com', 'widgets', 'Widget', { scope: 'Cluster' });
+    const v1 = base.spec.versions[0];
+    const version = (name: string, extra: Record<string, unknown>) => ({ ...v1, name, storage: false, ...extra });
+    base.spec.versions = [
+      version('v1alpha1', { deprecated: true }),
+      version('v1beta1', { deprecated: true, deprecationWarning: 'widgets moved: see "v1"' }),
+      version('v1beta2', { served: false }),
+      v1,
+      version('v2', { deprecated: true }),
+      version('v3alpha1', { served: true }),
+    ];
+    expect((await api.post(CRDS, base)).status).toBe(201);
+    await established('widgets.deprecations.example.com');
+    const warned = async (path: string) => (await api.get(`/apis/deprecations.example.com/${path}`)).headers.get('warning');
+    expect(await warned('v1alpha1/widgets')).toBe('299 - "deprecations.example.com/v1alpha1 Widget is deprecated; use deprecations.example.com/v1 Widget"');
+    // On a failed request too.
+    expect(await warned('v1beta1/widgets/none')).toBe('299 - "widgets moved: see \\"v1\\""');
+    // Nothing newer than v2 but an alpha version, which ranks lower.
+    expect(await warned('v2/widgets')).toBe('299 - "deprecations.example.com/v2 Widget is deprecated"');
+    expect(await warned('v1/widgets')).toBeNull();
+  });
+
   test('deleting the definition deletes its resources, then the definition, and the resource is no longer served', async () => {
     const res = await api.delete(`${CRDS}/crontabs.stable.example.com`);
     expect(res.status).toBe(200);
