@@ -98,12 +98,20 @@ export function apiVersions(serverAddress: string): Record<string, unknown> {
 }
 
 /**
+ * How kube orders groups of equal priority, as all CRDs' are: aggregated discovery by group name
+ * (the resource manager's sort), the legacy APIGroupList by the first of the group's APIService names
+ * (`<version>.<group>`, the aggregator's SortedByGroupAndVersion).
+ */
+type TieBreak = 'group' | 'apiService';
+
+/**
  * Each named group's versions, the preferred first. A CRD group's versions come from CRDs created in
  * any order, so they are sorted as kube's DiscoveryController.sync sorts them
  * (sortGroupDiscoveryByKubeAwareVersion, CRD versions sharing one priority in aggregated discovery);
- * the built-in groups' registration order already agrees with it.
+ * the built-in groups' registration order already agrees with it. CRD groups come after every
+ * built-in group, ordered as kube breaks their priority tie, whatever order they were created in.
  */
-function groupsOf(registry: ResourceRegistry): Map<string, GroupVersionEntry[]> {
+function groupsOf(registry: ResourceRegistry, tieBreak: TieBreak): Map<string, GroupVersionEntry[]> {
   const groups = new Map<string, GroupVersionEntry[]>();
   for (const gv of registry.groupVersions()) {
     if (gv.group === '') continue;
@@ -112,7 +120,13 @@ function groupsOf(registry: ResourceRegistry): Map<string, GroupVersionEntry[]> 
     groups.set(gv.group, list);
   }
   for (const list of groups.values()) list.sort((a, b) => compareKubeVersions(a.version, b.version));
-  return groups;
+  const custom = (versions: GroupVersionEntry[]) => versions.every((gv) => gv.stores.every((s) => s.def.customResource));
+  const rank = (name: string, versions: GroupVersionEntry[]): string =>
+    tieBreak === 'group' ? name : versions.map((gv) => `${gv.version}.${name}`).reduce((a, b) => (b < a ? b : a));
+  const entries = [...groups];
+  const builtIn = entries.filter(([, versions]) => !custom(versions));
+  const crds = entries.filter(([, versions]) => custom(versions)).sort(([a, av], [b, bv]) => (rank(a, av) < rank(b, bv) ? -1 : 1));
+  return new Map([...builtIn, ...crds]);
 }
 
 function apiGroup(name: string, versions: GroupVersionEntry[]): Record<string, unknown> {
@@ -121,7 +135,7 @@ function apiGroup(name: string, versions: GroupVersionEntry[]): Record<string, u
 }
 
 export function apiGroupList(registry: ResourceRegistry, extra?: ExtraDiscovery): Record<string, unknown> {
-  const own = groupsOf(registry);
+  const own = groupsOf(registry, 'apiService');
   return {
     kind: 'APIGroupList',
     apiVersion: 'v1',
@@ -130,7 +144,7 @@ export function apiGroupList(registry: ResourceRegistry, extra?: ExtraDiscovery)
 }
 
 export function apiGroupDocument(registry: ResourceRegistry, group: string, extra?: ExtraDiscovery): Record<string, unknown> | null {
-  const versions = groupsOf(registry).get(group);
+  const versions = groupsOf(registry, 'apiService').get(group);
   if (versions) return { kind: 'APIGroup', apiVersion: 'v1', ...apiGroup(group, versions) };
   const remote = extra?.groups().find((g) => g.name === group);
   return remote ? { kind: 'APIGroup', apiVersion: 'v1', ...remote } : null;
@@ -160,7 +174,7 @@ function discoveryResource({ def }: { def: ResourceDefinition }): Record<string,
 
 /** Aggregated discovery for /api (core only) or /apis (every named group). */
 export function aggregatedDiscovery(registry: ResourceRegistry, core: boolean, version: string, extra?: ExtraDiscovery): Record<string, unknown> {
-  const own = groupsOf(registry);
+  const own = groupsOf(registry, 'group');
   const items = core
     ? registry
         .groupVersions()

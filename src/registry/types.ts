@@ -149,6 +149,8 @@ export interface ResourceDefinition<T extends KubeObject = KubeObject> {
   conversion?: VersionConversion;
   /** Conversion that calls out (a CRD's conversion webhook), used instead of restamping custom resources' apiVersion. */
   converter?: ObjectConverter;
+  /** Served for a CustomResourceDefinition: discovery ranks its group as kube ranks CRDs' (groupPriorityMinimum 1000, below every built-in group). */
+  customResource?: true;
 }
 
 export interface VersionConversion {

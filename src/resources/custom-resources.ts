@@ -100,6 +100,7 @@ function customResource(view: CrdView, version: CrdVersion, storage: string | un
     subresources: [...(version.hasStatus ? (['status'] as const) : []), ...(version.scale ? (['scale'] as const) : [])],
     ...(version.scale ? { scale: scaleFactsOf(version.scale) } : {}),
     storagePath: `${view.group}/${view.names.plural}`,
+    customResource: true,
     returnDeletedObject: true,
     // crConverter.ConvertFieldLabel admits the version's selectableFields, and metadata.namespace only when namespaced
     fieldLabelConversion: { namespaceLabel: view.scope === 'Namespaced' },
