@@ -5,7 +5,7 @@ import { loopSlices } from '../api/loop-slices';
 import { withoutOmittedZerosOfKind } from '../schema/go-zeros';
 import { jsonEqual } from '../api/deep-equal';
 import { jsonClone } from '../api/json-clone';
-import { badRequest, conflict, invalid, isStatusError, notFound, OPTIMISTIC_LOCK_MESSAGE, pathNotFound, StatusError } from '../api/errors';
+import { badRequest, conflict, forbidden, invalid, isStatusError, notFound, OPTIMISTIC_LOCK_MESSAGE, pathNotFound, StatusError } from '../api/errors';
 import { field, fieldErrorMessage, type FieldError, type FieldErrorList } from '../api/field-errors';
 import { kindSchema, type ObjectNode } from '../schema/typed-schema';
 import { validateAgainstSchema } from '../schema/validator';
@@ -402,6 +402,9 @@ export class GenericStore {
     if (phase === 'validate' && operation === 'CREATE' && (ctx.info.verb === 'update' || ctx.info.verb === 'patch')) {
       authorizeCreateOnUpdate(ctx, { ...ctx.info, name: name ?? object?.metadata.name ?? '' });
     }
+    // As kube's forbidCreateAdmission, which wraps the whole admission chain of a terminating CRD's resource.
+    const refusal = phase === 'mutate' && operation === 'CREATE' ? this.def.createRefusal?.() : null;
+    if (refusal) throw forbidden({ group: this.def.group, resource: this.def.resource }, name ?? object?.metadata.name ?? '', refusal);
     const { admission } = ctx;
     const kind = this.kindAt(ctx.info.subresource);
     // kube-apiserver's decoder defaults what admission is given (its strategy defaults again after),

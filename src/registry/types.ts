@@ -151,6 +151,8 @@ export interface ResourceDefinition<T extends KubeObject = KubeObject> {
   converter?: ObjectConverter;
   /** Served for a CustomResourceDefinition: discovery ranks its group as kube ranks CRDs' (groupPriorityMinimum 1000, below every built-in group). */
   customResource?: true;
+  /** Why a create is refused now, before any admission (a custom resource whose CRD is terminating); null when it is not. */
+  createRefusal?: () => string | null;
 }
 
 export interface VersionConversion {

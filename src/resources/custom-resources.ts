@@ -82,7 +82,13 @@ function deprecationWarningOf(view: CrdView, version: CrdVersion): string | null
   return newer.length > 0 ? `${warning}; use ${view.group}/${newer[0].name} ${view.names.kind}` : warning;
 }
 
-function customResource(view: CrdView, version: CrdVersion, storage: string | undefined, converter: ObjectConverter | undefined): ResourceDefinition {
+function customResource(
+  view: CrdView,
+  version: CrdVersion,
+  storage: string | undefined,
+  converter: ObjectConverter | undefined,
+  terminating: () => boolean,
+): ResourceDefinition {
   const schema = version.schema ?? { type: 'object', 'x-kubernetes-preserve-unknown-fields': true };
   const rules = compileCelRules(schema);
   const deprecationWarning = deprecationWarningOf(view, version);
@@ -101,6 +107,7 @@ function customResource(view: CrdView, version: CrdVersion, storage: string | un
     ...(version.scale ? { scale: scaleFactsOf(version.scale) } : {}),
     storagePath: `${view.group}/${view.names.plural}`,
     customResource: true,
+    createRefusal: () => (terminating() ? 'create not allowed while custom resource definition is terminating' : null),
     returnDeletedObject: true,
     // crConverter.ConvertFieldLabel admits the version's selectableFields, and metadata.namespace only when namespaced
     fieldLabelConversion: { namespaceLabel: view.scope === 'Namespaced' },
@@ -137,12 +144,13 @@ export type WebhookConverterOf = (conversion: WebhookConversion) => ObjectConver
 
 /**
  * The served versions' definitions, the storage version first (the one controllers watch); with
- * a conversion webhook they share one converter, which every version's objects go through.
+ * a conversion webhook they share one converter, which every version's objects go through. While
+ * `terminating` says the CRD is (its Terminating condition), creates are refused.
  */
-export function customResourceDefinitions(view: CrdView, webhookConverterOf: WebhookConverterOf): ResourceDefinition[] {
+export function customResourceDefinitions(view: CrdView, webhookConverterOf: WebhookConverterOf, terminating: () => boolean): ResourceDefinition[] {
   const converter = view.conversion.strategy === 'Webhook' ? webhookConverterOf(view.conversion) : undefined;
   return view.versions
     .filter((v) => v.served)
     .sort((a, b) => Number(b.storage) - Number(a.storage))
-    .map((v) => customResource(view, v, view.versions.find((s) => s.storage)?.name, converter));
+    .map((v) => customResource(view, v, view.versions.find((s) => s.storage)?.name, converter, terminating));
 }

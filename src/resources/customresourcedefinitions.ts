@@ -341,6 +341,12 @@ export interface CrdCondition {
   message: string;
 }
 
+/** IsCRDConditionTrue. */
+export function crdConditionTrue(crd: KubeObject, type: string): boolean {
+  const status = isPlainObject(crd.status) ? crd.status : {};
+  return objs(status.conditions).some((c) => c.type === type && c.status === 'True');
+}
+
 /** SetCRDCondition: replaces the condition of its type; the transition time moves only when the status does. */
 export function setCrdCondition(crd: KubeObject, condition: CrdCondition): void {
   const status = (isPlainObject(crd.status) ? crd.status : (crd.status = {})) as Obj;

@@ -414,6 +414,50 @@ describe('custom resources', () => {
     expect(await warned('v1/widgets')).toBeNull();
   });
 
+  test("while its definition terminates, held back by an object's finalizer, a resource refuses creates with 403 but serves the rest", async () => {
+    const held = crd('terminating.example.com', 'anchors', 'Anchor', { scope: 'Cluster' });
+    expect((await api.post(CRDS, held)).status).toBe(201);
+    await established('anchors.terminating.example.com');
+    const anchors = '/apis/terminating.example.com/v1/anchors';
+    const anchor = (name: string, extra: Record<string, unknown> = {}) => ({
+      apiVersion: 'terminating.example.com/v1',
+      kind: 'Anchor',
+      metadata: { name, ...extra },
+      spec: { cronSpec: '* * * * *' },
+    });
+    expect((await api.post(anchors, anchor('kept', { finalizers: ['example.com/hold'] }))).status).toBe(201);
+    expect((await api.delete(`${CRDS}/anchors.terminating.example.com`)).status).toBe(200);
+    await eventually('anchors.terminating.example.com terminating', async () => {
+      const res = await api.post(anchors, anchor('late'));
+      return res.status === 403 ? res.body : undefined;
+    }).then((body) =>
+      expect(body).toMatchObject({
+        reason: 'Forbidden',
+        message: 'anchors.terminating.example.com "late" is forbidden: create not allowed while custom resource definition is terminating',
+        details: { name: 'late', group: 'terminating.example.com', kind: 'anchors' },
+        code: 403,
+      }),
+    );
+    // Server-side apply of a new object is a create too; reads and writes of what exists go on.
+    const applied = await api.request('PATCH', `${anchors}/applied?fieldManager=test`, {
+      raw: JSON.stringify(anchor('applied')),
+      contentType: 'application/apply-patch+yaml',
+    });
+    expect([applied.status, applied.body.message]).toEqual([
+      403,
+      'anchors.terminating.example.com "applied" is forbidden: create not allowed while custom resource definition is terminating',
+    ]);
+    expect((await api.get(anchors)).body.items.map((a: { metadata: { name: string } }) => a.metadata.name)).toEqual(['kept']);
+    const released = await api.request('PATCH', `${anchors}/kept`, {
+      raw: JSON.stringify({ metadata: { finalizers: null } }),
+      contentType: 'application/merge-patch+json',
+    });
+    expect(released.status).toBe(200);
+    await eventually('anchors.terminating.example.com gone', async () =>
+      (await api.get(`${CRDS}/anchors.terminating.example.com`)).status === 404 ? true : undefined,
+    );
+  });
+
   test('deleting the definition deletes its resources, then the definition, and the resource is no longer served', async () => {
     const res = await api.delete(`${CRDS}/crontabs.stable.example.com`);
     expect(res.status).toBe(200);
