@@ -49,7 +49,7 @@ export function storageVersionHash(def: ResourceDefinition): string {
   return createHash('sha256').update(`${groupVersion}/${def.kind}`).digest().subarray(0, 8).toString('base64');
 }
 
-const sortedVerbs = (verbs: Verb[]): Verb[] => [...verbs].sort();
+const discoveredVerbs = (def: ResourceDefinition): Verb[] => def.discoveryVerbs?.() ?? [...def.verbs].sort();
 
 function apiResource(def: ResourceDefinition): Record<string, unknown> {
   const r: Record<string, unknown> = {
@@ -57,7 +57,7 @@ function apiResource(def: ResourceDefinition): Record<string, unknown> {
     singularName: def.singular,
     namespaced: def.namespaced,
     kind: def.kind,
-    verbs: sortedVerbs(def.verbs),
+    verbs: discoveredVerbs(def),
   };
   if (def.shortNames.length > 0) r.shortNames = def.shortNames;
   if (def.categories.length > 0) r.categories = def.categories;
@@ -157,7 +157,7 @@ function discoveryResource({ def }: { def: ResourceDefinition }): Record<string,
     responseKind,
     scope: def.namespaced ? 'Namespaced' : 'Cluster',
     singularResource: def.singular,
-    verbs: sortedVerbs(def.verbs),
+    verbs: discoveredVerbs(def),
   };
   if (def.shortNames.length > 0) r.shortNames = def.shortNames;
   if (def.categories.length > 0) r.categories = def.categories;

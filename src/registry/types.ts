@@ -153,6 +153,8 @@ export interface ResourceDefinition<T extends KubeObject = KubeObject> {
   customResource?: true;
   /** Why a create is refused now, before any admission (a custom resource whose CRD is terminating); null when it is not. */
   createRefusal?: () => string | null;
+  /** The verbs discovery lists, in its order, where they are not `verbs` sorted (a custom resource's, fewer while its CRD terminates). */
+  discoveryVerbs?: () => Verb[];
 }
 
 export interface VersionConversion {

@@ -3,7 +3,7 @@ import type { WebhookConversion } from './crd-conversion-webhook';
 import { compareKubeVersions } from '../api/kube-version-order';
 import type { KubeObject } from '../api/types';
 import { customResourceColumns, type AdditionalPrinterColumn } from '../registry/custom-columns';
-import { defineResource, type ResourceDefinition } from '../registry/resource-definition';
+import { defineResource, type ResourceDefinition, type Verb } from '../registry/resource-definition';
 import { getPath } from '../registry/object-path';
 import type { ScaleFacts } from '../registry/scale';
 import { strategy } from '../registry/strategy';
@@ -68,6 +68,10 @@ function scaleFactsOf(scale: NonNullable<CrdVersion['scale']>): ScaleFacts {
   };
 }
 
+/** The verbs kube's CRD discovery lists, in its order (DiscoveryController.sync); a terminating CRD's allow no writes but deletes. */
+const VERBS: Verb[] = ['delete', 'deletecollection', 'get', 'list', 'patch', 'create', 'update', 'watch'];
+const TERMINATING_VERBS: Verb[] = ['delete', 'deletecollection', 'get', 'list', 'watch'];
+
 /**
  * What every request to a deprecated version is warned with: its own text, else kube's
  * defaultDeprecationWarning, which names the newest served, undeprecated version above it.
@@ -108,6 +112,7 @@ function customResource(
     storagePath: `${view.group}/${view.names.plural}`,
     customResource: true,
     createRefusal: () => (terminating() ? 'create not allowed while custom resource definition is terminating' : null),
+    discoveryVerbs: () => (terminating() ? TERMINATING_VERBS : VERBS),
     returnDeletedObject: true,
     // crConverter.ConvertFieldLabel admits the version's selectableFields, and metadata.namespace only when namespaced
     fieldLabelConversion: { namespaceLabel: view.scope === 'Namespaced' },

@@ -438,6 +438,12 @@ describe('custom resources', () => {
         code: 403,
       }),
     );
+    // Discovery lists what is left, in kube's order for CRDs.
+    const resource = (await api.get('/apis/terminating.example.com/v1')).body.resources.find((r: { name: string }) => r.name === 'anchors');
+    expect(resource.verbs).toEqual(['delete', 'deletecollection', 'get', 'list', 'watch']);
+    const aggregated = await api.get('/apis', { accept: 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList' });
+    const group = aggregated.body.items.find((g: { metadata: { name: string } }) => g.metadata.name === 'terminating.example.com');
+    expect(group.versions[0].resources[0].verbs).toEqual(['delete', 'deletecollection', 'get', 'list', 'watch']);
     // Server-side apply of a new object is a create too; reads and writes of what exists go on.
     const applied = await api.request('PATCH', `${anchors}/applied?fieldManager=test`, {
       raw: JSON.stringify(anchor('applied')),

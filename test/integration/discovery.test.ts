@@ -412,5 +412,8 @@ test("CRD groups follow the built-in ones as kube breaks their priority tie, wha
   const aggregated = (await api.get('/apis', { accept: AGGREGATED })).body.items as { metadata: { name: string }; versions: { version: string }[] }[];
   expect(ours(aggregated.map((g) => g.metadata.name))).toEqual(['alpha.order.example.com', 'mid.order.example.com', 'zeta.order.example.com']);
   expect(aggregated.find((g) => g.metadata.name === 'mid.order.example.com')!.versions.map((v) => v.version)).toEqual(['v1beta1', 'v1alpha1']);
+  // A custom resource's verbs in the order kube's CRD discovery lists them, not sorted as built-in ones.
+  const widgets = (await api.get('/apis/mid.order.example.com/v1beta1')).body.resources[0];
+  expect(widgets.verbs).toEqual(['delete', 'deletecollection', 'get', 'list', 'patch', 'create', 'update', 'watch']);
   for (const crd of created) await api.delete(`/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crd.metadata.name}`);
 });
