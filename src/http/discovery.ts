@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { compareGoStrings } from '../api/go-string-order';
 import { compareKubeVersions } from '../api/kube-version-order';
 import type { GroupVersionKind } from '../api/types';
 import { storageApiVersionOf, type ResourceDefinition, type Verb } from '../registry/resource-definition';
@@ -122,10 +123,10 @@ function groupsOf(registry: ResourceRegistry, tieBreak: TieBreak): Map<string, G
   for (const list of groups.values()) list.sort((a, b) => compareKubeVersions(a.version, b.version));
   const custom = (versions: GroupVersionEntry[]) => versions.every((gv) => gv.stores.every((s) => s.def.customResource));
   const rank = (name: string, versions: GroupVersionEntry[]): string =>
-    tieBreak === 'group' ? name : versions.map((gv) => `${gv.version}.${name}`).reduce((a, b) => (b < a ? b : a));
+    tieBreak === 'group' ? name : versions.map((gv) => `${gv.version}.${name}`).reduce((a, b) => (compareGoStrings(b, a) < 0 ? b : a));
   const entries = [...groups];
   const builtIn = entries.filter(([, versions]) => !custom(versions));
-  const crds = entries.filter(([, versions]) => custom(versions)).sort(([a, av], [b, bv]) => (rank(a, av) < rank(b, bv) ? -1 : 1));
+  const crds = entries.filter(([, versions]) => custom(versions)).sort(([a, av], [b, bv]) => compareGoStrings(rank(a, av), rank(b, bv)));
   return new Map([...builtIn, ...crds]);
 }
 
