@@ -96,6 +96,7 @@ export class CrdController implements Controller {
     this.run = null;
     for (const { resource } of this.served.values()) resource.close();
     this.served.clear();
+    this.terminating.clear();
   }
 
   problem(): string | null {
