@@ -1,4 +1,5 @@
 import { isPlainObject } from '../api/types';
+import { compareKubeVersions } from '../api/kube-version-order';
 import type { ExtraDiscovery } from '../http/discovery';
 import { objectsIn, stringOf, stringsIn } from '../api/json-read';
 import type { PemPair } from '../auth/certificates';
@@ -14,23 +15,6 @@ const FETCH_TIMEOUT_MS = 5000;
 interface Fetched {
   resources: Obj[];
   fresh: boolean;
-}
-
-/** kube's version ordering within one priority: GA before beta before alpha, higher numbers first (version.CompareKubeAwareVersionStrings). */
-export function compareKubeVersions(a: string, b: string): number {
-  const parse = (v: string) => {
-    const m = /^v(\d+)(?:(alpha|beta)(\d+))?$/.exec(v);
-    if (!m) return null;
-    return { major: Number(m[1]), stage: m[2] === 'alpha' ? 0 : m[2] === 'beta' ? 1 : 2, minor: m[3] ? Number(m[3]) : 0 };
-  };
-  const pa = parse(a);
-  const pb = parse(b);
-  if (pa && !pb) return -1;
-  if (!pa && pb) return 1;
-  if (!pa || !pb) return a < b ? -1 : a > b ? 1 : 0;
-  if (pa.stage !== pb.stage) return pb.stage - pa.stage;
-  if (pa.major !== pb.major) return pb.major - pa.major;
-  return pb.minor - pa.minor;
 }
 
 /** APIServices in the aggregator's order: higher versionPriority first, then kube-aware version order. */

@@ -3,7 +3,7 @@ import type { GenericStore } from '../registry/generic-store';
 import type { ResourceDefinition } from '../registry/resource-definition';
 import type { ResourceRegistry } from '../registry/resource-registry';
 import { customResourceDefinitions, type WebhookConverterOf } from '../resources/custom-resources';
-import { crdView, type CrdView } from '../resources/customresourcedefinitions';
+import { crdConditionTrue, crdView, type CrdView } from '../resources/customresourcedefinitions';
 import { informerAndQueueProblem, type Controller } from './runtime/controller';
 import { systemClock, type Clock } from './runtime/clock';
 import { CachedInformer, type ControllerLog } from './runtime/informer';
@@ -42,6 +42,8 @@ export interface NameConflict {
 export class CrdController implements Controller {
   readonly name = 'poststarthook/start-apiextensions-controllers';
   private readonly served = new Map<string, { key: string; uid: string; generation: number; resource: ServedResource }>();
+  /** CRDs whose Terminating condition is true: their resources refuse creates, as kube's crdHandler does. */
+  private readonly terminating = new Set<string>();
   private run: { informer: CachedInformer; queue: WorkQueue } | null = null;
 
   constructor(
@@ -94,6 +96,7 @@ export class CrdController implements Controller {
     this.run = null;
     for (const { resource } of this.served.values()) resource.close();
     this.served.clear();
+    this.terminating.clear();
   }
 
   problem(): string | null {
@@ -130,9 +133,12 @@ export class CrdController implements Controller {
   private async sync(name: string): Promise<boolean> {
     const crd = await this.current(name);
     if (!crd) {
+      this.terminating.delete(name);
       this.unserve(name);
       return true;
     }
+    if (crdConditionTrue(crd, 'Terminating')) this.terminating.add(name);
+    else this.terminating.delete(name);
     // A CRD being deleted keeps being served until its cleanup finalizer goes and it is removed.
     if (crd.metadata.deletionTimestamp) return true;
     const view = crdView(crd);
@@ -146,7 +152,7 @@ export class CrdController implements Controller {
     const key = `${uid}|${JSON.stringify(crd.spec)}`;
     const existing = this.served.get(view.name);
     if (existing?.key === key) return;
-    const defs = customResourceDefinitions(view, this.webhookConverterOf);
+    const defs = customResourceDefinitions(view, this.webhookConverterOf, () => this.terminating.has(view.name));
     const resource = await this.serve(defs);
     if (existing) this.unserve(view.name);
     for (const store of resource.stores) this.registry.add(store);

@@ -2,7 +2,7 @@ import type { ObjectStore } from '../registry/types';
 import { isStatusError } from '../api/errors';
 import { SYSTEM_READ_ALL, systemContext, SERVER_OWN_WRITE } from '../registry/request-context';
 import { isPlainObject, type KubeObject } from '../api/types';
-import { CLEANUP_FINALIZER, crdView, setCrdCondition, type CrdView } from '../resources/customresourcedefinitions';
+import { CLEANUP_FINALIZER, crdConditionTrue, crdView, setCrdCondition, type CrdView } from '../resources/customresourcedefinitions';
 import { everything } from '../storage/interfaces';
 import { everyIdentityLease, replicaOf } from './apiserver-identity';
 import type { CrdController, NameConflict } from './crd-controller';
@@ -53,7 +53,7 @@ export class CrdEstablishingController extends QueueController {
     );
     // A replica that starts serving (or goes away) may be the one a CRD waits for.
     const recheck = (): void => {
-      for (const crd of this.crdInformer.list()) if (!established(crd) || crd.metadata.deletionTimestamp) enqueue(crd);
+      for (const crd of this.crdInformer.list()) if (!crdConditionTrue(crd, 'Established') || crd.metadata.deletionTimestamp) enqueue(crd);
     };
     this.leaseInformer = informers.informer(
       leases,
@@ -80,7 +80,7 @@ export class CrdEstablishingController extends QueueController {
     const conflict = this.serving.nameConflict(view);
     const servedEverywhere = !conflict && this.servedByEveryReplica(crd);
     await this.reportNames(crd, view, conflict, servedEverywhere);
-    return !!conflict || servedEverywhere || established(crd);
+    return !!conflict || servedEverywhere || crdConditionTrue(crd, 'Established');
   }
 
   /** Every live replica's identity lease records the CRD at its generation; this replica's among them. */
@@ -107,7 +107,7 @@ export class CrdEstablishingController extends QueueController {
     } else {
       status.acceptedNames = acceptedNames(view);
       setCrdCondition(next, { type: 'NamesAccepted', status: 'True', reason: 'NoConflicts', message: 'no conflicts found' });
-      if (servedEverywhere || established(crd)) {
+      if (servedEverywhere || crdConditionTrue(crd, 'Established')) {
         setCrdCondition(next, { type: 'Established', status: 'True', reason: 'InitialNamesAccepted', message: 'the initial names have been accepted' });
       } else {
         setCrdCondition(next, { type: 'Established', status: 'False', reason: 'Installing', message: 'the initial names have been accepted' });
@@ -175,12 +175,6 @@ export class CrdEstablishingController extends QueueController {
     }
     return true;
   }
-}
-
-function established(crd: KubeObject): boolean {
-  const status = isPlainObject(crd.status) ? crd.status : {};
-  const conditions = Array.isArray(status.conditions) ? (status.conditions as { type?: string; status?: string }[]) : [];
-  return conditions.some((c) => c.type === 'Established' && c.status === 'True');
 }
 
 function acceptedNames(view: CrdView): Record<string, unknown> {

@@ -1,4 +1,6 @@
 import { createHash } from 'node:crypto';
+import { compareGoStrings } from '../api/go-string-order';
+import { compareKubeVersions } from '../api/kube-version-order';
 import type { GroupVersionKind } from '../api/types';
 import { storageApiVersionOf, type ResourceDefinition, type Verb } from '../registry/resource-definition';
 import type { GroupVersionEntry, ResourceRegistry } from '../registry/resource-registry';
@@ -48,7 +50,7 @@ export function storageVersionHash(def: ResourceDefinition): string {
   return createHash('sha256').update(`${groupVersion}/${def.kind}`).digest().subarray(0, 8).toString('base64');
 }
 
-const sortedVerbs = (verbs: Verb[]): Verb[] => [...verbs].sort();
+const discoveredVerbs = (def: ResourceDefinition): Verb[] => def.discoveryVerbs?.() ?? [...def.verbs].sort();
 
 function apiResource(def: ResourceDefinition): Record<string, unknown> {
   const r: Record<string, unknown> = {
@@ -56,7 +58,7 @@ function apiResource(def: ResourceDefinition): Record<string, unknown> {
     singularName: def.singular,
     namespaced: def.namespaced,
     kind: def.kind,
-    verbs: sortedVerbs(def.verbs),
+    verbs: discoveredVerbs(def),
   };
   if (def.shortNames.length > 0) r.shortNames = def.shortNames;
   if (def.categories.length > 0) r.categories = def.categories;
@@ -96,7 +98,21 @@ export function apiVersions(serverAddress: string): Record<string, unknown> {
   };
 }
 
-function groupsOf(registry: ResourceRegistry): Map<string, GroupVersionEntry[]> {
+/**
+ * How kube orders groups of equal priority, as all CRDs' are: aggregated discovery by group name
+ * (the resource manager's sort), the legacy APIGroupList by the first of the group's APIService names
+ * (`<version>.<group>`, the aggregator's SortedByGroupAndVersion).
+ */
+type TieBreak = 'group' | 'apiService';
+
+/**
+ * Each named group's versions, the preferred first. A CRD group's versions come from CRDs created in
+ * any order, so they are sorted as kube's DiscoveryController.sync sorts them
+ * (sortGroupDiscoveryByKubeAwareVersion, CRD versions sharing one priority in aggregated discovery);
+ * the built-in groups' registration order already agrees with it. CRD groups come after every
+ * built-in group, ordered as kube breaks their priority tie, whatever order they were created in.
+ */
+function groupsOf(registry: ResourceRegistry, tieBreak: TieBreak): Map<string, GroupVersionEntry[]> {
   const groups = new Map<string, GroupVersionEntry[]>();
   for (const gv of registry.groupVersions()) {
     if (gv.group === '') continue;
@@ -104,7 +120,14 @@ function groupsOf(registry: ResourceRegistry): Map<string, GroupVersionEntry[]> 
     list.push(gv);
     groups.set(gv.group, list);
   }
-  return groups;
+  for (const list of groups.values()) list.sort((a, b) => compareKubeVersions(a.version, b.version));
+  const custom = (versions: GroupVersionEntry[]) => versions.every((gv) => gv.stores.every((s) => s.def.customResource));
+  const rank = (name: string, versions: GroupVersionEntry[]): string =>
+    tieBreak === 'group' ? name : versions.map((gv) => `${gv.version}.${name}`).reduce((a, b) => (compareGoStrings(b, a) < 0 ? b : a));
+  const entries = [...groups];
+  const builtIn = entries.filter(([, versions]) => !custom(versions));
+  const crds = entries.filter(([, versions]) => custom(versions)).sort(([a, av], [b, bv]) => compareGoStrings(rank(a, av), rank(b, bv)));
+  return new Map([...builtIn, ...crds]);
 }
 
 function apiGroup(name: string, versions: GroupVersionEntry[]): Record<string, unknown> {
@@ -113,7 +136,7 @@ function apiGroup(name: string, versions: GroupVersionEntry[]): Record<string, u
 }
 
 export function apiGroupList(registry: ResourceRegistry, extra?: ExtraDiscovery): Record<string, unknown> {
-  const own = groupsOf(registry);
+  const own = groupsOf(registry, 'apiService');
   return {
     kind: 'APIGroupList',
     apiVersion: 'v1',
@@ -122,7 +145,7 @@ export function apiGroupList(registry: ResourceRegistry, extra?: ExtraDiscovery)
 }
 
 export function apiGroupDocument(registry: ResourceRegistry, group: string, extra?: ExtraDiscovery): Record<string, unknown> | null {
-  const versions = groupsOf(registry).get(group);
+  const versions = groupsOf(registry, 'apiService').get(group);
   if (versions) return { kind: 'APIGroup', apiVersion: 'v1', ...apiGroup(group, versions) };
   const remote = extra?.groups().find((g) => g.name === group);
   return remote ? { kind: 'APIGroup', apiVersion: 'v1', ...remote } : null;
@@ -135,7 +158,7 @@ function discoveryResource({ def }: { def: ResourceDefinition }): Record<string,
     responseKind,
     scope: def.namespaced ? 'Namespaced' : 'Cluster',
     singularResource: def.singular,
-    verbs: sortedVerbs(def.verbs),
+    verbs: discoveredVerbs(def),
   };
   if (def.shortNames.length > 0) r.shortNames = def.shortNames;
   if (def.categories.length > 0) r.categories = def.categories;
@@ -152,7 +175,7 @@ function discoveryResource({ def }: { def: ResourceDefinition }): Record<string,
 
 /** Aggregated discovery for /api (core only) or /apis (every named group). */
 export function aggregatedDiscovery(registry: ResourceRegistry, core: boolean, version: string, extra?: ExtraDiscovery): Record<string, unknown> {
-  const own = groupsOf(registry);
+  const own = groupsOf(registry, 'group');
   const items = core
     ? registry
         .groupVersions()

@@ -9,6 +9,7 @@ import {
   alreadyExists,
   badRequest,
   conflict,
+  forbidden,
   generateNameConflict,
   invalid,
   isStatusError,
@@ -422,6 +423,9 @@ export class GenericStore {
     if (phase === 'validate' && operation === 'CREATE' && (ctx.info.verb === 'update' || ctx.info.verb === 'patch')) {
       authorizeCreateOnUpdate(ctx, { ...ctx.info, name: name ?? object?.metadata.name ?? '' });
     }
+    // As kube's forbidCreateAdmission, which wraps the whole admission chain of a terminating CRD's resource.
+    const refusal = phase === 'mutate' && operation === 'CREATE' ? this.def.createRefusal?.() : null;
+    if (refusal) throw forbidden({ group: this.def.group, resource: this.def.resource }, name ?? object?.metadata.name ?? '', refusal);
     const { admission } = ctx;
     const kind = this.kindAt(ctx.info.subresource);
     // kube-apiserver's decoder defaults what admission is given (its strategy defaults again after),

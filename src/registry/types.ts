@@ -149,6 +149,12 @@ export interface ResourceDefinition<T extends KubeObject = KubeObject> {
   conversion?: VersionConversion;
   /** Conversion that calls out (a CRD's conversion webhook), used instead of restamping custom resources' apiVersion. */
   converter?: ObjectConverter;
+  /** Served for a CustomResourceDefinition: discovery ranks its group as kube ranks CRDs' (groupPriorityMinimum 1000, below every built-in group). */
+  customResource?: true;
+  /** Why a create is refused now, before any admission (a custom resource whose CRD is terminating); null when it is not. */
+  createRefusal?: () => string | null;
+  /** The verbs discovery lists, in its order, where they are not `verbs` sorted (a custom resource's, fewer while its CRD terminates). */
+  discoveryVerbs?: () => Verb[];
 }
 
 export interface VersionConversion {

@@ -1,8 +1,9 @@
 import type { ObjectConverter } from '../registry/conversion';
 import type { WebhookConversion } from './crd-conversion-webhook';
+import { compareKubeVersions } from '../api/kube-version-order';
 import type { KubeObject } from '../api/types';
 import { customResourceColumns, type AdditionalPrinterColumn } from '../registry/custom-columns';
-import { defineResource, type ResourceDefinition } from '../registry/resource-definition';
+import { defineResource, type ResourceDefinition, type Verb } from '../registry/resource-definition';
 import { getPath } from '../registry/object-path';
 import type { ScaleFacts } from '../registry/scale';
 import { strategy } from '../registry/strategy';
@@ -67,9 +68,34 @@ function scaleFactsOf(scale: NonNullable<CrdVersion['scale']>): ScaleFacts {
   };
 }
 
-function customResource(view: CrdView, version: CrdVersion, storage: string | undefined, converter: ObjectConverter | undefined): ResourceDefinition {
+/** The verbs kube's CRD discovery lists, in its order (DiscoveryController.sync); a terminating CRD's allow no writes but deletes. */
+const VERBS: Verb[] = ['delete', 'deletecollection', 'get', 'list', 'patch', 'create', 'update', 'watch'];
+const TERMINATING_VERBS: Verb[] = ['delete', 'deletecollection', 'get', 'list', 'watch'];
+
+/**
+ * What every request to a deprecated version is warned with: its own text, else kube's
+ * defaultDeprecationWarning, which names the newest served, undeprecated version above it.
+ */
+function deprecationWarningOf(view: CrdView, version: CrdVersion): string | null {
+  if (!version.deprecation) return null;
+  if (version.deprecation.warning !== null) return version.deprecation.warning;
+  const warning = `${view.group}/${version.name} ${view.names.kind} is deprecated`;
+  const newer = view.versions
+    .filter((v) => v.served && !v.deprecation && compareKubeVersions(v.name, version.name) < 0)
+    .sort((a, b) => compareKubeVersions(a.name, b.name));
+  return newer.length > 0 ? `${warning}; use ${view.group}/${newer[0].name} ${view.names.kind}` : warning;
+}
+
+function customResource(
+  view: CrdView,
+  version: CrdVersion,
+  storage: string | undefined,
+  converter: ObjectConverter | undefined,
+  terminating: () => boolean,
+): ResourceDefinition {
   const schema = version.schema ?? { type: 'object', 'x-kubernetes-preserve-unknown-fields': true };
   const rules = compileCelRules(schema);
+  const deprecationWarning = deprecationWarningOf(view, version);
   // KubeObject: a custom resource's content is whatever its CRD's schema says.
   return defineResource<KubeObject>({
     group: view.group,
@@ -84,12 +110,16 @@ function customResource(view: CrdView, version: CrdVersion, storage: string | un
     subresources: [...(version.hasStatus ? (['status'] as const) : []), ...(version.scale ? (['scale'] as const) : [])],
     ...(version.scale ? { scale: scaleFactsOf(version.scale) } : {}),
     storagePath: `${view.group}/${view.names.plural}`,
+    customResource: true,
+    createRefusal: () => (terminating() ? 'create not allowed while custom resource definition is terminating' : null),
+    discoveryVerbs: () => (terminating() ? TERMINATING_VERBS : VERBS),
     returnDeletedObject: true,
     // crConverter.ConvertFieldLabel admits the version's selectableFields, and metadata.namespace only when namespaced
     fieldLabelConversion: { namespaceLabel: view.scope === 'Namespaced' },
     selectableFields: selectableFieldsOf(version.selectableFields),
     ...(storage && storage !== version.name ? { storageApiVersion: `${view.group}/${storage}` } : {}),
     ...(converter ? { converter } : {}),
+    ...(deprecationWarning !== null ? { deprecationWarning } : {}),
     printerColumns: customResourceColumns(version.printerColumns as unknown as AdditionalPrinterColumn[]),
     strategy: strategy<KubeObject>({
       kubeFinalizerNames: false,
@@ -119,12 +149,13 @@ export type WebhookConverterOf = (conversion: WebhookConversion) => ObjectConver
 
 /**
  * The served versions' definitions, the storage version first (the one controllers watch); with
- * a conversion webhook they share one converter, which every version's objects go through.
+ * a conversion webhook they share one converter, which every version's objects go through. While
+ * `terminating` says the CRD is (its Terminating condition), creates are refused.
  */
-export function customResourceDefinitions(view: CrdView, webhookConverterOf: WebhookConverterOf): ResourceDefinition[] {
+export function customResourceDefinitions(view: CrdView, webhookConverterOf: WebhookConverterOf, terminating: () => boolean): ResourceDefinition[] {
   const converter = view.conversion.strategy === 'Webhook' ? webhookConverterOf(view.conversion) : undefined;
   return view.versions
     .filter((v) => v.served)
     .sort((a, b) => Number(b.storage) - Number(a.storage))
-    .map((v) => customResource(view, v, view.versions.find((s) => s.storage)?.name, converter));
+    .map((v) => customResource(view, v, view.versions.find((s) => s.storage)?.name, converter, terminating));
 }

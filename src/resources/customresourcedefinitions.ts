@@ -38,6 +38,8 @@ export interface CrdVersion {
   name: string;
   served: boolean;
   storage: boolean;
+  /** `deprecated`, with its `deprecationWarning` when one is given. */
+  deprecation: { warning: string | null } | null;
   schema: JSONSchemaProps | null;
   hasStatus: boolean;
   /** Field selector paths (".spec.color") the version serves. */
@@ -95,6 +97,7 @@ export function crdView(crd: KubeObject): CrdView {
         name: str(v.name),
         served: v.served === true,
         storage: v.storage === true,
+        deprecation: v.deprecated === true ? { warning: typeof v.deprecationWarning === 'string' ? v.deprecationWarning : null } : null,
         schema,
         hasStatus: isPlainObject(subresources.status),
         selectableFields: objs(v.selectableFields).map((f) => str(f.jsonPath)),
@@ -336,6 +339,12 @@ export interface CrdCondition {
   status: 'True' | 'False' | 'Unknown';
   reason: string;
   message: string;
+}
+
+/** IsCRDConditionTrue. */
+export function crdConditionTrue(crd: KubeObject, type: string): boolean {
+  const status = isPlainObject(crd.status) ? crd.status : {};
+  return objs(status.conditions).some((c) => c.type === type && c.status === 'True');
 }
 
 /** SetCRDCondition: replaces the condition of its type; the transition time moves only when the status does. */

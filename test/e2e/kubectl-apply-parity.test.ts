@@ -1,7 +1,7 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import yaml from 'js-yaml';
+import { applicableBundle, resourceVersions } from '../harness/bundles';
 import { kubectl, serverProcessForFile } from '../harness/process';
 
 /**
@@ -14,40 +14,6 @@ import { kubectl, serverProcessForFile } from '../harness/process';
 const kapi = serverProcessForFile();
 const dir = mkdtempSync(path.join(tmpdir(), 'kapi-parity-'));
 const k = (...args: string[]) => kubectl(kapi.url, args);
-const BUNDLES = path.join(__dirname, '../fixtures/bundles');
-
-/** kubectl's client-side apply cannot keep these in the last-applied annotation (256 KiB at most; argo-cd's CRDs): kube-apiserver refuses them too. */
-const ANNOTATION_LIMIT = 262144;
-
-function bundle(name: string): string {
-  const docs = yaml
-    .loadAll(readFileSync(path.join(BUNDLES, name), 'utf8'))
-    .filter((d): d is { kind: string } => !!d && JSON.stringify(d).length < ANNOTATION_LIMIT);
-  const file = path.join(dir, name);
-  writeFileSync(file, docs.map((d) => yaml.dump(d, { lineWidth: -1 })).join('---\n'));
-  return file;
-}
-
-async function versions(file: string, ns: string[]): Promise<Record<string, string>> {
-  const res = await k(
-    'get',
-    '-f',
-    file,
-    ...ns,
-    '--no-headers',
-    '-o',
-    'custom-columns=K:.kind,NS:.metadata.namespace,N:.metadata.name,RV:.metadata.resourceVersion',
-  );
-  expect(res.stderr).toBe('');
-  return Object.fromEntries(
-    res.stdout
-      .trim()
-      .split('\n')
-      .map((line) => line.split(/\s+/))
-      .map(([kind, namespace, name, rv]) => [`${kind}/${namespace}/${name}`, rv]),
-  );
-}
-
 async function ok(args: string[]): Promise<string> {
   const res = await k(...args);
   if (res.code !== 0) throw new Error(`kubectl ${args.join(' ')}: ${res.stderr}`);
@@ -60,22 +26,22 @@ describe.each([
   ['prometheus-operator.yaml', null],
 ] as const)('the %s bundle', (name, namespace) => {
   test('client-side apply, server-side apply without --force-conflicts, then unchanged re-applies write nothing', async () => {
-    const file = bundle(name);
+    const file = applicableBundle(dir, name);
     const ns = namespace ? ['-n', namespace] : [];
     if (namespace) await ok(['create', 'namespace', namespace]);
     await ok(['apply', '-f', file, ...ns]);
     await ok(['apply', '--server-side', '-f', file, ...ns]);
-    const before = await versions(file, ns);
+    const before = await resourceVersions(k, file, ns);
     expect(Object.keys(before).length).toBeGreaterThan(5);
     const again = await ok(['apply', '--server-side', '-f', file, ...ns]);
     expect(again).toMatch(/serverside-applied/);
-    expect(await versions(file, ns)).toEqual(before);
+    expect(await resourceVersions(k, file, ns)).toEqual(before);
     // Back to client-side apply: kubectl rewrites its annotation once (it writes `annotations: {}` where the server's copy has none),
     // then writes nothing (kubectl still says "configured" where its patch resends an atomic list the server defaults).
     await ok(['apply', '-f', file, ...ns]);
-    const settled = await versions(file, ns);
+    const settled = await resourceVersions(k, file, ns);
     await ok(['apply', '-f', file, ...ns]);
-    expect(await versions(file, ns)).toEqual(settled);
+    expect(await resourceVersions(k, file, ns)).toEqual(settled);
   }, 120_000);
 });
 

@@ -342,6 +342,7 @@ describe('custom resources', () => {
     (badRule.spec.versions[0].schema.openAPIV3Schema as Record<string, unknown>)['x-kubernetes-validations'] = [{ rule: 'self.spec.x >' }];
     const refused = await api.post(CRDS, badRule);
     expect(refused.status).toBe(422);
+    // The rule is kube's internal ValidationRule (no json tags) as encoding/json writes it.
     expect(causes(refused.body)[0]).toMatch(
       /^spec\.versions\[0\]\.schema\.openAPIV3Schema\.x-kubernetes-validations\[0\]\.rule: Invalid value: \{"Rule":"self\.spec\.x \\u003e","Message":"",.*"OptionalOldSelf":null\}: compilation failed: /,
     );
@@ -388,6 +389,79 @@ describe('custom resources', () => {
         ['g2', `versions.example.com/${version}`, 'Gizmo'],
       ]);
     }
+  });
+
+  test('a deprecated version warns every request with its own text, else with the newest served version not deprecated', async () => {
+    const base = crd('deprecations.example.com', 'widgets', 'Widget', { scope: 'Cluster' });
+    const v1 = base.spec.versions[0];
+    const version = (name: string, extra: Record<string, unknown>) => ({ ...v1, name, storage: false, ...extra });
+    base.spec.versions = [
+      version('v1alpha1', { deprecated: true }),
+      version('v1beta1', { deprecated: true, deprecationWarning: 'widgets moved: see "v1"' }),
+      version('v1beta2', { served: false }),
+      v1,
+      version('v2', { deprecated: true }),
+      version('v3alpha1', { served: true }),
+    ];
+    expect((await api.post(CRDS, base)).status).toBe(201);
+    await established('widgets.deprecations.example.com');
+    const warned = async (path: string) => (await api.get(`/apis/deprecations.example.com/${path}`)).headers.get('warning');
+    expect(await warned('v1alpha1/widgets')).toBe('299 - "deprecations.example.com/v1alpha1 Widget is deprecated; use deprecations.example.com/v1 Widget"');
+    // On a failed request too.
+    expect(await warned('v1beta1/widgets/none')).toBe('299 - "widgets moved: see \\"v1\\""');
+    // Nothing newer than v2 but an alpha version, which ranks lower.
+    expect(await warned('v2/widgets')).toBe('299 - "deprecations.example.com/v2 Widget is deprecated"');
+    expect(await warned('v1/widgets')).toBeNull();
+  });
+
+  test("while its definition terminates, held back by an object's finalizer, a resource refuses creates with 403 but serves the rest", async () => {
+    const held = crd('terminating.example.com', 'anchors', 'Anchor', { scope: 'Cluster' });
+    expect((await api.post(CRDS, held)).status).toBe(201);
+    await established('anchors.terminating.example.com');
+    const anchors = '/apis/terminating.example.com/v1/anchors';
+    const anchor = (name: string, extra: Record<string, unknown> = {}) => ({
+      apiVersion: 'terminating.example.com/v1',
+      kind: 'Anchor',
+      metadata: { name, ...extra },
+      spec: { cronSpec: '* * * * *' },
+    });
+    expect((await api.post(anchors, anchor('kept', { finalizers: ['example.com/hold'] }))).status).toBe(201);
+    expect((await api.delete(`${CRDS}/anchors.terminating.example.com`)).status).toBe(200);
+    await eventually('anchors.terminating.example.com terminating', async () => {
+      const res = await api.post(anchors, anchor('late'));
+      return res.status === 403 ? res.body : undefined;
+    }).then((body) =>
+      expect(body).toMatchObject({
+        reason: 'Forbidden',
+        message: 'anchors.terminating.example.com "late" is forbidden: create not allowed while custom resource definition is terminating',
+        details: { name: 'late', group: 'terminating.example.com', kind: 'anchors' },
+        code: 403,
+      }),
+    );
+    // Discovery lists what is left, in kube's order for CRDs.
+    const resource = (await api.get('/apis/terminating.example.com/v1')).body.resources.find((r: { name: string }) => r.name === 'anchors');
+    expect(resource.verbs).toEqual(['delete', 'deletecollection', 'get', 'list', 'watch']);
+    const aggregated = await api.get('/apis', { accept: 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList' });
+    const group = aggregated.body.items.find((g: { metadata: { name: string } }) => g.metadata.name === 'terminating.example.com');
+    expect(group.versions[0].resources[0].verbs).toEqual(['delete', 'deletecollection', 'get', 'list', 'watch']);
+    // Server-side apply of a new object is a create too; reads and writes of what exists go on.
+    const applied = await api.request('PATCH', `${anchors}/applied?fieldManager=test`, {
+      raw: JSON.stringify(anchor('applied')),
+      contentType: 'application/apply-patch+yaml',
+    });
+    expect([applied.status, applied.body.message]).toEqual([
+      403,
+      'anchors.terminating.example.com "applied" is forbidden: create not allowed while custom resource definition is terminating',
+    ]);
+    expect((await api.get(anchors)).body.items.map((a: { metadata: { name: string } }) => a.metadata.name)).toEqual(['kept']);
+    const released = await api.request('PATCH', `${anchors}/kept`, {
+      raw: JSON.stringify({ metadata: { finalizers: null } }),
+      contentType: 'application/merge-patch+json',
+    });
+    expect(released.status).toBe(200);
+    await eventually('anchors.terminating.example.com gone', async () =>
+      (await api.get(`${CRDS}/anchors.terminating.example.com`)).status === 404 ? true : undefined,
+    );
   });
 
   test('deleting the definition deletes its resources, then the definition, and the resource is no longer served', async () => {

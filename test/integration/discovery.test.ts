@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { Root } from 'protobufjs';
+import { createEstablished, simpleCrd } from '../harness/crds';
 import { Api } from '../harness/http';
 import { startTestServer } from '../harness/server';
 
@@ -389,4 +390,30 @@ test("OpenAPI v3 describes every field of the release's own objects, for every s
   }
   expect(problems).toEqual([]);
   expect(checked).toBeGreaterThan(60);
+});
+
+test("CRD groups follow the built-in ones as kube breaks their priority tie, whatever order they were created in; a group's versions newest first", async () => {
+  const group = (name: string, versions: string[]) => {
+    const crd = simpleCrd(name, 'widgets', 'Widget') as { metadata: { name: string }; spec: { versions: Record<string, unknown>[] } };
+    const [only] = crd.spec.versions;
+    crd.spec.versions = versions.map((version, i) => ({ ...only, name: version, storage: i === 0 }));
+    return crd;
+  };
+  const created = [group('alpha.order.example.com', ['v2']), group('zeta.order.example.com', ['v1']), group('mid.order.example.com', ['v1alpha1', 'v1beta1'])];
+  for (const crd of created) await createEstablished(api, crd);
+  const ours = (names: string[]) => names.filter((n) => n.endsWith('.order.example.com'));
+  // Legacy /apis: by APIService name (v1.zeta…, v1beta1.mid…, v2.alpha…).
+  const legacy = (await api.get('/apis')).body.groups as { name: string; versions: { version: string }[]; preferredVersion: { version: string } }[];
+  expect(ours(legacy.map((g) => g.name))).toEqual(['zeta.order.example.com', 'mid.order.example.com', 'alpha.order.example.com']);
+  expect(legacy.map((g) => g.name).slice(0, GROUP_ORDER.length)).toEqual(GROUP_ORDER);
+  const mid = legacy.find((g) => g.name === 'mid.order.example.com')!;
+  expect([mid.versions.map((v) => v.version), mid.preferredVersion.version]).toEqual([['v1beta1', 'v1alpha1'], 'v1beta1']);
+  // Aggregated: by group name.
+  const aggregated = (await api.get('/apis', { accept: AGGREGATED })).body.items as { metadata: { name: string }; versions: { version: string }[] }[];
+  expect(ours(aggregated.map((g) => g.metadata.name))).toEqual(['alpha.order.example.com', 'mid.order.example.com', 'zeta.order.example.com']);
+  expect(aggregated.find((g) => g.metadata.name === 'mid.order.example.com')!.versions.map((v) => v.version)).toEqual(['v1beta1', 'v1alpha1']);
+  // A custom resource's verbs in the order kube's CRD discovery lists them, not sorted as built-in ones.
+  const widgets = (await api.get('/apis/mid.order.example.com/v1beta1')).body.resources[0];
+  expect(widgets.verbs).toEqual(['delete', 'deletecollection', 'get', 'list', 'patch', 'create', 'update', 'watch']);
+  for (const crd of created) await api.delete(`/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crd.metadata.name}`);
 });
