@@ -208,6 +208,8 @@ function appliesNullLabels(raw: string): boolean {
 function bodiesFor(method: string, contentType: string): string[] {
   if (method === 'DELETE') return DELETE_BODIES;
   if (contentType === 'application/json-patch+json') return BODIES.filter((raw) => raw !== '[]' && raw !== 'null');
+  // strategicPatchObject decodes null as an empty patch map.
+  if (contentType === 'application/strategic-merge-patch+json') return BODIES.filter((raw) => raw !== 'null');
   // YAML reads some mutations as a valid configuration whose labels are null ("remove if present"): an apply kube-apiserver accepts too.
   if (contentType === 'application/apply-patch+yaml') return BODIES.filter((raw) => !appliesNullLabels(raw));
   return BODIES;

@@ -1,0 +1,110 @@
+import { Api, type Reply } from '../harness/http';
+import { startTestServer } from '../harness/server';
+import { WITHOUT_WORKLOAD_CONTROLLERS } from '../harness/workload-controllers';
+
+/** PATCH as kube-apiserver's PatchResource and its patchers answer it: bodies, directives, errors. */
+
+let server: Awaited<ReturnType<typeof startTestServer>>;
+let api: Api;
+const NS = '/api/v1/namespaces/default';
+const JSON_PATCH = 'application/json-patch+json';
+const MERGE_PATCH = 'application/merge-patch+json';
+const STRATEGIC = 'application/strategic-merge-patch+json';
+
+beforeAll(async () => {
+  server = await startTestServer(WITHOUT_WORKLOAD_CONTROLLERS);
+  api = new Api(server.url);
+});
+
+afterAll(async () => {
+  await server.close();
+});
+
+const rawPatch = (path: string, raw: string, contentType: string): Promise<Reply> => api.request('PATCH', path, { raw, contentType });
+const failure = (res: Reply) => ({ status: res.status, reason: res.body.reason, message: res.body.message });
+
+describe('the body of a JSON, merge or strategic merge patch', () => {
+  const cm = `${NS}/configmaps/bodies`;
+  beforeAll(async () => {
+    expect((await api.post(`${NS}/configmaps`, { metadata: { name: 'bodies' }, data: { k: 'v' } })).status).toBe(201);
+  });
+
+  test('is read once the object is found: a patch of a missing object is a 404 whatever its body', async () => {
+    for (const [raw, type] of [
+      ['[{', JSON_PATCH],
+      ['[]', MERGE_PATCH],
+      ['null', MERGE_PATCH],
+      ['"x"', STRATEGIC],
+    ]) {
+      expect(failure(await rawPatch(`${NS}/configmaps/missing`, raw, type))).toEqual({
+        status: 404,
+        reason: 'NotFound',
+        message: 'configmaps "missing" not found',
+      });
+    }
+  });
+
+  test('a merge patch that is not an object: strictly decoded under Warn and Strict, MergePatch under Ignore', async () => {
+    const bad = (message: string) => ({ status: 400, reason: 'BadRequest', message });
+    const mapError = (kind: string) => bad(`error decoding patch: json: cannot unmarshal ${kind} into Go value of type map[string]interface {}`);
+    expect(failure(await rawPatch(cm, '[]', MERGE_PATCH))).toEqual(mapError('array'));
+    expect(failure(await rawPatch(`${cm}?fieldValidation=Strict`, 'true', MERGE_PATCH))).toEqual(mapError('bool'));
+    expect(failure(await rawPatch(cm, '"x"', MERGE_PATCH))).toEqual(mapError('string'));
+    expect(failure(await rawPatch(cm, 'null', MERGE_PATCH))).toEqual(bad('Invalid JSON Patch'));
+    expect(failure(await rawPatch(`${cm}?fieldValidation=Ignore`, '3', MERGE_PATCH))).toEqual(bad('Invalid JSON Patch'));
+    expect(failure(await rawPatch(`${cm}?fieldValidation=Ignore`, '{', MERGE_PATCH))).toEqual(bad('Invalid JSON Patch'));
+    expect(failure(await rawPatch(cm, '{', MERGE_PATCH)).message).toMatch(/^error decoding patch: /);
+    // Under Ignore an array replaces the document, its objects pruned of nulls; it then has no kind to decode
+    const array = await rawPatch(`${cm}?fieldValidation=Ignore`, '[{"a":null,"b":[null]}]', MERGE_PATCH);
+    expect(array.status).toBe(422);
+    expect(array.body.details.causes[0]).toMatchObject({
+      field: 'patch',
+      message: expect.stringMatching(/^Invalid value: "\[\{\\"b\\":\[null\]\}\]": couldn't get version\/kind/),
+    });
+    expect((await api.get(cm)).body.data).toEqual({ k: 'v' });
+  });
+
+  test('a JSON patch is strictly decoded into its operations under Warn and Strict', async () => {
+    const bad = (message: string) => ({ status: 400, reason: 'BadRequest', message: `error decoding patch: json: cannot unmarshal ${message}` });
+    expect(failure(await api.patch(cm, {}, JSON_PATCH))).toEqual(bad('object into Go value of type []handlers.jsonPatchOp'));
+    expect(failure(await api.patch(cm, ['x'], JSON_PATCH))).toEqual(bad('string into Go value of type handlers.jsonPatchOp'));
+    expect(failure(await api.patch(cm, [{ op: 1, path: '/data/x' }], JSON_PATCH))).toEqual(bad('number into Go struct field jsonPatchOp.op of type string'));
+    expect(
+      failure(
+        await api.patch(
+          cm,
+          [
+            { op: 'add', path: '/data/x', value: 'y' },
+            { op: 'add', path: true },
+          ],
+          JSON_PATCH,
+        ),
+      ),
+    ).toEqual(bad('bool into Go struct field jsonPatchOp.path of type string'));
+    // Under Ignore, json-patch's DecodePatch alone reads it
+    expect(failure(await rawPatch(`${cm}?fieldValidation=Ignore`, '{}', JSON_PATCH))).toEqual({
+      status: 400,
+      reason: 'BadRequest',
+      message: 'json: cannot unmarshal object into Go value of type jsonpatch.Patch',
+    });
+    expect(failure(await rawPatch(cm, '[{', JSON_PATCH)).message).toMatch(/^error decoding patch: /);
+    expect((await api.get(cm)).body.data).toEqual({ k: 'v' });
+  });
+
+  test('a null JSON patch operation is of no kind json-patch knows: a 422 that changes nothing', async () => {
+    const res = await api.patch(cm, [{ op: 'add', path: '/data/x', value: 'y' }, null], JSON_PATCH);
+    expect(failure(res)).toEqual({ status: 422, reason: 'Invalid', message: 'the server rejected our request due to an error in our request' });
+    expect((await api.get(cm)).body.data).toEqual({ k: 'v' });
+  });
+
+  test('a strategic merge patch of null is an empty patch; one of another JSON type is the map decode error', async () => {
+    const res = await rawPatch(cm, 'null', STRATEGIC);
+    expect(res.status).toBe(200);
+    expect(res.body.data).toEqual({ k: 'v' });
+    expect(failure(await rawPatch(cm, 'false', STRATEGIC))).toEqual({
+      status: 400,
+      reason: 'BadRequest',
+      message: 'json: cannot unmarshal bool into Go value of type map[string]interface {}',
+    });
+  });
+});
