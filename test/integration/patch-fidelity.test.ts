@@ -108,3 +108,64 @@ describe('the body of a JSON, merge or strategic merge patch', () => {
     });
   });
 });
+
+describe('strategic merge patch errors, as interpretStrategicMergePatchError and ErrorToAPIStatus answer them', () => {
+  const pod = `${NS}/pods/directives`;
+  const notAStatus = (message: string) => ({ status: 500, reason: undefined, message });
+  const badRequest = (message: string) => ({ status: 400, reason: 'BadRequest', message });
+  const revision = async (): Promise<string> => (await api.get(pod)).body.metadata.resourceVersion;
+  beforeAll(async () => {
+    const created = await api.post(`${NS}/pods`, {
+      metadata: { name: 'directives', finalizers: ['example.com/a'] },
+      spec: { containers: [{ name: 'c', image: 'x' }] },
+    });
+    expect(created.status).toBe(201);
+  });
+
+  test("strategicpatch's own errors are no Status: a 500 with the error's text, that changes nothing", async () => {
+    const before = await revision();
+    expect(failure(await api.patch(pod, { spec: { containers: [{ image: 'y' }] } }, STRATEGIC))).toEqual(
+      notAStatus('map: map[image:y] does not contain declared merge key: name'),
+    );
+    expect(failure(await api.patch(pod, { spec: { containers: [{ name: 'c', $patch: 'bogus' }] } }, STRATEGIC))).toEqual(
+      notAStatus('unknown patch type: bogus in map: map[$patch:bogus name:c]'),
+    );
+    expect(failure(await api.patch(pod, { spec: { containers: [{ name: 'c', $patch: 'merge' }] } }, STRATEGIC))).toEqual(
+      notAStatus('merging lists cannot yet be specified in the patch'),
+    );
+    expect(failure(await api.patch(pod, { metadata: { $patch: 'bogus' } }, STRATEGIC))).toEqual(
+      notAStatus('unknown patch type: bogus in map: map[$patch:bogus]'),
+    );
+    expect(failure(await api.patch(pod, { metadata: { finalizers: [3] } }, STRATEGIC)).message).toBe(
+      'list element types are not identical: [[example.com/a] [3]]',
+    );
+    expect(await revision()).toBe(before);
+  });
+
+  test('$setElementOrder: a list, after a slash, giving the patch list its order, of items with the merge key', async () => {
+    const order = (directive: string, value: unknown, containers?: unknown[]) =>
+      api.patch(pod, { spec: { [directive]: value, ...(containers ? { containers } : {}) } }, STRATEGIC);
+    const before = await revision();
+    expect(failure(await order('$setElementOrder/containers', 'c'))).toEqual(notAStatus('expected a []interface {}, but received a string'));
+    expect(failure(await order('$setElementOrder', []))).toEqual(badRequest('invalid patch format of setElementOrder list'));
+    expect(failure(await order('$setElementOrder/containers', [{ name: 'c' }], [{ name: 'd', image: 'x' }, { name: 'c' }]))).toEqual(
+      notAStatus("The order in patch list:\n[map[image:x name:d] map[name:c]]\n doesn't match $setElementOrder list:\n[map[name:c]]\n"),
+    );
+    expect(failure(await order('$setElementOrder/containers', [{ image: 'c' }]))).toEqual(
+      notAStatus('map: map[image:c] does not contain declared merge key: name'),
+    );
+    expect(await revision()).toBe(before);
+    const ordered = await order('$setElementOrder/containers', [{ name: 'c' }], [{ name: 'c', image: 'y' }]);
+    expect(ordered.status).toBe(200);
+    expect(ordered.body.spec.containers.map((c: { image: string }) => c.image)).toEqual(['y']);
+  });
+
+  test('$deleteFromPrimitiveList must name its list after a slash', async () => {
+    expect(failure(await api.patch(pod, { metadata: { $deleteFromPrimitiveListfinalizers: ['example.com/a'] } }, STRATEGIC))).toEqual(
+      badRequest('invalid patch format of primitive list'),
+    );
+    const deleted = await api.patch(pod, { metadata: { '$deleteFromPrimitiveList/finalizers': ['example.com/a'] } }, STRATEGIC);
+    expect(deleted.status).toBe(200);
+    expect(deleted.body.metadata.finalizers).toBeUndefined();
+  });
+});
