@@ -618,7 +618,9 @@ export class GenericStore {
     return { object: view.read(result.object), created: false };
   }
 
+  /** kube's checkName (PUT and PATCH): an object without a name is one ContextBasedNaming.ObjectName cannot name. */
   private checkName(obj: KubeObject, name: string): void {
+    if (!obj.metadata.name) throw badRequest(`the name of the object (${name} based on URL) was undeterminable: name must be provided`);
     if (obj.metadata.name !== name) {
       throw badRequest(`the name of the object (${obj.metadata.name ?? ''}) does not match the name on the URL (${name})`);
     }

@@ -169,3 +169,37 @@ describe('strategic merge patch errors, as interpretStrategicMergePatchError and
     expect(deleted.body.metadata.finalizers).toBeUndefined();
   });
 });
+
+describe("a patch of the object's name or namespace (kube's checkName and EnsureObjectNamespaceMatchesRequestNamespace)", () => {
+  const cm = `${NS}/configmaps/named`;
+  beforeAll(async () => {
+    expect((await api.post(`${NS}/configmaps`, { metadata: { name: 'named' } })).status).toBe(201);
+  });
+
+  test('a patch that removes the name leaves an object ObjectName cannot name', async () => {
+    const undeterminable = {
+      status: 400,
+      reason: 'BadRequest',
+      message: 'the name of the object (named based on URL) was undeterminable: name must be provided',
+    };
+    expect(failure(await api.patch(cm, { metadata: { name: null } }, MERGE_PATCH))).toEqual(undeterminable);
+    expect(failure(await api.patch(cm, [{ op: 'remove', path: '/metadata/name' }], JSON_PATCH))).toEqual(undeterminable);
+    expect(failure(await api.patch(cm, { metadata: { name: '' } }, STRATEGIC))).toEqual(undeterminable);
+    // PUT shares the check
+    const current = (await api.get(cm)).body;
+    expect(failure(await api.put(cm, { ...current, metadata: { ...current.metadata, name: undefined } }))).toEqual(undeterminable);
+  });
+
+  test('a patch that renames the object, or moves it to another namespace', async () => {
+    expect(failure(await api.patch(cm, { metadata: { name: 'other' } }, MERGE_PATCH))).toEqual({
+      status: 400,
+      reason: 'BadRequest',
+      message: 'the name of the object (other) does not match the name on the URL (named)',
+    });
+    expect(failure(await api.patch(cm, { metadata: { namespace: 'kube-system' } }, STRATEGIC))).toEqual({
+      status: 400,
+      reason: 'BadRequest',
+      message: 'the namespace of the provided object does not match the namespace sent on the request',
+    });
+  });
+});
