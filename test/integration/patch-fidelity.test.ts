@@ -1,4 +1,6 @@
+import { createEstablished, simpleCrd } from '../harness/crds';
 import { Api, type Reply } from '../harness/http';
+import { kubectl } from '../harness/process';
 import { startTestServer } from '../harness/server';
 import { WITHOUT_WORKLOAD_CONTROLLERS } from '../harness/workload-controllers';
 
@@ -201,5 +203,57 @@ describe("a patch of the object's name or namespace (kube's checkName and Ensure
       reason: 'BadRequest',
       message: 'the namespace of the provided object does not match the namespace sent on the request',
     });
+  });
+});
+
+describe("the patch types a resource accepts (the generic installer's supportedTypes, crdHandler's)", () => {
+  const unsupported = (types: string[]) => ({
+    status: 415,
+    reason: 'UnsupportedMediaType',
+    message: `the body of the request was in an unknown format - accepted media types include: ${types.join(', ')}`,
+  });
+  const BUILT_IN = [JSON_PATCH, MERGE_PATCH, STRATEGIC, 'application/apply-patch+yaml'];
+  const CUSTOM = [JSON_PATCH, MERGE_PATCH, 'application/apply-patch+yaml'];
+  const CRD = 'widgets.patching.example.com';
+  beforeAll(async () => {
+    const crd = simpleCrd('patching.example.com', 'widgets', 'Widget') as { spec: { versions: Record<string, unknown>[] } };
+    crd.spec.versions[0].subresources = { status: {}, scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas' } };
+    await createEstablished(api, crd);
+    expect(
+      (
+        await api.post('/apis/patching.example.com/v1/namespaces/default/widgets', {
+          apiVersion: 'patching.example.com/v1',
+          kind: 'Widget',
+          metadata: { name: 'w' },
+          spec: { replicas: 1 },
+        })
+      ).status,
+    ).toBe(201);
+  });
+
+  test('a built-in kind lists strategic merge patch before apply', async () => {
+    expect(failure(await api.patch(`${NS}/configmaps/any`, {}, 'application/xml'))).toEqual(unsupported(BUILT_IN));
+  });
+
+  test('a custom resource, its status and its scale take no strategic merge patch', async () => {
+    const widget = '/apis/patching.example.com/v1/namespaces/default/widgets/w';
+    for (const path of [widget, `${widget}/status`, `${widget}/scale`])
+      expect(failure(await api.patch(path, { spec: {} }, STRATEGIC))).toEqual(unsupported(CUSTOM));
+    expect((await api.patch(`${widget}/scale`, { spec: { replicas: 2 } }, MERGE_PATCH)).status).toBe(200);
+  });
+
+  test("a CustomResourceDefinition has a Go type: kubectl patch's default strategic merge patch applies, ObjectMeta's lists merging", async () => {
+    const crdPath = `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${CRD}`;
+    expect((await api.patch(crdPath, { metadata: { finalizers: ['example.com/first'] } }, MERGE_PATCH)).status).toBe(200);
+    const res = await kubectl(server.url, ['patch', 'crd', CRD, '-p', '{"metadata":{"labels":{"patched":"yes"},"finalizers":["example.com/kept"]}}']);
+    expect(res).toMatchObject({ code: 0, stdout: `customresourcedefinition.apiextensions.k8s.io/${CRD} patched\n` });
+    const crd = (await api.get(crdPath)).body;
+    expect(crd.metadata.labels).toEqual({ patched: 'yes' });
+    // normalizeElementOrder: the patch's items lead those only the server has
+    expect(crd.metadata.finalizers).toEqual(['example.com/kept', 'example.com/first']);
+    const doc = await api.get('/openapi/v3/apis/apiextensions.k8s.io/v1');
+    expect(Object.keys(doc.body.paths['/apis/apiextensions.k8s.io/v1/customresourcedefinitions/{name}'].patch.requestBody.content)).toEqual(BUILT_IN);
+    const removed = await api.patch(crdPath, { metadata: { '$deleteFromPrimitiveList/finalizers': ['example.com/first', 'example.com/kept'] } }, STRATEGIC);
+    expect(removed.body.metadata.finalizers).toBeUndefined();
   });
 });

@@ -11,19 +11,13 @@ import { v4PatchedJson, type V4Decoded } from '../../patch/v4-bytes';
 import { typedDecodeInSlices } from '../../schema/typed-decode';
 import { readBody } from '../body';
 import { decodePatchBody } from '../patch-body';
+import { APPLY_PATCH, APPLY_PATCH_CBOR, JSON_PATCH, MERGE_PATCH, patchTypesFor, STRATEGIC_MERGE_PATCH } from '../patch-types';
 import { typeMetaUnreadable } from '../decode-object';
 import { settlePatchedKind, type PatchedKindRule } from '../patched-kind';
 import { enforceFieldValidation, jsonDuplicateFieldErrorsInSlices, strictDecodingError, unknownFieldErrors } from '../field-validation';
 import { boolParam, dryRunParam, fieldManagerParam, fieldValidationParam } from '../query';
 import { respond } from '../respond';
 import { isCustomResource, type ResourceRequest } from './context';
-
-const JSON_PATCH = 'application/json-patch+json';
-const MERGE_PATCH = 'application/merge-patch+json';
-const STRATEGIC_MERGE_PATCH = 'application/strategic-merge-patch+json';
-const APPLY_PATCH = 'application/apply-patch+yaml';
-/** Served only with CBORServingAndStorage, as kube-apiserver does. */
-const APPLY_PATCH_CBOR = 'application/apply-patch+cbor';
 
 /**
  * What a patch's errors are reported against: the strategic merge patch as Go's %+v prints it, or the
@@ -75,14 +69,7 @@ async function applyConfig(body: Buffer, r: ResourceRequest, type: string, withD
 
 export async function handlePatch(r: ResourceRequest): Promise<void> {
   const { info, store, query } = r;
-  const patchSchema = r.patchSchemaFor(r.served.kind);
-  const supported = [
-    JSON_PATCH,
-    MERGE_PATCH,
-    APPLY_PATCH,
-    ...(patchSchema ? [STRATEGIC_MERGE_PATCH] : []),
-    ...(r.inputEncodings.includes('cbor') ? [APPLY_PATCH_CBOR] : []),
-  ];
+  const supported = patchTypesFor(r.store.def, r.inputEncodings.includes('cbor'));
   // PatchResource: the header up to its first ';', compared as it is (no case folding, no trimming).
   const header = r.req.headers['content-type'] ?? '';
   const cut = header.indexOf(';');
@@ -154,7 +141,7 @@ export async function handlePatch(r: ResourceRequest): Promise<void> {
         case MERGE_PATCH:
           return applyMergePatch(current, patch, decoded);
         default:
-          return applyStrategicMergePatchInSlices(current, patch, patchSchema, slice);
+          return applyStrategicMergePatchInSlices(current, patch, r.patchSchemaFor(r.served.kind), slice);
       }
     };
     // A strategic merge's result is converted from unstructured as kube's patcher does it, whose type errors it reports against the patch.
