@@ -787,6 +787,11 @@ export class GenericStore {
       name,
       async (current) => {
         const merged = fields.apply(current, applied, req.fieldManager, req.force, subresource);
+        // patcher.applyPatch: a configuration that names a uid cannot create the object, which has none yet
+        const uid = merged.metadata.uid;
+        if (!current && uid) {
+          throw conflict(groupResource(this.def), name, `uid mismatch: the provided object specified uid ${uid}, and no existing object was found`);
+        }
         if (!view) return merged;
         // The merged object is written as its view would be: validated as that kind, what it leaves out at its zero value.
         const requested = view.read(merged);

@@ -257,3 +257,28 @@ describe("the patch types a resource accepts (the generic installer's supportedT
     expect(removed.body.metadata.finalizers).toBeUndefined();
   });
 });
+
+describe('server-side apply that creates', () => {
+  const APPLY = 'application/apply-patch+yaml';
+  const applyConfig = (name: string, uid?: string) =>
+    api.request('PATCH', `${NS}/configmaps/${name}?fieldManager=tester`, {
+      raw: `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\n${uid ? `  uid: ${uid}\n` : ''}data:\n  a: "1"\n`,
+      contentType: APPLY,
+    });
+
+  test('a configuration naming a uid cannot create the object: 409, and nothing is stored', async () => {
+    expect(failure(await applyConfig('applied-uid', '6f1c1b6e-0000-4000-8000-000000000001'))).toEqual({
+      status: 409,
+      reason: 'Conflict',
+      message:
+        'Operation cannot be fulfilled on configmaps "applied-uid": uid mismatch: the provided object specified uid 6f1c1b6e-0000-4000-8000-000000000001, and no existing object was found',
+    });
+    expect((await api.get(`${NS}/configmaps/applied-uid`)).status).toBe(404);
+  });
+
+  test('once the object exists, a configuration naming its uid applies', async () => {
+    const created = await applyConfig('applied-uid');
+    expect(created.status).toBe(201);
+    expect((await applyConfig('applied-uid', created.body.metadata.uid)).status).toBe(200);
+  });
+});
