@@ -282,3 +282,29 @@ describe('server-side apply that creates', () => {
     expect((await applyConfig('applied-uid', created.body.metadata.uid)).status).toBe(200);
   });
 });
+
+describe("a write's options: ValidatePatchOptions and ValidateCreateOptions report every error at once", () => {
+  const long = 'm'.repeat(129);
+  const causes = (res: Reply) => res.body.details.causes.map((c: { field: string; reason: string }) => `${c.field} ${c.reason}`);
+
+  test('a merge patch with force, a long fieldManager and an unknown fieldValidation', async () => {
+    const res = await rawPatch(`${NS}/configmaps/any?force=false&fieldManager=${long}&fieldValidation=Loose`, '{}', MERGE_PATCH);
+    expect(res.status).toBe(422);
+    expect(res.body.message).toBe(
+      'PatchOptions.meta.k8s.io "" is invalid: [force: Forbidden: may not be specified for non-apply patch, fieldManager: Too long: may not be more than 128 bytes, fieldValidation: Unsupported value: "Loose": supported values: "Ignore", "Warn", "Strict"]',
+    );
+    expect(causes(res)).toEqual(['force FieldValueForbidden', 'fieldManager FieldValueTooLong', 'fieldValidation FieldValueNotSupported']);
+  });
+
+  test('an apply without a fieldManager and an unknown fieldValidation', async () => {
+    const res = await rawPatch(`${NS}/configmaps/any?fieldValidation=Loose`, 'apiVersion: v1\nkind: ConfigMap\n', 'application/apply-patch+yaml');
+    expect(causes(res)).toEqual(['fieldManager FieldValueRequired', 'fieldValidation FieldValueNotSupported']);
+  });
+
+  test('a create with a long fieldManager and an unknown fieldValidation', async () => {
+    const res = await api.post(`${NS}/configmaps?fieldManager=${long}&fieldValidation=Loose`, { metadata: { name: 'options' } });
+    expect(res.status).toBe(422);
+    expect(res.body.details).toMatchObject({ group: 'meta.k8s.io', kind: 'CreateOptions' });
+    expect(causes(res)).toEqual(['fieldManager FieldValueTooLong', 'fieldValidation FieldValueNotSupported']);
+  });
+});

@@ -15,7 +15,7 @@ import { APPLY_PATCH, APPLY_PATCH_CBOR, JSON_PATCH, MERGE_PATCH, patchTypesFor, 
 import { typeMetaUnreadable } from '../decode-object';
 import { settlePatchedKind, type PatchedKindRule } from '../patched-kind';
 import { enforceFieldValidation, jsonDuplicateFieldErrorsInSlices, strictDecodingError, unknownFieldErrors } from '../field-validation';
-import { boolParam, dryRunParam, fieldManagerParam, fieldValidationParam } from '../query';
+import { writeOptions } from '../query';
 import { respond } from '../respond';
 import { isCustomResource, type ResourceRequest } from './context';
 
@@ -77,9 +77,7 @@ export async function handlePatch(r: ResourceRequest): Promise<void> {
   if (!supported.includes(type)) throw unsupportedMediaType(supported);
   const isApply = type === APPLY_PATCH || type === APPLY_PATCH_CBOR;
   const body = await readBody(r.req);
-  const dryRun = dryRunParam(query, 'PatchOptions');
-  const validation = fieldValidationParam(query, 'PatchOptions');
-  const fieldManager = fieldManagerParam(query, r.req.headers['user-agent'], 'PatchOptions', isApply);
+  const { dryRun, validation, fieldManager, force } = writeOptions(query, r.req.headers['user-agent'], 'PatchOptions', { apply: isApply });
   const { schema } = r.served;
   const fieldErrors: string[] = [];
 
@@ -112,11 +110,8 @@ export async function handlePatch(r: ResourceRequest): Promise<void> {
     const parsed = await applyConfig(body, r, type, validation !== 'Ignore');
     fieldErrors.push(...parsed.duplicates);
     const config = await checked(parsed.config);
-    result = await store.apply(r.ctx, info.name, config, { dryRun, fieldManager, force: boolParam(query, 'force') });
+    result = await store.apply(r.ctx, info.name, config, { dryRun, fieldManager, force });
   } else {
-    if (query.has('force')) {
-      throw invalid({ group: 'meta.k8s.io', kind: 'PatchOptions' }, '', [field.forbidden('force', 'may not be specified for non-apply patch')]);
-    }
     const text = body.toString('utf8');
     const bodyType = type === JSON_PATCH ? 'json' : type === MERGE_PATCH ? 'merge' : 'strategic';
     /**
