@@ -25,7 +25,7 @@ type Obj = Record<string, unknown>;
 
 const has = (o: Obj, k: string): boolean => Object.prototype.hasOwnProperty.call(o, k);
 
-/** Removes directives (and nulls) from a value that is taken whole because the original lacks it. */
+/** Removes directives (and nulls) from a value a merged list or a `replace` takes whole. */
 function clean(value: unknown): unknown {
   if (Array.isArray(value)) {
     return value.filter((v) => !(isPlainObject(v) && v[PATCH] === 'delete')).map((v) => clean(v));
@@ -35,6 +35,25 @@ function clean(value: unknown): unknown {
   for (const [k, v] of Object.entries(value)) {
     if (k === PATCH || k === RETAIN_KEYS || k.startsWith(SET_ORDER) || k.startsWith(DELETE_FROM_PRIMITIVE) || v === null) continue;
     setOwn(out, k, clean(v));
+  }
+  return out;
+}
+
+/**
+ * removeDirectives after discardNullValuesFromPatch: a value taken whole because the original
+ * lacks it (or holds another type), without null members. A map holding `$patch` is no value at
+ * all (undefined), left out of a list or of its map. The other directive keys are left out too,
+ * where kube keeps them for its decode to drop as unknown fields.
+ */
+function withoutDirectives(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutDirectives).filter((v) => v !== undefined);
+  if (!isPlainObject(value)) return value;
+  if (has(value, PATCH)) return undefined;
+  const out: Obj = {};
+  for (const [k, v] of Object.entries(value)) {
+    if (k === RETAIN_KEYS || k.startsWith(SET_ORDER) || k.startsWith(DELETE_FROM_PRIMITIVE) || v === null) continue;
+    const kept = withoutDirectives(v);
+    if (kept !== undefined) setOwn(out, k, kept);
   }
   return out;
 }
@@ -323,7 +342,7 @@ function* mergeValue(original: unknown, patch: unknown, meta: FieldPatchMeta | n
     // Lists without the merge strategy are atomic: the patch replaces them.
     return meta?.strategies.includes('merge') ? yield* mergeList(original, patch, meta) : clean(patch);
   }
-  return clean(patch);
+  return withoutDirectives(patch);
 }
 
 /** applyRetainKeysDirective: every key the patch sets must be retained; everything else goes. */
@@ -356,7 +375,11 @@ function* applyElementOrder(result: Obj, patch: Obj, directive: string, schema: 
   checkPatchOrder(patched ?? [], order, meta?.mergeKey);
   if (live === undefined && patched === undefined) return key;
   const merged =
-    patched === undefined ? (live as unknown[]) : live === undefined ? (clean(patched) as unknown[]) : ((yield* mergeValue(live, patched, meta)) as unknown[]);
+    patched === undefined
+      ? (live as unknown[])
+      : live === undefined
+        ? (withoutDirectives(patched) as unknown[])
+        : ((yield* mergeValue(live, patched, meta)) as unknown[]);
   const mergeKey = merged.some(isPlainObject) ? meta?.mergeKey : undefined;
   const [patchItems, serverOnly] = partition(merged, order, mergeKey);
   // normalizeSliceOrder: the items of a list of maps, and the order's, carry the merge key
@@ -401,7 +424,9 @@ function* mergeObjectWalk(original: Obj, patch: Obj, schema: PatchSchema | null)
       continue;
     }
     const current = has(result, key) ? result[key] : undefined;
-    setOwn(result, key, current === undefined ? clean(value) : yield* mergeValue(current, value, schema?.field(key) ?? null));
+    const merged = current === undefined ? withoutDirectives(value) : yield* mergeValue(current, value, schema?.field(key) ?? null);
+    if (merged === undefined) delete result[key];
+    else setOwn(result, key, merged);
   }
   return result;
 }

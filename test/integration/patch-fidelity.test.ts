@@ -308,3 +308,37 @@ describe("a write's options: ValidatePatchOptions and ValidateCreateOptions repo
     expect(causes(res)).toEqual(['fieldManager FieldValueTooLong', 'fieldValidation FieldValueNotSupported']);
   });
 });
+
+describe('a strategic merge patch value the object lacks, or holds as another type, is taken without its directives (removeDirectives)', () => {
+  const DEPLOYMENTS = '/apis/apps/v1/namespaces/default/deployments';
+  const deployment = `${DEPLOYMENTS}/directives`;
+  beforeAll(async () => {
+    const created = await api.post(DEPLOYMENTS, {
+      metadata: { name: 'directives' },
+      spec: {
+        replicas: 3,
+        selector: { matchLabels: { app: 'd' } },
+        template: { metadata: { labels: { app: 'd' } }, spec: { containers: [{ name: 'c', image: 'x' }] } },
+      },
+    });
+    expect(created.status).toBe(201);
+  });
+
+  test('a map holding $patch is no value: not set where the object has none, removed where it has another type', async () => {
+    const res = await api.patch(deployment, { metadata: { annotations: { $patch: 'replace', a: 'b' } }, spec: { replicas: { $patch: 'delete' } } }, STRATEGIC);
+    expect(res.status).toBe(200);
+    expect(res.body.metadata.annotations).toBeUndefined();
+    // replicas removed, then defaulted as a decoded Deployment is
+    expect(res.body.spec.replicas).toBe(1);
+  });
+
+  test('a new list leaves out its items that hold $patch, whatever the directive', async () => {
+    const res = await api.patch(
+      deployment,
+      { spec: { template: { spec: { imagePullSecrets: [{ name: 'a' }, { name: 'b', $patch: 'replace' }, { name: 'c', $patch: 'delete' }] } } } },
+      STRATEGIC,
+    );
+    expect(res.status).toBe(200);
+    expect(res.body.spec.template.spec.imagePullSecrets).toEqual([{ name: 'a' }]);
+  });
+});
