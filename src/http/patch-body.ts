@@ -1,5 +1,6 @@
 import { badRequest } from '../api/errors';
 import { isPlainObject } from '../api/types';
+import { goJsonSyntaxError } from '../codec/go-json-syntax';
 import { jsonNestingDepthInSlices, MAX_NESTING_DEPTH } from '../codec/json';
 import { jsonTypeName } from './decode-object';
 import type { FieldValidation } from './query';
@@ -33,12 +34,12 @@ function jsonPatchOpTypeError(patch: unknown): string | undefined {
   return undefined;
 }
 
-/** JSON.parse of the body; a syntax error is reported as `describe` words it. */
+/** JSON.parse of the body; a syntax error, in encoding/json's words, is reported as `describe` words it. */
 function parsed(text: string, describe: (message: string) => string): unknown {
   try {
     return JSON.parse(text);
   } catch (err) {
-    throw badRequest(describe((err as Error).message));
+    throw badRequest(describe(goJsonSyntaxError(text) ?? (err as Error).message));
   }
 }
 

@@ -93,6 +93,22 @@ describe('the body of a JSON, merge or strategic merge patch', () => {
     expect((await api.get(cm)).body.data).toEqual({ k: 'v' });
   });
 
+  test("malformed JSON is refused in encoding/json's words, as each patch type's decode prefixes them", async () => {
+    const bad = (message: string) => ({ status: 400, reason: 'BadRequest', message });
+    expect(failure(await rawPatch(cm, '[{"op":}]', JSON_PATCH))).toEqual(bad("error decoding patch: invalid character '}' looking for beginning of value"));
+    expect(failure(await rawPatch(`${cm}?fieldValidation=Ignore`, '[{"op" "add"}]', JSON_PATCH))).toEqual(bad("invalid character '\"' after object key"));
+    expect(failure(await rawPatch(cm, '{"data":{"k":"v"', MERGE_PATCH))).toEqual(bad('error decoding patch: unexpected end of JSON input'));
+    expect(failure(await rawPatch(cm, "{'data':{}}", STRATEGIC))).toEqual(bad("invalid character '\\'' looking for beginning of object key string"));
+    // a create's body, read for its kind first (SimpleMetaFactory.Interpret), then wrapped by transformDecodeError
+    const create = await api.request('POST', `${NS}/configmaps`, { raw: '{"kind":"ConfigMap",}', contentType: 'application/json' });
+    expect(failure(create)).toEqual(
+      bad(
+        'the object provided is unrecognized (must be of type ConfigMap): ' +
+          `couldn't get version/kind; json parse error: invalid character '}' looking for beginning of object key string ({"kind":"ConfigMap",})`,
+      ),
+    );
+  });
+
   test('a null JSON patch operation is of no kind json-patch knows: a 422 that changes nothing', async () => {
     const res = await api.patch(cm, [{ op: 'add', path: '/data/x', value: 'y' }, null], JSON_PATCH);
     expect(failure(res)).toEqual({ status: 422, reason: 'Invalid', message: 'the server rejected our request due to an error in our request' });
