@@ -1,4 +1,5 @@
 import { badRequest } from '../api/errors';
+import { goQuote } from '../api/field-errors';
 import { isPlainObject } from '../api/types';
 import { goJsonSyntaxError } from '../codec/go-json-syntax';
 import { jsonNestingDepthInSlices, MAX_NESTING_DEPTH } from '../codec/json';
@@ -32,6 +33,25 @@ function jsonPatchOpTypeError(patch: unknown): string | undefined {
     }
   }
   return undefined;
+}
+
+const OPERATION_FIELDS = new Set(['op', 'path', 'from', 'value']);
+
+/**
+ * kjson.UnmarshalStrict's strict errors of a JSON patch decoded into jsonPatchOp values, operation
+ * by operation: its duplicate fields (`duplicates`, found in the text), then the fields
+ * jsonPatchOp lacks, matched case-sensitively ("Op" is unknown), each at its operation's index.
+ */
+export function jsonPatchStrictErrors(patch: unknown, duplicates: string[]): string[] {
+  if (!Array.isArray(patch)) return duplicates;
+  const atOperation = (error: string): number => Number(/"\[(\d+)\]/.exec(error)?.[1] ?? -1);
+  const errors = duplicates.filter((e) => atOperation(e) < 0);
+  patch.forEach((op, i) => {
+    errors.push(...duplicates.filter((e) => atOperation(e) === i));
+    if (!isPlainObject(op)) return;
+    for (const key of Object.keys(op)) if (!OPERATION_FIELDS.has(key)) errors.push(`unknown field ${goQuote(`[${i}].${key}`)}`);
+  });
+  return errors;
 }
 
 /** JSON.parse of the body; a syntax error, in encoding/json's words, is reported as `describe` words it. */

@@ -109,6 +109,20 @@ describe('the body of a JSON, merge or strategic merge patch', () => {
     );
   });
 
+  test('the fields of a JSON patch operation jsonPatchOp lacks are strict decoding errors, matched case-sensitively', async () => {
+    const ops = [
+      { op: 'add', path: '/data/x', value: 'y', comment: 'mine' },
+      { op: 'remove', path: '/data/x', Op: 'add' },
+    ];
+    const warned = await api.patch(cm, ops, JSON_PATCH);
+    expect(warned.status).toBe(200);
+    expect(warned.headers.get('warning')).toBe('299 - "json patch unknown field \\"[0].comment\\"", 299 - "json patch unknown field \\"[1].Op\\""');
+    const strict = await api.patch(`${cm}?fieldValidation=Strict`, ops, JSON_PATCH);
+    expect(strict.status).toBe(422);
+    expect(strict.body.message).toMatch(/: strict decoding error: json patch unknown field "\[0\]\.comment", json patch unknown field "\[1\]\.Op"$/);
+    expect((await rawPatch(`${cm}?fieldValidation=Ignore`, JSON.stringify(ops), JSON_PATCH)).headers.get('warning')).toBeNull();
+  });
+
   test('a null JSON patch operation is of no kind json-patch knows: a 422 that changes nothing', async () => {
     const res = await api.patch(cm, [{ op: 'add', path: '/data/x', value: 'y' }, null], JSON_PATCH);
     expect(failure(res)).toEqual({ status: 422, reason: 'Invalid', message: 'the server rejected our request due to an error in our request' });

@@ -10,7 +10,7 @@ import { goFormatValue } from '../../patch/go-value-format';
 import { v4PatchedJson, type V4Decoded } from '../../patch/v4-bytes';
 import { typedDecodeInSlices } from '../../schema/typed-decode';
 import { readBody } from '../body';
-import { decodePatchBody } from '../patch-body';
+import { decodePatchBody, jsonPatchStrictErrors } from '../patch-body';
 import { APPLY_PATCH, APPLY_PATCH_CBOR, JSON_PATCH, MERGE_PATCH, patchTypesFor, STRATEGIC_MERGE_PATCH } from '../patch-types';
 import { typeMetaUnreadable } from '../decode-object';
 import { settlePatchedKind, type PatchedKindRule } from '../patched-kind';
@@ -123,7 +123,7 @@ export async function handlePatch(r: ResourceRequest): Promise<void> {
       if (validation !== 'Ignore') {
         const duplicates = await jsonDuplicateFieldErrorsInSlices(text, slice);
         // jsonPatcher.applyJSPatch: a JSON patch's own strict errors are prefixed "json patch"
-        fieldErrors.push(...(type === JSON_PATCH ? duplicates.map((e) => `json patch ${e}`) : duplicates));
+        fieldErrors.push(...(type === JSON_PATCH ? jsonPatchStrictErrors(patch, duplicates).map((e) => `json patch ${e}`) : duplicates));
       }
       return patch;
     };
