@@ -30,6 +30,15 @@ describe("encoding/json's syntax errors", () => {
     ['1.', `invalid character ' ' after decimal point in numeric literal`],
     ['1.5e', `invalid character ' ' in exponent of numeric literal`],
     ['1e+x', `invalid character 'x' in exponent of numeric literal`],
+    ['1.e5', `invalid character 'e' after decimal point in numeric literal`],
+    ['{]', `invalid character ']' looking for beginning of object key string`],
+    ['{"a" 1}', `invalid character '1' after object key`],
+    ['12a', `invalid character 'a' after top-level value`],
+    ['trUe', `invalid character 'U' in literal true (expecting 'u')`],
+    ['nul1', `invalid character '1' in literal null (expecting 'l')`],
+    ["'a'", `invalid character '\\'' looking for beginning of value`],
+    ['\u00e9', `invalid character 'Ã' looking for beginning of value`],
+    ['[\u0000]', `invalid character '\\x00' looking for beginning of value`],
   ])('%s', (text, message) => {
     expect(syntaxError(text)).toBe(message);
   });

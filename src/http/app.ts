@@ -62,7 +62,7 @@ export interface AppDeps {
   metrics: ApiServerMetrics;
   version: VersionInfo;
   schemas: SchemaSource;
-  patchSchemaFor(kind: GroupVersionKind): PatchSchema | null;
+  patchSchemaFor(kind: GroupVersionKind): PatchSchema;
   watchListEnabled: boolean;
   /** The AllowUnsafeMalformedObjectDeletion feature gate. */
   unsafeMalformedObjectDeletion: boolean;

@@ -22,7 +22,8 @@ function summarize(body: Buffer): string {
   return body.length > 30 ? `${body.subarray(0, 30).toString('hex')} ...` : body.toString('hex');
 }
 
-function jsonTypeName(v: unknown): string {
+/** The name encoding/json gives a JSON value in its "cannot unmarshal" errors. */
+export function jsonTypeName(v: unknown): string {
   if (v === null) return 'null';
   if (Array.isArray(v)) return 'array';
   if (typeof v === 'object') return 'object';

@@ -4,6 +4,7 @@ import type { ResourceDefinition, ServedKind, Verb } from '../registry/resource-
 import type { GroupVersionEntry, ResourceRegistry } from '../registry/resource-registry';
 import { subresourceView } from '../registry/subresources';
 import { connectPaths } from './openapi-connect';
+import { patchTypesFor } from './patch-types';
 import type { Walk } from '../api/loop-slices';
 import { compareGoStrings } from '../api/go-string-order';
 
@@ -18,16 +19,6 @@ export interface SchemaSource {
 }
 
 type Action = 'list' | 'watchlist' | 'post' | 'deletecollection' | 'get' | 'put' | 'patch' | 'delete';
-
-const PATCH_TYPES = ['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json', 'application/apply-patch+yaml'];
-
-/**
- * Kinds with a schema of their own (custom resources, CRDs) have no strategic merge schema. kubectl
- * reads this list to choose its patch type, so it must not offer what the server refuses.
- */
-function patchTypesOf(def: ResourceDefinition): string[] {
-  return def.ownSchema ? PATCH_TYPES.filter((t) => t !== 'application/strategic-merge-patch+json') : PATCH_TYPES;
-}
 
 function queryParam(name: string, type: string, description: string): Record<string, unknown> {
   return { name, in: 'query', description, schema: { type, uniqueItems: true } };
@@ -220,7 +211,9 @@ function v3Operation(def: ResourceDefinition, op: OperationSpec, kind: GroupVers
   }
   if (op.action === 'patch') {
     operation.requestBody = {
-      content: Object.fromEntries(patchTypesOf(def).map((t) => [t, { schema: { $ref: '#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.Patch' } }])),
+      content: Object.fromEntries(
+        patchTypesFor(def, false).map((t) => [t, { schema: { $ref: '#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.Patch' } }]),
+      ),
       required: true,
     };
   }

@@ -49,15 +49,6 @@ export function dryRunParam(query: URLSearchParams, optionsKind: string): boolea
   return true;
 }
 
-export type FieldValidation = 'Ignore' | 'Warn' | 'Strict';
-
-export function fieldValidationParam(query: URLSearchParams, optionsKind: string): FieldValidation {
-  const v = query.get('fieldValidation');
-  if (v === null || v === '') return 'Warn';
-  if (v === 'Ignore' || v === 'Warn' || v === 'Strict') return v;
-  throw invalid({ group: 'meta.k8s.io', kind: optionsKind }, '', [field.notSupported('fieldValidation', v, ['Ignore', 'Warn', 'Strict'])]);
-}
-
 /** resourceVersion and resourceVersionMatch, checked as ListOptions validation checks them. */
 export function readConsistency(query: URLSearchParams): ReadConsistency {
   const resourceVersion = query.get('resourceVersion') ?? '';
@@ -88,28 +79,52 @@ function prefixFromUserAgent(userAgent: string): string {
   return prefix;
 }
 
-/** fieldManager, or when absent what the user agent gives (managerOrUserAgent), which may be empty; required for apply. */
-/** unicode.IsPrint: letters, marks, numbers, punctuation, symbols and the ASCII space. */
-const GO_PRINTABLE = /^[\p{L}\p{M}\p{N}\p{P}\p{S} ]$/u;
-
-export function fieldManagerParam(query: URLSearchParams, userAgent: string | undefined, optionsKind: string, required: boolean): string {
-  const given = query.get('fieldManager');
-  const optionsGk = { group: 'meta.k8s.io', kind: optionsKind };
-  if (given === null || given === '') {
-    if (required) throw invalid(optionsGk, '', [field.required('fieldManager', 'is required for apply patch')]);
-    return prefixFromUserAgent(userAgent ?? '');
-  }
-  // ValidateFieldManager: at most 128 bytes, and every rune unicode.IsPrint, each one reported at its byte.
+/** ValidateFieldManager: at most 128 bytes, and every rune unicode.IsPrint, each one reported at its byte. */
+function fieldManagerErrors(given: string): FieldErrorList {
   const errs: FieldErrorList = [];
   if (Buffer.byteLength(given) > FIELD_MANAGER_MAX) errs.push(field.tooLong('fieldManager', FIELD_MANAGER_MAX));
   let at = 0;
   for (const c of given) {
-    if (!GO_PRINTABLE.test(c)) {
+    if (!PRINTABLE.test(c)) {
       const code = `U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
       errs.push(field.invalid('fieldManager', given, `invalid character ${code} (at position ${at})`));
     }
     at += Buffer.byteLength(c);
   }
-  if (errs.length > 0) throw invalid(optionsGk, '', errs);
-  return given;
+  return errs;
+}
+
+export type FieldValidation = 'Ignore' | 'Warn' | 'Strict';
+
+const isFieldValidation = (v: string): v is FieldValidation => v === 'Ignore' || v === 'Warn' || v === 'Strict';
+
+export interface WriteOptions {
+  dryRun: boolean;
+  validation: FieldValidation;
+  /** As given, or when absent what the user agent gives (managerOrUserAgent), which may be empty. */
+  fieldManager: string;
+  force: boolean;
+}
+
+/**
+ * The options of a write, as ValidateCreateOptions, ValidateUpdateOptions and ValidatePatchOptions
+ * check them: every error of force, fieldManager and fieldValidation in one Invalid of the options'
+ * kind (dryRun's, a 400 by issue 5, before them). `force` is for apply only, which needs a fieldManager.
+ */
+export function writeOptions(query: URLSearchParams, userAgent: string | undefined, optionsKind: string, patch?: { apply: boolean }): WriteOptions {
+  const dryRun = dryRunParam(query, optionsKind);
+  const errs: FieldErrorList = [];
+  const given = query.get('fieldManager') ?? '';
+  if (patch && !patch.apply && query.has('force')) errs.push(field.forbidden('force', 'may not be specified for non-apply patch'));
+  if (patch?.apply && given === '') errs.push(field.required('fieldManager', 'is required for apply patch'));
+  errs.push(...fieldManagerErrors(given));
+  const validation = query.get('fieldValidation') || 'Warn';
+  if (!isFieldValidation(validation)) errs.push(field.notSupported('fieldValidation', validation, ['Ignore', 'Warn', 'Strict']));
+  if (errs.length > 0 || !isFieldValidation(validation)) throw invalid({ group: 'meta.k8s.io', kind: optionsKind }, '', errs);
+  return {
+    dryRun,
+    validation,
+    fieldManager: given === '' ? prefixFromUserAgent(userAgent ?? '') : given,
+    force: boolParam(query, 'force'),
+  };
 }

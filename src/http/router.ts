@@ -57,7 +57,7 @@ export interface RouterDeps {
   bodyDecoder: BodyDecoder;
   /** Every response encoding the server speaks (Protobuf only for kinds with a message). */
   outputEncodings: Encoding[];
-  patchSchemaFor(kind: GroupVersionKind): PatchSchema | null;
+  patchSchemaFor(kind: GroupVersionKind): PatchSchema;
   watchListEnabled: boolean;
   unsafeMalformedObjectDeletion: boolean;
   onWatchEvent(def: ResourceDefinition): void;

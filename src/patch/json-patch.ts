@@ -127,14 +127,16 @@ function* operationsApplied(document: unknown, patch: unknown, decoded: V4Decode
   let copied = 0;
   try {
     for (const [index, given] of operations.entries()) {
-      if (given?.op === 'replace' && given.path === '') {
+      // A null operation is an empty map to json-patch v4, of Kind "unknown": Patch.Apply's "Unexpected kind"
+      if ((given as Operation | null) === null) throw patchNotApplicable();
+      if (given.op === 'replace' && given.path === '') {
         result = replacedRoot(given.value, decoded);
         yield;
         continue;
       }
-      if (given && unlocatable(given)) throw patchNotApplicable();
-      if (given) decodedBy(result, given, 'before', decoded);
-      const operation = given ? asV4Reads(result, given) : given;
+      if (unlocatable(given)) throw patchNotApplicable();
+      decodedBy(result, given, 'before', decoded);
+      const operation = asV4Reads(result, given);
       if (operation === null) {
         yield;
         continue;

@@ -7,6 +7,8 @@ import type { V4Decoded } from './v4-bytes';
  * key, null deletes, anything else replaces. `decoded` collects the containers MergePatch decodes.
  */
 export function applyMergePatch(target: unknown, patch: unknown, decoded: V4Decoded = new WeakSet()): unknown {
+  // doMergePatch: a patch that is no object replaces the document, an array pruned as pruneAryNulls does
+  if (Array.isArray(patch)) return pruned(patch, decoded);
   if (!isPlainObject(patch)) return jsonClone(patch);
   return merged(isPlainObject(target) ? target : {}, patch, decoded);
 }

@@ -1,6 +1,7 @@
 import { badRequest } from '../api/errors';
 import { runWalk, runWalkInSlices, type Walk } from '../api/loop-slices';
 import { isPlainObject, setOwn } from '../api/types';
+import { goTypeName, smpErrors } from './strategic-merge-errors';
 
 /** How one field merges: its patch strategies, merge key, and the schema of what it holds. */
 export interface FieldPatchMeta {
@@ -17,14 +18,14 @@ export interface PatchSchema {
 
 const PATCH = '$patch';
 const RETAIN_KEYS = '$retainKeys';
-const SET_ORDER = '$setElementOrder/';
-const DELETE_FROM_PRIMITIVE = '$deleteFromPrimitiveList/';
+const SET_ORDER = '$setElementOrder';
+const DELETE_FROM_PRIMITIVE = '$deleteFromPrimitiveList';
 
 type Obj = Record<string, unknown>;
 
 const has = (o: Obj, k: string): boolean => Object.prototype.hasOwnProperty.call(o, k);
 
-/** Removes directives (and nulls) from a value that is taken whole because the original lacks it. */
+/** Removes directives (and nulls) from a value a merged list or a `replace` takes whole. */
 function clean(value: unknown): unknown {
   if (Array.isArray(value)) {
     return value.filter((v) => !(isPlainObject(v) && v[PATCH] === 'delete')).map((v) => clean(v));
@@ -38,15 +39,86 @@ function clean(value: unknown): unknown {
   return out;
 }
 
-/** Go's %v for a decoded JSON value, as strategicpatch errors print maps. */
-function goFormat(value: unknown): string {
-  if (value === null || value === undefined) return '<nil>';
-  if (Array.isArray(value)) return `[${value.map(goFormat).join(' ')}]`;
-  if (isPlainObject(value)) {
-    const keys = Object.keys(value).sort();
-    return `map[${keys.map((k) => `${k}:${goFormat(value[k])}`).join(' ')}]`;
+/**
+ * removeDirectives after discardNullValuesFromPatch: a value taken whole because the original
+ * lacks it (or holds another type), without null members. A map holding `$patch` is no value at
+ * all (undefined), left out of a list or of its map. The other directive keys are left out too,
+ * where kube keeps them for its decode to drop as unknown fields.
+ */
+function withoutDirectives(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutDirectives).filter((v) => v !== undefined);
+  if (!isPlainObject(value)) return value;
+  if (has(value, PATCH)) return undefined;
+  const out: Obj = {};
+  for (const [k, v] of Object.entries(value)) {
+    if (k === RETAIN_KEYS || k.startsWith(SET_ORDER) || k.startsWith(DELETE_FROM_PRIMITIVE) || v === null) continue;
+    const kept = withoutDirectives(v);
+    if (kept !== undefined) setOwn(out, k, kept);
   }
-  return String(value);
+  return out;
+}
+
+/** extractKey: the field a directive key names, if the key is the prefix, a slash, then the field. */
+function directiveTarget(key: string, prefix: string): string | undefined {
+  const slash = key.indexOf('/');
+  return slash >= 0 && key.slice(0, slash) === prefix ? key.slice(slash + 1) : undefined;
+}
+
+/** sliceElementType: the one Go type the items of both lists share; a list of lists, or of mixed types, is refused. */
+function elementType(original: unknown[], patch: unknown[]): string | undefined {
+  let first: string | undefined;
+  for (const list of [original, patch]) {
+    for (const item of list) {
+      const type = goTypeName(item);
+      if (first === undefined) {
+        if (type === '[]interface {}') throw smpErrors.noListOfLists();
+        first = type;
+      } else if (type !== first) throw smpErrors.mixedList(original, patch);
+    }
+  }
+  return first;
+}
+
+/** validateMergeKeyInLists: every item is a map that has the merge key. */
+function checkMergeKeys(mergeKey: string, ...lists: unknown[][]): void {
+  for (const list of lists) {
+    for (const item of list) {
+      if (!isPlainObject(item)) throw smpErrors.notAMap(item);
+      if (!has(item, mergeKey)) throw smpErrors.noMergeKey(item, mergeKey);
+    }
+  }
+}
+
+/**
+ * validatePatchWithSetOrderList: the patch list's items (but those it deletes) come in the order
+ * the $setElementOrder list gives them.
+ */
+function checkPatchOrder(patchList: unknown[], order: unknown[], mergeKey: string | undefined): void {
+  if (order.length === 0 || patchList.length === 0) return;
+  let items = patchList;
+  if (mergeKey) {
+    for (const item of patchList) if (!isPlainObject(item)) throw smpErrors.notAMap(item);
+    items = patchList.filter((item) => (item as Obj)[PATCH] !== 'delete');
+  }
+  const sameKey = (item: unknown, ordered: unknown): boolean => {
+    if (!mergeKey) return item === ordered;
+    for (const m of [item, ordered]) {
+      if (!isPlainObject(m)) throw smpErrors.notAMap(m);
+      if (!has(m, mergeKey)) throw smpErrors.noMergeKey(m, mergeKey);
+    }
+    return (item as Obj)[mergeKey] === (ordered as Obj)[mergeKey];
+  };
+  let p = 0;
+  let o = 0;
+  while (p < items.length && o < order.length) {
+    if (isPlainObject(items[p]) && has(items[p] as Obj, PATCH)) {
+      p++;
+      continue;
+    }
+    if (sameKey(items[p], order[o])) p++;
+    o++;
+  }
+  if (p < items.length) throw smpErrors.orderMismatch(patchList, order);
 }
 
 /** What strategicpatch's index() compares: the merge key's value for maps, the value itself for scalars. */
@@ -209,8 +281,7 @@ const ITEMS_PER_YIELD = 64;
 /** mergeSlice for a list with the merge strategy. */
 function* mergeList(original: unknown[], patch: unknown[], meta: FieldPatchMeta): Walk<unknown[]> {
   if (original.length === 0 && patch.length === 0) return original;
-  const isMaps = [...original, ...patch].some(isPlainObject);
-  if (!isMaps) {
+  if (elementType(original, patch) !== 'map[string]interface {}') {
     const merged = [...new Set([...original, ...patch])];
     const [patchItems, serverOnly] = partition(merged, patch, undefined);
     return normalizeOrder(patchItems, serverOnly, patch, original, undefined);
@@ -221,22 +292,21 @@ function* mergeList(original: unknown[], patch: unknown[], meta: FieldPatchMeta)
   const deleted = new Set<unknown>();
   let items: Obj[] = [];
   let replace = false;
-  for (const p of patch) {
-    if (!isPlainObject(p)) throw badRequest(`unable to find api field in struct for the merge key ${mergeKey}`);
+  for (const p of patch as Obj[]) {
     if (!has(p, PATCH)) {
       items.push(p);
       continue;
     }
     const directive = p[PATCH];
     if (directive === 'delete') {
-      if (!has(p, mergeKey)) throw badRequest(`map: ${goFormat(p)} does not contain declared merge key: ${mergeKey}`);
+      if (!has(p, mergeKey)) throw smpErrors.noMergeKey(p, mergeKey);
       deleted.add(p[mergeKey]);
     } else if (directive === 'replace') {
       replace = true;
     } else if (directive === 'merge') {
-      throw badRequest('merging lists cannot yet be specified in the patch');
+      throw smpErrors.mergeDirectiveInList();
     } else {
-      throw badRequest(`unknown patch type: ${String(directive)} in map: ${goFormat(p)}`);
+      throw smpErrors.badPatchType(directive, p);
     }
   }
   let base = deleted.size === 0 ? [...original] : original.filter((o) => !(isPlainObject(o) && has(o, mergeKey) && deleted.has(o[mergeKey])));
@@ -251,7 +321,7 @@ function* mergeList(original: unknown[], patch: unknown[], meta: FieldPatchMeta)
     if (isPlainObject(o) && has(o, mergeKey) && !byKey.has(o[mergeKey])) byKey.set(o[mergeKey], i);
   });
   for (const [n, p] of items.entries()) {
-    if (!has(p, mergeKey)) throw badRequest(`map: ${goFormat(p)} does not contain declared merge key: ${mergeKey}`);
+    if (!has(p, mergeKey)) throw smpErrors.noMergeKey(p, mergeKey);
     const index = byKey.get(p[mergeKey]);
     if (index !== undefined) merged[index] = yield* mergeObjectWalk(merged[index] as Obj, p, meta.schema);
     else byKey.set(p[mergeKey], merged.push(clean(p)) - 1);
@@ -272,37 +342,50 @@ function* mergeValue(original: unknown, patch: unknown, meta: FieldPatchMeta | n
     // Lists without the merge strategy are atomic: the patch replaces them.
     return meta?.strategies.includes('merge') ? yield* mergeList(original, patch, meta) : clean(patch);
   }
-  return clean(patch);
+  return withoutDirectives(patch);
 }
 
 /** applyRetainKeysDirective: every key the patch sets must be retained; everything else goes. */
 function applyRetainKeys(result: Obj, patch: Obj): void {
   const list = patch[RETAIN_KEYS];
-  if (!Array.isArray(list)) throw badRequest('invalid patch format of retainKeys');
+  if (!Array.isArray(list)) throw smpErrors.badRetainKeys();
   const retain = new Set(list);
   for (const [k, v] of Object.entries(patch)) {
     if (k === RETAIN_KEYS || v === null || k.startsWith('$deleteFromPrimitiveList') || k.startsWith('$setElementOrder')) continue;
-    if (!retain.has(k)) throw badRequest('invalid patch format of retainKeys');
+    if (!retain.has(k)) throw smpErrors.badRetainKeys();
   }
   for (const k of Object.keys(result)) if (!retain.has(k)) delete result[k];
 }
 
-/** mergePatchIntoOriginal: a list named by $setElementOrder is merged, then put in that order. */
-function* applyElementOrder(result: Obj, patch: Obj, key: string, schema: PatchSchema | null): Walk<void> {
-  const order = patch[`${SET_ORDER}${key}`];
-  if (!Array.isArray(order)) throw badRequest('invalid patch format of setElementOrder list');
+/**
+ * mergePatchIntoOriginal: a list named by $setElementOrder is merged, then put in that order. The
+ * directive must be a list, name its field after a slash, and give the patch list's items in their
+ * order; the lists it orders must be lists. Returns the field it ordered.
+ */
+function* applyElementOrder(result: Obj, patch: Obj, directive: string, schema: PatchSchema | null): Walk<string> {
+  const order = patch[directive];
+  if (!Array.isArray(order)) throw smpErrors.notAList(order);
+  const key = directiveTarget(directive, SET_ORDER);
+  if (key === undefined) throw smpErrors.badSetElementOrder();
   const live = has(result, key) ? result[key] : undefined;
   const patched = has(patch, key) ? patch[key] : undefined;
-  if ((live !== undefined && !Array.isArray(live)) || (patched !== undefined && !Array.isArray(patched))) {
-    throw badRequest('invalid patch format of setElementOrder list');
-  }
-  if (live === undefined && patched === undefined) return;
+  if (live !== undefined && !Array.isArray(live)) throw smpErrors.notAList(live);
+  if (patched !== undefined && !Array.isArray(patched)) throw smpErrors.notAList(patched);
   const meta = schema?.field(key) ?? null;
+  checkPatchOrder(patched ?? [], order, meta?.mergeKey);
+  if (live === undefined && patched === undefined) return key;
   const merged =
-    patched === undefined ? (live as unknown[]) : live === undefined ? (clean(patched) as unknown[]) : ((yield* mergeValue(live, patched, meta)) as unknown[]);
+    patched === undefined
+      ? (live as unknown[])
+      : live === undefined
+        ? (withoutDirectives(patched) as unknown[])
+        : ((yield* mergeValue(live, patched, meta)) as unknown[]);
   const mergeKey = merged.some(isPlainObject) ? meta?.mergeKey : undefined;
   const [patchItems, serverOnly] = partition(merged, order, mergeKey);
+  // normalizeSliceOrder: the items of a list of maps, and the order's, carry the merge key
+  if (mergeKey && elementType(live ?? [], patched ?? []) === 'map[string]interface {}') checkMergeKeys(mergeKey, patchItems, order);
   setOwn(result, key, normalizeOrder(patchItems, serverOnly, order, (live as unknown[] | undefined) ?? [], mergeKey));
+  return key;
 }
 
 /** Applies a strategic merge patch to an object, per the schema's list and map semantics (strategicpatch.mergeMap). */
@@ -312,22 +395,21 @@ function* mergeObjectWalk(original: Obj, patch: Obj, schema: PatchSchema | null)
     if (directive === 'replace') return clean(patch) as Obj;
     if (directive === 'delete') return {};
     // Kubernetes knows no "$patch: merge" on a map either.
-    throw badRequest(`unknown patch type: ${String(directive)} in map: ${goFormat(patch)}`);
+    throw smpErrors.badPatchType(directive, patch);
   }
   const result: Obj = { ...original };
   if (has(patch, RETAIN_KEYS)) applyRetainKeys(result, patch);
   const ordered = new Set<string>();
   for (const key of Object.keys(patch)) {
-    if (!key.startsWith(SET_ORDER)) continue;
-    const target = key.slice(SET_ORDER.length);
-    ordered.add(target);
-    yield* applyElementOrder(result, patch, target, schema);
+    if (key.startsWith(SET_ORDER)) ordered.add(yield* applyElementOrder(result, patch, key, schema));
   }
   for (const [key, value] of Object.entries(patch)) {
     if (key === RETAIN_KEYS || key.startsWith(SET_ORDER) || ordered.has(key)) continue;
     if (key.startsWith(DELETE_FROM_PRIMITIVE)) {
-      const target = key.slice(DELETE_FROM_PRIMITIVE.length);
+      const target = directiveTarget(key, DELETE_FROM_PRIMITIVE);
+      if (target === undefined) throw smpErrors.badPrimitiveList();
       if (Array.isArray(value) && Array.isArray(result[target])) {
+        elementType(result[target] as unknown[], value);
         const removed = new Set(value);
         setOwn(
           result,
@@ -342,7 +424,9 @@ function* mergeObjectWalk(original: Obj, patch: Obj, schema: PatchSchema | null)
       continue;
     }
     const current = has(result, key) ? result[key] : undefined;
-    setOwn(result, key, current === undefined ? clean(value) : yield* mergeValue(current, value, schema?.field(key) ?? null));
+    const merged = current === undefined ? withoutDirectives(value) : yield* mergeValue(current, value, schema?.field(key) ?? null);
+    if (merged === undefined) delete result[key];
+    else setOwn(result, key, merged);
   }
   return result;
 }

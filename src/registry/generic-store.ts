@@ -669,7 +669,9 @@ export class GenericStore {
     return { object: view.read(result.object), created: false };
   }
 
+  /** kube's checkName (PUT and PATCH): an object without a name is one ContextBasedNaming.ObjectName cannot name. */
   private checkName(obj: KubeObject, name: string): void {
+    if (!obj.metadata.name) throw badRequest(`the name of the object (${name} based on URL) was undeterminable: name must be provided`);
     if (obj.metadata.name !== name) {
       throw badRequest(`the name of the object (${obj.metadata.name ?? ''}) does not match the name on the URL (${name})`);
     }
@@ -836,6 +838,11 @@ export class GenericStore {
       name,
       async (current) => {
         const merged = fields.apply(current, applied, req.fieldManager, req.force, subresource);
+        // patcher.applyPatch: a configuration that names a uid cannot create the object, which has none yet
+        const uid = merged.metadata.uid;
+        if (!current && uid) {
+          throw conflict(groupResource(this.def), name, `uid mismatch: the provided object specified uid ${uid}, and no existing object was found`);
+        }
         if (!view) return merged;
         // The merged object is written as its view would be: validated as that kind, what it leaves out at its zero value.
         const requested = view.read(merged);

@@ -1,5 +1,5 @@
 import type { Field, Type } from 'protobufjs';
-import { isInlineField, lookupMessage } from './proto-loader';
+import { isInlineField, lookupMessage, protoType } from './proto-loader';
 import type { FieldPatchMeta, PatchSchema } from '../patch/strategic-merge';
 import type { GroupVersionKind } from '../api/types';
 import type { ServedKind } from '../registry/resource-definition';
@@ -91,10 +91,20 @@ function patchSchemaOf(type: Type): ProtoPatchSchema {
   return schema;
 }
 
-/** The strategic-merge schema of a kind, or null when kapi has no schema for it. */
-export function patchSchemaFor(gvk: GroupVersionKind): PatchSchema | null {
+/**
+ * A kind without a .proto message (apiextensions' CustomResourceDefinition; custom resources, which
+ * no strategic merge patch reaches): ObjectMeta's tags for its metadata, the rest free-form. That is
+ * all the CRD's Go type tags a patch reaches: its one other, JSONSchemaProps'
+ * x-kubernetes-validations, is below spec.versions, a list a patch replaces whole.
+ */
+const METADATA_ONLY_PATCH_SCHEMA: PatchSchema = {
+  field: (name) => (name === 'metadata' ? { strategies: [], schema: patchSchemaOf(protoType(`${META}.ObjectMeta`)) } : null),
+};
+
+/** The strategic-merge schema of a kind. */
+export function patchSchemaFor(gvk: GroupVersionKind): PatchSchema {
   const type = lookupMessage(gvk);
-  return type ? patchSchemaOf(type) : null;
+  return type ? patchSchemaOf(type) : METADATA_ONLY_PATCH_SCHEMA;
 }
 
 function scalarSchema(protoType: string): Record<string, unknown> {

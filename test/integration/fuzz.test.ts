@@ -208,19 +208,23 @@ function appliesNullLabels(raw: string): boolean {
 function bodiesFor(method: string, contentType: string): string[] {
   if (method === 'DELETE') return DELETE_BODIES;
   if (contentType === 'application/json-patch+json') return BODIES.filter((raw) => raw !== '[]' && raw !== 'null');
+  // strategicPatchObject decodes null as an empty patch map.
+  if (contentType === 'application/strategic-merge-patch+json') return BODIES.filter((raw) => raw !== 'null');
   // YAML reads some mutations as a valid configuration whose labels are null ("remove if present"): an apply kube-apiserver accepts too.
   if (contentType === 'application/apply-patch+yaml') return BODIES.filter((raw) => !appliesNullLabels(raw));
   return BODIES;
 }
 
-test.each(VERBS)('%s %s (%s): every hostile body is a 4xx Status and changes nothing', async (method, path, contentType) => {
+test.each(VERBS)('%s %s (%s): every hostile body is a failure Status and changes nothing', async (method, path, contentType) => {
   const before = await revision();
   const unexpected: string[] = [];
   for (const raw of bodiesFor(method, contentType)) {
     const started = Date.now();
     const res = await api.request(method, path, { raw, contentType });
     if (Date.now() - started > 5000) unexpected.push(`slow (${Date.now() - started} ms) for ${raw.slice(0, 80)}`);
-    const ok = res.status >= 400 && res.status < 500 && res.body?.kind === 'Status' && res.body?.status === 'Failure';
+    // strategicpatch's own errors (a list of another item type than the live one's) are no Status to kube: ErrorToAPIStatus's 500 without a reason
+    const smpError = contentType === 'application/strategic-merge-patch+json' && res.status === 500 && res.body?.reason === undefined;
+    const ok = ((res.status >= 400 && res.status < 500) || smpError) && res.body?.kind === 'Status' && res.body?.status === 'Failure';
     if (!ok) unexpected.push(`${res.status} for ${raw.slice(0, 400)}`);
   }
   expect(unexpected).toEqual([]);

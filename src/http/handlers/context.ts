@@ -33,7 +33,7 @@ export interface ResourceRequest<S extends RestStore = GenericStore> {
   /** Decodes large YAML and CBOR bodies off the event loop. */
   bodyDecoder: BodyDecoder;
   /** The strategic-merge schema of a kind; null when the kind has none (custom resources). */
-  patchSchemaFor(kind: GroupVersionKind): PatchSchema | null;
+  patchSchemaFor(kind: GroupVersionKind): PatchSchema;
   /** The WatchList feature gate: streaming lists (sendInitialEvents) are allowed. */
   watchListEnabled: boolean;
   /** The AllowUnsafeMalformedObjectDeletion feature gate. */

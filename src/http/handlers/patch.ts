@@ -3,7 +3,6 @@ import { loopSlices } from '../../api/loop-slices';
 import { field } from '../../api/field-errors';
 import { apiVersionOf, isPlainObject, type GroupVersionKind, type KubeObject } from '../../api/types';
 import { DecodeError } from '../../codec/decode-error';
-import { jsonNestingDepthInSlices, MAX_NESTING_DEPTH } from '../../codec/json';
 import { applyJsonPatchInSlices } from '../../patch/json-patch';
 import { applyMergePatch } from '../../patch/merge-patch';
 import { applyStrategicMergePatchInSlices } from '../../patch/strategic-merge';
@@ -11,29 +10,14 @@ import { goFormatValue } from '../../patch/go-value-format';
 import { v4PatchedJson, type V4Decoded } from '../../patch/v4-bytes';
 import { typedDecodeInSlices } from '../../schema/typed-decode';
 import { readBody } from '../body';
+import { decodePatchBody, jsonPatchStrictErrors } from '../patch-body';
+import { APPLY_PATCH, APPLY_PATCH_CBOR, JSON_PATCH, MERGE_PATCH, patchTypesFor, STRATEGIC_MERGE_PATCH } from '../patch-types';
 import { typeMetaUnreadable } from '../decode-object';
 import { settlePatchedKind, type PatchedKindRule } from '../patched-kind';
 import { enforceFieldValidation, jsonDuplicateFieldErrorsInSlices, strictDecodingError, unknownFieldErrors } from '../field-validation';
-import { boolParam, dryRunParam, fieldManagerParam, fieldValidationParam } from '../query';
+import { writeOptions } from '../query';
 import { respond } from '../respond';
 import { isCustomResource, type ResourceRequest } from './context';
-
-const JSON_PATCH = 'application/json-patch+json';
-const MERGE_PATCH = 'application/merge-patch+json';
-const STRATEGIC_MERGE_PATCH = 'application/strategic-merge-patch+json';
-const APPLY_PATCH = 'application/apply-patch+yaml';
-/** Served only with CBORServingAndStorage, as kube-apiserver does. */
-const APPLY_PATCH_CBOR = 'application/apply-patch+cbor';
-
-/** A JSON patch body; its nesting scan runs in slices (a 3 MB body's scan took 5-26 ms in one piece), JSON.parse in one. */
-async function parsePatchBody(text: string, slice: () => Promise<void>): Promise<unknown> {
-  if ((await jsonNestingDepthInSlices(text, slice)) > MAX_NESTING_DEPTH) throw badRequest(`exceeded max depth of ${MAX_NESTING_DEPTH}`);
-  try {
-    return JSON.parse(text);
-  } catch (err) {
-    throw badRequest((err as Error).message);
-  }
-}
 
 /**
  * What a patch's errors are reported against: the strategic merge patch as Go's %+v prints it, or the
@@ -85,14 +69,7 @@ async function applyConfig(body: Buffer, r: ResourceRequest, type: string, withD
 
 export async function handlePatch(r: ResourceRequest): Promise<void> {
   const { info, store, query } = r;
-  const patchSchema = r.patchSchemaFor(r.served.kind);
-  const supported = [
-    JSON_PATCH,
-    MERGE_PATCH,
-    APPLY_PATCH,
-    ...(patchSchema ? [STRATEGIC_MERGE_PATCH] : []),
-    ...(r.inputEncodings.includes('cbor') ? [APPLY_PATCH_CBOR] : []),
-  ];
+  const supported = patchTypesFor(r.store.def, r.inputEncodings.includes('cbor'));
   // PatchResource: the header up to its first ';', compared as it is (no case folding, no trimming).
   const header = r.req.headers['content-type'] ?? '';
   const cut = header.indexOf(';');
@@ -100,9 +77,7 @@ export async function handlePatch(r: ResourceRequest): Promise<void> {
   if (!supported.includes(type)) throw unsupportedMediaType(supported);
   const isApply = type === APPLY_PATCH || type === APPLY_PATCH_CBOR;
   const body = await readBody(r.req);
-  const dryRun = dryRunParam(query, 'PatchOptions');
-  const validation = fieldValidationParam(query, 'PatchOptions');
-  const fieldManager = fieldManagerParam(query, r.req.headers['user-agent'], 'PatchOptions', isApply);
+  const { dryRun, validation, fieldManager, force } = writeOptions(query, r.req.headers['user-agent'], 'PatchOptions', { apply: isApply });
   const { schema } = r.served;
   const fieldErrors: string[] = [];
 
@@ -135,40 +110,44 @@ export async function handlePatch(r: ResourceRequest): Promise<void> {
     const parsed = await applyConfig(body, r, type, validation !== 'Ignore');
     fieldErrors.push(...parsed.duplicates);
     const config = await checked(parsed.config);
-    result = await store.apply(r.ctx, info.name, config, { dryRun, fieldManager, force: boolParam(query, 'force') });
+    result = await store.apply(r.ctx, info.name, config, { dryRun, fieldManager, force });
   } else {
-    if (query.has('force')) {
-      throw invalid({ group: 'meta.k8s.io', kind: 'PatchOptions' }, '', [field.forbidden('force', 'may not be specified for non-apply patch')]);
-    }
     const text = body.toString('utf8');
-    const patch = await parsePatchBody(text, slice);
-    if (validation !== 'Ignore') {
-      const duplicates = await jsonDuplicateFieldErrorsInSlices(text, slice);
-      // jsonPatcher.applyJSPatch: a JSON patch's own strict errors are prefixed "json patch"
-      fieldErrors.push(...(type === JSON_PATCH ? duplicates.map((e) => `json patch ${e}`) : duplicates));
-    }
-    if (type !== JSON_PATCH && !isPlainObject(patch)) {
-      throw badRequest(`json: cannot unmarshal ${Array.isArray(patch) ? 'array' : typeof patch} into Go value of type map[string]interface {}`);
-    }
-    const apply = (current: KubeObject, decoded: V4Decoded): unknown => {
+    const bodyType = type === JSON_PATCH ? 'json' : type === MERGE_PATCH ? 'merge' : 'strategic';
+    /**
+     * kube's patchers decode the body once they hold the stored object (patcher.applyPatch): a
+     * patch of an object that does not exist is a 404 whatever its body.
+     */
+    const decodeOnce = async (): Promise<unknown> => {
+      const patch = await decodePatchBody(text, bodyType, validation, slice);
+      if (validation !== 'Ignore') {
+        const duplicates = await jsonDuplicateFieldErrorsInSlices(text, slice);
+        // jsonPatcher.applyJSPatch: a JSON patch's own strict errors are prefixed "json patch"
+        fieldErrors.push(...(type === JSON_PATCH ? jsonPatchStrictErrors(patch, duplicates).map((e) => `json patch ${e}`) : duplicates));
+      }
+      return patch;
+    };
+    let decoding: Promise<unknown> | undefined;
+    const apply = async (current: KubeObject, decoded: V4Decoded): Promise<unknown> => {
+      const patch = await (decoding ??= decodeOnce());
       switch (type) {
         case JSON_PATCH:
           return applyJsonPatchInSlices(current, patch, slice, decoded);
         case MERGE_PATCH:
           return applyMergePatch(current, patch, decoded);
         default:
-          return applyStrategicMergePatchInSlices(current, patch, patchSchema, slice);
+          return applyStrategicMergePatchInSlices(current, patch, r.patchSchemaFor(r.served.kind), slice);
       }
     };
     // A strategic merge's result is converted from unstructured as kube's patcher does it, whose type errors it reports against the patch.
-    const smp = type === STRATEGIC_MERGE_PATCH ? patch : undefined;
-    const rule: PatchedKindRule = smp !== undefined ? 'strategic' : isCustomResource(r) ? 'custom' : 'typed';
+    const isSmp = type === STRATEGIC_MERGE_PATCH;
+    const rule: PatchedKindRule = isSmp ? 'strategic' : isCustomResource(r) ? 'custom' : 'typed';
     const patched = async (current: KubeObject): Promise<KubeObject> => {
       await slice();
       const decoded: V4Decoded = new WeakSet();
       const merged = asObject(await apply(current, decoded), current, r.served.kind, rule, decoded);
       await slice();
-      if (smp !== undefined) return checked(merged, { smp });
+      if (isSmp) return checked(merged, { smp: await decoding });
       // The decode changes what it reads (drops unknown fields): the patched JSON of an error is the patch's result again.
       const patchedJson = async (): Promise<string> => {
         const again: V4Decoded = new WeakSet();

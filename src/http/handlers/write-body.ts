@@ -4,7 +4,7 @@ import type { RestStore } from '../../registry/resource-registry';
 import { readBody } from '../body';
 import { decodeObject } from '../decode-object';
 import { enforceFieldValidation } from '../field-validation';
-import { dryRunParam, fieldManagerParam, fieldValidationParam } from '../query';
+import { writeOptions } from '../query';
 import { isCustomResource, type ResourceRequest } from './context';
 
 export interface WriteBody {
@@ -21,9 +21,7 @@ export interface WriteBody {
 export async function writeBody(r: ResourceRequest<RestStore>, optionsKind: 'CreateOptions' | 'UpdateOptions'): Promise<WriteBody> {
   const { query } = r;
   const body = await readBody(r.req);
-  const dryRun = dryRunParam(query, optionsKind);
-  const validation = fieldValidationParam(query, optionsKind);
-  const fieldManager = fieldManagerParam(query, r.req.headers['user-agent'], optionsKind, false);
+  const { dryRun, validation, fieldManager } = writeOptions(query, r.req.headers['user-agent'], optionsKind);
   const { object, fieldErrors } = await decodeObject(
     body,
     r.req.headers['content-type'],
