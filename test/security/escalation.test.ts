@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { eventually } from '../harness/etcd-keys';
 import { startServerProcess, type ServerProcess } from '../harness/process';
-import { opensslCertificateRequest, run } from '../harness/tls';
+import { httpsRequest, opensslCertificateRequest, run } from '../harness/tls';
 
 // Escalation, tried as an attacker would: mallory holds only a namespaced grant to manage RBAC
 // objects, mint tokens and approve CSRs in team-a, and uses the real kubectl over TLS with her
@@ -184,5 +184,69 @@ describe('credentials in other namespaces and other names', () => {
     const stored = JSON.parse(await ok(asAdmin(['get', 'csr', 'mallory-self', '-o', 'json'])));
     expect(stored.status.conditions ?? []).toEqual([]);
     expect(stored.spec.username).toBe('mallory');
+  });
+});
+
+describe('a session into a pod needs create, whatever the protocol', () => {
+  // A WebSocket opens exec, attach and port-forward with a GET, which RBAC sees as `get`; kube
+  // 1.35+ also asks for `create` (AuthorizePodWebsocketUpgradeCreatePermission), so a role that
+  // reads everything does not open shells.
+  const serverCa = () => Buffer.from(/certificate-authority-data: (\S+)/.exec(readFileSync(admin, 'utf8'))![1], 'base64').toString();
+  const websocket = (subresource: string) =>
+    httpsRequest(
+      `${kapi.url}/api/v1/namespaces/team-a/pods/unplaced/${subresource}`,
+      { ca: serverCa() },
+      {
+        headers: {
+          Authorization: `Bearer ${MALLORY_TOKEN}`,
+          Connection: 'Upgrade',
+          Upgrade: 'websocket',
+          'Sec-WebSocket-Version': '13',
+          'Sec-WebSocket-Key': 'dGhlIHNhbXBsZSBub25jZQ==',
+          'Sec-WebSocket-Protocol': 'v5.channel.k8s.io',
+        },
+      },
+    );
+
+  beforeAll(async () => {
+    const pod = {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'unplaced', namespace: 'team-a' },
+      spec: { schedulerName: 'none', containers: [{ name: 'c', image: 'x' }] },
+    };
+    await ok(asAdmin(['create', '-f', '-'], JSON.stringify(pod)));
+    await ok(asAdmin(['create', 'role', 'session-reader', '-n', 'team-a', '--verb=get', '--resource=pods/exec,pods/attach,pods/portforward']));
+    await ok(asAdmin(['create', 'rolebinding', 'mallory-session-reader', '--role=session-reader', '--user=mallory', '-n', 'team-a']));
+    await eventually('her get on pods/exec', async () => ((await mayI('get', 'pods', '--subresource=exec', '-n', 'team-a')) === 'yes' ? true : undefined));
+  });
+
+  test('get alone on pods/exec, attach and portforward opens no WebSocket session: 403 with NewForbidden of the pod', async () => {
+    for (const sub of ['exec?command=sh&stdin=true&stdout=true', 'attach?stdout=true', 'portforward?ports=80']) {
+      const res = await websocket(sub);
+      expect([res.status, res.body]).toEqual([
+        403,
+        {
+          kind: 'Status',
+          apiVersion: 'v1',
+          metadata: {},
+          status: 'Failure',
+          message: 'pods "unplaced" is forbidden: ',
+          reason: 'Forbidden',
+          details: { name: 'unplaced', kind: 'pods' },
+          code: 403,
+        },
+      ]);
+    }
+  });
+
+  test('with create as well, the request goes on to the pod (which has no host yet)', async () => {
+    await ok(asAdmin(['create', 'role', 'session-opener', '-n', 'team-a', '--verb=create', '--resource=pods/exec']));
+    await ok(asAdmin(['create', 'rolebinding', 'mallory-session-opener', '--role=session-opener', '--user=mallory', '-n', 'team-a']));
+    await eventually('her create on pods/exec', async () =>
+      (await mayI('create', 'pods', '--subresource=exec', '-n', 'team-a')) === 'yes' ? true : undefined,
+    );
+    const res = await websocket('exec?command=sh&stdout=true');
+    expect([res.status, res.body?.message]).toEqual([400, 'pod unplaced does not have a host assigned']);
   });
 });
