@@ -211,7 +211,7 @@ function claimStatus(node: string, attrs: AdmissionAttributes): void {
   );
 }
 
-/** admitNode: only its own Node; no configSource; on update no taint changes; never restricted labels. */
+/** admitNode: only its own Node; no configSource; on update no taint or ownerReferences changes; never restricted labels. */
 function nodeWrite(node: string, attrs: AdmissionAttributes): void {
   const requested = attrs.name || attrs.object?.metadata.name || '';
   const q = JSON.stringify(node);
@@ -228,6 +228,11 @@ function nodeWrite(node: string, attrs: AdmissionAttributes): void {
       throw admissionForbidden(attrs, `node ${q} is not allowed to update configSource to a new non-nil configSource`);
     if (!isDeepStrictEqual(spec(attrs.object).taints ?? [], spec(attrs.oldObject).taints ?? []))
       throw admissionForbidden(attrs, `node ${q} is not allowed to modify taints`);
+    // CVE-2025-5187: an owner that does not exist (or is deleted) would have the garbage collector
+    // delete the Node, which the node could then create again without the taints and with labels
+    // it may not set.
+    if (!isDeepStrictEqual(attrs.object?.metadata.ownerReferences ?? [], attrs.oldObject?.metadata.ownerReferences ?? []))
+      throw admissionForbidden(attrs, `node ${q} is not allowed to modify ownerReferences`);
     const labels = forbiddenLabels(attrs.object?.metadata.labels, attrs.oldObject?.metadata.labels);
     if (labels.length > 0) throw admissionForbidden(attrs, `is not allowed to modify labels: ${labels.join(', ')}`);
   }

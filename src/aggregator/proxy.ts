@@ -23,6 +23,22 @@ export function plainError(res: ServerResponse, code: number, message: string): 
   res.end(body);
 }
 
+/** A 3xx with a Location: where an extension server would send the client, credentials and all. */
+const isRedirect = (answer: IncomingMessage): boolean =>
+  (answer.statusCode ?? 0) >= 300 && (answer.statusCode ?? 0) <= 399 && (answer.headers.location ?? '') !== '';
+
+const REDIRECT_REFUSED = Buffer.from('the backend attempted to redirect this request, which is not permitted');
+
+/**
+ * UpgradeAwareHandler's RejectForwardingRedirects, on by default in the aggregator
+ * (--aggregator-reject-forwarding-redirect, the fix of CVE-2022-3172): the backend's redirect
+ * is replaced by a 502 without any of its headers, so no client follows it to another server.
+ */
+function rejectRedirect(res: ServerResponse): void {
+  res.writeHead(502, { 'Content-Type': 'text/plain; charset=utf-8', 'Content-Length': REDIRECT_REFUSED.length });
+  res.end(REDIRECT_REFUSED);
+}
+
 /**
  * transport.SetAuthProxyHeaders: the user, each group and each extra value (the key
  * percent-escaped) in the front-proxy headers the extension server trusts from the aggregator's certificate.
@@ -84,6 +100,12 @@ export async function proxyToApiService(
     let upstream: ClientRequest;
     const send = (retry: boolean): void => {
       upstream = https.request(backendRequestOptions(backend, req.method ?? 'GET', target, headers), (answer) => {
+        if (!client && isRedirect(answer)) {
+          answer.resume();
+          rejectRedirect(res);
+          done();
+          return;
+        }
         const out: OutgoingHttpHeaders = {};
         for (const [name, value] of Object.entries(answer.headersDistinct)) {
           if (value && !HOP_BY_HOP_HEADERS.has(name)) out[name] = value.length === 1 ? value[0] : value;

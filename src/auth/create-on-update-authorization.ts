@@ -2,15 +2,17 @@ import { forbidden, internalError } from '../api/errors';
 import { resourceAttributes } from './authorizer/attributes';
 import type { RequestAttributes, RequestContext } from '../registry/request-context';
 
-/** The object a PUT or apply would create, as the request names it. */
-export type CreateOnUpdateTarget = Omit<RequestAttributes, 'verb'>;
+/** The object a request would also create, as the request names it. */
+export type CreateTarget = Omit<RequestAttributes, 'verb'>;
 
 /**
- * A PUT or a server-side apply that creates its object needs `create` besides the `update` or
- * `patch` the request was authorized for, as k8s.io/apiserver's update and patch handlers wrap
- * the create's validation in withAuthorization; asked of the request's own authorizer.
+ * A request that was authorized for another verb but also creates needs `create` too, asked of
+ * the request's own authorizer: a PUT or a server-side apply that creates its object (kube's
+ * update and patch handlers wrap the create's validation in withAuthorization), and a WebSocket
+ * GET of pods/exec, attach or portforward (ensureAuthorizedForVerb, AuthorizePodWebsocketUpgradeCreatePermission).
+ * A refusal is kube's NewForbidden with the authorizer's reason.
  */
-export function authorizeCreateOnUpdate(ctx: RequestContext, target: CreateOnUpdateTarget): void {
+export function authorizeCreateToo(ctx: RequestContext, target: CreateTarget): void {
   const attrs = resourceAttributes(ctx.user, 'create', {
     apiGroup: target.group,
     apiVersion: target.version,

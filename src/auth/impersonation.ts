@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { badRequest } from '../api/errors';
+import { isDns1123Label, isDns1123Subdomain } from '../api/name-validation';
 import { resourceAttributes, type AuthorizationAttributes, type Authorizer } from './authorizer/attributes';
 import { forbiddenError } from './authorizer/forbidden';
 import type { UserInfo } from './user';
@@ -9,6 +10,7 @@ const GROUP_HEADER = 'impersonate-group';
 const UID_HEADER = 'impersonate-uid';
 const EXTRA_PREFIX = 'impersonate-extra-';
 
+const SERVICE_ACCOUNT_PREFIX = 'system:serviceaccount:';
 const ANONYMOUS = 'system:anonymous';
 const AUTHENTICATED = 'system:authenticated';
 const UNAUTHENTICATED = 'system:unauthenticated';
@@ -30,8 +32,8 @@ function buildRequests(distinct: Record<string, string[] | undefined>): Imperson
   const requests: ImpersonationRequest[] = [];
   const user = values(distinct, USER_HEADER)[0] ?? '';
   if (user) {
-    const sa = /^system:serviceaccount:([^:]+):([^:]+)$/.exec(user);
-    requests.push(sa ? { kind: 'ServiceAccount', namespace: sa[1], value: sa[2] } : { kind: 'User', value: user });
+    const sa = splitServiceAccountUsername(user);
+    requests.push(sa ? { kind: 'ServiceAccount', ...sa } : { kind: 'User', value: user });
   }
   const groups = values(distinct, GROUP_HEADER);
   for (const group of groups) requests.push({ kind: 'Group', value: group });
@@ -50,12 +52,27 @@ function buildRequests(distinct: Record<string, string[] | undefined>): Imperson
   return requests;
 }
 
-/** unescapeExtraKey: extra keys travel percent-encoded in header names. */
+/**
+ * serviceaccount.SplitUsername: a service account's username names a valid namespace and a valid
+ * service account name. Anything else of that form is a user of that name, which needs
+ * `impersonate` on users: an `impersonate` on the service accounts of one namespace does not
+ * reach `system:serviceaccount:team-a:Admin` or `system:serviceaccount:team-a:a/b`.
+ */
+function splitServiceAccountUsername(user: string): { namespace: string; value: string } | null {
+  if (!user.startsWith(SERVICE_ACCOUNT_PREFIX)) return null;
+  const parts = user.slice(SERVICE_ACCOUNT_PREFIX.length).split(':');
+  if (parts.length !== 2) return null;
+  const [namespace, value] = parts;
+  return isDns1123Label(namespace).length === 0 && isDns1123Subdomain(value).length === 0 ? { namespace, value } : null;
+}
+
+/** unescapeExtraKey of the lower-cased header name: extra keys travel percent-encoded, so an escaped capital stays one. */
 function decodeExtraKey(encoded: string): string {
+  const lower = encoded.toLowerCase();
   try {
-    return decodeURIComponent(encoded).toLowerCase();
+    return decodeURIComponent(lower);
   } catch {
-    return encoded.toLowerCase();
+    return lower;
   }
 }
 

@@ -23,7 +23,7 @@ import { field, fieldErrorMessage, type FieldError, type FieldErrorList } from '
 import { kindSchema, type ObjectNode } from '../schema/typed-schema';
 import { validateAgainstSchema } from '../schema/validator';
 import { withGoZerosOfKind } from '../schema/go-zeros';
-import { authorizeCreateOnUpdate } from '../auth/create-on-update-authorization';
+import { authorizeCreateToo } from '../auth/create-on-update-authorization';
 import { validateObjectMeta, validateObjectMetaUpdate } from '../api/meta-validation';
 import { nameIsPathSegment } from '../api/name-validation';
 import type { GroupVersionKind, KubeList, KubeObject, Status } from '../api/types';
@@ -421,7 +421,7 @@ export class GenericStore {
     name?: string,
   ): Promise<void> {
     if (phase === 'validate' && operation === 'CREATE' && (ctx.info.verb === 'update' || ctx.info.verb === 'patch')) {
-      authorizeCreateOnUpdate(ctx, { ...ctx.info, name: name ?? object?.metadata.name ?? '' });
+      authorizeCreateToo(ctx, { ...ctx.info, name: name ?? object?.metadata.name ?? '' });
     }
     // As kube's forbidCreateAdmission, which wraps the whole admission chain of a terminating CRD's resource.
     const refusal = phase === 'mutate' && operation === 'CREATE' ? this.def.createRefusal?.() : null;

@@ -370,6 +370,12 @@ export interface ConnectSubresource {
   takesPath: boolean;
   /** The backend's answer is a log stream: a non-2xx answer becomes a Status (kube's LocationStreamer and its response checker). */
   stream: boolean;
+  /**
+   * Opens a session into the pod (exec, attach, portforward): a request authorized as `get` (a
+   * WebSocket's GET) must be allowed to `create` it too, as kube's ExecREST, AttachREST and
+   * PortForwardREST check with AuthorizePodWebsocketUpgradeCreatePermission (beta, on since 1.35).
+   */
+  createsSession?: boolean;
   /** null: nothing to connect to, answered 204 No Content (pods/log of a pod not on a node, as kube's LocationStreamer without a location). */
   target(request: ConnectRequest): Promise<ProxyTarget | null>;
 }

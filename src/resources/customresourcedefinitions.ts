@@ -13,6 +13,7 @@ import { structuralTypeErrors } from '../schema/structural-types';
 import { customResourceSchema } from '../schema/openapi-typed-schema';
 import type { ObjectNode } from '../schema/typed-schema';
 import { validateAcceptedNames, statusOf } from './status-validation';
+import { validateWebhookClientConfig } from './webhook-client-config';
 
 /**
  * apiextensions.k8s.io/v1 CustomResourceDefinitions: stored, defaulted and validated as
@@ -305,6 +306,62 @@ function celCostLimitErrors(crd: KubeObject, prev?: KubeObject): FieldErrorList 
   });
 }
 
+/** The ConversionReview versions kapi and the API server before it speak (acceptedConversionReviewVersions). */
+const CONVERSION_REVIEW_VERSIONS = ['v1', 'v1beta1'];
+
+/** validateConversionReviewVersions: required, DNS labels, no duplicates, and (unless the stored CRD had none) one the server speaks. */
+function conversionReviewVersionErrors(versions: string[], requireRecognized: boolean, path: string): FieldErrorList {
+  if (versions.length === 0) return [field.required(path)];
+  const errs: FieldErrorList = [];
+  const seen = new Set<string>();
+  versions.forEach((v, i) => {
+    if (seen.has(v)) {
+      errs.push(field.invalid(`${path}[${i}]`, v, 'duplicate version'));
+      return;
+    }
+    seen.add(v);
+    for (const msg of isDns1035Label(v)) errs.push(field.invalid(`${path}[${i}]`, v, msg));
+  });
+  if (requireRecognized && !versions.some((v) => CONVERSION_REVIEW_VERSIONS.includes(v)))
+    errs.push(field.invalid(path, versions, `must include at least one of ${CONVERSION_REVIEW_VERSIONS.join(', ')}`));
+  return errs;
+}
+
+/**
+ * validateCustomResourceConversion, on the internal form v1 converts to (webhook.clientConfig is
+ * webhookClientConfig, webhook.conversionReviewVersions is conversionReviewVersions, so the
+ * errors name those paths as kube's do). The webhook's URL is the one every read of the kind
+ * will dial: it must be an https URL of a host, or a Service, as for admission webhooks.
+ */
+function conversionErrors(crd: KubeObject, requireRecognizedReviewVersion: boolean): FieldErrorList {
+  const spec = isPlainObject(crd.spec) ? crd.spec : {};
+  if (!isPlainObject(spec.conversion)) return [];
+  const path = 'spec.conversion';
+  const strategy = str(spec.conversion.strategy);
+  const webhook = isPlainObject(spec.conversion.webhook) ? spec.conversion.webhook : {};
+  const clientConfig = webhook.clientConfig;
+  const reviewVersions = strs(webhook.conversionReviewVersions);
+  const errs: FieldErrorList = [];
+  if (!strategy) errs.push(field.required(`${path}.strategy`));
+  else if (strategy !== 'None' && strategy !== 'Webhook') errs.push(field.notSupported(`${path}.strategy`, strategy, ['None', 'Webhook']));
+  if (strategy === 'Webhook') {
+    if (!isPlainObject(clientConfig)) errs.push(field.required(`${path}.webhookClientConfig`, 'required when strategy is set to Webhook'));
+    else errs.push(...validateWebhookClientConfig(clientConfig, `${path}.webhookClientConfig`));
+    errs.push(...conversionReviewVersionErrors(reviewVersions, requireRecognizedReviewVersion, `${path}.conversionReviewVersions`));
+    return errs;
+  }
+  if (isPlainObject(clientConfig)) errs.push(field.forbidden(`${path}.webhookClientConfig`, 'should not be set when strategy is not set to Webhook'));
+  if (reviewVersions.length > 0) errs.push(field.forbidden(`${path}.conversionReviewVersions`, 'should not be set when strategy is not set to Webhook'));
+  return errs;
+}
+
+/** ValidateCustomResourceDefinitionUpdate's option: a stored CRD without a recognized review version may keep it (hasValidConversionReviewVersionOrEmpty). */
+function storedReviewVersionRecognized(prev: KubeObject): boolean {
+  const conversion = isPlainObject(prev.spec) && isPlainObject(prev.spec.conversion) ? prev.spec.conversion : null;
+  const versions = conversion && isPlainObject(conversion.webhook) ? strs(conversion.webhook.conversionReviewVersions) : [];
+  return versions.length === 0 || versions.some((v) => CONVERSION_REVIEW_VERSIONS.includes(v));
+}
+
 /** ValidateCustomResourceDefinitionUpdate: what storage depends on may not change. */
 function validateCrdUpdate(next: KubeObject, prev: KubeObject): FieldErrorList {
   const now = crdView(next);
@@ -319,7 +376,7 @@ function validateCrdUpdate(next: KubeObject, prev: KubeObject): FieldErrorList {
   }
   immutable('spec.group', now.group, before.group);
   immutable('spec.names.plural', now.names.plural, before.names.plural);
-  return [...errs, ...celCostLimitErrors(next, prev)];
+  return [...errs, ...celCostLimitErrors(next, prev), ...conversionErrors(next, storedReviewVersionRecognized(prev))];
 }
 
 /** Adds the cleanup finalizer and the Terminating condition, as the CRD registry's Delete does. */
@@ -412,7 +469,7 @@ export const customresourcedefinitions = defineResource<KubeObject>({
     prepareForUpdate: prepareCrdForUpdate,
     applyDefaults: applyCrdDefaults,
     validate: validateCrd,
-    validateCreate: (crd) => celCostLimitErrors(crd),
+    validateCreate: (crd) => [...celCostLimitErrors(crd), ...conversionErrors(crd, true)],
     validateUpdate: validateCrdUpdate,
     startTermination: startCrdTermination,
   }),

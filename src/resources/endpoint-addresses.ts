@@ -1,7 +1,7 @@
 import { isIP } from 'node:net';
 import { field, type FieldErrorList } from '../api/field-errors';
 import { isDns1123Label, isDns1123Subdomain } from '../api/name-validation';
-import { parseCidr } from './network-validation';
+import { parseCidr, parseIpSloppy } from './network-validation';
 
 /** How Endpoints' and EndpointSlices' addresses are checked, with apimachinery's messages. */
 
@@ -33,15 +33,24 @@ function inRange(address: string, bits: 32 | 128, network: string, prefix: numbe
  * on 127.0.0.1 are reachable in tests.
  */
 export function nonSpecialIpErrors(address: string, path: string, loopbackAllowed: boolean): FieldErrorList {
-  const v4 = isIP(address) === 4;
+  const checked = mappedIpv4(address) ?? address;
+  const v4 = isIP(checked) === 4;
   const bits = v4 ? 32 : 128;
   const errs: FieldErrorList = [];
-  if (inRange(address, bits, v4 ? '0.0.0.0' : '::', bits)) errs.push(field.invalid(path, address, `may not be unspecified (${address})`));
+  if (inRange(checked, bits, v4 ? '0.0.0.0' : '::', bits)) errs.push(field.invalid(path, address, `may not be unspecified (${address})`));
   for (const [network, prefix, message] of v4 ? SPECIAL_V4 : SPECIAL_V6) {
     if (loopbackAllowed && message === LOOPBACK_MESSAGE) continue;
-    if (inRange(address, bits, network, prefix)) errs.push(field.invalid(path, address, message));
+    if (inRange(checked, bits, network, prefix)) errs.push(field.invalid(path, address, message));
   }
   return errs;
+}
+
+/** The IPv4 address an IPv4-mapped IPv6 address (::ffff:a.b.c.d) carries: Go's net.IP methods check it as that address. */
+function mappedIpv4(address: string): string | null {
+  const ip = parseIpSloppy(address);
+  if (!ip?.mapped) return null;
+  const low = parseCidr(`${ip.normalized}/128`)!.network & 0xffffffffn;
+  return [24n, 16n, 8n, 0n].map((shift) => String((low >> shift) & 255n)).join('.');
 }
 
 /** IsFullyQualifiedDomainName: a DNS subdomain of two labels at least, a trailing dot allowed. */

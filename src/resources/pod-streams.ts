@@ -126,6 +126,7 @@ function containerStream(name: 'exec' | 'attach', kind: string): ConnectSubresou
     methods: ['GET', 'POST'],
     takesPath: false,
     stream: false,
+    createsSession: true,
     async target(request: ConnectRequest): Promise<ProxyTarget> {
       const pod = await getPod(request);
       const container = podContainer(pod, request.query.get('container') ?? '');
@@ -147,6 +148,7 @@ export const podPortForward: ConnectSubresource = {
   methods: ['GET', 'POST'],
   takesPath: false,
   stream: false,
+  createsSession: true,
   async target(request) {
     const pod = await getPod(request);
     const kubelet = await podKubelet(request, pod);

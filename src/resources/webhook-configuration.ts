@@ -6,6 +6,7 @@ import { CelCompileError, compileExpression, type CompileOptions } from '../admi
 import { WEBHOOK_CONDITION_VARIABLES } from '../admission/webhooks/match-conditions';
 import { isPlainObject } from '../api/types';
 import { defineResource, type ResourceDefinition } from '../registry/resource-definition';
+import { validateWebhookClientConfig } from './webhook-client-config';
 import { strategy } from '../registry/strategy';
 import { AGE_COLUMN, NAME_COLUMN } from '../registry/table';
 import type { MutatingWebhookConfiguration, ValidatingWebhookConfiguration } from '../generated/types/admissionregistration/v1';
@@ -97,52 +98,6 @@ export function validateRule(rule: Obj, path: string): FieldErrorList {
   return errs;
 }
 
-/** ValidateWebhookURL (k8s.io/apiserver pkg/util/webhook): https, a host, no user info, query or fragment. */
-function validateUrl(raw: string, path: string): FieldErrorList {
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    return [field.invalid(path, raw, 'host must be specified')];
-  }
-  const errs: FieldErrorList = [];
-  if (url.protocol !== 'https:') errs.push(field.invalid(path, url.protocol.replace(/:$/, ''), "'https' is the only allowed URL scheme"));
-  if (!url.hostname) errs.push(field.invalid(path, raw, 'host must be specified'));
-  if (url.username || url.password) errs.push(field.invalid(path, url.username, 'user information is not permitted in the URL'));
-  if (url.hash || raw.includes('#')) errs.push(field.invalid(path, url.hash.slice(1), 'fragments are not permitted in the URL'));
-  if (url.search) errs.push(field.invalid(path, url.search.slice(1), 'query parameters are not permitted in the URL'));
-  return errs;
-}
-
-/** ValidateWebhookService. */
-function validateService(service: Obj, path: string): FieldErrorList {
-  const errs: FieldErrorList = [];
-  if (!str(service.name)) errs.push(field.required(`${path}.name`));
-  if (!str(service.namespace)) errs.push(field.required(`${path}.namespace`));
-  const port = service.port;
-  if (typeof port === 'number' && (port < 1 || port > 65535))
-    errs.push(field.invalid(`${path}.port`, port, 'port is not valid: must be between 1 and 65535, inclusive'));
-  const p = service.path;
-  if (typeof p === 'string' && p !== '') {
-    if (!p.startsWith('/')) errs.push(field.invalid(`${path}.path`, p, "must start with a '/'"));
-    else if (p !== '/') {
-      for (const [i, step] of p.slice(1).replace(/\/$/, '').split('/').entries()) {
-        if (!step) errs.push(field.invalid(`${path}.path`, p, `segment[${i}] may not be empty`));
-        else for (const msg of isDns1123Subdomain(step)) errs.push(field.invalid(`${path}.path`, p, `segment[${i}]: ${msg}`));
-      }
-    }
-  }
-  return errs;
-}
-
-function validateClientConfig(config: unknown, path: string): FieldErrorList {
-  const cc = isPlainObject(config) ? config : {};
-  const hasUrl = typeof cc.url === 'string';
-  const hasService = isPlainObject(cc.service);
-  if (hasUrl === hasService) return [field.required(path, 'exactly one of url or service is required')];
-  return hasUrl ? validateUrl(cc.url as string, `${path}.url`) : validateService(cc.service as Obj, `${path}.service`);
-}
-
 /** validateValidatingWebhook / validateMutatingWebhook, as admissionregistration/v1 runs them. */
 function validateWebhook(hook: Obj, path: string, mutating: boolean): FieldErrorList {
   const errs = validateWebhookName(str(hook.name), `${path}.name`);
@@ -164,7 +119,7 @@ function validateWebhook(hook: Obj, path: string, mutating: boolean): FieldError
   }
   errs.push(...validateReviewVersions(stringsIn(hook.admissionReviewVersions), `${path}.admissionReviewVersions`));
   errs.push(...validateMatchConditions(hook.matchConditions, `${path}.matchConditions`, WEBHOOK_CONDITION_VARIABLES));
-  errs.push(...validateClientConfig(hook.clientConfig, `${path}.clientConfig`));
+  errs.push(...validateWebhookClientConfig(hook.clientConfig, `${path}.clientConfig`));
   return errs;
 }
 

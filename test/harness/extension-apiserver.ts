@@ -41,6 +41,8 @@ export interface ExtensionOptions {
   namespace: string;
   /** The group served (wardle.example.com unless given), at v1alpha1. */
   group?: string;
+  /** A hostile server's redirect: a request for the flunder `moved` is answered 302 to this Location. */
+  redirectTo?: string;
 }
 
 function status(res: ServerResponse, code: number, reason: string, message: string): void {
@@ -95,6 +97,8 @@ export async function startExtensionServer(opts: ExtensionOptions): Promise<Exte
         return status(res, 404, 'NotFound', 'the server could not find the requested resource');
       const namespace = parts[4];
       const name = parts[6];
+      if (name === 'moved' && opts.redirectTo)
+        return void res.writeHead(302, { Location: opts.redirectTo, 'Set-Cookie': 'stolen=1', 'Content-Type': 'text/plain' }).end('moved');
       const inNamespace = () => [...flunders.values()].filter((f) => (f.metadata as { namespace: string }).namespace === namespace);
       if (req.method === 'POST') {
         let text = '';

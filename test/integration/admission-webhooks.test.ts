@@ -119,7 +119,7 @@ describe('webhook configurations', () => {
     [
       'an http URL',
       { clientConfig: { url: 'http://127.0.0.1/x' } },
-      `webhooks[0].clientConfig.url: Invalid value: "http": 'https' is the only allowed URL scheme`,
+      `webhooks[0].clientConfig.url: Invalid value: "http": 'https' is the only allowed URL scheme; desired format: https://host[/path]`,
     ],
     [
       '"*" with a resource',

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { eventually } from '../harness/etcd-keys';
 import { startServerProcess, type ServerProcess } from '../harness/process';
-import { opensslCertificateRequest, run } from '../harness/tls';
+import { httpsRequest, opensslCertificateRequest, run } from '../harness/tls';
 
 // Escalation, tried as an attacker would: mallory holds only a namespaced grant to manage RBAC
 // objects, mint tokens and approve CSRs in team-a, and uses the real kubectl over TLS with her
@@ -16,6 +16,8 @@ let admin: string;
 let mallory: string;
 
 const MALLORY_TOKEN = 'mallory-token-0123456789abcdef';
+/** A kubelet's credentials: the node n-own. */
+const NODE_TOKEN = 'node-token-n-own-0123456789';
 const NOT_HELD = /is attempting to grant RBAC permissions not currently held:\n/;
 
 const kubectl = (config: string, args: string[], input?: string) => {
@@ -28,11 +30,11 @@ const asAdmin = (args: string[], input?: string) => kubectl(admin, args, input);
 const asMallory = (args: string[], input?: string) => kubectl(mallory, args, input);
 
 /** A kubeconfig for a bearer token, trusting the server's CA, beside the admin's. */
-function tokenKubeconfig(token: string): string {
+function tokenKubeconfig(token: string, name = 'mallory'): string {
   const config = readFileSync(admin, 'utf8')
     .replace(/client-certificate-data: \S+/, `token: ${token}`)
     .replace(/\n\s+client-key-data: \S+/, '');
-  const file = path.join(dir, 'mallory.kubeconfig');
+  const file = path.join(dir, `${name}.kubeconfig`);
   writeFileSync(file, config);
   return file;
 }
@@ -48,8 +50,12 @@ const mayI = async (...args: string[]): Promise<string> => (await asMallory(['au
 
 beforeAll(async () => {
   dir = mkdtempSync(path.join(tmpdir(), 'kapi-escalation-'));
-  writeFileSync(path.join(dir, 'tokens.csv'), `${MALLORY_TOKEN},mallory,uid-mallory\n`);
-  kapi = await startServerProcess([`--token-auth-file=${path.join(dir, 'tokens.csv')}`], { insecure: false });
+  writeFileSync(path.join(dir, 'tokens.csv'), `${MALLORY_TOKEN},mallory,uid-mallory\n${NODE_TOKEN},system:node:n-own,uid-n-own,system:nodes\n`);
+  // Nodes authorized and confined as kubeadm sets kube-apiserver up.
+  kapi = await startServerProcess(
+    [`--token-auth-file=${path.join(dir, 'tokens.csv')}`, '--authorization-mode=Node,RBAC', '--enable-admission-plugins=NodeRestriction'],
+    { insecure: false },
+  );
   admin = path.join(kapi.dataDir, 'admin.kubeconfig');
   mallory = tokenKubeconfig(MALLORY_TOKEN);
   for (const ns of ['team-a', 'team-b']) await ok(asAdmin(['create', 'namespace', ns]));
@@ -184,5 +190,91 @@ describe('credentials in other namespaces and other names', () => {
     const stored = JSON.parse(await ok(asAdmin(['get', 'csr', 'mallory-self', '-o', 'json'])));
     expect(stored.status.conditions ?? []).toEqual([]);
     expect(stored.spec.username).toBe('mallory');
+  });
+});
+
+describe('a session into a pod needs create, whatever the protocol', () => {
+  // A WebSocket opens exec, attach and port-forward with a GET, which RBAC sees as `get`; kube
+  // 1.35+ also asks for `create` (AuthorizePodWebsocketUpgradeCreatePermission), so a role that
+  // reads everything does not open shells.
+  const serverCa = () => Buffer.from(/certificate-authority-data: (\S+)/.exec(readFileSync(admin, 'utf8'))![1], 'base64').toString();
+  const websocket = (subresource: string) =>
+    httpsRequest(
+      `${kapi.url}/api/v1/namespaces/team-a/pods/unplaced/${subresource}`,
+      { ca: serverCa() },
+      {
+        headers: {
+          Authorization: `Bearer ${MALLORY_TOKEN}`,
+          Connection: 'Upgrade',
+          Upgrade: 'websocket',
+          'Sec-WebSocket-Version': '13',
+          'Sec-WebSocket-Key': 'dGhlIHNhbXBsZSBub25jZQ==',
+          'Sec-WebSocket-Protocol': 'v5.channel.k8s.io',
+        },
+      },
+    );
+
+  beforeAll(async () => {
+    const pod = {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'unplaced', namespace: 'team-a' },
+      spec: { schedulerName: 'none', containers: [{ name: 'c', image: 'x' }] },
+    };
+    await ok(asAdmin(['create', '-f', '-'], JSON.stringify(pod)));
+    await ok(asAdmin(['create', 'role', 'session-reader', '-n', 'team-a', '--verb=get', '--resource=pods/exec,pods/attach,pods/portforward']));
+    await ok(asAdmin(['create', 'rolebinding', 'mallory-session-reader', '--role=session-reader', '--user=mallory', '-n', 'team-a']));
+    await eventually('her get on pods/exec', async () => ((await mayI('get', 'pods', '--subresource=exec', '-n', 'team-a')) === 'yes' ? true : undefined));
+  });
+
+  test('get alone on pods/exec, attach and portforward opens no WebSocket session: 403 with NewForbidden of the pod', async () => {
+    for (const sub of ['exec?command=sh&stdin=true&stdout=true', 'attach?stdout=true', 'portforward?ports=80']) {
+      const res = await websocket(sub);
+      expect([res.status, res.body]).toEqual([
+        403,
+        {
+          kind: 'Status',
+          apiVersion: 'v1',
+          metadata: {},
+          status: 'Failure',
+          message: 'pods "unplaced" is forbidden: ',
+          reason: 'Forbidden',
+          details: { name: 'unplaced', kind: 'pods' },
+          code: 403,
+        },
+      ]);
+    }
+  });
+
+  test('with create as well, the request goes on to the pod (which has no host yet)', async () => {
+    await ok(asAdmin(['create', 'role', 'session-opener', '-n', 'team-a', '--verb=create', '--resource=pods/exec']));
+    await ok(asAdmin(['create', 'rolebinding', 'mallory-session-opener', '--role=session-opener', '--user=mallory', '-n', 'team-a']));
+    await eventually('her create on pods/exec', async () =>
+      (await mayI('create', 'pods', '--subresource=exec', '-n', 'team-a')) === 'yes' ? true : undefined,
+    );
+    const res = await websocket('exec?command=sh&stdout=true');
+    expect([res.status, res.body?.message]).toEqual([400, 'pod unplaced does not have a host assigned']);
+  });
+});
+
+describe("a node's own Node object", () => {
+  // CVE-2025-5187: a node that gives its Node an owner that does not exist has the garbage
+  // collector delete it, and may then create it again without its taints. NodeRestriction
+  // refuses any change of the Node's ownerReferences by the node itself.
+  test('the node may not add an owner reference to its Node; other writes of its own stay allowed', async () => {
+    const node = tokenKubeconfig(NODE_TOKEN, 'n-own');
+    const asNode = (args: string[], input?: string) => kubectl(node, args, input);
+    await ok(
+      asNode(
+        ['create', '-f', '-'],
+        JSON.stringify({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'n-own', labels: { 'kubernetes.io/hostname': 'n-own' } } }),
+      ),
+    );
+    const owner = { metadata: { ownerReferences: [{ apiVersion: 'v1', kind: 'Namespace', name: 'gone', uid: '00000000-0000-0000-0000-000000000000' }] } };
+    const res = await asNode(['patch', 'node', 'n-own', '--type=merge', '-p', JSON.stringify(owner)]);
+    expect(res.stderr).toContain('Error from server (Forbidden): nodes "n-own" is forbidden: node "n-own" is not allowed to modify ownerReferences');
+    await ok(asNode(['label', 'node', 'n-own', 'node.kubernetes.io/instance-type=small']));
+    const stored = JSON.parse(await ok(asAdmin(['get', 'node', 'n-own', '-o', 'json'])));
+    expect([stored.metadata.ownerReferences, stored.metadata.labels['node.kubernetes.io/instance-type']]).toEqual([undefined, 'small']);
   });
 });

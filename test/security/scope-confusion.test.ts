@@ -7,6 +7,8 @@ import { grantClusterRole, grantRole, startSecureKapi, type SecureKapi } from '.
 // and RBAC give such a user.
 
 const ALICE = 'alice-token-5c0pe-c0nfu5i0n';
+/** Sam may impersonate the service accounts of team-a, and nothing else. */
+const SAM = 'sam-token-5c0pe-c0nfu5i0n';
 let kapi: SecureKapi;
 
 const NOT_FOUND = {
@@ -68,7 +70,7 @@ const gizmos = {
 };
 
 beforeAll(async () => {
-  kapi = await startSecureKapi([`${ALICE},alice,uid-alice`]);
+  kapi = await startSecureKapi([`${ALICE},alice,uid-alice`, `${SAM},sam,uid-sam`]);
   for (const name of ['team-a', 'team-b']) {
     expect((await kapi.asAdmin('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } })).status).toBe(201);
   }
@@ -291,6 +293,36 @@ describe('impersonation of groups, uids and extra', () => {
       ),
       details: { name: 'everything', group: 'authentication.k8s.io', kind: 'userextras' },
     });
+  });
+
+  test('an extra key is unescaped after the header name is lower-cased: an escaped capital is asked for as a capital', async () => {
+    expect((await whoAmI({ 'Impersonate-User': 'bob', 'Impersonate-Extra-%41cme': 'x' })).body.message).toBe(
+      'userextras.authentication.k8s.io "x" is forbidden: User "alice" cannot impersonate resource "userextras/Acme" in API group "authentication.k8s.io" at the cluster scope',
+    );
+  });
+
+  test('a service account username with an invalid name is a user, not a service account of that namespace (serviceaccount.SplitUsername)', async () => {
+    const rules = [
+      { apiGroups: [''], resources: ['serviceaccounts'], verbs: ['impersonate'] },
+      { apiGroups: [''], resources: ['configmaps'], verbs: ['get'] },
+    ];
+    await grantRole(kapi, SAM, 'sam', 'team-a', rules, '/api/v1/namespaces/team-a/configmaps/x');
+    const asSam = (user: string) => kapi.asToken(SAM, 'POST', '/apis/authentication.k8s.io/v1/selfsubjectreviews', ssr, { 'Impersonate-User': user });
+    const sa = await asSam('system:serviceaccount:team-a:builder');
+    expect([sa.status, sa.body.status.userInfo]).toEqual([
+      201,
+      { username: 'system:serviceaccount:team-a:builder', groups: ['system:serviceaccounts', 'system:serviceaccounts:team-a', 'system:authenticated'] },
+    ]);
+    for (const user of ['system:serviceaccount:team-a:Admin', 'system:serviceaccount:team-a:a/b', 'system:serviceaccount:team-a:a:b']) {
+      expect((await asSam(user)).body).toEqual({
+        ...status(
+          403,
+          'Forbidden',
+          `users ${JSON.stringify(user)} is forbidden: User "sam" cannot impersonate resource "users" in API group "" at the cluster scope`,
+        ),
+        details: { name: user, kind: 'users' },
+      });
+    }
   });
 
   test('a service account of another namespace needs impersonate on serviceaccounts there', async () => {

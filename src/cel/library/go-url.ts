@@ -7,7 +7,8 @@
 export interface GoURL {
   scheme: string;
   opaque: string;
-  user: string;
+  /** The userinfo before `@`, as written; null without one (Go's nil *Userinfo). */
+  user: string | null;
   host: string;
   path: string;
   rawPath: string;
@@ -119,7 +120,7 @@ function parseHost(host: string): string {
 
 /** url.parse: `viaRequest` is ParseRequestURI's stricter form (an absolute URI or an absolute path). */
 function parse(raw: string, viaRequest: boolean): GoURL {
-  const u: GoURL = { scheme: '', opaque: '', user: '', host: '', path: '', rawPath: '', rawQuery: '', fragment: '' };
+  const u: GoURL = { scheme: '', opaque: '', user: null, host: '', path: '', rawPath: '', rawQuery: '', fragment: '' };
   if (/[\x00-\x1f\x7f]/.test(raw)) throw new URLError('net/url: invalid control character in URL');
   if (raw === '' && viaRequest) throw new URLError('empty url');
   if (raw === '*') {
@@ -244,9 +245,9 @@ export function urlString(u: GoURL): string {
   if (u.opaque) {
     out += u.opaque;
   } else {
-    if (u.scheme || u.host || u.user) {
-      if (u.host || u.path || u.user) out += '//';
-      if (u.user) out += `${u.user}@`;
+    if (u.scheme || u.host || u.user !== null) {
+      if (u.host || u.path || u.user !== null) out += '//';
+      if (u.user !== null) out += `${u.user}@`;
       if (u.host) out += escape(u.host, 'host');
     }
     const path = escapedPath(u);

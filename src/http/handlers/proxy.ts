@@ -13,6 +13,7 @@ import type { ServerServices } from '../../registry/types';
 import type { ResourceRequestInfo } from '../request-info';
 import { HOP_BY_HOP_HEADERS } from '../hop-by-hop';
 import { upgradeOf, type UpgradeConnection } from './proxy-upgrade';
+import { authorizeCreateToo } from '../../auth/create-on-update-authorization';
 
 export interface ConnectCall {
   req: IncomingMessage;
@@ -113,6 +114,7 @@ export async function handleConnect(call: ConnectCall): Promise<void> {
   if (!sub.methods.includes(req.method ?? 'GET')) {
     throw methodNotAllowed();
   }
+  if (sub.createsSession && info.verb !== 'create') authorizeCreateToo(call.ctx, info);
   const upgrade = upgradeOf(req);
   const path = sub.takesPath ? pathAfterSubresource(req.url ?? '', info) : '';
   const target = await sub.target({
