@@ -575,7 +575,7 @@ export class GenericStore {
     const own = subresource ? strategy.subresourceStrategies[subresource] : undefined;
     const errs: FieldErrorList = validateObjectMetaUpdate(meta, prev.metadata, strategy.kubeFinalizerNames);
     if (mainRules) {
-      errs.push(...strategy.validate(next, this.validation));
+      errs.push(...strategy.validate(next, this.validation, prev));
       await slice();
       errs.push(...strategy.validateUpdate(next, prev, ctx), ...disabledValueErrors(this.validation.featureGates, next, prev));
     }

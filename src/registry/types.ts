@@ -192,7 +192,8 @@ export interface Strategy<T extends KubeObject = KubeObject> {
   prepareForStatusUpdate(next: T, prev: T, ctx: RequestContext): void;
   /** Fills in defaults, as the versioned defaulting functions do. */
   applyDefaults(obj: T): void;
-  validate(obj: T, options: ValidationOptions): FieldErrorList;
+  /** The rules of create and update alike; `prev` is the stored object on update, whose legacy values may be spared (ratcheting). */
+  validate(obj: T, options: ValidationOptions, prev?: T): FieldErrorList;
   /** Rules only a create must satisfy, beyond `validate` (events.k8s.io/v1's new-style Events). */
   validateCreate(obj: T, ctx: RequestContext): FieldErrorList;
   validateUpdate(next: T, prev: T, ctx: RequestContext): FieldErrorList;

@@ -95,15 +95,21 @@ function validatePorts(ports: Obj[]): FieldErrorList {
   });
 }
 
-/** ValidateEndpointSlice. */
-function validateEndpointSlice(slice: EndpointSlice, options: ValidationOptions): FieldErrorList {
+function validateEndpoints(endpoints: Obj[], addressType: string, options: ValidationOptions): FieldErrorList {
+  if (endpoints.length > MAX_ENDPOINTS) return [field.tooMany('endpoints', endpoints.length, MAX_ENDPOINTS)];
+  return endpoints.flatMap((endpoint, i) => validateEndpoint(endpoint, addressType, `endpoints[${i}]`, options.allowLoopbackEndpoints));
+}
+
+/**
+ * ValidateEndpointSlice. An update that leaves the endpoints as they were is not made to fix them:
+ * KEP-4858 spares a slice's invalid IPs only so, not address by address.
+ */
+function validateEndpointSlice(slice: EndpointSlice, options: ValidationOptions, prev?: EndpointSlice): FieldErrorList {
   const errs: FieldErrorList = [];
   const addressType = str(slice.addressType);
   if (!addressType) errs.push(field.required('addressType'));
   else if (!ADDRESS_TYPES.includes(addressType)) errs.push(field.notSupported('addressType', addressType, ADDRESS_TYPES));
-  const endpoints = records(slice.endpoints);
-  if (endpoints.length > MAX_ENDPOINTS) errs.push(field.tooMany('endpoints', endpoints.length, MAX_ENDPOINTS));
-  else endpoints.forEach((endpoint, i) => errs.push(...validateEndpoint(endpoint, addressType, `endpoints[${i}]`, options.allowLoopbackEndpoints)));
+  if (!prev || !jsonEqual(slice.endpoints, prev.endpoints)) errs.push(...validateEndpoints(records(slice.endpoints), addressType, options));
   errs.push(...validatePorts(records(slice.ports)));
   return errs;
 }
