@@ -105,3 +105,88 @@ describe('EndpointSlices', () => {
     expect(causes(grown.body)).toEqual(['FieldValueInvalid endpoints[0].addresses[0]: Invalid value: "10.0.0.010": must not have leading 0s']);
   });
 });
+
+describe('Pods', () => {
+  const PODS = '/api/v1/namespaces/default/pods';
+  const pod = (name: string, spec: Record<string, unknown> = {}) => ({
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name },
+    spec: { containers: [{ name: 'c', image: 'nginx' }], ...spec },
+  });
+
+  test('dnsConfig nameservers and hostAliases: IsValidIPForLegacyField, in pods and pod templates', async () => {
+    const res = await api.post(
+      PODS,
+      pod('dns', {
+        dnsPolicy: 'None',
+        dnsConfig: { nameservers: ['1.1.1.1', '::ffff:8.8.8.8', '8.8.4.4', '9.9.9.9'] },
+        hostAliases: [{ ip: '10.0.0.01', hostnames: ['db', 'Bad_Host'] }, { ip: 'fd00::1' }],
+      }),
+    );
+    expect(res.status).toBe(422);
+    expect(causes(res.body)).toEqual([
+      'FieldValueInvalid spec.dnsConfig.nameservers: Invalid value: ["1.1.1.1","::ffff:8.8.8.8","8.8.4.4","9.9.9.9"]: must not have more than 3 nameservers',
+      'FieldValueInvalid spec.dnsConfig.nameservers[1]: Invalid value: "::ffff:8.8.8.8": must not be an IPv4-mapped IPv6 address',
+      'FieldValueInvalid spec.hostAliases[0].ip: Invalid value: "10.0.0.01": must not have leading 0s',
+      expect.stringMatching(/^FieldValueInvalid spec\.hostAliases\[0\]\.hostnames\[1\]: Invalid value: "Bad_Host": a lowercase RFC 1123 subdomain/),
+    ]);
+    const none = await api.post(PODS, pod('none', { dnsPolicy: 'None' }));
+    expect(causes(none.body)).toEqual(['FieldValueRequired spec.dnsConfig: Required value: must provide `dnsConfig` when `dnsPolicy` is None']);
+    const template = await api.post('/apis/apps/v1/namespaces/default/deployments', {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'dns' },
+      spec: {
+        selector: { matchLabels: { app: 'dns' } },
+        template: { metadata: { labels: { app: 'dns' } }, spec: { containers: [{ name: 'c', image: 'nginx' }], hostAliases: [{ ip: 'nope' }] } },
+      },
+    });
+    expect(causes(template.body)).toEqual([
+      'FieldValueInvalid spec.template.spec.hostAliases[0].ip: Invalid value: "nope": must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)',
+    ]);
+  });
+
+  test('status IPs: each valid, one per family, no duplicates; podIP alone stands for podIPs', async () => {
+    const created = await api.post(PODS, pod('status'));
+    expect(created.status).toBe(201);
+    const write = (status: Record<string, unknown>) => api.put(`${PODS}/status/status`, { ...created.body, status });
+    const bad = await write({
+      podIPs: [{ ip: '10.0.0.1' }, { ip: '10.0.0.01' }, { ip: '10.0.0.1' }],
+      hostIP: '192.168.0.1',
+      hostIPs: [{ ip: '192.168.0.1' }, { ip: 'nope' }],
+    });
+    expect(causes(bad.body)).toEqual([
+      'FieldValueInvalid status.podIPs[1]: Invalid value: "10.0.0.01": must not have leading 0s',
+      'FieldValueInvalid status.podIPs: Invalid value: [{"IP":"10.0.0.1"},{"IP":"10.0.0.01"},{"IP":"10.0.0.1"}]: may specify no more than one IP for each IP family',
+      'FieldValueDuplicate status.podIPs[2]: Duplicate value: {"IP":"10.0.0.1"}',
+      'FieldValueInvalid status.hostIPs[1]: Invalid value: "nope": must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)',
+      'InternalError status.hostIPs: Internal error: failed to check for dual stack with error:ip at index 1 is invalid',
+      'FieldValueInvalid status.hostIPs: Invalid value: [{"IP":"192.168.0.1"},{"IP":"nope"}]: may specify no more than one IP for each IP family',
+    ]);
+    const single = await write({ podIP: '::ffff:10.0.0.1', hostIPs: [{ ip: '192.168.0.1' }] });
+    expect(causes(single.body)).toEqual([
+      'FieldValueInvalid status.podIPs[0]: Invalid value: "::ffff:10.0.0.1": must not be an IPv4-mapped IPv6 address',
+      'FieldValueInvalid status.hostIPs[0].ip: Invalid value: "192.168.0.1": must be equal to `hostIP`',
+    ]);
+    expect((await write({ podIP: '10.0.0.1', podIPs: [{ ip: '10.0.0.1' }, { ip: 'fd00::1' }], hostIP: '192.168.0.1' })).status).toBe(200);
+  });
+
+  test("a stored pod's invalid status IPs may stay; new ones may not", async () => {
+    const path = `${PODS}/old`;
+    const status = { phase: 'Pending', podIP: '10.0.0.01', podIPs: [{ ip: '10.0.0.01' }], hostIP: '192.168.0.01', hostIPs: [{ ip: '192.168.0.01' }] };
+    const stored = { ...pod('old'), metadata: meta('old', 'default'), status };
+    await seed('pods/default/old', path, stored);
+    const current = (await api.get(path)).body;
+    expect((await api.put(`${path}/status`, { ...current, status: { ...status, phase: 'Running' } })).status).toBe(200);
+    const added = await api.put(`${path}/status`, {
+      ...current,
+      metadata: { ...current.metadata, resourceVersion: undefined },
+      status: { ...status, podIPs: [...status.podIPs, { ip: 'fd00::01:1' }, { ip: '::ffff:1.2.3.4' }] },
+    });
+    expect(causes(added.body)).toEqual([
+      'FieldValueInvalid status.podIPs[2]: Invalid value: "::ffff:1.2.3.4": must not be an IPv4-mapped IPv6 address',
+      'FieldValueInvalid status.podIPs: Invalid value: [{"IP":"10.0.0.01"},{"IP":"fd00::01:1"},{"IP":"::ffff:1.2.3.4"}]: may specify no more than one IP for each IP family',
+    ]);
+  });
+});
