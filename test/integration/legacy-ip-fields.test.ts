@@ -190,3 +190,33 @@ describe('Pods', () => {
     ]);
   });
 });
+
+describe('Nodes', () => {
+  const NODES = '/api/v1/nodes';
+  const node = (name: string, spec: Record<string, unknown>) => ({ apiVersion: 'v1', kind: 'Node', metadata: { name }, spec });
+
+  test('podCIDRs: each IsValidCIDRForLegacyField, then one per family and no duplicates; podCIDR alone stands for them', async () => {
+    const bad = await api.post(NODES, node('cidrs', { podCIDRs: ['10.244.0.0/24', '10.244.1.1/24', 'nope', '10.244.0.0/24'] }));
+    expect(bad.status).toBe(422);
+    expect(causes(bad.body)).toEqual([
+      'FieldValueInvalid spec.podCIDRs[1]: Invalid value: "10.244.1.1/24": must not have bits set beyond the prefix length',
+      'FieldValueInvalid spec.podCIDRs[2]: Invalid value: "nope": must be a valid CIDR value, (e.g. 10.9.8.0/24 or 2001:db8::/64)',
+      'InternalError spec.podCIDRs: Internal error: invalid PodCIDRs. failed to check with dual stack with error:invalid CIDR[2]: <nil> (invalid CIDR address: nope)',
+      'FieldValueInvalid spec.podCIDRs: Invalid value: ["10.244.0.0/24","10.244.1.1/24","nope","10.244.0.0/24"]: may specify no more than one CIDR for each IP family',
+      'FieldValueDuplicate spec.podCIDRs[3]: Duplicate value: "10.244.0.0/24"',
+    ]);
+    const single = await api.post(NODES, node('single', { podCIDR: '10.244.01.0/24' }));
+    expect(causes(single.body)).toEqual([
+      'FieldValueInvalid spec.podCIDRs[0]: Invalid value: "10.244.01.0/24": must not have leading 0s in IP or prefix length',
+    ]);
+    expect((await api.post(NODES, node('dual', { podCIDR: '10.244.2.0/24', podCIDRs: ['10.244.2.0/24', 'fd00:10:244:2::/64'] }))).status).toBe(201);
+    const moved = await api.patch(`${NODES}/dual`, { spec: { podCIDRs: ['10.244.3.0/24', 'fd00:10:244:2::/64'], podCIDR: '10.244.3.0/24' } }, MERGE);
+    expect(causes(moved.body)).toEqual(['FieldValueForbidden spec.podCIDRs: Forbidden: node updates may not change podCIDR except from "" to valid']);
+  });
+
+  test("a stored node's invalid podCIDRs may stay", async () => {
+    const path = `${NODES}/old`;
+    await seed('minions/old', path, { ...node('old', { podCIDR: '10.244.1.1/24', podCIDRs: ['10.244.1.1/24'] }), metadata: meta('old') });
+    expect((await api.patch(path, { metadata: { labels: { a: 'b' } } }, MERGE)).status).toBe(200);
+  });
+});
