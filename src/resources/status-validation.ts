@@ -1,4 +1,5 @@
 import { field, type FieldErrorList } from '../api/field-errors';
+import { objectsIn, stringOf } from '../api/json-read';
 import { isDns1035Label, isDns1123Subdomain } from '../api/name-validation';
 import { compareQuantities, parseQuantity, ZERO_QUANTITY, type Quantity } from '../api/quantity';
 import { isPlainObject, type KubeObject } from '../api/types';
@@ -208,10 +209,25 @@ export function validatePodStatusUpdate(next: KubeObject, prev: KubeObject): Fie
   return [...errs, ...podIpErrors(s, old), ...hostIpErrors(s, old)];
 }
 
-/** ValidateNodeUpdate's ValidateNodeResources on status: no negative capacity or allocatable. */
+/** ValidateNodeUpdate on status: no negative capacity or allocatable, no duplicate address. */
 export function validateNodeStatusUpdate(next: KubeObject): FieldErrorList {
   const s = statusOf(next);
-  return [...nonNegativeQuantities(s.capacity, 'status.capacity'), ...nonNegativeQuantities(s.allocatable, 'status.allocatable')];
+  return [...nonNegativeQuantities(s.capacity, 'status.capacity'), ...nonNegativeQuantities(s.allocatable, 'status.allocatable'), ...duplicateNodeAddresses(s)];
+}
+
+/**
+ * ValidateNodeUpdate's only check of status.addresses: no address twice (the internal NodeAddress
+ * struct is the value). Their IPs are not validated, in 1.36 either.
+ */
+function duplicateNodeAddresses(status: Obj): FieldErrorList {
+  const seen = new Set<string>();
+  return objectsIn(status.addresses).flatMap((a, i) => {
+    const address = { Type: stringOf(a.type), Address: stringOf(a.address) };
+    const key = JSON.stringify(address);
+    const dup = seen.has(key);
+    seen.add(key);
+    return dup ? [field.duplicate(`status.addresses[${i}]`, address)] : [];
+  });
 }
 
 /** Quantity.Value(): the amount as an integer, rounded away from zero. */

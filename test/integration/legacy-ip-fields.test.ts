@@ -220,3 +220,16 @@ describe('Nodes', () => {
     expect((await api.patch(path, { metadata: { labels: { a: 'b' } } }, MERGE)).status).toBe(200);
   });
 });
+
+test("a node's status addresses: not validated as IPs, only never twice (ValidateNodeUpdate)", async () => {
+  const created = await api.post('/api/v1/nodes', { apiVersion: 'v1', kind: 'Node', metadata: { name: 'addresses' } });
+  expect(created.status).toBe(201);
+  const write = (addresses: { type: string; address: string }[]) => api.put('/api/v1/nodes/addresses/status', { ...created.body, status: { addresses } });
+  const dup = await write([
+    { type: 'InternalIP', address: '10.0.0.1' },
+    { type: 'ExternalIP', address: '10.0.0.1' },
+    { type: 'InternalIP', address: '10.0.0.1' },
+  ]);
+  expect(causes(dup.body)).toEqual(['FieldValueDuplicate status.addresses[2]: Duplicate value: {"Type":"InternalIP","Address":"10.0.0.1"}']);
+  expect((await write([{ type: 'InternalIP', address: '10.0.0.01' }])).status).toBe(200);
+});
