@@ -359,6 +359,7 @@ export class GenericStore {
     if (errs.length + schemaErrs.length > 0) throw invalid(this.def, obj.metadata.name ?? '', uniqueErrors(errs, schemaErrs));
     const pathErrs = this.pathSegmentErrors(obj);
     if (pathErrs.length > 0) throw invalid(this.def, obj.metadata.name ?? '', pathErrs);
+    for (const warning of strategy.warningsOnCreate(obj)) ctx.warn(warning);
   }
 
   private pathSegmentErrors(obj: KubeObject): FieldErrorList {
@@ -585,6 +586,8 @@ export class GenericStore {
     await slice();
     const schemaErrs = validateAgainstSchema(this.def, next);
     if (errs.length + schemaErrs.length > 0) throw invalid(this.def, meta.name ?? '', uniqueErrors(errs, schemaErrs));
+    const warnings = mainRules ? strategy.warningsOnUpdate(next, prev) : subresource === 'status' ? strategy.warningsOnStatusUpdate(next, prev) : [];
+    for (const warning of warnings) ctx.warn(warning);
     strategy.canonicalize(next);
   }
 

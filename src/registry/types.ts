@@ -202,6 +202,12 @@ export interface Strategy<T extends KubeObject = KubeObject> {
    * write through /status must satisfy. The main rules do not run there.
    */
   validateStatusUpdate(next: T, prev: T, ctx: RequestContext): FieldErrorList;
+  /** WarningsOnCreate: `Warning` headers for a create that validated. */
+  warningsOnCreate(obj: T): string[];
+  /** WarningsOnUpdate: `Warning` headers for an update through the main resource that validated. */
+  warningsOnUpdate(next: T, prev: T): string[];
+  /** The status strategy's WarningsOnUpdate, for a write through /status that validated. */
+  warningsOnStatusUpdate(next: T, prev: T): string[];
   /** Normalises the stored form (e.g. Secret stringData folded into data). */
   canonicalize(obj: T): void;
   /**

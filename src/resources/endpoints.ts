@@ -8,7 +8,7 @@ import { strategy, type ValidationOptions } from '../registry/strategy';
 import { AGE_COLUMN, NAME_COLUMN } from '../registry/table';
 import { jsonEqual } from '../api/deep-equal';
 import { endpointIpErrors } from './endpoint-addresses';
-import { legacyIpErrors } from './network-validation';
+import { ipWarnings, legacyIpErrors } from './network-validation';
 
 type Obj = Record<string, unknown>;
 
@@ -83,6 +83,23 @@ function validateEndpoints(ep: Endpoints, options: ValidationOptions, prev?: End
   return errs;
 }
 
+/** The label and name kube's Endpoints controller writes its Endpoints with. */
+const MANAGED_BY_LABEL = 'endpoints.kubernetes.io/managed-by';
+const ENDPOINTS_CONTROLLER = 'endpoint-controller';
+
+/**
+ * endpointsWarnings: GetWarningsForIP on every address, unless the Endpoints controller wrote them
+ * (it writes only canonical IPs).
+ */
+function endpointsWarnings(ep: Endpoints): string[] {
+  if (ep.metadata.labels?.[MANAGED_BY_LABEL] === ENDPOINTS_CONTROLLER) return [];
+  return subsets(ep).flatMap((ss, i) =>
+    (['addresses', 'notReadyAddresses'] as const).flatMap((key) =>
+      list(ss[key]).flatMap((a, j) => ipWarnings(`subsets[${i}].${key}[${j}].ip`, stringOf(a.ip))),
+    ),
+  );
+}
+
 export const endpoints = defineResource<Endpoints>({
   group: '',
   version: 'v1',
@@ -99,6 +116,8 @@ export const endpoints = defineResource<Endpoints>({
       for (const ss of subsets(ep)) for (const p of list(ss.ports)) p.protocol ??= 'TCP';
     },
     validate: validateEndpoints,
+    warningsOnCreate: endpointsWarnings,
+    warningsOnUpdate: endpointsWarnings,
   }),
   printerColumns: [
     NAME_COLUMN,

@@ -9,6 +9,7 @@ import { defineResource } from '../registry/resource-definition';
 import { strategy, type ValidationOptions } from '../registry/strategy';
 import { AGE_COLUMN, NAME_COLUMN } from '../registry/table';
 import { addressErrors } from './endpoint-addresses';
+import { ipWarnings } from './network-validation';
 
 /** discovery.k8s.io/v1 EndpointSlice: stored, defaulted and validated as kube-apiserver does; no controller writes them for services. */
 
@@ -118,6 +119,23 @@ function validateAddressTypeUnchanged(next: EndpointSlice, prev: EndpointSlice):
   return next.addressType === prev.addressType ? [] : [field.invalid('addressType', next.addressType, 'field is immutable')];
 }
 
+const MANAGED_BY_LABEL = 'endpointslice.kubernetes.io/managed-by';
+/** kube's EndpointSlice and EndpointSlice mirroring controllers, which write only canonical IPs. */
+const IP_FIXING_CONTROLLERS = ['endpointslice-controller.k8s.io', 'endpointslicemirroring-controller.k8s.io'];
+
+/** warnOnBadIPs: GetWarningsForIP on every address (an FQDN gets none), unless one of kube's controllers wrote them. */
+function badIpWarnings(slice: EndpointSlice): string[] {
+  if (IP_FIXING_CONTROLLERS.includes(slice.metadata.labels?.[MANAGED_BY_LABEL] ?? '')) return [];
+  return records(slice.endpoints).flatMap((endpoint, i) =>
+    (Array.isArray(endpoint.addresses) ? endpoint.addresses : []).flatMap((a: unknown, j) => ipWarnings(`endpoints[${i}].addresses[${j}]`, str(a))),
+  );
+}
+
+/** WarningsOnCreate: warnOnDeprecatedAddressType, then warnOnBadIPs. */
+function createWarnings(slice: EndpointSlice): string[] {
+  return [...(slice.addressType === 'FQDN' ? ['spec.addressType: FQDN endpoints are deprecated'] : []), ...badIpWarnings(slice)];
+}
+
 /** listWithMoreString: up to three, then how many more; "<unset>" for none. */
 function listCell(items: string[]): string {
   if (items.length > SHOWN_IN_COLUMN) return `${items.slice(0, SHOWN_IN_COLUMN).join(',')} + ${items.length - SHOWN_IN_COLUMN} more...`;
@@ -144,6 +162,8 @@ export const endpointslices = defineResource<EndpointSlice>({
     applyDefaults: defaultEndpointSlice,
     validate: validateEndpointSlice,
     validateUpdate: validateAddressTypeUnchanged,
+    warningsOnCreate: createWarnings,
+    warningsOnUpdate: badIpWarnings,
   }),
   printerColumns: [
     NAME_COLUMN,

@@ -1,6 +1,6 @@
 import { field, type FieldErrorList } from '../api/field-errors';
 import { objectsIn, stringOf } from '../api/json-read';
-import { legacyIpErrors, parseIpSloppy } from './network-validation';
+import { ipWarnings, legacyIpErrors, parseIpSloppy } from './network-validation';
 
 /** A pod's status IPs as kube's validatePodIPs and validateHostIPs check them (status updates). */
 
@@ -64,4 +64,11 @@ export function hostIpErrors(status: Obj, old: Obj): FieldErrorList {
   ips.forEach((ip, i) => errs.push(...legacyIpErrors(`${path}[${i}]`, ip, oldIps)));
   if (ips.length > 1) errs.push(...duplicateErrors(path, ips), ...dualStackErrors(path, ips, ONE_PER_FAMILY));
   return errs;
+}
+
+/** podStatusStrategy's WarningsOnUpdate: GetWarningsForIP on each pod and host IP. */
+export function podStatusIpWarnings(status: Obj): string[] {
+  return (['podIPs', 'hostIPs'] as const).flatMap((list) =>
+    internalIps(status, list === 'podIPs' ? 'podIP' : 'hostIP', list).flatMap((ip, i) => ipWarnings(`status.${list}[${i}].ip`, ip)),
+  );
 }

@@ -14,6 +14,7 @@ let etcd: RawEtcd;
 const ENDPOINTS = '/api/v1/namespaces/default/endpoints';
 const SLICES = '/apis/discovery.k8s.io/v1/namespaces/default/endpointslices';
 const MERGE = 'application/merge-patch+json';
+const DEPRECATED = 'v1 Endpoints is deprecated in v1.33+; use discovery.k8s.io/v1 EndpointSlice';
 
 beforeAll(async () => {
   server = await startTestServer();
@@ -30,6 +31,12 @@ afterAll(async () => {
 async function seed(key: string, path: string, obj: Record<string, unknown>): Promise<void> {
   await etcd.put(`${server.prefix}/${key}`, JSON.stringify(obj));
   await eventually(`${path} in the cache`, async () => ((await api.get(`${path}?resourceVersion=0`)).status === 200 ? true : undefined));
+}
+
+/** The texts of a response's Warning headers (299 - "text", several joined by ", "). */
+function warnings(res: { headers: Headers }): string[] {
+  const header = res.headers.get('warning') ?? '';
+  return [...header.matchAll(/299 - ("(?:[^"\\]|\\.)*")/g)].map((m) => JSON.parse(m[1]) as string);
 }
 
 const meta = (name: string, namespace?: string) => ({ name, ...(namespace ? { namespace } : {}), uid: `u-${name}`, creationTimestamp: '2024-01-01T00:00:00Z' });
@@ -65,9 +72,29 @@ describe('Endpoints', () => {
     await seed('services/endpoints/default/old', path, { apiVersion: 'v1', kind: 'Endpoints', metadata: meta('old', 'default'), subsets });
     const labelled = await api.patch(path, { metadata: { labels: { a: 'b' } } }, MERGE);
     expect(labelled.status).toBe(200);
+    expect(warnings(labelled)).toEqual([DEPRECATED, 'subsets[0].addresses[0].ip: non-standard IP address "10.1.2.03" is invalid: use "10.1.2.3"']);
     const grown = await api.patch(path, { subsets: [{ ...subsets[0], addresses: [...subsets[0].addresses, { ip: '10.1.2.4' }] }] }, MERGE);
     expect(grown.status).toBe(422);
     expect(causes(grown.body)).toEqual(['FieldValueInvalid subsets[0].addresses[0].ip: Invalid value: "10.1.2.03": must not have leading 0s']);
+  });
+
+  test("GetWarningsForIP on create and update, except for the Endpoints controller's own", async () => {
+    const ep = (name: string, labels: Record<string, string> = {}) => ({
+      apiVersion: 'v1',
+      kind: 'Endpoints',
+      metadata: { name, labels },
+      subsets: [{ addresses: [{ ip: '10.1.2.3' }], notReadyAddresses: [{ ip: 'FD00:0:0::1' }] }],
+    });
+    const created = await api.post(ENDPOINTS, ep('warned'));
+    expect(created.status).toBe(201);
+    expect(warnings(created)).toEqual([
+      DEPRECATED,
+      'subsets[0].notReadyAddresses[0].ip: IPv6 address "FD00:0:0::1" should be in RFC 5952 canonical format ("fd00::1")',
+    ]);
+    expect(warnings(await api.patch(`${ENDPOINTS}/warned`, { metadata: { labels: { a: 'b' } } }, MERGE))).toHaveLength(2);
+    const managed = await api.post(ENDPOINTS, ep('managed', { 'endpoints.kubernetes.io/managed-by': 'endpoint-controller' }));
+    expect(managed.status).toBe(201);
+    expect(warnings(managed)).toEqual([DEPRECATED]);
   });
 });
 
@@ -95,12 +122,27 @@ describe('EndpointSlices', () => {
     ]);
   });
 
+  test('warnings: FQDN deprecated on create, GetWarningsForIP unless a kube controller wrote the slice', async () => {
+    const fqdn = await api.post(SLICES, slice('fqdn', 'FQDN', ['db.example.com']));
+    expect(fqdn.status).toBe(201);
+    expect(warnings(fqdn)).toEqual(['spec.addressType: FQDN endpoints are deprecated']);
+    const v6 = await api.post(SLICES, slice('v6-long', 'IPv6', ['fd00:0::1']));
+    expect(warnings(v6)).toEqual(['endpoints[0].addresses[0]: IPv6 address "fd00:0::1" should be in RFC 5952 canonical format ("fd00::1")']);
+    const managed = {
+      ...slice('v6-managed', 'IPv6', ['fd00:0::1']),
+      metadata: { name: 'v6-managed', labels: { 'endpointslice.kubernetes.io/managed-by': 'endpointslice-controller.k8s.io' } },
+    };
+    expect(warnings(await api.post(SLICES, managed))).toEqual([]);
+  });
+
   test('stored invalid addresses may stay while the endpoints are unchanged, and only then', async () => {
     const path = `${SLICES}/old`;
     const stored = { ...slice('old', 'IPv4', ['10.0.0.010']), metadata: { ...meta('old', 'default'), generation: 1 } };
     stored.endpoints = [{ addresses: ['10.0.0.010'], conditions: {} } as never];
     await seed('endpointslices/default/old', path, stored);
-    expect((await api.patch(path, { metadata: { labels: { a: 'b' } } }, MERGE)).status).toBe(200);
+    const labelled = await api.patch(path, { metadata: { labels: { a: 'b' } } }, MERGE);
+    expect(labelled.status).toBe(200);
+    expect(warnings(labelled)).toEqual(['endpoints[0].addresses[0]: non-standard IP address "10.0.0.010" is invalid: use "10.0.0.10"']);
     const grown = await api.patch(path, { endpoints: [{ addresses: ['10.0.0.010'] }, { addresses: ['10.0.0.11'] }] }, MERGE);
     expect(causes(grown.body)).toEqual(['FieldValueInvalid endpoints[0].addresses[0]: Invalid value: "10.0.0.010": must not have leading 0s']);
   });
@@ -170,6 +212,10 @@ describe('Pods', () => {
       'FieldValueInvalid status.hostIPs[0].ip: Invalid value: "192.168.0.1": must be equal to `hostIP`',
     ]);
     expect((await write({ podIP: '10.0.0.1', podIPs: [{ ip: '10.0.0.1' }, { ip: 'fd00::1' }], hostIP: '192.168.0.1' })).status).toBe(200);
+    const current = (await api.get(`${PODS}/status`)).body;
+    const long = await api.put(`${PODS}/status/status`, { ...current, status: { podIPs: [{ ip: '10.0.0.1' }, { ip: 'FD00::1' }], hostIP: '192.168.0.1' } });
+    expect(long.status).toBe(200);
+    expect(warnings(long)).toEqual(['status.podIPs[1].ip: IPv6 address "FD00::1" should be in RFC 5952 canonical format ("fd00::1")']);
   });
 
   test("a stored pod's invalid status IPs may stay; new ones may not", async () => {
