@@ -1,20 +1,26 @@
 import { field, type FieldErrorList } from '../api/field-errors';
 import { objectsIn, stringOf } from '../api/json-read';
-import { isDns1123Subdomain } from '../api/name-validation';
+import { isDns1123Subdomain, isDns1123SubdomainWithUnderscore } from '../api/name-validation';
 import { isPlainObject } from '../api/types';
 import { legacyIpErrors } from './network-validation';
 
 /**
- * A PodSpec's own IP fields, dnsConfig's nameservers and hostAliases, as ValidatePodSpec checks
- * them. They are IsValidIPForLegacyField with no old value spared: a pod's spec is validated whole
- * on every update, and kube passes no old IPs there.
+ * A PodSpec's name resolution, dnsConfig and hostAliases, as ValidatePodSpec checks them. Their
+ * IPs are IsValidIPForLegacyField with no old value spared: a pod's spec is validated whole on
+ * every update, and kube passes no old IPs there.
  */
 
 const MAX_NAMESERVERS = 3;
+const MAX_SEARCH_PATHS = 32;
+const MAX_SEARCH_LIST_CHARS = 2048;
 
 const strings = (v: unknown): string[] => (Array.isArray(v) ? v.map(stringOf) : []);
 
-/** validatePodDNSConfig's nameservers: given when dnsPolicy is None, three at most, each an IP. */
+/**
+ * validatePodDNSConfig: nameservers given when dnsPolicy is None, three at most, each an IP; 32
+ * search paths at most, 2048 characters joined, each (but ".") a subdomain that may hold '_' once
+ * its trailing dot is dropped (RelaxedDNSSearchValidation, GA); options named.
+ */
 export function dnsConfigErrors(spec: Record<string, unknown>, path: string): FieldErrorList {
   const config = spec.dnsConfig;
   const at = `${path}.dnsConfig`;
@@ -29,6 +35,21 @@ export function dnsConfigErrors(spec: Record<string, unknown>, path: string): Fi
     errs.push(field.invalid(`${at}.nameservers`, nameservers, `must not have more than ${MAX_NAMESERVERS} nameservers`));
   }
   nameservers.forEach((ns, i) => errs.push(...legacyIpErrors(`${at}.nameservers[${i}]`, ns)));
+  const searches = strings(config.searches);
+  if (searches.length > MAX_SEARCH_PATHS) {
+    errs.push(field.invalid(`${at}.searches`, searches, `must not have more than ${MAX_SEARCH_PATHS} search paths`));
+  }
+  if (Buffer.byteLength(searches.join(' '), 'utf8') > MAX_SEARCH_LIST_CHARS) {
+    errs.push(field.invalid(`${at}.searches`, searches, `must not have more than ${MAX_SEARCH_LIST_CHARS} characters (including spaces) in the search list`));
+  }
+  searches.forEach((search, i) => {
+    if (search === '.') return;
+    const name = search.endsWith('.') ? search.slice(0, -1) : search;
+    for (const msg of isDns1123SubdomainWithUnderscore(name)) errs.push(field.invalid(`${at}.searches[${i}]`, name, msg));
+  });
+  objectsIn(config.options).forEach((option, i) => {
+    if (stringOf(option.name) === '') errs.push(field.required(`${at}.options[${i}]`, 'must not be empty'));
+  });
   return errs;
 }
 

@@ -173,6 +173,14 @@ describe('Pods', () => {
       'FieldValueInvalid spec.hostAliases[0].ip: Invalid value: "10.0.0.01": must not have leading 0s',
       expect.stringMatching(/^FieldValueInvalid spec\.hostAliases\[0\]\.hostnames\[1\]: Invalid value: "Bad_Host": a lowercase RFC 1123 subdomain/),
     ]);
+    const searches = await api.post(
+      PODS,
+      pod('searches', { dnsConfig: { nameservers: ['1.1.1.1'], searches: ['_srv.example.com.', 'Bad.Example.', '.'], options: [{ value: '2' }] } }),
+    );
+    expect(causes(searches.body)).toEqual([
+      "FieldValueInvalid spec.dnsConfig.searches[1]: Invalid value: \"Bad.Example\": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '_', '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '_?[a-z0-9]([-_a-z0-9]*[a-z0-9])?(\\._?[a-z0-9]([-_a-z0-9]*[a-z0-9])?)*')",
+      'FieldValueRequired spec.dnsConfig.options[0]: Required value: must not be empty',
+    ]);
     const none = await api.post(PODS, pod('none', { dnsPolicy: 'None' }));
     expect(causes(none.body)).toEqual(['FieldValueRequired spec.dnsConfig: Required value: must provide `dnsConfig` when `dnsPolicy` is None']);
     const template = await api.post('/apis/apps/v1/namespaces/default/deployments', {
@@ -192,7 +200,9 @@ describe('Pods', () => {
   test('status IPs: each valid, one per family, no duplicates; podIP alone stands for podIPs', async () => {
     const created = await api.post(PODS, pod('status'));
     expect(created.status).toBe(201);
-    const write = (status: Record<string, unknown>) => api.put(`${PODS}/status/status`, { ...created.body, status });
+    // Unconditional writes: nothing here depends on what else may write the pod meanwhile.
+    const { resourceVersion: _rv, ...metadata } = created.body.metadata;
+    const write = (status: Record<string, unknown>) => api.put(`${PODS}/status/status`, { ...created.body, metadata, status });
     const bad = await write({
       podIPs: [{ ip: '10.0.0.1' }, { ip: '10.0.0.01' }, { ip: '10.0.0.1' }],
       hostIP: '192.168.0.1',
@@ -212,8 +222,7 @@ describe('Pods', () => {
       'FieldValueInvalid status.hostIPs[0].ip: Invalid value: "192.168.0.1": must be equal to `hostIP`',
     ]);
     expect((await write({ podIP: '10.0.0.1', podIPs: [{ ip: '10.0.0.1' }, { ip: 'fd00::1' }], hostIP: '192.168.0.1' })).status).toBe(200);
-    const current = (await api.get(`${PODS}/status`)).body;
-    const long = await api.put(`${PODS}/status/status`, { ...current, status: { podIPs: [{ ip: '10.0.0.1' }, { ip: 'FD00::1' }], hostIP: '192.168.0.1' } });
+    const long = await write({ podIPs: [{ ip: '10.0.0.1' }, { ip: 'FD00::1' }], hostIP: '192.168.0.1' });
     expect(long.status).toBe(200);
     expect(warnings(long)).toEqual(['status.podIPs[1].ip: IPv6 address "FD00::1" should be in RFC 5952 canonical format ("fd00::1")']);
   });
@@ -224,10 +233,10 @@ describe('Pods', () => {
     const stored = { ...pod('old'), metadata: meta('old', 'default'), status };
     await seed('pods/default/old', path, stored);
     const current = (await api.get(path)).body;
-    expect((await api.put(`${path}/status`, { ...current, status: { ...status, phase: 'Running' } })).status).toBe(200);
+    const unconditional = { ...current, metadata: { ...current.metadata, resourceVersion: undefined } };
+    expect((await api.put(`${path}/status`, { ...unconditional, status: { ...status, phase: 'Running' } })).status).toBe(200);
     const added = await api.put(`${path}/status`, {
-      ...current,
-      metadata: { ...current.metadata, resourceVersion: undefined },
+      ...unconditional,
       status: { ...status, podIPs: [...status.podIPs, { ip: 'fd00::01:1' }, { ip: '::ffff:1.2.3.4' }] },
     });
     expect(causes(added.body)).toEqual([
@@ -270,7 +279,10 @@ describe('Nodes', () => {
 test("a node's status addresses: not validated as IPs, only never twice (ValidateNodeUpdate)", async () => {
   const created = await api.post('/api/v1/nodes', { apiVersion: 'v1', kind: 'Node', metadata: { name: 'addresses' } });
   expect(created.status).toBe(201);
-  const write = (addresses: { type: string; address: string }[]) => api.put('/api/v1/nodes/addresses/status', { ...created.body, status: { addresses } });
+  // Without a resourceVersion (nodes allow unconditional updates): the node lifecycle controller may write the node meanwhile.
+  const { resourceVersion: _rv, ...metadata } = created.body.metadata;
+  const write = (addresses: { type: string; address: string }[]) =>
+    api.put('/api/v1/nodes/addresses/status', { ...created.body, metadata, status: { addresses } });
   const dup = await write([
     { type: 'InternalIP', address: '10.0.0.1' },
     { type: 'ExternalIP', address: '10.0.0.1' },
