@@ -109,6 +109,7 @@ export const field = {
   forbidden: (path: string, detail: string): FieldError => ({ type: 'FieldValueForbidden', field: path, detail }),
   duplicate: (path: string, value: unknown): FieldError => ({ type: 'FieldValueDuplicate', field: path, value }),
   notFound: (path: string, value: unknown): FieldError => ({ type: 'FieldValueNotFound', field: path, value }),
+  internal: (path: string, detail: string): FieldError => ({ type: 'InternalError', field: path, detail }),
   tooLong: (path: string, max: number): FieldError => ({
     type: 'FieldValueTooLong',
     field: path,

@@ -14,6 +14,8 @@ const contentMaxLenError = (n: number): string => `must be no more than ${n} byt
 
 const DNS1123_LABEL = '[a-z0-9]([-a-z0-9]*[a-z0-9])?';
 const DNS1123_SUBDOMAIN = `${DNS1123_LABEL}(\\.${DNS1123_LABEL})*`;
+const DNS1123_LABEL_WITH_UNDERSCORE = '_?[a-z0-9]([-_a-z0-9]*[a-z0-9])?';
+const DNS1123_SUBDOMAIN_WITH_UNDERSCORE = `${DNS1123_LABEL_WITH_UNDERSCORE}(\\.${DNS1123_LABEL_WITH_UNDERSCORE})*`;
 const DNS1035_LABEL = '[a-z]([-a-z0-9]*[a-z0-9])?';
 const QUALIFIED_NAME = '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]';
 const LABEL_VALUE = `(${QUALIFIED_NAME})?`;
@@ -64,6 +66,22 @@ function dns1123Subdomain(value: string, tooLong: (n: number) => string): string
       regexError(
         "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character",
         DNS1123_SUBDOMAIN,
+        'example.com',
+      ),
+    );
+  }
+  return errs;
+}
+
+/** IsDNS1123SubdomainWithUnderscore: a DNS subdomain whose labels may also hold and start with '_' (DNS search paths). */
+export function isDns1123SubdomainWithUnderscore(value: string): string[] {
+  const errs: string[] = [];
+  if (byteLength(value) > 253) errs.push(maxLenError(253));
+  if (!anchored(DNS1123_SUBDOMAIN_WITH_UNDERSCORE).test(value)) {
+    errs.push(
+      regexError(
+        "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '_', '-' or '.', and must start and end with an alphanumeric character",
+        DNS1123_SUBDOMAIN_WITH_UNDERSCORE,
         'example.com',
       ),
     );

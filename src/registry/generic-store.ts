@@ -380,6 +380,7 @@ export class GenericStore {
     if (errs.length + schemaErrs.length > 0) throw invalid(this.def, obj.metadata.name ?? '', uniqueErrors(errs, schemaErrs));
     const pathErrs = this.pathSegmentErrors(obj);
     if (pathErrs.length > 0) throw invalid(this.def, obj.metadata.name ?? '', pathErrs);
+    for (const warning of strategy.warningsOnCreate(obj)) ctx.warn(warning);
   }
 
   private pathSegmentErrors(obj: KubeObject): FieldErrorList {
@@ -626,7 +627,7 @@ export class GenericStore {
     const own = subresource ? strategy.subresourceStrategies[subresource] : undefined;
     const errs: FieldErrorList = validateObjectMetaUpdate(meta, prev.metadata, strategy.kubeFinalizerNames);
     if (mainRules) {
-      errs.push(...strategy.validate(next, this.validation));
+      errs.push(...strategy.validate(next, this.validation, prev));
       await slice();
       errs.push(...strategy.validateUpdate(next, prev, ctx), ...disabledValueErrors(this.validation.featureGates, next, prev));
     }
@@ -636,6 +637,8 @@ export class GenericStore {
     await slice();
     const schemaErrs = validateAgainstSchema(this.def, next);
     if (errs.length + schemaErrs.length > 0) throw invalid(this.def, meta.name ?? '', uniqueErrors(errs, schemaErrs));
+    const warnings = mainRules ? strategy.warningsOnUpdate(next, prev) : subresource === 'status' ? strategy.warningsOnStatusUpdate(next, prev) : [];
+    for (const warning of warnings) ctx.warn(warning);
     strategy.canonicalize(next);
   }
 

@@ -198,7 +198,8 @@ export interface Strategy<T extends KubeObject = KubeObject> {
   prepareForStatusUpdate(next: T, prev: T, ctx: RequestContext): void;
   /** Fills in defaults, as the versioned defaulting functions do. */
   applyDefaults(obj: T): void;
-  validate(obj: T, options: ValidationOptions): FieldErrorList;
+  /** The rules of create and update alike; `prev` is the stored object on update, whose legacy values may be spared (ratcheting). */
+  validate(obj: T, options: ValidationOptions, prev?: T): FieldErrorList;
   /** Rules only a create must satisfy, beyond `validate` (events.k8s.io/v1's new-style Events). */
   validateCreate(obj: T, ctx: RequestContext): FieldErrorList;
   validateUpdate(next: T, prev: T, ctx: RequestContext): FieldErrorList;
@@ -207,6 +208,12 @@ export interface Strategy<T extends KubeObject = KubeObject> {
    * write through /status must satisfy. The main rules do not run there.
    */
   validateStatusUpdate(next: T, prev: T, ctx: RequestContext): FieldErrorList;
+  /** WarningsOnCreate: `Warning` headers for a create that validated. */
+  warningsOnCreate(obj: T): string[];
+  /** WarningsOnUpdate: `Warning` headers for an update through the main resource that validated. */
+  warningsOnUpdate(next: T, prev: T): string[];
+  /** The status strategy's WarningsOnUpdate, for a write through /status that validated. */
+  warningsOnStatusUpdate(next: T, prev: T): string[];
   /** Normalises the stored form (e.g. Secret stringData folded into data). */
   canonicalize(obj: T): void;
   /**

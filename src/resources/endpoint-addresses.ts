@@ -1,56 +1,42 @@
 import { isIP } from 'node:net';
 import { field, type FieldErrorList } from '../api/field-errors';
 import { isDns1123Label, isDns1123Subdomain } from '../api/name-validation';
-import { parseCidr, parseIpSloppy } from './network-validation';
+import { legacyIpErrors, parseCidr, parseIpSloppy } from './network-validation';
 
 /** How Endpoints' and EndpointSlices' addresses are checked, with apimachinery's messages. */
 
 const LOOPBACK_MESSAGE = 'may not be in the loopback range (127.0.0.0/8, ::1/128)';
 
-/** Ranges ValidateNonSpecialIP refuses: [network, prefix length, message]. */
-const SPECIAL_V4: [string, number, string][] = [
-  ['127.0.0.0', 8, LOOPBACK_MESSAGE],
-  ['169.254.0.0', 16, 'may not be in the link-local range (169.254.0.0/16, fe80::/10)'],
-  ['224.0.0.0', 24, 'may not be in the link-local multicast range (224.0.0.0/24, ff02::/10)'],
-];
-const SPECIAL_V6: [string, number, string][] = [
-  ['::1', 128, LOOPBACK_MESSAGE],
-  ['fe80::', 10, 'may not be in the link-local range (169.254.0.0/16, fe80::/10)'],
-  ['ff02::', 16, 'may not be in the link-local multicast range (224.0.0.0/24, ff02::/10)'],
-];
-
-function inRange(address: string, bits: 32 | 128, network: string, prefix: number): boolean {
-  const ip = parseCidr(`${address}/${bits}`);
-  const net = parseCidr(`${network}/${prefix}`);
-  if (!ip || !net) return false;
-  const shift = BigInt(bits - prefix);
-  return ip.network >> shift === net.network >> shift;
+/** An address as net.IP's predicates see it: an IPv4-mapped IPv6 address is IPv4. */
+function addressValue(text: string, mapped: boolean): { v4: boolean; n: bigint } {
+  const v4 = isIP(text) === 4;
+  const n = parseCidr(`${text}/${v4 ? 32 : 128}`)!.network;
+  return mapped ? { v4: true, n: n & 0xffffffffn } : { v4, n };
 }
+
+/** net.IP's IsUnspecified, IsLoopback, IsLinkLocalUnicast and IsLinkLocalMulticast, with kube's message for each. */
+const SPECIAL: [(v4: boolean, n: bigint) => boolean, string][] = [
+  [(_v4, n) => n === 0n, ''],
+  [(v4, n) => (v4 ? n >> 24n === 127n : n === 1n), LOOPBACK_MESSAGE],
+  [(v4, n) => (v4 ? n >> 16n === 0xa9fen : n >> 118n === 0x3fan), 'may not be in the link-local range (169.254.0.0/16, fe80::/10)'],
+  [(v4, n) => (v4 ? n >> 8n === 0xe00000n : ((n >> 112n) & 0xff0fn) === 0xff02n), 'may not be in the link-local multicast range (224.0.0.0/24, ff02::/10)'],
+];
 
 /**
- * ValidateNonSpecialIP: no unspecified, loopback or link-local address. kube-apiserver always
- * refuses loopback; kapi allows it with --allow-loopback-endpoints, so that webhooks and services
- * on 127.0.0.1 are reachable in tests.
+ * ValidateEndpointIP (ValidateNonSpecialIP before 1.33): a sloppily parsed IP that is not
+ * unspecified, loopback or link-local. kube-apiserver always refuses loopback; kapi allows it with
+ * --allow-loopback-endpoints, so that webhooks and services on 127.0.0.1 are reachable in tests.
  */
-export function nonSpecialIpErrors(address: string, path: string, loopbackAllowed: boolean): FieldErrorList {
-  const checked = mappedIpv4(address) ?? address;
-  const v4 = isIP(checked) === 4;
-  const bits = v4 ? 32 : 128;
+export function endpointIpErrors(value: string, path: string, loopbackAllowed: boolean): FieldErrorList {
+  const ip = parseIpSloppy(value);
+  if (!ip) return [field.invalid(path, value, 'must be a valid IP address')];
+  const { v4, n } = addressValue(ip.normalized, ip.mapped);
   const errs: FieldErrorList = [];
-  if (inRange(checked, bits, v4 ? '0.0.0.0' : '::', bits)) errs.push(field.invalid(path, address, `may not be unspecified (${address})`));
-  for (const [network, prefix, message] of v4 ? SPECIAL_V4 : SPECIAL_V6) {
+  for (const [test, message] of SPECIAL) {
     if (loopbackAllowed && message === LOOPBACK_MESSAGE) continue;
-    if (inRange(checked, bits, network, prefix)) errs.push(field.invalid(path, address, message));
+    if (test(v4, n)) errs.push(field.invalid(path, value, message || `may not be unspecified (${value})`));
   }
   return errs;
-}
-
-/** The IPv4 address an IPv4-mapped IPv6 address (::ffff:a.b.c.d) carries: Go's net.IP methods check it as that address. */
-function mappedIpv4(address: string): string | null {
-  const ip = parseIpSloppy(address);
-  if (!ip?.mapped) return null;
-  const low = parseCidr(`${ip.normalized}/128`)!.network & 0xffffffffn;
-  return [24n, 16n, 8n, 0n].map((shift) => String((low >> shift) & 255n)).join('.');
 }
 
 /** IsFullyQualifiedDomainName: a DNS subdomain of two labels at least, a trailing dot allowed. */
@@ -68,13 +54,25 @@ function fqdnErrors(address: string, path: string): FieldErrorList {
   return [];
 }
 
-/** The checks of validateEndpoints for one address; unknown address types are not checked. */
+/**
+ * An IP of the slice's family that is not special, as discovery's validateEndpoints checks it:
+ * the family and ValidateEndpointIP only once IsValidIPForLegacyField (no old value spared) passes,
+ * so that a bad address is named once.
+ */
+function sliceIpErrors(family: 4 | 6, address: string, path: string, loopbackAllowed: boolean): FieldErrorList {
+  const errs = legacyIpErrors(path, address);
+  if (errs.length > 0) return errs;
+  if (isIP(address) !== family) errs.push(field.invalid(path, address, `must be an IPv${family} address`));
+  return [...errs, ...endpointIpErrors(address, path, loopbackAllowed)];
+}
+
+/** The checks of discovery's validateEndpoints for one address; unknown address types are not checked. */
 export function addressErrors(addressType: string, address: string, path: string, loopbackAllowed: boolean): FieldErrorList {
   switch (addressType) {
     case 'IPv4':
-      return isIP(address) === 4 ? nonSpecialIpErrors(address, path, loopbackAllowed) : [field.invalid(path, address, 'must be a valid IPv4 address')];
+      return sliceIpErrors(4, address, path, loopbackAllowed);
     case 'IPv6':
-      return isIP(address) === 6 ? nonSpecialIpErrors(address, path, loopbackAllowed) : [field.invalid(path, address, 'must be a valid IPv6 address')];
+      return sliceIpErrors(6, address, path, loopbackAllowed);
     case 'FQDN':
       return fqdnErrors(address, path);
     default:

@@ -1,13 +1,14 @@
-import { isIP } from 'node:net';
 import type { Endpoints } from '../generated/types/core/v1';
 import { field, type FieldErrorList } from '../api/field-errors';
 import { stringOf } from '../api/json-read';
-import { isDns1123Label } from '../api/name-validation';
+import { isDns1123Label, nameIsDnsSubdomain } from '../api/name-validation';
 import { isPlainObject } from '../api/types';
 import { defineResource } from '../registry/resource-definition';
 import { strategy, type ValidationOptions } from '../registry/strategy';
 import { AGE_COLUMN, NAME_COLUMN } from '../registry/table';
-import { nonSpecialIpErrors } from './endpoint-addresses';
+import { jsonEqual } from '../api/deep-equal';
+import { endpointIpErrors } from './endpoint-addresses';
+import { ipWarnings, legacyIpErrors } from './network-validation';
 
 type Obj = Record<string, unknown>;
 
@@ -28,14 +29,20 @@ function formatEndpoints(ep: Obj): string {
   return all.length > 3 ? `${all.slice(0, 3).join(',')} + ${all.length - 3} more...` : all.join(',');
 }
 
-/** validateEndpointAddress: a valid, non-special IP; hostname a DNS label. */
+/**
+ * validateEndpointAddress: IsValidIPForLegacyField with no old value spared (Endpoints ratchet
+ * whole subsets instead), the hostname and node name, then ValidateEndpointIP, which names an
+ * address it cannot parse a second time.
+ */
 function validateAddress(address: Obj, path: string, loopbackAllowed: boolean): FieldErrorList {
   const ip = stringOf(address.ip);
-  const errs: FieldErrorList = [];
+  const errs = legacyIpErrors(`${path}.ip`, ip);
   const hostname = stringOf(address.hostname);
   if (hostname) for (const msg of isDns1123Label(hostname)) errs.push(field.invalid(`${path}.hostname`, hostname, msg));
-  if (isIP(ip) === 0) errs.push(field.invalid(`${path}.ip`, ip, 'must be a valid IP address'));
-  else errs.push(...nonSpecialIpErrors(ip, `${path}.ip`, loopbackAllowed));
+  if (typeof address.nodeName === 'string') {
+    for (const msg of nameIsDnsSubdomain(address.nodeName, false)) errs.push(field.invalid(`${path}.nodeName`, address.nodeName, msg));
+  }
+  errs.push(...endpointIpErrors(ip, `${path}.ip`, loopbackAllowed));
   return errs;
 }
 
@@ -55,9 +62,14 @@ function validatePort(port: Obj, requireName: boolean, path: string): FieldError
   return errs;
 }
 
-/** ValidateEndpoints' subsets (validateEndpointSubsets). */
-function validateEndpoints(ep: Endpoints, options: ValidationOptions): FieldErrorList {
+/**
+ * ValidateEndpoints' subsets (validateEndpointSubsets). An update that leaves the subsets as they
+ * were is not made to fix them (ValidateEndpointsUpdate): KEP-4858 spares an Endpoints' invalid IPs
+ * only so, not address by address.
+ */
+function validateEndpoints(ep: Endpoints, options: ValidationOptions, prev?: Endpoints): FieldErrorList {
   const errs: FieldErrorList = [];
+  if (prev && jsonEqual(ep.subsets, prev.subsets)) return errs;
   subsets(ep).forEach((ss, i) => {
     const path = `subsets[${i}]`;
     const addresses = list(ss.addresses);
@@ -69,6 +81,23 @@ function validateEndpoints(ep: Endpoints, options: ValidationOptions): FieldErro
     ports.forEach((p, k) => errs.push(...validatePort(p, ports.length > 1, `${path}.ports[${k}]`)));
   });
   return errs;
+}
+
+/** The label and name kube's Endpoints controller writes its Endpoints with. */
+const MANAGED_BY_LABEL = 'endpoints.kubernetes.io/managed-by';
+const ENDPOINTS_CONTROLLER = 'endpoint-controller';
+
+/**
+ * endpointsWarnings: GetWarningsForIP on every address, unless the Endpoints controller wrote them
+ * (it writes only canonical IPs).
+ */
+function endpointsWarnings(ep: Endpoints): string[] {
+  if (ep.metadata.labels?.[MANAGED_BY_LABEL] === ENDPOINTS_CONTROLLER) return [];
+  return subsets(ep).flatMap((ss, i) =>
+    (['addresses', 'notReadyAddresses'] as const).flatMap((key) =>
+      list(ss[key]).flatMap((a, j) => ipWarnings(`subsets[${i}].${key}[${j}].ip`, stringOf(a.ip))),
+    ),
+  );
 }
 
 export const endpoints = defineResource<Endpoints>({
@@ -87,6 +116,8 @@ export const endpoints = defineResource<Endpoints>({
       for (const ss of subsets(ep)) for (const p of list(ss.ports)) p.protocol ??= 'TCP';
     },
     validate: validateEndpoints,
+    warningsOnCreate: endpointsWarnings,
+    warningsOnUpdate: endpointsWarnings,
   }),
   printerColumns: [
     NAME_COLUMN,

@@ -9,6 +9,7 @@ import { defineResource } from '../registry/resource-definition';
 import { strategy, type ValidationOptions } from '../registry/strategy';
 import { AGE_COLUMN, NAME_COLUMN } from '../registry/table';
 import { addressErrors } from './endpoint-addresses';
+import { ipWarnings } from './network-validation';
 
 /** discovery.k8s.io/v1 EndpointSlice: stored, defaulted and validated as kube-apiserver does; no controller writes them for services. */
 
@@ -95,21 +96,44 @@ function validatePorts(ports: Obj[]): FieldErrorList {
   });
 }
 
-/** ValidateEndpointSlice. */
-function validateEndpointSlice(slice: EndpointSlice, options: ValidationOptions): FieldErrorList {
+function validateEndpoints(endpoints: Obj[], addressType: string, options: ValidationOptions): FieldErrorList {
+  if (endpoints.length > MAX_ENDPOINTS) return [field.tooMany('endpoints', endpoints.length, MAX_ENDPOINTS)];
+  return endpoints.flatMap((endpoint, i) => validateEndpoint(endpoint, addressType, `endpoints[${i}]`, options.allowLoopbackEndpoints));
+}
+
+/**
+ * ValidateEndpointSlice. An update that leaves the endpoints as they were is not made to fix them:
+ * KEP-4858 spares a slice's invalid IPs only so, not address by address.
+ */
+function validateEndpointSlice(slice: EndpointSlice, options: ValidationOptions, prev?: EndpointSlice): FieldErrorList {
   const errs: FieldErrorList = [];
   const addressType = str(slice.addressType);
   if (!addressType) errs.push(field.required('addressType'));
   else if (!ADDRESS_TYPES.includes(addressType)) errs.push(field.notSupported('addressType', addressType, ADDRESS_TYPES));
-  const endpoints = records(slice.endpoints);
-  if (endpoints.length > MAX_ENDPOINTS) errs.push(field.tooMany('endpoints', endpoints.length, MAX_ENDPOINTS));
-  else endpoints.forEach((endpoint, i) => errs.push(...validateEndpoint(endpoint, addressType, `endpoints[${i}]`, options.allowLoopbackEndpoints)));
+  if (!prev || !jsonEqual(slice.endpoints, prev.endpoints)) errs.push(...validateEndpoints(records(slice.endpoints), addressType, options));
   errs.push(...validatePorts(records(slice.ports)));
   return errs;
 }
 
 function validateAddressTypeUnchanged(next: EndpointSlice, prev: EndpointSlice): FieldErrorList {
   return next.addressType === prev.addressType ? [] : [field.invalid('addressType', next.addressType, 'field is immutable')];
+}
+
+const MANAGED_BY_LABEL = 'endpointslice.kubernetes.io/managed-by';
+/** kube's EndpointSlice and EndpointSlice mirroring controllers, which write only canonical IPs. */
+const IP_FIXING_CONTROLLERS = ['endpointslice-controller.k8s.io', 'endpointslicemirroring-controller.k8s.io'];
+
+/** warnOnBadIPs: GetWarningsForIP on every address (an FQDN gets none), unless one of kube's controllers wrote them. */
+function badIpWarnings(slice: EndpointSlice): string[] {
+  if (IP_FIXING_CONTROLLERS.includes(slice.metadata.labels?.[MANAGED_BY_LABEL] ?? '')) return [];
+  return records(slice.endpoints).flatMap((endpoint, i) =>
+    (Array.isArray(endpoint.addresses) ? endpoint.addresses : []).flatMap((a: unknown, j) => ipWarnings(`endpoints[${i}].addresses[${j}]`, str(a))),
+  );
+}
+
+/** WarningsOnCreate: warnOnDeprecatedAddressType, then warnOnBadIPs. */
+function createWarnings(slice: EndpointSlice): string[] {
+  return [...(slice.addressType === 'FQDN' ? ['spec.addressType: FQDN endpoints are deprecated'] : []), ...badIpWarnings(slice)];
 }
 
 /** listWithMoreString: up to three, then how many more; "<unset>" for none. */
@@ -138,6 +162,8 @@ export const endpointslices = defineResource<EndpointSlice>({
     applyDefaults: defaultEndpointSlice,
     validate: validateEndpointSlice,
     validateUpdate: validateAddressTypeUnchanged,
+    warningsOnCreate: createWarnings,
+    warningsOnUpdate: badIpWarnings,
   }),
   printerColumns: [
     NAME_COLUMN,

@@ -17,10 +17,6 @@ export function isValidPortName(name: string): string[] {
   return errs;
 }
 
-export function isIpAddress(value: string): boolean {
-  return isIP(value) !== 0;
-}
-
 export interface Cidr {
   bits: 32 | 128;
   /** The network address: the address with the host bits cleared. */

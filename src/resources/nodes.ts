@@ -5,6 +5,7 @@ import { defineResource } from '../registry/resource-definition';
 import { strategy } from '../registry/strategy';
 import { AGE_COLUMN, NAME_COLUMN } from '../registry/table';
 import { validateNodeStatusUpdate } from './status-validation';
+import { podCidrErrors, podCidrsUnchanged } from './node-pod-cidrs';
 import { jsonClone } from '../api/json-clone';
 
 type Obj = Record<string, unknown>;
@@ -59,6 +60,8 @@ export const nodes = defineResource<Node>({
       const st = status(node);
       if (st.capacity !== undefined && st.allocatable === undefined) st.allocatable = jsonClone(st.capacity);
     },
+    validate: (node, _options, prev) => podCidrErrors(node, prev),
+    validateUpdate: podCidrsUnchanged,
   }),
   fieldLabelConversion: { namespaceLabel: false },
   selectableFields: {

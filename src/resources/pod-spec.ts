@@ -2,6 +2,7 @@ import { field, type FieldErrorList } from '../api/field-errors';
 import { isDns1123Label } from '../api/name-validation';
 import { isPlainObject } from '../api/types';
 import type { PodStatus } from '../generated/types/core/v1';
+import { dnsConfigErrors, hostAliasErrors } from './pod-network';
 
 /** PodSpec defaulting and validation, shared by pods and every workload's pod template. */
 
@@ -200,8 +201,10 @@ export function validatePodSpec(spec: unknown, path: string): FieldErrorList {
   if (spec.dnsPolicy !== undefined && !DNS_POLICIES.includes(spec.dnsPolicy as string)) {
     errs.push(field.notSupported(`${path}.dnsPolicy`, spec.dnsPolicy, DNS_POLICIES));
   }
+  errs.push(...dnsConfigErrors(spec, path));
   const grace = spec.terminationGracePeriodSeconds;
   if (typeof grace === 'number' && grace < 0) errs.push(field.invalid(`${path}.terminationGracePeriodSeconds`, grace, 'must be greater than or equal to 0'));
+  errs.push(...hostAliasErrors(spec, path));
   return errs;
 }
 

@@ -13,6 +13,7 @@ import { resizeStrategy } from './pod-resize';
 import { podAttach, podExec, podLog, podPortForward } from './pod-streams';
 import { defaultPod, podQosClass, validatePodSpec } from './pod-spec';
 import { validatePodStatusUpdate } from './status-validation';
+import { podStatusIpWarnings } from './pod-ips';
 import { jsonClone } from '../api/json-clone';
 
 type Obj = Record<string, unknown>;
@@ -126,6 +127,7 @@ export const pods = defineResource<Pod>({
   returnDeletedObject: true,
   strategy: strategy<Pod>({
     validateStatusUpdate: validatePodStatusUpdate,
+    warningsOnStatusUpdate: (pod) => podStatusIpWarnings(status(pod)),
     tracksGeneration: true,
     prepareForCreate: (pod) => {
       pod.status = { phase: 'Pending', qosClass: podQosClass(pod.spec) };

@@ -2,7 +2,7 @@ import { field, type FieldErrorList } from '../api/field-errors';
 import { validateLabels } from '../api/meta-validation';
 import { isDns1123Label, isDns1123Subdomain, isQualifiedName } from '../api/name-validation';
 import { isPlainObject, type KubeObject } from '../api/types';
-import { nonSpecialIpErrors } from './endpoint-addresses';
+import { endpointIpErrors } from './endpoint-addresses';
 import { cidrWarnings, ipWarnings, isValidPortName, isValidPortNum, legacyCidrErrors, legacyIpErrors, parseIpSloppy } from './network-validation';
 
 /**
@@ -293,7 +293,7 @@ export function validateService(svc: KubeObject, prev: KubeObject | null = null)
   stringsOf(s.externalIPs).forEach((ip, i) => {
     const path = `spec.externalIPs[${i}]`;
     const ipErrs = legacyIpErrors(path, ip, oldExternalIps);
-    errs.push(...(ipErrs.length > 0 ? ipErrs : nonSpecialIpErrors(ip, path, false)));
+    errs.push(...(ipErrs.length > 0 ? ipErrs : endpointIpErrors(ip, path, false)));
   });
   const type = text(s.type);
   if (type === '') errs.push(field.required('spec.type'));

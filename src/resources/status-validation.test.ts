@@ -31,12 +31,17 @@ describe('status strategies', () => {
     ]);
   });
 
-  test('pod IPs are valid and unique', () => {
-    const errs = validatePodStatusUpdate(withStatus({ podIPs: [{ ip: '10.0.0.1' }, { ip: '10.0.0.1' }, { ip: 'nope' }], nominatedNodeName: 'Bad_Node' }));
+  test('pod IPs: each valid, then one per family, then no duplicates; the nominated node first', () => {
+    const errs = validatePodStatusUpdate(
+      withStatus({ podIPs: [{ ip: '10.0.0.1' }, { ip: '10.0.0.1' }, { ip: 'nope' }], nominatedNodeName: 'Bad_Node' }),
+      withStatus({}),
+    );
     expect(errs.map((e) => `${e.type} ${e.field}`)).toEqual([
-      'FieldValueDuplicate status.podIPs[1]',
-      'FieldValueInvalid status.podIPs[2]',
       'FieldValueInvalid status.nominatedNodeName',
+      'FieldValueInvalid status.podIPs[2]',
+      'InternalError status.podIPs',
+      'FieldValueInvalid status.podIPs',
+      'FieldValueDuplicate status.podIPs[1]',
     ]);
   });
 });

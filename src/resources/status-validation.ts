@@ -1,8 +1,10 @@
 import { field, type FieldErrorList } from '../api/field-errors';
+import { objectsIn, stringOf } from '../api/json-read';
 import { isDns1035Label, isDns1123Subdomain } from '../api/name-validation';
 import { compareQuantities, parseQuantity, ZERO_QUANTITY, type Quantity } from '../api/quantity';
 import { isPlainObject, type KubeObject } from '../api/types';
-import { isIpAddress, legacyIpErrors, parseIpSloppy } from './network-validation';
+import { legacyIpErrors, parseIpSloppy } from './network-validation';
+import { hostIpErrors, podIpErrors } from './pod-ips';
 
 /**
  * What each kind's status strategy validates beyond metadata (kube's ValidateXStatusUpdate), and
@@ -12,7 +14,6 @@ import { isIpAddress, legacyIpErrors, parseIpSloppy } from './network-validation
 type Obj = Record<string, unknown>;
 
 const NEGATIVE = 'must be greater than or equal to 0';
-const INVALID_IP = 'must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)';
 
 export function statusOf(obj: KubeObject): Obj {
   return isPlainObject(obj.status) ? obj.status : {};
@@ -193,31 +194,40 @@ export function validateNamespaceStatusUpdate(next: KubeObject): FieldErrorList 
   return phase === 'Terminating' ? [] : [field.invalid('status.Phase', phase, "may only be 'Terminating' if `deletionTimestamp` is not empty")];
 }
 
-/** ValidatePodStatusUpdate's own checks: pod and host IPs, the nominated node's name. */
-export function validatePodStatusUpdate(next: KubeObject): FieldErrorList {
+/**
+ * ValidatePodStatusUpdate's own checks: a nominated node's name where it changed, then the pod's
+ * and the host's IPs.
+ */
+export function validatePodStatusUpdate(next: KubeObject, prev: KubeObject): FieldErrorList {
   const s = statusOf(next);
+  const old = statusOf(prev);
   const errs: FieldErrorList = [];
-  for (const key of ['podIPs', 'hostIPs'] as const) {
-    const list = Array.isArray(s[key]) ? (s[key] as unknown[]) : [];
-    const seen = new Set<string>();
-    list.forEach((entry, i) => {
-      const ip = isPlainObject(entry) && typeof entry.ip === 'string' ? entry.ip : '';
-      if (!isIpAddress(ip)) errs.push(field.invalid(`status.${key}[${i}]`, ip, INVALID_IP));
-      else if (seen.has(ip)) errs.push(field.duplicate(`status.${key}[${i}]`, ip));
-      seen.add(ip);
-    });
-  }
   const nominated = s.nominatedNodeName;
-  if (typeof nominated === 'string' && nominated !== '') {
+  if (typeof nominated === 'string' && nominated !== '' && nominated !== old.nominatedNodeName) {
     for (const msg of isDns1123Subdomain(nominated)) errs.push(field.invalid('status.nominatedNodeName', nominated, msg));
   }
-  return errs;
+  return [...errs, ...podIpErrors(s, old), ...hostIpErrors(s, old)];
 }
 
-/** ValidateNodeUpdate's ValidateNodeResources on status: no negative capacity or allocatable. */
+/** ValidateNodeUpdate on status: no negative capacity or allocatable, no duplicate address. */
 export function validateNodeStatusUpdate(next: KubeObject): FieldErrorList {
   const s = statusOf(next);
-  return [...nonNegativeQuantities(s.capacity, 'status.capacity'), ...nonNegativeQuantities(s.allocatable, 'status.allocatable')];
+  return [...nonNegativeQuantities(s.capacity, 'status.capacity'), ...nonNegativeQuantities(s.allocatable, 'status.allocatable'), ...duplicateNodeAddresses(s)];
+}
+
+/**
+ * ValidateNodeUpdate's only check of status.addresses: no address twice (the internal NodeAddress
+ * struct is the value). Their IPs are not validated, in 1.36 either.
+ */
+function duplicateNodeAddresses(status: Obj): FieldErrorList {
+  const seen = new Set<string>();
+  return objectsIn(status.addresses).flatMap((a, i) => {
+    const address = { Type: stringOf(a.type), Address: stringOf(a.address) };
+    const key = JSON.stringify(address);
+    const dup = seen.has(key);
+    seen.add(key);
+    return dup ? [field.duplicate(`status.addresses[${i}]`, address)] : [];
+  });
 }
 
 /** Quantity.Value(): the amount as an integer, rounded away from zero. */

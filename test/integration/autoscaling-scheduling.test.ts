@@ -196,7 +196,7 @@ test('EndpointSlice validation: address type, addresses of that type, ports', as
   expect(res.status).toBe(422);
   expect(causes(res.body)).toEqual([
     'FieldValueRequired endpoints[0].addresses: Required value: must contain at least 1 address',
-    'FieldValueInvalid endpoints[1].addresses[0]: Invalid value: "fd00::1": must be a valid IPv4 address',
+    'FieldValueInvalid endpoints[1].addresses[0]: Invalid value: "fd00::1": must be an IPv4 address',
     'FieldValueInvalid endpoints[1].addresses[1]: Invalid value: "169.254.1.1": may not be in the link-local range (169.254.0.0/16, fe80::/10)',
     'FieldValueDuplicate ports[1].name: Duplicate value: "http"',
     'FieldValueNotSupported ports[1].protocol: Unsupported value: "ICMP": supported values: "SCTP", "TCP", "UDP"',

@@ -72,6 +72,7 @@ test('Endpoints validation: addresses required, IPs valid and not special, ports
   expect(bad.status).toBe(422);
   expect(causes(bad.body)).toEqual([
     'FieldValueRequired subsets[0]: Required value: must specify `addresses` or `notReadyAddresses`',
+    'FieldValueInvalid subsets[1].addresses[0].ip: Invalid value: "nope": must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)',
     'FieldValueInvalid subsets[1].addresses[0].ip: Invalid value: "nope": must be a valid IP address',
     'FieldValueInvalid subsets[1].addresses[1].ip: Invalid value: "169.254.0.9": may not be in the link-local range (169.254.0.0/16, fe80::/10)',
     'FieldValueInvalid subsets[1].notReadyAddresses[0].ip: Invalid value: "0.0.0.0": may not be unspecified (0.0.0.0)',
