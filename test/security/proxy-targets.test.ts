@@ -66,13 +66,16 @@ test('a name that does not resolve is a 400 too, as the failed lookup', async ()
 });
 
 describe('an IPv4-mapped IPv6 address is the IPv4 address, as Go reads it', () => {
-  test.each(['::ffff:127.0.0.1', '::ffff:7f00:1', '::ffff:169.254.169.254'])('pods/proxy to a pod reporting %s is refused', async (ip) => {
+  // With StrictIPCIDRValidation (on in 1.36) a pod's status cannot take such an address at all; pods/proxy
+  // also reads one as its IPv4 address (isProxyableIP), for values stored before: registry/proxy/addresses.test.ts.
+  test.each(['::ffff:127.0.0.1', '::ffff:7f00:1', '::ffff:169.254.169.254'])('a pod cannot report %s, so pods/proxy never dials it', async (ip) => {
     const name = `p-${ip.replace(/[^0-9a-f]/g, '-')}`;
     const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name }, spec: { nodeName: 'n-127-1', containers: [{ name: 'c', image: 'x' }] } };
     expect((await kapi.asAdmin('POST', '/api/v1/namespaces/default/pods', pod)).status).toBe(201);
     const status = { status: { podIP: ip, podIPs: [{ ip }] } };
     const patched = await kapi.asAdmin('PATCH', `/api/v1/namespaces/default/pods/${name}/status`, status, { 'Content-Type': 'application/merge-patch+json' });
-    expect(patched.status).toBe(200);
+    expect([patched.status, patched.body?.reason]).toEqual([422, 'Invalid']);
+    expect(patched.body?.message).toContain('must not be an IPv4-mapped IPv6 address');
     const res = await kapi.asToken(MONA, 'GET', `/api/v1/namespaces/default/pods/http:${name}:${etcdPort}/proxy/version`);
     expect([res.status, res.body?.reason, res.body?.message]).toEqual([400, 'BadRequest', 'address not allowed']);
   });
@@ -88,6 +91,11 @@ describe('an IPv4-mapped IPv6 address is the IPv4 address, as Go reads it', () =
     expect([res.status, res.body?.details?.causes]).toEqual([
       422,
       [
+        {
+          reason: 'FieldValueInvalid',
+          message: 'Invalid value: "::ffff:127.0.0.1": must not be an IPv4-mapped IPv6 address',
+          field: 'subsets[0].addresses[0].ip',
+        },
         {
           reason: 'FieldValueInvalid',
           message: 'Invalid value: "::ffff:127.0.0.1": may not be in the loopback range (127.0.0.0/8, ::1/128)',
