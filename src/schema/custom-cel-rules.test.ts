@@ -230,9 +230,7 @@ describe('CEL validation rules', () => {
 
   test('syntax errors are reported for the CRD', () => {
     expect(celRuleErrors({ type: 'object', 'x-kubernetes-validations': [{ rule: 'self.x >' }] }, 'schema').map(fieldErrorMessage)).toEqual([
-      expect.stringMatching(
-        /^schema\.x-kubernetes-validations\[0\]\.rule: Invalid value: \{"Rule":"self\.x \\u003e",.*\}: compilation failed: /,
-      ),
+      expect.stringMatching(/^schema\.x-kubernetes-validations\[0\]\.rule: Invalid value: \{"Rule":"self\.x \\u003e",.*\}: compilation failed: /),
     ]);
     expect(celRuleErrors(schema, 'schema')).toEqual([]);
   });
