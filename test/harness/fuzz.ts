@@ -261,10 +261,17 @@ export function sendRequest(
 }
 
 /**
- * A 5xx that is kube-apiserver's own answer to client input: a get or watch from a resourceVersion
- * that is no uint64. Cacher.Get and Cacher.Watch return ParseResourceVersion's storage error, which
- * is no Status, so ErrorToAPIStatus answers 500 with its message (in any encoding the client asked for).
+ * A 5xx that is kube-apiserver's own answer to client input, where the error is no Status and
+ * ErrorToAPIStatus answers 500 with its message: a get or watch from a resourceVersion that is no
+ * uint64 (Cacher.Get and Cacher.Watch return ParseResourceVersion's storage error, in any encoding
+ * the client asked for), and a strategic merge patch that strategicpatch refuses (a JSON Status).
  */
 export function isKubesOwn500(method: string, code: number, body: string): boolean {
-  return code === 500 && method === 'GET' && /resourceVersion: Invalid value: .*strconv\.ParseUint: /.test(body);
+  if (code !== 500) return false;
+  if (method === 'GET') return /resourceVersion: Invalid value: .*strconv\.ParseUint: /.test(body);
+  // strategicpatch's own errors, which interpretStrategicMergePatchError leaves to ErrorToAPIStatus: a 500 without a reason.
+  return method === 'PATCH' && !/"reason":/.test(body) && STRATEGIC_PATCH_ERROR.test(body);
 }
+
+const STRATEGIC_PATCH_ERROR =
+  /"message":"(unknown patch type: |map: .* does not contain declared merge key: |merging lists cannot yet be specified in the patch|expected a (\[\]|map\[string\])interface \{\}, but received a |list element types are not identical: |The order in patch list:)/;
