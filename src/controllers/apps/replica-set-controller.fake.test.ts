@@ -65,3 +65,32 @@ test('a set gets its pods, owned and labelled; a deleted pod is replaced; scalin
     controller.stop();
   }
 });
+
+test('a status write retried after a conflict keeps the generation the sync acted on (updateReplicaSetStatus)', async () => {
+  const { cluster, clock, ctx, controller } = setup();
+  const sets = cluster.store('apps', 'v1', 'replicasets');
+  const pods = cluster.store('', 'v1', 'pods');
+  await sets.create(ctx('default'), { ...replicaSet(1), metadata: { name: 'web', namespace: 'default', generation: 1 } }, { dryRun: false });
+  const update = sets.update.bind(sets);
+  const statusWrites: KubeObject[] = [];
+  let raced = false;
+  // The first status write loses a race with a spec change (generation 2): the retry reads the set again.
+  sets.update = async (c, name, input, opts) => {
+    if (c.info.subresource === 'status' && typeof input !== 'function') {
+      if (!raced) {
+        raced = true;
+        await update(ctx('default'), name, (s) => ({ ...s, metadata: { ...s.metadata, generation: 2 } }), { dryRun: false });
+      }
+      statusWrites.push(structuredClone(input));
+    }
+    return update(c, name, input, opts);
+  };
+  await controller.start();
+  try {
+    await settle(clock, () => pods.all().length === 1 && statusWrites.length >= 2);
+    const [first, retried] = statusWrites.map((s) => (s.status as { observedGeneration?: number }).observedGeneration);
+    expect([first, retried]).toEqual([1, 1]);
+  } finally {
+    await controller.stop();
+  }
+});

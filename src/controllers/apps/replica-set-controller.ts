@@ -314,7 +314,8 @@ export class ReplicaSetController extends QueueController {
         const { object } = await this.store.update(
           ctx,
           set.metadata.name!,
-          { ...current, status: { ...status, observedGeneration: current.metadata.generation ?? 0 } },
+          // The generation this sync acted on, even on the retry's fresh read (updateReplicaSetStatus).
+          { ...current, status: { ...status, observedGeneration: generation } },
           { dryRun: false },
         );
         return object as Replicated;
