@@ -23,8 +23,8 @@ export function controllerUidOfObject(obj: KubeObject): string | undefined {
  * those the owner controls and its selector still matches; orphans the selector matches are
  * adopted (the owner's controller reference added), owned ones it no longer matches are released.
  * `canAdopt` runs once before the first adoption and throws when the owner must not adopt (kube
- * rechecks a fresh copy of the owner: same uid, not being deleted). Objects being deleted are
- * neither adopted nor released. `controllerUidOf` reads an object's controller's uid (a caller with
+ * rechecks a fresh copy of the owner: same uid, not being deleted). Objects being deleted are not
+ * adopted, but are released. `controllerUidOf` reads an object's controller's uid (a caller with
  * the object's facts at hand passes its own reader).
  */
 export async function claimObjects<T extends KubeObject>(
@@ -47,7 +47,8 @@ export async function claimObjects<T extends KubeObject>(
         claimed.push(obj);
         continue;
       }
-      if (ownerDeleting || obj.metadata.deletionTimestamp) continue;
+      // Released even while it is being deleted: only the owner's own deletion stops a release.
+      if (ownerDeleting) continue;
       await release(obj, owner, target);
       continue;
     }
