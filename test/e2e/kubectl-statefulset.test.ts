@@ -188,6 +188,35 @@ test('maxUnavailable 2 (MaxUnavailableStatefulSet, on since 1.35): a rolling upd
   await until('par-0 replaced', async () => ((await updated('par-0')) ? true : undefined));
 });
 
+test('a pod name taken by a pod the set does not select fails the pass: it is not counted, and a Parallel set does not roll on (CreateStatefulPod)', async () => {
+  const blocker = 'apiVersion: v1\nkind: Pod\nmetadata: {name: blk-2, labels: {app: other}}\nspec:\n  containers: [{name: c, image: nginx}]\n';
+  expect((await kubectl(blocker)).code).toBe(0);
+  const blk = manifest('nginx:1.27')
+    .split('---\n')[1]!
+    .replace('name: web}', 'name: blk}')
+    .replace('serviceName: nginx', 'serviceName: nginx\n  podManagementPolicy: Parallel')
+    .replaceAll('{app: web}', '{app: blk}');
+  expect((await kubectl(blk)).code).toBe(0);
+  await until('blk-0 and blk-1', async () => ((await podNames('app=blk')).length === 2 ? true : undefined));
+  for (const name of ['blk-0', 'blk-1']) await markReady(name);
+  const before = await revisionOf('blk-0');
+  await until('two ready', async () => ((await json('get', 'sts', 'blk')).status.readyReplicas === 2 ? true : undefined));
+  expect((await json('get', 'sts', 'blk')).status).toMatchObject({ replicas: 2, currentReplicas: 2, updatedReplicas: 2, currentRevision: before });
+
+  expect((await k('set', 'image', 'sts/blk', 'nginx=nginx:1.28')).code).toBe(0);
+  const sts = await until('the update revision', async () => {
+    const s = await json('get', 'sts', 'blk');
+    return s.status.observedGeneration === 2 ? s : undefined;
+  });
+  expect(sts.status).toMatchObject({ replicas: 2, readyReplicas: 2, currentReplicas: 2, currentRevision: before });
+  // updatedReplicas is omitempty: 0 is left out.
+  expect(sts.status.updatedReplicas).toBeUndefined();
+  // Every pass stops at blk-2, before the rolling update.
+  await new Promise((r) => setTimeout(r, 1500));
+  expect(await revisionOf('blk-1')).toBe(before);
+  expect((await json('get', 'pod', 'blk-2')).metadata.labels).toEqual({ app: 'other' });
+});
+
 function kubectl(input: string) {
   return import('../harness/process').then(({ kubectl: run }) => run(kapi.url, ['apply', '-f', '-'], input));
 }
