@@ -217,6 +217,48 @@ test('a pod name taken by a pod the set does not select fails the pass: it is no
   expect((await json('get', 'pod', 'blk-2')).metadata.labels).toEqual({ app: 'other' });
 });
 
+test('a rolling update is complete only once spec.replicas pods are updated and ready: a set short of a pod keeps its current revision (completeRollingUpdate)', async () => {
+  const vap = manifest('nginx:1.27')
+    .split('---\n')[1]!
+    .replace('name: web}', 'name: vap}')
+    .replace('replicas: 3', 'replicas: 2')
+    .replaceAll('{app: web}', '{app: vap}');
+  expect((await kubectl(vap)).code).toBe(0);
+  await until('vap-0', async () => ((await exists('vap-0')) ? true : undefined));
+  await markReady('vap-0');
+  await until('vap-1', async () => ((await exists('vap-1')) ? true : undefined));
+  await markReady('vap-1');
+  const before = await revisionOf('vap-0');
+  // Once vap-0 is gone, a policy refuses its replacement.
+  const policy = `apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: no-vap-0}
+spec:
+  matchConstraints:
+    resourceRules: [{apiGroups: [""], apiVersions: [v1], operations: [CREATE], resources: [pods]}]
+  validations: [{expression: "object.metadata.name != 'vap-0'", message: no vap-0}]
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata: {name: no-vap-0}
+spec: {policyName: no-vap-0, validationActions: [Deny]}
+`;
+  expect((await kubectl(policy)).code).toBe(0);
+  await until('the policy in force', async () => ((await k('run', 'vap-0', '--image=nginx')).stderr.includes('denied request') ? true : undefined));
+
+  expect((await k('set', 'image', 'sts/vap', 'nginx=nginx:1.28')).code).toBe(0);
+  await until('vap-1 replaced', async () => ((await exists('vap-1')) && (await revisionOf('vap-1')) !== before ? true : undefined));
+  await markReady('vap-1');
+  const sts = await until('vap-0 gone, its replacement refused', async () => {
+    const s = await json('get', 'sts', 'vap');
+    return s.status.replicas === 1 && s.status.readyReplicas === 1 && s.status.updatedReplicas === 1 ? s : undefined;
+  });
+  // Every pod the set has is updated and ready, but it has 1 of 2: the update revision is not yet the current one.
+  expect(sts.status.currentRevision).toBe(before);
+  expect(sts.status.updateRevision).not.toBe(before);
+  expect(sts.status.currentReplicas).toBeUndefined();
+});
+
 function kubectl(input: string) {
   return import('../harness/process').then(({ kubectl: run }) => run(kapi.url, ['apply', '-f', '-'], input));
 }

@@ -455,9 +455,14 @@ function countReplicas(
   return counts;
 }
 
-/** completeRollingUpdate: every pod updated and ready makes the update revision the current one. */
+/**
+ * completeRollingUpdate: the update revision becomes the current one once the spec's count of pods
+ * exist, updated and ready, as kube's; a set short of a pod keeps its current revision however many
+ * of the pods it has are updated.
+ */
 function completeRollingUpdate(set: StatefulSet, status: StatefulSetStatus): void {
-  if (set.spec?.updateStrategy?.type === 'RollingUpdate' && status.updatedReplicas === status.replicas && status.readyReplicas === status.replicas) {
+  const want = replicasOf(set);
+  if (set.spec?.updateStrategy?.type === 'RollingUpdate' && status.updatedReplicas === want && status.readyReplicas === want && status.replicas === want) {
     status.currentReplicas = status.updatedReplicas;
     status.currentRevision = status.updateRevision;
   }
