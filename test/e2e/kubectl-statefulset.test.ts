@@ -188,6 +188,77 @@ test('maxUnavailable 2 (MaxUnavailableStatefulSet, on since 1.35): a rolling upd
   await until('par-0 replaced', async () => ((await updated('par-0')) ? true : undefined));
 });
 
+test('a pod name taken by a pod the set does not select fails the pass: it is not counted, and a Parallel set does not roll on (CreateStatefulPod)', async () => {
+  const blocker = 'apiVersion: v1\nkind: Pod\nmetadata: {name: blk-2, labels: {app: other}}\nspec:\n  containers: [{name: c, image: nginx}]\n';
+  expect((await kubectl(blocker)).code).toBe(0);
+  const blk = manifest('nginx:1.27')
+    .split('---\n')[1]!
+    .replace('name: web}', 'name: blk}')
+    .replace('serviceName: nginx', 'serviceName: nginx\n  podManagementPolicy: Parallel')
+    .replaceAll('{app: web}', '{app: blk}');
+  expect((await kubectl(blk)).code).toBe(0);
+  await until('blk-0 and blk-1', async () => ((await podNames('app=blk')).length === 2 ? true : undefined));
+  for (const name of ['blk-0', 'blk-1']) await markReady(name);
+  const before = await revisionOf('blk-0');
+  await until('two ready', async () => ((await json('get', 'sts', 'blk')).status.readyReplicas === 2 ? true : undefined));
+  expect((await json('get', 'sts', 'blk')).status).toMatchObject({ replicas: 2, currentReplicas: 2, updatedReplicas: 2, currentRevision: before });
+
+  expect((await k('set', 'image', 'sts/blk', 'nginx=nginx:1.28')).code).toBe(0);
+  const sts = await until('the update revision', async () => {
+    const s = await json('get', 'sts', 'blk');
+    return s.status.observedGeneration === 2 ? s : undefined;
+  });
+  expect(sts.status).toMatchObject({ replicas: 2, readyReplicas: 2, currentReplicas: 2, currentRevision: before });
+  // updatedReplicas is omitempty: 0 is left out.
+  expect(sts.status.updatedReplicas).toBeUndefined();
+  // Every pass stops at blk-2, before the rolling update.
+  await new Promise((r) => setTimeout(r, 1500));
+  expect(await revisionOf('blk-1')).toBe(before);
+  expect((await json('get', 'pod', 'blk-2')).metadata.labels).toEqual({ app: 'other' });
+});
+
+test('a rolling update is complete only once spec.replicas pods are updated and ready: a set short of a pod keeps its current revision (completeRollingUpdate)', async () => {
+  const vap = manifest('nginx:1.27')
+    .split('---\n')[1]!
+    .replace('name: web}', 'name: vap}')
+    .replace('replicas: 3', 'replicas: 2')
+    .replaceAll('{app: web}', '{app: vap}');
+  expect((await kubectl(vap)).code).toBe(0);
+  await until('vap-0', async () => ((await exists('vap-0')) ? true : undefined));
+  await markReady('vap-0');
+  await until('vap-1', async () => ((await exists('vap-1')) ? true : undefined));
+  await markReady('vap-1');
+  const before = await revisionOf('vap-0');
+  // Once vap-0 is gone, a policy refuses its replacement.
+  const policy = `apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: no-vap-0}
+spec:
+  matchConstraints:
+    resourceRules: [{apiGroups: [""], apiVersions: [v1], operations: [CREATE], resources: [pods]}]
+  validations: [{expression: "object.metadata.name != 'vap-0'", message: no vap-0}]
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata: {name: no-vap-0}
+spec: {policyName: no-vap-0, validationActions: [Deny]}
+`;
+  expect((await kubectl(policy)).code).toBe(0);
+  await until('the policy in force', async () => ((await k('run', 'vap-0', '--image=nginx')).stderr.includes('denied request') ? true : undefined));
+
+  expect((await k('set', 'image', 'sts/vap', 'nginx=nginx:1.28')).code).toBe(0);
+  await until('vap-1 replaced', async () => ((await exists('vap-1')) && (await revisionOf('vap-1')) !== before ? true : undefined));
+  await markReady('vap-1');
+  const sts = await until('vap-0 gone, its replacement refused', async () => {
+    const s = await json('get', 'sts', 'vap');
+    return s.status.replicas === 1 && s.status.readyReplicas === 1 && s.status.updatedReplicas === 1 ? s : undefined;
+  });
+  // Every pod the set has is updated and ready, but it has 1 of 2: the update revision is not yet the current one.
+  expect(sts.status.currentRevision).toBe(before);
+  expect(sts.status.updateRevision).not.toBe(before);
+  expect(sts.status.currentReplicas).toBeUndefined();
+});
+
 function kubectl(input: string) {
   return import('../harness/process').then(({ kubectl: run }) => run(kapi.url, ['apply', '-f', '-'], input));
 }

@@ -66,10 +66,20 @@ function newRevision(set: StatefulSet, number: number, collisionCount: number): 
   };
 }
 
-/** What one pass over a set decided: its status, and when to look again though nothing changes (minReadySeconds). */
+/**
+ * What one pass over a set decided: its status, when to look again though nothing changes
+ * (minReadySeconds), and the error that cut the pass short, if one did: as kube's performUpdate,
+ * the status is written even then, and the set retried.
+ */
 export interface StatefulSetOutcome {
   status: StatefulSetStatus;
   recheckAfterMs: number | null;
+  error?: unknown;
+}
+
+interface PassResult {
+  status: StatefulSetStatus;
+  error?: unknown;
 }
 
 /** A pass stops here: an ordered set waits for a pod, or a rolling update did its one step. */
@@ -98,12 +108,13 @@ export class StatefulSetControl {
 
   async sync(set: StatefulSet, pods: Pod[], revisions: ControllerRevision[]): Promise<StatefulSetOutcome> {
     const { current, update, collisionCount } = await this.revisions(set, revisions);
-    const status = await this.updateSet(set, current, update, collisionCount, pods);
+    const { status, error } = await this.updateSet(set, current, update, collisionCount, pods);
     completeRollingUpdate(set, status);
     const live = podRevisionsInUse(pods);
     live.add(current.metadata.name!).add(update.metadata.name!);
     await truncateHistory(this.history, revisions, live, set.spec?.revisionHistoryLimit ?? 10);
     const minReadySeconds = set.spec?.minReadySeconds ?? 0;
+    if (error !== undefined) return { status, recheckAfterMs: null, error };
     const recheckAfterMs = minReadySeconds > 0 && status.readyReplicas !== status.availableReplicas ? minReadySeconds * 1000 : null;
     return { status, recheckAfterMs };
   }
@@ -125,14 +136,8 @@ export class StatefulSetControl {
     return { current, update, collisionCount };
   }
 
-  /** updateStatefulSet. */
-  private async updateSet(
-    set: StatefulSet,
-    current: ControllerRevision,
-    update: ControllerRevision,
-    collisionCount: number,
-    pods: Pod[],
-  ): Promise<StatefulSetStatus> {
+  /** updateStatefulSet: a failed step ends the pass with the status counted so far. */
+  private async updateSet(set: StatefulSet, current: ControllerRevision, update: ControllerRevision, collisionCount: number, pods: Pod[]): Promise<PassResult> {
     const now = (): number => this.deps.clock.now();
     const minReadySeconds = set.spec?.minReadySeconds ?? 0;
     const status: StatefulSetStatus = {
@@ -154,17 +159,39 @@ export class StatefulSetControl {
     Object.assign(status, counted());
     const firstUnavailable =
       replicas.find((p) => isUnavailable(p, minReadySeconds, now())) ?? [...condemned].reverse().find((p) => isUnavailable(p, minReadySeconds, now()));
-    if (set.metadata.deletionTimestamp) return status;
+    if (set.metadata.deletionTimestamp) return { status };
 
     const monotonic = set.spec?.podManagementPolicy !== 'Parallel';
     const updateTemplate = templateOf(update);
     const updateSet: StatefulSet = { ...set, spec: { ...set.spec, template: updateTemplate } };
-    if (await runForAll(replicas, (_, i) => this.processReplica(set, updateSet, monotonic, replicas, i, now()), monotonic)) return counted();
-    if (await runForAll(condemned, (pod) => this.fixClaimOwners(updateSet, pod), monotonic)) return counted();
-    if (await runForAll(condemned, (pod) => this.processCondemned(set, firstUnavailable, monotonic, pod, now()), monotonic)) return counted();
+    try {
+      if (await runForAll(replicas, (_, i) => this.processReplica(set, updateSet, monotonic, replicas, i, now()), monotonic)) return { status: counted() };
+      if (await runForAll(condemned, (pod) => this.fixClaimOwners(updateSet, pod), monotonic)) return { status: counted() };
+      if (await runForAll(condemned, (pod) => this.processCondemned(set, firstUnavailable, monotonic, pod, now()), monotonic)) return { status: counted() };
+    } catch (error) {
+      return { status: counted(), error };
+    }
     Object.assign(status, counted());
-    if (set.spec?.updateStrategy?.type === 'OnDelete') return status;
-    if (this.gates.MaxUnavailableStatefulSet) return this.rollWithinMaxUnavailable(set, replicas, current, update, status, now());
+    if (set.spec?.updateStrategy?.type === 'OnDelete') return { status };
+    try {
+      await this.rollingUpdate(set, replicas, current, update, status, now());
+      return { status };
+    } catch (error) {
+      return { status, error };
+    }
+  }
+
+  /** The rolling update's deletions; each lowers status.currentReplicas as it goes. */
+  private async rollingUpdate(
+    set: StatefulSet,
+    replicas: Pod[],
+    current: ControllerRevision,
+    update: ControllerRevision,
+    status: StatefulSetStatus,
+    nowMs: number,
+  ): Promise<void> {
+    const minReadySeconds = set.spec?.minReadySeconds ?? 0;
+    if (this.gates.MaxUnavailableStatefulSet) return this.rollWithinMaxUnavailable(set, replicas, current, update, status, nowMs);
 
     // Without MaxUnavailableStatefulSet: one pod at a time, from the highest ordinal down to the partition.
     const partition = set.spec?.updateStrategy?.rollingUpdate?.partition ?? 0;
@@ -174,11 +201,10 @@ export class StatefulSetControl {
         await this.deletePod(set, pod);
         // A pod of a third revision (a rollout on top of a rollout) was never counted as current.
         if (podRevision(pod) === current.metadata.name) status.currentReplicas = (status.currentReplicas ?? 0) - 1;
-        return status;
+        return;
       }
-      if (isUnavailable(pod, minReadySeconds, now())) return status;
+      if (isUnavailable(pod, minReadySeconds, nowMs)) return;
     }
-    return status;
   }
 
   /**
@@ -193,7 +219,7 @@ export class StatefulSetControl {
     update: ControllerRevision,
     status: StatefulSetStatus,
     nowMs: number,
-  ): Promise<StatefulSetStatus> {
+  ): Promise<void> {
     const minReadySeconds = set.spec?.minReadySeconds ?? 0;
     const rolling = set.spec?.updateStrategy?.rollingUpdate;
     const budget = maxUnavailable(rolling?.maxUnavailable, replicas.length) - replicas.filter((pod) => isUnavailable(pod, minReadySeconds, nowMs)).length;
@@ -205,7 +231,6 @@ export class StatefulSetControl {
       deleted++;
       if (podRevision(pod) === current.metadata.name) status.currentReplicas = (status.currentReplicas ?? 0) - 1;
     }
-    return status;
   }
 
   /** newVersionedStatefulSetPod: below the partition (or the current count without one), a pod of the current revision. */
@@ -228,10 +253,7 @@ export class StatefulSetControl {
     }
     if (!isCreated(pod)) {
       if (await this.claimIsStale(set, pod)) return BLOCKED;
-      const created = await this.createPod(set, pod);
-      // Taken: the cache has not shown this pod yet; its event brings the set back.
-      if (!created) return BLOCKED;
-      replicas[i] = created;
+      replicas[i] = await this.createPod(set, pod);
       if (monotonic) return BLOCKED;
     }
     const live = replicas[i]!;
@@ -264,15 +286,19 @@ export class StatefulSetControl {
     else this.recorder.event(set, 'Warning', `Failed${title}`, `${verb} ${what} failed error: ${messageOf(err)}`);
   }
 
-  /** CreateStatefulPod: the claims first, then the pod. */
-  private async createPod(set: StatefulSet, pod: Pod): Promise<Pod | null> {
+  /**
+   * CreateStatefulPod: the claims first, then the pod. A name already taken (by a pod the cache has
+   * not shown yet, or by one the set does not select) fails the pass without an event, as kube's.
+   * The store fills in what it creates, so it gets a copy: the pod built here must stay uncreated.
+   */
+  private async createPod(set: StatefulSet, pod: Pod): Promise<Pod> {
     await this.createClaims(set, pod);
     try {
-      const created = (await this.pods.create(this.deps.admitted(set.metadata.namespace!), pod, NOT_DRY_RUN)) as Pod;
+      const created = (await this.pods.create(this.deps.admitted(set.metadata.namespace!), jsonClone(pod), NOT_DRY_RUN)) as Pod;
       this.event(set, 'create', `Pod ${pod.metadata.name}`, null);
       return created;
     } catch (err) {
-      if (isStatusError(err) && err.code === 409) return null;
+      if (isStatusError(err) && err.code === 409) throw err;
       this.event(set, 'create', `Pod ${pod.metadata.name}`, err);
       throw err;
     }
@@ -429,9 +455,14 @@ function countReplicas(
   return counts;
 }
 
-/** completeRollingUpdate: every pod updated and ready makes the update revision the current one. */
+/**
+ * completeRollingUpdate: the update revision becomes the current one once the spec's count of pods
+ * exist, updated and ready, as kube's; a set short of a pod keeps its current revision however many
+ * of the pods it has are updated.
+ */
 function completeRollingUpdate(set: StatefulSet, status: StatefulSetStatus): void {
-  if (set.spec?.updateStrategy?.type === 'RollingUpdate' && status.updatedReplicas === status.replicas && status.readyReplicas === status.replicas) {
+  const want = replicasOf(set);
+  if (set.spec?.updateStrategy?.type === 'RollingUpdate' && status.updatedReplicas === want && status.readyReplicas === want && status.replicas === want) {
     status.currentReplicas = status.updatedReplicas;
     status.currentRevision = status.updateRevision;
   }

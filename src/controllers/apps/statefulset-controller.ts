@@ -118,8 +118,9 @@ export class StatefulSetController extends QueueController {
     const set = jsonClone(cached);
     const pods = await this.claimPods(set);
     const revisions = revisionsOf(this.revisionInformer.list() as ControllerRevision[], set);
-    const { status, recheckAfterMs } = await this.control.sync(set, pods, revisions);
+    const { status, recheckAfterMs, error } = await this.control.sync(set, pods, revisions);
     await this.writeStatus(set, status);
+    if (error !== undefined) throw error;
     if (recheckAfterMs !== null) {
       const cancel = this.deps.clock.after(recheckAfterMs, () => {
         this.timers.delete(cancel);
