@@ -4,7 +4,7 @@ import { deepFreeze } from '../api/deep-freeze';
 import { noSlices } from '../api/loop-slices';
 import { StatusError } from '../api/errors';
 import { goJsonMarshal } from '../api/go-json';
-import { apiVersionOf, type KubeObject, type ManagedFieldsEntry, type StatusCause } from '../api/types';
+import { apiVersionOf, isPlainObject, type KubeObject, type ManagedFieldsEntry, type StatusCause } from '../api/types';
 import { child, elements, fieldElement, FieldSet, type FieldPath } from '../schema/field-set';
 import { changedFieldsV1, compare, compareInSlices, fieldSetOf, merge, prunedPathsOf, removePaths, type PrunedPaths } from '../schema/typed-ops';
 import type { ObjectNode } from '../schema/typed-schema';
@@ -217,9 +217,15 @@ export class FieldManager {
     written(obj, kept, trees);
   }
 
-  /** The ownership a write starts from: the client's own managedFields when it sent some ([] resets), else the live object's. */
+  /**
+   * The ownership a write starts from, as kube's decodeLiveOrNew: the client's own managedFields
+   * when it sent some ([] or [{}] resets), else the live object's. Sent entries DecodeManagedFields
+   * refuses are not an error but ignored whole, so a client that mangles managedFields cannot lose them.
+   */
   private starting(next: KubeObject, live: KubeObject | null): Entry[] {
-    return this.decode(next.metadata.managedFields ?? live?.metadata.managedFields);
+    const sent = next.metadata.managedFields;
+    if (sent && sent.length === 1 && isPlainObject(sent[0]) && Object.keys(sent[0]).length === 0) return [];
+    return this.decode(sent && sent.every(decodable) ? sent : live?.metadata.managedFields);
   }
 
   /**
@@ -255,7 +261,7 @@ export class FieldManager {
       own.time = this.nowTimestamp();
     }
     await slice();
-    await this.storeInSlices(next, entries, slice);
+    await this.storeInSlices(next, capUpdateManagers(entries.filter((e) => !e.set.empty)), slice);
   }
 
   /**
@@ -338,6 +344,64 @@ export class FieldManager {
     const allowed = fieldSetOf(lastApplied, this.schema).difference(since.modified).difference(since.added).difference(since.removed);
     return conflicts.filter((c) => !allowed.has(c.path));
   }
+}
+
+/** DefaultMaxUpdateManagers: Update entries beyond these are merged into `ancient-changes`. */
+const MAX_UPDATE_MANAGERS = 10;
+const ANCIENT_CHANGES = 'ancient-changes';
+
+/** DecodeManagedFields' checks of an entry: a known operation, an apiVersion and FieldsV1. */
+function decodable(e: ManagedFieldsEntry): boolean {
+  return isPlainObject(e) && (e.operation === 'Apply' || e.operation === 'Update') && !!e.apiVersion && e.fieldsType === 'FieldsV1';
+}
+
+/** BuildManagerIdentifier: the entry's JSON without time and fields (and apiVersion for an applier), which breaks ties in time. */
+function identifierOf(e: Entry): string {
+  return goJsonMarshal({
+    manager: e.manager || undefined,
+    operation: e.operation,
+    apiVersion: e.operation === 'Apply' ? undefined : e.apiVersion || undefined,
+    subresource: e.subresource || undefined,
+  });
+}
+
+function secondsOf(time: string): number {
+  return Math.floor(Date.parse(time) / 1000) || 0;
+}
+
+/**
+ * capManagersManager: past 10 Update entries, the oldest (by second, then identifier) are merged
+ * into one `ancient-changes` entry per apiVersion, taking the time of the last merged. As kube's,
+ * the first old entry of a version becomes that bucket when a second one comes and none exists.
+ */
+function capUpdateManagers(entries: Entry[]): Entry[] {
+  const updaters = entries.filter((e) => e.operation === 'Update');
+  if (updaters.length <= MAX_UPDATE_MANAGERS) return entries;
+  updaters.sort((a, b) => secondsOf(a.time) - secondsOf(b.time) || (identifierOf(a) < identifierOf(b) ? -1 : identifierOf(a) > identifierOf(b) ? 1 : 0));
+  const firstOfVersion = new Map<string, Entry>();
+  const merged = new Set<Entry>();
+  let kept = updaters.length;
+  for (const e of updaters) {
+    if (kept <= MAX_UPDATE_MANAGERS) break;
+    const first = firstOfVersion.get(e.apiVersion);
+    if (!first) {
+      firstOfVersion.set(e.apiVersion, e);
+      continue;
+    }
+    let bucket = entries.find(
+      (b) => !merged.has(b) && b.manager === ANCIENT_CHANGES && b.operation === 'Update' && b.apiVersion === e.apiVersion && !b.subresource,
+    );
+    if (!bucket) {
+      bucket = first;
+      first.manager = ANCIENT_CHANGES;
+      first.subresource = '';
+    }
+    bucket.set = e.set.union(bucket.set);
+    bucket.time = e.time;
+    merged.add(e);
+    kept--;
+  }
+  return entries.filter((e) => !merged.has(e));
 }
 
 /** The entries with fields, in the order kube keeps them: by operation, time, then manager. */

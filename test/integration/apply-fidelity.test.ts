@@ -1,0 +1,124 @@
+import { Api } from '../harness/http';
+import { startTestServer } from '../harness/server';
+import { WITHOUT_WORKLOAD_CONTROLLERS } from '../harness/workload-controllers';
+
+/** managedFields bookkeeping as kube-apiserver's field manager keeps it, seen over HTTP. */
+
+let server: Awaited<ReturnType<typeof startTestServer>>;
+let api: Api;
+const CONFIGMAPS = '/api/v1/namespaces/default/configmaps';
+
+beforeAll(async () => {
+  server = await startTestServer(WITHOUT_WORKLOAD_CONTROLLERS);
+  api = new Api(server.url);
+});
+
+afterAll(async () => {
+  await server.close();
+});
+
+interface Entry {
+  manager: string;
+  operation: string;
+  apiVersion: string;
+  time?: string;
+  fieldsType?: string;
+  fieldsV1?: Record<string, unknown>;
+}
+
+const n = (i: number): string => String(i).padStart(2, '0');
+const dataOf = (...keys: string[]) => ({ 'f:data': Object.fromEntries(keys.map((k) => [`f:${k}`, {}])) });
+const updater = (i: number, apiVersion = 'v1'): Entry => ({
+  manager: `m${n(i)}`,
+  operation: 'Update',
+  apiVersion,
+  time: `2020-01-01T00:00:${n(i)}Z`,
+  fieldsType: 'FieldsV1',
+  fieldsV1: dataOf(`k${n(i)}`),
+});
+
+const create = async (name: string, keys: number) => {
+  const data = Object.fromEntries(Array.from({ length: keys }, (_, i) => [`k${n(i + 1)}`, 'v']));
+  const res = await api.post(`${CONFIGMAPS}?fieldManager=m01`, { metadata: { name }, data });
+  expect(res.status).toBe(201);
+  return res.body;
+};
+
+describe('the cap of 10 Update managers (capManagersManager)', () => {
+  test('the oldest Update entries past 10 are merged into ancient-changes, one per apiVersion, with the time of the last merged', async () => {
+    const live = await create('capped', 11);
+    const managedFields = [updater(1, 'v0'), ...Array.from({ length: 10 }, (_, i) => updater(i + 2))];
+    const res = await api.put(`${CONFIGMAPS}/capped?fieldManager=writer`, {
+      ...live,
+      metadata: { ...live.metadata, managedFields },
+      data: { ...live.data, w: 'x' },
+    });
+    expect(res.status).toBe(200);
+    const entries = res.body.metadata.managedFields as Entry[];
+    // 12 updaters: m01 is alone at v0; m02 becomes v1's bucket and takes m03 and m04, leaving 10.
+    expect(entries.map((e) => [e.manager, e.apiVersion, e.time])).toEqual([
+      ['m01', 'v0', '2020-01-01T00:00:01Z'],
+      ['ancient-changes', 'v1', '2020-01-01T00:00:04Z'],
+      ...[5, 6, 7, 8, 9, 10, 11].map((i) => [`m${n(i)}`, 'v1', `2020-01-01T00:00:${n(i)}Z`]),
+      ['writer', 'v1', expect.any(String)],
+    ]);
+    expect(entries[1]).toEqual({ ...updater(4), manager: 'ancient-changes', fieldsV1: dataOf('k02', 'k03', 'k04') });
+    expect(entries[9].fieldsV1).toEqual(dataOf('w'));
+  });
+
+  test('Apply entries are not counted, and 10 Update entries stay as they are', async () => {
+    const live = await create('at-cap', 10);
+    const managedFields = Array.from({ length: 10 }, (_, i) => updater(i + 1));
+    const put = await api.put(`${CONFIGMAPS}/at-cap?fieldManager=m10`, {
+      ...live,
+      metadata: { ...live.metadata, managedFields },
+      data: { ...live.data, k10: 'changed' },
+    });
+    expect(put.status).toBe(200);
+    const applied = await api.request('PATCH', `${CONFIGMAPS}/at-cap?fieldManager=applier`, {
+      raw: JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'at-cap' }, data: { a: 'b' } }),
+      contentType: 'application/apply-patch+yaml',
+    });
+    expect(applied.status).toBe(200);
+    const entries = applied.body.metadata.managedFields as Entry[];
+    expect(entries.map((e) => e.manager)).toEqual(['applier', ...Array.from({ length: 10 }, (_, i) => `m${n(i + 1)}`)]);
+  });
+});
+
+describe('managedFields sent with a write (decodeLiveOrNew)', () => {
+  const sentWith = async (name: string, managedFields: unknown[]) => {
+    const live = await create(name, 1);
+    const res = await api.put(`${CONFIGMAPS}/${name}?fieldManager=writer`, {
+      ...live,
+      metadata: { ...live.metadata, managedFields },
+      data: { ...live.data, w: 'x' },
+    });
+    expect(res.status).toBe(200);
+    return (res.body.metadata.managedFields as Entry[]).map((e) => [e.manager, e.operation, e.fieldsV1]);
+  };
+  const keptLive = [
+    ['m01', 'Update', { 'f:data': { '.': {}, 'f:k01': {} } }],
+    ['writer', 'Update', dataOf('w')],
+  ];
+
+  test.each([
+    ['an unknown operation', { ...updater(5), operation: 'Patch' }],
+    ['no operation', { ...updater(5), operation: undefined }],
+    ['no apiVersion', { ...updater(5), apiVersion: '' }],
+    ['no fieldsType', { ...updater(5), fieldsType: undefined }],
+    ['another fieldsType', { ...updater(5), fieldsType: 'FieldsV2' }],
+  ])('an entry with %s is not decodable: the live ownership is kept, without an error', async (_what, bad) => {
+    expect(await sentWith(`bad-${Math.random().toString(36).slice(2, 8)}`, [updater(4), bad])).toEqual(keptLive);
+  });
+
+  test('[{}] resets them: only the write itself is owned', async () => {
+    expect(await sentWith('reset-empty-entry', [{}])).toEqual([['writer', 'Update', dataOf('w')]]);
+  });
+
+  test('decodable entries replace the live ones', async () => {
+    expect(await sentWith('replaced', [updater(4)])).toEqual([
+      ['m04', 'Update', dataOf('k04')],
+      ['writer', 'Update', dataOf('w')],
+    ]);
+  });
+});
