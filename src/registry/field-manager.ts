@@ -3,7 +3,7 @@ import { jsonClone } from '../api/json-clone';
 import { deepFreeze } from '../api/deep-freeze';
 import { noSlices } from '../api/loop-slices';
 import { StatusError } from '../api/errors';
-import { goJsonMarshal } from '../api/go-json';
+import { goJsonMarshal, goJsonMarshalOf } from '../api/go-json';
 import { apiVersionOf, isPlainObject, type KubeObject, type ManagedFieldsEntry, type StatusCause } from '../api/types';
 import { child, elements, fieldElement, FieldSet, type FieldPath } from '../schema/field-set';
 import { changedFieldsV1, compare, compareInSlices, fieldSetOf, merge, prunedPathsOf, removePaths, type PrunedPaths } from '../schema/typed-ops';
@@ -136,12 +136,19 @@ function conflictError(conflicts: { entry: Entry; path: FieldPath }[]): StatusEr
   if (conflicts.length === 1) {
     message = `Apply failed with 1 conflict: conflict with ${printManager(conflicts[0].entry)}: ${describePath(conflicts[0].path)}`;
   } else {
-    const byManager = new Map<string, string[]>();
-    for (const c of conflicts) byManager.set(printManager(c.entry), [...(byManager.get(printManager(c.entry)) ?? []), describePath(c.path)]);
+    // getConflictMessage groups by the manager's identifier and sorts by it, not by the printed name.
+    const byManager = new Map<string, { printed: string; paths: string[] }>();
+    for (const c of conflicts) {
+      const id = identifierOf(c.entry);
+      const group = byManager.get(id) ?? { printed: printManager(c.entry), paths: [] };
+      group.paths.push(describePath(c.path));
+      byManager.set(id, group);
+    }
     const lines: string[] = [];
-    for (const manager of [...byManager.keys()].sort()) {
-      lines.push(`conflicts with ${manager}:`);
-      for (const p of byManager.get(manager)!) lines.push(`- ${p}`);
+    for (const id of [...byManager.keys()].sort(byBytes)) {
+      const { printed, paths } = byManager.get(id)!;
+      lines.push(`conflicts with ${printed}:`);
+      for (const p of paths) lines.push(`- ${p}`);
     }
     message = `Apply failed with ${conflicts.length} conflicts: ${lines.join('\n')}`;
   }
@@ -357,12 +364,21 @@ function decodable(e: ManagedFieldsEntry): boolean {
 
 /** BuildManagerIdentifier: the entry's JSON without time and fields (and apiVersion for an applier), which breaks ties in time. */
 function identifierOf(e: Entry): string {
-  return goJsonMarshal({
-    manager: e.manager || undefined,
-    operation: e.operation,
-    apiVersion: e.operation === 'Apply' ? undefined : e.apiVersion || undefined,
-    subresource: e.subresource || undefined,
-  });
+  // a Go struct: fields in their declared order, empty ones left out
+  return goJsonMarshalOf(
+    {
+      manager: e.manager || undefined,
+      operation: e.operation,
+      apiVersion: e.operation === 'Apply' ? undefined : e.apiVersion || undefined,
+      subresource: e.subresource || undefined,
+    },
+    () => false,
+  );
+}
+
+/** Go's string order: by UTF-8 bytes. */
+function byBytes(a: string, b: string): number {
+  return Buffer.compare(Buffer.from(a), Buffer.from(b));
 }
 
 function secondsOf(time: string): number {
@@ -377,7 +393,7 @@ function secondsOf(time: string): number {
 function capUpdateManagers(entries: Entry[]): Entry[] {
   const updaters = entries.filter((e) => e.operation === 'Update');
   if (updaters.length <= MAX_UPDATE_MANAGERS) return entries;
-  updaters.sort((a, b) => secondsOf(a.time) - secondsOf(b.time) || (identifierOf(a) < identifierOf(b) ? -1 : identifierOf(a) > identifierOf(b) ? 1 : 0));
+  updaters.sort((a, b) => secondsOf(a.time) - secondsOf(b.time) || byBytes(identifierOf(a), identifierOf(b)));
   const firstOfVersion = new Map<string, Entry>();
   const merged = new Set<Entry>();
   let kept = updaters.length;

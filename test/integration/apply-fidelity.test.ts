@@ -122,3 +122,46 @@ describe('managedFields sent with a write (decodeLiveOrNew)', () => {
     ]);
   });
 });
+
+describe('the applied configuration', () => {
+  const applyRaw = (name: string, body: Record<string, unknown>, manager = 'applier') =>
+    api.request('PATCH', `${CONFIGMAPS}/${name}?fieldManager=${manager}`, { raw: JSON.stringify(body), contentType: 'application/apply-patch+yaml' });
+
+  test.each([
+    ['another version', { apiVersion: 'v2', kind: 'ConfigMap' }, '/v2, Kind=ConfigMap'],
+    ['another kind', { apiVersion: 'v1', kind: 'Secret' }, '/v1, Kind=Secret'],
+    ['a group on a core kind', { apiVersion: 'apps/v1', kind: 'ConfigMap' }, 'apps/v1, Kind=ConfigMap'],
+    ['no apiVersion or kind', {}, '/, Kind='],
+    ['an apiVersion that is no group version', { apiVersion: 'a/b/c', kind: 'ConfigMap' }, '/, Kind='],
+  ])('of %s is refused by versionCheckManager: 400 invalid object type', async (_what, typeMeta, gvk) => {
+    const res = await applyRaw('typed', { ...typeMeta, metadata: { name: 'typed' }, data: { a: 'b' } });
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ reason: 'BadRequest', message: `invalid object type: ${gvk}` });
+    expect((await api.get(`${CONFIGMAPS}/typed`)).status).toBe(404);
+  });
+
+  test('conflicts with several managers are listed by manager identifier, as getConflictMessage sorts them', async () => {
+    const owns = (subresource?: string): Entry & { subresource?: string } => ({
+      manager: 'm',
+      operation: 'Update',
+      apiVersion: 'v1',
+      time: '2020-01-01T00:00:00Z',
+      fieldsType: 'FieldsV1',
+      fieldsV1: dataOf('a'),
+      ...(subresource ? { subresource } : {}),
+    });
+    const created = await api.post(`${CONFIGMAPS}?fieldManager=m`, { metadata: { name: 'shared' }, data: { a: '1' } });
+    // an update that changes nothing keeps the managedFields it sends
+    const shared = await api.put(`${CONFIGMAPS}/shared?fieldManager=m`, {
+      ...created.body,
+      metadata: { ...created.body.metadata, managedFields: [owns(), owns('status')] },
+    });
+    expect(shared.body.metadata.managedFields).toHaveLength(2);
+    const res = await applyRaw('shared', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'shared' }, data: { a: '2' } });
+    expect(res.status).toBe(409);
+    // {"manager":"m","operation":"Update","apiVersion":"v1","subresource":"status"} sorts before {"manager":"m","operation":"Update","apiVersion":"v1"}
+    expect(res.body.message).toBe(
+      'Apply failed with 2 conflicts: conflicts with "m" with subresource "status" using v1:\n- .data.a\nconflicts with "m" using v1:\n- .data.a',
+    );
+  });
+});
