@@ -261,8 +261,9 @@ export class FieldManager {
     const removed = this.tracked(cmp.removed, subresource);
     for (const e of entries) e.set = e.set.difference(changed).difference(removed);
     if (!changed.empty) {
+      // BuildManagerIdentifier: an updater's entry is its manager's at the request's version, so a write through another version starts one of its own.
       const apiVersion = apiVersionOfDefinition(this.def);
-      let own = entries.find((e) => e.manager === manager && e.operation === 'Update' && e.subresource === subresource);
+      let own = entries.find((e) => e.manager === manager && e.operation === 'Update' && e.subresource === subresource && e.apiVersion === apiVersion);
       if (!own) entries.push((own = { manager, operation: 'Update', apiVersion, time: '', subresource, set: new FieldSet() }));
       own.set = own.set.union(changed);
       own.time = this.nowTimestamp();
@@ -316,12 +317,13 @@ export class FieldManager {
     }
     const removed = this.tracked(cmp.removed, subresource);
     for (const e of others) e.set = e.set.difference(changed).difference(removed);
-    const entry: Entry = own ?? { manager, operation: 'Apply', apiVersion: apiVersionOfDefinition(this.def), time: '', subresource, set: new FieldSet() };
-    // Re-applying what is already there changes nothing, not even the time: the write is a no-op.
-    const unchanged =
-      own && own.set.paths.size === applied.paths.size && own.set.difference(applied).empty && cmp.added.empty && cmp.modified.empty && cmp.removed.empty;
+    const entry: Entry = own ?? { manager, operation: 'Apply', apiVersion: '', time: '', subresource, set: new FieldSet() };
+    // An applier has one entry whatever version it applies through, recorded at the last one (Updater.Apply's NewVersionedSet).
+    entry.apiVersion = apiVersionOfDefinition(this.def);
     entry.set = applied;
-    if (!unchanged) entry.time = this.nowTimestamp();
+    // managedFieldsUpdater.Apply stamps the time only when the object changed: an apply that only
+    // takes ownership keeps its time (a first one has none), and a re-apply is a no-op.
+    if (!(cmp.added.empty && cmp.modified.empty && cmp.removed.empty)) entry.time = this.nowTimestamp();
     this.store(merged, own ? entries : [...entries, entry]);
     // lastAppliedUpdater: a later client-side apply must see what kubectl last applied, whichever way.
     if (manager === KUBECTL && merged.metadata.annotations?.[LAST_APPLIED] !== undefined) merged.metadata.annotations[LAST_APPLIED] = lastAppliedOf(config);
@@ -451,7 +453,7 @@ function written(obj: KubeObject, kept: Omit<Entry, 'set'>[], trees: Record<stri
     manager: e.manager,
     operation: e.operation,
     apiVersion: e.apiVersion,
-    time: e.time,
+    ...(e.time ? { time: e.time } : {}),
     fieldsType: 'FieldsV1',
     fieldsV1: trees[i],
     ...(e.subresource ? { subresource: e.subresource } : {}),

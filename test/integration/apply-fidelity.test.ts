@@ -1,5 +1,6 @@
 import { Api } from '../harness/http';
 import { startTestServer } from '../harness/server';
+import { createEstablished, simpleCrd } from '../harness/crds';
 import { WITHOUT_WORKLOAD_CONTROLLERS } from '../harness/workload-controllers';
 
 /** managedFields bookkeeping as kube-apiserver's field manager keeps it, seen over HTTP. */
@@ -163,5 +164,70 @@ describe('the applied configuration', () => {
     expect(res.body.message).toBe(
       'Apply failed with 2 conflicts: conflicts with "m" with subresource "status" using v1:\n- .data.a\nconflicts with "m" using v1:\n- .data.a',
     );
+  });
+});
+
+describe('the time and apiVersion of an Apply entry', () => {
+  const applyCm = (name: string, data: Record<string, string>) =>
+    api.request('PATCH', `${CONFIGMAPS}/${name}?fieldManager=sharer`, {
+      raw: JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data }),
+      contentType: 'application/apply-patch+yaml',
+    });
+  const sharerOf = (res: { body: { metadata: { managedFields: Entry[] } } }) => res.body.metadata.managedFields.find((e) => e.manager === 'sharer');
+
+  test('an apply that changes no value only takes ownership: a first one has no time, a later one keeps its own (managedFieldsUpdater.Apply)', async () => {
+    const live = await create('sharing', 2);
+    const first = await applyCm('sharing', { k01: 'v' });
+    expect(first.status).toBe(200);
+    expect(first.body.metadata.resourceVersion).not.toBe(live.metadata.resourceVersion);
+    expect(sharerOf(first)).toEqual({ manager: 'sharer', operation: 'Apply', apiVersion: 'v1', fieldsType: 'FieldsV1', fieldsV1: dataOf('k01') });
+    const dated = { ...sharerOf(first)!, time: '2020-01-01T00:00:00Z' };
+    const put = await api.put(`${CONFIGMAPS}/sharing?fieldManager=m01`, {
+      ...first.body,
+      // a change besides the times: one of the times alone is not written (IgnoreManagedFieldsTimestampsTransformer)
+      metadata: {
+        ...first.body.metadata,
+        labels: { dated: 'yes' },
+        managedFields: [...first.body.metadata.managedFields.filter((e: Entry) => e.manager !== 'sharer'), dated],
+      },
+    });
+    expect(put.status).toBe(200);
+    const more = await applyCm('sharing', { k01: 'v', k02: 'v' });
+    expect(sharerOf(more)).toEqual({ ...dated, fieldsV1: dataOf('k01', 'k02') });
+    const changed = await applyCm('sharing', { k01: 'v', k02: 'v', k03: 'new' });
+    expect(changed.status).toBe(200);
+    expect(sharerOf(changed)?.time).not.toBe('2020-01-01T00:00:00Z');
+  });
+
+  test('through another version of a custom resource: the applier keeps one entry at the version it last applied, an updater gets one per version', async () => {
+    const crd = simpleCrd('fidelity.example.com', 'widgets', 'Widget') as { spec: { versions: unknown[] } };
+    const schema = {
+      openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { a: { type: 'string' }, b: { type: 'string' } } } } },
+    };
+    crd.spec.versions = [
+      { name: 'v1', served: true, storage: true, schema },
+      { name: 'v2', served: true, storage: false, schema },
+    ];
+    await createEstablished(api, crd);
+    const widgets = (v: string) => `/apis/fidelity.example.com/${v}/namespaces/default/widgets`;
+    const widget = (v: string, spec: Record<string, string>) => ({ apiVersion: `fidelity.example.com/${v}`, kind: 'Widget', metadata: { name: 'w' }, spec });
+    expect((await api.post(`${widgets('v1')}?fieldManager=m`, widget('v1', { a: '1' }))).status).toBe(201);
+    const patched = await api.request('PATCH', `${widgets('v2')}/w?fieldManager=m`, {
+      raw: JSON.stringify({ spec: { b: '2' } }),
+      contentType: 'application/merge-patch+json',
+    });
+    expect(patched.status).toBe(200);
+    expect((patched.body.metadata.managedFields as Entry[]).map((e) => [e.manager, e.operation, e.apiVersion, e.fieldsV1])).toEqual([
+      ['m', 'Update', 'fidelity.example.com/v1', { 'f:spec': { '.': {}, 'f:a': {} } }],
+      ['m', 'Update', 'fidelity.example.com/v2', { 'f:spec': { 'f:b': {} } }],
+    ]);
+    const apply = (v: string, spec: Record<string, string>) =>
+      api.request('PATCH', `${widgets(v)}/w?fieldManager=ap`, { raw: JSON.stringify(widget(v, spec)), contentType: 'application/apply-patch+yaml' });
+    expect((await apply('v1', { a: '1' })).status).toBe(200);
+    const again = await apply('v2', { a: '1', b: '2' });
+    expect(again.status).toBe(200);
+    expect((again.body.metadata.managedFields as Entry[]).filter((e) => e.manager === 'ap').map((e) => [e.operation, e.apiVersion])).toEqual([
+      ['Apply', 'fidelity.example.com/v2'],
+    ]);
   });
 });
