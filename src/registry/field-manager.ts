@@ -310,7 +310,12 @@ export class FieldManager {
     const before = live ? { ...live, metadata: withoutManagedFields(live.metadata) } : this.emptyObject();
     const cmp = compare(before, merged, this.schema);
     const changed = this.tracked(cmp.added.union(cmp.modified), subresource);
-    const conflicts = others.flatMap((e) => [...e.set.intersection(changed).paths].map((path) => ({ entry: e, path })));
+    const conflicts = others.flatMap((e) =>
+      e.set
+        .intersection(changed)
+        .inIterationOrder()
+        .map((path) => ({ entry: e, path })),
+    );
     if (conflicts.length > 0 && !force) {
       const remaining = this.notFromClientSideApply(live, manager, conflicts);
       if (remaining.length > 0) throw conflictError(this.asSeenThrough(remaining, subresource));

@@ -231,3 +231,29 @@ describe('the time and apiVersion of an Apply entry', () => {
     ]);
   });
 });
+
+describe('the paths of a conflict', () => {
+  test('are listed as fieldpath.Set.Iterate lists them: members before subtrees, keys by value', async () => {
+    const created = await api.post(`${CONFIGMAPS}?fieldManager=m`, { metadata: { name: 'ordered' }, data: { a: '1' }, immutable: false });
+    expect(created.status).toBe(201);
+    const cm = await api.request('PATCH', `${CONFIGMAPS}/ordered?fieldManager=applier`, {
+      raw: JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'ordered' }, data: { a: '2' }, immutable: true }),
+      contentType: 'application/apply-patch+yaml',
+    });
+    expect(cm.status).toBe(409);
+    expect(cm.body.message).toBe('Apply failed with 2 conflicts: conflicts with "m" using v1:\n- .immutable\n- .data.a');
+    expect(cm.body.details.causes.map((c: { field: string }) => c.field)).toEqual(['.immutable', '.data.a']);
+
+    const SERVICES = '/api/v1/namespaces/default/services';
+    const ports = (target: number) => [10, 9].map((port) => ({ name: `p${port}`, port, protocol: 'TCP', targetPort: target }));
+    expect((await api.post(`${SERVICES}?fieldManager=m`, { metadata: { name: 'ordered' }, spec: { ports: ports(1000) } })).status).toBe(201);
+    const svc = await api.request('PATCH', `${SERVICES}/ordered?fieldManager=applier`, {
+      raw: JSON.stringify({ apiVersion: 'v1', kind: 'Service', metadata: { name: 'ordered' }, spec: { ports: ports(2000) } }),
+      contentType: 'application/apply-patch+yaml',
+    });
+    expect(svc.status).toBe(409);
+    expect(svc.body.message).toBe(
+      'Apply failed with 2 conflicts: conflicts with "m" using v1:\n- .spec.ports[port=9,protocol="TCP"].targetPort\n- .spec.ports[port=10,protocol="TCP"].targetPort',
+    );
+  });
+});
