@@ -226,10 +226,12 @@ export class FieldManager {
 
   /**
    * The ownership a write starts from, as kube's decodeLiveOrNew: the client's own managedFields
-   * when it sent some ([] or [{}] resets), else the live object's. Sent entries DecodeManagedFields
+   * when it sent some through the main resource ([] or [{}] resets), else the live object's. Sent entries DecodeManagedFields
    * refuses are not an error but ignored whole, so a client that mangles managedFields cannot lose them.
    */
-  private starting(next: KubeObject, live: KubeObject | null): Entry[] {
+  private starting(next: KubeObject, live: KubeObject | null, subresource: '' | Subresource): Entry[] {
+    // ignoreManagedFieldsFromRequestObject: through a subresource, managedFields cannot be written.
+    if (subresource) return this.decode(live?.metadata.managedFields);
     const sent = next.metadata.managedFields;
     if (sent && sent.length === 1 && isPlainObject(sent[0]) && Object.keys(sent[0]).length === 0) return [];
     return this.decode(sent && sent.every(decodable) ? sent : live?.metadata.managedFields);
@@ -250,7 +252,7 @@ export class FieldManager {
   async update(live: KubeObject | null, next: KubeObject, requested: string, subresource: '' | Subresource, slice = noSlices): Promise<void> {
     // buildManagerInfo: a request that names no manager (no fieldManager, no user agent) is recorded as `unknown`
     const manager = requested || UNKNOWN_MANAGER;
-    const entries = this.starting(next, live);
+    const entries = this.starting(next, live, subresource);
     // The typed objects kube compares carry Go's zero values on both sides.
     withGoZerosOfKind(apiVersionOfDefinition(this.def), this.def.kind, next);
     if (!live && !subresource && entries.length === 0 && this.createdAtOnce(next, manager)) return;

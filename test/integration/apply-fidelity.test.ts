@@ -116,6 +116,24 @@ describe('managedFields sent with a write (decodeLiveOrNew)', () => {
     expect(await sentWith('reset-empty-entry', [{}])).toEqual([['writer', 'Update', dataOf('w')]]);
   });
 
+  test('through a subresource they are ignored: the live ownership is kept (ignoreManagedFieldsFromRequestObject)', async () => {
+    const DEPLOYMENTS = '/apis/apps/v1/namespaces/default/deployments';
+    const template = { metadata: { labels: { app: 'd' } }, spec: { containers: [{ name: 'c', image: 'i' }] } };
+    const created = await api.post(`${DEPLOYMENTS}?fieldManager=m`, { metadata: { name: 'sub' }, spec: { selector: { matchLabels: { app: 'd' } }, template } });
+    expect(created.status).toBe(201);
+    const forged = [{ manager: 'x', operation: 'Update', apiVersion: 'apps/v1', fieldsType: 'FieldsV1', fieldsV1: { 'f:status': { 'f:replicas': {} } } }];
+    const res = await api.put(`${DEPLOYMENTS}/sub/status?fieldManager=st`, {
+      ...created.body,
+      metadata: { ...created.body.metadata, managedFields: forged },
+      status: { replicas: 2 },
+    });
+    expect(res.status).toBe(200);
+    expect((res.body.metadata.managedFields as (Entry & { subresource?: string })[]).map((e) => [e.manager, e.subresource])).toEqual([
+      ['m', undefined],
+      ['st', 'status'],
+    ]);
+  });
+
   test('decodable entries replace the live ones', async () => {
     expect(await sentWith('replaced', [updater(4)])).toEqual([
       ['m04', 'Update', dataOf('k04')],
