@@ -11,6 +11,7 @@ import type { ObjectNode } from '../schema/typed-schema';
 import { withGoZerosOfKind } from '../schema/go-zeros';
 import { apiVersionOfDefinition, type ResourceDefinition } from './resource-definition';
 import { exclusivePaths, ownedPath, subresourceView, type Subresource } from './subresources';
+import { timestampAt } from './time';
 
 /**
  * Field ownership (metadata.managedFields) as kube-apiserver's field manager keeps it: every
@@ -201,7 +202,8 @@ export class FieldManager {
       manager: e.manager ?? '',
       operation: e.operation ?? 'Update',
       apiVersion: e.apiVersion ?? apiVersionOfDefinition(this.def),
-      time: e.time ?? '',
+      // metav1.Time: read as RFC 3339, kept as UTC seconds
+      time: e.time && !Number.isNaN(Date.parse(e.time)) ? timestampAt(Date.parse(e.time) / 1000) : '',
       subresource: e.subresource ?? '',
       set: FieldSet.fromFieldsV1(e.fieldsV1),
     }));
@@ -429,23 +431,16 @@ function capUpdateManagers(entries: Entry[]): Entry[] {
   return entries.filter((e) => !merged.has(e));
 }
 
-/** The entries with fields, in the order kube keeps them: by operation, time, then manager. */
+/** The entries with fields, in the order sortEncodedManagedFields keeps them: by operation, second, manager, apiVersion, subresource. */
 function keptInOrder(entries: Entry[]): Entry[] {
   const kept = entries.filter((e) => !e.set.empty);
-  kept.sort((p, q) =>
-    p.operation !== q.operation
-      ? p.operation < q.operation
-        ? -1
-        : 1
-      : p.time !== q.time
-        ? p.time < q.time
-          ? -1
-          : 1
-        : p.manager < q.manager
-          ? -1
-          : p.manager > q.manager
-            ? 1
-            : 0,
+  kept.sort(
+    (p, q) =>
+      byBytes(p.operation, q.operation) ||
+      secondsOf(p.time) - secondsOf(q.time) ||
+      byBytes(p.manager, q.manager) ||
+      byBytes(p.apiVersion, q.apiVersion) ||
+      byBytes(p.subresource, q.subresource),
   );
   return kept;
 }

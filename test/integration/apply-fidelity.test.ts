@@ -134,6 +134,37 @@ describe('managedFields sent with a write (decodeLiveOrNew)', () => {
     ]);
   });
 
+  test('are kept in sortEncodedManagedFields order (operation, second, manager, apiVersion, subresource), times in UTC seconds', async () => {
+    const live = await create('sorted', 4);
+    const entry = (manager: string, apiVersion: string, time: string, key: string): Entry => ({
+      manager,
+      operation: 'Update',
+      apiVersion,
+      time,
+      fieldsType: 'FieldsV1',
+      fieldsV1: dataOf(key),
+    });
+    const managedFields = [
+      entry('c', 'v1', '2020-01-01T00:45:00Z', 'k03'),
+      entry('c', 'v0', '2020-01-01T00:45:00Z', 'k04'),
+      entry('b', 'v1', '2020-01-01T00:30:00.5Z', 'k02'),
+      entry('a', 'v1', '2020-01-01T01:00:00+01:00', 'k01'),
+    ];
+    const res = await api.put(`${CONFIGMAPS}/sorted?fieldManager=writer`, {
+      ...live,
+      metadata: { ...live.metadata, managedFields },
+      data: { ...live.data, w: 'x' },
+    });
+    expect(res.status).toBe(200);
+    expect((res.body.metadata.managedFields as Entry[]).map((e) => [e.manager, e.apiVersion, e.time])).toEqual([
+      ['a', 'v1', '2020-01-01T00:00:00Z'],
+      ['b', 'v1', '2020-01-01T00:30:00Z'],
+      ['c', 'v0', '2020-01-01T00:45:00Z'],
+      ['c', 'v1', '2020-01-01T00:45:00Z'],
+      ['writer', 'v1', expect.any(String)],
+    ]);
+  });
+
   test('decodable entries replace the live ones', async () => {
     expect(await sentWith('replaced', [updater(4)])).toEqual([
       ['m04', 'Update', dataOf('k04')],
