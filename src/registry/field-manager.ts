@@ -3,14 +3,15 @@ import { jsonClone } from '../api/json-clone';
 import { deepFreeze } from '../api/deep-freeze';
 import { noSlices } from '../api/loop-slices';
 import { StatusError } from '../api/errors';
-import { goJsonMarshal } from '../api/go-json';
-import { apiVersionOf, type KubeObject, type ManagedFieldsEntry, type StatusCause } from '../api/types';
+import { goJsonMarshal, goJsonMarshalOf } from '../api/go-json';
+import { apiVersionOf, isPlainObject, type KubeObject, type ManagedFieldsEntry, type StatusCause } from '../api/types';
 import { child, elements, fieldElement, FieldSet, type FieldPath } from '../schema/field-set';
 import { changedFieldsV1, compare, compareInSlices, fieldSetOf, merge, prunedPathsOf, removePaths, type PrunedPaths } from '../schema/typed-ops';
 import type { ObjectNode } from '../schema/typed-schema';
 import { withGoZerosOfKind } from '../schema/go-zeros';
 import { apiVersionOfDefinition, type ResourceDefinition } from './resource-definition';
 import { exclusivePaths, ownedPath, subresourceView, type Subresource } from './subresources';
+import { timestampAt } from './time';
 
 /**
  * Field ownership (metadata.managedFields) as kube-apiserver's field manager keeps it: every
@@ -136,12 +137,19 @@ function conflictError(conflicts: { entry: Entry; path: FieldPath }[]): StatusEr
   if (conflicts.length === 1) {
     message = `Apply failed with 1 conflict: conflict with ${printManager(conflicts[0].entry)}: ${describePath(conflicts[0].path)}`;
   } else {
-    const byManager = new Map<string, string[]>();
-    for (const c of conflicts) byManager.set(printManager(c.entry), [...(byManager.get(printManager(c.entry)) ?? []), describePath(c.path)]);
+    // getConflictMessage groups by the manager's identifier and sorts by it, not by the printed name.
+    const byManager = new Map<string, { printed: string; paths: string[] }>();
+    for (const c of conflicts) {
+      const id = identifierOf(c.entry);
+      const group = byManager.get(id) ?? { printed: printManager(c.entry), paths: [] };
+      group.paths.push(describePath(c.path));
+      byManager.set(id, group);
+    }
     const lines: string[] = [];
-    for (const manager of [...byManager.keys()].sort()) {
-      lines.push(`conflicts with ${manager}:`);
-      for (const p of byManager.get(manager)!) lines.push(`- ${p}`);
+    for (const id of [...byManager.keys()].sort(byBytes)) {
+      const { printed, paths } = byManager.get(id)!;
+      lines.push(`conflicts with ${printed}:`);
+      for (const p of paths) lines.push(`- ${p}`);
     }
     message = `Apply failed with ${conflicts.length} conflicts: ${lines.join('\n')}`;
   }
@@ -194,7 +202,8 @@ export class FieldManager {
       manager: e.manager ?? '',
       operation: e.operation ?? 'Update',
       apiVersion: e.apiVersion ?? apiVersionOfDefinition(this.def),
-      time: e.time ?? '',
+      // metav1.Time: read as RFC 3339, kept as UTC seconds
+      time: e.time && !Number.isNaN(Date.parse(e.time)) ? timestampAt(Date.parse(e.time) / 1000) : '',
       subresource: e.subresource ?? '',
       set: FieldSet.fromFieldsV1(e.fieldsV1),
     }));
@@ -217,9 +226,17 @@ export class FieldManager {
     written(obj, kept, trees);
   }
 
-  /** The ownership a write starts from: the client's own managedFields when it sent some ([] resets), else the live object's. */
-  private starting(next: KubeObject, live: KubeObject | null): Entry[] {
-    return this.decode(next.metadata.managedFields ?? live?.metadata.managedFields);
+  /**
+   * The ownership a write starts from, as kube's decodeLiveOrNew: the client's own managedFields
+   * when it sent some through the main resource ([] or [{}] resets), else the live object's. Sent entries DecodeManagedFields
+   * refuses are not an error but ignored whole, so a client that mangles managedFields cannot lose them.
+   */
+  private starting(next: KubeObject, live: KubeObject | null, subresource: '' | Subresource): Entry[] {
+    // ignoreManagedFieldsFromRequestObject: through a subresource, managedFields cannot be written.
+    if (subresource) return this.decode(live?.metadata.managedFields);
+    const sent = next.metadata.managedFields;
+    if (sent && sent.length === 1 && isPlainObject(sent[0]) && Object.keys(sent[0]).length === 0) return [];
+    return this.decode(sent && sent.every(decodable) ? sent : live?.metadata.managedFields);
   }
 
   /**
@@ -237,7 +254,7 @@ export class FieldManager {
   async update(live: KubeObject | null, next: KubeObject, requested: string, subresource: '' | Subresource, slice = noSlices): Promise<void> {
     // buildManagerInfo: a request that names no manager (no fieldManager, no user agent) is recorded as `unknown`
     const manager = requested || UNKNOWN_MANAGER;
-    const entries = this.starting(next, live);
+    const entries = this.starting(next, live, subresource);
     // The typed objects kube compares carry Go's zero values on both sides.
     withGoZerosOfKind(apiVersionOfDefinition(this.def), this.def.kind, next);
     if (!live && !subresource && entries.length === 0 && this.createdAtOnce(next, manager)) return;
@@ -248,14 +265,15 @@ export class FieldManager {
     const removed = this.tracked(cmp.removed, subresource);
     for (const e of entries) e.set = e.set.difference(changed).difference(removed);
     if (!changed.empty) {
+      // BuildManagerIdentifier: an updater's entry is its manager's at the request's version, so a write through another version starts one of its own.
       const apiVersion = apiVersionOfDefinition(this.def);
-      let own = entries.find((e) => e.manager === manager && e.operation === 'Update' && e.subresource === subresource);
+      let own = entries.find((e) => e.manager === manager && e.operation === 'Update' && e.subresource === subresource && e.apiVersion === apiVersion);
       if (!own) entries.push((own = { manager, operation: 'Update', apiVersion, time: '', subresource, set: new FieldSet() }));
       own.set = own.set.union(changed);
       own.time = this.nowTimestamp();
     }
     await slice();
-    await this.storeInSlices(next, entries, slice);
+    await this.storeInSlices(next, capUpdateManagers(entries.filter((e) => !e.set.empty)), slice);
   }
 
   /**
@@ -296,19 +314,25 @@ export class FieldManager {
     const before = live ? { ...live, metadata: withoutManagedFields(live.metadata) } : this.emptyObject();
     const cmp = compare(before, merged, this.schema);
     const changed = this.tracked(cmp.added.union(cmp.modified), subresource);
-    const conflicts = others.flatMap((e) => [...e.set.intersection(changed).paths].map((path) => ({ entry: e, path })));
+    const conflicts = others.flatMap((e) =>
+      e.set
+        .intersection(changed)
+        .inIterationOrder()
+        .map((path) => ({ entry: e, path })),
+    );
     if (conflicts.length > 0 && !force) {
       const remaining = this.notFromClientSideApply(live, manager, conflicts);
       if (remaining.length > 0) throw conflictError(this.asSeenThrough(remaining, subresource));
     }
     const removed = this.tracked(cmp.removed, subresource);
     for (const e of others) e.set = e.set.difference(changed).difference(removed);
-    const entry: Entry = own ?? { manager, operation: 'Apply', apiVersion: apiVersionOfDefinition(this.def), time: '', subresource, set: new FieldSet() };
-    // Re-applying what is already there changes nothing, not even the time: the write is a no-op.
-    const unchanged =
-      own && own.set.paths.size === applied.paths.size && own.set.difference(applied).empty && cmp.added.empty && cmp.modified.empty && cmp.removed.empty;
+    const entry: Entry = own ?? { manager, operation: 'Apply', apiVersion: '', time: '', subresource, set: new FieldSet() };
+    // An applier has one entry whatever version it applies through, recorded at the last one (Updater.Apply's NewVersionedSet).
+    entry.apiVersion = apiVersionOfDefinition(this.def);
     entry.set = applied;
-    if (!unchanged) entry.time = this.nowTimestamp();
+    // managedFieldsUpdater.Apply stamps the time only when the object changed: an apply that only
+    // takes ownership keeps its time (a first one has none), and a re-apply is a no-op.
+    if (!(cmp.added.empty && cmp.modified.empty && cmp.removed.empty)) entry.time = this.nowTimestamp();
     this.store(merged, own ? entries : [...entries, entry]);
     // lastAppliedUpdater: a later client-side apply must see what kubectl last applied, whichever way.
     if (manager === KUBECTL && merged.metadata.annotations?.[LAST_APPLIED] !== undefined) merged.metadata.annotations[LAST_APPLIED] = lastAppliedOf(config);
@@ -340,23 +364,83 @@ export class FieldManager {
   }
 }
 
-/** The entries with fields, in the order kube keeps them: by operation, time, then manager. */
+/** DefaultMaxUpdateManagers: Update entries beyond these are merged into `ancient-changes`. */
+const MAX_UPDATE_MANAGERS = 10;
+const ANCIENT_CHANGES = 'ancient-changes';
+
+/** DecodeManagedFields' checks of an entry: a known operation, an apiVersion and FieldsV1. */
+function decodable(e: ManagedFieldsEntry): boolean {
+  return isPlainObject(e) && (e.operation === 'Apply' || e.operation === 'Update') && !!e.apiVersion && e.fieldsType === 'FieldsV1';
+}
+
+/** BuildManagerIdentifier: the entry's JSON without time and fields (and apiVersion for an applier), which breaks ties in time. */
+function identifierOf(e: Entry): string {
+  // a Go struct: fields in their declared order, empty ones left out
+  return goJsonMarshalOf(
+    {
+      manager: e.manager || undefined,
+      operation: e.operation,
+      apiVersion: e.operation === 'Apply' ? undefined : e.apiVersion || undefined,
+      subresource: e.subresource || undefined,
+    },
+    () => false,
+  );
+}
+
+/** Go's string order: by UTF-8 bytes. */
+function byBytes(a: string, b: string): number {
+  return Buffer.compare(Buffer.from(a), Buffer.from(b));
+}
+
+function secondsOf(time: string): number {
+  return Math.floor(Date.parse(time) / 1000) || 0;
+}
+
+/**
+ * capManagersManager: past 10 Update entries, the oldest (by second, then identifier) are merged
+ * into one `ancient-changes` entry per apiVersion, taking the time of the last merged. As kube's,
+ * the first old entry of a version becomes that bucket when a second one comes and none exists.
+ */
+function capUpdateManagers(entries: Entry[]): Entry[] {
+  const updaters = entries.filter((e) => e.operation === 'Update');
+  if (updaters.length <= MAX_UPDATE_MANAGERS) return entries;
+  updaters.sort((a, b) => secondsOf(a.time) - secondsOf(b.time) || byBytes(identifierOf(a), identifierOf(b)));
+  const firstOfVersion = new Map<string, Entry>();
+  const merged = new Set<Entry>();
+  let kept = updaters.length;
+  for (const e of updaters) {
+    if (kept <= MAX_UPDATE_MANAGERS) break;
+    const first = firstOfVersion.get(e.apiVersion);
+    if (!first) {
+      firstOfVersion.set(e.apiVersion, e);
+      continue;
+    }
+    let bucket = entries.find(
+      (b) => !merged.has(b) && b.manager === ANCIENT_CHANGES && b.operation === 'Update' && b.apiVersion === e.apiVersion && !b.subresource,
+    );
+    if (!bucket) {
+      bucket = first;
+      first.manager = ANCIENT_CHANGES;
+      first.subresource = '';
+    }
+    bucket.set = e.set.union(bucket.set);
+    bucket.time = e.time;
+    merged.add(e);
+    kept--;
+  }
+  return entries.filter((e) => !merged.has(e));
+}
+
+/** The entries with fields, in the order sortEncodedManagedFields keeps them: by operation, second, manager, apiVersion, subresource. */
 function keptInOrder(entries: Entry[]): Entry[] {
   const kept = entries.filter((e) => !e.set.empty);
-  kept.sort((p, q) =>
-    p.operation !== q.operation
-      ? p.operation < q.operation
-        ? -1
-        : 1
-      : p.time !== q.time
-        ? p.time < q.time
-          ? -1
-          : 1
-        : p.manager < q.manager
-          ? -1
-          : p.manager > q.manager
-            ? 1
-            : 0,
+  kept.sort(
+    (p, q) =>
+      byBytes(p.operation, q.operation) ||
+      secondsOf(p.time) - secondsOf(q.time) ||
+      byBytes(p.manager, q.manager) ||
+      byBytes(p.apiVersion, q.apiVersion) ||
+      byBytes(p.subresource, q.subresource),
   );
   return kept;
 }
@@ -371,7 +455,7 @@ function written(obj: KubeObject, kept: Omit<Entry, 'set'>[], trees: Record<stri
     manager: e.manager,
     operation: e.operation,
     apiVersion: e.apiVersion,
-    time: e.time,
+    ...(e.time ? { time: e.time } : {}),
     fieldsType: 'FieldsV1',
     fieldsV1: trees[i],
     ...(e.subresource ? { subresource: e.subresource } : {}),

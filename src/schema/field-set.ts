@@ -1,5 +1,6 @@
 import { isPlainObject } from '../api/types';
 import { runSteps, runStepsInSlices, type Steps } from '../api/loop-slices';
+import { compareElements } from './path-order';
 
 /**
  * Sets of field paths, as server-side apply tracks ownership. A path element is written as in
@@ -150,6 +151,24 @@ export class FieldSet {
   /** Every path in the set (for the few callers that list them: conflicts, dropped fields). */
   get paths(): Set<FieldPath> {
     return new Set(membersOf(this.root, rootPath));
+  }
+
+  /**
+   * The paths as fieldpath.Set.Iterate lists them: at each level the members first, then the
+   * children's subtrees, each in path element order.
+   */
+  inIterationOrder(): FieldPath[] {
+    const out: FieldPath[] = [];
+    const walk = (n: Node, prefix: FieldPath): void => {
+      const keys = [...n.children.keys()].sort(compareElements);
+      for (const k of keys) if (n.children.get(k)!.member) out.push(child(prefix, k));
+      for (const k of keys) {
+        const c = n.children.get(k)!;
+        if (c.children.size > 0) walk(c, child(prefix, k));
+      }
+    };
+    walk(this.root, rootPath);
+    return out;
   }
 
   get size(): number {

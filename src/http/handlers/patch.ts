@@ -51,13 +51,9 @@ async function applyConfig(body: Buffer, r: ResourceRequest, type: string, withD
   }
   if (!isPlainObject(value)) throw badRequest('error decoding YAML: the apply patch is not an object');
   const { kind } = r.served;
-  const expected = apiVersionOf(kind);
-  if (value.apiVersion !== expected) {
-    throw badRequest(`Incorrect version specified in apply patch. Specified patch version: ${String(value.apiVersion ?? '')}, expected: ${expected}`);
-  }
-  if (value.kind !== kind.kind) {
-    throw badRequest(`Incorrect kind specified in apply patch. Specified patch kind: ${String(value.kind ?? '')}, expected: ${kind.kind}`);
-  }
+  // versionCheckManager, the field manager's outermost step, refuses any other group, version or kind before anything else looks at the configuration.
+  const given = gvkOf(value);
+  if (given !== gvkOf({ apiVersion: apiVersionOf(kind), kind: kind.kind })) throw badRequest(`invalid object type: ${given}`);
   if (!isPlainObject(value.metadata)) value.metadata = {};
   const meta = value.metadata as KubeObject['metadata'];
   // structuredMergeManager.Apply: an applied configuration that lists managedFields (even none) is refused.
@@ -65,6 +61,19 @@ async function applyConfig(body: Buffer, r: ResourceRequest, type: string, withD
   meta.name ??= r.info.name;
   if (r.store.def.namespaced) meta.namespace ??= r.info.namespace;
   return { config: value as KubeObject, duplicates };
+}
+
+/**
+ * schema.GroupVersionKind.String() of Unstructured.GroupVersionKind(): "apps/v1, Kind=Deployment",
+ * "/v1, Kind=Pod" for the core group; an apiVersion ParseGroupVersion refuses (two slashes) reads as no GVK at all.
+ */
+function gvkOf(value: Record<string, unknown>): string {
+  const apiVersion = typeof value.apiVersion === 'string' ? value.apiVersion : '';
+  const kind = typeof value.kind === 'string' ? value.kind : '';
+  const parts = apiVersion === '' ? ['', ''] : apiVersion.split('/');
+  if (parts.length > 2) return '/, Kind=';
+  const [group, version] = parts.length === 1 ? ['', parts[0]] : parts;
+  return `${group}/${version}, Kind=${kind}`;
 }
 
 export async function handlePatch(r: ResourceRequest): Promise<void> {
