@@ -2,6 +2,7 @@ import { field, type FieldErrorList } from '../api/field-errors';
 import { isDns1123Label } from '../api/name-validation';
 import { isPlainObject } from '../api/types';
 import type { PodStatus } from '../generated/types/core/v1';
+import { containerPortErrors, envErrors, lifecycleAndProbeErrors, requestsAboveLimitsErrors } from './container-validation';
 import { dnsConfigErrors, hostAliasErrors } from './pod-network';
 
 /** PodSpec defaulting and validation, shared by pods and every workload's pod template. */
@@ -10,16 +11,20 @@ type Obj = Record<string, unknown>;
 
 const asList = (v: unknown): Obj[] => (Array.isArray(v) ? v.filter(isPlainObject) : []);
 
+/** SetDefaults_HTTPGetAction, for probes and lifecycle hooks alike. */
+function defaultHttpGet(handler: unknown): void {
+  if (!isPlainObject(handler) || !isPlainObject(handler.httpGet)) return;
+  handler.httpGet.path ??= '/';
+  handler.httpGet.scheme ??= 'HTTP';
+}
+
 function defaultProbe(probe: unknown): void {
   if (!isPlainObject(probe)) return;
   probe.timeoutSeconds ??= 1;
   probe.periodSeconds ??= 10;
   probe.successThreshold ??= 1;
   probe.failureThreshold ??= 3;
-  if (isPlainObject(probe.httpGet)) {
-    probe.httpGet.path ??= '/';
-    probe.httpGet.scheme ??= 'HTTP';
-  }
+  defaultHttpGet(probe);
 }
 
 /** PullAlways for ":latest" or untagged images, IfNotPresent otherwise (digests included). */
@@ -44,6 +49,7 @@ function defaultContainer(c: Obj): void {
   defaultProbe(c.livenessProbe);
   defaultProbe(c.readinessProbe);
   defaultProbe(c.startupProbe);
+  if (isPlainObject(c.lifecycle)) for (const hook of ['postStart', 'preStop']) defaultHttpGet(c.lifecycle[hook]);
 }
 
 const VOLUME_SOURCES_WITH_MODE = ['secret', 'configMap', 'downwardAPI', 'projected'];
@@ -92,20 +98,10 @@ export function defaultPod(spec: unknown): void {
 
 const RESTART_POLICIES = ['Always', 'OnFailure', 'Never'];
 const DNS_POLICIES = ['ClusterFirstWithHostNet', 'ClusterFirst', 'Default', 'None'];
-const PROTOCOLS = ['SCTP', 'TCP', 'UDP'];
 const PULL_POLICIES = ['Always', 'IfNotPresent', 'Never'];
 
-function validatePort(value: unknown, path: string, errs: FieldErrorList, required: boolean): void {
-  if (value === undefined || value === null || value === 0) {
-    if (required) errs.push(field.required(path));
-    return;
-  }
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > 65535) {
-    errs.push(field.invalid(path, value, 'must be between 1 and 65535, inclusive'));
-  }
-}
-
-function validateUniqueNames(list: Obj[], path: string, errs: FieldErrorList, seen: Set<string>): void {
+/** ValidateVolumes' name rules: each a DNS label, unique within the pod. */
+function validateVolumeNames(list: Obj[], path: string, errs: FieldErrorList, seen: Set<string>): void {
   list.forEach((item, i) => {
     const name = item.name;
     if (typeof name !== 'string' || name === '') {
@@ -118,29 +114,64 @@ function validateUniqueNames(list: Obj[], path: string, errs: FieldErrorList, se
   });
 }
 
-function validateContainers(list: Obj[], path: string, errs: FieldErrorList, seen: Set<string>, volumes: Set<string>): void {
-  validateUniqueNames(list, path, errs, seen);
+/** validateContainerCommon: what holds for every kind of container, in kube's order. */
+function containerCommonErrors(c: Obj, p: string, volumes: Set<string>): FieldErrorList {
+  const errs: FieldErrorList = [];
+  if (typeof c.name !== 'string' || c.name === '') errs.push(field.required(`${p}.name`));
+  else for (const msg of isDns1123Label(c.name)) errs.push(field.invalid(`${p}.name`, c.name, msg));
+  if (typeof c.image !== 'string' || c.image.trim() === '') errs.push(field.required(`${p}.image`));
+  errs.push(...containerPortErrors(c.ports, `${p}.ports`));
+  errs.push(...envErrors(c.env, `${p}.env`));
+  asList(c.volumeMounts).forEach((m, j) => {
+    if (typeof m.name !== 'string' || m.name === '') errs.push(field.required(`${p}.volumeMounts[${j}].name`));
+    else if (!volumes.has(m.name)) errs.push(field.notFound(`${p}.volumeMounts[${j}].name`, m.name));
+    if (typeof m.mountPath !== 'string' || m.mountPath === '') errs.push(field.required(`${p}.volumeMounts[${j}].mountPath`));
+  });
+  if (c.imagePullPolicy !== undefined && !PULL_POLICIES.includes(c.imagePullPolicy as string)) {
+    errs.push(field.notSupported(`${p}.imagePullPolicy`, c.imagePullPolicy, PULL_POLICIES));
+  }
+  errs.push(...requestsAboveLimitsErrors(c.resources, `${p}.resources`));
+  return errs;
+}
+
+/** A container name not yet in `names` is added; a repeated one is a Duplicate, as kube's container validators do. */
+function duplicateNameErrors(c: Obj, p: string, names: Set<string>): FieldErrorList {
+  const name = typeof c.name === 'string' ? c.name : '';
+  if (names.has(name)) return [field.duplicate(`${p}.name`, name)];
+  if (name !== '') names.add(name);
+  return [];
+}
+
+/** validateContainers: a per-container restartPolicy belongs to init containers only. */
+function validateContainers(list: Obj[], path: string, errs: FieldErrorList, names: Set<string>, volumes: Set<string>): void {
   list.forEach((c, i) => {
     const p = `${path}[${i}]`;
-    if (typeof c.image !== 'string' || c.image.trim() === '') errs.push(field.required(`${p}.image`));
-    if (c.imagePullPolicy !== undefined && !PULL_POLICIES.includes(c.imagePullPolicy as string)) {
-      errs.push(field.notSupported(`${p}.imagePullPolicy`, c.imagePullPolicy, PULL_POLICIES));
-    }
-    asList(c.ports).forEach((port, j) => {
-      validatePort(port.containerPort, `${p}.ports[${j}].containerPort`, errs, true);
-      validatePort(port.hostPort, `${p}.ports[${j}].hostPort`, errs, false);
-      if (port.protocol !== undefined && !PROTOCOLS.includes(port.protocol as string)) {
-        errs.push(field.notSupported(`${p}.ports[${j}].protocol`, port.protocol, PROTOCOLS));
+    errs.push(...containerCommonErrors(c, p, volumes));
+    errs.push(...duplicateNameErrors(c, p, names));
+    errs.push(...lifecycleAndProbeErrors(c, p));
+    if (c.restartPolicy !== undefined && c.restartPolicy !== null) errs.push(field.forbidden(`${p}.restartPolicy`, 'may not be set for non-init containers'));
+  });
+}
+
+const INIT_ONLY = 'may not be set for init containers without restartPolicy=Always';
+
+/**
+ * validateInitContainers: restartPolicy Always makes a sidecar, which may have hooks and probes;
+ * any other init container may not.
+ */
+function validateInitContainers(list: Obj[], path: string, errs: FieldErrorList, names: Set<string>, volumes: Set<string>): void {
+  list.forEach((c, i) => {
+    const p = `${path}[${i}]`;
+    errs.push(...containerCommonErrors(c, p, volumes));
+    const policy = c.restartPolicy;
+    if (policy !== undefined && policy !== null && policy !== 'Always') errs.push(field.notSupported(`${p}.restartPolicy`, policy, ['Always']));
+    errs.push(...duplicateNameErrors(c, p, names));
+    if (policy === 'Always') errs.push(...lifecycleAndProbeErrors(c, p));
+    else {
+      for (const key of ['lifecycle', 'livenessProbe', 'readinessProbe', 'startupProbe']) {
+        if (c[key] !== undefined && c[key] !== null) errs.push(field.forbidden(`${p}.${key}`, INIT_ONLY));
       }
-    });
-    asList(c.volumeMounts).forEach((m, j) => {
-      if (typeof m.name !== 'string' || m.name === '') errs.push(field.required(`${p}.volumeMounts[${j}].name`));
-      else if (!volumes.has(m.name)) errs.push(field.notFound(`${p}.volumeMounts[${j}].name`, m.name));
-      if (typeof m.mountPath !== 'string' || m.mountPath === '') errs.push(field.required(`${p}.volumeMounts[${j}].mountPath`));
-    });
-    asList(c.env).forEach((e, j) => {
-      if (typeof e.name !== 'string' || e.name === '') errs.push(field.required(`${p}.env[${j}].name`));
-    });
+    }
   });
 }
 
@@ -169,9 +200,10 @@ const isZero = (v: unknown): boolean =>
  */
 function validateEphemeralContainers(list: Obj[], path: string, errs: FieldErrorList, names: Set<string>, volumes: Set<string>): void {
   const others = new Set(names);
-  validateContainers(list, path, errs, names, volumes);
   list.forEach((c, i) => {
     const p = `${path}[${i}]`;
+    errs.push(...containerCommonErrors(c, p, volumes));
+    errs.push(...duplicateNameErrors(c, p, names));
     if (typeof c.targetContainerName === 'string' && c.targetContainerName !== '' && !others.has(c.targetContainerName)) {
       errs.push(field.notFound(`${p}.targetContainerName`, c.targetContainerName));
     }
@@ -188,12 +220,12 @@ export function validatePodSpec(spec: unknown, path: string): FieldErrorList {
   const errs: FieldErrorList = [];
   if (!isPlainObject(spec)) return [field.required(path)];
   const volumes = new Set<string>();
-  validateUniqueNames(asList(spec.volumes), `${path}.volumes`, errs, volumes);
+  validateVolumeNames(asList(spec.volumes), `${path}.volumes`, errs, volumes);
   const containers = asList(spec.containers);
   if (containers.length === 0) errs.push(field.required(`${path}.containers`));
   const names = new Set<string>();
   validateContainers(containers, `${path}.containers`, errs, names, volumes);
-  validateContainers(asList(spec.initContainers), `${path}.initContainers`, errs, names, volumes);
+  validateInitContainers(asList(spec.initContainers), `${path}.initContainers`, errs, names, volumes);
   validateEphemeralContainers(asList(spec.ephemeralContainers), `${path}.ephemeralContainers`, errs, names, volumes);
   if (spec.restartPolicy !== undefined && !RESTART_POLICIES.includes(spec.restartPolicy as string)) {
     errs.push(field.notSupported(`${path}.restartPolicy`, spec.restartPolicy, RESTART_POLICIES));
