@@ -142,31 +142,31 @@ function duplicateNameErrors(c: Obj, p: string, names: Set<string>): FieldErrorL
   return [];
 }
 
-/** validateContainers: a per-container restartPolicy belongs to init containers only. */
+/**
+ * validateContainers. A container's own restartPolicy (and restartPolicyRules) is left to the
+ * ContainerRestartRules rules, on by default since 1.35 and not followed here (docs/divergences.md).
+ */
 function validateContainers(list: Obj[], path: string, errs: FieldErrorList, names: Set<string>, volumes: Set<string>): void {
   list.forEach((c, i) => {
     const p = `${path}[${i}]`;
     errs.push(...containerCommonErrors(c, p, volumes));
     errs.push(...duplicateNameErrors(c, p, names));
     errs.push(...lifecycleAndProbeErrors(c, p));
-    if (c.restartPolicy !== undefined && c.restartPolicy !== null) errs.push(field.forbidden(`${p}.restartPolicy`, 'may not be set for non-init containers'));
   });
 }
 
 const INIT_ONLY = 'may not be set for init containers without restartPolicy=Always';
 
 /**
- * validateInitContainers: restartPolicy Always makes a sidecar, which may have hooks and probes;
- * any other init container may not.
+ * validateInitContainers: restartPolicy Always makes a sidecar (isRestartableInitContainer), which
+ * may have hooks and probes; any other init container may not.
  */
 function validateInitContainers(list: Obj[], path: string, errs: FieldErrorList, names: Set<string>, volumes: Set<string>): void {
   list.forEach((c, i) => {
     const p = `${path}[${i}]`;
     errs.push(...containerCommonErrors(c, p, volumes));
-    const policy = c.restartPolicy;
-    if (policy !== undefined && policy !== null && policy !== 'Always') errs.push(field.notSupported(`${p}.restartPolicy`, policy, ['Always']));
     errs.push(...duplicateNameErrors(c, p, names));
-    if (policy === 'Always') errs.push(...lifecycleAndProbeErrors(c, p));
+    if (c.restartPolicy === 'Always') errs.push(...lifecycleAndProbeErrors(c, p));
     else {
       for (const key of ['lifecycle', 'livenessProbe', 'readinessProbe', 'startupProbe']) {
         if (c[key] !== undefined && c[key] !== null) errs.push(field.forbidden(`${p}.${key}`, INIT_ONLY));

@@ -1,4 +1,3 @@
-import { jsonEqual } from '../api/deep-equal';
 import type { Pod } from '../generated/types/core/v1';
 import { field } from '../api/field-errors';
 import { isPlainObject, type KubeObject } from '../api/types';
@@ -14,7 +13,7 @@ import { podAttach, podExec, podLog, podPortForward } from './pod-streams';
 import { defaultPod, podQosClass, validatePodSpec } from './pod-spec';
 import { validatePodStatusUpdate } from './status-validation';
 import { podStatusIpWarnings } from './pod-ips';
-import { jsonClone } from '../api/json-clone';
+import { validatePodSpecUpdate } from './pod-update';
 
 type Obj = Record<string, unknown>;
 
@@ -22,19 +21,6 @@ const spec = (pod: KubeObject): Obj => (isPlainObject(pod.spec) ? pod.spec : {})
 const status = (pod: KubeObject): Obj => (isPlainObject(pod.status) ? pod.status : {});
 const list = (v: unknown): Obj[] => (Array.isArray(v) ? v.filter(isPlainObject) : []);
 const orNone = (v: unknown): string => (typeof v === 'string' && v !== '' ? v : '<none>');
-
-const IMMUTABLE_SPEC_MESSAGE =
-  'pod updates may not change fields other than `spec.containers[*].image`,`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)';
-
-/** The parts of a pod spec an update may change, blanked so that the rest can be compared. */
-function mutableBlanked(s: Obj): Obj {
-  const copy = jsonClone(s);
-  for (const key of ['containers', 'initContainers']) for (const c of list(copy[key])) delete c.image;
-  delete copy.activeDeadlineSeconds;
-  delete copy.tolerations;
-  delete copy.terminationGracePeriodSeconds;
-  return copy;
-}
 
 /**
  * v1's deprecated `serviceAccount` stands in for an empty `serviceAccountName` and always mirrors
@@ -144,10 +130,7 @@ export const pods = defineResource<Pod>({
         ? [field.forbidden('spec.ephemeralContainers', 'cannot be set on create')]
         : [],
     subresourceStrategies: { ephemeralcontainers: ephemeralContainersStrategy, resize: resizeStrategy },
-    validateUpdate: (next, prev) => {
-      if (jsonEqual(mutableBlanked(spec(next)), mutableBlanked(spec(prev)))) return [];
-      return [field.forbidden('spec', IMMUTABLE_SPEC_MESSAGE)];
-    },
+    validateUpdate: (next, prev) => validatePodSpecUpdate(next.spec, prev.spec),
     gracePeriodSeconds: (pod, requested) => {
       const phase = status(pod).phase;
       if (!spec(pod).nodeName || phase === 'Failed' || phase === 'Succeeded') return 0;

@@ -115,16 +115,81 @@ describe('probes and lifecycle hooks (validateHandler, validateProbe)', () => {
   });
 });
 
-describe('init containers and sidecars (validateInitContainers, validateContainers)', () => {
-  it('allows restartPolicy Always (a sidecar, with probes) and nothing else', async () => {
+describe('init containers and sidecars (validateInitContainers)', () => {
+  it('allows probes on a sidecar (restartPolicy Always) only', async () => {
     const sidecar = { name: 'proxy', image: 'envoy:1', restartPolicy: 'Always', readinessProbe: { tcpSocket: { port: 9901 } } };
     expect((await api.post(PODS, pod('sidecar', { containers: [app()], initContainers: [sidecar] }))).status).toBe(201);
-    const init = { name: 'init', image: 'busybox:1', restartPolicy: 'OnFailure', livenessProbe: { exec: { command: ['true'] } } };
-    expect(await rejected('bad-init', { containers: [app({ restartPolicy: 'Always' })], initContainers: [init, { name: 'app', image: 'x:1' }] })).toEqual([
-      'FieldValueForbidden spec.containers[0].restartPolicy: Forbidden: may not be set for non-init containers',
-      'FieldValueNotSupported spec.initContainers[0].restartPolicy: Unsupported value: "OnFailure": supported values: "Always"',
+    const init = { name: 'init', image: 'busybox:1', livenessProbe: { exec: { command: ['true'] } } };
+    expect(await rejected('bad-init', { containers: [app()], initContainers: [init, { name: 'app', image: 'x:1' }] })).toEqual([
       'FieldValueForbidden spec.initContainers[0].livenessProbe: Forbidden: may not be set for init containers without restartPolicy=Always',
       'FieldValueDuplicate spec.initContainers[1].name: Duplicate value: "app"',
     ]);
+  });
+});
+
+describe('updates (ValidatePodUpdate)', () => {
+  const toleration = { key: 'k', operator: 'Equal', value: 'v', effect: 'NoExecute', tolerationSeconds: 60 };
+  const base = () => ({
+    containers: [app()],
+    initContainers: [{ name: 'init', image: 'busybox:1' }],
+    activeDeadlineSeconds: 100,
+    tolerations: [toleration],
+    schedulingGates: [{ name: 'example.com/a' }],
+    terminationGracePeriodSeconds: 30,
+  });
+
+  async function update(name: string, change: (spec: Spec) => void): Promise<{ status: number; causes: string[] }> {
+    const current = (await api.get(`${PODS}/${name}`)).body;
+    change(current.spec);
+    const res = await api.put(`${PODS}/${name}`, current);
+    return { status: res.status, causes: res.status === 422 ? causes(res.body) : [] };
+  }
+
+  beforeAll(async () => {
+    expect((await api.post(PODS, pod('upd', base()))).status).toBe(201);
+  });
+
+  it('refuses another container, and stops there', async () => {
+    const res = await update('upd', (s) => {
+      (s.containers as Spec[]).push({ name: 'two', image: 'x:1' });
+      s.activeDeadlineSeconds = 500;
+    });
+    expect(res).toEqual({ status: 422, causes: ['FieldValueForbidden spec.containers: Forbidden: pod updates may not add or remove containers'] });
+  });
+
+  it('lets activeDeadlineSeconds only go down, and not be removed', async () => {
+    expect((await update('upd', (s) => (s.activeDeadlineSeconds = 101))).causes).toEqual([
+      'FieldValueInvalid spec.activeDeadlineSeconds: Invalid value: 101: must be less than or equal to previous value',
+    ]);
+    expect((await update('upd', (s) => delete s.activeDeadlineSeconds)).causes).toEqual([
+      'FieldValueInvalid spec.activeDeadlineSeconds: Invalid value: null: must not update from a positive integer to nil value',
+    ]);
+    expect((await update('upd', (s) => (s.activeDeadlineSeconds = 50))).status).toBe(200);
+  });
+
+  it('lets tolerations be added or their seconds changed, never one be changed or removed', async () => {
+    expect((await update('upd', (s) => (s.tolerations = [{ ...toleration, value: 'w' }]))).causes).toEqual([
+      'FieldValueForbidden spec.tolerations: Forbidden: existing toleration can not be modified except its tolerationSeconds',
+    ]);
+    const added = { key: 'other', operator: 'Exists' };
+    expect((await update('upd', (s) => (s.tolerations = [{ ...toleration, tolerationSeconds: 5 }, added]))).status).toBe(200);
+  });
+
+  it('lets scheduling gates be removed, not added', async () => {
+    expect((await update('upd', (s) => (s.schedulingGates = [{ name: 'example.com/a' }, { name: 'example.com/b' }]))).causes).toEqual([
+      "FieldValueForbidden spec.schedulingGates[1].name: Forbidden: only deletion is allowed, but found new scheduling gate 'example.com/b'",
+    ]);
+    expect((await update('upd', (s) => delete s.schedulingGates)).status).toBe(200);
+  });
+
+  it('keeps terminationGracePeriodSeconds, and the rest of the spec, unchanged', async () => {
+    for (const change of [(s: Spec) => (s.terminationGracePeriodSeconds = 10), (s: Spec) => (s.hostname = 'h')]) {
+      const res = await update('upd', change);
+      expect(res.status).toBe(422);
+      expect(res.causes).toEqual([
+        expect.stringMatching(/^FieldValueForbidden spec: Forbidden: pod updates may not change fields other than `spec.containers\[\*\].image`,/),
+      ]);
+    }
+    expect((await update('upd', (s) => ((s.containers as Spec[])[0].image = 'nginx:1.27'))).status).toBe(200);
   });
 });
