@@ -85,6 +85,12 @@ export function defaultPodSpec(spec: unknown): void {
 export function defaultPod(spec: unknown): void {
   if (!isPlainObject(spec)) return;
   spec.enableServiceLinks ??= true;
+  // defaultHostNetworkPorts: pods only, since pod templates lost it with DefaultHostNetworkHostPortsInPodTemplates (off from 1.28).
+  if (spec.hostNetwork === true) {
+    for (const c of [...asList(spec.containers), ...asList(spec.initContainers)]) {
+      for (const port of asList(c.ports)) if (port.hostPort === undefined || port.hostPort === 0) port.hostPort = port.containerPort;
+    }
+  }
   for (const c of [...asList(spec.containers), ...asList(spec.initContainers)]) {
     const resources = c.resources;
     if (isPlainObject(resources) && isPlainObject(resources.limits)) {
@@ -99,6 +105,7 @@ export function defaultPod(spec: unknown): void {
 const RESTART_POLICIES = ['Always', 'OnFailure', 'Never'];
 const DNS_POLICIES = ['ClusterFirstWithHostNet', 'ClusterFirst', 'Default', 'None'];
 const PULL_POLICIES = ['Always', 'IfNotPresent', 'Never'];
+const MESSAGE_POLICIES = ['File', 'FallbackToLogsOnError'];
 
 /** ValidateVolumes' name rules: each a DNS label, unique within the pod. */
 function validateVolumeNames(list: Obj[], path: string, errs: FieldErrorList, seen: Set<string>): void {
@@ -114,19 +121,34 @@ function validateVolumeNames(list: Obj[], path: string, errs: FieldErrorList, se
   });
 }
 
+/** ValidateVolumeMounts' first rules: a mount names one of the pod's volumes (an empty name is both missing and not found) at a path of its own. */
+function volumeMountErrors(mounts: unknown, path: string, volumes: Set<string>): FieldErrorList {
+  const errs: FieldErrorList = [];
+  const paths = new Set<unknown>();
+  asList(mounts).forEach((m, j) => {
+    const p = `${path}[${j}]`;
+    const name = typeof m.name === 'string' ? m.name : '';
+    if (name === '') errs.push(field.required(`${p}.name`));
+    if (!volumes.has(name)) errs.push(field.notFound(`${p}.name`, name));
+    if (typeof m.mountPath !== 'string' || m.mountPath === '') errs.push(field.required(`${p}.mountPath`));
+    if (paths.has(m.mountPath)) errs.push(field.invalid(`${p}.mountPath`, m.mountPath, 'must be unique'));
+    paths.add(m.mountPath);
+  });
+  return errs;
+}
+
 /** validateContainerCommon: what holds for every kind of container, in kube's order. */
 function containerCommonErrors(c: Obj, p: string, volumes: Set<string>): FieldErrorList {
   const errs: FieldErrorList = [];
   if (typeof c.name !== 'string' || c.name === '') errs.push(field.required(`${p}.name`));
   else for (const msg of isDns1123Label(c.name)) errs.push(field.invalid(`${p}.name`, c.name, msg));
   if (typeof c.image !== 'string' || c.image.trim() === '') errs.push(field.required(`${p}.image`));
+  const policy = c.terminationMessagePolicy;
+  if (policy === undefined || policy === null || policy === '') errs.push(field.required(`${p}.terminationMessagePolicy`));
+  else if (!MESSAGE_POLICIES.includes(policy as string)) errs.push(field.notSupported(`${p}.terminationMessagePolicy`, policy, MESSAGE_POLICIES));
   errs.push(...containerPortErrors(c.ports, `${p}.ports`));
   errs.push(...envErrors(c.env, `${p}.env`));
-  asList(c.volumeMounts).forEach((m, j) => {
-    if (typeof m.name !== 'string' || m.name === '') errs.push(field.required(`${p}.volumeMounts[${j}].name`));
-    else if (!volumes.has(m.name)) errs.push(field.notFound(`${p}.volumeMounts[${j}].name`, m.name));
-    if (typeof m.mountPath !== 'string' || m.mountPath === '') errs.push(field.required(`${p}.volumeMounts[${j}].mountPath`));
-  });
+  errs.push(...volumeMountErrors(c.volumeMounts, `${p}.volumeMounts`, volumes));
   if (c.imagePullPolicy !== undefined && !PULL_POLICIES.includes(c.imagePullPolicy as string)) {
     errs.push(field.notSupported(`${p}.imagePullPolicy`, c.imagePullPolicy, PULL_POLICIES));
   }

@@ -47,6 +47,41 @@ describe('container ports (validateContainerPorts)', () => {
   });
 });
 
+describe('volume mounts and termination message policy (ValidateVolumeMounts, validateContainerCommon)', () => {
+  it('reports an unnamed mount as missing and not found, a repeated path, and an unknown policy', async () => {
+    const volumeMounts = [
+      { name: 'data', mountPath: '/data' },
+      { name: '', mountPath: '/data' },
+      { name: 'nope', mountPath: '/x' },
+    ];
+    const spec = { containers: [app({ volumeMounts, terminationMessagePolicy: 'Sometimes' })], volumes: [{ name: 'data', emptyDir: {} }] };
+    expect(await rejected('mounts', spec)).toEqual([
+      'FieldValueNotSupported spec.containers[0].terminationMessagePolicy: Unsupported value: "Sometimes": supported values: "File", "FallbackToLogsOnError"',
+      'FieldValueRequired spec.containers[0].volumeMounts[1].name: Required value',
+      'FieldValueNotFound spec.containers[0].volumeMounts[1].name: Not found: ""',
+      'FieldValueInvalid spec.containers[0].volumeMounts[1].mountPath: Invalid value: "/data": must be unique',
+      'FieldValueNotFound spec.containers[0].volumeMounts[2].name: Not found: "nope"',
+    ]);
+  });
+});
+
+describe('host network ports (SetDefaults_Pod)', () => {
+  it('gives a host-network pod hostPort = containerPort, but not a pod template', async () => {
+    const spec = { hostNetwork: true, containers: [app({ ports: [{ containerPort: 8080 }, { containerPort: 9090, hostPort: 9091 }] })] };
+    const res = await api.post(PODS, pod('host-net', spec));
+    expect(res.status).toBe(201);
+    expect(res.body.spec.containers[0].ports.map((p: { hostPort?: number }) => p.hostPort)).toEqual([8080, 9091]);
+    const tpl = await api.post('/api/v1/namespaces/default/podtemplates', {
+      apiVersion: 'v1',
+      kind: 'PodTemplate',
+      metadata: { name: 'host-net' },
+      template: { spec },
+    });
+    expect(tpl.status).toBe(201);
+    expect(tpl.body.template.spec.containers[0].ports[0].hostPort).toBeUndefined();
+  });
+});
+
 describe('env (ValidateEnv, relaxed names since 1.34)', () => {
   it('accepts any printable ASCII name but one with "=" or a control character', async () => {
     const ok = await api.post(PODS, pod('env-relaxed', { containers: [app({ env: [{ name: '1st.var-name with space', value: 'x' }] })] }));
