@@ -36,7 +36,7 @@ export function containerPortErrors(ports: unknown, path: string): FieldErrorLis
 
 /**
  * ValidateEnv's name rule. RelaxedEnvironmentVariableValidation is GA (locked on) since 1.34, so a
- * name is apimachinery's IsRelaxedEnvVarName: printable ASCII other than '='.
+ * name is apimachinery's IsRelaxedEnvVarName: printable ASCII other than '='. Then its valueFrom.
  */
 export function envErrors(env: unknown, path: string): FieldErrorList {
   const errs: FieldErrorList = [];
@@ -46,8 +46,22 @@ export function envErrors(env: unknown, path: string): FieldErrorList {
     else if (!/^[\x20-\x7e]*$/.test(e.name) || e.name.includes('=')) {
       errs.push(field.invalid(p, e.name, "a valid environment variable name must consist only of printable ASCII characters other than '='"));
     }
+    errs.push(...valueFromErrors(e, `${path}[${i}].valueFrom`));
   });
   return errs;
+}
+
+const VALUE_SOURCES = ['fieldRef', 'resourceFieldRef', 'configMapKeyRef', 'secretKeyRef'];
+
+/** validateEnvVarValueFrom's count of sources: exactly one, and no `value` beside it. */
+function valueFromErrors(e: Obj, path: string): FieldErrorList {
+  if (!isPlainObject(e.valueFrom)) return [];
+  const from = e.valueFrom;
+  const sources = VALUE_SOURCES.filter((k) => from[k] !== undefined && from[k] !== null).length;
+  if (sources === 0) return [field.invalid(path, '', 'must specify one of: `fieldRef`, `resourceFieldRef`, `configMapKeyRef` or `secretKeyRef`')];
+  if (typeof e.value === 'string' && e.value !== '') return [field.invalid(path, '', 'may not be specified when `value` is not empty')];
+  if (sources > 1) return [field.invalid(path, '', 'may not have more than one field specified at a time')];
+  return [];
 }
 
 /**
@@ -142,5 +156,23 @@ export function lifecycleAndProbeErrors(c: Obj, path: string): FieldErrorList {
     }
   }
   for (const kind of ['livenessProbe', 'readinessProbe', 'startupProbe'] as const) errs.push(...probeErrors(c[kind], kind, `${path}.${kind}`));
+  return errs;
+}
+
+/**
+ * AccumulateUniqueHostPorts: no two ports of the given containers take the same protocol, host IP
+ * and host port. Regular containers are checked together, each init container alone.
+ */
+export function hostPortConflictErrors(containers: Obj[], path: string, indexOf: (i: number) => number = (i) => i): FieldErrorList {
+  const errs: FieldErrorList = [];
+  const seen = new Set<string>();
+  containers.forEach((c, i) => {
+    asList(c.ports).forEach((port, j) => {
+      if (port.hostPort === undefined || port.hostPort === 0) return;
+      const key = `${String(port.protocol ?? '')}/${String(port.hostIP ?? '')}/${String(port.hostPort)}`;
+      if (seen.has(key)) errs.push(field.duplicate(`${path}[${indexOf(i)}].ports[${j}].hostPort`, key));
+      seen.add(key);
+    });
+  });
   return errs;
 }

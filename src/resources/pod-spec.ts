@@ -2,7 +2,7 @@ import { field, type FieldErrorList } from '../api/field-errors';
 import { isDns1123Label } from '../api/name-validation';
 import { isPlainObject } from '../api/types';
 import type { PodStatus } from '../generated/types/core/v1';
-import { containerPortErrors, envErrors, lifecycleAndProbeErrors, requestsAboveLimitsErrors } from './container-validation';
+import { containerPortErrors, envErrors, hostPortConflictErrors, lifecycleAndProbeErrors, requestsAboveLimitsErrors } from './container-validation';
 import { dnsConfigErrors, hostAliasErrors } from './pod-network';
 
 /** PodSpec defaulting and validation, shared by pods and every workload's pod template. */
@@ -175,6 +175,7 @@ function validateContainers(list: Obj[], path: string, errs: FieldErrorList, nam
     errs.push(...duplicateNameErrors(c, p, names));
     errs.push(...lifecycleAndProbeErrors(c, p));
   });
+  errs.push(...hostPortConflictErrors(list, path));
 }
 
 const INIT_ONLY = 'may not be set for init containers without restartPolicy=Always';
@@ -188,6 +189,7 @@ function validateInitContainers(list: Obj[], path: string, errs: FieldErrorList,
     const p = `${path}[${i}]`;
     errs.push(...containerCommonErrors(c, p, volumes));
     errs.push(...duplicateNameErrors(c, p, names));
+    errs.push(...hostPortConflictErrors([c], path, () => i));
     if (c.restartPolicy === 'Always') errs.push(...lifecycleAndProbeErrors(c, p));
     else {
       for (const key of ['lifecycle', 'livenessProbe', 'readinessProbe', 'startupProbe']) {

@@ -82,6 +82,20 @@ describe('host network ports (SetDefaults_Pod)', () => {
   });
 });
 
+describe('host ports (checkHostPortConflicts)', () => {
+  it('refuses one host port taken twice among the containers, but not across init containers', async () => {
+    const ports = (hostPort: number) => [{ containerPort: 80, hostPort }];
+    const spec = {
+      containers: [app({ ports: ports(8080) }), { name: 'two', image: 'x:1', ports: ports(8080) }],
+      initContainers: [
+        { name: 'i1', image: 'x:1', ports: ports(8080) },
+        { name: 'i2', image: 'x:1', ports: ports(8080) },
+      ],
+    };
+    expect(await rejected('host-ports', spec)).toEqual(['FieldValueDuplicate spec.containers[1].ports[0].hostPort: Duplicate value: "TCP//8080"']);
+  });
+});
+
 describe('env (ValidateEnv, relaxed names since 1.34)', () => {
   it('accepts any printable ASCII name but one with "=" or a control character', async () => {
     const ok = await api.post(PODS, pod('env-relaxed', { containers: [app({ env: [{ name: '1st.var-name with space', value: 'x' }] })] }));
@@ -90,6 +104,19 @@ describe('env (ValidateEnv, relaxed names since 1.34)', () => {
       `FieldValueInvalid spec.containers[0].env[0].name: Invalid value: "A=B": a valid environment variable name must consist only of printable ASCII characters other than '='`,
       `FieldValueInvalid spec.containers[0].env[1].name: Invalid value: "TAB\\there": a valid environment variable name must consist only of printable ASCII characters other than '='`,
       'FieldValueRequired spec.containers[0].env[2].name: Required value',
+    ]);
+  });
+
+  it('wants exactly one valueFrom source and no value beside it (validateEnvVarValueFrom)', async () => {
+    const env = [
+      { name: 'A', valueFrom: {} },
+      { name: 'B', value: 'x', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
+      { name: 'C', valueFrom: { fieldRef: { fieldPath: 'metadata.name' }, secretKeyRef: { name: 's', key: 'k' } } },
+    ];
+    expect(await rejected('value-from', { containers: [app({ env })] })).toEqual([
+      'FieldValueInvalid spec.containers[0].env[0].valueFrom: Invalid value: "": must specify one of: `fieldRef`, `resourceFieldRef`, `configMapKeyRef` or `secretKeyRef`',
+      'FieldValueInvalid spec.containers[0].env[1].valueFrom: Invalid value: "": may not be specified when `value` is not empty',
+      'FieldValueInvalid spec.containers[0].env[2].valueFrom: Invalid value: "": may not have more than one field specified at a time',
     ]);
   });
 });
