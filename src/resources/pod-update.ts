@@ -3,7 +3,7 @@ import { field, type FieldErrorList } from '../api/field-errors';
 import { jsonClone } from '../api/json-clone';
 import { isPlainObject } from '../api/types';
 
-/** What a Pod update may change in its spec, as kube's ValidatePodUpdate allows it. */
+/** What a Pod create and update may hold in its spec beyond ValidatePodSpec: kube's ValidatePodCreate and ValidatePodUpdate. */
 
 type Obj = Record<string, unknown>;
 
@@ -105,5 +105,16 @@ export function validatePodSpecUpdate(nextSpec: unknown, prevSpec: unknown): Fie
   errs.push(...onlyAddedTolerationErrors(asList(next.tolerations), asList(prev.tolerations)));
   errs.push(...onlyDeletedGateErrors(asList(next.schedulingGates), asList(prev.schedulingGates)));
   if (!jsonEqual(munged(next, prev), prev)) errs.push(field.forbidden('spec', IMMUTABLE_SPEC_MESSAGE));
+  return errs;
+}
+
+/** ValidatePodCreate's own rules: ephemeral containers come only through their subresource, and a gated pod is not bound yet. */
+export function validatePodSpecCreate(specValue: unknown): FieldErrorList {
+  const spec = isPlainObject(specValue) ? specValue : {};
+  const errs: FieldErrorList = [];
+  if (asList(spec.ephemeralContainers).length > 0) errs.push(field.forbidden('spec.ephemeralContainers', 'cannot be set on create'));
+  if (typeof spec.nodeName === 'string' && spec.nodeName !== '' && asList(spec.schedulingGates).length > 0) {
+    errs.push(field.forbidden('spec.nodeName', 'cannot be set until all schedulingGates have been cleared'));
+  }
   return errs;
 }

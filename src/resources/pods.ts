@@ -1,5 +1,4 @@
 import type { Pod } from '../generated/types/core/v1';
-import { field } from '../api/field-errors';
 import { isPlainObject, type KubeObject } from '../api/types';
 import { defineResource } from '../registry/resource-definition';
 import { strategy } from '../registry/strategy';
@@ -13,7 +12,7 @@ import { podAttach, podExec, podLog, podPortForward } from './pod-streams';
 import { defaultPod, podQosClass, validatePodSpec } from './pod-spec';
 import { validatePodStatusUpdate } from './status-validation';
 import { podStatusIpWarnings } from './pod-ips';
-import { validatePodSpecUpdate } from './pod-update';
+import { validatePodSpecCreate, validatePodSpecUpdate } from './pod-update';
 
 type Obj = Record<string, unknown>;
 
@@ -124,11 +123,7 @@ export const pods = defineResource<Pod>({
       convertDeprecatedServiceAccount(pod.spec);
     },
     validate: (pod) => validatePodSpec(pod.spec, 'spec'),
-    // ValidatePodCreate: ephemeral containers come only through their subresource.
-    validateCreate: (pod) =>
-      Array.isArray(spec(pod).ephemeralContainers) && (spec(pod).ephemeralContainers as unknown[]).length > 0
-        ? [field.forbidden('spec.ephemeralContainers', 'cannot be set on create')]
-        : [],
+    validateCreate: (pod) => validatePodSpecCreate(pod.spec),
     subresourceStrategies: { ephemeralcontainers: ephemeralContainersStrategy, resize: resizeStrategy },
     validateUpdate: (next, prev) => validatePodSpecUpdate(next.spec, prev.spec),
     gracePeriodSeconds: (pod, requested) => {

@@ -189,6 +189,14 @@ describe('init containers and sidecars (validateInitContainers)', () => {
   });
 });
 
+describe('create (ValidatePodCreate)', () => {
+  it('refuses a node name on a pod that still has scheduling gates', async () => {
+    expect(await rejected('gated-bound', { containers: [app()], nodeName: 'n1', schedulingGates: [{ name: 'example.com/a' }] })).toEqual([
+      'FieldValueForbidden spec.nodeName: Forbidden: cannot be set until all schedulingGates have been cleared',
+    ]);
+  });
+});
+
 describe('updates (ValidatePodUpdate)', () => {
   const toleration = { key: 'k', operator: 'Equal', value: 'v', effect: 'NoExecute', tolerationSeconds: 60 };
   const base = () => ({
