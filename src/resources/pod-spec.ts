@@ -1,5 +1,5 @@
 import { field, type FieldErrorList } from '../api/field-errors';
-import { isDns1123Label } from '../api/name-validation';
+import { isDns1123Label, isQualifiedName } from '../api/name-validation';
 import { isPlainObject } from '../api/types';
 import type { PodStatus } from '../generated/types/core/v1';
 import { containerPortErrors, envErrors, hostPortConflictErrors, lifecycleAndProbeErrors, requestsAboveLimitsErrors } from './container-validation';
@@ -239,7 +239,25 @@ function validateEphemeralContainers(list: Obj[], path: string, errs: FieldError
   });
 }
 
-/** ValidatePodSpec, for the rules a client most often trips over. */
+const MAX_INT32 = 2147483647;
+
+/** validateSchedulingGates: qualified names, each once (the errors name the entry, not its name field). */
+function schedulingGateErrors(gates: unknown, path: string): FieldErrorList {
+  const errs: FieldErrorList = [];
+  const seen = new Set<unknown>();
+  asList(gates).forEach((g, i) => {
+    const name = typeof g.name === 'string' ? g.name : '';
+    for (const msg of isQualifiedName(name)) errs.push(field.invalid(`${path}[${i}]`, name, msg));
+    if (seen.has(name)) errs.push(field.duplicate(`${path}[${i}]`, name));
+    seen.add(name);
+  });
+  return errs;
+}
+
+/**
+ * ValidatePodSpec, for the rules a client most often trips over. A negative
+ * terminationGracePeriodSeconds is accepted, as kube does (with a warning on pods: podSpecWarnings).
+ */
 export function validatePodSpec(spec: unknown, path: string): FieldErrorList {
   const errs: FieldErrorList = [];
   if (!isPlainObject(spec)) return [field.required(path)];
@@ -258,8 +276,15 @@ export function validatePodSpec(spec: unknown, path: string): FieldErrorList {
     errs.push(field.notSupported(`${path}.dnsPolicy`, spec.dnsPolicy, DNS_POLICIES));
   }
   errs.push(...dnsConfigErrors(spec, path));
-  const grace = spec.terminationGracePeriodSeconds;
-  if (typeof grace === 'number' && grace < 0) errs.push(field.invalid(`${path}.terminationGracePeriodSeconds`, grace, 'must be greater than or equal to 0'));
+  errs.push(...schedulingGateErrors(spec.schedulingGates, `${path}.schedulingGates`));
+  const deadline = spec.activeDeadlineSeconds;
+  if (typeof deadline === 'number' && (deadline < 1 || deadline > MAX_INT32)) {
+    errs.push(field.invalid(`${path}.activeDeadlineSeconds`, deadline, `must be between 1 and ${MAX_INT32}, inclusive`));
+  }
+  for (const key of ['hostname', 'subdomain']) {
+    const v = spec[key];
+    if (typeof v === 'string' && v !== '') for (const msg of isDns1123Label(v)) errs.push(field.invalid(`${path}.${key}`, v, msg));
+  }
   errs.push(...hostAliasErrors(spec, path));
   return errs;
 }
@@ -281,4 +306,12 @@ export function podQosClass(spec: unknown): NonNullable<PodStatus['qosClass']> {
   }
   if (!anySet) return 'BestEffort';
   return guaranteed ? 'Guaranteed' : 'Burstable';
+}
+
+/** kube's GetWarningsForPodTemplate, for the one rule kapi follows: a negative grace period is treated as 1. */
+export function podSpecWarnings(spec: unknown, path: string): string[] {
+  const grace = isPlainObject(spec) ? spec.terminationGracePeriodSeconds : undefined;
+  return typeof grace === 'number' && grace < 0
+    ? [`${path}.terminationGracePeriodSeconds: must be >= 0; negative values are invalid and will be treated as 1`]
+    : [];
 }

@@ -9,7 +9,7 @@ import { podEviction } from './pod-eviction';
 import { podProxy } from './pod-proxy';
 import { resizeStrategy } from './pod-resize';
 import { podAttach, podExec, podLog, podPortForward } from './pod-streams';
-import { defaultPod, podQosClass, validatePodSpec } from './pod-spec';
+import { defaultPod, podQosClass, podSpecWarnings, validatePodSpec } from './pod-spec';
 import { validatePodStatusUpdate } from './status-validation';
 import { podStatusIpWarnings } from './pod-ips';
 import { validatePodSpecCreate, validatePodSpecUpdate } from './pod-update';
@@ -113,6 +113,8 @@ export const pods = defineResource<Pod>({
   strategy: strategy<Pod>({
     validateStatusUpdate: validatePodStatusUpdate,
     warningsOnStatusUpdate: (pod) => podStatusIpWarnings(status(pod)),
+    warningsOnCreate: (pod) => podSpecWarnings(pod.spec, 'spec'),
+    warningsOnUpdate: (pod) => podSpecWarnings(pod.spec, 'spec'),
     tracksGeneration: true,
     prepareForCreate: (pod) => {
       pod.status = { phase: 'Pending', qosClass: podQosClass(pod.spec) };

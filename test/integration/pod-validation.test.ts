@@ -197,6 +197,29 @@ describe('create (ValidatePodCreate)', () => {
   });
 });
 
+describe('pod spec fields (ValidatePodSpec)', () => {
+  it('checks scheduling gates, activeDeadlineSeconds, hostname and subdomain', async () => {
+    const spec = {
+      containers: [app()],
+      schedulingGates: [{ name: 'example.com/a' }, { name: 'example.com/a' }, { name: 'bad gate' }],
+      activeDeadlineSeconds: 0,
+      hostname: 'Host_1',
+    };
+    expect(await rejected('spec-fields', spec)).toEqual([
+      'FieldValueDuplicate spec.schedulingGates[1]: Duplicate value: "example.com/a"',
+      "FieldValueInvalid spec.schedulingGates[2]: Invalid value: \"bad gate\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')",
+      'FieldValueInvalid spec.activeDeadlineSeconds: Invalid value: 0: must be between 1 and 2147483647, inclusive',
+      "FieldValueInvalid spec.hostname: Invalid value: \"Host_1\": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')",
+    ]);
+  });
+
+  it('accepts a negative terminationGracePeriodSeconds with a warning', async () => {
+    const res = await api.post(PODS, pod('negative-grace', { containers: [app()], terminationGracePeriodSeconds: -1 }));
+    expect(res.status).toBe(201);
+    expect(res.headers.get('warning')).toContain('spec.terminationGracePeriodSeconds: must be >= 0; negative values are invalid and will be treated as 1');
+  });
+});
+
 describe('updates (ValidatePodUpdate)', () => {
   const toleration = { key: 'k', operator: 'Equal', value: 'v', effect: 'NoExecute', tolerationSeconds: 60 };
   const base = () => ({
