@@ -121,6 +121,24 @@ function validateVolumeNames(list: Obj[], path: string, errs: FieldErrorList, se
   });
 }
 
+/**
+ * validateContainerOnlyForPod: a Pod's image may not have surrounding whitespace. Pod templates
+ * may (" " is a placeholder some tools fill in later), so this is not part of containerCommonErrors.
+ */
+function imageWhitespaceErrors(c: Obj, p: string): FieldErrorList {
+  return typeof c.image === 'string' && c.image.trim() !== c.image
+    ? [field.invalid(`${p}.image`, c.image, 'must not have leading or trailing whitespace')]
+    : [];
+}
+
+/** validatePodMetadataAndSpec's pod-only container rule, for regular and init containers (ephemeral ones get it in validateEphemeralContainers). */
+export function podOnlyContainerErrors(spec: unknown): FieldErrorList {
+  if (!isPlainObject(spec)) return [];
+  const errs: FieldErrorList = [];
+  for (const key of ['containers', 'initContainers']) asList(spec[key]).forEach((c, i) => errs.push(...imageWhitespaceErrors(c, `spec.${key}[${i}]`)));
+  return errs;
+}
+
 /** ValidateVolumeMounts' first rules: a mount names one of the pod's volumes (an empty name is both missing and not found) at a path of its own. */
 function volumeMountErrors(mounts: unknown, path: string, volumes: Set<string>): FieldErrorList {
   const errs: FieldErrorList = [];
@@ -142,7 +160,7 @@ function containerCommonErrors(c: Obj, p: string, volumes: Set<string>): FieldEr
   const errs: FieldErrorList = [];
   if (typeof c.name !== 'string' || c.name === '') errs.push(field.required(`${p}.name`));
   else for (const msg of isDns1123Label(c.name)) errs.push(field.invalid(`${p}.name`, c.name, msg));
-  if (typeof c.image !== 'string' || c.image.trim() === '') errs.push(field.required(`${p}.image`));
+  if (typeof c.image !== 'string' || c.image === '') errs.push(field.required(`${p}.image`));
   const policy = c.terminationMessagePolicy;
   if (policy === undefined || policy === null || policy === '') errs.push(field.required(`${p}.terminationMessagePolicy`));
   else if (!MESSAGE_POLICIES.includes(policy as string)) errs.push(field.notSupported(`${p}.terminationMessagePolicy`, policy, MESSAGE_POLICIES));
@@ -227,6 +245,7 @@ function validateEphemeralContainers(list: Obj[], path: string, errs: FieldError
   list.forEach((c, i) => {
     const p = `${path}[${i}]`;
     errs.push(...containerCommonErrors(c, p, volumes));
+    errs.push(...imageWhitespaceErrors(c, p));
     errs.push(...duplicateNameErrors(c, p, names));
     if (typeof c.targetContainerName === 'string' && c.targetContainerName !== '' && !others.has(c.targetContainerName)) {
       errs.push(field.notFound(`${p}.targetContainerName`, c.targetContainerName));

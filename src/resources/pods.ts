@@ -9,7 +9,7 @@ import { podEviction } from './pod-eviction';
 import { podProxy } from './pod-proxy';
 import { resizeStrategy } from './pod-resize';
 import { podAttach, podExec, podLog, podPortForward } from './pod-streams';
-import { defaultPod, podQosClass, podSpecWarnings, validatePodSpec } from './pod-spec';
+import { defaultPod, podOnlyContainerErrors, podQosClass, podSpecWarnings, validatePodSpec } from './pod-spec';
 import { validatePodStatusUpdate } from './status-validation';
 import { podStatusIpWarnings } from './pod-ips';
 import { validatePodSpecCreate, validatePodSpecUpdate } from './pod-update';
@@ -124,7 +124,7 @@ export const pods = defineResource<Pod>({
       defaultPod(pod.spec);
       convertDeprecatedServiceAccount(pod.spec);
     },
-    validate: (pod) => validatePodSpec(pod.spec, 'spec'),
+    validate: (pod) => [...validatePodSpec(pod.spec, 'spec'), ...podOnlyContainerErrors(pod.spec)],
     validateCreate: (pod) => validatePodSpecCreate(pod.spec),
     subresourceStrategies: { ephemeralcontainers: ephemeralContainersStrategy, resize: resizeStrategy },
     validateUpdate: (next, prev) => validatePodSpecUpdate(next.spec, prev.spec),

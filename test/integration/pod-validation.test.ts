@@ -220,6 +220,22 @@ describe('pod spec fields (ValidatePodSpec)', () => {
   });
 });
 
+describe('images (validateContainerOnlyForPod)', () => {
+  it('refuses surrounding whitespace in a Pod but not in a pod template', async () => {
+    expect(await rejected('padded-image', { containers: [app({ image: ' nginx:1.25' })], initContainers: [{ name: 'i', image: '  ' }] })).toEqual([
+      'FieldValueInvalid spec.containers[0].image: Invalid value: " nginx:1.25": must not have leading or trailing whitespace',
+      'FieldValueInvalid spec.initContainers[0].image: Invalid value: "  ": must not have leading or trailing whitespace',
+    ]);
+    const tpl = await api.post('/api/v1/namespaces/default/podtemplates', {
+      apiVersion: 'v1',
+      kind: 'PodTemplate',
+      metadata: { name: 'placeholder-image' },
+      template: { spec: { containers: [app({ image: ' ' })] } },
+    });
+    expect(tpl.status).toBe(201);
+  });
+});
+
 describe('updates (ValidatePodUpdate)', () => {
   const toleration = { key: 'k', operator: 'Equal', value: 'v', effect: 'NoExecute', tolerationSeconds: 60 };
   const base = () => ({
