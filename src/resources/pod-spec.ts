@@ -4,6 +4,7 @@ import { isPlainObject } from '../api/types';
 import type { PodStatus } from '../generated/types/core/v1';
 import { containerPortErrors, envErrors, hostPortConflictErrors, lifecycleAndProbeErrors, requestsAboveLimitsErrors } from './container-validation';
 import { dnsConfigErrors, hostAliasErrors } from './pod-network';
+import { tolerationErrors } from './toleration-validation';
 
 /** PodSpec defaulting and validation, shared by pods and every workload's pod template. */
 
@@ -260,6 +261,23 @@ function validateEphemeralContainers(list: Obj[], path: string, errs: FieldError
 
 const MAX_INT32 = 2147483647;
 
+/**
+ * validatePodHostNetworkDeps: on the host network a set hostPort is the containerPort. A Pod's
+ * unset hostPort was defaulted to it already (defaultPod), so the template rule serves both.
+ */
+function hostNetworkPortErrors(containers: Obj[], path: string): FieldErrorList {
+  const errs: FieldErrorList = [];
+  containers.forEach((c, i) => {
+    asList(c.ports).forEach((port, j) => {
+      const hostPort = port.hostPort ?? 0;
+      if (hostPort !== 0 && hostPort !== (port.containerPort ?? 0)) {
+        errs.push(field.invalid(`${path}[${i}].ports[${j}].hostPort`, hostPort, 'must match `containerPort` when `hostNetwork` is true'));
+      }
+    });
+  });
+  return errs;
+}
+
 /** validateSchedulingGates: qualified names, each once (the errors name the entry, not its name field). */
 function schedulingGateErrors(gates: unknown, path: string): FieldErrorList {
   const errs: FieldErrorList = [];
@@ -288,6 +306,7 @@ export function validatePodSpec(spec: unknown, path: string): FieldErrorList {
   validateContainers(containers, `${path}.containers`, errs, names, volumes);
   validateInitContainers(asList(spec.initContainers), `${path}.initContainers`, errs, names, volumes);
   validateEphemeralContainers(asList(spec.ephemeralContainers), `${path}.ephemeralContainers`, errs, names, volumes);
+  if (spec.hostNetwork === true) errs.push(...hostNetworkPortErrors(containers, `${path}.containers`));
   if (spec.restartPolicy !== undefined && !RESTART_POLICIES.includes(spec.restartPolicy as string)) {
     errs.push(field.notSupported(`${path}.restartPolicy`, spec.restartPolicy, RESTART_POLICIES));
   }
@@ -304,6 +323,7 @@ export function validatePodSpec(spec: unknown, path: string): FieldErrorList {
     const v = spec[key];
     if (typeof v === 'string' && v !== '') for (const msg of isDns1123Label(v)) errs.push(field.invalid(`${path}.${key}`, v, msg));
   }
+  errs.push(...tolerationErrors(spec.tolerations, `${path}.tolerations`));
   errs.push(...hostAliasErrors(spec, path));
   return errs;
 }

@@ -67,10 +67,10 @@ describe('volume mounts and termination message policy (ValidateVolumeMounts, va
 
 describe('host network ports (SetDefaults_Pod)', () => {
   it('gives a host-network pod hostPort = containerPort, but not a pod template', async () => {
-    const spec = { hostNetwork: true, containers: [app({ ports: [{ containerPort: 8080 }, { containerPort: 9090, hostPort: 9091 }] })] };
+    const spec = { hostNetwork: true, containers: [app({ ports: [{ containerPort: 8080 }, { containerPort: 9090, hostPort: 9090 }] })] };
     const res = await api.post(PODS, pod('host-net', spec));
     expect(res.status).toBe(201);
-    expect(res.body.spec.containers[0].ports.map((p: { hostPort?: number }) => p.hostPort)).toEqual([8080, 9091]);
+    expect(res.body.spec.containers[0].ports.map((p: { hostPort?: number }) => p.hostPort)).toEqual([8080, 9090]);
     const tpl = await api.post('/api/v1/namespaces/default/podtemplates', {
       apiVersion: 'v1',
       kind: 'PodTemplate',
@@ -233,6 +233,25 @@ describe('images (validateContainerOnlyForPod)', () => {
       template: { spec: { containers: [app({ image: ' ' })] } },
     });
     expect(tpl.status).toBe(201);
+  });
+});
+
+describe('tolerations and host network (ValidateTolerations, validatePodHostNetworkDeps)', () => {
+  it('checks each toleration, and that a host-network hostPort is the containerPort', async () => {
+    const tolerations = [
+      { operator: 'Equal', value: 'x' },
+      { key: 'k', operator: 'Exists', value: 'v', effect: 'NoSchedule', tolerationSeconds: 5 },
+      { key: 'k', operator: 'Maybe', effect: 'Sometimes' },
+    ];
+    const spec = { hostNetwork: true, containers: [app({ ports: [{ containerPort: 80, hostPort: 81 }] })], tolerations };
+    expect(await rejected('tolerations', spec)).toEqual([
+      'FieldValueInvalid spec.containers[0].ports[0].hostPort: Invalid value: 81: must match `containerPort` when `hostNetwork` is true',
+      'FieldValueInvalid spec.tolerations[0].operator: Invalid value: "Equal": operator must be Exists when `key` is empty, which means "match all values and all keys"',
+      'FieldValueInvalid spec.tolerations[1].effect: Invalid value: "NoSchedule": effect must be \'NoExecute\' when `tolerationSeconds` is set',
+      'FieldValueInvalid spec.tolerations[1].operator: Invalid value: "v": value must be empty when `operator` is \'Exists\'',
+      'FieldValueNotSupported spec.tolerations[2].operator: Unsupported value: "Maybe": supported values: "Equal", "Exists"',
+      'FieldValueNotSupported spec.tolerations[2].effect: Unsupported value: "Sometimes": supported values: "NoSchedule", "PreferNoSchedule", "NoExecute"',
+    ]);
   });
 });
 
