@@ -2,7 +2,7 @@ import { field, type FieldErrorList } from '../api/field-errors';
 import { compareQuantities, parseQuantity } from '../api/quantity';
 import { isPlainObject } from '../api/types';
 import { isValidPortName, isValidPortNum } from './network-validation';
-import { quantityText } from './resource-lists';
+import { quantityText, validateNonNegativeQuantities } from './resource-lists';
 
 /** The per-container rules of kube's pkg/apis/core/validation that every kind of container shares. */
 
@@ -64,18 +64,33 @@ function valueFromErrors(e: Obj, path: string): FieldErrorList {
   return [];
 }
 
+/** helper.IsOvercommitAllowed: native resources (no domain, or a kubernetes.io one) other than hugepages. */
+const overcommitAllowed = (name: string): boolean => (!name.includes('/') || name.includes('kubernetes.io/')) && !name.startsWith('hugepages-');
+
 /**
- * ValidateContainerResourceRequirements' "request <= limit" rule. Like kube, the error names the
- * requests map (not the key) and prints the request and the limit.
+ * validateResourceRequirements' quantity rules: none negative, a request at most its limit, and
+ * for resources that cannot be overcommitted (extended ones) a request equal to a limit that must
+ * be set. Like kube, the request/limit errors name the requests or limits map, not the key.
  */
-export function requestsAboveLimitsErrors(resources: unknown, path: string): FieldErrorList {
-  if (!isPlainObject(resources) || !isPlainObject(resources.limits) || !isPlainObject(resources.requests)) return [];
-  const errs: FieldErrorList = [];
-  for (const [name, request] of Object.entries(resources.requests)) {
-    const limit = resources.limits[name];
+export function resourceRequirementErrors(resources: unknown, path: string): FieldErrorList {
+  if (!isPlainObject(resources)) return [];
+  const limits = isPlainObject(resources.limits) ? resources.limits : {};
+  const requests = isPlainObject(resources.requests) ? resources.requests : {};
+  const errs = validateNonNegativeQuantities(limits, `${path}.limits`);
+  for (const [name, request] of Object.entries(requests)) {
+    errs.push(...validateNonNegativeQuantities({ [name]: request }, `${path}.requests`));
     const r = parseQuantity(request);
+    if (!(name in limits)) {
+      if (!overcommitAllowed(name)) errs.push(field.required(`${path}.limits`, 'Limit must be set for non overcommitable resources'));
+      continue;
+    }
+    const limit = limits[name];
     const l = parseQuantity(limit);
-    if (r && l && compareQuantities(r, l) > 0) {
+    if (!r || !l) continue;
+    const cmp = compareQuantities(r, l);
+    if (cmp !== 0 && !overcommitAllowed(name)) {
+      errs.push(field.invalid(`${path}.requests`, quantityText(request), `must be equal to ${name} limit of ${quantityText(limit)}`));
+    } else if (cmp > 0) {
       errs.push(field.invalid(`${path}.requests`, quantityText(request), `must be less than or equal to ${name} limit of ${quantityText(limit)}`));
     }
   }

@@ -2,7 +2,7 @@ import { field, type FieldErrorList } from '../api/field-errors';
 import { isDns1123Label, isQualifiedName } from '../api/name-validation';
 import { isPlainObject } from '../api/types';
 import type { PodStatus } from '../generated/types/core/v1';
-import { containerPortErrors, envErrors, hostPortConflictErrors, lifecycleAndProbeErrors, requestsAboveLimitsErrors } from './container-validation';
+import { containerPortErrors, envErrors, hostPortConflictErrors, lifecycleAndProbeErrors, resourceRequirementErrors } from './container-validation';
 import { dnsConfigErrors, hostAliasErrors } from './pod-network';
 import { tolerationErrors } from './toleration-validation';
 
@@ -171,7 +171,7 @@ function containerCommonErrors(c: Obj, p: string, volumes: Set<string>): FieldEr
   if (c.imagePullPolicy !== undefined && !PULL_POLICIES.includes(c.imagePullPolicy as string)) {
     errs.push(field.notSupported(`${p}.imagePullPolicy`, c.imagePullPolicy, PULL_POLICIES));
   }
-  errs.push(...requestsAboveLimitsErrors(c.resources, `${p}.resources`));
+  errs.push(...resourceRequirementErrors(c.resources, `${p}.resources`));
   return errs;
 }
 

@@ -129,6 +129,17 @@ describe('resources (ValidateContainerResourceRequirements)', () => {
     ]);
   });
 
+  it('wants an extended resource request equal to a limit that is set, and no negative quantity', async () => {
+    const resources = { limits: { 'example.com/gpu': '2', memory: '-1Gi' }, requests: { 'example.com/gpu': '1', 'example.com/fpga': '1' } };
+    expect(await rejected('extended', { containers: [app({ resources })] })).toEqual([
+      'FieldValueInvalid spec.containers[0].resources.limits[memory]: Invalid value: "-1Gi": must be greater than or equal to 0',
+      'FieldValueInvalid spec.containers[0].resources.requests: Invalid value: "1": must be equal to example.com/gpu limit of 2',
+      'FieldValueRequired spec.containers[0].resources.limits: Required value: Limit must be set for non overcommitable resources',
+      // SetDefaults_Pod copied the limit into the unset request.
+      'FieldValueInvalid spec.containers[0].resources.requests[memory]: Invalid value: "-1Gi": must be greater than or equal to 0',
+    ]);
+  });
+
   it('applies to pod templates too', async () => {
     const res = await api.post(DEPLOYMENTS, {
       apiVersion: 'apps/v1',
