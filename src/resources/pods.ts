@@ -1,6 +1,4 @@
-import { jsonEqual } from '../api/deep-equal';
 import type { Pod } from '../generated/types/core/v1';
-import { field } from '../api/field-errors';
 import { isPlainObject, type KubeObject } from '../api/types';
 import { defineResource } from '../registry/resource-definition';
 import { strategy } from '../registry/strategy';
@@ -11,10 +9,10 @@ import { podEviction } from './pod-eviction';
 import { podProxy } from './pod-proxy';
 import { resizeStrategy } from './pod-resize';
 import { podAttach, podExec, podLog, podPortForward } from './pod-streams';
-import { defaultPod, podQosClass, validatePodSpec } from './pod-spec';
+import { defaultPod, podOnlyContainerErrors, podQosClass, podSpecWarnings, validatePodSpec } from './pod-spec';
 import { validatePodStatusUpdate } from './status-validation';
 import { podStatusIpWarnings } from './pod-ips';
-import { jsonClone } from '../api/json-clone';
+import { validatePodSpecCreate, validatePodSpecUpdate } from './pod-update';
 
 type Obj = Record<string, unknown>;
 
@@ -22,19 +20,6 @@ const spec = (pod: KubeObject): Obj => (isPlainObject(pod.spec) ? pod.spec : {})
 const status = (pod: KubeObject): Obj => (isPlainObject(pod.status) ? pod.status : {});
 const list = (v: unknown): Obj[] => (Array.isArray(v) ? v.filter(isPlainObject) : []);
 const orNone = (v: unknown): string => (typeof v === 'string' && v !== '' ? v : '<none>');
-
-const IMMUTABLE_SPEC_MESSAGE =
-  'pod updates may not change fields other than `spec.containers[*].image`,`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)';
-
-/** The parts of a pod spec an update may change, blanked so that the rest can be compared. */
-function mutableBlanked(s: Obj): Obj {
-  const copy = jsonClone(s);
-  for (const key of ['containers', 'initContainers']) for (const c of list(copy[key])) delete c.image;
-  delete copy.activeDeadlineSeconds;
-  delete copy.tolerations;
-  delete copy.terminationGracePeriodSeconds;
-  return copy;
-}
 
 /**
  * v1's deprecated `serviceAccount` stands in for an empty `serviceAccountName` and always mirrors
@@ -128,6 +113,8 @@ export const pods = defineResource<Pod>({
   strategy: strategy<Pod>({
     validateStatusUpdate: validatePodStatusUpdate,
     warningsOnStatusUpdate: (pod) => podStatusIpWarnings(status(pod)),
+    warningsOnCreate: (pod) => podSpecWarnings(pod.spec, 'spec'),
+    warningsOnUpdate: (pod) => podSpecWarnings(pod.spec, 'spec'),
     tracksGeneration: true,
     prepareForCreate: (pod) => {
       pod.status = { phase: 'Pending', qosClass: podQosClass(pod.spec) };
@@ -137,17 +124,10 @@ export const pods = defineResource<Pod>({
       defaultPod(pod.spec);
       convertDeprecatedServiceAccount(pod.spec);
     },
-    validate: (pod) => validatePodSpec(pod.spec, 'spec'),
-    // ValidatePodCreate: ephemeral containers come only through their subresource.
-    validateCreate: (pod) =>
-      Array.isArray(spec(pod).ephemeralContainers) && (spec(pod).ephemeralContainers as unknown[]).length > 0
-        ? [field.forbidden('spec.ephemeralContainers', 'cannot be set on create')]
-        : [],
+    validate: (pod) => [...validatePodSpec(pod.spec, 'spec'), ...podOnlyContainerErrors(pod.spec)],
+    validateCreate: (pod) => validatePodSpecCreate(pod.spec),
     subresourceStrategies: { ephemeralcontainers: ephemeralContainersStrategy, resize: resizeStrategy },
-    validateUpdate: (next, prev) => {
-      if (jsonEqual(mutableBlanked(spec(next)), mutableBlanked(spec(prev)))) return [];
-      return [field.forbidden('spec', IMMUTABLE_SPEC_MESSAGE)];
-    },
+    validateUpdate: (next, prev) => validatePodSpecUpdate(next.spec, prev.spec),
     gracePeriodSeconds: (pod, requested) => {
       const phase = status(pod).phase;
       if (!spec(pod).nodeName || phase === 'Failed' || phase === 'Succeeded') return 0;

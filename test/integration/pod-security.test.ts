@@ -81,7 +81,7 @@ test('baseline enforce refuses a privileged pod with kube message and Status; a 
   });
   const hostly = await api.post(
     '/api/v1/namespaces/psa-baseline/pods',
-    pod('hostly', podSpec({ ports: [{ containerPort: 80, hostPort: 8080 }] }, { hostNetwork: true, volumes: [{ name: 'root', hostPath: { path: '/' } }] })),
+    pod('hostly', podSpec({ ports: [{ containerPort: 8080, hostPort: 8080 }] }, { hostNetwork: true, volumes: [{ name: 'root', hostPath: { path: '/' } }] })),
   );
   expect(hostly.body.message).toBe(
     'pods "hostly" is forbidden: violates PodSecurity "baseline:latest": host namespaces (hostNetwork=true), hostPath volumes (volume "root"), hostPort (container "c" uses hostPort 8080)',
