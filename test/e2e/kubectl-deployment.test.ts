@@ -26,6 +26,27 @@ const events = async (name: string): Promise<string[]> =>
     (e) => `${e.reason}: ${e.message}`,
   );
 
+/**
+ * A Deployment `name` of two app:1 pods labelled `<label>: "true"`, rolling one surge pod at a time,
+ * applied and rolled out: its first replica set.
+ */
+async function rolledOut(name: string, label: string): Promise<Rs> {
+  const manifest = `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: ${name}}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: ${name}}}
+  strategy: {type: RollingUpdate, rollingUpdate: {maxSurge: 1, maxUnavailable: 0}}
+  template:
+    metadata: {labels: {app: ${name}, ${label}: "true"}}
+    spec: {containers: [{name: app, image: "app:1"}]}
+`;
+  expect((await kubectl(kapi.url, ['apply', '-f', '-'], manifest)).code).toBe(0);
+  expect((await k('rollout', 'status', `deployment/${name}`, '--timeout=30s')).code).toBe(0);
+  return (await replicaSets(`app=${name}`))[0];
+}
+
 beforeAll(async () => {
   kapi = await startServerProcess();
   readiness = readyPodsContinuously(kapi.url, (pod) => (pod as { metadata: { labels?: Record<string, string> } }).metadata.labels?.manual !== 'true');
@@ -299,20 +320,7 @@ kind: ValidatingAdmissionPolicyBinding
 metadata: {name: pinned-pods}
 spec: {policyName: pinned-pods, validationActions: [Deny]}
 `;
-  const manifest = `apiVersion: apps/v1
-kind: Deployment
-metadata: {name: pinned}
-spec:
-  replicas: 2
-  selector: {matchLabels: {app: pinned}}
-  strategy: {type: RollingUpdate, rollingUpdate: {maxSurge: 1, maxUnavailable: 0}}
-  template:
-    metadata: {labels: {app: pinned, pinned: "true"}}
-    spec: {containers: [{name: app, image: "app:1"}]}
-`;
-  expect((await kubectl(kapi.url, ['apply', '-f', '-'], manifest)).code).toBe(0);
-  expect((await k('rollout', 'status', 'deployment/pinned', '--timeout=30s')).code).toBe(0);
-  const [v1] = await replicaSets('app=pinned');
+  const v1 = await rolledOut('pinned', 'pinned');
   expect((await kubectl(kapi.url, ['apply', '-f', '-'], policy)).code).toBe(0);
   try {
     // Wait until the policy is in force: a pinned pod cannot be deleted.
@@ -469,20 +477,7 @@ kind: ValidatingAdmissionPolicyBinding
 metadata: {name: frozen-sets}
 spec: {policyName: frozen-sets, validationActions: [Deny]}
 `;
-  const manifest = `apiVersion: apps/v1
-kind: Deployment
-metadata: {name: frozen}
-spec:
-  replicas: 2
-  selector: {matchLabels: {app: frozen}}
-  strategy: {type: RollingUpdate, rollingUpdate: {maxSurge: 1, maxUnavailable: 0}}
-  template:
-    metadata: {labels: {app: frozen, frozen: "true"}}
-    spec: {containers: [{name: app, image: "app:1"}]}
-`;
-  expect((await kubectl(kapi.url, ['apply', '-f', '-'], manifest)).code).toBe(0);
-  expect((await k('rollout', 'status', 'deployment/frozen', '--timeout=30s')).code).toBe(0);
-  const [v1] = await replicaSets('app=frozen');
+  const v1 = await rolledOut('frozen', 'frozen');
   expect((await kubectl(kapi.url, ['apply', '-f', '-'], policy)).code).toBe(0);
   try {
     await eventually('the policy in force', async () =>
